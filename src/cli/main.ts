@@ -1,0 +1,83 @@
+/**
+ * CLI entry: wires the commands into yargs, runs the chosen one and maps failures to the documented exit codes.
+ * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
+ */
+import yargs from "yargs";
+import { CkptError, ExitCode } from "../core/errors.js";
+import { processIO, type CliIO } from "./io.js";
+import type { CommandDef } from "./command.js";
+import { validateCommand } from "./validate.js";
+import { schemaCommand } from "./schema.js";
+import { convertCommand } from "./convert.js";
+import { migrateCommand } from "./migrate.js";
+import { lsCommand } from "./ls.js";
+import { showCommand } from "./show.js";
+import { diffCommand } from "./diff.js";
+import { replayCommand } from "./replay.js";
+
+export const commands: CommandDef[] = [
+  validateCommand,
+  diffCommand,
+  migrateCommand,
+  convertCommand,
+  replayCommand,
+  lsCommand,
+  showCommand,
+  schemaCommand,
+];
+
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  let pending: Promise<number> | undefined;
+  let usageFailure: string | undefined;
+  const parser = yargs(argv)
+    .scriptName("ckpt")
+    .usage("ckpt <command> [options]\n\nInspect, validate, diff, migrate, convert and replay AI agent checkpoints.")
+    .strict()
+    .exitProcess(false)
+    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .demandCommand(1, "Name a command: ckpt --help lists them.")
+    .recommendCommands()
+    .fail((msg, err) => {
+      if (err) throw err;
+      usageFailure = msg;
+    })
+    .help()
+    .alias("h", "help")
+    .version()
+    .epilogue(
+      "Exit codes: 0 success, 1 negative answer (invalid/different/diverged), 2 usage, 3 input error, " +
+        "4 store error, 5 partial migration, 70 internal error.",
+    );
+  for (const c of commands) {
+    parser.command(c.command, c.describe, c.builder, (args) => {
+      pending = c.run(args, io);
+    });
+  }
+  let helpText = "";
+  try {
+    await parser.parseAsync(argv, {}, (_err, _argv, output) => {
+      helpText = output;
+    });
+    if (usageFailure !== undefined) {
+      io.stderr.write(`ckpt: ${usageFailure}\nRun 'ckpt --help' for usage.\n`);
+      return ExitCode.USAGE;
+    }
+    if (helpText) io.stdout.write(helpText + "\n");
+    if (!pending) return ExitCode.OK; // --help / --version
+    return await pending;
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
+export function reportError(e: unknown, io: CliIO): number {
+  if (e instanceof CkptError) {
+    io.stderr.write(`ckpt: ${e.format()}\n`);
+    return e.exitCode;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  io.stderr.write(
+    `ckpt: internal error (this is a bug in ckpt, please report it with the command you ran):\n${err.stack ?? err.message}\n`,
+  );
+  return ExitCode.BUG;
+}

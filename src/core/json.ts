@@ -1,0 +1,182 @@
+/**
+ * JSON in and out without losing anything:
+ * - integers beyond 2^53 are parsed as `bigint` (never rounded) and written back digit for digit;
+ * - syntax errors carry line:column and what was expected;
+ * - JSON pointers can be mapped back to line:column of the source text (lazily: the fast path is JSON.parse).
+ */
+import { parse as losslessParse, stringify as losslessStringify, isSafeNumber } from "lossless-json";
+import * as jsonc from "jsonc-parser";
+import { inputError, type ErrorPlace } from "./errors.js";
+
+/** A run of 16+ digits may be an integer beyond 2^53 (9007199254740991 has 16 digits). */
+const MAYBE_BIG = /\d{16,}/;
+
+export interface ParseOptions {
+  /** name shown in errors */
+  file?: string;
+}
+
+/**
+ * Parse JSON text. Integers outside the safe range become `bigint`; everything else is what JSON.parse gives.
+ * Throws CkptError (exit 3) with file, line:column and the expectation on malformed input.
+ */
+export function parseJson(text: string, opts: ParseOptions = {}): unknown {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    if (!MAYBE_BIG.test(text)) return JSON.parse(text);
+  } catch (e) {
+    throw syntaxError(text, opts.file, e);
+  }
+  try {
+    return losslessParse(text, null, parseNumberLossless);
+  } catch (e) {
+    throw syntaxError(text, opts.file, e);
+  }
+}
+
+function parseNumberLossless(s: string): number | bigint {
+  if (isSafeNumber(s)) return Number(s);
+  if (/^-?\d+$/.test(s)) return BigInt(s);
+  return Number(s); // a float: JSON.parse would give the same double
+}
+
+/** True when the value holds a bigint anywhere (i.e. came from an integer beyond 2^53). */
+export function containsBigInt(v: unknown): boolean {
+  if (typeof v === "bigint") return true;
+  if (Array.isArray(v)) return v.some(containsBigInt);
+  if (v && typeof v === "object") return Object.values(v).some(containsBigInt);
+  return false;
+}
+
+/** JSON.stringify that writes bigints as bare integers. `indent` as in JSON.stringify. */
+export function stringifyJson(value: unknown, indent?: number | string): string {
+  try {
+    return JSON.stringify(value, null, indent);
+  } catch (e) {
+    if (e instanceof TypeError && /BigInt/i.test(e.message)) {
+      return losslessStringify(value, null, indent) as string;
+    }
+    throw e;
+  }
+}
+
+/** Replace bigints by numbers (nearest double) — for code that only inspects values, e.g. schema checks. */
+export function toPlainNumbers(v: unknown): unknown {
+  if (typeof v === "bigint") return Number(v);
+  if (Array.isArray(v)) return v.map(toPlainNumbers);
+  if (v && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      Object.defineProperty(out, k, { value: toPlainNumbers(x), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return v;
+}
+
+// ---- positions ---------------------------------------------------------------------------------
+
+/** 1-based line and column of a UTF-16 offset. */
+export function offsetToLineCol(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+const syntaxMessages: Record<number, string> = {
+  [jsonc.ParseErrorCode.InvalidSymbol]: "unexpected character",
+  [jsonc.ParseErrorCode.InvalidNumberFormat]: "invalid number",
+  [jsonc.ParseErrorCode.PropertyNameExpected]: "expected a property name in double quotes",
+  [jsonc.ParseErrorCode.ValueExpected]: "expected a value",
+  [jsonc.ParseErrorCode.ColonExpected]: "expected ':'",
+  [jsonc.ParseErrorCode.CommaExpected]: "expected ',' or a closing bracket",
+  [jsonc.ParseErrorCode.CloseBraceExpected]: "expected '}'",
+  [jsonc.ParseErrorCode.CloseBracketExpected]: "expected ']'",
+  [jsonc.ParseErrorCode.EndOfFileExpected]: "expected end of input after the JSON value",
+  [jsonc.ParseErrorCode.InvalidCommentToken]: "comments are not allowed in JSON",
+  [jsonc.ParseErrorCode.UnexpectedEndOfComment]: "unterminated comment",
+  [jsonc.ParseErrorCode.UnexpectedEndOfString]: "unterminated string",
+  [jsonc.ParseErrorCode.UnexpectedEndOfNumber]: "unterminated number",
+  [jsonc.ParseErrorCode.InvalidUnicode]: "invalid unicode escape",
+  [jsonc.ParseErrorCode.InvalidEscapeCharacter]: "invalid escape character",
+  [jsonc.ParseErrorCode.InvalidCharacter]: "invalid character in string (control characters must be escaped)",
+};
+
+function syntaxError(text: string, file: string | undefined, cause: unknown) {
+  if (cause instanceof RangeError) {
+    return inputError("json-too-deep", "JSON nesting is too deep to process", { file }, cause);
+  }
+  if (text.trim() === "") return inputError("json-empty", "empty input: expected a JSON document", { file, line: 1, column: 1 });
+  const errors: jsonc.ParseError[] = [];
+  jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (first) {
+    const { line, column } = offsetToLineCol(text, first.offset);
+    const truncated = first.offset >= text.trimEnd().length - 1 && first.error !== jsonc.ParseErrorCode.EndOfFileExpected;
+    const what = syntaxMessages[first.error] ?? jsonc.printParseErrorCode(first.error);
+    return inputError(
+      "json-syntax",
+      `invalid JSON: ${what}${truncated ? " (the document ends early: truncated?)" : ""}`,
+      { file, line, column },
+      cause,
+    );
+  }
+  // jsonc-parser is more lenient than JSON.parse in a few corners (e.g. lone surrogates): use JSON.parse's position.
+  const msg = cause instanceof Error ? cause.message : String(cause);
+  const pos = /position (\d+)/.exec(msg);
+  const place: ErrorPlace = { file };
+  if (pos) Object.assign(place, offsetToLineCol(text, Number(pos[1])));
+  return inputError("json-syntax", `invalid JSON: ${msg.replace(/^Unexpected/, "unexpected")}`, place, cause);
+}
+
+/** Split an RFC 6901 pointer into path segments. */
+export function pointerToPath(pointer: string): string[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+/** Build an RFC 6901 pointer from path segments. */
+export function pathToPointer(path: ReadonlyArray<string | number>): string {
+  return path.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+export interface Locator {
+  /** Position of the value at `pointer` (or of its nearest existing ancestor). */
+  locate(pointer: string): { line: number; column: number; offset: number };
+}
+
+/** Build a locator for JSON text. Parses the text into a position tree once, on first use. */
+export function jsonLocator(text: string): Locator {
+  let tree: jsonc.Node | undefined;
+  let built = false;
+  return {
+    locate(pointer: string) {
+      if (!built) {
+        tree = jsonc.parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
+        built = true;
+      }
+      let node = tree;
+      for (const seg of pointerToPath(pointer)) {
+        if (!node) break;
+        let next: jsonc.Node | undefined;
+        if (node.type === "object") {
+          // last occurrence wins, as in JSON.parse
+          for (const prop of node.children ?? []) if (prop.children?.[0]?.value === seg) next = prop.children[1];
+        } else if (node.type === "array" && /^\d+$/.test(seg)) {
+          next = node.children?.[Number(seg)];
+        }
+        if (!next) break;
+        node = next;
+      }
+      const offset = node?.offset ?? 0;
+      return { ...offsetToLineCol(text, offset), offset };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * A format adapter: one file per native format (src/formats/<name>.ts). No I/O here — adapters get the
+ * document's text (or the texts of a folder's files) and return values; callers read and write.
+ */
+import type { Checkpoint } from "../generated/types.js";
+
+export const FORMAT_NAMES = [
+  "ckpt",
+  "yoagent",
+  "yoagent-session",
+  "phi-core",
+  "phi-core-session",
+  "amacs",
+  "swarmer",
+  "deepagent",
+] as const;
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
+/**
+ * What an adapter is given. A single file has `text`; an amacs folder has `files` (relative name → text).
+ * `name` is the path or label shown in messages (e.g. "./conversation.json", "<stdin>", "redis://…#t1").
+ */
+export interface SourceDoc {
+  name: string;
+  text?: string;
+  files?: Record<string, string>;
+}
+
+/** One validation finding. Pointers are RFC 6901 into the *native* document (for org files: into its parsed JSON structure). */
+export interface Issue {
+  severity: "error" | "warning";
+  /** stable rule id, e.g. "schema/required", "lint/tool-call-without-result" */
+  rule: string;
+  message: string;
+  /** what was expected, when it is a schema issue */
+  expected?: string;
+  pointer: string;
+  /** file the issue is in (for folders: the member file) */
+  file: string;
+  line?: number;
+  column?: number;
+}
+
+/** A field a conversion cannot carry: reported per message and field when --allow-lossy is used. */
+export interface LossyNote {
+  /** pointer into the canonical checkpoint, e.g. "/messages/3/content/0/signature" */
+  pointer: string;
+  field: string;
+  reason: string;
+}
+
+export interface DetectResult {
+  /** 0 = not this format; 1 = certain. A document can fit several formats (yoagent < 0.13 and phi-core). */
+  confidence: number;
+  /** e.g. "<0.13" or ">=0.13" for yoagent, "v3"/"v4" for amacs */
+  version?: string;
+}
+
+export interface FormatAdapter<Native = unknown> {
+  name: FormatName;
+  /** one-line description for `ckpt formats` / help */
+  title: string;
+  /** file extensions this format is commonly stored with (for help and output naming) */
+  extensions: string[];
+  /** Fields of the canonical model this format cannot represent (documentation; conversions report concrete instances). */
+  lossy: string[];
+  detect(doc: SourceDoc): DetectResult;
+  /** Text → native value (JSON parse, JSONL split, org parse). Throws CkptError(exit 3) with line:column on malformed input. */
+  parse(doc: SourceDoc): Native;
+  toCanonical(native: Native, doc: SourceDoc): Checkpoint;
+  /** Canonical → native. `lossy` receives everything that could not be carried. */
+  fromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): Native;
+  /** Native → file text(s), exactly as the system writes them. */
+  serialize(native: Native, options?: { version?: string }): SerializedDoc;
+}
+
+/** A single text, or several files (amacs folder: "agent-chat.org", "scratchpad.org"). */
+export type SerializedDoc = { text: string } | { files: Record<string, string> };

@@ -1,0 +1,10 @@
+/**
+ * ckpt as a library: everything the CLI does is importable from here.
+ */
+export * from "./core/errors.js";
+export * from "./core/json.js";
+export type * from "./generated/types.js";
+export { validators } from "./generated/validators.js";
+export { schemaIndex } from "./generated/schema-index.js";
+export * from "./formats/types.js";
+export { main } from "./cli/main.js";
