@@ -1,0 +1,77 @@
+/**
+ * The format registry: every adapter, detection across all of them, and reading any document into the
+ * canonical model. Pure: callers supply the text (see cli/input.ts for reading files, stdin and saver URIs).
+ */
+import type { Checkpoint } from "../generated/types.js";
+import { inputError, usageError } from "../core/errors.js";
+import { FORMAT_NAMES, type FormatAdapter, type FormatName, type SourceDoc } from "./types.js";
+import { ckptAdapter } from "./ckpt.js";
+import { yoagentAdapter } from "./yoagent.js";
+import { yoagentSessionAdapter } from "./yoagent-session.js";
+import { phiCoreAdapter } from "./phi-core.js";
+import { phiCoreSessionAdapter } from "./phi-core-session.js";
+import { amacsAdapter } from "./amacs.js";
+import { swarmerAdapter } from "./swarmer.js";
+import { deepagentAdapter } from "./deepagent.js";
+
+export const adapters: Record<FormatName, FormatAdapter> = {
+  ckpt: ckptAdapter as FormatAdapter,
+  yoagent: yoagentAdapter,
+  "yoagent-session": yoagentSessionAdapter,
+  "phi-core": phiCoreAdapter,
+  "phi-core-session": phiCoreSessionAdapter,
+  amacs: amacsAdapter,
+  swarmer: swarmerAdapter,
+  deepagent: deepagentAdapter,
+};
+
+export function isFormatName(s: string): s is FormatName {
+  return (FORMAT_NAMES as readonly string[]).includes(s);
+}
+
+export function getAdapter(name: string): FormatAdapter {
+  if (!isFormatName(name)) throw usageError(`unknown format '${name}': expected one of ${FORMAT_NAMES.join(", ")}`);
+  return adapters[name];
+}
+
+export interface Detection {
+  format: FormatName;
+  confidence: number;
+  version?: string;
+}
+
+/** Every format that claims the document, most confident first. */
+export function detectAll(doc: SourceDoc): Detection[] {
+  const out: Detection[] = [];
+  for (const name of FORMAT_NAMES) {
+    const r = adapters[name].detect(doc);
+    if (r.confidence > 0) out.push({ format: name, confidence: r.confidence, version: r.version });
+  }
+  return out.sort((a, b) => b.confidence - a.confidence);
+}
+
+/**
+ * The format of a document. When several formats fit equally well (a snake_case message array is both
+ * yoagent < 0.13 and phi-core), the first is returned and `alternatives` names the others.
+ */
+export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detection[] } {
+  const all = detectAll(doc);
+  if (all.length === 0) {
+    throw inputError(
+      "unknown-format",
+      `cannot tell the format: expected one of ${FORMAT_NAMES.join(", ")} (name it with --format)`,
+      { file: doc.name },
+    );
+  }
+  const [best, ...rest] = all;
+  return { ...best!, alternatives: rest.filter((d) => d.confidence >= best!.confidence) };
+}
+
+/** Read any supported document into the canonical model. */
+export function readCheckpoint(doc: SourceDoc, format?: string): { checkpoint: Checkpoint; format: FormatName } {
+  const name = format ? getAdapter(format).name : detectFormat(doc).format;
+  const adapter = adapters[name];
+  return { checkpoint: adapter.toCanonical(adapter.parse(doc), doc), format: name };
+}
+
+export { FORMAT_NAMES, type FormatName, type FormatAdapter, type SourceDoc } from "./types.js";

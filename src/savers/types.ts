@@ -1,0 +1,45 @@
+/**
+ * The saver (store) interface. A store holds documents keyed by (namespace, threadId); documents are kept as
+ * the JSON text of the store's own layout (FileSaver: 2-space JSON; Redis KeyValueStoreSaver: compact JSON).
+ * Texts, not objects, so that nothing (key order, integers beyond 2^53) is lost in transit.
+ */
+export const DEFAULT_NAMESPACE = "default";
+
+export interface ThreadInfo {
+  namespace: string;
+  threadId: string;
+  /** size of the stored document in bytes (UTF-8) */
+  bytes: number;
+  /** when the store last wrote it, ISO 8601, where the store knows */
+  updatedAt?: string;
+}
+
+export interface SaverRecord {
+  namespace: string;
+  threadId: string;
+  /** the document as JSON text */
+  text: string;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  /** return threads whose id sorts after this one (paging) */
+  after?: string;
+  limit?: number;
+}
+
+export interface Saver {
+  /** the URI with any password removed */
+  readonly uri: string;
+  load(threadId: string, namespace?: string): Promise<string | undefined>;
+  save(threadId: string, text: string, namespace?: string): Promise<void>;
+  delete(threadId: string, namespace?: string): Promise<boolean>;
+  exists(threadId: string, namespace?: string): Promise<boolean>;
+  /** threads in ascending threadId order (UTF-16 code unit order), streamed */
+  list(options?: ListOptions): AsyncIterable<ThreadInfo>;
+  /** namespaces that hold at least one thread */
+  namespaces(): Promise<string[]>;
+  /** batched write (pipeline / transaction); all or nothing per batch where the store allows */
+  saveMany(records: SaverRecord[]): Promise<void>;
+  close(): Promise<void>;
+}
