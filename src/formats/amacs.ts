@@ -10,6 +10,8 @@ export const amacsAdapter: FormatAdapter = {
   title: "amacs",
   extensions: [".json"],
   lossy: [],
+  schema: "Checkpoint",
+  messagePointers: () => [],
   detect: () => ({ confidence: 0 }),
   parse: unbuilt,
   toCanonical: unbuilt,

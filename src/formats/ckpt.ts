@@ -9,6 +9,7 @@ export const ckptAdapter: FormatAdapter<Checkpoint> = {
   title: "ckpt canonical checkpoint (JSON)",
   extensions: [".json", ".ckpt.json"],
   lossy: [],
+  schema: "Checkpoint",
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined) return { confidence: 0 };
@@ -22,5 +23,6 @@ export const ckptAdapter: FormatAdapter<Checkpoint> = {
   },
   toCanonical: (native) => native,
   fromCanonical: (cp) => cp,
+  messagePointers: (native) => native.messages.map((_m, i) => `/messages/${i}`),
   serialize: (native) => ({ text: stringifyJson(native, 2) + "\n" }),
 };

@@ -10,6 +10,8 @@ export const phiCoreAdapter: FormatAdapter = {
   title: "phi-core",
   extensions: [".json"],
   lossy: [],
+  schema: "Checkpoint",
+  messagePointers: () => [],
   detect: () => ({ confidence: 0 }),
   parse: unbuilt,
   toCanonical: unbuilt,

@@ -64,12 +64,26 @@ export interface FormatAdapter<Native = unknown> {
   extensions: string[];
   /** Fields of the canonical model this format cannot represent (documentation; conversions report concrete instances). */
   lossy: string[];
+  /**
+   * Name of the native root schema in `validators` (e.g. "formats/yoagent/messages") that `parse()`'s output must
+   * satisfy — it accepts exactly what the system's own loader accepts. (For amacs, the parsed org structure.)
+   */
+  schema: string;
   detect(doc: SourceDoc): DetectResult;
   /** Text → native value (JSON parse, JSONL split, org parse). Throws CkptError(exit 3) with line:column on malformed input. */
   parse(doc: SourceDoc): Native;
   toCanonical(native: Native, doc: SourceDoc): Checkpoint;
   /** Canonical → native. `lossy` receives everything that could not be carried. */
   fromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): Native;
+  /**
+   * Loader-accepted-but-wrong findings specific to this format (severity "warning"), or loader rejections the
+   * schema cannot express (severity "error"). Pointers into the native value; file = doc.name (or member file).
+   */
+  lint?(native: Native, doc: SourceDoc): Issue[];
+  /** Pointer into the native value of each canonical message, in `toCanonical(native).messages` order. */
+  messagePointers(native: Native): string[];
+  /** Non-JSON formats (org, JSONL): where a pointer into the parsed value is in the source text. JSON formats omit it. */
+  locate?(native: Native, pointer: string, doc: SourceDoc): { file: string; line: number; column: number } | undefined;
   /** Native → file text(s), exactly as the system writes them. */
   serialize(native: Native, options?: { version?: string }): SerializedDoc;
 }

@@ -10,6 +10,8 @@ export const yoagentSessionAdapter: FormatAdapter = {
   title: "yoagent-session",
   extensions: [".json"],
   lossy: [],
+  schema: "Checkpoint",
+  messagePointers: () => [],
   detect: () => ({ confidence: 0 }),
   parse: unbuilt,
   toCanonical: unbuilt,

@@ -10,6 +10,8 @@ export const yoagentAdapter: FormatAdapter = {
   title: "yoagent",
   extensions: [".json"],
   lossy: [],
+  schema: "Checkpoint",
+  messagePointers: () => [],
   detect: () => ({ confidence: 0 }),
   parse: unbuilt,
   toCanonical: unbuilt,
