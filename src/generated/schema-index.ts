@@ -119,5 +119,33 @@ export const schemaIndex: SchemaInfo[] = [
     "title": "Usage",
     "description": "Token usage of one assistant turn (yoagent >= 0.13 spelling). `reasoning` comes from phi-core.",
     "file": "schemas/Usage.json"
+  },
+  {
+    "name": "formats/phi-core/messages",
+    "id": "https://ckpt.dev/schemas/v1/formats/phi-core/messages.json",
+    "title": "PhiCoreMessages",
+    "description": "phi-core save_messages() output: a JSON array of AgentMessage (yoagent < 0.13 leaves, snake_case usage only, phi StopReasons). LlmMessage extras (turnId, nodeId, parentId, tags, provenanceHint) that do not parse are silently dropped by the loader, so they are not constrained here (ckpt lint warns).",
+    "file": "schemas/formats/phi-core/messages.json"
+  },
+  {
+    "name": "formats/phi-core-session/session",
+    "id": "https://ckpt.dev/schemas/v1/formats/phi-core-session/session.json",
+    "title": "PhiCoreSession",
+    "description": "phi-core <session_id>.json session file (Session / LoopRecord / Turn / LoopEvent): snake_case keys, externally tagged PascalCase enums, RFC 3339 datetimes. Option keys may be missing; other keys are required; unknown keys are ignored.",
+    "file": "schemas/formats/phi-core-session/session.json"
+  },
+  {
+    "name": "formats/yoagent/messages",
+    "id": "https://ckpt.dev/schemas/v1/formats/yoagent/messages.json",
+    "title": "YoagentMessages",
+    "description": "yoagent save_messages() output: a JSON array of AgentMessage, as serde accepts it (>= 0.13 camelCase and the < 0.13 snake_case aliases; unknown keys ignored; null = absent for Option fields; both spellings of one field is a duplicate-field error).",
+    "file": "schemas/formats/yoagent/messages.json"
+  },
+  {
+    "name": "formats/yoagent-session/entries",
+    "id": "https://ckpt.dev/schemas/v1/formats/yoagent-session/entries.json",
+    "title": "YoagentSessionEntries",
+    "description": "yoagent Session::to_jsonl() output as ckpt parses it: the array of SessionEntry lines (snake_case keys). Duplicate ids and forward parent references are loader errors checked by lint (loader/duplicate-entry-id, loader/parent-forward-ref).",
+    "file": "schemas/formats/yoagent-session/entries.json"
   }
 ];

@@ -275,3 +275,293 @@ type: ("sequential" | "parallel")
 type: "batched"
 size: number
 })
+
+export type PhiCoreMessages = PhiCoreAgentMessage[]
+
+/**
+ * serde untagged: Message first, then ExtensionMessage. An object with an LLM role is a Message unless it also has kind and data (then either may match); anything else must be an extension {role, kind, data}.
+ */
+
+export interface PhiCoreAgentMessage {
+[k: string]: unknown
+}
+
+export type PhiSessionFormation = (PhiSessionFormationExplicit | PhiSessionFormationFirstLoop | PhiSessionFormationInactivity)
+
+export type PhiSessionContinuationKind = (("Initial" | "Default" | "Compaction") | PhiSessionContinuationRerun | PhiSessionContinuationBranch)
+
+export type PhiSessionThinkingLevel = ("off" | "minimal" | "low" | "medium" | "high")
+/**
+ * FollowUp is an alias of Continuation
+ */
+
+export type PhiSessionTurnTrigger = ("User" | "SubAgent" | "Continuation" | "FollowUp" | "Branch")
+/**
+ * serde tag = "role"
+ */
+
+export type PhiCoreMessage = {
+[k: string]: unknown
+}
+
+export type PhiCoreBlockProvenance = {
+[k: string]: unknown
+}
+/**
+ * tag = "type", PascalCase variants, snake_case fields
+ */
+
+export type PhiSessionAgentEvent = {
+[k: string]: unknown
+}
+
+/**
+ * phi-core <session_id>.json session file (Session / LoopRecord / Turn / LoopEvent): snake_case keys, externally tagged PascalCase enums, RFC 3339 datetimes. Option keys may be missing; other keys are required; unknown keys are ignored.
+ */
+
+export interface PhiCoreSession {
+session_id: string
+agent_id: string
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+created_at: string
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+last_active_at: string
+formation: PhiSessionFormation
+parent_spawn_ref: (PhiSessionSpawnRef | null)
+scope?: ("ephemeral" | "persistent")
+loops: PhiSessionLoopRecord[]
+}
+
+export interface PhiSessionFormationExplicit {
+Explicit: PhiSessionFormationExplicitBody
+}
+
+export interface PhiSessionFormationExplicitBody {
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+timestamp: string
+}
+
+export interface PhiSessionFormationFirstLoop {
+FirstLoop: PhiSessionFormationFirstLoopBody
+}
+
+export interface PhiSessionFormationFirstLoopBody {
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+timestamp: string
+}
+
+export interface PhiSessionFormationInactivity {
+InactivityTimeout: PhiSessionFormationInactivityBody
+}
+
+export interface PhiSessionFormationInactivityBody {
+threshold_secs: number
+previous_session_id?: (string | null)
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+timestamp: string
+}
+
+export interface PhiSessionSpawnRef {
+parent_session_id: string
+parent_loop_id: string
+tool_call_id: string
+tool_name: string
+}
+
+export interface PhiSessionLoopRecord {
+loop_id: string
+session_id: string
+agent_id: string
+parent_loop_id?: (string | null)
+/**
+ * null or missing = Initial
+ */
+continuation_kind?: (PhiSessionContinuationKind | null)
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+started_at: string
+ended_at?: (string | null)
+status: ("Pending" | "Running" | "Completed" | "Rejected" | "Aborted")
+rejection?: (string | null)
+config?: (PhiSessionLoopConfigSnapshot | null)
+messages: PhiCoreAgentMessage[]
+turns?: PhiSessionTurn[]
+usage: PhiCoreUsage
+metadata?: unknown
+events: PhiSessionLoopEvent[]
+children_loop_ids: string[]
+child_loop_refs: PhiSessionChildLoopRef[]
+parallel_group?: (PhiSessionParallelGroupRecord | null)
+compaction_block?: PhiSessionCompactionBlock
+}
+
+export interface PhiSessionContinuationRerun {
+Rerun: PhiSessionContinuationRerunBody
+}
+
+export interface PhiSessionContinuationRerunBody {
+tag: string
+}
+
+export interface PhiSessionContinuationBranch {
+Branch: PhiSessionContinuationBranchBody
+}
+
+export interface PhiSessionContinuationBranchBody {
+tag: string
+}
+
+export interface PhiSessionLoopConfigSnapshot {
+model: string
+provider: string
+config_id?: (string | null)
+name?: string
+api?: ("anthropic_messages" | "open_ai_completions" | "open_ai_responses" | "azure_open_ai_responses" | "google_generative_ai" | "google_vertex" | "bedrock_converse_stream")
+base_url?: string
+reasoning?: boolean
+context_window?: number
+max_tokens?: number
+thinking_level?: PhiSessionThinkingLevel
+temperature?: number
+}
+/**
+ * serde untagged: Message first, then ExtensionMessage. An object with an LLM role is a Message unless it also has kind and data (then either may match); anything else must be an extension {role, kind, data}.
+ */
+
+export interface PhiSessionTurn {
+turn_id: PhiCoreTurnId
+triggered_by: PhiSessionTurnTrigger
+usage: PhiCoreUsage
+input_messages: PhiCoreAgentMessage[]
+output_message: PhiCoreAgentMessage
+tool_results: PhiCoreAgentMessage[]
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+started_at: string
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+ended_at: string
+request_payload?: PhiSessionAnnotatedRequestPayload
+}
+
+export interface PhiCoreTurnId {
+loopId: string
+turnIndex: number
+}
+/**
+ * snake_case only: camelCase keys are unknown and ignored (read as 0)
+ */
+
+export interface PhiCoreUsage {
+input: number
+output: number
+reasoning?: number
+cache_read?: number
+cache_write?: number
+total_tokens?: number
+}
+
+export interface PhiSessionAnnotatedRequestPayload {
+system_prompt: string
+messages: PhiCoreMessage[]
+provenance: PhiCoreBlockProvenance[]
+tools: PhiSessionToolDefinition[]
+model_id: string
+thinking_level: PhiSessionThinkingLevel
+max_tokens?: (number | null)
+temperature?: (number | null)
+response_format?: PhiSessionResponseFormat
+}
+/**
+ * tool name, description and JSON-schema parameters
+ */
+
+export interface PhiSessionToolDefinition {
+
+}
+
+export interface PhiSessionResponseFormat {
+kind: ("text" | "json-object" | "json-schema")
+}
+
+export interface PhiSessionLoopEvent {
+sequence: number
+event: PhiSessionAgentEvent
+}
+
+export interface PhiSessionChildLoopRef {
+tool_call_id: string
+tool_name: string
+child_loop_id: string
+child_session_id: string
+}
+
+export interface PhiSessionParallelGroupRecord {
+all_loop_ids: string[]
+selected_loop_id: string
+selected_config_index: number
+evaluation_usage: PhiCoreUsage
+is_selected: boolean
+}
+
+export interface PhiSessionCompactionBlock {
+keep_first?: PhiSessionTurnRange
+keep_recent?: PhiSessionKeptBlock
+keep_compacted?: PhiSessionKeptBlock
+/**
+ * chrono DateTime<Utc>: RFC 3339
+ */
+createdAt: string
+}
+
+export interface PhiSessionTurnRange {
+startTurn: number
+endTurn: number
+}
+
+export interface PhiSessionKeptBlock {
+range: PhiSessionTurnRange
+messages: PhiCoreAgentMessage[]
+}
+
+export type YoagentMessages = YoagentAgentMessage[]
+
+/**
+ * serde untagged: Message first, then ExtensionMessage. An object with an LLM role is a Message unless it also has kind and data (then either may match); anything else must be an extension {role, kind, data}.
+ */
+
+export interface YoagentAgentMessage {
+[k: string]: unknown
+}
+
+export type YoagentSessionEntries = YoagentSessionEntry[]
+
+export interface YoagentSessionEntry {
+id: string
+/**
+ * missing = null (root); parentId is ignored
+ */
+parent_id?: (string | null)
+message: YoagentAgentMessage
+/**
+ * epoch ms when the entry was appended
+ */
+timestamp: number
+label?: (string | null)
+}
+/**
+ * serde untagged: Message first, then ExtensionMessage. An object with an LLM role is a Message unless it also has kind and data (then either may match); anything else must be an extension {role, kind, data}.
+ */

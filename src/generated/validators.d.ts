@@ -22,4 +22,8 @@ export declare const validators: {
   "TodoItem": CompiledValidator;
   "ToolExecutionStrategy": CompiledValidator;
   "Usage": CompiledValidator;
+  "formats/phi-core/messages": CompiledValidator;
+  "formats/phi-core-session/session": CompiledValidator;
+  "formats/yoagent/messages": CompiledValidator;
+  "formats/yoagent-session/entries": CompiledValidator;
 };
