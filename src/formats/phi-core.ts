@@ -1,20 +1,59 @@
-// SCAFFOLD: replaced by the phi-core adapter. Detects nothing until then.
-import { inputError } from "../core/errors.js";
-import type { FormatAdapter } from "./types.js";
+/**
+ * phi-core `save_messages()` history: a compact JSON array of `AgentMessage` (FORMATS.md §2.1). LLM messages pass
+ * through `serde_json::Value`, so their keys (and their content blocks' keys) are written in alphabetical order;
+ * extension messages keep declaration order (role, kind, data).
+ */
+import type { AgentMessage, Checkpoint } from "../generated/types.js";
+import { stringifyJson } from "../core/json.js";
+import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
+import {
+  PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageToCanonical, messageToNative,
+  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, sortKeysDeep, stemOf, type WriteCtx,
+} from "./rust-common.js";
 
-const unbuilt = () => {
-  throw inputError("unbuilt-format", "the phi-core adapter is not built yet");
-};
-export const phiCoreAdapter: FormatAdapter = {
+type Native = Record<string, unknown>[];
+
+/** Canonical messages → phi-core messages in phi-core's key order (shared with the session adapter). */
+export function phiMessagesFromCanonical(cp: Checkpoint, lossy: LossyNote[], messages: AgentMessage[] = cp.messages, offset = 0): Record<string, unknown>[] {
+  const ctx: WriteCtx = { dialect: PHI, snake: true, lossy, defaultTimestamp: defaultTimestampOf(cp) };
+  const out: Record<string, unknown>[] = [];
+  messages.forEach((m, i) => {
+    const n = messageToNative(m, offset + i, ctx);
+    if (n) out.push(isLlmMessage(n) ? (sortKeysDeep(n) as Record<string, unknown>) : n);
+  });
+  return out;
+}
+
+export const phiCoreAdapter: FormatAdapter<Native> = {
   name: "phi-core",
-  title: "phi-core",
+  title: "phi-core save_messages() history (JSON array, snake_case usage, turnId/nodeId/tags extras)",
   extensions: [".json"],
-  lossy: [],
-  schema: "Checkpoint",
-  messagePointers: () => [],
-  detect: () => ({ confidence: 0 }),
-  parse: unbuilt,
-  toCanonical: unbuilt,
-  fromCanonical: unbuilt,
-  serialize: unbuilt,
+  lossy: [
+    "state (todos, files, scratchpad, contexts)",
+    "interrupt",
+    "createdAt / updatedAt",
+    "threadId (the file name stands for it)",
+    "step (read back as the number of assistant messages)",
+    "toolCall.providerMetadata",
+    "stopReason 'refusal' (written as 'stop')",
+    "file content blocks; images given by URL",
+    "system messages (kept as extension messages of kind 'ckpt.system')",
+  ],
+  schema: "formats/phi-core/messages",
+  detect(doc: SourceDoc) {
+    const s = sniffMessageArray(doc.text);
+    return s.phi > 0 ? { confidence: s.phi } : { confidence: 0 };
+  },
+  parse: (doc) => parseArrayDoc(doc, "phi-core"),
+  toCanonical(native: Native, doc: SourceDoc): Checkpoint {
+    const messages = native.map((m) => messageToCanonical(m, PHI)) as AgentMessage[];
+    return { schemaVersion: 1, threadId: stemOf(doc.name), step: countAssistant(messages), messages, state: {}, origin: { format: "phi-core" } };
+  },
+  fromCanonical(cp, options) {
+    reportEnvelopeLoss(cp, "phi-core", options.lossy);
+    return phiMessagesFromCanonical(cp, options.lossy);
+  },
+  lint: (native, doc) => messageArrayLint(native, "", PHI, issueMaker(doc)),
+  messagePointers: (native) => native.map((_m, i) => `/${i}`),
+  serialize: (native) => ({ text: stringifyJson(native) }),
 };

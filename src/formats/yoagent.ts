@@ -1,20 +1,93 @@
-// SCAFFOLD: replaced by the yoagent adapter. Detects nothing until then.
-import { inputError } from "../core/errors.js";
-import type { FormatAdapter } from "./types.js";
+/**
+ * yoagent `Agent::save_messages()` history: a compact JSON array of `AgentMessage` (FORMATS.md §1.2).
+ * Reads both spellings (≥ 0.13 camelCase and the < 0.13 snake_case aliases); writes ≥ 0.13 by default,
+ * `version: "<0.13"` (or any version below 0.13, e.g. "0.12") writes the old snake_case spelling.
+ */
+import type { AgentMessage, Checkpoint } from "../generated/types.js";
+import { stringifyJson } from "../core/json.js";
+import { usageError } from "../core/errors.js";
+import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
+import {
+  YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageToCanonical, messageToNative,
+  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, stemOf, type WriteCtx,
+} from "./rust-common.js";
 
-const unbuilt = () => {
-  throw inputError("unbuilt-format", "the yoagent adapter is not built yet");
-};
-export const yoagentAdapter: FormatAdapter = {
+type Native = Record<string, unknown>[];
+
+/**
+ * True when `version` asks for the < 0.13 snake_case spelling. Accepts "<0.13", ">=0.13", "0.12", "0.12.0", …
+ * Throws a usage error for anything else.
+ */
+export function yoagentWantsSnake(version: string | undefined): boolean | undefined {
+  if (version === undefined) return undefined;
+  const v = version.trim();
+  if (v === "<0.13" || v === "legacy") return true;
+  if (v === ">=0.13" || v === "latest") return false;
+  const m = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(v);
+  if (!m) throw usageError(`yoagent --format-version must be "<0.13", ">=0.13" or a release like 0.12 or 0.18.0, not '${version}'`);
+  const [maj, min] = [Number(m[1]), Number(m[2])];
+  if (maj === 0 && min < 3) throw usageError(`yoagent ${version} has no save_messages (added in 0.3.0)`);
+  return maj === 0 && min < 13;
+}
+
+/** Convert canonical messages to yoagent (shared with the session adapter). */
+export function yoagentMessagesFromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): Record<string, unknown>[] {
+  const asked = yoagentWantsSnake(options.version);
+  const snake = asked ?? ((cp.origin?.format === "yoagent" || cp.origin?.format === "yoagent-session") && cp.origin.version === "<0.13");
+  const ctx: WriteCtx = { dialect: YOAGENT, snake, keepSpelling: asked === undefined, lossy: options.lossy, defaultTimestamp: defaultTimestampOf(cp) };
+  const out: Record<string, unknown>[] = [];
+  cp.messages.forEach((m, i) => {
+    const n = messageToNative(m, i, ctx);
+    if (n) out.push(n);
+  });
+  if (snake) {
+    cp.messages.forEach((m, i) => {
+      if (m.role === "assistant" && (m as { stopReason?: string }).stopReason === "refusal") {
+        options.lossy.push({ pointer: `/messages/${i}/stopReason`, field: "stopReason", reason: "yoagent < 0.9 rejects stopReason 'refusal' (added in 0.9.0); older readers fail to load this file" });
+      }
+    });
+  }
+  return out;
+}
+
+export const yoagentAdapter: FormatAdapter<Native> = {
   name: "yoagent",
-  title: "yoagent",
+  title: "yoagent save_messages() history (JSON array; ≥ 0.13 camelCase or < 0.13 snake_case)",
   extensions: [".json"],
-  lossy: [],
-  schema: "Checkpoint",
-  messagePointers: () => [],
-  detect: () => ({ confidence: 0 }),
-  parse: unbuilt,
-  toCanonical: unbuilt,
-  fromCanonical: unbuilt,
-  serialize: unbuilt,
+  lossy: [
+    "state (todos, files, scratchpad, contexts)",
+    "interrupt",
+    "createdAt / updatedAt",
+    "threadId (the file name stands for it)",
+    "step (read back as the number of assistant messages)",
+    "usage.reasoning",
+    "file content blocks; images given by URL",
+    "system messages (kept as extension messages of kind 'ckpt.system')",
+    "phi-core stop reasons (maxTurns, userStop, handoff, guardRail, contextCompacted, paused)",
+  ],
+  schema: "formats/yoagent/messages",
+  detect(doc: SourceDoc) {
+    const s = sniffMessageArray(doc.text);
+    return s.yoagent > 0 ? { confidence: s.yoagent, version: s.yoagentVersion } : { confidence: 0 };
+  },
+  parse: (doc) => parseArrayDoc(doc, "yoagent"),
+  toCanonical(native: Native, doc: SourceDoc): Checkpoint {
+    const messages = native.map((m) => messageToCanonical(m, YOAGENT)) as AgentMessage[];
+    return {
+      schemaVersion: 1,
+      threadId: stemOf(doc.name),
+      step: countAssistant(messages),
+      messages,
+      state: {},
+      origin: { format: "yoagent", version: sniffMessageArray(doc.text).yoagentVersion },
+    };
+  },
+  fromCanonical(cp, options) {
+    reportEnvelopeLoss(cp, "yoagent", options.lossy);
+    return yoagentMessagesFromCanonical(cp, options);
+  },
+  lint: (native, doc) => messageArrayLint(native, "", YOAGENT, issueMaker(doc)),
+  messagePointers: (native) => native.map((_m, i) => `/${i}`),
+  /** `serde_json::to_string`: compact, no trailing newline; keys already in serde's order. */
+  serialize: (native) => ({ text: stringifyJson(native) }),
 };

@@ -1,0 +1,564 @@
+/**
+ * Shared code of the Rust-family adapters (yoagent, yoagent-session, phi-core, phi-core-session): the message
+ * codec between serde's `AgentMessage` JSON and the canonical `AgentMessage`, for both dialects.
+ *
+ * Lossless-by-construction: whatever the canonical model has no field for is kept in `ext[<format>]`:
+ * - `ext[f].unknown`  keys the loader ignores (serde has no deny_unknown_fields), in document order;
+ * - `ext[f].role`     an extension message's native role when it is an LLM role (the canonical extension role
+ *                     cannot be one);
+ * - `ext[f]._layout`  presentation only (which keys were spelled snake_case, which Option keys were written as
+ *                     `null`, which defaulted usage keys were absent). Conversions never report `_layout` as lost.
+ * phi-core's LlmMessage extras (`turnId`, `nodeId`, `parentId`, `tags`, `provenanceHint`) travel verbatim in
+ * `ext["phi-core"]`.
+ */
+import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
+import type { FormatName, Issue, LossyNote, SourceDoc } from "./types.js";
+import { inputError } from "../core/errors.js";
+import { jsonLocator, parseJson } from "../core/json.js";
+
+type Json = unknown;
+type Obj = Record<string, Json>;
+
+export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The two message dialects: yoagent (camelCase ≥ 0.13, snake_case aliases) and phi-core (yoagent < 0.13 leaves + extras). */
+export interface Dialect {
+  format: "yoagent" | "phi-core";
+  /** stop reasons the loader accepts */
+  stopReasons: ReadonlySet<string>;
+}
+
+export const YOAGENT_STOP = new Set(["stop", "length", "toolUse", "error", "aborted", "refusal"]);
+export const PHI_STOP = new Set([
+  "stop", "length", "toolUse", "error", "aborted", "maxTurns", "userStop", "handoff", "guardRail", "contextCompacted", "paused",
+]);
+export const YOAGENT: Dialect = { format: "yoagent", stopReasons: YOAGENT_STOP };
+export const PHI: Dialect = { format: "phi-core", stopReasons: PHI_STOP };
+
+export const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
+export const PHI_EXTRAS = ["turnId", "nodeId", "parentId", "tags", "provenanceHint"] as const;
+/** kind of the extension message that carries a canonical system message in formats without a system role */
+export const SYSTEM_KIND = "ckpt.system";
+
+/** camelCase field → its < 0.13 snake_case alias (yoagent reads both; phi-core only knows the snake ones). */
+const USAGE_ALIASES: Record<string, string> = { cacheRead: "cache_read", cacheWrite: "cache_write", totalTokens: "total_tokens" };
+
+interface Layout {
+  /** native keys (relative paths like "usage/cache_read", "content/2/provider_metadata") spelled snake_case */
+  snake?: string[];
+  /** native keys written as explicit null (Option = None) */
+  nulls?: string[];
+  /** usage keys with a serde default that were absent */
+  absent?: string[];
+}
+
+/** Per-message reading context: collects layout facts and tells which spelling the document uses. */
+interface ReadCtx {
+  layout: Layout;
+}
+
+function note(ctx: ReadCtx, kind: keyof Layout, path: string) {
+  (ctx.layout[kind] ??= []).push(path);
+}
+
+function extOf(dialect: Dialect, unknown: Obj | undefined, layout: Layout | undefined, more?: Obj): Obj | undefined {
+  const e: Obj = { ...(more ?? {}) };
+  if (unknown && Object.keys(unknown).length) e.unknown = unknown;
+  if (layout && Object.keys(layout).length) e._layout = layout;
+  return Object.keys(e).length ? { [dialect.format]: e } : undefined;
+}
+
+function splitKnown(o: Obj, known: ReadonlySet<string>): Obj | undefined {
+  let out: Obj | undefined;
+  for (const k of Object.keys(o)) {
+    if (!known.has(k)) (out ??= {})[k] = o[k];
+  }
+  return out;
+}
+
+// ---- native → canonical ------------------------------------------------------------------------------
+
+const CONTENT_KEYS: Record<string, string[]> = {
+  text: ["type", "text"],
+  image: ["type", "data", "mimeType"],
+  thinking: ["type", "thinking", "signature"],
+  toolCall: ["type", "id", "name", "arguments", "providerMetadata", "provider_metadata"],
+};
+
+function contentToCanonical(b: Obj, d: Dialect): Content {
+  const type = b.type as string;
+  const layout: Layout = {};
+  const known = new Set(CONTENT_KEYS[type] ?? ["type"]);
+  if (d.format === "phi-core" && type === "toolCall") {
+    known.delete("providerMetadata");
+    known.delete("provider_metadata");
+  }
+  const unknown = splitKnown(b, known);
+  let out: Obj;
+  switch (type) {
+    case "text":
+      out = { type, text: b.text };
+      break;
+    case "image":
+      out = { type, data: b.data, mimeType: b.mimeType };
+      break;
+    case "thinking":
+      out = { type, thinking: b.thinking };
+      if (typeof b.signature === "string") out.signature = b.signature;
+      else if (b.signature === null) (layout.nulls ??= []).push("signature");
+      break;
+    case "toolCall": {
+      out = { type, id: b.id, name: b.name, arguments: b.arguments };
+      if (known.has("providerMetadata")) {
+        const key = "provider_metadata" in b ? "provider_metadata" : "providerMetadata";
+        if (key === "provider_metadata") (layout.snake ??= []).push(key);
+        if (b[key] === null) (layout.nulls ??= []).push(key);
+        else if (key in b) out.providerMetadata = b[key];
+      }
+      break;
+    }
+    default:
+      out = { ...b };
+  }
+  const ext = extOf(d, unknown, layout);
+  if (ext) out.ext = ext;
+  return out as unknown as Content;
+}
+
+function contentArray(v: Json, d: Dialect): Content[] {
+  return Array.isArray(v) ? v.map((b) => contentToCanonical(b as Obj, d)) : [];
+}
+
+/** Is this native object read as an LLM message (as opposed to an extension) by serde's untagged AgentMessage? */
+export function isLlmMessage(m: Obj): boolean {
+  return LLM_ROLES.has(m.role as string) && Array.isArray(m.content) && !("kind" in m && "data" in m && !("timestamp" in m));
+}
+
+const MESSAGE_KEYS: Record<string, string[]> = {
+  user: ["role", "content", "timestamp"],
+  assistant: ["role", "content", "stopReason", "model", "provider", "usage", "timestamp", "errorMessage", "error_message"],
+  toolResult: ["role", "toolCallId", "toolName", "content", "isError", "timestamp"],
+};
+
+function usageToCanonical(u: Obj, d: Dialect, ctx: ReadCtx): Obj {
+  const out: Obj = { input: u.input, output: u.output };
+  const known = new Set(["input", "output"]);
+  if (d.format === "phi-core") {
+    known.add("reasoning");
+    if ("reasoning" in u) out.reasoning = u.reasoning;
+    else note(ctx, "absent", "usage/reasoning");
+  }
+  for (const [camel, snake] of Object.entries(USAGE_ALIASES)) {
+    known.add(snake);
+    if (d.format === "yoagent") known.add(camel);
+    const useSnake = snake in u;
+    const key = d.format === "phi-core" || useSnake ? snake : camel;
+    if (key in u) {
+      out[camel] = u[key];
+      if (d.format === "yoagent" && useSnake) note(ctx, "snake", `usage/${snake}`);
+    } else note(ctx, "absent", `usage/${camel}`);
+  }
+  const unknown = splitKnown(u, known);
+  if (unknown) (out as Obj).__unknown = unknown;
+  return out;
+}
+
+/** One native message (either dialect) → canonical AgentMessage. */
+export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
+  const ctx: ReadCtx = { layout: {} };
+  if (!isLlmMessage(m)) {
+    if (m.role === "system" && m.kind === SYSTEM_KIND && isObj(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) {
+      return { role: "system", content: contentArray(m.data.content, d) } as AgentMessage;
+    }
+    const out: Obj = { role: m.role, kind: m.kind, data: m.data };
+    const unknown = splitKnown(m, new Set(["role", "kind", "data"]));
+    const more: Obj = {};
+    if (typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system") {
+      out.role = "extension";
+      more.role = m.role;
+    }
+    const ext = extOf(d, unknown, undefined, more);
+    if (ext) out.ext = ext;
+    return out as unknown as AgentMessage;
+  }
+  const role = m.role as string;
+  const known = new Set(MESSAGE_KEYS[role]);
+  if (d.format === "phi-core") {
+    known.delete("errorMessage");
+    for (const k of PHI_EXTRAS) known.add(k);
+  }
+  const out: Obj = { role, content: contentArray(m.content, d) };
+  let usageUnknown: Obj | undefined;
+  if (role === "toolResult") {
+    Object.assign(out, { role, toolCallId: m.toolCallId, toolName: m.toolName, content: out.content, isError: m.isError });
+  }
+  if (role === "assistant") {
+    out.stopReason = m.stopReason;
+    out.model = m.model;
+    out.provider = m.provider;
+    if (isObj(m.usage)) {
+      const u = usageToCanonical(m.usage, d, ctx);
+      usageUnknown = u.__unknown as Obj | undefined;
+      delete u.__unknown;
+      out.usage = u;
+    } else out.usage = m.usage;
+  }
+  out.timestamp = m.timestamp;
+  if (role === "assistant") {
+    const key = d.format === "phi-core" || ("error_message" in m && !("errorMessage" in m)) ? "error_message" : "errorMessage";
+    if (d.format === "yoagent" && key === "error_message" && key in m) note(ctx, "snake", "error_message");
+    if (typeof m[key] === "string") out.errorMessage = m[key];
+    else if (m[key] === null) note(ctx, "nulls", key);
+  }
+  const unknown = splitKnown(m, known);
+  const more: Obj = {};
+  if (d.format === "phi-core") for (const k of PHI_EXTRAS) if (k in m) more[k] = m[k];
+  if (usageUnknown) more.usageUnknown = usageUnknown;
+  const ext = extOf(d, unknown, ctx.layout, more);
+  if (ext) out.ext = ext;
+  return out as unknown as AgentMessage;
+}
+
+// ---- canonical → native ------------------------------------------------------------------------------
+
+export interface WriteCtx {
+  dialect: Dialect;
+  /** write the < 0.13 snake_case spelling (yoagent); phi-core is always snake for its snake fields */
+  snake: boolean;
+  /** follow each message's recorded spelling (`_layout.snake`); false when a version was asked for explicitly */
+  keepSpelling?: boolean;
+  lossy: LossyNote[];
+  /** epoch ms used where the target requires a timestamp the source did not have */
+  defaultTimestamp: number | bigint;
+}
+
+function lose(ctx: WriteCtx, pointer: string, field: string, reason: string) {
+  ctx.lossy.push({ pointer, field, reason });
+}
+
+function ownExt(x: { ext?: Obj } | Obj, d: Dialect): Obj {
+  const e = (x as { ext?: Obj }).ext;
+  return isObj(e) && isObj(e[d.format]) ? (e[d.format] as Obj) : {};
+}
+
+function layoutOf(own: Obj): Layout {
+  return isObj(own._layout) ? (own._layout as Layout) : {};
+}
+
+function contentToNative(c: Content, ctx: WriteCtx, ptr: string): Obj | undefined {
+  const d = ctx.dialect;
+  const b = c as unknown as Obj;
+  const own = ownExt(b, d);
+  const layout = layoutOf(own);
+  let out: Obj;
+  switch (b.type) {
+    case "text":
+      out = { type: "text", text: b.text };
+      break;
+    case "image":
+      if (typeof b.data !== "string") {
+        lose(ctx, ptr, "image.url", `${d.format} images are inline base64 only: an image given by URL is dropped`);
+        return undefined;
+      }
+      if (b.url !== undefined) lose(ctx, `${ptr}/url`, "image.url", `${d.format} images have no URL: kept the inline data only`);
+      out = { type: "image", data: b.data, mimeType: b.mimeType };
+      break;
+    case "thinking":
+      out = { type: "thinking", thinking: b.thinking };
+      if (b.signature !== undefined) out.signature = b.signature;
+      else if (layout.nulls?.includes("signature")) out.signature = null;
+      break;
+    case "toolCall": {
+      out = { type: "toolCall", id: b.id, name: b.name, arguments: b.arguments };
+      if (d.format === "yoagent") {
+        const key = ctx.snake || (ctx.keepSpelling && layout.snake?.includes("provider_metadata")) ? "provider_metadata" : "providerMetadata";
+        if (b.providerMetadata !== undefined) out[key] = b.providerMetadata;
+        else if (layout.nulls?.length) out[layout.nulls[0]!] = null;
+      } else if (b.providerMetadata !== undefined) {
+        lose(ctx, `${ptr}/providerMetadata`, "toolCall.providerMetadata", "phi-core tool calls have no providerMetadata (e.g. a Gemini thought signature is lost)");
+      }
+      break;
+    }
+    case "file":
+      lose(ctx, ptr, "content.file", `${d.format} has no file attachments (only text, image, thinking, toolCall)`);
+      return undefined;
+    default:
+      lose(ctx, ptr, `content.${String(b.type)}`, `${d.format} has no '${String(b.type)}' content blocks`);
+      return undefined;
+  }
+  if (isObj(own.unknown)) Object.assign(out, own.unknown);
+  return out;
+}
+
+function contentArrayToNative(cs: Content[] | undefined, ctx: WriteCtx, ptr: string): Obj[] {
+  const out: Obj[] = [];
+  (cs ?? []).forEach((c, j) => {
+    const n = contentToNative(c, ctx, `${ptr}/content/${j}`);
+    if (n) out.push(n);
+  });
+  return out;
+}
+
+const PHI_STOP_FOR: Record<string, string> = { refusal: "stop" };
+const YO_STOP_FOR: Record<string, string> = {
+  maxTurns: "stop", userStop: "aborted", handoff: "stop", guardRail: "refusal", contextCompacted: "stop", paused: "aborted",
+};
+
+function usageToNative(u: Obj | undefined, ctx: WriteCtx, ptr: string, layout: Layout, own: Obj): Obj {
+  const d = ctx.dialect;
+  const src = u ?? { input: 0, output: 0 };
+  const absent = new Set(layout.absent ?? []);
+  const out: Obj = { input: src.input ?? 0, output: src.output ?? 0 };
+  if (d.format === "phi-core") {
+    if (!absent.has("usage/reasoning")) out.reasoning = src.reasoning ?? 0;
+  } else if (src.reasoning !== undefined && src.reasoning !== 0) {
+    lose(ctx, `${ptr}/usage/reasoning`, "usage.reasoning", "yoagent usage has no reasoning token count");
+  }
+  const snakeSet = new Set(ctx.keepSpelling ? layout.snake ?? [] : []);
+  for (const [camel, snake] of Object.entries(USAGE_ALIASES)) {
+    if (absent.has(`usage/${camel}`) && src[camel] === undefined) continue;
+    const useSnake = d.format === "phi-core" || ctx.snake || snakeSet.has(`usage/${snake}`);
+    out[useSnake ? snake : camel] = src[camel] ?? 0;
+  }
+  if (isObj(own.usageUnknown)) Object.assign(out, own.usageUnknown);
+  return out;
+}
+
+/** Canonical message → native (either dialect). Returns undefined when the message cannot be written at all. */
+export function messageToNative(m: AgentMessage, i: number, ctx: WriteCtx): Obj | undefined {
+  const d = ctx.dialect;
+  const mm = m as unknown as Obj;
+  const ptr = `/messages/${i}`;
+  const own = ownExt(mm, d);
+  const layout = layoutOf(own);
+  const role = mm.role as string;
+  if (role === "system") {
+    lose(ctx, ptr, "role", `${d.format} has no system role: written as an extension message (kind '${SYSTEM_KIND}') that ${d.format} never sends to the model`);
+    return { role: "system", kind: SYSTEM_KIND, data: { content: contentArrayToNative(mm.content as Content[], ctx, ptr) } };
+  }
+  if (!LLM_ROLES.has(role)) {
+    const out: Obj = { role: own.role !== undefined ? own.role : role, kind: mm.kind, data: mm.data };
+    if (isObj(own.unknown)) Object.assign(out, own.unknown);
+    return out;
+  }
+  const ts = mm.timestamp ?? ctx.defaultTimestamp;
+  let out: Obj;
+  const content = contentArrayToNative(mm.content as Content[], ctx, ptr);
+  if (role === "user") out = { role, content, timestamp: ts };
+  else if (role === "toolResult") {
+    out = { role, toolCallId: mm.toolCallId, toolName: mm.toolName, content, isError: mm.isError, timestamp: ts };
+  } else {
+    let stop = mm.stopReason as string | undefined;
+    if (stop === undefined) {
+      stop = (mm.content as Obj[]).some((c) => c.type === "toolCall") ? "toolUse" : "stop";
+    } else if (!d.stopReasons.has(stop)) {
+      const to = (d.format === "phi-core" ? PHI_STOP_FOR : YO_STOP_FOR)[stop] ?? "stop";
+      lose(ctx, `${ptr}/stopReason`, "stopReason", `${d.format} has no stop reason '${stop}': written as '${to}'`);
+      stop = to;
+    }
+    out = {
+      role,
+      content,
+      stopReason: stop,
+      model: mm.model ?? "unknown",
+      provider: mm.provider ?? "unknown",
+      usage: usageToNative(mm.usage as Obj | undefined, ctx, ptr, layout, own),
+      timestamp: ts,
+    };
+    const errKey = d.format === "phi-core" || ctx.snake || (ctx.keepSpelling && layout.snake?.includes("error_message")) ? "error_message" : "errorMessage";
+    if (mm.errorMessage !== undefined) out[errKey] = mm.errorMessage;
+    else if (layout.nulls?.some((k) => k === "errorMessage" || k === "error_message")) out[layout.nulls.find((k) => k.startsWith("error"))!] = null;
+  }
+  if (d.format === "phi-core") for (const k of PHI_EXTRAS) if (k in own) out[k] = own[k];
+  if (isObj(own.unknown)) Object.assign(out, own.unknown);
+  return out;
+}
+
+// ---- helpers shared by the four adapters ------------------------------------------------------------
+
+/** Recursively sort object keys (serde_json::Value without preserve_order = BTreeMap). */
+export function sortKeysDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeysDeep);
+  if (isObj(v)) {
+    const out: Obj = {};
+    for (const k of Object.keys(v).sort()) out[k] = sortKeysDeep(v[k]);
+    return out;
+  }
+  return v;
+}
+
+/** The file stem of a document name ("./chats/conversation.json" → "conversation"); "<stdin>" → "stdin". */
+export function stemOf(name: string): string {
+  const base = name.replace(/[\\/]+$/, "").split(/[\\/]/).pop() ?? name;
+  const clean = base.replace(/^<(.*)>$/, "$1");
+  const dot = clean.lastIndexOf(".");
+  return dot > 0 ? clean.slice(0, dot) : clean;
+}
+
+export const countAssistant = (ms: ReadonlyArray<{ role: string }>) => ms.filter((m) => m.role === "assistant").length;
+
+/** Formats whose threadId is derived from the file name (so a conversion into a file loses nothing there). */
+const STEM_THREAD_FORMATS = new Set(["yoagent", "yoagent-session", "phi-core", "amacs"]);
+
+/**
+ * Report the checkpoint-level fields a message-history format cannot carry: state, interrupt, timestamps,
+ * a thread id that is not a file stem, a step that is not the assistant count.
+ */
+export function reportEnvelopeLoss(cp: Checkpoint, target: FormatName, lossy: LossyNote[], carries: { timestamps?: boolean; threadId?: boolean } = {}) {
+  const state = (cp.state ?? {}) as Obj;
+  for (const [k, v] of Object.entries(state)) {
+    const empty = v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
+    if (!empty) lossy.push({ pointer: `/state/${escapePtr(k)}`, field: `state.${k}`, reason: `${target} has no agent state: '${k}' is dropped` });
+  }
+  if (cp.interrupt !== undefined) lossy.push({ pointer: "/interrupt", field: "interrupt", reason: `${target} cannot record a pending interrupt` });
+  if (!carries.timestamps) {
+    for (const k of ["createdAt", "updatedAt"] as const) {
+      if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `${target} has no checkpoint ${k}` });
+    }
+  }
+  if (!carries.threadId && cp.origin && !STEM_THREAD_FORMATS.has(cp.origin.format)) {
+    lossy.push({ pointer: "/threadId", field: "threadId", reason: `${target} has no thread id (the file name stands for it): '${cp.threadId}' is dropped` });
+  }
+  const assistants = countAssistant(cp.messages as { role: string }[]);
+  if (cp.step !== assistants) {
+    lossy.push({ pointer: "/step", field: "step", reason: `${target} has no step counter (it is read back as the number of assistant messages, ${assistants}): step ${cp.step} is dropped` });
+  }
+}
+
+export const escapePtr = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Epoch ms to use where a target needs a timestamp the source lacks: the checkpoint's own time, else 0. */
+export function defaultTimestampOf(cp: Checkpoint): number {
+  for (const s of [cp.updatedAt, cp.createdAt]) {
+    const t = s ? Date.parse(s) : NaN;
+    if (Number.isFinite(t)) return t;
+  }
+  return 0;
+}
+
+/** Text of a document that must be a single file. */
+export function singleText(doc: SourceDoc, format: string): string {
+  if (doc.text === undefined) throw inputError("not-a-file", `a ${format} document is a single file, not a folder`, { file: doc.name });
+  return doc.text;
+}
+
+// ---- detection --------------------------------------------------------------------------------------
+
+const SNIFF_BYTES = 64 * 1024;
+const CAMEL_KEYS = /"(cacheRead|cacheWrite|totalTokens|errorMessage|providerMetadata)"\s*:/;
+const SNAKE_KEYS = /"(cache_read|cache_write|total_tokens|error_message)"\s*:/;
+const YO_ONLY = /"provider_metadata"\s*:|"stopReason"\s*:\s*"refusal"/;
+const PHI_ONLY = /"(turnId|nodeId|parentId|provenanceHint|reasoning)"\s*:|"stopReason"\s*:\s*"(maxTurns|userStop|handoff|guardRail|contextCompacted|paused)"/;
+
+/** What the start of a document says about a yoagent / phi-core message array. */
+export interface MessageSniff {
+  yoagent: number;
+  phi: number;
+  /** yoagent spelling seen: "<0.13" when any snake_case alias appears, else ">=0.13" */
+  yoagentVersion: string;
+}
+
+/**
+ * Sniff a serde AgentMessage array: a JSON array whose first element is an object with a `role` (or written by
+ * phi-core, whose LLM messages start with `"content"` because keys are sorted). Cheap: looks at the first 64 KiB.
+ */
+export function sniffMessageArray(text: string | undefined): MessageSniff {
+  const none = { yoagent: 0, phi: 0, yoagentVersion: ">=0.13" };
+  if (text === undefined) return none;
+  const head = text.slice(0, SNIFF_BYTES);
+  if (!/^\uFEFF?\s*\[/.test(head)) return none;
+  if (/^\uFEFF?\s*\[\s*\]\s*$/.test(head)) return { yoagent: 0.3, phi: 0.3, yoagentVersion: ">=0.13" };
+  if (!/^\uFEFF?\s*\[\s*\{/.test(head) || !/"role"\s*:/.test(head)) return none;
+  // Content must be an array of typed blocks (OpenAI / AI SDK arrays use string content or other part types).
+  if (!/"content"\s*:\s*\[/.test(head) && !/"kind"\s*:/.test(head)) return none;
+  if (/"content"\s*:\s*\[\s*\{\s*"type"\s*:\s*"(tool-call|tool-result|reasoning|file)"/.test(head) || /"toolCallId"\s*:\s*"[^"]*"\s*,\s*"output"/.test(head)) return none;
+  const camel = CAMEL_KEYS.test(head);
+  const snake = SNAKE_KEYS.test(head);
+  const yoOnly = YO_ONLY.test(head);
+  const phiOnly = PHI_ONLY.test(head);
+  const sorted = /^\uFEFF?\s*\[\s*\{\s*"content"/.test(head);
+  const yoagentVersion = snake || /"provider_metadata"\s*:/.test(head) ? "<0.13" : ">=0.13";
+  if ((camel || yoOnly) && !phiOnly) return { yoagent: 0.9, phi: 0.3, yoagentVersion };
+  if (phiOnly && !camel && !yoOnly) return { yoagent: 0.3, phi: 0.9, yoagentVersion };
+  if (phiOnly) return { yoagent: 0.5, phi: 0.5, yoagentVersion };
+  // Only spellings both accept: the documented yoagent < 0.13 / phi-core ambiguity. Key order breaks the tie.
+  if (sorted) return { yoagent: 0.5, phi: 0.7, yoagentVersion };
+  return { yoagent: 0.6, phi: snake ? 0.6 : 0.5, yoagentVersion };
+}
+
+// ---- lint helpers -----------------------------------------------------------------------------------
+
+/** Every integer beyond 2^53 (parsed as bigint): loaders in JavaScript would round it. */
+export function unsafeIntegerIssues(v: unknown, pointer: string, out: Array<{ pointer: string; value: bigint }>): void {
+  if (typeof v === "bigint") out.push({ pointer, value: v });
+  else if (Array.isArray(v)) v.forEach((x, i) => unsafeIntegerIssues(x, `${pointer}/${i}`, out));
+  else if (isObj(v)) for (const [k, x] of Object.entries(v)) unsafeIntegerIssues(x, `${pointer}/${escapePtr(k)}`, out);
+}
+
+/** Parse a JSON document that must be an array (the message-history formats). */
+export function parseArrayDoc(doc: SourceDoc, format: string): Obj[] {
+  const v = parseJson(singleText(doc, format), { file: doc.name });
+  if (!Array.isArray(v)) {
+    throw inputError("not-an-array", `expected a JSON array of messages (${format} save_messages output), found ${v === null ? "null" : typeof v}`, { file: doc.name, pointer: "", line: 1, column: 1 });
+  }
+  return v as Obj[];
+}
+
+/** Build lint issues for a JSON document, positioned with the source text. */
+export function issueMaker(doc: SourceDoc) {
+  const loc = doc.text !== undefined ? jsonLocator(doc.text) : undefined;
+  return (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => {
+    const at = loc?.locate(pointer);
+    return { severity, rule, message, pointer, file: doc.name, ...(at ? { line: at.line, column: at.column } : {}) };
+  };
+}
+
+/** Lints shared by yoagent and phi-core message arrays (`base` = pointer of the array). */
+export function messageArrayLint(msgs: unknown[], base: string, d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
+  const out: Issue[] = [];
+  msgs.forEach((m, i) => {
+    if (!isObj(m)) return;
+    const p = `${base}/${i}`;
+    if (LLM_ROLES.has(m.role as string) && "kind" in m && "data" in m) {
+      out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, p,
+        `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`));
+    }
+    if (d.format === "phi-core" && isLlmMessage(m)) out.push(...phiExtrasLint(m, p, make));
+  });
+  const big: Array<{ pointer: string; value: bigint }> = [];
+  unsafeIntegerIssues(msgs, base, big);
+  for (const b of big) out.push(make("warning", "lint/unsafe-integer", b.pointer, `integer ${b.value} is beyond 2^53: JavaScript tools (JSON.parse) round it; ckpt keeps it exact`));
+  return out;
+}
+
+function phiExtrasLint(m: Obj, p: string, make: ReturnType<typeof issueMaker>): Issue[] {
+  const out: Issue[] = [];
+  const checks: Record<string, (x: unknown) => boolean> = {
+    turnId: (x) => isObj(x) && typeof x.loopId === "string" && isU(x.turnIndex, 2 ** 32 - 1),
+    nodeId: (x) => isU(x),
+    parentId: (x) => isU(x),
+    tags: (x) => Array.isArray(x) && x.every((t) => isObj(t) && ["lesson", "finding", "outcome", "checkpoint"].includes(t.kind as string) && typeof t.text === "string" && isU(t.created_at_turn, 2 ** 32 - 1) && Array.isArray(t.abandoned_node_ids) && t.abandoned_node_ids.every((n) => isU(n))),
+    provenanceHint: (x) => isObj(x) && typeof x.kind === "string" && ["system-prompt", "identity-block", "memory-tier", "loop-turn", "steering", "follow-up", "unknown"].includes(x.kind),
+  };
+  for (const k of PHI_EXTRAS) {
+    if (k in m && !checks[k]!(m[k])) {
+      out.push(make("warning", "lint/phi-extra-dropped", `${p}/${k}`, `phi-core cannot parse this '${k}' and silently drops it on load${k === "tags" ? " (tags read as [])" : ""}`));
+    }
+  }
+  const camel = ["errorMessage"].filter((k) => k in m);
+  if (isObj(m.usage)) for (const k of Object.keys(USAGE_ALIASES)) if (k in m.usage) camel.push(`usage/${k}`);
+  for (const k of camel) out.push(make("warning", "lint/phi-camel-case-ignored", `${p}/${k}`, `phi-core reads only the snake_case spelling: '${k.split("/").pop()}' is ignored (read as ${k.startsWith("usage") ? "0" : "absent"}) — a yoagent >= 0.13 message?`));
+  if (Array.isArray(m.content)) {
+    m.content.forEach((c, j) => {
+      if (isObj(c) && c.type === "toolCall") for (const k of ["providerMetadata", "provider_metadata"]) {
+        if (k in c) out.push(make("warning", "lint/phi-provider-metadata-ignored", `${p}/content/${j}/${k}`, `phi-core tool calls have no ${k}: it is ignored on load (a Gemini thought signature is lost)`));
+      }
+    });
+  }
+  return out;
+}
+
+function isU(x: unknown, max: number | bigint = 18446744073709551615n): boolean {
+  if (typeof x === "bigint") return x >= 0n && x <= BigInt(max);
+  return typeof x === "number" && Number.isInteger(x) && x >= 0 && x <= Number(max);
+}
