@@ -54,3 +54,36 @@ describe("phi-core adapter", () => {
     expect(lossy).toEqual([]);
   });
 });
+
+import { yoagentSessionAdapter } from "../src/formats/yoagent-session.js";
+describe("yoagent-session adapter", () => {
+  const d = doc("yoagent/generated/session.v0.18.jsonl");
+  const native = yoagentSessionAdapter.parse(d);
+  test("the active branch is root → last line, branches travel in ext, file round-trips byte for byte", () => {
+    const cp = yoagentSessionAdapter.toCanonical(native, d);
+    // e6's ancestry: e6 → e5 → e2 → e1 (the branch at e2; e3/e4 are the abandoned branch)
+    expect(cp.messages.map((m) => ((m as { ext?: Record<string, { entry: { id: string } }> }).ext!["yoagent-session"]!.entry.id))).toEqual(["e1", "e2", "e5", "e6"]);
+    expect((cp.messages[1] as { ext?: Record<string, { entry: unknown }> }).ext!["yoagent-session"]!.entry).toEqual({ id: "e2", parent_id: "e1", timestamp: 1767225600015, label: "first-draft" });
+    expect((cp.ext!["yoagent-session"] as { branches: { id: string }[] }).branches.map((b) => b.id)).toEqual(["e3", "e4"]);
+    expect(cp.step).toBe(2);
+    expect(yoagentSessionAdapter.messagePointers(native)).toEqual(["/0/message", "/1/message", "/4/message", "/5/message"]);
+    expect(yoagentSessionAdapter.serialize(yoagentSessionAdapter.fromCanonical(cp, { lossy: [] }))).toEqual({ text: d.text });
+  });
+  test("a message appended to the canonical history becomes a new head entry e7 under e6", () => {
+    const cp = yoagentSessionAdapter.toCanonical(native, d);
+    cp.messages.push({ role: "user", content: [{ type: "text", text: "more" }], timestamp: 1767225600060 });
+    const out = yoagentSessionAdapter.fromCanonical(cp, { lossy: [] }) as Record<string, unknown>[];
+    expect(out).toHaveLength(7);
+    expect(out[6]).toEqual({ id: "e7", parent_id: "e6", message: { role: "user", content: [{ type: "text", text: "more" }], timestamp: 1767225600060 }, timestamp: 1767225600060 });
+  });
+  test("loader rejections: duplicate ids and forward parent references, with their line", () => {
+    const bad = { name: "bad.jsonl", text: ['{"id":"e1","parent_id":"e2","message":{"role":"extension","kind":"k","data":null},"timestamp":1}', "", '{"id":"e2","parent_id":null,"message":{"role":"extension","kind":"k","data":null},"timestamp":2}', '{"id":"e2","parent_id":"e1","message":{"role":"extension","kind":"k","data":null},"timestamp":3}'].join("\n") };
+    const issues = yoagentSessionAdapter.lint!(yoagentSessionAdapter.parse(bad), bad);
+    expect(issues).toContainEqual(expect.objectContaining({ severity: "error", rule: "loader/parent-forward-ref", pointer: "/0/parent_id", line: 1, column: 24 }));
+    expect(issues).toContainEqual(expect.objectContaining({ severity: "error", rule: "loader/duplicate-entry-id", pointer: "/2/id", line: 4, column: 7 }));
+  });
+  test("a syntax error names the 1-based line of the file", () => {
+    const bad = { name: "s.jsonl", text: '{"id":"e1","parent_id":null,"message":{"role":"extension","kind":"k","data":null},"timestamp":1}\n\n{"id":"e2",' };
+    expect(() => yoagentSessionAdapter.parse(bad)).toThrow(expect.objectContaining({ exitCode: 3, place: expect.objectContaining({ file: "s.jsonl", line: 3 }) }));
+  });
+});

@@ -504,31 +504,42 @@ export function parseArrayDoc(doc: SourceDoc, format: string): Obj[] {
   return v as Obj[];
 }
 
-/** Build lint issues for a JSON document, positioned with the source text. */
-export function issueMaker(doc: SourceDoc) {
+type Locate = (pointer: string) => { line: number; column: number } | undefined;
+
+/** Build lint issues positioned in the source text (JSON by default; JSONL adapters pass their own `locate`). */
+export function issueMaker(doc: SourceDoc, locate?: Locate) {
   const loc = doc.text !== undefined ? jsonLocator(doc.text) : undefined;
+  const where: Locate = locate ?? ((p) => loc?.locate(p));
   return (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => {
-    const at = loc?.locate(pointer);
+    const at = where(pointer);
     return { severity, rule, message, pointer, file: doc.name, ...(at ? { line: at.line, column: at.column } : {}) };
   };
 }
 
-/** Lints shared by yoagent and phi-core message arrays (`base` = pointer of the array). */
-export function messageArrayLint(msgs: unknown[], base: string, d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
+/** Lints shared by yoagent and phi-core messages: `items` = [pointer, native message] pairs. */
+export function messagesLint(items: Array<[string, unknown]>, d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
   const out: Issue[] = [];
-  msgs.forEach((m, i) => {
-    if (!isObj(m)) return;
-    const p = `${base}/${i}`;
+  for (const [p, m] of items) {
+    if (!isObj(m)) continue;
     if (LLM_ROLES.has(m.role as string) && "kind" in m && "data" in m) {
       out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, p,
         `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`));
     }
     if (d.format === "phi-core" && isLlmMessage(m)) out.push(...phiExtrasLint(m, p, make));
-  });
-  const big: Array<{ pointer: string; value: bigint }> = [];
-  unsafeIntegerIssues(msgs, base, big);
-  for (const b of big) out.push(make("warning", "lint/unsafe-integer", b.pointer, `integer ${b.value} is beyond 2^53: JavaScript tools (JSON.parse) round it; ckpt keeps it exact`));
+  }
   return out;
+}
+
+/** lint/unsafe-integer for every integer beyond 2^53 in a native value. */
+export function unsafeIntegerLint(native: unknown, make: ReturnType<typeof issueMaker>): Issue[] {
+  const big: Array<{ pointer: string; value: bigint }> = [];
+  unsafeIntegerIssues(native, "", big);
+  return big.map((b) => make("warning", "lint/unsafe-integer", b.pointer, `integer ${b.value} is beyond 2^53: JavaScript tools (JSON.parse) round it; ckpt keeps it exact`));
+}
+
+/** All lints of a message-array document. */
+export function messageArrayLint(msgs: unknown[], d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
+  return [...messagesLint(msgs.map((m, i) => [`/${i}`, m]), d, make), ...unsafeIntegerLint(msgs, make)];
 }
 
 function phiExtrasLint(m: Obj, p: string, make: ReturnType<typeof issueMaker>): Issue[] {
