@@ -87,3 +87,31 @@ describe("yoagent-session adapter", () => {
     expect(() => yoagentSessionAdapter.parse(bad)).toThrow(expect.objectContaining({ exitCode: 3, place: expect.objectContaining({ file: "s.jsonl", line: 3 }) }));
   });
 });
+
+import { phiCoreSessionAdapter } from "../src/formats/phi-core-session.js";
+describe("phi-core-session adapter", () => {
+  const d = doc("phi-core/generated/session.sess-1.v0.10.json");
+  test("the real session file round-trips byte for byte", () => {
+    const cp = phiCoreSessionAdapter.toCanonical(phiCoreSessionAdapter.parse(d), d);
+    expect(cp.threadId).toBe("sess-1");
+    expect(cp.createdAt).toBe("2026-01-01T00:00:00Z");
+    expect(cp.updatedAt).toBe("2026-01-01T00:00:00.950123456Z");
+    expect(cp.messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult"]);
+    const lossy: never[] = [];
+    expect(phiCoreSessionAdapter.serialize(phiCoreSessionAdapter.fromCanonical(cp, { lossy }))).toEqual({ text: d.text });
+    expect(lossy).toEqual([]);
+  });
+  test("from a plain message history: a one-loop session that the session schema accepts", async () => {
+    const { validators } = await import("../src/generated/validators.js");
+    const { toPlainNumbers } = await import("../src/core/json.js");
+    const m = doc("phi-core/generated/save_messages.v0.10.json");
+    const cp = phiCoreAdapter.toCanonical(phiCoreAdapter.parse(m), m);
+    const s = phiCoreSessionAdapter.fromCanonical(cp, { lossy: [] }) as Record<string, any>;
+    expect(validators["formats/phi-core-session/session"](toPlainNumbers(s))).toBe(true);
+    expect(s.session_id).toBe("save_messages.v0.10");
+    expect(s.loops[0].messages).toEqual(JSON.parse(m.text));
+    // usage is the sum over the three assistant turns of the sample: 900+0+0 input, 40 output, 12 reasoning, 800 cache_write, 940 total
+    expect(s.loops[0].usage).toEqual({ input: 900, output: 40, reasoning: 12, cache_read: 0, cache_write: 800, total_tokens: 940 });
+    expect(s.created_at).toBe(new Date(1767225600000).toISOString());
+  });
+});

@@ -1,20 +1,170 @@
-// SCAFFOLD: replaced by the phi-core-session adapter. Detects nothing until then.
+/**
+ * phi-core session file `<session_id>.json` (FORMATS.md §2.2): a pretty-printed (2-space) `Session` with its
+ * loops, turns and events. The canonical checkpoint carries the loops' messages in order (threadId =
+ * session_id, createdAt/updatedAt = created_at/last_active_at); everything else of the session — loops without
+ * their messages, turns, events, usage — travels verbatim in `ext["phi-core-session"]` so the file round-trips.
+ * From another format, a one-loop session is written (status Completed, no events).
+ */
+import type { AgentMessage, Checkpoint } from "../generated/types.js";
+import { parseJson, stringifyJson } from "../core/json.js";
 import { inputError } from "../core/errors.js";
-import type { FormatAdapter } from "./types.js";
+import type { FormatAdapter, Issue, SourceDoc } from "./types.js";
+import {
+  PHI, countAssistant, defaultTimestampOf, isObj, issueMaker, messageToCanonical, messagesLint, singleText, unsafeIntegerLint,
+  reportEnvelopeLoss,
+} from "./rust-common.js";
+import { phiMessagesFromCanonical } from "./phi-core.js";
 
-const unbuilt = () => {
-  throw inputError("unbuilt-format", "the phi-core-session adapter is not built yet");
-};
-export const phiCoreSessionAdapter: FormatAdapter = {
-  name: "phi-core-session",
-  title: "phi-core-session",
+type Obj = Record<string, unknown>;
+type Native = Obj;
+const FMT = "phi-core-session";
+
+const loopsOf = (s: Native): Obj[] => (Array.isArray(s.loops) ? (s.loops as unknown[]).filter(isObj) : []);
+
+function isoOf(ms: number | bigint): string {
+  const d = new Date(Number(ms));
+  return Number.isFinite(d.getTime()) ? d.toISOString() : new Date(0).toISOString();
+}
+
+/** Sum of the assistant usages, in phi-core's Usage declaration order. */
+function totalUsage(messages: Obj[]): Obj {
+  const keys = ["input", "output", "reasoning", "cache_read", "cache_write", "total_tokens"];
+  const sum: Record<string, number> = Object.fromEntries(keys.map((k) => [k, 0]));
+  for (const m of messages) {
+    if (m.role === "assistant" && isObj(m.usage)) for (const k of keys) sum[k]! += Number(m.usage[k] ?? 0);
+  }
+  return sum;
+}
+
+export const phiCoreSessionAdapter: FormatAdapter<Native> = {
+  name: FMT,
+  title: "phi-core session file (<session_id>.json: loops, turns, events)",
   extensions: [".json"],
-  lossy: [],
-  schema: "Checkpoint",
-  messagePointers: () => [],
-  detect: () => ({ confidence: 0 }),
-  parse: unbuilt,
-  toCanonical: unbuilt,
-  fromCanonical: unbuilt,
-  serialize: unbuilt,
+  lossy: [
+    "state (todos, files, scratchpad, contexts)",
+    "interrupt",
+    "step (read back as the number of assistant messages)",
+    "toolCall.providerMetadata",
+    "stopReason 'refusal' (written as 'stop')",
+    "file content blocks; images given by URL",
+    "system messages (kept as extension messages of kind 'ckpt.system')",
+  ],
+  schema: "formats/phi-core-session/session",
+  detect(doc: SourceDoc) {
+    const head = doc.text?.slice(0, 64 * 1024);
+    if (head === undefined || !/^\uFEFF?\s*\{/.test(head)) return { confidence: 0 };
+    const hits = ["session_id", "agent_id", "last_active_at", "formation", "loops"].filter((k) => new RegExp(`"${k}"\\s*:`).test(head)).length;
+    return hits >= 4 ? { confidence: 0.95 } : hits >= 2 && /"loops"\s*:/.test(head) ? { confidence: 0.5 } : { confidence: 0 };
+  },
+  parse(doc: SourceDoc) {
+    const v = parseJson(singleText(doc, FMT), { file: doc.name });
+    if (!isObj(v)) throw inputError("not-an-object", "expected a phi-core Session object {session_id, agent_id, …, loops}", { file: doc.name, pointer: "", line: 1, column: 1 });
+    return v;
+  },
+  toCanonical(native: Native): Checkpoint {
+    const messages: AgentMessage[] = [];
+    const counts: number[] = [];
+    const loops = loopsOf(native);
+    for (const loop of loops) {
+      const ms = Array.isArray(loop.messages) ? (loop.messages as Obj[]) : [];
+      counts.push(ms.length);
+      for (const m of ms) messages.push(messageToCanonical(isObj(m) ? m : {}, PHI));
+    }
+    const session: Obj = {};
+    for (const [k, v] of Object.entries(native)) {
+      session[k] = k === "loops" && Array.isArray(v) ? v.map((l) => (isObj(l) ? { ...l, messages: [] } : l)) : v;
+    }
+    const cp: Checkpoint = {
+      schemaVersion: 1,
+      threadId: String(native.session_id ?? ""),
+      step: countAssistant(messages),
+      messages,
+      state: {},
+      origin: { format: FMT },
+      ext: { [FMT]: { session, loopMessageCounts: counts } },
+    };
+    if (typeof native.created_at === "string") cp.createdAt = native.created_at;
+    if (typeof native.last_active_at === "string") cp.updatedAt = native.last_active_at;
+    return cp;
+  },
+  fromCanonical(cp, options) {
+    reportEnvelopeLoss(cp, FMT, options.lossy, { timestamps: true, threadId: true });
+    const se = isObj(cp.ext?.[FMT]) ? (cp.ext![FMT] as Obj) : undefined;
+    if (se && isObj(se.session) && Array.isArray(se.loopMessageCounts)) {
+      const session = se.session;
+      const counts = se.loopMessageCounts as number[];
+      const out: Obj = {};
+      let at = 0;
+      for (const [k, v] of Object.entries(session)) {
+        if (k === "loops" && Array.isArray(v)) {
+          out.loops = v.map((l, li) => {
+            if (!isObj(l)) return l;
+            const n = li === v.length - 1 ? cp.messages.length - at : Math.min(counts[li] ?? 0, cp.messages.length - at);
+            const slice = cp.messages.slice(at, at + n);
+            const native = phiMessagesFromCanonical(cp, options.lossy, slice, at);
+            at += n;
+            return { ...l, messages: native };
+          });
+        } else out[k] = v;
+      }
+      if (typeof cp.createdAt === "string") out.created_at = cp.createdAt;
+      if (typeof cp.updatedAt === "string") out.last_active_at = cp.updatedAt;
+      out.session_id = cp.threadId;
+      return out;
+    }
+    const messages = phiMessagesFromCanonical(cp, options.lossy);
+    const firstTs = cp.messages.find((m) => (m as { timestamp?: number }).timestamp !== undefined) as { timestamp?: number } | undefined;
+    const created = cp.createdAt ?? isoOf(firstTs?.timestamp ?? defaultTimestampOf(cp));
+    const updated = cp.updatedAt ?? created;
+    const agent = "ckpt";
+    const assistant = messages.find((m) => m.role === "assistant");
+    return {
+      session_id: cp.threadId,
+      agent_id: agent,
+      created_at: created,
+      last_active_at: updated,
+      formation: { Explicit: { timestamp: created } },
+      parent_spawn_ref: null,
+      scope: "persistent",
+      loops: [
+        {
+          loop_id: `${cp.threadId}.default.0`,
+          session_id: cp.threadId,
+          agent_id: agent,
+          parent_loop_id: null,
+          continuation_kind: "Initial",
+          started_at: created,
+          ended_at: updated,
+          status: "Completed",
+          rejection: null,
+          config: assistant ? { model: assistant.model, provider: assistant.provider, config_id: null } : null,
+          messages,
+          turns: [],
+          usage: totalUsage(messages),
+          metadata: null,
+          events: [],
+          children_loop_ids: [],
+          child_loop_refs: [],
+          parallel_group: null,
+        },
+      ],
+    };
+  },
+  lint(native: Native, doc: SourceDoc): Issue[] {
+    const make = issueMaker(doc);
+    const items: Array<[string, unknown]> = [];
+    loopsOf(native).forEach((l, li) => {
+      (Array.isArray(l.messages) ? l.messages : []).forEach((m: unknown, i: number) => items.push([`/loops/${li}/messages/${i}`, m]));
+    });
+    return [...messagesLint(items, PHI, make), ...unsafeIntegerLint(native, make)];
+  },
+  messagePointers(native: Native) {
+    const out: string[] = [];
+    loopsOf(native).forEach((l, li) => {
+      (Array.isArray(l.messages) ? l.messages : []).forEach((_m: unknown, i: number) => out.push(`/loops/${li}/messages/${i}`));
+    });
+    return out;
+  },
+  /** `serde_json::to_writer_pretty`: 2-space indent, no trailing newline. */
+  serialize: (native) => ({ text: stringifyJson(native, 2) }),
 };
