@@ -1,12 +1,141 @@
-// SCAFFOLD: replaced by the convert command implementation.
+/**
+ * `ckpt convert <input> --to-format <name> [-o out]`: convert one checkpoint between formats through the
+ * canonical model. Refuses (exit 1) when the target would drop information, unless --allow-lossy; the list
+ * of what is dropped is printed either way (text on stderr, or `--json` on stdout).
+ */
+import { mkdir, open, realpath, rename, stat, unlink } from "node:fs/promises";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode } from "../core/errors.js";
+import type { CliIO } from "./io.js";
+import { readSource } from "./input.js";
+import { ExitCode, CkptError, storeError, usageError } from "../core/errors.js";
+import { convertDocument, type ConvertResult } from "../core/convert.js";
+import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
+import type { SerializedDoc } from "../formats/types.js";
+
+interface Args {
+  input: string;
+  toFormat: string;
+  format?: string;
+  formatVersion?: string;
+  output?: string;
+  allowLossy: boolean;
+  dryRun: boolean;
+  json: boolean;
+}
 
 export const convertCommand: CommandDef = {
-  command: "convert",
-  describe: "(convert: not built yet)",
-  builder: (y) => y,
-  run: async () => {
-    throw new CkptError(ExitCode.BUG, "unbuilt", "convert is not built yet");
+  command: "convert <input>",
+  describe: "Convert a checkpoint to another format (through the canonical model)",
+  builder: (y) =>
+    y
+      .positional("input", { type: "string", describe: "file, amacs folder, '-' for stdin, or <saver-uri>#<threadId>" })
+      .option("to-format", { alias: "t", type: "string", choices: [...FORMAT_NAMES], demandOption: true, describe: "target format" })
+      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "source format (detected when omitted)" })
+      .option("format-version", { type: "string", describe: "target version, e.g. yoagent '<0.13' (or 0.12) for the old snake_case spelling; default: current" })
+      .option("output", { alias: "o", type: "string", describe: "output file (a folder for amacs, or an existing folder to write <threadId><ext> into); stdout when omitted" })
+      .option("allow-lossy", { type: "boolean", default: false, describe: "convert even when the target cannot carry everything (the dropped fields are listed)" })
+      .option("dry-run", { type: "boolean", default: false, describe: "report what would be written and dropped; write nothing" })
+      .option("json", { type: "boolean", default: false, describe: "machine-readable report on stdout (needs -o or --dry-run)" })
+      .example("ckpt convert conversation.json --to-format deepagent -o thread.json", "yoagent history → deep-agent checkpoint")
+      .example("ckpt convert conversation.json -t yoagent --format-version 0.12 -o old.json", "write the < 0.13 spelling")
+      .example("ckpt convert sess-1.json -t yoagent --dry-run", "list what a conversion would drop"),
+  run: async (args: Args, io: CliIO) => {
+    if (args.json && !args.output && !args.dryRun) throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
+    const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd });
+    const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
+    const refused = r.lossy.length > 0 && !args.allowLossy;
+    let target: string | undefined;
+    if (!refused && !args.dryRun) {
+      if (args.output) target = await writeOutput(r, args, io);
+      else if ("text" in r.output) io.stdout.write(r.output.text.endsWith("\n") || r.output.text === "" ? r.output.text : r.output.text + "\n");
+      else throw usageError(`${r.to} is written as a folder of files: give -o <folder>`);
+    }
+    if (args.json) {
+      io.stdout.write(
+        JSON.stringify(
+          {
+            ok: !refused,
+            input: doc.name,
+            from: { format: r.from, ...(r.fromVersion ? { version: r.fromVersion } : {}) },
+            to: { format: r.to, ...(args.formatVersion ? { version: args.formatVersion } : {}) },
+            output: target ?? null,
+            dryRun: args.dryRun,
+            messages: r.checkpoint.messages.length,
+            lossy: r.lossy,
+          },
+          null,
+          2,
+        ) + "\n",
+      );
+    } else {
+      reportText(r, doc.name, target, refused, args, io);
+    }
+    return refused ? ExitCode.NEGATIVE : ExitCode.OK;
   },
 };
+
+function reportText(r: ConvertResult, input: string, target: string | undefined, refused: boolean, args: Args, io: CliIO) {
+  const err = io.stderr;
+  const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}`;
+  if (refused) {
+    err.write(`ckpt: ${input}: converting ${head} would drop ${r.lossy.length} field${r.lossy.length === 1 ? "" : "s"} (nothing written; --allow-lossy converts anyway):\n`);
+  } else if (r.lossy.length) {
+    err.write(`ckpt: ${input}: ${head}: dropped ${r.lossy.length} field${r.lossy.length === 1 ? "" : "s"}:\n`);
+  }
+  for (const n of r.lossy) err.write(`  ${n.pointer}: ${n.reason}\n`);
+  if (!refused && (target || args.dryRun)) {
+    err.write(`${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${r.checkpoint.messages.length} messages)${target ? ` → ${target}` : ""}\n`);
+  }
+}
+
+/** Where to write, refusing to overwrite the input; then an atomic write (temp file + rename). */
+async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<string> {
+  const out = resolve(io.cwd, args.output!);
+  const inputPath = args.input === "-" || /^[a-z][a-z0-9+.-]*:/i.test(args.input) && !args.input.startsWith("file:") ? undefined : resolve(io.cwd, args.input.replace(/^file:/, ""));
+  const files: Record<string, string> = {};
+  let base = out;
+  const isDir = await stat(out).then((s) => s.isDirectory(), () => false);
+  if ("files" in r.output) {
+    Object.assign(files, r.output.files);
+  } else if (isDir) {
+    const ext = getAdapter(r.to).extensions[0] ?? ".json";
+    const name = (r.checkpoint.threadId || "checkpoint").replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+    files[name + ext] = r.output.text;
+  } else {
+    base = dirname(out);
+    files[out.slice(base.length + 1)] = (r.output as { text: string }).text;
+  }
+  const targets = Object.entries(files).map(([name, text]) => ({ path: join(base, name), text }));
+  if (inputPath) {
+    const inReal = await realpath(inputPath).catch(() => inputPath);
+    for (const t of targets) {
+      const outReal = await realpath(t.path).catch(() => t.path);
+      if (outReal === inReal || outReal.startsWith(inReal + "/")) throw usageError(`refusing to overwrite the input ${args.input}: choose another -o`);
+    }
+  }
+  await mkdir(base, { recursive: true }).catch((e: Error) => {
+    throw storeError("output", `cannot create folder: ${e.message}`, { file: args.output });
+  });
+  // write every temp file first, then rename: a failure leaves no partial output
+  const temps: string[] = [];
+  try {
+    for (const t of targets) {
+      const tmp = `${t.path}.ckpt-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      temps.push(tmp);
+      const fh = await open(tmp, "wx");
+      try {
+        await fh.writeFile(t.text);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+    for (let i = 0; i < targets.length; i++) await rename(temps[i]!, targets[i]!.path);
+  } catch (e) {
+    await Promise.all(temps.map((t) => unlink(t).catch(() => undefined)));
+    if (e instanceof CkptError) throw e;
+    throw storeError("output", `cannot write: ${(e as Error).message}`, { file: args.output });
+  }
+  return "files" in r.output || !isDir ? args.output! : join(args.output!, Object.keys(files)[0]!);
+}

@@ -1,0 +1,179 @@
+/**
+ * Format conversion through the canonical model: native A → canonical → native B, with an exact report of
+ * what B cannot carry. Pure (no I/O): callers read the source and write the result.
+ *
+ * Guarantees:
+ * - the source must be a document its own system would load (native schema + loader rules), else exit 3;
+ * - the canonical checkpoint in the middle passes the `Checkpoint` schema;
+ * - the written document passes the target's native schema (a failure here is a bug in ckpt, exit 70);
+ * - everything the target drops is listed per message and field (`LossyNote`): the adapter's own notes plus
+ *   every format-specific `ext` entry of another format (except `_layout`, which is presentation only).
+ *   Converting to `ckpt` is never lossy: the canonical model keeps every `ext`.
+ */
+import type { Checkpoint } from "../generated/types.js";
+import { validators } from "../generated/validators.js";
+import { CkptError, ExitCode, inputError } from "./errors.js";
+import { jsonLocator, toPlainNumbers } from "./json.js";
+import { adapters, detectFormat, getAdapter } from "../formats/index.js";
+import type { FormatAdapter, FormatName, Issue, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
+
+export interface ConvertOptions {
+  /** source format; detected when omitted */
+  from?: string;
+  /** target format */
+  to: string;
+  /** target format version (e.g. yoagent "<0.13" for the snake_case spelling) */
+  version?: string;
+}
+
+export interface ConvertResult {
+  from: FormatName;
+  /** the source version detection saw, if the format has versions */
+  fromVersion?: string;
+  to: FormatName;
+  checkpoint: Checkpoint;
+  native: unknown;
+  output: SerializedDoc;
+  /** everything the target cannot carry, in canonical pointer order */
+  lossy: LossyNote[];
+}
+
+/** Other formats' ext entries a target consumes too (a session file carries its message format's ext). */
+const CONSUMES: Partial<Record<FormatName, FormatName[]>> = {
+  "yoagent-session": ["yoagent-session", "yoagent"],
+  "phi-core-session": ["phi-core-session", "phi-core"],
+};
+
+/** What well-known ext entries hold, for readable loss reports. */
+const EXT_MEANING: Record<string, string> = {
+  unknown: "keys the source system ignores but the file contains",
+  role: "the native role of an extension message",
+  usageUnknown: "unknown keys of the usage record",
+  turnId: "phi-core turn id (loopId, turnIndex)",
+  nodeId: "phi-core node id",
+  parentId: "phi-core parent node id",
+  tags: "phi-core node tags (lessons, findings, …)",
+  provenanceHint: "phi-core block provenance",
+  entry: "yoagent session entry id, parent, entry timestamp and label",
+  branches: "entries on other branches of the yoagent session tree",
+  order: "file order of the yoagent session entries",
+  session: "the phi-core session's loops, turns, events and usage",
+  loopMessageCounts: "how the messages split into phi-core loops",
+};
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Every `ext[<format>]` entry the target does not consume, as loss notes. */
+export function foreignExtLoss(cp: Checkpoint, to: FormatName): LossyNote[] {
+  if (to === "ckpt") return [];
+  const own = new Set<string>(CONSUMES[to] ?? [to]);
+  const out: LossyNote[] = [];
+  const visit = (ext: unknown, base: string) => {
+    if (!isObj(ext)) return;
+    for (const [fmt, v] of Object.entries(ext)) {
+      if (own.has(fmt)) continue;
+      if (!isObj(v)) {
+        out.push({ pointer: `${base}/ext/${esc(fmt)}`, field: `ext.${fmt}`, reason: `${to} has no place for this ${fmt} detail` });
+        continue;
+      }
+      for (const k of Object.keys(v)) {
+        if (k === "_layout") continue;
+        const what = EXT_MEANING[k] ? ` (${EXT_MEANING[k]})` : "";
+        out.push({ pointer: `${base}/ext/${esc(fmt)}/${esc(k)}`, field: `ext.${fmt}.${k}`, reason: `${to} has no place for ${fmt}'s '${k}'${what}` });
+      }
+    }
+  };
+  visit(cp.ext, "");
+  cp.messages.forEach((m, i) => {
+    visit((m as { ext?: unknown }).ext, `/messages/${i}`);
+    const content = (m as { content?: unknown }).content;
+    if (Array.isArray(content)) content.forEach((c, j) => visit(isObj(c) ? c.ext : undefined, `/messages/${i}/content/${j}`));
+  });
+  return out;
+}
+
+function schemaProblem(adapter: FormatAdapter, native: unknown): { pointer: string; message: string } | undefined {
+  const validate = (validators as Record<string, ((d: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string; keyword: string; params?: Record<string, unknown> }> | null }>)[adapter.schema];
+  if (!validate) return undefined;
+  if (validate(toPlainNumbers(native))) return undefined;
+  const errs = validate.errors ?? [];
+  // the deepest error is the most specific one (if/then and anyOf wrappers report at the parent)
+  const e = [...errs].filter((x) => !["if", "anyOf", "oneOf", "allOf"].includes(x.keyword)).sort((a, b) => b.instancePath.length - a.instancePath.length)[0] ?? errs[0];
+  if (!e) return { pointer: "", message: "does not match the schema" };
+  const extra = e.keyword === "required" ? ` '${String(e.params?.missingProperty)}'` : e.keyword === "enum" ? `: ${JSON.stringify(e.params?.allowedValues)}` : "";
+  return { pointer: e.instancePath, message: `${e.message ?? e.keyword}${extra}` };
+}
+
+function placeOf(adapter: FormatAdapter, native: unknown, doc: SourceDoc, pointer: string) {
+  if (adapter.locate) {
+    const at = adapter.locate(native, pointer, doc);
+    if (at) return { file: at.file, pointer, line: at.line, column: at.column };
+  }
+  if (doc.text !== undefined) {
+    const at = jsonLocator(doc.text).locate(pointer);
+    return { file: doc.name, pointer, line: at.line, column: at.column };
+  }
+  return { file: doc.name, pointer };
+}
+
+/** Parse and check a source document: its own system must be able to load it. */
+export function readNative(doc: SourceDoc, from?: string): { adapter: FormatAdapter; native: unknown; version?: string } {
+  let adapter: FormatAdapter;
+  let version: string | undefined;
+  if (from) {
+    adapter = getAdapter(from);
+    version = adapter.detect(doc).version;
+  } else {
+    const d = detectFormat(doc);
+    adapter = adapters[d.format];
+    version = d.version;
+  }
+  const native = adapter.parse(doc);
+  const bad = schemaProblem(adapter, native);
+  if (bad) {
+    throw inputError("invalid-source", `not a valid ${adapter.name} document: ${bad.message} (ckpt validate lists every issue)`, placeOf(adapter, native, doc, bad.pointer));
+  }
+  const loaderError = (adapter.lint?.(native, doc) ?? []).find((i: Issue) => i.severity === "error");
+  if (loaderError) {
+    throw inputError("invalid-source", `not a valid ${adapter.name} document: ${loaderError.message}`, {
+      file: loaderError.file,
+      pointer: loaderError.pointer,
+      line: loaderError.line,
+      column: loaderError.column,
+    });
+  }
+  return { adapter, native, version };
+}
+
+/** Canonical → a target format: native value, its text, and the loss report. */
+export function convertCheckpoint(cp: Checkpoint, to: string, options: { version?: string } = {}): { to: FormatName; native: unknown; output: SerializedDoc; lossy: LossyNote[] } {
+  const target = getAdapter(to);
+  const lossy: LossyNote[] = [];
+  const native = target.fromCanonical(cp, { version: options.version, lossy });
+  const reported = new Set(lossy.map((n) => n.pointer));
+  for (const n of foreignExtLoss(cp, target.name)) if (!reported.has(n.pointer)) lossy.push(n);
+  const bad = schemaProblem(target, native);
+  if (bad) {
+    throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
+  }
+  return { to: target.name, native, output: target.serialize(native, { version: options.version }), lossy: sortNotes(lossy) };
+}
+
+/** Pointer order, numerically for array indices (so /messages/10 comes after /messages/9). */
+function sortNotes(notes: LossyNote[]): LossyNote[] {
+  const key = (p: string) => p.split("/").map((s) => (/^\d+$/.test(s) ? s.padStart(10, "0") : s)).join("/");
+  return notes.map((n, i) => ({ n, i, k: key(n.pointer) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.i - b.i)).map((x) => x.n);
+}
+
+/** Native document → canonical → target format. */
+export function convertDocument(doc: SourceDoc, options: ConvertOptions): ConvertResult {
+  const { adapter, native: src, version } = readNative(doc, options.from);
+  const checkpoint = adapter.toCanonical(src, doc);
+  if (!validators.Checkpoint(toPlainNumbers(checkpoint))) {
+    const e = validators.Checkpoint.errors?.[0];
+    throw new CkptError(ExitCode.BUG, "invalid-canonical", `the ${adapter.name} adapter produced an invalid canonical checkpoint at '${e?.instancePath}': ${e?.message}`);
+  }
+  const r = convertCheckpoint(checkpoint, options.to, { version: options.version });
+  return { from: adapter.name, fromVersion: version, to: r.to, checkpoint, native: r.native, output: r.output, lossy: r.lossy };
+}

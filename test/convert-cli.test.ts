@@ -1,0 +1,69 @@
+import { describe, expect, test, beforeAll, afterAll } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { main } from "../src/cli/main.js";
+import type { CliIO } from "../src/cli/io.js";
+
+const S = "/work/shared/formats/";
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "ckpt-convert-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(argv: string[], stdin = "") {
+  let out = "";
+  let err = "";
+  const io: CliIO = {
+    stdout: { write: (c: string) => (out += c) },
+    stderr: { write: (c: string) => (err += c) },
+    stdin: Readable.from([Buffer.from(stdin)]),
+    env: { NO_COLOR: "1" },
+    cwd: dir,
+  };
+  const code = await main(argv, io);
+  return { code, out, err };
+}
+
+describe("ckpt convert", () => {
+  test("yoagent < 0.13 → yoagent (current spelling) on stdout equals what yoagent 0.18 re-saves", async () => {
+    const r = await run(["convert", S + "yoagent/generated/save_messages.legacy-pre-0.13.json", "--to-format", "yoagent", "--format-version", ">=0.13"]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(readFileSync(S + "yoagent/generated/save_messages.legacy-pre-0.13.reserialized-by-0.18.json", "utf8") + "\n");
+  });
+  test("a lossy conversion is refused with the exact list, exit 1, nothing written", async () => {
+    const r = await run(["convert", S + "yoagent/generated/save_messages.v0.18.json", "-t", "phi-core", "-o", "out.json"]);
+    expect(r.code).toBe(1);
+    expect(existsSync(join(dir, "out.json"))).toBe(false);
+    // the 0.18 sample: message 1 block 3 has providerMetadata; message 8 is a refusal (phi-core has no 'refusal')
+    expect(r.err).toContain("/messages/1/content/3/providerMetadata: phi-core tool calls have no providerMetadata");
+    expect(r.err).toContain("/messages/8/stopReason: phi-core has no stop reason 'refusal': written as 'stop'");
+    expect(r.err).toMatch(/would drop 2 fields/);
+  });
+  test("--allow-lossy converts, writes atomically, and --json reports the same list", async () => {
+    const r = await run(["convert", S + "yoagent/generated/save_messages.v0.18.json", "-t", "phi-core", "-o", "out.json", "--allow-lossy", "--json"]);
+    expect(r.code).toBe(0);
+    const rep = JSON.parse(r.out);
+    expect(rep).toMatchObject({ ok: true, from: { format: "yoagent", version: ">=0.13" }, to: { format: "phi-core" }, output: "out.json", messages: 9 });
+    expect(rep.lossy.map((n: { pointer: string }) => n.pointer)).toEqual(["/messages/1/content/3/providerMetadata", "/messages/8/stopReason"]);
+    const written = JSON.parse(readFileSync(join(dir, "out.json"), "utf8"));
+    expect(written[1].usage).toEqual({ cache_read: 1000, cache_write: 150, input: 1200, output: 85, total_tokens: 0 });
+    expect(readdirSync(dir).filter((f) => f.includes("ckpt-tmp"))).toEqual([]);
+  });
+  test("refuses to overwrite the input", async () => {
+    writeFileSync(join(dir, "in.json"), readFileSync(S + "yoagent/generated/save_messages.v0.18.json"));
+    const r = await run(["convert", "in.json", "-t", "yoagent", "-o", "in.json"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/refusing to overwrite the input/);
+  });
+  test("an invalid source is an input error with file, pointer and line:column", async () => {
+    writeFileSync(join(dir, "bad.json"), '[{"role":"user","content":[{"type":"audio","data":"x"}],"timestamp":1}]');
+    const r = await run(["convert", "bad.json", "-f", "yoagent", "-t", "ckpt"]);
+    expect(r.code).toBe(3);
+    // /0/content/0/type is the value "audio" at column 36 of line 1 (counted by hand)
+    expect(r.err).toMatch(/^ckpt: bad\.json:1:36: \/0\/content\/0\/type: not a valid yoagent document: must be equal to one of the allowed values/);
+  });
+});
