@@ -50,7 +50,8 @@ describe("ckpt convert", () => {
     expect(rep).toMatchObject({ ok: true, from: { format: "yoagent", version: ">=0.13" }, to: { format: "phi-core" }, output: "out.json", messages: 9 });
     expect(rep.lossy.map((n: { pointer: string }) => n.pointer)).toEqual(["/messages/1/content/3/providerMetadata", "/messages/8/stopReason"]);
     const written = JSON.parse(readFileSync(join(dir, "out.json"), "utf8"));
-    expect(written[1].usage).toEqual({ cache_read: 1000, cache_write: 150, input: 1200, output: 85, total_tokens: 0 });
+    // phi-core always writes all six usage keys (sorted); reasoning defaults to 0
+    expect(written[1].usage).toEqual({ cache_read: 1000, cache_write: 150, input: 1200, output: 85, reasoning: 0, total_tokens: 0 });
     expect(readdirSync(dir).filter((f) => f.includes("ckpt-tmp"))).toEqual([]);
   });
   test("refuses to overwrite the input", async () => {
