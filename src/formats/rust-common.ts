@@ -478,9 +478,9 @@ export function sniffMessageArray(text: string | undefined): MessageSniff {
   const phiOnly = PHI_ONLY.test(head);
   const sorted = /^\uFEFF?\s*\[\s*\{\s*"content"/.test(head);
   const yoagentVersion = snake || /"provider_metadata"\s*:/.test(head) ? "<0.13" : ">=0.13";
-  if ((camel || yoOnly) && !phiOnly) return { yoagent: 0.9, phi: 0.3, yoagentVersion };
-  if (phiOnly && !camel && !yoOnly) return { yoagent: 0.3, phi: 0.9, yoagentVersion };
-  if (phiOnly) return { yoagent: 0.5, phi: 0.5, yoagentVersion };
+  // phi-core's own keys and stop reasons win: yoagent-isms in a phi-core file are keys phi-core ignores (lint warns)
+  if (phiOnly) return { yoagent: 0.3, phi: 0.9, yoagentVersion };
+  if (camel || yoOnly) return { yoagent: 0.9, phi: 0.3, yoagentVersion };
   // Only spellings both accept: the documented yoagent < 0.13 / phi-core ambiguity. Key order breaks the tie.
   if (sorted) return { yoagent: 0.5, phi: 0.7, yoagentVersion };
   return { yoagent: 0.6, phi: snake ? 0.6 : 0.5, yoagentVersion };
