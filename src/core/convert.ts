@@ -13,7 +13,7 @@
 import type { Checkpoint } from "../generated/types.js";
 import { validators } from "../generated/validators.js";
 import { CkptError, ExitCode, inputError } from "./errors.js";
-import { jsonLocator, toPlainNumbers } from "./json.js";
+import { containsBigInt, jsonLocator, toPlainNumbers } from "./json.js";
 import { adapters, detectFormat, getAdapter } from "../formats/index.js";
 import type { FormatAdapter, FormatName, Issue, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
 
@@ -49,7 +49,7 @@ const EXT_MEANING: Record<string, string> = {
   unknown: "keys the source system ignores but the file contains",
   role: "the native role of an extension message",
   usageUnknown: "unknown keys of the usage record",
-  turnId: "phi-core turn id (loopId, turnIndex)",
+  turnId: "phi-core turn id: loopId and turnIndex",
   nodeId: "phi-core node id",
   parentId: "phi-core parent node id",
   tags: "phi-core node tags (lessons, findings, …)",
@@ -60,6 +60,9 @@ const EXT_MEANING: Record<string, string> = {
   session: "the phi-core session's loops, turns, events and usage",
   loopMessageCounts: "how the messages split into phi-core loops",
 };
+
+/** Validators see numbers, not bigints; copying the whole document only when it holds one keeps this cheap. */
+const plain = (v: unknown) => (containsBigInt(v) ? toPlainNumbers(v) : v);
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -96,7 +99,7 @@ export function foreignExtLoss(cp: Checkpoint, to: FormatName): LossyNote[] {
 function schemaProblem(adapter: FormatAdapter, native: unknown): { pointer: string; message: string } | undefined {
   const validate = (validators as Record<string, ((d: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string; keyword: string; params?: Record<string, unknown> }> | null }>)[adapter.schema];
   if (!validate) return undefined;
-  if (validate(toPlainNumbers(native))) return undefined;
+  if (validate(plain(native))) return undefined;
   const errs = validate.errors ?? [];
   // the deepest error is the most specific one (if/then and anyOf wrappers report at the parent)
   const e = [...errs].filter((x) => !["if", "anyOf", "oneOf", "allOf"].includes(x.keyword)).sort((a, b) => b.instancePath.length - a.instancePath.length)[0] ?? errs[0];
@@ -170,7 +173,7 @@ function sortNotes(notes: LossyNote[]): LossyNote[] {
 export function convertDocument(doc: SourceDoc, options: ConvertOptions): ConvertResult {
   const { adapter, native: src, version } = readNative(doc, options.from);
   const checkpoint = adapter.toCanonical(src, doc);
-  if (!validators.Checkpoint(toPlainNumbers(checkpoint))) {
+  if (!validators.Checkpoint(plain(checkpoint))) {
     const e = validators.Checkpoint.errors?.[0];
     throw new CkptError(ExitCode.BUG, "invalid-canonical", `the ${adapter.name} adapter produced an invalid canonical checkpoint at '${e?.instancePath}': ${e?.message}`);
   }
