@@ -8,3 +8,8 @@ export { validators } from "./generated/validators.js";
 export { schemaIndex } from "./generated/schema-index.js";
 export * from "./formats/types.js";
 export { main } from "./cli/main.js";
+export { convertDocument, convertCheckpoint, readNative, foreignExtLoss, type ConvertOptions, type ConvertResult } from "./core/convert.js";
+export { yoagentAdapter, yoagentWantsSnake } from "./formats/yoagent.js";
+export { yoagentSessionAdapter, activePath as yoagentSessionActivePath } from "./formats/yoagent-session.js";
+export { phiCoreAdapter } from "./formats/phi-core.js";
+export { phiCoreSessionAdapter } from "./formats/phi-core-session.js";
