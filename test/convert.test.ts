@@ -1,0 +1,144 @@
+/**
+ * Writers follow the systems' own rules (FORMATS.md §1.2, §1.3, §2.1, §2.2) when fed a canonical checkpoint from
+ * elsewhere, and every field they cannot carry is reported. Expected texts are written by hand from FORMATS.md.
+ */
+import { describe, expect, test } from "vitest";
+import type { Checkpoint } from "../src/generated/types.js";
+import { convertCheckpoint, convertDocument } from "../src/core/convert.js";
+import { parseJson, stringifyJson } from "../src/core/json.js";
+
+const BIG = 18446744073709551615n; // u64::MAX, beyond 2^53
+
+/** A deep-agent-like checkpoint with everything a Rust-family format lacks. */
+function rich(): Checkpoint {
+  return {
+    schemaVersion: 1,
+    threadId: "user:42/session#1",
+    step: 5,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:01:00.000Z",
+    messages: [
+      { role: "system", content: [{ type: "text", text: "You are terse." }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi" },
+          { type: "image", url: "https://example.com/y.png", mimeType: "image/png" },
+          { type: "file", data: "JVBERi0=", mimeType: "application/pdf", filename: "a.pdf" },
+        ],
+      },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hmm", signature: "sig" },
+          { type: "toolCall", id: "c1", name: "ls", arguments: { path: "/", big: BIG }, providerMetadata: { x: 1 } },
+        ],
+        usage: { input: 1, output: 2, reasoning: 3 },
+        stopReason: "paused",
+      },
+      { role: "toolResult", toolCallId: "c1", toolName: "ls", content: [{ type: "text", text: "a" }], isError: false },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+    ],
+    state: { todos: [{ id: "1", content: "x", status: "pending" }] },
+    origin: { format: "deepagent" },
+  } as unknown as Checkpoint;
+}
+
+const T = 1767225660000; // Date.parse("2026-01-01T00:01:00.000Z"): updatedAt stands in for missing message timestamps
+
+describe("yoagent writer", () => {
+  test("exact text: role first, declaration order, compact, camelCase, u64 kept digit for digit", () => {
+    const r = convertCheckpoint(rich(), "yoagent");
+    expect("text" in r.output && r.output.text).toBe(
+      "[" +
+        `{"role":"system","kind":"ckpt.system","data":{"content":[{"type":"text","text":"You are terse."}]}},` +
+        `{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":${T}},` +
+        `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"sig"},{"type":"toolCall","id":"c1","name":"ls","arguments":{"path":"/","big":18446744073709551615},"providerMetadata":{"x":1}}],"stopReason":"aborted","model":"unknown","provider":"unknown","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"timestamp":${T}},` +
+        `{"role":"toolResult","toolCallId":"c1","toolName":"ls","content":[{"type":"text","text":"a"}],"isError":false,"timestamp":${T}},` +
+        `{"role":"assistant","content":[{"type":"text","text":"done"}],"stopReason":"stop","model":"unknown","provider":"unknown","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"timestamp":${T}}` +
+        "]",
+    );
+    expect(r.lossy.map((n) => `${n.pointer} ${n.field}`)).toEqual([
+      "/createdAt createdAt",
+      "/messages/0 role",
+      "/messages/1/content/1 image.url",
+      "/messages/1/content/2 content.file",
+      "/messages/2/stopReason stopReason",
+      "/messages/2/usage/reasoning usage.reasoning",
+      "/state/todos state.todos",
+      "/step step",
+      "/threadId threadId",
+      "/updatedAt updatedAt",
+    ]);
+  });
+  test("--format-version 0.12 writes the snake_case aliases", () => {
+    const r = convertCheckpoint(rich(), "yoagent", { version: "0.12" });
+    const text = "text" in r.output ? r.output.text : "";
+    expect(text).toContain(`"usage":{"input":1,"output":2,"cache_read":0,"cache_write":0,"total_tokens":0}`);
+    expect(text).toContain(`"provider_metadata":{"x":1}`);
+    expect(text).not.toMatch(/cacheRead|providerMetadata/);
+  });
+  test("a bad --format-version is a usage error", () => {
+    expect(() => convertCheckpoint(rich(), "yoagent", { version: "banana" })).toThrow(expect.objectContaining({ exitCode: 2 }));
+  });
+});
+
+describe("phi-core writer", () => {
+  test("LLM messages with alphabetically sorted keys at every level; snake_case usage incl. reasoning", () => {
+    const r = convertCheckpoint(rich(), "phi-core");
+    const text = "text" in r.output ? r.output.text : "";
+    expect(text.startsWith(`[{"role":"system","kind":"ckpt.system","data":`)).toBe(true); // extension: declaration order
+    expect(text).toContain(
+      `{"content":[{"signature":"sig","thinking":"hmm","type":"thinking"},{"arguments":{"big":18446744073709551615,"path":"/"},"id":"c1","name":"ls","type":"toolCall"}],"model":"unknown","provider":"unknown","role":"assistant","stopReason":"paused","timestamp":${T},"usage":{"cache_read":0,"cache_write":0,"input":1,"output":2,"reasoning":3,"total_tokens":0}}`,
+    );
+    const fields = r.lossy.map((n) => n.field);
+    expect(fields).toContain("toolCall.providerMetadata");
+    expect(fields).not.toContain("usage.reasoning");
+    expect(fields).not.toContain("stopReason"); // phi-core has 'paused'
+  });
+  test("yoagent's 'refusal' has no phi-core equivalent: written as 'stop' and reported", () => {
+    const cp = rich();
+    (cp.messages[4] as { stopReason?: string }).stopReason = "refusal";
+    const r = convertCheckpoint(cp, "phi-core");
+    expect(r.lossy).toContainEqual({ pointer: "/messages/4/stopReason", field: "stopReason", reason: "phi-core has no stop reason 'refusal': written as 'stop'" });
+  });
+});
+
+describe("session writers", () => {
+  test("yoagent-session: snake_case entries e1… chained by parent_id, joined with \\n, no trailing newline", () => {
+    const r = convertCheckpoint(rich(), "yoagent-session");
+    const text = "text" in r.output ? r.output.text : "";
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(5);
+    expect(text.endsWith("\n")).toBe(false);
+    expect(lines[0]!.startsWith(`{"id":"e1","parent_id":null,"message":{"role":"system"`)).toBe(true);
+    expect(lines[3]!.startsWith(`{"id":"e4","parent_id":"e3","message":{"role":"toolResult"`)).toBe(true);
+    expect(lines[3]!.endsWith(`},"timestamp":${T}}`)).toBe(true);
+  });
+  test("phi-core-session: serde pretty (2 spaces, no trailing newline), one Completed loop, thread id kept", () => {
+    const cp = rich();
+    const r = convertCheckpoint(cp, "phi-core-session");
+    const text = "text" in r.output ? r.output.text : "";
+    expect(text).toBe(stringifyJson(parseJson(text), 2));
+    const s = parseJson(text) as Record<string, any>;
+    expect(s.session_id).toBe("user:42/session#1");
+    expect(s.created_at).toBe("2026-01-01T00:00:00.000Z");
+    expect(s.loops[0].status).toBe("Completed");
+    expect(s.loops[0].messages[2].usage).toEqual({ cache_read: 0, cache_write: 0, input: 1, output: 2, reasoning: 3, total_tokens: 0 });
+    expect(s.loops[0].messages[2].content[1].arguments.big).toBe(BIG);
+    // the session carries thread id and timestamps: only state, step and per-block losses remain
+    expect(r.lossy.map((n) => n.field)).not.toContain("threadId");
+    expect(r.lossy.map((n) => n.field)).not.toContain("createdAt");
+  });
+});
+
+describe("integers beyond 2^53 survive every conversion", () => {
+  const text = `[{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":18446744073709551615},{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"n","arguments":{"n":9007199254740993}}],"stopReason":"toolUse","model":"m","provider":"p","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"timestamp":18446744073709551614}]`;
+  for (const to of ["ckpt", "yoagent", "yoagent-session", "phi-core", "phi-core-session"]) {
+    test(`yoagent → ${to}`, () => {
+      const r = convertDocument({ name: "big.json", text }, { to });
+      const out = "text" in r.output ? r.output.text : "";
+      for (const digits of ["18446744073709551615", "9007199254740993", "18446744073709551614"]) expect(out).toContain(digits);
+    });
+  }
+});
