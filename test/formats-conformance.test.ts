@@ -15,6 +15,7 @@ import { validators } from "../src/generated/validators.js";
 import { toPlainNumbers, pointerToPath } from "../src/core/json.js";
 import { CkptError } from "../src/core/errors.js";
 import { convertCheckpoint } from "../src/core/convert.js";
+import { modelMessageSchema } from "ai";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
@@ -145,6 +146,12 @@ describe("conversion matrix: every sample × every format", () => {
           expect(pointerExists(cp, n.pointer), `lossy pointer ${n.pointer} is not in the checkpoint`).toBe(true);
         }
         if (to === "ckpt") expect(r.lossy).toEqual([]);
+        if (to === "deepagent") {
+          // the real AI SDK v6 runtime schema must accept every written message (FORMATS.md §5.4)
+          const msgs = (r.native as { messages?: unknown[] }).messages ?? [];
+          const bad = msgs.map((m, i) => [i, modelMessageSchema.safeParse(m)] as const).filter(([, p]) => !p.success);
+          expect(bad.map(([i, p]) => `${i}: ${JSON.stringify(p.error?.issues?.[0])}`)).toEqual([]);
+        }
         const t = adapters[to];
         const text = r.output;
         const doc2: SourceDoc = { name: fx.doc.name, ...("text" in text ? { text: text.text } : { files: text.files }) };
