@@ -32,7 +32,8 @@ describe("ckpt convert", () => {
     const r = await run(["convert", S + "yoagent/generated/save_messages.legacy-pre-0.13.json", "--to-format", "yoagent", "--format-version", ">=0.13"]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
-    expect(r.out).toBe(readFileSync(S + "yoagent/generated/save_messages.legacy-pre-0.13.reserialized-by-0.18.json", "utf8") + "\n");
+    // stdout is not a terminal here: exactly the bytes yoagent writes (no trailing newline)
+    expect(r.out).toBe(readFileSync(S + "yoagent/generated/save_messages.legacy-pre-0.13.reserialized-by-0.18.json", "utf8"));
   });
   test("a lossy conversion is refused with the exact list, exit 1, nothing written", async () => {
     const r = await run(["convert", S + "yoagent/generated/save_messages.v0.18.json", "-t", "phi-core", "-o", "out.json"]);
@@ -53,6 +54,23 @@ describe("ckpt convert", () => {
     // phi-core always writes all six usage keys (sorted); reasoning defaults to 0
     expect(written[1].usage).toEqual({ cache_read: 1000, cache_write: 150, input: 1200, output: 85, reasoning: 0, total_tokens: 0 });
     expect(readdirSync(dir).filter((f) => f.includes("ckpt-tmp"))).toEqual([]);
+  });
+  test("stdin in, --dry-run --json: the report only, nothing written", async () => {
+    const r = await run(["convert", "-", "-t", "phi-core-session", "--dry-run", "--json"], readFileSync(S + "phi-core/generated/save_messages.v0.10.json", "utf8"));
+    expect(r.code).toBe(0);
+    const rep = JSON.parse(r.out);
+    // FORMATS.md §2.1 sample: 7 messages; a message file has no thread id/timestamps to lose, phi-core ext is consumed by the session
+    expect(rep).toMatchObject({ ok: true, input: "<stdin>", from: { format: "phi-core" }, to: { format: "phi-core-session" }, output: null, dryRun: true, messages: 7, lossy: [] });
+  });
+  test("--format-version is refused where the target has a single version", async () => {
+    const r = await run(["convert", S + "yoagent/generated/save_messages.v0.18.json", "-t", "phi-core", "--format-version", "0.9"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/phi-core has one format version only/);
+  });
+  test("an amacs-style folder target needs -o; a directory -o gets <threadId><ext>", async () => {
+    const r = await run(["convert", S + "phi-core/generated/session.sess-1.v0.10.json", "-t", "ckpt", "-o", "."]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, "sess-1.json"), "utf8")).toContain('"threadId": "sess-1"');
   });
   test("refuses to overwrite the input", async () => {
     writeFileSync(join(dir, "in.json"), readFileSync(S + "yoagent/generated/save_messages.v0.18.json"));

@@ -13,6 +13,9 @@ import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
 import type { SerializedDoc } from "../formats/types.js";
 
+/** Targets with a single on-disk version: --format-version would do nothing there, so it is refused. */
+const VERSIONLESS = new Set(["ckpt", "phi-core", "phi-core-session"]);
+
 interface Args {
   input: string;
   toFormat: string;
@@ -41,14 +44,21 @@ export const convertCommand: CommandDef = {
       .example("ckpt convert conversation.json -t yoagent --format-version 0.12 -o old.json", "write the < 0.13 spelling")
       .example("ckpt convert sess-1.json -t yoagent --dry-run", "list what a conversion would drop"),
   run: async (args: Args, io: CliIO) => {
+    // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
+    if ((args.input as unknown) === "" || (args.input as unknown) === true) args.input = "-";
     if (args.json && !args.output && !args.dryRun) throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
+    if (args.formatVersion !== undefined && VERSIONLESS.has(args.toFormat)) throw usageError(`--format-version: ${args.toFormat} has one format version only`);
     const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd });
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossy.length > 0 && !args.allowLossy;
     let target: string | undefined;
     if (!refused && !args.dryRun) {
       if (args.output) target = await writeOutput(r, args, io);
-      else if ("text" in r.output) io.stdout.write(r.output.text.endsWith("\n") || r.output.text === "" ? r.output.text : r.output.text + "\n");
+      else if ("text" in r.output) {
+        // exact bytes when redirected (the system's own layout); a final newline only for a terminal
+        const t = r.output.text;
+        io.stdout.write(io.stdout.isTTY && !t.endsWith("\n") ? t + "\n" : t);
+      }
       else throw usageError(`${r.to} is written as a folder of files: give -o <folder>`);
     }
     if (args.json) {
