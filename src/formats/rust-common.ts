@@ -85,14 +85,19 @@ const CONTENT_KEYS: Record<string, string[]> = {
   toolCall: ["type", "id", "name", "arguments", "providerMetadata", "provider_metadata"],
 };
 
+/** Known keys per content type and dialect, built once (phi-core tool calls have no providerMetadata). */
+const CONTENT_KNOWN: Record<Dialect["format"], Record<string, ReadonlySet<string>>> = {
+  yoagent: Object.fromEntries(Object.entries(CONTENT_KEYS).map(([t, ks]) => [t, new Set(ks)])),
+  "phi-core": Object.fromEntries(
+    Object.entries(CONTENT_KEYS).map(([t, ks]) => [t, new Set(ks.filter((k) => k !== "providerMetadata" && k !== "provider_metadata"))]),
+  ),
+};
+const TYPE_ONLY: ReadonlySet<string> = new Set(["type"]);
+
 function contentToCanonical(b: Obj, d: Dialect): Content {
   const type = b.type as string;
   const layout: Layout = {};
-  const known = new Set(CONTENT_KEYS[type] ?? ["type"]);
-  if (d.format === "phi-core" && type === "toolCall") {
-    known.delete("providerMetadata");
-    known.delete("provider_metadata");
-  }
+  const known = CONTENT_KNOWN[d.format][type] ?? TYPE_ONLY;
   const unknown = splitKnown(b, known);
   let out: Obj;
   switch (type) {
@@ -139,18 +144,24 @@ const MESSAGE_KEYS: Record<string, string[]> = {
   assistant: ["role", "content", "stopReason", "model", "provider", "usage", "timestamp", "errorMessage", "error_message"],
   toolResult: ["role", "toolCallId", "toolName", "content", "isError", "timestamp"],
 };
+/** Known message keys per role and dialect (phi-core: no errorMessage alias, plus the LlmMessage extras). */
+const MESSAGE_KNOWN: Record<Dialect["format"], Record<string, ReadonlySet<string>>> = {
+  yoagent: Object.fromEntries(Object.entries(MESSAGE_KEYS).map(([r, ks]) => [r, new Set(ks)])),
+  "phi-core": Object.fromEntries(Object.entries(MESSAGE_KEYS).map(([r, ks]) => [r, new Set([...ks.filter((k) => k !== "errorMessage"), ...PHI_EXTRAS])])),
+};
+const EXTENSION_KEYS: ReadonlySet<string> = new Set(["role", "kind", "data"]);
+const USAGE_KNOWN: Record<Dialect["format"], ReadonlySet<string>> = {
+  yoagent: new Set(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cache_read", "cache_write", "total_tokens"]),
+  "phi-core": new Set(["input", "output", "reasoning", "cache_read", "cache_write", "total_tokens"]),
+};
 
 function usageToCanonical(u: Obj, d: Dialect, ctx: ReadCtx): Obj {
   const out: Obj = { input: u.input, output: u.output };
-  const known = new Set(["input", "output"]);
   if (d.format === "phi-core") {
-    known.add("reasoning");
     if ("reasoning" in u) out.reasoning = u.reasoning;
     else note(ctx, "absent", "usage/reasoning");
   }
   for (const [camel, snake] of Object.entries(USAGE_ALIASES)) {
-    known.add(snake);
-    if (d.format === "yoagent") known.add(camel);
     const useSnake = snake in u;
     const key = d.format === "phi-core" || useSnake ? snake : camel;
     if (key in u) {
@@ -158,7 +169,7 @@ function usageToCanonical(u: Obj, d: Dialect, ctx: ReadCtx): Obj {
       if (d.format === "yoagent" && useSnake) note(ctx, "snake", `usage/${snake}`);
     } else note(ctx, "absent", `usage/${camel}`);
   }
-  const unknown = splitKnown(u, known);
+  const unknown = splitKnown(u, USAGE_KNOWN[d.format]);
   if (unknown) (out as Obj).__unknown = unknown;
   return out;
 }
@@ -171,7 +182,7 @@ export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
       return { role: "system", content: contentArray(m.data.content, d) } as AgentMessage;
     }
     const out: Obj = { role: m.role, kind: m.kind, data: m.data };
-    const unknown = splitKnown(m, new Set(["role", "kind", "data"]));
+    const unknown = splitKnown(m, EXTENSION_KEYS);
     const more: Obj = {};
     if (typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system") {
       out.role = "extension";
@@ -182,11 +193,7 @@ export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
     return out as unknown as AgentMessage;
   }
   const role = m.role as string;
-  const known = new Set(MESSAGE_KEYS[role]);
-  if (d.format === "phi-core") {
-    known.delete("errorMessage");
-    for (const k of PHI_EXTRAS) known.add(k);
-  }
+  const known = MESSAGE_KNOWN[d.format][role]!;
   const out: Obj = { role, content: contentArray(m.content, d) };
   let usageUnknown: Obj | undefined;
   if (role === "toolResult") {
