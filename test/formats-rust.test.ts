@@ -115,3 +115,29 @@ describe("phi-core-session adapter", () => {
     expect(s.created_at).toBe(new Date(1767225600000).toISOString());
   });
 });
+
+import { detectAll } from "../src/formats/index.js";
+describe("detection of the Rust-family formats", () => {
+  const top = (rel: string) => detectAll(doc(rel)).filter((d) => ["yoagent", "phi-core", "yoagent-session", "phi-core-session"].includes(d.format));
+  test("camelCase usage ⇒ yoagent >= 0.13; snake aliases + provider_metadata ⇒ yoagent < 0.13", () => {
+    expect(top("yoagent/generated/save_messages.v0.18.json")[0]).toEqual({ format: "yoagent", confidence: 0.9, version: ">=0.13" });
+    expect(top("yoagent/generated/save_messages.legacy-pre-0.13.json")[0]).toEqual({ format: "yoagent", confidence: 0.9, version: "<0.13" });
+  });
+  test("turnId/nodeId/reasoning/phi stop reasons ⇒ phi-core", () => {
+    expect(top("phi-core/generated/save_messages.v0.10.json")[0]).toMatchObject({ format: "phi-core", confidence: 0.9 });
+  });
+  test("a snake_case history with nothing phi-only is the documented tie (yoagent < 0.13 or phi-core)", () => {
+    const d = top("phi-core/from-repo/docs-persistence-example.json");
+    expect(d.slice(0, 2).map((x) => x.format).sort()).toEqual(["phi-core", "yoagent"]);
+    expect(d[0]!.confidence).toBe(d[1]!.confidence);
+  });
+  test("sessions: JSONL entries and session objects", () => {
+    expect(top("yoagent/generated/session.v0.18.jsonl")).toEqual([{ format: "yoagent-session", confidence: 0.95, version: ">=0.13" }]);
+    expect(top("phi-core/generated/session.sess-1.v0.10.json")).toEqual([{ format: "phi-core-session", confidence: 0.95 }]);
+  });
+  test("other JSON is not claimed", () => {
+    for (const rel of ["deepagent/generated/checkpoints/user_42_session_1.json", "swarmer/from-repo/docs-serialization-example.json.txt", "yoagent/generated/cache_config.variants.v0.18.json", "deepagent/constructed/model-messages.all-variants.ai-6.0.19.json"]) {
+      expect(top(rel), rel).toEqual([]);
+    }
+  });
+});
