@@ -1,0 +1,109 @@
+/**
+ * Semantic checkpoint diff: `diffCheckpoints(a, b)` compares two canonical checkpoints (of any origin formats)
+ * and returns change records, a summary paragraph and an RFC 6902 patch. Pure; linear in the usual cases.
+ */
+import type { AgentMessage, Checkpoint } from "../../generated/types.js";
+import { fieldChanges } from "./fields.js";
+import { compileIgnore, prune, VOLATILE_GLOBS } from "./ignore.js";
+import { diffMessages } from "./messages.js";
+import { fieldOps, messagesPatch, type PatchOp } from "./patch.js";
+import { isObject, stableJson } from "./stable.js";
+import { diffState } from "./state.js";
+import { summarize, usageTotals } from "./summary.js";
+import type { Change, DiffResult, ModelChange, UsageChange } from "./types.js";
+
+export * from "./types.js";
+export { VOLATILE_GLOBS, compileIgnore, prune } from "./ignore.js";
+export type { PatchOp } from "./patch.js";
+export { align, lis } from "./align.js";
+export { stableJson, jsonEqual } from "./stable.js";
+
+export interface DiffOptions {
+  /** pointer globs to leave out of the comparison, e.g. "/messages/*\/timestamp", "/state/files/**" */
+  ignore?: readonly string[];
+  /** also ignore timestamps, createdAt/updatedAt, usage and file times (VOLATILE_GLOBS) */
+  ignoreVolatile?: boolean;
+  /** compute the RFC 6902 patch as well (default false) */
+  patch?: boolean;
+}
+
+export interface DiffOutput extends DiffResult {
+  /** present when options.patch: applied to the compared form of a, yields the compared form of b */
+  patch?: PatchOp[];
+}
+
+/**
+ * The documents as compared: ignored values removed; in a cross-format comparison `ext` (format-specific extras)
+ * and `origin` are left out, since they necessarily differ.
+ */
+export function comparable(a: Checkpoint, b: Checkpoint, options: DiffOptions = {}): { a: Checkpoint; b: Checkpoint; notes: string[] } {
+  const globs = [...(options.ignore ?? [])];
+  const notes: string[] = [];
+  if (options.ignoreVolatile) globs.push(...VOLATILE_GLOBS);
+  const fa = a.origin?.format;
+  const fb = b.origin?.format;
+  if (fa && fb && fa !== fb) {
+    globs.push("/origin", "**/ext");
+    notes.push(`formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared`);
+  }
+  const m = compileIgnore(globs);
+  if (!m) return { a, b, notes };
+  return { a: prune(a, m) as Checkpoint, b: prune(b, m) as Checkpoint, notes };
+}
+
+/** Compare two canonical checkpoints. */
+export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOptions = {}): DiffOutput {
+  const { a, b, notes } = comparable(a0, b0, options);
+  const ma: AgentMessage[] = Array.isArray(a.messages) ? a.messages : [];
+  const mb: AgentMessage[] = Array.isArray(b.messages) ? b.messages : [];
+  const ha = ma.map(stableJson);
+  const hb = mb.map(stableJson);
+  const plan = diffMessages(ma, mb, ha, hb);
+  const changes: Change[] = [...plan.changes];
+
+  const ua = usageTotals(ma);
+  const ub = usageTotals(mb);
+  const delta = Object.fromEntries(Object.keys(ua).map((k) => [k, ub[k as keyof typeof ub] - ua[k as keyof typeof ua]])) as unknown as UsageChange["delta"];
+  if (Object.values(delta).some((d) => d !== 0)) changes.push({ kind: "usage", before: ua, after: ub, delta });
+  for (const field of ["model", "provider"] as const) {
+    const x = lastAssistant(ma, field);
+    const y = lastAssistant(mb, field);
+    if (x !== y) changes.push({ kind: "model", field, ...(x !== undefined ? { before: x } : {}), ...(y !== undefined ? { after: y } : {}) } as ModelChange);
+  }
+
+  const sa = isObject(a.state) ? a.state : {};
+  const sb = isObject(b.state) ? b.state : {};
+  changes.push(...diffState(sa, sb));
+  const { messages: _ma, state: _sa, ...ra } = a as unknown as Record<string, unknown>;
+  const { messages: _mb, state: _sb, ...rb } = b as unknown as Record<string, unknown>;
+  const top = fieldChanges(ra, rb, "");
+  if ((a.state === undefined) !== (b.state === undefined)) fieldChanges(a.state, b.state, "/state", top);
+  for (const f of top) changes.push({ kind: "field", ...f });
+
+  const out: DiffOutput = {
+    identical: changes.length === 0,
+    summary: summarize(changes, ma.length, mb.length),
+    changes,
+    a: { threadId: String(a0.threadId), ...(a0.origin?.format ? { format: a0.origin.format } : {}) },
+    b: { threadId: String(b0.threadId), ...(b0.origin?.format ? { format: b0.origin.format } : {}) },
+    notes,
+  };
+  if (options.patch) {
+    const ops = messagesPatch(ma, mb, plan.sourceOf, ha, hb);
+    if (a.state !== undefined && b.state !== undefined) fieldOps(fieldChanges(a.state, b.state, "/state"), ops);
+    fieldOps(top, ops);
+    out.patch = ops;
+  }
+  return out;
+}
+
+function lastAssistant(ms: readonly AgentMessage[], field: "model" | "provider"): string | undefined {
+  for (let i = ms.length - 1; i >= 0; i--) {
+    const m = ms[i]!;
+    if (m.role === "assistant") {
+      const v = (m as unknown as Record<string, unknown>)[field];
+      if (typeof v === "string") return v;
+    }
+  }
+  return undefined;
+}

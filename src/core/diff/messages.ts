@@ -1,0 +1,196 @@
+/**
+ * Message-level comparison: identity keys, alignment, edit pairing and block-level detail. Pure.
+ */
+import type { AgentMessage, Content } from "../../generated/types.js";
+import { align, type Alignment } from "./align.js";
+import { fieldChanges, type FieldChange } from "./fields.js";
+import { isObject, stableJson } from "./stable.js";
+import { textDiff } from "./text.js";
+import type { BlockChange, MessageChange } from "./types.js";
+
+/** Result of aligning two message lists: the change records and, for each b index, its source index in a (−1 = new). */
+export interface MessagePlan {
+  changes: MessageChange[];
+  /** sourceOf[j] = index in a of b's message j, or −1 when it is new */
+  sourceOf: Int32Array;
+}
+
+/** The identity of a message across saves: a phi-core nodeId, a tool call id, else its content hash. */
+export function messageKey(m: AgentMessage, hash: string): string {
+  const ext = (m as { ext?: Record<string, unknown> }).ext;
+  const phi = ext && isObject(ext["phi-core"]) ? (ext["phi-core"] as Record<string, unknown>) : undefined;
+  if (phi && (typeof phi.nodeId === "number" || typeof phi.nodeId === "bigint" || typeof phi.nodeId === "string")) return `n:${String(phi.nodeId)}`;
+  if (m.role === "toolResult" && typeof (m as { toolCallId?: unknown }).toolCallId === "string") return `r:${(m as { toolCallId: string }).toolCallId}`;
+  const content = (m as { content?: unknown }).content;
+  if (m.role === "assistant" && Array.isArray(content)) {
+    let ids = "";
+    for (const b of content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
+    if (ids) return `c:${ids}`;
+  }
+  return `h:${hash}`;
+}
+
+/** A one-line preview of a message: its role and the start of its first text (or the tool called / answered). */
+export function preview(m: AgentMessage, max = 60): string {
+  const content = (m as { content?: unknown }).content;
+  let s = "";
+  if (m.role === "toolResult") s = `${(m as { toolName?: string }).toolName ?? "?"}: `;
+  if (Array.isArray(content)) {
+    for (const b of content as Content[]) {
+      if (b.type === "text") s += b.text;
+      else if (b.type === "thinking") s += `(thinking) ${b.thinking}`;
+      else if (b.type === "toolCall") s += `${b.name}(${clip(stableJson(b.arguments), 30)})`;
+      else s += `[${b.type}]`;
+      if (s.length >= max) break;
+      s += " ";
+    }
+  } else if ("kind" in m) s = `${(m as { kind: string }).kind}: ${stableJson((m as { data?: unknown }).data)}`;
+  return clip(s.replace(/\s+/g, " ").trim(), max);
+}
+
+function clip(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+
+/** Index of the first element of sorted `xs` ≥ x. */
+function lowerBound(xs: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Pair unmatched items that sit in the same gap between anchors and look like the same item (`same`), in order:
+ * they are edits rather than a removal plus an insertion.
+ */
+export function pairEdits(al: Alignment, same: (i: number, j: number) => boolean): Array<[number, number]> {
+  const anchA = Int32Array.from(al.anchors, (p) => p[0]);
+  const anchB = Int32Array.from(al.anchors, (p) => p[1]);
+  const byGap = new Map<number, number[]>();
+  for (const j of al.inserted) {
+    const g = lowerBound(anchB, j);
+    const l = byGap.get(g);
+    if (l) l.push(j);
+    else byGap.set(g, [j]);
+  }
+  const pairs: Array<[number, number]> = [];
+  const next = new Map<number, number>();
+  for (const i of al.removed) {
+    const g = lowerBound(anchA, i);
+    const cand = byGap.get(g);
+    if (!cand) continue;
+    for (let q = next.get(g) ?? 0; q < cand.length; q++) {
+      if (same(i, cand[q]!)) {
+        pairs.push([i, cand[q]!]);
+        next.set(g, q + 1);
+        break;
+      }
+    }
+  }
+  return pairs;
+}
+
+function sameKind(a: AgentMessage, b: AgentMessage): boolean {
+  if (a.role !== b.role) return false;
+  if (a.role === "toolResult") return (a as { toolName?: string }).toolName === (b as { toolName?: string }).toolName;
+  if ("kind" in a || "kind" in b) return (a as { kind?: string }).kind === (b as { kind?: string }).kind;
+  return true;
+}
+
+/** Compare two message lists. `hashA`/`hashB` are the stable JSON of each message (computed by the caller once). */
+export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[], hashA?: string[], hashB?: string[]): MessagePlan {
+  const ha = hashA ?? a.map(stableJson);
+  const hb = hashB ?? b.map(stableJson);
+  const ka = a.map((m, i) => messageKey(m, ha[i]!));
+  const kb = b.map((m, j) => messageKey(m, hb[j]!));
+  const al = align(ha, hb, ka, kb);
+  const edits = pairEdits(al, (i, j) => sameKind(a[i]!, b[j]!));
+
+  const sourceOf = new Int32Array(b.length).fill(-1);
+  for (const [i, j] of al.anchors) sourceOf[j] = i;
+  for (const [i, j] of al.moved) sourceOf[j] = i;
+  for (const [i, j] of edits) sourceOf[j] = i;
+
+  const changes: Array<{ pos: number; c: MessageChange }> = [];
+  const detail = (i: number, j: number, op: MessageChange["op"]): MessageChange => {
+    const c: MessageChange = { kind: "message", op, role: b[j]!.role, a: i, b: j, preview: preview(b[j]!) };
+    if (ha[i] !== hb[j]) Object.assign(c, messageDetail(a[i]!, b[j]!, j));
+    return c;
+  };
+  for (const [i, j] of al.anchors) if (ha[i] !== hb[j]) changes.push({ pos: j, c: detail(i, j, "edited") });
+  for (const [i, j] of edits) changes.push({ pos: j, c: detail(i, j, "edited") });
+  for (const [i, j] of al.moved) changes.push({ pos: j, c: detail(i, j, "moved") });
+
+  let lastKept = -1;
+  for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j]! >= 0) { lastKept = j; break; }
+  const anchA = Int32Array.from(al.anchors, (p) => p[0]);
+  const removedA = new Set(edits.map((p) => p[0]));
+  for (const i of al.removed) {
+    if (removedA.has(i)) continue;
+    const t = lowerBound(anchA, i);
+    const pos = t > 0 ? al.anchors[t - 1]![1] + 0.5 : -0.5;
+    changes.push({ pos, c: { kind: "message", op: "removed", role: a[i]!.role, a: i, preview: preview(a[i]!) } });
+  }
+  for (let j = 0; j < b.length; j++) {
+    if (sourceOf[j] !== -1) continue;
+    changes.push({ pos: j, c: { kind: "message", op: j > lastKept ? "appended" : "inserted", role: b[j]!.role, b: j, preview: preview(b[j]!) } });
+  }
+  changes.sort((x, y) => x.pos - y.pos);
+  return { changes: changes.map((x) => x.c), sourceOf };
+}
+
+/** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
+function messageDetail(ma: AgentMessage, mb: AgentMessage, j: number): { blocks?: BlockChange[]; fields?: FieldChange[] } {
+  const out: { blocks?: BlockChange[]; fields?: FieldChange[] } = {};
+  const { content: ca, ...ra } = ma as { content?: unknown };
+  const { content: cb, ...rb } = mb as { content?: unknown };
+  const fields = fieldChanges(ra, rb, `/messages/${j}`);
+  if (Array.isArray(ca) && Array.isArray(cb)) {
+    const blocks = diffBlocks(ca as Content[], cb as Content[], `/messages/${j}/content`);
+    if (blocks.length) out.blocks = blocks;
+  } else fieldChanges(ca, cb, `/messages/${j}/content`, fields);
+  if (fields.length) out.fields = fields;
+  return out;
+}
+
+/** Which content blocks changed between two content arrays. */
+export function diffBlocks(ca: readonly Content[], cb: readonly Content[], base: string): BlockChange[] {
+  const ha = ca.map(stableJson);
+  const hb = cb.map(stableJson);
+  const key = (c: Content, h: string) => (c.type === "toolCall" && typeof c.id === "string" ? `c:${c.id}` : `h:${h}`);
+  const al = align(ha, hb, ca.map((c, i) => key(c, ha[i]!)), cb.map((c, j) => key(c, hb[j]!)));
+  const edits = pairEdits(al, (i, j) => ca[i]!.type === cb[j]!.type);
+  const out: Array<{ pos: number; c: BlockChange }> = [];
+  const changed = (i: number, j: number) => {
+    if (ha[i] === hb[j]) return;
+    const x = ca[i] as unknown as Record<string, unknown>;
+    const y = cb[j] as unknown as Record<string, unknown>;
+    const c: BlockChange = { op: "changed", a: i, b: j, type: cb[j]!.type };
+    const textKey = x.type === "text" ? "text" : x.type === "thinking" ? "thinking" : undefined;
+    if (textKey && typeof x[textKey] === "string" && typeof y[textKey] === "string" && x[textKey] !== y[textKey]) {
+      c.text = textDiff(x[textKey] as string, y[textKey] as string);
+      const { [textKey]: _x, ...rx } = x;
+      const { [textKey]: _y, ...ry } = y;
+      const f = fieldChanges(rx, ry, `${base}/${j}`);
+      if (f.length) c.fields = f;
+    } else c.fields = fieldChanges(x, y, `${base}/${j}`);
+    out.push({ pos: j, c });
+  };
+  for (const [i, j] of al.anchors) changed(i, j);
+  for (const [i, j] of al.moved) {
+    if (ha[i] === hb[j]) out.push({ pos: j, c: { op: "changed", a: i, b: j, type: cb[j]!.type, fields: [] } });
+    else changed(i, j);
+  }
+  for (const [i, j] of edits) changed(i, j);
+  const ea = new Set(edits.map((p) => p[0]));
+  const eb = new Set(edits.map((p) => p[1]));
+  for (const i of al.removed) if (!ea.has(i)) out.push({ pos: i - 0.5, c: { op: "removed", a: i, type: ca[i]!.type } });
+  for (const j of al.inserted) if (!eb.has(j)) out.push({ pos: j, c: { op: "added", b: j, type: cb[j]!.type } });
+  out.sort((x, y) => x.pos - y.pos);
+  return out.map((x) => x.c);
+}

@@ -1,0 +1,60 @@
+/**
+ * Stable JSON text (sorted object keys, bigints as digits) and structural equality — the identity of a value
+ * for alignment and change detection. Pure.
+ */
+
+/** Canonical text of a JSON value: object keys sorted, no whitespace, bigints written as their digits. */
+export function stableJson(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  switch (typeof v) {
+    case "string":
+      return JSON.stringify(v);
+    case "number":
+    case "boolean":
+      return JSON.stringify(v);
+    case "bigint":
+      return v.toString();
+    case "object": {
+      if (Array.isArray(v)) {
+        let s = "[";
+        for (let i = 0; i < v.length; i++) s += (i ? "," : "") + stableJson(v[i]);
+        return s + "]";
+      }
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+      let s = "{";
+      for (let i = 0; i < keys.length; i++) s += (i ? "," : "") + JSON.stringify(keys[i]) + ":" + stableJson(o[keys[i]!]);
+      return s + "}";
+    }
+    default:
+      return "null";
+  }
+}
+
+/** Structural equality of two JSON values (object key order ignored; a bigint equals the number with the same value). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === "bigint" || typeof b === "bigint") {
+    return (typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number") && String(a) === String(b);
+  }
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!(k in bo) || !jsonEqual(ao[k], bo[k])) return false;
+  return true;
+}
+
+/** Is `v` a plain JSON object (not an array, not null)? */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
