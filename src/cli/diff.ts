@@ -1,12 +1,103 @@
-// SCAFFOLD: replaced by the diff command implementation.
+/**
+ * `ckpt diff <a> <b>`: a semantic diff of two checkpoints of any formats, compared in the canonical model.
+ * Exit codes like diff(1): 0 identical, 1 different, 2 usage, 3 input error, 4 store error.
+ */
+import { isAbsolute } from "node:path";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode } from "../core/errors.js";
+import { useColor, type CliIO } from "./io.js";
+import { readSource } from "./input.js";
+import { ExitCode, inputError, usageError } from "../core/errors.js";
+import { jsonLocator, stringifyJson, toPlainNumbers } from "../core/json.js";
+import { validators } from "../generated/validators.js";
+import type { Checkpoint } from "../generated/types.js";
+import type { SourceDoc } from "../formats/types.js";
+import { diffCheckpoints, VOLATILE_GLOBS } from "../core/diff/index.js";
+import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
+import { renderJson, renderMarkdown, renderText, type SideInfo } from "./diff-render.js";
+
+const OUTPUTS = ["text", "json", "json-patch", "markdown"] as const;
+
+interface Args {
+  a: string;
+  b: string;
+  ignore?: string[];
+  ignoreVolatile: boolean;
+  stat: boolean;
+  quiet: boolean;
+  json: boolean;
+  format?: (typeof OUTPUTS)[number];
+  inputFormat?: string;
+}
 
 export const diffCommand: CommandDef = {
-  command: "diff",
-  describe: "(diff: not built yet)",
-  builder: (y) => y,
-  run: async () => {
-    throw new CkptError(ExitCode.BUG, "unbuilt", "diff is not built yet");
+  command: "diff <a> <b>",
+  describe: "Show what changed between two checkpoints (any formats): messages, state, usage",
+  builder: (y) =>
+    y
+      .positional("a", { type: "string", describe: "first checkpoint: file, amacs folder, '-' for stdin, or <saver-uri>#<threadId>" })
+      .positional("b", { type: "string", describe: "second checkpoint (same forms)" })
+      .option("ignore", { type: "string", array: true, describe: "leave out values whose canonical pointer matches this glob (repeatable): '*' one segment, '**' any, e.g. /messages/*/timestamp, /state/files/**" })
+      .option("ignore-volatile", { type: "boolean", default: false, describe: `ignore timestamps, createdAt/updatedAt, usage and file times (${VOLATILE_GLOBS.join(" ")})` })
+      .option("stat", { type: "boolean", default: false, describe: "print the summary only" })
+      .option("quiet", { alias: "q", type: "boolean", default: false, describe: "print nothing; the exit code says whether they differ" })
+      .option("json", { type: "boolean", default: false, describe: "change records as JSON (same as --format json)" })
+      .option("format", { type: "string", choices: [...OUTPUTS], describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown" })
+      .option("input-format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "format of both inputs (detected when omitted)" })
+      .example("ckpt diff before.json after.json", "what changed between two saves")
+      .example("ckpt diff conversation.json thread.json --ignore-volatile", "compare a yoagent history with a deep-agent checkpoint, ignoring times and usage")
+      .example("ckpt diff a.json b.json --format markdown > comment.md", "a pull-request comment")
+      .example("ckpt diff a.json b.json --format json-patch", "an RFC 6902 patch from canonical a to canonical b"),
+  run: async (args: Args, io: CliIO) => {
+    // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
+    for (const k of ["a", "b"] as const) if ((args[k] as unknown) === "" || (args[k] as unknown) === true) args[k] = "-";
+    if (args.a === "-" && args.b === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
+    if (args.json && args.format && args.format !== "json") throw usageError(`--json conflicts with --format ${args.format}`);
+    const output = args.json ? "json" : (args.format ?? "text");
+    if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --format json-patch");
+
+    const read = async (spec: string) => {
+      const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd });
+      const { checkpoint, format } = readCheckpoint(doc, args.inputFormat);
+      checkCanonical(checkpoint, doc, format);
+      return { doc, checkpoint, format };
+    };
+    const ra = await read(args.a);
+    const rb = await read(args.b);
+    const d = diffCheckpoints(ra.checkpoint, rb.checkpoint, {
+      ignore: (args.ignore ?? []).map(String),
+      ignoreVolatile: args.ignoreVolatile,
+      patch: output === "json-patch" && !args.quiet,
+    });
+    const code = d.identical ? ExitCode.OK : ExitCode.NEGATIVE;
+    if (args.quiet) return code;
+    const side = (r: typeof ra): SideInfo => ({ name: r.doc.name, format: r.format, threadId: String(r.checkpoint.threadId), messages: r.checkpoint.messages.length });
+    const a = side(ra);
+    const b = side(rb);
+    if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");
+    else if (output === "json") io.stdout.write(renderJson(d, a, b, { stat: args.stat }));
+    else if (output === "markdown") io.stdout.write(renderMarkdown(d, a, b, { stat: args.stat }));
+    else io.stdout.write(renderText(d, a, b, { color: useColor(io), stat: args.stat }));
+    return code;
   },
 };
+
+/**
+ * The diff works on canonical checkpoints: refuse one that is not (exit 3), naming the place. For a ckpt document
+ * the pointer is into the file itself and gets a line:column.
+ */
+function checkCanonical(cp: Checkpoint, doc: SourceDoc, format: string): void {
+  const validate = validators["Checkpoint"]!;
+  if (validate(toPlainNumbers(cp))) return;
+  const e = validate.errors![0]!;
+  let pointer = e.instancePath;
+  if (e.keyword === "required") pointer = e.instancePath;
+  let expected = e.message ?? "a valid value";
+  if (e.keyword === "required") expected = `a '${(e.params as { missingProperty: string }).missingProperty}' property`;
+  else if (e.keyword === "additionalProperties") expected = `no property '${(e.params as { additionalProperty: string }).additionalProperty}'`;
+  const place = format === "ckpt" && doc.text !== undefined ? jsonLocator(doc.text).locate(pointer) : undefined;
+  throw inputError(
+    `schema/${e.keyword}`,
+    format === "ckpt" ? `not a valid ckpt checkpoint: expected ${expected}` : `its ${format} content does not map to a valid checkpoint at canonical ${pointer || "/"}: expected ${expected}`,
+    { file: doc.name, ...(format === "ckpt" ? { pointer } : {}), ...(place ? { line: place.line, column: place.column } : {}) },
+  );
+}

@@ -4,7 +4,7 @@
  */
 import type { AgentMessage, Checkpoint } from "../../generated/types.js";
 import { fieldChanges } from "./fields.js";
-import { compileIgnore, prune, VOLATILE_GLOBS } from "./ignore.js";
+import { compileIgnore, prune, stripLayout, VOLATILE_GLOBS } from "./ignore.js";
 import { diffMessages } from "./messages.js";
 import { fieldOps, messagesPatch, type PatchOp } from "./patch.js";
 import { isObject, stableJson } from "./stable.js";
@@ -33,22 +33,25 @@ export interface DiffOutput extends DiffResult {
 }
 
 /**
- * The documents as compared: ignored values removed; in a cross-format comparison `ext` (format-specific extras)
- * and `origin` are left out, since they necessarily differ.
+ * The documents as compared: ignored values removed; adapters' presentation records (`ext.<format>._layout`:
+ * key spelling, explicit nulls) left out; in a cross-format comparison `ext` (format-specific extras) and `origin`
+ * are left out too, since they necessarily differ.
  */
 export function comparable(a: Checkpoint, b: Checkpoint, options: DiffOptions = {}): { a: Checkpoint; b: Checkpoint; notes: string[] } {
   const globs = [...(options.ignore ?? [])];
   const notes: string[] = [];
+  const internal: string[] = [];
   if (options.ignoreVolatile) globs.push(...VOLATILE_GLOBS);
   const fa = a.origin?.format;
   const fb = b.origin?.format;
   if (fa && fb && fa !== fb) {
-    globs.push("/origin", "**/ext");
+    internal.push("/origin", "/**/ext");
     notes.push(`formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared`);
   }
-  const m = compileIgnore(globs);
-  if (!m) return { a, b, notes };
-  return { a: prune(a, m) as Checkpoint, b: prune(b, m) as Checkpoint, notes };
+  const m = compileIgnore([...globs, ...internal]);
+  const pa = m ? prune(a, m) : a;
+  const pb = m ? prune(b, m) : b;
+  return { a: stripLayout(pa) as Checkpoint, b: stripLayout(pb) as Checkpoint, notes };
 }
 
 /** Compare two canonical checkpoints. */

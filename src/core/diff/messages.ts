@@ -128,12 +128,14 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
 
   let lastKept = -1;
   for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j]! >= 0) { lastKept = j; break; }
-  const anchA = Int32Array.from(al.anchors, (p) => p[0]);
+  // a removed message is shown after the b position of the nearest earlier a message that is still in order
+  const inOrder = [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]);
+  const orderA = Int32Array.from(inOrder, (p) => p[0]);
   const removedA = new Set(edits.map((p) => p[0]));
   for (const i of al.removed) {
     if (removedA.has(i)) continue;
-    const t = lowerBound(anchA, i);
-    const pos = t > 0 ? al.anchors[t - 1]![1] + 0.5 : -0.5;
+    const t = lowerBound(orderA, i);
+    const pos = t > 0 ? inOrder[t - 1]![1] + 0.5 : -0.5;
     changes.push({ pos, c: { kind: "message", op: "removed", role: a[i]!.role, a: i, preview: preview(a[i]!) } });
   }
   for (let j = 0; j < b.length; j++) {

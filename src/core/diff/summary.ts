@@ -84,7 +84,7 @@ export function summarize(changes: readonly Change[], na: number, nb: number): D
   }
   parts.push(...other);
   if (otherFields) parts.push(`${plural(otherFields, "other field")} changed`);
-  const text = parts.length === 0 ? "identical" : capital(parts.join(", "));
+  const text = parts.length === 0 ? "Identical" : capital(parts.join(", "));
   return { messages: m, text };
 }
 
