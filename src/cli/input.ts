@@ -3,7 +3,8 @@
  * Every failure is a CkptError with the path and a documented exit code (3 input, 4 store).
  */
 import { readFile, readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
+import micromatch from "micromatch";
 import type { Readable } from "node:stream";
 import { inputError, redactUri } from "../core/errors.js";
 import type { SourceDoc } from "../formats/types.js";
@@ -13,6 +14,12 @@ export const SAVER_URI = /^(memory:|file:|sqlite:|rediss?:\/\/|postgres(ql)?:\/\
 
 export const AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
 
+/** Files a directory walk picks up (Swarmer writes JSON under a .pkl name). */
+export const DOCUMENT_EXTENSIONS = [".json", ".jsonl", ".pkl"];
+const SKIP_DIRS = new Set(["node_modules", ".git"]);
+/** The largest document read (bigger files are refused, not half-read): 1 GiB. */
+export const MAX_DOCUMENT_BYTES = 1024 ** 3;
+
 export async function readStdin(stdin: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : c);
@@ -21,6 +28,7 @@ export async function readStdin(stdin: Readable): Promise<Buffer> {
 
 /** Decode bytes as UTF-8 text; refuse binary data and invalid UTF-8 with the byte offset. */
 export function decodeText(buf: Buffer, name: string): string {
+  if (buf.length === 0) throw inputError("empty", "empty file: expected a checkpoint document", { file: name });
   const probe = buf.subarray(0, 8192);
   if (probe.includes(0)) throw inputError("binary", `binary data (a NUL byte at offset ${probe.indexOf(0)}): expected a UTF-8 text document`, { file: name });
   try {
@@ -67,7 +75,7 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
     }
   }
   const path = spec.startsWith("file:") ? spec.slice(5) : spec;
-  const full = opts.cwd ? join(opts.cwd, path) : path;
+  const full = opts.cwd ? resolve(opts.cwd, path) : path;
   let st;
   try {
     st = await stat(full);
@@ -88,6 +96,7 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
     return { name: spec, files };
   }
   if (!st.isFile()) throw inputError("not-a-file", "not a regular file", { file: spec });
+  if (st.size > MAX_DOCUMENT_BYTES) throw inputError("too-large", `file is ${st.size} bytes: ckpt reads documents up to ${MAX_DOCUMENT_BYTES} bytes`, { file: spec });
   let buf: Buffer;
   try {
     buf = await readFile(full);
@@ -95,4 +104,89 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
     throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec });
   }
   return { name: spec, text: decodeText(buf, spec) };
+}
+
+/** One input to validate, as the user (or the directory walk) named it. */
+export interface InputRef {
+  spec: string;
+}
+
+async function isAmacsFolder(dir: string): Promise<boolean> {
+  try {
+    const names = await readdir(dir);
+    return AMACS_FILES.some((n) => names.includes(n));
+  } catch {
+    return false;
+  }
+}
+
+/** Every document under a directory: files with DOCUMENT_EXTENSIONS (except fixture `*.expect.json` files) and amacs folders, sorted, skipping node_modules/.git. */
+export async function walkDocuments(dir: string, shown: string): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (full: string, label: string) => {
+    if (await isAmacsFolder(full)) {
+      out.push(label);
+      return;
+    }
+    let entries;
+    try {
+      entries = await readdir(full, { withFileTypes: true });
+    } catch (e) {
+      throw inputError("unreadable", `cannot list directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: label });
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const childLabel = label.endsWith("/") || label.endsWith(sep) ? label + e.name : `${label}/${e.name}`;
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name)) await visit(join(full, e.name), childLabel);
+      } else if (e.isFile() && DOCUMENT_EXTENSIONS.some((x) => e.name.endsWith(x)) && !e.name.endsWith(".expect.json")) out.push(childLabel);
+    }
+  };
+  await visit(dir, shown);
+  return out;
+}
+
+const GLOB_CHARS = /[*?[\]{}]/;
+
+/**
+ * Expand what the user named into the documents to read: `-`, saver URIs and files as they are, directories
+ * walked (an amacs folder is one document), globs matched against a walk of their literal base directory.
+ * A glob or directory that yields nothing is an input error (exit 3); a missing path is reported by readSource.
+ */
+export async function expandInputs(specs: readonly string[], cwd: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const spec of specs) {
+    if (spec === "-" || SAVER_URI.test(spec)) {
+      out.push(spec);
+      continue;
+    }
+    if (GLOB_CHARS.test(spec)) {
+      const scan = micromatch.scan(spec);
+      const base = scan.base === "" ? "." : scan.base;
+      let found: string[] = [];
+      try {
+        if ((await stat(resolve(cwd, base))).isDirectory()) found = await walkDocuments(resolve(cwd, base), base);
+      } catch {
+        /* no base: nothing matches */
+      }
+      const matches = found.filter((f) => micromatch.isMatch(relative(".", f).split(sep).join("/"), spec.replace(/^\.\//, ""), { dot: false }) || micromatch.isMatch(f, spec));
+      if (matches.length === 0) throw inputError("no-match", "the pattern matches no checkpoint documents (.json, .jsonl, .pkl, amacs folders)", { file: spec });
+      out.push(...matches);
+      continue;
+    }
+    const full = resolve(cwd, spec);
+    let st;
+    try {
+      st = await stat(full);
+    } catch {
+      out.push(spec); // readSource reports it with its reason
+      continue;
+    }
+    if (st.isDirectory() && !(await isAmacsFolder(full))) {
+      const docs = await walkDocuments(full, spec);
+      if (docs.length === 0) throw inputError("empty-directory", "directory holds nothing to validate: expected .json, .jsonl or .pkl files or amacs folders", { file: spec });
+      out.push(...docs);
+    } else out.push(spec);
+  }
+  return out;
 }

@@ -1,12 +1,175 @@
-// SCAFFOLD: replaced by the validate command implementation.
+/**
+ * `ckpt validate <paths|globs|->…`: detect each document's format (or take --format), check it against the
+ * native schema, run the adapter's and the generic lints, and report with one or more reporters.
+ *
+ * Exit: 0 valid (warnings allowed), 1 any error (or any warning with --strict), 2 usage, 3 when any input is
+ * unreadable, unparseable or of unknown format — 3 wins over 1 because the answer is incomplete: a batch with
+ * an unreadable input cannot be called "just invalid". 70 is a bug.
+ */
+import { mkdir, rename, writeFile, rm } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode } from "../core/errors.js";
+import { CkptError, ExitCode, usageError } from "../core/errors.js";
+import { jsonLocator } from "../core/json.js";
+import { fileSaverLint } from "../core/lint.js";
+import { FORMAT_NAMES } from "../formats/types.js";
+import type { Issue } from "../formats/types.js";
+import { validateDocument, type FileResult } from "../schema/document.js";
+import { expandInputs, readSource } from "./input.js";
+import { useColor, type CliIO } from "./io.js";
+import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
+
+interface ValidateArgs {
+  inputs: string[];
+  format?: string;
+  strict: boolean;
+  maxErrors?: number;
+  quiet: boolean;
+  reporter?: string[];
+  json: boolean;
+}
+
+/** A reporter and where it writes: undefined path = stdout. */
+export interface ReporterTarget {
+  name: string;
+  path?: string;
+}
+
+/** Parse `--reporter name[=path]` values. At most one reporter may write to stdout. */
+export function parseReporters(values: readonly string[], json: boolean): ReporterTarget[] {
+  const out: ReporterTarget[] = values.map((v) => {
+    const i = v.indexOf("=");
+    const name = i < 0 ? v : v.slice(0, i);
+    const path = i < 0 ? undefined : v.slice(i + 1);
+    if (!REPORTERS[name]) throw usageError(`unknown reporter '${name}': expected one of ${REPORTER_NAMES.join(", ")} (optionally name=path)`);
+    if (path === "") throw usageError(`--reporter ${name}=: the path after '=' is empty`);
+    return path === undefined ? { name } : { name, path };
+  });
+  if (json) out.push({ name: "json" });
+  if (!out.some((t) => t.path === undefined)) out.unshift({ name: "text" });
+  const toStdout = out.filter((t) => t.path === undefined);
+  if (toStdout.length > 1) throw usageError(`only one reporter can write to stdout (got ${toStdout.map((t) => t.name).join(", ")}): send the others to files with name=path`);
+  return out;
+}
+
+/** Validate every input; stops after `maxErrors` errors. */
+export async function runValidation(
+  specs: readonly string[],
+  io: Pick<CliIO, "stdin" | "cwd">,
+  opts: { format?: string; maxErrors?: number; strict?: boolean } = {},
+): Promise<ValidationReport> {
+  const files: FileResult[] = [];
+  const threadIds: Array<{ file: string; threadId: string; pointer: string; line?: number; column?: number }> = [];
+  let errors = 0;
+  let stoppedEarly: string | undefined;
+  const limit = opts.maxErrors ?? Infinity;
+  const queue: string[] = [];
+  for (const spec of specs) {
+    try {
+      queue.push(...(await expandInputs([spec], io.cwd)));
+    } catch (e) {
+      if (!(e instanceof CkptError)) throw e;
+      files.push(fatalResult(spec, e));
+    }
+  }
+  for (let n = 0; n < queue.length; n++) {
+    if (errors >= limit) {
+      stoppedEarly = `stopped after ${limit} error${limit === 1 ? "" : "s"} (--max-errors): ${queue.length - n} input(s) not validated`;
+      break;
+    }
+    const spec = queue[n]!;
+    let r: FileResult;
+    let text: string | undefined;
+    try {
+      const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd });
+      text = doc.text;
+      r = validateDocument(doc, { format: opts.format });
+    } catch (e) {
+      if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
+      r = fatalResult(spec, e);
+    }
+    if (r.fatal) errors++;
+    for (let i = 0; i < r.issues.length; i++) {
+      if (r.issues[i]!.severity !== "error") continue;
+      if (errors >= limit) {
+        r.issues = r.issues.slice(0, i).concat(r.issues.slice(i).filter((x) => x.severity !== "error"));
+        stoppedEarly = `stopped after ${limit} error${limit === 1 ? "" : "s"} (--max-errors)`;
+        break;
+      }
+      errors++;
+    }
+    if (r.format === "deepagent" && r.threadId !== undefined && !r.fatal) {
+      const at = text !== undefined ? jsonLocator(text).locate("/threadId") : undefined;
+      threadIds.push({ file: r.file, threadId: r.threadId, pointer: "/threadId", ...(at ? { line: at.line, column: at.column } : {}) });
+    }
+    files.push(r);
+  }
+  if (threadIds.length > 0) {
+    const pos = new Map(threadIds.map((t) => [t.file, t]));
+    const extra = fileSaverLint(threadIds, (file, pointer, message): Issue => {
+      const t = pos.get(file);
+      return { severity: "warning", rule: "lint/filesaver-id-collision", message, pointer, file, ...(t?.line !== undefined ? { line: t.line, column: t.column } : {}) };
+    });
+    for (const i of extra) files.find((f) => f.file === i.file)?.issues.push(i);
+  }
+  return { files, summary: summarize(files), strict: Boolean(opts.strict), ...(stoppedEarly ? { stoppedEarly } : {}) };
+}
+
+function fatalResult(spec: string, e: CkptError): FileResult {
+  const f: FileResult = { file: e.place.file ?? spec, alternatives: [], valid: false, issues: [], fatal: { reason: e.reason, message: e.message } };
+  if (e.place.line !== undefined) f.fatal!.line = e.place.line;
+  if (e.place.column !== undefined) f.fatal!.column = e.place.column;
+  return f;
+}
+
+/** The exit code of a report (see the module comment). */
+export function exitCodeOf(report: ValidationReport): number {
+  if (report.summary.unreadable > 0) return ExitCode.INPUT;
+  if (report.summary.errors > 0) return ExitCode.NEGATIVE;
+  if (report.strict && report.summary.warnings > 0) return ExitCode.NEGATIVE;
+  return ExitCode.OK;
+}
+
+/** Write a file atomically (temp file in the same folder, then rename). */
+async function writeAtomic(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw new CkptError(ExitCode.INPUT, "write", `cannot write report: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });
+  }
+}
 
 export const validateCommand: CommandDef = {
-  command: "validate",
-  describe: "(validate: not built yet)",
-  builder: (y) => y,
-  run: async () => {
-    throw new CkptError(ExitCode.BUG, "unbuilt", "validate is not built yet");
+  command: "validate <inputs..>",
+  describe: "Check checkpoints against their format's schema and lint rules",
+  builder: (y) =>
+    y
+      .positional("inputs", { type: "string", array: true, describe: "files, directories, globs, - (stdin) or <saver-uri>#<threadId>" })
+      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "validate as this format instead of detecting it" })
+      .option("strict", { type: "boolean", default: false, describe: "warnings fail too (exit 1)" })
+      .option("max-errors", { type: "number", describe: "stop reporting and validating after N errors" })
+      .option("quiet", { alias: "q", type: "boolean", default: false, describe: "text reporter: print only errors and the summary" })
+      .option("reporter", { alias: "r", type: "string", array: true, describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)` })
+      .option("json", { type: "boolean", default: false, describe: "same as --reporter json" })
+      .example("ckpt validate fixtures/", "every document under a folder")
+      .example("ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml", "text on stdout, JUnit to a file")
+      .example("cat conv.json | ckpt validate - --format yoagent", "stdin, format forced"),
+  run: async (args: ValidateArgs, io: CliIO) => {
+    const targets = parseReporters(args.reporter ?? [], args.json);
+    if (args.maxErrors !== undefined && (!Number.isInteger(args.maxErrors) || args.maxErrors < 1)) {
+      throw usageError(`--max-errors expects a positive integer, got ${String(args.maxErrors)}`);
+    }
+    const report = await runValidation(args.inputs, io, { format: args.format, maxErrors: args.maxErrors, strict: args.strict });
+    for (const t of targets) {
+      const color = t.path === undefined ? useColor(io, io.stdout) : false;
+      const text = REPORTERS[t.name]!(report, { color, quiet: args.quiet });
+      if (t.path === undefined) io.stdout.write(text);
+      else await writeAtomic(resolve(io.cwd, t.path), text);
+    }
+    return exitCodeOf(report);
   },
 };

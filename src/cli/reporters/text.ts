@@ -1,0 +1,44 @@
+/** Human text: `file:line:col` first (clickable in terminals), severity coloured, rule id dim, a summary line. */
+import { Chalk } from "chalk";
+import type { Issue } from "../../formats/types.js";
+import type { FileResult } from "../../schema/document.js";
+import { plural, type Reporter } from "./types.js";
+
+const where = (file: string, line?: number, column?: number) => file + (line !== undefined ? `:${line}:${column ?? 1}` : "");
+
+/** The "fits A and B; validated as A" note for a document several formats claim. */
+export function ambiguityNote(f: FileResult): string | undefined {
+  if (!f.format || f.alternatives.length === 0) return undefined;
+  const name = (fmt: string, v?: string) => (v ? `${fmt} (${v})` : fmt);
+  const others = f.alternatives.map((a) => `${name(a.format, a.version)} [${a.errors === 0 ? "valid" : plural(a.errors, "error")}]`);
+  return `fits ${[name(f.format, f.formatVersion), ...others].join(" and ")}; validated as ${f.format}; use --format to choose`;
+}
+
+export const textReporter: Reporter = (report, opts) => {
+  const c = new Chalk({ level: opts.color ? 1 : 0 });
+  const lines: string[] = [];
+  const issueLine = (i: Issue) => {
+    const sev = i.severity === "error" ? c.red("error") : c.yellow("warning");
+    const ptr = i.pointer ? ` ${c.cyan(i.pointer)}` : "";
+    return `${where(i.file, i.line, i.column)}: ${sev}${ptr}: ${i.message} ${c.dim(i.rule)}`;
+  };
+  for (const f of report.files) {
+    if (f.fatal) {
+      lines.push(`${where(f.file, f.fatal.line, f.fatal.column)}: ${c.red("error")}${f.fatal.pointer ? ` ${c.cyan(f.fatal.pointer)}` : ""}: ${f.fatal.message} ${c.dim(`input/${f.fatal.reason}`)}`);
+      continue;
+    }
+    const note = ambiguityNote(f);
+    if (note && !opts.quiet) lines.push(`${f.file}: ${c.blue("note")}: ${note}`);
+    for (const i of f.issues) if (!opts.quiet || i.severity === "error") lines.push(issueLine(i));
+    if (!opts.quiet && f.issues.length === 0) lines.push(`${f.file}: ${c.green("ok")} ${c.dim(f.format + (f.formatVersion ? ` ${f.formatVersion}` : ""))}`);
+  }
+  if (report.stoppedEarly) lines.push(c.yellow(report.stoppedEarly));
+  const s = report.summary;
+  const parts = [plural(s.files, "file"), `${s.valid} valid`, `${s.invalid} invalid`];
+  if (s.unreadable) parts.push(`${s.unreadable} unreadable`);
+  const head = parts.join(", ");
+  const tail = `${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}`;
+  const bad = s.errors > 0 || (report.strict && s.warnings > 0);
+  lines.push((bad ? c.red : c.green)(`${head}: ${tail}`));
+  return lines.join("\n") + "\n";
+};

@@ -1,0 +1,160 @@
+/**
+ * Generic lint rules: run on the canonical checkpoint (mapped back to native pointers through the adapter's
+ * `messagePointers`) and on the native value (integers beyond 2^53, prototype keys). Severity "warning": the
+ * system's loader accepts the document but gets it wrong — except integers beyond the u64 range in the
+ * Rust-family formats, which serde rejects (error).
+ */
+import type { Checkpoint } from "../generated/types.js";
+import type { Issue } from "../formats/types.js";
+import { pathToPointer, pointerToPath } from "./json.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** Builds an issue at a native pointer (the caller adds file and position). */
+export type MakeIssue = (severity: Issue["severity"], rule: string, pointer: string, message: string) => Issue;
+
+/** Resolve an RFC 6901 pointer in a value; undefined when it does not exist. */
+export function resolvePointer(value: unknown, pointer: string): unknown {
+  let cur: unknown = value;
+  for (const seg of pointerToPath(pointer)) {
+    if (Array.isArray(cur) && /^\d+$/.test(seg)) cur = cur[Number(seg)];
+    else if (isObj(cur) && Object.prototype.hasOwnProperty.call(cur, seg)) cur = cur[seg];
+    else return undefined;
+  }
+  return cur;
+}
+
+/**
+ * Lints of the canonical conversation: tool calls without results and the reverse, non-monotonic timestamps,
+ * duplicate tool-call ids, usage totals that do not add up.
+ * `pointers[i]` is the native pointer of `cp.messages[i]`; `native` lets content pointers be refined.
+ */
+export function canonicalLint(cp: Checkpoint, pointers: readonly string[], native: unknown, make: MakeIssue): Issue[] {
+  const out: Issue[] = [];
+  const msgs = cp.messages as unknown as Obj[];
+  const at = (i: number) => pointers[i] ?? "";
+  /** the native pointer of content block j of message i when the native message has it, else the message */
+  const blockAt = (i: number, j: number, id: unknown) => {
+    const p = `${at(i)}/content/${j}`;
+    const b = resolvePointer(native, p);
+    return isObj(b) && (b.id === id || b.toolCallId === id || b.tool_call_id === id) ? p : at(i);
+  };
+  const calls = new Map<string, { i: number; j: number }>();
+  const answered = new Set<string>();
+  let lastTs: number | undefined;
+  let lastTsAt = -1;
+  msgs.forEach((m, i) => {
+    if (!isObj(m)) return;
+    const ts = m.timestamp;
+    if (typeof ts === "number") {
+      if (lastTs !== undefined && ts < lastTs) {
+        out.push(make("warning", "lint/non-monotonic-timestamp", `${at(i)}`, `timestamp ${ts} is earlier than the previous message's ${lastTs} (message ${lastTsAt}): loaders keep the order, but time-based tools misorder the history`));
+      }
+      lastTs = ts;
+      lastTsAt = i;
+    }
+    if (m.role === "assistant" && Array.isArray(m.content)) {
+      m.content.forEach((c, j) => {
+        if (!isObj(c) || c.type !== "toolCall" || typeof c.id !== "string") return;
+        if (calls.has(c.id)) {
+          const first = calls.get(c.id)!;
+          out.push(make("warning", "lint/duplicate-id", blockAt(i, j, c.id), `tool call id '${c.id}' is already used by message ${first.i}: results cannot be matched to their call`));
+        } else calls.set(c.id, { i, j });
+      });
+    }
+    if (m.role === "toolResult" && typeof m.toolCallId === "string") {
+      if (!calls.has(m.toolCallId)) {
+        out.push(make("warning", "lint/tool-result-without-call", at(i), `tool result for '${m.toolCallId}' has no earlier tool call with that id: providers reject the history when it is sent back`));
+      }
+      answered.add(m.toolCallId);
+    }
+    if (m.role === "assistant" && isObj(m.usage)) out.push(...usageLint(m.usage, `${at(i)}`, make));
+  });
+  const lastAssistant = msgs.map((m) => m?.role).lastIndexOf("assistant");
+  for (const [id, { i, j }] of calls) {
+    if (answered.has(id)) continue;
+    // a checkpoint paused at an interrupt legitimately ends with calls awaiting results
+    if (cp.interrupt && i === lastAssistant) continue;
+    out.push(make("warning", "lint/tool-call-without-result", blockAt(i, j, id), `tool call '${id}' has no tool result: providers reject the history when it is sent back (resume inserts nothing)`));
+  }
+  return out;
+}
+
+function usageLint(u: Obj, pointer: string, make: MakeIssue): Issue[] {
+  const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
+  const total = n("totalTokens");
+  if (total === 0) return []; // Anthropic never sets it
+  const io = n("input") + n("output");
+  const all = io + n("cacheRead") + n("cacheWrite");
+  const ok = [io, all, io + n("reasoning"), all + n("reasoning")];
+  if (ok.includes(total)) return [];
+  return [make("warning", "lint/usage-total-mismatch", `${pointer}/usage`, `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`)];
+}
+
+const U64_MAX = 18446744073709551615n;
+const I64_MIN = -9223372036854775808n;
+/** Formats whose loaders are serde (integers are u64/i64 at most). */
+const SERDE_FORMATS = new Set(["yoagent", "yoagent-session", "phi-core", "phi-core-session"]);
+
+/**
+ * Native-value lints: integers beyond ±(2^53−1) (parsed as bigint by ckpt; JSON.parse would round them) and
+ * `__proto__` / `constructor` keys (prototype pollution in naive JavaScript loaders).
+ */
+export function nativeLint(native: unknown, format: string, make: MakeIssue): Issue[] {
+  const out: Issue[] = [];
+  const path: Array<string | number> = [];
+  const walk = (v: unknown) => {
+    if (typeof v === "bigint") {
+      const p = pathToPointer(path);
+      if (SERDE_FORMATS.has(format) && (v > U64_MAX || v < I64_MIN)) {
+        out.push(make("error", "lint/integer-out-of-range", p, `integer ${v} is outside the 64-bit range: serde rejects it`));
+      } else {
+        out.push(make("warning", "lint/unsafe-integer", p, `integer ${v} is beyond 2^53: JavaScript (JSON.parse) would round it; ckpt keeps it exact`));
+      }
+      return;
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        walk(v[i]);
+        path.pop();
+      }
+    } else if (isObj(v)) {
+      for (const k of Object.keys(v)) {
+        path.push(k);
+        if (k === "__proto__" || k === "constructor") {
+          out.push(make("warning", "lint/prototype-key", pathToPointer(path), `key '${k}' can pollute object prototypes in JavaScript loaders that copy objects naively`));
+        }
+        walk(v[k]);
+        path.pop();
+      }
+    }
+  };
+  walk(native);
+  return out;
+}
+
+/** deep-agent FileSaver's file stem for a thread id. */
+export const fileSaverStem = (threadId: string) => threadId.replace(/[^a-zA-Z0-9_-]/g, "_");
+
+/**
+ * FileSaver collisions among deep-agent files validated together: two thread ids that sanitize to the same
+ * stem overwrite each other's file; a file whose stem is not sanitize(threadId) is never found by `load()`.
+ */
+export function fileSaverLint(docs: ReadonlyArray<{ file: string; threadId: string; pointer: string }>, make: (file: string, pointer: string, message: string) => Issue): Issue[] {
+  const out: Issue[] = [];
+  const byStem = new Map<string, { file: string; threadId: string }>();
+  for (const d of docs) {
+    const stem = fileSaverStem(d.threadId);
+    const base = d.file.replace(/^.*[\\/]/, "").replace(/\.json$/, "");
+    if (!d.file.startsWith("<") && base !== stem) {
+      out.push(make(d.file, d.pointer, `thread id '${d.threadId}' is stored by FileSaver as '${stem}.json', not '${base}.json': load('${d.threadId}') does not find this file`));
+    }
+    const other = byStem.get(stem);
+    if (other && other.threadId !== d.threadId) {
+      out.push(make(d.file, d.pointer, `thread id '${d.threadId}' and '${other.threadId}' (${other.file}) both sanitize to '${stem}.json': FileSaver overwrites one with the other`));
+    } else if (!other) byStem.set(stem, d);
+  }
+  return out;
+}

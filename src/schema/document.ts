@@ -1,0 +1,133 @@
+/**
+ * The validation pipeline for one document: detect → parse → native schema → adapter lints → generic lints
+ * (canonical lints only when the schema passed). Pure: the caller reads the document and prints the result.
+ */
+import { CkptError, inputError } from "../core/errors.js";
+import { jsonLocator } from "../core/json.js";
+import { canonicalLint, nativeLint } from "../core/lint.js";
+import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
+import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
+import { schemaIssues, type Locate } from "./validate.js";
+
+/** Another format the document fits as well as the chosen one, with what validating as that format found. */
+export interface Alternative {
+  format: FormatName;
+  version?: string;
+  errors: number;
+  warnings: number;
+}
+
+/** The outcome for one input. `fatal` is set when it could not be read, parsed or recognised (exit 3). */
+export interface FileResult {
+  file: string;
+  format?: FormatName;
+  formatVersion?: string;
+  alternatives: Alternative[];
+  valid: boolean;
+  issues: Issue[];
+  fatal?: { reason: string; message: string; line?: number; column?: number; pointer?: string };
+  /** the document's thread id (canonical), when the schema passed */
+  threadId?: string;
+}
+
+export interface ValidateOptions {
+  /** force this format instead of detecting */
+  format?: string;
+}
+
+/** Validate one document. Expected failures (unreadable, unknown format, syntax) come back as `fatal`. */
+export function validateDocument(doc: SourceDoc, opts: ValidateOptions = {}): FileResult {
+  const result: FileResult = { file: doc.name, alternatives: [], valid: false, issues: [] };
+  try {
+    let chosen: Detection;
+    let equal: Detection[] = [];
+    if (opts.format) {
+      const a = getAdapter(opts.format);
+      chosen = { format: a.name, confidence: 1, version: a.detect(doc).version };
+    } else {
+      const all = detectAll(doc);
+      if (all.length === 0) {
+        throw inputError("unknown-format", `cannot tell the format: expected one of ${Object.keys(adapters).join(", ")} (name it with --format)`, { file: doc.name });
+      }
+      chosen = all[0]!;
+      equal = all.slice(1).filter((d) => d.confidence >= chosen.confidence);
+    }
+    result.format = chosen.format;
+    if (chosen.version !== undefined) result.formatVersion = chosen.version;
+    const main = runAdapter(adapters[chosen.format], doc);
+    result.issues = main.issues;
+    result.threadId = main.threadId;
+    for (const alt of equal) {
+      const r = safeRun(adapters[alt.format], doc);
+      result.alternatives.push({ format: alt.format, ...(alt.version ? { version: alt.version } : {}), errors: r.errors, warnings: r.warnings });
+    }
+    result.valid = !result.issues.some((i) => i.severity === "error");
+  } catch (e) {
+    if (e instanceof CkptError) {
+      result.fatal = { reason: e.reason, message: e.message, ...pick(e.place) };
+      return result;
+    }
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      result.fatal = { reason: "json-too-deep", message: "nesting is too deep to process (more levels than any checkpoint has)" };
+      return result;
+    }
+    throw e;
+  }
+  return result;
+}
+
+function pick(p: CkptError["place"]) {
+  const o: { line?: number; column?: number; pointer?: string } = {};
+  if (p.line !== undefined) o.line = p.line;
+  if (p.column !== undefined) o.column = p.column;
+  if (p.pointer !== undefined && p.pointer !== "") o.pointer = p.pointer;
+  return o;
+}
+
+function safeRun(a: FormatAdapter, doc: SourceDoc): { errors: number; warnings: number } {
+  try {
+    const { issues } = runAdapter(a, doc);
+    return { errors: issues.filter((i) => i.severity === "error").length, warnings: issues.filter((i) => i.severity === "warning").length };
+  } catch (e) {
+    if (e instanceof CkptError) return { errors: 1, warnings: 0 };
+    throw e;
+  }
+}
+
+/** parse → schema → adapter lint → generic lints, issues positioned and de-duplicated. */
+export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[]; threadId?: string } {
+  const native = a.parse(doc);
+  let jl: ReturnType<typeof jsonLocator> | undefined;
+  const locate: Locate = (p) => {
+    if (a.locate) return a.locate(native, p, doc);
+    if (doc.text === undefined) return undefined;
+    jl ??= jsonLocator(doc.text);
+    return jl.locate(p);
+  };
+  const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => {
+    const at = locate(pointer);
+    const i: Issue = { severity, rule, message, pointer, file: at?.file ?? doc.name };
+    if (at) Object.assign(i, { line: at.line, column: at.column });
+    return i;
+  };
+  const issues = schemaIssues(a.schema, native, doc.name, locate);
+  if (a.lint) issues.push(...a.lint(native, doc));
+  issues.push(...nativeLint(native, a.name, make));
+  let threadId: string | undefined;
+  if (!issues.some((i) => i.severity === "error" && i.rule.startsWith("schema/"))) {
+    const cp = a.toCanonical(native, doc);
+    threadId = cp.threadId;
+    issues.push(...canonicalLint(cp, a.messagePointers(native), native, make));
+  }
+  return { issues: dedupe(issues), threadId };
+}
+
+function dedupe(issues: Issue[]): Issue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const k = `${i.file}\0${i.rule}\0${i.pointer}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
