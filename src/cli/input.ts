@@ -4,7 +4,6 @@
  */
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import micromatch from "micromatch";
 import type { Readable } from "node:stream";
 import { inputError, redactUri } from "../core/errors.js";
 import type { SourceDoc } from "../formats/types.js";
@@ -161,6 +160,7 @@ export async function expandInputs(specs: readonly string[], cwd: string): Promi
       continue;
     }
     if (GLOB_CHARS.test(spec)) {
+      const { default: micromatch } = await import("micromatch"); // only glob runs pay for it
       const scan = micromatch.scan(spec);
       const base = scan.base === "" ? "." : scan.base;
       let found: string[] = [];

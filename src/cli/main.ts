@@ -6,25 +6,28 @@ import yargs from "yargs";
 import { CkptError, ExitCode } from "../core/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import type { CommandDef } from "./command.js";
-import { validateCommand } from "./validate.js";
-import { schemaCommand } from "./schema.js";
-import { convertCommand } from "./convert.js";
-import { migrateCommand } from "./migrate.js";
-import { lsCommand } from "./ls.js";
-import { showCommand } from "./show.js";
-import { diffCommand } from "./diff.js";
-import { replayCommand } from "./replay.js";
 
-export const commands: CommandDef[] = [
-  validateCommand,
-  diffCommand,
-  migrateCommand,
-  convertCommand,
-  replayCommand,
-  lsCommand,
-  showCommand,
-  schemaCommand,
+/**
+ * The commands, in help order. Each module (`src/cli/<name>.ts`, exporting `<name>Command`) is imported only
+ * when needed: a `ckpt validate` run loads the validate module alone, never diff/convert/savers (cold start).
+ */
+export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> = [
+  { name: "validate", load: async () => (await import("./validate.js")).validateCommand },
+  { name: "diff", load: async () => (await import("./diff.js")).diffCommand },
+  { name: "migrate", load: async () => (await import("./migrate.js")).migrateCommand },
+  { name: "convert", load: async () => (await import("./convert.js")).convertCommand },
+  { name: "replay", load: async () => (await import("./replay.js")).replayCommand },
+  { name: "ls", load: async () => (await import("./ls.js")).lsCommand },
+  { name: "show", load: async () => (await import("./show.js")).showCommand },
+  { name: "schema", load: async () => (await import("./schema.js")).schemaCommand },
 ];
+
+/** The command modules a run needs: the one named first in argv, or all of them (help, typos, no command). */
+export async function loadCommands(argv: readonly string[]): Promise<CommandDef[]> {
+  const first = argv.find((a) => !a.startsWith("-"));
+  const hit = commands.find((c) => c.name === first);
+  return Promise.all((hit ? [hit] : commands).map((c) => c.load()));
+}
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   let pending: Promise<number> | undefined;
@@ -48,7 +51,13 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       "Exit codes: 0 success, 1 negative answer (invalid/different/diverged), 2 usage, 3 input error, " +
         "4 store error, 5 partial migration, 70 internal error.",
     );
-  for (const c of commands) {
+  let defs: CommandDef[];
+  try {
+    defs = await loadCommands(argv);
+  } catch (e) {
+    return reportError(e, io);
+  }
+  for (const c of defs) {
     parser.command(c.command, c.describe, c.builder, (args) => {
       pending = c.run(args, io);
     });

@@ -148,6 +148,9 @@ export const validateCommand: CommandDef = {
   describe: "Check checkpoints against their format's schema and lint rules",
   builder: (y) =>
     y
+      // yargs drops a lone "-" from a variadic positional unless unknown options are kept as arguments;
+      // run() turns anything else that looks like an option back into a usage error
+      .parserConfiguration({ "unknown-options-as-args": true })
       .positional("inputs", { type: "string", array: true, describe: "files, directories, globs, - (stdin) or <saver-uri>#<threadId>" })
       .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "validate as this format instead of detecting it" })
       .option("strict", { type: "boolean", default: false, describe: "warnings fail too (exit 1)" })
@@ -159,6 +162,8 @@ export const validateCommand: CommandDef = {
       .example("ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml", "text on stdout, JUnit to a file")
       .example("cat conv.json | ckpt validate - --format yoagent", "stdin, format forced"),
   run: async (args: ValidateArgs, io: CliIO) => {
+    const unknown = args.inputs.find((s) => s.startsWith("-") && s !== "-");
+    if (unknown !== undefined) throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
     const targets = parseReporters(args.reporter ?? [], args.json);
     if (args.maxErrors !== undefined && (!Number.isInteger(args.maxErrors) || args.maxErrors < 1)) {
       throw usageError(`--max-errors expects a positive integer, got ${String(args.maxErrors)}`);

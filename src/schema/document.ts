@@ -3,7 +3,7 @@
  * (canonical lints only when the schema passed). Pure: the caller reads the document and prints the result.
  */
 import { CkptError, inputError } from "../core/errors.js";
-import { jsonLocator } from "../core/json.js";
+import { jsonLocator, parseJson } from "../core/json.js";
 import { canonicalLint, nativeLint } from "../core/lint.js";
 import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
@@ -47,6 +47,8 @@ export function validateDocument(doc: SourceDoc, opts: ValidateOptions = {}): Fi
     } else {
       const all = detectAll(doc);
       if (all.length === 0) {
+        // no format claims it: when it is not even well-formed JSON, that is the clearer message
+        if (doc.text !== undefined) syntaxCheck(doc);
         throw inputError("unknown-format", `cannot tell the format: expected one of ${Object.keys(adapters).join(", ")} (name it with --format)`, { file: doc.name });
       }
       chosen = all[0]!;
@@ -74,6 +76,32 @@ export function validateDocument(doc: SourceDoc, opts: ValidateOptions = {}): Fi
     throw e;
   }
   return result;
+}
+
+/** Throw the JSON syntax error of a document (line by line for .jsonl files), if it has one. */
+function syntaxCheck(doc: SourceDoc): void {
+  const text = doc.text!;
+  if (!/\.jsonl$/i.test(doc.name)) {
+    parseJson(text, { file: doc.name });
+    return;
+  }
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    const end = text.indexOf("\n", start);
+    const row = text.slice(start, end < 0 ? text.length : end);
+    if (row.trim() !== "") {
+      try {
+        parseJson(row, { file: doc.name });
+      } catch (e) {
+        if (e instanceof CkptError && e.place.line !== undefined) {
+          throw new CkptError(e.exitCode, e.reason, e.message, { ...e.place, line: line + e.place.line - 1 });
+        }
+        throw e;
+      }
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
 }
 
 function pick(p: CkptError["place"]) {
