@@ -1,0 +1,139 @@
+/**
+ * Garbage in, one clear line out: every bad input gets a line naming the file (and line:column where there is
+ * one), the documented exit code (3), and never a stack trace. The big inputs (a 100 MB file, 100 000 nested
+ * arrays) are generated here into a temp dir.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { main } from "../src/cli/main.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const G = "fixtures/garbage";
+
+async function run(argv: string[], stdin?: Buffer | string) {
+  let out = "";
+  let err = "";
+  const code = await main(argv, {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    stdin: Readable.from(stdin !== undefined ? [Buffer.from(stdin)] : []),
+    env: { NO_COLOR: "1" },
+    cwd: ROOT,
+  });
+  return { code, out, err, all: out + err };
+}
+
+/** The report's line about `file` (everything but the summary). */
+function lineFor(out: string, file: string): string[] {
+  return out.split("\n").filter((l) => l.startsWith(file + ":"));
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "ckpt-garbage-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)|internal error/);
+
+describe("small garbage files", () => {
+  // positions counted by hand: the NUL is byte 34 (0-based) of binary.json; truncated.json ends after column 85 of line 2
+  const cases: Array<[string, RegExp]> = [
+    ["binary.json", /^fixtures\/garbage\/binary\.json: error: binary data \(a NUL byte at offset 34\): expected a UTF-8 text document input\/binary$/],
+    ["truncated.json", /^fixtures\/garbage\/truncated\.json:2:86: error: invalid JSON: expected .}. \(the document ends early: truncated\?\) input\/json-syntax$/],
+    ["empty.json", /^fixtures\/garbage\/empty\.json: error: empty file: expected a checkpoint document input\/empty$/],
+    ["latin1.json", /^fixtures\/garbage\/latin1\.json: error: not valid UTF-8.*: expected a UTF-8 text document input\/encoding$/],
+    ["not-json.json", /^fixtures\/garbage\/not-json\.json:1:1: error: invalid JSON: .* input\/json-syntax$/],
+    ["proto-keys.json", /^fixtures\/garbage\/proto-keys\.json: error: cannot tell the format: .*--format\) input\/unknown-format$/],
+  ];
+  for (const [name, want] of cases) {
+    test(name, async () => {
+      const r = await run(["validate", `${G}/${name}`]);
+      expect(r.code).toBe(3);
+      const lines = lineFor(r.out, `${G}/${name}`);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(want);
+      noStack(r.all);
+    });
+  }
+
+  test("__proto__ keys do not pollute Object.prototype", async () => {
+    await run(["validate", `${G}/proto-keys.json`, "--format", "ckpt"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const r = await run(["validate", `${G}/proto-keys.json`, "--format", "ckpt", "--json"]);
+    const issues = JSON.parse(r.out).files[0].issues;
+    expect(issues).toContainEqual(expect.objectContaining({ rule: "lint/prototype-key", pointer: "/__proto__", line: 1, column: 15 }));
+    expect(issues).toContainEqual(expect.objectContaining({ rule: "lint/prototype-key", pointer: "/constructor" }));
+  });
+});
+
+describe("paths and streams", () => {
+  test("missing path", async () => {
+    const r = await run(["validate", "no/such/file.json"]);
+    expect(r.code).toBe(3);
+    expect(lineFor(r.out, "no/such/file.json")).toEqual(["no/such/file.json: error: no such file or directory input/missing"]);
+  });
+  test("a directory with nothing to validate", async () => {
+    mkdirSync(join(dir, "empty-dir"));
+    const r = await run(["validate", join(dir, "empty-dir")]);
+    expect(r.code).toBe(3);
+    expect(r.out).toContain("directory holds nothing to validate");
+    noStack(r.all);
+  });
+  test("empty stdin", async () => {
+    const r = await run(["validate", "-"], "");
+    expect(r.code).toBe(3);
+    expect(lineFor(r.out, "<stdin>")).toEqual(["<stdin>: error: empty file: expected a checkpoint document input/empty"]);
+  });
+  test("binary stdin", async () => {
+    const r = await run(["validate", "-"], Buffer.from([0x7b, 0x00, 0x7d]));
+    expect(r.code).toBe(3);
+    expect(r.out).toContain("<stdin>: error: binary data");
+  });
+  test("truncated JSON on stdin with --format", async () => {
+    const r = await run(["validate", "-", "--format", "ckpt"], '{"schemaVersion": 1, "messages": [');
+    expect(r.code).toBe(3);
+    expect(lineFor(r.out, "<stdin>")[0]).toMatch(/^<stdin>:1:\d+: error: invalid JSON/);
+  });
+});
+
+describe("big inputs", () => {
+  test("100 000 nested arrays: one line, exit 3", async () => {
+    const p = join(dir, "deep.json");
+    writeFileSync(p, "[".repeat(100_000) + "]".repeat(100_000));
+    for (const extra of [[], ["--format", "ckpt"], ["--format", "yoagent"]]) {
+      const r = await run(["validate", p, ...extra]);
+      expect(r.code, extra.join(" ")).toBe(3);
+      expect(lineFor(r.out, p)).toHaveLength(1);
+      noStack(r.all);
+    }
+  });
+
+  test("a 100 MB checkpoint validates for real", { timeout: 60_000 }, async () => {
+    const p = join(dir, "big.json");
+    const fd = openSync(p, "w");
+    writeSync(fd, '{"schemaVersion": 1, "threadId": "big", "step": 1, "state": {}, "messages": [\n');
+    const text = "x".repeat(1000);
+    const n = 100_000;
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const m = i % 2 === 0
+        ? { role: "user", content: [{ type: "text", text }], timestamp: 1_700_000_000_000 + i }
+        : { role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 1_700_000_000_000 + i };
+      const s = JSON.stringify(m) + (i < n - 1 ? ",\n" : "\n");
+      size += s.length;
+      writeSync(fd, s);
+    }
+    // one bad message at the end: validation must reach it
+    writeSync(fd, ',{"role": "assistant", "content": [], "stopReason": "finished"}]}\n');
+    closeSync(fd);
+    expect(size).toBeGreaterThan(100_000_000);
+    const r = await run(["validate", p, "--json"]);
+    expect(r.code).toBe(1);
+    const f = JSON.parse(r.out).files[0];
+    expect(f.issues).toEqual([expect.objectContaining({ rule: "schema/enum", pointer: `/messages/${n}/stopReason`, line: n + 2 })]);
+  });
+});
