@@ -1,79 +1,149 @@
 /**
- * Sequence alignment by identity, linear in the usual cases: the common prefix and suffix (equal hashes) are
- * trimmed first, the middle is matched by key with a hash map (k-th occurrence of a key in A ↔ k-th in B), and a
- * longest increasing subsequence over the matched A positions separates the messages that kept their relative
- * order from the minimal set that moved. Pure.
+ * Sequence alignment by identity, linear in the usual cases: the common prefix and suffix (equal items) are
+ * trimmed first; in the middle, keys that occur once on each side are matched with a hash map and a longest
+ * increasing subsequence over their positions separates the items that kept their relative order (anchors) from
+ * the minimal set that moved (as in patience diff); repeated keys are then matched inside each gap between
+ * anchors (k-th occurrence with k-th occurrence, again split by an LIS). Pure.
  */
 
-/** How one side's item relates to the other. */
+/** How the items of two sequences relate. Everything except `pre`/`suf` concerns the middle only. */
 export interface Alignment {
-  /** pairs [indexA, indexB] that kept their relative order (includes the trimmed prefix/suffix), ascending */
+  /** a[0..pre) equals b[0..pre) */
+  pre: number;
+  /** the last `suf` items of a equal the last `suf` items of b */
+  suf: number;
+  n: number;
+  m: number;
+  /** middle pairs [indexA, indexB] matched by key that kept their relative order, ascending (may differ in content) */
   anchors: Array<[number, number]>;
-  /** pairs [indexA, indexB] matched by key but out of order (the minimal set: everything not on the LIS) */
+  /** middle pairs matched by key but out of order (the minimal set: everything not on the LIS) */
   moved: Array<[number, number]>;
-  /** indices into A with no partner */
+  /** indices into a with no partner */
   removed: number[];
-  /** indices into B with no partner */
+  /** indices into b with no partner */
   inserted: number[];
 }
 
 /**
- * Align `a` and `b`. `hash` is the full identity of an item (equal hash = identical item); `key` is what makes two
- * items "the same item" even when edited (an id), defaulting to the hash.
+ * Align sequences of lengths `n` and `m`. `eq(i, j)` tells whether a[i] and b[j] are identical (used for the
+ * prefix/suffix trim); `keyA`/`keyB` give what makes two items "the same item" even when edited (an id, or the
+ * content) and are asked for only for the middle items.
  */
 export function align(
-  hashA: readonly string[],
-  hashB: readonly string[],
-  keyA: readonly string[] = hashA,
-  keyB: readonly string[] = hashB,
+  n: number,
+  m: number,
+  eq: (i: number, j: number) => boolean,
+  keyA: (i: number) => string,
+  keyB: (j: number) => string,
 ): Alignment {
-  const n = hashA.length;
-  const m = hashB.length;
   let pre = 0;
-  while (pre < n && pre < m && hashA[pre] === hashB[pre]) pre++;
+  while (pre < n && pre < m && eq(pre, pre)) pre++;
   let suf = 0;
-  while (suf < n - pre && suf < m - pre && hashA[n - 1 - suf] === hashB[m - 1 - suf]) suf++;
+  while (suf < n - pre && suf < m - pre && eq(n - 1 - suf, m - 1 - suf)) suf++;
 
-  const anchors: Array<[number, number]> = [];
-  for (let i = 0; i < pre; i++) anchors.push([i, i]);
-
-  // middle: match by key, k-th occurrence with k-th occurrence
-  const queues = new Map<string, number[]>();
+  // 1. keys that occur exactly once on each side are matched; an LIS over them gives the in-order anchors
+  const occ = new Map<string, { a: number[]; b: number[] }>();
+  const keysA: string[] = [];
+  const keysB: string[] = [];
   for (let i = pre; i < n - suf; i++) {
-    const k = keyA[i]!;
-    const q = queues.get(k);
-    if (q) q.push(i);
-    else queues.set(k, [i]);
+    const k = keyA(i);
+    keysA.push(k);
+    const o = occ.get(k);
+    if (o) o.a.push(i);
+    else occ.set(k, { a: [i], b: [] });
   }
-  const heads = new Map<string, number>();
-  const pairs: Array<[number, number]> = []; // ascending in B
-  const usedA = new Uint8Array(n);
-  const inserted: number[] = [];
   for (let j = pre; j < m - suf; j++) {
-    const k = keyB[j]!;
-    const q = queues.get(k);
-    const h = heads.get(k) ?? 0;
-    if (q && h < q.length) {
-      heads.set(k, h + 1);
-      pairs.push([q[h]!, j]);
-      usedA[q[h]!] = 1;
-    } else inserted.push(j);
+    const k = keyB(j);
+    keysB.push(k);
+    const o = occ.get(k);
+    if (o) o.b.push(j);
   }
+  const usedA = new Uint8Array(n);
+  const usedB = new Uint8Array(m);
+  const unique: Array<[number, number]> = [];
+  for (let j = pre; j < m - suf; j++) {
+    const o = occ.get(keysB[j - pre]!);
+    if (o && o.a.length === 1 && o.b.length === 1) unique.push([o.a[0]!, j]);
+  }
+  const anchors: Array<[number, number]> = [];
+  const moved: Array<[number, number]> = [];
+  splitByLis(unique, anchors, moved, usedA, usedB);
+
+  // 2. the rest (repeated keys) are matched inside each gap between anchors, k-th occurrence with k-th occurrence
+  const fence = [[pre - 1, pre - 1] as [number, number], ...anchors, [n - suf, m - suf] as [number, number]];
+  const gapPairs: Array<[number, number]> = [];
+  for (let g = 0; g + 1 < fence.length; g++) {
+    const [a0, b0] = fence[g]!;
+    const [a1, b1] = fence[g + 1]!;
+    if (a1 - a0 <= 1 || b1 - b0 <= 1) continue;
+    const queues = new Map<string, number[]>();
+    for (let i = a0 + 1; i < a1; i++) {
+      if (usedA[i]) continue;
+      const k = keysA[i - pre]!;
+      const q = queues.get(k);
+      if (q) q.push(i);
+      else queues.set(k, [i]);
+    }
+    if (queues.size === 0) continue;
+    const pairs: Array<[number, number]> = [];
+    for (let j = b0 + 1; j < b1; j++) {
+      if (usedB[j]) continue;
+      const q = queues.get(keysB[j - pre]!);
+      if (q && q.length) pairs.push([q.shift()!, j]);
+    }
+    splitByLis(pairs, gapPairs, moved, usedA, usedB);
+  }
+  if (gapPairs.length) {
+    anchors.push(...gapPairs);
+    anchors.sort((x, y) => x[0] - y[0]);
+  }
+  moved.sort((x, y) => x[1] - y[1]);
   const removed: number[] = [];
   for (let i = pre; i < n - suf; i++) if (!usedA[i]) removed.push(i);
+  const inserted: number[] = [];
+  for (let j = pre; j < m - suf; j++) if (!usedB[j]) inserted.push(j);
+  return { pre, suf, n, m, anchors, moved, removed, inserted };
+}
 
+/** Pairs (ascending in b) on one LIS of their a indices go to `inOrder`, the others to `moved`; all are marked used. */
+function splitByLis(pairs: Array<[number, number]>, inOrder: Array<[number, number]>, moved: Array<[number, number]>, usedA: Uint8Array, usedB: Uint8Array): void {
   const onLis = lis(pairs.map((p) => p[0]));
-  const moved: Array<[number, number]> = [];
-  for (let t = 0; t < pairs.length; t++) (onLis[t] ? anchors : moved).push(pairs[t]!);
-  for (let s = suf; s > 0; s--) anchors.push([n - s, m - s]);
-  return { anchors, moved, removed, inserted };
+  for (let t = 0; t < pairs.length; t++) {
+    const p = pairs[t]!;
+    (onLis[t] ? inOrder : moved).push(p);
+    usedA[p[0]] = 1;
+    usedB[p[1]] = 1;
+  }
+}
+
+/** Align two arrays of small items by structural text (`hash`) and a key (default: the hash). */
+export function alignBy<T>(a: readonly T[], b: readonly T[], hash: (x: T) => string, key?: (x: T, h: string) => string): { al: Alignment; ha: string[]; hb: string[] } {
+  const ha = a.map(hash);
+  const hb = b.map(hash);
+  const al = align(
+    a.length,
+    b.length,
+    (i, j) => ha[i] === hb[j],
+    key ? (i) => key(a[i]!, ha[i]!) : (i) => ha[i]!,
+    key ? (j) => key(b[j]!, hb[j]!) : (j) => hb[j]!,
+  );
+  return { al, ha, hb };
+}
+
+/** All in-order pairs: the prefix, the middle anchors and the suffix, ascending. */
+export function allAnchors(al: Alignment): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < al.pre; i++) out.push([i, i]);
+  out.push(...al.anchors);
+  for (let s = al.suf; s > 0; s--) out.push([al.n - s, al.m - s]);
+  return out;
 }
 
 /** Marks the members of one longest strictly increasing subsequence of `xs` (patience sorting, O(n log n)). */
 export function lis(xs: readonly number[]): Uint8Array {
   const out = new Uint8Array(xs.length);
   if (xs.length === 0) return out;
-  const tailIdx: number[] = []; // index into xs of the smallest tail of an increasing run of length t+1
+  const tailIdx: number[] = [];
   const prev = new Int32Array(xs.length).fill(-1);
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;

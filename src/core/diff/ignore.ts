@@ -57,43 +57,54 @@ export function prune(v: unknown, match: IgnoreMatcher, pointer = ""): unknown {
 }
 
 /**
- * A copy of `v` without adapters' presentation records: `ext.<format>._layout` (which keys were spelled snake_case,
- * written as null, …). They say how a file was spelled, not what it says. Emptied `ext` objects are dropped.
- * Returns `v` itself when there is nothing to strip.
+ * A copy of a checkpoint without adapters' presentation records: `ext.<format>._layout` (which keys were spelled
+ * snake_case, written as null, …) on the checkpoint, its messages and their content blocks. They say how a file was
+ * spelled, not what it says. Emptied `ext` objects are dropped. Untouched parts are shared, not copied.
  */
-export function stripLayout(v: unknown): unknown {
-  if (Array.isArray(v)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const x = stripLayout(v[i]);
-      if (x !== v[i]) (out ??= v.slice())[i] = x;
+export function stripLayout(cp: unknown): unknown {
+  if (!isObject(cp)) return cp;
+  let out = withoutLayout(cp);
+  const ms = cp.messages;
+  if (Array.isArray(ms)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < ms.length; i++) {
+      const m = ms[i];
+      if (!isObject(m)) continue;
+      let x = withoutLayout(m);
+      const content = m.content;
+      if (Array.isArray(content)) {
+        let cc: unknown[] | undefined;
+        for (let k = 0; k < content.length; k++) {
+          const b = content[k];
+          const y = isObject(b) ? withoutLayout(b) : b;
+          if (y !== b) (cc ??= content.slice())[k] = y;
+        }
+        if (cc) x = { ...x, content: cc };
+      }
+      if (x !== m) (copy ??= ms.slice())[i] = x;
     }
-    return out ?? v;
+    if (copy) out = { ...out, messages: copy };
   }
-  if (!isObject(v)) return v;
-  let out: Record<string, unknown> | undefined;
-  for (const k of Object.keys(v)) {
-    const x = k === "ext" && isObject(v[k]) ? stripExt(v[k] as Record<string, unknown>) : stripLayout(v[k]);
-    if (x !== v[k]) {
-      out ??= { ...v };
-      if (x === undefined) delete out[k];
-      else out[k] = x;
-    }
-  }
-  return out ?? v;
+  return out;
 }
 
-function stripExt(ext: Record<string, unknown>): Record<string, unknown> | undefined {
-  let out: Record<string, unknown> | undefined;
-  for (const f of Object.keys(ext)) {
+/** `o` without `ext.<format>._layout` (and without `ext` when that empties it); `o` itself when there is none. */
+function withoutLayout(o: Record<string, unknown>): Record<string, unknown> {
+  const ext = o.ext;
+  if (!isObject(ext)) return o;
+  let next: Record<string, unknown> | undefined;
+  for (const f in ext) {
     const e = ext[f];
     if (isObject(e) && "_layout" in e) {
       const { _layout: _l, ...rest } = e;
-      out ??= { ...ext };
-      if (Object.keys(rest).length) out[f] = rest;
-      else delete out[f];
+      next ??= { ...ext };
+      if (Object.keys(rest).length) next[f] = rest;
+      else delete next[f];
     }
   }
-  if (!out) return ext;
-  return Object.keys(out).length ? out : undefined;
+  if (!next) return o;
+  const copy = { ...o };
+  if (Object.keys(next).length) copy.ext = next;
+  else delete copy.ext;
+  return copy;
 }

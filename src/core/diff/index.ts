@@ -7,7 +7,7 @@ import { fieldChanges } from "./fields.js";
 import { compileIgnore, prune, stripLayout, VOLATILE_GLOBS } from "./ignore.js";
 import { diffMessages } from "./messages.js";
 import { fieldOps, messagesPatch, type PatchOp } from "./patch.js";
-import { isObject, stableJson } from "./stable.js";
+import { isObject } from "./stable.js";
 import { diffState } from "./state.js";
 import { summarize, usageTotals } from "./summary.js";
 import type { Change, DiffResult, ModelChange, UsageChange } from "./types.js";
@@ -15,7 +15,7 @@ import type { Change, DiffResult, ModelChange, UsageChange } from "./types.js";
 export * from "./types.js";
 export { VOLATILE_GLOBS, compileIgnore, prune } from "./ignore.js";
 export type { PatchOp } from "./patch.js";
-export { align, lis } from "./align.js";
+export { align, alignBy, allAnchors, lis, type Alignment } from "./align.js";
 export { stableJson, jsonEqual } from "./stable.js";
 
 export interface DiffOptions {
@@ -59,9 +59,7 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
   const { a, b, notes } = comparable(a0, b0, options);
   const ma: AgentMessage[] = Array.isArray(a.messages) ? a.messages : [];
   const mb: AgentMessage[] = Array.isArray(b.messages) ? b.messages : [];
-  const ha = ma.map(stableJson);
-  const hb = mb.map(stableJson);
-  const plan = diffMessages(ma, mb, ha, hb);
+  const plan = diffMessages(ma, mb);
   const changes: Change[] = [...plan.changes];
 
   const ua = usageTotals(ma);
@@ -92,7 +90,7 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
     notes,
   };
   if (options.patch) {
-    const ops = messagesPatch(ma, mb, plan.sourceOf, ha, hb);
+    const ops = messagesPatch(ma, mb, plan.sourceOf);
     if (a.state !== undefined && b.state !== undefined) fieldOps(fieldChanges(a.state, b.state, "/state"), ops);
     fieldOps(top, ops);
     out.patch = ops;

@@ -2,9 +2,9 @@
  * Message-level comparison: identity keys, alignment, edit pairing and block-level detail. Pure.
  */
 import type { AgentMessage, Content } from "../../generated/types.js";
-import { align, type Alignment } from "./align.js";
+import { align, alignBy, allAnchors, type Alignment } from "./align.js";
 import { fieldChanges, type FieldChange } from "./fields.js";
-import { isObject, stableJson } from "./stable.js";
+import { isObject, jsonEqual, stableJson } from "./stable.js";
 import { textDiff } from "./text.js";
 import type { BlockChange, MessageChange } from "./types.js";
 
@@ -15,8 +15,13 @@ export interface MessagePlan {
   sourceOf: Int32Array;
 }
 
-/** The identity of a message across saves: a phi-core nodeId, a tool call id, else its content hash. */
-export function messageKey(m: AgentMessage, hash: string): string {
+/**
+ * The identity of a message across saves: a phi-core nodeId, its tool call ids (assistant) or answered call id
+ * (tool result), else a content key — role, timestamp and the text of its blocks. A content key is cheap (no
+ * serialization of the whole message); two different messages that share one are still compared field by field,
+ * so a collision can only make the explanation less minimal, never wrong.
+ */
+export function messageKey(m: AgentMessage): string {
   const ext = (m as { ext?: Record<string, unknown> }).ext;
   const phi = ext && isObject(ext["phi-core"]) ? (ext["phi-core"] as Record<string, unknown>) : undefined;
   if (phi && (typeof phi.nodeId === "number" || typeof phi.nodeId === "bigint" || typeof phi.nodeId === "string")) return `n:${String(phi.nodeId)}`;
@@ -27,7 +32,22 @@ export function messageKey(m: AgentMessage, hash: string): string {
     for (const b of content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
     if (ids) return `c:${ids}`;
   }
-  return `h:${hash}`;
+  return `h:${contentKey(m)}`;
+}
+
+function contentKey(m: AgentMessage): string {
+  const r = m as unknown as Record<string, unknown>;
+  let k = `${m.role}|${String(r.timestamp ?? "")}`;
+  const content = r.content;
+  if (Array.isArray(content)) {
+    for (const b of content) {
+      if (!isObject(b)) continue;
+      if (b.type === "text") k += `|t:${String(b.text)}`;
+      else if (b.type === "thinking") k += `|r:${String(b.thinking)}`;
+      else k += `|${String(b.type)}:${typeof b.data === "string" ? b.data.length : String(b.url ?? "")}`;
+    }
+  } else k += `|${String(r.kind)}:${stableJson(r.data)}`;
+  return k;
 }
 
 /** A one-line preview of a message: its role and the start of its first text (or the tool called / answered). */
@@ -69,6 +89,7 @@ function lowerBound(xs: ArrayLike<number>, x: number): number {
  * they are edits rather than a removal plus an insertion.
  */
 export function pairEdits(al: Alignment, same: (i: number, j: number) => boolean): Array<[number, number]> {
+  // removed/inserted items all lie in the middle, so the middle anchors delimit the gaps
   const anchA = Int32Array.from(al.anchors, (p) => p[0]);
   const anchB = Int32Array.from(al.anchors, (p) => p[1]);
   const byGap = new Map<number, number[]>();
@@ -102,16 +123,15 @@ function sameKind(a: AgentMessage, b: AgentMessage): boolean {
   return true;
 }
 
-/** Compare two message lists. `hashA`/`hashB` are the stable JSON of each message (computed by the caller once). */
-export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[], hashA?: string[], hashB?: string[]): MessagePlan {
-  const ha = hashA ?? a.map(stableJson);
-  const hb = hashB ?? b.map(stableJson);
-  const ka = a.map((m, i) => messageKey(m, ha[i]!));
-  const kb = b.map((m, j) => messageKey(m, hb[j]!));
-  const al = align(ha, hb, ka, kb);
+/** Compare two message lists: prefix/suffix trimmed by structural equality, the middle aligned by identity key. */
+export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[]): MessagePlan {
+  const eq = (i: number, j: number) => jsonEqual(a[i], b[j]);
+  const al = align(a.length, b.length, eq, (i) => messageKey(a[i]!), (j) => messageKey(b[j]!));
   const edits = pairEdits(al, (i, j) => sameKind(a[i]!, b[j]!));
 
   const sourceOf = new Int32Array(b.length).fill(-1);
+  for (let j = 0; j < al.pre; j++) sourceOf[j] = j;
+  for (let s = 1; s <= al.suf; s++) sourceOf[b.length - s] = a.length - s;
   for (const [i, j] of al.anchors) sourceOf[j] = i;
   for (const [i, j] of al.moved) sourceOf[j] = i;
   for (const [i, j] of edits) sourceOf[j] = i;
@@ -119,11 +139,11 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   const changes: Array<{ pos: number; c: MessageChange }> = [];
   const detail = (i: number, j: number, op: MessageChange["op"]): MessageChange => {
     const c: MessageChange = { kind: "message", op, role: b[j]!.role, a: i, b: j, preview: preview(b[j]!) };
-    if (ha[i] !== hb[j]) Object.assign(c, messageDetail(a[i]!, b[j]!, j));
+    if (!eq(i, j)) Object.assign(c, messageDetail(a[i]!, b[j]!, j));
     return c;
   };
-  for (const [i, j] of al.anchors) if (ha[i] !== hb[j]) changes.push({ pos: j, c: detail(i, j, "edited") });
-  for (const [i, j] of edits) changes.push({ pos: j, c: detail(i, j, "edited") });
+  for (const [i, j] of al.anchors) if (!eq(i, j)) changes.push({ pos: j, c: detail(i, j, "edited") });
+  for (const [i, j] of edits) if (!eq(i, j)) changes.push({ pos: j, c: detail(i, j, "edited") });
   for (const [i, j] of al.moved) changes.push({ pos: j, c: detail(i, j, "moved") });
 
   let lastKept = -1;
@@ -135,10 +155,10 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   for (const i of al.removed) {
     if (removedA.has(i)) continue;
     const t = lowerBound(orderA, i);
-    const pos = t > 0 ? inOrder[t - 1]![1] + 0.5 : -0.5;
+    const pos = t > 0 ? inOrder[t - 1]![1] + 0.5 : al.pre - 0.5;
     changes.push({ pos, c: { kind: "message", op: "removed", role: a[i]!.role, a: i, preview: preview(a[i]!) } });
   }
-  for (let j = 0; j < b.length; j++) {
+  for (const j of al.inserted) {
     if (sourceOf[j] !== -1) continue;
     changes.push({ pos: j, c: { kind: "message", op: j > lastKept ? "appended" : "inserted", role: b[j]!.role, b: j, preview: preview(b[j]!) } });
   }
@@ -162,10 +182,9 @@ function messageDetail(ma: AgentMessage, mb: AgentMessage, j: number): { blocks?
 
 /** Which content blocks changed between two content arrays. */
 export function diffBlocks(ca: readonly Content[], cb: readonly Content[], base: string): BlockChange[] {
-  const ha = ca.map(stableJson);
-  const hb = cb.map(stableJson);
+  // blocks are few: key-order-independent text keeps equal blocks equal
   const key = (c: Content, h: string) => (c.type === "toolCall" && typeof c.id === "string" ? `c:${c.id}` : `h:${h}`);
-  const al = align(ha, hb, ca.map((c, i) => key(c, ha[i]!)), cb.map((c, j) => key(c, hb[j]!)));
+  const { al, ha, hb } = alignBy(ca, cb, stableJson, key);
   const edits = pairEdits(al, (i, j) => ca[i]!.type === cb[j]!.type);
   const out: Array<{ pos: number; c: BlockChange }> = [];
   const changed = (i: number, j: number) => {
@@ -183,7 +202,7 @@ export function diffBlocks(ca: readonly Content[], cb: readonly Content[], base:
     } else c.fields = fieldChanges(x, y, `${base}/${j}`);
     out.push({ pos: j, c });
   };
-  for (const [i, j] of al.anchors) changed(i, j);
+  for (const [i, j] of allAnchors(al)) changed(i, j);
   for (const [i, j] of al.moved) {
     if (ha[i] === hb[j]) out.push({ pos: j, c: { op: "changed", a: i, b: j, type: cb[j]!.type, fields: [] } });
     else changed(i, j);

@@ -23,16 +23,9 @@ export function fieldOps(changes: readonly FieldChange[], out: PatchOp[] = []): 
 }
 
 /**
- * The patch turning message list `a` into `b`, given for each b index its source index in a (−1 = new),
- * with equal hashes meaning identical messages.
+ * The patch turning message list `a` into `b`, given for each b index its source index in a (−1 = new).
  */
-export function messagesPatch(
-  a: readonly AgentMessage[],
-  b: readonly AgentMessage[],
-  sourceOf: Int32Array,
-  hashA: readonly string[],
-  hashB: readonly string[],
-): PatchOp[] {
+export function messagesPatch(a: readonly AgentMessage[], b: readonly AgentMessage[], sourceOf: Int32Array): PatchOp[] {
   const ops: PatchOp[] = [];
   const kept = new Uint8Array(a.length);
   for (let j = 0; j < b.length; j++) if (sourceOf[j]! >= 0) kept[sourceOf[j]!] = 1;
@@ -53,7 +46,7 @@ export function messagesPatch(
   }
   for (let j = 0; j < b.length; j++) {
     const src = sourceOf[j]!;
-    if (src >= 0 && hashA[src] !== hashB[j]) fieldOps(fieldChanges(a[src], b[j], `/messages/${j}`), ops);
+    if (src >= 0 && a[src] !== b[j]) fieldOps(fieldChanges(a[src], b[j], `/messages/${j}`), ops);
   }
   return ops;
 }

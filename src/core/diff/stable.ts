@@ -34,27 +34,50 @@ export function stableJson(v: unknown): string {
 /** Structural equality of two JSON values (object key order ignored; a bigint equals the number with the same value). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a === "bigint" || typeof b === "bigint") {
-    return (typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number") && String(a) === String(b);
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
+    if (typeof a === "bigint" || typeof b === "bigint") {
+      return (typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number") && String(a) === String(b);
+    }
+    return false;
   }
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], bb[i])) return false;
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
     return true;
   }
+  if (Array.isArray(b)) return false;
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!(k in bo) || !jsonEqual(ao[k], bo[k])) return false;
-  return true;
+  const ka = Object.keys(ao);
+  const kb = Object.keys(bo);
+  if (ka.length === kb.length) {
+    let sawUndefined = false;
+    for (let i = 0; i < ka.length; i++) {
+      const k = ka[i]!;
+      const v = ao[k];
+      if (v === undefined) {
+        sawUndefined = true;
+        continue;
+      }
+      if (!jsonEqual(v, bo[k])) return false;
+    }
+    if (!sawUndefined) return true;
+  }
+  // absent and undefined are the same: count the defined keys on both sides
+  let na = 0;
+  for (const k of ka) {
+    const v = ao[k];
+    if (v === undefined) continue;
+    na++;
+    if (!jsonEqual(v, bo[k])) return false;
+  }
+  let nb = 0;
+  for (const k of kb) if (bo[k] !== undefined) nb++;
+  return na === nb;
 }
 
 /** Is `v` a plain JSON object (not an array, not null)? */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+

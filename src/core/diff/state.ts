@@ -1,6 +1,6 @@
 /** Comparison of checkpoint state: todos by id, files with unified diffs, scratchpad notes, contexts. Pure. */
 import type { FileData, ScratchpadNote, TodoItem } from "../../generated/types.js";
-import { align } from "./align.js";
+import { alignBy, allAnchors } from "./align.js";
 import { escapeToken, fieldChanges } from "./fields.js";
 import { isObject, jsonEqual, stableJson } from "./stable.js";
 import { linesPatch, textDiff } from "./text.js";
@@ -8,9 +8,7 @@ import type { Change, ContextChange, FileChange, ScratchpadChange, TodoChange } 
 
 /** Todos matched by id; a status change is called out ("todo 2 pending → completed"). */
 export function diffTodos(a: readonly TodoItem[], b: readonly TodoItem[]): TodoChange[] {
-  const ha = a.map(stableJson);
-  const hb = b.map(stableJson);
-  const al = align(ha, hb, a.map((t) => `id:${String(t.id)}`), b.map((t) => `id:${String(t.id)}`));
+  const { al, ha, hb } = alignBy(a, b, stableJson, (t) => `id:${String(t.id)}`);
   const out: Array<{ pos: number; c: TodoChange }> = [];
   const pair = (i: number, j: number, moved: boolean) => {
     if (ha[i] === hb[j] && !moved) return;
@@ -25,7 +23,7 @@ export function diffTodos(a: readonly TodoItem[], b: readonly TodoItem[]): TodoC
     if (moved && ha[i] === hb[j]) c.fields = [{ pointer: `/state/todos/${j}`, before: `position ${i + 1}`, after: `position ${j + 1}` }];
     out.push({ pos: j, c });
   };
-  for (const [i, j] of al.anchors) pair(i, j, false);
+  for (const [i, j] of allAnchors(al)) pair(i, j, false);
   for (const [i, j] of al.moved) pair(i, j, true);
   for (const i of al.removed) out.push({ pos: i - 0.5, c: { kind: "todo", op: "removed", id: String(a[i]!.id), content: String(a[i]!.content), before: a[i]!.status } });
   for (const j of al.inserted) out.push({ pos: j, c: { kind: "todo", op: "added", id: String(b[j]!.id), content: String(b[j]!.content), after: b[j]!.status } });
@@ -59,10 +57,7 @@ export function diffFiles(a: Record<string, FileData>, b: Record<string, FileDat
 
 /** Scratchpad notes matched by heading (and thread), in file order. */
 export function diffScratchpad(a: readonly ScratchpadNote[], b: readonly ScratchpadNote[]): ScratchpadChange[] {
-  const ha = a.map(stableJson);
-  const hb = b.map(stableJson);
-  const key = (n: ScratchpadNote) => `${n.heading}\u0000${String(n.thread ?? "")}`;
-  const al = align(ha, hb, a.map(key), b.map(key));
+  const { al, ha, hb } = alignBy(a, b, stableJson, (n) => `${n.heading}\u0000${String(n.thread ?? "")}`);
   const out: Array<{ pos: number; c: ScratchpadChange }> = [];
   const pair = (i: number, j: number, moved: boolean) => {
     if (ha[i] === hb[j] && !moved) return;
@@ -76,7 +71,7 @@ export function diffScratchpad(a: readonly ScratchpadNote[], b: readonly Scratch
     if (f.length) c.fields = f;
     out.push({ pos: j, c });
   };
-  for (const [i, j] of al.anchors) pair(i, j, false);
+  for (const [i, j] of allAnchors(al)) pair(i, j, false);
   for (const [i, j] of al.moved) pair(i, j, true);
   for (const i of al.removed) out.push({ pos: i - 0.5, c: { kind: "scratchpad", op: "removed", heading: a[i]!.heading, a: i } });
   for (const j of al.inserted) out.push({ pos: j, c: { kind: "scratchpad", op: "added", heading: b[j]!.heading, b: j } });

@@ -1,6 +1,5 @@
 /** Token totals and the one-paragraph summary of a diff. Pure. */
 import type { AgentMessage } from "../../generated/types.js";
-import { isObject } from "./stable.js";
 import type { Change, DiffSummary, UsageTotals } from "./types.js";
 
 const USAGE_KEYS = ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "reasoning"] as const;
@@ -16,16 +15,22 @@ const USAGE_WORDS: Record<keyof UsageTotals, string> = {
 /** Sum of each usage field over the assistant messages. */
 export function usageTotals(ms: readonly AgentMessage[]): UsageTotals {
   const t: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, reasoning: 0 };
-  for (const m of ms) {
-    const u = (m as { usage?: unknown }).usage;
-    if (m.role !== "assistant" || !isObject(u)) continue;
-    for (const k of USAGE_KEYS) {
-      const v = u[k];
-      if (typeof v === "number" || typeof v === "bigint") t[k] += Number(v);
-    }
+  for (let i = 0; i < ms.length; i++) {
+    const m = ms[i]!;
+    if (m.role !== "assistant") continue;
+    const u = (m as { usage?: Record<string, unknown> }).usage;
+    if (u === undefined || u === null || typeof u !== "object") continue;
+    t.input += num(u.input);
+    t.output += num(u.output);
+    t.cacheRead += num(u.cacheRead);
+    t.cacheWrite += num(u.cacheWrite);
+    t.totalTokens += num(u.totalTokens);
+    t.reasoning += num(u.reasoning);
   }
   return t;
 }
+
+const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0);
 
 /** "1,234" */
 export const fmtInt = (n: number) => n.toLocaleString("en-US");
