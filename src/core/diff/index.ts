@@ -90,7 +90,7 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
     notes,
   };
   if (options.patch) {
-    const ops = messagesPatch(ma, mb, plan.sourceOf);
+    const ops = messagesPatch(ma, mb, plan.sourceOf, plan.movedB);
     if (a.state !== undefined && b.state !== undefined) fieldOps(fieldChanges(a.state, b.state, "/state"), ops);
     fieldOps(top, ops);
     out.patch = ops;

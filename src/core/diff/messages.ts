@@ -13,6 +13,8 @@ export interface MessagePlan {
   changes: MessageChange[];
   /** sourceOf[j] = index in a of b's message j, or −1 when it is new */
   sourceOf: Int32Array;
+  /** b indices of the messages that moved */
+  movedB: Set<number>;
 }
 
 /**
@@ -163,7 +165,7 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
     changes.push({ pos: j, c: { kind: "message", op: j > lastKept ? "appended" : "inserted", role: b[j]!.role, b: j, preview: preview(b[j]!) } });
   }
   changes.sort((x, y) => x.pos - y.pos);
-  return { changes: changes.map((x) => x.c), sourceOf };
+  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])) };
 }
 
 /** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
