@@ -50,6 +50,8 @@ export const diffCommand: CommandDef = {
   run: async (args: Args, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     for (const k of ["a", "b"] as const) if ((args[k] as unknown) === "" || (args[k] as unknown) === true) args[k] = "-";
+    // yargs still calls the handler after reporting a missing positional (main prints that usage error)
+    if (typeof args.a !== "string" || typeof args.b !== "string") return ExitCode.USAGE;
     if (args.a === "-" && args.b === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
     if (args.json && args.format && args.format !== "json") throw usageError(`--json conflicts with --format ${args.format}`);
     const output = args.json ? "json" : (args.format ?? "text");
@@ -89,10 +91,13 @@ function checkCanonical(cp: Checkpoint, doc: SourceDoc, format: string): void {
   const validate = validators["Checkpoint"]!;
   if (validate(toPlainNumbers(cp))) return;
   const e = validate.errors![0]!;
-  let pointer = e.instancePath;
-  if (e.keyword === "required") pointer = e.instancePath;
+  const pointer = e.instancePath;
+  const params = e.params as Record<string, unknown>;
   let expected = e.message ?? "a valid value";
-  if (e.keyword === "required") expected = `a '${(e.params as { missingProperty: string }).missingProperty}' property`;
+  if (e.keyword === "type") expected = `${String(params.type)}`;
+  else if (e.keyword === "enum") expected = `one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+  else if (e.keyword === "const") expected = JSON.stringify(params.allowedValue);
+  else if (e.keyword === "required") expected = `a '${(e.params as { missingProperty: string }).missingProperty}' property`;
   else if (e.keyword === "additionalProperties") expected = `no property '${(e.params as { additionalProperty: string }).additionalProperty}'`;
   const place = format === "ckpt" && doc.text !== undefined ? jsonLocator(doc.text).locate(pointer) : undefined;
   throw inputError(
