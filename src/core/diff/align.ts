@@ -42,28 +42,25 @@ export function align(
   while (suf < n - pre && suf < m - pre && eq(n - 1 - suf, m - 1 - suf)) suf++;
 
   // 1. keys that occur exactly once on each side are matched; an LIS over them gives the in-order anchors
-  const occ = new Map<string, { a: number[]; b: number[] }>();
-  const keysA: string[] = [];
-  const keysB: string[] = [];
+  const keysA: string[] = new Array(Math.max(0, n - suf - pre));
+  const keysB: string[] = new Array(Math.max(0, m - suf - pre));
+  const onceA = new Map<string, number>(); // key → its index, or −1 when repeated
+  const onceB = new Map<string, number>();
   for (let i = pre; i < n - suf; i++) {
-    const k = keyA(i);
-    keysA.push(k);
-    const o = occ.get(k);
-    if (o) o.a.push(i);
-    else occ.set(k, { a: [i], b: [] });
+    const k = (keysA[i - pre] = keyA(i));
+    onceA.set(k, onceA.has(k) ? -1 : i);
   }
   for (let j = pre; j < m - suf; j++) {
-    const k = keyB(j);
-    keysB.push(k);
-    const o = occ.get(k);
-    if (o) o.b.push(j);
+    const k = (keysB[j - pre] = keyB(j));
+    onceB.set(k, onceB.has(k) ? -1 : j);
   }
   const usedA = new Uint8Array(n);
   const usedB = new Uint8Array(m);
   const unique: Array<[number, number]> = [];
   for (let j = pre; j < m - suf; j++) {
-    const o = occ.get(keysB[j - pre]!);
-    if (o && o.a.length === 1 && o.b.length === 1) unique.push([o.a[0]!, j]);
+    const k = keysB[j - pre]!;
+    const i = onceA.get(k);
+    if (i !== undefined && i >= 0 && onceB.get(k) === j) unique.push([i, j]);
   }
   const anchors: Array<[number, number]> = [];
   const moved: Array<[number, number]> = [];

@@ -151,7 +151,7 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   let lastKept = -1;
   for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j]! >= 0) { lastKept = j; break; }
   // a removed message is shown after the b position of the nearest earlier a message that is still in order
-  const inOrder = [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]);
+  const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
   const orderA = Int32Array.from(inOrder, (p) => p[0]);
   const removedA = new Set(edits.map((p) => p[0]));
   for (const i of al.removed) {

@@ -48,32 +48,24 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(b)) return false;
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const ka = Object.keys(ao);
-  const kb = Object.keys(bo);
-  if (ka.length === kb.length) {
-    let sawUndefined = false;
-    for (let i = 0; i < ka.length; i++) {
-      const k = ka[i]!;
-      const v = ao[k];
-      if (v === undefined) {
-        sawUndefined = true;
-        continue;
-      }
-      if (!jsonEqual(v, bo[k])) return false;
-    }
-    if (!sawUndefined) return true;
-  }
-  // absent and undefined are the same: count the defined keys on both sides
+  // for-in walks the objects without allocating key arrays; undefined values count as absent
   let na = 0;
-  for (const k of ka) {
+  let undef = false;
+  for (const k in ao) {
     const v = ao[k];
-    if (v === undefined) continue;
+    if (v === undefined) {
+      undef = true;
+      continue;
+    }
     na++;
     if (!jsonEqual(v, bo[k])) return false;
   }
   let nb = 0;
-  for (const k of kb) if (bo[k] !== undefined) nb++;
-  return na === nb;
+  for (const k in bo) {
+    if (bo[k] === undefined) undef = true;
+    else nb++;
+  }
+  return undef ? na === nb : na === nb;
 }
 
 /** Is `v` a plain JSON object (not an array, not null)? */
