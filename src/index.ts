@@ -13,3 +13,24 @@ export { yoagentAdapter, yoagentWantsSnake } from "./formats/yoagent.js";
 export { yoagentSessionAdapter, activePath as yoagentSessionActivePath } from "./formats/yoagent-session.js";
 export { phiCoreAdapter } from "./formats/phi-core.js";
 export { phiCoreSessionAdapter } from "./formats/phi-core-session.js";
+export {
+  diffCheckpoints,
+  comparable as diffComparable,
+  VOLATILE_GLOBS,
+  type DiffOptions,
+  type DiffOutput,
+  type DiffResult,
+  type DiffSummary,
+  type Change as DiffChange,
+  type MessageChange,
+  type BlockChange,
+  type TodoChange,
+  type FileChange,
+  type ScratchpadChange,
+  type ContextChange,
+  type UsageChange,
+  type ModelChange,
+  type ValueChange,
+  type TextDiff,
+  type PatchOp,
+} from "./core/diff/index.js";

@@ -101,7 +101,7 @@ export function renderText(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { colo
 
 function blockText(bl: BlockChange, k: ChalkInstance): string[] {
   const at = bl.op === "removed" ? `block ${bl.a}` : bl.op === "added" ? `block ${bl.b}` : bl.a === bl.b ? `block ${bl.b}` : `block ${bl.a} → ${bl.b}`;
-  const head = (bl.op === "added" ? k.green : bl.op === "removed" ? k.red : k.yellow)(`    ${at} (${bl.type}) ${bl.op}`);
+  const head = (bl.op === "added" ? k.green : bl.op === "removed" ? k.red : bl.op === "moved" ? k.cyan : k.yellow)(`    ${at} (${bl.type}) ${bl.op}`);
   const lines = [head];
   if (bl.text) lines.push(...textDiffLines(bl.text, k).map((l) => "      " + l));
   for (const f of bl.fields ?? []) lines.push("      " + fieldText(f, k));
@@ -148,14 +148,15 @@ export function renderMarkdown(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { 
     for (const c of msgs) out.push(`| ${c.op} | ${c.a ?? ""} | ${c.b ?? ""} | ${c.role} | ${cell(c.preview)} |`);
     const edited = msgs.filter((c) => c.blocks?.length || c.fields?.length);
     for (const c of edited) {
-      out.push("", `<details><summary>message ${c.b} (${c.role}) ${c.op}</summary>`, "", "```diff");
+      const body: string[] = [];
       for (const bl of c.blocks ?? []) {
-        out.push(`# block ${bl.b ?? bl.a} (${bl.type}) ${bl.op}`);
-        if (bl.text) out.push(...mdText(bl.text));
-        for (const f of bl.fields ?? []) out.push(...mdField(f));
+        body.push(`# block ${bl.b ?? bl.a} (${bl.type}) ${bl.op}`);
+        if (bl.text) body.push(...mdText(bl.text));
+        for (const f of bl.fields ?? []) body.push(...mdField(f));
       }
-      for (const f of c.fields ?? []) out.push(...mdField(f));
-      out.push("```", "", "</details>");
+      for (const f of c.fields ?? []) body.push(...mdField(f));
+      const fc = fence(body);
+      out.push("", `<details><summary>message ${c.b} (${c.role}) ${c.op}</summary>`, "", fc + "diff", ...body, fc, "", "</details>");
     }
   }
   const rows: string[] = [];
@@ -171,11 +172,19 @@ export function renderMarkdown(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { 
   for (const c of d.changes) {
     if (c.kind === "file") {
       out.push("", `#### File \`${c.path}\` ${c.op} (+${c.added} −${c.removed})`);
-      if (c.patch) out.push("", "```diff", c.patch.replace(/\n$/, ""), "```");
+      if (c.patch) {
+        const body = c.patch.replace(/\n$/, "").split("\n");
+        const fc = fence(body);
+        out.push("", fc + "diff", ...body, fc);
+      }
       for (const f of c.fields ?? []) out.push("", `- \`${f.pointer}\`: ${showValue(f.before)} → ${showValue(f.after)}`);
     } else if (c.kind === "scratchpad") {
       out.push("", `#### Scratchpad note "${c.heading}" ${c.op}`);
-      if (c.text) out.push("", "```diff", ...mdText(c.text), "```");
+      if (c.text) {
+        const body = mdText(c.text);
+        const fc = fence(body);
+        out.push("", fc + "diff", ...body, fc);
+      }
     }
   }
   return out.join("\n") + "\n";
@@ -193,6 +202,13 @@ function mdField(f: FieldChange): string[] {
   if (f.before !== undefined) o.push(`- ${f.pointer}: ${showValue(f.before, 200)}`);
   if (f.after !== undefined) o.push(`+ ${f.pointer}: ${showValue(f.after, 200)}`);
   return o;
+}
+
+/** A code fence longer than any backtick run in `lines`, so fenced text cannot close it early. */
+function fence(lines: readonly string[]): string {
+  let longest = 0;
+  for (const l of lines) for (const m of l.match(/`+/g) ?? []) longest = Math.max(longest, m.length);
+  return "`".repeat(Math.max(3, longest + 1));
 }
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");

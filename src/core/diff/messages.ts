@@ -206,7 +206,7 @@ export function diffBlocks(ca: readonly Content[], cb: readonly Content[], base:
   };
   for (const [i, j] of allAnchors(al)) changed(i, j);
   for (const [i, j] of al.moved) {
-    if (ha[i] === hb[j]) out.push({ pos: j, c: { op: "changed", a: i, b: j, type: cb[j]!.type, fields: [] } });
+    if (ha[i] === hb[j]) out.push({ pos: j, c: { op: "moved", a: i, b: j, type: cb[j]!.type } });
     else changed(i, j);
   }
   for (const [i, j] of edits) changed(i, j);

@@ -14,7 +14,8 @@ export type TextDiff =
 
 /** One content block of an edited message. */
 export interface BlockChange {
-  op: "added" | "removed" | "changed";
+  /** "moved": same content, another position among the message's blocks */
+  op: "added" | "removed" | "changed" | "moved";
   /** index in the old / new message's content */
   a?: number;
   b?: number;
