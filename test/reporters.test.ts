@@ -4,6 +4,7 @@
  * properties SARIF 2.1.0 requires (checked by hand against the OASIS spec's required members).
  */
 import { describe, expect, test } from "vitest";
+import { Chalk } from "chalk";
 import { REPORTERS, summarize, type ValidationReport } from "../src/cli/reporters/index.js";
 import { escapeData, escapeProperty } from "../src/cli/reporters/github.js";
 import type { FileResult } from "../src/schema/document.js";
@@ -47,7 +48,7 @@ describe("text", () => {
   });
   test("colour only when asked", () => {
     expect(out).not.toContain("\u001b[");
-    expect(REPORTERS.text!(report, { color: true })).toContain("\u001b[31merror\u001b[39m");
+    expect(REPORTERS.text!(report, { color: true, chalk: new Chalk({ level: 1 }) })).toContain("\u001b[31merror\u001b[39m");
   });
 });
 

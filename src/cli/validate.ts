@@ -171,7 +171,8 @@ export const validateCommand: CommandDef = {
     const report = await runValidation(args.inputs, io, { format: args.format, maxErrors: args.maxErrors, strict: args.strict });
     for (const t of targets) {
       const color = t.path === undefined ? useColor(io, io.stdout) : false;
-      const text = REPORTERS[t.name]!(report, { color, quiet: args.quiet });
+      const chalk = color ? new (await import("chalk")).Chalk({ level: 1 }) : undefined;
+      const text = REPORTERS[t.name]!(report, { color, quiet: args.quiet, ...(chalk ? { chalk } : {}) });
       if (t.path === undefined) io.stdout.write(text);
       else await writeAtomic(resolve(io.cwd, t.path), text);
     }

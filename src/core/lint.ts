@@ -135,6 +135,27 @@ export function nativeLint(native: unknown, format: string, make: MakeIssue): Is
   return out;
 }
 
+/** True when a parsed value holds a bigint (an integer beyond 2^53) anywhere. Allocation-free walk. */
+export function hasBigInt(v: unknown): boolean {
+  if (typeof v === "bigint") return true;
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (hasBigInt(v[i])) return true;
+    return false;
+  }
+  for (const k in v) if (hasBigInt((v as Obj)[k])) return true;
+  return false;
+}
+
+/**
+ * Whether `nativeLint` can find anything: the value holds a bigint, or the text (when given) has a
+ * `__proto__` / `constructor` key.
+ */
+export function mayNeedNativeLint(native: unknown, text: string | undefined): { bigint: boolean; any: boolean } {
+  const bigint = hasBigInt(native);
+  return { bigint, any: bigint || text === undefined || text.includes('"__proto__"') || text.includes('"constructor"') };
+}
+
 /** deep-agent FileSaver's file stem for a thread id. */
 export const fileSaverStem = (threadId: string) => threadId.replace(/[^a-zA-Z0-9_-]/g, "_");
 

@@ -3,8 +3,9 @@
  * (canonical lints only when the schema passed). Pure: the caller reads the document and prints the result.
  */
 import { CkptError, inputError } from "../core/errors.js";
-import { jsonLocator, parseJson } from "../core/json.js";
-import { canonicalLint, nativeLint } from "../core/lint.js";
+import { parseJson } from "../core/json.js";
+import { fastJsonLocator } from "./locate.js";
+import { canonicalLint, mayNeedNativeLint, nativeLint } from "../core/lint.js";
 import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
 import { schemaIssues, type Locate } from "./validate.js";
@@ -125,12 +126,12 @@ function safeRun(a: FormatAdapter, doc: SourceDoc): { errors: number; warnings: 
 /** parse → schema → adapter lint → generic lints, issues positioned and de-duplicated. */
 export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[]; threadId?: string } {
   const native = a.parse(doc);
-  let jl: ReturnType<typeof jsonLocator> | undefined;
+  let jl: ReturnType<typeof fastJsonLocator> | undefined;
   const locate: Locate = (p) => {
     if (a.locate) return a.locate(native, p, doc);
     if (doc.text === undefined) return undefined;
-    jl ??= jsonLocator(doc.text);
-    return jl.locate(p);
+    jl ??= fastJsonLocator(doc.text);
+    return jl(p);
   };
   const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => {
     const at = locate(pointer);
@@ -138,9 +139,12 @@ export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[];
     if (at) Object.assign(i, { line: at.line, column: at.column });
     return i;
   };
-  const issues = schemaIssues(a.schema, native, doc.name, locate);
+  // the native walk (and the bigint-safe schema copy) only matter when there is a bigint or a prototype key
+  const need = mayNeedNativeLint(native, doc.text);
+  const issues = schemaIssues(a.schema, native, doc.name, locate, need.bigint);
   if (a.lint) issues.push(...a.lint(native, doc));
-  issues.push(...nativeLint(native, a.name, make));
+  // the native walk only finds something when the text has a 16+ digit run or a prototype key
+  if (need.any) issues.push(...nativeLint(native, a.name, make));
   let threadId: string | undefined;
   if (!issues.some((i) => i.severity === "error" && i.rule.startsWith("schema/"))) {
     const cp = a.toCanonical(native, doc);

@@ -17,12 +17,12 @@ export function getValidator(name: string): CompiledValidator | undefined {
 
 /**
  * Validate `value` against schema `schemaName`. Integers beyond 2^53 (bigint) are checked as their nearest
- * double. Every issue is an error with rule `schema/<ajv keyword>`.
+ * double (pass `mayHoldBigInt = false` when the caller already knows there is none). Every issue is an error with rule `schema/<ajv keyword>`.
  */
-export function schemaIssues(schemaName: string, value: unknown, file: string, locate?: Locate): Issue[] {
+export function schemaIssues(schemaName: string, value: unknown, file: string, locate?: Locate, mayHoldBigInt = true): Issue[] {
   const v = getValidator(schemaName);
   if (!v) throw new Error(`no compiled validator named '${schemaName}' (run npm run gen)`);
-  const plain = containsBigInt(value) ? toPlainNumbers(value) : value;
+  const plain = mayHoldBigInt && containsBigInt(value) ? toPlainNumbers(value) : value;
   if (v(plain)) return [];
   return pruneErrors(v.errors ?? []).map((e) => {
     const d = describeError(e);

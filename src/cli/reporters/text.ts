@@ -1,5 +1,5 @@
 /** Human text: `file:line:col` first (clickable in terminals), severity coloured, rule id dim, a summary line. */
-import { Chalk } from "chalk";
+import type { ChalkInstance } from "chalk";
 import type { Issue } from "../../formats/types.js";
 import type { FileResult } from "../../schema/document.js";
 import { plural, type Reporter } from "./types.js";
@@ -14,8 +14,12 @@ export function ambiguityNote(f: FileResult): string | undefined {
   return `fits ${[name(f.format, f.formatVersion), ...others].join(" and ")}; validated as ${f.format}; use --format to choose`;
 }
 
+/** No colour: every style is the identity (so chalk is loaded only when colour is on). */
+const id = (s: string) => s;
+const plain = { red: id, yellow: id, green: id, blue: id, cyan: id, dim: id } as unknown as ChalkInstance;
+
 export const textReporter: Reporter = (report, opts) => {
-  const c = new Chalk({ level: opts.color ? 1 : 0 });
+  const c = opts.color && opts.chalk ? opts.chalk : plain;
   const lines: string[] = [];
   const issueLine = (i: Issue) => {
     const sev = i.severity === "error" ? c.red("error") : c.yellow("warning");

@@ -1,4 +1,5 @@
 /** What every reporter renders: the per-file results of one `ckpt validate` run and their summary. */
+import type { ChalkInstance } from "chalk";
 import type { FileResult } from "../../schema/document.js";
 
 export interface Summary {
@@ -22,6 +23,8 @@ export interface ValidationReport {
 
 export interface RenderOptions {
   color: boolean;
+  /** the chalk instance to colour with (text reporter; required for colour, loaded lazily by the caller) */
+  chalk?: ChalkInstance;
   /** only errors (text reporter) */
   quiet?: boolean;
 }
