@@ -154,10 +154,17 @@ export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[];
   return { issues: dedupe(issues), threadId };
 }
 
+/**
+ * One issue per (file, rule, pointer) — adapters and the generic lints may both report e.g. an unsafe integer;
+ * schema issues also keep their message (two missing properties of one object are two issues). An integer
+ * beyond the 64-bit range is reported as that error only, not also as an unsafe-integer warning.
+ */
 function dedupe(issues: Issue[]): Issue[] {
   const seen = new Set<string>();
+  const outOfRange = new Set(issues.filter((i) => i.rule === "lint/integer-out-of-range").map((i) => `${i.file}\0${i.pointer}`));
   return issues.filter((i) => {
-    const k = `${i.file}\0${i.rule}\0${i.pointer}`;
+    if (i.rule === "lint/unsafe-integer" && outOfRange.has(`${i.file}\0${i.pointer}`)) return false;
+    const k = `${i.file}\0${i.rule}\0${i.pointer}${i.rule.startsWith("schema/") ? `\0${i.message}` : ""}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;

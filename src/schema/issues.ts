@@ -41,8 +41,11 @@ export function pruneErrors(errors: readonly ErrorObject[]): ErrorObject[] {
     for (let i = start; i < k; i++) {
       if (!isMismatch(errors[i]!, p)) continue;
       drop.add(i);
-      for (let j = i - 1; j >= start && errors[j]!.instancePath === p; j--) drop.add(j);
-      for (let j = i + 1; j < k && errors[j]!.instancePath === p && !isMismatch(errors[j]!, p); j++) drop.add(j);
+      // the mismatching branch's own errors at P: adjacent, and from the same (sub)schema
+      const base = schemaBase(errors[i]!);
+      const same = (j: number) => errors[j]!.instancePath === p && schemaBase(errors[j]!) === base;
+      for (let j = i - 1; j >= start && same(j); j--) drop.add(j);
+      for (let j = i + 1; j < k && same(j) && !isMismatch(errors[j]!, p); j++) drop.add(j);
     }
     const remaining = range(start, k).filter((i) => !drop.has(i));
     if (remaining.length > 0) drop.add(k);
@@ -63,6 +66,14 @@ export function pruneErrors(errors: readonly ErrorObject[]): ErrorObject[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The schema an error comes from: its schemaPath without the failing keyword (and, for a discriminant
+ * mismatch, without `/properties/<key>`), e.g. "#/oneOf/3/required" → "#/oneOf/3", "#/properties/role/not" → "#".
+ */
+function schemaBase(e: ErrorObject): string {
+  return e.schemaPath.replace(/\/properties\/[^/]+\/(const|enum|not)$/, "").replace(/\/[^/]+$/, "");
 }
 
 function isUnion(e: ErrorObject): boolean {

@@ -1,0 +1,109 @@
+/**
+ * The validation engine below the CLI: ajv errors pruned to the branch the user meant, plain-words
+ * expectations, positions; the integer and FileSaver lints. Expected values worked out by hand from the
+ * inputs and schemas/ (e.g. ToolResultMessage requires toolCallId, toolName, content, isError).
+ */
+import { describe, expect, test } from "vitest";
+import { schemaIssues } from "../src/schema/validate.js";
+import { fastJsonLocator, lineIndex } from "../src/schema/locate.js";
+import { fileSaverLint, fileSaverStem, nativeLint } from "../src/core/lint.js";
+import { parseJson } from "../src/core/json.js";
+import { validateDocument } from "../src/schema/document.js";
+import type { Issue } from "../src/formats/types.js";
+
+const cp = (messages: unknown[]) => ({ schemaVersion: 1, threadId: "t", step: 1, messages, state: {} });
+const brief = (is: Issue[]) => is.map((i) => `${i.rule} ${i.pointer} ${i.message}`);
+
+describe("oneOf pruning", () => {
+  test("a toolResult missing fields: that branch's required errors, not the extension-message branch's", () => {
+    const is = schemaIssues("Checkpoint", cp([{ role: "toolResult", toolCallId: "x", content: [] }]), "f");
+    expect(brief(is)).toEqual([
+      "schema/required /messages/0 missing required property 'toolName'",
+      "schema/required /messages/0 missing required property 'isError'",
+    ]);
+  });
+  test("a toolCall block missing fields, a text block with a number, an unknown block type, a string block", () => {
+    const is = schemaIssues("Checkpoint", cp([{ role: "assistant", content: [{ type: "toolCall", id: "x" }, { type: "text", text: 1 }, { type: "bogus" }, "s"] }]), "f");
+    expect(brief(is)).toEqual([
+      "schema/required /messages/0/content/0 missing required property 'name'",
+      "schema/required /messages/0/content/0 missing required property 'arguments'",
+      "schema/type /messages/0/content/1/text expected a string",
+      'schema/discriminator /messages/0/content/2/type unknown type "bogus"',
+      "schema/type /messages/0/content/3 expected an object",
+    ]);
+  });
+  test("an unknown role names the tag", () => {
+    const is = schemaIssues("Checkpoint", cp([{ role: "usr", content: [] }]), "f");
+    expect(brief(is)).toEqual(['schema/discriminator /messages/0/role unknown role "usr"']);
+  });
+  test("enum expectations list the allowed values in plain words", () => {
+    const [i] = schemaIssues("Checkpoint", cp([{ role: "assistant", content: [], stopReason: "done" }]), "f");
+    expect(i).toMatchObject({ rule: "schema/enum", pointer: "/messages/0/stopReason" });
+    expect(i!.expected).toMatch(/^one of stop, length, toolUse, error, aborted, refusal/);
+  });
+  test("positions come from the locator", () => {
+    const text = '{"schemaVersion": 1, "threadId": "t", "step": -1, "messages": [], "state": {}}';
+    const loc = fastJsonLocator(text);
+    const [i] = schemaIssues("Checkpoint", parseJson(text), "f.json", (p) => loc(p));
+    expect(i).toMatchObject({ rule: "schema/minimum", pointer: "/step", line: 1, column: text.indexOf("-1") + 1 });
+  });
+});
+
+describe("locator", () => {
+  test("line index by binary search", () => {
+    const at = lineIndex("ab\ncd\n\nx");
+    expect(at(0)).toEqual({ line: 1, column: 1 });
+    expect(at(4)).toEqual({ line: 2, column: 2 });
+    expect(at(6)).toEqual({ line: 3, column: 1 });
+    expect(at(7)).toEqual({ line: 4, column: 1 });
+  });
+  test("pointer to value; last duplicate key wins as in JSON.parse; missing → nearest ancestor", () => {
+    const text = '{\n  "a": [10, {"b": 1, "b": 2}]\n}';
+    const loc = fastJsonLocator(text);
+    expect(loc("/a/1/b")).toEqual({ line: 2, column: 27 }); // the "2" of the second "b"
+    expect(loc("/a/0")).toEqual({ line: 2, column: 9 });
+    expect(loc("/a/5")).toEqual({ line: 2, column: 8 });
+  });
+});
+
+describe("integer lints", () => {
+  const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => ({ severity, rule, pointer, message, file: "f" });
+  test("beyond 2^53 is a warning; beyond u64 in a serde format is an error; JS formats only warn", () => {
+    const v = parseJson('{"a": 9007199254740992, "b": 9007199254740991, "c": 18446744073709551616, "d": -9223372036854775809}');
+    expect(brief(nativeLint(v, "yoagent", make)).map((s) => s.split(" ").slice(0, 2).join(" "))).toEqual([
+      "lint/unsafe-integer /a",
+      "lint/integer-out-of-range /c",
+      "lint/integer-out-of-range /d",
+    ]);
+    expect(nativeLint(v, "ckpt", make).map((i) => i.severity)).toEqual(["warning", "warning", "warning"]);
+  });
+  test("a u64 beyond the range in a yoagent document fails validation (exit-1 error, not a warning)", () => {
+    const r = validateDocument({ name: "u.json", text: '[{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":18446744073709551616}]' }, { format: "yoagent" });
+    expect(r.valid).toBe(false);
+    expect(brief(r.issues)).toEqual(["lint/integer-out-of-range /0/timestamp integer 18446744073709551616 is outside the 64-bit range: serde rejects it"]);
+  });
+});
+
+describe("FileSaver thread ids", () => {
+  const make = (file: string, pointer: string, message: string): Issue => ({ severity: "warning", rule: "lint/filesaver-id-collision", file, pointer, message });
+  test("sanitization as deep-agent's FileSaver does it", () => {
+    expect(fileSaverStem("user/42:a b")).toBe("user_42_a_b");
+    expect(fileSaverStem("ok-id_1")).toBe("ok-id_1");
+  });
+  test("two ids with the same stem collide; a file not named after its id is flagged", () => {
+    const out = fileSaverLint(
+      [
+        { file: "dir/user_1.json", threadId: "user/1", pointer: "/threadId" },
+        { file: "dir/user_1.json.bak/user_1.json", threadId: "user:1", pointer: "/threadId" },
+        { file: "dir/other.json", threadId: "t-9", pointer: "/threadId" },
+        { file: "dir/t-10.json", threadId: "t-10", pointer: "/threadId" },
+      ],
+      make,
+    );
+    expect(out.map((i) => `${i.file} ${i.message.split(":")[0]}`)).toEqual([
+      "dir/user_1.json.bak/user_1.json thread id 'user",
+      "dir/other.json thread id 't-9' is stored by FileSaver as 't-9.json', not 'other.json'",
+    ]);
+    expect(out[0]!.message).toContain("both sanitize to 'user_1.json'");
+  });
+});
