@@ -62,10 +62,11 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
   const plan = diffMessages(ma, mb);
   const changes: Change[] = [...plan.changes];
 
-  const ua = usageTotals(ma);
-  const ub = usageTotals(mb);
-  const delta = Object.fromEntries(Object.keys(ua).map((k) => [k, ub[k as keyof typeof ub] - ua[k as keyof typeof ua]])) as unknown as UsageChange["delta"];
-  if (Object.values(delta).some((d) => d !== 0)) changes.push({ kind: "usage", before: ua, after: ub, delta });
+  // the common prefix and suffix add the same usage on both sides: the delta comes from the middle alone
+  const da = usageTotals(ma.slice(plan.pre, ma.length - plan.suf));
+  const db = usageTotals(mb.slice(plan.pre, mb.length - plan.suf));
+  const delta = Object.fromEntries(Object.keys(da).map((k) => [k, db[k as keyof typeof db] - da[k as keyof typeof da]])) as unknown as UsageChange["delta"];
+  if (Object.values(delta).some((d) => d !== 0)) changes.push({ kind: "usage", before: usageTotals(ma), after: usageTotals(mb), delta });
   for (const field of ["model", "provider"] as const) {
     const x = lastAssistant(ma, field);
     const y = lastAssistant(mb, field);

@@ -15,6 +15,9 @@ export interface MessagePlan {
   sourceOf: Int32Array;
   /** b indices of the messages that moved */
   movedB: Set<number>;
+  /** length of the common prefix and suffix (identical messages) */
+  pre: number;
+  suf: number;
 }
 
 /**
@@ -91,6 +94,7 @@ function lowerBound(xs: ArrayLike<number>, x: number): number {
  * they are edits rather than a removal plus an insertion.
  */
 export function pairEdits(al: Alignment, same: (i: number, j: number) => boolean): Array<[number, number]> {
+  if (al.removed.length === 0 || al.inserted.length === 0) return [];
   // removed/inserted items all lie in the middle, so the middle anchors delimit the gaps
   const anchA = Int32Array.from(al.anchors, (p) => p[0]);
   const anchB = Int32Array.from(al.anchors, (p) => p[1]);
@@ -134,7 +138,8 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   const sourceOf = new Int32Array(b.length).fill(-1);
   for (let j = 0; j < al.pre; j++) sourceOf[j] = j;
   for (let s = 1; s <= al.suf; s++) sourceOf[b.length - s] = a.length - s;
-  for (const [i, j] of al.anchors) sourceOf[j] = i;
+  const anchors = al.anchors;
+  for (let t = 0; t < anchors.length; t++) sourceOf[anchors[t]![1]] = anchors[t]![0];
   for (const [i, j] of al.moved) sourceOf[j] = i;
   for (const [i, j] of edits) sourceOf[j] = i;
 
@@ -144,7 +149,11 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
     if (!eq(i, j)) Object.assign(c, messageDetail(a[i]!, b[j]!, j));
     return c;
   };
-  for (const [i, j] of al.anchors) if (!eq(i, j)) changes.push({ pos: j, c: detail(i, j, "edited") });
+  for (let t = 0; t < anchors.length; t++) {
+    const i = anchors[t]![0];
+    const j = anchors[t]![1];
+    if (!eq(i, j)) changes.push({ pos: j, c: detail(i, j, "edited") });
+  }
   for (const [i, j] of edits) if (!eq(i, j)) changes.push({ pos: j, c: detail(i, j, "edited") });
   for (const [i, j] of al.moved) changes.push({ pos: j, c: detail(i, j, "moved") });
 
@@ -152,7 +161,7 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j]! >= 0) { lastKept = j; break; }
   // a removed message is shown after the b position of the nearest earlier a message that is still in order
   const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
-  const orderA = Int32Array.from(inOrder, (p) => p[0]);
+  const orderA = al.removed.length ? Int32Array.from(inOrder, (p) => p[0]) : new Int32Array(0);
   const removedA = new Set(edits.map((p) => p[0]));
   for (const i of al.removed) {
     if (removedA.has(i)) continue;
@@ -165,7 +174,7 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
     changes.push({ pos: j, c: { kind: "message", op: j > lastKept ? "appended" : "inserted", role: b[j]!.role, b: j, preview: preview(b[j]!) } });
   }
   changes.sort((x, y) => x.pos - y.pos);
-  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])) };
+  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])), pre: al.pre, suf: al.suf };
 }
 
 /** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
