@@ -34,3 +34,9 @@ export {
   type TextDiff,
   type PatchOp,
 } from "./core/diff/index.js";
+export { validateDocument, runAdapter, type FileResult, type Alternative, type ValidateOptions } from "./schema/document.js";
+export { schemaIssues, getValidator } from "./schema/validate.js";
+export { pruneErrors, describeError } from "./schema/issues.js";
+export { canonicalLint, nativeLint, fileSaverLint, fileSaverStem } from "./core/lint.js";
+export { runValidation, exitCodeOf } from "./cli/validate.js";
+export { REPORTERS, summarize, type ValidationReport, type Reporter } from "./cli/reporters/index.js";
