@@ -158,7 +158,7 @@ export const validateCommand: CommandDef = {
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "text reporter: print only errors and the summary" })
       .option("reporter", { alias: "r", type: "string", array: true, describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)` })
       .option("json", { type: "boolean", default: false, describe: "same as --reporter json" })
-      .example("ckpt validate fixtures/", "every document under a folder")
+      .example("ckpt validate fixtures/yoagent/valid", "every document under a folder")
       .example("ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml", "text on stdout, JUnit to a file")
       .example("cat conv.json | ckpt validate - --format yoagent", "stdin, format forced"),
   run: async (args: ValidateArgs, io: CliIO) => {
