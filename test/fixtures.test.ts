@@ -63,6 +63,18 @@ for (const format of formats) {
   }
 }
 
+test("every expect file belongs to a case", () => {
+  for (const format of formats) {
+    for (const kind of ["valid", "invalid", "warn"]) {
+      const dir = join(FIXTURES, format, kind);
+      if (!existsSync(dir)) continue;
+      for (const e of readdirSync(dir).filter((f) => f.endsWith(".expect.json"))) {
+        expect(existsSync(join(dir, e.slice(0, -".expect.json".length))), `${format}/${kind}/${e} has no case beside it`).toBe(true);
+      }
+    }
+  }
+});
+
 test("an amacs case folder counts as one case", () => {
   // guard for the layout rule: a folder under valid/invalid/warn must hold agent-chat.org or scratchpad.org
   for (const format of formats) {
