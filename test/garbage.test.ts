@@ -4,7 +4,7 @@
  * arrays) are generated here into a temp dir.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync, mkdirSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync, mkdirSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -135,5 +135,37 @@ describe("big inputs", () => {
     expect(r.code).toBe(1);
     const f = JSON.parse(r.out).files[0];
     expect(f.issues).toEqual([expect.objectContaining({ rule: "schema/enum", pointer: `/messages/${n}/stopReason`, line: n + 2 })]);
+  });
+});
+
+describe("the real binary (after npm run build)", () => {
+  const bin = join(ROOT, "bin/ckpt.js");
+  const spawn = async (args: string[], input?: Buffer) => {
+    const { spawnSync } = await import("node:child_process");
+    const r = spawnSync(process.execPath, [bin, ...args], { cwd: ROOT, input, env: { ...process.env, NO_COLOR: "1" }, encoding: "utf8" });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+  test("binary on stdin and a truncated file: one line each, exit 3, no stack", async () => {
+    expect(existsSync(join(ROOT, "dist/cli/main.js")), "run npm run build first").toBe(true);
+    const a = await spawn(["validate", "-"], Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
+    expect(a.code).toBe(3);
+    expect(a.out.split("\n")[0]).toBe("<stdin>: error: binary data (a NUL byte at offset 4): expected a UTF-8 text document input/binary");
+    noStack(a.out + a.err);
+    const b = await spawn(["validate", `${G}/truncated.json`]);
+    expect(b.code).toBe(3);
+    noStack(b.out + b.err);
+  });
+
+  test("cold start: validate loads no store client, AI SDK, zod or diff code", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const hook = join(dir, "trace-hook.mjs");
+    writeFileSync(hook, 'export async function resolve(s, c, n) { const r = await n(s, c); process.stderr.write("LOAD " + r.url + "\\n"); return r; }\n');
+    const r = spawnSync(process.execPath, ["--no-warnings", "--experimental-loader", hook, bin, "validate", "fixtures/yoagent/valid/save_messages.v0.18.json"], { cwd: ROOT, encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).map((l) => l.slice(5));
+    expect(loaded.some((u) => u.includes("/dist/schema/document.js"))).toBe(true); // the trace works
+    for (const heavy of ["/ioredis/", "/pg/", "/better-sqlite3/", "/node_modules/ai/", "/zod/", "/dist/cli/diff.js", "/dist/core/convert.js", "/micromatch/"]) {
+      expect(loaded.filter((u) => u.includes(heavy)), heavy).toEqual([]);
+    }
   });
 });
