@@ -138,7 +138,7 @@ export const schemaCommand: CommandDef = {
       } else {
         const w = Math.max(...schemaIndex.map((s) => s.name.length));
         const tw = Math.max(...schemaIndex.map((s) => s.title.length));
-        for (const s of schemaIndex) io.stdout.write(`${s.name.padEnd(w)}  ${s.title.padEnd(tw)}  ${s.id}\n`);
+        io.stdout.write(schemaIndex.map((s) => `${s.name.padEnd(w)}  ${s.title.padEnd(tw)}  ${s.id}\n`).join(""));
       }
       return ExitCode.OK;
     }
