@@ -59,7 +59,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
   for (const c of defs) {
     parser.command(c.command, c.describe, c.builder, (args) => {
-      pending = c.run(args, io);
+      // yargs may still call the handler after reporting a usage failure (e.g. a missing positional): don't run it.
+      if (usageFailure === undefined) pending = c.run(args, io);
     });
   }
   let helpText = "";
@@ -68,6 +69,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       helpText = output;
     });
     if (usageFailure !== undefined) {
+      if (pending) await pending.catch(() => undefined);
       io.stderr.write(`ckpt: ${usageFailure}\nRun 'ckpt --help' for usage.\n`);
       return ExitCode.USAGE;
     }
