@@ -89,6 +89,8 @@ export const STATE_TOOL_SCHEMAS: Record<string, { description: string; parameter
 export const STATE_TOOL_NAMES = Object.keys(STATE_TOOL_SCHEMAS);
 
 const LINE_NUMBER_WIDTH = 6;
+/** Same order as String.prototype.localeCompare (default locale and options), without its per-call set-up cost. */
+const collator = new Intl.Collator();
 const MAX_LINE_LENGTH = 10_000;
 const TODO_STATUSES = new Set(["pending", "in_progress", "completed", "cancelled"]);
 
@@ -118,6 +120,12 @@ function bool(args: Record<string, unknown>, key: string, dflt: boolean): boolea
 }
 
 const joined = (fd: FileData) => fd.content.join("\n");
+/** Length of the lines joined with "\n", without building the string. */
+function joinedLength(fd: FileData): number {
+  let n = fd.content.length > 0 ? fd.content.length - 1 : 0;
+  for (const line of fd.content) n += line.length;
+  return n;
+}
 
 function numberLines(lines: string[], startLine: number): string {
   const out: string[] = [];
@@ -190,10 +198,10 @@ const tools: Record<string, ToolFn> = {
       if (!k.startsWith(dir)) continue;
       const rel = k.slice(dir.length);
       if (rel.includes("/")) subdirs.add(dir + rel.split("/")[0] + "/");
-      else entries.push({ path: k, dir: false, size: joined(fd).length });
+      else entries.push({ path: k, dir: false, size: joinedLength(fd) });
     }
     for (const d of subdirs) entries.push({ path: d, dir: true, size: 0 });
-    entries.sort((a, b) => a.path.localeCompare(b.path));
+    entries.sort((a, b) => collator.compare(a.path, b.path));
     if (entries.length === 0) return `No files found in ${path}`;
     return entries.map((e) => (e.dir ? `${e.path} (directory)` : e.size ? `${e.path} (${e.size} bytes)` : e.path)).join("\n");
   },
@@ -250,7 +258,7 @@ const tools: Record<string, ToolFn> = {
       if (!rel) rel = basename(fp);
       if (micromatch.isMatch(rel, pattern, { dot: true, nobrace: false })) hits.push([fp, fd.modified_at]);
     }
-    hits.sort((a, b) => b[1].localeCompare(a[1]));
+    hits.sort((a, b) => collator.compare(b[1], a[1]));
     if (hits.length === 0) return `No files found matching pattern '${pattern}'`;
     return hits.map(([fp]) => fp).join("\n");
   },
