@@ -1,20 +1,456 @@
-// SCAFFOLD: replaced by the deepagent adapter. Detects nothing until then.
+/**
+ * deep-agent (deepagentsdk) `Checkpoint`: `{threadId, step, messages: ModelMessage[] (AI SDK v6), state: {todos,
+ * files}, interrupt?, createdAt, updatedAt}` as FileSaver writes it (`JSON.stringify(cp, null, 2)`, no trailing
+ * newline) and KeyValueStoreSaver stores it (FORMATS.md §5).
+ *
+ * Canonical mapping (everything without a canonical field travels in `ext.deepagent`, so deep-agent → canonical →
+ * deep-agent is identical):
+ * - string `content` → one text block, `ext.deepagent.stringContent: true`;
+ * - `reasoning` → `thinking` (providerOptions kept in the block's ext); `tool-call` → `toolCall {id, name, arguments}`;
+ *   `image`/`file` → `image`/`file` blocks (base64 `data`, or `url` for http(s)/data URLs);
+ * - each `tool-result` part of a `role:"tool"` message → its own `toolResult` message; `ext.deepagent.group` ties the
+ *   results of one native message together; the output type (`text`, `json`, `error-text`, `error-json`,
+ *   `execution-denied`, `content`) is kept in `ext.deepagent.output` unless it is plain text;
+ * - parts with no canonical form (`tool-approval-request`, `tool-result` inside an assistant message,
+ *   `tool-approval-response`) ride along verbatim in `ext.deepagent.rawParts` at their original index;
+ * - unknown keys (zod objects are non-strict) in `ext.deepagent.extra`.
+ */
+import type {
+  AgentMessage, Checkpoint, Content, Ext, ExtensionMessage, FileData, InterruptData, TodoItem, ToolResultMessage,
+} from "../generated/types.js";
+import { parseJson, stringifyJson } from "../core/json.js";
 import { inputError } from "../core/errors.js";
-import type { FormatAdapter } from "./types.js";
+import type { FormatAdapter, Issue, LossyNote, SourceDoc } from "./types.js";
+import { jsonLocator } from "../core/json.js";
 
-const unbuilt = () => {
-  throw inputError("unbuilt-format", "the deepagent adapter is not built yet");
+type Obj = Record<string, unknown>;
+export interface DeepagentCheckpoint {
+  threadId: string;
+  step: number;
+  messages: Obj[];
+  state: { todos: TodoItem[]; files: Record<string, FileData>; [k: string]: unknown };
+  interrupt?: InterruptData;
+  createdAt: string;
+  updatedAt: string;
+  [k: string]: unknown;
+}
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const URLISH = /^(https?:|data:)/i;
+const MESSAGE_KEYS: Record<string, string[]> = {
+  system: ["role", "content", "providerOptions"],
+  user: ["role", "content", "providerOptions"],
+  assistant: ["role", "content", "providerOptions"],
+  tool: ["role", "content", "providerOptions"],
 };
-export const deepagentAdapter: FormatAdapter = {
+const PART_KEYS: Record<string, string[]> = {
+  text: ["type", "text", "providerOptions"],
+  image: ["type", "image", "mediaType", "providerOptions"],
+  file: ["type", "data", "filename", "mediaType", "providerOptions"],
+  reasoning: ["type", "text", "providerOptions"],
+  "tool-call": ["type", "toolCallId", "toolName", "input", "providerExecuted", "providerOptions"],
+  "tool-result": ["type", "toolCallId", "toolName", "output", "providerOptions"],
+};
+
+function extrasOf(o: Obj, known: string[]): Obj | undefined {
+  let out: Obj | undefined;
+  for (const k of Object.keys(o)) {
+    if (!known.includes(k)) (out ??= {})[k] = o[k];
+  }
+  return out;
+}
+
+/** Put `v` under ext.deepagent[key] (creating the ext objects as needed). */
+function setExt(target: { ext?: Ext }, key: string, v: unknown): void {
+  if (v === undefined) return;
+  const ext = (target.ext ??= {});
+  const mine = (ext.deepagent ??= {}) as Obj;
+  mine[key] = v;
+}
+const extOf = (x: { ext?: Ext } | undefined): Obj => (isObj(x?.ext?.deepagent) ? (x!.ext!.deepagent as Obj) : {});
+
+// ---- native → canonical -----------------------------------------------------------------------------------
+
+function dataContent(v: unknown): { data?: string; url?: string; binary?: string } {
+  if (typeof v === "string") return URLISH.test(v) ? { url: v } : { data: v };
+  // A Uint8Array / Buffer that went through JSON.stringify: recover the bytes (lint reports it as an error).
+  if (isObj(v)) {
+    const bytes = v.type === "Buffer" && Array.isArray(v.data) ? (v.data as number[]) : Object.keys(v).every((k) => /^\d+$/.test(k)) ? Object.values(v) as number[] : undefined;
+    if (bytes) return { data: Buffer.from(bytes).toString("base64"), binary: v.type === "Buffer" ? "buffer" : "uint8array" };
+  }
+  return { data: String(v) };
+}
+
+function partToContent(p: Obj): Content | undefined {
+  let c: Content;
+  switch (p.type) {
+    case "text":
+      c = { type: "text", text: String(p.text) };
+      break;
+    case "reasoning":
+      c = { type: "thinking", thinking: String(p.text) };
+      break;
+    case "tool-call":
+      c = { type: "toolCall", id: String(p.toolCallId), name: String(p.toolName), arguments: p.input };
+      if (p.providerExecuted !== undefined) setExt(c, "providerExecuted", p.providerExecuted);
+      break;
+    case "image": {
+      const d = dataContent(p.image);
+      c = { type: "image", ...(d.url !== undefined ? { url: d.url } : { data: d.data! }), mimeType: typeof p.mediaType === "string" ? p.mediaType : "" };
+      if (p.mediaType === undefined) setExt(c, "noMediaType", true);
+      if (d.binary) setExt(c, "binary", d.binary);
+      break;
+    }
+    case "file": {
+      const d = dataContent(p.data);
+      c = { type: "file", ...(d.url !== undefined ? { url: d.url } : { data: d.data! }), mimeType: String(p.mediaType) };
+      if (typeof p.filename === "string") c.filename = p.filename;
+      if (d.binary) setExt(c, "binary", d.binary);
+      break;
+    }
+    default:
+      return undefined;
+  }
+  if (p.providerOptions !== undefined) setExt(c, "providerOptions", p.providerOptions);
+  const extra = extrasOf(p, PART_KEYS[String(p.type)] ?? []);
+  if (extra) setExt(c, "extra", extra);
+  return c;
+}
+
+function outputToResult(p: Obj): { content: Content[]; isError: boolean; output?: Obj } {
+  const o = isObj(p.output) ? p.output : {};
+  const plainText = o.type === "text" && typeof o.value === "string" && Object.keys(o).length === 2;
+  const { value: _value, ...withoutValue } = o;
+  switch (o.type) {
+    case "text":
+      return { content: [{ type: "text", text: String(o.value) }], isError: false, output: plainText ? undefined : withoutValue };
+    case "error-text":
+      return { content: [{ type: "text", text: String(o.value) }], isError: true, output: withoutValue };
+    case "json":
+    case "error-json":
+      return { content: [{ type: "text", text: stringifyJson(o.value) }], isError: o.type === "error-json", output: withoutValue };
+    case "execution-denied":
+      return { content: [{ type: "text", text: typeof o.reason === "string" ? `Tool execution denied: ${o.reason}` : "Tool execution denied" }], isError: true, output: o };
+    case "content": {
+      const content: Content[] = [];
+      for (const item of Array.isArray(o.value) ? (o.value as Obj[]) : []) {
+        if (item.type === "text") content.push({ type: "text", text: String(item.text) });
+        else if ((item.type === "image-data" || item.type === "media") && String(item.mediaType).startsWith("image/")) {
+          content.push({ type: "image", data: String(item.data), mimeType: String(item.mediaType) });
+        } else if (item.type === "image-url") content.push({ type: "image", url: String(item.url), mimeType: "" });
+      }
+      return { content, isError: false, output: o }; // the whole output: items like file-id have no canonical form
+    }
+    default:
+      return { content: [], isError: false, output: o };
+  }
+}
+
+function messageToCanonical(m: Obj, index: number): AgentMessage[] {
+  const role = String(m.role);
+  const extra = extrasOf(m, MESSAGE_KEYS[role] ?? ["role", "content", "providerOptions"]);
+  if (role === "tool") {
+    const parts = Array.isArray(m.content) ? (m.content as Obj[]) : [];
+    const out: AgentMessage[] = [];
+    parts.forEach((p, k) => {
+      if (p.type === "tool-result") {
+        const r = outputToResult(p);
+        const msg: ToolResultMessage = { role: "toolResult", toolCallId: String(p.toolCallId), toolName: String(p.toolName), content: r.content, isError: r.isError };
+        setExt(msg, "group", index);
+        if (r.output) setExt(msg, "output", r.output);
+        if (p.providerOptions !== undefined) setExt(msg, "partProviderOptions", p.providerOptions);
+        const pe = extrasOf(p, PART_KEYS["tool-result"]!);
+        if (pe) setExt(msg, "partExtra", pe);
+        out.push(msg);
+      } else {
+        const ext: ExtensionMessage = { role: "deepagent", kind: String(p.type), data: p };
+        setExt(ext, "group", index);
+        out.push(ext);
+        void k;
+      }
+    });
+    if (out.length === 0) {
+      const empty: ExtensionMessage = { role: "deepagent", kind: "empty-tool-message", data: null };
+      setExt(empty, "group", index);
+      out.push(empty);
+    }
+    if (m.providerOptions !== undefined) setExt(out[0]!, "providerOptions", m.providerOptions);
+    if (extra) setExt(out[0]!, "extra", extra);
+    return out;
+  }
+  const content: Content[] = [];
+  const rawParts: Array<{ index: number; part: Obj }> = [];
+  let stringContent = false;
+  if (typeof m.content === "string") {
+    content.push({ type: "text", text: m.content });
+    stringContent = true;
+  } else if (Array.isArray(m.content)) {
+    (m.content as Obj[]).forEach((p, k) => {
+      const c = isObj(p) ? partToContent(p) : undefined;
+      if (c) content.push(c);
+      else rawParts.push({ index: k, part: p });
+    });
+  }
+  const msg = { role: role === "system" || role === "user" || role === "assistant" ? role : "user", content } as AgentMessage & { ext?: Ext };
+  if (stringContent) setExt(msg, "stringContent", true);
+  if (rawParts.length) setExt(msg, "rawParts", rawParts);
+  if (m.providerOptions !== undefined) setExt(msg, "providerOptions", m.providerOptions);
+  if (extra) setExt(msg, "extra", extra);
+  return [msg];
+}
+
+// ---- canonical → native -----------------------------------------------------------------------------------
+
+function contentToPart(c: Content, role: string, pointer: string, lossy: LossyNote[]): Obj | undefined {
+  const e = extOf(c);
+  let p: Obj;
+  switch (c.type) {
+    case "text":
+      p = { type: "text", text: c.text };
+      break;
+    case "thinking":
+      if (role !== "assistant") {
+        lossy.push({ pointer, field: "thinking", reason: `AI SDK ${role} messages have no reasoning parts` });
+        return undefined;
+      }
+      p = { type: "reasoning", text: c.thinking };
+      if (c.signature !== undefined && e.providerOptions === undefined) p.providerOptions = { anthropic: { signature: c.signature } };
+      break;
+    case "toolCall":
+      if (role !== "assistant") {
+        lossy.push({ pointer, field: "toolCall", reason: `AI SDK ${role} messages have no tool-call parts` });
+        return undefined;
+      }
+      p = { type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments };
+      if (e.providerExecuted !== undefined) p.providerExecuted = e.providerExecuted;
+      if (c.providerMetadata !== undefined) lossy.push({ pointer: `${pointer}/providerMetadata`, field: "providerMetadata", reason: "AI SDK tool-call parts have no providerMetadata" });
+      break;
+    case "image":
+      if (role === "assistant") {
+        // assistant messages carry files, not images
+        p = { type: "file", data: c.data ?? c.url, mediaType: c.mimeType || "application/octet-stream" };
+        break;
+      }
+      p = { type: "image", image: c.data ?? c.url };
+      if (!e.noMediaType) p.mediaType = c.mimeType;
+      break;
+    case "file":
+      p = { type: "file", data: c.data ?? c.url, mediaType: c.mimeType };
+      if (c.filename !== undefined) p.filename = c.filename;
+      break;
+    default:
+      return undefined;
+  }
+  if (e.providerOptions !== undefined) p.providerOptions = e.providerOptions;
+  if (isObj(e.extra)) Object.assign(p, e.extra);
+  return p;
+}
+
+function resultToPart(m: ToolResultMessage, pointer: string, lossy: LossyNote[]): Obj {
+  const e = extOf(m);
+  const text = m.content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n");
+  let output: Obj;
+  const saved = isObj(e.output) ? e.output : undefined;
+  if (saved && (saved.type === "json" || saved.type === "error-json")) {
+    output = { ...saved, value: parseJson(text, { file: pointer }) };
+  } else if (saved && (saved.type === "text" || saved.type === "error-text")) {
+    output = { ...saved, value: text };
+  } else if (saved) {
+    output = saved; // execution-denied, content: kept whole
+  } else if (m.content.some((c) => c.type === "image")) {
+    output = {
+      type: "content",
+      value: m.content.map((c) =>
+        c.type === "image" ? (c.url !== undefined ? { type: "image-url", url: c.url } : { type: "image-data", data: c.data, mediaType: c.mimeType }) : { type: "text", text: (c as { text?: string }).text ?? "" },
+      ),
+    };
+    if (m.isError) lossy.push({ pointer: `${pointer}/isError`, field: "isError", reason: "an AI SDK content output cannot be marked as an error" });
+  } else {
+    output = { type: m.isError ? "error-text" : "text", value: text };
+  }
+  // keep key order as the SDK writes it: value before providerOptions
+  if ("value" in output && Object.keys(output).indexOf("value") > 1) {
+    const { type, value, ...rest } = output;
+    output = { type, value, ...rest };
+  }
+  const part: Obj = { type: "tool-result", toolCallId: m.toolCallId, toolName: m.toolName, output };
+  if (e.partProviderOptions !== undefined) part.providerOptions = e.partProviderOptions;
+  if (isObj(e.partExtra)) Object.assign(part, e.partExtra);
+  return part;
+}
+
+function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
+  const out: Obj[] = [];
+  let openTool: { msg: Obj; group: unknown } | undefined;
+  cp.messages.forEach((m, i) => {
+    const ptr = `/messages/${i}`;
+    const e = extOf(m as { ext?: Ext });
+    if ((m as { timestamp?: unknown }).timestamp !== undefined) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "AI SDK messages have no timestamps" });
+    if (m.role === "toolResult" || (m.role === "deepagent" && e.group !== undefined)) {
+      const group = e.group ?? "results";
+      if (!openTool || openTool.group !== group) {
+        const msg: Obj = { role: "tool", content: [] };
+        if (e.providerOptions !== undefined) msg.providerOptions = e.providerOptions;
+        if (isObj(e.extra)) Object.assign(msg, e.extra);
+        out.push(msg);
+        openTool = { msg, group };
+      }
+      const parts = openTool.msg.content as Obj[];
+      if (m.role === "toolResult") parts.push(resultToPart(m as ToolResultMessage, ptr, lossy));
+      else if ((m as ExtensionMessage).kind !== "empty-tool-message") parts.push((m as ExtensionMessage).data as Obj);
+      return;
+    }
+    openTool = undefined;
+    if (m.role !== "system" && m.role !== "user" && m.role !== "assistant") {
+      lossy.push({ pointer: ptr, field: "message", reason: `deep-agent has no extension messages (role '${m.role}', kind '${(m as ExtensionMessage).kind}')` });
+      return;
+    }
+    const msg = m as Extract<AgentMessage, { role: "system" | "user" | "assistant" }>;
+    const native: Obj = { role: msg.role };
+    if (msg.role === "assistant") {
+      for (const f of ["stopReason", "model", "provider", "usage", "errorMessage"] as const) {
+        if (msg[f] !== undefined && !(cp.origin?.format === "deepagent")) {
+          lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: `deep-agent checkpoints do not store an assistant message's ${f}` });
+        }
+      }
+    }
+    if (msg.role === "system") {
+      const texts = msg.content.filter((c) => c.type === "text") as Array<{ text: string }>;
+      if (texts.length !== msg.content.length) lossy.push({ pointer: `${ptr}/content`, field: "content", reason: "AI SDK system messages hold a string only: non-text blocks dropped" });
+      native.content = texts.map((t) => t.text).join("\n");
+    } else if (e.stringContent === true && msg.content.length === 1 && msg.content[0]!.type === "text") {
+      native.content = (msg.content[0] as { text: string }).text;
+    } else {
+      const parts: Obj[] = [];
+      msg.content.forEach((c, k) => {
+        const p = contentToPart(c, msg.role, `${ptr}/content/${k}`, lossy);
+        if (p) parts.push(p);
+      });
+      for (const r of Array.isArray(e.rawParts) ? (e.rawParts as Array<{ index: number; part: Obj }>) : []) parts.splice(r.index, 0, r.part);
+      native.content = parts;
+    }
+    if (e.providerOptions !== undefined) native.providerOptions = e.providerOptions;
+    if (isObj(e.extra)) Object.assign(native, e.extra);
+    out.push(native);
+  });
+  return out;
+}
+
+// ---- the adapter ---------------------------------------------------------------------------------------
+
+const BINARY_IN = (v: unknown) => isObj(v) && ((v.type === "Buffer" && Array.isArray(v.data)) || (Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k))));
+
+function stemOf(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? name;
+  return base.replace(/\.[^.]*$/, "") || base;
+}
+
+export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
   name: "deepagent",
-  title: "deepagent",
+  title: "deep-agent (deepagentsdk) Checkpoint with AI SDK v6 ModelMessages (FileSaver / KeyValueStoreSaver JSON)",
   extensions: [".json"],
-  lossy: [],
-  schema: "Checkpoint",
-  messagePointers: () => [],
-  detect: () => ({ confidence: 0 }),
-  parse: unbuilt,
-  toCanonical: unbuilt,
-  fromCanonical: unbuilt,
-  serialize: unbuilt,
+  lossy: [
+    "message timestamps",
+    "assistant stopReason, model, provider, usage, errorMessage",
+    "extension messages",
+    "thinking signatures (kept as providerOptions.anthropic.signature)",
+    "toolCall providerMetadata",
+    "state other than todos and files (scratchpad, contexts)",
+    "origin and ext of other formats",
+  ],
+  schema: "formats/deepagent/checkpoint",
+  detect(doc: SourceDoc) {
+    const t = doc.text;
+    if (t === undefined || !/^\s*\{/.test(t)) return { confidence: 0 };
+    const head = t.slice(0, 2048);
+    if (/"schemaVersion"\s*:/.test(t.slice(0, 256))) return { confidence: 0 };
+    if (/"threadId"\s*:/.test(head) && /"step"\s*:/.test(t) && /"messages"\s*:/.test(t) && /"state"\s*:/.test(t)) return { confidence: 0.95, version: "ai-v6" };
+    return { confidence: 0 };
+  },
+  parse(doc: SourceDoc) {
+    if (doc.text === undefined) throw inputError("not-a-file", "a deep-agent checkpoint is a single JSON file", { file: doc.name });
+    const v = parseJson(doc.text, { file: doc.name });
+    if (!isObj(v)) throw inputError("not-an-object", "expected a deep-agent Checkpoint object {threadId, step, messages, state, …}", { file: doc.name, line: 1, column: 1 });
+    return v as DeepagentCheckpoint;
+  },
+  toCanonical(native, doc) {
+    const messages: AgentMessage[] = [];
+    (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
+      if (isObj(m)) messages.push(...messageToCanonical(m, i));
+    });
+    const state: Checkpoint["state"] = { ...native.state };
+    const cp: Checkpoint = {
+      schemaVersion: 1,
+      threadId: typeof native.threadId === "string" ? native.threadId : stemOf(doc.name),
+      step: typeof native.step === "number" ? native.step : messages.filter((m) => m.role === "assistant").length,
+      messages,
+      state,
+    };
+    if (native.interrupt !== undefined) cp.interrupt = native.interrupt;
+    if (native.createdAt !== undefined) cp.createdAt = native.createdAt;
+    if (native.updatedAt !== undefined) cp.updatedAt = native.updatedAt;
+    cp.origin = { format: "deepagent", version: "ai-v6" };
+    const extra = extrasOf(native, ["threadId", "step", "messages", "state", "interrupt", "createdAt", "updatedAt"]);
+    if (extra) cp.ext = { deepagent: { extra } };
+    return cp;
+  },
+  fromCanonical(cp, { lossy }) {
+    const messages = messagesFromCanonical(cp, lossy);
+    const { todos, files, ...rest } = cp.state;
+    for (const k of Object.keys(rest)) lossy.push({ pointer: `/state/${k}`, field: k, reason: "deep-agent state holds only todos and files" });
+    const fallback = cp.updatedAt ?? cp.createdAt ?? new Date(0).toISOString();
+    const out: DeepagentCheckpoint = {
+      threadId: cp.threadId,
+      step: cp.step,
+      messages,
+      state: { todos: todos ?? [], files: files ?? {} },
+      createdAt: cp.createdAt ?? fallback,
+      updatedAt: cp.updatedAt ?? fallback,
+    };
+    if (cp.interrupt !== undefined) {
+      // key order as deep-agent writes it: interrupt between state and createdAt
+      const { createdAt, updatedAt } = out;
+      delete (out as Partial<DeepagentCheckpoint>).createdAt;
+      delete (out as Partial<DeepagentCheckpoint>).updatedAt;
+      Object.assign(out, { interrupt: cp.interrupt, createdAt, updatedAt });
+    }
+    const ext = cp.ext && isObj(cp.ext.deepagent) ? (cp.ext.deepagent as Obj) : undefined;
+    if (ext && isObj(ext.extra)) Object.assign(out, ext.extra);
+    for (const k of Object.keys(cp.ext ?? {})) if (k !== "deepagent") lossy.push({ pointer: `/ext/${k}`, field: k, reason: `deep-agent cannot carry ${k}-specific data` });
+    return out;
+  },
+  lint(native, doc) {
+    const issues: Issue[] = [];
+    const loc = doc.text !== undefined ? jsonLocator(doc.text) : undefined;
+    const add = (pointer: string, message: string) => {
+      const at = loc?.locate(pointer);
+      issues.push({ severity: "error", rule: "lint/deepagent-binary-object", message, pointer, file: doc.name, line: at?.line, column: at?.column });
+    };
+    (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
+      if (!isObj(m) || !Array.isArray(m.content)) return;
+      (m.content as unknown[]).forEach((p, k) => {
+        if (!isObj(p)) return;
+        const key = p.type === "image" ? "image" : p.type === "file" ? "data" : undefined;
+        if (key && BINARY_IN(p[key])) {
+          add(
+            `/messages/${i}/content/${k}/${key}`,
+            `a ${isObj(p[key]) && (p[key] as Obj).type === "Buffer" ? "Buffer" : "Uint8Array"} serialized as a byte object: the AI SDK rejects it when the checkpoint is reloaded; store the bytes as a base64 string`,
+          );
+        }
+      });
+    });
+    return issues;
+  },
+  messagePointers(native) {
+    const out: string[] = [];
+    (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
+      const n = isObj(m) && m.role === "tool" && Array.isArray(m.content) ? Math.max(1, m.content.length) : 1;
+      if (isObj(m) && m.role === "tool" && Array.isArray(m.content) && m.content.length > 0) {
+        for (let k = 0; k < n; k++) out.push(`/messages/${i}/content/${k}`);
+      } else out.push(`/messages/${i}`);
+    });
+    return out;
+  },
+  /** FileSaver: JSON.stringify(checkpoint, null, 2), no trailing newline. */
+  serialize: (native) => ({ text: stringifyJson(native, 2) }),
 };

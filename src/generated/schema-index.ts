@@ -121,6 +121,20 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/Usage.json"
   },
   {
+    "name": "formats/deepagent/checkpoint",
+    "id": "https://ckpt.dev/schemas/v1/formats/deepagent/checkpoint.json",
+    "title": "DeepagentCheckpoint",
+    "description": "deepagentsdk Checkpoint as FileSaver / KeyValueStoreSaver write it (JSON.stringify). Loaded without validation by the savers; the messages are then checked by the AI SDK's modelMessageSchema when the agent runs.",
+    "file": "schemas/formats/deepagent/checkpoint.json"
+  },
+  {
+    "name": "formats/deepagent/model-message",
+    "id": "https://ckpt.dev/schemas/v1/formats/deepagent/model-message.json",
+    "title": "DeepagentModelMessage",
+    "description": "AI SDK v6 ModelMessage as ai@6.0.19's zod modelMessageSchema accepts it (objects are non-strict: extra keys pass).",
+    "file": "schemas/formats/deepagent/model-message.json"
+  },
+  {
     "name": "formats/phi-core/messages",
     "id": "https://ckpt.dev/schemas/v1/formats/phi-core/messages.json",
     "title": "PhiCoreMessages",

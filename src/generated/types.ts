@@ -276,6 +276,574 @@ type: "batched"
 size: number
 })
 
+export type DeepagentModelMessage = ({
+role: "system"
+/**
+ * system content is a string only
+ */
+content: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+role: "user"
+content: (string | ({
+type: "text"
+text: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "image"
+/**
+ * DataContent once serialized: a base64 string or a URL string. Uint8Array/Buffer byte objects do not survive JSON.stringify and are rejected on reload.
+ */
+image: string
+mediaType?: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "file"
+/**
+ * DataContent once serialized: a base64 string or a URL string. Uint8Array/Buffer byte objects do not survive JSON.stringify and are rejected on reload.
+ */
+data: string
+filename?: string
+mediaType: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+})[])
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+role: "assistant"
+content: (string | ({
+type: "text"
+text: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "file"
+/**
+ * DataContent once serialized: a base64 string or a URL string. Uint8Array/Buffer byte objects do not survive JSON.stringify and are rejected on reload.
+ */
+data: string
+filename?: string
+mediaType: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "reasoning"
+text: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "tool-call"
+toolCallId: string
+toolName: string
+/**
+ * any JSON (required: ai@6.0.19 with zod 4 rejects a tool-call part without input)
+ */
+input: unknown
+providerExecuted?: boolean
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "tool-result"
+toolCallId: string
+toolName: string
+/**
+ * ToolResultOutput (AI SDK v6)
+ */
+output: ({
+type: "text"
+value: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "json"
+/**
+ * JSONValue
+ */
+value: unknown
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "execution-denied"
+reason?: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "error-text"
+value: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "error-json"
+/**
+ * JSONValue
+ */
+value: unknown
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "content"
+value: ({
+type: "text"
+text: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "media"
+data: string
+mediaType: string
+} | {
+type: "file-data"
+data: string
+mediaType: string
+filename?: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "file-url"
+url: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "file-id"
+fileId: (string | {
+[k: string]: string
+})
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "image-data"
+data: string
+mediaType: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "image-url"
+url: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "image-file-id"
+fileId: (string | {
+[k: string]: string
+})
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "custom"
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+})[]
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+})
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "tool-approval-request"
+approvalId: string
+toolCallId: string
+})[])
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+role: "tool"
+content: ({
+type: "tool-result"
+toolCallId: string
+toolName: string
+/**
+ * ToolResultOutput (AI SDK v6)
+ */
+output: ({
+type: "text"
+value: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "json"
+/**
+ * JSONValue
+ */
+value: unknown
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "execution-denied"
+reason?: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "error-text"
+value: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "error-json"
+/**
+ * JSONValue
+ */
+value: unknown
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "content"
+value: ({
+type: "text"
+text: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "media"
+data: string
+mediaType: string
+} | {
+type: "file-data"
+data: string
+mediaType: string
+filename?: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "file-url"
+url: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "file-id"
+fileId: (string | {
+[k: string]: string
+})
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "image-data"
+data: string
+mediaType: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "image-url"
+url: string
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "image-file-id"
+fileId: (string | {
+[k: string]: string
+})
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "custom"
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+})[]
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+})
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+} | {
+type: "tool-approval-response"
+approvalId: string
+approved: boolean
+reason?: string
+providerExecuted?: boolean
+})[]
+/**
+ * ProviderOptions: record of provider → JSON object
+ */
+providerOptions?: {
+[k: string]: {
+
+}
+}
+})
+
+/**
+ * deepagentsdk Checkpoint as FileSaver / KeyValueStoreSaver write it (JSON.stringify). Loaded without validation by the savers; the messages are then checked by the AI SDK's modelMessageSchema when the agent runs.
+ */
+
+export interface DeepagentCheckpoint {
+threadId: string
+step: number
+messages: DeepagentModelMessage[]
+state: {
+todos: {
+id: string
+content: string
+status: ("pending" | "in_progress" | "completed" | "cancelled")
+}[]
+files: {
+[k: string]: {
+content: string[]
+created_at: string
+modified_at: string
+}
+}
+}
+interrupt?: {
+toolCall: {
+toolCallId: string
+toolName: string
+args?: unknown
+}
+step: number
+}
+/**
+ * ISO 8601 (Date.toISOString())
+ */
+createdAt: string
+/**
+ * ISO 8601 (Date.toISOString())
+ */
+updatedAt: string
+}
+
 export type PhiCoreMessages = PhiCoreAgentMessage[]
 
 /**

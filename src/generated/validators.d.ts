@@ -22,6 +22,8 @@ export declare const validators: {
   "TodoItem": CompiledValidator;
   "ToolExecutionStrategy": CompiledValidator;
   "Usage": CompiledValidator;
+  "formats/deepagent/checkpoint": CompiledValidator;
+  "formats/deepagent/model-message": CompiledValidator;
   "formats/phi-core/messages": CompiledValidator;
   "formats/phi-core-session/session": CompiledValidator;
   "formats/yoagent/messages": CompiledValidator;
