@@ -1,8 +1,37 @@
-// SCAFFOLD: replaced by the savers implementation (URI parsing and lazy loading of each saver).
-import { storeError } from "../core/errors.js";
+/**
+ * Opening a saver from its URI. Heavy clients (better-sqlite3, ioredis, pg) are imported only when a URI needs them.
+ * Credentials come from the URI or REDIS_URL / DATABASE_URL and are never printed (`uri` on a Saver is redacted).
+ */
+import { parseSaverUri } from "./uri.js";
 import type { Saver } from "./types.js";
 
-export async function openSaver(uri: string): Promise<Saver> {
-  throw storeError("unbuilt", `savers are not built yet (${uri})`);
+export interface OpenOptions {
+  /** default namespace (else the URI's ?namespace=, else "default") */
+  namespace?: string;
+  env?: NodeJS.ProcessEnv;
 }
+
+export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Saver> {
+  const u = parseSaverUri(uri, opts.env);
+  const namespace = opts.namespace ?? u.params.get("namespace") ?? undefined;
+  switch (u.kind) {
+    case "memory":
+      return (await import("./memory.js")).createMemorySaver(u.location, u.redacted, namespace);
+    case "file":
+      return (await import("./file.js")).createFileSaver(u.location, u.redacted, namespace);
+    case "sqlite":
+      return (await import("./sqlite.js")).createSqliteSaver(u.location, u.redacted, namespace);
+    case "redis":
+      return (await import("./redis.js")).createRedisSaver(u.location, u.redacted, { namespace, prefix: u.params.get("prefix") ?? undefined });
+    case "postgres":
+      return (await import("./postgres.js")).createPostgresSaver(u.location, u.redacted, {
+        namespace,
+        schema: u.params.get("schema") ?? undefined,
+        table: u.params.get("table") ?? undefined,
+      });
+  }
+}
+
+export { parseSaverUri, redact } from "./uri.js";
+export { contentHash } from "./common.js";
 export * from "./types.js";

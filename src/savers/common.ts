@@ -1,0 +1,38 @@
+/** Helpers shared by the savers. */
+import { createHash } from "node:crypto";
+import { usageError, inputError } from "../core/errors.js";
+import { parseJson, stringifyJson } from "../core/json.js";
+
+/** Thread order everywhere: UTF-16 code units (what JavaScript's default sort does), so paging is stable. */
+export const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function checkThreadId(id: string): void {
+  if (typeof id !== "string" || id.length === 0) throw usageError("a thread id must be a non-empty string");
+  if (id.includes("\u0000")) throw usageError(`thread id ${JSON.stringify(id)} contains a NUL character`);
+}
+
+/** Re-serialize a JSON document (key order and big integers kept): `indent` 2 for FileSaver, none for Redis. */
+export function reformat(text: string, indent: number | undefined, name: string): string {
+  return stringifyJson(parseJson(text, { file: name }), indent);
+}
+
+/** Content hash of a document, independent of whitespace (compact re-serialization, key order kept). */
+export function contentHash(text: string, name = "document"): string {
+  let compact: string;
+  try {
+    compact = stringifyJson(parseJson(text, { file: name }));
+  } catch {
+    compact = text; // not JSON (an org file): hash the bytes
+  }
+  return createHash("sha256").update(compact).digest("hex");
+}
+
+/** The `updatedAt` of a checkpoint document, if it has one (for --on-conflict newer and `ls`). */
+export function updatedAtOf(text: string): string | undefined {
+  const m = /"updatedAt"\s*:\s*"([^"]*)"/.exec(text.length > 4096 ? text.slice(-4096) : text) ?? /"updatedAt"\s*:\s*"([^"]*)"/.exec(text);
+  return m?.[1];
+}
+
+export function notJson(name: string) {
+  return inputError("json-syntax", "not a JSON document", { file: name });
+}

@@ -1,0 +1,225 @@
+/**
+ * `file:<dir>` — deep-agent's FileSaver layout: `<dir>/<threadId with [^a-zA-Z0-9_-] → "_">.json`, written as
+ * `JSON.stringify(checkpoint, null, 2)` with no trailing newline, so deep-agent reads what ckpt writes and the reverse.
+ * Unlike deep-agent:
+ * - two thread ids that sanitize to the same file name never share a file: saving the second is refused with an
+ *   error naming both ids (a reversible encoding would break deep-agent's own `load(threadId)`, so we refuse);
+ * - the real thread id is read from each document (`list` returns thread ids, not file stems);
+ * - writes are atomic: temp file in the same folder, fsync, rename, fsync of the folder.
+ * Namespaces other than "default" live in a sub-folder named after the sanitized namespace.
+ * A `file:` URI naming a single file is a read-only, one-thread source (any format: a yoagent conversation.json,
+ * a Swarmer agent_*.pkl …); its thread id is the document's `threadId`, else the file's stem.
+ */
+import { open, readdir, readFile, rename, stat, unlink, mkdir } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { CkptError, ExitCode, storeError } from "../core/errors.js";
+import { checkThreadId, compareIds, reformat } from "./common.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
+
+export const sanitizeThreadId = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, "_");
+const MAX_NAME = 250;
+
+/** The thread id stored in a document, read from its first bytes (FileSaver writes threadId first). */
+function threadIdIn(text: string): string | undefined {
+  const m = /^\s*\{\s*"threadId"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text.slice(0, 65536));
+  if (m) {
+    try {
+      return JSON.parse(m[1]!) as string;
+    } catch {
+      return undefined;
+    }
+  }
+  const any = /"threadId"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text);
+  if (!any) return undefined;
+  try {
+    return JSON.parse(any[1]!) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readHead(path: string, bytes = 4096): Promise<string> {
+  const fh = await open(path, "r");
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await fh.close();
+  }
+}
+
+function ioError(e: unknown, what: string, file: string): CkptError {
+  if (e instanceof CkptError) return e;
+  const err = e as NodeJS.ErrnoException;
+  return storeError(`file-${err.code ?? "io"}`.toLowerCase(), `${what}: ${err.message}`, { file });
+}
+
+export async function createFileSaver(location: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE): Promise<Saver> {
+  const st = await stat(location).catch(() => undefined);
+  if (st?.isFile()) return singleFileSaver(location, uri);
+  const dirOf = (ns?: string) => {
+    const n = ns ?? defaultNamespace;
+    return n === DEFAULT_NAMESPACE ? location : join(location, sanitizeThreadId(n));
+  };
+  const fileFor = (threadId: string, ns?: string) => {
+    checkThreadId(threadId);
+    const name = sanitizeThreadId(threadId) + ".json";
+    if (Buffer.byteLength(name) > MAX_NAME) {
+      throw new CkptError(ExitCode.STORE, "file-name-too-long", `thread id is too long for a file name (${Buffer.byteLength(name)} bytes; the limit is ${MAX_NAME})`, { file: join(dirOf(ns), name.slice(0, 40) + "…") });
+    }
+    return join(dirOf(ns), name);
+  };
+
+  async function readDoc(path: string): Promise<string | undefined> {
+    try {
+      return await readFile(path, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw ioError(e, "cannot read", path);
+    }
+  }
+
+  async function writeAtomic(path: string, text: string): Promise<void> {
+    const dir = join(path, "..");
+    await mkdir(dir, { recursive: true }).catch((e) => {
+      throw ioError(e, "cannot create folder", dir);
+    });
+    const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    try {
+      const fh = await open(tmp, "wx");
+      try {
+        await fh.writeFile(text);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, path);
+      const d = await open(dir, "r");
+      try {
+        await d.sync();
+      } finally {
+        await d.close();
+      }
+    } catch (e) {
+      await unlink(tmp).catch(() => undefined);
+      throw ioError(e, "cannot write", path);
+    }
+  }
+
+  /** Refuse to put a second thread id into a file that holds another one. */
+  async function checkCollision(path: string, threadId: string): Promise<void> {
+    const head = await readHead(path).catch(() => undefined);
+    if (head === undefined) return;
+    const other = threadIdIn(head);
+    if (other !== undefined && other !== threadId) {
+      throw new CkptError(
+        ExitCode.STORE,
+        "file-id-collision",
+        `thread ids '${threadId}' and '${other}' both map to ${basename(path)} (FileSaver replaces every character outside [a-zA-Z0-9_-] with '_'): refusing to overwrite '${other}'`,
+        { file: path },
+      );
+    }
+  }
+
+  async function save(threadId: string, text: string, namespace?: string): Promise<void> {
+    const path = fileFor(threadId, namespace);
+    await checkCollision(path, threadId);
+    await writeAtomic(path, reformat(text, 2, `${uri}#${threadId}`));
+  }
+
+  async function entries(namespace?: string): Promise<Array<{ id: string; path: string }>> {
+    const dir = dirOf(namespace);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw ioError(e, "cannot list", dir);
+    }
+    const out: Array<{ id: string; path: string }> = [];
+    for (const n of names) {
+      if (!n.endsWith(".json") || n.includes(".tmp-")) continue;
+      const path = join(dir, n);
+      const head = await readHead(path).catch(() => "");
+      out.push({ id: threadIdIn(head) ?? n.slice(0, -5), path });
+    }
+    return out.sort((a, b) => compareIds(a.id, b.id));
+  }
+
+  async function load(threadId: string, namespace?: string): Promise<string | undefined> {
+    const path = fileFor(threadId, namespace);
+    const text = await readDoc(path);
+    if (text === undefined) return undefined;
+    const id = threadIdIn(text);
+    return id === undefined || id === threadId ? text : undefined; // the file holds another thread (collision)
+  }
+
+  return {
+    uri,
+    load,
+    save,
+    async delete(threadId, namespace) {
+      const path = fileFor(threadId, namespace);
+      const text = await readDoc(path);
+      if (text === undefined || (threadIdIn(text) ?? threadId) !== threadId) return false;
+      await unlink(path).catch((e) => {
+        throw ioError(e, "cannot delete", path);
+      });
+      return true;
+    },
+    async exists(threadId, namespace) {
+      return (await load(threadId, namespace)) !== undefined;
+    },
+    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+      const namespace = options.namespace ?? defaultNamespace;
+      let n = 0;
+      for (const e of await entries(namespace)) {
+        if (options.after !== undefined && compareIds(e.id, options.after) <= 0) continue;
+        if (options.limit !== undefined && n++ >= options.limit) return;
+        const s = await stat(e.path).catch(() => undefined);
+        if (s) yield { namespace, threadId: e.id, bytes: s.size, updatedAt: s.mtime.toISOString() };
+      }
+    },
+    async namespaces() {
+      const out: string[] = [];
+      if ((await entries(DEFAULT_NAMESPACE)).length) out.push(DEFAULT_NAMESPACE);
+      const names = await readdir(location, { withFileTypes: true }).catch(() => []);
+      for (const d of names) if (d.isDirectory() && (await entries(d.name)).length) out.push(d.name);
+      return out.sort(compareIds);
+    },
+    async saveMany(records: SaverRecord[]) {
+      for (const r of records) await save(r.threadId, r.text, r.namespace);
+    },
+    async close() {},
+  };
+}
+
+/** A single file as a read-only, one-thread source. */
+async function singleFileSaver(path: string, uri: string): Promise<Saver> {
+  const text = await readFile(path, "utf8").catch((e) => {
+    throw ioError(e, "cannot read", path);
+  });
+  const id = threadIdIn(text) ?? basename(path).replace(/\.[^.]*$/, "");
+  const readOnly = () => {
+    throw storeError("read-only", `${path} is a single file: it can be read as one thread but not written (name a folder to write)`, { file: path });
+  };
+  const size = Buffer.byteLength(text);
+  const mtime = (await stat(path)).mtime.toISOString();
+  return {
+    uri,
+    load: async (t, ns) => (t === id && (ns ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE ? text : undefined),
+    save: async () => readOnly(),
+    delete: async () => readOnly(),
+    exists: async (t, ns) => t === id && (ns ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE,
+    async *list(options: ListOptions = {}) {
+      if ((options.namespace ?? DEFAULT_NAMESPACE) !== DEFAULT_NAMESPACE) return;
+      if (options.after !== undefined && compareIds(id, options.after) <= 0) return;
+      if (options.limit === 0) return;
+      yield { namespace: DEFAULT_NAMESPACE, threadId: id, bytes: size, updatedAt: mtime };
+    },
+    namespaces: async () => [DEFAULT_NAMESPACE],
+    saveMany: async () => readOnly(),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,57 @@
+/** `memory:[name]` — the reference saver: a Map per name, shared within the process. */
+import type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./types.js";
+import { DEFAULT_NAMESPACE } from "./types.js";
+import { checkThreadId, compareIds } from "./common.js";
+
+const stores = new Map<string, Map<string, Map<string, { text: string; updatedAt: string }>>>();
+
+export function createMemorySaver(name: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE): Saver {
+  let root = stores.get(name);
+  if (!root) stores.set(name, (root = new Map()));
+  const ns = (n?: string) => {
+    const key = n ?? defaultNamespace;
+    let m = root!.get(key);
+    if (!m) root!.set(key, (m = new Map()));
+    return m;
+  };
+  const saver: Saver = {
+    uri,
+    async load(threadId, namespace) {
+      return ns(namespace).get(threadId)?.text;
+    },
+    async save(threadId, text, namespace) {
+      checkThreadId(threadId);
+      ns(namespace).set(threadId, { text, updatedAt: new Date().toISOString() });
+    },
+    async delete(threadId, namespace) {
+      return ns(namespace).delete(threadId);
+    },
+    async exists(threadId, namespace) {
+      return ns(namespace).has(threadId);
+    },
+    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+      const namespace = options.namespace ?? defaultNamespace;
+      const ids = [...ns(namespace).keys()].filter((id) => options.after === undefined || compareIds(id, options.after) > 0).sort(compareIds);
+      let n = 0;
+      for (const id of ids) {
+        if (options.limit !== undefined && n++ >= options.limit) return;
+        const r = ns(namespace).get(id);
+        if (r) yield { namespace, threadId: id, bytes: Buffer.byteLength(r.text), updatedAt: r.updatedAt };
+      }
+    },
+    async namespaces() {
+      return [...root!.entries()].filter(([, m]) => m.size > 0).map(([k]) => k).sort(compareIds);
+    },
+    async saveMany(records: SaverRecord[]) {
+      for (const r of records) checkThreadId(r.threadId);
+      for (const r of records) ns(r.namespace).set(r.threadId, { text: r.text, updatedAt: new Date().toISOString() });
+    },
+    async close() {},
+  };
+  return saver;
+}
+
+/** Forget every memory store (tests). */
+export function resetMemorySavers(): void {
+  stores.clear();
+}

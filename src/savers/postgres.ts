@@ -1,0 +1,116 @@
+/**
+ * `postgres://…` (`postgresql://…`) — `pg`. Layout (schema version 1), created on first use in `?schema=` (default
+ * `public`) with table name `?table=` (default `ckpt_checkpoints`):
+ *   <table>(namespace text, thread_id text, doc text NOT NULL,   -- the document's exact JSON text
+ *           bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(),
+ *           PRIMARY KEY (namespace, thread_id))
+ *   <table>_meta(key text PRIMARY KEY, value text)             -- ('schema_version', '1')
+ * The document is kept as text, not JSONB: JSONB reorders keys and would break byte-exact round trips; query it
+ * with `doc::jsonb` when needed. Thread ids sort with COLLATE "C" (code-point order) for stable paging.
+ */
+import { storeError } from "../core/errors.js";
+import { checkThreadId } from "./common.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
+
+export const PG_SCHEMA_VERSION = 1;
+const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
+
+export async function createPostgresSaver(url: string, uri: string, opts: { namespace?: string; schema?: string; table?: string } = {}): Promise<Saver> {
+  const pg = (await import("pg")).default;
+  const defaultNamespace = opts.namespace ?? DEFAULT_NAMESPACE;
+  const schema = opts.schema ?? "public";
+  const table = opts.table ?? "ckpt_checkpoints";
+  const T = `${ident(schema)}.${ident(table)}`;
+  const M = `${ident(schema)}.${ident(table + "_meta")}`;
+  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000 });
+  pool.on("error", () => undefined);
+  const wrap = async <R>(what: string, f: () => Promise<R>): Promise<R> => {
+    try {
+      return await f();
+    } catch (e) {
+      if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
+      throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`);
+    }
+  };
+  try {
+    const c = await pool.connect();
+    try {
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
+        bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${M} (key text PRIMARY KEY, value text)`);
+      await c.query(`INSERT INTO ${M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(PG_SCHEMA_VERSION)]);
+      const v = Number((await c.query(`SELECT value FROM ${M} WHERE key = 'schema_version'`)).rows[0]?.value);
+      if (v > PG_SCHEMA_VERSION) throw storeError("postgres-schema", `table schema version ${v} is newer than this ckpt supports (${PG_SCHEMA_VERSION})`);
+    } finally {
+      c.release();
+    }
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
+    throw storeError("postgres-connect", `cannot connect to PostgreSQL at ${uri}: ${(e as Error).message} (start it with: pg_ctlcluster <version> main start)`);
+  }
+  async function upsert(records: SaverRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const c = await pool.connect();
+    try {
+      await c.query("BEGIN");
+      for (let i = 0; i < records.length; i += 500) {
+        const chunk = records.slice(i, i + 500);
+        const values: unknown[] = [];
+        const rows = chunk.map((r, k) => {
+          values.push(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text));
+          return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
+        });
+        await c.query(
+          `INSERT INTO ${T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}
+           ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at`,
+          values,
+        );
+      }
+      await c.query("COMMIT");
+    } catch (e) {
+      await c.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+  return {
+    uri,
+    load: (threadId, ns) => wrap("cannot read", async () => (await pool.query(`SELECT doc FROM ${T} WHERE namespace = $1 AND thread_id = $2`, [ns ?? defaultNamespace, threadId])).rows[0]?.doc),
+    async save(threadId, text, ns) {
+      checkThreadId(threadId);
+      await wrap("cannot write", () => upsert([{ namespace: ns ?? defaultNamespace, threadId, text }]));
+    },
+    delete: (threadId, ns) => wrap("cannot delete", async () => ((await pool.query(`DELETE FROM ${T} WHERE namespace = $1 AND thread_id = $2`, [ns ?? defaultNamespace, threadId])).rowCount ?? 0) > 0),
+    exists: (threadId, ns) => wrap("cannot read", async () => (await pool.query(`SELECT 1 FROM ${T} WHERE namespace = $1 AND thread_id = $2`, [ns ?? defaultNamespace, threadId])).rowCount! > 0),
+    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+      const namespace = options.namespace ?? defaultNamespace;
+      let after = options.after;
+      let left = options.limit ?? Infinity;
+      while (left > 0) {
+        const n = Math.min(1000, left);
+        const res = await wrap("cannot list", () =>
+          after === undefined
+            ? pool.query(`SELECT thread_id, bytes, updated_at FROM ${T} WHERE namespace = $1 ORDER BY thread_id LIMIT $2`, [namespace, n])
+            : pool.query(`SELECT thread_id, bytes, updated_at FROM ${T} WHERE namespace = $1 AND thread_id > $2 ORDER BY thread_id LIMIT $3`, [namespace, after, n]),
+        );
+        if (res.rows.length === 0) return;
+        for (const r of res.rows) {
+          yield { namespace, threadId: r.thread_id, bytes: r.bytes, updatedAt: new Date(r.updated_at).toISOString() };
+          left--;
+        }
+        after = res.rows[res.rows.length - 1].thread_id;
+      }
+    },
+    namespaces: () => wrap("cannot list", async () => (await pool.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${T} ORDER BY 1`)).rows.map((r) => r.namespace)),
+    async saveMany(records) {
+      for (const r of records) checkThreadId(r.threadId);
+      await wrap("cannot write", () => upsert(records));
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * `redis://…` — deep-agent's KeyValueStoreSaver layout over plain Redis 7 (no modules): key
+ * `<namespace>:checkpoints:<threadId>` (optionally behind `?prefix=`), value = the checkpoint as compact JSON text
+ * (what `JSON.stringify` gives, as in deep-agent's documented Redis store). Listing uses SCAN (never KEYS), writes
+ * use pipelines. Unlike deep-agent's `list()`, thread ids containing ':' are listed too.
+ */
+import { storeError } from "../core/errors.js";
+import { checkThreadId, compareIds, reformat } from "./common.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
+
+/** Escape glob characters for SCAN MATCH. */
+const globEscape = (s: string) => s.replace(/[*?[\]\\]/g, (c) => "\\" + c);
+
+export async function createRedisSaver(url: string, uri: string, opts: { namespace?: string; prefix?: string } = {}): Promise<Saver> {
+  const { Redis } = await import("ioredis");
+  const defaultNamespace = opts.namespace ?? DEFAULT_NAMESPACE;
+  const prefix = opts.prefix ?? "";
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5000, enableOfflineQueue: false, retryStrategy: () => null });
+  client.on("error", () => undefined); // reported through the failing command instead
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (e) {
+    client.disconnect();
+    throw storeError("redis-connect", `cannot connect to Redis at ${uri}: ${(e as Error).message} (start it with: redis-server --daemonize yes)`);
+  }
+  const keyOf = (threadId: string, ns?: string) => `${prefix}${ns ?? defaultNamespace}:checkpoints:${threadId}`;
+  const wrap = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (e) {
+      if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
+      throw storeError("redis-io", `${what} (${uri}): ${(e as Error).message}`);
+    }
+  };
+  async function allIds(ns: string): Promise<string[]> {
+    const head = `${prefix}${ns}:checkpoints:`;
+    const ids: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", globEscape(head) + "*", "COUNT", 1000);
+      cursor = next;
+      for (const k of keys) ids.push(k.slice(head.length));
+    } while (cursor !== "0");
+    return ids.sort(compareIds);
+  }
+  return {
+    uri,
+    load: (threadId, ns) => wrap("cannot read", async () => (await client.get(keyOf(threadId, ns))) ?? undefined),
+    async save(threadId, text, ns) {
+      checkThreadId(threadId);
+      const v = reformat(text, undefined, `${uri}#${threadId}`);
+      await wrap("cannot write", () => client.set(keyOf(threadId, ns), v));
+    },
+    delete: (threadId, ns) => wrap("cannot delete", async () => (await client.del(keyOf(threadId, ns))) > 0),
+    exists: (threadId, ns) => wrap("cannot read", async () => (await client.exists(keyOf(threadId, ns))) > 0),
+    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+      const namespace = options.namespace ?? defaultNamespace;
+      const ids = (await wrap("cannot list", () => allIds(namespace))).filter((id) => options.after === undefined || compareIds(id, options.after) > 0);
+      const chosen = options.limit !== undefined ? ids.slice(0, options.limit) : ids;
+      for (let i = 0; i < chosen.length; i += 500) {
+        const batch = chosen.slice(i, i + 500);
+        const p = client.pipeline();
+        for (const id of batch) p.strlen(keyOf(id, namespace));
+        const res = (await wrap("cannot list", () => p.exec())) ?? [];
+        for (let k = 0; k < batch.length; k++) {
+          const len = res[k]?.[1] as number;
+          if (len > 0) yield { namespace, threadId: batch[k]!, bytes: len };
+        }
+      }
+    },
+    namespaces: () =>
+      wrap("cannot list", async () => {
+        const out = new Set<string>();
+        let cursor = "0";
+        do {
+          const [next, keys] = await client.scan(cursor, "MATCH", globEscape(prefix) + "*:checkpoints:*", "COUNT", 1000);
+          cursor = next;
+          for (const k of keys) out.add(k.slice(prefix.length, k.indexOf(":checkpoints:", prefix.length)));
+        } while (cursor !== "0");
+        return [...out].sort(compareIds);
+      }),
+    async saveMany(records: SaverRecord[]) {
+      for (const r of records) checkThreadId(r.threadId);
+      const p = client.pipeline();
+      for (const r of records) p.set(keyOf(r.threadId, r.namespace), reformat(r.text, undefined, `${uri}#${r.threadId}`));
+      const res = await wrap("cannot write", () => p.exec());
+      const failed = (res ?? []).find(([err]) => err);
+      if (failed) throw storeError("redis-io", `cannot write (${uri}): ${failed[0]!.message}`);
+    },
+    async close() {
+      client.disconnect();
+    },
+  };
+}
