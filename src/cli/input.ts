@@ -41,7 +41,7 @@ export function decodeText(buf: Buffer, name: string): string {
 
 /** Split `uri#threadId` (the last '#' separates; the thread id is percent-decoded). */
 export function splitThreadRef(spec: string): { uri: string; threadId?: string } {
-  const i = spec.lastIndexOf("#");
+  const i = spec.indexOf("#"); // the first "#": thread ids may contain "#" (deep-agent's "user:42/session#1")
   if (i < 0) return { uri: spec };
   let threadId = spec.slice(i + 1);
   try {

@@ -1,12 +1,180 @@
-// SCAFFOLD: replaced by the migrate command implementation.
+/**
+ * `ckpt migrate --from URI --to URI`: stream every thread from one saver to another (optionally converting the
+ * format), verified by content hash, resumable through a journal. Progress on stderr on a TTY; `--json` prints NDJSON
+ * progress events and the summary on stdout.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { open, rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Argv } from "yargs";
+import { CkptError, ExitCode, storeError, usageError } from "../core/errors.js";
+import { migrate, type ConflictPolicy, type Journal, type MigrateSummary } from "../core/migrate.js";
+import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode } from "../core/errors.js";
+import type { CliIO } from "./io.js";
+import { writeFilesAtomic } from "./write.js";
+
+interface Args {
+  from: string;
+  to: string;
+  namespace?: string[];
+  toNamespace?: string;
+  toFormat?: string;
+  allowLossy: boolean;
+  dryRun: boolean;
+  onConflict: ConflictPolicy | "default";
+  verify: boolean;
+  rejectFile?: string;
+  strict: boolean;
+  batchSize: number;
+  journal?: string;
+  resume: boolean;
+  json: boolean;
+  quiet: boolean;
+}
+
+/** A journal file: one JSON line per committed record, fsynced per batch; removed when the run completes. */
+async function openJournal(path: string, resume: boolean, header: object): Promise<Journal & { close(): Promise<void>; remove(): Promise<void> }> {
+  const done = new Set<string>();
+  if (existsSync(path)) {
+    if (!resume) {
+      throw usageError(`an interrupted migration left its journal at ${path}: pass --resume to finish it, or delete the file to start over`);
+    }
+    for (const line of readFileSync(path, "utf8").split("\n")) {
+      if (!line.trim()) continue;
+      try {
+        const e = JSON.parse(line) as { k?: string };
+        if (typeof e.k === "string") done.add(e.k);
+      } catch {
+        // a line cut short by the kill: its batch is simply written again (idempotent)
+      }
+    }
+  }
+  const fh = await open(path, "a");
+  if (done.size === 0) {
+    await fh.write(JSON.stringify({ ckptMigrateJournal: 1, ...header }) + "\n");
+    await fh.sync();
+  }
+  return {
+    done,
+    async commit(entries) {
+      await fh.write(entries.map((e) => JSON.stringify({ k: e.key, h: e.hash })).join("\n") + "\n");
+      await fh.sync();
+    },
+    close: () => fh.close(),
+    remove: () => rm(path, { force: true }),
+  };
+}
+
+const fmtNum = (n: number) => n.toLocaleString("en-US");
+
+function summaryText(s: MigrateSummary, from: string, to: string): string {
+  const lines = [
+    `${s.dryRun ? "dry run: " : ""}${from} → ${to}`,
+    `  read ${fmtNum(s.read)}, ${s.dryRun ? "would write" : "written"} ${fmtNum(s.written)}, skipped ${fmtNum(s.skipped)}` +
+      `${s.identical ? ` (${fmtNum(s.identical)} identical)` : ""}${s.resumed ? ` (${fmtNum(s.resumed)} done before the interruption)` : ""}, rejected ${fmtNum(s.rejected)}` +
+      `${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}`,
+    `  ${(s.bytesRead / 1e6).toFixed(2)} MB read${s.dryRun ? `, ${(s.bytesWritten / 1e6).toFixed(2)} MB would be written` : ""} in ${(s.elapsedMs / 1000).toFixed(2)} s: ${fmtNum(Math.round(s.recordsPerSecond))} records/s, ${s.mbPerSecond.toFixed(2)} MB/s`,
+  ];
+  for (const c of s.conflicts.slice(0, 20)) lines.push(`  conflict: ${c.namespace}#${c.threadId}: ${c.reason}`);
+  if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
+  for (const m of s.mismatches.slice(0, 20)) lines.push(`  verification mismatch: ${m.namespace}#${m.threadId}: expected sha256 ${m.expected.slice(0, 12)}…, got ${m.got ? m.got.slice(0, 12) + "…" : "nothing"}`);
+  for (const r of s.rejectedRecords.slice(0, 10)) lines.push(`  rejected: ${r.namespace}#${r.threadId}: ${r.reason}`);
+  if (s.rejectedRecords.length > 10) lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
+  if (s.aborted) lines.push(`  stopped: ${s.aborted}`);
+  return lines.join("\n") + "\n";
+}
+
+export function exitCodeOf(s: MigrateSummary): number {
+  if (s.mismatches.length || s.conflicts.length) return ExitCode.NEGATIVE;
+  if (s.rejected) return ExitCode.PARTIAL;
+  return ExitCode.OK;
+}
 
 export const migrateCommand: CommandDef = {
   command: "migrate",
-  describe: "(migrate: not built yet)",
-  builder: (y) => y,
-  run: async () => {
-    throw new CkptError(ExitCode.BUG, "unbuilt", "migrate is not built yet");
+  describe: "Copy every checkpoint from one saver to another (and convert formats), verified and resumable",
+  builder: (y: Argv) =>
+    y
+      .option("from", { type: "string", demandOption: true, describe: "source saver URI (file:<dir>, sqlite:<path>, redis://…, postgres://…, memory:) or a single file" })
+      .option("to", { type: "string", demandOption: true, describe: "target saver URI" })
+      .option("namespace", { type: "string", array: true, describe: "source namespace(s) to copy (default: all)" })
+      .option("to-namespace", { type: "string", describe: "write into this namespace instead of the source's" })
+      .option("to-format", { type: "string", describe: `convert every document: ${FORMAT_NAMES.filter((f) => f !== "amacs").join(", ")}` })
+      .option("allow-lossy", { type: "boolean", default: false, describe: "convert even when the target format drops fields" })
+      .option("dry-run", { type: "boolean", default: false, describe: "print the plan (counts, conflicts, bytes); write nothing" })
+      .option("on-conflict", { choices: ["default", "skip", "overwrite", "fail", "newer"] as const, default: "default" as const, describe: "existing target records: default = skip identical, fail on different" })
+      .option("verify", { type: "boolean", default: true, describe: "read every written record back and compare content hashes (--no-verify to skip)" })
+      .option("reject-file", { type: "string", describe: "write rejected records here (NDJSON: namespace, threadId, reason)" })
+      .option("strict", { type: "boolean", default: false, describe: "stop at the first rejected record" })
+      .option("batch-size", { type: "number", default: 200, describe: "records per batch (one pipeline / transaction)" })
+      .option("journal", { type: "string", describe: "journal file (default: .ckpt-migrate-<hash>.journal in the current folder)" })
+      .option("resume", { type: "boolean", default: false, describe: "finish an interrupted migration from its journal" })
+      .option("json", { type: "boolean", default: false, describe: "NDJSON progress events and summary on stdout" })
+      .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress, summary only" })
+      .example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys")
+      .example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying"),
+  run: async (args: Args, io: CliIO) => {
+    if (args.toFormat !== undefined && !isFormatName(args.toFormat)) throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
+    if (args.toFormat === "amacs") throw usageError("--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert");
+    if (!Number.isInteger(args.batchSize) || args.batchSize < 1) throw usageError("--batch-size must be a positive integer");
+    const { openSaver, redact } = await import("../savers/index.js");
+    const from = redact(args.from);
+    const to = redact(args.to);
+    const source = await openSaver(args.from, { env: io.env });
+    let target;
+    try {
+      target = await openSaver(args.to, { env: io.env });
+    } catch (e) {
+      await source.close();
+      throw e;
+    }
+    const journalPath = resolve(io.cwd, args.journal ?? `.ckpt-migrate-${createHash("sha1").update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}`).digest("hex").slice(0, 12)}.journal`);
+    const journal = args.dryRun ? undefined : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
+    const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
+    const rejectPath = args.rejectFile ? resolve(io.cwd, args.rejectFile) : undefined;
+    if (rejectPath) await rm(rejectPath, { force: true });
+    let summary: MigrateSummary;
+    try {
+      summary = await migrate(source, target, {
+        namespaces: args.namespace,
+        toNamespace: args.toNamespace,
+        toFormat: args.toFormat as FormatName | undefined,
+        allowLossy: args.allowLossy,
+        dryRun: args.dryRun,
+        onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
+        verify: args.verify,
+        strict: args.strict,
+        batchSize: args.batchSize,
+        journal,
+        onProgress(p) {
+          if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
+          else if (tty) {
+            const rate = p.read / Math.max(p.elapsedMs / 1000, 0.001);
+            io.stderr.write(`\r\x1b[2K${args.dryRun ? "planning" : "migrating"}: ${fmtNum(p.read)} read, ${fmtNum(p.written)} ${args.dryRun ? "to write" : "written"}, ${fmtNum(p.skipped)} skipped, ${fmtNum(p.rejected)} rejected — ${fmtNum(Math.round(rate))} rec/s`);
+          }
+        },
+      });
+    } catch (e) {
+      await journal?.close();
+      if (e instanceof CkptError) throw e;
+      throw storeError("store-io", `migration stopped: ${(e as Error).message} (the journal at ${journalPath} lets --resume finish it)`);
+    } finally {
+      await source.close().catch(() => undefined);
+      await target.close().catch(() => undefined);
+      if (tty) io.stderr.write("\r\x1b[2K");
+    }
+    if (rejectPath && summary.rejectedRecords.length) {
+      await writeFilesAtomic([{ path: rejectPath, text: summary.rejectedRecords.map((r) => JSON.stringify(r)).join("\n") + "\n" }], args.rejectFile!);
+    }
+    await journal?.close();
+    const code = exitCodeOf(summary);
+    // A run that ended in order (finished, or stopped on a conflict / --strict reject) needs no resume: drop the
+    // journal; re-running is safe because identical records are skipped. Only a crash or kill leaves it behind.
+    if (journal) await journal.remove();
+    if (args.json) io.stdout.write(JSON.stringify({ type: "summary", from, to, exitCode: code, ...summary }) + "\n");
+    else io.stdout.write(summaryText(summary, from, to));
+    return code;
   },
 };

@@ -1,12 +1,90 @@
-// SCAFFOLD: replaced by the show command implementation.
+/**
+ * `ckpt show <file | uri#threadId>`: a readable transcript of one checkpoint — roles, text, tool calls and results,
+ * todos, files, scratchpad notes — or, with `--json`, the canonical checkpoint.
+ */
+import type { Argv } from "yargs";
+import type { AssistantMessage, Checkpoint, Content, SystemMessage, ToolResultMessage, UserMessage } from "../generated/types.js";
+import { stringifyJson } from "../core/json.js";
+import { readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode } from "../core/errors.js";
+import { readSource } from "./input.js";
+import { useColor, type CliIO } from "./io.js";
+
+const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
+
+export function renderTranscript(cp: Checkpoint, format: string, opts: { color: boolean; full: boolean; chalk?: import("chalk").ChalkInstance }): string {
+  const k = opts.chalk;
+  const dim = (s: string) => (k ? k.dim(s) : s);
+  const bold = (s: string) => (k ? k.bold(s) : s);
+  const max = opts.full ? Infinity : 600;
+  const out: string[] = [];
+  out.push(bold(`thread ${cp.threadId}`) + dim(` — ${format}, step ${cp.step}, ${cp.messages.length} messages${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`));
+  const block = (c: Content): string => {
+    switch (c.type) {
+      case "text":
+        return clip(c.text, max);
+      case "thinking":
+        return dim(`(thinking) ${clip(c.thinking, max)}`);
+      case "toolCall":
+        return `→ ${bold(c.name)}(${clip(stringifyJson(c.arguments) ?? "", max)}) ${dim(`[${c.id}]`)}`;
+      case "image":
+        return dim(`[image ${c.mimeType}${c.url ? " " + c.url : ""}]`);
+      case "file":
+        return dim(`[file ${c.filename ?? ""} ${c.mimeType}]`);
+      default:
+        return "";
+    }
+  };
+  cp.messages.forEach((m, i) => {
+    const n = dim(`#${i}`);
+    if (m.role === "toolResult") {
+      const r = m as ToolResultMessage;
+      const text = r.content.map(block).join("\n");
+      out.push(`${n} ${bold("tool")} ${r.toolName}${r.isError ? (k ? k.red(" [error]") : " [error]") : ""} ${dim(`[${r.toolCallId}]`)}\n${indent(text)}`);
+    } else if (m.role === "user" || m.role === "assistant" || m.role === "system") {
+      const msg = m as UserMessage | AssistantMessage | SystemMessage;
+      const who = msg.role === "assistant" && msg.model ? `assistant (${msg.model})` : msg.role;
+      out.push(`${n} ${bold(who)}\n${indent(msg.content.map(block).filter(Boolean).join("\n"))}`);
+    } else {
+      out.push(`${n} ${dim(`${m.role}/${(m as { kind: string }).kind}`)} ${clip(stringifyJson((m as { data: unknown }).data) ?? "null", 200)}`);
+    }
+  });
+  const todos = cp.state.todos ?? [];
+  if (todos.length) {
+    out.push(bold("todos"));
+    for (const t of todos) out.push(`  [${t.status}] ${t.id}: ${t.content}`);
+  }
+  const files = Object.entries(cp.state.files ?? {});
+  if (files.length) {
+    out.push(bold("files"));
+    for (const [p, f] of files) out.push(`  ${p} ${dim(`(${f.content.length} lines, modified ${f.modified_at})`)}`);
+  }
+  for (const note of cp.state.scratchpad ?? []) out.push(`${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`);
+  if (cp.interrupt) out.push(bold("pending approval: ") + `${cp.interrupt.toolCall.toolName} [${cp.interrupt.toolCall.toolCallId}] at step ${cp.interrupt.step}`);
+  return out.join("\n") + "\n";
+}
+
+const indent = (s: string) => s.split("\n").map((l) => "    " + l).join("\n");
 
 export const showCommand: CommandDef = {
-  command: "show",
-  describe: "(show: not built yet)",
-  builder: (y) => y,
-  run: async () => {
-    throw new CkptError(ExitCode.BUG, "unbuilt", "show is not built yet");
+  command: "show <input>",
+  describe: "Print a readable transcript of one checkpoint (a file, - or <saver-uri>#<threadId>)",
+  builder: (y: Argv) =>
+    y
+      .positional("input", { type: "string", describe: "file, folder (amacs), - for stdin, or <saver-uri>#<threadId>" })
+      .option("format", { type: "string", describe: "input format (default: detected)" })
+      .option("full", { type: "boolean", default: false, describe: "do not shorten long texts" })
+      .option("json", { type: "boolean", default: false, describe: "print the canonical checkpoint as JSON" }),
+  run: async (args: { input: string; format?: string; full: boolean; json: boolean }, io: CliIO) => {
+    const doc = await readSource(args.input, { stdin: io.stdin, cwd: io.cwd });
+    const { checkpoint, format } = readCheckpoint(doc, args.format);
+    if (args.json) {
+      io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
+      return 0;
+    }
+    const color = useColor(io);
+    const chalk = color ? new (await import("chalk")).Chalk({ level: 1 }) : undefined;
+    io.stdout.write(renderTranscript(checkpoint, format, { color, full: args.full, chalk }));
+    return 0;
   },
 };

@@ -1,0 +1,188 @@
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync, copyFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes, createHash } from "node:crypto";
+import { spawn, execFileSync } from "node:child_process";
+import { Readable } from "node:stream";
+import { main } from "../src/cli/main.js";
+import type { CliIO } from "../src/cli/io.js";
+import { openSaver } from "../src/savers/index.js";
+import { contentHash } from "../src/savers/common.js";
+import { parseJson } from "../src/core/json.js";
+
+const root = join(import.meta.dirname, "..");
+const run = randomBytes(4).toString("hex");
+const REDIS = `redis://127.0.0.1:6379?prefix=${encodeURIComponent(`ckpt-mig-${run}:`)}`;
+const PG = `postgres://postgres@127.0.0.1:5432/test?schema=ckpt_mig_${run}`;
+const samples = join(root, "..", "shared", "formats", "deepagent", "generated", "checkpoints");
+
+function io(): CliIO & { out: () => string; err: () => string } {
+  let out = "";
+  let err = "";
+  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: {}, cwd: process.cwd(), out: () => out, err: () => err };
+}
+
+/** A folder of n deep-agent checkpoints in FileSaver layout. */
+function makeSource(n: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "ckpt-mig-src-"));
+  const base = parseJson(readFileSync(join(samples, "user_42_session_1.json"), "utf8")) as Record<string, unknown>;
+  for (let i = 0; i < n; i++) {
+    const id = `thread-${String(i).padStart(4, "0")}`;
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...base, threadId: id, step: i }, null, 2));
+  }
+  return dir;
+}
+
+async function hashes(uri: string): Promise<Map<string, string>> {
+  const s = await openSaver(uri);
+  const out = new Map<string, string>();
+  try {
+    for (const ns of await s.namespaces()) for await (const t of s.list({ namespace: ns })) out.set(`${ns}#${t.threadId}`, contentHash((await s.load(t.threadId, ns))!));
+  } finally {
+    await s.close();
+  }
+  return out;
+}
+
+afterAll(async () => {
+  const { Redis } = await import("ioredis");
+  const c = new Redis("redis://127.0.0.1:6379");
+  const keys = await c.keys(`ckpt-mig-${run}:*`); // test cleanup only
+  if (keys.length) await c.del(...keys);
+  c.disconnect();
+  const pg = (await import("pg")).default;
+  const p = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/test" });
+  await p.connect();
+  await p.query(`DROP SCHEMA IF EXISTS ckpt_mig_${run} CASCADE`);
+  await p.end();
+});
+
+describe("ckpt migrate", () => {
+  it("file → sqlite → redis → postgres → file gives byte-identical deep-agent files", async () => {
+    const src = mkdtempSync(join(tmpdir(), "ckpt-rt-"));
+    for (const f of readdirSync(samples)) copyFileSync(join(samples, f), join(src, f));
+    const work = mkdtempSync(join(tmpdir(), "ckpt-rt-work-"));
+    const db = `sqlite:${join(work, "c.db")}`;
+    const out = join(work, "out");
+    const hops: Array<[string, string]> = [[`file:${src}`, db], [db, REDIS], [REDIS, PG], [PG, `file:${out}`]];
+    for (const [from, to] of hops) {
+      const t = { ...io(), cwd: work };
+      expect(await main(["migrate", "--from", from, "--to", to, "-q"], t), t.err() + t.out()).toBe(0);
+      expect(t.out()).toMatch(/written 2, skipped 0, rejected 0, verified 2/);
+    }
+    for (const f of readdirSync(samples)) expect(readFileSync(join(out, f), "utf8")).toBe(readFileSync(join(samples, f), "utf8"));
+    // the real thread id (with ':', '/', '#') survived every hop
+    const s = await openSaver(PG);
+    expect(await s.exists("user:42/session#1")).toBe(true);
+    await s.close();
+  });
+
+  it("dry run writes nothing; a re-run is idempotent; conflicts fail by default and obey --on-conflict", async () => {
+    const src = makeSource(5);
+    const work = mkdtempSync(join(tmpdir(), "ckpt-mig-"));
+    const db = `sqlite:${join(work, "c.db")}`;
+    const t1 = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "--dry-run", "--json"], t1)).toBe(0);
+    const sum = JSON.parse(t1.out().trim().split("\n").pop()!);
+    expect(sum).toMatchObject({ type: "summary", dryRun: true, read: 5, written: 5, rejected: 0 });
+    expect((await hashes(db)).size).toBe(0);
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "-q"], { ...io(), cwd: work })).toBe(0);
+    const t2 = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "-q"], t2)).toBe(0);
+    expect(t2.out()).toMatch(/written 0, skipped 5 \(5 identical\)/);
+    // change one source document: default policy fails, naming it; overwrite replaces it
+    const f = join(src, "thread-0002.json");
+    writeFileSync(f, readFileSync(f, "utf8").replace('"step": 2', '"step": 99'));
+    const t3 = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "-q"], t3)).toBe(1);
+    expect(t3.out()).toMatch(/conflict: default#thread-0002: exists with different content/);
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "-q", "--on-conflict", "skip"], { ...io(), cwd: work })).toBe(0);
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "-q", "--on-conflict", "overwrite"], { ...io(), cwd: work })).toBe(0);
+    const s = await openSaver(db);
+    expect(parseJson((await s.load("thread-0002"))!)).toMatchObject({ step: 99 });
+    await s.close();
+  });
+
+  it("bad records go to --reject-file and the run ends with exit 5; --strict stops at the first", async () => {
+    const src = makeSource(4);
+    writeFileSync(join(src, "broken.json"), '{"threadId": "broken", "step": 1, "messages": [');
+    writeFileSync(join(src, "invalid.json"), JSON.stringify({ threadId: "invalid", step: -1, messages: [], state: { todos: [], files: {} }, createdAt: "x", updatedAt: "x" }, null, 2));
+    const work = mkdtempSync(join(tmpdir(), "ckpt-mig-"));
+    const t = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", `sqlite:${join(work, "c.db")}`, "--reject-file", "rejects.ndjson", "-q"], t)).toBe(5);
+    const rejects = readFileSync(join(work, "rejects.ndjson"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(rejects.map((r) => r.threadId).sort()).toEqual(["broken", "invalid"]);
+    expect(rejects.find((r) => r.threadId === "broken").reason).toMatch(/invalid JSON/);
+    expect(rejects.find((r) => r.threadId === "invalid").reason).toMatch(/invalid deepagent document: \/step/);
+    expect((await hashes(`sqlite:${join(work, "c.db")}`)).size).toBe(4);
+    const t2 = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", `sqlite:${join(work, "d.db")}`, "--strict", "-q"], t2)).toBe(5);
+    expect(t2.out()).toMatch(/stopped: rejected default#broken \(--strict\)/);
+  });
+
+  it("--to-format converts while copying, and refuses lossy conversions record by record", async () => {
+    const src = mkdtempSync(join(tmpdir(), "ckpt-fmt-"));
+    for (const f of readdirSync(samples)) copyFileSync(join(samples, f), join(src, f));
+    const work = mkdtempSync(join(tmpdir(), "ckpt-fmt-work-"));
+    const t = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", "memory:fmt-" + run, "--to-format", "ckpt", "-q"], t), t.out()).toBe(0);
+    const m = await openSaver("memory:fmt-" + run);
+    expect(parseJson((await m.load("user:42/session#1"))!)).toMatchObject({ schemaVersion: 1, threadId: "user:42/session#1", origin: { format: "deepagent" } });
+    const t2 = { ...io(), cwd: work };
+    // deep-agent → yoagent drops todos/files/threadId: rejected without --allow-lossy
+    expect(await main(["migrate", "--from", `file:${src}`, "--to", "memory:fmt2-" + run, "--to-format", "yoagent", "-q"], t2)).toBe(5);
+    expect(t2.out()).toMatch(/would drop \d+ field\(s\)/);
+  });
+
+  it("connection failures are exit 4 with a message that never shows the password", async () => {
+    const t = io();
+    expect(await main(["migrate", "--from", "memory:x", "--to", "redis://user:s3cret-pass@127.0.0.1:1", "-q"], t)).toBe(4);
+    expect(t.err()).toMatch(/cannot connect to Redis/);
+    expect(t.err()).not.toContain("s3cret-pass");
+    const t2 = io();
+    expect(await main(["migrate", "--from", "memory:x", "--to", "postgres://postgres:hunter2@127.0.0.1:1/test", "-q"], t2)).toBe(4);
+    expect(t2.err()).toMatch(/cannot connect to PostgreSQL/);
+    expect(t2.err()).not.toContain("hunter2");
+  });
+
+  describe("resume after SIGKILL", () => {
+    beforeAll(() => {
+      if (!existsSync(join(root, "dist", "cli", "main.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+    }, 120_000);
+
+    it("ends with the target equal to the source, by hashes, whatever the kill point (10 kills)", async () => {
+      const src = makeSource(400);
+      const want = await hashes(`file:${src}`);
+      let seed = 12345;
+      const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      let midRun = 0;
+      for (let k = 0; k < 10; k++) {
+        const work = mkdtempSync(join(tmpdir(), "ckpt-kill-"));
+        const target = `sqlite:${join(work, "t.db")}`;
+        const args = [join(root, "bin", "ckpt.js"), "migrate", "--from", `file:${src}`, "--to", target, "--batch-size", "7", "-q"];
+        const child = spawn(process.execPath, args, { cwd: work, stdio: "ignore" });
+        // wait for the run to start committing (its journal appears), then kill it at a random later point
+        let exited = false;
+        child.on("exit", () => (exited = true));
+        const t0 = Date.now();
+        while (!exited && !readdirSync(work).some((f) => f.endsWith(".journal")) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, Math.floor(rand() * 400)));
+        child.kill("SIGKILL");
+        await new Promise((r) => child.on("exit", r));
+        const journal = readdirSync(work).find((f) => f.endsWith(".journal"));
+        if (journal) midRun++;
+        // resume (or, when the kill came after completion, a plain re-run) must finish the job
+        const t = { ...io(), cwd: work };
+        const code = await main(["migrate", "--from", `file:${src}`, "--to", target, "--batch-size", "7", "-q", ...(journal ? ["--resume"] : [])], t);
+        expect(code, t.out() + t.err()).toBe(0);
+        const got = await hashes(target);
+        expect(got.size).toBe(want.size);
+        for (const [key, h] of want) expect(got.get(key)).toBe(h);
+        expect(readdirSync(work).some((f) => f.endsWith(".journal"))).toBe(false);
+      }
+      // the kill points must really fall inside runs, not only before or after them
+      expect(midRun).toBeGreaterThanOrEqual(8);
+    }, 120_000);
+  });
+});
