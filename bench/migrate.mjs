@@ -1,0 +1,168 @@
+// bench/migrate: `ckpt migrate` of N deep-agent checkpoints from a FileSaver folder into Redis, SQLite and PostgreSQL,
+// each compared in the same run with a raw baseline that writes the same bytes with the same client
+// (Redis: one pipelined SET per record; SQLite: one transaction of prepared inserts; PostgreSQL: multi-row INSERTs
+// in one transaction). Then peak memory (max RSS of a child process) migrating 10x more checkpoints.
+// Run: npm run build && node bench/migrate.mjs        (N=10000 by default; BIG=100000)
+import { mkdtempSync, writeFileSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { openSaver } from "../dist/savers/index.js";
+import { migrate } from "../dist/core/migrate.js";
+
+const N = Number(process.env.N ?? 10_000);
+const BIG = Number(process.env.BIG ?? 100_000);
+const root = join(fileURLToPath(import.meta.url), "..", "..");
+const sample = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));
+const run = Math.random().toString(36).slice(2, 8);
+const REDIS = "redis://127.0.0.1:6379";
+const PG = "postgres://postgres@127.0.0.1:5432/test";
+
+function makeSource(n) {
+  const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-mig-"));
+  for (let i = 0; i < n; i++) {
+    const id = `thread-${i}`;
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...sample, threadId: id, step: i }, null, 2));
+  }
+  return dir;
+}
+
+/** Read the source the same way for the baseline: every file's compact text, keyed by thread id. */
+function loadAll(dir) {
+  return readdirSync(dir).map((f) => {
+    const text = readFileSync(join(dir, f), "utf8");
+    return { id: f.slice(0, -5), text: JSON.stringify(JSON.parse(text)) };
+  });
+}
+
+async function timeMigrate(src, uri) {
+  const source = await openSaver(`file:${src}`);
+  const target = await openSaver(uri);
+  const t = performance.now();
+  const s = await migrate(source, target, { batchSize: 500 });
+  const ms = performance.now() - t;
+  await source.close();
+  await target.close();
+  if (s.written !== N || s.verified !== N) throw new Error(`migrate wrote ${s.written}, verified ${s.verified} of ${N}`);
+  return ms;
+}
+
+async function rawRedis(records) {
+  const { Redis } = await import("ioredis");
+  const c = new Redis(REDIS);
+  const t = performance.now();
+  for (let i = 0; i < records.length; i += 500) {
+    const p = c.pipeline();
+    for (const r of records.slice(i, i + 500)) p.set(`bench-raw-${run}:default:checkpoints:${r.id}`, r.text);
+    await p.exec();
+  }
+  const ms = performance.now() - t;
+  const keys = [];
+  let cursor = "0";
+  do {
+    const [next, ks] = await c.scan(cursor, "MATCH", `bench-*${run}*`, "COUNT", 5000);
+    cursor = next;
+    keys.push(...ks);
+  } while (cursor !== "0");
+  for (let i = 0; i < keys.length; i += 1000) await c.del(...keys.slice(i, i + 1000));
+  c.disconnect();
+  return ms;
+}
+
+async function rawSqlite(records, dir) {
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(join(dir, "raw.db"));
+  db.pragma("journal_mode = WAL");
+  db.exec("CREATE TABLE t (namespace TEXT, thread_id TEXT, doc TEXT, PRIMARY KEY (namespace, thread_id)) WITHOUT ROWID");
+  const ins = db.prepare("INSERT INTO t VALUES ('default', ?, ?)");
+  const t = performance.now();
+  db.transaction(() => {
+    for (const r of records) ins.run(r.id, r.text);
+  })();
+  const ms = performance.now() - t;
+  db.close();
+  return ms;
+}
+
+async function rawPostgres(records) {
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: PG });
+  await c.connect();
+  await c.query(`CREATE TABLE bench_raw_${run} (namespace text, thread_id text, doc text, PRIMARY KEY (namespace, thread_id))`);
+  const t = performance.now();
+  await c.query("BEGIN");
+  for (let i = 0; i < records.length; i += 500) {
+    const chunk = records.slice(i, i + 500);
+    const vals = [];
+    const rows = chunk.map((r, k) => (vals.push(r.id, r.text), `('default', $${2 * k + 1}, $${2 * k + 2})`));
+    await c.query(`INSERT INTO bench_raw_${run} VALUES ${rows.join(",")}`, vals);
+  }
+  await c.query("COMMIT");
+  const ms = performance.now() - t;
+  await c.query(`DROP TABLE bench_raw_${run}`);
+  await c.end();
+  return ms;
+}
+
+/** Peak RSS of a child process migrating `n` checkpoints file → sqlite. */
+function peakRss(n) {
+  const src = makeSource(n);
+  const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-rss-"));
+  const code = `
+    import { openSaver } from ${JSON.stringify(join(root, "dist", "savers", "index.js"))};
+    import { migrate } from ${JSON.stringify(join(root, "dist", "core", "migrate.js"))};
+    const s = await openSaver(${JSON.stringify("file:" + src)});
+    const t = await openSaver(${JSON.stringify("sqlite:" + join(dir, "t.db"))});
+    const r = await migrate(s, t, { batchSize: 500 });
+    await s.close(); await t.close();
+    console.log(JSON.stringify({ written: r.written, maxRssKb: process.resourceUsage().maxRSS }));`;
+  const t = performance.now();
+  const out = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" });
+  const ms = performance.now() - t;
+  rmSync(src, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+  if (out.status !== 0) throw new Error(out.stderr);
+  return { ...JSON.parse(out.stdout.trim().split("\n").pop()), ms };
+}
+
+const src = makeSource(N);
+const records = loadAll(src);
+const bytes = records.reduce((n, r) => n + r.text.length, 0);
+const work = mkdtempSync(join(tmpdir(), "ckpt-bench-work-"));
+const rows = [];
+try {
+  const redisMs = await timeMigrate(src, `${REDIS}?prefix=bench-ckpt-${run}:`);
+  const redisRaw = await rawRedis(records);
+  rows.push(["file → redis", redisMs, redisRaw]);
+  const sqliteMs = await timeMigrate(src, `sqlite:${join(work, "ckpt.db")}`);
+  const sqliteRaw = await rawSqlite(records, work);
+  rows.push(["file → sqlite", sqliteMs, sqliteRaw]);
+  const pgMs = await timeMigrate(src, `${PG}?schema=bench_ckpt_${run}`);
+  const pgRaw = await rawPostgres(records);
+  rows.push(["file → postgres", pgMs, pgRaw]);
+} finally {
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: PG });
+  await c.connect();
+  await c.query(`DROP SCHEMA IF EXISTS bench_ckpt_${run} CASCADE`);
+  await c.end();
+  await rawRedis([]); // deletes the bench keys of this run
+  rmSync(src, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`${N} checkpoints, ${(bytes / 1e6).toFixed(1)} MB (compact JSON)`);
+console.log("pair               ckpt migrate   raw write   ratio (raw/ckpt; target >= 0.5)   ckpt records/s");
+const result = { bench: "migrate", checkpoints: N, bytes, pairs: {} };
+for (const [name, ms, raw] of rows) {
+  const ratio = raw / ms;
+  console.log(`${name.padEnd(18)} ${ms.toFixed(0).padStart(9)} ms ${raw.toFixed(0).padStart(8)} ms   ${ratio.toFixed(2).padStart(6)}                      ${Math.round((N / ms) * 1000)}`);
+  result.pairs[name] = { ckptMs: +ms.toFixed(1), rawMs: +raw.toFixed(1), ratio: +ratio.toFixed(3) };
+}
+const small = peakRss(N);
+const big = peakRss(BIG);
+const memRatio = big.maxRssKb / small.maxRssKb;
+console.log(`peak RSS migrating ${N}: ${(small.maxRssKb / 1024).toFixed(0)} MB; ${BIG}: ${(big.maxRssKb / 1024).toFixed(0)} MB (${(big.ms / 1000).toFixed(1)} s) → ratio ${memRatio.toFixed(2)} (target <= 1.5)`);
+result.memory = { smallMb: +(small.maxRssKb / 1024).toFixed(1), bigMb: +(big.maxRssKb / 1024).toFixed(1), ratio: +memRatio.toFixed(3), bigCheckpoints: BIG };
+console.log(JSON.stringify(result));
