@@ -40,3 +40,20 @@ export { pruneErrors, describeError } from "./schema/issues.js";
 export { canonicalLint, nativeLint, fileSaverLint, fileSaverStem } from "./core/lint.js";
 export { runValidation, exitCodeOf } from "./cli/validate.js";
 export { REPORTERS, summarize, type ValidationReport, type Reporter } from "./cli/reporters/index.js";
+// formats registry and the deep-agent adapter
+export { adapters, getAdapter, detectAll, detectFormat, readCheckpoint, isFormatName } from "./formats/index.js";
+export { deepagentAdapter, type DeepagentCheckpoint } from "./formats/deepagent.js";
+// savers and migration
+export { openSaver, parseSaverUri, redact, contentHash, type OpenOptions } from "./savers/index.js";
+export type { Saver, SaverRecord, ThreadInfo, ListOptions } from "./savers/types.js";
+export { sanitizeThreadId } from "./savers/file.js";
+export { migrate, journalKey, type MigrateOptions, type MigrateSummary, type Journal, type ConflictPolicy } from "./core/migrate.js";
+// replay
+export { runLoop, type Limits, type ReplayEvent, type LoopResult, type ToolRegistry } from "./core/replay/loop.js";
+export { verifyCheckpoint, continueCheckpoint, resumeCheckpoint, type VerifyResult, type Divergence } from "./core/replay/replay.js";
+export { RecordedProvider, ScriptProvider, parseScript, type ScriptReply } from "./core/replay/providers.js";
+export { createOpenAIProvider } from "./core/replay/openai.js";
+export { createAnthropicProvider } from "./core/replay/anthropic.js";
+export { createRegistry } from "./core/replay/registry.js";
+export { runStateTool, STATE_TOOL_NAMES, emptyState, type ReplayState } from "./core/replay/state-tools.js";
+export type { Provider, ProviderRequest, ToolSpec } from "./core/replay/provider.js";
