@@ -7,13 +7,13 @@ import { getAdapter } from "../src/formats/index.js";
 import { validators } from "../src/generated/validators.js";
 import type { LossyNote } from "../src/formats/types.js";
 
-const shared = (p: string) => join(import.meta.dirname, "..", "..", "shared", "formats", p);
+
 const fixture = (p: string) => join(import.meta.dirname, "..", "fixtures", "deepagent", p);
 const doc = (path: string) => ({ name: path, text: readFileSync(path, "utf8") });
 
 describe("deepagent adapter", () => {
   it("writes FileSaver's exact bytes back for a checkpoint written by deep-agent itself", () => {
-    const d = doc(shared("deepagent/generated/checkpoints/user_42_session_1.json"));
+    const d = doc(fixture("valid/user_42_session_1.json"));
     const lossy: LossyNote[] = [];
     const out = a.serialize(a.fromCanonical(a.toCanonical(a.parse(d), d), { lossy }));
     expect("text" in out && out.text).toBe(d.text); // 2-space JSON, no trailing newline
@@ -35,7 +35,7 @@ describe("deepagent adapter", () => {
   });
 
   it("converts a yoagent history into messages the AI SDK accepts, reporting what deep-agent cannot hold", () => {
-    const y = doc(shared("yoagent/generated/save_messages.v0.18.json"));
+    const y = doc(join(import.meta.dirname, "..", "fixtures", "yoagent", "valid", "save_messages.v0.18.json"));
     const ya = getAdapter("yoagent");
     const cp = ya.toCanonical(ya.parse(y), y);
     const lossy: LossyNote[] = [];

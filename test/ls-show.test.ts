@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
 
-const samples = join(import.meta.dirname, "..", "..", "shared", "formats", "deepagent", "generated", "checkpoints");
+const samples = join(import.meta.dirname, "..", "fixtures", "savers", "deepagent-filesaver");
 function io(): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
@@ -47,5 +47,18 @@ describe("ckpt ls and show", () => {
     const t = io();
     expect(await main(["show", `file:${dir}#nope`], t)).toBe(3);
     expect(t.err()).toMatch(/no checkpoint for thread 'nope'/);
+  });
+});
+
+describe("file saver over a folder that is not pure FileSaver output", () => {
+  it("finds a thread whose file name is not its sanitized id, and prefers deep-agent's own path when two files claim one thread", async () => {
+    const t = io();
+    expect(await main(["ls", `file:${join(import.meta.dirname, "..", "fixtures", "deepagent", "valid")}`, "--json"], t)).toBe(0);
+    const rows = JSON.parse(t.out()) as Array<{ threadId: string; messages: number; step: number }>;
+    // test-createTestCheckpoint.file-saver.json holds thread "test-thread" (1 message); snapshot-after-run1.json and
+    // user_42_session_1.json both hold "user:42/session#1": the latter is at FileSaver's path (step 3, 4 messages)
+    expect(rows.map((r) => r.threadId)).toEqual(["all-variants", "explicit-messages-thread", "test-thread", "user:42/session#1"]);
+    expect(rows.find((r) => r.threadId === "test-thread")).toMatchObject({ messages: 1 });
+    expect(rows.find((r) => r.threadId === "user:42/session#1")).toMatchObject({ step: 3, messages: 4 });
   });
 });

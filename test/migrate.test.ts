@@ -15,7 +15,7 @@ const root = join(import.meta.dirname, "..");
 const run = randomBytes(4).toString("hex");
 const REDIS = `redis://127.0.0.1:6379?prefix=${encodeURIComponent(`ckpt-mig-${run}:`)}`;
 const PG = `postgres://postgres@127.0.0.1:5432/test?schema=ckpt_mig_${run}`;
-const samples = join(root, "..", "shared", "formats", "deepagent", "generated", "checkpoints");
+const samples = join(root, "fixtures", "savers", "deepagent-filesaver");
 
 function io(): CliIO & { out: () => string; err: () => string } {
   let out = "";

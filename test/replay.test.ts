@@ -164,7 +164,7 @@ describe("replay continue in the input's format", () => {
   it("a yoagent history continues as a yoagent file the yoagent schema accepts", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ckpt-replay-y-"));
     const out = join(dir, "conversation.json");
-    const input = join(__dirname, "..", "..", "shared", "formats", "yoagent", "generated", "save_messages.v0.18.json");
+    const input = join(__dirname, "..", "fixtures", "yoagent", "valid", "save_messages.v0.18.json");
     const t = io();
     expect(await main(["replay", "continue", input, "--prompt", "thanks", "--provider", `script:${fx("script-done.json")}`, "-o", out, "-q"], t), t.err()).toBe(0);
     const arr = parseJson(readFileSync(out, "utf8")) as Array<Record<string, unknown>>;

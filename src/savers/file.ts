@@ -77,6 +77,10 @@ export async function createFileSaver(location: string, uri: string, defaultName
     return join(dirOf(ns), name);
   };
 
+  /** Files whose name is not the sanitized form of the thread id they hold (found while listing): id → path. */
+  const misplaced = new Map<string, string>();
+  const misplacedKey = (id: string, ns?: string) => `${ns ?? defaultNamespace}\u0000${id}`;
+
   async function readDoc(path: string): Promise<string | undefined> {
     try {
       return readFileSync(path, "utf8");
@@ -143,23 +147,36 @@ export async function createFileSaver(location: string, uri: string, defaultName
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw ioError(e, "cannot list", dir);
     }
-    const out: Array<{ id: string; path: string; size: number; mtime?: Date }> = [];
+    const byId = new Map<string, { id: string; path: string; size: number; mtime?: Date }>();
     for (const n of names) {
       if (!n.endsWith(".json") || n.includes(".tmp-")) continue;
       const path = join(dir, n);
       const got = await readHead(path).catch(() => undefined);
       if (!got) continue; // removed meanwhile
-      out.push({ id: threadIdIn(got.head) ?? n.slice(0, -5), path, size: got.size, mtime: got.mtime });
+      const id = threadIdIn(got.head) ?? n.slice(0, -5);
+      const canonical = sanitizeThreadId(id) + ".json" === n;
+      const seen = byId.get(id);
+      // Two files claiming one thread: the one at deep-agent's own path wins (it is what FileSaver.load reads).
+      if (seen && !canonical) continue;
+      byId.set(id, { id, path, size: got.size, mtime: got.mtime });
+      if (!canonical) misplaced.set(misplacedKey(id, namespace), path);
+      else misplaced.delete(misplacedKey(id, namespace));
     }
-    return out.sort((a, b) => compareIds(a.id, b.id));
+    return [...byId.values()].sort((a, b) => compareIds(a.id, b.id));
   }
 
   async function load(threadId: string, namespace?: string): Promise<string | undefined> {
     const path = fileFor(threadId, namespace);
     const text = await readDoc(path);
-    if (text === undefined) return undefined;
-    const id = threadIdIn(text);
-    return id === undefined || id === threadId ? text : undefined; // the file holds another thread (collision)
+    const id = text === undefined ? undefined : threadIdIn(text);
+    if (text !== undefined && (id === undefined || id === threadId)) return text;
+    // Not at deep-agent's path (a renamed or hand-made file): found by its content while listing.
+    const other = misplaced.get(misplacedKey(threadId, namespace));
+    if (other) {
+      const t = await readDoc(other);
+      if (t !== undefined && threadIdIn(t) === threadId) return t;
+    }
+    return undefined; // missing, or the file holds another thread (collision)
   }
 
   return {
