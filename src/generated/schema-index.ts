@@ -149,6 +149,13 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/formats/phi-core-session/session.json"
   },
   {
+    "name": "formats/swarmer/agent-state",
+    "id": "https://ckpt.dev/schemas/v1/formats/swarmer/agent-state.json",
+    "title": "SwarmerAgentState",
+    "description": "Swarmer Agent.save_state(): json.dump(state, indent=2). Every top-level key is required by load_state (KeyError otherwise); extra top-level keys are ignored.",
+    "file": "schemas/formats/swarmer/agent-state.json"
+  },
+  {
     "name": "formats/yoagent/messages",
     "id": "https://ckpt.dev/schemas/v1/formats/yoagent/messages.json",
     "title": "YoagentMessages",

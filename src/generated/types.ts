@@ -1105,6 +1105,47 @@ range: PhiSessionTurnRange
 messages: PhiCoreAgentMessage[]
 }
 
+export interface SwarmerAgentState {
+identity: {
+name: string
+id: string
+}
+token_budget: number
+/**
+ * litellm model string
+ */
+model: string
+token_usage: {
+prompt_tokens: number
+completion_tokens: number
+total_tokens: number
+}
+message_log: {
+content: (string | null)
+role: ("user" | "assistant" | "tool" | "system" | "function")
+tool_calls?: (null | {
+function: {
+/**
+ * JSON-encoded string (OpenAI convention)
+ */
+arguments: string
+name: string
+}
+id: string
+type: "function"
+}[])
+function_call?: ({
+
+} | null)
+tool_call_id?: string
+name?: (string | null)
+}[]
+/**
+ * keyed by context class name; each entry has an id (uuid4)
+ */
+contexts: Record<string, { id: string; [k: string]: unknown }>
+}
+
 export type YoagentMessages = YoagentAgentMessage[]
 
 /**

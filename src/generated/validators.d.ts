@@ -26,6 +26,7 @@ export declare const validators: {
   "formats/deepagent/model-message": CompiledValidator;
   "formats/phi-core/messages": CompiledValidator;
   "formats/phi-core-session/session": CompiledValidator;
+  "formats/swarmer/agent-state": CompiledValidator;
   "formats/yoagent/messages": CompiledValidator;
   "formats/yoagent-session/entries": CompiledValidator;
 };
