@@ -121,6 +121,13 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/Usage.json"
   },
   {
+    "name": "formats/amacs/document",
+    "id": "https://ckpt.dev/schemas/v1/formats/amacs/document.json",
+    "title": "AmacsDocument",
+    "description": "An amacs folder parsed into JSON: `chat` from agent-chat.org (what agent-chat-load-history returns: string-trimmed human/agent texts per tick, oldest first, plus the :TIMESTAMP:/:COMPLETED: value, the heading line and any raw text the loader skips) and `scratchpad` from scratchpad.org (what agent-scratchpad-load returns). The org loaders reject nothing; the schema pins the types they produce.",
+    "file": "schemas/formats/amacs/document.json"
+  },
+  {
     "name": "formats/deepagent/checkpoint",
     "id": "https://ckpt.dev/schemas/v1/formats/deepagent/checkpoint.json",
     "title": "DeepagentCheckpoint",

@@ -276,6 +276,45 @@ type: "batched"
 size: number
 })
 
+export interface AmacsDocument {
+chat?: {
+/**
+ * v4 = ** Human / ** Agent (agent-persistence.el); v3 = ** Human Prompt / ** Agent Response (agent-chat.el), read-only
+ */
+version: ("v4" | "v3")
+title: (string | null)
+exchanges: {
+tick: number
+timestamp: (string | null)
+human: string
+agent: string
+think?: string
+/**
+ * raw text after the exchange that the loader skips (a '* ' line inside a reply and what follows)
+ */
+lost?: string
+line: number
+}[]
+}
+scratchpad?: {
+title: (string | null)
+notes: {
+heading: string
+/**
+ * null = global (:THREAD: null)
+ */
+thread: (string | null)
+tick: (number | null)
+content: string
+line: number
+}[]
+/**
+ * the file ends with a newline after the last note
+ */
+finalNewline?: boolean
+}
+}
+
 export type DeepagentModelMessage = ({
 role: "system"
 /**

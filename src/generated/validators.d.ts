@@ -22,6 +22,7 @@ export declare const validators: {
   "TodoItem": CompiledValidator;
   "ToolExecutionStrategy": CompiledValidator;
   "Usage": CompiledValidator;
+  "formats/amacs/document": CompiledValidator;
   "formats/deepagent/checkpoint": CompiledValidator;
   "formats/deepagent/model-message": CompiledValidator;
   "formats/phi-core/messages": CompiledValidator;
