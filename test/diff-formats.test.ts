@@ -4,8 +4,8 @@
  * the diff of the two documents must report exactly that edit. Plus cross-format comparison.
  */
 import { describe, expect, test } from "vitest";
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { diffCheckpoints, type MessageChange } from "../src/core/diff/index.js";
 import { getAdapter, readCheckpoint } from "../src/formats/index.js";
 import { convertDocument } from "../src/core/convert.js";
@@ -17,7 +17,18 @@ const SAMPLES: Record<string, string> = {
   "yoagent-session": "fixtures/yoagent-session/valid/session.v0.18.jsonl",
   "phi-core": "fixtures/phi-core/valid/save_messages.v0.10.json",
   "phi-core-session": "fixtures/phi-core-session/valid/session.sess-1.v0.10.json",
+  swarmer: "fixtures/swarmer/valid/agent_123456789.pkl",
 };
+
+/** A sample as a SourceDoc: one file, or an amacs folder of org files. */
+function sampleDoc(path: string) {
+  if (statSync(path).isDirectory()) {
+    const files: Record<string, string> = {};
+    for (const f of readdirSync(path)) if (f.endsWith(".org")) files[f] = readFileSync(join(path, f), "utf8");
+    return { name: path, files };
+  }
+  return { name: path, text: readFileSync(path, "utf8") };
+}
 
 const msgOps = (changes: Array<{ kind: string }>) =>
   (changes.filter((c) => c.kind === "message") as MessageChange[]).map((c) => [c.op, c.a ?? null, c.b ?? null]);
@@ -28,8 +39,7 @@ const firstUser = (ms: AgentMessage[]) => ms.findIndex((m) => m.role === "user" 
 function roundTrip(format: string, cp: Checkpoint, name: string): Checkpoint {
   const ad = getAdapter(format);
   const out = ad.serialize(ad.fromCanonical(structuredClone(cp), { lossy: [] }));
-  if (!("text" in out)) throw new Error("expected one text");
-  return readCheckpoint({ name, text: out.text }, format).checkpoint;
+  return readCheckpoint("text" in out ? { name, text: out.text } : { name, files: out.files }, format).checkpoint;
 }
 
 /**
@@ -57,7 +67,7 @@ const SESSION_EDITS: Record<string, (lines: Array<Record<string, unknown>>) => {
 
 for (const [format, path] of Object.entries(SAMPLES)) {
   describe(`${format}: ${basename(path)}`, () => {
-    const doc = { name: path, text: readFileSync(path, "utf8") };
+    const doc = sampleDoc(path);
     const a = readCheckpoint(doc, format).checkpoint;
     const n = a.messages.length;
     const edited = (f: (ms: AgentMessage[]) => void) => {
