@@ -83,7 +83,7 @@ for (const [format, path] of Object.entries(SAMPLES)) {
       expect(msgOps(diffCheckpoints(a, b).changes)).toEqual([["appended", null, n]]);
     });
     const nativeEdit = (kind: string) => {
-      const lines = doc.text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = doc.text!.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
       const { expect: want } = SESSION_EDITS[kind]!(lines);
       const b = readCheckpoint({ name: path, text: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" }, format).checkpoint;
       return { b, want };
