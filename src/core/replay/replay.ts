@@ -12,7 +12,7 @@ import { runLoop, toolCallsOf, type Limits, type LoopResult, type ReplayEvent, t
 import type { Provider } from "./provider.js";
 import { RecordedProvider } from "./providers.js";
 import { createRegistry, resultText } from "./registry.js";
-import { cloneState, type ReplayState } from "./state-tools.js";
+import { cloneState, isStateTool, type ReplayState } from "./state-tools.js";
 
 export interface Divergence {
   /** what differs: a tool result, its error flag, or the final todos/files */
@@ -137,10 +137,11 @@ export async function verifyCheckpoint(cp: Checkpoint, opts: VerifyOptions = {})
   const countingRegistry = {
     specs: registry.specs,
     async execute(...args: Parameters<typeof registry.execute>) {
-      const r = await registry.execute(...args);
       toolCalls++;
-      if (r.source === "state") stateToolCalls++;
-      else if (r.source === "recorded") recordedToolCalls++;
+      if (isStateTool(args[0].name) && stateTools) stateToolCalls++;
+      const r = await registry.execute(...args);
+      if (r.source === "state") return r;
+      if (r.source === "recorded") recordedToolCalls++;
       else unavailable++;
       return r;
     },
@@ -162,6 +163,7 @@ export async function verifyCheckpoint(cp: Checkpoint, opts: VerifyOptions = {})
       while (end < msgs.length && !isRunBoundary(msgs[end]!)) end++;
       const assistants = msgs.slice(i, end).filter((x): x is AssistantMessage => x.role === "assistant");
       const provider = new RecordedProvider(assistants);
+      const segmentBase = stepBase;
       while (provider.remaining > 0) {
         const lastNeeded = provider.remaining;
         const res: LoopResult = await runLoop(history, { provider, tools: countingRegistry, onEvent: opts.onEvent }).catch((e) => {
@@ -174,6 +176,7 @@ export async function verifyCheckpoint(cp: Checkpoint, opts: VerifyOptions = {})
         stepBase += res.turns;
         if (provider.remaining === lastNeeded) break;
       }
+      stepBase = segmentBase + (assistants.length - provider.remaining); // every recorded turn replayed, including one that ended the recording
       i = end;
     }
   } catch (e) {
@@ -225,7 +228,7 @@ export async function verifyCheckpoint(cp: Checkpoint, opts: VerifyOptions = {})
   function finish(ok: boolean, divergence?: Divergence): VerifyResult {
     return {
       ok,
-      turns: stepBase,
+      turns: divergence && divergence.step > stepBase ? divergence.step : stepBase,
       toolCalls,
       stateToolCalls,
       recordedToolCalls,
