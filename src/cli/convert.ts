@@ -3,12 +3,13 @@
  * canonical model. Refuses (exit 1) when the target would drop information, unless --allow-lossy; the list
  * of what is dropped is printed either way (text on stderr, or `--json` on stdout).
  */
-import { mkdir, open, realpath, rename, stat, unlink } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
+import { writeFilesAtomic } from "./write.js";
 import { readSource } from "./input.js";
-import { ExitCode, CkptError, storeError, usageError } from "../core/errors.js";
+import { ExitCode, usageError } from "../core/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
 import type { SerializedDoc } from "../formats/types.js";
@@ -124,28 +125,6 @@ async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<str
       if (outReal === inReal || outReal.startsWith(inReal + "/")) throw usageError(`refusing to overwrite the input ${args.input}: choose another -o`);
     }
   }
-  await mkdir(base, { recursive: true }).catch((e: Error) => {
-    throw storeError("output", `cannot create folder: ${e.message}`, { file: args.output });
-  });
-  // write every temp file first, then rename: a failure leaves no partial output
-  const temps: string[] = [];
-  try {
-    for (const t of targets) {
-      const tmp = `${t.path}.ckpt-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-      temps.push(tmp);
-      const fh = await open(tmp, "wx");
-      try {
-        await fh.writeFile(t.text);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-    }
-    for (let i = 0; i < targets.length; i++) await rename(temps[i]!, targets[i]!.path);
-  } catch (e) {
-    await Promise.all(temps.map((t) => unlink(t).catch(() => undefined)));
-    if (e instanceof CkptError) throw e;
-    throw storeError("output", `cannot write: ${(e as Error).message}`, { file: args.output });
-  }
+  await writeFilesAtomic(targets, args.output!); // every file to a temp name first, then renamed: no partial output
   return "files" in r.output || !isDir ? args.output! : join(args.output!, Object.keys(files)[0]!);
 }
