@@ -497,9 +497,26 @@ export function sniffMessageArray(text: string | undefined): MessageSniff {
 
 /** Every integer beyond 2^53 (parsed as bigint): loaders in JavaScript would round it. */
 export function unsafeIntegerIssues(v: unknown, pointer: string, out: Array<{ pointer: string; value: bigint }>): void {
-  if (typeof v === "bigint") out.push({ pointer, value: v });
-  else if (Array.isArray(v)) v.forEach((x, i) => unsafeIntegerIssues(x, `${pointer}/${i}`, out));
-  else if (isObj(v)) for (const [k, x] of Object.entries(v)) unsafeIntegerIssues(x, `${pointer}/${escapePtr(k)}`, out);
+  // The path is kept as segments and turned into a pointer only for a hit: the common case (no bigint anywhere)
+  // builds no strings at all.
+  const path: Array<string | number> = [];
+  const walk = (x: unknown): void => {
+    if (typeof x === "bigint") out.push({ pointer: pointer + path.map((s) => "/" + (typeof s === "number" ? s : escapePtr(s))).join(""), value: x });
+    else if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) {
+        path.push(i);
+        walk(x[i]);
+        path.pop();
+      }
+    } else if (isObj(x)) {
+      for (const k of Object.keys(x)) {
+        path.push(k);
+        walk(x[k]);
+        path.pop();
+      }
+    }
+  };
+  walk(v);
 }
 
 /** Parse a JSON document that must be an array (the message-history formats). */
