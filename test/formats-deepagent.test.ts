@@ -27,7 +27,7 @@ describe("deepagent adapter", () => {
     const roles = cp.messages.map((m) => m.role);
     // the tool message with 7 parts becomes 6 toolResult messages + 1 carried approval response
     expect(roles.filter((r) => r === "toolResult").length).toBeGreaterThanOrEqual(5);
-    const call = cp.messages.flatMap((m) => ("content" in m && Array.isArray(m.content) ? m.content : [])).find((c) => c.type === "toolCall");
+    const call = cp.messages.flatMap((m) => ("content" in m && Array.isArray(m.content) ? m.content : [])).find((c) => c.type === "toolCall" && c.id === "call_1");
     expect(call).toMatchObject({ type: "toolCall", id: "call_1", name: "read_file", arguments: { file_path: "/a.md" } });
     const back = a.fromCanonical(cp, { lossy: [] });
     for (const m of back.messages) expect(modelMessageSchema.safeParse(m).success).toBe(true);

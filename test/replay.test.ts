@@ -173,3 +173,31 @@ describe("replay continue in the input's format", () => {
     expect(arr.at(-1)).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Noted." }], stopReason: "stop", provider: "script" });
   });
 });
+
+describe("replay verify over every valid fixture", () => {
+  it("passes on every fixture whose history holds tool calls and results", async () => {
+    const { readdirSync, statSync } = await import("node:fs");
+    const { readCheckpoint } = await import("../src/formats/index.js");
+    const root = join(__dirname, "..", "fixtures");
+    let checked = 0;
+    for (const format of readdirSync(root)) {
+      const dir = join(root, format, "valid");
+      if (!statSync(join(root, format)).isDirectory() || !readdirSync(join(root, format)).includes("valid")) continue;
+      for (const f of readdirSync(dir)) {
+        const p = join(dir, f);
+        const doc = statSync(p).isDirectory()
+          ? { name: p, files: Object.fromEntries(readdirSync(p).filter((x) => x.endsWith(".org")).map((x) => [x, readFileSync(join(p, x), "utf8")])) }
+          : { name: p, text: readFileSync(p, "utf8") };
+        const { checkpoint, format: fmt } = readCheckpoint(doc);
+        const hasCalls = checkpoint.messages.some((m) => m.role === "assistant" && (m as { content: Array<{ type: string }> }).content.some((c) => c.type === "toolCall"));
+        const hasResults = checkpoint.messages.some((m) => m.role === "toolResult");
+        if (!hasCalls || !hasResults) continue;
+        const r = await verifyCheckpoint(checkpoint, { stateTools: fmt === "deepagent" || fmt === "ckpt" });
+        expect(r.divergence, `${format}/${f}`).toBeUndefined();
+        expect(r.ok).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(8); // yoagent ×4, phi-core ×2, phi-core-session, swarmer, deepagent all-variants
+  });
+});
