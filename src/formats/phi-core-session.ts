@@ -36,6 +36,8 @@ function totalUsage(messages: Obj[]): Obj {
   return sum;
 }
 
+const SESSION_KEYS = ["session_id", "agent_id", "last_active_at", "formation", "loops"].map((k) => new RegExp(`"${k}"\\s*:`));
+
 export const phiCoreSessionAdapter: FormatAdapter<Native> = {
   name: FMT,
   title: "phi-core session file (<session_id>.json: loops, turns, events)",
@@ -53,7 +55,7 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
   detect(doc: SourceDoc) {
     const head = doc.text?.slice(0, 64 * 1024);
     if (head === undefined || !/^\uFEFF?\s*\{/.test(head)) return { confidence: 0 };
-    const hits = ["session_id", "agent_id", "last_active_at", "formation", "loops"].filter((k) => new RegExp(`"${k}"\\s*:`).test(head)).length;
+    const hits = SESSION_KEYS.filter((re) => re.test(head)).length;
     return hits >= 4 ? { confidence: 0.95 } : hits >= 2 && /"loops"\s*:/.test(head) ? { confidence: 0.5 } : { confidence: 0 };
   },
   parse(doc: SourceDoc) {

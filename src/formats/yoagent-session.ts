@@ -69,6 +69,20 @@ function orderedEntry(meta: Entry, message: unknown): Entry {
 
 const seqOf = (id: unknown) => (typeof id === "string" && /^e\d+$/.test(id) ? Number(id.slice(1)) : 0);
 
+/** The first non-blank line within the first 64 KiB (without splitting the whole text). */
+function firstLine(text: string): string {
+  const end = Math.min(text.length, 64 * 1024);
+  let start = 0;
+  while (start < end) {
+    let nl = text.indexOf("\n", start);
+    if (nl === -1 || nl > end) nl = end;
+    const line = text.slice(start, nl);
+    if (line.trim() !== "") return line;
+    start = nl + 1;
+  }
+  return "";
+}
+
 export const yoagentSessionAdapter: FormatAdapter<Native> = {
   name: FMT,
   title: "yoagent session tree (JSONL of SessionEntry; branches and labels)",
@@ -86,7 +100,7 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
   schema: "formats/yoagent-session/entries",
   detect(doc: SourceDoc) {
     if (doc.text === undefined) return { confidence: 0 };
-    const first = doc.text.slice(0, 64 * 1024).split("\n").find((l) => l.trim() !== "") ?? "";
+    const first = firstLine(doc.text);
     if (!/^\uFEFF?\s*\{\s*"id"\s*:/.test(first) || !/"message"\s*:\s*\{/.test(first)) return { confidence: 0 };
     if (!/"parent_id"\s*:/.test(first) && !/"timestamp"\s*:\s*\d+\s*(,|\})\s*$/.test(first)) return { confidence: 0.4 };
     return { confidence: 0.95, version: /"(cache_read|error_message|provider_metadata)"\s*:/.test(doc.text.slice(0, 64 * 1024)) ? "<0.13" : ">=0.13" };
