@@ -137,6 +137,48 @@ export function saverConformance(t: ConformanceTarget): void {
       }
     });
 
+    it("loads a batch in the order asked, undefined where missing, across namespaces", async () => {
+      await s.saveMany([
+        { namespace: "lm-a", threadId: "x1", text: doc("x1", 1) },
+        { namespace: "lm-a", threadId: "x2", text: doc("x2", 2) },
+        { namespace: "lm-b", threadId: "x1", text: doc("x1", 3) },
+      ]);
+      const got = await s.loadMany([
+        { namespace: "lm-a", threadId: "x2" },
+        { namespace: "lm-b", threadId: "x1" },
+        { namespace: "lm-a", threadId: "missing" },
+        { namespace: "lm-c", threadId: "x1" },
+        { namespace: "lm-a", threadId: "x1" },
+      ]);
+      expect(got.map(same)).toEqual([same(doc("x2", 2)), same(doc("x1", 3)), undefined, undefined, same(doc("x1", 1))]);
+      expect(await s.loadMany([])).toEqual([]);
+      // what loadMany returns is what load returns
+      expect(got[0]).toBe(await s.load("x2", "lm-a"));
+    });
+
+    it("scans every record of a namespace exactly once, in batches of the size asked, with the text load gives", async () => {
+      const ids = Array.from({ length: 23 }, (_, i) => `s-${i}`).concat(["a:b", "é"]);
+      await s.saveMany(ids.map((id) => ({ namespace: "scan", threadId: id, text: doc(id, 7) })));
+      await s.save("other", doc("other"), "scan-other");
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      for await (const batch of s.scan({ namespace: "scan", batchSize: 5 })) {
+        sizes.push(batch.length);
+        for (const r of batch) {
+          expect(r.namespace).toBe("scan");
+          expect(r.text).toBe(await s.load(r.threadId, "scan"));
+          seen.push(r.threadId);
+        }
+      }
+      expect([...seen].sort()).toEqual([...ids].sort());
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(sizes.every((n) => n >= 1 && n <= 5)).toBe(true);
+      expect(sizes.slice(0, -1).every((n) => n === 5)).toBe(true); // only the last batch may be short
+      const none: unknown[] = [];
+      for await (const b of s.scan({ namespace: "scan-nothing-here" })) none.push(b);
+      expect(none).toEqual([]);
+    });
+
     it("stores a 5 MB document intact", async () => {
       const big = doc("t-big", 1, "y".repeat(5 * 1024 * 1024), false);
       await s.save("t-big", big, "big");

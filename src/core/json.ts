@@ -9,7 +9,7 @@ import * as jsonc from "jsonc-parser";
 import { inputError, type ErrorPlace } from "./errors.js";
 
 /** A run of 16+ digits may be an integer beyond 2^53 (9007199254740991 has 16 digits). */
-const MAYBE_BIG = /\d{16,}/;
+export const MAYBE_BIG = /\d{16,}/;
 
 export interface ParseOptions {
   /** name shown in errors */

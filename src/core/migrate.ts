@@ -6,12 +6,13 @@
  */
 import { parseJson } from "./json.js";
 import { CkptError } from "./errors.js";
+import { createHash } from "node:crypto";
 import { contentHash, updatedAtOf } from "../savers/common.js";
-import type { Saver, SaverRecord, ThreadInfo } from "../savers/types.js";
+import type { RecordKey, Saver, SaverRecord } from "../savers/types.js";
 import { detectAll, getAdapter, type FormatName } from "../formats/index.js";
 import type { LossyNote } from "../formats/types.js";
 import { validators } from "../generated/validators.js";
-import { toPlainNumbers, containsBigInt } from "./json.js";
+import { toPlainNumbers, containsBigInt, stringifyJson, MAYBE_BIG } from "./json.js";
 
 export type ConflictPolicy = "auto" | "skip" | "overwrite" | "fail" | "newer";
 
@@ -83,31 +84,68 @@ export interface MigrateSummary extends MigrateProgress {
 
 export const journalKey = (namespace: string, threadId: string) => `${namespace}\u0000${threadId}`;
 
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
+/**
+ * A checked record on its way to the target. Its compact text and content hash (sha256 of the compact text, what
+ * `contentHash(text)` gives) are computed from the parsed value on first use: a store that keeps the text as given
+ * and reads it back identical never needs either.
+ */
+class PreparedRecord implements SaverRecord {
+  #compact: string | undefined;
+  #hash: string | undefined;
+  constructor(
+    readonly namespace: string,
+    readonly threadId: string,
+    readonly text: string,
+    private readonly value: unknown,
+  ) {}
+  get compact(): string {
+    return (this.#compact ??= stringifyJson(this.value));
+  }
+  get hash(): string {
+    return (this.#hash ??= sha256(this.compact));
+  }
+  /** whether `other` has this record's content: the same text (or compact text), else the same content hash */
+  sameContent(other: string): boolean {
+    return other === this.text || other === this.compact || contentHash(other) === this.hash;
+  }
+}
+
 interface Prepared {
-  info: ThreadInfo;
-  record: SaverRecord;
-  hash: string;
+  info: RecordKey;
+  record: PreparedRecord;
+  readonly hash: string;
 }
 
 /** Check one document: JSON, a known format, valid against that format's schema; convert when asked. */
-function prepare(info: ThreadInfo, text: string, opts: MigrateOptions, targetNs: string): { ok: Prepared } | { reject: string } {
+function prepare(info: RecordKey, text: string, opts: MigrateOptions, targetNs: string): { ok: Prepared } | { reject: string } {
   const name = `${info.namespace}#${info.threadId}`;
+  // JSON.parse unless the text may hold an integer beyond 2^53 (or a BOM); parseJson words the syntax errors.
+  const maybeBig = MAYBE_BIG.test(text);
   let value: unknown;
   try {
-    value = parseJson(text, { file: name });
-  } catch (e) {
-    return { reject: e instanceof CkptError ? e.format() : String(e) };
+    value = maybeBig || text.charCodeAt(0) === 0xfeff ? parseJson(text, { file: name }) : JSON.parse(text);
+  } catch {
+    try {
+      parseJson(text, { file: name }); // throws again, with line:column and what was expected
+    } catch (e) {
+      return { reject: e instanceof CkptError ? e.format() : String(e) };
+    }
+    return { reject: "not a JSON document" };
   }
   const doc = { name, text };
   const found = detectAll(doc)[0];
   if (!found) return { reject: "not a checkpoint of any supported format" };
   const adapter = getAdapter(found.format);
   const validate = (validators as Record<string, ((v: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> | null }>)[adapter.schema];
-  if (validate && !validate(containsBigInt(value) ? toPlainNumbers(value) : value)) {
+  const big = maybeBig && containsBigInt(value);
+  if (validate && !validate(big ? toPlainNumbers(value) : value)) {
     const e = validate.errors?.[0];
     return { reject: `invalid ${found.format} document: ${e?.instancePath || "/"} ${e?.message ?? ""}`.trim() };
   }
   let out = text;
+  let outValue = value;
   if (opts.toFormat && opts.toFormat !== found.format) {
     try {
       const cp = adapter.toCanonical(adapter.parse(doc), doc);
@@ -119,11 +157,21 @@ function prepare(info: ThreadInfo, text: string, opts: MigrateOptions, targetNs:
         return { reject: `converting ${found.format} → ${opts.toFormat} would drop ${lossy.length} field(s): ${lossy.slice(0, 3).map((n) => n.pointer).join(", ")}${lossy.length > 3 ? ", …" : ""} (use --allow-lossy)` };
       }
       out = ser.text;
+      outValue = parseJson(out, { file: name });
     } catch (e) {
       return { reject: e instanceof CkptError ? e.message : String(e) };
     }
   }
-  return { ok: { info, record: { namespace: targetNs, threadId: info.threadId, text: out }, hash: contentHash(out, name) } };
+  const record = new PreparedRecord(targetNs, info.threadId, out, outValue);
+  return {
+    ok: {
+      info,
+      record,
+      get hash() {
+        return record.hash;
+      },
+    },
+  };
 }
 
 /** Run a migration. Throws CkptError(4) for store failures; everything else ends up in the summary. */
@@ -143,13 +191,10 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
     opts.onProgress?.({ read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
   };
 
-  async function flush(batch: ThreadInfo[]): Promise<boolean> {
-    const texts = await Promise.all(batch.map((b) => source.load(b.threadId, b.namespace)));
+  async function flush(batch: SaverRecord[]): Promise<boolean> {
     const ready: Prepared[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      const info = batch[i]!;
-      const text = texts[i];
-      if (text === undefined) continue; // deleted since it was listed
+    for (const { namespace, threadId, text } of batch) {
+      const info: RecordKey = { namespace, threadId };
       s.read++;
       s.bytesRead += Buffer.byteLength(text);
       const targetNs = opts.toNamespace ?? info.namespace;
@@ -173,13 +218,13 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
       ready.push(p.ok);
     }
     // conflicts: what the target already holds
-    const existing = await Promise.all(ready.map((p) => target.load(p.record.threadId, p.record.namespace)));
+    const existing = ready.length ? await target.loadMany(ready.map((p) => p.record)) : [];
     const toWrite: Prepared[] = [];
     const batchConflicts: Conflict[] = [];
     ready.forEach((p, i) => {
       const old = existing[i];
       if (old === undefined) return void toWrite.push(p);
-      const same = contentHash(old) === p.hash;
+      const same = p.record.sameContent(old);
       switch (policy) {
         case "overwrite":
           toWrite.push(p);
@@ -226,11 +271,13 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
       s.written += toWrite.length;
       s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.record.text), 0);
       if (opts.verify ?? true) {
-        const back = await Promise.all(toWrite.map((p) => target.load(p.record.threadId, p.record.namespace)));
+        const back = await target.loadMany(toWrite.map((p) => p.record));
         toWrite.forEach((p, i) => {
-          const got = back[i] === undefined ? null : contentHash(back[i]!);
-          if (got === p.hash) s.verified++;
-          else s.mismatches.push({ namespace: p.record.namespace, threadId: p.record.threadId, expected: p.hash, got });
+          const b = back[i];
+          // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
+          // expected hash; anything else (a store that reformats) is hashed and compared.
+          if (b !== undefined && p.record.sameContent(b)) s.verified++;
+          else s.mismatches.push({ namespace: p.record.namespace, threadId: p.record.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
         });
       }
     }
@@ -239,20 +286,11 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
 
   const namespaces = opts.namespaces ?? (await source.namespaces());
   outer: for (const ns of namespaces) {
-    let batch: ThreadInfo[] = [];
-    for await (const info of source.list({ namespace: ns })) {
-      batch.push(info);
-      if (batch.length >= batchSize) {
-        const go = await flush(batch);
-        batch = [];
-        progress();
-        if (!go) break outer;
-      }
-    }
-    if (batch.length) {
+    // One pass over the source in its own order (a migration needs every record once, not id order).
+    for await (const batch of source.scan({ namespace: ns, batchSize })) {
       const go = await flush(batch);
       progress();
-      if (!go) break;
+      if (!go) break outer;
     }
   }
   s.elapsedMs = now() - t0;

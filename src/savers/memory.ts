@@ -19,6 +19,9 @@ export function createMemorySaver(name: string, uri: string, defaultNamespace = 
     async load(threadId, namespace) {
       return ns(namespace).get(threadId)?.text;
     },
+    async loadMany(keys) {
+      return keys.map((k) => root!.get(k.namespace)?.get(k.threadId)?.text);
+    },
     async save(threadId, text, namespace) {
       checkThreadId(threadId);
       ns(namespace).set(threadId, { text, updatedAt: new Date().toISOString() });
@@ -38,6 +41,19 @@ export function createMemorySaver(name: string, uri: string, defaultNamespace = 
         const r = ns(namespace).get(id);
         if (r) yield { namespace, threadId: id, bytes: Buffer.byteLength(r.text), updatedAt: r.updatedAt };
       }
+    },
+    async *scan(options = {}) {
+      const namespace = options.namespace ?? defaultNamespace;
+      const size = Math.max(1, options.batchSize ?? 200);
+      let batch: SaverRecord[] = [];
+      for (const [threadId, r] of ns(namespace)) {
+        batch.push({ namespace, threadId, text: r.text });
+        if (batch.length >= size) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
     },
     async namespaces() {
       return [...root!.entries()].filter(([, m]) => m.size > 0).map(([k]) => k).sort(compareIds);

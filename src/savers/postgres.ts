@@ -79,6 +79,22 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
   return {
     uri,
     load: (threadId, ns) => wrap("cannot read", async () => (await pool.query(`SELECT doc FROM ${T} WHERE namespace = $1 AND thread_id = $2`, [ns ?? defaultNamespace, threadId])).rows[0]?.doc),
+    loadMany: (keys) =>
+      wrap("cannot read", async () => {
+        // one query per namespace in the batch (usually one): an index lookup per id
+        const byNs = new Map<string, string[]>();
+        for (const k of keys) {
+          const ids = byNs.get(k.namespace);
+          if (ids) ids.push(k.threadId);
+          else byNs.set(k.namespace, [k.threadId]);
+        }
+        const found = new Map<string, string>();
+        for (const [ns, ids] of byNs) {
+          const res = await pool.query(`SELECT thread_id, doc FROM ${T} WHERE namespace = $1 AND thread_id = ANY($2::text[])`, [ns, ids]);
+          for (const r of res.rows) found.set(`${ns}\u0000${r.thread_id}`, r.doc);
+        }
+        return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
+      }),
     async save(threadId, text, ns) {
       checkThreadId(threadId);
       await wrap("cannot write", () => upsert([{ namespace: ns ?? defaultNamespace, threadId, text }]));
@@ -102,6 +118,22 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
           left--;
         }
         after = res.rows[res.rows.length - 1].thread_id;
+      }
+    },
+    async *scan(options = {}) {
+      const namespace = options.namespace ?? defaultNamespace;
+      const size = Math.max(1, options.batchSize ?? 200);
+      let after: string | undefined;
+      for (;;) {
+        const res = await wrap("cannot read", () =>
+          after === undefined
+            ? pool.query(`SELECT thread_id, doc FROM ${T} WHERE namespace = $1 ORDER BY thread_id LIMIT $2`, [namespace, size])
+            : pool.query(`SELECT thread_id, doc FROM ${T} WHERE namespace = $1 AND thread_id > $2 ORDER BY thread_id LIMIT $3`, [namespace, after, size]),
+        );
+        if (res.rows.length === 0) return;
+        after = res.rows[res.rows.length - 1].thread_id;
+        yield res.rows.map((r) => ({ namespace, threadId: r.thread_id as string, text: r.doc as string }));
+        if (res.rows.length < size) return;
       }
     },
     namespaces: () => wrap("cannot list", async () => (await pool.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${T} ORDER BY 1`)).rows.map((r) => r.namespace)),

@@ -47,6 +47,12 @@ export async function createRedisSaver(url: string, uri: string, opts: { namespa
   return {
     uri,
     load: (threadId, ns) => wrap("cannot read", async () => (await client.get(keyOf(threadId, ns))) ?? undefined),
+    loadMany: (keys) =>
+      wrap("cannot read", async () => {
+        if (keys.length === 0) return [];
+        const got = await client.mget(keys.map((k) => keyOf(k.threadId, k.namespace)));
+        return got.map((v) => v ?? undefined);
+      }),
     async save(threadId, text, ns) {
       checkThreadId(threadId);
       const v = reformat(text, undefined, `${uri}#${threadId}`);
@@ -69,6 +75,41 @@ export async function createRedisSaver(url: string, uri: string, opts: { namespa
         }
       }
     },
+    async *scan(options = {}) {
+      const namespace = options.namespace ?? defaultNamespace;
+      const size = Math.max(1, options.batchSize ?? 200);
+      const head = `${prefix}${namespace}:checkpoints:`;
+      let cursor = "0";
+      let keys: string[] = [];
+      // SCAN may return a key twice (when the keyspace is rehashed meanwhile): each record is yielded once.
+      const seen = new Set<string>();
+      const take = async (ks: string[]): Promise<SaverRecord[]> => {
+        const texts = await wrap("cannot read", () => client.mget(ks));
+        const out: SaverRecord[] = [];
+        ks.forEach((k, i) => {
+          const text = texts[i];
+          if (text !== null && text !== undefined) out.push({ namespace, threadId: k.slice(head.length), text });
+        });
+        return out;
+      };
+      do {
+        const [next, found] = await wrap("cannot list", () => client.scan(cursor, "MATCH", globEscape(head) + "*", "COUNT", Math.max(size, 100)));
+        cursor = next;
+        for (const k of found) {
+          if (seen.has(k)) continue;
+          seen.add(k);
+          keys.push(k);
+        }
+        while (keys.length >= size) {
+          const batch = await take(keys.splice(0, size));
+          if (batch.length) yield batch;
+        }
+      } while (cursor !== "0");
+      if (keys.length) {
+        const batch = await take(keys);
+        if (batch.length) yield batch;
+      }
+    },
     namespaces: () =>
       wrap("cannot list", async () => {
         const out = new Set<string>();
@@ -83,7 +124,7 @@ export async function createRedisSaver(url: string, uri: string, opts: { namespa
     async saveMany(records: SaverRecord[]) {
       for (const r of records) checkThreadId(r.threadId);
       const p = client.pipeline();
-      for (const r of records) p.set(keyOf(r.threadId, r.namespace), reformat(r.text, undefined, `${uri}#${r.threadId}`));
+      for (const r of records) p.set(keyOf(r.threadId, r.namespace), r.compact ?? reformat(r.text, undefined, `${uri}#${r.threadId}`));
       const res = await wrap("cannot write", () => p.exec());
       const failed = (res ?? []).find(([err]) => err);
       if (failed) throw storeError("redis-io", `cannot write (${uri}): ${failed[0]!.message}`);

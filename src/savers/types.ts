@@ -19,6 +19,16 @@ export interface SaverRecord {
   threadId: string;
   /** the document as JSON text */
   text: string;
+  /**
+   * The same document as compact JSON (key order and big integers kept), when the caller already has it.
+   * Savers whose layout is compact JSON (Redis) store it as is instead of re-serializing `text`.
+   */
+  compact?: string;
+}
+
+export interface RecordKey {
+  namespace: string;
+  threadId: string;
 }
 
 export interface ListOptions {
@@ -28,15 +38,29 @@ export interface ListOptions {
   limit?: number;
 }
 
+export interface ScanOptions {
+  namespace?: string;
+  /** records per yielded batch (default 200) */
+  batchSize?: number;
+}
+
 export interface Saver {
   /** the URI with any password removed */
   readonly uri: string;
   load(threadId: string, namespace?: string): Promise<string | undefined>;
+  /** batched load (MGET / one query / one pass): texts in the order of `keys`, undefined where missing */
+  loadMany(keys: RecordKey[]): Promise<Array<string | undefined>>;
   save(threadId: string, text: string, namespace?: string): Promise<void>;
   delete(threadId: string, namespace?: string): Promise<boolean>;
   exists(threadId: string, namespace?: string): Promise<boolean>;
   /** threads in ascending threadId order (UTF-16 code unit order), streamed */
   list(options?: ListOptions): AsyncIterable<ThreadInfo>;
+  /**
+   * Every record of a namespace with its text, in batches of about `batchSize`, in the store's own order (not
+   * sorted): one pass over the store, memory bounded by the batch. What `migrate` reads; `list` + `loadMany` give the
+   * same records in id order at the cost of a sort over every id and a second read.
+   */
+  scan(options: ScanOptions): AsyncIterable<SaverRecord[]>;
   /** namespaces that hold at least one thread */
   namespaces(): Promise<string[]>;
   /** batched write (pipeline / transaction); all or nothing per batch where the store allows */
