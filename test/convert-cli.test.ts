@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
 
-const S = "/work/shared/formats/";
+const S = join(import.meta.dirname, "..", "fixtures") + "/";
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "ckpt-convert-"));
@@ -29,14 +29,14 @@ async function run(argv: string[], stdin = "") {
 
 describe("ckpt convert", () => {
   test("yoagent < 0.13 → yoagent (current spelling) on stdout equals what yoagent 0.18 re-saves", async () => {
-    const r = await run(["convert", S + "yoagent/generated/save_messages.legacy-pre-0.13.json", "--to-format", "yoagent", "--format-version", ">=0.13"]);
+    const r = await run(["convert", S + "yoagent/valid/save_messages.legacy-pre-0.13.json", "--to-format", "yoagent", "--format-version", ">=0.13"]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     // stdout is not a terminal here: exactly the bytes yoagent writes (no trailing newline)
-    expect(r.out).toBe(readFileSync(S + "yoagent/generated/save_messages.legacy-pre-0.13.reserialized-by-0.18.json", "utf8"));
+    expect(r.out).toBe(readFileSync(S + "yoagent/valid/save_messages.legacy-pre-0.13.reserialized-by-0.18.json", "utf8"));
   });
   test("a lossy conversion is refused with the exact list, exit 1, nothing written", async () => {
-    const r = await run(["convert", S + "yoagent/generated/save_messages.v0.18.json", "-t", "phi-core", "-o", "out.json"]);
+    const r = await run(["convert", S + "yoagent/valid/save_messages.v0.18.json", "-t", "phi-core", "-o", "out.json"]);
     expect(r.code).toBe(1);
     expect(existsSync(join(dir, "out.json"))).toBe(false);
     // the 0.18 sample: message 1 block 3 has providerMetadata; message 8 is a refusal (phi-core has no 'refusal')
@@ -45,7 +45,7 @@ describe("ckpt convert", () => {
     expect(r.err).toMatch(/would drop 2 fields/);
   });
   test("--allow-lossy converts, writes atomically, and --json reports the same list", async () => {
-    const r = await run(["convert", S + "yoagent/generated/save_messages.v0.18.json", "-t", "phi-core", "-o", "out.json", "--allow-lossy", "--json"]);
+    const r = await run(["convert", S + "yoagent/valid/save_messages.v0.18.json", "-t", "phi-core", "-o", "out.json", "--allow-lossy", "--json"]);
     expect(r.code).toBe(0);
     const rep = JSON.parse(r.out);
     expect(rep).toMatchObject({ ok: true, from: { format: "yoagent", version: ">=0.13" }, to: { format: "phi-core" }, output: "out.json", messages: 9 });
@@ -56,24 +56,24 @@ describe("ckpt convert", () => {
     expect(readdirSync(dir).filter((f) => f.includes("ckpt-tmp"))).toEqual([]);
   });
   test("stdin in, --dry-run --json: the report only, nothing written", async () => {
-    const r = await run(["convert", "-", "-t", "phi-core-session", "--dry-run", "--json"], readFileSync(S + "phi-core/generated/save_messages.v0.10.json", "utf8"));
+    const r = await run(["convert", "-", "-t", "phi-core-session", "--dry-run", "--json"], readFileSync(S + "phi-core/valid/save_messages.v0.10.json", "utf8"));
     expect(r.code).toBe(0);
     const rep = JSON.parse(r.out);
     // FORMATS.md §2.1 sample: 7 messages; a message file has no thread id/timestamps to lose, phi-core ext is consumed by the session
     expect(rep).toMatchObject({ ok: true, input: "<stdin>", from: { format: "phi-core" }, to: { format: "phi-core-session" }, output: null, dryRun: true, messages: 7, lossy: [] });
   });
   test("--format-version is refused where the target has a single version", async () => {
-    const r = await run(["convert", S + "yoagent/generated/save_messages.v0.18.json", "-t", "phi-core", "--format-version", "0.9"]);
+    const r = await run(["convert", S + "yoagent/valid/save_messages.v0.18.json", "-t", "phi-core", "--format-version", "0.9"]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/phi-core has one format version only/);
   });
   test("an amacs-style folder target needs -o; a directory -o gets <threadId><ext>", async () => {
-    const r = await run(["convert", S + "phi-core/generated/session.sess-1.v0.10.json", "-t", "ckpt", "-o", "."]);
+    const r = await run(["convert", S + "phi-core-session/valid/session.sess-1.v0.10.json", "-t", "ckpt", "-o", "."]);
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, "sess-1.json"), "utf8")).toContain('"threadId": "sess-1"');
   });
   test("refuses to overwrite the input", async () => {
-    writeFileSync(join(dir, "in.json"), readFileSync(S + "yoagent/generated/save_messages.v0.18.json"));
+    writeFileSync(join(dir, "in.json"), readFileSync(S + "yoagent/valid/save_messages.v0.18.json"));
     const r = await run(["convert", "in.json", "-t", "yoagent", "-o", "in.json"]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/refusing to overwrite the input/);

@@ -4,10 +4,11 @@
  */
 import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { validators } from "../src/generated/validators.js";
 import { parseJson, toPlainNumbers } from "../src/core/json.js";
 
-const G = "/work/shared/formats/yoagent/generated/";
+const G = join(import.meta.dirname, "..", "fixtures", "yoagent", "config") + "/";
 const load = (f: string) => parseJson(readFileSync(G + f, "utf8"));
 const ok = (schema: keyof typeof validators, v: unknown) => validators[schema](toPlainNumbers(v));
 
