@@ -1,8 +1,14 @@
 // bench/migrate: `ckpt migrate` of N deep-agent checkpoints from a FileSaver folder into Redis, SQLite and PostgreSQL,
-// each compared in the same run with a raw baseline that writes the same bytes with the same client
-// (Redis: one pipelined SET per record; SQLite: one transaction of prepared inserts; PostgreSQL: multi-row INSERTs
-// in one transaction). Then peak memory (max RSS of a child process) migrating 10x more checkpoints.
-// Run: npm run build && node bench/migrate.mjs        (N=10000 by default; BIG=100000)
+// each compared in the same run with two raw baselines that use the same client and store the same bytes ckpt stores
+// (Redis: compact JSON, the KeyValueStoreSaver layout; SQLite and PostgreSQL: the document text as given):
+//   - raw write: the records already in memory, written with one pipelined SET each (Redis), one transaction of
+//     prepared inserts (SQLite), multi-row INSERTs in one transaction (PostgreSQL) — the issue's baseline;
+//   - raw copy: the same, plus reading the same source folder (readdir + readFileSync of every file, and for Redis the
+//     compact re-serialization), i.e. the least work any file → store copy does.
+// ckpt does more than either: every record is parsed, its format detected and checked against the format's schema,
+// conflicts are looked up in the target, and every written record is read back and compared. Each figure is the
+// median of REPS runs, each into a fresh target. Then peak memory (max RSS of a child process) migrating 10x more.
+// Run: npm run build && node bench/migrate.mjs        (N=10000 by default; BIG=100000; REPS=3)
 import { mkdtempSync, writeFileSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,11 +20,14 @@ import { migrate } from "../dist/core/migrate.js";
 
 const N = Number(process.env.N ?? 10_000);
 const BIG = Number(process.env.BIG ?? 100_000);
+const REPS = Number(process.env.REPS ?? 3);
 const root = join(fileURLToPath(import.meta.url), "..", "..");
 const sample = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));
 const run = Math.random().toString(36).slice(2, 8);
 const REDIS = "redis://127.0.0.1:6379";
 const PG = "postgres://postgres@127.0.0.1:5432/test";
+let seq = 0;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function makeSource(n) {
   const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-mig-"));
@@ -29,17 +38,28 @@ function makeSource(n) {
   return dir;
 }
 
-/** Read the source the same way for the baseline: every file's compact text, keyed by thread id. */
-function loadAll(dir) {
+/** Read the source as a raw copy would: every file's text keyed by its stem; `compact` for the Redis layout. */
+function loadAll(dir, compact) {
   return readdirSync(dir).map((f) => {
     const text = readFileSync(join(dir, f), "utf8");
-    return { id: f.slice(0, -5), text: JSON.stringify(JSON.parse(text)) };
+    return { id: f.slice(0, -5), text: compact ? JSON.stringify(JSON.parse(text)) : text };
   });
 }
 
-async function timeMigrate(src, uri) {
+/** Time `write(records)` alone (records read beforehand) and read + write (the raw copy). */
+async function rawPair(src, compact, write) {
+  const records = loadAll(src, compact);
+  const writeMs = await write(records);
+  const t = performance.now();
+  const again = loadAll(src, compact);
+  const readMs = performance.now() - t;
+  const copyMs = readMs + (await write(again));
+  return { writeMs, copyMs };
+}
+
+async function timeMigrate(src, uriFor) {
   const source = await openSaver(`file:${src}`);
-  const target = await openSaver(uri);
+  const target = await openSaver(uriFor(++seq));
   const t = performance.now();
   const s = await migrate(source, target, { batchSize: 500 });
   const ms = performance.now() - t;
@@ -50,12 +70,13 @@ async function timeMigrate(src, uri) {
 }
 
 async function rawRedis(records) {
+  seq++;
   const { Redis } = await import("ioredis");
   const c = new Redis(REDIS);
   const t = performance.now();
   for (let i = 0; i < records.length; i += 500) {
     const p = c.pipeline();
-    for (const r of records.slice(i, i + 500)) p.set(`bench-raw-${run}:default:checkpoints:${r.id}`, r.text);
+    for (const r of records.slice(i, i + 500)) p.set(`bench-raw-${run}-${seq}:default:checkpoints:${r.id}`, r.text);
     await p.exec();
   }
   const ms = performance.now() - t;
@@ -73,9 +94,9 @@ async function rawRedis(records) {
 
 async function rawSqlite(records, dir) {
   const { default: Database } = await import("better-sqlite3");
-  const db = new Database(join(dir, "raw.db"));
+  const db = new Database(join(dir, `raw-${++seq}.db`));
   db.pragma("journal_mode = WAL");
-  db.exec("CREATE TABLE t (namespace TEXT, thread_id TEXT, doc TEXT, PRIMARY KEY (namespace, thread_id)) WITHOUT ROWID");
+  db.exec("CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))");
   const ins = db.prepare("INSERT INTO t VALUES ('default', ?, ?)");
   const t = performance.now();
   db.transaction(() => {
@@ -87,21 +108,22 @@ async function rawSqlite(records, dir) {
 }
 
 async function rawPostgres(records) {
+  seq++;
   const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: PG });
   await c.connect();
-  await c.query(`CREATE TABLE bench_raw_${run} (namespace text, thread_id text, doc text, PRIMARY KEY (namespace, thread_id))`);
+  await c.query(`CREATE TABLE bench_raw_${run}_${seq} (namespace text, thread_id text, doc text, PRIMARY KEY (namespace, thread_id))`);
   const t = performance.now();
   await c.query("BEGIN");
   for (let i = 0; i < records.length; i += 500) {
     const chunk = records.slice(i, i + 500);
     const vals = [];
     const rows = chunk.map((r, k) => (vals.push(r.id, r.text), `('default', $${2 * k + 1}, $${2 * k + 2})`));
-    await c.query(`INSERT INTO bench_raw_${run} VALUES ${rows.join(",")}`, vals);
+    await c.query(`INSERT INTO bench_raw_${run}_${seq} VALUES ${rows.join(",")}`, vals);
   }
   await c.query("COMMIT");
   const ms = performance.now() - t;
-  await c.query(`DROP TABLE bench_raw_${run}`);
+  await c.query(`DROP TABLE bench_raw_${run}_${seq}`);
   await c.end();
   return ms;
 }
@@ -130,37 +152,49 @@ function peakRss(n) {
 }
 
 const src = makeSource(N);
-const records = loadAll(src);
-const bytes = records.reduce((n, r) => n + r.text.length, 0);
+const bytes = loadAll(src, false).reduce((n, r) => n + Buffer.byteLength(r.text), 0);
 const work = mkdtempSync(join(tmpdir(), "ckpt-bench-work-"));
+const pairs = [
+  ["file → redis", (k) => `${REDIS}?prefix=bench-ckpt-${run}-${k}:`, true, rawRedis],
+  ["file → sqlite", (k) => `sqlite:${join(work, `ckpt-${k}.db`)}`, false, (r) => rawSqlite(r, work)],
+  ["file → postgres", (k) => `${PG}?schema=bench_ckpt_${run}_${k}`, false, rawPostgres],
+];
 const rows = [];
 try {
-  const redisMs = await timeMigrate(src, `${REDIS}?prefix=bench-ckpt-${run}:`);
-  const redisRaw = await rawRedis(records);
-  rows.push(["file → redis", redisMs, redisRaw]);
-  const sqliteMs = await timeMigrate(src, `sqlite:${join(work, "ckpt.db")}`);
-  const sqliteRaw = await rawSqlite(records, work);
-  rows.push(["file → sqlite", sqliteMs, sqliteRaw]);
-  const pgMs = await timeMigrate(src, `${PG}?schema=bench_ckpt_${run}`);
-  const pgRaw = await rawPostgres(records);
-  rows.push(["file → postgres", pgMs, pgRaw]);
+  await timeMigrate(src, () => "memory:bench-warmup"); // warm-up: JIT and module loading, into memory
+  for (const [name, uriFor, compact, write] of pairs) {
+    const ckpt = [], rawW = [], rawC = [];
+    for (let i = 0; i < REPS; i++) {
+      ckpt.push(await timeMigrate(src, uriFor));
+      const r = await rawPair(src, compact, write);
+      rawW.push(r.writeMs);
+      rawC.push(r.copyMs);
+    }
+    rows.push([name, median(ckpt), median(rawW), median(rawC)]);
+  }
 } finally {
   const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: PG });
   await c.connect();
-  await c.query(`DROP SCHEMA IF EXISTS bench_ckpt_${run} CASCADE`);
+  const { rows: schemas } = await c.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`bench_ckpt_${run}_%`]);
+  for (const { nspname } of schemas) await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+  const { rows: tables } = await c.query(`SELECT tablename FROM pg_tables WHERE tablename LIKE $1`, [`bench_raw_${run}_%`]);
+  for (const { tablename } of tables) await c.query(`DROP TABLE IF EXISTS "${tablename}"`);
   await c.end();
   await rawRedis([]); // deletes the bench keys of this run
   rmSync(src, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`${N} checkpoints, ${(bytes / 1e6).toFixed(1)} MB (compact JSON)`);
-console.log("pair               ckpt migrate   raw write   ratio (raw/ckpt; target >= 0.5)   ckpt records/s");
-const result = { bench: "migrate", checkpoints: N, bytes, pairs: {} };
-for (const [name, ms, raw] of rows) {
+console.log(`${N} checkpoints, ${(bytes / 1e6).toFixed(1)} MB as stored in the folder (2-space JSON); medians of ${REPS} runs`);
+console.log("pair               ckpt migrate   raw write   raw copy   ratio to raw write   ratio to raw copy (target >= 0.5)   ckpt records/s");
+const result = { bench: "migrate", checkpoints: N, bytes, reps: REPS, pairs: {} };
+for (const [name, ms, raw, copy] of rows) {
   const ratio = raw / ms;
-  console.log(`${name.padEnd(18)} ${ms.toFixed(0).padStart(9)} ms ${raw.toFixed(0).padStart(8)} ms   ${ratio.toFixed(2).padStart(6)}                      ${Math.round((N / ms) * 1000)}`);
-  result.pairs[name] = { ckptMs: +ms.toFixed(1), rawMs: +raw.toFixed(1), ratio: +ratio.toFixed(3) };
+  const copyRatio = copy / ms;
+  console.log(
+    `${name.padEnd(18)} ${ms.toFixed(0).padStart(9)} ms ${raw.toFixed(0).padStart(8)} ms ${copy.toFixed(0).padStart(7)} ms ${ratio.toFixed(2).padStart(12)} ${copyRatio.toFixed(2).padStart(19)}                       ${Math.round((N / ms) * 1000)}`,
+  );
+  result.pairs[name] = { ckptMs: +ms.toFixed(1), rawWriteMs: +raw.toFixed(1), rawCopyMs: +copy.toFixed(1), ratioToRawWrite: +ratio.toFixed(3), ratioToRawCopy: +copyRatio.toFixed(3) };
 }
 const small = peakRss(N);
 const big = peakRss(BIG);

@@ -1,18 +1,17 @@
 /**
- * The migration engine: copy every thread from one saver to another in bounded batches — list, load a batch,
- * check (and optionally convert) each document, resolve conflicts, write the batch in one pipelined/transactional
- * call, record it in the journal, read it back and compare content hashes. Memory stays bounded by the batch size.
- * Savers and the journal are passed in, so this module does no I/O of its own.
+ * The migration engine: copy every thread from one saver to another in bounded batches — scan a batch from the
+ * source, check (and optionally convert) each document, resolve conflicts, write the batch in one pipelined /
+ * transactional call, record it in the journal, read it back and compare content hashes. Memory stays bounded by
+ * the batch size (at most two batches are in flight).
+ * Savers and the journal are passed in, so this module does no I/O of its own. On large migrations the checks run in
+ * one worker thread (check-pool.ts), overlapping with the reads and writes on this thread.
  */
-import { parseJson } from "./json.js";
-import { CkptError } from "./errors.js";
-import { createHash } from "node:crypto";
 import { contentHash, updatedAtOf } from "../savers/common.js";
 import type { RecordKey, Saver, SaverRecord } from "../savers/types.js";
-import { detectAll, getAdapter, type FormatName } from "../formats/index.js";
-import type { LossyNote } from "../formats/types.js";
-import { validators } from "../generated/validators.js";
-import { toPlainNumbers, containsBigInt, stringifyJson, MAYBE_BIG } from "./json.js";
+import type { FormatName } from "../formats/index.js";
+import { stringifyJson } from "./json.js";
+import { checkRecord, sha256, type CheckOptions, type WireResult } from "./check.js";
+import { openCheckPool, type CheckPool } from "./check-pool.js";
 
 export type ConflictPolicy = "auto" | "skip" | "overwrite" | "fail" | "newer";
 
@@ -39,6 +38,12 @@ export interface MigrateOptions {
   toFormat?: FormatName;
   allowLossy?: boolean;
   journal?: Journal;
+  /**
+   * Where records are checked: "auto" (default) starts a worker thread when the first batch is full and sends it
+   * batches once it is up (~0.1 s), checking here meanwhile; "on" waits for the worker and sends it every batch;
+   * "off" checks on the calling thread. The results are the same either way.
+   */
+  worker?: "auto" | "off" | "on";
   onProgress?: (p: MigrateProgress) => void;
   onReject?: (r: Rejected) => void;
   now?: () => number;
@@ -76,6 +81,8 @@ export interface MigrateSummary extends MigrateProgress {
   conflicts: Conflict[];
   mismatches: Array<{ namespace: string; threadId: string; expected: string; got: string | null }>;
   rejectedRecords: Rejected[];
+  /** whether records were checked in a worker thread */
+  checkedInWorker: boolean;
   /** set when the run stopped early (--strict reject, --on-conflict fail) */
   aborted?: string;
   recordsPerSecond: number;
@@ -84,12 +91,10 @@ export interface MigrateSummary extends MigrateProgress {
 
 export const journalKey = (namespace: string, threadId: string) => `${namespace}\u0000${threadId}`;
 
-const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
-
 /**
  * A checked record on its way to the target. Its compact text and content hash (sha256 of the compact text, what
- * `contentHash(text)` gives) are computed from the parsed value on first use: a store that keeps the text as given
- * and reads it back identical never needs either.
+ * `contentHash(text)` gives) come from the worker, or are computed from the parsed value on first use: a store that
+ * keeps the text as given and reads it back identical never needs either.
  */
 class PreparedRecord implements SaverRecord {
   #compact: string | undefined;
@@ -99,7 +104,12 @@ class PreparedRecord implements SaverRecord {
     readonly threadId: string,
     readonly text: string,
     private readonly value: unknown,
-  ) {}
+    compact?: string,
+    hash?: string,
+  ) {
+    this.#compact = compact;
+    this.#hash = hash;
+  }
   get compact(): string {
     return (this.#compact ??= stringifyJson(this.value));
   }
@@ -112,67 +122,7 @@ class PreparedRecord implements SaverRecord {
   }
 }
 
-interface Prepared {
-  info: RecordKey;
-  record: PreparedRecord;
-  readonly hash: string;
-}
-
-/** Check one document: JSON, a known format, valid against that format's schema; convert when asked. */
-function prepare(info: RecordKey, text: string, opts: MigrateOptions, targetNs: string): { ok: Prepared } | { reject: string } {
-  const name = `${info.namespace}#${info.threadId}`;
-  // JSON.parse unless the text may hold an integer beyond 2^53 (or a BOM); parseJson words the syntax errors.
-  const maybeBig = MAYBE_BIG.test(text);
-  let value: unknown;
-  try {
-    value = maybeBig || text.charCodeAt(0) === 0xfeff ? parseJson(text, { file: name }) : JSON.parse(text);
-  } catch {
-    try {
-      parseJson(text, { file: name }); // throws again, with line:column and what was expected
-    } catch (e) {
-      return { reject: e instanceof CkptError ? e.format() : String(e) };
-    }
-    return { reject: "not a JSON document" };
-  }
-  const doc = { name, text };
-  const found = detectAll(doc)[0];
-  if (!found) return { reject: "not a checkpoint of any supported format" };
-  const adapter = getAdapter(found.format);
-  const validate = (validators as Record<string, ((v: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> | null }>)[adapter.schema];
-  const big = maybeBig && containsBigInt(value);
-  if (validate && !validate(big ? toPlainNumbers(value) : value)) {
-    const e = validate.errors?.[0];
-    return { reject: `invalid ${found.format} document: ${e?.instancePath || "/"} ${e?.message ?? ""}`.trim() };
-  }
-  let out = text;
-  let outValue = value;
-  if (opts.toFormat && opts.toFormat !== found.format) {
-    try {
-      const cp = adapter.toCanonical(adapter.parse(doc), doc);
-      const to = getAdapter(opts.toFormat);
-      const lossy: LossyNote[] = [];
-      const ser = to.serialize(to.fromCanonical(cp, { lossy }));
-      if (!("text" in ser)) return { reject: `${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
-      if (lossy.length && !opts.allowLossy) {
-        return { reject: `converting ${found.format} → ${opts.toFormat} would drop ${lossy.length} field(s): ${lossy.slice(0, 3).map((n) => n.pointer).join(", ")}${lossy.length > 3 ? ", …" : ""} (use --allow-lossy)` };
-      }
-      out = ser.text;
-      outValue = parseJson(out, { file: name });
-    } catch (e) {
-      return { reject: e instanceof CkptError ? e.message : String(e) };
-    }
-  }
-  const record = new PreparedRecord(targetNs, info.threadId, out, outValue);
-  return {
-    ok: {
-      info,
-      record,
-      get hash() {
-        return record.hash;
-      },
-    },
-  };
-}
+type Checked = { ok: PreparedRecord } | { reject: string };
 
 /** Run a migration. Throws CkptError(4) for store failures; everything else ends up in the summary. */
 export async function migrate(source: Saver, target: Saver, opts: MigrateOptions = {}): Promise<MigrateSummary> {
@@ -183,7 +133,7 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
   const s: MigrateSummary = {
     dryRun: Boolean(opts.dryRun),
     read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
-    resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [],
+    resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false,
     recordsPerSecond: 0, mbPerSecond: 0,
   };
   const progress = () => {
@@ -191,40 +141,80 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
     opts.onProgress?.({ read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
   };
 
-  async function flush(batch: SaverRecord[]): Promise<boolean> {
-    const ready: Prepared[] = [];
-    for (const { namespace, threadId, text } of batch) {
-      const info: RecordKey = { namespace, threadId };
+  const checkOpts: CheckOptions = { toFormat: opts.toFormat, allowLossy: opts.allowLossy };
+  let pool: CheckPool | undefined;
+  /** A scanned batch whose checks are under way (in the worker) or yet to run (here). */
+  interface Pending {
+    batch: SaverRecord[];
+    /** per record: the check, or undefined when the journal of an interrupted run has it already */
+    checked: () => Promise<Array<Checked | undefined>>;
+  }
+  const targetNsOf = (r: SaverRecord) => opts.toNamespace ?? r.namespace;
+  const isDone = (r: SaverRecord) => opts.journal?.done.has(journalKey(targetNsOf(r), r.threadId)) ?? false;
+  const fromWire = (r: SaverRecord, w: WireResult): Checked =>
+    w.ok ? { ok: new PreparedRecord(targetNsOf(r), r.threadId, w.text ?? r.text, undefined, w.compact, w.hash) } : { reject: w.reason };
+
+  function dispatch(batch: SaverRecord[]): Pending {
+    if (pool?.ready) {
+      const todo = batch.filter((r) => !isDone(r));
+      s.checkedInWorker = true;
+      const sent = pool.check(todo.map((r) => `${r.namespace}#${r.threadId}`), todo.map((r) => r.text), checkOpts);
+      sent.catch(() => undefined); // awaited in turn; a run that stops early must not leave it unhandled
+      return {
+        batch,
+        checked: async () => {
+          const results = await sent;
+          let k = 0;
+          return batch.map((r) => (isDone(r) ? undefined : fromWire(r, results[k++]!)));
+        },
+      };
+    }
+    return {
+      batch,
+      checked: async () =>
+        batch.map((r) => {
+          if (isDone(r)) return undefined;
+          const c = checkRecord(`${r.namespace}#${r.threadId}`, r.text, checkOpts);
+          return c.ok ? { ok: new PreparedRecord(targetNsOf(r), r.threadId, c.text, c.value) } : { reject: c.reason };
+        }),
+    };
+  }
+
+  async function flush(pending: Pending): Promise<boolean> {
+    const { batch } = pending;
+    const checked = await pending.checked();
+    const ready: PreparedRecord[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const { namespace, threadId, text } = batch[i]!;
+      const c = checked[i];
       s.read++;
       s.bytesRead += Buffer.byteLength(text);
-      const targetNs = opts.toNamespace ?? info.namespace;
-      if (opts.journal?.done.has(journalKey(targetNs, info.threadId))) {
+      if (c === undefined) {
         s.resumed++;
         s.skipped++;
         continue;
       }
-      const p = prepare(info, text, opts, targetNs);
-      if ("reject" in p) {
-        const r = { namespace: info.namespace, threadId: info.threadId, reason: p.reject };
+      if ("reject" in c) {
+        const r = { namespace, threadId, reason: c.reject };
         s.rejected++;
         s.rejectedRecords.push(r);
         opts.onReject?.(r);
         if (opts.strict) {
-          s.aborted = `rejected ${info.namespace}#${info.threadId} (--strict): ${p.reject}`;
+          s.aborted = `rejected ${namespace}#${threadId} (--strict): ${c.reject}`;
           return false;
         }
         continue;
       }
-      ready.push(p.ok);
+      ready.push(c.ok);
     }
     // conflicts: what the target already holds
-    const existing = ready.length ? await target.loadMany(ready.map((p) => p.record)) : [];
-    const toWrite: Prepared[] = [];
+    const existing = ready.length ? await target.loadMany(ready) : [];
+    const toWrite: PreparedRecord[] = [];
     const batchConflicts: Conflict[] = [];
     ready.forEach((p, i) => {
       const old = existing[i];
       if (old === undefined) return void toWrite.push(p);
-      const same = p.record.sameContent(old);
+      const same = p.sameContent(old);
       switch (policy) {
         case "overwrite":
           toWrite.push(p);
@@ -234,7 +224,7 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
           if (same) s.identical++;
           return;
         case "newer": {
-          const a = updatedAtOf(p.record.text);
+          const a = updatedAtOf(p.text);
           const b = updatedAtOf(old);
           if (!same && a !== undefined && (b === undefined || Date.parse(a) > Date.parse(b))) toWrite.push(p);
           else {
@@ -244,13 +234,13 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
           return;
         }
         case "fail":
-          batchConflicts.push({ namespace: p.record.namespace, threadId: p.record.threadId, reason: same ? "exists (identical)" : "exists with different content" });
+          batchConflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: same ? "exists (identical)" : "exists with different content" });
           return;
         case "auto":
           if (same) {
             s.skipped++;
             s.identical++;
-          } else batchConflicts.push({ namespace: p.record.namespace, threadId: p.record.threadId, reason: "exists with different content" });
+          } else batchConflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: "exists with different content" });
       }
     });
     if (batchConflicts.length) {
@@ -262,22 +252,22 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
     }
     if (opts.dryRun) {
       s.written += toWrite.length; // "would write"
-      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.record.text), 0);
+      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
       return true;
     }
     if (toWrite.length) {
-      await target.saveMany(toWrite.map((p) => p.record));
-      await opts.journal?.commit(toWrite.map((p) => ({ key: journalKey(p.record.namespace, p.record.threadId), hash: p.hash })));
+      await target.saveMany(toWrite);
+      await opts.journal?.commit(toWrite.map((p) => ({ key: journalKey(p.namespace, p.threadId), hash: p.hash })));
       s.written += toWrite.length;
-      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.record.text), 0);
+      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
       if (opts.verify ?? true) {
-        const back = await target.loadMany(toWrite.map((p) => p.record));
+        const back = await target.loadMany(toWrite);
         toWrite.forEach((p, i) => {
           const b = back[i];
           // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
           // expected hash; anything else (a store that reformats) is hashed and compared.
-          if (b !== undefined && p.record.sameContent(b)) s.verified++;
-          else s.mismatches.push({ namespace: p.record.namespace, threadId: p.record.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
+          if (b !== undefined && p.sameContent(b)) s.verified++;
+          else s.mismatches.push({ namespace: p.namespace, threadId: p.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
         });
       }
     }
@@ -285,13 +275,38 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
   }
 
   const namespaces = opts.namespaces ?? (await source.namespaces());
-  outer: for (const ns of namespaces) {
-    // One pass over the source in its own order (a migration needs every record once, not id order).
-    for await (const batch of source.scan({ namespace: ns, batchSize })) {
-      const go = await flush(batch);
-      progress();
-      if (!go) break outer;
+  try {
+    outer: for (const ns of namespaces) {
+      // One pass over the source in its own order (a migration needs every record once, not id order). The next
+      // batch is read and sent to the worker before this one is written, so checking overlaps with the I/O.
+      const it = source.scan({ namespace: ns, batchSize })[Symbol.asyncIterator]();
+      const next = async (): Promise<Pending | undefined> => {
+        const r = await it.next();
+        return r.done ? undefined : dispatch(r.value);
+      };
+      let cur = await next();
+      if (!pool && opts.worker === "on") {
+        pool = await openCheckPool();
+        await pool?.whenReady();
+        if (cur) cur = dispatch(cur.batch); // re-dispatched to the worker (nothing was checked yet: checks are lazy here)
+      }
+      if (cur && !pool && (opts.worker ?? "auto") === "auto" && cur.batch.length >= batchSize) {
+        // A large migration: batches are checked in a worker once it has started (until then, here).
+        pool = await openCheckPool();
+      }
+      while (cur) {
+        const following = await next();
+        const go = await flush(cur);
+        progress();
+        if (!go) {
+          await it.return?.();
+          break outer;
+        }
+        cur = following;
+      }
     }
+  } finally {
+    await pool?.close();
   }
   s.elapsedMs = now() - t0;
   const secs = Math.max(s.elapsedMs, 1) / 1000;

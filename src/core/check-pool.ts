@@ -1,0 +1,83 @@
+/**
+ * One worker thread that checks batches for `migrate` (check-worker.ts). Used only where the compiled worker file
+ * exists next to this module (the built package; not when the TypeScript sources run under a test runner) and worker
+ * threads can start; otherwise `open` returns undefined and checks run in the calling thread.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Worker } from "node:worker_threads";
+import type { CheckOptions, WireResult } from "./check.js";
+
+export interface CheckPool {
+  /** whether the worker has loaded its modules (it takes ~0.1 s to start; until then, check on the calling thread) */
+  readonly ready: boolean;
+  /** resolves once the worker is ready (rejects if it failed to start) */
+  whenReady(): Promise<void>;
+  check(names: string[], texts: string[], opts: CheckOptions): Promise<WireResult[]>;
+  close(): Promise<void>;
+}
+
+export async function openCheckPool(): Promise<CheckPool | undefined> {
+  const url = new URL("./check-worker.js", import.meta.url);
+  if (url.protocol !== "file:" || !existsSync(fileURLToPath(url))) return undefined;
+  let worker: Worker;
+  const readyFlag = new Int32Array(new SharedArrayBuffer(4));
+  try {
+    const { Worker } = await import("node:worker_threads");
+    worker = new Worker(url, { workerData: { ready: readyFlag.buffer } });
+  } catch {
+    return undefined;
+  }
+  worker.unref();
+  let nextId = 0;
+  const pending = new Map<number, { resolve: (r: WireResult[]) => void; reject: (e: Error) => void }>();
+  let failed: Error | undefined;
+  const failAll = (e: Error) => {
+    failed ??= e;
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  };
+  worker.on("message", (m: { id: number; results?: WireResult[]; error?: string }) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (m.error !== undefined) p.reject(new Error(`check worker: ${m.error}`));
+    else p.resolve(m.results!);
+  });
+  worker.on("error", (e) => failAll(e));
+  worker.on("exit", (code) => failAll(new Error(`check worker exited (code ${code})`)));
+  return {
+    get ready() {
+      return Atomics.load(readyFlag, 0) === 1 && !failed;
+    },
+    async whenReady() {
+      // Atomics.waitAsync (ES2024; in Node since 16) resolves when the worker stores 1 and notifies.
+      const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+      const exited = new Promise<never>((_, reject) => worker.once("exit", () => reject(failed ?? new Error("check worker exited"))));
+      exited.catch(() => undefined);
+      worker.ref();
+      try {
+        const w = waitAsync(readyFlag, 0, 0);
+        if (w.async) await Promise.race([w.value, exited]);
+      } finally {
+        worker.unref();
+      }
+      if (failed) throw failed;
+    },
+    check(names, texts, opts) {
+      if (failed) return Promise.reject(failed);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.ref(); // keep the process alive while a batch is out
+        worker.postMessage({ id, opts, names, texts });
+      }).finally(() => {
+        if (pending.size === 0) worker.unref();
+      }) as Promise<WireResult[]>;
+    },
+    async close() {
+      worker.removeAllListeners("exit");
+      await worker.terminate();
+    },
+  };
+}

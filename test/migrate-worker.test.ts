@@ -1,0 +1,94 @@
+/**
+ * `migrate` checks records in a worker thread on large runs. The worker runs the compiled package (dist/), so this
+ * test drives the built engine: the same migration with the worker forced on and off must give the same summary,
+ * the same rejects (with the reasons worked out below by hand), the same target and the same journal hashes, which
+ * are also recomputed here independently (sha256 of JSON.stringify(JSON.parse(text))).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+
+const root = join(import.meta.dirname, "..");
+type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let dist: { migrate: (s: Any, t: Any, o: Any) => Promise<Any>; openSaver: (u: string) => Promise<Any> };
+
+beforeAll(async () => {
+  if (!existsSync(join(root, "dist", "core", "check-worker.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+  const m = await import(join(root, "dist", "core", "migrate.js"));
+  const s = await import(join(root, "dist", "savers", "index.js"));
+  dist = { migrate: m.migrate, openSaver: s.openSaver };
+}, 120_000);
+
+const base = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));
+const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+
+function sourceRecords(): Array<{ namespace: string; threadId: string; text: string }> {
+  const out = [];
+  for (let i = 0; i < 40; i++) {
+    const id = `t-${String(i).padStart(2, "0")}`;
+    out.push({ namespace: "default", threadId: id, text: JSON.stringify({ ...base, threadId: id, step: i }, null, 2) });
+  }
+  out.push({ namespace: "default", threadId: "bad-json", text: '{\n  "threadId": "bad-json",\n  "step": 1,\n' });
+  out.push({ namespace: "default", threadId: "bad-format", text: '{"hello": "world"}' });
+  const badTodo = structuredClone(base);
+  badTodo.threadId = "bad-todo";
+  badTodo.state.todos[0].status = "someday";
+  out.push({ namespace: "default", threadId: "bad-todo", text: JSON.stringify(badTodo, null, 2) });
+  return out;
+}
+
+async function runWith(worker: "on" | "off", name: string, extra: Record<string, unknown> = {}) {
+  const src = await dist.openSaver(`memory:worker-src-${name}`);
+  await src.saveMany(sourceRecords());
+  const dst = await dist.openSaver(`memory:worker-dst-${name}-${worker}`);
+  const committed: Array<{ key: string; hash: string }> = [];
+  const journal = { done: new Set<string>(), commit: async (e: Array<{ key: string; hash: string }>) => void committed.push(...e) };
+  const summary = await dist.migrate(src, dst, { batchSize: 8, worker, journal, ...extra });
+  const stored = new Map<string, string>();
+  for await (const batch of dst.scan({ batchSize: 100 })) for (const r of batch) stored.set(r.threadId, r.text);
+  return { summary, committed, stored };
+}
+
+const comparable = (s: Any) => {
+  const { elapsedMs, recordsPerSecond, mbPerSecond, checkedInWorker, ...rest } = s;
+  void elapsedMs, recordsPerSecond, mbPerSecond, checkedInWorker;
+  return { ...rest, rejectedRecords: [...rest.rejectedRecords].sort((a: Any, b: Any) => (a.threadId < b.threadId ? -1 : 1)) };
+};
+
+describe("migrate: checks in a worker thread", () => {
+  it("gives the same summary, rejects, target and journal with the worker on and off", async () => {
+    const on = await runWith("on", "same");
+    const off = await runWith("off", "same");
+    expect(on.summary.checkedInWorker).toBe(true);
+    expect(off.summary.checkedInWorker).toBe(false);
+    expect(comparable(on.summary)).toEqual(comparable(off.summary));
+    expect(on.summary).toMatchObject({ read: 43, written: 40, verified: 40, rejected: 3, mismatches: [] });
+
+    const reasons = Object.fromEntries(on.summary.rejectedRecords.map((r: Any) => [r.threadId, r.reason]));
+    expect(reasons["bad-format"]).toBe("not a checkpoint of any supported format");
+    expect(reasons["bad-todo"]).toMatch(/^invalid deepagent document: \/state\/todos\/0\/status /);
+    expect(reasons["bad-json"]).toMatch(/default#bad-json:4:1/); // the text ends after line 3: expected a key at 4:1
+
+    expect([...on.stored.entries()].sort()).toEqual([...off.stored.entries()].sort());
+    const want = new Map(sourceRecords().slice(0, 40).map((r) => [`default\u0000${r.threadId}`, sha(JSON.stringify(JSON.parse(r.text)))]));
+    for (const run of [on, off]) {
+      expect(run.committed.length).toBe(40);
+      for (const e of run.committed) expect(e.hash).toBe(want.get(e.key));
+      for (const r of sourceRecords().slice(0, 40)) expect(run.stored.get(r.threadId)).toBe(r.text); // memory keeps the text as given
+    }
+  });
+
+  it("converts in the worker exactly as on the calling thread (--to-format ckpt)", async () => {
+    const on = await runWith("on", "convert", { toFormat: "ckpt" });
+    const off = await runWith("off", "convert", { toFormat: "ckpt" });
+    expect(on.summary.checkedInWorker).toBe(true);
+    expect(comparable(on.summary)).toEqual(comparable(off.summary));
+    expect(on.summary.written).toBe(40);
+    expect([...on.stored.entries()].sort()).toEqual([...off.stored.entries()].sort());
+    const one = JSON.parse(on.stored.get("t-07")!);
+    expect(one).toMatchObject({ schemaVersion: 1, threadId: "t-07", step: 7 });
+    for (const e of on.committed) expect(e.hash).toBe(sha(JSON.stringify(JSON.parse(on.stored.get(e.key.split("\u0000")[1]!)!))));
+  });
+});
