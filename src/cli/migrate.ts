@@ -158,8 +158,12 @@ export const migrateCommand: CommandDef = {
       });
     } catch (e) {
       await journal?.close();
-      if (e instanceof CkptError) throw e;
-      throw storeError("store-io", `migration stopped: ${(e as Error).message} (the journal at ${journalPath} lets --resume finish it)`);
+      const resumeHint = journal ? ` (the journal at ${journalPath} lets --resume finish it)` : "";
+      if (e instanceof CkptError) {
+        if (e.exitCode !== ExitCode.STORE || !journal) throw e;
+        throw new CkptError(e.exitCode, e.reason, `migration stopped: ${e.message}${resumeHint}`, e.place, { cause: e });
+      }
+      throw storeError("store-io", `migration stopped: ${(e as Error).message}${resumeHint}`);
     } finally {
       await source.close().catch(() => undefined);
       await target.close().catch(() => undefined);

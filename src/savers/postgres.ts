@@ -24,6 +24,9 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
   const M = `${ident(schema)}.${ident(table + "_meta")}`;
   const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000 });
   pool.on("error", () => undefined);
+  // A checked-out client whose connection drops between queries emits 'error' with no query to fail: without a
+  // listener that is an uncaught exception. The next query on it fails and is reported (exit 4) instead.
+  const ignoreClientError = () => undefined;
   const wrap = async <R>(what: string, f: () => Promise<R>): Promise<R> => {
     try {
       return await f();
@@ -34,6 +37,7 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
   };
   try {
     const c = await pool.connect();
+    c.on("error", ignoreClientError);
     try {
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
       await c.query(`CREATE TABLE IF NOT EXISTS ${T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
@@ -43,6 +47,7 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
       const v = Number((await c.query(`SELECT value FROM ${M} WHERE key = 'schema_version'`)).rows[0]?.value);
       if (v > PG_SCHEMA_VERSION) throw storeError("postgres-schema", `table schema version ${v} is newer than this ckpt supports (${PG_SCHEMA_VERSION})`);
     } finally {
+      c.off("error", ignoreClientError);
       c.release();
     }
   } catch (e) {
@@ -53,6 +58,8 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
   async function upsert(records: SaverRecord[]): Promise<void> {
     if (records.length === 0) return;
     const c = await pool.connect();
+    c.on("error", ignoreClientError);
+    let broken: Error | undefined;
     try {
       await c.query("BEGIN");
       for (let i = 0; i < records.length; i += 500) {
@@ -70,10 +77,12 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
       }
       await c.query("COMMIT");
     } catch (e) {
+      broken = e as Error;
       await c.query("ROLLBACK").catch(() => undefined);
       throw e;
     } finally {
-      c.release();
+      c.off("error", ignoreClientError);
+      c.release(broken); // a client that failed is discarded, not returned to the pool
     }
   }
   return {

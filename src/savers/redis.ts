@@ -16,13 +16,18 @@ export async function createRedisSaver(url: string, uri: string, opts: { namespa
   const defaultNamespace = opts.namespace ?? DEFAULT_NAMESPACE;
   const prefix = opts.prefix ?? "";
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5000, enableOfflineQueue: false, retryStrategy: () => null });
-  client.on("error", () => undefined); // reported through the failing command instead
+  // Errors are reported through the failing command; the last one is kept because a refused AUTH surfaces from
+  // connect() only as "Connection is closed".
+  let lastError: Error | undefined;
+  client.on("error", (e: Error) => void (lastError = e));
   try {
     await client.connect();
     await client.ping();
   } catch (e) {
     client.disconnect();
-    throw storeError("redis-connect", `cannot connect to Redis at ${uri}: ${(e as Error).message} (start it with: redis-server --daemonize yes)`);
+    const cause = lastError ?? (e as Error);
+    const refused = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|connect/i.test(`${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`) && !/WRONGPASS|NOAUTH|NOPERM/.test(cause.message);
+    throw storeError("redis-connect", `cannot connect to Redis at ${uri}: ${cause.message}${refused ? " (start it with: redis-server --daemonize yes)" : ""}`);
   }
   const keyOf = (threadId: string, ns?: string) => `${prefix}${ns ?? defaultNamespace}:checkpoints:${threadId}`;
   const wrap = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
