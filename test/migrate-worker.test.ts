@@ -92,3 +92,29 @@ describe("migrate: checks in a worker thread", () => {
     for (const e of on.committed) expect(e.hash).toBe(sha(JSON.stringify(JSON.parse(on.stored.get(e.key.split("\u0000")[1]!)!))));
   });
 });
+
+describe("migrate: progress", () => {
+  it("reports the source's total with every progress event, and read reaches it", async () => {
+    const { migrate } = await import("../src/core/migrate.js");
+    const { openSaver } = await import("../src/savers/index.js");
+    const src = await openSaver("memory:progress-src");
+    await src.saveMany(sourceRecords());
+    const events: Array<{ total?: number; read: number }> = [];
+    await migrate(src, await openSaver("memory:progress-dst"), { batchSize: 10, onProgress: (p) => void events.push({ total: p.total, read: p.read }) });
+    expect(events.length).toBe(5); // 43 records in batches of 10
+    expect(events.every((e) => e.total === 43)).toBe(true);
+    expect(events.map((e) => e.read)).toEqual([10, 20, 30, 40, 43]);
+  });
+
+  it("draws a bar with percentage, counts, rate and ETA on a terminal", async () => {
+    const { progressLine } = await import("../src/cli/migrate.js");
+    const line = progressLine({ total: 10_000, read: 4_500, written: 4_400, skipped: 100, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 1_000 }, false, 120);
+    // 4,500 of 10,000 in 1 s: 45 %, 4,500 rec/s, 5,500 left → 1.2 s → ETA 0:01
+    expect(line).toMatch(/^migrating \[(#*)(-*)\]  45%  4,500\/10,000 · 4,400 written, 100 skipped, 0 rejected · 4,500 rec\/s · ETA 0:01$/);
+    const [, done, todo] = /\[(#*)(-*)\]/.exec(line)!;
+    expect(Math.abs(done!.length / (done!.length + todo!.length) - 0.45)).toBeLessThan(0.05);
+    expect(line.length).toBeLessThan(120);
+    // without a total (a store that cannot count): counts only
+    expect(progressLine({ read: 7, written: 7, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 1_000 }, true, 80)).toBe("planning: 7 read, 7 to write, 0 skipped, 0 rejected · 7 rec/s");
+  });
+});

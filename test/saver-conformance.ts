@@ -171,6 +171,9 @@ export function saverConformance(t: ConformanceTarget): void {
         }
       }
       expect([...seen].sort()).toEqual([...ids].sort());
+      expect(await s.count("scan")).toBe(ids.length);
+      expect(await s.count("scan-other")).toBe(1);
+      expect(await s.count("scan-nothing-here")).toBe(0);
       expect(new Set(seen).size).toBe(seen.length);
       expect(sizes.every((n) => n >= 1 && n <= 5)).toBe(true);
       expect(sizes.slice(0, -1).every((n) => n === 5)).toBe(true); // only the last batch may be short

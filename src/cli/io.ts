@@ -5,6 +5,8 @@ export interface Out {
   write(chunk: string): unknown;
   /** true when this stream is an interactive terminal */
   isTTY?: boolean;
+  /** terminal width, when this stream is a terminal */
+  columns?: number;
 }
 
 export interface CliIO {

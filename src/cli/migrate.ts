@@ -9,7 +9,7 @@ import { open, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
 import { CkptError, ExitCode, storeError, usageError } from "../core/errors.js";
-import { migrate, type ConflictPolicy, type Journal, type MigrateSummary } from "../core/migrate.js";
+import { migrate, type ConflictPolicy, type Journal, type MigrateProgress, type MigrateSummary } from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -86,6 +86,21 @@ function summaryText(s: MigrateSummary, from: string, to: string): string {
   return lines.join("\n") + "\n";
 }
 
+/** `migrating [#########-----------]  45%  4,500/10,000 · 1,234 written · 12,345 rec/s · ETA 0:04` (TTY only). */
+export function progressLine(p: MigrateProgress, dryRun: boolean, columns: number): string {
+  const rate = p.read / Math.max(p.elapsedMs / 1000, 0.001);
+  const counts = `${fmtNum(p.written)} ${dryRun ? "to write" : "written"}, ${fmtNum(p.skipped)} skipped, ${fmtNum(p.rejected)} rejected · ${fmtNum(Math.round(rate))} rec/s`;
+  const label = dryRun ? "planning" : "migrating";
+  if (!p.total) return `${label}: ${fmtNum(p.read)} read, ${counts}`;
+  const frac = Math.min(1, p.read / p.total);
+  const left = rate > 0 ? Math.max(0, (p.total - p.read) / rate) : 0;
+  const eta = `${Math.floor(left / 60)}:${String(Math.round(left % 60)).padStart(2, "0")}`;
+  const tail = ` ${String(Math.round(frac * 100)).padStart(3)}%  ${fmtNum(p.read)}/${fmtNum(p.total)} · ${counts} · ETA ${eta}`;
+  const width = Math.max(10, Math.min(40, columns - label.length - tail.length - 4));
+  const done = Math.round(frac * width);
+  return `${label} [${"#".repeat(done)}${"-".repeat(width - done)}]${tail}`.slice(0, Math.max(20, columns - 1));
+}
+
 export function exitCodeOf(s: MigrateSummary): number {
   if (s.mismatches.length || s.conflicts.length) return ExitCode.NEGATIVE;
   if (s.rejected) return ExitCode.PARTIAL;
@@ -150,10 +165,7 @@ export const migrateCommand: CommandDef = {
         journal,
         onProgress(p) {
           if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
-          else if (tty) {
-            const rate = p.read / Math.max(p.elapsedMs / 1000, 0.001);
-            io.stderr.write(`\r\x1b[2K${args.dryRun ? "planning" : "migrating"}: ${fmtNum(p.read)} read, ${fmtNum(p.written)} ${args.dryRun ? "to write" : "written"}, ${fmtNum(p.skipped)} skipped, ${fmtNum(p.rejected)} rejected — ${fmtNum(Math.round(rate))} rec/s`);
-          }
+          else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
         },
       });
     } catch (e) {

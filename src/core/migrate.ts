@@ -62,6 +62,8 @@ export interface Conflict {
 }
 
 export interface MigrateProgress {
+  /** records the source holds (counted before the copy starts, for a progress bar; may be an estimate) */
+  total?: number;
   read: number;
   written: number;
   skipped: number;
@@ -138,7 +140,7 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
   };
   const progress = () => {
     s.elapsedMs = now() - t0;
-    opts.onProgress?.({ read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
+    opts.onProgress?.({ total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
   };
 
   const checkOpts: CheckOptions = { toFormat: opts.toFormat, allowLossy: opts.allowLossy };
@@ -275,6 +277,11 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
   }
 
   const namespaces = opts.namespaces ?? (await source.namespaces());
+  let total: number | undefined;
+  if (opts.onProgress) {
+    total = 0;
+    for (const ns of namespaces) total += await source.count(ns);
+  }
   try {
     outer: for (const ns of namespaces) {
       // One pass over the source in its own order (a migration needs every record once, not id order). The next

@@ -294,6 +294,10 @@ export async function createFileSaver(location: string, uri: string, defaultName
         handle.closeSync();
       }
     },
+    async count(namespace) {
+      const names = await readdir(dirOf(namespace)).catch(() => [] as string[]);
+      return names.filter((n) => n.endsWith(".json") && !n.includes(".tmp-")).length;
+    },
     async namespaces() {
       const out: string[] = [];
       if (await hasDocuments(location)) out.push(DEFAULT_NAMESPACE);
@@ -338,6 +342,7 @@ async function singleFileSaver(path: string, uri: string): Promise<Saver> {
     async *scan(options = {}) {
       if ((options.namespace ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE) yield [{ namespace: DEFAULT_NAMESPACE, threadId: id, text }];
     },
+    count: async (ns) => ((ns ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE ? 1 : 0),
     namespaces: async () => [DEFAULT_NAMESPACE],
     saveMany: async () => readOnly(),
     close: async () => {},

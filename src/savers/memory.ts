@@ -55,6 +55,9 @@ export function createMemorySaver(name: string, uri: string, defaultNamespace = 
       }
       if (batch.length) yield batch;
     },
+    async count(namespace) {
+      return ns(namespace).size;
+    },
     async namespaces() {
       return [...root!.entries()].filter(([, m]) => m.size > 0).map(([k]) => k).sort(compareIds);
     },

@@ -145,6 +145,7 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
         if (res.rows.length < size) return;
       }
     },
+    count: (ns) => wrap("cannot count", async () => Number((await pool.query(`SELECT count(*) AS n FROM ${T} WHERE namespace = $1`, [ns ?? defaultNamespace])).rows[0].n)),
     namespaces: () => wrap("cannot list", async () => (await pool.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${T} ORDER BY 1`)).rows.map((r) => r.namespace)),
     async saveMany(records) {
       for (const r of records) checkThreadId(r.threadId);

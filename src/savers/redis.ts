@@ -115,6 +115,18 @@ export async function createRedisSaver(url: string, uri: string, opts: { namespa
         if (batch.length) yield batch;
       }
     },
+    count: (ns) =>
+      wrap("cannot count", async () => {
+        const head = `${prefix}${ns ?? defaultNamespace}:checkpoints:`;
+        let n = 0;
+        let cursor = "0";
+        do {
+          const [next, keys] = await client.scan(cursor, "MATCH", globEscape(head) + "*", "COUNT", 1000);
+          cursor = next;
+          n += keys.length;
+        } while (cursor !== "0");
+        return n;
+      }),
     namespaces: () =>
       wrap("cannot list", async () => {
         const out = new Set<string>();

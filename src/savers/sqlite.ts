@@ -72,6 +72,7 @@ export async function createSqliteSaver(path: string, uri: string, defaultNamesp
     page: db.prepare(
       "SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?",
     ),
+    count: db.prepare("SELECT count(*) FROM ckpt_checkpoints WHERE namespace = ?").pluck(),
     scan: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
     namespaces: db.prepare("SELECT DISTINCT namespace FROM ckpt_checkpoints ORDER BY namespace").pluck(),
   };
@@ -130,6 +131,7 @@ export async function createSqliteSaver(path: string, uri: string, defaultNamesp
         if (rows.length < size) return;
       }
     },
+    count: async (ns) => wrap("cannot count", () => q.count.get(ns ?? defaultNamespace) as number),
     namespaces: async () => wrap("cannot list", () => q.namespaces.all() as string[]),
     async saveMany(records) {
       for (const r of records) checkThreadId(r.threadId);

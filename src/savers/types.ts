@@ -61,6 +61,8 @@ export interface Saver {
    * same records in id order at the cost of a sort over every id and a second read.
    */
   scan(options: ScanOptions): AsyncIterable<SaverRecord[]>;
+  /** how many threads a namespace holds (a cheap count or estimate, for progress; exact for every store but file, where it counts *.json files) */
+  count(namespace?: string): Promise<number>;
   /** namespaces that hold at least one thread */
   namespaces(): Promise<string[]>;
   /** batched write (pipeline / transaction); all or nothing per batch where the store allows */
