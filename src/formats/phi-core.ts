@@ -53,7 +53,7 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
     reportEnvelopeLoss(cp, "phi-core", options.lossy);
     return phiMessagesFromCanonical(cp, options.lossy);
   },
-  lint: (native, doc) => messageArrayLint(native, PHI, issueMaker(doc)),
+  lint: (native, doc) => messageArrayLint(native, PHI, issueMaker(doc), doc.text),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   serialize: (native) => ({ text: stringifyJson(native) }),
 };

@@ -14,7 +14,7 @@
 import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
 import type { FormatName, Issue, LossyNote, SourceDoc } from "./types.js";
 import { inputError } from "../core/errors.js";
-import { jsonLocator, parseJson } from "../core/json.js";
+import { hasLongDigitRun, jsonLocator, parseJson } from "../core/json.js";
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -469,9 +469,21 @@ export interface MessageSniff {
  * Sniff a serde AgentMessage array: a JSON array whose first element is an object with a `role` (or written by
  * phi-core, whose LLM messages start with `"content"` because keys are sorted). Cheap: looks at the first 64 KiB.
  */
+let lastSniffText: string | undefined;
+let lastSniff: MessageSniff | undefined;
+
 export function sniffMessageArray(text: string | undefined): MessageSniff {
   const none = { yoagent: 0, phi: 0, yoagentVersion: ">=0.13" };
   if (text === undefined) return none;
+  // yoagent's and phi-core's detect (and yoagent's toCanonical) ask about the same text in a row
+  if (text === lastSniffText) return { ...lastSniff! };
+  lastSniff = sniffText(text);
+  lastSniffText = text;
+  return { ...lastSniff };
+}
+
+function sniffText(text: string): MessageSniff {
+  const none = { yoagent: 0, phi: 0, yoagentVersion: ">=0.13" };
   const head = text.slice(0, SNIFF_BYTES);
   if (!/^\uFEFF?\s*\[/.test(head)) return none;
   if (/^\uFEFF?\s*\[\s*\]\s*$/.test(head)) return { yoagent: 0.3, phi: 0.3, yoagentVersion: ">=0.13" };
@@ -554,16 +566,20 @@ export function messagesLint(items: Array<[string, unknown]>, d: Dialect, make: 
   return out;
 }
 
-/** lint/unsafe-integer for every integer beyond 2^53 in a native value. */
-export function unsafeIntegerLint(native: unknown, make: ReturnType<typeof issueMaker>): Issue[] {
+/**
+ * lint/unsafe-integer for every integer beyond 2^53 in a native value. Pass the source `text` when the value was
+ * parsed from it: without a run of 16+ digits there it holds no such integer, and the walk is skipped.
+ */
+export function unsafeIntegerLint(native: unknown, make: ReturnType<typeof issueMaker>, text?: string): Issue[] {
+  if (text !== undefined && !hasLongDigitRun(text)) return [];
   const big: Array<{ pointer: string; value: bigint }> = [];
   unsafeIntegerIssues(native, "", big);
   return big.map((b) => make("warning", "lint/unsafe-integer", b.pointer, `integer ${b.value} is beyond 2^53: JavaScript tools (JSON.parse) round it; ckpt keeps it exact`));
 }
 
-/** All lints of a message-array document. */
-export function messageArrayLint(msgs: unknown[], d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
-  return [...messagesLint(msgs.map((m, i) => [`/${i}`, m]), d, make), ...unsafeIntegerLint(msgs, make)];
+/** All lints of a message-array document (`text`: the source it was parsed from, see unsafeIntegerLint). */
+export function messageArrayLint(msgs: unknown[], d: Dialect, make: ReturnType<typeof issueMaker>, text?: string): Issue[] {
+  return [...messagesLint(msgs.map((m, i) => [`/${i}`, m]), d, make), ...unsafeIntegerLint(msgs, make, text)];
 }
 
 function phiExtrasLint(m: Obj, p: string, make: ReturnType<typeof issueMaker>): Issue[] {

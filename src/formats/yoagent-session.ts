@@ -191,7 +191,7 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
       }
       if ("parentId" in e && !("parent_id" in e)) out.push(make("warning", "lint/yoagent-session-camel-parent", `/${i}/parentId`, "'parentId' is ignored: the session key is snake_case 'parent_id', so this entry loads as a root"));
     });
-    out.push(...messagesLint(native.map((e, i) => [`/${i}/message`, e.message]), YOAGENT, make), ...unsafeIntegerLint(native, make));
+    out.push(...messagesLint(native.map((e, i) => [`/${i}/message`, e.message]), YOAGENT, make), ...unsafeIntegerLint(native, make, doc.text));
     return out;
   },
   messagePointers: (native) => activePath(native).map((i) => `/${i}/message`),

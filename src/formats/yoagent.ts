@@ -86,7 +86,7 @@ export const yoagentAdapter: FormatAdapter<Native> = {
     reportEnvelopeLoss(cp, "yoagent", options.lossy);
     return yoagentMessagesFromCanonical(cp, options);
   },
-  lint: (native, doc) => messageArrayLint(native, YOAGENT, issueMaker(doc)),
+  lint: (native, doc) => messageArrayLint(native, YOAGENT, issueMaker(doc), doc.text),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   /** `serde_json::to_string`: compact, no trailing newline; keys already in serde's order. */
   serialize: (native) => ({ text: stringifyJson(native) }),
