@@ -6,14 +6,14 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
-import type { CheckOptions, WireResult } from "./check.js";
+import type { CheckOptions, WireResult, WireWants } from "./check.js";
 
 export interface CheckPool {
   /** whether the worker has loaded its modules (it takes ~0.1 s to start; until then, check on the calling thread) */
   readonly ready: boolean;
   /** resolves once the worker is ready (rejects if it failed to start) */
   whenReady(): Promise<void>;
-  check(names: string[], texts: string[], opts: CheckOptions): Promise<WireResult[]>;
+  check(names: string[], texts: string[], opts: CheckOptions, wants: WireWants): Promise<WireResult[]>;
   close(): Promise<void>;
 }
 
@@ -64,13 +64,13 @@ export async function openCheckPool(): Promise<CheckPool | undefined> {
       }
       if (failed) throw failed;
     },
-    check(names, texts, opts) {
+    check(names, texts, opts, wants) {
       if (failed) return Promise.reject(failed);
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.ref(); // keep the process alive while a batch is out
-        worker.postMessage({ id, opts, names, texts });
+        worker.postMessage({ id, opts, wants, names, texts });
       }).finally(() => {
         if (pending.size === 0) worker.unref();
       }) as Promise<WireResult[]>;

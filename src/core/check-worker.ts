@@ -4,11 +4,12 @@
  * out: {id, results} in the same order.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { checkForWire, type CheckOptions, type WireResult } from "./check.js";
+import { checkForWire, type CheckOptions, type WireResult, type WireWants } from "./check.js";
 
 interface Request {
   id: number;
   opts: CheckOptions;
+  wants: WireWants;
   names: string[];
   texts: string[];
 }
@@ -22,7 +23,7 @@ Atomics.notify(readyFlag, 0);
 parentPort!.on("message", (m: Request) => {
   const results: WireResult[] = [];
   try {
-    for (let i = 0; i < m.texts.length; i++) results.push(checkForWire(m.names[i]!, m.texts[i]!, m.opts));
+    for (let i = 0; i < m.texts.length; i++) results.push(checkForWire(m.names[i]!, m.texts[i]!, m.opts, m.wants));
     parentPort!.postMessage({ id: m.id, results });
   } catch (e) {
     parentPort!.postMessage({ id: m.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

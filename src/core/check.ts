@@ -70,11 +70,25 @@ export const sha256 = (s: string) => createHash("sha256").update(s).digest("hex"
  * What a worker sends back for one record: a failure, or the checked text (only when conversion changed it), its
  * compact JSON and content hash (sha256 of the compact text) — the parsed value itself stays in the worker.
  */
-export type WireResult = { ok: false; reason: string } | { ok: true; text?: string; compact: string; hash: string };
+export type WireResult = { ok: false; reason: string } | { ok: true; text?: string; compact?: string; hash?: string };
 
-export function checkForWire(name: string, text: string, opts: CheckOptions): WireResult {
+/** What the caller will need besides the verdict (each costs a serialization or a hash per record). */
+export interface WireWants {
+  /** the compact JSON (a store that keeps compact text) */
+  compact: boolean;
+  /** the content hash (a journal records it) */
+  hash: boolean;
+}
+
+export function checkForWire(name: string, text: string, opts: CheckOptions, wants: WireWants): WireResult {
   const r = checkRecord(name, text, opts);
   if (!r.ok) return r;
-  const compact = stringifyJson(r.value);
-  return { ok: true, ...(r.text === text ? {} : { text: r.text }), compact, hash: sha256(compact) };
+  const out: WireResult = { ok: true };
+  if (r.text !== text) out.text = r.text;
+  if (wants.compact || wants.hash) {
+    const compact = stringifyJson(r.value);
+    if (wants.compact) out.compact = compact;
+    if (wants.hash) out.hash = sha256(compact);
+  }
+  return out;
 }

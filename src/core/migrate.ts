@@ -9,7 +9,7 @@
 import { contentHash, updatedAtOf } from "../savers/common.js";
 import type { RecordKey, Saver, SaverRecord } from "../savers/types.js";
 import type { FormatName } from "../formats/index.js";
-import { stringifyJson } from "./json.js";
+import { parseJson, stringifyJson } from "./json.js";
 import { checkRecord, sha256, type CheckOptions, type WireResult } from "./check.js";
 import { openCheckPool, type CheckPool } from "./check-pool.js";
 
@@ -113,7 +113,8 @@ class PreparedRecord implements SaverRecord {
     this.#hash = hash;
   }
   get compact(): string {
-    return (this.#compact ??= stringifyJson(this.value));
+    // from the parsed value; a record checked in the worker has none here and parses its text (rare: conflicts, mismatches)
+    return (this.#compact ??= this.value !== undefined ? stringifyJson(this.value) : stringifyJson(parseJson(this.text)));
   }
   get hash(): string {
     return (this.#hash ??= sha256(this.compact));
@@ -160,7 +161,8 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
     if (pool?.ready) {
       const todo = batch.filter((r) => !isDone(r));
       s.checkedInWorker = true;
-      const sent = pool.check(todo.map((r) => `${r.namespace}#${r.threadId}`), todo.map((r) => r.text), checkOpts);
+      const wants = { compact: Boolean(target.storesCompact), hash: opts.journal !== undefined };
+      const sent = pool.check(todo.map((r) => `${r.namespace}#${r.threadId}`), todo.map((r) => r.text), checkOpts, wants);
       sent.catch(() => undefined); // awaited in turn; a run that stops early must not leave it unhandled
       return {
         batch,

@@ -51,6 +51,7 @@ export async function createRedisSaver(url: string, uri: string, opts: { namespa
   }
   return {
     uri,
+    storesCompact: true,
     load: (threadId, ns) => wrap("cannot read", async () => (await client.get(keyOf(threadId, ns))) ?? undefined),
     loadMany: (keys) =>
       wrap("cannot read", async () => {

@@ -47,6 +47,8 @@ export interface ScanOptions {
 export interface Saver {
   /** the URI with any password removed */
   readonly uri: string;
+  /** true when the store keeps documents as compact JSON (Redis), so writers can hand it `SaverRecord.compact` */
+  readonly storesCompact?: boolean;
   load(threadId: string, namespace?: string): Promise<string | undefined>;
   /** batched load (MGET / one query / one pass): texts in the order of `keys`, undefined where missing */
   loadMany(keys: RecordKey[]): Promise<Array<string | undefined>>;
