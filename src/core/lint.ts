@@ -5,7 +5,7 @@
  * Rust-family formats, which serde rejects (error).
  */
 import type { Checkpoint } from "../generated/types.js";
-import type { Issue } from "../formats/types.js";
+import type { Issue, LintView } from "../formats/types.js";
 import { hasLongDigitRun, pathToPointer, pointerToPath } from "./json.js";
 
 type Obj = Record<string, unknown>;
@@ -27,10 +27,11 @@ export function resolvePointer(value: unknown, pointer: string): unknown {
 
 /**
  * Lints of the canonical conversation: tool calls without results and the reverse, non-monotonic timestamps,
- * duplicate tool-call ids, usage totals that do not add up.
+ * duplicate tool-call ids, usage totals that do not add up. `cp` is the canonical checkpoint or an adapter's
+ * `lintView` of it (the same fields).
  * `pointers[i]` is the native pointer of `cp.messages[i]`; `native` lets content pointers be refined.
  */
-export function canonicalLint(cp: Checkpoint, pointers: readonly string[], native: unknown, make: MakeIssue): Issue[] {
+export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly string[], native: unknown, make: MakeIssue): Issue[] {
   const out: Issue[] = [];
   const msgs = cp.messages as unknown as Obj[];
   const at = (i: number) => pointers[i] ?? "";
@@ -44,8 +45,11 @@ export function canonicalLint(cp: Checkpoint, pointers: readonly string[], nativ
   const answered = new Set<string>();
   let lastTs: number | undefined;
   let lastTsAt = -1;
-  msgs.forEach((m, i) => {
-    if (!isObj(m)) return;
+  let lastAssistant = -1;
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
+    if (m?.role === "assistant") lastAssistant = i;
+    if (!isObj(m)) continue;
     const ts = m.timestamp;
     if (typeof ts === "number") {
       if (lastTs !== undefined && ts < lastTs) {
@@ -54,24 +58,26 @@ export function canonicalLint(cp: Checkpoint, pointers: readonly string[], nativ
       lastTs = ts;
       lastTsAt = i;
     }
-    if (m.role === "assistant" && Array.isArray(m.content)) {
-      m.content.forEach((c, j) => {
-        if (!isObj(c) || c.type !== "toolCall" || typeof c.id !== "string") return;
-        if (calls.has(c.id)) {
-          const first = calls.get(c.id)!;
-          out.push(make("warning", "lint/duplicate-id", blockAt(i, j, c.id), `tool call id '${c.id}' is already used by message ${first.i}: results cannot be matched to their call`));
-        } else calls.set(c.id, { i, j });
-      });
-    }
-    if (m.role === "toolResult" && typeof m.toolCallId === "string") {
+    if (m.role === "assistant") {
+      const content = m.content;
+      if (Array.isArray(content)) {
+        for (let j = 0; j < content.length; j++) {
+          const c: unknown = content[j];
+          if (!isObj(c) || c.type !== "toolCall" || typeof c.id !== "string") continue;
+          const first = calls.get(c.id);
+          if (first) {
+            out.push(make("warning", "lint/duplicate-id", blockAt(i, j, c.id), `tool call id '${c.id}' is already used by message ${first.i}: results cannot be matched to their call`));
+          } else calls.set(c.id, { i, j });
+        }
+      }
+      if (isObj(m.usage)) usageLint(m.usage, `${at(i)}`, make, out);
+    } else if (m.role === "toolResult" && typeof m.toolCallId === "string") {
       if (!calls.has(m.toolCallId)) {
         out.push(make("warning", "lint/tool-result-without-call", at(i), `tool result for '${m.toolCallId}' has no earlier tool call with that id: providers reject the history when it is sent back`));
       }
       answered.add(m.toolCallId);
     }
-    if (m.role === "assistant" && isObj(m.usage)) out.push(...usageLint(m.usage, `${at(i)}`, make));
-  });
-  const lastAssistant = msgs.map((m) => m?.role).lastIndexOf("assistant");
+  }
   for (const [id, { i, j }] of calls) {
     if (answered.has(id)) continue;
     // a checkpoint paused at an interrupt legitimately ends with calls awaiting results
@@ -81,15 +87,15 @@ export function canonicalLint(cp: Checkpoint, pointers: readonly string[], nativ
   return out;
 }
 
-function usageLint(u: Obj, pointer: string, make: MakeIssue): Issue[] {
+function usageLint(u: Obj, pointer: string, make: MakeIssue, out: Issue[]): void {
   const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
   const total = n("totalTokens");
-  if (total === 0) return []; // Anthropic never sets it
+  if (total === 0) return; // Anthropic never sets it
   const io = n("input") + n("output");
   const all = io + n("cacheRead") + n("cacheWrite");
-  const ok = [io, all, io + n("reasoning"), all + n("reasoning")];
-  if (ok.includes(total)) return [];
-  return [make("warning", "lint/usage-total-mismatch", `${pointer}/usage`, `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`)];
+  const r = n("reasoning");
+  if (total === io || total === all || total === io + r || total === all + r) return;
+  out.push(make("warning", "lint/usage-total-mismatch", `${pointer}/usage`, `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`));
 }
 
 const U64_MAX = 18446744073709551615n;

@@ -7,7 +7,7 @@ import type { AgentMessage, Checkpoint } from "../generated/types.js";
 import { stringifyJson } from "../core/json.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
-  PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageToCanonical, messageToNative,
+  PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
   parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, sortKeysDeep, stemOf, type WriteCtx,
 } from "./rust-common.js";
 
@@ -54,6 +54,7 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
     return phiMessagesFromCanonical(cp, options.lossy);
   },
   lint: (native, doc) => messageArrayLint(native, PHI, issueMaker(doc), doc.text),
+  lintView: (native, doc) => ({ threadId: stemOf(doc.name), messages: native.map((m) => messageLintView(m, PHI)) }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   serialize: (native) => ({ text: stringifyJson(native) }),
 };

@@ -12,7 +12,7 @@
  * `ext["phi-core"]`.
  */
 import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
-import type { FormatName, Issue, LossyNote, SourceDoc } from "./types.js";
+import type { FormatName, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
 import { inputError } from "../core/errors.js";
 import { hasLongDigitRun, jsonLocator, parseJson } from "../core/json.js";
 
@@ -224,6 +224,32 @@ export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
   const ext = extOf(d, unknown, ctx.layout, more);
   if (ext) out.ext = ext;
   return out as unknown as AgentMessage;
+}
+
+// ---- lint view (the canonical fields the generic lints read, without building the checkpoint) -----------
+
+/** `messageToCanonical(m, d)` reduced to role, timestamp, assistant content, tool result id and usage. */
+export function messageLintView(m: Obj, d: Dialect): LintMessage {
+  if (!isLlmMessage(m)) {
+    if (m.role === "system" && m.kind === SYSTEM_KIND && isObj(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return { role: "system" };
+    return { role: typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system" ? "extension" : m.role };
+  }
+  const role = m.role as string;
+  if (role === "assistant") return { role, timestamp: m.timestamp, content: m.content, usage: isObj(m.usage) ? usageLintView(m.usage, d) : m.usage };
+  if (role === "toolResult") return { role, timestamp: m.timestamp, toolCallId: m.toolCallId };
+  return { role, timestamp: m.timestamp };
+}
+
+/** `usageToCanonical` without the layout and unknown-key bookkeeping. */
+function usageLintView(u: Obj, d: Dialect): Obj {
+  const out: Obj = { input: u.input, output: u.output };
+  if (d.format === "phi-core" && "reasoning" in u) out.reasoning = u.reasoning;
+  for (const camel in USAGE_ALIASES) {
+    const snake = USAGE_ALIASES[camel]!;
+    const key = d.format === "phi-core" || snake in u ? snake : camel;
+    if (key in u) out[camel] = u[key];
+  }
+  return out;
 }
 
 // ---- canonical → native ------------------------------------------------------------------------------

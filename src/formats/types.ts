@@ -80,12 +80,35 @@ export interface FormatAdapter<Native = unknown> {
    * schema cannot express (severity "error"). Pointers into the native value; file = doc.name (or member file).
    */
   lint?(native: Native, doc: SourceDoc): Issue[];
+  /**
+   * Optional, for speed: what the generic canonical lints (core/lint.ts `canonicalLint`) read of
+   * `toCanonical(native, doc)` — thread id, interrupt, and per message role, timestamp, assistant content, tool
+   * result id, assistant usage — without building the whole checkpoint. Must agree with `toCanonical` on those
+   * fields (test/validate-engine.test.ts compares the two on every fixture). Without it, `toCanonical` is used.
+   */
+  lintView?(native: Native, doc: SourceDoc): LintView;
   /** Pointer into the native value of each canonical message, in `toCanonical(native).messages` order. */
   messagePointers(native: Native): string[];
   /** Non-JSON formats (org, JSONL): where a pointer into the parsed value is in the source text. JSON formats omit it. */
   locate?(native: Native, pointer: string, doc: SourceDoc): { file: string; line: number; column: number } | undefined;
   /** Native → file text(s), exactly as the system writes them. */
   serialize(native: Native, options?: { version?: string }): SerializedDoc;
+}
+
+/** The fields of a canonical checkpoint the generic lints read (see FormatAdapter.lintView). */
+export interface LintView {
+  threadId: string;
+  interrupt?: unknown;
+  messages: readonly LintMessage[];
+}
+
+/** The fields of a canonical message the generic lints read: `content` of assistants, `usage` in canonical names. */
+export interface LintMessage {
+  role?: unknown;
+  timestamp?: unknown;
+  content?: unknown;
+  toolCallId?: unknown;
+  usage?: unknown;
 }
 
 /** A single text, or several files (amacs folder: "agent-chat.org", "scratchpad.org"). */

@@ -8,7 +8,7 @@ import { stringifyJson } from "../core/json.js";
 import { usageError } from "../core/errors.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
-  YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageToCanonical, messageToNative,
+  YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
   parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, stemOf, type WriteCtx,
 } from "./rust-common.js";
 
@@ -87,6 +87,7 @@ export const yoagentAdapter: FormatAdapter<Native> = {
     return yoagentMessagesFromCanonical(cp, options);
   },
   lint: (native, doc) => messageArrayLint(native, YOAGENT, issueMaker(doc), doc.text),
+  lintView: (native, doc) => ({ threadId: stemOf(doc.name), messages: native.map((m) => messageLintView(m, YOAGENT)) }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   /** `serde_json::to_string`: compact, no trailing newline; keys already in serde's order. */
   serialize: (native) => ({ text: stringifyJson(native) }),

@@ -147,7 +147,7 @@ export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[];
   if (need.any) issues.push(...nativeLint(native, a.name, make));
   let threadId: string | undefined;
   if (!issues.some((i) => i.severity === "error" && i.rule.startsWith("schema/"))) {
-    const cp = a.toCanonical(native, doc);
+    const cp = a.lintView ? a.lintView(native, doc) : a.toCanonical(native, doc);
     threadId = cp.threadId;
     issues.push(...canonicalLint(cp, a.messagePointers(native), native, make));
   }
