@@ -10,6 +10,9 @@ import { fileSaverLint, fileSaverStem, nativeLint } from "../src/core/lint.js";
 import { parseJson } from "../src/core/json.js";
 import { validateDocument } from "../src/schema/document.js";
 import type { Issue } from "../src/formats/types.js";
+import { adapters } from "../src/formats/index.js";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const cp = (messages: unknown[]) => ({ schemaVersion: 1, threadId: "t", step: 1, messages, state: {} });
 const brief = (is: Issue[]) => is.map((i) => `${i.rule} ${i.pointer} ${i.message}`);
@@ -106,4 +109,64 @@ describe("FileSaver thread ids", () => {
     ]);
     expect(out[0]!.message).toContain("both sanitize to 'user_1.json'");
   });
+});
+
+describe("adapters' lintView agrees with toCanonical", () => {
+  // canonicalLint reads these fields; an adapter's lintView must give exactly what toCanonical gives for them
+  const project = (cp: { threadId: string; interrupt?: unknown; messages: readonly unknown[] }) => ({
+    threadId: cp.threadId,
+    interrupt: Boolean(cp.interrupt),
+    messages: cp.messages.map((x) => {
+      const m = x as Record<string, unknown>;
+      const content = m.role === "assistant" && Array.isArray(m.content)
+        ? m.content.map((c: Record<string, unknown>) => (c.type === "toolCall" ? { type: c.type, id: c.id } : { type: c.type }))
+        : undefined;
+      return { role: m.role, timestamp: m.timestamp, content, toolCallId: m.role === "toolResult" ? m.toolCallId : undefined, usage: m.role === "assistant" ? m.usage : undefined };
+    }),
+  });
+  const FIX = join(import.meta.dirname, "..", "fixtures");
+  const texts: Array<[string, string]> = [];
+  for (const f of ["yoagent", "phi-core"]) {
+    for (const kind of ["valid", "warn", "invalid"]) {
+      const dir = join(FIX, f, kind);
+      if (!existsSync(dir)) continue;
+      for (const n of readdirSync(dir)) if (!n.endsWith(".expect.json")) texts.push([`${f}/${kind}/${n}`, readFileSync(join(dir, n), "utf8")]);
+    }
+  }
+  // plus every message shape at once: extension and system-kind messages, snake/camel usage, reasoning, no usage
+  texts.push(["mixed.json", JSON.stringify([
+    { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+    { role: "assistant", content: [{ type: "toolCall", id: "a", name: "n", arguments: {} }, { type: "thinking", thinking: "t" }], stopReason: "toolUse", model: "m", provider: "p", usage: { input: 1, output: 2, cache_read: 3, cacheWrite: 4, totalTokens: 10, reasoning: 5 }, timestamp: 2 },
+    { role: "toolResult", toolCallId: "a", toolName: "n", content: [], isError: false, timestamp: 3 },
+    { role: "assistant", content: [], stopReason: "stop", model: "m", provider: "p", usage: null, timestamp: 4 },
+    { role: "system", kind: "ckpt.system", data: { content: [{ type: "text", text: "s" }] } },
+    { role: "system", kind: "x", data: 1 },
+    { role: "user", kind: "k", data: 2 },
+    { role: "custom", kind: "k", data: 3, timestamp: 9 },
+    { role: 7, kind: "k", data: 3 },
+  ])]);
+  for (const name of ["yoagent", "phi-core"] as const) {
+    const a = adapters[name];
+    test(`${name}: ${texts.length} documents`, () => {
+      let compared = 0;
+      for (const [file, text] of texts) {
+        const doc = { name: file, text };
+        let native: unknown;
+        try {
+          native = a.parse(doc);
+        } catch {
+          continue; // not a message array
+        }
+        let cp;
+        try {
+          cp = a.toCanonical(native, doc);
+        } catch {
+          continue; // toCanonical needs schema-valid input; canonicalLint only runs on such
+        }
+        expect(project(a.lintView!(native, doc)), file).toEqual(project(cp));
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(10);
+    });
+  }
 });
