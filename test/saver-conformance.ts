@@ -142,6 +142,7 @@ export function saverConformance(t: ConformanceTarget): void {
         { namespace: "lm-a", threadId: "x1", text: doc("x1", 1) },
         { namespace: "lm-a", threadId: "x2", text: doc("x2", 2) },
         { namespace: "lm-b", threadId: "x1", text: doc("x1", 3) },
+        { namespace: "lm-b", threadId: 'q"uote\\back 😀', text: doc('q"uote\\back 😀', 4) },
       ]);
       const got = await s.loadMany([
         { namespace: "lm-a", threadId: "x2" },
@@ -152,6 +153,7 @@ export function saverConformance(t: ConformanceTarget): void {
       ]);
       expect(got.map(same)).toEqual([same(doc("x2", 2)), same(doc("x1", 3)), undefined, undefined, same(doc("x1", 1))]);
       expect(await s.loadMany([])).toEqual([]);
+      expect((await s.loadMany([{ namespace: "lm-b", threadId: 'q"uote\\back 😀' }])).map(same)).toEqual([same(doc('q"uote\\back 😀', 4))]);
       // what loadMany returns is what load returns
       expect(got[0]).toBe(await s.load("x2", "lm-a"));
     });

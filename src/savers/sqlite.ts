@@ -72,6 +72,7 @@ export async function createSqliteSaver(path: string, uri: string, defaultNamesp
     page: db.prepare(
       "SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?",
     ),
+    loadIn: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id IN (SELECT value FROM json_each(?))"),
     count: db.prepare("SELECT count(*) FROM ckpt_checkpoints WHERE namespace = ?").pluck(),
     scan: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
     namespaces: db.prepare("SELECT DISTINCT namespace FROM ckpt_checkpoints ORDER BY namespace").pluck(),
@@ -83,8 +84,25 @@ export async function createSqliteSaver(path: string, uri: string, defaultNamesp
       throw storeError("sqlite-io", `${what}: ${(e as Error).message}`, { file: path });
     }
   };
-  // One read transaction for a batch of point lookups (a consistent snapshot, one lock).
-  const readMany = db.transaction((keys: RecordKey[]) => keys.map((k) => q.load.get(k.namespace, k.threadId) as string | undefined));
+  // A batch of lookups: one statement per namespace and 500 ids (the ids passed as one JSON array), inside one read
+  // transaction (a consistent snapshot). Several times faster than a statement per id when most ids are missing.
+  const readMany = db.transaction((keys: RecordKey[]) => {
+    const found = new Map<string, string>();
+    const byNs = new Map<string, string[]>();
+    for (const k of keys) {
+      const ids = byNs.get(k.namespace);
+      if (ids) ids.push(k.threadId);
+      else byNs.set(k.namespace, [k.threadId]);
+    }
+    for (const [ns, ids] of byNs) {
+      for (let i = 0; i < ids.length; i += 500) {
+        for (const r of q.loadIn.all(ns, JSON.stringify(ids.slice(i, i + 500))) as Array<{ thread_id: string; doc: string }>) {
+          found.set(`${ns}\u0000${r.thread_id}`, r.doc);
+        }
+      }
+    }
+    return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
+  });
   const saveTx = db.transaction((records: SaverRecord[]) => {
     const now = new Date().toISOString();
     for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
