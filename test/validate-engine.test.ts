@@ -85,6 +85,21 @@ describe("integer lints", () => {
     expect(r.valid).toBe(false);
     expect(brief(r.issues)).toEqual(["lint/integer-out-of-range /0/timestamp integer 18446744073709551616 is outside the 64-bit range: serde rejects it"]);
   });
+  test("a 16-digit run that is no unsafe integer (a safe id, digits in a string) finds nothing", () => {
+    const r = validateDocument({ name: "s.json", text: '[{"role":"user","content":[{"type":"text","text":"12345678901234567890"}],"timestamp":1234567890123456}]' }, { format: "yoagent" });
+    expect(r.issues).toEqual([]);
+  });
+});
+
+describe("prototype keys", () => {
+  const rules = (text: string) => validateDocument({ name: "p.json", text }, { format: "yoagent" }).issues.map((i) => `${i.rule} ${i.pointer}`);
+  test("spelled out", () => {
+    expect(rules('[{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":1,"__proto__":{}}]')).toEqual(["lint/prototype-key /0/__proto__"]);
+  });
+  test("written with \\u escapes (the same keys to JSON.parse), nested", () => {
+    const text = '[{"role":"user","content":[{"type":"text","text":"\\u00e9"}],"timestamp":2,"x":{"\\u005f_proto__":1,"constructo\\u0072":2}}]';
+    expect(rules(text)).toEqual(["lint/prototype-key /0/x/__proto__", "lint/prototype-key /0/x/constructor"]);
+  });
 });
 
 describe("FileSaver thread ids", () => {

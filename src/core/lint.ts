@@ -153,14 +153,17 @@ export function hasBigInt(v: unknown): boolean {
   return false;
 }
 
+/** A prototype key spelled out (one regex: irregexp skips ahead on it, faster than two `includes`). */
+const PROTO_KEY = /"(?:__proto__|constructor)"/;
+
 /**
- * Whether `nativeLint` can find anything: the value holds a bigint, or the text (when given) has a
- * `__proto__` / `constructor` key.
+ * Whether `nativeLint` can find anything: the value holds a bigint, or the text (when given) may have a
+ * `__proto__` / `constructor` key — spelled out, or with a `\u00XX` escape in it (`"\u005f_proto__"` is the same key).
  */
 export function mayNeedNativeLint(native: unknown, text: string | undefined): { bigint: boolean; any: boolean } {
   // a value parsed from a text without a run of 16+ digits holds no bigint: skip the walk
   const bigint = (text === undefined || hasLongDigitRun(text)) && hasBigInt(native);
-  return { bigint, any: bigint || text === undefined || text.includes('"__proto__"') || text.includes('"constructor"') };
+  return { bigint, any: bigint || text === undefined || PROTO_KEY.test(text) || text.includes("\\u00") };
 }
 
 /** deep-agent FileSaver's file stem for a thread id. */
