@@ -69,23 +69,34 @@ export function stripLayout(cp: unknown): unknown {
     let copy: unknown[] | undefined;
     for (let i = 0; i < ms.length; i++) {
       const m = ms[i];
-      if (!isObject(m)) continue;
-      let x = withoutLayout(m);
-      const content = m.content;
-      if (Array.isArray(content)) {
-        let cc: unknown[] | undefined;
-        for (let k = 0; k < content.length; k++) {
-          const b = content[k];
-          const y = isObject(b) ? withoutLayout(b) : b;
-          if (y !== b) (cc ??= content.slice())[k] = y;
-        }
-        if (cc) x = { ...x, content: cc };
-      }
+      const x = stripMessage(m);
       if (x !== m) (copy ??= ms.slice())[i] = x;
     }
     if (copy) out = { ...out, messages: copy };
   }
   return out;
+}
+
+/** The checkpoint-level part of `stripLayout`: its own `ext.<format>._layout` only; messages are left as they are. */
+export function stripTopLayout(cp: unknown): unknown {
+  return isObject(cp) ? withoutLayout(cp) : cp;
+}
+
+/** One message without presentation records (its own and its content blocks'); `m` itself when it has none. */
+export function stripMessage<T>(m: T): T {
+  if (!isObject(m)) return m;
+  let x = withoutLayout(m);
+  const content = m.content;
+  if (Array.isArray(content)) {
+    let cc: unknown[] | undefined;
+    for (let k = 0; k < content.length; k++) {
+      const b = content[k];
+      const y = isObject(b) ? withoutLayout(b) : b;
+      if (y !== b) (cc ??= content.slice())[k] = y;
+    }
+    if (cc) x = { ...x, content: cc };
+  }
+  return x as T;
 }
 
 /** `o` without `ext.<format>._layout` (and without `ext` when that empties it); `o` itself when there is none. */

@@ -4,7 +4,7 @@
  */
 import type { AgentMessage, Checkpoint } from "../../generated/types.js";
 import { fieldChanges } from "./fields.js";
-import { compileIgnore, prune, stripLayout, VOLATILE_GLOBS } from "./ignore.js";
+import { compileIgnore, prune, stripLayout, stripTopLayout, VOLATILE_GLOBS } from "./ignore.js";
 import { diffMessages } from "./messages.js";
 import { fieldOps, messagesPatch, type PatchOp } from "./patch.js";
 import { isObject } from "./stable.js";
@@ -38,6 +38,15 @@ export interface DiffOutput extends DiffResult {
  * are left out too, since they necessarily differ.
  */
 export function comparable(a: Checkpoint, b: Checkpoint, options: DiffOptions = {}): { a: Checkpoint; b: Checkpoint; notes: string[] } {
+  const p = prepare(a, b, options);
+  return { a: stripLayout(p.a) as Checkpoint, b: stripLayout(p.b) as Checkpoint, notes: p.notes };
+}
+
+/**
+ * `comparable` except for the messages, which keep their presentation records: `diffMessages` leaves those out
+ * itself, copying only the messages that differ. Without ignore rules (and with one format) nothing is copied.
+ */
+function prepare(a: Checkpoint, b: Checkpoint, options: DiffOptions): { a: Checkpoint; b: Checkpoint; notes: string[] } {
   const globs = [...(options.ignore ?? [])];
   const notes: string[] = [];
   const internal: string[] = [];
@@ -51,12 +60,12 @@ export function comparable(a: Checkpoint, b: Checkpoint, options: DiffOptions = 
   const m = compileIgnore([...globs, ...internal]);
   const pa = m ? prune(a, m) : a;
   const pb = m ? prune(b, m) : b;
-  return { a: stripLayout(pa) as Checkpoint, b: stripLayout(pb) as Checkpoint, notes };
+  return { a: stripTopLayout(pa) as Checkpoint, b: stripTopLayout(pb) as Checkpoint, notes };
 }
 
 /** Compare two canonical checkpoints. */
 export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOptions = {}): DiffOutput {
-  const { a, b, notes } = comparable(a0, b0, options);
+  const { a, b, notes } = prepare(a0, b0, options);
   const ma: AgentMessage[] = Array.isArray(a.messages) ? a.messages : [];
   const mb: AgentMessage[] = Array.isArray(b.messages) ? b.messages : [];
   const plan = diffMessages(ma, mb);
@@ -91,7 +100,7 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
     notes,
   };
   if (options.patch) {
-    const ops = messagesPatch(ma, mb, plan.sourceOf, plan.movedB);
+    const ops = messagesPatch(ma.length, mb.length, plan.at, plan.bt, plan.sourceOf, plan.movedB, plan.same);
     if (a.state !== undefined && b.state !== undefined) fieldOps(fieldChanges(a.state, b.state, "/state"), ops);
     fieldOps(top, ops);
     out.patch = ops;

@@ -3,8 +3,10 @@
  */
 import type { AgentMessage, Content } from "../../generated/types.js";
 import { align, alignBy, allAnchors, type Alignment } from "./align.js";
+import { messageEqual } from "./equal.js";
 import { fieldChanges, type FieldChange } from "./fields.js";
-import { isObject, jsonEqual, stableJson } from "./stable.js";
+import { stripMessage } from "./ignore.js";
+import { isObject, stableJson } from "./stable.js";
 import { textDiff } from "./text.js";
 import type { BlockChange, MessageChange } from "./types.js";
 
@@ -18,6 +20,11 @@ export interface MessagePlan {
   /** length of the common prefix and suffix (identical messages) */
   pre: number;
   suf: number;
+  /** same[j] = 1 when b's message j has a source in a and is identical to it */
+  same: Uint8Array;
+  /** the compared form of a's message i / b's message j (presentation records left out), made on demand */
+  at: (i: number) => AgentMessage;
+  bt: (j: number) => AgentMessage;
 }
 
 /**
@@ -129,33 +136,75 @@ function sameKind(a: AgentMessage, b: AgentMessage): boolean {
   return true;
 }
 
-/** Compare two message lists: prefix/suffix trimmed by structural equality, the middle aligned by identity key. */
+/**
+ * Compare two message lists: prefix/suffix trimmed by structural equality, the middle aligned by identity key.
+ * The messages may still carry adapters' presentation records (`ext.<format>._layout`): they are left out of the
+ * comparison, but only messages that differ as given are copied without them (`at`/`bt`) — the common, unchanged
+ * run of a long history is compared in place, never copied, keyed or serialized.
+ */
 export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[]): MessagePlan {
-  const eq = (i: number, j: number) => jsonEqual(a[i], b[j]);
+  const strippedA = new Map<number, AgentMessage>();
+  const strippedB = new Map<number, AgentMessage>();
+  const at = (i: number): AgentMessage => {
+    let x = strippedA.get(i);
+    if (x === undefined) strippedA.set(i, (x = stripMessage(a[i]!)));
+    return x;
+  };
+  const bt = (j: number): AgentMessage => {
+    let y = strippedB.get(j);
+    if (y === undefined) strippedB.set(j, (y = stripMessage(b[j]!)));
+    return y;
+  };
+  const eq = (i: number, j: number): boolean => {
+    const x = a[i];
+    const y = b[j];
+    if (messageEqual(x, y)) return true;
+    // unequal as given: equal once presentation records are left out?
+    const x2 = at(i);
+    const y2 = bt(j);
+    return (x2 !== x || y2 !== y) && messageEqual(x2, y2);
+  };
+  // identity keys are not affected by presentation records: computed on the messages as given
   const al = align(a.length, b.length, eq, (i) => messageKey(a[i]!), (j) => messageKey(b[j]!));
   const edits = pairEdits(al, (i, j) => sameKind(a[i]!, b[j]!));
 
   const sourceOf = new Int32Array(b.length).fill(-1);
-  for (let j = 0; j < al.pre; j++) sourceOf[j] = j;
-  for (let s = 1; s <= al.suf; s++) sourceOf[b.length - s] = a.length - s;
+  const same = new Uint8Array(b.length);
+  for (let j = 0; j < al.pre; j++) {
+    sourceOf[j] = j;
+    same[j] = 1;
+  }
+  for (let s = 1; s <= al.suf; s++) {
+    sourceOf[b.length - s] = a.length - s;
+    same[b.length - s] = 1;
+  }
   const anchors = al.anchors;
   for (let t = 0; t < anchors.length; t++) sourceOf[anchors[t]![1]] = anchors[t]![0];
   for (const [i, j] of al.moved) sourceOf[j] = i;
   for (const [i, j] of edits) sourceOf[j] = i;
 
   const changes: Array<{ pos: number; c: MessageChange }> = [];
-  const detail = (i: number, j: number, op: MessageChange["op"]): MessageChange => {
+  /** the record of a matched pair, or undefined when it is identical and in order */
+  const pair = (i: number, j: number, op: "edited" | "moved"): MessageChange | undefined => {
+    const equal = eq(i, j);
+    if (equal) {
+      same[j] = 1;
+      if (op === "edited") return undefined;
+    }
     const c: MessageChange = { kind: "message", op, role: b[j]!.role, a: i, b: j, preview: preview(b[j]!) };
-    if (!eq(i, j)) Object.assign(c, messageDetail(a[i]!, b[j]!, j));
+    if (!equal) Object.assign(c, messageDetail(at(i), bt(j), j));
     return c;
   };
   for (let t = 0; t < anchors.length; t++) {
-    const i = anchors[t]![0];
     const j = anchors[t]![1];
-    if (!eq(i, j)) changes.push({ pos: j, c: detail(i, j, "edited") });
+    const c = pair(anchors[t]![0], j, "edited");
+    if (c) changes.push({ pos: j, c });
   }
-  for (const [i, j] of edits) if (!eq(i, j)) changes.push({ pos: j, c: detail(i, j, "edited") });
-  for (const [i, j] of al.moved) changes.push({ pos: j, c: detail(i, j, "moved") });
+  for (const [i, j] of edits) {
+    const c = pair(i, j, "edited");
+    if (c) changes.push({ pos: j, c });
+  }
+  for (const [i, j] of al.moved) changes.push({ pos: j, c: pair(i, j, "moved")! });
 
   let lastKept = -1;
   for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j]! >= 0) { lastKept = j; break; }
@@ -174,7 +223,7 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
     changes.push({ pos: j, c: { kind: "message", op: j > lastKept ? "appended" : "inserted", role: b[j]!.role, b: j, preview: preview(b[j]!) } });
   }
   changes.sort((x, y) => x.pos - y.pos);
-  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])), pre: al.pre, suf: al.suf };
+  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])), pre: al.pre, suf: al.suf, same, at, bt };
 }
 
 /** Block-level and field-level detail of an edited message (pointers relative to b's message j). */

@@ -23,20 +23,29 @@ export function fieldOps(changes: readonly FieldChange[], out: PatchOp[] = []): 
 }
 
 /**
- * The patch turning message list `a` into `b`, given for each b index its source index in a (−1 = new) and the
- * set of b indices whose message moved (out of order with the rest). Three passes: remove what is gone (from the
- * end), move each moved message to just after its predecessor in b (one `move` each), add the new ones in b
- * order; then field-level edits of the kept messages that changed.
+ * The patch turning message list `a` (length `n`, compared forms `at(i)`) into `b` (length `m`, `bt(j)`), given for
+ * each b index its source index in a (−1 = new), the set of b indices whose message moved (out of order with the
+ * rest) and which b messages are identical to their source (`same`, optional: those need no field-level walk).
+ * Three passes: remove what is gone (from the end), move each moved message to just after its predecessor in b
+ * (one `move` each), add the new ones in b order; then field-level edits of the kept messages that changed.
  */
-export function messagesPatch(a: readonly AgentMessage[], b: readonly AgentMessage[], sourceOf: Int32Array, movedB: ReadonlySet<number>): PatchOp[] {
+export function messagesPatch(
+  n: number,
+  m: number,
+  at: (i: number) => AgentMessage,
+  bt: (j: number) => AgentMessage,
+  sourceOf: Int32Array,
+  movedB: ReadonlySet<number>,
+  same?: Uint8Array,
+): PatchOp[] {
   const ops: PatchOp[] = [];
-  const kept = new Uint8Array(a.length);
-  for (let j = 0; j < b.length; j++) if (sourceOf[j]! >= 0) kept[sourceOf[j]!] = 1;
-  for (let i = a.length - 1; i >= 0; i--) if (!kept[i]) ops.push({ op: "remove", path: `/messages/${i}` });
+  const kept = new Uint8Array(n);
+  for (let j = 0; j < m; j++) if (sourceOf[j]! >= 0) kept[sourceOf[j]!] = 1;
+  for (let i = n - 1; i >= 0; i--) if (!kept[i]) ops.push({ op: "remove", path: `/messages/${i}` });
   const cur: number[] = [];
-  for (let i = 0; i < a.length; i++) if (kept[i]) cur.push(i);
+  for (let i = 0; i < n; i++) if (kept[i]) cur.push(i);
   let pred = -1; // source index of the previous kept message in b order
-  for (let j = 0; j < b.length; j++) {
+  for (let j = 0; j < m; j++) {
     const src = sourceOf[j]!;
     if (src < 0) continue;
     if (movedB.has(j)) {
@@ -48,14 +57,17 @@ export function messagesPatch(a: readonly AgentMessage[], b: readonly AgentMessa
     }
     pred = src;
   }
-  for (let j = 0; j < b.length; j++) {
+  for (let j = 0; j < m; j++) {
     if (sourceOf[j]! >= 0) continue;
-    ops.push({ op: "add", path: j === cur.length ? "/messages/-" : `/messages/${j}`, value: b[j] });
+    ops.push({ op: "add", path: j === cur.length ? "/messages/-" : `/messages/${j}`, value: bt(j) });
     cur.splice(j, 0, -1);
   }
-  for (let j = 0; j < b.length; j++) {
+  for (let j = 0; j < m; j++) {
     const src = sourceOf[j]!;
-    if (src >= 0 && a[src] !== b[j]) fieldOps(fieldChanges(a[src], b[j], `/messages/${j}`), ops);
+    if (src < 0 || (same && same[j])) continue;
+    const x = at(src);
+    const y = bt(j);
+    if (x !== y) fieldOps(fieldChanges(x, y, `/messages/${j}`), ops);
   }
   return ops;
 }
