@@ -104,6 +104,28 @@ describe("ckpt migrate", () => {
     await s.close();
   });
 
+  it("?namespace= on the target URI is where records land, on the source URI what is copied; the flags win", async () => {
+    const work = mkdtempSync(join(tmpdir(), "ckpt-mig-ns-"));
+    const db = join(work, "c.db");
+    const seed = await openSaver(`sqlite:${db}`);
+    await seed.save("a", JSON.stringify({ ...parseJson(readFileSync(join(samples, "user_42_session_1.json"), "utf8")) as object, threadId: "a" }), "team-a");
+    await seed.save("b", JSON.stringify({ ...parseJson(readFileSync(join(samples, "user_42_session_1.json"), "utf8")) as object, threadId: "b" }), "team-b");
+    await seed.close();
+    const mem = `memory:ns-${run}`;
+    const t = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `sqlite:${db}?namespace=team-a`, "--to", `${mem}?namespace=prod`, "-q"], t), t.err()).toBe(0);
+    expect(t.out()).toMatch(/read 1, written 1/);
+    const m = await openSaver(mem);
+    expect(await m.namespaces()).toEqual(["prod"]);
+    expect(await m.exists("a", "prod")).toBe(true);
+    // --to-namespace wins over the target's ?namespace=; --namespace over the source's
+    const t2 = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `sqlite:${db}?namespace=team-a`, "--namespace", "team-b", "--to", `${mem}?namespace=prod`, "--to-namespace", "staging", "-q"], t2), t2.err()).toBe(0);
+    expect(await m.exists("b", "staging")).toBe(true);
+    expect(await m.exists("b", "prod")).toBe(false);
+    await m.close();
+  });
+
   it("bad records go to --reject-file and the run ends with exit 5; --strict stops at the first", async () => {
     const src = makeSource(4);
     writeFileSync(join(src, "broken.json"), '{"threadId": "broken", "step": 1, "messages": [');

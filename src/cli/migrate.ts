@@ -134,7 +134,10 @@ export const migrateCommand: CommandDef = {
     if (args.toFormat !== undefined && !isFormatName(args.toFormat)) throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
     if (args.toFormat === "amacs") throw usageError("--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert");
     if (!Number.isInteger(args.batchSize) || args.batchSize < 1) throw usageError("--batch-size must be a positive integer");
-    const { openSaver, redact } = await import("../savers/index.js");
+    const { openSaver, redact, parseSaverUri } = await import("../savers/index.js");
+    // A ?namespace= on the source picks what to copy, and on the target where to write, unless the flags say otherwise.
+    const fromNamespace = parseSaverUri(args.from, io.env).params.get("namespace") ?? undefined;
+    const toNamespace = args.toNamespace ?? parseSaverUri(args.to, io.env).params.get("namespace") ?? undefined;
     const from = redact(args.from);
     const to = redact(args.to);
     const source = await openSaver(args.from, { env: io.env });
@@ -153,8 +156,8 @@ export const migrateCommand: CommandDef = {
     let summary: MigrateSummary;
     try {
       summary = await migrate(source, target, {
-        namespaces: args.namespace,
-        toNamespace: args.toNamespace,
+        namespaces: args.namespace ?? (fromNamespace !== undefined ? [fromNamespace] : undefined),
+        toNamespace,
         toFormat: args.toFormat as FormatName | undefined,
         allowLossy: args.allowLossy,
         dryRun: args.dryRun,
