@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
+import { quickValidateArgs, validateCommand } from "../src/cli/validate.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -243,5 +244,54 @@ describe("output control", () => {
     const p = write("color.json", checkpoint([{ role: "usr", content: [] }]));
     expect((await run(["validate", p], { env: { NO_COLOR: "1" } })).out).not.toContain("\u001b[");
     expect((await run(["validate", p], { env: { FORCE_COLOR: "1" } })).out).toContain("\u001b[31merror\u001b[39m");
+  });
+});
+
+describe("plain validate command lines skip yargs with the same arguments", () => {
+  /** the arguments yargs hands to the validate command for `ckpt validate …argv` */
+  async function viaYargs(argv: string[]) {
+    const { default: yargs } = await import("yargs");
+    let got: Record<string, unknown> | undefined;
+    let failed: string | undefined;
+    await yargs(["validate", ...argv])
+      .strict()
+      .exitProcess(false)
+      .fail((msg) => {
+        failed = msg;
+      })
+      .command(validateCommand.command, validateCommand.describe, validateCommand.builder, (a) => {
+        got = a;
+      })
+      .parseAsync();
+    if (failed !== undefined || !got) return undefined;
+    return { inputs: got.inputs, format: got.format, strict: got.strict, maxErrors: got.maxErrors, quiet: got.quiet, reporter: got.reporter, json: got.json };
+  }
+  const accepted = [
+    ["a.json"],
+    ["a.json", "b.json", "dir/", "**/*.json"],
+    ["a.json", "--strict"],
+    ["--json", "a.json", "-q"],
+    ["--quiet", "--format", "yoagent", "a.json"],
+    ["-f", "phi-core", "a.json", "--max-errors", "3"],
+    ["--max-errors", "0", "a.json"],
+    ["5", "true", "0x10", "1e3", "null", "a.b.json"],
+    ["sqlite:x.db#t1", "file:./f.json", "a b.json"],
+  ];
+  for (const argv of accepted) {
+    test(argv.join(" "), async () => {
+      const quick = quickValidateArgs(argv);
+      expect(quick).toBeDefined();
+      expect({ ...quick, reporter: undefined }).toEqual(await viaYargs(argv));
+    });
+  }
+  const left = [[], ["-"], ["a.json", "-r", "json"], ["a.json", "--reporter=json"], ["--format=yoagent", "a.json"], ["--format", "nope", "a.json"], ["a.json", "--strict", "--strict"], ["--no-strict", "a.json"], ["--help"], ["a.json", "--max-errors", "x"], ["a.json", "--"], ["-qf", "yoagent", "a.json"], ["--maxErrors", "2", "a.json"], ["a.json", "--format"]];
+  for (const argv of left) test(`left to yargs: ${argv.join(" ") || "(nothing)"}`, () => expect(quickValidateArgs(argv)).toBeUndefined());
+  test("through main(): the same output as before for a plain line, usage errors still from yargs", async () => {
+    const ok = await run(["validate", "fixtures/yoagent/valid/save_messages.v0.18.json"]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toBe("fixtures/yoagent/valid/save_messages.v0.18.json: ok yoagent >=0.13\n1 file, 1 valid, 0 invalid: 0 errors, 0 warnings\n");
+    const bad = await run(["validate", "--format", "nope", "x.json"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/Invalid values|Choices/);
   });
 });

@@ -2,7 +2,6 @@
  * CLI entry: wires the commands into yargs, runs the chosen one and maps failures to the documented exit codes.
  * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
  */
-import yargs from "yargs";
 import { CkptError, ExitCode } from "../core/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import type { CommandDef } from "./command.js";
@@ -29,7 +28,25 @@ export async function loadCommands(argv: readonly string[]): Promise<CommandDef[
   return Promise.all((hit ? [hit] : commands).map((c) => c.load()));
 }
 
+/**
+ * `ckpt validate` with plain arguments runs without loading yargs (cold start); every other command line,
+ * including help and anything unusual, goes through yargs. Undefined: not such a command line.
+ */
+async function quickValidate(argv: readonly string[], io: CliIO): Promise<number | undefined> {
+  if (argv[0] !== "validate") return undefined;
+  try {
+    const { quickValidateArgs, validateCommand } = await import("./validate.js");
+    const args = quickValidateArgs(argv.slice(1));
+    return args ? await validateCommand.run(args, io) : undefined;
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const quick = await quickValidate(argv, io);
+  if (quick !== undefined) return quick;
+  const { default: yargs } = await import("yargs");
   let pending: Promise<number> | undefined;
   let usageFailure: string | undefined;
   const parser = yargs(argv)

@@ -19,7 +19,7 @@ import { expandInputs, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 
-interface ValidateArgs {
+export interface ValidateArgs {
   inputs: string[];
   format?: string;
   strict: boolean;
@@ -141,6 +141,42 @@ async function writeAtomic(path: string, text: string): Promise<void> {
     await rm(tmp, { force: true });
     throw new CkptError(ExitCode.INPUT, "write", `cannot write report: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });
   }
+}
+
+/**
+ * The arguments of a plain `ckpt validate …` command line, read without yargs (loading and running yargs is
+ * about half of a one-file validation's start-up time). Only the common, unambiguous forms are read here:
+ * inputs that do not start with '-', `--strict`, `--quiet`/`-q`, `--json`, `--format`/`-f NAME` (a known
+ * format) and `--max-errors N` (digits), each at most once. Anything else — help, `-` (stdin), reporters,
+ * `=` forms, negations, repeats, unknown options, no input — returns undefined and goes through yargs, which
+ * gives the same arguments for every form accepted here (test/validate-cli.test.ts compares the two).
+ */
+export function quickValidateArgs(argv: readonly string[]): ValidateArgs | undefined {
+  const args: ValidateArgs = { inputs: [], strict: false, quiet: false, json: false };
+  const seen = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith("-")) {
+      args.inputs.push(a);
+      continue;
+    }
+    const name = a === "-q" ? "--quiet" : a === "-f" ? "--format" : a;
+    if (seen.has(name)) return undefined;
+    seen.add(name);
+    if (name === "--strict") args.strict = true;
+    else if (name === "--quiet") args.quiet = true;
+    else if (name === "--json") args.json = true;
+    else if (name === "--format") {
+      const v = argv[++i];
+      if (v === undefined || !(FORMAT_NAMES as readonly string[]).includes(v)) return undefined;
+      args.format = v;
+    } else if (name === "--max-errors") {
+      const v = argv[++i];
+      if (v === undefined || !/^[0-9]{1,9}$/.test(v)) return undefined;
+      args.maxErrors = Number(v);
+    } else return undefined;
+  }
+  return args.inputs.length > 0 ? args : undefined;
 }
 
 export const validateCommand: CommandDef = {
