@@ -6,6 +6,9 @@
  * anchors (k-th occurrence with k-th occurrence, again split by an LIS). Pure.
  */
 
+/** What makes two items "the same item": any string or number (compared as Map keys). */
+export type Key = string | number;
+
 /** How the items of two sequences relate. Everything except `pre`/`suf` concerns the middle only. */
 export interface Alignment {
   /** a[0..pre) equals b[0..pre) */
@@ -33,8 +36,8 @@ export function align(
   n: number,
   m: number,
   eq: (i: number, j: number) => boolean,
-  keyA: (i: number) => string,
-  keyB: (j: number) => string,
+  keyA: (i: number) => Key,
+  keyB: (j: number) => Key,
 ): Alignment {
   let pre = 0;
   while (pre < n && pre < m && eq(pre, pre)) pre++;
@@ -42,10 +45,10 @@ export function align(
   while (suf < n - pre && suf < m - pre && eq(n - 1 - suf, m - 1 - suf)) suf++;
 
   // 1. keys that occur exactly once on each side are matched; an LIS over them gives the in-order anchors
-  const keysA: string[] = new Array(Math.max(0, n - suf - pre));
-  const keysB: string[] = new Array(Math.max(0, m - suf - pre));
-  const onceA = new Map<string, number>(); // key → its index, or −1 when repeated
-  const onceB = new Map<string, number>();
+  const keysA: Key[] = new Array(Math.max(0, n - suf - pre));
+  const keysB: Key[] = new Array(Math.max(0, m - suf - pre));
+  const onceA = new Map<Key, number>(); // key → its index, or −1 when repeated
+  const onceB = new Map<Key, number>();
   for (let i = pre; i < n - suf; i++) {
     const k = (keysA[i - pre] = keyA(i));
     onceA.set(k, onceA.has(k) ? -1 : i);
@@ -73,7 +76,7 @@ export function align(
     const [a0, b0] = fence[g]!;
     const [a1, b1] = fence[g + 1]!;
     if (a1 - a0 <= 1 || b1 - b0 <= 1) continue;
-    const queues = new Map<string, number[]>();
+    const queues = new Map<Key, number[]>();
     for (let i = a0 + 1; i < a1; i++) {
       if (usedA[i]) continue;
       const k = keysA[i - pre]!;

@@ -9,13 +9,13 @@ import { diffMessages } from "./messages.js";
 import { fieldOps, messagesPatch, type PatchOp } from "./patch.js";
 import { isObject } from "./stable.js";
 import { diffState } from "./state.js";
-import { summarize, usageTotals } from "./summary.js";
+import { addUsage, summarize, usageTotals } from "./summary.js";
 import type { Change, DiffResult, ModelChange, UsageChange } from "./types.js";
 
 export * from "./types.js";
 export { VOLATILE_GLOBS, compileIgnore, prune } from "./ignore.js";
 export type { PatchOp } from "./patch.js";
-export { align, alignBy, allAnchors, lis, type Alignment } from "./align.js";
+export { align, alignBy, allAnchors, lis, type Alignment, type Key } from "./align.js";
 export { stableJson, jsonEqual } from "./stable.js";
 
 export interface DiffOptions {
@@ -71,10 +71,15 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
   const plan = diffMessages(ma, mb);
   const changes: Change[] = [...plan.changes];
 
-  // the common prefix and suffix add the same usage on both sides: the delta comes from the middle alone
-  const da = usageTotals(ma.slice(plan.pre, ma.length - plan.suf));
-  const db = usageTotals(mb.slice(plan.pre, mb.length - plan.suf));
-  const delta = Object.fromEntries(Object.keys(da).map((k) => [k, db[k as keyof typeof db] - da[k as keyof typeof da]])) as unknown as UsageChange["delta"];
+  // identical messages add the same usage on both sides: the delta comes from the messages that differ alone
+  // (new, removed, or matched but changed), without a pass over the unchanged run of a long history
+  const delta: UsageChange["delta"] = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, reasoning: 0 };
+  for (let j = plan.pre; j < mb.length - plan.suf; j++) {
+    if (plan.same[j]) continue;
+    addUsage(delta, mb[j]!, 1);
+    if (plan.sourceOf[j]! >= 0) addUsage(delta, ma[plan.sourceOf[j]!]!, -1);
+  }
+  for (const i of plan.removed) addUsage(delta, ma[i]!, -1);
   if (Object.values(delta).some((d) => d !== 0)) changes.push({ kind: "usage", before: usageTotals(ma), after: usageTotals(mb), delta });
   for (const field of ["model", "provider"] as const) {
     const x = lastAssistant(ma, field);

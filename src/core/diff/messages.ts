@@ -2,7 +2,7 @@
  * Message-level comparison: identity keys, alignment, edit pairing and block-level detail. Pure.
  */
 import type { AgentMessage, Content } from "../../generated/types.js";
-import { align, alignBy, allAnchors, type Alignment } from "./align.js";
+import { align, alignBy, allAnchors, type Alignment, type Key } from "./align.js";
 import { messageEqual } from "./equal.js";
 import { fieldChanges, type FieldChange } from "./fields.js";
 import { stripMessage } from "./ignore.js";
@@ -20,6 +20,8 @@ export interface MessagePlan {
   /** length of the common prefix and suffix (identical messages) */
   pre: number;
   suf: number;
+  /** indices into a of the messages that have no counterpart in b */
+  removed: number[];
   /** same[j] = 1 when b's message j has a source in a and is identical to it */
   same: Uint8Array;
   /** the compared form of a's message i / b's message j (presentation records left out), made on demand */
@@ -31,12 +33,22 @@ export interface MessagePlan {
  * The identity of a message across saves: a phi-core nodeId, its tool call ids (assistant) or answered call id
  * (tool result), else a content key — role, timestamp and the text of its blocks. A content key is cheap (no
  * serialization of the whole message); two different messages that share one are still compared field by field,
- * so a collision can only make the explanation less minimal, never wrong.
+ * so a collision can only make the explanation less minimal, never wrong. A nodeId that is a safe integer (as a
+ * number, a bigint or a string of digits) is the number itself — no string is built, and 5, 5n and "5" agree; every
+ * other key is a string.
  */
-export function messageKey(m: AgentMessage): string {
+export function messageKey(m: AgentMessage): Key {
   const ext = (m as { ext?: Record<string, unknown> }).ext;
   const phi = ext && isObject(ext["phi-core"]) ? (ext["phi-core"] as Record<string, unknown>) : undefined;
-  if (phi && (typeof phi.nodeId === "number" || typeof phi.nodeId === "bigint" || typeof phi.nodeId === "string")) return `n:${String(phi.nodeId)}`;
+  if (phi) {
+    const id = phi.nodeId;
+    if (typeof id === "number" && Number.isSafeInteger(id)) return id;
+    if (typeof id === "number" || typeof id === "bigint" || typeof id === "string") {
+      const s = String(id);
+      const v = Number(s);
+      return Number.isSafeInteger(v) && String(v) === s ? v : `n:${s}`;
+    }
+  }
   if (m.role === "toolResult" && typeof (m as { toolCallId?: unknown }).toolCallId === "string") return `r:${(m as { toolCallId: string }).toolCallId}`;
   const content = (m as { content?: unknown }).content;
   if (m.role === "assistant" && Array.isArray(content)) {
@@ -211,9 +223,11 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   // a removed message is shown after the b position of the nearest earlier a message that is still in order
   const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
   const orderA = al.removed.length ? Int32Array.from(inOrder, (p) => p[0]) : new Int32Array(0);
-  const removedA = new Set(edits.map((p) => p[0]));
+  const editedA = new Set(edits.map((p) => p[0]));
+  const removed: number[] = [];
   for (const i of al.removed) {
-    if (removedA.has(i)) continue;
+    if (editedA.has(i)) continue;
+    removed.push(i);
     const t = lowerBound(orderA, i);
     const pos = t > 0 ? inOrder[t - 1]![1] + 0.5 : al.pre - 0.5;
     changes.push({ pos, c: { kind: "message", op: "removed", role: a[i]!.role, a: i, preview: preview(a[i]!) } });
@@ -223,7 +237,7 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
     changes.push({ pos: j, c: { kind: "message", op: j > lastKept ? "appended" : "inserted", role: b[j]!.role, b: j, preview: preview(b[j]!) } });
   }
   changes.sort((x, y) => x.pos - y.pos);
-  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])), pre: al.pre, suf: al.suf, same, at, bt };
+  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])), pre: al.pre, suf: al.suf, removed, same, at, bt };
 }
 
 /** Block-level and field-level detail of an edited message (pointers relative to b's message j). */

@@ -42,7 +42,11 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      const w = b[i];
+      if (v !== w && !jsonEqual(v, w)) return false;
+    }
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -50,22 +54,21 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const bo = b as Record<string, unknown>;
   // for-in walks the objects without allocating key arrays; undefined values count as absent
   let na = 0;
-  let undef = false;
   for (const k in ao) {
     const v = ao[k];
-    if (v === undefined) {
-      undef = true;
-      continue;
-    }
+    if (v === undefined) continue;
     na++;
-    if (!jsonEqual(v, bo[k])) return false;
+    const w = bo[k];
+    if (v !== w && !jsonEqual(v, w)) return false;
   }
+  // every defined value of a is in b: equal when b has no other defined value (counting keys alone settles the
+  // usual case, no undefined anywhere)
   let nb = 0;
-  for (const k in bo) {
-    if (bo[k] === undefined) undef = true;
-    else nb++;
-  }
-  return undef ? na === nb : na === nb;
+  for (const _k in bo) nb++;
+  if (nb === na) return true;
+  nb = 0;
+  for (const k in bo) if (bo[k] !== undefined) nb++;
+  return na === nb;
 }
 
 /** Is `v` a plain JSON object (not an array, not null)? */

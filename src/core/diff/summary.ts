@@ -15,19 +15,21 @@ const USAGE_WORDS: Record<keyof UsageTotals, string> = {
 /** Sum of each usage field over the assistant messages. */
 export function usageTotals(ms: readonly AgentMessage[]): UsageTotals {
   const t: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, reasoning: 0 };
-  for (let i = 0; i < ms.length; i++) {
-    const m = ms[i]!;
-    if (m.role !== "assistant") continue;
-    const u = (m as { usage?: Record<string, unknown> }).usage;
-    if (u === undefined || u === null || typeof u !== "object") continue;
-    t.input += num(u.input);
-    t.output += num(u.output);
-    t.cacheRead += num(u.cacheRead);
-    t.cacheWrite += num(u.cacheWrite);
-    t.totalTokens += num(u.totalTokens);
-    t.reasoning += num(u.reasoning);
-  }
+  for (let i = 0; i < ms.length; i++) addUsage(t, ms[i]!, 1);
   return t;
+}
+
+/** Add (sign 1) or subtract (sign −1) the usage of one message (assistant messages only) to `t`. */
+export function addUsage(t: UsageTotals, m: AgentMessage, sign: 1 | -1): void {
+  if (m.role !== "assistant") return;
+  const u = (m as { usage?: Record<string, unknown> }).usage;
+  if (u === undefined || u === null || typeof u !== "object") return;
+  t.input += sign * num(u.input);
+  t.output += sign * num(u.output);
+  t.cacheRead += sign * num(u.cacheRead);
+  t.cacheWrite += sign * num(u.cacheWrite);
+  t.totalTokens += sign * num(u.totalTokens);
+  t.reasoning += sign * num(u.reasoning);
 }
 
 const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0);
