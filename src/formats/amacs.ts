@@ -122,7 +122,13 @@ const isLineBreak = (c: number) => c === 10 || c === 13 || c === 0x2028 || c ===
  * without a regex attempt at every offset (detection runs on every input, most of them large JSON documents).
  */
 function someLineStarts(text: string, prefix: string, rest: (text: string, at: number) => boolean = () => true): boolean {
-  for (let i = text.indexOf(prefix); i !== -1; i = text.indexOf(prefix, i + 1)) {
+  // V8 looks for a pattern's first character first: '#' is common in message text, so "#+TITLE: " is found
+  // by its tail "+TITLE: " and the '#' checked after
+  const skip = prefix.startsWith("#") ? 1 : 0;
+  const tail = prefix.slice(skip);
+  for (let k = text.indexOf(tail, skip); k !== -1; k = text.indexOf(tail, k + 1)) {
+    const i = k - skip;
+    if (skip === 1 && text.charCodeAt(i) !== prefix.charCodeAt(0)) continue;
     if ((i === 0 || isLineBreak(text.charCodeAt(i - 1))) && rest(text, i + prefix.length)) return true;
   }
   return false;
