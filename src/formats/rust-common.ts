@@ -240,12 +240,13 @@ export function messageLintView(m: Obj, d: Dialect): LintMessage {
   return { role, timestamp: m.timestamp };
 }
 
+const USAGE_ALIAS_PAIRS = Object.entries(USAGE_ALIASES);
+
 /** `usageToCanonical` without the layout and unknown-key bookkeeping. */
 function usageLintView(u: Obj, d: Dialect): Obj {
   const out: Obj = { input: u.input, output: u.output };
   if (d.format === "phi-core" && "reasoning" in u) out.reasoning = u.reasoning;
-  for (const camel in USAGE_ALIASES) {
-    const snake = USAGE_ALIASES[camel]!;
+  for (const [camel, snake] of USAGE_ALIAS_PAIRS) {
     const key = d.format === "phi-core" || snake in u ? snake : camel;
     if (key in u) out[camel] = u[key];
   }
@@ -580,14 +581,20 @@ export function issueMaker(doc: SourceDoc, locate?: Locate) {
 
 /** Lints shared by yoagent and phi-core messages: `items` = [pointer, native message] pairs. */
 export function messagesLint(items: Array<[string, unknown]>, d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
+  return messagesLintAt(items.length, (k) => items[k]![1], (k) => items[k]![0], d, make);
+}
+
+/** messagesLint over `n` messages; pointers are built only for findings. */
+function messagesLintAt(n: number, msgAt: (k: number) => unknown, pointerAt: (k: number) => string, d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
   const out: Issue[] = [];
-  for (const [p, m] of items) {
+  for (let k = 0; k < n; k++) {
+    const m = msgAt(k);
     if (!isObj(m)) continue;
     if (LLM_ROLES.has(m.role as string) && "kind" in m && "data" in m) {
-      out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, p,
+      out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, pointerAt(k),
         `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`));
     }
-    if (d.format === "phi-core" && isLlmMessage(m)) out.push(...phiExtrasLint(m, p, make));
+    if (d.format === "phi-core" && isLlmMessage(m)) phiExtrasLint(m, () => pointerAt(k), make, out);
   }
   return out;
 }
@@ -605,34 +612,37 @@ export function unsafeIntegerLint(native: unknown, make: ReturnType<typeof issue
 
 /** All lints of a message-array document (`text`: the source it was parsed from, see unsafeIntegerLint). */
 export function messageArrayLint(msgs: unknown[], d: Dialect, make: ReturnType<typeof issueMaker>, text?: string): Issue[] {
-  return [...messagesLint(msgs.map((m, i) => [`/${i}`, m]), d, make), ...unsafeIntegerLint(msgs, make, text)];
+  return [...messagesLintAt(msgs.length, (k) => msgs[k], (k) => `/${k}`, d, make), ...unsafeIntegerLint(msgs, make, text)];
 }
 
-function phiExtrasLint(m: Obj, p: string, make: ReturnType<typeof issueMaker>): Issue[] {
-  const out: Issue[] = [];
-  const checks: Record<string, (x: unknown) => boolean> = {
-    turnId: (x) => isObj(x) && typeof x.loopId === "string" && isU(x.turnIndex, 2 ** 32 - 1),
-    nodeId: (x) => isU(x),
-    parentId: (x) => isU(x),
-    tags: (x) => Array.isArray(x) && x.every((t) => isObj(t) && ["lesson", "finding", "outcome", "checkpoint"].includes(t.kind as string) && typeof t.text === "string" && isU(t.created_at_turn, 2 ** 32 - 1) && Array.isArray(t.abandoned_node_ids) && t.abandoned_node_ids.every((n) => isU(n))),
-    provenanceHint: (x) => isObj(x) && typeof x.kind === "string" && ["system-prompt", "identity-block", "memory-tier", "loop-turn", "steering", "follow-up", "unknown"].includes(x.kind),
-  };
+/** What phi-core can parse of each LlmMessage extra (anything else is silently dropped on load). */
+const PHI_EXTRA_CHECKS: Record<string, (x: unknown) => boolean> = {
+  turnId: (x) => isObj(x) && typeof x.loopId === "string" && isU(x.turnIndex, 2 ** 32 - 1),
+  nodeId: (x) => isU(x),
+  parentId: (x) => isU(x),
+  tags: (x) => Array.isArray(x) && x.every((t) => isObj(t) && ["lesson", "finding", "outcome", "checkpoint"].includes(t.kind as string) && typeof t.text === "string" && isU(t.created_at_turn, 2 ** 32 - 1) && Array.isArray(t.abandoned_node_ids) && t.abandoned_node_ids.every((n) => isU(n))),
+  provenanceHint: (x) => isObj(x) && typeof x.kind === "string" && ["system-prompt", "identity-block", "memory-tier", "loop-turn", "steering", "follow-up", "unknown"].includes(x.kind),
+};
+
+function phiExtrasLint(m: Obj, pointer: () => string, make: ReturnType<typeof issueMaker>, out: Issue[]): void {
   for (const k of PHI_EXTRAS) {
-    if (k in m && !checks[k]!(m[k])) {
-      out.push(make("warning", "lint/phi-extra-dropped", `${p}/${k}`, `phi-core cannot parse this '${k}' and silently drops it on load${k === "tags" ? " (tags read as [])" : ""}`));
+    if (k in m && !PHI_EXTRA_CHECKS[k]!(m[k])) {
+      out.push(make("warning", "lint/phi-extra-dropped", `${pointer()}/${k}`, `phi-core cannot parse this '${k}' and silently drops it on load${k === "tags" ? " (tags read as [])" : ""}`));
     }
   }
-  const camel = ["errorMessage"].filter((k) => k in m);
-  if (isObj(m.usage)) for (const k of Object.keys(USAGE_ALIASES)) if (k in m.usage) camel.push(`usage/${k}`);
-  for (const k of camel) out.push(make("warning", "lint/phi-camel-case-ignored", `${p}/${k}`, `phi-core reads only the snake_case spelling: '${k.split("/").pop()}' is ignored (read as ${k.startsWith("usage") ? "0" : "absent"}) — a yoagent >= 0.13 message?`));
-  if (Array.isArray(m.content)) {
-    m.content.forEach((c, j) => {
+  const camel: string[] = [];
+  if ("errorMessage" in m) camel.push("errorMessage");
+  if (isObj(m.usage)) for (const k in USAGE_ALIASES) if (k in m.usage) camel.push(`usage/${k}`);
+  for (const k of camel) out.push(make("warning", "lint/phi-camel-case-ignored", `${pointer()}/${k}`, `phi-core reads only the snake_case spelling: '${k.split("/").pop()}' is ignored (read as ${k.startsWith("usage") ? "0" : "absent"}) — a yoagent >= 0.13 message?`));
+  const content = m.content;
+  if (Array.isArray(content)) {
+    for (let j = 0; j < content.length; j++) {
+      const c: unknown = content[j];
       if (isObj(c) && c.type === "toolCall") for (const k of ["providerMetadata", "provider_metadata"]) {
-        if (k in c) out.push(make("warning", "lint/phi-provider-metadata-ignored", `${p}/content/${j}/${k}`, `phi-core tool calls have no ${k}: it is ignored on load (a Gemini thought signature is lost)`));
+        if (k in c) out.push(make("warning", "lint/phi-provider-metadata-ignored", `${pointer()}/content/${j}/${k}`, `phi-core tool calls have no ${k}: it is ignored on load (a Gemini thought signature is lost)`));
       }
-    });
+    }
   }
-  return out;
 }
 
 function isU(x: unknown, max: number | bigint = 18446744073709551615n): boolean {
