@@ -29,12 +29,14 @@ export function resolvePointer(value: unknown, pointer: string): unknown {
  * Lints of the canonical conversation: tool calls without results and the reverse, non-monotonic timestamps,
  * duplicate tool-call ids, usage totals that do not add up. `cp` is the canonical checkpoint or an adapter's
  * `lintView` of it (the same fields).
- * `pointers[i]` is the native pointer of `cp.messages[i]`; `native` lets content pointers be refined.
+ * `pointers[i]` is the native pointer of `cp.messages[i]` (or a function giving them, called only for a
+ * finding); `native` lets content pointers be refined.
  */
-export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly string[], native: unknown, make: MakeIssue): Issue[] {
+export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly string[] | (() => readonly string[]), native: unknown, make: MakeIssue): Issue[] {
   const out: Issue[] = [];
   const msgs = cp.messages as unknown as Obj[];
-  const at = (i: number) => pointers[i] ?? "";
+  let ptrs = typeof pointers === "function" ? undefined : pointers;
+  const at = (i: number) => (ptrs ??= (pointers as () => readonly string[])())[i] ?? "";
   /** the native pointer of content block j of message i when the native message has it, else the message */
   const blockAt = (i: number, j: number, id: unknown) => {
     const p = `${at(i)}/content/${j}`;

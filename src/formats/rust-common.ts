@@ -234,10 +234,9 @@ export function messageLintView(m: Obj, d: Dialect): LintMessage {
     if (m.role === "system" && m.kind === SYSTEM_KIND && isObj(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return { role: "system" };
     return { role: typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system" ? "extension" : m.role };
   }
-  const role = m.role as string;
-  if (role === "assistant") return { role, timestamp: m.timestamp, content: m.content, usage: isObj(m.usage) ? usageLintView(m.usage, d) : m.usage };
-  if (role === "toolResult") return { role, timestamp: m.timestamp, toolCallId: m.toolCallId };
-  return { role, timestamp: m.timestamp };
+  // role, timestamp, content and toolCallId are the native ones: only a usage object needs renaming
+  if (m.role === "assistant" && isObj(m.usage)) return { role: m.role, timestamp: m.timestamp, content: m.content, usage: usageLintView(m.usage, d) };
+  return m;
 }
 
 const USAGE_ALIAS_PAIRS = Object.entries(USAGE_ALIASES);

@@ -149,7 +149,7 @@ export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[];
   if (!issues.some((i) => i.severity === "error" && i.rule.startsWith("schema/"))) {
     const cp = a.lintView ? a.lintView(native, doc) : a.toCanonical(native, doc);
     threadId = cp.threadId;
-    issues.push(...canonicalLint(cp, a.messagePointers(native), native, make));
+    issues.push(...canonicalLint(cp, () => a.messagePointers(native), native, make));
   }
   return { issues: dedupe(issues), threadId };
 }
