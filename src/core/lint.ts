@@ -43,7 +43,10 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
     const b = resolvePointer(native, p);
     return isObj(b) && (b.id === id || b.toolCallId === id || b.tool_call_id === id) ? p : at(i);
   };
-  const calls = new Map<string, { i: number; j: number }>();
+  /** tool call id → k: the call is content block callJ[k] of message callI[k] (numbers: no object per call) */
+  const calls = new Map<string, number>();
+  const callI: number[] = [];
+  const callJ: number[] = [];
   const answered = new Set<string>();
   let lastTs: number | undefined;
   let lastTsAt = -1;
@@ -67,9 +70,13 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
           const c: unknown = content[j];
           if (!isObj(c) || c.type !== "toolCall" || typeof c.id !== "string") continue;
           const first = calls.get(c.id);
-          if (first) {
-            out.push(make("warning", "lint/duplicate-id", blockAt(i, j, c.id), `tool call id '${c.id}' is already used by message ${first.i}: results cannot be matched to their call`));
-          } else calls.set(c.id, { i, j });
+          if (first !== undefined) {
+            out.push(make("warning", "lint/duplicate-id", blockAt(i, j, c.id), `tool call id '${c.id}' is already used by message ${callI[first]}: results cannot be matched to their call`));
+          } else {
+            calls.set(c.id, callI.length);
+            callI.push(i);
+            callJ.push(j);
+          }
         }
       }
       if (isObj(m.usage)) usageLint(m.usage, `${at(i)}`, make, out);
@@ -80,8 +87,10 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
       answered.add(m.toolCallId);
     }
   }
-  for (const [id, { i, j }] of calls) {
+  for (const [id, k] of calls) {
     if (answered.has(id)) continue;
+    const i = callI[k]!;
+    const j = callJ[k]!;
     // a checkpoint paused at an interrupt legitimately ends with calls awaiting results
     if (cp.interrupt && i === lastAssistant) continue;
     out.push(make("warning", "lint/tool-call-without-result", blockAt(i, j, id), `tool call '${id}' has no tool result: providers reject the history when it is sent back (resume inserts nothing)`));
@@ -89,13 +98,14 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
   return out;
 }
 
+const num = (x: unknown) => (typeof x === "number" ? x : 0);
+
 function usageLint(u: Obj, pointer: string, make: MakeIssue, out: Issue[]): void {
-  const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
-  const total = n("totalTokens");
+  const total = num(u.totalTokens);
   if (total === 0) return; // Anthropic never sets it
-  const io = n("input") + n("output");
-  const all = io + n("cacheRead") + n("cacheWrite");
-  const r = n("reasoning");
+  const io = num(u.input) + num(u.output);
+  const all = io + num(u.cacheRead) + num(u.cacheWrite);
+  const r = num(u.reasoning);
   if (total === io || total === all || total === io + r || total === all + r) return;
   out.push(make("warning", "lint/usage-total-mismatch", `${pointer}/usage`, `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`));
 }
