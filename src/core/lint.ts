@@ -53,8 +53,10 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
   let lastAssistant = -1;
   for (let i = 0; i < msgs.length; i++) {
     const m = msgs[i];
-    if (m?.role === "assistant") lastAssistant = i;
-    if (!isObj(m)) continue;
+    if (typeof m !== "object" || m === null) continue;
+    const role = m.role; // each property read once: messages come in many shapes (megamorphic loads)
+    if (role === "assistant") lastAssistant = i;
+    if (Array.isArray(m)) continue;
     const ts = m.timestamp;
     if (typeof ts === "number") {
       if (lastTs !== undefined && ts < lastTs) {
@@ -63,7 +65,7 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
       lastTs = ts;
       lastTsAt = i;
     }
-    if (m.role === "assistant") {
+    if (role === "assistant") {
       const content = m.content;
       if (Array.isArray(content)) {
         for (let j = 0; j < content.length; j++) {
@@ -79,12 +81,16 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
           }
         }
       }
-      if (isObj(m.usage)) usageLint(m.usage, `${at(i)}`, make, out);
-    } else if (m.role === "toolResult" && typeof m.toolCallId === "string") {
-      if (!calls.has(m.toolCallId)) {
-        out.push(make("warning", "lint/tool-result-without-call", at(i), `tool result for '${m.toolCallId}' has no earlier tool call with that id: providers reject the history when it is sent back`));
+      const usage = m.usage;
+      if (isObj(usage)) usageLint(usage, `${at(i)}`, make, out);
+    } else if (role === "toolResult") {
+      const id = m.toolCallId;
+      if (typeof id === "string") {
+        if (!calls.has(id)) {
+          out.push(make("warning", "lint/tool-result-without-call", at(i), `tool result for '${id}' has no earlier tool call with that id: providers reject the history when it is sent back`));
+        }
+        answered.add(id);
       }
-      answered.add(m.toolCallId);
     }
   }
   for (const [id, k] of calls) {
