@@ -7,6 +7,8 @@
 import { describe, expect, test } from "vitest";
 import { blockEqual, contentEqual, messageEqual } from "../src/core/diff/equal.js";
 import { jsonEqual, stableJson } from "../src/core/diff/stable.js";
+import { diffCheckpoints, type MessageChange } from "../src/core/diff/index.js";
+import type { Checkpoint } from "../src/generated/types.js";
 
 /** Deterministic PRNG (mulberry32). */
 function rng(seed: number) {
@@ -164,5 +166,30 @@ describe("messageEqual agrees with structural equality", () => {
     expect(blockEqual({ type: "audio", data: "x" }, { type: "audio", data: "x" })).toBe(true);
     expect(messageEqual(null, null)).toBe(true);
     expect(messageEqual(u, null)).toBe(false);
+  });
+});
+
+describe("presentation records (ext.<format>._layout) are left out without copying the whole history", () => {
+  const msg = (text: string, layout?: unknown) => ({
+    role: "user",
+    content: [{ type: "text", text, ...(layout ? { ext: { yoagent: { _layout: layout } } } : {}) }],
+    timestamp: 1,
+    ...(layout ? { ext: { yoagent: { _layout: layout, keep: 1 } } } : { ext: { yoagent: { keep: 1 } } }),
+  });
+  const cp = (messages: unknown[]) => ({ schemaVersion: 1, threadId: "t", step: 1, messages, state: {}, origin: { format: "yoagent" } }) as unknown as Checkpoint;
+  test("messages that differ only in their layout records are identical", () => {
+    const a = cp([msg("one", { snake: ["timestamp"] }), msg("two"), msg("three", { nulls: ["x"] })]);
+    const b = cp([msg("one"), msg("two", { snake: ["content"] }), msg("three", { nulls: ["y"] })]);
+    expect(diffCheckpoints(a, b).identical).toBe(true);
+  });
+  test("a real edit next to a layout difference: one edited block, no _layout in the detail or the patch", () => {
+    const a = cp([msg("one"), msg("two", { snake: ["timestamp"] }), msg("three")]);
+    const b = cp([msg("one"), msg("two!", { nulls: ["x"] }), msg("three")]);
+    const r = diffCheckpoints(a, b, { patch: true });
+    const edits = r.changes as MessageChange[];
+    expect(edits.map((c) => [c.op, c.a, c.b])).toEqual([["edited", 1, 1]]);
+    expect(edits[0]!.blocks).toMatchObject([{ op: "changed", a: 0, b: 0, type: "text" }]);
+    expect(edits[0]!.fields).toBeUndefined();
+    expect(r.patch).toEqual([{ op: "replace", path: "/messages/1/content/0/text", value: "two!" }]);
   });
 });
