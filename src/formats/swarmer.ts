@@ -12,7 +12,7 @@
 import type { AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ToolResultMessage } from "../generated/types.js";
 import { CkptError, inputError } from "../core/errors.js";
 import { parseJson, stringifyJson } from "../core/json.js";
-import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
+import type { FormatAdapter, LintMessage, LossyNote, SourceDoc } from "./types.js";
 
 type Obj = Record<string, unknown>;
 export interface SwarmerState {
@@ -91,6 +91,11 @@ function toCanonicalMessage(m: Obj, model: string): AgentMessage {
   // keep exactly which of the optional keys the record had (tool messages carry tool_call_id and name)
   setExt(msg, "keys", Object.keys(m).filter((k) => KNOWN_MESSAGE_KEYS.includes(k)));
   return msg;
+}
+
+/** The thread id: identity.id, else the file stem. */
+function threadIdOf(native: SwarmerState, doc: SourceDoc): string {
+  return isObj(native.identity) && typeof native.identity.id === "string" ? native.identity.id : (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, "");
 }
 
 function textOf(content: Content[]): string {
@@ -186,7 +191,7 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
   toCanonical(native, doc) {
     const model = typeof native.model === "string" ? native.model : "unknown";
     const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj).map((m) => toCanonicalMessage(m, model));
-    const id = isObj(native.identity) && typeof native.identity.id === "string" ? native.identity.id : (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, "");
+    const id = threadIdOf(native, doc);
     const extra = Object.keys(native).filter((k) => !["identity", "token_budget", "model", "token_usage", "message_log", "contexts"].includes(k));
     const cp: Checkpoint = {
       schemaVersion: 1,
@@ -250,6 +255,20 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     };
     if (isObj(e.extra)) Object.assign(out, e.extra);
     return out;
+  },
+  /** toCanonical's role, tool-call ids and tool-result ids (Swarmer messages have no timestamps or usage), without parsing every tool call's arguments. */
+  lintView(native, doc) {
+    const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj).map((m): LintMessage => {
+      const role = String(m.role);
+      if (role === "tool") return { role: "toolResult", toolCallId: String(m.tool_call_id ?? "") };
+      if (role === "assistant") {
+        const content: Array<{ type: string; id?: string }> = typeof m.content === "string" ? [{ type: "text" }] : [];
+        for (const tc of Array.isArray(m.tool_calls) ? (m.tool_calls as Obj[]) : []) content.push({ type: "toolCall", id: String(tc.id) });
+        return { role, content };
+      }
+      return { role: role === "system" || role === "user" ? role : "swarmer" };
+    });
+    return { threadId: threadIdOf(native, doc), messages };
   },
   messagePointers: (native) => (Array.isArray(native.message_log) ? native.message_log : []).map((_m, i) => `/message_log/${i}`),
   serialize: (native) => ({ text: pythonDumps(native, 2) }),
