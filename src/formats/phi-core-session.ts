@@ -8,9 +8,9 @@
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
 import { parseJson, stringifyJson } from "../core/json.js";
 import { inputError } from "../core/errors.js";
-import type { FormatAdapter, Issue, SourceDoc } from "./types.js";
+import type { FormatAdapter, Issue, LintMessage, SourceDoc } from "./types.js";
 import {
-  PHI, countAssistant, defaultTimestampOf, isObj, issueMaker, messageToCanonical, messagesLint, singleText, unsafeIntegerLint,
+  PHI, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, singleText, unsafeIntegerLint,
   reportEnvelopeLoss,
 } from "./rust-common.js";
 import { phiMessagesFromCanonical } from "./phi-core.js";
@@ -88,6 +88,15 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
     if (typeof native.created_at === "string") cp.createdAt = native.created_at;
     if (typeof native.last_active_at === "string") cp.updatedAt = native.last_active_at;
     return cp;
+  },
+  /** toCanonical's thread id and messages (every loop's, in order) as the canonical lints read them. */
+  lintView(native: Native) {
+    const messages: LintMessage[] = [];
+    for (const loop of loopsOf(native)) {
+      const ms = Array.isArray(loop.messages) ? (loop.messages as Obj[]) : [];
+      for (const m of ms) messages.push(messageLintView(isObj(m) ? m : {}, PHI));
+    }
+    return { threadId: String(native.session_id ?? ""), messages };
   },
   fromCanonical(cp, options) {
     reportEnvelopeLoss(cp, FMT, options.lossy, { timestamps: true, threadId: true });

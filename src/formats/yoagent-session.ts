@@ -11,7 +11,7 @@ import { CkptError, inputError } from "../core/errors.js";
 import { jsonLocator, parseJson, pointerToPath, stringifyJson } from "../core/json.js";
 import type { FormatAdapter, Issue, SourceDoc } from "./types.js";
 import {
-  YOAGENT, countAssistant, defaultTimestampOf, isObj, issueMaker, messageToCanonical, messagesLint, reportEnvelopeLoss,
+  YOAGENT, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, reportEnvelopeLoss,
   singleText, stemOf, unsafeIntegerLint,
 } from "./rust-common.js";
 import { yoagentMessagesFromCanonical } from "./yoagent.js";
@@ -142,6 +142,10 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
       cp.ext = { [FMT]: { branches: native.filter((_e, i) => !onPath.has(i)), order: native.map((e) => e.id) } };
     }
     return cp;
+  },
+  /** toCanonical's thread id and active-path messages as the canonical lints read them. */
+  lintView(native: Native, doc: SourceDoc) {
+    return { threadId: stemOf(doc.name), messages: activePath(native).map((i) => messageLintView(isObj(native[i]!.message) ? (native[i]!.message as Record<string, unknown>) : {}, YOAGENT)) };
   },
   fromCanonical(cp, options) {
     reportEnvelopeLoss(cp, FMT, options.lossy);
