@@ -159,7 +159,15 @@ describe("adapters' lintView agrees with toCanonical", () => {
       { role: "function", name: "f", content: "old" }, 5,
     ],
   })]];
-  const cases: Array<[FormatName, Array<[string, string]>]> = [["yoagent", texts], ["phi-core", texts], ["swarmer", swarmerTexts], ["yoagent-session", fixtureTexts("yoagent-session")], ["phi-core-session", fixtureTexts("phi-core-session")]];
+  const cases: Array<[FormatName, Array<[string, string]>]> = [["yoagent", texts], ["phi-core", texts], ["swarmer", swarmerTexts], ["yoagent-session", fixtureTexts("yoagent-session")], ["phi-core-session", fixtureTexts("phi-core-session")], ["deepagent", [...fixtureTexts("deepagent"), ["odd.json", JSON.stringify({
+    threadId: 7, step: 1, state: { todos: [], files: {} }, interrupt: { toolCallId: "c9" },
+    messages: [
+      { role: "system", content: "s" }, { role: "user", content: [{ type: "text", text: "u" }, { type: "image", image: "aGk=" }, { type: "constructor" }, 3] },
+      { role: "assistant", content: [{ type: "reasoning", text: "r" }, { type: "weird" }, { type: "tool-call", toolCallId: "c1", toolName: "f", input: {} }, { type: "tool-call", toolCallId: "c9", toolName: "g", input: {} }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "text", value: "ok" } }, { type: "tool-approval-response" }] },
+      { role: "tool", content: [] }, { role: "other", content: 5 }, null,
+    ],
+  })]]]];
   for (const [name, docs] of cases) {
     const a = adapters[name];
     test(`${name}: ${docs.length} documents`, () => {

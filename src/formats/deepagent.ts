@@ -20,7 +20,7 @@ import type {
 } from "../generated/types.js";
 import { parseJson, stringifyJson } from "../core/json.js";
 import { inputError } from "../core/errors.js";
-import type { FormatAdapter, Issue, LossyNote, SourceDoc } from "./types.js";
+import type { FormatAdapter, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
 import { jsonLocator } from "../core/json.js";
 
 type Obj = Record<string, unknown>;
@@ -51,6 +51,9 @@ const PART_KEYS: Record<string, string[]> = {
   "tool-call": ["type", "toolCallId", "toolName", "input", "providerExecuted", "providerOptions"],
   "tool-result": ["type", "toolCallId", "toolName", "output", "providerOptions"],
 };
+
+/** The canonical content type of each AI SDK part type partToContent converts (others are kept raw). */
+const PART_TYPES = new Map<unknown, string>([["text", "text"], ["reasoning", "thinking"], ["tool-call", "toolCall"], ["image", "image"], ["file", "file"]]);
 
 function extrasOf(o: Obj, known: string[]): Obj | undefined {
   let out: Obj | undefined;
@@ -440,6 +443,34 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
       });
     });
     return issues;
+  },
+  /**
+   * toCanonical's thread id, interrupt, roles, tool-call and tool-result ids (AI SDK messages have no timestamps
+   * or usage), without converting parts (images, files, tool outputs).
+   */
+  lintView(native, doc) {
+    const messages: LintMessage[] = [];
+    for (const m of Array.isArray(native.messages) ? native.messages : []) {
+      if (!isObj(m)) continue;
+      const role = String(m.role);
+      if (role === "tool") {
+        const parts = Array.isArray(m.content) ? (m.content as Obj[]) : [];
+        for (const p of parts) messages.push(p.type === "tool-result" ? { role: "toolResult", toolCallId: String(p.toolCallId) } : { role: "deepagent" });
+        if (parts.length === 0) messages.push({ role: "deepagent" });
+        continue;
+      }
+      const content: Array<{ type: string; id?: string }> = [];
+      if (typeof m.content === "string") content.push({ type: "text" });
+      else if (Array.isArray(m.content)) {
+        for (const p of m.content as unknown[]) {
+          if (!isObj(p)) continue;
+          if (p.type === "tool-call") content.push({ type: "toolCall", id: String(p.toolCallId) });
+          else if (PART_TYPES.has(p.type)) content.push({ type: PART_TYPES.get(p.type)! });
+        }
+      }
+      messages.push({ role: role === "system" || role === "user" || role === "assistant" ? role : "user", content });
+    }
+    return { threadId: typeof native.threadId === "string" ? native.threadId : stemOf(doc.name), interrupt: native.interrupt, messages };
   },
   messagePointers(native) {
     const out: string[] = [];
