@@ -239,17 +239,20 @@ export function messageLintView(m: Obj, d: Dialect): LintMessage {
   return m;
 }
 
-const USAGE_ALIAS_PAIRS = Object.entries(USAGE_ALIASES);
-
-/** `usageToCanonical` without the layout and unknown-key bookkeeping. */
+/**
+ * `usageToCanonical` without the layout and unknown-key bookkeeping, as one fixed shape (a field the canonical
+ * usage would not have is undefined here).
+ */
 function usageLintView(u: Obj, d: Dialect): Obj {
-  const out: Obj = { input: u.input, output: u.output };
-  if (d.format === "phi-core" && "reasoning" in u) out.reasoning = u.reasoning;
-  for (const [camel, snake] of USAGE_ALIAS_PAIRS) {
-    const key = d.format === "phi-core" || snake in u ? snake : camel;
-    if (key in u) out[camel] = u[key];
-  }
-  return out;
+  const phi = d.format === "phi-core";
+  return {
+    input: u.input,
+    output: u.output,
+    cacheRead: phi || "cache_read" in u ? u.cache_read : u.cacheRead,
+    cacheWrite: phi || "cache_write" in u ? u.cache_write : u.cacheWrite,
+    totalTokens: phi || "total_tokens" in u ? u.total_tokens : u.totalTokens,
+    reasoning: phi ? u.reasoning : undefined,
+  };
 }
 
 // ---- canonical → native ------------------------------------------------------------------------------
