@@ -47,7 +47,9 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
   const calls = new Map<string, number>();
   const callI: number[] = [];
   const callJ: number[] = [];
-  const answered = new Set<string>();
+  /** results: callDone[k] for a call seen before its result, `early` for results with no earlier call */
+  const callDone: boolean[] = [];
+  const early = new Set<string>();
   let lastTs: number | undefined;
   let lastTsAt = -1;
   let lastAssistant = -1;
@@ -78,6 +80,7 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
             calls.set(c.id, callI.length);
             callI.push(i);
             callJ.push(j);
+            callDone.push(false);
           }
         }
       }
@@ -86,15 +89,16 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
     } else if (role === "toolResult") {
       const id = m.toolCallId;
       if (typeof id === "string") {
-        if (!calls.has(id)) {
+        const k = calls.get(id);
+        if (k === undefined) {
           out.push(make("warning", "lint/tool-result-without-call", at(i), `tool result for '${id}' has no earlier tool call with that id: providers reject the history when it is sent back`));
-        }
-        answered.add(id);
+          early.add(id);
+        } else callDone[k] = true;
       }
     }
   }
   for (const [id, k] of calls) {
-    if (answered.has(id)) continue;
+    if (callDone[k] || early.has(id)) continue;
     const i = callI[k]!;
     const j = callJ[k]!;
     // a checkpoint paused at an interrupt legitimately ends with calls awaiting results
