@@ -4,9 +4,20 @@
  * - syntax errors carry line:column and what was expected;
  * - JSON pointers can be mapped back to line:column of the source text (lazily: the fast path is JSON.parse).
  */
-import { parse as losslessParse, stringify as losslessStringify, isSafeNumber } from "lossless-json";
+import { createRequire } from "node:module";
+import type * as LosslessJson from "lossless-json";
+// Only types and const enums (inlined by tsc) come from this import; the module itself is loaded on first use.
 import * as jsonc from "jsonc-parser";
 import { inputError, type ErrorPlace } from "./errors.js";
+
+// lossless-json (integers beyond 2^53) and jsonc-parser (syntax errors, positions) are needed only for some
+// documents: load them on first use, synchronously, so a plain `ckpt validate` does not pay for them at start-up.
+const requireHere = createRequire(import.meta.url);
+let losslessMod: typeof LosslessJson | undefined;
+const lossless = (): typeof LosslessJson => (losslessMod ??= requireHere("lossless-json") as typeof LosslessJson);
+let jsoncMod: typeof jsonc | undefined;
+/** jsonc-parser, loaded on first use. */
+export const jsoncParser = (): typeof jsonc => (jsoncMod ??= requireHere("jsonc-parser") as typeof jsonc);
 
 /** A run of 16+ digits may be an integer beyond 2^53 (9007199254740991 has 16 digits). */
 export const MAYBE_BIG = /\d{16,}/;
@@ -58,14 +69,14 @@ export function parseJson(text: string, opts: ParseOptions = {}): unknown {
     throw syntaxError(text, opts.file, e);
   }
   try {
-    return losslessParse(text, null, parseNumberLossless);
+    return lossless().parse(text, null, parseNumberLossless);
   } catch (e) {
     throw syntaxError(text, opts.file, e);
   }
 }
 
 function parseNumberLossless(s: string): number | bigint {
-  if (isSafeNumber(s)) return Number(s);
+  if (lossless().isSafeNumber(s)) return Number(s);
   if (/^-?\d+$/.test(s)) return BigInt(s);
   return Number(s); // a float: JSON.parse would give the same double
 }
@@ -84,7 +95,7 @@ export function stringifyJson(value: unknown, indent?: number | string): string 
     return JSON.stringify(value, null, indent);
   } catch (e) {
     if (e instanceof TypeError && /BigInt/i.test(e.message)) {
-      return losslessStringify(value, null, indent) as string;
+      return lossless().stringify(value, null, indent) as string;
     }
     throw e;
   }
@@ -142,12 +153,12 @@ function syntaxError(text: string, file: string | undefined, cause: unknown) {
   }
   if (text.trim() === "") return inputError("json-empty", "empty input: expected a JSON document", { file, line: 1, column: 1 });
   const errors: jsonc.ParseError[] = [];
-  jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  jsoncParser().parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
   if (first) {
     const { line, column } = offsetToLineCol(text, first.offset);
     const truncated = first.offset >= text.trimEnd().length - 1 && first.error !== jsonc.ParseErrorCode.EndOfFileExpected;
-    const what = syntaxMessages[first.error] ?? jsonc.printParseErrorCode(first.error);
+    const what = syntaxMessages[first.error] ?? jsoncParser().printParseErrorCode(first.error);
     return inputError(
       "json-syntax",
       `invalid JSON: ${what}${truncated ? " (the document ends early: truncated?)" : ""}`,
@@ -189,7 +200,7 @@ export function jsonLocator(text: string): Locator {
   return {
     locate(pointer: string) {
       if (!built) {
-        tree = jsonc.parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
+        tree = jsoncParser().parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
         built = true;
       }
       let node = tree;

@@ -3,8 +3,8 @@
  * built once, so each lookup costs the pointer's depth plus a binary search (not a scan from the start of
  * the text — a document with thousands of issues stays linear).
  */
-import * as jsonc from "jsonc-parser";
-import { pointerToPath } from "../core/json.js";
+import type * as jsonc from "jsonc-parser";
+import { jsoncParser, pointerToPath } from "../core/json.js";
 
 export interface Position {
   line: number;
@@ -33,7 +33,7 @@ export function fastJsonLocator(text: string): (pointer: string) => Position {
   let toPos: ((offset: number) => Position) | undefined;
   return (pointer) => {
     if (!toPos) {
-      tree = jsonc.parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
+      tree = jsoncParser().parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
       toPos = lineIndex(text);
     }
     let node = tree;
