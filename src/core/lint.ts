@@ -85,7 +85,7 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
         }
       }
       const usage = m.usage;
-      if (isObj(usage)) usageLint(usage, `${at(i)}`, make, out);
+      if (isObj(usage)) usageLint(usage, at, i, make, out);
     } else if (role === "toolResult") {
       const id = m.toolCallId;
       if (typeof id === "string") {
@@ -110,14 +110,15 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
 
 const num = (x: unknown) => (typeof x === "number" ? x : 0);
 
-function usageLint(u: Obj, pointer: string, make: MakeIssue, out: Issue[]): void {
+/** `at(i)`: the message's pointer, built only for a finding */
+function usageLint(u: Obj, at: (i: number) => string, i: number, make: MakeIssue, out: Issue[]): void {
   const total = num(u.totalTokens);
   if (total === 0) return; // Anthropic never sets it
   const io = num(u.input) + num(u.output);
   const all = io + num(u.cacheRead) + num(u.cacheWrite);
   const r = num(u.reasoning);
   if (total === io || total === all || total === io + r || total === all + r) return;
-  out.push(make("warning", "lint/usage-total-mismatch", `${pointer}/usage`, `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`));
+  out.push(make("warning", "lint/usage-total-mismatch", `${at(i)}/usage`, `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`));
 }
 
 const U64_MAX = 18446744073709551615n;
