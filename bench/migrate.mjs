@@ -61,7 +61,7 @@ async function timeMigrate(src, uriFor) {
   const source = await openSaver(`file:${src}`);
   const target = await openSaver(uriFor(++seq));
   const t = performance.now();
-  const s = await migrate(source, target, { batchSize: 500 });
+  const s = await migrate(source, target, { batchSize: 500, worker: process.env.WORKER ?? "auto" });
   const ms = performance.now() - t;
   await source.close();
   await target.close();
