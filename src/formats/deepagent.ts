@@ -9,7 +9,8 @@
  * - `reasoning` → `thinking` (providerOptions kept in the block's ext); `tool-call` → `toolCall {id, name, arguments}`;
  *   `image`/`file` → `image`/`file` blocks (base64 `data`, or `url` for http(s)/data URLs);
  * - each `tool-result` part of a `role:"tool"` message → its own `toolResult` message; `ext.deepagent.group` ties the
- *   results of one native message together; the output type (`text`, `json`, `error-text`, `error-json`,
+ *   results of one native message together (the first part's toolCallId, so it does not shift when messages are
+ *   inserted before it); the output type (`text`, `json`, `error-text`, `error-json`,
  *   `execution-denied`, `content`) is kept in `ext.deepagent.output` unless it is plain text;
  * - parts with no canonical form (`tool-approval-request`, `tool-result` inside an assistant message,
  *   `tool-approval-response`) ride along verbatim in `ext.deepagent.rawParts` at their original index;
@@ -149,7 +150,22 @@ function outputToResult(p: Obj): { content: Content[]; isError: boolean; output?
   }
 }
 
-function messageToCanonical(m: Obj, index: number): AgentMessage[] {
+/**
+ * The `ext.deepagent.group` of a role:"tool" message's parts: only consecutive canonical messages with the same group
+ * are written back as one tool message, so it must tell adjacent tool messages apart — and it should not depend on
+ * the message's position, or one message inserted earlier in the history would change every later tool result (as
+ * `ckpt diff` would then report). So: the first part's toolCallId (or approvalId), else the native index.
+ */
+function toolGroupKey(m: Obj, index: number): string | number {
+  const first = Array.isArray(m.content) ? (m.content as unknown[])[0] : undefined;
+  if (isObj(first)) {
+    if (typeof first.toolCallId === "string" && first.toolCallId !== "") return first.toolCallId;
+    if (typeof first.approvalId === "string" && first.approvalId !== "") return first.approvalId;
+  }
+  return index;
+}
+
+function messageToCanonical(m: Obj, index: number | string): AgentMessage[] {
   const role = String(m.role);
   const extra = extrasOf(m, MESSAGE_KEYS[role] ?? ["role", "content", "providerOptions"]);
   if (role === "tool") {
@@ -378,8 +394,16 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
   },
   toCanonical(native, doc) {
     const messages: AgentMessage[] = [];
+    let prevGroup: string | number | undefined;
     (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
-      if (isObj(m)) messages.push(...messageToCanonical(m, i));
+      if (!isObj(m)) return;
+      let group: string | number | undefined;
+      if (m.role === "tool") {
+        group = toolGroupKey(m, i);
+        if (group === prevGroup) group = i; // two adjacent tool messages must stay apart
+      }
+      prevGroup = group;
+      messages.push(...messageToCanonical(m, group ?? i));
     });
     const state: Checkpoint["state"] = { ...native.state };
     const cp: Checkpoint = {
