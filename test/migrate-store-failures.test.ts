@@ -12,8 +12,7 @@ import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
-import { openSaver } from "../src/savers/index.js";
-import { contentHash } from "../src/savers/common.js";
+import { storeHashes } from "./helpers/store-hashes.js";
 import { startProxy } from "./helpers/tcp-proxy.js";
 
 const root = join(import.meta.dirname, "..");
@@ -34,16 +33,6 @@ function makeSource(n: number): string {
   return dir;
 }
 
-async function hashes(uri: string): Promise<Map<string, string>> {
-  const s = await openSaver(uri);
-  const out = new Map<string, string>();
-  try {
-    for await (const t of s.list()) out.set(t.threadId, contentHash((await s.load(t.threadId))!));
-  } finally {
-    await s.close();
-  }
-  return out;
-}
 
 afterAll(async () => {
   const { Redis } = await import("ioredis");
@@ -93,7 +82,7 @@ describe("migrate: store failures are exit 4, clear, and resumable", () => {
   for (const kind of ["redis", "postgres"] as const) {
     it(`${kind} gone mid-run: exit 4 naming the journal; --resume against the server finishes, verified by hashes`, async () => {
       const src = makeSource(300);
-      const want = await hashes(`file:${src}`);
+      const want = await storeHashes(`file:${src}`);
       const work = mkdtempSync(join(tmpdir(), "ckpt-fail-"));
       const journal = join(work, "mig.journal");
       // cut after ~60 KB client → server: a few batches of 10 (~10 KB each with reads) have landed, the rest not
@@ -113,7 +102,7 @@ describe("migrate: store failures are exit 4, clear, and resumable", () => {
       } finally {
         await proxy.close();
       }
-      const partial = await hashes(direct);
+      const partial = await storeHashes(direct);
       expect(partial.size).toBeGreaterThan(0);
       expect(partial.size).toBeLessThan(want.size);
 
@@ -121,7 +110,7 @@ describe("migrate: store failures are exit 4, clear, and resumable", () => {
       const code2 = await main(["migrate", "--from", `file:${src}`, "--to", direct, "--batch-size", "10", "--journal", journal, "--resume", "-q"], t2);
       expect(code2, t2.err() + t2.out()).toBe(0);
       expect(t2.out()).toMatch(/done before the interruption/);
-      const got = await hashes(direct);
+      const got = await storeHashes(direct);
       expect(got.size).toBe(want.size);
       for (const [id, h] of want) expect(got.get(id)).toBe(h);
       expect(existsSync(journal)).toBe(false);

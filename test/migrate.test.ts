@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
 import { openSaver } from "../src/savers/index.js";
-import { contentHash } from "../src/savers/common.js";
+import { storeHashes } from "./helpers/store-hashes.js";
 import { parseJson } from "../src/core/json.js";
 
 const root = join(import.meta.dirname, "..");
@@ -34,16 +34,6 @@ function makeSource(n: number): string {
   return dir;
 }
 
-async function hashes(uri: string): Promise<Map<string, string>> {
-  const s = await openSaver(uri);
-  const out = new Map<string, string>();
-  try {
-    for (const ns of await s.namespaces()) for await (const t of s.list({ namespace: ns })) out.set(`${ns}#${t.threadId}`, contentHash((await s.load(t.threadId, ns))!));
-  } finally {
-    await s.close();
-  }
-  return out;
-}
 
 afterAll(async () => {
   const { Redis } = await import("ioredis");
@@ -86,7 +76,7 @@ describe("ckpt migrate", () => {
     expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "--dry-run", "--json"], t1)).toBe(0);
     const sum = JSON.parse(t1.out().trim().split("\n").pop()!);
     expect(sum).toMatchObject({ type: "summary", dryRun: true, read: 5, written: 5, rejected: 0 });
-    expect((await hashes(db)).size).toBe(0);
+    expect((await storeHashes(db)).size).toBe(0);
     expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "-q"], { ...io(), cwd: work })).toBe(0);
     const t2 = { ...io(), cwd: work };
     expect(await main(["migrate", "--from", `file:${src}`, "--to", db, "-q"], t2)).toBe(0);
@@ -137,7 +127,7 @@ describe("ckpt migrate", () => {
     expect(rejects.map((r) => r.threadId).sort()).toEqual(["broken", "invalid"]);
     expect(rejects.find((r) => r.threadId === "broken").reason).toMatch(/invalid JSON/);
     expect(rejects.find((r) => r.threadId === "invalid").reason).toMatch(/invalid deepagent document: \/step/);
-    expect((await hashes(`sqlite:${join(work, "c.db")}`)).size).toBe(4);
+    expect((await storeHashes(`sqlite:${join(work, "c.db")}`)).size).toBe(4);
     const t2 = { ...io(), cwd: work };
     expect(await main(["migrate", "--from", `file:${src}`, "--to", `sqlite:${join(work, "d.db")}`, "--strict", "-q"], t2)).toBe(5);
     expect(t2.out()).toMatch(/stopped: rejected default#broken \(--strict\)/);
@@ -175,7 +165,7 @@ describe("ckpt migrate", () => {
 
     it("ends with the target equal to the source, by hashes, whatever the kill point (10 kills)", async () => {
       const src = makeSource(1500);
-      const want = await hashes(`file:${src}`);
+      const want = await storeHashes(`file:${src}`);
       let seed = 12345;
       const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
       let midRun = 0;
@@ -199,7 +189,7 @@ describe("ckpt migrate", () => {
         const t = { ...io(), cwd: work };
         const code = await main(["migrate", "--from", `file:${src}`, "--to", target, "--batch-size", "7", "-q", ...(journal ? ["--resume"] : [])], t);
         expect(code, t.out() + t.err()).toBe(0);
-        const got = await hashes(target);
+        const got = await storeHashes(target);
         expect(got.size).toBe(want.size);
         for (const [key, h] of want) expect(got.get(key)).toBe(h);
         expect(readdirSync(work).some((f) => f.endsWith(".journal"))).toBe(false);
