@@ -169,3 +169,35 @@ describe("the real binary (after npm run build)", () => {
     }
   });
 });
+
+describe("text decoding edge cases (the fast UTF-8 read must decide exactly as the byte-level check)", () => {
+  const doc = (text: string) => JSON.stringify([{ role: "user", content: [{ type: "text", text }], timestamp: 1 }]);
+  test("a UTF-8 byte order mark is dropped: the document validates, positions count from after it", async () => {
+    const f = join(dir, "bom.json");
+    writeFileSync(f, "\uFEFF" + doc("hi"));
+    const r = await run(["validate", f, "--format", "yoagent"]);
+    expect(r.code, r.all).toBe(0);
+    const bad = join(dir, "bom-bad.json");
+    writeFileSync(bad, "\uFEFF" + '[{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":-1}]');
+    const r2 = await run(["validate", bad, "--format", "yoagent"]);
+    expect(r2.code).toBe(1);
+    // the value -1 is at column 68 after the BOM (counted by hand: `[{` 2, `"role":"user",` 14, `"content":[` 11,
+    // `{"type":"text",` 15, `"text":"x"}` 11, `],` 2, `"timestamp":` 12 = 67 characters before it)
+    expect(lineFor(r2.out, bad)[0]).toMatch(/bom-bad\.json:1:68: error \/0\/timestamp/);
+  });
+  test("a real U+FFFD character in a message is valid UTF-8 and validates", async () => {
+    const f = join(dir, "fffd.json");
+    writeFileSync(f, doc("replacement char \uFFFD here"));
+    const r = await run(["validate", f, "--format", "yoagent"]);
+    expect(r.code, r.all).toBe(0);
+  });
+  test("an invalid UTF-8 byte deep in the file (past the first 8 KiB) is still refused", async () => {
+    const f = join(dir, "late-latin1.json");
+    const head = Buffer.from(doc("x".repeat(20_000)).slice(0, -3));
+    writeFileSync(f, Buffer.concat([head, Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from('"}],"timestamp":1}]')]));
+    const r = await run(["validate", f]);
+    expect(r.code).toBe(3);
+    expect(lineFor(r.out, f)[0]).toMatch(/not valid UTF-8.*input\/encoding$/);
+    noStack(r.all);
+  });
+});

@@ -99,6 +99,18 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
   }
   if (!st.isFile()) throw inputError("not-a-file", "not a regular file", { file: spec });
   if (st.size > MAX_DOCUMENT_BYTES) throw inputError("too-large", `file is ${st.size} bytes: ckpt reads documents up to ${MAX_DOCUMENT_BYTES} bytes`, { file: spec });
+  // Fast path: Node's one-call UTF-8 read (several times faster than bytes + a fatal TextDecoder). Invalid UTF-8
+  // decodes to U+FFFD, so any text holding U+FFFD or an early NUL, an empty file, or one too long for a string goes
+  // the byte-level way below, which decides exactly as before (a document may contain U+FFFD legitimately).
+  let fast: string | undefined;
+  try {
+    fast = readFileSync(full, "utf8");
+  } catch {
+    fast = undefined;
+  }
+  if (fast !== undefined && fast.length > 0 && !fast.includes("\uFFFD") && !fast.slice(0, 8192).includes("\u0000")) {
+    return { name: spec, text: fast.charCodeAt(0) === 0xfeff ? fast.slice(1) : fast }; // TextDecoder drops a BOM too
+  }
   let buf: Buffer;
   try {
     buf = readFileSync(full);
