@@ -903,13 +903,6 @@ export type PhiSessionThinkingLevel = ("off" | "minimal" | "low" | "medium" | "h
  */
 
 export type PhiSessionTurnTrigger = ("User" | "SubAgent" | "Continuation" | "FollowUp" | "Branch")
-/**
- * serde tag = "role"
- */
-
-export type PhiCoreMessage = {
-[k: string]: unknown
-}
 
 export type PhiCoreBlockProvenance = {
 [k: string]: unknown
@@ -1091,6 +1084,13 @@ thinking_level: PhiSessionThinkingLevel
 max_tokens?: (number | null)
 temperature?: (number | null)
 response_format?: PhiSessionResponseFormat
+}
+/**
+ * serde tag = "role"
+ */
+
+export interface PhiCoreMessage {
+role: ("user" | "assistant" | "toolResult")
 }
 /**
  * tool name, description and JSON-schema parameters
