@@ -2,7 +2,7 @@
 // as a ratio to parsing + schema-validating the same file in the same run.
 // Run: npm run build && node bench/replay.mjs
 import { performance } from "node:perf_hooks";
-import { parseJson, stringifyJson } from "../dist/core/json.js";
+import { parseJson, stringifyJson } from "../dist/base/json.js";
 import { validators } from "../dist/generated/validators.js";
 import { verifyCheckpoint } from "../dist/core/replay/replay.js";
 import { emptyState, runStateTool } from "../dist/core/replay/state-tools.js";

@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { adapters } = await import(join(root, "dist/formats/index.js"));
-const { validateDocument } = await import(join(root, "dist/schema/document.js"));
+const { validateDocument } = await import(join(root, "dist/core/document.js"));
 const { readSource } = await import(join(root, "dist/cli/input.js"));
 
 const TARGET_MB = Number(process.env.BENCH_MB ?? 60);

@@ -1,8 +1,8 @@
 /**
  * ckpt as a library: everything the CLI does is importable from here.
  */
-export * from "./core/errors.js";
-export * from "./core/json.js";
+export * from "./base/errors.js";
+export * from "./base/json.js";
 export type * from "./generated/types.js";
 export { validators } from "./generated/validators.js";
 export { schemaIndex } from "./generated/schema-index.js";
@@ -34,10 +34,10 @@ export {
   type TextDiff,
   type PatchOp,
 } from "./core/diff/index.js";
-export { validateDocument, runAdapter, type FileResult, type Alternative, type ValidateOptions } from "./schema/document.js";
+export { validateDocument, runAdapter, type FileResult, type Alternative, type ValidateOptions } from "./core/document.js";
 export { schemaIssues, getValidator } from "./schema/validate.js";
 export { pruneErrors, describeError } from "./schema/issues.js";
-export { canonicalLint, nativeLint, fileSaverLint, fileSaverStem } from "./core/lint.js";
+export { canonicalLint, nativeLint, fileSaverLint, fileSaverStem } from "./schema/lint.js";
 export { runValidation, exitCodeOf } from "./cli/validate.js";
 export { REPORTERS, summarize, type ValidationReport, type Reporter } from "./cli/reporters/index.js";
 // formats registry and the deep-agent adapter
@@ -52,8 +52,8 @@ export { migrate, journalKey, type MigrateOptions, type MigrateSummary, type Jou
 export { runLoop, type Limits, type ReplayEvent, type LoopResult, type ToolRegistry } from "./core/replay/loop.js";
 export { verifyCheckpoint, continueCheckpoint, resumeCheckpoint, type VerifyResult, type Divergence } from "./core/replay/replay.js";
 export { RecordedProvider, ScriptProvider, parseScript, type ScriptReply } from "./core/replay/providers.js";
-export { createOpenAIProvider } from "./core/replay/openai.js";
-export { createAnthropicProvider } from "./core/replay/anthropic.js";
+export { createOpenAIProvider } from "./providers/openai.js";
+export { createAnthropicProvider } from "./providers/anthropic.js";
 export { createRegistry } from "./core/replay/registry.js";
 export { runStateTool, STATE_TOOL_NAMES, emptyState, type ReplayState } from "./core/replay/state-tools.js";
 export type { Provider, ProviderRequest, ToolSpec } from "./core/replay/provider.js";

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "vitest";
 import type { Checkpoint } from "../src/generated/types.js";
 import { convertCheckpoint, convertDocument } from "../src/core/convert.js";
-import { parseJson, stringifyJson } from "../src/core/json.js";
+import { parseJson, stringifyJson } from "../src/base/json.js";
 
 const BIG = 18446744073709551615n; // u64::MAX, beyond 2^53
 

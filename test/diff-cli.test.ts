@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import jsonpatch from "fast-json-patch";
 import { main } from "../src/cli/main.js";
-import { parseJson } from "../src/core/json.js";
+import { parseJson } from "../src/base/json.js";
 
 const BASE = "fixtures/diff/ckpt/base.json";
 const AFTER = "fixtures/diff/ckpt/after.json";

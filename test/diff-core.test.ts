@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
 import jsonpatch from "fast-json-patch";
 import { align, diffCheckpoints, lis, type MessageChange } from "../src/core/diff/index.js";
-import { parseJson } from "../src/core/json.js";
+import { parseJson } from "../src/base/json.js";
 import type { AgentMessage, Checkpoint } from "../src/generated/types.js";
 
 const load = (p: string) => parseJson(readFileSync(p, "utf8"), { file: p }) as Checkpoint;

@@ -12,8 +12,8 @@ import { adapters, detectAll, FORMAT_NAMES, type FormatName } from "../src/forma
 import type { FormatAdapter, SourceDoc } from "../src/formats/types.js";
 import type { Checkpoint } from "../src/generated/types.js";
 import { validators } from "../src/generated/validators.js";
-import { toPlainNumbers, pointerToPath } from "../src/core/json.js";
-import { CkptError } from "../src/core/errors.js";
+import { toPlainNumbers, pointerToPath } from "../src/base/json.js";
+import { CkptError } from "../src/base/errors.js";
 import { convertCheckpoint } from "../src/core/convert.js";
 import { modelMessageSchema } from "ai";
 

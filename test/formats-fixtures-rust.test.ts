@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { adapters } from "../src/formats/index.js";
 import type { FormatAdapter, Issue, SourceDoc } from "../src/formats/types.js";
 import { validators } from "../src/generated/validators.js";
-import { jsonLocator, toPlainNumbers } from "../src/core/json.js";
+import { jsonLocator, toPlainNumbers } from "../src/base/json.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const FORMATS = ["yoagent", "yoagent-session", "phi-core", "phi-core-session"] as const;

@@ -104,7 +104,7 @@ describe("phi-core-session adapter", () => {
   });
   test("from a plain message history: a one-loop session that the session schema accepts", async () => {
     const { validators } = await import("../src/generated/validators.js");
-    const { toPlainNumbers } = await import("../src/core/json.js");
+    const { toPlainNumbers } = await import("../src/base/json.js");
     const m = doc("phi-core/valid/save_messages.v0.10.json");
     const cp = phiCoreAdapter.toCanonical(phiCoreAdapter.parse(m), m);
     const s = phiCoreSessionAdapter.fromCanonical(cp, { lossy: [] }) as Record<string, any>;

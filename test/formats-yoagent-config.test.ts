@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { validators } from "../src/generated/validators.js";
-import { parseJson, toPlainNumbers } from "../src/core/json.js";
+import { parseJson, toPlainNumbers } from "../src/base/json.js";
 
 const G = join(import.meta.dirname, "..", "fixtures", "yoagent", "config") + "/";
 const load = (f: string) => parseJson(readFileSync(G + f, "utf8"));

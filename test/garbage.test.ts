@@ -163,7 +163,7 @@ describe("the real binary (after npm run build)", () => {
     const r = spawnSync(process.execPath, ["--no-warnings", "--experimental-loader", hook, bin, "validate", "fixtures/yoagent/valid/save_messages.v0.18.json"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(0);
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).map((l) => l.slice(5));
-    expect(loaded.some((u) => u.includes("/dist/schema/document.js"))).toBe(true); // the trace works
+    expect(loaded.some((u) => u.includes("/dist/core/document.js"))).toBe(true); // the trace works
     for (const heavy of ["/ioredis/", "/pg/", "/better-sqlite3/", "/node_modules/ai/", "/zod/", "/dist/cli/diff.js", "/dist/core/convert.js", "/micromatch/"]) {
       expect(loaded.filter((u) => u.includes(heavy)), heavy).toEqual([]);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseJson, stringifyJson, jsonLocator } from "../src/core/json.js";
-import { CkptError } from "../src/core/errors.js";
+import { parseJson, stringifyJson, jsonLocator } from "../src/base/json.js";
+import { CkptError } from "../src/base/errors.js";
 
 describe("parseJson", () => {
   it("keeps integers beyond 2^53 digit for digit", () => {

@@ -9,7 +9,7 @@ import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
 import { openSaver } from "../src/savers/index.js";
 import { storeHashes } from "./helpers/store-hashes.js";
-import { parseJson } from "../src/core/json.js";
+import { parseJson } from "../src/base/json.js";
 
 const root = join(import.meta.dirname, "..");
 const run = randomBytes(4).toString("hex");

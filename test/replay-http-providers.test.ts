@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { startStubLlmServer } from "./helpers/stub-llm-server.js";
-import { createOpenAIProvider } from "../src/core/replay/openai.js";
-import { createAnthropicProvider } from "../src/core/replay/anthropic.js";
-import { CkptError } from "../src/core/errors.js";
+import { createOpenAIProvider } from "../src/providers/openai.js";
+import { createAnthropicProvider } from "../src/providers/anthropic.js";
+import { CkptError } from "../src/base/errors.js";
 import type { AgentMessage } from "../src/generated/types.js";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
-import { parseJson } from "../src/core/json.js";
+import { parseJson } from "../src/base/json.js";
 import { validators } from "../src/generated/validators.js";
 
 let stub: Awaited<ReturnType<typeof startStubLlmServer>>;

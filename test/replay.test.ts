@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
-import { parseJson } from "../src/core/json.js";
+import { parseJson } from "../src/base/json.js";
 import { validators } from "../src/generated/validators.js";
 import type { Checkpoint } from "../src/generated/types.js";
 import { verifyCheckpoint, continueCheckpoint, resumeCheckpoint } from "../src/core/replay/replay.js";

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { Chalk } from "chalk";
 import { REPORTERS, summarize, type ValidationReport } from "../src/cli/reporters/index.js";
 import { escapeData, escapeProperty } from "../src/cli/reporters/github.js";
-import type { FileResult } from "../src/schema/document.js";
+import type { FileResult } from "../src/core/document.js";
 
 const files: FileResult[] = [
   { file: "a.json", format: "ckpt", formatVersion: "1", alternatives: [], valid: true, issues: [] },

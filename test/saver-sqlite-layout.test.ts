@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { openSaver } from "../src/savers/index.js";
-import { CkptError } from "../src/core/errors.js";
+import { CkptError } from "../src/base/errors.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ckpt-sqlite-layout-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,9 +6,9 @@
 import { describe, expect, test } from "vitest";
 import { schemaIssues } from "../src/schema/validate.js";
 import { fastJsonLocator, lineIndex } from "../src/schema/locate.js";
-import { fileSaverLint, fileSaverStem, nativeLint } from "../src/core/lint.js";
-import { parseJson } from "../src/core/json.js";
-import { validateDocument } from "../src/schema/document.js";
+import { fileSaverLint, fileSaverStem, nativeLint } from "../src/schema/lint.js";
+import { parseJson } from "../src/base/json.js";
+import { validateDocument } from "../src/core/document.js";
 import type { Issue } from "../src/formats/types.js";
 import { adapters, type FormatName } from "../src/formats/index.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";

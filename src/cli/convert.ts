@@ -9,7 +9,7 @@ import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "./write.js";
 import { readSource } from "./input.js";
-import { ExitCode, usageError } from "../core/errors.js";
+import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
 import type { SerializedDoc } from "../formats/types.js";

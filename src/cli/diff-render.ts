@@ -3,7 +3,7 @@
  * and the JSON change-record document. Pure string builders; the command writes them.
  */
 import { Chalk, type ChalkInstance } from "chalk";
-import { stringifyJson } from "../core/json.js";
+import { stringifyJson } from "../base/json.js";
 import type { BlockChange, Change, DiffOutput, FieldChange, MessageChange, TextDiff } from "../core/diff/index.js";
 import { fmtInt } from "../core/diff/summary.js";
 

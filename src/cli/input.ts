@@ -6,7 +6,7 @@ import { readFileSync, statSync } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
-import { inputError, redactUri } from "../core/errors.js";
+import { inputError, redactUri } from "../base/errors.js";
 import type { SourceDoc } from "../formats/types.js";
 
 /** Saver URIs: memory:, file:, sqlite:, redis://, rediss://, postgres://, postgresql:// */

@@ -2,7 +2,7 @@
  * CLI entry: wires the commands into yargs, runs the chosen one and maps failures to the documented exit codes.
  * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
  */
-import { CkptError, ExitCode } from "../core/errors.js";
+import { CkptError, ExitCode } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import type { CommandDef } from "./command.js";
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
-import { CkptError, ExitCode, storeError, usageError } from "../core/errors.js";
+import { CkptError, ExitCode, storeError, usageError } from "../base/errors.js";
 import { migrate, type ConflictPolicy, type Journal, type MigrateProgress, type MigrateSummary } from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import type { CommandDef } from "./command.js";

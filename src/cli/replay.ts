@@ -7,8 +7,8 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import type { Checkpoint } from "../generated/types.js";
-import { CkptError, ExitCode, inputError, usageError } from "../core/errors.js";
-import { parseJson, stringifyJson } from "../core/json.js";
+import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
+import { parseJson, stringifyJson } from "../base/json.js";
 import { getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
 import type { LossyNote } from "../formats/types.js";
 import type { Limits, ReplayEvent } from "../core/replay/loop.js";
@@ -99,10 +99,10 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
     const model = args.model ?? io.env.CKPT_MODEL;
     if (!model) throw usageError(`--provider ${kind}: name the model with --model (or CKPT_MODEL)`);
     if (kind === "openai") {
-      const { createOpenAIProvider } = await import("../core/replay/openai.js");
+      const { createOpenAIProvider } = await import("../providers/openai.js");
       return createOpenAIProvider({ baseUrl: rest, model, apiKey: io.env.OPENAI_API_KEY });
     }
-    const { createAnthropicProvider } = await import("../core/replay/anthropic.js");
+    const { createAnthropicProvider } = await import("../providers/anthropic.js");
     return createAnthropicProvider({ baseUrl: rest, model, apiKey: io.env.ANTHROPIC_API_KEY });
   }
   throw usageError(`unknown provider '${spec}': expected recorded, script:<file>, openai:<base-url> or anthropic:<base-url>`);

@@ -6,7 +6,7 @@ import { readFile, mkdir, writeFile, rename, rm, stat, mkdtemp } from "node:fs/p
 import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode, inputError, usageError } from "../core/errors.js";
+import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { schemaIndex, type SchemaInfo } from "../generated/schema-index.js";
 import type { CliIO } from "./io.js";
 

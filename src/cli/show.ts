@@ -4,7 +4,7 @@
  */
 import type { Argv } from "yargs";
 import type { AssistantMessage, Checkpoint, Content, SystemMessage, ToolResultMessage, UserMessage } from "../generated/types.js";
-import { stringifyJson } from "../core/json.js";
+import { stringifyJson } from "../base/json.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import { readSource } from "./input.js";

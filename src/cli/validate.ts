@@ -9,12 +9,12 @@
 import { mkdir, rename, writeFile, rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode, usageError } from "../core/errors.js";
-import { jsonLocator } from "../core/json.js";
-import { fileSaverLint } from "../core/lint.js";
+import { CkptError, ExitCode, usageError } from "../base/errors.js";
+import { jsonLocator } from "../base/json.js";
+import { fileSaverLint } from "../schema/lint.js";
 import { FORMAT_NAMES } from "../formats/types.js";
 import type { Issue } from "../formats/types.js";
-import { validateDocument, type FileResult } from "../schema/document.js";
+import { validateDocument, type FileResult } from "../core/document.js";
 import { expandInputs, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";

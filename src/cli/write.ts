@@ -1,7 +1,7 @@
 /** Atomic output: every file is written to a temp file in its folder and fsynced, then all are renamed into place. */
 import { mkdir, open, rename, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import { CkptError, storeError } from "../core/errors.js";
+import { CkptError, storeError } from "../base/errors.js";
 
 export async function writeFilesAtomic(targets: ReadonlyArray<{ path: string; text: string }>, label: string): Promise<void> {
   const temps: string[] = [];

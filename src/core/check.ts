@@ -3,8 +3,8 @@
  * JSON, of a known format, valid against that format's schema; converted to another format when asked.
  */
 import { createHash } from "node:crypto";
-import { CkptError } from "./errors.js";
-import { parseJson, toPlainNumbers, containsBigInt, stringifyJson, MAYBE_BIG } from "./json.js";
+import { CkptError } from "../base/errors.js";
+import { parseJson, toPlainNumbers, containsBigInt, stringifyJson, MAYBE_BIG } from "../base/json.js";
 import { detectAll, getAdapter, type FormatName } from "../formats/index.js";
 import type { LossyNote } from "../formats/types.js";
 import { validators } from "../generated/validators.js";

@@ -12,8 +12,8 @@
  */
 import type { Checkpoint } from "../generated/types.js";
 import { validators } from "../generated/validators.js";
-import { CkptError, ExitCode, inputError } from "./errors.js";
-import { containsBigInt, jsonLocator, toPlainNumbers } from "./json.js";
+import { CkptError, ExitCode, inputError } from "../base/errors.js";
+import { containsBigInt, jsonLocator, toPlainNumbers } from "../base/json.js";
 import { adapters, detectFormat, getAdapter } from "../formats/index.js";
 import type { FormatAdapter, FormatName, Issue, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
 

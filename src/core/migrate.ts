@@ -9,7 +9,7 @@
 import { contentHash, updatedAtOf } from "../savers/common.js";
 import type { RecordKey, Saver, SaverRecord } from "../savers/types.js";
 import type { FormatName } from "../formats/index.js";
-import { parseJson, stringifyJson } from "./json.js";
+import { parseJson, stringifyJson } from "../base/json.js";
 import { checkRecord, sha256, type CheckOptions, type WireResult } from "./check.js";
 import { openCheckPool, type CheckPool } from "./check-pool.js";
 

@@ -12,7 +12,7 @@
  * it with "," (org's own escape for heading-like lines) and reports each such change as a loss note.
  */
 import type { AgentMessage, Checkpoint, Content, Ext, ScratchpadNote } from "../generated/types.js";
-import { inputError, usageError } from "../core/errors.js";
+import { inputError, usageError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LossyNote, SourceDoc } from "./types.js";
 
 export interface AmacsExchange {

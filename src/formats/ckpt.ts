@@ -1,7 +1,7 @@
 /** ckpt's own canonical checkpoint format: a `Checkpoint` document, 2-space JSON. */
 import type { Checkpoint } from "../generated/types.js";
-import { parseJson, stringifyJson } from "../core/json.js";
-import { inputError } from "../core/errors.js";
+import { parseJson, stringifyJson } from "../base/json.js";
+import { inputError } from "../base/errors.js";
 import type { FormatAdapter, SourceDoc } from "./types.js";
 
 export const ckptAdapter: FormatAdapter<Checkpoint> = {

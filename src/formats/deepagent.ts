@@ -19,10 +19,10 @@
 import type {
   AgentMessage, Checkpoint, Content, Ext, ExtensionMessage, FileData, InterruptData, TodoItem, ToolResultMessage,
 } from "../generated/types.js";
-import { parseJson, stringifyJson } from "../core/json.js";
-import { inputError } from "../core/errors.js";
+import { parseJson, stringifyJson } from "../base/json.js";
+import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
-import { jsonLocator } from "../core/json.js";
+import { jsonLocator } from "../base/json.js";
 
 type Obj = Record<string, unknown>;
 export interface DeepagentCheckpoint {

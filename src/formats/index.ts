@@ -3,7 +3,7 @@
  * canonical model. Pure: callers supply the text (see cli/input.ts for reading files, stdin and saver URIs).
  */
 import type { Checkpoint } from "../generated/types.js";
-import { inputError, usageError } from "../core/errors.js";
+import { inputError, usageError } from "../base/errors.js";
 import { FORMAT_NAMES, type FormatAdapter, type FormatName, type SourceDoc } from "./types.js";
 import { ckptAdapter } from "./ckpt.js";
 import { yoagentAdapter } from "./yoagent.js";

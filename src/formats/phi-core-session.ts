@@ -6,8 +6,8 @@
  * From another format, a one-loop session is written (status Completed, no events).
  */
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
-import { parseJson, stringifyJson } from "../core/json.js";
-import { inputError } from "../core/errors.js";
+import { parseJson, stringifyJson } from "../base/json.js";
+import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, SourceDoc } from "./types.js";
 import {
   PHI, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, singleText, unsafeIntegerLint,

@@ -4,7 +4,7 @@
  * extension messages keep declaration order (role, kind, data).
  */
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
-import { stringifyJson } from "../core/json.js";
+import { stringifyJson } from "../base/json.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
   PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,

@@ -13,8 +13,8 @@
  */
 import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
 import type { FormatName, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
-import { inputError } from "../core/errors.js";
-import { hasLongDigitRun, jsonLocator, parseJson } from "../core/json.js";
+import { inputError } from "../base/errors.js";
+import { hasLongDigitRun, jsonLocator, parseJson } from "../base/json.js";
 
 type Json = unknown;
 type Obj = Record<string, Json>;

@@ -10,8 +10,8 @@
  * token_budget, model and the cumulative token_usage travel in `ext.swarmer`.
  */
 import type { AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ToolResultMessage } from "../generated/types.js";
-import { CkptError, inputError } from "../core/errors.js";
-import { parseJson, stringifyJson } from "../core/json.js";
+import { CkptError, inputError } from "../base/errors.js";
+import { parseJson, stringifyJson } from "../base/json.js";
 import type { FormatAdapter, LintMessage, LossyNote, SourceDoc } from "./types.js";
 
 type Obj = Record<string, unknown>;

@@ -3,6 +3,9 @@
  * document's text (or the texts of a folder's files) and return values; callers read and write.
  */
 import type { Checkpoint } from "../generated/types.js";
+import type { Issue, LintView } from "../schema/types.js";
+
+export type { Issue, LintMessage, LintView } from "../schema/types.js";
 
 export const FORMAT_NAMES = [
   "ckpt",
@@ -26,20 +29,6 @@ export interface SourceDoc {
   files?: Record<string, string>;
 }
 
-/** One validation finding. Pointers are RFC 6901 into the *native* document (for org files: into its parsed JSON structure). */
-export interface Issue {
-  severity: "error" | "warning";
-  /** stable rule id, e.g. "schema/required", "lint/tool-call-without-result" */
-  rule: string;
-  message: string;
-  /** what was expected, when it is a schema issue */
-  expected?: string;
-  pointer: string;
-  /** file the issue is in (for folders: the member file) */
-  file: string;
-  line?: number;
-  column?: number;
-}
 
 /** A field a conversion cannot carry: reported per message and field when --allow-lossy is used. */
 export interface LossyNote {
@@ -95,21 +84,7 @@ export interface FormatAdapter<Native = unknown> {
   serialize(native: Native, options?: { version?: string }): SerializedDoc;
 }
 
-/** The fields of a canonical checkpoint the generic lints read (see FormatAdapter.lintView). */
-export interface LintView {
-  threadId: string;
-  interrupt?: unknown;
-  messages: readonly LintMessage[];
-}
 
-/** The fields of a canonical message the generic lints read: `content` of assistants, `usage` in canonical names. */
-export interface LintMessage {
-  role?: unknown;
-  timestamp?: unknown;
-  content?: unknown;
-  toolCallId?: unknown;
-  usage?: unknown;
-}
 
 /** A single text, or several files (amacs folder: "agent-chat.org", "scratchpad.org"). */
 export type SerializedDoc = { text: string } | { files: Record<string, string> };

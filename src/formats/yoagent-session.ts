@@ -7,8 +7,8 @@
  * `ext["yoagent-session"].branches` with the file order in `.order` — so branches and labels survive.
  */
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
-import { CkptError, inputError } from "../core/errors.js";
-import { jsonLocator, parseJson, pointerToPath, stringifyJson } from "../core/json.js";
+import { CkptError, inputError } from "../base/errors.js";
+import { jsonLocator, parseJson, pointerToPath, stringifyJson } from "../base/json.js";
 import type { FormatAdapter, Issue, SourceDoc } from "./types.js";
 import {
   YOAGENT, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, reportEnvelopeLoss,

@@ -4,8 +4,8 @@
  * `version: "<0.13"` (or any version below 0.13, e.g. "0.12") writes the old snake_case spelling.
  */
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
-import { stringifyJson } from "../core/json.js";
-import { usageError } from "../core/errors.js";
+import { stringifyJson } from "../base/json.js";
+import { usageError } from "../base/errors.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
   YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,

@@ -1,7 +1,7 @@
 /** Helpers shared by the savers. */
 import { createHash } from "node:crypto";
-import { usageError, inputError } from "../core/errors.js";
-import { parseJson, stringifyJson } from "../core/json.js";
+import { usageError, inputError } from "../base/errors.js";
+import { parseJson, stringifyJson } from "../base/json.js";
 
 /** Thread order everywhere: UTF-16 code units (what JavaScript's default sort does), so paging is stable. */
 export const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

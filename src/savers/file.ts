@@ -14,7 +14,7 @@ import { open, readdir, rename, stat, unlink, mkdir } from "node:fs/promises";
 import type { Dir } from "node:fs";
 import { closeSync, fstatSync, opendirSync, openSync, readFileSync, readSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CkptError, ExitCode, storeError } from "../core/errors.js";
+import { CkptError, ExitCode, storeError } from "../base/errors.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
 

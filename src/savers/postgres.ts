@@ -8,7 +8,7 @@
  * The document is kept as text, not JSONB: JSONB reorders keys and would break byte-exact round trips; query it
  * with `doc::jsonb` when needed. Thread ids sort with COLLATE "C" (code-point order) for stable paging.
  */
-import { storeError } from "../core/errors.js";
+import { storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
 

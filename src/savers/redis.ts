@@ -4,7 +4,7 @@
  * (what `JSON.stringify` gives, as in deep-agent's documented Redis store). Listing uses SCAN (never KEYS), writes
  * use pipelines. Unlike deep-agent's `list()`, thread ids containing ':' are listed too.
  */
-import { storeError } from "../core/errors.js";
+import { storeError } from "../base/errors.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
 

@@ -14,7 +14,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { storeError } from "../core/errors.js";
+import { storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
 

@@ -4,7 +4,7 @@
  * `table=` (postgres), `prefix=` (redis key prefix before the namespace, default none).
  * `REDIS_URL` / `DATABASE_URL` fill in a bare `redis:` / `postgres:`.
  */
-import { usageError } from "../core/errors.js";
+import { usageError } from "../base/errors.js";
 
 export type SaverKind = "memory" | "file" | "sqlite" | "redis" | "postgres";
 

@@ -4,7 +4,7 @@
  * the text — a document with thousands of issues stays linear).
  */
 import type * as jsonc from "jsonc-parser";
-import { jsoncParser, pointerToPath } from "../core/json.js";
+import { jsoncParser, pointerToPath } from "../base/json.js";
 
 export interface Position {
   line: number;

@@ -3,8 +3,8 @@
  */
 import { validators } from "../generated/validators.js";
 import type { CompiledValidator } from "../generated/validators.js";
-import { containsBigInt, toPlainNumbers } from "../core/json.js";
-import type { Issue } from "../formats/types.js";
+import { containsBigInt, toPlainNumbers } from "../base/json.js";
+import type { Issue } from "./types.js";
 import { describeError, pruneErrors } from "./issues.js";
 
 /** Where a pointer is in the source text. */

@@ -1,7 +1,7 @@
 /** Human text: `file:line:col` first (clickable in terminals), severity coloured, rule id dim, a summary line. */
 import type { ChalkInstance } from "chalk";
 import type { Issue } from "../../formats/types.js";
-import type { FileResult } from "../../schema/document.js";
+import type { FileResult } from "../../core/document.js";
 import { plural, type Reporter } from "./types.js";
 
 const where = (file: string, line?: number, column?: number) => file + (line !== undefined ? `:${line}:${column ?? 1}` : "");

@@ -1,6 +1,6 @@
 /** What every reporter renders: the per-file results of one `ckpt validate` run and their summary. */
 import type { ChalkInstance } from "chalk";
-import type { FileResult } from "../../schema/document.js";
+import type { FileResult } from "../../core/document.js";
 
 export interface Summary {
   files: number;

@@ -6,7 +6,7 @@
 import micromatch from "micromatch";
 import { escapeToken } from "./fields.js";
 import { isObject } from "./stable.js";
-import { usageError } from "../errors.js";
+import { usageError } from "../../base/errors.js";
 
 /** What `--ignore-volatile` ignores: timestamps, createdAt/updatedAt, per-message usage, file times. */
 export const VOLATILE_GLOBS = [

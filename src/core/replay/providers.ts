@@ -3,7 +3,7 @@
  * (a JSON list of replies, for tests and demos). The HTTP providers live in openai.ts and anthropic.ts.
  */
 import type { AssistantMessage, Content, Usage } from "../../generated/types.js";
-import { CkptError, ExitCode, inputError } from "../errors.js";
+import { CkptError, ExitCode, inputError } from "../../base/errors.js";
 import type { Provider, ProviderRequest } from "./provider.js";
 
 /** Answers each turn with the next recorded assistant message; fails clearly when the recording runs out. */

@@ -7,7 +7,7 @@
  */
 import { createTwoFilesPatch } from "diff";
 import type { AgentMessage, AssistantMessage, Checkpoint, ToolResultMessage } from "../../generated/types.js";
-import { CkptError, ExitCode, inputError } from "../errors.js";
+import { CkptError, ExitCode, inputError } from "../../base/errors.js";
 import { runLoop, toolCallsOf, type Limits, type LoopResult, type ReplayEvent, type ToolExecution } from "./loop.js";
 import type { Provider } from "./provider.js";
 import { RecordedProvider } from "./providers.js";

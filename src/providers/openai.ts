@@ -2,9 +2,9 @@
  * `openai:<base-url>` — OpenAI-compatible chat completions (`POST <base-url>/chat/completions`), streamed (SSE) or
  * not, with tool calls. Works with OpenAI and local servers such as llama.cpp, vLLM or Ollama (base URL ending in /v1).
  */
-import type { AgentMessage, AssistantMessage, Content, Message, ToolResultMessage, Usage } from "../../generated/types.js";
-import { storeError } from "../errors.js";
-import type { Provider, ProviderRequest } from "./provider.js";
+import type { AgentMessage, AssistantMessage, Content, Message, ToolResultMessage, Usage } from "../generated/types.js";
+import { storeError } from "../base/errors.js";
+import type { Provider, ProviderRequest } from "../core/replay/provider.js";
 import { parseArguments, parseEventJson, postJson, readSse, type HttpOptions } from "./http.js";
 
 export interface OpenAIOptions extends HttpOptions {

@@ -5,8 +5,8 @@
  * Rust-family formats, which serde rejects (error).
  */
 import type { Checkpoint } from "../generated/types.js";
-import type { Issue, LintView } from "../formats/types.js";
-import { hasLongDigitRun, pathToPointer, pointerToPath } from "./json.js";
+import type { Issue, LintView } from "./types.js";
+import { hasLongDigitRun, pathToPointer, pointerToPath } from "../base/json.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);

@@ -2,13 +2,13 @@
  * The validation pipeline for one document: detect → parse → native schema → adapter lints → generic lints
  * (canonical lints only when the schema passed). Pure: the caller reads the document and prints the result.
  */
-import { CkptError, inputError } from "../core/errors.js";
-import { parseJson } from "../core/json.js";
-import { fastJsonLocator } from "./locate.js";
-import { canonicalLint, mayNeedNativeLint, nativeLint } from "../core/lint.js";
+import { CkptError, inputError } from "../base/errors.js";
+import { parseJson } from "../base/json.js";
+import { fastJsonLocator } from "../schema/locate.js";
+import { canonicalLint, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
 import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
-import { schemaIssues, type Locate } from "./validate.js";
+import { schemaIssues, type Locate } from "../schema/validate.js";
 
 /** Another format the document fits as well as the chosen one, with what validating as that format found. */
 export interface Alternative {

@@ -2,7 +2,7 @@
  * Shared plumbing of the HTTP model providers: POST JSON with a timeout, clear exit-4 errors that never show an API
  * key, and a Server-Sent-Events reader for streamed responses.
  */
-import { storeError } from "../errors.js";
+import { storeError } from "../base/errors.js";
 
 export interface HttpOptions {
   baseUrl: string;

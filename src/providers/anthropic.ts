@@ -2,9 +2,9 @@
  * `anthropic:<base-url>` — the Anthropic Messages API (`POST <base-url>/v1/messages`), streamed (SSE) or not, with
  * tool use, thinking blocks and cache usage.
  */
-import type { AgentMessage, AssistantMessage, Content, Message, ToolResultMessage } from "../../generated/types.js";
-import { storeError } from "../errors.js";
-import type { Provider, ProviderRequest } from "./provider.js";
+import type { AgentMessage, AssistantMessage, Content, Message, ToolResultMessage } from "../generated/types.js";
+import { storeError } from "../base/errors.js";
+import type { Provider, ProviderRequest } from "../core/replay/provider.js";
 import { parseArguments, parseEventJson, postJson, readSse, type HttpOptions } from "./http.js";
 
 export interface AnthropicOptions extends HttpOptions {
