@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { openSaver } from "../dist/savers/index.js";
 import { migrate } from "../dist/core/migrate.js";
+import { openCheckPool } from "../dist/cli/check-pool.js";
 
 const N = Number(process.env.N ?? 10_000);
 const BIG = Number(process.env.BIG ?? 100_000);
@@ -61,7 +62,7 @@ async function timeMigrate(src, uriFor) {
   const source = await openSaver(`file:${src}`);
   const target = await openSaver(uriFor(++seq));
   const t = performance.now();
-  const s = await migrate(source, target, { batchSize: 500, worker: process.env.WORKER ?? "auto" });
+  const s = await migrate(source, target, { batchSize: 500, worker: process.env.WORKER ?? "auto", openCheckPool });
   const ms = performance.now() - t;
   await source.close();
   await target.close();

@@ -47,6 +47,7 @@ export { deepagentAdapter, type DeepagentCheckpoint } from "./formats/deepagent.
 export { openSaver, parseSaverUri, redact, contentHash, type OpenOptions } from "./savers/index.js";
 export type { Saver, SaverRecord, ThreadInfo, ListOptions } from "./savers/types.js";
 export { sanitizeThreadId } from "./savers/file.js";
+export { openCheckPool } from "./cli/check-pool.js";
 export { migrate, journalKey, type MigrateOptions, type MigrateSummary, type Journal, type ConflictPolicy } from "./core/migrate.js";
 // replay
 export { runLoop, type Limits, type ReplayEvent, type LoopResult, type ToolRegistry } from "./core/replay/loop.js";
@@ -56,4 +57,4 @@ export { createOpenAIProvider } from "./providers/openai.js";
 export { createAnthropicProvider } from "./providers/anthropic.js";
 export { createRegistry } from "./core/replay/registry.js";
 export { runStateTool, STATE_TOOL_NAMES, emptyState, type ReplayState } from "./core/replay/state-tools.js";
-export type { Provider, ProviderRequest, ToolSpec } from "./core/replay/provider.js";
+export type { Provider, ProviderRequest, ToolSpec } from "./providers/types.js";

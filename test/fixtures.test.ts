@@ -19,7 +19,13 @@ const io = { stdin: Readable.from([]), cwd: ROOT };
 
 const formats = readdirSync(FIXTURES).filter((f) => (FORMAT_NAMES as readonly string[]).includes(f));
 
-test("fixtures exist for at least one format", () => expect(formats.length).toBeGreaterThan(0));
+test("every format has valid fixtures, and invalid or warn ones (none is skipped for want of fixtures)", () => {
+  const missing = FORMAT_NAMES.filter((f) => {
+    const has = (kind: string) => existsSync(join(FIXTURES, f, kind)) && readdirSync(join(FIXTURES, f, kind)).length > 0;
+    return !has("valid") || !(has("invalid") || has("warn"));
+  });
+  expect(missing, "fixtures/<format>/valid and fixtures/<format>/{invalid|warn} for every format").toEqual([]);
+});
 
 for (const format of formats) {
   for (const kind of ["valid", "invalid", "warn"] as const) {

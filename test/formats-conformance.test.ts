@@ -72,6 +72,8 @@ const unbuilt = FORMAT_NAMES.filter((f) => !built.includes(f));
 
 describe("format conformance", () => {
   test("every format has a built adapter (no SCAFFOLD left)", () => expect(unbuilt).toEqual([]));
+  test("every format has valid fixtures to run through this suite", () =>
+    expect(FORMAT_NAMES.filter((f) => !fixtures.some((x) => x.format === f))).toEqual([]));
   for (const fx of fixtures.filter((x) => built.includes(x.format))) {
     describe(`${fx.format}/valid/${fx.name}`, () => {
       const a = adapters[fx.format];

@@ -12,13 +12,14 @@ import { execFileSync } from "node:child_process";
 
 const root = join(import.meta.dirname, "..");
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-let dist: { migrate: (s: Any, t: Any, o: Any) => Promise<Any>; openSaver: (u: string) => Promise<Any> };
+let dist: { migrate: (s: Any, t: Any, o: Any) => Promise<Any>; openSaver: (u: string) => Promise<Any>; openCheckPool: () => Promise<Any> };
 
 beforeAll(async () => {
-  if (!existsSync(join(root, "dist", "core", "check-worker.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+  if (!existsSync(join(root, "dist", "cli", "check-worker.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
   const m = await import(join(root, "dist", "core", "migrate.js"));
   const s = await import(join(root, "dist", "savers", "index.js"));
-  dist = { migrate: m.migrate, openSaver: s.openSaver };
+  const p = await import(join(root, "dist", "cli", "check-pool.js"));
+  dist = { migrate: m.migrate, openSaver: s.openSaver, openCheckPool: p.openCheckPool };
 }, 120_000);
 
 const base = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));
@@ -45,7 +46,7 @@ async function runWith(worker: "on" | "off", name: string, extra: Record<string,
   const dst = await dist.openSaver(`memory:worker-dst-${name}-${worker}`);
   const committed: Array<{ key: string; hash: string }> = [];
   const journal = { done: new Set<string>(), commit: async (e: Array<{ key: string; hash: string }>) => void committed.push(...e) };
-  const summary = await dist.migrate(src, dst, { batchSize: 8, worker, journal, ...extra });
+  const summary = await dist.migrate(src, dst, { batchSize: 8, worker, journal, openCheckPool: dist.openCheckPool, ...extra });
   const stored = new Map<string, string>();
   for await (const batch of dst.scan({ batchSize: 100 })) for (const r of batch) stored.set(r.threadId, r.text);
   return { summary, committed, stored };

@@ -12,7 +12,6 @@ import { readSource } from "./input.js";
 import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
-import type { SerializedDoc } from "../formats/types.js";
 
 /** Targets with a single on-disk version: --format-version would do nothing there, so it is refused. */
 const VERSIONLESS = new Set(["ckpt", "phi-core", "phi-core-session"]);

@@ -9,6 +9,7 @@ import { open, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
 import { CkptError, ExitCode, storeError, usageError } from "../base/errors.js";
+import { openCheckPool } from "./check-pool.js";
 import { migrate, type ConflictPolicy, type Journal, type MigrateProgress, type MigrateSummary } from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
@@ -166,6 +167,7 @@ export const migrateCommand: CommandDef = {
         strict: args.strict,
         batchSize: args.batchSize,
         journal,
+        openCheckPool,
         onProgress(p) {
           if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
           else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);

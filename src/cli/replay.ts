@@ -7,12 +7,12 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import type { Checkpoint } from "../generated/types.js";
-import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
-import { parseJson, stringifyJson } from "../base/json.js";
+import { ExitCode, inputError, usageError } from "../base/errors.js";
+import { parseJson } from "../base/json.js";
 import { getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
 import type { LossyNote } from "../formats/types.js";
 import type { Limits, ReplayEvent } from "../core/replay/loop.js";
-import type { Provider } from "../core/replay/provider.js";
+import type { Provider } from "../providers/types.js";
 import { RecordedProvider, ScriptProvider, parseScript } from "../core/replay/providers.js";
 import { continueCheckpoint, resumeCheckpoint, verifyCheckpoint, type VerifyResult } from "../core/replay/replay.js";
 import { cloneState, type ReplayState } from "../core/replay/state-tools.js";
@@ -314,4 +314,3 @@ function input_is(target: string, inputName: string, io: CliIO): boolean {
   return resolve(io.cwd, inputName) === target;
 }
 
-export { CkptError };

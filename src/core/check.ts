@@ -92,3 +92,13 @@ export function checkForWire(name: string, text: string, opts: CheckOptions, wan
   }
   return out;
 }
+
+/** Checks batches off the calling thread (the CLI opens one on worker threads: cli/check-pool.ts) and passes it in. */
+export interface CheckPool {
+  /** whether the worker has loaded its modules (it takes ~0.1 s to start; until then, check on the calling thread) */
+  readonly ready: boolean;
+  /** resolves once the worker is ready (rejects if it failed to start) */
+  whenReady(): Promise<void>;
+  check(names: string[], texts: string[], opts: CheckOptions, wants: WireWants): Promise<WireResult[]>;
+  close(): Promise<void>;
+}

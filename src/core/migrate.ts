@@ -4,14 +4,13 @@
  * transactional call, record it in the journal, read it back and compare content hashes. Memory stays bounded by
  * the batch size (at most two batches are in flight).
  * Savers and the journal are passed in, so this module does no I/O of its own. On large migrations the checks run in
- * one worker thread (check-pool.ts), overlapping with the reads and writes on this thread.
+ * a check pool the caller passes in (the CLI's runs on a worker thread: cli/check-pool.ts), overlapping with the reads and writes on this thread.
  */
 import { contentHash, updatedAtOf } from "../savers/common.js";
-import type { RecordKey, Saver, SaverRecord } from "../savers/types.js";
+import type { Saver, SaverRecord } from "../savers/types.js";
 import type { FormatName } from "../formats/index.js";
 import { parseJson, stringifyJson } from "../base/json.js";
-import { checkRecord, sha256, type CheckOptions, type WireResult } from "./check.js";
-import { openCheckPool, type CheckPool } from "./check-pool.js";
+import { checkRecord, sha256, type CheckOptions, type CheckPool, type WireResult } from "./check.js";
 
 export type ConflictPolicy = "auto" | "skip" | "overwrite" | "fail" | "newer";
 
@@ -44,6 +43,8 @@ export interface MigrateOptions {
    * "off" checks on the calling thread. The results are the same either way.
    */
   worker?: "auto" | "off" | "on";
+  /** starts the pool that checks batches off this thread; without it (or when it gives undefined) checks run here */
+  openCheckPool?: () => Promise<CheckPool | undefined>;
   onProgress?: (p: MigrateProgress) => void;
   onReject?: (r: Rejected) => void;
   now?: () => number;
@@ -295,13 +296,13 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
       };
       let cur = await next();
       if (!pool && opts.worker === "on") {
-        pool = await openCheckPool();
+        pool = await opts.openCheckPool?.();
         await pool?.whenReady();
         if (cur) cur = dispatch(cur.batch); // re-dispatched to the worker (nothing was checked yet: checks are lazy here)
       }
       if (cur && !pool && (opts.worker ?? "auto") === "auto" && cur.batch.length >= batchSize) {
         // A large migration: batches are checked in a worker once it has started (until then, here).
-        pool = await openCheckPool();
+        pool = await opts.openCheckPool?.();
       }
       while (cur) {
         const following = await next();

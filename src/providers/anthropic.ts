@@ -4,7 +4,7 @@
  */
 import type { AgentMessage, AssistantMessage, Content, Message, ToolResultMessage } from "../generated/types.js";
 import { storeError } from "../base/errors.js";
-import type { Provider, ProviderRequest } from "../core/replay/provider.js";
+import type { Provider, ProviderRequest } from "./types.js";
 import { parseArguments, parseEventJson, postJson, readSse, type HttpOptions } from "./http.js";
 
 export interface AnthropicOptions extends HttpOptions {

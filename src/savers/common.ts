@@ -1,6 +1,6 @@
 /** Helpers shared by the savers. */
 import { createHash } from "node:crypto";
-import { usageError, inputError } from "../base/errors.js";
+import { usageError } from "../base/errors.js";
 import { parseJson, stringifyJson } from "../base/json.js";
 
 /** Thread order everywhere: UTF-16 code units (what JavaScript's default sort does), so paging is stable. */
@@ -33,6 +33,3 @@ export function updatedAtOf(text: string): string | undefined {
   return m?.[1];
 }
 
-export function notJson(name: string) {
-  return inputError("json-syntax", "not a JSON document", { file: name });
-}

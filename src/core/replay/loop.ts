@@ -4,7 +4,7 @@
  * from the restored messages on every run, as the seed systems require: nothing of it is read from the checkpoint.
  */
 import type { AgentMessage, AssistantMessage, ToolCallContent, ToolResultMessage, Usage } from "../../generated/types.js";
-import type { Provider, ToolSpec } from "./provider.js";
+import type { Provider, ToolSpec } from "../../providers/types.js";
 
 export interface Limits {
   maxTurns?: number;

@@ -4,7 +4,7 @@
  */
 import type { AssistantMessage, Content, Usage } from "../../generated/types.js";
 import { CkptError, ExitCode, inputError } from "../../base/errors.js";
-import type { Provider, ProviderRequest } from "./provider.js";
+import type { Provider, ProviderRequest } from "../../providers/types.js";
 
 /** Answers each turn with the next recorded assistant message; fails clearly when the recording runs out. */
 export class RecordedProvider implements Provider {

@@ -5,7 +5,7 @@
  */
 import type { ToolCallContent, ToolResultMessage } from "../../generated/types.js";
 import type { ToolExecution, ToolRegistry } from "./loop.js";
-import type { ToolSpec } from "./provider.js";
+import type { ToolSpec } from "../../providers/types.js";
 import { STATE_TOOL_SCHEMAS, isStateTool, runStateTool, type ReplayState } from "./state-tools.js";
 
 /** The text of a tool result: its text blocks joined with "\n" (images and other blocks are not text). */

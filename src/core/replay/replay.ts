@@ -9,7 +9,7 @@ import { createTwoFilesPatch } from "diff";
 import type { AgentMessage, AssistantMessage, Checkpoint, ToolResultMessage } from "../../generated/types.js";
 import { CkptError, ExitCode, inputError } from "../../base/errors.js";
 import { runLoop, toolCallsOf, type Limits, type LoopResult, type ReplayEvent, type ToolExecution } from "./loop.js";
-import type { Provider } from "./provider.js";
+import type { Provider } from "../../providers/types.js";
 import { RecordedProvider } from "./providers.js";
 import { createRegistry, resultText } from "./registry.js";
 import { cloneState, isStateTool, type ReplayState } from "./state-tools.js";

@@ -4,7 +4,7 @@
  * out: {id, results} in the same order.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { checkForWire, type CheckOptions, type WireResult, type WireWants } from "./check.js";
+import { checkForWire, type CheckOptions, type WireResult, type WireWants } from "../core/check.js";
 
 interface Request {
   id: number;

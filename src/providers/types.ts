@@ -2,7 +2,7 @@
  * The model side of the replay loop. A provider is asked for the next assistant message given the history so far
  * and the tools on offer; it answers with a canonical AssistantMessage (tool calls as `toolCall` content blocks).
  */
-import type { AgentMessage, AssistantMessage } from "../../generated/types.js";
+import type { AgentMessage, AssistantMessage } from "../generated/types.js";
 
 export interface ToolSpec {
   name: string;

@@ -6,16 +6,8 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
-import type { CheckOptions, WireResult, WireWants } from "./check.js";
+import type { CheckPool, WireResult } from "../core/check.js";
 
-export interface CheckPool {
-  /** whether the worker has loaded its modules (it takes ~0.1 s to start; until then, check on the calling thread) */
-  readonly ready: boolean;
-  /** resolves once the worker is ready (rejects if it failed to start) */
-  whenReady(): Promise<void>;
-  check(names: string[], texts: string[], opts: CheckOptions, wants: WireWants): Promise<WireResult[]>;
-  close(): Promise<void>;
-}
 
 export async function openCheckPool(): Promise<CheckPool | undefined> {
   const url = new URL("./check-worker.js", import.meta.url);

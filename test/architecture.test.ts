@@ -1,0 +1,87 @@
+/**
+ * The floor plan (DESIGN §3), checked from the source: every relative import in src/ points down the list of
+ * layers (or stays in its own layer), and the pure layers (core/, formats/, view/) do no I/O of their own.
+ * Type-only imports count too: a lower layer that names a higher layer's type depends on it.
+ */
+import { describe, expect, test } from "vitest";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+
+const SRC = resolve(import.meta.dirname, "..", "src");
+/** Bottom first. `index.ts` at the top of src/ is the library's front door and may import any layer. */
+const LAYERS = ["generated", "base", "schema", "formats", "savers", "providers", "core", "view", "cli"] as const;
+const PURE = new Set(["core", "formats", "view"]);
+const IO_MODULES = ["fs", "fs/promises", "net", "http", "https", "http2", "worker_threads", "child_process", "dgram", "tls"];
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : /\.(ts|mts)$/.test(f) && !f.endsWith(".d.ts") ? [p] : [];
+  });
+}
+
+const layerOf = (file: string): string | undefined => {
+  const first = relative(SRC, file).split(sep)[0]!;
+  return (LAYERS as readonly string[]).includes(first) ? first : undefined;
+};
+
+/** Module specifiers of static imports, re-exports and dynamic imports (comments removed first). */
+export function importsOf(text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+  const out: string[] = [];
+  for (const m of code.matchAll(/(?:^|[\s;}])(?:import|export)\s[^;"'`]*?from\s*["']([^"']+)["']/g)) out.push(m[1]!);
+  for (const m of code.matchAll(/(?:^|[\s;}])import\s*["']([^"']+)["']/g)) out.push(m[1]!);
+  for (const m of code.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+
+const files = walk(SRC);
+
+test("the layer list covers every folder of src/", () => {
+  const folders = readdirSync(SRC).filter((f) => statSync(join(SRC, f)).isDirectory());
+  expect(folders.filter((f) => !(LAYERS as readonly string[]).includes(f))).toEqual([]);
+});
+
+test("the import scanner sees every kind of import (so the checks below can fail)", () => {
+  const text = [
+    'import { a } from "../core/x.js";',
+    'import type { B } from "../cli/y.js";',
+    'export * from "./z.js";',
+    'import "node:fs";',
+    'const m = await import("node:child_process");',
+    '// import { c } from "../commented-out.js";',
+  ].join("\n");
+  expect(importsOf(text)).toEqual(["../core/x.js", "../cli/y.js", "./z.js", "node:fs", "node:child_process"]);
+});
+
+describe("imports point down the layers only", () => {
+  for (const file of files) {
+    const from = layerOf(file);
+    if (!from) continue;
+    test(relative(SRC, file), () => {
+      const upward: string[] = [];
+      for (const spec of importsOf(readFileSync(file, "utf8"))) {
+        if (!spec.startsWith(".")) continue;
+        const to = layerOf(resolve(dirname(file), spec));
+        if (to === undefined) {
+          upward.push(`${spec} (outside the layers)`);
+          continue;
+        }
+        if (LAYERS.indexOf(to as never) > LAYERS.indexOf(from as never)) upward.push(`${spec} (${from} → ${to})`);
+      }
+      expect(upward).toEqual([]);
+    });
+  }
+});
+
+describe("core/, formats/ and view/ do no I/O of their own", () => {
+  for (const file of files.filter((f) => PURE.has(layerOf(f) ?? ""))) {
+    test(relative(SRC, file), () => {
+      const text = readFileSync(file, "utf8");
+      const io = importsOf(text).filter((s) => IO_MODULES.includes(s.replace(/^node:/, "")));
+      const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+      if (/(^|[^\w.])fetch\s*\(/m.test(code)) io.push("fetch(");
+      expect(io).toEqual([]);
+    });
+  }
+});
