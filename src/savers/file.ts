@@ -7,14 +7,14 @@
  * - the real thread id is read from each document (`list` returns thread ids, not file stems);
  * - writes are atomic: temp file in the same folder, fsync, rename, fsync of the folder.
  * Namespaces other than "default" live in a sub-folder named after the sanitized namespace.
- * A `file:` URI naming a single file is a read-only, one-thread source (any format: a yoagent conversation.json,
- * a Swarmer agent_*.pkl …); its thread id is the document's `threadId`, else the file's stem.
+ * A `file:` URI naming a single file is a read-only, one-thread source: see single-file.ts.
  */
 import { open, readdir, rename, stat, unlink, mkdir } from "node:fs/promises";
 import type { Dir } from "node:fs";
 import { closeSync, fstatSync, opendirSync, openSync, readFileSync, readSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CkptError, ExitCode, storeError } from "../base/errors.js";
+import { CkptError, ExitCode } from "../base/errors.js";
+import { ioError, threadIdIn } from "./fs-common.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
 
@@ -28,25 +28,6 @@ interface Entry {
 
 export const sanitizeThreadId = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, "_");
 const MAX_NAME = 250;
-
-/** The thread id stored in a document, read from its first bytes (FileSaver writes threadId first). */
-function threadIdIn(text: string): string | undefined {
-  const m = /^\s*\{\s*"threadId"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text.slice(0, 65536));
-  if (m) {
-    try {
-      return JSON.parse(m[1]!) as string;
-    } catch {
-      return undefined;
-    }
-  }
-  const any = /"threadId"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text);
-  if (!any) return undefined;
-  try {
-    return JSON.parse(any[1]!) as string;
-  } catch {
-    return undefined;
-  }
-}
 
 /** One buffer for every head read: listing a large folder allocates nothing per file but the head string. */
 const HEAD_BYTES = 1536;
@@ -77,15 +58,9 @@ function holds(path: string, id: string): boolean {
   }
 }
 
-function ioError(e: unknown, what: string, file: string): CkptError {
-  if (e instanceof CkptError) return e;
-  const err = e as NodeJS.ErrnoException;
-  return storeError(`file-${err.code ?? "io"}`.toLowerCase(), `${what}: ${err.message}`, { file });
-}
-
 export async function createFileSaver(location: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE): Promise<Saver> {
   const st = await stat(location).catch(() => undefined);
-  if (st?.isFile()) return singleFileSaver(location, uri);
+  if (st?.isFile()) return (await import("./single-file.js")).createSingleFileSaver(location, uri);
   const dirOf = (ns?: string) => {
     const n = ns ?? defaultNamespace;
     return n === DEFAULT_NAMESPACE ? location : join(location, sanitizeThreadId(n));
@@ -309,42 +284,5 @@ export async function createFileSaver(location: string, uri: string, defaultName
       for (const r of records) await save(r.threadId, r.text, r.namespace);
     },
     async close() {},
-  };
-}
-
-/** A single file as a read-only, one-thread source. */
-async function singleFileSaver(path: string, uri: string): Promise<Saver> {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw ioError(e, "cannot read", path);
-  }
-  const id = threadIdIn(text) ?? basename(path).replace(/\.[^.]*$/, "");
-  const readOnly = () => {
-    throw storeError("read-only", `${path} is a single file: it can be read as one thread but not written (name a folder to write)`, { file: path });
-  };
-  const size = Buffer.byteLength(text);
-  const mtime = (await stat(path)).mtime.toISOString();
-  return {
-    uri,
-    load: async (t, ns) => (t === id && (ns ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE ? text : undefined),
-    loadMany: async (keys) => keys.map((k) => (k.threadId === id && k.namespace === DEFAULT_NAMESPACE ? text : undefined)),
-    save: async () => readOnly(),
-    delete: async () => readOnly(),
-    exists: async (t, ns) => t === id && (ns ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE,
-    async *list(options: ListOptions = {}) {
-      if ((options.namespace ?? DEFAULT_NAMESPACE) !== DEFAULT_NAMESPACE) return;
-      if (options.after !== undefined && compareIds(id, options.after) <= 0) return;
-      if (options.limit === 0) return;
-      yield { namespace: DEFAULT_NAMESPACE, threadId: id, bytes: size, updatedAt: mtime };
-    },
-    async *scan(options = {}) {
-      if ((options.namespace ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE) yield [{ namespace: DEFAULT_NAMESPACE, threadId: id, text }];
-    },
-    count: async (ns) => ((ns ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE ? 1 : 0),
-    namespaces: async () => [DEFAULT_NAMESPACE],
-    saveMany: async () => readOnly(),
-    close: async () => {},
   };
 }
