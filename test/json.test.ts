@@ -34,3 +34,22 @@ describe("parseJson", () => {
     expect(loc).toMatchObject({ line: 4, column: 14 });
   });
 });
+
+describe("toPlainNumbers is copy on write", () => {
+  it("returns a value without bigints as it is, and copies only the path to a bigint", async () => {
+    const { toPlainNumbers } = await import("../src/base/json.js");
+    const plain = { a: [1, { b: "x" }], c: { d: null } };
+    expect(toPlainNumbers(plain)).toBe(plain);
+    const big = { keep: { same: [1, 2] }, path: [0, { n: 2n ** 64n }], text: "t" };
+    const out = toPlainNumbers(big) as typeof big;
+    expect(out).not.toBe(big);
+    expect(out.keep).toBe(big.keep); // untouched branch shared
+    expect((out.path[1] as { n: unknown }).n).toBe(18446744073709552000);
+    expect(typeof (big.path[1] as { n: unknown }).n).toBe("bigint"); // the input is not changed
+    const proto = JSON.parse('{"__proto__": {"x": 1}, "n": 1}');
+    proto.n = 5n;
+    const p2 = toPlainNumbers(proto) as Record<string, unknown>;
+    expect(Object.keys(p2)).toEqual(["__proto__", "n"]);
+    expect(Object.getPrototypeOf(p2)).toBe(Object.prototype);
+  });
+});

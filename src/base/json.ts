@@ -101,18 +101,37 @@ export function stringifyJson(value: unknown, indent?: number | string): string 
   }
 }
 
-/** Replace bigints by numbers (nearest double) — for code that only inspects values, e.g. schema checks. */
+/**
+ * Replace bigints by numbers (nearest double) — for code that only inspects values, e.g. schema checks.
+ * Copy on write: a value without bigints is returned as it is (no walk allocates), and only the objects and arrays
+ * on the path to a bigint are copied.
+ */
 export function toPlainNumbers(v: unknown): unknown {
   if (typeof v === "bigint") return Number(v);
-  if (Array.isArray(v)) return v.map(toPlainNumbers);
-  if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      Object.defineProperty(out, k, { value: toPlainNumbers(x), enumerable: true, writable: true, configurable: true });
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      const y = typeof x === "object" || typeof x === "bigint" ? toPlainNumbers(x) : x;
+      if (y !== x) (out ??= v.slice())[i] = y;
     }
-    return out;
+    return out ?? v;
   }
-  return v;
+  let out: Record<string, unknown> | undefined;
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = (v as Record<string, unknown>)[k];
+    const y = typeof x === "object" || typeof x === "bigint" ? toPlainNumbers(x) : x;
+    if (y === x) continue;
+    if (!out) {
+      // defineProperty, not assignment: a "__proto__" key stays an own data property
+      out = {};
+      for (const [k2, x2] of Object.entries(v)) Object.defineProperty(out, k2, { value: x2, enumerable: true, writable: true, configurable: true });
+    }
+    Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
+  }
+  return out ?? v;
 }
 
 // ---- positions ---------------------------------------------------------------------------------
