@@ -22,7 +22,7 @@ export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Sa
     case "sqlite":
       return (await import("./sqlite.js")).createSqliteSaver(u.location, u.redacted, namespace);
     case "redis":
-      return (await import("./redis.js")).createRedisSaver(u.location, u.redacted, { namespace, prefix: u.params.get("prefix") ?? undefined });
+      return (await import("./redis.js")).createRedisSaver({ location: u.location, uri: u.redacted, namespace, params: u.params });
     case "postgres":
       return (await import("./postgres.js")).createPostgresSaver(u.location, u.redacted, {
         namespace,

@@ -71,3 +71,23 @@ export interface Saver {
   saveMany(records: SaverRecord[]): Promise<void>;
   close(): Promise<void>;
 }
+
+/** What every saver factory is given: one shape for every store. */
+export interface SaverOptions {
+  /** where the store is: a folder or database path, a memory store's name, or a connection URL */
+  location: string;
+  /** the URI for messages, credentials removed (what `Saver.uri` returns) */
+  uri: string;
+  /** the namespace used when a call names none (default "default") */
+  namespace?: string;
+  /**
+   * Opened only to read: the store must exist (a missing one is an input error, exit 3, naming it) and nothing is
+   * ever created or changed in it — no folder, file, table, schema or meta row.
+   */
+  readOnly?: boolean;
+  /** the URI's query parameters (store-specific ones: `prefix`, `schema`, `table`, …) */
+  params?: URLSearchParams;
+}
+
+/** Every saver module exports one of these (plus its `SAVER_NAME`). */
+export type SaverFactory = (options: SaverOptions) => Promise<Saver>;
