@@ -101,6 +101,30 @@ export function stringifyJson(value: unknown, indent?: number | string): string 
   }
 }
 
+/** An integer as JSON reading gives it: a number when it is safe, else a bigint (never a rounded double). */
+export type JsonInt = number | bigint;
+
+/**
+ * Exact sum of JSON integers (numbers or bigints): a number while the result is a safe integer, a bigint beyond —
+ * so totals of token counts past 2^53 are never rounded. Non-integer numbers are added as doubles.
+ */
+export function addInts(...xs: ReadonlyArray<JsonInt | undefined | null>): JsonInt {
+  const vals = xs.filter((x): x is JsonInt => x !== undefined && x !== null);
+  if (vals.some((x) => typeof x === "number" && !Number.isInteger(x))) return vals.reduce<number>((a, x) => a + Number(x), 0);
+  let n = 0;
+  for (const x of vals) {
+    if (typeof x === "number" && Number.isSafeInteger(n + x)) n += x;
+    else return toSafe(vals.reduce<bigint>((a, y) => a + BigInt(y), 0n));
+  }
+  return n;
+}
+
+/** A bigint as a number when that is exact. */
+export const toSafe = (b: bigint): JsonInt => (b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b);
+
+/** An integer is a JSON integer (number or bigint). */
+export const isJsonInt = (x: unknown): x is JsonInt => typeof x === "bigint" || (typeof x === "number" && Number.isInteger(x));
+
 /**
  * Replace bigints by numbers (nearest double) — for code that only inspects values, e.g. schema checks.
  * Copy on write: a value without bigints is returned as it is (no walk allocates), and only the objects and arrays

@@ -3,6 +3,7 @@
  * machine output: one JSON array).
  */
 import type { Argv } from "yargs";
+import { stringifyJson } from "../base/json.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -11,7 +12,7 @@ interface Row {
   namespace: string;
   threadId: string;
   format: string | null;
-  step: number | null;
+  step: number | bigint | null;
   messages: number | null;
   bytes: number;
   updatedAt: string | null;
@@ -54,7 +55,7 @@ export const lsCommand: CommandDef = {
       await saver.close();
     }
     if (args.json) {
-      io.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+      io.stdout.write(stringifyJson(rows, 2) + "\n");
       return 0;
     }
     if (rows.length === 0) {

@@ -15,7 +15,7 @@ import { fileSaverLint } from "../schema/lint.js";
 import { FORMAT_NAMES } from "../formats/types.js";
 import type { Issue } from "../formats/types.js";
 import { validateDocument, type FileResult } from "../core/document.js";
-import { expandInputs, readSource } from "./input.js";
+import { SAVER_URI, expandInputs, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 
@@ -63,10 +63,18 @@ export async function runValidation(
   let errors = 0;
   let stoppedEarly: string | undefined;
   const limit = opts.maxErrors ?? Infinity;
+  // FileSaver's naming rule only concerns documents read out of a folder: a file named on the command line (e.g.
+  // `convert -o thread.json`) or a saver URI's thread has no FileSaver file name to disagree with
   const queue: string[] = [];
+  const inFolder = new Set<number>();
   for (const spec of specs) {
     try {
-      queue.push(...(await expandInputs([spec], io.cwd)));
+      const found = await expandInputs([spec], io.cwd);
+      const folder = found.length > 1 || (found.length === 1 && found[0] !== spec);
+      for (const f of found) {
+        if (folder && !SAVER_URI.test(f)) inFolder.add(queue.length);
+        queue.push(f);
+      }
     } catch (e) {
       if (!(e instanceof CkptError)) throw e;
       files.push(fatalResult(spec, e));
@@ -98,7 +106,7 @@ export async function runValidation(
       }
       errors++;
     }
-    if (r.format === "deepagent" && r.threadId !== undefined && !r.fatal) {
+    if (r.format === "deepagent" && r.threadId !== undefined && !r.fatal && inFolder.has(n)) {
       const at = text !== undefined ? jsonLocator(text).locate("/threadId") : undefined;
       threadIds.push({ file: r.file, threadId: r.threadId, pointer: "/threadId", ...(at ? { line: at.line, column: at.column } : {}) });
     }

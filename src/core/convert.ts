@@ -149,6 +149,32 @@ export function readNative(doc: SourceDoc, from?: string): { adapter: FormatAdap
   return { adapter, native, version };
 }
 
+const I64_MIN = -(2n ** 63n);
+const U64_MAX = 2n ** 64n - 1n;
+
+/**
+ * Integers beyond 2^53 (bigints) the target's loader cannot hold exactly, unless a note already covers the
+ * place: deep-agent reads with JSON.parse (rounds), the Rust systems with serde's 64-bit integers (refuse).
+ */
+export function integerLoss(cp: Checkpoint, target: FormatAdapter, reported: ReadonlyArray<LossyNote>): LossyNote[] {
+  if (!target.integers) return [];
+  const out: LossyNote[] = [];
+  const covered = (p: string) => reported.some((n) => p === n.pointer || p.startsWith(n.pointer + "/"));
+  const visit = (v: unknown, ptr: string) => {
+    if (typeof v === "bigint") {
+      if (covered(ptr)) return;
+      if (target.integers === "js") {
+        out.push({ pointer: ptr, field: ptr.split("/").pop() ?? "", reason: `${target.name} reads its files with JSON.parse, which turns ${v} into ${Number(v)} (ckpt writes the exact digits)` });
+      } else if (v < I64_MIN || v > U64_MAX) {
+        out.push({ pointer: ptr, field: ptr.split("/").pop() ?? "", reason: `${target.name} stores 64-bit integers: ${v} does not fit (its loader refuses the file)` });
+      }
+    } else if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${ptr}/${i}`));
+    else if (isObj(v)) for (const [k, x] of Object.entries(v)) visit(x, `${ptr}/${esc(k)}`);
+  };
+  if (containsBigInt(cp)) visit(cp, "");
+  return out;
+}
+
 /** Canonical → a target format: native value, its text, and the loss report. */
 export function convertCheckpoint(cp: Checkpoint, to: string, options: { version?: string } = {}): { to: FormatName; native: unknown; output: SerializedDoc; lossy: LossyNote[] } {
   const target = getAdapter(to);
@@ -156,6 +182,7 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
   const native = target.fromCanonical(cp, { version: options.version, lossy });
   const reported = new Set(lossy.map((n) => n.pointer));
   for (const n of foreignExtLoss(cp, target.name)) if (!reported.has(n.pointer)) lossy.push(n);
+  lossy.push(...integerLoss(cp, target, lossy));
   const bad = schemaProblem(target, native);
   if (bad) {
     throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);

@@ -19,10 +19,11 @@
 import type {
   AgentMessage, Checkpoint, Content, Ext, ExtensionMessage, FileData, InterruptData, TodoItem, ToolResultMessage,
 } from "../generated/types.js";
-import { parseJson, stringifyJson } from "../base/json.js";
+import { isJsonInt, parseJson, stringifyJson } from "../base/json.js";
 import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
 import { jsonLocator } from "../base/json.js";
+import { envelopeTimes } from "./envelope.js";
 
 type Obj = Record<string, unknown>;
 export interface DeepagentCheckpoint {
@@ -409,7 +410,7 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     const cp: Checkpoint = {
       schemaVersion: 1,
       threadId: typeof native.threadId === "string" ? native.threadId : stemOf(doc.name),
-      step: typeof native.step === "number" ? native.step : messages.filter((m) => m.role === "assistant").length,
+      step: isJsonInt(native.step) ? native.step : messages.filter((m) => m.role === "assistant").length,
       messages,
       state,
     };
@@ -425,14 +426,16 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     const messages = messagesFromCanonical(cp, lossy);
     const { todos, files, ...rest } = cp.state;
     for (const k of Object.keys(rest)) lossy.push({ pointer: `/state/${k}`, field: k, reason: "deep-agent state holds only todos and files" });
-    const fallback = cp.updatedAt ?? cp.createdAt ?? new Date(0).toISOString();
+    // times from the messages when the source has none; the epoch only when nothing at all says when
+    const times = envelopeTimes(cp);
+    const fallback = new Date(0).toISOString();
     const out: DeepagentCheckpoint = {
       threadId: cp.threadId,
       step: cp.step,
       messages,
       state: { todos: todos ?? [], files: files ?? {} },
-      createdAt: cp.createdAt ?? fallback,
-      updatedAt: cp.updatedAt ?? fallback,
+      createdAt: times.createdAt ?? fallback,
+      updatedAt: times.updatedAt ?? fallback,
     };
     if (cp.interrupt !== undefined) {
       // key order as deep-agent writes it: interrupt between state and createdAt
@@ -507,5 +510,6 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     return out;
   },
   /** FileSaver: JSON.stringify(checkpoint, null, 2), no trailing newline. */
+  integers: "js",
   serialize: (native) => ({ text: stringifyJson(native, 2) }),
 };

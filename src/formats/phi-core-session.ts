@@ -6,7 +6,7 @@
  * From another format, a one-loop session is written (status Completed, no events).
  */
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
-import { parseJson, stringifyJson } from "../base/json.js";
+import { addInts, parseJson, stringifyJson, type JsonInt } from "../base/json.js";
 import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, SourceDoc } from "./types.js";
 import {
@@ -14,6 +14,7 @@ import {
   reportEnvelopeLoss,
 } from "./rust-common.js";
 import { phiMessagesFromCanonical } from "./phi-core.js";
+import { envelopeTimes } from "./envelope.js";
 
 type Obj = Record<string, unknown>;
 type Native = Obj;
@@ -29,9 +30,9 @@ function isoOf(ms: number | bigint): string {
 /** Sum of the assistant usages, in phi-core's Usage declaration order. */
 function totalUsage(messages: Obj[]): Obj {
   const keys = ["input", "output", "reasoning", "cache_read", "cache_write", "total_tokens"];
-  const sum: Record<string, number> = Object.fromEntries(keys.map((k) => [k, 0]));
+  const sum: Record<string, JsonInt> = Object.fromEntries(keys.map((k) => [k, 0]));
   for (const m of messages) {
-    if (m.role === "assistant" && isObj(m.usage)) for (const k of keys) sum[k]! += Number(m.usage[k] ?? 0);
+    if (m.role === "assistant" && isObj(m.usage)) for (const k of keys) sum[k] = addInts(sum[k], m.usage[k] as JsonInt | undefined);
   }
   return sum;
 }
@@ -124,9 +125,9 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
       return out;
     }
     const messages = phiMessagesFromCanonical(cp, options.lossy);
-    const firstTs = cp.messages.find((m) => (m as { timestamp?: number }).timestamp !== undefined) as { timestamp?: number } | undefined;
-    const created = cp.createdAt ?? isoOf(firstTs?.timestamp ?? defaultTimestampOf(cp));
-    const updated = cp.updatedAt ?? created;
+    const times = envelopeTimes(cp);
+    const created = times.createdAt ?? isoOf(defaultTimestampOf(cp));
+    const updated = times.updatedAt ?? created;
     const agent = "ckpt";
     const assistant = messages.find((m) => m.role === "assistant");
     return {
@@ -177,5 +178,6 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
     return out;
   },
   /** `serde_json::to_writer_pretty`: 2-space indent, no trailing newline. */
+  integers: "64-bit",
   serialize: (native) => ({ text: stringifyJson(native, 2) }),
 };

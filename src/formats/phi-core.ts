@@ -56,5 +56,6 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
   lint: (native, doc) => messageArrayLint(native, PHI, issueMaker(doc), doc.text),
   lintView: (native, doc) => ({ threadId: stemOf(doc.name), messages: native.map((m) => messageLintView(m, PHI)) }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
+  integers: "64-bit",
   serialize: (native) => ({ text: stringifyJson(native) }),
 };

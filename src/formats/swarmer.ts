@@ -11,7 +11,7 @@
  */
 import type { AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ToolResultMessage } from "../generated/types.js";
 import { CkptError, inputError } from "../base/errors.js";
-import { parseJson, stringifyJson } from "../base/json.js";
+import { addInts, isJsonInt, parseJson, stringifyJson, type JsonInt } from "../base/json.js";
 import type { FormatAdapter, LintMessage, LossyNote, SourceDoc } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -222,16 +222,17 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     });
     let usage = e.token_usage as SwarmerState["token_usage"] | undefined;
     if (!usage) {
-      let p = 0;
-      let c = 0;
+      let p: JsonInt = 0;
+      let c: JsonInt = 0;
       for (const m of cp.messages) {
         const u = m.role === "assistant" ? (m as AssistantMessage).usage : undefined;
         if (u) {
-          p += u.input + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
-          c += u.output;
+          p = addInts(p, u.input, u.cacheRead, u.cacheWrite);
+          c = addInts(c, u.output);
         }
       }
-      usage = { prompt_tokens: p, completion_tokens: c, total_tokens: p + c };
+      // exact beyond 2^53 (Python ints are unbounded; the numbers are written digit for digit)
+      usage = { prompt_tokens: p as number, completion_tokens: c as number, total_tokens: addInts(p, c) as number };
     }
     const lastModel = [...cp.messages].reverse().find((m) => m.role === "assistant" && (m as AssistantMessage).model)?.valueOf() as AssistantMessage | undefined;
     const { contexts, ...rest } = cp.state;
@@ -247,7 +248,7 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     }
     const out: SwarmerState = {
       identity: (e.identity as SwarmerState["identity"]) ?? { name: cp.threadId, id: cp.threadId },
-      token_budget: typeof e.token_budget === "number" ? e.token_budget : 100000,
+      token_budget: isJsonInt(e.token_budget) ? (e.token_budget as number) : 100000,
       model: typeof e.model === "string" ? e.model : (lastModel?.model ?? "unknown"),
       token_usage: usage,
       message_log,

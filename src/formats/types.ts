@@ -80,6 +80,12 @@ export interface FormatAdapter<Native = unknown> {
   messagePointers(native: Native): string[];
   /** Non-JSON formats (org, JSONL): where a pointer into the parsed value is in the source text. JSON formats omit it. */
   locate?(native: Native, pointer: string, doc: SourceDoc): { file: string; line: number; column: number } | undefined;
+  /**
+   * What integers the system's loader holds exactly. Absent: any (Python ints, text formats, ckpt). `"js"`: only
+   * ±(2^53−1) (JSON.parse rounds beyond); `"64-bit"`: i64/u64 (serde refuses beyond). Conversions report a value
+   * outside the range as lossy.
+   */
+  integers?: "js" | "64-bit";
   /** Native → file text(s), exactly as the system writes them. */
   serialize(native: Native, options?: { version?: string }): SerializedDoc;
 }

@@ -210,5 +210,6 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
     return { file: doc.name, line: l.line, column: at.column };
   },
   /** `to_jsonl()`: one compact entry per line, joined with "\n", no trailing newline. */
+  integers: "64-bit",
   serialize: (native) => ({ text: native.map((e) => stringifyJson(e)).join("\n") }),
 };

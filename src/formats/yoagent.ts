@@ -90,5 +90,6 @@ export const yoagentAdapter: FormatAdapter<Native> = {
   lintView: (native, doc) => ({ threadId: stemOf(doc.name), messages: native.map((m) => messageLintView(m, YOAGENT)) }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   /** `serde_json::to_string`: compact, no trailing newline; keys already in serde's order. */
+  integers: "64-bit",
   serialize: (native) => ({ text: stringifyJson(native) }),
 };

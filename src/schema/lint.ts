@@ -205,10 +205,12 @@ export function fileSaverLint(docs: ReadonlyArray<{ file: string; threadId: stri
     if (!d.file.startsWith("<") && base !== stem) {
       out.push(make(d.file, d.pointer, `thread id '${d.threadId}' is stored by FileSaver as '${stem}.json', not '${base}.json': load('${d.threadId}') does not find this file`));
     }
-    const other = byStem.get(stem);
+    // only files of one folder share FileSaver's name space
+    const key = `${d.file.replace(/[^\\/]*$/, "")}\0${stem}`;
+    const other = byStem.get(key);
     if (other && other.threadId !== d.threadId) {
       out.push(make(d.file, d.pointer, `thread id '${d.threadId}' and '${other.threadId}' (${other.file}) both sanitize to '${stem}.json': FileSaver overwrites one with the other`));
-    } else if (!other) byStem.set(stem, d);
+    } else if (!other) byStem.set(key, d);
   }
   return out;
 }
