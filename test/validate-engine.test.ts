@@ -113,16 +113,20 @@ describe("FileSaver thread ids", () => {
       [
         { file: "dir/user_1.json", threadId: "user/1", pointer: "/threadId" },
         { file: "dir/user_1.json.bak/user_1.json", threadId: "user:1", pointer: "/threadId" },
+        { file: "dir/copy.json", threadId: "user:1", pointer: "/threadId" },
         { file: "dir/other.json", threadId: "t-9", pointer: "/threadId" },
         { file: "dir/t-10.json", threadId: "t-10", pointer: "/threadId" },
       ],
       make,
     );
+    // FileSaver's name space is one folder: the copy in dir/user_1.json.bak/ is another folder's file
     expect(out.map((i) => `${i.file} ${i.message.split(":")[0]}`)).toEqual([
-      "dir/user_1.json.bak/user_1.json thread id 'user",
+      "dir/copy.json thread id 'user",
+      "dir/copy.json thread id 'user",
       "dir/other.json thread id 't-9' is stored by FileSaver as 't-9.json', not 'other.json'",
     ]);
-    expect(out[0]!.message).toContain("both sanitize to 'user_1.json'");
+    expect(out[0]!.message).toContain("is stored by FileSaver as 'user_1.json', not 'copy.json'");
+    expect(out[1]!.message).toContain("both sanitize to 'user_1.json'");
   });
 });
 
