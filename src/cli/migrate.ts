@@ -14,6 +14,7 @@ import { migrate, type ConflictPolicy, type Journal, type MigrateProgress, type 
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
+import type { Saver } from "../savers/types.js";
 import { writeFilesAtomic } from "./write.js";
 
 interface Args {
@@ -29,10 +30,34 @@ interface Args {
   rejectFile?: string;
   strict: boolean;
   batchSize: number;
+  jobs?: number;
   journal?: string;
   resume: boolean;
   json: boolean;
   quiet: boolean;
+}
+
+/** Parallel writers when --jobs is not given: a networked store takes several connections' round trips at once. */
+export const DEFAULT_JOBS = 4;
+
+/**
+ * The extra target connections for `--jobs N` (the first writer is the target itself). Only Redis (one server or a
+ * cluster) and PostgreSQL take parallel writers: SQLite has one writer at a time, and the other stores are local.
+ */
+async function openWriters(uri: string, jobs: number | undefined, env: NodeJS.ProcessEnv): Promise<Saver[]> {
+  const { openSaver, parseSaverUri } = await import("../savers/index.js");
+  const kind = parseSaverUri(uri, env).kind;
+  const parallel = kind === "redis" || kind === "postgres";
+  if (jobs !== undefined && jobs > 1 && !parallel) throw usageError(`--jobs ${jobs}: only redis:// and postgres:// targets take parallel writers (${kind} has one writer)`);
+  const n = parallel ? (jobs ?? DEFAULT_JOBS) : 1;
+  const writers: Saver[] = [];
+  try {
+    for (let i = 1; i < n; i++) writers.push(await openSaver(uri, { env }));
+  } catch (e) {
+    await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
+    throw e;
+  }
+  return writers;
 }
 
 /** A journal file: one JSON line per committed record, fsynced per batch; removed when the run completes. */
@@ -76,7 +101,7 @@ function summaryText(s: MigrateSummary, from: string, to: string): string {
     `  read ${fmtNum(s.read)}, ${s.dryRun ? "would write" : "written"} ${fmtNum(s.written)}, skipped ${fmtNum(s.skipped)}` +
       `${s.identical ? ` (${fmtNum(s.identical)} identical)` : ""}${s.resumed ? ` (${fmtNum(s.resumed)} done before the interruption)` : ""}, rejected ${fmtNum(s.rejected)}` +
       `${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}`,
-    `  ${(s.bytesRead / 1e6).toFixed(2)} MB read${s.dryRun ? `, ${(s.bytesWritten / 1e6).toFixed(2)} MB would be written` : ""} in ${(s.elapsedMs / 1000).toFixed(2)} s: ${fmtNum(Math.round(s.recordsPerSecond))} records/s, ${s.mbPerSecond.toFixed(2)} MB/s`,
+    `  ${(s.bytesRead / 1e6).toFixed(2)} MB read${s.dryRun ? `, ${(s.bytesWritten / 1e6).toFixed(2)} MB would be written` : ""} in ${(s.elapsedMs / 1000).toFixed(2)} s: ${fmtNum(Math.round(s.recordsPerSecond))} records/s, ${s.mbPerSecond.toFixed(2)} MB/s${s.writers > 1 ? ` (${s.writers} writers)` : ""}`,
   ];
   for (const c of s.conflicts.slice(0, 20)) lines.push(`  conflict: ${c.namespace}#${c.threadId}: ${c.reason}`);
   if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
@@ -125,6 +150,7 @@ export const migrateCommand: CommandDef = {
       .option("reject-file", { type: "string", describe: "write rejected records here (NDJSON: namespace, threadId, reason)" })
       .option("strict", { type: "boolean", default: false, describe: "stop at the first rejected record" })
       .option("batch-size", { type: "number", default: 200, describe: "records per batch (one pipeline / transaction)" })
+      .option("jobs", { alias: "j", type: "number", describe: `parallel writers (connections) for redis:// and postgres:// targets, records sharded by thread id (default ${DEFAULT_JOBS} there, 1 elsewhere)` })
       .option("journal", { type: "string", describe: "journal file (default: .ckpt-migrate-<hash>.journal in the current folder)" })
       .option("resume", { type: "boolean", default: false, describe: "finish an interrupted migration from its journal" })
       .option("json", { type: "boolean", default: false, describe: "NDJSON progress events and summary on stdout" })
@@ -135,6 +161,7 @@ export const migrateCommand: CommandDef = {
     if (args.toFormat !== undefined && !isFormatName(args.toFormat)) throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
     if (args.toFormat === "amacs") throw usageError("--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert");
     if (!Number.isInteger(args.batchSize) || args.batchSize < 1) throw usageError("--batch-size must be a positive integer");
+    if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 64)) throw usageError("--jobs must be an integer from 1 to 64");
     const { openSaver, redact, parseSaverUri } = await import("../savers/index.js");
     // A ?namespace= on the source picks what to copy, and on the target where to write, unless the flags say otherwise.
     const fromNamespace = parseSaverUri(args.from, io.env).params.get("namespace") ?? undefined;
@@ -147,6 +174,14 @@ export const migrateCommand: CommandDef = {
       target = await openSaver(args.to, { env: io.env });
     } catch (e) {
       await source.close();
+      throw e;
+    }
+    let writers: Saver[];
+    try {
+      writers = await openWriters(args.to, args.jobs, io.env);
+    } catch (e) {
+      await source.close();
+      await target.close();
       throw e;
     }
     const journalPath = resolve(io.cwd, args.journal ?? `.ckpt-migrate-${createHash("sha1").update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}`).digest("hex").slice(0, 12)}.journal`);
@@ -166,6 +201,7 @@ export const migrateCommand: CommandDef = {
         verify: args.verify,
         strict: args.strict,
         batchSize: args.batchSize,
+        writers,
         journal,
         openCheckPool,
         onProgress(p) {
@@ -184,6 +220,7 @@ export const migrateCommand: CommandDef = {
     } finally {
       await source.close().catch(() => undefined);
       await target.close().catch(() => undefined);
+      await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
       if (tty) io.stderr.write("\r\x1b[2K");
     }
     if (rejectPath && summary.rejectedRecords.length) {

@@ -43,6 +43,12 @@ export interface MigrateOptions {
    * "off" checks on the calling thread. The results are the same either way.
    */
   worker?: "auto" | "off" | "on";
+  /**
+   * More connections to the same target (`--jobs`): records are sharded over `[target, ...writers]` by thread id and
+   * each writer looks up conflicts, writes and reads back its share on its own connection, in parallel. The caller
+   * opens and closes them.
+   */
+  writers?: Saver[];
   /** starts the pool that checks batches off this thread; without it (or when it gives undefined) checks run here */
   openCheckPool?: () => Promise<CheckPool | undefined>;
   onProgress?: (p: MigrateProgress) => void;
@@ -86,6 +92,8 @@ export interface MigrateSummary extends MigrateProgress {
   rejectedRecords: Rejected[];
   /** whether records were checked in a worker thread */
   checkedInWorker: boolean;
+  /** parallel writers (connections to the target) */
+  writers: number;
   /** set when the run stopped early (--strict reject, --on-conflict fail) */
   aborted?: string;
   recordsPerSecond: number;
@@ -128,49 +136,101 @@ class PreparedRecord implements SaverRecord {
 
 type Checked = { ok: PreparedRecord } | { reject: string };
 
+/** A scanned batch whose checks are under way (in the worker) or yet to run (here). */
+interface Pending {
+  batch: SaverRecord[];
+  /** per record: the check, or undefined when the journal of an interrupted run has it already */
+  checked: () => Promise<Array<Checked | undefined>>;
+}
+
+/** Which writer a thread goes to: FNV-1a of the thread id, so a thread always goes through the same connection. */
+export function shardOf(threadId: string, writers: number): number {
+  if (writers <= 1) return 0;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < threadId.length; i++) h = Math.imul(h ^ threadId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % writers;
+}
+
 /** Run a migration. Throws CkptError(4) for store failures; everything else ends up in the summary. */
 export async function migrate(source: Saver, target: Saver, opts: MigrateOptions = {}): Promise<MigrateSummary> {
-  const now = opts.now ?? (() => performance.now());
-  const t0 = now();
-  const batchSize = Math.max(1, opts.batchSize ?? 200);
-  const policy = opts.onConflict ?? "auto";
-  const s: MigrateSummary = {
-    dryRun: Boolean(opts.dryRun),
-    read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
-    resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false,
-    recordsPerSecond: 0, mbPerSecond: 0,
-  };
-  const progress = () => {
-    s.elapsedMs = now() - t0;
-    opts.onProgress?.({ total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
-  };
+  return new Migration(source, target, opts).run();
+}
 
-  const checkOpts: CheckOptions = { toFormat: opts.toFormat, allowLossy: opts.allowLossy };
-  let pool: CheckPool | undefined;
-  /** A scanned batch whose checks are under way (in the worker) or yet to run (here). */
-  interface Pending {
-    batch: SaverRecord[];
-    /** per record: the check, or undefined when the journal of an interrupted run has it already */
-    checked: () => Promise<Array<Checked | undefined>>;
+/**
+ * One migration run. Batches flow: scan (this thread) → check (the pool's worker, or here) → classify in order
+ * (resumed, rejected, ready) → split by thread id over the writers → per writer, one after another: conflict lookup,
+ * write, journal, read-back. Each writer is a lane of its own; up to `writers + 1` batches are in flight, so reading,
+ * checking and the writers' round trips overlap while memory stays bounded by that many batches.
+ */
+class Migration {
+  readonly s: MigrateSummary;
+  private readonly now: () => number;
+  private readonly t0: number;
+  private readonly batchSize: number;
+  private readonly policy: ConflictPolicy;
+  private readonly checkOpts: CheckOptions;
+  private readonly writers: Saver[];
+  private lanes: Array<Promise<void>>;
+  private journalChain: Promise<void> = Promise.resolve();
+  private pool: CheckPool | undefined;
+  private total: number | undefined;
+  /** a writer failed: stop reading and writing */
+  private failed = false;
+
+  constructor(
+    private readonly source: Saver,
+    private readonly target: Saver,
+    private readonly opts: MigrateOptions,
+  ) {
+    this.now = opts.now ?? (() => performance.now());
+    this.t0 = this.now();
+    this.batchSize = Math.max(1, opts.batchSize ?? 200);
+    this.policy = opts.onConflict ?? "auto";
+    this.checkOpts = { toFormat: opts.toFormat, allowLossy: opts.allowLossy };
+    this.writers = [target, ...(opts.writers ?? [])];
+    this.lanes = this.writers.map(() => Promise.resolve());
+    this.s = {
+      dryRun: Boolean(opts.dryRun),
+      read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
+      resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false,
+      recordsPerSecond: 0, mbPerSecond: 0, writers: this.writers.length,
+    };
   }
-  const targetNsOf = (r: SaverRecord) => opts.toNamespace ?? r.namespace;
-  const isDone = (r: SaverRecord) => opts.journal?.done.has(journalKey(targetNsOf(r), r.threadId)) ?? false;
-  const fromWire = (r: SaverRecord, w: WireResult): Checked =>
-    w.ok ? { ok: new PreparedRecord(targetNsOf(r), r.threadId, w.text ?? r.text, undefined, w.compact, w.hash) } : { reject: w.reason };
 
-  function dispatch(batch: SaverRecord[]): Pending {
+  private get stopped(): boolean {
+    return this.failed || this.s.aborted !== undefined;
+  }
+
+  private progress(): void {
+    const s = this.s;
+    s.elapsedMs = this.now() - this.t0;
+    this.opts.onProgress?.({ total: this.total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
+  }
+
+  private targetNsOf(r: SaverRecord): string {
+    return this.opts.toNamespace ?? r.namespace;
+  }
+
+  private isDone(r: SaverRecord): boolean {
+    return this.opts.journal?.done.has(journalKey(this.targetNsOf(r), r.threadId)) ?? false;
+  }
+
+  private dispatch(batch: SaverRecord[]): Pending {
+    const pool = this.pool;
     if (pool?.ready) {
-      const todo = batch.filter((r) => !isDone(r));
-      s.checkedInWorker = true;
-      const wants = { compact: Boolean(target.storesCompact), hash: opts.journal !== undefined };
-      const sent = pool.check(todo.map((r) => `${r.namespace}#${r.threadId}`), todo.map((r) => r.text), checkOpts, wants);
+      const todo = batch.filter((r) => !this.isDone(r));
+      this.s.checkedInWorker = true;
+      const wants = { compact: Boolean(this.target.storesCompact), hash: this.opts.journal !== undefined };
+      const sent = pool.check(todo.map((r) => `${r.namespace}#${r.threadId}`), todo.map((r) => r.text), this.checkOpts, wants);
       sent.catch(() => undefined); // awaited in turn; a run that stops early must not leave it unhandled
+      const fromWire = (r: SaverRecord, w: WireResult): Checked =>
+        w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, undefined, w.compact, w.hash) } : { reject: w.reason };
       return {
         batch,
         checked: async () => {
           const results = await sent;
           let k = 0;
-          return batch.map((r) => (isDone(r) ? undefined : fromWire(r, results[k++]!)));
+          return batch.map((r) => (this.isDone(r) ? undefined : fromWire(r, results[k++]!)));
         },
       };
     }
@@ -178,16 +238,16 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
       batch,
       checked: async () =>
         batch.map((r) => {
-          if (isDone(r)) return undefined;
-          const c = checkRecord(`${r.namespace}#${r.threadId}`, r.text, checkOpts);
-          return c.ok ? { ok: new PreparedRecord(targetNsOf(r), r.threadId, c.text, c.value) } : { reject: c.reason };
+          if (this.isDone(r)) return undefined;
+          const c = checkRecord(`${r.namespace}#${r.threadId}`, r.text, this.checkOpts);
+          return c.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, c.text, c.value) } : { reject: c.reason };
         }),
     };
   }
 
-  async function flush(pending: Pending): Promise<boolean> {
-    const { batch } = pending;
-    const checked = await pending.checked();
+  /** Count the batch as read; the records to write (in batch order), or undefined when --strict stops the run. */
+  private classify(batch: SaverRecord[], checked: Array<Checked | undefined>): PreparedRecord[] | undefined {
+    const s = this.s;
     const ready: PreparedRecord[] = [];
     for (let i = 0; i < batch.length; i++) {
       const { namespace, threadId, text } = batch[i]!;
@@ -203,124 +263,172 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
         const r = { namespace, threadId, reason: c.reject };
         s.rejected++;
         s.rejectedRecords.push(r);
-        opts.onReject?.(r);
-        if (opts.strict) {
-          s.aborted = `rejected ${namespace}#${threadId} (--strict): ${c.reject}`;
-          return false;
+        this.opts.onReject?.(r);
+        if (this.opts.strict) {
+          s.aborted ??= `rejected ${namespace}#${threadId} (--strict): ${c.reject}`;
+          return undefined;
         }
         continue;
       }
       ready.push(c.ok);
     }
-    // conflicts: what the target already holds
-    const existing = ready.length ? await target.loadMany(ready) : [];
+    return ready;
+  }
+
+  /** Apply the conflict policy to what the target already holds: the records to write, or undefined to stop. */
+  private resolveConflicts(ready: PreparedRecord[], existing: Array<string | undefined>): PreparedRecord[] | undefined {
+    const s = this.s;
     const toWrite: PreparedRecord[] = [];
-    const batchConflicts: Conflict[] = [];
+    const conflicts: Conflict[] = [];
+    const skip = (same: boolean) => {
+      s.skipped++;
+      if (same) s.identical++;
+    };
     ready.forEach((p, i) => {
       const old = existing[i];
       if (old === undefined) return void toWrite.push(p);
       const same = p.sameContent(old);
-      switch (policy) {
+      switch (this.policy) {
         case "overwrite":
-          toWrite.push(p);
-          return;
+          return void toWrite.push(p);
         case "skip":
-          s.skipped++;
-          if (same) s.identical++;
-          return;
+          return skip(same);
         case "newer": {
           const a = updatedAtOf(p.text);
           const b = updatedAtOf(old);
           if (!same && a !== undefined && (b === undefined || Date.parse(a) > Date.parse(b))) toWrite.push(p);
-          else {
-            s.skipped++;
-            if (same) s.identical++;
-          }
+          else skip(same);
           return;
         }
         case "fail":
-          batchConflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: same ? "exists (identical)" : "exists with different content" });
-          return;
+          return void conflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: same ? "exists (identical)" : "exists with different content" });
         case "auto":
-          if (same) {
-            s.skipped++;
-            s.identical++;
-          } else batchConflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: "exists with different content" });
+          if (same) skip(true);
+          else conflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: "exists with different content" });
       }
     });
-    if (batchConflicts.length) {
-      s.conflicts.push(...batchConflicts);
-      if (!opts.dryRun) {
-        s.aborted = `${batchConflicts.length} conflict(s) in the target (--on-conflict ${policy === "auto" ? "default: fail on different" : policy})`;
-        return false;
+    if (conflicts.length) {
+      s.conflicts.push(...conflicts);
+      if (!this.opts.dryRun) {
+        s.aborted ??= `${conflicts.length} conflict(s) in the target (--on-conflict ${this.policy === "auto" ? "default: fail on different" : this.policy})`;
+        return undefined;
       }
     }
-    if (opts.dryRun) {
-      s.written += toWrite.length; // "would write"
-      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
-      return true;
-    }
-    if (toWrite.length) {
-      await target.saveMany(toWrite);
-      await opts.journal?.commit(toWrite.map((p) => ({ key: journalKey(p.namespace, p.threadId), hash: p.hash })));
-      s.written += toWrite.length;
-      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
-      if (opts.verify ?? true) {
-        const back = await target.loadMany(toWrite);
-        toWrite.forEach((p, i) => {
-          const b = back[i];
-          // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
-          // expected hash; anything else (a store that reformats) is hashed and compared.
-          if (b !== undefined && p.sameContent(b)) s.verified++;
-          else s.mismatches.push({ namespace: p.namespace, threadId: p.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
-        });
-      }
-    }
-    return true;
+    return toWrite;
   }
 
-  const namespaces = opts.namespaces ?? (await source.namespaces());
-  let total: number | undefined;
-  if (opts.onProgress) {
-    total = 0;
-    for (const ns of namespaces) total += await source.count(ns);
-  }
-  try {
-    outer: for (const ns of namespaces) {
-      // One pass over the source in its own order (a migration needs every record once, not id order). The next
-      // batch is read and sent to the worker before this one is written, so checking overlaps with the I/O.
-      const it = source.scan({ namespace: ns, batchSize })[Symbol.asyncIterator]();
-      const next = async (): Promise<Pending | undefined> => {
-        const r = await it.next();
-        return r.done ? undefined : dispatch(r.value);
-      };
-      let cur = await next();
-      if (!pool && opts.worker === "on") {
-        pool = await opts.openCheckPool?.();
-        await pool?.whenReady();
-        if (cur) cur = dispatch(cur.batch); // re-dispatched to the worker (nothing was checked yet: checks are lazy here)
-      }
-      if (cur && !pool && (opts.worker ?? "auto") === "auto" && cur.batch.length >= batchSize) {
-        // A large migration: batches are checked in a worker once it has started (until then, here).
-        pool = await opts.openCheckPool?.();
-      }
-      while (cur) {
-        const following = await next();
-        const go = await flush(cur);
-        progress();
-        if (!go) {
-          await it.return?.();
-          break outer;
-        }
-        cur = following;
-      }
+  /** One writer's share of a batch: conflict lookup, write, journal, read-back — all on that writer's connection. */
+  private async writeShard(writer: Saver, ready: PreparedRecord[]): Promise<void> {
+    if (this.stopped || ready.length === 0) return;
+    const toWrite = this.resolveConflicts(ready, await writer.loadMany(ready));
+    if (!toWrite || this.stopped) return;
+    const s = this.s;
+    const bytes = toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+    if (this.opts.dryRun) {
+      s.written += toWrite.length; // "would write"
+      s.bytesWritten += bytes;
+      return;
     }
-  } finally {
-    await pool?.close();
+    if (!toWrite.length) return;
+    await writer.saveMany(toWrite);
+    const journal = this.opts.journal;
+    if (journal) {
+      const entries = toWrite.map((p) => ({ key: journalKey(p.namespace, p.threadId), hash: p.hash }));
+      // one commit at a time: the writers share the journal
+      await (this.journalChain = this.journalChain.then(() => journal.commit(entries)));
+    }
+    s.written += toWrite.length;
+    s.bytesWritten += bytes;
+    if (this.opts.verify ?? true) {
+      const back = await writer.loadMany(toWrite);
+      toWrite.forEach((p, i) => {
+        const b = back[i];
+        // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
+        // expected hash; anything else (a store that reformats) is hashed and compared.
+        if (b !== undefined && p.sameContent(b)) s.verified++;
+        else s.mismatches.push({ namespace: p.namespace, threadId: p.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
+      });
+    }
   }
-  s.elapsedMs = now() - t0;
-  const secs = Math.max(s.elapsedMs, 1) / 1000;
-  s.recordsPerSecond = s.read / secs;
-  s.mbPerSecond = s.bytesRead / 1e6 / secs;
-  return s;
+
+  /** Queue `work` on writer `i`'s lane (after what is queued there); a failed lane fails everything queued after it. */
+  private onLane(i: number, work: () => Promise<void>): Promise<void> {
+    const p = this.lanes[i]!.then(work);
+    this.lanes[i] = p;
+    return p;
+  }
+
+  /** A batch's way after the scan: checks, classification, then each writer's share on its lane. */
+  private async process(pending: Pending, prev: Promise<unknown>): Promise<void> {
+    const checked = await pending.checked();
+    await prev.catch(() => undefined); // classify batches in the order they were read
+    if (this.stopped) return;
+    const ready = this.classify(pending.batch, checked);
+    if (!ready) return;
+    const shards: PreparedRecord[][] = this.writers.map(() => []);
+    for (const p of ready) shards[shardOf(p.threadId, this.writers.length)]!.push(p);
+    await Promise.all(shards.map((shard, i) => (shard.length ? this.onLane(i, () => this.writeShard(this.writers[i]!, shard)) : undefined)));
+    this.progress();
+  }
+
+  /** Start the check pool as `opts.worker` asks, once the first batch shows the size of the run. */
+  private async startPool(first: SaverRecord[] | undefined): Promise<void> {
+    if (this.pool || !first) return;
+    if (this.opts.worker === "on") {
+      this.pool = await this.opts.openCheckPool?.();
+      await this.pool?.whenReady();
+    } else if ((this.opts.worker ?? "auto") === "auto" && first.length >= this.batchSize) {
+      // A large migration: batches are checked in a worker once it has started (until then, here).
+      this.pool = await this.opts.openCheckPool?.();
+    }
+  }
+
+  /** One pass over a namespace of the source in its own order (a migration needs every record once, not id order). */
+  private async copyNamespace(ns: string): Promise<void> {
+    const it = this.source.scan({ namespace: ns, batchSize: this.batchSize })[Symbol.asyncIterator]();
+    const inFlight: Array<Promise<void>> = [];
+    const limit = this.writers.length + 1;
+    let last: Promise<unknown> = Promise.resolve();
+    let error: unknown;
+    try {
+      while (!this.stopped) {
+        const r = await it.next();
+        if (r.done) break;
+        await this.startPool(r.value);
+        const p = this.process(this.dispatch(r.value), last);
+        p.catch((e) => {
+          error ??= e;
+          this.failed = true;
+        });
+        inFlight.push((last = p));
+        while (inFlight.length >= limit) await inFlight.shift()!.catch(() => undefined);
+      }
+    } finally {
+      await Promise.all(inFlight.map((p) => p.catch(() => undefined)));
+      if (this.stopped) await it.return?.();
+    }
+    if (error !== undefined) throw error;
+  }
+
+  async run(): Promise<MigrateSummary> {
+    const namespaces = this.opts.namespaces ?? (await this.source.namespaces());
+    if (this.opts.onProgress) {
+      this.total = 0;
+      for (const ns of namespaces) this.total += await this.source.count(ns);
+    }
+    try {
+      for (const ns of namespaces) {
+        if (this.stopped) break;
+        await this.copyNamespace(ns);
+      }
+    } finally {
+      await this.pool?.close();
+    }
+    const s = this.s;
+    s.elapsedMs = this.now() - this.t0;
+    const secs = Math.max(s.elapsedMs, 1) / 1000;
+    s.recordsPerSecond = s.read / secs;
+    s.mbPerSecond = s.bytesRead / 1e6 / secs;
+    return s;
+  }
 }
