@@ -18,6 +18,7 @@ export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> 
   { name: "replay", load: async () => (await import("./replay.js")).replayCommand },
   { name: "ls", load: async () => (await import("./ls.js")).lsCommand },
   { name: "show", load: async () => (await import("./show.js")).showCommand },
+  { name: "view", load: async () => (await import("./view.js")).viewCommand },
   { name: "schema", load: async () => (await import("./schema.js")).schemaCommand },
 ];
 

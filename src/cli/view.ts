@@ -1,0 +1,113 @@
+/**
+ * `ckpt view`: one self-contained HTML page of a checkpoint (`ckpt view <file | uri#thread>`), of the diff of two
+ * (`--diff <a> <b>`), or a local read-only server browsing a whole store (`--serve [uri]`). Rendering is
+ * src/view/ (pure); this module reads the inputs, writes the page atomically and runs the server.
+ */
+import { spawn } from "node:child_process";
+import { basename, isAbsolute, resolve } from "node:path";
+import type { Argv } from "yargs";
+import { ExitCode, usageError } from "../base/errors.js";
+import type { Checkpoint } from "../generated/types.js";
+import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
+import type { CommandDef } from "./command.js";
+import { readSource } from "./input.js";
+import type { CliIO } from "./io.js";
+import { writeFilesAtomic } from "./write.js";
+
+export interface ViewArgs {
+  inputs?: string[];
+  output?: string;
+  open: boolean;
+  diff: boolean;
+  serve: boolean;
+  port?: number;
+  host: string;
+  format?: string;
+  title?: string;
+}
+
+export interface Loaded {
+  name: string;
+  checkpoint: Checkpoint;
+  format: string;
+}
+
+/** Read one named input (file, folder, '-', uri#thread) into a canonical checkpoint. */
+export async function loadInput(spec: string, io: CliIO, format?: string): Promise<Loaded> {
+  const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd });
+  const r = readCheckpoint(doc, format);
+  return { name: doc.name, checkpoint: r.checkpoint, format: r.format };
+}
+
+/** Where the page goes without -o: `<input name>.html` in the current folder. */
+function defaultOutput(spec: string, threadId: string): string {
+  const base = spec.includes("#") || spec === "-" ? `thread-${threadId}` : basename(spec.replace(/[\\/]+$/, "")).replace(/\.(json|jsonl|pkl|org)$/i, "");
+  return `${base.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 120) || "checkpoint"}.html`;
+}
+
+/** Open a written page in the desktop's browser (best effort: a failure is reported, not fatal). */
+function openInBrowser(path: string, io: CliIO): void {
+  const [cmd, args] = process.platform === "darwin" ? ["open", [path]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", path]] : ["xdg-open", [path]];
+  try {
+    const child = spawn(cmd, args as string[], { detached: true, stdio: "ignore" });
+    child.on("error", (e) => io.stderr.write(`ckpt: could not open a browser (${cmd}: ${e.message}); open ${path} yourself\n`));
+    child.unref();
+  } catch (e) {
+    io.stderr.write(`ckpt: could not open a browser (${(e as Error).message}); open ${path} yourself\n`);
+  }
+}
+
+async function writePage(html: string, spec: string, threadId: string, args: ViewArgs, io: CliIO): Promise<number> {
+  if (args.output === "-") {
+    io.stdout.write(html);
+    return ExitCode.OK;
+  }
+  const out = resolve(io.cwd, args.output ?? defaultOutput(spec, threadId));
+  await writeFilesAtomic([{ path: out, text: html }], args.output ?? out);
+  io.stdout.write(`${out} (${Buffer.byteLength(html)} bytes)\n`);
+  if (args.open) openInBrowser(out, io);
+  return ExitCode.OK;
+}
+
+export const viewCommand: CommandDef = {
+  command: "view [inputs..]",
+  describe: "Look at a checkpoint, a diff or a whole store in the browser: one self-contained HTML page, or a local server",
+  builder: (y: Argv) =>
+    y
+      .positional("inputs", { type: "string", array: true, describe: "file, amacs folder, '-' for stdin, or <saver-uri>#<threadId> (two with --diff; a saver URI or file with --serve)" })
+      .option("output", { alias: "o", type: "string", describe: "write the page here ('-' for stdout; default <input name>.html)" })
+      .option("open", { type: "boolean", default: false, describe: "open the written page in the default browser" })
+      .option("diff", { type: "boolean", default: false, describe: "the page of the semantic diff of two checkpoints (as ckpt diff)" })
+      .option("serve", { type: "boolean", default: false, describe: "serve pages on 127.0.0.1 (read-only): a store's threads, paged, or one file" })
+      .option("port", { type: "number", describe: "port for --serve (default: a free one)" })
+      .option("host", { type: "string", default: "127.0.0.1", hidden: true })
+      .option("format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "input format (detected when omitted)" })
+      .option("title", { type: "string", describe: "page title" })
+      .example("ckpt view thread.json --open", "write thread.html and open it")
+      .example("ckpt view --diff before.json after.json -o diff.html", "the diff of two checkpoints as a page")
+      .example("ckpt view --serve sqlite:./checkpoints.db", "browse every thread of a store at http://127.0.0.1:<port>/"),
+  run: async (args: ViewArgs, io: CliIO) => {
+    const inputs = (args.inputs ?? []).map((s) => ((s as unknown) === "" ? "-" : String(s)));
+    if (args.serve) {
+      if (args.diff) throw usageError("--serve and --diff cannot be combined");
+      if (args.output !== undefined) throw usageError("--serve writes no file: leave out -o");
+      if (inputs.length > 1) throw usageError("--serve takes at most one saver URI or file");
+      const { serve } = await import("./view-serve.js");
+      return serve(inputs[0] ?? "file:.", args, io);
+    }
+    if (args.port !== undefined) throw usageError("--port needs --serve");
+    const { renderCheckpointPage, renderDiffPage } = await import("../view/index.js");
+    if (args.diff) {
+      if (inputs.length !== 2) throw usageError(`--diff needs two checkpoints, got ${inputs.length}`);
+      if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
+      const a = await loadInput(inputs[0]!, io, args.format);
+      const b = await loadInput(inputs[1]!, io, args.format);
+      const html = renderDiffPage(a.checkpoint, b.checkpoint, { names: [a.name, b.name], ...(args.title ? { title: args.title } : {}), source: `${a.name} → ${b.name}` });
+      return writePage(html, `${inputs[0]}-vs-${basename(inputs[1]!)}`, b.checkpoint.threadId, args, io);
+    }
+    if (inputs.length !== 1) throw usageError(inputs.length === 0 ? "name a checkpoint to view (a file, a folder, '-' or <saver-uri>#<threadId>)" : `one checkpoint at a time (use --diff for two), got ${inputs.length}`);
+    const x = await loadInput(inputs[0]!, io, args.format);
+    const html = renderCheckpointPage(x.checkpoint, { title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`, source: x.name });
+    return writePage(html, inputs[0]!, x.checkpoint.threadId, args, io);
+  },
+};

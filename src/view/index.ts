@@ -1,0 +1,80 @@
+/**
+ * `ckpt view`'s rendering: pure functions from canonical checkpoints (one, two, a history) or a page of a store's
+ * thread list to one self-contained HTML page. No I/O: callers read the inputs and write the page.
+ */
+import type { Checkpoint } from "../generated/types.js";
+import { diffCheckpoints } from "../core/diff/index.js";
+import { checkpointView, MessagePool } from "./model.js";
+import { renderPage, type PageData, type StoreListing } from "./page.js";
+
+export { renderPage, pagePolicy, type PageData, type HistoryItem, type StoreListing } from "./page.js";
+export { escapeHtml, jsonForScript } from "./escape.js";
+export { renderMarkdown } from "./markdown.js";
+export type { BlockView, MessageView, CheckpointView, StateView } from "./model.js";
+
+export interface PageOptions {
+  /** the page title (default: "thread <id>") */
+  title?: string;
+  /** where it came from: file name or redacted URI, shown in the metadata */
+  source?: string;
+  /** link back to the store browser (served pages) */
+  back?: string;
+}
+
+/** One checkpoint → its page. */
+export function renderCheckpointPage(cp: Checkpoint, opts: PageOptions = {}): string {
+  const pool = new MessagePool();
+  const view = checkpointView(cp, pool);
+  const data: PageData = { kind: "checkpoint", title: opts.title ?? `thread ${cp.threadId}`, pool: pool.pool, checkpoints: [view], ...common(opts) };
+  return renderPage(data);
+}
+
+/** Two checkpoints → the page of their semantic diff (the same change records as `ckpt diff`), with both transcripts. */
+export function renderDiffPage(a: Checkpoint, b: Checkpoint, opts: PageOptions & { names?: [string, string]; ignore?: string[]; ignoreVolatile?: boolean } = {}): string {
+  const pool = new MessagePool();
+  const views = [checkpointView(a, pool, { dedupe: true }), checkpointView(b, pool, { dedupe: true })];
+  const diff = diffCheckpoints(a, b, { ignore: opts.ignore, ignoreVolatile: opts.ignoreVolatile });
+  const names = opts.names ?? [`thread ${a.threadId}`, `thread ${b.threadId}`];
+  const data: PageData = { kind: "diff", title: opts.title ?? `diff: ${names[0]} → ${names[1]}`, pool: pool.pool, checkpoints: views, diff, sides: names, ...common(opts) };
+  return renderPage(data);
+}
+
+/** One checkpoint of a thread's history, as the timeline lists it. */
+export interface HistoryEntry {
+  id: string;
+  step: number;
+  /** the node (or source) that wrote it */
+  node?: string;
+  /** ISO 8601 */
+  time?: string;
+  checkpoint: Checkpoint;
+}
+
+/**
+ * A thread's history (oldest first) → a page with a timeline: each entry shows its checkpoint and the diff from
+ * the entry before it. Messages repeated along the history are carried once.
+ */
+export function renderHistoryPage(entries: readonly HistoryEntry[], opts: PageOptions = {}): string {
+  const pool = new MessagePool();
+  const views = entries.map((e) => checkpointView(e.checkpoint, pool, { dedupe: true, meta: { checkpoint: e.id, ...(e.node ? { node: e.node } : {}) } }));
+  const history = entries.map((e, i) => ({
+    id: e.id,
+    step: e.step,
+    ...(e.node ? { node: e.node } : {}),
+    ...(e.time ? { time: e.time } : {}),
+    ...(i > 0 ? { diff: diffCheckpoints(entries[i - 1]!.checkpoint, e.checkpoint) } : {}),
+  }));
+  const threadId = entries[entries.length - 1]?.checkpoint.threadId ?? "";
+  const data: PageData = { kind: "history", title: opts.title ?? `thread ${threadId} — history`, pool: pool.pool, checkpoints: views, history, ...common(opts) };
+  return renderPage(data);
+}
+
+/** A page of a store's thread list (the served store browser). */
+export function renderStorePage(listing: StoreListing, opts: PageOptions = {}): string {
+  const data: PageData = { kind: "store", title: opts.title ?? "ckpt store", pool: [], checkpoints: [], store: listing, ...common(opts) };
+  return renderPage(data);
+}
+
+function common(opts: PageOptions): Partial<PageData> {
+  return { ...(opts.source ? { source: opts.source } : {}), ...(opts.back ? { back: opts.back } : {}) };
+}

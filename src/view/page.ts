@@ -1,0 +1,88 @@
+/**
+ * One self-contained HTML page: the data as JSON in a `<script type="application/json">` (never executed), the
+ * stylesheet and the script inline, and a Content-Security-Policy that lets only that one script run (by its hash)
+ * and loads nothing from anywhere — so even markup that slipped into the data could neither run nor fetch.
+ */
+import { createHash } from "node:crypto";
+import { stringifyJson } from "../base/json.js";
+import type { DiffResult } from "../core/diff/types.js";
+import type { CheckpointView, MessageView } from "./model.js";
+import * as client from "./client.js";
+import * as panels from "./client-panels.js";
+import { escapeHtml, jsonForScript } from "./escape.js";
+import { CSS } from "./style.js";
+
+export interface HistoryItem {
+  id: string;
+  step: number;
+  node?: string;
+  /** ISO 8601 */
+  time?: string;
+  /** the diff from the previous checkpoint of the list (absent for the first) */
+  diff?: DiffResult;
+}
+
+export interface StoreListing {
+  namespace: string;
+  namespaces: string[];
+  count: number;
+  /** position of the first listed thread in the whole list */
+  offset: number;
+  threads: Array<{ threadId: string; bytes: number; updatedAt?: string; href: string }>;
+  /** link to the next page, absent on the last */
+  next?: string;
+}
+
+export interface PageData {
+  kind: "checkpoint" | "diff" | "history" | "store";
+  title: string;
+  /** where the data came from (file name or redacted URI) */
+  source?: string;
+  /** link back to the store browser (served pages) */
+  back?: string;
+  pool: MessageView[];
+  checkpoints: CheckpointView[];
+  /** kind "diff": checkpoints[0] → checkpoints[1]; `sides` names them */
+  diff?: DiffResult;
+  sides?: [string, string];
+  /** kind "history": one item per checkpoint, oldest first */
+  history?: HistoryItem[];
+  store?: StoreListing;
+}
+
+let script: { text: string; hash: string } | undefined;
+
+/** The page script: every client function's source inside one closure, then `main()`. */
+function pageScript(): { text: string; hash: string } {
+  if (script) return script;
+  const fns = [...Object.values(client), ...Object.values(panels)].filter((f) => typeof f === "function") as Array<(...a: never[]) => unknown>;
+  const text = `(function(){"use strict";let S;const CHUNK_SIZE=50;\n${fns.map((f) => f.toString()).join("\n")}\nmain();})();`;
+  script = { text, hash: createHash("sha256").update(text).digest("base64") };
+  return script;
+}
+
+/** The full page for `data`. Pure: the same data gives the same bytes. */
+export function renderPage(data: PageData): string {
+  const s = pageScript();
+  const csp = policy(s.hash);
+  const json = jsonForScript(stringifyJson(data));
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">` +
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<meta name="generator" content="ckpt view"><meta name="referrer" content="no-referrer">` +
+    `<title>${escapeHtml(data.title)}</title><style>${CSS}</style></head>\n<body>` +
+    `<noscript><p>This page shows its content with JavaScript; the data is in the ckpt-data element of its source.</p></noscript>\n` +
+    `<script type="application/json" id="ckpt-data">${json}</script>\n<script>${s.text}</script>\n</body></html>\n`
+  );
+}
+
+/** The CSP a server should send with these pages (the same as the page's own meta element). */
+export function pagePolicy(): string {
+  return `${policy(pageScript().hash)}; frame-ancestors 'none'`;
+}
+
+/** Nothing loads but inline data: images; only the page's own script runs; no forms, no <base>. */
+function policy(hash: string): string {
+  return `default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'`;
+}
