@@ -207,6 +207,7 @@ describe("ckpt view pages in Chromium", () => {
     await expect(page.locator("section.changes li[data-kind=todo]").innerText()).resolves.toMatch(/todo added\s*9: new todo/i);
     await expect(page.locator(`#m${a.messages.length}`).innerText()).resolves.toContain("one more question");
     await page.getByRole("button", { name: /before \(a\)/ }).click();
-    await expect(page.locator("article.msg").count()).resolves.toBe(a.messages.length);
+    await page.locator(`#m${a.messages.length - 1}`).waitFor();
+    await expect(page.locator("#msgs article.msg").count()).resolves.toBe(a.messages.length);
   });
 });

@@ -14,6 +14,7 @@ interface AppState {
   cp: PageData["checkpoints"][number];
   msgs: PageData["pool"];
   filled: Set<number>;
+  chunks: HTMLElement[];
   focus: number;
   hits: number[];
   hit: number;
@@ -282,7 +283,7 @@ export function search(q: string): void {
   S.text.forEach((t, p) => t.includes(S.query) && S.hits.push(p));
   S.hit = -1;
   count.textContent = S.hits.length ? `${fmtNum(S.hits.length)} messages` : "no match";
-  document.querySelectorAll("#msgs .chunk").forEach((c) => markHits(c as HTMLElement));
+  S.chunks.forEach((c) => markHits(c));
 }
 
 export function nextHit(dir: number): void {

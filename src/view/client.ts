@@ -18,6 +18,7 @@ interface AppState {
   resultAt: Map<string, number>;
   callAt: Map<number, number>;
   filled: Set<number>;
+  chunks: HTMLElement[];
   observer?: IntersectionObserver;
   focus: number;
   hits: number[];
@@ -65,7 +66,7 @@ export function pretty(v: unknown): string {
 export function main(): void {
   const raw = document.getElementById("ckpt-data")!.textContent!;
   const data = JSON.parse(raw) as PageData;
-  S = { data, cur: 0, cp: data.checkpoints[0]!, msgs: [], resultAt: new Map(), callAt: new Map(), filled: new Set(), focus: -1, hits: [], hit: -1, query: "" };
+  S = { data, cur: 0, cp: data.checkpoints[0]!, msgs: [], resultAt: new Map(), callAt: new Map(), filled: new Set(), chunks: [], focus: -1, hits: [], hit: -1, query: "" };
   initTheme();
   buildLayout();
   if (data.kind === "store") return;
@@ -222,6 +223,7 @@ export function selectTab(k: number): void {
 export function renderTranscript(panel: HTMLElement): void {
   S.observer?.disconnect();
   S.filled = new Set();
+  S.chunks = [];
   const box = el("div", { id: "msgs" });
   const n = S.msgs.length;
   if (n === 0) box.append(el("p", { class: "empty" }, "No messages."));
@@ -231,9 +233,11 @@ export function renderTranscript(panel: HTMLElement): void {
   for (let c = 0; c * CHUNK_SIZE < n; c++) {
     const ch = el("div", { class: "chunk", "data-c": String(c), style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px` });
     box.append(ch);
+    S.chunks.push(ch);
     S.observer.observe(ch);
   }
   panel.append(box);
+  fillChunk(0); // the first messages at once; the rest as they come near the viewport
   if (S.cp.interrupt) {
     const it = S.cp.interrupt;
     panel.append(el("aside", { class: "interrupt", role: "note" }, el("strong", null, "Interrupted: pending approval "), el("code", null, it.toolName), ` [${it.toolCallId}] at step ${it.step}`, it.args !== undefined ? el("pre", null, pretty(it.args)) : null));
@@ -242,7 +246,7 @@ export function renderTranscript(panel: HTMLElement): void {
 
 export function fillChunk(c: number): void {
   if (S.filled.has(c)) return;
-  const ch = document.querySelector(`#msgs .chunk[data-c="${c}"]`) as HTMLElement | null;
+  const ch = S.chunks[c];
   if (!ch) return;
   S.filled.add(c);
   const end = Math.min(S.msgs.length, (c + 1) * CHUNK_SIZE);
