@@ -44,6 +44,7 @@ const ajv = new Ajv2020({
   allErrors: true,
   strict: true,
   strictRequired: false,
+  strictTuples: false, // open-ended tuples (LangChain id paths: ["langchain_core", "messages", …])
   allowUnionTypes: true,
   discriminator: true,
   code: { source: true, esm: true, lines: false },

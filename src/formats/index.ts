@@ -13,6 +13,7 @@ import { phiCoreSessionAdapter } from "./phi-core-session.js";
 import { amacsAdapter } from "./amacs.js";
 import { swarmerAdapter } from "./swarmer.js";
 import { deepagentAdapter } from "./deepagent.js";
+import { langgraphAdapter } from "./langgraph/adapter.js";
 
 export const adapters: Record<FormatName, FormatAdapter> = {
   ckpt: ckptAdapter as FormatAdapter,
@@ -23,6 +24,7 @@ export const adapters: Record<FormatName, FormatAdapter> = {
   amacs: amacsAdapter,
   swarmer: swarmerAdapter,
   deepagent: deepagentAdapter,
+  langgraph: langgraphAdapter as FormatAdapter,
 };
 
 export function isFormatName(s: string): s is FormatName {

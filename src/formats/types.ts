@@ -16,6 +16,7 @@ export const FORMAT_NAMES = [
   "amacs",
   "swarmer",
   "deepagent",
+  "langgraph",
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

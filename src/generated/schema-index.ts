@@ -142,6 +142,41 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/formats/deepagent/model-message.json"
   },
   {
+    "name": "formats/langgraph/checkpoint",
+    "id": "https://ckpt.dev/schemas/v1/formats/langgraph/checkpoint.json",
+    "title": "LgCheckpoint",
+    "description": "The LangGraph Checkpoint object (v1–v4), decoded, with Postgres channel values reassembled (LANGGRAPH.md §2.1). Python's TypedDict and JS's interface; neither library validates it on load, so extra keys pass. v ≤ 3 may carry pending_sends; Python (2025-08+) writes updated_channels.",
+    "file": "schemas/formats/langgraph/checkpoint.json"
+  },
+  {
+    "name": "formats/langgraph/message",
+    "id": "https://ckpt.dev/schemas/v1/formats/langgraph/message.json",
+    "title": "LgMessage",
+    "description": "A LangChain message as a JS lc:1 constructor record — what LangGraph JS stores and @langchain/core's load() revives, and the normal form ckpt decodes Python's msgpack EXT 5 messages to. The id path must start langchain_core, messages (load() rejects Python's legacy [\"langchain\",\"schema\",…] ids: 'Invalid namespace'); kwargs are what each class's constructor accepts (extra keys pass: pydantic extra=allow, JS keeps them). JS writes {\"lc\":2,\"type\":\"undefined\"} for unset optional fields.",
+    "file": "schemas/formats/langgraph/message.json"
+  },
+  {
+    "name": "formats/langgraph/metadata",
+    "id": "https://ckpt.dev/schemas/v1/formats/langgraph/metadata.json",
+    "title": "LgMetadata",
+    "description": "CheckpointMetadata (LANGGRAPH.md §2.5): a JSON object; source/step/parents as both libraries write them, plus whatever Python copied from config (primitive values) and the legacy 'writes'.",
+    "file": "schemas/formats/langgraph/metadata.json"
+  },
+  {
+    "name": "formats/langgraph/pending-write",
+    "id": "https://ckpt.dev/schemas/v1/formats/langgraph/pending-write.json",
+    "title": "LgPendingWrite",
+    "description": "One pending write (LANGGRAPH.md §4) as ckpt decodes it: task id, index, channel, type tag and value. Special channels use the fixed negative indices of WRITES_IDX_MAP; a messages write holds LangChain message records.",
+    "file": "schemas/formats/langgraph/pending-write.json"
+  },
+  {
+    "name": "formats/langgraph/tuple",
+    "id": "https://ckpt.dev/schemas/v1/formats/langgraph/tuple.json",
+    "title": "LgTupleDocument",
+    "description": "One LangGraph checkpoint tuple as ckpt's store reader hands it to the format pipeline (src/formats/langgraph/types.ts LgTupleDocument): the row's keys, the decoded checkpoint, metadata and pending writes.",
+    "file": "schemas/formats/langgraph/tuple.json"
+  },
+  {
     "name": "formats/phi-core/messages",
     "id": "https://ckpt.dev/schemas/v1/formats/phi-core/messages.json",
     "title": "PhiCoreMessages",

@@ -883,6 +883,106 @@ createdAt: string
 updatedAt: string
 }
 
+export interface LgCheckpoint {
+v: number
+id: string
+/**
+ * ISO 8601: Python +00:00 with µs, JS Z with ms
+ */
+ts: string
+channel_values: {
+/**
+ * a messages channel (add_messages): LangChain message records; other values are app data
+ */
+messages?: ({
+[k: string]: unknown
+}[] | {
+[k: string]: unknown
+})
+}
+channel_versions: {
+/**
+ * Python: padded string '<32 digits>.<random>'; JS: integer (LANGGRAPH.md §3)
+ */
+[k: string]: (number | string)
+}
+versions_seen: {
+[k: string]: {
+/**
+ * Python: padded string '<32 digits>.<random>'; JS: integer (LANGGRAPH.md §3)
+ */
+[k: string]: (number | string)
+}
+}
+pending_sends?: unknown[]
+updated_channels?: (string[] | null)
+}
+
+export interface LgMessage {
+lc: 1
+type: "constructor"
+/**
+ * @minItems 3
+ */
+id: [string, string, string, ...(string)[]]
+kwargs: {
+
+}
+}
+
+export interface LgMetadata {
+/**
+ * input | loop | update | fork
+ */
+source?: string
+step?: number
+parents?: {
+[k: string]: string
+}
+writes?: unknown
+run_id?: string
+counters_since_delta_snapshot?: {
+
+}
+}
+
+export interface LgPendingWrite {
+taskId: string
+idx: number
+channel: string
+type?: (string | null)
+value: unknown
+taskPath?: string
+bytes?: number
+}
+
+export interface LgTupleDocument {
+format: "langgraph"
+formatVersion: 1
+store?: string
+threadId: string
+namespace: string
+checkpointId: string
+parentId?: (string | null)
+checkpoint: LgCheckpoint
+metadata: LgMetadata
+pendingWrites: LgPendingWrite[]
+library?: ("python" | "js" | "unknown")
+serde?: {
+checkpoint?: (string | null)
+metadata?: (string | null)
+}
+bytes?: number
+row?: {
+
+}
+channelSources?: unknown[]
+issues?: unknown[]
+}
+/**
+ * The LangGraph Checkpoint object (v1–v4), decoded, with Postgres channel values reassembled (LANGGRAPH.md §2.1). Python's TypedDict and JS's interface; neither library validates it on load, so extra keys pass. v ≤ 3 may carry pending_sends; Python (2025-08+) writes updated_channels.
+ */
+
 export type PhiCoreMessages = PhiCoreAgentMessage[]
 
 /**

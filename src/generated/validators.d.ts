@@ -25,6 +25,11 @@ export declare const validators: {
   "formats/amacs/document": CompiledValidator;
   "formats/deepagent/checkpoint": CompiledValidator;
   "formats/deepagent/model-message": CompiledValidator;
+  "formats/langgraph/checkpoint": CompiledValidator;
+  "formats/langgraph/message": CompiledValidator;
+  "formats/langgraph/metadata": CompiledValidator;
+  "formats/langgraph/pending-write": CompiledValidator;
+  "formats/langgraph/tuple": CompiledValidator;
   "formats/phi-core/messages": CompiledValidator;
   "formats/phi-core-session/session": CompiledValidator;
   "formats/swarmer/agent-state": CompiledValidator;
