@@ -18,10 +18,10 @@
  * A canonical checkpoint without `ext.langgraph` (another format's) becomes a JS-style v4 checkpoint with integer
  * versions, `source: "update"`, and its interrupt as an `__interrupt__` write.
  */
-import type { AgentMessage, Checkpoint, Ext, InterruptData } from "../../generated/types.js";
+import type { AgentMessage, Checkpoint, InterruptData } from "../../generated/types.js";
 import { inputError } from "../../base/errors.js";
 import { parseJson, stringifyJson } from "../../base/json.js";
-import type { FormatAdapter, LintMessage, LossyNote, SourceDoc } from "../types.js";
+import type { FormatAdapter, LossyNote, SourceDoc } from "../types.js";
 import { extOf, isMappedMessage, isObj, lintMessageOf, messageFromCanonical, messageToCanonical } from "./messages.js";
 import { interruptOf, NULL_TASK_ID, type LgCheckpoint, type LgPendingWrite, type LgTupleDocument } from "./types.js";
 
