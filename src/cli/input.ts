@@ -12,6 +12,9 @@ import type { SourceDoc } from "../formats/types.js";
 /** Saver URIs: memory:, file:, sqlite:, redis://, rediss://, postgres://, postgresql:// */
 export const SAVER_URI = /^(memory:|file:|sqlite:|rediss?:\/\/|postgres(ql)?:\/\/)/i;
 
+/** A bare SQLite database path with a thread: `checkpoints.sqlite#thread-1` (the `sqlite:` prefix may be left out). */
+export const SQLITE_PATH_REF = /^[^#]*\.(sqlite3?|db)#/i;
+
 export const AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
 
 /** Files a directory walk picks up (Swarmer writes JSON under a .pkl name). */
@@ -61,15 +64,14 @@ export interface ReadOptions {
 /** Read one named input into a SourceDoc. */
 export async function readSource(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin), "<stdin>") };
-  if (SAVER_URI.test(spec) && spec.includes("#")) {
-    const { uri, threadId } = splitThreadRef(spec);
-    const { openSaver } = await import("../savers/index.js");
-    const saver = await openSaver(uri);
+  if (spec.includes("#") && (SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) {
+    const { parseAddress, loadAddress } = await import("../savers/address.js");
+    const a = parseAddress(spec);
+    const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
+    const saver = await openSaver(a.uri, { readOnly: true } as Parameters<typeof openSaver>[1]);
     try {
-      const text = await saver.load(threadId!);
-      const name = `${redactUri(uri)}#${threadId}`;
-      if (text === undefined) throw inputError("no-thread", `no checkpoint for thread '${threadId}'`, { file: redactUri(uri) });
-      return { name, text };
+      const { text, checkpointId } = await loadAddress(saver, a, redactUri(a.uri));
+      return { name: `${redactUri(a.uri)}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text };
     } finally {
       await saver.close();
     }
@@ -170,7 +172,7 @@ const GLOB_CHARS = /[*?[\]{}]/;
 export async function expandInputs(specs: readonly string[], cwd: string): Promise<string[]> {
   const out: string[] = [];
   for (const spec of specs) {
-    if (spec === "-" || SAVER_URI.test(spec)) {
+    if (spec === "-" || SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec)) {
       out.push(spec);
       continue;
     }

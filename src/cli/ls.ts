@@ -32,6 +32,7 @@ export const lsCommand: CommandDef = {
     const { openSaver } = await import("../savers/index.js");
     const saver = await openSaver(args.uri, { env: io.env });
     const rows: Row[] = [];
+    if ((await import("../savers/index.js")).isLangGraphSaver(saver)) return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
     try {
       for (const ns of args.namespace ?? (await saver.namespaces())) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {

@@ -17,6 +17,7 @@ export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> 
   { name: "convert", load: async () => (await import("./convert.js")).convertCommand },
   { name: "replay", load: async () => (await import("./replay.js")).replayCommand },
   { name: "ls", load: async () => (await import("./ls.js")).lsCommand },
+  { name: "log", load: async () => (await import("./log.js")).logCommand },
   { name: "show", load: async () => (await import("./show.js")).showCommand },
   { name: "view", load: async () => (await import("./view.js")).viewCommand },
   { name: "schema", load: async () => (await import("./schema.js")).schemaCommand },

@@ -14,6 +14,9 @@ export interface OpenOptions {
 export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Saver> {
   const u = parseSaverUri(uri, opts.env);
   const namespace = opts.namespace ?? u.params.get("namespace") ?? undefined;
+  // a LangGraph store (detected from its tables, or ?layout=langgraph) opens read-only as a LangGraph saver
+  const lg = u.kind === "sqlite" || u.kind === "postgres" ? await (await import("./langgraph/index.js")).openLangGraphSaver(u) : undefined;
+  if (lg) return lg;
   switch (u.kind) {
     case "memory":
       return (await import("./memory.js")).createMemorySaver(u.location, u.redacted, namespace);
@@ -33,5 +36,6 @@ export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Sa
 }
 
 export { parseSaverUri, redact } from "./uri.js";
+export { isLangGraphSaver, type LangGraphSaver } from "./langgraph/index.js";
 export { contentHash } from "./common.js";
 export * from "./types.js";

@@ -1,7 +1,8 @@
 /**
  * Saver URIs: `memory:[name]`, `file:<dir>` (or a bare path), `sqlite:<path>`, `redis://[user:pass@]host:port[/db]`,
  * `rediss://…`, `postgres://…` / `postgresql://…`. Query parameters: `namespace=` (all stores), `schema=` and
- * `table=` (postgres), `prefix=` (redis key prefix before the namespace, default none).
+ * `table=` (postgres), `prefix=` (redis key prefix before the namespace, default none), `layout=langgraph|ckpt`
+ * (sqlite, postgres: force the table layout; default: detected). A bare `*.sqlite` / `*.sqlite3` / `*.db` path is `sqlite:`.
  * `REDIS_URL` / `DATABASE_URL` fill in a bare `redis:` / `postgres:`.
  */
 import { usageError } from "../base/errors.js";
@@ -45,12 +46,14 @@ export function parseSaverUri(uri: string, env: NodeJS.ProcessEnv = process.env)
     }
     const p = new URLSearchParams(url.search);
     const kind: SaverKind = url.protocol.startsWith("redis") ? "redis" : "postgres";
-    for (const k of kind === "redis" ? ["namespace", "prefix"] : ["namespace", "schema", "table"]) {
+    for (const k of kind === "redis" ? ["namespace", "prefix"] : ["namespace", "schema", "table", "layout"]) {
       // our own parameters are not for the client library
       url.searchParams.delete(k);
     }
     return { kind, raw: uri, redacted, location: url.toString(), params: p };
   }
+  // a bare path to an SQLite database (LangGraph's checkpoints.sqlite, anything.db) is an sqlite: store
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(head) && /\.(sqlite3?|db)$/i.test(head)) return { kind: "sqlite", raw: uri, redacted, location: head, params };
   if (/^file:/i.test(head)) return { kind: "file", raw: uri, redacted, location: head.slice(5).replace(/^\/\/(?=\/)/, ""), params };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(head)) throw usageError(`unknown saver URI scheme in '${redacted}': expected memory:, file:, sqlite:, redis://, postgres://`);
   return { kind: "file", raw: uri, redacted, location: head, params };

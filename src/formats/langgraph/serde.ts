@@ -53,18 +53,27 @@ function normalizeLc1(v: Record<string, unknown>): Record<string, unknown> {
   return { ...v, id: ["langchain_core", "messages", cls], kwargs };
 }
 
-/** Normalize old lc:1 message ids anywhere in a JSON-decoded value (in place where possible). */
+const isUndefinedRecord = (v: unknown) => isRecord(v) && v.lc === 2 && v.type === "undefined";
+
+/**
+ * Normalize a JSON-decoded value in place: old lc:1 message ids, and object properties holding JS's
+ * `{lc:2, type:"undefined"}` record dropped (LangGraph JS revives them to `undefined`, i.e. an absent property).
+ */
 function normalizeJsonValue(v: unknown): unknown {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) v[i] = normalizeJsonValue(v[i]);
     return v;
   }
   if (!isRecord(v)) return v;
-  for (const k in v) v[k] = normalizeJsonValue(v[k]);
+  for (const k in v) {
+    if (isUndefinedRecord(v[k])) delete v[k];
+    else v[k] = normalizeJsonValue(v[k]);
+  }
   return v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) ? normalizeLc1(v) : v;
 }
 
 /** Only JSON texts that may hold a non-normal message id need the walk (most JS texts do not). */
+const UNDEFINED_RECORD = /"type"\s*:\s*"undefined"/;
 const OLD_LC1 = /"id"\s*:\s*\[\s*"langchain"\s*,|"langchain_core"\s*,\s*"messages"\s*,\s*"[a-z]/;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -173,7 +182,7 @@ export function decodeMsgpack(data: Uint8Array): unknown {
 export function decodeJson(data: Uint8Array | string): unknown {
   const text = typeof data === "string" ? data : utf8.decode(data);
   const v = JSON.parse(text);
-  return text.includes('"lc"') && OLD_LC1.test(text) ? normalizeJsonValue(v) : v;
+  return text.includes('"lc"') && (OLD_LC1.test(text) || UNDEFINED_RECORD.test(text)) ? normalizeJsonValue(v) : v;
 }
 
 /** Normalize a value that arrived already parsed (Postgres JSONB). */

@@ -17,7 +17,8 @@
  *   `id` is `[...module.split("."), name]` (Python's convention), e.g. `["uuid","UUID"]`, `["langgraph","types","Interrupt"]`.
  * - Raw bytes (a `bytes`/`bytearray` payload, or msgpack bin inside a value) become the JS lc:2 Uint8Array record
  *   `{lc:2, type:"constructor", id:["Uint8Array"], method:"from", args:[[...byte values]], kwargs:{}}`.
- * - JS lc:2 records (`undefined`, Set/Map/RegExp/Error/Uint8Array constructors, delta_snapshot) stay as stored.
+ * - JS `{lc:2, type:"undefined"}` object properties are dropped (JS revives them as absent, e.g. ToolMessage.artifact);
+ *   other JS lc:2 records (Set/Map/RegExp/Error/Uint8Array constructors, delta_snapshot, undefined in arrays) stay as stored.
  * - A `null` type decodes to `null`; an `empty` PG blob means "no value" (the channel is absent from channel_values).
  * - Python msgpack maps with non-string keys: integer keys become their decimal string, other keys (tuples) the
  *   JSON text of the key (lossy; reported as a `LgDecodeIssue` with reason "map-key").
@@ -206,6 +207,10 @@ export interface LgReader {
   threads(options?: { after?: string; limit?: number }): AsyncIterable<LgThreadSummary>;
   /** checkpoints newest first (checkpoint_id DESC), like the libraries' `list()` */
   list(options?: LgListOptions): AsyncIterable<LgCheckpointTuple>;
+  /** how many threads the store holds */
+  countThreads(): Promise<number>;
+  /** checkpoint ids (with parents) of one thread+namespace, newest first, without decoding anything */
+  checkpointIds(threadId: string, namespace?: string): AsyncIterable<{ checkpointId: string; parentId: string | null }>;
   /** history entries of one thread+namespace, newest first */
   history(threadId: string, namespace?: string): AsyncIterable<LgHistoryEntry>;
   /** one checkpoint: the newest of (thread, namespace) when `checkpointId` is undefined */

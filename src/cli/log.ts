@@ -1,0 +1,78 @@
+/**
+ * `ckpt log <store>#<thread>`: a thread's checkpoint history, newest first — id, parent, step, source, time, the
+ * node(s) that wrote it, message count, stored size (`--json`: a JSON array). LangGraph stores keep every checkpoint;
+ * ckpt's own stores keep one per thread, so their history has one entry. Streams: rows are printed as they are read.
+ */
+import type { Argv } from "yargs";
+import { redactUri, usageError } from "../base/errors.js";
+import type { LgHistoryEntry } from "../formats/langgraph/types.js";
+import type { CommandDef } from "./command.js";
+import type { CliIO } from "./io.js";
+
+const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
+const WIDTHS = [36, 36, 4, 6, 32, 16, 8, 10, 7];
+
+function cells(e: LgHistoryEntry): string[] {
+  return [
+    e.checkpointId,
+    e.parentId ?? "-",
+    e.step === null ? "-" : String(e.step),
+    e.source ?? "-",
+    e.ts ?? "-",
+    e.nodes.length ? e.nodes.join(",") : "-",
+    e.messages === null ? "-" : String(e.messages),
+    `${e.bytes} B`,
+    e.pendingWrites ? `${e.pendingWrites}${e.interrupted ? " !" : ""}` : "-",
+  ];
+}
+
+const line = (c: string[]) => c.map((x, i) => (i === 2 || i === 6 || i === 7 ? x.padStart(WIDTHS[i]!) : x.padEnd(WIDTHS[i]!))).join("  ").trimEnd() + "\n";
+
+export const logCommand: CommandDef = {
+  command: "log <address>",
+  describe: "History of a thread, newest first: id, parent, step, source, time, node, messages, size",
+  builder: (y: Argv) =>
+    y
+      .positional("address", { type: "string", describe: "<store-uri>#<thread> (a LangGraph SQLite/PostgreSQL store, or any ckpt store)" })
+      .option("namespace", { type: "string", describe: "LangGraph checkpoint_ns (default: the root graph, '')" })
+      .option("limit", { type: "number", describe: "at most this many checkpoints" })
+      .option("json", { type: "boolean", default: false, describe: "a JSON array of entries" })
+      .example("ckpt log checkpoints.sqlite#thread-1", "every checkpoint of a LangGraph thread")
+      .example("ckpt show 'checkpoints.sqlite#thread-1@~2'", "then look at one (also @<id prefix>, @latest)"),
+  run: async (args: { address: string; namespace?: string; limit?: number; json: boolean }, io: CliIO) => {
+    const { parseAddress } = await import("../savers/address.js");
+    const a = parseAddress(args.address);
+    if (a.selector.kind !== "latest" || args.address.slice(args.address.indexOf("#")).includes("@latest")) {
+      throw usageError(`'${args.address}': ckpt log takes <store>#<thread> (the whole history), not one checkpoint`);
+    }
+    const { openSaver } = await import("../savers/index.js");
+    const { historyOf } = await import("../savers/address.js");
+    const saver = await openSaver(a.uri, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
+    let n = 0;
+    let buf = "";
+    const flush = (force = false) => {
+      if (force || buf.length > 65536) io.stdout.write(buf), (buf = "");
+    };
+    try {
+      const limit = args.limit ?? Infinity;
+      if (args.json) buf += "[";
+      for await (const e of historyOf(saver, a.threadId, args.namespace)) {
+        if (n >= limit) break;
+        if (args.json) buf += (n ? ",\n" : "\n") + JSON.stringify(e);
+        else buf += (n ? "" : line(HEAD)) + line(cells(e));
+        n++;
+        flush();
+      }
+    } finally {
+      await saver.close();
+    }
+    if (args.json) buf += n ? "\n]\n" : "]\n";
+    else if (n === 0) {
+      flush(true);
+      const { inputError } = await import("../base/errors.js");
+      throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: redactUri(a.uri) });
+    } else buf += `${n} checkpoint(s)\n`;
+    flush(true);
+    return 0;
+  },
+};

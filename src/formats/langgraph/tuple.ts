@@ -1,0 +1,166 @@
+/**
+ * Building decoded tuples (./types.ts) from raw store rows: SQLite `checkpoints`/`writes`, Postgres `checkpoints`
+ * (JSONB) + `checkpoint_blobs` + `checkpoint_writes`. Pure: the savers do the SELECTs and hand the rows here.
+ */
+import type { LgChannelSource, LgCheckpoint, LgCheckpointTuple, LgDecodeIssue, LgHistoryEntry, LgMetadata, LgPendingWrite, LgRowRef, LgSerdeType } from "./types.js";
+import { isRecord } from "./types.js";
+import { decodeMetadata, decodeTyped, detectLibrary, messageCount, normalizeParsed } from "./serde.js";
+
+export interface RawCheckpointRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  type: string | null;
+  /** SQLite: the BLOB; Postgres: the JSONB, already parsed */
+  checkpoint: Uint8Array | string | Record<string, unknown> | null;
+  metadata: Uint8Array | string | Record<string, unknown> | null;
+  /** stored size of checkpoint + metadata */
+  bytes: number;
+}
+
+export interface RawWriteRow {
+  task_id: string;
+  idx: number;
+  channel: string;
+  type: string | null;
+  value: Uint8Array | string | null;
+  task_path?: string;
+}
+
+export interface RawBlobRow {
+  channel: string;
+  version: string;
+  type: string;
+  blob: Uint8Array | null;
+}
+
+export interface TableNames {
+  checkpoints: string;
+  writes: string;
+  blobs?: string;
+}
+
+const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+const size = (v: Uint8Array | string | null | undefined) => (v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.byteLength);
+
+function emptyCheckpoint(id: string): LgCheckpoint {
+  return { v: 0, id, ts: "", channel_values: {}, channel_versions: {}, versions_seen: {} };
+}
+
+/** The decoded checkpoint with the fields the contract guarantees present (missing maps become {}). */
+function shapeCheckpoint(v: unknown, id: string): LgCheckpoint {
+  if (!isRecord(v)) return emptyCheckpoint(id);
+  const cp = v as LgCheckpoint;
+  if (!isRecord(cp.channel_values)) cp.channel_values = {};
+  if (!isRecord(cp.channel_versions)) cp.channel_versions = {};
+  if (!isRecord(cp.versions_seen)) cp.versions_seen = {};
+  return cp;
+}
+
+function decodeWrites(ref: LgRowRef, table: string, writes: RawWriteRow[], issues: LgDecodeIssue[]): LgPendingWrite[] {
+  return writes.map((w, i) => {
+    const row: LgRowRef = { ...ref, table, taskId: w.task_id, idx: w.idx, channel: w.channel };
+    const value = decodeTyped(w.type as LgSerdeType | null, w.value, { row, pointer: `/pendingWrites/${i}/value`, issues });
+    const out: LgPendingWrite = { taskId: w.task_id, idx: w.idx, channel: w.channel, type: w.type, value, bytes: size(w.value) };
+    if (w.task_path !== undefined) out.taskPath = w.task_path;
+    return out;
+  });
+}
+
+/**
+ * Postgres channel values (LANGGRAPH.md §1.3): inline JSONB values, then the blob rows of the checkpoint's
+ * (channel, version) pairs on top (Python's reading; JS never writes inline values). `empty` rows are skipped.
+ */
+function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: RawBlobRow[], issues: LgDecodeIssue[]): LgChannelSource[] {
+  const byChannel = new Map<string, RawBlobRow>();
+  for (const b of blobs) byChannel.set(b.channel, b);
+  const sources: LgChannelSource[] = [];
+  for (const [channel, version] of Object.entries(cp.channel_versions)) {
+    const b = byChannel.get(channel);
+    if (b && String(version) === b.version) {
+      if (b.type === "empty") {
+        sources.push({ channel, version, from: "empty", type: "empty", bytes: 0 });
+        continue;
+      }
+      const row: LgRowRef = { ...ref, table: tables.blobs!, channel, version: b.version };
+      const value = decodeTyped(b.type, b.blob, { row, pointer: `/checkpoint/channel_values/${esc(channel)}`, issues });
+      if (value !== undefined) cp.channel_values[channel] = value;
+      sources.push({ channel, version, from: "blob", type: b.type, bytes: size(b.blob) });
+    } else sources.push({ channel, version, from: channel in cp.channel_values ? "inline" : "none" });
+  }
+  return sources;
+}
+
+/** A raw checkpoint row (+ its writes, + Postgres blob rows) → the decoded tuple. */
+export function buildTuple(store: "sqlite" | "postgres", tables: TableNames, raw: RawCheckpointRow, writes: RawWriteRow[], blobs?: RawBlobRow[]): LgCheckpointTuple {
+  const issues: LgDecodeIssue[] = [];
+  const ref: LgRowRef = { store, table: tables.checkpoints, threadId: raw.thread_id, namespace: raw.checkpoint_ns, checkpointId: raw.checkpoint_id };
+  const type = raw.type as LgSerdeType | null;
+  const parsed = isRecord(raw.checkpoint) && !(raw.checkpoint instanceof Uint8Array);
+  const cpValue = parsed ? normalizeParsed(raw.checkpoint) : decodeTyped(type, raw.checkpoint as Uint8Array | string | null, { row: ref, pointer: "/checkpoint", issues });
+  const checkpoint = shapeCheckpoint(cpValue, raw.checkpoint_id);
+  const mdParsed = isRecord(raw.metadata) && !(raw.metadata instanceof Uint8Array);
+  const md = mdParsed ? raw.metadata : decodeMetadata(type, raw.metadata as Uint8Array | string | null, { row: ref, pointer: "/metadata", issues });
+  const metadata = (isRecord(md) ? md : {}) as LgMetadata;
+  let bytes = raw.bytes;
+  let channelSources: LgChannelSource[] | undefined;
+  if (blobs) {
+    channelSources = reassemble(checkpoint, ref, tables, blobs, issues);
+    for (const s of channelSources) bytes += s.bytes ?? 0;
+  }
+  const pendingWrites = decodeWrites(ref, tables.writes, writes, issues);
+  for (const w of pendingWrites) bytes += w.bytes;
+  const serdeTags = [type, ...writes.map((w) => w.type as LgSerdeType | null), ...(blobs ?? []).map((b) => b.type)];
+  const t: LgCheckpointTuple = {
+    threadId: raw.thread_id,
+    namespace: raw.checkpoint_ns,
+    checkpointId: raw.checkpoint_id,
+    parentId: raw.parent_checkpoint_id ?? null,
+    checkpoint,
+    metadata,
+    pendingWrites,
+    library: detectLibrary(checkpoint, serdeTags),
+    serde: { checkpoint: store === "sqlite" ? type : null, metadata: store === "sqlite" ? type : null },
+    bytes,
+    row: ref,
+    issues,
+  };
+  if (channelSources) t.channelSources = channelSources;
+  return t;
+}
+
+/**
+ * The nodes that wrote a checkpoint: legacy `metadata.writes` keys when present; else the nodes whose
+ * `versions_seen` changed from the parent (a node's entry is updated when it runs); `__input__` for input checkpoints.
+ */
+export function writerNodes(t: LgCheckpointTuple, parent: LgCheckpointTuple | undefined): string[] {
+  const w = t.metadata.writes;
+  if (isRecord(w)) return Object.keys(w);
+  if (t.metadata.source === "input") return ["__input__"];
+  const seen = t.checkpoint.versions_seen;
+  const before = parent?.checkpoint.versions_seen ?? {};
+  const out: string[] = [];
+  for (const node of Object.keys(seen)) {
+    if (node === "__input__" || node === "__interrupt__") continue;
+    if (JSON.stringify(seen[node]) !== JSON.stringify(before[node])) out.push(node);
+  }
+  return out;
+}
+
+export function historyEntry(t: LgCheckpointTuple, parent: LgCheckpointTuple | undefined): LgHistoryEntry {
+  return {
+    threadId: t.threadId,
+    namespace: t.namespace,
+    checkpointId: t.checkpointId,
+    parentId: t.parentId,
+    step: typeof t.metadata.step === "number" ? t.metadata.step : null,
+    source: typeof t.metadata.source === "string" ? t.metadata.source : null,
+    ts: typeof t.checkpoint.ts === "string" && t.checkpoint.ts ? t.checkpoint.ts : null,
+    nodes: writerNodes(t, parent),
+    messages: messageCount(t.checkpoint.channel_values),
+    bytes: t.bytes,
+    pendingWrites: t.pendingWrites.length,
+    interrupted: t.pendingWrites.some((w) => w.channel === "__interrupt__"),
+  };
+}

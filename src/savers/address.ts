@@ -1,0 +1,110 @@
+/**
+ * Checkpoint addresses: `<saver-uri>#<thread>[@<checkpoint>]`, where `<checkpoint>` is a checkpoint id or a unique
+ * prefix of one, `latest` (the default: the newest checkpoint of the root namespace), or `~N` (N steps back along
+ * the parent chain from the newest). The thread id is percent-decoded; write `%40` for an `@` in a thread id that
+ * is followed by something that looks like a selector.
+ *
+ * Every saver has a history: a LangGraph store's is its checkpoints; ckpt's own stores keep one document per
+ * thread, so their history is that one document (its id: the first 16 hex digits of its content hash).
+ */
+import { inputError, usageError } from "../base/errors.js";
+import type { LgHistoryEntry } from "../formats/langgraph/types.js";
+import { contentHash } from "./common.js";
+import { isLangGraphSaver } from "./langgraph/index.js";
+import type { Saver } from "./types.js";
+
+export type Selector = { kind: "latest" } | { kind: "back"; n: number } | { kind: "id"; prefix: string };
+
+export interface Address {
+  uri: string;
+  threadId: string;
+  selector: Selector;
+}
+
+const SELECTOR = /^(latest|~\d+|[0-9a-fA-F][0-9a-fA-F-]*)$/;
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Split `uri#thread@selector` (the first `#` separates the URI; the last `@` a selector, when it is one). */
+export function parseAddress(spec: string): Address {
+  const hash = spec.indexOf("#");
+  if (hash < 0) throw usageError(`'${spec}': a checkpoint address is <store>#<thread>[@<checkpoint>|@latest|@~N]`);
+  const uri = spec.slice(0, hash);
+  const frag = spec.slice(hash + 1);
+  const at = frag.lastIndexOf("@");
+  let thread = frag;
+  let selector: Selector = { kind: "latest" };
+  if (at >= 0 && SELECTOR.test(frag.slice(at + 1))) {
+    thread = frag.slice(0, at);
+    const sel = frag.slice(at + 1);
+    selector = sel === "latest" ? { kind: "latest" } : sel.startsWith("~") ? { kind: "back", n: Number(sel.slice(1)) } : { kind: "id", prefix: sel.toLowerCase() };
+  }
+  const threadId = decode(thread);
+  if (!threadId) throw usageError(`'${spec}': the thread id after '#' is empty`);
+  return { uri, threadId, selector };
+}
+
+export function formatSelector(s: Selector): string {
+  return s.kind === "latest" ? "latest" : s.kind === "back" ? `~${s.n}` : s.prefix;
+}
+
+/** History of a thread, newest first (LangGraph: every checkpoint; ckpt's own stores: the one document). */
+export async function* historyOf(saver: Saver, threadId: string, namespace?: string): AsyncIterable<LgHistoryEntry> {
+  if (isLangGraphSaver(saver)) {
+    yield* saver.history(threadId, namespace);
+    return;
+  }
+  const text = await saver.load(threadId, namespace);
+  if (text === undefined) return;
+  yield { threadId, namespace: namespace ?? "", checkpointId: contentHash(text).slice(0, 16), parentId: null, step: null, source: null, ts: null, nodes: [], messages: null, bytes: Buffer.byteLength(text), pendingWrites: 0, interrupted: false };
+}
+
+/** The checkpoint id an address names (throws an input error naming the address when there is none or several). */
+async function resolveId(saver: Saver, a: Address, where: string): Promise<string> {
+  const lg = isLangGraphSaver(saver) ? saver.langgraph : undefined;
+  const ids: Array<{ checkpointId: string; parentId: string | null }> = [];
+  if (lg) {
+    if (a.selector.kind === "id") {
+      const hits: string[] = [];
+      for await (const r of lg.checkpointIds(a.threadId)) if (r.checkpointId.toLowerCase().startsWith(a.selector.prefix)) hits.push(r.checkpointId);
+      if (hits.length === 1) return hits[0]!;
+      if (hits.length === 0) throw inputError("no-checkpoint", `thread '${a.threadId}' has no checkpoint whose id starts with '${a.selector.prefix}' (ckpt log lists them)`, { file: where });
+      throw inputError("ambiguous-checkpoint", `'${a.selector.prefix}' matches ${hits.length} checkpoints of thread '${a.threadId}' (${hits.slice(0, 3).join(", ")}${hits.length > 3 ? ", …" : ""}): give more of the id`, { file: where });
+    }
+    // newest, then N steps back along the parent chain (a forked thread's chain is its real history)
+    const parent = new Map<string, string | null>();
+    for await (const r of lg.checkpointIds(a.threadId)) {
+      ids.push(r);
+      parent.set(r.checkpointId, r.parentId);
+      if (a.selector.kind === "latest") break;
+    }
+    if (ids.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
+    let id = ids[0]!.checkpointId;
+    for (let i = 0; a.selector.kind === "back" && i < a.selector.n; i++) {
+      const p = parent.get(id);
+      if (!p) throw inputError("no-checkpoint", `thread '${a.threadId}' has only ${i + 1} checkpoint(s) on its newest chain: @~${a.selector.n} is before the first`, { file: where });
+      id = p;
+    }
+    return id;
+  }
+  for await (const e of historyOf(saver, a.threadId)) ids.push(e);
+  if (ids.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
+  const only = ids[0]!.checkpointId;
+  if (a.selector.kind === "back" && a.selector.n > 0) throw inputError("no-checkpoint", `thread '${a.threadId}' keeps one checkpoint (this store has no history): @~${a.selector.n} is before it`, { file: where });
+  if (a.selector.kind === "id" && !only.startsWith(a.selector.prefix)) throw inputError("no-checkpoint", `thread '${a.threadId}' has one checkpoint, ${only}: '${a.selector.prefix}' does not name it`, { file: where });
+  return only;
+}
+
+/** The document an address names, with its resolved checkpoint id. */
+export async function loadAddress(saver: Saver, a: Address, where: string): Promise<{ text: string; checkpointId: string }> {
+  const checkpointId = await resolveId(saver, a, where);
+  const text = isLangGraphSaver(saver) ? await saver.loadAt(a.threadId, checkpointId) : await saver.load(a.threadId);
+  if (text === undefined) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
+  return { text, checkpointId };
+}

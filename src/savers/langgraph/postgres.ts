@@ -1,0 +1,242 @@
+/**
+ * Reading a LangGraph PostgreSQL store (Python or JS `PostgresSaver`, LANGGRAPH.md §1.2-1.3) in `?schema=`:
+ * `checkpoints` (JSONB), `checkpoint_blobs`, `checkpoint_writes` (+ `task_path` after Python migration 9),
+ * `checkpoint_migrations`. One connection with `default_transaction_read_only=on`: nothing is created or altered.
+ * Every listing pages by key (no server-side state), so memory is bounded by the page.
+ */
+import { storeError } from "../../base/errors.js";
+import type { LgCheckpointTuple, LgHistoryEntry, LgListOptions, LgReader, LgRowRef, LgStoreInfo, LgThreadSummary } from "../../formats/langgraph/types.js";
+import { buildTuple, type RawBlobRow, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
+import { messageCount } from "../../formats/langgraph/serde.js";
+import { historyFrom } from "./sqlite.js";
+
+type Client = import("pg").Client;
+const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
+const PAGE = 200;
+const TABLES = { checkpoints: "checkpoints", writes: "checkpoint_writes", blobs: "checkpoint_blobs" };
+
+/** Connect read-only. */
+export async function connectReadOnly(url: string, uri: string): Promise<Client> {
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, options: "-c default_transaction_read_only=on" });
+  c.on("error", () => undefined);
+  try {
+    await c.connect();
+  } catch (e) {
+    await c.end().catch(() => undefined);
+    throw storeError("postgres-connect", `cannot connect to PostgreSQL at ${uri}: ${(e as Error).message} (start it with: pg_ctlcluster <version> main start)`);
+  }
+  return c;
+}
+
+/** What the schema holds: LangGraph tables (with migration level and task_path), ckpt's own table, or nothing. */
+export async function inspectPgSchema(c: Client, schema: string, table = "ckpt_checkpoints"): Promise<{ langgraph?: LgStoreInfo; ckpt: boolean }> {
+  const cols = await c.query(
+    "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2::text[])",
+    [schema, ["checkpoints", "checkpoint_writes", "checkpoint_blobs", "checkpoint_migrations", table]],
+  );
+  const has = new Map<string, Set<string>>();
+  for (const r of cols.rows) (has.get(r.table_name) ?? has.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
+  const ckpt = has.has(table);
+  if (!has.has("checkpoints") || !has.has("checkpoint_writes")) return { ckpt };
+  let migration: number | undefined;
+  if (has.has("checkpoint_migrations")) {
+    const m = await c.query(`SELECT max(v) AS v FROM ${ident(schema)}.checkpoint_migrations`);
+    migration = m.rows[0]?.v ?? undefined;
+  }
+  return {
+    ckpt,
+    langgraph: { store: "postgres", schema, migration, taskPath: has.get("checkpoint_writes")!.has("task_path"), shallow: !has.get("checkpoints")!.has("checkpoint_id") },
+  };
+}
+
+type Key = { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
+const key3 = (r: Key) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
+const key2 = (t: string, n: string) => `${t}\u0000${n}`;
+
+export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string): LgReader {
+  if (info.shallow) throw storeError("langgraph-shallow", `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
+  const S = ident(info.schema ?? "public");
+  const CP = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes`;
+  const q = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
+    try {
+      return (await c.query(sql, args)).rows as R[];
+    } catch (e) {
+      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+    }
+  };
+  const KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
+  const keyArgs = (rows: Key[]) => [rows.map((r) => r.thread_id), rows.map((r) => r.checkpoint_ns), rows.map((r) => r.checkpoint_id)];
+
+  /** The decoded tuples of a page of checkpoint rows: their blob rows and writes in two queries. */
+  async function tuplesOf(rows: RawCheckpointRow[], withWrites = true): Promise<LgCheckpointTuple[]> {
+    if (rows.length === 0) return [];
+    const want: string[][] = [[], [], [], []];
+    for (const r of rows) {
+      const versions = (r.checkpoint as { channel_versions?: Record<string, unknown> } | null)?.channel_versions ?? {};
+      for (const [ch, v] of Object.entries(versions)) want[0]!.push(r.thread_id), want[1]!.push(r.checkpoint_ns), want[2]!.push(ch), want[3]!.push(String(v));
+    }
+    const blobs = new Map<string, Map<string, RawBlobRow>>(); // (thread, ns) → "channel\0version" → row
+    if (want[0]!.length) {
+      for (const b of await q<RawBlobRow & { thread_id: string; checkpoint_ns: string }>(
+        `SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM ${S}.checkpoint_blobs
+         WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
+        want,
+      )) {
+        const k = key2(b.thread_id, b.checkpoint_ns);
+        (blobs.get(k) ?? blobs.set(k, new Map()).get(k)!).set(`${b.channel}\u0000${b.version}`, b);
+      }
+    }
+    const writes = new Map<string, RawWriteRow[]>();
+    if (withWrites) {
+      for (const w of await q<RawWriteRow & Key>(
+        `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob AS value${info.taskPath ? ", task_path" : ""}
+         FROM ${S}.checkpoint_writes WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (${KEYS}) ORDER BY task_id, idx`,
+        keyArgs(rows),
+      )) {
+        const k = key3(w);
+        (writes.get(k) ?? writes.set(k, []).get(k)!).push(w);
+      }
+    }
+    return rows.map((r) => {
+      const versions = (r.checkpoint as { channel_versions?: Record<string, unknown> } | null)?.channel_versions ?? {};
+      const mine = blobs.get(key2(r.thread_id, r.checkpoint_ns));
+      const own: RawBlobRow[] = [];
+      for (const [ch, v] of Object.entries(versions)) {
+        const b = mine?.get(`${ch}\u0000${String(v)}`);
+        if (b) own.push(b);
+      }
+      return buildTuple("postgres", TABLES, r, writes.get(key3(r)) ?? [], own);
+    });
+  }
+
+  async function* list(options: LgListOptions = {}): AsyncIterable<LgCheckpointTuple> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (options.threadId !== undefined) args.push(options.threadId), where.push(`thread_id = $${args.length}`);
+    if (options.namespace !== undefined) args.push(options.namespace), where.push(`checkpoint_ns = $${args.length}`);
+    let before = options.before;
+    let left = options.limit ?? Infinity;
+    while (left > 0) {
+      const a = [...args];
+      const w = [...where];
+      if (before !== undefined) a.push(before), w.push(`checkpoint_id < $${a.length}`);
+      a.push(Math.min(PAGE, left));
+      const rows = await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT $${a.length}`, a);
+      if (rows.length === 0) return;
+      for (const t of await tuplesOf(rows)) {
+        yield t;
+        left--;
+      }
+      before = rows[rows.length - 1]!.checkpoint_id;
+    }
+  }
+
+  const reader: LgReader = {
+    uri,
+    info,
+    async *threads(options = {}): AsyncIterable<LgThreadSummary> {
+      let after = options.after;
+      let left = options.limit ?? Infinity;
+      while (left > 0) {
+        const page = await q<{ thread_id: string; n: string; sub: string; ns: string; newest: string | null; bytes: string }>(
+          `SELECT thread_id, count(*) FILTER (WHERE checkpoint_ns = '') AS n, count(*) FILTER (WHERE checkpoint_ns <> '') AS sub,
+                  count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest,
+                  sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS bytes
+           FROM ${S}.checkpoints ${after !== undefined ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1`,
+          after !== undefined ? [Math.min(500, left), after] : [Math.min(500, left)],
+        );
+        if (page.length === 0) return;
+        const ids = page.map((p) => p.thread_id);
+        const extra = new Map<string, number>();
+        for (const r of await q<{ thread_id: string; b: string }>(
+          `SELECT thread_id, sum(b) AS b FROM (SELECT thread_id, octet_length(blob) AS b FROM ${S}.checkpoint_writes WHERE thread_id = ANY($1)
+             UNION ALL SELECT thread_id, coalesce(octet_length(blob), 0) FROM ${S}.checkpoint_blobs WHERE thread_id = ANY($1)) x GROUP BY thread_id`,
+          [ids],
+        )) extra.set(r.thread_id, Number(r.b));
+        const heads = page.filter((p) => p.newest !== null).map((p) => ({ thread_id: p.thread_id, checkpoint_ns: "", checkpoint_id: p.newest! }));
+        const headRows = heads.length ? await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (${KEYS})`, keyArgs(heads)) : [];
+        const byThread = new Map((await tuplesOf(headRows, false)).map((t) => [t.threadId, t]));
+        for (const p of page) {
+          const head = byThread.get(p.thread_id);
+          yield {
+            threadId: p.thread_id,
+            checkpoints: Number(p.n),
+            subgraphCheckpoints: Number(p.sub),
+            namespaces: Number(p.ns),
+            newestId: p.newest,
+            newestStep: typeof head?.metadata.step === "number" ? head.metadata.step : null,
+            messages: head ? messageCount(head.checkpoint.channel_values) : null,
+            bytes: Number(p.bytes) + (extra.get(p.thread_id) ?? 0),
+            updatedAt: head?.checkpoint.ts || null,
+            library: head?.library ?? "unknown",
+          };
+          left--;
+        }
+        after = page[page.length - 1]!.thread_id;
+      }
+    },
+    list,
+    countThreads: async () => Number((await q<{ n: string }>(`SELECT count(DISTINCT thread_id) AS n FROM ${S}.checkpoints`))[0]!.n),
+    async *checkpointIds(threadId, namespace = "") {
+      let before: string | undefined;
+      for (;;) {
+        const rows = await q<{ checkpoint_id: string; parent_checkpoint_id: string | null }>(
+          `SELECT checkpoint_id, parent_checkpoint_id FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ${before !== undefined ? "AND checkpoint_id < $4" : ""}
+           ORDER BY checkpoint_id DESC LIMIT $3`,
+          before !== undefined ? [threadId, namespace, 1000, before] : [threadId, namespace, 1000],
+        );
+        for (const r of rows) yield { checkpointId: r.checkpoint_id, parentId: r.parent_checkpoint_id };
+        if (rows.length < 1000) return;
+        before = rows[rows.length - 1]!.checkpoint_id;
+      }
+    },
+    async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
+      yield* historyFrom(list({ threadId, namespace }), (id) => reader.getTuple(threadId, namespace, id));
+    },
+    async getTuple(threadId, namespace = "", checkpointId) {
+      const rows =
+        checkpointId === undefined
+          ? await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, namespace])
+          : await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`, [threadId, namespace, checkpointId]);
+      return (await tuplesOf(rows))[0];
+    },
+    async *scan(options = {}) {
+      const size = Math.max(1, options.batchSize ?? PAGE);
+      let last: RawCheckpointRow | undefined;
+      for (;;) {
+        const a: unknown[] = [];
+        const w: string[] = [];
+        if (options.threadId !== undefined) a.push(options.threadId), w.push(`thread_id = $${a.length}`);
+        if (last) a.push(last.thread_id, last.checkpoint_ns, last.checkpoint_id), w.push(`(thread_id, checkpoint_ns, checkpoint_id) > ($${a.length - 2}, $${a.length - 1}, $${a.length})`);
+        a.push(size);
+        const rows = await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${a.length}`, a);
+        if (rows.length === 0) return;
+        last = rows[rows.length - 1];
+        yield await tuplesOf(rows);
+        if (rows.length < size) return;
+      }
+    },
+    async *orphanWrites(): AsyncIterable<LgRowRef> {
+      const rows = await q<Key & { task_id: string; idx: number; channel: string }>(
+        `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM ${S}.checkpoint_writes w
+         WHERE NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
+         ORDER BY 1, 2, 3, 4, 5 LIMIT 10000`,
+      );
+      for (const w of rows) yield { store: "postgres", table: "checkpoint_writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
+    },
+    async *orphanBlobs(): AsyncIterable<LgRowRef> {
+      const rows = await q<{ thread_id: string; checkpoint_ns: string; channel: string; version: string }>(
+        `SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version FROM ${S}.checkpoint_blobs b
+         WHERE NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+                           AND c.checkpoint->'channel_versions'->>b.channel = b.version)
+         ORDER BY 1, 2, 3, 4 LIMIT 10000`,
+      );
+      for (const b of rows) yield { store: "postgres", table: "checkpoint_blobs", threadId: b.thread_id, namespace: b.checkpoint_ns, channel: b.channel, version: b.version };
+    },
+    async close() {
+      await c.end();
+    },
+  };
+  return reader;
+}

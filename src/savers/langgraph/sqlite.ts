@@ -1,0 +1,202 @@
+/**
+ * Reading a LangGraph SQLite store (Python or JS `SqliteSaver`, LANGGRAPH.md §1.1): tables `checkpoints` and
+ * `writes`. Opened read-only (`readonly` + `fileMustExist`): never created, never altered, no -wal/-shm files
+ * written by us beyond what SQLite needs to read a WAL database. Every listing pages by the primary key.
+ */
+import { storeError } from "../../base/errors.js";
+import type { LgCheckpointTuple, LgHistoryEntry, LgListOptions, LgReader, LgRowRef, LgThreadSummary } from "../../formats/langgraph/types.js";
+import { buildTuple, historyEntry, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
+import { messageCount } from "../../formats/langgraph/serde.js";
+
+type DB = import("better-sqlite3").Database;
+const TABLES = { checkpoints: "checkpoints", writes: "writes" };
+const PAGE = 200;
+
+const CP_COLS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, length(checkpoint) + ifnull(length(metadata), 0) AS bytes";
+const W_COLS = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value";
+
+/** Open read-only; throws a store error (exit 4) naming the file. */
+export async function openSqliteReadOnly(path: string): Promise<DB> {
+  const { default: Database } = await import("better-sqlite3");
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma("busy_timeout = 5000");
+    return db;
+  } catch (e) {
+    throw storeError("sqlite-open", `cannot open the SQLite database read-only: ${(e as Error).message}`, { file: path });
+  }
+}
+
+/** Table names of an SQLite file (read-only look). */
+export function sqliteTables(db: DB): Set<string> {
+  return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+}
+
+export function isLangGraphSqlite(tables: Set<string>): boolean {
+  return tables.has("checkpoints") && tables.has("writes");
+}
+
+type WRow = RawWriteRow & { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
+const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
+
+export function createLangGraphSqliteReader(db: DB, path: string, uri: string): LgReader {
+  const wrap = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      throw storeError("sqlite-io", `cannot read the LangGraph store: ${(e as Error).message}`, { file: path });
+    }
+  };
+  const q = {
+    one: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`),
+    newest: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`),
+    writesOf: db.prepare(`SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`),
+    // keyset pages over the primary key
+    scanFirst: db.prepare(`SELECT ${CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`),
+    scanNext: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`),
+    scanThread: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND (checkpoint_ns, checkpoint_id) > (?, ?) ORDER BY checkpoint_ns, checkpoint_id LIMIT ?`),
+    writesRange: db.prepare(
+      `SELECT ${W_COLS} FROM writes WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
+       ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`,
+    ),
+    threadPage: db.prepare(
+      `SELECT thread_id, sum(checkpoint_ns = '') AS n, sum(checkpoint_ns <> '') AS sub, count(DISTINCT checkpoint_ns) - max(checkpoint_ns = '') AS ns,
+              max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS newest, sum(length(checkpoint) + ifnull(length(metadata), 0)) AS bytes
+       FROM checkpoints WHERE thread_id > ? GROUP BY thread_id ORDER BY thread_id LIMIT ?`,
+    ),
+    idsFirst: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT ?"),
+    idsNext: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT ?"),
+    writeBytes: db.prepare("SELECT sum(length(value)) FROM writes WHERE thread_id = ?").pluck(),
+    orphans: db.prepare(
+      `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM writes w
+       LEFT JOIN checkpoints c ON c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id
+       WHERE c.checkpoint_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx`,
+    ),
+  };
+  const tuple = (r: RawCheckpointRow) => buildTuple("sqlite", TABLES, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[]);
+  /** A page of checkpoint rows with their writes, fetched in one range query. */
+  const tuplesOf = (rows: RawCheckpointRow[], sorted: boolean): LgCheckpointTuple[] => {
+    if (rows.length === 0) return [];
+    if (!sorted) return rows.map(tuple);
+    const a = rows[0]!;
+    const b = rows[rows.length - 1]!;
+    const ws = new Map<string, RawWriteRow[]>();
+    for (const w of q.writesRange.all(a.thread_id, a.checkpoint_ns, a.checkpoint_id, b.thread_id, b.checkpoint_ns, b.checkpoint_id) as WRow[]) {
+      const k = key3(w);
+      const list = ws.get(k);
+      if (list) list.push(w);
+      else ws.set(k, [w]);
+    }
+    return rows.map((r) => buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? []));
+  };
+
+  async function* list(options: LgListOptions = {}): AsyncIterable<LgCheckpointTuple> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (options.threadId !== undefined) where.push("thread_id = ?"), args.push(options.threadId);
+    if (options.namespace !== undefined) where.push("checkpoint_ns = ?"), args.push(options.namespace);
+    let before = options.before;
+    let left = options.limit ?? Infinity;
+    while (left > 0) {
+      const w = [...where, ...(before !== undefined ? ["checkpoint_id < ?"] : [])];
+      const sql = `SELECT ${CP_COLS} FROM checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT ?`;
+      const rows = wrap(() => db.prepare(sql).all(...args, ...(before !== undefined ? [before] : []), Math.min(PAGE, left)) as RawCheckpointRow[]);
+      if (rows.length === 0) return;
+      for (const r of rows) {
+        yield wrap(() => tuple(r));
+        left--;
+      }
+      before = rows[rows.length - 1]!.checkpoint_id;
+    }
+  }
+
+  const reader: LgReader = {
+    uri,
+    info: { store: "sqlite" },
+    async *threads(options = {}): AsyncIterable<LgThreadSummary> {
+      let after = options.after ?? "";
+      let left = options.limit ?? Infinity;
+      while (left > 0) {
+        const page = wrap(() => q.threadPage.all(after, Math.min(500, left)) as Array<{ thread_id: string; n: number; sub: number; ns: number; newest: string | null; bytes: number }>);
+        if (page.length === 0) return;
+        for (const p of page) {
+          const head = p.newest === null ? undefined : wrap(() => buildTuple("sqlite", TABLES, q.one.get(p.thread_id, "", p.newest) as RawCheckpointRow, []));
+          yield {
+            threadId: p.thread_id,
+            checkpoints: p.n,
+            subgraphCheckpoints: p.sub,
+            namespaces: p.ns,
+            newestId: p.newest,
+            newestStep: typeof head?.metadata.step === "number" ? head.metadata.step : null,
+            messages: head ? messageCount(head.checkpoint.channel_values) : null,
+            bytes: p.bytes + ((wrap(() => q.writeBytes.get(p.thread_id)) as number | null) ?? 0),
+            updatedAt: head?.checkpoint.ts || null,
+            library: head?.library ?? "unknown",
+          };
+          left--;
+        }
+        after = page[page.length - 1]!.thread_id;
+      }
+    },
+    list,
+    countThreads: async () => wrap(() => db.prepare("SELECT count(DISTINCT thread_id) FROM checkpoints").pluck().get() as number),
+    async *checkpointIds(threadId, namespace = "") {
+      let before: string | undefined;
+      for (;;) {
+        const rows = wrap(() =>
+          (before === undefined ? q.idsFirst.all(threadId, namespace, 1000) : q.idsNext.all(threadId, namespace, before, 1000)) as Array<{ checkpoint_id: string; parent_checkpoint_id: string | null }>,
+        );
+        for (const r of rows) yield { checkpointId: r.checkpoint_id, parentId: r.parent_checkpoint_id };
+        if (rows.length < 1000) return;
+        before = rows[rows.length - 1]!.checkpoint_id;
+      }
+    },
+    async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
+      yield* historyFrom(list({ threadId, namespace }), (id) => reader.getTuple(threadId, namespace, id));
+    },
+    async getTuple(threadId, namespace = "", checkpointId) {
+      const r = wrap(() => (checkpointId === undefined ? q.newest.get(threadId, namespace) : q.one.get(threadId, namespace, checkpointId)) as RawCheckpointRow | undefined);
+      return r ? wrap(() => tuple(r)) : undefined;
+    },
+    async *scan(options = {}) {
+      const size = Math.max(1, options.batchSize ?? PAGE);
+      let last: RawCheckpointRow | undefined;
+      for (;;) {
+        const rows = wrap(() =>
+          (options.threadId !== undefined
+            ? q.scanThread.all(options.threadId, last?.checkpoint_ns ?? "", last?.checkpoint_id ?? "", size)
+            : last
+              ? q.scanNext.all(last.thread_id, last.checkpoint_ns, last.checkpoint_id, size)
+              : q.scanFirst.all(size)) as RawCheckpointRow[],
+        );
+        if (rows.length === 0) return;
+        last = rows[rows.length - 1];
+        yield wrap(() => tuplesOf(rows, true));
+        if (rows.length < size) return;
+      }
+    },
+    async *orphanWrites(): AsyncIterable<LgRowRef> {
+      for (const w of wrap(() => q.orphans.iterate()) as Iterable<WRow>) {
+        yield { store: "sqlite", table: "writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
+      }
+    },
+    async *orphanBlobs() {},
+    async close() {
+      db.close();
+    },
+  };
+  return reader;
+}
+
+/**
+ * History entries from a newest-first tuple stream of one (thread, namespace): each entry needs its parent (for the
+ * nodes that ran), which is usually the next tuple; otherwise it is fetched. Holds two tuples at a time.
+ */
+export async function* historyFrom(tuples: AsyncIterable<LgCheckpointTuple>, fetch: (id: string) => Promise<LgCheckpointTuple | undefined>): AsyncIterable<LgHistoryEntry> {
+  let pending: LgCheckpointTuple | undefined;
+  for await (const t of tuples) {
+    if (pending) yield historyEntry(pending, pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined);
+    pending = t;
+  }
+  if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : undefined);
+}
