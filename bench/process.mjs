@@ -73,5 +73,35 @@ for (const [name, ms, floor, target] of rows) {
   console.log(`${name.padEnd(30)} ${ms.toFixed(0).padStart(6)} ms  ${ratio.toFixed(2)}× floor (target ≤ ${target}×) ${ratio <= target ? "ok" : "MISSED"}`);
   report[name] = { ms: Math.round(ms), floorMs: Math.round(floor), ratio: Number(ratio.toFixed(2)), target };
 }
+// Wall time on a shared 2-core machine swings with load; instructions counted by callgrind do not. Cold start in
+// instructions, when valgrind is installed.
+function instructions(args) {
+  const r = spawnSync("valgrind", ["--tool=callgrind", "--callgrind-out-file=/dev/null", process.execPath, ...args], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], maxBuffer: 256 << 20 });
+  const m = /Collected : (\d+)/.exec(r.stderr ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+const floorArgs = {
+  2: ["-e", `const fs=require("fs");JSON.parse(fs.readFileSync(${JSON.stringify(A)},"utf8"));JSON.parse(fs.readFileSync(${JSON.stringify(B)},"utf8"))`],
+  1: ["-e", `JSON.parse(require("fs").readFileSync(${JSON.stringify(A)},"utf8"))`],
+  0: ["-e", "0"],
+};
+const counted = [
+  ["diff a b (2 files)", [bin, "diff", A, B], 2, 3],
+  ["convert a -t deepagent --allow-lossy", [bin, "convert", A, "-t", "deepagent", "--allow-lossy", "-o", OUT], 1, 3],
+  ["validate a", [bin, "validate", A], 1, 3],
+  ["validate small (cold start)", [bin, "validate", S], 0, 1.5],
+];
+if (process.env.BENCH_INSTRUCTIONS !== "0" && instructions(["-e", "0"])) {
+  const floors = {};
+  for (const k of [0, 1, 2]) floors[k] = instructions(floorArgs[k]);
+  console.log(`instructions (callgrind; steady under load): floors node -e 0 ${(floors[0] / 1e6).toFixed(0)} M, 1 file ${(floors[1] / 1e6).toFixed(0)} M, 2 files ${(floors[2] / 1e6).toFixed(0)} M`);
+  for (const [name, args, f, target] of counted) {
+    const n = instructions(args);
+    const ratio = n / floors[f];
+    console.log(`${name.padEnd(38)} ${(n / 1e6).toFixed(0).padStart(6)} M  ${ratio.toFixed(2)}× floor (target ≤ ${target}×) ${ratio <= target ? "ok" : "MISSED"}`);
+    report[name].instructions = n;
+    report[name].instructionRatio = Number(ratio.toFixed(2));
+  }
+}
 rmSync(dir, { recursive: true, force: true });
 console.log(JSON.stringify({ bench: "process", messages: N, mbPerFile: Number(mb), ...report }));
