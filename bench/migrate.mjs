@@ -2,13 +2,17 @@
 // each compared in the same run with two raw baselines that use the same client and store the same bytes ckpt stores
 // (Redis: compact JSON, the KeyValueStoreSaver layout; SQLite and PostgreSQL: the document text as given):
 //   - raw write: the records already in memory, written with one pipelined SET each (Redis), one transaction of
-//     prepared inserts (SQLite), multi-row INSERTs in one transaction (PostgreSQL) — the issue's baseline;
+//     prepared inserts (SQLite), COPY FROM STDIN per 500 rows in one transaction (PostgreSQL: ckpt loads new rows with
+//     COPY too, so the baseline gets the same advantage) — the issue's first baseline;
 //   - raw copy: the same, plus reading the same source folder (readdir + readFileSync of every file, and for Redis the
 //     compact re-serialization), i.e. the least work any file → store copy does.
 // ckpt does more than either: every record is parsed, its format detected and checked against the format's schema,
-// conflicts are looked up in the target, and every written record is read back and compared. Each figure is the
-// median of REPS runs, each into a fresh target. Then peak memory (max RSS of a child process) migrating 10x more.
-// Run: npm run build && node bench/migrate.mjs        (N=10000 by default; BIG=100000; REPS=3)
+// conflicts are looked up in the target, and every written record is read back and compared. ckpt runs with one
+// writer and, into Redis and PostgreSQL, with JOBS parallel writers (--jobs; default 4, the CLI's default). The runs
+// are interleaved (ckpt, ckpt --jobs, raw write, raw copy, per target, REPS times, each into a fresh target) and each
+// ratio is the median of the per-round ratios, which is robust to load changing on a shared machine. CLUSTER=redis://…
+// adds a file → Redis Cluster row. Then peak memory (max RSS of a child process) migrating 10x more.
+// Run: npm run build && node bench/migrate.mjs        (N=10000 by default; BIG=100000; REPS=5; JOBS=4)
 import { mkdtempSync, writeFileSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,10 +22,13 @@ import { performance } from "node:perf_hooks";
 import { openSaver } from "../dist/savers/index.js";
 import { migrate } from "../dist/core/migrate.js";
 import { openCheckPool } from "../dist/cli/check-pool.js";
+import { from as copyFrom } from "pg-copy-streams";
 
 const N = Number(process.env.N ?? 10_000);
 const BIG = Number(process.env.BIG ?? 100_000);
-const REPS = Number(process.env.REPS ?? 3);
+const REPS = Number(process.env.REPS ?? 5);
+const JOBS = Number(process.env.JOBS ?? 4);
+const CLUSTER = process.env.CLUSTER;
 const root = join(fileURLToPath(import.meta.url), "..", "..");
 const sample = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));
 const run = Math.random().toString(36).slice(2, 8);
@@ -58,37 +65,45 @@ async function rawPair(src, compact, write) {
   return { writeMs, copyMs };
 }
 
-async function timeMigrate(src, uriFor) {
+async function timeMigrate(src, uriFor, jobs = 1) {
   const source = await openSaver(`file:${src}`);
-  const target = await openSaver(uriFor(++seq));
+  const uri = uriFor(++seq);
+  const target = await openSaver(uri);
+  const writers = [];
+  for (let i = 1; i < jobs; i++) writers.push(await openSaver(uri));
   const t = performance.now();
-  const s = await migrate(source, target, { batchSize: 500, worker: process.env.WORKER ?? "auto", openCheckPool });
+  const s = await migrate(source, target, { batchSize: 500, worker: process.env.WORKER ?? "auto", openCheckPool, writers });
   const ms = performance.now() - t;
-  await source.close();
-  await target.close();
+  for (const x of [source, target, ...writers]) await x.close();
   if (s.written !== N || s.verified !== N) throw new Error(`migrate wrote ${s.written}, verified ${s.verified} of ${N}`);
   return ms;
 }
 
-async function rawRedis(records) {
+async function rawRedis(records, url = REDIS) {
   seq++;
-  const { Redis } = await import("ioredis");
-  const c = new Redis(REDIS);
+  const { Redis, Cluster } = await import("ioredis");
+  const cluster = url !== REDIS;
+  const c = cluster ? new Cluster([url], { enableAutoPipelining: true }) : new Redis(url);
   const t = performance.now();
   for (let i = 0; i < records.length; i += 500) {
-    const p = c.pipeline();
-    for (const r of records.slice(i, i + 500)) p.set(`bench-raw-${run}-${seq}:default:checkpoints:${r.id}`, r.text);
-    await p.exec();
+    const chunk = records.slice(i, i + 500);
+    const key = (r) => `bench-raw-${run}-${seq}:default:checkpoints:${r.id}`;
+    if (cluster) await Promise.all(chunk.map((r) => c.set(key(r), r.text))); // auto-pipelined per node
+    else {
+      const p = c.pipeline();
+      for (const r of chunk) p.set(key(r), r.text);
+      await p.exec();
+    }
   }
   const ms = performance.now() - t;
-  const keys = [];
-  let cursor = "0";
-  do {
-    const [next, ks] = await c.scan(cursor, "MATCH", `bench-*${run}*`, "COUNT", 5000);
-    cursor = next;
-    keys.push(...ks);
-  } while (cursor !== "0");
-  for (let i = 0; i < keys.length; i += 1000) await c.del(...keys.slice(i, i + 1000));
+  for (const node of cluster ? c.nodes("master") : [c]) {
+    let cursor = "0";
+    do {
+      const [next, ks] = await node.scan(cursor, "MATCH", `bench-*${run}*`, "COUNT", 5000);
+      cursor = next;
+      await Promise.all(ks.map((k) => c.del(k)));
+    } while (cursor !== "0");
+  }
   c.disconnect();
   return ms;
 }
@@ -108,23 +123,26 @@ async function rawSqlite(records, dir) {
   return ms;
 }
 
+const copyEscape = (t) => t.replace(/[\\\n\r\t]/g, (c) => (c === "\\" ? "\\\\" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t"));
+
 async function rawPostgres(records) {
   seq++;
   const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: PG });
   await c.connect();
-  await c.query(`CREATE TABLE bench_raw_${run}_${seq} (namespace text, thread_id text, doc text, PRIMARY KEY (namespace, thread_id))`);
+  const table = `bench_raw_${run}_${seq}`;
+  await c.query(`CREATE TABLE ${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
   const t = performance.now();
   await c.query("BEGIN");
   for (let i = 0; i < records.length; i += 500) {
-    const chunk = records.slice(i, i + 500);
-    const vals = [];
-    const rows = chunk.map((r, k) => (vals.push(r.id, r.text), `('default', $${2 * k + 1}, $${2 * k + 2})`));
-    await c.query(`INSERT INTO bench_raw_${run}_${seq} VALUES ${rows.join(",")}`, vals);
+    const stream = c.query(copyFrom(`COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN`));
+    const done = new Promise((resolve, reject) => (stream.on("finish", resolve), stream.on("error", reject)));
+    stream.end(records.slice(i, i + 500).map((r) => `default\t${r.id}\t${copyEscape(r.text)}\t${Buffer.byteLength(r.text)}\n`).join(""));
+    await done;
   }
   await c.query("COMMIT");
   const ms = performance.now() - t;
-  await c.query(`DROP TABLE bench_raw_${run}_${seq}`);
+  await c.query(`DROP TABLE ${table}`);
   await c.end();
   return ms;
 }
@@ -156,30 +174,29 @@ const src = makeSource(N);
 const bytes = loadAll(src, false).reduce((n, r) => n + Buffer.byteLength(r.text), 0);
 const work = mkdtempSync(join(tmpdir(), "ckpt-bench-work-"));
 const pairs = [
-  ["file → redis", (k) => `${REDIS}?prefix=bench-ckpt-${run}-${k}:`, true, rawRedis],
-  ["file → sqlite", (k) => `sqlite:${join(work, `ckpt-${k}.db`)}`, false, (r) => rawSqlite(r, work)],
-  ["file → postgres", (k) => `${PG}?schema=bench_ckpt_${run}_${k}`, false, rawPostgres],
+  { name: "file → redis", uriFor: (k) => `${REDIS}?prefix=bench-ckpt-${run}-${k}:`, compact: true, raw: (r) => rawRedis(r), jobs: true },
+  { name: "file → sqlite", uriFor: (k) => `sqlite:${join(work, `ckpt-${k}.db`)}`, compact: false, raw: (r) => rawSqlite(r, work), jobs: false },
+  { name: "file → postgres", uriFor: (k) => `${PG}?schema=bench_ckpt_${run}_${k}`, compact: false, raw: rawPostgres, jobs: true },
 ];
-const rows = [];
+if (CLUSTER) pairs.push({ name: "file → redis cluster", uriFor: (k) => `${CLUSTER}?cluster=1&prefix=bench-ckpt-${run}-${k}:`, compact: true, raw: (r) => rawRedis(r, CLUSTER), jobs: true });
 /** The least work any checked migration does before writing anything: read every source file and JSON.parse it. */
 function floorMs() {
   const t = performance.now();
   for (const f of readdirSync(src)) JSON.parse(readFileSync(join(src, f), "utf8"));
   return performance.now() - t;
 }
+const rounds = Object.fromEntries(pairs.map((p) => [p.name, []]));
 const floors = [];
 try {
   await timeMigrate(src, () => "memory:bench-warmup"); // warm-up: JIT and module loading, into memory
-  for (const [name, uriFor, compact, write] of pairs) {
-    const ckpt = [], rawW = [], rawC = [];
-    for (let i = 0; i < REPS; i++) {
-      ckpt.push(await timeMigrate(src, uriFor));
-      const r = await rawPair(src, compact, write);
-      rawW.push(r.writeMs);
-      rawC.push(r.copyMs);
-      floors.push(floorMs());
+  for (let i = 0; i < REPS; i++) {
+    for (const p of pairs) {
+      const one = await timeMigrate(src, p.uriFor);
+      const many = p.jobs ? await timeMigrate(src, p.uriFor, JOBS) : undefined;
+      const r = await rawPair(src, p.compact, p.raw);
+      rounds[p.name].push({ one, many, write: r.writeMs, copy: r.copyMs });
     }
-    rows.push([name, median(ckpt), median(rawW), median(rawC)]);
+    floors.push(floorMs());
   }
 } finally {
   const pg = (await import("pg")).default;
@@ -187,33 +204,37 @@ try {
   await c.connect();
   const { rows: schemas } = await c.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`bench_ckpt_${run}_%`]);
   for (const { nspname } of schemas) await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
-  const { rows: tables } = await c.query(`SELECT tablename FROM pg_tables WHERE tablename LIKE $1`, [`bench_raw_${run}_%`]);
-  for (const { tablename } of tables) await c.query(`DROP TABLE IF EXISTS "${tablename}"`);
   await c.end();
   await rawRedis([]); // deletes the bench keys of this run
+  if (CLUSTER) await rawRedis([], CLUSTER);
   rmSync(src, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`${N} checkpoints, ${(bytes / 1e6).toFixed(1)} MB as stored in the folder (2-space JSON); medians of ${REPS} runs`);
-console.log("pair               ckpt migrate   raw write   raw copy   ratio to raw write (issue's target >= 0.5)   ratio to raw copy   ckpt records/s");
 const floor = median(floors);
-const result = { bench: "migrate", checkpoints: N, bytes, reps: REPS, floorMs: +floor.toFixed(1), pairs: {} };
-for (const [name, ms, raw, copy] of rows) {
-  const ratio = raw / ms;
-  const copyRatio = copy / ms;
+console.log(`${N} checkpoints, ${(bytes / 1e6).toFixed(1)} MB as stored in the folder (2-space JSON); medians of ${REPS} interleaved rounds (ratios: median of per-round ratios)`);
+console.log(`pair                   ckpt (1 writer)  ckpt (--jobs ${JOBS})  raw write  raw copy   ratio to raw copy: 1 writer, --jobs ${JOBS} (target >= 0.6)   to raw write   floor ratio to raw copy`);
+const result = { bench: "migrate", checkpoints: N, bytes, reps: REPS, jobs: JOBS, floorMs: +floor.toFixed(1), pairs: {} };
+const fix = (x, d = 3) => (x === undefined ? undefined : +x.toFixed(d));
+for (const p of pairs) {
+  const rs = rounds[p.name];
+  const one = median(rs.map((r) => r.one));
+  const many = p.jobs ? median(rs.map((r) => r.many)) : undefined;
+  const write = median(rs.map((r) => r.write));
+  const copy = median(rs.map((r) => r.copy));
+  const ratioOne = median(rs.map((r) => r.copy / r.one));
+  const ratioMany = p.jobs ? median(rs.map((r) => r.copy / r.many)) : undefined;
+  // the floor of a checked migration on one thread: the raw copy plus parsing every source document once
+  const floorRatio = median(rs.map((r, i) => r.copy / (r.copy + floors[i])));
   console.log(
-    `${name.padEnd(18)} ${ms.toFixed(0).padStart(9)} ms ${raw.toFixed(0).padStart(8)} ms ${copy.toFixed(0).padStart(7)} ms ${ratio.toFixed(2).padStart(20)} ${copyRatio.toFixed(2).padStart(32)}   ${Math.round((N / ms) * 1000).toString().padStart(12)}`,
+    `${p.name.padEnd(22)} ${one.toFixed(0).padStart(10)} ms ${many === undefined ? "           -" : `${many.toFixed(0).padStart(10)} ms`} ${write.toFixed(0).padStart(8)} ms ${copy.toFixed(0).padStart(7)} ms ${ratioOne.toFixed(2).padStart(22)}, ${ratioMany === undefined ? "   -" : ratioMany.toFixed(2).padStart(4)} ${(write / one).toFixed(2).padStart(30)} ${floorRatio.toFixed(2).padStart(20)}`,
   );
-  result.pairs[name] = {
-    ckptMs: +ms.toFixed(1), rawWriteMs: +raw.toFixed(1), rawCopyMs: +copy.toFixed(1), ratioToRawWrite: +ratio.toFixed(3), ratioToRawCopy: +copyRatio.toFixed(3),
-    floorRatioToRawWrite: +(raw / (floor + raw)).toFixed(3),
+  result.pairs[p.name] = {
+    ckptMs: fix(one, 1), ckptJobsMs: fix(many, 1), rawWriteMs: fix(write, 1), rawCopyMs: fix(copy, 1),
+    ratioToRawCopy: fix(ratioOne), ratioToRawCopyJobs: fix(ratioMany), ratioToRawWrite: fix(write / one), floorRatioToRawCopy: fix(floorRatio),
+    recordsPerSecond: Math.round((N / one) * 1000), recordsPerSecondJobs: many === undefined ? undefined : Math.round((N / many) * 1000),
   };
 }
-// The floor of any checked file → store migration: read and parse every source file, then the raw write itself.
-console.log(
-  `floor: reading + JSON.parse of the ${N} source files takes ${floor.toFixed(0)} ms; that plus the raw write (no schema check, ` +
-    `no conflict lookup, no read-back) as a ratio to the raw write: ${rows.map(([name, , raw]) => `${name.slice(7)} ${(raw / (floor + raw)).toFixed(2)}`).join(", ")}`,
-);
+console.log(`floor: reading + JSON.parse of the ${N} source files takes ${floor.toFixed(0)} ms; a checked migration on one thread cannot beat raw copy + that`);
 const small = peakRss(N);
 const big = peakRss(BIG);
 const memRatio = big.maxRssKb / small.maxRssKb;

@@ -10,6 +10,7 @@
  */
 import { storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
+import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
 
 export const PG_SCHEMA_VERSION = 1;
@@ -62,7 +63,9 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
     let broken: Error | undefined;
     try {
       await c.query("BEGIN");
-      for (let i = 0; i < records.length; i += 500) {
+      // new rows (what a migration writes after its conflict lookup) are COPYed; existing ones make it an upsert
+      const copied = records.length >= COPY_MIN_ROWS && (await copyNew(c, T, records));
+      for (let i = 0; !copied && i < records.length; i += 500) {
         const chunk = records.slice(i, i + 500);
         const values: unknown[] = [];
         const rows = chunk.map((r, k) => {

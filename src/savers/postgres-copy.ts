@@ -1,0 +1,46 @@
+/**
+ * Bulk loads into the PostgreSQL table with `COPY … FROM STDIN` (pg-copy-streams): one stream of tab-separated rows
+ * instead of multi-row INSERTs — the server parses no SQL and no parameters per row. COPY cannot update, so a batch is
+ * first tried as a COPY inside a savepoint; when a row already exists (unique violation, 23505: an overwrite, or a
+ * writer that got there first) the savepoint is rolled back and the caller upserts the batch instead.
+ */
+import type { PoolClient } from "pg";
+
+/** COPY's text format: backslash, newline, carriage return and tab escaped (PostgreSQL text holds no NUL). */
+const copyEscape = (s: string) => (/[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => (c === "\\" ? "\\\\" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t")) : s);
+
+/** Below this many rows an INSERT is as fast and a failed COPY attempt is not worth risking. */
+export const COPY_MIN_ROWS = 16;
+
+export interface CopyRow {
+  namespace: string;
+  threadId: string;
+  text: string;
+}
+
+/**
+ * COPY `rows` into `table` (namespace, thread_id, doc, bytes; updated_at takes its default, now()) inside the
+ * caller's transaction. True when they were loaded; false when one of them already existed (nothing of the COPY is
+ * kept then). Other errors are thrown.
+ */
+export async function copyNew(c: PoolClient, table: string, rows: CopyRow[]): Promise<boolean> {
+  const { from } = await import("pg-copy-streams");
+  await c.query("SAVEPOINT ckpt_copy");
+  try {
+    const stream = c.query(from(`COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN`));
+    const done = new Promise<void>((resolve, reject) => {
+      stream.on("finish", resolve);
+      stream.on("error", reject);
+    });
+    const lines: string[] = [];
+    for (const r of rows) lines.push(`${copyEscape(r.namespace)}\t${copyEscape(r.threadId)}\t${copyEscape(r.text)}\t${Buffer.byteLength(r.text)}\n`);
+    stream.end(lines.join(""));
+    await done;
+    await c.query("RELEASE SAVEPOINT ckpt_copy");
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code !== "23505") throw e;
+    await c.query("ROLLBACK TO SAVEPOINT ckpt_copy");
+    return false;
+  }
+}
