@@ -101,12 +101,15 @@ describe("paths and streams", () => {
 });
 
 describe("big inputs", () => {
-  test("100 000 nested arrays: one line, exit 3", async () => {
+  test("100 000 nested arrays: one line; no format is exit 3, a named format's schema answers (exit 1)", async () => {
+    // Positions are found without recursion, so the outer value gets its real verdict (an array where the format
+    // wants an object) instead of a stack overflow in the position tree reported as "too deep".
     const p = join(dir, "deep.json");
     writeFileSync(p, "[".repeat(100_000) + "]".repeat(100_000));
     for (const extra of [[], ["--format", "ckpt"], ["--format", "yoagent"]]) {
       const r = await run(["validate", p, ...extra]);
-      expect(r.code, extra.join(" ")).toBe(3);
+      expect(r.code, extra.join(" ")).toBe(extra.length ? 1 : 3);
+      if (extra.length) expect(r.out).toMatch(/expected an object/);
       expect(lineFor(r.out, p)).toHaveLength(1);
       noStack(r.all);
     }
@@ -199,5 +202,25 @@ describe("text decoding edge cases (the fast UTF-8 read must decide exactly as t
     expect(r.code).toBe(3);
     expect(lineFor(r.out, f)[0]).toMatch(/not valid UTF-8.*input\/encoding$/);
     noStack(r.all);
+  });
+});
+
+describe("deep nesting inside a value any schema accepts", () => {
+  test("diff, convert and show say the input is nested too deeply: exit 3, one line, no stack", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ckpt-deep-"));
+    try {
+      const p = join(dir, "deep-args.json");
+      const deep = "[".repeat(100_000) + "]".repeat(100_000);
+      writeFileSync(p, `{"schemaVersion":1,"threadId":"t","step":0,"state":{},"messages":[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":${deep}}]}]}`);
+      for (const argv of [["diff", p, p], ["convert", p, "-t", "deepagent", "--allow-lossy", "-o", join(dir, "o.json")], ["show", p]]) {
+        const r = await run(argv);
+        expect(r.code, argv[0]).toBe(3);
+        expect(r.all, argv[0]).toMatch(/nested too deeply/);
+        noStack(r.all);
+        expect(existsSync(join(dir, "o.json"))).toBe(false);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

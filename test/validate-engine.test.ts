@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { schemaIssues } from "../src/schema/validate.js";
-import { fastJsonLocator, lineIndex } from "../src/schema/locate.js";
+import { jsonLocator, lineIndex, pathToPointer } from "../src/base/json.js";
 import { fileSaverLint, fileSaverStem, nativeLint } from "../src/schema/lint.js";
 import { parseJson } from "../src/base/json.js";
 import { validateDocument } from "../src/core/document.js";
@@ -46,8 +46,8 @@ describe("oneOf pruning", () => {
   });
   test("positions come from the locator", () => {
     const text = '{"schemaVersion": 1, "threadId": "t", "step": -1, "messages": [], "state": {}}';
-    const loc = fastJsonLocator(text);
-    const [i] = schemaIssues("Checkpoint", parseJson(text), "f.json", (p) => loc(p));
+    const loc = jsonLocator(text);
+    const [i] = schemaIssues("Checkpoint", parseJson(text), "f.json", (p) => loc.locate(p));
     expect(i).toMatchObject({ rule: "schema/minimum", pointer: "/step", line: 1, column: text.indexOf("-1") + 1 });
   });
 });
@@ -62,10 +62,19 @@ describe("locator", () => {
   });
   test("pointer to value; last duplicate key wins as in JSON.parse; missing → nearest ancestor", () => {
     const text = '{\n  "a": [10, {"b": 1, "b": 2}]\n}';
-    const loc = fastJsonLocator(text);
-    expect(loc("/a/1/b")).toEqual({ line: 2, column: 27 }); // the "2" of the second "b"
-    expect(loc("/a/0")).toEqual({ line: 2, column: 9 });
-    expect(loc("/a/5")).toEqual({ line: 2, column: 8 });
+    const loc = jsonLocator(text);
+    expect(loc.locate("/a/1/b")).toEqual({ line: 2, column: 27, offset: 28 }); // the "2" of the second "b"
+    expect(loc.locate("/a/0")).toEqual({ line: 2, column: 9, offset: 10 });
+    expect(loc.locate("/a/5")).toEqual({ line: 2, column: 8, offset: 9 });
+  });
+  test("strings with escaped quotes, brackets and escaped keys are skipped, not entered", () => {
+    const text = '[ "a\\\"]{", {"k\\u0041": [1, "]", {"x": "\\\\"}], "k": null}, 7 ]';
+    expect(JSON.parse(text)).toEqual(['a"]{', { kA: [1, "]", { x: "\\" }], k: null }, 7]);
+    const loc = jsonLocator(text);
+    expect(loc.locate("/2").offset).toBe(text.lastIndexOf("7"));
+    expect(loc.locate("/1/k").offset).toBe(text.indexOf("null"));
+    expect(loc.locate("/1/kA/2/x").offset).toBe(text.indexOf('"\\\\"'));
+    expect(loc.locate("/1/kA/1").offset).toBe(text.indexOf('"]"'));
   });
 });
 
@@ -196,4 +205,44 @@ describe("adapters' lintView agrees with toCanonical", () => {
       expect(compared).toBeGreaterThan(name === "yoagent" || name === "phi-core" ? 10 : 1);
     });
   }
+});
+
+describe("locator agrees with jsonc-parser's position tree", () => {
+  test("on every JSON fixture, at every pointer", async () => {
+    const { readdirSync, readFileSync, statSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const jsonc = await import("jsonc-parser");
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const f of readdirSync(d)) {
+        const p = join(d, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.(json|pkl)$/.test(f)) files.push(p);
+      }
+    };
+    walk(join(import.meta.dirname, "..", "fixtures"));
+    let checked = 0;
+    for (const file of files) {
+      const text = readFileSync(file, "utf8");
+      try {
+        JSON.parse(text);
+      } catch {
+        continue; // the locator is for text JSON.parse accepts
+      }
+      const tree = jsonc.parseTree(text)!;
+      const loc = jsonLocator(text);
+      const visit = (node: import("jsonc-parser").Node, path: (string | number)[]) => {
+        expect(loc.locate(pathToPointer(path)).offset, `${file} ${pathToPointer(path)}`).toBe(node.offset);
+        checked++;
+        if (node.type === "array") node.children!.forEach((c, i) => visit(c, [...path, i]));
+        if (node.type === "object") {
+          const seen = new Map<string, import("jsonc-parser").Node>();
+          for (const p of node.children!) seen.set(p.children![0]!.value as string, p.children![1]!); // last wins
+          for (const [k, v] of seen) visit(v, [...path, k]);
+        }
+      };
+      visit(tree, []);
+    }
+    expect(checked).toBeGreaterThan(5_000);
+  });
 });

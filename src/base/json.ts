@@ -236,31 +236,107 @@ export interface Locator {
   locate(pointer: string): { line: number; column: number; offset: number };
 }
 
-/** Build a locator for JSON text. Parses the text into a position tree once, on first use. */
+/** Line-start offsets of a text, for offset → line:column by binary search (built once per text). */
+export function lineIndex(text: string): (offset: number) => { line: number; column: number } {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo]! + 1 };
+  };
+}
+
+/**
+ * Build a locator for JSON text that JSON.parse accepts. No tree is built: a lookup walks the pointer's path,
+ * skipping over values it does not enter (strings by `indexOf`, containers by bracket depth), and each container's
+ * member offsets are remembered once scanned. A document with thousands of findings costs about one pass over the
+ * text in all, without allocating a node per value.
+ */
 export function jsonLocator(text: string): Locator {
-  let tree: jsonc.Node | undefined;
-  let built = false;
+  const arrays = new Map<number, { starts: number[]; pos: number; done: boolean }>();
+  const objects = new Map<number, Map<string, number>>();
+  let toPos: ReturnType<typeof lineIndex> | undefined;
+  const ws = (i: number) => {
+    for (let c = text.charCodeAt(i); c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff; c = text.charCodeAt(++i));
+    return i;
+  };
+  const endOfString = (i: number) => {
+    // i is at the opening quote; returns the index after the closing one
+    for (let j = i + 1; ; ) {
+      const k = text.indexOf('"', j);
+      if (k === -1) return text.length;
+      let bs = 0;
+      while (text.charCodeAt(k - 1 - bs) === 92) bs++;
+      if (bs % 2 === 0) return k + 1;
+      j = k + 1;
+    }
+  };
+  const endOfValue = (i: number): number => {
+    const c = text.charCodeAt(i);
+    if (c === 34) return endOfString(i);
+    if (c === 123 || c === 91) {
+      let depth = 0;
+      for (let j = i; j < text.length; j++) {
+        const d = text.charCodeAt(j);
+        if (d === 34) j = endOfString(j) - 1;
+        else if (d === 123 || d === 91) depth++;
+        else if (d === 125 || d === 93) if (--depth === 0) return j + 1;
+      }
+      return text.length;
+    }
+    let j = i;
+    for (let d = text.charCodeAt(j); j < text.length && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9; d = text.charCodeAt(++j));
+    return j;
+  };
+  const element = (at: number, index: number): number | undefined => {
+    let a = arrays.get(at);
+    if (!a) arrays.set(at, (a = { starts: [], pos: ws(at + 1), done: false }));
+    while (a.starts.length <= index && !a.done) {
+      if (text.charCodeAt(a.pos) === 93 || a.pos >= text.length) {
+        a.done = true;
+        break;
+      }
+      a.starts.push(a.pos);
+      a.pos = ws(endOfValue(a.pos));
+      if (text.charCodeAt(a.pos) === 44) a.pos = ws(a.pos + 1);
+    }
+    return a.starts[index];
+  };
+  const member = (at: number, key: string): number | undefined => {
+    let m = objects.get(at);
+    if (!m) {
+      m = new Map();
+      for (let i = ws(at + 1); i < text.length && text.charCodeAt(i) === 34; ) {
+        const end = endOfString(i);
+        const raw = text.slice(i + 1, end - 1);
+        const name = raw.includes("\\") ? (JSON.parse(text.slice(i, end)) as string) : raw;
+        const v = ws(ws(end) + 1); // after the colon
+        m.set(name, v); // the last occurrence wins, as in JSON.parse
+        i = ws(endOfValue(v));
+        if (text.charCodeAt(i) === 44) i = ws(i + 1);
+      }
+      objects.set(at, m);
+    }
+    return m.get(key);
+  };
+  const root = ws(0);
   return {
     locate(pointer: string) {
-      if (!built) {
-        tree = jsoncParser().parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
-        built = true;
-      }
-      let node = tree;
+      let at = root;
       for (const seg of pointerToPath(pointer)) {
-        if (!node) break;
-        let next: jsonc.Node | undefined;
-        if (node.type === "object") {
-          // last occurrence wins, as in JSON.parse
-          for (const prop of node.children ?? []) if (prop.children?.[0]?.value === seg) next = prop.children[1];
-        } else if (node.type === "array" && /^\d+$/.test(seg)) {
-          next = node.children?.[Number(seg)];
-        }
-        if (!next) break;
-        node = next;
+        const c = text.charCodeAt(at);
+        const next = c === 123 ? member(at, seg) : c === 91 && /^\d+$/.test(seg) ? element(at, Number(seg)) : undefined;
+        if (next === undefined) break;
+        at = next;
       }
-      const offset = node?.offset ?? 0;
-      return { ...offsetToLineCol(text, offset), offset };
+      toPos ??= lineIndex(text);
+      return { ...toPos(at), offset: at };
     },
   };
 }

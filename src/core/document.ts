@@ -3,8 +3,7 @@
  * (canonical lints only when the schema passed). Pure: the caller reads the document and prints the result.
  */
 import { CkptError, inputError } from "../base/errors.js";
-import { parseJson } from "../base/json.js";
-import { fastJsonLocator } from "../schema/locate.js";
+import { jsonLocator, parseJson, type Locator } from "../base/json.js";
 import { canonicalLint, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
 import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
@@ -126,12 +125,12 @@ function safeRun(a: FormatAdapter, doc: SourceDoc): { errors: number; warnings: 
 /** parse → schema → adapter lint → generic lints, issues positioned and de-duplicated. */
 export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[]; threadId?: string } {
   const native = a.parse(doc);
-  let jl: ReturnType<typeof fastJsonLocator> | undefined;
+  let jl: Locator | undefined;
   const locate: Locate = (p) => {
     if (a.locate) return a.locate(native, p, doc);
     if (doc.text === undefined) return undefined;
-    jl ??= fastJsonLocator(doc.text);
-    return jl(p);
+    jl ??= jsonLocator(doc.text);
+    return jl.locate(p);
   };
   const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => {
     const at = locate(pointer);
