@@ -61,14 +61,25 @@ export interface ReadOptions {
   cwd?: string;
 }
 
+/** `<folder>#<thread>` names a thread of a folder store (a Swarmer bot folder, a phi-core session store …). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Read one named input into a SourceDoc. */
 export async function readSource(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin), "<stdin>") };
-  if (spec.includes("#") && (SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) {
+  if (spec.includes("#") && (SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec) || isFolder(resolve(opts.cwd ?? ".", spec.slice(0, spec.indexOf("#")))))) {
     const { parseAddress, loadAddress } = await import("../savers/address.js");
     const a = parseAddress(spec);
     const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
-    const saver = await openSaver(a.uri, { readOnly: true } as Parameters<typeof openSaver>[1]);
+    // a bare folder path is relative to the command's folder
+    const where = SAVER_URI.test(a.uri) || SQLITE_PATH_REF.test(spec) ? a.uri : resolve(opts.cwd ?? ".", a.uri);
+    const saver = await openSaver(where, { readOnly: true } as Parameters<typeof openSaver>[1]);
     try {
       const { text, checkpointId } = await loadAddress(saver, a, redactUri(a.uri));
       return { name: `${redactUri(a.uri)}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text };

@@ -35,6 +35,7 @@ interface Args {
   resume: boolean;
   json: boolean;
   quiet: boolean;
+  verbose: boolean;
 }
 
 /** Parallel writers when --jobs is not given: a networked store takes several connections' round trips at once. */
@@ -95,19 +96,21 @@ async function openJournal(path: string, resume: boolean, header: object): Promi
 
 const fmtNum = (n: number) => n.toLocaleString("en-US");
 
-function summaryText(s: MigrateSummary, from: string, to: string): string {
+function summaryText(s: MigrateSummary, from: string, to: string, verbose = false): string {
   const lines = [
     `${s.dryRun ? "dry run: " : ""}${from} → ${to}`,
     `  read ${fmtNum(s.read)}, ${s.dryRun ? "would write" : "written"} ${fmtNum(s.written)}, skipped ${fmtNum(s.skipped)}` +
       `${s.identical ? ` (${fmtNum(s.identical)} identical)` : ""}${s.resumed ? ` (${fmtNum(s.resumed)} done before the interruption)` : ""}, rejected ${fmtNum(s.rejected)}` +
-      `${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}`,
+      `${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}${s.ignored ? `, ignored ${fmtNum(s.ignored)} (not checkpoints${verbose ? "" : "; --verbose lists them"})` : ""}`,
     `  ${(s.bytesRead / 1e6).toFixed(2)} MB read${s.dryRun ? `, ${(s.bytesWritten / 1e6).toFixed(2)} MB would be written` : ""} in ${(s.elapsedMs / 1000).toFixed(2)} s: ${fmtNum(Math.round(s.recordsPerSecond))} records/s, ${s.mbPerSecond.toFixed(2)} MB/s${s.writers > 1 ? ` (${s.writers} writers)` : ""}`,
   ];
   for (const c of s.conflicts.slice(0, 20)) lines.push(`  conflict: ${c.namespace}#${c.threadId}: ${c.reason}`);
   if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
   for (const m of s.mismatches.slice(0, 20)) lines.push(`  verification mismatch: ${m.namespace}#${m.threadId}: expected sha256 ${m.expected.slice(0, 12)}…, got ${m.got ? m.got.slice(0, 12) + "…" : "nothing"}`);
-  for (const r of s.rejectedRecords.slice(0, 10)) lines.push(`  rejected: ${r.namespace}#${r.threadId}: ${r.reason}`);
+  // a reason that names its file (with line:column) already says where
+  for (const r of s.rejectedRecords.slice(0, 10)) lines.push(`  rejected: ${r.file && r.reason.startsWith(r.file) ? r.reason : `${r.file ?? `${r.namespace}#${r.threadId}`}: ${r.reason}`}`);
   if (s.rejectedRecords.length > 10) lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
+  if (verbose) for (const f of s.ignoredFiles) lines.push(`  ignored: ${f.file}: ${f.reason}`);
   if (s.aborted) lines.push(`  stopped: ${s.aborted}`);
   return lines.join("\n") + "\n";
 }
@@ -154,6 +157,7 @@ export const migrateCommand: CommandDef = {
       .option("journal", { type: "string", describe: "journal file (default: .ckpt-migrate-<hash>.journal in the current folder)" })
       .option("resume", { type: "boolean", default: false, describe: "finish an interrupted migration from its journal" })
       .option("json", { type: "boolean", default: false, describe: "NDJSON progress events and summary on stdout" })
+      .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every source entry that is not a checkpoint (ignored) with its reason" })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress, summary only" })
       .example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys")
       .example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying"),
@@ -232,7 +236,7 @@ export const migrateCommand: CommandDef = {
     // journal; re-running is safe because identical records are skipped. Only a crash or kill leaves it behind.
     if (journal) await journal.remove();
     if (args.json) io.stdout.write(JSON.stringify({ type: "summary", from, to, exitCode: code, ...summary }) + "\n");
-    else io.stdout.write(summaryText(summary, from, to));
+    else io.stdout.write(summaryText(summary, from, to, args.verbose));
     return code;
   },
 };

@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
 import { CkptError } from "../base/errors.js";
 import { parseJson, toPlainNumbers, containsBigInt, stringifyJson, MAYBE_BIG } from "../base/json.js";
 import { detectAll, getAdapter, type FormatName } from "../formats/index.js";
-import type { LossyNote } from "../formats/types.js";
+import type { LossyNote, SourceDoc } from "../formats/types.js";
+import { unbundle } from "../formats/bundle.js";
 import { validators } from "../generated/validators.js";
 
 export interface CheckOptions {
@@ -35,6 +36,7 @@ export function checkRecord(name: string, text: string, opts: CheckOptions): Che
     }
     return { ok: false, reason: "not a JSON document" };
   }
+  if (value !== null && typeof value === "object" && (value as { ckptFiles?: unknown }).ckptFiles !== undefined) return checkBundle(name, text, value, opts);
   const doc = { name, text };
   const found = detectAll(doc)[0];
   if (!found) return { ok: false, reason: "not a checkpoint of any supported format" };
@@ -58,6 +60,39 @@ export function checkRecord(name: string, text: string, opts: CheckOptions): Che
         reason: `converting ${found.format} → ${opts.toFormat} would drop ${lossy.length} field(s): ${lossy.slice(0, 3).map((n) => n.pointer).join(", ")}${lossy.length > 3 ? ", …" : ""} (use --allow-lossy)`,
       };
     }
+    return { ok: true, text: ser.text, value: parseJson(ser.text, { file: name }) };
+  } catch (e) {
+    return { ok: false, reason: e instanceof CkptError ? e.message : String(e) };
+  }
+}
+
+/** A file bundle (an amacs home, a yoagent JSONL session): the files it holds, parsed and validated as their format. */
+function checkBundle(name: string, text: string, value: unknown, opts: CheckOptions): CheckResult {
+  let doc: SourceDoc;
+  let format: FormatName;
+  let native: unknown;
+  try {
+    const inner = unbundle({ name, text });
+    doc = inner;
+    format = inner.bundle!.format;
+    native = getAdapter(format).parse(doc);
+  } catch (e) {
+    return { ok: false, reason: e instanceof CkptError ? e.format() : String(e) };
+  }
+  const adapter = getAdapter(format);
+  const validate = (validators as Record<string, Validator>)[adapter.schema];
+  if (validate && !validate(containsBigInt(native) ? toPlainNumbers(native) : native)) {
+    const e = validate.errors?.[0];
+    return { ok: false, reason: `${doc.name}: invalid ${format} document: ${e?.instancePath || "/"} ${e?.message ?? ""}`.trim() };
+  }
+  if (!opts.toFormat || opts.toFormat === format) return { ok: true, text, value };
+  try {
+    const cp = adapter.toCanonical(native, doc);
+    const to = getAdapter(opts.toFormat);
+    const lossy: LossyNote[] = [];
+    const ser = to.serialize(to.fromCanonical(cp, { lossy }));
+    if (!("text" in ser)) return { ok: false, reason: `${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
+    if (lossy.length && !opts.allowLossy) return { ok: false, reason: `converting ${format} → ${opts.toFormat} would drop ${lossy.length} field(s): ${lossy.slice(0, 3).map((n) => n.pointer).join(", ")}${lossy.length > 3 ? ", …" : ""} (use --allow-lossy)` };
     return { ok: true, text: ser.text, value: parseJson(ser.text, { file: name }) };
   } catch (e) {
     return { ok: false, reason: e instanceof CkptError ? e.message : String(e) };

@@ -6,6 +6,7 @@ import { CkptError, inputError } from "../base/errors.js";
 import { jsonLocator, parseJson, type Locator } from "../base/json.js";
 import { canonicalLint, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
 import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
+import { unbundle } from "../formats/bundle.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
 import { schemaIssues, type Locate } from "../schema/validate.js";
 
@@ -36,9 +37,10 @@ export interface ValidateOptions {
 }
 
 /** Validate one document. Expected failures (unreadable, unknown format, syntax) come back as `fatal`. */
-export function validateDocument(doc: SourceDoc, opts: ValidateOptions = {}): FileResult {
-  const result: FileResult = { file: doc.name, alternatives: [], valid: false, issues: [] };
+export function validateDocument(given: SourceDoc, opts: ValidateOptions = {}): FileResult {
+  const result: FileResult = { file: given.name, alternatives: [], valid: false, issues: [] };
   try {
+    const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
     let chosen: Detection;
     let equal: Detection[] = [];
     if (opts.format) {

@@ -60,6 +60,15 @@ export interface Rejected {
   namespace: string;
   threadId: string;
   reason: string;
+  /** the file it came from (folder stores) */
+  file?: string;
+}
+
+/** A source entry that is not a checkpoint (a folder store's README, lock file, .git …), with the reason. */
+export interface Ignored {
+  namespace: string;
+  file: string;
+  reason: string;
 }
 
 export interface Conflict {
@@ -90,6 +99,9 @@ export interface MigrateSummary extends MigrateProgress {
   conflicts: Conflict[];
   mismatches: Array<{ namespace: string; threadId: string; expected: string; got: string | null }>;
   rejectedRecords: Rejected[];
+  /** source entries that are not checkpoints (folder stores): counted, never skipped silently */
+  ignored: number;
+  ignoredFiles: Ignored[];
   /** whether records were checked in a worker thread */
   checkedInWorker: boolean;
   /** parallel writers (connections to the target) */
@@ -99,6 +111,9 @@ export interface MigrateSummary extends MigrateProgress {
   recordsPerSecond: number;
   mbPerSecond: number;
 }
+
+/** How a record's messages name it: its file (folder stores), else namespace#thread. */
+const checkName = (r: SaverRecord) => r.source ?? `${r.namespace}#${r.threadId}`;
 
 export const journalKey = (namespace: string, threadId: string) => `${namespace}\u0000${threadId}`;
 
@@ -192,7 +207,7 @@ class Migration {
     this.s = {
       dryRun: Boolean(opts.dryRun),
       read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
-      resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false,
+      resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], ignored: 0, ignoredFiles: [], checkedInWorker: false,
       recordsPerSecond: 0, mbPerSecond: 0, writers: this.writers.length,
     };
   }
@@ -221,7 +236,7 @@ class Migration {
       const todo = batch.filter((r) => !this.isDone(r));
       this.s.checkedInWorker = true;
       const wants = { compact: Boolean(this.target.storesCompact), hash: this.opts.journal !== undefined };
-      const sent = pool.check(todo.map((r) => `${r.namespace}#${r.threadId}`), todo.map((r) => r.text), this.checkOpts, wants);
+      const sent = pool.check(todo.map(checkName), todo.map((r) => r.text), this.checkOpts, wants);
       sent.catch(() => undefined); // awaited in turn; a run that stops early must not leave it unhandled
       const fromWire = (r: SaverRecord, w: WireResult): Checked =>
         w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, undefined, w.compact, w.hash) } : { reject: w.reason };
@@ -239,7 +254,7 @@ class Migration {
       checked: async () =>
         batch.map((r) => {
           if (this.isDone(r)) return undefined;
-          const c = checkRecord(`${r.namespace}#${r.threadId}`, r.text, this.checkOpts);
+          const c = checkRecord(checkName(r), r.text, this.checkOpts);
           return c.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, c.text, c.value) } : { reject: c.reason };
         }),
     };
@@ -250,7 +265,7 @@ class Migration {
     const s = this.s;
     const ready: PreparedRecord[] = [];
     for (let i = 0; i < batch.length; i++) {
-      const { namespace, threadId, text } = batch[i]!;
+      const { namespace, threadId, text, source: file } = batch[i]!;
       const c = checked[i];
       s.read++;
       s.bytesRead += Buffer.byteLength(text);
@@ -260,7 +275,7 @@ class Migration {
         continue;
       }
       if ("reject" in c) {
-        const r = { namespace, threadId, reason: c.reject };
+        const r: Rejected = { namespace, threadId, reason: c.reject, ...(file !== undefined ? { file } : {}) };
         s.rejected++;
         s.rejectedRecords.push(r);
         this.opts.onReject?.(r);
@@ -408,6 +423,22 @@ class Migration {
       if (this.stopped) await it.return?.();
     }
     if (error !== undefined) throw error;
+    this.passedOver(ns);
+  }
+
+  /** What a folder store's scan of `ns` passed over: ignored entries, and rejected ones (a second file for a thread). */
+  private passedOver(ns: string): void {
+    const p = this.source.passedOver?.(ns);
+    if (!p) return;
+    const s = this.s;
+    for (const e of p.ignored) s.ignoredFiles.push({ namespace: e.namespace, file: e.path, reason: e.reason });
+    s.ignored += p.ignored.length;
+    for (const e of p.rejected) {
+      const r: Rejected = { namespace: e.namespace, threadId: e.threadId ?? "", file: e.path, reason: e.reason };
+      s.rejected++;
+      s.rejectedRecords.push(r);
+      this.opts.onReject?.(r);
+    }
   }
 
   async run(): Promise<MigrateSummary> {

@@ -26,10 +26,13 @@ export const BUNDLED_FORMATS: readonly FormatName[] = ["amacs", "yoagent-session
 const HEAD = /^\s*\{\s*"ckptFiles"\s*:/;
 
 /** Whether a text is a bundle (by its first key: cheap enough to ask of every document). */
-export const isBundleText = (text: string | undefined): text is string => text !== undefined && HEAD.test(text.slice(0, 64));
+export const isBundleText = (text: string | undefined): boolean => text !== undefined && HEAD.test(text.slice(0, 64));
 
+/** A bundle's text: compact JSON, files in name order (so one set of files always gives one text). */
 export function bundleText(format: FormatName, files: Record<string, string>): string {
-  return JSON.stringify({ ckptFiles: 1, format, files } satisfies Bundle);
+  const sorted: Record<string, string> = {};
+  for (const k of Object.keys(files).sort()) sorted[k] = files[k]!;
+  return JSON.stringify({ ckptFiles: 1, format, files: sorted } satisfies Bundle);
 }
 
 /** Parse and check a bundle's envelope; throws an input error (exit 3) naming what is wrong. */
@@ -61,7 +64,7 @@ const dir = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "
  * `<doc name>/<file>` (the Rust formats take the thread id from the file's stem). Other documents pass through.
  */
 export function unbundle(doc: SourceDoc): SourceDoc & { bundle?: Bundle } {
-  if (!isBundleText(doc.text)) return doc;
+  if (doc.text === undefined || !isBundleText(doc.text)) return doc;
   const b = readBundle(doc.text, doc.name);
   const keys = Object.keys(b.files);
   if (b.format === "amacs") {

@@ -14,6 +14,7 @@ import { amacsAdapter } from "./amacs.js";
 import { swarmerAdapter } from "./swarmer.js";
 import { deepagentAdapter } from "./deepagent.js";
 import { langgraphAdapter } from "./langgraph/adapter.js";
+import { unbundle } from "./bundle.js";
 
 export const adapters: Record<FormatName, FormatAdapter> = {
   ckpt: ckptAdapter as FormatAdapter,
@@ -70,7 +71,8 @@ export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detect
 }
 
 /** Read any supported document into the canonical model. */
-export function readCheckpoint(doc: SourceDoc, format?: string): { checkpoint: Checkpoint; format: FormatName } {
+export function readCheckpoint(given: SourceDoc, format?: string): { checkpoint: Checkpoint; format: FormatName } {
+  const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
   const name = format ? getAdapter(format).name : detectFormat(doc).format;
   const adapter = adapters[name];
   return { checkpoint: adapter.toCanonical(adapter.parse(doc), doc), format: name };

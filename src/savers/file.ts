@@ -1,51 +1,113 @@
 /**
- * `file:<dir>` — deep-agent's FileSaver layout: `<dir>/<threadId with [^a-zA-Z0-9_-] → "_">.json`, written as
- * `JSON.stringify(checkpoint, null, 2)` with no trailing newline, so deep-agent reads what ckpt writes and the reverse.
- * Unlike deep-agent:
+ * `file:<dir>` (or a bare folder path) — a folder in any seed system's own layout is a store (folder-layout.ts):
+ * deep-agent's FileSaver (`<sanitized id>.json`), a Swarmer bot's `agent_<id>.pkl` files, a phi-core session store
+ * (`<session id>.json`, its `.lock` and `.tmp.*` files passed over), yoagent / phi-core message arrays and yoagent
+ * session JSONL files (thread id = the file's stem), amacs agent homes (one home, or a folder of homes). A folder
+ * that mixes them is read file by file; what is not a checkpoint is ignored with its reason (`passedOver`).
+ *
+ * Writing keeps each system's names and bytes: a record goes into its own format's layout, or into the layout
+ * `?layout=` forces. The FileSaver layout stays deep-agent compatible; unlike deep-agent:
  * - two thread ids that sanitize to the same file name never share a file: saving the second is refused with an
  *   error naming both ids (a reversible encoding would break deep-agent's own `load(threadId)`, so we refuse);
  * - the real thread id is read from each document (`list` returns thread ids, not file stems);
- * - writes are atomic: temp file in the same folder, fsync, rename, fsync of the folder.
+ * - writes are atomic: temp file in the same folder, fsync, rename, fsync of the folder (phi-core sessions: under
+ *   phi-core's own lock, with its temp file names — phi-lock.ts).
  * Namespaces other than "default" live in a sub-folder named after the sanitized namespace.
  * A `file:` URI naming a single file is a read-only, one-thread source: see single-file.ts.
  */
-import { open, readdir, rename, stat, unlink, mkdir } from "node:fs/promises";
-import type { Dir } from "node:fs";
-import { closeSync, fstatSync, opendirSync, openSync, readFileSync, readSync } from "node:fs";
+import { mkdir, open, readdir, rename, rmdir, stat, unlink } from "node:fs/promises";
+import { opendirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CkptError, ExitCode } from "../base/errors.js";
-import { ioError, threadIdIn } from "./fs-common.js";
+import { CkptError, ExitCode, storeError } from "../base/errors.js";
+import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
+import { ioError, threadIdIn } from "./fs-common.js";
+import { MAX_NAME, parseLayout, planRecord, sanitizeThreadId, type Layout, type PlannedFile } from "./folder-layout.js";
+import { dirEntries, fileEntry, homeEntries, isHome, readHead, type FolderEntry, type FoundRecord } from "./folder-scan.js";
+import { PHI_LOCK_WAIT_MS, withFlock, writeLikePhiCore } from "./phi-lock.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type PassedOver, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
 
-interface Entry {
-  id: string;
-  /** file name inside the namespace folder */
-  name: string;
-  size: number;
-  mtimeMs: number;
+export { sanitizeThreadId } from "./folder-layout.js";
+export const SAVER_NAME = "file";
+
+export interface FileSaverOptions {
+  /** `?layout=`: write every record in this layout (else each in its own format's) */
+  layout?: Layout;
+  /** `?lock-wait=<seconds>`: how long to wait for a phi-core session lock (phi-core's own budget: 5 s) */
+  lockWaitMs?: number;
+  readOnly?: boolean;
 }
 
-export const sanitizeThreadId = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, "_");
-const MAX_NAME = 250;
+export async function createFileSaver(location: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE, params?: URLSearchParams, readOnly = false): Promise<Saver> {
+  const st = await stat(location).catch(() => undefined);
+  if (st?.isFile()) return (await import("./single-file.js")).createSingleFileSaver(location, uri);
+  const layout = params?.get("layout");
+  const wait = params?.get("lock-wait");
+  if (wait !== null && wait !== undefined && !(Number(wait) >= 0)) throw storeError("bad-uri", `?lock-wait= takes seconds, not '${wait}'`);
+  return new FolderStore(location, uri, defaultNamespace, {
+    layout: layout ? parseLayout(layout) : undefined,
+    lockWaitMs: wait ? Number(wait) * 1000 : PHI_LOCK_WAIT_MS,
+    readOnly,
+  });
+}
 
-/** One buffer for every head read: listing a large folder allocates nothing per file but the head string. */
-const HEAD_BYTES = 1536;
-const headBuf = Buffer.alloc(HEAD_BYTES);
+const enoent = (e: unknown) => (e as NodeJS.ErrnoException).code === "ENOENT";
 
-/**
- * The first bytes of a file (FileSaver writes the thread id first), with its size and modification time (ms).
- * Synchronous on purpose: four syscalls per file, where the promise API pays a thread-pool round trip for each
- * (listing 10,000 files took ~4 s that way, ~0.1 s this way).
- */
-function readHead(path: string): { head: string; size: number; mtimeMs: number } {
-  const fd = openSync(path, "r");
+function readText(path: string): string | undefined {
   try {
-    const bytesRead = readSync(fd, headBuf, 0, HEAD_BYTES, 0);
-    const st = fstatSync(fd);
-    return { head: headBuf.toString("utf8", 0, bytesRead), size: st.size, mtimeMs: st.mtimeMs };
-  } finally {
-    closeSync(fd);
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    if (enoent(e) || (e as NodeJS.ErrnoException).code === "EISDIR" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw ioError(e, "cannot read", path);
+  }
+}
+
+/** A thread id that can be a file name as it is (no separators, not "." or ".."). */
+const nameable = (id: string) => !/[/\\\u0000]/.test(id) && id !== "." && id !== ".." && Buffer.byteLength(id) < MAX_NAME - 12;
+
+async function writeAtomic(path: string, text: string): Promise<void> {
+  const dir = join(path, "..");
+  await mkdir(dir, { recursive: true }).catch((e) => {
+    throw ioError(e, "cannot create folder", dir);
+  });
+  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    const fh = await open(tmp, "wx");
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+    const d = await open(dir, "r");
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw ioError(e, "cannot write", path);
+  }
+}
+
+/** Refuse to put a thread into a `.json` file that holds another thread (FileSaver names collide after sanitizing). */
+function checkCollision(path: string, threadId: string): void {
+  let head: string;
+  try {
+    head = readHead(path).head;
+  } catch {
+    return;
+  }
+  const other = threadIdIn(head);
+  if (other !== undefined && other !== threadId) {
+    throw new CkptError(
+      ExitCode.STORE,
+      "file-id-collision",
+      `thread ids '${threadId}' and '${other}' both map to ${basename(path)} (FileSaver replaces every character outside [a-zA-Z0-9_-] with '_'): refusing to overwrite '${other}'`,
+      { file: path },
+    );
   }
 }
 
@@ -58,231 +120,275 @@ function holds(path: string, id: string): boolean {
   }
 }
 
-export async function createFileSaver(location: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE): Promise<Saver> {
-  const st = await stat(location).catch(() => undefined);
-  if (st?.isFile()) return (await import("./single-file.js")).createSingleFileSaver(location, uri);
-  const dirOf = (ns?: string) => {
-    const n = ns ?? defaultNamespace;
-    return n === DEFAULT_NAMESPACE ? location : join(location, sanitizeThreadId(n));
-  };
-  const fileFor = (threadId: string, ns?: string) => {
-    checkThreadId(threadId);
-    const name = sanitizeThreadId(threadId) + ".json";
-    if (Buffer.byteLength(name) > MAX_NAME) {
-      throw new CkptError(ExitCode.STORE, "file-name-too-long", `thread id is too long for a file name (${Buffer.byteLength(name)} bytes; the limit is ${MAX_NAME})`, { file: join(dirOf(ns), name.slice(0, 40) + "…") });
-    }
-    return join(dirOf(ns), name);
-  };
+interface NsReport {
+  ignored: PassedOver[];
+  rejected: PassedOver[];
+}
 
-  /** Files whose name is not the sanitized form of the thread id they hold (found while listing): id → path. */
-  const misplaced = new Map<string, string>();
-  const misplacedKey = (id: string, ns?: string) => `${ns ?? defaultNamespace}\u0000${id}`;
+class FolderStore implements Saver {
+  /** FileSaver documents whose file name is not the sanitized form of the thread id they hold: ns\0id → path. */
+  private readonly misplaced = new Map<string, string>();
+  private readonly reports = new Map<string, NsReport>();
 
-  async function readDoc(path: string): Promise<string | undefined> {
+  constructor(
+    private readonly location: string,
+    readonly uri: string,
+    private readonly defaultNamespace: string,
+    private readonly opts: FileSaverOptions,
+  ) {}
+
+  private ns = (n?: string) => n ?? this.defaultNamespace;
+  private dirOf = (n?: string) => (this.ns(n) === DEFAULT_NAMESPACE ? this.location : join(this.location, sanitizeThreadId(this.ns(n))));
+  private key = (id: string, n?: string) => `${this.ns(n)}\u0000${id}`;
+
+  /** Every entry of a namespace folder (a folder that is itself an amacs home is one thread named after it). */
+  private *entries(namespace: string, full: boolean): Generator<FolderEntry> {
+    const dir = this.dirOf(namespace);
+    let names: string[];
     try {
-      return readFileSync(path, "utf8");
+      names = readdirSync(dir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw ioError(e, "cannot read", path);
+      if (enoent(e)) return;
+      throw ioError(e, "cannot list", dir);
     }
-  }
-
-  async function writeAtomic(path: string, text: string): Promise<void> {
-    const dir = join(path, "..");
-    await mkdir(dir, { recursive: true }).catch((e) => {
-      throw ioError(e, "cannot create folder", dir);
-    });
-    const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    try {
-      const fh = await open(tmp, "wx");
-      try {
-        await fh.writeFile(text);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, path);
-      const d = await open(dir, "r");
-      try {
-        await d.sync();
-      } finally {
-        await d.close();
-      }
-    } catch (e) {
-      await unlink(tmp).catch(() => undefined);
-      throw ioError(e, "cannot write", path);
-    }
-  }
-
-  /** Refuse to put a second thread id into a file that holds another one. */
-  async function checkCollision(path: string, threadId: string): Promise<void> {
-    let got: { head: string } | undefined;
-    try {
-      got = readHead(path);
-    } catch {
+    if (isHome(names)) {
+      yield* homeEntries(dir, "", basename(join(dir)));
       return;
     }
-    const other = threadIdIn(got.head);
-    if (other !== undefined && other !== threadId) {
-      throw new CkptError(
-        ExitCode.STORE,
-        "file-id-collision",
-        `thread ids '${threadId}' and '${other}' both map to ${basename(path)} (FileSaver replaces every character outside [a-zA-Z0-9_-] with '_'): refusing to overwrite '${other}'`,
-        { file: path },
-      );
+    const handle = opendirSync(dir, { bufferSize: 256 });
+    try {
+      for (let d = handle.readSync(); d !== null; d = handle.readSync()) {
+        if (d.isDirectory()) yield* dirEntries(dir, d.name);
+        else yield fileEntry(dir, d.name, full);
+      }
+    } finally {
+      handle.closeSync();
     }
   }
 
-  async function save(threadId: string, text: string, namespace?: string): Promise<void> {
-    const path = fileFor(threadId, namespace);
-    await checkCollision(path, threadId);
-    await writeAtomic(path, reformat(text, 2, `${uri}#${threadId}`));
+  private report(namespace: string): NsReport {
+    let r = this.reports.get(namespace);
+    if (!r) this.reports.set(namespace, (r = { ignored: [], rejected: [] }));
+    return r;
   }
 
   /**
-   * Every thread in a namespace folder, sorted by thread id. Kept small per entry (id, file name, size, mtime) since
-   * the whole folder must be listed before the first id can be yielded in order.
+   * Whether a found record is the one its thread id reads from (two files claiming one thread: the FileSaver
+   * document at its own path wins, as FileSaver.load reads it; else the first found). The loser is rejected.
    */
-  async function entries(namespace?: string): Promise<Entry[]> {
-    const dir = dirOf(namespace);
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw ioError(e, "cannot list", dir);
+  private winner(rec: FoundRecord, namespace: string, seen: Map<string, string>): boolean {
+    const dir = this.dirOf(namespace);
+    const own = sanitizeThreadId(rec.threadId) + ".json";
+    const before = seen.get(rec.threadId);
+    let lost: string | undefined;
+    if (rec.byContent && rec.rel !== own && holds(join(dir, own), rec.threadId)) lost = own;
+    else if (before !== undefined) lost = before;
+    if (lost !== undefined) {
+      this.report(namespace).rejected.push({ namespace, threadId: rec.threadId, path: join(dir, rec.rel), reason: `thread '${rec.threadId}' is read from ${lost}: a second file for one thread is not read` });
+      return false;
     }
-    const byId = new Map<string, Entry>();
-    for (const n of names) {
-      if (!n.endsWith(".json") || n.includes(".tmp-")) continue;
-      let got: { head: string; size: number; mtimeMs: number };
-      try {
-        got = readHead(join(dir, n));
-      } catch {
-        continue; // removed meanwhile, or a folder named *.json
+    seen.set(rec.threadId, rec.rel);
+    if (rec.byContent && rec.rel !== own) this.misplaced.set(this.key(rec.threadId, namespace), join(dir, rec.rel));
+    return true;
+  }
+
+  async *scan(options: { namespace?: string; batchSize?: number } = {}): AsyncIterable<SaverRecord[]> {
+    const namespace = this.ns(options.namespace);
+    const size = Math.max(1, options.batchSize ?? 200);
+    const dir = this.dirOf(namespace);
+    this.reports.set(namespace, { ignored: [], rejected: [] });
+    const seen = new Map<string, string>();
+    let batch: SaverRecord[] = [];
+    for (const e of this.entries(namespace, true)) {
+      if (e.kind === "ignored") this.report(namespace).ignored.push({ namespace, path: join(dir, e.rel), reason: e.reason });
+      if (e.kind !== "record" || !this.winner(e, namespace, seen)) continue;
+      batch.push({ namespace, threadId: e.threadId, text: e.text!, source: join(dir, e.rel) });
+      if (batch.length >= size) {
+        yield batch;
+        batch = [];
       }
-      const id = threadIdIn(got.head) ?? n.slice(0, -5);
-      const canonical = sanitizeThreadId(id) + ".json" === n;
-      const seen = byId.get(id);
-      // Two files claiming one thread: the one at deep-agent's own path wins (it is what FileSaver.load reads).
-      if (seen && !canonical) continue;
-      byId.set(id, { id, name: n, size: got.size, mtimeMs: got.mtimeMs });
-      if (!canonical) misplaced.set(misplacedKey(id, namespace), join(dir, n));
-      else misplaced.delete(misplacedKey(id, namespace));
     }
-    return [...byId.values()].sort((a, b) => compareIds(a.id, b.id));
+    if (batch.length) yield batch;
   }
 
-  /** Whether a namespace folder holds at least one document (without reading them all). */
-  async function hasDocuments(dir: string): Promise<boolean> {
-    const names = await readdir(dir).catch(() => [] as string[]);
-    return names.some((n) => n.endsWith(".json") && !n.includes(".tmp-"));
+  passedOver(namespace?: string): { ignored: PassedOver[]; rejected: PassedOver[] } {
+    return this.reports.get(this.ns(namespace)) ?? { ignored: [], rejected: [] };
   }
 
-  async function load(threadId: string, namespace?: string): Promise<string | undefined> {
-    const path = fileFor(threadId, namespace);
-    const text = await readDoc(path);
-    const id = text === undefined ? undefined : threadIdIn(text);
-    if (text !== undefined && (id === undefined || id === threadId)) return text;
-    // Not at deep-agent's path (a renamed or hand-made file): found by its content while listing.
-    const other = misplaced.get(misplacedKey(threadId, namespace));
-    if (other) {
-      const t = await readDoc(other);
-      if (t !== undefined && threadIdIn(t) === threadId) return t;
+  async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+    const namespace = this.ns(options.namespace);
+    const seen = new Map<string, string>();
+    this.reports.set(namespace, { ignored: [], rejected: [] });
+    const found: FoundRecord[] = [];
+    // FileSaver documents at their own path first, so that they win over misplaced copies whatever the folder order
+    const all = [...this.entries(namespace, false)].filter((e): e is FoundRecord => e.kind === "record");
+    all.sort((a, b) => Number(b.rel === sanitizeThreadId(b.threadId) + ".json") - Number(a.rel === sanitizeThreadId(a.threadId) + ".json"));
+    for (const e of all) if (this.winner(e, namespace, seen)) found.push({ ...e, text: undefined });
+    found.sort((a, b) => compareIds(a.threadId, b.threadId));
+    let n = 0;
+    for (const e of found) {
+      if (options.after !== undefined && compareIds(e.threadId, options.after) <= 0) continue;
+      if (options.limit !== undefined && n++ >= options.limit) return;
+      yield { namespace, threadId: e.threadId, bytes: e.size, updatedAt: new Date(e.mtimeMs).toISOString() };
     }
-    return undefined; // missing, or the file holds another thread (collision)
   }
 
-  return {
-    uri,
-    load,
-    async loadMany(keys) {
-      const out: Array<string | undefined> = [];
-      for (const k of keys) out.push(await load(k.threadId, k.namespace));
-      return out;
-    },
-    save,
-    async delete(threadId, namespace) {
-      const path = fileFor(threadId, namespace);
-      const text = await readDoc(path);
-      if (text === undefined || (threadIdIn(text) ?? threadId) !== threadId) return false;
-      await unlink(path).catch((e) => {
-        throw ioError(e, "cannot delete", path);
+  /** The text of thread `id`: the first file (or home) that stands for it, in each layout's naming. */
+  async load(threadId: string, namespace?: string): Promise<string | undefined> {
+    checkThreadId(threadId);
+    const dir = this.dirOf(namespace);
+    const own = join(dir, sanitizeThreadId(threadId) + ".json");
+    const text = readText(own);
+    if (text !== undefined && (threadIdIn(text) ?? basename(own, ".json")) === threadId) return text;
+    if (nameable(threadId)) {
+      const found = this.loadNamed(dir, threadId);
+      if (found !== undefined) return found;
+    }
+    const other = this.misplaced.get(this.key(threadId, namespace));
+    const t = other === undefined ? undefined : readText(other);
+    return t !== undefined && threadIdIn(t) === threadId ? t : undefined;
+  }
+
+  private loadNamed(dir: string, id: string): string | undefined {
+    const json = readText(join(dir, `${id}.json`));
+    if (json !== undefined && (threadIdIn(json) ?? id) === id) return json;
+    const pkl = readText(join(dir, `agent_${id}.pkl`)) ?? readText(join(dir, `${id}.pkl`));
+    if (pkl !== undefined) return pkl;
+    const jsonl = readText(join(dir, `${id}.jsonl`));
+    if (jsonl !== undefined) return bundleText("yoagent-session", { [`${id}.jsonl`]: jsonl });
+    const home = this.homeDir(dir, id);
+    if (home === undefined) return undefined;
+    const rec = homeEntries(home, id, id)[0] as FoundRecord;
+    return rec.text;
+  }
+
+  /** The amacs home of thread `id`: `<dir>/<id>/`, or the folder itself when it is a home named `id`. */
+  private homeDir(dir: string, id: string): string | undefined {
+    const sub = join(dir, id);
+    const names = (p: string) => {
+      try {
+        return statSync(p).isDirectory() ? readdirSync(p) : [];
+      } catch {
+        return [];
+      }
+    };
+    if (isHome(names(sub))) return sub;
+    if (basename(join(dir)) === id && isHome(names(dir))) return dir;
+    return undefined;
+  }
+
+  async loadMany(keys: Array<{ threadId: string; namespace: string }>): Promise<Array<string | undefined>> {
+    const out: Array<string | undefined> = [];
+    for (const k of keys) out.push(await this.load(k.threadId, k.namespace));
+    return out;
+  }
+
+  async exists(threadId: string, namespace?: string): Promise<boolean> {
+    return (await this.load(threadId, namespace)) !== undefined;
+  }
+
+  private refuseReadOnly(): void {
+    if (this.opts.readOnly) throw storeError("read-only", `${this.uri} is opened to read: nothing is written to it`, { file: this.location });
+  }
+
+  async save(threadId: string, text: string, namespace?: string): Promise<void> {
+    this.refuseReadOnly();
+    checkThreadId(threadId);
+    const dir = this.dirOf(namespace);
+    const plan = planRecord(threadId, text, this.opts.layout, `${this.uri}#${threadId}`);
+    switch (plan.layout) {
+      case "deepagent": {
+        const path = join(dir, plan.files[0]!.rel);
+        if (Buffer.byteLength(plan.files[0]!.rel) > MAX_NAME) {
+          throw new CkptError(ExitCode.STORE, "file-name-too-long", `thread id is too long for a file name (${Buffer.byteLength(plan.files[0]!.rel)} bytes; the limit is ${MAX_NAME})`, { file: join(dir, plan.files[0]!.rel.slice(0, 40) + "…") });
+        }
+        checkCollision(path, threadId);
+        return writeAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`));
+      }
+      case "phi-core-session": {
+        const path = join(dir, plan.files[0]!.rel);
+        checkCollision(path, threadId);
+        await mkdir(dir, { recursive: true }).catch((e) => {
+          throw ioError(e, "cannot create folder", dir);
+        });
+        return withFlock(`${path}.lock`, this.opts.lockWaitMs ?? PHI_LOCK_WAIT_MS, `phi-core session '${threadId}'`, () => writeLikePhiCore(path, plan.files[0]!.text));
+      }
+      case "amacs":
+        return this.writeHome(dir, threadId, plan.files);
+      default:
+        for (const f of plan.files) {
+          if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId);
+          await writeAtomic(join(dir, f.rel), f.text);
+        }
+    }
+  }
+
+  /** An amacs home: into the folder itself when it is the home of this thread, else `<dir>/<id>/`. */
+  private async writeHome(dir: string, threadId: string, files: PlannedFile[]): Promise<void> {
+    const home = this.homeDir(dir, threadId) ?? join(dir, threadId);
+    for (const f of files) await writeAtomic(join(home, basename(f.rel)), f.text);
+  }
+
+  async saveMany(records: SaverRecord[]): Promise<void> {
+    for (const r of records) await this.save(r.threadId, r.text, r.namespace);
+  }
+
+  async delete(threadId: string, namespace?: string): Promise<boolean> {
+    this.refuseReadOnly();
+    checkThreadId(threadId);
+    const dir = this.dirOf(namespace);
+    const candidates = [join(dir, sanitizeThreadId(threadId) + ".json")];
+    if (nameable(threadId)) candidates.push(...[`${threadId}.json`, `agent_${threadId}.pkl`, `${threadId}.pkl`, `${threadId}.jsonl`].map((n) => join(dir, n)));
+    for (const p of candidates) {
+      const t = readText(p);
+      if (t === undefined || (p.endsWith(".json") && (threadIdIn(t) ?? basename(p, ".json")) !== threadId)) continue;
+      await unlink(p).catch((e) => {
+        throw ioError(e, "cannot delete", p);
       });
       return true;
-    },
-    async exists(threadId, namespace) {
-      return (await load(threadId, namespace)) !== undefined;
-    },
-    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
-      const namespace = options.namespace ?? defaultNamespace;
-      let n = 0;
-      for (const e of await entries(namespace)) {
-        if (options.after !== undefined && compareIds(e.id, options.after) <= 0) continue;
-        if (options.limit !== undefined && n++ >= options.limit) return;
-        yield { namespace, threadId: e.id, bytes: e.size, updatedAt: new Date(e.mtimeMs).toISOString() };
-      }
-    },
-    async *scan(options = {}) {
-      const namespace = options.namespace ?? defaultNamespace;
-      const size = Math.max(1, options.batchSize ?? 200);
-      const dir = dirOf(namespace);
-      let handle: Dir;
+    }
+    const home = nameable(threadId) ? this.homeDir(dir, threadId) : undefined;
+    if (home === undefined) return false;
+    for (const n of ["agent-chat.org", "scratchpad.org"]) await unlink(join(home, n)).catch(() => undefined);
+    if (home !== dir) await rmdir(home).catch(() => undefined); // only when nothing else is left in it
+    return true;
+  }
+
+  async count(namespace?: string): Promise<number> {
+    const dir = this.dirOf(namespace);
+    const names = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    if (isHome(names.map((d) => d.name))) return 1;
+    let n = 0;
+    for (const d of names) {
+      if (d.isDirectory()) n += isHome(readdirSync(join(dir, d.name))) ? 1 : 0;
+      else if (/\.(json|pkl|jsonl)$/.test(d.name) && !/\.tmp\.|\.tmp-|\.ckpt-tmp-/.test(d.name)) n++;
+    }
+    return n;
+  }
+
+  async namespaces(): Promise<string[]> {
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.location);
+    } catch {
+      return [];
+    }
+    if (isHome(names)) return [DEFAULT_NAMESPACE];
+    const out: string[] = [];
+    let other = false; // anything besides namespace folders: the default namespace (records, or entries to report as ignored)
+    for (const n of names) {
+      let isDir = false;
       try {
-        handle = opendirSync(dir, { bufferSize: 256 });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
-        throw ioError(e, "cannot list", dir);
+        isDir = statSync(join(this.location, n)).isDirectory();
+      } catch {
+        continue;
       }
-      let batch: SaverRecord[] = [];
-      const misplacedIds = new Set<string>();
-      // One read per file, in directory order (streamed: memory bounded by the batch, not the folder).
-      try {
-        for (let d = handle.readSync(); d !== null; d = handle.readSync()) {
-          const n = d.name;
-          if (!n.endsWith(".json") || n.includes(".tmp-") || d.isDirectory()) continue;
-          const path = join(dir, n);
-          let text: string;
-          try {
-            text = readFileSync(path, "utf8"); // the one-call UTF-8 path: several times faster than Buffer + toString
-          } catch (e) {
-            if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "EISDIR") continue;
-            throw ioError(e, "cannot read", path);
-          }
-          // the thread id as `list` finds it: from the first bytes, else the file's stem
-          const id = threadIdIn(text.slice(0, HEAD_BYTES)) ?? n.slice(0, -5);
-          if (sanitizeThreadId(id) + ".json" !== n && holds(join(dir, sanitizeThreadId(id) + ".json"), id)) {
-            continue; // a second file claiming a thread whose FileSaver file exists: that one wins, as in `list`
-          }
-          if (sanitizeThreadId(id) + ".json" !== n) {
-            if (misplacedIds.has(id)) continue; // two misplaced files claiming one thread: the first wins, as in `list`
-            misplacedIds.add(id);
-          }
-          batch.push({ namespace, threadId: id, text });
-          if (batch.length >= size) {
-            yield batch;
-            batch = [];
-          }
-        }
-        if (batch.length) yield batch;
-      } finally {
-        handle.closeSync();
-      }
-    },
-    async count(namespace) {
-      const names = await readdir(dirOf(namespace)).catch(() => [] as string[]);
-      return names.filter((n) => n.endsWith(".json") && !n.includes(".tmp-")).length;
-    },
-    async namespaces() {
-      const out: string[] = [];
-      if (await hasDocuments(location)) out.push(DEFAULT_NAMESPACE);
-      const names = await readdir(location, { withFileTypes: true }).catch(() => []);
-      for (const d of names) if (d.isDirectory() && (await hasDocuments(join(location, d.name)))) out.push(d.name);
-      return out.sort(compareIds);
-    },
-    async saveMany(records: SaverRecord[]) {
-      for (const r of records) await save(r.threadId, r.text, r.namespace);
-    },
-    async close() {},
-  };
+      if (isDir && dirEntries(this.location, n)[0]?.kind === "namespace") out.push(n);
+      else other = true;
+    }
+    if (other) out.push(DEFAULT_NAMESPACE);
+    return out.sort(compareIds);
+  }
+
+  async close(): Promise<void> {}
 }

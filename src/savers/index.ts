@@ -21,7 +21,7 @@ export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Sa
     case "memory":
       return (await import("./memory.js")).createMemorySaver(u.location, u.redacted, namespace);
     case "file":
-      return (await import("./file.js")).createFileSaver(u.location, u.redacted, namespace);
+      return (await import("./file.js")).createFileSaver(u.location, u.redacted, namespace, u.params);
     case "sqlite":
       return (await import("./sqlite.js")).createSqliteSaver(u.location, u.redacted, namespace);
     case "redis":

@@ -24,6 +24,18 @@ export interface SaverRecord {
    * Savers whose layout is compact JSON (Redis) store it as is instead of re-serializing `text`.
    */
   compact?: string;
+  /** where the record came from, for messages (a folder store's file or amacs home) */
+  source?: string;
+}
+
+/** An entry a folder store's scan did not turn into a record: not a checkpoint (ignored), or a second file for one thread (rejected). */
+export interface PassedOver {
+  namespace: string;
+  /** the thread the entry would have been (a rejected second file) */
+  threadId?: string;
+  /** the file or folder */
+  path: string;
+  reason: string;
 }
 
 export interface RecordKey {
@@ -69,6 +81,12 @@ export interface Saver {
   namespaces(): Promise<string[]>;
   /** batched write (pipeline / transaction); all or nothing per batch where the store allows */
   saveMany(records: SaverRecord[]): Promise<void>;
+  /**
+   * Folder stores: what the last `scan` (or `list`) of a namespace passed over — files that are not checkpoints
+   * (`ignored`: a README, a lock file, an amacs home's .git) and files that are not read (`rejected`: a second file
+   * for a thread id already read). A migration counts both; nothing is skipped silently.
+   */
+  passedOver?(namespace?: string): { ignored: PassedOver[]; rejected: PassedOver[] };
   close(): Promise<void>;
 }
 
