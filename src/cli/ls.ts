@@ -30,7 +30,7 @@ export const lsCommand: CommandDef = {
       .option("json", { type: "boolean", default: false, describe: "a JSON array of rows" }),
   run: async (args: { uri: string; namespace?: string[]; limit?: number; json: boolean }, io: CliIO) => {
     const { openSaver } = await import("../savers/index.js");
-    const saver = await openSaver(args.uri, { env: io.env });
+    const saver = await openSaver(args.uri, { env: io.env, readOnly: true });
     const rows: Row[] = [];
     if ((await import("../savers/index.js")).isLangGraphSaver(saver)) return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
     try {

@@ -172,7 +172,7 @@ export const migrateCommand: CommandDef = {
     const toNamespace = args.toNamespace ?? parseSaverUri(args.to, io.env).params.get("namespace") ?? undefined;
     const from = redact(args.from);
     const to = redact(args.to);
-    const source = await openSaver(args.from, { env: io.env });
+    const source = await openSaver(args.from, { env: io.env, readOnly: true });
     let target;
     try {
       target = await openSaver(args.to, { env: io.env });

@@ -18,7 +18,7 @@
 import { mkdir, open, readdir, rename, rmdir, stat, unlink } from "node:fs/promises";
 import { opendirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CkptError, ExitCode, storeError } from "../base/errors.js";
+import { CkptError, ExitCode, inputError, storeError } from "../base/errors.js";
 import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { ioError, threadIdIn } from "./fs-common.js";
@@ -40,6 +40,7 @@ export interface FileSaverOptions {
 
 export async function createFileSaver(location: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE, params?: URLSearchParams, readOnly = false): Promise<Saver> {
   const st = await stat(location).catch(() => undefined);
+  if (!st && readOnly) throw inputError("missing-store", "no such file or folder (reading never creates a store)", { file: uri });
   if (st?.isFile()) return (await import("./single-file.js")).createSingleFileSaver(location, uri);
   const layout = params?.get("layout");
   const wait = params?.get("lock-wait");

@@ -9,6 +9,8 @@ export interface OpenOptions {
   /** default namespace (else the URI's ?namespace=, else "default") */
   namespace?: string;
   env?: NodeJS.ProcessEnv;
+  /** open only to read: a missing folder store is an input error (exit 3), never created */
+  readOnly?: boolean;
 }
 
 export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Saver> {
@@ -21,7 +23,7 @@ export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Sa
     case "memory":
       return (await import("./memory.js")).createMemorySaver(u.location, u.redacted, namespace);
     case "file":
-      return (await import("./file.js")).createFileSaver(u.location, u.redacted, namespace, u.params);
+      return (await import("./file.js")).createFileSaver(u.location, u.redacted, namespace, u.params, opts.readOnly);
     case "sqlite":
       return (await import("./sqlite.js")).createSqliteSaver(u.location, u.redacted, namespace);
     case "redis":
