@@ -202,6 +202,9 @@ export function decodeTyped(type: LgSerdeType | null | undefined, data: Uint8Arr
     switch (t) {
       case "json":
         if (data === null || data === undefined) return fail("json", "a json payload is missing (NULL)");
+        if (typeof data === "string" && data.includes("\uFFFD")) {
+          s.issues.push({ row: s.row, pointer: s.pointer, reason: "utf8", message: "the json payload holds U+FFFD: invalid UTF-8 bytes (or a replacement character)", fatal: false });
+        }
         return decodeJson(data);
       case "msgpack":
         if (data === null || data === undefined) return fail("msgpack", "a msgpack payload is missing (NULL)");

@@ -12,8 +12,14 @@ type DB = import("better-sqlite3").Database;
 const TABLES = { checkpoints: "checkpoints", writes: "writes" };
 const PAGE = 200;
 
-const CP_COLS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, length(checkpoint) + ifnull(length(metadata), 0) AS bytes";
-const W_COLS = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value";
+// JSON payloads come back as text (SQLite's CAST: no Buffer copy plus decode; invalid UTF-8 shows as U+FFFD, which
+// the decoder reports); everything else as bytes. Metadata is JSON text under `json`, `msgpack` or NULL (§1.1).
+const JSON_TYPE = "(type IS NULL OR type = 'json')";
+const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,
+  CASE WHEN ${JSON_TYPE} THEN CAST(checkpoint AS TEXT) ELSE checkpoint END AS checkpoint,
+  CASE WHEN ${JSON_TYPE} OR type = 'msgpack' THEN CAST(metadata AS TEXT) ELSE metadata END AS metadata,
+  length(checkpoint) + ifnull(length(metadata), 0) AS bytes`;
+const W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value`;
 
 /** Open read-only; throws a store error (exit 4) naming the file. */
 export async function openSqliteReadOnly(path: string): Promise<DB> {
