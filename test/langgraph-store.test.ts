@@ -76,8 +76,14 @@ async function checkAgainstCounts(uri: string, counts: Counts) {
   const r = await reader(uri);
   try {
     let logged = 0;
-    for (const row of rows) {
+    for (const row of rows as Array<typeof rows[number] & { newestId: string; newestStep: number | null; messages: number | null; library: string }>) {
       const want = counts.per_thread[row.threadId]!;
+      // the summary (SQL fast path for JSON rows, JS decode for msgpack) agrees with the fully decoded newest checkpoint
+      const newest = await r.getTuple(row.threadId);
+      expect(row.newestId).toBe(newest!.checkpointId);
+      expect(row.newestStep).toBe(newest!.metadata.step);
+      expect(row.messages).toBe((newest!.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? null);
+      expect(row.library).toBe(uri.includes("python") ? "python" : "js");
       expect(row.checkpoints + row.subgraphCheckpoints, row.threadId).toBe(want.checkpoints);
       expect(row.namespaces, row.threadId).toBe(want.namespaces);
       const log = await cli("log", `${uri}#${row.threadId}`, "--json");
@@ -254,6 +260,15 @@ async function asStored(serde: JsonPlusSerializer, v: unknown): Promise<unknown>
 
 async function compareWithLibrary(lib: BaseCheckpointSaver, r: LgReader, expectedThreads: string[]) {
   const serde = new JsonPlusSerializer();
+  // ls's per-thread summary (computed in SQL for JSON rows) agrees with the library's newest root checkpoint
+  for await (const s of r.threads()) {
+    const head = await lib.getTuple({ configurable: { thread_id: s.threadId, checkpoint_ns: "" } });
+    expect(s.newestId, s.threadId).toBe(head!.config.configurable!.checkpoint_id);
+    expect(s.newestStep, s.threadId).toBe(head!.metadata!.step);
+    expect(s.messages, s.threadId).toBe((head!.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? null);
+    expect(s.updatedAt, s.threadId).toBe(head!.checkpoint.ts);
+    expect(s.library, s.threadId).toBe("js");
+  }
   let n = 0;
   const threads = new Set<string>();
   for await (const lt of lib.list({})) {

@@ -169,6 +169,7 @@ export interface LgThreadSummary {
   newestStep: number | null;
   /** messages of the newest root checkpoint */
   messages: number | null;
+  /** stored bytes of the newest root checkpoint (checkpoint + metadata + its writes; Postgres: + the blob rows it references), like the document size other stores list */
   bytes: number;
   /** ts of the newest root checkpoint */
   updatedAt: string | null;

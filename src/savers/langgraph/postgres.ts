@@ -5,9 +5,9 @@
  * Every listing pages by key (no server-side state), so memory is bounded by the page.
  */
 import { storeError } from "../../base/errors.js";
-import type { LgCheckpointTuple, LgHistoryEntry, LgListOptions, LgReader, LgRowRef, LgStoreInfo, LgThreadSummary } from "../../formats/langgraph/types.js";
+import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgStoreInfo, LgThreadSummary } from "../../formats/langgraph/types.js";
 import { buildTuple, type RawBlobRow, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
-import { messageCount } from "../../formats/langgraph/serde.js";
+import { decodeTyped } from "../../formats/langgraph/serde.js";
 import { historyFrom } from "./sqlite.js";
 
 type Client = import("pg").Client;
@@ -47,6 +47,67 @@ export async function inspectPgSchema(c: Client, schema: string, table = "ckpt_c
   return {
     ckpt,
     langgraph: { store: "postgres", schema, migration, taskPath: has.get("checkpoint_writes")!.has("task_path"), shallow: !has.get("checkpoints")!.has("checkpoint_id") },
+  };
+}
+
+/**
+ * One statement per page of threads: counts per thread (primary-key index), the newest root checkpoint, its sizes
+ * (row + referenced blobs + writes) and its messages blob, decoded here for the count (JS parses JSON faster than a
+ * server-side ::jsonb cast).
+ */
+function threadPageSql(S: string, paged: boolean): string {
+  return `WITH g AS (SELECT thread_id, count(*) FILTER (WHERE checkpoint_ns = '') AS n, count(*) FILTER (WHERE checkpoint_ns <> '') AS sub,
+                        count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest
+                 FROM ${S}.checkpoints ${paged ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1)
+  SELECT g.thread_id, g.n, g.sub, g.ns, g.newest, c.checkpoint->>'ts' AS ts, c.metadata->'step' AS step,
+         pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes,
+         (SELECT jsonb_typeof(value) FROM jsonb_each(c.checkpoint->'channel_versions') LIMIT 1) AS vtype,
+         (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM ${S}.checkpoint_writes w
+            WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
+         (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM jsonb_each_text(c.checkpoint->'channel_versions') v
+            JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = v.key AND b.version = v.value) AS bbytes,
+         m.type AS mtype,
+         m.blob AS mblob
+  FROM g LEFT JOIN ${S}.checkpoints c ON c.thread_id = g.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = g.newest
+  LEFT JOIN ${S}.checkpoint_blobs m ON m.thread_id = g.thread_id AND m.checkpoint_ns = '' AND m.channel = 'messages'
+       AND m.version = c.checkpoint->'channel_versions'->>'messages'
+  ORDER BY g.thread_id`;
+}
+
+interface PgThreadRow {
+  thread_id: string;
+  n: string;
+  sub: string;
+  ns: string;
+  newest: string | null;
+  ts: string | null;
+  step: unknown;
+  bytes: number | null;
+  vtype: string | null;
+  wbytes: string | null;
+  bbytes: string | null;
+  mtype: string | null;
+  mblob: Buffer | null;
+}
+
+function pgSummaryOf(p: PgThreadRow): LgThreadSummary {
+  let messages: number | null = null;
+  if (p.mtype !== null && p.mtype !== "empty") {
+    const v = decodeTyped(p.mtype, p.mblob, { row: { store: "postgres", table: "checkpoint_blobs", threadId: p.thread_id, namespace: "", channel: "messages" }, pointer: "", issues: [] });
+    messages = Array.isArray(v) ? v.length : null;
+  }
+  const library: LgLibrary = p.vtype === "string" ? "python" : p.vtype === "number" ? "js" : "unknown";
+  return {
+    threadId: p.thread_id,
+    checkpoints: Number(p.n),
+    subgraphCheckpoints: Number(p.sub),
+    namespaces: Number(p.ns),
+    newestId: p.newest,
+    newestStep: typeof p.step === "number" ? p.step : null,
+    messages,
+    bytes: (p.bytes ?? 0) + Number(p.wbytes ?? 0) + Number(p.bbytes ?? 0),
+    updatedAt: p.ts || null,
+    library,
   };
 }
 
@@ -139,38 +200,12 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       let after = options.after;
       let left = options.limit ?? Infinity;
       while (left > 0) {
-        const page = await q<{ thread_id: string; n: string; sub: string; ns: string; newest: string | null; bytes: string }>(
-          `SELECT thread_id, count(*) FILTER (WHERE checkpoint_ns = '') AS n, count(*) FILTER (WHERE checkpoint_ns <> '') AS sub,
-                  count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest,
-                  sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS bytes
-           FROM ${S}.checkpoints ${after !== undefined ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1`,
-          after !== undefined ? [Math.min(500, left), after] : [Math.min(500, left)],
-        );
+        const args: unknown[] = [Math.min(500, left)];
+        if (after !== undefined) args.push(after);
+        const page = await q<PgThreadRow>(threadPageSql(S, after !== undefined), args);
         if (page.length === 0) return;
-        const ids = page.map((p) => p.thread_id);
-        const extra = new Map<string, number>();
-        for (const r of await q<{ thread_id: string; b: string }>(
-          `SELECT thread_id, sum(b) AS b FROM (SELECT thread_id, octet_length(blob) AS b FROM ${S}.checkpoint_writes WHERE thread_id = ANY($1)
-             UNION ALL SELECT thread_id, coalesce(octet_length(blob), 0) FROM ${S}.checkpoint_blobs WHERE thread_id = ANY($1)) x GROUP BY thread_id`,
-          [ids],
-        )) extra.set(r.thread_id, Number(r.b));
-        const heads = page.filter((p) => p.newest !== null).map((p) => ({ thread_id: p.thread_id, checkpoint_ns: "", checkpoint_id: p.newest! }));
-        const headRows = heads.length ? await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (${KEYS})`, keyArgs(heads)) : [];
-        const byThread = new Map((await tuplesOf(headRows, false)).map((t) => [t.threadId, t]));
         for (const p of page) {
-          const head = byThread.get(p.thread_id);
-          yield {
-            threadId: p.thread_id,
-            checkpoints: Number(p.n),
-            subgraphCheckpoints: Number(p.sub),
-            namespaces: Number(p.ns),
-            newestId: p.newest,
-            newestStep: typeof head?.metadata.step === "number" ? head.metadata.step : null,
-            messages: head ? messageCount(head.checkpoint.channel_values) : null,
-            bytes: Number(p.bytes) + (extra.get(p.thread_id) ?? 0),
-            updatedAt: head?.checkpoint.ts || null,
-            library: head?.library ?? "unknown",
-          };
+          yield pgSummaryOf(p);
           left--;
         }
         after = page[page.length - 1]!.thread_id;

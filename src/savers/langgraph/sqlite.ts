@@ -4,7 +4,7 @@
  * written by us beyond what SQLite needs to read a WAL database. Every listing pages by the primary key.
  */
 import { storeError } from "../../base/errors.js";
-import type { LgCheckpointTuple, LgHistoryEntry, LgListOptions, LgReader, LgRowRef, LgThreadSummary } from "../../formats/langgraph/types.js";
+import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgThreadSummary } from "../../formats/langgraph/types.js";
 import { buildTuple, historyEntry, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
 
@@ -42,6 +42,56 @@ export function isLangGraphSqlite(tables: Set<string>): boolean {
   return tables.has("checkpoints") && tables.has("writes");
 }
 
+interface ThreadRow {
+  thread_id: string;
+  n: number;
+  sub: number;
+  ns: number;
+  newest: string | null;
+  type: string | null;
+  bytes: number | null;
+  wbytes: number | null;
+  msgs: number | null;
+  ts: string | null;
+  vtype: string | null;
+  raw: Uint8Array | null;
+  metadata: string | null;
+}
+
+/** A thread row of `ls`: JSON heads summarized by SQLite, other serdes decoded here (no writes needed). */
+function summaryOf(p: ThreadRow): LgThreadSummary {
+  let messages = p.msgs;
+  let ts = p.ts;
+  let library: LgLibrary = p.vtype === "text" ? "python" : p.vtype === "integer" ? "js" : "unknown";
+  let step: unknown;
+  if (p.raw !== null && p.newest !== null) {
+    const t = buildTuple("sqlite", TABLES, { thread_id: p.thread_id, checkpoint_ns: "", checkpoint_id: p.newest, parent_checkpoint_id: null, type: p.type, checkpoint: p.raw, metadata: p.metadata, bytes: 0 }, []);
+    messages = messageCount(t.checkpoint.channel_values);
+    ts = t.checkpoint.ts || null;
+    library = t.library;
+    step = t.metadata.step;
+  } else {
+    try {
+      step = p.metadata ? (JSON.parse(p.metadata) as { step?: unknown }).step : undefined;
+    } catch {
+      step = undefined;
+    }
+    if (library === "unknown" && ts) library = ts.endsWith("Z") ? "js" : "python";
+  }
+  return {
+    threadId: p.thread_id,
+    checkpoints: p.n,
+    subgraphCheckpoints: p.sub,
+    namespaces: p.ns,
+    newestId: p.newest,
+    newestStep: typeof step === "number" ? step : null,
+    messages: messages ?? null,
+    bytes: (p.bytes ?? 0) + (p.wbytes ?? 0),
+    updatedAt: ts || null,
+    library,
+  };
+}
+
 type WRow = RawWriteRow & { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
 const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 
@@ -65,10 +115,21 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
       `SELECT ${W_COLS} FROM writes WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
        ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`,
     ),
+    // One statement per page of threads: counts from the primary-key index alone (no table rows), then the newest
+    // root checkpoint's row; for JSON rows its step, ts, message count and version type come from SQLite's JSON
+    // functions (no decode in JS); other serdes are decoded in JS from `raw`.
     threadPage: db.prepare(
-      `SELECT thread_id, sum(checkpoint_ns = '') AS n, sum(checkpoint_ns <> '') AS sub, count(DISTINCT checkpoint_ns) - max(checkpoint_ns = '') AS ns,
-              max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS newest, sum(length(checkpoint) + ifnull(length(metadata), 0)) AS bytes
-       FROM checkpoints WHERE thread_id > ? GROUP BY thread_id ORDER BY thread_id LIMIT ?`,
+      `WITH g AS (SELECT thread_id, sum(checkpoint_ns = '') AS n, sum(checkpoint_ns <> '') AS sub, count(DISTINCT checkpoint_ns) - max(checkpoint_ns = '') AS ns,
+                         max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS newest
+                  FROM checkpoints WHERE thread_id > ? GROUP BY thread_id ORDER BY thread_id LIMIT ?)
+       SELECT g.*, c.type, length(c.checkpoint) + ifnull(length(c.metadata), 0) AS bytes,
+              (SELECT ifnull(sum(length(w.value)), 0) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
+              CASE WHEN c.type IS NULL OR c.type = 'json' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages') END AS msgs,
+              CASE WHEN c.type IS NULL OR c.type = 'json' THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
+              CASE WHEN c.type IS NULL OR c.type = 'json' THEN (SELECT type FROM json_each(CAST(c.checkpoint AS TEXT), '$.channel_versions') LIMIT 1) END AS vtype,
+              CASE WHEN c.type IS NULL OR c.type = 'json' THEN NULL ELSE c.checkpoint END AS raw,
+              CAST(c.metadata AS TEXT) AS metadata
+       FROM g LEFT JOIN checkpoints c ON c.thread_id = g.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = g.newest ORDER BY g.thread_id`,
     ),
     idsFirst: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT ?"),
     idsNext: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT ?"),
@@ -123,22 +184,10 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
       let after = options.after ?? "";
       let left = options.limit ?? Infinity;
       while (left > 0) {
-        const page = wrap(() => q.threadPage.all(after, Math.min(500, left)) as Array<{ thread_id: string; n: number; sub: number; ns: number; newest: string | null; bytes: number }>);
+        const page = wrap(() => q.threadPage.all(after, Math.min(500, left)) as ThreadRow[]);
         if (page.length === 0) return;
         for (const p of page) {
-          const head = p.newest === null ? undefined : wrap(() => buildTuple("sqlite", TABLES, q.one.get(p.thread_id, "", p.newest) as RawCheckpointRow, []));
-          yield {
-            threadId: p.thread_id,
-            checkpoints: p.n,
-            subgraphCheckpoints: p.sub,
-            namespaces: p.ns,
-            newestId: p.newest,
-            newestStep: typeof head?.metadata.step === "number" ? head.metadata.step : null,
-            messages: head ? messageCount(head.checkpoint.channel_values) : null,
-            bytes: p.bytes + ((wrap(() => q.writeBytes.get(p.thread_id)) as number | null) ?? 0),
-            updatedAt: head?.checkpoint.ts || null,
-            library: head?.library ?? "unknown",
-          };
+          yield summaryOf(p);
           left--;
         }
         after = page[page.length - 1]!.thread_id;
