@@ -5,6 +5,7 @@
 import { CkptError, ExitCode } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import type { CommandDef } from "./command.js";
+import { quickArgs } from "./quick.js";
 
 /**
  * The commands, in help order. Each module (`src/cli/<name>.ts`, exporting `<name>Command`) is imported only
@@ -45,8 +46,21 @@ async function quickValidate(argv: readonly string[], io: CliIO): Promise<number
   }
 }
 
+/** Any other command with a plain command line (see quick.ts) runs without loading yargs too. */
+async function quickCommand(argv: readonly string[], io: CliIO): Promise<number | undefined> {
+  const hit = commands.find((c) => c.name === argv[0]);
+  if (!hit) return undefined;
+  try {
+    const def = await hit.load();
+    const args = quickArgs(def, argv);
+    return args ? await def.run(args, io) : undefined;
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
-  const quick = await quickValidate(argv, io);
+  const quick = (await quickValidate(argv, io)) ?? (await quickCommand(argv, io));
   if (quick !== undefined) return quick;
   const { default: yargs } = await import("yargs");
   let pending: Promise<number> | undefined;

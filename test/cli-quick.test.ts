@@ -1,0 +1,87 @@
+/**
+ * The quick parser (src/cli/quick.ts) must give every command exactly the arguments yargs gives it, or step aside.
+ * Each command line below goes through both: where quick answers, its answer equals yargs' (yargs is the
+ * independent reference); the lines that must go to yargs (help, typos, ambiguous arrays…) get undefined.
+ */
+import { describe, expect, test } from "vitest";
+import yargs from "yargs";
+import { commands } from "../src/cli/main.js";
+import { quickArgs } from "../src/cli/quick.js";
+import type { CommandDef } from "../src/cli/command.js";
+
+async function viaYargs(def: CommandDef, argv: string[]): Promise<Record<string, unknown> | undefined> {
+  let got: Record<string, unknown> | undefined;
+  let failed = false;
+  await yargs(argv)
+    .scriptName("ckpt")
+    .strict()
+    .exitProcess(false)
+    .fail(() => {
+      failed = true;
+    })
+    .command(def.command, def.describe, def.builder, (a) => {
+      got = a as Record<string, unknown>;
+    })
+    .parseAsync();
+  return failed ? undefined : got;
+}
+
+const lines: Record<string, string[][]> = {
+  diff: [
+    ["diff", "a.json", "b.json"],
+    ["diff", "a.json", "b.json", "--stat", "-q"],
+    ["diff", "a.json", "b.json", "--format", "json-patch"],
+    ["diff", "a.json", "b.json", "--format=markdown", "--ignore-volatile"],
+    ["diff", "a.json", "b.json", "--ignore", "/messages/*/timestamp", "--json"],
+    ["diff", "a.json", "b.json", "--input-format", "yoagent"],
+    ["diff", "--stat", "a.json", "b.json"],
+  ],
+  convert: [
+    ["convert", "in.json", "-t", "deepagent"],
+    ["convert", "in.json", "--to-format", "yoagent", "-o", "out.json", "--allow-lossy"],
+  ],
+  show: [["show", "x.json"], ["show", "x.json", "--json"]],
+  ls: [["ls", "sqlite:./a.db"], ["ls", "sqlite:./a.db", "--json"]],
+};
+const mustFallBack: Record<string, string[][]> = {
+  diff: [
+    ["diff", "a.json"], // missing positional: yargs reports it
+    ["diff", "a.json", "b.json", "c.json"], // extra positional
+    ["diff", "a.json", "b.json", "--nope"], // unknown flag
+    ["diff", "a.json", "b.json", "--help"],
+    ["diff", "a.json", "b.json", "--format", "yaml"], // not a choice
+    ["diff", "a.json", "b.json", "--stat", "--stat"],
+    ["diff", "a.json", "--ignore", "/x", "b.json"], // yargs' array would swallow b.json
+    ["diff", "-", "b.json"],
+  ],
+  convert: [["convert", "in.json", "-o", "out.json"]], // --to-format is demanded: yargs names it
+};
+
+describe("quick parser = yargs", () => {
+  for (const [name, cases] of Object.entries(lines)) {
+    for (const argv of cases) {
+      test(argv.join(" "), async () => {
+        const def = await commands.find((c) => c.name === name)!.load();
+        const quick = quickArgs(def, argv);
+        const ref = await viaYargs(def, argv);
+        expect(ref, "yargs accepts the line").toBeDefined();
+        if (quick === undefined) return; // stepping aside is always allowed
+        expect(quick).toEqual(ref);
+      });
+    }
+  }
+  test("the plain lines of diff, show and ls are parsed quickly (no yargs)", async () => {
+    for (const name of ["diff", "convert", "show", "ls"]) {
+      const def = await commands.find((c) => c.name === name)!.load();
+      expect(quickArgs(def, lines[name]![0]!), name).toBeDefined();
+    }
+  });
+  for (const [name, cases] of Object.entries(mustFallBack)) {
+    for (const argv of cases) {
+      test(`steps aside: ${argv.join(" ")}`, async () => {
+        const def = await commands.find((c) => c.name === name)!.load();
+        expect(quickArgs(def, argv)).toBeUndefined();
+      });
+    }
+  }
+});
