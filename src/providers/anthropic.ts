@@ -55,104 +55,133 @@ export function toAnthropic(messages: AgentMessage[]): { system?: string; messag
 
 const STOP: Record<string, AssistantMessage["stopReason"]> = { end_turn: "stop", max_tokens: "length", tool_use: "toolUse", refusal: "refusal", stop_sequence: "stop", pause_turn: "paused" };
 
+interface Block {
+  type: string;
+  text: string;
+  id?: string;
+  name?: string;
+  signature?: string;
+}
+
+/** What one response carries, gathered from a stream or a whole body. */
+interface Collected {
+  model: string;
+  stop?: string;
+  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  blocks: Block[];
+}
+
+function takeUsage(c: Collected, u: Obj | undefined): void {
+  if (!u) return;
+  if (u.input_tokens !== undefined) c.usage.input = Number(u.input_tokens);
+  if (u.output_tokens !== undefined) c.usage.output = Number(u.output_tokens);
+  if (u.cache_read_input_tokens !== undefined) c.usage.cacheRead = Number(u.cache_read_input_tokens);
+  if (u.cache_creation_input_tokens !== undefined) c.usage.cacheWrite = Number(u.cache_creation_input_tokens);
+}
+
+function requestBody(opts: AnthropicOptions, req: ProviderRequest, stream: boolean): Obj {
+  const { system, messages } = toAnthropic(req.messages);
+  const body: Obj = { model: opts.model, max_tokens: opts.maxTokens ?? 4096, messages };
+  if (system) body.system = system;
+  if (req.tools.length) body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  if (stream) body.stream = true;
+  return body;
+}
+
+/** One server-sent event of the Messages stream into `c`. */
+function takeEvent(c: Collected, e: Obj, baseUrl: string): void {
+  switch (e.type) {
+    case "message_start": {
+      const msg = (e.message ?? {}) as Obj;
+      if (typeof msg.model === "string") c.model = msg.model;
+      takeUsage(c, msg.usage as Obj | undefined);
+      break;
+    }
+    case "content_block_start": {
+      const b = (e.content_block ?? {}) as Obj;
+      c.blocks[Number(e.index)] = {
+        type: String(b.type),
+        text: typeof b.text === "string" ? b.text : typeof b.thinking === "string" ? b.thinking : "",
+        id: b.id as string | undefined,
+        name: b.name as string | undefined,
+      };
+      break;
+    }
+    case "content_block_delta": {
+      const d = (e.delta ?? {}) as Obj;
+      const b = c.blocks[Number(e.index)];
+      if (!b) throw storeError("provider-http", `malformed response from ${baseUrl}: a delta for a block that was not started`);
+      if (d.type === "text_delta") b.text += String(d.text);
+      else if (d.type === "input_json_delta") b.text += String(d.partial_json);
+      else if (d.type === "thinking_delta") b.text += String(d.thinking);
+      else if (d.type === "signature_delta") b.signature = (b.signature ?? "") + String(d.signature);
+      break;
+    }
+    case "message_delta":
+      c.stop = ((e.delta ?? {}) as Obj).stop_reason as string | undefined;
+      takeUsage(c, e.usage as Obj | undefined);
+      break;
+    case "error":
+      throw storeError("provider-http", `${baseUrl} streamed an error: ${JSON.stringify(e.error).slice(0, 300)}`);
+    default:
+      break; // ping, content_block_stop, message_stop
+  }
+}
+
+/** A whole (non-streamed) Messages response into `c`. */
+function takeBody(c: Collected, j: Obj): void {
+  if (typeof j.model === "string") c.model = j.model;
+  c.stop = j.stop_reason as string | undefined;
+  takeUsage(c, j.usage as Obj | undefined);
+  for (const b of (j.content as Obj[] | undefined) ?? []) {
+    c.blocks.push({
+      type: String(b.type),
+      text: b.type === "tool_use" ? JSON.stringify(b.input ?? {}) : String(b.text ?? b.thinking ?? ""),
+      id: b.id as string | undefined,
+      name: b.name as string | undefined,
+      signature: b.signature as string | undefined,
+    });
+  }
+}
+
+function toAssistant(c: Collected): AssistantMessage {
+  const content: Content[] = [];
+  for (const b of c.blocks) {
+    if (!b) continue;
+    if (b.type === "text") content.push({ type: "text", text: b.text });
+    else if (b.type === "thinking") content.push(b.signature !== undefined ? { type: "thinking", thinking: b.text, signature: b.signature } : { type: "thinking", thinking: b.text });
+    else if (b.type === "tool_use") content.push({ type: "toolCall", id: String(b.id), name: String(b.name), arguments: parseArguments(b.text) });
+  }
+  return {
+    role: "assistant",
+    content,
+    stopReason: (c.stop ? STOP[c.stop] : undefined) ?? (content.some((x) => x.type === "toolCall") ? "toolUse" : "stop"),
+    model: c.model,
+    provider: "anthropic",
+    // Anthropic reports no total: 0, as yoagent records it
+    usage: { ...c.usage, totalTokens: 0 },
+    timestamp: Date.now(),
+  };
+}
+
 export function createAnthropicProvider(opts: AnthropicOptions): Provider {
   const stream = opts.stream ?? true;
   return {
     name: `anthropic:${opts.baseUrl}`,
     async complete(req: ProviderRequest): Promise<AssistantMessage> {
-      const { system, messages } = toAnthropic(req.messages);
-      const body: Obj = { model: opts.model, max_tokens: opts.maxTokens ?? 4096, messages };
-      if (system) body.system = system;
-      if (req.tools.length) body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
-      if (stream) body.stream = true;
       const headers: Record<string, string> = { "anthropic-version": "2023-06-01" };
       if (opts.apiKey) headers["x-api-key"] = opts.apiKey;
-      const res = await postJson(opts, "/v1/messages", headers, body, req.signal, "ANTHROPIC_API_KEY");
-      let model = opts.model;
-      let stop: string | undefined;
-      const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-      const blocks: Array<{ type: string; text: string; id?: string; name?: string; signature?: string }> = [];
-      const takeUsage = (u: Obj | undefined) => {
-        if (!u) return;
-        if (u.input_tokens !== undefined) usage.input = Number(u.input_tokens);
-        if (u.output_tokens !== undefined) usage.output = Number(u.output_tokens);
-        if (u.cache_read_input_tokens !== undefined) usage.cacheRead = Number(u.cache_read_input_tokens);
-        if (u.cache_creation_input_tokens !== undefined) usage.cacheWrite = Number(u.cache_creation_input_tokens);
-      };
+      const res = await postJson(opts, "/v1/messages", headers, requestBody(opts, req, stream), req.signal, "ANTHROPIC_API_KEY");
+      const c: Collected = { model: opts.model, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, blocks: [] };
       if (stream) {
-        for await (const ev of readSse(res, opts.baseUrl)) {
-          const e = parseEventJson(ev.data, opts.baseUrl);
-          switch (e.type) {
-            case "message_start": {
-              const msg = (e.message ?? {}) as Obj;
-              if (typeof msg.model === "string") model = msg.model;
-              takeUsage(msg.usage as Obj | undefined);
-              break;
-            }
-            case "content_block_start": {
-              const b = (e.content_block ?? {}) as Obj;
-              blocks[Number(e.index)] = {
-                type: String(b.type),
-                text: typeof b.text === "string" ? b.text : typeof b.thinking === "string" ? b.thinking : "",
-                id: b.id as string | undefined,
-                name: b.name as string | undefined,
-              };
-              break;
-            }
-            case "content_block_delta": {
-              const d = (e.delta ?? {}) as Obj;
-              const b = blocks[Number(e.index)];
-              if (!b) throw storeError("provider-http", `malformed response from ${opts.baseUrl}: a delta for a block that was not started`);
-              if (d.type === "text_delta") b.text += String(d.text);
-              else if (d.type === "input_json_delta") b.text += String(d.partial_json);
-              else if (d.type === "thinking_delta") b.text += String(d.thinking);
-              else if (d.type === "signature_delta") b.signature = (b.signature ?? "") + String(d.signature);
-              break;
-            }
-            case "message_delta":
-              stop = ((e.delta ?? {}) as Obj).stop_reason as string | undefined;
-              takeUsage(e.usage as Obj | undefined);
-              break;
-            case "error":
-              throw storeError("provider-http", `${opts.baseUrl} streamed an error: ${JSON.stringify(e.error).slice(0, 300)}`);
-            default:
-              break; // ping, content_block_stop, message_stop
-          }
-        }
+        for await (const ev of readSse(res, opts.baseUrl)) takeEvent(c, parseEventJson(ev.data, opts.baseUrl), opts.baseUrl);
       } else {
         const j = (await res.json().catch(() => {
           throw storeError("provider-http", `malformed response from ${opts.baseUrl}: not JSON`);
         })) as Obj;
-        if (typeof j.model === "string") model = j.model;
-        stop = j.stop_reason as string | undefined;
-        takeUsage(j.usage as Obj | undefined);
-        for (const b of (j.content as Obj[] | undefined) ?? []) {
-          blocks.push({
-            type: String(b.type),
-            text: b.type === "tool_use" ? JSON.stringify(b.input ?? {}) : String(b.text ?? b.thinking ?? ""),
-            id: b.id as string | undefined,
-            name: b.name as string | undefined,
-            signature: b.signature as string | undefined,
-          });
-        }
+        takeBody(c, j);
       }
-      const content: Content[] = [];
-      for (const b of blocks) {
-        if (!b) continue;
-        if (b.type === "text") content.push({ type: "text", text: b.text });
-        else if (b.type === "thinking") content.push(b.signature !== undefined ? { type: "thinking", thinking: b.text, signature: b.signature } : { type: "thinking", thinking: b.text });
-        else if (b.type === "tool_use") content.push({ type: "toolCall", id: String(b.id), name: String(b.name), arguments: parseArguments(b.text) });
-      }
-      return {
-        role: "assistant",
-        content,
-        stopReason: (stop ? STOP[stop] : undefined) ?? (content.some((c) => c.type === "toolCall") ? "toolUse" : "stop"),
-        model,
-        provider: "anthropic",
-        // Anthropic reports no total: 0, as yoagent records it
-        usage: { ...usage, totalTokens: 0 },
-        timestamp: Date.now(),
-      };
+      return toAssistant(c);
     },
   };
 }
