@@ -30,7 +30,7 @@ nav.timeline button[aria-current=true] time{color:inherit}
 nav.timeline button[aria-current=true]{background:var(--accent);color:var(--bg)}
 [role=tablist]{display:flex;gap:4px;border-bottom:1px solid var(--line);margin:8px 0 12px;flex-wrap:wrap}
 [role=tab]{border-radius:6px 6px 0 0;border-bottom:none}
-.chunk{content-visibility:auto;contain-intrinsic-size:auto 4000px}
+.chunk:nth-child(n+3){content-visibility:auto;contain-intrinsic-size:auto 4000px}
 article.msg{border:1px solid var(--line);border-radius:8px;margin:0 0 10px;padding:8px 12px;background:var(--assistant);scroll-margin-top:70px}
 article.msg.role-user{background:var(--user)}article.msg.role-system{background:var(--system)}
 article.msg.role-toolResult,article.msg.ext{background:var(--tool)}
