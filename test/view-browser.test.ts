@@ -93,7 +93,7 @@ describe("ckpt view pages in Chromium", () => {
 
   it("finds samples of every seed format", () => {
     const formats = new Set(loaded.map((x) => x.r.format));
-    for (const f of ["yoagent", "yoagent-session", "phi-core", "phi-core-session", "amacs", "swarmer", "deepagent"]) expect(formats, f).toContain(f);
+    for (const f of ["yoagent", "yoagent-session", "phi-core", "phi-core-session", "amacs", "swarmer", "deepagent", "langgraph"]) expect(formats, f).toContain(f);
     expect(loaded.length).toBeGreaterThanOrEqual(25);
   });
 
@@ -209,5 +209,42 @@ describe("ckpt view pages in Chromium", () => {
     await page.getByRole("button", { name: /before \(a\)/ }).click();
     await page.locator(`#m${a.messages.length - 1}`).waitFor();
     await expect(page.locator("#msgs article.msg").count()).resolves.toBe(a.messages.length);
+  });
+});
+
+describe("LangGraph thread history in Chromium", () => {
+  const store = join(root, "fixtures/langgraph/js-a.sqlite");
+  // fixtures/langgraph/counts/js-a.sqlite.json: what the real JS library read back from this store
+  const counts = JSON.parse(readFileSync(join(root, "fixtures/langgraph/counts/js-a.sqlite.json"), "utf8")) as { per_thread: Record<string, { checkpoints: number }> };
+  const cliIO = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: root };
+
+  it("<store>#thread: a timeline of every checkpoint; picking one shows it and the diff since its parent", async () => {
+    const { historyPage } = await import("../src/cli/view.js");
+    const h = await historyPage(`${store}#a-chat-1`, {}, cliIO);
+    await open(h!.html);
+    const steps = page.locator("nav.timeline button");
+    const n = counts.per_thread["a-chat-1"]!.checkpoints;
+    await expect(steps.count()).resolves.toBe(n);
+    // LangGraph numbers the input checkpoint -1, then 0, 1, … along one run; newest shown first
+    await expect(steps.nth(0).innerText()).resolves.toMatch(/^step -1/);
+    await expect(steps.nth(n - 1).getAttribute("aria-current")).resolves.toBe("true");
+    await steps.nth(n - 2).click();
+    await expect(steps.nth(n - 2).getAttribute("aria-current")).resolves.toBe("true");
+    await expect(page.locator("section.changes h2").innerText()).resolves.toMatch(/^Changes since step \d+$/);
+    const before = await page.evaluate(() => document.querySelectorAll("#msgs article.msg").length);
+    const appended = await page.locator("section.changes li[data-kind=message]").count();
+    await steps.nth(n - 3).click();
+    const earlier = await page.evaluate(() => document.querySelectorAll("#msgs article.msg").length);
+    expect(before - earlier).toBe(appended); // the listed message changes are exactly the messages added at that step
+    await expect(page.locator("section.changes details.ext summary").innerText()).resolves.toMatch(/format-specific fields changed/);
+  });
+
+  it("<store>#thread@~2 opens the timeline at the checkpoint two back", async () => {
+    const { historyPage } = await import("../src/cli/view.js");
+    const h = await historyPage(`sqlite:${store}#a-chat-1@~2`, {}, cliIO);
+    await open(h!.html);
+    const n = counts.per_thread["a-chat-1"]!.checkpoints;
+    await expect(page.locator("nav.timeline button").nth(n - 3).getAttribute("aria-current")).resolves.toBe("true");
+    expect(pageErrors).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -102,6 +102,23 @@ describe("ckpt view --serve", () => {
     expect(res.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
     expect(statSync(db).mtimeMs).toBe(before);
   }, 120_000);
+
+  it("a LangGraph store: its threads, and a thread's page is its timeline", async () => {
+    const store = join(ROOT, "fixtures/langgraph/js-a.sqlite");
+    // what the real JS library read back from this store
+    const counts = JSON.parse(readFileSync(join(ROOT, "fixtures/langgraph/counts/js-a.sqlite.json"), "utf8"));
+    const before = statSync(store).mtimeMs;
+    const { url, child } = await serve(store);
+    children.push(child);
+    await page.goto(url);
+    await page.waitForSelector("table.threads");
+    await expect(page.locator("table.threads tbody tr").count()).resolves.toBe(counts.threads);
+    await page.locator("table.threads a", { hasText: "a-chat-1" }).click();
+    await page.waitForSelector("html[data-ready]");
+    await expect(page.locator("nav.timeline button").count()).resolves.toBe(counts.per_thread["a-chat-1"].checkpoints);
+    await expect(page.locator("#msgs article.msg").first().innerText()).resolves.toMatch(/user/i);
+    expect(statSync(store).mtimeMs).toBe(before);
+  });
 
   it("serves one file's page", async () => {
     const { url, child } = await serve(join(ROOT, "fixtures/deepagent/valid/user_42_session_1.json"));

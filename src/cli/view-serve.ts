@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
 import { CkptError, ExitCode, redactUri, storeError } from "../base/errors.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { Saver } from "../savers/types.js";
-import { escapeHtml, pagePolicy, renderCheckpointPage, renderStorePage } from "../view/index.js";
+import { isLangGraphSaver } from "../savers/langgraph/index.js";
+import { escapeHtml, pagePolicy, renderCheckpointPage, renderHistoryPage, renderStorePage } from "../view/index.js";
+import { readHistory } from "./view-history.js";
 import { SAVER_URI } from "./input.js";
 import type { CliIO } from "./io.js";
 import { loadInput, type ViewArgs } from "./view.js";
@@ -29,8 +31,12 @@ export function storeHandler(saver: Saver, label: string): Handler {
       const text = await saver.load(id, ns);
       const name = `${label}#${id}`;
       if (text === undefined) return { status: 404, html: errorPage(`no thread '${id}' in ${label}`) };
-      const { checkpoint } = readCheckpoint({ name, text });
       const back = `/?ns=${encodeURIComponent(ns ?? "")}`;
+      if (isLangGraphSaver(saver)) {
+        const h = await readHistory(saver, id, label);
+        return { status: 200, html: renderHistoryPage(h.entries, { title: `${name} — history`, source: name, back, omitted: h.omitted }) };
+      }
+      const { checkpoint } = readCheckpoint({ name, text });
       return { status: 200, html: renderCheckpointPage(checkpoint, { title: name, source: name, back }) };
     }
     if (url.pathname !== "/") return { status: 404, html: errorPage(`no page ${url.pathname}`) };
@@ -100,9 +106,9 @@ function respond(handler: Handler, allowedHosts: () => string[], io: CliIO) {
 export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<number> {
   let saver: Saver | undefined;
   let handler: Handler;
-  if (SAVER_URI.test(spec) && !spec.includes("#")) {
+  if ((SAVER_URI.test(spec) || /\.(sqlite3?|db)$/i.test(spec)) && !spec.includes("#")) {
     const { openSaver } = await import("../savers/index.js");
-    saver = await openSaver(spec, { env: io.env });
+    saver = await openSaver(spec, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
     handler = storeHandler(saver, saver.uri);
   } else {
     const x = await loadInput(spec, io, args.format); // read once, up front: a bad file fails before serving

@@ -10,7 +10,7 @@ import { ExitCode, usageError } from "../base/errors.js";
 import type { Checkpoint } from "../generated/types.js";
 import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
-import { readSource } from "./input.js";
+import { readSource, SAVER_URI, SQLITE_PATH_REF } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "./write.js";
 
@@ -24,6 +24,7 @@ export interface ViewArgs {
   host: string;
   format?: string;
   title?: string;
+  historyLimit?: number;
 }
 
 export interface Loaded {
@@ -69,6 +70,30 @@ async function writePage(html: string, spec: string, threadId: string, args: Vie
   return ExitCode.OK;
 }
 
+/**
+ * A LangGraph thread (`<store>#<thread>[@<checkpoint>]`) → its history page, opened at the addressed checkpoint;
+ * undefined for every other input (files, ckpt's own stores: one checkpoint per thread).
+ */
+export async function historyPage(spec: string, args: Pick<ViewArgs, "title" | "historyLimit">, io: CliIO): Promise<{ html: string; threadId: string } | undefined> {
+  if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
+  const { parseAddress, loadAddress } = await import("../savers/address.js");
+  const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
+  const a = parseAddress(spec);
+  const saver = await openSaver(a.uri, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
+  try {
+    if (!isLangGraphSaver(saver)) return undefined;
+    const { checkpointId } = await loadAddress(saver, a, saver.uri);
+    const { readHistory } = await import("./view-history.js");
+    const h = await readHistory(saver, a.threadId, saver.uri, args.historyLimit);
+    const { renderHistoryPage } = await import("../view/index.js");
+    const label = `${saver.uri}#${a.threadId}`;
+    const html = renderHistoryPage(h.entries, { title: args.title ?? `${label} — history`, source: label, selected: checkpointId, omitted: h.omitted });
+    return { html, threadId: a.threadId };
+  } finally {
+    await saver.close();
+  }
+}
+
 export const viewCommand: CommandDef = {
   command: "view [inputs..]",
   describe: "Look at a checkpoint, a diff or a whole store in the browser: one self-contained HTML page, or a local server",
@@ -83,8 +108,10 @@ export const viewCommand: CommandDef = {
       .option("host", { type: "string", default: "127.0.0.1", hidden: true })
       .option("format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "input format (detected when omitted)" })
       .option("title", { type: "string", describe: "page title" })
+      .option("history-limit", { type: "number", describe: "LangGraph threads: at most this many of the newest checkpoints on the timeline (default 300)" })
       .example("ckpt view thread.json --open", "write thread.html and open it")
       .example("ckpt view --diff before.json after.json -o diff.html", "the diff of two checkpoints as a page")
+      .example("ckpt view 'checkpoints.sqlite#thread-1@~2'", "a LangGraph thread's timeline, opened two checkpoints back")
       .example("ckpt view --serve sqlite:./checkpoints.db", "browse every thread of a store at http://127.0.0.1:<port>/"),
   run: async (args: ViewArgs, io: CliIO) => {
     const inputs = (args.inputs ?? []).map((s) => ((s as unknown) === "" ? "-" : String(s)));
@@ -106,6 +133,8 @@ export const viewCommand: CommandDef = {
       return writePage(html, `${inputs[0]}-vs-${basename(inputs[1]!)}`, b.checkpoint.threadId, args, io);
     }
     if (inputs.length !== 1) throw usageError(inputs.length === 0 ? "name a checkpoint to view (a file, a folder, '-' or <saver-uri>#<threadId>)" : `one checkpoint at a time (use --diff for two), got ${inputs.length}`);
+    const hist = await historyPage(inputs[0]!, args, io);
+    if (hist) return writePage(hist.html, inputs[0]!, hist.threadId, args, io);
     const x = await loadInput(inputs[0]!, io, args.format);
     const html = renderCheckpointPage(x.checkpoint, { title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`, source: x.name });
     return writePage(html, inputs[0]!, x.checkpoint.threadId, args, io);

@@ -218,10 +218,15 @@ export function changeItem(c: Change): HTMLElement {
 export function renderChanges(d: DiffResult, title: string): HTMLElement {
   const s = el("section", { class: "changes", "aria-label": "Changes" }, el("h2", null, title), el("p", { class: "summary" }, d.identical ? "No changes." : d.summary.text));
   for (const n of d.notes) s.append(el("p", { class: "empty" }, n));
+  // format-specific extras (ext: store ids, channel versions, …) are folded away below the changes that matter
+  const isExt = (c: Change) => c.kind === "field" && c.pointer.startsWith("/ext/");
+  const main = d.changes.filter((c) => !isExt(c));
+  const ext = d.changes.filter(isExt);
   const ul = el("ul", { class: "changes" });
-  for (const c of d.changes.slice(0, 2000)) ul.append(changeItem(c));
-  if (d.changes.length > 2000) ul.append(el("li", { class: "empty" }, `… ${fmtNum(d.changes.length - 2000)} more changes`));
+  for (const c of main.slice(0, 2000)) ul.append(changeItem(c));
+  if (main.length > 2000) ul.append(el("li", { class: "empty" }, `… ${fmtNum(main.length - 2000)} more changes`));
   s.append(ul);
+  if (ext.length) s.append(el("details", { class: "ext" }, el("summary", null, `${fmtNum(ext.length)} format-specific fields changed (ext)`), el("ul", { class: "changes" }, ...ext.slice(0, 2000).map(changeItem))));
   s.addEventListener("click", (e) => {
     const a = (e.target as HTMLElement).closest("a[data-goto]");
     if (!a) return;

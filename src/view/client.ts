@@ -71,7 +71,7 @@ export function main(): void {
   buildLayout();
   if (data.kind === "store") return;
   bindKeys();
-  const start = data.kind === "history" ? data.checkpoints.length - 1 : data.kind === "diff" ? 1 : 0;
+  const start = data.start ?? (data.kind === "history" ? data.checkpoints.length - 1 : data.kind === "diff" ? 1 : 0);
   showCheckpoint(start);
   const m = /^#m(\d+)$/.exec(location.hash);
   if (m) gotoMessage(Number(m[1]));
@@ -138,11 +138,15 @@ export function buildLayout(): void {
 
 export function buildTimeline(): HTMLElement {
   const nav = el("nav", { class: "timeline", "aria-label": "Checkpoint history" }, el("h2", null, `History (${S.data.history!.length} checkpoints)`));
+  if (S.data.omitted) nav.append(el("p", { class: "empty" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));
   const ol = el("ol");
   S.data.history!.forEach((h, i) => {
     const b = el("button", { type: "button", "data-i": String(i), "aria-label": `step ${h.step}${h.node ? ", node " + h.node : ""}` },
       el("span", null, `step ${h.step} `), el("span", { class: "node" }, h.node ?? ""), el("time", null, fmtTime(h.time)));
-    b.addEventListener("click", () => showCheckpoint(i));
+    b.addEventListener("click", () => {
+      showCheckpoint(i);
+      history.replaceState(null, "", `#c${i}`);
+    });
     ol.append(el("li", null, b));
   });
   nav.append(ol);
@@ -165,7 +169,8 @@ export function showCheckpoint(i: number): void {
   main.replaceChildren();
   const diff = d.kind === "diff" ? d.diff : d.kind === "history" ? d.history![i]!.diff : undefined;
   if (d.kind === "diff") main.append(diffSwitch());
-  if (diff) main.append(renderChanges(diff, d.kind === "history" ? `Changes since step ${d.history![i - 1]?.step}` : "Changes"));
+  const from = d.history?.[i]?.from;
+  if (diff) main.append(renderChanges(diff, d.kind === "history" && from !== undefined ? `Changes since step ${d.history![from]!.step}${from !== i - 1 ? " (its parent)" : ""}` : "Changes"));
   else if (d.kind === "history") main.append(el("section", { class: "changes" }, el("h2", null, "First checkpoint of this thread")));
   main.append(buildTabs());
   if (S.query) search(S.query);

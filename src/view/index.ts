@@ -42,6 +42,8 @@ export function renderDiffPage(a: Checkpoint, b: Checkpoint, opts: PageOptions &
 /** One checkpoint of a thread's history, as the timeline lists it. */
 export interface HistoryEntry {
   id: string;
+  /** the checkpoint this one follows (LangGraph parent): its diff is taken from there when it is in the list */
+  parentId?: string;
   step: number;
   /** the node (or source) that wrote it */
   node?: string;
@@ -54,18 +56,33 @@ export interface HistoryEntry {
  * A thread's history (oldest first) → a page with a timeline: each entry shows its checkpoint and the diff from
  * the entry before it. Messages repeated along the history are carried once.
  */
-export function renderHistoryPage(entries: readonly HistoryEntry[], opts: PageOptions = {}): string {
+export function renderHistoryPage(entries: readonly HistoryEntry[], opts: PageOptions & { selected?: string; omitted?: number } = {}): string {
   const pool = new MessagePool();
-  const views = entries.map((e) => checkpointView(e.checkpoint, pool, { dedupe: true, meta: { checkpoint: e.id, ...(e.node ? { node: e.node } : {}) } }));
-  const history = entries.map((e, i) => ({
-    id: e.id,
-    step: e.step,
-    ...(e.node ? { node: e.node } : {}),
-    ...(e.time ? { time: e.time } : {}),
-    ...(i > 0 ? { diff: diffCheckpoints(entries[i - 1]!.checkpoint, e.checkpoint) } : {}),
-  }));
+  const views = entries.map((e) => checkpointView(e.checkpoint, pool, { dedupe: true, meta: { checkpoint: e.id, ...(e.parentId ? { parent: e.parentId } : {}), ...(e.node ? { node: e.node } : {}) } }));
+  const index = new Map(entries.map((e, i) => [e.id, i]));
+  const history = entries.map((e, i) => {
+    // from the parent when it is listed (a forked thread's checkpoints are not one line), else the one before
+    const from = e.parentId !== undefined && index.has(e.parentId) ? index.get(e.parentId)! : i - 1;
+    return {
+      id: e.id,
+      step: e.step,
+      ...(e.node ? { node: e.node } : {}),
+      ...(e.time ? { time: e.time } : {}),
+      ...(from >= 0 ? { from, diff: diffCheckpoints(entries[from]!.checkpoint, e.checkpoint) } : {}),
+    };
+  });
   const threadId = entries[entries.length - 1]?.checkpoint.threadId ?? "";
-  const data: PageData = { kind: "history", title: opts.title ?? `thread ${threadId} — history`, pool: pool.pool, checkpoints: views, history, ...common(opts) };
+  const start = opts.selected !== undefined ? index.get(opts.selected) : undefined;
+  const data: PageData = {
+    kind: "history",
+    title: opts.title ?? `thread ${threadId} — history`,
+    pool: pool.pool,
+    checkpoints: views,
+    history,
+    ...(start !== undefined ? { start } : {}),
+    ...(opts.omitted ? { omitted: opts.omitted } : {}),
+    ...common(opts),
+  };
   return renderPage(data);
 }
 

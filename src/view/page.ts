@@ -18,8 +18,9 @@ export interface HistoryItem {
   node?: string;
   /** ISO 8601 */
   time?: string;
-  /** the diff from the previous checkpoint of the list (absent for the first) */
+  /** the diff from checkpoint `from` of the list: the parent when listed, else the one before (absent for the first) */
   diff?: DiffResult;
+  from?: number;
 }
 
 export interface StoreListing {
@@ -47,6 +48,10 @@ export interface PageData {
   sides?: [string, string];
   /** kind "history": one item per checkpoint, oldest first */
   history?: HistoryItem[];
+  /** kind "history": older checkpoints left out of the page */
+  omitted?: number;
+  /** the checkpoint shown first (default: the newest / side b) */
+  start?: number;
   store?: StoreListing;
 }
 

@@ -1,0 +1,42 @@
+/**
+ * A LangGraph thread's history for `ckpt view`: the store's checkpoints of one thread (root namespace), read with
+ * the saver's history interface (newest first, streamed) and each decoded through the `langgraph` format into a
+ * canonical checkpoint, oldest first, as the timeline shows them.
+ */
+import { readCheckpoint } from "../formats/index.js";
+import type { LangGraphSaver } from "../savers/langgraph/index.js";
+import type { HistoryEntry } from "../view/index.js";
+
+/** At most this many checkpoints (the newest) on one page; `--history-limit` changes it. */
+export const HISTORY_LIMIT = 300;
+
+export interface ThreadHistory {
+  entries: HistoryEntry[];
+  /** checkpoints of the thread left out (older than the newest `limit`) */
+  omitted: number;
+}
+
+export async function readHistory(saver: LangGraphSaver, threadId: string, label: string, limit = HISTORY_LIMIT): Promise<ThreadHistory> {
+  const newestFirst = [];
+  let omitted = 0;
+  for await (const e of saver.history(threadId)) {
+    if (newestFirst.length < limit) newestFirst.push(e);
+    else omitted++;
+  }
+  const entries: HistoryEntry[] = [];
+  for (const e of newestFirst.reverse()) {
+    const text = await saver.loadAt(threadId, e.checkpointId);
+    if (text === undefined) continue; // removed between listing and reading
+    const { checkpoint } = readCheckpoint({ name: `${label}#${threadId}@${e.checkpointId}`, text }, "langgraph");
+    const node = e.nodes.length ? e.nodes.join(", ") : (e.source ?? undefined);
+    entries.push({
+      id: e.checkpointId,
+      step: e.step ?? checkpoint.step,
+      ...(e.parentId ? { parentId: e.parentId } : {}),
+      ...(node ? { node } : {}),
+      ...(e.ts ? { time: e.ts } : {}),
+      checkpoint,
+    });
+  }
+  return { entries, omitted };
+}
