@@ -49,7 +49,7 @@ export function fmtNum(n: number): string {
 export function fmtTime(ts: number | string | undefined): string {
   if (ts === undefined || ts === "") return "";
   const d = new Date(ts);
-  return isNaN(d.getTime()) ? String(ts) : d.toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z").replace(/Z$/, " UTC");
+  return isNaN(d.getTime()) ? String(ts) : d.toISOString().replace("T", " ").replace(/\.000Z$/, "Z").replace(/Z$/, " UTC");
 }
 
 export function pretty(v: unknown): string {
