@@ -253,6 +253,16 @@ describe("a folder that mixes layouts is read file by file; nothing is skipped s
     expect(text.out).toMatch(/rejected: .*agent_9\.pkl:\d+:\d+: /);
   });
 
+  it("two files standing for one thread id: the first is read, the second rejected with the reason", async () => {
+    const d = tmp("dup");
+    put(d, "agent_a.pkl", sample("swarmer/constructed/agent_123456789.pkl"));
+    put(d, "a.json", sample("yoagent/generated/save_messages.v0.18.json"));
+    const r = await migrate(d, `sqlite:${join(tmp("work"), "d.db")}`);
+    expect(r.code).toBe(5);
+    expect(r.summary).toMatchObject({ read: 1, written: 1, rejected: 1, ignored: 0 });
+    expect(r.summary.rejectedRecords[0]!.reason).toMatch(/^thread 'a' is read from (a\.json|agent_a\.pkl): a second file for one thread is not read$/);
+  });
+
   it("ls lists each thread with its format; show <dir>#<thread> reads one", async () => {
     const src = mixed();
     const ls = await ckpt(["ls", src, "--json"]);

@@ -88,22 +88,30 @@ function jsonlEntry(name: string, text: string, size: number, mtimeMs: number): 
 export function fileEntry(dir: string, name: string, full: boolean): FolderEntry {
   if (!DOC.test(name) || TEMP.test(name)) return ignored(name, whyNot(name));
   const path = join(dir, name);
-  let head: { head: string; size: number; mtimeMs: number };
+  // scan: one read per file (the text; its size and time are not needed); list: the head, and the text only when
+  // the head does not name a FileSaver thread
+  let head: { head: string; size: number; mtimeMs: number } | undefined;
+  let text: string | undefined;
   try {
-    head = readHead(path);
-  } catch {
-    return ignored(name, "unreadable (removed meanwhile, or not a regular file)");
-  }
-  const contentId = name.endsWith(".json") ? threadIdIn(head.head) : undefined;
-  const rec = (text: string | undefined): FoundRecord => ({ kind: "record", threadId: contentId ?? threadIdOfFile(name, ""), rel: name, text, size: head.size, mtimeMs: head.mtimeMs, byContent: contentId !== undefined });
-  if (contentId !== undefined && !full) return rec(undefined);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
+    if (full) text = readFileSync(path, "utf8");
+    else head = readHead(path);
   } catch (e) {
-    return ignored(name, `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    return ignored(name, code === "ENOENT" ? "removed while the folder was read" : `unreadable: ${code ?? (e as Error).message}`);
   }
-  if (name.endsWith(".jsonl")) return jsonlEntry(name, text, head.size, head.mtimeMs);
+  const contentId = name.endsWith(".json") ? threadIdIn(head?.head ?? text!.slice(0, HEAD_BYTES)) : undefined;
+  const size = head?.size ?? text!.length;
+  const mtimeMs = head?.mtimeMs ?? 0;
+  const rec = (t: string | undefined): FoundRecord => ({ kind: "record", threadId: contentId ?? threadIdOfFile(name, ""), rel: name, text: t, size, mtimeMs, byContent: contentId !== undefined });
+  if (contentId !== undefined && !full) return rec(undefined);
+  if (text === undefined) {
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (e) {
+      return ignored(name, `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  if (name.endsWith(".jsonl")) return jsonlEntry(name, text, size, mtimeMs);
   if (contentId !== undefined || detectAll({ name, text }).length > 0 || SWARMER_FILE.test(name)) return rec(text);
   return parses(text) ? ignored(name, "JSON, but not a checkpoint of any supported format") : rec(text);
 }
