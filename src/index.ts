@@ -8,7 +8,7 @@ export { validators } from "./generated/validators.js";
 export { schemaIndex } from "./generated/schema-index.js";
 export * from "./formats/types.js";
 export { main } from "./cli/main.js";
-export { convertDocument, convertCheckpoint, readNative, foreignExtLoss, type ConvertOptions, type ConvertResult } from "./core/convert.js";
+export { convertDocument, convertCheckpoint, foreignExtLoss, integerLoss, type ConvertOptions, type ConvertResult } from "./core/convert.js";
 export { yoagentAdapter, yoagentWantsSnake } from "./formats/yoagent.js";
 export { yoagentSessionAdapter, activePath as yoagentSessionActivePath } from "./formats/yoagent-session.js";
 export { phiCoreAdapter } from "./formats/phi-core.js";
@@ -34,7 +34,7 @@ export {
   type TextDiff,
   type PatchOp,
 } from "./core/diff/index.js";
-export { validateDocument, runAdapter, type FileResult, type Alternative, type ValidateOptions } from "./core/document.js";
+export { validateDocument, runAdapter, parseDocument, loaderErrors, loadDocument, type ParsedDocument, type FileResult, type Alternative, type ValidateOptions } from "./core/document.js";
 export { schemaIssues, getValidator } from "./schema/validate.js";
 export { pruneErrors, describeError } from "./schema/issues.js";
 export { canonicalLint, nativeLint, fileSaverLint, fileSaverStem } from "./schema/lint.js";

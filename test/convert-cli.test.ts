@@ -83,6 +83,6 @@ describe("ckpt convert", () => {
     const r = await run(["convert", "bad.json", "-f", "yoagent", "-t", "ckpt"]);
     expect(r.code).toBe(3);
     // /0/content/0/type is the value "audio" at column 36 of line 1 (counted by hand)
-    expect(r.err).toMatch(/^ckpt: bad\.json:1:36: \/0\/content\/0\/type: not a valid yoagent document: must be equal to one of the allowed values/);
+    expect(r.err).toMatch(/^ckpt: bad\.json:1:36: \/0\/content\/0\/type: not a valid yoagent document: unknown type "audio": expected one of text, image, thinking, toolCall/);
   });
 });

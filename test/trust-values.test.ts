@@ -127,3 +127,74 @@ describe("#15.8 lint/filesaver-id-collision only where a FileSaver folder is inv
     expect(v.out).toMatch(/both sanitize to 'a_b\.json'/);
   });
 });
+
+describe("#15.19 an unknown tag is one message listing the valid ones, nearest first", () => {
+  const yo = JSON.parse(readFileSync(F + "yoagent/valid/save_messages.v0.18.json", "utf8")) as Array<Record<string, unknown>>;
+  test.each([
+    ["yoagent", "/1/role", "assistant, user, toolResult", "or an extension message with 'kind' and 'data'"],
+    ["phi-core", "/1/role", "assistant, user, toolResult", "or an extension message with 'kind' and 'data'"],
+  ])("%s: \"role\": \"assistent\"", async (fmt, pointer, list, tail) => {
+    const doc = yo.slice(0, 2).map((m) => ({ ...m }));
+    doc[1]!.role = "assistent";
+    if (fmt === "phi-core") {
+      // the phi-core spelling of the same two messages
+      for (const m of doc) delete m.providerMetadata;
+    }
+    const p = put(`tag-${fmt}.json`, JSON.stringify(doc));
+    const r = await run(["validate", p, "--format", fmt, "--json"]);
+    const issues = JSON.parse(r.out).files[0].issues as Array<{ pointer: string; message: string; rule: string }>;
+    const at = issues.filter((i) => i.pointer.startsWith("/1"));
+    expect(at).toHaveLength(1);
+    expect(at[0]!.pointer).toBe(pointer);
+    expect(at[0]!.message).toBe(`unknown role "assistent": expected one of ${list}, ${tail}`);
+    expect(at[0]!.message).not.toContain("missing required property");
+  });
+  test("ckpt canonical, deepagent and Swarmer roles; a content block's type", async () => {
+    const cases: Array<[string, unknown, string, string]> = [
+      ["c.json", { schemaVersion: 1, threadId: "t", step: 0, messages: [{ role: "assistent", content: [] }], state: {} }, "/messages/0/role", 'unknown role "assistent": expected one of assistant, system, user, toolResult'],
+      ["d.json", { threadId: "t", step: 0, messages: [{ role: "assitant", content: "x" }], state: { todos: [], files: {} }, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z" }, "/messages/0/role", 'unknown role "assitant": expected one of assistant, system, user, tool'],
+      ["agent_1.pkl", { identity: { name: "a", id: "1" }, token_budget: 10, model: "m", token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, message_log: [{ role: "tol", content: "x" }], contexts: {} }, "/message_log/0/role", 'unknown role "tol": expected one of tool, user, system, function, assistant'],
+      ["t.json", [{ role: "user", content: [{ type: "txt", text: "hi" }], timestamp: 1 }], "/0/content/0/type", 'unknown type "txt": expected one of text, image, thinking, toolCall'],
+    ];
+    for (const [name, body, pointer, message] of cases) {
+      const r = await run(["validate", put(name, body), "--json"]);
+      const issues = JSON.parse(r.out).files[0].issues as Array<{ pointer: string; message: string }>;
+      const errs = issues.filter((i) => i.pointer.startsWith(pointer.replace(/\/(role|type)$/, "")));
+      expect(errs.map((i) => [i.pointer, i.message]), name).toEqual([[pointer, message]]);
+    }
+  });
+  test("convert names the same problem in the same words", async () => {
+    const doc = yo.slice(0, 2).map((m) => ({ ...m }));
+    doc[1]!.role = "assistent";
+    const r = await run(["convert", put("tag-conv.json", JSON.stringify(doc)), "-t", "ckpt"]);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('unknown role "assistent": expected one of assistant, user, toolResult');
+  });
+});
+
+test("#15.19 the tag lists (schema/tags.ts) name only values the schemas themselves accept", async () => {
+  const { TAGS } = await import("../src/schema/tags.js");
+  const { schemaIndex } = await import("../src/generated/schema-index.js");
+  const root = join(import.meta.dirname, "..");
+  for (const [name, set] of Object.entries(TAGS)) {
+    const info = schemaIndex.find((s) => s.name === name);
+    expect(info, name).toBeDefined();
+    // the schema file and the files it refers to
+    const files = name.startsWith("formats/") ? [info!.file] : ["schemas/Message.json", "schemas/Content.json"];
+    for (const m of readFileSync(join(root, info!.file), "utf8").matchAll(/"\$ref": "([^#"]+\.json)/g)) files.push(join(info!.file, "..", m[1]!));
+    const seen = { role: new Set<unknown>(), type: new Set<unknown>() };
+    const walk = (x: unknown): void => {
+      if (Array.isArray(x)) return x.forEach(walk);
+      if (!x || typeof x !== "object") return;
+      const props = (x as { properties?: Record<string, { const?: unknown; enum?: unknown[] }> }).properties;
+      for (const k of ["role", "type"] as const) {
+        const p = props?.[k];
+        if (p?.const !== undefined) seen[k].add(p.const);
+        for (const v of p?.enum ?? []) seen[k].add(v);
+      }
+      Object.values(x).forEach(walk);
+    };
+    for (const f of files) walk(JSON.parse(readFileSync(join(root, f), "utf8")));
+    for (const k of ["role", "type"] as const) for (const v of set[k]) expect(seen[k].has(v), `${name} ${k} ${v}`).toBe(true);
+  }
+});

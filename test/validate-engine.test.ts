@@ -31,13 +31,13 @@ describe("oneOf pruning", () => {
       "schema/required /messages/0/content/0 missing required property 'name'",
       "schema/required /messages/0/content/0 missing required property 'arguments'",
       "schema/type /messages/0/content/1/text expected a string",
-      'schema/discriminator /messages/0/content/2/type unknown type "bogus"',
+      'schema/discriminator /messages/0/content/2/type unknown type "bogus": expected one of text, image, file, toolCall, thinking',
       "schema/type /messages/0/content/3 expected an object",
     ]);
   });
   test("an unknown role names the tag", () => {
     const is = schemaIssues("Checkpoint", cp([{ role: "usr", content: [] }]), "f");
-    expect(brief(is)).toEqual(['schema/discriminator /messages/0/role unknown role "usr"']);
+    expect(brief(is)).toEqual(['schema/discriminator /messages/0/role unknown role "usr": expected one of user, system, assistant, toolResult']);
   });
   test("enum expectations list the allowed values in plain words", () => {
     const [i] = schemaIssues("Checkpoint", cp([{ role: "assistant", content: [], stopReason: "done" }]), "f");

@@ -4,11 +4,11 @@
  */
 import { createHash } from "node:crypto";
 import { CkptError } from "../base/errors.js";
-import { parseJson, toPlainNumbers, containsBigInt, stringifyJson, MAYBE_BIG } from "../base/json.js";
-import { detectAll, getAdapter, type FormatName } from "../formats/index.js";
-import type { LossyNote, SourceDoc } from "../formats/types.js";
-import { unbundle } from "../formats/bundle.js";
-import { validators } from "../generated/validators.js";
+import { parseJson, stringifyJson } from "../base/json.js";
+import { plural } from "../base/plural.js";
+import { FORMAT_NAMES, type FormatName } from "../formats/index.js";
+import { convertCheckpoint } from "./convert.js";
+import { loadDocument, type ParsedDocument } from "./document.js";
 
 export interface CheckOptions {
   /** convert every document to this format */
@@ -19,83 +19,38 @@ export interface CheckOptions {
 /** A document that passed: the text to store (the input, or its conversion) and its parsed value. */
 export type CheckResult = { ok: true; text: string; value: unknown } | { ok: false; reason: string };
 
-type Validator = ((v: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> | null };
-
-/** Check one document (`name` is how messages refer to it, e.g. `default#thread-1`). */
+/**
+ * Check one document through the one document pipeline (core/document.ts: detect → parse → the native schema).
+ * `name` is how messages refer to it, e.g. `file:./checkpoints#thread-1`; a reason names it with the place.
+ */
 export function checkRecord(name: string, text: string, opts: CheckOptions): CheckResult {
-  // JSON.parse unless the text may hold an integer beyond 2^53 (or a BOM); parseJson words the syntax errors.
-  const maybeBig = MAYBE_BIG.test(text);
-  let value: unknown;
-  try {
-    value = maybeBig || text.charCodeAt(0) === 0xfeff ? parseJson(text, { file: name }) : JSON.parse(text);
-  } catch {
-    try {
-      parseJson(text, { file: name }); // throws again, with line:column and what was expected
-    } catch (e) {
-      return { ok: false, reason: e instanceof CkptError ? e.format() : String(e) };
-    }
-    return { ok: false, reason: "not a JSON document" };
-  }
-  if (value !== null && typeof value === "object" && (value as { ckptFiles?: unknown }).ckptFiles !== undefined) return checkBundle(name, text, value, opts);
   const doc = { name, text };
-  const found = detectAll(doc)[0];
-  if (!found) return { ok: false, reason: "not a checkpoint of any supported format" };
-  const adapter = getAdapter(found.format);
-  const validate = (validators as Record<string, Validator>)[adapter.schema];
-  const big = maybeBig && containsBigInt(value);
-  if (validate && !validate(big ? toPlainNumbers(value) : value)) {
-    const e = validate.errors?.[0];
-    return { ok: false, reason: `invalid ${found.format} document: ${e?.instancePath || "/"} ${e?.message ?? ""}`.trim() };
-  }
-  if (!opts.toFormat || opts.toFormat === found.format) return { ok: true, text, value };
+  let p: ParsedDocument;
   try {
-    const cp = adapter.toCanonical(adapter.parse(doc), doc);
-    const to = getAdapter(opts.toFormat);
-    const lossy: LossyNote[] = [];
-    const ser = to.serialize(to.fromCanonical(cp, { lossy }));
-    if (!("text" in ser)) return { ok: false, reason: `${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
-    if (lossy.length && !opts.allowLossy) {
-      return {
-        ok: false,
-        reason: `converting ${found.format} → ${opts.toFormat} would drop ${lossy.length} field(s): ${lossy.slice(0, 3).map((n) => n.pointer).join(", ")}${lossy.length > 3 ? ", …" : ""} (use --allow-lossy)`,
-      };
-    }
-    return { ok: true, text: ser.text, value: parseJson(ser.text, { file: name }) };
+    p = loadDocument(doc, undefined, { schemaOnly: true });
   } catch (e) {
-    return { ok: false, reason: e instanceof CkptError ? e.message : String(e) };
+    if (!(e instanceof CkptError)) throw e;
+    if (e.reason === "unknown-format") return { ok: false, reason: `${name}: not a checkpoint of any supported format (expected one of ${FORMAT_NAMES.join(", ")})` };
+    return { ok: false, reason: e.format() };
   }
-}
-
-/** A file bundle (an amacs home, a yoagent JSONL session): the files it holds, parsed and validated as their format. */
-function checkBundle(name: string, text: string, value: unknown, opts: CheckOptions): CheckResult {
-  let doc: SourceDoc;
-  let format: FormatName;
-  let native: unknown;
+  // a file bundle (an amacs home, a yoagent JSONL session) is stored as its JSON envelope; other formats as the JSON value
+  let value: unknown;
+  if (p.doc.bundle) value = parseJson(text, { file: name });
+  else if (p.adapter.name === "yoagent-session" || p.adapter.name === "amacs") return { ok: false, reason: `${name}: a ${p.adapter.name} document is not one JSON value; a store holds it as a file bundle` };
+  else value = p.native;
+  if (!opts.toFormat || opts.toFormat === p.adapter.name) return { ok: true, text, value };
   try {
-    const inner = unbundle({ name, text });
-    doc = inner;
-    format = inner.bundle!.format;
-    native = getAdapter(format).parse(doc);
+    const cp = p.adapter.toCanonical(p.native, p.doc);
+    const r = convertCheckpoint(cp, opts.toFormat);
+    if (!("text" in r.output)) return { ok: false, reason: `${name}: ${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
+    const lossy = r.lossy;
+    if (lossy.length && !opts.allowLossy) {
+      const list = lossy.slice(0, 3).map((n) => n.pointer).join(", ") + (lossy.length > 3 ? ", …" : "");
+      return { ok: false, reason: `${name}: converting ${p.adapter.name} → ${opts.toFormat} would drop ${plural(lossy.length, "field")}: ${list} (use --allow-lossy)` };
+    }
+    return { ok: true, text: r.output.text, value: parseJson(r.output.text, { file: name }) };
   } catch (e) {
     return { ok: false, reason: e instanceof CkptError ? e.format() : String(e) };
-  }
-  const adapter = getAdapter(format);
-  const validate = (validators as Record<string, Validator>)[adapter.schema];
-  if (validate && !validate(containsBigInt(native) ? toPlainNumbers(native) : native)) {
-    const e = validate.errors?.[0];
-    return { ok: false, reason: `${doc.name}: invalid ${format} document: ${e?.instancePath || "/"} ${e?.message ?? ""}`.trim() };
-  }
-  if (!opts.toFormat || opts.toFormat === format) return { ok: true, text, value };
-  try {
-    const cp = adapter.toCanonical(native, doc);
-    const to = getAdapter(opts.toFormat);
-    const lossy: LossyNote[] = [];
-    const ser = to.serialize(to.fromCanonical(cp, { lossy }));
-    if (!("text" in ser)) return { ok: false, reason: `${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
-    if (lossy.length && !opts.allowLossy) return { ok: false, reason: `converting ${format} → ${opts.toFormat} would drop ${lossy.length} field(s): ${lossy.slice(0, 3).map((n) => n.pointer).join(", ")}${lossy.length > 3 ? ", …" : ""} (use --allow-lossy)` };
-    return { ok: true, text: ser.text, value: parseJson(ser.text, { file: name }) };
-  } catch (e) {
-    return { ok: false, reason: e instanceof CkptError ? e.message : String(e) };
   }
 }
 

@@ -11,11 +11,12 @@
  *   Converting to `ckpt` is never lossy: the canonical model keeps every `ext`.
  */
 import type { Checkpoint } from "../generated/types.js";
-import { validators } from "../generated/validators.js";
-import { CkptError, ExitCode, inputError } from "../base/errors.js";
-import { containsBigInt, jsonLocator, toPlainNumbers } from "../base/json.js";
-import { adapters, detectFormat, getAdapter } from "../formats/index.js";
-import type { FormatAdapter, FormatName, Issue, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
+import { CkptError, ExitCode } from "../base/errors.js";
+import { containsBigInt } from "../base/json.js";
+import { schemaIssues } from "../schema/validate.js";
+import { loadDocument } from "./document.js";
+import { getAdapter } from "../formats/index.js";
+import type { FormatAdapter, FormatName, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
 
 export interface ConvertOptions {
   /** source format; detected when omitted */
@@ -61,9 +62,6 @@ const EXT_MEANING: Record<string, string> = {
   loopMessageCounts: "how the messages split into phi-core loops",
 };
 
-/** Validators see numbers, not bigints; copying the whole document only when it holds one keeps this cheap. */
-const plain = (v: unknown) => (containsBigInt(v) ? toPlainNumbers(v) : v);
-
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
@@ -96,57 +94,10 @@ export function foreignExtLoss(cp: Checkpoint, to: FormatName): LossyNote[] {
   return out;
 }
 
-function schemaProblem(adapter: FormatAdapter, native: unknown): { pointer: string; message: string } | undefined {
-  const validate = (validators as Record<string, ((d: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string; keyword: string; params?: Record<string, unknown> }> | null }>)[adapter.schema];
-  if (!validate) return undefined;
-  if (validate(plain(native))) return undefined;
-  const errs = validate.errors ?? [];
-  // the deepest error is the most specific one (if/then and anyOf wrappers report at the parent)
-  const e = [...errs].filter((x) => !["if", "anyOf", "oneOf", "allOf"].includes(x.keyword)).sort((a, b) => b.instancePath.length - a.instancePath.length)[0] ?? errs[0];
-  if (!e) return { pointer: "", message: "does not match the schema" };
-  const extra = e.keyword === "required" ? ` '${String(e.params?.missingProperty)}'` : e.keyword === "enum" ? `: ${JSON.stringify(e.params?.allowedValues)}` : "";
-  return { pointer: e.instancePath, message: `${e.message ?? e.keyword}${extra}` };
-}
-
-function placeOf(adapter: FormatAdapter, native: unknown, doc: SourceDoc, pointer: string) {
-  if (adapter.locate) {
-    const at = adapter.locate(native, pointer, doc);
-    if (at) return { file: at.file, pointer, line: at.line, column: at.column };
-  }
-  if (doc.text !== undefined) {
-    const at = jsonLocator(doc.text).locate(pointer);
-    return { file: doc.name, pointer, line: at.line, column: at.column };
-  }
-  return { file: doc.name, pointer };
-}
-
-/** Parse and check a source document: its own system must be able to load it. */
-export function readNative(doc: SourceDoc, from?: string): { adapter: FormatAdapter; native: unknown; version?: string } {
-  let adapter: FormatAdapter;
-  let version: string | undefined;
-  if (from) {
-    adapter = getAdapter(from);
-    version = adapter.detect(doc).version;
-  } else {
-    const d = detectFormat(doc);
-    adapter = adapters[d.format];
-    version = d.version;
-  }
-  const native = adapter.parse(doc);
-  const bad = schemaProblem(adapter, native);
-  if (bad) {
-    throw inputError("invalid-source", `not a valid ${adapter.name} document: ${bad.message} (ckpt validate lists every issue)`, placeOf(adapter, native, doc, bad.pointer));
-  }
-  const loaderError = (adapter.lint?.(native, doc) ?? []).find((i: Issue) => i.severity === "error");
-  if (loaderError) {
-    throw inputError("invalid-source", `not a valid ${adapter.name} document: ${loaderError.message}`, {
-      file: loaderError.file,
-      pointer: loaderError.pointer,
-      line: loaderError.line,
-      column: loaderError.column,
-    });
-  }
-  return { adapter, native, version };
+/** The first error the target's own loader would find in a native value ckpt wrote, if any. */
+function outputProblem(adapter: FormatAdapter, native: unknown): { pointer: string; message: string } | undefined {
+  const bad = schemaIssues(adapter.schema, native, adapter.name)[0];
+  return bad && { pointer: bad.pointer, message: bad.message };
 }
 
 const I64_MIN = -(2n ** 63n);
@@ -183,7 +134,7 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
   const reported = new Set(lossy.map((n) => n.pointer));
   for (const n of foreignExtLoss(cp, target.name)) if (!reported.has(n.pointer)) lossy.push(n);
   lossy.push(...integerLoss(cp, target, lossy));
-  const bad = schemaProblem(target, native);
+  const bad = outputProblem(target, native);
   if (bad) {
     throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
   }
@@ -198,12 +149,10 @@ function sortNotes(notes: LossyNote[]): LossyNote[] {
 
 /** Native document → canonical → target format. */
 export function convertDocument(doc: SourceDoc, options: ConvertOptions): ConvertResult {
-  const { adapter, native: src, version } = readNative(doc, options.from);
+  const { adapter, native: src, version } = loadDocument(doc, options.from);
   const checkpoint = adapter.toCanonical(src, doc);
-  if (!validators.Checkpoint(plain(checkpoint))) {
-    const e = validators.Checkpoint.errors?.[0];
-    throw new CkptError(ExitCode.BUG, "invalid-canonical", `the ${adapter.name} adapter produced an invalid canonical checkpoint at '${e?.instancePath}': ${e?.message}`);
-  }
+  const e = schemaIssues("Checkpoint", checkpoint, doc.name)[0];
+  if (e) throw new CkptError(ExitCode.BUG, "invalid-canonical", `the ${adapter.name} adapter produced an invalid canonical checkpoint at '${e.pointer}': ${e.message}`);
   const r = convertCheckpoint(checkpoint, options.to, { version: options.version });
   return { from: adapter.name, fromVersion: version, to: r.to, checkpoint, native: r.native, output: r.output, lossy: r.lossy };
 }

@@ -6,7 +6,7 @@ import { CkptError, inputError } from "../base/errors.js";
 import { jsonLocator, parseJson, type Locator } from "../base/json.js";
 import { canonicalLint, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
 import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
-import { unbundle } from "../formats/bundle.js";
+import { unbundle, type Bundle } from "../formats/bundle.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
 import { schemaIssues, type Locate } from "../schema/validate.js";
 
@@ -36,32 +36,84 @@ export interface ValidateOptions {
   format?: string;
 }
 
+/** A document read by the pipeline's first two steps: its format (named or detected) and native value. */
+export interface ParsedDocument {
+  adapter: FormatAdapter;
+  native: unknown;
+  /** the format version detection saw, if the format has versions */
+  version?: string;
+  /** other formats that claim the document as confidently as the chosen one */
+  alternatives: Detection[];
+  /** the document the adapter read: the one given, or the files a store's file bundle holds (formats/bundle.ts) */
+  doc: SourceDoc & { bundle?: Bundle };
+}
+
+/**
+ * detect (or take the named format) → parse. Throws CkptError: an unknown format name (exit 2), a document no format
+ * claims (exit 3; its JSON syntax error when it is not even well-formed), a malformed document (exit 3).
+ */
+export function parseDocument(given: SourceDoc, format?: string): ParsedDocument {
+  const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
+  if (format) {
+    const adapter = getAdapter(format);
+    const version = adapter.detect(doc).version;
+    return { adapter, native: adapter.parse(doc), ...(version !== undefined ? { version } : {}), alternatives: [], doc };
+  }
+  const all = detectAll(doc);
+  if (all.length === 0) {
+    // no format claims it: when it is not even well-formed JSON, that is the clearer message
+    if (doc.text !== undefined) syntaxCheck(doc);
+    throw inputError("unknown-format", `cannot tell the format: expected one of ${Object.keys(adapters).join(", ")} (name it with --format)`, { file: doc.name });
+  }
+  const chosen = all[0]!;
+  const adapter = adapters[chosen.format];
+  return {
+    adapter,
+    native: adapter.parse(doc),
+    ...(chosen.version !== undefined ? { version: chosen.version } : {}),
+    alternatives: all.slice(1).filter((d) => d.confidence >= chosen.confidence),
+    doc,
+  };
+}
+
+/**
+ * The loader's verdict on a parsed document: the native schema's errors (positioned, unknown tags explained), then —
+ * unless `schemaOnly` — the loader rejections the adapter finds beyond the schema. Empty when the system loads it.
+ */
+export function loaderErrors(p: ParsedDocument, opts: { schemaOnly?: boolean } = {}): Issue[] {
+  const { adapter, native, doc } = p;
+  const need = mayNeedNativeLint(native, doc.text);
+  const errors = schemaIssues(adapter.schema, native, doc.name, locatorFor(adapter, native, doc), need.bigint);
+  if (errors.length || opts.schemaOnly) return errors;
+  return (adapter.lint?.(native, doc) ?? []).filter((i) => i.severity === "error");
+}
+
+/**
+ * The whole pipeline for a document to be used (convert, replay, a migration's record check): parse, then refuse
+ * (exit 3) what the system's own loader would refuse, naming the first problem and where it is.
+ */
+export function loadDocument(doc: SourceDoc, format?: string, opts: { schemaOnly?: boolean } = {}): ParsedDocument {
+  const p = parseDocument(doc, format);
+  const bad = loaderErrors(p, opts)[0];
+  if (bad) {
+    const place = { file: bad.file, pointer: bad.pointer, ...(bad.line !== undefined ? { line: bad.line, column: bad.column } : {}) };
+    throw inputError("invalid-source", `not a valid ${p.adapter.name} document: ${bad.message} (ckpt validate lists every issue)`, place);
+  }
+  return p;
+}
+
 /** Validate one document. Expected failures (unreadable, unknown format, syntax) come back as `fatal`. */
 export function validateDocument(given: SourceDoc, opts: ValidateOptions = {}): FileResult {
   const result: FileResult = { file: given.name, alternatives: [], valid: false, issues: [] };
   try {
-    const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
-    let chosen: Detection;
-    let equal: Detection[] = [];
-    if (opts.format) {
-      const a = getAdapter(opts.format);
-      chosen = { format: a.name, confidence: 1, version: a.detect(doc).version };
-    } else {
-      const all = detectAll(doc);
-      if (all.length === 0) {
-        // no format claims it: when it is not even well-formed JSON, that is the clearer message
-        if (doc.text !== undefined) syntaxCheck(doc);
-        throw inputError("unknown-format", `cannot tell the format: expected one of ${Object.keys(adapters).join(", ")} (name it with --format)`, { file: doc.name });
-      }
-      chosen = all[0]!;
-      equal = all.slice(1).filter((d) => d.confidence >= chosen.confidence);
-    }
-    result.format = chosen.format;
-    if (chosen.version !== undefined) result.formatVersion = chosen.version;
-    const main = runAdapter(adapters[chosen.format], doc);
+    const p = parseDocument(given, opts.format);
+    const doc = p.doc;
+    result.format = p.adapter.name;
+    if (p.version !== undefined) result.formatVersion = p.version;
+    const main = runAdapter(p.adapter, doc, p.native);
     result.issues = main.issues;
     result.threadId = main.threadId;
-    for (const alt of equal) {
+    for (const alt of p.alternatives) {
       const r = safeRun(adapters[alt.format], doc);
       result.alternatives.push({ format: alt.format, ...(alt.version ? { version: alt.version } : {}), errors: r.errors, warnings: r.warnings });
     }
@@ -124,16 +176,21 @@ function safeRun(a: FormatAdapter, doc: SourceDoc): { errors: number; warnings: 
   }
 }
 
-/** parse → schema → adapter lint → generic lints, issues positioned and de-duplicated. */
-export function runAdapter(a: FormatAdapter, doc: SourceDoc): { issues: Issue[]; threadId?: string } {
-  const native = a.parse(doc);
+/** Where a pointer into the native value is in the source: the adapter's own locator, else the JSON text's. */
+function locatorFor(a: FormatAdapter, native: unknown, doc: SourceDoc): Locate {
   let jl: Locator | undefined;
-  const locate: Locate = (p) => {
+  return (p) => {
     if (a.locate) return a.locate(native, p, doc);
     if (doc.text === undefined) return undefined;
     jl ??= jsonLocator(doc.text);
     return jl.locate(p);
   };
+}
+
+/** parse → schema → adapter lint → generic lints, issues positioned and de-duplicated. */
+export function runAdapter(a: FormatAdapter, doc: SourceDoc, parsed?: unknown): { issues: Issue[]; threadId?: string } {
+  const native = parsed !== undefined ? parsed : a.parse(doc);
+  const locate = locatorFor(a, native, doc);
   const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => {
     const at = locate(pointer);
     const i: Issue = { severity, rule, message, pointer, file: at?.file ?? doc.name };

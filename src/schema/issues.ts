@@ -89,6 +89,12 @@ const list = (xs: readonly unknown[]) => xs.map((x) => (typeof x === "string" ? 
 export function describeError(e: ErrorObject): { pointer: string; message: string; expected: string } {
   const p = e.params as Record<string, unknown>;
   const at = e.instancePath;
+  if (p.unknownTag) {
+    // schema/tags.ts: an unknown tag, with the valid values nearest first
+    const allowed = (p.allowed as string[]).join(", ");
+    const ext = p.extension ? ", or an extension message with 'kind' and 'data'" : "";
+    return { pointer: at, message: `unknown ${String(p.tag)} ${JSON.stringify(p.value)}: expected one of ${allowed}${ext}`, expected: `one of ${allowed}${ext}` };
+  }
   switch (e.keyword) {
     case "required":
       return { pointer: at, message: `missing required property '${String(p.missingProperty)}'`, expected: `property '${String(p.missingProperty)}'` };

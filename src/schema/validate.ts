@@ -6,6 +6,7 @@ import type { CompiledValidator } from "../generated/validators.js";
 import { containsBigInt, toPlainNumbers } from "../base/json.js";
 import type { Issue } from "./types.js";
 import { describeError, pruneErrors } from "./issues.js";
+import { explainUnknownTags } from "./tags.js";
 
 /** Where a pointer is in the source text. */
 export type Locate = (pointer: string) => { line: number; column: number; file?: string } | undefined;
@@ -24,7 +25,7 @@ export function schemaIssues(schemaName: string, value: unknown, file: string, l
   if (!v) throw new Error(`no compiled validator named '${schemaName}' (run npm run gen)`);
   const plain = mayHoldBigInt && containsBigInt(value) ? toPlainNumbers(value) : value;
   if (v(plain)) return [];
-  return pruneErrors(v.errors ?? []).map((e) => {
+  return explainUnknownTags(schemaName, plain, pruneErrors(v.errors ?? [])).map((e) => {
     const d = describeError(e);
     const at = locate?.(d.pointer);
     const issue: Issue = { severity: "error", rule: `schema/${e.keyword}`, message: d.message, expected: d.expected, pointer: d.pointer, file: at?.file ?? file };
