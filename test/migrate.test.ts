@@ -127,7 +127,7 @@ describe("ckpt migrate", () => {
     expect(rejects.map((r) => r.threadId).sort()).toEqual(["broken", "invalid"]);
     expect(rejects.find((r) => r.threadId === "broken").reason).toMatch(/invalid JSON/);
     // the reason names the source store and thread, the place, and says what the loader expected
-    expect(rejects.find((r) => r.threadId === "invalid").reason).toBe(`file:${src}#invalid:3:11: /step: not a valid deepagent document: expected a number >= 0 (ckpt validate lists every issue)`);
+    expect(rejects.find((r) => r.threadId === "invalid").reason).toBe(`${join(src, "invalid.json")}:3:11: /step: not a valid deepagent document: expected a number >= 0 (ckpt validate lists every issue)`);
     expect((await storeHashes(`sqlite:${join(work, "c.db")}`)).size).toBe(4);
     const t2 = { ...io(), cwd: work };
     expect(await main(["migrate", "--from", `file:${src}`, "--to", `sqlite:${join(work, "d.db")}`, "--strict", "-q"], t2)).toBe(5);
