@@ -8,23 +8,17 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { adapters } from "../src/formats/index.js";
 import type { FormatAdapter, Issue, SourceDoc } from "../src/formats/types.js";
-import { validators } from "../src/generated/validators.js";
-import { jsonLocator, toPlainNumbers } from "../src/base/json.js";
+import { schemaIssues } from "../src/schema/validate.js";
+import { jsonLocator } from "../src/base/json.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const FORMATS = ["yoagent", "yoagent-session", "phi-core", "phi-core-session"] as const;
 
 function issuesOf(a: FormatAdapter, doc: SourceDoc): Issue[] {
   const native = a.parse(doc);
-  const v = (validators as Record<string, ((d: unknown) => boolean) & { errors?: Array<{ instancePath: string; keyword: string; message?: string }> | null }>)[a.schema]!;
-  const out: Issue[] = [];
   const loc = jsonLocator(doc.text!);
-  if (!v(toPlainNumbers(native))) {
-    for (const e of v.errors ?? []) {
-      const at = a.locate ? a.locate(native, e.instancePath, doc) : { ...loc.locate(e.instancePath), file: doc.name };
-      out.push({ severity: "error", rule: `schema/${e.keyword}`, message: e.message ?? "", pointer: e.instancePath, file: doc.name, line: at?.line, column: at?.column });
-    }
-  }
+  // the schema's errors as every command reports them (pruned to the meant branch, unknown tags explained)
+  const out: Issue[] = schemaIssues(a.schema, native, doc.name, (p) => (a.locate ? a.locate(native, p, doc) : loc.locate(p)));
   out.push(...(a.lint?.(native, doc) ?? []));
   return out;
 }

@@ -68,8 +68,8 @@ describe("migrate: checks in a worker thread", () => {
     expect(on.summary).toMatchObject({ read: 43, written: 40, verified: 40, rejected: 3, mismatches: [] });
 
     const reasons = Object.fromEntries(on.summary.rejectedRecords.map((r: Any) => [r.threadId, r.reason]));
-    expect(reasons["bad-format"]).toBe("not a checkpoint of any supported format");
-    expect(reasons["bad-todo"]).toMatch(/^invalid deepagent document: \/state\/todos\/0\/status /);
+    expect(reasons["bad-format"]).toMatch(/^default#bad-format: not a checkpoint of any supported format \(expected one of ckpt, /);
+    expect(reasons["bad-todo"]).toMatch(/^default#bad-todo:\d+:\d+: \/state\/todos\/0\/status: not a valid deepagent document: expected one of /);
     expect(reasons["bad-json"]).toMatch(/default#bad-json:4:1/); // the text ends after line 3: expected a key at 4:1
 
     expect([...on.stored.entries()].sort()).toEqual([...off.stored.entries()].sort());
