@@ -1,0 +1,112 @@
+/**
+ * Byte-level msgpack helpers for LangGraph's Python serde (LANGGRAPH.md §5.2): walk a value without decoding it,
+ * split a top-level map into (key, raw value bytes), and build a map from raw value bytes. msgpack is context-free,
+ * so the bytes of a value inside a map are exactly what `ormsgpack.packb(value)` gives for the value alone: a
+ * checkpoint's channel values can move between a SQLite checkpoint and PostgreSQL blobs without being re-encoded.
+ */
+import { encode as mpEncode, decode as mpDecode } from "@msgpack/msgpack";
+import { inputError } from "../../base/errors.js";
+
+const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
+const u32 = (b: Uint8Array, p: number) => ((b[p]! << 24) >>> 0) + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
+
+function truncated(): never {
+  throw inputError("msgpack", "msgpack value cut short");
+}
+
+/** Offset just past the value that starts at `p`. */
+export function skip(b: Uint8Array, p: number): number {
+  if (p >= b.length) truncated();
+  const t = b[p]!;
+  let end: number;
+  if (t <= 0x7f || t >= 0xe0 || t === 0xc0 || t === 0xc2 || t === 0xc3) end = p + 1;
+  else if (t >= 0x80 && t <= 0x8f) end = skipN(b, p + 1, (t & 0x0f) * 2);
+  else if (t >= 0x90 && t <= 0x9f) end = skipN(b, p + 1, t & 0x0f);
+  else if (t >= 0xa0 && t <= 0xbf) end = p + 1 + (t & 0x1f);
+  else {
+    switch (t) {
+      case 0xc4: case 0xd9: end = p + 2 + b[p + 1]!; break; // bin8, str8
+      case 0xc5: case 0xda: end = p + 3 + u16(b, p + 1); break;
+      case 0xc6: case 0xdb: end = p + 5 + u32(b, p + 1); break;
+      case 0xc7: end = p + 3 + b[p + 1]!; break; // ext8: len, type, data
+      case 0xc8: end = p + 4 + u16(b, p + 1); break;
+      case 0xc9: end = p + 6 + u32(b, p + 1); break;
+      case 0xca: end = p + 5; break;
+      case 0xcb: end = p + 9; break;
+      case 0xcc: case 0xd0: end = p + 2; break;
+      case 0xcd: case 0xd1: end = p + 3; break;
+      case 0xce: case 0xd2: end = p + 5; break;
+      case 0xcf: case 0xd3: end = p + 9; break;
+      case 0xd4: end = p + 3; break; // fixext1
+      case 0xd5: end = p + 4; break;
+      case 0xd6: end = p + 6; break;
+      case 0xd7: end = p + 10; break;
+      case 0xd8: end = p + 18; break;
+      case 0xdc: end = skipN(b, p + 3, u16(b, p + 1)); break;
+      case 0xdd: end = skipN(b, p + 5, u32(b, p + 1)); break;
+      case 0xde: end = skipN(b, p + 3, u16(b, p + 1) * 2); break;
+      case 0xdf: end = skipN(b, p + 5, u32(b, p + 1) * 2); break;
+      default: throw inputError("msgpack", `byte 0x${t.toString(16)} at offset ${p} starts no msgpack value`);
+    }
+  }
+  if (end > b.length) truncated();
+  return end;
+}
+
+function skipN(b: Uint8Array, p: number, n: number): number {
+  for (let i = 0; i < n; i++) p = skip(b, p);
+  return p;
+}
+
+/** The ext type code of the value at `p`, or undefined when it is not an ext. */
+export function extTypeAt(b: Uint8Array, p: number): number | undefined {
+  const t = b[p]!;
+  if (t >= 0xd4 && t <= 0xd8) return (b[p + 1]! << 24) >> 24;
+  if (t === 0xc7) return (b[p + 2]! << 24) >> 24;
+  if (t === 0xc8) return (b[p + 3]! << 24) >> 24;
+  if (t === 0xc9) return (b[p + 5]! << 24) >> 24;
+  return undefined;
+}
+
+/** Whether the value at `p` is nil, a bool, a number or a string (what Python PostgresSaver keeps inline). */
+export function isPrimitiveAt(b: Uint8Array, p: number): boolean {
+  const t = b[p]!;
+  return t <= 0x7f || t >= 0xe0 || (t >= 0xa0 && t <= 0xbf) || t === 0xc0 || t === 0xc2 || t === 0xc3 || (t >= 0xca && t <= 0xd3) || (t >= 0xd9 && t <= 0xdb);
+}
+
+/** The entries of the map at `p` (keys must be strings), each with the raw bytes of its value. */
+export function mapEntries(b: Uint8Array, p = 0): Array<[string, Uint8Array]> {
+  const t = b[p]!;
+  let n: number;
+  let q: number;
+  if (t >= 0x80 && t <= 0x8f) [n, q] = [t & 0x0f, p + 1];
+  else if (t === 0xde) [n, q] = [u16(b, p + 1), p + 3];
+  else if (t === 0xdf) [n, q] = [u32(b, p + 1), p + 5];
+  else throw inputError("msgpack", "expected a msgpack map");
+  const out: Array<[string, Uint8Array]> = [];
+  for (let i = 0; i < n; i++) {
+    const kEnd = skip(b, q);
+    const key = mpDecode(b.subarray(q, kEnd));
+    if (typeof key !== "string") throw inputError("msgpack", "expected string map keys");
+    const vEnd = skip(b, kEnd);
+    out.push([key, b.subarray(kEnd, vEnd)]);
+    q = vEnd;
+  }
+  return out;
+}
+
+function mapHeader(n: number): Uint8Array {
+  if (n < 16) return Uint8Array.of(0x80 | n);
+  if (n < 0x10000) return Uint8Array.of(0xde, n >> 8, n & 0xff);
+  return Uint8Array.of(0xdf, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff);
+}
+
+/** A map from keys and already-encoded values, in the given order. */
+export function buildMap(entries: Array<[string, Uint8Array]>): Uint8Array {
+  const parts: Uint8Array[] = [mapHeader(entries.length)];
+  for (const [k, v] of entries) parts.push(mpEncode(k), v);
+  return Buffer.concat(parts);
+}
+
+/** Decode plain msgpack (no ext types). */
+export const decodePlain = (b: Uint8Array): unknown => mpDecode(b);

@@ -1,0 +1,243 @@
+/**
+ * LangGraph store rows, store-neutral, and the PostgreSQL channel split (LANGGRAPH.md §1.3, §9).
+ *
+ * The unit everything moves in is `LgCheckpoint`: a checkpoint in the SQLite layout (the whole serialized checkpoint
+ * with its `channel_values`, metadata as JSON text) with its pending writes. PostgreSQL keeps the same checkpoint as a
+ * JSONB row plus `checkpoint_blobs`; `splitForPostgres` / `assembleFromPostgres` go between the two exactly as the
+ * libraries do on put / get:
+ * - Python: None/str/int/float/bool channel values stay inline in the JSONB `channel_values`; a delta snapshot
+ *   (ext 7) goes to a blob with the inline sentinel `true`; anything else is a `msgpack` blob. Blob bytes are the
+ *   value's own bytes inside the checkpoint (msgpack is context-free), never re-encoded.
+ * - JS: `channel_values` leaves the JSONB; every channel in `channel_versions` gets a blob row, `json` or
+ *   (`empty`, NULL) when the checkpoint has no value for it. Channel values that have no version at all (JS keeps
+ *   defaults such as `"total": 0`, `"__pregel_tasks": []` in SQLite) cannot be blobs; they stay in the JSONB
+ *   `channel_values`, which the JS reader ignores, so that PostgreSQL → SQLite gives them back.
+ */
+import { encode as mpEncode, ExtData } from "@msgpack/msgpack";
+import { inputError } from "../../base/errors.js";
+import { buildMap, decodePlain, extTypeAt, isPrimitiveAt, mapEntries } from "./msgpack.js";
+import { pythonJsonDumps, EXT, type Library } from "./encode.js";
+
+export interface LgWrite {
+  taskId: string;
+  idx: number;
+  channel: string;
+  /** serde tag (`msgpack`, `json`, `null`, `bytes`, …) */
+  type: string | null;
+  value: Uint8Array;
+  /** Python PostgresSaver only; "" elsewhere */
+  taskPath: string;
+}
+
+export interface LgCheckpoint {
+  threadId: string;
+  ns: string;
+  id: string;
+  parentId: string | null;
+  /** serde tag of the checkpoint payload (`msgpack`, `json`; NULL on legacy JS rows) */
+  type: string | null;
+  /** the whole serialized checkpoint, `channel_values` included (SQLite layout) */
+  checkpoint: Uint8Array;
+  /** metadata as JSON text (what SQLite stores) */
+  metadata: Uint8Array;
+  writes: LgWrite[];
+}
+
+export interface PgCheckpointRow {
+  threadId: string;
+  ns: string;
+  id: string;
+  parentId: string | null;
+  /** JSONB text */
+  checkpoint: string;
+  /** JSONB text */
+  metadata: string;
+}
+
+export interface PgBlobRow {
+  threadId: string;
+  ns: string;
+  channel: string;
+  version: string;
+  type: string;
+  blob: Uint8Array | null;
+}
+
+type Obj = Record<string, unknown>;
+const name = (c: { threadId: string; ns: string; id: string }) => `${c.threadId}${c.ns ? `|${c.ns}` : ""}@${c.id}`;
+
+/** JSONB cannot hold U+0000: both PostgreSQL savers strip it (js:pg/index.ts:264-270, py:ckpt/base/__init__.py:761-774). */
+export function stripNul(v: unknown): unknown {
+  if (typeof v === "string") return v.includes("\u0000") ? v.replace(/\u0000/g, "") : v;
+  if (Array.isArray(v)) return v.map(stripNul);
+  if (v && typeof v === "object" && !(v instanceof Uint8Array)) {
+    const o: Obj = {};
+    for (const [k, x] of Object.entries(v as Obj)) o[k.replace(/\u0000/g, "")] = stripNul(x);
+    return o;
+  }
+  return v;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+export const textOf = (b: Uint8Array) => utf8.decode(b);
+
+/** Which library wrote (or will read) a checkpoint: versions are strings in Python, integers in JS (§3). */
+export function libraryOfVersions(cp: Obj): Library | undefined {
+  const cv = cp.channel_versions as Obj | undefined;
+  for (const v of Object.values(cv ?? {})) return typeof v === "string" ? "python" : "js";
+  return undefined;
+}
+
+/** The checkpoint's library from its serde tag and versions (msgpack is always Python). */
+export function libraryOf(cp: LgCheckpoint, fallback: Library): Library {
+  if (cp.type === "msgpack") return "python";
+  try {
+    return libraryOfVersions(JSON.parse(textOf(cp.checkpoint)) as Obj) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** Metadata as PostgreSQL stores it: NUL stripped; Python drops the legacy `writes` key (§6). */
+export function metadataForPostgres(meta: Uint8Array, lib: Library): string {
+  const m = stripNul(JSON.parse(textOf(meta) || "{}")) as Obj;
+  if (lib === "python") delete m.writes;
+  return JSON.stringify(m);
+}
+
+/** Metadata as SQLite stores it: Python's json.dumps text, or JS's compact JSON. */
+export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
+  Buffer.from(lib === "python" ? pythonJsonDumps(jsonb) : JSON.stringify(jsonb));
+
+/**
+ * Split one checkpoint for PostgreSQL. `seen` holds the blob keys (`channel\0version`) already produced for this
+ * (thread, namespace) in this run, so a value shared by many checkpoints is emitted once (the insert is
+ * ON CONFLICT DO NOTHING either way, as the libraries write it).
+ */
+export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<string>): { row: PgCheckpointRow; blobs: PgBlobRow[] } {
+  const meta = metadataForPostgres(cp.metadata, lib);
+  const base = { threadId: cp.threadId, ns: cp.ns, id: cp.id, parentId: cp.parentId };
+  const blobs: PgBlobRow[] = [];
+  const addBlob = (channel: string, version: unknown, type: string, blob: Uint8Array | null) => {
+    if (version === undefined) return;
+    const v = String(version);
+    const key = `${channel}\u0000${v}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    blobs.push({ threadId: cp.threadId, ns: cp.ns, channel, version: v, type, blob });
+  };
+  if (cp.type === "msgpack") {
+    const out: Obj = {};
+    let values: Array<[string, Uint8Array]> = [];
+    for (const [k, raw] of mapEntries(cp.checkpoint)) {
+      if (k === "channel_values") values = mapEntries(raw);
+      else out[k] = plainValue(raw, cp, k);
+    }
+    const versions = (out.channel_versions ?? {}) as Obj;
+    const inline: Obj = {};
+    for (const [ch, raw] of values) {
+      if (isPrimitiveAt(raw, 0)) inline[ch] = stripNul(decodePlain(raw));
+      else {
+        if (extTypeAt(raw, 0) === EXT.DELTA_SNAPSHOT) inline[ch] = true;
+        addBlob(ch, versions[ch], "msgpack", raw);
+      }
+    }
+    return { row: { ...base, checkpoint: JSON.stringify(withValues(out, inline)), metadata: meta }, blobs };
+  }
+  const parsed = JSON.parse(textOf(cp.checkpoint)) as Obj;
+  const values = (parsed.channel_values ?? {}) as Obj;
+  const versions = (parsed.channel_versions ?? {}) as Obj;
+  const rest: Obj = {};
+  if (lib === "python") {
+    for (const [ch, v] of Object.entries(values)) {
+      if (v === null || typeof v !== "object") rest[ch] = stripNul(v);
+      else addBlob(ch, versions[ch], "json", Buffer.from(JSON.stringify(v)));
+    }
+  } else {
+    for (const [ch, ver] of Object.entries(versions)) {
+      if (ch in values) addBlob(ch, ver, "json", Buffer.from(JSON.stringify(values[ch])));
+      else addBlob(ch, ver, "empty", null);
+    }
+    for (const [ch, v] of Object.entries(values)) if (!(ch in versions)) rest[ch] = stripNul(v);
+  }
+  const { channel_values: _drop, ...others } = parsed;
+  const jsonb = lib === "js" && Object.keys(rest).length === 0 ? others : withValues(others, rest);
+  return { row: { ...base, checkpoint: JSON.stringify(stripNul(jsonb)), metadata: meta }, blobs };
+}
+
+/** The checkpoint object with `channel_values` placed after v/ts/id, as the libraries order it. */
+function withValues(o: Obj, values: Obj): Obj {
+  const out: Obj = {};
+  for (const k of ["v", "ts", "id"]) if (k in o) out[k] = o[k];
+  out.channel_values = values;
+  for (const [k, v] of Object.entries(o)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+function plainValue(raw: Uint8Array, cp: LgCheckpoint, key: string): unknown {
+  const v = decodePlain(raw);
+  if (holdsExt(v)) {
+    throw inputError("langgraph-checkpoint", `checkpoint ${name(cp)}: '${key}' holds a Python object that JSONB cannot store`);
+  }
+  return v;
+}
+
+const holdsExt = (v: unknown): boolean =>
+  v instanceof ExtData || v instanceof Uint8Array || (typeof v === "object" && v !== null && Object.values(v).some(holdsExt));
+
+/** A blob as the checkpoint's `channel_values` holds it (type `empty` rows are skipped by the caller). */
+export interface BlobValue {
+  type: string;
+  blob: Uint8Array | null;
+}
+
+/**
+ * The SQLite-layout checkpoint from a PostgreSQL row (parsed JSONB) and the blobs its `channel_versions` reference
+ * (keyed by channel). Python: inline values, then blobs over them (py:pg/__init__.py:579-585), msgpack; JS: blobs
+ * (plus the unversioned values this module keeps inline), JSON in `copyCheckpoint` key order.
+ */
+export function assembleFromPostgres(row: { checkpoint: Obj; metadata: unknown }, blobs: Map<string, BlobValue>, lib: Library): { type: string; checkpoint: Uint8Array; metadata: Uint8Array } {
+  const cp = row.checkpoint;
+  const inline = (cp.channel_values ?? {}) as Obj;
+  if (lib === "python") {
+    const values: Array<[string, Uint8Array]> = [];
+    const blobbed = new Set<string>();
+    for (const [ch, b] of blobs) if (b.type !== "empty") blobbed.add(ch);
+    for (const [ch, v] of Object.entries(inline)) if (!blobbed.has(ch)) values.push([ch, mpEncode(v)]);
+    for (const [ch, b] of blobs) if (b.type !== "empty") values.push([ch, pyBlobBytes(b)]);
+    const entries: Array<[string, Uint8Array]> = [];
+    for (const k of ["v", "ts", "id"]) if (k in cp) entries.push([k, mpEncode(cp[k])]);
+    entries.push(["channel_values", buildMap(values)]);
+    for (const [k, v] of Object.entries(cp)) if (!["v", "ts", "id", "channel_values"].includes(k)) entries.push([k, mpEncode(v)]);
+    return { type: "msgpack", checkpoint: buildMap(entries), metadata: metadataForSqlite(row.metadata, lib) };
+  }
+  const parts: string[] = [];
+  for (const [ch, v] of Object.entries(inline)) if (!blobs.has(ch) || blobs.get(ch)!.type === "empty") parts.push(`${JSON.stringify(ch)}:${JSON.stringify(v)}`);
+  for (const [ch, b] of blobs) if (b.type !== "empty") parts.push(`${JSON.stringify(ch)}:${jsBlobText(b)}`);
+  const head = ["v", "id", "ts"].filter((k) => k in cp).map((k) => `${JSON.stringify(k)}:${JSON.stringify(cp[k])}`);
+  const tail = Object.entries(cp).filter(([k]) => !["v", "id", "ts", "channel_values"].includes(k)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  const text = `{${[...head, `"channel_values":{${parts.join(",")}}`, ...tail].join(",")}}`;
+  return { type: "json", checkpoint: Buffer.from(text), metadata: metadataForSqlite(row.metadata, lib) };
+}
+
+function pyBlobBytes(b: BlobValue): Uint8Array {
+  switch (b.type) {
+    case "msgpack":
+      return b.blob ?? mpEncode(null);
+    case "null":
+      return mpEncode(null);
+    case "json":
+      return mpEncode(JSON.parse(textOf(b.blob ?? new Uint8Array())));
+    case "bytes":
+    case "bytearray":
+      return mpEncode(b.blob ?? new Uint8Array());
+    default:
+      throw inputError("langgraph-blob", `a checkpoint_blobs row has serde type '${b.type}', which cannot be stored in a SQLite checkpoint`);
+  }
+}
+
+function jsBlobText(b: BlobValue): string {
+  if (b.type === "json") return textOf(b.blob ?? Buffer.from("null"));
+  if (b.type === "null") return "null";
+  throw inputError("langgraph-blob", `a checkpoint_blobs row has serde type '${b.type}', which a JS checkpoint cannot hold`);
+}

@@ -1,0 +1,80 @@
+/**
+ * LangGraph checkpoint stores at the row level (LANGGRAPH.md §1): what `migrate`, `prune` and `stats` need to move,
+ * delete and measure rows exactly as the libraries store them. SQLite (`checkpoints`, `writes`) and PostgreSQL
+ * (`checkpoints`, `checkpoint_blobs`, `checkpoint_writes`, `checkpoint_migrations`, in the URI's `?schema=`).
+ * Decoding values is the read side's business (src/formats/langgraph/); these stores hand over bytes.
+ */
+import type { Library } from "../formats/langgraph/encode.js";
+import type { LgCheckpoint } from "../formats/langgraph/rows.js";
+import { parseSaverUri } from "./uri.js";
+import { usageError } from "../base/errors.js";
+
+export interface CheckpointKey {
+  threadId: string;
+  ns: string;
+  id: string;
+}
+
+export const keyOf = (k: CheckpointKey) => `${k.threadId}\u0000${k.ns}\u0000${k.id}`;
+
+/** One checkpoint as prune planning sees it (no payload). */
+export interface CheckpointHead extends CheckpointKey {
+  parentId: string | null;
+  /** metadata.step, when present */
+  step?: number;
+  /** ISO timestamp of the checkpoint (`ts`), when known */
+  ts?: string;
+  /** DeltaChannel counters (metadata.counters_since_delta_snapshot), when present */
+  deltaCounters?: Record<string, unknown>;
+  /** whether the checkpoint holds a delta snapshot for these channels (PG Python: inline sentinel `true`) */
+  bytes: number;
+}
+
+export interface TableStat {
+  table: string;
+  rows: number;
+  bytes: number;
+}
+
+export interface WriteOptions {
+  /** the library whose layout the rows follow in this store */
+  library: Library;
+  /** replace existing rows (else existing checkpoints are left alone) */
+  overwrite: boolean;
+}
+
+export interface LgStore {
+  readonly kind: "sqlite" | "postgres";
+  readonly uri: string;
+  /** whether the LangGraph tables exist */
+  hasLayout(): Promise<boolean>;
+  /** the library that wrote the store (PG: migrations max v; SQLite: first checkpoint), undefined when empty */
+  library(): Promise<Library | undefined>;
+  /** create the tables (and PG indexes, migration rows) exactly as the library's own setup() */
+  setup(lib: Library): Promise<void>;
+  /** checkpoints held */
+  count(): Promise<number>;
+  /** every checkpoint with its writes, in (thread_id, checkpoint_ns, checkpoint_id) order, in batches */
+  scan(batchSize: number, threads?: (id: string) => boolean): AsyncIterable<LgCheckpoint[]>;
+  /** the stored checkpoints among `keys` (what the store holds, in the SQLite layout), for conflicts */
+  load(keys: CheckpointKey[], lib: Library): Promise<Map<string, LgCheckpoint>>;
+  /** write checkpoints and their writes in one transaction */
+  write(cps: LgCheckpoint[], opts: WriteOptions): Promise<void>;
+  /** the raw stored form of `keys`, comparable with `stagedForm` of what was written (read-back verification) */
+  readBack(keys: CheckpointKey[]): Promise<Map<string, string>>;
+  /** the form `readBack` will give for a checkpoint after `write` */
+  stagedForm(cp: LgCheckpoint, lib: Library): string;
+  close(): Promise<void>;
+}
+
+export function isLangGraphUri(uri: string, env?: NodeJS.ProcessEnv): boolean {
+  const u = parseSaverUri(uri, env);
+  return u.kind === "sqlite" || u.kind === "postgres";
+}
+
+export async function openLgStore(uri: string, opts: { env?: NodeJS.ProcessEnv; readonly?: boolean; create?: boolean } = {}): Promise<LgStore> {
+  const u = parseSaverUri(uri, opts.env);
+  if (u.kind === "sqlite") return (await import("./lgstore-sqlite.js")).openSqliteLgStore(u.location, u.redacted, opts);
+  if (u.kind === "postgres") return (await import("./lgstore-postgres.js")).openPostgresLgStore(u.location, u.redacted, u.params.get("schema") ?? "public");
+  throw usageError(`'${u.redacted}' is not a LangGraph store: expected sqlite:<path> or postgres://…?schema=`);
+}
