@@ -36,6 +36,8 @@ interface Args {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
+  toLibrary?: string;
+  thread?: string[];
 }
 
 /** Parallel writers when --jobs is not given: a networked store takes several connections' round trips at once. */
@@ -62,7 +64,7 @@ async function openWriters(uri: string, jobs: number | undefined, env: NodeJS.Pr
 }
 
 /** A journal file: one JSON line per committed record, fsynced per batch; removed when the run completes. */
-async function openJournal(path: string, resume: boolean, header: object): Promise<Journal & { close(): Promise<void>; remove(): Promise<void> }> {
+export async function openJournal(path: string, resume: boolean, header: object): Promise<Journal & { close(): Promise<void>; remove(): Promise<void> }> {
   const done = new Set<string>();
   if (existsSync(path)) {
     if (!resume) {
@@ -156,6 +158,8 @@ export const migrateCommand: CommandDef = {
       .option("jobs", { alias: "j", type: "number", describe: `parallel writers (connections) for redis:// and postgres:// targets, records sharded by thread id (default ${DEFAULT_JOBS} there, 1 elsewhere)` })
       .option("journal", { type: "string", describe: "journal file (default: .ckpt-migrate-<hash>.journal in the current folder)" })
       .option("resume", { type: "boolean", default: false, describe: "finish an interrupted migration from its journal" })
+      .option("to-library", { type: "string", choices: ["python", "js"], describe: "LangGraph stores: convert the history for this library (msgpack ⇄ json, versions)" })
+      .option("thread", { type: "string", array: true, describe: "LangGraph stores: copy only these threads" })
       .option("json", { type: "boolean", default: false, describe: "NDJSON progress events and summary on stdout" })
       .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every source entry that is not a checkpoint (ignored) with its reason" })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress, summary only" })
@@ -172,30 +176,39 @@ export const migrateCommand: CommandDef = {
     const toNamespace = args.toNamespace ?? parseSaverUri(args.to, io.env).params.get("namespace") ?? undefined;
     const from = redact(args.from);
     const to = redact(args.to);
-    const source = await openSaver(args.from, { env: io.env, readOnly: true });
+    const { isLangGraphStore, runLangGraphMigrate } = await import("./migrate-langgraph.js");
+    // LangGraph stores (checked read-only, before any saver is opened: ckpt's own SQLite saver would add its tables)
+    const langgraph = args.toLibrary !== undefined || (await isLangGraphStore(args.from, io.env));
+    const source = langgraph ? undefined : await openSaver(args.from, { env: io.env, readOnly: true });
     let target;
     try {
-      target = await openSaver(args.to, { env: io.env });
+      target = langgraph ? undefined : await openSaver(args.to, { env: io.env });
     } catch (e) {
-      await source.close();
+      await source?.close();
       throw e;
     }
     let writers: Saver[];
     try {
-      writers = await openWriters(args.to, args.jobs, io.env);
+      writers = langgraph ? [] : await openWriters(args.to, args.jobs, io.env);
     } catch (e) {
-      await source.close();
-      await target.close();
+      await source?.close();
+      await target?.close();
       throw e;
     }
-    const journalPath = resolve(io.cwd, args.journal ?? `.ckpt-migrate-${createHash("sha1").update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}`).digest("hex").slice(0, 12)}.journal`);
+    const journalPath = resolve(io.cwd, args.journal ?? `.ckpt-migrate-${createHash("sha1").update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}${args.toLibrary ? `\n${args.toLibrary}` : ""}`).digest("hex").slice(0, 12)}.journal`);
     const journal = args.dryRun ? undefined : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
     const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
     const rejectPath = args.rejectFile ? resolve(io.cwd, args.rejectFile) : undefined;
     if (rejectPath) await rm(rejectPath, { force: true });
     let summary: MigrateSummary;
     try {
-      summary = await migrate(source, target, {
+      const onProgress = (p: MigrateProgress) => {
+        if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
+        else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
+      };
+      summary = langgraph
+        ? await runLangGraphMigrate(args, io, { journal, onProgress })
+        : await migrate(source!, target!, {
         namespaces: args.namespace ?? (fromNamespace !== undefined ? [fromNamespace] : undefined),
         toNamespace,
         toFormat: args.toFormat as FormatName | undefined,
@@ -222,8 +235,8 @@ export const migrateCommand: CommandDef = {
       }
       throw storeError("store-io", `migration stopped: ${(e as Error).message}${resumeHint}`);
     } finally {
-      await source.close().catch(() => undefined);
-      await target.close().catch(() => undefined);
+      await source?.close().catch(() => undefined);
+      await target?.close().catch(() => undefined);
       await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
       if (tty) io.stderr.write("\r\x1b[2K");
     }

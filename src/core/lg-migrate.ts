@@ -39,7 +39,7 @@ export async function migrateLangGraph(source: LgStore, target: LgStore, opts: L
   const s: MigrateSummary & { library: Library } = {
     library, dryRun: Boolean(opts.dryRun),
     read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
-    resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false,
+    resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false, ignored: 0, ignoredFiles: [], writers: 1,
     recordsPerSecond: 0, mbPerSecond: 0,
   };
   const total = opts.onProgress ? await source.count() : undefined;

@@ -68,10 +68,27 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
   let seenFor = "";
   let seen = new Set<string>();
   const staged = new WeakMap<LgCheckpoint, { row: PgCheckpointRow; blobs: PgBlobRow[]; form: string }>();
+  /** what each blob key of the (thread, ns) being staged holds, to catch two values under one key */
+  let stagedFor = "";
+  let stagedBlobs = new Map<string, string>();
   const stage = (cp: LgCheckpoint, lib: Library) => {
     let s = staged.get(cp);
     if (!s) {
       const { row, blobs } = splitForPostgres(cp, lib, new Set());
+      const tn = `${cp.threadId}\u0000${cp.ns}`;
+      if (tn !== stagedFor) [stagedFor, stagedBlobs] = [tn, new Map()];
+      for (const b of blobs) {
+        const k = `${b.channel}\u0000${b.version}`;
+        const v = blobValueForm(b);
+        const had = stagedBlobs.get(k);
+        if (had !== undefined && had !== v) {
+          throw storeError(
+            "langgraph-blob-collision",
+            `its '${b.channel}' value at version ${b.version} differs from the one another checkpoint of this thread has at the same version (a forked branch reached the same version): the PostgreSQL layout keys blobs by (thread, namespace, channel, version) and cannot hold both`,
+          );
+        }
+        stagedBlobs.set(k, v);
+      }
       s = { row, blobs, form: pgForm(row.parentId, JSON.parse(row.checkpoint), JSON.parse(row.metadata), blobs, cp.writes) };
       staged.set(cp, s);
     }
@@ -214,9 +231,26 @@ export function canon(v: unknown): string {
 }
 
 /** One checkpoint's PostgreSQL rows (checkpoint, referenced blobs, writes) as one comparable string. */
+/** A blob's value for comparison: JSON decoded (JS's `{lc:2,type:"undefined"}` = an absent key), other types as bytes. */
+function blobValueForm(b: { type: string; blob: Uint8Array | null }): string {
+  if (b.type === "json" && b.blob) return canon(dropUndefined(JSON.parse(Buffer.from(b.blob).toString("utf8"))));
+  return `${b.type}:${b.blob === null ? "" : Buffer.from(b.blob).toString("hex")}`;
+}
+
+function dropUndefined(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropUndefined);
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x && typeof x === "object" && (x as { lc?: unknown }).lc === 2 && (x as { type?: unknown }).type === "undefined") continue;
+    out[k] = dropUndefined(x);
+  }
+  return out;
+}
+
 function pgForm(parentId: string | null, checkpoint: unknown, metadata: unknown, blobs: Array<{ channel: string; version: string; type: string; blob: Uint8Array | null }>, writes: LgWrite[]): string {
   const hex = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b).toString("hex"));
-  const bl = blobs.map((b) => [b.channel, b.version, b.type, hex(b.blob)]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+  const bl = blobs.map((b) => [b.channel, b.version, blobValueForm(b)]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
   const ws = [...writes].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx)).map((w) => [w.taskId, w.idx, w.channel, w.type, hex(w.value)]);
   return `[${JSON.stringify(parentId)},${canon(checkpoint)},${canon(metadata)},${JSON.stringify(bl)},${JSON.stringify(ws)}]`;
 }

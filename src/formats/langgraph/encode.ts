@@ -87,10 +87,50 @@ function toPyTree(v: unknown, ctx: PyEncodeContext, depth: number): unknown {
     if (m) return ext(EXT.PYDANTIC_V2, [m.module, m.cls, toPyTree(m.dump, {}, depth + 1), "model_validate_json"]);
   }
   if (isLcUndefined(o)) return null;
+  if (o.lc === 2 && o.type === "constructor" && Array.isArray(o.id)) {
+    const rebuilt = pyExtOf(o as unknown as Lc2Record, depth);
+    if (rebuilt !== undefined) return rebuilt;
+  }
   if (o.lc === 2 && o.type === "delta_snapshot") return ext(EXT.DELTA_SNAPSHOT, toPyTree((o as Obj).value, {}, depth + 1));
   const out: Obj = {};
   for (const [k, x] of Object.entries(o)) out[k] = toPyTree(x, ctx, depth + 1);
   return out;
+}
+
+interface Lc2Record {
+  id: string[];
+  method: string | null;
+  args: unknown[];
+  kwargs: Obj;
+  ext?: number;
+}
+
+/** A decoded Python object (lc:2 record with its ext code, types.ts) → its ext again; JS Uint8Array records → bin. */
+function pyExtOf(r: Lc2Record, depth: number): unknown {
+  const sub = (v: unknown) => toPyTree(v, {}, depth + 1);
+  if (r.ext === undefined) {
+    if (r.id.length === 1 && r.id[0] === "Uint8Array" && Array.isArray(r.args[0])) return Uint8Array.from(r.args[0] as number[]);
+    return undefined;
+  }
+  const module = r.id.slice(0, -1).join(".");
+  const name = r.id[r.id.length - 1]!;
+  switch (r.ext) {
+    case EXT.CONSTRUCTOR_SINGLE_ARG:
+      return ext(r.ext, [module, name, sub(r.args[0])]);
+    case EXT.CONSTRUCTOR_POS_ARGS:
+      return ext(r.ext, [module, name, sub(r.args)]);
+    case EXT.CONSTRUCTOR_KW_ARGS:
+    case EXT.PYDANTIC_V1:
+      return ext(r.ext, [module, name, sub(r.kwargs)]);
+    case EXT.METHOD_SINGLE_ARG:
+      return ext(r.ext, [module, name, sub(r.args[0]), r.method]);
+    case EXT.PYDANTIC_V2:
+      return ext(r.ext, [module, name, sub(r.kwargs), r.method ?? "model_validate_json"]);
+    case EXT.NUMPY_ARRAY:
+      return ext(r.ext, sub(r.args));
+    default:
+      return undefined;
+  }
 }
 
 const ext = (type: number, payload: unknown) => new ExtData(type, mpEncode(payload));

@@ -98,12 +98,11 @@ export function libraryOf(cp: LgCheckpoint, fallback: Library): Library {
   }
 }
 
-/** Metadata as PostgreSQL stores it: NUL stripped; Python drops the legacy `writes` key (§6). */
-export function metadataForPostgres(meta: Uint8Array, lib: Library): string {
-  const m = stripNul(JSON.parse(textOf(meta) || "{}")) as Obj;
-  if (lib === "python") delete m.writes;
-  return JSON.stringify(m);
-}
+/**
+ * Metadata as PostgreSQL stores it: NUL stripped (JSONB cannot hold it). Python's own put also drops the legacy
+ * `writes` key (§6); a migration keeps it (Python reads it back as metadata), so that nothing is lost.
+ */
+export const metadataForPostgres = (meta: Uint8Array): string => JSON.stringify(stripNul(JSON.parse(textOf(meta) || "{}")));
 
 /** Metadata as SQLite stores it: Python's json.dumps text, or JS's compact JSON. */
 export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
@@ -115,7 +114,7 @@ export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
  * ON CONFLICT DO NOTHING either way, as the libraries write it).
  */
 export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<string>): { row: PgCheckpointRow; blobs: PgBlobRow[] } {
-  const meta = metadataForPostgres(cp.metadata, lib);
+  const meta = metadataForPostgres(cp.metadata);
   const base = { threadId: cp.threadId, ns: cp.ns, id: cp.id, parentId: cp.parentId };
   const blobs: PgBlobRow[] = [];
   const addBlob = (channel: string, version: unknown, type: string, blob: Uint8Array | null) => {
