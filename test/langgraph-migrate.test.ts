@@ -229,7 +229,7 @@ describe("--to-library", () => {
         expect(msgs.map((m) => m.content)).toEqual(pyMsgs.map((m) => ((m.payload as unknown[])[2] as { content: unknown }).content));
         const done = await app.invoke(human("weather in Lima"), cfg);
         expect(done.messages.length).toBe(msgs.length + 4);
-        expect(done.messages.at(-1).content).toBe("Answer: 3 hits for 'weather in Lima'");
+        expect(done.messages.at(-1)!.content).toBe("Answer: 3 hits for 'weather in Lima'");
       } finally {
         await closeSaver(saver);
       }
