@@ -17,6 +17,7 @@ export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> 
   { name: "migrate", load: async () => (await import("./migrate.js")).migrateCommand },
   { name: "convert", load: async () => (await import("./convert.js")).convertCommand },
   { name: "replay", load: async () => (await import("./replay.js")).replayCommand },
+  { name: "prune", load: async () => (await import("./prune.js")).pruneCommand },
   { name: "ls", load: async () => (await import("./ls.js")).lsCommand },
   { name: "log", load: async () => (await import("./log.js")).logCommand },
   { name: "show", load: async () => (await import("./show.js")).showCommand },

@@ -8,6 +8,7 @@ import type pg from "pg";
 import { storeError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
 import { assembleFromPostgres, libraryOfVersions, splitForPostgres, type BlobValue, type LgCheckpoint, type LgWrite, type PgBlobRow, type PgCheckpointRow } from "../formats/langgraph/rows.js";
+import { pgHeads, pgPrune, pgThreadPage } from "./lgstore-prune.js";
 import { keyOf, type LgStore, type WriteOptions } from "./lgstore.js";
 import { attachWrites } from "./lgstore-sqlite.js";
 
@@ -218,6 +219,9 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
         }
         return out;
       }),
+    threadPage: (after, limit) => wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(pool, S, after, limit) : [])),
+    heads: (threads) => wrap("reading checkpoints", () => pgHeads(pool, S, threads)),
+    prune: (plans, o) => wrap("pruning", () => pgPrune(pool, S, plans, o)),
     close: () => pool.end(),
   };
   return store;

@@ -8,6 +8,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { storeError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
 import { libraryOf, textOf, type LgCheckpoint, type LgWrite } from "../formats/langgraph/rows.js";
+import { sqliteHeads, sqlitePrune, sqliteThreadPage } from "./lgstore-prune.js";
 import { keyOf, type CheckpointKey, type LgStore, type WriteOptions } from "./lgstore.js";
 
 /** The DDL both libraries run (py:sqlite:139-164, js:sqlite:114-137). */
@@ -163,6 +164,9 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
       return out;
     },
     stagedForm: (cp) => sqliteForm(cp),
+    threadPage: async (after, limit) => (hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : []),
+    heads: async (threads) => wrap("reading checkpoints", () => sqliteHeads(db, threads)),
+    prune: async (plans, o) => wrap("pruning", () => sqlitePrune(db, plans, o)),
     close: async () => void db.close(),
   };
   return store;

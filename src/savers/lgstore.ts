@@ -64,7 +64,43 @@ export interface LgStore {
   readBack(keys: CheckpointKey[]): Promise<Map<string, string>>;
   /** the form `readBack` will give for a checkpoint after `write` */
   stagedForm(cp: LgCheckpoint, lib: Library): string;
+  /** thread ids after `after`, ascending, at most `limit` */
+  threadPage(after: string | undefined, limit: number): Promise<string[]>;
+  /** every checkpoint of these threads, without payloads */
+  heads(threads: string[]): Promise<Map<string, PruneHead[]>>;
+  /**
+   * Carry out plans in one transaction: delete the planned checkpoints and their writes, then orphan writes (no
+   * checkpoint, written before `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names.
+   * `dryRun` counts the same without changing anything.
+   */
+  prune(plans: ThreadPlan[], o: { startId: string; dryRun: boolean }): Promise<PruneCounts>;
   close(): Promise<void>;
+}
+
+export interface PruneHead {
+  ns: string;
+  id: string;
+  parentId: string | null;
+  /** stored bytes of the checkpoint row */
+  bytes: number;
+  /** metadata.counters_since_delta_snapshot, when the checkpoint has one */
+  deltaCounters?: Record<string, unknown> | null;
+}
+
+export interface ThreadPlan {
+  threadId: string;
+  /** every checkpoint of the thread goes */
+  whole: boolean;
+  remove: PruneHead[];
+  keep: number;
+}
+
+export interface PruneCounts {
+  checkpoints: number;
+  writes: number;
+  orphanWrites: number;
+  blobs: number;
+  bytes: number;
 }
 
 export function isLangGraphUri(uri: string, env?: NodeJS.ProcessEnv): boolean {

@@ -1,0 +1,171 @@
+/**
+ * `ckpt prune <uri>`: delete old checkpoints. LangGraph stores: `--keep-last N` per thread and namespace,
+ * `--older-than`, `--idle-for` (whole threads), thread filters; kept checkpoints keep their writes, blobs and delta
+ * ancestors; orphan writes and blobs go. Planned from a page of threads at a time and carried out in one
+ * transaction per page, deleting planned ids only, so an app writing meanwhile loses nothing. ckpt's own savers (one
+ * checkpoint per thread): `--idle-for` and thread filters delete whole threads. `--dry-run` changes nothing.
+ */
+import type { Argv } from "yargs";
+import { usageError } from "../base/errors.js";
+import { parseDuration, planThread, uuid6Floor, type PruneCriteria, type ThreadPlan } from "../core/prune.js";
+import type { PruneCounts } from "../savers/lgstore.js";
+import type { CommandDef } from "./command.js";
+import type { CliIO } from "./io.js";
+
+interface Args {
+  uri: string;
+  keepLast?: number;
+  olderThan?: string;
+  idleFor?: string;
+  thread?: string[];
+  match?: string[];
+  dryRun: boolean;
+  batchSize: number;
+  json: boolean;
+}
+
+interface Summary extends PruneCounts {
+  dryRun: boolean;
+  threads: number;
+  wholeThreads: number;
+  kept: number;
+  elapsedMs: number;
+  plans?: Array<{ threadId: string; whole: boolean; checkpoints: Array<{ ns: string; id: string }> }>;
+}
+
+async function threadFilter(args: Args): Promise<((t: string) => boolean) | undefined> {
+  if (!args.thread?.length && !args.match?.length) return undefined;
+  const ids = new Set(args.thread ?? []);
+  const { default: micromatch } = await import("micromatch");
+  const globs = args.match ?? [];
+  return (t) => ids.has(t) || (globs.length > 0 && micromatch.isMatch(t, globs));
+}
+
+function criteria(args: Args, filtered: boolean): PruneCriteria {
+  if (args.keepLast !== undefined && (!Number.isInteger(args.keepLast) || args.keepLast < 1)) throw usageError("--keep-last must be a positive integer");
+  const c: PruneCriteria = {
+    keepLast: args.keepLast,
+    olderThanMs: args.olderThan === undefined ? undefined : parseDuration("--older-than", args.olderThan),
+    idleForMs: args.idleFor === undefined ? undefined : parseDuration("--idle-for", args.idleFor),
+    now: Date.now(),
+  };
+  if (c.keepLast === undefined && c.olderThanMs === undefined && c.idleForMs === undefined) {
+    if (!filtered) throw usageError("name what to prune: --keep-last N, --older-than <duration>, --idle-for <duration>, or --thread/--match to delete whole threads");
+    c.wholeThreads = true;
+  }
+  return c;
+}
+
+async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<Summary> {
+  const c = criteria(args, filter !== undefined);
+  const { openLgStore } = await import("../savers/lgstore.js");
+  const store = await openLgStore(args.uri, { env: io.env, readonly: args.dryRun });
+  const t0 = performance.now();
+  const startId = uuid6Floor(c.now);
+  const s: Summary = { dryRun: args.dryRun, threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
+  try {
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.threadPage(after, Math.max(1, args.batchSize));
+      if (page.length === 0) break;
+      after = page[page.length - 1];
+      const threads = filter ? page.filter(filter) : page;
+      if (threads.length === 0) continue;
+      const heads = await store.heads(threads);
+      const plans: ThreadPlan[] = threads.map((t) => planThread(t, heads.get(t) ?? [], c));
+      s.threads += plans.length;
+      for (const p of plans) {
+        s.kept += p.keep;
+        if (p.whole) s.wholeThreads++;
+        if (s.plans && (p.remove.length || p.whole)) s.plans.push({ threadId: p.threadId, whole: p.whole, checkpoints: p.remove.map((h) => ({ ns: h.ns, id: h.id })) });
+      }
+      const counts = await store.prune(plans, { startId, dryRun: args.dryRun });
+      for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
+    }
+  } finally {
+    await store.close();
+  }
+  s.elapsedMs = performance.now() - t0;
+  return s;
+}
+
+/** ckpt's own savers: one document per thread; idle (by update time) or filtered threads are deleted whole. */
+async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<Summary> {
+  if (args.keepLast !== undefined || args.olderThan !== undefined) throw usageError("--keep-last and --older-than apply to LangGraph stores (many checkpoints per thread); ckpt's own savers keep one per thread: use --idle-for or --thread/--match");
+  const c = criteria(args, filter !== undefined);
+  const { openSaver } = await import("../savers/index.js");
+  const saver = await openSaver(args.uri, { env: io.env, readOnly: args.dryRun });
+  const t0 = performance.now();
+  const s: Summary = { dryRun: args.dryRun, threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
+  try {
+    for (const ns of await saver.namespaces()) {
+      const doomed: Array<{ threadId: string; bytes: number }> = [];
+      for await (const t of saver.list({ namespace: ns })) {
+        if (filter && !filter(t.threadId)) continue;
+        s.threads++;
+        const updated = t.updatedAt ? Date.parse(t.updatedAt) : NaN;
+        const idle = c.idleForMs !== undefined && Number.isFinite(updated) && c.now - updated > c.idleForMs;
+        if ((c.wholeThreads || idle) && !(Number.isFinite(updated) && updated > c.now)) doomed.push({ threadId: t.threadId, bytes: t.bytes });
+        else s.kept++;
+      }
+      for (const d of doomed) {
+        s.plans?.push({ threadId: d.threadId, whole: true, checkpoints: [{ ns, id: d.threadId }] });
+        if (!args.dryRun) {
+          if (!(await saver.delete(d.threadId, ns))) continue;
+        }
+        s.wholeThreads++;
+        s.checkpoints++;
+        s.bytes += d.bytes;
+      }
+    }
+  } finally {
+    await saver.close();
+  }
+  s.elapsedMs = performance.now() - t0;
+  return s;
+}
+
+const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
+
+function summaryText(s: Summary, uri: string): string {
+  const w = s.dryRun ? "would delete" : "deleted";
+  const lines: string[] = [];
+  for (const p of s.plans ?? []) {
+    const byNs = new Map<string, number>();
+    for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
+    lines.push(`  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, n]) => `${n} checkpoint(s)${ns ? ` in ${ns}` : ""}`).join(", ")}`);
+  }
+  return [
+    `${s.dryRun ? "dry run: " : ""}prune ${uri}`,
+    ...lines,
+    `  ${s.threads} thread(s) examined; ${w} ${s.checkpoints} checkpoint(s)${s.wholeThreads ? ` (${s.wholeThreads} whole thread(s))` : ""}, ${s.writes} write(s), ${s.orphanWrites} orphan write(s), ${s.blobs} blob(s); kept ${s.kept} checkpoint(s)`,
+    `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
+  ].join("\n") + "\n";
+}
+
+export const pruneCommand: CommandDef = {
+  command: "prune <uri>",
+  describe: "Delete old checkpoints (LangGraph: keep the newest N, older than, idle threads); --dry-run lists what would go",
+  builder: (y: Argv) =>
+    y
+      .positional("uri", { type: "string", describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>" })
+      .option("keep-last", { type: "number", describe: "LangGraph: keep the newest N checkpoints of every thread and namespace" })
+      .option("older-than", { type: "string", describe: "LangGraph: delete checkpoints older than this (e.g. 30d); the newest of each namespace stays" })
+      .option("idle-for", { type: "string", describe: "delete whole threads whose newest checkpoint is older than this (e.g. 90d)" })
+      .option("thread", { type: "string", array: true, describe: "only these threads (alone: delete them whole)" })
+      .option("match", { type: "string", array: true, describe: "only threads whose id matches this glob (alone: delete them whole)" })
+      .option("dry-run", { type: "boolean", default: false, describe: "list what would go and the bytes it frees; change nothing" })
+      .option("batch-size", { type: "number", default: 200, describe: "threads per transaction" })
+      .option("json", { type: "boolean", default: false, describe: "the summary (and with --dry-run the plan) as JSON" })
+      .example("ckpt prune sqlite:checkpoints.db --keep-last 2 --dry-run", "what keeping the newest 2 checkpoints per thread would free")
+      .example("ckpt prune 'postgres://…?schema=public' --idle-for 90d", "delete threads nobody touched for 90 days"),
+  run: async (args: Args, io: CliIO) => {
+    const filter = await threadFilter(args);
+    const { isLangGraphStore } = await import("./migrate-langgraph.js");
+    const { redact } = await import("../savers/uri.js");
+    const s = (await isLangGraphStore(args.uri, io.env)) ? await pruneLangGraph(args, io, filter) : await pruneSaver(args, io, filter);
+    if (args.json) io.stdout.write(JSON.stringify({ uri: redact(args.uri), ...s }) + "\n");
+    else io.stdout.write(summaryText(s, redact(args.uri)));
+    return 0;
+  },
+};

@@ -1,0 +1,83 @@
+/**
+ * Prune planning (pure): which checkpoints of a LangGraph thread go, given `--keep-last N`, `--older-than`,
+ * `--idle-for` and thread filters. Everything a kept checkpoint needs stays: its pending writes (they hang off its
+ * id), the blobs its `channel_versions` name (removed only when no remaining checkpoint names them, by the store),
+ * and with DeltaChannel the ancestors back to a snapshot (LANGGRAPH.md §6: a delta channel is rebuilt from the
+ * writes of the parent chain since the last `_DeltaSnapshot`; metadata `counters_since_delta_snapshot` counts them).
+ * Times come from the checkpoint ids (uuid6 timestamps, §2.3), so planning reads no payload.
+ */
+import { usageError } from "../base/errors.js";
+import type { PruneHead, ThreadPlan } from "../savers/lgstore.js";
+
+export type { PruneHead, ThreadPlan };
+
+export interface PruneCriteria {
+  keepLast?: number;
+  /** delete checkpoints older than this many ms (the newest of each namespace always stays) */
+  olderThanMs?: number;
+  /** delete whole threads whose newest checkpoint is older than this many ms */
+  idleForMs?: number;
+  /** no criterion but a thread filter: delete the filtered threads whole */
+  wholeThreads?: boolean;
+  /** when the prune started (ms since the epoch) */
+  now: number;
+}
+
+const UUID_EPOCH_MS = 12219292800000; // 1582-10-15 → 1970-01-01
+
+/** The time (ms since the epoch) in a uuid6 checkpoint id, or undefined when the id is not a uuid6. */
+export function uuid6Time(id: string): number | undefined {
+  const m = /^([0-9a-f]{8})-([0-9a-f]{4})-6([0-9a-f]{3})-/i.exec(id);
+  if (!m) return undefined;
+  const t100ns = BigInt(`0x${m[1]}${m[2]}${m[3]}`);
+  return Number(t100ns / 10000n) - UUID_EPOCH_MS;
+}
+
+/** A uuid6-shaped id for a time: every checkpoint id written later sorts after it. */
+export function uuid6Floor(ms: number): string {
+  const h = (BigInt(Math.floor(ms) + UUID_EPOCH_MS) * 10000n).toString(16).padStart(15, "0");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-6${h.slice(12, 15)}-0000-000000000000`;
+}
+
+/** `30d`, `12h`, `90m`, `45s`, `500ms`, `2w` → ms. */
+export function parseDuration(flag: string, v: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(v.trim());
+  if (!m) throw usageError(`${flag} ${v}: expected a duration such as 30d, 12h, 90m, 45s`);
+  const unit = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[m[2] as "ms"];
+  return Number(m[1]) * unit;
+}
+
+const hasPendingDelta = (h: PruneHead) =>
+  h.deltaCounters != null && Object.values(h.deltaCounters).some((c) => (Array.isArray(c) ? c.some((x) => Number(x) > 0) : Number(c) > 0));
+
+/** The plan for one thread (all its namespaces). */
+export function planThread(threadId: string, heads: PruneHead[], c: PruneCriteria): ThreadPlan {
+  if (heads.length === 0) return { threadId, whole: false, remove: [], keep: 0 };
+  const newest = Math.max(...heads.map((h) => uuid6Time(h.id) ?? -Infinity));
+  // checkpoints written after the prune started are neither deleted nor counted among the newest N
+  const old = heads.filter((h) => (uuid6Time(h.id) ?? -Infinity) < c.now);
+  if (c.wholeThreads || (c.idleForMs !== undefined && c.now - newest > c.idleForMs)) return { threadId, whole: old.length === heads.length, remove: old, keep: heads.length - old.length };
+  if (c.keepLast === undefined && c.olderThanMs === undefined) return { threadId, whole: false, remove: [], keep: heads.length };
+  const byNs = new Map<string, PruneHead[]>();
+  for (const h of old) (byNs.get(h.ns) ?? byNs.set(h.ns, []).get(h.ns)!).push(h);
+  const remove: PruneHead[] = [];
+  for (const list of byNs.values()) {
+    list.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)); // newest first
+    const keepN = Math.max(1, c.keepLast ?? 1);
+    const cutoff = c.olderThanMs === undefined ? Infinity : c.now - c.olderThanMs;
+    const gone = new Set(list.slice(keepN).filter((h) => (uuid6Time(h.id) ?? -Infinity) < cutoff));
+    // DeltaChannel: a kept checkpoint with updates since its last snapshot needs its parent chain back to one
+    const byId = new Map(list.map((h) => [h.id, h]));
+    for (const h of list) {
+      if (gone.has(h)) continue;
+      let cur: PruneHead | undefined = h;
+      while (cur && hasPendingDelta(cur) && cur.parentId) {
+        const parent = byId.get(cur.parentId);
+        if (!parent || !gone.delete(parent)) break;
+        cur = parent;
+      }
+    }
+    remove.push(...list.filter((h) => gone.has(h)));
+  }
+  return { threadId, whole: false, remove, keep: heads.length - remove.length };
+}
