@@ -134,6 +134,10 @@ describe("langgraph serde on hand-built payloads", () => {
   it("old Python lc:1 message ids are normalized; JS records are kept", () => {
     const old = '{"messages":[{"lc":1,"type":"constructor","id":["langchain","schema","messages","HumanMessage"],"kwargs":{"content":"hi","type":"human"}}]}';
     expect(decodeTyped("json", Buffer.from(old), sinkOf())).toEqual({ messages: [{ lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "hi" } }] });
+    const mid = '[{"lc":1,"type":"constructor","id":["langchain_core","messages","ai","AIMessage"],"kwargs":{"content":"a","type":"ai"}}]';
+    expect(decodeTyped("json", Buffer.from(mid), sinkOf())).toEqual([{ lc: 1, type: "constructor", id: ["langchain_core", "messages", "AIMessage"], kwargs: { content: "a" } }]);
+    const undef = '{"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"content":"r","artifact":{"lc":2,"type":"undefined"},"tool_call_id":"c"}}';
+    expect(decodeTyped("json", Buffer.from(undef), sinkOf())).toEqual({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "ToolMessage"], kwargs: { content: "r", tool_call_id: "c" } });
     const js = '{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"x","tool_calls":[]}}';
     expect(decodeTyped("json", Buffer.from(js), sinkOf())).toEqual(JSON.parse(js));
   });

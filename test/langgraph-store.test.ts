@@ -191,6 +191,43 @@ describe("LangGraph SQLite samples", () => {
     await saver.close();
   });
 
+  it("damaged rows (truncated JSON and msgpack, a garbage write, a deleted parent) become issues, never exceptions", async () => {
+    const Database = (await import("better-sqlite3")).default;
+    const js = copy("js-a.sqlite");
+    const py = copy("python-a.sqlite");
+    const r0 = await reader(`sqlite:${js}`);
+    const victim = (await r0.getTuple("a-chat-1"))!;
+    await r0.close();
+    const db = new Database(js);
+    db.prepare("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 40) WHERE checkpoint_id = ?").run(victim.checkpointId);
+    db.prepare("DELETE FROM checkpoints WHERE checkpoint_id = ?").run(victim.parentId);
+    db.close();
+    const pdb = new Database(py);
+    const pyHead = pdb.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' ORDER BY checkpoint_id DESC LIMIT 1").pluck().get() as string;
+    pdb.prepare("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 30) WHERE checkpoint_id = ?").run(pyHead);
+    pdb.prepare("UPDATE writes SET value = X'C1C1C1' WHERE rowid = (SELECT min(rowid) FROM writes WHERE type = 'msgpack')").run();
+    pdb.close();
+    for (const f of [js, py]) {
+      const ls = await cli("ls", f, "--json");
+      expect(ls.code, ls.err).toBe(0);
+      for (const row of JSON.parse(ls.out) as Array<{ threadId: string }>) {
+        const log = await cli("log", `${f}#${row.threadId}`, "--json");
+        expect(log.code, log.err).toBe(0);
+      }
+    }
+    const r = await reader(`sqlite:${js}`);
+    const t = (await r.getTuple("a-chat-1", "", victim.checkpointId))!;
+    expect(t.issues.map((i) => [i.reason, i.pointer, i.fatal])).toEqual([["json", "/checkpoint", true]]);
+    expect(t.parentId).toBe(victim.parentId); // the row still names its (now missing) parent
+    expect(await r.getTuple("a-chat-1", "", victim.parentId!)).toBeUndefined();
+    await r.close();
+    const rp = await reader(`sqlite:${py}`);
+    const reasons: string[] = [];
+    for await (const b of rp.scan()) for (const x of b) for (const i of x.issues) reasons.push(`${x.checkpointId === pyHead ? "head" : "other"}:${i.pointer.split("/")[1]}:${i.reason}`);
+    await rp.close();
+    expect(reasons.sort()).toEqual(["head:checkpoint:msgpack", "other:pendingWrites:msgpack"].sort());
+  });
+
   it("a missing path is an input error and nothing is created; ?layout=langgraph on ckpt's own empty path too", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lg-missing-"));
     const a = await cli("log", `sqlite:${join(dir, "nope.sqlite")}?layout=langgraph#t`);
@@ -247,6 +284,34 @@ describe("LangGraph PostgreSQL samples (dumps restored into fresh schemas)", () 
       expect(await tableDigest(c, schema)).toBe(before);
     });
   }
+  it("damaged Postgres rows (a missing blob, non-object channel_versions, a garbage write) are read without exceptions", async () => {
+    const schema = `lgread_damaged_${run}`;
+    schemas.push(schema);
+    await restoreDump(c, "js-a.pg.sql", schema);
+    const uri = `${PG_BASE}?schema=${schema}`;
+    const r0 = await reader(uri);
+    const head = (await r0.getTuple("a-chat-1"))!;
+    await r0.close();
+    const mv = String(head.checkpoint.channel_versions.messages);
+    await c.query(`DELETE FROM "${schema}".checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`, [mv]);
+    await c.query(`UPDATE "${schema}".checkpoints SET checkpoint = jsonb_set(checkpoint, '{channel_versions}', '"oops"') WHERE thread_id = 'a-chat-2' AND checkpoint_id = (SELECT max(checkpoint_id) FROM "${schema}".checkpoints WHERE thread_id = 'a-chat-2')`);
+    await c.query(`UPDATE "${schema}".checkpoint_writes SET blob = '\\x7b7b' WHERE thread_id = 'a-hitl-1' AND channel = '__interrupt__'`);
+    const ls = await cli("ls", uri, "--json");
+    expect(ls.code, ls.err).toBe(0);
+    const rows = JSON.parse(ls.out) as Array<{ threadId: string; messages: number | null }>;
+    expect(rows.find((x) => x.threadId === "a-chat-1")!.messages).toBeNull(); // its messages blob is gone
+    for (const row of rows) expect((await cli("log", `${uri}#${row.threadId}`, "--json")).code).toBe(0);
+    const r = await reader(uri);
+    const t = (await r.getTuple("a-chat-1"))!;
+    expect(t.channelSources!.find((x) => x.channel === "messages")).toEqual({ channel: "messages", version: head.checkpoint.channel_versions.messages, from: "none" });
+    expect("messages" in t.checkpoint.channel_values).toBe(false);
+    const h = (await r.getTuple("a-hitl-1"))!;
+    expect(h.issues.map((i) => [i.reason, i.row.table, i.row.channel])).toEqual([["json", "checkpoint_writes", "__interrupt__"]]);
+    const c2 = (await r.getTuple("a-chat-2"))!;
+    expect(c2.checkpoint.channel_versions).toEqual({});
+    expect(c2.issues.map((i) => [i.reason, i.pointer])).toEqual([["shape", "/checkpoint/channel_versions"]]);
+    await r.close();
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -48,13 +48,21 @@ function emptyCheckpoint(id: string): LgCheckpoint {
   return { v: 0, id, ts: "", channel_values: {}, channel_versions: {}, versions_seen: {} };
 }
 
-/** The decoded checkpoint with the fields the contract guarantees present (missing maps become {}). */
-function shapeCheckpoint(v: unknown, id: string): LgCheckpoint {
-  if (!isRecord(v)) return emptyCheckpoint(id);
+/**
+ * The decoded checkpoint with the fields the contract guarantees present: a map that is not an object becomes {}
+ * (a "shape" issue names it; a missing `channel_values` is normal in JS Postgres rows and is not reported).
+ */
+function shapeCheckpoint(v: unknown, id: string, ref: LgRowRef, issues: LgDecodeIssue[]): LgCheckpoint {
+  if (!isRecord(v)) {
+    if (v !== undefined) issues.push({ row: ref, pointer: "/checkpoint", reason: "shape", message: "the checkpoint is not an object", fatal: true });
+    return emptyCheckpoint(id);
+  }
   const cp = v as LgCheckpoint;
-  if (!isRecord(cp.channel_values)) cp.channel_values = {};
-  if (!isRecord(cp.channel_versions)) cp.channel_versions = {};
-  if (!isRecord(cp.versions_seen)) cp.versions_seen = {};
+  for (const k of ["channel_values", "channel_versions", "versions_seen"] as const) {
+    if (isRecord(cp[k])) continue;
+    if (cp[k] !== undefined) issues.push({ row: ref, pointer: `/checkpoint/${k}`, reason: "shape", message: `${k} is ${JSON.stringify(cp[k])?.slice(0, 40)}, not an object: read as {}`, fatal: true });
+    cp[k] = {};
+  }
   return cp;
 }
 
@@ -99,7 +107,7 @@ export function buildTuple(store: "sqlite" | "postgres", tables: TableNames, raw
   const type = raw.type as LgSerdeType | null;
   const parsed = isRecord(raw.checkpoint) && !(raw.checkpoint instanceof Uint8Array);
   const cpValue = parsed ? normalizeParsed(raw.checkpoint) : decodeTyped(type, raw.checkpoint as Uint8Array | string | null, { row: ref, pointer: "/checkpoint", issues });
-  const checkpoint = shapeCheckpoint(cpValue, raw.checkpoint_id);
+  const checkpoint = shapeCheckpoint(cpValue, raw.checkpoint_id, ref, issues);
   const mdParsed = isRecord(raw.metadata) && !(raw.metadata instanceof Uint8Array);
   const md = mdParsed ? raw.metadata : decodeMetadata(type, raw.metadata as Uint8Array | string | null, { row: ref, pointer: "/metadata", issues });
   const metadata = (isRecord(md) ? md : {}) as LgMetadata;

@@ -55,16 +55,18 @@ export async function inspectPgSchema(c: Client, schema: string, table = "ckpt_c
  * (row + referenced blobs + writes) and its messages blob, decoded here for the count (JS parses JSON faster than a
  * server-side ::jsonb cast).
  */
+const VERSIONS = "CASE WHEN jsonb_typeof(c.checkpoint->'channel_versions') = 'object' THEN c.checkpoint->'channel_versions' ELSE '{}'::jsonb END";
+
 function threadPageSql(S: string, paged: boolean): string {
   return `WITH g AS (SELECT thread_id, count(*) FILTER (WHERE checkpoint_ns = '') AS n, count(*) FILTER (WHERE checkpoint_ns <> '') AS sub,
                         count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest
                  FROM ${S}.checkpoints ${paged ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1)
   SELECT g.thread_id, g.n, g.sub, g.ns, g.newest, c.checkpoint->>'ts' AS ts, c.metadata->'step' AS step,
          pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes,
-         (SELECT jsonb_typeof(value) FROM jsonb_each(c.checkpoint->'channel_versions') LIMIT 1) AS vtype,
+         (SELECT jsonb_typeof(value) FROM jsonb_each(${VERSIONS}) LIMIT 1) AS vtype,
          (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM ${S}.checkpoint_writes w
             WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
-         (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM jsonb_each_text(c.checkpoint->'channel_versions') v
+         (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM jsonb_each_text(${VERSIONS}) v
             JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = v.key AND b.version = v.value) AS bbytes,
          m.type AS mtype,
          m.blob AS mblob
@@ -111,6 +113,11 @@ function pgSummaryOf(p: PgThreadRow): LgThreadSummary {
   };
 }
 
+const versionsOf = (r: RawCheckpointRow): Record<string, unknown> => {
+  const v = (r.checkpoint as { channel_versions?: unknown } | null)?.channel_versions;
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+};
+
 type Key = { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
 const key3 = (r: Key) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 const key2 = (t: string, n: string) => `${t}\u0000${n}`;
@@ -134,7 +141,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
     if (rows.length === 0) return [];
     const want: string[][] = [[], [], [], []];
     for (const r of rows) {
-      const versions = (r.checkpoint as { channel_versions?: Record<string, unknown> } | null)?.channel_versions ?? {};
+      const versions = versionsOf(r);
       for (const [ch, v] of Object.entries(versions)) want[0]!.push(r.thread_id), want[1]!.push(r.checkpoint_ns), want[2]!.push(ch), want[3]!.push(String(v));
     }
     const blobs = new Map<string, Map<string, RawBlobRow>>(); // (thread, ns) → "channel\0version" → row
@@ -160,7 +167,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       }
     }
     return rows.map((r) => {
-      const versions = (r.checkpoint as { channel_versions?: Record<string, unknown> } | null)?.channel_versions ?? {};
+      const versions = versionsOf(r);
       const mine = blobs.get(key2(r.thread_id, r.checkpoint_ns));
       const own: RawBlobRow[] = [];
       for (const [ch, v] of Object.entries(versions)) {

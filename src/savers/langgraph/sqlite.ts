@@ -19,6 +19,8 @@ const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, 
   CASE WHEN ${JSON_TYPE} THEN CAST(checkpoint AS TEXT) ELSE checkpoint END AS checkpoint,
   CASE WHEN ${JSON_TYPE} OR type = 'msgpack' THEN CAST(metadata AS TEXT) ELSE metadata END AS metadata,
   length(checkpoint) + ifnull(length(metadata), 0) AS bytes`;
+/** the head row is JSON SQLite can read (a malformed one goes the JS way, which reports it instead of failing the page) */
+const JSON_OK = "((c.type IS NULL OR c.type = 'json') AND json_valid(CAST(c.checkpoint AS TEXT)))";
 const W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value`;
 
 /** Open read-only; throws a store error (exit 4) naming the file. */
@@ -124,10 +126,10 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
                   FROM checkpoints WHERE thread_id > ? GROUP BY thread_id ORDER BY thread_id LIMIT ?)
        SELECT g.*, c.type, length(c.checkpoint) + ifnull(length(c.metadata), 0) AS bytes,
               (SELECT ifnull(sum(length(w.value)), 0) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
-              CASE WHEN c.type IS NULL OR c.type = 'json' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages') END AS msgs,
-              CASE WHEN c.type IS NULL OR c.type = 'json' THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
-              CASE WHEN c.type IS NULL OR c.type = 'json' THEN (SELECT type FROM json_each(CAST(c.checkpoint AS TEXT), '$.channel_versions') LIMIT 1) END AS vtype,
-              CASE WHEN c.type IS NULL OR c.type = 'json' THEN NULL ELSE c.checkpoint END AS raw,
+              CASE WHEN ${JSON_OK} THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages') END AS msgs,
+              CASE WHEN ${JSON_OK} THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
+              CASE WHEN ${JSON_OK} THEN (SELECT type FROM json_each(CAST(c.checkpoint AS TEXT), '$.channel_versions') LIMIT 1) END AS vtype,
+              CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END AS raw,
               CAST(c.metadata AS TEXT) AS metadata
        FROM g LEFT JOIN checkpoints c ON c.thread_id = g.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = g.newest ORDER BY g.thread_id`,
     ),
