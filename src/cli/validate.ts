@@ -19,6 +19,9 @@ import { SAVER_URI, expandInputs, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 
+/** Inputs that may be LangGraph stores (validated by ./validate-langgraph.ts, loaded only for them). */
+const MAYBE_LANGGRAPH_STORE = /^(sqlite:|postgres(ql)?:)|^[^#?:]*\.(sqlite3?|db)([?#]|$)/i;
+
 export interface ValidateArgs {
   inputs: string[];
   format?: string;
@@ -89,9 +92,13 @@ export async function runValidation(
     let r: FileResult;
     let text: string | undefined;
     try {
-      const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd });
-      text = doc.text;
-      r = validateDocument(doc, { format: opts.format });
+      const store = (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec) ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, { maxErrors: limit === Infinity ? undefined : limit - errors }) : undefined;
+      if (store) r = store;
+      else {
+        const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd });
+        text = doc.text;
+        r = validateDocument(doc, { format: opts.format });
+      }
     } catch (e) {
       if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
       r = fatalResult(spec, e);

@@ -1,0 +1,82 @@
+/**
+ * `ckpt validate <langgraph-store>[#thread[@checkpoint]]`: a LangGraph SQLite or PostgreSQL store validated as a
+ * store (core/langgraph-validate.ts): all of it, one thread, or one checkpoint (`@<id or prefix>`, `@latest`, `@~N`).
+ * One FileResult per input, its issues naming each row. Inputs that are not LangGraph stores return undefined and
+ * go through the document pipeline as before.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { CkptError } from "../base/errors.js";
+import type { FileResult } from "../core/document.js";
+import { validateLangGraphStore } from "../core/langgraph-validate.js";
+import { SAVER_URI } from "./input.js";
+
+/** A bare SQLite path (no scheme), with or without `#thread…`. */
+const SQLITE_PATH = /^[^#?]*\.(sqlite3?|db)([?#].*)?$/i;
+
+/** The store URI (to open) and the fragment of a spec, when it can name a LangGraph store. */
+function storeSpec(spec: string, cwd: string): { uri: string; label: string; fragment?: string } | undefined {
+  const hash = spec.indexOf("#");
+  const head = hash < 0 ? spec : spec.slice(0, hash);
+  const fragment = hash < 0 ? undefined : spec.slice(hash + 1);
+  if (/^sqlite:/i.test(head)) {
+    const path = head.slice(7).replace(/^\/\//, "");
+    return { uri: `sqlite:${isAbsolute(path) ? path : resolve(cwd, path)}`, label: head, fragment };
+  }
+  if (/^postgres(ql)?:/i.test(head)) return { uri: head, label: head, fragment };
+  if (SAVER_URI.test(head)) return undefined; // memory:, file:, redis: hold no LangGraph data
+  if (SQLITE_PATH.test(head) && !head.includes(":")) return { uri: `sqlite:${resolve(cwd, head)}`, label: head, fragment };
+  return undefined;
+}
+
+/**
+ * Validate `spec` as a LangGraph store, or return undefined when it is not one (not a store URI, or a store with
+ * ckpt's own layout). Store errors (cannot connect, missing file) come back as a fatal FileResult.
+ */
+export async function validateLangGraphSpec(spec: string, cwd: string, opts: { maxErrors?: number } = {}): Promise<FileResult | undefined> {
+  const s = storeSpec(spec, cwd);
+  if (!s) return undefined;
+  const { parseSaverUri, redact } = await import("../savers/uri.js");
+  const { openLangGraphReader, langGraphSaver } = await import("../savers/langgraph/index.js");
+  const label = redact(s.label) + (s.fragment !== undefined ? `#${s.fragment}` : "");
+  let reader;
+  try {
+    reader = await openLangGraphReader(parseSaverUri(s.uri));
+  } catch (e) {
+    if (e instanceof CkptError) return fatal(label, e);
+    throw e;
+  }
+  if (!reader) return undefined;
+  try {
+    let threadId: string | undefined;
+    let checkpointId: string | undefined;
+    if (s.fragment !== undefined) {
+      const { parseAddress, loadAddress } = await import("../savers/address.js");
+      const a = parseAddress(`${s.uri}#${s.fragment}`);
+      threadId = a.threadId;
+      // a thread alone is every checkpoint of the thread; @… names one (resolved like every other command)
+      let plain = s.fragment;
+      try {
+        plain = decodeURIComponent(s.fragment);
+      } catch {
+        /* kept raw, as parseAddress does */
+      }
+      if (a.threadId !== plain) checkpointId = (await loadAddress(langGraphSaver(reader), a, label)).checkpointId;
+      else if (!(await reader.getTuple(threadId, ""))) return fatal(label, new CkptError(3, "no-thread", `no checkpoint for thread '${threadId}'`, { file: redact(s.label) }));
+    }
+    const r = await validateLangGraphStore(reader, { ...(threadId !== undefined ? { threadId } : {}), ...(checkpointId ? { checkpointId } : {}), ...(opts.maxErrors !== undefined ? { maxErrors: opts.maxErrors } : {}) });
+    for (const i of r.issues) i.file = i.file.replace(reader.uri, redact(s.label));
+    return { file: label, format: "langgraph", formatVersion: `${reader.info.store}, ${r.checkpoints} checkpoints, ${r.writes} writes`, alternatives: [], valid: !r.issues.some((i) => i.severity === "error"), issues: r.issues };
+  } catch (e) {
+    if (e instanceof CkptError) return fatal(label, e);
+    throw e;
+  } finally {
+    await reader.close();
+  }
+}
+
+function fatal(label: string, e: CkptError): FileResult {
+  const f: FileResult = { file: e.place.file ?? label, alternatives: [], valid: false, issues: [], fatal: { reason: e.reason, message: e.message } };
+  if (e.place.line !== undefined) f.fatal!.line = e.place.line;
+  if (e.place.column !== undefined) f.fatal!.column = e.place.column;
+  return f;
+}

@@ -1,0 +1,212 @@
+/**
+ * `ckpt validate` of LangGraph stores: the shared samples (SQLite, and the PostgreSQL dumps restored into fresh
+ * schemas) are valid and unchanged afterwards; copies damaged by hand (truncated msgpack, a write whose checkpoint is
+ * gone, a missing parent, a missing Postgres blob, mixed version types, a wrong write idx) give findings with their
+ * rule ids, rows and pointers, exit 1, and no stack trace. Expected rows are the ones the test damaged.
+ */
+import Database from "better-sqlite3";
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import type { CliIO } from "../src/cli/io.js";
+import { copyFixture, LG_FIXTURES } from "./helpers/langgraph-tuples.js";
+
+const PG_BASE = "postgres://postgres@127.0.0.1:5432/test";
+const run = `${process.pid}_${Date.now().toString(36)}`;
+const sha = (f: string) => createHash("sha256").update(readFileSync(f)).digest("hex");
+
+async function cli(...argv: string[]) {
+  let out = "";
+  let err = "";
+  const t: CliIO = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: { NO_COLOR: "1" }, cwd: process.cwd() } as unknown as CliIO;
+  const code = await main(argv, t);
+  return { code, out, err };
+}
+interface Finding {
+  severity: string;
+  rule: string;
+  pointer: string;
+  file: string;
+  row: { table: string; threadId: string; namespace: string; checkpointId?: string; taskId?: string; idx?: number; channel?: string; version?: string };
+}
+async function findings(target: string): Promise<{ code: number; issues: Finding[]; err: string }> {
+  const r = await cli("validate", target, "--json");
+  expect(r.err).not.toMatch(/\n\s+at /); // never a stack trace
+  const report = JSON.parse(r.out);
+  return { code: r.code, issues: report.files.flatMap((f: { issues: Finding[] }) => f.issues), err: r.err };
+}
+const errorsOf = (xs: Finding[]) => xs.filter((i) => i.severity === "error");
+
+function edit(path: string, f: (db: Database.Database) => void): void {
+  const db = new Database(path);
+  try {
+    f(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe("validate LangGraph SQLite stores", () => {
+  it.each(["js-a.sqlite", "python-a.sqlite", "python-v1-persistence.sqlite", "python-v4-chat.sqlite", "python-v4-human-in-the-loop.sqlite"])("%s: exit 0, no errors, the file byte-identical afterwards", async (file) => {
+    const path = copyFixture(file);
+    const before = sha(path);
+    const r = await findings(path);
+    expect(errorsOf(r.issues)).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(sha(path)).toBe(before);
+  });
+
+  it("cross-library hazards: a Python store warns that JS cannot load it and about string versions; a JS store about integer versions", async () => {
+    const py = await findings(copyFixture("python-a.sqlite"));
+    expect(py.issues.map((i) => i.rule).sort()).toEqual(["langgraph/cross-library/js-cannot-load", "langgraph/cross-library/string-versions"]);
+    expect(py.issues.find((i) => i.rule.endsWith("js-cannot-load"))!.severity).toBe("warning");
+    const js = await findings(copyFixture("js-a.sqlite"));
+    expect(js.issues.map((i) => i.rule)).toEqual(["langgraph/cross-library/integer-versions"]);
+    // --strict turns the warnings into a failure
+    expect((await cli("validate", copyFixture("js-a.sqlite"), "--strict")).code).toBe(1);
+  });
+
+  it("truncated msgpack: the checkpoint row is named with the pointer of the value that did not decode", async () => {
+    const path = copyFixture("python-a.sqlite");
+    let id = "";
+    edit(path, (db) => {
+      id = (db.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' ORDER BY checkpoint_id DESC LIMIT 1").pluck().get() as string);
+      db.prepare("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, length(checkpoint) / 2) WHERE thread_id = 'a-chat-2' AND checkpoint_id = ?").run(id);
+    });
+    const r = await findings(path);
+    expect(r.code).toBe(1);
+    const e = errorsOf(r.issues).find((i) => i.rule === "langgraph/undecodable")!;
+    expect(e).toBeDefined();
+    expect(e.row).toMatchObject({ table: "checkpoints", threadId: "a-chat-2", namespace: "", checkpointId: id });
+    expect(e.pointer).toBe("/checkpoint");
+    expect(e.file).toContain(`#a-chat-2@${id}`);
+  });
+
+  it("a write whose checkpoint is gone: orphan-write errors at each write row", async () => {
+    const path = copyFixture("js-a.sqlite");
+    let id = "";
+    let n = 0;
+    edit(path, (db) => {
+      id = db.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-hitl-1' ORDER BY checkpoint_id DESC LIMIT 1").pluck().get() as string;
+      n = db.prepare("SELECT count(*) FROM writes WHERE thread_id = 'a-hitl-1' AND checkpoint_id = ?").pluck().get(id) as number;
+      db.prepare("DELETE FROM checkpoints WHERE thread_id = 'a-hitl-1' AND checkpoint_id = ?").run(id);
+    });
+    expect(n).toBeGreaterThan(0);
+    const r = await findings(path);
+    expect(r.code).toBe(1);
+    const orphans = errorsOf(r.issues).filter((i) => i.rule === "langgraph/orphan-write");
+    expect(orphans).toHaveLength(n);
+    for (const o of orphans) expect(o.row).toMatchObject({ table: "writes", threadId: "a-hitl-1", checkpointId: id });
+  });
+
+  it("a missing parent: the child names it; one thread or one checkpoint can be validated alone", async () => {
+    const path = copyFixture("js-a.sqlite");
+    const ids = new Database(path, { readonly: true }).prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' AND checkpoint_ns = '' ORDER BY checkpoint_id").pluck().all() as string[];
+    edit(path, (db) => {
+      db.prepare("DELETE FROM writes WHERE thread_id = 'a-chat-2' AND checkpoint_id = ?").run(ids[2]);
+      db.prepare("DELETE FROM checkpoints WHERE thread_id = 'a-chat-2' AND checkpoint_id = ?").run(ids[2]);
+    });
+    const whole = await findings(path);
+    expect(whole.code).toBe(1);
+    const e = errorsOf(whole.issues);
+    expect(e.map((i) => [i.rule, i.row.checkpointId, i.pointer])).toEqual([["langgraph/missing-parent", ids[3], "/parentId"]]);
+    // the thread alone: the same finding; another thread: clean
+    expect(errorsOf((await findings(`sqlite:${path}#a-chat-2`)).issues)).toHaveLength(1);
+    expect((await findings(`sqlite:${path}#a-chat-1`)).code).toBe(0);
+    // one checkpoint, by an id prefix: the child fails, its own child passes
+    expect((await findings(`sqlite:${path}#a-chat-2@${ids[3]!.slice(0, 13)}`)).code).toBe(1);
+    expect((await findings(`sqlite:${path}#a-chat-2@${ids[4]}`)).code).toBe(0);
+  });
+
+  it("mixed version types and a special write at the wrong idx", async () => {
+    const path = copyFixture("js-a.sqlite");
+    let id = "";
+    edit(path, (db) => {
+      const row = db.prepare("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-counter-1' ORDER BY checkpoint_id DESC LIMIT 1").get() as { checkpoint_id: string; checkpoint: Buffer };
+      id = row.checkpoint_id;
+      const cp = JSON.parse(row.checkpoint.toString());
+      cp.channel_versions.total = "00000000000000000000000000000007.0.5";
+      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-counter-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), id);
+      db.prepare("UPDATE writes SET idx = 0 WHERE thread_id = 'a-hitl-1' AND channel = '__interrupt__'").run();
+    });
+    const r = await findings(path);
+    expect(r.code).toBe(1);
+    const mixed = errorsOf(r.issues).filter((i) => i.rule === "langgraph/mixed-version-types");
+    expect(mixed.map((i) => [i.row.threadId, i.row.checkpointId, i.pointer])).toContainEqual(["a-counter-1", id, "/checkpoint/channel_versions/total"]);
+    const idx = errorsOf(r.issues).filter((i) => i.rule === "langgraph/write-idx");
+    expect(idx).toHaveLength(1);
+    expect(idx[0]!.row).toMatchObject({ table: "writes", threadId: "a-hitl-1", channel: "__interrupt__", idx: 0 });
+  });
+
+  it("a message record the schema rejects: the pointer inside the decoded checkpoint", async () => {
+    const path = copyFixture("js-a.sqlite");
+    let id = "";
+    edit(path, (db) => {
+      const row = db.prepare("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' ORDER BY checkpoint_id DESC LIMIT 1").get() as { checkpoint_id: string; checkpoint: Buffer };
+      id = row.checkpoint_id;
+      const cp = JSON.parse(row.checkpoint.toString());
+      cp.channel_values.messages[1].kwargs.tool_calls[0].args = "not an object";
+      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), id);
+    });
+    const r = await findings(path);
+    const e = errorsOf(r.issues).filter((i) => i.rule.startsWith("schema/"));
+    expect(e.map((i) => [i.row.checkpointId, i.pointer])).toContainEqual([id, "/checkpoint/channel_values/messages/1/kwargs/tool_calls/0/args"]);
+  });
+
+  it("a missing store is an input error (exit 3), never created", async () => {
+    const r = await cli("validate", "sqlite:/nonexistent-dir-ckpt/nope.sqlite?layout=langgraph");
+    expect(r.code).toBe(3);
+    expect(r.out + r.err).toMatch(/no such SQLite database/);
+  });
+});
+
+describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schemas)", () => {
+  let c: pg.Client;
+  const schemas: string[] = [];
+  beforeAll(async () => {
+    c = new pg.Client({ connectionString: PG_BASE });
+    try {
+      await c.connect();
+    } catch (e) {
+      throw new Error(`PostgreSQL is not reachable at ${PG_BASE} (${(e as Error).message}); start it with: pg_ctlcluster 15 main start`);
+    }
+  });
+  afterAll(async () => {
+    for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    await c.end();
+  });
+  const restore = (file: string, schema: string) => {
+    schemas.push(schema);
+    const sql = readFileSync(join(LG_FIXTURES, file), "utf8").replace(/__SCHEMA__/g, schema);
+    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG_BASE], { input: sql, stdio: ["pipe", "ignore", "pipe"] });
+  };
+
+  it("the Python and JS dumps validate with exit 0; Python's inline values warn that JS would drop them", async () => {
+    for (const name of ["js-a", "python-a"]) {
+      const schema = `lgval_${name.replace("-", "_")}_${run}`;
+      restore(`${name}.pg.sql`, schema);
+      const r = await findings(`${PG_BASE}?schema=${schema}`);
+      expect(errorsOf(r.issues)).toEqual([]);
+      expect(r.code).toBe(0);
+      if (name === "python-a") expect(r.issues.map((i) => i.rule)).toContain("langgraph/cross-library/js-drops-inline");
+    }
+  });
+
+  it("a missing blob row of a JS store: missing-blob at the (channel, version) row", async () => {
+    const schema = `lgval_blob_${run}`;
+    restore("js-a.pg.sql", schema);
+    const row = (await c.query(`SELECT thread_id, channel, version FROM "${schema}".checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY version::int DESC LIMIT 1`)).rows[0];
+    await c.query(`DELETE FROM "${schema}".checkpoint_blobs WHERE thread_id = $1 AND channel = $2 AND version = $3`, [row.thread_id, row.channel, row.version]);
+    const r = await findings(`${PG_BASE}?schema=${schema}`);
+    expect(r.code).toBe(1);
+    const e = errorsOf(r.issues).filter((i) => i.rule === "langgraph/missing-blob");
+    expect(e.length).toBeGreaterThan(0);
+    for (const i of e) expect(i.row).toMatchObject({ table: "checkpoint_blobs", threadId: "a-chat-1", channel: "messages", version: row.version });
+    expect(e[0]!.pointer).toBe("/checkpoint/channel_versions/messages");
+  });
+});
