@@ -60,7 +60,16 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
     for (const [p, f] of files) out.push(`  ${p} ${dim(`(${f.content.length} lines, modified ${f.modified_at})`)}`);
   }
   for (const note of cp.state.scratchpad ?? []) out.push(`${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`);
-  if (cp.interrupt) out.push(bold("pending approval: ") + `${cp.interrupt.toolCall.toolName} [${cp.interrupt.toolCall.toolCallId}] at step ${cp.interrupt.step}`);
+  // other state (LangGraph channels such as counters or lists): one line each
+  const other = Object.entries(cp.state).filter(([k]) => !["todos", "files", "scratchpad", "contexts"].includes(k));
+  if (other.length) {
+    out.push(bold("state"));
+    for (const [k, v] of other) out.push(`  ${k}: ${clip(stringifyJson(v) ?? "null", opts.full ? Infinity : 200)}`);
+  }
+  if (cp.interrupt?.toolCall.toolName === "interrupt" && cp.origin?.format === "langgraph") {
+    // a LangGraph interrupt() value, not a tool call
+    out.push(bold("pending interrupt: ") + `${clip(stringifyJson(cp.interrupt.toolCall.args) ?? "null", max)} ${dim(`[${cp.interrupt.toolCall.toolCallId}]`)}`);
+  } else if (cp.interrupt) out.push(bold("pending approval: ") + `${cp.interrupt.toolCall.toolName} [${cp.interrupt.toolCall.toolCallId}] at step ${cp.interrupt.step}`);
   return out.join("\n") + "\n";
 }
 

@@ -28,6 +28,9 @@ import { interruptOf, NULL_TASK_ID, type LgCheckpoint, type LgPendingWrite, type
 type Obj = Record<string, unknown>;
 
 const TRIGGER = /^(__|branch:|join:|start:)/;
+/** Store bookkeeping of a tuple and of its checkpoint, kept in `ext.langgraph._layout.store` (see toCanonical). */
+const BOOK_DOC = ["format", "formatVersion", "store", "checkpointId", "parentId", "library", "serde", "bytes", "row", "channelSources"];
+const BOOK_CP = ["id", "channel_versions", "versions_seen", "updated_channels"];
 
 /** Channels that are graph plumbing rather than state: trigger channels, and (v < 3) node channels. */
 export function isPlumbing(channel: string, cp: Pick<LgCheckpoint, "v" | "versions_seen">): boolean {
@@ -103,12 +106,24 @@ function toCanonical(doc: LgTupleDocument): Checkpoint {
   const rest: Obj = { ...doc };
   delete rest.threadId;
   const restCp: Obj = { ...cp };
+  const layout: Obj = {};
+  // store bookkeeping (ids, versions, sizes, serde tags): kept with the layout records, so that a diff of two
+  // checkpoints reports what changed in the conversation and the state, not the bookkeeping every step changes
+  const book: Obj = {};
+  for (const k of BOOK_DOC) if (k in rest) (book[k] = rest[k]), delete rest[k];
+  for (const k of BOOK_CP) if (k in restCp) ((book.checkpoint ??= {}) as Obj)[k] = restCp[k], delete restCp[k];
+  if (isObj(doc.metadata) && "step" in doc.metadata) {
+    const { step: rawStep, ...md } = doc.metadata;
+    rest.metadata = md;
+    book.step = rawStep;
+    layout.metadataKeys = Object.keys(doc.metadata);
+  }
+  layout.store = book;
   const restCv: Obj = {};
   for (const k of Object.keys(cv)) if (!(k === "messages" && Array.isArray(list)) && !stateKeys.includes(k)) restCv[k] = cv[k];
   restCp.channel_values = restCv;
   if (out.updatedAt !== undefined) delete restCp.ts;
   rest.checkpoint = restCp;
-  const layout: Obj = {};
   if (isObj(doc.checkpoint)) {
     layout.checkpointKeys = Object.keys(cp);
     layout.channelKeys = Object.keys(cv);
@@ -170,9 +185,11 @@ function fromCanonical(cp: Checkpoint, lossy: LossyNote[]): LgTupleDocument {
   const e = extOf(cp);
   const kept = isObj(e.tuple) ? e.tuple : undefined;
   const layout = isObj(e._layout) ? e._layout : {};
+  const book = isObj(layout.store) ? layout.store : {};
   const doc: Obj = kept ? { ...kept } : freshTuple(cp);
   doc.threadId = cp.threadId;
-  const c: Obj = { ...(isObj(doc.checkpoint) ? doc.checkpoint : {}) };
+  for (const k of BOOK_DOC) if (k in book) doc[k] = book[k];
+  const c: Obj = { ...(isObj(doc.checkpoint) ? doc.checkpoint : {}), ...(isObj(book.checkpoint) ? book.checkpoint : {}) };
   const cv: Obj = { ...(isObj(c.channel_values) ? c.channel_values : {}) };
   const messages: unknown[] = [];
   cp.messages.forEach((m, i) => {
@@ -192,8 +209,9 @@ function fromCanonical(cp: Checkpoint, lossy: LossyNote[]): LgTupleDocument {
   if (!kept) bumpVersions(c, Object.keys(cv));
   doc.checkpoint = ordered(c, layout.checkpointKeys);
   const md: Obj = { ...(isObj(doc.metadata) ? doc.metadata : {}) };
-  if (typeof md.step !== "number" || Math.max(0, Math.trunc(md.step)) !== cp.step) md.step = cp.step;
-  doc.metadata = md;
+  if ("step" in book) md.step = typeof book.step === "number" && Math.max(0, Math.trunc(book.step)) === cp.step ? book.step : cp.step;
+  else if (!kept || typeof md.step === "number") md.step = cp.step;
+  doc.metadata = ordered(md, layout.metadataKeys);
   doc.pendingWrites = interruptWrites(cp, Array.isArray(doc.pendingWrites) ? (doc.pendingWrites as LgPendingWrite[]) : []);
   for (const k of Object.keys(cp.ext ?? {})) if (k !== "langgraph") lossy.push({ pointer: `/ext/${k}`, field: k, reason: `a LangGraph checkpoint cannot carry ${k}-specific data` });
   if (cp.createdAt !== undefined && kept === undefined) lossy.push({ pointer: "/createdAt", field: "createdAt", reason: "a LangGraph checkpoint has one time (ts, from updatedAt)" });
