@@ -27,7 +27,7 @@ describe("ckpt ls and show", () => {
     const t2 = io();
     expect(await main(["ls", `file:${dir}`], t2)).toBe(0);
     expect(t2.out()).toMatch(/user:42\/session#1\s+deepagent\s+3\s+4/);
-    expect(t2.out()).toMatch(/2 thread\(s\)/);
+    expect(t2.out()).toMatch(/2 threads/);
   });
 
   it("show prints a transcript of a thread named by URI#threadId, with todos and files", async () => {

@@ -198,3 +198,52 @@ test("#15.19 the tag lists (schema/tags.ts) name only values the schemas themsel
     for (const k of ["role", "type"] as const) for (const v of set[k]) expect(seen[k].has(v), `${name} ${k} ${v}`).toBe(true);
   }
 });
+
+describe("#15.20 version gates match the versions; unknown versions are refused", () => {
+  const V18 = F + "yoagent/valid/save_messages.v0.18.json"; // message 8 stops with 'refusal' (added in yoagent 0.9)
+  const lossyOf = async (version: string) => {
+    const r = await run(["convert", V18, "-t", "yoagent", "--format-version", version, "--allow-lossy", "--dry-run", "--json"]);
+    expect(r.code).toBe(0);
+    return (JSON.parse(r.out).lossy as Array<{ pointer: string; reason: string }>).map((n) => n.pointer);
+  };
+  test("0.12 reads 'refusal' (≥ 0.9): not reported; 0.8 does not: reported", async () => {
+    expect(await lossyOf("0.12")).not.toContain("/messages/8/stopReason");
+    expect(await lossyOf("0.8")).toContain("/messages/8/stopReason");
+  });
+  test("0.7 has no provider_metadata (added in 0.8): the tool call's providerMetadata is reported", async () => {
+    expect(await lossyOf("0.7")).toContain("/messages/1/content/3/providerMetadata");
+    expect(await lossyOf("0.8")).not.toContain("/messages/1/content/3/providerMetadata");
+  });
+  test.each([
+    ["yoagent", "9.9"],
+    ["yoagent", "0.19"],
+    ["yoagent-session", "0.10"],
+    ["swarmer", "2"],
+    ["deepagent", "ai-v5"],
+    ["amacs", "v5"],
+  ])("%s --format-version %s is a usage error naming the versions ckpt knows", async (to, version) => {
+    const r = await run(["convert", V18, "-t", to, "--format-version", version, "--allow-lossy", "--dry-run"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(version);
+  });
+});
+
+describe("#15.22 messages people read", () => {
+  test("show prints a failed assistant turn with its stop reason and error message", async () => {
+    const msgs = JSON.parse(readFileSync(F + "yoagent/valid/save_messages.v0.18.json", "utf8")) as Array<Record<string, unknown>>;
+    const failed = msgs.find((m) => m.role === "assistant" && m.stopReason === "error")!;
+    const r = await run(["show", F + "yoagent/valid/save_messages.v0.18.json"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`[stopped: error] ${String(failed.errorMessage)}`);
+    expect(r.out).toContain("[stopped: refusal]");
+  });
+  test("plurals: one message, one line", async () => {
+    const one = put("one.json", [{ role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1767225600000 }]);
+    const s = await run(["show", one]);
+    expect(s.out).toContain(", 1 message");
+    expect(s.out).not.toContain("1 messages");
+    const c = await run(["convert", one, "-t", "ckpt", "-o", join(dir, "one.ckpt.json")]);
+    expect(c.err).not.toContain("1 messages");
+    expect(c.err).toContain("1 message)");
+  });
+});

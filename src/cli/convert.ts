@@ -12,9 +12,26 @@ import { readSource } from "./input.js";
 import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
+import { yoagentRelease, yoagentWantsSnake } from "../formats/yoagent.js";
+import { plural } from "../base/plural.js";
 
 /** Targets with a single on-disk version: --format-version would do nothing there, so it is refused. */
-const VERSIONLESS = new Set(["ckpt", "phi-core", "phi-core-session"]);
+const VERSIONLESS = new Set(["ckpt", "phi-core", "phi-core-session", "swarmer"]);
+
+/** A usage error unless `version` names a version of `to` that ckpt writes (before anything is read). */
+function checkFormatVersion(to: string, version: string): void {
+  if (VERSIONLESS.has(to)) throw usageError(`--format-version ${version}: ${to} has one format version only`);
+  if (to === "yoagent" || to === "yoagent-session") {
+    const snake = yoagentWantsSnake(version); // refuses releases ckpt does not know
+    const v = version.trim();
+    if (to === "yoagent-session" && /\d+\.\d+/.test(v) && !/^[<>]/.test(v) && yoagentRelease(v) < 11) throw usageError(`yoagent ${version} has no sessions (JSONL session trees were added in 0.11.0)`);
+    void snake;
+    return;
+  }
+  const known: Record<string, string[]> = { deepagent: ["ai-v6"], amacs: ["v4", "v3"] };
+  if (!known[to]) throw usageError(`--format-version ${version}: ${to} has one format version only`);
+  if (!known[to].includes(version)) throw usageError(`unknown ${to} version '${version}': expected ${known[to].join(" or ")}`);
+}
 
 interface Args {
   input: string;
@@ -47,7 +64,7 @@ export const convertCommand: CommandDef = {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     if ((args.input as unknown) === "" || (args.input as unknown) === true) args.input = "-";
     if (args.json && !args.output && !args.dryRun) throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
-    if (args.formatVersion !== undefined && VERSIONLESS.has(args.toFormat)) throw usageError(`--format-version: ${args.toFormat} has one format version only`);
+    if (args.formatVersion !== undefined) checkFormatVersion(args.toFormat, args.formatVersion);
     const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd });
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossy.length > 0 && !args.allowLossy;
@@ -95,7 +112,7 @@ function reportText(r: ConvertResult, input: string, target: string | undefined,
   }
   for (const n of r.lossy) err.write(`  ${n.pointer}: ${n.reason}\n`);
   if (!refused && (target || args.dryRun)) {
-    err.write(`${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${r.checkpoint.messages.length} messages)${target ? ` → ${target}` : ""}\n`);
+    err.write(`${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${plural(r.checkpoint.messages.length, "message")})${target ? ` → ${target}` : ""}\n`);
   }
 }
 

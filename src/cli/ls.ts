@@ -4,6 +4,7 @@
  */
 import type { Argv } from "yargs";
 import { stringifyJson } from "../base/json.js";
+import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -67,7 +68,7 @@ export const lsCommand: CommandDef = {
     const table = rows.map((r) => [r.namespace, r.threadId, r.format ?? `? (${r.error ?? "unreadable"})`, r.step ?? "-", r.messages ?? "-", `${r.bytes} B`, r.updatedAt ?? "-"].map(String));
     const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
     const line = (cells: string[]) => cells.map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
-    io.stdout.write([line(head), ...table.map(line)].join("\n") + `\n${rows.length} thread(s)\n`);
+    io.stdout.write([line(head), ...table.map(line)].join("\n") + `\n${plural(rows.length, "thread")}\n`);
     return 0;
   },
 };

@@ -5,6 +5,7 @@
 import type { Argv } from "yargs";
 import type { AssistantMessage, Checkpoint, Content, SystemMessage, ToolResultMessage, UserMessage } from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
+import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import { readSource } from "./input.js";
@@ -18,7 +19,7 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
   const bold = (s: string) => (k ? k.bold(s) : s);
   const max = opts.full ? Infinity : 600;
   const out: string[] = [];
-  out.push(bold(`thread ${cp.threadId}`) + dim(` — ${format}, step ${cp.step}, ${cp.messages.length} messages${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`));
+  out.push(bold(`thread ${cp.threadId}`) + dim(` — ${format}, step ${cp.step}, ${plural(cp.messages.length, "message")}${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`));
   const block = (c: Content): string => {
     switch (c.type) {
       case "text":
@@ -44,7 +45,14 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
     } else if (m.role === "user" || m.role === "assistant" || m.role === "system") {
       const msg = m as UserMessage | AssistantMessage | SystemMessage;
       const who = msg.role === "assistant" && msg.model ? `assistant (${msg.model})` : msg.role;
-      out.push(`${n} ${bold(who)}\n${indent(msg.content.map(block).filter(Boolean).join("\n"))}`);
+      const lines = msg.content.map(block).filter(Boolean);
+      // a turn that did not end normally says how it ended (a failed turn often has no text at all)
+      const a = msg as AssistantMessage;
+      if (a.role === "assistant" && a.stopReason && !["stop", "toolUse"].includes(a.stopReason)) {
+        const why = `[stopped: ${a.stopReason}]${a.errorMessage ? ` ${a.errorMessage}` : ""}`;
+        lines.push(k && a.stopReason === "error" ? k.red(why) : why);
+      }
+      out.push(`${n} ${bold(who)}\n${indent(lines.join("\n"))}`);
     } else {
       out.push(`${n} ${dim(`${m.role}/${(m as { kind: string }).kind}`)} ${clip(stringifyJson((m as { data: unknown }).data) ?? "null", 200)}`);
     }
@@ -57,7 +65,7 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
   const files = Object.entries(cp.state.files ?? {});
   if (files.length) {
     out.push(bold("files"));
-    for (const [p, f] of files) out.push(`  ${p} ${dim(`(${f.content.length} lines, modified ${f.modified_at})`)}`);
+    for (const [p, f] of files) out.push(`  ${p} ${dim(`(${plural(f.content.length, "line")}, modified ${f.modified_at})`)}`);
   }
   for (const note of cp.state.scratchpad ?? []) out.push(`${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`);
   // other state (LangGraph channels such as counters or lists): one line each

@@ -23,11 +23,47 @@ export function yoagentWantsSnake(version: string | undefined): boolean | undefi
   const v = version.trim();
   if (v === "<0.13" || v === "legacy") return true;
   if (v === ">=0.13" || v === "latest") return false;
-  const m = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(v);
+  const min = yoagentRelease(version);
+  if (min < 3) throw usageError(`yoagent ${version} has no save_messages (added in 0.3.0)`);
+  return min < 13;
+}
+
+/** The newest yoagent release ckpt knows the format of (FORMATS.md §1.6). */
+export const YOAGENT_NEWEST_MINOR = 18;
+
+/** The minor number of a yoagent release "0.N[.P]"; a usage error for anything else or a release ckpt does not know. */
+export function yoagentRelease(version: string): number {
+  const m = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(version.trim());
   if (!m) throw usageError(`yoagent --format-version must be "<0.13", ">=0.13" or a release like 0.12 or 0.18.0, not '${version}'`);
   const [maj, min] = [Number(m[1]), Number(m[2])];
-  if (maj === 0 && min < 3) throw usageError(`yoagent ${version} has no save_messages (added in 0.3.0)`);
-  return maj === 0 && min < 13;
+  if (maj !== 0 || min > YOAGENT_NEWEST_MINOR) throw usageError(`unknown yoagent version '${version}': ckpt knows the format of yoagent 0.3 to 0.${YOAGENT_NEWEST_MINOR} ("<0.13" and ">=0.13" name the two spellings)`);
+  return min;
+}
+
+/** The release asked for, when a concrete one was (not a spelling range). */
+const releaseOf = (version: string | undefined): number | undefined => (version === undefined || !/\d+\.\d+/.test(version) || version.trim().startsWith("<") || version.trim().startsWith(">") ? undefined : yoagentRelease(version));
+
+/**
+ * What an older release asked for cannot read: 'refusal' before 0.9 (the file fails to load), provider metadata
+ * before 0.8 (dropped on load). "<0.13" names every older release, so it reports what the oldest cannot read.
+ */
+function versionLoss(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): void {
+  const v = options.version?.trim();
+  const minor = v === "<0.13" || v === "legacy" ? 3 : releaseOf(v);
+  if (minor === undefined) return;
+  cp.messages.forEach((m, i) => {
+    if (m.role !== "assistant") return;
+    if (minor < 9 && (m as { stopReason?: string }).stopReason === "refusal") {
+      options.lossy.push({ pointer: `/messages/${i}/stopReason`, field: "stopReason", reason: `yoagent ${v} rejects stopReason 'refusal' (added in 0.9.0): it cannot load this file` });
+    }
+    if (minor < 8) {
+      (m as { content: Array<{ type: string; providerMetadata?: unknown }> }).content.forEach((c, k) => {
+        if (c.type === "toolCall" && c.providerMetadata !== undefined) {
+          options.lossy.push({ pointer: `/messages/${i}/content/${k}/providerMetadata`, field: "providerMetadata", reason: `yoagent ${v} has no tool-call provider_metadata (added in 0.8.0): dropped when it loads the file` });
+        }
+      });
+    }
+  });
 }
 
 /** Convert canonical messages to yoagent (shared with the session adapter). */
@@ -40,13 +76,7 @@ export function yoagentMessagesFromCanonical(cp: Checkpoint, options: { version?
     const n = messageToNative(m, i, ctx);
     if (n) out.push(n);
   });
-  if (snake) {
-    cp.messages.forEach((m, i) => {
-      if (m.role === "assistant" && (m as { stopReason?: string }).stopReason === "refusal") {
-        options.lossy.push({ pointer: `/messages/${i}/stopReason`, field: "stopReason", reason: "yoagent < 0.9 rejects stopReason 'refusal' (added in 0.9.0); older readers fail to load this file" });
-      }
-    });
-  }
+  versionLoss(cp, options);
   return out;
 }
 
