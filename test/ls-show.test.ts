@@ -46,7 +46,7 @@ describe("ckpt ls and show", () => {
   it("show of a missing thread is a clear input error", async () => {
     const t = io();
     expect(await main(["show", `file:${dir}#nope`], t)).toBe(3);
-    expect(t.err()).toMatch(/no checkpoint for thread 'nope'/);
+    expect(t.err()).toMatch(/no thread 'nope' in namespace 'default'/);
   });
 });
 

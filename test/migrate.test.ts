@@ -94,7 +94,7 @@ describe("ckpt migrate", () => {
     await s.close();
   });
 
-  it("?namespace= on the target URI is where records land, on the source URI what is copied; the flags win", async () => {
+  it("?namespace= on the target URI is where records land, on the source URI what is copied; a flag that disagrees is a usage error", async () => {
     const work = mkdtempSync(join(tmpdir(), "ckpt-mig-ns-"));
     const db = join(work, "c.db");
     const seed = await openSaver(`sqlite:${db}`);
@@ -108,11 +108,18 @@ describe("ckpt migrate", () => {
     const m = await openSaver(mem);
     expect(await m.namespaces()).toEqual(["prod"]);
     expect(await m.exists("a", "prod")).toBe(true);
-    // --to-namespace wins over the target's ?namespace=; --namespace over the source's
+    // one rule for every command: the URI's ?namespace=, else the flag; both, disagreeing, is exit 2 naming both
     const t2 = { ...io(), cwd: work };
-    expect(await main(["migrate", "--from", `sqlite:${db}?namespace=team-a`, "--namespace", "team-b", "--to", `${mem}?namespace=prod`, "--to-namespace", "staging", "-q"], t2), t2.err()).toBe(0);
+    expect(await main(["migrate", "--from", `sqlite:${db}?namespace=team-a`, "--namespace", "team-b", "--to", `${mem}?namespace=prod`, "-q"], t2)).toBe(2);
+    expect(t2.err()).toMatch(/namespace given twice: 'team-a' in the URI and 'team-b'/);
+    const t3 = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `sqlite:${db}`, "--to", `${mem}?namespace=prod`, "--to-namespace", "staging", "-q"], t3)).toBe(2);
+    expect(t3.err()).toMatch(/'prod' in the URI and 'staging'/);
+    // the flags alone pick the namespaces
+    const t4 = { ...io(), cwd: work };
+    expect(await main(["migrate", "--from", `sqlite:${db}`, "--namespace", "team-b", "--to", mem, "--to-namespace", "staging", "-q"], t4), t4.err()).toBe(0);
     expect(await m.exists("b", "staging")).toBe(true);
-    expect(await m.exists("b", "prod")).toBe(false);
+    expect(await m.exists("a", "staging")).toBe(false);
     await m.close();
   });
 
@@ -150,11 +157,11 @@ describe("ckpt migrate", () => {
 
   it("connection failures are exit 4 with a message that never shows the password", async () => {
     const t = io();
-    expect(await main(["migrate", "--from", "memory:x", "--to", "redis://user:s3cret-pass@127.0.0.1:1", "-q"], t)).toBe(4);
+    expect(await main(["migrate", "--from", samples, "--to", "redis://user:s3cret-pass@127.0.0.1:1", "-q"], t)).toBe(4);
     expect(t.err()).toMatch(/cannot connect to Redis/);
     expect(t.err()).not.toContain("s3cret-pass");
     const t2 = io();
-    expect(await main(["migrate", "--from", "memory:x", "--to", "postgres://postgres:hunter2@127.0.0.1:1/test", "-q"], t2)).toBe(4);
+    expect(await main(["migrate", "--from", samples, "--to", "postgres://postgres:hunter2@127.0.0.1:1/test", "-q"], t2)).toBe(4);
     expect(t2.err()).toMatch(/cannot connect to PostgreSQL/);
     expect(t2.err()).not.toContain("hunter2");
   });
@@ -174,25 +181,29 @@ describe("ckpt migrate", () => {
         const work = mkdtempSync(join(tmpdir(), "ckpt-kill-"));
         const target = `sqlite:${join(work, "t.db")}`;
         const args = [join(root, "bin", "ckpt.js"), "migrate", "--from", `file:${src}`, "--to", target, "--batch-size", "7", "-q"];
-        const child = spawn(process.execPath, args, { cwd: work, stdio: "ignore" });
+        // journals live in the per-user state folder ($XDG_STATE_HOME/ckpt/), not in the current folder
+        const state = join(work, "state");
+        const journals = () => (existsSync(join(state, "ckpt")) ? readdirSync(join(state, "ckpt")).filter((f) => f.endsWith(".journal")) : []);
+        const child = spawn(process.execPath, args, { cwd: work, stdio: "ignore", env: { ...process.env, XDG_STATE_HOME: state } });
         const exitedP = new Promise((r) => child.on("exit", r));
         // wait for the run to start committing (its journal appears), then kill it at a random later point
         let exited = false;
         void exitedP.then(() => (exited = true));
         const t0 = Date.now();
-        while (!exited && !readdirSync(work).some((f) => f.endsWith(".journal")) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 5));
+        while (!exited && journals().length === 0 && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 5));
         await new Promise((r) => setTimeout(r, Math.floor(rand() * 150)));
         child.kill("SIGKILL");
         await exitedP;
-        const journal = readdirSync(work).find((f) => f.endsWith(".journal"));
+        const journal = journals()[0];
         if (journal) midRun++;
         // resume (or, when the kill came after completion, a plain re-run) must finish the job
-        const t = { ...io(), cwd: work };
+        const t = { ...io(), cwd: work, env: { XDG_STATE_HOME: state } };
         const code = await main(["migrate", "--from", `file:${src}`, "--to", target, "--batch-size", "7", "-q", ...(journal ? ["--resume"] : [])], t);
         expect(code, t.out() + t.err()).toBe(0);
         const got = await storeHashes(target);
         expect(got.size).toBe(want.size);
         for (const [key, h] of want) expect(got.get(key)).toBe(h);
+        expect(journals()).toEqual([]);
         expect(readdirSync(work).some((f) => f.endsWith(".journal"))).toBe(false);
       }
       // the kill points must really fall inside runs, not only before or after them

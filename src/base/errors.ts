@@ -17,6 +17,8 @@ export const ExitCode = {
   PARTIAL: 5,
   /** internal error (a bug) */
   BUG: 70,
+  /** interrupted (Ctrl-C, SIGINT): 128 + 2, what shells report */
+  INTERRUPTED: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -68,17 +70,20 @@ export const usageError = (message: string) => new CkptError(ExitCode.USAGE, "us
 export const storeError = (reason: string, message: string, place?: ErrorPlace, cause?: unknown) =>
   new CkptError(ExitCode.STORE, reason, message, place, { cause });
 
-/** Remove credentials from a URI before it is printed anywhere. */
-export function redactUri(uri: string): string {
-  return uri.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i, (_m, scheme: string, auth: string) => {
-    const user = auth.split(":")[0];
-    return `${scheme}${user ? decodeSafe(user) + ":***" : "***"}@`;
-  });
-}
-function decodeSafe(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
+/**
+ * One record a store cannot hold (two thread ids that share a file name, a thread id too long for a file name, an
+ * empty thread id). A migration rejects that record with this reason and goes on with the rest; anywhere else it
+ * is an ordinary CkptError.
+ */
+export class RecordError extends CkptError {
+  constructor(
+    exitCode: ExitCodeValue,
+    reason: string,
+    message: string,
+    readonly record: { threadId: string; namespace?: string },
+    place: ErrorPlace = {},
+  ) {
+    super(exitCode, reason, message, place);
+    this.name = "RecordError";
   }
 }

@@ -7,7 +7,7 @@ import { realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { writeFilesAtomic } from "./write.js";
+import { writeFilesAtomic } from "../base/atomic.js";
 import { readSource } from "./input.js";
 import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
@@ -141,6 +141,6 @@ async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<str
       if (outReal === inReal || outReal.startsWith(inReal + "/")) throw usageError(`refusing to overwrite the input ${args.input}: choose another -o`);
     }
   }
-  await writeFilesAtomic(targets, args.output!); // every file to a temp name first, then renamed: no partial output
+  await writeFilesAtomic(targets); // every file to a temp name first, then renamed: no partial output
   return "files" in r.output || !isDir ? args.output! : join(args.output!, Object.keys(files)[0]!);
 }

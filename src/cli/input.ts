@@ -6,7 +6,8 @@ import { readFileSync, statSync } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
-import { inputError, redactUri } from "../base/errors.js";
+import { inputError, usageError } from "../base/errors.js";
+import { DEFAULT_NAMESPACE } from "../savers/types.js";
 import type { SourceDoc } from "../formats/types.js";
 
 /** Saver URIs: memory:, file:, sqlite:, redis://, rediss://, postgres://, postgresql:// */
@@ -59,6 +60,51 @@ export function splitThreadRef(spec: string): { uri: string; threadId?: string }
 export interface ReadOptions {
   stdin: Readable;
   cwd?: string;
+  /** for `<saver-uri>#<threadId>`: the namespace when the URI has no ?namespace= (else "default") */
+  namespace?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The namespace a command reads or writes, one rule for all: the URI's `?namespace=`, else the `--namespace` flag,
+ * else undefined (the caller's default: every namespace for ls, "default" for a single thread). Both, disagreeing,
+ * is a usage error.
+ */
+export function namespaceFor(uri: string, flag: string | undefined): string | undefined {
+  const inUri = /[?&]namespace=/.test(uri) ? new URLSearchParams(uri.slice(uri.indexOf("?") + 1).split("#")[0]).get("namespace") ?? undefined : undefined;
+  if (inUri !== undefined && flag !== undefined && inUri !== flag) {
+    throw usageError(`namespace given twice: '${inUri}' in the URI and '${flag}' by --namespace; keep one`);
+  }
+  return inUri ?? flag;
+}
+
+/**
+ * One thread (or, in a LangGraph store, one checkpoint: `#thread@id|@latest|@~N`) of a saver, opened read-only. A
+ * thread that lives only in another namespace is named as such.
+ */
+async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
+  const { parseAddress, loadAddress } = await import("../savers/address.js");
+  const a = parseAddress(spec);
+  // a bare folder path is relative to the command's folder
+  if (!SAVER_URI.test(a.uri) && !SQLITE_PATH_REF.test(spec)) a.uri = resolve(opts.cwd ?? ".", a.uri);
+  const namespace = namespaceFor(a.uri, opts.namespace) ?? DEFAULT_NAMESPACE;
+  const { isLangGraphSaver } = await import("../savers/index.js");
+  const { openStore } = await import("./stores.js");
+  const saver = await openStore(a.uri, { readOnly: true, namespace, env: opts.env });
+  try {
+    if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace))) {
+      const elsewhere: string[] = [];
+      for (const ns of await saver.namespaces()) if (ns !== namespace && (await saver.exists(a.threadId, ns))) elsewhere.push(ns);
+      const hint = elsewhere.length
+        ? `; it is in namespace ${elsewhere.map((n) => `'${n}'`).join(", ")}: add ?namespace=${encodeURIComponent(elsewhere[0]!)} to the URI or pass --namespace ${elsewhere[0]}`
+        : "";
+      throw inputError("no-thread", `no thread '${a.threadId}' in namespace '${namespace}'${hint}`, { file: saver.uri });
+    }
+    const { text, checkpointId } = await loadAddress(saver, a, saver.uri);
+    return { name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text };
+  } finally {
+    await saver.close();
+  }
 }
 
 /** `<folder>#<thread>` names a thread of a folder store (a Swarmer bot folder, a phi-core session store …). */
@@ -74,18 +120,7 @@ function isFolder(path: string): boolean {
 export async function readSource(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin), "<stdin>") };
   if (spec.includes("#") && (SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec) || isFolder(resolve(opts.cwd ?? ".", spec.slice(0, spec.indexOf("#")))))) {
-    const { parseAddress, loadAddress } = await import("../savers/address.js");
-    const a = parseAddress(spec);
-    const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
-    // a bare folder path is relative to the command's folder
-    const where = SAVER_URI.test(a.uri) || SQLITE_PATH_REF.test(spec) ? a.uri : resolve(opts.cwd ?? ".", a.uri);
-    const saver = await openSaver(where, { readOnly: true } as Parameters<typeof openSaver>[1]);
-    try {
-      const { text, checkpointId } = await loadAddress(saver, a, redactUri(a.uri));
-      return { name: `${redactUri(a.uri)}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text };
-    } finally {
-      await saver.close();
-    }
+    return readThread(spec, opts);
   }
   const path = spec.startsWith("file:") ? spec.slice(5) : spec;
   const full = opts.cwd ? resolve(opts.cwd, path) : path;

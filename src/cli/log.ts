@@ -4,7 +4,8 @@
  * ckpt's own stores keep one per thread, so their history has one entry. Streams: rows are printed as they are read.
  */
 import type { Argv } from "yargs";
-import { redactUri, usageError } from "../base/errors.js";
+import { usageError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -45,9 +46,9 @@ export const logCommand: CommandDef = {
     if (a.selector.kind !== "latest" || args.address.slice(args.address.indexOf("#")).includes("@latest")) {
       throw usageError(`'${args.address}': ckpt log takes <store>#<thread> (the whole history), not one checkpoint`);
     }
-    const { openSaver } = await import("../savers/index.js");
+    const { openStore } = await import("./stores.js");
     const { historyOf } = await import("../savers/address.js");
-    const saver = await openSaver(a.uri, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
+    const saver = await openStore(a.uri, { readOnly: true, env: io.env });
     let n = 0;
     let buf = "";
     const flush = (force = false) => {

@@ -8,6 +8,9 @@ import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
+import { usageError } from "../base/errors.js";
+import { namespaceFor } from "./input.js";
+import { openStore } from "./stores.js";
 
 interface Row {
   namespace: string;
@@ -26,16 +29,23 @@ export const lsCommand: CommandDef = {
   builder: (y: Argv) =>
     y
       .positional("uri", { type: "string", describe: "saver URI (file:<dir>, sqlite:<path>, redis://…, postgres://…) or a folder" })
-      .option("namespace", { type: "string", array: true, describe: "namespace(s) to list (default: all)" })
+      .option("namespace", { type: "string", array: true, describe: "namespace(s) to list, when the URI has no ?namespace= (default: all)" })
       .option("limit", { type: "number", describe: "at most this many threads per namespace" })
-      .option("json", { type: "boolean", default: false, describe: "a JSON array of rows" }),
+      .option("json", { type: "boolean", default: false, describe: "a JSON array of rows" })
+      .example("ckpt ls ./.checkpoints", "a deep-agent FileSaver folder")
+      .example("ckpt ls sqlite:./ckpt.db --json", "every thread of a SQLite store, as JSON")
+      .example("ckpt ls 'redis://127.0.0.1:6379?namespace=prod' --limit 20", "one namespace of a Redis store")
+      .example("ckpt ls postgres://localhost/app --namespace a --namespace b", "two namespaces of a PostgreSQL store"),
   run: async (args: { uri: string; namespace?: string[]; limit?: number; json: boolean }, io: CliIO) => {
-    const { openSaver } = await import("../savers/index.js");
-    const saver = await openSaver(args.uri, { env: io.env, readOnly: true });
+    // one namespace rule for every command: the URI's ?namespace=, else --namespace, else every namespace
+    const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
+    const uriNs = namespaceFor(args.uri, flagNs);
+    if (uriNs !== undefined && args.namespace && args.namespace.length > 1) throw usageError(`namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`);
+    const saver = await openStore(args.uri, { readOnly: true, env: io.env });
     const rows: Row[] = [];
     if ((await import("../savers/index.js")).isLangGraphSaver(saver)) return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
     try {
-      for (const ns of args.namespace ?? (await saver.namespaces())) {
+      for (const ns of uriNs !== undefined ? [uriNs] : args.namespace ?? (await saver.namespaces())) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {
           const text = await saver.load(t.threadId, ns);
           const row: Row = { namespace: ns, threadId: t.threadId, format: null, step: null, messages: null, bytes: t.bytes, updatedAt: t.updatedAt ?? null };

@@ -4,6 +4,7 @@
  */
 import { CkptError, ExitCode } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
+import { closeStores } from "./stores.js";
 import type { CommandDef } from "./command.js";
 import { quickArgs } from "./quick.js";
 
@@ -61,6 +62,15 @@ async function quickCommand(argv: readonly string[], io: CliIO): Promise<number 
 }
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  try {
+    return await run(argv, io);
+  } finally {
+    // every exit path closes every store the command opened (an open Redis/PostgreSQL connection keeps Node alive)
+    await closeStores();
+  }
+}
+
+async function run(argv: string[], io: CliIO): Promise<number> {
   const quick = (await quickValidate(argv, io)) ?? (await quickCommand(argv, io));
   if (quick !== undefined) return quick;
   const { default: yargs } = await import("yargs");

@@ -5,17 +5,21 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { open, rm } from "node:fs/promises";
-import { resolve } from "node:path";
+import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { CkptError, ExitCode, storeError, usageError } from "../base/errors.js";
 import { openCheckPool } from "./check-pool.js";
+import { redactText, redactUri } from "../base/redact.js";
 import { migrate, type ConflictPolicy, type Journal, type MigrateProgress, type MigrateSummary } from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import type { Saver } from "../savers/types.js";
-import { writeFilesAtomic } from "./write.js";
+import { writeFileAtomic } from "../base/atomic.js";
+import { namespaceFor } from "./input.js";
+import { openStore } from "./stores.js";
 
 interface Args {
   from: string;
@@ -30,11 +34,11 @@ interface Args {
   rejectFile?: string;
   strict: boolean;
   batchSize: number;
-  jobs?: number;
   journal?: string;
   resume: boolean;
   json: boolean;
   quiet: boolean;
+  jobs?: number;
   verbose: boolean;
   toLibrary?: string;
   thread?: string[];
@@ -48,14 +52,14 @@ export const DEFAULT_JOBS = 4;
  * cluster) and PostgreSQL take parallel writers: SQLite has one writer at a time, and the other stores are local.
  */
 async function openWriters(uri: string, jobs: number | undefined, env: NodeJS.ProcessEnv): Promise<Saver[]> {
-  const { openSaver, parseSaverUri } = await import("../savers/index.js");
+  const { parseSaverUri } = await import("../savers/index.js");
   const kind = parseSaverUri(uri, env).kind;
   const parallel = kind === "redis" || kind === "postgres";
   if (jobs !== undefined && jobs > 1 && !parallel) throw usageError(`--jobs ${jobs}: only redis:// and postgres:// targets take parallel writers (${kind} has one writer)`);
   const n = parallel ? (jobs ?? DEFAULT_JOBS) : 1;
   const writers: Saver[] = [];
   try {
-    for (let i = 1; i < n; i++) writers.push(await openSaver(uri, { env }));
+    for (let i = 1; i < n; i++) writers.push(await openStore(uri, { readOnly: false, env }));
   } catch (e) {
     await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
     throw e;
@@ -63,13 +67,33 @@ async function openWriters(uri: string, jobs: number | undefined, env: NodeJS.Pr
   return writers;
 }
 
-/** A journal file: one JSON line per committed record, fsynced per batch; removed when the run completes. */
-export async function openJournal(path: string, resume: boolean, header: object): Promise<Journal & { close(): Promise<void>; remove(): Promise<void> }> {
+type FileJournal = Journal & { path: string; committed(): number; close(): Promise<void>; remove(): Promise<void> };
+
+/**
+ * Where journals live: `$XDG_STATE_HOME/ckpt/`, else `~/.local/state/ckpt/` — a per-user state folder, never the
+ * current folder (which may be read-only, or shared). The name is a hash of the run's source, target and format.
+ */
+export function journalPathFor(args: Pick<Args, "from" | "to" | "toFormat" | "journal" | "toLibrary">, io: CliIO): string {
+  if (args.journal) return resolve(io.cwd, args.journal);
+  const state = io.env.XDG_STATE_HOME && isAbsolute(io.env.XDG_STATE_HOME) ? io.env.XDG_STATE_HOME : join(io.env.HOME || homedir(), ".local", "state");
+  const hash = createHash("sha1").update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}${args.toLibrary ? `\n${args.toLibrary}` : ""}`).digest("hex").slice(0, 12);
+  return join(state, "ckpt", `migrate-${hash}.journal`);
+}
+
+/** An interrupted run's journal blocks a fresh run (checked before any store is opened). */
+function checkJournal(path: string, resume: boolean): void {
+  if (existsSync(path) && !resume) {
+    throw usageError(`an interrupted migration left its journal at ${path}: pass --resume to finish it, or delete the file to start over`);
+  }
+}
+
+/**
+ * A journal file: one JSON line per committed record, fsynced per batch. Created (with its folder) before anything
+ * is written; a folder or file that cannot be written is a store error (exit 4) naming the path.
+ */
+async function openJournal(path: string, resume: boolean, header: object): Promise<FileJournal> {
   const done = new Set<string>();
-  if (existsSync(path)) {
-    if (!resume) {
-      throw usageError(`an interrupted migration left its journal at ${path}: pass --resume to finish it, or delete the file to start over`);
-    }
+  if (resume && existsSync(path)) {
     for (const line of readFileSync(path, "utf8").split("\n")) {
       if (!line.trim()) continue;
       try {
@@ -80,16 +104,27 @@ export async function openJournal(path: string, resume: boolean, header: object)
       }
     }
   }
-  const fh = await open(path, "a");
-  if (done.size === 0) {
-    await fh.write(JSON.stringify({ ckptMigrateJournal: 1, ...header }) + "\n");
-    await fh.sync();
+  let fh: FileHandle;
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    fh = await open(path, "a");
+    if (done.size === 0) {
+      await fh.write(JSON.stringify({ ckptMigrateJournal: 1, ...header }) + "\n");
+      await fh.sync();
+    }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw storeError("journal", `cannot write the migration journal: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (e as Error).message} (set XDG_STATE_HOME or pass --journal <file>)`, { file: path });
   }
+  let committed = 0;
   return {
+    path,
     done,
+    committed: () => committed + done.size,
     async commit(entries) {
       await fh.write(entries.map((e) => JSON.stringify({ k: e.key, h: e.hash })).join("\n") + "\n");
       await fh.sync();
+      committed += entries.length;
     },
     close: () => fh.close(),
     remove: () => rm(path, { force: true }),
@@ -145,8 +180,8 @@ export const migrateCommand: CommandDef = {
     y
       .option("from", { type: "string", demandOption: true, describe: "source saver URI (file:<dir>, sqlite:<path>, redis://…, postgres://…, memory:) or a single file" })
       .option("to", { type: "string", demandOption: true, describe: "target saver URI" })
-      .option("namespace", { type: "string", array: true, describe: "source namespace(s) to copy (default: all)" })
-      .option("to-namespace", { type: "string", describe: "write into this namespace instead of the source's" })
+      .option("namespace", { type: "string", array: true, describe: "source namespace(s) to copy, when --from has no ?namespace= (default: all)" })
+      .option("to-namespace", { type: "string", describe: "write into this namespace instead of the source's, when --to has no ?namespace=" })
       .option("to-format", { type: "string", describe: `convert every document: ${FORMAT_NAMES.filter((f) => f !== "amacs").join(", ")}` })
       .option("allow-lossy", { type: "boolean", default: false, describe: "convert even when the target format drops fields" })
       .option("dry-run", { type: "boolean", default: false, describe: "print the plan (counts, conflicts, bytes); write nothing" })
@@ -155,101 +190,128 @@ export const migrateCommand: CommandDef = {
       .option("reject-file", { type: "string", describe: "write rejected records here (NDJSON: namespace, threadId, reason)" })
       .option("strict", { type: "boolean", default: false, describe: "stop at the first rejected record" })
       .option("batch-size", { type: "number", default: 200, describe: "records per batch (one pipeline / transaction)" })
-      .option("jobs", { alias: "j", type: "number", describe: `parallel writers (connections) for redis:// and postgres:// targets, records sharded by thread id (default ${DEFAULT_JOBS} there, 1 elsewhere)` })
-      .option("journal", { type: "string", describe: "journal file (default: .ckpt-migrate-<hash>.journal in the current folder)" })
+      .option("journal", { type: "string", describe: "journal file (default: $XDG_STATE_HOME/ckpt/migrate-<hash>.journal, else ~/.local/state/ckpt/…)" })
       .option("resume", { type: "boolean", default: false, describe: "finish an interrupted migration from its journal" })
       .option("to-library", { type: "string", choices: ["python", "js"], describe: "LangGraph stores: convert the history for this library (msgpack ⇄ json, versions)" })
       .option("thread", { type: "string", array: true, describe: "LangGraph stores: copy only these threads" })
       .option("json", { type: "boolean", default: false, describe: "NDJSON progress events and summary on stdout" })
+      .option("jobs", { alias: "j", type: "number", describe: `parallel writers (connections) for redis:// and postgres:// targets, records sharded by thread id (default ${DEFAULT_JOBS} there, 1 elsewhere)` })
       .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every source entry that is not a checkpoint (ignored) with its reason" })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress, summary only" })
       .example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys")
       .example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying"),
-  run: async (args: Args, io: CliIO) => {
-    if (args.toFormat !== undefined && !isFormatName(args.toFormat)) throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
-    if (args.toFormat === "amacs") throw usageError("--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert");
-    if (!Number.isInteger(args.batchSize) || args.batchSize < 1) throw usageError("--batch-size must be a positive integer");
-    if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 64)) throw usageError("--jobs must be an integer from 1 to 64");
-    const { openSaver, redact, parseSaverUri } = await import("../savers/index.js");
-    // A ?namespace= on the source picks what to copy, and on the target where to write, unless the flags say otherwise.
-    const fromNamespace = parseSaverUri(args.from, io.env).params.get("namespace") ?? undefined;
-    const toNamespace = args.toNamespace ?? parseSaverUri(args.to, io.env).params.get("namespace") ?? undefined;
-    const from = redact(args.from);
-    const to = redact(args.to);
-    const { isLangGraphStore, runLangGraphMigrate } = await import("./migrate-langgraph.js");
-    // LangGraph stores (checked read-only, before any saver is opened: ckpt's own SQLite saver would add its tables)
-    const langgraph = args.toLibrary !== undefined || (await isLangGraphStore(args.from, io.env));
-    const source = langgraph ? undefined : await openSaver(args.from, { env: io.env, readOnly: true });
-    let target;
-    try {
-      target = langgraph ? undefined : await openSaver(args.to, { env: io.env });
-    } catch (e) {
-      await source?.close();
-      throw e;
-    }
-    let writers: Saver[];
-    try {
-      writers = langgraph ? [] : await openWriters(args.to, args.jobs, io.env);
-    } catch (e) {
-      await source?.close();
-      await target?.close();
-      throw e;
-    }
-    const journalPath = resolve(io.cwd, args.journal ?? `.ckpt-migrate-${createHash("sha1").update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}${args.toLibrary ? `\n${args.toLibrary}` : ""}`).digest("hex").slice(0, 12)}.journal`);
-    const journal = args.dryRun ? undefined : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
-    const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
-    const rejectPath = args.rejectFile ? resolve(io.cwd, args.rejectFile) : undefined;
-    if (rejectPath) await rm(rejectPath, { force: true });
-    let summary: MigrateSummary;
-    try {
-      const onProgress = (p: MigrateProgress) => {
+  run: (args: Args, io: CliIO) => runMigrate(args, io),
+};
+
+function checkArgs(args: Args): void {
+  if (args.toFormat !== undefined && !isFormatName(args.toFormat)) throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
+  if (args.toFormat === "amacs") throw usageError("--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert");
+  if (!Number.isInteger(args.batchSize) || args.batchSize < 1) throw usageError("--batch-size must be a positive integer");
+  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 64)) throw usageError("--jobs must be an integer from 1 to 64");
+}
+
+/** Ctrl-C: the first stops the run after the batch in flight (then exit 130 with what was written); a second quits. */
+function onInterrupt(io: CliIO, controller: AbortController): () => void {
+  const handler = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
+    controller.abort();
+    io.stderr.write("\ninterrupted: finishing the batch in flight (Ctrl-C again to quit at once)…\n");
+  };
+  process.on("SIGINT", handler);
+  return () => void process.off("SIGINT", handler);
+}
+
+async function runMigrate(args: Args, io: CliIO): Promise<number> {
+  checkArgs(args);
+  // one namespace rule: the URI's ?namespace=, else the flag (both, disagreeing, is a usage error)
+  const fromNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
+  if (fromNs !== undefined && (args.namespace?.length ?? 0) > 1) throw usageError(`namespace given twice: '${fromNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`);
+  const toNs = namespaceFor(args.to, args.toNamespace);
+  const from = redactUri(args.from);
+  const to = redactUri(args.to);
+  const journalPath = journalPathFor(args, io);
+  if (!args.dryRun) checkJournal(journalPath, args.resume);
+  const { isLangGraphStore, runLangGraphMigrate } = await import("./migrate-langgraph.js");
+  // LangGraph stores (checked read-only, before any saver is opened: ckpt's own SQLite saver would add its tables)
+  const langgraph = args.toLibrary !== undefined || (await isLangGraphStore(args.from, io.env));
+  const source = langgraph ? undefined : await openStore(args.from, { readOnly: true, env: io.env });
+  const target = langgraph ? undefined : await openStore(args.to, { readOnly: false, env: io.env });
+  const writers = langgraph ? [] : await openWriters(args.to, args.jobs, io.env);
+  const journal = args.dryRun ? undefined : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
+  if (journal && !args.quiet && !args.json) io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
+  const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
+  const rejectPath = args.rejectFile ? resolve(io.cwd, args.rejectFile) : undefined;
+  if (rejectPath) await rm(rejectPath, { force: true });
+  const controller = new AbortController();
+  const stopListening = onInterrupt(io, controller);
+  let summary: MigrateSummary;
+  try {
+    const onProgress = (p: MigrateProgress) => {
+      if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
+      else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
+    };
+    summary = langgraph ? await runLangGraphMigrate(args, io, { journal, onProgress }) : await migrate(source!, target!, {
+      namespaces: fromNs !== undefined ? [fromNs] : args.namespace,
+      toNamespace: toNs,
+      toFormat: args.toFormat as FormatName | undefined,
+      allowLossy: args.allowLossy,
+      dryRun: args.dryRun,
+      onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
+      verify: args.verify,
+      strict: args.strict,
+      batchSize: args.batchSize,
+      journal,
+      writers,
+      openCheckPool,
+      signal: controller.signal,
+      onProgress(p) {
         if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
         else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
-      };
-      summary = langgraph
-        ? await runLangGraphMigrate(args, io, { journal, onProgress })
-        : await migrate(source!, target!, {
-        namespaces: args.namespace ?? (fromNamespace !== undefined ? [fromNamespace] : undefined),
-        toNamespace,
-        toFormat: args.toFormat as FormatName | undefined,
-        allowLossy: args.allowLossy,
-        dryRun: args.dryRun,
-        onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
-        verify: args.verify,
-        strict: args.strict,
-        batchSize: args.batchSize,
-        writers,
-        journal,
-        openCheckPool,
-        onProgress(p) {
-          if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
-          else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
-        },
-      });
-    } catch (e) {
-      await journal?.close();
-      const resumeHint = journal ? ` (the journal at ${journalPath} lets --resume finish it)` : "";
-      if (e instanceof CkptError) {
-        if (e.exitCode !== ExitCode.STORE || !journal) throw e;
-        throw new CkptError(e.exitCode, e.reason, `migration stopped: ${e.message}${resumeHint}`, e.place, { cause: e });
-      }
-      throw storeError("store-io", `migration stopped: ${(e as Error).message}${resumeHint}`);
-    } finally {
-      await source?.close().catch(() => undefined);
-      await target?.close().catch(() => undefined);
-      await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
-      if (tty) io.stderr.write("\r\x1b[2K");
-    }
-    if (rejectPath && summary.rejectedRecords.length) {
-      await writeFilesAtomic([{ path: rejectPath, text: summary.rejectedRecords.map((r) => JSON.stringify(r)).join("\n") + "\n" }], args.rejectFile!);
-    }
-    await journal?.close();
-    const code = exitCodeOf(summary);
-    // A run that ended in order (finished, or stopped on a conflict / --strict reject) needs no resume: drop the
-    // journal; re-running is safe because identical records are skipped. Only a crash or kill leaves it behind.
-    if (journal) await journal.remove();
-    if (args.json) io.stdout.write(JSON.stringify({ type: "summary", from, to, exitCode: code, ...summary }) + "\n");
-    else io.stdout.write(summaryText(summary, from, to, args.verbose));
-    return code;
-  },
-};
+      },
+    });
+  } catch (e) {
+    throw await stopped(e, journal);
+  } finally {
+    stopListening();
+    await source?.close().catch(() => undefined);
+    await target?.close().catch(() => undefined);
+    await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
+    if (tty) io.stderr.write("\r\x1b[2K");
+  }
+  return finish(summary, { args, io, from, to, journal, rejectPath });
+}
+
+/** The error a run that stopped on a failure ends with; the journal is kept only when it has records to resume. */
+async function stopped(e: unknown, journal: FileJournal | undefined): Promise<CkptError> {
+  await journal?.close();
+  if (journal && journal.committed() === 0) await journal.remove(); // nothing written: nothing to resume
+  const keep = journal && journal.committed() > 0;
+  const resumeHint = keep ? ` (the journal at ${journal.path} lets --resume finish it)` : "";
+  if (e instanceof CkptError) {
+    if (e.exitCode !== ExitCode.STORE || !keep) return e;
+    return new CkptError(e.exitCode, e.reason, `migration stopped: ${e.message}${resumeHint}`, e.place, { cause: e });
+  }
+  return storeError("store-io", `migration stopped: ${redactText((e as Error).message)}${resumeHint}`);
+}
+
+async function finish(summary: MigrateSummary, c: { args: Args; io: CliIO; from: string; to: string; journal?: FileJournal; rejectPath?: string }): Promise<number> {
+  const { args, io, from, to, journal } = c;
+  if (c.rejectPath && summary.rejectedRecords.length) {
+    await writeFileAtomic(c.rejectPath, summary.rejectedRecords.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  }
+  await journal?.close();
+  let code = exitCodeOf(summary);
+  // A run that ended in order (finished, or stopped on a conflict / --strict reject) needs no resume: drop the
+  // journal; re-running is safe because identical records are skipped. An interrupted run (Ctrl-C) or a crash
+  // keeps it, for --resume.
+  if (summary.interrupted) code = ExitCode.INTERRUPTED;
+  else if (journal) await journal.remove();
+  if (args.json) io.stdout.write(JSON.stringify({ type: "summary", from, to, exitCode: code, ...(summary.interrupted && journal ? { journal: journal.path } : {}), ...summary }) + "\n");
+  else io.stdout.write(summaryText(summary, from, to, args.verbose));
+  if (summary.interrupted) {
+    const resume = journal && journal.committed() > 0 ? `the journal at ${journal.path} lets the same command with --resume finish it` : "nothing was written yet: run the same command again";
+    io.stderr.write(`ckpt: interrupted: ${fmtNum(summary.written)} record(s) ${args.dryRun ? "planned" : "written and journaled"}, ${fmtNum(summary.read)} read; ${args.dryRun ? "nothing was written" : resume}\n`);
+    if (journal && journal.committed() === 0) await journal.remove();
+  }
+  return code;
+}

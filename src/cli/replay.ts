@@ -19,7 +19,7 @@ import { cloneState, type ReplayState } from "../core/replay/state-tools.js";
 import type { CommandDef } from "./command.js";
 import { readSource, SAVER_URI, splitThreadRef } from "./input.js";
 import type { CliIO } from "./io.js";
-import { writeFilesAtomic } from "./write.js";
+import { writeFilesAtomic } from "../base/atomic.js";
 
 const MODES = ["verify", "continue", "resume"] as const;
 type Mode = (typeof MODES)[number];
@@ -288,20 +288,20 @@ async function save(cp: Checkpoint, format: FormatName, inputName: string, args:
     if (!SAVER_URI.test(args.saveTo)) throw usageError(`--save-to '${args.saveTo}': expected a saver URI (memory:, file:, sqlite:, redis://, postgres://)`);
     if (!("text" in ser)) throw usageError(`--save-to: ${format} is a multi-file format; use -o <dir>`);
     const { uri, threadId } = splitThreadRef(args.saveTo);
-    const { openSaver } = await import("../savers/index.js");
-    const saver = await openSaver(uri);
+    const { openStore } = await import("./stores.js");
+    const saver = await openStore(uri, { readOnly: false, env: io.env });
     try {
       await saver.save(threadId ?? cp.threadId, ser.text);
     } finally {
       await saver.close();
     }
-    return `${uri.replace(/\/\/[^@/]*@/, "//***@")}#${threadId ?? cp.threadId}`;
+    return `${saver.uri}#${threadId ?? cp.threadId}`;
   }
   if (args.output) {
     const target = resolve(io.cwd, args.output);
     if (input_is(target, inputName, io)) throw usageError(`refusing to overwrite the input ${inputName}: choose another -o`);
-    if ("text" in ser) await writeFilesAtomic([{ path: target, text: ser.text }], args.output);
-    else await writeFilesAtomic(Object.entries(ser.files).map(([n, text]) => ({ path: join(target, n), text })), args.output);
+    if ("text" in ser) await writeFilesAtomic([{ path: target, text: ser.text }]);
+    else await writeFilesAtomic(Object.entries(ser.files).map(([n, text]) => ({ path: join(target, n), text })));
     return args.output;
   }
   if (!("text" in ser)) throw usageError(`${format} is a multi-file format: write it with -o <dir>`);

@@ -2,11 +2,12 @@
  * `ckpt schema list | show <name> | export <dir>`: ckpt's JSON Schemas (canonical model and native formats) for
  * use in other tools and CI.
  */
-import { readFile, mkdir, writeFile, rename, rm, stat, mkdtemp } from "node:fs/promises";
-import { dirname, join, resolve, basename } from "node:path";
+import { readFile, stat } from "node:fs/promises";
+import { writeFilesAtomic } from "../base/atomic.js";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
+import { ExitCode, inputError, usageError } from "../base/errors.js";
 import { schemaIndex, type SchemaInfo } from "../generated/schema-index.js";
 import type { CliIO } from "./io.js";
 
@@ -63,7 +64,7 @@ async function exists(p: string): Promise<boolean> {
 
 /**
  * Write every schema (folder layout kept) plus index.json into `dir`. Files that exist with other content are
- * refused unless `force`; everything is written to a temporary folder first, then moved into place.
+ * refused unless `force`; everything goes through the one atomic writer (temp files, then renames).
  */
 export async function exportSchemas(dir: string, force: boolean): Promise<{ written: number; unchanged: number }> {
   const files = new Map<string, string>();
@@ -86,28 +87,8 @@ export async function exportSchemas(dir: string, force: boolean): Promise<{ writ
   if (conflicts.length && !force) {
     throw usageError(`${dir}: ${conflicts.length} existing file(s) differ (${conflicts.slice(0, 3).join(", ")}${conflicts.length > 3 ? ", …" : ""}); use --force to overwrite`);
   }
-  const parent = dirname(resolve(dir));
-  await mkdir(parent, { recursive: true });
-  const tmp = await mkdtemp(join(parent, `.${basename(dir)}.ckpt-`));
-  try {
-    for (const [rel, text] of files) {
-      await mkdir(dirname(join(tmp, rel)), { recursive: true });
-      await writeFile(join(tmp, rel), text);
-    }
-    if (!(await exists(dir))) {
-      await rename(tmp, dir);
-    } else {
-      for (const rel of files.keys()) {
-        await mkdir(dirname(join(dir, rel)), { recursive: true });
-        await rename(join(tmp, rel), join(dir, rel));
-      }
-      await rm(tmp, { recursive: true, force: true });
-    }
-  } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
-    if (e instanceof CkptError) throw e;
-    throw new CkptError(ExitCode.INPUT, "write", `cannot write schemas: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: dir });
-  }
+  // one atomic write for the whole set: every file is written and synced before any is renamed into place
+  await writeFilesAtomic([...files].map(([rel, text]) => ({ path: join(dir, rel), text })));
   return { written: files.size - unchanged, unchanged };
 }
 

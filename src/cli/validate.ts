@@ -6,8 +6,8 @@
  * unreadable, unparseable or of unknown format — 3 wins over 1 because the answer is incomplete: a batch with
  * an unreadable input cannot be called "just invalid". 70 is a bug.
  */
-import { mkdir, rename, writeFile, rm } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
+import { writeFileAtomic } from "../base/atomic.js";
 import type { CommandDef } from "./command.js";
 import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { jsonLocator } from "../base/json.js";
@@ -145,19 +145,6 @@ export function exitCodeOf(report: ValidationReport): number {
   return ExitCode.OK;
 }
 
-/** Write a file atomically (temp file in the same folder, then rename). */
-async function writeAtomic(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    await writeFile(tmp, text);
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw new CkptError(ExitCode.INPUT, "write", `cannot write report: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: path });
-  }
-}
-
 /**
  * The arguments of a plain `ckpt validate …` command line, read without yargs (loading and running yargs is
  * about half of a one-file validation's start-up time). Only the common, unambiguous forms are read here:
@@ -225,7 +212,7 @@ export const validateCommand: CommandDef = {
       const chalk = color ? new (await import("chalk")).Chalk({ level: 1 }) : undefined;
       const text = REPORTERS[t.name]!(report, { color, quiet: args.quiet, ...(chalk ? { chalk } : {}) });
       if (t.path === undefined) io.stdout.write(text);
-      else await writeAtomic(resolve(io.cwd, t.path), text);
+      else await writeFileAtomic(resolve(io.cwd, t.path), text);
     }
     return exitCodeOf(report);
   },

@@ -6,7 +6,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CkptError, ExitCode, redactUri, storeError } from "../base/errors.js";
+import { CkptError, ExitCode, storeError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { Saver } from "../savers/types.js";
 import { isLangGraphSaver } from "../savers/langgraph/index.js";
@@ -107,8 +108,8 @@ export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<nu
   let saver: Saver | undefined;
   let handler: Handler;
   if ((SAVER_URI.test(spec) || /\.(sqlite3?|db)$/i.test(spec)) && !spec.includes("#")) {
-    const { openSaver } = await import("../savers/index.js");
-    saver = await openSaver(spec, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
+    const { openStore } = await import("./stores.js");
+    saver = await openStore(spec, { readOnly: true, env: io.env }); // viewing only reads: never creates the store
     handler = storeHandler(saver, saver.uri);
   } else {
     const x = await loadInput(spec, io, args.format); // read once, up front: a bad file fails before serving

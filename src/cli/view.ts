@@ -12,7 +12,7 @@ import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import { readSource, SAVER_URI, SQLITE_PATH_REF } from "./input.js";
 import type { CliIO } from "./io.js";
-import { writeFilesAtomic } from "./write.js";
+import { writeFilesAtomic } from "../base/atomic.js";
 
 export interface ViewArgs {
   inputs?: string[];
@@ -64,7 +64,7 @@ async function writePage(html: string, spec: string, threadId: string, args: Vie
     return ExitCode.OK;
   }
   const out = resolve(io.cwd, args.output ?? defaultOutput(spec, threadId));
-  await writeFilesAtomic([{ path: out, text: html }], args.output ?? out);
+  await writeFilesAtomic([{ path: out, text: html }]);
   io.stdout.write(`${out} (${Buffer.byteLength(html)} bytes)\n`);
   if (args.open) openInBrowser(out, io);
   return ExitCode.OK;

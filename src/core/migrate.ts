@@ -10,6 +10,7 @@ import { contentHash, updatedAtOf } from "../savers/common.js";
 import type { Saver, SaverRecord } from "../savers/types.js";
 import type { FormatName } from "../formats/index.js";
 import { parseJson, stringifyJson } from "../base/json.js";
+import { RecordError } from "../base/errors.js";
 import { checkRecord, sha256, type CheckOptions, type CheckPool, type WireResult } from "./check.js";
 
 export type ConflictPolicy = "auto" | "skip" | "overwrite" | "fail" | "newer";
@@ -54,6 +55,8 @@ export interface MigrateOptions {
   onProgress?: (p: MigrateProgress) => void;
   onReject?: (r: Rejected) => void;
   now?: () => number;
+  /** stop after the batches in flight (Ctrl-C): the summary says `interrupted`, the journal lets a resume finish */
+  signal?: AbortSignal;
 }
 
 export interface Rejected {
@@ -106,8 +109,10 @@ export interface MigrateSummary extends MigrateProgress {
   checkedInWorker: boolean;
   /** parallel writers (connections to the target) */
   writers: number;
-  /** set when the run stopped early (--strict reject, --on-conflict fail) */
+  /** set when the run stopped early (--strict reject, --on-conflict fail, interrupted) */
   aborted?: string;
+  /** the run was stopped by `signal` before it finished */
+  interrupted?: boolean;
   recordsPerSecond: number;
   mbPerSecond: number;
 }
@@ -166,6 +171,29 @@ export function shardOf(threadId: string, writers: number): number {
   return (h >>> 0) % writers;
 }
 
+/**
+ * Write a batch. A record the target cannot hold (a RecordError: a FileSaver name collision, a thread id too long for
+ * a file name, an empty id) is handed to `reject` and the rest written again (writes are idempotent). The records
+ * written, or undefined when `reject` says stop.
+ */
+async function saveRejecting<R extends SaverRecord>(target: Saver, records: R[], reject: (r: R, reason: string) => boolean): Promise<R[] | undefined> {
+  let todo = records;
+  for (;;) {
+    try {
+      await target.saveMany(todo);
+      return todo;
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      const { threadId, namespace } = e.record;
+      const i = todo.findIndex((r) => r.threadId === threadId && (namespace === undefined || r.namespace === namespace));
+      if (i < 0) throw e;
+      if (!reject(todo[i]!, e.format())) return undefined;
+      todo = todo.filter((_, k) => k !== i);
+      if (!todo.length) return todo;
+    }
+  }
+}
+
 /** Run a migration. Throws CkptError(4) for store failures; everything else ends up in the summary. */
 export async function migrate(source: Saver, target: Saver, opts: MigrateOptions = {}): Promise<MigrateSummary> {
   return new Migration(source, target, opts).run();
@@ -213,6 +241,10 @@ class Migration {
   }
 
   private get stopped(): boolean {
+    if (this.opts.signal?.aborted && this.s.aborted === undefined) {
+      this.s.interrupted = true;
+      this.s.aborted = "interrupted";
+    }
     return this.failed || this.s.aborted !== undefined;
   }
 
@@ -260,6 +292,17 @@ class Migration {
     };
   }
 
+  /** Count a rejected record; false when the run must stop (--strict). */
+  private reject(namespace: string, threadId: string, reason: string, file?: string): boolean {
+    const r: Rejected = { namespace, threadId, reason, ...(file !== undefined ? { file } : {}) };
+    this.s.rejected++;
+    this.s.rejectedRecords.push(r);
+    this.opts.onReject?.(r);
+    if (!this.opts.strict) return true;
+    this.s.aborted ??= `rejected ${namespace}#${threadId} (--strict): ${reason}`;
+    return false;
+  }
+
   /** Count the batch as read; the records to write (in batch order), or undefined when --strict stops the run. */
   private classify(batch: SaverRecord[], checked: Array<Checked | undefined>): PreparedRecord[] | undefined {
     const s = this.s;
@@ -275,14 +318,7 @@ class Migration {
         continue;
       }
       if ("reject" in c) {
-        const r: Rejected = { namespace, threadId, reason: c.reject, ...(file !== undefined ? { file } : {}) };
-        s.rejected++;
-        s.rejectedRecords.push(r);
-        this.opts.onReject?.(r);
-        if (this.opts.strict) {
-          s.aborted ??= `rejected ${namespace}#${threadId} (--strict): ${c.reject}`;
-          return undefined;
-        }
+        if (!this.reject(namespace, threadId, c.reject, file)) return undefined;
         continue;
       }
       ready.push(c.ok);
@@ -338,14 +374,15 @@ class Migration {
     const toWrite = this.resolveConflicts(ready, await writer.loadMany(ready));
     if (!toWrite || this.stopped) return;
     const s = this.s;
-    const bytes = toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
     if (this.opts.dryRun) {
       s.written += toWrite.length; // "would write"
-      s.bytesWritten += bytes;
+      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
       return;
     }
     if (!toWrite.length) return;
-    await writer.saveMany(toWrite);
+    const saved = await saveRejecting(writer, toWrite, (p, reason) => this.reject(p.namespace, p.threadId, reason));
+    if (!saved?.length) return;
+    toWrite.splice(0, toWrite.length, ...saved);
     const journal = this.opts.journal;
     if (journal) {
       const entries = toWrite.map((p) => ({ key: journalKey(p.namespace, p.threadId), hash: p.hash }));
@@ -353,7 +390,7 @@ class Migration {
       await (this.journalChain = this.journalChain.then(() => journal.commit(entries)));
     }
     s.written += toWrite.length;
-    s.bytesWritten += bytes;
+    s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
     if (this.opts.verify ?? true) {
       const back = await writer.loadMany(toWrite);
       toWrite.forEach((p, i) => {

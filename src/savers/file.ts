@@ -15,17 +15,18 @@
  * Namespaces other than "default" live in a sub-folder named after the sanitized namespace.
  * A `file:` URI naming a single file is a read-only, one-thread source: see single-file.ts.
  */
-import { mkdir, open, readdir, rename, rmdir, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, rmdir, stat, unlink } from "node:fs/promises";
 import { opendirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CkptError, ExitCode, inputError, storeError } from "../base/errors.js";
+import { ExitCode, inputError, RecordError, storeError } from "../base/errors.js";
+import { writeFileAtomic } from "../base/atomic.js";
 import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { ioError, threadIdIn } from "./fs-common.js";
 import { MAX_NAME, parseLayout, planRecord, sanitizeThreadId, type Layout, type PlannedFile } from "./folder-layout.js";
 import { dirEntries, fileEntry, homeEntries, isHome, readHead, type FolderEntry, type FoundRecord } from "./folder-scan.js";
 import { PHI_LOCK_WAIT_MS, withFlock, writeLikePhiCore } from "./phi-lock.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type PassedOver, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type PassedOver, type Saver, type SaverFactory, type SaverRecord, type ThreadInfo } from "./types.js";
 
 export { sanitizeThreadId } from "./folder-layout.js";
 export const SAVER_NAME = "file";
@@ -38,7 +39,7 @@ export interface FileSaverOptions {
   readOnly?: boolean;
 }
 
-export async function createFileSaver(location: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE, params?: URLSearchParams, readOnly = false): Promise<Saver> {
+export const createFileSaver: SaverFactory = async ({ location, uri, namespace: defaultNamespace = DEFAULT_NAMESPACE, params, readOnly = false }) => {
   const st = await stat(location).catch(() => undefined);
   if (!st && readOnly) throw inputError("missing-store", "no such file or folder (reading never creates a store)", { file: uri });
   if (st?.isFile()) return (await import("./single-file.js")).createSingleFileSaver(location, uri);
@@ -50,7 +51,7 @@ export async function createFileSaver(location: string, uri: string, defaultName
     lockWaitMs: wait ? Number(wait) * 1000 : PHI_LOCK_WAIT_MS,
     readOnly,
   });
-}
+};
 
 const enoent = (e: unknown) => (e as NodeJS.ErrnoException).code === "ENOENT";
 
@@ -66,35 +67,9 @@ function readText(path: string): string | undefined {
 /** A thread id that can be a file name as it is (no separators, not "." or ".."). */
 const nameable = (id: string) => !/[/\\\u0000]/.test(id) && id !== "." && id !== ".." && Buffer.byteLength(id) < MAX_NAME - 12;
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  const dir = join(path, "..");
-  await mkdir(dir, { recursive: true }).catch((e) => {
-    throw ioError(e, "cannot create folder", dir);
-  });
-  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  try {
-    const fh = await open(tmp, "wx");
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
-    const d = await open(dir, "r");
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw ioError(e, "cannot write", path);
-  }
-}
 
 /** Refuse to put a thread into a `.json` file that holds another thread (FileSaver names collide after sanitizing). */
-function checkCollision(path: string, threadId: string): void {
+function checkCollision(path: string, threadId: string, namespace?: string): void {
   let head: string;
   try {
     head = readHead(path).head;
@@ -103,10 +78,11 @@ function checkCollision(path: string, threadId: string): void {
   }
   const other = threadIdIn(head);
   if (other !== undefined && other !== threadId) {
-    throw new CkptError(
+    throw new RecordError(
       ExitCode.STORE,
       "file-id-collision",
       `thread ids '${threadId}' and '${other}' both map to ${basename(path)} (FileSaver replaces every character outside [a-zA-Z0-9_-] with '_'): refusing to overwrite '${other}'`,
+      { threadId, namespace },
       { file: path },
     );
   }
@@ -294,21 +270,21 @@ class FolderStore implements Saver {
 
   async save(threadId: string, text: string, namespace?: string): Promise<void> {
     this.refuseReadOnly();
-    checkThreadId(threadId);
+    checkThreadId(threadId, namespace);
     const dir = this.dirOf(namespace);
     const plan = planRecord(threadId, text, this.opts.layout, `${this.uri}#${threadId}`);
     switch (plan.layout) {
       case "deepagent": {
         const path = join(dir, plan.files[0]!.rel);
         if (Buffer.byteLength(plan.files[0]!.rel) > MAX_NAME) {
-          throw new CkptError(ExitCode.STORE, "file-name-too-long", `thread id is too long for a file name (${Buffer.byteLength(plan.files[0]!.rel)} bytes; the limit is ${MAX_NAME})`, { file: join(dir, plan.files[0]!.rel.slice(0, 40) + "…") });
+          throw new RecordError(ExitCode.STORE, "file-name-too-long", `thread id is too long for a file name (${Buffer.byteLength(plan.files[0]!.rel)} bytes; the limit is ${MAX_NAME})`, { threadId, namespace }, { file: join(dir, plan.files[0]!.rel.slice(0, 40) + "…") });
         }
-        checkCollision(path, threadId);
-        return writeAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`));
+        checkCollision(path, threadId, namespace);
+        return writeFileAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`));
       }
       case "phi-core-session": {
         const path = join(dir, plan.files[0]!.rel);
-        checkCollision(path, threadId);
+        checkCollision(path, threadId, namespace);
         await mkdir(dir, { recursive: true }).catch((e) => {
           throw ioError(e, "cannot create folder", dir);
         });
@@ -318,8 +294,8 @@ class FolderStore implements Saver {
         return this.writeHome(dir, threadId, plan.files);
       default:
         for (const f of plan.files) {
-          if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId);
-          await writeAtomic(join(dir, f.rel), f.text);
+          if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId, namespace);
+          await writeFileAtomic(join(dir, f.rel), f.text);
         }
     }
   }
@@ -327,7 +303,7 @@ class FolderStore implements Saver {
   /** An amacs home: into the folder itself when it is the home of this thread, else `<dir>/<id>/`. */
   private async writeHome(dir: string, threadId: string, files: PlannedFile[]): Promise<void> {
     const home = this.homeDir(dir, threadId) ?? join(dir, threadId);
-    for (const f of files) await writeAtomic(join(home, basename(f.rel)), f.text);
+    for (const f of files) await writeFileAtomic(join(home, basename(f.rel)), f.text);
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {

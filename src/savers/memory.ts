@@ -1,14 +1,20 @@
 /** `memory:[name]` — the reference saver: a Map per name, shared within the process. */
-import type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./types.js";
+import type { ListOptions, Saver, SaverFactory, SaverRecord, ThreadInfo } from "./types.js";
 import { DEFAULT_NAMESPACE } from "./types.js";
 import { checkThreadId, compareIds } from "./common.js";
+import { inputError } from "../base/errors.js";
+
+export const SAVER_NAME = "memory";
 
 const stores = new Map<string, Map<string, Map<string, { text: string; updatedAt: string }>>>();
 
-export function createMemorySaver(name: string, uri: string, defaultNamespace = DEFAULT_NAMESPACE): Saver {
+/** A memory store opened to read must have been written in this process (reading never creates one). */
+export const createMemorySaver: SaverFactory = async ({ location: name, uri, namespace: defaultNamespace = DEFAULT_NAMESPACE, readOnly }) => {
   let root = stores.get(name);
+  if (!root && readOnly) throw inputError("missing-store", "no such memory store in this process (reading never creates a store)", { file: uri });
   if (!root) stores.set(name, (root = new Map()));
-  const ns = (n?: string) => {
+  const ns = (n?: string) => root!.get(n ?? defaultNamespace) ?? new Map<string, { text: string; updatedAt: string }>();
+  const nsForWrite = (n?: string) => {
     const key = n ?? defaultNamespace;
     let m = root!.get(key);
     if (!m) root!.set(key, (m = new Map()));
@@ -24,7 +30,7 @@ export function createMemorySaver(name: string, uri: string, defaultNamespace = 
     },
     async save(threadId, text, namespace) {
       checkThreadId(threadId);
-      ns(namespace).set(threadId, { text, updatedAt: new Date().toISOString() });
+      nsForWrite(namespace).set(threadId, { text, updatedAt: new Date().toISOString() });
     },
     async delete(threadId, namespace) {
       return ns(namespace).delete(threadId);
@@ -62,13 +68,13 @@ export function createMemorySaver(name: string, uri: string, defaultNamespace = 
       return [...root!.entries()].filter(([, m]) => m.size > 0).map(([k]) => k).sort(compareIds);
     },
     async saveMany(records: SaverRecord[]) {
-      for (const r of records) checkThreadId(r.threadId);
-      for (const r of records) ns(r.namespace).set(r.threadId, { text: r.text, updatedAt: new Date().toISOString() });
+      for (const r of records) checkThreadId(r.threadId, r.namespace);
+      for (const r of records) nsForWrite(r.namespace).set(r.threadId, { text: r.text, updatedAt: new Date().toISOString() });
     },
     async close() {},
   };
   return saver;
-}
+};
 
 /** Forget every memory store (tests). */
 export function resetMemorySavers(): void {

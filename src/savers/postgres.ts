@@ -1,6 +1,7 @@
 /**
  * `postgres://…` (`postgresql://…`) — `pg`. Layout (schema version 1), created on first use in `?schema=` (default
- * `public`) with table name `?table=` (default `ckpt_checkpoints`):
+ * `public`) with table name `?table=` (default `ckpt_checkpoints`)
+ * by a writing command (a reading one checks the table is there and runs every query in a read-only transaction):
  *   <table>(namespace text, thread_id text, doc text NOT NULL,   -- the document's exact JSON text
  *           bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(),
  *           PRIMARY KEY (namespace, thread_id))
@@ -8,22 +9,77 @@
  * The document is kept as text, not JSONB: JSONB reorders keys and would break byte-exact round trips; query it
  * with `doc::jsonb` when needed. Thread ids sort with COLLATE "C" (code-point order) for stable paging.
  */
-import { storeError } from "../base/errors.js";
+import { inputError, storeError } from "../base/errors.js";
+import { redactText } from "../base/redact.js";
 import { checkThreadId } from "./common.js";
 import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverRecord, type ThreadInfo } from "./types.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type SaverFactory, type SaverRecord, type ThreadInfo } from "./types.js";
 
 export const PG_SCHEMA_VERSION = 1;
 const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
 
-export async function createPostgresSaver(url: string, uri: string, opts: { namespace?: string; schema?: string; table?: string } = {}): Promise<Saver> {
+export const SAVER_NAME = "postgres";
+
+type Pool = import("pg").Pool;
+
+/**
+ * Why a connection failed, in words. The "start it with" hint is given only when no server answers at all
+ * (connection refused, no socket); a wrong host, role, password or database is named instead.
+ */
+export function describePgError(e: unknown, uri: string): { message: string; missing: boolean } {
+  const err = e as { code?: string; message: string; hostname?: string };
+  const msg = redactText(err.message);
+  switch (err.code) {
+    case "ECONNREFUSED":
+    case "ENOENT":
+      return { message: `cannot connect to PostgreSQL at ${uri}: no server answers (${msg}); start it with: pg_ctlcluster <version> main start`, missing: false };
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return { message: `cannot connect to PostgreSQL at ${uri}: unknown host${err.hostname ? ` '${err.hostname}'` : ""} (${msg})`, missing: false };
+    case "28P01":
+    case "28000":
+      return { message: `cannot connect to PostgreSQL at ${uri}: the server refused the login: ${msg} (check the user and password in the URI or PGUSER/PGPASSWORD)`, missing: false };
+    case "3D000":
+      return { message: `cannot connect to PostgreSQL at ${uri}: ${msg} (create it with: createdb <name>, or name another database in the URI)`, missing: true };
+    default:
+      return { message: `cannot connect to PostgreSQL at ${uri}: ${msg}`, missing: false };
+  }
+}
+
+/** Create the schema, tables and meta row (writing), or check they are there (reading); refuse a newer version. */
+async function prepare(pool: Pool, names: { schema: string; T: string; M: string; label: string }, uri: string, readOnly: boolean): Promise<void> {
+  const c = await pool.connect();
+  const ignore = () => undefined;
+  c.on("error", ignore);
+  try {
+    if (readOnly) {
+      const found = (await c.query("SELECT to_regclass($1) AS t, to_regclass($2) AS m", [names.T, names.M])).rows[0];
+      if (!found.t) throw inputError("missing-store", `no table ${names.label} in this database (reading never creates one; check ?schema= and ?table=)`, { file: uri });
+      if (!found.m) return;
+    } else {
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)}`);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
+        bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
+      await c.query(`INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(PG_SCHEMA_VERSION)]);
+    }
+    const v = Number((await c.query(`SELECT value FROM ${names.M} WHERE key = 'schema_version'`)).rows[0]?.value);
+    if (v > PG_SCHEMA_VERSION) throw storeError("postgres-schema", `table schema version ${v} is newer than this ckpt supports (${PG_SCHEMA_VERSION})`);
+  } finally {
+    c.off("error", ignore);
+    c.release();
+  }
+}
+
+export const createPostgresSaver: SaverFactory = async ({ location: url, uri, namespace, readOnly = false, params }) => {
   const pg = (await import("pg")).default;
-  const defaultNamespace = opts.namespace ?? DEFAULT_NAMESPACE;
-  const schema = opts.schema ?? "public";
-  const table = opts.table ?? "ckpt_checkpoints";
+  const defaultNamespace = namespace ?? DEFAULT_NAMESPACE;
+  const schema = params?.get("schema") ?? "public";
+  const table = params?.get("table") ?? "ckpt_checkpoints";
   const T = `${ident(schema)}.${ident(table)}`;
   const M = `${ident(schema)}.${ident(table + "_meta")}`;
-  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000 });
+  // reading: every transaction of the session is read-only too, so nothing can change the database by mistake
+  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}) });
   pool.on("error", () => undefined);
   // A checked-out client whose connection drops between queries emits 'error' with no query to fail: without a
   // listener that is an uncaught exception. The next query on it fails and is reported (exit 4) instead.
@@ -33,28 +89,17 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
       return await f();
     } catch (e) {
       if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
-      throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`);
+      throw storeError("postgres-io", `${what} (${uri}): ${redactText((e as Error).message)}`);
     }
   };
   try {
-    const c = await pool.connect();
-    c.on("error", ignoreClientError);
-    try {
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
-        bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${M} (key text PRIMARY KEY, value text)`);
-      await c.query(`INSERT INTO ${M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(PG_SCHEMA_VERSION)]);
-      const v = Number((await c.query(`SELECT value FROM ${M} WHERE key = 'schema_version'`)).rows[0]?.value);
-      if (v > PG_SCHEMA_VERSION) throw storeError("postgres-schema", `table schema version ${v} is newer than this ckpt supports (${PG_SCHEMA_VERSION})`);
-    } finally {
-      c.off("error", ignoreClientError);
-      c.release();
-    }
+    await prepare(pool, { schema, T, M, label: `${schema}.${table}` }, uri, readOnly);
   } catch (e) {
     await pool.end().catch(() => undefined);
     if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
-    throw storeError("postgres-connect", `cannot connect to PostgreSQL at ${uri}: ${(e as Error).message} (start it with: pg_ctlcluster <version> main start)`);
+    const d = describePgError(e, uri);
+    if (d.missing && readOnly) throw inputError("missing-store", d.message, {}, e);
+    throw storeError("postgres-connect", d.message, {}, e);
   }
   async function upsert(records: SaverRecord[]): Promise<void> {
     if (records.length === 0) return;
@@ -151,11 +196,11 @@ export async function createPostgresSaver(url: string, uri: string, opts: { name
     count: (ns) => wrap("cannot count", async () => Number((await pool.query(`SELECT count(*) AS n FROM ${T} WHERE namespace = $1`, [ns ?? defaultNamespace])).rows[0].n)),
     namespaces: () => wrap("cannot list", async () => (await pool.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${T} ORDER BY 1`)).rows.map((r) => r.namespace)),
     async saveMany(records) {
-      for (const r of records) checkThreadId(r.threadId);
+      for (const r of records) checkThreadId(r.threadId, r.namespace);
       await wrap("cannot write", () => upsert(records));
     },
     async close() {
       await pool.end();
     },
   };
-}
+};

@@ -208,7 +208,7 @@ function redisSaver(kv: Kv, uri: string, defaultNamespace: string, prefix: strin
         return [...out].sort(compareIds);
       }),
     async saveMany(records: SaverRecord[]) {
-      for (const r of records) checkThreadId(r.threadId);
+      for (const r of records) checkThreadId(r.threadId, r.namespace);
       const entries = records.map((r): [string, string] => [keyOf(r.threadId, r.namespace), r.compact ?? reformat(r.text, undefined, `${uri}#${r.threadId}`)]);
       await wrap("cannot write", () => kv.setMany(entries));
     },

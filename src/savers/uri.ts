@@ -4,8 +4,13 @@
  * `table=` (postgres), `prefix=` (redis key prefix before the namespace, default none), `layout=langgraph|ckpt`
  * (sqlite, postgres: force the table layout; default: detected). A bare `*.sqlite` / `*.sqlite3` / `*.db` path is `sqlite:`.
  * `REDIS_URL` / `DATABASE_URL` fill in a bare `redis:` / `postgres:`.
+ *
+ * Every part is checked here, before anything connects: an empty URI, a scheme-like prefix that is not a known
+ * scheme (`redis:/x`, `sqllite:x.db`), a Redis db index that is not a number, a port out of range, a path where none
+ * belongs are usage errors (exit 2) with a "did you mean" where one fits — never a folder named `redis:/x`.
  */
 import { usageError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 
 export type SaverKind = "memory" | "file" | "sqlite" | "redis" | "postgres";
 
@@ -14,47 +19,133 @@ export interface SaverUri {
   /** the URI as given, for messages (never print it: use `redacted`) */
   raw: string;
   redacted: string;
-  /** file/sqlite path, memory name, or the connection URL */
+  /** file/sqlite path, memory name, or the connection URL (without ckpt's own query parameters) */
   location: string;
   params: URLSearchParams;
 }
 
-export function redact(uri: string): string {
-  return uri.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i, (_m, s: string, auth: string) => `${s}${auth.includes(":") ? auth.split(":")[0] + ":***" : auth}@`);
+/** The one redactor (src/base/redact.ts), under the name the library exports. */
+export const redact = redactUri;
+
+/** The schemes ckpt knows, as they are written. */
+export const SAVER_SCHEMES = ["memory:", "file:", "sqlite:", "redis://", "rediss://", "postgres://", "postgresql://"] as const;
+const SCHEME_NAMES = SAVER_SCHEMES.map((s) => s.replace(/:.*$/, ""));
+/** ckpt's own query parameters, removed from a connection URL before the client library sees it. */
+const OWN_PARAMS: Record<"redis" | "postgres", string[]> = { redis: ["namespace", "prefix"], postgres: ["namespace", "schema", "table", "layout"] };
+
+/** Edit distance (Levenshtein), for "did you mean". */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0]!;
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = d[j]!;
+      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return d[b.length]!;
+}
+
+const EXPECTED = "expected memory:, file:<dir>, sqlite:<path>, redis://host:port[/db], postgres://host/db or a folder path";
+
+/** A scheme-like prefix (two or more letters before ':', so that a Windows drive `C:\…` is a path). */
+function schemeOf(uri: string): string | undefined {
+  return /^([a-z][a-z0-9+.-]+):/i.exec(uri)?.[1];
+}
+
+/** The usage error for a prefix that looks like a scheme but is not one ckpt knows, or a known one misspelt. */
+function badScheme(uri: string, scheme: string, redacted: string): Error {
+  const lower = scheme.toLowerCase();
+  const rest = uri.slice(scheme.length + 1).replace(/^\/*/, "");
+  if (["redis", "rediss", "postgres", "postgresql"].includes(lower)) {
+    return usageError(`saver URI '${redacted}': ${lower}: needs '//' and a host; did you mean '${redactUri(`${lower}://${rest}`)}'?`);
+  }
+  const near = SCHEME_NAMES.map((n) => ({ n, d: editDistance(lower, n) })).sort((a, b) => a.d - b.d)[0]!;
+  if (near.d <= 2) {
+    const known = SAVER_SCHEMES.find((s) => s.startsWith(near.n + ":"))!;
+    const body = known.endsWith("//") ? rest : uri.slice(scheme.length + 1);
+    return usageError(`unknown saver URI scheme '${scheme}:' in '${redacted}'; did you mean '${redactUri(known + body)}'?`);
+  }
+  return usageError(`unknown saver URI scheme '${scheme}:' in '${redacted}': ${EXPECTED} (for a path with a ':' in it, write './${redacted}' or 'file:${redacted}')`);
+}
+
+function port(url: URL, redacted: string): void {
+  if (url.port !== "" && (Number(url.port) < 1 || Number(url.port) > 65535)) throw usageError(`saver URI '${redacted}': port ${url.port} is out of range (1-65535)`);
+}
+
+/** Redis: a host, a port in range, and a path that is empty or a database index (`/0`). */
+function checkRedis(url: URL, redacted: string): void {
+  if (url.hostname === "") throw usageError(`saver URI '${redacted}': no host, e.g. redis://127.0.0.1:6379`);
+  port(url, redacted);
+  const path = url.pathname.replace(/^\//, "");
+  if (path !== "" && !/^\d{1,9}$/.test(path)) {
+    throw usageError(`saver URI '${redacted}': '/${decodeURIComponent(path)}' is not a Redis database index: expected a number, e.g. ${url.protocol}//${url.host}/0 (use ?namespace= or ?prefix= to separate data)`);
+  }
+}
+
+/** PostgreSQL: a port in range and at most one path segment (the database name). */
+function checkPostgres(url: URL, redacted: string): void {
+  port(url, redacted);
+  const path = url.pathname.replace(/^\//, "");
+  if (path.includes("/")) {
+    throw usageError(`saver URI '${redacted}': '/${decodeURIComponent(path)}' is not a database name: expected postgres://host:5432/<database> (use ?schema= and ?table= for the rest)`);
+  }
+}
+
+function parseUrl(head: string, redacted: string): SaverUri {
+  let url: URL;
+  try {
+    url = new URL(head);
+  } catch {
+    throw usageError(`saver URI '${redacted}' is not a valid URL (a port must be a number, special characters in a password must be percent-encoded)`);
+  }
+  const kind: "redis" | "postgres" = url.protocol.startsWith("redis") ? "redis" : "postgres";
+  if (kind === "redis") checkRedis(url, redacted);
+  else checkPostgres(url, redacted);
+  const params = new URLSearchParams(url.search);
+  for (const k of OWN_PARAMS[kind]) url.searchParams.delete(k); // ours, not the client library's
+  return { kind, raw: head, redacted, location: url.toString(), params };
 }
 
 export function parseSaverUri(uri: string, env: NodeJS.ProcessEnv = process.env): SaverUri {
+  if (typeof uri !== "string" || uri.trim() === "") throw usageError(`an empty saver URI: ${EXPECTED}`);
   let u = uri;
-  if (/^redis:?$/i.test(u) && env.REDIS_URL) u = env.REDIS_URL;
-  if (/^postgres(ql)?:?$/i.test(u) && env.DATABASE_URL) u = env.DATABASE_URL;
+  if (/^rediss?:$/i.test(u)) {
+    if (!env.REDIS_URL) throw usageError(`'${uri}' needs a URL (redis://host:port) or REDIS_URL set`);
+    u = env.REDIS_URL;
+  }
+  if (/^postgres(ql)?:$/i.test(u)) {
+    if (!env.DATABASE_URL) throw usageError(`'${uri}' needs a URL (postgres://host/db) or DATABASE_URL set`);
+    u = env.DATABASE_URL;
+  }
+  const redacted = redactUri(u);
+  if (/^(rediss?|postgres(ql)?):\/\//i.test(u)) return { ...parseUrl(u, redacted), raw: uri };
   const q = u.indexOf("?");
-  const params = new URLSearchParams(q >= 0 && !/^(rediss?|postgres(ql)?):\/\//i.test(u) ? u.slice(q + 1) : "");
-  const head = q >= 0 && !/^(rediss?|postgres(ql)?):\/\//i.test(u) ? u.slice(0, q) : u;
-  const redacted = redact(uri);
-  if (/^memory:/i.test(head)) return { kind: "memory", raw: uri, redacted, location: head.slice(7) || "default", params };
-  if (/^sqlite:/i.test(head)) {
-    const path = head.slice(7).replace(/^\/\//, "");
-    if (!path) throw usageError(`saver URI '${redacted}': sqlite: needs a path, e.g. sqlite:./checkpoints.db`);
-    return { kind: "sqlite", raw: uri, redacted, location: path, params };
-  }
-  if (/^rediss?:\/\//i.test(head) || /^postgres(ql)?:\/\//i.test(head)) {
-    let url: URL;
-    try {
-      url = new URL(head);
-    } catch {
-      throw usageError(`saver URI '${redacted}' is not a valid URL`);
+  const params = new URLSearchParams(q >= 0 ? u.slice(q + 1) : "");
+  const head = q >= 0 ? u.slice(0, q) : u;
+  const scheme = schemeOf(head)?.toLowerCase();
+  const base = { raw: uri, redacted, params };
+  switch (scheme) {
+    case "memory":
+      return { kind: "memory", ...base, location: head.slice(7) || "default" };
+    case "sqlite": {
+      const path = head.slice(7).replace(/^\/\//, "");
+      if (!path) throw usageError(`saver URI '${redacted}': sqlite: needs a path, e.g. sqlite:./checkpoints.db`);
+      return { kind: "sqlite", ...base, location: path };
     }
-    const p = new URLSearchParams(url.search);
-    const kind: SaverKind = url.protocol.startsWith("redis") ? "redis" : "postgres";
-    for (const k of kind === "redis" ? ["namespace", "prefix"] : ["namespace", "schema", "table", "layout"]) {
-      // our own parameters are not for the client library
-      url.searchParams.delete(k);
+    case "file": {
+      const path = head.slice(5).replace(/^\/\/(?=\/)/, "");
+      if (!path) throw usageError(`saver URI '${redacted}': file: needs a folder, e.g. file:./checkpoints`);
+      return { kind: "file", ...base, location: path };
     }
-    return { kind, raw: uri, redacted, location: url.toString(), params: p };
+    case undefined:
+      if (head === "") throw usageError(`saver URI '${redacted}' names no path: ${EXPECTED}`);
+      // a bare path to an SQLite database (LangGraph's checkpoints.sqlite, anything.db) is an sqlite: store
+      if (/\.(sqlite3?|db)$/i.test(head)) return { kind: "sqlite", ...base, location: head };
+      return { kind: "file", ...base, location: head };
+    default:
+      throw badScheme(head, schemeOf(head)!, redacted);
   }
-  // a bare path to an SQLite database (LangGraph's checkpoints.sqlite, anything.db) is an sqlite: store
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(head) && /\.(sqlite3?|db)$/i.test(head)) return { kind: "sqlite", raw: uri, redacted, location: head, params };
-  if (/^file:/i.test(head)) return { kind: "file", raw: uri, redacted, location: head.slice(5).replace(/^\/\/(?=\/)/, ""), params };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(head)) throw usageError(`unknown saver URI scheme in '${redacted}': expected memory:, file:, sqlite:, redis://, postgres://`);
-  return { kind: "file", raw: uri, redacted, location: head, params };
 }

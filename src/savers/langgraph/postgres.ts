@@ -4,7 +4,8 @@
  * `checkpoint_migrations`. One connection with `default_transaction_read_only=on`: nothing is created or altered.
  * Every listing pages by key (no server-side state), so memory is bounded by the page.
  */
-import { storeError } from "../../base/errors.js";
+import { inputError, storeError } from "../../base/errors.js";
+import { describePgError } from "../postgres.js";
 import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgStoreInfo, LgThreadSummary } from "../../formats/langgraph/types.js";
 import { buildTuple, type RawBlobRow, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
 import { decodeTyped } from "../../formats/langgraph/serde.js";
@@ -24,7 +25,11 @@ export async function connectReadOnly(url: string, uri: string): Promise<Client>
     await c.connect();
   } catch (e) {
     await c.end().catch(() => undefined);
-    throw storeError("postgres-connect", `cannot connect to PostgreSQL at ${uri}: ${(e as Error).message} (start it with: pg_ctlcluster <version> main start)`);
+    // one wording for every PostgreSQL connection (the start-it hint only when no server answers); a missing
+    // database is a missing store: this connection only reads
+    const d = describePgError(e, uri);
+    if (d.missing) throw inputError("missing-store", d.message, {}, e);
+    throw storeError("postgres-connect", d.message, {}, e);
   }
   return c;
 }

@@ -1,0 +1,68 @@
+/**
+ * The one atomic file writer. Every file ckpt writes (converted documents, reports, reject files, schemas, the
+ * FileSaver's checkpoints) goes through here: each text is written to a temp file in its target's folder and
+ * fsynced, then all are renamed into place and the folders fsynced. A failure removes every temp file and leaves
+ * the targets as they were (no partial output); it is a store error (exit 4, DESIGN §5: an I/O failure) naming
+ * the path that failed.
+ */
+import { mkdir, open, rename, unlink } from "node:fs/promises";
+import { dirname } from "node:path";
+import { CkptError, storeError } from "./errors.js";
+
+export interface FileText {
+  path: string;
+  text: string;
+}
+
+function writeError(e: unknown, path: string): CkptError {
+  if (e instanceof CkptError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === "EACCES" || err.code === "EPERM" ? "permission denied" : err.code === "ENOSPC" ? "no space left on the device" : err.message;
+  return storeError(`write-${(err.code ?? "io").toLowerCase()}`, `cannot write: ${why}`, { file: path }, e);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  let d;
+  try {
+    d = await open(dir, "r");
+    await d.sync();
+  } catch {
+    // some file systems cannot fsync a folder (EINVAL / EISDIR): the rename is still atomic there
+  } finally {
+    await d?.close();
+  }
+}
+
+/** Write all `targets` atomically (all renamed into place only once every one is written and synced). */
+export async function writeFilesAtomic(targets: ReadonlyArray<FileText>): Promise<void> {
+  const temps: string[] = [];
+  let at = "";
+  try {
+    for (const t of targets) {
+      at = t.path;
+      await mkdir(dirname(t.path), { recursive: true });
+      const tmp = `${t.path}.ckpt-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      const fh = await open(tmp, "wx");
+      temps.push(tmp);
+      try {
+        await fh.writeFile(t.text);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+    for (let i = 0; i < targets.length; i++) {
+      at = targets[i]!.path;
+      await rename(temps[i]!, at);
+    }
+  } catch (e) {
+    await Promise.all(temps.map((t) => unlink(t).catch(() => undefined)));
+    throw writeError(e, at);
+  }
+  for (const dir of new Set(targets.map((t) => dirname(t.path)))) await syncDir(dir);
+}
+
+/** Write one file atomically. */
+export function writeFileAtomic(path: string, text: string): Promise<void> {
+  return writeFilesAtomic([{ path, text }]);
+}
