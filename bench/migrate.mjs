@@ -8,13 +8,13 @@
 //     compact re-serialization), i.e. the least work any file → store copy does.
 // ckpt does more than either: every record is parsed, its format detected and checked against the format's schema,
 // conflicts are looked up in the target, and every written record is read back and compared. ckpt runs with one
-// writer and, into Redis and PostgreSQL, with JOBS parallel writers (--jobs; default 4, the CLI's default). The runs
+// writer and, into Redis and PostgreSQL, with JOBS parallel writers (--jobs; default: the CLI's, one per core, 2 to 8). The runs
 // are interleaved (ckpt, ckpt --jobs, raw write, raw copy, per target, REPS times, each into a fresh target) and each
 // ratio is the median of the per-round ratios, which is robust to load changing on a shared machine. CLUSTER=redis://…
 // adds a file → Redis Cluster row. Then peak memory (max RSS of a child process) migrating 10x more.
-// Run: npm run build && node bench/migrate.mjs        (N=10000 by default; BIG=100000; REPS=5; JOBS=4)
+// Run: npm run build && node bench/migrate.mjs        (N=10000 by default; BIG=100000; REPS=5; JOBS=n)
 import { mkdtempSync, writeFileSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -27,7 +27,7 @@ import { from as copyFrom } from "pg-copy-streams";
 const N = Number(process.env.N ?? 10_000);
 const BIG = Number(process.env.BIG ?? 100_000);
 const REPS = Number(process.env.REPS ?? 5);
-const JOBS = Number(process.env.JOBS ?? 4);
+const JOBS = Number(process.env.JOBS ?? Math.max(2, Math.min(8, availableParallelism()))); // the CLI's default (cli/migrate.ts defaultJobs)
 const CLUSTER = process.env.CLUSTER;
 const root = join(fileURLToPath(import.meta.url), "..", "..");
 const sample = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));

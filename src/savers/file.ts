@@ -15,8 +15,8 @@
  * Namespaces other than "default" live in a sub-folder named after the sanitized namespace.
  * A `file:` URI naming a single file is a read-only, one-thread source: see single-file.ts.
  */
-import { mkdir, readdir, rmdir, stat, unlink } from "node:fs/promises";
-import { opendirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, opendir, rmdir, stat, unlink } from "node:fs/promises";
+import { existsSync, opendirSync, readdirSync, readFileSync, statSync, type Dir } from "node:fs";
 import { basename, join } from "node:path";
 import { ExitCode, inputError, RecordError, storeError } from "../base/errors.js";
 import { writeFileAtomic } from "../base/atomic.js";
@@ -24,7 +24,7 @@ import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { ioError, threadIdIn } from "./fs-common.js";
 import { MAX_NAME, parseLayout, planRecord, sanitizeThreadId, type Layout, type PlannedFile } from "./folder-layout.js";
-import { dirEntries, fileEntry, homeEntries, isHome, readHead, type FolderEntry, type FoundRecord } from "./folder-scan.js";
+import { AMACS_FILES, dirEntries, fileEntry, homeEntries, isHome, readHead, type FolderEntry, type FoundRecord } from "./folder-scan.js";
 import { PHI_LOCK_WAIT_MS, withFlock, writeLikePhiCore } from "./phi-lock.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type PassedOver, type Saver, type SaverFactory, type SaverRecord, type ThreadInfo } from "./types.js";
 
@@ -52,6 +52,9 @@ export const createFileSaver: SaverFactory = async ({ location, uri, namespace: 
     readOnly,
   });
 };
+
+/** Whether a folder is an amacs home (holds one of its org files), without listing the folder. */
+const holdsHome = (dir: string) => AMACS_FILES.some((n) => existsSync(join(dir, n)));
 
 const enoent = (e: unknown) => (e as NodeJS.ErrnoException).code === "ENOENT";
 
@@ -121,18 +124,19 @@ class FolderStore implements Saver {
   /** Every entry of a namespace folder (a folder that is itself an amacs home is one thread named after it). */
   private *entries(namespace: string, full: boolean): Generator<FolderEntry> {
     const dir = this.dirOf(namespace);
-    let names: string[];
+    let handle: Dir;
     try {
-      names = readdirSync(dir);
+      handle = opendirSync(dir, { bufferSize: 256 });
     } catch (e) {
       if (enoent(e)) return;
       throw ioError(e, "cannot list", dir);
     }
-    if (isHome(names)) {
+    // streamed: a folder of a million documents is never listed into one array
+    if (holdsHome(dir)) {
+      handle.closeSync();
       yield* homeEntries(dir, "", basename(join(dir)));
       return;
     }
-    const handle = opendirSync(dir, { bufferSize: 256 });
     try {
       for (let d = handle.readSync(); d !== null; d = handle.readSync()) {
         if (d.isDirectory()) yield* dirEntries(dir, d.name);
@@ -242,15 +246,9 @@ class FolderStore implements Saver {
   /** The amacs home of thread `id`: `<dir>/<id>/`, or the folder itself when it is a home named `id`. */
   private homeDir(dir: string, id: string): string | undefined {
     const sub = join(dir, id);
-    const names = (p: string) => {
-      try {
-        return statSync(p).isDirectory() ? readdirSync(p) : [];
-      } catch {
-        return [];
-      }
-    };
-    if (isHome(names(sub))) return sub;
-    if (basename(join(dir)) === id && isHome(names(dir))) return dir;
+    // by the org files' paths, without listing the folder (a miss in a folder of a million files lists nothing)
+    if (holdsHome(sub)) return sub;
+    if (basename(join(dir)) === id && holdsHome(dir)) return dir;
     return undefined;
   }
 
@@ -333,10 +331,11 @@ class FolderStore implements Saver {
 
   async count(namespace?: string): Promise<number> {
     const dir = this.dirOf(namespace);
-    const names = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    if (isHome(names.map((d) => d.name))) return 1;
+    if (holdsHome(dir)) return 1;
+    // streamed (opendir), not readdir: a million names in one array would be the peak of a migration's memory
+    const names = await opendir(dir, { bufferSize: 256 }).catch(() => []);
     let n = 0;
-    for (const d of names) {
+    for await (const d of names) {
       if (d.isDirectory()) n += isHome(readdirSync(join(dir, d.name))) ? 1 : 0;
       else if (/\.(json|pkl|jsonl)$/.test(d.name) && !/\.tmp\.|\.tmp-|\.ckpt-tmp-/.test(d.name)) n++;
     }
@@ -344,19 +343,24 @@ class FolderStore implements Saver {
   }
 
   async namespaces(): Promise<string[]> {
-    let names: string[] = [];
+    let handle: Dir;
     try {
-      names = readdirSync(this.location);
+      handle = opendirSync(this.location, { bufferSize: 256 });
     } catch {
       return [];
     }
-    if (isHome(names)) return [DEFAULT_NAMESPACE];
+    if (holdsHome(this.location)) {
+      handle.closeSync();
+      return [DEFAULT_NAMESPACE];
+    }
     const out: string[] = [];
     let other = false; // anything besides namespace folders: the default namespace (records, or entries to report as ignored)
-    for (const n of names) {
-      let isDir = false;
+    // streamed, and a stat only for what the directory entry cannot tell (a link): a million files cost no array of names
+    for await (const d of handle) {
+      const n = d.name;
+      let isDir = d.isDirectory();
       try {
-        isDir = statSync(join(this.location, n)).isDirectory();
+        if (d.isSymbolicLink()) isDir = statSync(join(this.location, n)).isDirectory();
       } catch {
         continue;
       }
