@@ -248,3 +248,24 @@ describe("LangGraph thread history in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 });
+
+describe("a 20,000-message checkpoint", () => {
+  it("opens with the first messages laid out, renders lazily, and jumps to the last message", async () => {
+    const messages = Array.from({ length: 20_000 }, (_, i) => (i % 2 === 0 ? { role: "user", content: [{ type: "text", text: `question number ${i}` }] } : { role: "assistant", content: [{ type: "text", text: `answer number ${i}` }], usage: { input: 10, output: i } }));
+    const cp = { schemaVersion: 1, threadId: "big", step: 1, messages, state: {} } as unknown as Checkpoint;
+    const html = renderCheckpointPage(cp);
+    expect(html.length).toBeLessThan(1.5 * JSON.stringify(cp).length);
+    await open(html);
+    await expect(page.locator("#m0").innerText()).resolves.toContain("question number 0");
+    // rendered lazily: far fewer articles than messages
+    expect(await page.locator("#msgs article.msg").count()).toBeLessThan(1000);
+    await page.keyboard.press("G");
+    await expect(page.locator("article.current").getAttribute("id")).resolves.toBe("m19999");
+    await expect(page.locator("#m19999").innerText()).resolves.toContain("answer number 19999");
+    await page.fill("#goto", "12345");
+    await page.press("#goto", "Enter");
+    await expect(page.locator("#m12345").innerText()).resolves.toContain("answer number 12345");
+    await page.click("#tab-usage");
+    await expect(page.locator("#panel-usage h2").first().innerText()).resolves.toBe("Usage: 10,000 assistant turns");
+  });
+});

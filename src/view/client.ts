@@ -19,6 +19,8 @@ interface AppState {
   callAt: Map<number, number>;
   filled: Set<number>;
   chunks: HTMLElement[];
+  /** builders of the panels not shown yet */
+  lazy: Array<((p: HTMLElement) => void) | undefined>;
   observer?: IntersectionObserver;
   focus: number;
   hits: number[];
@@ -66,7 +68,7 @@ export function pretty(v: unknown): string {
 export function main(): void {
   const raw = document.getElementById("ckpt-data")!.textContent!;
   const data = JSON.parse(raw) as PageData;
-  S = { data, cur: 0, cp: data.checkpoints[0]!, msgs: [], resultAt: new Map(), callAt: new Map(), filled: new Set(), chunks: [], focus: -1, hits: [], hit: -1, query: "" };
+  S = { data, cur: 0, cp: data.checkpoints[0]!, msgs: [], resultAt: new Map(), callAt: new Map(), filled: new Set(), chunks: [], lazy: [], focus: -1, hits: [], hit: -1, query: "" };
   initTheme();
   buildLayout();
   if (data.kind === "store") return;
@@ -214,13 +216,19 @@ export function buildTabs(): DocumentFragment {
   });
   f.append(list, ...panels);
   renderTranscript(panels[0]!);
-  renderState(panels[1]!, S.cp.state);
-  renderUsage(panels[2]!);
-  renderMeta(panels[3]!);
+  // the other panels are built the first time they are shown (a long history's usage table costs time at load)
+  const later: Array<((p: HTMLElement) => void) | undefined> = [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];
+  panels.forEach((p, k) => later[k] && p.setAttribute("data-lazy", String(k)));
+  S.lazy = later;
   return f;
 }
 
 export function selectTab(k: number): void {
+  const panel = document.querySelectorAll("section.panel")[k] as HTMLElement | undefined;
+  if (panel?.hasAttribute("data-lazy")) {
+    panel.removeAttribute("data-lazy");
+    S.lazy[k]?.(panel);
+  }
   document.querySelectorAll("[role=tab]").forEach((t, j) => t.setAttribute("aria-selected", String(j === k)));
   document.querySelectorAll("section.panel").forEach((p, j) => ((p as HTMLElement).hidden = j !== k));
 }
