@@ -180,6 +180,9 @@ export const replayCommand: CommandDef = {
       .example("ckpt replay resume thread.json --decision deny --reason 'not now' --provider openai:http://127.0.0.1:8080/v1 --model m -o out.json", ""),
   run: async (args: Args, io: CliIO) => {
     let mode: Mode = "verify";
+    // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
+    if (args.second === "") args.second = "-";
+    if (args.first === "") args.first = "-";
     let input = args.first;
     if ((MODES as readonly string[]).includes(args.first)) {
       mode = args.first as Mode;

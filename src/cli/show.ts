@@ -93,7 +93,9 @@ export const showCommand: CommandDef = {
       .option("full", { type: "boolean", default: false, describe: "do not shorten long texts" })
       .option("json", { type: "boolean", default: false, describe: "print the canonical checkpoint as JSON" }),
   run: async (args: { input: string; format?: string; full: boolean; json: boolean }, io: CliIO) => {
-    const doc = await readSource(args.input, { stdin: io.stdin, cwd: io.cwd });
+    // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
+    const input = args.input === "" ? "-" : args.input;
+    const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd });
     const { checkpoint, format } = readCheckpoint(doc, args.format);
     if (args.json) {
       io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
