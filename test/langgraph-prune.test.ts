@@ -74,7 +74,8 @@ describe("prune --keep-last 2 on every sample", () => {
       expect(dry.code, dry.err).toBe(0);
       expect(hash()).toBe(h0);
       const expected = newest2([...before.keys()]);
-      expect(dry.out).toContain(`would delete ${before.size - expected.length} checkpoint(s)`);
+      const n = before.size - expected.length;
+      expect(dry.out).toContain(`would delete ${n} checkpoint${n === 1 ? "" : "s"}`);
       const jsBefore = sample.startsWith("js") ? await (async () => { const s = sqliteSaver(f); try { return await jsHistory(s); } finally { await closeSaver(s); } })() : undefined;
       const r = await ckpt("prune", `sqlite:${f}`, "--keep-last", "2");
       expect(r.code, r.err).toBe(0);

@@ -64,7 +64,7 @@ describe("replay verify", () => {
   it("CLI: exit 0 on match, 1 on divergence with the step named, --json summary", async () => {
     const a = io();
     expect(await main(["replay", fx("tools.ckpt.json"), "-q"], a)).toBe(0);
-    expect(a.out()).toMatch(/replay matched: 8 turn\(s\), 10 tool call\(s\) \(9 run against state, 1 from the recording\).*final state matches/);
+    expect(a.out()).toMatch(/replay matched: 8 turns, 10 tool calls \(9 run against state, 1 from the recording\).*final state matches/);
     const b = io();
     expect(await main(["replay", "verify", fx("diverged-tool-result.ckpt.json"), "-q"], b)).toBe(1);
     expect(b.out()).toMatch(/diverged at step 4, message 9 \(\/messages\/9\/content\): tool result of read_file \(c5\) differs/);

@@ -3,6 +3,7 @@
  * node(s) that wrote it, message count, stored size (`--json`: a JSON array). LangGraph stores keep every checkpoint;
  * ckpt's own stores keep one per thread, so their history has one entry. Streams: rows are printed as they are read.
  */
+import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
@@ -72,7 +73,7 @@ export const logCommand: CommandDef = {
       flush(true);
       const { inputError } = await import("../base/errors.js");
       throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: redactUri(a.uri) });
-    } else buf += `${n} checkpoint(s)\n`;
+    } else buf += `${plural(n, "checkpoint")}\n`;
     flush(true);
     return 0;
   },

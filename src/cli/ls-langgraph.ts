@@ -3,6 +3,7 @@
  * checkpoint, stored bytes incl. writes and blobs, last update, subgraph namespaces), printed as the store streams
  * them: memory does not grow with the number of threads or checkpoints.
  */
+import { plural } from "../base/plural.js";
 import type { LangGraphSaver } from "../savers/index.js";
 import type { LgThreadSummary } from "../formats/langgraph/types.js";
 import type { CliIO } from "./io.js";
@@ -41,7 +42,7 @@ export async function lsLangGraph(saver: LangGraphSaver, args: { limit?: number;
       buf += line(cells(t));
       if (buf.length > 65536) io.stdout.write(buf), (buf = "");
     }
-    io.stdout.write(buf + (n ? `${n} thread(s) (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`));
+    io.stdout.write(buf + (n ? `${plural(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`));
     return 0;
   } finally {
     await saver.close();

@@ -5,6 +5,7 @@
  * transaction per page, deleting planned ids only, so an app writing meanwhile loses nothing. ckpt's own savers (one
  * checkpoint per thread): `--idle-for` and thread filters delete whole threads. `--dry-run` changes nothing.
  */
+import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import { parseDuration, planThread, uuid6Floor, type PruneCriteria, type ThreadPlan } from "../core/prune.js";
@@ -133,12 +134,12 @@ function summaryText(s: Summary, uri: string): string {
   for (const p of s.plans ?? []) {
     const byNs = new Map<string, number>();
     for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
-    lines.push(`  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, n]) => `${n} checkpoint(s)${ns ? ` in ${ns}` : ""}`).join(", ")}`);
+    lines.push(`  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, n]) => `${plural(n, "checkpoint")}${ns ? ` in ${ns}` : ""}`).join(", ")}`);
   }
   return [
     `${s.dryRun ? "dry run: " : ""}prune ${uri}`,
     ...lines,
-    `  ${s.threads} thread(s) examined; ${w} ${s.checkpoints} checkpoint(s)${s.wholeThreads ? ` (${s.wholeThreads} whole thread(s))` : ""}, ${s.writes} write(s), ${s.orphanWrites} orphan write(s), ${s.blobs} blob(s); kept ${s.kept} checkpoint(s)`,
+    `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
     `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
   ].join("\n") + "\n";
 }

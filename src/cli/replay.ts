@@ -3,6 +3,7 @@
  * headless agent loop and run it. Transcript on stderr (stdout carries the new checkpoint when no -o/--save-to is
  * given); `--json` prints NDJSON events on stdout instead.
  */
+import { plural } from "../base/plural.js";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
@@ -249,7 +250,7 @@ export const replayCommand: CommandDef = {
     if (args.json) onEvent({ type: "summary", summary });
     else if (!args.quiet || r.stopped) {
       io.stderr.write(
-        `${r.stopped ? `stopped by a limit: ${r.stopped}; ` : ""}${r.turns} turn(s), ${r.toolCalls} tool call(s), ${r.usage.total} tokens, ${summary.durationMs} ms; checkpoint saved to ${where}\n`,
+        `${r.stopped ? `stopped by a limit: ${r.stopped}; ` : ""}${plural(r.turns, "turn")}, ${plural(r.toolCalls, "tool call")}, ${r.usage.total} tokens, ${summary.durationMs} ms; checkpoint saved to ${where}\n`,
       );
     }
     return r.stopped ? ExitCode.NEGATIVE : ExitCode.OK;
@@ -262,7 +263,7 @@ function report(r: VerifyResult, name: string, io: CliIO, args: Args): void {
     io.stdout.write(JSON.stringify({ type: "summary", summary: { mode: "verify", file: name, ...r, divergence: r.divergence ?? null } }) + "\n");
     return;
   }
-  const counts = `${r.turns} turn(s), ${r.toolCalls} tool call(s) (${r.stateToolCalls} run against state, ${r.recordedToolCalls} from the recording${r.unavailableToolCalls ? `, ${r.unavailableToolCalls} unavailable` : ""}), ${r.durationMs.toFixed(1)} ms`;
+  const counts = `${plural(r.turns, "turn")}, ${plural(r.toolCalls, "tool call")} (${r.stateToolCalls} run against state, ${r.recordedToolCalls} from the recording${r.unavailableToolCalls ? `, ${r.unavailableToolCalls} unavailable` : ""}), ${r.durationMs.toFixed(1)} ms`;
   if (r.divergence) {
     const d = r.divergence;
     const what =
