@@ -96,7 +96,9 @@ function partToContent(p: Obj): Content | undefined {
       c = { type: "thinking", thinking: String(p.text) };
       break;
     case "tool-call":
-      c = { type: "toolCall", id: String(p.toolCallId), name: String(p.toolName), arguments: p.input };
+      // no `input` (an AI SDK v4 part has `args`): loaded by ai@6 with zod 3.25 and sent with no input; `args` stays in extra
+      c = { type: "toolCall", id: String(p.toolCallId), name: String(p.toolName), arguments: "input" in p ? p.input : null };
+      if (!("input" in p)) setExt(c, "noInput", true);
       if (p.providerExecuted !== undefined) setExt(c, "providerExecuted", p.providerExecuted);
       break;
     case "image": {
@@ -241,7 +243,7 @@ function contentToPart(c: Content, role: string, pointer: string, lossy: LossyNo
         lossy.push({ pointer, field: "toolCall", reason: `AI SDK ${role} messages have no tool-call parts` });
         return undefined;
       }
-      p = { type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments };
+      p = e.noInput && c.arguments === null ? { type: "tool-call", toolCallId: c.id, toolName: c.name } : { type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments };
       if (e.providerExecuted !== undefined) p.providerExecuted = e.providerExecuted;
       if (c.providerMetadata !== undefined) lossy.push({ pointer: `${pointer}/providerMetadata`, field: "providerMetadata", reason: "AI SDK tool-call parts have no providerMetadata" });
       break;
@@ -358,6 +360,14 @@ function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
 
 // ---- the adapter ---------------------------------------------------------------------------------------
 
+/**
+ * Where the zod versions the AI SDK supports disagree (ai@6 peer range: zod ^3.25.76 || ^4.1.8). deep-agent 0.1.x
+ * depends on zod ^3.25, whose bundled zod/v4 — like zod 4.1 to 4.3 — lets `input: z.unknown()` be missing; zod 4.4 and
+ * later reject a tool-call part without `input`. ckpt's verdict follows deep-agent's install and warns here.
+ */
+const ZOD_VERSIONS_RULE = ["lint/deepagent-zod-versions", "warning"] as const;
+const ZOD_VERSIONS_NO_INPUT = (p: Obj) =>
+  `tool-call part ${JSON.stringify(String(p.toolCallId))} has no 'input'${"args" in p ? " (it has the AI SDK v4 'args')" : ""}: ai@6 with zod 3.25 (what deep-agent installs) loads it and sends the call with no input, ai@6 with zod 4.4 or later rejects the whole checkpoint; ${"args" in p ? "rename 'args' to 'input'" : "add 'input'"}`;
 const BINARY_IN = (v: unknown) => isObj(v) && ((v.type === "Buffer" && Array.isArray(v.data)) || (Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k))));
 
 function stemOf(name: string): string {
@@ -452,14 +462,15 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
   lint(native, doc) {
     const issues: Issue[] = [];
     const loc = doc.text !== undefined ? jsonLocator(doc.text) : undefined;
-    const add = (pointer: string, message: string) => {
+    const add = (pointer: string, message: string, rule = "lint/deepagent-binary-object", severity: Issue["severity"] = "error") => {
       const at = loc?.locate(pointer);
-      issues.push({ severity: "error", rule: "lint/deepagent-binary-object", message, pointer, file: doc.name, line: at?.line, column: at?.column });
+      issues.push({ severity, rule, message, pointer, file: doc.name, line: at?.line, column: at?.column });
     };
     (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
       if (!isObj(m) || !Array.isArray(m.content)) return;
       (m.content as unknown[]).forEach((p, k) => {
         if (!isObj(p)) return;
+        if (p.type === "tool-call" && m.role === "assistant" && !("input" in p)) add(`/messages/${i}/content/${k}`, ZOD_VERSIONS_NO_INPUT(p), ...ZOD_VERSIONS_RULE);
         const key = p.type === "image" ? "image" : p.type === "file" ? "data" : undefined;
         if (key && BINARY_IN(p[key])) {
           add(

@@ -427,9 +427,9 @@ type: "tool-call"
 toolCallId: string
 toolName: string
 /**
- * any JSON (required: ai@6.0.19 with zod 4 rejects a tool-call part without input)
+ * any JSON. Optional as deep-agent installs the AI SDK (ai@6 with zod ^3.25: z.unknown() accepts a missing key, also with zod 4.1-4.3); zod >= 4.4 rejects a tool-call part without input, which lint/deepagent-zod-versions reports
  */
-input: unknown
+input?: unknown
 providerExecuted?: boolean
 /**
  * ProviderOptions: record of provider → JSON object
