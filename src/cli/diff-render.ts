@@ -13,6 +13,8 @@ export interface SideInfo {
   format: string;
   threadId: string;
   messages: number;
+  /** "file-name": the thread id was derived from the file name, not read from the content */
+  threadIdFrom?: "file-name";
 }
 
 /** A short one-line rendering of a JSON value (bigints as digits). */

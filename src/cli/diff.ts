@@ -72,7 +72,13 @@ export const diffCommand: CommandDef = {
     });
     const code = d.identical ? ExitCode.OK : ExitCode.NEGATIVE;
     if (args.quiet) return code;
-    const side = (r: typeof ra): SideInfo => ({ name: r.doc.name, format: r.format, threadId: String(r.checkpoint.threadId), messages: r.checkpoint.messages.length });
+    const side = (r: typeof ra): SideInfo => ({
+      name: r.doc.name,
+      format: r.format,
+      threadId: String(r.checkpoint.threadId),
+      ...(r.checkpoint.origin?.threadIdFrom ? { threadIdFrom: r.checkpoint.origin.threadIdFrom } : {}),
+      messages: r.checkpoint.messages.length,
+    });
     const a = side(ra);
     const b = side(rb);
     if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");

@@ -238,7 +238,7 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
       step: native.chat?.exchanges.length ?? 0,
       messages,
       state: {},
-      origin: { format: "amacs", version: native.chat?.version ?? "v4" },
+      origin: { format: "amacs", version: native.chat?.version ?? "v4", threadIdFrom: "file-name" },
     };
     if (native.scratchpad) cp.state.scratchpad = native.scratchpad.notes.map(({ heading, thread, tick, content }) => ({ heading, thread, tick, content }));
     const ext: Record<string, unknown> = {};

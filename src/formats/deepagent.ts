@@ -427,7 +427,7 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     if (native.interrupt !== undefined) cp.interrupt = native.interrupt;
     if (native.createdAt !== undefined) cp.createdAt = native.createdAt;
     if (native.updatedAt !== undefined) cp.updatedAt = native.updatedAt;
-    cp.origin = { format: "deepagent", version: "ai-v6" };
+    cp.origin = { format: "deepagent", version: "ai-v6", ...(typeof native.threadId === "string" ? {} : { threadIdFrom: "file-name" as const }) };
     const extra = extrasOf(native, ["threadId", "step", "messages", "state", "interrupt", "createdAt", "updatedAt"]);
     if (extra) cp.ext = { deepagent: { extra } };
     return cp;

@@ -47,7 +47,7 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
   parse: (doc) => parseArrayDoc(doc, "phi-core"),
   toCanonical(native: Native, doc: SourceDoc): Checkpoint {
     const messages = native.map((m) => messageToCanonical(m, PHI)) as AgentMessage[];
-    return { schemaVersion: 1, threadId: stemOf(doc.name), step: countAssistant(messages), messages, state: {}, origin: { format: "phi-core" } };
+    return { schemaVersion: 1, threadId: stemOf(doc.name), step: countAssistant(messages), messages, state: {}, origin: { format: "phi-core", threadIdFrom: "file-name" } };
   },
   fromCanonical(cp, options) {
     reportEnvelopeLoss(cp, "phi-core", options.lossy);

@@ -199,7 +199,7 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
       step: messages.filter((m) => m.role === "assistant").length,
       messages,
       state: { contexts: native.contexts },
-      origin: { format: "swarmer" },
+      origin: isObj(native.identity) && typeof native.identity.id === "string" ? { format: "swarmer" } : { format: "swarmer", threadIdFrom: "file-name" },
       ext: {
         swarmer: {
           identity: native.identity,

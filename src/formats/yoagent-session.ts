@@ -136,7 +136,7 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
       step: countAssistant(messages),
       messages,
       state: {},
-      origin: { format: FMT, version: /"(cache_read|error_message|provider_metadata)"\s*:/.test(doc.text ?? "") ? "<0.13" : ">=0.13" },
+      origin: { format: FMT, version: /"(cache_read|error_message|provider_metadata)"\s*:/.test(doc.text ?? "") ? "<0.13" : ">=0.13", threadIdFrom: "file-name" },
     };
     if (onPath.size !== native.length) {
       cp.ext = { [FMT]: { branches: native.filter((_e, i) => !onPath.has(i)), order: native.map((e) => e.id) } };

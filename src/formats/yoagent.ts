@@ -109,7 +109,7 @@ export const yoagentAdapter: FormatAdapter<Native> = {
       step: countAssistant(messages),
       messages,
       state: {},
-      origin: { format: "yoagent", version: sniffMessageArray(doc.text).yoagentVersion },
+      origin: { format: "yoagent", version: sniffMessageArray(doc.text).yoagentVersion, threadIdFrom: "file-name" },
     };
   },
   fromCanonical(cp, options) {

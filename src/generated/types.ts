@@ -179,6 +179,10 @@ updatedAt?: string
 origin?: {
 format: string
 version?: string
+/**
+ * Present when threadId is not content: the format has no thread id and it was derived from the document's file (or folder) name. A diff does not compare such a thread id.
+ */
+threadIdFrom?: "file-name"
 }
 ext?: Ext
 }

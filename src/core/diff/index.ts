@@ -59,8 +59,25 @@ function prepare(a: Checkpoint, b: Checkpoint, options: DiffOptions): { a: Check
   }
   const m = compileIgnore([...globs, ...internal]);
   const pa = m ? prune(a, m) : a;
-  const pb = m ? prune(b, m) : b;
+  let pb = m ? prune(b, m) : b;
+  const named = nameDerivedThreadIds(a, b);
+  if (named) {
+    notes.push(named);
+    if (isObject(pa) && isObject(pb) && "threadId" in pa) pb = { ...pb, threadId: pa.threadId };
+  }
   return { a: stripTopLayout(pa) as Checkpoint, b: stripTopLayout(pb) as Checkpoint, notes };
+}
+
+/**
+ * A thread id a format derived from the file (or folder) name is not content: when the two thread ids differ and
+ * either side's is such a name, they are not compared, and this note says so (undefined otherwise).
+ */
+function nameDerivedThreadIds(a: Checkpoint, b: Checkpoint): string | undefined {
+  if (a.threadId === b.threadId) return undefined;
+  const sides = ([["a", a], ["b", b]] as const).filter(([, cp]) => cp.origin?.threadIdFrom === "file-name");
+  if (sides.length === 0) return undefined;
+  const which = sides.map(([s, cp]) => `${s}'s '${String(cp.threadId)}' (${cp.origin!.format})`).join(" and ");
+  return `thread id not compared: ${which} ${sides.length === 1 ? "is" : "are"} derived from the file name, not content`;
 }
 
 /** Compare two canonical checkpoints. */
@@ -100,8 +117,8 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
     identical: changes.length === 0,
     summary: summarize(changes, ma.length, mb.length),
     changes,
-    a: { threadId: String(a0.threadId), ...(a0.origin?.format ? { format: a0.origin.format } : {}) },
-    b: { threadId: String(b0.threadId), ...(b0.origin?.format ? { format: b0.origin.format } : {}) },
+    a: side(a0),
+    b: side(b0),
     notes,
   };
   if (options.patch) {
@@ -111,6 +128,14 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
     out.patch = ops;
   }
   return out;
+}
+
+function side(cp: Checkpoint): DiffResult["a"] {
+  return {
+    threadId: String(cp.threadId),
+    ...(cp.origin?.format ? { format: cp.origin.format } : {}),
+    ...(cp.origin?.threadIdFrom ? { threadIdFrom: cp.origin.threadIdFrom } : {}),
+  };
 }
 
 function lastAssistant(ms: readonly AgentMessage[], field: "model" | "provider"): string | undefined {

@@ -123,12 +123,20 @@ export interface DiffSummary {
   text: string;
 }
 
+/** One compared side. */
+export interface DiffSide {
+  format?: string;
+  threadId: string;
+  /** "file-name": the format has no thread id; this one was derived from the file name (it is not compared) */
+  threadIdFrom?: "file-name";
+}
+
 export interface DiffResult {
   identical: boolean;
   summary: DiffSummary;
   changes: Change[];
   /** what was compared: origin formats and notes such as "ext ignored: formats differ" */
-  a: { format?: string; threadId: string };
-  b: { format?: string; threadId: string };
+  a: DiffSide;
+  b: DiffSide;
   notes: string[];
 }
