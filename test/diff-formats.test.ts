@@ -61,7 +61,8 @@ const SESSION_EDITS: Record<string, (lines: Array<Record<string, unknown>>) => {
     l5!.parent_id = "e6";
     lines.find((l) => l.id === "e6")!.parent_id = "e2";
     lines.push(l5!); // the last line is the active leaf
-    return { expect: [["moved", 3, 2], ["edited", 2, 3]] };
+    // an adjacent swap: both messages are reported as moved (#15 item 22), e5 also edited (its parent link)
+    return { expect: [["moved", 3, 2], ["moved", 2, 3]] };
   },
 };
 

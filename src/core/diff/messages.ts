@@ -207,9 +207,10 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
     if (!equal) Object.assign(c, messageDetail(at(i), bt(j), j));
     return c;
   };
+  const swapped = swappedAnchors(al, sourceOf);
   for (let t = 0; t < anchors.length; t++) {
     const j = anchors[t]![1];
-    const c = pair(anchors[t]![0], j, "edited");
+    const c = pair(anchors[t]![0], j, swapped?.has(j) ? "moved" : "edited");
     if (c) changes.push({ pos: j, c });
   }
   for (const [i, j] of edits) {
@@ -238,6 +239,20 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   }
   changes.sort((x, y) => x.pos - y.pos);
   return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])), pre: al.pre, suf: al.suf, removed, same, at, bt };
+}
+
+/**
+ * b indices of in-order messages that traded places with a neighbour: when two adjacent messages are swapped,
+ * either one can be called "the one that moved", and naming only one (possibly an extension message the user
+ * never touched) misleads. Both are reported as moved.
+ */
+function swappedAnchors(al: Alignment, sourceOf: Int32Array): Set<number> | undefined {
+  let out: Set<number> | undefined;
+  for (const [i, j] of al.moved) {
+    // b's message at i came from a's j, and stayed in order: the other half of the swap
+    if (Math.abs(i - j) === 1 && i < sourceOf.length && sourceOf[i] === j) (out ??= new Set()).add(i);
+  }
+  return out;
 }
 
 /** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
