@@ -34,6 +34,9 @@ const lines: Record<string, string[][]> = {
     ["diff", "a.json", "b.json", "--format=markdown", "--ignore-volatile"],
     ["diff", "a.json", "b.json", "--ignore", "/messages/*/timestamp", "--json"],
     ["diff", "a.json", "b.json", "--input-format", "yoagent"],
+    ["diff", "a.json", "b.json", "--reporter", "json-patch", "--format", "phi-core"],
+    ["diff", "a.json", "b.json", "-r", "markdown", "-f", "yoagent"],
+    ["diff", "a.json", "b.json", "-f", "deepagent"],
     ["diff", "--stat", "a.json", "b.json"],
   ],
   convert: [

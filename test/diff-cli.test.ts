@@ -66,15 +66,15 @@ describe("ckpt diff (CLI)", () => {
     expect(d.a).toEqual({ name: BASE, format: "ckpt", threadId: "t-1", messages: 5 });
     expect(d.changes.find((c: { kind: string }) => c.kind === "todo")).toMatchObject({ op: "status", id: "2", before: "pending", after: "completed" });
   });
-  test("--format json-patch: applied to a, gives b", async () => {
-    const r = await run(["diff", BASE, AFTER, "--format", "json-patch"]);
+  test("--reporter json-patch: applied to a, gives b", async () => {
+    const r = await run(["diff", BASE, AFTER, "--reporter", "json-patch"]);
     expect(r.code).toBe(1);
     const a = parseJson(readFileSync(BASE, "utf8"));
     const b = parseJson(readFileSync(AFTER, "utf8"));
     expect(jsonpatch.applyPatch(a, JSON.parse(r.out), true, false).newDocument).toEqual(b);
   });
-  test("--format markdown: summary, message table, fenced diffs", async () => {
-    const r = await run(["diff", BASE, AFTER, "--format", "markdown"]);
+  test("--reporter markdown: summary, message table, fenced diffs", async () => {
+    const r = await run(["diff", BASE, AFTER, "--reporter", "markdown"]);
     expect(r.out).toContain(`**Summary:** ${expected.summary}.`);
     expect(r.out).toContain("| change | a | b | role | message |");
     expect(r.out).toContain("| appended |  | 5 | user | Now add a test |");
@@ -125,9 +125,9 @@ describe("ckpt diff (CLI)", () => {
     test("usage errors: exit 2", async () => {
       expect((await run(["diff", BASE])).code).toBe(2);
       expect((await run(["diff", "-", "-"])).code).toBe(2);
-      expect((await run(["diff", BASE, AFTER, "--json", "--format", "markdown"])).code).toBe(2);
+      expect((await run(["diff", BASE, AFTER, "--json", "--reporter", "markdown"])).code).toBe(2);
       expect((await run(["diff", BASE, AFTER, "--ignore", "messages/*"])).code).toBe(2);
-      expect((await run(["diff", BASE, AFTER, "--format", "json-patch", "--stat"])).code).toBe(2);
+      expect((await run(["diff", BASE, AFTER, "--reporter", "json-patch", "--stat"])).code).toBe(2);
     });
   });
 });

@@ -73,3 +73,82 @@ describe("a thread id derived from the file name is not content (#15 item 6)", (
     expect(r.out).not.toContain("note: thread id");
   });
 });
+
+describe("a swapped pair of messages is reported as two moved messages (#15 item 22)", () => {
+  const swap = (text: string, get: (doc: unknown) => unknown[], i: number) => {
+    const doc = JSON.parse(text) as unknown;
+    const ms = get(doc);
+    [ms[i], ms[i + 1]] = [ms[i + 1], ms[i]];
+    return JSON.stringify(doc, null, 2);
+  };
+  const cases = [
+    // yoagent: [4] assistant and [5] the status_update extension message
+    { name: "yoagent", sample: YO, get: (d: unknown) => d as unknown[], i: 4, want: [["moved", 5, 4, "extension"], ["moved", 4, 5, "assistant"]] },
+    // deep-agent: [1] assistant and [2] user
+    { name: "deepagent", sample: DEEP, get: (d: unknown) => (d as { messages: unknown[] }).messages, i: 1, want: [["moved", 2, 1, "user"], ["moved", 1, 2, "assistant"]] },
+  ];
+  for (const c of cases) {
+    test(`${c.name}: messages ${c.i} and ${c.i + 1} swapped`, async () => {
+      const d = tmp();
+      const b = join(d, "swapped.json");
+      writeFileSync(b, swap(readFileSync(c.sample, "utf8"), c.get, c.i));
+      const r = await run(["diff", c.sample, b, "--json"]);
+      expect(r.code).toBe(1);
+      const j = JSON.parse(r.out);
+      expect(j.changes.map((x: { op: string; a: number; b: number; role: string }) => [x.op, x.a, x.b, x.role])).toEqual(c.want);
+      expect(j.summary.text).toBe("2 messages moved");
+      const t = await run(["diff", c.sample, b]);
+      expect(t.out).toContain(`↕ [${c.i + 1} → ${c.i}] moved ${c.want[0]![3]}:`);
+      expect(t.out).toContain(`↕ [${c.i} → ${c.i + 1}] moved ${c.want[1]![3]}:`);
+      // the patch still needs one move only
+      const p = JSON.parse((await run(["diff", c.sample, b, "--reporter", "json-patch"])).out);
+      expect(p).toEqual([{ op: "move", from: `/messages/${c.i + 1}`, path: `/messages/${c.i}` }]);
+    });
+  }
+});
+
+describe("--format is the input format in diff too; the output is --reporter (#15 item 17)", () => {
+  const LEGACY = "fixtures/yoagent/valid/save_messages.legacy-pre-0.13.json"; // snake_case: yoagent < 0.13 and phi-core both fit
+  test("--format <input format> / -f reads both inputs as that format", async () => {
+    const detected = await run(["diff", LEGACY, LEGACY]);
+    expect(detected.out.split("\n")[0]).toContain("(yoagent, ");
+    for (const flag of ["--format", "-f", "--input-format", "-F"]) {
+      const r = await run(["diff", LEGACY, LEGACY, flag, "phi-core"]);
+      expect(r.code, flag + r.err).toBe(0);
+      expect(r.out.split("\n")[0], flag).toContain("(phi-core, ");
+      expect(r.err, flag).toBe("");
+    }
+  });
+  test("--reporter / -r / --json choose the output, with no warning", async () => {
+    const j = await run(["diff", YO, YO, "--reporter", "json"]);
+    expect(JSON.parse(j.out).identical).toBe(true);
+    expect(j.err).toBe("");
+    const md = await run(["diff", YO, YO, "-r", "markdown"]);
+    expect(md.out).toMatch(/^### ckpt diff: /);
+    expect(JSON.parse((await run(["diff", YO, YO, "--json"])).out).identical).toBe(true);
+  });
+  test("--format <output name> still selects the output, with one deprecation line on stderr", async () => {
+    for (const [v, check] of [
+      ["json", (out: string) => expect(JSON.parse(out).identical).toBe(true)],
+      ["json-patch", (out: string) => expect(JSON.parse(out)).toEqual([])],
+      ["markdown", (out: string) => expect(out).toMatch(/^### ckpt diff: /)],
+    ] as const) {
+      const r = await run(["diff", YO, YO, "--format", v]);
+      expect(r.code).toBe(0);
+      check(r.out);
+      expect(r.err).toBe(`ckpt diff: --format ${v} is deprecated for the output: use --reporter ${v} (--format names the input format, as in the other commands)\n`);
+    }
+  });
+  test("conflicts are usage errors (exit 2)", async () => {
+    expect((await run(["diff", YO, YO, "--format", "json", "--reporter", "markdown"])).code).toBe(2);
+    expect((await run(["diff", YO, YO, "--format", "phi-core", "--input-format", "yoagent"])).code).toBe(2);
+    expect((await run(["diff", YO, YO, "--json", "-r", "markdown"])).code).toBe(2);
+    expect((await run(["diff", YO, YO, "--format", "yaml"])).code).toBe(2);
+  });
+  test("help: --format is the input format, --reporter the output", async () => {
+    const r = await run(["diff", "--help"]);
+    const text = r.out + r.err;
+    expect(text).toMatch(/-f, --format\s+format of both inputs/);
+    expect(text).toMatch(/-r, --reporter\s+output: text \(default\), json, json-patch/);
+  });
+});

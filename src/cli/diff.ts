@@ -25,9 +25,14 @@ interface Args {
   stat: boolean;
   quiet: boolean;
   json: boolean;
-  format?: (typeof OUTPUTS)[number];
+  reporter?: Output;
+  /** the input format, as in every other command; an output name here is the deprecated spelling of --reporter */
+  format?: string;
   inputFormat?: string;
 }
+
+type Output = (typeof OUTPUTS)[number];
+const isOutput = (v: string | undefined): v is Output => (OUTPUTS as readonly string[]).includes(v ?? "");
 
 export const diffCommand: CommandDef = {
   command: "diff <a> <b>",
@@ -40,26 +45,28 @@ export const diffCommand: CommandDef = {
       .option("ignore-volatile", { type: "boolean", default: false, describe: `ignore timestamps, createdAt/updatedAt, usage and file times (${VOLATILE_GLOBS.join(" ")})` })
       .option("stat", { type: "boolean", default: false, describe: "print the summary only" })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "print nothing; the exit code says whether they differ" })
-      .option("json", { type: "boolean", default: false, describe: "change records as JSON (same as --format json)" })
-      .option("format", { type: "string", choices: [...OUTPUTS], describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown" })
-      .option("input-format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "format of both inputs (detected when omitted)" })
+      .option("json", { type: "boolean", default: false, describe: "change records as JSON (same as --reporter json)" })
+      .option("reporter", { alias: "r", type: "string", choices: [...OUTPUTS], describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown" })
+      // the choices include the output names only so that old scripts' `--format json` still parse (deprecated)
+      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES, ...OUTPUTS], describe: `format of both inputs, as in validate/convert/show/replay (detected when omitted). Formerly the output: an output name (${OUTPUTS.join(", ")}) still works as --reporter, with a warning` })
+      .option("input-format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "same as --format (the input format)" })
       .example("ckpt diff before.json after.json", "what changed between two saves")
       .example("ckpt diff conversation.json thread.json --ignore-volatile", "compare a yoagent history with a deep-agent checkpoint, ignoring times and usage")
-      .example("ckpt diff a.json b.json --format markdown > comment.md", "a pull-request comment")
-      .example("ckpt diff a.json b.json --format json-patch", "an RFC 6902 patch from canonical a to canonical b"),
+      .example("ckpt diff a.json b.json --reporter markdown > comment.md", "a pull-request comment")
+      .example("ckpt diff a.json b.json --reporter json-patch", "an RFC 6902 patch from canonical a to canonical b")
+      .example("ckpt diff old.json new.json --format phi-core", "read both inputs as phi-core (a snake_case array fits yoagent < 0.13 too)"),
   run: async (args: Args, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     for (const k of ["a", "b"] as const) if ((args[k] as unknown) === "" || (args[k] as unknown) === true) args[k] = "-";
     // yargs still calls the handler after reporting a missing positional (main prints that usage error)
     if (typeof args.a !== "string" || typeof args.b !== "string") return ExitCode.USAGE;
     if (args.a === "-" && args.b === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
-    if (args.json && args.format && args.format !== "json") throw usageError(`--json conflicts with --format ${args.format}`);
-    const output = args.json ? "json" : (args.format ?? "text");
-    if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --format json-patch");
+    const { output, inputFormat } = outputAndInput(args, io);
+    if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
 
     const read = async (spec: string) => {
       const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd });
-      const { checkpoint, format } = readCheckpoint(doc, args.inputFormat);
+      const { checkpoint, format } = readCheckpoint(doc, inputFormat);
       checkCanonical(checkpoint, doc, format);
       return { doc, checkpoint, format };
     };
@@ -88,6 +95,25 @@ export const diffCommand: CommandDef = {
     return code;
   },
 };
+
+/**
+ * `--format` is the input format, as in validate, convert, show and replay; the output is `--reporter` (or `--json`).
+ * `--format <output name>` — what it meant before — still selects the output, with a one-line warning.
+ */
+function outputAndInput(args: Args, io: CliIO): { output: Output; inputFormat?: string } {
+  let reporter = args.reporter;
+  let inputFormat = args.inputFormat;
+  if (isOutput(args.format)) {
+    io.stderr.write(`ckpt diff: --format ${args.format} is deprecated for the output: use --reporter ${args.format} (--format names the input format, as in the other commands)\n`);
+    if (reporter && reporter !== args.format) throw usageError(`--format ${args.format} (the deprecated output spelling) conflicts with --reporter ${reporter}`);
+    reporter = args.format;
+  } else if (args.format !== undefined) {
+    if (inputFormat && inputFormat !== args.format) throw usageError(`--format ${args.format} conflicts with --input-format ${inputFormat}`);
+    inputFormat = args.format;
+  }
+  if (args.json && reporter && reporter !== "json") throw usageError(`--json conflicts with --reporter ${reporter}`);
+  return { output: args.json ? "json" : (reporter ?? "text"), inputFormat };
+}
 
 /**
  * The diff works on canonical checkpoints: refuse one that is not (exit 3), naming the place. For a ckpt document
