@@ -6,7 +6,7 @@
  * Savers and the journal are passed in, so this module does no I/O of its own. On large migrations the checks run in
  * a check pool the caller passes in (the CLI's runs on a worker thread: cli/check-pool.ts), overlapping with the reads and writes on this thread.
  */
-import { contentHash, updatedAtOf } from "../savers/common.js";
+import { checkThreadId, contentHash, updatedAtOf } from "../savers/common.js";
 import type { Saver, SaverRecord } from "../savers/types.js";
 import type { FormatName } from "../formats/index.js";
 import { parseJson, stringifyJson } from "../base/json.js";
@@ -194,6 +194,17 @@ async function saveRejecting<R extends SaverRecord>(target: Saver, records: R[],
   }
 }
 
+/** Why no store can hold this thread id (empty, NUL), checked before the target is asked anything about it. */
+function badThreadId(threadId: string, namespace: string): string | undefined {
+  try {
+    checkThreadId(threadId, namespace);
+    return undefined;
+  } catch (e) {
+    if (e instanceof RecordError) return e.message;
+    throw e;
+  }
+}
+
 /** Run a migration. Throws CkptError(4) for store failures; everything else ends up in the summary. */
 export async function migrate(source: Saver, target: Saver, opts: MigrateOptions = {}): Promise<MigrateSummary> {
   return new Migration(source, target, opts).run();
@@ -317,8 +328,9 @@ class Migration {
         s.skipped++;
         continue;
       }
-      if ("reject" in c) {
-        if (!this.reject(namespace, threadId, c.reject, file)) return undefined;
+      const reason = "reject" in c ? c.reject : badThreadId(threadId, namespace);
+      if (reason !== undefined) {
+        if (!this.reject(namespace, threadId, reason, file)) return undefined;
         continue;
       }
       ready.push(c.ok);

@@ -62,7 +62,9 @@ function readText(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (e) {
-    if (enoent(e) || (e as NodeJS.ErrnoException).code === "EISDIR" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    const code = (e as NodeJS.ErrnoException).code;
+    // ENAMETOOLONG: no file of that name can exist (a thread id too long for a file name is not in the folder)
+    if (enoent(e) || code === "EISDIR" || code === "ENOTDIR" || code === "ENAMETOOLONG") return undefined;
     throw ioError(e, "cannot read", path);
   }
 }
