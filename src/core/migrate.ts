@@ -329,8 +329,8 @@ class Migration {
         continue;
       }
       const reason = "reject" in c ? c.reject : badThreadId(threadId, namespace);
-      if (reason !== undefined) {
-        if (!this.reject(namespace, threadId, reason, file)) return undefined;
+      if (reason !== undefined || !("ok" in c)) {
+        if (!this.reject(namespace, threadId, reason ?? "", file)) return undefined;
         continue;
       }
       ready.push(c.ok);
