@@ -273,6 +273,201 @@ nanos: number
 max_consecutive_identical_tool_calls?: (number | null)
 }
 
+export type StatsReport = (LangGraphStatsReport | SaverStatsReport)
+
+export type Bytes = number
+
+export interface LangGraphStatsReport {
+kind: "langgraph"
+/**
+ * the store URI, passwords redacted
+ */
+uri: string
+store: ("sqlite" | "postgres")
+/**
+ * which library's serde the payloads use: js (json), python (msgpack), mixed, or null when nothing was measured
+ */
+library: ("js" | "python" | "mixed" | null)
+/**
+ * the thread filters (--thread, --match), or null for the whole store
+ */
+filter: (null | {
+threads: string[]
+match: string[]
+})
+/**
+ * the one-line answer printed at the top of the text report
+ */
+summary: string
+totals: {
+threads: number
+checkpoints: number
+writes: number
+/**
+ * PostgreSQL checkpoint_blobs rows (0 for SQLite)
+ */
+blobs: number
+/**
+ * checkpoints + metadata + writes + blobs of the measured threads
+ */
+payloadBytes: number
+/**
+ * physical size of the whole tables (see storedMethod); null when unknown
+ */
+storedBytes: (Bytes | null)
+}
+/**
+ * how tables[].storedBytes was measured: SQLite dbstat pages (table + its indexes), the sum of column lengths when the SQLite build has no dbstat, or PostgreSQL pg_total_relation_size (table + indexes + TOAST)
+ */
+storedMethod: ("dbstat" | "sum-of-lengths" | "pg_total_relation_size")
+tables: {
+table: string
+rows: number
+storedBytes: (Bytes | null)
+}[]
+/**
+ * payload bytes of the measured threads: checkpoint column, metadata column, pending writes, PostgreSQL blobs
+ */
+parts: {
+part: ("checkpoints" | "metadata" | "writes" | "blobs")
+rows: number
+bytes: Bytes
+}[]
+/**
+ * checkpoint column bytes outside channel values (ids, channel_versions, versions_seen, …)
+ */
+checkpointBookkeepingBytes: number
+/**
+ * the top channels by bytes: values inside checkpoints (SQLite, PostgreSQL inline), in blobs and in writes
+ */
+channels: {
+channel: string
+bytes: Bytes
+checkpointBytes: Bytes
+blobBytes: Bytes
+writeBytes: Bytes
+/**
+ * stored values in checkpoints and blobs
+ */
+values: number
+}[]
+/**
+ * the channels below the top N, together
+ */
+otherChannels: (null | {
+channels: number
+bytes: Bytes
+})
+/**
+ * LangChain messages by class: every stored occurrence (in list values of checkpoints, blobs and writes)
+ */
+messageClasses: {
+/**
+ * HumanMessage, AIMessage, ToolMessage, SystemMessage, …
+ */
+class: string
+count: number
+bytes: Bytes
+/**
+ * occurrences byte-identical to one stored earlier in the same thread
+ */
+copies: number
+copyBytes: Bytes
+}[]
+repeated: {
+messages: number
+messageBytes: Bytes
+copies: number
+copyBytes: Bytes
+/**
+ * copyBytes / messageBytes
+ */
+share: number
+}
+topThreads: {
+threadId: string
+/**
+ * every namespace
+ */
+checkpoints: number
+writes: number
+blobs: number
+bytes: Bytes
+/**
+ * stored message occurrences
+ */
+messages: number
+copyBytes: Bytes
+lastTs: (string | null)
+}[]
+/**
+ * growth per day (UTC): checkpoints by their ts, writes by their checkpoint id's uuid6 time, PostgreSQL blobs by the first checkpoint referencing them; 'undated' when none applies
+ */
+days: {
+day: string
+checkpoints: number
+bytes: Bytes
+}[]
+/**
+ * rows whose payload could not be scanned (counted in bytes, not in channels or messages)
+ */
+unreadableRows: number
+elapsedMs: number
+}
+
+export interface SaverStatsReport {
+kind: "ckpt"
+uri: string
+filter: (null | {
+threads: string[]
+match: string[]
+})
+summary: string
+totals: {
+threads: number
+/**
+ * stored document bytes (UTF-8)
+ */
+bytes: number
+messages: number
+/**
+ * documents no format reads
+ */
+unreadable: number
+}
+namespaces: {
+namespace: string
+threads: number
+bytes: Bytes
+}[]
+formats: {
+/**
+ * detected format name, or 'unreadable'
+ */
+format: string
+threads: number
+bytes: Bytes
+messages: number
+}[]
+topThreads: {
+namespace: string
+threadId: string
+format: (string | null)
+bytes: Bytes
+messages: (number | null)
+updatedAt: (string | null)
+}[]
+/**
+ * bytes of the threads by the day (UTC) they were last updated; 'undated' when unknown
+ */
+days: {
+day: string
+threads: number
+bytes: Bytes
+}[]
+elapsedMs: number
+}
+
 export type ToolExecutionStrategy = ({
 type: ("sequential" | "parallel")
 } | {

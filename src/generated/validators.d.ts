@@ -18,6 +18,7 @@ export declare const validators: {
   "InterruptData": CompiledValidator;
   "Message": CompiledValidator;
   "ScratchpadNote": CompiledValidator;
+  "StatsReport": CompiledValidator;
   "StopReason": CompiledValidator;
   "TodoItem": CompiledValidator;
   "ToolExecutionStrategy": CompiledValidator;

@@ -18,6 +18,7 @@ export const validators = Object.freeze(Object.defineProperties({}, {
   "InterruptData": { enumerable: true, get: () => group("canonical").v_InterruptData },
   "Message": { enumerable: true, get: () => group("canonical").v_Message },
   "ScratchpadNote": { enumerable: true, get: () => group("canonical").v_ScratchpadNote },
+  "StatsReport": { enumerable: true, get: () => group("canonical").v_StatsReport },
   "StopReason": { enumerable: true, get: () => group("canonical").v_StopReason },
   "TodoItem": { enumerable: true, get: () => group("canonical").v_TodoItem },
   "ToolExecutionStrategy": { enumerable: true, get: () => group("canonical").v_ToolExecutionStrategy },

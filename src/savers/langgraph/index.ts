@@ -33,7 +33,7 @@ function layoutParam(u: SaverUri): "langgraph" | "ckpt" | undefined {
 }
 
 /** SQLite: the -wal/-shm files a read-only open of a WAL database leaves behind, removed when we made them and the WAL is empty. */
-function sideFileCleaner(path: string): () => void {
+export function sideFileCleaner(path: string): () => void {
   const had = { wal: existsSync(path + "-wal"), shm: existsSync(path + "-shm") };
   return () => {
     try {

@@ -1,0 +1,113 @@
+/**
+ * `ckpt stats <uri>`: where a store's bytes are, with a one-line answer on top. LangGraph stores (SQLite and
+ * PostgreSQL, Python- or JS-written): bytes per table, checkpoints vs metadata vs writes vs blobs, per channel, per
+ * message class, message bytes repeated across checkpoints, top threads, growth per day (core/lg-stats.ts). ckpt's own
+ * savers: bytes per namespace, per format, per day, top threads (core/saver-stats.ts). Read-only and streamed;
+ * `--json` prints the report (schemas/StatsReport.json).
+ */
+import type { Argv } from "yargs";
+import { usageError } from "../base/errors.js";
+import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
+import type { CommandDef } from "./command.js";
+import type { CliIO } from "./io.js";
+import { namespaceFor } from "./input.js";
+import { openStore } from "./stores.js";
+
+interface Args {
+  uri: string;
+  top: number;
+  thread?: string[];
+  match?: string[];
+  namespace?: string[];
+  json: boolean;
+}
+
+async function threadFilter(args: Args): Promise<((t: string) => boolean) | undefined> {
+  if (!args.thread?.length && !args.match?.length) return undefined;
+  const ids = new Set(args.thread ?? []);
+  const { default: micromatch } = await import("micromatch");
+  const globs = args.match ?? [];
+  return (t) => ids.has(t) || (globs.length > 0 && micromatch.isMatch(t, globs));
+}
+
+/** Whether the URI names a LangGraph store (the layout the URI forces, else what its tables say). */
+async function isLangGraph(uri: string, io: CliIO): Promise<boolean> {
+  const { parseSaverUri } = await import("../savers/uri.js");
+  const u = parseSaverUri(uri, io.env);
+  const layout = u.params.get("layout");
+  if (layout === "ckpt") return false;
+  if (layout === "langgraph") return true;
+  const { isLangGraphStore } = await import("./migrate-langgraph.js");
+  return isLangGraphStore(uri, io.env);
+}
+
+async function statsLangGraph(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<LangGraphStatsReport> {
+  const { openLgStats } = await import("../savers/lgstats.js");
+  const { createLgStats } = await import("../core/lg-stats.js");
+  const t0 = performance.now();
+  const src = await openLgStats(args.uri, io.env);
+  try {
+    const acc = createLgStats({ top: args.top, store: src.store, uri: src.uri, storedMethod: src.storedMethod, filter: { threads: args.thread, match: args.match } });
+    // only --thread: those ids are looked up directly; with --match every thread id is read and filtered
+    const only = args.thread?.length && !args.match?.length ? args.thread : undefined;
+    for await (const batch of src.rows({ accept: filter, only })) acc.add(batch);
+    return acc.report(await src.tables(), performance.now() - t0);
+  } finally {
+    await src.close();
+  }
+}
+
+async function statsSaver(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<SaverStatsReport> {
+  const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
+  const uriNs = namespaceFor(args.uri, flagNs);
+  const { createSaverStats } = await import("../core/saver-stats.js");
+  const t0 = performance.now();
+  const saver = await openStore(args.uri, { readOnly: true, env: io.env });
+  const acc = createSaverStats({ top: args.top, uri: saver.uri, filter: { threads: args.thread, match: args.match } });
+  try {
+    for (const ns of uriNs !== undefined ? [uriNs] : args.namespace ?? (await saver.namespaces())) {
+      let page: Array<{ threadId: string; bytes: number; updatedAt?: string }> = [];
+      const flush = async () => {
+        const texts = await saver.loadMany(page.map((t) => ({ namespace: ns, threadId: t.threadId })));
+        page.forEach((t, i) => acc.add({ namespace: ns, threadId: t.threadId, bytes: t.bytes, updatedAt: t.updatedAt, text: texts[i] }));
+        page = [];
+      };
+      for await (const t of saver.list({ namespace: ns })) {
+        if (filter && !filter(t.threadId)) continue;
+        page.push(t);
+        if (page.length >= 200) await flush();
+      }
+      if (page.length) await flush();
+    }
+  } finally {
+    await saver.close();
+  }
+  return acc.report(performance.now() - t0);
+}
+
+export const statsCommand: CommandDef = {
+  command: "stats <uri>",
+  describe: "Where a store's bytes are: tables, channels, message classes, repeated payload, top threads, growth per day",
+  builder: (y: Argv) =>
+    y
+      .positional("uri", { type: "string", describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>" })
+      .option("top", { type: "number", default: 10, describe: "how many threads, channels and days to list" })
+      .option("thread", { type: "string", array: true, describe: "only these threads" })
+      .option("match", { type: "string", array: true, describe: "only threads whose id matches this glob" })
+      .option("namespace", { type: "string", array: true, describe: "ckpt's own savers: namespace(s) to measure (default: all)" })
+      .option("json", { type: "boolean", default: false, describe: "the report as JSON (schemas/StatsReport.json)" })
+      .example("ckpt stats checkpoints.sqlite", "why is my LangGraph database this big?")
+      .example("ckpt stats 'postgres://localhost/app?schema=public' --top 20", "a LangGraph PostgreSQL store: top 20 threads, channels and days")
+      .example("ckpt stats sqlite:checkpoints.db --match 'user-42-*' --json", "only some threads, as JSON")
+      .example("ckpt stats redis://127.0.0.1:6379 --namespace prod", "ckpt's own Redis store: bytes per format and thread"),
+  run: async (args: Args, io: CliIO) => {
+    if (!Number.isInteger(args.top) || args.top < 1) throw usageError("--top must be a positive integer");
+    const filter = await threadFilter(args);
+    const lg = await isLangGraph(args.uri, io);
+    if (lg && args.namespace?.length) throw usageError("--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace");
+    const r = lg ? await statsLangGraph(args, io, filter) : await statsSaver(args, io, filter);
+    const { renderLgStats, renderSaverStats } = await import("./stats-render.js");
+    io.stdout.write(args.json ? JSON.stringify(r, null, 2) + "\n" : r.kind === "langgraph" ? renderLgStats(r, args.top) : renderSaverStats(r));
+    return 0;
+  },
+};
