@@ -16,6 +16,8 @@ export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Pro
   if (u.kind === "sqlite") {
     if (!existsSync(u.location)) return false;
     const { default: Database } = await import("better-sqlite3");
+    // a read-only open of a WAL database leaves -wal/-shm files: removed again when this look made them
+    const clean = (await import("../savers/langgraph/index.js")).sideFileCleaner(u.location);
     let db;
     try {
       db = new Database(u.location, { readonly: true, fileMustExist: true });
@@ -24,6 +26,7 @@ export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Pro
       return false;
     } finally {
       db?.close();
+      clean();
     }
   }
   if (u.kind === "postgres") {

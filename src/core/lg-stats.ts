@@ -8,7 +8,7 @@
  *   checkpoints, blobs and writes), its bytes, and how many of them are byte-identical copies of a message stored
  *   earlier in the same thread (SHA-1 of each message's serialized bytes; the first occurrence is the original);
  * - per thread (the top N by bytes, kept in a bounded list) and per day (checkpoint `ts`; writes by the uuid6 time of
- *   their checkpoint id; PostgreSQL blobs by the first checkpoint of the thread that references them).
+ *   their checkpoint (else the uuid6 time of its id); PostgreSQL blobs by the first checkpoint of the thread that references them).
  * Memory: one page of threads (their hash sets and version days) and the top-N list.
  */
 import { createHash } from "node:crypto";
@@ -92,6 +92,7 @@ export function createLgStats(o: LgStatsOptions) {
   let acc = new Map<string, ThreadAcc>();
   let seen = new Map<string, Set<string>>();
   let versionDay = new Map<string, string | null>();
+  let checkpointDay = new Map<string, string | null>();
 
   const thread = (id: string): ThreadAcc => {
     let t = acc.get(id);
@@ -184,14 +185,16 @@ export function createLgStats(o: LgStatsOptions) {
           unreadable++;
         }
       }
-      const day = dayOfTs(r.ts, r.id);
+      const vday = dayOfTs(r.ts, r.id);
       for (const [ch, v] of Object.entries(r.versions ?? {})) {
         const k = `${r.threadId}\u0000${r.ns}\u0000${ch}\u0000${String(v)}`;
-        if (!versionDay.has(k)) versionDay.set(k, day);
+        if (!versionDay.has(k)) versionDay.set(k, vday);
       }
     }
     if (typeof ts === "string" && (t.lastTs === null || ts > t.lastTs)) t.lastTs = ts;
-    addDay(dayOfTs(ts, r.id), bytes, 1);
+    const day = dayOfTs(ts, r.id);
+    checkpointDay.set(`${r.threadId}\u0000${r.ns}\u0000${r.id}`, day);
+    addDay(day, bytes, 1);
   }
 
   function blobRow(r: StatBlobRow): void {
@@ -226,7 +229,8 @@ export function createLgStats(o: LgStatsOptions) {
     parts.writes.rows++;
     parts.writes.bytes += n;
     channel(r.channel).writeBytes += n;
-    addDay(dayOfMs(uuid6Ms(r.checkpointId)), n, 0);
+    const k = `${r.threadId}\u0000${r.ns}\u0000${r.checkpointId}`;
+    addDay(checkpointDay.has(k) ? checkpointDay.get(k)! : dayOfMs(uuid6Ms(r.checkpointId)), n, 0);
     const serde = serdeOf(r.type, r.value);
     if (serde) {
       try {
@@ -251,6 +255,7 @@ export function createLgStats(o: LgStatsOptions) {
     acc = new Map();
     seen = new Map();
     versionDay = new Map();
+    checkpointDay = new Map();
   }
 
   return {
