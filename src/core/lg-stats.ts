@@ -77,228 +77,263 @@ export interface LgStatsOptions {
   filter?: { threads?: string[]; match?: string[] };
 }
 
-export function createLgStats(o: LgStatsOptions) {
-  const parts = { checkpoints: { rows: 0, bytes: 0 }, metadata: { rows: 0, bytes: 0 }, writes: { rows: 0, bytes: 0 }, blobs: { rows: 0, bytes: 0 } };
-  const channels = new Map<string, ChannelAcc>();
-  const classes = new Map<string, ClassAcc>();
-  const days = new Map<string, { checkpoints: number; bytes: number }>();
-  const rep = { messages: 0, messageBytes: 0, copies: 0, copyBytes: 0 };
-  const serdes = { json: 0, msgpack: 0 };
-  let threadsSeen = 0;
-  let bookkeeping = 0;
-  let unreadable = 0;
-  let top: ThreadAcc[] = [];
-  // per page of threads
-  let acc = new Map<string, ThreadAcc>();
-  let seen = new Map<string, Set<string>>();
-  let versionDay = new Map<string, string | null>();
-  let checkpointDay = new Map<string, string | null>();
+/** Everything the aggregation keeps: the running sums, the top-N list, and the current page's per-thread state. */
+interface State {
+  o: LgStatsOptions;
+  parts: Record<"checkpoints" | "metadata" | "writes" | "blobs", { rows: number; bytes: number }>;
+  channels: Map<string, ChannelAcc>;
+  classes: Map<string, ClassAcc>;
+  days: Map<string, { checkpoints: number; bytes: number }>;
+  rep: { messages: number; messageBytes: number; copies: number; copyBytes: number };
+  serdes: { json: number; msgpack: number };
+  threadsSeen: number;
+  bookkeeping: number;
+  unreadable: number;
+  top: ThreadAcc[];
+  /** per page of threads */
+  acc: Map<string, ThreadAcc>;
+  seen: Map<string, Set<string>>;
+  versionDay: Map<string, string | null>;
+  checkpointDay: Map<string, string | null>;
+}
 
-  const thread = (id: string): ThreadAcc => {
-    let t = acc.get(id);
-    if (!t) acc.set(id, (t = { threadId: id, checkpoints: 0, writes: 0, blobs: 0, bytes: 0, messages: 0, copyBytes: 0, lastTs: null }));
-    return t;
-  };
-  const channel = (name: string): ChannelAcc => {
-    let c = channels.get(name);
-    if (!c) channels.set(name, (c = { checkpointBytes: 0, blobBytes: 0, writeBytes: 0, values: 0 }));
-    return c;
-  };
-  const addDay = (day: string | null, bytes: number, checkpoints: number) => {
-    const k = day ?? "undated";
-    const d = days.get(k) ?? { checkpoints: 0, bytes: 0 };
-    d.checkpoints += checkpoints;
-    d.bytes += bytes;
-    days.set(k, d);
-  };
+function thread(st: State, id: string): ThreadAcc {
+  let t = st.acc.get(id);
+  if (!t) st.acc.set(id, (t = { threadId: id, checkpoints: 0, writes: 0, blobs: 0, bytes: 0, messages: 0, copyBytes: 0, lastTs: null }));
+  return t;
+}
 
-  /** The messages of a list value (each element that is a LangChain message), hashed against the thread's earlier ones. */
-  function messages(t: ThreadAcc, b: Uint8Array, span: Span, serde: Serde): void {
-    const els = listElements(b, span, serde);
-    if (!els) return;
-    let set = seen.get(t.threadId);
-    if (!set) seen.set(t.threadId, (set = new Set()));
-    for (const [s, e] of els) {
-      const cls = messageClassAt(b, s, e, serde);
-      if (cls === undefined) continue;
-      const n = e - s;
-      const c = classes.get(cls) ?? { count: 0, bytes: 0, copies: 0, copyBytes: 0 };
-      classes.set(cls, c);
-      c.count++;
-      c.bytes += n;
-      rep.messages++;
-      rep.messageBytes += n;
-      t.messages++;
-      const h = createHash("sha1").update(b.subarray(s, e)).digest("base64");
-      if (set.has(h)) {
-        c.copies++;
-        c.copyBytes += n;
-        rep.copies++;
-        rep.copyBytes += n;
-        t.copyBytes += n;
-      } else set.add(h);
-    }
+function channel(st: State, name: string): ChannelAcc {
+  let c = st.channels.get(name);
+  if (!c) st.channels.set(name, (c = { checkpointBytes: 0, blobBytes: 0, writeBytes: 0, values: 0 }));
+  return c;
+}
+
+function addDay(st: State, day: string | null, bytes: number, checkpoints: number): void {
+  const k = day ?? "undated";
+  const d = st.days.get(k) ?? { checkpoints: 0, bytes: 0 };
+  d.checkpoints += checkpoints;
+  d.bytes += bytes;
+  st.days.set(k, d);
+}
+
+/** The messages of a list value (each element that is a LangChain message), hashed against the thread's earlier ones. */
+function messages(st: State, t: ThreadAcc, b: Uint8Array, span: Span, serde: Serde): void {
+  const els = listElements(b, span, serde);
+  if (!els) return;
+  let set = st.seen.get(t.threadId);
+  if (!set) st.seen.set(t.threadId, (set = new Set()));
+  for (const [s, e] of els) {
+    const cls = messageClassAt(b, s, e, serde);
+    if (cls === undefined) continue;
+    const n = e - s;
+    const c = st.classes.get(cls) ?? { count: 0, bytes: 0, copies: 0, copyBytes: 0 };
+    st.classes.set(cls, c);
+    c.count++;
+    c.bytes += n;
+    st.rep.messages++;
+    st.rep.messageBytes += n;
+    t.messages++;
+    const h = createHash("sha1").update(b.subarray(s, e)).digest("base64");
+    if (set.has(h)) {
+      c.copies++;
+      c.copyBytes += n;
+      st.rep.copies++;
+      st.rep.copyBytes += n;
+      t.copyBytes += n;
+    } else set.add(h);
   }
+}
 
-  function checkpointRow(r: StatCheckpointRow): void {
-    const t = thread(r.threadId);
-    const bytes = r.checkpointBytes + r.metadataBytes;
-    t.checkpoints++;
-    t.bytes += bytes;
-    parts.checkpoints.rows++;
-    parts.checkpoints.bytes += r.checkpointBytes;
-    parts.metadata.rows++;
-    parts.metadata.bytes += r.metadataBytes;
-    let ts: string | null | undefined = r.ts;
-    if (r.checkpoint) {
-      const serde = serdeOf(r.type, r.checkpoint);
-      try {
-        if (!serde) throw new Error("unknown serde");
-        serdes[serde]++;
-        const { channels: chs, ts: t2 } = checkpointChannels(r.checkpoint, serde);
-        ts = t2;
-        let inChannels = 0;
-        for (const c of chs) {
-          const n = c.span[1] - c.span[0];
-          inChannels += n;
-          const acc = channel(c.channel);
-          acc.checkpointBytes += n;
-          acc.values++;
-          messages(t, r.checkpoint, c.span, serde);
-        }
-        bookkeeping += r.checkpointBytes - inChannels;
-      } catch {
-        unreadable++;
-      }
-    } else {
-      bookkeeping += r.checkpointBytes;
-      if (r.inline) {
-        try {
-          for (const [k, v] of Object.entries(JSON.parse(r.inline) as Record<string, unknown>)) {
-            const n = Buffer.byteLength(JSON.stringify(v) ?? "null");
-            bookkeeping -= n;
-            const acc = channel(k);
-            acc.checkpointBytes += n;
-            acc.values++;
-          }
-        } catch {
-          unreadable++;
-        }
-      }
-      const vday = dayOfTs(r.ts, r.id);
-      for (const [ch, v] of Object.entries(r.versions ?? {})) {
-        const k = `${r.threadId}\u0000${r.ns}\u0000${ch}\u0000${String(v)}`;
-        if (!versionDay.has(k)) versionDay.set(k, vday);
-      }
-    }
-    if (typeof ts === "string" && (t.lastTs === null || ts > t.lastTs)) t.lastTs = ts;
-    const day = dayOfTs(ts, r.id);
-    checkpointDay.set(`${r.threadId}\u0000${r.ns}\u0000${r.id}`, day);
-    addDay(day, bytes, 1);
-  }
-
-  function blobRow(r: StatBlobRow): void {
-    const t = thread(r.threadId);
-    const n = r.blob?.length ?? 0;
-    t.blobs++;
-    t.bytes += n;
-    parts.blobs.rows++;
-    parts.blobs.bytes += n;
-    if (r.type !== "empty") {
-      const acc = channel(r.channel);
-      acc.blobBytes += n;
+/** A SQLite checkpoint: its channel values (and their messages) scanned in place. */
+function sqliteChannels(st: State, t: ThreadAcc, r: StatCheckpointRow & { checkpoint: Uint8Array }): string | undefined {
+  const serde = serdeOf(r.type, r.checkpoint);
+  try {
+    if (!serde) throw new Error("unknown serde");
+    st.serdes[serde]++;
+    const { channels: chs, ts } = checkpointChannels(r.checkpoint, serde);
+    let inChannels = 0;
+    for (const c of chs) {
+      const n = c.span[1] - c.span[0];
+      inChannels += n;
+      const acc = channel(st, c.channel);
+      acc.checkpointBytes += n;
       acc.values++;
+      messages(st, t, r.checkpoint, c.span, serde);
     }
-    addDay(versionDay.get(`${r.threadId}\u0000${r.ns}\u0000${r.channel}\u0000${r.version}`) ?? null, n, 0);
-    const serde = r.blob ? serdeOf(r.type, r.blob) : undefined;
-    if (serde && r.blob) {
-      serdes[serde]++;
-      try {
-        messages(t, r.blob, [0, r.blob.length], serde);
-      } catch {
-        unreadable++;
+    st.bookkeeping += r.checkpointBytes - inChannels;
+    return ts;
+  } catch {
+    st.unreadable++;
+    return undefined;
+  }
+}
+
+/** A PostgreSQL checkpoint: inline values (Python primitives), and the day each (channel, version) first appears. */
+function pgChannels(st: State, r: StatCheckpointRow): void {
+  st.bookkeeping += r.checkpointBytes;
+  if (r.inline) {
+    try {
+      for (const [k, v] of Object.entries(JSON.parse(r.inline) as Record<string, unknown>)) {
+        const n = Buffer.byteLength(JSON.stringify(v) ?? "null");
+        st.bookkeeping -= n;
+        const acc = channel(st, k);
+        acc.checkpointBytes += n;
+        acc.values++;
       }
+    } catch {
+      st.unreadable++;
     }
   }
+  const day = dayOfTs(r.ts, r.id);
+  for (const [ch, v] of Object.entries(r.versions ?? {})) {
+    const k = `${r.threadId}\u0000${r.ns}\u0000${ch}\u0000${String(v)}`;
+    if (!st.versionDay.has(k)) st.versionDay.set(k, day);
+  }
+}
 
-  function writeRow(r: StatWriteRow): void {
-    const t = thread(r.threadId);
-    const n = r.value.length;
-    t.writes++;
-    t.bytes += n;
-    parts.writes.rows++;
-    parts.writes.bytes += n;
-    channel(r.channel).writeBytes += n;
-    const k = `${r.threadId}\u0000${r.ns}\u0000${r.checkpointId}`;
-    addDay(checkpointDay.has(k) ? checkpointDay.get(k)! : dayOfMs(uuid6Ms(r.checkpointId)), n, 0);
-    const serde = serdeOf(r.type, r.value);
-    if (serde) {
-      try {
-        messages(t, r.value, [0, r.value.length], serde);
-      } catch {
-        unreadable++;
-      }
+function checkpointRow(st: State, r: StatCheckpointRow): void {
+  const t = thread(st, r.threadId);
+  const bytes = r.checkpointBytes + r.metadataBytes;
+  t.checkpoints++;
+  t.bytes += bytes;
+  st.parts.checkpoints.rows++;
+  st.parts.checkpoints.bytes += r.checkpointBytes;
+  st.parts.metadata.rows++;
+  st.parts.metadata.bytes += r.metadataBytes;
+  let ts: string | null | undefined = r.ts;
+  if (r.checkpoint) ts = sqliteChannels(st, t, r as StatCheckpointRow & { checkpoint: Uint8Array });
+  else pgChannels(st, r);
+  if (typeof ts === "string" && (t.lastTs === null || ts > t.lastTs)) t.lastTs = ts;
+  const day = dayOfTs(ts, r.id);
+  st.checkpointDay.set(`${r.threadId}\u0000${r.ns}\u0000${r.id}`, day);
+  addDay(st, day, bytes, 1);
+}
+
+function blobRow(st: State, r: StatBlobRow): void {
+  const t = thread(st, r.threadId);
+  const n = r.blob?.length ?? 0;
+  t.blobs++;
+  t.bytes += n;
+  st.parts.blobs.rows++;
+  st.parts.blobs.bytes += n;
+  if (r.type !== "empty") {
+    const acc = channel(st, r.channel);
+    acc.blobBytes += n;
+    acc.values++;
+  }
+  addDay(st, st.versionDay.get(`${r.threadId}\u0000${r.ns}\u0000${r.channel}\u0000${r.version}`) ?? null, n, 0);
+  const serde = r.blob ? serdeOf(r.type, r.blob) : undefined;
+  if (serde && r.blob) {
+    st.serdes[serde]++;
+    try {
+      messages(st, t, r.blob, [0, r.blob.length], serde);
+    } catch {
+      st.unreadable++;
     }
   }
+}
 
-  function endPage(threads: string[]): void {
-    for (const id of threads) {
-      const t = acc.get(id);
-      if (!t) continue;
-      threadsSeen++;
-      if (top.length < o.top || t.bytes > top[top.length - 1]!.bytes) {
-        top.push(t);
-        top.sort((a, b) => b.bytes - a.bytes || (a.threadId < b.threadId ? -1 : 1));
-        if (top.length > o.top) top = top.slice(0, o.top);
-      }
+function writeRow(st: State, r: StatWriteRow): void {
+  const t = thread(st, r.threadId);
+  const n = r.value.length;
+  t.writes++;
+  t.bytes += n;
+  st.parts.writes.rows++;
+  st.parts.writes.bytes += n;
+  channel(st, r.channel).writeBytes += n;
+  const k = `${r.threadId}\u0000${r.ns}\u0000${r.checkpointId}`;
+  addDay(st, st.checkpointDay.has(k) ? st.checkpointDay.get(k)! : dayOfMs(uuid6Ms(r.checkpointId)), n, 0);
+  const serde = serdeOf(r.type, r.value);
+  if (serde) {
+    try {
+      messages(st, t, r.value, [0, r.value.length], serde);
+    } catch {
+      st.unreadable++;
     }
-    acc = new Map();
-    seen = new Map();
-    versionDay = new Map();
-    checkpointDay = new Map();
   }
+}
 
+/** The page's threads are complete: into the top-N list; the page's state is dropped. */
+function endPage(st: State, threads: string[]): void {
+  for (const id of threads) {
+    const t = st.acc.get(id);
+    if (!t) continue;
+    st.threadsSeen++;
+    if (st.top.length < st.o.top || t.bytes > st.top[st.top.length - 1]!.bytes) {
+      st.top.push(t);
+      st.top.sort((a, b) => b.bytes - a.bytes || (a.threadId < b.threadId ? -1 : 1));
+      if (st.top.length > st.o.top) st.top = st.top.slice(0, st.o.top);
+    }
+  }
+  st.acc = new Map();
+  st.seen = new Map();
+  st.versionDay = new Map();
+  st.checkpointDay = new Map();
+}
+
+function buildReport(st: State, tables: StatTable[], elapsedMs: number): LangGraphStatsReport {
+  const { o, parts, rep, serdes } = st;
+  const payload = parts.checkpoints.bytes + parts.metadata.bytes + parts.writes.bytes + parts.blobs.bytes;
+  const stored = tables.every((t) => t.storedBytes !== null) ? tables.reduce((n, t) => n + (t.storedBytes ?? 0), 0) : null;
+  const library = serdes.json && serdes.msgpack ? "mixed" : serdes.msgpack ? "python" : serdes.json ? "js" : null;
+  const chList = [...st.channels].map(([name, c]) => ({ channel: name, bytes: c.checkpointBytes + c.blobBytes + c.writeBytes, ...c })).sort((a, b) => b.bytes - a.bytes || (a.channel < b.channel ? -1 : 1));
+  const report: LangGraphStatsReport = {
+    kind: "langgraph",
+    uri: o.uri,
+    store: o.store,
+    library,
+    filter: o.filter && (o.filter.threads?.length || o.filter.match?.length) ? { threads: o.filter.threads ?? [], match: o.filter.match ?? [] } : null,
+    summary: "",
+    totals: { threads: st.threadsSeen, checkpoints: parts.checkpoints.rows, writes: parts.writes.rows, blobs: parts.blobs.rows, payloadBytes: payload, storedBytes: stored },
+    storedMethod: o.storedMethod,
+    tables: tables.map((t) => ({ table: t.table, rows: t.rows, storedBytes: t.storedBytes })),
+    parts: [
+      { part: "checkpoints", rows: parts.checkpoints.rows, bytes: parts.checkpoints.bytes },
+      { part: "metadata", rows: parts.metadata.rows, bytes: parts.metadata.bytes },
+      { part: "writes", rows: parts.writes.rows, bytes: parts.writes.bytes },
+      ...(o.store === "postgres" ? [{ part: "blobs" as const, rows: parts.blobs.rows, bytes: parts.blobs.bytes }] : []),
+    ],
+    checkpointBookkeepingBytes: st.bookkeeping,
+    channels: chList.slice(0, o.top),
+    otherChannels: chList.length > o.top ? { channels: chList.length - o.top, bytes: chList.slice(o.top).reduce((n, c) => n + c.bytes, 0) } : null,
+    messageClasses: [...st.classes].map(([cls, c]) => ({ class: cls, ...c })).sort((a, b) => b.bytes - a.bytes || (a.class < b.class ? -1 : 1)),
+    repeated: { ...rep, share: rep.messageBytes ? rep.copyBytes / rep.messageBytes : 0 },
+    topThreads: st.top.map((t) => ({ ...t })),
+    days: [...st.days].map(([day, d]) => ({ day, ...d })).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
+    unreadableRows: st.unreadable,
+    elapsedMs: Math.round(elapsedMs),
+  };
+  report.summary = lgSummary(report);
+  return report;
+}
+
+export function createLgStats(o: LgStatsOptions) {
+  const st: State = {
+    o,
+    parts: { checkpoints: { rows: 0, bytes: 0 }, metadata: { rows: 0, bytes: 0 }, writes: { rows: 0, bytes: 0 }, blobs: { rows: 0, bytes: 0 } },
+    channels: new Map(),
+    classes: new Map(),
+    days: new Map(),
+    rep: { messages: 0, messageBytes: 0, copies: 0, copyBytes: 0 },
+    serdes: { json: 0, msgpack: 0 },
+    threadsSeen: 0,
+    bookkeeping: 0,
+    unreadable: 0,
+    top: [],
+    acc: new Map(),
+    seen: new Map(),
+    versionDay: new Map(),
+    checkpointDay: new Map(),
+  };
   return {
     add(batch: StatBatch): void {
-      if (batch.table === "checkpoints") for (const r of batch.rows) checkpointRow(r);
-      else if (batch.table === "blobs") for (const r of batch.rows) blobRow(r);
-      else if (batch.table === "writes") for (const r of batch.rows) writeRow(r);
-      else endPage(batch.threads);
+      if (batch.table === "checkpoints") for (const r of batch.rows) checkpointRow(st, r);
+      else if (batch.table === "blobs") for (const r of batch.rows) blobRow(st, r);
+      else if (batch.table === "writes") for (const r of batch.rows) writeRow(st, r);
+      else endPage(st, batch.threads);
     },
-    report(tables: StatTable[], elapsedMs: number): LangGraphStatsReport {
-      const payload = parts.checkpoints.bytes + parts.metadata.bytes + parts.writes.bytes + parts.blobs.bytes;
-      const stored = tables.every((t) => t.storedBytes !== null) ? tables.reduce((n, t) => n + (t.storedBytes ?? 0), 0) : null;
-      const library = serdes.json && serdes.msgpack ? "mixed" : serdes.msgpack ? "python" : serdes.json ? "js" : null;
-      const chList = [...channels].map(([name, c]) => ({ channel: name, bytes: c.checkpointBytes + c.blobBytes + c.writeBytes, ...c })).sort((a, b) => b.bytes - a.bytes || (a.channel < b.channel ? -1 : 1));
-      const report: LangGraphStatsReport = {
-        kind: "langgraph",
-        uri: o.uri,
-        store: o.store,
-        library,
-        filter: o.filter && (o.filter.threads?.length || o.filter.match?.length) ? { threads: o.filter.threads ?? [], match: o.filter.match ?? [] } : null,
-        summary: "",
-        totals: { threads: threadsSeen, checkpoints: parts.checkpoints.rows, writes: parts.writes.rows, blobs: parts.blobs.rows, payloadBytes: payload, storedBytes: stored },
-        storedMethod: o.storedMethod,
-        tables: tables.map((t) => ({ table: t.table, rows: t.rows, storedBytes: t.storedBytes })),
-        parts: [
-          { part: "checkpoints", rows: parts.checkpoints.rows, bytes: parts.checkpoints.bytes },
-          { part: "metadata", rows: parts.metadata.rows, bytes: parts.metadata.bytes },
-          { part: "writes", rows: parts.writes.rows, bytes: parts.writes.bytes },
-          ...(o.store === "postgres" ? [{ part: "blobs" as const, rows: parts.blobs.rows, bytes: parts.blobs.bytes }] : []),
-        ],
-        checkpointBookkeepingBytes: bookkeeping,
-        channels: chList.slice(0, o.top),
-        otherChannels: chList.length > o.top ? { channels: chList.length - o.top, bytes: chList.slice(o.top).reduce((n, c) => n + c.bytes, 0) } : null,
-        messageClasses: [...classes].map(([cls, c]) => ({ class: cls, ...c })).sort((a, b) => b.bytes - a.bytes || (a.class < b.class ? -1 : 1)),
-        repeated: { ...rep, share: rep.messageBytes ? rep.copyBytes / rep.messageBytes : 0 },
-        topThreads: top.map((t) => ({ ...t })),
-        days: [...days].map(([day, d]) => ({ day, ...d })).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
-        unreadableRows: unreadable,
-        elapsedMs: Math.round(elapsedMs),
-      };
-      report.summary = lgSummary(report);
-      return report;
-    },
+    report: (tables: StatTable[], elapsedMs: number): LangGraphStatsReport => buildReport(st, tables, elapsedMs),
   };
 }
 
