@@ -13,7 +13,7 @@ import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId } from "./common.js";
 import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type SaverFactory, type SaverRecord, type ThreadInfo } from "./types.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverFactory, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
 
 export const PG_SCHEMA_VERSION = 1;
 const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
@@ -73,7 +73,6 @@ async function prepare(pool: Pool, names: { schema: string; T: string; M: string
 
 export const createPostgresSaver: SaverFactory = async ({ location: url, uri, namespace, readOnly = false, params }) => {
   const pg = (await import("pg")).default;
-  const defaultNamespace = namespace ?? DEFAULT_NAMESPACE;
   const schema = params?.get("schema") ?? "public";
   const table = params?.get("table") ?? "ckpt_checkpoints";
   const T = `${ident(schema)}.${ident(table)}`;
@@ -81,17 +80,6 @@ export const createPostgresSaver: SaverFactory = async ({ location: url, uri, na
   // reading: every transaction of the session is read-only too, so nothing can change the database by mistake
   const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}) });
   pool.on("error", () => undefined);
-  // A checked-out client whose connection drops between queries emits 'error' with no query to fail: without a
-  // listener that is an uncaught exception. The next query on it fails and is reported (exit 4) instead.
-  const ignoreClientError = () => undefined;
-  const wrap = async <R>(what: string, f: () => Promise<R>): Promise<R> => {
-    try {
-      return await f();
-    } catch (e) {
-      if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
-      throw storeError("postgres-io", `${what} (${uri}): ${redactText((e as Error).message)}`);
-    }
-  };
   try {
     await prepare(pool, { schema, T, M, label: `${schema}.${table}` }, uri, readOnly);
   } catch (e) {
@@ -101,106 +89,172 @@ export const createPostgresSaver: SaverFactory = async ({ location: url, uri, na
     if (d.missing && readOnly) throw inputError("missing-store", d.message, {}, e);
     throw storeError("postgres-connect", d.message, {}, e);
   }
-  async function upsert(records: SaverRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const c = await pool.connect();
-    c.on("error", ignoreClientError);
-    let broken: Error | undefined;
+  return new PostgresStore(pool, T, uri, namespace ?? DEFAULT_NAMESPACE);
+};
+
+// A checked-out client whose connection drops between queries emits 'error' with no query to fail: without a
+// listener that is an uncaught exception. The next query on it fails and is reported (exit 4) instead.
+const ignoreClientError = () => undefined;
+
+/** Upsert `records` in one transaction on one client: new rows COPYed, existing ones make it a multi-row upsert. */
+async function upsert(pool: Pool, T: string, records: SaverRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const c = await pool.connect();
+  c.on("error", ignoreClientError);
+  let broken: Error | undefined;
+  try {
+    await c.query("BEGIN");
+    // new rows (what a migration writes after its conflict lookup) are COPYed; existing ones make it an upsert
+    const copied = records.length >= COPY_MIN_ROWS && (await copyNew(c, T, records));
+    for (let i = 0; !copied && i < records.length; i += 500) {
+      const chunk = records.slice(i, i + 500);
+      const values: unknown[] = [];
+      const rows = chunk.map((r, k) => {
+        values.push(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text));
+        return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
+      });
+      await c.query(
+        `INSERT INTO ${T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}
+         ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at`,
+        values,
+      );
+    }
+    await c.query("COMMIT");
+  } catch (e) {
+    broken = e as Error;
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw e;
+  } finally {
+    c.off("error", ignoreClientError);
+    c.release(broken); // a client that failed is discarded, not returned to the pool
+  }
+}
+
+/**
+ * Rows this saver writes before it first brings the planner's statistics up to date (then again each time the
+ * table doubles). A table loaded by a migration has no statistics yet, and without them PostgreSQL plans the batched
+ * lookup (`thread_id = ANY($2)`) as a scan of the whole namespace: a lookup per batch that grows with the table,
+ * 7 ms at 10,000 rows, 120 ms at 100,000 (measured), where an index lookup takes 2 ms at any size.
+ */
+const ANALYZE_FIRST_AT = 2000;
+
+class PostgresStore implements Saver {
+  private written = 0;
+  private analyzeAt = ANALYZE_FIRST_AT;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly T: string,
+    readonly uri: string,
+    private readonly defaultNamespace: string,
+  ) {}
+
+  private ns = (n?: string) => n ?? this.defaultNamespace;
+
+  private async wrap<R>(what: string, f: () => Promise<R>): Promise<R> {
     try {
-      await c.query("BEGIN");
-      // new rows (what a migration writes after its conflict lookup) are COPYed; existing ones make it an upsert
-      const copied = records.length >= COPY_MIN_ROWS && (await copyNew(c, T, records));
-      for (let i = 0; !copied && i < records.length; i += 500) {
-        const chunk = records.slice(i, i + 500);
-        const values: unknown[] = [];
-        const rows = chunk.map((r, k) => {
-          values.push(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text));
-          return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
-        });
-        await c.query(
-          `INSERT INTO ${T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}
-           ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at`,
-          values,
-        );
-      }
-      await c.query("COMMIT");
+      return await f();
     } catch (e) {
-      broken = e as Error;
-      await c.query("ROLLBACK").catch(() => undefined);
-      throw e;
-    } finally {
-      c.off("error", ignoreClientError);
-      c.release(broken); // a client that failed is discarded, not returned to the pool
+      if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
+      throw storeError("postgres-io", `${what} (${this.uri}): ${redactText((e as Error).message)}`);
     }
   }
-  return {
-    uri,
-    load: (threadId, ns) => wrap("cannot read", async () => (await pool.query(`SELECT doc FROM ${T} WHERE namespace = $1 AND thread_id = $2`, [ns ?? defaultNamespace, threadId])).rows[0]?.doc),
-    loadMany: (keys) =>
-      wrap("cannot read", async () => {
-        // one query per namespace in the batch (usually one): an index lookup per id
-        const byNs = new Map<string, string[]>();
-        for (const k of keys) {
-          const ids = byNs.get(k.namespace);
-          if (ids) ids.push(k.threadId);
-          else byNs.set(k.namespace, [k.threadId]);
-        }
-        const found = new Map<string, string>();
-        for (const [ns, ids] of byNs) {
-          const res = await pool.query(`SELECT thread_id, doc FROM ${T} WHERE namespace = $1 AND thread_id = ANY($2::text[])`, [ns, ids]);
-          for (const r of res.rows) found.set(`${ns}\u0000${r.thread_id}`, r.doc);
-        }
-        return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
-      }),
-    async save(threadId, text, ns) {
-      checkThreadId(threadId);
-      await wrap("cannot write", () => upsert([{ namespace: ns ?? defaultNamespace, threadId, text }]));
-    },
-    delete: (threadId, ns) => wrap("cannot delete", async () => ((await pool.query(`DELETE FROM ${T} WHERE namespace = $1 AND thread_id = $2`, [ns ?? defaultNamespace, threadId])).rowCount ?? 0) > 0),
-    exists: (threadId, ns) => wrap("cannot read", async () => (await pool.query(`SELECT 1 FROM ${T} WHERE namespace = $1 AND thread_id = $2`, [ns ?? defaultNamespace, threadId])).rowCount! > 0),
-    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
-      const namespace = options.namespace ?? defaultNamespace;
-      let after = options.after;
-      let left = options.limit ?? Infinity;
-      while (left > 0) {
-        const n = Math.min(1000, left);
-        const res = await wrap("cannot list", () =>
-          after === undefined
-            ? pool.query(`SELECT thread_id, bytes, updated_at FROM ${T} WHERE namespace = $1 ORDER BY thread_id LIMIT $2`, [namespace, n])
-            : pool.query(`SELECT thread_id, bytes, updated_at FROM ${T} WHERE namespace = $1 AND thread_id > $2 ORDER BY thread_id LIMIT $3`, [namespace, after, n]),
-        );
-        if (res.rows.length === 0) return;
-        for (const r of res.rows) {
-          yield { namespace, threadId: r.thread_id, bytes: r.bytes, updatedAt: new Date(r.updated_at).toISOString() };
-          left--;
-        }
-        after = res.rows[res.rows.length - 1].thread_id;
+
+  private query(text: string, values: unknown[]) {
+    return this.pool.query(text, values);
+  }
+
+  load(threadId: string, ns?: string): Promise<string | undefined> {
+    return this.wrap("cannot read", async () => (await this.query(`SELECT doc FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId])).rows[0]?.doc);
+  }
+
+  loadMany(keys: RecordKey[]): Promise<Array<string | undefined>> {
+    return this.wrap("cannot read", async () => {
+      // one query per namespace in the batch (usually one): an index lookup per id
+      const byNs = new Map<string, string[]>();
+      for (const k of keys) {
+        const ids = byNs.get(k.namespace);
+        if (ids) ids.push(k.threadId);
+        else byNs.set(k.namespace, [k.threadId]);
       }
-    },
-    async *scan(options = {}) {
-      const namespace = options.namespace ?? defaultNamespace;
-      const size = Math.max(1, options.batchSize ?? 200);
-      let after: string | undefined;
-      for (;;) {
-        const res = await wrap("cannot read", () =>
-          after === undefined
-            ? pool.query(`SELECT thread_id, doc FROM ${T} WHERE namespace = $1 ORDER BY thread_id LIMIT $2`, [namespace, size])
-            : pool.query(`SELECT thread_id, doc FROM ${T} WHERE namespace = $1 AND thread_id > $2 ORDER BY thread_id LIMIT $3`, [namespace, after, size]),
-        );
-        if (res.rows.length === 0) return;
-        after = res.rows[res.rows.length - 1].thread_id;
-        yield res.rows.map((r) => ({ namespace, threadId: r.thread_id as string, text: r.doc as string }));
-        if (res.rows.length < size) return;
+      const found = new Map<string, string>();
+      for (const [ns, ids] of byNs) {
+        const res = await this.query(`SELECT thread_id, doc FROM ${this.T} WHERE namespace = $1 AND thread_id = ANY($2::text[])`, [ns, ids]);
+        for (const r of res.rows) found.set(`${ns}\u0000${r.thread_id}`, r.doc);
       }
-    },
-    count: (ns) => wrap("cannot count", async () => Number((await pool.query(`SELECT count(*) AS n FROM ${T} WHERE namespace = $1`, [ns ?? defaultNamespace])).rows[0].n)),
-    namespaces: () => wrap("cannot list", async () => (await pool.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${T} ORDER BY 1`)).rows.map((r) => r.namespace)),
-    async saveMany(records) {
-      for (const r of records) checkThreadId(r.threadId, r.namespace);
-      await wrap("cannot write", () => upsert(records));
-    },
-    async close() {
-      await pool.end();
-    },
-  };
-};
+      return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
+    });
+  }
+
+  async save(threadId: string, text: string, ns?: string): Promise<void> {
+    checkThreadId(threadId);
+    await this.wrap("cannot write", () => upsert(this.pool, this.T, [{ namespace: this.ns(ns), threadId, text }]));
+  }
+
+  delete(threadId: string, ns?: string): Promise<boolean> {
+    return this.wrap("cannot delete", async () => ((await this.query(`DELETE FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId])).rowCount ?? 0) > 0);
+  }
+
+  exists(threadId: string, ns?: string): Promise<boolean> {
+    return this.wrap("cannot read", async () => (await this.query(`SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId])).rowCount! > 0);
+  }
+
+  /** Rows of a namespace in thread id order after `after` (all when undefined), `limit` of them. */
+  private page(columns: string, namespace: string, after: string | undefined, limit: number) {
+    return after === undefined
+      ? this.query(`SELECT ${columns} FROM ${this.T} WHERE namespace = $1 ORDER BY thread_id LIMIT $2`, [namespace, limit])
+      : this.query(`SELECT ${columns} FROM ${this.T} WHERE namespace = $1 AND thread_id > $2 ORDER BY thread_id LIMIT $3`, [namespace, after, limit]);
+  }
+
+  async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+    const namespace = this.ns(options.namespace);
+    let after = options.after;
+    let left = options.limit ?? Infinity;
+    while (left > 0) {
+      const res = await this.wrap("cannot list", () => this.page("thread_id, bytes, updated_at", namespace, after, Math.min(1000, left)));
+      if (res.rows.length === 0) return;
+      for (const r of res.rows) {
+        yield { namespace, threadId: r.thread_id, bytes: r.bytes, updatedAt: new Date(r.updated_at).toISOString() };
+        left--;
+      }
+      after = res.rows[res.rows.length - 1].thread_id;
+    }
+  }
+
+  async *scan(options: ScanOptions = {}): AsyncIterable<SaverRecord[]> {
+    const namespace = this.ns(options.namespace);
+    const size = Math.max(1, options.batchSize ?? 200);
+    let after: string | undefined;
+    for (;;) {
+      const res = await this.wrap("cannot read", () => this.page("thread_id, doc", namespace, after, size));
+      if (res.rows.length === 0) return;
+      after = res.rows[res.rows.length - 1].thread_id;
+      yield res.rows.map((r) => ({ namespace, threadId: r.thread_id as string, text: r.doc as string }));
+      if (res.rows.length < size) return;
+    }
+  }
+
+  count(ns?: string): Promise<number> {
+    return this.wrap("cannot count", async () => Number((await this.query(`SELECT count(*) AS n FROM ${this.T} WHERE namespace = $1`, [this.ns(ns)])).rows[0].n));
+  }
+
+  namespaces(): Promise<string[]> {
+    return this.wrap("cannot list", async () => (await this.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${this.T} ORDER BY 1`, [])).rows.map((r) => r.namespace));
+  }
+
+  async saveMany(records: SaverRecord[]): Promise<void> {
+    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    await this.wrap("cannot write", () => upsert(this.pool, this.T, records));
+    this.written += records.length;
+    if (this.written >= this.analyzeAt) {
+      this.analyzeAt = 2 * this.written;
+      // statistics only: a role that may write but not ANALYZE (not the owner) gets a warning from the server, and
+      // any failure here leaves the lookups correct, only slower
+      await this.pool.query(`ANALYZE ${this.T} (namespace, thread_id)`).catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -7,12 +7,16 @@
  * thread ids containing ':' are listed too.
  * Cluster: `?cluster=1` opens a Redis Cluster from the given node; without it the server is asked (`INFO cluster`)
  * and a cluster node is opened as a cluster; `?cluster=0` never does (see redis-kv.ts for what runs on a cluster).
+ * Timeouts: connecting and every command give up after `?timeout=<seconds>` (default 10): a server that accepts the
+ * connection but never answers (hung, `CLIENT PAUSE`d, a wrong port that swallows bytes) is a store error (exit 4)
+ * naming the store, not a hang. Every message from the client passes the one redactor (base/redact.ts).
  */
 import type { ClusterOptions, RedisOptions } from "ioredis";
 import { storeError, usageError } from "../base/errors.js";
+import { redactText } from "../base/redact.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { clusterKv, singleKv, type Kv } from "./redis-kv.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type Saver, type SaverOptions, type SaverRecord, type ThreadInfo } from "./types.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverOptions, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
 
 export const SAVER_NAME = "redis";
 
@@ -29,21 +33,54 @@ function clusterMode(params: URLSearchParams | undefined, uri: string): ClusterM
   throw usageError(`saver URI '${uri}': cluster=${v}: expected cluster=1 (a Redis Cluster) or cluster=0 (one server)`);
 }
 
-function connectError(uri: string, cause: Error): Error {
-  const refused = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|connect|startup nodes/i.test(`${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`) && !/WRONGPASS|NOAUTH|NOPERM/.test(cause.message);
-  return storeError("redis-connect", `cannot connect to Redis at ${uri}: ${cause.message}${refused ? " (start it with: redis-server --daemonize yes)" : ""}`);
+/** The default of `?timeout=`: seconds to connect, and for any one command to be answered. */
+export const REDIS_TIMEOUT_S = 10;
+
+/** `?timeout=<seconds>` (a positive number), in milliseconds. */
+function timeoutMs(params: URLSearchParams | undefined, uri: string): number {
+  const v = params?.get("timeout");
+  if (v === null || v === undefined) return REDIS_TIMEOUT_S * 1000;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n <= 0) throw usageError(`saver URI '${uri}': timeout=${v}: expected seconds, a number above 0 (e.g. timeout=30)`);
+  return Math.round(n * 1000);
+}
+
+/** What a failed command or connection says, redacted, a time-out in words (ioredis says "Command timed out"). */
+function describe(e: Error, ms: number): string {
+  if (/command timed out|ETIMEDOUT|connection timed out/i.test(`${(e as NodeJS.ErrnoException).code ?? ""} ${e.message}`)) {
+    return `no answer within ${ms / 1000} s (${redactText(e.message)}): the server is hung, paused or not Redis (?timeout=<seconds> sets the limit)`;
+  }
+  return redactText(e.message);
+}
+
+function connectError(uri: string, cause: Error, ms: number): Error {
+  const timedOut = /command timed out|ETIMEDOUT|connection timed out/i.test(`${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`);
+  const refused = !timedOut && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|connect|startup nodes/i.test(`${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`) && !/WRONGPASS|NOAUTH|NOPERM/.test(cause.message);
+  return storeError("redis-connect", `cannot connect to Redis at ${uri}: ${describe(cause, ms)}${refused ? " (start it with: redis-server --daemonize yes)" : ""}`);
+}
+
+/**
+ * `p`, or a rejection after `ms`: ioredis's own timers cover the TCP connect and each command, but not a connection
+ * whose server never answers the ready check (INFO) — `connect()` would wait for it forever.
+ */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error("connection timed out"), { code: "ETIMEDOUT" })), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** One server; undefined when it turns out to be a cluster node and `mode` is "detect". */
-async function openSingle(url: string, uri: string, mode: ClusterMode): Promise<Kv | undefined> {
+async function openSingle(url: string, uri: string, mode: ClusterMode, ms: number): Promise<Kv | undefined> {
   const { Redis } = await import("ioredis");
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5000, enableOfflineQueue: false, retryStrategy: () => null });
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: ms, commandTimeout: ms, enableOfflineQueue: false, retryStrategy: () => null });
   // Errors are reported through the failing command; the last one is kept because a refused AUTH surfaces from
   // connect() only as "Connection is closed".
   let lastError: Error | undefined;
   client.on("error", (e: Error) => void (lastError = e));
   try {
-    await client.connect();
+    await within(client.connect(), ms);
     await client.ping();
     if (mode === "detect" && /^cluster_enabled:1/m.test(await client.info("cluster"))) {
       client.disconnect();
@@ -51,20 +88,21 @@ async function openSingle(url: string, uri: string, mode: ClusterMode): Promise<
     }
   } catch (e) {
     client.disconnect();
-    throw connectError(uri, lastError ?? (e as Error));
+    throw connectError(uri, lastError ?? (e as Error), ms);
   }
   return singleKv(client);
 }
 
 /** A Redis Cluster, from the one node in the URL (the client discovers the others and the slot map). */
-async function openCluster(url: string, uri: string): Promise<Kv> {
+async function openCluster(url: string, uri: string, ms: number): Promise<Kv> {
   const { Cluster } = await import("ioredis");
   const u = new URL(url);
   const redisOptions: RedisOptions = {
     username: u.username ? decodeURIComponent(u.username) : undefined,
     password: u.password ? decodeURIComponent(u.password) : undefined,
     tls: u.protocol === "rediss:" ? {} : undefined,
-    connectTimeout: 5000,
+    connectTimeout: ms,
+    commandTimeout: ms,
     maxRetriesPerRequest: 1,
   };
   if (!["", "0"].includes(u.pathname.replace(/^\//, ""))) throw usageError(`saver URI '${uri}': a Redis Cluster has only database 0`);
@@ -73,147 +111,187 @@ async function openCluster(url: string, uri: string): Promise<Kv> {
     enableAutoPipelining: true,
     // the whole cluster unreachable: give up after a few tries (a failed-over master is found by refreshing the slots)
     clusterRetryStrategy: (times) => (times > 3 ? null : 100 * times),
-    slotsRefreshTimeout: 5000,
+    slotsRefreshTimeout: ms,
     redisOptions,
   };
   const cluster = new Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], options);
   let lastError: Error | undefined;
   cluster.on("error", (e: Error) => void (lastError = e));
   try {
-    await cluster.connect();
+    await within(cluster.connect(), ms);
     await cluster.ping();
   } catch (e) {
     cluster.disconnect();
     const cause = lastError ?? (e as Error);
     // ioredis reports a server without cluster support only as "Failed to refresh slots cache": ask it
-    const single = await openSingle(url, uri, "detect").catch(() => undefined);
+    const single = await openSingle(url, uri, "detect", ms).catch(() => undefined);
     if (single) {
       single.close();
       throw storeError("redis-connect", `${uri} is not a Redis Cluster (cluster=1 given; drop it to use the one server)`);
     }
-    throw connectError(uri, cause);
+    throw connectError(uri, cause, ms);
   }
   return clusterKv(cluster);
 }
 
 /** Open the connection the URI asks for (`cluster` is ckpt's parameter, not the client's). */
 export async function openRedisKv(location: string, uri: string, params?: URLSearchParams): Promise<Kv> {
-  const mode = clusterMode(params ?? new URL(location).searchParams, uri);
+  const given = params ?? new URL(location).searchParams;
+  const mode = clusterMode(given, uri);
+  const ms = timeoutMs(given, uri);
   const u = new URL(location);
   u.searchParams.delete("cluster");
+  u.searchParams.delete("timeout");
   const url = u.toString();
   if (mode !== "on") {
-    const single = await openSingle(url, uri, mode);
+    const single = await openSingle(url, uri, mode, ms);
     if (single) return single;
   }
-  return openCluster(url, uri);
+  return openCluster(url, uri, ms);
 }
 
 export async function createRedisSaver(options: SaverOptions): Promise<Saver> {
   const { uri } = options;
   const kv = await openRedisKv(options.location, uri, options.params);
-  return redisSaver(kv, uri, options.namespace ?? DEFAULT_NAMESPACE, options.params?.get("prefix") ?? "");
+  return new RedisStore(kv, uri, options.namespace ?? DEFAULT_NAMESPACE, options.params?.get("prefix") ?? "", timeoutMs(options.params, uri));
 }
 
-function redisSaver(kv: Kv, uri: string, defaultNamespace: string, prefix: string): Saver {
-  const keyOf = (threadId: string, ns?: string) => `${prefix}${ns ?? defaultNamespace}:checkpoints:${threadId}`;
-  const headOf = (ns: string) => `${prefix}${ns}:checkpoints:`;
-  const wrap = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
+class RedisStore implements Saver {
+  readonly storesCompact = true;
+
+  constructor(
+    private readonly kv: Kv,
+    readonly uri: string,
+    private readonly defaultNamespace: string,
+    private readonly prefix: string,
+    private readonly ms: number,
+  ) {}
+
+  private keyOf(threadId: string, ns?: string): string {
+    return `${this.prefix}${ns ?? this.defaultNamespace}:checkpoints:${threadId}`;
+  }
+
+  private headOf(ns: string): string {
+    return `${this.prefix}${ns}:checkpoints:`;
+  }
+
+  private async wrap<T>(what: string, f: () => Promise<T>): Promise<T> {
     try {
       return await f();
     } catch (e) {
       if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
-      throw storeError("redis-io", `${what} (${uri}): ${(e as Error).message}`);
+      throw storeError("redis-io", `${what} (${this.uri}): ${describe(e as Error, this.ms)}`);
     }
-  };
+  }
+
   /** every key of a namespace once (SCAN may return a key twice while the keyspace is rehashed) */
-  async function* keysOf(ns: string, count: number): AsyncIterable<string[]> {
+  private async *keysOf(ns: string, count: number): AsyncIterable<string[]> {
     const seen = new Set<string>();
-    for await (const keys of kv.scanKeys(globEscape(headOf(ns)) + "*", count)) {
+    for await (const keys of this.kv.scanKeys(globEscape(this.headOf(ns)) + "*", count)) {
       const fresh = keys.filter((k) => !seen.has(k) && (seen.add(k), true));
       if (fresh.length) yield fresh;
     }
   }
-  async function allIds(ns: string): Promise<string[]> {
-    const head = headOf(ns);
+
+  private async allIds(ns: string): Promise<string[]> {
+    const head = this.headOf(ns);
     const ids: string[] = [];
-    for await (const keys of keysOf(ns, 1000)) for (const k of keys) ids.push(k.slice(head.length));
+    for await (const keys of this.keysOf(ns, 1000)) for (const k of keys) ids.push(k.slice(head.length));
     return ids.sort(compareIds);
   }
-  return {
-    uri,
-    storesCompact: true,
-    load: (threadId, ns) => wrap("cannot read", async () => (await kv.get(keyOf(threadId, ns))) ?? undefined),
-    loadMany: (keys) => wrap("cannot read", async () => (keys.length ? (await kv.getMany(keys.map((k) => keyOf(k.threadId, k.namespace)))).map((v) => v ?? undefined) : [])),
-    async save(threadId, text, ns) {
-      checkThreadId(threadId);
-      const v = reformat(text, undefined, `${uri}#${threadId}`);
-      await wrap("cannot write", () => kv.setMany([[keyOf(threadId, ns), v]]));
-    },
-    delete: (threadId, ns) => wrap("cannot delete", async () => (await kv.del(keyOf(threadId, ns))) > 0),
-    exists: (threadId, ns) => wrap("cannot read", async () => (await kv.exists(keyOf(threadId, ns))) > 0),
-    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
-      const namespace = options.namespace ?? defaultNamespace;
-      const ids = (await wrap("cannot list", () => allIds(namespace))).filter((id) => options.after === undefined || compareIds(id, options.after) > 0);
-      const chosen = options.limit !== undefined ? ids.slice(0, options.limit) : ids;
-      for (let i = 0; i < chosen.length; i += 500) {
-        const batch = chosen.slice(i, i + 500);
-        const lens = await wrap("cannot list", () => kv.strlenMany(batch.map((id) => keyOf(id, namespace))));
-        for (let k = 0; k < batch.length; k++) if (lens[k]! > 0) yield { namespace, threadId: batch[k]!, bytes: lens[k]! };
-      }
-    },
-    async *scan(options = {}) {
-      const namespace = options.namespace ?? defaultNamespace;
-      const size = Math.max(1, options.batchSize ?? 200);
-      const head = headOf(namespace);
-      const take = async (ks: string[]): Promise<SaverRecord[]> => {
-        const texts = await wrap("cannot read", () => kv.getMany(ks));
-        const out: SaverRecord[] = [];
-        ks.forEach((k, i) => {
-          const text = texts[i];
-          if (text !== null && text !== undefined) out.push({ namespace, threadId: k.slice(head.length), text });
-        });
-        return out;
-      };
-      let keys: string[] = [];
-      const it = keysOf(namespace, Math.max(size, 100))[Symbol.asyncIterator]();
-      for (;;) {
-        const r = await wrap("cannot list", () => it.next());
-        if (r.done) break;
-        keys.push(...r.value);
-        while (keys.length >= size) {
-          const batch = await take(keys.splice(0, size));
-          if (batch.length) yield batch;
-        }
-      }
-      if (keys.length) {
-        const batch = await take(keys);
-        keys = [];
+
+  load(threadId: string, ns?: string): Promise<string | undefined> {
+    return this.wrap("cannot read", async () => (await this.kv.get(this.keyOf(threadId, ns))) ?? undefined);
+  }
+
+  loadMany(keys: RecordKey[]): Promise<Array<string | undefined>> {
+    return this.wrap("cannot read", async () => (keys.length ? (await this.kv.getMany(keys.map((k) => this.keyOf(k.threadId, k.namespace)))).map((v) => v ?? undefined) : []));
+  }
+
+  async save(threadId: string, text: string, ns?: string): Promise<void> {
+    checkThreadId(threadId);
+    const v = reformat(text, undefined, `${this.uri}#${threadId}`);
+    await this.wrap("cannot write", () => this.kv.setMany([[this.keyOf(threadId, ns), v]]));
+  }
+
+  delete(threadId: string, ns?: string): Promise<boolean> {
+    return this.wrap("cannot delete", async () => (await this.kv.del(this.keyOf(threadId, ns))) > 0);
+  }
+
+  exists(threadId: string, ns?: string): Promise<boolean> {
+    return this.wrap("cannot read", async () => (await this.kv.exists(this.keyOf(threadId, ns))) > 0);
+  }
+
+  async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+    const namespace = options.namespace ?? this.defaultNamespace;
+    const ids = (await this.wrap("cannot list", () => this.allIds(namespace))).filter((id) => options.after === undefined || compareIds(id, options.after) > 0);
+    const chosen = options.limit !== undefined ? ids.slice(0, options.limit) : ids;
+    for (let i = 0; i < chosen.length; i += 500) {
+      const batch = chosen.slice(i, i + 500);
+      const lens = await this.wrap("cannot list", () => this.kv.strlenMany(batch.map((id) => this.keyOf(id, namespace))));
+      for (let k = 0; k < batch.length; k++) if (lens[k]! > 0) yield { namespace, threadId: batch[k]!, bytes: lens[k]! };
+    }
+  }
+
+  /** The records under `keys` (of namespace `namespace`), keys that vanished meanwhile left out. */
+  private async take(namespace: string, keys: string[]): Promise<SaverRecord[]> {
+    const head = this.headOf(namespace);
+    const texts = await this.wrap("cannot read", () => this.kv.getMany(keys));
+    const out: SaverRecord[] = [];
+    keys.forEach((k, i) => {
+      const text = texts[i];
+      if (text !== null && text !== undefined) out.push({ namespace, threadId: k.slice(head.length), text });
+    });
+    return out;
+  }
+
+  async *scan(options: ScanOptions = {}): AsyncIterable<SaverRecord[]> {
+    const namespace = options.namespace ?? this.defaultNamespace;
+    const size = Math.max(1, options.batchSize ?? 200);
+    const keys: string[] = [];
+    const it = this.keysOf(namespace, Math.max(size, 100))[Symbol.asyncIterator]();
+    for (;;) {
+      const r = await this.wrap("cannot list", () => it.next());
+      if (r.done) break;
+      keys.push(...r.value);
+      while (keys.length >= size) {
+        const batch = await this.take(namespace, keys.splice(0, size));
         if (batch.length) yield batch;
       }
-    },
-    count: (ns) =>
-      wrap("cannot count", async () => {
-        let n = 0;
-        // SCAN's rare repeats are not removed here: a count is for progress, and a set of every key would cost memory
-        for await (const keys of kv.scanKeys(globEscape(headOf(ns ?? defaultNamespace)) + "*", 1000)) n += keys.length;
-        return n;
-      }),
-    namespaces: () =>
-      wrap("cannot list", async () => {
-        const out = new Set<string>();
-        for await (const keys of kv.scanKeys(globEscape(prefix) + "*:checkpoints:*", 1000)) {
-          for (const k of keys) out.add(k.slice(prefix.length, k.indexOf(":checkpoints:", prefix.length)));
-        }
-        return [...out].sort(compareIds);
-      }),
-    async saveMany(records: SaverRecord[]) {
-      for (const r of records) checkThreadId(r.threadId, r.namespace);
-      const entries = records.map((r): [string, string] => [keyOf(r.threadId, r.namespace), r.compact ?? reformat(r.text, undefined, `${uri}#${r.threadId}`)]);
-      await wrap("cannot write", () => kv.setMany(entries));
-    },
-    async close() {
-      kv.close();
-    },
-  };
+    }
+    if (keys.length) {
+      const batch = await this.take(namespace, keys.splice(0));
+      if (batch.length) yield batch;
+    }
+  }
+
+  count(ns?: string): Promise<number> {
+    return this.wrap("cannot count", async () => {
+      let n = 0;
+      // SCAN's rare repeats are not removed here: a count is for progress, and a set of every key would cost memory
+      for await (const keys of this.kv.scanKeys(globEscape(this.headOf(ns ?? this.defaultNamespace)) + "*", 1000)) n += keys.length;
+      return n;
+    });
+  }
+
+  namespaces(): Promise<string[]> {
+    const prefix = this.prefix;
+    return this.wrap("cannot list", async () => {
+      const out = new Set<string>();
+      for await (const keys of this.kv.scanKeys(globEscape(prefix) + "*:checkpoints:*", 1000)) {
+        for (const k of keys) out.add(k.slice(prefix.length, k.indexOf(":checkpoints:", prefix.length)));
+      }
+      return [...out].sort(compareIds);
+    });
+  }
+
+  async saveMany(records: SaverRecord[]): Promise<void> {
+    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    const entries = records.map((r): [string, string] => [this.keyOf(r.threadId, r.namespace), r.compact ?? reformat(r.text, undefined, `${this.uri}#${r.threadId}`)]);
+    await this.wrap("cannot write", () => this.kv.setMany(entries));
+  }
+
+  async close(): Promise<void> {
+    this.kv.close();
+  }
 }

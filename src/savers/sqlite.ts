@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { CkptError, inputError, storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type SaverFactory, type SaverRecord, type ThreadInfo } from "./types.js";
+import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverFactory, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
 
 export const SQLITE_SCHEMA_VERSION = 2;
 
@@ -91,102 +91,142 @@ function openDb(Database: typeof import("better-sqlite3"), path: string, uri: st
 
 export const createSqliteSaver: SaverFactory = async ({ location: path, uri, namespace: defaultNamespace = DEFAULT_NAMESPACE, readOnly = false }) => {
   const { default: Database } = await import("better-sqlite3");
-  const db = openDb(Database, path, uri, readOnly);
-  const q = {
+  return new SqliteStore(openDb(Database, path, uri, readOnly), path, uri, defaultNamespace);
+};
+
+/** The prepared statements of a store. */
+function statements(db: Db) {
+  return {
     load: db.prepare("SELECT doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?").pluck(),
     upsert: db.prepare(
       "INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at",
     ),
     del: db.prepare("DELETE FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?"),
-    page: db.prepare(
-      "SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?",
-    ),
+    page: db.prepare("SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
     loadIn: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id IN (SELECT value FROM json_each(?))"),
     count: db.prepare("SELECT count(*) FROM ckpt_checkpoints WHERE namespace = ?").pluck(),
     scan: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
     namespaces: db.prepare("SELECT DISTINCT namespace FROM ckpt_checkpoints ORDER BY namespace").pluck(),
   };
-  const wrap = <T>(what: string, f: () => T): T => {
+}
+
+/**
+ * A batch of lookups: one statement per namespace and 500 ids (the ids passed as one JSON array), inside one read
+ * transaction (a consistent snapshot). Several times faster than a statement per id when most ids are missing.
+ */
+function readManyIn(q: ReturnType<typeof statements>, keys: RecordKey[]): Array<string | undefined> {
+  const found = new Map<string, string>();
+  const byNs = new Map<string, string[]>();
+  for (const k of keys) {
+    const ids = byNs.get(k.namespace);
+    if (ids) ids.push(k.threadId);
+    else byNs.set(k.namespace, [k.threadId]);
+  }
+  for (const [ns, ids] of byNs) {
+    for (let i = 0; i < ids.length; i += 500) {
+      for (const r of q.loadIn.all(ns, JSON.stringify(ids.slice(i, i + 500))) as Array<{ thread_id: string; doc: string }>) {
+        found.set(`${ns}\u0000${r.thread_id}`, r.doc);
+      }
+    }
+  }
+  return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
+}
+
+// SQLite compares TEXT with memcmp on UTF-8; ckpt orders by UTF-16 code units. They agree except for
+// characters beyond U+FFFF vs U+E000–U+FFFF, which is acceptable for paging (documented).
+class SqliteStore implements Saver {
+  private readonly q: ReturnType<typeof statements>;
+  private readonly readManyTx: (keys: RecordKey[]) => Array<string | undefined>;
+  private readonly saveTx: (records: SaverRecord[]) => void;
+
+  constructor(
+    private readonly db: Db,
+    private readonly path: string,
+    readonly uri: string,
+    private readonly defaultNamespace: string,
+  ) {
+    const q = (this.q = statements(db));
+    this.readManyTx = db.transaction((keys: RecordKey[]) => readManyIn(q, keys));
+    this.saveTx = db.transaction((records: SaverRecord[]) => {
+      const now = new Date().toISOString();
+      for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
+    });
+  }
+
+  private wrap<T>(what: string, f: () => T): T {
     try {
       return f();
     } catch (e) {
-      throw storeError("sqlite-io", `${what}: ${(e as Error).message}`, { file: path });
+      throw storeError("sqlite-io", `${what}: ${(e as Error).message}`, { file: this.path });
     }
-  };
-  // A batch of lookups: one statement per namespace and 500 ids (the ids passed as one JSON array), inside one read
-  // transaction (a consistent snapshot). Several times faster than a statement per id when most ids are missing.
-  const readMany = db.transaction((keys: RecordKey[]) => {
-    const found = new Map<string, string>();
-    const byNs = new Map<string, string[]>();
-    for (const k of keys) {
-      const ids = byNs.get(k.namespace);
-      if (ids) ids.push(k.threadId);
-      else byNs.set(k.namespace, [k.threadId]);
+  }
+
+  private ns = (n?: string) => n ?? this.defaultNamespace;
+
+  async load(threadId: string, ns?: string): Promise<string | undefined> {
+    return this.wrap("cannot read", () => this.q.load.get(this.ns(ns), threadId) as string | undefined);
+  }
+
+  async loadMany(keys: RecordKey[]): Promise<Array<string | undefined>> {
+    return this.wrap("cannot read", () => this.readManyTx(keys));
+  }
+
+  async save(threadId: string, text: string, ns?: string): Promise<void> {
+    checkThreadId(threadId);
+    this.wrap("cannot write", () => this.saveTx([{ namespace: this.ns(ns), threadId, text }]));
+  }
+
+  async delete(threadId: string, ns?: string): Promise<boolean> {
+    return this.wrap("cannot delete", () => this.q.del.run(this.ns(ns), threadId).changes > 0);
+  }
+
+  async exists(threadId: string, ns?: string): Promise<boolean> {
+    return this.wrap("cannot read", () => this.q.load.get(this.ns(ns), threadId) !== undefined);
+  }
+
+  async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
+    const namespace = this.ns(options.namespace);
+    let after = options.after ?? ""; // "" is not a valid thread id, so `> ''` never skips a real one
+    let left = options.limit ?? Infinity;
+    while (left > 0) {
+      const rows = this.wrap("cannot list", () => this.q.page.all(namespace, after, Math.min(500, left)) as Array<{ thread_id: string; bytes: number; updated_at: string }>);
+      if (rows.length === 0) return;
+      for (const r of rows) {
+        yield { namespace, threadId: r.thread_id, bytes: r.bytes, updatedAt: r.updated_at };
+        left--;
+      }
+      after = rows[rows.length - 1]!.thread_id;
     }
-    for (const [ns, ids] of byNs) {
-      for (let i = 0; i < ids.length; i += 500) {
-        for (const r of q.loadIn.all(ns, JSON.stringify(ids.slice(i, i + 500))) as Array<{ thread_id: string; doc: string }>) {
-          found.set(`${ns}\u0000${r.thread_id}`, r.doc);
-        }
-      }
+  }
+
+  async *scan(options: ScanOptions = {}): AsyncIterable<SaverRecord[]> {
+    const namespace = this.ns(options.namespace);
+    const size = Math.max(1, options.batchSize ?? 200);
+    let after = "";
+    for (;;) {
+      const rows = this.wrap("cannot read", () => this.q.scan.all(namespace, after, size) as Array<{ thread_id: string; doc: string }>);
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1]!.thread_id;
+      yield rows.map((r) => ({ namespace, threadId: r.thread_id, text: r.doc }));
+      if (rows.length < size) return;
     }
-    return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
-  });
-  const saveTx = db.transaction((records: SaverRecord[]) => {
-    const now = new Date().toISOString();
-    for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
-  });
-  // SQLite compares TEXT with memcmp on UTF-8; ckpt orders by UTF-16 code units. They agree except for
-  // characters beyond U+FFFF vs U+E000–U+FFFF, which is acceptable for paging (documented).
-  return {
-    uri,
-    load: async (threadId, ns) => wrap("cannot read", () => q.load.get(ns ?? defaultNamespace, threadId) as string | undefined),
-    loadMany: async (keys) => wrap("cannot read", () => readMany(keys)),
-    async save(threadId, text, ns) {
-      checkThreadId(threadId);
-      wrap("cannot write", () => saveTx([{ namespace: ns ?? defaultNamespace, threadId, text }]));
-    },
-    delete: async (threadId, ns) => wrap("cannot delete", () => q.del.run(ns ?? defaultNamespace, threadId).changes > 0),
-    exists: async (threadId, ns) => wrap("cannot read", () => q.load.get(ns ?? defaultNamespace, threadId) !== undefined),
-    async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
-      const namespace = options.namespace ?? defaultNamespace;
-      let after = options.after ?? "";
-      let left = options.limit ?? Infinity;
-      const first = options.after === undefined;
-      let includeEmpty = first; // "" is not a valid thread id, so `> ''` never skips a real one
-      void includeEmpty;
-      while (left > 0) {
-        const rows = wrap("cannot list", () => q.page.all(namespace, after, Math.min(500, left)) as Array<{ thread_id: string; bytes: number; updated_at: string }>);
-        if (rows.length === 0) return;
-        for (const r of rows) {
-          yield { namespace, threadId: r.thread_id, bytes: r.bytes, updatedAt: r.updated_at };
-          left--;
-        }
-        after = rows[rows.length - 1]!.thread_id;
-        includeEmpty = false;
-      }
-    },
-    async *scan(options = {}) {
-      const namespace = options.namespace ?? defaultNamespace;
-      const size = Math.max(1, options.batchSize ?? 200);
-      let after = "";
-      for (;;) {
-        const rows = wrap("cannot read", () => q.scan.all(namespace, after, size) as Array<{ thread_id: string; doc: string }>);
-        if (rows.length === 0) return;
-        after = rows[rows.length - 1]!.thread_id;
-        yield rows.map((r) => ({ namespace, threadId: r.thread_id, text: r.doc }));
-        if (rows.length < size) return;
-      }
-    },
-    count: async (ns) => wrap("cannot count", () => q.count.get(ns ?? defaultNamespace) as number),
-    namespaces: async () => wrap("cannot list", () => q.namespaces.all() as string[]),
-    async saveMany(records) {
-      for (const r of records) checkThreadId(r.threadId, r.namespace);
-      wrap("cannot write", () => saveTx(records));
-    },
-    async close() {
-      db.close();
-    },
-  };
-};
+  }
+
+  async count(ns?: string): Promise<number> {
+    return this.wrap("cannot count", () => this.q.count.get(this.ns(ns)) as number);
+  }
+
+  async namespaces(): Promise<string[]> {
+    return this.wrap("cannot list", () => this.q.namespaces.all() as string[]);
+  }
+
+  async saveMany(records: SaverRecord[]): Promise<void> {
+    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    this.wrap("cannot write", () => this.saveTx(records));
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

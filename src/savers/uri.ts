@@ -31,7 +31,7 @@ export const redact = redactUri;
 export const SAVER_SCHEMES = ["memory:", "file:", "sqlite:", "redis://", "rediss://", "postgres://", "postgresql://"] as const;
 const SCHEME_NAMES = SAVER_SCHEMES.map((s) => s.replace(/:.*$/, ""));
 /** ckpt's own query parameters, removed from a connection URL before the client library sees it. */
-const OWN_PARAMS: Record<"redis" | "postgres", string[]> = { redis: ["namespace", "prefix"], postgres: ["namespace", "schema", "table", "layout"] };
+const OWN_PARAMS: Record<"redis" | "postgres", string[]> = { redis: ["namespace", "prefix", "timeout"], postgres: ["namespace", "schema", "table", "layout"] };
 
 /** Edit distance (Levenshtein), for "did you mean". */
 export function editDistance(a: string, b: string): number {
