@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import pg from "pg";
@@ -162,6 +162,20 @@ describe("validate LangGraph SQLite stores", () => {
     const r = await cli("validate", "sqlite:/nonexistent-dir-ckpt/nope.sqlite?layout=langgraph");
     expect(r.code).toBe(3);
     expect(r.out + r.err).toMatch(/no such SQLite database/);
+  });
+
+  it("a store that fails (PostgreSQL refusing the connection, a file that is not a database) is a store error: exit 4", async () => {
+    const refused = await cli("validate", "postgres://postgres@127.0.0.1:1/test?schema=lg_none");
+    expect(refused.err).not.toMatch(/\n\s+at /);
+    expect(refused.code).toBe(4);
+    expect(refused.out + refused.err).toMatch(/127\.0\.0\.1:1/);
+    const path = copyFixture("js-a.sqlite");
+    const bytes = readFileSync(path);
+    bytes.fill(0x5a, 0, 100); // the SQLite header
+    writeFileSync(path, bytes);
+    const garbage = await cli("validate", `sqlite:${path}?layout=langgraph`);
+    expect(garbage.code).toBe(4);
+    expect(garbage.out + garbage.err).toMatch(/not a (readable SQLite )?database/);
   });
 });
 

@@ -5,7 +5,7 @@
  * go through the document pipeline as before.
  */
 import { isAbsolute, resolve } from "node:path";
-import { CkptError } from "../base/errors.js";
+import { CkptError, ExitCode } from "../base/errors.js";
 import type { FileResult } from "../core/document.js";
 import { validateLangGraphStore } from "../core/langgraph-validate.js";
 import { SAVER_URI } from "./input.js";
@@ -78,5 +78,6 @@ function fatal(label: string, e: CkptError): FileResult {
   const f: FileResult = { file: e.place.file ?? label, alternatives: [], valid: false, issues: [], fatal: { reason: e.reason, message: e.message } };
   if (e.place.line !== undefined) f.fatal!.line = e.place.line;
   if (e.place.column !== undefined) f.fatal!.column = e.place.column;
+  if (e.exitCode === ExitCode.STORE) f.fatalExit = ExitCode.STORE;
   return f;
 }

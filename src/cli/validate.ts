@@ -4,7 +4,8 @@
  *
  * Exit: 0 valid (warnings allowed), 1 any error (or any warning with --strict), 2 usage, 3 when any input is
  * unreadable, unparseable or of unknown format — 3 wins over 1 because the answer is incomplete: a batch with
- * an unreadable input cannot be called "just invalid". 70 is a bug.
+ * an unreadable input cannot be called "just invalid"; 4 when a store failed (cannot connect, I/O), over 3 and 1
+ * for the same reason. 70 is a bug.
  */
 import { resolve } from "node:path";
 import { writeFileAtomic } from "../base/atomic.js";
@@ -134,11 +135,13 @@ function fatalResult(spec: string, e: CkptError): FileResult {
   const f: FileResult = { file: e.place.file ?? spec, alternatives: [], valid: false, issues: [], fatal: { reason: e.reason, message: e.message } };
   if (e.place.line !== undefined) f.fatal!.line = e.place.line;
   if (e.place.column !== undefined) f.fatal!.column = e.place.column;
+  if (e.exitCode === ExitCode.STORE) f.fatalExit = ExitCode.STORE;
   return f;
 }
 
 /** The exit code of a report (see the module comment). */
 export function exitCodeOf(report: ValidationReport): number {
+  if (report.files.some((f) => f.fatal && f.fatalExit === ExitCode.STORE)) return ExitCode.STORE;
   if (report.summary.unreadable > 0) return ExitCode.INPUT;
   if (report.summary.errors > 0) return ExitCode.NEGATIVE;
   if (report.strict && report.summary.warnings > 0) return ExitCode.NEGATIVE;

@@ -18,7 +18,10 @@ export interface Alternative {
   warnings: number;
 }
 
-/** The outcome for one input. `fatal` is set when it could not be read, parsed or recognised (exit 3). */
+/**
+ * The outcome for one input. `fatal` is set when it could not be read, parsed or recognised (exit 3), or when
+ * the store holding it failed (connection, I/O: `fatalExit` 4).
+ */
 export interface FileResult {
   file: string;
   format?: FormatName;
@@ -27,6 +30,8 @@ export interface FileResult {
   valid: boolean;
   issues: Issue[];
   fatal?: { reason: string; message: string; line?: number; column?: number; pointer?: string };
+  /** the exit code of the failure behind `fatal` when it is not an input error (4: the store failed) */
+  fatalExit?: number;
   /** the document's thread id (canonical), when the schema passed */
   threadId?: string;
 }
