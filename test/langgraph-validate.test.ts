@@ -223,4 +223,31 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
     for (const i of e) expect(i.row).toMatchObject({ table: "checkpoint_blobs", threadId: "a-chat-1", channel: "messages", version: row.version });
     expect(e[0]!.pointer).toBe("/checkpoint/channel_versions/messages");
   });
+
+  it("orphan writes and orphan blobs are reported completely, past 10,000 rows (streamed in pages)", async () => {
+    const schema = `lgval_orph_${run}`;
+    restore("js-a.pg.sql", schema);
+    const S = `"${schema}"`;
+    // 10,050 writes of a checkpoint that does not exist, over two threads; 10,020 blobs no checkpoint references
+    await c.query(`INSERT INTO ${S}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+                   SELECT 'zz-orphan-' || (i % 2), '', 'no-such-checkpoint', 'task-' || lpad(i::text, 6, '0'), 0, 'messages', 'json', '[]'::bytea FROM generate_series(1, 10050) i`);
+    await c.query(`INSERT INTO ${S}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+                   SELECT 'a-chat-1', '', 'orphan-channel', i::text, 'json', '1'::bytea FROM generate_series(1, 10020) i`);
+    const { openLangGraphReader } = await import("../src/savers/langgraph/index.js");
+    const { parseSaverUri } = await import("../src/savers/uri.js");
+    const reader = (await openLangGraphReader(parseSaverUri(`${PG_BASE}?schema=${schema}`)))!;
+    try {
+      const writes: string[] = [];
+      for await (const w of reader.orphanWrites()) writes.push(`${w.threadId}/${w.taskId}`);
+      expect(writes).toHaveLength(10050);
+      expect(new Set(writes).size).toBe(10050);
+      const blobs: string[] = [];
+      for await (const b of reader.orphanBlobs()) blobs.push(`${b.channel}/${b.version}`);
+      expect(blobs).toHaveLength(10020);
+      expect(new Set(blobs).size).toBe(10020);
+      expect(blobs.every((b) => b.startsWith("orphan-channel/"))).toBe(true);
+    } finally {
+      await reader.close();
+    }
+  });
 });

@@ -127,6 +127,25 @@ type Key = { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
 const key3 = (r: Key) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 const key2 = (t: string, n: string) => `${t}\u0000${n}`;
 
+const ORPHAN_PAGE = 1000;
+
+/**
+ * Every row of an orphan query, in keyset pages over `cols` (its primary key, the query's ORDER BY): complete however
+ * many there are, with memory bounded by the page. `sql(where)` builds the query; `where(alias)` is the keyset
+ * condition (with its AND) or "" on the first page.
+ */
+async function* orphanPages<R extends Record<string, unknown>>(q: <T>(sql: string, args?: unknown[]) => Promise<T[]>, cols: string[], sql: (where: (alias: string) => string) => string): AsyncIterable<R> {
+  let last: R | undefined;
+  for (;;) {
+    const args = last ? cols.map((k) => last![k]) : [];
+    const where = (a: string) => (last ? `(${cols.map((k) => `${a}.${k}`).join(", ")}) > (${cols.map((_, i) => `$${i + 1}`).join(", ")}) AND` : "");
+    const rows = await q<R>(`${sql(where)} LIMIT ${ORPHAN_PAGE}`, args);
+    yield* rows;
+    if (rows.length < ORPHAN_PAGE) return;
+    last = rows[rows.length - 1];
+  }
+}
+
 export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string): LgReader {
   if (info.shallow) throw storeError("langgraph-shallow", `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
   const S = ident(info.schema ?? "public");
@@ -265,21 +284,26 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       }
     },
     async *orphanWrites(): AsyncIterable<LgRowRef> {
-      const rows = await q<Key & { task_id: string; idx: number; channel: string }>(
+      type W = Key & { task_id: string; idx: number; channel: string };
+      const cols = ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"];
+      for await (const w of orphanPages<W>(q, cols, (where) =>
         `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM ${S}.checkpoint_writes w
-         WHERE NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
-         ORDER BY 1, 2, 3, 4, 5 LIMIT 10000`,
-      );
-      for (const w of rows) yield { store: "postgres", table: "checkpoint_writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
+         WHERE ${where("w")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
+         ORDER BY 1, 2, 3, 4, 5`,
+      )) {
+        yield { store: "postgres", table: "checkpoint_writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
+      }
     },
     async *orphanBlobs(): AsyncIterable<LgRowRef> {
-      const rows = await q<{ thread_id: string; checkpoint_ns: string; channel: string; version: string }>(
+      type B = { thread_id: string; checkpoint_ns: string; channel: string; version: string };
+      for await (const b of orphanPages<B>(q, ["thread_id", "checkpoint_ns", "channel", "version"], (where) =>
         `SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version FROM ${S}.checkpoint_blobs b
-         WHERE NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+         WHERE ${where("b")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
                            AND c.checkpoint->'channel_versions'->>b.channel = b.version)
-         ORDER BY 1, 2, 3, 4 LIMIT 10000`,
-      );
-      for (const b of rows) yield { store: "postgres", table: "checkpoint_blobs", threadId: b.thread_id, namespace: b.checkpoint_ns, channel: b.channel, version: b.version };
+         ORDER BY 1, 2, 3, 4`,
+      )) {
+        yield { store: "postgres", table: "checkpoint_blobs", threadId: b.thread_id, namespace: b.checkpoint_ns, channel: b.channel, version: b.version };
+      }
     },
     async close() {
       await c.end();
