@@ -55,16 +55,34 @@ interface ThreadRow {
   wbytes: number | null;
   msgs: number | null;
   ts: string | null;
-  vtype: string | null;
+  /** the JSON text of the head's channel_versions (JSON heads only) */
+  versions: string | null;
   raw: Uint8Array | null;
   metadata: string | null;
+}
+
+/** Which library the head's channel versions say (the first version's type: Python strings, JS integers). */
+function versionsLibrary(text: string | null): LgLibrary {
+  if (text === null) return "unknown";
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return "unknown";
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return "unknown";
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k];
+    return typeof x === "string" ? "python" : typeof x === "number" && Number.isInteger(x) ? "js" : "unknown";
+  }
+  return "unknown";
 }
 
 /** A thread row of `ls`: JSON heads summarized by SQLite, other serdes decoded here (no writes needed). */
 function summaryOf(p: ThreadRow): LgThreadSummary {
   let messages = p.msgs;
   let ts = p.ts;
-  let library: LgLibrary = p.vtype === "text" ? "python" : p.vtype === "integer" ? "js" : "unknown";
+  let library = versionsLibrary(p.versions);
   let step: unknown;
   if (p.raw !== null && p.newest !== null) {
     const t = buildTuple("sqlite", TABLES, { thread_id: p.thread_id, checkpoint_ns: "", checkpoint_id: p.newest, parent_checkpoint_id: null, type: p.type, checkpoint: p.raw, metadata: p.metadata, bytes: 0 }, []);
@@ -117,21 +135,27 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
       `SELECT ${W_COLS} FROM writes WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
        ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`,
     ),
-    // One statement per page of threads: counts from the primary-key index alone (no table rows), then the newest
-    // root checkpoint's row; for JSON rows its step, ts, message count and version type come from SQLite's JSON
-    // functions (no decode in JS); other serdes are decoded in JS from `raw`.
+    // One statement per page of threads: counts from the primary-key index alone (no table rows; the per-namespace
+    // split only for threads that have subgraph namespaces), then the newest root checkpoint's row; for JSON rows
+    // its step, ts, message count and channel versions come from SQLite's JSON functions (one cached parse per row,
+    // no decode in JS); other serdes are decoded in JS from `raw`.
     threadPage: db.prepare(
-      `WITH g AS (SELECT thread_id, sum(checkpoint_ns = '') AS n, sum(checkpoint_ns <> '') AS sub, count(DISTINCT checkpoint_ns) - max(checkpoint_ns = '') AS ns,
-                         max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS newest
-                  FROM checkpoints WHERE thread_id > ? GROUP BY thread_id ORDER BY thread_id LIMIT ?)
-       SELECT g.*, c.type, length(c.checkpoint) + ifnull(length(c.metadata), 0) AS bytes,
+      `WITH g AS (SELECT thread_id, count(*) AS total, max(checkpoint_id) AS top, max(checkpoint_ns) AS hi
+                  FROM checkpoints WHERE thread_id > ? GROUP BY thread_id ORDER BY thread_id LIMIT ?),
+       h AS (SELECT thread_id,
+               CASE WHEN hi = '' THEN total ELSE (SELECT count(*) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns = '') END AS n,
+               CASE WHEN hi = '' THEN 0 ELSE (SELECT count(*) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns <> '') END AS sub,
+               CASE WHEN hi = '' THEN 0 ELSE (SELECT count(DISTINCT checkpoint_ns) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns <> '') END AS ns,
+               CASE WHEN hi = '' THEN top ELSE (SELECT max(checkpoint_id) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns = '') END AS newest
+             FROM g)
+       SELECT h.*, c.type, length(c.checkpoint) + ifnull(length(c.metadata), 0) AS bytes,
               (SELECT ifnull(sum(length(w.value)), 0) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
               CASE WHEN ${JSON_OK} THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages') END AS msgs,
               CASE WHEN ${JSON_OK} THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
-              CASE WHEN ${JSON_OK} THEN (SELECT type FROM json_each(CAST(c.checkpoint AS TEXT), '$.channel_versions') LIMIT 1) END AS vtype,
+              CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> '$.channel_versions' END AS versions,
               CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END AS raw,
               CAST(c.metadata AS TEXT) AS metadata
-       FROM g LEFT JOIN checkpoints c ON c.thread_id = g.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = g.newest ORDER BY g.thread_id`,
+       FROM h LEFT JOIN checkpoints c ON c.thread_id = h.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = h.newest ORDER BY h.thread_id`,
     ),
     idsFirst: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT ?"),
     idsNext: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT ?"),
