@@ -312,6 +312,32 @@ describe("LangGraph PostgreSQL samples (dumps restored into fresh schemas)", () 
     expect(c2.issues.map((i) => [i.reason, i.pointer])).toEqual([["shape", "/checkpoint/channel_versions"]]);
     await r.close();
   });
+
+  it("ls counts messages the way the full decode does, and a messages blob PostgreSQL cannot parse as JSON still lists (no count)", async () => {
+    const schema = `lgread_lsjson_${run}`;
+    schemas.push(schema);
+    await restoreDump(c, "js-a.pg.sql", schema);
+    const uri = `${PG_BASE}?schema=${schema}`;
+    const r0 = await reader(uri);
+    const want = new Map<string, number | null>();
+    for await (const t of r0.threads()) {
+      const head = (await r0.getTuple(t.threadId))!;
+      const m = head.checkpoint.channel_values.messages;
+      want.set(t.threadId, Array.isArray(m) ? m.length : null);
+    }
+    const head = (await r0.getTuple("a-chat-1"))!;
+    await r0.close();
+    expect([...want.values()].filter((n) => typeof n === "number" && n > 0).length).toBeGreaterThan(0);
+    const ls1 = await cli("ls", uri, "--json");
+    expect(ls1.code, ls1.err).toBe(0);
+    expect(new Map((JSON.parse(ls1.out) as Array<{ threadId: string; messages: number | null }>).map((x) => [x.threadId, x.messages]))).toEqual(want);
+    // the newest messages blob of a-chat-1 becomes text that is not JSON: the page is read again, decoded by ckpt
+    await c.query(`UPDATE "${schema}".checkpoint_blobs SET blob = convert_to('[{"broken', 'UTF8') WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`, [String(head.checkpoint.channel_versions.messages)]);
+    const ls2 = await cli("ls", uri, "--json");
+    expect(ls2.code, ls2.err).toBe(0);
+    want.set("a-chat-1", null);
+    expect(new Map((JSON.parse(ls2.out) as Array<{ threadId: string; messages: number | null }>).map((x) => [x.threadId, x.messages]))).toEqual(want);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------

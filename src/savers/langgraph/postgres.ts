@@ -57,12 +57,17 @@ export async function inspectPgSchema(c: Client, schema: string, table = "ckpt_c
 
 /**
  * One statement per page of threads: counts per thread (primary-key index), the newest root checkpoint, its sizes
- * (row + referenced blobs + writes) and its messages blob, decoded here for the count (JS parses JSON faster than a
- * server-side ::jsonb cast).
+ * (row + referenced blobs + writes) and its message count. A `json` messages blob is counted by the server
+ * (`inSql`: nothing but the number crosses the wire, so memory stays flat however many threads there are); other
+ * serdes (msgpack) come back as bytes and are decoded here. A page whose JSON the server cannot parse is re-read
+ * with `inSql` off (JS decodes and reports it).
  */
 const VERSIONS = "CASE WHEN jsonb_typeof(c.checkpoint->'channel_versions') = 'object' THEN c.checkpoint->'channel_versions' ELSE '{}'::jsonb END";
 
-function threadPageSql(S: string, paged: boolean): string {
+function threadPageSql(S: string, paged: boolean, inSql: boolean): string {
+  const count = inSql
+    ? `CASE WHEN m.type = 'json' THEN (SELECT CASE WHEN json_typeof(j) = 'array' THEN json_array_length(j) END FROM (SELECT convert_from(m.blob, 'UTF8')::json AS j) x) END`
+    : "NULL";
   return `WITH g AS (SELECT thread_id, count(*) FILTER (WHERE checkpoint_ns = '') AS n, count(*) FILTER (WHERE checkpoint_ns <> '') AS sub,
                         count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest
                  FROM ${S}.checkpoints ${paged ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1)
@@ -74,7 +79,8 @@ function threadPageSql(S: string, paged: boolean): string {
          (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM jsonb_each_text(${VERSIONS}) v
             JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = v.key AND b.version = v.value) AS bbytes,
          m.type AS mtype,
-         m.blob AS mblob
+         ${count} AS mcount,
+         CASE WHEN ${inSql ? "m.type = 'json'" : "false"} THEN NULL ELSE m.blob END AS mblob
   FROM g LEFT JOIN ${S}.checkpoints c ON c.thread_id = g.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = g.newest
   LEFT JOIN ${S}.checkpoint_blobs m ON m.thread_id = g.thread_id AND m.checkpoint_ns = '' AND m.channel = 'messages'
        AND m.version = c.checkpoint->'channel_versions'->>'messages'
@@ -94,12 +100,14 @@ interface PgThreadRow {
   wbytes: string | null;
   bbytes: string | null;
   mtype: string | null;
+  /** the message count the server took from a json blob (null: not json, or not an array) */
+  mcount: number | null;
   mblob: Buffer | null;
 }
 
 function pgSummaryOf(p: PgThreadRow): LgThreadSummary {
-  let messages: number | null = null;
-  if (p.mtype !== null && p.mtype !== "empty") {
+  let messages: number | null = p.mcount;
+  if (p.mtype !== null && p.mtype !== "empty" && p.mblob !== null) {
     const v = decodeTyped(p.mtype, p.mblob, { row: { store: "postgres", table: "checkpoint_blobs", threadId: p.thread_id, namespace: "", channel: "messages" }, pointer: "", issues: [] });
     messages = Array.isArray(v) ? v.length : null;
   }
@@ -158,6 +166,17 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
     }
   };
   const KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
+  /** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
+  const threadPage = async (args: unknown[], paged: boolean): Promise<PgThreadRow[]> => {
+    try {
+      return (await c.query(threadPageSql(S, paged, true), args)).rows as PgThreadRow[];
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
+      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+      return q<PgThreadRow>(threadPageSql(S, paged, false), args);
+    }
+  };
   const keyArgs = (rows: Key[]) => [rows.map((r) => r.thread_id), rows.map((r) => r.checkpoint_ns), rows.map((r) => r.checkpoint_id)];
 
   /** The decoded tuples of a page of checkpoint rows: their blob rows and writes in two queries. */
@@ -233,7 +252,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       while (left > 0) {
         const args: unknown[] = [Math.min(500, left)];
         if (after !== undefined) args.push(after);
-        const page = await q<PgThreadRow>(threadPageSql(S, after !== undefined), args);
+        const page = await threadPage(args, after !== undefined);
         if (page.length === 0) return;
         for (const p of page) {
           yield pgSummaryOf(p);
