@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
-import { readSource } from "./input.js";
+import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
@@ -42,6 +42,7 @@ interface Args {
   allowLossy: boolean;
   dryRun: boolean;
   json: boolean;
+  namespace?: string;
 }
 
 export const convertCommand: CommandDef = {
@@ -57,6 +58,7 @@ export const convertCommand: CommandDef = {
       .option("allow-lossy", { type: "boolean", default: false, describe: "convert even when the target cannot carry everything (the dropped fields are listed)" })
       .option("dry-run", { type: "boolean", default: false, describe: "report what would be written and dropped; write nothing" })
       .option("json", { type: "boolean", default: false, describe: "machine-readable report on stdout (needs -o or --dry-run)" })
+      .option("namespace", NAMESPACE_OPTION)
       .example("ckpt convert conversation.json --to-format deepagent -o thread.json", "yoagent history → deep-agent checkpoint")
       .example("ckpt convert conversation.json -t yoagent --format-version 0.12 -o old.json", "write the < 0.13 spelling")
       .example("ckpt convert sess-1.json -t yoagent --dry-run", "list what a conversion would drop"),
@@ -65,7 +67,7 @@ export const convertCommand: CommandDef = {
     if ((args.input as unknown) === "" || (args.input as unknown) === true) args.input = "-";
     if (args.json && !args.output && !args.dryRun) throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
     if (args.formatVersion !== undefined) checkFormatVersion(args.toFormat, args.formatVersion);
-    const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd });
+    const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd, namespace: args.namespace });
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossy.length > 0 && !args.allowLossy;
     let target: string | undefined;

@@ -5,7 +5,7 @@
 import { isAbsolute } from "node:path";
 import type { CommandDef } from "./command.js";
 import { useColor, type CliIO } from "./io.js";
-import { readSource } from "./input.js";
+import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { ExitCode, inputError, usageError } from "../base/errors.js";
 import { hasLongDigitRun, jsonLocator, stringifyJson, toPlainNumbers } from "../base/json.js";
 import { validators } from "../generated/validators.js";
@@ -29,6 +29,7 @@ interface Args {
   /** the input format, as in every other command; an output name here is the deprecated spelling of --reporter */
   format?: string;
   inputFormat?: string;
+  namespace?: string;
 }
 
 type Output = (typeof OUTPUTS)[number];
@@ -46,6 +47,7 @@ export const diffCommand: CommandDef = {
       .option("stat", { type: "boolean", default: false, describe: "print the summary only" })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "print nothing; the exit code says whether they differ" })
       .option("json", { type: "boolean", default: false, describe: "change records as JSON (same as --reporter json)" })
+      .option("namespace", NAMESPACE_OPTION)
       .option("reporter", { alias: "r", type: "string", choices: [...OUTPUTS], describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown" })
       // the choices include the output names only so that old scripts' `--format json` still parse (deprecated)
       .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES, ...OUTPUTS], describe: `format of both inputs, as in validate/convert/show/replay (detected when omitted). Formerly the output: an output name (${OUTPUTS.join(", ")}) still works as --reporter, with a warning` })
@@ -65,7 +67,7 @@ export const diffCommand: CommandDef = {
     if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
 
     const read = async (spec: string) => {
-      const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd });
+      const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace: args.namespace });
       const { checkpoint, format } = readCheckpoint(doc, inputFormat);
       checkCanonical(checkpoint, doc, format);
       return { doc, checkpoint, format };

@@ -6,8 +6,8 @@ import { readFileSync, statSync } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
-import { inputError, usageError } from "../base/errors.js";
-import { DEFAULT_NAMESPACE } from "../savers/types.js";
+import { inputError, usageError, type CkptError } from "../base/errors.js";
+import { DEFAULT_NAMESPACE, type Saver } from "../savers/types.js";
 import type { SourceDoc } from "../formats/types.js";
 
 /** Saver URIs: memory:, file:, sqlite:, redis://, rediss://, postgres://, postgresql:// */
@@ -78,6 +78,25 @@ export function namespaceFor(uri: string, flag: string | undefined): string | un
   return inUri ?? flag;
 }
 
+/** `--namespace` of every command that reads `<saver-uri>#<thread>` (ls has its own: several, default all). */
+export const NAMESPACE_OPTION = {
+  type: "string",
+  describe: "namespace of <saver-uri>#<thread> inputs, when the URI has no ?namespace= (default: 'default')",
+} as const;
+
+/**
+ * "No thread X in namespace N", naming the namespace(s) where the thread does exist (one rule for show, validate,
+ * diff, view, convert, replay and log).
+ */
+export async function noThreadError(saver: Saver, threadId: string, namespace: string): Promise<CkptError> {
+  const elsewhere: string[] = [];
+  for (const ns of await saver.namespaces()) if (ns !== namespace && (await saver.exists(threadId, ns))) elsewhere.push(ns);
+  const hint = elsewhere.length
+    ? `; it is in namespace ${elsewhere.map((n) => `'${n}'`).join(", ")}: add ?namespace=${encodeURIComponent(elsewhere[0]!)} to the URI or pass --namespace ${elsewhere[0]}`
+    : "";
+  return inputError("no-thread", `no thread '${threadId}' in namespace '${namespace}'${hint}`, { file: saver.uri });
+}
+
 /**
  * One thread (or, in a LangGraph store, one checkpoint: `#thread@id|@latest|@~N`) of a saver, opened read-only. A
  * thread that lives only in another namespace is named as such.
@@ -92,14 +111,7 @@ async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   const { openStore } = await import("./stores.js");
   const saver = await openStore(a.uri, { readOnly: true, namespace, env: opts.env });
   try {
-    if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace))) {
-      const elsewhere: string[] = [];
-      for (const ns of await saver.namespaces()) if (ns !== namespace && (await saver.exists(a.threadId, ns))) elsewhere.push(ns);
-      const hint = elsewhere.length
-        ? `; it is in namespace ${elsewhere.map((n) => `'${n}'`).join(", ")}: add ?namespace=${encodeURIComponent(elsewhere[0]!)} to the URI or pass --namespace ${elsewhere[0]}`
-        : "";
-      throw inputError("no-thread", `no thread '${a.threadId}' in namespace '${namespace}'${hint}`, { file: saver.uri });
-    }
+    if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace))) throw await noThreadError(saver, a.threadId, namespace);
     const { text, checkpointId } = await loadAddress(saver, a, saver.uri);
     return { name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text };
   } finally {

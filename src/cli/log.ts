@@ -10,6 +10,8 @@ import { redactUri } from "../base/redact.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
+import { namespaceFor, noThreadError } from "./input.js";
+import { DEFAULT_NAMESPACE } from "../savers/types.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
 const WIDTHS = [36, 36, 4, 6, 32, 16, 8, 10, 7];
@@ -36,7 +38,7 @@ export const logCommand: CommandDef = {
   builder: (y: Argv) =>
     y
       .positional("address", { type: "string", describe: "<store-uri>#<thread> (a LangGraph SQLite/PostgreSQL store, or any ckpt store)" })
-      .option("namespace", { type: "string", describe: "LangGraph checkpoint_ns (default: the root graph, '')" })
+      .option("namespace", { type: "string", describe: "LangGraph stores: the checkpoint_ns (default: the root graph, ''); ckpt's stores: the namespace, when the URI has no ?namespace= (default: 'default')" })
       .option("limit", { type: "number", describe: "at most this many checkpoints" })
       .option("json", { type: "boolean", default: false, describe: "a JSON array of entries" })
       .example("ckpt log checkpoints.sqlite#thread-1", "every checkpoint of a LangGraph thread")
@@ -49,7 +51,11 @@ export const logCommand: CommandDef = {
     }
     const { openStore } = await import("./stores.js");
     const { historyOf } = await import("../savers/address.js");
+    const { isLangGraphSaver } = await import("../savers/index.js");
     const saver = await openStore(a.uri, { readOnly: true, env: io.env });
+    // ckpt's own stores: the one namespace rule (the URI's ?namespace=, else --namespace, else 'default')
+    const lg = isLangGraphSaver(saver);
+    const namespace = lg ? args.namespace : (namespaceFor(a.uri, args.namespace) ?? DEFAULT_NAMESPACE);
     let n = 0;
     let buf = "";
     const flush = (force = false) => {
@@ -58,13 +64,14 @@ export const logCommand: CommandDef = {
     try {
       const limit = args.limit ?? Infinity;
       if (args.json) buf += "[";
-      for await (const e of historyOf(saver, a.threadId, args.namespace)) {
+      for await (const e of historyOf(saver, a.threadId, namespace)) {
         if (n >= limit) break;
         if (args.json) buf += (n ? ",\n" : "\n") + JSON.stringify(e);
         else buf += (n ? "" : line(HEAD)) + line(cells(e));
         n++;
         flush();
       }
+      if (n === 0 && !lg) throw await noThreadError(saver, a.threadId, namespace!);
     } finally {
       await saver.close();
     }

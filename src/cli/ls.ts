@@ -43,6 +43,7 @@ export const lsCommand: CommandDef = {
     if (uriNs !== undefined && args.namespace && args.namespace.length > 1) throw usageError(`namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`);
     const saver = await openStore(args.uri, { readOnly: true, env: io.env });
     const rows: Row[] = [];
+    let others: string[] = []; // when the namespaces asked for hold nothing: the ones that hold threads
     if ((await import("../savers/index.js")).isLangGraphSaver(saver)) return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
     try {
       for (const ns of uriNs !== undefined ? [uriNs] : args.namespace ?? (await saver.namespaces())) {
@@ -63,6 +64,8 @@ export const lsCommand: CommandDef = {
           rows.push(row);
         }
       }
+      const asked = uriNs !== undefined ? [uriNs] : args.namespace;
+      if (rows.length === 0 && asked) others = (await saver.namespaces()).filter((ns) => !asked.includes(ns));
     } finally {
       await saver.close();
     }
@@ -71,7 +74,9 @@ export const lsCommand: CommandDef = {
       return 0;
     }
     if (rows.length === 0) {
-      io.stdout.write(`${saver.uri}: no threads\n`);
+      const where = uriNs !== undefined ? [uriNs] : args.namespace;
+      const inNs = where ? ` in namespace ${where.map((n) => `'${n}'`).join(", ")}` : "";
+      io.stdout.write(`${saver.uri}: no threads${inNs}${others.length ? ` (threads are in namespace ${others.map((n) => `'${n}'`).join(", ")})` : ""}\n`);
       return 0;
     }
     const head = ["NAMESPACE", "THREAD", "FORMAT", "STEP", "MESSAGES", "SIZE", "UPDATED"];

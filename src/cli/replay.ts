@@ -18,7 +18,7 @@ import { RecordedProvider, ScriptProvider, parseScript } from "../core/replay/pr
 import { continueCheckpoint, resumeCheckpoint, verifyCheckpoint, type VerifyResult } from "../core/replay/replay.js";
 import { cloneState, type ReplayState } from "../core/replay/state-tools.js";
 import type { CommandDef } from "./command.js";
-import { readSource, SAVER_URI, splitThreadRef } from "./input.js";
+import { NAMESPACE_OPTION, readSource, SAVER_URI, splitThreadRef } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
 
@@ -44,6 +44,7 @@ interface Args {
   saveTo?: string;
   json: boolean;
   quiet: boolean;
+  namespace?: string;
 }
 
 /** "90", "90s", "1500ms", "2m", "1h" → milliseconds. */
@@ -175,6 +176,7 @@ export const replayCommand: CommandDef = {
       .option("output", { alias: "o", type: "string", describe: "write the new checkpoint here (in the input's format)" })
       .option("save-to", { type: "string", describe: "save the new checkpoint to a saver URI (thread = the checkpoint's threadId, or uri#thread)" })
       .option("json", { type: "boolean", default: false, describe: "NDJSON events on stdout" })
+      .option("namespace", NAMESPACE_OPTION)
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no transcript" })
       .example("ckpt replay fixtures/replay/tools.ckpt.json", "verify every recorded tool result and the final state")
       .example("ckpt replay continue thread.json --prompt 'next?' --provider script:replies.json -o out.json", "")
@@ -198,7 +200,7 @@ export const replayCommand: CommandDef = {
     if (mode !== "verify" && args.initialState) throw usageError("--initial-state goes with verify");
     if (args.json && mode !== "verify" && !args.output && !args.saveTo) throw usageError("--json prints events on stdout: write the checkpoint with -o or --save-to");
 
-    const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd });
+    const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd, namespace: args.namespace });
     const { checkpoint: cp, format } = readCheckpoint(doc, args.format);
     const stateTools = stateToolsOn(args.stateTools, format);
     const events: ReplayEvent[] = [];

@@ -8,7 +8,7 @@ import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
-import { readSource } from "./input.js";
+import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
@@ -91,11 +91,12 @@ export const showCommand: CommandDef = {
       .positional("input", { type: "string", describe: "file, folder (amacs), - for stdin, or <saver-uri>#<threadId>" })
       .option("format", { type: "string", describe: "input format (default: detected)" })
       .option("full", { type: "boolean", default: false, describe: "do not shorten long texts" })
-      .option("json", { type: "boolean", default: false, describe: "print the canonical checkpoint as JSON" }),
-  run: async (args: { input: string; format?: string; full: boolean; json: boolean }, io: CliIO) => {
+      .option("json", { type: "boolean", default: false, describe: "print the canonical checkpoint as JSON" })
+      .option("namespace", NAMESPACE_OPTION),
+  run: async (args: { input: string; format?: string; full: boolean; json: boolean; namespace?: string }, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     const input = args.input === "" ? "-" : args.input;
-    const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd });
+    const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd, namespace: args.namespace });
     const { checkpoint, format } = readCheckpoint(doc, args.format);
     if (args.json) {
       io.stdout.write(stringifyJson(checkpoint, 2) + "\n");

@@ -16,7 +16,7 @@ import { fileSaverLint } from "../schema/lint.js";
 import { FORMAT_NAMES } from "../formats/types.js";
 import type { Issue } from "../formats/types.js";
 import { validateDocument, type FileResult } from "../core/document.js";
-import { SAVER_URI, expandInputs, readSource } from "./input.js";
+import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 
@@ -31,6 +31,7 @@ export interface ValidateArgs {
   quiet: boolean;
   reporter?: string[];
   json: boolean;
+  namespace?: string;
 }
 
 /** A reporter and where it writes: undefined path = stdout. */
@@ -60,13 +61,15 @@ export function parseReporters(values: readonly string[], json: boolean): Report
 export async function runValidation(
   specs: readonly string[],
   io: Pick<CliIO, "stdin" | "cwd">,
-  opts: { format?: string; maxErrors?: number; strict?: boolean } = {},
+  opts: { format?: string; maxErrors?: number; strict?: boolean; namespace?: string } = {},
 ): Promise<ValidationReport> {
   const files: FileResult[] = [];
   const threadIds: Array<{ file: string; threadId: string; pointer: string; line?: number; column?: number }> = [];
   let errors = 0;
   let stoppedEarly: string | undefined;
   const limit = opts.maxErrors ?? Infinity;
+  // a namespace given twice (URI and --namespace, disagreeing) is a usage error for the whole run, not one input's
+  if (opts.namespace !== undefined) for (const spec of specs) namespaceFor(spec, opts.namespace);
   // FileSaver's naming rule only concerns documents read out of a folder: a file named on the command line (e.g.
   // `convert -o thread.json`) or a saver URI's thread has no FileSaver file name to disagree with
   const queue: string[] = [];
@@ -96,7 +99,7 @@ export async function runValidation(
       const store = (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec) ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, { maxErrors: limit === Infinity ? undefined : limit - errors }) : undefined;
       if (store) r = store;
       else {
-        const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd });
+        const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd, namespace: opts.namespace });
         text = doc.text;
         r = validateDocument(doc, { format: opts.format });
       }
@@ -199,6 +202,7 @@ export const validateCommand: CommandDef = {
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "text reporter: print only errors and the summary" })
       .option("reporter", { alias: "r", type: "string", array: true, describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)` })
       .option("json", { type: "boolean", default: false, describe: "same as --reporter json" })
+      .option("namespace", NAMESPACE_OPTION)
       .example("ckpt validate fixtures/yoagent/valid", "every document under a folder")
       .example("ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml", "text on stdout, JUnit to a file")
       .example("cat conv.json | ckpt validate - --format yoagent", "stdin, format forced"),
@@ -209,7 +213,7 @@ export const validateCommand: CommandDef = {
     if (args.maxErrors !== undefined && (!Number.isInteger(args.maxErrors) || args.maxErrors < 1)) {
       throw usageError(`--max-errors expects a positive integer, got ${String(args.maxErrors)}`);
     }
-    const report = await runValidation(args.inputs, io, { format: args.format, maxErrors: args.maxErrors, strict: args.strict });
+    const report = await runValidation(args.inputs, io, { format: args.format, maxErrors: args.maxErrors, strict: args.strict, namespace: args.namespace });
     for (const t of targets) {
       const color = t.path === undefined ? useColor(io, io.stdout) : false;
       const chalk = color ? new (await import("chalk")).Chalk({ level: 1 }) : undefined;

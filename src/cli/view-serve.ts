@@ -112,7 +112,7 @@ export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<nu
     saver = await openStore(spec, { readOnly: true, env: io.env }); // viewing only reads: never creates the store
     handler = storeHandler(saver, saver.uri);
   } else {
-    const x = await loadInput(spec, io, args.format); // read once, up front: a bad file fails before serving
+    const x = await loadInput(spec, io, args.format, args.namespace); // read once, up front: a bad file fails before serving
     const html = renderCheckpointPage(x.checkpoint, { title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`, source: x.name });
     handler = async (url) => (url.pathname === "/" ? { status: 200, html } : { status: 404, html: errorPage(`no page ${url.pathname}`) });
   }

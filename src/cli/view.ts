@@ -10,7 +10,7 @@ import { ExitCode, usageError } from "../base/errors.js";
 import type { Checkpoint } from "../generated/types.js";
 import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
-import { readSource, SAVER_URI, SQLITE_PATH_REF } from "./input.js";
+import { NAMESPACE_OPTION, readSource, SAVER_URI, SQLITE_PATH_REF } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
 
@@ -25,6 +25,7 @@ export interface ViewArgs {
   format?: string;
   title?: string;
   historyLimit?: number;
+  namespace?: string;
 }
 
 export interface Loaded {
@@ -34,8 +35,8 @@ export interface Loaded {
 }
 
 /** Read one named input (file, folder, '-', uri#thread) into a canonical checkpoint. */
-export async function loadInput(spec: string, io: CliIO, format?: string): Promise<Loaded> {
-  const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd });
+export async function loadInput(spec: string, io: CliIO, format?: string, namespace?: string): Promise<Loaded> {
+  const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace });
   const r = readCheckpoint(doc, format);
   return { name: doc.name, checkpoint: r.checkpoint, format: r.format };
 }
@@ -107,6 +108,7 @@ export const viewCommand: CommandDef = {
       .option("port", { type: "number", describe: "port for --serve (default: a free one)" })
       .option("host", { type: "string", default: "127.0.0.1", hidden: true })
       .option("format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "input format (detected when omitted)" })
+      .option("namespace", NAMESPACE_OPTION)
       .option("title", { type: "string", describe: "page title" })
       .option("history-limit", { type: "number", describe: "LangGraph threads: at most this many of the newest checkpoints on the timeline (default 300)" })
       .example("ckpt view thread.json --open", "write thread.html and open it")
@@ -127,15 +129,15 @@ export const viewCommand: CommandDef = {
     if (args.diff) {
       if (inputs.length !== 2) throw usageError(`--diff needs two checkpoints, got ${inputs.length}`);
       if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
-      const a = await loadInput(inputs[0]!, io, args.format);
-      const b = await loadInput(inputs[1]!, io, args.format);
+      const a = await loadInput(inputs[0]!, io, args.format, args.namespace);
+      const b = await loadInput(inputs[1]!, io, args.format, args.namespace);
       const html = renderDiffPage(a.checkpoint, b.checkpoint, { names: [a.name, b.name], ...(args.title ? { title: args.title } : {}), source: `${a.name} → ${b.name}` });
       return writePage(html, `${inputs[0]}-vs-${basename(inputs[1]!)}`, b.checkpoint.threadId, args, io);
     }
     if (inputs.length !== 1) throw usageError(inputs.length === 0 ? "name a checkpoint to view (a file, a folder, '-' or <saver-uri>#<threadId>)" : `one checkpoint at a time (use --diff for two), got ${inputs.length}`);
     const hist = await historyPage(inputs[0]!, args, io);
     if (hist) return writePage(hist.html, inputs[0]!, hist.threadId, args, io);
-    const x = await loadInput(inputs[0]!, io, args.format);
+    const x = await loadInput(inputs[0]!, io, args.format, args.namespace);
     const html = renderCheckpointPage(x.checkpoint, { title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`, source: x.name });
     return writePage(html, inputs[0]!, x.checkpoint.threadId, args, io);
   },
