@@ -2,10 +2,10 @@
 // bytes measured in the same run. Run after `npm run build`: node bench/convert.mjs
 // Builds the history from the real yoagent 0.18 sample (user text+image, thinking, tool calls, tool results,
 // extension, error and refusal turns), repeated with fresh ids and timestamps. Writes nothing to disk.
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { yoagentHistory } from "./history.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { adapters } = await import(join(root, "dist/formats/index.js"));
@@ -13,24 +13,7 @@ const { convertDocument } = await import(join(root, "dist/core/convert.js"));
 
 const N = Number(process.env.BENCH_MESSAGES ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const sample = JSON.parse(readFileSync(join(root, "fixtures/yoagent/valid/save_messages.v0.18.json"), "utf8"));
-
-function history(n) {
-  const out = [];
-  for (let round = 0; out.length < n; round++) {
-    for (const m of sample) {
-      if (out.length >= n) break;
-      const c = structuredClone(m);
-      if (typeof c.timestamp === "number") c.timestamp += round * 100_000;
-      if (c.role === "toolResult") c.toolCallId = `${c.toolCallId}-${round}`;
-      if (Array.isArray(c.content)) for (const b of c.content) if (b.type === "toolCall") b.id = `${b.id}-${round}`;
-      out.push(c);
-    }
-  }
-  return out;
-}
-
-const text = JSON.stringify(history(N));
+const text = JSON.stringify(yoagentHistory(N));
 const doc = { name: "bench-history.json", text };
 const mb = (Buffer.byteLength(text) / 1e6).toFixed(1);
 

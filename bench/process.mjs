@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { yoagentHistory, yoagentSample } from "./history.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = join(root, "bin", "ckpt.js");
@@ -17,22 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-process-"));
 
 // Two yoagent save_messages() files of N messages built from the real sample, the second with an edit, an insert and
 // an append, so the diff has work to do.
-const sample = JSON.parse(readFileSync(join(root, "fixtures/yoagent/valid/save_messages.v0.18.json"), "utf8"));
-function messages(n) {
-  const out = [];
-  for (let round = 0; out.length < n; round++) {
-    for (const m of sample) {
-      if (out.length >= n) break;
-      const c = structuredClone(m);
-      if (typeof c.timestamp === "number") c.timestamp += round * 100_000;
-      if (c.role === "toolResult") c.toolCallId = `${c.toolCallId}-${round}`;
-      if (Array.isArray(c.content)) for (const b of c.content) if (b.type === "toolCall") b.id = `${b.id}-${round}`;
-      out.push(c);
-    }
-  }
-  return out;
-}
-const a = messages(N);
+const sample = yoagentSample();
+const a = yoagentHistory(N, sample);
 const b = structuredClone(a);
 const mid = b.findIndex((m, i) => i > N / 2 && m.role === "user" && typeof m.content?.[0]?.text === "string");
 if (mid >= 0) b[mid].content[0].text += " (edited)";
