@@ -55,6 +55,23 @@ describe("ckpt convert", () => {
     expect(written[1].usage).toEqual({ cache_read: 1000, cache_write: 150, input: 1200, output: 85, reasoning: 0, total_tokens: 0 });
     expect(readdirSync(dir).filter((f) => f.includes("ckpt-tmp"))).toEqual([]);
   });
+  test("a field dropped on many messages is one line with its count; --verbose lists each", async () => {
+    const src = S + "yoagent/valid/save_messages.v0.18.json";
+    const r = await run(["convert", src, "-t", "deepagent", "--dry-run"]);
+    expect(r.code).toBe(1);
+    // the 0.18 sample: messages 0–4 and 6–8 carry a timestamp (8), the extension 5 none; assistants 1, 4, 7, 8 a model
+    expect(r.err).toContain("  /messages/*/timestamp: AI SDK messages have no timestamps (on 8 messages, e.g. /messages/0/timestamp)\n");
+    expect(r.err).toContain("  /messages/*/model: deep-agent checkpoints do not store an assistant message's model (on 4 messages, e.g. /messages/1/model)\n");
+    // a field dropped once keeps its own line
+    expect(r.err).toContain("  /messages/1/content/3/providerMetadata: AI SDK tool-call parts have no providerMetadata\n");
+    expect(r.err).not.toContain("/messages/6/timestamp");
+    expect(r.err).toContain("--verbose lists every field");
+    const v = await run(["convert", src, "-t", "deepagent", "--dry-run", "--verbose"]);
+    for (const i of [0, 1, 2, 3, 4, 6, 7, 8]) expect(v.err).toContain(`  /messages/${i}/timestamp: AI SDK messages have no timestamps\n`);
+    expect(v.err).not.toContain("/messages/*");
+    const j = await run(["convert", src, "-t", "deepagent", "--dry-run", "--json"]);
+    expect(JSON.parse(j.out).lossy.filter((n: { field: string }) => n.field === "timestamp")).toHaveLength(8);
+  });
   test("stdin in, --dry-run --json: the report only, nothing written", async () => {
     const r = await run(["convert", "-", "-t", "phi-core-session", "--dry-run", "--json"], readFileSync(S + "phi-core/valid/save_messages.v0.10.json", "utf8"));
     expect(r.code).toBe(0);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import type { Checkpoint } from "../src/generated/types.js";
-import { convertCheckpoint, convertDocument } from "../src/core/convert.js";
+import { comparePointers, convertCheckpoint, convertDocument } from "../src/core/convert.js";
 import { parseJson, stringifyJson } from "../src/base/json.js";
 
 const BIG = 18446744073709551615n; // u64::MAX, beyond 2^53
@@ -141,4 +141,32 @@ describe("integers beyond 2^53 survive every conversion", () => {
       for (const digits of ["18446744073709551615", "9007199254740993", "18446744073709551614"]) expect(out).toContain(digits);
     });
   }
+});
+
+describe("loss notes in pointer order", () => {
+  test("comparePointers orders as 'each index zero-padded, then the strings compared' on random pointers", () => {
+    // independent oracle: the key the report used before (indices padded to 10 digits, joined, compared as strings);
+    // segments drawn from letters and digits only, where both orders are the same by construction
+    const key = (p: string) => p.split("/").map((s) => (/^\d+$/.test(s) ? s.padStart(10, "0") : s)).join("/");
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const seg = () => (rnd(2) ? String(rnd(1200)) : ["messages", "content", "usage", "ext", "m", "me", "a1", "1a"][rnd(8)]!);
+    const ptrs = Array.from({ length: 3000 }, () => "/" + Array.from({ length: 1 + rnd(4) }, seg).join("/"));
+    ptrs.push("", "/messages", "/messages/9", "/messages/10", "/messages/9/usage", "/messages/10/content/2");
+    const byKey = [...ptrs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    const sign = (n: number) => Math.sign(n);
+    const wrong: string[] = [];
+    for (let i = 1; i < byKey.length; i++) {
+      const [a, b] = [byKey[i - 1]!, byKey[i]!];
+      if (sign(comparePointers(a, b)) !== (key(a) === key(b) ? 0 : -1) || sign(comparePointers(b, a)) !== (key(a) === key(b) ? 0 : 1)) wrong.push(`${a} vs ${b}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(comparePointers("/messages/9/usage", "/messages/10")).toBeLessThan(0);
+    expect(comparePointers("/messages/10", "/messages/10/usage")).toBeLessThan(0);
+  });
+  test("a conversion's notes come out sorted with /messages/10 after /messages/9", () => {
+    const messages = Array.from({ length: 12 }, (_, i) => ({ role: "user", content: [{ type: "text", text: `m${i}` }], timestamp: 1000 + i }));
+    const r = convertDocument({ name: "t.json", text: JSON.stringify(messages) }, { to: "deepagent" });
+    expect(r.lossy.map((n) => n.pointer)).toEqual(messages.map((_, i) => `/messages/${i}/timestamp`));
+  });
 });

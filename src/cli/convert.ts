@@ -11,6 +11,7 @@ import { writeFilesAtomic } from "../base/atomic.js";
 import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
+import type { LossyNote } from "../formats/types.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
 import { yoagentRelease, yoagentWantsSnake } from "../formats/yoagent.js";
 import { plural } from "../base/plural.js";
@@ -43,6 +44,7 @@ interface Args {
   dryRun: boolean;
   json: boolean;
   namespace?: string;
+  verbose: boolean;
 }
 
 export const convertCommand: CommandDef = {
@@ -59,6 +61,7 @@ export const convertCommand: CommandDef = {
       .option("dry-run", { type: "boolean", default: false, describe: "report what would be written and dropped; write nothing" })
       .option("json", { type: "boolean", default: false, describe: "machine-readable report on stdout (needs -o or --dry-run)" })
       .option("namespace", NAMESPACE_OPTION)
+      .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every dropped field (by default a field dropped on many messages is one line)" })
       .example("ckpt convert conversation.json --to-format deepagent -o thread.json", "yoagent history → deep-agent checkpoint")
       .example("ckpt convert conversation.json -t yoagent --format-version 0.12 -o old.json", "write the < 0.13 spelling")
       .example("ckpt convert sess-1.json -t yoagent --dry-run", "list what a conversion would drop"),
@@ -107,16 +110,55 @@ export const convertCommand: CommandDef = {
 function reportText(r: ConvertResult, input: string, target: string | undefined, refused: boolean, args: Args, io: CliIO) {
   const err = io.stderr;
   const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}`;
-  if (refused) {
-    err.write(`ckpt: ${input}: converting ${head} would drop ${r.lossy.length} field${r.lossy.length === 1 ? "" : "s"} (nothing written; --allow-lossy converts anyway):\n`);
-  } else if (r.lossy.length) {
-    err.write(`ckpt: ${input}: ${head}: dropped ${r.lossy.length} field${r.lossy.length === 1 ? "" : "s"}:\n`);
+  const fields = count(r.lossy.length, "field");
+  if (refused) err.write(`ckpt: ${input}: converting ${head} would drop ${fields} (nothing written; --allow-lossy converts anyway):\n`);
+  else if (r.lossy.length) err.write(`ckpt: ${input}: ${head}: dropped ${fields}:\n`);
+  if (args.verbose) for (const n of r.lossy) err.write(`  ${n.pointer}: ${n.reason}\n`);
+  else {
+    const groups = groupLossy(r.lossy);
+    for (const g of groups) err.write(g.count === 1 ? `  ${g.first}: ${g.reason}\n` : `  ${g.pattern}: ${g.reason} (${g.where}, e.g. ${g.first})\n`);
+    if (groups.length < r.lossy.length) err.write(`  (--verbose lists every field, --json gives the list as data)\n`);
   }
-  for (const n of r.lossy) err.write(`  ${n.pointer}: ${n.reason}\n`);
   if (!refused && (target || args.dryRun)) {
-    err.write(`${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${plural(r.checkpoint.messages.length, "message")})${target ? ` → ${target}` : ""}\n`);
+    err.write(`${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${count(r.checkpoint.messages.length, "message")})${target ? ` → ${target}` : ""}\n`);
   }
 }
+
+/** One line of the loss report: the notes with the same reason at the same field of different messages/blocks. */
+export interface LossyGroup {
+  /** the pointer with its array indices as `*`, e.g. /messages/*\/usage */
+  pattern: string;
+  reason: string;
+  count: number;
+  /** the first pointer of the group */
+  first: string;
+  /** "on 20,000 messages", or "3 fields on 2 messages" */
+  where: string;
+}
+
+/**
+ * The loss notes summarized per field and reason, in the order of their first note: a 20,000-message history
+ * dropping every timestamp is one line, not 20,000 (--verbose or --json lists each).
+ */
+export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
+  const groups = new Map<string, LossyGroup & { messages: Set<string> }>();
+  for (const n of notes) {
+    const pattern = n.pointer.replace(/\/\d+(?=\/|$)/g, "/*");
+    const key = `${pattern}\0${n.reason}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { pattern, reason: n.reason, count: 0, first: n.pointer, where: "", messages: new Set() }));
+    g.count++;
+    const m = /^\/messages\/\d+/.exec(n.pointer);
+    if (m) g.messages.add(m[0]);
+  }
+  return [...groups.values()].map(({ messages, ...g }) => ({
+    ...g,
+    where: messages.size === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${messages.size ? ` on ${count(messages.size, "message")}` : ""}`,
+  }));
+}
+
+/** plural() with thousands separators: "20,000 messages". */
+const count = (n: number, noun: string) => plural(n, noun).replace(/^\d+/, n.toLocaleString("en-US"));
 
 /** Where to write, refusing to overwrite the input; then an atomic write (temp file + rename). */
 async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<string> {

@@ -141,10 +141,65 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
   return { to: target.name, native, output: target.serialize(native, { version: options.version }), lossy: sortNotes(lossy) };
 }
 
-/** Pointer order, numerically for array indices (so /messages/10 comes after /messages/9). */
+/** Pointer order, numerically for array indices (so /messages/10 comes after /messages/9); stable. */
 function sortNotes(notes: LossyNote[]): LossyNote[] {
-  const key = (p: string) => p.split("/").map((s) => (/^\d+$/.test(s) ? s.padStart(10, "0") : s)).join("/");
-  return notes.map((n, i) => ({ n, i, k: key(n.pointer) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.i - b.i)).map((x) => x.n);
+  // the notes mostly arrive in order already (adapters walk the messages in order): check before sorting
+  for (let i = 1; i < notes.length; i++) {
+    if (comparePointers(notes[i - 1]!.pointer, notes[i]!.pointer) > 0) return notes.slice().sort((a, b) => comparePointers(a.pointer, b.pointer));
+  }
+  return notes;
+}
+
+const isDigits = (s: string, from: number, to: number) => {
+  if (from === to) return false;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+};
+
+/**
+ * JSON pointers segment by segment: two all-digit segments by value (shorter is smaller, then by digits),
+ * otherwise by UTF-16 code units; a pointer before its own children. Allocates nothing.
+ */
+export function comparePointers(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    let ei = a.indexOf("/", i + 1);
+    if (ei < 0) ei = a.length;
+    let ej = b.indexOf("/", j + 1);
+    if (ej < 0) ej = b.length;
+    // segments a[i+1, ei) and b[j+1, ej) (both start after a "/")
+    if (isDigits(a, i + 1, ei) && isDigits(b, j + 1, ej)) {
+      const la = ei - i - 1 - leadingZeros(a, i + 1, ei);
+      const lb = ej - j - 1 - leadingZeros(b, j + 1, ej);
+      if (la !== lb) return la - lb;
+      for (let k = 0; k < la; k++) {
+        const d = a.charCodeAt(ei - la + k) - b.charCodeAt(ej - lb + k);
+        if (d !== 0) return d;
+      }
+    } else {
+      const la = ei - i - 1;
+      const lb = ej - j - 1;
+      const n = Math.min(la, lb);
+      for (let k = 1; k <= n; k++) {
+        const d = a.charCodeAt(i + k) - b.charCodeAt(j + k);
+        if (d !== 0) return d;
+      }
+      if (la !== lb) return la - lb;
+    }
+    i = ei;
+    j = ej;
+  }
+  return (a.length - i) - (b.length - j) > 0 ? 1 : (a.length - i) - (b.length - j) < 0 ? -1 : 0;
+}
+
+function leadingZeros(s: string, from: number, to: number): number {
+  let n = 0;
+  while (from + n < to - 1 && s.charCodeAt(from + n) === 48) n++;
+  return n;
 }
 
 /** Native document → canonical → target format. */
