@@ -4,20 +4,17 @@
  * - syntax errors carry line:column and what was expected;
  * - JSON pointers can be mapped back to line:column of the source text (lazily: the fast path is JSON.parse).
  */
-import { createRequire } from "node:module";
 import type * as LosslessJson from "lossless-json";
 // Only types and const enums (inlined by tsc) come from this import; the module itself is loaded on first use.
 import * as jsonc from "jsonc-parser";
 import { inputError, type ErrorPlace } from "./errors.js";
+import { lazyModule } from "./lazy.js";
 
 // lossless-json (integers beyond 2^53) and jsonc-parser (syntax errors, positions) are needed only for some
 // documents: load them on first use, synchronously, so a plain `ckpt validate` does not pay for them at start-up.
-const requireHere = createRequire(import.meta.url);
-let losslessMod: typeof LosslessJson | undefined;
-const lossless = (): typeof LosslessJson => (losslessMod ??= requireHere("lossless-json") as typeof LosslessJson);
-let jsoncMod: typeof jsonc | undefined;
+const lossless = lazyModule<typeof LosslessJson>("lossless-json");
 /** jsonc-parser, loaded on first use. */
-export const jsoncParser = (): typeof jsonc => (jsoncMod ??= requireHere("jsonc-parser") as typeof jsonc);
+export const jsoncParser = lazyModule<typeof jsonc>("jsonc-parser");
 
 /** A run of 16+ digits may be an integer beyond 2^53 (9007199254740991 has 16 digits). */
 export const MAYBE_BIG = /\d{16,}/;

@@ -10,7 +10,7 @@ import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
 import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { ExitCode, usageError } from "../base/errors.js";
-import { convertDocument, type ConvertResult } from "../core/convert.js";
+import { convertDocument, messageIndexOf, type ConvertResult } from "../core/convert.js";
 import type { LossyNote } from "../formats/types.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
 import { yoagentRelease, yoagentWantsSnake } from "../formats/yoagent.js";
@@ -141,24 +141,37 @@ export interface LossyGroup {
  * dropping every timestamp is one line, not 20,000 (--verbose or --json lists each).
  */
 export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
-  const groups = new Map<string, LossyGroup & { messages: Set<string> }>();
+  // reason first (few distinct strings), then the pointer with its indices as *; notes come in pointer order, so
+  // the notes of one message are adjacent and counting distinct messages needs only the last one seen
+  const byReason = new Map<string, Map<string, LossyGroup & { messages: number; last: number }>>();
+  const groups: Array<LossyGroup & { messages: number; last: number }> = [];
   for (const n of notes) {
-    const pattern = n.pointer.replace(/\/\d+(?=\/|$)/g, "/*");
-    const key = `${pattern}\0${n.reason}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { pattern, reason: n.reason, count: 0, first: n.pointer, where: "", messages: new Set() }));
+    const pattern = n.pointer.replace(INDEX, "/*");
+    let byPattern = byReason.get(n.reason);
+    if (!byPattern) byReason.set(n.reason, (byPattern = new Map()));
+    let g = byPattern.get(pattern);
+    if (!g) {
+      g = { pattern, reason: n.reason, count: 0, first: n.pointer, where: "", messages: 0, last: -1 };
+      byPattern.set(pattern, g);
+      groups.push(g);
+    }
     g.count++;
-    const m = /^\/messages\/\d+/.exec(n.pointer);
-    if (m) g.messages.add(m[0]);
+    const m = messageIndexOf(n.pointer);
+    if (m >= 0 && m !== g.last) {
+      g.messages++;
+      g.last = m;
+    }
   }
-  return [...groups.values()].map(({ messages, ...g }) => ({
+  return groups.map(({ messages, last: _, ...g }) => ({
     ...g,
-    where: messages.size === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${messages.size ? ` on ${count(messages.size, "message")}` : ""}`,
+    where: messages === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${messages ? ` on ${count(messages, "message")}` : ""}`,
   }));
 }
 
-/** plural() with thousands separators: "20,000 messages". */
-const count = (n: number, noun: string) => plural(n, noun).replace(/^\d+/, n.toLocaleString("en-US"));
+const INDEX = /\/\d+(?=\/|$)/g;
+
+/** plural() with thousands separators ("20,000 messages"), without loading the locale data of toLocaleString. */
+const count = (n: number, noun: string) => plural(n, noun).replace(/^\d+/, String(n).replace(/\B(?=(\d{3})+$)/g, ","));
 
 /** Where to write, refusing to overwrite the input; then an atomic write (temp file + rename). */
 async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<string> {

@@ -62,10 +62,11 @@ function note(ctx: ReadCtx, kind: keyof Layout, path: string) {
 }
 
 function extOf(dialect: Dialect, unknown: Obj | undefined, layout: Layout | undefined, more?: Obj): Obj | undefined {
-  const e: Obj = { ...(more ?? {}) };
-  if (unknown && Object.keys(unknown).length) e.unknown = unknown;
-  if (layout && Object.keys(layout).length) e._layout = layout;
-  return Object.keys(e).length ? { [dialect.format]: e } : undefined;
+  // built only when there is something to keep (most messages have nothing): no object per message otherwise
+  let e: Obj | undefined = more;
+  if (unknown) (e ??= {}).unknown = unknown; // splitKnown gives undefined, never {}, when every key is known
+  if (layout && (layout.snake || layout.nulls || layout.absent)) (e ??= {})._layout = layout;
+  return e ? { [dialect.format]: e } : undefined;
 }
 
 function splitKnown(o: Obj, known: ReadonlySet<string>): Obj | undefined {
@@ -96,7 +97,7 @@ const TYPE_ONLY: ReadonlySet<string> = new Set(["type"]);
 
 function contentToCanonical(b: Obj, d: Dialect): Content {
   const type = b.type as string;
-  const layout: Layout = {};
+  let layout: Layout | undefined;
   const known = CONTENT_KNOWN[d.format][type] ?? TYPE_ONLY;
   const unknown = splitKnown(b, known);
   let out: Obj;
@@ -110,14 +111,14 @@ function contentToCanonical(b: Obj, d: Dialect): Content {
     case "thinking":
       out = { type, thinking: b.thinking };
       if (typeof b.signature === "string") out.signature = b.signature;
-      else if (b.signature === null) (layout.nulls ??= []).push("signature");
+      else if (b.signature === null) ((layout ??= {}).nulls ??= []).push("signature");
       break;
     case "toolCall": {
       out = { type, id: b.id, name: b.name, arguments: b.arguments };
       if (known.has("providerMetadata")) {
         const key = "provider_metadata" in b ? "provider_metadata" : "providerMetadata";
-        if (key === "provider_metadata") (layout.snake ??= []).push(key);
-        if (b[key] === null) (layout.nulls ??= []).push(key);
+        if (key === "provider_metadata") ((layout ??= {}).snake ??= []).push(key);
+        if (b[key] === null) ((layout ??= {}).nulls ??= []).push(key);
         else if (key in b) out.providerMetadata = b[key];
       }
       break;
@@ -125,8 +126,10 @@ function contentToCanonical(b: Obj, d: Dialect): Content {
     default:
       out = { ...b };
   }
-  const ext = extOf(d, unknown, layout);
-  if (ext) out.ext = ext;
+  if (unknown || layout) {
+    const ext = extOf(d, unknown, layout);
+    if (ext) out.ext = ext;
+  }
   return out as unknown as Content;
 }
 
@@ -155,13 +158,14 @@ const USAGE_KNOWN: Record<Dialect["format"], ReadonlySet<string>> = {
   "phi-core": new Set(["input", "output", "reasoning", "cache_read", "cache_write", "total_tokens"]),
 };
 
-function usageToCanonical(u: Obj, d: Dialect, ctx: ReadCtx): Obj {
+function usageToCanonical(u: Obj, d: Dialect, ctx: ReadCtx): { usage: Obj; unknown: Obj | undefined } {
   const out: Obj = { input: u.input, output: u.output };
   if (d.format === "phi-core") {
     if ("reasoning" in u) out.reasoning = u.reasoning;
     else note(ctx, "absent", "usage/reasoning");
   }
-  for (const [camel, snake] of Object.entries(USAGE_ALIASES)) {
+  for (const camel in USAGE_ALIASES) {
+    const snake = USAGE_ALIASES[camel]!;
     const useSnake = snake in u;
     const key = d.format === "phi-core" || useSnake ? snake : camel;
     if (key in u) {
@@ -169,35 +173,35 @@ function usageToCanonical(u: Obj, d: Dialect, ctx: ReadCtx): Obj {
       if (d.format === "yoagent" && useSnake) note(ctx, "snake", `usage/${snake}`);
     } else note(ctx, "absent", `usage/${camel}`);
   }
-  const unknown = splitKnown(u, USAGE_KNOWN[d.format]);
-  if (unknown) (out as Obj).__unknown = unknown;
-  return out;
+  return { usage: out, unknown: splitKnown(u, USAGE_KNOWN[d.format]) };
 }
 
 /** One native message (either dialect) → canonical AgentMessage. */
 export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
-  const ctx: ReadCtx = { layout: {} };
   if (!isLlmMessage(m)) {
     if (m.role === "system" && m.kind === SYSTEM_KIND && isObj(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) {
       return { role: "system", content: contentArray(m.data.content, d) } as AgentMessage;
     }
     const out: Obj = { role: m.role, kind: m.kind, data: m.data };
     const unknown = splitKnown(m, EXTENSION_KEYS);
-    const more: Obj = {};
+    let more: Obj | undefined;
     if (typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system") {
       out.role = "extension";
-      more.role = m.role;
+      more = { role: m.role };
     }
     const ext = extOf(d, unknown, undefined, more);
     if (ext) out.ext = ext;
     return out as unknown as AgentMessage;
   }
+  const ctx: ReadCtx = { layout: {} };
   const role = m.role as string;
   const known = MESSAGE_KNOWN[d.format][role]!;
   const out: Obj = { role, content: contentArray(m.content, d) };
   let usageUnknown: Obj | undefined;
   if (role === "toolResult") {
-    Object.assign(out, { role, toolCallId: m.toolCallId, toolName: m.toolName, content: out.content, isError: m.isError });
+    out.toolCallId = m.toolCallId;
+    out.toolName = m.toolName;
+    out.isError = m.isError;
   }
   if (role === "assistant") {
     out.stopReason = m.stopReason;
@@ -205,9 +209,8 @@ export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
     out.provider = m.provider;
     if (isObj(m.usage)) {
       const u = usageToCanonical(m.usage, d, ctx);
-      usageUnknown = u.__unknown as Obj | undefined;
-      delete u.__unknown;
-      out.usage = u;
+      usageUnknown = u.unknown;
+      out.usage = u.usage;
     } else out.usage = m.usage;
   }
   out.timestamp = m.timestamp;
@@ -218,9 +221,9 @@ export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
     else if (m[key] === null) note(ctx, "nulls", key);
   }
   const unknown = splitKnown(m, known);
-  const more: Obj = {};
-  if (d.format === "phi-core") for (const k of PHI_EXTRAS) if (k in m) more[k] = m[k];
-  if (usageUnknown) more.usageUnknown = usageUnknown;
+  let more: Obj | undefined;
+  if (d.format === "phi-core") for (const k of PHI_EXTRAS) if (k in m) (more ??= {})[k] = m[k];
+  if (usageUnknown) (more ??= {}).usageUnknown = usageUnknown;
   const ext = extOf(d, unknown, ctx.layout, more);
   if (ext) out.ext = ext;
   return out as unknown as AgentMessage;

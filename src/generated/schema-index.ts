@@ -5,7 +5,7 @@ export const schemaIndex: SchemaInfo[] = [
     "name": "AgentMessage",
     "id": "https://ckpt.dev/schemas/v1/AgentMessage.json",
     "title": "AgentMessage",
-    "description": "",
+    "description": "A message: an LLM message (its role user, assistant, toolResult or system) or an app-defined extension message (any other role). The two never overlap (ExtensionMessage's role excludes the LLM roles), so the first that fits is the one: validators stop there instead of also trying the other.",
     "file": "schemas/AgentMessage.json"
   },
   {

@@ -3,10 +3,14 @@
  * `{a,b}` alternatives (micromatch syntax with `/` as the separator). A matching value is removed from both
  * documents before comparison, so it is neither reported nor patched. Pure.
  */
-import micromatch from "micromatch";
+import type Micromatch from "micromatch";
 import { escapeToken } from "./fields.js";
 import { isObject } from "./stable.js";
 import { usageError } from "../../base/errors.js";
+import { lazyModule } from "../../base/lazy.js";
+
+/** micromatch, loaded only when there are globs to compile. */
+const micromatch = lazyModule<typeof Micromatch>("micromatch");
 
 /** What `--ignore-volatile` ignores: timestamps, createdAt/updatedAt, per-message usage, file times. */
 export const VOLATILE_GLOBS = [
@@ -28,7 +32,7 @@ export function compileIgnore(globs: readonly string[]): IgnoreMatcher | undefin
     if (!g.startsWith("/") || g.startsWith("/**") && g !== "/**" && !g.startsWith("/**/")) throw usageError(`--ignore '${g}': expected a pointer glob starting with '/', e.g. /messages/*/timestamp or /state/files/**`);
   }
   try {
-    const m = micromatch.matcher(globs.length === 1 ? globs[0]! : `{${globs.join(",")}}`, { dot: true });
+    const m = micromatch().matcher(globs.length === 1 ? globs[0]! : `{${globs.join(",")}}`, { dot: true });
     return (p) => m(p);
   } catch (e) {
     throw usageError(`--ignore: malformed glob: ${(e as Error).message}`);

@@ -1,5 +1,7 @@
 /** Word- and line-level text differences (the `diff` package). Pure. */
-import { createTwoFilesPatch, diffWordsWithSpace, structuredPatch } from "diff";
+// the two modules used, not the package index (which loads all of its ~20 modules at start-up)
+import { diffWordsWithSpace } from "diff/lib/diff/word.js";
+import { createTwoFilesPatch, structuredPatch } from "diff/lib/patch/create.js";
 import type { TextDiff } from "./types.js";
 
 /** Texts at or under this many characters and lines get a word diff; longer ones a unified line diff. */

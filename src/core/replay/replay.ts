@@ -5,7 +5,7 @@
  * - continue: append a user prompt and run to completion with a provider;
  * - resume: answer a pending interrupt (approve or deny the tool call) and run to completion.
  */
-import { createTwoFilesPatch } from "diff";
+import { createTwoFilesPatch } from "diff/lib/patch/create.js";
 import type { AgentMessage, AssistantMessage, Checkpoint, ToolResultMessage } from "../../generated/types.js";
 import { CkptError, ExitCode, inputError } from "../../base/errors.js";
 import { runLoop, toolCallsOf, type Limits, type LoopResult, type ReplayEvent, type ToolExecution } from "./loop.js";
