@@ -23,7 +23,7 @@ import { isJsonInt, parseJson, stringifyJson } from "../base/json.js";
 import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
 import { jsonLocator } from "../base/json.js";
-import { envelopeTimes } from "./envelope.js";
+import { envelopeTimes, isEnvelopeFillIn } from "./envelope.js";
 
 type Obj = Record<string, unknown>;
 export interface DeepagentCheckpoint {
@@ -92,9 +92,20 @@ function partToContent(p: Obj): Content | undefined {
     case "text":
       c = { type: "text", text: String(p.text) };
       break;
-    case "reasoning":
+    case "reasoning": {
       c = { type: "thinking", thinking: String(p.text) };
+      // Anthropic's thinking signature travels in providerOptions (where the writer puts a canonical signature)
+      const po = p.providerOptions;
+      const sig = isObj(po) && isObj(po.anthropic) ? po.anthropic.signature : undefined;
+      if (typeof sig === "string") {
+        c.signature = sig;
+        if (Object.keys(po as Obj).length === 1 && Object.keys((po as Obj).anthropic as Obj).length === 1) {
+          const { providerOptions: _po, ...rest } = p;
+          p = rest;
+        }
+      }
       break;
+    }
     case "tool-call":
       // no `input` (an AI SDK v4 part has `args`): loaded by ai@6 with zod 3.25 and sent with no input; `args` stays in extra
       c = { type: "toolCall", id: String(p.toolCallId), name: String(p.toolName), arguments: "input" in p ? p.input : null };
@@ -522,5 +533,13 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
   },
   /** FileSaver: JSON.stringify(checkpoint, null, 2), no trailing newline. */
   integers: "js",
+  /** createdAt / updatedAt derived from the messages, and the empty todos and files FileSaver's type requires */
+  fillIns: {
+    checkpoint(pointer, value, source) {
+      if (pointer === "/state/todos") return Array.isArray(value) && value.length === 0;
+      if (pointer === "/state/files") return isObj(value) && Object.keys(value).length === 0;
+      return isEnvelopeFillIn(pointer, value, source);
+    },
+  },
   serialize: (native) => ({ text: stringifyJson(native, 2) }),
 };

@@ -24,3 +24,17 @@ export function envelopeTimes(cp: Checkpoint): { createdAt?: string; updatedAt?:
   const updatedAt = cp.updatedAt ?? (max !== -Infinity ? isoOf(max) : undefined) ?? createdAt;
   return { createdAt, updatedAt: updatedAt ?? createdAt };
 }
+
+/** Whether `value` is the same instant as `iso` (ISO strings of one instant can be spelled differently). */
+export function sameInstant(value: unknown, iso: string | undefined): boolean {
+  if (typeof value !== "string" || iso === undefined) return false;
+  const t = Date.parse(value);
+  return Number.isFinite(t) && t === Date.parse(iso);
+}
+
+/** A checkpoint-level time a writer derived with `envelopeTimes` (or the epoch, when nothing says when). */
+export function isEnvelopeFillIn(pointer: string, value: unknown, source: Checkpoint): boolean {
+  if (pointer !== "/createdAt" && pointer !== "/updatedAt") return false;
+  const t = envelopeTimes(source);
+  return sameInstant(value, pointer === "/createdAt" ? t.createdAt : t.updatedAt) || sameInstant(value, new Date(0).toISOString());
+}

@@ -10,11 +10,11 @@ import { addInts, parseJson, stringifyJson, type JsonInt } from "../base/json.js
 import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, SourceDoc } from "./types.js";
 import {
-  PHI, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, singleText, unsafeIntegerLint,
+  RUST_FILL_INS, PHI, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, singleText, unsafeIntegerLint,
   reportEnvelopeLoss,
 } from "./rust-common.js";
 import { phiMessagesFromCanonical } from "./phi-core.js";
-import { envelopeTimes } from "./envelope.js";
+import { envelopeTimes, isEnvelopeFillIn, sameInstant } from "./envelope.js";
 
 type Obj = Record<string, unknown>;
 type Native = Obj;
@@ -179,5 +179,10 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
   },
   /** `serde_json::to_writer_pretty`: 2-space indent, no trailing newline. */
   integers: "64-bit",
+  /** the Rust message defaults, and created_at / last_active_at derived from the messages when the source has none */
+  fillIns: {
+    message: RUST_FILL_INS.message,
+    checkpoint: (pointer, value, source) => isEnvelopeFillIn(pointer, value, source) || (pointer === "/createdAt" || pointer === "/updatedAt") && sameInstant(value, isoOf(defaultTimestampOf(source))),
+  },
   serialize: (native) => ({ text: stringifyJson(native, 2) }),
 };

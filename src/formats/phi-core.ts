@@ -7,7 +7,7 @@ import type { AgentMessage, Checkpoint } from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
-  PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
+  RUST_FILL_INS, PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
   parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, sortKeysDeep, stemOf, type WriteCtx,
 } from "./rust-common.js";
 
@@ -57,5 +57,6 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
   lintView: (native, doc) => ({ threadId: stemOf(doc.name), messages: native.map((m) => messageLintView(m, PHI)) }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   integers: "64-bit",
+  fillIns: RUST_FILL_INS,
   serialize: (native) => ({ text: stringifyJson(native) }),
 };

@@ -12,7 +12,7 @@
  * `ext["phi-core"]`.
  */
 import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
-import type { FormatName, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
+import type { FillIns, FormatName, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
 import { inputError } from "../base/errors.js";
 import { hasLongDigitRun, jsonLocator, parseJson } from "../base/json.js";
 
@@ -465,6 +465,25 @@ export function reportEnvelopeLoss(cp: Checkpoint, target: FormatName, lossy: Lo
 }
 
 export const escapePtr = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/**
+ * What `messageToNative` writes where the canonical message has nothing (the Rust types require them): model and
+ * provider "unknown", zero token counts, the stop reason the content implies, the checkpoint's default timestamp.
+ */
+export const RUST_FILL_INS: FillIns = {
+  message(path, value, m, source) {
+    if (path === "model" || path === "provider") return value === "unknown";
+    if (path === "usage") return isObj(value) && Object.values(value).every((v) => v === 0);
+    if (path.startsWith("usage/")) return value === 0;
+    if (path === "stopReason") {
+      const content = (m as { content?: unknown }).content;
+      const calls = Array.isArray(content) && content.some((c) => isObj(c) && c.type === "toolCall");
+      return value === (calls ? "toolUse" : "stop");
+    }
+    if (path === "timestamp") return (typeof value === "number" || typeof value === "bigint") && Number(value) === defaultTimestampOf(source);
+    return false;
+  },
+};
 
 /** Epoch ms to use where a target needs a timestamp the source lacks: the checkpoint's own time, else 0. */
 export function defaultTimestampOf(cp: Checkpoint): number {

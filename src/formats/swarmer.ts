@@ -272,5 +272,10 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     return { threadId: threadIdOf(native, doc), messages };
   },
   messagePointers: (native) => (Array.isArray(native.message_log) ? native.message_log : []).map((_m, i) => `/message_log/${i}`),
+  /** the model a state without one is read with, and the empty contexts every state has */
+  fillIns: {
+    checkpoint: (pointer, value) => pointer === "/state/contexts" && isObj(value) && Object.keys(value).length === 0,
+    message: (path, value) => path === "model" && value === "unknown",
+  },
   serialize: (native) => ({ text: pythonDumps(native, 2) }),
 };

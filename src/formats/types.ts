@@ -2,7 +2,7 @@
  * A format adapter: one file per native format (src/formats/<name>.ts). No I/O here — adapters get the
  * document's text (or the texts of a folder's files) and return values; callers read and write.
  */
-import type { Checkpoint } from "../generated/types.js";
+import type { AgentMessage, Checkpoint } from "../generated/types.js";
 import type { Issue, LintView } from "../schema/types.js";
 
 export type { Issue, LintMessage, LintView } from "../schema/types.js";
@@ -87,11 +87,28 @@ export interface FormatAdapter<Native = unknown> {
    * outside the range as lossy.
    */
   integers?: "js" | "64-bit";
+  /**
+   * Values this format's writer puts where the checkpoint it writes has none, because its loader requires them
+   * (a model "unknown", zero token counts, a time derived from the messages, an empty state). Read back they look
+   * like content but say nothing: a cross-format diff treats them as absent.
+   */
+  fillIns?: FillIns;
   /** Native → file text(s), exactly as the system writes them. */
   serialize(native: Native, options?: { version?: string }): SerializedDoc;
 }
 
 
+
+/**
+ * Conversion defaults of a format (see `FormatAdapter.fillIns`). `source` is the checkpoint such a value would have
+ * been written from — in a diff, the other side. Each is asked only about a value the other side does not have.
+ */
+export interface FillIns {
+  /** a checkpoint-level value at `pointer` ("/createdAt", "/state/todos") */
+  checkpoint?(pointer: string, value: unknown, source: Checkpoint): boolean;
+  /** a message's own field at `path` ("model", "usage", "usage/cacheRead", "stopReason", "timestamp") */
+  message?(path: string, value: unknown, message: AgentMessage, source: Checkpoint): boolean;
+}
 
 /** A single text, or several files (amacs folder: "agent-chat.org", "scratchpad.org"). */
 export type SerializedDoc = { text: string } | { files: Record<string, string> };

@@ -11,7 +11,7 @@ import { CkptError, inputError } from "../base/errors.js";
 import { jsonLocator, parseJson, pointerToPath, stringifyJson } from "../base/json.js";
 import type { FormatAdapter, Issue, SourceDoc } from "./types.js";
 import {
-  YOAGENT, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, reportEnvelopeLoss,
+  RUST_FILL_INS, YOAGENT, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, reportEnvelopeLoss,
   singleText, stemOf, unsafeIntegerLint,
 } from "./rust-common.js";
 import { yoagentMessagesFromCanonical } from "./yoagent.js";
@@ -211,5 +211,6 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
   },
   /** `to_jsonl()`: one compact entry per line, joined with "\n", no trailing newline. */
   integers: "64-bit",
+  fillIns: RUST_FILL_INS,
   serialize: (native) => ({ text: native.map((e) => stringifyJson(e)).join("\n") }),
 };

@@ -8,7 +8,7 @@ import { stringifyJson } from "../base/json.js";
 import { usageError } from "../base/errors.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
-  YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
+  RUST_FILL_INS, YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
   parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, stemOf, type WriteCtx,
 } from "./rust-common.js";
 
@@ -121,5 +121,6 @@ export const yoagentAdapter: FormatAdapter<Native> = {
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   /** `serde_json::to_string`: compact, no trailing newline; keys already in serde's order. */
   integers: "64-bit",
+  fillIns: RUST_FILL_INS,
   serialize: (native) => ({ text: stringifyJson(native) }),
 };

@@ -5,7 +5,8 @@
 import type { AgentMessage, Checkpoint } from "../../generated/types.js";
 import { fieldChanges } from "./fields.js";
 import { compileIgnore, prune, stripLayout, stripTopLayout, VOLATILE_GLOBS } from "./ignore.js";
-import { diffMessages } from "./messages.js";
+import { diffMessages, type FillInFilter } from "./messages.js";
+import { getAdapter, isFormatName } from "../../formats/index.js";
 import { fieldOps, messagesPatch, type PatchOp } from "./patch.js";
 import { isObject } from "./stable.js";
 import { diffState } from "./state.js";
@@ -46,7 +47,7 @@ export function comparable(a: Checkpoint, b: Checkpoint, options: DiffOptions = 
  * `comparable` except for the messages, which keep their presentation records: `diffMessages` leaves those out
  * itself, copying only the messages that differ. Without ignore rules (and with one format) nothing is copied.
  */
-function prepare(a: Checkpoint, b: Checkpoint, options: DiffOptions): { a: Checkpoint; b: Checkpoint; notes: string[] } {
+function prepare(a: Checkpoint, b: Checkpoint, options: DiffOptions): { a: Checkpoint; b: Checkpoint; notes: string[]; fills?: FillIns } {
   const globs = [...(options.ignore ?? [])];
   const notes: string[] = [];
   const internal: string[] = [];
@@ -65,7 +66,78 @@ function prepare(a: Checkpoint, b: Checkpoint, options: DiffOptions): { a: Check
     notes.push(named);
     if (isObject(pa) && isObject(pb) && "threadId" in pa) pb = { ...pb, threadId: pa.threadId };
   }
-  return { a: stripTopLayout(pa) as Checkpoint, b: stripTopLayout(pb) as Checkpoint, notes };
+  const fills = fa && fb && fa !== fb ? fillIns(a, b) : undefined;
+  const ca = fills ? fills.envelope("a", pa as Checkpoint, pb as Checkpoint) : pa;
+  const cb = fills ? fills.envelope("b", pb as Checkpoint, pa as Checkpoint) : pb;
+  return { a: stripTopLayout(ca) as Checkpoint, b: stripTopLayout(cb) as Checkpoint, notes, fills };
+}
+
+/**
+ * Conversion defaults (`FormatAdapter.fillIns`) of two checkpoints of different formats: a value a format's writer
+ * fills in where the checkpoint it wrote from had none (model "unknown", zero usage, a derived time, empty todos)
+ * is treated as absent when the other side does not have it; `note()` counts what was left out, in one line.
+ */
+interface FillIns {
+  /** a message value that is a fill-in (counted for the note: ask once per reported place) */
+  message: FillInFilter;
+  /** the same question, not counted (usage totals, the last model) */
+  is: FillInFilter;
+  /** `x` without its checkpoint-level fill-ins that `y` does not have (x itself when there are none) */
+  envelope(side: "a" | "b", x: Checkpoint, y: Checkpoint): Checkpoint;
+  note(): string | undefined;
+}
+
+function fillIns(a: Checkpoint, b: Checkpoint): FillIns | undefined {
+  const of = (cp: Checkpoint) => (cp.origin && isFormatName(cp.origin.format) ? getAdapter(cp.origin.format).fillIns : undefined);
+  const own = { a: of(a), b: of(b) };
+  if (!own.a && !own.b) return undefined;
+  const source = { a: b, b: a };
+  const seen = { a: new Map<string, number>(), b: new Map<string, number>() };
+  const count = (side: "a" | "b", what: string) => seen[side].set(what, (seen[side].get(what) ?? 0) + 1);
+  const is: FillInFilter = (side, path, value, m) => own[side]?.message?.(path, value, m, source[side]) ?? false;
+  return {
+    is,
+    message(side, path, value, m) {
+      const hit = is(side, path, value, m);
+      if (hit) count(side, path.split("/")[0]!);
+      return hit;
+    },
+    envelope(side, x, y) {
+      const f = own[side]?.checkpoint;
+      if (!f || !isObject(x)) return x;
+      let out: Record<string, unknown> | undefined;
+      for (const k of ["createdAt", "updatedAt", "interrupt"] as const) {
+        if (x[k] !== undefined && y[k] === undefined && f(`/${k}`, x[k], source[side])) {
+          delete (out ??= { ...x })[k];
+          count(side, k);
+        }
+      }
+      const sx = isObject(x.state) ? x.state : undefined;
+      const sy = isObject(y.state) ? y.state : {};
+      if (sx) {
+        let st: Record<string, unknown> | undefined;
+        for (const k of Object.keys(sx)) {
+          if (sy[k] === undefined && f(`/state/${k}`, sx[k], source[side])) {
+            delete (st ??= { ...sx })[k];
+            count(side, `state.${k}`);
+          }
+        }
+        if (st) (out ??= { ...x }).state = st;
+      }
+      return (out ?? x) as unknown as Checkpoint;
+    },
+    note() {
+      const parts: string[] = [];
+      for (const side of ["a", "b"] as const) {
+        const m = seen[side];
+        if (m.size === 0) continue;
+        const n = [...m.values()].reduce((s, v) => s + v, 0);
+        const what = [...m].map(([k, v]) => (v > 1 ? `${k} ×${v}` : k)).join(", ");
+        parts.push(`${side} (${(side === "a" ? a : b).origin!.format}): ${n} value${n === 1 ? "" : "s"} (${what})`);
+      }
+      return parts.length ? `conversion defaults not compared — values a format writes where it has none, absent on the other side: ${parts.join("; ")}` : undefined;
+    },
+  };
 }
 
 /**
@@ -82,10 +154,10 @@ function nameDerivedThreadIds(a: Checkpoint, b: Checkpoint): string | undefined 
 
 /** Compare two canonical checkpoints. */
 export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOptions = {}): DiffOutput {
-  const { a, b, notes } = prepare(a0, b0, options);
+  const { a, b, notes, fills } = prepare(a0, b0, options);
   const ma: AgentMessage[] = Array.isArray(a.messages) ? a.messages : [];
   const mb: AgentMessage[] = Array.isArray(b.messages) ? b.messages : [];
-  const plan = diffMessages(ma, mb);
+  const plan = diffMessages(ma, mb, fills?.message);
   const changes: Change[] = [...plan.changes];
 
   // identical messages add the same usage on both sides: the delta comes from the messages that differ alone
@@ -93,14 +165,20 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
   const delta: UsageChange["delta"] = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, reasoning: 0 };
   for (let j = plan.pre; j < mb.length - plan.suf; j++) {
     if (plan.same[j]) continue;
+    const i = plan.sourceOf[j]!;
+    if (fills && i >= 0) {
+      addUsage(delta, usageWithoutFillIns(mb[j]!, ma[i]!, "b", fills.is), 1);
+      addUsage(delta, usageWithoutFillIns(ma[i]!, mb[j]!, "a", fills.is), -1);
+      continue;
+    }
     addUsage(delta, mb[j]!, 1);
-    if (plan.sourceOf[j]! >= 0) addUsage(delta, ma[plan.sourceOf[j]!]!, -1);
+    if (i >= 0) addUsage(delta, ma[i]!, -1);
   }
   for (const i of plan.removed) addUsage(delta, ma[i]!, -1);
   if (Object.values(delta).some((d) => d !== 0)) changes.push({ kind: "usage", before: usageTotals(ma), after: usageTotals(mb), delta });
   for (const field of ["model", "provider"] as const) {
-    const x = lastAssistant(ma, field);
-    const y = lastAssistant(mb, field);
+    const x = lastAssistant(ma, field, fills && ((v, m) => fills.is("a", field, v, m)));
+    const y = lastAssistant(mb, field, fills && ((v, m) => fills.is("b", field, v, m)));
     if (x !== y) changes.push({ kind: "model", field, ...(x !== undefined ? { before: x } : {}), ...(y !== undefined ? { after: y } : {}) } as ModelChange);
   }
 
@@ -113,6 +191,8 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
   if ((a.state === undefined) !== (b.state === undefined)) fieldChanges(a.state, b.state, "/state", top);
   for (const f of top) changes.push({ kind: "field", ...f });
 
+  const filled = fills?.note();
+  if (filled) notes.push(filled);
   const out: DiffOutput = {
     identical: changes.length === 0,
     summary: summarize(changes, ma.length, mb.length),
@@ -138,13 +218,25 @@ function side(cp: Checkpoint): DiffResult["a"] {
   };
 }
 
-function lastAssistant(ms: readonly AgentMessage[], field: "model" | "provider"): string | undefined {
+/** The model or provider of the last assistant message that names one (conversion defaults, `skip`, do not count). */
+function lastAssistant(ms: readonly AgentMessage[], field: "model" | "provider", skip?: (v: string, m: AgentMessage) => boolean): string | undefined {
   for (let i = ms.length - 1; i >= 0; i--) {
     const m = ms[i]!;
     if (m.role === "assistant") {
       const v = (m as unknown as Record<string, unknown>)[field];
-      if (typeof v === "string") return v;
+      if (typeof v === "string" && !(skip && skip(v, m))) return v;
     }
   }
   return undefined;
+}
+
+/** `m` with the usage counts that are its format's fill-ins and absent from its partner `p` left out. */
+function usageWithoutFillIns(m: AgentMessage, p: AgentMessage, side: "a" | "b", fill: FillInFilter): AgentMessage {
+  const u = (m as { usage?: unknown }).usage;
+  if (!isObject(u)) return m;
+  const pu = (p as { usage?: unknown }).usage;
+  const other = isObject(pu) ? pu : {};
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(u)) if (other[k] === undefined && fill(side, `usage/${k}`, u[k], m)) delete (out ??= { ...u })[k];
+  return out ? ({ ...m, usage: out } as unknown as AgentMessage) : m;
 }

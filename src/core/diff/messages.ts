@@ -10,6 +10,13 @@ import { isObject, stableJson } from "./stable.js";
 import { textDiff } from "./text.js";
 import type { BlockChange, MessageChange } from "./types.js";
 
+/**
+ * Is `value` — at `path` inside message `m` of side a or b ("model", "usage/cacheRead"), absent from its partner —
+ * a value that side's format fills in where it has nothing to write (a conversion default)? Such values are left
+ * out of a message's changes.
+ */
+export type FillInFilter = (side: "a" | "b", path: string, value: unknown, m: AgentMessage) => boolean;
+
 /** Result of aligning two message lists: the change records and, for each b index, its source index in a (−1 = new). */
 export interface MessagePlan {
   changes: MessageChange[];
@@ -154,7 +161,7 @@ function sameKind(a: AgentMessage, b: AgentMessage): boolean {
  * comparison, but only messages that differ as given are copied without them (`at`/`bt`) — the common, unchanged
  * run of a long history is compared in place, never copied, keyed or serialized.
  */
-export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[]): MessagePlan {
+export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[], fillIn?: FillInFilter): MessagePlan {
   const strippedA = new Map<number, AgentMessage>();
   const strippedB = new Map<number, AgentMessage>();
   const at = (i: number): AgentMessage => {
@@ -204,7 +211,12 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
       if (op === "edited") return undefined;
     }
     const c: MessageChange = { kind: "message", op, role: b[j]!.role, a: i, b: j, preview: preview(b[j]!) };
-    if (!equal) Object.assign(c, messageDetail(at(i), bt(j), j));
+    if (!equal) {
+      const d = messageDetail(at(i), bt(j), j, fillIn);
+      // nothing but conversion defaults: not an edit
+      if (fillIn && op === "edited" && !d.blocks && !d.fields) return undefined;
+      Object.assign(c, d);
+    }
     return c;
   };
   const swapped = swappedAnchors(al, sourceOf);
@@ -256,11 +268,17 @@ function swappedAnchors(al: Alignment, sourceOf: Int32Array): Set<number> | unde
 }
 
 /** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
-function messageDetail(ma: AgentMessage, mb: AgentMessage, j: number): { blocks?: BlockChange[]; fields?: FieldChange[] } {
+function messageDetail(ma: AgentMessage, mb: AgentMessage, j: number, fillIn?: FillInFilter): { blocks?: BlockChange[]; fields?: FieldChange[] } {
   const out: { blocks?: BlockChange[]; fields?: FieldChange[] } = {};
   const { content: ca, ...ra } = ma as { content?: unknown };
   const { content: cb, ...rb } = mb as { content?: unknown };
-  const fields = fieldChanges(ra, rb, `/messages/${j}`);
+  let fields = fieldChanges(ra, rb, `/messages/${j}`);
+  if (fillIn) {
+    const base = `/messages/${j}/`.length;
+    fields = fields.filter((f) =>
+      f.before === undefined ? !fillIn("b", f.pointer.slice(base), f.after, mb) : f.after === undefined ? !fillIn("a", f.pointer.slice(base), f.before, ma) : true,
+    );
+  }
   if (Array.isArray(ca) && Array.isArray(cb)) {
     const blocks = diffBlocks(ca as Content[], cb as Content[], `/messages/${j}/content`);
     if (blocks.length) out.blocks = blocks;

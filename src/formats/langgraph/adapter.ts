@@ -22,6 +22,7 @@ import type { AgentMessage, Checkpoint, InterruptData } from "../../generated/ty
 import { inputError } from "../../base/errors.js";
 import { parseJson, stringifyJson } from "../../base/json.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "../types.js";
+import { envelopeTimes, isEnvelopeFillIn } from "../envelope.js";
 import { extOf, isMappedMessage, isObj, lintMessageOf, messageFromCanonical, messageToCanonical } from "./messages.js";
 import { interruptOf, NULL_TASK_ID, type LgCheckpoint, type LgPendingWrite, type LgTupleDocument } from "./types.js";
 
@@ -160,7 +161,8 @@ export function uuid6For(ms: number, step: number, seed: string): string {
 
 /** A fresh JS-style tuple for a canonical checkpoint that did not come from LangGraph. */
 function freshTuple(cp: Checkpoint): Obj {
-  const when = cp.updatedAt ?? cp.createdAt;
+  // the source's own time, else the messages' (a yoagent history has no checkpoint time, but its messages do)
+  const when = envelopeTimes(cp).updatedAt;
   const ms = when !== undefined && !Number.isNaN(Date.parse(when)) ? Date.parse(when) : 0;
   const id = uuid6For(ms, cp.step, cp.threadId);
   const ts = new Date(ms).toISOString();
@@ -283,6 +285,19 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
   messagePointers(native) {
     const list = isObj(native.checkpoint) && isObj(native.checkpoint.channel_values) ? native.checkpoint.channel_values.messages : undefined;
     return Array.isArray(list) ? list.map((_m, i) => `/checkpoint/channel_values/messages/${i}`) : [];
+  },
+  /**
+   * A fresh tuple's ts derived from the messages (or the epoch), and usage_metadata's required total_tokens, which
+   * the writer sums from the message's own counts
+   */
+  fillIns: {
+    checkpoint: isEnvelopeFillIn,
+    message(path, value, m) {
+      if (path !== "usage/totalTokens") return false;
+      const u = (m as { usage?: Record<string, unknown> }).usage ?? {};
+      const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
+      return value === n("input") + n("cacheRead") + n("cacheWrite") + n("output");
+    },
   },
   serialize: (native) => ({ text: stringifyJson(native, 2) + "\n" }),
 };
