@@ -25,6 +25,7 @@ export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> 
   { name: "show", load: async () => (await import("./show.js")).showCommand },
   { name: "view", load: async () => (await import("./view.js")).viewCommand },
   { name: "schema", load: async () => (await import("./schema.js")).schemaCommand },
+  { name: "completion", load: async () => (await import("./completion.js")).completionCommand },
 ];
 
 /** The command modules a run needs: the one named first in argv, or all of them (help, typos, no command). */
@@ -94,7 +95,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     .version()
     .epilogue(
       "Exit codes: 0 success, 1 negative answer (invalid/different/diverged), 2 usage, 3 input error, " +
-        "4 store error, 5 partial migration, 70 internal error.",
+        "4 store error, 5 partial migration, 70 internal error, 130 interrupted (Ctrl-C).",
     );
   let defs: CommandDef[];
   try {

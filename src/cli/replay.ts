@@ -10,7 +10,7 @@ import type { Argv } from "yargs";
 import type { Checkpoint } from "../generated/types.js";
 import { ExitCode, inputError, usageError } from "../base/errors.js";
 import { parseJson } from "../base/json.js";
-import { getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
+import { FORMAT_NAMES, getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
 import type { LossyNote } from "../formats/types.js";
 import type { Limits, ReplayEvent } from "../core/replay/loop.js";
 import type { Provider } from "../providers/types.js";
@@ -161,7 +161,7 @@ export const replayCommand: CommandDef = {
     y
       .positional("first", { type: "string", describe: "mode (verify | continue | resume) or the input" })
       .positional("second", { type: "string", describe: "the input (file, - for stdin, or <saver-uri>#<threadId>) when a mode is named" })
-      .option("format", { type: "string", describe: "input format (default: detected)" })
+      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "input format (default: detected)" })
       .option("provider", { type: "string", describe: "recorded | script:<file> | openai:<base-url> | anthropic:<base-url>" })
       .option("model", { type: "string", describe: "model id for HTTP providers" })
       .option("prompt", { type: "string", describe: "continue: the user message to append" })

@@ -6,7 +6,7 @@ import type { Argv } from "yargs";
 import type { AssistantMessage, Checkpoint, Content, SystemMessage, ToolResultMessage, UserMessage } from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
-import { readCheckpoint } from "../formats/index.js";
+import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
 import type { CommandDef } from "./command.js";
 import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
@@ -89,10 +89,14 @@ export const showCommand: CommandDef = {
   builder: (y: Argv) =>
     y
       .positional("input", { type: "string", describe: "file, folder (amacs), - for stdin, or <saver-uri>#<threadId>" })
-      .option("format", { type: "string", describe: "input format (default: detected)" })
+      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "input format (default: detected)" })
       .option("full", { type: "boolean", default: false, describe: "do not shorten long texts" })
       .option("json", { type: "boolean", default: false, describe: "print the canonical checkpoint as JSON" })
-      .option("namespace", NAMESPACE_OPTION),
+      .option("namespace", NAMESPACE_OPTION)
+      .example("ckpt show fixtures/yoagent/valid/save_messages.v0.18.json", "a file (format detected)")
+      .example("ckpt show sqlite:./ckpt.db#thread-1 --full", "one thread of a store, long texts not shortened")
+      .example("ckpt show 'redis://127.0.0.1:6379#user-2' --namespace prod", "a thread in another namespace (or ?namespace=prod)")
+      .example("cat thread.json | ckpt show - --format deepagent --json", "stdin, as the canonical checkpoint in JSON"),
   run: async (args: { input: string; format?: string; full: boolean; json: boolean; namespace?: string }, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     const input = args.input === "" ? "-" : args.input;
