@@ -11,7 +11,7 @@ import type { Saver, SaverRecord } from "../savers/types.js";
 import type { FormatName } from "../formats/index.js";
 import { parseJson, stringifyJson } from "../base/json.js";
 import { RecordError } from "../base/errors.js";
-import { checkRecord, sha256, type CheckOptions, type CheckPool, type WireResult } from "./check.js";
+import { checkForWire, sha256, type CheckOptions, type CheckPool, type WireResult, type WireWants } from "./check.js";
 
 export type ConflictPolicy = "auto" | "skip" | "overwrite" | "fail" | "newer";
 
@@ -123,9 +123,11 @@ const checkName = (r: SaverRecord) => r.source ?? `${r.namespace}#${r.threadId}`
 export const journalKey = (namespace: string, threadId: string) => `${namespace}\u0000${threadId}`;
 
 /**
- * A checked record on its way to the target. Its compact text and content hash (sha256 of the compact text, what
- * `contentHash(text)` gives) come from the worker, or are computed from the parsed value on first use: a store that
- * keeps the text as given and reads it back identical never needs either.
+ * A checked record on its way to the target: the text to store, and — when the target or the journal needs them —
+ * its compact text and content hash (sha256 of the compact text, what `contentHash(text)` gives), worked out by the
+ * check (in the worker, or here) while the parsed value was at hand. The parsed value itself is not kept: a batch in
+ * flight holds texts only. A store that keeps the text as given and reads it back identical never needs either; a
+ * conflict or a mismatch parses the text again (rare).
  */
 class PreparedRecord implements SaverRecord {
   #compact: string | undefined;
@@ -134,7 +136,6 @@ class PreparedRecord implements SaverRecord {
     readonly namespace: string,
     readonly threadId: string,
     readonly text: string,
-    private readonly value: unknown,
     compact?: string,
     hash?: string,
   ) {
@@ -142,8 +143,7 @@ class PreparedRecord implements SaverRecord {
     this.#hash = hash;
   }
   get compact(): string {
-    // from the parsed value; a record checked in the worker has none here and parses its text (rare: conflicts, mismatches)
-    return (this.#compact ??= this.value !== undefined ? stringifyJson(this.value) : stringifyJson(parseJson(this.text)));
+    return (this.#compact ??= stringifyJson(parseJson(this.text)));
   }
   get hash(): string {
     return (this.#hash ??= sha256(this.compact));
@@ -273,16 +273,20 @@ class Migration {
     return this.opts.journal?.done.has(journalKey(this.targetNsOf(r), r.threadId)) ?? false;
   }
 
+  /** What every checked record must carry besides its text: the compact text (a store that keeps it), the hash (the journal). */
+  private wants(): WireWants {
+    return { compact: Boolean(this.target.storesCompact), hash: this.opts.journal !== undefined };
+  }
+
   private dispatch(batch: SaverRecord[]): Pending {
     const pool = this.pool;
     if (pool?.ready) {
       const todo = batch.filter((r) => !this.isDone(r));
       this.s.checkedInWorker = true;
-      const wants = { compact: Boolean(this.target.storesCompact), hash: this.opts.journal !== undefined };
-      const sent = pool.check(todo.map(checkName), todo.map((r) => r.text), this.checkOpts, wants);
+      const sent = pool.check(todo.map(checkName), todo.map((r) => r.text), this.checkOpts, this.wants());
       sent.catch(() => undefined); // awaited in turn; a run that stops early must not leave it unhandled
       const fromWire = (r: SaverRecord, w: WireResult): Checked =>
-        w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, undefined, w.compact, w.hash) } : { reject: w.reason };
+        w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) } : { reject: w.reason };
       return {
         batch,
         checked: async () => {
@@ -292,13 +296,14 @@ class Migration {
         },
       };
     }
+    const wants = this.wants();
     return {
       batch,
       checked: async () =>
         batch.map((r) => {
           if (this.isDone(r)) return undefined;
-          const c = checkRecord(checkName(r), r.text, this.checkOpts);
-          return c.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, c.text, c.value) } : { reject: c.reason };
+          const w = checkForWire(checkName(r), r.text, this.checkOpts, wants);
+          return w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) } : { reject: w.reason };
         }),
     };
   }
@@ -403,16 +408,27 @@ class Migration {
     }
     s.written += toWrite.length;
     s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
-    if (this.opts.verify ?? true) {
-      const back = await writer.loadMany(toWrite);
-      toWrite.forEach((p, i) => {
-        const b = back[i];
-        // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
-        // expected hash; anything else (a store that reformats) is hashed and compared.
-        if (b !== undefined && p.sameContent(b)) s.verified++;
-        else s.mismatches.push({ namespace: p.namespace, threadId: p.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
-      });
-    }
+    if (this.opts.verify ?? true) await this.verify(writer, toWrite);
+  }
+
+  /**
+   * Read the written records back and compare. A store that can compare in place (`verifyMany`: SQLite compares the
+   * stored bytes with the text in SQL) says which hold exactly what was written; only the others are read back here.
+   */
+  private async verify(writer: Saver, written: PreparedRecord[]): Promise<void> {
+    const s = this.s;
+    const same = writer.verifyMany ? await writer.verifyMany(written) : undefined;
+    const toRead = same ? written.filter((_, i) => !same[i]) : written;
+    if (same) s.verified += written.length - toRead.length;
+    if (!toRead.length) return;
+    const back = await writer.loadMany(toRead);
+    toRead.forEach((p, i) => {
+      const b = back[i];
+      // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
+      // expected hash; anything else (a store that reformats) is hashed and compared.
+      if (b !== undefined && p.sameContent(b)) s.verified++;
+      else s.mismatches.push({ namespace: p.namespace, threadId: p.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
+    });
   }
 
   /** Queue `work` on writer `i`'s lane (after what is queued there); a failed lane fails everything queued after it. */

@@ -158,20 +158,25 @@ class FolderStore implements Saver {
   /**
    * Whether a found record is the one its thread id reads from (two files claiming one thread: the FileSaver
    * document at its own path wins, as FileSaver.load reads it; else the first found). The loser is rejected.
+   * A FileSaver document at its own path is not remembered in `seen`: every other file for its thread finds it on
+   * disk (`holds`), whichever comes first. So a FileSaver folder of a million documents keeps no map of a million
+   * thread ids; only files read by name or misplaced documents are remembered.
    */
   private winner(rec: FoundRecord, namespace: string, seen: Map<string, string>): boolean {
     const dir = this.dirOf(namespace);
     const own = sanitizeThreadId(rec.threadId) + ".json";
+    const atOwn = rec.rel === own;
+    if (rec.byContent && atOwn) return true;
     const before = seen.get(rec.threadId);
     let lost: string | undefined;
-    if (rec.byContent && rec.rel !== own && holds(join(dir, own), rec.threadId)) lost = own;
+    if (!atOwn && holds(join(dir, own), rec.threadId)) lost = own;
     else if (before !== undefined) lost = before;
     if (lost !== undefined) {
       this.report(namespace).rejected.push({ namespace, threadId: rec.threadId, path: join(dir, rec.rel), reason: `thread '${rec.threadId}' is read from ${lost}: a second file for one thread is not read` });
       return false;
     }
     seen.set(rec.threadId, rec.rel);
-    if (rec.byContent && rec.rel !== own) this.misplaced.set(this.key(rec.threadId, namespace), join(dir, rec.rel));
+    if (rec.byContent) this.misplaced.set(this.key(rec.threadId, namespace), join(dir, rec.rel));
     return true;
   }
 

@@ -104,7 +104,7 @@ function statements(db: Db) {
     ),
     del: db.prepare("DELETE FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?"),
     page: db.prepare("SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
-    loadIn: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id IN (SELECT value FROM json_each(?))"),
+    same: db.prepare("SELECT doc = ? FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?").pluck(),
     count: db.prepare("SELECT count(*) FROM ckpt_checkpoints WHERE namespace = ?").pluck(),
     scan: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
     namespaces: db.prepare("SELECT DISTINCT namespace FROM ckpt_checkpoints ORDER BY namespace").pluck(),
@@ -112,25 +112,12 @@ function statements(db: Db) {
 }
 
 /**
- * A batch of lookups: one statement per namespace and 500 ids (the ids passed as one JSON array), inside one read
- * transaction (a consistent snapshot). Several times faster than a statement per id when most ids are missing.
+ * A batch of lookups inside one read transaction (a consistent snapshot): one indexed point query per key. Measured on
+ * 10,000 ~1 KB documents in batches of 500, this costs less CPU than one `IN (SELECT value FROM json_each(?))` query
+ * per batch (the ids serialized, parsed and put into a temporary index, the rows matched back through a Map).
  */
 function readManyIn(q: ReturnType<typeof statements>, keys: RecordKey[]): Array<string | undefined> {
-  const found = new Map<string, string>();
-  const byNs = new Map<string, string[]>();
-  for (const k of keys) {
-    const ids = byNs.get(k.namespace);
-    if (ids) ids.push(k.threadId);
-    else byNs.set(k.namespace, [k.threadId]);
-  }
-  for (const [ns, ids] of byNs) {
-    for (let i = 0; i < ids.length; i += 500) {
-      for (const r of q.loadIn.all(ns, JSON.stringify(ids.slice(i, i + 500))) as Array<{ thread_id: string; doc: string }>) {
-        found.set(`${ns}\u0000${r.thread_id}`, r.doc);
-      }
-    }
-  }
-  return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
+  return keys.map((k) => q.load.get(k.namespace, k.threadId) as string | undefined);
 }
 
 // SQLite compares TEXT with memcmp on UTF-8; ckpt orders by UTF-16 code units. They agree except for
@@ -139,6 +126,7 @@ class SqliteStore implements Saver {
   private readonly q: ReturnType<typeof statements>;
   private readonly readManyTx: (keys: RecordKey[]) => Array<string | undefined>;
   private readonly saveTx: (records: SaverRecord[]) => void;
+  private readonly sameTx: (records: SaverRecord[]) => boolean[];
 
   constructor(
     private readonly db: Db,
@@ -148,6 +136,8 @@ class SqliteStore implements Saver {
   ) {
     const q = (this.q = statements(db));
     this.readManyTx = db.transaction((keys: RecordKey[]) => readManyIn(q, keys));
+    // the comparison runs in SQLite on the stored bytes: nothing is copied out into JavaScript strings
+    this.sameTx = db.transaction((records: SaverRecord[]) => records.map((r) => q.same.get(r.text, r.namespace, r.threadId) === 1));
     this.saveTx = db.transaction((records: SaverRecord[]) => {
       const now = new Date().toISOString();
       for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
@@ -170,6 +160,10 @@ class SqliteStore implements Saver {
 
   async loadMany(keys: RecordKey[]): Promise<Array<string | undefined>> {
     return this.wrap("cannot read", () => this.readManyTx(keys));
+  }
+
+  async verifyMany(records: SaverRecord[]): Promise<boolean[]> {
+    return this.wrap("cannot read", () => this.sameTx(records));
   }
 
   async save(threadId: string, text: string, ns?: string): Promise<void> {

@@ -82,6 +82,13 @@ export interface Saver {
   /** batched write (pipeline / transaction); all or nothing per batch where the store allows */
   saveMany(records: SaverRecord[]): Promise<void>;
   /**
+   * Optional read-back check of records just written, compared where they are stored: for each record, true when the
+   * store holds exactly the text it writes for it (SQLite: `doc = ?` in SQL, on the stored bytes, without copying
+   * them out). False means "not known to be the same" (missing, different, or written in another form): the caller
+   * reads those back with `loadMany` and compares content.
+   */
+  verifyMany?(records: SaverRecord[]): Promise<boolean[]>;
+  /**
    * Folder stores: what the last `scan` (or `list`) of a namespace passed over — files that are not checkpoints
    * (`ignored`: a README, a lock file, an amacs home's .git) and files that are not read (`rejected`: a second file
    * for a thread id already read). A migration counts both; nothing is skipped silently.
