@@ -2,7 +2,7 @@
  * The migration engine: copy every thread from one saver to another in bounded batches — scan a batch from the
  * source, check (and optionally convert) each document, resolve conflicts, write the batch in one pipelined /
  * transactional call, record it in the journal, read it back and compare content hashes. Memory stays bounded by
- * the batch size (at most two batches are in flight).
+ * the batch size (at most `writers + 2` batches are in flight).
  * Savers and the journal are passed in, so this module does no I/O of its own. On large migrations the checks run in
  * a check pool the caller passes in (the CLI's runs on a worker thread: cli/check-pool.ts), overlapping with the reads and writes on this thread.
  */
@@ -39,7 +39,8 @@ export interface MigrateOptions {
   allowLossy?: boolean;
   journal?: Journal;
   /**
-   * Where records are checked: "auto" (default) starts a worker thread when the first batch is full and sends it
+   * Where records are checked: "auto" (default) starts a worker thread when the first batch is full (if the pool
+   * agrees: the CLI's declines when no core is idle) and sends it
    * batches once it is up (~0.1 s), checking here meanwhile; "on" waits for the worker and sends it every batch;
    * "off" checks on the calling thread. The results are the same either way.
    */
@@ -50,8 +51,11 @@ export interface MigrateOptions {
    * opens and closes them.
    */
   writers?: Saver[];
-  /** starts the pool that checks batches off this thread; without it (or when it gives undefined) checks run here */
-  openCheckPool?: () => Promise<CheckPool | undefined>;
+  /**
+   * starts the pool that checks batches off this thread; without it (or when it gives undefined) checks run here.
+   * `auto`: migrate decided on its own (worker "auto"), so the pool may decline (the CLI's does when no core is idle).
+   */
+  openCheckPool?: (opts?: { auto?: boolean }) => Promise<CheckPool | undefined>;
   onProgress?: (p: MigrateProgress) => void;
   onReject?: (r: Rejected) => void;
   now?: () => number;
@@ -213,8 +217,9 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
 /**
  * One migration run. Batches flow: scan (this thread) → check (the pool's worker, or here) → classify in order
  * (resumed, rejected, ready) → split by thread id over the writers → per writer, one after another: conflict lookup,
- * write, journal, read-back. Each writer is a lane of its own; up to `writers + 1` batches are in flight, so reading,
- * checking and the writers' round trips overlap while memory stays bounded by that many batches.
+ * write, journal; then the read-back, beside the lane's next batch. Each writer is a lane of its own; up to
+ * `writers + 2` batches are in flight, so reading, checking and the writers' round trips overlap while memory stays
+ * bounded by that many batches.
  */
 class Migration {
   readonly s: MigrateSummary;
@@ -385,8 +390,12 @@ class Migration {
     return toWrite;
   }
 
-  /** One writer's share of a batch: conflict lookup, write, journal, read-back — all on that writer's connection. */
-  private async writeShard(writer: Saver, ready: PreparedRecord[]): Promise<void> {
+  /**
+   * One writer's share of a batch: conflict lookup, write, journal on that writer's lane; the read-back is handed to
+   * `verifying` and runs after the lane is free, beside the next batch's lookup and write (a thread is in one batch
+   * only, so no later batch depends on it): the round trips of consecutive batches overlap.
+   */
+  private async writeShard(writer: Saver, ready: PreparedRecord[], verifying: Array<Promise<void>>): Promise<void> {
     if (this.stopped || ready.length === 0) return;
     const toWrite = this.resolveConflicts(ready, await writer.loadMany(ready));
     if (!toWrite || this.stopped) return;
@@ -408,7 +417,11 @@ class Migration {
     }
     s.written += toWrite.length;
     s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
-    if (this.opts.verify ?? true) await this.verify(writer, toWrite);
+    if (this.opts.verify ?? true) {
+      const v = this.verify(writer, toWrite);
+      v.catch(() => undefined); // awaited by the batch (process); not unhandled meanwhile
+      verifying.push(v);
+    }
   }
 
   /**
@@ -447,7 +460,9 @@ class Migration {
     if (!ready) return;
     const shards: PreparedRecord[][] = this.writers.map(() => []);
     for (const p of ready) shards[shardOf(p.threadId, this.writers.length)]!.push(p);
-    await Promise.all(shards.map((shard, i) => (shard.length ? this.onLane(i, () => this.writeShard(this.writers[i]!, shard)) : undefined)));
+    const verifying: Array<Promise<void>> = [];
+    await Promise.all(shards.map((shard, i) => (shard.length ? this.onLane(i, () => this.writeShard(this.writers[i]!, shard, verifying)) : undefined)));
+    await Promise.all(verifying);
     this.progress();
   }
 
@@ -459,7 +474,7 @@ class Migration {
       await this.pool?.whenReady();
     } else if ((this.opts.worker ?? "auto") === "auto" && first.length >= this.batchSize) {
       // A large migration: batches are checked in a worker once it has started (until then, here).
-      this.pool = await this.opts.openCheckPool?.();
+      this.pool = await this.opts.openCheckPool?.({ auto: true });
     }
   }
 
@@ -467,7 +482,8 @@ class Migration {
   private async copyNamespace(ns: string): Promise<void> {
     const it = this.source.scan({ namespace: ns, batchSize: this.batchSize })[Symbol.asyncIterator]();
     const inFlight: Array<Promise<void>> = [];
-    const limit = this.writers.length + 1;
+    // a batch per writer being written, one being read back, one being read and checked
+    const limit = this.writers.length + 2;
     let last: Promise<unknown> = Promise.resolve();
     let error: unknown;
     try {

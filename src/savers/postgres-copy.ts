@@ -1,8 +1,10 @@
 /**
  * Bulk loads into the PostgreSQL table with `COPY … FROM STDIN` (pg-copy-streams): one stream of tab-separated rows
  * instead of multi-row INSERTs — the server parses no SQL and no parameters per row. COPY cannot update, so a batch is
- * first tried as a COPY inside a savepoint; when a row already exists (unique violation, 23505: an overwrite, or a
- * writer that got there first) the savepoint is rolled back and the caller upserts the batch instead.
+ * first tried as a COPY; when a row already exists (unique violation, 23505: an overwrite, or a writer that got there
+ * first) nothing of the COPY is kept and the caller upserts the batch instead. A COPY is one statement, all or nothing
+ * by itself: outside a transaction it needs no savepoint (one round trip instead of BEGIN, SAVEPOINT, RELEASE, COMMIT);
+ * inside the caller's transaction it runs in a savepoint.
  */
 import type { PoolClient } from "pg";
 
@@ -19,13 +21,14 @@ export interface CopyRow {
 }
 
 /**
- * COPY `rows` into `table` (namespace, thread_id, doc, bytes; updated_at takes its default, now()) inside the
- * caller's transaction. True when they were loaded; false when one of them already existed (nothing of the COPY is
- * kept then). Other errors are thrown.
+ * COPY `rows` into `table` (namespace, thread_id, doc, bytes; updated_at takes its default, now()): inside the
+ * caller's transaction (`inTransaction`, in a savepoint) or as a statement of its own (committed when it returns).
+ * True when they were loaded; false when one of them already existed (nothing of the COPY is kept then). Other errors
+ * are thrown.
  */
-export async function copyNew(c: PoolClient, table: string, rows: CopyRow[]): Promise<boolean> {
+export async function copyNew(c: PoolClient, table: string, rows: CopyRow[], inTransaction = true): Promise<boolean> {
   const { from } = await import("pg-copy-streams");
-  await c.query("SAVEPOINT ckpt_copy");
+  if (inTransaction) await c.query("SAVEPOINT ckpt_copy");
   try {
     const stream = c.query(from(`COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN`));
     const done = new Promise<void>((resolve, reject) => {
@@ -36,11 +39,11 @@ export async function copyNew(c: PoolClient, table: string, rows: CopyRow[]): Pr
     for (const r of rows) lines.push(`${copyEscape(r.namespace)}\t${copyEscape(r.threadId)}\t${copyEscape(r.text)}\t${Buffer.byteLength(r.text)}\n`);
     stream.end(lines.join(""));
     await done;
-    await c.query("RELEASE SAVEPOINT ckpt_copy");
+    if (inTransaction) await c.query("RELEASE SAVEPOINT ckpt_copy");
     return true;
   } catch (e) {
     if ((e as { code?: string }).code !== "23505") throw e;
-    await c.query("ROLLBACK TO SAVEPOINT ckpt_copy");
+    if (inTransaction) await c.query("ROLLBACK TO SAVEPOINT ckpt_copy");
     return false;
   }
 }

@@ -21,6 +21,7 @@ const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
 export const SAVER_NAME = "postgres";
 
 type Pool = import("pg").Pool;
+type PoolClient = import("pg").PoolClient;
 
 /**
  * Why a connection failed, in words. The "start it with" hint is given only when no server answers at all
@@ -96,33 +97,47 @@ export const createPostgresSaver: SaverFactory = async ({ location: url, uri, na
 // listener that is an uncaught exception. The next query on it fails and is reported (exit 4) instead.
 const ignoreClientError = () => undefined;
 
-/** Upsert `records` in one transaction on one client: new rows COPYed, existing ones make it a multi-row upsert. */
+/** Rows per multi-row upsert statement (4 parameters a row, well under PostgreSQL's 65,535). */
+const UPSERT_ROWS = 500;
+
+/** One multi-row upsert statement of up to UPSERT_ROWS records. */
+function upsertRows(c: PoolClient, T: string, chunk: SaverRecord[]) {
+  const values: unknown[] = [];
+  const rows = chunk.map((r, k) => {
+    values.push(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text));
+    return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
+  });
+  return c.query(
+    `INSERT INTO ${T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}
+     ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at`,
+    values,
+  );
+}
+
+/**
+ * Upsert `records` all or nothing on one client. New rows (what a migration writes after its conflict lookup) are
+ * COPYed; existing ones make it a multi-row upsert. Up to UPSERT_ROWS records (a migration batch) take one statement
+ * each way, which is atomic by itself: no transaction around it, so a batch costs one COPY (two round trips), not
+ * also BEGIN, SAVEPOINT, RELEASE and COMMIT. More records run in one transaction.
+ */
 async function upsert(pool: Pool, T: string, records: SaverRecord[]): Promise<void> {
   if (records.length === 0) return;
   const c = await pool.connect();
   c.on("error", ignoreClientError);
   let broken: Error | undefined;
+  const single = records.length <= UPSERT_ROWS;
   try {
-    await c.query("BEGIN");
-    // new rows (what a migration writes after its conflict lookup) are COPYed; existing ones make it an upsert
-    const copied = records.length >= COPY_MIN_ROWS && (await copyNew(c, T, records));
-    for (let i = 0; !copied && i < records.length; i += 500) {
-      const chunk = records.slice(i, i + 500);
-      const values: unknown[] = [];
-      const rows = chunk.map((r, k) => {
-        values.push(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text));
-        return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
-      });
-      await c.query(
-        `INSERT INTO ${T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}
-         ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at`,
-        values,
-      );
+    if (single) {
+      if (!(records.length >= COPY_MIN_ROWS && (await copyNew(c, T, records, false)))) await upsertRows(c, T, records);
+      return;
     }
+    await c.query("BEGIN");
+    const copied = await copyNew(c, T, records, true);
+    for (let i = 0; !copied && i < records.length; i += UPSERT_ROWS) await upsertRows(c, T, records.slice(i, i + UPSERT_ROWS));
     await c.query("COMMIT");
   } catch (e) {
     broken = e as Error;
-    await c.query("ROLLBACK").catch(() => undefined);
+    if (!single) await c.query("ROLLBACK").catch(() => undefined);
     throw e;
   } finally {
     c.off("error", ignoreClientError);
