@@ -46,11 +46,6 @@ const EXPECTED_EXIT: Array<[RegExp, number, string]> = [
 /** Placeholder hosts of the README → the local services (the test's environment, not part of the examples). */
 let SERVICES: Array<[RegExp, string]> = [];
 
-interface Example {
-  line: string;
-  code: number;
-}
-
 /** Every command line of the ```sh blocks that runs ckpt (a line continued with "\" is joined). */
 function shExamples(): string[] {
   const out: string[] = [];
