@@ -45,6 +45,7 @@ interface Args {
   json: boolean;
   namespace?: string;
   verbose: boolean;
+  toLibrary?: string;
 }
 
 export const convertCommand: CommandDef = {
@@ -62,15 +63,23 @@ export const convertCommand: CommandDef = {
       .option("json", { type: "boolean", default: false, describe: "machine-readable report on stdout (needs -o or --dry-run)" })
       .option("namespace", NAMESPACE_OPTION)
       .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every dropped field (by default a field dropped on many messages is one line)" })
+      .option("to-library", { type: "string", choices: ["js", "python"], describe: "-t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…?schema=…#<thread>): the library whose encoding to write (default: the store's, else js)" })
       .example("ckpt convert conversation.json --to-format deepagent -o thread.json", "yoagent history → deep-agent checkpoint")
       .example("ckpt convert conversation.json -t yoagent --format-version 0.12 -o old.json", "write the < 0.13 spelling")
-      .example("ckpt convert sess-1.json -t yoagent --dry-run", "list what a conversion would drop"),
+      .example("ckpt convert sess-1.json -t yoagent --dry-run", "list what a conversion would drop")
+      .example("ckpt convert conversation.json -t langgraph -o 'sqlite:checkpoints.db#support-42'", "a yoagent history → a new LangGraph thread that LangGraph JS loads and continues")
+      .example("ckpt convert 'checkpoints.db#support-42' -t yoagent --allow-lossy -o out.json", "the newest checkpoint of a LangGraph thread → yoagent (add @<id> for another)"),
   run: async (args: Args, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     if ((args.input as unknown) === "" || (args.input as unknown) === true) args.input = "-";
     if (args.json && !args.output && !args.dryRun) throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
     if (args.formatVersion !== undefined) checkFormatVersion(args.toFormat, args.formatVersion);
+    const { isStoreOutput, convertIntoLangGraph } = await import("./convert-langgraph.js");
+    const intoStore = isStoreOutput(args.output);
+    if (intoStore && args.toFormat !== "langgraph") throw usageError(`-o ${args.output} is a store: convert writes LangGraph threads into stores (-t langgraph); use ckpt migrate --to-format ${args.toFormat} for ckpt's own savers`);
+    if (args.toLibrary !== undefined && !intoStore) throw usageError("--to-library applies to -t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…#<thread>)");
     const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd, namespace: args.namespace });
+    if (intoStore) return convertIntoLangGraph(doc, { ...args, output: args.output! }, io);
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossy.length > 0 && !args.allowLossy;
     let target: string | undefined;

@@ -196,14 +196,15 @@ export const migrateCommand: CommandDef = {
       .option("batch-size", { type: "number", default: 200, describe: "records per batch (one pipeline / transaction)" })
       .option("journal", { type: "string", describe: "journal file (default: $XDG_STATE_HOME/ckpt/migrate-<hash>.journal, else ~/.local/state/ckpt/…)" })
       .option("resume", { type: "boolean", default: false, describe: "finish an interrupted migration from its journal" })
-      .option("to-library", { type: "string", choices: ["python", "js"], describe: "LangGraph stores: convert the history for this library (msgpack ⇄ json, versions)" })
+      .option("to-library", { type: "string", choices: ["python", "js"], describe: "LangGraph stores: convert the history for this library (msgpack ⇄ json, versions); into a LangGraph store: the encoding to write (default: the store's, else js)" })
       .option("thread", { type: "string", array: true, describe: "LangGraph stores: copy only these threads" })
       .option("json", { type: "boolean", default: false, describe: "NDJSON progress events and summary on stdout" })
       .option("jobs", { alias: "j", type: "number", describe: `parallel writers (connections) for redis:// and postgres:// targets, records sharded by thread id (default: one per core, 2 to 8, there; 1 elsewhere)` })
       .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every source entry that is not a checkpoint (ignored) with its reason" })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress, summary only" })
       .example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys")
-      .example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying"),
+      .example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying")
+      .example("ckpt migrate --from file:./threads --to sqlite:checkpoints.db --to-format langgraph --allow-lossy", "every thread (any format) → a LangGraph thread that LangGraph JS continues"),
   run: (args: Args, io: CliIO) => runMigrate(args, io),
 };
 
@@ -236,8 +237,12 @@ async function runMigrate(args: Args, io: CliIO): Promise<number> {
   const journalPath = journalPathFor(args, io);
   if (!args.dryRun) checkJournal(journalPath, args.resume);
   const { isLangGraphStore, runLangGraphMigrate } = await import("./migrate-langgraph.js");
+  const { intoLangGraph, runIntoLangGraph } = await import("./migrate-to-langgraph.js");
   // LangGraph stores (checked read-only, before any saver is opened: ckpt's own SQLite saver would add its tables)
-  const langgraph = args.toLibrary !== undefined || (await isLangGraphStore(args.from, io.env));
+  const lgSource = await isLangGraphStore(args.from, io.env);
+  // seed-format threads into a LangGraph store: through the LangGraph engine, source opened there
+  const intoLg = !lgSource && (await intoLangGraph(args, io.env));
+  const langgraph = intoLg || args.toLibrary !== undefined || lgSource;
   const source = langgraph ? undefined : await openStore(args.from, { readOnly: true, env: io.env });
   const target = langgraph ? undefined : await openStore(args.to, { readOnly: false, env: io.env });
   const writers = langgraph ? [] : await openWriters(args.to, args.jobs, io.env);
@@ -254,7 +259,7 @@ async function runMigrate(args: Args, io: CliIO): Promise<number> {
       if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
       else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
     };
-    summary = langgraph ? await runLangGraphMigrate(args, io, { journal, onProgress }) : await migrate(source!, target!, {
+    summary = intoLg ? await runIntoLangGraph(args, io, { journal, onProgress }) : langgraph ? await runLangGraphMigrate(args, io, { journal, onProgress }) : await migrate(source!, target!, {
       namespaces: fromNs !== undefined ? [fromNs] : args.namespace,
       toNamespace: toNs,
       toFormat: args.toFormat as FormatName | undefined,

@@ -29,7 +29,7 @@ export interface LgMigrateOptions {
 
 const label = (cp: { threadId: string; ns: string; id: string }) => ({ namespace: cp.ns, threadId: `${cp.threadId}@${cp.id}` });
 
-export async function migrateLangGraph(source: LgStore, target: LgStore, opts: LgMigrateOptions = {}): Promise<MigrateSummary & { library: Library }> {
+export async function migrateLangGraph(source: Pick<LgStore, "library" | "count" | "scan">, target: LgStore, opts: LgMigrateOptions = {}): Promise<MigrateSummary & { library: Library }> {
   const now = opts.now ?? (() => performance.now());
   const t0 = now();
   const batchSize = Math.max(1, opts.batchSize ?? 500);

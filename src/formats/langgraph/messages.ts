@@ -168,7 +168,9 @@ function contentFromCanonical(blocks: Content[], holder: { ext?: Ext }, ptr: str
   const e = extOf(holder);
   if ("content" in e) return e.content;
   const raw = Array.isArray(e.rawBlocks) ? (e.rawBlocks as Array<{ index: number; block: unknown }>) : [];
-  if (layoutOf(holder).stringContent === true && raw.length === 0) {
+  // a message that never was a LangChain one (another format's): plain text is a string, as LangChain writes it
+  const fresh = Object.keys(e).length === 0 && blocks.every((b) => extOf(b).block === undefined);
+  if ((layoutOf(holder).stringContent === true || fresh) && raw.length === 0) {
     if (blocks.length === 0) return "";
     if (blocks.length === 1 && blocks[0]!.type === "text" && extOf(blocks[0]).block === undefined) return (blocks[0] as { text: string }).text;
   }
