@@ -253,7 +253,7 @@ describe("LangGraph thread → every seed format", () => {
         const refused = await ckpt("convert", addr, "-t", format, "-o", out);
         expect(refused.code).toBe(1); // LangGraph ids and bookkeeping have no place in a seed format: listed
         expect(refused.err).toMatch(/would drop \d+ fields?/);
-        const r = await ckpt("convert", addr, "-t", format, "-o", out, "--allow-lossy");
+        const r = await ckpt("convert", addr, "-t", format, "-o", out, "--allow-lossy", "--verbose");
         expect(r.code, r.err).toBe(0);
         expect(r.err).toMatch(/dropped \d+ fields?:/);
         const got = fromCanonical(sourceMessages(out)).map(({ output: _o, ...m }) => m);
