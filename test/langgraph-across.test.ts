@@ -196,6 +196,16 @@ describe("seed format → LangGraph thread that LangGraph JS loads and continues
     expect((await ckpt("convert", join(fx, "swarmer/valid/agent_123456789.pkl"), "-t", "yoagent", "-o", `sqlite:${join(work, "x.db")}#x`)).code).toBe(2);
   });
 
+  it("a database holding ckpt's own tables is not turned into a LangGraph store (convert: exit 2, unchanged)", async () => {
+    const db = join(work, "own.db");
+    expect((await ckpt("migrate", "--from", `file:${join(fx, "savers", "deepagent-filesaver")}`, "--to", `sqlite:${db}`, "-q")).code).toBe(0);
+    const before = readFileSync(db);
+    const r = await ckpt("convert", join(fx, "swarmer/valid/agent_123456789.pkl"), "-t", "langgraph", "-o", `sqlite:${db}#x`, "--allow-lossy");
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/holds ckpt's own tables/);
+    expect(readFileSync(db).equals(before)).toBe(true);
+  });
+
   it("ckpt migrate --from <folder store> --to <sqlite> --to-format langgraph: every thread; a re-run skips them as identical", async () => {
     const dir = join(work, "deep");
     mkdirSync(dir);

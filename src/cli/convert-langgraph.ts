@@ -40,6 +40,8 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
   const { parseSaverUri } = await import("../savers/uri.js");
   const { existsSync } = await import("node:fs");
   const u = parseSaverUri(uri, io.env);
+  const { holdsCkptTables } = await import("./migrate-to-langgraph.js");
+  if (await holdsCkptTables(uri, io.env)) throw usageError(`-o ${redact(uri)} holds ckpt's own tables: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`);
   // a dry run into a SQLite file that does not exist yet plans against an empty store and creates nothing
   const planOnly = args.dryRun && u.kind === "sqlite" && !existsSync(u.location);
   const store = await openLgStore(planOnly ? "sqlite::memory:" : uri, { env: io.env, create: !args.dryRun || planOnly });
