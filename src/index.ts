@@ -51,7 +51,7 @@ export { openCheckPool } from "./cli/check-pool.js";
 export { migrate, journalKey, type MigrateOptions, type MigrateSummary, type Journal, type ConflictPolicy } from "./core/migrate.js";
 // replay
 export { runLoop, type Limits, type ReplayEvent, type LoopResult, type ToolRegistry } from "./core/replay/loop.js";
-export { verifyCheckpoint, continueCheckpoint, resumeCheckpoint, type VerifyResult, type Divergence } from "./core/replay/replay.js";
+export { verifyCheckpoint, continueCheckpoint, resumeCheckpoint, defaultStateTools, STATE_TOOL_FORMATS, type VerifyOptions, type VerifyResult, type Divergence } from "./core/replay/replay.js";
 export { RecordedProvider, ScriptProvider, parseScript, type ScriptReply } from "./core/replay/providers.js";
 export { createOpenAIProvider } from "./providers/openai.js";
 export { createAnthropicProvider } from "./providers/anthropic.js";

@@ -94,7 +94,6 @@ const MAX_FUNCTION_LINES = 100;
  */
 const OVER_LIMIT_DEBT = new Set([
   "savers/lgstore-postgres.ts openPostgresLgStore",
-  "core/replay/replay.ts verifyCheckpoint",
   "savers/langgraph/postgres.ts createLangGraphPgReader",
   "savers/langgraph/sqlite.ts createLangGraphSqliteReader",
   "savers/lgstore-sqlite.ts openSqliteLgStore",

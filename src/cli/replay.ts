@@ -121,10 +121,9 @@ async function readInitialState(spec: string, io: CliIO): Promise<ReplayState> {
   return cloneState(readCheckpoint(doc).checkpoint.state as ReplayState);
 }
 
-function stateToolsOn(setting: Args["stateTools"], format: FormatName): boolean {
-  if (setting === "on") return true;
-  if (setting === "off") return false;
-  return format === "deepagent" || format === "ckpt";
+/** --state-tools: on/off as asked; auto leaves it to the library's one default (defaultStateTools: by the checkpoint's origin). */
+function stateToolsOn(setting: Args["stateTools"]): boolean | undefined {
+  return setting === "on" ? true : setting === "off" ? false : undefined;
 }
 
 function transcriptLine(e: ReplayEvent): string | undefined {
@@ -168,7 +167,7 @@ export const replayCommand: CommandDef = {
       .option("decision", { choices: ["approve", "deny"] as const, describe: "resume: answer to the pending tool call" })
       .option("reason", { type: "string", describe: "resume --decision deny: the reason given to the model" })
       .option("initial-state", { type: "string", describe: "verify: start from this state (a checkpoint or {todos, files})" })
-      .option("state-tools", { choices: ["auto", "on", "off"] as const, default: "auto" as const, describe: "run deep-agent state tools for real (auto: for deepagent and ckpt inputs)" })
+      .option("state-tools", { choices: ["auto", "on", "off"] as const, default: "auto" as const, describe: "run deep-agent state tools for real (auto: for histories from deep-agent or ckpt, by the checkpoint's origin; the library's default too)" })
       .option("max-turns", { type: "number", describe: "stop after this many assistant turns" })
       .option("max-tokens", { type: "number", describe: "stop when the run's total tokens reach this" })
       .option("max-duration", { type: "string", describe: "stop after this long (90s, 2m, 1500ms)" })
@@ -202,7 +201,7 @@ export const replayCommand: CommandDef = {
 
     const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd, namespace: args.namespace });
     const { checkpoint: cp, format } = readCheckpoint(doc, args.format);
-    const stateTools = stateToolsOn(args.stateTools, format);
+    const stateTools = stateToolsOn(args.stateTools);
     const events: ReplayEvent[] = [];
     const onEvent = (e: ReplayEvent) => {
       if (args.json) io.stdout.write(JSON.stringify(e, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) + "\n");
