@@ -46,6 +46,8 @@ export { deepagentAdapter, type DeepagentCheckpoint } from "./formats/deepagent.
 // savers and migration
 export { openSaver, parseSaverUri, redact, contentHash, type OpenOptions } from "./savers/index.js";
 export type { Saver, SaverRecord, ThreadInfo, ListOptions } from "./savers/types.js";
+export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/index.js";
+export type { LgHistoryEntry } from "./formats/langgraph/types.js";
 export { sanitizeThreadId } from "./savers/file.js";
 export { openCheckPool } from "./cli/check-pool.js";
 export { migrate, journalKey, type MigrateOptions, type MigrateSummary, type Journal, type ConflictPolicy } from "./core/migrate.js";

@@ -17,7 +17,11 @@ export interface OpenOptions {
   /** the namespace when the URI has no `?namespace=` (else "default") */
   namespace?: string;
   env?: NodeJS.ProcessEnv;
-  /** open only to read: the store must exist and nothing in it is created or changed (see SaverOptions) */
+  /**
+   * open only to read: the store must exist and nothing in it is created or changed (see SaverOptions). Default
+   * false: a saver is for saving, as LangGraph's are (a missing store is created); every reading command of the CLI
+   * passes true, and a LangGraph store is always opened read-only.
+   */
   readOnly?: boolean;
 }
 
