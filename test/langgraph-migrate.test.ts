@@ -3,58 +3,25 @@
  * decoder (test/helpers/lg-independent.ts, written from LANGGRAPH.md §5.2, no ckpt code), against the real
  * PostgreSQL on this machine (one schema per test run, dropped at the end).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { copyFileSync, mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { spawn, execFileSync } from "node:child_process";
-import { Readable } from "node:stream";
-import pg from "pg";
 import Database from "better-sqlite3";
-import { main } from "../src/cli/main.js";
-import type { CliIO } from "../src/cli/io.js";
+import { runCli } from "./helpers/cli-io.js";
 import { canon, readSqliteStore, unpack, type Ext } from "./helpers/lg-independent.js";
 import { chatApp, closeSaver, human, jsHistory, pgSaver, sqliteSaver } from "./helpers/lg-js.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 
 const root = join(import.meta.dirname, "..");
 const fx = join(root, "fixtures", "langgraph");
-const PG = "postgres://postgres@127.0.0.1:5432/test";
-const run = randomBytes(4).toString("hex");
-const schemas: string[] = [];
-const schema = (name: string) => {
-  const s = `lgw_${run}_${name}`;
-  schemas.push(s);
-  return s;
-};
+const pgdb = pgTestSchemas("lgw");
+const schema = pgdb.schema;
 const pgUri = (s: string) => `${PG}?schema=${s}`;
-let client: pg.Client;
 
-beforeAll(async () => {
-  client = new pg.Client({ connectionString: PG });
-  try {
-    await client.connect();
-  } catch (e) {
-    throw new Error(`PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`);
-  }
-});
-afterAll(async () => {
-  for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
-  await client.end();
-});
-
-function io(cwd: string): CliIO & { out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: {}, cwd, out: () => out, err: () => err };
-}
-
-async function ckpt(...argv: string[]) {
-  const work = mkdtempSync(join(tmpdir(), "lgw-"));
-  const t = io(work);
-  const code = await main(argv, t);
-  return { code, out: t.out(), err: t.err() };
-}
+/** ckpt <argv> in a fresh folder (journals and reject files land there). */
+const ckpt = (...argv: string[]) => runCli(argv, { cwd: mkdtempSync(join(tmpdir(), "lgw-")) });
 
 /** A copy of a sample (the originals are WAL-mode files: opening one writes beside it). */
 function copyOf(name: string): string {
@@ -103,15 +70,15 @@ describe("LangGraph SQLite → PostgreSQL → SQLite", () => {
         expect(canon(y.writes), k).toBe(canon(x.writes));
       }
       // the PostgreSQL stage holds what the library's own put would have written
-      const blobs = (await client.query(`SELECT type, count(*)::int AS n FROM ${s}.checkpoint_blobs GROUP BY type ORDER BY type`)).rows;
-      const migrations = (await client.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`)).rows[0].v;
+      const blobs = (await pgdb.query(`SELECT type, count(*)::int AS n FROM ${s}.checkpoint_blobs GROUP BY type ORDER BY type`)).rows;
+      const migrations = (await pgdb.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`)).rows[0].v;
       if (sample === "python-a.sqlite") {
         // generated/README.md: the Python PostgresSaver wrote 58 blob rows (all msgpack) for the same threads, migrations 0-9
         expect(blobs).toEqual([{ type: "msgpack", n: 58 }]);
         expect(migrations).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        const idx = (await client.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`, [s])).rows.map((r) => r.indexname);
+        const idx = (await pgdb.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`, [s])).rows.map((r) => r.indexname);
         expect(idx).toEqual(expect.arrayContaining(["checkpoint_blobs_thread_id_idx", "checkpoint_writes_thread_id_idx", "checkpoints_thread_id_idx"]));
-        const tp = (await client.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'task_path'`, [s])).rows[0].n;
+        const tp = (await pgdb.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'task_path'`, [s])).rows[0].n;
         expect(tp).toBe(1);
       }
       if (sample === "js-a.sqlite") expect(migrations).toEqual([0, 1, 2, 3, 4]);
@@ -184,10 +151,10 @@ describe("LangGraph PostgreSQL → SQLite → PostgreSQL (the library-written du
       const b = await ckpt("migrate", "--from", `sqlite:${mid}`, "--to", pgUri(s2), "-q");
       expect(b.code, b.out + b.err).toBe(0);
       const rows = async (s: string) => ({
-        cps: (await client.query(`SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${s}.checkpoints ORDER BY 1, 2, 3`)).rows,
-        blobs: (await client.query(`SELECT thread_id, checkpoint_ns, channel, version, type, encode(blob, 'hex') AS blob FROM ${s}.checkpoint_blobs ORDER BY 1, 2, 3, 4`)).rows,
-        writes: (await client.query(`SELECT * FROM ${s}.checkpoint_writes ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`)).rows.map((r) => ({ ...r, blob: r.blob.toString("hex"), task_path: undefined })),
-        migrations: (await client.query(`SELECT v FROM ${s}.checkpoint_migrations ORDER BY v`)).rows,
+        cps: (await pgdb.query(`SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${s}.checkpoints ORDER BY 1, 2, 3`)).rows,
+        blobs: (await pgdb.query(`SELECT thread_id, checkpoint_ns, channel, version, type, encode(blob, 'hex') AS blob FROM ${s}.checkpoint_blobs ORDER BY 1, 2, 3, 4`)).rows,
+        writes: (await pgdb.query(`SELECT * FROM ${s}.checkpoint_writes ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`)).rows.map((r) => ({ ...r, blob: r.blob.toString("hex"), task_path: undefined })),
+        migrations: (await pgdb.query(`SELECT v FROM ${s}.checkpoint_migrations ORDER BY v`)).rows,
       });
       const [x, y] = [await rows(s1), await rows(s2)];
       expect(y.cps).toEqual(x.cps);
@@ -244,7 +211,7 @@ describe("--to-library", () => {
     expect(r.code, r.out + r.err).toBe(5);
     expect(r.out).toMatch(/read 60, written 55, skipped 0, rejected 5, verified 55/);
     expect(r.out.match(/rejected: #a-forked-1@/g)).toHaveLength(5);
-    expect((await client.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`)).rows[0].v).toEqual([0, 1, 2, 3, 4]);
+    expect((await pgdb.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`)).rows[0].v).toEqual([0, 1, 2, 3, 4]);
     const p = pgSaver(PG, s);
     try {
       const app = chatApp(p);
@@ -325,7 +292,7 @@ describe("kill mid-migration, then --resume", () => {
       }, 5);
     });
     await new Promise((r) => child.once("exit", r));
-    const partial = Number((await client.query(`SELECT count(*) AS n FROM ${s}.checkpoints`)).rows[0].n);
+    const partial = Number((await pgdb.query(`SELECT count(*) AS n FROM ${s}.checkpoints`)).rows[0].n);
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(2400);
     const again = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "--batch-size", "20", "--journal", journal, "--resume", "-q");

@@ -4,47 +4,23 @@
  * (independent decoder; LangGraph JS for JS stores), with no orphan writes or blobs; `--dry-run` changes nothing;
  * a prune racing the real JS PostgresSaver loses none of the checkpoints written after it started.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { Readable } from "node:stream";
-import pg from "pg";
-import { main } from "../src/cli/main.js";
-import type { CliIO } from "../src/cli/io.js";
+import { runCli } from "./helpers/cli-io.js";
 import { canon, readSqliteStore } from "./helpers/lg-independent.js";
 import { chatApp, closeSaver, human, jsHistory, pgSaver, sqliteSaver } from "./helpers/lg-js.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 
 const root = join(import.meta.dirname, "..");
 const fx = join(root, "fixtures", "langgraph");
-const PG = "postgres://postgres@127.0.0.1:5432/test";
-const run = randomBytes(4).toString("hex");
-const schemas: string[] = [];
-const schema = (n: string) => (schemas.push(`lgp_${run}_${n}`), `lgp_${run}_${n}`);
-let client: pg.Client;
+const pgdb = pgTestSchemas("lgp");
+const schema = pgdb.schema;
 
-beforeAll(async () => {
-  client = new pg.Client({ connectionString: PG });
-  try {
-    await client.connect();
-  } catch (e) {
-    throw new Error(`PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`);
-  }
-});
-afterAll(async () => {
-  for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
-  await client.end();
-});
-
-async function ckpt(...argv: string[]) {
-  let out = "";
-  let err = "";
-  const io: CliIO = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: {}, cwd: tmpdir() };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+const ckpt = (...argv: string[]) => runCli(argv, { cwd: tmpdir() });
 const copyOf = (name: string) => {
   const p = join(mkdtempSync(join(tmpdir(), "lgp-")), name);
   copyFileSync(join(fx, name), p);
@@ -99,9 +75,9 @@ describe("prune --keep-last 2 on every sample", () => {
     it(`${dump}: newest 2 kept, rows unchanged, no orphan writes or blobs, every referenced blob still there`, async () => {
       const s = schema(dump.replace(/[^a-z0-9]/g, "_"));
       restore(dump, s);
-      const rows = async () => (await client.query(`SELECT thread_id || '|' || checkpoint_ns || '|' || checkpoint_id AS k, checkpoint, metadata FROM ${s}.checkpoints`)).rows;
+      const rows = async () => (await pgdb.query(`SELECT thread_id || '|' || checkpoint_ns || '|' || checkpoint_id AS k, checkpoint, metadata FROM ${s}.checkpoints`)).rows;
       const before = new Map((await rows()).map((r) => [r.k, r]));
-      const counts = async () => (await client.query(`SELECT (SELECT count(*) FROM ${s}.checkpoints) a, (SELECT count(*) FROM ${s}.checkpoint_blobs) b, (SELECT count(*) FROM ${s}.checkpoint_writes) c`)).rows[0];
+      const counts = async () => (await pgdb.query(`SELECT (SELECT count(*) FROM ${s}.checkpoints) a, (SELECT count(*) FROM ${s}.checkpoint_blobs) b, (SELECT count(*) FROM ${s}.checkpoint_writes) c`)).rows[0];
       const c0 = await counts();
       expect((await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "2", "--dry-run")).code).toBe(0);
       expect(await counts()).toEqual(c0);
@@ -111,8 +87,8 @@ describe("prune --keep-last 2 on every sample", () => {
       const expected = newest2([...before.keys()]);
       expect(after.map((r) => r.k).sort()).toEqual(expected);
       for (const r of after) expect(r).toEqual(before.get(r.k));
-      const orphanWrites = (await client.query(`SELECT count(*)::int n FROM ${s}.checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))`)).rows[0].n;
-      const orphanBlobs = (await client.query(`SELECT count(*)::int n FROM ${s}.checkpoint_blobs b WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint->'channel_versions'->>b.channel = b.version)`)).rows[0].n;
+      const orphanWrites = (await pgdb.query(`SELECT count(*)::int n FROM ${s}.checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))`)).rows[0].n;
+      const orphanBlobs = (await pgdb.query(`SELECT count(*)::int n FROM ${s}.checkpoint_blobs b WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint->'channel_versions'->>b.channel = b.version)`)).rows[0].n;
       expect(orphanWrites).toBe(0);
       expect(orphanBlobs).toBe(0);
       if (jsBefore) {
@@ -135,9 +111,9 @@ describe("prune while LangGraph JS keeps writing", () => {
     restore("js-a.pg.sql", s);
     // 40 copies of every thread: a prune of many small transactions
     for (let i = 1; i < 40; i++) {
-      await client.query(`INSERT INTO ${s}.checkpoints SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM ${s}.checkpoints WHERE thread_id NOT LIKE '%#c%'`);
-      await client.query(`INSERT INTO ${s}.checkpoint_blobs SELECT thread_id || '#c${i}', checkpoint_ns, channel, version, type, blob FROM ${s}.checkpoint_blobs WHERE thread_id NOT LIKE '%#c%'`);
-      await client.query(`INSERT INTO ${s}.checkpoint_writes SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${s}.checkpoint_writes WHERE thread_id NOT LIKE '%#c%'`);
+      await pgdb.query(`INSERT INTO ${s}.checkpoints SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM ${s}.checkpoints WHERE thread_id NOT LIKE '%#c%'`);
+      await pgdb.query(`INSERT INTO ${s}.checkpoint_blobs SELECT thread_id || '#c${i}', checkpoint_ns, channel, version, type, blob FROM ${s}.checkpoint_blobs WHERE thread_id NOT LIKE '%#c%'`);
+      await pgdb.query(`INSERT INTO ${s}.checkpoint_writes SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${s}.checkpoint_writes WHERE thread_id NOT LIKE '%#c%'`);
     }
     const saver = pgSaver(PG, s);
     const app = chatApp(saver);
@@ -160,7 +136,7 @@ describe("prune while LangGraph JS keeps writing", () => {
     stop = true;
     await writer;
     expect(r.code, r.err).toBe(0);
-    const present = new Set((await client.query(`SELECT thread_id || '|' || checkpoint_id AS k FROM ${s}.checkpoints`)).rows.map((x) => x.k));
+    const present = new Set((await pgdb.query(`SELECT thread_id || '|' || checkpoint_id AS k FROM ${s}.checkpoints`)).rows.map((x) => x.k));
     // uuid6 time of a checkpoint id (LANGGRAPH.md §2.3): 60 bits of 100 ns since 1582-10-15
     const timeOf = (id: string) => Number(BigInt(`0x${id.slice(0, 8)}${id.slice(9, 13)}${id.slice(15, 18)}`) / 10000n) - 12219292800000;
     // written after the prune started (a margin for the command's own start-up, which reads the clock a little later)

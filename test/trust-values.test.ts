@@ -6,9 +6,7 @@ import { describe, expect, test, beforeAll, afterAll } from "vitest";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
-import { main } from "../src/cli/main.js";
-import type { CliIO } from "../src/cli/io.js";
+import { runCli } from "./helpers/cli-io.js";
 
 const F = join(import.meta.dirname, "..", "fixtures") + "/";
 let dir: string;
@@ -17,19 +15,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(argv: string[], stdin = "") {
-  let out = "";
-  let err = "";
-  const io: CliIO = {
-    stdout: { write: (c: string) => (out += c) },
-    stderr: { write: (c: string) => (err += c) },
-    stdin: Readable.from([Buffer.from(stdin)]),
-    env: { NO_COLOR: "1" },
-    cwd: dir,
-  };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+/** ckpt <argv> in the test folder, with `stdin` on standard input. */
+const run = (argv: string[], stdin = "") => runCli(argv, { cwd: dir, stdin });
 const put = (name: string, body: unknown) => {
   const p = join(dir, name);
   writeFileSync(p, typeof body === "string" ? body : JSON.stringify(body, null, 2));

@@ -10,7 +10,8 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { readdirSync } from "node:fs";
 import { CkptError, inputError, storeError, usageError } from "../base/errors.js";
-import { editDistance, parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
+import { parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
+import { editDistance } from "../base/nearest.js";
 import type { Saver, SaverFactory } from "./types.js";
 
 export interface OpenOptions {

@@ -11,6 +11,7 @@
  */
 import { usageError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
+import { editDistance } from "../base/nearest.js";
 
 export type SaverKind = "memory" | "file" | "sqlite" | "redis" | "postgres";
 
@@ -32,21 +33,6 @@ export const SAVER_SCHEMES = ["memory:", "file:", "sqlite:", "redis://", "rediss
 const SCHEME_NAMES = SAVER_SCHEMES.map((s) => s.replace(/:.*$/, ""));
 /** ckpt's own query parameters, removed from a connection URL before the client library sees it. */
 const OWN_PARAMS: Record<"redis" | "postgres", string[]> = { redis: ["namespace", "prefix", "timeout"], postgres: ["namespace", "schema", "table", "layout"] };
-
-/** Edit distance (Levenshtein), for "did you mean". */
-export function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0]!;
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = d[j]!;
-      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return d[b.length]!;
-}
 
 const EXPECTED = "expected memory:, file:<dir>, sqlite:<path>, redis://host:port[/db], postgres://host/db or a folder path";
 
