@@ -83,16 +83,21 @@ describe("ckpt completion", () => {
 zpty z zsh -f -i
 zpty -w z "PS1='> '; PATH=${dir}:\\$PATH; autoload -Uz compinit; compinit -u -D; source ${script.zsh}; setopt nobeep"
 zpty -w -n z "$1"$'\\t'
-sleep 1.5
+# read what the line editor echoes until the completed word shows (or 15 s on a loaded machine)
 local out chunk
-while zpty -r -t z chunk; do out+=$chunk; done
+integer i
+for (( i = 0; i < 150; i++ )); do
+  while zpty -r -t z chunk; do out+=$chunk; done
+  [[ \${out//$'\\e'\[[0-9;?]#[A-Za-z]/} == *"$2"* ]] && break
+  sleep 0.1
+done
 print -r -- "$out"
 zpty -d z
 `,
     );
-    const typed = (line: string) => execFileSync(shell("zsh"), ["-f", driver, line], { encoding: "utf8", timeout: 20_000 }).replace(/\x1b\[[0-9;?]*[A-Za-z]|[\b\r]/g, "");
-    expect(typed("ckpt mi")).toContain("ckpt migrate");
-    expect(typed("ckpt show --format de")).toContain("ckpt show --format deepagent");
+    const typed = (line: string, want: string) => execFileSync(shell("zsh"), ["-f", driver, line, want], { encoding: "utf8", timeout: 30_000 }).replace(/\x1b\[[0-9;?]*[A-Za-z]|[\b\r]/g, "");
+    expect(typed("ckpt mi", "migrate")).toContain("ckpt migrate");
+    expect(typed("ckpt show --format de", "deepagent")).toContain("ckpt show --format deepagent");
   }, 60_000);
 
   it("is generated from the command definitions: every command and every option is in each script", async () => {
