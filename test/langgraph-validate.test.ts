@@ -158,6 +158,33 @@ describe("validate LangGraph SQLite stores", () => {
     expect(e.map((i) => [i.row.checkpointId, i.pointer])).toContainEqual([id, "/checkpoint/channel_values/messages/1/kwargs/tool_calls/0/args"]);
   });
 
+  it("a bad message repeated in every checkpoint of a thread is reported at each of them; one changed only in the middle checkpoint, there alone", async () => {
+    const path = copyFixture("js-a.sqlite");
+    const ids: string[] = [];
+    edit(path, (db) => {
+      const rows = db.prepare("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' ORDER BY checkpoint_id").all() as Array<{ checkpoint_id: string; checkpoint: Buffer }>;
+      for (const row of rows) {
+        const cp = JSON.parse(row.checkpoint.toString());
+        const msgs = cp.channel_values.messages;
+        if (!Array.isArray(msgs) || msgs.length < 2) continue;
+        ids.push(row.checkpoint_id);
+        msgs[0].kwargs.content = 42; // every checkpoint: the same bad first message
+        db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), row.checkpoint_id);
+      }
+      expect(ids.length).toBeGreaterThanOrEqual(3);
+      const mid = ids[Math.floor(ids.length / 2)]!;
+      const row = db.prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").get(mid) as { checkpoint: Buffer };
+      const cp = JSON.parse(row.checkpoint.toString());
+      cp.channel_values.messages[1].kwargs.response_metadata = "not an object"; // only here
+      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), mid);
+    });
+    const r = await findings(path);
+    const e = errorsOf(r.issues).filter((i) => i.rule.startsWith("schema/"));
+    const at = (ptr: string) => e.filter((i) => i.pointer.startsWith(ptr)).map((i) => i.row.checkpointId);
+    expect(new Set(at("/checkpoint/channel_values/messages/0/kwargs/content"))).toEqual(new Set(ids));
+    expect(new Set(at("/checkpoint/channel_values/messages/1/"))).toEqual(new Set([ids[Math.floor(ids.length / 2)]]));
+  });
+
   it("a missing store is an input error (exit 3), never created", async () => {
     const r = await cli("validate", "sqlite:/nonexistent-dir-ckpt/nope.sqlite?layout=langgraph");
     expect(r.code).toBe(3);

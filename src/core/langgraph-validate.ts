@@ -11,7 +11,8 @@
 import type { Issue } from "../schema/types.js";
 import { canonicalLint } from "../schema/lint.js";
 import { schemaIssues } from "../schema/validate.js";
-import { langgraphAdapter } from "../formats/langgraph/adapter.js";
+import { langgraphAdapter, pendingInterrupts } from "../formats/langgraph/adapter.js";
+import { lintMessageOf } from "../formats/langgraph/messages.js";
 import { compareVersions } from "../formats/langgraph/serde.js";
 import { isRecord, tupleDocument, WRITES_IDX_MAP, type LgCheckpointTuple, type LgReader, type LgRowRef, type LgVersion } from "../formats/langgraph/types.js";
 
@@ -81,6 +82,8 @@ class Run {
   private thread: string | undefined;
   private threadVersionType: { type: string; row: LgRowRef } | undefined;
   private threadOldV = false;
+  /** the previous checkpoint of the group's messages (see `MessageMemo`) */
+  private memo: MessageMemo | undefined;
   readonly hazards = new Map<string, Hazard>();
 
   constructor(readonly uri: string, readonly opts: LgValidateOptions) {}
@@ -138,13 +141,18 @@ class Run {
   private checkOne(t: LgCheckpointTuple): void {
     decodeIssues(this, t);
     const doc = tupleDocument(t, this.uri);
-    for (const i of schemaIssues(langgraphAdapter.schema, doc, "", undefined, false)) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
+    const list = t.checkpoint.channel_values.messages;
+    const msgs = Array.isArray(list) ? (list as unknown[]) : [];
+    const same = sameAsBefore(this.memo, msgs);
+    const issues = schemaIssues(langgraphAdapter.schema, same ? withoutKnown(doc, msgs, same) : doc, "", undefined, false);
+    for (const i of issues) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
     envelopeRules(this, t);
     writeRules(this, t);
     versionRules(this, t);
     blobRules(this, t);
     crossLibrary(this, t);
-    lintConversation(this, t, doc);
+    const lint = lintConversation(this, t, doc, msgs, same, this.memo);
+    this.memo = { msgs, clean: cleanFlags(msgs.length, issues), lint };
   }
 
   /** Thread-wide version type (rule 12 across checkpoints) and the v<4 note, once per thread. */
@@ -174,6 +182,7 @@ class Run {
   private endGroup(): void {
     if (this.group.length) chainRules(this, this.group);
     this.group = [];
+    this.memo = undefined;
   }
 
   finish(): void {
@@ -292,18 +301,93 @@ function midStep(t: LgCheckpointTuple): boolean {
 }
 
 /**
+ * The messages of the previous checkpoint of the (thread, namespace) being read: each checkpoint holds the whole
+ * conversation, so most of its messages are the ones the previous checkpoint held at the same index. A message equal
+ * to one that passed the schema there is not validated again, and its lint form is reused: the work per checkpoint
+ * follows what changed, not the length of the conversation. (Message schemas and lint forms depend on the message
+ * alone, not on its neighbours.)
+ */
+interface MessageMemo {
+  msgs: readonly unknown[];
+  /** clean[k]: msgs[k] had no schema finding */
+  clean: boolean[];
+  /** lint form of each message */
+  lint: ReturnType<typeof lintMessageOf>[];
+}
+
+const MESSAGES_PTR = "/checkpoint/channel_values/messages";
+
+/** Structural equality of decoded JSON-like values (key order ignored). */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.prototype.hasOwnProperty.call(y, k) || !deepEqual(x[k], y[k])) return false;
+    n++;
+  }
+  for (const _k in y) n--;
+  return n === 0;
+}
+
+/** same[k]: message k equals the clean message k of the previous checkpoint; undefined when none does. */
+function sameAsBefore(memo: MessageMemo | undefined, msgs: readonly unknown[]): boolean[] | undefined {
+  if (!memo || memo.msgs.length === 0 || msgs.length === 0) return undefined;
+  const same: boolean[] = new Array(msgs.length).fill(false);
+  let any = false;
+  for (let k = 0; k < msgs.length && k < memo.msgs.length; k++) {
+    if (memo.clean[k] && deepEqual(msgs[k], memo.msgs[k])) same[k] = any = true;
+  }
+  return any ? same : undefined;
+}
+
+/**
+ * The document with the already validated messages replaced by null, indices unchanged: the schema applies the
+ * message schema to object items only, so a null item passes, and findings keep their pointers.
+ */
+function withoutKnown(doc: ReturnType<typeof tupleDocument>, msgs: readonly unknown[], same: boolean[]): unknown {
+  const cp = doc.checkpoint;
+  return { ...doc, checkpoint: { ...cp, channel_values: { ...cp.channel_values, messages: msgs.map((m, k) => (same[k] ? null : m)) } } };
+}
+
+/** Which messages had no schema finding. */
+function cleanFlags(n: number, issues: readonly Issue[]): boolean[] {
+  const clean: boolean[] = new Array(n).fill(true);
+  for (const i of issues) {
+    if (!i.pointer.startsWith(MESSAGES_PTR)) continue;
+    const k = /^\/(\d+)/.exec(i.pointer.slice(MESSAGES_PTR.length));
+    if (k) clean[Number(k[1])] = false;
+    else clean.fill(false);
+  }
+  return clean;
+}
+
+const TOOL_CALL_WITHOUT_RESULT: ReadonlySet<string> = new Set(["lint/tool-call-without-result"]);
+
+/**
  * Generic conversation lints (tool call without result, …) on the messages channel, at native pointers. A tool
  * call still waiting for its result is normal while the next step (the tool node) is scheduled: not reported then.
+ * The lint view is the adapter's (`lintView`), with the lint forms of unchanged messages taken from `memo`.
+ * Returns the lint forms of the messages.
  */
-function lintConversation(run: Run, t: LgCheckpointTuple, doc: ReturnType<typeof tupleDocument>): void {
-  const view = langgraphAdapter.lintView!(doc, { name: "" });
-  if (view.messages.length === 0) return;
+function lintConversation(run: Run, t: LgCheckpointTuple, doc: ReturnType<typeof tupleDocument>, msgs: readonly unknown[], same: boolean[] | undefined, memo: MessageMemo | undefined): ReturnType<typeof lintMessageOf>[] {
+  const forms = msgs.map((m, k) => (same?.[k] ? memo!.lint[k]! : lintMessageOf(m)));
+  if (forms.length === 0) return forms;
+  // pending interrupts change the view (the HITL match): the adapter builds it then
+  const view = pendingInterrupts(t.pendingWrites).length ? langgraphAdapter.lintView!(doc, { name: "" }) : { threadId: t.threadId, messages: forms };
   const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => ({ severity, rule, pointer, message, file: "" });
-  const waiting = midStep(t);
-  for (const i of canonicalLint(view, () => langgraphAdapter.messagePointers(doc), doc, make)) {
-    if (waiting && i.rule === "lint/tool-call-without-result") continue;
+  for (const i of canonicalLint(view, () => langgraphAdapter.messagePointers(doc), doc, make, midStep(t) ? TOOL_CALL_WITHOUT_RESULT : undefined)) {
     run.add(i.severity, i.rule, t.row, i.pointer, i.message);
   }
+  return forms;
 }
 
 /** Rules 2–6, 10 and 18 over one (thread, namespace): every parent is looked up among the group's checkpoints. */

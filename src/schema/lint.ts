@@ -30,9 +30,9 @@ export function resolvePointer(value: unknown, pointer: string): unknown {
  * duplicate tool-call ids, usage totals that do not add up. `cp` is the canonical checkpoint or an adapter's
  * `lintView` of it (the same fields).
  * `pointers[i]` is the native pointer of `cp.messages[i]` (or a function giving them, called only for a
- * finding); `native` lets content pointers be refined.
+ * finding); `native` lets content pointers be refined. Rules in `skip` are not checked (no finding is built).
  */
-export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly string[] | (() => readonly string[]), native: unknown, make: MakeIssue): Issue[] {
+export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly string[] | (() => readonly string[]), native: unknown, make: MakeIssue, skip?: ReadonlySet<string>): Issue[] {
   const out: Issue[] = [];
   const msgs = cp.messages as unknown as Obj[];
   let ptrs = typeof pointers === "function" ? undefined : pointers;
@@ -98,7 +98,7 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
     }
   }
   for (const [id, k] of calls) {
-    if (callDone[k] || early.has(id)) continue;
+    if (callDone[k] || early.has(id) || skip?.has("lint/tool-call-without-result")) continue;
     const i = callI[k]!;
     const j = callJ[k]!;
     // a checkpoint paused at an interrupt legitimately ends with calls awaiting results

@@ -72,18 +72,11 @@ function normalizeJsonValue(v: unknown): unknown {
   return v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) ? normalizeLc1(v) : v;
 }
 
-/** Only JSON texts that may hold a non-normal message id need the walk (most JS texts do not). */
+/**
+ * Only JSON texts that may hold a non-normal message id need the walk (most JS texts do not). One regex scan: V8
+ * finds its literal parts fast, and it is exact where substring pre-tests would miss whitespace variants.
+ */
 const OLD_LC1 = /"id"\s*:\s*\[\s*"langchain"\s*,|"langchain_core"\s*,\s*"messages"\s*,\s*"[a-z]/;
-
-/** A cheap superset test for OLD_LC1 (plain substring searches; the regex only when one hits). */
-function mayHoldOldLc1(text: string): boolean {
-  if (text.includes('"langchain",') || text.includes('"langchain" ,') || text.includes('["langchain"')) return OLD_LC1.test(text);
-  for (let i = text.indexOf('"messages",'); i >= 0; i = text.indexOf('"messages",', i + 11)) {
-    const c = text.charCodeAt(text[i + 11] === " " ? i + 13 : i + 12);
-    if (c >= 97 && c <= 122) return OLD_LC1.test(text);
-  }
-  return /"messages"\s+,/.test(text) && OLD_LC1.test(text);
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // msgpack (Python ormsgpack + ext codes 0–7)
@@ -191,7 +184,7 @@ export function decodeMsgpack(data: Uint8Array): unknown {
 export function decodeJson(data: Uint8Array | string): unknown {
   const text = typeof data === "string" ? data : utf8.decode(data);
   const v = JSON.parse(text);
-  return text.includes('"lc"') && (mayHoldOldLc1(text) || text.includes('"undefined"')) ? normalizeJsonValue(v) : v;
+  return text.includes('"lc"') && (OLD_LC1.test(text) || text.includes('"undefined"')) ? normalizeJsonValue(v) : v;
 }
 
 /** Normalize a value that arrived already parsed (Postgres JSONB). */

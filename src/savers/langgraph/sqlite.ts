@@ -10,7 +10,7 @@ import { messageCount } from "../../formats/langgraph/serde.js";
 
 type DB = import("better-sqlite3").Database;
 const TABLES = { checkpoints: "checkpoints", writes: "writes" };
-const PAGE = 200;
+const PAGE = 50;
 
 // JSON payloads come back as text (SQLite's CAST: no Buffer copy plus decode; invalid UTF-8 shows as U+FFFD, which
 // the decoder reports); everything else as bytes. Metadata is JSON text under `json`, `msgpack` or NULL (§1.1).
