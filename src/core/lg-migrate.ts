@@ -28,35 +28,70 @@ export interface LgMigrateOptions {
 }
 
 const label = (cp: { threadId: string; ns: string; id: string }) => ({ namespace: cp.ns, threadId: `${cp.threadId}@${cp.id}` });
+const sizeOf = (cp: LgCheckpoint) => cp.checkpoint.length + cp.metadata.length + cp.writes.reduce((n, w) => n + w.value.length, 0);
 
-export async function migrateLangGraph(source: Pick<LgStore, "library" | "count" | "scan">, target: LgStore, opts: LgMigrateOptions = {}): Promise<MigrateSummary & { library: Library }> {
-  const now = opts.now ?? (() => performance.now());
-  const t0 = now();
-  const batchSize = Math.max(1, opts.batchSize ?? 500);
-  const policy = opts.onConflict ?? "auto";
-  const sourceLib = (await source.library()) ?? "js";
-  const library: Library = opts.toLibrary ?? sourceLib;
-  const s: MigrateSummary & { library: Library } = {
-    library, dryRun: Boolean(opts.dryRun),
-    read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
-    resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false, ignored: 0, ignoredFiles: [], writers: 1,
-    recordsPerSecond: 0, mbPerSecond: 0,
-  };
-  const total = opts.onProgress ? await source.count() : undefined;
-  const targetHadLayout = await target.hasLayout();
-  if (!targetHadLayout && !opts.dryRun) await target.setup(library);
-  const sizeOf = (cp: LgCheckpoint) => cp.checkpoint.length + cp.metadata.length + cp.writes.reduce((n, w) => n + w.value.length, 0);
+type Summary = MigrateSummary & { library: Library };
+type Ready = { cp: LgCheckpoint; lib: Library; form: unknown };
 
-  const reject = (cp: LgCheckpoint, reason: string) => {
+/**
+ * One run. Batches go one after the other: staged, checked against the target, written in one transaction,
+ * journaled; the read-back of a batch runs while the next one is read and staged (reads of committed rows on another
+ * connection), so the verification costs the overlap rather than a round of its own. At most two batches are held.
+ */
+class LgMigration {
+  readonly s: Summary;
+  private readonly policy: ConflictPolicy;
+  private targetHadLayout = false;
+  /** the read-back of the batches written so far (each link waits for the previous one) */
+  private verifying: Promise<void> = Promise.resolve();
+
+  constructor(private readonly source: Pick<LgStore, "library" | "count" | "scan">, private readonly target: LgStore, private readonly opts: LgMigrateOptions, library: Library) {
+    this.policy = opts.onConflict ?? "auto";
+    this.s = {
+      library, dryRun: Boolean(opts.dryRun),
+      read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
+      resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false, ignored: 0, ignoredFiles: [], writers: 1,
+      recordsPerSecond: 0, mbPerSecond: 0,
+    };
+  }
+
+  async run(): Promise<Summary> {
+    const { opts, s } = this;
+    const now = opts.now ?? (() => performance.now());
+    const t0 = now();
+    const total = opts.onProgress ? await this.source.count() : undefined;
+    this.targetHadLayout = await this.target.hasLayout();
+    if (!this.targetHadLayout && !opts.dryRun) await this.target.setup(s.library);
+    try {
+      for await (const batch of this.source.scan(Math.max(1, opts.batchSize ?? 500), opts.threads)) {
+        const go = await this.flush(batch);
+        s.elapsedMs = now() - t0;
+        opts.onProgress?.({ total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
+        if (!go) break;
+      }
+      await this.verifying;
+    } finally {
+      await this.verifying.catch(() => undefined); // a failure elsewhere wins; the read-back ends before the stores close
+    }
+    s.elapsedMs = now() - t0;
+    const secs = Math.max(s.elapsedMs, 1) / 1000;
+    s.recordsPerSecond = s.read / secs;
+    s.mbPerSecond = s.bytesRead / 1e6 / secs;
+    return s;
+  }
+
+  private reject(cp: LgCheckpoint, reason: string): void {
     const r = { ...label(cp), reason };
-    s.rejected++;
-    s.rejectedRecords.push(r);
-    opts.onReject?.(r);
-    if (opts.strict) s.aborted = `rejected ${r.namespace}#${r.threadId} (--strict): ${reason}`;
-  };
+    this.s.rejected++;
+    this.s.rejectedRecords.push(r);
+    this.opts.onReject?.(r);
+    if (this.opts.strict) this.s.aborted = `rejected ${r.namespace}#${r.threadId} (--strict): ${reason}`;
+  }
 
-  async function flush(batch: LgCheckpoint[]): Promise<boolean> {
-    const ready: Array<{ cp: LgCheckpoint; lib: Library; form: string }> = [];
+  /** Count the batch, skip what the journal has, convert and stage the rest; undefined when --strict aborted. */
+  private stage(batch: LgCheckpoint[]): Ready[] | undefined {
+    const { opts, s } = this;
+    const ready: Ready[] = [];
     for (const raw of batch) {
       s.read++;
       s.bytesRead += sizeOf(raw);
@@ -67,30 +102,45 @@ export async function migrateLangGraph(source: Pick<LgStore, "library" | "count"
       }
       try {
         const cp = opts.toLibrary ? convertCheckpoint(raw, opts.toLibrary) : raw;
-        const lib = opts.toLibrary ?? libraryOf(cp, library);
-        ready.push({ cp, lib, form: target.stagedForm(cp, lib) });
+        const lib = opts.toLibrary ?? libraryOf(cp, s.library);
+        ready.push({ cp, lib, form: this.target.stagedForm(cp, lib) });
       } catch (e) {
-        reject(raw, (e as Error).message);
-        if (s.aborted) return false;
+        this.reject(raw, (e as Error).message);
+        if (s.aborted) return undefined;
       }
     }
-    const existing = targetHadLayout && ready.length ? await target.readBack(ready.map((r) => r.cp)) : new Map<string, string>();
-    const toWrite: typeof ready = [];
+    return ready;
+  }
+
+  /** What to write of `ready` given what the target holds (--on-conflict); undefined when a conflict aborts. */
+  private async sorted(ready: Ready[]): Promise<Ready[] | undefined> {
+    const { s, policy, target } = this;
+    const existing = this.targetHadLayout && ready.length ? await target.readBack(ready.map((r) => r.cp)) : new Map<string, unknown>();
+    const toWrite: Ready[] = [];
     const conflicts: Conflict[] = [];
     for (const r of ready) {
       const old = existing.get(keyOf(r.cp));
       if (old === undefined || policy === "overwrite") toWrite.push(r);
-      else if (old === r.form) (s.skipped++, s.identical++);
+      else if (target.sameForm(old, r.form)) (s.skipped++, s.identical++);
       else if (policy === "skip" || policy === "newer") s.skipped++; // a checkpoint id names one immutable checkpoint: nothing is "newer"
       else conflicts.push({ ...label(r.cp), reason: "exists with different content" });
     }
     if (conflicts.length) {
       s.conflicts.push(...conflicts);
-      if (!opts.dryRun) {
+      if (!this.opts.dryRun) {
         s.aborted = `${conflicts.length} conflict(s) in the target (--on-conflict ${policy === "auto" ? "default: fail on different" : policy})`;
-        return false;
+        return undefined;
       }
     }
+    return toWrite;
+  }
+
+  private async flush(batch: LgCheckpoint[]): Promise<boolean> {
+    const { opts, s } = this;
+    const ready = this.stage(batch);
+    if (!ready) return false;
+    const toWrite = await this.sorted(ready);
+    if (!toWrite) return false;
     const bytes = toWrite.reduce((n, r) => n + sizeOf(r.cp), 0);
     if (opts.dryRun || toWrite.length === 0) {
       if (opts.dryRun) (s.written += toWrite.length, s.bytesWritten += bytes);
@@ -99,34 +149,32 @@ export async function migrateLangGraph(source: Pick<LgStore, "library" | "count"
     // one library per write call (a converted or mixed batch may hold both)
     for (const lib of ["python", "js"] as const) {
       const part = toWrite.filter((r) => r.lib === lib).map((r) => r.cp);
-      if (part.length) await target.write(part, { library: lib, overwrite: policy === "overwrite" });
+      if (part.length) await this.target.write(part, { library: lib, overwrite: this.policy === "overwrite" });
     }
     await opts.journal?.commit(toWrite.map((r) => ({ key: keyOf(r.cp), hash: "" })));
     s.written += toWrite.length;
     s.bytesWritten += bytes;
-    if (opts.verify ?? true) {
-      const back = await target.readBack(toWrite.map((r) => r.cp));
-      for (const r of toWrite) {
-        const b = back.get(keyOf(r.cp));
-        if (b === r.form) s.verified++;
-        else s.mismatches.push({ ...label(r.cp), expected: "the rows written", got: b === undefined ? null : "different rows" });
-      }
-    }
+    if (opts.verify ?? true) this.verifyLater(toWrite);
     return true;
   }
 
-  const progress = () => {
-    s.elapsedMs = now() - t0;
-    opts.onProgress?.({ total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
-  };
-  for await (const batch of source.scan(batchSize, opts.threads)) {
-    const go = await flush(batch);
-    progress();
-    if (!go) break;
+  /** Read the written batch back and compare decoded values, after the batches before it; overlaps the next batch. */
+  private verifyLater(written: Ready[]): void {
+    const prev = this.verifying;
+    this.verifying = (async () => {
+      await prev;
+      const back = await this.target.readBack(written.map((r) => r.cp));
+      for (const r of written) {
+        const b = back.get(keyOf(r.cp));
+        if (b !== undefined && this.target.sameForm(b, r.form)) this.s.verified++;
+        else this.s.mismatches.push({ ...label(r.cp), expected: "the rows written", got: b === undefined ? null : "different rows" });
+      }
+    })();
+    this.verifying.catch(() => undefined); // handled by run(); no unhandled-rejection report in between
   }
-  s.elapsedMs = now() - t0;
-  const secs = Math.max(s.elapsedMs, 1) / 1000;
-  s.recordsPerSecond = s.read / secs;
-  s.mbPerSecond = s.bytesRead / 1e6 / secs;
-  return s;
+}
+
+export async function migrateLangGraph(source: Pick<LgStore, "library" | "count" | "scan">, target: LgStore, opts: LgMigrateOptions = {}): Promise<Summary> {
+  const library: Library = opts.toLibrary ?? (await source.library()) ?? "js";
+  return new LgMigration(source, target, opts, library).run();
 }

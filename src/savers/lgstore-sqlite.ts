@@ -164,6 +164,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
       return out;
     },
     stagedForm: (cp) => sqliteForm(cp),
+    sameForm: (a, b) => a === b,
     threadPage: async (after, limit) => (hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : []),
     heads: async (threads) => wrap("reading checkpoints", () => sqliteHeads(db, threads)),
     prune: async (plans, o) => wrap("pruning", () => sqlitePrune(db, plans, o)),

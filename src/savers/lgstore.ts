@@ -60,10 +60,12 @@ export interface LgStore {
   load(keys: CheckpointKey[], lib: Library): Promise<Map<string, LgCheckpoint>>;
   /** write checkpoints and their writes in one transaction */
   write(cps: LgCheckpoint[], opts: WriteOptions): Promise<void>;
-  /** the raw stored form of `keys`, comparable with `stagedForm` of what was written (read-back verification) */
-  readBack(keys: CheckpointKey[]): Promise<Map<string, string>>;
+  /** the stored form of `keys` (decoded values), comparable with `stagedForm` of what was written (read-back verification) */
+  readBack(keys: CheckpointKey[]): Promise<Map<string, unknown>>;
   /** the form `readBack` will give for a checkpoint after `write` */
-  stagedForm(cp: LgCheckpoint, lib: Library): string;
+  stagedForm(cp: LgCheckpoint, lib: Library): unknown;
+  /** whether two forms (of `readBack` / `stagedForm`) hold the same values */
+  sameForm(a: unknown, b: unknown): boolean;
   /** thread ids after `after`, ascending, at most `limit` */
   threadPage(after: string | undefined, limit: number): Promise<string[]>;
   /** every checkpoint of these threads, without payloads */

@@ -9,7 +9,7 @@
 import type { PoolClient } from "pg";
 
 /** COPY's text format: backslash, newline, carriage return and tab escaped (PostgreSQL text holds no NUL). */
-const copyEscape = (s: string) => (/[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => (c === "\\" ? "\\\\" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t")) : s);
+export const copyEscape = (s: string) => (/[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => (c === "\\" ? "\\\\" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t")) : s);
 
 /** Below this many rows an INSERT is as fast and a failed COPY attempt is not worth risking. */
 export const COPY_MIN_ROWS = 16;
@@ -46,4 +46,22 @@ export async function copyNew(c: PoolClient, table: string, rows: CopyRow[], inT
     if (inTransaction) await c.query("ROLLBACK TO SAVEPOINT ckpt_copy");
     return false;
   }
+}
+
+/** A bytea value in COPY's text format (hex input, its backslash escaped), or NULL. */
+export const copyBytea = (b: Uint8Array | null): string => (b === null ? "\\N" : `\\\\x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex")}`);
+
+/** A text value in COPY's text format, or NULL. */
+export const copyTextValue = (s: string | null): string => (s === null ? "\\N" : copyEscape(s));
+
+/** Stream `text` (COPY text format lines) into `COPY <target> FROM STDIN` on the caller's connection. */
+export async function copyText(c: PoolClient, target: string, text: string): Promise<void> {
+  const { from } = await import("pg-copy-streams");
+  const stream = c.query(from(`COPY ${target} FROM STDIN`));
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on("finish", resolve);
+    stream.on("error", reject);
+  });
+  stream.end(text);
+  await done;
 }

@@ -4,8 +4,13 @@
  * so the bytes of a value inside a map are exactly what `ormsgpack.packb(value)` gives for the value alone: a
  * checkpoint's channel values can move between a SQLite checkpoint and PostgreSQL blobs without being re-encoded.
  */
-import { encode as mpEncode, decode as mpDecode } from "@msgpack/msgpack";
+import { encode as mpEncode, Decoder } from "@msgpack/msgpack";
 import { inputError } from "../../base/errors.js";
+
+/** One decoder for every plain decode (a Decoder per call costs more than small values take to decode; no ext codec
+ * here, so a decode never re-enters it). */
+const plain = new Decoder();
+const mpDecode = (b: Uint8Array): unknown => plain.decode(b);
 
 const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
 const u32 = (b: Uint8Array, p: number) => ((b[p]! << 24) >>> 0) + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
