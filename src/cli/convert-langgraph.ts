@@ -60,7 +60,8 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
       const form = store.stagedForm(c.row, library);
       await store.write([c.row], { library, overwrite: false });
       written = true;
-      verified = (await store.readBack([c.row])).get(keyOf(c.row)) === form;
+      const back = (await store.readBack([c.row])).get(keyOf(c.row));
+      verified = back !== undefined && store.sameForm(back, form);
     }
     if (args.json) {
       io.stdout.write(JSON.stringify({ ok: !refused && !taken && (args.dryRun || verified), input: doc.name, from: { format: c.from }, to: { format: "langgraph", library }, output: target, dryRun: args.dryRun, written, verified, messages: c.messages, lossy: c.lossy, ...(taken ? { conflict: taken } : {}) }, null, 2) + "\n");
