@@ -45,7 +45,8 @@ export function changePointers(r: DiffOutput): string[] {
       else {
         for (const f of c.fields ?? []) out.push(inA(f.pointer));
         for (const bl of c.blocks ?? []) {
-          if (bl.fields) for (const f of bl.fields) out.push(inA(f.pointer));
+          // block field pointers are into b's message: its message and block indices become a's
+          if (bl.fields) for (const f of bl.fields) out.push(inA(f.pointer).replace(/^(\/messages\/\d+\/content\/)\d+/, `$1${bl.a}`));
           else out.push(`/messages/${c.a}/content/${bl.a ?? `+${bl.b}`}${bl.op === "changed" ? "" : ` (${bl.op})`}`);
         }
         if (c.op === "moved") out.push(`/messages/${c.a} (moved)`);
@@ -59,20 +60,20 @@ export function changePointers(r: DiffOutput): string[] {
 }
 
 /** Is pointer `p` covered by a loss note (the same place, inside it, or — for totals — any message's)? */
-const covered = (p: string, lossy: readonly string[]) =>
-  lossy.some((l) => p === l || p.startsWith(l + "/") || (p.startsWith("/messages/*/") && new RegExp(`^/messages/\\d+/${p.slice(12)}(/|$)`).test(l)));
+const covered = (p0: string, lossy: readonly string[]) => {
+  const p = p0.replace(/ \((removed|moved)\)$/, "");
+  return lossy.some((l) => p === l || p.startsWith(l + "/") || (p.startsWith("/messages/*/") && new RegExp(`^/messages/\\d+/${p.slice(12)}(/|$)`).test(l)));
+};
 
 /**
- * Where `ckpt convert` drops or changes a value without a loss note: converter gaps, not diff noise (each one is
- * a value B really lacks). Listed so the test still holds every other pair to "only what convert reported".
+ * Where the comparison cannot be held to convert's report yet: listed (narrowly) so the test still holds every other
+ * pair and every other place to "only what convert reported". NO_GAPS=1 shows them.
  */
 const CONVERTER_GAPS: Record<string, RegExp> = {
-  // Swarmer keeps one model per agent (every message is read back with the last one), has no thinking blocks,
-  // toolCall providerMetadata, checkpoint times or step; convert does not say so yet
-  swarmer: /\/model$|\/content\/\d+ \(removed\)$|\/content\/\+\d+ \(added\)$|\/content\/\d+$|\/providerMetadata$|^\/(createdAt|updatedAt|step)$/,
-  // amacs keeps exchanges of human and agent text with second-resolution times: tool calls, tool results,
-  // thinking, errors, step and checkpoint times go, and consecutive messages merge; convert reports only part of it
-  amacs: /^\/messages\/\d+(\/(timestamp|errorMessage|content\/.*))?$|^new message|^\/(createdAt|updatedAt|step)$/,
+  // amacs keeps completed exchanges of prompt and reply text: an assistant turn with no text comes back with an
+  // empty text block, and where messages were dropped or merged the diff can align a neighbour instead (a removed
+  // or new message reported one place off); the drops themselves are in convert's report
+  amacs: /^\/messages\/\d+$|^new message at b\[\d+\]$|\/content\/\+\d+ \(added\)$/,
 };
 
 function convertPair(fa: string, fb: string) {
@@ -91,7 +92,7 @@ describe("a conversation against its own conversion: only what convert reported 
       test(`${fa} → ${fb}`, () => {
         const { a, b, lossy } = convertPair(fa, fb);
         const r = diffCheckpoints(a, b);
-        const gap = CONVERTER_GAPS[fb];
+        const gap = process.env.NO_GAPS ? undefined : CONVERTER_GAPS[fb];
         const unexplained = changePointers(r).filter((p) => !covered(p, lossy) && !(gap && gap.test(p)));
         expect(unexplained).toEqual([]);
       });

@@ -270,11 +270,18 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
         a.content.forEach((c, k) => {
           if (c.type !== "text") lossy.push({ pointer: `${ptr}/content/${k}`, field: c.type, reason: `amacs replies are text: ${c.type} blocks are dropped` });
         });
-        if (cp.origin?.format !== "amacs") for (const f of ["usage", "model", "provider", "stopReason"] as const) if (a[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: `amacs stores no ${f}` });
+        const foreign = cp.origin?.format !== "amacs";
+        if (foreign) for (const f of ["usage", "model", "provider", "stopReason", "errorMessage"] as const) if (a[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: `amacs stores no ${f}` });
         const ae = extOf(a);
         const tick = Math.max(pending.tick ?? lastTick + 1, lastTick + 1);
         lastTick = tick;
         const ts = pending.ts ?? a.timestamp;
+        if (foreign && ts !== undefined) {
+          // one time per exchange, in whole seconds: both messages are read back with it
+          const kept = Math.floor(Number(ts) / 1000) * 1000;
+          if (pending.ts !== undefined && Number(pending.ts) !== kept) lossy.push({ pointer: `/messages/${pending.i}/timestamp`, field: "timestamp", reason: "amacs times are whole seconds" });
+          if (a.timestamp !== undefined && Number(a.timestamp) !== kept) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "an amacs exchange has one time (the prompt's, in whole seconds)" });
+        }
         if (ts === undefined) lossy.push({ pointer: ptr, field: "timestamp", reason: "no timestamp: written as 1970-01-01T00:00:00Z" });
         const ex: AmacsExchange = { tick, timestamp: ts !== undefined ? msToIso(ts) : "1970-01-01T00:00:00Z", human: pending.text, agent: escapeOrg(textOf(a.content), `${ptr}/content`, lossy), line: 0 };
         if (typeof ae.lost === "string") ex.lost = ae.lost;
@@ -291,6 +298,10 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
       if (v !== undefined && !(Array.isArray(v) && v.length === 0) && !(v && typeof v === "object" && Object.keys(v).length === 0)) lossy.push({ pointer: `/state/${k}`, field: k, reason: "amacs keeps only chat exchanges and scratchpad notes" });
     }
     if (cp.interrupt) lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "amacs has no pending-approval state" });
+    if (cp.origin?.format !== "amacs") {
+      for (const k of ["createdAt", "updatedAt"] as const) if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `amacs has no checkpoint ${k}` });
+      if (cp.step !== exchanges.length) lossy.push({ pointer: "/step", field: "step", reason: `amacs has no step counter (it is read back as the number of exchanges, ${exchanges.length}): step ${cp.step} is dropped` });
+    }
     const out: AmacsDoc = { chat: { version: "v4", title: typeof e.chatTitle === "string" ? e.chatTitle : "AMACS Chat History", exchanges } };
     const withLines = () => {
       // the line numbers this document will have once written (as parse() would report them)
@@ -339,6 +350,8 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
     const file = doc.files ? `${doc.name}/${chat || !m ? CHAT : PAD}` : doc.name;
     return { file, line: item?.line ?? 1, column: 1 };
   },
+  /** the time of an exchange that had none (1970-01-01T00:00:00Z, the convert report says so) */
+  fillIns: { message: (path, value) => path === "timestamp" && value === 0 },
   serialize(native) {
     const files: Record<string, string> = {};
     if (native.chat) {

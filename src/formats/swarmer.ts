@@ -116,7 +116,8 @@ function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossyNote[], na
     if (c.type === "image" || c.type === "file" || c.type === "thinking") lossy.push({ pointer: `${ptr}/content/${k}`, field: c.type, reason: `Swarmer message content is a string: ${c.type} blocks are dropped` });
   });
   const text = textOf(msg.content);
-  const content = e.contentNull === true ? null : msg.role === "assistant" && text === "" && msg.content.some((c) => c.type === "toolCall") && !native ? null : text;
+  // an assistant turn with no text (tool calls only, or nothing at all) has content None, as the OpenAI client gives it
+  const content = e.contentNull === true ? null : msg.role === "assistant" && text === "" && !msg.content.some((c) => c.type === "text") && !native ? null : text;
   const out: Obj = { content, role: msg.role === "toolResult" ? "tool" : msg.role, tool_calls: null, function_call: null };
   if (msg.role === "assistant") {
     const calls = msg.content.filter((c) => c.type === "toolCall") as Array<Extract<Content, { type: "toolCall" }>>;
@@ -126,6 +127,11 @@ function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossyNote[], na
         const args = typeof ce.arguments === "string" ? ce.arguments : typeof c.arguments === "string" ? c.arguments : pythonCompact(c.arguments);
         return { function: { arguments: args, name: c.name }, id: c.id, type: "function", ...(isObj(ce.extra) ? ce.extra : {}) };
       });
+      if (!native) {
+        msg.content.forEach((c, k) => {
+          if (c.type === "toolCall" && c.providerMetadata !== undefined) lossy.push({ pointer: `${ptr}/content/${k}/providerMetadata`, field: "providerMetadata", reason: "Swarmer tool calls have no provider metadata" });
+        });
+      }
     }
     if (!native) {
       for (const f of ["stopReason", "usage", "errorMessage", "provider"] as const) {
@@ -137,7 +143,10 @@ function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossyNote[], na
     const r = msg as ToolResultMessage;
     out.tool_call_id = r.toolCallId;
     out.name = r.toolName;
-    if (r.isError && !text.startsWith(ERROR_PREFIX)) out.content = `${ERROR_PREFIX} ${text}`;
+    if (r.isError && !text.startsWith(ERROR_PREFIX)) {
+      out.content = `${ERROR_PREFIX} ${text}`;
+      lossy.push({ pointer: `${ptr}/content`, field: "isError", reason: `Swarmer marks a failed tool result by its text alone: written with the prefix '${ERROR_PREFIX}'` });
+    }
   }
   if (Array.isArray(e.keys)) {
     // restore the record's own key set and order
@@ -242,14 +251,22 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
         lossy.push({ pointer: `/state/${k}`, field: k, reason: "Swarmer state holds only contexts" });
       }
     }
+    const model = typeof e.model === "string" ? e.model : (lastModel?.model ?? "unknown");
     if (!native) {
       if (cp.interrupt) lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "Swarmer has no pending-approval state" });
+      cp.messages.forEach((m, i) => {
+        const mm = m.role === "assistant" ? (m as AssistantMessage).model : undefined;
+        if (mm !== undefined && mm !== model) lossy.push({ pointer: `/messages/${i}/model`, field: "model", reason: `Swarmer keeps one model per agent: '${mm}' is read back as '${model}'` });
+      });
+      for (const k of ["createdAt", "updatedAt"] as const) if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `Swarmer has no checkpoint ${k}` });
+      const assistants = cp.messages.filter((m) => m.role === "assistant").length;
+      if (cp.step !== assistants) lossy.push({ pointer: "/step", field: "step", reason: `Swarmer has no step counter (it is read back as the number of assistant messages, ${assistants}): step ${cp.step} is dropped` });
       for (const k of Object.keys(cp.ext ?? {})) lossy.push({ pointer: `/ext/${k}`, field: k, reason: `Swarmer cannot carry ${k}-specific data` });
     }
     const out: SwarmerState = {
       identity: (e.identity as SwarmerState["identity"]) ?? { name: cp.threadId, id: cp.threadId },
       token_budget: isJsonInt(e.token_budget) ? (e.token_budget as number) : 100000,
-      model: typeof e.model === "string" ? e.model : (lastModel?.model ?? "unknown"),
+      model,
       token_usage: usage,
       message_log,
       contexts: (isObj(contexts) ? contexts : {}) as Record<string, Obj>,
