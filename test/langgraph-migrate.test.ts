@@ -312,7 +312,7 @@ describe("kill mid-migration, then --resume", () => {
 
 describe("a PostgreSQL target that already holds rows (COPY falls back to the upsert; read-back compares decoded values)", () => {
   const counts = async (s: string) =>
-    (await client.query(`SELECT (SELECT count(*)::int FROM ${s}.checkpoints) AS c, (SELECT count(*)::int FROM ${s}.checkpoint_blobs) AS b, (SELECT count(*)::int FROM ${s}.checkpoint_writes) AS w`)).rows[0];
+    (await pgdb.query(`SELECT (SELECT count(*)::int FROM ${s}.checkpoints) AS c, (SELECT count(*)::int FROM ${s}.checkpoint_blobs) AS b, (SELECT count(*)::int FROM ${s}.checkpoint_writes) AS w`)).rows[0];
 
   it("a second run finds every checkpoint identical; checkpoints deleted from the target come back (their blobs and writes exist: COPY gives way to the upsert), all verified", async () => {
     const src = copyOf("python-a.sqlite");
@@ -325,7 +325,7 @@ describe("a PostgreSQL target that already holds rows (COPY falls back to the up
     expect(second.code, second.out + second.err).toBe(0);
     expect(second.out).toMatch(/read 60, written 0, skipped 60 \(60 identical\)/);
     // the newest checkpoint of every thread goes; the blob and write rows they share or own stay behind
-    const gone = await client.query(`DELETE FROM ${s}.checkpoints c WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM ${s}.checkpoints x WHERE x.thread_id = c.thread_id AND x.checkpoint_ns = c.checkpoint_ns)`);
+    const gone = await pgdb.query(`DELETE FROM ${s}.checkpoints c WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM ${s}.checkpoints x WHERE x.thread_id = c.thread_id AND x.checkpoint_ns = c.checkpoint_ns)`);
     expect(gone.rowCount).toBeGreaterThan(3);
     const third = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q");
     expect(third.code, third.out + third.err).toBe(0);
@@ -338,8 +338,8 @@ describe("a PostgreSQL target that already holds rows (COPY falls back to the up
     const s = schema("conflict");
     expect((await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q")).code).toBe(0);
     // one messages blob gets different bytes (msgpack of an empty list): decoded, it differs
-    const b = (await client.query(`SELECT thread_id, version, blob FROM ${s}.checkpoint_blobs WHERE channel = 'messages' AND type = 'msgpack' ORDER BY thread_id, version LIMIT 1`)).rows[0];
-    await client.query(`UPDATE ${s}.checkpoint_blobs SET blob = '\\x90'::bytea WHERE thread_id = $1 AND channel = 'messages' AND version = $2`, [b.thread_id, b.version]);
+    const b = (await pgdb.query(`SELECT thread_id, version, blob FROM ${s}.checkpoint_blobs WHERE channel = 'messages' AND type = 'msgpack' ORDER BY thread_id, version LIMIT 1`)).rows[0];
+    await pgdb.query(`UPDATE ${s}.checkpoint_blobs SET blob = '\\x90'::bytea WHERE thread_id = $1 AND channel = 'messages' AND version = $2`, [b.thread_id, b.version]);
     const before = await counts(s);
     const r = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q");
     expect(r.code, r.out + r.err).not.toBe(0);
@@ -348,7 +348,7 @@ describe("a PostgreSQL target that already holds rows (COPY falls back to the up
     const over = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "--on-conflict", "overwrite", "-q");
     expect(over.code, over.out + over.err).toBe(0);
     expect(over.out).toMatch(/read 60, written 60, skipped 0, rejected 0, verified 60\n/);
-    const fixed = (await client.query(`SELECT blob FROM ${s}.checkpoint_blobs WHERE thread_id = $1 AND channel = 'messages' AND version = $2`, [b.thread_id, b.version])).rows[0].blob;
+    const fixed = (await pgdb.query(`SELECT blob FROM ${s}.checkpoint_blobs WHERE thread_id = $1 AND channel = 'messages' AND version = $2`, [b.thread_id, b.version])).rows[0].blob;
     expect(Buffer.compare(fixed, b.blob)).toBe(0);
   });
 });
