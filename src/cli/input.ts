@@ -102,15 +102,17 @@ export async function noThreadError(saver: Saver, threadId: string, namespace: s
  * thread that lives only in another namespace is named as such.
  */
 async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
-  const { parseAddress, loadAddress } = await import("../savers/address.js");
-  const a = parseAddress(spec);
+  const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
+  const given = parseAddress(spec);
   // a bare folder path is relative to the command's folder
-  if (!SAVER_URI.test(a.uri) && !SQLITE_PATH_REF.test(spec)) a.uri = resolve(opts.cwd ?? ".", a.uri);
-  const namespace = namespaceFor(a.uri, opts.namespace) ?? DEFAULT_NAMESPACE;
+  if (!SAVER_URI.test(given.uri) && !SQLITE_PATH_REF.test(spec)) given.uri = resolve(opts.cwd ?? ".", given.uri);
+  const namespace = namespaceFor(given.uri, opts.namespace) ?? DEFAULT_NAMESPACE;
   const { isLangGraphSaver } = await import("../savers/index.js");
   const { openStore } = await import("./stores.js");
-  const saver = await openStore(a.uri, { readOnly: true, namespace, env: opts.env });
+  const saver = await openStore(given.uri, { readOnly: true, namespace, env: opts.env });
   try {
+    // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
+    const a = await settleAddress(saver, given, isLangGraphSaver(saver) ? undefined : namespace);
     if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace))) throw await noThreadError(saver, a.threadId, namespace);
     const { text, checkpointId } = await loadAddress(saver, a, saver.uri);
     return { name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text };

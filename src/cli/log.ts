@@ -44,18 +44,24 @@ export const logCommand: CommandDef = {
       .example("ckpt log checkpoints.sqlite#thread-1", "every checkpoint of a LangGraph thread")
       .example("ckpt show 'checkpoints.sqlite#thread-1@~2'", "then look at one (also @<id prefix>, @latest)"),
   run: async (args: { address: string; namespace?: string; limit?: number; json: boolean }, io: CliIO) => {
-    const { parseAddress } = await import("../savers/address.js");
-    const a = parseAddress(args.address);
-    if (a.selector.kind !== "latest" || args.address.slice(args.address.indexOf("#")).includes("@latest")) {
-      throw usageError(`'${args.address}': ckpt log takes <store>#<thread> (the whole history), not one checkpoint`);
-    }
+    const { parseAddress, settleAddress } = await import("../savers/address.js");
+    const given = parseAddress(args.address);
     const { openStore } = await import("./stores.js");
     const { historyOf } = await import("../savers/address.js");
     const { isLangGraphSaver } = await import("../savers/index.js");
-    const saver = await openStore(a.uri, { readOnly: true, env: io.env });
+    const saver = await openStore(given.uri, { readOnly: true, env: io.env });
     // ckpt's own stores: the one namespace rule (the URI's ?namespace=, else --namespace, else 'default')
     const lg = isLangGraphSaver(saver);
-    const namespace = lg ? args.namespace : (namespaceFor(a.uri, args.namespace) ?? DEFAULT_NAMESPACE);
+    const namespace = lg ? args.namespace : (namespaceFor(given.uri, args.namespace) ?? DEFAULT_NAMESPACE);
+    // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
+    const a = await settleAddress(saver, given, namespace).catch(async (e) => {
+      await saver.close();
+      throw e;
+    });
+    if (a.selector.kind !== "latest" || (a === given && args.address.slice(args.address.indexOf("#")).includes("@latest"))) {
+      await saver.close();
+      throw usageError(`'${args.address}': ckpt log takes <store>#<thread> (the whole history), not one checkpoint`);
+    }
     let n = 0;
     let buf = "";
     const flush = (force = false) => {

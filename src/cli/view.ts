@@ -77,12 +77,13 @@ async function writePage(html: string, spec: string, threadId: string, args: Vie
  */
 export async function historyPage(spec: string, args: Pick<ViewArgs, "title" | "historyLimit">, io: CliIO): Promise<{ html: string; threadId: string } | undefined> {
   if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
-  const { parseAddress, loadAddress } = await import("../savers/address.js");
+  const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
   const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
-  const a = parseAddress(spec);
-  const saver = await openSaver(a.uri, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
+  const given = parseAddress(spec);
+  const saver = await openSaver(given.uri, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
   try {
     if (!isLangGraphSaver(saver)) return undefined;
+    const a = await settleAddress(saver, given);
     const { checkpointId } = await loadAddress(saver, a, saver.uri);
     const { readHistory } = await import("./view-history.js");
     const h = await readHistory(saver, a.threadId, saver.uri, args.historyLimit);

@@ -1,8 +1,9 @@
 /**
  * Checkpoint addresses: `<saver-uri>#<thread>[@<checkpoint>]`, where `<checkpoint>` is a checkpoint id or a unique
  * prefix of one, `latest` (the default: the newest checkpoint of the root namespace), or `~N` (N steps back along
- * the parent chain from the newest). The thread id is percent-decoded; write `%40` for an `@` in a thread id that
- * is followed by something that looks like a selector.
+ * the parent chain from the newest). The thread id is percent-decoded. A thread id that itself holds an `@` followed
+ * by something selector-like (`user@cafe`) still works: when the part before the `@` names no thread but the whole
+ * fragment does, the whole fragment is the thread (`%40` for the `@` makes it explicit).
  *
  * Every saver has a history: a LangGraph store's is its checkpoints; ckpt's own stores keep one document per
  * thread, so their history is that one document (its id: the first 16 hex digits of its content hash).
@@ -19,6 +20,8 @@ export interface Address {
   uri: string;
   threadId: string;
   selector: Selector;
+  /** The whole fragment, decoded, when a selector-like suffix was split off it (it may be a thread id holding an `@`). */
+  literal?: string;
 }
 
 const SELECTOR = /^(latest|~\d+|[0-9a-fA-F][0-9a-fA-F-]*)$/;
@@ -47,7 +50,7 @@ export function parseAddress(spec: string): Address {
   }
   const threadId = decode(thread);
   if (!threadId) throw usageError(`'${spec}': the thread id after '#' is empty`);
-  return { uri, threadId, selector };
+  return thread === frag ? { uri, threadId, selector } : { uri, threadId, selector, literal: decode(frag) };
 }
 
 export function formatSelector(s: Selector): string {
@@ -101,8 +104,25 @@ async function resolveId(saver: Saver, a: Address, where: string): Promise<strin
   return only;
 }
 
+/** Does the thread have any checkpoint? */
+async function hasThread(saver: Saver, threadId: string, namespace?: string): Promise<boolean> {
+  for await (const _ of historyOf(saver, threadId, namespace)) return true;
+  return false;
+}
+
+/**
+ * The address as meant: when the part before the last `@` names no thread but the whole fragment does (a thread id
+ * such as `user@cafe`), the whole fragment is the thread, at its newest checkpoint.
+ */
+export async function settleAddress(saver: Saver, a: Address, namespace?: string): Promise<Address> {
+  if (a.literal === undefined || (await hasThread(saver, a.threadId, namespace))) return a;
+  if (!(await hasThread(saver, a.literal, namespace))) return a;
+  return { uri: a.uri, threadId: a.literal, selector: { kind: "latest" } };
+}
+
 /** The document an address names, with its resolved checkpoint id. */
-export async function loadAddress(saver: Saver, a: Address, where: string): Promise<{ text: string; checkpointId: string }> {
+export async function loadAddress(saver: Saver, given: Address, where: string): Promise<{ text: string; checkpointId: string }> {
+  const a = await settleAddress(saver, given);
   const checkpointId = await resolveId(saver, a, where);
   const text = isLangGraphSaver(saver) ? await saver.loadAt(a.threadId, checkpointId) : await saver.load(a.threadId);
   if (text === undefined) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
