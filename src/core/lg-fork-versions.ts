@@ -61,47 +61,65 @@ function parse(cp: LgCheckpoint): Parsed | undefined {
   };
 }
 
+/** A branch's renumbering: per channel the shift its new versions get, and the versions already moved. */
+interface Branch {
+  /** channel → JS: the amount added (a multiple of 1e9); Python: the tail tag (1, 2, …) */
+  shift: Map<string, number>;
+  /** channel \0 original version → the version written */
+  moved: Map<string, string | number>;
+}
+
+const shifted = (v: string | number, k: number): string | number =>
+  k === 0 ? v : typeof v === "number" ? v + k : `${v.split(".")[0]}.0.${String(k).padStart(14, "0")}`;
+
 /**
  * A renumberer for one migration: feed it every checkpoint in (thread, namespace, id) order; it returns the
- * checkpoint, rewritten when its branch needed versions of its own. `renumbered` counts the rewritten checkpoints.
+ * checkpoint, rewritten when its branch needs versions of its own. A channel whose version is its parent's (not
+ * written by this step) keeps what the parent has — the library writes no blob for it either; a version this step
+ * introduces that another branch already holds with another value moves, and so does every later version of that
+ * channel in the branch (so versions keep increasing along it).
  */
 export function createForkRenumberer() {
   let scope = "";
   /** (channel \0 version) → the value text stored under it in this thread and namespace */
   let valueAt = new Map<string, string>();
-  /** checkpoint id → its branch's renumberings (channel \0 old version → new version) */
-  let maps = new Map<string, Map<string, string | number>>();
+  /** checkpoint id → its branch state and its original channel versions */
+  let seenCp = new Map<string, { branch: Branch; versions: Record<string, string | number> }>();
   const state = { renumbered: 0 };
 
-  const fresh = (ch: string, v: string | number): string | number => {
-    for (let k = 1; ; k++) {
-      const nv = typeof v === "number" ? v + k * JS_STEP : `${v.split(".")[0]}.0.${String(k).padStart(14, "0")}`;
-      if (!valueAt.has(`${ch}\u0000${nv}`)) return nv;
+  const free = (ch: string, v: string | number, form: string, start: number): number => {
+    for (let k = start; ; k++) {
+      const shift = typeof v === "number" ? k * JS_STEP : k;
+      const had = valueAt.get(`${ch}\u0000${shifted(v, shift)}`);
+      if (had === undefined || had === form) return shift;
     }
   };
 
   function apply(cp: LgCheckpoint): LgCheckpoint {
     const sc = `${cp.threadId}\u0000${cp.ns}`;
-    if (sc !== scope) [scope, valueAt, maps] = [sc, new Map(), new Map()];
+    if (sc !== scope) [scope, valueAt, seenCp] = [sc, new Map(), new Map()];
     const p = parse(cp);
     if (!p) return cp;
-    const inherited = (cp.parentId && maps.get(cp.parentId)) || undefined;
-    const map = new Map(inherited ?? []);
+    const parent = cp.parentId ? seenCp.get(cp.parentId) : undefined;
+    const branch: Branch = { shift: new Map(parent?.branch.shift ?? []), moved: new Map(parent?.branch.moved ?? []) };
+    seenCp.set(cp.id, { branch, versions: p.versions });
     for (const [ch, v] of Object.entries(p.versions)) {
       const key = `${ch}\u0000${v}`;
-      if (map.has(key)) continue;
+      if (branch.moved.has(key)) continue; // moved by an ancestor of this branch
+      if (parent && parent.versions[ch] === v) continue; // not written by this step: the parent's value
       const form = p.values.get(ch) ?? "\u0000empty";
-      const had = valueAt.get(key);
-      if (had === undefined) valueAt.set(key, form);
-      else if (had !== form) {
-        const nv = fresh(ch, v);
-        map.set(key, nv);
-        valueAt.set(`${ch}\u0000${nv}`, form);
+      let k = branch.shift.get(ch) ?? 0;
+      const had = valueAt.get(`${ch}\u0000${shifted(v, k)}`);
+      if (had !== undefined && had !== form) {
+        k = free(ch, v, form, typeof v === "number" ? k / JS_STEP + 1 : k + 1);
+        branch.shift.set(ch, k);
       }
+      const nv = shifted(v, k);
+      if (nv !== v) branch.moved.set(key, nv);
+      if (!valueAt.has(`${ch}\u0000${nv}`)) valueAt.set(`${ch}\u0000${nv}`, form);
     }
-    if (map.size) maps.set(cp.id, map);
-    if (map.size === 0) return cp;
-    const to = (ch: string, v: string | number) => map.get(`${ch}\u0000${v}`) ?? v;
+    if (branch.moved.size === 0) return cp;
+    const to = (ch: string, v: string | number) => branch.moved.get(`${ch}\u0000${v}`) ?? v;
     const versions: Obj = {};
     for (const [ch, v] of Object.entries(p.versions)) versions[ch] = to(ch, v);
     const seen: Obj = {};

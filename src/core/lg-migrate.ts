@@ -9,6 +9,7 @@ import type { Library } from "../formats/langgraph/encode.js";
 import { libraryOf, type LgCheckpoint } from "../formats/langgraph/rows.js";
 import { convertCheckpoint } from "../formats/langgraph/convert.js";
 import { keyOf, type LgStore } from "../savers/lgstore.js";
+import { createForkRenumberer } from "./lg-fork-versions.js";
 import type { Conflict, ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "./migrate.js";
 
 export interface LgMigrateOptions {
@@ -44,9 +45,12 @@ class LgMigration {
   private targetHadLayout = false;
   /** the read-back of the batches written so far (each link waits for the previous one) */
   private verifying: Promise<void> = Promise.resolve();
+  /** PostgreSQL keys blobs by version: branches of a forked thread get versions of their own (lg-fork-versions.ts) */
+  private readonly forks: (cp: LgCheckpoint) => LgCheckpoint;
 
   constructor(private readonly source: Pick<LgStore, "library" | "count" | "scan">, private readonly target: LgStore, private readonly opts: LgMigrateOptions, library: Library) {
     this.policy = opts.onConflict ?? "auto";
+    this.forks = target.kind === "postgres" ? createForkRenumberer() : (c) => c;
     this.s = {
       library, dryRun: Boolean(opts.dryRun),
       read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
@@ -95,13 +99,21 @@ class LgMigration {
     for (const raw of batch) {
       s.read++;
       s.bytesRead += sizeOf(raw);
+      let cp: LgCheckpoint;
+      try {
+        // journaled ones too: a forked branch's renumbered versions carry on to its later checkpoints
+        cp = this.forks(opts.toLibrary ? convertCheckpoint(raw, opts.toLibrary) : raw);
+      } catch (e) {
+        this.reject(raw, (e as Error).message);
+        if (s.aborted) return undefined;
+        continue;
+      }
       if (opts.journal?.done.has(keyOf(raw))) {
         s.resumed++;
         s.skipped++;
         continue;
       }
       try {
-        const cp = opts.toLibrary ? convertCheckpoint(raw, opts.toLibrary) : raw;
         const lib = opts.toLibrary ?? libraryOf(cp, s.library);
         ready.push({ cp, lib, form: this.target.stagedForm(cp, lib) });
       } catch (e) {
