@@ -1,6 +1,7 @@
 // bench/migrate: `ckpt migrate` of N deep-agent checkpoints from a FileSaver folder into Redis, SQLite and PostgreSQL,
 // each compared in the same run with two raw baselines that use the same client and store the same bytes ckpt stores
-// (Redis: compact JSON, the KeyValueStoreSaver layout; SQLite and PostgreSQL: the document text as given):
+// (Redis: compact JSON, the KeyValueStoreSaver layout; SQLite and PostgreSQL: the document text as given, with the
+// row's byte size and write time as ckpt's tables hold them):
 //   - raw write: the records already in memory, written with one pipelined SET each (Redis), one transaction of
 //     prepared inserts (SQLite), COPY FROM STDIN per 500 rows in one transaction (PostgreSQL: ckpt loads new rows with
 //     COPY too, so the baseline gets the same advantage) — the issue's first baseline;
@@ -108,15 +109,18 @@ async function rawRedis(records, url = REDIS) {
   return ms;
 }
 
+/** The same row ckpt's SQLite store writes (schema version 2: the document, its UTF-8 size and the write time), as bench/million's raw copy does. */
 async function rawSqlite(records, dir) {
   const { default: Database } = await import("better-sqlite3");
   const db = new Database(join(dir, `raw-${++seq}.db`));
   db.pragma("journal_mode = WAL");
-  db.exec("CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))");
-  const ins = db.prepare("INSERT INTO t VALUES ('default', ?, ?)");
+  db.pragma("synchronous = NORMAL");
+  db.exec("CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))");
+  const ins = db.prepare("INSERT INTO t VALUES ('default', ?, ?, ?, ?)");
   const t = performance.now();
   db.transaction(() => {
-    for (const r of records) ins.run(r.id, r.text);
+    const now = new Date().toISOString();
+    for (const r of records) ins.run(r.id, Buffer.byteLength(r.text), now, r.text);
   })();
   const ms = performance.now() - t;
   db.close();

@@ -3,10 +3,12 @@
 // against the same command on 10,000 checkpoints (target: ≤ 1.5×), and a run killed (SIGKILL) at a random point and
 // finished with --resume, after which the target must hold exactly the source (every document byte for byte, nothing
 // more). Baseline in the same run: a raw copy of the same files into the same store (read every file, write the
-// bytes in one transaction per 5,000 with the same client; PostgreSQL with COPY), no checks.
-// Run: npm run build && node bench/million.mjs     (M=1000000, SMALL=10000, TARGETS=sqlite,postgres, SEED=…)
+// bytes in one transaction per 5,000 with the same client; PostgreSQL with COPY), no checks. The memory floor: a
+// process that only streams the folder (opendir, readFileSync and JSON.parse of every file, nothing kept), its peak
+// RSS at 10,000 and at 1,000,000 files — what V8 alone does with the same garbage, whatever ckpt keeps.
+// Run: npm run build && node bench/million.mjs     (M=1000000, SMALL=10000, TARGETS=sqlite,postgres, SEED=…, FLOOR=0 skips the floor)
 // The source folder is kept in $TMPDIR/ckpt-million-<M> between runs (about 1 GB for a million); KEEP=0 removes it.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, opendirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
@@ -84,7 +86,30 @@ async function identical(uri, src, n) {
   return bad === 0 && seen.size === n && namespaces.join() === "default";
 }
 
-/** The raw copy: read every file, write its bytes, 5,000 per transaction, same client; no checks. */
+/**
+ * The source's file names in the folder's own order (opendir, what ckpt's scan and any copying tool see), in groups of
+ * `size`. The order matters at this size: rows inserted in hash order land all over the table's index, where names in
+ * numeric order ("thread-0", "thread-1", …) would mostly append.
+ */
+function* inFolderOrder(dir, size) {
+  const h = opendirSync(dir, { bufferSize: 256 });
+  let names = [];
+  try {
+    for (let d = h.readSync(); d !== null; d = h.readSync()) {
+      if (!d.name.endsWith(".json")) continue;
+      names.push(d.name);
+      if (names.length >= size) {
+        yield names;
+        names = [];
+      }
+    }
+  } finally {
+    h.closeSync();
+  }
+  if (names.length) yield names;
+}
+
+/** The raw copy: read every file in the folder's order, write its bytes, 5,000 per transaction, same client; no checks. */
 async function rawCopy(kind, src, n) {
   const t = performance.now();
   if (kind === "sqlite") {
@@ -94,14 +119,14 @@ async function rawCopy(kind, src, n) {
     db.pragma("synchronous = NORMAL");
     db.exec("CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))");
     const ins = db.prepare("INSERT INTO t VALUES ('default', ?, ?, ?, ?)");
-    const tx = db.transaction((lo, hi) => {
+    const tx = db.transaction((names) => {
       const now = new Date().toISOString();
-      for (let i = lo; i < hi; i++) {
-        const text = readFileSync(join(src, `thread-${i}.json`), "utf8");
-        ins.run(`thread-${i}`, Buffer.byteLength(text), now, text);
+      for (const name of names) {
+        const text = readFileSync(join(src, name), "utf8");
+        ins.run(name.slice(0, -5), Buffer.byteLength(text), now, text);
       }
     });
-    for (let i = 0; i < n; i += 5000) tx(i, Math.min(n, i + 5000));
+    for (const names of inFolderOrder(src, 5000)) tx(names);
     db.close();
   } else {
     const pg = (await import("pg")).default;
@@ -111,13 +136,13 @@ async function rawCopy(kind, src, n) {
     const table = `bench_million_raw_${run}_${++k}`;
     await c.query(`CREATE TABLE ${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
     const esc = (s) => s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
-    for (let i = 0; i < n; i += 5000) {
+    for (const names of inFolderOrder(src, 5000)) {
       await c.query("BEGIN");
       const stream = c.query(from(`COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN`));
       const done = new Promise((res, rej) => (stream.on("finish", res), stream.on("error", rej)));
-      for (let j = i; j < Math.min(n, i + 5000); j++) {
-        const text = readFileSync(join(src, `thread-${j}.json`), "utf8");
-        stream.write(`default\tthread-${j}\t${esc(text)}\t${Buffer.byteLength(text)}\n`);
+      for (const name of names) {
+        const text = readFileSync(join(src, name), "utf8");
+        stream.write(`default\t${name.slice(0, -5)}\t${esc(text)}\t${Buffer.byteLength(text)}\n`);
       }
       stream.end();
       await done;
@@ -138,9 +163,26 @@ async function dropPg() {
   await c.end();
 }
 
+/** Peak RSS (MB) of a process that streams `dir` (read + JSON.parse of every file) and keeps nothing. */
+function floorRss(dir) {
+  const code = `import { opendirSync, readFileSync } from "node:fs";
+    const h = opendirSync(${JSON.stringify(dir)}, { bufferSize: 256 });
+    for (let d = h.readSync(); d !== null; d = h.readSync()) if (d.name.endsWith(".json")) JSON.parse(readFileSync(${JSON.stringify(dir)} + "/" + d.name, "utf8"));
+    h.closeSync();`;
+  const r = spawnSync("/usr/bin/time", ["-f", "%M %e", process.execPath, "--input-type=module", "-e", code], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return Number(r.stderr.trim().split("\n").pop().split(" ")[0]) / 1024;
+}
+
 const result = { bench: "million", checkpoints: M, small: SMALL, seed, targets: {} };
 const big = source(M);
 const small = source(SMALL);
+if (process.env.FLOOR !== "0") {
+  const fs = floorRss(small);
+  const fb = floorRss(big);
+  result.floor = { smallMb: +fs.toFixed(0), bigMb: +fb.toFixed(0), ratio: +(fb / fs).toFixed(2) };
+  console.log(`memory floor (stream + JSON.parse only, nothing kept): peak RSS ${fs.toFixed(0)} MB for ${SMALL.toLocaleString("en-US")}, ${fb.toFixed(0)} MB for ${M.toLocaleString("en-US")} → ${(fb / fs).toFixed(2)}×`);
+}
 try {
   for (const kind of TARGETS) {
     const smallRun = timed(["migrate", "--from", `file:${small}`, "--to", targetUri(kind), "-q"]);
