@@ -9,6 +9,7 @@
  * The document is kept as text, not JSONB: JSONB reorders keys and would break byte-exact round trips; query it
  * with `doc::jsonb` when needed. Thread ids sort with COLLATE "C" (code-point order) for stable paging.
  */
+import { createHash } from "node:crypto";
 import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId } from "./common.js";
@@ -198,6 +199,35 @@ class PostgresStore implements Saver {
         for (const r of res.rows) found.set(`${ns}\u0000${r.thread_id}`, r.doc);
       }
       return keys.map((k) => found.get(`${k.namespace}\u0000${k.threadId}`));
+    });
+  }
+
+  /**
+   * Compared in PostgreSQL: md5 of each stored document against md5 of the text written, one query per namespace in
+   * the batch; only booleans come back, not the documents. A point lookup per id (a subquery per row of the id list),
+   * whatever the planner's statistics. Where the server's encoding is not UTF-8 the sums differ and the caller reads
+   * the rows back.
+   */
+  verifyMany(records: SaverRecord[]): Promise<boolean[]> {
+    return this.wrap("cannot read", async () => {
+      const out = records.map(() => false);
+      const byNs = new Map<string, number[]>();
+      records.forEach((r, i) => {
+        const at = byNs.get(r.namespace);
+        if (at) at.push(i);
+        else byNs.set(r.namespace, [i]);
+      });
+      for (const [ns, at] of byNs) {
+        const ids = at.map((i) => records[i]!.threadId);
+        const sums = at.map((i) => createHash("md5").update(records[i]!.text).digest("hex"));
+        const res = await this.query(
+          `SELECT k.n, (SELECT md5(doc) FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id) = k.h AS same
+           FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)`,
+          [ns, ids, sums],
+        );
+        for (const r of res.rows) if (r.same === true) out[at[Number(r.n) - 1]!] = true;
+      }
+      return out;
     });
   }
 

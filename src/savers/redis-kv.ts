@@ -16,6 +16,12 @@ export interface Kv {
   strlenMany(keys: string[]): Promise<number[]>;
   del(key: string): Promise<number>;
   exists(key: string): Promise<number>;
+  /**
+   * Per key: whether it holds a string whose SHA-1 (hex) is the one given — compared in Redis (a Lua script), so the
+   * values are not sent back. Undefined where the server cannot run it (a cluster: keys of many slots; scripts
+   * refused by ACL or configuration): the caller reads the values back instead.
+   */
+  sameMany(keys: string[], sha1s: string[]): Promise<boolean[] | undefined>;
   /** every key matching the glob `match`, on every master, in batches of about `count` (a key may come twice) */
   scanKeys(match: string, count: number): AsyncIterable<string[]>;
   close(): void;
@@ -54,7 +60,16 @@ async function* scanNode(node: Redis, match: string, count: number): AsyncIterab
   } while (cursor !== "0");
 }
 
+/** For each key: 1 when it holds a string with the SHA-1 in the same place of ARGV, else 0 (any type, any error). */
+const SAME_SHA1 = `local out = {}
+for i, k in ipairs(KEYS) do
+  local v = redis.pcall('GET', k)
+  out[i] = (type(v) == 'string' and redis.sha1hex(v) == ARGV[i]) and 1 or 0
+end
+return out`;
+
 export function singleKv(client: Redis): Kv {
+  let scripts = true;
   return {
     cluster: false,
     get: (key) => client.get(key),
@@ -76,6 +91,23 @@ export function singleKv(client: Redis): Kv {
         if (err) throw err;
         return n as number;
       });
+    },
+    async sameMany(keys, sha1s) {
+      if (!scripts) return undefined;
+      const out: boolean[] = [];
+      try {
+        for (let i = 0; i < keys.length; i += 1000) {
+          const ks = keys.slice(i, i + 1000);
+          const r = (await client.eval(SAME_SHA1, ks.length, ...ks, ...sha1s.slice(i, i + 1000))) as number[];
+          for (const x of r) out.push(x === 1);
+        }
+      } catch (e) {
+        // scripting refused (ACL, a proxy, a server without Lua): read back instead, from now on
+        if (!/NOPERM|NOSCRIPT|unknown command|not allowed|disabled|scripting/i.test((e as Error).message)) throw e;
+        scripts = false;
+        return undefined;
+      }
+      return out;
     },
     del: (key) => client.del(key),
     exists: (key) => client.exists(key),
@@ -126,6 +158,7 @@ export function clusterKv(cluster: Cluster): Kv {
       );
     },
     strlenMany: (keys) => settle(keys.map((k) => cluster.strlen(k))),
+    sameMany: async () => undefined,
     del: (key) => cluster.del(key),
     exists: (key) => cluster.exists(key),
     async *scanKeys(match, count) {

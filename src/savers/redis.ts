@@ -11,6 +11,7 @@
  * connection but never answers (hung, `CLIENT PAUSE`d, a wrong port that swallows bytes) is a store error (exit 4)
  * naming the store, not a hang. Every message from the client passes the one redactor (base/redact.ts).
  */
+import { createHash } from "node:crypto";
 import type { ClusterOptions, RedisOptions } from "ioredis";
 import { storeError, usageError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
@@ -285,10 +286,27 @@ class RedisStore implements Saver {
     });
   }
 
+  /** The value this saver writes for a record: its compact JSON. */
+  private valueOf(r: SaverRecord): string {
+    return r.compact ?? reformat(r.text, undefined, `${this.uri}#${r.threadId}`);
+  }
+
   async saveMany(records: SaverRecord[]): Promise<void> {
     for (const r of records) checkThreadId(r.threadId, r.namespace);
-    const entries = records.map((r): [string, string] => [this.keyOf(r.threadId, r.namespace), r.compact ?? reformat(r.text, undefined, `${this.uri}#${r.threadId}`)]);
+    const entries = records.map((r): [string, string] => [this.keyOf(r.threadId, r.namespace), this.valueOf(r)]);
     await this.wrap("cannot write", () => this.kv.setMany(entries));
+  }
+
+  /**
+   * Compared in Redis: the SHA-1 of each stored value against that of the value written (one script call per 1,000
+   * keys), so a batch's read-back costs no transfer of its documents. On a cluster, or where scripts are refused, every
+   * record is "not known" and the caller reads them back.
+   */
+  async verifyMany(records: SaverRecord[]): Promise<boolean[]> {
+    if (this.kv.cluster || records.length === 0) return records.map(() => false);
+    const keys = records.map((r) => this.keyOf(r.threadId, r.namespace));
+    const sums = records.map((r) => createHash("sha1").update(this.valueOf(r)).digest("hex"));
+    return (await this.wrap("cannot read", () => this.kv.sameMany(keys, sums))) ?? records.map(() => false);
   }
 
   async close(): Promise<void> {
