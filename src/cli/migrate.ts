@@ -92,8 +92,14 @@ function checkJournal(path: string, resume: boolean): void {
 }
 
 /**
- * A journal file: one JSON line per committed record, fsynced per batch. Created (with its folder) before anything
- * is written; a folder or file that cannot be written is a store error (exit 4) naming the path.
+ * A journal file: one JSON line per committed record, appended after the target committed the batch. Created (with
+ * its folder) before anything is written; a folder or file that cannot be written is a store error (exit 4) naming
+ * the path.
+ * The appends are not fsynced. The journal's one promise is never to name a record the target does not hold: a
+ * written line is in the kernel the moment `write` returns, so it survives a kill, a crash of ckpt or Ctrl-C; after a
+ * power loss it may lose its tail, and those records are simply checked and written again (identical ones skipped).
+ * Forcing each batch's line to disk would not make the promise safer (the target's own durability is what decides it)
+ * and cost a disk flush per batch: ~4 ms each here, 0.2 s of a 10,000-record migration in batches of 200.
  */
 async function openJournal(path: string, resume: boolean, header: object): Promise<FileJournal> {
   const done = new Set<string>();
@@ -127,7 +133,6 @@ async function openJournal(path: string, resume: boolean, header: object): Promi
     committed: () => committed + done.size,
     async commit(entries) {
       await fh.write(entries.map((e) => JSON.stringify({ k: e.key, h: e.hash })).join("\n") + "\n");
-      await fh.sync();
       committed += entries.length;
     },
     close: () => fh.close(),
