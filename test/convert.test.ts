@@ -146,11 +146,12 @@ describe("integers beyond 2^53 survive every conversion", () => {
 describe("loss notes in pointer order", () => {
   test("comparePointers orders as 'each index zero-padded, then the strings compared' on random pointers", () => {
     // independent oracle: the key the report used before (indices padded to 10 digits, joined, compared as strings);
-    // segments drawn from letters and digits only, where both orders are the same by construction
+    // segments are indices or names that start with a letter (as in canonical pointers: an index and a name never
+    // stand at the same place), with '-' and '.' (which sort before '/') in some names
     const key = (p: string) => p.split("/").map((s) => (/^\d+$/.test(s) ? s.padStart(10, "0") : s)).join("/");
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    const seg = () => (rnd(2) ? String(rnd(1200)) : ["messages", "content", "usage", "ext", "m", "me", "a1", "1a"][rnd(8)]!);
+    const seg = () => (rnd(2) ? String(rnd(1200)) : ["messages", "content", "usage", "ext", "m", "me", "a1", "yoagent", "yoagent-session", "a.b"][rnd(10)]!);
     const ptrs = Array.from({ length: 3000 }, () => "/" + Array.from({ length: 1 + rnd(4) }, seg).join("/"));
     ptrs.push("", "/messages", "/messages/9", "/messages/10", "/messages/9/usage", "/messages/10/content/2");
     const byKey = [...ptrs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));

@@ -8,7 +8,7 @@ import { useColor, type CliIO } from "./io.js";
 import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { ExitCode, inputError, usageError } from "../base/errors.js";
 import { hasLongDigitRun, jsonLocator, stringifyJson, toPlainNumbers } from "../base/json.js";
-import { validators } from "../generated/validators.js";
+import { getValidator } from "../schema/validate.js";
 import type { Checkpoint } from "../generated/types.js";
 import type { SourceDoc } from "../formats/types.js";
 import { diffCheckpoints, VOLATILE_GLOBS } from "../core/diff/index.js";
@@ -122,7 +122,7 @@ function outputAndInput(args: Args, io: CliIO): { output: Output; inputFormat?: 
  * the pointer is into the file itself and gets a line:column.
  */
 function checkCanonical(cp: Checkpoint, doc: SourceDoc, format: string): void {
-  const validate = validators["Checkpoint"]!;
+  const validate = getValidator("Checkpoint")!;
   // a bigint can only come from a run of 16+ digits in the source: without one there is nothing to walk for
   if (validate(doc.text !== undefined && !hasLongDigitRun(doc.text) ? cp : toPlainNumbers(cp))) return;
   const e = validate.errors![0]!;
