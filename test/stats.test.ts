@@ -236,6 +236,12 @@ describe("stats of LangGraph PostgreSQL stores", () => {
       expect(Object.fromEntries(r.messageClasses.map((c) => [c.class, c.count]))).toEqual(Object.fromEntries(classes));
       expect(r.library).toBe(serde === "json" ? "js" : "python");
       expect(r.days.reduce((n, d) => n + d.bytes, 0)).toBe(r.totals.payloadBytes);
+      // one thread: its rows of the three tables, by SQL
+      const one1 = await statsJson(`${PG}?schema=${s}`, "--thread", "a-chat-1");
+      const threadBytes = await one(`SELECT (SELECT sum(octet_length(checkpoint::text) + octet_length(metadata::text)) FROM "${s}".checkpoints WHERE thread_id = 'a-chat-1')
+        + (SELECT coalesce(sum(octet_length(blob)), 0) FROM "${s}".checkpoint_blobs WHERE thread_id = 'a-chat-1')
+        + (SELECT coalesce(sum(octet_length(blob)), 0) FROM "${s}".checkpoint_writes WHERE thread_id = 'a-chat-1') AS v`);
+      expect([one1.totals.threads, one1.totals.payloadBytes]).toEqual([1, threadBytes]);
       expect(await digest(s)).toBe(before);
     });
   }
