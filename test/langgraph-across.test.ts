@@ -231,6 +231,32 @@ describe("seed format → LangGraph thread that LangGraph JS loads and continues
   });
 });
 
+describe("ckpt migrate into a LangGraph PostgreSQL schema named by ?layout=langgraph", () => {
+  it("every thread of a folder store; the real PostgresSaver loads each and continues one", async () => {
+    const s = `lgacross_${run}_m`;
+    schemas.push(s);
+    const dir = join(fx, "savers", "deepagent-filesaver");
+    const r = await ckpt("migrate", "--from", `file:${dir}`, "--to", `${PG}?schema=${s}&layout=langgraph`, "--allow-lossy", "--json", "--quiet");
+    expect(r.code, r.err + r.out).toBe(0);
+    const summary = JSON.parse(r.out.trim().split("\n").at(-1)!);
+    expect([summary.written, summary.verified, summary.rejected]).toEqual([2, 2, 0]);
+    const saver = pgSaver(PG, s);
+    try {
+      for (const f of readdirSync(dir).filter((x) => x.endsWith(".json"))) {
+        const threadId = JSON.parse(readFileSync(join(dir, f), "utf8")).threadId as string;
+        const g = app(saver, "pg migrate continues");
+        const cfg = { configurable: { thread_id: threadId } };
+        const expected = fromCanonical(sourceMessages(join(dir, f)));
+        expect(fromLangChain((await g.getState(cfg)).values.messages)).toEqual(expected);
+        const out = await g.invoke({ messages: [{ role: "user", content: "next" }] }, cfg);
+        expect(out.messages).toHaveLength(expected.length + 2);
+      }
+    } finally {
+      await closeSaver(saver);
+    }
+  });
+});
+
 describe("LangGraph thread → every seed format", () => {
   const store = () => {
     const f = join(work, `js-a-${randomBytes(3).toString("hex")}.sqlite`);
