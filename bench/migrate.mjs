@@ -77,8 +77,11 @@ async function timeMigrate(src, uriFor, jobs = 1) {
   const ms = performance.now() - t;
   for (const x of [source, target, ...writers]) await x.close();
   if (s.written !== N || s.verified !== N) throw new Error(`migrate wrote ${s.written}, verified ${s.verified} of ${N}`);
+  workerRuns.push(s.checkedInWorker);
   return ms;
 }
+/** per ckpt run: whether its checks ran in the worker (WORKER=auto starts it only when a core is idle) */
+const workerRuns = [];
 
 async function rawRedis(records, url = REDIS) {
   seq++;
@@ -239,6 +242,9 @@ for (const p of pairs) {
   };
 }
 console.log(`floor: reading + JSON.parse of the ${N} source files takes ${floor.toFixed(0)} ms; a checked migration on one thread cannot beat raw copy + that`);
+const inWorker = workerRuns.slice(1).filter(Boolean).length; // the first is the warm-up
+console.log(`checks in the worker thread in ${inWorker} of ${workerRuns.length - 1} ckpt runs (WORKER=${process.env.WORKER ?? "auto"}; auto: only when a core is idle, 1-minute load average ≤ cores − 1: ${(await import("node:os")).loadavg()[0].toFixed(1)} now)`);
+result.checksInWorker = { runs: workerRuns.length - 1, inWorker };
 const small = peakRss(N);
 const big = peakRss(BIG);
 const memRatio = big.maxRssKb / small.maxRssKb;
