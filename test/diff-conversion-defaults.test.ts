@@ -71,9 +71,9 @@ const covered = (p0: string, lossy: readonly string[]) => {
  */
 const CONVERTER_GAPS: Record<string, RegExp> = {
   // amacs keeps completed exchanges of prompt and reply text: an assistant turn with no text comes back with an
-  // empty text block, and where messages were dropped or merged the diff can align a neighbour instead (a removed
-  // or new message reported one place off); the drops themselves are in convert's report
-  amacs: /^\/messages\/\d+$|^new message at b\[\d+\]$|\/content\/\+\d+ \(added\)$/,
+  // empty text block, and an empty reply matches any empty assistant message of the source, so the diff may call
+  // another one the removed message (the removals themselves are in convert's report)
+  amacs: /^\/messages\/\d+$|\/content\/\+\d+ \(added\)$/,
 };
 
 function convertPair(fa: string, fb: string) {

@@ -157,7 +157,9 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
   const { a, b, notes, fills } = prepare(a0, b0, options);
   const ma: AgentMessage[] = Array.isArray(a.messages) ? a.messages : [];
   const mb: AgentMessage[] = Array.isArray(b.messages) ? b.messages : [];
-  const plan = diffMessages(ma, mb, fills?.message);
+  const fa = a0.origin?.format;
+  const fb = b0.origin?.format;
+  const plan = diffMessages(ma, mb, fills?.message, Boolean(fa && fb && fa !== fb));
   const changes: Change[] = [...plan.changes];
 
   // identical messages add the same usage on both sides: the delta comes from the messages that differ alone

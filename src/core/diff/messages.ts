@@ -44,7 +44,7 @@ export interface MessagePlan {
  * number, a bigint or a string of digits) is the number itself — no string is built, and 5, 5n and "5" agree; every
  * other key is a string.
  */
-export function messageKey(m: AgentMessage): Key {
+export function messageKey(m: AgentMessage, withTime = true): Key {
   const ext = (m as { ext?: Record<string, unknown> }).ext;
   const phi = ext && isObject(ext["phi-core"]) ? (ext["phi-core"] as Record<string, unknown>) : undefined;
   if (phi) {
@@ -63,12 +63,12 @@ export function messageKey(m: AgentMessage): Key {
     for (const b of content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
     if (ids) return `c:${ids}`;
   }
-  return `h:${contentKey(m)}`;
+  return `h:${contentKey(m, withTime)}`;
 }
 
-function contentKey(m: AgentMessage): string {
+function contentKey(m: AgentMessage, withTime: boolean): string {
   const r = m as unknown as Record<string, unknown>;
-  let k = `${m.role}|${String(r.timestamp ?? "")}`;
+  let k = withTime ? `${m.role}|${String(r.timestamp ?? "")}` : `${m.role}|`;
   const content = r.content;
   if (Array.isArray(content)) {
     for (const b of content) {
@@ -161,7 +161,7 @@ function sameKind(a: AgentMessage, b: AgentMessage): boolean {
  * comparison, but only messages that differ as given are copied without them (`at`/`bt`) — the common, unchanged
  * run of a long history is compared in place, never copied, keyed or serialized.
  */
-export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[], fillIn?: FillInFilter): MessagePlan {
+export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[], fillIn?: FillInFilter, across = false): MessagePlan {
   const strippedA = new Map<number, AgentMessage>();
   const strippedB = new Map<number, AgentMessage>();
   const at = (i: number): AgentMessage => {
@@ -184,7 +184,8 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
     return (x2 !== x || y2 !== y) && messageEqual(x2, y2);
   };
   // identity keys are not affected by presentation records: computed on the messages as given
-  const al = align(a.length, b.length, eq, (i) => messageKey(a[i]!), (j) => messageKey(b[j]!));
+  // across formats, times are often absent, rounded or filled in on one side: the content alone says which is which
+  const al = align(a.length, b.length, eq, (i) => messageKey(a[i]!, !across), (j) => messageKey(b[j]!, !across));
   const edits = pairEdits(al, (i, j) => sameKind(a[i]!, b[j]!));
 
   const sourceOf = new Int32Array(b.length).fill(-1);
