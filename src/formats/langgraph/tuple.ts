@@ -4,7 +4,7 @@
  */
 import type { LgChannelSource, LgCheckpoint, LgCheckpointTuple, LgDecodeIssue, LgHistoryEntry, LgMetadata, LgPendingWrite, LgRowRef, LgSerdeType } from "./types.js";
 import { isRecord } from "./types.js";
-import { decodeMetadata, decodeTyped, detectLibrary, messageCount, normalizeParsed } from "./serde.js";
+import { compareVersions, decodeMetadata, decodeTyped, detectLibrary, messageCount, normalizeParsed } from "./serde.js";
 
 export interface RawCheckpointRow {
   thread_id: string;
@@ -136,6 +136,28 @@ export function buildTuple(store: "sqlite" | "postgres", tables: TableNames, raw
   };
   if (channelSources) t.channelSources = channelSources;
   return t;
+}
+
+const TASKS = "__pregel_tasks";
+
+/**
+ * The v<4 pending-sends migration the savers apply on read (LANGGRAPH.md §1.3; js:sqlite:516-556,
+ * js:pg/index.ts:513-546, py:pg/base.py:355-373): a checkpoint older than v4 with a parent gets the parent's
+ * `__pregel_tasks` writes (`sends`, in the saver's order) as `channel_values.__pregel_tasks`, and that channel's
+ * version becomes the highest of its versions (1 when it has none). Whether it applies (the JS SQLite saver: always,
+ * also with no sends; the PostgreSQL savers: when the parent has sends) is the caller's.
+ */
+export function applyPendingSends(t: LgCheckpointTuple, sends: RawWriteRow[], table: string): void {
+  const cp = t.checkpoint;
+  if (!(typeof cp.v === "number" && cp.v < 4 && t.parentId)) return;
+  const values: unknown[] = [];
+  sends.forEach((w, i) => {
+    const row: LgRowRef = { ...t.row, table, checkpointId: t.parentId!, taskId: w.task_id, idx: w.idx, channel: w.channel };
+    values.push(decodeTyped(w.type as LgSerdeType | null, w.value, { row, pointer: `/checkpoint/channel_values/${TASKS}/${i}`, issues: t.issues }));
+  });
+  const versions = Object.values(cp.channel_versions);
+  cp.channel_values[TASKS] = values;
+  cp.channel_versions[TASKS] = versions.length ? versions.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b)) : 1;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { inputError, storeError } from "../../base/errors.js";
 import { describePgError } from "../postgres.js";
 import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgStoreInfo, LgThreadSummary } from "../../formats/langgraph/types.js";
-import { buildTuple, type RawBlobRow, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
+import { applyPendingSends, buildTuple, type RawBlobRow, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
 import { decodeTyped } from "../../formats/langgraph/serde.js";
 import { historyFrom } from "./sqlite.js";
 
@@ -209,7 +209,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
         (writes.get(k) ?? writes.set(k, []).get(k)!).push(w);
       }
     }
-    return rows.map((r) => {
+    const out = rows.map((r) => {
       const versions = versionsOf(r);
       const mine = blobs.get(key2(r.thread_id, r.checkpoint_ns));
       const own: RawBlobRow[] = [];
@@ -219,6 +219,19 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       }
       return buildTuple("postgres", TABLES, r, writes.get(key3(r)) ?? [], own);
     });
+    for (const t of out) await withSends(t);
+    return out;
+  }
+
+  /** The PostgreSQL savers' v<4 migration: when the parent has `__pregel_tasks` writes (Python orders them by task_path first). */
+  async function withSends(t: LgCheckpointTuple): Promise<void> {
+    if (!(t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4)) return;
+    const sends = await q<RawWriteRow>(
+      `SELECT task_id, idx, channel, type, blob AS value FROM ${S}.checkpoint_writes
+       WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 AND channel = '__pregel_tasks' ORDER BY ${info.taskPath ? "task_path, " : ""}task_id, idx`,
+      [t.threadId, t.namespace, t.parentId],
+    );
+    if (sends.length) applyPendingSends(t, sends, TABLES.writes);
   }
 
   async function* list(options: LgListOptions = {}): AsyncIterable<LgCheckpointTuple> {

@@ -5,7 +5,7 @@
  */
 import { storeError } from "../../base/errors.js";
 import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgThreadSummary } from "../../formats/langgraph/types.js";
-import { buildTuple, historyEntry, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
+import { applyPendingSends, buildTuple, historyEntry, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
 
 type DB = import("better-sqlite3").Database;
@@ -127,6 +127,7 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
     one: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`),
     newest: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`),
     writesOf: db.prepare(`SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`),
+    sendsOf: db.prepare(`SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`),
     // keyset pages over the primary key
     scanFirst: db.prepare(`SELECT ${CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`),
     scanNext: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`),
@@ -166,7 +167,14 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
        WHERE c.checkpoint_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx`,
     ),
   };
-  const tuple = (r: RawCheckpointRow) => buildTuple("sqlite", TABLES, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[]);
+  /** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
+  const withSends = (t: LgCheckpointTuple): LgCheckpointTuple => {
+    if (t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4 && (t.serde.checkpoint === "json" || t.serde.checkpoint === null)) {
+      applyPendingSends(t, q.sendsOf.all(t.threadId, t.namespace, t.parentId) as RawWriteRow[], TABLES.writes);
+    }
+    return t;
+  };
+  const tuple = (r: RawCheckpointRow) => withSends(buildTuple("sqlite", TABLES, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[]));
   /** A page of checkpoint rows with their writes, fetched in one range query. */
   const tuplesOf = (rows: RawCheckpointRow[], sorted: boolean): LgCheckpointTuple[] => {
     if (rows.length === 0) return [];
@@ -180,7 +188,7 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
       if (list) list.push(w);
       else ws.set(k, [w]);
     }
-    return rows.map((r) => buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? []));
+    return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [])));
   };
 
   async function* list(options: LgListOptions = {}): AsyncIterable<LgCheckpointTuple> {
