@@ -62,6 +62,54 @@ export function toCheckpoint(r: CpRow): LgCheckpoint {
 }
 const toWrite = (r: WRow): LgWrite => ({ taskId: r.task_id, idx: r.idx, channel: r.channel, type: r.type, value: bytes(r.value), taskPath: "" });
 
+type Wrap = <R>(what: string, f: () => R) => R;
+
+/** The writes of the checkpoints from `first` to `last` (key order), in one range query. */
+function writesIn(db: BetterSqlite3.Database, first: CpRow, last: CpRow): WRow[] {
+  return db
+    .prepare(`SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes
+      WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
+      ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`)
+    .all(first.thread_id, first.checkpoint_ns, first.checkpoint_id, last.thread_id, last.checkpoint_ns, last.checkpoint_id) as WRow[];
+}
+
+/** Every checkpoint with its writes, in key order, in pages of `batchSize`, of the threads `threads` accepts. */
+async function* scanSqlite(db: BetterSqlite3.Database, wrap: Wrap, batchSize: number, threads?: (id: string) => boolean): AsyncIterable<LgCheckpoint[]> {
+  const page = db.prepare(`SELECT * FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?)
+    ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`);
+  let after: [string, string, string] = ["", "", ""];
+  let firstPage = true;
+  for (;;) {
+    const rows = wrap("reading checkpoints", () =>
+      firstPage ? (db.prepare("SELECT * FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?").all(batchSize) as CpRow[]) : (page.all(...after, batchSize) as CpRow[]),
+    );
+    firstPage = false;
+    if (rows.length === 0) return;
+    const last = rows[rows.length - 1]!;
+    after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
+    const kept = threads ? rows.filter((r) => threads(r.thread_id)) : rows;
+    if (kept.length) yield attachWrites(kept.map(toCheckpoint), wrap("reading writes", () => writesIn(db, kept[0]!, kept[kept.length - 1]!)).map((w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), toWrite(w)] as const));
+    if (rows.length < batchSize) return;
+  }
+}
+
+/** Write checkpoints and their writes in one transaction (existing rows replaced with `overwrite`, else kept). */
+function writeSqlite(db: BetterSqlite3.Database, wrap: Wrap, cps: LgCheckpoint[], o: WriteOptions): void {
+  const verb = o.overwrite ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
+  const insCp = db.prepare(`${verb} INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const delW = db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
+  const insW = db.prepare(`${verb} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  wrap("writing checkpoints", () =>
+    db.transaction(() => {
+      for (const c of cps) {
+        insCp.run(c.threadId, c.ns, c.id, c.parentId, c.type, Buffer.from(c.checkpoint), Buffer.from(c.metadata));
+        if (o.overwrite) delW.run(c.threadId, c.ns, c.id);
+        for (const w of c.writes) insW.run(c.threadId, c.ns, c.id, w.taskId, w.idx, w.channel, w.type, Buffer.from(w.value));
+      }
+    }).immediate(),
+  );
+}
+
 export async function openSqliteLgStore(path: string, uri: string, opts: { readonly?: boolean; create?: boolean }): Promise<LgStore & { db: BetterSqlite3.Database }> {
   const { default: Database } = await import("better-sqlite3");
   let db: BetterSqlite3.Database;
@@ -77,7 +125,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
   } catch (e) {
     throw storeError("sqlite-open", `cannot open the LangGraph SQLite store: ${(e as Error).message}`, { file: path });
   }
-  const wrap = <R>(what: string, f: () => R): R => {
+  const wrap: Wrap = (what, f) => {
     try {
       return f();
     } catch (e) {
@@ -86,13 +134,6 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     }
   };
   const hasLayout = () => (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table' AND name IN ('checkpoints','writes')").get() as { n: number }).n === 2;
-
-  const writesIn = (first: CpRow, last: CpRow) =>
-    db
-      .prepare(`SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes
-        WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
-        ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`)
-      .all(first.thread_id, first.checkpoint_ns, first.checkpoint_id, last.thread_id, last.checkpoint_ns, last.checkpoint_id) as WRow[];
 
   const store: LgStore & { db: BetterSqlite3.Database } = {
     kind: "sqlite",
@@ -108,24 +149,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
       wrap("creating the LangGraph tables", () => db.exec(SQLITE_SETUP));
     },
     count: async () => (hasLayout() ? (db.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number }).n : 0),
-    async *scan(batchSize, threads) {
-      const page = db.prepare(`SELECT * FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?)
-        ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`);
-      let after: [string, string, string] = ["", "", ""];
-      let firstPage = true;
-      for (;;) {
-        const rows = wrap("reading checkpoints", () =>
-          firstPage ? (db.prepare("SELECT * FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?").all(batchSize) as CpRow[]) : (page.all(...after, batchSize) as CpRow[]),
-        );
-        firstPage = false;
-        if (rows.length === 0) return;
-        const last = rows[rows.length - 1]!;
-        after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
-        const kept = threads ? rows.filter((r) => threads(r.thread_id)) : rows;
-        if (kept.length) yield attachWrites(kept.map(toCheckpoint), wrap("reading writes", () => writesIn(kept[0]!, kept[kept.length - 1]!)).map((w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), toWrite(w)] as const));
-        if (rows.length < batchSize) return;
-      }
-    },
+    scan: (batchSize, threads) => scanSqlite(db, wrap, batchSize, threads),
     async load(keys) {
       const out = new Map<string, LgCheckpoint>();
       if (!hasLayout()) return out;
@@ -142,21 +166,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
       });
       return out;
     },
-    async write(cps, o: WriteOptions) {
-      const verb = o.overwrite ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
-      const insCp = db.prepare(`${verb} INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-      const delW = db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-      const insW = db.prepare(`${verb} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-      wrap("writing checkpoints", () =>
-        db.transaction(() => {
-          for (const c of cps) {
-            insCp.run(c.threadId, c.ns, c.id, c.parentId, c.type, Buffer.from(c.checkpoint), Buffer.from(c.metadata));
-            if (o.overwrite) delW.run(c.threadId, c.ns, c.id);
-            for (const w of c.writes) insW.run(c.threadId, c.ns, c.id, w.taskId, w.idx, w.channel, w.type, Buffer.from(w.value));
-          }
-        }).immediate(),
-      );
-    },
+    write: async (cps, o: WriteOptions) => writeSqlite(db, wrap, cps, o),
     async readBack(keys) {
       const got = await store.load(keys, "js");
       const out = new Map<string, string>();

@@ -154,29 +154,12 @@ async function* orphanPages<R extends Record<string, unknown>>(q: <T>(sql: strin
   }
 }
 
-export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string): LgReader {
-  if (info.shallow) throw storeError("langgraph-shallow", `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
-  const S = ident(info.schema ?? "public");
-  const CP = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes`;
-  const q = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
-    try {
-      return (await c.query(sql, args)).rows as R[];
-    } catch (e) {
-      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
-    }
-  };
-  const KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
-  /** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
-  const threadPage = async (args: unknown[], paged: boolean): Promise<PgThreadRow[]> => {
-    try {
-      return (await c.query(threadPageSql(S, paged, true), args)).rows as PgThreadRow[];
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
-      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
-      return q<PgThreadRow>(threadPageSql(S, paged, false), args);
-    }
-  };
+type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
+const KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
+const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes`;
+
+/** The decoded tuples of pages of checkpoint rows (their blob rows and writes in two queries), for a reader. */
+function tupleBuilder(q: Query, S: string, info: LgStoreInfo): (rows: RawCheckpointRow[], withWrites?: boolean) => Promise<LgCheckpointTuple[]> {
   const keyArgs = (rows: Key[]) => [rows.map((r) => r.thread_id), rows.map((r) => r.checkpoint_ns), rows.map((r) => r.checkpoint_id)];
 
   /** The decoded tuples of a page of checkpoint rows: their blob rows and writes in two queries. */
@@ -233,28 +216,85 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
     );
     if (sends.length) applyPendingSends(t, sends, TABLES.writes);
   }
+  return tuplesOf;
+}
 
-  async function* list(options: LgListOptions = {}): AsyncIterable<LgCheckpointTuple> {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (options.threadId !== undefined) args.push(options.threadId), where.push(`thread_id = $${args.length}`);
-    if (options.namespace !== undefined) args.push(options.namespace), where.push(`checkpoint_ns = $${args.length}`);
-    let before = options.before;
-    let left = options.limit ?? Infinity;
-    while (left > 0) {
-      const a = [...args];
-      const w = [...where];
-      if (before !== undefined) a.push(before), w.push(`checkpoint_id < $${a.length}`);
-      a.push(Math.min(PAGE, left));
-      const rows = await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT $${a.length}`, a);
-      if (rows.length === 0) return;
-      for (const t of await tuplesOf(rows)) {
-        yield t;
-        left--;
+/** Rules 8 and 15's rows: writes without their checkpoint, blobs no checkpoint names (complete, streamed). */
+function orphanQueries(q: Query, S: string): Pick<LgReader, "orphanWrites" | "orphanBlobs"> {
+  return {
+    async *orphanWrites(): AsyncIterable<LgRowRef> {
+      type W = Key & { task_id: string; idx: number; channel: string };
+      const cols = ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"];
+      for await (const w of orphanPages<W>(q, cols, (where) =>
+        `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM ${S}.checkpoint_writes w
+         WHERE ${where("w")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
+         ORDER BY 1, 2, 3, 4, 5`,
+      )) {
+        yield { store: "postgres", table: "checkpoint_writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
       }
-      before = rows[rows.length - 1]!.checkpoint_id;
+    },
+    async *orphanBlobs(): AsyncIterable<LgRowRef> {
+      type B = { thread_id: string; checkpoint_ns: string; channel: string; version: string };
+      for await (const b of orphanPages<B>(q, ["thread_id", "checkpoint_ns", "channel", "version"], (where) =>
+        `SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version FROM ${S}.checkpoint_blobs b
+         WHERE ${where("b")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+                           AND c.checkpoint->'channel_versions'->>b.channel = b.version)
+         ORDER BY 1, 2, 3, 4`,
+      )) {
+        yield { store: "postgres", table: "checkpoint_blobs", threadId: b.thread_id, namespace: b.checkpoint_ns, channel: b.channel, version: b.version };
+      }
+    },
+  };
+}
+
+/** Checkpoints newest first (of a thread / namespace, before an id, up to a limit), in pages. */
+async function* listTuples(q: Query, S: string, tuplesOf: (rows: RawCheckpointRow[]) => Promise<LgCheckpointTuple[]>, options: LgListOptions): AsyncIterable<LgCheckpointTuple> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (options.threadId !== undefined) args.push(options.threadId), where.push(`thread_id = $${args.length}`);
+  if (options.namespace !== undefined) args.push(options.namespace), where.push(`checkpoint_ns = $${args.length}`);
+  let before = options.before;
+  let left = options.limit ?? Infinity;
+  while (left > 0) {
+    const a = [...args];
+    const w = [...where];
+    if (before !== undefined) a.push(before), w.push(`checkpoint_id < $${a.length}`);
+    a.push(Math.min(PAGE, left));
+    const rows = await q<RawCheckpointRow>(`SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT $${a.length}`, a);
+    if (rows.length === 0) return;
+    for (const t of await tuplesOf(rows)) {
+      yield t;
+      left--;
     }
+    before = rows[rows.length - 1]!.checkpoint_id;
   }
+}
+
+export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string): LgReader {
+  if (info.shallow) throw storeError("langgraph-shallow", `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
+  const S = ident(info.schema ?? "public");
+  const CP = CP_COLS;
+  const q = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
+    try {
+      return (await c.query(sql, args)).rows as R[];
+    } catch (e) {
+      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+    }
+  };
+  /** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
+  const threadPage = async (args: unknown[], paged: boolean): Promise<PgThreadRow[]> => {
+    try {
+      return (await c.query(threadPageSql(S, paged, true), args)).rows as PgThreadRow[];
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
+      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+      return q<PgThreadRow>(threadPageSql(S, paged, false), args);
+    }
+  };
+  const tuplesOf = tupleBuilder(q, S, info);
+
+  const list = (options: LgListOptions = {}) => listTuples(q, S, tuplesOf, options);
 
   const reader: LgReader = {
     uri,
@@ -315,28 +355,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
         if (rows.length < size) return;
       }
     },
-    async *orphanWrites(): AsyncIterable<LgRowRef> {
-      type W = Key & { task_id: string; idx: number; channel: string };
-      const cols = ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"];
-      for await (const w of orphanPages<W>(q, cols, (where) =>
-        `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM ${S}.checkpoint_writes w
-         WHERE ${where("w")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
-         ORDER BY 1, 2, 3, 4, 5`,
-      )) {
-        yield { store: "postgres", table: "checkpoint_writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
-      }
-    },
-    async *orphanBlobs(): AsyncIterable<LgRowRef> {
-      type B = { thread_id: string; checkpoint_ns: string; channel: string; version: string };
-      for await (const b of orphanPages<B>(q, ["thread_id", "checkpoint_ns", "channel", "version"], (where) =>
-        `SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version FROM ${S}.checkpoint_blobs b
-         WHERE ${where("b")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
-                           AND c.checkpoint->'channel_versions'->>b.channel = b.version)
-         ORDER BY 1, 2, 3, 4`,
-      )) {
-        yield { store: "postgres", table: "checkpoint_blobs", threadId: b.thread_id, namespace: b.checkpoint_ns, channel: b.channel, version: b.version };
-      }
-    },
+    ...orphanQueries(q, S),
     async close() {
       await c.end();
     },

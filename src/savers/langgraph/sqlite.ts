@@ -115,15 +115,9 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
 type WRow = RawWriteRow & { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
 const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 
-export function createLangGraphSqliteReader(db: DB, path: string, uri: string): LgReader {
-  const wrap = <T>(f: () => T): T => {
-    try {
-      return f();
-    } catch (e) {
-      throw storeError("sqlite-io", `cannot read the LangGraph store: ${(e as Error).message}`, { file: path });
-    }
-  };
-  const q = {
+/** The reader's prepared statements (keyset pages over the primary key everywhere). */
+function statements(db: DB) {
+  return {
     one: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`),
     newest: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`),
     writesOf: db.prepare(`SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`),
@@ -167,6 +161,53 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
        WHERE c.checkpoint_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx`,
     ),
   };
+}
+
+/** Checkpoints newest first (of a thread / namespace, before an id, up to a limit), in pages. */
+async function* listTuples(db: DB, wrap: <T>(f: () => T) => T, tuple: (r: RawCheckpointRow) => LgCheckpointTuple, options: LgListOptions): AsyncIterable<LgCheckpointTuple> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (options.threadId !== undefined) where.push("thread_id = ?"), args.push(options.threadId);
+  if (options.namespace !== undefined) where.push("checkpoint_ns = ?"), args.push(options.namespace);
+  let before = options.before;
+  let left = options.limit ?? Infinity;
+  while (left > 0) {
+    const w = [...where, ...(before !== undefined ? ["checkpoint_id < ?"] : [])];
+    const sql = `SELECT ${CP_COLS} FROM checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT ?`;
+    const rows = wrap(() => db.prepare(sql).all(...args, ...(before !== undefined ? [before] : []), Math.min(PAGE, left)) as RawCheckpointRow[]);
+    if (rows.length === 0) return;
+    for (const r of rows) {
+      yield wrap(() => tuple(r));
+      left--;
+    }
+    before = rows[rows.length - 1]!.checkpoint_id;
+  }
+}
+
+/** `ls` rows, a page of 500 threads per statement. */
+async function* threadSummaries(q: ReturnType<typeof statements>, wrap: <T>(f: () => T) => T, options: { after?: string; limit?: number }): AsyncIterable<LgThreadSummary> {
+  let after = options.after ?? "";
+  let left = options.limit ?? Infinity;
+  while (left > 0) {
+    const page = wrap(() => q.threadPage.all(after, Math.min(500, left)) as ThreadRow[]);
+    if (page.length === 0) return;
+    for (const p of page) {
+      yield summaryOf(p);
+      left--;
+    }
+    after = page[page.length - 1]!.thread_id;
+  }
+}
+
+export function createLangGraphSqliteReader(db: DB, path: string, uri: string): LgReader {
+  const wrap = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      throw storeError("sqlite-io", `cannot read the LangGraph store: ${(e as Error).message}`, { file: path });
+    }
+  };
+  const q = statements(db);
   /** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
   const withSends = (t: LgCheckpointTuple): LgCheckpointTuple => {
     if (t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4 && (t.serde.checkpoint === "json" || t.serde.checkpoint === null)) {
@@ -191,42 +232,12 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
     return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [])));
   };
 
-  async function* list(options: LgListOptions = {}): AsyncIterable<LgCheckpointTuple> {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (options.threadId !== undefined) where.push("thread_id = ?"), args.push(options.threadId);
-    if (options.namespace !== undefined) where.push("checkpoint_ns = ?"), args.push(options.namespace);
-    let before = options.before;
-    let left = options.limit ?? Infinity;
-    while (left > 0) {
-      const w = [...where, ...(before !== undefined ? ["checkpoint_id < ?"] : [])];
-      const sql = `SELECT ${CP_COLS} FROM checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT ?`;
-      const rows = wrap(() => db.prepare(sql).all(...args, ...(before !== undefined ? [before] : []), Math.min(PAGE, left)) as RawCheckpointRow[]);
-      if (rows.length === 0) return;
-      for (const r of rows) {
-        yield wrap(() => tuple(r));
-        left--;
-      }
-      before = rows[rows.length - 1]!.checkpoint_id;
-    }
-  }
+  const list = (options: LgListOptions = {}) => listTuples(db, wrap, tuple, options);
 
   const reader: LgReader = {
     uri,
     info: { store: "sqlite" },
-    async *threads(options = {}): AsyncIterable<LgThreadSummary> {
-      let after = options.after ?? "";
-      let left = options.limit ?? Infinity;
-      while (left > 0) {
-        const page = wrap(() => q.threadPage.all(after, Math.min(500, left)) as ThreadRow[]);
-        if (page.length === 0) return;
-        for (const p of page) {
-          yield summaryOf(p);
-          left--;
-        }
-        after = page[page.length - 1]!.thread_id;
-      }
-    },
+    threads: (options = {}) => threadSummaries(q, wrap, options),
     list,
     countThreads: async () => wrap(() => db.prepare("SELECT count(DISTINCT thread_id) FROM checkpoints").pluck().get() as number),
     async *checkpointIds(threadId, namespace = "") {
