@@ -1,7 +1,8 @@
 // LangGraph write side: `ckpt migrate` of 200,000 LangGraph checkpoints SQLite → PostgreSQL (whole histories,
 // channel values split into checkpoint_blobs as the Python library writes them, journal, read-back verification)
-// against a raw copy of the same rows with the same clients (better-sqlite3 → pg, keyset pages, the same unnest
-// multi-row INSERTs; neither side uses COPY), both as whole processes; then `ckpt prune --keep-last 1` of the 200,000
+// against raw copies of the same rows with the same clients (better-sqlite3 → pg, keyset pages of 500): one with unnest
+// multi-row INSERTs, one with COPY (pg-copy-streams, what ckpt uses for new rows) — the ratio against the COPY copy
+// is the headline; all as whole processes; then `ckpt prune --keep-last 1` of the 200,000
 // on both stores, with time and bytes freed; peak RSS at 20,000 vs 200,000 checkpoints (flat = bounded by the batch).
 // Env: LG_BENCH_N (default 200000), PGURL (default postgres://postgres@127.0.0.1:5432/test).
 import { spawnSync } from "node:child_process";
@@ -80,6 +81,33 @@ for (;;) {
 await c.end(); db.close();
 `;
 writeFileSync(join(work, "raw-copy.mjs"), RAW);
+const RAW_COPY = `
+import Database from "better-sqlite3"; import pg from "pg"; import { from } from "pg-copy-streams";
+const [file, url, schema] = process.argv.slice(2);
+const db = new Database(file, { readonly: true }); const c = new pg.Client({ connectionString: url }); await c.connect();
+const S = '"' + schema + '".';
+await c.query('CREATE SCHEMA ' + schema);
+await c.query('CREATE TABLE ' + S + 'checkpoints (thread_id text, checkpoint_ns text, checkpoint_id text, parent_checkpoint_id text, type text, checkpoint bytea, metadata bytea, PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id))');
+await c.query('CREATE TABLE ' + S + 'writes (thread_id text, checkpoint_ns text, checkpoint_id text, task_id text, idx int, channel text, type text, value bytea, PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx))');
+const page = db.prepare("SELECT * FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT 500");
+const ws = db.prepare("SELECT * FROM writes WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx");
+const t = (v) => (v === null ? "\\\\N" : String(v).replace(/[\\\\\\n\\r\\t]/g, (x) => (x === "\\\\" ? "\\\\\\\\" : x === "\\n" ? "\\\\n" : x === "\\r" ? "\\\\r" : "\\\\t")));
+const b = (v) => (v === null ? "\\\\N" : "\\\\\\\\x" + Buffer.from(v).toString("hex"));
+const copy = async (target, text) => { const st = c.query(from("COPY " + target + " FROM STDIN")); await new Promise((res, rej) => { st.on("finish", res); st.on("error", rej); st.end(text); }); };
+let after = ["", "", ""];
+for (;;) {
+  const rows = page.all(...after); if (!rows.length) break;
+  const a = rows[0], z = rows[rows.length - 1]; after = [z.thread_id, z.checkpoint_ns, z.checkpoint_id];
+  const w = ws.all(a.thread_id, a.checkpoint_ns, a.checkpoint_id, z.thread_id, z.checkpoint_ns, z.checkpoint_id);
+  await c.query('BEGIN');
+  await copy(S + 'checkpoints', rows.map((r) => [t(r.thread_id), t(r.checkpoint_ns), t(r.checkpoint_id), t(r.parent_checkpoint_id), t(r.type), b(r.checkpoint), b(r.metadata)].join("\\t") + "\\n").join(""));
+  if (w.length) await copy(S + 'writes', w.map((r) => [t(r.thread_id), t(r.checkpoint_ns), t(r.checkpoint_id), t(r.task_id), r.idx, t(r.channel), t(r.type), b(r.value ?? Buffer.alloc(0))].join("\\t") + "\\n").join(""));
+  await c.query('COMMIT');
+}
+await c.end(); db.close();
+`;
+writeFileSync(join(work, "raw-copy-copy.mjs"), RAW_COPY);
+
 // resolve better-sqlite3 / pg from the project
 spawnSync("ln", ["-s", join(root, "node_modules"), join(work, "node_modules")]);
 
@@ -91,14 +119,15 @@ try {
     const src = makeStore(n);
     console.log(`store: ${src.c.toLocaleString()} checkpoints, ${src.w.toLocaleString()} writes (Python-written rows, msgpack)`);
     const raw = proc([join(work, "raw-copy.mjs"), src.f, PG, schema(`raw${n}`)], "raw copy");
+    const rawCopy = proc([join(work, "raw-copy-copy.mjs"), src.f, PG, schema(`rawc${n}`)], "raw copy (COPY)");
     const sVer = schema(`v${n}`);
     const ver = proc([ckpt, "migrate", "--from", `sqlite:${src.f}`, "--to", `${PG}?schema=${sVer}`, "--batch-size", "500", "--json", "--journal", join(work, `j${n}`)], "ckpt migrate");
     const sNo = schema(`nv${n}`);
     const nov = proc([ckpt, "migrate", "--from", `sqlite:${src.f}`, "--to", `${PG}?schema=${sNo}`, "--batch-size", "500", "--no-verify", "--json", "--journal", join(work, `k${n}`)], "ckpt migrate --no-verify");
     const sum = JSON.parse(ver.out.trim().split("\n").pop());
     if (sum.written !== n || sum.verified !== n) throw new Error(`migrate wrote ${sum.written}, verified ${sum.verified} of ${n}`);
-    const r = { n, rawMs: Math.round(raw.ms), ckptMs: Math.round(ver.ms), ckptNoVerifyMs: Math.round(nov.ms), ratio: +(raw.ms / ver.ms).toFixed(2), ratioNoVerify: +(raw.ms / nov.ms).toFixed(2), rawRssMb: Math.round(raw.rssMb), ckptRssMb: Math.round(ver.rssMb) };
-    console.log(`migrate ${n.toLocaleString()} SQLite → PostgreSQL: raw copy ${(raw.ms / 1000).toFixed(1)} s, ckpt ${(ver.ms / 1000).toFixed(1)} s (ratio ${r.ratio}), --no-verify ${(nov.ms / 1000).toFixed(1)} s (ratio ${r.ratioNoVerify}); peak RSS raw ${r.rawRssMb} MB, ckpt ${r.ckptRssMb} MB`);
+    const r = { n, rawMs: Math.round(raw.ms), rawCopyMs: Math.round(rawCopy.ms), ckptMs: Math.round(ver.ms), ckptNoVerifyMs: Math.round(nov.ms), ratio: +(rawCopy.ms / ver.ms).toFixed(2), ratioVsInsert: +(raw.ms / ver.ms).toFixed(2), ratioNoVerify: +(rawCopy.ms / nov.ms).toFixed(2), rawRssMb: Math.round(raw.rssMb), ckptRssMb: Math.round(ver.rssMb) };
+    console.log(`migrate ${n.toLocaleString()} SQLite → PostgreSQL: raw copy ${(rawCopy.ms / 1000).toFixed(1)} s with COPY, ${(raw.ms / 1000).toFixed(1)} s with INSERT; ckpt ${(ver.ms / 1000).toFixed(1)} s (ratio ${r.ratio} vs the COPY copy, ${r.ratioVsInsert} vs the INSERT copy), --no-verify ${(nov.ms / 1000).toFixed(1)} s (ratio ${r.ratioNoVerify}); peak RSS raw ${r.rawRssMb} MB, ckpt ${r.ckptRssMb} MB`);
     // prune to --keep-last 1 on both stores
     const pSql = proc([ckpt, "prune", `sqlite:${src.f}`, "--keep-last", "1", "--json"], "prune sqlite");
     const pPg = proc([ckpt, "prune", `${PG}?schema=${sVer}`, "--keep-last", "1", "--json"], "prune pg");
@@ -113,4 +142,4 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 const big = report[N], small = report[Math.round(N / 10)];
-console.log(JSON.stringify({ bench: "langgraph-write", checkpoints: N, migrateRatio: big.ratio, migrateRatioNoVerify: big.ratioNoVerify, rawMs: big.rawMs, ckptMs: big.ckptMs, ckptRssMb: { [small.n]: small.ckptRssMb, [N]: big.ckptRssMb }, pruneSqliteMs: big.pruneSqliteMs, pruneSqliteMb: big.pruneSqliteMb, prunePgMs: big.prunePgMs, prunePgMb: big.prunePgMb, pruneRssMb: { [small.n]: small.pruneRssMb, [N]: big.pruneRssMb } }));
+console.log(JSON.stringify({ bench: "langgraph-write", checkpoints: N, migrateRatio: big.ratio, migrateRatioVsInsert: big.ratioVsInsert, migrateRatioNoVerify: big.ratioNoVerify, rawMs: big.rawMs, rawCopyMs: big.rawCopyMs, ckptMs: big.ckptMs, ckptRssMb: { [small.n]: small.ckptRssMb, [N]: big.ckptRssMb }, pruneSqliteMs: big.pruneSqliteMs, pruneSqliteMb: big.pruneSqliteMb, prunePgMs: big.prunePgMs, prunePgMb: big.prunePgMb, pruneRssMb: { [small.n]: small.pruneRssMb, [N]: big.pruneRssMb } }));
