@@ -36,8 +36,9 @@ type Ready = { cp: LgCheckpoint; lib: Library; form: unknown };
 
 /**
  * One run. Batches go one after the other: staged, checked against the target, written in one transaction,
- * journaled; the read-back of a batch runs while the next one is read and staged (reads of committed rows on another
- * connection), so the verification costs the overlap rather than a round of its own. At most two batches are held.
+ * journaled. The next batch is read and staged while a batch's write is in flight, and a batch's read-back (of
+ * committed rows, on another connection) runs beside the next batch's work: verification and staging cost the
+ * overlap rather than rounds of their own. At most three batches are held.
  */
 class LgMigration {
   readonly s: Summary;
@@ -66,15 +67,29 @@ class LgMigration {
     const total = opts.onProgress ? await this.source.count() : undefined;
     this.targetHadLayout = await this.target.hasLayout();
     if (!this.targetHadLayout && !opts.dryRun) await this.target.setup(s.library);
+    const progress = () => {
+      s.elapsedMs = now() - t0;
+      opts.onProgress?.({ total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
+    };
+    // the write of a batch is in flight while the next one is read and staged (no target access), then awaited
+    let writing: Promise<boolean> | undefined;
     try {
       for await (const batch of this.source.scan(Math.max(1, opts.batchSize ?? 500), opts.threads)) {
-        const go = await this.flush(batch);
-        s.elapsedMs = now() - t0;
-        opts.onProgress?.({ total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
-        if (!go) break;
+        const ready = this.stage(batch);
+        if (writing && !(await writing)) break;
+        writing = undefined;
+        progress();
+        if (!ready) break;
+        const toWrite = await this.sorted(ready);
+        if (!toWrite) break;
+        writing = this.commit(toWrite);
+        writing.catch(() => undefined); // awaited below or in finally
       }
+      if (writing) await writing;
+      progress();
       await this.verifying;
     } finally {
+      await writing?.catch(() => undefined);
       await this.verifying.catch(() => undefined); // a failure elsewhere wins; the read-back ends before the stores close
     }
     s.elapsedMs = now() - t0;
@@ -147,12 +162,9 @@ class LgMigration {
     return toWrite;
   }
 
-  private async flush(batch: LgCheckpoint[]): Promise<boolean> {
+  /** Write what `sorted` kept (one transaction per library), journal it, and queue its read-back. */
+  private async commit(toWrite: Ready[]): Promise<boolean> {
     const { opts, s } = this;
-    const ready = this.stage(batch);
-    if (!ready) return false;
-    const toWrite = await this.sorted(ready);
-    if (!toWrite) return false;
     const bytes = toWrite.reduce((n, r) => n + sizeOf(r.cp), 0);
     if (opts.dryRun || toWrite.length === 0) {
       if (opts.dryRun) (s.written += toWrite.length, s.bytesWritten += bytes);
