@@ -249,9 +249,19 @@ async function runMigrate(args: Args, io: CliIO): Promise<number> {
   const intoLg = !lgSource && (await intoLangGraph(args, io.env));
   const langgraph = intoLg || args.toLibrary !== undefined || lgSource;
   const source = langgraph ? undefined : await openStore(args.from, { readOnly: true, env: io.env });
-  const target = langgraph ? undefined : await openStore(args.to, { readOnly: false, env: io.env });
-  const writers = langgraph ? [] : await openWriters(args.to, args.jobs, io.env);
+  // the journal before the target: a journal that cannot be written stops the run before the target is created
   const journal = args.dryRun ? undefined : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
+  let target: Awaited<ReturnType<typeof openStore>> | undefined;
+  let writers: Awaited<ReturnType<typeof openWriters>> = [];
+  try {
+    target = langgraph ? undefined : await openStore(args.to, { readOnly: false, env: io.env });
+    writers = langgraph ? [] : await openWriters(args.to, args.jobs, io.env);
+  } catch (e) {
+    // a target that cannot be opened leaves no journal behind to block the next run (unless it holds records)
+    await journal?.close();
+    if (journal && journal.committed() === 0) await journal.remove();
+    throw e;
+  }
   if (journal && !args.quiet && !args.json) io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
   const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
   const rejectPath = args.rejectFile ? resolve(io.cwd, args.rejectFile) : undefined;
