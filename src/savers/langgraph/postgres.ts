@@ -159,12 +159,28 @@ const KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
 const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes`;
 
 /** The decoded tuples of pages of checkpoint rows (their blob rows and writes in two queries), for a reader. */
-function tupleBuilder(q: Query, S: string, info: LgStoreInfo): (rows: RawCheckpointRow[], withWrites?: boolean) => Promise<LgCheckpointTuple[]> {
+/** The blob rows and writes of a page of checkpoint rows, fetched before the page is decoded. */
+interface PageParts {
+  /** (thread, ns) → "channel\0version" → row */
+  blobs: Map<string, Map<string, RawBlobRow>>;
+  /** thread\0ns\0id → writes */
+  writes: Map<string, RawWriteRow[]>;
+}
+
+function tupleBuilder(q: Query, S: string, info: LgStoreInfo): {
+  tuplesOf: (rows: RawCheckpointRow[], withWrites?: boolean) => Promise<LgCheckpointTuple[]>;
+  partsOf: (rows: RawCheckpointRow[]) => Promise<PageParts>;
+  decode: (rows: RawCheckpointRow[], parts: PageParts) => Promise<LgCheckpointTuple[]>;
+} {
   const keyArgs = (rows: Key[]) => [rows.map((r) => r.thread_id), rows.map((r) => r.checkpoint_ns), rows.map((r) => r.checkpoint_id)];
 
   /** The decoded tuples of a page of checkpoint rows: their blob rows and writes in two queries. */
   async function tuplesOf(rows: RawCheckpointRow[], withWrites = true): Promise<LgCheckpointTuple[]> {
     if (rows.length === 0) return [];
+    return decode(rows, await partsOf(rows, withWrites));
+  }
+
+  async function partsOf(rows: RawCheckpointRow[], withWrites = true): Promise<PageParts> {
     const want: string[][] = [[], [], [], []];
     for (const r of rows) {
       const versions = versionsOf(r);
@@ -192,6 +208,10 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo): (rows: RawCheckpo
         (writes.get(k) ?? writes.set(k, []).get(k)!).push(w);
       }
     }
+    return { blobs, writes };
+  }
+
+  async function decode(rows: RawCheckpointRow[], { blobs, writes }: PageParts): Promise<LgCheckpointTuple[]> {
     const out = rows.map((r) => {
       const versions = versionsOf(r);
       const mine = blobs.get(key2(r.thread_id, r.checkpoint_ns));
@@ -216,7 +236,7 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo): (rows: RawCheckpo
     );
     if (sends.length) applyPendingSends(t, sends, TABLES.writes);
   }
-  return tuplesOf;
+  return { tuplesOf, partsOf, decode };
 }
 
 /** Rules 8 and 15's rows: writes without their checkpoint, blobs no checkpoint names (complete, streamed). */
@@ -292,7 +312,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       return q<PgThreadRow>(threadPageSql(S, paged, false), args);
     }
   };
-  const tuplesOf = tupleBuilder(q, S, info);
+  const { tuplesOf, partsOf, decode } = tupleBuilder(q, S, info);
 
   const list = (options: LgListOptions = {}) => listTuples(q, S, tuplesOf, options);
 
@@ -341,18 +361,23 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
     },
     async *scan(options = {}) {
       const size = Math.max(1, options.batchSize ?? PAGE);
-      let last: RawCheckpointRow | undefined;
-      for (;;) {
+      // a page's rows, blobs and writes are fetched while the page before it is decoded and consumed
+      const fetchPage = async (last: RawCheckpointRow | undefined) => {
         const a: unknown[] = [];
         const w: string[] = [];
         if (options.threadId !== undefined) a.push(options.threadId), w.push(`thread_id = $${a.length}`);
         if (last) a.push(last.thread_id, last.checkpoint_ns, last.checkpoint_id), w.push(`(thread_id, checkpoint_ns, checkpoint_id) > ($${a.length - 2}, $${a.length - 1}, $${a.length})`);
         a.push(size);
         const rows = await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${a.length}`, a);
-        if (rows.length === 0) return;
-        last = rows[rows.length - 1];
-        yield await tuplesOf(rows);
-        if (rows.length < size) return;
+        return rows.length ? { rows, parts: await partsOf(rows) } : undefined;
+      };
+      let next = fetchPage(undefined);
+      for (;;) {
+        const page = await next;
+        if (!page) return;
+        next = page.rows.length < size ? Promise.resolve(undefined) : fetchPage(page.rows[page.rows.length - 1]);
+        next.catch(() => undefined); // awaited on the next round; a consumer that stops early closes the reader
+        yield await decode(page.rows, page.parts);
       }
     },
     ...orphanQueries(q, S),
