@@ -8,7 +8,10 @@ import {
 } from "@langchain/core/messages";
 import { load } from "@langchain/core/load";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { AgentMessage } from "../src/generated/types.js";
 import { messageFromCanonical, messageToCanonical } from "../src/formats/langgraph/messages.js";
 import type { LossyNote } from "../src/formats/types.js";
 import { stripLayout } from "../src/core/diff/ignore.js";
@@ -179,5 +182,21 @@ describe("canonical → LangChain (messages from other formats)", () => {
     expect([t.tool_call_id, t.name, t.status]).toEqual(["t1", "ls", "success"]);
     // and reading them back gives the canonical messages again (layout records aside)
     expect(plain(stripLayout({ messages: [messageToCanonical(ai)] }))).toEqual({ messages: [{ role: "assistant", content: [{ type: "text", text: "calling" }, { type: "toolCall", id: "t1", name: "ls", arguments: { path: "/" } }], usage: { input: 3, output: 4, cacheRead: 2, totalTokens: 9 }, model: "m1", stopReason: "toolUse" }] });
+  });
+});
+
+describe("stop reasons into LangChain messages", () => {
+  // every canonical stop reason (from the schema itself): either it comes back from the LangChain message as it went
+  // in, or the conversion says it is lost — never silently dropped (error, aborted, paused … used to vanish)
+  const reasons = (JSON.parse(readFileSync(join(import.meta.dirname, "..", "schemas", "StopReason.json"), "utf8")) as { enum: string[] }).enum;
+  it.each(reasons)("'%s' round-trips or is reported lossy", (stopReason) => {
+    const m = { role: "assistant", content: [{ type: "text", text: "hi" }], stopReason } as unknown as AgentMessage;
+    const lossy: LossyNote[] = [];
+    const lc = messageFromCanonical(m, "/messages/0", lossy);
+    const back = messageToCanonical(lc) as { stopReason?: string };
+    const noted = lossy.some((n) => n.pointer === "/messages/0/stopReason");
+    expect(back.stopReason === stopReason || noted, `${stopReason}: back ${back.stopReason}, notes ${JSON.stringify(lossy)}`).toBe(true);
+    // and a note only where something is really lost
+    if (back.stopReason === stopReason) expect(noted).toBe(false);
   });
 });

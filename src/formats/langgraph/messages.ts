@@ -382,6 +382,10 @@ function assistantBack(m: AssistantMessage, kw: Obj, e: Obj, lay: Obj, ptr: stri
     if (m.stopReason === undefined && reason) delete rm[reason];
     else if (m.stopReason !== undefined) rm[reason ?? "finish_reason"] = FINISH[m.stopReason] ?? m.stopReason;
   }
+  // kept in response_metadata for people, but no LangChain reader (nor ckpt's) takes it back as a stop reason
+  if (m.stopReason !== undefined && FINISH[m.stopReason] === undefined && !(reason && STOP[rm[reason] as string] === m.stopReason)) {
+    lossy.push({ pointer: `${ptr}/stopReason`, field: "stopReason", reason: `LangChain has no finish_reason for '${m.stopReason}' (written as finish_reason '${m.stopReason}', which is not read back as a stop reason)` });
+  }
   kw.response_metadata = rm;
   if (m.errorMessage !== undefined) lossy.push({ pointer: `${ptr}/errorMessage`, field: "errorMessage", reason: "LangChain AI messages have no error message" });
 }
