@@ -10,18 +10,21 @@ import type { Library } from "../formats/langgraph/encode.js";
 import type { ConflictPolicy, Journal, MigrateSummary } from "../core/migrate.js";
 import type { CliIO } from "./io.js";
 
-/** Whether `uri` names a LangGraph store: a SQLite file with `checkpoints` + `writes`, or a PostgreSQL schema with `checkpoints` + `checkpoint_blobs`. Opens read-only. */
-export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+/**
+ * Whether the sqlite:/postgres:// store at `uri` exists and holds every one of `tables` (in the URI's schema).
+ * A read-only look: a missing database or server is "no"; -wal/-shm files a look at a WAL database made are removed.
+ */
+export async function storeHasTables(uri: string, env: NodeJS.ProcessEnv, tables: string[]): Promise<boolean> {
   const u = parseSaverUri(uri, env);
   if (u.kind === "sqlite") {
     if (!existsSync(u.location)) return false;
     const { default: Database } = await import("better-sqlite3");
-    // a read-only open of a WAL database leaves -wal/-shm files: removed again when this look made them
     const clean = (await import("../savers/langgraph/index.js")).sideFileCleaner(u.location);
     let db;
     try {
       db = new Database(u.location, { readonly: true, fileMustExist: true });
-      return (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table' AND name IN ('checkpoints','writes')").get() as { n: number }).n === 2;
+      const q = `SELECT count(DISTINCT name) AS n FROM sqlite_master WHERE type = 'table' AND name IN (${tables.map(() => "?").join(",")})`;
+      return (db.prepare(q).get(...tables) as { n: number }).n === tables.length;
     } catch {
       return false;
     } finally {
@@ -29,20 +32,23 @@ export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Pro
       clean();
     }
   }
-  if (u.kind === "postgres") {
-    const { default: pg } = await import("pg");
-    const c = new pg.Client({ connectionString: u.location, connectionTimeoutMillis: 5000 });
-    try {
-      await c.connect();
-      const r = await c.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name IN ('checkpoints','checkpoint_blobs')", [u.params.get("schema") ?? "public"]);
-      return r.rows[0].n === 2;
-    } catch {
-      return false;
-    } finally {
-      await c.end().catch(() => undefined);
-    }
+  if (u.kind !== "postgres") return false;
+  const { default: pg } = await import("pg");
+  const c = new pg.Client({ connectionString: u.location, connectionTimeoutMillis: 5000 });
+  try {
+    await c.connect();
+    const r = await c.query("SELECT count(DISTINCT table_name)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)", [u.params.get("schema") ?? "public", tables]);
+    return r.rows[0].n === tables.length;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => undefined);
   }
-  return false;
+}
+
+/** Whether `uri` names a LangGraph store: a SQLite file with `checkpoints` + `writes`, or a PostgreSQL schema with `checkpoints` + `checkpoint_blobs`. Opens read-only. */
+export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  return storeHasTables(uri, env, parseSaverUri(uri, env).kind === "sqlite" ? ["checkpoints", "writes"] : ["checkpoints", "checkpoint_blobs"]);
 }
 
 export interface LgMigrateArgs {

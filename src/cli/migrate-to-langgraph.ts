@@ -102,33 +102,6 @@ export async function runIntoLangGraph(
 /** Whether the sqlite:/postgres:// store at `uri` exists and holds ckpt's own table (read-only look). */
 export async function holdsCkptTables(uri: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const { parseSaverUri } = await import("../savers/uri.js");
-  const u = parseSaverUri(uri, env);
-  const table = u.params.get("table") ?? "ckpt_checkpoints";
-  if (u.kind === "sqlite") {
-    if (!existsSync(u.location)) return false;
-    const { default: Database } = await import("better-sqlite3");
-    const clean = (await import("../savers/langgraph/index.js")).sideFileCleaner(u.location);
-    let db;
-    try {
-      db = new Database(u.location, { readonly: true, fileMustExist: true });
-      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-    } catch {
-      return false;
-    } finally {
-      db?.close();
-      clean();
-    }
-  }
-  if (u.kind !== "postgres") return false;
-  const { default: pg } = await import("pg");
-  const c = new pg.Client({ connectionString: u.location, connectionTimeoutMillis: 5000 });
-  try {
-    await c.connect();
-    const r = await c.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2", [u.params.get("schema") ?? "public", table]);
-    return (r.rowCount ?? 0) > 0;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => undefined);
-  }
+  const { storeHasTables } = await import("./migrate-langgraph.js");
+  return storeHasTables(uri, env, [parseSaverUri(uri, env).params.get("table") ?? "ckpt_checkpoints"]);
 }
