@@ -142,6 +142,9 @@ async function openJournal(path: string, resume: boolean, header: object): Promi
 
 const fmtNum = (n: number) => n.toLocaleString("en-US");
 
+/** A thread id for a summary line: a very long one (the reason it was rejected, often) is cut, with its length. */
+const shortId = (id: string) => (id.length > 64 ? `${id.slice(0, 48)}… (${fmtNum(id.length)} characters)` : id);
+
 function summaryText(s: MigrateSummary, from: string, to: string, verbose = false): string {
   const lines = [
     `${s.dryRun ? "dry run: " : ""}${from} → ${to}`,
@@ -154,7 +157,7 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
   if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
   for (const m of s.mismatches.slice(0, 20)) lines.push(`  verification mismatch: ${m.namespace}#${m.threadId}: expected sha256 ${m.expected.slice(0, 12)}…, got ${m.got ? m.got.slice(0, 12) + "…" : "nothing"}`);
   // a reason that names its file (with line:column) already says where
-  for (const r of s.rejectedRecords.slice(0, 10)) lines.push(`  rejected: ${r.file && r.reason.startsWith(r.file) ? r.reason : `${r.file ?? `${r.namespace}#${r.threadId}`}: ${r.reason}`}`);
+  for (const r of s.rejectedRecords.slice(0, 10)) lines.push(`  rejected: ${r.file && r.reason.startsWith(r.file) ? r.reason : `${r.file ?? `${r.namespace}#${shortId(r.threadId)}`}: ${r.reason}`}`);
   if (s.rejectedRecords.length > 10) lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
   if (verbose) for (const f of s.ignoredFiles) lines.push(`  ignored: ${f.file}: ${f.reason}`);
   if (s.aborted) lines.push(`  stopped: ${s.aborted}`);
