@@ -11,25 +11,14 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { modelMessageSchema } from "ai";
-import { main } from "../src/cli/main.js";
+import { runCli } from "./helpers/cli-io.js";
 
 const DEEP = "fixtures/diff/langgraph/a-chat-1.deepagent.json";
 const STORE = "fixtures/langgraph/python-a.sqlite";
 
-async function run(argv: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (out += s), isTTY: false },
-    stderr: { write: (s: string) => (err += s) },
-    stdin: Readable.from([]),
-    env: {},
-    cwd: process.cwd(),
-  });
-  return { code, out, err };
-}
+/** main() in-process with an empty environment (no colour: not a TTY). */
+const run = (argv: string[]) => runCli(argv, { env: {} });
 
 /** The conversation by the generator's rules (sets.json A / a-chat-1 inputs). */
 function expectedConversation() {

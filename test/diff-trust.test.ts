@@ -7,21 +7,10 @@ import { describe, expect, test } from "vitest";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
-import { main } from "../src/cli/main.js";
+import { runCli } from "./helpers/cli-io.js";
 
-async function run(argv: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (out += s), isTTY: false },
-    stderr: { write: (s: string) => (err += s) },
-    stdin: Readable.from([]),
-    env: {},
-    cwd: process.cwd(),
-  });
-  return { code, out, err };
-}
+/** main() in-process with an empty environment (no colour: not a TTY). */
+const run = (argv: string[]) => runCli(argv, { env: {} });
 
 const tmp = () => mkdtempSync(join(tmpdir(), "ckpt-diff-trust-"));
 const YO = "fixtures/yoagent/valid/save_messages.v0.18.json";

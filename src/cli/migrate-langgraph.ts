@@ -51,6 +51,25 @@ export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Pro
   return storeHasTables(uri, env, parseSaverUri(uri, env).kind === "sqlite" ? ["checkpoints", "writes"] : ["checkpoints", "checkpoint_blobs"]);
 }
 
+/** The options of a LangGraph migration that come from the command line and its journal and progress hooks. */
+export function lgMigrateOptions(
+  args: LgMigrateArgs,
+  hooks: { journal?: Journal; onProgress: (p: import("../core/migrate.js").MigrateProgress) => void; onReject?: (r: import("../core/migrate.js").Rejected) => void },
+) {
+  const threads = args.thread?.length ? new Set(args.thread) : undefined;
+  return {
+    threads: threads ? (t: string) => threads.has(t) : undefined,
+    dryRun: args.dryRun,
+    onConflict: args.onConflict === "default" ? ("auto" as const) : args.onConflict,
+    verify: args.verify,
+    strict: args.strict,
+    batchSize: args.batchSize,
+    journal: hooks.journal,
+    onProgress: hooks.onProgress,
+    onReject: hooks.onReject,
+  };
+}
+
 export interface LgMigrateArgs {
   from: string;
   to: string;
@@ -89,20 +108,8 @@ export async function runLangGraphMigrate(
     await source.close();
     throw e;
   }
-  const threads = args.thread?.length ? new Set(args.thread) : undefined;
   try {
-    return await migrateLangGraph(source, target, {
-      toLibrary,
-      threads: threads ? (t) => threads.has(t) : undefined,
-      dryRun: args.dryRun,
-      onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
-      verify: args.verify,
-      strict: args.strict,
-      batchSize: args.batchSize,
-      journal: hooks.journal,
-      onProgress: hooks.onProgress,
-      onReject: hooks.onReject,
-    });
+    return await migrateLangGraph(source, target, { toLibrary, ...lgMigrateOptions(args, hooks) });
   } finally {
     await source.close().catch(() => undefined);
     await target.close().catch(() => undefined);

@@ -76,17 +76,8 @@ export async function runIntoLangGraph(
       target,
       { library, allowLossy: args.allowLossy, now: Date.now(), reject: (r) => void rejected.push(r) },
     );
-    const threads = args.thread?.length ? new Set(args.thread) : undefined;
-    const s = await migrateLangGraph(source, target, {
-      threads: threads ? (t) => threads.has(t) : undefined,
-      dryRun: args.dryRun,
-      onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
-      verify: args.verify,
-      strict: args.strict,
-      batchSize: args.batchSize,
-      journal: hooks.journal,
-      onProgress: hooks.onProgress,
-    });
+    const { lgMigrateOptions } = await import("./migrate-langgraph.js");
+    const s = await migrateLangGraph(source, target, lgMigrateOptions(args, hooks));
     // documents that never became checkpoints: read, and rejected
     s.read += rejected.length;
     s.rejected += rejected.length;
