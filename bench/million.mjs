@@ -1,6 +1,7 @@
 // bench/million: `ckpt migrate` of 1,000,000 deep-agent checkpoints (a FileSaver folder) into SQLite and PostgreSQL,
 // as whole processes (node bin/ckpt.js): the time, the peak RSS (/usr/bin/time %M: the process with its check worker)
-// against the same command on 10,000 checkpoints (target: ≤ 1.5×), and a run killed (SIGKILL) at a random point and
+// against the same command on 10,000 checkpoints (target: ≤ 1.5×), and a run killed (SIGKILL) at a random point of its
+// journal (10–90% of the records committed) and
 // finished with --resume, after which the target must hold exactly the source (every document byte for byte, nothing
 // more). Baseline in the same run: a raw copy of the same files into the same store (read every file, write the
 // bytes in one transaction per 5,000 with the same client; PostgreSQL with COPY), no checks. The memory floor: a
@@ -8,7 +9,7 @@
 // RSS at 10,000 and at 1,000,000 files — what V8 alone does with the same garbage, whatever ckpt keeps.
 // Run: npm run build && node bench/million.mjs     (M=1000000, SMALL=10000, TARGETS=sqlite,postgres, SEED=…, FLOOR=0 skips the floor)
 // The source folder is kept in $TMPDIR/ckpt-million-<M> between runs (about 1 GB for a million); KEEP=0 removes it.
-import { existsSync, mkdirSync, mkdtempSync, opendirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, opendirSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
@@ -51,17 +52,50 @@ function timed(args) {
   return { secs, rssMb: kb / 1024, out: r.stdout };
 }
 
-/** Kill a run at `atSecs`, then finish it with --resume; the resume's wall time. */
-async function killAndResume(args, atSecs) {
-  const child = spawn(process.execPath, [ckpt, ...args], { cwd: work, stdio: "ignore" });
-  const exited = new Promise((r) => child.on("exit", r));
-  const timer = setTimeout(() => child.kill("SIGKILL"), atSecs * 1000);
-  await exited;
-  clearTimeout(timer);
+/** Records the journal names so far (one JSON line per committed record after its header line), read from `offset` on. */
+function journalLines(path, state) {
+  let fd;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return state.lines;
+  }
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (let n; (n = readSync(fd, buf, 0, buf.length, state.offset)) > 0; state.offset += n) {
+      for (let i = 0; i < n; i++) if (buf[i] === 10) state.lines++;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return state.lines;
+}
+
+/**
+ * Kill a run (SIGKILL) once its journal names `atRecords` committed records — a point in the migration's own progress,
+ * so the kill always lands mid-run whatever the machine's speed — then finish it with --resume; the resume's wall time.
+ */
+async function killAndResume(args, atRecords) {
   const journal = args[args.indexOf("--journal") + 1];
-  const killedMidRun = existsSync(journal);
+  const child = spawn(process.execPath, [ckpt, ...args], { cwd: work, stdio: "ignore" });
+  const t = performance.now();
+  let exitedOnItsOwn = true;
+  const exited = new Promise((r) => child.on("exit", r));
+  const state = { offset: 0, lines: 0 };
+  const poll = setInterval(() => {
+    if (journalLines(journal, state) - 1 >= atRecords) {
+      exitedOnItsOwn = false;
+      child.kill("SIGKILL");
+      clearInterval(poll);
+    }
+  }, 50);
+  await exited;
+  clearInterval(poll);
+  const killedAtSecs = (performance.now() - t) / 1000;
+  const committedAtKill = Math.max(0, journalLines(journal, state) - 1);
+  const killedMidRun = !exitedOnItsOwn && existsSync(journal);
   const resumed = timed([...args, ...(killedMidRun ? ["--resume"] : [])]);
-  return { killedMidRun, resumeSecs: resumed.secs, summary: resumed.out.trim().split("\n").slice(1, 2).join("").trim() };
+  return { killedMidRun, killedAtSecs, committedAtKill, resumeSecs: resumed.secs, summary: resumed.out.trim().split("\n").slice(1, 2).join("").trim() };
 }
 
 /** The target holds exactly the source: every thread once, each document the source file's bytes. */
@@ -190,19 +224,19 @@ try {
     const rawSecs = await rawCopy(kind, big, M);
     const uri = targetUri(kind);
     const journal = join(work, `kill-${k}.journal`);
-    const at = bigRun.secs * (0.1 + 0.8 * rand());
+    const at = Math.floor(M * (0.1 + 0.8 * rand())); // committed records at the kill: 10–90% of the run
     const kr = await killAndResume(["migrate", "--from", `file:${big}`, "--to", uri, "--journal", journal, "-q"], at);
     const same = await identical(uri, big, M);
     const r = {
       secs: bigRun.secs, recordsPerSecond: Math.round(M / bigRun.secs), rawCopySecs: +rawSecs.toFixed(1), ratioToRawCopy: +(rawSecs / bigRun.secs).toFixed(3),
       peakRssMb: +bigRun.rssMb.toFixed(0), smallPeakRssMb: +smallRun.rssMb.toFixed(0), rssRatio: +(bigRun.rssMb / smallRun.rssMb).toFixed(2),
-      killedAtSecs: +at.toFixed(1), killedMidRun: kr.killedMidRun, resumeSecs: kr.resumeSecs, identicalAfterResume: same,
+      killAfterRecords: at, killedAtSecs: +kr.killedAtSecs.toFixed(1), committedAtKill: kr.committedAtKill, killedMidRun: kr.killedMidRun, resumeSecs: kr.resumeSecs, identicalAfterResume: same,
     };
     result.targets[kind] = r;
     console.log(
       `file → ${kind}: ${M.toLocaleString("en-US")} in ${r.secs.toFixed(1)} s (${r.recordsPerSecond.toLocaleString("en-US")}/s; raw copy ${r.rawCopySecs} s → ratio ${r.ratioToRawCopy}), ` +
         `peak RSS ${r.peakRssMb} MB vs ${r.smallPeakRssMb} MB for ${SMALL.toLocaleString("en-US")} → ${r.rssRatio}× (target ≤ 1.5); ` +
-        `killed at ${r.killedAtSecs} s${kr.killedMidRun ? "" : " (after it had finished)"}, --resume ${r.resumeSecs} s (${kr.summary}) → ${same ? "identical" : "NOT IDENTICAL"}`,
+        `killed at ${r.killedAtSecs} s with ${kr.committedAtKill.toLocaleString("en-US")} committed${kr.killedMidRun ? "" : " (NOT mid-run: it finished first)"}, --resume ${r.resumeSecs} s (${kr.summary}) → ${same ? "identical" : "NOT IDENTICAL"}`,
     );
   }
 } finally {
@@ -211,4 +245,4 @@ try {
   if (process.env.KEEP === "0") for (const d of [big, small]) rmSync(d, { recursive: true, force: true });
 }
 console.log(JSON.stringify(result));
-if (Object.values(result.targets).some((t) => !t.identicalAfterResume)) process.exitCode = 1;
+if (Object.values(result.targets).some((t) => !t.identicalAfterResume || !t.killedMidRun)) process.exitCode = 1;
