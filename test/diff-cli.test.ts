@@ -1,5 +1,5 @@
-import { describe, expect, test } from "vitest";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -129,5 +129,27 @@ describe("ckpt diff (CLI)", () => {
       expect((await run(["diff", BASE, AFTER, "--ignore", "messages/*"])).code).toBe(2);
       expect((await run(["diff", BASE, AFTER, "--reporter", "json-patch", "--stat"])).code).toBe(2);
     });
+  });
+});
+
+describe("ckpt diff: usage totals are named in words", () => {
+  // a-chat-1 of the Python-written LangGraph sample: two steps back has 90 input + 21 output tokens, the newest 170 + 28
+  // (usage_metadata of its AI messages); the total is their sum, and each key is printed as a word, not a schema key
+  const dir = mkdtempSync(join(tmpdir(), "ckpt-diff-usage-"));
+  const db = join(dir, "python-a.sqlite");
+  writeFileSync(db, readFileSync("fixtures/langgraph/python-a.sqlite"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  test("text and markdown reports say 'total tokens', never 'totalTokens tokens'", async () => {
+    const a = `sqlite:${db}#a-chat-1@~2`;
+    const b = `sqlite:${db}#a-chat-1`;
+    const text = await run(["diff", a, b]);
+    expect(text.code).toBe(1);
+    expect(text.out).toContain("  input tokens: 90 → 170 (+80)");
+    expect(text.out).toContain("  output tokens: 21 → 28 (+7)");
+    expect(text.out).toContain(`  total tokens: ${90 + 21} → ${170 + 28} (+${170 + 28 - 90 - 21})`);
+    expect(text.out).not.toMatch(/totalTokens tokens|cacheRead tokens/);
+    const md = await run(["diff", a, b, "--reporter", "markdown"]);
+    expect(md.out).toContain(`| total tokens | ${90 + 21} | ${170 + 28} |`);
+    expect(md.out).not.toContain("totalTokens tokens");
   });
 });

@@ -4,8 +4,11 @@
  */
 import { Chalk, type ChalkInstance } from "chalk";
 import { stringifyJson } from "../base/json.js";
-import type { BlockChange, Change, DiffOutput, FieldChange, MessageChange, TextDiff } from "../core/diff/index.js";
+import type { BlockChange, Change, DiffOutput, FieldChange, MessageChange, TextDiff, UsageChange } from "../core/diff/index.js";
 import { fmtInt } from "../core/diff/summary.js";
+
+/** How a usage total is named in the text and markdown reports (the --json keys stay the schema's names). */
+const TOKEN_LABEL: Record<keyof UsageChange["delta"], string> = { input: "input", output: "output", cacheRead: "cache-read", cacheWrite: "cache-write", totalTokens: "total", reasoning: "reasoning" };
 
 /** What the renderers say about each side. */
 export interface SideInfo {
@@ -59,7 +62,7 @@ export function renderText(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { colo
   const other: string[] = [];
   for (const c of by("usage")) {
     for (const key of Object.keys(c.delta) as Array<keyof typeof c.delta>) {
-      if (c.delta[key] !== 0) other.push(`  ${key} tokens: ${fmtInt(c.before[key])} → ${fmtInt(c.after[key])} (${signed(c.delta[key])})`);
+      if (c.delta[key] !== 0) other.push(`  ${TOKEN_LABEL[key]} tokens: ${fmtInt(c.before[key])} → ${fmtInt(c.after[key])} (${signed(c.delta[key])})`);
     }
   }
   for (const c of by("model")) other.push(`  ${c.field}: ${c.before ?? "(none)"} → ${c.after ?? "(none)"}`);
@@ -164,7 +167,7 @@ export function renderMarkdown(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { 
   const rows: string[] = [];
   for (const c of d.changes) {
     if (c.kind === "usage") {
-      for (const key of Object.keys(c.delta) as Array<keyof typeof c.delta>) if (c.delta[key] !== 0) rows.push(`| ${key} tokens | ${fmtInt(c.before[key])} | ${fmtInt(c.after[key])} |`);
+      for (const key of Object.keys(c.delta) as Array<keyof typeof c.delta>) if (c.delta[key] !== 0) rows.push(`| ${TOKEN_LABEL[key]} tokens | ${fmtInt(c.before[key])} | ${fmtInt(c.after[key])} |`);
     } else if (c.kind === "model") rows.push(`| ${c.field} | ${cell(c.before ?? "")} | ${cell(c.after ?? "")} |`);
     else if (c.kind === "todo") rows.push(`| todo ${cell(c.id)} (${cell(c.content)}) | ${c.before ?? (c.op === "added" ? "—" : "")} | ${c.after ?? (c.op === "removed" ? "—" : c.op)} |`);
     else if (c.kind === "context") rows.push(`| context ${cell(c.name)} | ${c.op === "added" ? "—" : ""} | ${c.op} |`);
