@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -129,6 +129,33 @@ describe("LangGraph SQLite samples", () => {
       expect(readdirSync(join(file, ".."))).toEqual([`${name}.sqlite`]); // no -wal/-shm left behind
     });
   }
+
+  // the sample is a WAL database: a read-only open makes -wal/-shm files beside it, which the reader must remove again
+  it("every command that only reads python-a.sqlite leaves the file and its folder as they were (prune --dry-run and migrate --from too)", async () => {
+    const file = copy("python-a.sqlite");
+    const before = sha(file);
+    const out = mkdtempSync(join(tmpdir(), "lg-store-out-"));
+    const uri = `sqlite:${file}`;
+    const runs: string[][] = [
+      ["ls", uri],
+      ["log", `${uri}#a-chat-1`],
+      ["show", `${uri}#a-chat-1@~1`],
+      ["validate", uri],
+      ["stats", uri],
+      ["diff", `${uri}#a-chat-1@~2`, `${uri}#a-chat-1`],
+      ["convert", `${uri}#a-chat-1`, "-t", "deepagent", "--allow-lossy", "-o", join(out, "a.json")],
+      ["prune", uri, "--keep-last", "1", "--dry-run"],
+      ["migrate", "--from", uri, "--to", `sqlite:${join(out, "copy.sqlite")}`, "--journal", join(out, "j"), "-q"],
+    ];
+    for (const argv of runs) {
+      const r = await cli(...argv);
+      expect(r.code, `${argv.join(" ")}: ${r.err}`).toBeLessThanOrEqual(1); // diff: 1 = different
+      expect(readdirSync(join(file, "..")), argv.join(" ")).toEqual(["python-a.sqlite"]);
+      expect(sha(file), argv.join(" ")).toBe(before);
+    }
+    rmSync(out, { recursive: true, force: true });
+    rmSync(join(file, ".."), { recursive: true, force: true });
+  });
 
   // from-repo/README.md: threads / checkpoints / writes
   const fromRepo: Array<[string, number, number, number]> = [

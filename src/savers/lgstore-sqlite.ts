@@ -113,6 +113,9 @@ function writeSqlite(db: BetterSqlite3.Database, wrap: Wrap, cps: LgCheckpoint[]
 export async function openSqliteLgStore(path: string, uri: string, opts: { readonly?: boolean; create?: boolean }): Promise<LgStore & { db: BetterSqlite3.Database }> {
   const { default: Database } = await import("better-sqlite3");
   let db: BetterSqlite3.Database;
+  // a read-only open of a WAL database makes -wal/-shm files beside it: removed on close when we made them (reading
+  // never changes a store, and that includes its folder)
+  const clean = opts.readonly ? (await import("./langgraph/index.js")).sideFileCleaner(path) : () => undefined;
   try {
     if (opts.readonly || !opts.create) {
       if (!existsSync(path)) throw new Error("no such file");
@@ -123,6 +126,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     }
     db.pragma("busy_timeout = 5000");
   } catch (e) {
+    clean();
     throw storeError("sqlite-open", `cannot open the LangGraph SQLite store: ${(e as Error).message}`, { file: path });
   }
   const wrap: Wrap = (what, f) => {
@@ -178,7 +182,10 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     threadPage: async (after, limit) => (hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : []),
     heads: async (threads) => wrap("reading checkpoints", () => sqliteHeads(db, threads)),
     prune: async (plans, o) => wrap("pruning", () => sqlitePrune(db, plans, o)),
-    close: async () => void db.close(),
+    close: async () => {
+      db.close();
+      clean();
+    },
   };
   return store;
 }
