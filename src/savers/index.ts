@@ -68,7 +68,7 @@ function checkPath(u: SaverUri, readOnly: boolean): void {
 /** A LangGraph store behind the URI, if it is one. A missing database is an input error only for a store opened to read. */
 async function detectLangGraph(u: SaverUri, readOnly: boolean): Promise<Saver | undefined> {
   try {
-    return await (await import("./langgraph/index.js")).openLangGraphSaver(u);
+    return await (await import("./langgraph/index.js")).openLangGraphSaver(u, { recover: !readOnly });
   } catch (e) {
     if (!readOnly && e instanceof CkptError && e.reason === "missing-store") throw storeError("postgres-connect", e.message, e.place, e);
     throw e;

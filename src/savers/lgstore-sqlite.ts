@@ -9,6 +9,7 @@ import { storeError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
 import { libraryOf, textOf, type LgCheckpoint, type LgWrite } from "../formats/langgraph/rows.js";
 import { sqliteHeads, sqlitePrune, sqliteThreadPage } from "./lgstore-prune.js";
+import { openSqliteReadOnly, sqliteOpenError } from "./sqlite-open.js";
 import { keyOf, type CheckpointKey, type LgStore, type WriteOptions } from "./lgstore.js";
 
 /** The DDL both libraries run (py:sqlite:139-164, js:sqlite:114-137). */
@@ -119,7 +120,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
   try {
     if (opts.readonly || !opts.create) {
       if (!existsSync(path)) throw new Error("no such file");
-      db = new Database(path, { readonly: Boolean(opts.readonly), fileMustExist: true });
+      db = opts.readonly ? await openSqliteReadOnly(path) : new Database(path, { fileMustExist: true });
     } else {
       mkdirSync(dirname(path), { recursive: true });
       db = new Database(path);
@@ -127,7 +128,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     db.pragma("busy_timeout = 5000");
   } catch (e) {
     clean();
-    throw storeError("sqlite-open", `cannot open the LangGraph SQLite store: ${(e as Error).message}`, { file: path });
+    throw sqliteOpenError(e, path, "cannot open the LangGraph SQLite store");
   }
   const wrap: Wrap = (what, f) => {
     try {

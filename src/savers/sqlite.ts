@@ -16,6 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { CkptError, inputError, storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
+import { needsWriter, sqliteOpenError } from "./sqlite-open.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverFactory, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
 
 export const SQLITE_SCHEMA_VERSION = 2;
@@ -85,7 +86,7 @@ function openDb(Database: typeof import("better-sqlite3"), path: string, uri: st
     const code = (e as { code?: string }).code;
     if (code === "SQLITE_NOTADB") throw inputError("not-a-database", "not a SQLite database", { file: uri });
     if (readOnly && code === "SQLITE_CANTOPEN") throw inputError("missing-store", "no such SQLite database (reading never creates one)", { file: uri });
-    throw storeError("sqlite-open", `cannot open the SQLite database: ${(e as Error).message}`, { file: path });
+    throw sqliteOpenError(e, needsWriter(e) ? uri : path, "cannot open the SQLite database");
   }
 }
 

@@ -47,7 +47,7 @@ export function sideFileCleaner(path: string): () => void {
   };
 }
 
-async function openSqlite(u: SaverUri, forced: "langgraph" | undefined): Promise<LgReader | undefined> {
+async function openSqlite(u: SaverUri, forced: "langgraph" | undefined, opts: OpenLangGraphOptions): Promise<LgReader | undefined> {
   if (!existsSync(u.location)) {
     if (forced) throw inputError("missing-store", "no such SQLite database (reading never creates a store)", { file: u.redacted });
     return undefined; // ckpt's own saver decides (it may create it for a write)
@@ -55,7 +55,10 @@ async function openSqlite(u: SaverUri, forced: "langgraph" | undefined): Promise
   if (statSync(u.location).isDirectory()) return undefined;
   const m = await import("./sqlite.js");
   const clean = sideFileCleaner(u.location);
-  const db = await m.openSqliteReadOnly(u.location);
+  const db = await m.openSqliteReadOnly(u.location, { recover: opts.recover, uri: u.redacted }).catch((e) => {
+    clean();
+    throw e;
+  });
   let tables: Set<string>;
   try {
     tables = m.sqliteTables(db);
@@ -100,11 +103,16 @@ async function openPostgres(u: SaverUri, forced: "langgraph" | undefined): Promi
 }
 
 /** The LangGraph reader for a URI, or undefined when the store is not (detected or forced as) a LangGraph store. */
-export async function openLangGraphReader(u: SaverUri): Promise<LgReader | undefined> {
+/** `recover`: the store is opened to be written anyway, so a writer may first settle what a crashed writer left (SQLite). */
+export interface OpenLangGraphOptions {
+  recover?: boolean;
+}
+
+export async function openLangGraphReader(u: SaverUri, opts: OpenLangGraphOptions = {}): Promise<LgReader | undefined> {
   const layout = layoutParam(u);
   if (layout === "ckpt") return undefined;
   const forced = layout === "langgraph" ? "langgraph" : undefined;
-  if (u.kind === "sqlite") return openSqlite(u, forced);
+  if (u.kind === "sqlite") return openSqlite(u, forced, opts);
   if (u.kind === "postgres") return openPostgres(u, forced);
   if (forced) throw usageError(`saver URI '${u.redacted}': layout=langgraph needs a sqlite: or postgres:// store`);
   return undefined;
@@ -160,7 +168,7 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
 }
 
 /** Open the URI as a LangGraph Saver when it is one (see the module comment); undefined otherwise. */
-export async function openLangGraphSaver(u: SaverUri): Promise<LangGraphSaver | undefined> {
-  const reader = await openLangGraphReader(u);
+export async function openLangGraphSaver(u: SaverUri, opts: OpenLangGraphOptions = {}): Promise<LangGraphSaver | undefined> {
+  const reader = await openLangGraphReader(u, opts);
   return reader && langGraphSaver(reader);
 }

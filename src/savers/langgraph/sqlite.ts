@@ -4,6 +4,7 @@
  * written by us beyond what SQLite needs to read a WAL database. Every listing pages by the primary key.
  */
 import { storeError } from "../../base/errors.js";
+export { openSqliteReadOnly } from "../sqlite-open.js";
 import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgThreadSummary } from "../../formats/langgraph/types.js";
 import { applyPendingSends, buildTuple, historyEntry, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
@@ -24,17 +25,6 @@ const JSON_OK = "((c.type IS NULL OR c.type = 'json') AND json_valid(CAST(c.chec
 const W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value`;
 
 /** Open read-only; throws a store error (exit 4) naming the file. */
-export async function openSqliteReadOnly(path: string): Promise<DB> {
-  const { default: Database } = await import("better-sqlite3");
-  try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    db.pragma("busy_timeout = 5000");
-    return db;
-  } catch (e) {
-    throw storeError("sqlite-open", `cannot open the SQLite database read-only: ${(e as Error).message}`, { file: path });
-  }
-}
-
 /** Table names of an SQLite file (read-only look). */
 export function sqliteTables(db: DB): Set<string> {
   return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);

@@ -1,0 +1,59 @@
+/**
+ * Opening an SQLite file to read, shared by ckpt's own SQLite saver and the LangGraph stores (a light module: the
+ * plain saver must not load LangGraph's code).
+ */
+import type BetterSqlite3 from "better-sqlite3";
+import { CkptError, storeError } from "../base/errors.js";
+
+/**
+ * Open an SQLite file read-only, and read its schema once so that a database a read-only connection cannot read fails
+ * here. A writer that crashed mid-transaction leaves a hot rollback journal (or a WAL index to rebuild) that only a
+ * writing connection may settle (SQLITE_READONLY_ROLLBACK / _RECOVERY). `recover` (a store opened to be written
+ * anyway) lets one writing connection settle it first, as any SQLite writer does on open; without it the error says
+ * what happened and how to settle it, and the file is not touched.
+ */
+export async function openSqliteReadOnly(path: string, opts: { recover?: boolean; uri?: string } = {}): Promise<BetterSqlite3.Database> {
+  const { default: Database } = await import("better-sqlite3");
+  const open = (readonly: boolean) => {
+    const db = new Database(path, { readonly, fileMustExist: true });
+    try {
+      db.pragma("busy_timeout = 5000");
+      db.prepare("SELECT count(*) FROM sqlite_master").get();
+      return db;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  };
+  try {
+    try {
+      return open(true);
+    } catch (e) {
+      if (!opts.recover || !needsWriter(e)) throw e;
+      open(false).close();
+      return open(true);
+    }
+  } catch (e) {
+    throw sqliteOpenError(e, opts.uri ?? path, "cannot open the SQLite database read-only");
+  }
+}
+
+/** Whether an SQLite error says a crashed writer left the database for a writing connection to settle. */
+export function needsWriter(e: unknown): boolean {
+  const code = (e as { code?: string }).code;
+  return code === "SQLITE_READONLY_ROLLBACK" || code === "SQLITE_READONLY_RECOVERY";
+}
+
+/** The store error for an SQLite file that could not be opened: a clear one for a database a crashed writer left behind. */
+export function sqliteOpenError(e: unknown, file: string, what: string): CkptError {
+  if (e instanceof CkptError) return e;
+  if (needsWriter(e)) {
+    return storeError(
+      "sqlite-needs-writer",
+      "a writer that crashed left this database to be rolled back (a hot journal) or its WAL index to be rebuilt, which a read-only open cannot do " +
+        "and reading never changes a store: open it once with a writing command (e.g. ckpt migrate --to it, or sqlite3 <file> 'PRAGMA quick_check'), then read it",
+      { file },
+    );
+  }
+  return storeError("sqlite-open", `${what}: ${(e as Error).message}`, { file });
+}
