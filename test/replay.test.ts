@@ -201,3 +201,35 @@ describe("replay verify over every valid fixture", () => {
     expect(checked).toBeGreaterThanOrEqual(8); // yoagent ×4, phi-core ×2, phi-core-session, swarmer, deepagent all-variants
   });
 });
+
+describe("replay verify's transcript", () => {
+  // save_messages.v0.18.json holds 4 assistant messages: a tool-calling turn, an answer, then (after a second user
+  // message) an error turn "HTTP 529: overloaded_error" with empty text and a refusal "declined" with no content
+  it("numbers the turns of the whole history 1…4 and shows turns without text with why they stopped", async () => {
+    const { runCli } = await import("./helpers/cli-io.js");
+    const r = await runCli(["replay", "verify", "fixtures/yoagent/valid/save_messages.v0.18.json"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err.match(/^── turn \d+$/gm)).toEqual(["── turn 1", "── turn 2", "── turn 3", "── turn 4"]);
+    expect(r.err).toContain("assistant: (no text; error: HTTP 529: overloaded_error)");
+    expect(r.err).toContain("assistant: (no text; refusal: declined)");
+    // a yoagent history: the note about what deep-agent persists does not apply
+    expect(r.err).toContain("note: no state tool ran, so the final state was not compared\n");
+    expect(r.out).toContain("4 turns");
+  });
+  it("the event stream of the library carries the same whole-history turn numbers", async () => {
+    const file = "fixtures/yoagent/valid/save_messages.v0.18.json";
+    const { readCheckpoint } = await import("../src/formats/index.js");
+    const { checkpoint } = readCheckpoint({ name: file, text: readFileSync(file, "utf8") });
+    const turns: number[] = [];
+    const v = await verifyCheckpoint(checkpoint, { onEvent: (e) => void (e.type === "turn_start" && turns.push(e.turn)) });
+    expect(v.ok).toBe(true);
+    expect(turns).toEqual([1, 2, 3, 4]);
+    expect(v.turns).toBe(4);
+  });
+  it("keeps the note about deep-agent for a deep-agent history", async () => {
+    const { runCli } = await import("./helpers/cli-io.js");
+    const r = await runCli(["replay", "verify", "fixtures/deepagent/valid/explicit-messages-thread.json"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain("(deep-agent itself does not persist tool calls)");
+  });
+});

@@ -140,7 +140,12 @@ function transcriptLine(e: ReplayEvent): string | undefined {
             .map((c) => (c.type === "text" ? c.text : `(thinking) ${c.thinking}`))
             .join(" ")
         : "";
-      return parts ? `${m.role}: ${clip(parts)}` : undefined;
+      if (parts) return `${m.role}: ${clip(parts)}`;
+      // an assistant turn without text or tool calls (an error, a refusal) still shows, with why it stopped
+      const a = m as { stopReason?: string; errorMessage?: string; content?: Array<{ type: string }> };
+      if (m.role !== "assistant" || a.content?.some((c) => c.type === "toolCall")) return undefined;
+      const why = [a.stopReason && a.stopReason !== "stop" ? a.stopReason : "", a.errorMessage ? clip(a.errorMessage, 120) : ""].filter(Boolean).join(": ");
+      return `assistant: (no text${why ? `; ${why}` : ""})`;
     }
     case "tool_start":
       return `  → ${e.toolName}(${clip(JSON.stringify(e.arguments) ?? "", 120)})`;

@@ -170,7 +170,10 @@ async function replayHistory(msgs: readonly AgentMessage[], tools: ToolRegistry,
     const segmentBase = tally.stepBase;
     while (provider.remaining > 0) {
       const lastNeeded = provider.remaining;
-      const res: LoopResult | undefined = await runLoop(history, { provider, tools, onEvent }).catch((e) => {
+      // each run of the loop counts its turns from 1: events carry the turn number of the whole history
+      const base = tally.stepBase;
+      const events = onEvent && ((e: ReplayEvent) => onEvent("turn" in e ? { ...e, turn: e.turn + base } : e));
+      const res: LoopResult | undefined = await runLoop(history, { provider, tools, onEvent: events }).catch((e) => {
         // A recording that ends on a tool-call turn (e.g. a pending interrupt) ends the run there.
         if (e instanceof CkptError && e.reason === "recording-exhausted") return undefined;
         throw e;
@@ -234,7 +237,7 @@ export async function verifyCheckpoint(cp: Checkpoint, opts: VerifyOptions = {})
   }
   // Final state: compared when the history exercised the state tools.
   if (tally.stateToolCalls === 0) {
-    notes.push("no state tool ran, so the final state was not compared (deep-agent itself does not persist tool calls)");
+    notes.push(`no state tool ran, so the final state was not compared${cp.origin?.format === "deepagent" ? " (deep-agent itself does not persist tool calls)" : ""}`);
     return finish(true);
   }
   const d = finalStateDivergence(cp, state, tally.stepBase);
