@@ -27,6 +27,8 @@ interface Args {
 
 interface Summary extends PruneCounts {
   dryRun: boolean;
+  /** the prune's start (ISO): only checkpoints written before it are candidates; later ones are never touched */
+  startedAt: string;
   threads: number;
   wholeThreads: number;
   kept: number;
@@ -63,7 +65,7 @@ async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boo
   const store = await openLgStore(args.uri, { env: io.env, readonly: args.dryRun });
   const t0 = performance.now();
   const startId = uuid6Floor(c.now);
-  const s: Summary = { dryRun: args.dryRun, threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
+  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
   try {
     let after: string | undefined;
     for (;;) {
@@ -97,7 +99,7 @@ async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean
   const { openSaver } = await import("../savers/index.js");
   const saver = await openSaver(args.uri, { env: io.env, readOnly: args.dryRun });
   const t0 = performance.now();
-  const s: Summary = { dryRun: args.dryRun, threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
+  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
   try {
     for (const ns of await saver.namespaces()) {
       const doomed: Array<{ threadId: string; bytes: number }> = [];
