@@ -8,6 +8,7 @@ import type pg from "pg";
 import { storeError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
 import { assembleFromPostgres, libraryOfVersions, splitForPostgres, type BlobValue, type LgCheckpoint, type LgWrite, type PgBlobRow, type PgCheckpointRow } from "../formats/langgraph/rows.js";
+import { verifyPgWritten } from "./lgstore-pg-verify.js";
 import { pgHeads, pgPrune, pgThreadPage } from "./lgstore-prune.js";
 import { keyOf, type LgStore, type WriteOptions } from "./lgstore.js";
 import { attachWrites } from "./lgstore-sqlite.js";
@@ -53,41 +54,56 @@ async function connectPool(url: string, uri: string): Promise<pg.Pool> {
   return pool;
 }
 
+/** What `write` and the read-back need of a checkpoint, computed once; its comparable form only when asked for. */
+interface Staged {
+  row: PgCheckpointRow;
+  blobs: PgBlobRow[];
+  versions: Record<string, unknown>;
+  form?: PgForm;
+}
+
 /**
- * What `stagedForm` and `write` need of a checkpoint, computed once: the PostgreSQL rows and their comparable form.
- * Two checkpoints of one (thread, namespace) putting different values under one blob key are refused: the layout
- * keys blobs by (thread, namespace, channel, version) and cannot hold both.
+ * Stage checkpoints (in key order) for PostgreSQL: the rows `write` inserts. Two checkpoints of one (thread,
+ * namespace) putting different values under one blob key are refused: the layout keys blobs by (thread, namespace,
+ * channel, version) and cannot hold both.
  */
-function makeStager(): (cp: LgCheckpoint, lib: Library) => { row: PgCheckpointRow; blobs: PgBlobRow[]; form: PgForm } {
-  const staged = new WeakMap<LgCheckpoint, { row: PgCheckpointRow; blobs: PgBlobRow[]; form: PgForm }>();
+function makeStager(): { stage: (cp: LgCheckpoint, lib: Library) => Staged; form: (cp: LgCheckpoint, lib: Library) => PgForm } {
+  const staged = new WeakMap<LgCheckpoint, Staged>();
   /** what each blob key of the (thread, ns) being staged holds, to catch two values under one key */
   let stagedFor = "";
-  let stagedBlobs = new Map<string, BlobForm>();
-  return (cp, lib) => {
+  let stagedBlobs = new Map<string, PgBlobRow>();
+  const stage = (cp: LgCheckpoint, lib: Library): Staged => {
     let s = staged.get(cp);
     if (s) return s;
-    const { row, blobs } = splitForPostgres(cp, lib, new Set());
+    const { row, blobs, versions } = splitForPostgres(cp, lib, new Set());
     const tn = `${cp.threadId}\u0000${cp.ns}`;
     if (tn !== stagedFor) [stagedFor, stagedBlobs] = [tn, new Map()];
-    const forms: BlobForm[] = [];
-    for (const b of blobs) {
+    for (let i = 0; i < blobs.length; i++) {
+      const b = blobs[i]!;
       const k = `${b.channel}\u0000${b.version}`;
-      const v = blobValueForm(b);
-      forms.push(v);
       const had = stagedBlobs.get(k);
-      if (had !== undefined && !sameValue(had, v)) {
+      if (had === undefined) stagedBlobs.set(k, b);
+      else if (!sameBlob(had, b)) {
         throw storeError(
           "langgraph-blob-collision",
           `its '${b.channel}' value at version ${b.version} differs from the one another checkpoint of this thread has at the same version (a forked branch reached the same version): the PostgreSQL layout keys blobs by (thread, namespace, channel, version) and cannot hold both`,
         );
-      }
-      stagedBlobs.set(k, v);
+      } else blobs[i] = had; // the same value (maybe in other bytes: JS key order): the key keeps the first row, which the read-back finds
     }
-    s = { row, blobs, form: pgForm(row.parentId, JSON.parse(row.checkpoint), JSON.parse(row.metadata), blobs, cp.writes, forms) };
+    s = { row, blobs, versions };
     staged.set(cp, s);
     return s;
   };
+  const form = (cp: LgCheckpoint, lib: Library): PgForm => {
+    const s = stage(cp, lib);
+    return (s.form ??= pgForm(s.row.parentId, JSON.parse(s.row.checkpoint), JSON.parse(s.row.metadata), s.blobs, cp.writes));
+  };
+  return { stage, form };
 }
+
+/** Whether two blob rows hold the same value: the same type and bytes, else equal decoded values. */
+const sameBlob = (a: PgBlobRow, b: PgBlobRow): boolean =>
+  (a.type === b.type && (a.blob === null ? b.blob === null : b.blob !== null && Buffer.compare(a.blob, b.blob) === 0)) || sameValue(blobValueForm(a), blobValueForm(b));
 
 interface PgRows {
   /** checkpoint rows with their JSONB as text */
@@ -231,7 +247,7 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
   const hasTaskPath = async () =>
     (taskPath ??= (await pool.query("SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'checkpoint_writes' AND column_name = 'task_path'", [schema])).rowCount! > 0);
   const read = async (keys: Key[]) => readPgRows(pool, S, await hasTaskPath(), keys);
-  const stage = makeStager();
+  const stager = makeStager();
   /** blob keys already inserted for the (thread, ns) being written (reset when it changes) */
   let seenFor = "";
   let seen = new Set<string>();
@@ -261,8 +277,11 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
         for (const cp of attachWrites(cps.map((r) => assemble(r, blobMap, lib)), writes)) out.set(keyOf(cp), cp);
         return out;
       }),
-    stagedForm: (cp, lib) => stage(cp, lib).form,
+    stage: (cp, lib) => void stager.stage(cp, lib),
+    stagedForm: (cp, lib) => stager.form(cp, lib),
     sameForm: sameValue,
+    verifyWritten: (written) =>
+      wrap("reading checkpoints back", () => verifyPgWritten(pool, S, written.map(({ cp, lib }) => ({ cp, ...stager.stage(cp, lib) })))),
     write: (cps, o: WriteOptions) =>
       wrap("writing checkpoints", async () => {
         const rows: PgCheckpointRow[] = [];
@@ -271,7 +290,7 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
         // agree): an upsert cannot touch a row twice
         const inBatch = new Set<string>();
         for (const cp of cps) {
-          const s = stage(cp, o.library);
+          const s = stager.stage(cp, o.library);
           rows.push(s.row);
           const tn = `${cp.threadId}\u0000${cp.ns}`;
           if (tn !== seenFor) [seenFor, seen] = [tn, new Set()];
@@ -359,8 +378,8 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 const byFirst = <T extends [string, ...unknown[]]>(a: T, b: T) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
-function pgForm(parentId: string | null, checkpoint: unknown, metadata: unknown, blobs: Array<{ channel: string; version: string; type: string; blob: Uint8Array | null }>, writes: LgWrite[], blobForms?: BlobForm[]): PgForm {
-  const bl = blobs.map((b, i): [string, string, BlobForm] => [b.channel, b.version, blobForms?.[i] ?? blobValueForm(b)]).sort(byFirst);
+function pgForm(parentId: string | null, checkpoint: unknown, metadata: unknown, blobs: Array<{ channel: string; version: string; type: string; blob: Uint8Array | null }>, writes: LgWrite[]): PgForm {
+  const bl = blobs.map((b): [string, string, BlobForm] => [b.channel, b.version, blobValueForm(b)]).sort(byFirst);
   const ws = [...writes].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx)).map((w): PgForm["writes"][number] => [w.taskId, w.idx, w.channel, w.type, w.value]);
   return { parentId, checkpoint, metadata, blobs: bl, writes: ws };
 }

@@ -178,6 +178,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
       for (const [k, cp] of got) out.set(k, sqliteForm(cp));
       return out;
     },
+    stage: () => undefined,
     stagedForm: (cp) => sqliteForm(cp),
     sameForm: (a, b) => a === b,
     threadPage: async (after, limit) => (hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : []),

@@ -60,6 +60,14 @@ export interface LgStore {
   load(keys: CheckpointKey[], lib: Library): Promise<Map<string, LgCheckpoint>>;
   /** write checkpoints and their writes in one transaction */
   write(cps: LgCheckpoint[], opts: WriteOptions): Promise<void>;
+  /** prepare `cp` for `write` in this store; throws when the store cannot hold it (the migration rejects it then) */
+  stage(cp: LgCheckpoint, lib: Library): void;
+  /**
+   * Check written checkpoints where they are stored, without reading them back (PostgreSQL: hashes of the stored rows
+   * compared in one query): true when the stored rows are exactly the ones written; false leaves the checkpoint to
+   * `readBack` and `sameForm`, which decide. Stores without it are read back.
+   */
+  verifyWritten?(written: Array<{ cp: LgCheckpoint; lib: Library }>): Promise<boolean[]>;
   /** the stored form of `keys` (decoded values), comparable with `stagedForm` of what was written (read-back verification) */
   readBack(keys: CheckpointKey[]): Promise<Map<string, unknown>>;
   /** the form `readBack` will give for a checkpoint after `write` */

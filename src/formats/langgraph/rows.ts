@@ -66,16 +66,71 @@ export interface PgBlobRow {
 type Obj = Record<string, unknown>;
 const name = (c: { threadId: string; ns: string; id: string }) => `${c.threadId}${c.ns ? `|${c.ns}` : ""}@${c.id}`;
 
-/** JSONB cannot hold U+0000: both PostgreSQL savers strip it (js:pg/index.ts:264-270, py:ckpt/base/__init__.py:761-774). */
-export function stripNul(v: unknown): unknown {
-  if (typeof v === "string") return v.includes("\u0000") ? v.replace(/\u0000/g, "") : v;
-  if (Array.isArray(v)) return v.map(stripNul);
-  if (v && typeof v === "object" && !(v instanceof Uint8Array)) {
-    const o: Obj = {};
-    for (const [k, x] of Object.entries(v as Obj)) o[k.replace(/\u0000/g, "")] = stripNul(x);
-    return o;
+/** A JS number as PostgreSQL's numeric prints the JSON text `JSON.stringify` gives for it (exponents written out). */
+function numberText(n: number): string {
+  if (!Number.isFinite(n)) return "null";
+  const s = JSON.stringify(n);
+  const e = s.indexOf("e");
+  if (e < 0) return s;
+  const neg = s[0] === "-";
+  const m = s.slice(neg ? 1 : 0, e);
+  const dot = m.indexOf(".");
+  const digits = dot < 0 ? m : m.slice(0, dot) + m.slice(dot + 1);
+  const point = (dot < 0 ? m.length : dot) + Number(s.slice(e + 1));
+  const body = point <= 0 ? `0.${"0".repeat(-point)}${digits}` : point >= digits.length ? digits + "0".repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return neg ? `-${body}` : body;
+}
+
+/** JSONB's key order: shorter (in UTF-8 bytes) first, then byte by byte. */
+function jsonbKeyOrder(a: string, b: string): number {
+  const la = Buffer.byteLength(a);
+  const lb = Buffer.byteLength(b);
+  if (la !== lb) return la - lb;
+  if (la === a.length && lb === b.length) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * A JSON value as PostgreSQL prints it back from a JSONB column (`jsonb::text`): object keys in JSONB's order,
+ * `", "` and `": "` between items, numbers as numeric prints them, strings escaped as `JSON.stringify` does (which is
+ * PostgreSQL's escape_json for every string it can hold). U+0000 is stripped as both savers do, JSONB cannot hold it
+ * (js:pg/index.ts:264-270, py:ckpt/base/__init__.py:761-774); keys that collide after stripping keep the last value,
+ * as JSONB does. Storing this text stores the same JSONB value as `JSON.stringify` would, and the stored row prints
+ * back byte for byte the same (what the read-back's hashes rely on).
+ */
+export function jsonbText(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  switch (typeof v) {
+    case "string":
+      return JSON.stringify(v.includes("\u0000") ? v.replace(/\u0000/g, "") : v);
+    case "number":
+      return numberText(v);
+    case "boolean":
+      return v ? "true" : "false";
+    case "object":
+      break;
+    case "bigint":
+      throw new TypeError("a BigInt has no JSON form");
+    default:
+      return "null";
   }
-  return v;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return jsonbText((v as { toJSON: () => unknown }).toJSON());
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    let out = "[" + jsonbText(v[0]);
+    for (let i = 1; i < v.length; i++) out += ", " + jsonbText(v[i]);
+    return out + "]";
+  }
+  const o = v as Obj;
+  let keys = Object.keys(o);
+  if (keys.some((k) => o[k] === undefined || typeof o[k] === "function")) keys = keys.filter((k) => o[k] !== undefined && typeof o[k] !== "function");
+  if (keys.length === 0) return "{}";
+  const stripped = keys.some((k) => k.includes("\u0000")) ? new Map(keys.map((k) => [k.replace(/\u0000/g, ""), o[k]])) : undefined;
+  if (stripped) keys = [...stripped.keys()];
+  keys.sort(jsonbKeyOrder);
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) out += `${i ? ", " : ""}${JSON.stringify(keys[i])}: ${jsonbText(stripped ? stripped.get(keys[i]!) : o[keys[i]!])}`;
+  return out + "}";
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
@@ -102,7 +157,7 @@ export function libraryOf(cp: LgCheckpoint, fallback: Library): Library {
  * Metadata as PostgreSQL stores it: NUL stripped (JSONB cannot hold it). Python's own put also drops the legacy
  * `writes` key (§6); a migration keeps it (Python reads it back as metadata), so that nothing is lost.
  */
-export const metadataForPostgres = (meta: Uint8Array): string => JSON.stringify(stripNul(JSON.parse(textOf(meta) || "{}")));
+export const metadataForPostgres = (meta: Uint8Array): string => jsonbText(JSON.parse(textOf(meta) || "{}"));
 
 /** Metadata as SQLite stores it: Python's json.dumps text, or JS's compact JSON. */
 export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
@@ -113,7 +168,7 @@ export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
  * (thread, namespace) in this run, so a value shared by many checkpoints is emitted once (the insert is
  * ON CONFLICT DO NOTHING either way, as the libraries write it).
  */
-export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<string>): { row: PgCheckpointRow; blobs: PgBlobRow[] } {
+export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<string>): { row: PgCheckpointRow; blobs: PgBlobRow[]; versions: Obj } {
   const meta = metadataForPostgres(cp.metadata);
   const base = { threadId: cp.threadId, ns: cp.ns, id: cp.id, parentId: cp.parentId };
   const blobs: PgBlobRow[] = [];
@@ -135,13 +190,13 @@ export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<strin
     const versions = (out.channel_versions ?? {}) as Obj;
     const inline: Obj = {};
     for (const [ch, raw] of values) {
-      if (isPrimitiveAt(raw, 0)) inline[ch] = stripNul(decodePlain(raw));
+      if (isPrimitiveAt(raw, 0)) inline[ch] = decodePlain(raw);
       else {
         if (extTypeAt(raw, 0) === EXT.DELTA_SNAPSHOT) inline[ch] = true;
         addBlob(ch, versions[ch], "msgpack", raw);
       }
     }
-    return { row: { ...base, checkpoint: JSON.stringify(withValues(out, inline)), metadata: meta }, blobs };
+    return { row: { ...base, checkpoint: jsonbText(withValues(out, inline)), metadata: meta }, blobs, versions };
   }
   const parsed = JSON.parse(textOf(cp.checkpoint)) as Obj;
   const values = (parsed.channel_values ?? {}) as Obj;
@@ -149,7 +204,7 @@ export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<strin
   const rest: Obj = {};
   if (lib === "python") {
     for (const [ch, v] of Object.entries(values)) {
-      if (v === null || typeof v !== "object") rest[ch] = stripNul(v);
+      if (v === null || typeof v !== "object") rest[ch] = v;
       else addBlob(ch, versions[ch], "json", Buffer.from(JSON.stringify(v)));
     }
   } else {
@@ -157,11 +212,11 @@ export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<strin
       if (ch in values) addBlob(ch, ver, "json", Buffer.from(JSON.stringify(values[ch])));
       else addBlob(ch, ver, "empty", null);
     }
-    for (const [ch, v] of Object.entries(values)) if (!(ch in versions)) rest[ch] = stripNul(v);
+    for (const [ch, v] of Object.entries(values)) if (!(ch in versions)) rest[ch] = v;
   }
   const { channel_values: _drop, ...others } = parsed;
   const jsonb = lib === "js" && Object.keys(rest).length === 0 ? others : withValues(others, rest);
-  return { row: { ...base, checkpoint: JSON.stringify(stripNul(jsonb)), metadata: meta }, blobs };
+  return { row: { ...base, checkpoint: jsonbText(jsonb), metadata: meta }, blobs, versions };
 }
 
 /** The checkpoint object with `channel_values` placed after v/ts/id, as the libraries order it. */
