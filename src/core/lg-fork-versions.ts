@@ -21,11 +21,16 @@ import { textOf, type LgCheckpoint } from "../formats/langgraph/rows.js";
 type Obj = Record<string, unknown>;
 const JS_STEP = 1_000_000_000;
 
+/** A channel's value as compared between branches: its msgpack bytes, or its JSON text. */
+type Form = Uint8Array | string;
+const sameForm = (a: Form, b: Form) => a === b || (typeof a !== "string" && typeof b !== "string" && Buffer.compare(a, b) === 0);
+
 interface Parsed {
   versions: Record<string, string | number>;
-  seen: Record<string, Record<string, string | number>>;
-  /** each channel's value, as comparable text (absent channels: no entry) */
-  values: Map<string, string>;
+  /** versions_seen (decoded when a checkpoint is rewritten) */
+  seen(): Record<string, Record<string, string | number>>;
+  /** a channel's value, comparable (undefined when the checkpoint has none) */
+  value(ch: string): Form | undefined;
   rebuild(versions: Obj, seen: Obj): Uint8Array;
 }
 
@@ -34,14 +39,12 @@ function parse(cp: LgCheckpoint): Parsed | undefined {
     const entries = mapEntries(cp.checkpoint);
     const get = (k: string) => entries.find((e) => e[0] === k)?.[1];
     const cv = get("channel_values");
-    const values = new Map<string, string>();
-    for (const [ch, raw] of cv ? mapEntries(cv) : []) values.set(ch, Buffer.from(raw).toString("hex"));
+    let values: Map<string, Uint8Array> | undefined;
     const versions = (get("channel_versions") ? decodePlain(get("channel_versions")!) : {}) as Parsed["versions"];
-    const seen = (get("versions_seen") ? decodePlain(get("versions_seen")!) : {}) as Parsed["seen"];
     return {
       versions,
-      seen,
-      values,
+      seen: () => (get("versions_seen") ? decodePlain(get("versions_seen")!) : {}) as ReturnType<Parsed["seen"]>,
+      value: (ch) => (values ??= new Map(cv ? mapEntries(cv) : [])).get(ch),
       rebuild: (v, s) => buildMap(entries.map(([k, raw]) => [k, k === "channel_versions" ? mpEncode(v) : k === "versions_seen" ? mpEncode(s) : raw])),
     };
   }
@@ -51,12 +54,11 @@ function parse(cp: LgCheckpoint): Parsed | undefined {
   } catch {
     return undefined;
   }
-  const values = new Map<string, string>();
-  for (const [ch, v] of Object.entries((o.channel_values ?? {}) as Obj)) values.set(ch, JSON.stringify(v));
+  const values = (o.channel_values ?? {}) as Obj;
   return {
     versions: (o.channel_versions ?? {}) as Parsed["versions"],
-    seen: (o.versions_seen ?? {}) as Parsed["seen"],
-    values,
+    seen: () => (o.versions_seen ?? {}) as ReturnType<Parsed["seen"]>,
+    value: (ch) => (Object.prototype.hasOwnProperty.call(values, ch) ? JSON.stringify(values[ch]) : undefined),
     rebuild: (v, s) => Buffer.from(JSON.stringify({ ...o, channel_versions: v, versions_seen: s })),
   };
 }
@@ -81,17 +83,17 @@ const shifted = (v: string | number, k: number): string | number =>
  */
 export function createForkRenumberer() {
   let scope = "";
-  /** (channel \0 version) → the value text stored under it in this thread and namespace */
-  let valueAt = new Map<string, string>();
+  /** (channel \0 version) → the value stored under it in this thread and namespace */
+  let valueAt = new Map<string, Form>();
   /** checkpoint id → its branch state and its original channel versions */
   let seenCp = new Map<string, { branch: Branch; versions: Record<string, string | number> }>();
   const state = { renumbered: 0 };
 
-  const free = (ch: string, v: string | number, form: string, start: number): number => {
+  const free = (ch: string, v: string | number, form: Form, start: number): number => {
     for (let k = start; ; k++) {
       const shift = typeof v === "number" ? k * JS_STEP : k;
       const had = valueAt.get(`${ch}\u0000${shifted(v, shift)}`);
-      if (had === undefined || had === form) return shift;
+      if (had === undefined || sameForm(had, form)) return shift;
     }
   };
 
@@ -107,10 +109,10 @@ export function createForkRenumberer() {
       const key = `${ch}\u0000${v}`;
       if (branch.moved.has(key)) continue; // moved by an ancestor of this branch
       if (parent && parent.versions[ch] === v) continue; // not written by this step: the parent's value
-      const form = p.values.get(ch) ?? "\u0000empty";
+      const form = p.value(ch) ?? "\u0000empty";
       let k = branch.shift.get(ch) ?? 0;
       const had = valueAt.get(`${ch}\u0000${shifted(v, k)}`);
-      if (had !== undefined && had !== form) {
+      if (had !== undefined && !sameForm(had, form)) {
         k = free(ch, v, form, typeof v === "number" ? k / JS_STEP + 1 : k + 1);
         branch.shift.set(ch, k);
       }
@@ -123,7 +125,7 @@ export function createForkRenumberer() {
     const versions: Obj = {};
     for (const [ch, v] of Object.entries(p.versions)) versions[ch] = to(ch, v);
     const seen: Obj = {};
-    for (const [node, m] of Object.entries(p.seen)) {
+    for (const [node, m] of Object.entries(p.seen())) {
       const out: Obj = {};
       for (const [ch, v] of Object.entries(m ?? {})) out[ch] = to(ch, v);
       seen[node] = out;

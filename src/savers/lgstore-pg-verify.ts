@@ -40,24 +40,26 @@ export async function verifyPgWritten(pool: pg.Pool, S: string, written: Written
   const ok = written.map(() => true);
   const cps: string[][] = [[], [], [], []];
   const blobs: string[][] = [[], [], [], [], []];
-  /** blob check (by key and expectation) → the checkpoints that rely on it */
+  /** blob check → the checkpoints that rely on it */
   const users: number[][] = [];
-  const at = new Map<string, number>();
+  /** blob key → its checks so far, by the row expected there (checkpoints of a thread share their blob rows) */
+  const at = new Map<string, Array<{ b: PgBlobRow | undefined; n: number }>>();
   written.forEach(({ cp, row, blobs: own, versions }, i) => {
     cps[0]!.push(cp.threadId), cps[1]!.push(cp.ns), cps[2]!.push(cp.id), cps[3]!.push(md5(rowText(row, cp.writes)));
     for (const ch in versions) {
       const v = String(versions[ch]);
       const b = own.find((x) => x.channel === ch && x.version === v);
-      // what the key must hold: md5 of the bytes (or "-" for NULL) then the type; null when no row may exist
-      const want = b ? `${b.blob === null ? "-" : md5(b.blob)}${b.type}` : null;
-      const key = `${cp.threadId}\u0000${cp.ns}\u0000${ch}\u0000${v}\u0000${want}`;
-      let n = at.get(key);
-      if (n === undefined) {
-        at.set(key, (n = users.length));
+      const key = `${cp.threadId}\u0000${cp.ns}\u0000${ch}\u0000${v}`;
+      const checks = at.get(key) ?? at.set(key, []).get(key)!;
+      let check = checks.find((x) => x.b === b);
+      if (!check) {
+        checks.push((check = { b, n: users.length }));
         users.push([]);
+        // what the key must hold: md5 of the bytes (or "-" for NULL) then the type; null when no row may exist
+        const want = b ? `${b.blob === null ? "-" : md5(b.blob)}${b.type}` : null;
         blobs[0]!.push(cp.threadId), blobs[1]!.push(cp.ns), blobs[2]!.push(ch), blobs[3]!.push(v), (blobs[4] as Array<string | null>).push(want);
       }
-      users[n]!.push(i);
+      users[check.n]!.push(i);
     }
   });
   const res = await pool.query(

@@ -246,6 +246,8 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
   let taskPath: boolean | undefined;
   const hasTaskPath = async () =>
     (taskPath ??= (await pool.query("SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'checkpoint_writes' AND column_name = 'task_path'", [schema])).rowCount! > 0);
+  /** whether the tables take binary COPY rows (their column types are the libraries'), found on the first write */
+  let copyOk: boolean | undefined;
   const read = async (keys: Key[]) => readPgRows(pool, S, await hasTaskPath(), keys);
   const stager = makeStager();
   /** blob keys already inserted for the (thread, ns) being written (reset when it changes) */
@@ -264,6 +266,7 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
       wrap("setting up the LangGraph tables", async () => {
         await pgSetup(pool, schema, S, lib);
         taskPath = undefined;
+        copyOk = undefined;
       }),
     count: () => wrap("counting checkpoints", async () => ((await hasLayout()) ? Number((await pool.query(`SELECT count(*) AS n FROM ${S}checkpoints`)).rows[0].n) : 0)),
     async *scan(batchSize, threads) {
@@ -302,7 +305,8 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
             seen.add(k);
           }
         }
-        await insertAll(pool, S, rows, blobs, cps, o.overwrite, await hasTaskPath());
+        copyOk ??= await copyTypesOk(pool, schema);
+        await insertAll(pool, S, rows, blobs, cps, { overwrite: o.overwrite, taskPath: await hasTaskPath(), copyOk });
       }),
     readBack: (keys) => wrap("reading checkpoints back", async () => (keys.length ? readBackForms(await read(keys)) : new Map<string, PgForm>())),
     threadPage: (after, limit) => wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(pool, S, after, limit) : [])),
@@ -385,17 +389,18 @@ function pgForm(parentId: string | null, checkpoint: unknown, metadata: unknown,
 }
 
 /**
- * Insert one batch of rows in one transaction. New rows go in with COPY (one stream per table, no SQL or parameters
- * per row), inside a savepoint; when one of them already exists (unique violation: a resumed run, or another
- * writer) the savepoint is rolled back and the batch is upserted instead (three multi-row inserts over unnest
- * arrays, ON CONFLICT as the libraries write). `overwrite` goes straight to the upsert.
+ * Insert one batch of rows in one transaction. New rows go in with binary COPY (one stream per table, no SQL or
+ * parameters per row, bytea as bytes) when the tables have the library's column types (`copyOk`), inside a savepoint;
+ * when one of them already exists (unique violation: a resumed run, or another writer) the savepoint is rolled back
+ * and the batch is upserted instead (three multi-row inserts over unnest arrays, ON CONFLICT as the libraries write).
+ * `overwrite`, and tables of other column types, go straight to the upsert.
  */
-async function insertAll(pool: pg.Pool, S: string, rows: PgCheckpointRow[], blobs: PgBlobRow[], cps: LgCheckpoint[], overwrite: boolean, taskPath: boolean): Promise<void> {
+async function insertAll(pool: pg.Pool, S: string, rows: PgCheckpointRow[], blobs: PgBlobRow[], cps: LgCheckpoint[], o: { overwrite: boolean; taskPath: boolean; copyOk: boolean }): Promise<void> {
   const c = await pool.connect();
   let broken: Error | undefined;
   try {
     await c.query("BEGIN");
-    if (overwrite || !(await copyAll(c, S, rows, blobs, cps, taskPath))) await upsertAll(c, S, rows, blobs, cps, overwrite, taskPath);
+    if (o.overwrite || !o.copyOk || !(await copyAll(c, S, rows, blobs, cps, o.taskPath))) await upsertAll(c, S, rows, blobs, cps, o.overwrite, o.taskPath);
     await c.query("COMMIT");
   } catch (e) {
     broken = e as Error;
@@ -406,25 +411,41 @@ async function insertAll(pool: pg.Pool, S: string, rows: PgCheckpointRow[], blob
   }
 }
 
+/** The column types `copyAll`'s binary rows are made for (the libraries' DDL, `migrations`); other columns take their defaults. */
+const COPY_TYPES: Record<string, Record<string, string>> = {
+  checkpoints: { thread_id: "text", checkpoint_ns: "text", checkpoint_id: "text", parent_checkpoint_id: "text", checkpoint: "jsonb", metadata: "jsonb" },
+  checkpoint_blobs: { thread_id: "text", checkpoint_ns: "text", channel: "text", version: "text", type: "text", blob: "bytea" },
+  checkpoint_writes: { thread_id: "text", checkpoint_ns: "text", checkpoint_id: "text", task_id: "text", idx: "integer", channel: "text", type: "text", blob: "bytea", task_path: "text" },
+};
+
+/** Whether the three tables of `schema` have the column types binary COPY rows are made for. */
+async function copyTypesOk(pool: pg.Pool, schema: string): Promise<boolean> {
+  const r = await pool.query("SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2)", [schema, Object.keys(COPY_TYPES)]);
+  const have = new Map(r.rows.map((x) => [`${x.table_name}.${x.column_name}`, x.data_type as string]));
+  return Object.entries(COPY_TYPES).every(([t, cols]) => Object.entries(cols).every(([col, type]) => (col === "task_path" && !have.has(`${t}.${col}`)) || have.get(`${t}.${col}`) === type));
+}
+
 /** COPY the batch's rows into the three tables inside a savepoint; false (nothing kept) when a row already exists. */
 async function copyAll(c: pg.PoolClient, S: string, rows: PgCheckpointRow[], blobs: PgBlobRow[], cps: LgCheckpoint[], taskPath: boolean): Promise<boolean> {
-  const { copyBytea, copyText, copyTextValue: t } = await import("./postgres-copy.js");
+  const { CopyBinary, copyBinary } = await import("./postgres-copy.js");
   await c.query("SAVEPOINT ckpt_lg_copy");
   try {
-    let text = "";
-    for (const r of rows) text += `${t(r.threadId)}\t${t(r.ns)}\t${t(r.id)}\t${t(r.parentId)}\t${t(r.checkpoint)}\t${t(r.metadata)}\n`;
-    await copyText(c, `${S}checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)`, text);
+    const cpRows = new CopyBinary();
+    for (const r of rows) cpRows.row(6).text(r.threadId).text(r.ns).text(r.id).text(r.parentId).jsonb(r.checkpoint).jsonb(r.metadata);
+    await copyBinary(c, `${S}checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)`, cpRows.done());
     if (blobs.length) {
-      text = "";
-      for (const b of blobs) text += `${t(b.threadId)}\t${t(b.ns)}\t${t(b.channel)}\t${t(b.version)}\t${t(b.type)}\t${copyBytea(b.blob)}\n`;
-      await copyText(c, `${S}checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)`, text);
+      const bl = new CopyBinary();
+      for (const b of blobs) bl.row(6).text(b.threadId).text(b.ns).text(b.channel).text(b.version).text(b.type).bytea(b.blob);
+      await copyBinary(c, `${S}checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)`, bl.done());
     }
-    text = "";
+    const ws = new CopyBinary();
     for (const cp of cps) {
-      const head = `${t(cp.threadId)}\t${t(cp.ns)}\t${t(cp.id)}\t`;
-      for (const w of cp.writes) text += `${head}${t(w.taskId)}\t${w.idx}\t${t(w.channel)}\t${t(w.type)}\t${copyBytea(w.value)}${taskPath ? `\t${t(w.taskPath)}` : ""}\n`;
+      for (const w of cp.writes) {
+        ws.row(taskPath ? 9 : 8).text(cp.threadId).text(cp.ns).text(cp.id).text(w.taskId).int4(w.idx).text(w.channel).text(w.type).bytea(w.value);
+        if (taskPath) ws.text(w.taskPath);
+      }
     }
-    if (text) await copyText(c, `${S}checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob${taskPath ? ", task_path" : ""})`, text);
+    if (ws.rows) await copyBinary(c, `${S}checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob${taskPath ? ", task_path" : ""})`, ws.done());
     await c.query("RELEASE SAVEPOINT ckpt_lg_copy");
     return true;
   } catch (e) {

@@ -113,5 +113,80 @@ export function buildMap(entries: Array<[string, Uint8Array]>): Uint8Array {
   return Buffer.concat(parts);
 }
 
-/** Decode plain msgpack (no ext types). */
-export const decodePlain = (b: Uint8Array): unknown => mpDecode(b);
+/**
+ * Decode plain msgpack: the same values `@msgpack/msgpack` gives (ext and bin values, 64-bit integers and maps with
+ * other keys are left to it), read here with the strings sliced natively — checkpoints are mostly short strings
+ * (versions, ids, channel names), which the library decodes byte by byte in JS.
+ */
+export function decodePlain(b: Uint8Array): unknown {
+  const buf = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const [v, end] = readValue(buf, 0);
+  return end === buf.length ? v : mpDecode(b); // trailing bytes: the library's error
+}
+
+/** The value at `p` and the offset after it. */
+function readValue(b: Buffer, p: number): [unknown, number] {
+  const t = b[p];
+  if (t === undefined) truncated();
+  if (t <= 0x7f) return [t, p + 1];
+  if (t >= 0xe0) return [t - 0x100, p + 1];
+  if (t >= 0xa0 && t <= 0xbf) return str(b, p + 1, t & 0x1f);
+  if (t >= 0x80 && t <= 0x8f) return readMap(b, p, p + 1, t & 0x0f);
+  if (t >= 0x90 && t <= 0x9f) return readArray(b, p + 1, t & 0x0f);
+  switch (t) {
+    case 0xc0: return [null, p + 1];
+    case 0xc2: return [false, p + 1];
+    case 0xc3: return [true, p + 1];
+    case 0xca: return [need(b, p + 5) && b.readFloatBE(p + 1), p + 5];
+    case 0xcb: return [need(b, p + 9) && b.readDoubleBE(p + 1), p + 9];
+    case 0xcc: return [need(b, p + 2) && b[p + 1]!, p + 2];
+    case 0xcd: return [need(b, p + 3) && b.readUInt16BE(p + 1), p + 3];
+    case 0xce: return [need(b, p + 5) && b.readUInt32BE(p + 1), p + 5];
+    case 0xd0: return [need(b, p + 2) && b.readInt8(p + 1), p + 2];
+    case 0xd1: return [need(b, p + 3) && b.readInt16BE(p + 1), p + 3];
+    case 0xd2: return [need(b, p + 5) && b.readInt32BE(p + 1), p + 5];
+    case 0xd9: return need(b, p + 2) && str(b, p + 2, b[p + 1]!);
+    case 0xda: return need(b, p + 3) && str(b, p + 3, b.readUInt16BE(p + 1));
+    case 0xdb: return need(b, p + 5) && str(b, p + 5, b.readUInt32BE(p + 1));
+    case 0xdc: return need(b, p + 3) && readArray(b, p + 3, b.readUInt16BE(p + 1));
+    case 0xdd: return need(b, p + 5) && readArray(b, p + 5, b.readUInt32BE(p + 1));
+    case 0xde: return need(b, p + 3) && readMap(b, p, p + 3, b.readUInt16BE(p + 1));
+    case 0xdf: return need(b, p + 5) && readMap(b, p, p + 5, b.readUInt32BE(p + 1));
+    default: return library(b, p);
+  }
+}
+
+/** true, or the "cut short" error when `b` ends before `end` */
+const need = (b: Buffer, end: number): true => (end <= b.length ? true : truncated());
+
+/** The value at `p` as the library decodes it. */
+function library(b: Buffer, p: number): [unknown, number] {
+  const end = skip(b, p);
+  return [mpDecode(b.subarray(p, end)), end];
+}
+
+function str(b: Buffer, p: number, n: number): [string, number] {
+  need(b, p + n);
+  return [b.toString("utf8", p, p + n), p + n];
+}
+
+function readArray(b: Buffer, p: number, n: number): [unknown[], number] {
+  const out: unknown[] = new Array(n);
+  for (let i = 0; i < n; i++) [out[i], p] = readValue(b, p);
+  return [out, p];
+}
+
+/** A map with string keys (other keys, and `__proto__`, go to the library: its own conversion or error). */
+function readMap(b: Buffer, start: number, p: number, n: number): [Record<string, unknown>, number] {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) {
+    const t = b[p];
+    let key: string;
+    if (t !== undefined && t >= 0xa0 && t <= 0xbf) [key, p] = str(b, p + 1, t & 0x1f);
+    else if (t === 0xd9) [key, p] = (need(b, p + 2), str(b, p + 2, b[p + 1]!));
+    else return library(b, start) as [Record<string, unknown>, number];
+    if (key === "__proto__") return library(b, start) as [Record<string, unknown>, number];
+    [out[key], p] = readValue(b, p);
+  }
+  return [out, p];
+}
