@@ -89,6 +89,23 @@ describe("LangGraph migrate into PostgreSQL: the read-back catches what the serv
   }
 });
 
+describe("LangGraph migrate into PostgreSQL tables of other column types", () => {
+  it("metadata as json (not jsonb): written with the upsert instead of binary COPY rows made for jsonb, every checkpoint verified and equal", async () => {
+    const src = copyOf("python-a.sqlite");
+    const s = pgdb.schema("jsoncol");
+    expect((await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "--thread", "no-such-thread", "-q")).code).toBe(0);
+    await pgdb.query(`ALTER TABLE ${s}.checkpoints ALTER COLUMN metadata TYPE json USING metadata::json`);
+    const r = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "--json");
+    const sum = summaryOf(r.out);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect([sum.written, sum.verified]).toEqual([60, 60]);
+    const store = readSqliteStore(src);
+    const rows = (await pgdb.query(`SELECT thread_id, checkpoint_ns, checkpoint_id, metadata::text AS m FROM ${s}.checkpoints`)).rows;
+    expect(rows).toHaveLength(60);
+    for (const x of rows) expect(JSON.parse(x.m)).toEqual(store.get(`${x.thread_id}|${x.checkpoint_ns}|${x.checkpoint_id}`)!.metadata);
+  });
+});
+
 describe("jsonbText: the text a JSONB column prints back", () => {
   it("PostgreSQL prints each value back byte for byte as jsonbText wrote it, with the same value", async () => {
     const values: unknown[] = [
