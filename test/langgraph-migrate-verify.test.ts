@@ -85,7 +85,7 @@ describe("LangGraph migrate into PostgreSQL: the read-back catches what the serv
       expect(new Set(sum.mismatches.map((m) => m.threadId))).toEqual(expected);
       expect(sum.mismatches).toHaveLength(expected.size);
       expect(sum.verified).toBe(all.length - expected.size);
-    });
+    }, 180_000); // five ckpt processes: over the 60 s default when the machine is loaded
   }
 });
 
@@ -103,7 +103,7 @@ describe("LangGraph migrate into PostgreSQL tables of other column types", () =>
     const rows = (await pgdb.query(`SELECT thread_id, checkpoint_ns, checkpoint_id, metadata::text AS m FROM ${s}.checkpoints`)).rows;
     expect(rows).toHaveLength(60);
     for (const x of rows) expect(JSON.parse(x.m)).toEqual(store.get(`${x.thread_id}|${x.checkpoint_ns}|${x.checkpoint_id}`)!.metadata);
-  });
+  }, 180_000);
 });
 
 describe("jsonbText: the text a JSONB column prints back", () => {

@@ -352,7 +352,7 @@ describe("kill mid-migration, then --resume", () => {
       const y = b.get(k)!;
       expect(canon([y.parent, y.checkpoint, y.metadata, y.writes]), k).toBe(canon([x.parent, x.checkpoint, x.metadata, x.writes]));
     }
-  });
+  }, 180_000); // three migrations of 2,400 checkpoints in batches of 20: over the 60 s default when the machine is loaded
 });
 
 describe("a PostgreSQL target that already holds rows (COPY falls back to the upsert; read-back compares decoded values)", () => {
