@@ -14,6 +14,8 @@ import { historyFrom } from "./sqlite.js";
 type Client = import("pg").Client;
 const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
 const PAGE = 200;
+/** scan: tuples decoded and yielded at a time (see scan) */
+const DECODE_CHUNK = 20;
 const TABLES = { checkpoints: "checkpoints", writes: "checkpoint_writes", blobs: "checkpoint_blobs" };
 
 /** Connect read-only. */
@@ -290,6 +292,41 @@ async function* listTuples(q: Query, S: string, tuplesOf: (rows: RawCheckpointRo
   }
 }
 
+/**
+ * Every checkpoint in (thread, namespace, id) order (of one thread with `threadId`), in keyset pages of `batchSize`
+ * rows: a page's rows, blobs and writes are fetched while the page before it is decoded and consumed.
+ */
+async function* scanTuples(
+  q: Query,
+  S: string,
+  partsOf: (rows: RawCheckpointRow[]) => Promise<PageParts>,
+  decode: (rows: RawCheckpointRow[], parts: PageParts) => Promise<LgCheckpointTuple[]>,
+  options: { batchSize?: number; threadId?: string },
+): AsyncIterable<LgCheckpointTuple[]> {
+  const size = Math.max(1, options.batchSize ?? PAGE);
+  const fetchPage = async (last: RawCheckpointRow | undefined) => {
+    const a: unknown[] = [];
+    const w: string[] = [];
+    if (options.threadId !== undefined) a.push(options.threadId), w.push(`thread_id = $${a.length}`);
+    if (last) a.push(last.thread_id, last.checkpoint_ns, last.checkpoint_id), w.push(`(thread_id, checkpoint_ns, checkpoint_id) > ($${a.length - 2}, $${a.length - 1}, $${a.length})`);
+    a.push(size);
+    const rows = await q<RawCheckpointRow>(`SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${a.length}`, a);
+    return rows.length ? { rows, parts: await partsOf(rows) } : undefined;
+  };
+  let next = fetchPage(undefined);
+  for (;;) {
+    const page = await next;
+    if (!page) return;
+    const { rows, parts } = page;
+    next = rows.length < size ? Promise.resolve(undefined) : fetchPage(rows[rows.length - 1]);
+    next.catch(() => undefined); // awaited on the next round; a consumer that stops early closes the reader
+    // decoded and handed on a few rows at a time, each row let go of as it is decoded: a tuple's checkpoint is its
+    // row's object (the channel values are set on it), so rows held to the page's end kept the page's values alive
+    // through young-generation GCs (promoted, then mark-compacted: 3.5× the bytes promoted on the bench store)
+    while (rows.length) yield await decode(rows.splice(0, DECODE_CHUNK), parts);
+  }
+}
+
 export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string): LgReader {
   if (info.shallow) throw storeError("langgraph-shallow", `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
   const S = ident(info.schema ?? "public");
@@ -359,27 +396,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
           : await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`, [threadId, namespace, checkpointId]);
       return (await tuplesOf(rows))[0];
     },
-    async *scan(options = {}) {
-      const size = Math.max(1, options.batchSize ?? PAGE);
-      // a page's rows, blobs and writes are fetched while the page before it is decoded and consumed
-      const fetchPage = async (last: RawCheckpointRow | undefined) => {
-        const a: unknown[] = [];
-        const w: string[] = [];
-        if (options.threadId !== undefined) a.push(options.threadId), w.push(`thread_id = $${a.length}`);
-        if (last) a.push(last.thread_id, last.checkpoint_ns, last.checkpoint_id), w.push(`(thread_id, checkpoint_ns, checkpoint_id) > ($${a.length - 2}, $${a.length - 1}, $${a.length})`);
-        a.push(size);
-        const rows = await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${a.length}`, a);
-        return rows.length ? { rows, parts: await partsOf(rows) } : undefined;
-      };
-      let next = fetchPage(undefined);
-      for (;;) {
-        const page = await next;
-        if (!page) return;
-        next = page.rows.length < size ? Promise.resolve(undefined) : fetchPage(page.rows[page.rows.length - 1]);
-        next.catch(() => undefined); // awaited on the next round; a consumer that stops early closes the reader
-        yield await decode(page.rows, page.parts);
-      }
-    },
+    scan: (options = {}) => scanTuples(q, S, partsOf, decode, options),
     ...orphanQueries(q, S),
     async close() {
       await c.end();
