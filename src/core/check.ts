@@ -2,7 +2,7 @@
  * The per-record check of a migration, pure and self-contained so that it can run in a worker thread: is the text
  * JSON, of a known format, valid against that format's schema; converted to another format when asked.
  */
-import { createHash } from "node:crypto";
+import { hexDigest } from "../base/digest.js";
 import { CkptError } from "../base/errors.js";
 import { parseJson, stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
@@ -54,7 +54,7 @@ export function checkRecord(name: string, text: string, opts: CheckOptions): Che
   }
 }
 
-export const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+export const sha256 = (s: string) => hexDigest("sha256", s);
 
 /**
  * What a worker sends back for one record: a failure, or the checked text (only when conversion changed it), its

@@ -264,10 +264,11 @@ class Migration {
     return this.failed || this.s.aborted !== undefined;
   }
 
-  private progress(): void {
+  /** Report a finished batch: `read` / `bytesRead` up to and including it (later batches may be read already). */
+  private progress(read: { read: number; bytesRead: number }): void {
     const s = this.s;
     s.elapsedMs = this.now() - this.t0;
-    this.opts.onProgress?.({ total: this.total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
+    this.opts.onProgress?.({ total: this.total, read: read.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: read.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
   }
 
   private targetNsOf(r: SaverRecord): string {
@@ -395,9 +396,9 @@ class Migration {
    * `verifying` and runs after the lane is free, beside the next batch's lookup and write (a thread is in one batch
    * only, so no later batch depends on it): the round trips of consecutive batches overlap.
    */
-  private async writeShard(writer: Saver, ready: PreparedRecord[], verifying: Array<Promise<void>>): Promise<void> {
+  private async writeShard(writer: Saver, ready: PreparedRecord[], existing: Promise<Array<string | undefined>>, verifying: Array<Promise<void>>): Promise<void> {
     if (this.stopped || ready.length === 0) return;
-    const toWrite = this.resolveConflicts(ready, await writer.loadMany(ready));
+    const toWrite = this.resolveConflicts(ready, await existing);
     if (!toWrite || this.stopped) return;
     const s = this.s;
     if (this.opts.dryRun) {
@@ -451,19 +452,49 @@ class Migration {
     return p;
   }
 
-  /** A batch's way after the scan: checks, classification, then each writer's share on its lane. */
-  private async process(pending: Pending, prev: Promise<unknown>): Promise<void> {
-    const checked = await pending.checked();
-    await prev.catch(() => undefined); // classify batches in the order they were read
-    if (this.stopped) return;
-    const ready = this.classify(pending.batch, checked);
-    if (!ready) return;
+  /**
+   * A batch's way after the scan: checks, classification (in the order the batches were read: after `prevQueued`),
+   * then each writer's share on its lane. `queued` settles once the batch is classified and its shares are on the
+   * lanes — the next batch waits for that only, not for this one's round trips, so consecutive batches' lookups,
+   * writes and read-backs overlap; `done` once it is written and read back and the batches before it are done
+   * (progress is reported in batch order).
+   */
+  private process(pending: Pending, prev: { queued: Promise<unknown>; done: Promise<unknown> }): { queued: Promise<unknown>; done: Promise<void> } {
+    const queued = (async () => {
+      const checked = await pending.checked();
+      await prev.queued.catch(() => undefined);
+      if (this.stopped) return undefined;
+      const ready = this.classify(pending.batch, checked);
+      const read = { read: this.s.read, bytesRead: this.s.bytesRead };
+      return ready && { all: this.enqueue(ready), read };
+    })();
+    // a failure stops the batches after this one before they are classified (the caller records the error from `done`)
+    queued.catch(() => void (this.failed = true));
+    const done = queued.then(async (q) => {
+      await q?.all;
+      await prev.done.catch(() => undefined);
+      if (q) this.progress(q.read);
+    });
+    return { queued, done };
+  }
+
+  /**
+   * Put each writer's share of a classified batch on its lane, its conflict lookup sent at once (a thread is in one
+   * batch only, so the lookup reads nothing an earlier batch writes, and its round trip overlaps theirs). Resolves
+   * when every share is written and read back.
+   */
+  private async enqueue(ready: PreparedRecord[]): Promise<void> {
     const shards: PreparedRecord[][] = this.writers.map(() => []);
     for (const p of ready) shards[shardOf(p.threadId, this.writers.length)]!.push(p);
     const verifying: Array<Promise<void>> = [];
-    await Promise.all(shards.map((shard, i) => (shard.length ? this.onLane(i, () => this.writeShard(this.writers[i]!, shard, verifying)) : undefined)));
+    const write = (shard: PreparedRecord[], i: number) => {
+      const writer = this.writers[i]!;
+      const existing = writer.loadMany(shard);
+      existing.catch(() => undefined); // awaited on the lane; a run that stops first must not leave it unhandled
+      return this.onLane(i, () => this.writeShard(writer, shard, existing, verifying));
+    };
+    await Promise.all(shards.map((shard, i) => (shard.length ? write(shard, i) : undefined)));
     await Promise.all(verifying);
-    this.progress();
   }
 
   /** Start the check pool as `opts.worker` asks, once the first batch shows the size of the run. */
@@ -482,9 +513,9 @@ class Migration {
   private async copyNamespace(ns: string): Promise<void> {
     const it = this.source.scan({ namespace: ns, batchSize: this.batchSize })[Symbol.asyncIterator]();
     const inFlight: Array<Promise<void>> = [];
-    // a batch per writer being written, one being read back, one being read and checked
-    const limit = this.writers.length + 2;
-    let last: Promise<unknown> = Promise.resolve();
+    // a batch per writer being written, one being looked up, one being read back, one being read and checked
+    const limit = this.writers.length + 3;
+    let last: { queued: Promise<unknown>; done: Promise<unknown> } = { queued: Promise.resolve(), done: Promise.resolve() };
     let error: unknown;
     try {
       while (!this.stopped) {
@@ -492,12 +523,15 @@ class Migration {
         if (r.done) break;
         await this.startPool(r.value);
         const p = this.process(this.dispatch(r.value), last);
-        p.catch((e) => {
+        p.done.catch((e) => {
           error ??= e;
           this.failed = true;
         });
-        inFlight.push((last = p));
-        while (inFlight.length >= limit) await inFlight.shift()!.catch(() => undefined);
+        last = p;
+        inFlight.push(p.done);
+        if (inFlight.length >= limit) while (inFlight.length >= limit) await inFlight.shift()!.catch(() => undefined);
+        // let the replies that came in meanwhile be handled (each sends a batch's next command) before reading on
+        else await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       await Promise.all(inFlight.map((p) => p.catch(() => undefined)));

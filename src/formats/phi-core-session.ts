@@ -37,7 +37,24 @@ function totalUsage(messages: Obj[]): Obj {
   return sum;
 }
 
-const SESSION_KEYS = ["session_id", "agent_id", "last_active_at", "formation", "loops"].map((k) => new RegExp(`"${k}"\\s*:`));
+const SESSION_KEYS = ["session_id", "agent_id", "last_active_at", "formation"].map((k) => new RegExp(`"${k}"\\s*:`));
+const LOOPS = /"loops"\s*:/;
+
+/**
+ * The detection confidence from how many of the session keys (the four above and `loops`) the head names, counted only as far as the verdict needs:
+ * 4+ of the 5, or 2+ with `loops`. Without `loops` a second miss decides (a document of another format, whose text
+ * holds none of them, costs two scans, not five).
+ */
+function sessionConfidence(head: string): number {
+  const loops = LOOPS.test(head);
+  let hits = loops ? 1 : 0;
+  let misses = loops ? 0 : 1;
+  for (const re of SESSION_KEYS) {
+    if (re.test(head)) hits++;
+    else if (++misses > 1 && !loops) return 0;
+  }
+  return hits >= 4 ? 0.95 : hits >= 2 && loops ? 0.5 : 0;
+}
 
 export const phiCoreSessionAdapter: FormatAdapter<Native> = {
   name: FMT,
@@ -56,8 +73,7 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
   detect(doc: SourceDoc) {
     const head = doc.text?.slice(0, 64 * 1024);
     if (head === undefined || !/^\uFEFF?\s*\{/.test(head)) return { confidence: 0 };
-    const hits = SESSION_KEYS.filter((re) => re.test(head)).length;
-    return hits >= 4 ? { confidence: 0.95 } : hits >= 2 && /"loops"\s*:/.test(head) ? { confidence: 0.5 } : { confidence: 0 };
+    return { confidence: sessionConfidence(head) };
   },
   parse(doc: SourceDoc) {
     const v = parseJson(singleText(doc, FMT), { file: doc.name });

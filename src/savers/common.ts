@@ -1,5 +1,5 @@
 /** Helpers shared by the savers. */
-import { createHash } from "node:crypto";
+import { hexDigest } from "../base/digest.js";
 import { ExitCode, RecordError } from "../base/errors.js";
 import { parseJson, stringifyJson } from "../base/json.js";
 
@@ -27,7 +27,7 @@ export function contentHash(text: string, name = "document"): string {
   } catch {
     compact = text; // not JSON (an org file): hash the bytes
   }
-  return createHash("sha256").update(compact).digest("hex");
+  return hexDigest("sha256", compact);
 }
 
 /** The `updatedAt` of a checkpoint document, if it has one (for --on-conflict newer and `ls`). */

@@ -9,7 +9,7 @@
  * The document is kept as text, not JSONB: JSONB reorders keys and would break byte-exact round trips; query it
  * with `doc::jsonb` when needed. Thread ids sort with COLLATE "C" (code-point order) for stable paging.
  */
-import { createHash } from "node:crypto";
+import { hexDigest } from "../base/digest.js";
 import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId } from "./common.js";
@@ -219,7 +219,7 @@ class PostgresStore implements Saver {
       });
       for (const [ns, at] of byNs) {
         const ids = at.map((i) => records[i]!.threadId);
-        const sums = at.map((i) => createHash("md5").update(records[i]!.text).digest("hex"));
+        const sums = at.map((i) => hexDigest("md5", records[i]!.text));
         const res = await this.query(
           `SELECT k.n, (SELECT md5(doc) FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id) = k.h AS same
            FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)`,

@@ -11,8 +11,8 @@
  * connection but never answers (hung, `CLIENT PAUSE`d, a wrong port that swallows bytes) is a store error (exit 4)
  * naming the store, not a hang. Every message from the client passes the one redactor (base/redact.ts).
  */
-import { createHash } from "node:crypto";
 import type { ClusterOptions, RedisOptions } from "ioredis";
+import { hexDigest } from "../base/digest.js";
 import { storeError, usageError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
@@ -305,7 +305,7 @@ class RedisStore implements Saver {
   async verifyMany(records: SaverRecord[]): Promise<boolean[]> {
     if (this.kv.cluster || records.length === 0) return records.map(() => false);
     const keys = records.map((r) => this.keyOf(r.threadId, r.namespace));
-    const sums = records.map((r) => createHash("sha1").update(this.valueOf(r)).digest("hex"));
+    const sums = records.map((r) => hexDigest("sha1", this.valueOf(r)));
     return (await this.wrap("cannot read", () => this.kv.sameMany(keys, sums))) ?? records.map(() => false);
   }
 
