@@ -122,6 +122,25 @@ describe("ckpt diff (CLI)", () => {
       expect(r.code).toBe(3);
       expect(r.err).toBe(`ckpt: ${p}:4:11: /step: not a valid ckpt checkpoint: expected integer\n`);
     });
+    // diff checks a native document against its format's schema and maps it without the canonical gate when it
+    // fits; one that does not fit still gets the canonical gate, so what diff accepts and says is unchanged
+    test("a yoagent file its schema refuses but that maps to a valid checkpoint is still compared", async () => {
+      const x = join(dir, "no-time-x.json");
+      const y = join(dir, "no-time-y.json");
+      writeFileSync(x, '[{"role":"user","content":[{"type":"text","text":"hi"}]}]'); // yoagent requires timestamp
+      writeFileSync(y, '[{"role":"user","content":[{"type":"text","text":"hello"}]}]');
+      const r = await run(["diff", x, y, "-F", "yoagent"]);
+      expect(r.err).toBe("");
+      expect(r.code).toBe(1);
+      expect(r.out).toContain("1 message edited.");
+    });
+    test("a yoagent file that maps to no valid checkpoint: exit 3 naming the canonical place", async () => {
+      const z = join(dir, "text-number.json");
+      writeFileSync(z, '[{"role":"user","content":[{"type":"text","text":5}],"timestamp":1}]');
+      const r = await run(["diff", z, z, "-F", "yoagent"]);
+      expect(r.code).toBe(3);
+      expect(r.err).toBe(`ckpt: ${z}: its yoagent content does not map to a valid checkpoint at canonical /messages/0/content/0/text: expected string\n`);
+    });
     test("usage errors: exit 2", async () => {
       expect((await run(["diff", BASE])).code).toBe(2);
       expect((await run(["diff", "-", "-"])).code).toBe(2);

@@ -70,12 +70,18 @@ export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detect
   return { ...best!, alternatives: rest.filter((d) => d.confidence >= best!.confidence) };
 }
 
-/** Read any supported document into the canonical model. */
-export function readCheckpoint(given: SourceDoc, format?: string): { checkpoint: Checkpoint; format: FormatName } {
+/** Detect (or take the named format) and parse: the adapter, the document it read and its native value. */
+export function readNative(given: SourceDoc, format?: string): { adapter: FormatAdapter; native: unknown; doc: SourceDoc; format: FormatName } {
   const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
   const name = format ? getAdapter(format).name : detectFormat(doc).format;
   const adapter = adapters[name];
-  return { checkpoint: adapter.toCanonical(adapter.parse(doc), doc), format: name };
+  return { adapter, native: adapter.parse(doc), doc, format: name };
+}
+
+/** Read any supported document into the canonical model. */
+export function readCheckpoint(given: SourceDoc, format?: string): { checkpoint: Checkpoint; format: FormatName } {
+  const { adapter, native, doc, format: name } = readNative(given, format);
+  return { checkpoint: adapter.toCanonical(native, doc), format: name };
 }
 
 export { FORMAT_NAMES, type FormatName, type FormatAdapter, type SourceDoc } from "./types.js";
