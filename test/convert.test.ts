@@ -6,6 +6,7 @@ import { describe, expect, test } from "vitest";
 import type { Checkpoint } from "../src/generated/types.js";
 import { comparePointers, convertCheckpoint, convertDocument } from "../src/core/convert.js";
 import { parseJson, stringifyJson } from "../src/base/json.js";
+import { fitsPattern } from "../src/cli/convert.js";
 
 const BIG = 18446744073709551615n; // u64::MAX, beyond 2^53
 
@@ -169,5 +170,22 @@ describe("loss notes in pointer order", () => {
     const messages = Array.from({ length: 12 }, (_, i) => ({ role: "user", content: [{ type: "text", text: `m${i}` }], timestamp: 1000 + i }));
     const r = convertDocument({ name: "t.json", text: JSON.stringify(messages) }, { to: "deepagent" });
     expect(r.lossy.map((n) => n.pointer)).toEqual(messages.map((_, i) => `/messages/${i}/timestamp`));
+  });
+});
+
+describe("loss report grouping: fitsPattern", () => {
+  // the pattern a note belongs to is its pointer with every all-digit segment as '*' (what groupLossy built per note)
+  const patternOf = (p: string) => p.replace(/\/\d+(?=\/|$)/g, "/*");
+  const pointers = [
+    "/messages/0/timestamp", "/messages/12/content/3/providerMetadata", "/messages/*/timestamp", "/messages/1a/timestamp",
+    "/messages/007", "/messages/7/", "/messages//7", "/state/x", "/messages/5", "/messages/5/content/0", "/a/*b/1", "/a/*/1", "/a/b*/1", "",
+  ];
+  test("a pointer fits a pattern exactly when the pattern is its own", () => {
+    for (const p of pointers) {
+      for (const q of pointers) {
+        const pattern = patternOf(q);
+        expect(fitsPattern(p, pattern), `${p} vs ${pattern}`).toBe(patternOf(p) === pattern);
+      }
+    }
   });
 });

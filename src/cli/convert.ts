@@ -151,17 +151,17 @@ export interface LossyGroup {
  */
 export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
   // reason first (few distinct strings), then the pointer with its indices as *; notes come in pointer order, so
-  // the notes of one message are adjacent and counting distinct messages needs only the last one seen
-  const byReason = new Map<string, Map<string, LossyGroup & { messages: number; last: number }>>();
+  // the notes of one message are adjacent and counting distinct messages needs only the last one seen. A note is
+  // matched against its reason's patterns in place: no pattern string is built for a note that fits one already.
+  const byReason = new Map<string, Array<LossyGroup & { messages: number; last: number }>>();
   const groups: Array<LossyGroup & { messages: number; last: number }> = [];
   for (const n of notes) {
-    const pattern = n.pointer.replace(INDEX, "/*");
-    let byPattern = byReason.get(n.reason);
-    if (!byPattern) byReason.set(n.reason, (byPattern = new Map()));
-    let g = byPattern.get(pattern);
+    let ofReason = byReason.get(n.reason);
+    if (!ofReason) byReason.set(n.reason, (ofReason = []));
+    let g = ofReason.find((x) => fitsPattern(n.pointer, x.pattern));
     if (!g) {
-      g = { pattern, reason: n.reason, count: 0, first: n.pointer, where: "", messages: 0, last: -1 };
-      byPattern.set(pattern, g);
+      g = { pattern: n.pointer.replace(INDEX, "/*"), reason: n.reason, count: 0, first: n.pointer, where: "", messages: 0, last: -1 };
+      ofReason.push(g);
       groups.push(g);
     }
     g.count++;
@@ -175,6 +175,35 @@ export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
     ...g,
     where: messages === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${messages ? ` on ${count(messages, "message")}` : ""}`,
   }));
+}
+
+/**
+ * `pointer.replace(INDEX, "/*") === pattern`, without building the string: a `*` segment of the pattern stands for
+ * an all-digit segment of the pointer (or a literal `*`, which the replacement keeps), every other character is itself.
+ */
+export function fitsPattern(pointer: string, pattern: string): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < pointer.length && j < pattern.length) {
+    const c = pattern.charCodeAt(j);
+    if (c === 42 && j > 0 && pattern.charCodeAt(j - 1) === 47 && (j + 1 === pattern.length || pattern.charCodeAt(j + 1) === 47)) {
+      let e = i;
+      let digits = true;
+      while (e < pointer.length && pointer.charCodeAt(e) !== 47) {
+        const d = pointer.charCodeAt(e);
+        if (d < 48 || d > 57) digits = false;
+        e++;
+      }
+      if (!(e > i && digits) && !(e === i + 1 && pointer.charCodeAt(i) === 42)) return false;
+      i = e;
+      j++;
+      continue;
+    }
+    if (pointer.charCodeAt(i) !== c) return false;
+    i++;
+    j++;
+  }
+  return i === pointer.length && j === pattern.length;
 }
 
 const INDEX = /\/\d+(?=\/|$)/g;

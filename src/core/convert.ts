@@ -136,8 +136,12 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
   const target = getAdapter(to);
   const lossy: LossyNote[] = [];
   const native = target.fromCanonical(cp, { version: options.version, lossy });
-  const reported = new Set(lossy.map((n) => n.pointer));
-  for (const n of foreignExtLoss(cp, target.name)) if (!reported.has(n.pointer)) lossy.push(n);
+  const foreign = foreignExtLoss(cp, target.name);
+  if (foreign.length) {
+    // a set of the adapter's pointers only when there is something to check against it (60,000 notes hash slowly)
+    const reported = new Set(lossy.map((n) => n.pointer));
+    for (const n of foreign) if (!reported.has(n.pointer)) lossy.push(n);
+  }
   for (const n of integerLoss(cp, target, lossy, mayHoldBigInt)) lossy.push(n);
   const bad = outputProblem(target, native, mayHoldBigInt);
   if (bad) {

@@ -72,7 +72,9 @@ function setExt(target: { ext?: Ext }, key: string, v: unknown): void {
   const mine = (ext.deepagent ??= {}) as Obj;
   mine[key] = v;
 }
-const extOf = (x: { ext?: Ext } | undefined): Obj => (isObj(x?.ext?.deepagent) ? (x!.ext!.deepagent as Obj) : {});
+/** What extOf gives for a value with no ext.deepagent: one shared, frozen object (read only), not one per message. */
+const NO_EXT: Obj = Object.freeze({});
+const extOf = (x: { ext?: Ext } | undefined): Obj => (isObj(x?.ext?.deepagent) ? (x!.ext!.deepagent as Obj) : NO_EXT);
 
 // ---- native → canonical -----------------------------------------------------------------------------------
 
@@ -312,6 +314,10 @@ function resultToPart(m: ToolResultMessage, pointer: string, lossy: LossyNote[])
   return part;
 }
 
+/** Assistant fields an AI SDK message has no place for, and their loss reasons (one string each, shared by every note). */
+const ASSISTANT_ONLY = ["stopReason", "model", "provider", "usage", "errorMessage"] as const;
+const ASSISTANT_ONLY_LOSS = Object.fromEntries(ASSISTANT_ONLY.map((f) => [f, `deep-agent checkpoints do not store an assistant message's ${f}`])) as Record<(typeof ASSISTANT_ONLY)[number], string>;
+
 function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
   const out: Obj[] = [];
   let openTool: { msg: Obj; group: unknown } | undefined;
@@ -340,11 +346,9 @@ function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
     }
     const msg = m as Extract<AgentMessage, { role: "system" | "user" | "assistant" }>;
     const native: Obj = { role: msg.role };
-    if (msg.role === "assistant") {
-      for (const f of ["stopReason", "model", "provider", "usage", "errorMessage"] as const) {
-        if (msg[f] !== undefined && !(cp.origin?.format === "deepagent")) {
-          lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: `deep-agent checkpoints do not store an assistant message's ${f}` });
-        }
+    if (msg.role === "assistant" && cp.origin?.format !== "deepagent") {
+      for (const f of ASSISTANT_ONLY) {
+        if (msg[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: ASSISTANT_ONLY_LOSS[f] });
       }
     }
     if (msg.role === "system") {
