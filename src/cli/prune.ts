@@ -8,7 +8,7 @@
 import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
-import { parseDuration, planThread, uuid6Floor, type PruneCriteria, type ThreadPlan } from "../core/prune.js";
+import { parseDuration, planThread, uuid6Floor, type PruneCriteria, type PruneHead, type ThreadPlan } from "../core/prune.js";
 import type { PruneCounts } from "../savers/lgstore.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -33,7 +33,58 @@ interface Summary extends PruneCounts {
   wholeThreads: number;
   kept: number;
   elapsedMs: number;
-  plans?: Array<{ threadId: string; whole: boolean; checkpoints: Array<{ ns: string; id: string }> }>;
+}
+
+/** One thread's part of a dry run's listing. */
+interface PlanEntry {
+  threadId: string;
+  whole: boolean;
+  checkpoints: Array<{ ns: string; id: string }>;
+}
+
+/**
+ * The output: a dry run's listing is written as each page is planned (held nowhere, so memory stays bounded by the
+ * batch), the summary at the end. Text: a header line, a line per thread, the totals. JSON: one object, `plans`
+ * (dry run only) before the totals.
+ */
+interface Output {
+  plan(p: PlanEntry): void;
+  end(s: Summary): void;
+}
+
+function output(io: CliIO, args: Args, uri: string): Output {
+  const w = args.dryRun ? "would delete" : "deleted";
+  let n = 0;
+  // the head goes out with the first line, so an error before anything was planned leaves stdout empty
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    if (args.json) io.stdout.write(`{"uri":${JSON.stringify(uri)}${args.dryRun ? ',"plans":[' : ""}`);
+    else io.stdout.write(`${args.dryRun ? "dry run: " : ""}prune ${uri}\n`);
+  };
+  if (args.json)
+    return {
+      plan: (p) => (start(), void io.stdout.write((n++ ? "," : "") + JSON.stringify(p))),
+      end: (s) => (start(), void io.stdout.write(`${args.dryRun ? "]" : ""},${JSON.stringify(s).slice(1)}\n`)),
+    };
+  return {
+    plan: (p) => {
+      start();
+      const byNs = new Map<string, number>();
+      for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
+      io.stdout.write(`  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, k]) => `${plural(k, "checkpoint")}${ns ? ` in ${ns}` : ""}`).join(", ")}\n`);
+    },
+    end: (s) => {
+      start();
+      io.stdout.write(
+        [
+          `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
+          `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
+        ].join("\n") + "\n",
+      );
+    },
+  };
 }
 
 async function threadFilter(args: Args): Promise<((t: string) => boolean) | undefined> {
@@ -59,13 +110,21 @@ function criteria(args: Args, filtered: boolean): PruneCriteria {
   return c;
 }
 
-async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<Summary> {
+async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined, out: Output): Promise<Summary> {
   const c = criteria(args, filter !== undefined);
   const { openLgStore } = await import("../savers/lgstore.js");
   const store = await openLgStore(args.uri, { env: io.env, readonly: args.dryRun });
   const t0 = performance.now();
   const startId = uuid6Floor(c.now);
-  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
+  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0 };
+  const plan = (t: string, heads: PruneHead[]): ThreadPlan => {
+    const p = planThread(t, heads, c);
+    s.threads++;
+    s.kept += p.keep;
+    if (p.whole) s.wholeThreads++;
+    if (args.dryRun && (p.remove.length || p.whole)) out.plan({ threadId: p.threadId, whole: p.whole, checkpoints: p.remove.map((h) => ({ ns: h.ns, id: h.id })) });
+    return p;
+  };
   try {
     let after: string | undefined;
     for (;;) {
@@ -74,15 +133,7 @@ async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boo
       after = page[page.length - 1];
       const threads = filter ? page.filter(filter) : page;
       if (threads.length === 0) continue;
-      const heads = await store.heads(threads);
-      const plans: ThreadPlan[] = threads.map((t) => planThread(t, heads.get(t) ?? [], c));
-      s.threads += plans.length;
-      for (const p of plans) {
-        s.kept += p.keep;
-        if (p.whole) s.wholeThreads++;
-        if (s.plans && (p.remove.length || p.whole)) s.plans.push({ threadId: p.threadId, whole: p.whole, checkpoints: p.remove.map((h) => ({ ns: h.ns, id: h.id })) });
-      }
-      const counts = await store.prune(plans, { startId, dryRun: args.dryRun });
+      const counts = await store.prunePage(threads, plan, { startId, dryRun: args.dryRun });
       for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
     }
   } finally {
@@ -93,13 +144,13 @@ async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boo
 }
 
 /** ckpt's own savers: one document per thread; idle (by update time) or filtered threads are deleted whole. */
-async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<Summary> {
+async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined, out: Output): Promise<Summary> {
   if (args.keepLast !== undefined || args.olderThan !== undefined) throw usageError("--keep-last and --older-than apply to LangGraph stores (many checkpoints per thread); ckpt's own savers keep one per thread: use --idle-for or --thread/--match");
   const c = criteria(args, filter !== undefined);
   const { openSaver } = await import("../savers/index.js");
   const saver = await openSaver(args.uri, { env: io.env, readOnly: args.dryRun });
   const t0 = performance.now();
-  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0, plans: args.dryRun ? [] : undefined };
+  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0 };
   try {
     for (const ns of await saver.namespaces()) {
       const doomed: Array<{ threadId: string; bytes: number }> = [];
@@ -112,7 +163,7 @@ async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean
         else s.kept++;
       }
       for (const d of doomed) {
-        s.plans?.push({ threadId: d.threadId, whole: true, checkpoints: [{ ns, id: d.threadId }] });
+        if (args.dryRun) out.plan({ threadId: d.threadId, whole: true, checkpoints: [{ ns, id: d.threadId }] });
         if (!args.dryRun) {
           if (!(await saver.delete(d.threadId, ns))) continue;
         }
@@ -129,22 +180,6 @@ async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean
 }
 
 const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
-
-function summaryText(s: Summary, uri: string): string {
-  const w = s.dryRun ? "would delete" : "deleted";
-  const lines: string[] = [];
-  for (const p of s.plans ?? []) {
-    const byNs = new Map<string, number>();
-    for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
-    lines.push(`  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, n]) => `${plural(n, "checkpoint")}${ns ? ` in ${ns}` : ""}`).join(", ")}`);
-  }
-  return [
-    `${s.dryRun ? "dry run: " : ""}prune ${uri}`,
-    ...lines,
-    `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
-    `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
-  ].join("\n") + "\n";
-}
 
 export const pruneCommand: CommandDef = {
   command: "prune <uri>",
@@ -166,9 +201,9 @@ export const pruneCommand: CommandDef = {
     const filter = await threadFilter(args);
     const { isLangGraphStore } = await import("./migrate-langgraph.js");
     const { redact } = await import("../savers/uri.js");
-    const s = (await isLangGraphStore(args.uri, io.env)) ? await pruneLangGraph(args, io, filter) : await pruneSaver(args, io, filter);
-    if (args.json) io.stdout.write(JSON.stringify({ uri: redact(args.uri), ...s }) + "\n");
-    else io.stdout.write(summaryText(s, redact(args.uri)));
+    const lg = await isLangGraphStore(args.uri, io.env);
+    const out = output(io, args, redact(args.uri));
+    out.end(lg ? await pruneLangGraph(args, io, filter, out) : await pruneSaver(args, io, filter, out));
     return 0;
   },
 };

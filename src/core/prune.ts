@@ -25,12 +25,15 @@ export interface PruneCriteria {
 
 const UUID_EPOCH_MS = 12219292800000; // 1582-10-15 → 1970-01-01
 
+const UUID6 = /^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}-/i;
+
 /** The time (ms since the epoch) in a uuid6 checkpoint id, or undefined when the id is not a uuid6. */
 export function uuid6Time(id: string): number | undefined {
-  const m = /^([0-9a-f]{8})-([0-9a-f]{4})-6([0-9a-f]{3})-/i.exec(id);
-  if (!m) return undefined;
-  const t100ns = BigInt(`0x${m[1]}${m[2]}${m[3]}`);
-  return Number(t100ns / 10000n) - UUID_EPOCH_MS;
+  if (!UUID6.test(id)) return undefined;
+  // 60 bits of 100 ns: hi · 2^28 + lo, divided by 10,000 without leaving exact doubles (2^28 = 26843 · 10,000 + 5456)
+  const hi = parseInt(id.slice(0, 8), 16);
+  const lo = parseInt(id.slice(9, 13), 16) * 4096 + parseInt(id.slice(15, 18), 16);
+  return hi * 26843 + Math.floor((hi * 5456 + lo) / 10000) - UUID_EPOCH_MS;
 }
 
 /** A uuid6-shaped id for a time: every checkpoint id written later sorts after it. */
@@ -50,34 +53,52 @@ export function parseDuration(flag: string, v: string): number {
 const hasPendingDelta = (h: PruneHead) =>
   h.deltaCounters != null && Object.values(h.deltaCounters).some((c) => (Array.isArray(c) ? c.some((x) => Number(x) > 0) : Number(c) > 0));
 
-/** The plan for one thread (all its namespaces). */
+interface Timed {
+  h: PruneHead;
+  /** uuid6 time of the id, -Infinity when it has none */
+  t: number;
+}
+
+/** The plan for one thread (all its namespaces). Each id's time is read once. */
 export function planThread(threadId: string, heads: PruneHead[], c: PruneCriteria): ThreadPlan {
   if (heads.length === 0) return { threadId, whole: false, remove: [], keep: 0 };
-  const newest = Math.max(...heads.map((h) => uuid6Time(h.id) ?? -Infinity));
+  let newest = -Infinity;
   // checkpoints written after the prune started are neither deleted nor counted among the newest N
-  const old = heads.filter((h) => (uuid6Time(h.id) ?? -Infinity) < c.now);
-  if (c.wholeThreads || (c.idleForMs !== undefined && c.now - newest > c.idleForMs)) return { threadId, whole: old.length === heads.length, remove: old, keep: heads.length - old.length };
+  const old: Timed[] = [];
+  for (const h of heads) {
+    const t = uuid6Time(h.id) ?? -Infinity;
+    if (t > newest) newest = t;
+    if (t < c.now) old.push({ h, t });
+  }
+  if (c.wholeThreads || (c.idleForMs !== undefined && c.now - newest > c.idleForMs)) return { threadId, whole: old.length === heads.length, remove: old.map((x) => x.h), keep: heads.length - old.length };
   if (c.keepLast === undefined && c.olderThanMs === undefined) return { threadId, whole: false, remove: [], keep: heads.length };
-  const byNs = new Map<string, PruneHead[]>();
-  for (const h of old) (byNs.get(h.ns) ?? byNs.set(h.ns, []).get(h.ns)!).push(h);
+  const byNs = new Map<string, Timed[]>();
+  for (const x of old) (byNs.get(x.h.ns) ?? byNs.set(x.h.ns, []).get(x.h.ns)!).push(x);
   const remove: PruneHead[] = [];
+  const keepN = Math.max(1, c.keepLast ?? 1);
+  const cutoff = c.olderThanMs === undefined ? Infinity : c.now - c.olderThanMs;
   for (const list of byNs.values()) {
-    list.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)); // newest first
-    const keepN = Math.max(1, c.keepLast ?? 1);
-    const cutoff = c.olderThanMs === undefined ? Infinity : c.now - c.olderThanMs;
-    const gone = new Set(list.slice(keepN).filter((h) => (uuid6Time(h.id) ?? -Infinity) < cutoff));
-    // DeltaChannel: a kept checkpoint with updates since its last snapshot needs its parent chain back to one
-    const byId = new Map(list.map((h) => [h.id, h]));
-    for (const h of list) {
-      if (gone.has(h)) continue;
-      let cur: PruneHead | undefined = h;
-      while (cur && hasPendingDelta(cur) && cur.parentId) {
-        const parent = byId.get(cur.parentId);
-        if (!parent || !gone.delete(parent)) break;
-        cur = parent;
-      }
-    }
-    remove.push(...list.filter((h) => gone.has(h)));
+    list.sort((a, b) => (a.h.id < b.h.id ? 1 : a.h.id > b.h.id ? -1 : 0)); // newest first
+    const gone = new Set<PruneHead>();
+    for (let i = keepN; i < list.length; i++) if (list[i]!.t < cutoff) gone.add(list[i]!.h);
+    if (gone.size === 0) continue;
+    keepDeltaAncestors(list, gone);
+    for (const x of list) if (gone.has(x.h)) remove.push(x.h);
   }
   return { threadId, whole: false, remove, keep: heads.length - remove.length };
+}
+
+/** DeltaChannel: a kept checkpoint with updates since its last snapshot needs its parent chain back to one. */
+function keepDeltaAncestors(list: Timed[], gone: Set<PruneHead>): void {
+  let byId: Map<string, PruneHead> | undefined;
+  for (const { h } of list) {
+    if (gone.has(h)) continue;
+    let cur: PruneHead | undefined = h;
+    while (cur && hasPendingDelta(cur) && cur.parentId) {
+      byId ??= new Map(list.map((x) => [x.h.id, x.h]));
+      const parent = byId.get(cur.parentId);
+      if (!parent || !gone.delete(parent)) break;
+      cur = parent;
+    }
+  }
 }

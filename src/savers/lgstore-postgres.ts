@@ -9,7 +9,7 @@ import { storeError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
 import { assembleFromPostgres, libraryOfVersions, splitForPostgres, type BlobValue, type LgCheckpoint, type LgWrite, type PgBlobRow, type PgCheckpointRow } from "../formats/langgraph/rows.js";
 import { verifyPgWritten } from "./lgstore-pg-verify.js";
-import { pgHeads, pgPrune, pgThreadPage } from "./lgstore-prune.js";
+import { pgHeads, pgPrunePage, pgThreadPage } from "./lgstore-prune.js";
 import { keyOf, type LgStore, type WriteOptions } from "./lgstore.js";
 import { attachWrites } from "./lgstore-sqlite.js";
 
@@ -311,7 +311,7 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
     readBack: (keys) => wrap("reading checkpoints back", async () => (keys.length ? readBackForms(await read(keys)) : new Map<string, PgForm>())),
     threadPage: (after, limit) => wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(pool, S, after, limit) : [])),
     heads: (threads) => wrap("reading checkpoints", () => pgHeads(pool, S, threads)),
-    prune: (plans, o) => wrap("pruning", () => pgPrune(pool, S, plans, o)),
+    prunePage: (threads, plan, o) => wrap("pruning", () => pgPrunePage(pool, S, threads, plan, o)),
     close: () => pool.end(),
   };
   return store;

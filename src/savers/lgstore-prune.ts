@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
-import type { PruneCounts, PruneHead, ThreadPlan } from "./lgstore.js";
+import type { PlanFn, PruneCounts, PruneHead, ThreadPlan } from "./lgstore.js";
 
 const counters = (v: unknown): Record<string, unknown> | null => {
   if (v === null || v === undefined) return null;
@@ -15,48 +15,98 @@ const counters = (v: unknown): Record<string, unknown> | null => {
 
 // ------------------------------------------------------------------------------------------------ SQLite
 
+/** The planning and prune statements of one connection, prepared once (a statement per thread or checkpoint is
+ * native memory held until the garbage collector finalizes it, and compile time). Rows come back as arrays. */
+interface SqliteStmts {
+  firstThreads: BetterSqlite3.Statement;
+  nextThreads: BetterSqlite3.Statement;
+  heads: BetterSqlite3.Statement;
+  writesOf: BetterSqlite3.Statement;
+  orphans: BetterSqlite3.Statement;
+  del?: { writes: BetterSqlite3.Statement; checkpoints: BetterSqlite3.Statement; orphans: BetterSqlite3.Statement };
+}
+const sqliteStmts = new WeakMap<BetterSqlite3.Database, SqliteStmts>();
+
+// the planned ids of one (thread, namespace) go in as one JSON array
+const PLANNED = "thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN (SELECT value FROM json_each(?))";
+const ORPHANS = `FROM writes WHERE thread_id = ? AND checkpoint_id < ? AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)`;
+
+function stmtsOf(db: BetterSqlite3.Database, write: boolean): SqliteStmts {
+  let s = sqliteStmts.get(db);
+  if (!s) {
+    s = {
+      firstThreads: db.prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id LIMIT ?").pluck(),
+      nextThreads: db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id > ? ORDER BY thread_id LIMIT ?").pluck(),
+      heads: db
+        .prepare(`SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint) + length(metadata),
+          CASE WHEN instr(CAST(metadata AS TEXT), 'counters_since_delta_snapshot') > 0 AND json_valid(CAST(metadata AS TEXT))
+            THEN json_extract(CAST(metadata AS TEXT), '$.counters_since_delta_snapshot') END
+        FROM checkpoints WHERE thread_id = ?`)
+        .raw(),
+      writesOf: db.prepare(`SELECT count(*), coalesce(sum(length(value)), 0) FROM writes WHERE ${PLANNED}`).raw(),
+      orphans: db.prepare(`SELECT count(*), coalesce(sum(length(value)), 0) ${ORPHANS}`).raw(),
+    };
+    sqliteStmts.set(db, s);
+  }
+  if (write)
+    s.del ??= {
+      writes: db.prepare(`DELETE FROM writes WHERE ${PLANNED}`),
+      checkpoints: db.prepare(`DELETE FROM checkpoints WHERE ${PLANNED}`),
+      orphans: db.prepare(`DELETE ${ORPHANS}`),
+    };
+  return s;
+}
+
 export function sqliteThreadPage(db: BetterSqlite3.Database, after: string | undefined, limit: number): string[] {
-  const rows = after === undefined
-    ? db.prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id LIMIT ?").all(limit)
-    : db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id > ? ORDER BY thread_id LIMIT ?").all(after, limit);
-  return (rows as Array<{ thread_id: string }>).map((r) => r.thread_id);
+  const s = stmtsOf(db, false);
+  return (after === undefined ? s.firstThreads.all(limit) : s.nextThreads.all(after, limit)) as string[];
+}
+
+type HeadRow = [string, string, string | null, number | null, string | null];
+const toHead = (r: HeadRow): PruneHead => ({ ns: r[0], id: r[1], parentId: r[2], bytes: r[3] ?? 0, deltaCounters: counters(r[4]) });
+
+function sqliteThreadHeads(s: SqliteStmts, threadId: string): PruneHead[] {
+  const list: PruneHead[] = [];
+  for (const r of s.heads.all(threadId) as HeadRow[]) list.push(toHead(r));
+  return list;
 }
 
 export function sqliteHeads(db: BetterSqlite3.Database, threads: string[]): Map<string, PruneHead[]> {
-  const out = new Map<string, PruneHead[]>();
-  const q = db.prepare(`SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
-      length(checkpoint) + length(metadata) AS bytes,
-      CASE WHEN instr(CAST(metadata AS TEXT), 'counters_since_delta_snapshot') > 0 AND json_valid(CAST(metadata AS TEXT))
-        THEN json_extract(CAST(metadata AS TEXT), '$.counters_since_delta_snapshot') END AS counters
-    FROM checkpoints WHERE thread_id = ?`);
-  for (const t of threads) {
-    const list = (q.all(t) as Array<Record<string, never>>).map((r) => ({ ns: r.checkpoint_ns, id: r.checkpoint_id, parentId: r.parent_checkpoint_id, bytes: r.bytes ?? 0, deltaCounters: counters(r.counters) }));
-    out.set(t, list);
-  }
-  return out;
+  const s = stmtsOf(db, false);
+  return new Map(threads.map((t) => [t, sqliteThreadHeads(s, t)]));
 }
 
-export function sqlitePrune(db: BetterSqlite3.Database, plans: ThreadPlan[], o: { startId: string; dryRun: boolean }): PruneCounts {
+/** A plan's checkpoint ids by namespace, each list as the JSON array the statements take. */
+function idsByNs(p: ThreadPlan): Map<string, string> {
+  const by = new Map<string, string[]>();
+  for (const h of p.remove) (by.get(h.ns) ?? by.set(h.ns, []).get(h.ns)!).push(h.id);
+  return new Map([...by].map(([ns, ids]) => [ns, JSON.stringify(ids)]));
+}
+
+/**
+ * One page in one transaction, a thread at a time: its checkpoints are read, planned and deleted before the next
+ * thread's are read, so what is held is one thread's heads, whatever the page size.
+ */
+export function sqlitePrunePage(db: BetterSqlite3.Database, threads: string[], plan: PlanFn, o: { startId: string; dryRun: boolean }): PruneCounts {
   const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
-  const wSize = db.prepare("SELECT count(*) AS n, coalesce(sum(length(value)), 0) AS b FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-  const orphanWhere = `FROM writes WHERE thread_id = ? AND checkpoint_id < ? AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)`;
+  const s = stmtsOf(db, !o.dryRun);
   const run = () => {
-    const delCp = o.dryRun ? undefined : db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-    const delW = o.dryRun ? undefined : db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-    for (const p of plans) {
-      for (const h of p.remove) {
-        const w = wSize.get(p.threadId, h.ns, h.id) as { n: number; b: number };
-        c.writes += w.n;
-        c.bytes += w.b + h.bytes;
-        c.checkpoints++;
-        delW?.run(p.threadId, h.ns, h.id);
-        delCp?.run(p.threadId, h.ns, h.id);
+    for (const t of threads) {
+      const p = plan(t, sqliteThreadHeads(s, t));
+      for (const h of p.remove) c.bytes += h.bytes;
+      c.checkpoints += p.remove.length;
+      for (const [ns, ids] of idsByNs(p)) {
+        const [n, b] = s.writesOf.get(t, ns, ids) as [number, number];
+        c.writes += n;
+        c.bytes += b;
+        s.del?.writes.run(t, ns, ids);
+        s.del?.checkpoints.run(t, ns, ids);
       }
       // orphan writes: after the deletes above (a dry run counts the ones already orphaned, plus those it would make)
-      const o2 = db.prepare(`SELECT count(*) AS n, coalesce(sum(length(value)), 0) AS b ${orphanWhere}`).get(p.threadId, o.startId) as { n: number; b: number };
-      c.orphanWrites += o2.n;
-      c.bytes += o2.b;
-      if (!o.dryRun && o2.n) db.prepare(`DELETE ${orphanWhere}`).run(p.threadId, o.startId);
+      const [n, b] = s.orphans.get(t, o.startId) as [number, number];
+      c.orphanWrites += n;
+      c.bytes += b;
+      if (n) s.del?.orphans.run(t, o.startId);
     }
   };
   if (o.dryRun) run();
@@ -75,19 +125,31 @@ export async function pgThreadPage(pool: pg.Pool, S: string, after: string | und
 
 export async function pgHeads(pool: pg.Pool, S: string, threads: string[]): Promise<Map<string, PruneHead[]>> {
   const out = new Map<string, PruneHead[]>(threads.map((t) => [t, []]));
-  const r = await pool.query(
-    `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes,
-       metadata->'counters_since_delta_snapshot' AS counters FROM ${S}checkpoints WHERE thread_id = ANY($1::text[])`,
-    [threads],
-  );
-  for (const x of r.rows) out.get(x.thread_id)!.push({ ns: x.checkpoint_ns, id: x.checkpoint_id, parentId: x.parent_checkpoint_id, bytes: x.bytes, deltaCounters: counters(x.counters) });
+  const r = await pool.query<PgHeadRow>({ text: pgHeadsSql(S), values: [JSON.stringify(threads)], rowMode: "array" });
+  for (const x of r.rows) out.get(x[0])!.push(pgHead(x));
   return out;
 }
 
-export async function pgPrune(pool: pg.Pool, S: string, plans: ThreadPlan[], o: { startId: string; dryRun: boolean }): Promise<PruneCounts> {
+type PgHeadRow = [string, string, string, string | null, number | null, unknown];
+const pgHead = (x: PgHeadRow): PruneHead => ({ ns: x[1], id: x[2], parentId: x[3], bytes: x[4] ?? 0, deltaCounters: counters(x[5]) });
+// thread lists and planned keys go as one JSON parameter each: one native stringify, not driver-built text arrays
+const pgHeadsSql = (S: string) => `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, pg_column_size(checkpoint) + pg_column_size(metadata),
+    metadata->'counters_since_delta_snapshot' FROM ${S}checkpoints WHERE thread_id IN (SELECT json_array_elements_text($1::json))`;
+/**
+ * One page: the threads' checkpoints in one query (no payloads), each thread planned and let go, then the planned keys
+ * deleted in one transaction, with the touched threads' orphan writes and blobs. A dry run does the same and rolls back.
+ */
+export async function pgPrunePage(pool: pg.Pool, S: string, threads: string[], plan: PlanFn, o: { startId: string; dryRun: boolean }): Promise<PruneCounts> {
   const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
-  const keys = plans.flatMap((p) => p.remove.map((h) => [p.threadId, h.ns, h.id] as const));
-  const threads = plans.filter((p) => p.remove.length || p.whole).map((p) => p.threadId);
+  const heads = await pgHeads(pool, S, threads);
+  const kt: string[] = [], kn: string[] = [], ki: string[] = [], touched: string[] = [];
+  for (const t of threads) {
+    const p = plan(t, heads.get(t)!);
+    heads.delete(t);
+    if (p.remove.length || p.whole) touched.push(t);
+    for (const h of p.remove) (kt.push(t), kn.push(h.ns), ki.push(h.id));
+  }
+  if (touched.length === 0) return c; // nothing planned: the statements below would match no row
   const client = await pool.connect();
   let broken: Error | undefined;
   const counted = async (sql: string, params: unknown[]) => {
@@ -98,20 +160,20 @@ export async function pgPrune(pool: pg.Pool, S: string, plans: ThreadPlan[], o: 
   try {
     await client.query("BEGIN");
     const inKeys = `(thread_id, checkpoint_ns, checkpoint_id) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`;
-    const kp = [keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])];
-    c.writes += await counted(`DELETE FROM ${S}checkpoint_writes WHERE ${inKeys} RETURNING octet_length(blob) AS b`, kp);
-    c.checkpoints += await counted(`DELETE FROM ${S}checkpoints WHERE ${inKeys} RETURNING pg_column_size(checkpoint) + pg_column_size(metadata) AS b`, kp);
+    const param = [kt, kn, ki];
+    c.writes += await counted(`DELETE FROM ${S}checkpoint_writes WHERE ${inKeys} RETURNING octet_length(blob) AS b`, param);
+    c.checkpoints += await counted(`DELETE FROM ${S}checkpoints WHERE ${inKeys} RETURNING pg_column_size(checkpoint) + pg_column_size(metadata) AS b`, param);
     c.orphanWrites += await counted(
       `DELETE FROM ${S}checkpoint_writes w WHERE w.thread_id = ANY($1::text[]) AND w.checkpoint_id < $2 AND NOT EXISTS
          (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
        RETURNING octet_length(w.blob) AS b`,
-      [threads, o.startId],
+      [touched, o.startId],
     );
     c.blobs += await counted(
       `DELETE FROM ${S}checkpoint_blobs bl WHERE bl.thread_id = ANY($1::text[]) AND NOT EXISTS
          (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = bl.thread_id AND c.checkpoint_ns = bl.checkpoint_ns AND c.checkpoint->'channel_versions'->>bl.channel = bl.version)
        RETURNING coalesce(octet_length(bl.blob), 0) AS b`,
-      [threads],
+      [touched],
     );
     await client.query(o.dryRun ? "ROLLBACK" : "COMMIT");
   } catch (e) {

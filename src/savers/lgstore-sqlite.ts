@@ -8,7 +8,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { storeError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
 import { libraryOf, textOf, type LgCheckpoint, type LgWrite } from "../formats/langgraph/rows.js";
-import { sqliteHeads, sqlitePrune, sqliteThreadPage } from "./lgstore-prune.js";
+import { sqliteHeads, sqlitePrunePage, sqliteThreadPage } from "./lgstore-prune.js";
 import { openSqliteReadOnly, sqliteOpenError } from "./sqlite-open.js";
 import { keyOf, type CheckpointKey, type LgStore, type WriteOptions } from "./lgstore.js";
 
@@ -183,7 +183,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     sameForm: (a, b) => a === b,
     threadPage: async (after, limit) => (hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : []),
     heads: async (threads) => wrap("reading checkpoints", () => sqliteHeads(db, threads)),
-    prune: async (plans, o) => wrap("pruning", () => sqlitePrune(db, plans, o)),
+    prunePage: async (threads, plan, o) => wrap("pruning", () => sqlitePrunePage(db, threads, plan, o)),
     close: async () => {
       db.close();
       clean();

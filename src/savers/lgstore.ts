@@ -79,11 +79,12 @@ export interface LgStore {
   /** every checkpoint of these threads, without payloads */
   heads(threads: string[]): Promise<Map<string, PruneHead[]>>;
   /**
-   * Carry out plans in one transaction: delete the planned checkpoints and their writes, then orphan writes (no
-   * checkpoint, written before `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names.
+   * Prune a page of threads in one transaction: each thread's checkpoints (without payloads) go to `plan`; the
+   * checkpoints its plan names are deleted with their writes, then orphan writes (no checkpoint, written before
+   * `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names. Only planned ids are deleted.
    * `dryRun` counts the same without changing anything.
    */
-  prune(plans: ThreadPlan[], o: { startId: string; dryRun: boolean }): Promise<PruneCounts>;
+  prunePage(threads: string[], plan: PlanFn, o: { startId: string; dryRun: boolean }): Promise<PruneCounts>;
   close(): Promise<void>;
 }
 
@@ -104,6 +105,9 @@ export interface ThreadPlan {
   remove: PruneHead[];
   keep: number;
 }
+
+/** What goes of one thread, given its checkpoints (prune planning, src/core/prune.ts). */
+export type PlanFn = (threadId: string, heads: PruneHead[]) => ThreadPlan;
 
 export interface PruneCounts {
   checkpoints: number;
