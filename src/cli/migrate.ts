@@ -145,6 +145,13 @@ const fmtNum = (n: number) => n.toLocaleString("en-US");
 /** A thread id for a summary line: a very long one (the reason it was rejected, often) is cut, with its length. */
 const shortId = (id: string) => (id.length > 64 ? `${id.slice(0, 48)}… (${fmtNum(id.length)} characters)` : id);
 
+/** A document migration's mismatch carries content hashes (shown cut to 12 digits); a LangGraph one says what it compared. */
+export function mismatchText(m: { expected: string; got: string | null }): string {
+  const hash = (h: string) => /^[0-9a-f]{64}$/.test(h);
+  if (!hash(m.expected)) return `expected ${m.expected}, got ${m.got ?? "nothing"}`;
+  return `expected sha256 ${m.expected.slice(0, 12)}…, got ${m.got ? (hash(m.got) ? `${m.got.slice(0, 12)}…` : m.got) : "nothing"}`;
+}
+
 function summaryText(s: MigrateSummary, from: string, to: string, verbose = false): string {
   const lines = [
     `${s.dryRun ? "dry run: " : ""}${from} → ${to}`,
@@ -155,7 +162,7 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
   ];
   for (const c of s.conflicts.slice(0, 20)) lines.push(`  conflict: ${c.namespace}#${c.threadId}: ${c.reason}`);
   if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
-  for (const m of s.mismatches.slice(0, 20)) lines.push(`  verification mismatch: ${m.namespace}#${m.threadId}: expected sha256 ${m.expected.slice(0, 12)}…, got ${m.got ? m.got.slice(0, 12) + "…" : "nothing"}`);
+  for (const m of s.mismatches.slice(0, 20)) lines.push(`  verification mismatch: ${m.namespace}#${m.threadId}: ${mismatchText(m)}`);
   // a reason that names its file (with line:column) already says where
   for (const r of s.rejectedRecords.slice(0, 10)) lines.push(`  rejected: ${r.file && r.reason.startsWith(r.file) ? r.reason : `${r.file ?? `${r.namespace}#${shortId(r.threadId)}`}: ${r.reason}`}`);
   if (s.rejectedRecords.length > 10) lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
