@@ -19,17 +19,16 @@ export async function storeHasTables(uri: string, env: NodeJS.ProcessEnv, tables
   if (u.kind === "sqlite") {
     if (!existsSync(u.location)) return false;
     const { default: Database } = await import("better-sqlite3");
-    const clean = (await import("../savers/langgraph/index.js")).sideFileCleaner(u.location);
+    const { openReadOnlyDb } = await import("../savers/sqlite-open.js");
     let db;
     try {
-      db = new Database(u.location, { readonly: true, fileMustExist: true });
+      db = openReadOnlyDb(Database, u.location);
       const q = `SELECT count(DISTINCT name) AS n FROM sqlite_master WHERE type = 'table' AND name IN (${tables.map(() => "?").join(",")})`;
       return (db.prepare(q).get(...tables) as { n: number }).n === tables.length;
     } catch {
       return false;
     } finally {
       db?.close();
-      clean();
     }
   }
   if (u.kind !== "postgres") return false;

@@ -102,7 +102,7 @@ const rangeOf = (p: Page) => (Array.isArray(p) ? undefined : p.range);
 
 // ---- SQLite -------------------------------------------------------------------------------------------------
 
-export async function openSqliteStats(u: SaverUri, cleanup: () => void): Promise<LgStatsSource> {
+export async function openSqliteStats(u: SaverUri): Promise<LgStatsSource> {
   const { openSqliteReadOnly } = await import("./langgraph/sqlite.js");
   const db = await openSqliteReadOnly(u.location);
   const wrap = <R>(what: string, f: () => R): R => {
@@ -132,10 +132,7 @@ export async function openSqliteStats(u: SaverUri, cleanup: () => void): Promise
     },
     tables: async () => wrap("measuring the tables", () => sqliteTables(db, hasDbstat())),
     rows: (o) => sqliteRows(db, o, wrap),
-    close: async () => {
-      db.close();
-      cleanup();
-    },
+    close: async () => void db.close(),
   };
   return source;
 }
@@ -308,6 +305,5 @@ export async function openLgStats(uri: string, env?: NodeJS.ProcessEnv): Promise
   if (u.kind !== "sqlite") throw usageError(`'${u.redacted}' is not a LangGraph store: expected sqlite:<path> or postgres://…?schema=`);
   const { existsSync } = await import("node:fs");
   if (!existsSync(u.location)) throw inputError("missing-store", "no such SQLite database (reading never creates a store)", { file: u.redacted });
-  const { sideFileCleaner } = await import("./langgraph/index.js");
-  return openSqliteStats(u, sideFileCleaner(u.location));
+  return openSqliteStats(u);
 }

@@ -114,9 +114,6 @@ function writeSqlite(db: BetterSqlite3.Database, wrap: Wrap, cps: LgCheckpoint[]
 export async function openSqliteLgStore(path: string, uri: string, opts: { readonly?: boolean; create?: boolean }): Promise<LgStore & { db: BetterSqlite3.Database }> {
   const { default: Database } = await import("better-sqlite3");
   let db: BetterSqlite3.Database;
-  // a read-only open of a WAL database makes -wal/-shm files beside it: removed on close when we made them (reading
-  // never changes a store, and that includes its folder)
-  const clean = opts.readonly ? (await import("./langgraph/index.js")).sideFileCleaner(path) : () => undefined;
   try {
     if (opts.readonly || !opts.create) {
       if (!existsSync(path)) throw new Error("no such file");
@@ -127,7 +124,6 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     }
     db.pragma("busy_timeout = 5000");
   } catch (e) {
-    clean();
     throw sqliteOpenError(e, path, "cannot open the LangGraph SQLite store");
   }
   const wrap: Wrap = (what, f) => {
@@ -184,10 +180,7 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     threadPage: async (after, limit) => (hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : []),
     heads: async (threads) => wrap("reading checkpoints", () => sqliteHeads(db, threads)),
     prunePage: async (threads, plan, o) => wrap("pruning", () => sqlitePrunePage(db, threads, plan, o)),
-    close: async () => {
-      db.close();
-      clean();
-    },
+    close: async () => void db.close(),
   };
   return store;
 }

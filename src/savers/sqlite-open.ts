@@ -2,8 +2,58 @@
  * Opening an SQLite file to read, shared by ckpt's own SQLite saver and the LangGraph stores (a light module: the
  * plain saver must not load LangGraph's code).
  */
+import { existsSync, statSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
 import { CkptError, storeError } from "../base/errors.js";
+
+type DatabaseClass = typeof BetterSqlite3;
+/** Read-only connections not yet closed: closed, and their side files settled, if the process exits without close(). */
+const stillOpen = new Set<BetterSqlite3.Database>();
+let exitHooked = false;
+
+/**
+ * The one read-only open of an SQLite file. Reading a WAL database makes SQLite create `-wal` and `-shm` files beside
+ * it, which a read-only connection cannot remove when it closes. Reading never changes a store, and that includes its
+ * folder: when this connection made them (none were there), closing it lets SQLite settle them the way it does for
+ * any last connection: a writing connection that only reads the schema is opened and closed, and SQLite removes the
+ * files only if it can lock the database exclusively (no other connection, in any process) and the WAL is empty. So
+ * files another process is using are never touched, and the database file's bytes are never written (an empty WAL
+ * has nothing to checkpoint). A database left with a hot journal is not opened for writing here (that would roll it
+ * back). A caller that forgets close() gets the same at process exit.
+ */
+export function openReadOnlyDb(Database: DatabaseClass, path: string): BetterSqlite3.Database {
+  const had = existsSync(path + "-wal") || existsSync(path + "-shm");
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const close = db.close.bind(db);
+  db.close = () => {
+    stillOpen.delete(db);
+    close();
+    if (!had) settleSideFiles(Database, path);
+    return db;
+  };
+  if (!exitHooked) process.once("exit", closeForgotten);
+  exitHooked = true;
+  stillOpen.add(db);
+  return db;
+}
+
+function closeForgotten(): void {
+  for (const db of [...stillOpen]) db.close();
+}
+
+function settleSideFiles(Database: DatabaseClass, path: string): void {
+  try {
+    if (!existsSync(path + "-wal") || statSync(path + "-wal").size !== 0 || existsSync(path + "-journal")) return;
+    const rw = new Database(path, { fileMustExist: true });
+    try {
+      rw.prepare("SELECT count(*) FROM sqlite_master").get();
+    } finally {
+      rw.close();
+    }
+  } catch {
+    /* not writable, or busy: the files stay for SQLite's next connection to settle */
+  }
+}
 
 /**
  * Open an SQLite file read-only, and read its schema once so that a database a read-only connection cannot read fails
@@ -15,7 +65,7 @@ import { CkptError, storeError } from "../base/errors.js";
 export async function openSqliteReadOnly(path: string, opts: { recover?: boolean; uri?: string } = {}): Promise<BetterSqlite3.Database> {
   const { default: Database } = await import("better-sqlite3");
   const open = (readonly: boolean) => {
-    const db = new Database(path, { readonly, fileMustExist: true });
+    const db = readonly ? openReadOnlyDb(Database, path) : new Database(path, { fileMustExist: true });
     try {
       db.pragma("busy_timeout = 5000");
       db.prepare("SELECT count(*) FROM sqlite_master").get();

@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { CkptError, inputError, storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
-import { needsWriter, sqliteOpenError } from "./sqlite-open.js";
+import { needsWriter, openReadOnlyDb, sqliteOpenError } from "./sqlite-open.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverFactory, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
 
 export const SQLITE_SCHEMA_VERSION = 2;
@@ -63,7 +63,7 @@ function createOrUpgrade(db: Db): void {
 function openDb(Database: typeof import("better-sqlite3"), path: string, uri: string, readOnly: boolean): Db {
   let db: Db | undefined;
   try {
-    if (readOnly) db = new Database(path, { readonly: true, fileMustExist: true });
+    if (readOnly) db = openReadOnlyDb(Database, path);
     else {
       if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
       db = new Database(path);

@@ -7,7 +7,7 @@
  * As a `Saver` it holds one document per thread: the newest root-namespace checkpoint as an `LgTupleDocument`
  * (the `langgraph` format); `history` / `loadAt` reach every checkpoint. `langgraph` gives the full reader.
  */
-import { existsSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { inputError, storeError, usageError } from "../../base/errors.js";
 import { tupleDocument, type LgHistoryEntry, type LgReader } from "../../formats/langgraph/types.js";
 import type { SaverUri } from "../uri.js";
@@ -32,21 +32,6 @@ function layoutParam(u: SaverUri): "langgraph" | "ckpt" | undefined {
   return l;
 }
 
-/** SQLite: the -wal/-shm files a read-only open of a WAL database leaves behind, removed when we made them and the WAL is empty. */
-export function sideFileCleaner(path: string): () => void {
-  const had = { wal: existsSync(path + "-wal"), shm: existsSync(path + "-shm") };
-  return () => {
-    try {
-      if (!had.wal && existsSync(path + "-wal") && statSync(path + "-wal").size === 0) {
-        unlinkSync(path + "-wal");
-        if (!had.shm && existsSync(path + "-shm")) unlinkSync(path + "-shm");
-      }
-    } catch {
-      /* another process may hold them: leave them */
-    }
-  };
-}
-
 async function openSqlite(u: SaverUri, forced: "langgraph" | undefined, opts: OpenLangGraphOptions): Promise<LgReader | undefined> {
   if (!existsSync(u.location)) {
     if (forced) throw inputError("missing-store", "no such SQLite database (reading never creates a store)", { file: u.redacted });
@@ -54,36 +39,23 @@ async function openSqlite(u: SaverUri, forced: "langgraph" | undefined, opts: Op
   }
   if (statSync(u.location).isDirectory()) return undefined;
   const m = await import("./sqlite.js");
-  const clean = sideFileCleaner(u.location);
-  const db = await m.openSqliteReadOnly(u.location, { recover: opts.recover, uri: u.redacted }).catch((e) => {
-    clean();
-    throw e;
-  });
+  const db = await m.openSqliteReadOnly(u.location, { recover: opts.recover, uri: u.redacted });
   let tables: Set<string>;
   try {
     tables = m.sqliteTables(db);
   } catch (e) {
     db.close();
-    clean();
     throw storeError("sqlite-open", `not a readable SQLite database: ${(e as Error).message}`, { file: u.redacted });
   }
   if (!forced && (tables.has("ckpt_checkpoints") || !m.isLangGraphSqlite(tables))) {
     db.close();
-    clean();
     return undefined;
   }
   if (!m.isLangGraphSqlite(tables)) {
     db.close();
-    clean();
     throw storeError("langgraph-layout", "layout=langgraph but the database has no LangGraph tables (checkpoints, writes)", { file: u.redacted });
   }
-  const reader = m.createLangGraphSqliteReader(db, u.location, u.redacted);
-  const close = reader.close.bind(reader);
-  reader.close = async () => {
-    await close();
-    clean();
-  };
-  return reader;
+  return m.createLangGraphSqliteReader(db, u.location, u.redacted);
 }
 
 async function openPostgres(u: SaverUri, forced: "langgraph" | undefined): Promise<LgReader | undefined> {
