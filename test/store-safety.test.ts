@@ -168,6 +168,11 @@ describe("#15 item 11: every URI part is checked before connecting", () => {
       ["redis://127.0.0.1:99999", /not a valid URL/],
       ["redis://:6379", /not a valid URL/],
       ["redis://@/0", /no host|not a valid URL/],
+      // a query parameter neither ckpt nor the client reads: the client took it as a string option (connectTimeout=500
+      // crashed it with a stack trace) or ignored it (a misspelt prefix= wrote under no prefix)
+      ["redis://127.0.0.1:1?connectTimeout=500", /'connectTimeout=' is not a Redis URI parameter: expected namespace=, prefix=, timeout=<seconds>, cluster=0\|1 or family=4\|6/],
+      ["redis://127.0.0.1:6379?prefx=a", /'prefx=' is not a Redis URI parameter: did you mean prefix=\?/],
+      ["redis://127.0.0.1:6379?namespace=a&timeot=3", /'timeot=' is not a Redis URI parameter: did you mean timeout=\?/],
       ["postgres://127.0.0.1:5432/test/extra", /'\/test\/extra' is not a database name/],
       ["postgres://127.0.0.1:abc/test", /not a valid URL/],
     ];

@@ -7,16 +7,18 @@
  * an unreadable input cannot be called "just invalid"; 4 when a store failed (cannot connect, I/O), over 3 and 1
  * for the same reason. 70 is a bug.
  */
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { writeFileAtomic } from "../base/atomic.js";
 import type { CommandDef } from "./command.js";
-import { CkptError, ExitCode, usageError } from "../base/errors.js";
+import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { jsonLocator } from "../base/json.js";
 import { fileSaverLint } from "../schema/lint.js";
 import { FORMAT_NAMES } from "../formats/types.js";
 import type { Issue } from "../formats/types.js";
 import { validateDocument, type FileResult } from "../core/document.js";
 import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } from "./input.js";
+import { DEFAULT_NAMESPACE } from "../savers/types.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 
@@ -63,11 +65,7 @@ export async function runValidation(
   io: Pick<CliIO, "stdin" | "cwd">,
   opts: { format?: string; maxErrors?: number; strict?: boolean; namespace?: string } = {},
 ): Promise<ValidationReport> {
-  const files: FileResult[] = [];
-  const threadIds: Array<{ file: string; threadId: string; pointer: string; line?: number; column?: number }> = [];
-  let errors = 0;
-  let stoppedEarly: string | undefined;
-  const limit = opts.maxErrors ?? Infinity;
+  const run = new Run(opts.maxErrors ?? Infinity);
   // a namespace given twice (URI and --namespace, disagreeing) is a usage error for the whole run, not one input's
   if (opts.namespace !== undefined) for (const spec of specs) namespaceFor(spec, opts.namespace);
   // FileSaver's naming rule only concerns documents read out of a folder: a file named on the command line (e.g.
@@ -84,54 +82,115 @@ export async function runValidation(
       }
     } catch (e) {
       if (!(e instanceof CkptError)) throw e;
-      files.push(fatalResult(spec, e));
+      run.files.push(fatalResult(spec, e));
     }
   }
-  for (let n = 0; n < queue.length; n++) {
-    if (errors >= limit) {
-      stoppedEarly = `stopped after ${limit} error${limit === 1 ? "" : "s"} (--max-errors): ${queue.length - n} input(s) not validated`;
-      break;
-    }
+  for (let n = 0; n < queue.length && !run.full(`: ${queue.length - n} input(s) not validated`); n++) {
     const spec = queue[n]!;
-    let r: FileResult;
-    let text: string | undefined;
     try {
-      const store = (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec) ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, { maxErrors: limit === Infinity ? undefined : limit - errors }) : undefined;
-      if (store) r = store;
+      const limit = run.limit === Infinity ? undefined : run.limit - run.errors;
+      const lg = (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec) ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, { maxErrors: limit }) : undefined;
+      if (lg) run.take(lg);
+      else if (isWholeStore(spec, io.cwd)) await validateStore(spec, io, opts, run);
       else {
         const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd, namespace: opts.namespace });
-        text = doc.text;
-        r = validateDocument(doc, { format: opts.format });
+        run.take(validateDocument(doc, { format: opts.format }), inFolder.has(n) ? doc.text : undefined);
       }
     } catch (e) {
       if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
-      r = fatalResult(spec, e);
+      run.take(fatalResult(spec, e));
     }
-    if (r.fatal) errors++;
+  }
+  return run.report(Boolean(opts.strict));
+}
+
+/** The results of one validation run, counting errors against --max-errors. */
+class Run {
+  files: FileResult[] = [];
+  errors = 0;
+  stoppedEarly: string | undefined;
+  private threadIds: Array<{ file: string; threadId: string; pointer: string; line?: number; column?: number }> = [];
+  constructor(readonly limit: number) {}
+
+  /** Whether --max-errors is reached (and then why the run stopped, with `rest` saying what was left). */
+  full(rest: string): boolean {
+    if (this.errors < this.limit) return false;
+    this.stoppedEarly = `stopped after ${this.limit} error${this.limit === 1 ? "" : "s"} (--max-errors)${rest}`;
+    return true;
+  }
+
+  /** One input's result; `folderText`: the text of a document read out of a folder (FileSaver's thread-id rule). */
+  take(r: FileResult, folderText?: string): void {
+    if (r.fatal) this.errors++;
     for (let i = 0; i < r.issues.length; i++) {
       if (r.issues[i]!.severity !== "error") continue;
-      if (errors >= limit) {
+      if (this.full("")) {
         r.issues = r.issues.slice(0, i).concat(r.issues.slice(i).filter((x) => x.severity !== "error"));
-        stoppedEarly = `stopped after ${limit} error${limit === 1 ? "" : "s"} (--max-errors)`;
         break;
       }
-      errors++;
+      this.errors++;
     }
-    if (r.format === "deepagent" && r.threadId !== undefined && !r.fatal && inFolder.has(n)) {
-      const at = text !== undefined ? jsonLocator(text).locate("/threadId") : undefined;
-      threadIds.push({ file: r.file, threadId: r.threadId, pointer: "/threadId", ...(at ? { line: at.line, column: at.column } : {}) });
+    if (r.format === "deepagent" && r.threadId !== undefined && !r.fatal && folderText !== undefined) {
+      const at = jsonLocator(folderText).locate("/threadId");
+      this.threadIds.push({ file: r.file, threadId: r.threadId, pointer: "/threadId", ...(at ? { line: at.line, column: at.column } : {}) });
     }
-    files.push(r);
+    this.files.push(r);
   }
-  if (threadIds.length > 0) {
-    const pos = new Map(threadIds.map((t) => [t.file, t]));
-    const extra = fileSaverLint(threadIds, (file, pointer, message): Issue => {
-      const t = pos.get(file);
-      return { severity: "warning", rule: "lint/filesaver-id-collision", message, pointer, file, ...(t?.line !== undefined ? { line: t.line, column: t.column } : {}) };
-    });
-    for (const i of extra) files.find((f) => f.file === i.file)?.issues.push(i);
+
+  report(strict: boolean): ValidationReport {
+    if (this.threadIds.length > 0) {
+      const pos = new Map(this.threadIds.map((t) => [t.file, t]));
+      const extra = fileSaverLint(this.threadIds, (file, pointer, message): Issue => {
+        const t = pos.get(file);
+        return { severity: "warning", rule: "lint/filesaver-id-collision", message, pointer, file, ...(t?.line !== undefined ? { line: t.line, column: t.column } : {}) };
+      });
+      for (const i of extra) this.files.find((f) => f.file === i.file)?.issues.push(i);
+    }
+    return { files: this.files, summary: summarize(this.files), strict, ...(this.stoppedEarly ? { stoppedEarly: this.stoppedEarly } : {}) };
   }
-  return { files, summary: summarize(files), strict: Boolean(opts.strict), ...(stoppedEarly ? { stoppedEarly } : {}) };
+}
+
+/**
+ * A saver URI with no `#thread` names a whole store: `sqlite:store.db`, `redis://…`, `postgres://…`, `file:<folder>`
+ * (a `file:` URI of a single file is that document). LangGraph stores are taken before this.
+ */
+function isWholeStore(spec: string, cwd: string): boolean {
+  if (spec.includes("#") || !SAVER_URI.test(spec)) return false;
+  if (!/^file:/i.test(spec)) return true;
+  try {
+    return statSync(resolve(cwd, spec.slice(5))).isDirectory();
+  } catch {
+    return false; // a missing file: readSource says so
+  }
+}
+
+/**
+ * Every checkpoint of a ckpt store (all namespaces, or the one named by ?namespace= / --namespace), read one batch
+ * at a time, each validated as `<uri>#<thread>` (with ?namespace= when it is not the default one), the address
+ * `ckpt show` takes. A store that holds none is an input error, as an empty folder is.
+ */
+async function validateStore(spec: string, io: Pick<CliIO, "cwd">, opts: { format?: string; namespace?: string }, run: Run): Promise<void> {
+  const { openStore } = await import("./stores.js");
+  const namespace = namespaceFor(spec, opts.namespace);
+  const local = /^(sqlite|file):/i.test(spec) && !isAbsolute(spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""));
+  const saver = await openStore(local ? `${spec.slice(0, spec.indexOf(":") + 1)}${resolve(io.cwd, spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""))}` : spec, { readOnly: true, namespace });
+  try {
+    const label = local ? spec : saver.uri; // as the user named it; a server URI without its password
+    let seen = 0;
+    for (const space of namespace !== undefined ? [namespace] : await saver.namespaces()) {
+      for await (const batch of saver.scan({ namespace: space, batchSize: 200 })) {
+        for (const r of batch) {
+          if (run.full(": the rest of the store was not validated")) return;
+          seen++;
+          const ns = r.namespace === DEFAULT_NAMESPACE || /[?&]namespace=/.test(label) ? "" : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`;
+          run.take(validateDocument({ name: `${label}${ns}#${r.threadId}`, text: r.text }, { format: opts.format }));
+        }
+      }
+    }
+    if (seen === 0) throw inputError("empty-store", `the store holds no checkpoints${namespace !== undefined ? ` in namespace '${namespace}'` : ""}`, { file: label });
+  } finally {
+    await saver.close();
+  }
 }
 
 function fatalResult(spec: string, e: CkptError): FileResult {
@@ -195,7 +254,7 @@ export const validateCommand: CommandDef = {
       // yargs drops a lone "-" from a variadic positional unless unknown options are kept as arguments;
       // run() turns anything else that looks like an option back into a usage error
       .parserConfiguration({ "unknown-options-as-args": true })
-      .positional("inputs", { type: "string", array: true, describe: "files, directories, globs, - (stdin) or <saver-uri>#<threadId>" })
+      .positional("inputs", { type: "string", array: true, describe: "files, directories, globs, - (stdin), <saver-uri> (every checkpoint of the store) or <saver-uri>#<threadId>" })
       .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "validate as this format instead of detecting it" })
       .option("strict", { type: "boolean", default: false, describe: "warnings fail too (exit 1)" })
       .option("max-errors", { type: "number", describe: "stop reporting and validating after N errors" })

@@ -11,7 +11,7 @@
  */
 import { usageError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
-import { editDistance } from "../base/nearest.js";
+import { didYouMean, editDistance } from "../base/nearest.js";
 
 export type SaverKind = "memory" | "file" | "sqlite" | "redis" | "postgres";
 
@@ -69,7 +69,18 @@ function checkRedis(url: URL, redacted: string): void {
   if (path !== "" && !/^\d{1,9}$/.test(path)) {
     throw usageError(`saver URI '${redacted}': '/${decodeURIComponent(path)}' is not a Redis database index: expected a number, e.g. ${url.protocol}//${url.host}/0 (use ?namespace= or ?prefix= to separate data)`);
   }
+  // The client library takes any other query parameter as an option, as a string: `connectTimeout=500` crashed it,
+  // and a misspelt `prefx=` was silently ignored (records written under no prefix). Only what is read is accepted.
+  for (const key of new Set(url.searchParams.keys())) {
+    if (REDIS_PARAMS.includes(key)) continue;
+    const near = didYouMean(key, REDIS_PARAMS);
+    const hint = near !== undefined ? `did you mean ${near}=? ` : "";
+    throw usageError(`saver URI '${redacted}': '${key}=' is not a Redis URI parameter: ${hint}expected namespace=, prefix=, timeout=<seconds>, cluster=0|1 or family=4|6`);
+  }
 }
+
+/** The query parameters a Redis URI may hold: ckpt's own, and the client's address family. */
+const REDIS_PARAMS = ["namespace", "prefix", "timeout", "cluster", "family"];
 
 /** PostgreSQL: a port in range and at most one path segment (the database name). */
 function checkPostgres(url: URL, redacted: string): void {
