@@ -7,6 +7,7 @@ import { readFile, readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { inputError, usageError, type CkptError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 import { DEFAULT_NAMESPACE, type Saver } from "../savers/types.js";
 import type { SourceDoc } from "../formats/types.js";
 
@@ -130,12 +131,18 @@ function isFolder(path: string): boolean {
   }
 }
 
+/** A store named where one checkpoint is read (show, diff, convert, replay): say how to name one of its threads. */
+function storeWithoutThread(spec: string, uri: string): CkptError {
+  return inputError("store-without-thread", `a store, not one checkpoint: name a thread as '${redactUri(spec)}#<thread>' ('ckpt ls ${redactUri(uri)}' lists them)`, { file: redactUri(spec) });
+}
+
 /** Read one named input into a SourceDoc. */
 export async function readSource(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin), "<stdin>") };
   if (spec.includes("#") && (SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec) || isFolder(resolve(opts.cwd ?? ".", spec.slice(0, spec.indexOf("#")))))) {
     return readThread(spec, opts);
   }
+  if (SAVER_URI.test(spec) && !/^file:/i.test(spec)) throw storeWithoutThread(spec, spec);
   const path = spec.startsWith("file:") ? spec.slice(5) : spec;
   const full = opts.cwd ? resolve(opts.cwd, path) : path;
   // Synchronous stat and read: inputs are validated one after another anyway, and for documents of a few
@@ -152,6 +159,7 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
   if (st.isDirectory()) {
     const names = await readdir(full);
     const org = AMACS_FILES.filter((n) => names.includes(n));
+    if (org.length === 0 && /^file:/i.test(spec)) throw storeWithoutThread(spec, spec);
     if (org.length === 0) {
       throw inputError("directory", "is a directory: expected a file (or an amacs folder with agent-chat.org / scratchpad.org)", { file: spec });
     }
@@ -179,6 +187,7 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
   } catch (e) {
     throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec });
   }
+  if (buf.subarray(0, 16).toString("latin1") === "SQLite format 3\u0000") throw storeWithoutThread(spec, `sqlite:${spec}`);
   return { name: spec, text: decodeText(buf, spec) };
 }
 
