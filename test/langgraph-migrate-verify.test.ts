@@ -114,6 +114,10 @@ describe("jsonbText: the text a JSONB column prints back", () => {
       { nested: { "\u{1F600}": [{}, [[]], "\u{1F600}"], ab: { ba: 1, ab: 2, b: 3 } }, k: "tab\there" },
       "plain",
       42,
+      // ASCII keys of mixed lengths, integer-like keys (which JS lists first), more than 16 keys, dropped values
+      { zeta: 1, b: 2, "10": 3, "9": 4, aa: 5, ab: [{ y: 1, x: 2 }], a: 6, "": 7, B: 8, _: 9, gone: undefined, fn: () => 1 },
+      Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7919) % 97}${"x".repeat(i % 5)}`, i])),
+      Object.fromEntries(Array.from({ length: 20 }, (_, i) => [i % 3 ? `é${i}` : `e${i}`, i])),
     ];
     for (const v of values) {
       const text = jsonbText(v);
@@ -126,5 +130,6 @@ describe("jsonbText: the text a JSONB column prints back", () => {
   it("U+0000 goes from strings and keys (JSONB cannot hold it), a key that then collides keeps the last value", () => {
     expect(jsonbText({ "a\u0000": 1, a: 2, s: "x\u0000y" })).toBe('{"a": 2, "s": "xy"}');
     expect(jsonbText({ a: 2, "a\u0000": 1 })).toBe('{"a": 1}');
+    expect(jsonbText({ b: undefined, c: 1, "d\u0000": 2, a: 3 })).toBe('{"a": 3, "c": 1, "d": 2}');
   });
 });

@@ -8,8 +8,8 @@
  * hash differs is not yet a mismatch — the caller reads it back and compares decoded values (`readBack`, `sameForm`),
  * which decide; the hashes only spare that work when the rows are exactly the ones written.
  */
-import { createHash } from "node:crypto";
 import type pg from "pg";
+import { hexDigest } from "../base/digest.js";
 import type { LgCheckpoint, LgWrite, PgBlobRow, PgCheckpointRow } from "../formats/langgraph/rows.js";
 
 export interface WrittenRows {
@@ -21,7 +21,15 @@ export interface WrittenRows {
   versions: Record<string, unknown>;
 }
 
-const md5 = (b: Uint8Array | string) => createHash("md5").update(b).digest("hex");
+const md5 = (b: Uint8Array | string) => hexDigest("md5", b);
+/** what a blob key must hold, per blob row (a thread's checkpoints share their blob rows, across batches too) */
+const wanted = new WeakMap<PgBlobRow, string>();
+/** md5 of the bytes (or "-" for NULL) then the type */
+const blobWant = (b: PgBlobRow): string => {
+  let w = wanted.get(b);
+  if (w === undefined) wanted.set(b, (w = `${b.blob === null ? "-" : md5(b.blob)}${b.type}`));
+  return w;
+};
 const str = (s: string | null) => (s === null ? "null" : JSON.stringify(s));
 const byTaskIdx = (a: LgWrite, b: LgWrite) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx);
 
@@ -56,7 +64,7 @@ export async function verifyPgWritten(pool: pg.Pool, S: string, written: Written
         checks.push((check = { b, n: users.length }));
         users.push([]);
         // what the key must hold: md5 of the bytes (or "-" for NULL) then the type; null when no row may exist
-        const want = b ? `${b.blob === null ? "-" : md5(b.blob)}${b.type}` : null;
+        const want = b ? blobWant(b) : null;
         blobs[0]!.push(cp.threadId), blobs[1]!.push(cp.ns), blobs[2]!.push(ch), blobs[3]!.push(v), (blobs[4] as Array<string | null>).push(want);
       }
       users[check.n]!.push(i);

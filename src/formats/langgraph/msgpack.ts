@@ -11,6 +11,7 @@ import { inputError } from "../../base/errors.js";
  * here, so a decode never re-enters it). */
 const plain = new Decoder();
 const mpDecode = (b: Uint8Array): unknown => plain.decode(b);
+const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
 const u32 = (b: Uint8Array, p: number) => ((b[p]! << 24) >>> 0) + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
@@ -79,8 +80,26 @@ export function isPrimitiveAt(b: Uint8Array, p: number): boolean {
   return t <= 0x7f || t >= 0xe0 || (t >= 0xa0 && t <= 0xbf) || t === 0xc0 || t === 0xc2 || t === 0xc3 || (t >= 0xca && t <= 0xd3) || (t >= 0xd9 && t <= 0xdb);
 }
 
-/** The entries of the map at `p` (keys must be strings), each with the raw bytes of its value. */
+/**
+ * The last two maps split (a checkpoint and its channel_values): a migration splits each checkpoint twice, for the fork
+ * check and for the PostgreSQL rows, one right after the other. Keyed by the byte array and offset; bytes are never
+ * changed in place.
+ */
+const recent: Array<{ b: Uint8Array; p: number; out: Array<[string, Uint8Array]> } | undefined> = [undefined, undefined];
+
+/**
+ * The entries of the map at `p` (keys must be strings), each with the raw bytes of its value. The array may be shared
+ * with an earlier call on the same bytes: callers do not change it.
+ */
 export function mapEntries(b: Uint8Array, p = 0): Array<[string, Uint8Array]> {
+  for (const r of recent) if (r && r.b === b && r.p === p) return r.out;
+  const out = splitMap(b, p);
+  recent[1] = recent[0];
+  recent[0] = { b, p, out };
+  return out;
+}
+
+function splitMap(b: Uint8Array, p: number): Array<[string, Uint8Array]> {
   const t = b[p]!;
   let n: number;
   let q: number;
@@ -89,9 +108,12 @@ export function mapEntries(b: Uint8Array, p = 0): Array<[string, Uint8Array]> {
   else if (t === 0xdf) [n, q] = [u32(b, p + 1), p + 5];
   else throw inputError("msgpack", "expected a msgpack map");
   const out: Array<[string, Uint8Array]> = [];
+  const buf = asBuffer(b);
   for (let i = 0; i < n; i++) {
+    // a str key is sliced natively (as decodePlain does); anything else goes to the library
     const kEnd = skip(b, q);
-    const key = mpDecode(b.subarray(q, kEnd));
+    const k = b[q]!;
+    const key = k >= 0xa0 && k <= 0xbf ? buf.toString("utf8", q + 1, kEnd) : k === 0xd9 ? buf.toString("utf8", q + 2, kEnd) : mpDecode(b.subarray(q, kEnd));
     if (typeof key !== "string") throw inputError("msgpack", "expected string map keys");
     const vEnd = skip(b, kEnd);
     out.push([key, b.subarray(kEnd, vEnd)]);
@@ -119,7 +141,7 @@ export function buildMap(entries: Array<[string, Uint8Array]>): Uint8Array {
  * (versions, ids, channel names), which the library decodes byte by byte in JS.
  */
 export function decodePlain(b: Uint8Array): unknown {
-  const buf = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const buf = asBuffer(b);
   const [v, end] = readValue(buf, 0);
   return end === buf.length ? v : mpDecode(b); // trailing bytes: the library's error
 }

@@ -90,6 +90,48 @@ function jsonbKeyOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/**
+ * Sort object keys in JSONB's order, in place. ASCII keys (nearly all) compare by length, then as strings, with no
+ * byte lengths to work out; a few keys are insertion-sorted (Array#sort allocates a work array per call).
+ */
+function sortJsonbKeys(keys: string[]): void {
+  const n = keys.length;
+  if (n < 2) return;
+  for (let i = 0; i < n; i++) {
+    if (NON_ASCII.test(keys[i]!)) {
+      keys.sort(jsonbKeyOrder);
+      return;
+    }
+  }
+  if (n > 16) {
+    keys.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0; j--) {
+      const x = keys[j]!;
+      if (x.length < k.length || (x.length === k.length && x < k)) break;
+      keys[j + 1] = x;
+    }
+    keys[j + 1] = k;
+  }
+}
+
+/** `"key": ` for the keys seen so far (checkpoints repeat theirs: channel names, node names, v, ts, id …) */
+let keyTexts = new Map<string, string>();
+const keyText = (k: string): string => {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    if (keyTexts.size >= 4096) keyTexts = new Map();
+    keyTexts.set(k, (t = JSON.stringify(k) + ": "));
+  }
+  return t;
+};
+
 /**
  * A JSON value as PostgreSQL prints it back from a JSONB column (`jsonb::text`): object keys in JSONB's order,
  * `", "` and `": "` between items, numbers as numeric prints them, strings escaped as `JSON.stringify` does (which is
@@ -122,15 +164,30 @@ export function jsonbText(v: unknown): string {
     return out + "]";
   }
   const o = v as Obj;
-  let keys = Object.keys(o);
-  if (keys.some((k) => o[k] === undefined || typeof o[k] === "function")) keys = keys.filter((k) => o[k] !== undefined && typeof o[k] !== "function");
-  if (keys.length === 0) return "{}";
-  const stripped = keys.some((k) => k.includes("\u0000")) ? new Map(keys.map((k) => [k.replace(/\u0000/g, ""), o[k]])) : undefined;
-  if (stripped) keys = [...stripped.keys()];
-  keys.sort(jsonbKeyOrder);
-  let out = "{";
-  for (let i = 0; i < keys.length; i++) out += `${i ? ", " : ""}${JSON.stringify(keys[i])}: ${jsonbText(stripped ? stripped.get(keys[i]!) : o[keys[i]!])}`;
+  const keys = Object.keys(o);
+  // keys of undefined and function values are left out (as JSON.stringify does); a key with NUL takes the slow path
+  let n = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const x = o[k];
+    if (x === undefined || typeof x === "function") continue;
+    if (k.includes("\u0000")) return nulKeysText(o, Object.keys(o));
+    keys[n++] = k;
+  }
+  if (n === 0) return "{}";
+  keys.length = n;
+  sortJsonbKeys(keys);
+  let out = "{" + keyText(keys[0]!) + jsonbText(o[keys[0]!]);
+  for (let i = 1; i < n; i++) out += ", " + keyText(keys[i]!) + jsonbText(o[keys[i]!]);
   return out + "}";
+}
+
+/** An object with NUL in a key: keys stripped of NUL, the last value of keys that collide kept (JSONB's way). */
+function nulKeysText(o: Obj, all: string[]): string {
+  const keys = all.filter((k) => o[k] !== undefined && typeof o[k] !== "function");
+  const stripped = new Map(keys.map((k) => [k.replace(/\u0000/g, ""), o[k]]));
+  const ks = [...stripped.keys()].sort(jsonbKeyOrder);
+  return "{" + ks.map((k) => `${JSON.stringify(k)}: ${jsonbText(stripped.get(k))}`).join(", ") + "}";
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
@@ -170,7 +227,8 @@ export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
  */
 export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<string>): { row: PgCheckpointRow; blobs: PgBlobRow[]; versions: Obj } {
   const meta = metadataForPostgres(cp.metadata);
-  const base = { threadId: cp.threadId, ns: cp.ns, id: cp.id, parentId: cp.parentId };
+  // the row written out (a { ...base } spread takes V8's slow copy)
+  const row = (checkpoint: string): PgCheckpointRow => ({ threadId: cp.threadId, ns: cp.ns, id: cp.id, parentId: cp.parentId, checkpoint, metadata: meta });
   const blobs: PgBlobRow[] = [];
   const addBlob = (channel: string, version: unknown, type: string, blob: Uint8Array | null) => {
     if (version === undefined) return;
@@ -196,7 +254,7 @@ export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<strin
         addBlob(ch, versions[ch], "msgpack", raw);
       }
     }
-    return { row: { ...base, checkpoint: jsonbText(withValues(out, inline)), metadata: meta }, blobs, versions };
+    return { row: row(jsonbText(withValues(out, inline))), blobs, versions };
   }
   const parsed = JSON.parse(textOf(cp.checkpoint)) as Obj;
   const values = (parsed.channel_values ?? {}) as Obj;
@@ -216,7 +274,7 @@ export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<strin
   }
   const { channel_values: _drop, ...others } = parsed;
   const jsonb = lib === "js" && Object.keys(rest).length === 0 ? others : withValues(others, rest);
-  return { row: { ...base, checkpoint: jsonbText(jsonb), metadata: meta }, blobs, versions };
+  return { row: row(jsonbText(jsonb)), blobs, versions };
 }
 
 /** The checkpoint object with `channel_values` placed after v/ts/id, as the libraries order it. */
