@@ -176,16 +176,20 @@ export function shardOf(threadId: string, writers: number): number {
 }
 
 /**
- * Write a batch. A record the target cannot hold (a RecordError: a FileSaver name collision, a thread id too long for
- * a file name, an empty id) is handed to `reject` and the rest written again (writes are idempotent). The records
- * written, or undefined when `reject` says stop.
+ * Write a batch with `save` (saveMany, or insertNew: false when a record already exists). A record the target cannot
+ * hold (a RecordError: a FileSaver name collision, a thread id too long for a file name, an empty id) is handed to
+ * `reject` and the rest written again (writes are idempotent). The records written (`saved` false: none was, because
+ * one of them exists), or undefined when `reject` says stop.
  */
-async function saveRejecting<R extends SaverRecord>(target: Saver, records: R[], reject: (r: R, reason: string) => boolean): Promise<R[] | undefined> {
+async function saveRejecting<R extends SaverRecord>(
+  save: (records: R[]) => Promise<boolean>,
+  records: R[],
+  reject: (r: R, reason: string) => boolean,
+): Promise<{ records: R[]; saved: boolean } | undefined> {
   let todo = records;
   for (;;) {
     try {
-      await target.saveMany(todo);
-      return todo;
+      return { records: todo, saved: await save(todo) };
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;
       const { threadId, namespace } = e.record;
@@ -193,7 +197,7 @@ async function saveRejecting<R extends SaverRecord>(target: Saver, records: R[],
       if (i < 0) throw e;
       if (!reject(todo[i]!, e.format())) return undefined;
       todo = todo.filter((_, k) => k !== i);
-      if (!todo.length) return todo;
+      if (!todo.length) return { records: todo, saved: true };
     }
   }
 }
@@ -217,7 +221,8 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
 /**
  * One migration run. Batches flow: scan (this thread) → check (the pool's worker, or here) → classify in order
  * (resumed, rejected, ready) → split by thread id over the writers → per writer, one after another: conflict lookup,
- * write, journal; then the read-back, beside the lane's next batch. Each writer is a lane of its own; up to
+ * write, journal (or, into a store that can insert new records atomically, an insert as new, which is the conflict
+ * check itself: the lookup only when it finds a record that exists); then the read-back, beside the lane's next batch. Each writer is a lane of its own; up to
  * `writers + 2` batches are in flight, so reading, checking and the writers' round trips overlap while memory stays
  * bounded by that many batches.
  */
@@ -235,6 +240,8 @@ class Migration {
   private total: number | undefined;
   /** a writer failed: stop reading and writing */
   private failed = false;
+  /** writers that can (insertNew) insert a batch as new before any lookup, until a record is found to exist */
+  private insertFirst = true;
 
   constructor(
     private readonly source: Saver,
@@ -394,32 +401,51 @@ class Migration {
   /**
    * One writer's share of a batch: conflict lookup, write, journal on that writer's lane; the read-back is handed to
    * `verifying` and runs after the lane is free, beside the next batch's lookup and write (a thread is in one batch
-   * only, so no later batch depends on it): the round trips of consecutive batches overlap.
+   * only, so no later batch depends on it): the round trips of consecutive batches overlap. Without a lookup sent
+   * (`existing` undefined: the writer inserts new records atomically) the share is first inserted as new; only when the
+   * target says one of them exists (nothing written then) is it looked up and written as the conflict policy says.
    */
-  private async writeShard(writer: Saver, ready: PreparedRecord[], existing: Promise<Array<string | undefined>>, verifying: Array<Promise<void>>): Promise<void> {
+  private async writeShard(writer: Saver, ready: PreparedRecord[], existing: Promise<Array<string | undefined>> | undefined, verifying: Array<Promise<void>>): Promise<void> {
     if (this.stopped || ready.length === 0) return;
-    const toWrite = this.resolveConflicts(ready, await existing);
-    if (!toWrite || this.stopped) return;
-    const s = this.s;
-    if (this.opts.dryRun) {
-      s.written += toWrite.length; // "would write"
-      s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
-      return;
+    const reject = (p: PreparedRecord, reason: string) => this.reject(p.namespace, p.threadId, reason);
+    let written: PreparedRecord[] | undefined;
+    if (existing === undefined) {
+      const first = await saveRejecting((rs) => writer.insertNew!(rs), ready, reject);
+      if (!first || this.stopped) return;
+      if (first.saved) written = first.records;
+      else {
+        this.insertFirst = false; // the target holds records of this run: look up first from now on
+        ready = first.records;
+        existing = writer.loadMany(ready);
+      }
     }
-    if (!toWrite.length) return;
-    const saved = await saveRejecting(writer, toWrite, (p, reason) => this.reject(p.namespace, p.threadId, reason));
-    if (!saved?.length) return;
-    toWrite.splice(0, toWrite.length, ...saved);
+    if (written === undefined) {
+      const toWrite = this.resolveConflicts(ready, await existing!);
+      if (!toWrite || this.stopped) return;
+      if (this.opts.dryRun) {
+        this.s.written += toWrite.length; // "would write"
+        this.s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+        return;
+      }
+      if (!toWrite.length) return;
+      written = (await saveRejecting((rs) => writer.saveMany(rs).then(() => true), toWrite, reject))?.records;
+    }
+    if (written?.length) await this.written(writer, written, verifying);
+  }
+
+  /** Records just written by `writer`: journal them, count them, start their read-back. */
+  private async written(writer: Saver, written: PreparedRecord[], verifying: Array<Promise<void>>): Promise<void> {
+    const s = this.s;
     const journal = this.opts.journal;
     if (journal) {
-      const entries = toWrite.map((p) => ({ key: journalKey(p.namespace, p.threadId), hash: p.hash }));
+      const entries = written.map((p) => ({ key: journalKey(p.namespace, p.threadId), hash: p.hash }));
       // one commit at a time: the writers share the journal
       await (this.journalChain = this.journalChain.then(() => journal.commit(entries)));
     }
-    s.written += toWrite.length;
-    s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+    s.written += written.length;
+    s.bytesWritten += written.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
     if (this.opts.verify ?? true) {
-      const v = this.verify(writer, toWrite);
+      const v = this.verify(writer, written);
       v.catch(() => undefined); // awaited by the batch (process); not unhandled meanwhile
       verifying.push(v);
     }
@@ -479,9 +505,9 @@ class Migration {
   }
 
   /**
-   * Put each writer's share of a classified batch on its lane, its conflict lookup sent at once (a thread is in one
-   * batch only, so the lookup reads nothing an earlier batch writes, and its round trip overlaps theirs). Resolves
-   * when every share is written and read back.
+   * Put each writer's share of a classified batch on its lane, its conflict lookup (if it needs one) sent at once (a
+   * thread is in one batch only, so the lookup reads nothing an earlier batch writes, and its round trip overlaps
+   * theirs). Resolves when every share is written and read back.
    */
   private async enqueue(ready: PreparedRecord[]): Promise<void> {
     const shards: PreparedRecord[][] = this.writers.map(() => []);
@@ -489,8 +515,9 @@ class Migration {
     const verifying: Array<Promise<void>> = [];
     const write = (shard: PreparedRecord[], i: number) => {
       const writer = this.writers[i]!;
-      const existing = writer.loadMany(shard);
-      existing.catch(() => undefined); // awaited on the lane; a run that stops first must not leave it unhandled
+      // a writer that inserts new records atomically is asked to do that first (no lookup) until one is found to exist
+      const existing = writer.insertNew && this.insertFirst && !this.opts.dryRun ? undefined : writer.loadMany(shard);
+      existing?.catch(() => undefined); // awaited on the lane; a run that stops first must not leave it unhandled
       return this.onLane(i, () => this.writeShard(writer, shard, existing, verifying));
     };
     await Promise.all(shards.map((shard, i) => (shard.length ? write(shard, i) : undefined)));

@@ -13,6 +13,8 @@ export interface Kv {
   getMany(keys: string[]): Promise<Array<string | null>>;
   /** writes every entry; throws the first error after all were tried */
   setMany(entries: Array<[string, string]>): Promise<void>;
+  /** one server only: every entry set, or none when a key exists (MSETNX, atomic); whether they were set */
+  setNewMany?(entries: Array<[string, string]>): Promise<boolean>;
   strlenMany(keys: string[]): Promise<number[]>;
   del(key: string): Promise<number>;
   exists(key: string): Promise<number>;
@@ -83,6 +85,9 @@ export function singleKv(client: Redis): Kv {
       for (const [k, v] of entries) p.set(k, v);
       const failed = ((await p.exec()) ?? []).find(([err]) => err);
       if (failed) throw failed[0]!;
+    },
+    async setNewMany(entries) {
+      return entries.length === 0 || Number(await client.msetnx(entries.flat())) === 1;
     },
     async strlenMany(keys) {
       const p = client.pipeline();

@@ -159,6 +159,8 @@ export async function createRedisSaver(options: SaverOptions): Promise<Saver> {
 
 class RedisStore implements Saver {
   readonly storesCompact = true;
+  /** one server: a batch of new records in one MSETNX (a cluster cannot set keys of many slots at once) */
+  readonly insertNew?: (records: SaverRecord[]) => Promise<boolean>;
 
   constructor(
     private readonly kv: Kv,
@@ -166,7 +168,14 @@ class RedisStore implements Saver {
     private readonly defaultNamespace: string,
     private readonly prefix: string,
     private readonly ms: number,
-  ) {}
+  ) {
+    if (kv.setNewMany) {
+      this.insertNew = (records) => {
+        const entries = this.entriesOf(records);
+        return this.wrap("cannot write", () => kv.setNewMany!(entries));
+      };
+    }
+  }
 
   private keyOf(threadId: string, ns?: string): string {
     return `${this.prefix}${ns ?? this.defaultNamespace}:checkpoints:${threadId}`;
@@ -291,9 +300,14 @@ class RedisStore implements Saver {
     return r.compact ?? reformat(r.text, undefined, `${this.uri}#${r.threadId}`);
   }
 
-  async saveMany(records: SaverRecord[]): Promise<void> {
+  /** The keys and values of `records` (each thread id checked first: a RecordError names one no store can hold). */
+  private entriesOf(records: SaverRecord[]): Array<[string, string]> {
     for (const r of records) checkThreadId(r.threadId, r.namespace);
-    const entries = records.map((r): [string, string] => [this.keyOf(r.threadId, r.namespace), this.valueOf(r)]);
+    return records.map((r): [string, string] => [this.keyOf(r.threadId, r.namespace), this.valueOf(r)]);
+  }
+
+  async saveMany(records: SaverRecord[]): Promise<void> {
+    const entries = this.entriesOf(records);
     await this.wrap("cannot write", () => this.kv.setMany(entries));
   }
 

@@ -103,6 +103,7 @@ function statements(db: Db) {
       "INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at",
     ),
+    insert: db.prepare("INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?)"),
     del: db.prepare("DELETE FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?"),
     page: db.prepare("SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
     same: db.prepare("SELECT doc = ? FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?").pluck(),
@@ -127,6 +128,7 @@ class SqliteStore implements Saver {
   private readonly q: ReturnType<typeof statements>;
   private readonly readManyTx: (keys: RecordKey[]) => Array<string | undefined>;
   private readonly saveTx: (records: SaverRecord[]) => void;
+  private readonly insertTx: (records: SaverRecord[]) => void;
   private readonly sameTx: (records: SaverRecord[]) => boolean[];
 
   constructor(
@@ -142,6 +144,11 @@ class SqliteStore implements Saver {
     this.saveTx = db.transaction((records: SaverRecord[]) => {
       const now = new Date().toISOString();
       for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
+    });
+    // plain INSERTs: a row that exists fails the statement, and the transaction rolls back whole
+    this.insertTx = db.transaction((records: SaverRecord[]) => {
+      const now = new Date().toISOString();
+      for (const r of records) q.insert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
     });
   }
 
@@ -219,6 +226,17 @@ class SqliteStore implements Saver {
   async saveMany(records: SaverRecord[]): Promise<void> {
     for (const r of records) checkThreadId(r.threadId, r.namespace);
     this.wrap("cannot write", () => this.saveTx(records));
+  }
+
+  async insertNew(records: SaverRecord[]): Promise<boolean> {
+    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    try {
+      this.insertTx(records);
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return false;
+      throw storeError("sqlite-io", `cannot write: ${(e as Error).message}`, { file: this.path });
+    }
   }
 
   async close(): Promise<void> {

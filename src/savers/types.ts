@@ -82,6 +82,14 @@ export interface Saver {
   /** batched write (pipeline / transaction); all or nothing per batch where the store allows */
   saveMany(records: SaverRecord[]): Promise<void>;
   /**
+   * Optional: write records the store does not hold yet, all or nothing, in one atomic step (PostgreSQL: a COPY
+   * under the primary key; SQLite: plain INSERTs in one transaction; Redis: MSETNX). True when every record was
+   * written; false when any of them already exists, and then nothing was written. A migration tries this first and
+   * looks up what the target holds (conflicts) only when it says false: the store's own key check is the conflict
+   * check, made in the same step as the write. Throws a RecordError for a record no store can hold, as saveMany does.
+   */
+  insertNew?(records: SaverRecord[]): Promise<boolean>;
+  /**
    * Optional read-back check of records just written, compared where they are stored: for each record, true when the
    * store holds exactly the text it writes for it (SQLite: `doc = ?` in SQL, on the stored bytes, without copying
    * them out). False means "not known to be the same" (missing, different, or written in another form): the caller

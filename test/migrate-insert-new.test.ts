@@ -1,0 +1,121 @@
+/**
+ * A migration writes a batch into SQLite, PostgreSQL and Redis (one server) as new records first (`insertNew`: plain
+ * INSERTs in a transaction, a COPY, MSETNX), with no conflict lookup before it: the store's own key check is the
+ * conflict check, and a batch holding one record the target has is written not at all. These tests put one record
+ * in the target behind the migration's back, in the middle of a batch, and check it is never overwritten and is
+ * reported exactly as the lookup reported it (a conflict; identical: skipped), whichever store.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSaver } from "../src/savers/index.js";
+import { migrate } from "../src/core/migrate.js";
+import type { SaverRecord } from "../src/savers/types.js";
+
+const PG = "postgres://postgres@127.0.0.1:5432/test";
+const REDIS = "redis://127.0.0.1:6379";
+const run = randomBytes(4).toString("hex");
+const root = join(import.meta.dirname, "..");
+const dir = mkdtempSync(join(tmpdir(), "ckpt-insnew-"));
+let seq = 0;
+
+afterAll(async () => {
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: PG });
+  await c.connect();
+  const { rows } = await c.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`ckpt_insnew_${run}_%`]);
+  for (const { nspname } of rows) await c.query(`DROP SCHEMA "${nspname}" CASCADE`);
+  await c.end();
+  const { Redis } = await import("ioredis");
+  const r = new Redis(REDIS);
+  let cursor = "0";
+  do {
+    const [next, keys] = await r.scan(cursor, "MATCH", `ckpt-insnew-${run}-*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length) await r.del(...keys);
+  } while (cursor !== "0");
+  r.disconnect();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const base = JSON.parse(readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
+const doc = (i: number, step = i) => JSON.stringify({ ...base, threadId: `t-${i}`, step }, null, 2);
+const N = 120;
+const src = join(dir, "src");
+mkdirSync(src);
+for (let i = 0; i < N; i++) writeFileSync(join(src, `t-${i}.json`), doc(i));
+
+const targets: Record<string, () => string> = {
+  sqlite: () => `sqlite:${join(dir, `t${++seq}.db`)}`,
+  postgres: () => `${PG}?schema=ckpt_insnew_${run}_${++seq}`,
+  redis: () => `${REDIS}?prefix=ckpt-insnew-${run}-${++seq}:`,
+};
+const rec = (i: number, text = doc(i)): SaverRecord => ({ namespace: "default", threadId: `t-${i}`, text });
+const keys = (ids: number[]) => ids.map((i) => ({ namespace: "default", threadId: `t-${i}` }));
+
+describe.each(Object.keys(targets))("insert as new into %s", (kind) => {
+  it("insertNew: all written when none exists; nothing written when one does (any size of batch)", async () => {
+    const t = await openSaver(targets[kind]!());
+    try {
+      expect(t.insertNew).toBeTypeOf("function");
+      // below COPY's threshold, a COPY, and more than one statement's rows (PostgreSQL's three ways)
+      for (const [from, n] of [[0, 5], [100, 40], [1000, 600]] as const) {
+        const ids = Array.from({ length: n }, (_, k) => from + k);
+        const held = ids[Math.floor(n / 2)]!;
+        await t.saveMany([rec(held, doc(held, -1))]);
+        expect(await t.insertNew!(ids.map((i) => rec(i)))).toBe(false);
+        const after = await t.loadMany(keys(ids));
+        expect(after.filter((x) => x !== undefined)).toHaveLength(1);
+        expect(JSON.parse(after[ids.indexOf(held)]!).step).toBe(-1);
+        const fresh = ids.filter((i) => i !== held);
+        expect(await t.insertNew!(fresh.map((i) => rec(i)))).toBe(true);
+        const back = await t.loadMany(keys(fresh));
+        back.forEach((x, k) => expect(JSON.parse(x!)).toEqual(JSON.parse(doc(fresh[k]!))));
+      }
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+
+  it("a migration meets a different record mid-batch: a conflict, the record untouched, nothing of its batch written", async () => {
+    const uri = targets[kind]!();
+    const t = await openSaver(uri);
+    const s = await openSaver(`file:${src}`);
+    try {
+      await t.saveMany([rec(77, doc(77, -1))]);
+      const r = await migrate(s, t, { batchSize: 40 });
+      expect(r.conflicts).toEqual([{ namespace: "default", threadId: "t-77", reason: "exists with different content" }]);
+      expect(r.aborted).toMatch(/1 conflict/);
+      expect(JSON.parse((await t.load("t-77"))!).step).toBe(-1);
+      // the batch that holds t-77 (the scan's order is the folder's) is not in the target
+      const held = (await t.loadMany(keys(Array.from({ length: N }, (_, i) => i)))).filter((x) => x !== undefined);
+      expect(held.length).toBe(r.written + 1);
+      expect(r.written).toBeLessThanOrEqual(N - 40);
+    } finally {
+      await s.close();
+      await t.close();
+    }
+  }, 60_000);
+
+  it("--on-conflict skip: the different record left as it is, an identical one counted identical, the rest written", async () => {
+    const t = await openSaver(targets[kind]!());
+    const s = await openSaver(`file:${src}`);
+    try {
+      await t.saveMany([rec(77, doc(77, -1)), rec(5)]);
+      const r = await migrate(s, t, { batchSize: 40, onConflict: "skip" });
+      expect(r.conflicts).toEqual([]);
+      expect(r.written).toBe(N - 2);
+      expect(r.verified).toBe(N - 2);
+      expect(r.skipped).toBe(2);
+      expect(r.identical).toBe(1);
+      expect(JSON.parse((await t.load("t-77"))!).step).toBe(-1);
+      const all = await t.loadMany(keys(Array.from({ length: N }, (_, i) => i)));
+      all.forEach((x, i) => i !== 77 && expect(JSON.parse(x!)).toEqual(JSON.parse(doc(i))));
+    } finally {
+      await s.close();
+      await t.close();
+    }
+  }, 60_000);
+});
