@@ -45,6 +45,14 @@ const lines: Record<string, string[][]> = {
   ],
   show: [["show", "x.json"], ["show", "x.json", "--json"]],
   ls: [["ls", "sqlite:./a.db"], ["ls", "sqlite:./a.db", "--json"]],
+  migrate: [
+    ["migrate", "--from", "sqlite:a.db", "--to", "postgres://h/db?schema=s", "--batch-size", "500", "--json", "--journal", "j"],
+    ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--on-conflict", "skip", "-q"],
+    ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--on-conflict=overwrite", "--thread", "t1"],
+    ["migrate", "--from", "file:./x", "--to", "redis://h", "-j", "3", "--to-library", "js"],
+    ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--no-verify", "--dry-run"],
+  ],
+  prune: [["prune", "sqlite:a.db", "--keep-last", "1", "--json"]],
 };
 const mustFallBack: Record<string, string[][]> = {
   diff: [
@@ -58,6 +66,12 @@ const mustFallBack: Record<string, string[][]> = {
     ["diff", "-", "b.json"],
   ],
   convert: [["convert", "in.json", "-o", "out.json"]], // --to-format is demanded: yargs names it
+  migrate: [
+    ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--on-conflict", "bogus"], // not a choice
+    ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--on-conflict"], // no value
+    ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--no-verify", "--verify"], // both: yargs decides
+    ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--no-strictt"], // no such boolean
+  ],
 };
 
 describe("quick parser = yargs", () => {
@@ -73,11 +87,13 @@ describe("quick parser = yargs", () => {
       });
     }
   }
-  test("the plain lines of diff, show and ls are parsed quickly (no yargs)", async () => {
-    for (const name of ["diff", "convert", "show", "ls"]) {
+  test("the plain lines of diff, show, ls, migrate and prune are parsed quickly (no yargs)", async () => {
+    for (const name of ["diff", "convert", "show", "ls", "migrate", "prune"]) {
       const def = await commands.find((c) => c.name === name)!.load();
       expect(quickArgs(def, lines[name]![0]!), name).toBeDefined();
     }
+    const migrate = await commands.find((c) => c.name === "migrate")!.load();
+    expect(quickArgs(migrate, lines.migrate!.at(-1)!)).toMatchObject({ verify: false, dryRun: true });
   });
   for (const [name, cases] of Object.entries(mustFallBack)) {
     for (const argv of cases) {

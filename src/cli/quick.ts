@@ -67,6 +67,10 @@ function positionalsOf(command: string): Array<{ name: string; required: boolean
   return out;
 }
 
+/** Choices that are all words yargs keeps as strings (not numbers, not true/false). */
+const wordChoices = (spec: Spec): boolean =>
+  Array.isArray(spec.choices) && spec.choices.length > 0 && spec.choices.every((c) => typeof c === "string" && /^[A-Za-z][\w-]*$/.test(c) && c !== "true" && c !== "false");
+
 function value(spec: Spec, raw: string): { ok: true; v: unknown } | { ok: false } {
   if (spec.type === "string") return spec.choices && !spec.choices.includes(raw) ? { ok: false } : { ok: true, v: raw };
   if (spec.type === "number") return /^-?\d+(\.\d+)?$/.test(raw) && (!spec.choices || spec.choices.includes(Number(raw))) ? { ok: true, v: Number(raw) } : { ok: false };
@@ -82,7 +86,10 @@ export function quickArgs(def: CommandDef, argv: readonly string[]): Record<stri
   const rec = record(def);
   if (!rec.supported) return undefined;
   const byName = new Map<string, [string, Spec]>();
-  for (const [key, spec] of rec.options) {
+  for (const [key, s] of rec.options) {
+    // no type but words to choose from (migrate --on-conflict): yargs passes a chosen word through as the string
+    const spec = s.type === undefined && wordChoices(s) ? { ...s, type: "string" } : s;
+    rec.options.set(key, spec);
     if (spec.type !== "string" && spec.type !== "number" && spec.type !== "boolean") return undefined;
     if (spec.array && spec.type === "boolean") return undefined;
     byName.set(key.length === 1 ? `-${key}` : `--${key}`, [key, spec]);
@@ -102,7 +109,14 @@ export function quickArgs(def: CommandDef, argv: readonly string[]): Record<stri
     const eq = tok.startsWith("--") ? tok.indexOf("=") : -1;
     const flag = eq > 0 ? tok.slice(0, eq) : tok;
     const hit = byName.get(flag);
-    if (!hit) return undefined; // unknown, help, version, --no-…, bundled short flags: yargs decides
+    // --no-<boolean> is yargs' negation of a declared boolean (given by its full name)
+    const negated = !hit && eq < 0 && flag.startsWith("--no-") ? byName.get(`--${flag.slice(5)}`) : undefined;
+    if (negated && negated[1].type === "boolean" && negated[0] === flag.slice(5)) {
+      if (given.has(negated[0])) return undefined;
+      given.set(negated[0], false);
+      continue;
+    }
+    if (!hit) return undefined; // unknown, help, version, bundled short flags: yargs decides
     const [key, spec] = hit;
     if (spec.type === "boolean") {
       if (eq > 0 || given.has(key)) return undefined;
