@@ -187,6 +187,23 @@ export function decodeJson(data: Uint8Array | string): unknown {
   return text.includes('"lc"') && (OLD_LC1.test(text) || text.includes('"undefined"')) ? normalizeJsonValue(v) : v;
 }
 
+/**
+ * The facts about a JSON text that decide whether `decodeJson` normalizes its value: it does when `lc` and (`old` or
+ * `undef`). Each is a match inside the text (a literal or OLD_LC1), so the facts of a longer text whose new part
+ * cannot complete a match begun before it are those of its parts or-ed (./list-decode.ts).
+ */
+export interface JsonTextFacts {
+  lc: boolean;
+  old: boolean;
+  undef: boolean;
+}
+
+export function jsonTextFacts(text: string): JsonTextFacts {
+  return { lc: text.includes('"lc"'), old: OLD_LC1.test(text), undef: text.includes('"undefined"') };
+}
+
+export const normalizes = (f: JsonTextFacts): boolean => f.lc && (f.old || f.undef);
+
 /** Normalize a value that arrived already parsed (Postgres JSONB). */
 export function normalizeParsed(v: unknown): unknown {
   return normalizeJsonValue(v);

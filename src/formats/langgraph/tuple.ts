@@ -4,6 +4,7 @@
  */
 import type { LgChannelSource, LgCheckpoint, LgCheckpointTuple, LgDecodeIssue, LgHistoryEntry, LgMetadata, LgPendingWrite, LgRowRef, LgSerdeType } from "./types.js";
 import { isRecord } from "./types.js";
+import type { ListDecoder } from "./list-decode.js";
 import { compareVersions, decodeMetadata, decodeTyped, detectLibrary, messageCount, normalizeParsed } from "./serde.js";
 
 export interface RawCheckpointRow {
@@ -82,7 +83,7 @@ function decodeWrites(ref: LgRowRef, table: string, writes: RawWriteRow[], issue
  * Postgres channel values (LANGGRAPH.md §1.3): inline JSONB values, then the blob rows of the checkpoint's
  * (channel, version) pairs on top (Python's reading; JS never writes inline values). `empty` rows are skipped.
  */
-function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: RawBlobRow[], issues: LgDecodeIssue[]): LgChannelSource[] {
+function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: RawBlobRow[], issues: LgDecodeIssue[], lists?: ListDecoder): LgChannelSource[] {
   const byChannel = new Map<string, RawBlobRow>();
   for (const b of blobs) byChannel.set(b.channel, b);
   const sources: LgChannelSource[] = [];
@@ -94,7 +95,8 @@ function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: 
         continue;
       }
       const row: LgRowRef = { store: ref.store, table: tables.blobs!, threadId: ref.threadId, namespace: ref.namespace, checkpointId: ref.checkpointId, channel, version: b.version };
-      const value = decodeTyped(b.type, b.blob, { row, pointer: `/checkpoint/channel_values/${esc(channel)}`, issues });
+      const sink = { row, pointer: `/checkpoint/channel_values/${esc(channel)}`, issues };
+      const value = lists ? lists.decode(row, channel, b.type, b.blob, sink) : decodeTyped(b.type, b.blob, sink);
       if (value !== undefined) cp.channel_values[channel] = value;
       sources.push({ channel, version, from: "blob", type: b.type, bytes: size(b.blob) });
     } else sources.push({ channel, version, from: channel in cp.channel_values ? "inline" : "none" });
@@ -102,8 +104,11 @@ function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: 
   return sources;
 }
 
-/** A raw checkpoint row (+ its writes, + Postgres blob rows) → the decoded tuple. */
-export function buildTuple(store: "sqlite" | "postgres", tables: TableNames, raw: RawCheckpointRow, writes: RawWriteRow[], blobs?: RawBlobRow[]): LgCheckpointTuple {
+/**
+ * A raw checkpoint row (+ its writes, + Postgres blob rows) → the decoded tuple. `lists` (a scan's): blob lists that
+ * extend the previous checkpoint's are decoded incrementally, their unchanged items shared with the previous tuple.
+ */
+export function buildTuple(store: "sqlite" | "postgres", tables: TableNames, raw: RawCheckpointRow, writes: RawWriteRow[], blobs?: RawBlobRow[], lists?: ListDecoder): LgCheckpointTuple {
   const issues: LgDecodeIssue[] = [];
   const ref: LgRowRef = { store, table: tables.checkpoints, threadId: raw.thread_id, namespace: raw.checkpoint_ns, checkpointId: raw.checkpoint_id };
   const type = raw.type as LgSerdeType | null;
@@ -116,7 +121,7 @@ export function buildTuple(store: "sqlite" | "postgres", tables: TableNames, raw
   let bytes = raw.bytes;
   let channelSources: LgChannelSource[] | undefined;
   if (blobs) {
-    channelSources = reassemble(checkpoint, ref, tables, blobs, issues);
+    channelSources = reassemble(checkpoint, ref, tables, blobs, issues, lists);
     for (const s of channelSources) bytes += s.bytes ?? 0;
   }
   const pendingWrites = decodeWrites(ref, tables.writes, writes, issues);

@@ -216,7 +216,11 @@ export interface LgReader {
   history(threadId: string, namespace?: string): AsyncIterable<LgHistoryEntry>;
   /** one checkpoint: the newest of (thread, namespace) when `checkpointId` is undefined */
   getTuple(threadId: string, namespace?: string, checkpointId?: string): Promise<LgCheckpointTuple | undefined>;
-  /** every checkpoint of the store in (thread, namespace, id) order, for validate and migrate; batches of tuples */
+  /**
+   * every checkpoint of the store in (thread, namespace, id) order, for validate and migrate; batches of tuples.
+   * Tuples of one (thread, namespace) may share the unchanged items of a list channel (PostgreSQL: a `messages` blob
+   * that extends the previous checkpoint's holds the previous items themselves): values are read, never changed
+   */
   scan(options?: { batchSize?: number; threadId?: string }): AsyncIterable<LgCheckpointTuple[]>;
   /** writes whose checkpoint row does not exist (rule 8), streamed */
   orphanWrites(): AsyncIterable<LgRowRef>;
