@@ -315,19 +315,27 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
                    SELECT 'a-chat-1', '', 'orphan-channel', i::text, 'json', '1'::bytea FROM generate_series(1, 10020) i`);
     const { openLangGraphReader } = await import("../src/savers/langgraph/index.js");
     const { parseSaverUri } = await import("../src/savers/uri.js");
-    const reader = (await openLangGraphReader(parseSaverUri(`${PG_BASE}?schema=${schema}`)))!;
-    try {
-      const writes: string[] = [];
-      for await (const w of reader.orphanWrites()) writes.push(`${w.threadId}/${w.taskId}`);
-      expect(writes).toHaveLength(10050);
-      expect(new Set(writes).size).toBe(10050);
-      const blobs: string[] = [];
-      for await (const b of reader.orphanBlobs()) blobs.push(`${b.channel}/${b.version}`);
-      expect(blobs).toHaveLength(10020);
-      expect(new Set(blobs).size).toBe(10020);
-      expect(blobs.every((b) => b.startsWith("orphan-channel/"))).toBe(true);
-    } finally {
-      await reader.close();
+    // read plainly, then with their first pages fetched on the second connection while a scan runs (as validate does)
+    for (const scanFirst of [false, true]) {
+      const reader = (await openLangGraphReader(parseSaverUri(`${PG_BASE}?schema=${schema}`)))!;
+      try {
+        if (scanFirst) for await (const batch of reader.scan({})) expect(batch.length).toBeGreaterThan(0);
+        const writes: string[] = [];
+        for await (const w of reader.orphanWrites()) writes.push(`${w.threadId}/${w.taskId}`);
+        expect(writes).toHaveLength(10050);
+        expect(new Set(writes).size).toBe(10050);
+        const blobs: string[] = [];
+        for await (const b of reader.orphanBlobs()) blobs.push(`${b.channel}/${b.version}`);
+        expect(blobs).toHaveLength(10020);
+        expect(new Set(blobs).size).toBe(10020);
+        expect(blobs.every((b) => b.startsWith("orphan-channel/"))).toBe(true);
+        // listed again: complete again (the early pages are used once)
+        let again = 0;
+        for await (const _w of reader.orphanWrites()) again++;
+        expect(again).toBe(10050);
+      } finally {
+        await reader.close();
+      }
     }
   });
 });

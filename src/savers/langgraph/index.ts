@@ -64,7 +64,7 @@ async function openPostgres(u: SaverUri, forced: "langgraph" | undefined): Promi
   try {
     const schema = u.params.get("schema") ?? "public";
     const found = await m.inspectPgSchema(c, schema, u.params.get("table") ?? undefined);
-    if (found.langgraph && (forced || !found.ckpt)) return m.createLangGraphPgReader(c, found.langgraph, u.redacted);
+    if (found.langgraph && (forced || !found.ckpt)) return m.createLangGraphPgReader(c, found.langgraph, u.redacted, () => m.connectReadOnly(u.location, u.redacted));
     if (forced) throw storeError("langgraph-layout", `${u.redacted}: layout=langgraph but schema '${schema}' has no LangGraph tables (checkpoints, checkpoint_writes)`);
   } catch (e) {
     await c.end().catch(() => undefined);

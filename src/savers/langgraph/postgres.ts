@@ -145,12 +145,14 @@ const ORPHAN_PAGE = 1000;
  * many there are, with memory bounded by the page. `sql(where)` builds the query; `where(alias)` is the keyset
  * condition (with its AND) or "" on the first page.
  */
-async function* orphanPages<R extends Record<string, unknown>>(q: <T>(sql: string, args?: unknown[]) => Promise<T[]>, cols: string[], sql: (where: (alias: string) => string) => string): AsyncIterable<R> {
+async function* orphanPages<R extends Record<string, unknown>>(q: <T>(sql: string, args?: unknown[]) => Promise<T[]>, cols: string[], sql: (where: (alias: string) => string) => string, first?: Promise<R[] | undefined>): AsyncIterable<R> {
   let last: R | undefined;
+  let early = first && (await first); // the first page, when it was fetched ahead (see orphanQueries)
   for (;;) {
     const args = last ? cols.map((k) => last![k]) : [];
     const where = (a: string) => (last ? `(${cols.map((k) => `${a}.${k}`).join(", ")}) > (${cols.map((_, i) => `$${i + 1}`).join(", ")}) AND` : "");
-    const rows = await q<R>(`${sql(where)} LIMIT ${ORPHAN_PAGE}`, args);
+    const rows = early ?? (await q<R>(`${sql(where)} LIMIT ${ORPHAN_PAGE}`, args));
+    early = undefined;
     yield* rows;
     if (rows.length < ORPHAN_PAGE) return;
     last = rows[rows.length - 1];
@@ -158,6 +160,8 @@ async function* orphanPages<R extends Record<string, unknown>>(q: <T>(sql: strin
 }
 
 type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
+/** a query on the second connection: undefined when it (or the connection) failed */
+type SideQuery = <R>(sql: string) => Promise<R[] | undefined>;
 const KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
 const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes`;
 
@@ -242,28 +246,44 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo): {
   return { tuplesOf, partsOf, decode };
 }
 
-/** Rules 8 and 15's rows: writes without their checkpoint, blobs no checkpoint names (complete, streamed). */
-function orphanQueries(q: Query, S: string): Pick<LgReader, "orphanWrites" | "orphanBlobs"> {
+const firstPage = (sql: (where: (alias: string) => string) => string) => `${sql(() => "")} LIMIT ${ORPHAN_PAGE}`;
+
+/**
+ * Rules 8 and 15's rows: writes without their checkpoint, blobs no checkpoint names (complete, streamed). These
+ * anti-joins are the server's longest statements (seconds on a store of 200,000 checkpoints): `prefetch` runs their
+ * first pages on a second connection while the scan reads on the first, and the listings start from those pages
+ * (a prefetch that failed is asked again on the first connection, so its error comes where it always did).
+ */
+function orphanQueries(q: Query, S: string): Pick<LgReader, "orphanWrites" | "orphanBlobs"> & { prefetch(side: SideQuery): void } {
+  type W = Key & { task_id: string; idx: number; channel: string };
+  type B = { thread_id: string; checkpoint_ns: string; channel: string; version: string };
+  const writesSql = (where: (alias: string) => string) =>
+    `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM ${S}.checkpoint_writes w
+     WHERE ${where("w")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
+     ORDER BY 1, 2, 3, 4, 5`;
+  const blobsSql = (where: (alias: string) => string) =>
+    `SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version FROM ${S}.checkpoint_blobs b
+     WHERE ${where("b")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+                       AND c.checkpoint->'channel_versions'->>b.channel = b.version)
+     ORDER BY 1, 2, 3, 4`;
+  const early: { writes?: Promise<W[] | undefined>; blobs?: Promise<B[] | undefined> } = {};
   return {
+    prefetch(side) {
+      if (early.writes || early.blobs) return;
+      early.writes = side<W>(firstPage(writesSql));
+      early.blobs = side<B>(firstPage(blobsSql));
+    },
     async *orphanWrites(): AsyncIterable<LgRowRef> {
-      type W = Key & { task_id: string; idx: number; channel: string };
-      const cols = ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"];
-      for await (const w of orphanPages<W>(q, cols, (where) =>
-        `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM ${S}.checkpoint_writes w
-         WHERE ${where("w")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
-         ORDER BY 1, 2, 3, 4, 5`,
-      )) {
+      const first = early.writes;
+      early.writes = undefined;
+      for await (const w of orphanPages<W>(q, ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"], writesSql, first)) {
         yield { store: "postgres", table: "checkpoint_writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
       }
     },
     async *orphanBlobs(): AsyncIterable<LgRowRef> {
-      type B = { thread_id: string; checkpoint_ns: string; channel: string; version: string };
-      for await (const b of orphanPages<B>(q, ["thread_id", "checkpoint_ns", "channel", "version"], (where) =>
-        `SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version FROM ${S}.checkpoint_blobs b
-         WHERE ${where("b")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
-                           AND c.checkpoint->'channel_versions'->>b.channel = b.version)
-         ORDER BY 1, 2, 3, 4`,
-      )) {
+      const first = early.blobs;
+      early.blobs = undefined;
+      for await (const b of orphanPages<B>(q, ["thread_id", "checkpoint_ns", "channel", "version"], blobsSql, first)) {
         yield { store: "postgres", table: "checkpoint_blobs", threadId: b.thread_id, namespace: b.checkpoint_ns, channel: b.channel, version: b.version };
       }
     },
@@ -335,7 +355,11 @@ async function* scanTuples(
   }
 }
 
-export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string): LgReader {
+/**
+ * `connect` opens another read-only connection to the store: the whole-store scan then fetches the first pages of the
+ * orphan listings on it meanwhile (see orphanQueries); without it everything runs on `c`.
+ */
+export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string, connect?: () => Promise<Client>): LgReader {
   if (info.shallow) throw storeError("langgraph-shallow", `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
   const S = ident(info.schema ?? "public");
   const CP = CP_COLS;
@@ -358,6 +382,12 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
     }
   };
   const { tuplesOf, partsOf, decode } = tupleBuilder(q, S, info);
+  const orphans = orphanQueries(q, S);
+  let second: Promise<Client | undefined> | undefined;
+  const side: SideQuery = async (sql) => {
+    const c2 = await second;
+    return c2?.query(sql).then((r) => r.rows, () => undefined);
+  };
 
   const list = (options: LgListOptions = {}) => listTuples(q, S, tuplesOf, options);
 
@@ -404,10 +434,19 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
           : await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`, [threadId, namespace, checkpointId]);
       return (await tuplesOf(rows))[0];
     },
-    scan: (options = {}) => scanTuples(q, S, partsOf, decode, options),
-    ...orphanQueries(q, S),
+    scan(options = {}) {
+      if (connect && !second) {
+        second = connect().catch(() => undefined);
+        orphans.prefetch(side);
+      }
+      return scanTuples(q, S, partsOf, decode, options);
+    },
+    orphanWrites: () => orphans.orphanWrites(),
+    orphanBlobs: () => orphans.orphanBlobs(),
     async close() {
       await c.end();
+      const c2 = await second;
+      await c2?.end().catch(() => undefined);
     },
   };
   return reader;
