@@ -10,6 +10,7 @@
  */
 import type pg from "pg";
 import { hexDigest } from "../base/digest.js";
+import { textArray } from "./pg-array.js";
 import type { LgCheckpoint, LgWrite, PgBlobRow, PgCheckpointRow } from "../formats/langgraph/rows.js";
 
 export interface WrittenRows {
@@ -47,29 +48,34 @@ function rowText(row: PgCheckpointRow, writes: LgWrite[]): string {
 export async function verifyPgWritten(pool: pg.Pool, S: string, written: WrittenRows[]): Promise<boolean[]> {
   const ok = written.map(() => true);
   const cps: string[][] = [[], [], [], []];
-  const blobs: string[][] = [[], [], [], [], []];
+  const blobs: Array<Array<string | null>> = [[], [], [], [], []];
   /** blob check → the checkpoints that rely on it */
   const users: number[][] = [];
-  /** blob key → its checks so far, by the row expected there (checkpoints of a thread share their blob rows) */
-  const at = new Map<string, Array<{ b: PgBlobRow | undefined; n: number }>>();
-  written.forEach(({ cp, row, blobs: own, versions }, i) => {
+  /** (channel, version) of the (thread, namespace) at hand → its checks so far, by the row expected there (checkpoints
+   * of a thread share their blob rows) */
+  let scope = "";
+  let at = new Map<string, Array<{ b: PgBlobRow | undefined; n: number }>>();
+  for (let i = 0; i < written.length; i++) {
+    const { cp, row, blobs: own, versions } = written[i]!;
     cps[0]!.push(cp.threadId), cps[1]!.push(cp.ns), cps[2]!.push(cp.id), cps[3]!.push(md5(rowText(row, cp.writes)));
+    const sc = `${cp.threadId}\u0000${cp.ns}`;
+    if (sc !== scope) [scope, at] = [sc, new Map()];
     for (const ch in versions) {
       const v = String(versions[ch]);
       const b = own.find((x) => x.channel === ch && x.version === v);
-      const key = `${cp.threadId}\u0000${cp.ns}\u0000${ch}\u0000${v}`;
-      const checks = at.get(key) ?? at.set(key, []).get(key)!;
+      const key = `${ch}\u0000${v}`;
+      let checks = at.get(key);
+      if (!checks) at.set(key, (checks = []));
       let check = checks.find((x) => x.b === b);
       if (!check) {
         checks.push((check = { b, n: users.length }));
         users.push([]);
         // what the key must hold: md5 of the bytes (or "-" for NULL) then the type; null when no row may exist
-        const want = b ? blobWant(b) : null;
-        blobs[0]!.push(cp.threadId), blobs[1]!.push(cp.ns), blobs[2]!.push(ch), blobs[3]!.push(v), (blobs[4] as Array<string | null>).push(want);
+        blobs[0]!.push(cp.threadId), blobs[1]!.push(cp.ns), blobs[2]!.push(ch), blobs[3]!.push(v), blobs[4]!.push(b ? blobWant(b) : null);
       }
       users[check.n]!.push(i);
     }
-  });
+  }
   const res = await pool.query(
     `SELECT 'c' AS kind, k.n FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k(t, ns, id, h, n)
      WHERE k.h IS DISTINCT FROM (SELECT md5(json_build_array(c.parent_checkpoint_id, c.checkpoint, c.metadata,
@@ -80,7 +86,7 @@ export async function verifyPgWritten(pool: pg.Pool, S: string, written: Written
      SELECT 'b', k.n FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS k(t, ns, ch, v, h, n)
      WHERE k.h IS DISTINCT FROM (SELECT coalesce(md5(b.blob), '-') || b.type FROM ${S}checkpoint_blobs b
        WHERE b.thread_id = k.t AND b.checkpoint_ns = k.ns AND b.channel = k.ch AND b.version = k.v)`,
-    [...cps, ...blobs],
+    [...cps, ...blobs].map(textArray),
   );
   for (const r of res.rows as Array<{ kind: string; n: string }>) {
     if (r.kind === "c") ok[Number(r.n) - 1] = false;
