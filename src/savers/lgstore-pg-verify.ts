@@ -44,36 +44,45 @@ function rowText(row: PgCheckpointRow, writes: LgWrite[]): string {
   return `[${str(row.parentId)}, ${row.checkpoint}, ${row.metadata}, ${ws}]`;
 }
 
+type Check = { b: PgBlobRow | undefined; n: number };
+
+/** The checkpoint's own blob row for (channel, version), if it made one. */
+function ownBlob(own: PgBlobRow[], ch: string, v: string): PgBlobRow | undefined {
+  for (const x of own) if (x.channel === ch && x.version === v) return x;
+  return undefined;
+}
+
 /** For each of `written`, whether its stored rows are exactly the ones written (false: look closer). */
 export async function verifyPgWritten(pool: pg.Pool, S: string, written: WrittenRows[]): Promise<boolean[]> {
   const ok = written.map(() => true);
   const cps: string[][] = [[], [], [], []];
   const blobs: Array<Array<string | null>> = [[], [], [], [], []];
-  /** blob check → the checkpoints that rely on it */
-  const users: number[][] = [];
-  /** (channel, version) of the (thread, namespace) at hand → its checks so far, by the row expected there (checkpoints
-   * of a thread share their blob rows) */
-  let scope = "";
-  let at = new Map<string, Array<{ b: PgBlobRow | undefined; n: number }>>();
+  /** (blob check, checkpoint that relies on it) pairs, flat */
+  const users: number[] = [];
+  let nChecks = 0;
+  /** channel → version → the checks so far of the (thread, namespace) at hand, by the row expected there
+   * (checkpoints of a thread share their blob rows) */
+  let scope: { t: string; ns: string } | undefined;
+  let at = new Map<string, Map<string, Check[]>>();
   for (let i = 0; i < written.length; i++) {
     const { cp, row, blobs: own, versions } = written[i]!;
     cps[0]!.push(cp.threadId), cps[1]!.push(cp.ns), cps[2]!.push(cp.id), cps[3]!.push(md5(rowText(row, cp.writes)));
-    const sc = `${cp.threadId}\u0000${cp.ns}`;
-    if (sc !== scope) [scope, at] = [sc, new Map()];
+    if (scope?.t !== cp.threadId || scope.ns !== cp.ns) [scope, at] = [{ t: cp.threadId, ns: cp.ns }, new Map()];
     for (const ch in versions) {
       const v = String(versions[ch]);
-      const b = own.find((x) => x.channel === ch && x.version === v);
-      const key = `${ch}\u0000${v}`;
-      let checks = at.get(key);
-      if (!checks) at.set(key, (checks = []));
-      let check = checks.find((x) => x.b === b);
+      const b = ownBlob(own, ch, v);
+      let byVersion = at.get(ch);
+      if (!byVersion) at.set(ch, (byVersion = new Map()));
+      let checks = byVersion.get(v);
+      if (!checks) byVersion.set(v, (checks = []));
+      let check: Check | undefined;
+      for (const c of checks) if (c.b === b) check = c;
       if (!check) {
-        checks.push((check = { b, n: users.length }));
-        users.push([]);
+        checks.push((check = { b, n: nChecks++ }));
         // what the key must hold: md5 of the bytes (or "-" for NULL) then the type; null when no row may exist
         blobs[0]!.push(cp.threadId), blobs[1]!.push(cp.ns), blobs[2]!.push(ch), blobs[3]!.push(v), blobs[4]!.push(b ? blobWant(b) : null);
       }
-      users[check.n]!.push(i);
+      users.push(check.n, i);
     }
   }
   const res = await pool.query(
@@ -90,7 +99,10 @@ export async function verifyPgWritten(pool: pg.Pool, S: string, written: Written
   );
   for (const r of res.rows as Array<{ kind: string; n: string }>) {
     if (r.kind === "c") ok[Number(r.n) - 1] = false;
-    else for (const i of users[Number(r.n) - 1]!) ok[i] = false;
+    else {
+      const n = Number(r.n) - 1;
+      for (let k = 0; k < users.length; k += 2) if (users[k] === n) ok[users[k + 1]!] = false;
+    }
   }
   return ok;
 }
