@@ -20,6 +20,7 @@ const run = randomBytes(4).toString("hex");
 const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(tmpdir(), "ckpt-insnew-"));
 let seq = 0;
+const aclUser = `ckpt-nomsetnx-${run}`;
 
 afterAll(async () => {
   const pg = (await import("pg")).default;
@@ -36,6 +37,7 @@ afterAll(async () => {
     cursor = next;
     if (keys.length) await r.del(...keys);
   } while (cursor !== "0");
+  await r.call("ACL", "DELUSER", aclUser);
   r.disconnect();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -116,6 +118,36 @@ describe.each(Object.keys(targets))("insert as new into %s", (kind) => {
     } finally {
       await s.close();
       await t.close();
+    }
+  }, 60_000);
+});
+
+describe("insert as new into a Redis server that refuses MSETNX (an ACL user without it)", () => {
+  it("looks up and sets instead: a different record is a conflict and stays, --on-conflict skip writes and verifies the rest", async () => {
+    const { Redis } = await import("ioredis");
+    const c = new Redis(REDIS);
+    await c.call("ACL", "SETUSER", aclUser, "on", ">nomsetnx-pw", "~*", "+@all", "-msetnx");
+    c.disconnect();
+    const uri = () => `redis://${aclUser}:nomsetnx-pw@127.0.0.1:6379?prefix=ckpt-insnew-${run}-${++seq}:`;
+    const s = await openSaver(`file:${src}`);
+    const t = await openSaver(uri());
+    const t2 = await openSaver(uri());
+    try {
+      await t.saveMany([rec(77, doc(77, -1))]);
+      const r = await migrate(s, t, { batchSize: 40 });
+      expect(r.conflicts).toEqual([{ namespace: "default", threadId: "t-77", reason: "exists with different content" }]);
+      expect(JSON.parse((await t.load("t-77"))!).step).toBe(-1);
+      await t2.saveMany([rec(77, doc(77, -1))]);
+      const r2 = await migrate(s, t2, { batchSize: 40, onConflict: "skip" });
+      expect([r2.written, r2.verified, r2.skipped, r2.conflicts.length]).toEqual([N - 1, N - 1, 1, 0]);
+      expect(JSON.parse((await t2.load("t-77"))!).step).toBe(-1);
+      expect(await t2.insertNew!([rec(1000)])).toBe(true);
+      expect(await t2.insertNew!([rec(1001), rec(1000)])).toBe(false);
+      expect(await t2.load("t-1001")).toBeUndefined();
+    } finally {
+      await s.close();
+      await t.close();
+      await t2.close();
     }
   }, 60_000);
 });

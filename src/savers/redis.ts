@@ -161,6 +161,8 @@ class RedisStore implements Saver {
   readonly storesCompact = true;
   /** one server: a batch of new records in one MSETNX (a cluster cannot set keys of many slots at once) */
   readonly insertNew?: (records: SaverRecord[]) => Promise<boolean>;
+  /** false once the server refused MSETNX (an ACL, a proxy): new records are then looked up and set */
+  private setNew = true;
 
   constructor(
     private readonly kv: Kv,
@@ -169,12 +171,7 @@ class RedisStore implements Saver {
     private readonly prefix: string,
     private readonly ms: number,
   ) {
-    if (kv.setNewMany) {
-      this.insertNew = (records) => {
-        const entries = this.entriesOf(records);
-        return this.wrap("cannot write", () => kv.setNewMany!(entries));
-      };
-    }
+    if (kv.setNewMany) this.insertNew = (records) => this.setNewMany(records);
   }
 
   private keyOf(threadId: string, ns?: string): string {
@@ -304,6 +301,28 @@ class RedisStore implements Saver {
   private entriesOf(records: SaverRecord[]): Array<[string, string]> {
     for (const r of records) checkThreadId(r.threadId, r.namespace);
     return records.map((r): [string, string] => [this.keyOf(r.threadId, r.namespace), this.valueOf(r)]);
+  }
+
+  /**
+   * `records` set if none of their keys exists (MSETNX: atomic, all or none). Where the server refuses MSETNX (an ACL
+   * without it, a proxy), from then on: looked up (MGET), and set only if none exists, as a migration did before.
+   */
+  private async setNewMany(records: SaverRecord[]): Promise<boolean> {
+    const entries = this.entriesOf(records);
+    if (this.setNew) {
+      try {
+        return await this.kv.setNewMany!(entries);
+      } catch (e) {
+        if (!/NOPERM|unknown command|not allowed|disabled/i.test((e as Error).message)) throw storeError("redis-io", `cannot write (${this.uri}): ${describe(e as Error, this.ms)}`);
+        this.setNew = false;
+      }
+    }
+    return this.wrap("cannot write", async () => {
+      const held = await this.kv.getMany(entries.map((e) => e[0]));
+      if (held.some((v) => v !== null && v !== undefined)) return false;
+      await this.kv.setMany(entries);
+      return true;
+    });
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {
