@@ -78,6 +78,12 @@ describe("ListDecoder: json list blobs decoded from where they differ", () => {
     expect((rs[9]!.value as unknown[])[0]).toBe((rs[8]!.value as unknown[])[0]);
   });
 
+  it("the previous bytes without their `]` followed by anything but a comma: the full decode's error", () => {
+    const rs = both(["[1]", "[1 2]", "[1]", "[1]2]", "[1]", "[1,2]"]);
+    expectSame(rs);
+    expect(rs.map((r) => r.issues.length)).toEqual([0, 1, 0, 1, 0, 0]);
+  });
+
   it("whitespace after the closing bracket: that list is not extended from (its `]` is not its last byte)", () => {
     const rs = both(["[1]", "[1,2] ", "[1,2],3]", "[1,2] ", "[1,2] ,3]"]);
     expectSame(rs);

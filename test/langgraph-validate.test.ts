@@ -185,6 +185,39 @@ describe("validate LangGraph SQLite stores", () => {
     expect(new Set(at("/checkpoint/channel_values/messages/1/"))).toEqual(new Set([ids[Math.floor(ids.length / 2)]]));
   });
 
+  it.each([
+    ["written bad and held bad", true],
+    ["written fine, held bad", false],
+  ])("a step's new message %s: reported at the write when it is bad there, and at the checkpoint that holds it", async (_name, badWrite) => {
+    const path = copyFixture("js-a.sqlite");
+    const parent = "1f1e71a0-4249-6bb0-8005-e141cfdd3d39";
+    const child = "1f1e71a0-4267-6070-8006-8c9d880be06f";
+    let at = -1;
+    let idx = -1;
+    edit(path, (db) => {
+      const writes = db.prepare("SELECT task_id, idx, channel, value FROM writes WHERE thread_id = 'a-chat-1' AND checkpoint_id = ? ORDER BY task_id, idx").all(parent) as Array<{ task_id: string; idx: number; channel: string; value: Buffer }>;
+      idx = writes.findIndex((w) => w.channel === "messages");
+      const w = writes[idx]!;
+      const written = JSON.parse(w.value.toString());
+      const row = db.prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").get(child) as { checkpoint: Buffer };
+      const cp = JSON.parse(row.checkpoint.toString());
+      at = cp.channel_values.messages.findIndex((m: unknown) => JSON.stringify(m) === JSON.stringify(written[0]));
+      expect(at).toBeGreaterThan(0); // the child holds the message its parent's write wrote
+      cp.channel_values.messages[at].kwargs.content = 42;
+      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), child);
+      if (badWrite) {
+        written[0].kwargs.content = 42;
+        db.prepare("UPDATE writes SET value = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ? AND task_id = ? AND idx = ?").run(Buffer.from(JSON.stringify(written)), parent, w.task_id, w.idx);
+      }
+    });
+    const e = errorsOf((await findings(path)).issues).filter((i) => i.rule.startsWith("schema/"));
+    const held = e.filter((i) => i.pointer.startsWith(`/checkpoint/channel_values/messages/${at}/kwargs/content`)).map((i) => i.row.checkpointId);
+    expect(held).toContain(child);
+    const atWrite = e.filter((i) => i.pointer.startsWith(`/pendingWrites/${idx}/value/0/kwargs/content`));
+    expect(atWrite.map((i) => [i.row.checkpointId, i.row.table])).toEqual(badWrite ? atWrite.map(() => [parent, "writes"]) : []);
+    if (badWrite) expect(atWrite.length).toBeGreaterThan(0);
+  });
+
   it("a missing store is an input error (exit 3), never created", async () => {
     const r = await cli("validate", "sqlite:/nonexistent-dir-ckpt/nope.sqlite?layout=langgraph");
     expect(r.code).toBe(3);

@@ -144,7 +144,8 @@ class Run {
     const list = t.checkpoint.channel_values.messages;
     const msgs = Array.isArray(list) ? (list as unknown[]) : [];
     const same = sameAsBefore(this.memo, msgs);
-    const issues = schemaIssues(langgraphAdapter.schema, same ? withoutKnown(doc, msgs, same) : doc, "", undefined, false);
+    const known = writtenBefore(this.memo, msgs, same);
+    const issues = schemaIssues(langgraphAdapter.schema, known ? withoutKnown(doc, msgs, known) : doc, "", undefined, false);
     for (const i of issues) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
     envelopeRules(this, t);
     writeRules(this, t);
@@ -152,7 +153,7 @@ class Run {
     blobRules(this, t);
     crossLibrary(this, t);
     const lint = lintConversation(this, t, doc, msgs, same, this.memo);
-    this.memo = { msgs, clean: cleanFlags(msgs.length, issues), lint };
+    this.memo = { msgs, clean: cleanFlags(msgs.length, issues), lint, written: cleanWrittenMessages(t, issues) };
   }
 
   /** Thread-wide version type (rule 12 across checkpoints) and the v<4 note, once per thread. */
@@ -314,6 +315,8 @@ interface MessageMemo {
   clean: boolean[];
   /** lint form of each message */
   lint: ReturnType<typeof lintMessageOf>[];
+  /** the messages of its pending `messages` writes that had no schema finding (the next checkpoint's new messages) */
+  written: unknown[];
 }
 
 const MESSAGES_PTR = "/checkpoint/channel_values/messages";
@@ -348,6 +351,35 @@ function sameAsBefore(memo: MessageMemo | undefined, msgs: readonly unknown[]): 
     if (memo.clean[k] && deepEqual(msgs[k], memo.msgs[k])) same[k] = any = true;
   }
   return any ? same : undefined;
+}
+
+/**
+ * known[k]: message k needs no schema check: it is the same as before (`same`), or equals a message of the previous
+ * checkpoint's pending `messages` writes that passed there — a step's new message is written before the checkpoint
+ * that holds it, and a write's messages meet the same message schema (pending-write.json, checkpoint.json).
+ */
+function writtenBefore(memo: MessageMemo | undefined, msgs: readonly unknown[], same: boolean[] | undefined): boolean[] | undefined {
+  if (!memo || memo.written.length === 0) return same;
+  let known: boolean[] | undefined;
+  for (let k = 0; k < msgs.length; k++) {
+    const m = msgs[k];
+    if (same?.[k] || typeof m !== "object" || m === null || !memo.written.some((w) => deepEqual(m, w))) continue;
+    known ??= same ? same.slice() : new Array<boolean>(msgs.length).fill(false);
+    known[k] = true;
+  }
+  return known ?? same;
+}
+
+/** The messages of a tuple's pending `messages` writes without a schema finding at, under or above the write. */
+function cleanWrittenMessages(t: LgCheckpointTuple, issues: readonly Issue[]): unknown[] {
+  const out: unknown[] = [];
+  t.pendingWrites.forEach((w, i) => {
+    if (w.channel !== "messages" || !Array.isArray(w.value)) return;
+    const base = `/pendingWrites/${i}`;
+    if (issues.some(({ pointer: p }) => p === "" || p === "/pendingWrites" || p === base || p.startsWith(`${base}/`))) return;
+    out.push(...w.value);
+  });
+  return out;
 }
 
 /**
