@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
 import { migrate } from "../src/core/migrate.js";
-import type { SaverRecord } from "../src/savers/types.js";
+import type { Saver, SaverRecord } from "../src/savers/types.js";
 
 const PG = "postgres://postgres@127.0.0.1:5432/test";
 const REDIS = "redis://127.0.0.1:6379";
@@ -150,4 +150,34 @@ describe("insert as new into a Redis server that refuses MSETNX (an ACL user wit
       await t2.close();
     }
   }, 60_000);
+});
+
+describe("insert as new while the run is interrupted", () => {
+  it("a batch written as the signal comes is journaled and counted: the summary's written is what the target holds", async () => {
+    const t = await openSaver(targets.sqlite!());
+    const s = await openSaver(`file:${src}`);
+    const ac = new AbortController();
+    let calls = 0;
+    // the real SQLite store, with the run interrupted right after its second batch is written
+    const hooked: Saver = Object.assign(Object.create(t), {
+      insertNew: async (rs: SaverRecord[]) => {
+        const ok = await t.insertNew!(rs);
+        if (++calls === 2) ac.abort();
+        return ok;
+      },
+    });
+    const journaled = new Set<string>();
+    try {
+      const r = await migrate(s, hooked, { batchSize: 20, signal: ac.signal, journal: { done: new Set(), commit: async (es) => void es.forEach((e) => journaled.add(e.key)) } });
+      expect(r.interrupted).toBe(true);
+      const held = (await t.loadMany(keys(Array.from({ length: N }, (_, i) => i)))).filter((x) => x !== undefined).length;
+      expect(held).toBeGreaterThanOrEqual(40);
+      expect(r.written).toBe(held);
+      expect(journaled.size).toBe(held);
+      expect(r.verified).toBe(held);
+    } finally {
+      await s.close();
+      await t.close();
+    }
+  });
 });

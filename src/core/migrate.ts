@@ -222,9 +222,9 @@ export async function migrate(source: Saver, target: Saver, opts: MigrateOptions
  * One migration run. Batches flow: scan (this thread) → check (the pool's worker, or here) → classify in order
  * (resumed, rejected, ready) → split by thread id over the writers → per writer, one after another: conflict lookup,
  * write, journal (or, into a store that can insert new records atomically, an insert as new, which is the conflict
- * check itself: the lookup only when it finds a record that exists); then the read-back, beside the lane's next batch. Each writer is a lane of its own; up to
- * `writers + 2` batches are in flight, so reading, checking and the writers' round trips overlap while memory stays
- * bounded by that many batches.
+ * check itself: the lookup only when it finds a record that exists); then the read-back, beside the lane's next batch.
+ * Each writer is a lane of its own; up to `writers + 2` batches are in flight, so reading, checking and the writers'
+ * round trips overlap while memory stays bounded by that many batches.
  */
 class Migration {
   readonly s: MigrateSummary;
@@ -411,8 +411,10 @@ class Migration {
     let written: PreparedRecord[] | undefined;
     if (existing === undefined) {
       const first = await saveRejecting((rs) => writer.insertNew!(rs), ready, reject);
-      if (!first || this.stopped) return;
+      if (!first) return;
+      // written records are journaled and counted even when the run is stopping meanwhile
       if (first.saved) written = first.records;
+      else if (this.stopped) return;
       else {
         this.insertFirst = false; // the target holds records of this run: look up first from now on
         ready = first.records;
