@@ -40,10 +40,16 @@ export type PgLgStore = LgStore & { pool: pg.Pool; schema: string; S: string };
 type Key = { threadId: string; ns: string; id: string };
 type Wrap = <R>(what: string, f: () => Promise<R>) => Promise<R>;
 
-/** Connect (one pool of 4); a server that does not answer is a store error naming the URI. */
+/**
+ * Connect (one pool of 4); a server that does not answer is a store error naming the URI. The sessions run without
+ * JIT compilation (`-c jit=off`, after what PGOPTIONS sets): every statement here reaches rows
+ * by key or thread, and on tables with no statistics yet (a store a migration just filled) the planner costs them in
+ * the millions and compiles each one, ~0.4 s a statement, more than the work.
+ */
 async function connectPool(url: string, uri: string): Promise<pg.Pool> {
   const { default: pgm } = await import("pg");
-  const pool = new pgm.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000 });
+  const options = [process.env.PGOPTIONS, "-c jit=off"].filter(Boolean).join(" ");
+  const pool = new pgm.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, options });
   pool.on("error", () => undefined);
   try {
     await pool.query("SELECT 1");

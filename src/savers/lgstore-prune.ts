@@ -116,11 +116,21 @@ export function sqlitePrunePage(db: BetterSqlite3.Database, threads: string[], p
 
 // ------------------------------------------------------------------------------------------------ PostgreSQL
 
+/**
+ * The next `limit` thread ids after `after`, in order: one index step per thread (a recursive skip over the thread
+ * index). `SELECT DISTINCT … LIMIT` read and grouped every row after `after` for each page, so paging through a store
+ * read it about pages/2 times over.
+ */
 export async function pgThreadPage(pool: pg.Pool, S: string, after: string | undefined, limit: number): Promise<string[]> {
-  const r = after === undefined
-    ? await pool.query(`SELECT DISTINCT thread_id FROM ${S}checkpoints ORDER BY thread_id LIMIT $1`, [limit])
-    : await pool.query(`SELECT DISTINCT thread_id FROM ${S}checkpoints WHERE thread_id > $1 ORDER BY thread_id LIMIT $2`, [after, limit]);
-  return r.rows.map((x) => x.thread_id as string);
+  const r = await pool.query(
+    `WITH RECURSIVE t(id, n) AS (
+       (SELECT thread_id, 1 FROM ${S}checkpoints ${after === undefined ? "" : "WHERE thread_id > $2"} ORDER BY thread_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT c.thread_id FROM ${S}checkpoints c WHERE c.thread_id > t.id ORDER BY c.thread_id LIMIT 1), t.n + 1 FROM t WHERE t.id IS NOT NULL AND t.n < $1)
+     SELECT id FROM t WHERE id IS NOT NULL ORDER BY n`,
+    after === undefined ? [limit] : [limit, after],
+  );
+  return r.rows.map((x) => x.id as string);
 }
 
 export async function pgHeads(pool: pg.Pool, S: string, threads: string[]): Promise<Map<string, PruneHead[]>> {
@@ -133,8 +143,11 @@ export async function pgHeads(pool: pg.Pool, S: string, threads: string[]): Prom
 type PgHeadRow = [string, string, string, string | null, number | null, unknown];
 const pgHead = (x: PgHeadRow): PruneHead => ({ ns: x[1], id: x[2], parentId: x[3], bytes: x[4] ?? 0, deltaCounters: counters(x[5]) });
 // thread lists and planned keys go as one JSON parameter each: one native stringify, not driver-built text arrays
-const pgHeadsSql = (S: string) => `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, pg_column_size(checkpoint) + pg_column_size(metadata),
-    metadata->'counters_since_delta_snapshot' FROM ${S}checkpoints WHERE thread_id IN (SELECT json_array_elements_text($1::json))`;
+// each thread's rows looked up by index (the OFFSET 0 keeps the lateral subquery a per-thread lookup): tables a migration
+// just filled have no statistics, and the planner then takes a page's threads for the whole table and reads all of it
+const pgHeadsSql = (S: string) => `SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, pg_column_size(c.checkpoint) + pg_column_size(c.metadata),
+    c.metadata->'counters_since_delta_snapshot' FROM (SELECT DISTINCT json_array_elements_text($1::json)) AS t(id)
+    CROSS JOIN LATERAL (SELECT * FROM ${S}checkpoints c WHERE c.thread_id = t.id OFFSET 0) c`;
 /**
  * One page: the threads' checkpoints in one query (no payloads), each thread planned and let go, then the planned keys
  * deleted in one transaction, with the touched threads' orphan writes and blobs. A dry run does the same and rolls back.
@@ -159,6 +172,10 @@ export async function pgPrunePage(pool: pg.Pool, S: string, threads: string[], p
   };
   try {
     await client.query("BEGIN");
+    // every statement below reaches a page's rows by key or thread: without statistics (a store a migration just
+    // filled) the planner reads whole tables for them instead, each page again. (OFFSET 0 keeps the blob check a lookup
+    // per blob row: as an anti-join it walked the checkpoints' index from the first thread to the page's.)
+    await client.query("SET LOCAL enable_seqscan = off");
     const inKeys = `(thread_id, checkpoint_ns, checkpoint_id) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`;
     const param = [kt, kn, ki];
     c.writes += await counted(`DELETE FROM ${S}checkpoint_writes WHERE ${inKeys} RETURNING octet_length(blob) AS b`, param);
@@ -171,7 +188,7 @@ export async function pgPrunePage(pool: pg.Pool, S: string, threads: string[], p
     );
     c.blobs += await counted(
       `DELETE FROM ${S}checkpoint_blobs bl WHERE bl.thread_id = ANY($1::text[]) AND NOT EXISTS
-         (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = bl.thread_id AND c.checkpoint_ns = bl.checkpoint_ns AND c.checkpoint->'channel_versions'->>bl.channel = bl.version)
+         (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = bl.thread_id AND c.checkpoint_ns = bl.checkpoint_ns AND c.checkpoint->'channel_versions'->>bl.channel = bl.version OFFSET 0)
        RETURNING coalesce(octet_length(bl.blob), 0) AS b`,
       [touched],
     );
