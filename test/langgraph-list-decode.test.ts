@@ -12,30 +12,49 @@ import type { LgDecodeIssue, LgRowRef } from "../src/formats/langgraph/types.js"
 
 const row: LgRowRef = { store: "postgres", table: "checkpoint_blobs", threadId: "t", namespace: "", channel: "messages" };
 const sinkOf = () => ({ row, pointer: "/checkpoint/channel_values/messages", issues: [] as LgDecodeIssue[] });
+/** the text PostgreSQL's convert_from(blob, 'UTF8') sends: undefined when it refuses the bytes (not UTF-8, or a NUL) */
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function serverText(b: Buffer): string | undefined {
+  if (b.includes(0)) return undefined;
+  try {
+    return strict.decode(b);
+  } catch {
+    return undefined;
+  }
+}
 
-/** Decode each blob with one ListDecoder and, separately, in full; both results and issues per blob. */
-function both(blobs: Array<Buffer | string>, dec = new ListDecoder(), r: LgRowRef = row) {
+type Form = "bytes" | "text";
+/**
+ * Decode each blob with one ListDecoder (given as bytes, or as the text the server sends for it, bytes when it
+ * refuses) and, separately, in full (decodeTyped on the bytes): both results, issues and sizes per blob.
+ */
+function decodeAll(form: Form, blobs: Array<Buffer | string>, dec = new ListDecoder(), r: LgRowRef = row) {
   return blobs.map((b) => {
     const bytes = typeof b === "string" ? Buffer.from(b) : b;
+    const text = form === "text" ? serverText(bytes) : undefined;
     const inc = sinkOf();
     const full = sinkOf();
-    const value = dec.decode(r, "messages", "json", bytes, inc);
+    const given = text !== undefined ? { type: "json", blob: null, text } : { type: "json", blob: bytes };
+    const { value, bytes: size } = dec.decode(r, "messages", given, inc);
     const want = decodeTyped("json", Buffer.from(bytes), full);
-    return { value, want, issues: inc.issues, wantIssues: full.issues };
+    return { value, want, issues: inc.issues, wantIssues: full.issues, size, wantSize: bytes.length };
   });
 }
 
-function expectSame(rs: ReturnType<typeof both>): void {
+function expectSame(rs: ReturnType<typeof decodeAll>): void {
   for (const r of rs) {
     expect(r.value).toEqual(r.want);
     expect(r.issues).toEqual(r.wantIssues);
+    expect(r.size).toBe(r.wantSize);
   }
 }
 
 const msg = (cls: string, content: unknown, extra: Record<string, unknown> = {}) => ({ lc: 1, type: "constructor", id: ["langchain_core", "messages", cls], kwargs: { content, ...extra } });
 const list = (...xs: unknown[]) => JSON.stringify(xs);
 
-describe("ListDecoder: json list blobs decoded from where they differ", () => {
+describe.each(["bytes", "text"] as const)("ListDecoder: json list blobs decoded from where they differ (given as %s)", (form) => {
+  const both = (blobs: Array<Buffer | string>, dec?: ListDecoder, r?: LgRowRef) => decodeAll(form, blobs, dec, r);
+
   it("a list extended by one item: the earlier items are the previous value's objects, the value the full decode's", () => {
     const a = msg("HumanMessage", "hi", { id: "1" });
     const b = msg("AIMessage", "hello", { id: "2", tool_calls: [] });
@@ -88,6 +107,14 @@ describe("ListDecoder: json list blobs decoded from where they differ", () => {
     const rs = both(["[1]", "[1,2] ", "[1,2],3]", "[1,2] ", "[1,2] ,3]"]);
     expectSame(rs);
     expect(rs.map((r) => r.issues.length)).toEqual([0, 0, 1, 0, 1]);
+  });
+
+  it("a BOM at the start, multi-byte characters in the new part: the full decode's value and size", () => {
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(list({ x: 1 }))]);
+    const rs = both([bom, list({ x: 1 }, { y: "é" }), list({ x: 1 }, { y: "é" }, { z: "日本 🎉" }), list({ x: 1 }, { y: "é" }, { z: "日本 🎉" }, { w: "\u0000" })]);
+    expectSame(rs);
+    expect(rs[0]!.issues).toHaveLength(0); // the decoder drops a leading BOM
+    expect((rs[2]!.value as unknown[])[1]).toBe((rs[1]!.value as unknown[])[1]);
   });
 
   it("a BOM or invalid UTF-8 in the new part: the full decode's result (a BOM there is no mark to drop)", () => {

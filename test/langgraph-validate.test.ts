@@ -302,14 +302,21 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
     const edited = Buffer.concat([mid.blob.subarray(0, at0), Buffer.from('"langchain_xore"'), mid.blob.subarray(at0 + 16)]);
     await c.query(`UPDATE ${S}.checkpoint_blobs SET blob = $1 WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $2`, [edited, mid.version]);
     await c.query(`UPDATE ${S}.checkpoint_blobs SET blob = substring(blob from 1 for octet_length(blob) - 7) WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`, [last.version]);
+    // bytes that are not UTF-8 in another thread's blob: the server refuses that page's text, which is read as bytes
+    const other = (await c.query(`SELECT thread_id, version, blob FROM ${S}.checkpoint_blobs WHERE thread_id <> 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY thread_id, version::int LIMIT 1`)).rows[0] as { thread_id: string; version: string; blob: Buffer };
+    const q1 = other.blob.indexOf('"', 20);
+    await c.query(`UPDATE ${S}.checkpoint_blobs SET blob = $1 WHERE thread_id = $2 AND channel = 'messages' AND version = $3`, [Buffer.concat([other.blob.subarray(0, q1 + 1), Buffer.from([0xff]), other.blob.subarray(q1 + 1)]), other.thread_id, other.version]);
     const at = async (version: string) => new Set((await c.query(`SELECT checkpoint_id FROM ${S}.checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint->'channel_versions'->>'messages' = $1`, [version])).rows.map((r) => r.checkpoint_id as string));
     const r = await findings(`${PG_BASE}?schema=${schema}`);
     expect(r.code).toBe(1);
     const e = errorsOf(r.issues);
     expect(new Set(e.filter((i) => i.pointer.startsWith("/checkpoint/channel_values/messages/0/id")).map((i) => i.row.checkpointId))).toEqual(await at(mid.version));
     const undecodable = e.filter((i) => i.rule === "langgraph/undecodable");
-    expect(new Set(undecodable.map((i) => i.row.checkpointId))).toEqual(await at(last.version));
-    for (const i of undecodable) expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: last.version });
+    expect(new Set(undecodable.filter((x) => x.row.threadId === "a-chat-1").map((i) => i.row.checkpointId))).toEqual(await at(last.version));
+    for (const i of undecodable.filter((x) => x.row.threadId === "a-chat-1")) expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: last.version });
+    const notUtf8 = undecodable.filter((x) => x.row.threadId === other.thread_id);
+    expect(notUtf8.length).toBeGreaterThan(0);
+    for (const i of notUtf8) expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: other.version });
     // every scanned tuple is the one getTuple (decoded on its own) gives; unchanged messages are shared along the scan
     const { openLangGraphReader } = await import("../src/savers/langgraph/index.js");
     const { parseSaverUri } = await import("../src/savers/uri.js");

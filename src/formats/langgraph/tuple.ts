@@ -34,6 +34,8 @@ export interface RawBlobRow {
   version: string;
   type: string;
   blob: Uint8Array | null;
+  /** a `json` blob's UTF-8 text, when a scan's reader had the server check and send it (`blob` is then null) */
+  text?: string;
 }
 
 export interface TableNames {
@@ -96,9 +98,9 @@ function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: 
       }
       const row: LgRowRef = { store: ref.store, table: tables.blobs!, threadId: ref.threadId, namespace: ref.namespace, checkpointId: ref.checkpointId, channel, version: b.version };
       const sink = { row, pointer: `/checkpoint/channel_values/${esc(channel)}`, issues };
-      const value = lists ? lists.decode(row, channel, b.type, b.blob, sink) : decodeTyped(b.type, b.blob, sink);
+      const { value, bytes } = lists ? lists.decode(row, channel, b, sink) : { value: decodeTyped(b.type, b.blob, sink), bytes: size(b.blob) };
       if (value !== undefined) cp.channel_values[channel] = value;
-      sources.push({ channel, version, from: "blob", type: b.type, bytes: size(b.blob) });
+      sources.push({ channel, version, from: "blob", type: b.type, bytes });
     } else sources.push({ channel, version, from: channel in cp.channel_values ? "inline" : "none" });
   }
   return sources;

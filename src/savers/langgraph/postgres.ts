@@ -174,9 +174,19 @@ interface PageParts {
   writes: Map<string, RawWriteRow[]>;
 }
 
-function tupleBuilder(q: Query, S: string, info: LgStoreInfo): {
+/** A query whose text conversion the server may refuse (invalid UTF-8, NUL): undefined then. */
+type TextQuery = <R>(sql: string, args: unknown[]) => Promise<R[] | undefined>;
+
+const BLOB_COLS = "thread_id, checkpoint_ns, channel, version, type, blob";
+/**
+ * json blobs as text: the server checks the bytes are UTF-8 (and hold no NUL) and sends them as they are, so a scan
+ * reads no hex and compares a messages blob with the previous one as text; the text's UTF-8 bytes are the blob
+ */
+const TEXT_COLS = "thread_id, checkpoint_ns, channel, version, type, CASE WHEN type = 'json' THEN NULL ELSE blob END AS blob, CASE WHEN type = 'json' THEN convert_from(blob, 'UTF8') END AS text";
+
+function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery): {
   tuplesOf: (rows: RawCheckpointRow[], withWrites?: boolean) => Promise<LgCheckpointTuple[]>;
-  partsOf: (rows: RawCheckpointRow[]) => Promise<PageParts>;
+  partsOf: (rows: RawCheckpointRow[], withWrites?: boolean, asText?: boolean) => Promise<PageParts>;
   decode: (rows: RawCheckpointRow[], parts: PageParts, lists?: ListDecoder) => Promise<LgCheckpointTuple[]>;
 } {
   const keyArgs = (rows: Key[]) => [rows.map((r) => r.thread_id), rows.map((r) => r.checkpoint_ns), rows.map((r) => r.checkpoint_id)];
@@ -187,7 +197,8 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo): {
     return decode(rows, await partsOf(rows, withWrites));
   }
 
-  async function partsOf(rows: RawCheckpointRow[], withWrites = true): Promise<PageParts> {
+  /** `asText` (and `qText`): json blobs come as their text (RawBlobRow.text); a page whose text the server refuses comes as bytes */
+  async function partsOf(rows: RawCheckpointRow[], withWrites = true, asText = false): Promise<PageParts> {
     const want: string[][] = [[], [], [], []];
     for (const r of rows) {
       const versions = versionsOf(r);
@@ -195,11 +206,12 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo): {
     }
     const blobs = new Map<string, Map<string, RawBlobRow>>(); // (thread, ns) → "channel\0version" → row
     if (want[0]!.length) {
-      for (const b of await q<RawBlobRow & { thread_id: string; checkpoint_ns: string }>(
-        `SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM ${S}.checkpoint_blobs
-         WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
-        want,
-      )) {
+      type Row = RawBlobRow & { thread_id: string; checkpoint_ns: string };
+      const sql = (cols: string) =>
+        `SELECT ${cols} FROM ${S}.checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`;
+      const got = (asText && qText && (await qText<Row>(sql(TEXT_COLS), want))) || (await q<Row>(sql(BLOB_COLS), want));
+      for (const b of got) {
+        if (b.text === null) delete b.text;
         const k = key2(b.thread_id, b.checkpoint_ns);
         (blobs.get(k) ?? blobs.set(k, new Map()).get(k)!).set(`${b.channel}\u0000${b.version}`, b);
       }
@@ -381,7 +393,21 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       return q<PgThreadRow>(threadPageSql(S, paged, false), args);
     }
   };
-  const { tuplesOf, partsOf, decode } = tupleBuilder(q, S, info);
+  let utf8: Promise<boolean> | undefined;
+  /** json blobs as text (TEXT_COLS) when the server and this connection speak UTF-8; undefined when the server refuses a page's text */
+  const qText: TextQuery = async <R>(sql: string, args: unknown[]) => {
+    utf8 ??= q<{ ok: boolean }>("SELECT current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8' AS ok").then((r) => r[0]?.ok === true);
+    if (!(await utf8)) return undefined;
+    try {
+      return (await c.query(sql, args)).rows as R[];
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
+      if (code === "22021" || code === "22P05") return undefined;
+      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+    }
+  };
+  const { tuplesOf, partsOf, decode } = tupleBuilder(q, S, info, qText);
   const orphans = orphanQueries(q, S);
   let second: Promise<Client | undefined> | undefined;
   const side: SideQuery = async (sql) => {
@@ -439,7 +465,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
         second = connect().catch(() => undefined);
         orphans.prefetch(side);
       }
-      return scanTuples(q, S, partsOf, decode, options);
+      return scanTuples(q, S, (rows) => partsOf(rows, true, true), decode, options);
     },
     orphanWrites: () => orphans.orphanWrites(),
     orphanBlobs: () => orphans.orphanBlobs(),
