@@ -367,6 +367,23 @@ async function* scanTuples(
   }
 }
 
+/** json blobs as text (TEXT_COLS) when the server and the connection speak UTF-8; undefined when the server refuses a page's text */
+function textQuery(c: Client, q: Query, uri: string): TextQuery {
+  let utf8: Promise<boolean> | undefined;
+  return async <R>(sql: string, args: unknown[]) => {
+    utf8 ??= q<{ ok: boolean }>("SELECT current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8' AS ok").then((r) => r[0]?.ok === true);
+    if (!(await utf8)) return undefined;
+    try {
+      return (await c.query(sql, args)).rows as R[];
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
+      if (code === "22021" || code === "22P05") return undefined;
+      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+    }
+  };
+}
+
 /**
  * `connect` opens another read-only connection to the store: the whole-store scan then fetches the first pages of the
  * orphan listings on it meanwhile (see orphanQueries); without it everything runs on `c`.
@@ -393,21 +410,7 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       return q<PgThreadRow>(threadPageSql(S, paged, false), args);
     }
   };
-  let utf8: Promise<boolean> | undefined;
-  /** json blobs as text (TEXT_COLS) when the server and this connection speak UTF-8; undefined when the server refuses a page's text */
-  const qText: TextQuery = async <R>(sql: string, args: unknown[]) => {
-    utf8 ??= q<{ ok: boolean }>("SELECT current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8' AS ok").then((r) => r[0]?.ok === true);
-    if (!(await utf8)) return undefined;
-    try {
-      return (await c.query(sql, args)).rows as R[];
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
-      if (code === "22021" || code === "22P05") return undefined;
-      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
-    }
-  };
-  const { tuplesOf, partsOf, decode } = tupleBuilder(q, S, info, qText);
+  const { tuplesOf, partsOf, decode } = tupleBuilder(q, S, info, textQuery(c, q, uri));
   const orphans = orphanQueries(q, S);
   let second: Promise<Client | undefined> | undefined;
   const side: SideQuery = async (sql) => {
