@@ -39,6 +39,29 @@ describe("align", () => {
     expect(picked.length).toBe(4);
     for (let i = 1; i < picked.length; i++) expect(picked[i]!).toBeGreaterThan(picked[i - 1]!);
   });
+  test("lis picks, among the longest, the one ending at the last tail and following its links (which is moved depends on it)", () => {
+    // reference: patience sorting as written out here, backtracking from the final last tail (O(n log n) by bisection)
+    const reference = (xs: number[]) => {
+      const tails: number[] = [];
+      const prev = xs.map(() => -1);
+      xs.forEach((x, i) => {
+        let lo = 0;
+        while (lo < tails.length && xs[tails[lo]!]! < x) lo++;
+        if (lo > 0) prev[i] = tails[lo - 1]!;
+        tails[lo] = i;
+      });
+      const out = xs.map(() => 0);
+      for (let i = tails.length ? tails[tails.length - 1]! : -1; i >= 0; i = prev[i]!) out[i] = 1;
+      return out;
+    };
+    let seed = 9;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
+    for (let round = 0; round < 2000; round++) {
+      const xs = Array.from({ length: rnd(30) }, () => rnd(round % 2 ? 8 : 500));
+      expect([...lis(xs)], xs.join(",")).toEqual(reference(xs));
+    }
+    expect([...lis([1, 5, 2])]).toEqual([1, 0, 1]); // the last tail was replaced (5 by 2): the subsequence ends at 2
+  });
   test("repeated keys are matched inside their gap", () => {
     const al = run("xaxbx", "xaxbxx");
     expect(al.inserted.length + al.removed.length).toBe(1);
