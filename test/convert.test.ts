@@ -4,9 +4,10 @@
  */
 import { describe, expect, test } from "vitest";
 import type { Checkpoint } from "../src/generated/types.js";
-import { comparePointers, convertCheckpoint, convertDocument } from "../src/core/convert.js";
+import type { LossyNote } from "../src/formats/types.js";
+import { comparePointers, convertCheckpoint, convertDocument, sortNotes } from "../src/core/convert.js";
 import { parseJson, stringifyJson } from "../src/base/json.js";
-import { fitsPattern } from "../src/cli/convert.js";
+import { fitsPattern, groupLossy } from "../src/cli/convert.js";
 
 const BIG = 18446744073709551615n; // u64::MAX, beyond 2^53
 
@@ -173,6 +174,32 @@ describe("loss notes in pointer order", () => {
   });
 });
 
+describe("sortNotes: the notes in comparePointers order, stable", () => {
+  // oracle: Array.prototype.sort (stable) with comparePointers, itself checked against an independent key above
+  let seed = 11;
+  // the high bits of the generator (its low bits repeat with a short period)
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
+  const inner = () =>
+    ["", "/timestamp", "/usage", "/model", "/errorMessage", "/ext/yoagent/unknown", `/content/${rnd(12)}`, `/content/${rnd(12)}/providerMetadata`, `/content/${rnd(3)}/ext/phi-core/provenanceHint`][rnd(9)]!;
+  const pointer = () => (rnd(8) ? `/messages/${rnd(25)}${inner()}` : ["", "/state/todos", "/ext/phi-core/session", "/messages", "/threadId", "/interrupt", "/messages/x"][rnd(7)]!);
+  const oracle = (ns: LossyNote[]) => [...ns].sort((a, b) => comparePointers(a.pointer, b.pointer));
+  test("random notes, in message order (as adapters write them) and shuffled, with duplicate pointers", () => {
+    for (let round = 0; round < 200; round++) {
+      const notes: LossyNote[] = Array.from({ length: 1 + rnd(60) }, (_, k) => ({ pointer: pointer(), field: "f", reason: `r${k}` }));
+      // message order: by message index only (stable), the order within a message and of the other notes as drawn
+      const msg = (p: string) => (/^\/messages\/(\d+)/.exec(p) ? Number(/^\/messages\/(\d+)/.exec(p)![1]) : -1);
+      const ordered = [...notes.filter((n) => msg(n.pointer) < 0), ...notes.filter((n) => msg(n.pointer) >= 0).sort((a, b) => msg(a.pointer) - msg(b.pointer))];
+      for (const ns of [notes, ordered]) expect(sortNotes([...ns])).toEqual(oracle(ns));
+    }
+  });
+  test("a message's notes sort numerically after it: /content/10 after /content/9, children after the message", () => {
+    const ps = ["/messages/3/usage", "/messages/3/content/10", "/messages/3", "/messages/3/content/9/x", "/messages/3/content/9", "/messages/2/timestamp"];
+    expect(sortNotes(ps.map((pointer) => ({ pointer, field: "f", reason: "r" }))).map((n) => n.pointer)).toEqual([
+      "/messages/2/timestamp", "/messages/3", "/messages/3/content/9", "/messages/3/content/9/x", "/messages/3/content/10", "/messages/3/usage",
+    ]);
+  });
+});
+
 describe("loss report grouping: fitsPattern", () => {
   // the pattern a note belongs to is its pointer with every all-digit segment as '*' (what groupLossy built per note)
   const patternOf = (p: string) => p.replace(/\/\d+(?=\/|$)/g, "/*");
@@ -180,6 +207,33 @@ describe("loss report grouping: fitsPattern", () => {
     "/messages/0/timestamp", "/messages/12/content/3/providerMetadata", "/messages/*/timestamp", "/messages/1a/timestamp",
     "/messages/007", "/messages/7/", "/messages//7", "/state/x", "/messages/5", "/messages/5/content/0", "/a/*b/1", "/a/*/1", "/a/b*/1", "",
   ];
+  test("groupLossy: one group per reason and pattern, in order of first note, counting notes and messages", () => {
+    let seed = 5;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
+    const shapes = ["/messages/#/timestamp", "/messages/#/content/#/providerMetadata", "/messages/#", "/state/files", "/messages/#/content/*/x", "/messages/#/a*/1"];
+    for (let round = 0; round < 50; round++) {
+      const notes = sortNotes(
+        Array.from({ length: 1 + rnd(80) }, () => ({ pointer: shapes[rnd(shapes.length)]!.replace(/#/g, () => String(rnd(30))), field: "f", reason: ["a", "b", "c"][rnd(3)]! })),
+      );
+      // oracle: the pattern built per note (what the report did before), distinct messages counted with a set
+      const want = new Map<string, { pattern: string; reason: string; first: string; count: number; messages: Set<number> }>();
+      for (const n of notes) {
+        const pattern = n.pointer.replace(/\/\d+(?=\/|$)/g, "/*");
+        const key = `${n.reason}\0${pattern}`;
+        if (!want.has(key)) want.set(key, { pattern, reason: n.reason, first: n.pointer, count: 0, messages: new Set() });
+        const w = want.get(key)!;
+        w.count++;
+        const m = /^\/messages\/(\d+)/.exec(n.pointer);
+        if (m) w.messages.add(Number(m[1]));
+      }
+      const got = groupLossy(notes);
+      expect(got.map((g) => [g.pattern, g.reason, g.first, g.count])).toEqual([...want.values()].map((w) => [w.pattern, w.reason, w.first, w.count]));
+      const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
+      expect(got.map((g) => g.where)).toEqual(
+        [...want.values()].map((w) => (w.messages.size === w.count ? `on ${plural(w.count, "message")}` : `${plural(w.count, "field")}${w.messages.size ? ` on ${plural(w.messages.size, "message")}` : ""}`)),
+      );
+    }
+  });
   test("a pointer fits a pattern exactly when the pattern is its own", () => {
     for (const p of pointers) {
       for (const q of pointers) {

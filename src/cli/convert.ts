@@ -152,15 +152,24 @@ export interface LossyGroup {
 export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
   // reason first (few distinct strings), then the pointer with its indices as *; notes come in pointer order, so
   // the notes of one message are adjacent and counting distinct messages needs only the last one seen. A note is
-  // matched against its reason's patterns in place: no pattern string is built for a note that fits one already.
-  const byReason = new Map<string, Array<LossyGroup & { messages: number; last: number }>>();
-  const groups: Array<LossyGroup & { messages: number; last: number }> = [];
+  // matched against its reason's patterns in place (their literal parts, compared natively): no pattern string is
+  // built for a note that fits one already.
+  type Group = LossyGroup & { parts: string[]; messages: number; last: number };
+  const byReason = new Map<string, Group[]>();
+  const groups: Group[] = [];
   for (const n of notes) {
     let ofReason = byReason.get(n.reason);
     if (!ofReason) byReason.set(n.reason, (ofReason = []));
-    let g = ofReason.find((x) => fitsPattern(n.pointer, x.pattern));
+    let g: Group | undefined;
+    for (const x of ofReason) {
+      if (fitsParts(n.pointer, x.parts)) {
+        g = x;
+        break;
+      }
+    }
     if (!g) {
-      g = { pattern: n.pointer.replace(INDEX, "/*"), reason: n.reason, count: 0, first: n.pointer, where: "", messages: 0, last: -1 };
+      const pattern = n.pointer.replace(INDEX, "/*");
+      g = { pattern, parts: partsOf(pattern), reason: n.reason, count: 0, first: n.pointer, where: "", messages: 0, last: -1 };
       ofReason.push(g);
       groups.push(g);
     }
@@ -171,7 +180,7 @@ export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
       g.last = m;
     }
   }
-  return groups.map(({ messages, last: _, ...g }) => ({
+  return groups.map(({ messages, last: _, parts: _p, ...g }) => ({
     ...g,
     where: messages === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${messages ? ` on ${count(messages, "message")}` : ""}`,
   }));
@@ -182,28 +191,40 @@ export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
  * an all-digit segment of the pointer (or a literal `*`, which the replacement keeps), every other character is itself.
  */
 export function fitsPattern(pointer: string, pattern: string): boolean {
-  let i = 0;
-  let j = 0;
-  while (i < pointer.length && j < pattern.length) {
-    const c = pattern.charCodeAt(j);
-    if (c === 42 && j > 0 && pattern.charCodeAt(j - 1) === 47 && (j + 1 === pattern.length || pattern.charCodeAt(j + 1) === 47)) {
-      let e = i;
-      let digits = true;
-      while (e < pointer.length && pointer.charCodeAt(e) !== 47) {
-        const d = pointer.charCodeAt(e);
-        if (d < 48 || d > 57) digits = false;
-        e++;
-      }
-      if (!(e > i && digits) && !(e === i + 1 && pointer.charCodeAt(i) === 42)) return false;
-      i = e;
-      j++;
-      continue;
-    }
-    if (pointer.charCodeAt(i) !== c) return false;
-    i++;
-    j++;
+  return fitsParts(pointer, partsOf(pattern));
+}
+
+/** A pattern's literal text between its `*` segments: "/messages/*\/usage" → ["/messages/", "/usage"]. */
+function partsOf(pattern: string): string[] {
+  const parts: string[] = [];
+  let from = 0;
+  for (let j = pattern.indexOf("*", 1); j >= 0; j = pattern.indexOf("*", j + 1)) {
+    if (pattern.charCodeAt(j - 1) !== 47 || (j + 1 < pattern.length && pattern.charCodeAt(j + 1) !== 47)) continue;
+    parts.push(pattern.slice(from, j));
+    from = j + 1;
   }
-  return i === pointer.length && j === pattern.length;
+  parts.push(pattern.slice(from));
+  return parts;
+}
+
+/** The literal parts in order (startsWith), each `*` between two parts one all-digit segment or a literal `*`. */
+function fitsParts(pointer: string, parts: readonly string[]): boolean {
+  let i = 0;
+  for (let k = 0; ; k++) {
+    const part = parts[k]!;
+    if (!pointer.startsWith(part, i)) return false;
+    i += part.length;
+    if (k === parts.length - 1) return i === pointer.length;
+    let e = i;
+    let digits = true;
+    while (e < pointer.length && pointer.charCodeAt(e) !== 47) {
+      const d = pointer.charCodeAt(e);
+      if (d < 48 || d > 57) digits = false;
+      e++;
+    }
+    if (!(e > i && digits) && !(e === i + 1 && pointer.charCodeAt(i) === 42)) return false;
+    i = e;
+  }
 }
 
 const INDEX = /\/\d+(?=\/|$)/g;

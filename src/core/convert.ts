@@ -152,37 +152,68 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
 
 /**
  * Pointer order, numerically for array indices (so /messages/10 comes after /messages/9); stable. A note names a
- * message or a place inside one almost always: those are bucketed by message index (a few notes each, sorted on
- * their own), so a 60,000-note report costs a linear pass rather than a million pointer comparisons.
+ * message or a place inside one almost always, and the adapters write them message by message: the notes of one
+ * message are sorted on their own (a few each, by insertion), so a 60,000-note report costs a linear pass rather
+ * than a million pointer comparisons. Notes out of message order (other formats' ext entries, appended after the
+ * adapter's) are first grouped by message index, stably.
  */
-function sortNotes(notes: LossyNote[]): LossyNote[] {
-  const buckets: LossyNote[][] = [];
+export function sortNotes(notes: LossyNote[]): LossyNote[] {
   const other: LossyNote[] = [];
+  let inMessages: LossyNote[] = [];
+  let at: number[] = [];
+  let ordered = true;
   for (const n of notes) {
     const i = messageIndexOf(n.pointer);
-    if (i < 0) other.push(n);
-    else (buckets[i] ??= []).push(n);
+    if (i < 0) {
+      other.push(n);
+      continue;
+    }
+    if (ordered && at.length > 0 && i < at[at.length - 1]!) ordered = false;
+    inMessages.push(n);
+    at.push(i);
   }
-  const cmp = (a: LossyNote, b: LossyNote) => comparePointers(a.pointer, b.pointer);
-  // inside one message's bucket the pointers share "/messages/N": where neither has an index after that, the
-  // strings compare as they are (native, no scan); an index (/content/10 vs /content/9) needs comparePointers
-  const inBucket = (a: LossyNote, b: LossyNote) => {
-    const x = a.pointer;
-    const y = b.pointer;
-    if (!hasIndexAfterMessage(x) && !hasIndexAfterMessage(y)) return x < y ? -1 : x > y ? 1 : 0;
-    return comparePointers(x, y);
-  };
-  other.sort(cmp);
+  if (!ordered) {
+    const order = at.map((_i, k) => k).sort((x, y) => at[x]! - at[y]!); // stable: equal indices keep their order
+    inMessages = order.map((k) => inMessages[k]!);
+    at = order.map((k) => at[k]!);
+  }
+  for (let s = 0; s < inMessages.length; ) {
+    let e = s + 1;
+    while (e < inMessages.length && at[e] === at[s]) e++;
+    if (e - s > 1) sortRun(inMessages, s, e);
+    s = e;
+  }
+  other.sort((a, b) => comparePointers(a.pointer, b.pointer));
   const out: LossyNote[] = [];
   let k = 0;
   while (k < other.length && comparePointers(other[k]!.pointer, "/messages/0") < 0) out.push(other[k++]!);
-  for (const b of buckets) {
-    if (!b) continue;
-    if (b.length > 1) b.sort(inBucket);
-    for (const n of b) out.push(n);
-  }
+  for (const n of inMessages) out.push(n);
   while (k < other.length) out.push(other[k++]!);
   return out;
+}
+
+/**
+ * Insertion sort (stable) of the notes `xs[from..to)`, which all name one message: their pointers share
+ * "/messages/N", so where neither has an index after that the strings compare as they are (native, no scan); an
+ * index (/content/10 vs /content/9) needs comparePointers.
+ */
+function sortRun(xs: LossyNote[], from: number, to: number): void {
+  const indexed: boolean[] = [];
+  for (let i = from; i < to; i++) indexed.push(hasIndexAfterMessage(xs[i]!.pointer));
+  for (let j = from + 1; j < to; j++) {
+    const x = xs[j]!;
+    const fx = indexed[j - from]!;
+    let i = j - 1;
+    for (; i >= from; i--) {
+      const y = xs[i]!.pointer;
+      const c = fx || indexed[i - from] ? comparePointers(y, x.pointer) : y < x.pointer ? -1 : y > x.pointer ? 1 : 0;
+      if (c <= 0) break;
+      xs[i + 1] = xs[i]!;
+      indexed[i + 1 - from] = indexed[i - from]!;
+    }
+    xs[i + 1] = x;
+    indexed[i + 1 - from] = fx;
+  }
 }
 
 const INDEX_SEGMENT = /\/\d/g;
