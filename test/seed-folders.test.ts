@@ -185,7 +185,7 @@ beforeAll(servicesUp);
 afterAll(async () => {
   const { Redis } = await import("ioredis");
   const c = new Redis("redis://127.0.0.1:6379");
-  const keys = await c.keys(`ckpt-seed-${run}:*`); // test cleanup only
+  const keys = await c.keys(`ckpt-seed-${run}*`); // test cleanup only (the stores use ckpt-seed-<run>-<i>: prefixes)
   if (keys.length) await c.del(...keys);
   c.disconnect();
   const pg = (await import("pg")).default;
