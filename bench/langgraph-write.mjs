@@ -131,9 +131,13 @@ try {
     // prune to --keep-last 1 on both stores
     const pSql = proc([ckpt, "prune", `sqlite:${src.f}`, "--keep-last", "1", "--json"], "prune sqlite");
     const pPg = proc([ckpt, "prune", `${PG}?schema=${sVer}`, "--keep-last", "1", "--json"], "prune pg");
-    const js = JSON.parse(pSql.out), jp = JSON.parse(pPg.out);
-    Object.assign(r, { pruneSqliteMs: Math.round(pSql.ms), pruneSqliteDeleted: js.checkpoints, pruneSqliteMb: +(js.bytes / 1e6).toFixed(1), prunePgMs: Math.round(pPg.ms), prunePgDeleted: jp.checkpoints, prunePgMb: +(jp.bytes / 1e6).toFixed(1), prunePgBlobs: jp.blobs, pruneRssMb: Math.round(Math.max(pSql.rssMb, pPg.rssMb)) });
-    console.log(`prune --keep-last 1: SQLite ${(pSql.ms / 1000).toFixed(1)} s, ${js.checkpoints.toLocaleString()} checkpoints + ${js.writes.toLocaleString()} writes, ${(js.bytes / 1e6).toFixed(1)} MB freed; PostgreSQL ${(pPg.ms / 1000).toFixed(1)} s, ${jp.checkpoints.toLocaleString()} checkpoints + ${jp.writes.toLocaleString()} writes + ${jp.blobs.toLocaleString()} blobs, ${(jp.bytes / 1e6).toFixed(1)} MB freed; peak RSS ${r.pruneRssMb} MB`);
+    // the same prune of the --no-verify copy with V8's heap capped (old space 64 MB, semi-space 1 MB): it completes only if what prune keeps
+    // is bounded, and its peak RSS is then what prune needs, not how far V8 lets garbage grow on a 24 GB machine
+    const pCap = proc(["--max-old-space-size=64", "--max-semi-space-size=1", ckpt, "prune", `${PG}?schema=${sNo}`, "--keep-last", "1", "--json"], "prune pg (capped heap)");
+    const js = JSON.parse(pSql.out), jp = JSON.parse(pPg.out), jc = JSON.parse(pCap.out);
+    if (jc.checkpoints !== jp.checkpoints || jc.blobs !== jp.blobs) throw new Error(`capped prune deleted ${jc.checkpoints} checkpoints / ${jc.blobs} blobs, uncapped ${jp.checkpoints} / ${jp.blobs}`);
+    Object.assign(r, { pruneSqliteMs: Math.round(pSql.ms), pruneSqliteDeleted: js.checkpoints, pruneSqliteMb: +(js.bytes / 1e6).toFixed(1), prunePgMs: Math.round(pPg.ms), prunePgDeleted: jp.checkpoints, prunePgMb: +(jp.bytes / 1e6).toFixed(1), prunePgBlobs: jp.blobs, pruneRssMb: Math.round(Math.max(pSql.rssMb, pPg.rssMb)), pruneRssSqliteMb: Math.round(pSql.rssMb), pruneRssPgMb: Math.round(pPg.rssMb), pruneRssPgCappedMb: Math.round(pCap.rssMb) });
+    console.log(`prune --keep-last 1: SQLite ${(pSql.ms / 1000).toFixed(1)} s, ${js.checkpoints.toLocaleString()} checkpoints + ${js.writes.toLocaleString()} writes, ${(js.bytes / 1e6).toFixed(1)} MB freed; PostgreSQL ${(pPg.ms / 1000).toFixed(1)} s, ${jp.checkpoints.toLocaleString()} checkpoints + ${jp.writes.toLocaleString()} writes + ${jp.blobs.toLocaleString()} blobs, ${(jp.bytes / 1e6).toFixed(1)} MB freed; peak RSS SQLite ${r.pruneRssSqliteMb} MB, PostgreSQL ${r.pruneRssPgMb} MB (${r.pruneRssPgCappedMb} MB with V8's heap capped: old space 64 MB, semi-space 1 MB, ${(pCap.ms / 1000).toFixed(1)} s)`);
     report[n] = r;
   }
 } finally {
@@ -142,4 +146,4 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 const big = report[N], small = report[Math.round(N / 10)];
-console.log(JSON.stringify({ bench: "langgraph-write", checkpoints: N, migrateRatio: big.ratio, migrateRatioVsInsert: big.ratioVsInsert, migrateRatioNoVerify: big.ratioNoVerify, rawMs: big.rawMs, rawCopyMs: big.rawCopyMs, ckptMs: big.ckptMs, ckptRssMb: { [small.n]: small.ckptRssMb, [N]: big.ckptRssMb }, pruneSqliteMs: big.pruneSqliteMs, pruneSqliteMb: big.pruneSqliteMb, prunePgMs: big.prunePgMs, prunePgMb: big.prunePgMb, pruneRssMb: { [small.n]: small.pruneRssMb, [N]: big.pruneRssMb } }));
+console.log(JSON.stringify({ bench: "langgraph-write", checkpoints: N, migrateRatio: big.ratio, migrateRatioVsInsert: big.ratioVsInsert, migrateRatioNoVerify: big.ratioNoVerify, rawMs: big.rawMs, rawCopyMs: big.rawCopyMs, ckptMs: big.ckptMs, ckptRssMb: { [small.n]: small.ckptRssMb, [N]: big.ckptRssMb }, pruneSqliteMs: big.pruneSqliteMs, pruneSqliteMb: big.pruneSqliteMb, prunePgMs: big.prunePgMs, prunePgMb: big.prunePgMb, pruneRssMb: { [small.n]: small.pruneRssMb, [N]: big.pruneRssMb }, pruneRssByStoreMb: Object.fromEntries(["Sqlite", "Pg", "PgCapped"].map((k) => [k, { [small.n]: small[`pruneRss${k}Mb`], [N]: big[`pruneRss${k}Mb`] }])) }));
