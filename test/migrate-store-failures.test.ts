@@ -14,6 +14,7 @@ import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
 import { storeHashes } from "./helpers/store-hashes.js";
 import { startProxy } from "./helpers/tcp-proxy.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 
 const root = join(import.meta.dirname, "..");
 const run = randomBytes(4).toString("hex");
@@ -35,15 +36,7 @@ function makeSource(n: number): string {
 
 
 afterAll(async () => {
-  const { Redis } = await import("ioredis");
-  const c = new Redis("redis://127.0.0.1:6379");
-  let cursor = "0";
-  do {
-    const [next, keys] = await c.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await c.del(...keys);
-  } while (cursor !== "0");
-  c.disconnect();
+  await deleteRedisKeys(prefix);
   const pg = (await import("pg")).default;
   const p = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/test" });
   await p.connect();

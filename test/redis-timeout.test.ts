@@ -14,6 +14,7 @@ import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
 import { startProxy } from "./helpers/tcp-proxy.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 
 const root = join(import.meta.dirname, "..");
 const prefix = `ckpt-timeout-${randomBytes(4).toString("hex")}:`;
@@ -43,15 +44,7 @@ async function silentServer(): Promise<{ port: number; accepted: () => number; c
 }
 
 afterAll(async () => {
-  const { Redis } = await import("ioredis");
-  const c = new Redis("redis://127.0.0.1:6379");
-  let cursor = "0";
-  do {
-    const [next, keys] = await c.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await c.del(...keys);
-  } while (cursor !== "0");
-  c.disconnect();
+  await deleteRedisKeys(prefix);
 });
 
 const oneLine = (s: string) => {

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { saverConformance } from "./saver-conformance.js";
 import { openSaver } from "../src/savers/index.js";
 import { resetMemorySavers } from "../src/savers/memory.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 
 const run = randomBytes(4).toString("hex");
 const REDIS = process.env.CKPT_TEST_REDIS ?? "redis://127.0.0.1:6379";
@@ -27,15 +28,7 @@ saverConformance({
   name: "redis",
   open: () => openSaver(`${REDIS}?prefix=${encodeURIComponent(prefix)}`),
   async cleanup() {
-    const { Redis } = await import("ioredis");
-    const c = new Redis(REDIS);
-    let cursor = "0";
-    do {
-      const [next, keys] = await c.scan(cursor, "MATCH", prefix.replace(/[*?[\]\\]/g, "\\$&") + "*", "COUNT", 1000);
-      cursor = next;
-      if (keys.length) await c.del(...keys);
-    } while (cursor !== "0");
-    c.disconnect();
+    await deleteRedisKeys(prefix, REDIS);
   },
 });
 

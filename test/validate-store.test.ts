@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSaver } from "../src/savers/index.js";
 import { runCli } from "./helpers/cli-io.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const fx = (p: string) => readFileSync(join(ROOT, "fixtures", "deepagent", p), "utf8");
@@ -44,15 +45,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  const { Redis } = await import("ioredis");
-  const c = new Redis(REDIS);
-  let cursor = "0";
-  do {
-    const [next, keys] = await c.scan(cursor, "MATCH", prefix.replace(/[*?[\]\\]/g, "\\$&") + "*", "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await c.del(...keys);
-  } while (cursor !== "0");
-  c.disconnect();
+  await deleteRedisKeys(prefix, REDIS);
 });
 
 async function validate(...argv: string[]): Promise<{ code: number; report: Report; err: string }> {
