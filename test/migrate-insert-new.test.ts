@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
 import { migrate } from "../src/core/migrate.js";
 import type { Saver, SaverRecord } from "../src/savers/types.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 
 const PG = "postgres://postgres@127.0.0.1:5432/test";
 const REDIS = "redis://127.0.0.1:6379";
@@ -29,14 +30,9 @@ afterAll(async () => {
   const { rows } = await c.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`ckpt_insnew_${run}_%`]);
   for (const { nspname } of rows) await c.query(`DROP SCHEMA "${nspname}" CASCADE`);
   await c.end();
+  await deleteRedisKeys(`ckpt-insnew-${run}-`, REDIS);
   const { Redis } = await import("ioredis");
   const r = new Redis(REDIS);
-  let cursor = "0";
-  do {
-    const [next, keys] = await r.scan(cursor, "MATCH", `ckpt-insnew-${run}-*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await r.del(...keys);
-  } while (cursor !== "0");
   await r.call("ACL", "DELUSER", aclUser);
   r.disconnect();
   rmSync(dir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
 import { migrate } from "../src/core/migrate.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 
 const root = join(import.meta.dirname, "..");
 const run = randomBytes(4).toString("hex");
@@ -18,14 +19,9 @@ const user = `ckpt-noscript-${run}`;
 const dir = mkdtempSync(join(tmpdir(), "ckpt-rverify-"));
 
 afterAll(async () => {
+  await deleteRedisKeys(prefix);
   const { Redis } = await import("ioredis");
   const c = new Redis("redis://127.0.0.1:6379");
-  let cursor = "0";
-  do {
-    const [next, keys] = await c.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await c.del(...keys);
-  } while (cursor !== "0");
   await c.call("ACL", "DELUSER", user);
   c.disconnect();
   rmSync(dir, { recursive: true, force: true });
