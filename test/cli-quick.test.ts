@@ -53,6 +53,8 @@ const lines: Record<string, string[][]> = {
     ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--no-verify", "--dry-run"],
   ],
   prune: [["prune", "sqlite:a.db", "--keep-last", "1", "--json"]],
+  schema: [["schema", "list"], ["schema", "export", "out"]],
+  completion: [["completion", "zsh"]],
 };
 const mustFallBack: Record<string, string[][]> = {
   diff: [
@@ -72,6 +74,8 @@ const mustFallBack: Record<string, string[][]> = {
     ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--no-verify", "--verify"], // both: yargs decides
     ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--no-strictt"], // no such boolean
   ],
+  schema: [["schema", "lst", "out"]], // a positional outside its choices (it used to run as export)
+  completion: [["completion", "tcsh"]],
 };
 
 describe("quick parser = yargs", () => {

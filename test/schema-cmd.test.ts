@@ -100,3 +100,20 @@ describe("export", () => {
     expect(existsSync(join(out, "formats/yoagent/messages.json"))).toBe(true);
   });
 });
+
+describe("a mistyped action", () => {
+  test("'schema lst <dir>' is a usage error naming the choices and writes nothing (it used to export into <dir>)", async () => {
+    const target = join(dir, "typo");
+    const r = await run(["schema", "lst", target]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/lst/);
+    expect(r.err).toMatch(/list.*show.*export|choices/i);
+    expect(existsSync(target)).toBe(false);
+  });
+  test("'schema foo' is a usage error about the action, not 'needs a directory'", async () => {
+    const r = await run(["schema", "foo"]);
+    expect(r.code).toBe(2);
+    expect(r.err).not.toMatch(/needs a directory/);
+    expect(r.err).toMatch(/foo/);
+  });
+});

@@ -159,6 +159,13 @@ export function quickArgs(def: CommandDef, argv: readonly string[]): Record<stri
       args[camel(n)] = v;
     }
   }
-  for (const p of pos) if (args[p.name] !== undefined) args[camel(p.name)] = args[p.name];
+  for (const p of pos) {
+    const v = args[p.name];
+    if (v === undefined) continue;
+    // a positional with choices (schema <action>): a word outside them is yargs' to report, never a guess here
+    const choices = rec.positionals.get(p.name)?.choices;
+    if (choices && !(Array.isArray(v) ? v : [v]).every((x) => choices.includes(x))) return undefined;
+    args[camel(p.name)] = v;
+  }
   return args;
 }

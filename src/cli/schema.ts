@@ -128,6 +128,7 @@ export const schemaCommand: CommandDef = {
       io.stdout.write(await schemaText(findSchema(args.target)));
       return ExitCode.OK;
     }
+    if (args.action !== "export") throw usageError(`unknown schema action '${args.action}': list, show or export`);
     const dir = resolve(io.cwd, args.target);
     const r = await exportSchemas(dir, args.force);
     io.stderr.write(`${args.target}: ${r.written} file(s) written, ${r.unchanged} unchanged\n`);
