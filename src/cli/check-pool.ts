@@ -69,13 +69,13 @@ export async function openCheckPool(opts: { auto?: boolean } = {}): Promise<Chec
       }
       if (failed) throw failed;
     },
-    check(names, texts, opts, wants) {
+    check(names, texts, opts, wants, threadIds) {
       if (failed) return Promise.reject(failed);
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.ref(); // keep the process alive while a batch is out
-        worker.postMessage({ id, opts, wants, names, texts });
+        worker.postMessage({ id, opts, wants, names, texts, threadIds });
       }).finally(() => {
         if (pending.size === 0) worker.unref();
       }) as Promise<WireResult[]>;

@@ -116,7 +116,7 @@ async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
     const a = await settleAddress(saver, given, isLangGraphSaver(saver) ? undefined : namespace);
     if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace))) throw await noThreadError(saver, a.threadId, namespace);
     const { text, checkpointId } = await loadAddress(saver, a, saver.uri);
-    return { name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text };
+    return { name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text, threadId: a.threadId };
   } finally {
     await saver.close();
   }

@@ -22,9 +22,10 @@ export type CheckResult = { ok: true; text: string; value: unknown } | { ok: fal
 /**
  * Check one document through the one document pipeline (core/document.ts: detect → parse → the native schema).
  * `name` is how messages refer to it, e.g. `file:./checkpoints#thread-1`; a reason names it with the place.
+ * `threadId` is the thread the store holds it under: a conversion gives it to formats that carry no thread id.
  */
-export function checkRecord(name: string, text: string, opts: CheckOptions): CheckResult {
-  const doc = { name, text };
+export function checkRecord(name: string, text: string, opts: CheckOptions, threadId?: string): CheckResult {
+  const doc = threadId === undefined ? { name, text } : { name, text, threadId };
   let p: ParsedDocument;
   try {
     p = loadDocument(doc, undefined, { schemaOnly: true });
@@ -70,8 +71,8 @@ export interface WireWants {
   hash: boolean;
 }
 
-export function checkForWire(name: string, text: string, opts: CheckOptions, wants: WireWants): WireResult {
-  const r = checkRecord(name, text, opts);
+export function checkForWire(name: string, text: string, opts: CheckOptions, wants: WireWants, threadId?: string): WireResult {
+  const r = checkRecord(name, text, opts, threadId);
   if (!r.ok) return r;
   const out: WireResult = { ok: true };
   if (r.text !== text) out.text = r.text;
@@ -89,6 +90,7 @@ export interface CheckPool {
   readonly ready: boolean;
   /** resolves once the worker is ready (rejects if it failed to start) */
   whenReady(): Promise<void>;
-  check(names: string[], texts: string[], opts: CheckOptions, wants: WireWants): Promise<WireResult[]>;
+  /** `threadIds[i]`: the thread record i is held under (see checkRecord) */
+  check(names: string[], texts: string[], opts: CheckOptions, wants: WireWants, threadIds?: string[]): Promise<WireResult[]>;
   close(): Promise<void>;
 }

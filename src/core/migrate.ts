@@ -296,7 +296,7 @@ class Migration {
     if (pool?.ready) {
       const todo = batch.filter((r) => !this.isDone(r));
       this.s.checkedInWorker = true;
-      const sent = pool.check(todo.map(checkName), todo.map((r) => r.text), this.checkOpts, this.wants());
+      const sent = pool.check(todo.map(checkName), todo.map((r) => r.text), this.checkOpts, this.wants(), todo.map((r) => r.threadId));
       sent.catch(() => undefined); // awaited in turn; a run that stops early must not leave it unhandled
       const fromWire = (r: SaverRecord, w: WireResult): Checked =>
         w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) } : { reject: w.reason };
@@ -315,7 +315,7 @@ class Migration {
       checked: async () =>
         batch.map((r) => {
           if (this.isDone(r)) return undefined;
-          const w = checkForWire(checkName(r), r.text, this.checkOpts, wants);
+          const w = checkForWire(checkName(r), r.text, this.checkOpts, wants, r.threadId);
           return w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) } : { reject: w.reason };
         }),
     };

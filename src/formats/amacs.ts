@@ -154,6 +154,7 @@ function filesOf(doc: SourceDoc): Record<string, string> {
 }
 
 function threadIdOf(doc: SourceDoc): string {
+  if (doc.threadId !== undefined) return doc.threadId;
   const parts = doc.name.split(/[\\/]/).filter(Boolean);
   const last = parts[parts.length - 1] ?? "amacs";
   if (doc.files || !last.endsWith(".org")) return last;

@@ -71,8 +71,8 @@ export function unbundle(doc: SourceDoc): SourceDoc & { bundle?: Bundle } {
     const files: Record<string, string> = {};
     for (const k of keys) files[base(k)] = b.files[k]!;
     const home = dir(keys[0]!);
-    return { name: home ? `${doc.name}/${home}` : doc.name, files, bundle: b };
+    return { name: home ? `${doc.name}/${home}` : doc.name, files, bundle: b, ...(doc.threadId !== undefined ? { threadId: doc.threadId } : {}) };
   }
   if (keys.length !== 1) throw inputError("bad-bundle", `a ${b.format} bundle holds one file, this one ${keys.length}`, { file: doc.name });
-  return { name: `${doc.name}/${keys[0]}`, text: b.files[keys[0]!]!, bundle: b };
+  return { name: `${doc.name}/${keys[0]}`, text: b.files[keys[0]!]!, bundle: b, ...(doc.threadId !== undefined ? { threadId: doc.threadId } : {}) };
 }

@@ -434,7 +434,7 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     const state: Checkpoint["state"] = { ...native.state };
     const cp: Checkpoint = {
       schemaVersion: 1,
-      threadId: typeof native.threadId === "string" ? native.threadId : stemOf(doc.name),
+      threadId: typeof native.threadId === "string" ? native.threadId : (doc.threadId ?? stemOf(doc.name)),
       step: isJsonInt(native.step) ? native.step : messages.filter((m) => m.role === "assistant").length,
       messages,
       state,
@@ -523,7 +523,7 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
       }
       messages.push({ role: role === "system" || role === "user" || role === "assistant" ? role : "user", content });
     }
-    return { threadId: typeof native.threadId === "string" ? native.threadId : stemOf(doc.name), interrupt: native.interrupt, messages };
+    return { threadId: typeof native.threadId === "string" ? native.threadId : (doc.threadId ?? stemOf(doc.name)), interrupt: native.interrupt, messages };
   },
   messagePointers(native) {
     const out: string[] = [];

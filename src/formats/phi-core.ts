@@ -8,7 +8,7 @@ import { stringifyJson } from "../base/json.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
   RUST_FILL_INS, PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
-  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, sortKeysDeep, stemOf, type WriteCtx,
+  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, sortKeysDeep, threadIdOfDoc, type WriteCtx,
 } from "./rust-common.js";
 
 type Native = Record<string, unknown>[];
@@ -47,14 +47,14 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
   parse: (doc) => parseArrayDoc(doc, "phi-core"),
   toCanonical(native: Native, doc: SourceDoc): Checkpoint {
     const messages = native.map((m) => messageToCanonical(m, PHI)) as AgentMessage[];
-    return { schemaVersion: 1, threadId: stemOf(doc.name), step: countAssistant(messages), messages, state: {}, origin: { format: "phi-core", threadIdFrom: "file-name" } };
+    return { schemaVersion: 1, threadId: threadIdOfDoc(doc), step: countAssistant(messages), messages, state: {}, origin: { format: "phi-core", threadIdFrom: "file-name" } };
   },
   fromCanonical(cp, options) {
     reportEnvelopeLoss(cp, "phi-core", options.lossy);
     return phiMessagesFromCanonical(cp, options.lossy);
   },
   lint: (native, doc) => messageArrayLint(native, PHI, issueMaker(doc), doc.text),
-  lintView: (native, doc) => ({ threadId: stemOf(doc.name), messages: native.map((m) => messageLintView(m, PHI)) }),
+  lintView: (native, doc) => ({ threadId: threadIdOfDoc(doc), messages: native.map((m) => messageLintView(m, PHI)) }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   integers: "64-bit",
   fillIns: RUST_FILL_INS,

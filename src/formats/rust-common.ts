@@ -426,6 +426,9 @@ export function sortKeysDeep(v: unknown): unknown {
   return v;
 }
 
+/** The thread id of a document whose format carries none: the store's thread, else the file stem of its name. */
+export const threadIdOfDoc = (doc: SourceDoc): string => doc.threadId ?? stemOf(doc.name);
+
 /** The file stem of a document name ("./chats/conversation.json" → "conversation"); "<stdin>" → "stdin". */
 export function stemOf(name: string): string {
   const base = name.replace(/[\\/]+$/, "").split(/[\\/]/).pop() ?? name;

@@ -95,7 +95,7 @@ function toCanonicalMessage(m: Obj, model: string): AgentMessage {
 
 /** The thread id: identity.id, else the file stem. */
 function threadIdOf(native: SwarmerState, doc: SourceDoc): string {
-  return isObj(native.identity) && typeof native.identity.id === "string" ? native.identity.id : (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, "");
+  return isObj(native.identity) && typeof native.identity.id === "string" ? native.identity.id : (doc.threadId ?? (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, ""));
 }
 
 function textOf(content: Content[]): string {

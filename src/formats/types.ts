@@ -28,6 +28,12 @@ export interface SourceDoc {
   name: string;
   text?: string;
   files?: Record<string, string>;
+  /**
+   * The thread a store holds this document under (a saver record, `<uri>#<thread>`). Formats whose documents carry
+   * no thread id take it instead of the file stem of `name` (a store's name is no file name: `…#notes.v2` is thread
+   * `notes.v2`, and a FileSaver file name is a sanitized thread id).
+   */
+  threadId?: string;
 }
 
 

@@ -12,7 +12,7 @@ import { jsonLocator, parseJson, pointerToPath, stringifyJson } from "../base/js
 import type { FormatAdapter, Issue, SourceDoc } from "./types.js";
 import {
   RUST_FILL_INS, YOAGENT, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, reportEnvelopeLoss,
-  singleText, stemOf, unsafeIntegerLint,
+  singleText, threadIdOfDoc, unsafeIntegerLint,
 } from "./rust-common.js";
 import { yoagentMessagesFromCanonical } from "./yoagent.js";
 
@@ -132,7 +132,7 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
     });
     const cp: Checkpoint = {
       schemaVersion: 1,
-      threadId: stemOf(doc.name),
+      threadId: threadIdOfDoc(doc),
       step: countAssistant(messages),
       messages,
       state: {},
@@ -145,7 +145,7 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
   },
   /** toCanonical's thread id and active-path messages as the canonical lints read them. */
   lintView(native: Native, doc: SourceDoc) {
-    return { threadId: stemOf(doc.name), messages: activePath(native).map((i) => messageLintView(isObj(native[i]!.message) ? (native[i]!.message as Record<string, unknown>) : {}, YOAGENT)) };
+    return { threadId: threadIdOfDoc(doc), messages: activePath(native).map((i) => messageLintView(isObj(native[i]!.message) ? (native[i]!.message as Record<string, unknown>) : {}, YOAGENT)) };
   },
   fromCanonical(cp, options) {
     reportEnvelopeLoss(cp, FMT, options.lossy);

@@ -9,7 +9,7 @@ import { usageError } from "../base/errors.js";
 import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
 import {
   RUST_FILL_INS, YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
-  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, stemOf, type WriteCtx,
+  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, threadIdOfDoc, type WriteCtx,
 } from "./rust-common.js";
 
 type Native = Record<string, unknown>[];
@@ -105,7 +105,7 @@ export const yoagentAdapter: FormatAdapter<Native> = {
     const messages = native.map((m) => messageToCanonical(m, YOAGENT)) as AgentMessage[];
     return {
       schemaVersion: 1,
-      threadId: stemOf(doc.name),
+      threadId: threadIdOfDoc(doc),
       step: countAssistant(messages),
       messages,
       state: {},
@@ -117,7 +117,7 @@ export const yoagentAdapter: FormatAdapter<Native> = {
     return yoagentMessagesFromCanonical(cp, options);
   },
   lint: (native, doc) => messageArrayLint(native, YOAGENT, issueMaker(doc), doc.text),
-  lintView: (native, doc) => ({ threadId: stemOf(doc.name), messages: native.map((m) => messageLintView(m, YOAGENT)) }),
+  lintView: (native, doc) => ({ threadId: threadIdOfDoc(doc), messages: native.map((m) => messageLintView(m, YOAGENT)) }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   /** `serde_json::to_string`: compact, no trailing newline; keys already in serde's order. */
   integers: "64-bit",
