@@ -89,3 +89,19 @@ describe("migrate --to-format deepagent", () => {
     for (const [column, inDoc] of storedThreadIds(to)) expect(inDoc).toBe(column);
   });
 });
+
+describe("log of a ckpt store's thread", () => {
+  it("its one entry carries the document's step and message count (they were '-'), as ls shows them", async () => {
+    const doc = JSON.parse(YOAGENT) as Array<{ role: string }>;
+    const r = await runCli(["log", `sqlite:${src}#team/chat`, "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const [e, ...more] = JSON.parse(r.out) as Array<{ threadId: string; step: number; messages: number; bytes: number }>;
+    expect(more).toEqual([]);
+    expect(e!.threadId).toBe("team/chat");
+    expect(e!.messages).toBe(doc.length); // the yoagent array's length
+    expect(e!.step).toBe(doc.filter((m) => m.role === "assistant").length); // yoagent: step = assistant turns
+    expect(e!.bytes).toBe(Buffer.byteLength(YOAGENT));
+    const ls = JSON.parse((await runCli(["ls", `sqlite:${src}`, "--json"])).out) as Array<{ threadId: string; step: number; messages: number }>;
+    expect(ls.find((x) => x.threadId === "team/chat")).toMatchObject({ step: e!.step, messages: e!.messages });
+  });
+});

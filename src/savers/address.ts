@@ -10,6 +10,7 @@
  */
 import { inputError, usageError } from "../base/errors.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
+import { readCheckpoint } from "../formats/index.js";
 import { contentHash } from "./common.js";
 import { isLangGraphSaver } from "./langgraph/index.js";
 import type { Saver } from "./types.js";
@@ -65,7 +66,20 @@ export async function* historyOf(saver: Saver, threadId: string, namespace?: str
   }
   const text = await saver.load(threadId, namespace);
   if (text === undefined) return;
-  yield { threadId, namespace: namespace ?? "", checkpointId: contentHash(text).slice(0, 16), parentId: null, step: null, source: null, ts: null, nodes: [], messages: null, bytes: Buffer.byteLength(text), pendingWrites: 0, interrupted: false };
+  // ckpt's stores keep one document per thread: its step, message count and time, as `ckpt ls` shows them (a
+  // document no format reads keeps "-", as in ls)
+  let step: number | null = null;
+  let messages: number | null = null;
+  let ts: string | null = null;
+  try {
+    const { checkpoint } = readCheckpoint({ name: `${saver.uri}#${threadId}`, text, threadId });
+    step = typeof checkpoint.step === "number" ? checkpoint.step : Number(checkpoint.step);
+    messages = checkpoint.messages.length;
+    ts = checkpoint.updatedAt ?? null;
+  } catch {
+    // unreadable: the row still names the stored version (its content hash) and size
+  }
+  yield { threadId, namespace: namespace ?? "", checkpointId: contentHash(text).slice(0, 16), parentId: null, step, source: null, ts, nodes: [], messages, bytes: Buffer.byteLength(text), pendingWrites: 0, interrupted: false };
 }
 
 /** The checkpoint id an address names (throws an input error naming the address when there is none or several). */
