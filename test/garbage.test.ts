@@ -93,6 +93,16 @@ describe("paths and streams", () => {
     expect(r.code).toBe(3);
     expect(r.out).toContain("<stdin>: error: binary data");
   });
+  test("diff, show, convert, view and replay of a truncated file name the JSON error's place, as validate does (diff said 'cannot tell the format')", async () => {
+    const ok = "fixtures/yoagent/valid/save_messages.v0.18.json";
+    for (const argv of [["diff", `${G}/truncated.json`, ok], ["diff", ok, `${G}/truncated.json`], ["show", `${G}/truncated.json`], ["convert", `${G}/truncated.json`, "-t", "ckpt"], ["replay", `${G}/truncated.json`], ["view", `${G}/truncated.json`, "-o", join(dir, "v.html")]]) {
+      const r = await run(argv);
+      expect(r.code, argv.join(" ")).toBe(3);
+      // the place counted by hand for truncated.json (see "small garbage files")
+      expect(r.err, argv.join(" ")).toBe(`ckpt: ${G}/truncated.json:2:86: invalid JSON: expected '}' (the document ends early: truncated?)\n`);
+    }
+    expect(existsSync(join(dir, "v.html"))).toBe(false);
+  });
   test("truncated JSON on stdin with --format", async () => {
     const r = await run(["validate", "-", "--format", "ckpt"], '{"schemaVersion": 1, "messages": [');
     expect(r.code).toBe(3);

@@ -3,9 +3,9 @@
  * (canonical lints only when the schema passed). Pure: the caller reads the document and prints the result.
  */
 import { CkptError, inputError } from "../base/errors.js";
-import { jsonLocator, parseJson, type Locator } from "../base/json.js";
+import { jsonLocator, type Locator } from "../base/json.js";
 import { canonicalLint, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
-import { adapters, detectAll, getAdapter, type Detection } from "../formats/index.js";
+import { adapters, detectAll, getAdapter, syntaxCheck, type Detection } from "../formats/index.js";
 import { unbundle, type Bundle } from "../formats/bundle.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
 import { schemaIssues, type Locate } from "../schema/validate.js";
@@ -137,31 +137,6 @@ export function validateDocument(given: SourceDoc, opts: ValidateOptions = {}): 
   return result;
 }
 
-/** Throw the JSON syntax error of a document (line by line for .jsonl files), if it has one. */
-function syntaxCheck(doc: SourceDoc): void {
-  const text = doc.text!;
-  if (!/\.jsonl$/i.test(doc.name)) {
-    parseJson(text, { file: doc.name });
-    return;
-  }
-  let start = 0;
-  for (let line = 1; start <= text.length; line++) {
-    const end = text.indexOf("\n", start);
-    const row = text.slice(start, end < 0 ? text.length : end);
-    if (row.trim() !== "") {
-      try {
-        parseJson(row, { file: doc.name });
-      } catch (e) {
-        if (e instanceof CkptError && e.place.line !== undefined) {
-          throw new CkptError(e.exitCode, e.reason, e.message, { ...e.place, line: line + e.place.line - 1 });
-        }
-        throw e;
-      }
-    }
-    if (end < 0) break;
-    start = end + 1;
-  }
-}
 
 function pick(p: CkptError["place"]) {
   const o: { line?: number; column?: number; pointer?: string } = {};

@@ -3,7 +3,8 @@
  * canonical model. Pure: callers supply the text (see cli/input.ts for reading files, stdin and saver URIs).
  */
 import type { Checkpoint } from "../generated/types.js";
-import { inputError, usageError } from "../base/errors.js";
+import { CkptError, inputError, usageError } from "../base/errors.js";
+import { parseJson } from "../base/json.js";
 import { FORMAT_NAMES, type FormatAdapter, type FormatName, type SourceDoc } from "./types.js";
 import { ckptAdapter } from "./ckpt.js";
 import { yoagentAdapter } from "./yoagent.js";
@@ -60,6 +61,8 @@ export function detectAll(doc: SourceDoc): Detection[] {
 export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detection[] } {
   const all = detectAll(doc);
   if (all.length === 0) {
+    // no format claims it: when it is not even well-formed JSON, that is the clearer message (with line:column)
+    if (doc.text !== undefined) syntaxCheck(doc);
     throw inputError(
       "unknown-format",
       `cannot tell the format: expected one of ${FORMAT_NAMES.join(", ")} (name it with --format)`,
@@ -85,3 +88,29 @@ export function readCheckpoint(given: SourceDoc, format?: string): { checkpoint:
 }
 
 export { FORMAT_NAMES, type FormatName, type FormatAdapter, type SourceDoc } from "./types.js";
+
+/** Throw the JSON syntax error of a document (line by line for .jsonl files), if it has one. */
+export function syntaxCheck(doc: SourceDoc): void {
+  const text = doc.text!;
+  if (!/\.jsonl$/i.test(doc.name)) {
+    parseJson(text, { file: doc.name });
+    return;
+  }
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    const end = text.indexOf("\n", start);
+    const row = text.slice(start, end < 0 ? text.length : end);
+    if (row.trim() !== "") {
+      try {
+        parseJson(row, { file: doc.name });
+      } catch (e) {
+        if (e instanceof CkptError && e.place.line !== undefined) {
+          throw new CkptError(e.exitCode, e.reason, e.message, { ...e.place, line: line + e.place.line - 1 });
+        }
+        throw e;
+      }
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+}
