@@ -8,6 +8,9 @@ import type { LossyNote } from "../src/formats/types.js";
 import { comparePointers, convertCheckpoint, convertDocument, sortNotes } from "../src/core/convert.js";
 import { parseJson, stringifyJson } from "../src/base/json.js";
 import { fitsPattern, groupLossy } from "../src/cli/convert.js";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { adapters, FORMAT_NAMES } from "../src/formats/index.js";
 
 const BIG = 18446744073709551615n; // u64::MAX, beyond 2^53
 
@@ -172,6 +175,56 @@ describe("loss notes in pointer order", () => {
     const r = convertDocument({ name: "t.json", text: JSON.stringify(messages) }, { to: "deepagent" });
     expect(r.lossy.map((n) => n.pointer)).toEqual(messages.map((_, i) => `/messages/${i}/timestamp`));
   });
+});
+
+describe("adapters that write their loss notes in pointer order (lossInPointerOrder: no sort)", () => {
+  // oracle: the stable sort by comparePointers; the adapter's own notes must already be in that order
+  const sorted = (ns: LossyNote[]) => [...ns].sort((a, b) => comparePointers(a.pointer, b.pointer));
+  const ordered = FORMAT_NAMES.filter((f) => adapters[f].lossInPointerOrder);
+  const sources: Array<[string, Checkpoint]> = [["rich()", rich()]];
+  // every valid fixture of every format, as canonical checkpoints
+  for (const format of FORMAT_NAMES) {
+    const dir = join(import.meta.dirname, "..", "fixtures", format, "valid");
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir).sort()) {
+      if (f.endsWith(".expect.json")) continue;
+      const path = join(dir, f);
+      const doc = statSync(path).isDirectory()
+        ? { name: f, files: Object.fromEntries(readdirSync(path).filter((x) => x.endsWith(".org")).map((x) => [x, readFileSync(join(path, x), "utf8")])) }
+        : { name: f, text: readFileSync(path, "utf8") };
+      const a = adapters[format];
+      sources.push([`${format}/${f}`, a.toCanonical(a.parse(doc), doc)]);
+    }
+  }
+  // and one with what deepagent drops in every place: 12 blocks (/content/10 after /content/9), state and ext keys
+  // out of order, extension, system and tool result messages with timestamps, assistant fields
+  const many = rich() as unknown as { messages: Array<Record<string, unknown>>; state: Record<string, unknown>; ext?: unknown; origin?: unknown };
+  many.origin = { format: "yoagent" };
+  many.state = { zeta: 1, todos: [], "10": 2, alpha: 3, "9": 4 };
+  many.ext = { "phi-core": { session: {} }, amacs: { x: 1 } };
+  many.messages.push(
+    { role: "user", content: Array.from({ length: 12 }, (_, k) => (k % 5 === 3 ? { type: "thinking", thinking: "t" } : { type: "text", text: `b${k}` })), timestamp: 5 },
+    { role: "assistant", content: Array.from({ length: 12 }, (_, k) => ({ type: "toolCall", id: `c${k}`, name: "n", arguments: {}, providerMetadata: { k } })), stopReason: "stop", model: "m", provider: "p", usage: { input: 1, output: 1 }, errorMessage: "e", timestamp: 6 },
+    { role: "toolResult", toolCallId: "c1", toolName: "n", content: [{ type: "image", data: "AA==", mimeType: "image/png" }], isError: true, timestamp: 7 },
+    { role: "extension", kind: "k", data: {}, timestamp: 8 },
+    { role: "system", content: [{ type: "image", data: "AA==", mimeType: "image/png" }], timestamp: 9 },
+  );
+  sources.push(["every kind of loss", many as unknown as Checkpoint]);
+  test("there is such an adapter (deepagent)", () => expect(ordered).toContain("deepagent"));
+  for (const to of ordered) {
+    test(`${to}: its notes for every fixture are in comparePointers order, and so is the conversion's report`, () => {
+      let notes = 0;
+      for (const [name, cp] of sources) {
+        const lossy: LossyNote[] = [];
+        adapters[to].fromCanonical(structuredClone(cp), { lossy });
+        expect(lossy.map((n) => n.pointer), name).toEqual(sorted(lossy).map((n) => n.pointer));
+        const r = convertCheckpoint(structuredClone(cp), to);
+        expect(r.lossy, name).toEqual(sorted(r.lossy));
+        notes += lossy.length;
+      }
+      expect(notes).toBeGreaterThan(100);
+    });
+  }
 });
 
 describe("sortNotes: the notes in comparePointers order, stable", () => {

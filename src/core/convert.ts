@@ -14,10 +14,13 @@
 import type { Checkpoint } from "../generated/types.js";
 import { CkptError, ExitCode } from "../base/errors.js";
 import { containsBigInt, hasLongDigitRun } from "../base/json.js";
+import { comparePointers } from "../base/pointer.js";
 import { schemaIssues } from "../schema/validate.js";
 import { loadDocument } from "./document.js";
 import { getAdapter } from "../formats/index.js";
 import type { FormatAdapter, FormatName, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
+
+export { comparePointers };
 
 export interface ConvertOptions {
   /** source format; detected when omitted */
@@ -136,6 +139,7 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
   const target = getAdapter(to);
   const lossy: LossyNote[] = [];
   const native = target.fromCanonical(cp, { version: options.version, lossy });
+  const adapterNotes = lossy.length;
   const foreign = foreignExtLoss(cp, target.name);
   if (foreign.length) {
     // a set of the adapter's pointers only when there is something to check against it (60,000 notes hash slowly)
@@ -143,11 +147,14 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
     for (const n of foreign) if (!reported.has(n.pointer)) lossy.push(n);
   }
   for (const n of integerLoss(cp, target, lossy, mayHoldBigInt)) lossy.push(n);
+  // an adapter that writes its notes in pointer order (deepagent: 60,000 of them for a long yoagent history) spares
+  // the sort, unless notes were added after its own
+  const ordered = target.lossInPointerOrder === true && lossy.length === adapterNotes;
   const bad = outputProblem(target, native, mayHoldBigInt);
   if (bad) {
     throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
   }
-  return { to: target.name, native, output: target.serialize(native, { version: options.version }), lossy: sortNotes(lossy) };
+  return { to: target.name, native, output: target.serialize(native, { version: options.version }), lossy: ordered ? lossy : sortNotes(lossy) };
 }
 
 /**
@@ -238,58 +245,6 @@ export function messageIndexOf(pointer: string): number {
     n = n * 10 + (c - 48);
   }
   return i === 10 || n > Number.MAX_SAFE_INTEGER ? -1 : n;
-}
-
-const isDigits = (s: string, from: number, to: number) => {
-  if (from === to) return false;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-};
-
-/**
- * JSON pointer order: character by character (as the strings compare), except that where both pointers are at an
- * all-digit segment (an array index) the two compare by value, so /messages/9 comes before /messages/10. A pointer
- * comes before its own children. Allocates nothing.
- */
-export function comparePointers(a: string, b: string): number {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    if (i > 0 && j > 0 && a.charCodeAt(i - 1) === 47 && b.charCodeAt(j - 1) === 47) {
-      let ei = a.indexOf("/", i);
-      if (ei < 0) ei = a.length;
-      let ej = b.indexOf("/", j);
-      if (ej < 0) ej = b.length;
-      if (isDigits(a, i, ei) && isDigits(b, j, ej)) {
-        const zi = leadingZeros(a, i, ei);
-        const zj = leadingZeros(b, j, ej);
-        const la = ei - i - zi;
-        const lb = ej - j - zj;
-        if (la !== lb) return la - lb;
-        for (let k = 0; k < la; k++) {
-          const d = a.charCodeAt(i + zi + k) - b.charCodeAt(j + zj + k);
-          if (d !== 0) return d;
-        }
-        i = ei;
-        j = ej;
-        continue;
-      }
-    }
-    const d = a.charCodeAt(i) - b.charCodeAt(j);
-    if (d !== 0) return d;
-    i++;
-    j++;
-  }
-  return (a.length - i) - (b.length - j);
-}
-
-function leadingZeros(s: string, from: number, to: number): number {
-  let n = 0;
-  while (from + n < to - 1 && s.charCodeAt(from + n) === 48) n++;
-  return n;
 }
 
 /** Native document → canonical → target format. */

@@ -23,6 +23,7 @@ import { isJsonInt, parseJson, stringifyJson } from "../base/json.js";
 import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
 import { jsonLocator } from "../base/json.js";
+import { comparePointers } from "../base/pointer.js";
 import { envelopeTimes, isEnvelopeFillIn } from "./envelope.js";
 
 type Obj = Record<string, unknown>;
@@ -314,17 +315,30 @@ function resultToPart(m: ToolResultMessage, pointer: string, lossy: LossyNote[])
   return part;
 }
 
-/** Assistant fields an AI SDK message has no place for, and their loss reasons (one string each, shared by every note). */
-const ASSISTANT_ONLY = ["stopReason", "model", "provider", "usage", "errorMessage"] as const;
-const ASSISTANT_ONLY_LOSS = Object.fromEntries(ASSISTANT_ONLY.map((f) => [f, `deep-agent checkpoints do not store an assistant message's ${f}`])) as Record<(typeof ASSISTANT_ONLY)[number], string>;
+/**
+ * Assistant fields an AI SDK message has no place for, in pointer order around `timestamp` (the notes of a message are
+ * written in pointer order: see messagesFromCanonical), and their loss reasons (one string each, shared by every note).
+ */
+const ASSISTANT_BEFORE_TS = ["errorMessage", "model", "provider", "stopReason"] as const;
+const ASSISTANT_AFTER_TS = ["usage"] as const;
+type AssistantOnly = (typeof ASSISTANT_BEFORE_TS)[number] | (typeof ASSISTANT_AFTER_TS)[number];
+const ASSISTANT_ONLY_LOSS = Object.fromEntries([...ASSISTANT_BEFORE_TS, ...ASSISTANT_AFTER_TS].map((f) => [f, `deep-agent checkpoints do not store an assistant message's ${f}`])) as Record<AssistantOnly, string>;
+const TIMESTAMP_LOSS = "AI SDK messages have no timestamps";
+const byPointer = (a: LossyNote, b: LossyNote) => comparePointers(a.pointer, b.pointer);
 
+/**
+ * The canonical messages as AI SDK messages. Each message's loss notes are written in pointer order (its own note,
+ * then /content/<k>… in block order, then its fields by name: errorMessage, isError, model, provider, stopReason,
+ * timestamp, usage), message after message, so that convertCheckpoint finds them sorted and does not sort 60,000 notes.
+ */
 function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
   const out: Obj[] = [];
   let openTool: { msg: Obj; group: unknown } | undefined;
+  const assistantLoss = cp.origin?.format !== "deepagent";
   cp.messages.forEach((m, i) => {
     const ptr = `/messages/${i}`;
     const e = extOf(m as { ext?: Ext });
-    if ((m as { timestamp?: unknown }).timestamp !== undefined) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "AI SDK messages have no timestamps" });
+    const stamped = (m as { timestamp?: unknown }).timestamp !== undefined;
     if (m.role === "toolResult" || (m.role === "deepagent" && e.group !== undefined)) {
       const group = e.group ?? "results";
       if (!openTool || openTool.group !== group) {
@@ -335,42 +349,46 @@ function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
         openTool = { msg, group };
       }
       const parts = openTool.msg.content as Obj[];
-      if (m.role === "toolResult") parts.push(resultToPart(m as ToolResultMessage, ptr, lossy));
+      if (m.role === "toolResult") parts.push(resultToPart(m as ToolResultMessage, ptr, lossy)); // may note /isError
       else if ((m as ExtensionMessage).kind !== "empty-tool-message") parts.push((m as ExtensionMessage).data as Obj);
+      if (stamped) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: TIMESTAMP_LOSS });
       return;
     }
     openTool = undefined;
     if (m.role !== "system" && m.role !== "user" && m.role !== "assistant") {
       lossy.push({ pointer: ptr, field: "message", reason: `deep-agent has no extension messages (role '${m.role}', kind '${(m as ExtensionMessage).kind}')` });
+      if (stamped) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: TIMESTAMP_LOSS });
       return;
     }
     const msg = m as Extract<AgentMessage, { role: "system" | "user" | "assistant" }>;
     const native: Obj = { role: msg.role };
-    if (msg.role === "assistant" && cp.origin?.format !== "deepagent") {
-      for (const f of ASSISTANT_ONLY) {
-        if (msg[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: ASSISTANT_ONLY_LOSS[f] });
-      }
-    }
-    if (msg.role === "system") {
-      const texts = msg.content.filter((c) => c.type === "text") as Array<{ text: string }>;
-      if (texts.length !== msg.content.length) lossy.push({ pointer: `${ptr}/content`, field: "content", reason: "AI SDK system messages hold a string only: non-text blocks dropped" });
-      native.content = texts.map((t) => t.text).join("\n");
-    } else if (e.stringContent === true && msg.content.length === 1 && msg.content[0]!.type === "text") {
-      native.content = (msg.content[0] as { text: string }).text;
-    } else {
-      const parts: Obj[] = [];
-      msg.content.forEach((c, k) => {
-        const p = contentToPart(c, msg.role, `${ptr}/content/${k}`, lossy);
-        if (p) parts.push(p);
-      });
-      for (const r of Array.isArray(e.rawParts) ? (e.rawParts as Array<{ index: number; part: Obj }>) : []) parts.splice(r.index, 0, r.part);
-      native.content = parts;
-    }
+    native.content = contentFromCanonical(msg, e, ptr, lossy);
+    const dropped = msg.role === "assistant" && assistantLoss;
+    if (dropped) for (const f of ASSISTANT_BEFORE_TS) if (msg[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: ASSISTANT_ONLY_LOSS[f] });
+    if (stamped) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: TIMESTAMP_LOSS });
+    if (dropped) for (const f of ASSISTANT_AFTER_TS) if (msg[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: ASSISTANT_ONLY_LOSS[f] });
     if (e.providerOptions !== undefined) native.providerOptions = e.providerOptions;
     if (isObj(e.extra)) Object.assign(native, e.extra);
     out.push(native);
   });
   return out;
+}
+
+/** A system, user or assistant message's AI SDK content (a string or parts); notes what it drops under `ptr`/content. */
+function contentFromCanonical(msg: Extract<AgentMessage, { role: "system" | "user" | "assistant" }>, e: Obj, ptr: string, lossy: LossyNote[]): string | Obj[] {
+  if (msg.role === "system") {
+    const texts = msg.content.filter((c) => c.type === "text") as Array<{ text: string }>;
+    if (texts.length !== msg.content.length) lossy.push({ pointer: `${ptr}/content`, field: "content", reason: "AI SDK system messages hold a string only: non-text blocks dropped" });
+    return texts.map((t) => t.text).join("\n");
+  }
+  if (e.stringContent === true && msg.content.length === 1 && msg.content[0]!.type === "text") return (msg.content[0] as { text: string }).text;
+  const parts: Obj[] = [];
+  msg.content.forEach((c, k) => {
+    const p = contentToPart(c, msg.role, `${ptr}/content/${k}`, lossy);
+    if (p) parts.push(p);
+  });
+  for (const r of Array.isArray(e.rawParts) ? (e.rawParts as Array<{ index: number; part: Obj }>) : []) parts.splice(r.index, 0, r.part);
+  return parts;
 }
 
 // ---- the adapter ---------------------------------------------------------------------------------------
@@ -448,9 +466,13 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     return cp;
   },
   fromCanonical(cp, { lossy }) {
+    // notes in pointer order (lossInPointerOrder): /ext/… before /messages/… before /state/…, each sorted
+    const extLoss = Object.keys(cp.ext ?? {}).filter((k) => k !== "deepagent").map((k) => ({ pointer: `/ext/${k}`, field: k, reason: `deep-agent cannot carry ${k}-specific data` }));
+    for (const n of extLoss.sort(byPointer)) lossy.push(n);
     const messages = messagesFromCanonical(cp, lossy);
     const { todos, files, ...rest } = cp.state;
-    for (const k of Object.keys(rest)) lossy.push({ pointer: `/state/${k}`, field: k, reason: "deep-agent state holds only todos and files" });
+    const stateLoss = Object.keys(rest).map((k) => ({ pointer: `/state/${k}`, field: k, reason: "deep-agent state holds only todos and files" }));
+    for (const n of stateLoss.sort(byPointer)) lossy.push(n);
     // times from the messages when the source has none; the epoch only when nothing at all says when
     const times = envelopeTimes(cp);
     const fallback = new Date(0).toISOString();
@@ -471,7 +493,6 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     }
     const ext = cp.ext && isObj(cp.ext.deepagent) ? (cp.ext.deepagent as Obj) : undefined;
     if (ext && isObj(ext.extra)) Object.assign(out, ext.extra);
-    for (const k of Object.keys(cp.ext ?? {})) if (k !== "deepagent") lossy.push({ pointer: `/ext/${k}`, field: k, reason: `deep-agent cannot carry ${k}-specific data` });
     return out;
   },
   lint(native, doc) {
@@ -546,4 +567,5 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     },
   },
   serialize: (native) => ({ text: stringifyJson(native, 2) }),
+  lossInPointerOrder: true,
 };

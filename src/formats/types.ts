@@ -72,6 +72,11 @@ export interface FormatAdapter<Native = unknown> {
   /** Canonical → native. `lossy` receives everything that could not be carried. */
   fromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): Native;
   /**
+   * `fromCanonical` writes its loss notes in JSON pointer order (base/pointer.ts comparePointers, ties in any order):
+   * a conversion then keeps them as they are instead of sorting them (test/convert.test.ts checks it on every fixture).
+   */
+  lossInPointerOrder?: true;
+  /**
    * Loader-accepted-but-wrong findings specific to this format (severity "warning"), or loader rejections the
    * schema cannot express (severity "error"). Pointers into the native value; file = doc.name (or member file).
    */
