@@ -3,7 +3,7 @@
  * directory" (a URI) or "binary data (a NUL byte at offset 15)" (a bare *.sqlite path): the message now says it is a
  * store and how to name one of its threads, exit 3, without the URI's password.
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -34,5 +34,40 @@ describe("a store where one checkpoint is expected", () => {
   it("a file: URI of one document and a store's thread still read", async () => {
     expect((await runCli(["show", `file:${doc}`])).code).toBe(0);
     expect((await runCli(["show", `${join(dir, "lg.sqlite")}#a-chat-1`])).code).toBe(0);
+  });
+});
+
+/**
+ * The other way round: a thread named where a store is expected. A URL dropped the fragment (ls listed the whole
+ * store; migrate --to wrote into it) and a path became a new database file called 'y.db#t1'.
+ */
+describe("a thread where a store is expected", () => {
+  const folder = join(ROOT, "fixtures", "deepagent", "valid");
+  const cases: Array<[string[], string, string]> = [
+    [["ls", "sqlite:lg.sqlite#a-chat-1"], "sqlite:lg.sqlite#a-chat-1", "sqlite:lg.sqlite"],
+    [["ls", "lg.sqlite#a-chat-1"], "lg.sqlite#a-chat-1", "lg.sqlite"],
+    [["stats", "sqlite:lg.sqlite?namespace=x#a-chat-1"], "sqlite:lg.sqlite?namespace=x#a-chat-1", "sqlite:lg.sqlite?namespace=x"],
+    [["ls", `file:${folder}#user_42_session_1`], `file:${folder}#user_42_session_1`, `file:${folder}`],
+    [["ls", "redis://me:hunter2@127.0.0.1:6379?prefix=p:#t1"], "redis://me:***@127.0.0.1:6379?prefix=p:#t1", "redis://me:***@127.0.0.1:6379?prefix=p:"],
+    [["migrate", "--from", `file:${folder}`, "--to", `sqlite:${join(dir, "new.db")}#t1`], `sqlite:${join(dir, "new.db")}#t1`, `sqlite:${join(dir, "new.db")}`],
+    [["migrate", "--from", `file:${folder}`, "--to", "postgres://postgres@127.0.0.1:5432/test#t1"], "postgres://postgres@127.0.0.1:5432/test#t1", "postgres://postgres@127.0.0.1:5432/test"],
+  ];
+  for (const [argv, shown, store] of cases) {
+    it(`${argv.join(" ")}: a usage error naming the store (exit 2), nothing created`, async () => {
+      const r = await runCli(argv, { cwd: dir });
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toBe(`ckpt: '${shown}' names a thread ('#${shown.slice(shown.lastIndexOf("#") + 1)}'): this command takes the store itself, '${store}'\n`);
+      expect(r.err).not.toContain("hunter2");
+      expect(existsSync(join(dir, "new.db#t1"))).toBe(false);
+      expect(existsSync(join(dir, "new.db"))).toBe(false);
+    });
+  }
+  it("a folder whose own name holds '#' is still a store", async () => {
+    const odd = join(dir, "runs#1");
+    mkdirSync(odd);
+    copyFileSync(join(folder, "user_42_session_1.json"), join(odd, "user_42_session_1.json"));
+    const r = await runCli(["ls", `file:${odd}`]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain("user:42/session#1"); // the thread id the document holds
   });
 });

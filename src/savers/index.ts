@@ -10,7 +10,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { readdirSync } from "node:fs";
 import { CkptError, inputError, storeError, usageError } from "../base/errors.js";
-import { parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
+import { namesAThread, parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
 import { editDistance } from "../base/nearest.js";
 import type { Saver, SaverFactory } from "./types.js";
 
@@ -51,6 +51,11 @@ function nearestName(path: string): string | undefined {
 function checkPath(u: SaverUri, readOnly: boolean): void {
   if (u.kind !== "file" && u.kind !== "sqlite") return;
   const path = resolve(u.location);
+  // `file:./store#t1`: a folder that exists with a thread after it (a folder name may hold '#' itself)
+  const hash = u.location.lastIndexOf("#");
+  if (hash > 0 && !existsSync(path) && existsSync(resolve(u.location.slice(0, hash)))) {
+    throw namesAThread(u.redacted, u.redacted.slice(0, u.redacted.lastIndexOf("#")), u.location.slice(hash + 1));
+  }
   if (readOnly) {
     if (existsSync(path)) return;
     const near = nearestName(path);

@@ -98,12 +98,21 @@ function parseUrl(head: string, redacted: string): SaverUri {
   } catch {
     throw usageError(`saver URI '${redacted}' is not a valid URL (a port must be a number, special characters in a password must be percent-encoded)`);
   }
+  if (url.hash !== "") throw namesAThread(redacted, redacted.slice(0, redacted.lastIndexOf("#")), url.hash.slice(1));
   const kind: "redis" | "postgres" = url.protocol.startsWith("redis") ? "redis" : "postgres";
   if (kind === "redis") checkRedis(url, redacted);
   else checkPostgres(url, redacted);
   const params = new URLSearchParams(url.search);
   for (const k of OWN_PARAMS[kind]) url.searchParams.delete(k); // ours, not the client library's
   return { kind, raw: head, redacted, location: url.toString(), params };
+}
+
+/**
+ * A store is expected, and the URI names one of its threads (`<uri>#<thread>`): a URL would drop the fragment (the
+ * whole store listed, or written into) and a path would become a new file called `x.db#t1`.
+ */
+export function namesAThread(redacted: string, store: string, thread: string) {
+  return usageError(`'${redacted}' names a thread ('#${thread}'): this command takes the store itself, '${store}'`);
 }
 
 export function parseSaverUri(uri: string, env: NodeJS.ProcessEnv = process.env): SaverUri {
@@ -120,6 +129,9 @@ export function parseSaverUri(uri: string, env: NodeJS.ProcessEnv = process.env)
   const redacted = redactUri(u);
   if (/^(rediss?|postgres(ql)?):\/\//i.test(u)) return { ...parseUrl(u, redacted), raw: uri };
   const q = u.indexOf("?");
+  // a '#' after the query, or right after a database file's name, starts a thread (a '#' in a query value is %23)
+  const hash = q >= 0 ? u.indexOf("#", q) : u.search(/\.(sqlite3?|db)#/i) >= 0 ? u.indexOf("#", u.search(/\.(sqlite3?|db)#/i)) : -1;
+  if (hash >= 0) throw namesAThread(redacted, redactUri(u.slice(0, hash)), u.slice(hash + 1));
   const params = new URLSearchParams(q >= 0 ? u.slice(q + 1) : "");
   const head = q >= 0 ? u.slice(0, q) : u;
   const scheme = schemeOf(head)?.toLowerCase();
