@@ -153,37 +153,55 @@ export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
   // reason first (few distinct strings), then the pointer with its indices as *; notes come in pointer order, so
   // the notes of one message are adjacent and counting distinct messages needs only the last one seen. A note is
   // matched against its reason's patterns in place (their literal parts, compared natively): no pattern string is
-  // built for a note that fits one already.
-  type Group = LossyGroup & { parts: string[]; messages: number; last: number };
-  const byReason = new Map<string, Group[]>();
-  const groups: Group[] = [];
-  for (const n of notes) {
-    let ofReason = byReason.get(n.reason);
-    if (!ofReason) byReason.set(n.reason, (ofReason = []));
-    let g: Group | undefined;
-    for (const x of ofReason) {
-      if (fitsParts(n.pointer, x.parts)) {
-        g = x;
-        break;
-      }
-    }
-    if (!g) {
-      const pattern = n.pointer.replace(INDEX, "/*");
-      g = { pattern, parts: partsOf(pattern), reason: n.reason, count: 0, first: n.pointer, where: "", messages: 0, last: -1 };
-      ofReason.push(g);
-      groups.push(g);
-    }
+  // built for a note that fits one already. The loop runs once per note (60,000 for a long history, in a process
+  // that runs it once): it is kept small, with the rare new group in a function of its own, so that V8 optimizes it
+  // early and cheaply.
+  const byReason = new Map<string, NoteGroup[]>();
+  const groups: NoteGroup[] = [];
+  for (let k = 0; k < notes.length; k++) {
+    const n = notes[k]!;
+    const p = n.pointer;
+    const ofReason = byReason.get(n.reason);
+    const g = (ofReason !== undefined ? groupFitting(ofReason, p) : undefined) ?? newGroup(n, ofReason, byReason, groups);
     g.count++;
-    const m = messageIndexOf(n.pointer);
+    const m = messageIndexOf(p);
     if (m >= 0 && m !== g.last) {
       g.messages++;
       g.last = m;
     }
   }
-  return groups.map(({ messages, last: _, parts: _p, ...g }) => ({
-    ...g,
-    where: messages === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${messages ? ` on ${count(messages, "message")}` : ""}`,
+  return groups.map((g) => ({
+    pattern: g.pattern,
+    reason: g.reason,
+    count: g.count,
+    first: g.first,
+    where: g.messages === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${g.messages ? ` on ${count(g.messages, "message")}` : ""}`,
   }));
+}
+
+/** A group of groupLossy while it counts: its pattern's literal parts, the messages it names and the last one seen. */
+interface NoteGroup {
+  pattern: string;
+  parts: string[];
+  reason: string;
+  count: number;
+  first: string;
+  messages: number;
+  last: number;
+}
+
+function groupFitting(ofReason: readonly NoteGroup[], pointer: string): NoteGroup | undefined {
+  for (let i = 0; i < ofReason.length; i++) if (fitsParts(pointer, ofReason[i]!.parts)) return ofReason[i];
+  return undefined;
+}
+
+function newGroup(n: LossyNote, ofReason: NoteGroup[] | undefined, byReason: Map<string, NoteGroup[]>, groups: NoteGroup[]): NoteGroup {
+  const pattern = n.pointer.replace(INDEX, "/*");
+  const g: NoteGroup = { pattern, parts: partsOf(pattern), reason: n.reason, count: 0, first: n.pointer, messages: 0, last: -1 };
+  if (ofReason) ofReason.push(g);
+  else byReason.set(n.reason, [g]);
+  groups.push(g);
+  return g;
 }
 
 /**
