@@ -17,7 +17,7 @@
  * - unknown keys (zod objects are non-strict) in `ext.deepagent.extra`.
  */
 import type {
-  AgentMessage, Checkpoint, Content, Ext, ExtensionMessage, FileData, InterruptData, TodoItem, ToolResultMessage,
+  AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ExtensionMessage, FileData, InterruptData, TodoItem, ToolResultMessage,
 } from "../generated/types.js";
 import { isJsonInt, parseJson, stringifyJson } from "../base/json.js";
 import { inputError } from "../base/errors.js";
@@ -316,13 +316,15 @@ function resultToPart(m: ToolResultMessage, pointer: string, lossy: LossyNote[])
 }
 
 /**
- * Assistant fields an AI SDK message has no place for, in pointer order around `timestamp` (the notes of a message are
- * written in pointer order: see messagesFromCanonical), and their loss reasons (one string each, shared by every note).
+ * The loss reasons of the assistant fields an AI SDK message has no place for (one string each, shared by every
+ * note); messagesFromCanonical notes them in pointer order around `timestamp`.
  */
-const ASSISTANT_BEFORE_TS = ["errorMessage", "model", "provider", "stopReason"] as const;
-const ASSISTANT_AFTER_TS = ["usage"] as const;
-type AssistantOnly = (typeof ASSISTANT_BEFORE_TS)[number] | (typeof ASSISTANT_AFTER_TS)[number];
-const ASSISTANT_ONLY_LOSS = Object.fromEntries([...ASSISTANT_BEFORE_TS, ...ASSISTANT_AFTER_TS].map((f) => [f, `deep-agent checkpoints do not store an assistant message's ${f}`])) as Record<AssistantOnly, string>;
+const assistantLoss = (f: string) => `deep-agent checkpoints do not store an assistant message's ${f}`;
+const ERROR_MESSAGE_LOSS = assistantLoss("errorMessage");
+const MODEL_LOSS = assistantLoss("model");
+const PROVIDER_LOSS = assistantLoss("provider");
+const STOP_REASON_LOSS = assistantLoss("stopReason");
+const USAGE_LOSS = assistantLoss("usage");
 const TIMESTAMP_LOSS = "AI SDK messages have no timestamps";
 const byPointer = (a: LossyNote, b: LossyNote) => comparePointers(a.pointer, b.pointer);
 
@@ -334,7 +336,7 @@ const byPointer = (a: LossyNote, b: LossyNote) => comparePointers(a.pointer, b.p
 function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
   const out: Obj[] = [];
   let openTool: { msg: Obj; group: unknown } | undefined;
-  const assistantLoss = cp.origin?.format !== "deepagent";
+  const dropsAssistantFields = cp.origin?.format !== "deepagent";
   cp.messages.forEach((m, i) => {
     const ptr = `/messages/${i}`;
     const e = extOf(m as { ext?: Ext });
@@ -363,10 +365,14 @@ function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
     const msg = m as Extract<AgentMessage, { role: "system" | "user" | "assistant" }>;
     const native: Obj = { role: msg.role };
     native.content = contentFromCanonical(msg, e, ptr, lossy);
-    const dropped = msg.role === "assistant" && assistantLoss;
-    if (dropped) for (const f of ASSISTANT_BEFORE_TS) if (msg[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: ASSISTANT_ONLY_LOSS[f] });
-    if (stamped) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: TIMESTAMP_LOSS });
-    if (dropped) for (const f of ASSISTANT_AFTER_TS) if (msg[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: ASSISTANT_ONLY_LOSS[f] });
+    // an assistant message's fields AI SDK messages have no place for, spelled out (named loads, one string each)
+    const a = msg.role === "assistant" && dropsAssistantFields ? (msg as AssistantMessage) : undefined;
+    if (a && a.errorMessage !== undefined) lossy.push({ pointer: ptr + "/errorMessage", field: "errorMessage", reason: ERROR_MESSAGE_LOSS });
+    if (a && a.model !== undefined) lossy.push({ pointer: ptr + "/model", field: "model", reason: MODEL_LOSS });
+    if (a && a.provider !== undefined) lossy.push({ pointer: ptr + "/provider", field: "provider", reason: PROVIDER_LOSS });
+    if (a && a.stopReason !== undefined) lossy.push({ pointer: ptr + "/stopReason", field: "stopReason", reason: STOP_REASON_LOSS });
+    if (stamped) lossy.push({ pointer: ptr + "/timestamp", field: "timestamp", reason: TIMESTAMP_LOSS });
+    if (a && a.usage !== undefined) lossy.push({ pointer: ptr + "/usage", field: "usage", reason: USAGE_LOSS });
     if (e.providerOptions !== undefined) native.providerOptions = e.providerOptions;
     if (isObj(e.extra)) Object.assign(native, e.extra);
     out.push(native);
