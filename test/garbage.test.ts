@@ -4,9 +4,10 @@
  * arrays) are generated here into a temp dir.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync, mkdirSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync, mkdirSync, existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 
@@ -175,7 +176,11 @@ describe("the real binary (after npm run build)", () => {
     writeFileSync(hook, 'export async function resolve(s, c, n) { const r = await n(s, c); process.stderr.write("LOAD " + r.url + "\\n"); return r; }\n');
     const r = spawnSync(process.execPath, ["--no-warnings", "--experimental-loader", hook, bin, "validate", "fixtures/yoagent/valid/save_messages.v0.18.json"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(0);
-    const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).map((l) => l.slice(5));
+    const urls = r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).map((l) => l.slice(5));
+    // bin/ckpt.js runs the bundle (dist/bundle/): a chunk holds many modules, each after a "// <path>" line
+    const loaded = urls.flatMap((u) =>
+      u.includes("/dist/bundle/") ? [u, ...[...readFileSync(fileURLToPath(u), "utf8").matchAll(/^\/\/ (?:#region )?((?:dist|node_modules)\/\S+)$/gm)].map((m) => "/" + m[1])] : [u],
+    );
     expect(loaded.some((u) => u.includes("/dist/core/document.js"))).toBe(true); // the trace works
     for (const heavy of ["/ioredis/", "/pg/", "/better-sqlite3/", "/node_modules/ai/", "/zod/", "/dist/cli/diff.js", "/dist/core/convert.js", "/micromatch/"]) {
       expect(loaded.filter((u) => u.includes(heavy)), heavy).toEqual([]);
