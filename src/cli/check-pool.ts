@@ -10,16 +10,13 @@
  * ~280 ms without).
  */
 import { existsSync } from "node:fs";
-import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Worker } from "node:worker_threads";
 import type { CheckPool, WireResult } from "../core/check.js";
+import { idleCore } from "../base/cores.js";
 
 
-/** Whether a core is idle: the 1-minute load average leaves at least one of the cores this process may use free. */
-export function idleCore(): boolean {
-  return loadavg()[0] <= availableParallelism() - 1;
-}
+export { idleCore } from "../base/cores.js";
 
 export async function openCheckPool(opts: { auto?: boolean } = {}): Promise<CheckPool | undefined> {
   if (opts.auto && !idleCore()) return undefined;

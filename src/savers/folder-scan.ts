@@ -84,36 +84,53 @@ function jsonlEntry(name: string, text: string, size: number, mtimeMs: number): 
   return lines.length > 0 && lines.every(parses) ? ignored(name, "JSON lines, but not a yoagent session") : rec;
 }
 
-/** One file of a store folder. `full`: read the whole text (scan); else the head is enough for a FileSaver file. */
+/** Whether a file is read at all: a checkpoint's name (`.json`, `.pkl`, `.jsonl`), not a temporary file. */
+export const isDocName = (name: string) => DOC.test(name) && !TEMP.test(name);
+
+/** A file that is not read: ignored by its name, with the reason. */
+export const nameIgnored = (name: string): IgnoredEntry => ignored(name, whyNot(name));
+
+/** A file of a checkpoint's name that could not be read (`code`: the error's code, else its message). */
+export const readFailed = (name: string, code: string | undefined, message: string): IgnoredEntry =>
+  ignored(name, code === "ENOENT" ? "removed while the folder was read" : `unreadable: ${code ?? message}`);
+
+/** A file of a checkpoint's name, by its whole text: a record (FileSaver's by its content), or ignored with the reason. */
+export function textEntry(name: string, text: string): FolderEntry {
+  const contentId = name.endsWith(".json") ? threadIdIn(text.slice(0, HEAD_BYTES)) : undefined;
+  if (name.endsWith(".jsonl")) return jsonlEntry(name, text, text.length, 0);
+  const rec: FoundRecord = { kind: "record", threadId: contentId ?? threadIdOfFile(name, ""), rel: name, text, size: text.length, mtimeMs: 0, byContent: contentId !== undefined };
+  if (contentId !== undefined || detectAll({ name, text }).length > 0 || SWARMER_FILE.test(name)) return rec;
+  return parses(text) ? ignored(name, "JSON, but not a checkpoint of any supported format") : rec;
+}
+
+/**
+ * One file of a store folder. `full` (scan): one read per file, the whole text (its size and time are not needed);
+ * else (list) the head, and the text only when the head does not name a FileSaver thread.
+ */
 export function fileEntry(dir: string, name: string, full: boolean): FolderEntry {
-  if (!DOC.test(name) || TEMP.test(name)) return ignored(name, whyNot(name));
+  if (!isDocName(name)) return nameIgnored(name);
   const path = join(dir, name);
-  // scan: one read per file (the text; its size and time are not needed); list: the head, and the text only when
-  // the head does not name a FileSaver thread
   let head: { head: string; size: number; mtimeMs: number } | undefined;
   let text: string | undefined;
   try {
     if (full) text = readFileSync(path, "utf8");
     else head = readHead(path);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return ignored(name, code === "ENOENT" ? "removed while the folder was read" : `unreadable: ${code ?? (e as Error).message}`);
+    return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message);
   }
-  const contentId = name.endsWith(".json") ? threadIdIn(head?.head ?? text!.slice(0, HEAD_BYTES)) : undefined;
-  const size = head?.size ?? text!.length;
-  const mtimeMs = head?.mtimeMs ?? 0;
-  const rec = (t: string | undefined): FoundRecord => ({ kind: "record", threadId: contentId ?? threadIdOfFile(name, ""), rel: name, text: t, size, mtimeMs, byContent: contentId !== undefined });
-  if (contentId !== undefined && !full) return rec(undefined);
-  if (text === undefined) {
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (e) {
-      return ignored(name, `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
+  if (text !== undefined) return textEntry(name, text);
+  const { size, mtimeMs } = head!;
+  const contentId = name.endsWith(".json") ? threadIdIn(head!.head) : undefined;
+  if (contentId !== undefined) return { kind: "record", threadId: contentId, rel: name, size, mtimeMs, byContent: true };
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    return ignored(name, `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   if (name.endsWith(".jsonl")) return jsonlEntry(name, text, size, mtimeMs);
-  if (contentId !== undefined || detectAll({ name, text }).length > 0 || SWARMER_FILE.test(name)) return rec(text);
-  return parses(text) ? ignored(name, "JSON, but not a checkpoint of any supported format") : rec(text);
+  const rec: FoundRecord = { kind: "record", threadId: threadIdOfFile(name, ""), rel: name, text, size, mtimeMs, byContent: false };
+  if (detectAll({ name, text }).length > 0 || SWARMER_FILE.test(name)) return rec;
+  return parses(text) ? ignored(name, "JSON, but not a checkpoint of any supported format") : rec;
 }
 
 /** The records and ignored entries of an amacs home (`rel` "" when the store folder is the home itself). */
