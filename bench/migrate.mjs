@@ -24,6 +24,10 @@ import { openSaver } from "../dist/savers/index.js";
 import { migrate } from "../dist/core/migrate.js";
 import { openCheckPool } from "../dist/cli/check-pool.js";
 import { from as copyFrom } from "pg-copy-streams";
+import { READ_AHEAD } from "../dist/savers/file.js";
+
+// READ_AHEAD=always|never|idle: the folder reader worker (default idle: only when a core is idle, as the CLI runs)
+if (process.env.READ_AHEAD) READ_AHEAD.when = process.env.READ_AHEAD;
 
 const N = Number(process.env.N ?? 10_000);
 const BIG = Number(process.env.BIG ?? 100_000);
@@ -243,7 +247,7 @@ for (const p of pairs) {
 }
 console.log(`floor: reading + JSON.parse of the ${N} source files takes ${floor.toFixed(0)} ms; a checked migration on one thread cannot beat raw copy + that`);
 const inWorker = workerRuns.slice(1).filter(Boolean).length; // the first is the warm-up
-console.log(`checks in the worker thread in ${inWorker} of ${workerRuns.length - 1} ckpt runs (WORKER=${process.env.WORKER ?? "auto"}; auto: only when a core is idle, 1-minute load average ≤ cores − 1: ${(await import("node:os")).loadavg()[0].toFixed(1)} now)`);
+console.log(`checks in the worker thread in ${inWorker} of ${workerRuns.length - 1} ckpt runs (WORKER=${process.env.WORKER ?? "auto"}; auto: only when a core is idle, 1-minute load average ≤ cores − 1: ${(await import("node:os")).loadavg()[0].toFixed(1)} now); folder read-ahead: ${READ_AHEAD.when}`);
 result.checksInWorker = { runs: workerRuns.length - 1, inWorker };
 const small = peakRss(N);
 const big = peakRss(BIG);
