@@ -296,3 +296,25 @@ describe("loss report grouping: fitsPattern", () => {
     }
   });
 });
+
+describe("loss note pointers are RFC 6901 JSON pointers into the canonical checkpoint", () => {
+  /** resolve a pointer by the RFC's own rules (~1 → '/', then ~0 → '~'), independently of ckpt's code */
+  const resolvePointer = (doc: unknown, ptr: string): unknown =>
+    ptr
+      .split("/")
+      .slice(1)
+      .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .reduce<unknown>((v, t) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[t] : undefined), doc);
+  for (const to of ["deepagent", "swarmer", "amacs", "yoagent"]) {
+    test(`${to}: state and ext keys holding '/' and '~' are escaped, so every note's pointer finds the dropped value`, () => {
+      const cp = rich();
+      (cp.state as Record<string, unknown>)["a/b"] = { kept: false };
+      (cp.state as Record<string, unknown>)["x~y"] = [1];
+      cp.ext = { "my/fmt~1": { detail: true } } as Checkpoint["ext"];
+      const { lossy } = convertCheckpoint(cp, to);
+      const mine = lossy.filter((n) => /^\/(state|ext)\//.test(n.pointer) && !n.pointer.startsWith("/state/todos"));
+      expect(mine.length, JSON.stringify(lossy.map((n) => n.pointer))).toBeGreaterThanOrEqual(2);
+      for (const n of mine) expect(resolvePointer(cp, n.pointer), n.pointer).not.toBeUndefined();
+    });
+  }
+});

@@ -54,3 +54,6 @@ function leadingZeros(s: string, from: number, to: number): number {
   while (from + n < to - 1 && s.charCodeAt(from + n) === 48) n++;
   return n;
 }
+
+/** One JSON pointer token (RFC 6901): '~' as ~0, '/' as ~1. */
+export const escapePtr = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -14,6 +14,7 @@
 import type { AgentMessage, Checkpoint, Content, Ext, ScratchpadNote } from "../generated/types.js";
 import { inputError, usageError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LossyNote, SourceDoc } from "./types.js";
+import { escapePtr } from "../base/pointer.js";
 
 export interface AmacsExchange {
   tick: number;
@@ -296,7 +297,7 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
     const { scratchpad, ...rest } = cp.state;
     for (const k of Object.keys(rest)) {
       const v = (rest as Record<string, unknown>)[k];
-      if (v !== undefined && !(Array.isArray(v) && v.length === 0) && !(v && typeof v === "object" && Object.keys(v).length === 0)) lossy.push({ pointer: `/state/${k}`, field: k, reason: "amacs keeps only chat exchanges and scratchpad notes" });
+      if (v !== undefined && !(Array.isArray(v) && v.length === 0) && !(v && typeof v === "object" && Object.keys(v).length === 0)) lossy.push({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "amacs keeps only chat exchanges and scratchpad notes" });
     }
     if (cp.interrupt) lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "amacs has no pending-approval state" });
     if (cp.origin?.format !== "amacs") {

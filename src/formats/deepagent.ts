@@ -23,7 +23,7 @@ import { isJsonInt, parseJson, stringifyJson } from "../base/json.js";
 import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
 import { jsonLocator } from "../base/json.js";
-import { comparePointers } from "../base/pointer.js";
+import { comparePointers, escapePtr } from "../base/pointer.js";
 import { envelopeTimes, isEnvelopeFillIn } from "./envelope.js";
 
 type Obj = Record<string, unknown>;
@@ -473,11 +473,11 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
   },
   fromCanonical(cp, { lossy }) {
     // notes in pointer order (lossInPointerOrder): /ext/… before /messages/… before /state/…, each sorted
-    const extLoss = Object.keys(cp.ext ?? {}).filter((k) => k !== "deepagent").map((k) => ({ pointer: `/ext/${k}`, field: k, reason: `deep-agent cannot carry ${k}-specific data` }));
+    const extLoss = Object.keys(cp.ext ?? {}).filter((k) => k !== "deepagent").map((k) => ({ pointer: `/ext/${escapePtr(k)}`, field: k, reason: `deep-agent cannot carry ${k}-specific data` }));
     for (const n of extLoss.sort(byPointer)) lossy.push(n);
     const messages = messagesFromCanonical(cp, lossy);
     const { todos, files, ...rest } = cp.state;
-    const stateLoss = Object.keys(rest).map((k) => ({ pointer: `/state/${k}`, field: k, reason: "deep-agent state holds only todos and files" }));
+    const stateLoss = Object.keys(rest).map((k) => ({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "deep-agent state holds only todos and files" }));
     for (const n of stateLoss.sort(byPointer)) lossy.push(n);
     // times from the messages when the source has none; the epoch only when nothing at all says when
     const times = envelopeTimes(cp);

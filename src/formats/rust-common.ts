@@ -467,7 +467,8 @@ export function reportEnvelopeLoss(cp: Checkpoint, target: FormatName, lossy: Lo
   }
 }
 
-export const escapePtr = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+export { escapePtr } from "../base/pointer.js";
+import { escapePtr } from "../base/pointer.js";
 
 /**
  * What `messageToNative` writes where the canonical message has nothing (the Rust types require them): model and

@@ -13,6 +13,7 @@ import type { AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ToolResu
 import { CkptError, inputError } from "../base/errors.js";
 import { addInts, isJsonInt, parseJson, stringifyJson, type JsonInt } from "../base/json.js";
 import type { FormatAdapter, LintMessage, LossyNote, SourceDoc } from "./types.js";
+import { escapePtr } from "../base/pointer.js";
 
 type Obj = Record<string, unknown>;
 export interface SwarmerState {
@@ -248,7 +249,7 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     for (const k of Object.keys(rest)) {
       const v = (rest as Obj)[k];
       if (v !== undefined && !(Array.isArray(v) && v.length === 0) && !(isObj(v) && Object.keys(v).length === 0)) {
-        lossy.push({ pointer: `/state/${k}`, field: k, reason: "Swarmer state holds only contexts" });
+        lossy.push({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "Swarmer state holds only contexts" });
       }
     }
     const model = typeof e.model === "string" ? e.model : (lastModel?.model ?? "unknown");
@@ -261,7 +262,7 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
       for (const k of ["createdAt", "updatedAt"] as const) if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `Swarmer has no checkpoint ${k}` });
       const assistants = cp.messages.filter((m) => m.role === "assistant").length;
       if (cp.step !== assistants) lossy.push({ pointer: "/step", field: "step", reason: `Swarmer has no step counter (it is read back as the number of assistant messages, ${assistants}): step ${cp.step} is dropped` });
-      for (const k of Object.keys(cp.ext ?? {})) lossy.push({ pointer: `/ext/${k}`, field: k, reason: `Swarmer cannot carry ${k}-specific data` });
+      for (const k of Object.keys(cp.ext ?? {})) lossy.push({ pointer: `/ext/${escapePtr(k)}`, field: k, reason: `Swarmer cannot carry ${k}-specific data` });
     }
     const out: SwarmerState = {
       identity: (e.identity as SwarmerState["identity"]) ?? { name: cp.threadId, id: cp.threadId },
