@@ -4,7 +4,7 @@
  */
 import { CkptError, inputError } from "../base/errors.js";
 import { jsonLocator, type Locator } from "../base/json.js";
-import { canonicalLint, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
+import { canonicalLint, mayHoldBigInt, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
 import { adapters, detectAll, getAdapter, syntaxCheck, type Detection } from "../formats/index.js";
 import { unbundle, type Bundle } from "../formats/bundle.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
@@ -87,8 +87,8 @@ export function parseDocument(given: SourceDoc, format?: string): ParsedDocument
  */
 export function loaderErrors(p: ParsedDocument, opts: { schemaOnly?: boolean } = {}): Issue[] {
   const { adapter, native, doc } = p;
-  const need = mayNeedNativeLint(native, doc.text);
-  const errors = schemaIssues(adapter.schema, native, doc.name, locatorFor(adapter, native, doc), need.bigint);
+  // only the bigint part of mayNeedNativeLint: the prototype-key scans serve the lints, which run elsewhere
+  const errors = schemaIssues(adapter.schema, native, doc.name, locatorFor(adapter, native, doc), mayHoldBigInt(native, doc.text));
   if (errors.length || opts.schemaOnly) return errors;
   return (adapter.lint?.(native, doc) ?? []).filter((i) => i.severity === "error");
 }

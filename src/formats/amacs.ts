@@ -149,7 +149,7 @@ const hasTickHeading = (t: string) => someLineStarts(t, "* Tick ", digitAt);
 function filesOf(doc: SourceDoc): Record<string, string> {
   if (doc.files) return doc.files;
   if (doc.text === undefined) return {};
-  const base = doc.name.split(/[\\/]/).pop() ?? "";
+  const base = doc.name.slice(Math.max(doc.name.lastIndexOf("/"), doc.name.lastIndexOf("\\")) + 1); // the part after the last slash or backslash
   if (base === PAD || (someLineStarts(doc.text, TITLE, scratchpadOnLine) && !someLineStarts(doc.text, "* Tick "))) return { [PAD]: doc.text };
   return { [CHAT]: doc.text };
 }

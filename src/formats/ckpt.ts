@@ -10,6 +10,8 @@ export const ckptAdapter: FormatAdapter<Checkpoint> = {
   extensions: [".json", ".ckpt.json"],
   lossy: [],
   schema: "Checkpoint",
+  // the detection below: `^\s*\{`, then `"schemaVersion"\s*:\s*1\b`
+  detectNeeds: { first: "{", anyOf: ['"schemaVersion"'] },
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined) return { confidence: 0 };

@@ -428,6 +428,7 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     "origin and ext of other formats",
   ],
   schema: "formats/deepagent/checkpoint",
+  detectNeeds: { first: "{" },
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined || !/^\s*\{/.test(t)) return { confidence: 0 };

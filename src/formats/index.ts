@@ -44,12 +44,61 @@ export interface Detection {
   version?: string;
 }
 
-/** Every format that claims the document, most confident first. */
+/** JavaScript's `\s` (white space and line terminators, a BOM included), which the detections' `^\s*` skip. */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** The text's first character that is not white space ("" when there is none, or no text). */
+export function firstNonSpace(text: string | undefined): string {
+  if (text === undefined) return "";
+  for (let i = 0; i < text.length; i++) if (!isSpace(text.charCodeAt(i))) return text.charAt(i);
+  return "";
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** Every string some adapter's detection needs (`detectNeeds.anyOf`), as one pattern: one scan of a text finds which it holds. */
+const NEEDED = new RegExp([...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))].map(escapeRe).join("|") || "(?!)", "g");
+
+/** The strings of NEEDED a text holds (overlapping occurrences included: the scan goes on one character after each). */
+function neededIn(text: string): string[] {
+  const found: string[] = [];
+  NEEDED.lastIndex = 0;
+  for (let m = NEEDED.exec(text); m !== null; m = NEEDED.exec(text)) {
+    found.push(m[0]);
+    NEEDED.lastIndex = m.index + 1;
+  }
+  return found;
+}
+
+interface Candidate {
+  format: FormatName;
+  anyOf?: readonly string[];
+}
+/** Per first character ("{", "[", or "" for any other): the formats that may claim such a text, in FORMAT_NAMES order. */
+const CANDIDATES: Record<string, Candidate[]> = Object.fromEntries(
+  ["{", "[", ""].map((first) => [
+    first,
+    FORMAT_NAMES.filter((n) => (adapters[n].detectNeeds?.first ?? first) === first).map((format) => ({ format, anyOf: adapters[format].detectNeeds?.anyOf })),
+  ]),
+);
+
+/**
+ * Every format that claims the document, most confident first (equal confidence: in FORMAT_NAMES order). Adapters
+ * whose `detectNeeds` the document does not meet (its first character that is not white space; one of the strings,
+ * all looked for in one scan) are not asked: a document is not scanned by detectors that cannot claim it. The answer
+ * is the same as asking every adapter (test/detect-candidates.test.ts compares the two on every fixture and on edge cases).
+ */
 export function detectAll(doc: SourceDoc): Detection[] {
+  const first = firstNonSpace(doc.text);
+  let found: string[] | undefined;
   const out: Detection[] = [];
-  for (const name of FORMAT_NAMES) {
-    const r = adapters[name].detect(doc);
-    if (r.confidence > 0) out.push({ format: name, confidence: r.confidence, version: r.version });
+  for (const c of CANDIDATES[first === "{" || first === "[" ? first : ""]!) {
+    if (c.anyOf && !c.anyOf.some((s) => (found ??= neededIn(doc.text!)).includes(s))) continue;
+    const r = adapters[c.format].detect(doc);
+    if (r.confidence > 0) out.push({ format: c.format, confidence: r.confidence, version: r.version });
   }
   return out.sort((a, b) => b.confidence - a.confidence);
 }

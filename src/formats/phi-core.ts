@@ -40,6 +40,7 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
     "system messages (kept as extension messages of kind 'ckpt.system')",
   ],
   schema: "formats/phi-core/messages",
+  detectNeeds: { first: "[" },
   detect(doc: SourceDoc) {
     const s = sniffMessageArray(doc.text);
     return s.phi > 0 ? { confidence: s.phi } : { confidence: 0 };

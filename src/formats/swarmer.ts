@@ -176,6 +176,7 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     "interrupt, createdAt / updatedAt, step",
   ],
   schema: "formats/swarmer/agent-state",
+  detectNeeds: { first: "{" },
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined) return { confidence: 0 };

@@ -66,6 +66,13 @@ export interface FormatAdapter<Native = unknown> {
    */
   schema: string;
   detect(doc: SourceDoc): DetectResult;
+  /**
+   * Optional, for speed: what `detect` needs of a text before it can claim it, so that detection does not ask it about
+   * other texts — the first character that is not white space (`\s`, a BOM included), and strings one of which the
+   * text must contain somewhere. A document without a text (a folder's files) is asked only when `first` is unset.
+   * Must hold for every text `detect` claims (test/detect-candidates.test.ts compares with asking every adapter).
+   */
+  detectNeeds?: { first: "{" | "["; anyOf?: readonly string[] };
   /** Text → native value (JSON parse, JSONL split, org parse). Throws CkptError(exit 3) with line:column on malformed input. */
   parse(doc: SourceDoc): Native;
   toCanonical(native: Native, doc: SourceDoc): Checkpoint;

@@ -98,6 +98,8 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
     "system messages (kept as extension messages of kind 'ckpt.system')",
   ],
   schema: "formats/yoagent-session/entries",
+  // its first line that is not blank must start `{ "id":` (lines before it are white space)
+  detectNeeds: { first: "{" },
   detect(doc: SourceDoc) {
     if (doc.text === undefined) return { confidence: 0 };
     const first = firstLine(doc.text);

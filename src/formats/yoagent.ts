@@ -96,6 +96,7 @@ export const yoagentAdapter: FormatAdapter<Native> = {
     "phi-core stop reasons (maxTurns, userStop, handoff, guardRail, contextCompacted, paused)",
   ],
   schema: "formats/yoagent/messages",
+  detectNeeds: { first: "[" },
   detect(doc: SourceDoc) {
     const s = sniffMessageArray(doc.text);
     return s.yoagent > 0 ? { confidence: s.yoagent, version: s.yoagentVersion } : { confidence: 0 };

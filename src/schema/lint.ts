@@ -176,6 +176,11 @@ export function hasBigInt(v: unknown): boolean {
   return false;
 }
 
+/** Whether a value parsed from `text` (when given) holds a bigint: a text without a run of 16+ digits cannot, and is not walked. */
+export function mayHoldBigInt(native: unknown, text: string | undefined): boolean {
+  return (text === undefined || hasLongDigitRun(text)) && hasBigInt(native);
+}
+
 /** A prototype key spelled out (one regex: irregexp skips ahead on it, faster than two `includes`). */
 const PROTO_KEY = /"(?:__proto__|constructor)"/;
 
@@ -184,8 +189,7 @@ const PROTO_KEY = /"(?:__proto__|constructor)"/;
  * `__proto__` / `constructor` key — spelled out, or with a `\u00XX` escape in it (`"\u005f_proto__"` is the same key).
  */
 export function mayNeedNativeLint(native: unknown, text: string | undefined): { bigint: boolean; any: boolean } {
-  // a value parsed from a text without a run of 16+ digits holds no bigint: skip the walk
-  const bigint = (text === undefined || hasLongDigitRun(text)) && hasBigInt(native);
+  const bigint = mayHoldBigInt(native, text);
   return { bigint, any: bigint || text === undefined || PROTO_KEY.test(text) || text.includes("\\u00") };
 }
 

@@ -255,6 +255,7 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
     "origin and ext of other formats",
   ],
   schema: "formats/langgraph/tuple",
+  detectNeeds: { first: "{", anyOf: ['"langgraph"'] },
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined || !/^\s*\{/.test(t)) return { confidence: 0 };
