@@ -136,6 +136,7 @@ export const journalKey = (namespace: string, threadId: string) => `${namespace}
 class PreparedRecord implements SaverRecord {
   #compact: string | undefined;
   #hash: string | undefined;
+  #bytes: number | undefined;
   constructor(
     readonly namespace: string,
     readonly threadId: string,
@@ -151,6 +152,10 @@ class PreparedRecord implements SaverRecord {
   }
   get hash(): string {
     return (this.#hash ??= sha256(this.compact));
+  }
+  /** the text's UTF-8 size, worked out once (the counts and a PostgreSQL COPY row need it) */
+  get bytes(): number {
+    return (this.#bytes ??= Buffer.byteLength(this.text));
   }
   /** whether `other` has this record's content: the same text (or compact text), else the same content hash */
   sameContent(other: string): boolean {
@@ -340,7 +345,7 @@ class Migration {
       const { namespace, threadId, text, source: file } = batch[i]!;
       const c = checked[i];
       s.read++;
-      s.bytesRead += Buffer.byteLength(text);
+      s.bytesRead += c !== undefined && "ok" in c && c.ok.text === text ? c.ok.bytes : Buffer.byteLength(text);
       if (c === undefined) {
         s.resumed++;
         s.skipped++;
@@ -426,7 +431,7 @@ class Migration {
       if (!toWrite || this.stopped) return;
       if (this.opts.dryRun) {
         this.s.written += toWrite.length; // "would write"
-        this.s.bytesWritten += toWrite.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+        this.s.bytesWritten += toWrite.reduce((n, p) => n + p.bytes, 0);
         return;
       }
       if (!toWrite.length) return;
@@ -445,7 +450,7 @@ class Migration {
       await (this.journalChain = this.journalChain.then(() => journal.commit(entries)));
     }
     s.written += written.length;
-    s.bytesWritten += written.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+    s.bytesWritten += written.reduce((n, p) => n + p.bytes, 0);
     if (this.opts.verify ?? true) {
       const v = this.verify(writer, written);
       v.catch(() => undefined); // awaited by the batch (process); not unhandled meanwhile

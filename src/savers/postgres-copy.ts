@@ -18,6 +18,8 @@ export interface CopyRow {
   namespace: string;
   threadId: string;
   text: string;
+  /** the text's UTF-8 size, when the caller has it (SaverRecord.bytes) */
+  readonly bytes?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function copyNew(c: PoolClient, table: string, rows: CopyRow[], inT
       stream.on("error", reject);
     });
     const lines: string[] = [];
-    for (const r of rows) lines.push(`${copyEscape(r.namespace)}\t${copyEscape(r.threadId)}\t${copyEscape(r.text)}\t${Buffer.byteLength(r.text)}\n`);
+    for (const r of rows) lines.push(`${copyEscape(r.namespace)}\t${copyEscape(r.threadId)}\t${copyEscape(r.text)}\t${r.bytes ?? Buffer.byteLength(r.text)}\n`);
     stream.end(lines.join(""));
     await done;
     if (inTransaction) await c.query("RELEASE SAVEPOINT ckpt_copy");

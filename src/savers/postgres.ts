@@ -105,7 +105,7 @@ const UPSERT_ROWS = 500;
 function upsertRows(c: PoolClient, T: string, chunk: SaverRecord[], update = true) {
   const values: unknown[] = [];
   const rows = chunk.map((r, k) => {
-    values.push(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text));
+    values.push(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text));
     return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
   });
   return c.query(

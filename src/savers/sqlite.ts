@@ -143,12 +143,12 @@ class SqliteStore implements Saver {
     this.sameTx = db.transaction((records: SaverRecord[]) => records.map((r) => q.same.get(r.text, r.namespace, r.threadId) === 1));
     this.saveTx = db.transaction((records: SaverRecord[]) => {
       const now = new Date().toISOString();
-      for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
+      for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text), now);
     });
     // plain INSERTs: a row that exists fails the statement, and the transaction rolls back whole
     this.insertTx = db.transaction((records: SaverRecord[]) => {
       const now = new Date().toISOString();
-      for (const r of records) q.insert.run(r.namespace, r.threadId, r.text, Buffer.byteLength(r.text), now);
+      for (const r of records) q.insert.run(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text), now);
     });
   }
 

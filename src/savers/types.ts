@@ -24,6 +24,8 @@ export interface SaverRecord {
    * Savers whose layout is compact JSON (Redis) store it as is instead of re-serializing `text`.
    */
   compact?: string;
+  /** the text's UTF-8 size, when the caller already has it (savers that store the size use it instead of counting again) */
+  readonly bytes?: number;
   /** where the record came from, for messages (a folder store's file or amacs home) */
   source?: string;
 }
