@@ -121,11 +121,8 @@ function upsertRows(c: PoolClient, T: string, chunk: SaverRecord[], update = tru
  */
 async function insertNew(pool: Pool, T: string, records: SaverRecord[]): Promise<boolean> {
   if (records.length === 0) return true;
-  const c = await pool.connect();
-  c.on("error", ignoreClientError);
-  let broken: Error | undefined;
   const single = records.length <= UPSERT_ROWS;
-  try {
+  return onBatchClient(pool, !single, async (c) => {
     if (records.length < COPY_MIN_ROWS) {
       try {
         await upsertRows(c, T, records, false);
@@ -140,9 +137,22 @@ async function insertNew(pool: Pool, T: string, records: SaverRecord[]): Promise
     const copied = await copyNew(c, T, records, true);
     await c.query(copied ? "COMMIT" : "ROLLBACK");
     return copied;
+  });
+}
+
+/**
+ * Run one batch write on a client of its own: client errors are the query's to report, a multi-statement write
+ * (`transaction`) is rolled back when it fails, and a client that failed is discarded, not returned to the pool.
+ */
+async function onBatchClient<R>(pool: Pool, transaction: boolean, write: (c: PoolClient) => Promise<R>): Promise<R> {
+  const c = await pool.connect();
+  c.on("error", ignoreClientError);
+  let broken: Error | undefined;
+  try {
+    return await write(c);
   } catch (e) {
     broken = e as Error;
-    if (!single) await c.query("ROLLBACK").catch(() => undefined);
+    if (transaction) await c.query("ROLLBACK").catch(() => undefined);
     throw e;
   } finally {
     c.off("error", ignoreClientError);
@@ -158,11 +168,8 @@ async function insertNew(pool: Pool, T: string, records: SaverRecord[]): Promise
  */
 async function upsert(pool: Pool, T: string, records: SaverRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const c = await pool.connect();
-  c.on("error", ignoreClientError);
-  let broken: Error | undefined;
   const single = records.length <= UPSERT_ROWS;
-  try {
+  await onBatchClient(pool, !single, async (c) => {
     if (single) {
       if (!(records.length >= COPY_MIN_ROWS && (await copyNew(c, T, records, false)))) await upsertRows(c, T, records);
       return;
@@ -171,14 +178,7 @@ async function upsert(pool: Pool, T: string, records: SaverRecord[]): Promise<vo
     const copied = await copyNew(c, T, records, true);
     for (let i = 0; !copied && i < records.length; i += UPSERT_ROWS) await upsertRows(c, T, records.slice(i, i + UPSERT_ROWS));
     await c.query("COMMIT");
-  } catch (e) {
-    broken = e as Error;
-    if (!single) await c.query("ROLLBACK").catch(() => undefined);
-    throw e;
-  } finally {
-    c.off("error", ignoreClientError);
-    c.release(broken); // a client that failed is discarded, not returned to the pool
-  }
+  });
 }
 
 /** The batched lookup (namespace $1, thread ids $2): rows (n, doc), n the 1-based place in $2, doc null where missing. */
