@@ -5,7 +5,7 @@
 import { Chalk, type ChalkInstance } from "chalk";
 import { stringifyJson } from "../base/json.js";
 import type { BlockChange, Change, DiffOutput, FieldChange, MessageChange, TextDiff, UsageChange } from "../core/diff/index.js";
-import { fmtInt } from "../core/diff/summary.js";
+import { fmtInt, pluralInt } from "../base/plural.js";
 
 /** How a usage total is named in the text and markdown reports (the --json keys stay the schema's names). */
 const TOKEN_LABEL: Record<keyof UsageChange["delta"], string> = { input: "input", output: "output", cacheRead: "cache-read", cacheWrite: "cache-write", totalTokens: "total", reasoning: "reasoning" };
@@ -136,7 +136,7 @@ function colorPatch(patch: string, k: ChalkInstance): string[] {
     .map((l) => (l.startsWith("+++") || l.startsWith("---") ? k.bold(l) : l.startsWith("@@") ? k.cyan(l) : l.startsWith("+") ? k.green(l) : l.startsWith("-") ? k.red(l) : l));
 }
 
-const plural = (n: number, w: string) => `${fmtInt(n)} ${n === 1 ? w : w + "s"}`;
+const plural = (n: number, w: string) => pluralInt(n, w);
 const signed = (n: number) => (n > 0 ? `+${fmtInt(n)}` : `−${fmtInt(-n)}`);
 
 /** Markdown for a pull-request comment: summary, a table of message changes, fenced diffs. */

@@ -8,7 +8,7 @@ import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { namespaceFor, noThreadError } from "./input.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
@@ -44,6 +44,7 @@ export const logCommand: CommandDef = {
       .example("ckpt log checkpoints.sqlite#thread-1", "every checkpoint of a LangGraph thread")
       .example("ckpt show 'checkpoints.sqlite#thread-1@~2'", "then look at one (also @<id prefix>, @latest)"),
   run: async (args: { address: string; namespace?: string; limit?: number; json: boolean }, io: CliIO) => {
+    intOption(args.limit, "--limit");
     const { parseAddress, settleAddress } = await import("../savers/address.js");
     const given = parseAddress(args.address);
     const { openStore } = await import("./stores.js");

@@ -6,7 +6,7 @@ import type { Argv } from "yargs";
 import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { usageError } from "../base/errors.js";
 import { namespaceFor } from "./input.js";
@@ -38,6 +38,7 @@ export const lsCommand: CommandDef = {
       .example("ckpt ls postgres://localhost/app --namespace a --namespace b", "two namespaces of a PostgreSQL store"),
   run: async (args: { uri: string; namespace?: string[]; limit?: number; json: boolean }, io: CliIO) => {
     // one namespace rule for every command: the URI's ?namespace=, else --namespace, else every namespace
+    intOption(args.limit, "--limit");
     const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
     const uriNs = namespaceFor(args.uri, flagNs);
     if (uriNs !== undefined && args.namespace && args.namespace.length > 1) throw usageError(`namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`);

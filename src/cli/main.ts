@@ -2,10 +2,10 @@
  * CLI entry: wires the commands into yargs, runs the chosen one and maps failures to the documented exit codes.
  * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
  */
-import { CkptError, ExitCode } from "../base/errors.js";
+import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import { closeStores } from "./stores.js";
-import type { CommandDef } from "./command.js";
+import { notANumber, type CommandDef } from "./command.js";
 import { quickArgs } from "./quick.js";
 
 /**
@@ -86,6 +86,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .demandCommand(1, "Name a command: ckpt --help lists them.")
     .recommendCommands()
+    .middleware((args) => {
+      // `--limit abc`: yargs made it NaN; say which option and what was given (exit 2) before any command runs
+      const bad = notANumber(args, argv);
+      if (bad !== undefined) throw usageError(bad);
+    }, true)
     .fail((msg, err) => {
       if (err) throw err;
       usageFailure = msg;

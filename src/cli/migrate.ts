@@ -14,10 +14,11 @@ import { openCheckPool } from "./check-pool.js";
 import { redactText, redactUri } from "../base/redact.js";
 import { migrate, type ConflictPolicy, type Journal, type MigrateProgress, type MigrateSummary } from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import type { Saver } from "../savers/types.js";
 import { writeFileAtomic } from "../base/atomic.js";
+import { fmtInt } from "../base/plural.js";
 import { namespaceFor } from "./input.js";
 import { openStore } from "./stores.js";
 
@@ -140,7 +141,7 @@ async function openJournal(path: string, resume: boolean, header: object): Promi
   };
 }
 
-const fmtNum = (n: number) => n.toLocaleString("en-US");
+const fmtNum = fmtInt;
 
 /** A thread id for a summary line: a very long one (the reason it was rejected, often) is cut, with its length. */
 const shortId = (id: string) => (id.length > 64 ? `${id.slice(0, 48)}… (${fmtNum(id.length)} characters)` : id);
@@ -226,8 +227,8 @@ export const migrateCommand: CommandDef = {
 function checkArgs(args: Args): void {
   if (args.toFormat !== undefined && !isFormatName(args.toFormat)) throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
   if (args.toFormat === "amacs") throw usageError("--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert");
-  if (!Number.isInteger(args.batchSize) || args.batchSize < 1) throw usageError("--batch-size must be a positive integer");
-  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 64)) throw usageError("--jobs must be an integer from 1 to 64");
+  intOption(args.batchSize, "--batch-size");
+  intOption(args.jobs, "--jobs", 1, 64);
 }
 
 /** Ctrl-C: the first stops the run after the batch in flight (then exit 130 with what was written); a second quits. */

@@ -10,7 +10,7 @@ import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import { parseDuration, planThread, uuid6Floor, type PruneCriteria, type PruneHead, type ThreadPlan } from "../core/prune.js";
 import type { PruneCounts } from "../savers/lgstore.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 
 interface Args {
@@ -96,7 +96,7 @@ async function threadFilter(args: Args): Promise<((t: string) => boolean) | unde
 }
 
 function criteria(args: Args, filtered: boolean): PruneCriteria {
-  if (args.keepLast !== undefined && (!Number.isInteger(args.keepLast) || args.keepLast < 1)) throw usageError("--keep-last must be a positive integer");
+  intOption(args.keepLast, "--keep-last");
   const c: PruneCriteria = {
     keepLast: args.keepLast,
     olderThanMs: args.olderThan === undefined ? undefined : parseDuration("--older-than", args.olderThan),
@@ -128,7 +128,7 @@ async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boo
   try {
     let after: string | undefined;
     for (;;) {
-      const page = await store.threadPage(after, Math.max(1, args.batchSize));
+      const page = await store.threadPage(after, args.batchSize);
       if (page.length === 0) break;
       after = page[page.length - 1];
       const threads = filter ? page.filter(filter) : page;
@@ -198,6 +198,7 @@ export const pruneCommand: CommandDef = {
       .example("ckpt prune sqlite:checkpoints.db --keep-last 2 --dry-run", "what keeping the newest 2 checkpoints per thread would free")
       .example("ckpt prune 'postgres://…?schema=public' --idle-for 90d", "delete threads nobody touched for 90 days"),
   run: async (args: Args, io: CliIO) => {
+    intOption(args.batchSize, "--batch-size");
     const filter = await threadFilter(args);
     const { isLangGraphStore } = await import("./migrate-langgraph.js");
     const { redact } = await import("../savers/uri.js");

@@ -17,7 +17,7 @@ import type { Provider } from "../providers/types.js";
 import { RecordedProvider, ScriptProvider, parseScript } from "../core/replay/providers.js";
 import { continueCheckpoint, resumeCheckpoint, verifyCheckpoint, type VerifyResult } from "../core/replay/replay.js";
 import { cloneState, type ReplayState } from "../core/replay/state-tools.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import { NAMESPACE_OPTION, readSource, SAVER_URI, splitThreadRef } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
@@ -202,6 +202,13 @@ export const replayCommand: CommandDef = {
     if (mode === "resume" && !args.decision) throw usageError("replay resume needs --decision approve|deny");
     if (mode === "verify" && (args.prompt !== undefined || args.decision)) throw usageError("--prompt and --decision go with the continue and resume modes");
     if (mode !== "verify" && args.initialState) throw usageError("--initial-state goes with verify");
+    if (mode === "verify") {
+      // verify replays the recorded turns and writes nothing: these would be silently ignored
+      const ignored = (
+        [["provider", "--provider"], ["model", "--model"], ["maxTurns", "--max-turns"], ["maxTokens", "--max-tokens"], ["maxDuration", "--max-duration"], ["limits", "--limits"], ["output", "-o/--output"], ["saveTo", "--save-to"], ["reason", "--reason"]] as const
+      ).filter(([k]) => args[k] !== undefined);
+      if (ignored.length) throw usageError(`${ignored.map(([, f]) => f).join(", ")}: only with continue or resume (verify replays the recorded turns and writes no checkpoint)`);
+    }
     if (args.json && mode !== "verify" && !args.output && !args.saveTo) throw usageError("--json prints events on stdout: write the checkpoint with -o or --save-to");
 
     const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd, namespace: args.namespace });
@@ -231,8 +238,8 @@ export const replayCommand: CommandDef = {
       });
       Object.assign(limits, limitsFromExecutionLimits(parseJson(text, { file: args.limits }), args.limits));
     }
-    if (args.maxTurns !== undefined) limits.maxTurns = args.maxTurns;
-    if (args.maxTokens !== undefined) limits.maxTotalTokens = args.maxTokens;
+    if (intOption(args.maxTurns, "--max-turns", 0) !== undefined) limits.maxTurns = args.maxTurns;
+    if (intOption(args.maxTokens, "--max-tokens", 0) !== undefined) limits.maxTotalTokens = args.maxTokens;
     if (args.maxDuration !== undefined) limits.maxDurationMs = parseDuration(args.maxDuration);
 
     const provider = await makeProvider(args.provider, args, io, cp);

@@ -3,8 +3,9 @@
  */
 import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
 import { humanBytes } from "../core/lg-stats.js";
+import { fmtInt } from "../base/plural.js";
 
-const num = (n: number) => n.toLocaleString("en-US");
+const num = fmtInt;
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(a / b >= 0.1 || a === 0 ? 0 : 1)}%` : "-");
 
 /** Left-aligned first column, the rest right-aligned. */

@@ -8,7 +8,7 @@
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { namespaceFor } from "./input.js";
 import { openStore } from "./stores.js";
@@ -101,7 +101,7 @@ export const statsCommand: CommandDef = {
       .example("ckpt stats sqlite:checkpoints.db --match 'user-42-*' --json", "only some threads, as JSON")
       .example("ckpt stats redis://127.0.0.1:6379 --namespace prod", "ckpt's own Redis store: bytes per format and thread"),
   run: async (args: Args, io: CliIO) => {
-    if (!Number.isInteger(args.top) || args.top < 1) throw usageError("--top must be a positive integer");
+    intOption(args.top, "--top");
     const filter = await threadFilter(args);
     const lg = await isLangGraph(args.uri, io);
     if (lg && args.namespace?.length) throw usageError("--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace");

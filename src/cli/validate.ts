@@ -10,7 +10,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { writeFileAtomic } from "../base/atomic.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { jsonLocator } from "../base/json.js";
 import { fileSaverLint } from "../schema/lint.js";
@@ -269,9 +269,7 @@ export const validateCommand: CommandDef = {
     const unknown = args.inputs.find((s) => s.startsWith("-") && s !== "-");
     if (unknown !== undefined) throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
     const targets = parseReporters(args.reporter ?? [], args.json);
-    if (args.maxErrors !== undefined && (!Number.isInteger(args.maxErrors) || args.maxErrors < 1)) {
-      throw usageError(`--max-errors expects a positive integer, got ${String(args.maxErrors)}`);
-    }
+    intOption(args.maxErrors, "--max-errors");
     const report = await runValidation(args.inputs, io, { format: args.format, maxErrors: args.maxErrors, strict: args.strict, namespace: args.namespace });
     for (const t of targets) {
       const color = t.path === undefined ? useColor(io, io.stdout) : false;

@@ -9,7 +9,7 @@ import type { Argv } from "yargs";
 import { ExitCode, usageError } from "../base/errors.js";
 import type { Checkpoint } from "../generated/types.js";
 import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
-import type { CommandDef } from "./command.js";
+import { intOption, type CommandDef } from "./command.js";
 import { NAMESPACE_OPTION, readSource, SAVER_URI, SQLITE_PATH_REF } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
@@ -118,6 +118,8 @@ export const viewCommand: CommandDef = {
       .example("ckpt view --serve sqlite:./checkpoints.db", "browse every thread of a store at http://127.0.0.1:<port>/"),
   run: async (args: ViewArgs, io: CliIO) => {
     const inputs = (args.inputs ?? []).map((s) => ((s as unknown) === "" ? "-" : String(s)));
+    intOption(args.port, "--port", 0, 65535);
+    intOption(args.historyLimit, "--history-limit");
     if (args.serve) {
       if (args.diff) throw usageError("--serve and --diff cannot be combined");
       if (args.output !== undefined) throw usageError("--serve writes no file: leave out -o");

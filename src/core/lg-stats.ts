@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { checkpointChannels, listElements, messageClassAt, type Span } from "../formats/langgraph/spans.js";
 import type { StatBatch, StatBlobRow, StatCheckpointRow, StatTable, StatWriteRow } from "../savers/lgstats.js";
 import type { LangGraphStatsReport } from "../generated/types.js";
+import { fmtInt, pluralInt } from "../base/plural.js";
 
 type Serde = "json" | "msgpack";
 
@@ -354,7 +355,7 @@ function lgSummary(r: LangGraphStatsReport): string {
   const t = r.totals;
   const size = t.storedBytes !== null ? `${humanBytes(t.storedBytes)} on disk, ${humanBytes(t.payloadBytes)} of payload` : `${humanBytes(t.payloadBytes)} of payload`;
   const biggest = [...r.parts].sort((a, b) => b.bytes - a.bytes)[0];
-  const head = `${size} in ${t.threads.toLocaleString("en-US")} thread${t.threads === 1 ? "" : "s"} (${t.checkpoints.toLocaleString("en-US")} checkpoints)`;
+  const head = `${size} in ${pluralInt(t.threads, "thread")} (${fmtInt(t.checkpoints)} checkpoints)`;
   const where = biggest && biggest.bytes > 0 ? `; ${pct(biggest.bytes, t.payloadBytes)} is ${biggest.part === "checkpoints" ? "checkpoint rows" : biggest.part}` : "";
   const rep = r.repeated;
   const copies = rep.copyBytes > 0 ? `; ${pct(rep.copyBytes, rep.messageBytes)} of message bytes (${humanBytes(rep.copyBytes)}) are copies of messages stored earlier in the same thread` : "";

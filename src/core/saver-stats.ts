@@ -6,6 +6,7 @@
 import type { SaverStatsReport } from "../generated/types.js";
 import { readCheckpoint } from "../formats/index.js";
 import { humanBytes } from "./lg-stats.js";
+import { fmtInt, pluralInt } from "../base/plural.js";
 
 export interface SaverThread {
   namespace: string;
@@ -58,7 +59,7 @@ export function createSaverStats(o: { top: number; uri: string; filter?: { threa
       const fl = [...formats].map(([format, f]) => ({ format, ...f })).sort((a, b) => b.bytes - a.bytes);
       const biggest = top[0];
       const summary =
-        `${humanBytes(totals.bytes)} in ${totals.threads.toLocaleString("en-US")} thread${totals.threads === 1 ? "" : "s"} (${totals.messages.toLocaleString("en-US")} messages)` +
+        `${humanBytes(totals.bytes)} in ${pluralInt(totals.threads, "thread")} (${fmtInt(totals.messages)} messages)` +
         (fl[0] && totals.bytes ? `; ${Math.round((100 * fl[0].bytes) / totals.bytes)}% is ${fl[0].format}` : "") +
         (biggest && totals.bytes ? `; the largest thread, ${biggest.threadId}, holds ${Math.round((100 * biggest.bytes) / totals.bytes)}%` : "");
       return {

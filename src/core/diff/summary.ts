@@ -1,6 +1,7 @@
 /** Token totals and the one-paragraph summary of a diff. Pure. */
 import type { AgentMessage } from "../../generated/types.js";
 import type { Change, DiffSummary, UsageTotals } from "./types.js";
+import { fmtInt, pluralInt as plural } from "../../base/plural.js";
 
 const USAGE_KEYS = ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "reasoning"] as const;
 const USAGE_WORDS: Record<keyof UsageTotals, string> = {
@@ -34,12 +35,7 @@ export function addUsage(t: UsageTotals, m: AgentMessage, sign: 1 | -1): void {
 
 const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0);
 
-/** "1,234" */
-export const fmtInt = (n: number): string =>
-  // the same text as toLocaleString("en-US") for safe integers, without Intl's per-call cost; others go to Intl
-  Number.isSafeInteger(n) ? (n < 0 ? "-" : "") + String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",") : n.toLocaleString("en-US");
 const signed = (n: number) => (n > 0 ? `+${fmtInt(n)}` : `−${fmtInt(-n)}`);
-const plural = (n: number, one: string, many = one + "s") => `${fmtInt(n)} ${n === 1 ? one : many}`;
 const show = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "(none)" : JSON.stringify(typeof v === "bigint" ? v.toString() : v));
 
 /** Counts and the summary paragraph. */
