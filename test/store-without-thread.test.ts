@@ -44,9 +44,10 @@ describe("a store where one checkpoint is expected", () => {
 describe("a thread where a store is expected", () => {
   const folder = join(ROOT, "fixtures", "deepagent", "valid");
   const cases: Array<[string[], string, string]> = [
-    [["ls", "sqlite:lg.sqlite#a-chat-1"], "sqlite:lg.sqlite#a-chat-1", "sqlite:lg.sqlite"],
-    [["ls", "lg.sqlite#a-chat-1"], "lg.sqlite#a-chat-1", "lg.sqlite"],
-    [["stats", "sqlite:lg.sqlite?namespace=x#a-chat-1"], "sqlite:lg.sqlite?namespace=x#a-chat-1", "sqlite:lg.sqlite?namespace=x"],
+    // a relative path is taken from the io's folder (main() is given `dir`, not the process's folder): named in full
+    [["ls", "sqlite:lg.sqlite#a-chat-1"], `sqlite:${dir}/lg.sqlite#a-chat-1`, `sqlite:${dir}/lg.sqlite`],
+    [["ls", "lg.sqlite#a-chat-1"], `${dir}/lg.sqlite#a-chat-1`, `${dir}/lg.sqlite`],
+    [["stats", "sqlite:lg.sqlite?namespace=x#a-chat-1"], `sqlite:${dir}/lg.sqlite?namespace=x#a-chat-1`, `sqlite:${dir}/lg.sqlite?namespace=x`],
     [["ls", `file:${folder}#user_42_session_1`], `file:${folder}#user_42_session_1`, `file:${folder}`],
     [["ls", "redis://me:hunter2@127.0.0.1:6379?prefix=p:#t1"], "redis://me:***@127.0.0.1:6379?prefix=p:#t1", "redis://me:***@127.0.0.1:6379?prefix=p:"],
     [["migrate", "--from", `file:${folder}`, "--to", `sqlite:${join(dir, "new.db")}#t1`], `sqlite:${join(dir, "new.db")}#t1`, `sqlite:${join(dir, "new.db")}`],

@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { inputError, usageError, type CkptError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
@@ -43,6 +43,22 @@ export function decodeText(buf: Buffer, name: string): string {
     const at = text.indexOf("\uFFFD");
     throw inputError("encoding", `not valid UTF-8${at >= 0 ? ` (near character ${at})` : ""}: expected a UTF-8 text document`, { file: name });
   }
+}
+
+/**
+ * A store URI or address (`…#thread`) with its relative local path (`file:`, `sqlite:`, a bare path) taken from `cwd`,
+ * the folder of the `io` that `main()` was given. Unchanged when that is the process's own folder (so every message
+ * shows the path as typed), for absolute paths, remote stores, `memory:` and `sqlite::memory:`.
+ */
+export function storeAt(spec: string, cwd: string | undefined): string {
+  if (cwd === undefined || resolve(cwd) === process.cwd()) return spec;
+  const scheme = /^(file:(\/\/(?=\/))?|sqlite:(\/\/)?)/i.exec(spec)?.[0] ?? "";
+  if (!scheme && /^[a-z][a-z0-9+.-]*:/i.test(spec)) return spec; // redis://, postgres://, memory:
+  const rest = spec.slice(scheme.length);
+  const end = rest.search(/[?#]/);
+  const path = end < 0 ? rest : rest.slice(0, end);
+  if (path === "" || path === ":memory:" || isAbsolute(path)) return spec;
+  return scheme + resolve(cwd, path) + (end < 0 ? "" : rest.slice(end));
 }
 
 /** Split `uri#threadId` (the last '#' separates; the thread id is percent-decoded). */
@@ -104,7 +120,7 @@ export async function noThreadError(saver: Saver, threadId: string, namespace: s
  */
 async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
-  const given = parseAddress(spec);
+  const given = parseAddress(storeAt(spec, opts.cwd));
   // a bare folder path is relative to the command's folder
   if (!SAVER_URI.test(given.uri) && !SQLITE_PATH_REF.test(spec)) given.uri = resolve(opts.cwd ?? ".", given.uri);
   const namespace = namespaceFor(given.uri, opts.namespace) ?? DEFAULT_NAMESPACE;

@@ -10,7 +10,7 @@ import { redactUri } from "../base/redact.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { namespaceFor, noThreadError } from "./input.js";
+import { namespaceFor, noThreadError, storeAt } from "./input.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
@@ -45,6 +45,7 @@ export const logCommand: CommandDef = {
       .example("ckpt show 'checkpoints.sqlite#thread-1@~2'", "then look at one (also @<id prefix>, @latest)"),
   run: async (args: { address: string; namespace?: string; limit?: number; json: boolean }, io: CliIO) => {
     intOption(args.limit, "--limit");
+    args.address = storeAt(args.address, io.cwd);
     const { parseAddress, settleAddress } = await import("../savers/address.js");
     const given = parseAddress(args.address);
     const { openStore } = await import("./stores.js");

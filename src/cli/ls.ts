@@ -9,7 +9,7 @@ import { readCheckpoint } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { usageError } from "../base/errors.js";
-import { namespaceFor } from "./input.js";
+import { namespaceFor, storeAt } from "./input.js";
 import { openStore } from "./stores.js";
 
 interface Row {
@@ -39,6 +39,7 @@ export const lsCommand: CommandDef = {
   run: async (args: { uri: string; namespace?: string[]; limit?: number; json: boolean }, io: CliIO) => {
     // one namespace rule for every command: the URI's ?namespace=, else --namespace, else every namespace
     intOption(args.limit, "--limit");
+    args.uri = storeAt(args.uri, io.cwd);
     const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
     const uriNs = namespaceFor(args.uri, flagNs);
     if (uriNs !== undefined && args.namespace && args.namespace.length > 1) throw usageError(`namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`);

@@ -19,7 +19,7 @@ import type { CliIO } from "./io.js";
 import type { Saver } from "../savers/types.js";
 import { writeFileAtomic } from "../base/atomic.js";
 import { fmtInt } from "../base/plural.js";
-import { namespaceFor } from "./input.js";
+import { namespaceFor, storeAt } from "./input.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -221,7 +221,7 @@ export const migrateCommand: CommandDef = {
       .example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys")
       .example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying")
       .example("ckpt migrate --from file:./threads --to sqlite:checkpoints.db --to-format langgraph --allow-lossy", "every thread (any format) → a LangGraph thread that LangGraph JS continues"),
-  run: (args: Args, io: CliIO) => runMigrate(args, io),
+  run: (args: Args, io: CliIO) => runMigrate({ ...args, from: storeAt(args.from, io.cwd), to: storeAt(args.to, io.cwd) }, io),
 };
 
 function checkArgs(args: Args): void {

@@ -12,6 +12,7 @@ import { parseDuration, planThread, uuid6Floor, type PruneCriteria, type PruneHe
 import type { PruneCounts } from "../savers/lgstore.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
+import { storeAt } from "./input.js";
 
 interface Args {
   uri: string;
@@ -199,6 +200,7 @@ export const pruneCommand: CommandDef = {
       .example("ckpt prune 'postgres://…?schema=public' --idle-for 90d", "delete threads nobody touched for 90 days"),
   run: async (args: Args, io: CliIO) => {
     intOption(args.batchSize, "--batch-size");
+    args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
     const { isLangGraphStore } = await import("./migrate-langgraph.js");
     const { redact } = await import("../savers/uri.js");

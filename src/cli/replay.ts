@@ -18,7 +18,7 @@ import { RecordedProvider, ScriptProvider, parseScript } from "../core/replay/pr
 import { continueCheckpoint, resumeCheckpoint, verifyCheckpoint, type VerifyResult } from "../core/replay/replay.js";
 import { cloneState, type ReplayState } from "../core/replay/state-tools.js";
 import { intOption, type CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, readSource, SAVER_URI, splitThreadRef } from "./input.js";
+import { NAMESPACE_OPTION, readSource, SAVER_URI, splitThreadRef, storeAt } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
 
@@ -304,7 +304,7 @@ async function save(cp: Checkpoint, format: FormatName, inputName: string, args:
   if (args.saveTo) {
     if (!SAVER_URI.test(args.saveTo)) throw usageError(`--save-to '${args.saveTo}': expected a saver URI (memory:, file:, sqlite:, redis://, postgres://)`);
     if (!("text" in ser)) throw usageError(`--save-to: ${format} is a multi-file format; use -o <dir>`);
-    const { uri, threadId } = splitThreadRef(args.saveTo);
+    const { uri, threadId } = splitThreadRef(storeAt(args.saveTo, io.cwd));
     const { openStore } = await import("./stores.js");
     const saver = await openStore(uri, { readOnly: false, env: io.env });
     try {

@@ -10,7 +10,7 @@ import { usageError } from "../base/errors.js";
 import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { namespaceFor } from "./input.js";
+import { namespaceFor, storeAt } from "./input.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -102,6 +102,7 @@ export const statsCommand: CommandDef = {
       .example("ckpt stats redis://127.0.0.1:6379 --namespace prod", "ckpt's own Redis store: bytes per format and thread"),
   run: async (args: Args, io: CliIO) => {
     intOption(args.top, "--top");
+    args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
     const lg = await isLangGraph(args.uri, io);
     if (lg && args.namespace?.length) throw usageError("--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace");

@@ -10,7 +10,7 @@ import { ExitCode, usageError } from "../base/errors.js";
 import type { Checkpoint } from "../generated/types.js";
 import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, readSource, SAVER_URI, SQLITE_PATH_REF } from "./input.js";
+import { NAMESPACE_OPTION, readSource, SAVER_URI, SQLITE_PATH_REF, storeAt } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
 
@@ -79,7 +79,7 @@ export async function historyPage(spec: string, args: Pick<ViewArgs, "title" | "
   if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
   const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
   const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
-  const given = parseAddress(spec);
+  const given = parseAddress(storeAt(spec, io.cwd));
   const saver = await openSaver(given.uri, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
   try {
     if (!isLangGraphSaver(saver)) return undefined;
@@ -125,7 +125,7 @@ export const viewCommand: CommandDef = {
       if (args.output !== undefined) throw usageError("--serve writes no file: leave out -o");
       if (inputs.length > 1) throw usageError("--serve takes at most one saver URI or file");
       const { serve } = await import("./view-serve.js");
-      return serve(inputs[0] ?? "file:.", args, io);
+      return serve(storeAt(inputs[0] ?? "file:.", io.cwd), args, io);
     }
     if (args.port !== undefined) throw usageError("--port needs --serve");
     const { renderCheckpointPage, renderDiffPage } = await import("../view/index.js");
