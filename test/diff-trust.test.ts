@@ -30,7 +30,7 @@ describe("a thread id derived from the file name is not content (#15 item 6)", (
         expect(r.code, r.out + r.err).toBe(0);
         expect(r.out).toContain("Identical.");
         const notes = r.out.split("\n").filter((l) => l.startsWith("note:"));
-        expect(notes).toEqual([`note: thread id not compared: a's 'a' (${format}) and b's 'copy-of-a' (${format}) are derived from the file name, not content`]);
+        expect(notes).toEqual([`note: thread id not compared: a's 'a' (${format}) and b's 'copy-of-a' (${format}) are derived from the file name or store key, not content`]);
         expect(r.out).not.toContain("/threadId");
       }
       const j = JSON.parse((await run(["diff", a, b, "--json"])).out);

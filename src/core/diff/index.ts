@@ -141,7 +141,7 @@ function fillIns(a: Checkpoint, b: Checkpoint): FillIns | undefined {
 }
 
 /**
- * A thread id a format derived from the file (or folder) name is not content: when the two thread ids differ and
+ * A thread id a format derived from the file (or folder) name, or a store's thread key, is not content: when the two thread ids differ and
  * either side's is such a name, they are not compared, and this note says so (undefined otherwise).
  */
 function nameDerivedThreadIds(a: Checkpoint, b: Checkpoint): string | undefined {
@@ -149,7 +149,7 @@ function nameDerivedThreadIds(a: Checkpoint, b: Checkpoint): string | undefined 
   const sides = ([["a", a], ["b", b]] as const).filter(([, cp]) => cp.origin?.threadIdFrom === "file-name");
   if (sides.length === 0) return undefined;
   const which = sides.map(([s, cp]) => `${s}'s '${String(cp.threadId)}' (${cp.origin!.format})`).join(" and ");
-  return `thread id not compared: ${which} ${sides.length === 1 ? "is" : "are"} derived from the file name, not content`;
+  return `thread id not compared: ${which} ${sides.length === 1 ? "is" : "are"} derived from the file name or store key, not content`;
 }
 
 /** Compare two canonical checkpoints. */
