@@ -1,5 +1,5 @@
 /**
- * Bulk loads into the PostgreSQL table with `COPY … FROM STDIN` (pg-copy-streams): one stream of tab-separated rows
+ * Bulk loads into the PostgreSQL table with `COPY … FROM STDIN` (pg-copy-streams): one stream of rows
  * instead of multi-row INSERTs — the server parses no SQL and no parameters per row. COPY cannot update, so a batch is
  * first tried as a COPY; when a row already exists (unique violation, 23505: an overwrite, or a writer that got there
  * first) nothing of the COPY is kept and the caller upserts the batch instead. A COPY is one statement, all or nothing
@@ -23,24 +23,19 @@ export interface CopyRow {
 }
 
 /**
- * COPY `rows` into `table` (namespace, thread_id, doc, bytes; updated_at takes its default, now()): inside the
+ * COPY `rows` into `table` (namespace, thread_id, doc, bytes; updated_at takes its default, now()) in COPY's binary
+ * format: each text goes as its UTF-8 bytes with their length, so nothing is escaped here (a pretty-printed document's
+ * every newline was) or unescaped by the server; the table's columns are ckpt's (text, text, text, integer). Inside the
  * caller's transaction (`inTransaction`, in a savepoint) or as a statement of its own (committed when it returns).
  * True when they were loaded; false when one of them already existed (nothing of the COPY is kept then). Other errors
  * are thrown.
  */
 export async function copyNew(c: PoolClient, table: string, rows: CopyRow[], inTransaction = true): Promise<boolean> {
-  const { from } = await import("pg-copy-streams");
   if (inTransaction) await c.query("SAVEPOINT ckpt_copy");
   try {
-    const stream = c.query(from(`COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN`));
-    const done = new Promise<void>((resolve, reject) => {
-      stream.on("finish", resolve);
-      stream.on("error", reject);
-    });
-    const lines: string[] = [];
-    for (const r of rows) lines.push(`${copyEscape(r.namespace)}\t${copyEscape(r.threadId)}\t${copyEscape(r.text)}\t${r.bytes ?? Buffer.byteLength(r.text)}\n`);
-    stream.end(lines.join(""));
-    await done;
+    const data = new CopyBinary();
+    for (const r of rows) data.row(4).text(r.namespace).text(r.threadId).text(r.text).int4(r.bytes ?? Buffer.byteLength(r.text));
+    await copyBinary(c, `${table} (namespace, thread_id, doc, bytes)`, data.done());
     if (inTransaction) await c.query("RELEASE SAVEPOINT ckpt_copy");
     return true;
   } catch (e) {
