@@ -84,7 +84,7 @@ async function timeMigrate(src, uriFor, jobs = 1) {
   workerRuns.push(s.checkedInWorker);
   return ms;
 }
-/** per ckpt run: whether its checks ran in the worker (WORKER=auto starts it only when a core is idle) */
+/** per ckpt run: whether its checks ran in the worker (WORKER=auto starts it only when two cores are idle) */
 const workerRuns = [];
 
 async function rawRedis(records, url = REDIS) {
@@ -247,7 +247,7 @@ for (const p of pairs) {
 }
 console.log(`floor: reading + JSON.parse of the ${N} source files takes ${floor.toFixed(0)} ms; a checked migration on one thread cannot beat raw copy + that`);
 const inWorker = workerRuns.slice(1).filter(Boolean).length; // the first is the warm-up
-console.log(`checks in the worker thread in ${inWorker} of ${workerRuns.length - 1} ckpt runs (WORKER=${process.env.WORKER ?? "auto"}; auto: only when a core is idle, 1-minute load average ≤ cores − 1: ${(await import("node:os")).loadavg()[0].toFixed(1)} now); folder read-ahead: ${READ_AHEAD.when}`);
+console.log(`checks in the worker thread in ${inWorker} of ${workerRuns.length - 1} ckpt runs (WORKER=${process.env.WORKER ?? "auto"}; auto: only when two cores are idle, 1-minute load average ≤ cores − 2: ${(await import("node:os")).loadavg()[0].toFixed(1)} now); folder read-ahead: ${READ_AHEAD.when}`);
 result.checksInWorker = { runs: workerRuns.length - 1, inWorker };
 const small = peakRss(N);
 const big = peakRss(BIG);
