@@ -9,6 +9,7 @@ export { schemaIndex } from "./generated/schema-index.js";
 export * from "./formats/types.js";
 export { main } from "./cli/main.js";
 export { convertDocument, convertCheckpoint, foreignExtLoss, integerLoss, type ConvertOptions, type ConvertResult } from "./core/convert.js";
+export { LossLog, noteAt, messageIndexOf } from "./formats/loss.js";
 export { yoagentAdapter, yoagentWantsSnake } from "./formats/yoagent.js";
 export { yoagentSessionAdapter, activePath as yoagentSessionActivePath } from "./formats/yoagent-session.js";
 export { phiCoreAdapter } from "./formats/phi-core.js";

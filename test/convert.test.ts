@@ -8,6 +8,7 @@ import type { LossyNote } from "../src/formats/types.js";
 import { comparePointers, convertCheckpoint, convertDocument, sortNotes } from "../src/core/convert.js";
 import { parseJson, stringifyJson } from "../src/base/json.js";
 import { fitsPattern, groupLossy } from "../src/cli/convert.js";
+import { LossLog, messageIndexOf, noteAt } from "../src/formats/loss.js";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { adapters, FORMAT_NAMES } from "../src/formats/index.js";
@@ -253,7 +254,7 @@ describe("sortNotes: the notes in comparePointers order, stable", () => {
   });
 });
 
-describe("loss report grouping: fitsPattern", () => {
+describe("loss report grouping", () => {
   // the pattern a note belongs to is its pointer with every all-digit segment as '*' (what groupLossy built per note)
   const patternOf = (p: string) => p.replace(/\/\d+(?=\/|$)/g, "/*");
   const pointers = [
@@ -263,7 +264,12 @@ describe("loss report grouping: fitsPattern", () => {
   test("groupLossy: one group per reason and pattern, in order of first note, counting notes and messages", () => {
     let seed = 5;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
-    const shapes = ["/messages/#/timestamp", "/messages/#/content/#/providerMetadata", "/messages/#", "/state/files", "/messages/#/content/*/x", "/messages/#/a*/1"];
+    // with pointers that read like a message but are none (a leading zero, a literal '*'): their pattern is a
+    // message pattern all the same, so they join its group, but they count no message
+    const shapes = [
+      "/messages/#/timestamp", "/messages/#/content/#/providerMetadata", "/messages/#", "/state/files", "/messages/#/content/*/x", "/messages/#/a*/1",
+      "/messages/0#/timestamp", "/messages/*/timestamp", "/messages/*", "/messages/#a/timestamp", "/messages//#", "/a/*b/1", "/a/*/#", "",
+    ];
     for (let round = 0; round < 50; round++) {
       const notes = sortNotes(
         Array.from({ length: 1 + rnd(80) }, () => ({ pointer: shapes[rnd(shapes.length)]!.replace(/#/g, () => String(rnd(30))), field: "f", reason: ["a", "b", "c"][rnd(3)]! })),
@@ -276,15 +282,23 @@ describe("loss report grouping: fitsPattern", () => {
         if (!want.has(key)) want.set(key, { pattern, reason: n.reason, first: n.pointer, count: 0, messages: new Set() });
         const w = want.get(key)!;
         w.count++;
-        const m = /^\/messages\/(\d+)/.exec(n.pointer);
+        const m = /^\/messages\/(0|[1-9]\d*)(?=\/|$)/.exec(n.pointer);
         if (m) w.messages.add(Number(m[1]));
       }
-      const got = groupLossy(notes);
-      expect(got.map((g) => [g.pattern, g.reason, g.first, g.count])).toEqual([...want.values()].map((w) => [w.pattern, w.reason, w.first, w.count]));
-      const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
-      expect(got.map((g) => g.where)).toEqual(
-        [...want.values()].map((w) => (w.messages.size === w.count ? `on ${plural(w.count, "message")}` : `${plural(w.count, "field")}${w.messages.size ? ` on ${plural(w.messages.size, "message")}` : ""}`)),
-      );
+      // the notes as an array, and in a LossLog, with the message notes added compactly (as deepagent writes them)
+      const log = new LossLog();
+      for (const n of notes) {
+        const m = /^\/messages\/(0|[1-9]\d*)((?:\/.*)?)$/.exec(n.pointer);
+        if (m && rnd(2)) log.at(Number(m[1]), m[2]!, n.field, n.reason);
+        else log.push(n);
+      }
+      for (const got of [groupLossy(notes), groupLossy(log), groupLossy(LossLog.of([...notes]))]) {
+        expect(got.map((g) => [g.pattern, g.reason, g.first, g.count])).toEqual([...want.values()].map((w) => [w.pattern, w.reason, w.first, w.count]));
+        const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
+        expect(got.map((g) => g.where)).toEqual(
+          [...want.values()].map((w) => (w.messages.size === w.count ? `on ${plural(w.count, "message")}` : `${plural(w.count, "field")}${w.messages.size ? ` on ${plural(w.messages.size, "message")}` : ""}`)),
+        );
+      }
     }
   });
   test("a pointer fits a pattern exactly when the pattern is its own", () => {
@@ -294,6 +308,92 @@ describe("loss report grouping: fitsPattern", () => {
         expect(fitsPattern(p, pattern), `${p} vs ${pattern}`).toBe(patternOf(p) === pattern);
       }
     }
+  });
+});
+
+describe("LossLog: compact loss notes", () => {
+  const pointers = [
+    "/messages/0/timestamp", "/messages/12/content/3/providerMetadata", "/messages/*/timestamp", "/messages/1a/timestamp",
+    "/messages/007", "/messages/7/", "/messages//7", "/messages/", "/messages", "/state/x", "/messages/5", "/messages/5/content/0",
+    "/a/*b/1", "", "/messages/9007199254740991/x", "/messages/9007199254740993/x",
+  ];
+  test("notes pushed whole come back as they were, each part readable on its own", () => {
+    const notes = pointers.map((pointer, k) => ({ pointer, field: `f${k}`, reason: `r${k}` }));
+    const log = new LossLog();
+    for (const n of notes) log.push(n);
+    expect(log.length).toBe(notes.length);
+    expect(log.notes()).toEqual(notes);
+    expect(log.notes()).toBe(log.notes()); // built once
+    notes.forEach((n, k) => {
+      expect(log.pointerOf(k)).toBe(n.pointer);
+      expect([log.fieldOf(k), log.reasonOf(k)]).toEqual([n.field, n.reason]);
+      // the message read the way the report counts messages: digits without a leading zero, a safe integer
+      const m = /^\/messages\/(0|[1-9]\d*)(?=\/|$)/.exec(n.pointer);
+      expect(log.messageOf(k), n.pointer).toBe(m && Number.isSafeInteger(Number(m[1])) ? Number(m[1]) : -1);
+      expect(messageIndexOf(n.pointer)).toBe(log.messageOf(k));
+    });
+  });
+  test("notes of many kinds (more reasons per pointer rest, more kinds than a log numbers) come back as they were", () => {
+    // each note its own reason on one rest of a pointer, then each its own rest: past the kinds a log numbers
+    const notes: LossyNote[] = [];
+    for (let i = 0; i < 1500; i++) notes.push({ pointer: `/messages/${i}/timestamp`, field: "timestamp", reason: `r${i % 40}` });
+    for (let i = 0; i < 1500; i++) notes.push({ pointer: `/messages/${i}/content/${i}`, field: `f${i % 3}`, reason: "r" });
+    for (let i = 0; i < 100; i++) notes.push({ pointer: `/state/k${i}`, field: "k", reason: "r" });
+    const log = new LossLog();
+    notes.forEach((n, k) => {
+      const m = /^\/messages\/(\d+)(.*)$/.exec(n.pointer);
+      if (m && k % 2) log.at(Number(m[1]), m[2]!, n.field, n.reason);
+      else log.push(n);
+    });
+    expect(log.notes()).toEqual(notes);
+    notes.forEach((n, k) => expect([log.pointerOf(k), log.fieldOf(k), log.reasonOf(k), log.messageOf(k)]).toEqual([n.pointer, n.field, n.reason, messageIndexOf(n.pointer)]));
+    expect(groupLossy(log)).toEqual(groupLossy(notes));
+  });
+  test("a log of built notes (LossLog.of) reads its parts from them and adds to that array", () => {
+    const notes = pointers.map((pointer, k) => ({ pointer, field: `f${k}`, reason: `r${k}` }));
+    const compact = new LossLog();
+    for (const n of notes) compact.push(n);
+    const log = LossLog.of(notes);
+    expect(log.notes()).toBe(notes);
+    notes.forEach((_n, k) => expect([log.messageOf(k), log.tailOf(k), log.pointerOf(k)]).toEqual([compact.messageOf(k), compact.tailOf(k), compact.pointerOf(k)]));
+    log.at(4, "/usage", "usage", "r");
+    expect(notes[notes.length - 1]).toEqual({ pointer: "/messages/4/usage", field: "usage", reason: "r" });
+    expect(log.length).toBe(pointers.length + 1);
+  });
+  test("a note added after the notes were built is in the next build; noteAt writes the same note to a log and an array", () => {
+    const log = new LossLog();
+    const array: LossyNote[] = [];
+    for (const sink of [log, array]) {
+      noteAt(sink, 3, "/usage", "usage", "no usage");
+      noteAt(sink, 10, "", "message", "no such message");
+    }
+    expect(log.notes()).toEqual([{ pointer: "/messages/3/usage", field: "usage", reason: "no usage" }, { pointer: "/messages/10", field: "message", reason: "no such message" }]);
+    expect(array).toEqual(log.notes());
+    log.push({ pointer: "/state/x", field: "x", reason: "r" });
+    expect(log.notes().map((n) => n.pointer)).toEqual(["/messages/3/usage", "/messages/10", "/state/x"]);
+  });
+  test("a conversion's lossy array is its lossLog's notes, read lazily, serialized and assignable like a plain property", () => {
+    const messages = Array.from({ length: 3 }, (_, i) => ({ role: "user", content: [{ type: "text", text: `m${i}` }], timestamp: 1000 + i }));
+    const r = convertDocument({ name: "t.json", text: JSON.stringify(messages) }, { to: "deepagent" });
+    expect(r.lossLog.length).toBe(3);
+    const want = messages.map((_, i) => ({ pointer: `/messages/${i}/timestamp`, field: "timestamp", reason: "AI SDK messages have no timestamps" }));
+    expect(JSON.parse(JSON.stringify(r)).lossy).toEqual(want);
+    expect({ ...r }.lossy).toEqual(want);
+    expect(r.lossy).toBe(r.lossy);
+    expect(Object.keys(r)).toEqual(["from", "fromVersion", "to", "checkpoint", "native", "output", "lossy", "lossLog"]);
+    r.lossy = [];
+    expect(r.lossy).toEqual([]);
+  });
+  test("deepagent notes the same into an array as into the LossLog a conversion passes", () => {
+    const cp = rich() as unknown as { messages: Array<Record<string, unknown>>; origin?: unknown };
+    cp.origin = { format: "yoagent" };
+    cp.messages.push({ role: "extension", kind: "k", data: {}, timestamp: 8 }, { role: "user", content: [{ type: "thinking", thinking: "t" }, { type: "toolCall", id: "c", name: "n", arguments: {} }], timestamp: 9 });
+    const array: LossyNote[] = [];
+    adapters.deepagent.fromCanonical(structuredClone(cp as unknown as Checkpoint), { lossy: array });
+    const log = new LossLog();
+    adapters.deepagent.fromCanonical(structuredClone(cp as unknown as Checkpoint), { lossy: log });
+    expect(array.map((n) => n.field)).toEqual(expect.arrayContaining(["thinking", "toolCall", "message", "timestamp", "stopReason", "usage", "providerMetadata"]));
+    expect(log.notes()).toEqual(array);
   });
 });
 

@@ -10,7 +10,8 @@ import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
 import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { ExitCode, usageError } from "../base/errors.js";
-import { convertDocument, messageIndexOf, type ConvertResult } from "../core/convert.js";
+import { convertDocument, type ConvertResult } from "../core/convert.js";
+import { LossLog, messageIndexOf } from "../formats/loss.js";
 import type { LossyNote } from "../formats/types.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
 import { yoagentRelease, yoagentWantsSnake } from "../formats/yoagent.js";
@@ -81,7 +82,7 @@ export const convertCommand: CommandDef = {
     const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd, namespace: args.namespace });
     if (intoStore) return convertIntoLangGraph(doc, { ...args, output: args.output! }, io);
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
-    const refused = r.lossy.length > 0 && !args.allowLossy;
+    const refused = r.lossLog.length > 0 && !args.allowLossy;
     let target: string | undefined;
     if (!refused && !args.dryRun) {
       if (args.output) target = await writeOutput(r, args, io);
@@ -119,14 +120,15 @@ export const convertCommand: CommandDef = {
 function reportText(r: ConvertResult, input: string, target: string | undefined, refused: boolean, args: Args, io: CliIO) {
   const err = io.stderr;
   const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}`;
-  const fields = count(r.lossy.length, "field");
+  const log = r.lossLog;
+  const fields = count(log.length, "field");
   if (refused) err.write(`ckpt: ${input}: converting ${head} would drop ${fields} (nothing written; --allow-lossy converts anyway):\n`);
-  else if (r.lossy.length) err.write(`ckpt: ${input}: ${head}: dropped ${fields}:\n`);
-  if (args.verbose) for (const n of r.lossy) err.write(`  ${n.pointer}: ${n.reason}\n`);
+  else if (log.length) err.write(`ckpt: ${input}: ${head}: dropped ${fields}:\n`);
+  if (args.verbose) for (let k = 0; k < log.length; k++) err.write(`  ${log.pointerOf(k)}: ${log.reasonOf(k)}\n`);
   else {
-    const groups = groupLossy(r.lossy);
+    const groups = groupLossy(log);
     for (const g of groups) err.write(g.count === 1 ? `  ${g.first}: ${g.reason}\n` : `  ${g.pattern}: ${g.reason} (${g.where}, e.g. ${g.first})\n`);
-    if (groups.length < r.lossy.length) err.write(`  (--verbose lists every field, --json gives the list as data)\n`);
+    if (groups.length < log.length) err.write(`  (--verbose lists every field, --json gives the list as data)\n`);
   }
   if (!refused && (target || args.dryRun)) {
     err.write(`${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${count(r.checkpoint.messages.length, "message")})${target ? ` → ${target}` : ""}\n`);
@@ -149,25 +151,46 @@ export interface LossyGroup {
  * The loss notes summarized per field and reason, in the order of their first note: a 20,000-message history
  * dropping every timestamp is one line, not 20,000 (--verbose or --json lists each).
  */
-export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
-  // reason first (few distinct strings), then the pointer with its indices as *; notes come in pointer order, so
+export function groupLossy(notes: ReadonlyArray<LossyNote> | LossLog): LossyGroup[] {
+  // A group is a reason and a pattern: a pointer with its all-digit segments as *. Notes come in pointer order, so
   // the notes of one message are adjacent and counting distinct messages needs only the last one seen. A note is
-  // matched against its reason's patterns in place (their literal parts, compared natively): no pattern string is
-  // built for a note that fits one already. The loop runs once per note (60,000 for a long history, in a process
-  // that runs it once): it is kept small, with the rare new group in a function of its own, so that V8 optimizes it
-  // early and cheaply.
+  // matched against its reason's groups in place: a whole pointer by the literal parts of a group's pattern
+  // (compared natively, no pattern string built per note); a note a LossLog keeps in parts (message N and the rest
+  // of its pointer) by the pattern of that rest, worked out once per distinct rest ("/model" is one string shared by
+  // 8,000 notes). The loop runs once per note (60,000 for a long history, in a process that runs it once): it is kept
+  // small, with the rare new group in a function of its own, so that V8 optimizes it early and cheaply.
   const byReason = new Map<string, NoteGroup[]>();
   const groups: NoteGroup[] = [];
-  for (let k = 0; k < notes.length; k++) {
-    const n = notes[k]!;
-    const p = n.pointer;
-    const ofReason = byReason.get(n.reason);
-    const g = (ofReason !== undefined ? groupFitting(ofReason, p) : undefined) ?? newGroup(n, ofReason, byReason, groups);
+  const count1 = (g: NoteGroup, m: number) => {
     g.count++;
-    const m = messageIndexOf(p);
     if (m >= 0 && m !== g.last) {
       g.messages++;
       g.last = m;
+    }
+  };
+  if (notes instanceof LossLog && !notes.holdsNotes) {
+    const tailPatterns = new Map<string, string>();
+    for (let k = 0; k < notes.length; k++) {
+      const m = notes.messageOf(k);
+      const tail = notes.tailOf(k);
+      const reason = notes.reasonOf(k);
+      const ofReason = byReason.get(reason);
+      let g: NoteGroup | undefined;
+      if (m >= 0) {
+        let tp = tailPatterns.get(tail);
+        if (tp === undefined) tailPatterns.set(tail, (tp = tail.replace(INDEX, "/*")));
+        if (ofReason !== undefined) g = groupOfTail(ofReason, tp);
+      } else if (ofReason !== undefined) g = groupFitting(ofReason, tail);
+      count1(g ?? newGroup(notes.pointerOf(k), reason, ofReason, byReason, groups), m);
+    }
+  } else {
+    const list = notes instanceof LossLog ? notes.notes() : notes;
+    for (let k = 0; k < list.length; k++) {
+      const n = list[k]!;
+      const p = n.pointer;
+      const ofReason = byReason.get(n.reason);
+      const g = (ofReason !== undefined ? groupFitting(ofReason, p) : undefined) ?? newGroup(p, n.reason, ofReason, byReason, groups);
+      count1(g, messageIndexOf(p));
     }
   }
   return groups.map((g) => ({
@@ -183,6 +206,8 @@ export function groupLossy(notes: ReadonlyArray<LossyNote>): LossyGroup[] {
 interface NoteGroup {
   pattern: string;
   parts: string[];
+  /** the pattern after "/messages/*" when it starts so ("" or "/…"): what a note on a message must have */
+  tail: string | undefined;
   reason: string;
   count: number;
   first: string;
@@ -195,11 +220,18 @@ function groupFitting(ofReason: readonly NoteGroup[], pointer: string): NoteGrou
   return undefined;
 }
 
-function newGroup(n: LossyNote, ofReason: NoteGroup[] | undefined, byReason: Map<string, NoteGroup[]>, groups: NoteGroup[]): NoteGroup {
-  const pattern = n.pointer.replace(INDEX, "/*");
-  const g: NoteGroup = { pattern, parts: partsOf(pattern), reason: n.reason, count: 0, first: n.pointer, messages: 0, last: -1 };
+/** The group whose pattern is "/messages/*" and then `tailPattern`. */
+function groupOfTail(ofReason: readonly NoteGroup[], tailPattern: string): NoteGroup | undefined {
+  for (let i = 0; i < ofReason.length; i++) if (ofReason[i]!.tail === tailPattern) return ofReason[i];
+  return undefined;
+}
+
+function newGroup(pointer: string, reason: string, ofReason: NoteGroup[] | undefined, byReason: Map<string, NoteGroup[]>, groups: NoteGroup[]): NoteGroup {
+  const pattern = pointer.replace(INDEX, "/*");
+  const tail = pattern.startsWith("/messages/*") && (pattern.length === 11 || pattern.charCodeAt(11) === 47) ? pattern.slice(11) : undefined;
+  const g: NoteGroup = { pattern, parts: partsOf(pattern), tail, reason, count: 0, first: pointer, messages: 0, last: -1 };
   if (ofReason) ofReason.push(g);
-  else byReason.set(n.reason, [g]);
+  else byReason.set(reason, [g]);
   groups.push(g);
   return g;
 }

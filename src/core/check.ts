@@ -44,9 +44,9 @@ export function checkRecord(name: string, text: string, opts: CheckOptions, thre
     const cp = p.adapter.toCanonical(p.native, p.doc);
     const r = convertCheckpoint(cp, opts.toFormat);
     if (!("text" in r.output)) return { ok: false, reason: `${name}: ${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
-    const lossy = r.lossy;
+    const lossy = r.lossLog;
     if (lossy.length && !opts.allowLossy) {
-      const list = lossy.slice(0, 3).map((n) => n.pointer).join(", ") + (lossy.length > 3 ? ", …" : "");
+      const list = Array.from({ length: Math.min(3, lossy.length) }, (_, k) => lossy.pointerOf(k)).join(", ") + (lossy.length > 3 ? ", …" : "");
       return { ok: false, reason: `${name}: converting ${p.adapter.name} → ${opts.toFormat} would drop ${plural(lossy.length, "field")}: ${list} (use --allow-lossy)` };
     }
     return { ok: true, text: r.output.text, value: parseJson(r.output.text, { file: name }) };

@@ -18,9 +18,10 @@ import { comparePointers } from "../base/pointer.js";
 import { schemaIssues } from "../schema/validate.js";
 import { loadDocument } from "./document.js";
 import { getAdapter } from "../formats/index.js";
+import { LossLog, messageIndexOf } from "../formats/loss.js";
 import type { FormatAdapter, FormatName, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
 
-export { comparePointers };
+export { comparePointers, messageIndexOf, LossLog };
 
 export interface ConvertOptions {
   /** source format; detected when omitted */
@@ -39,8 +40,10 @@ export interface ConvertResult {
   checkpoint: Checkpoint;
   native: unknown;
   output: SerializedDoc;
-  /** everything the target cannot carry, in canonical pointer order */
+  /** everything the target cannot carry, in canonical pointer order (built from `lossLog` when first read) */
   lossy: LossyNote[];
+  /** the same notes, compact: their count and each note's parts without building 60,000 objects */
+  lossLog: LossLog;
 }
 
 /** Other formats' ext entries a target consumes too (a session file carries its message format's ext). */
@@ -74,10 +77,13 @@ export function foreignExtLoss(cp: Checkpoint, to: FormatName): LossyNote[] {
   if (to === "ckpt") return [];
   const own = new Set<string>(CONSUMES[to] ?? [to]);
   const out: LossyNote[] = [];
-  const visit = (ext: unknown, base: string) => {
+  // the place of an ext is built as a pointer only when it holds something foreign (mostly it holds nothing)
+  const visit = (ext: unknown, i: number, j: number) => {
     if (!isObj(ext)) return;
-    for (const [fmt, v] of Object.entries(ext)) {
-      if (own.has(fmt)) continue;
+    for (const fmt in ext) {
+      if (!Object.hasOwn(ext, fmt) || own.has(fmt)) continue;
+      const v = ext[fmt];
+      const base = i < 0 ? "" : j < 0 ? `/messages/${i}` : `/messages/${i}/content/${j}`;
       if (!isObj(v)) {
         out.push({ pointer: `${base}/ext/${esc(fmt)}`, field: `ext.${fmt}`, reason: `${to} has no place for this ${fmt} detail` });
         continue;
@@ -89,12 +95,14 @@ export function foreignExtLoss(cp: Checkpoint, to: FormatName): LossyNote[] {
       }
     }
   };
-  visit(cp.ext, "");
-  cp.messages.forEach((m, i) => {
-    visit((m as { ext?: unknown }).ext, `/messages/${i}`);
-    const content = (m as { content?: unknown }).content;
-    if (Array.isArray(content)) content.forEach((c, j) => visit(isObj(c) ? c.ext : undefined, `/messages/${i}/content/${j}`));
-  });
+  visit(cp.ext, -1, -1);
+  const messages = cp.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as { ext?: unknown; content?: unknown } | undefined;
+    visit(m?.ext, i, -1);
+    const content = m?.content;
+    if (Array.isArray(content)) for (let j = 0; j < content.length; j++) visit(isObj(content[j]) ? (content[j] as { ext?: unknown }).ext : undefined, i, j);
+  }
   return out;
 }
 
@@ -134,27 +142,56 @@ export function integerLoss(cp: Checkpoint, target: FormatAdapter, reported: Rea
  * Canonical → a target format: native value, its text, and the loss report. `mayHoldBigInt: false` (the caller
  * knows the source had no integer beyond 2^53) spares the walks that look for one.
  */
-export function convertCheckpoint(cp: Checkpoint, to: string, options: { version?: string; mayHoldBigInt?: boolean } = {}): { to: FormatName; native: unknown; output: SerializedDoc; lossy: LossyNote[] } {
+export function convertCheckpoint(cp: Checkpoint, to: string, options: { version?: string; mayHoldBigInt?: boolean } = {}): { to: FormatName; native: unknown; output: SerializedDoc; lossy: LossyNote[]; lossLog: LossLog } {
   const mayHoldBigInt = options.mayHoldBigInt ?? true;
   const target = getAdapter(to);
-  const lossy: LossyNote[] = [];
-  const native = target.fromCanonical(cp, { version: options.version, lossy });
-  const adapterNotes = lossy.length;
+  const log = new LossLog();
+  const native = target.fromCanonical(cp, { version: options.version, lossy: log });
   const foreign = foreignExtLoss(cp, target.name);
+  // an adapter that writes its notes in pointer order (deepagent: 60,000 of them for a long yoagent history) spares
+  // the sort and the note objects, unless notes are to be added after its own
+  const lossLog = target.lossInPointerOrder === true && !foreign.length && !(target.integers && mayHoldBigInt) ? log : LossLog.of(completed(log, foreign, cp, target, mayHoldBigInt));
+  const bad = outputProblem(target, native, mayHoldBigInt);
+  if (bad) {
+    throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
+  }
+  return withLossy({ to: target.name, native, output: target.serialize(native, { version: options.version }) }, lossLog);
+}
+
+/** The adapter's notes, other formats' ext entries it did not note itself, and lost integers, in pointer order. */
+function completed(log: LossLog, foreign: LossyNote[], cp: Checkpoint, target: FormatAdapter, mayHoldBigInt: boolean): LossyNote[] {
+  const lossy = [...log.notes()];
+  const adapterNotes = lossy.length;
   if (foreign.length) {
     // a set of the adapter's pointers only when there is something to check against it (60,000 notes hash slowly)
     const reported = new Set(lossy.map((n) => n.pointer));
     for (const n of foreign) if (!reported.has(n.pointer)) lossy.push(n);
   }
   for (const n of integerLoss(cp, target, lossy, mayHoldBigInt)) lossy.push(n);
-  // an adapter that writes its notes in pointer order (deepagent: 60,000 of them for a long yoagent history) spares
-  // the sort, unless notes were added after its own
-  const ordered = target.lossInPointerOrder === true && lossy.length === adapterNotes;
-  const bad = outputProblem(target, native, mayHoldBigInt);
-  if (bad) {
-    throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
-  }
-  return { to: target.name, native, output: target.serialize(native, { version: options.version }), lossy: ordered ? lossy : sortNotes(lossy) };
+  return target.lossInPointerOrder === true && lossy.length === adapterNotes ? lossy : sortNotes(lossy);
+}
+
+/**
+ * `r` with the notes of `log`: as `lossLog`, and as the array `lossy`, built when first read (a plain property from
+ * then on, or once assigned).
+ */
+function withLossy<T extends object>(r: T, log: LossLog): T & { lossy: LossyNote[]; lossLog: LossLog } {
+  const own = (o: object, lossy: LossyNote[]) => Object.defineProperty(o, "lossy", { value: lossy, writable: true, enumerable: true, configurable: true });
+  return Object.defineProperties(r, {
+    lossy: {
+      get(this: object) {
+        const lossy = log.notes();
+        own(this, lossy);
+        return lossy;
+      },
+      set(this: object, v: LossyNote[]) {
+        own(this, v);
+      },
+      enumerable: true,
+      configurable: true,
+    },
+    lossLog: { value: log, writable: true, enumerable: true, configurable: true },
+  }) as T & { lossy: LossyNote[]; lossLog: LossLog };
 }
 
 /**
@@ -233,20 +270,6 @@ function hasIndexAfterMessage(p: string): boolean {
   return INDEX_SEGMENT.test(p);
 }
 
-/** N for a pointer `/messages/N` or `/messages/N/…` (N without leading zeros), else -1. */
-export function messageIndexOf(pointer: string): number {
-  if (!pointer.startsWith("/messages/")) return -1;
-  let n = 0;
-  let i = 10;
-  for (; i < pointer.length; i++) {
-    const c = pointer.charCodeAt(i);
-    if (c === 47) break;
-    if (c < 48 || c > 57 || (i === 11 && pointer.charCodeAt(10) === 48)) return -1;
-    n = n * 10 + (c - 48);
-  }
-  return i === 10 || n > Number.MAX_SAFE_INTEGER ? -1 : n;
-}
-
 /** Native document → canonical → target format. */
 export function convertDocument(doc: SourceDoc, options: ConvertOptions): ConvertResult {
   const { adapter, native: src, version } = loadDocument(doc, options.from);
@@ -258,5 +281,5 @@ export function convertDocument(doc: SourceDoc, options: ConvertOptions): Conver
   // (formats-conformance), and what the user gets — the written document — is checked against the target's schema
   // below (for a ckpt target that is the Checkpoint schema itself). A third full validation only cost time.
   const r = convertCheckpoint(checkpoint, options.to, { version: options.version, mayHoldBigInt });
-  return { from: adapter.name, fromVersion: version, to: r.to, checkpoint, native: r.native, output: r.output, lossy: r.lossy };
+  return withLossy({ from: adapter.name, fromVersion: version, to: r.to, checkpoint, native: r.native, output: r.output }, r.lossLog);
 }

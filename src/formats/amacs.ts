@@ -13,7 +13,7 @@
  */
 import type { AgentMessage, Checkpoint, Content, Ext, ScratchpadNote } from "../generated/types.js";
 import { inputError, usageError } from "../base/errors.js";
-import type { FormatAdapter, Issue, LossyNote, SourceDoc } from "./types.js";
+import type { FormatAdapter, Issue, LossSink, SourceDoc } from "./types.js";
 import { escapePtr } from "../base/pointer.js";
 
 export interface AmacsExchange {
@@ -173,7 +173,7 @@ function setExt(t: { ext?: Ext }, key: string, v: unknown) {
 const extOf = (x: { ext?: Ext }) => (x.ext?.amacs && typeof x.ext.amacs === "object" ? (x.ext.amacs as Record<string, unknown>) : {});
 
 /** Make text safe for the v4 reader: lines starting "* " or "** " get a "," prefix. */
-function escapeOrg(text: string, pointer: string, lossy: LossyNote[]): string {
+function escapeOrg(text: string, pointer: string, lossy: LossSink): string {
   return text
     .split("\n")
     .map((line, i) => {

@@ -21,10 +21,11 @@ import type {
 } from "../generated/types.js";
 import { isJsonInt, parseJson, stringifyJson } from "../base/json.js";
 import { inputError } from "../base/errors.js";
-import type { FormatAdapter, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
+import type { FormatAdapter, Issue, LintMessage, LossSink, LossyNote, SourceDoc } from "./types.js";
 import { jsonLocator } from "../base/json.js";
 import { comparePointers, escapePtr } from "../base/pointer.js";
 import { envelopeTimes, isEnvelopeFillIn } from "./envelope.js";
+import { noteAt } from "./loss.js";
 
 type Obj = Record<string, unknown>;
 export interface DeepagentCheckpoint {
@@ -237,7 +238,8 @@ function messageToCanonical(m: Obj, index: number | string): AgentMessage[] {
 
 // ---- canonical → native -----------------------------------------------------------------------------------
 
-function contentToPart(c: Content, role: string, pointer: string, lossy: LossyNote[]): Obj | undefined {
+/** Block `k` of message `i` as an AI SDK part; notes under /messages/<i>/content/<k> what it drops. */
+function contentToPart(c: Content, role: string, i: number, k: number, lossy: LossSink): Obj | undefined {
   const e = extOf(c);
   let p: Obj;
   switch (c.type) {
@@ -246,7 +248,7 @@ function contentToPart(c: Content, role: string, pointer: string, lossy: LossyNo
       break;
     case "thinking":
       if (role !== "assistant") {
-        lossy.push({ pointer, field: "thinking", reason: `AI SDK ${role} messages have no reasoning parts` });
+        noteAt(lossy, i, `/content/${k}`, "thinking", `AI SDK ${role} messages have no reasoning parts`);
         return undefined;
       }
       p = { type: "reasoning", text: c.thinking };
@@ -254,12 +256,12 @@ function contentToPart(c: Content, role: string, pointer: string, lossy: LossyNo
       break;
     case "toolCall":
       if (role !== "assistant") {
-        lossy.push({ pointer, field: "toolCall", reason: `AI SDK ${role} messages have no tool-call parts` });
+        noteAt(lossy, i, `/content/${k}`, "toolCall", `AI SDK ${role} messages have no tool-call parts`);
         return undefined;
       }
       p = e.noInput && c.arguments === null ? { type: "tool-call", toolCallId: c.id, toolName: c.name } : { type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments };
       if (e.providerExecuted !== undefined) p.providerExecuted = e.providerExecuted;
-      if (c.providerMetadata !== undefined) lossy.push({ pointer: `${pointer}/providerMetadata`, field: "providerMetadata", reason: "AI SDK tool-call parts have no providerMetadata" });
+      if (c.providerMetadata !== undefined) noteAt(lossy, i, `/content/${k}/providerMetadata`, "providerMetadata", "AI SDK tool-call parts have no providerMetadata");
       break;
     case "image":
       if (role === "assistant") {
@@ -282,13 +284,26 @@ function contentToPart(c: Content, role: string, pointer: string, lossy: LossyNo
   return p;
 }
 
-function resultToPart(m: ToolResultMessage, pointer: string, lossy: LossyNote[]): Obj {
+/** The text blocks' texts joined by newlines (as `filter` + `map` + `join("\n")`, without the arrays). */
+function textOf(content: ToolResultMessage["content"]): string {
+  let text: string | undefined;
+  for (let k = 0; k < content.length; k++) {
+    const c = content[k]!;
+    if (c.type !== "text") continue;
+    const t = (c as { text?: unknown }).text ?? ""; // join's reading of null and undefined
+    text = text === undefined ? String(t) : text + "\n" + String(t);
+  }
+  return text ?? "";
+}
+
+/** Tool result message `i` as an AI SDK tool-result part. */
+function resultToPart(m: ToolResultMessage, i: number, lossy: LossSink): Obj {
   const e = extOf(m);
-  const text = m.content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n");
+  const text = textOf(m.content);
   let output: Obj;
   const saved = isObj(e.output) ? e.output : undefined;
   if (saved && (saved.type === "json" || saved.type === "error-json")) {
-    output = { ...saved, value: parseJson(text, { file: pointer }) };
+    output = { ...saved, value: parseJson(text, { file: `/messages/${i}` }) };
   } else if (saved && (saved.type === "text" || saved.type === "error-text")) {
     output = { ...saved, value: text };
   } else if (saved) {
@@ -300,12 +315,12 @@ function resultToPart(m: ToolResultMessage, pointer: string, lossy: LossyNote[])
         c.type === "image" ? (c.url !== undefined ? { type: "image-url", url: c.url } : { type: "image-data", data: c.data, mediaType: c.mimeType }) : { type: "text", text: (c as { text?: string }).text ?? "" },
       ),
     };
-    if (m.isError) lossy.push({ pointer: `${pointer}/isError`, field: "isError", reason: "an AI SDK content output cannot be marked as an error" });
+    if (m.isError) noteAt(lossy, i, "/isError", "isError", "an AI SDK content output cannot be marked as an error");
   } else {
     output = { type: m.isError ? "error-text" : "text", value: text };
   }
-  // keep key order as the SDK writes it: value before providerOptions
-  if ("value" in output && Object.keys(output).indexOf("value") > 1) {
+  // keep key order as the SDK writes it: value before providerOptions (only a saved output can have it later)
+  if (saved && "value" in output && Object.keys(output).indexOf("value") > 1) {
     const { type, value, ...rest } = output;
     output = { type, value, ...rest };
   }
@@ -333,12 +348,13 @@ const byPointer = (a: LossyNote, b: LossyNote) => comparePointers(a.pointer, b.p
  * then /content/<k>… in block order, then its fields by name: errorMessage, isError, model, provider, stopReason,
  * timestamp, usage), message after message, so that convertCheckpoint finds them sorted and does not sort 60,000 notes.
  */
-function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
+function messagesFromCanonical(cp: Checkpoint, lossy: LossSink): Obj[] {
   const out: Obj[] = [];
   let openTool: { msg: Obj; group: unknown } | undefined;
   const dropsAssistantFields = cp.origin?.format !== "deepagent";
-  cp.messages.forEach((m, i) => {
-    const ptr = `/messages/${i}`;
+  const messages = cp.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     const e = extOf(m as { ext?: Ext });
     const stamped = (m as { timestamp?: unknown }).timestamp !== undefined;
     if (m.role === "toolResult" || (m.role === "deepagent" && e.group !== undefined)) {
@@ -351,49 +367,50 @@ function messagesFromCanonical(cp: Checkpoint, lossy: LossyNote[]): Obj[] {
         openTool = { msg, group };
       }
       const parts = openTool.msg.content as Obj[];
-      if (m.role === "toolResult") parts.push(resultToPart(m as ToolResultMessage, ptr, lossy)); // may note /isError
+      if (m.role === "toolResult") parts.push(resultToPart(m as ToolResultMessage, i, lossy)); // may note /isError
       else if ((m as ExtensionMessage).kind !== "empty-tool-message") parts.push((m as ExtensionMessage).data as Obj);
-      if (stamped) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: TIMESTAMP_LOSS });
-      return;
+      if (stamped) noteAt(lossy, i, "/timestamp", "timestamp", TIMESTAMP_LOSS);
+      continue;
     }
     openTool = undefined;
     if (m.role !== "system" && m.role !== "user" && m.role !== "assistant") {
-      lossy.push({ pointer: ptr, field: "message", reason: `deep-agent has no extension messages (role '${m.role}', kind '${(m as ExtensionMessage).kind}')` });
-      if (stamped) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: TIMESTAMP_LOSS });
-      return;
+      noteAt(lossy, i, "", "message", `deep-agent has no extension messages (role '${m.role}', kind '${(m as ExtensionMessage).kind}')`);
+      if (stamped) noteAt(lossy, i, "/timestamp", "timestamp", TIMESTAMP_LOSS);
+      continue;
     }
     const msg = m as Extract<AgentMessage, { role: "system" | "user" | "assistant" }>;
     const native: Obj = { role: msg.role };
-    native.content = contentFromCanonical(msg, e, ptr, lossy);
+    native.content = contentFromCanonical(msg, e, i, lossy);
     // an assistant message's fields AI SDK messages have no place for, spelled out (named loads, one string each)
     const a = msg.role === "assistant" && dropsAssistantFields ? (msg as AssistantMessage) : undefined;
-    if (a && a.errorMessage !== undefined) lossy.push({ pointer: ptr + "/errorMessage", field: "errorMessage", reason: ERROR_MESSAGE_LOSS });
-    if (a && a.model !== undefined) lossy.push({ pointer: ptr + "/model", field: "model", reason: MODEL_LOSS });
-    if (a && a.provider !== undefined) lossy.push({ pointer: ptr + "/provider", field: "provider", reason: PROVIDER_LOSS });
-    if (a && a.stopReason !== undefined) lossy.push({ pointer: ptr + "/stopReason", field: "stopReason", reason: STOP_REASON_LOSS });
-    if (stamped) lossy.push({ pointer: ptr + "/timestamp", field: "timestamp", reason: TIMESTAMP_LOSS });
-    if (a && a.usage !== undefined) lossy.push({ pointer: ptr + "/usage", field: "usage", reason: USAGE_LOSS });
+    if (a && a.errorMessage !== undefined) noteAt(lossy, i, "/errorMessage", "errorMessage", ERROR_MESSAGE_LOSS);
+    if (a && a.model !== undefined) noteAt(lossy, i, "/model", "model", MODEL_LOSS);
+    if (a && a.provider !== undefined) noteAt(lossy, i, "/provider", "provider", PROVIDER_LOSS);
+    if (a && a.stopReason !== undefined) noteAt(lossy, i, "/stopReason", "stopReason", STOP_REASON_LOSS);
+    if (stamped) noteAt(lossy, i, "/timestamp", "timestamp", TIMESTAMP_LOSS);
+    if (a && a.usage !== undefined) noteAt(lossy, i, "/usage", "usage", USAGE_LOSS);
     if (e.providerOptions !== undefined) native.providerOptions = e.providerOptions;
     if (isObj(e.extra)) Object.assign(native, e.extra);
     out.push(native);
-  });
+  }
   return out;
 }
 
-/** A system, user or assistant message's AI SDK content (a string or parts); notes what it drops under `ptr`/content. */
-function contentFromCanonical(msg: Extract<AgentMessage, { role: "system" | "user" | "assistant" }>, e: Obj, ptr: string, lossy: LossyNote[]): string | Obj[] {
+/** Message `i` (system, user or assistant)'s AI SDK content (a string or parts); notes what it drops under its /content. */
+function contentFromCanonical(msg: Extract<AgentMessage, { role: "system" | "user" | "assistant" }>, e: Obj, i: number, lossy: LossSink): string | Obj[] {
   if (msg.role === "system") {
     const texts = msg.content.filter((c) => c.type === "text") as Array<{ text: string }>;
-    if (texts.length !== msg.content.length) lossy.push({ pointer: `${ptr}/content`, field: "content", reason: "AI SDK system messages hold a string only: non-text blocks dropped" });
+    if (texts.length !== msg.content.length) noteAt(lossy, i, "/content", "content", "AI SDK system messages hold a string only: non-text blocks dropped");
     return texts.map((t) => t.text).join("\n");
   }
   if (e.stringContent === true && msg.content.length === 1 && msg.content[0]!.type === "text") return (msg.content[0] as { text: string }).text;
   const parts: Obj[] = [];
-  msg.content.forEach((c, k) => {
-    const p = contentToPart(c, msg.role, `${ptr}/content/${k}`, lossy);
+  const content = msg.content;
+  for (let k = 0; k < content.length; k++) {
+    const p = contentToPart(content[k]!, msg.role, i, k, lossy);
     if (p) parts.push(p);
-  });
-  for (const r of Array.isArray(e.rawParts) ? (e.rawParts as Array<{ index: number; part: Obj }>) : []) parts.splice(r.index, 0, r.part);
+  }
+  if (Array.isArray(e.rawParts)) for (const r of e.rawParts as Array<{ index: number; part: Obj }>) parts.splice(r.index, 0, r.part);
   return parts;
 }
 

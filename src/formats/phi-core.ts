@@ -5,7 +5,7 @@
  */
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
-import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
+import type { FormatAdapter, LossSink, SourceDoc } from "./types.js";
 import {
   RUST_FILL_INS, PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
   parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, sortKeysDeep, threadIdOfDoc, type WriteCtx,
@@ -14,7 +14,7 @@ import {
 type Native = Record<string, unknown>[];
 
 /** Canonical messages → phi-core messages in phi-core's key order (shared with the session adapter). */
-export function phiMessagesFromCanonical(cp: Checkpoint, lossy: LossyNote[], messages: AgentMessage[] = cp.messages, offset = 0): Record<string, unknown>[] {
+export function phiMessagesFromCanonical(cp: Checkpoint, lossy: LossSink, messages: AgentMessage[] = cp.messages, offset = 0): Record<string, unknown>[] {
   const ctx: WriteCtx = { dialect: PHI, snake: true, lossy, defaultTimestamp: defaultTimestampOf(cp) };
   const out: Record<string, unknown>[] = [];
   messages.forEach((m, i) => {

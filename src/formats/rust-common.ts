@@ -12,7 +12,7 @@
  * `ext["phi-core"]`.
  */
 import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
-import type { FillIns, FormatName, Issue, LintMessage, LossyNote, SourceDoc } from "./types.js";
+import type { FillIns, FormatName, Issue, LintMessage, LossSink, SourceDoc } from "./types.js";
 import { inputError } from "../base/errors.js";
 import { hasLongDigitRun, jsonLocator, parseJson } from "../base/json.js";
 
@@ -266,7 +266,7 @@ export interface WriteCtx {
   snake: boolean;
   /** follow each message's recorded spelling (`_layout.snake`); false when a version was asked for explicitly */
   keepSpelling?: boolean;
-  lossy: LossyNote[];
+  lossy: LossSink;
   /** epoch ms used where the target requires a timestamp the source did not have */
   defaultTimestamp: number | bigint;
 }
@@ -446,7 +446,7 @@ const STEM_THREAD_FORMATS = new Set(["yoagent", "yoagent-session", "phi-core", "
  * Report the checkpoint-level fields a message-history format cannot carry: state, interrupt, timestamps,
  * a thread id that is not a file stem, a step that is not the assistant count.
  */
-export function reportEnvelopeLoss(cp: Checkpoint, target: FormatName, lossy: LossyNote[], carries: { timestamps?: boolean; threadId?: boolean } = {}) {
+export function reportEnvelopeLoss(cp: Checkpoint, target: FormatName, lossy: LossSink, carries: { timestamps?: boolean; threadId?: boolean } = {}) {
   const state = (cp.state ?? {}) as Obj;
   for (const [k, v] of Object.entries(state)) {
     const empty = v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);

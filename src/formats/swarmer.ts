@@ -12,7 +12,7 @@
 import type { AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ToolResultMessage } from "../generated/types.js";
 import { CkptError, inputError } from "../base/errors.js";
 import { addInts, isJsonInt, parseJson, stringifyJson, type JsonInt } from "../base/json.js";
-import type { FormatAdapter, LintMessage, LossyNote, SourceDoc } from "./types.js";
+import type { FormatAdapter, LintMessage, LossSink, SourceDoc } from "./types.js";
 import { escapePtr } from "../base/pointer.js";
 
 type Obj = Record<string, unknown>;
@@ -103,7 +103,7 @@ function textOf(content: Content[]): string {
   return content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n");
 }
 
-function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossyNote[], native: boolean): Obj | undefined {
+function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossSink, native: boolean): Obj | undefined {
   const ptr = `/messages/${i}`;
   const e = extOf(m as { ext?: Ext });
   if (m.role !== "user" && m.role !== "assistant" && m.role !== "system" && m.role !== "toolResult") {

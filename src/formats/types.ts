@@ -45,6 +45,14 @@ export interface LossyNote {
   reason: string;
 }
 
+/**
+ * Where an adapter's `fromCanonical` writes its loss notes: an array of them, or a compact LossLog (formats/loss.ts),
+ * which is what conversions pass.
+ */
+export interface LossSink {
+  push(note: LossyNote): unknown;
+}
+
 export interface DetectResult {
   /** 0 = not this format; 1 = certain. A document can fit several formats (yoagent < 0.13 and phi-core). */
   confidence: number;
@@ -77,7 +85,7 @@ export interface FormatAdapter<Native = unknown> {
   parse(doc: SourceDoc): Native;
   toCanonical(native: Native, doc: SourceDoc): Checkpoint;
   /** Canonical → native. `lossy` receives everything that could not be carried. */
-  fromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): Native;
+  fromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossSink }): Native;
   /**
    * `fromCanonical` writes its loss notes in JSON pointer order (base/pointer.ts comparePointers, ties in any order):
    * a conversion then keeps them as they are instead of sorting them (test/convert.test.ts checks it on every fixture).

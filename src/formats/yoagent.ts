@@ -6,7 +6,7 @@
 import type { AgentMessage, Checkpoint } from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
 import { usageError } from "../base/errors.js";
-import type { FormatAdapter, LossyNote, SourceDoc } from "./types.js";
+import type { FormatAdapter, LossSink, SourceDoc } from "./types.js";
 import {
   RUST_FILL_INS, YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
   parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, threadIdOfDoc, type WriteCtx,
@@ -47,7 +47,7 @@ const releaseOf = (version: string | undefined): number | undefined => (version 
  * What an older release asked for cannot read: 'refusal' before 0.9 (the file fails to load), provider metadata
  * before 0.8 (dropped on load). "<0.13" names every older release, so it reports what the oldest cannot read.
  */
-function versionLoss(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): void {
+function versionLoss(cp: Checkpoint, options: { version?: string; lossy: LossSink }): void {
   const v = options.version?.trim();
   const minor = v === "<0.13" || v === "legacy" ? 3 : releaseOf(v);
   if (minor === undefined) return;
@@ -67,7 +67,7 @@ function versionLoss(cp: Checkpoint, options: { version?: string; lossy: LossyNo
 }
 
 /** Convert canonical messages to yoagent (shared with the session adapter). */
-export function yoagentMessagesFromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossyNote[] }): Record<string, unknown>[] {
+export function yoagentMessagesFromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossSink }): Record<string, unknown>[] {
   const asked = yoagentWantsSnake(options.version);
   const snake = asked ?? ((cp.origin?.format === "yoagent" || cp.origin?.format === "yoagent-session") && cp.origin.version === "<0.13");
   const ctx: WriteCtx = { dialect: YOAGENT, snake, keepSpelling: asked === undefined, lossy: options.lossy, defaultTimestamp: defaultTimestampOf(cp) };

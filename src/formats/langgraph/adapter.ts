@@ -21,7 +21,7 @@
 import type { AgentMessage, Checkpoint, InterruptData } from "../../generated/types.js";
 import { inputError } from "../../base/errors.js";
 import { parseJson, stringifyJson } from "../../base/json.js";
-import type { FormatAdapter, LossyNote, SourceDoc } from "../types.js";
+import type { FormatAdapter, LossSink, SourceDoc } from "../types.js";
 import { envelopeTimes, isEnvelopeFillIn } from "../envelope.js";
 import { extOf, isMappedMessage, isObj, lintMessageOf, messageFromCanonical, messageToCanonical } from "./messages.js";
 import { interruptOf, NULL_TASK_ID, type LgCheckpoint, type LgPendingWrite, type LgTupleDocument } from "./types.js";
@@ -183,7 +183,7 @@ function freshTuple(cp: Checkpoint): Obj {
   };
 }
 
-function fromCanonical(cp: Checkpoint, lossy: LossyNote[]): LgTupleDocument {
+function fromCanonical(cp: Checkpoint, lossy: LossSink): LgTupleDocument {
   const e = extOf(cp);
   const kept = isObj(e.tuple) ? e.tuple : undefined;
   const layout = isObj(e._layout) ? e._layout : {};

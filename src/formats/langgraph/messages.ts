@@ -19,7 +19,7 @@
  *   is exact. `_layout` (presentation only: key order, string content, omitted defaults) is left out of diffs.
  */
 import type { AgentMessage, AssistantMessage, Message, Content, Ext, ExtensionMessage, StopReason, ToolResultMessage, Usage } from "../../generated/types.js";
-import type { LossyNote } from "../types.js";
+import type { LossSink } from "../types.js";
 
 type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -164,7 +164,7 @@ function contentToCanonical(content: unknown, target: { ext?: Ext }): Content[] 
 }
 
 /** Canonical blocks (no toolCalls) → LangChain content. */
-function contentFromCanonical(blocks: Content[], holder: { ext?: Ext }, ptr: string, lossy: LossyNote[]): unknown {
+function contentFromCanonical(blocks: Content[], holder: { ext?: Ext }, ptr: string, lossy: LossSink): unknown {
   const e = extOf(holder);
   if ("content" in e) return e.content;
   const raw = Array.isArray(e.rawBlocks) ? (e.rawBlocks as Array<{ index: number; block: unknown }>) : [];
@@ -320,7 +320,7 @@ function freshKwargs(m: AgentMessage): Obj {
 }
 
 /** A canonical message → LangChain lc:1 record (extension messages of other formats are reported lost). */
-export function messageFromCanonical(m0: AgentMessage, ptr: string, lossy: LossyNote[]): unknown {
+export function messageFromCanonical(m0: AgentMessage, ptr: string, lossy: LossSink): unknown {
   if (m0.role !== "user" && m0.role !== "system" && m0.role !== "assistant" && m0.role !== "toolResult") {
     const x = m0 as ExtensionMessage;
     if (x.role === EXT_ROLE) return x.data;
@@ -351,7 +351,7 @@ export function messageFromCanonical(m0: AgentMessage, ptr: string, lossy: Lossy
   return { lc: 1, type: "constructor", id, kwargs: ordered(kw, lay.keys) };
 }
 
-function assistantBack(m: AssistantMessage, kw: Obj, e: Obj, lay: Obj, ptr: string, lossy: LossyNote[]): void {
+function assistantBack(m: AssistantMessage, kw: Obj, e: Obj, lay: Obj, ptr: string, lossy: LossSink): void {
   const calls: Obj[] = [];
   for (const c of m.content) {
     if (c.type !== "toolCall") continue;
