@@ -15,7 +15,7 @@ import { LossLog, messageIndexOf } from "../formats/loss.js";
 import type { LossyNote } from "../formats/types.js";
 import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
 import { yoagentRelease, yoagentWantsSnake } from "../formats/yoagent.js";
-import { plural } from "../base/plural.js";
+import { pluralInt } from "../base/plural.js";
 
 /** Targets with a single on-disk version: --format-version would do nothing there, so it is refused. */
 const VERSIONLESS = new Set(["ckpt", "phi-core", "phi-core-session", "swarmer"]);
@@ -279,8 +279,8 @@ function fitsParts(pointer: string, parts: readonly string[]): boolean {
 
 const INDEX = /\/\d+(?=\/|$)/g;
 
-/** plural() with thousands separators ("20,000 messages"), without loading the locale data of toLocaleString. */
-const count = (n: number, noun: string) => plural(n, noun).replace(/^\d+/, String(n).replace(/\B(?=(\d{3})+$)/g, ","));
+/** "20,000 messages" */
+const count = pluralInt;
 
 /** Where to write, refusing to overwrite the input; then an atomic write (temp file + rename). */
 async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<string> {
