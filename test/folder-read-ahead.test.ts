@@ -285,3 +285,23 @@ describe("no reader keeps the process alive (a child process on the built packag
     expect(out.leftOver).toBe(0);
   });
 });
+
+describe("a scan read on this thread turns the event loop between groups of files", () => {
+  it("a callback queued before the scan runs before the scan of a 1,000-file folder ends (a migration's writes get their replies meanwhile)", async () => {
+    Object.assign(READ_AHEAD, { when: "never" as const });
+    const d = tmp();
+    for (let i = 0; i < 1000; i++) writeFileSync(join(d, `t-${i}.json`), doc(`t-${i}`));
+    const s = await openSaver(`file:${d}`, { readOnly: true });
+    try {
+      let seen = 0;
+      let seenWhenCalled: number | undefined;
+      setImmediate(() => (seenWhenCalled = seen));
+      for await (const batch of s.scan({ batchSize: 2000 })) seen += batch.length; // one batch: no await of the consumer's between files
+      expect(seen).toBe(1000);
+      expect(seenWhenCalled).toBeDefined();
+      expect(seenWhenCalled!).toBe(0); // called while the scan was still reading: its batch was not yet given
+    } finally {
+      await s.close();
+    }
+  });
+});

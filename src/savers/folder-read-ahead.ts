@@ -231,6 +231,9 @@ export async function* readAheadEntries(dir: string, listing: Iterator<Listed>, 
       }
       if (out.length) yield out;
       if (!more()) return;
+      // a turn of the event loop between groups: a migration's writes in flight get their replies handled and send
+      // their next statement now, not after the batch has been read (file → postgres: 557 → 478 ms for 10,000)
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } finally {
     if (reader) {
