@@ -4,7 +4,7 @@
 // journal (10–90% of the records committed) and
 // finished with --resume, after which the target must hold exactly the source (every document byte for byte, nothing
 // more). Baseline in the same run: a raw copy of the same files into the same store (read every file, write the
-// bytes in one transaction per 5,000 with the same client; PostgreSQL with COPY), no checks. The memory floor: a
+// bytes in one transaction per 5,000 with the same client; PostgreSQL with binary COPY, as ckpt's saver), no checks. The memory floor: a
 // process that only streams the folder (opendir, readFileSync and JSON.parse of every file, nothing kept), its peak
 // RSS at 10,000 and at 1,000,000 files — what V8 alone does with the same garbage, whatever ckpt keeps.
 // Run: npm run build && node bench/million.mjs     (M=1000000, SMALL=10000, TARGETS=sqlite,postgres, SEED=…, FLOOR=0 skips the floor)
@@ -169,15 +169,33 @@ async function rawCopy(kind, src, n) {
     await c.connect();
     const table = `bench_million_raw_${run}_${++k}`;
     await c.query(`CREATE TABLE ${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
-    const esc = (s) => s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
+    // COPY's binary format, as ckpt's saver loads new rows (PostgreSQL docs, "COPY — Binary Format"): a header, per row
+    // a 16-bit field count and each field as a 32-bit length and its bytes (text: UTF-8; integer: 4 bytes), a trailer
+    const field = (buf) => {
+      const h = Buffer.allocUnsafe(4);
+      h.writeInt32BE(buf.length);
+      return [h, buf];
+    };
+    const int2 = (n) => {
+      const b = Buffer.allocUnsafe(2);
+      b.writeInt16BE(n);
+      return b;
+    };
+    const int4 = (n) => {
+      const b = Buffer.allocUnsafe(4);
+      b.writeInt32BE(n);
+      return b;
+    };
     for (const names of inFolderOrder(src, 5000)) {
       await c.query("BEGIN");
-      const stream = c.query(from(`COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN`));
+      const stream = c.query(from(`COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN (FORMAT binary)`));
       const done = new Promise((res, rej) => (stream.on("finish", res), stream.on("error", rej)));
+      stream.write(Buffer.from("PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0", "latin1"));
       for (const name of names) {
-        const text = readFileSync(join(src, name), "utf8");
-        stream.write(`default\t${name.slice(0, -5)}\t${esc(text)}\t${Buffer.byteLength(text)}\n`);
+        const doc = readFileSync(join(src, name));
+        stream.write(Buffer.concat([int2(4), ...field(Buffer.from("default")), ...field(Buffer.from(name.slice(0, -5))), ...field(doc), ...field(int4(doc.length))]));
       }
+      stream.write(int2(-1));
       stream.end();
       await done;
       await c.query("COMMIT");
