@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // vite strips TypeScript from .ts/.mts by default; src/view/client*.cts are TypeScript too (CommonJS output)
+  oxc: { include: /\.(m?ts|cts|[jt]sx)$/ },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,

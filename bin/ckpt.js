@@ -1,20 +1,19 @@
 #!/usr/bin/env node
 // Entry point: run the CLI and set the process exit code from its result. Nothing else lives here.
-import { existsSync } from "node:fs";
-import module from "node:module";
+// CommonJS (bin/package.json), like the bundle it requires: a run that never loads an ES module never starts
+// Node's ES module loader, which costs a cold start ~10 ms on Node 20 (issue #13).
+"use strict";
+const { existsSync } = require("node:fs");
+const { join } = require("node:path");
 
 // Node >= 22.1 can keep V8's compiled code of ckpt's modules between runs (faster cold start); older Node
 // has no such API and runs as before.
-module.enableCompileCache?.();
-// The bundled CLI (npm run build, scripts/bundle.mjs) starts faster; tsc's modules when there is no bundle.
-const bundled = new URL("../dist/bundle/main.js", import.meta.url);
-const { main } = await import(existsSync(bundled) ? bundled.href : "../dist/cli/main.js");
-
-// `ckpt … | head` closes the pipe early: that is not an error.
-for (const s of [process.stdout, process.stderr]) {
-  s.on("error", (e) => {
-    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw e;
+require("node:module").enableCompileCache?.();
+// The bundled CLI (npm run build, scripts/bundle.mjs) starts faster; tsc's ES modules when there is no bundle.
+const bundled = join(__dirname, "..", "dist", "bundle", "main.js");
+const cli = existsSync(bundled) ? Promise.resolve(require(bundled)) : import("../dist/cli/main.js");
+cli
+  .then(({ main }) => main(process.argv.slice(2)))
+  .then((code) => {
+    process.exitCode = code;
   });
-}
-process.exitCode = await main(process.argv.slice(2));

@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 // Bundles the CLI (tsc's dist/cli/main.js and what it imports, npm packages included) into dist/bundle/ with
-// rolldown, for a faster cold start: a `ckpt validate` run reads and links ~15 files instead of ~45 (issue #13).
-// bin/ckpt.js runs dist/bundle/main.js when it is there. Runs after tsc and copy-generated (npm run build); the
-// library entry (dist/index.js) stays tsc's output.
+// rolldown, for a faster cold start (issue #13). bin/ckpt.js requires dist/bundle/main.js when it is there. Runs
+// after tsc and copy-generated (npm run build); the library entry (dist/index.js) stays tsc's ES modules.
+//
+// CommonJS, not ES modules: on Node 20 an ES module graph is read through the thread pool and linked by the ESM
+// loader (which itself loads fs/promises, streams and readline), and a `ckpt validate small.json` spent ~30 ms
+// more that way than with require() reading the same code synchronously (whole process, 30 alternating runs).
+// dist/bundle/package.json says "commonjs" so the chunks keep their .js names.
 //
 // Code splitting keeps every lazily imported module lazy: each `import()` in the sources (the command modules,
-// yargs, the stores) starts its own chunk, loaded only by the runs that need it. The chunks sit directly in
+// yargs, the stores) starts its own chunk, required only by the runs that need it. The chunks sit directly in
 // dist/bundle/, one folder below the package like dist/cli/, so `new URL("../../schemas/", import.meta.url)`
-// (schema.ts) still finds schemas/; check-worker is an entry of its own because check-pool.ts starts it as
-// `./check-worker.js` beside itself.
+// (schema.ts) still finds schemas/; `import.meta.url` is each chunk's own file URL.
+// check-worker is an entry of its own because check-pool.ts starts it as `./check-worker.js` beside itself.
 //
-// Left outside the bundle and imported from where tsc put them:
-//   - dist/generated/validators.js: it requires its per-group validators relative to itself;
-//   - dist/view/client.js and client-panels.js: `ckpt view` copies these functions' source text into the page,
-//     which must stay what tsc wrote (a bundler renames clashing names and reprints code);
-//   - better-sqlite3 (native) and the database clients pg, pg-copy-streams and ioredis: large, loaded only with a
+// Special cases:
+//   - dist/generated/validators.js is bundled, and requires its per-group validators from dist/generated/validators/
+//     (the path in it is rewritten from the chunk's folder);
+//   - dist/view/client.cjs and client-panels.cjs stay outside and are required where tsc put them: `ckpt view`
+//     copies these functions' source text into the page, which must stay what tsc wrote (a bundler renames
+//     clashing names and reprints code);
+//   - better-sqlite3 (native) and the database clients pg, pg-copy-streams and ioredis: large, required only with a
 //     database store, and left as they always were in node_modules.
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
@@ -26,8 +32,15 @@ const dist = join(root, "dist");
 const outDir = join(dist, "bundle");
 
 /** dist/ files that stay separate (absolute paths). */
-const separate = ["generated/validators.js", "view/client.js", "view/client-panels.js"].map((f) => join(dist, f));
+const separate = ["view/client.cjs", "view/client-panels.cjs"].map((f) => join(dist, f));
 const externalPackages = /^(node:|better-sqlite3$|pg$|pg-copy-streams$|ioredis$)/;
+const validatorsJs = join(dist, "generated", "validators.js");
+const groupsFrom = "require(`./validators/${g}.cjs`)";
+const groupsTo = `require(\`${relative(outDir, join(dist, "generated")).split(sep).join("/")}/validators/\${g}.cjs\`)`;
+
+/** CommonJS has no import.meta: modules that read import.meta.url get it from a constant their chunk defines. */
+const META_URL = "__ckpt_import_meta_url";
+const usesMetaUrl = new Set();
 
 rmSync(outDir, { recursive: true, force: true });
 await build({
@@ -37,16 +50,42 @@ await build({
     if (externalPackages.test(id)) return true;
     return Boolean(importer && id.startsWith(".") && separate.includes(join(dirname(importer), id)));
   },
+  transform: { define: { "import.meta.url": META_URL } },
+  plugins: [
+    {
+      name: "import-meta-url",
+      transform(code, id) {
+        if (code.includes("import.meta.url")) usesMetaUrl.add(id);
+        return null;
+      },
+    },
+    {
+      name: "validators-path",
+      transform(code, id) {
+        if (id !== validatorsJs) return null;
+        if (!code.includes(groupsFrom)) throw new Error(`${id}: expected ${groupsFrom} (scripts/gen.mjs changed?)`);
+        return code.replace(groupsFrom, groupsTo);
+      },
+    },
+  ],
   onLog(level, log, handler) {
     // "x is imported dynamically here and statically there": expected (the static importers are lazy chunks).
-    if (log.code !== "INEFFECTIVE_DYNAMIC_IMPORT") handler(level, log);
+    if (log.code === "INEFFECTIVE_DYNAMIC_IMPORT") return;
+    // yargs' `extends` option reads import.meta.resolve; ckpt never passes `extends`.
+    if (log.code === "EMPTY_IMPORT_META" && /[/\\]node_modules[/\\]yargs[/\\]/.test(log.id ?? "")) return;
+    handler(level, log);
   },
   output: {
     dir: outDir,
-    format: "esm",
+    format: "cjs",
+    // import() of better-sqlite3, pg, … becomes require(): no ES module loader at run time
+    dynamicImportInCjs: false,
+    // `import.meta.url` in a chunk is the chunk's own file URL
+    banner: (chunk) => (chunk.moduleIds.some((id) => usesMetaUrl.has(id)) ? `const ${META_URL} = require("node:url").pathToFileURL(__filename).href;` : ""),
     entryFileNames: "[name].js",
     chunkFileNames: "[name]-[hash].js",
-    // a separate dist/ file is imported by its path relative to dist/bundle/
+    // a separate dist/ file is required by its path relative to dist/bundle/
     paths: (id) => (separate.includes(id) ? relative(outDir, id).split(sep).join("/") : id),
   },
 });
+writeFileSync(join(outDir, "package.json"), '{ "type": "commonjs" }\n');

@@ -16,7 +16,7 @@ const IO_MODULES = ["fs", "fs/promises", "net", "http", "https", "http2", "worke
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
-    return statSync(p).isDirectory() ? walk(p) : /\.(ts|mts)$/.test(f) && !f.endsWith(".d.ts") ? [p] : [];
+    return statSync(p).isDirectory() ? walk(p) : /\.(ts|mts|cts)$/.test(f) && !/\.d\.[cm]?ts$/.test(f) ? [p] : [];
   });
 }
 

@@ -7,7 +7,7 @@
  * (schema text against schemas/, the worker's hash against one computed here).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -95,8 +95,9 @@ describe("bundled CLI", () => {
   });
 
   it("bin/ckpt.js runs the bundle, and tsc's modules when there is no bundle", () => {
-    const loaded = (err: string) => [...err.matchAll(/file:\/\/\S*?\/dist\/(bundle|cli)\/[\w.-]+\.js/g)].map((m) => m[1]);
-    const withBundle = run(bin, ["validate", yo], { NODE_DEBUG: "esm" });
+    // NODE_DEBUG=module,esm: Node names each file require() and the ES module loader load
+    const loaded = (err: string) => [...err.matchAll(/\/dist\/(bundle|cli)\/[\w.-]+\.js/g)].map((m) => m[1]);
+    const withBundle = run(bin, ["validate", yo], { NODE_DEBUG: "module,esm" });
     expect(withBundle.code).toBe(0);
     expect(withBundle.err).toContain("/dist/bundle/main.js");
     expect(loaded(withBundle.err)).not.toContain("cli");
@@ -105,20 +106,58 @@ describe("bundled CLI", () => {
     const pkg = join(tmp, "pkg");
     mkdirSync(join(pkg, "bin"), { recursive: true });
     mkdirSync(join(pkg, "dist"));
-    copyFileSync(bin, join(pkg, "bin", "ckpt.js"));
+    for (const f of ["ckpt.js", "package.json"]) copyFileSync(join(root, "bin", f), join(pkg, "bin", f));
     copyFileSync(join(root, "package.json"), join(pkg, "package.json"));
     for (const e of readdirSync(join(root, "dist"))) if (e !== "bundle") symlinkSync(join(root, "dist", e), join(pkg, "dist", e));
     symlinkSync(join(root, "schemas"), join(pkg, "schemas"));
-    const without = run(join(pkg, "bin", "ckpt.js"), ["validate", yo], { NODE_DEBUG: "esm" });
+    const without = run(join(pkg, "bin", "ckpt.js"), ["validate", yo], { NODE_DEBUG: "module,esm" });
     expect(without.code, without.err).toBe(0);
     expect(without.err).toContain("/dist/cli/main.js");
     expect(loaded(without.err)).not.toContain("bundle");
+  });
+
+  it("a run naming one file loads no ES module loader, fs/promises or readline (cold start, issue #13)", () => {
+    // Node's own list of the internal modules it loaded, printed as the process exits
+    const probe = join(tmp, "modules.cjs");
+    writeFileSync(probe, 'process.on("exit", () => require("node:fs").writeSync(2, "\\nMODULES " + JSON.stringify(process.moduleLoadList) + "\\n"));\n');
+    const modules = (args: string[], stdin?: string) => {
+      const r = spawnSync(process.execPath, ["--require", probe, bin, ...args], { cwd: root, encoding: "utf8", input: stdin });
+      const line = /\nMODULES (.*)\n/.exec(r.stderr);
+      expect(line, r.stderr).not.toBeNull();
+      return { code: r.status, out: r.stdout, list: JSON.parse(line![1]!) as string[] };
+    };
+    const unwanted = /internal\/modules\/esm\/(module_job|translators)|internal\/fs\/promises|internal\/readline\//;
+    const one = modules(["validate", yo]);
+    expect(one.code).toBe(0);
+    expect(one.list.filter((m) => unwanted.test(m))).toEqual([]);
+    // the probe sees them when they are loaded: reading stdin and walking a folder do
+    const piped = modules(["validate", "-"], readFileSync(yo, "utf8"));
+    expect(piped.out).toMatch(/<stdin>: ok yoagent/);
+    expect(piped.list).toContain("NativeModule internal/streams/readable");
+    const folder = modules(["validate", fx("yoagent", "valid")]);
+    expect(folder.list).toContain("NativeModule internal/fs/promises");
+  });
+});
+
+describe("a reader that stops early (`ckpt … | head`)", () => {
+  it("ends the run quietly with its exit code, no stack trace", async () => {
+    // a transcript of ~2 MB, more than a pipe holds: ckpt is still writing when the reader goes away
+    const sample = JSON.parse(readFileSync(fx("yoagent", "valid", "save_messages.v0.18.json"), "utf8")) as unknown[];
+    const big = join(tmp, "big.json");
+    writeFileSync(big, JSON.stringify(Array.from({ length: 400 }, () => sample).flat()));
+    const child = spawn(process.execPath, [bin, "show", big], { stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(err).toBe("");
+    expect(code).toBe(0);
   });
 });
 
 describe("check worker in the bundle", () => {
   it("starts beside the chunk that opens it and checks records as tsc's worker does", async () => {
-    const chunks = readdirSync(join(root, "dist", "bundle")).filter((f) => readFileSync(join(root, "dist", "bundle", f), "utf8").includes('new URL("./check-worker.js", import.meta.url)'));
+    const chunks = readdirSync(join(root, "dist", "bundle")).filter((f) => readFileSync(join(root, "dist", "bundle", f), "utf8").includes('new URL("./check-worker.js", __ckpt_import_meta_url)'));
     expect(chunks.length).toBe(1); // check-pool.ts's chunk, in dist/bundle/ beside check-worker.js
     const text = readFileSync(fx("deepagent", "valid", "user_42_session_1.json"), "utf8");
     const texts = [text, '{"neither": "format"}'];

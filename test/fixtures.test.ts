@@ -36,7 +36,7 @@ for (const format of formats) {
       for (const c of cases) {
         const rel = `fixtures/${format}/${kind}/${c}`;
         test(c, async () => {
-          const doc = await readSource(rel, io);
+          const doc = await readSource(rel, { ...io, stdin: () => io.stdin });
           const detected = detectAll(doc).map((d) => d.format);
           expect(detected, `${rel}: ${format} should be among the detected formats`).toContain(format);
           if (kind === "valid") {

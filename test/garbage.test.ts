@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync, mkdirSync, existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 
@@ -172,14 +171,15 @@ describe("the real binary (after npm run build)", () => {
 
   test("cold start: validate loads no store client, AI SDK, zod or diff code", async () => {
     const { spawnSync } = await import("node:child_process");
-    const hook = join(dir, "trace-hook.mjs");
-    writeFileSync(hook, 'export async function resolve(s, c, n) { const r = await n(s, c); process.stderr.write("LOAD " + r.url + "\\n"); return r; }\n');
-    const r = spawnSync(process.execPath, ["--no-warnings", "--experimental-loader", hook, bin, "validate", "fixtures/yoagent/valid/save_messages.v0.18.json"], { cwd: ROOT, encoding: "utf8" });
+    // bin/ckpt.js requires the CommonJS bundle: every file it loaded is in require.cache when the process exits
+    const hook = join(dir, "trace-hook.cjs");
+    writeFileSync(hook, 'process.on("exit", () => require("node:fs").writeSync(2, Object.keys(require.cache).map((f) => "LOAD " + f + "\\n").join("")));\n');
+    const r = spawnSync(process.execPath, ["--require", hook, bin, "validate", "fixtures/yoagent/valid/save_messages.v0.18.json"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(0);
-    const urls = r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).map((l) => l.slice(5));
-    // bin/ckpt.js runs the bundle (dist/bundle/): a chunk holds many modules, each after a "// <path>" line
-    const loaded = urls.flatMap((u) =>
-      u.includes("/dist/bundle/") ? [u, ...[...readFileSync(fileURLToPath(u), "utf8").matchAll(/^\/\/ (?:#region )?((?:dist|node_modules)\/\S+)$/gm)].map((m) => "/" + m[1])] : [u],
+    const files = r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).map((l) => l.slice(5));
+    // a chunk of the bundle (dist/bundle/) holds many modules, each after a "//#region <path>" line
+    const loaded = files.flatMap((f) =>
+      f.includes("/dist/bundle/") ? [f, ...[...readFileSync(f, "utf8").matchAll(/^\/\/ (?:#region )?((?:dist|node_modules)\/\S+)$/gm)].map((m) => "/" + m[1])] : [f],
     );
     expect(loaded.some((u) => u.includes("/dist/core/document.js"))).toBe(true); // the trace works
     for (const heavy of ["/ioredis/", "/pg/", "/better-sqlite3/", "/node_modules/ai/", "/zod/", "/dist/cli/diff.js", "/dist/core/convert.js", "/micromatch/"]) {

@@ -5,7 +5,8 @@
  * the targets as they were (no partial output); it is a store error (exit 4, DESIGN §5: an I/O failure) naming
  * the path that failed.
  */
-import { mkdir, open, rename, unlink } from "node:fs/promises";
+// fs.promises, read when a file is written: a command that only loads this module does not load fs/promises
+import { promises as fsp } from "node:fs";
 import { dirname } from "node:path";
 import { CkptError, storeError } from "./errors.js";
 
@@ -24,7 +25,7 @@ function writeError(e: unknown, path: string): CkptError {
 async function syncDir(dir: string): Promise<void> {
   let d;
   try {
-    d = await open(dir, "r");
+    d = await fsp.open(dir, "r");
     await d.sync();
   } catch {
     // some file systems cannot fsync a folder (EINVAL / EISDIR): the rename is still atomic there
@@ -40,9 +41,9 @@ export async function writeFilesAtomic(targets: ReadonlyArray<FileText>): Promis
   try {
     for (const t of targets) {
       at = t.path;
-      await mkdir(dirname(t.path), { recursive: true });
+      await fsp.mkdir(dirname(t.path), { recursive: true });
       const tmp = `${t.path}.ckpt-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-      const fh = await open(tmp, "wx");
+      const fh = await fsp.open(tmp, "wx");
       temps.push(tmp);
       try {
         await fh.writeFile(t.text);
@@ -53,10 +54,10 @@ export async function writeFilesAtomic(targets: ReadonlyArray<FileText>): Promis
     }
     for (let i = 0; i < targets.length; i++) {
       at = targets[i]!.path;
-      await rename(temps[i]!, at);
+      await fsp.rename(temps[i]!, at);
     }
   } catch (e) {
-    await Promise.all(temps.map((t) => unlink(t).catch(() => undefined)));
+    await Promise.all(temps.map((t) => fsp.unlink(t).catch(() => undefined)));
     throw writeError(e, at);
   }
   for (const dir of new Set(targets.map((t) => dirname(t.path)))) await syncDir(dir);

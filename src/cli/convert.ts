@@ -79,7 +79,7 @@ export const convertCommand: CommandDef = {
     const intoStore = isStoreOutput(args.output);
     if (intoStore && args.toFormat !== "langgraph") throw usageError(`-o ${args.output} is a store: convert writes LangGraph threads into stores (-t langgraph); use ckpt migrate --to-format ${args.toFormat} for ckpt's own savers`);
     if (args.toLibrary !== undefined && !intoStore) throw usageError("--to-library applies to -t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…#<thread>)");
-    const doc = await readSource(args.input, { stdin: io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd, namespace: args.namespace });
+    const doc = await readSource(args.input, { stdin: () => io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd, namespace: args.namespace });
     if (intoStore) return convertIntoLangGraph(doc, { ...args, output: args.output! }, io);
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossLog.length > 0 && !args.allowLossy;

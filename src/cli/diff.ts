@@ -67,7 +67,7 @@ export const diffCommand: CommandDef = {
     if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
 
     const read = async (spec: string) => {
-      const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace: args.namespace });
+      const doc = await readSource(spec, { stdin: () => io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace: args.namespace });
       const n = readNative(doc, inputFormat);
       const valid = nativeValid(n.adapter, n.native, n.doc);
       const checkpoint = n.adapter.toCanonical(n.native, n.doc);

@@ -2,8 +2,9 @@
  * Reading what the user names into SourceDocs: a file, `-` (stdin), an amacs folder, or `<saver-uri>#<threadId>`.
  * Every failure is a CkptError with the path and a documented exit code (3 input, 4 store).
  */
-import { readFileSync, statSync } from "node:fs";
-import { readFile, readdir, stat } from "node:fs/promises";
+// fs.promises, not node:fs/promises: read when a folder or glob is walked, so that a run naming files never loads
+// it (with its streams and readline: ~25 M instructions of a ~650 M cold start, issue #13)
+import { promises as fsp, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { inputError, usageError, type CkptError } from "../base/errors.js";
@@ -75,7 +76,8 @@ export function splitThreadRef(spec: string): { uri: string; threadId?: string }
 }
 
 export interface ReadOptions {
-  stdin: Readable;
+  /** standard input, asked for only when the input is "-" (creating process.stdin loads stream modules) */
+  stdin: () => Readable;
   cwd?: string;
   /** for `<saver-uri>#<threadId>`: the namespace when the URI has no ?namespace= (else "default") */
   namespace?: string;
@@ -154,7 +156,7 @@ function storeWithoutThread(spec: string, uri: string): CkptError {
 
 /** Read one named input into a SourceDoc. */
 export async function readSource(spec: string, opts: ReadOptions): Promise<SourceDoc> {
-  if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin), "<stdin>") };
+  if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin()), "<stdin>") };
   if (spec.includes("#") && (SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec) || isFolder(resolve(opts.cwd ?? ".", spec.slice(0, spec.indexOf("#")))))) {
     return readThread(spec, opts);
   }
@@ -173,14 +175,14 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
     throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec });
   }
   if (st.isDirectory()) {
-    const names = await readdir(full);
+    const names = await fsp.readdir(full);
     const org = AMACS_FILES.filter((n) => names.includes(n));
     if (org.length === 0 && /^file:/i.test(spec)) throw storeWithoutThread(spec, spec);
     if (org.length === 0) {
       throw inputError("directory", "is a directory: expected a file (or an amacs folder with agent-chat.org / scratchpad.org)", { file: spec });
     }
     const files: Record<string, string> = {};
-    for (const n of org) files[n] = decodeText(await readFile(join(full, n)), join(spec, n));
+    for (const n of org) files[n] = decodeText(await fsp.readFile(join(full, n)), join(spec, n));
     return { name: spec, files };
   }
   if (!st.isFile()) throw inputError("not-a-file", "not a regular file", { file: spec });
@@ -214,7 +216,7 @@ export interface InputRef {
 
 async function isAmacsFolder(dir: string): Promise<boolean> {
   try {
-    const names = await readdir(dir);
+    const names = await fsp.readdir(dir);
     return AMACS_FILES.some((n) => names.includes(n));
   } catch {
     return false;
@@ -231,7 +233,7 @@ export async function walkDocuments(dir: string, shown: string): Promise<string[
     }
     let entries;
     try {
-      entries = await readdir(full, { withFileTypes: true });
+      entries = await fsp.readdir(full, { withFileTypes: true });
     } catch (e) {
       throw inputError("unreadable", `cannot list directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: label });
     }
@@ -267,7 +269,7 @@ export async function expandInputs(specs: readonly string[], cwd: string): Promi
       const base = scan.base === "" ? "." : scan.base;
       let found: string[] = [];
       try {
-        if ((await stat(resolve(cwd, base))).isDirectory()) found = await walkDocuments(resolve(cwd, base), base);
+        if ((await fsp.stat(resolve(cwd, base))).isDirectory()) found = await walkDocuments(resolve(cwd, base), base);
       } catch {
         /* no base: nothing matches */
       }
@@ -279,7 +281,7 @@ export async function expandInputs(specs: readonly string[], cwd: string): Promi
     const full = resolve(cwd, spec);
     let st;
     try {
-      st = await stat(full);
+      st = statSync(full); // one file named: a synchronous stat, as readSource reads it
     } catch {
       out.push(spec); // readSource reports it with its reason
       continue;

@@ -83,7 +83,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     .usage("ckpt <command> [options]\n\nInspect, validate, diff, migrate, convert and replay AI agent checkpoints.")
     .strict()
     .exitProcess(false)
-    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .wrap(Math.min(110, io.stdout.columns ?? 100))
     .demandCommand(1, "Name a command: ckpt --help lists them.")
     .recommendCommands()
     .middleware((args) => {

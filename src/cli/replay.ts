@@ -111,7 +111,7 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
 }
 
 async function readInitialState(spec: string, io: CliIO): Promise<ReplayState> {
-  const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd });
+  const doc = await readSource(spec, { stdin: () => io.stdin, cwd: io.cwd });
   if (doc.text !== undefined) {
     const v = parseJson(doc.text, { file: doc.name }) as Record<string, unknown>;
     if (v && typeof v === "object" && !Array.isArray(v) && !("messages" in v) && ("todos" in v || "files" in v)) {
@@ -211,7 +211,7 @@ export const replayCommand: CommandDef = {
     }
     if (args.json && mode !== "verify" && !args.output && !args.saveTo) throw usageError("--json prints events on stdout: write the checkpoint with -o or --save-to");
 
-    const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd, namespace: args.namespace });
+    const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, namespace: args.namespace });
     const { checkpoint: cp, format } = readCheckpoint(doc, args.format);
     const stateTools = stateToolsOn(args.stateTools);
     const events: ReplayEvent[] = [];

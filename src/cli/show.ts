@@ -100,7 +100,7 @@ export const showCommand: CommandDef = {
   run: async (args: { input: string; format?: string; full: boolean; json: boolean; namespace?: string }, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     const input = args.input === "" ? "-" : args.input;
-    const doc = await readSource(input, { stdin: io.stdin, cwd: io.cwd, namespace: args.namespace });
+    const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, namespace: args.namespace });
     const { checkpoint, format } = readCheckpoint(doc, args.format);
     if (args.json) {
       io.stdout.write(stringifyJson(checkpoint, 2) + "\n");

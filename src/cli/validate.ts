@@ -93,7 +93,7 @@ export async function runValidation(
       if (lg) run.take(lg);
       else if (isWholeStore(spec, io.cwd)) await validateStore(spec, io, opts, run);
       else {
-        const doc = await readSource(spec, { stdin: io.stdin, cwd: io.cwd, namespace: opts.namespace });
+        const doc = await readSource(spec, { stdin: () => io.stdin, cwd: io.cwd, namespace: opts.namespace });
         run.take(validateDocument(doc, { format: opts.format }), inFolder.has(n) ? doc.text : undefined);
       }
     } catch (e) {

@@ -36,7 +36,7 @@ export interface Loaded {
 
 /** Read one named input (file, folder, '-', uri#thread) into a canonical checkpoint. */
 export async function loadInput(spec: string, io: CliIO, format?: string, namespace?: string): Promise<Loaded> {
-  const doc = await readSource(spec, { stdin: io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace });
+  const doc = await readSource(spec, { stdin: () => io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace });
   const r = readCheckpoint(doc, format);
   return { name: doc.name, checkpoint: r.checkpoint, format: r.format };
 }

@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import { stringifyJson } from "../base/json.js";
 import type { DiffResult } from "../core/diff/types.js";
 import type { CheckpointView, MessageView } from "./model.js";
-import * as client from "./client.js";
-import * as panels from "./client-panels.js";
+import * as client from "./client.cjs";
+import * as panels from "./client-panels.cjs";
 import { escapeHtml, jsonForScript } from "./escape.js";
 import { CSS } from "./style.js";
 
@@ -60,7 +60,10 @@ let script: { text: string; hash: string } | undefined;
 /** The page script: every client function's source inside one closure, then `main()`. */
 function pageScript(): { text: string; hash: string } {
   if (script) return script;
-  const fns = [...Object.values(client), ...Object.values(panels)].filter((f) => typeof f === "function") as Array<(...a: never[]) => unknown>;
+  // each module's functions in name order, as an ES module namespace lists them, however the module was loaded
+  // (the bundled CLI requires them: a CommonJS exports object lists them in the order they were assigned)
+  const byName = (m: object) => Object.keys(m).sort().map((k) => (m as Record<string, unknown>)[k]);
+  const fns = [...byName(client), ...byName(panels)].filter((f) => typeof f === "function") as Array<(...a: never[]) => unknown>;
   const text = `(function(){"use strict";let S;const CHUNK_SIZE=50;\n${fns.map((f) => f.toString()).join("\n")}\nmain();})();`;
   script = { text, hash: createHash("sha256").update(text).digest("base64") };
   return script;

@@ -1,12 +1,12 @@
 /// <reference lib="dom" />
 /**
  * The page's script, continued: state, usage, metadata, diff changes, the store browser, search and keys.
- * Same rules as client.ts (these functions are copied into the page as source text).
+ * Same rules as client.cts (these functions are copied into the page as source text).
  */
 import type { StateView } from "./model.js";
 import type { PageData } from "./page.js";
 import type { Change, DiffResult, TextDiff } from "../core/diff/types.js";
-import type * as client from "./client.js";
+import type * as client from "./client.cjs";
 
 interface AppState {
   data: PageData;

@@ -4,10 +4,14 @@
  * `toString()` inside one closure that declares `S`), so they may use only each other, `S` and browser globals —
  * never imports or module variables. User text goes into the document with `textContent` / `createTextNode`;
  * the only markup inserted is message Markdown already rendered safely by markdown.ts (`h` fields).
+ *
+ * CommonJS (.cts): the bundled CLI (CommonJS, scripts/bundle.mjs) requires tsc's output of this file as it is, so the
+ * page gets the same function text from either build (Node before 20.19 cannot require an ES module). These functions import
+ * nothing, so tsc emits their bodies unchanged either way.
  */
 import type { BlockView, CheckpointView, MessageView } from "./model.js";
 import type { PageData } from "./page.js";
-import type * as panels from "./client-panels.js";
+import type * as panels from "./client-panels.cjs";
 
 interface AppState {
   data: PageData;
@@ -335,8 +339,8 @@ export function renderCall(b: Extract<BlockView, { t: "call" }>, p: number): HTM
   const argsText = pretty(b.args);
   const preview = argsText.replace(/\s+/g, " ").slice(0, 120);
   const status = res === undefined ? el("span", { class: "badge warn" }, "no result") : res.isError ? el("span", { class: "badge err" }, "error") : el("span", { class: "badge ok" }, "ok");
-  const d = <HTMLDetailsElement>el("details", { class: `tool${res?.isError ? " error" : ""}`, "data-call": b.id },
-    el("summary", null, "⚙ ", el("code", { class: "tool-name" }, b.name), " ", el("span", { class: "preview" }, preview), " ", status));
+  const d = el("details", { class: `tool${res?.isError ? " error" : ""}`, "data-call": b.id },
+    el("summary", null, "⚙ ", el("code", { class: "tool-name" }, b.name), " ", el("span", { class: "preview" }, preview), " ", status)) as HTMLDetailsElement;
   d.addEventListener("toggle", () => {
     if (!d.open || d.childElementCount > 1) return;
     d.append(el("h4", null, `Arguments · call ${b.id}`), el("pre", { class: "args" }, argsText));
