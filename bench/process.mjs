@@ -1,6 +1,8 @@
 // Whole-process speed: what a user waits for at the terminal. Each figure is the median wall time of a fresh
 // `node bin/ckpt.js …` process, against floors measured in the same run:
 //   - big files: `node` starting, reading both files and JSON.parse-ing them (the least any tool can do);
+//   - the same plus checking each file against its schema with the validator ckpt itself runs (for convert: plus
+//     writing a document of that size) — the least a tool that refuses invalid input can do;
 //   - cold start: `node -e 0`.
 // Targets (issue #13): diff / convert / validate of one big file ≤ 3× the floor; `ckpt validate small.json` ≤ 1.5× `node -e 0`.
 import { spawnSync } from "node:child_process";
@@ -40,40 +42,51 @@ function once(args, okCodes) {
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 /**
- * The command and its floor, run alternately (floor, command, floor, command, …): on a shared 2-core machine the
+ * The command and its floors, run in turn (floor, checked floor, command, floor, …): on a shared 2-core machine the
  * load drifts over seconds, and runs taken side by side see the same drift, where a block of floor runs followed by
  * a block of command runs does not (seen here: the same floor measured 187 ms in one block and 228 ms in the next).
- * The first pair warms the page cache and is not counted.
+ * The first round warms the page cache and is not counted.
  */
-function timePair(args, floorArgs, okCodes = [0]) {
+function timeRound(args, floors, okCodes = [0]) {
   const xs = [];
-  const fs = [];
+  const fs = floors.map(() => []);
   for (let i = 0; i < RUNS + 1; i++) {
-    const f = once(floorArgs, [0]);
+    const f = floors.map((a) => once(a, [0]));
     const x = once(args, okCodes);
     if (i > 0) {
-      fs.push(f);
+      f.forEach((ms, k) => fs[k].push(ms));
       xs.push(x);
     }
   }
-  return { ms: median(xs), floor: median(fs) };
+  return { ms: median(xs), floors: fs.map(median) };
 }
 
-const floor2Args = ["-e", `const fs=require("fs");JSON.parse(fs.readFileSync(${JSON.stringify(A)},"utf8"));JSON.parse(fs.readFileSync(${JSON.stringify(B)},"utf8"))`];
-const floor1Args = ["-e", `JSON.parse(require("fs").readFileSync(${JSON.stringify(A)},"utf8"))`];
+// The floors: node reading and JSON.parse-ing the files (the least any tool can do); the same plus the check of each
+// file against its schema, with the very validator ckpt runs (what any tool that validates must do); for convert,
+// that plus writing a document of the same size (JSON.stringify and one write).
+const validator = JSON.stringify(join(root, "dist", "generated", "validators", "formats-yoagent.cjs"));
+const readParse = (files) => files.map((f, k) => `const d${k}=JSON.parse(fs.readFileSync(${JSON.stringify(f)},"utf8"));`).join("");
+const check = (files) => `const v=require(${validator}).v_formats_yoagent_messages;` + files.map((_, k) => `if(!v(d${k}))process.exit(3);`).join("");
+const floor2Args = ["-e", `const fs=require("fs");${readParse([A, B])}`];
+const floor1Args = ["-e", `const fs=require("fs");${readParse([A])}`];
+const checked2Args = ["-e", `const fs=require("fs");${readParse([A, B])}${check([A, B])}`];
+const checked1Args = ["-e", `const fs=require("fs");${readParse([A])}${check([A])}`];
+const checkedWriteArgs = ["-e", `const fs=require("fs");${readParse([A])}${check([A])}fs.writeFileSync(${JSON.stringify(OUT + ".floor")},JSON.stringify(d0,null,2))`];
 const node0Args = ["-e", "0"];
 const rows = [
-  ["diff a b (2 files)", timePair([bin, "diff", A, B], floor2Args, [0, 1]), 3, "read+parse 2 files"],
-  ["convert a -t deepagent --allow-lossy", timePair([bin, "convert", A, "-t", "deepagent", "--allow-lossy", "-o", OUT], floor1Args), 3, "read+parse 1 file"],
-  ["validate a", timePair([bin, "validate", A], floor1Args, [0, 1]), 3, "read+parse 1 file"],
-  ["validate small (cold start)", timePair([bin, "validate", S], node0Args), 1.5, "node -e 0"],
+  ["diff a b (2 files)", timeRound([bin, "diff", A, B], [floor2Args, checked2Args], [0, 1]), 3, ["read+parse 2 files", "+ schema check"]],
+  ["convert a -t deepagent --allow-lossy", timeRound([bin, "convert", A, "-t", "deepagent", "--allow-lossy", "-o", OUT], [floor1Args, checkedWriteArgs]), 3, ["read+parse 1 file", "+ check + write"]],
+  ["validate a", timeRound([bin, "validate", A], [floor1Args, checked1Args], [0, 1]), 3, ["read+parse 1 file", "+ schema check"]],
+  ["validate small (cold start)", timeRound([bin, "validate", S], [node0Args]), 1.5, ["node -e 0"]],
 ];
-console.log(`files: ${N} messages, ${mb} MB each; median of ${RUNS} runs, each command alternating with its floor`);
+console.log(`files: ${N} messages, ${mb} MB each; median of ${RUNS} runs, each command taking turns with its floors`);
 const report = {};
-for (const [name, { ms, floor }, target, floorName] of rows) {
-  const ratio = ms / floor;
-  console.log(`${name.padEnd(38)} ${ms.toFixed(0).padStart(6)} ms  ${ratio.toFixed(2)}× ${floorName} ${floor.toFixed(0)} ms (target ≤ ${target}×) ${ratio <= target ? "ok" : "MISSED"}`);
-  report[name] = { ms: Math.round(ms), floorMs: Math.round(floor), ratio: Number(ratio.toFixed(2)), target };
+for (const [name, { ms, floors }, target, floorNames] of rows) {
+  const ratio = ms / floors[0];
+  const checked = floors[1] ? `; ${(ms / floors[1]).toFixed(2)}× ${floorNames[1]} ${floors[1].toFixed(0)} ms` : "";
+  console.log(`${name.padEnd(38)} ${ms.toFixed(0).padStart(6)} ms  ${ratio.toFixed(2)}× ${floorNames[0]} ${floors[0].toFixed(0)} ms (target ≤ ${target}×) ${ratio <= target ? "ok" : "MISSED"}${checked}`);
+  report[name] = { ms: Math.round(ms), floorMs: Math.round(floors[0]), ratio: Number(ratio.toFixed(2)), target };
+  if (floors[1]) Object.assign(report[name], { checkedFloorMs: Math.round(floors[1]), checkedRatio: Number((ms / floors[1]).toFixed(2)) });
 }
 // Wall time on a shared 2-core machine swings with load; instructions counted by callgrind do not. Cold start in
 // instructions, when valgrind is installed.
