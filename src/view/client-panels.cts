@@ -4,24 +4,11 @@
  * Same rules as client.cts (these functions are copied into the page as source text).
  */
 import type { StateView } from "./model.js";
-import type { PageData } from "./page.js";
 import type { Change, DiffResult, TextDiff } from "../core/diff/types.js";
 import type * as client from "./client.cjs";
 
-interface AppState {
-  data: PageData;
-  cur: number;
-  cp: PageData["checkpoints"][number];
-  msgs: PageData["pool"];
-  filled: Set<number>;
-  chunks: HTMLElement[];
-  focus: number;
-  hits: number[];
-  hit: number;
-  query: string;
-  text?: string[];
-}
-declare let S: AppState;
+/** the page's state (client.cts) */
+declare let S: client.AppState;
 declare const CHUNK_SIZE: number;
 declare const el: typeof client.el, fmtNum: typeof client.fmtNum, fmtTime: typeof client.fmtTime, pretty: typeof client.pretty, fillChunk: typeof client.fillChunk;
 declare const showCheckpoint: typeof client.showCheckpoint, selectTab: typeof client.selectTab, toggleTheme: typeof client.toggleTheme, htmlBlock: typeof client.htmlBlock;

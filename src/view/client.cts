@@ -13,7 +13,7 @@ import type { BlockView, CheckpointView, MessageView } from "./model.js";
 import type { PageData } from "./page.js";
 import type * as panels from "./client-panels.cjs";
 
-interface AppState {
+export interface AppState {
   data: PageData;
   cur: number;
   cp: CheckpointView;
