@@ -15,6 +15,13 @@ export interface FileText {
   text: string;
 }
 
+export interface AtomicOptions {
+  /** the temp file's path for a target (default `<path>.ckpt-tmp-<pid>-<random>`; phi-core's own is `<path>.tmp.<pid>.<nanos>`) */
+  tempPath?: (path: string) => string;
+}
+
+const ckptTemp = (path: string): string => `${path}.ckpt-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+
 function writeError(e: unknown, path: string): CkptError {
   if (e instanceof CkptError) return e;
   const err = e as NodeJS.ErrnoException;
@@ -35,14 +42,15 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 /** Write all `targets` atomically (all renamed into place only once every one is written and synced). */
-export async function writeFilesAtomic(targets: ReadonlyArray<FileText>): Promise<void> {
+export async function writeFilesAtomic(targets: ReadonlyArray<FileText>, options: AtomicOptions = {}): Promise<void> {
+  const tempPath = options.tempPath ?? ckptTemp;
   const temps: string[] = [];
   let at = "";
   try {
     for (const t of targets) {
       at = t.path;
       await fsp.mkdir(dirname(t.path), { recursive: true });
-      const tmp = `${t.path}.ckpt-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      const tmp = tempPath(t.path);
       const fh = await fsp.open(tmp, "wx");
       temps.push(tmp);
       try {
@@ -64,6 +72,6 @@ export async function writeFilesAtomic(targets: ReadonlyArray<FileText>): Promis
 }
 
 /** Write one file atomically. */
-export function writeFileAtomic(path: string, text: string): Promise<void> {
-  return writeFilesAtomic([{ path, text }]);
+export function writeFileAtomic(path: string, text: string, options: AtomicOptions = {}): Promise<void> {
+  return writeFilesAtomic([{ path, text }], options);
 }

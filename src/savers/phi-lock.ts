@@ -8,8 +8,7 @@
  * write takes (the child waits on its stdin; closing it — or this process dying — releases the lock).
  */
 import { spawn } from "node:child_process";
-import { open, rename, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
+import { writeFileAtomic } from "../base/atomic.js";
 import { CkptError, ExitCode, storeError } from "../base/errors.js";
 
 /** phi-core's own budget for taking the lock. */
@@ -43,29 +42,10 @@ export async function withFlock<T>(lockPath: string, waitMs: number, what: strin
   }
 }
 
-/** phi-core's atomic write: `<path>.tmp.<pid>.<nanos>`, fsync, rename, fsync of the folder. */
-export async function writeLikePhiCore(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp.${process.pid}.${process.hrtime.bigint()}`;
-  try {
-    const fh = await open(tmp, "wx");
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
-    const d = await open(dirname(path), "r");
-    try {
-      await d.sync();
-    } catch {
-      // some file systems cannot fsync a folder: the rename is atomic anyway
-    } finally {
-      await d.close();
-    }
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    if (e instanceof CkptError) throw e;
-    throw storeError(`write-${((e as NodeJS.ErrnoException).code ?? "io").toLowerCase()}`, `cannot write: ${(e as Error).message}`, { file: path });
-  }
+/** phi-core's atomic write — temp `<path>.tmp.<pid>.<nanos>`, fsync, rename, fsync of the folder — by ckpt's one writer. */
+export function writeLikePhiCore(path: string, text: string): Promise<void> {
+  return writeFileAtomic(path, text, { tempPath: phiTempPath });
 }
+
+/** The temp file phi-core's `save` writes before renaming it into place: `<path>.tmp.<pid>.<nanos>`. */
+export const phiTempPath = (path: string): string => `${path}.tmp.${process.pid}.${process.hrtime.bigint()}`;
