@@ -286,6 +286,13 @@ describe("plain validate command lines skip yargs with the same arguments", () =
   }
   const left = [[], ["-"], ["a.json", "-r", "json"], ["a.json", "--reporter=json"], ["--format=yoagent", "a.json"], ["--format", "nope", "a.json"], ["a.json", "--strict", "--strict"], ["--no-strict", "a.json"], ["--help"], ["a.json", "--max-errors", "x"], ["a.json", "--"], ["-qf", "yoagent", "a.json"], ["--maxErrors", "2", "a.json"], ["a.json", "--format"]];
   for (const argv of left) test(`left to yargs: ${argv.join(" ") || "(nothing)"}`, () => expect(quickValidateArgs(argv)).toBeUndefined());
+  test("--help: the inputs are required and have no default (yargs gave the variadic one [], shown beside [required])", async () => {
+    const h = await run(["validate", "--help"]);
+    expect(h.code).toBe(0);
+    const line = h.out.split("\n").find((l) => /\[array\] \[required\]/.test(l));
+    expect(line).toBeDefined();
+    expect(h.out).not.toMatch(/default: \[\]/);
+  });
   test("through main(): the same output as before for a plain line, usage errors still from yargs", async () => {
     const ok = await run(["validate", "fixtures/yoagent/valid/save_messages.v0.18.json"]);
     expect(ok.code).toBe(0);

@@ -254,7 +254,8 @@ export const validateCommand: CommandDef = {
       // yargs drops a lone "-" from a variadic positional unless unknown options are kept as arguments;
       // run() turns anything else that looks like an option back into a usage error
       .parserConfiguration({ "unknown-options-as-args": true })
-      .positional("inputs", { type: "string", array: true, describe: "files, directories, globs, - (stdin), <saver-uri> (every checkpoint of the store) or <saver-uri>#<threadId>" })
+      // no default: yargs gives a variadic positional [] and its help then read "[required] [default: []]"
+      .positional("inputs", { type: "string", array: true, default: undefined, describe: "files, directories, globs, - (stdin), <saver-uri> (every checkpoint of the store) or <saver-uri>#<threadId>" })
       .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "validate as this format instead of detecting it" })
       .option("strict", { type: "boolean", default: false, describe: "warnings fail too (exit 1)" })
       .option("max-errors", { type: "number", describe: "stop reporting and validating after N errors" })
