@@ -73,7 +73,9 @@ for (const r of rows) {
       ratio.padStart(9),
   );
 }
-console.log("\nratio = throughput / baseline throughput on the same bytes in this run (1.0 = as fast as JSON.parse+stringify)");
+console.log(
+  "\nratio = throughput / baseline throughput on the same bytes in this run (1.0 = as fast as JSON.parse+stringify)",
+);
 console.log(
   JSON.stringify({
     bench: "convert",

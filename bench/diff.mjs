@@ -38,11 +38,18 @@ function checkpoint(n) {
   return { ...structuredClone(sample), threadId: "bench", messages };
 }
 
-const fresh = (id, text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1, ext: { "phi-core": { nodeId: id } } });
+const fresh = (id, text) => ({
+  role: "user",
+  content: [{ type: "text", text }],
+  timestamp: 1,
+  ext: { "phi-core": { nodeId: id } },
+});
 const scenarios = {
   "insert near head": (b) => b.messages.splice(3, 0, fresh(1e9, "an inserted question")),
   "edit in middle": (b) => {
-    const m = b.messages.find((x, i) => i >= b.messages.length / 2 && x.role === "user" && x.content[0]?.type === "text");
+    const m = b.messages.find(
+      (x, i) => i >= b.messages.length / 2 && x.role === "user" && x.content[0]?.type === "text",
+    );
     m.content[0].text += " (edited)";
   },
   "move one": (b) => {
@@ -108,18 +115,43 @@ for (const n of SIZES) {
     edit(b);
     const ck = timeCkpt(a, b);
     const jd = await timeJdp(a, b);
-    rows.push({ messages: n, scenario: name, ckptMs: +ck.ms.toFixed(2), jsondiffpatchMs: +jd.ms.toFixed(1), capped: Boolean(jd.capped), ratio: +(jd.ms / ck.ms).toFixed(1), summary: ck.summary });
+    rows.push({
+      messages: n,
+      scenario: name,
+      ckptMs: +ck.ms.toFixed(2),
+      jsondiffpatchMs: +jd.ms.toFixed(1),
+      capped: Boolean(jd.capped),
+      ratio: +(jd.ms / ck.ms).toFixed(1),
+      summary: ck.summary,
+    });
   }
 }
 
 const pad = (s, w) => String(s).padStart(w);
-console.log(`ckpt diff vs jsondiffpatch (objectHash by id) — ckpt: median of ${RUNS} runs after ${WARMUP} warm-up runs; jsondiffpatch: one run in a fresh worker (cap ${CAP_MS / 1000} s)\n`);
-console.log(`${"messages".padEnd(9)}${"scenario".padEnd(18)}${pad("ckpt ms", 10)}${pad("jdp ms", 12)}${pad("ratio", 10)}  ckpt summary`);
+console.log(
+  `ckpt diff vs jsondiffpatch (objectHash by id) — ckpt: median of ${RUNS} runs after ${WARMUP} warm-up runs; jsondiffpatch: one run in a fresh worker (cap ${CAP_MS / 1000} s)\n`,
+);
+console.log(
+  `${"messages".padEnd(9)}${"scenario".padEnd(18)}${pad("ckpt ms", 10)}${pad("jdp ms", 12)}${pad("ratio", 10)}  ckpt summary`,
+);
 for (const r of rows) {
-  console.log(`${String(r.messages).padEnd(9)}${r.scenario.padEnd(18)}${pad(r.ckptMs.toFixed(2), 10)}${pad((r.capped ? ">" : "") + r.jsondiffpatchMs.toFixed(1), 12)}${pad((r.capped ? ">" : "") + r.ratio + "x", 10)}  ${r.summary}`);
+  console.log(
+    `${String(r.messages).padEnd(9)}${r.scenario.padEnd(18)}${pad(r.ckptMs.toFixed(2), 10)}${pad((r.capped ? ">" : "") + r.jsondiffpatchMs.toFixed(1), 12)}${pad((r.capped ? ">" : "") + r.ratio + "x", 10)}  ${r.summary}`,
+  );
 }
 const big = rows.filter((r) => r.messages === Math.max(...SIZES));
 const worstMs = Math.max(...big.map((r) => r.ckptMs));
 const minRatio = Math.min(...big.map((r) => r.ratio));
-console.log(`\nlargest size: worst ckpt ${worstMs.toFixed(2)} ms (target ≤ 100 ms), smallest speed-up ${minRatio}x (target ≥ 50x)`);
-console.log(JSON.stringify({ bench: "diff", runs: RUNS, warmup: WARMUP, capMs: CAP_MS, rows, largest: { messages: Math.max(...SIZES), worstCkptMs: worstMs, minRatio } }));
+console.log(
+  `\nlargest size: worst ckpt ${worstMs.toFixed(2)} ms (target ≤ 100 ms), smallest speed-up ${minRatio}x (target ≥ 50x)`,
+);
+console.log(
+  JSON.stringify({
+    bench: "diff",
+    runs: RUNS,
+    warmup: WARMUP,
+    capMs: CAP_MS,
+    rows,
+    largest: { messages: Math.max(...SIZES), worstCkptMs: worstMs, minRatio },
+  }),
+);

@@ -34,10 +34,24 @@ function existsDir(p) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const LAYOUTS = {
-  deepagent: (d, i) => writeFileSync(join(d, `t-${i}.json`), S("deepagent/generated/checkpoints/explicit-messages-thread.json").replaceAll("explicit-messages-thread", `t-${i}`)),
-  swarmer: (d, i) => writeFileSync(join(d, `agent_${i}.pkl`), S("swarmer/constructed/agent_123456789.pkl").replaceAll("123456789", String(i))),
+  deepagent: (d, i) =>
+    writeFileSync(
+      join(d, `t-${i}.json`),
+      S("deepagent/generated/checkpoints/explicit-messages-thread.json").replaceAll(
+        "explicit-messages-thread",
+        `t-${i}`,
+      ),
+    ),
+  swarmer: (d, i) =>
+    writeFileSync(
+      join(d, `agent_${i}.pkl`),
+      S("swarmer/constructed/agent_123456789.pkl").replaceAll("123456789", String(i)),
+    ),
   "phi-core-session": (d, i) => {
-    writeFileSync(join(d, `s-${i}.json`), S("phi-core/generated/session.sess-1.v0.10.json").replaceAll("sess-1", `s-${i}`));
+    writeFileSync(
+      join(d, `s-${i}.json`),
+      S("phi-core/generated/session.sess-1.v0.10.json").replaceAll("sess-1", `s-${i}`),
+    );
     writeFileSync(join(d, `s-${i}.json.lock`), "");
   },
   yoagent: (d, i) => writeFileSync(join(d, `conv-${i}.json`), S("yoagent/generated/save_messages.v0.18.json")),
@@ -67,7 +81,9 @@ function walk(dir, rel = "", out = []) {
 
 function rawCopy(src, dbPath) {
   const db = new Database(dbPath);
-  db.exec("CREATE TABLE c (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))");
+  db.exec(
+    "CREATE TABLE c (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))",
+  );
   const ins = db.prepare("INSERT INTO c VALUES ('default', ?, ?, ?, ?)");
   const now = new Date().toISOString();
   db.transaction(() => {
@@ -94,7 +110,10 @@ async function migrateOnce(from, to) {
   const t = await openSaver(to);
   try {
     const sum = await migrate(s, t, { worker: "off" });
-    if (sum.written !== N || sum.rejected) throw new Error(`${from} → ${to}: ${JSON.stringify({ written: sum.written, rejected: sum.rejected, ignored: sum.ignored })}`);
+    if (sum.written !== N || sum.rejected)
+      throw new Error(
+        `${from} → ${to}: ${JSON.stringify({ written: sum.written, rejected: sum.rejected, ignored: sum.ignored })}`,
+      );
   } finally {
     await s.close();
     await t.close();
@@ -125,7 +144,10 @@ for (const layout of Object.keys(LAYOUTS)) {
   const w = mkdtempSync(join(tmpdir(), "ckpt-bench-p-"));
   const cli = (from, to) => {
     const t = performance.now();
-    const p = spawnSync(process.execPath, [join(root, "bin", "ckpt.js"), "migrate", "--from", from, "--to", to, "-q"], { cwd: w, encoding: "utf8" });
+    const p = spawnSync(process.execPath, [join(root, "bin", "ckpt.js"), "migrate", "--from", from, "--to", to, "-q"], {
+      cwd: w,
+      encoding: "utf8",
+    });
     if (p.status !== 0) throw new Error(p.stderr + p.stdout);
     return performance.now() - t;
   };
@@ -133,8 +155,19 @@ for (const layout of Object.keys(LAYOUTS)) {
   const procWrite = cli(`sqlite:${join(w, "p.db")}`, join(w, "out"));
   rmSync(w, { recursive: true, force: true });
   rmSync(src, { recursive: true, force: true });
-  const row = { layout, n: N, readMs: Math.round(ckptRead), readVsRawCopy: +median(read).toFixed(2), writeMs: Math.round(ckptWrite), writeVsRawWrite: +median(write).toFixed(2), processReadMs: Math.round(procRead), processWriteMs: Math.round(procWrite) };
+  const row = {
+    layout,
+    n: N,
+    readMs: Math.round(ckptRead),
+    readVsRawCopy: +median(read).toFixed(2),
+    writeMs: Math.round(ckptWrite),
+    writeVsRawWrite: +median(write).toFixed(2),
+    processReadMs: Math.round(procRead),
+    processWriteMs: Math.round(procWrite),
+  };
   rows.push(row);
-  console.log(`${layout.padEnd(17)} read ${row.readMs} ms (${row.readVsRawCopy}x raw copy), write ${row.writeMs} ms (${row.writeVsRawWrite}x raw write); whole process ${row.processReadMs} / ${row.processWriteMs} ms`);
+  console.log(
+    `${layout.padEnd(17)} read ${row.readMs} ms (${row.readVsRawCopy}x raw copy), write ${row.writeMs} ms (${row.writeVsRawWrite}x raw write); whole process ${row.processReadMs} / ${row.processWriteMs} ms`,
+  );
 }
 console.log(JSON.stringify({ bench: "folders", n: N, reps: REPS, rows }));

@@ -42,7 +42,10 @@ console.log(rows, bytes);`,
 
 function proc(args) {
   const t0 = performance.now();
-  const r = spawnSync("/usr/bin/time", ["-f", "__RSS__ %M", process.execPath, ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const r = spawnSync("/usr/bin/time", ["-f", "__RSS__ %M", process.execPath, ...args], {
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return { ms, rss: Number(/__RSS__ (\d+)/.exec(r.stderr)[1]) / 1024, out: r.stdout };
@@ -51,7 +54,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function measure(label, args) {
   const runs = Array.from({ length: RUNS }, () => proc(args));
-  return { label, s: median(runs.map((r) => r.ms)) / 1000, rssMb: Math.max(...runs.map((r) => r.rss)), out: runs[0].out };
+  return {
+    label,
+    s: median(runs.map((r) => r.ms)) / 1000,
+    rssMb: Math.max(...runs.map((r) => r.rss)),
+    out: runs[0].out,
+  };
 }
 
 const results = [
@@ -60,11 +68,21 @@ const results = [
   measure("ckpt stats (SQLite)", [join(root, "bin", "ckpt.js"), "stats", store, "--json"]),
 ];
 const pgSchema = `lgbench_${THREADS}`;
-const check = spawnSync("psql", ["-X", "-tAq", PG, "-c", `SELECT to_regclass('${pgSchema}.checkpoints') IS NOT NULL`], { encoding: "utf8" });
-if (check.stdout.trim() === "t") results.push(measure("ckpt stats (PostgreSQL)", [join(root, "bin", "ckpt.js"), "stats", `${PG}?schema=${pgSchema}`, "--json"]));
+const check = spawnSync("psql", ["-X", "-tAq", PG, "-c", `SELECT to_regclass('${pgSchema}.checkpoints') IS NOT NULL`], {
+  encoding: "utf8",
+});
+if (check.stdout.trim() === "t")
+  results.push(
+    measure("ckpt stats (PostgreSQL)", [join(root, "bin", "ckpt.js"), "stats", `${PG}?schema=${pgSchema}`, "--json"]),
+  );
 
 const stats = JSON.parse(results[2].out);
-console.log(`store: ${store} — ${stats.totals.checkpoints.toLocaleString("en-US")} checkpoints, ${stats.totals.writes.toLocaleString("en-US")} writes, ${(stats.totals.payloadBytes / 1e6).toFixed(0)} MB payload`);
+console.log(
+  `store: ${store} — ${stats.totals.checkpoints.toLocaleString("en-US")} checkpoints, ${stats.totals.writes.toLocaleString("en-US")} writes, ${(stats.totals.payloadBytes / 1e6).toFixed(0)} MB payload`,
+);
 console.log(`median of ${RUNS} runs, whole processes; peak RSS = max over runs`);
-for (const r of results) console.log(`${r.label.padEnd(32)} ${r.s.toFixed(2).padStart(7)} s  ${r.rssMb.toFixed(0).padStart(5)} MB  ×${(r.s / results[1].s).toFixed(2)} of raw+parse`);
+for (const r of results)
+  console.log(
+    `${r.label.padEnd(32)} ${r.s.toFixed(2).padStart(7)} s  ${r.rssMb.toFixed(0).padStart(5)} MB  ×${(r.s / results[1].s).toFixed(2)} of raw+parse`,
+  );
 console.log(JSON.stringify(Object.fromEntries(results.map((r) => [r.label, { s: r.s, rssMb: r.rssMb }]))));

@@ -30,14 +30,24 @@ function makeStore(n) {
   const db = new Database(f);
   db.pragma("journal_mode = WAL");
   const copies = Math.ceil(n / 60);
-  db.exec("CREATE TEMP TABLE c0 AS SELECT * FROM checkpoints; CREATE TEMP TABLE w0 AS SELECT * FROM writes; DELETE FROM checkpoints; DELETE FROM writes;");
-  const ic = db.prepare("INSERT INTO checkpoints SELECT thread_id || ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM c0");
-  const iw = db.prepare("INSERT INTO writes SELECT thread_id || ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM w0");
+  db.exec(
+    "CREATE TEMP TABLE c0 AS SELECT * FROM checkpoints; CREATE TEMP TABLE w0 AS SELECT * FROM writes; DELETE FROM checkpoints; DELETE FROM writes;",
+  );
+  const ic = db.prepare(
+    "INSERT INTO checkpoints SELECT thread_id || ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM c0",
+  );
+  const iw = db.prepare(
+    "INSERT INTO writes SELECT thread_id || ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM w0",
+  );
   db.transaction(() => {
-    for (let i = 0; i < copies; i++) (ic.run(`~${i}`), iw.run(`~${i}`));
+    for (let i = 0; i < copies; i++) ic.run(`~${i}`), iw.run(`~${i}`);
   })();
-  db.exec(`DELETE FROM checkpoints WHERE rowid IN (SELECT rowid FROM checkpoints ORDER BY rowid DESC LIMIT ${copies * 60 - n})`);
-  db.exec("DELETE FROM writes WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)");
+  db.exec(
+    `DELETE FROM checkpoints WHERE rowid IN (SELECT rowid FROM checkpoints ORDER BY rowid DESC LIMIT ${copies * 60 - n})`,
+  );
+  db.exec(
+    "DELETE FROM writes WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)",
+  );
   const rows = db.prepare("SELECT (SELECT count(*) FROM checkpoints) c, (SELECT count(*) FROM writes) w").get();
   db.close();
   return { f, ...rows };
@@ -117,27 +127,105 @@ const report = {};
 try {
   for (const n of [Math.round(N / 10), N]) {
     const src = makeStore(n);
-    console.log(`store: ${src.c.toLocaleString()} checkpoints, ${src.w.toLocaleString()} writes (Python-written rows, msgpack)`);
+    console.log(
+      `store: ${src.c.toLocaleString()} checkpoints, ${src.w.toLocaleString()} writes (Python-written rows, msgpack)`,
+    );
     const raw = proc([join(work, "raw-copy.mjs"), src.f, PG, schema(`raw${n}`)], "raw copy");
     const rawCopy = proc([join(work, "raw-copy-copy.mjs"), src.f, PG, schema(`rawc${n}`)], "raw copy (COPY)");
     const sVer = schema(`v${n}`);
-    const ver = proc([ckpt, "migrate", "--from", `sqlite:${src.f}`, "--to", `${PG}?schema=${sVer}`, "--batch-size", "500", "--json", "--journal", join(work, `j${n}`)], "ckpt migrate");
+    const ver = proc(
+      [
+        ckpt,
+        "migrate",
+        "--from",
+        `sqlite:${src.f}`,
+        "--to",
+        `${PG}?schema=${sVer}`,
+        "--batch-size",
+        "500",
+        "--json",
+        "--journal",
+        join(work, `j${n}`),
+      ],
+      "ckpt migrate",
+    );
     const sNo = schema(`nv${n}`);
-    const nov = proc([ckpt, "migrate", "--from", `sqlite:${src.f}`, "--to", `${PG}?schema=${sNo}`, "--batch-size", "500", "--no-verify", "--json", "--journal", join(work, `k${n}`)], "ckpt migrate --no-verify");
+    const nov = proc(
+      [
+        ckpt,
+        "migrate",
+        "--from",
+        `sqlite:${src.f}`,
+        "--to",
+        `${PG}?schema=${sNo}`,
+        "--batch-size",
+        "500",
+        "--no-verify",
+        "--json",
+        "--journal",
+        join(work, `k${n}`),
+      ],
+      "ckpt migrate --no-verify",
+    );
     const sum = JSON.parse(ver.out.trim().split("\n").pop());
-    if (sum.written !== n || sum.verified !== n) throw new Error(`migrate wrote ${sum.written}, verified ${sum.verified} of ${n}`);
-    const r = { n, rawMs: Math.round(raw.ms), rawCopyMs: Math.round(rawCopy.ms), ckptMs: Math.round(ver.ms), ckptNoVerifyMs: Math.round(nov.ms), ratio: +(rawCopy.ms / ver.ms).toFixed(2), ratioVsInsert: +(raw.ms / ver.ms).toFixed(2), ratioNoVerify: +(rawCopy.ms / nov.ms).toFixed(2), rawRssMb: Math.round(raw.rssMb), ckptRssMb: Math.round(ver.rssMb) };
-    console.log(`migrate ${n.toLocaleString()} SQLite → PostgreSQL: raw copy ${(rawCopy.ms / 1000).toFixed(1)} s with COPY, ${(raw.ms / 1000).toFixed(1)} s with INSERT; ckpt ${(ver.ms / 1000).toFixed(1)} s (ratio ${r.ratio} vs the COPY copy, ${r.ratioVsInsert} vs the INSERT copy), --no-verify ${(nov.ms / 1000).toFixed(1)} s (ratio ${r.ratioNoVerify}); peak RSS raw ${r.rawRssMb} MB, ckpt ${r.ckptRssMb} MB`);
+    if (sum.written !== n || sum.verified !== n)
+      throw new Error(`migrate wrote ${sum.written}, verified ${sum.verified} of ${n}`);
+    const r = {
+      n,
+      rawMs: Math.round(raw.ms),
+      rawCopyMs: Math.round(rawCopy.ms),
+      ckptMs: Math.round(ver.ms),
+      ckptNoVerifyMs: Math.round(nov.ms),
+      ratio: +(rawCopy.ms / ver.ms).toFixed(2),
+      ratioVsInsert: +(raw.ms / ver.ms).toFixed(2),
+      ratioNoVerify: +(rawCopy.ms / nov.ms).toFixed(2),
+      rawRssMb: Math.round(raw.rssMb),
+      ckptRssMb: Math.round(ver.rssMb),
+    };
+    console.log(
+      `migrate ${n.toLocaleString()} SQLite → PostgreSQL: raw copy ${(rawCopy.ms / 1000).toFixed(1)} s with COPY, ${(raw.ms / 1000).toFixed(1)} s with INSERT; ckpt ${(ver.ms / 1000).toFixed(1)} s (ratio ${r.ratio} vs the COPY copy, ${r.ratioVsInsert} vs the INSERT copy), --no-verify ${(nov.ms / 1000).toFixed(1)} s (ratio ${r.ratioNoVerify}); peak RSS raw ${r.rawRssMb} MB, ckpt ${r.ckptRssMb} MB`,
+    );
     // prune to --keep-last 1 on both stores
     const pSql = proc([ckpt, "prune", `sqlite:${src.f}`, "--keep-last", "1", "--json"], "prune sqlite");
     const pPg = proc([ckpt, "prune", `${PG}?schema=${sVer}`, "--keep-last", "1", "--json"], "prune pg");
     // the same prune of the --no-verify copy with V8's heap capped (old space 64 MB, semi-space 1 MB): it completes only if what prune keeps
     // is bounded, and its peak RSS is then what prune needs, not how far V8 lets garbage grow on a 24 GB machine
-    const pCap = proc(["--max-old-space-size=64", "--max-semi-space-size=1", ckpt, "prune", `${PG}?schema=${sNo}`, "--keep-last", "1", "--json"], "prune pg (capped heap)");
-    const js = JSON.parse(pSql.out), jp = JSON.parse(pPg.out), jc = JSON.parse(pCap.out);
-    if (jc.checkpoints !== jp.checkpoints || jc.blobs !== jp.blobs) throw new Error(`capped prune deleted ${jc.checkpoints} checkpoints / ${jc.blobs} blobs, uncapped ${jp.checkpoints} / ${jp.blobs}`);
-    Object.assign(r, { pruneSqliteMs: Math.round(pSql.ms), pruneSqliteDeleted: js.checkpoints, pruneSqliteMb: +(js.bytes / 1e6).toFixed(1), prunePgMs: Math.round(pPg.ms), prunePgDeleted: jp.checkpoints, prunePgMb: +(jp.bytes / 1e6).toFixed(1), prunePgBlobs: jp.blobs, pruneRssMb: Math.round(Math.max(pSql.rssMb, pPg.rssMb)), pruneRssSqliteMb: Math.round(pSql.rssMb), pruneRssPgMb: Math.round(pPg.rssMb), pruneRssPgCappedMb: Math.round(pCap.rssMb) });
-    console.log(`prune --keep-last 1: SQLite ${(pSql.ms / 1000).toFixed(1)} s, ${js.checkpoints.toLocaleString()} checkpoints + ${js.writes.toLocaleString()} writes, ${(js.bytes / 1e6).toFixed(1)} MB freed; PostgreSQL ${(pPg.ms / 1000).toFixed(1)} s, ${jp.checkpoints.toLocaleString()} checkpoints + ${jp.writes.toLocaleString()} writes + ${jp.blobs.toLocaleString()} blobs, ${(jp.bytes / 1e6).toFixed(1)} MB freed; peak RSS SQLite ${r.pruneRssSqliteMb} MB, PostgreSQL ${r.pruneRssPgMb} MB (${r.pruneRssPgCappedMb} MB with V8's heap capped: old space 64 MB, semi-space 1 MB, ${(pCap.ms / 1000).toFixed(1)} s)`);
+    const pCap = proc(
+      [
+        "--max-old-space-size=64",
+        "--max-semi-space-size=1",
+        ckpt,
+        "prune",
+        `${PG}?schema=${sNo}`,
+        "--keep-last",
+        "1",
+        "--json",
+      ],
+      "prune pg (capped heap)",
+    );
+    const js = JSON.parse(pSql.out),
+      jp = JSON.parse(pPg.out),
+      jc = JSON.parse(pCap.out);
+    if (jc.checkpoints !== jp.checkpoints || jc.blobs !== jp.blobs)
+      throw new Error(
+        `capped prune deleted ${jc.checkpoints} checkpoints / ${jc.blobs} blobs, uncapped ${jp.checkpoints} / ${jp.blobs}`,
+      );
+    Object.assign(r, {
+      pruneSqliteMs: Math.round(pSql.ms),
+      pruneSqliteDeleted: js.checkpoints,
+      pruneSqliteMb: +(js.bytes / 1e6).toFixed(1),
+      prunePgMs: Math.round(pPg.ms),
+      prunePgDeleted: jp.checkpoints,
+      prunePgMb: +(jp.bytes / 1e6).toFixed(1),
+      prunePgBlobs: jp.blobs,
+      pruneRssMb: Math.round(Math.max(pSql.rssMb, pPg.rssMb)),
+      pruneRssSqliteMb: Math.round(pSql.rssMb),
+      pruneRssPgMb: Math.round(pPg.rssMb),
+      pruneRssPgCappedMb: Math.round(pCap.rssMb),
+    });
+    console.log(
+      `prune --keep-last 1: SQLite ${(pSql.ms / 1000).toFixed(1)} s, ${js.checkpoints.toLocaleString()} checkpoints + ${js.writes.toLocaleString()} writes, ${(js.bytes / 1e6).toFixed(1)} MB freed; PostgreSQL ${(pPg.ms / 1000).toFixed(1)} s, ${jp.checkpoints.toLocaleString()} checkpoints + ${jp.writes.toLocaleString()} writes + ${jp.blobs.toLocaleString()} blobs, ${(jp.bytes / 1e6).toFixed(1)} MB freed; peak RSS SQLite ${r.pruneRssSqliteMb} MB, PostgreSQL ${r.pruneRssPgMb} MB (${r.pruneRssPgCappedMb} MB with V8's heap capped: old space 64 MB, semi-space 1 MB, ${(pCap.ms / 1000).toFixed(1)} s)`,
+    );
     report[n] = r;
   }
 } finally {
@@ -145,5 +233,26 @@ try {
   await client.end();
   rmSync(work, { recursive: true, force: true });
 }
-const big = report[N], small = report[Math.round(N / 10)];
-console.log(JSON.stringify({ bench: "langgraph-write", checkpoints: N, migrateRatio: big.ratio, migrateRatioVsInsert: big.ratioVsInsert, migrateRatioNoVerify: big.ratioNoVerify, rawMs: big.rawMs, rawCopyMs: big.rawCopyMs, ckptMs: big.ckptMs, ckptRssMb: { [small.n]: small.ckptRssMb, [N]: big.ckptRssMb }, pruneSqliteMs: big.pruneSqliteMs, pruneSqliteMb: big.pruneSqliteMb, prunePgMs: big.prunePgMs, prunePgMb: big.prunePgMb, pruneRssMb: { [small.n]: small.pruneRssMb, [N]: big.pruneRssMb }, pruneRssByStoreMb: Object.fromEntries(["Sqlite", "Pg", "PgCapped"].map((k) => [k, { [small.n]: small[`pruneRss${k}Mb`], [N]: big[`pruneRss${k}Mb`] }])) }));
+const big = report[N],
+  small = report[Math.round(N / 10)];
+console.log(
+  JSON.stringify({
+    bench: "langgraph-write",
+    checkpoints: N,
+    migrateRatio: big.ratio,
+    migrateRatioVsInsert: big.ratioVsInsert,
+    migrateRatioNoVerify: big.ratioNoVerify,
+    rawMs: big.rawMs,
+    rawCopyMs: big.rawCopyMs,
+    ckptMs: big.ckptMs,
+    ckptRssMb: { [small.n]: small.ckptRssMb, [N]: big.ckptRssMb },
+    pruneSqliteMs: big.pruneSqliteMs,
+    pruneSqliteMb: big.pruneSqliteMb,
+    prunePgMs: big.prunePgMs,
+    prunePgMb: big.prunePgMb,
+    pruneRssMb: { [small.n]: small.pruneRssMb, [N]: big.pruneRssMb },
+    pruneRssByStoreMb: Object.fromEntries(
+      ["Sqlite", "Pg", "PgCapped"].map((k) => [k, { [small.n]: small[`pruneRss${k}Mb`], [N]: big[`pruneRss${k}Mb`] }]),
+    ),
+  }),
+);

@@ -41,7 +41,7 @@ let idCounter = 0;
 const T0 = 0x1f1e7000000000; // uuid6 timestamp-ish prefix; ids sort in creation order
 function uuid6(step) {
   const h = (T0 + idCounter++).toString(16).padStart(15, "0");
-  const cs = step < 0 ? "ffff" : ((((step >>> 8) | 0x80) & 0xff) << 8 | (step & 0xff)).toString(16).padStart(4, "0");
+  const cs = step < 0 ? "ffff" : (((((step >>> 8) | 0x80) & 0xff) << 8) | (step & 0xff)).toString(16).padStart(4, "0");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-6${h.slice(12, 15)}-${cs}-${(idCounter * 7919).toString(16).padStart(12, "0").slice(-12)}`;
 }
 const lc = (cls, kwargs) => ({ lc: 1, type: "constructor", id: ["langchain_core", "messages", cls], kwargs });
@@ -51,11 +51,23 @@ function message(t, i) {
   const id = `msg-${t}-${i}`;
   switch (i % 4) {
     case 0:
-      return lc("HumanMessage", { content: `Thread ${t} turn ${turn}: what is the weather in city number ${turn + t % 97}, and should I bring an umbrella?`, additional_kwargs: {}, response_metadata: {}, id });
+      return lc("HumanMessage", {
+        content: `Thread ${t} turn ${turn}: what is the weather in city number ${turn + (t % 97)}, and should I bring an umbrella?`,
+        additional_kwargs: {},
+        response_metadata: {},
+        id,
+      });
     case 1:
       return lc("AIMessage", {
         content: "",
-        tool_calls: [{ id: `call_${t}_${turn}`, name: "get_weather", args: { city: `City ${turn + t % 97}`, unit: "celsius" }, type: "tool_call" }],
+        tool_calls: [
+          {
+            id: `call_${t}_${turn}`,
+            name: "get_weather",
+            args: { city: `City ${turn + (t % 97)}`, unit: "celsius" },
+            type: "tool_call",
+          },
+        ],
         invalid_tool_calls: [],
         usage_metadata: { input_tokens: 120 + i * 30, output_tokens: 24, total_tokens: 144 + i * 30 },
         response_metadata: { model_name: "gpt-4o-mini", finish_reason: "tool_calls" },
@@ -63,10 +75,19 @@ function message(t, i) {
         id,
       });
     case 2:
-      return lc("ToolMessage", { content: `{"temp": ${(t * 7 + i) % 35}, "rain": ${i % 3 === 0}, "wind_kmh": ${(t + i) % 40}}`, tool_call_id: `call_${t}_${turn}`, name: "get_weather", status: "success", metadata: META, additional_kwargs: {}, response_metadata: {}, id });
+      return lc("ToolMessage", {
+        content: `{"temp": ${(t * 7 + i) % 35}, "rain": ${i % 3 === 0}, "wind_kmh": ${(t + i) % 40}}`,
+        tool_call_id: `call_${t}_${turn}`,
+        name: "get_weather",
+        status: "success",
+        metadata: META,
+        additional_kwargs: {},
+        response_metadata: {},
+        id,
+      });
     default:
       return lc("AIMessage", {
-        content: `It is ${(t * 7 + i) % 35} °C in City ${turn + t % 97}${i % 3 === 0 ? " with rain: take an umbrella." : ", dry: no umbrella needed."} Anything else?`,
+        content: `It is ${(t * 7 + i) % 35} °C in City ${turn + (t % 97)}${i % 3 === 0 ? " with rain: take an umbrella." : ", dry: no umbrella needed."} Anything else?`,
         tool_calls: [],
         invalid_tool_calls: [],
         usage_metadata: { input_tokens: 200 + i * 30, output_tokens: 31, total_tokens: 231 + i * 30 },
@@ -87,13 +108,26 @@ function* threadRows(t) {
     const ts = new Date(Date.UTC(2026, 10, 1) + t * 60_000 + k * 1000).toISOString();
     if (k > 0) msgs.push(message(t, k - 1));
     const v = k + 1;
-    const channel_values = k === 0 ? { __start__: { messages: [message(t, 0)] } } : { messages: [...msgs], [`branch:to:${k % 2 ? "tools" : "agent"}`]: null };
-    const channel_versions = k === 0 ? { __start__: 1 } : { __start__: 2, messages: v, [`branch:to:${k % 2 ? "tools" : "agent"}`]: v };
-    const versions_seen = { __input__: {}, __start__: { __start__: 1 }, ...(k > 1 ? { agent: { "branch:to:agent": v - 1 }, tools: { "branch:to:tools": v - 2 } } : {}) };
+    const channel_values =
+      k === 0
+        ? { __start__: { messages: [message(t, 0)] } }
+        : { messages: [...msgs], [`branch:to:${k % 2 ? "tools" : "agent"}`]: null };
+    const channel_versions =
+      k === 0 ? { __start__: 1 } : { __start__: 2, messages: v, [`branch:to:${k % 2 ? "tools" : "agent"}`]: v };
+    const versions_seen = {
+      __input__: {},
+      __start__: { __start__: 1 },
+      ...(k > 1 ? { agent: { "branch:to:agent": v - 1 }, tools: { "branch:to:tools": v - 2 } } : {}),
+    };
     const checkpoint = { v: 4, id, ts, channel_values, channel_versions, versions_seen };
     const metadata = { source: k === 0 ? "input" : "loop", step, parents: {} };
     const next = k + 1 < PER ? message(t, k) : null;
-    const writes = next ? [{ task: `task-${t}-${k}`, idx: 0, channel: "messages", value: [next] }, { task: `task-${t}-${k}`, idx: 1, channel: `branch:to:${k % 2 ? "agent" : "tools"}`, value: null }] : [];
+    const writes = next
+      ? [
+          { task: `task-${t}-${k}`, idx: 0, channel: "messages", value: [next] },
+          { task: `task-${t}-${k}`, idx: 1, channel: `branch:to:${k % 2 ? "agent" : "tools"}`, value: null },
+        ]
+      : [];
     yield { thread: `thread-${String(t).padStart(6, "0")}`, id, parent, checkpoint, metadata, writes };
     parent = id;
   }
@@ -108,13 +142,24 @@ async function makeSqlite(threads, file) {
   const saver = SqliteSaver.fromConnString(file + ".tmp");
   await saver.getTuple({ configurable: { thread_id: "none" } }); // the library creates its tables
   const db = saver.db;
-  const insC = db.prepare("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, 'json', ?, ?)");
-  const insW = db.prepare("INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, '', ?, ?, ?, ?, 'json', ?)");
+  const insC = db.prepare(
+    "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, 'json', ?, ?)",
+  );
+  const insW = db.prepare(
+    "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, '', ?, ?, ?, ?, 'json', ?)",
+  );
   const tx = db.transaction((from, to) => {
     for (let t = from; t < to; t++) {
       for (const r of threadRows(t)) {
-        insC.run(r.thread, r.id, r.parent, Buffer.from(JSON.stringify(r.checkpoint)), Buffer.from(JSON.stringify(r.metadata)));
-        for (const w of r.writes) insW.run(r.thread, r.id, w.task, w.idx, w.channel, Buffer.from(JSON.stringify(w.value)));
+        insC.run(
+          r.thread,
+          r.id,
+          r.parent,
+          Buffer.from(JSON.stringify(r.checkpoint)),
+          Buffer.from(JSON.stringify(r.metadata)),
+        );
+        for (const w of r.writes)
+          insW.run(r.thread, r.id, w.task, w.idx, w.channel, Buffer.from(JSON.stringify(w.value)));
       }
     }
   });
@@ -129,7 +174,10 @@ async function makePg(threads, schema) {
   const pg = require("pg");
   const c = new pg.Client({ connectionString: PG_BASE });
   await c.connect();
-  const done = await c.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'bench_done'", [schema]);
+  const done = await c.query(
+    "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'bench_done'",
+    [schema],
+  );
   if (done.rowCount) return c.end();
   await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   const { PostgresSaver } = require("@langchain/langgraph-checkpoint-postgres");
@@ -154,17 +202,43 @@ async function makePg(threads, schema) {
         cps.push([r.thread, "", r.id, r.parent, JSON.stringify(rest), JSON.stringify(r.metadata)]);
         for (const [ch, v] of Object.entries(r.checkpoint.channel_versions)) {
           if (ch === "__start__" && v === 2) continue; // written by the step -1 → 0 transition below
-          blobs.push([r.thread, "", ch, String(v), ch in channel_values ? "json" : "empty", ch in channel_values ? Buffer.from(JSON.stringify(channel_values[ch])) : null]);
+          blobs.push([
+            r.thread,
+            "",
+            ch,
+            String(v),
+            ch in channel_values ? "json" : "empty",
+            ch in channel_values ? Buffer.from(JSON.stringify(channel_values[ch])) : null,
+          ]);
         }
-        if (r.checkpoint.channel_versions.__start__ === 2 && r.metadata.step === 0) blobs.push([r.thread, "", "__start__", "2", "empty", null]);
-        for (const w of r.writes) ws.push([r.thread, "", r.id, w.task, w.idx, w.channel, "json", Buffer.from(JSON.stringify(w.value))]);
+        if (r.checkpoint.channel_versions.__start__ === 2 && r.metadata.step === 0)
+          blobs.push([r.thread, "", "__start__", "2", "empty", null]);
+        for (const w of r.writes)
+          ws.push([r.thread, "", r.id, w.task, w.idx, w.channel, "json", Buffer.from(JSON.stringify(w.value))]);
       }
     }
-    for (let i = 0; i < cps.length; i += 500) await flush("checkpoints", "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata", cps.slice(i, i + 500));
-    for (let i = 0; i < blobs.length; i += 1000) await flush("checkpoint_blobs", "thread_id, checkpoint_ns, channel, version, type, blob", blobs.slice(i, i + 1000));
-    for (let i = 0; i < ws.length; i += 1000) await flush("checkpoint_writes", "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob", ws.slice(i, i + 1000));
+    for (let i = 0; i < cps.length; i += 500)
+      await flush(
+        "checkpoints",
+        "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata",
+        cps.slice(i, i + 500),
+      );
+    for (let i = 0; i < blobs.length; i += 1000)
+      await flush(
+        "checkpoint_blobs",
+        "thread_id, checkpoint_ns, channel, version, type, blob",
+        blobs.slice(i, i + 1000),
+      );
+    for (let i = 0; i < ws.length; i += 1000)
+      await flush(
+        "checkpoint_writes",
+        "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob",
+        ws.slice(i, i + 1000),
+      );
   }
-  await c.query(`ANALYZE ${S}.checkpoints; ANALYZE ${S}.checkpoint_blobs; ANALYZE ${S}.checkpoint_writes; CREATE TABLE ${S}.bench_done (x int)`);
+  await c.query(
+    `ANALYZE ${S}.checkpoints; ANALYZE ${S}.checkpoint_blobs; ANALYZE ${S}.checkpoint_writes; CREATE TABLE ${S}.bench_done (x int)`,
+  );
   await c.end();
 }
 
@@ -174,12 +248,25 @@ async function makePg(threads, schema) {
 /** A whole ckpt process: wall time and peak RSS (KiB), via a preloaded exit hook. */
 function ckpt(args) {
   const hook = join(DIR, "rss-hook.cjs");
-  writeFileSync(hook, "process.on('exit', () => { const u = process.resourceUsage(); require('fs').writeSync(2, `\\n@@maxrss ${u.maxRSS} ${u.userCPUTime + u.systemCPUTime}\\n`); });");
+  writeFileSync(
+    hook,
+    "process.on('exit', () => { const u = process.resourceUsage(); require('fs').writeSync(2, `\\n@@maxrss ${u.maxRSS} ${u.userCPUTime + u.systemCPUTime}\\n`); });",
+  );
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, ["--require", hook, join(root, "bin/ckpt.js"), ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, ["--require", hook, join(root, "bin/ckpt.js"), ...args], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
   const ms = performance.now() - t0;
   const m = /@@maxrss (\d+) (\d+)/.exec(r.stderr);
-  return { ms, rss: Number(m?.[1] ?? NaN), cpuMs: Number(m?.[2] ?? NaN) / 1000, status: r.status, stdout: r.stdout, stderr: r.stderr.replace(/\n@@maxrss \d+ \d+\n/, "") };
+  return {
+    ms,
+    rss: Number(m?.[1] ?? NaN),
+    cpuMs: Number(m?.[2] ?? NaN) / 1000,
+    status: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr.replace(/\n@@maxrss \d+ \d+\n/, ""),
+  };
 }
 
 /** The reader's full scan in a child process (what validate/migrate stream): seconds, checkpoints, peak RSS. */
@@ -204,7 +291,9 @@ function rawSqlite(file) {
   const t0 = performance.now();
   let n = 0;
   const td = new TextDecoder();
-  for (const r of db.prepare("SELECT checkpoint, metadata FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id").iterate()) {
+  for (const r of db
+    .prepare("SELECT checkpoint, metadata FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id")
+    .iterate()) {
     JSON.parse(td.decode(r.checkpoint));
     JSON.parse(td.decode(r.metadata));
     n++;
@@ -224,12 +313,21 @@ async function rawPg(schema) {
   let n = 0;
   const td = new TextDecoder();
   // keyset pages like the reader (no cursor dependency): checkpoints (JSONB parsed by pg), blobs, writes
-  for (const [table, key, payload] of [["checkpoints", "thread_id, checkpoint_ns, checkpoint_id", "checkpoint, metadata"], ["checkpoint_blobs", "thread_id, checkpoint_ns, channel, version", "blob"], ["checkpoint_writes", "thread_id, checkpoint_ns, checkpoint_id, task_id, idx", "blob"]]) {
+  for (const [table, key, payload] of [
+    ["checkpoints", "thread_id, checkpoint_ns, checkpoint_id", "checkpoint, metadata"],
+    ["checkpoint_blobs", "thread_id, checkpoint_ns, channel, version", "blob"],
+    ["checkpoint_writes", "thread_id, checkpoint_ns, checkpoint_id, task_id, idx", "blob"],
+  ]) {
     const cols = key.split(", ");
     let last;
     for (;;) {
       const where = last ? `WHERE (${key}) > (${cols.map((_, i) => `$${i + 1}`).join(", ")})` : "";
-      const rows = (await c.query(`SELECT ${key}, ${payload} FROM ${S}.${table} ${where} ORDER BY ${key} LIMIT 2000`, last ? cols.map((k) => last[k]) : [])).rows;
+      const rows = (
+        await c.query(
+          `SELECT ${key}, ${payload} FROM ${S}.${table} ${where} ORDER BY ${key} LIMIT 2000`,
+          last ? cols.map((k) => last[k]) : [],
+        )
+      ).rows;
       if (!rows.length) break;
       for (const r of rows) {
         if (r.blob) JSON.parse(td.decode(r.blob));
@@ -252,14 +350,21 @@ const sqliteSmall = join(DIR, `js-${small}.sqlite`);
 let g0 = performance.now();
 await makeSqlite(THREADS, sqliteBig);
 await makeSqlite(small, sqliteSmall);
-console.log(`SQLite stores ready (${((performance.now() - g0) / 1000).toFixed(1)} s): ${THREADS}×${PER} and ${small}×${PER} checkpoints`);
+console.log(
+  `SQLite stores ready (${((performance.now() - g0) / 1000).toFixed(1)} s): ${THREADS}×${PER} and ${small}×${PER} checkpoints`,
+);
 const stores = [["sqlite", `sqlite:${sqliteBig}`, `sqlite:${sqliteSmall}`, () => rawSqlite(sqliteBig)]];
 if (WITH_PG) {
   g0 = performance.now();
   await makePg(THREADS, `lgbench_${THREADS}`);
   await makePg(small, `lgbench_${small}`);
   console.log(`PostgreSQL schemas ready (${((performance.now() - g0) / 1000).toFixed(1)} s)`);
-  stores.push(["postgres", `${PG_BASE}?schema=lgbench_${THREADS}`, `${PG_BASE}?schema=lgbench_${small}`, () => rawPg(`lgbench_${THREADS}`)]);
+  stores.push([
+    "postgres",
+    `${PG_BASE}?schema=lgbench_${THREADS}`,
+    `${PG_BASE}?schema=lgbench_${small}`,
+    () => rawPg(`lgbench_${THREADS}`),
+  ]);
 }
 
 const rows = [];
@@ -288,30 +393,57 @@ for (const [kind, big, smallUri, raw] of stores) {
     lsCpuSeconds: +(ls.cpuMs / 1000).toFixed(2),
     logSeconds: +(log.ms / 1000).toFixed(2),
     rawDecodePerSec: Math.round(base.n / base.s),
-    ...(scan ? { scanDecodePerSec: Math.round(scan.n / scan.s), scanVsRaw: +((scan.n / scan.s) / (base.n / base.s)).toFixed(2) } : {}),
+    ...(scan
+      ? { scanDecodePerSec: Math.round(scan.n / scan.s), scanVsRaw: +(scan.n / scan.s / (base.n / base.s)).toFixed(2) }
+      : {}),
     validateSeconds: validateOk === null ? null : +validateOk.toFixed(2),
-    validateVsRaw: validateOk === null ? null : +((checked / validateOk) / (base.n / base.s)).toFixed(2),
+    validateVsRaw: validateOk === null ? null : +(checked / validateOk / (base.n / base.s)).toFixed(2),
     lsRssRatio: +(ls.rss / lsSmall.rss).toFixed(2),
     validateRssRatio: +(val.rss / valSmall.rss).toFixed(2),
-    ...(scan ? { scanRssRatio: +(scan.rss / scanSmall.rss).toFixed(2), scanRssMiB: [+(scanSmall.rss / 1024).toFixed(0), +(scan.rss / 1024).toFixed(0)] } : {}),
+    ...(scan
+      ? {
+          scanRssRatio: +(scan.rss / scanSmall.rss).toFixed(2),
+          scanRssMiB: [+(scanSmall.rss / 1024).toFixed(0), +(scan.rss / 1024).toFixed(0)],
+        }
+      : {}),
     lsRssMiB: [+(lsSmall.rss / 1024).toFixed(0), +(ls.rss / 1024).toFixed(0)],
     validateRssMiB: [+(valSmall.rss / 1024).toFixed(0), +(val.rss / 1024).toFixed(0)],
     decodeIssues: scan?.bad ?? null,
   };
-  if (validateOk === null) r.validateNote = `exit ${val.status}: ${(val.stderr.trim() || val.stdout.trim()).split("\n")[0].slice(0, 160)}`;
+  if (validateOk === null)
+    r.validateNote = `exit ${val.status}: ${(val.stderr.trim() || val.stdout.trim()).split("\n")[0].slice(0, 160)}`;
   results[kind] = r;
   rows.push(r);
 }
 
-console.log("\nstore     threads  checkpoints  ls wall (s, median of 3)  ls CPU (s)  log (s)  raw decode/s  scan/raw  validate (s)  validate/raw  RSS ls 20k→200k  RSS validate 20k→200k  RSS scan 20k→200k");
+console.log(
+  "\nstore     threads  checkpoints  ls wall (s, median of 3)  ls CPU (s)  log (s)  raw decode/s  scan/raw  validate (s)  validate/raw  RSS ls 20k→200k  RSS validate 20k→200k  RSS scan 20k→200k",
+);
 for (const r of rows) {
   console.log(
-    [r.store.padEnd(8), String(r.threads).padStart(8), String(r.checkpoints).padStart(12), `${r.lsSeconds.toFixed(2)} [${r.lsSecondsAll.join(", ")}]`.padStart(25), r.lsCpuSeconds.toFixed(2).padStart(11), r.logSeconds.toFixed(2).padStart(8), String(r.rawDecodePerSec).padStart(13), String(r.scanVsRaw ?? "-").padStart(9), String(r.validateSeconds ?? "n/a").padStart(13), String(r.validateVsRaw ?? "n/a").padStart(13), `${r.lsRssMiB[0]}→${r.lsRssMiB[1]} MiB (${r.lsRssRatio}×)`.padStart(17), `${r.validateRssMiB[0]}→${r.validateRssMiB[1]} MiB (${r.validateRssRatio}×)`.padStart(22), (r.scanRssMiB ? `${r.scanRssMiB[0]}→${r.scanRssMiB[1]} MiB (${r.scanRssRatio}×)` : "-").padStart(19)].join(" "),
+    [
+      r.store.padEnd(8),
+      String(r.threads).padStart(8),
+      String(r.checkpoints).padStart(12),
+      `${r.lsSeconds.toFixed(2)} [${r.lsSecondsAll.join(", ")}]`.padStart(25),
+      r.lsCpuSeconds.toFixed(2).padStart(11),
+      r.logSeconds.toFixed(2).padStart(8),
+      String(r.rawDecodePerSec).padStart(13),
+      String(r.scanVsRaw ?? "-").padStart(9),
+      String(r.validateSeconds ?? "n/a").padStart(13),
+      String(r.validateVsRaw ?? "n/a").padStart(13),
+      `${r.lsRssMiB[0]}→${r.lsRssMiB[1]} MiB (${r.lsRssRatio}×)`.padStart(17),
+      `${r.validateRssMiB[0]}→${r.validateRssMiB[1]} MiB (${r.validateRssRatio}×)`.padStart(22),
+      (r.scanRssMiB ? `${r.scanRssMiB[0]}→${r.scanRssMiB[1]} MiB (${r.scanRssRatio}×)` : "-").padStart(19),
+    ].join(" "),
   );
   if (r.validateNote) console.log(`  validate n/a on ${r.store}: ${r.validateNote}`);
 }
 const sq = results.sqlite;
 const all = Object.values(results);
-console.log(`\ntargets: ls ≤ 2 s on SQLite: ${sq.lsSeconds <= 2 ? "met" : "NOT met"} (${sq.lsSeconds} s wall, ${sq.lsCpuSeconds} s CPU); validate ≥ 0.5 of raw: ${all.every((r) => r.validateVsRaw >= 0.5) ? "met" : "NOT met"} (${all.map((r) => `${r.store} ${r.validateVsRaw}`).join(", ")}); peak RSS 200k ≤ 1.5× 20k: ls ${all.every((r) => r.lsRssRatio <= 1.5) ? "met" : "NOT met"}, validate ${all.every((r) => r.validateRssRatio <= 1.5) ? "met" : "NOT met"}${WITH_SCAN ? `, scan ${all.every((r) => r.scanRssRatio <= 1.5) ? "met" : "NOT met"}` : ""}`);
-console.log(JSON.stringify({ bench: "langgraph", ...Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v])) }));
-
+console.log(
+  `\ntargets: ls ≤ 2 s on SQLite: ${sq.lsSeconds <= 2 ? "met" : "NOT met"} (${sq.lsSeconds} s wall, ${sq.lsCpuSeconds} s CPU); validate ≥ 0.5 of raw: ${all.every((r) => r.validateVsRaw >= 0.5) ? "met" : "NOT met"} (${all.map((r) => `${r.store} ${r.validateVsRaw}`).join(", ")}); peak RSS 200k ≤ 1.5× 20k: ls ${all.every((r) => r.lsRssRatio <= 1.5) ? "met" : "NOT met"}, validate ${all.every((r) => r.validateRssRatio <= 1.5) ? "met" : "NOT met"}${WITH_SCAN ? `, scan ${all.every((r) => r.scanRssRatio <= 1.5) ? "met" : "NOT met"}` : ""}`,
+);
+console.log(
+  JSON.stringify({ bench: "langgraph", ...Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v])) }),
+);

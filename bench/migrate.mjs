@@ -77,10 +77,16 @@ async function timeMigrate(src, uriFor, jobs = 1) {
   const writers = [];
   for (let i = 1; i < jobs; i++) writers.push(await openSaver(uri));
   const t = performance.now();
-  const s = await migrate(source, target, { batchSize: 500, worker: process.env.WORKER ?? "auto", openCheckPool, writers });
+  const s = await migrate(source, target, {
+    batchSize: 500,
+    worker: process.env.WORKER ?? "auto",
+    openCheckPool,
+    writers,
+  });
   const ms = performance.now() - t;
   for (const x of [source, target, ...writers]) await x.close();
-  if (s.written !== N || s.verified !== N) throw new Error(`migrate wrote ${s.written}, verified ${s.verified} of ${N}`);
+  if (s.written !== N || s.verified !== N)
+    throw new Error(`migrate wrote ${s.written}, verified ${s.verified} of ${N}`);
   workerRuns.push(s.checkedInWorker);
   return ms;
 }
@@ -96,7 +102,8 @@ async function rawRedis(records, url = REDIS) {
   for (let i = 0; i < records.length; i += 500) {
     const chunk = records.slice(i, i + 500);
     const key = (r) => `bench-raw-${run}-${seq}:default:checkpoints:${r.id}`;
-    if (cluster) await Promise.all(chunk.map((r) => c.set(key(r), r.text))); // auto-pipelined per node
+    if (cluster)
+      await Promise.all(chunk.map((r) => c.set(key(r), r.text))); // auto-pipelined per node
     else {
       const p = c.pipeline();
       for (const r of chunk) p.set(key(r), r.text);
@@ -122,7 +129,9 @@ async function rawSqlite(records, dir) {
   const db = new Database(join(dir, `raw-${++seq}.db`));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.exec("CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))");
+  db.exec(
+    "CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))",
+  );
   const ins = db.prepare("INSERT INTO t VALUES ('default', ?, ?, ?, ?)");
   const t = performance.now();
   db.transaction(() => {
@@ -171,7 +180,9 @@ async function rawPostgres(records) {
   const c = new pg.Client({ connectionString: PG });
   await c.connect();
   const table = `bench_raw_${run}_${seq}`;
-  await c.query(`CREATE TABLE ${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
+  await c.query(
+    `CREATE TABLE ${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`,
+  );
   const t = performance.now();
   await c.query("BEGIN");
   for (let i = 0; i < records.length; i += 500) {
@@ -202,7 +213,9 @@ function peakRss(n) {
   const t = performance.now();
   // A capped old space (96 MB) proves the live set is bounded: a migration that kept every record would fail here.
   // Without the cap V8 on a 24 GB machine lets garbage pile up and peak RSS measures GC laziness, not retention.
-  const out = spawnSync(process.execPath, ["--max-old-space-size=96", "--input-type=module", "-e", code], { encoding: "utf8" });
+  const out = spawnSync(process.execPath, ["--max-old-space-size=96", "--input-type=module", "-e", code], {
+    encoding: "utf8",
+  });
   const ms = performance.now() - t;
   rmSync(src, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
@@ -214,11 +227,36 @@ const src = makeSource(N);
 const bytes = loadAll(src, false).reduce((n, r) => n + Buffer.byteLength(r.text), 0);
 const work = mkdtempSync(join(tmpdir(), "ckpt-bench-work-"));
 const pairs = [
-  { name: "file → redis", uriFor: (k) => `${REDIS}?prefix=bench-ckpt-${run}-${k}:`, compact: true, raw: (r) => rawRedis(r), jobs: true },
-  { name: "file → sqlite", uriFor: (k) => `sqlite:${join(work, `ckpt-${k}.db`)}`, compact: false, raw: (r) => rawSqlite(r, work), jobs: false },
-  { name: "file → postgres", uriFor: (k) => `${PG}?schema=bench_ckpt_${run}_${k}`, compact: false, raw: rawPostgres, jobs: true },
+  {
+    name: "file → redis",
+    uriFor: (k) => `${REDIS}?prefix=bench-ckpt-${run}-${k}:`,
+    compact: true,
+    raw: (r) => rawRedis(r),
+    jobs: true,
+  },
+  {
+    name: "file → sqlite",
+    uriFor: (k) => `sqlite:${join(work, `ckpt-${k}.db`)}`,
+    compact: false,
+    raw: (r) => rawSqlite(r, work),
+    jobs: false,
+  },
+  {
+    name: "file → postgres",
+    uriFor: (k) => `${PG}?schema=bench_ckpt_${run}_${k}`,
+    compact: false,
+    raw: rawPostgres,
+    jobs: true,
+  },
 ];
-if (CLUSTER) pairs.push({ name: "file → redis cluster", uriFor: (k) => `${CLUSTER}?cluster=1&prefix=bench-ckpt-${run}-${k}:`, compact: true, raw: (r) => rawRedis(r, CLUSTER), jobs: true });
+if (CLUSTER)
+  pairs.push({
+    name: "file → redis cluster",
+    uriFor: (k) => `${CLUSTER}?cluster=1&prefix=bench-ckpt-${run}-${k}:`,
+    compact: true,
+    raw: (r) => rawRedis(r, CLUSTER),
+    jobs: true,
+  });
 /** The least work any checked migration does before writing anything: read every source file and JSON.parse it. */
 function floorMs() {
   const t = performance.now();
@@ -242,7 +280,9 @@ try {
   const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: PG });
   await c.connect();
-  const { rows: schemas } = await c.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`bench_ckpt_${run}_%`]);
+  const { rows: schemas } = await c.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [
+    `bench_ckpt_${run}_%`,
+  ]);
   for (const { nspname } of schemas) await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
   await c.end();
   await rawRedis([]); // deletes the bench keys of this run
@@ -251,9 +291,21 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 const floor = median(floors);
-console.log(`${N} checkpoints, ${(bytes / 1e6).toFixed(1)} MB as stored in the folder (2-space JSON); medians of ${REPS} interleaved rounds (ratios: median of per-round ratios)`);
-console.log(`pair                   ckpt (1 writer)  ckpt (--jobs ${JOBS})  raw write  raw copy   ratio to raw copy: 1 writer, --jobs ${JOBS} (target >= 0.6)   to raw write   floor ratio to raw copy`);
-const result = { bench: "migrate", checkpoints: N, bytes, reps: REPS, jobs: JOBS, floorMs: +floor.toFixed(1), pairs: {} };
+console.log(
+  `${N} checkpoints, ${(bytes / 1e6).toFixed(1)} MB as stored in the folder (2-space JSON); medians of ${REPS} interleaved rounds (ratios: median of per-round ratios)`,
+);
+console.log(
+  `pair                   ckpt (1 writer)  ckpt (--jobs ${JOBS})  raw write  raw copy   ratio to raw copy: 1 writer, --jobs ${JOBS} (target >= 0.6)   to raw write   floor ratio to raw copy`,
+);
+const result = {
+  bench: "migrate",
+  checkpoints: N,
+  bytes,
+  reps: REPS,
+  jobs: JOBS,
+  floorMs: +floor.toFixed(1),
+  pairs: {},
+};
 const fix = (x, d = 3) => (x === undefined ? undefined : +x.toFixed(d));
 for (const p of pairs) {
   const rs = rounds[p.name];
@@ -269,18 +321,36 @@ for (const p of pairs) {
     `${p.name.padEnd(22)} ${one.toFixed(0).padStart(10)} ms ${many === undefined ? "           -" : `${many.toFixed(0).padStart(10)} ms`} ${write.toFixed(0).padStart(8)} ms ${copy.toFixed(0).padStart(7)} ms ${ratioOne.toFixed(2).padStart(22)}, ${ratioMany === undefined ? "   -" : ratioMany.toFixed(2).padStart(4)} ${(write / one).toFixed(2).padStart(30)} ${floorRatio.toFixed(2).padStart(20)}`,
   );
   result.pairs[p.name] = {
-    ckptMs: fix(one, 1), ckptJobsMs: fix(many, 1), rawWriteMs: fix(write, 1), rawCopyMs: fix(copy, 1),
-    ratioToRawCopy: fix(ratioOne), ratioToRawCopyJobs: fix(ratioMany), ratioToRawWrite: fix(write / one), floorRatioToRawCopy: fix(floorRatio),
-    recordsPerSecond: Math.round((N / one) * 1000), recordsPerSecondJobs: many === undefined ? undefined : Math.round((N / many) * 1000),
+    ckptMs: fix(one, 1),
+    ckptJobsMs: fix(many, 1),
+    rawWriteMs: fix(write, 1),
+    rawCopyMs: fix(copy, 1),
+    ratioToRawCopy: fix(ratioOne),
+    ratioToRawCopyJobs: fix(ratioMany),
+    ratioToRawWrite: fix(write / one),
+    floorRatioToRawCopy: fix(floorRatio),
+    recordsPerSecond: Math.round((N / one) * 1000),
+    recordsPerSecondJobs: many === undefined ? undefined : Math.round((N / many) * 1000),
   };
 }
-console.log(`floor: reading + JSON.parse of the ${N} source files takes ${floor.toFixed(0)} ms; a checked migration on one thread cannot beat raw copy + that`);
+console.log(
+  `floor: reading + JSON.parse of the ${N} source files takes ${floor.toFixed(0)} ms; a checked migration on one thread cannot beat raw copy + that`,
+);
 const inWorker = workerRuns.slice(1).filter(Boolean).length; // the first is the warm-up
-console.log(`checks in the worker thread in ${inWorker} of ${workerRuns.length - 1} ckpt runs (WORKER=${process.env.WORKER ?? "auto"}; auto: only when two cores are idle, 1-minute load average ≤ cores − 2: ${(await import("node:os")).loadavg()[0].toFixed(1)} now); folder read-ahead: ${READ_AHEAD.when}`);
+console.log(
+  `checks in the worker thread in ${inWorker} of ${workerRuns.length - 1} ckpt runs (WORKER=${process.env.WORKER ?? "auto"}; auto: only when two cores are idle, 1-minute load average ≤ cores − 2: ${(await import("node:os")).loadavg()[0].toFixed(1)} now); folder read-ahead: ${READ_AHEAD.when}`,
+);
 result.checksInWorker = { runs: workerRuns.length - 1, inWorker };
 const small = peakRss(N);
 const big = peakRss(BIG);
 const memRatio = big.maxRssKb / small.maxRssKb;
-console.log(`peak RSS migrating ${N}: ${(small.maxRssKb / 1024).toFixed(0)} MB; ${BIG}: ${(big.maxRssKb / 1024).toFixed(0)} MB (${(big.ms / 1000).toFixed(1)} s) → ratio ${memRatio.toFixed(2)} (target <= 1.5)`);
-result.memory = { smallMb: +(small.maxRssKb / 1024).toFixed(1), bigMb: +(big.maxRssKb / 1024).toFixed(1), ratio: +memRatio.toFixed(3), bigCheckpoints: BIG };
+console.log(
+  `peak RSS migrating ${N}: ${(small.maxRssKb / 1024).toFixed(0)} MB; ${BIG}: ${(big.maxRssKb / 1024).toFixed(0)} MB (${(big.ms / 1000).toFixed(1)} s) → ratio ${memRatio.toFixed(2)} (target <= 1.5)`,
+);
+result.memory = {
+  smallMb: +(small.maxRssKb / 1024).toFixed(1),
+  bigMb: +(big.maxRssKb / 1024).toFixed(1),
+  ratio: +memRatio.toFixed(3),
+  bigCheckpoints: BIG,
+};
 console.log(JSON.stringify(result));

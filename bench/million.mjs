@@ -9,7 +9,18 @@
 // RSS at 10,000 and at 1,000,000 files — what V8 alone does with the same garbage, whatever ckpt keeps.
 // Run: npm run build && node bench/million.mjs     (M=1000000, SMALL=10000, TARGETS=sqlite,postgres, SEED=…, FLOOR=0 skips the floor)
 // The source folder is kept in $TMPDIR/ckpt-million-<M> between runs (about 1 GB for a million); KEEP=0 removes it.
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, opendirSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  opendirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
@@ -20,7 +31,7 @@ const M = Number(process.env.M ?? 1_000_000);
 const SMALL = Number(process.env.SMALL ?? 10_000);
 const TARGETS = (process.env.TARGETS ?? "sqlite,postgres").split(",");
 let seed = Number(process.env.SEED ?? Date.now() % 100000);
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const root = join(fileURLToPath(import.meta.url), "..", "..");
 const ckpt = join(root, "bin", "ckpt.js");
 const PG = "postgres://postgres@127.0.0.1:5432/test";
@@ -42,11 +53,16 @@ function source(n) {
 }
 
 let k = 0;
-const targetUri = (kind) => (kind === "sqlite" ? `sqlite:${join(work, `t-${++k}.db`)}` : `${PG}?schema=bench_million_${run}_${++k}`);
+const targetUri = (kind) =>
+  kind === "sqlite" ? `sqlite:${join(work, `t-${++k}.db`)}` : `${PG}?schema=bench_million_${run}_${++k}`;
 
 /** One whole `ckpt migrate` process under /usr/bin/time: wall seconds and peak RSS in MB. */
 function timed(args) {
-  const r = spawnSync("/usr/bin/time", ["-f", "%M %e", process.execPath, ckpt, ...args], { cwd: work, encoding: "utf8", maxBuffer: 64 << 20 });
+  const r = spawnSync("/usr/bin/time", ["-f", "%M %e", process.execPath, ckpt, ...args], {
+    cwd: work,
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
   if (r.status !== 0) throw new Error(`ckpt ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   const [kb, secs] = r.stderr.trim().split("\n").pop().split(" ").map(Number);
   return { secs, rssMb: kb / 1024, out: r.stdout };
@@ -95,7 +111,13 @@ async function killAndResume(args, atRecords) {
   const committedAtKill = Math.max(0, journalLines(journal, state) - 1);
   const killedMidRun = !exitedOnItsOwn && existsSync(journal);
   const resumed = timed([...args, ...(killedMidRun ? ["--resume"] : [])]);
-  return { killedMidRun, killedAtSecs, committedAtKill, resumeSecs: resumed.secs, summary: resumed.out.trim().split("\n").slice(1, 2).join("").trim() };
+  return {
+    killedMidRun,
+    killedAtSecs,
+    committedAtKill,
+    resumeSecs: resumed.secs,
+    summary: resumed.out.trim().split("\n").slice(1, 2).join("").trim(),
+  };
 }
 
 /** The target holds exactly the source: every thread once, each document the source file's bytes. */
@@ -144,14 +166,16 @@ function* inFolderOrder(dir, size) {
 }
 
 /** The raw copy: read every file in the folder's order, write its bytes, 5,000 per transaction, same client; no checks. */
-async function rawCopy(kind, src, n) {
+async function rawCopy(kind, src, _n) {
   const t = performance.now();
   if (kind === "sqlite") {
     const { default: Database } = await import("better-sqlite3");
     const db = new Database(join(work, `raw-${++k}.db`));
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    db.exec("CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))");
+    db.exec(
+      "CREATE TABLE t (namespace TEXT NOT NULL, thread_id TEXT NOT NULL, bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))",
+    );
     const ins = db.prepare("INSERT INTO t VALUES ('default', ?, ?, ?, ?)");
     const tx = db.transaction((names) => {
       const now = new Date().toISOString();
@@ -168,7 +192,9 @@ async function rawCopy(kind, src, n) {
     const c = new pg.Client({ connectionString: PG });
     await c.connect();
     const table = `bench_million_raw_${run}_${++k}`;
-    await c.query(`CREATE TABLE ${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
+    await c.query(
+      `CREATE TABLE ${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`,
+    );
     // COPY's binary format, as ckpt's saver loads new rows (PostgreSQL docs, "COPY — Binary Format"): a header, per row
     // a 16-bit field count and each field as a 32-bit length and its bytes (text: UTF-8; integer: 4 bytes), a trailer
     const field = (buf) => {
@@ -193,7 +219,15 @@ async function rawCopy(kind, src, n) {
       stream.write(Buffer.from("PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0", "latin1"));
       for (const name of names) {
         const doc = readFileSync(join(src, name));
-        stream.write(Buffer.concat([int2(4), ...field(Buffer.from("default")), ...field(Buffer.from(name.slice(0, -5))), ...field(doc), ...field(int4(doc.length))]));
+        stream.write(
+          Buffer.concat([
+            int2(4),
+            ...field(Buffer.from("default")),
+            ...field(Buffer.from(name.slice(0, -5))),
+            ...field(doc),
+            ...field(int4(doc.length)),
+          ]),
+        );
       }
       stream.write(int2(-1));
       stream.end();
@@ -221,7 +255,9 @@ function floorRss(dir) {
     const h = opendirSync(${JSON.stringify(dir)}, { bufferSize: 256 });
     for (let d = h.readSync(); d !== null; d = h.readSync()) if (d.name.endsWith(".json")) JSON.parse(readFileSync(${JSON.stringify(dir)} + "/" + d.name, "utf8"));
     h.closeSync();`;
-  const r = spawnSync("/usr/bin/time", ["-f", "%M %e", process.execPath, "--input-type=module", "-e", code], { encoding: "utf8" });
+  const r = spawnSync("/usr/bin/time", ["-f", "%M %e", process.execPath, "--input-type=module", "-e", code], {
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return Number(r.stderr.trim().split("\n").pop().split(" ")[0]) / 1024;
 }
@@ -233,7 +269,9 @@ if (process.env.FLOOR !== "0") {
   const fs = floorRss(small);
   const fb = floorRss(big);
   result.floor = { smallMb: +fs.toFixed(0), bigMb: +fb.toFixed(0), ratio: +(fb / fs).toFixed(2) };
-  console.log(`memory floor (stream + JSON.parse only, nothing kept): peak RSS ${fs.toFixed(0)} MB for ${SMALL.toLocaleString("en-US")}, ${fb.toFixed(0)} MB for ${M.toLocaleString("en-US")} → ${(fb / fs).toFixed(2)}×`);
+  console.log(
+    `memory floor (stream + JSON.parse only, nothing kept): peak RSS ${fs.toFixed(0)} MB for ${SMALL.toLocaleString("en-US")}, ${fb.toFixed(0)} MB for ${M.toLocaleString("en-US")} → ${(fb / fs).toFixed(2)}×`,
+  );
 }
 try {
   for (const kind of TARGETS) {
@@ -246,9 +284,19 @@ try {
     const kr = await killAndResume(["migrate", "--from", `file:${big}`, "--to", uri, "--journal", journal, "-q"], at);
     const same = await identical(uri, big, M);
     const r = {
-      secs: bigRun.secs, recordsPerSecond: Math.round(M / bigRun.secs), rawCopySecs: +rawSecs.toFixed(1), ratioToRawCopy: +(rawSecs / bigRun.secs).toFixed(3),
-      peakRssMb: +bigRun.rssMb.toFixed(0), smallPeakRssMb: +smallRun.rssMb.toFixed(0), rssRatio: +(bigRun.rssMb / smallRun.rssMb).toFixed(2),
-      killAfterRecords: at, killedAtSecs: +kr.killedAtSecs.toFixed(1), committedAtKill: kr.committedAtKill, killedMidRun: kr.killedMidRun, resumeSecs: kr.resumeSecs, identicalAfterResume: same,
+      secs: bigRun.secs,
+      recordsPerSecond: Math.round(M / bigRun.secs),
+      rawCopySecs: +rawSecs.toFixed(1),
+      ratioToRawCopy: +(rawSecs / bigRun.secs).toFixed(3),
+      peakRssMb: +bigRun.rssMb.toFixed(0),
+      smallPeakRssMb: +smallRun.rssMb.toFixed(0),
+      rssRatio: +(bigRun.rssMb / smallRun.rssMb).toFixed(2),
+      killAfterRecords: at,
+      killedAtSecs: +kr.killedAtSecs.toFixed(1),
+      committedAtKill: kr.committedAtKill,
+      killedMidRun: kr.killedMidRun,
+      resumeSecs: kr.resumeSecs,
+      identicalAfterResume: same,
     };
     result.targets[kind] = r;
     console.log(

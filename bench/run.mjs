@@ -18,13 +18,21 @@ const results = [];
 let failed = 0;
 for (const name of benches) {
   console.log(`\n=== bench/${name}.mjs`);
-  const r = spawnSync(process.execPath, ["--expose-gc", join(here, `${name}.mjs`)], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, ["--expose-gc", join(here, `${name}.mjs`)], {
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
   process.stdout.write(r.stdout ?? "");
   if (r.status !== 0) {
     failed++;
     console.log(`bench/${name}.mjs exited with ${r.status ?? r.signal}`);
   }
-  const last = (r.stdout ?? "").trim().split("\n").filter((l) => l.startsWith("{")).pop();
+  const last = (r.stdout ?? "")
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .pop();
   if (last) {
     try {
       results.push(JSON.parse(last));

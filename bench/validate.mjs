@@ -35,7 +35,9 @@ function grow(sample, bytes) {
       const c = structuredClone(m);
       if (typeof c.timestamp === "number") c.timestamp += round * 100_000;
       for (const k of ["toolCallId", "tool_call_id"]) if (typeof c[k] === "string") c[k] = `${c[k]}-${round}`;
-      if (Array.isArray(c.content)) for (const b of c.content) if (b && typeof b === "object" && typeof b.id === "string") b.id = `${b.id}-${round}`;
+      if (Array.isArray(c.content))
+        for (const b of c.content)
+          if (b && typeof b === "object" && typeof b.id === "string") b.id = `${b.id}-${round}`;
       out.push(c);
       size += JSON.stringify(c).length + 1;
     }
@@ -46,7 +48,9 @@ function grow(sample, bytes) {
 const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-validate-"));
 try {
   const modern = JSON.parse(readFileSync(join(root, "fixtures/yoagent/valid/save_messages.v0.18.json"), "utf8"));
-  const legacy = JSON.parse(readFileSync(join(root, "fixtures/yoagent/valid/save_messages.legacy-pre-0.13.json"), "utf8"));
+  const legacy = JSON.parse(
+    readFileSync(join(root, "fixtures/yoagent/valid/save_messages.legacy-pre-0.13.json"), "utf8"),
+  );
   const yo = adapters.yoagent;
   let total = 0;
   let n = 0;
@@ -66,13 +70,16 @@ try {
     total += Buffer.byteLength(text);
     n++;
   }
-  const files = readdirSync(dir).filter((f) => f.startsWith("cp-")).map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => f.startsWith("cp-"))
+    .map((f) => join(dir, f));
   const mb = total / 1e6;
 
   // sanity: every generated file validates without errors
   for (const f of files.slice(0, 3)) {
     const r = validateDocument(await readSource(f, { stdin: process.stdin }));
-    if (!r.valid || r.fatal) throw new Error(`bench data does not validate: ${f}: ${JSON.stringify(r.fatal ?? r.issues.slice(0, 3))}`);
+    if (!r.valid || r.fatal)
+      throw new Error(`bench data does not validate: ${f}: ${JSON.stringify(r.fatal ?? r.issues.slice(0, 3))}`);
   }
 
   const baseline = [];
@@ -91,7 +98,8 @@ try {
       errors += r.issues.length + (r.fatal ? 1 : 0);
     }
     library.push(performance.now() - t);
-    if (errors) throw new Error(`${errors} issues in the bench data (it must be clean so the run measures the common path)`);
+    if (errors)
+      throw new Error(`${errors} issues in the bench data (it must be clean so the run measures the common path)`);
   };
   // Each run measures both back to back, in alternating order (neither always pays the other's garbage); the
   // ratio is the median of the per-run ratios, so a load change on a shared machine between runs cancels out.
@@ -115,7 +123,13 @@ try {
   const byFormat = [];
   if (FORMAT_MB > 0) {
     const cp0 = { ...yo.toCanonical(grow(modern, FILE_MB * 1e6), { name: "t.json" }), threadId: "thread-0" };
-    for (const [format, ext] of [["yoagent-session", ".jsonl"], ["phi-core", ".json"], ["phi-core-session", ".json"], ["deepagent", ".json"], ["swarmer", ".pkl"]]) {
+    for (const [format, ext] of [
+      ["yoagent-session", ".jsonl"],
+      ["phi-core", ".json"],
+      ["phi-core-session", ".json"],
+      ["deepagent", ".json"],
+      ["swarmer", ".pkl"],
+    ]) {
       const a = adapters[format];
       const { text } = a.serialize(a.fromCanonical(cp0, { lossy: [] }));
       const fdir = join(dir, format);
@@ -129,7 +143,10 @@ try {
       const list = ffiles;
       const fmb = (list.length * Buffer.byteLength(text)) / 1e6;
       const first = validateDocument(await readSource(list[0], { stdin: process.stdin }));
-      if (first.format !== format || first.issues.length || first.fatal) throw new Error(`${format} bench data: ${first.format} ${JSON.stringify(first.fatal ?? first.issues.slice(0, 3))}`);
+      if (first.format !== format || first.issues.length || first.fatal)
+        throw new Error(
+          `${format} bench data: ${first.format} ${JSON.stringify(first.fatal ?? first.issues.slice(0, 3))}`,
+        );
       const jsonl = ext === ".jsonl";
       const b = [];
       const v = [];
@@ -145,7 +162,13 @@ try {
         for (const f of list) validateDocument(await readSource(f, { stdin: process.stdin }));
         v.push(performance.now() - t);
       }
-      byFormat.push({ format, mb: +fmb.toFixed(1), baselineMBs: +(fmb / (median(b) / 1000)).toFixed(1), validateMBs: +(fmb / (median(v) / 1000)).toFixed(1), ratio: +median(b.map((x, i) => x / v[i])).toFixed(2) });
+      byFormat.push({
+        format,
+        mb: +fmb.toFixed(1),
+        baselineMBs: +(fmb / (median(b) / 1000)).toFixed(1),
+        validateMBs: +(fmb / (median(v) / 1000)).toFixed(1),
+        ratio: +median(b.map((x, i) => x / v[i])).toFixed(2),
+      });
     }
   }
 
@@ -181,7 +204,11 @@ try {
     [`ckpt validate one.json (${oneKB.toFixed(0)} kB)`, `${ckptMs.toFixed(0)} ms (median of ${COLD_RUNS})`],
     ["cold-start ratio (target <= 3)", (ckptMs / nodeMs).toFixed(2)],
   ];
-  for (const f of byFormat) rows.push([`  other formats (info): ${f.format}, ${f.mb} MB`, `${f.validateMBs} MB/s vs ${f.baselineMBs} MB/s JSON.parse: ratio ${f.ratio.toFixed(2)}`]);
+  for (const f of byFormat)
+    rows.push([
+      `  other formats (info): ${f.format}, ${f.mb} MB`,
+      `${f.validateMBs} MB/s vs ${f.baselineMBs} MB/s JSON.parse: ratio ${f.ratio.toFixed(2)}`,
+    ]);
   const w = Math.max(...rows.map((r) => r[0].length));
   console.log("ckpt validate benchmark");
   for (const [k, v] of rows) console.log(`  ${k.padEnd(w)}  ${v}`);

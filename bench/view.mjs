@@ -54,7 +54,8 @@ function time(fn) {
 }
 
 function chromiumPath() {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) for (const n of ["chromium", "chromium-browser"]) if (existsSync(join(dir, n))) return join(dir, n);
+  for (const dir of (process.env.PATH ?? "").split(delimiter))
+    for (const n of ["chromium", "chromium-browser"]) if (existsSync(join(dir, n))) return join(dir, n);
   throw new Error("no chromium on PATH (apt-get install -y chromium)");
 }
 
@@ -99,7 +100,11 @@ async function browserTimes(context, pageFile, plainFile) {
 
 const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-view-"));
 const profile = mkdtempSync(join(tmpdir(), "ckpt-bench-chromium-"));
-const context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"] });
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: chromiumPath(),
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+});
 const results = [];
 try {
   for (const n of SIZES) {
@@ -114,12 +119,19 @@ try {
     const pageFile = join(dir, `page-${n}.html`);
     writeFileSync(pageFile, html);
     const plainFile = join(dir, `plain-${n}.html`);
-    writeFileSync(plainFile, `<!doctype html><meta charset="utf-8"><pre>${nativeText.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</pre>`);
+    writeFileSync(
+      plainFile,
+      `<!doctype html><meta charset="utf-8"><pre>${nativeText.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</pre>`,
+    );
     const proc = (args) => {
       const ts = [];
       for (let i = 0; i < 3; i++) {
         const t0 = performance.now();
-        const r = spawnSync(process.execPath, [join(root, "bin/ckpt.js"), ...args], { cwd: dir, encoding: "utf8", maxBuffer: 1 << 30 });
+        const r = spawnSync(process.execPath, [join(root, "bin/ckpt.js"), ...args], {
+          cwd: dir,
+          encoding: "utf8",
+          maxBuffer: 1 << 30,
+        });
         ts.push(performance.now() - t0);
         if (r.status !== 0) throw new Error(`ckpt ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
       }

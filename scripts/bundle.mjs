@@ -22,7 +22,7 @@
 //     clashing names and reprints code);
 //   - better-sqlite3 (native) and the database clients pg, pg-copy-streams and ioredis: large, required only with a
 //     database store, and left as they always were in node_modules.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
@@ -81,7 +81,10 @@ await build({
     // import() of better-sqlite3, pg, … becomes require(): no ES module loader at run time
     dynamicImportInCjs: false,
     // `import.meta.url` in a chunk is the chunk's own file URL
-    banner: (chunk) => (chunk.moduleIds.some((id) => usesMetaUrl.has(id)) ? `const ${META_URL} = require("node:url").pathToFileURL(__filename).href;` : ""),
+    banner: (chunk) =>
+      chunk.moduleIds.some((id) => usesMetaUrl.has(id))
+        ? `const ${META_URL} = require("node:url").pathToFileURL(__filename).href;`
+        : "",
     entryFileNames: "[name].js",
     chunkFileNames: "[name]-[hash].js",
     // a separate dist/ file is required by its path relative to dist/bundle/

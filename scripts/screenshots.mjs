@@ -13,12 +13,16 @@ const { renderCheckpointPage, renderDiffPage, renderHistoryPage } = await import
 const { chromium } = await import("playwright-core");
 
 const readme = process.argv.includes("--readme");
-const out = resolve(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? (readme ? join(root, "docs") : "screenshots"));
+const out = resolve(
+  process.argv.slice(2).find((a) => !a.startsWith("--")) ?? (readme ? join(root, "docs") : "screenshots"),
+);
 mkdirSync(out, { recursive: true });
-const load = (rel, format) => readCheckpoint({ name: rel, text: readFileSync(join(root, rel), "utf8") }, format).checkpoint;
+const load = (rel, format) =>
+  readCheckpoint({ name: rel, text: readFileSync(join(root, rel), "utf8") }, format).checkpoint;
 
 function chromiumPath() {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) for (const n of ["chromium", "chromium-browser"]) if (existsSync(join(dir, n))) return join(dir, n);
+  for (const dir of (process.env.PATH ?? "").split(delimiter))
+    for (const n of ["chromium", "chromium-browser"]) if (existsSync(join(dir, n))) return join(dir, n);
   throw new Error("no chromium on PATH (apt-get install -y chromium)");
 }
 
@@ -46,7 +50,10 @@ const shot = async (name) => {
 
 try {
   const variants = load("fixtures/deepagent/valid/all-model-message-variants.json");
-  await open("transcript", renderCheckpointPage(variants, { title: "all-model-message-variants.json — thread all-variants" }));
+  await open(
+    "transcript",
+    renderCheckpointPage(variants, { title: "all-model-message-variants.json — thread all-variants" }),
+  );
   await page.locator("#m3 details.tool").first().locator("summary").click();
   await page.locator("#m3").scrollIntoViewIfNeeded();
   if (readme) {
@@ -71,7 +78,13 @@ try {
     const saves = JSON.parse(readFileSync("/work/shared/formats/deepagent/generated/all-saves-in-order.json", "utf8"));
     const entries = saves.map((s, i) => {
       const checkpoint = readCheckpoint({ name: `save ${i}`, text: JSON.stringify(s) }, "deepagent").checkpoint;
-      return { id: `save-${i}`, step: checkpoint.step, node: i === 0 ? "input" : "agent", time: checkpoint.updatedAt, checkpoint };
+      return {
+        id: `save-${i}`,
+        step: checkpoint.step,
+        node: i === 0 ? "input" : "agent",
+        time: checkpoint.updatedAt,
+        checkpoint,
+      };
     });
     await open("history", renderHistoryPage(entries));
     await page.locator("nav.timeline button").nth(2).click();

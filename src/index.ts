@@ -8,7 +8,14 @@ export { validators } from "./generated/validators.js";
 export { schemaIndex } from "./generated/schema-index.js";
 export * from "./formats/types.js";
 export { main } from "./cli/main.js";
-export { convertDocument, convertCheckpoint, foreignExtLoss, integerLoss, type ConvertOptions, type ConvertResult } from "./core/convert.js";
+export {
+  convertDocument,
+  convertCheckpoint,
+  foreignExtLoss,
+  integerLoss,
+  type ConvertOptions,
+  type ConvertResult,
+} from "./core/convert.js";
 export { LossLog, noteAt, messageIndexOf } from "./formats/loss.js";
 export { yoagentAdapter, yoagentWantsSnake } from "./formats/yoagent.js";
 export { yoagentSessionAdapter, activePath as yoagentSessionActivePath } from "./formats/yoagent-session.js";
@@ -35,7 +42,17 @@ export {
   type TextDiff,
   type PatchOp,
 } from "./core/diff/index.js";
-export { validateDocument, runAdapter, parseDocument, loaderErrors, loadDocument, type ParsedDocument, type FileResult, type Alternative, type ValidateOptions } from "./core/document.js";
+export {
+  validateDocument,
+  runAdapter,
+  parseDocument,
+  loaderErrors,
+  loadDocument,
+  type ParsedDocument,
+  type FileResult,
+  type Alternative,
+  type ValidateOptions,
+} from "./core/document.js";
 export { schemaIssues, getValidator } from "./schema/validate.js";
 export { pruneErrors, describeError } from "./schema/issues.js";
 export { canonicalLint, nativeLint, fileSaverLint, fileSaverStem } from "./schema/lint.js";
@@ -51,10 +68,26 @@ export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/index.
 export type { LgHistoryEntry } from "./formats/langgraph/types.js";
 export { sanitizeThreadId } from "./savers/file.js";
 export { openCheckPool } from "./cli/check-pool.js";
-export { migrate, journalKey, type MigrateOptions, type MigrateSummary, type Journal, type ConflictPolicy } from "./core/migrate.js";
+export {
+  migrate,
+  journalKey,
+  type MigrateOptions,
+  type MigrateSummary,
+  type Journal,
+  type ConflictPolicy,
+} from "./core/migrate.js";
 // replay
 export { runLoop, type Limits, type ReplayEvent, type LoopResult, type ToolRegistry } from "./core/replay/loop.js";
-export { verifyCheckpoint, continueCheckpoint, resumeCheckpoint, defaultStateTools, STATE_TOOL_FORMATS, type VerifyOptions, type VerifyResult, type Divergence } from "./core/replay/replay.js";
+export {
+  verifyCheckpoint,
+  continueCheckpoint,
+  resumeCheckpoint,
+  defaultStateTools,
+  STATE_TOOL_FORMATS,
+  type VerifyOptions,
+  type VerifyResult,
+  type Divergence,
+} from "./core/replay/replay.js";
 export { RecordedProvider, ScriptProvider, parseScript, type ScriptReply } from "./core/replay/providers.js";
 export { createOpenAIProvider } from "./providers/openai.js";
 export { createAnthropicProvider } from "./providers/anthropic.js";

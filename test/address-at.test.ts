@@ -34,7 +34,9 @@ describe("thread ids holding '@'", () => {
     expect(entries.map((e) => e.threadId)).toEqual(["user@cafe"]);
 
     // 'plain@<its own id prefix>' is still a selector on thread 'plain'
-    const id = (JSON.parse((await runCli(["log", `${uri}#plain`, "--json"])).out) as Array<{ checkpointId: string }>)[0]!.checkpointId;
+    const id = (
+      JSON.parse((await runCli(["log", `${uri}#plain`, "--json"])).out) as Array<{ checkpointId: string }>
+    )[0]!.checkpointId;
     const sel = await runCli(["show", `${uri}#plain@${id.slice(0, 6)}`]);
     expect(sel.code).toBe(0);
     expect(sel.out).toBe(show.out);
@@ -49,7 +51,9 @@ describe("thread ids holding '@'", () => {
     const path = join(dir, "s.sqlite");
     copyFileSync(join(ROOT, "fixtures/langgraph/js-a.sqlite"), path);
     const db = new Database(path);
-    const before = (db.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = 'a-chat-1'").get() as { n: number }).n;
+    const before = (
+      db.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = 'a-chat-1'").get() as { n: number }
+    ).n;
     expect(before).toBeGreaterThan(1);
     db.prepare("UPDATE checkpoints SET thread_id = 'a-chat@1234' WHERE thread_id = 'a-chat-1'").run();
     db.prepare("UPDATE writes SET thread_id = 'a-chat@1234' WHERE thread_id = 'a-chat-1'").run();

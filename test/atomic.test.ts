@@ -49,7 +49,9 @@ describe("writeFilesAtomic", () => {
     });
     expect(asked).toEqual([join(d, "c.json")]);
     // a temp path in a folder that does not exist cannot be opened: proof the given one is used
-    const err = await writeFileAtomic(join(d, "e.json"), "{}", { tempPath: () => join(d, "missing", "t") }).catch((e: unknown) => e);
+    const err = await writeFileAtomic(join(d, "e.json"), "{}", { tempPath: () => join(d, "missing", "t") }).catch(
+      (e: unknown) => e,
+    );
     expect((err as CkptError).exitCode).toBe(ExitCode.STORE);
     expect(readdirSync(d).sort()).toEqual(["c.json"]);
   });

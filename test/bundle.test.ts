@@ -8,7 +8,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +33,8 @@ let tmp: string;
 let tscRunner: string;
 
 beforeAll(() => {
-  if (!existsSync(join(root, "dist", "bundle", "main.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+  if (!existsSync(join(root, "dist", "bundle", "main.js")))
+    execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
   tmp = mkdtempSync(join(tmpdir(), "ckpt-bundle-"));
   tscRunner = join(tmp, "tsc-cli.mjs");
   writeFileSync(
@@ -35,36 +46,95 @@ beforeAll(() => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function run(entry: string, args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [entry, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env } });
+  const r = spawnSync(process.execPath, [entry, ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", ...env },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 /** `args` with every "@OUT" replaced by a path of its own per build, so both builds write their own file. */
 function both(args: string[]) {
   const outs = { bundle: join(tmp, `bundle-${Math.random()}`), tsc: join(tmp, `tsc-${Math.random()}`) };
-  const bundled = run(bin, args.map((a) => (a === "@OUT" ? outs.bundle : a)));
-  const plain = run(tscRunner, args.map((a) => (a === "@OUT" ? outs.tsc : a)));
+  const bundled = run(
+    bin,
+    args.map((a) => (a === "@OUT" ? outs.bundle : a)),
+  );
+  const plain = run(
+    tscRunner,
+    args.map((a) => (a === "@OUT" ? outs.tsc : a)),
+  );
   const unpath = (s: string, p: string) => s.split(p).join("@OUT");
   return {
-    bundled: { ...bundled, out: unpath(bundled.out, outs.bundle), err: unpath(bundled.err, outs.bundle), file: existsSync(outs.bundle) ? readFileSync(outs.bundle) : undefined },
-    plain: { ...plain, out: unpath(plain.out, outs.tsc), err: unpath(plain.err, outs.tsc), file: existsSync(outs.tsc) ? readFileSync(outs.tsc) : undefined },
+    bundled: {
+      ...bundled,
+      out: unpath(bundled.out, outs.bundle),
+      err: unpath(bundled.err, outs.bundle),
+      file: existsSync(outs.bundle) ? readFileSync(outs.bundle) : undefined,
+    },
+    plain: {
+      ...plain,
+      out: unpath(plain.out, outs.tsc),
+      err: unpath(plain.err, outs.tsc),
+      file: existsSync(outs.tsc) ? readFileSync(outs.tsc) : undefined,
+    },
   };
 }
 
 describe("bundled CLI", () => {
   const yo = fx("yoagent", "valid", "save_messages.v0.18.json");
   const yoOther = fx("yoagent", "valid", "docs-persistence-example.v0.18.json");
-  const cases: Array<{ name: string; args: string[]; code: number; check?: (r: { out: string; err: string; file?: Buffer }) => void }> = [
-    { name: "validate (quick path)", args: ["validate", yo], code: 0, check: (r) => expect(r.out).toMatch(/: ok yoagent/) },
+  const cases: Array<{
+    name: string;
+    args: string[];
+    code: number;
+    check?: (r: { out: string; err: string; file?: Buffer }) => void;
+  }> = [
+    {
+      name: "validate (quick path)",
+      args: ["validate", yo],
+      code: 0,
+      check: (r) => expect(r.out).toMatch(/: ok yoagent/),
+    },
     { name: "validate an invalid file", args: ["validate", fx("yoagent", "invalid", "system-message.json")], code: 1 },
-    { name: "validate --json (reporter)", args: ["validate", yo, "--json"], code: 0, check: (r) => expect(JSON.parse(r.out)).toBeTypeOf("object") },
+    {
+      name: "validate --json (reporter)",
+      args: ["validate", yo, "--json"],
+      code: 0,
+      check: (r) => expect(JSON.parse(r.out)).toBeTypeOf("object"),
+    },
     { name: "diff", args: ["diff", yo, yoOther], code: 1, check: (r) => expect(r.out).toMatch(/^--- a: /) },
-    { name: "diff --ignore (micromatch, bundled CommonJS)", args: ["diff", yo, yoOther, "--ignore", "/messages/*/timestamp", "--stat"], code: 1 },
-    { name: "convert", args: ["convert", yo, "-t", "deepagent", "--allow-lossy", "-o", "@OUT"], code: 0, check: (r) => expect(JSON.parse(r.file!.toString())).toHaveProperty("messages") },
+    {
+      name: "diff --ignore (micromatch, bundled CommonJS)",
+      args: ["diff", yo, yoOther, "--ignore", "/messages/*/timestamp", "--stat"],
+      code: 1,
+    },
+    {
+      name: "convert",
+      args: ["convert", yo, "-t", "deepagent", "--allow-lossy", "-o", "@OUT"],
+      code: 0,
+      check: (r) => expect(JSON.parse(r.file!.toString())).toHaveProperty("messages"),
+    },
     { name: "help (yargs)", args: ["--help"], code: 0, check: (r) => expect(r.out).toMatch(/ckpt validate/) },
-    { name: "a typo (yargs)", args: ["valdate", yo], code: 2, check: (r) => expect(r.err).toMatch(/Unknown arguments: valdate/) },
-    { name: "schema list (schemas/ from the chunk)", args: ["schema", "list"], code: 0, check: (r) => expect(r.out).toMatch(/formats\/yoagent\/messages/) },
-    { name: "view -o (page from tsc's client functions)", args: ["view", yo, "-o", "@OUT"], code: 0, check: (r) => expect(r.file!.toString()).toMatch(/function main\(\)/) },
+    {
+      name: "a typo (yargs)",
+      args: ["valdate", yo],
+      code: 2,
+      check: (r) => expect(r.err).toMatch(/Unknown arguments: valdate/),
+    },
+    {
+      name: "schema list (schemas/ from the chunk)",
+      args: ["schema", "list"],
+      code: 0,
+      check: (r) => expect(r.out).toMatch(/formats\/yoagent\/messages/),
+    },
+    {
+      name: "view -o (page from tsc's client functions)",
+      args: ["view", yo, "-o", "@OUT"],
+      code: 0,
+      check: (r) => expect(r.file!.toString()).toMatch(/function main\(\)/),
+    },
     { name: "completion", args: ["completion", "bash"], code: 0, check: (r) => expect(r.out).toMatch(/ckpt/) },
   ];
   for (const c of cases) {
@@ -91,7 +161,9 @@ describe("bundled CLI", () => {
   it("schema show prints the file in schemas/", () => {
     const r = run(bin, ["schema", "show", "formats/yoagent/messages"]);
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out)).toEqual(JSON.parse(readFileSync(join(root, "schemas", "formats", "yoagent", "messages.json"), "utf8")));
+    expect(JSON.parse(r.out)).toEqual(
+      JSON.parse(readFileSync(join(root, "schemas", "formats", "yoagent", "messages.json"), "utf8")),
+    );
   });
 
   it("bin/ckpt.js runs the bundle, and tsc's modules when there is no bundle", () => {
@@ -108,7 +180,8 @@ describe("bundled CLI", () => {
     mkdirSync(join(pkg, "dist"));
     for (const f of ["ckpt.js", "package.json"]) copyFileSync(join(root, "bin", f), join(pkg, "bin", f));
     copyFileSync(join(root, "package.json"), join(pkg, "package.json"));
-    for (const e of readdirSync(join(root, "dist"))) if (e !== "bundle") symlinkSync(join(root, "dist", e), join(pkg, "dist", e));
+    for (const e of readdirSync(join(root, "dist")))
+      if (e !== "bundle") symlinkSync(join(root, "dist", e), join(pkg, "dist", e));
     symlinkSync(join(root, "schemas"), join(pkg, "schemas"));
     const without = run(join(pkg, "bin", "ckpt.js"), ["validate", yo], { NODE_DEBUG: "module,esm" });
     expect(without.code, without.err).toBe(0);
@@ -119,9 +192,16 @@ describe("bundled CLI", () => {
   it("a run naming one file loads no ES module loader, fs/promises or readline (cold start, issue #13)", () => {
     // Node's own list of the internal modules it loaded, printed as the process exits
     const probe = join(tmp, "modules.cjs");
-    writeFileSync(probe, 'process.on("exit", () => require("node:fs").writeSync(2, "\\nMODULES " + JSON.stringify(process.moduleLoadList) + "\\n"));\n');
+    writeFileSync(
+      probe,
+      'process.on("exit", () => require("node:fs").writeSync(2, "\\nMODULES " + JSON.stringify(process.moduleLoadList) + "\\n"));\n',
+    );
     const modules = (args: string[], stdin?: string) => {
-      const r = spawnSync(process.execPath, ["--require", probe, bin, ...args], { cwd: root, encoding: "utf8", input: stdin });
+      const r = spawnSync(process.execPath, ["--require", probe, bin, ...args], {
+        cwd: root,
+        encoding: "utf8",
+        input: stdin,
+      });
       const line = /\nMODULES (.*)\n/.exec(r.stderr);
       expect(line, r.stderr).not.toBeNull();
       return { code: r.status, out: r.stdout, list: JSON.parse(line![1]!) as string[] };
@@ -157,7 +237,11 @@ describe("a reader that stops early (`ckpt … | head`)", () => {
 
 describe("check worker in the bundle", () => {
   it("starts beside the chunk that opens it and checks records as tsc's worker does", async () => {
-    const chunks = readdirSync(join(root, "dist", "bundle")).filter((f) => readFileSync(join(root, "dist", "bundle", f), "utf8").includes('new URL("./check-worker.js", __ckpt_import_meta_url)'));
+    const chunks = readdirSync(join(root, "dist", "bundle")).filter((f) =>
+      readFileSync(join(root, "dist", "bundle", f), "utf8").includes(
+        'new URL("./check-worker.js", __ckpt_import_meta_url)',
+      ),
+    );
     expect(chunks.length).toBe(1); // check-pool.ts's chunk, in dist/bundle/ beside check-worker.js
     const text = readFileSync(fx("deepagent", "valid", "user_42_session_1.json"), "utf8");
     const texts = [text, '{"neither": "format"}'];
@@ -176,7 +260,10 @@ describe("check worker in the bundle", () => {
     const bundled = await check(join(root, "dist", "bundle", "check-worker.js"));
     const compact = JSON.stringify(JSON.parse(text));
     expect(bundled[0]).toEqual({ ok: true, compact, hash: createHash("sha256").update(compact).digest("hex") });
-    expect(bundled[1]).toMatchObject({ ok: false, reason: expect.stringMatching(/^b\.json: not a checkpoint of any supported format/) });
+    expect(bundled[1]).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^b\.json: not a checkpoint of any supported format/),
+    });
     expect(bundled).toEqual(await check(join(root, "dist", "cli", "check-worker.js")));
   });
 });

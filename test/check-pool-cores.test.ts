@@ -21,7 +21,8 @@ describe("idle cores for helper threads", () => {
       [2.5, 4, false],
       [5.9, 8, true],
     ];
-    for (const [load, cores, want] of cases) expect([load, cores, checkWorkerMayStart(load, cores)]).toEqual([load, cores, want]);
+    for (const [load, cores, want] of cases)
+      expect([load, cores, checkWorkerMayStart(load, cores)]).toEqual([load, cores, want]);
   });
 
   it("one helper (the folder reader) needs one idle core", () => {

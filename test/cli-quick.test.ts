@@ -43,17 +43,37 @@ const lines: Record<string, string[][]> = {
     ["convert", "in.json", "-t", "deepagent"],
     ["convert", "in.json", "--to-format", "yoagent", "-o", "out.json", "--allow-lossy"],
   ],
-  show: [["show", "x.json"], ["show", "x.json", "--json"]],
-  ls: [["ls", "sqlite:./a.db"], ["ls", "sqlite:./a.db", "--json"]],
+  show: [
+    ["show", "x.json"],
+    ["show", "x.json", "--json"],
+  ],
+  ls: [
+    ["ls", "sqlite:./a.db"],
+    ["ls", "sqlite:./a.db", "--json"],
+  ],
   migrate: [
-    ["migrate", "--from", "sqlite:a.db", "--to", "postgres://h/db?schema=s", "--batch-size", "500", "--json", "--journal", "j"],
+    [
+      "migrate",
+      "--from",
+      "sqlite:a.db",
+      "--to",
+      "postgres://h/db?schema=s",
+      "--batch-size",
+      "500",
+      "--json",
+      "--journal",
+      "j",
+    ],
     ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--on-conflict", "skip", "-q"],
     ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--on-conflict=overwrite", "--thread", "t1"],
     ["migrate", "--from", "file:./x", "--to", "redis://h", "-j", "3", "--to-library", "js"],
     ["migrate", "--from", "sqlite:a.db", "--to", "sqlite:b.db", "--no-verify", "--dry-run"],
   ],
   prune: [["prune", "sqlite:a.db", "--keep-last", "1", "--json"]],
-  schema: [["schema", "list"], ["schema", "export", "out"]],
+  schema: [
+    ["schema", "list"],
+    ["schema", "export", "out"],
+  ],
   completion: [["completion", "zsh"]],
 };
 const mustFallBack: Record<string, string[][]> = {

@@ -60,7 +60,16 @@ describe("ckpt completion", () => {
 
   it("bash: ckpt mi → migrate; show --format de → deepagent; completion → the shells", () => {
     const complete = (words: string[]) =>
-      execFileSync(shell("bash"), ["-c", `source ${script.bash}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _ckpt; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: "utf8" }).trim().split("\n");
+      execFileSync(
+        shell("bash"),
+        [
+          "-c",
+          `source ${script.bash}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _ckpt; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: "utf8" },
+      )
+        .trim()
+        .split("\n");
     expect(complete(["ckpt", "mi"])).toEqual(["migrate"]);
     expect(complete(["ckpt", "show", "--format", "de"])).toEqual(["deepagent"]);
     expect(complete(["ckpt", "migrate", "--on-c"])).toEqual(["--on-conflict"]);
@@ -68,8 +77,13 @@ describe("ckpt completion", () => {
   });
 
   it("fish: ckpt mi → migrate (with its description); show --format de → deepagent", () => {
-    const complete = (line: string) => execFileSync(shell("fish"), ["-c", `source ${script.fish}; complete -C '${line}'`], { encoding: "utf8" }).trim().split("\n");
-    expect(complete("ckpt mi")).toEqual(["migrate\tCopy every checkpoint from one saver to another (and convert formats), verified and resumable"]);
+    const complete = (line: string) =>
+      execFileSync(shell("fish"), ["-c", `source ${script.fish}; complete -C '${line}'`], { encoding: "utf8" })
+        .trim()
+        .split("\n");
+    expect(complete("ckpt mi")).toEqual([
+      "migrate\tCopy every checkpoint from one saver to another (and convert formats), verified and resumable",
+    ]);
     expect(complete("ckpt show --format de").map((l) => l.split("\t")[0])).toEqual(["deepagent"]);
     expect(complete("ckpt replay --state-t").map((l) => l.split("\t")[0])).toEqual(["--state-tools"]);
   });
@@ -88,14 +102,18 @@ local out chunk
 integer i
 for (( i = 0; i < 150; i++ )); do
   while zpty -r -t z chunk; do out+=$chunk; done
-  [[ \${out//$'\\e'\[[0-9;?]#[A-Za-z]/} == *"$2"* ]] && break
+  [[ \${out//$'\\e'[[0-9;?]#[A-Za-z]/} == *"$2"* ]] && break
   sleep 0.1
 done
 print -r -- "$out"
 zpty -d z
 `,
     );
-    const typed = (line: string, want: string) => execFileSync(shell("zsh"), ["-f", driver, line, want], { encoding: "utf8", timeout: 30_000 }).replace(/\x1b\[[0-9;?]*[A-Za-z]|[\b\r]/g, "");
+    const typed = (line: string, want: string) =>
+      execFileSync(shell("zsh"), ["-f", driver, line, want], { encoding: "utf8", timeout: 30_000 }).replace(
+        /\x1b\[[0-9;?]*[A-Za-z]|[\b\r]/g,
+        "",
+      );
     expect(typed("ckpt mi", "migrate")).toContain("ckpt migrate");
     expect(typed("ckpt show --format de", "deepagent")).toContain("ckpt show --format deepagent");
   }, 60_000);
@@ -107,7 +125,12 @@ zpty -d z
       for (const s of ["bash", "zsh", "fish"] as const) {
         const text = (await ckpt("completion", s)).out;
         expect(text, `${s}: ${d.name}`).toContain(d.name);
-        for (const o of d.options) expect(text, `${s}: ${d.name} --${o.name}`).toMatch(s === "fish" ? new RegExp(`-n '__fish_seen_subcommand_from ${d.name}'.* -l ${o.name} `) : new RegExp(`--${o.name}\\b`));
+        for (const o of d.options)
+          expect(text, `${s}: ${d.name} --${o.name}`).toMatch(
+            s === "fish"
+              ? new RegExp(`-n '__fish_seen_subcommand_from ${d.name}'.* -l ${o.name} `)
+              : new RegExp(`--${o.name}\\b`),
+          );
       }
     }
   });

@@ -85,7 +85,9 @@ describe("yoagent writer", () => {
     expect(text).not.toMatch(/cacheRead|providerMetadata/);
   });
   test("a bad --format-version is a usage error", () => {
-    expect(() => convertCheckpoint(rich(), "yoagent", { version: "banana" })).toThrow(expect.objectContaining({ exitCode: 2 }));
+    expect(() => convertCheckpoint(rich(), "yoagent", { version: "banana" })).toThrow(
+      expect.objectContaining({ exitCode: 2 }),
+    );
   });
 });
 
@@ -106,7 +108,11 @@ describe("phi-core writer", () => {
     const cp = rich();
     (cp.messages[4] as { stopReason?: string }).stopReason = "refusal";
     const r = convertCheckpoint(cp, "phi-core");
-    expect(r.lossy).toContainEqual({ pointer: "/messages/4/stopReason", field: "stopReason", reason: "phi-core has no stop reason 'refusal': written as 'stop'" });
+    expect(r.lossy).toContainEqual({
+      pointer: "/messages/4/stopReason",
+      field: "stopReason",
+      reason: "phi-core has no stop reason 'refusal': written as 'stop'",
+    });
   });
 });
 
@@ -130,7 +136,14 @@ describe("session writers", () => {
     expect(s.session_id).toBe("user:42/session#1");
     expect(s.created_at).toBe("2026-01-01T00:00:00.000Z");
     expect(s.loops[0].status).toBe("Completed");
-    expect(s.loops[0].messages[2].usage).toEqual({ cache_read: 0, cache_write: 0, input: 1, output: 2, reasoning: 3, total_tokens: 0 });
+    expect(s.loops[0].messages[2].usage).toEqual({
+      cache_read: 0,
+      cache_write: 0,
+      input: 1,
+      output: 2,
+      reasoning: 3,
+      total_tokens: 0,
+    });
     expect(s.loops[0].messages[2].content[1].arguments.big).toBe(BIG);
     // the session carries thread id and timestamps: only state, step and per-block losses remain
     expect(r.lossy.map((n) => n.field)).not.toContain("threadId");
@@ -144,7 +157,8 @@ describe("integers beyond 2^53 survive every conversion", () => {
     test(`yoagent → ${to}`, () => {
       const r = convertDocument({ name: "big.json", text }, { to });
       const out = "text" in r.output ? r.output.text : "";
-      for (const digits of ["18446744073709551615", "9007199254740993", "18446744073709551614"]) expect(out).toContain(digits);
+      for (const digits of ["18446744073709551615", "9007199254740993", "18446744073709551614"])
+        expect(out).toContain(digits);
     });
   }
 });
@@ -154,10 +168,17 @@ describe("loss notes in pointer order", () => {
     // independent oracle: the key the report used before (indices padded to 10 digits, joined, compared as strings);
     // segments are indices or names that start with a letter (as in canonical pointers: an index and a name never
     // stand at the same place), with '-' and '.' (which sort before '/') in some names
-    const key = (p: string) => p.split("/").map((s) => (/^\d+$/.test(s) ? s.padStart(10, "0") : s)).join("/");
+    const key = (p: string) =>
+      p
+        .split("/")
+        .map((s) => (/^\d+$/.test(s) ? s.padStart(10, "0") : s))
+        .join("/");
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    const seg = () => (rnd(2) ? String(rnd(1200)) : ["messages", "content", "usage", "ext", "m", "me", "a1", "yoagent", "yoagent-session", "a.b"][rnd(10)]!);
+    const seg = () =>
+      rnd(2)
+        ? String(rnd(1200))
+        : ["messages", "content", "usage", "ext", "m", "me", "a1", "yoagent", "yoagent-session", "a.b"][rnd(10)]!;
     const ptrs = Array.from({ length: 3000 }, () => "/" + Array.from({ length: 1 + rnd(4) }, seg).join("/"));
     ptrs.push("", "/messages", "/messages/9", "/messages/10", "/messages/9/usage", "/messages/10/content/2");
     const byKey = [...ptrs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
@@ -165,14 +186,22 @@ describe("loss notes in pointer order", () => {
     const wrong: string[] = [];
     for (let i = 1; i < byKey.length; i++) {
       const [a, b] = [byKey[i - 1]!, byKey[i]!];
-      if (sign(comparePointers(a, b)) !== (key(a) === key(b) ? 0 : -1) || sign(comparePointers(b, a)) !== (key(a) === key(b) ? 0 : 1)) wrong.push(`${a} vs ${b}`);
+      if (
+        sign(comparePointers(a, b)) !== (key(a) === key(b) ? 0 : -1) ||
+        sign(comparePointers(b, a)) !== (key(a) === key(b) ? 0 : 1)
+      )
+        wrong.push(`${a} vs ${b}`);
     }
     expect(wrong).toEqual([]);
     expect(comparePointers("/messages/9/usage", "/messages/10")).toBeLessThan(0);
     expect(comparePointers("/messages/10", "/messages/10/usage")).toBeLessThan(0);
   });
   test("a conversion's notes come out sorted with /messages/10 after /messages/9", () => {
-    const messages = Array.from({ length: 12 }, (_, i) => ({ role: "user", content: [{ type: "text", text: `m${i}` }], timestamp: 1000 + i }));
+    const messages = Array.from({ length: 12 }, (_, i) => ({
+      role: "user",
+      content: [{ type: "text", text: `m${i}` }],
+      timestamp: 1000 + i,
+    }));
     const r = convertDocument({ name: "t.json", text: JSON.stringify(messages) }, { to: "deepagent" });
     expect(r.lossy.map((n) => n.pointer)).toEqual(messages.map((_, i) => `/messages/${i}/timestamp`));
   });
@@ -191,7 +220,14 @@ describe("adapters that write their loss notes in pointer order (lossInPointerOr
       if (f.endsWith(".expect.json")) continue;
       const path = join(dir, f);
       const doc = statSync(path).isDirectory()
-        ? { name: f, files: Object.fromEntries(readdirSync(path).filter((x) => x.endsWith(".org")).map((x) => [x, readFileSync(join(path, x), "utf8")])) }
+        ? {
+            name: f,
+            files: Object.fromEntries(
+              readdirSync(path)
+                .filter((x) => x.endsWith(".org"))
+                .map((x) => [x, readFileSync(join(path, x), "utf8")]),
+            ),
+          }
         : { name: f, text: readFileSync(path, "utf8") };
       const a = adapters[format];
       sources.push([`${format}/${f}`, a.toCanonical(a.parse(doc), doc)]);
@@ -199,14 +235,47 @@ describe("adapters that write their loss notes in pointer order (lossInPointerOr
   }
   // and one with what deepagent drops in every place: 12 blocks (/content/10 after /content/9), state and ext keys
   // out of order, extension, system and tool result messages with timestamps, assistant fields
-  const many = rich() as unknown as { messages: Array<Record<string, unknown>>; state: Record<string, unknown>; ext?: unknown; origin?: unknown };
+  const many = rich() as unknown as {
+    messages: Array<Record<string, unknown>>;
+    state: Record<string, unknown>;
+    ext?: unknown;
+    origin?: unknown;
+  };
   many.origin = { format: "yoagent" };
   many.state = { zeta: 1, todos: [], "10": 2, alpha: 3, "9": 4 };
   many.ext = { "phi-core": { session: {} }, amacs: { x: 1 } };
   many.messages.push(
-    { role: "user", content: Array.from({ length: 12 }, (_, k) => (k % 5 === 3 ? { type: "thinking", thinking: "t" } : { type: "text", text: `b${k}` })), timestamp: 5 },
-    { role: "assistant", content: Array.from({ length: 12 }, (_, k) => ({ type: "toolCall", id: `c${k}`, name: "n", arguments: {}, providerMetadata: { k } })), stopReason: "stop", model: "m", provider: "p", usage: { input: 1, output: 1 }, errorMessage: "e", timestamp: 6 },
-    { role: "toolResult", toolCallId: "c1", toolName: "n", content: [{ type: "image", data: "AA==", mimeType: "image/png" }], isError: true, timestamp: 7 },
+    {
+      role: "user",
+      content: Array.from({ length: 12 }, (_, k) =>
+        k % 5 === 3 ? { type: "thinking", thinking: "t" } : { type: "text", text: `b${k}` },
+      ),
+      timestamp: 5,
+    },
+    {
+      role: "assistant",
+      content: Array.from({ length: 12 }, (_, k) => ({
+        type: "toolCall",
+        id: `c${k}`,
+        name: "n",
+        arguments: {},
+        providerMetadata: { k },
+      })),
+      stopReason: "stop",
+      model: "m",
+      provider: "p",
+      usage: { input: 1, output: 1 },
+      errorMessage: "e",
+      timestamp: 6,
+    },
+    {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "n",
+      content: [{ type: "image", data: "AA==", mimeType: "image/png" }],
+      isError: true,
+      timestamp: 7,
+    },
     { role: "extension", kind: "k", data: {}, timestamp: 8 },
     { role: "system", content: [{ type: "image", data: "AA==", mimeType: "image/png" }], timestamp: 9 },
   );
@@ -218,7 +287,10 @@ describe("adapters that write their loss notes in pointer order (lossInPointerOr
       for (const [name, cp] of sources) {
         const lossy: LossyNote[] = [];
         adapters[to].fromCanonical(structuredClone(cp), { lossy });
-        expect(lossy.map((n) => n.pointer), name).toEqual(sorted(lossy).map((n) => n.pointer));
+        expect(
+          lossy.map((n) => n.pointer),
+          name,
+        ).toEqual(sorted(lossy).map((n) => n.pointer));
         const r = convertCheckpoint(structuredClone(cp), to);
         expect(r.lossy, name).toEqual(sorted(r.lossy));
         notes += lossy.length;
@@ -234,22 +306,54 @@ describe("sortNotes: the notes in comparePointers order, stable", () => {
   // the high bits of the generator (its low bits repeat with a short period)
   const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
   const inner = () =>
-    ["", "/timestamp", "/usage", "/model", "/errorMessage", "/ext/yoagent/unknown", `/content/${rnd(12)}`, `/content/${rnd(12)}/providerMetadata`, `/content/${rnd(3)}/ext/phi-core/provenanceHint`][rnd(9)]!;
-  const pointer = () => (rnd(8) ? `/messages/${rnd(25)}${inner()}` : ["", "/state/todos", "/ext/phi-core/session", "/messages", "/threadId", "/interrupt", "/messages/x"][rnd(7)]!);
+    [
+      "",
+      "/timestamp",
+      "/usage",
+      "/model",
+      "/errorMessage",
+      "/ext/yoagent/unknown",
+      `/content/${rnd(12)}`,
+      `/content/${rnd(12)}/providerMetadata`,
+      `/content/${rnd(3)}/ext/phi-core/provenanceHint`,
+    ][rnd(9)]!;
+  const pointer = () =>
+    rnd(8)
+      ? `/messages/${rnd(25)}${inner()}`
+      : ["", "/state/todos", "/ext/phi-core/session", "/messages", "/threadId", "/interrupt", "/messages/x"][rnd(7)]!;
   const oracle = (ns: LossyNote[]) => [...ns].sort((a, b) => comparePointers(a.pointer, b.pointer));
   test("random notes, in message order (as adapters write them) and shuffled, with duplicate pointers", () => {
     for (let round = 0; round < 200; round++) {
-      const notes: LossyNote[] = Array.from({ length: 1 + rnd(60) }, (_, k) => ({ pointer: pointer(), field: "f", reason: `r${k}` }));
+      const notes: LossyNote[] = Array.from({ length: 1 + rnd(60) }, (_, k) => ({
+        pointer: pointer(),
+        field: "f",
+        reason: `r${k}`,
+      }));
       // message order: by message index only (stable), the order within a message and of the other notes as drawn
       const msg = (p: string) => (/^\/messages\/(\d+)/.exec(p) ? Number(/^\/messages\/(\d+)/.exec(p)![1]) : -1);
-      const ordered = [...notes.filter((n) => msg(n.pointer) < 0), ...notes.filter((n) => msg(n.pointer) >= 0).sort((a, b) => msg(a.pointer) - msg(b.pointer))];
+      const ordered = [
+        ...notes.filter((n) => msg(n.pointer) < 0),
+        ...notes.filter((n) => msg(n.pointer) >= 0).sort((a, b) => msg(a.pointer) - msg(b.pointer)),
+      ];
       for (const ns of [notes, ordered]) expect(sortNotes([...ns])).toEqual(oracle(ns));
     }
   });
   test("a message's notes sort numerically after it: /content/10 after /content/9, children after the message", () => {
-    const ps = ["/messages/3/usage", "/messages/3/content/10", "/messages/3", "/messages/3/content/9/x", "/messages/3/content/9", "/messages/2/timestamp"];
+    const ps = [
+      "/messages/3/usage",
+      "/messages/3/content/10",
+      "/messages/3",
+      "/messages/3/content/9/x",
+      "/messages/3/content/9",
+      "/messages/2/timestamp",
+    ];
     expect(sortNotes(ps.map((pointer) => ({ pointer, field: "f", reason: "r" }))).map((n) => n.pointer)).toEqual([
-      "/messages/2/timestamp", "/messages/3", "/messages/3/content/9", "/messages/3/content/9/x", "/messages/3/content/10", "/messages/3/usage",
+      "/messages/2/timestamp",
+      "/messages/3",
+      "/messages/3/content/9",
+      "/messages/3/content/9/x",
+      "/messages/3/content/10",
+      "/messages/3/usage",
     ]);
   });
 });
@@ -258,8 +362,20 @@ describe("loss report grouping", () => {
   // the pattern a note belongs to is its pointer with every all-digit segment as '*' (what groupLossy built per note)
   const patternOf = (p: string) => p.replace(/\/\d+(?=\/|$)/g, "/*");
   const pointers = [
-    "/messages/0/timestamp", "/messages/12/content/3/providerMetadata", "/messages/*/timestamp", "/messages/1a/timestamp",
-    "/messages/007", "/messages/7/", "/messages//7", "/state/x", "/messages/5", "/messages/5/content/0", "/a/*b/1", "/a/*/1", "/a/b*/1", "",
+    "/messages/0/timestamp",
+    "/messages/12/content/3/providerMetadata",
+    "/messages/*/timestamp",
+    "/messages/1a/timestamp",
+    "/messages/007",
+    "/messages/7/",
+    "/messages//7",
+    "/state/x",
+    "/messages/5",
+    "/messages/5/content/0",
+    "/a/*b/1",
+    "/a/*/1",
+    "/a/b*/1",
+    "",
   ];
   test("groupLossy: one group per reason and pattern, in order of first note, counting notes and messages", () => {
     let seed = 5;
@@ -267,19 +383,39 @@ describe("loss report grouping", () => {
     // with pointers that read like a message but are none (a leading zero, a literal '*'): their pattern is a
     // message pattern all the same, so they join its group, but they count no message
     const shapes = [
-      "/messages/#/timestamp", "/messages/#/content/#/providerMetadata", "/messages/#", "/state/files", "/messages/#/content/*/x", "/messages/#/a*/1",
-      "/messages/0#/timestamp", "/messages/*/timestamp", "/messages/*", "/messages/#a/timestamp", "/messages//#", "/a/*b/1", "/a/*/#", "",
+      "/messages/#/timestamp",
+      "/messages/#/content/#/providerMetadata",
+      "/messages/#",
+      "/state/files",
+      "/messages/#/content/*/x",
+      "/messages/#/a*/1",
+      "/messages/0#/timestamp",
+      "/messages/*/timestamp",
+      "/messages/*",
+      "/messages/#a/timestamp",
+      "/messages//#",
+      "/a/*b/1",
+      "/a/*/#",
+      "",
     ];
     for (let round = 0; round < 50; round++) {
       const notes = sortNotes(
-        Array.from({ length: 1 + rnd(80) }, () => ({ pointer: shapes[rnd(shapes.length)]!.replace(/#/g, () => String(rnd(30))), field: "f", reason: ["a", "b", "c"][rnd(3)]! })),
+        Array.from({ length: 1 + rnd(80) }, () => ({
+          pointer: shapes[rnd(shapes.length)]!.replace(/#/g, () => String(rnd(30))),
+          field: "f",
+          reason: ["a", "b", "c"][rnd(3)]!,
+        })),
       );
       // oracle: the pattern built per note (what the report did before), distinct messages counted with a set
-      const want = new Map<string, { pattern: string; reason: string; first: string; count: number; messages: Set<number> }>();
+      const want = new Map<
+        string,
+        { pattern: string; reason: string; first: string; count: number; messages: Set<number> }
+      >();
       for (const n of notes) {
         const pattern = n.pointer.replace(/\/\d+(?=\/|$)/g, "/*");
         const key = `${n.reason}\0${pattern}`;
-        if (!want.has(key)) want.set(key, { pattern, reason: n.reason, first: n.pointer, count: 0, messages: new Set() });
+        if (!want.has(key))
+          want.set(key, { pattern, reason: n.reason, first: n.pointer, count: 0, messages: new Set() });
         const w = want.get(key)!;
         w.count++;
         const m = /^\/messages\/(0|[1-9]\d*)(?=\/|$)/.exec(n.pointer);
@@ -293,10 +429,16 @@ describe("loss report grouping", () => {
         else log.push(n);
       }
       for (const got of [groupLossy(notes), groupLossy(log), groupLossy(LossLog.of([...notes]))]) {
-        expect(got.map((g) => [g.pattern, g.reason, g.first, g.count])).toEqual([...want.values()].map((w) => [w.pattern, w.reason, w.first, w.count]));
+        expect(got.map((g) => [g.pattern, g.reason, g.first, g.count])).toEqual(
+          [...want.values()].map((w) => [w.pattern, w.reason, w.first, w.count]),
+        );
         const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
         expect(got.map((g) => g.where)).toEqual(
-          [...want.values()].map((w) => (w.messages.size === w.count ? `on ${plural(w.count, "message")}` : `${plural(w.count, "field")}${w.messages.size ? ` on ${plural(w.messages.size, "message")}` : ""}`)),
+          [...want.values()].map((w) =>
+            w.messages.size === w.count
+              ? `on ${plural(w.count, "message")}`
+              : `${plural(w.count, "field")}${w.messages.size ? ` on ${plural(w.messages.size, "message")}` : ""}`,
+          ),
         );
       }
     }
@@ -313,9 +455,22 @@ describe("loss report grouping", () => {
 
 describe("LossLog: compact loss notes", () => {
   const pointers = [
-    "/messages/0/timestamp", "/messages/12/content/3/providerMetadata", "/messages/*/timestamp", "/messages/1a/timestamp",
-    "/messages/007", "/messages/7/", "/messages//7", "/messages/", "/messages", "/state/x", "/messages/5", "/messages/5/content/0",
-    "/a/*b/1", "", "/messages/9007199254740991/x", "/messages/9007199254740993/x",
+    "/messages/0/timestamp",
+    "/messages/12/content/3/providerMetadata",
+    "/messages/*/timestamp",
+    "/messages/1a/timestamp",
+    "/messages/007",
+    "/messages/7/",
+    "/messages//7",
+    "/messages/",
+    "/messages",
+    "/state/x",
+    "/messages/5",
+    "/messages/5/content/0",
+    "/a/*b/1",
+    "",
+    "/messages/9007199254740991/x",
+    "/messages/9007199254740993/x",
   ];
   test("notes pushed whole come back as they were, each part readable on its own", () => {
     const notes = pointers.map((pointer, k) => ({ pointer, field: `f${k}`, reason: `r${k}` }));
@@ -336,8 +491,10 @@ describe("LossLog: compact loss notes", () => {
   test("notes of many kinds (more reasons per pointer rest, more kinds than a log numbers) come back as they were", () => {
     // each note its own reason on one rest of a pointer, then each its own rest: past the kinds a log numbers
     const notes: LossyNote[] = [];
-    for (let i = 0; i < 1500; i++) notes.push({ pointer: `/messages/${i}/timestamp`, field: "timestamp", reason: `r${i % 40}` });
-    for (let i = 0; i < 1500; i++) notes.push({ pointer: `/messages/${i}/content/${i}`, field: `f${i % 3}`, reason: "r" });
+    for (let i = 0; i < 1500; i++)
+      notes.push({ pointer: `/messages/${i}/timestamp`, field: "timestamp", reason: `r${i % 40}` });
+    for (let i = 0; i < 1500; i++)
+      notes.push({ pointer: `/messages/${i}/content/${i}`, field: `f${i % 3}`, reason: "r" });
     for (let i = 0; i < 100; i++) notes.push({ pointer: `/state/k${i}`, field: "k", reason: "r" });
     const log = new LossLog();
     notes.forEach((n, k) => {
@@ -346,7 +503,14 @@ describe("LossLog: compact loss notes", () => {
       else log.push(n);
     });
     expect(log.notes()).toEqual(notes);
-    notes.forEach((n, k) => expect([log.pointerOf(k), log.fieldOf(k), log.reasonOf(k), log.messageOf(k)]).toEqual([n.pointer, n.field, n.reason, messageIndexOf(n.pointer)]));
+    notes.forEach((n, k) =>
+      expect([log.pointerOf(k), log.fieldOf(k), log.reasonOf(k), log.messageOf(k)]).toEqual([
+        n.pointer,
+        n.field,
+        n.reason,
+        messageIndexOf(n.pointer),
+      ]),
+    );
     expect(groupLossy(log)).toEqual(groupLossy(notes));
   });
   test("a log of built notes (LossLog.of) reads its parts from them and adds to that array", () => {
@@ -355,7 +519,13 @@ describe("LossLog: compact loss notes", () => {
     for (const n of notes) compact.push(n);
     const log = LossLog.of(notes);
     expect(log.notes()).toBe(notes);
-    notes.forEach((_n, k) => expect([log.messageOf(k), log.tailOf(k), log.pointerOf(k)]).toEqual([compact.messageOf(k), compact.tailOf(k), compact.pointerOf(k)]));
+    notes.forEach((_n, k) =>
+      expect([log.messageOf(k), log.tailOf(k), log.pointerOf(k)]).toEqual([
+        compact.messageOf(k),
+        compact.tailOf(k),
+        compact.pointerOf(k),
+      ]),
+    );
     log.at(4, "/usage", "usage", "r");
     expect(notes[notes.length - 1]).toEqual({ pointer: "/messages/4/usage", field: "usage", reason: "r" });
     expect(log.length).toBe(pointers.length + 1);
@@ -367,16 +537,27 @@ describe("LossLog: compact loss notes", () => {
       noteAt(sink, 3, "/usage", "usage", "no usage");
       noteAt(sink, 10, "", "message", "no such message");
     }
-    expect(log.notes()).toEqual([{ pointer: "/messages/3/usage", field: "usage", reason: "no usage" }, { pointer: "/messages/10", field: "message", reason: "no such message" }]);
+    expect(log.notes()).toEqual([
+      { pointer: "/messages/3/usage", field: "usage", reason: "no usage" },
+      { pointer: "/messages/10", field: "message", reason: "no such message" },
+    ]);
     expect(array).toEqual(log.notes());
     log.push({ pointer: "/state/x", field: "x", reason: "r" });
     expect(log.notes().map((n) => n.pointer)).toEqual(["/messages/3/usage", "/messages/10", "/state/x"]);
   });
   test("a conversion's lossy array is its lossLog's notes, read lazily, serialized and assignable like a plain property", () => {
-    const messages = Array.from({ length: 3 }, (_, i) => ({ role: "user", content: [{ type: "text", text: `m${i}` }], timestamp: 1000 + i }));
+    const messages = Array.from({ length: 3 }, (_, i) => ({
+      role: "user",
+      content: [{ type: "text", text: `m${i}` }],
+      timestamp: 1000 + i,
+    }));
     const r = convertDocument({ name: "t.json", text: JSON.stringify(messages) }, { to: "deepagent" });
     expect(r.lossLog.length).toBe(3);
-    const want = messages.map((_, i) => ({ pointer: `/messages/${i}/timestamp`, field: "timestamp", reason: "AI SDK messages have no timestamps" }));
+    const want = messages.map((_, i) => ({
+      pointer: `/messages/${i}/timestamp`,
+      field: "timestamp",
+      reason: "AI SDK messages have no timestamps",
+    }));
     expect(JSON.parse(JSON.stringify(r)).lossy).toEqual(want);
     expect({ ...r }.lossy).toEqual(want);
     expect(r.lossy).toBe(r.lossy);
@@ -387,12 +568,32 @@ describe("LossLog: compact loss notes", () => {
   test("deepagent notes the same into an array as into the LossLog a conversion passes", () => {
     const cp = rich() as unknown as { messages: Array<Record<string, unknown>>; origin?: unknown };
     cp.origin = { format: "yoagent" };
-    cp.messages.push({ role: "extension", kind: "k", data: {}, timestamp: 8 }, { role: "user", content: [{ type: "thinking", thinking: "t" }, { type: "toolCall", id: "c", name: "n", arguments: {} }], timestamp: 9 });
+    cp.messages.push(
+      { role: "extension", kind: "k", data: {}, timestamp: 8 },
+      {
+        role: "user",
+        content: [
+          { type: "thinking", thinking: "t" },
+          { type: "toolCall", id: "c", name: "n", arguments: {} },
+        ],
+        timestamp: 9,
+      },
+    );
     const array: LossyNote[] = [];
     adapters.deepagent.fromCanonical(structuredClone(cp as unknown as Checkpoint), { lossy: array });
     const log = new LossLog();
     adapters.deepagent.fromCanonical(structuredClone(cp as unknown as Checkpoint), { lossy: log });
-    expect(array.map((n) => n.field)).toEqual(expect.arrayContaining(["thinking", "toolCall", "message", "timestamp", "stopReason", "usage", "providerMetadata"]));
+    expect(array.map((n) => n.field)).toEqual(
+      expect.arrayContaining([
+        "thinking",
+        "toolCall",
+        "message",
+        "timestamp",
+        "stopReason",
+        "usage",
+        "providerMetadata",
+      ]),
+    );
     expect(log.notes()).toEqual(array);
   });
 });
@@ -404,7 +605,10 @@ describe("loss note pointers are RFC 6901 JSON pointers into the canonical check
       .split("/")
       .slice(1)
       .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-      .reduce<unknown>((v, t) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[t] : undefined), doc);
+      .reduce<unknown>(
+        (v, t) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[t] : undefined),
+        doc,
+      );
   for (const to of ["deepagent", "swarmer", "amacs", "yoagent"]) {
     test(`${to}: state and ext keys holding '/' and '~' are escaped, so every note's pointer finds the dropped value`, () => {
       const cp = rich();

@@ -22,7 +22,11 @@ const HELPERS = join(ROOT, "test", "helpers");
 /** The real AI SDK's verdict on each message, with zod 4 as installed or with zod 3.25 (the deep-agent install). */
 function aiVerdicts(messages: unknown[], zod: 3 | 4): { zod: string; verdicts: boolean[] } {
   const args = zod === 3 ? ["--import", join(HELPERS, "zod3-register.mjs")] : [];
-  const out = execFileSync(process.execPath, [...args, join(HELPERS, "ai-verdicts.mjs")], { cwd: ROOT, input: JSON.stringify(messages), maxBuffer: 1 << 26 });
+  const out = execFileSync(process.execPath, [...args, join(HELPERS, "ai-verdicts.mjs")], {
+    cwd: ROOT,
+    input: JSON.stringify(messages),
+    maxBuffer: 1 << 26,
+  });
   return JSON.parse(out.toString());
 }
 
@@ -30,9 +34,15 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /** Every message of the deep-agent fixtures, and for each object in it: each key deleted, or replaced by a few wrong values. */
 function mutations(): Array<{ what: string; message: unknown }> {
-  const variants = JSON.parse(readFileSync(join(ROOT, "fixtures/deepagent/valid/all-model-message-variants.json"), "utf8")).messages as unknown[];
-  const sample = JSON.parse(readFileSync(join(ROOT, "fixtures/deepagent/samples/model-messages.all-variants.ai-6.0.19.json"), "utf8"));
-  const sampleMessages = (Array.isArray(sample) ? sample : ((sample.messages as unknown[] | undefined) ?? Object.values(sample).flat())) as unknown[];
+  const variants = JSON.parse(
+    readFileSync(join(ROOT, "fixtures/deepagent/valid/all-model-message-variants.json"), "utf8"),
+  ).messages as unknown[];
+  const sample = JSON.parse(
+    readFileSync(join(ROOT, "fixtures/deepagent/samples/model-messages.all-variants.ai-6.0.19.json"), "utf8"),
+  );
+  const sampleMessages = (
+    Array.isArray(sample) ? sample : ((sample.messages as unknown[] | undefined) ?? Object.values(sample).flat())
+  ) as unknown[];
   const out: Array<{ what: string; message: unknown }> = [];
   const walk = (root: unknown, node: unknown, path: Array<string | number>) => {
     if (node === null || typeof node !== "object") return;
@@ -44,7 +54,10 @@ function mutations(): Array<{ what: string; message: unknown }> {
         for (const p of path) t = t[p as string] as Record<string, unknown>;
         if (repl === "<delete>") delete t[k];
         else t[k] = repl;
-        out.push({ what: `${[...path, k].join("/")} := ${repl === "<delete>" ? "(deleted)" : JSON.stringify(repl)}`, message: c });
+        out.push({
+          what: `${[...path, k].join("/")} := ${repl === "<delete>" ? "(deleted)" : JSON.stringify(repl)}`,
+          message: c,
+        });
       }
       walk(root, (node as Record<string, unknown>)[k], [...path, k]);
     }
@@ -58,21 +71,51 @@ function mutations(): Array<{ what: string; message: unknown }> {
 
 /** The same messages, one per hand-written case that matters (AI SDK v4 spellings, JSON round-trip damage). */
 const NAMED: Array<[string, unknown]> = [
-  ["tool-call with v4 args and no input", { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_file", args: { path: "/a" } }] }],
-  ["tool-call with neither input nor args", { role: "assistant", content: [{ type: "tool-call", toolCallId: "c2", toolName: "ls" }] }],
-  ["tool-call with input null", { role: "assistant", content: [{ type: "tool-call", toolCallId: "c3", toolName: "ls", input: null }] }],
-  ["tool-call with input and args", { role: "assistant", content: [{ type: "tool-call", toolCallId: "c4", toolName: "ls", input: {}, args: {} }] }],
-  ["tool-result with v4 result and no output", { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "read_file", result: "ok" }] }],
+  [
+    "tool-call with v4 args and no input",
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_file", args: { path: "/a" } }],
+    },
+  ],
+  [
+    "tool-call with neither input nor args",
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c2", toolName: "ls" }] },
+  ],
+  [
+    "tool-call with input null",
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c3", toolName: "ls", input: null }] },
+  ],
+  [
+    "tool-call with input and args",
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c4", toolName: "ls", input: {}, args: {} }] },
+  ],
+  [
+    "tool-result with v4 result and no output",
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "read_file", result: "ok" }] },
+  ],
   ["system message with parts", { role: "system", content: [{ type: "text", text: "be brief" }] }],
-  ["image as a JSON-stringified Uint8Array", { role: "user", content: [{ type: "image", image: { "0": 137, "1": 80 } }] }],
+  [
+    "image as a JSON-stringified Uint8Array",
+    { role: "user", content: [{ type: "image", image: { "0": 137, "1": 80 } }] },
+  ],
   ["tool message as a string", { role: "tool", content: "ok" }],
 ];
 
 /** ckpt's lint on a deep-agent checkpoint holding just this message. */
 function zodLints(message: unknown) {
-  const native = { threadId: "t", step: 1, messages: [message], state: { todos: [], files: {} }, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z" };
+  const native = {
+    threadId: "t",
+    step: 1,
+    messages: [message],
+    state: { todos: [], files: {} },
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  };
   const text = JSON.stringify(native, null, 2);
-  return deepagentAdapter.lint!(deepagentAdapter.parse({ name: "t.json", text }), { name: "t.json", text }).filter((i) => i.rule === "lint/deepagent-zod-versions");
+  return deepagentAdapter.lint!(deepagentAdapter.parse({ name: "t.json", text }), { name: "t.json", text }).filter(
+    (i) => i.rule === "lint/deepagent-zod-versions",
+  );
 }
 
 describe("deep-agent verdicts follow ai@6 + zod 3.25 (what deep-agent installs), with a warning where zod 4 disagrees", () => {
@@ -95,7 +138,9 @@ describe("deep-agent verdicts follow ai@6 + zod 3.25 (what deep-agent installs),
 
   it("ckpt's schema verdict equals zod 3.25's on every message (named cases and every single-field mutation of the fixtures)", () => {
     const validate = validators["formats/deepagent/model-message"];
-    const wrong = cases.map((c, i) => ({ what: c.what, zod3: z3.verdicts[i], ckpt: validate(c.message) })).filter((r) => r.zod3 !== r.ckpt);
+    const wrong = cases
+      .map((c, i) => ({ what: c.what, zod3: z3.verdicts[i], ckpt: validate(c.message) }))
+      .filter((r) => r.zod3 !== r.ckpt);
     expect(wrong).toEqual([]);
   });
 
@@ -106,7 +151,8 @@ describe("deep-agent verdicts follow ai@6 + zod 3.25 (what deep-agent installs),
       const disagree = z3.verdicts[i] !== z4.verdicts[i];
       if (disagree) disagreements++;
       const lints = zodLints(c.message);
-      if (disagree !== lints.length > 0) mismatch.push(`${c.what}: zod3 ${z3.verdicts[i]}, zod4 ${z4.verdicts[i]}, lint ${lints.length}`);
+      if (disagree !== lints.length > 0)
+        mismatch.push(`${c.what}: zod3 ${z3.verdicts[i]}, zod4 ${z4.verdicts[i]}, lint ${lints.length}`);
       for (const l of lints) {
         expect(l.severity).toBe("warning");
         expect(l.message).toMatch(/zod 3\.25/);
@@ -142,8 +188,16 @@ describe("ckpt validate / convert on a deep-agent checkpoint with an AI SDK v4 t
     step: 1,
     messages: [
       { role: "user", content: "read /a" },
-      { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_file", args: { path: "/a" } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "read_file", output: { type: "text", value: "A" } }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_file", args: { path: "/a" } }],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c1", toolName: "read_file", output: { type: "text", value: "A" } },
+        ],
+      },
     ],
     state: { todos: [], files: {} },
     createdAt: "2026-01-01T00:00:00.000Z",
@@ -156,7 +210,9 @@ describe("ckpt validate / convert on a deep-agent checkpoint with an AI SDK v4 t
     const r = await run(["validate", f]);
     expect(r.code).toBe(0);
     expect(r.out + r.err).toContain(`${f}:12:9: warning /messages/1/content/0:`);
-    expect(r.out + r.err).toMatch(/has no 'input' \(it has the AI SDK v4 'args'\): ai@6 with zod 3\.25 .* zod 4\.4 or later rejects .*lint\/deepagent-zod-versions/);
+    expect(r.out + r.err).toMatch(
+      /has no 'input' \(it has the AI SDK v4 'args'\): ai@6 with zod 3\.25 .* zod 4\.4 or later rejects .*lint\/deepagent-zod-versions/,
+    );
     expect((await run(["validate", "--strict", f])).code).toBe(1);
   });
 

@@ -8,7 +8,14 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { adapters, detectAll, firstNonSpace, FORMAT_NAMES, type Detection, type SourceDoc } from "../src/formats/index.js";
+import {
+  adapters,
+  detectAll,
+  firstNonSpace,
+  FORMAT_NAMES,
+  type Detection,
+  type SourceDoc,
+} from "../src/formats/index.js";
 import { isBundleText, unbundle } from "../src/formats/bundle.js";
 
 const root = join(import.meta.dirname, "..");
@@ -31,7 +38,8 @@ function documents(dir: string): SourceDoc[] {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) {
       const orgs = readdirSync(p).filter((f) => f.endsWith(".org"));
-      if (orgs.length) out.push({ name: p, files: Object.fromEntries(orgs.map((f) => [f, readFileSync(join(p, f), "utf8")])) });
+      if (orgs.length)
+        out.push({ name: p, files: Object.fromEntries(orgs.map((f) => [f, readFileSync(join(p, f), "utf8")])) });
       out.push(...documents(p));
     } else out.push({ name: p, text: readFileSync(p, "utf8") });
   }
@@ -52,8 +60,18 @@ function variants(doc: SourceDoc): SourceDoc[] {
       // a malformed bundle fixture: its text is compared as it is
     }
   }
-  for (const k of [0, 1, 2, 16, 64, 255, 256, 511, 512, 2048, 4096, Math.floor(t.length / 2), t.length - 1]) if (k < t.length) out.push({ name: doc.name, text: t.slice(0, k) });
-  for (const lead of ["\uFEFF", " \n\t\r", "\u2028\u00a0\u3000", "\u200b", "x", "\n* Tick 1\n", "#+TITLE: Agent Scratchpad\n"]) out.push({ name: doc.name, text: lead + t });
+  for (const k of [0, 1, 2, 16, 64, 255, 256, 511, 512, 2048, 4096, Math.floor(t.length / 2), t.length - 1])
+    if (k < t.length) out.push({ name: doc.name, text: t.slice(0, k) });
+  for (const lead of [
+    "\uFEFF",
+    " \n\t\r",
+    "\u2028\u00a0\u3000",
+    "\u200b",
+    "x",
+    "\n* Tick 1\n",
+    "#+TITLE: Agent Scratchpad\n",
+  ])
+    out.push({ name: doc.name, text: lead + t });
   out.push({ name: "home/scratchpad.org", text: t }, { name: "C:\\home\\scratchpad.org", text: t });
   return out;
 }
@@ -90,9 +108,15 @@ describe("detectAll: only the adapters that can claim a document are asked, with
     expect(fixtures.length).toBeGreaterThan(100);
     const claimed = new Set<string>();
     let compared = 0;
-    for (const doc of [...fixtures.flatMap(variants), ...edges.flatMap((text) => variants({ name: "edge.json", text }))]) {
+    for (const doc of [
+      ...fixtures.flatMap(variants),
+      ...edges.flatMap((text) => variants({ name: "edge.json", text })),
+    ]) {
       const want = everyAdapter(doc);
-      expect(detectAll(doc), `${doc.name} (${doc.text === undefined ? "files" : JSON.stringify(doc.text.slice(0, 40))})`).toEqual(want);
+      expect(
+        detectAll(doc),
+        `${doc.name} (${doc.text === undefined ? "files" : JSON.stringify(doc.text.slice(0, 40))})`,
+      ).toEqual(want);
       for (const d of want) claimed.add(d.format);
       compared++;
     }
@@ -114,6 +138,7 @@ describe("detectAll: only the adapters that can claim a document are asked, with
     for (const name of ["scratchpad.org", "home/scratchpad.org", "C:\\home\\scratchpad.org", "a\\b/scratchpad.org"]) {
       expect(adapters.amacs.detect({ name, text: "notes" }), name).toEqual({ confidence: 0.9, version: "v4" });
     }
-    for (const name of ["scratchpad.org/notes", "my-scratchpad.org.txt", "home\\scratchpad.org\\x"]) expect(adapters.amacs.detect({ name, text: "notes" }), name).toEqual({ confidence: 0 });
+    for (const name of ["scratchpad.org/notes", "my-scratchpad.org.txt", "home\\scratchpad.org\\x"])
+      expect(adapters.amacs.detect({ name, text: "notes" }), name).toEqual({ confidence: 0 });
   });
 });

@@ -64,7 +64,12 @@ describe("ckpt diff (CLI)", () => {
     expect(d.summary.text).toBe(expected.summary);
     expect(d.summary.messages).toMatchObject({ a: 5, b: 7, appended: 2, toolResultsChanged: 1 });
     expect(d.a).toEqual({ name: BASE, format: "ckpt", threadId: "t-1", messages: 5 });
-    expect(d.changes.find((c: { kind: string }) => c.kind === "todo")).toMatchObject({ op: "status", id: "2", before: "pending", after: "completed" });
+    expect(d.changes.find((c: { kind: string }) => c.kind === "todo")).toMatchObject({
+      op: "status",
+      id: "2",
+      before: "pending",
+      after: "completed",
+    });
   });
   test("--reporter json-patch: applied to a, gives b", async () => {
     const r = await run(["diff", BASE, AFTER, "--reporter", "json-patch"]);
@@ -78,7 +83,9 @@ describe("ckpt diff (CLI)", () => {
     expect(r.out).toContain(`**Summary:** ${expected.summary}.`);
     expect(r.out).toContain("| change | a | b | role | message |");
     expect(r.out).toContain("| appended |  | 5 | user | Now add a test |");
-    expect(r.out).toContain("```diff\n--- a/parser.ts\n+++ b/parser.ts\n@@ -1,1 +1,3 @@\n-export function parse() {}\n");
+    expect(r.out).toContain(
+      "```diff\n--- a/parser.ts\n+++ b/parser.ts\n@@ -1,1 +1,3 @@\n-export function parse() {}\n",
+    );
     expect(r.out).toContain("| todo 2 (fix parser) | pending | completed |");
   });
   test("--ignore and --ignore-volatile", async () => {
@@ -93,7 +100,12 @@ describe("ckpt diff (CLI)", () => {
     expect(r.out).toContain("--- a: <stdin>");
   });
   test("cross-format: a yoagent file against a phi-core file", async () => {
-    const r = await run(["diff", "fixtures/yoagent/valid/save_messages.v0.18.json", "fixtures/phi-core/valid/save_messages.v0.10.json", "--json"]);
+    const r = await run([
+      "diff",
+      "fixtures/yoagent/valid/save_messages.v0.18.json",
+      "fixtures/phi-core/valid/save_messages.v0.10.json",
+      "--json",
+    ]);
     expect(r.code).toBe(1);
     const d = JSON.parse(r.out);
     expect([d.a.format, d.b.format]).toEqual(["yoagent", "phi-core"]);
@@ -117,7 +129,10 @@ describe("ckpt diff (CLI)", () => {
     });
     test("not a canonical checkpoint: exit 3 naming pointer and line:column", async () => {
       const p = join(dir, "notcp.json");
-      writeFileSync(p, '{\n  "schemaVersion": 1,\n  "threadId": "t",\n  "step": "two",\n  "messages": [],\n  "state": {}\n}\n');
+      writeFileSync(
+        p,
+        '{\n  "schemaVersion": 1,\n  "threadId": "t",\n  "step": "two",\n  "messages": [],\n  "state": {}\n}\n',
+      );
       const r = await run(["diff", p, BASE]);
       expect(r.code).toBe(3);
       expect(r.err).toBe(`ckpt: ${p}:4:11: /step: not a valid ckpt checkpoint: expected integer\n`);
@@ -139,7 +154,9 @@ describe("ckpt diff (CLI)", () => {
       writeFileSync(z, '[{"role":"user","content":[{"type":"text","text":5}],"timestamp":1}]');
       const r = await run(["diff", z, z, "-F", "yoagent"]);
       expect(r.code).toBe(3);
-      expect(r.err).toBe(`ckpt: ${z}: its yoagent content does not map to a valid checkpoint at canonical /messages/0/content/0/text: expected string\n`);
+      expect(r.err).toBe(
+        `ckpt: ${z}: its yoagent content does not map to a valid checkpoint at canonical /messages/0/content/0/text: expected string\n`,
+      );
     });
     test("usage errors: exit 2", async () => {
       expect((await run(["diff", BASE])).code).toBe(2);

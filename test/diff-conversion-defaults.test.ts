@@ -36,7 +36,12 @@ function sampleDoc(path: string) {
 /** Each reported change as canonical pointers into A (message indices of A), the form convert's loss notes use. */
 export function changePointers(r: DiffOutput): string[] {
   const out: string[] = [];
-  const STATE: Record<string, string> = { todo: "/state/todos", file: "/state/files", context: "/state/contexts", scratchpad: "/state/scratchpad" };
+  const STATE: Record<string, string> = {
+    todo: "/state/todos",
+    file: "/state/files",
+    context: "/state/contexts",
+    scratchpad: "/state/scratchpad",
+  };
   for (const c of r.changes as Change[]) {
     if (c.kind === "message") {
       const inA = (p: string) => p.replace(/^\/messages\/\d+/, `/messages/${c.a}`);
@@ -46,7 +51,9 @@ export function changePointers(r: DiffOutput): string[] {
         for (const f of c.fields ?? []) out.push(inA(f.pointer));
         for (const bl of c.blocks ?? []) {
           // block field pointers are into b's message: its message and block indices become a's
-          if (bl.fields) for (const f of bl.fields) out.push(inA(f.pointer).replace(/^(\/messages\/\d+\/content\/)\d+/, `$1${bl.a}`));
+          if (bl.fields)
+            for (const f of bl.fields)
+              out.push(inA(f.pointer).replace(/^(\/messages\/\d+\/content\/)\d+/, `$1${bl.a}`));
           else out.push(`/messages/${c.a}/content/${bl.a ?? `+${bl.b}`}${bl.op === "changed" ? "" : ` (${bl.op})`}`);
         }
         if (c.op === "moved") out.push(`/messages/${c.a} (moved)`);
@@ -62,7 +69,12 @@ export function changePointers(r: DiffOutput): string[] {
 /** Is pointer `p` covered by a loss note (the same place, inside it, or — for totals — any message's)? */
 const covered = (p0: string, lossy: readonly string[]) => {
   const p = p0.replace(/ \((removed|moved)\)$/, "");
-  return lossy.some((l) => p === l || p.startsWith(l + "/") || (p.startsWith("/messages/*/") && new RegExp(`^/messages/\\d+/${p.slice(12)}(/|$)`).test(l)));
+  return lossy.some(
+    (l) =>
+      p === l ||
+      p.startsWith(l + "/") ||
+      (p.startsWith("/messages/*/") && new RegExp(`^/messages/\\d+/${p.slice(12)}(/|$)`).test(l)),
+  );
 };
 
 /**
@@ -93,7 +105,7 @@ describe("a conversation against its own conversion: only what convert reported 
         const { a, b, lossy } = convertPair(fa, fb);
         const r = diffCheckpoints(a, b);
         const gap = process.env.NO_GAPS ? undefined : CONVERTER_GAPS[fb];
-        const unexplained = changePointers(r).filter((p) => !covered(p, lossy) && !(gap && gap.test(p)));
+        const unexplained = changePointers(r).filter((p) => !covered(p, lossy) && !gap?.test(p));
         expect(unexplained).toEqual([]);
       });
     }
@@ -107,17 +119,27 @@ describe("a real change in the conversion is still reported", () => {
       test(`${fa} → ${fb}, then one message edited in ${fb}`, () => {
         const { a, b } = convertPair(fa, fb);
         const edited = structuredClone(b);
-        const hasText = (m: unknown) => { const c = (m as { role: string; content?: unknown }).content; return Array.isArray(c) && c.some((x: { type?: string }) => x.type === "text"); };
+        const hasText = (m: unknown) => {
+          const c = (m as { role: string; content?: unknown }).content;
+          return Array.isArray(c) && c.some((x: { type?: string }) => x.type === "text");
+        };
         const j = edited.messages.findIndex((m) => (m.role === "user" || m.role === "assistant") && hasText(m));
-        const block = ((edited.messages[j] as { content: unknown }).content as Array<{ type: string; text?: string }>).find((c) => c.type === "text")!;
+        const block = (
+          (edited.messages[j] as { content: unknown }).content as Array<{ type: string; text?: string }>
+        ).find((c) => c.type === "text")!;
         block.text += " (changed by hand)";
         const ad = getAdapter(fb);
         const out = ad.serialize(ad.fromCanonical(structuredClone(edited), { lossy: [] }));
-        const b2: Checkpoint = readCheckpoint("text" in out ? { name: `converted.${fb}`, text: out.text } : { name: `converted.${fb}`, files: out.files }, fb).checkpoint;
+        const b2: Checkpoint = readCheckpoint(
+          "text" in out ? { name: `converted.${fb}`, text: out.text } : { name: `converted.${fb}`, files: out.files },
+          fb,
+        ).checkpoint;
         expect(diffCheckpoints(b, b2).identical).toBe(false);
         const r = diffCheckpoints(a, b2);
         expect(r.identical).toBe(false);
-        const words = r.changes.flatMap((c) => (c.kind === "message" ? (c.blocks ?? []) : [])).flatMap((bl) => (bl.text?.mode === "words" ? bl.text.parts.filter((p) => p.added).map((p) => p.value) : []));
+        const words = r.changes
+          .flatMap((c) => (c.kind === "message" ? (c.blocks ?? []) : []))
+          .flatMap((bl) => (bl.text?.mode === "words" ? bl.text.parts.filter((p) => p.added).map((p) => p.value) : []));
         expect(words.join("")).toContain("(changed by hand)");
       });
     }
@@ -135,13 +157,19 @@ describe("conversion defaults are summarized in one note", () => {
     // by hand: 4 messages (2 user, 2 assistant) → a timestamp on each, stopReason/model/provider/usage on each
     // assistant; deep-agent's createdAt = updatedAt = the time yoagent wrote on every message (nothing else said
     // when), so that instant is still there: its createdAt/updatedAt count as the derived times they equal
-    expect(note).toEqual(["conversion defaults not compared — values a format writes where it has none, absent on the other side: a (deepagent): 2 values (createdAt, updatedAt); b (yoagent): 12 values (timestamp ×4, stopReason ×2, model ×2, provider ×2, usage ×2)"]);
+    expect(note).toEqual([
+      "conversion defaults not compared — values a format writes where it has none, absent on the other side: a (deepagent): 2 values (createdAt, updatedAt); b (yoagent): 12 values (timestamp ×4, stopReason ×2, model ×2, provider ×2, usage ×2)",
+    ]);
   });
   test("yoagent → deepagent: createdAt/updatedAt derived from the messages and the empty todos/files are not changes; the lost model is", () => {
     const { a, b } = convertPair("yoagent", "deepagent");
     const r = diffCheckpoints(a, b);
     expect(r.changes.filter((c) => c.kind === "field")).toEqual([]);
-    expect(r.changes.find((c) => c.kind === "model" && c.field === "model")).toEqual({ kind: "model", field: "model", before: "claude-fable-5" });
+    expect(r.changes.find((c) => c.kind === "model" && c.field === "model")).toEqual({
+      kind: "model",
+      field: "model",
+      before: "claude-fable-5",
+    });
     // by hand, a side: stopReason "toolUse" of [1] (it has tool calls) and "stop" of [4] are what its content
     // implies; [7] has provider "unknown"; [7] and [8] have all-zero usage; [8]'s timestamp is the latest, which is
     // deep-agent's updatedAt. b side: the derived times and the empty todos and files.
@@ -154,6 +182,11 @@ describe("conversion defaults are summarized in one note", () => {
     const c = structuredClone(b);
     for (const m of c.messages) if (m.role === "assistant") (m as { model?: string }).model = "claude-x";
     const r = diffCheckpoints(b, c);
-    expect(r.changes.find((x) => x.kind === "model")).toEqual({ kind: "model", field: "model", before: "unknown", after: "claude-x" });
+    expect(r.changes.find((x) => x.kind === "model")).toEqual({
+      kind: "model",
+      field: "model",
+      before: "unknown",
+      after: "claude-x",
+    });
   });
 });

@@ -6,10 +6,18 @@ import { parseJson } from "../src/base/json.js";
 import type { AgentMessage, Checkpoint } from "../src/generated/types.js";
 
 const load = (p: string) => parseJson(readFileSync(p, "utf8"), { file: p }) as Checkpoint;
-const user = (text: string, timestamp?: number): AgentMessage => ({ role: "user", content: [{ type: "text", text }], ...(timestamp ? { timestamp } : {}) });
-const asst = (text: string, extra: Record<string, unknown> = {}): AgentMessage => ({ role: "assistant", content: [{ type: "text", text }], ...extra }) as AgentMessage;
-const cp = (messages: AgentMessage[], state: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Checkpoint =>
-  ({ schemaVersion: 1, threadId: "t", step: 1, messages, state, ...extra }) as Checkpoint;
+const user = (text: string, timestamp?: number): AgentMessage => ({
+  role: "user",
+  content: [{ type: "text", text }],
+  ...(timestamp ? { timestamp } : {}),
+});
+const asst = (text: string, extra: Record<string, unknown> = {}): AgentMessage =>
+  ({ role: "assistant", content: [{ type: "text", text }], ...extra }) as AgentMessage;
+const cp = (
+  messages: AgentMessage[],
+  state: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Checkpoint => ({ schemaVersion: 1, threadId: "t", step: 1, messages, state, ...extra }) as Checkpoint;
 const msgOps = (r: { changes: Array<{ kind: string }> }) =>
   (r.changes.filter((c) => c.kind === "message") as MessageChange[]).map((c) => [c.op, c.a ?? null, c.b ?? null]);
 
@@ -18,7 +26,13 @@ describe("align", () => {
   const run = (a: string, b: string) => {
     const A = ids(a);
     const B = ids(b);
-    return align(A.length, B.length, (i, j) => A[i] === B[j], (i) => A[i]!, (j) => B[j]!);
+    return align(
+      A.length,
+      B.length,
+      (i, j) => A[i] === B[j],
+      (i) => A[i]!,
+      (j) => B[j]!,
+    );
   };
   test("trims the common prefix and suffix", () => {
     const al = run("abcdef", "abXcdef");
@@ -70,7 +84,13 @@ describe("align", () => {
 });
 
 describe("message change kinds (canonical)", () => {
-  const base = [user("one", 1), asst("two", { timestamp: 2 }), user("three", 3), asst("four", { timestamp: 4 }), user("five", 5)];
+  const base = [
+    user("one", 1),
+    asst("two", { timestamp: 2 }),
+    user("three", 3),
+    asst("four", { timestamp: 4 }),
+    user("five", 5),
+  ];
   test("identical", () => {
     const r = diffCheckpoints(cp(base), cp(structuredClone(base)));
     expect(r.identical).toBe(true);
@@ -96,12 +116,18 @@ describe("message change kinds (canonical)", () => {
   });
   test("edited: the block and a word diff", () => {
     const b = structuredClone(base);
-    ((b[2] as { content: Array<{ text: string }> }).content[0]!).text = "three and a half";
+    (b[2] as { content: Array<{ text: string }> }).content[0]!.text = "three and a half";
     const r = diffCheckpoints(cp(base), cp(b));
     expect(msgOps(r)).toEqual([["edited", 2, 2]]);
     const c = r.changes[0] as MessageChange;
     expect(c.blocks).toEqual([
-      { op: "changed", a: 0, b: 0, type: "text", text: { mode: "words", parts: [{ value: "three" }, { value: " and a half", added: true }] } },
+      {
+        op: "changed",
+        a: 0,
+        b: 0,
+        type: "text",
+        text: { mode: "words", parts: [{ value: "three" }, { value: " and a half", added: true }] },
+      },
     ]);
   });
   test("edited long text gets a unified line diff", () => {
@@ -121,15 +147,28 @@ describe("message change kinds (canonical)", () => {
     expect(r.summary.text).toBe("1 message moved");
   });
   test("a tool result matched by toolCallId is a changed tool result", () => {
-    const tr = (text: string): AgentMessage => ({ role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text }], isError: false });
-    const call: AgentMessage = { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { cmd: "ls" } }] };
-    const r = diffCheckpoints(cp([user("go"), call, tr("a.txt")]), cp([user("go"), call, { ...tr("a.txt b.txt"), isError: true } as AgentMessage]));
+    const tr = (text: string): AgentMessage => ({
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "bash",
+      content: [{ type: "text", text }],
+      isError: false,
+    });
+    const call: AgentMessage = {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { cmd: "ls" } }],
+    };
+    const r = diffCheckpoints(
+      cp([user("go"), call, tr("a.txt")]),
+      cp([user("go"), call, { ...tr("a.txt b.txt"), isError: true } as AgentMessage]),
+    );
     expect(r.summary.text).toBe("1 tool result changed");
     const c = r.changes[0] as MessageChange;
     expect(c.fields).toEqual([{ pointer: "/messages/2/isError", before: false, after: true }]);
   });
   test("phi-core nodeIds identify messages even when edited and moved", () => {
-    const n = (id: number, text: string): AgentMessage => ({ ...user(text), ext: { "phi-core": { nodeId: id } } }) as AgentMessage;
+    const n = (id: number, text: string): AgentMessage =>
+      ({ ...user(text), ext: { "phi-core": { nodeId: id } } }) as AgentMessage;
     const r = diffCheckpoints(cp([n(1, "a"), n(2, "b"), n(3, "c")]), cp([n(2, "b"), n(3, "c"), n(1, "A!")]));
     expect(msgOps(r)).toEqual([["moved", 0, 2]]);
     expect((r.changes[0] as MessageChange).blocks?.[0]?.op).toBe("changed");
@@ -148,11 +187,23 @@ describe("state, usage, model, fields (hand-made fixture)", () => {
   const r = diffCheckpoints(a, b);
   test("summary paragraph", () => expect(r.summary.text).toBe(expected.summary));
   test("message records", () => {
-    const got = (r.changes.filter((c) => c.kind === "message") as MessageChange[]).map((c) => ({ op: c.op, role: c.role, ...(c.a !== undefined ? { a: c.a } : {}), ...(c.b !== undefined ? { b: c.b } : {}) }));
+    const got = (r.changes.filter((c) => c.kind === "message") as MessageChange[]).map((c) => ({
+      op: c.op,
+      role: c.role,
+      ...(c.a !== undefined ? { a: c.a } : {}),
+      ...(c.b !== undefined ? { b: c.b } : {}),
+    }));
     expect(got).toEqual(expected.messages);
   });
   test("todo status change is called out", () => {
-    expect(r.changes.find((c) => c.kind === "todo")).toEqual({ kind: "todo", op: "status", id: "2", content: "fix parser", before: "pending", after: "completed" });
+    expect(r.changes.find((c) => c.kind === "todo")).toEqual({
+      kind: "todo",
+      op: "status",
+      id: "2",
+      content: "fix parser",
+      before: "pending",
+      after: "completed",
+    });
   });
   test("file unified diff", () => {
     const f = r.changes.find((c) => c.kind === "file" && c.path === "/parser.ts");
@@ -163,7 +214,14 @@ describe("state, usage, model, fields (hand-made fixture)", () => {
   });
   test("usage totals as deltas", () => {
     const u = r.changes.find((c) => c.kind === "usage");
-    expect(u && u.kind === "usage" && u.delta).toEqual({ input: 1234, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 0, reasoning: 0 });
+    expect(u && u.kind === "usage" && u.delta).toEqual({
+      input: 1234,
+      output: 10,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      reasoning: 0,
+    });
   });
   test("--ignore-volatile drops timestamps, usage and file times", () => {
     expect(diffCheckpoints(a, b, { ignoreVolatile: true }).summary.text).toBe(expected.volatileSummary);
@@ -171,7 +229,9 @@ describe("state, usage, model, fields (hand-made fixture)", () => {
   test("--ignore globs", () => {
     const r2 = diffCheckpoints(a, b, { ignore: ["/state/files/**", "/state/todos", "/step", "/updatedAt"] });
     expect(r2.changes.some((c) => c.kind === "file" || c.kind === "todo")).toBe(false);
-    expect(r2.summary.text).toBe("2 messages appended, 1 tool result changed, +1,234 input tokens, +10 output tokens, model m1 → m2");
+    expect(r2.summary.text).toBe(
+      "2 messages appended, 1 tool result changed, +1,234 input tokens, +10 output tokens, model m1 → m2",
+    );
   });
   test("a timestamp-only change disappears under an ignore glob", () => {
     const x = cp([user("a", 1)]);
@@ -186,24 +246,55 @@ describe("state, usage, model, fields (hand-made fixture)", () => {
 
 describe("other state kinds", () => {
   test("scratchpad notes by heading", () => {
-    const a = cp([], { scratchpad: [{ heading: "Plan", content: "step one" }, { heading: "Notes", content: "x" }] });
-    const b = cp([], { scratchpad: [{ heading: "Plan", content: "step one, step two" }, { heading: "Ideas", content: "y" }] });
+    const a = cp([], {
+      scratchpad: [
+        { heading: "Plan", content: "step one" },
+        { heading: "Notes", content: "x" },
+      ],
+    });
+    const b = cp([], {
+      scratchpad: [
+        { heading: "Plan", content: "step one, step two" },
+        { heading: "Ideas", content: "y" },
+      ],
+    });
     const r = diffCheckpoints(a, b);
-    expect(r.changes.map((c) => (c.kind === "scratchpad" ? [c.op, c.heading] : c.kind))).toEqual([["edited", "Plan"], ["removed", "Notes"], ["added", "Ideas"]]);
-    expect(r.summary.text).toBe('Scratchpad note "Plan" edited, scratchpad note "Notes" removed, scratchpad note "Ideas" added');
+    expect(r.changes.map((c) => (c.kind === "scratchpad" ? [c.op, c.heading] : c.kind))).toEqual([
+      ["edited", "Plan"],
+      ["removed", "Notes"],
+      ["added", "Ideas"],
+    ]);
+    expect(r.summary.text).toBe(
+      'Scratchpad note "Plan" edited, scratchpad note "Notes" removed, scratchpad note "Ideas" added',
+    );
   });
   test("contexts by name", () => {
     const a = cp([], { contexts: { Memory: { id: "1", items: [1] }, Gone: {} } });
     const b = cp([], { contexts: { Memory: { id: "1", items: [1, 2] } } });
     const r = diffCheckpoints(a, b);
     expect(r.changes).toEqual([
-      { kind: "context", op: "edited", name: "Memory", fields: [{ pointer: "/state/contexts/Memory/items", before: [1], after: [1, 2] }] },
+      {
+        kind: "context",
+        op: "edited",
+        name: "Memory",
+        fields: [{ pointer: "/state/contexts/Memory/items", before: [1], after: [1, 2] }],
+      },
       { kind: "context", op: "removed", name: "Gone" },
     ]);
   });
   test("todos added, removed and edited", () => {
-    const a = cp([], { todos: [{ id: "1", content: "a", status: "pending" }, { id: "2", content: "b", status: "pending" }] });
-    const b = cp([], { todos: [{ id: "1", content: "a!", status: "pending" }, { id: "3", content: "c", status: "pending" }] });
+    const a = cp([], {
+      todos: [
+        { id: "1", content: "a", status: "pending" },
+        { id: "2", content: "b", status: "pending" },
+      ],
+    });
+    const b = cp([], {
+      todos: [
+        { id: "1", content: "a!", status: "pending" },
+        { id: "3", content: "c", status: "pending" },
+      ],
+    });
     expect(diffCheckpoints(a, b).summary.text).toBe("Todo 1 edited, todo 2 removed, todo 3 added");
   });
   test("bigints beyond 2^53 are compared exactly", () => {
@@ -211,7 +302,9 @@ describe("other state kinds", () => {
     const b = cp([], {}, { ext: { x: 9007199254740993n } });
     const c = cp([], {}, { ext: { x: 9007199254740995n } });
     expect(diffCheckpoints(a, b).identical).toBe(true);
-    expect(diffCheckpoints(a, c).changes).toEqual([{ kind: "field", pointer: "/ext/x", before: 9007199254740993n, after: 9007199254740995n }]);
+    expect(diffCheckpoints(a, c).changes).toEqual([
+      { kind: "field", pointer: "/ext/x", before: 9007199254740993n, after: 9007199254740995n },
+    ]);
   });
 });
 
@@ -219,14 +312,31 @@ describe("json-patch round trip (property test, fast-json-patch applies it)", ()
   // a small deterministic PRNG so failures reproduce
   function rng(seed: number) {
     let s = seed >>> 0;
-    return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   }
   function randomMessage(r: () => number, k: number): AgentMessage {
     const roles = ["user", "assistant", "toolResult"] as const;
     const role = roles[Math.floor(r() * 3)]!;
     const text = `m${k} ${r() < 0.3 ? "same words" : Math.floor(r() * 1000)}`;
-    if (role === "toolResult") return { role, toolCallId: `c${Math.floor(r() * 5)}`, toolName: "t", content: [{ type: "text", text }], isError: r() < 0.2 };
-    if (role === "assistant") return { role, content: [{ type: "text", text }, ...(r() < 0.4 ? [{ type: "toolCall" as const, id: `c${Math.floor(r() * 5)}`, name: "t", arguments: { n: k } }] : [])], usage: { input: k, output: 1 } };
+    if (role === "toolResult")
+      return {
+        role,
+        toolCallId: `c${Math.floor(r() * 5)}`,
+        toolName: "t",
+        content: [{ type: "text", text }],
+        isError: r() < 0.2,
+      };
+    if (role === "assistant")
+      return {
+        role,
+        content: [
+          { type: "text", text },
+          ...(r() < 0.4
+            ? [{ type: "toolCall" as const, id: `c${Math.floor(r() * 5)}`, name: "t", arguments: { n: k } }]
+            : []),
+        ],
+        usage: { input: k, output: 1 },
+      };
     return { role, content: [{ type: "text", text }], ...(r() < 0.5 ? { timestamp: k } : {}) };
   }
   function randomEdit(r: () => number, c: Checkpoint, k: number) {
@@ -244,8 +354,16 @@ describe("json-patch round trip (property test, fast-json-patch applies it)", ()
       const [m] = ms.splice(pick(), 1);
       ms.splice(at(), 0, m!);
     } else if (op === 5) ms[pick()] = randomMessage(r, k);
-    else if (op === 6) c.state.todos = [...(c.state.todos ?? []), { id: String(k), content: "t", status: r() < 0.5 ? "pending" : "completed" }];
-    else if (op === 7) c.state.files = { ...(c.state.files ?? {}), [`/f${Math.floor(r() * 3)}`]: { content: [String(k)], created_at: "x", modified_at: String(k) } };
+    else if (op === 6)
+      c.state.todos = [
+        ...(c.state.todos ?? []),
+        { id: String(k), content: "t", status: r() < 0.5 ? "pending" : "completed" },
+      ];
+    else if (op === 7)
+      c.state.files = {
+        ...(c.state.files ?? {}),
+        [`/f${Math.floor(r() * 3)}`]: { content: [String(k)], created_at: "x", modified_at: String(k) },
+      };
     else c.step = k;
   }
   test("for random edit scripts, applying our patch to A gives B", () => {
@@ -273,6 +391,8 @@ describe("json-patch round trip (property test, fast-json-patch applies it)", ()
     const b = structuredClone(a);
     const [m] = b.messages.splice(10, 1);
     b.messages.splice(80, 0, m!);
-    expect(diffCheckpoints(a, b, { patch: true }).patch).toEqual([{ op: "move", from: "/messages/10", path: "/messages/80" }]);
+    expect(diffCheckpoints(a, b, { patch: true }).patch).toEqual([
+      { op: "move", from: "/messages/10", path: "/messages/80" },
+    ]);
   });
 });

@@ -32,7 +32,13 @@ function block(r: R): Record<string, unknown> {
     case "thinking":
       return { type: "thinking", thinking: "hmm", ...(r() < 0.5 ? { signature: "sig" } : {}) };
     case "toolCall":
-      return { type: "toolCall", id: pick(r, ["c1", "c2"]), name: "ls", arguments: { path: pick(r, [".", "/"]), n: 1 }, ...(r() < 0.3 ? { providerMetadata: { s: "x" } } : {}) };
+      return {
+        type: "toolCall",
+        id: pick(r, ["c1", "c2"]),
+        name: "ls",
+        arguments: { path: pick(r, [".", "/"]), n: 1 },
+        ...(r() < 0.3 ? { providerMetadata: { s: "x" } } : {}),
+      };
     case "image":
       return { type: "image", data: "AAAA", mimeType: "image/png" };
     case "file":
@@ -63,14 +69,26 @@ function message(r: R): Record<string, unknown> {
         ...ext,
       };
     case "toolResult":
-      return { role: "toolResult", toolCallId: pick(r, ["c1", "c2"]), toolName: "ls", content, isError: r() < 0.5, timestamp: 7, ...ext };
+      return {
+        role: "toolResult",
+        toolCallId: pick(r, ["c1", "c2"]),
+        toolName: "ls",
+        content,
+        isError: r() < 0.5,
+        timestamp: 7,
+        ...ext,
+      };
     default:
       return { role: "extension", kind: "status", data: { status: pick(r, ["running", "done"]) }, ...ext };
   }
 }
 
 /** Every object and array inside `v`, with a way to reach it again in a copy. */
-function paths(v: unknown, at: Array<string | number> = [], out: Array<Array<string | number>> = []): Array<Array<string | number>> {
+function paths(
+  v: unknown,
+  at: Array<string | number> = [],
+  out: Array<Array<string | number>> = [],
+): Array<Array<string | number>> {
   if (typeof v === "object" && v !== null) {
     out.push(at);
     if (Array.isArray(v)) v.forEach((x, i) => paths(x, [...at, i], out));
@@ -140,7 +158,10 @@ describe("messageEqual agrees with structural equality", () => {
       const m = message(r);
       const p = r() < 0.5 ? perturb(r, m) : r() < 0.5 ? message(r) : structuredClone(m);
       const want = reference(m, p);
-      expect([messageEqual(m, p), messageEqual(p, m), jsonEqual(m, p)], JSON.stringify([m, p], (_k, v) => (typeof v === "bigint" ? `${v}n` : v))).toEqual([want, want, want]);
+      expect(
+        [messageEqual(m, p), messageEqual(p, m), jsonEqual(m, p)],
+        JSON.stringify([m, p], (_k, v) => (typeof v === "bigint" ? `${v}n` : v)),
+      ).toEqual([want, want, want]);
       if (want) equal++;
       else different++;
     }
@@ -160,9 +181,27 @@ describe("messageEqual agrees with structural equality", () => {
     expect(messageEqual(u, { ...u, ext: {} })).toBe(false);
     expect(messageEqual({ ...u, ext: { y: { a: 1 } } }, { ...u, ext: { y: { a: 1, b: undefined } } })).toBe(true);
     expect(messageEqual({ ...u, ext: { y: { a: 1 } } }, { ...u, ext: { y: { a: 2 } } })).toBe(false);
-    expect(contentEqual([{ type: "text", text: "a" }], [{ type: "text", text: "a" }, { type: "text", text: "b" }])).toBe(false);
-    expect(blockEqual({ type: "toolCall", id: "1", name: "n", arguments: { a: [1, 2] } }, { type: "toolCall", id: "1", name: "n", arguments: { a: [1, 3] } })).toBe(false);
-    expect(blockEqual({ type: "image", data: "x", mimeType: "image/png" }, { type: "image", url: "x", mimeType: "image/png" })).toBe(false);
+    expect(
+      contentEqual(
+        [{ type: "text", text: "a" }],
+        [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      ),
+    ).toBe(false);
+    expect(
+      blockEqual(
+        { type: "toolCall", id: "1", name: "n", arguments: { a: [1, 2] } },
+        { type: "toolCall", id: "1", name: "n", arguments: { a: [1, 3] } },
+      ),
+    ).toBe(false);
+    expect(
+      blockEqual(
+        { type: "image", data: "x", mimeType: "image/png" },
+        { type: "image", url: "x", mimeType: "image/png" },
+      ),
+    ).toBe(false);
     expect(blockEqual({ type: "audio", data: "x" }, { type: "audio", data: "x" })).toBe(true);
     expect(messageEqual(null, null)).toBe(true);
     expect(messageEqual(u, null)).toBe(false);
@@ -176,7 +215,15 @@ describe("presentation records (ext.<format>._layout) are left out without copyi
     timestamp: 1,
     ...(layout ? { ext: { yoagent: { _layout: layout, keep: 1 } } } : { ext: { yoagent: { keep: 1 } } }),
   });
-  const cp = (messages: unknown[]) => ({ schemaVersion: 1, threadId: "t", step: 1, messages, state: {}, origin: { format: "yoagent" } }) as unknown as Checkpoint;
+  const cp = (messages: unknown[]) =>
+    ({
+      schemaVersion: 1,
+      threadId: "t",
+      step: 1,
+      messages,
+      state: {},
+      origin: { format: "yoagent" },
+    }) as unknown as Checkpoint;
   test("messages that differ only in their layout records are identical", () => {
     const a = cp([msg("one", { snake: ["timestamp"] }), msg("two"), msg("three", { nulls: ["x"] })]);
     const b = cp([msg("one"), msg("two", { snake: ["content"] }), msg("three", { nulls: ["y"] })]);

@@ -15,11 +15,19 @@
 import { describe, expect, test } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { diffCheckpoints, type Change, type FileChange, type MessageChange, type ScratchpadChange, type TodoChange } from "../src/core/diff/index.js";
+import {
+  diffCheckpoints,
+  type Change,
+  type FileChange,
+  type MessageChange,
+  type ScratchpadChange,
+  type TodoChange,
+} from "../src/core/diff/index.js";
 import { getAdapter, readCheckpoint } from "../src/formats/index.js";
 import type { Checkpoint } from "../src/generated/types.js";
 
-const msgOps = (changes: Change[]) => (changes.filter((c) => c.kind === "message") as MessageChange[]).map((c) => [c.op, c.a ?? null, c.b ?? null]);
+const msgOps = (changes: Change[]) =>
+  (changes.filter((c) => c.kind === "message") as MessageChange[]).map((c) => [c.op, c.a ?? null, c.b ?? null]);
 const messageChanges = (changes: Change[]) => changes.filter((c) => c.kind === "message") as MessageChange[];
 const nonMessage = (changes: Change[]) => changes.filter((c) => c.kind !== "message");
 
@@ -42,7 +50,21 @@ describe("deepagent: all-model-message-variants.json, edited as native JSON", ()
     return read(JSON.stringify(doc, null, 2));
   };
   test("the sample reads as the 13 canonical messages described above", () => {
-    expect(a.messages.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "toolResult", "toolResult", "assistant", "toolResult", "toolResult", "toolResult", "toolResult", "toolResult", "deepagent"]);
+    expect(a.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "toolResult",
+      "toolResult",
+      "toolResult",
+      "deepagent",
+    ]);
     const groups = a.messages.map((m) => (m as { ext?: { deepagent?: { group?: unknown } } }).ext?.deepagent?.group);
     expect(groups.slice(4, 6)).toEqual(["call_0a", "call_0a"]);
     expect(groups.slice(7)).toEqual(Array(6).fill("call_1"));
@@ -71,7 +93,7 @@ describe("deepagent: all-model-message-variants.json, edited as native JSON", ()
   });
   test("edited: the text part of native message 2 — block 0 of canonical 2, a word diff", () => {
     const b = native((d) => {
-      ((d.messages[2]!.content as Array<{ text?: string }>)[0]!).text = "look at these (edited)";
+      (d.messages[2]!.content as Array<{ text?: string }>)[0]!.text = "look at these (edited)";
     });
     const r = diffCheckpoints(a, b);
     expect(msgOps(r.changes)).toEqual([["edited", 2, 2]]);
@@ -79,7 +101,12 @@ describe("deepagent: all-model-message-variants.json, edited as native JSON", ()
     expect(c.blocks).toHaveLength(1);
     expect(c.blocks![0]).toMatchObject({ op: "changed", a: 0, b: 0, type: "text", text: { mode: "words" } });
     const parts = (c.blocks![0]!.text as { parts: Array<{ value: string; added?: boolean; removed?: boolean }> }).parts;
-    expect(parts.filter((p) => p.added).map((p) => p.value).join("")).toBe(" (edited)");
+    expect(
+      parts
+        .filter((p) => p.added)
+        .map((p) => p.value)
+        .join(""),
+    ).toBe(" (edited)");
     expect(parts.filter((p) => p.removed)).toEqual([]);
     expect(c.fields).toBeUndefined();
   });
@@ -113,8 +140,13 @@ describe("deepagent: all-model-message-variants.json, edited as native JSON", ()
     const dup = structuredClone(doc.messages[4]);
     doc.messages.splice(5, 0, dup); // native 4 and 5: two tool messages, both starting with call_0a
     const cp = read(JSON.stringify(doc, null, 2));
-    const back = JSON.parse((getAdapter("deepagent").serialize(getAdapter("deepagent").fromCanonical(cp, { lossy: [] })) as { text: string }).text);
-    expect(back.messages.map((m: { role: string }) => m.role)).toEqual(doc.messages.map((m: { role: string }) => m.role));
+    const back = JSON.parse(
+      (getAdapter("deepagent").serialize(getAdapter("deepagent").fromCanonical(cp, { lossy: [] })) as { text: string })
+        .text,
+    );
+    expect(back.messages.map((m: { role: string }) => m.role)).toEqual(
+      doc.messages.map((m: { role: string }) => m.role),
+    );
     expect(back.messages[4].content).toHaveLength(2);
     expect(back.messages[5].content).toHaveLength(2);
   });
@@ -135,7 +167,9 @@ describe("deepagent state: user_42_session_1.json, edited as native JSON", () =>
       d.state.todos[1].status = "completed";
     });
     const r = diffCheckpoints(a, b);
-    expect(r.changes).toEqual([{ kind: "todo", op: "status", id: "2", content: "Write README", before: "pending", after: "completed" }]);
+    expect(r.changes).toEqual([
+      { kind: "todo", op: "status", id: "2", content: "Write README", before: "pending", after: "completed" },
+    ]);
     expect(r.summary.text).toBe("Todo 2 pending → completed");
   });
   test("a todo added and one removed (by id)", () => {
@@ -159,8 +193,26 @@ describe("deepagent state: user_42_session_1.json, edited as native JSON", () =>
     expect(r.changes).toHaveLength(1);
     const c = r.changes[0] as FileChange;
     expect(c).toMatchObject({ kind: "file", op: "edited", path: "/plan.md", added: 2, removed: 1 });
-    expect(c.patch).toBe(["--- a/plan.md", "+++ b/plan.md", "@@ -1,3 +1,4 @@", " # Plan", " - outline", "-- readme", "+- readme (done)", "+- ship", ""].join("\n"));
-    expect(c.fields).toEqual([{ pointer: "/state/files/~1plan.md/modified_at", before: "2026-11-22T08:13:51.514Z", after: "2026-11-22T09:00:00.000Z" }]);
+    expect(c.patch).toBe(
+      [
+        "--- a/plan.md",
+        "+++ b/plan.md",
+        "@@ -1,3 +1,4 @@",
+        " # Plan",
+        " - outline",
+        "-- readme",
+        "+- readme (done)",
+        "+- ship",
+        "",
+      ].join("\n"),
+    );
+    expect(c.fields).toEqual([
+      {
+        pointer: "/state/files/~1plan.md/modified_at",
+        before: "2026-11-22T08:13:51.514Z",
+        after: "2026-11-22T09:00:00.000Z",
+      },
+    ]);
     expect(r.summary.text).toBe("File /plan.md edited (+2 −1)");
     // the file times are volatile
     const v = diffCheckpoints(a, b, { ignoreVolatile: true });
@@ -168,7 +220,11 @@ describe("deepagent state: user_42_session_1.json, edited as native JSON", () =>
   });
   test("a file added and the todo status changed in the same save, plus a reply appended", () => {
     const b = native((d) => {
-      d.state.files["/README.md"] = { content: ["# Project"], created_at: "2026-11-22T09:00:00.000Z", modified_at: "2026-11-22T09:00:00.000Z" };
+      d.state.files["/README.md"] = {
+        content: ["# Project"],
+        created_at: "2026-11-22T09:00:00.000Z",
+        modified_at: "2026-11-22T09:00:00.000Z",
+      };
       d.state.todos[1].status = "completed";
       d.messages.push({ role: "assistant", content: "README written." });
       d.step = 4;
@@ -197,13 +253,28 @@ describe("amacs: agent-home folder, edited as org text (complete prompt/reply pa
     const starts = [...chat.matchAll(/^\* Tick [0-9]+$/gm)].map((m) => m.index!);
     return { head: chat.slice(0, starts[0]), ticks: starts.map((s, k) => chat.slice(s, starts[k + 1] ?? chat.length)) };
   };
-  const tick = (n: number, human: string, agent: string) => `* Tick ${n}\n:PROPERTIES:\n:TIMESTAMP: 2026-11-22T08:12:28Z\n:END:\n\n** Human\n${human}\n\n** Agent\n${agent}\n\n`;
+  const tick = (n: number, human: string, agent: string) =>
+    `* Tick ${n}\n:PROPERTIES:\n:TIMESTAMP: 2026-11-22T08:12:28Z\n:END:\n\n** Human\n${human}\n\n** Agent\n${agent}\n\n`;
   const renumber = (section: string, n: number) => section.replace(/^\* Tick [0-9]+$/m, `* Tick ${n}`);
   const withChat = (text: string) => read({ ...files, "agent-chat.org": text });
-  const tickEdit = (ai: number, bj: number, before: number, after: number) => ({ op: "edited", a: ai, b: bj, fields: [{ pointer: `/messages/${bj}/ext/amacs/tick`, before, after }] });
+  const tickEdit = (ai: number, bj: number, before: number, after: number) => ({
+    op: "edited",
+    a: ai,
+    b: bj,
+    fields: [{ pointer: `/messages/${bj}/ext/amacs/tick`, before, after }],
+  });
 
   test("the sample reads as 4 ticks = 8 messages, step 4", () => {
-    expect(a.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant"]);
+    expect(a.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
     expect(a.step).toBe(4);
   });
   test("identical to itself written back by the amacs writer", () => {
@@ -212,13 +283,24 @@ describe("amacs: agent-home folder, edited as org text (complete prompt/reply pa
   test("appended: a Tick 5 pair is messages 8 and 9; step 4 → 5", () => {
     const b = withChat(chat + tick(5, "one more thing", "Sure."));
     const r = diffCheckpoints(a, b);
-    expect(msgOps(r.changes)).toEqual([["appended", null, 8], ["appended", null, 9]]);
+    expect(msgOps(r.changes)).toEqual([
+      ["appended", null, 8],
+      ["appended", null, 9],
+    ]);
     expect(nonMessage(r.changes)).toEqual([{ kind: "field", pointer: "/step", before: 4, after: 5 }]);
     expect(r.summary.text).toBe("2 messages appended, step 4 → 5");
   });
   test("inserted: a pair after Tick 1, later ticks renumbered — 2 inserted, the 6 later messages' tick + 1", () => {
     const { head, ticks } = sections();
-    const b = withChat(head + ticks[0] + tick(2, "an inserted question", "an inserted answer") + ticks.slice(1).map((s, k) => renumber(s, k + 3)).join(""));
+    const b = withChat(
+      head +
+        ticks[0] +
+        tick(2, "an inserted question", "an inserted answer") +
+        ticks
+          .slice(1)
+          .map((s, k) => renumber(s, k + 3))
+          .join(""),
+    );
     const r = diffCheckpoints(a, b);
     expect(msgOps(r.changes)).toEqual([
       ["inserted", null, 2],
@@ -231,14 +313,24 @@ describe("amacs: agent-home folder, edited as org text (complete prompt/reply pa
       ["edited", 7, 9],
     ]);
     // the replies of ticks 3 and 4 share their identity key: each is matched with its own counterpart
-    expect(messageChanges(r.changes).filter((c) => c.op === "edited")).toMatchObject([tickEdit(2, 4, 2, 3), tickEdit(3, 5, 2, 3), tickEdit(4, 6, 3, 4), tickEdit(5, 7, 3, 4), tickEdit(6, 8, 4, 5), tickEdit(7, 9, 4, 5)]);
+    expect(messageChanges(r.changes).filter((c) => c.op === "edited")).toMatchObject([
+      tickEdit(2, 4, 2, 3),
+      tickEdit(3, 5, 2, 3),
+      tickEdit(4, 6, 3, 4),
+      tickEdit(5, 7, 3, 4),
+      tickEdit(6, 8, 4, 5),
+      tickEdit(7, 9, 4, 5),
+    ]);
     expect(nonMessage(r.changes)).toEqual([{ kind: "field", pointer: "/step", before: 4, after: 5 }]);
   });
   test("removed: the Tick 2 section (ticks not renumbered) — messages 2 and 3 removed, step 4 → 3", () => {
     const { head, ticks } = sections();
     const b = withChat(head + ticks[0] + ticks[2] + ticks[3]);
     const r = diffCheckpoints(a, b);
-    expect(msgOps(r.changes)).toEqual([["removed", 2, null], ["removed", 3, null]]);
+    expect(msgOps(r.changes)).toEqual([
+      ["removed", 2, null],
+      ["removed", 3, null],
+    ]);
     expect(nonMessage(r.changes)).toEqual([{ kind: "field", pointer: "/step", before: 4, after: 3 }]);
     expect(r.summary.text).toBe("2 messages removed, step 4 → 3");
   });
@@ -250,7 +342,12 @@ describe("amacs: agent-home folder, edited as org text (complete prompt/reply pa
     expect(c.role).toBe("assistant");
     expect(c.blocks).toMatchObject([{ op: "changed", a: 0, b: 0, type: "text", text: { mode: "words" } }]);
     const parts = (c.blocks![0]!.text as { parts: Array<{ value: string; added?: boolean; removed?: boolean }> }).parts;
-    expect(parts.filter((p) => p.added).map((p) => p.value).join("")).toBe(" Thanks.");
+    expect(
+      parts
+        .filter((p) => p.added)
+        .map((p) => p.value)
+        .join(""),
+    ).toBe(" Thanks.");
     expect(parts.filter((p) => p.removed)).toEqual([]);
     expect(nonMessage(r.changes)).toEqual([]);
   });
@@ -258,7 +355,10 @@ describe("amacs: agent-home folder, edited as org text (complete prompt/reply pa
     const { head, ticks } = sections();
     const b = withChat(head + ticks[1] + ticks[2] + ticks[0] + ticks[3]);
     const r = diffCheckpoints(a, b);
-    expect(msgOps(r.changes)).toEqual([["moved", 0, 4], ["moved", 1, 5]]);
+    expect(msgOps(r.changes)).toEqual([
+      ["moved", 0, 4],
+      ["moved", 1, 5],
+    ]);
     expect(nonMessage(r.changes)).toEqual([]);
     expect(r.summary.text).toBe("2 messages moved");
   });
@@ -267,26 +367,50 @@ describe("amacs: agent-home folder, edited as org text (complete prompt/reply pa
     const pad = files["scratchpad.org"]!;
     const withPad = (text: string) => read({ ...files, "scratchpad.org": text });
     test("a note's text extended: edited, with a line diff (5 lines is long text)", () => {
-      const b = withPad(pad.replace("Second global note appended later.\n", "Second global note appended later.\n\nThird note.\n"));
+      const b = withPad(
+        pad.replace("Second global note appended later.\n", "Second global note appended later.\n\nThird note.\n"),
+      );
       const r = diffCheckpoints(a, b);
       expect(r.changes).toHaveLength(1);
       const c = r.changes[0] as ScratchpadChange;
       expect(c).toMatchObject({ kind: "scratchpad", op: "edited", heading: "Working Notes", a: 0, b: 0 });
       expect(c.text).toEqual({
         mode: "lines",
-        patch: ["--- a", "+++ b", "@@ -1,3 +1,5 @@", " Human prefers short answers.", " ", " Second global note appended later.", "+", "+Third note.", ""].join("\n"),
+        patch: [
+          "--- a",
+          "+++ b",
+          "@@ -1,3 +1,5 @@",
+          " Human prefers short answers.",
+          " ",
+          " Second global note appended later.",
+          "+",
+          "+Third note.",
+          "",
+        ].join("\n"),
       });
       expect(c.fields).toBeUndefined();
       expect(r.summary.text).toBe('Scratchpad note "Working Notes" edited');
     });
     test("a note added at the end, and a note's tick changed", () => {
-      const b = withPad(pad.replace(":TICK: 2", ":TICK: 3") + "* Release Plan\n:PROPERTIES:\n:THREAD: null\n:TICK: 4\n:END:\n\nShip on Friday.\n");
+      const b = withPad(
+        pad.replace(":TICK: 2", ":TICK: 3") +
+          "* Release Plan\n:PROPERTIES:\n:THREAD: null\n:TICK: 4\n:END:\n\nShip on Friday.\n",
+      );
       const r = diffCheckpoints(a, b);
       expect(r.changes).toEqual([
-        { kind: "scratchpad", op: "edited", heading: "Parser Investigation", a: 1, b: 1, fields: [{ pointer: "/state/scratchpad/1/tick", before: 2, after: 3 }] },
+        {
+          kind: "scratchpad",
+          op: "edited",
+          heading: "Parser Investigation",
+          a: 1,
+          b: 1,
+          fields: [{ pointer: "/state/scratchpad/1/tick", before: 2, after: 3 }],
+        },
         { kind: "scratchpad", op: "added", heading: "Release Plan", b: 2 },
       ]);
-      expect(r.summary.text).toBe('Scratchpad note "Parser Investigation" edited, scratchpad note "Release Plan" added');
+      expect(r.summary.text).toBe(
+        'Scratchpad note "Parser Investigation" edited, scratchpad note "Release Plan" added',
+      );
     });
     test("a note removed", () => {
       const cut = pad.indexOf("* Parser Investigation");

@@ -32,8 +32,15 @@ function sampleDoc(path: string) {
 
 const msgOps = (changes: Array<{ kind: string }>) =>
   (changes.filter((c) => c.kind === "message") as MessageChange[]).map((c) => [c.op, c.a ?? null, c.b ?? null]);
-const userMsg = (text: string): AgentMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: 1767225699000 });
-const firstUser = (ms: AgentMessage[]) => ms.findIndex((m) => m.role === "user" && (m as { content: Array<{ type: string }> }).content.some((b) => b.type === "text"));
+const userMsg = (text: string): AgentMessage => ({
+  role: "user",
+  content: [{ type: "text", text }],
+  timestamp: 1767225699000,
+});
+const firstUser = (ms: AgentMessage[]) =>
+  ms.findIndex(
+    (m) => m.role === "user" && (m as { content: Array<{ type: string }> }).content.some((b) => b.type === "text"),
+  );
 
 /** Write a canonical checkpoint with the format's own writer and read it back, as a second document of that format. */
 function roundTrip(format: string, cp: Checkpoint, name: string): Checkpoint {
@@ -50,9 +57,19 @@ const SESSION_EDITS: Record<string, (lines: Array<Record<string, unknown>>) => {
   // e1 ← e2 becomes e1 ← e9 ← e2: a message inserted at 1, and e2's parent link changed
   inserted: (lines) => {
     // parents come before children in the file, and the last line is the active leaf: e9 goes right after e1
-    lines.splice(1, 0, { id: "e9", parent_id: "e1", message: { role: "user", content: [{ type: "text", text: "an inserted question" }], timestamp: 1767225600001 }, timestamp: 1767225600002 });
+    lines.splice(1, 0, {
+      id: "e9",
+      parent_id: "e1",
+      message: { role: "user", content: [{ type: "text", text: "an inserted question" }], timestamp: 1767225600001 },
+      timestamp: 1767225600002,
+    });
     lines.find((l) => l.id === "e2")!.parent_id = "e9";
-    return { expect: [["inserted", null, 1], ["edited", 1, 2]] };
+    return {
+      expect: [
+        ["inserted", null, 1],
+        ["edited", 1, 2],
+      ],
+    };
   },
   // e2 ← e5 ← e6 becomes e2 ← e6 ← e5: e6 moved before e5 (both parent links changed)
   moved: (lines) => {
@@ -62,7 +79,12 @@ const SESSION_EDITS: Record<string, (lines: Array<Record<string, unknown>>) => {
     lines.find((l) => l.id === "e6")!.parent_id = "e2";
     lines.push(l5!); // the last line is the active leaf
     // an adjacent swap: both messages are reported as moved (#15 item 22), e5 also edited (its parent link)
-    return { expect: [["moved", 3, 2], ["moved", 2, 3]] };
+    return {
+      expect: [
+        ["moved", 3, 2],
+        ["moved", 2, 3],
+      ],
+    };
   },
 };
 
@@ -84,9 +106,15 @@ for (const [format, path] of Object.entries(SAMPLES)) {
       expect(msgOps(diffCheckpoints(a, b).changes)).toEqual([["appended", null, n]]);
     });
     const nativeEdit = (kind: string) => {
-      const lines = doc.text!.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = doc
+        .text!.split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const { expect: want } = SESSION_EDITS[kind]!(lines);
-      const b = readCheckpoint({ name: path, text: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" }, format).checkpoint;
+      const b = readCheckpoint(
+        { name: path, text: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" },
+        format,
+      ).checkpoint;
       return { b, want };
     };
     test("inserted", () => {
@@ -116,8 +144,16 @@ for (const [format, path] of Object.entries(SAMPLES)) {
       const c = r.changes[0] as MessageChange;
       expect(c.blocks?.[0]?.op).toBe("changed");
       expect(c.blocks?.[0]?.text).toMatchObject({ mode: "words" });
-      const parts = c.blocks![0]!.text!.mode === "words" ? (c.blocks![0]!.text as { parts: Array<{ value: string; added?: boolean }> }).parts : [];
-      expect(parts.filter((p) => p.added).map((p) => p.value).join("")).toBe(" (edited)");
+      const parts =
+        c.blocks![0]!.text!.mode === "words"
+          ? (c.blocks![0]!.text as { parts: Array<{ value: string; added?: boolean }> }).parts
+          : [];
+      expect(
+        parts
+          .filter((p) => p.added)
+          .map((p) => p.value)
+          .join(""),
+      ).toBe(" (edited)");
     });
     test("moved", () => {
       if (format === "yoagent-session") {
@@ -141,7 +177,10 @@ describe("cross-format comparison", () => {
   const doc = { name: path, text: readFileSync(path, "utf8") };
   test("a yoagent history and its phi-core conversion: the differences are exactly what the converter says it dropped", () => {
     const conv = convertDocument(doc, { from: "yoagent", to: "phi-core" });
-    const phi = readCheckpoint({ name: path, text: "text" in conv.output ? conv.output.text : "" }, "phi-core").checkpoint;
+    const phi = readCheckpoint(
+      { name: path, text: "text" in conv.output ? conv.output.text : "" },
+      "phi-core",
+    ).checkpoint;
     const a = readCheckpoint(doc, "yoagent").checkpoint;
     // phi-core's Usage always has `reasoning` (serde default 0): not a loss, ignored here
     const r = diffCheckpoints(a, phi, { ignore: ["/messages/*/usage/reasoning"] });
@@ -149,7 +188,9 @@ describe("cross-format comparison", () => {
     const lostIn = [...new Set(conv.lossy.map((l) => Number(l.pointer.split("/")[2])))].sort((x, y) => x - y);
     expect(lostIn.length).toBeGreaterThan(0);
     expect(msgOps(r.changes)).toEqual(lostIn.map((i) => ["edited", i, i]));
-    const pointers = (r.changes as MessageChange[]).flatMap((c) => [...(c.fields ?? []), ...(c.blocks ?? []).flatMap((b) => b.fields ?? [])].map((f) => f.pointer));
+    const pointers = (r.changes as MessageChange[]).flatMap((c) =>
+      [...(c.fields ?? []), ...(c.blocks ?? []).flatMap((b) => b.fields ?? [])].map((f) => f.pointer),
+    );
     expect(pointers.sort()).toEqual(conv.lossy.map((l) => l.pointer).sort());
 
     phi.messages.push(userMsg("and now?"));

@@ -30,8 +30,19 @@ function expectedConversation() {
     messages.push({ role: "user", content: text });
     const qs = text.split(";").map((q) => q.trim());
     const ids = qs.map(() => `call_${String(++call).padStart(3, "0")}`);
-    messages.push({ role: "assistant", content: qs.map((q, k) => ({ type: "tool-call", toolCallId: ids[k], toolName: "search", input: { query: q } })) });
-    messages.push({ role: "tool", content: qs.map((q, k) => ({ type: "tool-result", toolCallId: ids[k], toolName: "search", output: { type: "text", value: hits(q) } })) });
+    messages.push({
+      role: "assistant",
+      content: qs.map((q, k) => ({ type: "tool-call", toolCallId: ids[k], toolName: "search", input: { query: q } })),
+    });
+    messages.push({
+      role: "tool",
+      content: qs.map((q, k) => ({
+        type: "tool-result",
+        toolCallId: ids[k],
+        toolName: "search",
+        output: { type: "text", value: hits(q) },
+      })),
+    });
     messages.push({ role: "assistant", content: [{ type: "text", text: "Answer: " + qs.map(hits).join("; ") }] });
   }
   return messages;
@@ -39,7 +50,13 @@ function expectedConversation() {
 
 describe("a LangGraph thread against a deep-agent checkpoint of the same conversation (#10)", () => {
   const text = readFileSync(DEEP, "utf8");
-  const deep = JSON.parse(text) as { messages: unknown[]; step: number; state: unknown; createdAt: string; updatedAt: string };
+  const deep = JSON.parse(text) as {
+    messages: unknown[];
+    step: number;
+    state: unknown;
+    createdAt: string;
+    updatedAt: string;
+  };
 
   test("the deep-agent fixture has deep-agent's real shapes and is the same conversation", async () => {
     expect(Object.keys(deep)).toEqual(["threadId", "step", "messages", "state", "createdAt", "updatedAt"]);
@@ -67,22 +84,33 @@ describe("a LangGraph thread against a deep-agent checkpoint of the same convers
     // model and usage, which an AI SDK message has no place for
     const assistant = [1, 3, 5, 8];
     const messages = d.changes.filter((c: { kind: string }) => c.kind === "message");
-    expect(messages.map((c: { op: string; a: number; b: number }) => [c.op, c.a, c.b])).toEqual(assistant.map((i) => ["edited", i, i]));
+    expect(messages.map((c: { op: string; a: number; b: number }) => [c.op, c.a, c.b])).toEqual(
+      assistant.map((i) => ["edited", i, i]),
+    );
     for (const c of messages) {
       const n = c.a as number;
       expect(c.blocks).toBeUndefined();
-      expect([...c.fields].sort((x: { pointer: string }, y: { pointer: string }) => x.pointer.localeCompare(y.pointer))).toEqual([
+      expect(
+        [...c.fields].sort((x: { pointer: string }, y: { pointer: string }) => x.pointer.localeCompare(y.pointer)),
+      ).toEqual([
         { pointer: `/messages/${n}/model`, before: "fake-tool-caller" },
         { pointer: `/messages/${n}/usage`, before: { input: 10 * n, output: 7, totalTokens: 10 * n + 7 } },
       ]);
     }
     const usage = d.changes.find((c: { kind: string }) => c.kind === "usage");
     expect(usage.delta).toMatchObject({ input: -(10 + 30 + 50 + 80), output: -28 });
-    expect(d.changes.filter((c: { kind: string }) => c.kind === "model")).toEqual([{ kind: "model", field: "model", before: "fake-tool-caller" }]);
+    expect(d.changes.filter((c: { kind: string }) => c.kind === "model")).toEqual([
+      { kind: "model", field: "model", before: "fake-tool-caller" },
+    ]);
     // LangGraph's step is its super-step count, deep-agent's the model steps; deep-agent's Date has no microseconds
     expect(d.changes.filter((c: { kind: string }) => c.kind === "field")).toEqual([
       { kind: "field", pointer: "/step", before: 8, after: 4 },
-      { kind: "field", pointer: "/updatedAt", before: "2026-11-23T08:43:37.955824+00:00", after: "2026-11-23T08:43:37.955Z" },
+      {
+        kind: "field",
+        pointer: "/updatedAt",
+        before: "2026-11-23T08:43:37.955824+00:00",
+        after: "2026-11-23T08:43:37.955Z",
+      },
     ]);
     expect(d.changes).toHaveLength(assistant.length + 4);
     // deep-agent's createdAt (the same instant as LangGraph's ts) and its empty todos/files are defaults, said once
@@ -96,13 +124,26 @@ describe("a LangGraph thread against a deep-agent checkpoint of the same convers
     const db = join(dir, "python-a.sqlite");
     copyFileSync(STORE, db);
     const changed = join(dir, "a-chat-1.json");
-    writeFileSync(changed, text.replace("Answer: 3 hits for 'weather in Paris'", "Answer: 4 hits for 'weather in Paris'"));
+    writeFileSync(
+      changed,
+      text.replace("Answer: 3 hits for 'weather in Paris'", "Answer: 4 hits for 'weather in Paris'"),
+    );
     const r = await run(["diff", `sqlite:${db}#a-chat-1`, changed, "--json"]);
     const d = JSON.parse(r.out);
     const last = d.changes.find((c: { kind: string; a?: number }) => c.kind === "message" && c.a === 8);
     expect(last.blocks?.[0]).toMatchObject({ op: "changed", type: "text" });
     const words = last.blocks[0].text.parts;
-    expect(words.filter((p: { removed?: boolean }) => p.removed).map((p: { value: string }) => p.value).join("")).toBe("3");
-    expect(words.filter((p: { added?: boolean }) => p.added).map((p: { value: string }) => p.value).join("")).toBe("4");
+    expect(
+      words
+        .filter((p: { removed?: boolean }) => p.removed)
+        .map((p: { value: string }) => p.value)
+        .join(""),
+    ).toBe("3");
+    expect(
+      words
+        .filter((p: { added?: boolean }) => p.added)
+        .map((p: { value: string }) => p.value)
+        .join(""),
+    ).toBe("4");
   });
 });

@@ -18,7 +18,10 @@ const PHI = "fixtures/phi-core/valid/save_messages.v0.10.json";
 const DEEP = "fixtures/deepagent/valid/user_42_session_1.json";
 
 describe("a thread id derived from the file name is not content (#15 item 6)", () => {
-  for (const [format, sample] of [["yoagent", YO], ["phi-core", PHI]] as const) {
+  for (const [format, sample] of [
+    ["yoagent", YO],
+    ["phi-core", PHI],
+  ] as const) {
     test(`${format}: a file and its copy under another name are identical, said once`, async () => {
       const d = tmp();
       const a = join(d, "a.json");
@@ -30,7 +33,9 @@ describe("a thread id derived from the file name is not content (#15 item 6)", (
         expect(r.code, r.out + r.err).toBe(0);
         expect(r.out).toContain("Identical.");
         const notes = r.out.split("\n").filter((l) => l.startsWith("note:"));
-        expect(notes).toEqual([`note: thread id not compared: a's 'a' (${format}) and b's 'copy-of-a' (${format}) are derived from the file name or store key, not content`]);
+        expect(notes).toEqual([
+          `note: thread id not compared: a's 'a' (${format}) and b's 'copy-of-a' (${format}) are derived from the file name or store key, not content`,
+        ]);
         expect(r.out).not.toContain("/threadId");
       }
       const j = JSON.parse((await run(["diff", a, b, "--json"])).out);
@@ -55,7 +60,10 @@ describe("a thread id derived from the file name is not content (#15 item 6)", (
   test("a thread id that is content (deep-agent's threadId) is still compared", async () => {
     const d = tmp();
     const b = join(d, "other.json");
-    writeFileSync(b, readFileSync(DEEP, "utf8").replace('"threadId": "user:42/session#1"', '"threadId": "user:42/session#2"'));
+    writeFileSync(
+      b,
+      readFileSync(DEEP, "utf8").replace('"threadId": "user:42/session#1"', '"threadId": "user:42/session#2"'),
+    );
     const r = await run(["diff", DEEP, b]);
     expect(r.code).toBe(1);
     expect(r.out).toContain('/threadId: "user:42/session#1" → "user:42/session#2"');
@@ -72,9 +80,27 @@ describe("a swapped pair of messages is reported as two moved messages (#15 item
   };
   const cases = [
     // yoagent: [4] assistant and [5] the status_update extension message
-    { name: "yoagent", sample: YO, get: (d: unknown) => d as unknown[], i: 4, want: [["moved", 5, 4, "extension"], ["moved", 4, 5, "assistant"]] },
+    {
+      name: "yoagent",
+      sample: YO,
+      get: (d: unknown) => d as unknown[],
+      i: 4,
+      want: [
+        ["moved", 5, 4, "extension"],
+        ["moved", 4, 5, "assistant"],
+      ],
+    },
     // deep-agent: [1] assistant and [2] user
-    { name: "deepagent", sample: DEEP, get: (d: unknown) => (d as { messages: unknown[] }).messages, i: 1, want: [["moved", 2, 1, "user"], ["moved", 1, 2, "assistant"]] },
+    {
+      name: "deepagent",
+      sample: DEEP,
+      get: (d: unknown) => (d as { messages: unknown[] }).messages,
+      i: 1,
+      want: [
+        ["moved", 2, 1, "user"],
+        ["moved", 1, 2, "assistant"],
+      ],
+    },
   ];
   for (const c of cases) {
     test(`${c.name}: messages ${c.i} and ${c.i + 1} swapped`, async () => {
@@ -84,7 +110,9 @@ describe("a swapped pair of messages is reported as two moved messages (#15 item
       const r = await run(["diff", c.sample, b, "--json"]);
       expect(r.code).toBe(1);
       const j = JSON.parse(r.out);
-      expect(j.changes.map((x: { op: string; a: number; b: number; role: string }) => [x.op, x.a, x.b, x.role])).toEqual(c.want);
+      expect(
+        j.changes.map((x: { op: string; a: number; b: number; role: string }) => [x.op, x.a, x.b, x.role]),
+      ).toEqual(c.want);
       expect(j.summary.text).toBe("2 messages moved");
       const t = await run(["diff", c.sample, b]);
       expect(t.out).toContain(`↕ [${c.i + 1} → ${c.i}] moved ${c.want[0]![3]}:`);
@@ -125,7 +153,9 @@ describe("--format is the input format in diff too; the output is --reporter (#1
       const r = await run(["diff", YO, YO, "--format", v]);
       expect(r.code).toBe(0);
       check(r.out);
-      expect(r.err).toBe(`ckpt diff: --format ${v} is deprecated for the output: use --reporter ${v} (--format names the input format, as in the other commands)\n`);
+      expect(r.err).toBe(
+        `ckpt diff: --format ${v} is deprecated for the output: use --reporter ${v} (--format names the input format, as in the other commands)\n`,
+      );
     }
   });
   test("conflicts are usage errors (exit 2)", async () => {

@@ -21,7 +21,8 @@ const formats = readdirSync(FIXTURES).filter((f) => (FORMAT_NAMES as readonly st
 
 test("every format has valid fixtures, and invalid or warn ones (none is skipped for want of fixtures)", () => {
   const missing = FORMAT_NAMES.filter((f) => {
-    const has = (kind: string) => existsSync(join(FIXTURES, f, kind)) && readdirSync(join(FIXTURES, f, kind)).length > 0;
+    const has = (kind: string) =>
+      existsSync(join(FIXTURES, f, kind)) && readdirSync(join(FIXTURES, f, kind)).length > 0;
     return !has("valid") || !(has("invalid") || has("warn"));
   });
   expect(missing, "fixtures/<format>/valid and fixtures/<format>/{invalid|warn} for every format").toEqual([]);
@@ -43,7 +44,10 @@ for (const format of formats) {
             const r = await runValidation([rel], io, { format });
             const f = r.files[0]!;
             expect(f.fatal, JSON.stringify(f.fatal)).toBeUndefined();
-            expect(f.issues.filter((i) => i.severity === "error"), JSON.stringify(f.issues)).toEqual([]);
+            expect(
+              f.issues.filter((i) => i.severity === "error"),
+              JSON.stringify(f.issues),
+            ).toEqual([]);
             expect(exitCodeOf(r)).toBe(0);
             return;
           }
@@ -75,7 +79,10 @@ test("every expect file belongs to a case", () => {
       const dir = join(FIXTURES, format, kind);
       if (!existsSync(dir)) continue;
       for (const e of readdirSync(dir).filter((f) => f.endsWith(".expect.json"))) {
-        expect(existsSync(join(dir, e.slice(0, -".expect.json".length))), `${format}/${kind}/${e} has no case beside it`).toBe(true);
+        expect(
+          existsSync(join(dir, e.slice(0, -".expect.json".length))),
+          `${format}/${kind}/${e} has no case beside it`,
+        ).toBe(true);
       }
     }
   }
@@ -90,7 +97,10 @@ test("an amacs case folder counts as one case", () => {
       for (const c of readdirSync(dir)) {
         if (statSync(join(dir, c)).isDirectory()) {
           const names = readdirSync(join(dir, c));
-          expect(names.some((n) => n === "agent-chat.org" || n === "scratchpad.org"), `${format}/${kind}/${c}`).toBe(true);
+          expect(
+            names.some((n) => n === "agent-chat.org" || n === "scratchpad.org"),
+            `${format}/${kind}/${c}`,
+          ).toBe(true);
         }
       }
     }

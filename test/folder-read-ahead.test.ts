@@ -6,7 +6,19 @@
  * end, an early `return()`, a migration that stops, the store's close) and never keep the process alive.
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -106,10 +118,22 @@ describe("read-ahead scan = synchronous scan", () => {
     const s = await scanAll(`file:${d}`);
     const ids = s.records.map((r) => r.threadId);
     for (let i = 0; i < 40; i++) expect(ids).toContain(`thread-${i}`);
-    expect(ids).toEqual(expect.arrayContaining(["123456789", "session.v0.18", "sess-1", "truncated", "not-json", "lost thread/1", "home-a"]));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        "123456789",
+        "session.v0.18",
+        "sess-1",
+        "truncated",
+        "not-json",
+        "lost thread/1",
+        "home-a",
+      ]),
+    );
     expect(ids.filter((id) => id === "thread-3")).toHaveLength(1);
     expect(s.records.find((r) => r.threadId === "thread-3")!.text).toBe(doc("thread-3", 3));
-    expect(s.passedOver.rejected.map((r) => [r.path.slice(d.length + 1), r.threadId])).toEqual([["copy-of-thread-3.json", "thread-3"]]);
+    expect(s.passedOver.rejected.map((r) => [r.path.slice(d.length + 1), r.threadId])).toEqual([
+      ["copy-of-thread-3.json", "thread-3"],
+    ]);
     expect(reasonOf(s, "gone.json")).toBe("removed while the folder was read");
     expect(reasonOf(s, "folder-link.json")).toBe("unreadable: EISDIR");
     expect(reasonOf(s, "loop.json")).toBe("unreadable: ELOOP");
@@ -172,8 +196,11 @@ describe("files removed while the folder is read ahead", () => {
     const first = await it.next();
     for (const r of first.value!) records.set(r.threadId, r.text);
     for (let i = 0; i < n; i++) unlinkSync(join(d, `thread-${i}.json`));
-    for (let r = await it.next(); !r.done; r = await it.next()) for (const x of r.value) expect(records.has(x.threadId)).toBe(false), records.set(x.threadId, x.text);
-    const removed = s.passedOver!().ignored.filter((e) => e.reason === "removed while the folder was read").map((e) => e.path.slice(d.length + 1));
+    for (let r = await it.next(); !r.done; r = await it.next())
+      for (const x of r.value) expect(records.has(x.threadId)).toBe(false), records.set(x.threadId, x.text);
+    const removed = s.passedOver!()
+      .ignored.filter((e) => e.reason === "removed while the folder was read")
+      .map((e) => e.path.slice(d.length + 1));
     await s.close();
     const read = [...records.keys()].filter((id) => id.startsWith("thread-"));
     for (const id of read) expect(records.get(id)).toBe(doc(id, Number(id.slice(7))));
@@ -218,14 +245,25 @@ describe("the reader worker ends with the scan", () => {
 
   it("when the worker fails, this thread reads the rest: the same entries", async () => {
     const track = new Set<{ close(): Promise<void> }>();
-    const listing = (): Iterator<Listed> => readdirSync(d, { withFileTypes: true }).map((e) => ({ name: e.name, dir: e.isDirectory() }))[Symbol.iterator]();
+    const listing = (): Iterator<Listed> =>
+      readdirSync(d, { withFileTypes: true })
+        .map((e) => ({ name: e.name, dir: e.isDirectory() }))
+        [Symbol.iterator]();
     const all = async (kill: boolean) => {
       const out = [];
       const files = readAheadStats.files;
-      for await (const es of readAheadEntries(d, listing(), { threshold: 0, group: 8, window: 2, track, waitForReader: true })) {
+      for await (const es of readAheadEntries(d, listing(), {
+        threshold: 0,
+        group: 8,
+        window: 2,
+        track,
+        waitForReader: true,
+      })) {
         out.push(...es);
         // a reader killed from outside (as an out-of-memory end would): its requests are read here
-        if (kill && readAheadStats.files - files >= 16) for (const r of track) await (r as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+        if (kill && readAheadStats.files - files >= 16)
+          for (const r of track)
+            await (r as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
       }
       return { out, ahead: readAheadStats.files - files };
     };
@@ -242,7 +280,8 @@ describe("no reader keeps the process alive (a child process on the built packag
   const d = mixedFolder(2000);
   const dist = (p: string) => JSON.stringify(join(root, "dist", p));
   const run = (body: string) => {
-    if (!existsSync(join(root, "dist", "savers", "folder-read-ahead.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+    if (!existsSync(join(root, "dist", "savers", "folder-read-ahead.js")))
+      execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
     const code = `
       import { openSaver } from ${dist("savers/index.js")};
       import { migrate } from ${dist("core/migrate.js")};
@@ -269,7 +308,11 @@ describe("no reader keeps the process alive (a child process on the built packag
 
   it("a migration stopped early (--strict at a rejected record) ends its reader", () => {
     const bad = tmp();
-    for (let i = 0; i < 2000; i++) writeFileSync(join(bad, `thread-${i}.json`), i % 100 === 7 ? `{"threadId": "thread-${i}",` : doc(`thread-${i}`, i));
+    for (let i = 0; i < 2000; i++)
+      writeFileSync(
+        join(bad, `thread-${i}.json`),
+        i % 100 === 7 ? `{"threadId": "thread-${i}",` : doc(`thread-${i}`, i),
+      );
     const r = run(`
       const s = await openSaver(${JSON.stringify(`file:${bad}`)});
       const t = await openSaver("memory:read-ahead-strict");

@@ -81,7 +81,10 @@ describe("format conformance", () => {
         const all = detectAll(fx.doc);
         const mine = all.find((d) => d.format === fx.format);
         expect(mine, `${fx.format} does not claim it: ${JSON.stringify(all)}`).toBeDefined();
-        const rivals = all.filter((d) => d.format !== fx.format && d.confidence >= mine!.confidence && !AMBIGUOUS.has(`${fx.format}|${d.format}`));
+        const rivals = all.filter(
+          (d) =>
+            d.format !== fx.format && d.confidence >= mine!.confidence && !AMBIGUOUS.has(`${fx.format}|${d.format}`),
+        );
         expect(rivals).toEqual([]);
       });
       test("loads: native schema and loader rules accept it", () => {
@@ -106,7 +109,10 @@ describe("format conformance", () => {
       test("canonical → native → canonical is identical (through the written text)", () => {
         const cp = a.toCanonical(a.parse(fx.doc), fx.doc);
         const written = a.serialize(a.fromCanonical(cp, { lossy: [] }));
-        const doc2: SourceDoc = { name: fx.doc.name, ...("text" in written ? { text: written.text } : { files: written.files }) };
+        const doc2: SourceDoc = {
+          name: fx.doc.name,
+          ...("text" in written ? { text: written.text } : { files: written.files }),
+        };
         expect(a.toCanonical(a.parse(doc2), doc2)).toEqual(cp);
       });
     });
@@ -156,14 +162,22 @@ describe("conversion matrix: every sample × every format", () => {
         }
         const t = adapters[to];
         const text = r.output;
-        const doc2: SourceDoc = { name: fx.doc.name, ...("text" in text ? { text: text.text } : { files: text.files }) };
+        const doc2: SourceDoc = {
+          name: fx.doc.name,
+          ...("text" in text ? { text: text.text } : { files: text.files }),
+        };
         const back = t.toCanonical(t.parse(doc2), doc2);
         if (r.lossy.length === 0) {
           // nothing reported lost: the conversation itself must come back unchanged
           expect(essence(back)).toEqual(essence(cp));
         } else {
           // what is not reported lost must still be there: every message not named in the report keeps its essence
-          const named = new Set(r.lossy.map((n) => /^\/messages\/(\d+)/.exec(n.pointer)?.[1]).filter(Boolean).map(Number));
+          const named = new Set(
+            r.lossy
+              .map((n) => /^\/messages\/(\d+)/.exec(n.pointer)?.[1])
+              .filter(Boolean)
+              .map(Number),
+          );
           const keep = essence(cp).filter((_m, i) => !named.has(i));
           const got = essence(back);
           for (const m of keep) expect(got).toContainEqual(m);

@@ -7,7 +7,6 @@ import { getAdapter } from "../src/formats/index.js";
 import { validators } from "../src/generated/validators.js";
 import type { LossyNote } from "../src/formats/types.js";
 
-
 const fixture = (p: string) => join(import.meta.dirname, "..", "fixtures", "deepagent", p);
 const doc = (path: string) => ({ name: path, text: readFileSync(path, "utf8") });
 
@@ -27,8 +26,15 @@ describe("deepagent adapter", () => {
     const roles = cp.messages.map((m) => m.role);
     // the tool message with 7 parts becomes 6 toolResult messages + 1 carried approval response
     expect(roles.filter((r) => r === "toolResult").length).toBeGreaterThanOrEqual(5);
-    const call = cp.messages.flatMap((m) => ("content" in m && Array.isArray(m.content) ? m.content : [])).find((c) => c.type === "toolCall" && c.id === "call_1");
-    expect(call).toMatchObject({ type: "toolCall", id: "call_1", name: "read_file", arguments: { file_path: "/a.md" } });
+    const call = cp.messages
+      .flatMap((m) => ("content" in m && Array.isArray(m.content) ? m.content : []))
+      .find((c) => c.type === "toolCall" && c.id === "call_1");
+    expect(call).toMatchObject({
+      type: "toolCall",
+      id: "call_1",
+      name: "read_file",
+      arguments: { file_path: "/a.md" },
+    });
     const back = a.fromCanonical(cp, { lossy: [] });
     for (const m of back.messages) expect(modelMessageSchema.safeParse(m).success).toBe(true);
     expect(a.serialize(back)).toEqual({ text: d.text });
@@ -43,7 +49,9 @@ describe("deepagent adapter", () => {
     expect(validators["formats/deepagent/checkpoint"](out)).toBe(true);
     for (const m of out.messages) expect(modelMessageSchema.safeParse(m).success).toBe(true);
     // tool results grouped into role:"tool" messages with AI SDK outputs
-    const tool = out.messages.find((m) => m.role === "tool") as { content: Array<{ type: string; output: { type: string } }> };
+    const tool = out.messages.find((m) => m.role === "tool") as {
+      content: Array<{ type: string; output: { type: string } }>;
+    };
     expect(tool.content[0]!.type).toBe("tool-result");
     expect(lossy.some((n) => n.field === "timestamp")).toBe(true);
     expect(lossy.some((n) => n.field === "usage")).toBe(true);
@@ -54,7 +62,12 @@ describe("deepagent adapter", () => {
     const n = a.parse(d);
     const issues = a.lint!(n, d);
     expect(issues).toHaveLength(1);
-    expect(issues[0]).toMatchObject({ rule: "lint/deepagent-binary-object", pointer: "/messages/0/content/0/image", line: 10, column: 20 });
+    expect(issues[0]).toMatchObject({
+      rule: "lint/deepagent-binary-object",
+      pointer: "/messages/0/content/0/image",
+      line: 10,
+      column: 20,
+    });
     expect(issues[0]!.message).toMatch(/base64/);
     const cp = a.toCanonical(n, d);
     // bytes 137 80 78 71 are "\x89PNG" → base64 "iVBORw=="

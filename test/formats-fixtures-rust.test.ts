@@ -18,7 +18,9 @@ function issuesOf(a: FormatAdapter, doc: SourceDoc): Issue[] {
   const native = a.parse(doc);
   const loc = jsonLocator(doc.text!);
   // the schema's errors as every command reports them (pruned to the meant branch, unknown tags explained)
-  const out: Issue[] = schemaIssues(a.schema, native, doc.name, (p) => (a.locate ? a.locate(native, p, doc) : loc.locate(p)));
+  const out: Issue[] = schemaIssues(a.schema, native, doc.name, (p) =>
+    a.locate ? a.locate(native, p, doc) : loc.locate(p),
+  );
   out.push(...(a.lint?.(native, doc) ?? []));
   return out;
 }

@@ -20,10 +20,33 @@ describe("swarmer adapter", () => {
     const cp = a.toCanonical(a.parse(d), d);
     expect(validators.Checkpoint(cp)).toBe(true);
     expect(cp.threadId).toBe("3f1c2b9e-8a47-4d2a-9a51-2f6f0d0c7e11");
-    expect(cp.messages[1]).toMatchObject({ role: "assistant", model: "gpt-4", content: [{ type: "toolCall", id: "call_Jx8b2kQ1", name: "add_memory", arguments: { content: "User likes green tea", importance: 6 } }] });
-    expect(cp.messages[2]).toMatchObject({ role: "toolResult", toolCallId: "call_Jx8b2kQ1", toolName: "add_memory", isError: false });
+    expect(cp.messages[1]).toMatchObject({
+      role: "assistant",
+      model: "gpt-4",
+      content: [
+        {
+          type: "toolCall",
+          id: "call_Jx8b2kQ1",
+          name: "add_memory",
+          arguments: { content: "User likes green tea", importance: 6 },
+        },
+      ],
+    });
+    expect(cp.messages[2]).toMatchObject({
+      role: "toolResult",
+      toolCallId: "call_Jx8b2kQ1",
+      toolName: "add_memory",
+      isError: false,
+    });
     expect(cp.messages[6]).toMatchObject({ role: "toolResult", toolName: "create_persona", isError: true });
-    expect(Object.keys(cp.state.contexts as object)).toEqual(["PersonaContext", "MemoryContext", "TimeContext", "CryptoContext", "DebugContext", "SearchContext"]);
+    expect(Object.keys(cp.state.contexts as object)).toEqual([
+      "PersonaContext",
+      "MemoryContext",
+      "TimeContext",
+      "CryptoContext",
+      "DebugContext",
+      "SearchContext",
+    ]);
   });
 
   it("writes back exactly what Python's json.dump(indent=2) wrote", () => {
@@ -43,7 +66,9 @@ describe("swarmer adapter", () => {
     expect(validators["formats/swarmer/agent-state"](native)).toBe(true);
     const text = (a.serialize(native) as { text: string }).text;
     expect(text).toContain('"content": "caf\\u00e9 \\u2615"');
-    const call = native.message_log.find((m) => Array.isArray(m.tool_calls)) as { tool_calls: Array<{ function: { arguments: string } }> };
+    const call = native.message_log.find((m) => Array.isArray(m.tool_calls)) as {
+      tool_calls: Array<{ function: { arguments: string } }>;
+    };
     expect(call.tool_calls[0]!.function.arguments).toMatch(/^\{"[a-z_]+": /); // json.dumps: ", " and ": "
     expect(lossy.some((n) => n.field === "timestamp")).toBe(true);
     expect(lossy.some((n) => n.field === "image")).toBe(true);
@@ -52,10 +77,19 @@ describe("swarmer adapter", () => {
   it("a file cut short mid-write is recognised and reported with its position (exit 3)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ckpt-swarmer-"));
     const cut = join(dir, "agent_1.pkl");
-    writeFileSync(cut, d.text.slice(0, d.text.indexOf('"ToolCreationContext') > 0 ? d.text.indexOf('"ToolCreationContext') : 1500));
+    writeFileSync(
+      cut,
+      d.text.slice(0, d.text.indexOf('"ToolCreationContext') > 0 ? d.text.indexOf('"ToolCreationContext') : 1500),
+    );
     expect(a.detect(doc(cut)).confidence).toBeGreaterThan(0.5);
     let err = "";
-    const io: CliIO = { stdout: { write: (s: string) => ((err += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: { NO_COLOR: "1" }, cwd: process.cwd() };
+    const io: CliIO = {
+      stdout: { write: (s: string) => ((err += s), true) },
+      stderr: { write: (s: string) => ((err += s), true) },
+      stdin: Readable.from([]),
+      env: { NO_COLOR: "1" },
+      cwd: process.cwd(),
+    };
     expect(await main(["validate", cut], io)).toBe(3);
     expect(err).toMatch(/agent_1\.pkl:\d+:\d+: .*Swarmer file cut short mid-write/);
   });

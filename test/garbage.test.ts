@@ -4,7 +4,17 @@
  * arrays) are generated here into a temp dir.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync, mkdirSync, existsSync, readFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+  openSync,
+  writeSync,
+  closeSync,
+  mkdirSync,
+  existsSync,
+  readFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -42,12 +52,24 @@ const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)|i
 describe("small garbage files", () => {
   // positions counted by hand: the NUL is byte 34 (0-based) of binary.json; truncated.json ends after column 85 of line 2
   const cases: Array<[string, RegExp]> = [
-    ["binary.json", /^fixtures\/garbage\/binary\.json: error: binary data \(a NUL byte at offset 34\): expected a UTF-8 text document input\/binary$/],
-    ["truncated.json", /^fixtures\/garbage\/truncated\.json:2:86: error: invalid JSON: expected .}. \(the document ends early: truncated\?\) input\/json-syntax$/],
+    [
+      "binary.json",
+      /^fixtures\/garbage\/binary\.json: error: binary data \(a NUL byte at offset 34\): expected a UTF-8 text document input\/binary$/,
+    ],
+    [
+      "truncated.json",
+      /^fixtures\/garbage\/truncated\.json:2:86: error: invalid JSON: expected .}. \(the document ends early: truncated\?\) input\/json-syntax$/,
+    ],
     ["empty.json", /^fixtures\/garbage\/empty\.json: error: empty file: expected a checkpoint document input\/empty$/],
-    ["latin1.json", /^fixtures\/garbage\/latin1\.json: error: not valid UTF-8.*: expected a UTF-8 text document input\/encoding$/],
+    [
+      "latin1.json",
+      /^fixtures\/garbage\/latin1\.json: error: not valid UTF-8.*: expected a UTF-8 text document input\/encoding$/,
+    ],
     ["not-json.json", /^fixtures\/garbage\/not-json\.json:1:1: error: invalid JSON: .* input\/json-syntax$/],
-    ["proto-keys.json", /^fixtures\/garbage\/proto-keys\.json: error: cannot tell the format: .*--format\) input\/unknown-format$/],
+    [
+      "proto-keys.json",
+      /^fixtures\/garbage\/proto-keys\.json: error: cannot tell the format: .*--format\) input\/unknown-format$/,
+    ],
   ];
   for (const [name, want] of cases) {
     test(name, async () => {
@@ -65,7 +87,9 @@ describe("small garbage files", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const r = await run(["validate", `${G}/proto-keys.json`, "--format", "ckpt", "--json"]);
     const issues = JSON.parse(r.out).files[0].issues;
-    expect(issues).toContainEqual(expect.objectContaining({ rule: "lint/prototype-key", pointer: "/__proto__", line: 1, column: 15 }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({ rule: "lint/prototype-key", pointer: "/__proto__", line: 1, column: 15 }),
+    );
     expect(issues).toContainEqual(expect.objectContaining({ rule: "lint/prototype-key", pointer: "/constructor" }));
   });
 });
@@ -74,7 +98,9 @@ describe("paths and streams", () => {
   test("missing path", async () => {
     const r = await run(["validate", "no/such/file.json"]);
     expect(r.code).toBe(3);
-    expect(lineFor(r.out, "no/such/file.json")).toEqual(["no/such/file.json: error: no such file or directory input/missing"]);
+    expect(lineFor(r.out, "no/such/file.json")).toEqual([
+      "no/such/file.json: error: no such file or directory input/missing",
+    ]);
   });
   test("a directory with nothing to validate", async () => {
     mkdirSync(join(dir, "empty-dir"));
@@ -86,7 +112,9 @@ describe("paths and streams", () => {
   test("empty stdin", async () => {
     const r = await run(["validate", "-"], "");
     expect(r.code).toBe(3);
-    expect(lineFor(r.out, "<stdin>")).toEqual(["<stdin>: error: empty file: expected a checkpoint document input/empty"]);
+    expect(lineFor(r.out, "<stdin>")).toEqual([
+      "<stdin>: error: empty file: expected a checkpoint document input/empty",
+    ]);
   });
   test("binary stdin", async () => {
     const r = await run(["validate", "-"], Buffer.from([0x7b, 0x00, 0x7d]));
@@ -95,11 +123,20 @@ describe("paths and streams", () => {
   });
   test("diff, show, convert, view and replay of a truncated file name the JSON error's place, as validate does (diff said 'cannot tell the format')", async () => {
     const ok = "fixtures/yoagent/valid/save_messages.v0.18.json";
-    for (const argv of [["diff", `${G}/truncated.json`, ok], ["diff", ok, `${G}/truncated.json`], ["show", `${G}/truncated.json`], ["convert", `${G}/truncated.json`, "-t", "ckpt"], ["replay", `${G}/truncated.json`], ["view", `${G}/truncated.json`, "-o", join(dir, "v.html")]]) {
+    for (const argv of [
+      ["diff", `${G}/truncated.json`, ok],
+      ["diff", ok, `${G}/truncated.json`],
+      ["show", `${G}/truncated.json`],
+      ["convert", `${G}/truncated.json`, "-t", "ckpt"],
+      ["replay", `${G}/truncated.json`],
+      ["view", `${G}/truncated.json`, "-o", join(dir, "v.html")],
+    ]) {
       const r = await run(argv);
       expect(r.code, argv.join(" ")).toBe(3);
       // the place counted by hand for truncated.json (see "small garbage files")
-      expect(r.err, argv.join(" ")).toBe(`ckpt: ${G}/truncated.json:2:86: invalid JSON: expected '}' (the document ends early: truncated?)\n`);
+      expect(r.err, argv.join(" ")).toBe(
+        `ckpt: ${G}/truncated.json:2:86: invalid JSON: expected '}' (the document ends early: truncated?)\n`,
+      );
     }
     expect(existsSync(join(dir, "v.html"))).toBe(false);
   });
@@ -133,9 +170,15 @@ describe("big inputs", () => {
     const n = 100_000;
     let size = 0;
     for (let i = 0; i < n; i++) {
-      const m = i % 2 === 0
-        ? { role: "user", content: [{ type: "text", text }], timestamp: 1_700_000_000_000 + i }
-        : { role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 1_700_000_000_000 + i };
+      const m =
+        i % 2 === 0
+          ? { role: "user", content: [{ type: "text", text }], timestamp: 1_700_000_000_000 + i }
+          : {
+              role: "assistant",
+              content: [{ type: "text", text }],
+              stopReason: "stop",
+              timestamp: 1_700_000_000_000 + i,
+            };
       const s = JSON.stringify(m) + (i < n - 1 ? ",\n" : "\n");
       size += s.length;
       writeSync(fd, s);
@@ -147,7 +190,9 @@ describe("big inputs", () => {
     const r = await run(["validate", p, "--json"]);
     expect(r.code).toBe(1);
     const f = JSON.parse(r.out).files[0];
-    expect(f.issues).toEqual([expect.objectContaining({ rule: "schema/enum", pointer: `/messages/${n}/stopReason`, line: n + 2 })]);
+    expect(f.issues).toEqual([
+      expect.objectContaining({ rule: "schema/enum", pointer: `/messages/${n}/stopReason`, line: n + 2 }),
+    ]);
   });
 });
 
@@ -155,14 +200,21 @@ describe("the real binary (after npm run build)", () => {
   const bin = join(ROOT, "bin/ckpt.js");
   const spawn = async (args: string[], input?: Buffer) => {
     const { spawnSync } = await import("node:child_process");
-    const r = spawnSync(process.execPath, [bin, ...args], { cwd: ROOT, input, env: { ...process.env, NO_COLOR: "1" }, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [bin, ...args], {
+      cwd: ROOT,
+      input,
+      env: { ...process.env, NO_COLOR: "1" },
+      encoding: "utf8",
+    });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
   test("binary on stdin and a truncated file: one line each, exit 3, no stack", async () => {
     expect(existsSync(join(ROOT, "dist/cli/main.js")), "run npm run build first").toBe(true);
     const a = await spawn(["validate", "-"], Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
     expect(a.code).toBe(3);
-    expect(a.out.split("\n")[0]).toBe("<stdin>: error: binary data (a NUL byte at offset 4): expected a UTF-8 text document input/binary");
+    expect(a.out.split("\n")[0]).toBe(
+      "<stdin>: error: binary data (a NUL byte at offset 4): expected a UTF-8 text document input/binary",
+    );
     noStack(a.out + a.err);
     const b = await spawn(["validate", `${G}/truncated.json`]);
     expect(b.code).toBe(3);
@@ -173,17 +225,46 @@ describe("the real binary (after npm run build)", () => {
     const { spawnSync } = await import("node:child_process");
     // bin/ckpt.js requires the CommonJS bundle: every file it loaded is in require.cache when the process exits
     const hook = join(dir, "trace-hook.cjs");
-    writeFileSync(hook, 'process.on("exit", () => require("node:fs").writeSync(2, Object.keys(require.cache).map((f) => "LOAD " + f + "\\n").join("")));\n');
-    const r = spawnSync(process.execPath, ["--require", hook, bin, "validate", "fixtures/yoagent/valid/save_messages.v0.18.json"], { cwd: ROOT, encoding: "utf8" });
+    writeFileSync(
+      hook,
+      'process.on("exit", () => require("node:fs").writeSync(2, Object.keys(require.cache).map((f) => "LOAD " + f + "\\n").join("")));\n',
+    );
+    const r = spawnSync(
+      process.execPath,
+      ["--require", hook, bin, "validate", "fixtures/yoagent/valid/save_messages.v0.18.json"],
+      { cwd: ROOT, encoding: "utf8" },
+    );
     expect(r.status).toBe(0);
-    const files = r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).map((l) => l.slice(5));
+    const files = r.stderr
+      .split("\n")
+      .filter((l) => l.startsWith("LOAD "))
+      .map((l) => l.slice(5));
     // a chunk of the bundle (dist/bundle/) holds many modules, each after a "//#region <path>" line
     const loaded = files.flatMap((f) =>
-      f.includes("/dist/bundle/") ? [f, ...[...readFileSync(f, "utf8").matchAll(/^\/\/ (?:#region )?((?:dist|node_modules)\/\S+)$/gm)].map((m) => "/" + m[1])] : [f],
+      f.includes("/dist/bundle/")
+        ? [
+            f,
+            ...[...readFileSync(f, "utf8").matchAll(/^\/\/ (?:#region )?((?:dist|node_modules)\/\S+)$/gm)].map(
+              (m) => "/" + m[1],
+            ),
+          ]
+        : [f],
     );
     expect(loaded.some((u) => u.includes("/dist/core/document.js"))).toBe(true); // the trace works
-    for (const heavy of ["/ioredis/", "/pg/", "/better-sqlite3/", "/node_modules/ai/", "/zod/", "/dist/cli/diff.js", "/dist/core/convert.js", "/micromatch/"]) {
-      expect(loaded.filter((u) => u.includes(heavy)), heavy).toEqual([]);
+    for (const heavy of [
+      "/ioredis/",
+      "/pg/",
+      "/better-sqlite3/",
+      "/node_modules/ai/",
+      "/zod/",
+      "/dist/cli/diff.js",
+      "/dist/core/convert.js",
+      "/micromatch/",
+    ]) {
+      expect(
+        loaded.filter((u) => u.includes(heavy)),
+        heavy,
+      ).toEqual([]);
     }
   });
 });
@@ -226,8 +307,15 @@ describe("deep nesting inside a value any schema accepts", () => {
     try {
       const p = join(dir, "deep-args.json");
       const deep = "[".repeat(100_000) + "]".repeat(100_000);
-      writeFileSync(p, `{"schemaVersion":1,"threadId":"t","step":0,"state":{},"messages":[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":${deep}}]}]}`);
-      for (const argv of [["diff", p, p], ["convert", p, "-t", "deepagent", "--allow-lossy", "-o", join(dir, "o.json")], ["show", p]]) {
+      writeFileSync(
+        p,
+        `{"schemaVersion":1,"threadId":"t","step":0,"state":{},"messages":[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":${deep}}]}]}`,
+      );
+      for (const argv of [
+        ["diff", p, p],
+        ["convert", p, "-t", "deepagent", "--allow-lossy", "-o", join(dir, "o.json")],
+        ["show", p],
+      ]) {
         const r = await run(argv);
         expect(r.code, argv[0]).toBe(3);
         expect(r.all, argv[0]).toMatch(/nested too deeply/);

@@ -22,18 +22,29 @@ const before = new Set(readdirSync(process.cwd()));
 /** the test is meaningful only when the process runs elsewhere */
 expect(resolve(dir)).not.toBe(process.cwd());
 
-const threadsIn = (db: string) => (new Database(db, { readonly: true }).prepare("SELECT thread_id FROM ckpt_checkpoints ORDER BY thread_id").all() as Array<{ thread_id: string }>).map((r) => r.thread_id);
+const threadsIn = (db: string) =>
+  (
+    new Database(db, { readonly: true })
+      .prepare("SELECT thread_id FROM ckpt_checkpoints ORDER BY thread_id")
+      .all() as Array<{ thread_id: string }>
+  ).map((r) => r.thread_id);
 
 describe("relative store paths are taken from io.cwd", () => {
   it("migrate file:saved → sqlite:copy.db creates copy.db in io.cwd, and the reading commands find it there", async () => {
-    const m = await runCli(["migrate", "--from", "file:saved", "--to", "sqlite:copy.db", "--journal", "j.journal"], { cwd: dir });
+    const m = await runCli(["migrate", "--from", "file:saved", "--to", "sqlite:copy.db", "--journal", "j.journal"], {
+      cwd: dir,
+    });
     expect(m.code, m.err).toBe(0);
     expect(existsSync(join(dir, "copy.db"))).toBe(true);
     expect(threadsIn(join(dir, "copy.db"))).toEqual(["explicit-messages-thread", "user:42/session#1"]);
 
     const ls = await runCli(["ls", "sqlite:copy.db", "--json"], { cwd: dir });
     expect(ls.code, ls.err).toBe(0);
-    expect(JSON.parse(ls.out).map((r: { threadId: string }) => r.threadId).sort()).toEqual(["explicit-messages-thread", "user:42/session#1"]);
+    expect(
+      JSON.parse(ls.out)
+        .map((r: { threadId: string }) => r.threadId)
+        .sort(),
+    ).toEqual(["explicit-messages-thread", "user:42/session#1"]);
     for (const argv of [
       ["ls", "copy.db"],
       ["ls", "saved"],
@@ -59,7 +70,21 @@ describe("relative store paths are taken from io.cwd", () => {
 
   it("replay continue --save-to sqlite:replayed.db writes into io.cwd", async () => {
     const doc = join(ROOT, "fixtures", "replay", "tools.ckpt.json");
-    const r = await runCli(["replay", "continue", doc, "--prompt", "next?", "--provider", `script:${join(ROOT, "fixtures", "replay", "script-done.json")}`, "--save-to", "sqlite:replayed.db#t1", "-q"], { cwd: dir });
+    const r = await runCli(
+      [
+        "replay",
+        "continue",
+        doc,
+        "--prompt",
+        "next?",
+        "--provider",
+        `script:${join(ROOT, "fixtures", "replay", "script-done.json")}`,
+        "--save-to",
+        "sqlite:replayed.db#t1",
+        "-q",
+      ],
+      { cwd: dir },
+    );
     expect(r.code, r.err).toBe(0);
     expect(threadsIn(join(dir, "replayed.db"))).toEqual(["t1"]);
   });
@@ -79,7 +104,16 @@ describe("storeAt", () => {
     expect(storeAt("folder", elsewhere)).toBe("/some/where/folder");
   });
   it("leaves absolute paths, remote stores, memory stores and the process's own folder alone", () => {
-    for (const s of ["sqlite:/abs/x.db", "file:///abs/f", "/abs/x.db#t", "redis://127.0.0.1:6379?prefix=a:", "postgres://u@h/db", "memory:m", "sqlite::memory:"]) expect(storeAt(s, elsewhere)).toBe(s);
+    for (const s of [
+      "sqlite:/abs/x.db",
+      "file:///abs/f",
+      "/abs/x.db#t",
+      "redis://127.0.0.1:6379?prefix=a:",
+      "postgres://u@h/db",
+      "memory:m",
+      "sqlite::memory:",
+    ])
+      expect(storeAt(s, elsewhere)).toBe(s);
     expect(storeAt("sqlite:x.db", process.cwd())).toBe("sqlite:x.db");
     expect(storeAt("sqlite:x.db", undefined)).toBe("sqlite:x.db");
   });

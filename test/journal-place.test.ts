@@ -26,7 +26,10 @@ function scratch() {
 describe("migrate's journal", () => {
   it("without XDG_STATE_HOME: under ~/.local/state/ckpt/, printed, removed after the finish, nothing in the current folder", async () => {
     const { home, work } = scratch();
-    const r = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "out.db")}`], { cwd: work, env: { HOME: home } });
+    const r = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "out.db")}`], {
+      cwd: work,
+      env: { HOME: home },
+    });
     expect(r.code, r.err).toBe(0);
     const path = JOURNAL_LINE.exec(r.err)?.[1];
     expect(path, r.err).toBeDefined();
@@ -39,10 +42,16 @@ describe("migrate's journal", () => {
   it("XDG_STATE_HOME (absolute) is used; a relative one is ignored as the XDG spec says", async () => {
     const { dir, home, work } = scratch();
     const state = join(dir, "state");
-    const a = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "a.db")}`], { cwd: work, env: { HOME: home, XDG_STATE_HOME: state } });
+    const a = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "a.db")}`], {
+      cwd: work,
+      env: { HOME: home, XDG_STATE_HOME: state },
+    });
     expect(a.code, a.err).toBe(0);
     expect(JOURNAL_LINE.exec(a.err)?.[1]?.startsWith(join(state, "ckpt") + "/")).toBe(true);
-    const b = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "b.db")}`], { cwd: work, env: { HOME: home, XDG_STATE_HOME: "rel/state" } });
+    const b = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "b.db")}`], {
+      cwd: work,
+      env: { HOME: home, XDG_STATE_HOME: "rel/state" },
+    });
     expect(b.code, b.err).toBe(0);
     expect(JOURNAL_LINE.exec(b.err)?.[1]?.startsWith(join(home, ".local", "state", "ckpt") + "/")).toBe(true);
     expect(existsSync(join(work, "rel"))).toBe(false);
@@ -52,7 +61,10 @@ describe("migrate's journal", () => {
     const { dir, home, work } = scratch();
     const blocker = join(dir, "blocker");
     writeFileSync(blocker, "a file where the state folder should be");
-    const r = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "c.db")}`], { cwd: work, env: { HOME: home, XDG_STATE_HOME: blocker } });
+    const r = await runCli(["migrate", "--from", SAMPLES, "--to", `sqlite:${join(work, "c.db")}`], {
+      cwd: work,
+      env: { HOME: home, XDG_STATE_HOME: blocker },
+    });
     expect(r.code).toBe(4);
     expect(r.err).toContain(join(blocker, "ckpt", "migrate-"));
     expect(r.err).toMatch(/cannot write the migration journal/);

@@ -37,7 +37,9 @@ beforeAll(async () => {
   try {
     await client.connect();
   } catch (e) {
-    throw new Error(`PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`);
+    throw new Error(
+      `PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`,
+    );
   }
 });
 afterAll(async () => {
@@ -63,17 +65,29 @@ function app(saver: BaseCheckpointSaver, answer: string) {
 
 const ROLE: Record<string, string> = { user: "human", assistant: "ai", toolResult: "tool", system: "system" };
 const textOf = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.filter((b) => b?.type === "text").map((b) => b.text).join("") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content
+          .filter((b) => b?.type === "text")
+          .map((b) => b.text)
+          .join("")
+      : "";
 
 /** What a conversation says, from canonical messages (LLM messages only: extension messages have no LangChain form). */
 function fromCanonical(ms: AgentMessage[]) {
   return ms
     .filter((m) => m.role in ROLE)
     .map((m) => {
-      const c = (m as { content: Array<{ type: string; text?: string; id?: string; name?: string; arguments?: unknown }> }).content;
+      const c = (
+        m as { content: Array<{ type: string; text?: string; id?: string; name?: string; arguments?: unknown }> }
+      ).content;
       return {
         type: ROLE[m.role],
-        text: c.filter((b) => b.type === "text").map((b) => b.text).join(""),
+        text: c
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join(""),
         calls: c.filter((b) => b.type === "toolCall").map((b) => [b.id, b.name, b.arguments ?? {}]),
         callId: m.role === "toolResult" ? (m as { toolCallId: string }).toolCallId : undefined,
         output: m.role === "assistant" ? (m as { usage?: { output: number } }).usage?.output : undefined,
@@ -84,7 +98,11 @@ function fromCanonical(ms: AgentMessage[]) {
 /** The same, from the messages LangGraph JS loaded. */
 function fromLangChain(ms: BaseMessage[]) {
   return ms.map((m) => {
-    const ai = m as BaseMessage & { tool_calls?: Array<{ id: string; name: string; args: unknown }>; usage_metadata?: { output_tokens: number }; tool_call_id?: string };
+    const ai = m as BaseMessage & {
+      tool_calls?: Array<{ id: string; name: string; args: unknown }>;
+      usage_metadata?: { output_tokens: number };
+      tool_call_id?: string;
+    };
     return {
       type: m.getType(),
       text: textOf(m.content),
@@ -101,7 +119,8 @@ function sourceMessages(path: string) {
   if (text === undefined) {
     // amacs: the home folder's org files, as ckpt reads a folder
     const files: Record<string, string> = {};
-    for (const f of readdirSync(path)) if (statSync(join(path, f)).isFile()) files[f] = readFileSync(join(path, f), "utf8");
+    for (const f of readdirSync(path))
+      if (statSync(join(path, f)).isFile()) files[f] = readFileSync(join(path, f), "utf8");
     return readCheckpoint({ name: path, files } as never).checkpoint.messages;
   }
   return readCheckpoint({ name: path, text }).checkpoint.messages;
@@ -121,7 +140,15 @@ describe("seed format → LangGraph thread that LangGraph JS loads and continues
   for (const [format, rel] of SAMPLES) {
     it(`${format}: convert into SQLite; getState gives the source's messages; invoke adds a checkpoint and a message`, async () => {
       const db = join(work, `${format}.db`);
-      const r = await ckpt("convert", join(fx, rel), "-t", "langgraph", "-o", `sqlite:${db}#t-${format}`, "--allow-lossy");
+      const r = await ckpt(
+        "convert",
+        join(fx, rel),
+        "-t",
+        "langgraph",
+        "-o",
+        `sqlite:${db}#t-${format}`,
+        "--allow-lossy",
+      );
       expect(r.code, r.err).toBe(0);
       expect(r.err).toMatch(/read back and verified/);
       const saver = sqliteSaver(db);
@@ -167,17 +194,44 @@ describe("seed format → LangGraph thread that LangGraph JS loads and continues
   it("--to-library python: msgpack rows with ext 5 messages and padded string versions (independent decoder)", async () => {
     const db = join(work, "py.db");
     const src = join(fx, "yoagent/valid/save_messages.v0.18.json");
-    const r = await ckpt("convert", src, "-t", "langgraph", "-o", `sqlite:${db}#py-1`, "--to-library", "python", "--allow-lossy");
+    const r = await ckpt(
+      "convert",
+      src,
+      "-t",
+      "langgraph",
+      "-o",
+      `sqlite:${db}#py-1`,
+      "--to-library",
+      "python",
+      "--allow-lossy",
+    );
     expect(r.code, r.err).toBe(0);
     const d = new Database(db, { readonly: true });
-    const row = d.prepare("SELECT type, checkpoint, metadata FROM checkpoints WHERE thread_id = 'py-1'").get() as { type: string; checkpoint: Buffer; metadata: Buffer };
+    const row = d.prepare("SELECT type, checkpoint, metadata FROM checkpoints WHERE thread_id = 'py-1'").get() as {
+      type: string;
+      checkpoint: Buffer;
+      metadata: Buffer;
+    };
     d.close();
     expect(row.type).toBe("msgpack");
-    const cp = unpack(row.checkpoint) as { channel_versions: Record<string, unknown>; channel_values: { messages: Ext[] } };
+    const cp = unpack(row.checkpoint) as {
+      channel_versions: Record<string, unknown>;
+      channel_values: { messages: Ext[] };
+    };
     // Python's f"{n:032}.{0.0:016}"
     for (const v of Object.values(cp.channel_versions)) expect(v).toMatch(/^\d{32}\.0{14}\.0$/);
-    const classes = cp.channel_values.messages.map((m) => (m.ext === 5 ? (m.payload as unknown[]).slice(0, 2).join(".") : "?"));
-    const want = fromCanonical(sourceMessages(src)).map((m) => ({ human: "langchain_core.messages.human.HumanMessage", ai: "langchain_core.messages.ai.AIMessage", tool: "langchain_core.messages.tool.ToolMessage", system: "langchain_core.messages.system.SystemMessage" })[m.type!]);
+    const classes = cp.channel_values.messages.map((m) =>
+      m.ext === 5 ? (m.payload as unknown[]).slice(0, 2).join(".") : "?",
+    );
+    const want = fromCanonical(sourceMessages(src)).map(
+      (m) =>
+        ({
+          human: "langchain_core.messages.human.HumanMessage",
+          ai: "langchain_core.messages.ai.AIMessage",
+          tool: "langchain_core.messages.tool.ToolMessage",
+          system: "langchain_core.messages.system.SystemMessage",
+        })[m.type!],
+    );
     expect(classes).toEqual(want);
     expect(JSON.parse(row.metadata.toString("utf8"))).toMatchObject({ source: "update" });
   });
@@ -186,21 +240,66 @@ describe("seed format → LangGraph thread that LangGraph JS loads and continues
     const db = join(work, "taken.db");
     copyFileSync(join(fx, "langgraph", "js-a.sqlite"), db);
     const before = readFileSync(db);
-    const r = await ckpt("convert", join(fx, "swarmer/valid/agent_123456789.pkl"), "-t", "langgraph", "-o", `sqlite:${db}#a-chat-1`, "--allow-lossy");
+    const r = await ckpt(
+      "convert",
+      join(fx, "swarmer/valid/agent_123456789.pkl"),
+      "-t",
+      "langgraph",
+      "-o",
+      `sqlite:${db}#a-chat-1`,
+      "--allow-lossy",
+    );
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/thread 'a-chat-1' already has 10 checkpoints .*nothing written/);
     expect(readFileSync(db).equals(before)).toBe(true);
-    const lossy = await ckpt("convert", join(fx, "yoagent/valid/save_messages.v0.18.json"), "-t", "langgraph", "-o", `sqlite:${join(work, "lossy.db")}#x`);
+    const lossy = await ckpt(
+      "convert",
+      join(fx, "yoagent/valid/save_messages.v0.18.json"),
+      "-t",
+      "langgraph",
+      "-o",
+      `sqlite:${join(work, "lossy.db")}#x`,
+    );
     expect(lossy.code).toBe(1);
     expect(lossy.err).toMatch(/would drop .*timestamp/s);
-    expect((await ckpt("convert", join(fx, "swarmer/valid/agent_123456789.pkl"), "-t", "yoagent", "-o", `sqlite:${join(work, "x.db")}#x`)).code).toBe(2);
+    expect(
+      (
+        await ckpt(
+          "convert",
+          join(fx, "swarmer/valid/agent_123456789.pkl"),
+          "-t",
+          "yoagent",
+          "-o",
+          `sqlite:${join(work, "x.db")}#x`,
+        )
+      ).code,
+    ).toBe(2);
   });
 
   it("a database holding ckpt's own tables is not turned into a LangGraph store (convert: exit 2, unchanged)", async () => {
     const db = join(work, "own.db");
-    expect((await ckpt("migrate", "--from", `file:${join(fx, "savers", "deepagent-filesaver")}`, "--to", `sqlite:${db}`, "-q")).code).toBe(0);
+    expect(
+      (
+        await ckpt(
+          "migrate",
+          "--from",
+          `file:${join(fx, "savers", "deepagent-filesaver")}`,
+          "--to",
+          `sqlite:${db}`,
+          "-q",
+        )
+      ).code,
+    ).toBe(0);
     const before = readFileSync(db);
-    const r = await ckpt("convert", join(fx, "swarmer/valid/agent_123456789.pkl"), "-t", "langgraph", "-o", `sqlite:${db}#x`, "--allow-lossy");
+    const r = await ckpt(
+      "convert",
+      join(fx, "swarmer/valid/agent_123456789.pkl"),
+      "-t",
+      "langgraph",
+      "-o",
+      `sqlite:${db}#x`,
+      "--allow-lossy",
+    );
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/holds ckpt's own tables/);
     expect(readFileSync(db).equals(before)).toBe(true);
@@ -209,9 +308,21 @@ describe("seed format → LangGraph thread that LangGraph JS loads and continues
   it("ckpt migrate --from <folder store> --to <sqlite> --to-format langgraph: every thread; a re-run skips them as identical", async () => {
     const dir = join(work, "deep");
     mkdirSync(dir);
-    for (const f of ["user_42_session_1.json", "explicit-messages-thread.json"]) cpSync(join(fx, "deepagent/valid", f), join(dir, f));
+    for (const f of ["user_42_session_1.json", "explicit-messages-thread.json"])
+      cpSync(join(fx, "deepagent/valid", f), join(dir, f));
     const db = join(work, "migrated.db");
-    const r = await ckpt("migrate", "--from", `file:${dir}`, "--to", `sqlite:${db}`, "--to-format", "langgraph", "--allow-lossy", "--json", "--quiet");
+    const r = await ckpt(
+      "migrate",
+      "--from",
+      `file:${dir}`,
+      "--to",
+      `sqlite:${db}`,
+      "--to-format",
+      "langgraph",
+      "--allow-lossy",
+      "--json",
+      "--quiet",
+    );
     expect(r.code, r.err + r.out).toBe(0);
     const summary = JSON.parse(r.out.trim().split("\n").at(-1)!);
     expect([summary.written, summary.verified, summary.rejected]).toEqual([2, 2, 0]);
@@ -225,7 +336,16 @@ describe("seed format → LangGraph thread that LangGraph JS loads and continues
     } finally {
       await closeSaver(saver);
     }
-    const again = await ckpt("migrate", "--from", `file:${dir}`, "--to", `sqlite:${db}`, "--allow-lossy", "--json", "--quiet");
+    const again = await ckpt(
+      "migrate",
+      "--from",
+      `file:${dir}`,
+      "--to",
+      `sqlite:${db}`,
+      "--allow-lossy",
+      "--json",
+      "--quiet",
+    );
     const s2 = JSON.parse(again.out.trim().split("\n").at(-1)!);
     expect([again.code, s2.written, s2.identical]).toEqual([0, 0, 2]);
   });
@@ -236,7 +356,16 @@ describe("ckpt migrate into a LangGraph PostgreSQL schema named by ?layout=langg
     const s = `lgacross_${run}_m`;
     schemas.push(s);
     const dir = join(fx, "savers", "deepagent-filesaver");
-    const r = await ckpt("migrate", "--from", `file:${dir}`, "--to", `${PG}?schema=${s}&layout=langgraph`, "--allow-lossy", "--json", "--quiet");
+    const r = await ckpt(
+      "migrate",
+      "--from",
+      `file:${dir}`,
+      "--to",
+      `${PG}?schema=${s}&layout=langgraph`,
+      "--allow-lossy",
+      "--json",
+      "--quiet",
+    );
     expect(r.code, r.err + r.out).toBe(0);
     const summary = JSON.parse(r.out.trim().split("\n").at(-1)!);
     expect([summary.written, summary.verified, summary.rejected]).toEqual([2, 2, 0]);
@@ -282,7 +411,10 @@ describe("LangGraph thread → every seed format", () => {
       } finally {
         await closeSaver(saver);
       }
-      for (const [addr, want] of [[`${f}#a-chat-1`, newest], [`${f}#a-chat-1@${older!.id}`, older!.messages]] as const) {
+      for (const [addr, want] of [
+        [`${f}#a-chat-1`, newest],
+        [`${f}#a-chat-1@${older!.id}`, older!.messages],
+      ] as const) {
         const outDir = join(work, `${format}-${randomBytes(3).toString("hex")}`);
         mkdirSync(outDir);
         const out = format === "amacs" ? outDir : join(outDir, "out");

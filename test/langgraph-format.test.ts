@@ -4,7 +4,7 @@
  * generators (fixtures/langgraph/generated.README.md, sets.json: inputs, tool outputs "<n> hits for '<q>'", usage
  * 10·n/7 in Python) — not printed by ckpt.
  */
-import { AIMessage, BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { load } from "@langchain/core/load";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,31 +17,47 @@ import type { LossyNote } from "../src/formats/types.js";
 import { validators } from "../src/generated/validators.js";
 import { copyFixture, sqliteTuples } from "./helpers/langgraph-tuples.js";
 
-const FILES = ["js-a.sqlite", "python-a.sqlite", "python-v1-persistence.sqlite", "python-v4-chat.sqlite", "python-v4-human-in-the-loop.sqlite"];
+const FILES = [
+  "js-a.sqlite",
+  "python-a.sqlite",
+  "python-v1-persistence.sqlite",
+  "python-v4-chat.sqlite",
+  "python-v4-human-in-the-loop.sqlite",
+];
 const tuples = new Map(FILES.map((f) => [f, sqliteTuples(copyFixture(f))]));
 const docOf = (t: LgTupleDocument) => ({ name: `${t.store}#${t.threadId}@${t.checkpointId}`, text: JSON.stringify(t) });
-const newest = (file: string, thread: string, ns = "") => tuples.get(file)!.filter((t) => t.threadId === thread && t.namespace === ns).sort((x, y) => (x.checkpointId < y.checkpointId ? 1 : -1))[0]!;
+const newest = (file: string, thread: string, ns = "") =>
+  tuples
+    .get(file)!
+    .filter((t) => t.threadId === thread && t.namespace === ns)
+    .sort((x, y) => (x.checkpointId < y.checkpointId ? 1 : -1))[0]!;
 /** a value without `ext` records (format-specific extras), as the hand-derived expectations describe it */
 const noExt = (v: unknown): any => JSON.parse(JSON.stringify(v, (k, x) => (k === "ext" ? undefined : x)));
 const roles = (cp: { messages: Array<{ role: string }> }) => cp.messages.map((m) => m.role).join(",");
 
 describe("langgraph adapter on the sample stores", () => {
-  it.each(FILES)("%s: every checkpoint round-trips exactly (key order too) and both forms pass their schemas", (file) => {
-    const all = tuples.get(file)!;
-    expect(all.length).toBeGreaterThan(0);
-    for (const t of all) {
-      const d = docOf(t);
-      expect(a.detect(d).confidence).toBe(1);
-      const native = a.parse(d);
-      expect(validators["formats/langgraph/tuple"](native), JSON.stringify(validators["formats/langgraph/tuple"].errors)).toBe(true);
-      const cp = a.toCanonical(native, d);
-      expect(validators.Checkpoint(cp), `${d.name}: ${JSON.stringify(validators.Checkpoint.errors)}`).toBe(true);
-      const lossy: LossyNote[] = [];
-      const back = a.fromCanonical(cp, { lossy });
-      expect(JSON.stringify(back)).toBe(JSON.stringify(native));
-      expect(lossy).toEqual([]);
-    }
-  });
+  it.each(FILES)(
+    "%s: every checkpoint round-trips exactly (key order too) and both forms pass their schemas",
+    (file) => {
+      const all = tuples.get(file)!;
+      expect(all.length).toBeGreaterThan(0);
+      for (const t of all) {
+        const d = docOf(t);
+        expect(a.detect(d).confidence).toBe(1);
+        const native = a.parse(d);
+        expect(
+          validators["formats/langgraph/tuple"](native),
+          JSON.stringify(validators["formats/langgraph/tuple"].errors),
+        ).toBe(true);
+        const cp = a.toCanonical(native, d);
+        expect(validators.Checkpoint(cp), `${d.name}: ${JSON.stringify(validators.Checkpoint.errors)}`).toBe(true);
+        const lossy: LossyNote[] = [];
+        const back = a.fromCanonical(cp, { lossy });
+        expect(JSON.stringify(back)).toBe(JSON.stringify(native));
+        expect(lossy).toEqual([]);
+      }
+    },
+  );
 
   it("python a-chat-1, newest checkpoint: the two turns, tool calls, results and usage", () => {
     const t = newest("python-a.sqlite", "a-chat-1");
@@ -50,12 +66,17 @@ describe("langgraph adapter on the sample stores", () => {
     expect(roles(cp)).toBe("user,assistant,toolResult,assistant,user,assistant,toolResult,toolResult,assistant");
     const m = noExt(cp.messages) as any[];
     expect(m[0].content).toEqual([{ type: "text", text: "What is a LangGraph checkpoint?" }]);
-    expect(m[1].content).toEqual([{ type: "toolCall", id: "call_001", name: "search", arguments: { query: "What is a LangGraph checkpoint?" } }]);
+    expect(m[1].content).toEqual([
+      { type: "toolCall", id: "call_001", name: "search", arguments: { query: "What is a LangGraph checkpoint?" } },
+    ]);
     expect(m[1].usage).toEqual({ input: 10, output: 7, totalTokens: 17 });
     expect(m[1].model).toBe("fake-tool-caller");
     expect([m[2].toolCallId, m[2].toolName, m[2].isError]).toEqual(["call_001", "search", false]);
     expect(m[2].content[0].text).toMatch(/^\d+ hits for 'What is a LangGraph checkpoint\?'$/);
-    expect(m[5].content.map((c: any) => [c.id, c.arguments.query])).toEqual([["call_002", "weather in Paris"], ["call_003", "weather in Zürich"]]);
+    expect(m[5].content.map((c: any) => [c.id, c.arguments.query])).toEqual([
+      ["call_002", "weather in Paris"],
+      ["call_003", "weather in Zürich"],
+    ]);
     expect(m[8].content[0].text.startsWith("Answer: ")).toBe(true);
     for (const r of [m[6], m[7]]) expect(m[8].content[0].text).toContain(r.content[0].text);
     expect(cp.step).toBe(8); // 2 invokes: -1, 0..3, then 4 (input) .. 8
@@ -63,7 +84,14 @@ describe("langgraph adapter on the sample stores", () => {
   });
 
   it("JS and Python a-chat-1 give the same conversation (ids and usage aside)", () => {
-    const strip = (cp: any) => noExt(cp.messages).map((m: any) => ({ role: m.role, content: m.content, toolCallId: m.toolCallId, toolName: m.toolName, isError: m.isError }));
+    const strip = (cp: any) =>
+      noExt(cp.messages).map((m: any) => ({
+        role: m.role,
+        content: m.content,
+        toolCallId: m.toolCallId,
+        toolName: m.toolName,
+        isError: m.isError,
+      }));
     const js = newest("js-a.sqlite", "a-chat-1");
     const py = newest("python-a.sqlite", "a-chat-1");
     expect(strip(a.toCanonical(js, docOf(js)))).toEqual(strip(a.toCanonical(py, docOf(py))));
@@ -74,7 +102,10 @@ describe("langgraph adapter on the sample stores", () => {
       const t = newest(file, "a-hitl-1");
       const cp = a.toCanonical(t, docOf(t));
       expect(cp.interrupt?.toolCall.toolName).toBe("interrupt");
-      expect(cp.interrupt?.toolCall.args).toEqual({ question: "Approve this action?", action: "Proposed: Refund order 1042" });
+      expect(cp.interrupt?.toolCall.args).toEqual({
+        question: "Approve this action?",
+        action: "Proposed: Refund order 1042",
+      });
       expect(cp.interrupt?.toolCall.toolCallId).toMatch(/^[0-9a-f]{32}$/);
     }
     // a-hitl-2 was resumed: its newest checkpoint has no pending interrupt
@@ -93,7 +124,8 @@ describe("langgraph adapter on the sample stores", () => {
     const t = newest("python-v1-persistence.sqlite", "777");
     const cp = a.toCanonical(t, docOf(t));
     expect(Object.keys(cp.state).sort()).toEqual(expect.arrayContaining(["input"]));
-    for (const k of Object.keys(cp.state)) expect(k.startsWith("start:") || k.startsWith("__") || k in (t.checkpoint.versions_seen ?? {})).toBe(false);
+    for (const k of Object.keys(cp.state))
+      expect(k.startsWith("start:") || k.startsWith("__") || k in (t.checkpoint.versions_seen ?? {})).toBe(false);
   });
 
   it("lintView agrees with toCanonical on roles, tool ids, usage and interrupt", () => {
@@ -130,7 +162,9 @@ describe("other formats → langgraph", () => {
     expect(Object.values(tuple.checkpoint.channel_versions).every((v) => typeof v === "number")).toBe(true);
     const list = tuple.checkpoint.channel_values.messages as unknown[];
     return Promise.all(list.map((r) => load(JSON.stringify(r)) as Promise<BaseMessage>)).then((msgs) => {
-      const want = cp0.messages.map((m) => ({ user: HumanMessage, assistant: AIMessage, toolResult: ToolMessage } as any)[m.role]);
+      const want = cp0.messages.map(
+        (m) => (({ user: HumanMessage, assistant: AIMessage, toolResult: ToolMessage }) as any)[m.role],
+      );
       msgs.forEach((m, i) => expect(m).toBeInstanceOf(want[i]));
       const again = a.toCanonical(tuple, { name: "x", text: "" });
       const plain = (cp: any) => JSON.parse(JSON.stringify(cp.messages, (k, v) => (k === "ext" ? undefined : v)));

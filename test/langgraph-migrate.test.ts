@@ -36,9 +36,21 @@ function restoreDump(file: string, s: string) {
   execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], { input: sql, stdio: ["pipe", "ignore", "inherit"] });
 }
 
-const SAMPLES = ["python-a.sqlite", "js-a.sqlite", "python-v1-persistence.sqlite", "python-v4-chat.sqlite", "python-v4-human-in-the-loop.sqlite"];
+const SAMPLES = [
+  "python-a.sqlite",
+  "js-a.sqlite",
+  "python-v1-persistence.sqlite",
+  "python-v4-chat.sqlite",
+  "python-v4-human-in-the-loop.sqlite",
+];
 /** js-a's forked thread: its second branch reaches integer versions the first branch already has (JS versions carry no random tail). */
-const JS_FORK_BRANCH = new Set(["1f1e71a0-4403-6a00-8004-d2140b30cfa7", "1f1e71a0-4408-6820-8005-e9b9ea8a91df", "1f1e71a0-440f-6d51-8006-6d801399719f", "1f1e71a0-4417-6280-8007-1c7ef0f4b75c", "1f1e71a0-441c-60a0-8008-7e3f37ef019a"]);
+const JS_FORK_BRANCH = new Set([
+  "1f1e71a0-4403-6a00-8004-d2140b30cfa7",
+  "1f1e71a0-4408-6820-8005-e9b9ea8a91df",
+  "1f1e71a0-440f-6d51-8006-6d801399719f",
+  "1f1e71a0-4417-6280-8007-1c7ef0f4b75c",
+  "1f1e71a0-441c-60a0-8008-7e3f37ef019a",
+]);
 
 describe("LangGraph SQLite → PostgreSQL → SQLite", () => {
   for (const sample of SAMPLES) {
@@ -63,8 +75,16 @@ describe("LangGraph SQLite → PostgreSQL → SQLite", () => {
         expect(y.parent, k).toBe(x.parent);
         if (fork && JS_FORK_BRANCH.has(k.split("|")[2]!)) {
           // the same values; versions of its own, each the source's or the source's + n·1e9
-          const { channel_versions: vx, versions_seen: _sx, ...restX } = x.checkpoint as Record<string, Record<string, number>>;
-          const { channel_versions: vy, versions_seen: _sy, ...restY } = y.checkpoint as Record<string, Record<string, number>>;
+          const {
+            channel_versions: vx,
+            versions_seen: _sx,
+            ...restX
+          } = x.checkpoint as Record<string, Record<string, number>>;
+          const {
+            channel_versions: vy,
+            versions_seen: _sy,
+            ...restY
+          } = y.checkpoint as Record<string, Record<string, number>>;
           expect(canon(restY), k).toBe(canon(restX));
           for (const [ch, v] of Object.entries(vx!)) expect((vy![ch]! - v) % 1e9, `${k} ${ch}`).toBe(0);
         } else expect(canon(y.checkpoint), k).toBe(canon(x.checkpoint));
@@ -72,15 +92,31 @@ describe("LangGraph SQLite → PostgreSQL → SQLite", () => {
         expect(canon(y.writes), k).toBe(canon(x.writes));
       }
       // the PostgreSQL stage holds what the library's own put would have written
-      const blobs = (await pgdb.query(`SELECT type, count(*)::int AS n FROM ${s}.checkpoint_blobs GROUP BY type ORDER BY type`)).rows;
-      const migrations = (await pgdb.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`)).rows[0].v;
+      const blobs = (
+        await pgdb.query(`SELECT type, count(*)::int AS n FROM ${s}.checkpoint_blobs GROUP BY type ORDER BY type`)
+      ).rows;
+      const migrations = (await pgdb.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`))
+        .rows[0].v;
       if (sample === "python-a.sqlite") {
         // generated/README.md: the Python PostgresSaver wrote 58 blob rows (all msgpack) for the same threads, migrations 0-9
         expect(blobs).toEqual([{ type: "msgpack", n: 58 }]);
         expect(migrations).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        const idx = (await pgdb.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`, [s])).rows.map((r) => r.indexname);
-        expect(idx).toEqual(expect.arrayContaining(["checkpoint_blobs_thread_id_idx", "checkpoint_writes_thread_id_idx", "checkpoints_thread_id_idx"]));
-        const tp = (await pgdb.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'task_path'`, [s])).rows[0].n;
+        const idx = (
+          await pgdb.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`, [s])
+        ).rows.map((r) => r.indexname);
+        expect(idx).toEqual(
+          expect.arrayContaining([
+            "checkpoint_blobs_thread_id_idx",
+            "checkpoint_writes_thread_id_idx",
+            "checkpoints_thread_id_idx",
+          ]),
+        );
+        const tp = (
+          await pgdb.query(
+            `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'task_path'`,
+            [s],
+          )
+        ).rows[0].n;
         expect(tp).toBe(1);
       }
       if (sample === "js-a.sqlite") expect(migrations).toEqual([0, 1, 2, 3, 4]);
@@ -93,7 +129,9 @@ describe("LangGraph SQLite → PostgreSQL → SQLite", () => {
     const back = join(mkdtempSync(join(tmpdir(), "lgw-back-")), "back.sqlite");
     expect((await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q")).code).toBe(0);
     expect((await ckpt("migrate", "--from", pgUri(s), "--to", `sqlite:${back}`, "-q")).code).toBe(0);
-    const a = sqliteSaver(src), p = pgSaver(PG, s), b = sqliteSaver(back);
+    const a = sqliteSaver(src),
+      p = pgSaver(PG, s),
+      b = sqliteSaver(back);
     try {
       const ha = await jsHistory(a, { versionedOnly: true });
       const hp = await jsHistory(p, { versionedOnly: true });
@@ -162,9 +200,21 @@ describe("LangGraph PostgreSQL → SQLite → PostgreSQL (the library-written du
       const b = await ckpt("migrate", "--from", `sqlite:${mid}`, "--to", pgUri(s2), "-q");
       expect(b.code, b.out + b.err).toBe(0);
       const rows = async (s: string) => ({
-        cps: (await pgdb.query(`SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${s}.checkpoints ORDER BY 1, 2, 3`)).rows,
-        blobs: (await pgdb.query(`SELECT thread_id, checkpoint_ns, channel, version, type, encode(blob, 'hex') AS blob FROM ${s}.checkpoint_blobs ORDER BY 1, 2, 3, 4`)).rows,
-        writes: (await pgdb.query(`SELECT * FROM ${s}.checkpoint_writes ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`)).rows.map((r) => ({ ...r, blob: r.blob.toString("hex"), task_path: undefined })),
+        cps: (
+          await pgdb.query(
+            `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${s}.checkpoints ORDER BY 1, 2, 3`,
+          )
+        ).rows,
+        blobs: (
+          await pgdb.query(
+            `SELECT thread_id, checkpoint_ns, channel, version, type, encode(blob, 'hex') AS blob FROM ${s}.checkpoint_blobs ORDER BY 1, 2, 3, 4`,
+          )
+        ).rows,
+        writes: (
+          await pgdb.query(
+            `SELECT * FROM ${s}.checkpoint_writes ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`,
+          )
+        ).rows.map((r) => ({ ...r, blob: r.blob.toString("hex"), task_path: undefined })),
         migrations: (await pgdb.query(`SELECT v FROM ${s}.checkpoint_migrations ORDER BY v`)).rows,
       });
       const [x, y] = [await rows(s1), await rows(s2)];
@@ -178,7 +228,10 @@ describe("LangGraph PostgreSQL → SQLite → PostgreSQL (the library-written du
 
 describe("--to-library", () => {
   it("python-a / python-v4-chat converted with --to-library js: LangGraph JS reads every thread and resumes a chat", async () => {
-    for (const [sample, thread] of [["python-a.sqlite", "a-chat-1"], ["python-v4-chat.sqlite", "chatbot_conversation"]] as const) {
+    for (const [sample, thread] of [
+      ["python-a.sqlite", "a-chat-1"],
+      ["python-v4-chat.sqlite", "chatbot_conversation"],
+    ] as const) {
       const src = copyOf(sample);
       const out = join(mkdtempSync(join(tmpdir(), "lgw-js-")), "js.sqlite");
       const r = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${out}`, "--to-library", "js", "-q");
@@ -195,16 +248,28 @@ describe("--to-library", () => {
           const got = JSON.parse(h.get(k)!);
           const cp = v.checkpoint as { channel_versions: Record<string, string> };
           // padded Python versions became their integer counters
-          for (const [ch, ver] of Object.entries(cp.channel_versions)) expect(got.versions[ch], `${k} ${ch}`).toBe(Number(ver.split(".")[0]));
+          for (const [ch, ver] of Object.entries(cp.channel_versions))
+            expect(got.versions[ch], `${k} ${ch}`).toBe(Number(ver.split(".")[0]));
           expect(got.writes.length, k).toBe(v.writes.length);
         }
         const app = chatApp(saver);
         const cfg = { configurable: { thread_id: thread } };
         const st = await app.getState(cfg);
         const msgs = st.values.messages as Array<{ getType(): string; content: unknown }>;
-        const pyMsgs = ((orig.get([...orig.keys()].filter((k) => k.startsWith(`${thread}||`)).sort().at(-1)!)!.checkpoint as { channel_values: { messages: Ext[] } }).channel_values.messages);
-        expect(msgs.map((m) => m.getType())).toEqual(pyMsgs.map((m) => ((m.payload as unknown[])[2] as { type: string }).type));
-        expect(msgs.map((m) => m.content)).toEqual(pyMsgs.map((m) => ((m.payload as unknown[])[2] as { content: unknown }).content));
+        const pyMsgs = (
+          orig.get(
+            [...orig.keys()]
+              .filter((k) => k.startsWith(`${thread}||`))
+              .sort()
+              .at(-1)!,
+          )!.checkpoint as { channel_values: { messages: Ext[] } }
+        ).channel_values.messages;
+        expect(msgs.map((m) => m.getType())).toEqual(
+          pyMsgs.map((m) => ((m.payload as unknown[])[2] as { type: string }).type),
+        );
+        expect(msgs.map((m) => m.content)).toEqual(
+          pyMsgs.map((m) => ((m.payload as unknown[])[2] as { content: unknown }).content),
+        );
         const done = await app.invoke(human("weather in Lima"), cfg);
         expect(done.messages.length).toBe(msgs.length + 4);
         expect(done.messages.at(-1)!.content).toBe("Answer: 3 hits for 'weather in Lima'");
@@ -220,13 +285,17 @@ describe("--to-library", () => {
     const r = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q");
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/read 60, written 60, skipped 0, rejected 0, verified 60/);
-    const a = sqliteSaver(src), p = pgSaver(PG, s);
+    const a = sqliteSaver(src),
+      p = pgSaver(PG, s);
     try {
       const ids: string[] = [];
-      for await (const t of a.list({ configurable: { thread_id: "a-forked-1" } })) ids.push(t.config.configurable!.checkpoint_id as string);
+      for await (const t of a.list({ configurable: { thread_id: "a-forked-1" } }))
+        ids.push(t.config.configurable!.checkpoint_id as string);
       expect(ids).toHaveLength(15);
       const values = async (saver: typeof a | typeof p, id: string) => {
-        const t = await saver.getTuple({ configurable: { thread_id: "a-forked-1", checkpoint_ns: "", checkpoint_id: id } });
+        const t = await saver.getTuple({
+          configurable: { thread_id: "a-forked-1", checkpoint_ns: "", checkpoint_id: id },
+        });
         return JSON.parse(JSON.stringify(t!.checkpoint.channel_values.messages ?? [])); // JS PostgreSQL drops unversioned defaults
       };
       for (const id of ids) expect(await values(p, id), id).toEqual(await values(a, id));
@@ -244,7 +313,16 @@ describe("--to-library", () => {
       await closeSaver(p);
     }
     // the same thread converted for Python (padded versions with a 0.0 tail collide the same way): nothing rejected
-    const py = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(schema("forkpy")), "--to-library", "python", "-q");
+    const py = await ckpt(
+      "migrate",
+      "--from",
+      `sqlite:${src}`,
+      "--to",
+      pgUri(schema("forkpy")),
+      "--to-library",
+      "python",
+      "-q",
+    );
     expect(py.code, py.out + py.err).toBe(0);
     expect(py.out).toMatch(/rejected 0, verified 60/);
   });
@@ -256,7 +334,9 @@ describe("--to-library", () => {
     // integer versions lose Python's random tails: the forked thread's second branch gets versions of its own
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/read 60, written 60, skipped 0, rejected 0, verified 60/);
-    expect((await pgdb.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`)).rows[0].v).toEqual([0, 1, 2, 3, 4]);
+    expect((await pgdb.query(`SELECT array_agg(v ORDER BY v) AS v FROM ${s}.checkpoint_migrations`)).rows[0].v).toEqual(
+      [0, 1, 2, 3, 4],
+    );
     const p = pgSaver(PG, s);
     try {
       const app = chatApp(p);
@@ -281,19 +361,34 @@ describe("--to-library", () => {
     const padded = /^\d{32}\.\d{14}\.0$/;
     for (const [k, v] of py) {
       expect(v.type, k).toBe("msgpack");
-      const cp = v.checkpoint as { channel_versions: Record<string, string>; versions_seen: Record<string, Record<string, string>>; channel_values: Record<string, unknown> };
-      const jcp = js.get(k)!.checkpoint as { channel_versions: Record<string, number>; channel_values: Record<string, unknown> };
+      const cp = v.checkpoint as {
+        channel_versions: Record<string, string>;
+        versions_seen: Record<string, Record<string, string>>;
+        channel_values: Record<string, unknown>;
+      };
+      const jcp = js.get(k)!.checkpoint as {
+        channel_versions: Record<string, number>;
+        channel_values: Record<string, unknown>;
+      };
       for (const [ch, ver] of Object.entries(cp.channel_versions)) {
         expect(ver, k).toMatch(padded);
         expect(Number(ver.split(".")[0])).toBe(jcp.channel_versions[ch]);
       }
-      for (const seen of Object.values(cp.versions_seen)) for (const ver of Object.values(seen)) expect(ver).toMatch(padded);
+      for (const seen of Object.values(cp.versions_seen))
+        for (const ver of Object.values(seen)) expect(ver).toMatch(padded);
       const msgs = cp.channel_values.messages as Ext[] | undefined;
       if (msgs) {
         const jm = jcp.channel_values.messages as Array<{ id: string[]; kwargs: { content: unknown } }>;
         expect(msgs.map((m) => m.ext)).toEqual(jm.map(() => 5));
-        expect(msgs.map((m) => (m.payload as unknown[]).slice(0, 2))).toEqual(jm.map((m) => [`langchain_core.messages.${({ HumanMessage: "human", AIMessage: "ai", ToolMessage: "tool" } as Record<string, string>)[m.id[2]!]}`, m.id[2]]));
-        expect(msgs.map((m) => ((m.payload as unknown[])[2] as { content: unknown }).content)).toEqual(jm.map((m) => m.kwargs.content));
+        expect(msgs.map((m) => (m.payload as unknown[]).slice(0, 2))).toEqual(
+          jm.map((m) => [
+            `langchain_core.messages.${({ HumanMessage: "human", AIMessage: "ai", ToolMessage: "tool" } as Record<string, string>)[m.id[2]!]}`,
+            m.id[2],
+          ]),
+        );
+        expect(msgs.map((m) => ((m.payload as unknown[])[2] as { content: unknown }).content)).toEqual(
+          jm.map((m) => m.kwargs.content),
+        );
       }
     }
     // an interrupt write became a langgraph.types.Interrupt (ext 2)
@@ -304,7 +399,8 @@ describe("--to-library", () => {
     expect(((intr[4] as Ext[])[0]!.payload as unknown[]).slice(0, 2)).toEqual(["langgraph.types", "Interrupt"]);
     // msgpack bytes decode with no trailing garbage (unpack throws otherwise) — the raw rows once more
     const db = new Database(out, { readonly: true });
-    for (const row of db.prepare("SELECT value FROM writes WHERE type = 'msgpack'").all() as Array<{ value: Buffer }>) expect(() => unpack(row.value)).not.toThrow();
+    for (const row of db.prepare("SELECT value FROM writes WHERE type = 'msgpack'").all() as Array<{ value: Buffer }>)
+      expect(() => unpack(row.value)).not.toThrow();
     db.close();
   });
 });
@@ -316,15 +412,31 @@ describe("kill mid-migration, then --resume", () => {
     const db = new Database(src);
     db.transaction(() => {
       for (let i = 1; i < 40; i++) {
-        db.prepare(`INSERT INTO checkpoints SELECT thread_id || '#copy${i}', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id NOT LIKE '%#copy%'`).run();
-        db.prepare(`INSERT INTO writes SELECT thread_id || '#copy${i}', checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id NOT LIKE '%#copy%'`).run();
+        db.prepare(
+          `INSERT INTO checkpoints SELECT thread_id || '#copy${i}', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id NOT LIKE '%#copy%'`,
+        ).run();
+        db.prepare(
+          `INSERT INTO writes SELECT thread_id || '#copy${i}', checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id NOT LIKE '%#copy%'`,
+        ).run();
       }
     })();
     db.close();
     const s = schema("resume");
     const work = mkdtempSync(join(tmpdir(), "lgw-resume-"));
     const journal = join(work, "j.journal");
-    const args = [join(root, "bin", "ckpt.js"), "migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "--batch-size", "20", "--journal", journal, "-q"];
+    const args = [
+      join(root, "bin", "ckpt.js"),
+      "migrate",
+      "--from",
+      `sqlite:${src}`,
+      "--to",
+      pgUri(s),
+      "--batch-size",
+      "20",
+      "--journal",
+      journal,
+      "-q",
+    ];
     const child = spawn(process.execPath, args, { cwd: work, stdio: "ignore" });
     await new Promise<void>((resolve) => {
       const t = setInterval(() => {
@@ -340,7 +452,19 @@ describe("kill mid-migration, then --resume", () => {
     const partial = Number((await pgdb.query(`SELECT count(*) AS n FROM ${s}.checkpoints`)).rows[0].n);
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(2400);
-    const again = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "--batch-size", "20", "--journal", journal, "--resume", "-q");
+    const again = await ckpt(
+      "migrate",
+      "--from",
+      `sqlite:${src}`,
+      "--to",
+      pgUri(s),
+      "--batch-size",
+      "20",
+      "--journal",
+      journal,
+      "--resume",
+      "-q",
+    );
     expect(again.code, again.out + again.err).toBe(0);
     expect(again.out).toMatch(/done before the interruption/);
     const back = join(work, "back.sqlite");
@@ -350,14 +474,20 @@ describe("kill mid-migration, then --resume", () => {
     expect(b.size).toBe(2400);
     for (const [k, x] of a) {
       const y = b.get(k)!;
-      expect(canon([y.parent, y.checkpoint, y.metadata, y.writes]), k).toBe(canon([x.parent, x.checkpoint, x.metadata, x.writes]));
+      expect(canon([y.parent, y.checkpoint, y.metadata, y.writes]), k).toBe(
+        canon([x.parent, x.checkpoint, x.metadata, x.writes]),
+      );
     }
   }, 180_000); // three migrations of 2,400 checkpoints in batches of 20: over the 60 s default when the machine is loaded
 });
 
 describe("a PostgreSQL target that already holds rows (COPY falls back to the upsert; read-back compares decoded values)", () => {
   const counts = async (s: string) =>
-    (await pgdb.query(`SELECT (SELECT count(*)::int FROM ${s}.checkpoints) AS c, (SELECT count(*)::int FROM ${s}.checkpoint_blobs) AS b, (SELECT count(*)::int FROM ${s}.checkpoint_writes) AS w`)).rows[0];
+    (
+      await pgdb.query(
+        `SELECT (SELECT count(*)::int FROM ${s}.checkpoints) AS c, (SELECT count(*)::int FROM ${s}.checkpoint_blobs) AS b, (SELECT count(*)::int FROM ${s}.checkpoint_writes) AS w`,
+      )
+    ).rows[0];
 
   it("a second run finds every checkpoint identical; checkpoints deleted from the target come back (their blobs and writes exist: COPY gives way to the upsert), all verified", async () => {
     const src = copyOf("python-a.sqlite");
@@ -370,11 +500,17 @@ describe("a PostgreSQL target that already holds rows (COPY falls back to the up
     expect(second.code, second.out + second.err).toBe(0);
     expect(second.out).toMatch(/read 60, written 0, skipped 60 \(60 identical\)/);
     // the newest checkpoint of every thread goes; the blob and write rows they share or own stay behind
-    const gone = await pgdb.query(`DELETE FROM ${s}.checkpoints c WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM ${s}.checkpoints x WHERE x.thread_id = c.thread_id AND x.checkpoint_ns = c.checkpoint_ns)`);
+    const gone = await pgdb.query(
+      `DELETE FROM ${s}.checkpoints c WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM ${s}.checkpoints x WHERE x.thread_id = c.thread_id AND x.checkpoint_ns = c.checkpoint_ns)`,
+    );
     expect(gone.rowCount).toBeGreaterThan(3);
     const third = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q");
     expect(third.code, third.out + third.err).toBe(0);
-    expect(third.out).toMatch(new RegExp(`read 60, written ${gone.rowCount}, skipped ${60 - gone.rowCount!} \\(${60 - gone.rowCount!} identical\\), rejected 0, verified ${gone.rowCount}\n`));
+    expect(third.out).toMatch(
+      new RegExp(
+        `read 60, written ${gone.rowCount}, skipped ${60 - gone.rowCount!} \\(${60 - gone.rowCount!} identical\\), rejected 0, verified ${gone.rowCount}\n`,
+      ),
+    );
     expect(await counts(s)).toEqual(full);
   });
 
@@ -383,8 +519,15 @@ describe("a PostgreSQL target that already holds rows (COPY falls back to the up
     const s = schema("conflict");
     expect((await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q")).code).toBe(0);
     // one messages blob gets different bytes (msgpack of an empty list): decoded, it differs
-    const b = (await pgdb.query(`SELECT thread_id, version, blob FROM ${s}.checkpoint_blobs WHERE channel = 'messages' AND type = 'msgpack' ORDER BY thread_id, version LIMIT 1`)).rows[0];
-    await pgdb.query(`UPDATE ${s}.checkpoint_blobs SET blob = '\\x90'::bytea WHERE thread_id = $1 AND channel = 'messages' AND version = $2`, [b.thread_id, b.version]);
+    const b = (
+      await pgdb.query(
+        `SELECT thread_id, version, blob FROM ${s}.checkpoint_blobs WHERE channel = 'messages' AND type = 'msgpack' ORDER BY thread_id, version LIMIT 1`,
+      )
+    ).rows[0];
+    await pgdb.query(
+      `UPDATE ${s}.checkpoint_blobs SET blob = '\\x90'::bytea WHERE thread_id = $1 AND channel = 'messages' AND version = $2`,
+      [b.thread_id, b.version],
+    );
     const before = await counts(s);
     const r = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "-q");
     expect(r.code, r.out + r.err).not.toBe(0);
@@ -393,7 +536,12 @@ describe("a PostgreSQL target that already holds rows (COPY falls back to the up
     const over = await ckpt("migrate", "--from", `sqlite:${src}`, "--to", pgUri(s), "--on-conflict", "overwrite", "-q");
     expect(over.code, over.out + over.err).toBe(0);
     expect(over.out).toMatch(/read 60, written 60, skipped 0, rejected 0, verified 60\n/);
-    const fixed = (await pgdb.query(`SELECT blob FROM ${s}.checkpoint_blobs WHERE thread_id = $1 AND channel = 'messages' AND version = $2`, [b.thread_id, b.version])).rows[0].blob;
+    const fixed = (
+      await pgdb.query(
+        `SELECT blob FROM ${s}.checkpoint_blobs WHERE thread_id = $1 AND channel = 'messages' AND version = $2`,
+        [b.thread_id, b.version],
+      )
+    ).rows[0].blob;
     expect(Buffer.compare(fixed, b.blob)).toBe(0);
   });
 });

@@ -35,7 +35,10 @@ describe("mapEntries", () => {
     const inner = encode({ a: 1, b: "x" });
     const b = Buffer.concat([Buffer.from([0xc0, 0xc0]), inner]);
     const first = mapEntries(b, 2);
-    expect(first.map(([k, raw]) => [k, decode(raw)])).toEqual([["a", 1], ["b", "x"]]);
+    expect(first.map(([k, raw]) => [k, decode(raw)])).toEqual([
+      ["a", 1],
+      ["b", "x"],
+    ]);
     expect(mapEntries(b, 2)).toEqual(first);
     // other bytes (another buffer of other content) are not taken for the bytes split before
     const other = Buffer.from(encode({ c: 2 }));

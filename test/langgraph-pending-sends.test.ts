@@ -18,7 +18,11 @@ const PG_BASE = "postgres://postgres@127.0.0.1:5432/test";
 const run = `${process.pid}_${Date.now().toString(36)}`;
 
 // a v1 thread: input checkpoint (no parent), a loop checkpoint whose task sent two Sends, and the next checkpoint
-const ids = ["1f000000-0000-6000-ffff-000000000001", "1f000000-0000-6001-8000-000000000002", "1f000000-0000-6002-8001-000000000003"];
+const ids = [
+  "1f000000-0000-6000-ffff-000000000001",
+  "1f000000-0000-6001-8000-000000000002",
+  "1f000000-0000-6002-8001-000000000003",
+];
 const SENDS = [
   { node: "worker", args: { item: "a", n: 1 } },
   { node: "worker", args: { item: "b", n: 2 } },
@@ -33,9 +37,24 @@ const cp = (k: number, versions: Record<string, number>, values: Record<string, 
   pending_sends: [],
 });
 const rows = [
-  { id: ids[0], parent: null, cp: cp(0, { __start__: 1 }, { __start__: { topic: "x" } }), md: { source: "input", step: -1, parents: {} } },
-  { id: ids[1], parent: ids[0], cp: cp(1, { __start__: 2, topic: 2 }, { topic: "x" }), md: { source: "loop", step: 0, parents: {} } },
-  { id: ids[2], parent: ids[1], cp: cp(2, { __start__: 2, topic: 2, results: 3 }, { topic: "x", results: ["a", "b"] }), md: { source: "loop", step: 1, parents: {} } },
+  {
+    id: ids[0],
+    parent: null,
+    cp: cp(0, { __start__: 1 }, { __start__: { topic: "x" } }),
+    md: { source: "input", step: -1, parents: {} },
+  },
+  {
+    id: ids[1],
+    parent: ids[0],
+    cp: cp(1, { __start__: 2, topic: 2 }, { topic: "x" }),
+    md: { source: "loop", step: 0, parents: {} },
+  },
+  {
+    id: ids[2],
+    parent: ids[1],
+    cp: cp(2, { __start__: 2, topic: 2, results: 3 }, { topic: "x", results: ["a", "b"] }),
+    md: { source: "loop", step: 1, parents: {} },
+  },
 ];
 // the sends are writes of checkpoint 1 (task t1, idx 0 and 1, in reverse insert order: the savers order them)
 const writes = [
@@ -48,7 +67,7 @@ async function ours(uri: string, thread: string, id: string) {
   const r = (await openLangGraphReader(parseSaverUri(uri)))!;
   try {
     const t = (await r.getTuple(thread, "", id))!;
-    const scanned: typeof t[] = [];
+    const scanned: (typeof t)[] = [];
     for await (const b of r.scan({ threadId: thread })) scanned.push(...b.filter((x) => x.checkpointId === id));
     return { t, scanned: scanned[0]! };
   } finally {
@@ -64,13 +83,19 @@ describe("v<4 pending sends, as the JS SqliteSaver reads them", () => {
       await saver.getTuple({ configurable: { thread_id: "none" } }); // the library creates its tables
       const db = (saver as unknown as { db: import("better-sqlite3").Database }).db;
       for (const r of rows) {
-        db.prepare("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES ('t', '', ?, ?, 'json', ?, ?)").run(r.id, r.parent, Buffer.from(JSON.stringify(r.cp)), Buffer.from(JSON.stringify(r.md)));
+        db.prepare(
+          "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES ('t', '', ?, ?, 'json', ?, ?)",
+        ).run(r.id, r.parent, Buffer.from(JSON.stringify(r.cp)), Buffer.from(JSON.stringify(r.md)));
       }
       for (const w of writes) {
-        db.prepare("INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES ('t', '', ?, ?, ?, ?, 'json', ?)").run(w.id, w.task, w.idx, w.channel, Buffer.from(JSON.stringify(w.value)));
+        db.prepare(
+          "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES ('t', '', ?, ?, ?, ?, 'json', ?)",
+        ).run(w.id, w.task, w.idx, w.channel, Buffer.from(JSON.stringify(w.value)));
       }
       for (const k of [1, 2]) {
-        const lib = (await saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: ids[k] } }))!;
+        const lib = (await saver.getTuple({
+          configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: ids[k] },
+        }))!;
         const { t, scanned } = await ours(`sqlite:${file}`, "t", ids[k]!);
         for (const x of [t, scanned]) {
           expect(x.checkpoint.channel_values.__pregel_tasks).toEqual(lib.checkpoint.channel_values.__pregel_tasks);
@@ -98,7 +123,9 @@ describe("v<4 pending sends, as the JS PostgresSaver reads them", () => {
     try {
       await c.connect();
     } catch (e) {
-      throw new Error(`PostgreSQL is not reachable at ${PG_BASE} (${(e as Error).message}); start it with: pg_ctlcluster 15 main start`);
+      throw new Error(
+        `PostgreSQL is not reachable at ${PG_BASE} (${(e as Error).message}); start it with: pg_ctlcluster 15 main start`,
+      );
     }
   });
   afterAll(async () => {
@@ -113,18 +140,34 @@ describe("v<4 pending sends, as the JS PostgresSaver reads them", () => {
       const S = `"${schema}"`;
       for (const r of rows) {
         const { channel_values, ...rest } = r.cp; // the JS PostgresSaver layout: values in blobs
-        await c.query(`INSERT INTO ${S}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ('t', '', $1, $2, $3, $4)`, [r.id, r.parent, rest, r.md]);
+        await c.query(
+          `INSERT INTO ${S}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ('t', '', $1, $2, $3, $4)`,
+          [r.id, r.parent, rest, r.md],
+        );
         for (const [ch, v] of Object.entries(r.cp.channel_versions)) {
           const has = ch in channel_values;
-          await c.query(`INSERT INTO ${S}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ('t', '', $1, $2, $3, $4) ON CONFLICT DO NOTHING`, [ch, String(v), has ? "json" : "empty", has ? Buffer.from(JSON.stringify((channel_values as Record<string, unknown>)[ch])) : null]);
+          await c.query(
+            `INSERT INTO ${S}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ('t', '', $1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+            [
+              ch,
+              String(v),
+              has ? "json" : "empty",
+              has ? Buffer.from(JSON.stringify((channel_values as Record<string, unknown>)[ch])) : null,
+            ],
+          );
         }
       }
       for (const w of writes) {
-        await c.query(`INSERT INTO ${S}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ('t', '', $1, $2, $3, $4, 'json', $5)`, [w.id, w.task, w.idx, w.channel, Buffer.from(JSON.stringify(w.value))]);
+        await c.query(
+          `INSERT INTO ${S}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ('t', '', $1, $2, $3, $4, 'json', $5)`,
+          [w.id, w.task, w.idx, w.channel, Buffer.from(JSON.stringify(w.value))],
+        );
       }
       const uri = `${PG_BASE}?schema=${schema}`;
       for (const k of [1, 2]) {
-        const lib = (await saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: ids[k] } }))!;
+        const lib = (await saver.getTuple({
+          configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: ids[k] },
+        }))!;
         const { t, scanned } = await ours(uri, "t", ids[k]!);
         for (const x of [t, scanned]) {
           expect(x.checkpoint.channel_values.__pregel_tasks).toEqual(lib.checkpoint.channel_values.__pregel_tasks);

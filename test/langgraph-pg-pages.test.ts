@@ -20,10 +20,15 @@ describe("LangGraph PostgreSQL store: thread pages and heads", () => {
       // thread i gets i+1 checkpoints, two of them in a second namespace
       for (const [i, t] of threads.entries()) {
         for (let k = 0; k <= i; k++) {
-          await pgdb.query(`INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, checkpoint) VALUES ($1, $2, $3, '{}')`, [t, k % 3 === 2 ? "sub" : "", `id-${k}`]);
+          await pgdb.query(
+            `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, checkpoint) VALUES ($1, $2, $3, '{}')`,
+            [t, k % 3 === 2 ? "sub" : "", `id-${k}`],
+          );
         }
       }
-      const want = (await pgdb.query(`SELECT DISTINCT thread_id FROM ${s}.checkpoints ORDER BY thread_id`)).rows.map((r) => r.thread_id);
+      const want = (await pgdb.query(`SELECT DISTINCT thread_id FROM ${s}.checkpoints ORDER BY thread_id`)).rows.map(
+        (r) => r.thread_id,
+      );
       expect(want).toHaveLength(threads.length);
       for (const size of [1, 2, 3, 7, 10, 50]) {
         const got: string[] = [];
@@ -39,12 +44,22 @@ describe("LangGraph PostgreSQL store: thread pages and heads", () => {
       }
       const heads = await store.heads(["b", "", "zz", "no-such"]);
       for (const t of ["b", "", "zz"]) {
-        const rows = (await pgdb.query(`SELECT checkpoint_ns, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1`, [t])).rows;
+        const rows = (
+          await pgdb.query(`SELECT checkpoint_ns, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1`, [t])
+        ).rows;
         const keys = (xs: string[][]) => xs.map((x) => JSON.stringify(x)).sort();
-        expect(keys(heads.get(t)!.map((h) => [h.ns, h.id])), t).toEqual(keys(rows.map((r) => [r.checkpoint_ns, r.checkpoint_id])));
+        expect(keys(heads.get(t)!.map((h) => [h.ns, h.id])), t).toEqual(
+          keys(rows.map((r) => [r.checkpoint_ns, r.checkpoint_id])),
+        );
       }
       expect(heads.get("no-such")).toEqual([]);
-      expect(((await (store as unknown as { pool: { query: (q: string) => Promise<{ rows: Array<{ jit: string }> }> } }).pool.query("SHOW jit")).rows[0]!.jit)).toBe("off");
+      expect(
+        (
+          await (
+            store as unknown as { pool: { query: (q: string) => Promise<{ rows: Array<{ jit: string }> }> } }
+          ).pool.query("SHOW jit")
+        ).rows[0]!.jit,
+      ).toBe("off");
     } finally {
       await store.close();
     }

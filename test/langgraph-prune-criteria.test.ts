@@ -24,7 +24,9 @@ const EPOCH = 12219292800000n;
 
 /** A uuid6 id for a time (LANGGRAPH.md §2.3): 60 bits of 100 ns since 1582-10-15, version 6. */
 function uuid6(ms: number): string {
-  const h = ((BigInt(Math.floor(ms)) + EPOCH) * 10000n + BigInt(randomBytes(2).readUInt16BE() % 10000)).toString(16).padStart(15, "0");
+  const h = ((BigInt(Math.floor(ms)) + EPOCH) * 10000n + BigInt(randomBytes(2).readUInt16BE() % 10000))
+    .toString(16)
+    .padStart(15, "0");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-6${h.slice(12, 15)}-8${randomBytes(2).toString("hex").slice(1)}-${randomBytes(6).toString("hex")}`;
 }
 
@@ -41,9 +43,27 @@ interface Cp {
 /** The store: names stand for ids; ages are days before now (negative: after the prune starts). */
 const CPS: Cp[] = [
   // idle for 37+ days
-  ...[40, 39, 38, 37].map((a, i): Cp => ({ thread: "t-old", ns: "", name: `old${i}`, ageDays: a, parent: i ? `old${i - 1}` : undefined, writes: 1 })),
+  ...[40, 39, 38, 37].map(
+    (a, i): Cp => ({
+      thread: "t-old",
+      ns: "",
+      name: `old${i}`,
+      ageDays: a,
+      parent: i ? `old${i - 1}` : undefined,
+      writes: 1,
+    }),
+  ),
   // live, with one checkpoint dated a day after the prune starts
-  ...[20, 15, 5, 1, -1].map((a, i): Cp => ({ thread: "t-live", ns: "", name: `live${i}`, ageDays: a, parent: i ? `live${i - 1}` : undefined, writes: 2 })),
+  ...[20, 15, 5, 1, -1].map(
+    (a, i): Cp => ({
+      thread: "t-live",
+      ns: "",
+      name: `live${i}`,
+      ageDays: a,
+      parent: i ? `live${i - 1}` : undefined,
+      writes: 2,
+    }),
+  ),
   // a subgraph namespace of t-live: 2 checkpoints
   { thread: "t-live", ns: "sub:1", name: "sub0", ageDays: 19, writes: 0 },
   { thread: "t-live", ns: "sub:1", name: "sub1", ageDays: 18, parent: "sub0", writes: 1 },
@@ -58,9 +78,17 @@ function build() {
   const now = Date.now();
   const ids = new Map(CPS.map((c) => [c.name, uuid6(now - c.ageDays * DAY)]));
   const name = new Map([...ids].map(([n, id]) => [id, n]));
-  const rows = CPS.map((c) => ({ ...c, id: ids.get(c.name)!, parentId: c.parent ? ids.get(c.parent)! : null, meta: { step: 0, ...(c.delta === undefined ? {} : { counters_since_delta_snapshot: { messages: c.delta } }) } }));
+  const rows = CPS.map((c) => ({
+    ...c,
+    id: ids.get(c.name)!,
+    parentId: c.parent ? ids.get(c.parent)! : null,
+    meta: { step: 0, ...(c.delta === undefined ? {} : { counters_since_delta_snapshot: { messages: c.delta } }) },
+  }));
   // orphan writes of t-live: one dated before the prune (goes), one after it started (stays)
-  const orphans = [{ id: uuid6(now - 30 * DAY), task: "orphan-old" }, { id: uuid6(now + 2 * DAY), task: "orphan-new" }];
+  const orphans = [
+    { id: uuid6(now - 30 * DAY), task: "orphan-old" },
+    { id: uuid6(now + 2 * DAY), task: "orphan-new" },
+  ];
   return { rows, name, orphans };
 }
 
@@ -85,8 +113,23 @@ function sqliteStore(): { file: string; name: Map<string, string> } {
 function leftSqlite(file: string, name: Map<string, string>) {
   const db = new Database(file, { readonly: true });
   try {
-    const cps = (db.prepare("SELECT thread_id t, checkpoint_ns ns, checkpoint_id id FROM checkpoints").all() as Array<{ t: string; ns: string; id: string }>).map((r) => `${r.t}/${r.ns}/${name.get(r.id)}`).sort();
-    const orphans = (db.prepare("SELECT task_id FROM writes w WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))").pluck().all() as string[]).sort();
+    const cps = (
+      db.prepare("SELECT thread_id t, checkpoint_ns ns, checkpoint_id id FROM checkpoints").all() as Array<{
+        t: string;
+        ns: string;
+        id: string;
+      }>
+    )
+      .map((r) => `${r.t}/${r.ns}/${name.get(r.id)}`)
+      .sort();
+    const orphans = (
+      db
+        .prepare(
+          "SELECT task_id FROM writes w WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))",
+        )
+        .pluck()
+        .all() as string[]
+    ).sort();
     const writes = db.prepare("SELECT count(*) FROM writes").pluck().get() as number;
     return { cps, orphans, writes };
   } finally {
@@ -122,7 +165,23 @@ describe("prune criteria on SQLite", () => {
     expect(left.orphans).toEqual(["orphan-new"]);
     const s = JSON.parse(r.out);
     expect(s).toMatchObject({ dryRun: false, threads: 3, checkpoints: 8, writes: 3 + 6, orphanWrites: 1, kept: 7 });
-    expect(s.bytes).toBe(8 * 100 + CPS.filter((c) => ["old0", "old1", "old2", "live0", "live1", "live2", "sub0", "d0"].includes(c.name)).reduce((n, c) => n + c.writes * 10, 0) + 10 + CPS.filter((c) => ["old0", "old1", "old2", "live0", "live1", "live2", "sub0", "d0"].includes(c.name)).reduce((n, c) => n + JSON.stringify({ step: 0, ...(c.delta === undefined ? {} : { counters_since_delta_snapshot: { messages: c.delta } }) }).length, 0));
+    expect(s.bytes).toBe(
+      8 * 100 +
+        CPS.filter((c) => ["old0", "old1", "old2", "live0", "live1", "live2", "sub0", "d0"].includes(c.name)).reduce(
+          (n, c) => n + c.writes * 10,
+          0,
+        ) +
+        10 +
+        CPS.filter((c) => ["old0", "old1", "old2", "live0", "live1", "live2", "sub0", "d0"].includes(c.name)).reduce(
+          (n, c) =>
+            n +
+            JSON.stringify({
+              step: 0,
+              ...(c.delta === undefined ? {} : { counters_since_delta_snapshot: { messages: c.delta } }),
+            }).length,
+          0,
+        ),
+    );
     expect(s.plans).toBeUndefined();
   });
 
@@ -134,20 +193,43 @@ describe("prune criteria on SQLite", () => {
     expect(dry.code, dry.err).toBe(0);
     expect(hash()).toBe(h0);
     const d = JSON.parse(dry.out);
-    expect(d.plans.map((p: { threadId: string; whole: boolean; checkpoints: Array<{ id: string }> }) => [p.threadId, p.whole, p.checkpoints.map((c) => name.get(c.id))])).toEqual([["t-old", true, ["old0", "old1", "old2", "old3"]]]);
+    expect(
+      d.plans.map((p: { threadId: string; whole: boolean; checkpoints: Array<{ id: string }> }) => [
+        p.threadId,
+        p.whole,
+        p.checkpoints.map((c) => name.get(c.id)),
+      ]),
+    ).toEqual([["t-old", true, ["old0", "old1", "old2", "old3"]]]);
     expect(d).toMatchObject({ dryRun: true, threads: 3, wholeThreads: 1, checkpoints: 4, writes: 4 });
     const r = await ckpt("prune", `sqlite:${file}`, "--idle-for", "30d");
     expect(r.code, r.err).toBe(0);
     // SQLite looks for orphan writes in every thread of a page (t-live has an old one), PostgreSQL in touched ones
-    expect(r.out).toContain("deleted 4 checkpoints (1 whole thread), 4 writes, 1 orphan write, 0 blobs; kept 11 checkpoints");
+    expect(r.out).toContain(
+      "deleted 4 checkpoints (1 whole thread), 4 writes, 1 orphan write, 0 blobs; kept 11 checkpoints",
+    );
     expect(leftSqlite(file, name).cps).toEqual(without("old0", "old1", "old2", "old3"));
   });
 
   it("--older-than 10d with --thread: the newest of each namespace stays, other threads untouched; text dry run lists each thread", async () => {
     const { file, name } = sqliteStore();
-    const dry = await ckpt("prune", `sqlite:${file}`, "--older-than", "10d", "--thread", "t-live", "--thread", "t-delta", "--dry-run", "--batch-size", "1");
+    const dry = await ckpt(
+      "prune",
+      `sqlite:${file}`,
+      "--older-than",
+      "10d",
+      "--thread",
+      "t-live",
+      "--thread",
+      "t-delta",
+      "--dry-run",
+      "--batch-size",
+      "1",
+    );
     expect(dry.code, dry.err).toBe(0);
-    expect(dry.out.split("\n").slice(0, 2)).toEqual([`dry run: prune sqlite:${file}`, "  would delete t-live: 2 checkpoints, 1 checkpoint in sub:1"]);
+    expect(dry.out.split("\n").slice(0, 2)).toEqual([
+      `dry run: prune sqlite:${file}`,
+      "  would delete t-live: 2 checkpoints, 1 checkpoint in sub:1",
+    ]);
     const r = await ckpt("prune", `sqlite:${file}`, "--older-than", "10d", "--thread", "t-live", "--thread", "t-delta");
     expect(r.code, r.err).toBe(0);
     // t-live: live0 (20d) and live1 (15d) go, live2 (5d) stays; sub:1: sub1 is its newest, sub0 (19d) goes
@@ -176,24 +258,80 @@ describe("prune criteria on PostgreSQL", () => {
     }
     const { rows, name, orphans } = build();
     for (const r of rows) {
-      await pgdb.query(`INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ($1, $2, $3, $4, $5, $6)`, [r.thread, r.ns, r.id, r.parentId, { v: 1, channel_versions: { messages: `v-${r.name}`, shared: "1" } }, r.meta]);
-      await pgdb.query(`INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, $2, 'messages', $3, 'json', $4)`, [r.thread, r.ns, `v-${r.name}`, Buffer.alloc(10)]);
-      for (let i = 0; i < r.writes; i++) await pgdb.query(`INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ($1, $2, $3, 'task', $4, 'messages', 'json', $5)`, [r.thread, r.ns, r.id, i, Buffer.alloc(10)]);
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [
+          r.thread,
+          r.ns,
+          r.id,
+          r.parentId,
+          { v: 1, channel_versions: { messages: `v-${r.name}`, shared: "1" } },
+          r.meta,
+        ],
+      );
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, $2, 'messages', $3, 'json', $4)`,
+        [r.thread, r.ns, `v-${r.name}`, Buffer.alloc(10)],
+      );
+      for (let i = 0; i < r.writes; i++)
+        await pgdb.query(
+          `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ($1, $2, $3, 'task', $4, 'messages', 'json', $5)`,
+          [r.thread, r.ns, r.id, i, Buffer.alloc(10)],
+        );
     }
-    for (const t of ["t-old", "t-live", "t-delta"]) await pgdb.query(`INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, '', 'shared', '1', 'json', $2)`, [t, Buffer.alloc(5)]);
-    for (const o of orphans) await pgdb.query(`INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ('t-live', '', $1, $2, 0, 'messages', 'json', $3)`, [o.id, o.task, Buffer.alloc(10)]);
-    const dry = await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "1", "--dry-run", "--json", "--batch-size", "2");
+    for (const t of ["t-old", "t-live", "t-delta"])
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, '', 'shared', '1', 'json', $2)`,
+        [t, Buffer.alloc(5)],
+      );
+    for (const o of orphans)
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ('t-live', '', $1, $2, 0, 'messages', 'json', $3)`,
+        [o.id, o.task, Buffer.alloc(10)],
+      );
+    const dry = await ckpt(
+      "prune",
+      `${PG}?schema=${s}`,
+      "--keep-last",
+      "1",
+      "--dry-run",
+      "--json",
+      "--batch-size",
+      "2",
+    );
     expect(dry.code, dry.err).toBe(0);
     expect(JSON.parse(dry.out)).toMatchObject({ dryRun: true, checkpoints: 8, writes: 9, orphanWrites: 1, blobs: 8 });
     const r = await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "1", "--json", "--batch-size", "2");
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ threads: 3, checkpoints: 8, writes: 9, orphanWrites: 1, blobs: 8, kept: 7 });
+    expect(JSON.parse(r.out)).toMatchObject({
+      threads: 3,
+      checkpoints: 8,
+      writes: 9,
+      orphanWrites: 1,
+      blobs: 8,
+      kept: 7,
+    });
     const gone = ["old0", "old1", "old2", "live0", "live1", "live2", "sub0", "d0"];
-    const cps = (await pgdb.query(`SELECT thread_id t, checkpoint_ns ns, checkpoint_id id FROM ${s}.checkpoints`)).rows.map((x) => `${x.t}/${x.ns}/${name.get(x.id)}`).sort();
+    const cps = (await pgdb.query(`SELECT thread_id t, checkpoint_ns ns, checkpoint_id id FROM ${s}.checkpoints`)).rows
+      .map((x) => `${x.t}/${x.ns}/${name.get(x.id)}`)
+      .sort();
     expect(cps).toEqual(without(...gone));
-    const blobs = (await pgdb.query(`SELECT thread_id || '/' || version v FROM ${s}.checkpoint_blobs`)).rows.map((x) => x.v).sort();
-    expect(blobs).toEqual([...ALL.filter((k) => !gone.includes(k.split("/")[2]!)).map((k) => `${k.split("/")[0]}/v-${k.split("/")[2]}`), "t-delta/1", "t-live/1", "t-old/1"].sort());
-    const orphanTasks = (await pgdb.query(`SELECT task_id FROM ${s}.checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))`)).rows.map((x) => x.task_id);
+    const blobs = (await pgdb.query(`SELECT thread_id || '/' || version v FROM ${s}.checkpoint_blobs`)).rows
+      .map((x) => x.v)
+      .sort();
+    expect(blobs).toEqual(
+      [
+        ...ALL.filter((k) => !gone.includes(k.split("/")[2]!)).map((k) => `${k.split("/")[0]}/v-${k.split("/")[2]}`),
+        "t-delta/1",
+        "t-live/1",
+        "t-old/1",
+      ].sort(),
+    );
+    const orphanTasks = (
+      await pgdb.query(
+        `SELECT task_id FROM ${s}.checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))`,
+      )
+    ).rows.map((x) => x.task_id);
     expect(orphanTasks).toEqual(["orphan-new"]);
   });
 });

@@ -27,7 +27,10 @@ const copyOf = (name: string) => {
   return p;
 };
 const restore = (file: string, s: string) =>
-  execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], { input: readFileSync(join(fx, file), "utf8").replaceAll("__SCHEMA__", s), stdio: ["pipe", "ignore", "inherit"] });
+  execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], {
+    input: readFileSync(join(fx, file), "utf8").replaceAll("__SCHEMA__", s),
+    stdio: ["pipe", "ignore", "inherit"],
+  });
 
 /** The newest 2 ids of every (thread, ns), from a list of `thread|ns|id` keys. */
 function newest2(keys: string[]): string[] {
@@ -36,11 +39,24 @@ function newest2(keys: string[]): string[] {
     const [t, ns, id] = k.split("|");
     (by.get(`${t}|${ns}`) ?? by.set(`${t}|${ns}`, []).get(`${t}|${ns}`)!).push(id!);
   }
-  return [...by].flatMap(([tn, ids]) => ids.sort().slice(-2).map((id) => `${tn}|${id}`)).sort();
+  return [...by]
+    .flatMap(([tn, ids]) =>
+      ids
+        .sort()
+        .slice(-2)
+        .map((id) => `${tn}|${id}`),
+    )
+    .sort();
 }
 
 describe("prune --keep-last 2 on every sample", () => {
-  for (const sample of ["python-a.sqlite", "js-a.sqlite", "python-v1-persistence.sqlite", "python-v4-chat.sqlite", "python-v4-human-in-the-loop.sqlite"]) {
+  for (const sample of [
+    "python-a.sqlite",
+    "js-a.sqlite",
+    "python-v1-persistence.sqlite",
+    "python-v4-chat.sqlite",
+    "python-v4-human-in-the-loop.sqlite",
+  ]) {
     it(`${sample}: exactly the newest 2 per thread and namespace, unchanged; --dry-run changes nothing; no orphan writes`, async () => {
       const f = copyOf(sample);
       const before = readSqliteStore(f);
@@ -52,7 +68,16 @@ describe("prune --keep-last 2 on every sample", () => {
       const expected = newest2([...before.keys()]);
       const n = before.size - expected.length;
       expect(dry.out).toContain(`would delete ${n} checkpoint${n === 1 ? "" : "s"}`);
-      const jsBefore = sample.startsWith("js") ? await (async () => { const s = sqliteSaver(f); try { return await jsHistory(s); } finally { await closeSaver(s); } })() : undefined;
+      const jsBefore = sample.startsWith("js")
+        ? await (async () => {
+            const s = sqliteSaver(f);
+            try {
+              return await jsHistory(s);
+            } finally {
+              await closeSaver(s);
+            }
+          })()
+        : undefined;
       const r = await ckpt("prune", `sqlite:${f}`, "--keep-last", "2");
       expect(r.code, r.err).toBe(0);
       const after = readSqliteStore(f); // throws on an orphan write
@@ -75,20 +100,47 @@ describe("prune --keep-last 2 on every sample", () => {
     it(`${dump}: newest 2 kept, rows unchanged, no orphan writes or blobs, every referenced blob still there`, async () => {
       const s = schema(dump.replace(/[^a-z0-9]/g, "_"));
       restore(dump, s);
-      const rows = async () => (await pgdb.query(`SELECT thread_id || '|' || checkpoint_ns || '|' || checkpoint_id AS k, checkpoint, metadata FROM ${s}.checkpoints`)).rows;
+      const rows = async () =>
+        (
+          await pgdb.query(
+            `SELECT thread_id || '|' || checkpoint_ns || '|' || checkpoint_id AS k, checkpoint, metadata FROM ${s}.checkpoints`,
+          )
+        ).rows;
       const before = new Map((await rows()).map((r) => [r.k, r]));
-      const counts = async () => (await pgdb.query(`SELECT (SELECT count(*) FROM ${s}.checkpoints) a, (SELECT count(*) FROM ${s}.checkpoint_blobs) b, (SELECT count(*) FROM ${s}.checkpoint_writes) c`)).rows[0];
+      const counts = async () =>
+        (
+          await pgdb.query(
+            `SELECT (SELECT count(*) FROM ${s}.checkpoints) a, (SELECT count(*) FROM ${s}.checkpoint_blobs) b, (SELECT count(*) FROM ${s}.checkpoint_writes) c`,
+          )
+        ).rows[0];
       const c0 = await counts();
       expect((await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "2", "--dry-run")).code).toBe(0);
       expect(await counts()).toEqual(c0);
-      const jsBefore = dump.startsWith("js") ? await (async () => { const p = pgSaver(PG, s); try { return await jsHistory(p); } finally { await closeSaver(p); } })() : undefined;
+      const jsBefore = dump.startsWith("js")
+        ? await (async () => {
+            const p = pgSaver(PG, s);
+            try {
+              return await jsHistory(p);
+            } finally {
+              await closeSaver(p);
+            }
+          })()
+        : undefined;
       expect((await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "2")).code).toBe(0);
       const after = await rows();
       const expected = newest2([...before.keys()]);
       expect(after.map((r) => r.k).sort()).toEqual(expected);
       for (const r of after) expect(r).toEqual(before.get(r.k));
-      const orphanWrites = (await pgdb.query(`SELECT count(*)::int n FROM ${s}.checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))`)).rows[0].n;
-      const orphanBlobs = (await pgdb.query(`SELECT count(*)::int n FROM ${s}.checkpoint_blobs b WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint->'channel_versions'->>b.channel = b.version)`)).rows[0].n;
+      const orphanWrites = (
+        await pgdb.query(
+          `SELECT count(*)::int n FROM ${s}.checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))`,
+        )
+      ).rows[0].n;
+      const orphanBlobs = (
+        await pgdb.query(
+          `SELECT count(*)::int n FROM ${s}.checkpoint_blobs b WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint->'channel_versions'->>b.channel = b.version)`,
+        )
+      ).rows[0].n;
       expect(orphanWrites).toBe(0);
       expect(orphanBlobs).toBe(0);
       if (jsBefore) {
@@ -111,9 +163,15 @@ describe("prune while LangGraph JS keeps writing", () => {
     restore("js-a.pg.sql", s);
     // 40 copies of every thread: a prune of many small transactions
     for (let i = 1; i < 40; i++) {
-      await pgdb.query(`INSERT INTO ${s}.checkpoints SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM ${s}.checkpoints WHERE thread_id NOT LIKE '%#c%'`);
-      await pgdb.query(`INSERT INTO ${s}.checkpoint_blobs SELECT thread_id || '#c${i}', checkpoint_ns, channel, version, type, blob FROM ${s}.checkpoint_blobs WHERE thread_id NOT LIKE '%#c%'`);
-      await pgdb.query(`INSERT INTO ${s}.checkpoint_writes SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${s}.checkpoint_writes WHERE thread_id NOT LIKE '%#c%'`);
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoints SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM ${s}.checkpoints WHERE thread_id NOT LIKE '%#c%'`,
+      );
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoint_blobs SELECT thread_id || '#c${i}', checkpoint_ns, channel, version, type, blob FROM ${s}.checkpoint_blobs WHERE thread_id NOT LIKE '%#c%'`,
+      );
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoint_writes SELECT thread_id || '#c${i}', checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${s}.checkpoint_writes WHERE thread_id NOT LIKE '%#c%'`,
+      );
     }
     const saver = pgSaver(PG, s);
     const app = chatApp(saver);
@@ -125,7 +183,8 @@ describe("prune while LangGraph JS keeps writing", () => {
         for (const thread of ["a-chat-2", "a-chat-2#c7", "fresh-thread"]) {
           const cfg = { configurable: { thread_id: thread } };
           await app.invoke(human(`question ${i}`), cfg);
-          for await (const t of saver.list(cfg, { limit: 5 })) written.push(`${thread}|${t.config.configurable!.checkpoint_id}`);
+          for await (const t of saver.list(cfg, { limit: 5 }))
+            written.push(`${thread}|${t.config.configurable!.checkpoint_id}`);
         }
       }
     })();
@@ -135,9 +194,12 @@ describe("prune while LangGraph JS keeps writing", () => {
     stop = true;
     await writer;
     expect(r.code, r.err).toBe(0);
-    const present = new Set((await pgdb.query(`SELECT thread_id || '|' || checkpoint_id AS k FROM ${s}.checkpoints`)).rows.map((x) => x.k));
+    const present = new Set(
+      (await pgdb.query(`SELECT thread_id || '|' || checkpoint_id AS k FROM ${s}.checkpoints`)).rows.map((x) => x.k),
+    );
     // uuid6 time of a checkpoint id (LANGGRAPH.md §2.3): 60 bits of 100 ns since 1582-10-15
-    const timeOf = (id: string) => Number(BigInt(`0x${id.slice(0, 8)}${id.slice(9, 13)}${id.slice(15, 18)}`) / 10000n) - 12219292800000;
+    const timeOf = (id: string) =>
+      Number(BigInt(`0x${id.slice(0, 8)}${id.slice(9, 13)}${id.slice(15, 18)}`) / 10000n) - 12219292800000;
     // written after the prune started: the instant the command reports (its clock is read after its own start-up,
     // which on a loaded machine can be seconds after the call)
     const pruneStarted = Date.parse((JSON.parse(r.out) as { startedAt: string }).startedAt);

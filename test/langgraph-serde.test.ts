@@ -12,14 +12,26 @@ import { decodeMetadata, decodeTyped, detectLibrary, type DecodeSink } from "../
 import { interruptOf, isLcMessage, lcClass, type LgDecodeIssue } from "../src/formats/langgraph/types.js";
 
 const FIX = join(__dirname, "..", "fixtures", "langgraph");
-const sinkOf = (issues: LgDecodeIssue[] = []): DecodeSink => ({ row: { store: "sqlite", table: "t", threadId: "t", namespace: "" }, pointer: "", issues });
+const sinkOf = (issues: LgDecodeIssue[] = []): DecodeSink => ({
+  row: { store: "sqlite", table: "t", threadId: "t", namespace: "" },
+  pointer: "",
+  issues,
+});
 
 function rows(file: string) {
   const dir = mkdtempSync(join(tmpdir(), "lg-serde-"));
   copyFileSync(join(FIX, file), join(dir, file));
   const db = new Database(join(dir, file), { readonly: true, fileMustExist: true });
-  const cps = db.prepare("SELECT type, checkpoint, metadata FROM checkpoints").all() as Array<{ type: string; checkpoint: Buffer; metadata: Buffer }>;
-  const ws = db.prepare("SELECT type, value, channel FROM writes").all() as Array<{ type: string; value: Buffer; channel: string }>;
+  const cps = db.prepare("SELECT type, checkpoint, metadata FROM checkpoints").all() as Array<{
+    type: string;
+    checkpoint: Buffer;
+    metadata: Buffer;
+  }>;
+  const ws = db.prepare("SELECT type, value, channel FROM writes").all() as Array<{
+    type: string;
+    value: Buffer;
+    channel: string;
+  }>;
   db.close();
   return { cps, ws };
 }
@@ -52,7 +64,9 @@ describe("langgraph serde on the from-repo Python samples", () => {
   it("python messages lose type/example/nulls like JS toJSON", () => {
     const { cps } = rows("python-v4-chat.sqlite");
     const cp = decodeTyped(cps[0]!.type, cps[0]!.checkpoint, sinkOf()) as { channel_values: { messages?: unknown[] } };
-    const withMsgs = rows("python-v4-chat.sqlite").cps.map((r) => decodeTyped(r.type, r.checkpoint, sinkOf()) as typeof cp).find((c) => c.channel_values.messages?.length);
+    const withMsgs = rows("python-v4-chat.sqlite")
+      .cps.map((r) => decodeTyped(r.type, r.checkpoint, sinkOf()) as typeof cp)
+      .find((c) => c.channel_values.messages?.length);
     const m = withMsgs!.channel_values.messages![0] as { id: string[]; kwargs: Record<string, unknown> };
     expect(m.id.slice(0, 2)).toEqual(["langchain_core", "messages"]);
     expect("type" in m.kwargs).toBe(false);
@@ -69,7 +83,9 @@ describe("langgraph serde on the from-repo Python samples", () => {
       expect(cp.v).toBe(1);
       expect(cp.pending_sends).toEqual([]);
     }
-    const first = cps.map((r) => decodeMetadata(r.type, r.metadata, sinkOf()) as Record<string, unknown>).find((m) => m.step === -1)!;
+    const first = cps
+      .map((r) => decodeMetadata(r.type, r.metadata, sinkOf()) as Record<string, unknown>)
+      .find((m) => m.step === -1)!;
     expect(first.writes).toEqual({ __start__: { input: "hello world" } });
   });
 });
@@ -91,23 +107,53 @@ describe("langgraph serde on hand-built payloads", () => {
     const issues: LgDecodeIssue[] = [];
     const [u, d, i, s] = decodeTyped("msgpack", arr, sinkOf(issues)) as Array<Record<string, unknown>>;
     expect(issues).toEqual([]);
-    expect(u).toEqual({ lc: 2, type: "constructor", id: ["uuid", "UUID"], method: null, args: ["0123456789abcdef0123456789abcdef"], kwargs: {}, ext: 0 });
-    expect(d).toMatchObject({ id: ["datetime", "datetime"], method: "fromisoformat", args: ["2024-01-02T03:04:05+00:00"], ext: 3 });
+    expect(u).toEqual({
+      lc: 2,
+      type: "constructor",
+      id: ["uuid", "UUID"],
+      method: null,
+      args: ["0123456789abcdef0123456789abcdef"],
+      kwargs: {},
+      ext: 0,
+    });
+    expect(d).toMatchObject({
+      id: ["datetime", "datetime"],
+      method: "fromisoformat",
+      args: ["2024-01-02T03:04:05+00:00"],
+      ext: 3,
+    });
     expect(interruptOf(i)).toEqual({ id: "abc", value: { q: "ok?" } });
     expect(interruptOf({ id: "x", value: 1 })).toEqual({ id: "x", value: 1 });
     expect(s).toMatchObject({ id: ["langgraph", "types", "Send"], args: ["node_a", { x: 1 }], ext: 1 });
   });
 
   it("EXT 5 message inside a list, bin and int64 values, integer map keys", () => {
-    const msg = extBytes(5, ["langchain_core.messages.tool", "ToolMessage", { content: "r", type: "tool", tool_call_id: "c1", name: null, artifact: null, status: "success" }, "model_validate_json"]);
+    const msg = extBytes(5, [
+      "langchain_core.messages.tool",
+      "ToolMessage",
+      { content: "r", type: "tool", tool_call_id: "c1", name: null, artifact: null, status: "success" },
+      "model_validate_json",
+    ]);
     const bin = Buffer.from(pack(new Uint8Array([1, 2, 3])));
     const big = Buffer.from([0xcf, 0, 0x20, 0, 0, 0, 0, 0, 1]); // uint64 2^53 + 1
     const mapIntKey = Buffer.concat([Buffer.from([0x81, 0x07]), Buffer.from(pack("seven"))]); // {7: "seven"}
     const arr = Buffer.concat([Buffer.from([0x94]), msg, bin, big, mapIntKey]);
     const issues: LgDecodeIssue[] = [];
     const [m, b, n, mk] = decodeTyped("msgpack", arr, sinkOf(issues)) as unknown[];
-    expect(m).toEqual({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "ToolMessage"], kwargs: { content: "r", tool_call_id: "c1", status: "success" } });
-    expect(b).toEqual({ lc: 2, type: "constructor", id: ["Uint8Array"], method: "from", args: [[1, 2, 3]], kwargs: {} });
+    expect(m).toEqual({
+      lc: 1,
+      type: "constructor",
+      id: ["langchain_core", "messages", "ToolMessage"],
+      kwargs: { content: "r", tool_call_id: "c1", status: "success" },
+    });
+    expect(b).toEqual({
+      lc: 2,
+      type: "constructor",
+      id: ["Uint8Array"],
+      method: "from",
+      args: [[1, 2, 3]],
+      kwargs: {},
+    });
     expect(n).toBe(2 ** 53); // nearest double, reported
     expect(mk).toEqual({ "7": "seven" });
     expect(issues.map((x) => `${x.reason}:${x.fatal}`).sort()).toEqual(["big-int:false", "map-key:false"]);
@@ -132,13 +178,28 @@ describe("langgraph serde on hand-built payloads", () => {
   });
 
   it("old Python lc:1 message ids are normalized; JS records are kept", () => {
-    const old = '{"messages":[{"lc":1,"type":"constructor","id":["langchain","schema","messages","HumanMessage"],"kwargs":{"content":"hi","type":"human"}}]}';
-    expect(decodeTyped("json", Buffer.from(old), sinkOf())).toEqual({ messages: [{ lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "hi" } }] });
-    const mid = '[{"lc":1,"type":"constructor","id":["langchain_core","messages","ai","AIMessage"],"kwargs":{"content":"a","type":"ai"}}]';
-    expect(decodeTyped("json", Buffer.from(mid), sinkOf())).toEqual([{ lc: 1, type: "constructor", id: ["langchain_core", "messages", "AIMessage"], kwargs: { content: "a" } }]);
-    const undef = '{"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"content":"r","artifact":{"lc":2,"type":"undefined"},"tool_call_id":"c"}}';
-    expect(decodeTyped("json", Buffer.from(undef), sinkOf())).toEqual({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "ToolMessage"], kwargs: { content: "r", tool_call_id: "c" } });
-    const js = '{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"x","tool_calls":[]}}';
+    const old =
+      '{"messages":[{"lc":1,"type":"constructor","id":["langchain","schema","messages","HumanMessage"],"kwargs":{"content":"hi","type":"human"}}]}';
+    expect(decodeTyped("json", Buffer.from(old), sinkOf())).toEqual({
+      messages: [
+        { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "hi" } },
+      ],
+    });
+    const mid =
+      '[{"lc":1,"type":"constructor","id":["langchain_core","messages","ai","AIMessage"],"kwargs":{"content":"a","type":"ai"}}]';
+    expect(decodeTyped("json", Buffer.from(mid), sinkOf())).toEqual([
+      { lc: 1, type: "constructor", id: ["langchain_core", "messages", "AIMessage"], kwargs: { content: "a" } },
+    ]);
+    const undef =
+      '{"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"content":"r","artifact":{"lc":2,"type":"undefined"},"tool_call_id":"c"}}';
+    expect(decodeTyped("json", Buffer.from(undef), sinkOf())).toEqual({
+      lc: 1,
+      type: "constructor",
+      id: ["langchain_core", "messages", "ToolMessage"],
+      kwargs: { content: "r", tool_call_id: "c" },
+    });
+    const js =
+      '{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"x","tool_calls":[]}}';
     expect(decodeTyped("json", Buffer.from(js), sinkOf())).toEqual(JSON.parse(js));
   });
 });

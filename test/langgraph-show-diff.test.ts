@@ -12,7 +12,13 @@ import { copyFixture } from "./helpers/langgraph-tuples.js";
 async function cli(...argv: string[]) {
   let out = "";
   let err = "";
-  const t = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: { NO_COLOR: "1" }, cwd: process.cwd() } as unknown as CliIO;
+  const t = {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: { NO_COLOR: "1" },
+    cwd: process.cwd(),
+  } as unknown as CliIO;
   const code = await main(argv, t);
   return { code, out, err };
 }
@@ -23,7 +29,9 @@ describe("ckpt show of LangGraph checkpoints", () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/user\n\s+Refund order 1042/);
     expect(r.out).toMatch(/assistant\n\s+Proposed: Refund order 1042/);
-    expect(r.out).toMatch(/pending interrupt: \{"question":"Approve this action\?","action":"Proposed: Refund order 1042"\}/);
+    expect(r.out).toMatch(
+      /pending interrupt: \{"question":"Approve this action\?","action":"Proposed: Refund order 1042"\}/,
+    );
   });
 
   it("non-message channels as state; an older checkpoint by @~N", async () => {
@@ -43,10 +51,20 @@ describe("ckpt diff of two checkpoints of a thread", () => {
     expect(r.code).toBe(1);
     const d = JSON.parse(r.out);
     const msgs = d.changes.filter((c: { kind: string }) => c.kind === "message");
-    expect(msgs.map((c: { op: string; role: string }) => `${c.op}:${c.role}`)).toEqual(["appended:user", "appended:assistant", "appended:toolResult", "appended:toolResult", "appended:assistant"]);
-    const fields = d.changes.filter((c: { kind: string }) => c.kind === "field").map((c: { pointer: string }) => c.pointer);
+    expect(msgs.map((c: { op: string; role: string }) => `${c.op}:${c.role}`)).toEqual([
+      "appended:user",
+      "appended:assistant",
+      "appended:toolResult",
+      "appended:toolResult",
+      "appended:assistant",
+    ]);
+    const fields = d.changes
+      .filter((c: { kind: string }) => c.kind === "field")
+      .map((c: { pointer: string }) => c.pointer);
     for (const p of fields) expect(p).not.toMatch(/checkpointId|channel_versions|versions_seen|\/bytes|\/row\//);
-    const counter = JSON.parse((await cli("diff", `sqlite:${path}#a-counter-1@~3`, `sqlite:${path}#a-counter-1`, "--json")).out);
+    const counter = JSON.parse(
+      (await cli("diff", `sqlite:${path}#a-counter-1@~3`, `sqlite:${path}#a-counter-1`, "--json")).out,
+    );
     const ptrs = counter.changes.map((c: { pointer?: string }) => c.pointer);
     expect(ptrs).toEqual(expect.arrayContaining(["/state/delta", "/state/total", "/state/history"]));
   });

@@ -28,7 +28,15 @@ const run = `${process.pid}_${Date.now().toString(36)}`;
 function io(): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: { NO_COLOR: "1" }, cwd: process.cwd(), out: () => out, err: () => err };
+  return {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: { NO_COLOR: "1" },
+    cwd: process.cwd(),
+    out: () => out,
+    err: () => err,
+  };
 }
 const sha = (f: string) => createHash("sha256").update(readFileSync(f)).digest("hex");
 const copy = (file: string) => {
@@ -52,7 +60,9 @@ async function pgClient() {
   try {
     await c.connect();
   } catch (e) {
-    throw new Error(`PostgreSQL is not reachable at ${PG_BASE} (${(e as Error).message}); start it with: pg_ctlcluster 15 main start`);
+    throw new Error(
+      `PostgreSQL is not reachable at ${PG_BASE} (${(e as Error).message}); start it with: pg_ctlcluster 15 main start`,
+    );
   }
   return c;
 }
@@ -71,12 +81,19 @@ async function checkAgainstCounts(uri: string, counts: Counts) {
   const ls = await cli("ls", uri, "--json");
   expect(ls.err).toBe("");
   expect(ls.code).toBe(0);
-  const rows = JSON.parse(ls.out) as Array<{ threadId: string; checkpoints: number; subgraphCheckpoints: number; namespaces: number }>;
+  const rows = JSON.parse(ls.out) as Array<{
+    threadId: string;
+    checkpoints: number;
+    subgraphCheckpoints: number;
+    namespaces: number;
+  }>;
   expect(rows.map((r) => r.threadId).sort()).toEqual(Object.keys(counts.per_thread).sort());
   const r = await reader(uri);
   try {
     let logged = 0;
-    for (const row of rows as Array<typeof rows[number] & { newestId: string; newestStep: number | null; messages: number | null; library: string }>) {
+    for (const row of rows as Array<
+      (typeof rows)[number] & { newestId: string; newestStep: number | null; messages: number | null; library: string }
+    >) {
       const want = counts.per_thread[row.threadId]!;
       // the summary (SQL fast path for JSON rows, JS decode for msgpack) agrees with the fully decoded newest checkpoint
       const newest = await r.getTuple(row.threadId);
@@ -99,7 +116,10 @@ async function checkAgainstCounts(uri: string, counts: Counts) {
         logged += (JSON.parse(l.out) as unknown[]).length;
       }
       const head = await r.getTuple(row.threadId);
-      expect(head!.pendingWrites.some((w) => w.channel === "__interrupt__"), row.threadId).toBe(want.interrupt_pending);
+      expect(
+        head!.pendingWrites.some((w) => w.channel === "__interrupt__"),
+        row.threadId,
+      ).toBe(want.interrupt_pending);
     }
     expect(logged).toBe(counts.checkpoints);
     let writes = 0;
@@ -124,7 +144,10 @@ describe("LangGraph SQLite samples", () => {
     it(`${name}.sqlite: ls, log and scan match counts/${name}.sqlite.json; the file is unchanged`, async () => {
       const file = copy(`${name}.sqlite`);
       const before = sha(file);
-      await checkAgainstCounts(`sqlite:${file}`, JSON.parse(readFileSync(join(FIX, "counts", `${name}.sqlite.json`), "utf8")));
+      await checkAgainstCounts(
+        `sqlite:${file}`,
+        JSON.parse(readFileSync(join(FIX, "counts", `${name}.sqlite.json`), "utf8")),
+      );
       expect(sha(file)).toBe(before);
       expect(readdirSync(join(file, ".."))).toEqual([`${name}.sqlite`]); // no -wal/-shm left behind
     });
@@ -172,7 +195,8 @@ describe("LangGraph SQLite samples", () => {
       const rows = JSON.parse(ls.out) as Array<{ threadId: string; checkpoints: number }>;
       expect(rows.length).toBe(threads);
       let n = 0;
-      for (const row of rows) n += (JSON.parse((await cli("log", `${path}#${row.threadId}`, "--json")).out) as unknown[]).length;
+      for (const row of rows)
+        n += (JSON.parse((await cli("log", `${path}#${row.threadId}`, "--json")).out) as unknown[]).length;
       expect(n).toBe(checkpoints);
       const r = await reader(path);
       let w = 0;
@@ -201,7 +225,9 @@ describe("LangGraph SQLite samples", () => {
     const { parseAddress, loadAddress } = await import("../src/savers/address.js");
     const { openSaver } = await import("../src/savers/index.js");
     const saver = await openSaver(`sqlite:${path}`);
-    const at = async (sel: string) => JSON.parse((await loadAddress(saver, parseAddress(`sqlite:${path}#a-forked-1${sel}`), "x")).text).checkpointId as string;
+    const at = async (sel: string) =>
+      JSON.parse((await loadAddress(saver, parseAddress(`sqlite:${path}#a-forked-1${sel}`), "x")).text)
+        .checkpointId as string;
     expect(await at("")).toBe(ids[0]!.checkpointId);
     expect(await at("@latest")).toBe(ids[0]!.checkpointId);
     expect(await at("@~1")).toBe(ids[0]!.parentId);
@@ -226,13 +252,22 @@ describe("LangGraph SQLite samples", () => {
     const victim = (await r0.getTuple("a-chat-1"))!;
     await r0.close();
     const db = new Database(js);
-    db.prepare("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 40) WHERE checkpoint_id = ?").run(victim.checkpointId);
+    db.prepare("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 40) WHERE checkpoint_id = ?").run(
+      victim.checkpointId,
+    );
     db.prepare("DELETE FROM checkpoints WHERE checkpoint_id = ?").run(victim.parentId);
     db.close();
     const pdb = new Database(py);
-    const pyHead = pdb.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' ORDER BY checkpoint_id DESC LIMIT 1").pluck().get() as string;
+    const pyHead = pdb
+      .prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' ORDER BY checkpoint_id DESC LIMIT 1")
+      .pluck()
+      .get() as string;
     pdb.prepare("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 30) WHERE checkpoint_id = ?").run(pyHead);
-    pdb.prepare("UPDATE writes SET value = X'C1C1C1' WHERE rowid = (SELECT min(rowid) FROM writes WHERE type = 'msgpack')").run();
+    pdb
+      .prepare(
+        "UPDATE writes SET value = X'C1C1C1' WHERE rowid = (SELECT min(rowid) FROM writes WHERE type = 'msgpack')",
+      )
+      .run();
     pdb.close();
     for (const f of [js, py]) {
       const ls = await cli("ls", f, "--json");
@@ -250,7 +285,10 @@ describe("LangGraph SQLite samples", () => {
     await r.close();
     const rp = await reader(`sqlite:${py}`);
     const reasons: string[] = [];
-    for await (const b of rp.scan()) for (const x of b) for (const i of x.issues) reasons.push(`${x.checkpointId === pyHead ? "head" : "other"}:${i.pointer.split("/")[1]}:${i.reason}`);
+    for await (const b of rp.scan())
+      for (const x of b)
+        for (const i of x.issues)
+          reasons.push(`${x.checkpointId === pyHead ? "head" : "other"}:${i.pointer.split("/")[1]}:${i.reason}`);
     await rp.close();
     expect(reasons.sort()).toEqual(["head:checkpoint:msgpack", "other:pendingWrites:msgpack"].sort());
   });
@@ -268,7 +306,10 @@ describe("LangGraph SQLite samples", () => {
 
 async function restoreDump(c: pg.Client, file: string, schema: string) {
   const sql = readFileSync(join(FIX, file), "utf8").replace(/__SCHEMA__/g, schema);
-  execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG_BASE], { input: sql, stdio: ["pipe", "ignore", "pipe"] });
+  execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG_BASE], {
+    input: sql,
+    stdio: ["pipe", "ignore", "pipe"],
+  });
   void c;
 }
 
@@ -320,9 +361,16 @@ describe("LangGraph PostgreSQL samples (dumps restored into fresh schemas)", () 
     const head = (await r0.getTuple("a-chat-1"))!;
     await r0.close();
     const mv = String(head.checkpoint.channel_versions.messages);
-    await c.query(`DELETE FROM "${schema}".checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`, [mv]);
-    await c.query(`UPDATE "${schema}".checkpoints SET checkpoint = jsonb_set(checkpoint, '{channel_versions}', '"oops"') WHERE thread_id = 'a-chat-2' AND checkpoint_id = (SELECT max(checkpoint_id) FROM "${schema}".checkpoints WHERE thread_id = 'a-chat-2')`);
-    await c.query(`UPDATE "${schema}".checkpoint_writes SET blob = '\\x7b7b' WHERE thread_id = 'a-hitl-1' AND channel = '__interrupt__'`);
+    await c.query(
+      `DELETE FROM "${schema}".checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`,
+      [mv],
+    );
+    await c.query(
+      `UPDATE "${schema}".checkpoints SET checkpoint = jsonb_set(checkpoint, '{channel_versions}', '"oops"') WHERE thread_id = 'a-chat-2' AND checkpoint_id = (SELECT max(checkpoint_id) FROM "${schema}".checkpoints WHERE thread_id = 'a-chat-2')`,
+    );
+    await c.query(
+      `UPDATE "${schema}".checkpoint_writes SET blob = '\\x7b7b' WHERE thread_id = 'a-hitl-1' AND channel = '__interrupt__'`,
+    );
     const ls = await cli("ls", uri, "--json");
     expect(ls.code, ls.err).toBe(0);
     const rows = JSON.parse(ls.out) as Array<{ threadId: string; messages: number | null }>;
@@ -330,10 +378,16 @@ describe("LangGraph PostgreSQL samples (dumps restored into fresh schemas)", () 
     for (const row of rows) expect((await cli("log", `${uri}#${row.threadId}`, "--json")).code).toBe(0);
     const r = await reader(uri);
     const t = (await r.getTuple("a-chat-1"))!;
-    expect(t.channelSources!.find((x) => x.channel === "messages")).toEqual({ channel: "messages", version: head.checkpoint.channel_versions.messages, from: "none" });
+    expect(t.channelSources!.find((x) => x.channel === "messages")).toEqual({
+      channel: "messages",
+      version: head.checkpoint.channel_versions.messages,
+      from: "none",
+    });
     expect("messages" in t.checkpoint.channel_values).toBe(false);
     const h = (await r.getTuple("a-hitl-1"))!;
-    expect(h.issues.map((i) => [i.reason, i.row.table, i.row.channel])).toEqual([["json", "checkpoint_writes", "__interrupt__"]]);
+    expect(h.issues.map((i) => [i.reason, i.row.table, i.row.channel])).toEqual([
+      ["json", "checkpoint_writes", "__interrupt__"],
+    ]);
     const c2 = (await r.getTuple("a-chat-2"))!;
     expect(c2.checkpoint.channel_versions).toEqual({});
     expect(c2.issues.map((i) => [i.reason, i.pointer])).toEqual([["shape", "/checkpoint/channel_versions"]]);
@@ -357,13 +411,30 @@ describe("LangGraph PostgreSQL samples (dumps restored into fresh schemas)", () 
     expect([...want.values()].filter((n) => typeof n === "number" && n > 0).length).toBeGreaterThan(0);
     const ls1 = await cli("ls", uri, "--json");
     expect(ls1.code, ls1.err).toBe(0);
-    expect(new Map((JSON.parse(ls1.out) as Array<{ threadId: string; messages: number | null }>).map((x) => [x.threadId, x.messages]))).toEqual(want);
+    expect(
+      new Map(
+        (JSON.parse(ls1.out) as Array<{ threadId: string; messages: number | null }>).map((x) => [
+          x.threadId,
+          x.messages,
+        ]),
+      ),
+    ).toEqual(want);
     // the newest messages blob of a-chat-1 becomes text that is not JSON: the page is read again, decoded by ckpt
-    await c.query(`UPDATE "${schema}".checkpoint_blobs SET blob = convert_to('[{"broken', 'UTF8') WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`, [String(head.checkpoint.channel_versions.messages)]);
+    await c.query(
+      `UPDATE "${schema}".checkpoint_blobs SET blob = convert_to('[{"broken', 'UTF8') WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`,
+      [String(head.checkpoint.channel_versions.messages)],
+    );
     const ls2 = await cli("ls", uri, "--json");
     expect(ls2.code, ls2.err).toBe(0);
     want.set("a-chat-1", null);
-    expect(new Map((JSON.parse(ls2.out) as Array<{ threadId: string; messages: number | null }>).map((x) => [x.threadId, x.messages]))).toEqual(want);
+    expect(
+      new Map(
+        (JSON.parse(ls2.out) as Array<{ threadId: string; messages: number | null }>).map((x) => [
+          x.threadId,
+          x.messages,
+        ]),
+      ),
+    ).toEqual(want);
   });
 });
 
@@ -383,7 +454,9 @@ async function compareWithLibrary(lib: BaseCheckpointSaver, r: LgReader, expecte
     const head = await lib.getTuple({ configurable: { thread_id: s.threadId, checkpoint_ns: "" } });
     expect(s.newestId, s.threadId).toBe(head!.config.configurable!.checkpoint_id);
     expect(s.newestStep, s.threadId).toBe(head!.metadata!.step);
-    expect(s.messages, s.threadId).toBe((head!.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? null);
+    expect(s.messages, s.threadId).toBe(
+      (head!.checkpoint.channel_values.messages as unknown[] | undefined)?.length ?? null,
+    );
     expect(s.updatedAt, s.threadId).toBe(head!.checkpoint.ts);
     expect(s.library, s.threadId).toBe("js");
   }
@@ -403,7 +476,9 @@ async function compareWithLibrary(lib: BaseCheckpointSaver, r: LgReader, expecte
     expect(t.checkpoint.ts, where).toBe(lt.checkpoint.ts);
     expect(t.metadata, where).toEqual(await asStored(serde, lt.metadata));
     const mine = t.pendingWrites.map((w) => [w.taskId, w.channel, w.value]);
-    const theirs = await Promise.all((lt.pendingWrites ?? []).map(async ([task, ch, v]) => [task, ch, await asStored(serde, v)]));
+    const theirs = await Promise.all(
+      (lt.pendingWrites ?? []).map(async ([task, ch, v]) => [task, ch, await asStored(serde, v)]),
+    );
     const key = (x: unknown[]) => JSON.stringify(x);
     expect(mine.map(key).sort(), where).toEqual(theirs.map(key).sort());
     expect(t.library, where).toBe("js");
@@ -426,7 +501,8 @@ describe("stores written by the real LangGraph JS savers read the same as the li
     // ls/log agree with the library's own per-thread lists
     for (const th of threads) {
       let lib0 = 0;
-      for await (const t of lib.list({ configurable: { thread_id: th, checkpoint_ns: "" } })) lib0 += t.config.configurable!.checkpoint_ns === "" ? 1 : 0;
+      for await (const t of lib.list({ configurable: { thread_id: th, checkpoint_ns: "" } }))
+        lib0 += t.config.configurable!.checkpoint_ns === "" ? 1 : 0;
       const log = await cli("log", `sqlite:${file}#${th}`, "--json");
       expect((JSON.parse(log.out) as unknown[]).length, th).toBe(lib0);
     }
@@ -448,7 +524,9 @@ describe("stores written by the real LangGraph JS savers read the same as the li
       const head = await r.getTuple("t-hitl");
       const libHead = await lib.getTuple({ configurable: { thread_id: "t-hitl" } });
       expect(head!.checkpointId).toBe(libHead!.config.configurable!.checkpoint_id);
-      expect(head!.pendingWrites.filter((w) => w.channel === "__interrupt__").length).toBe(libHead!.pendingWrites!.filter(([, ch]) => ch === "__interrupt__").length);
+      expect(head!.pendingWrites.filter((w) => w.channel === "__interrupt__").length).toBe(
+        libHead!.pendingWrites!.filter(([, ch]) => ch === "__interrupt__").length,
+      );
       await r.close();
     } finally {
       await lib.end();

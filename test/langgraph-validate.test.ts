@@ -23,7 +23,13 @@ const sha = (f: string) => createHash("sha256").update(readFileSync(f)).digest("
 async function cli(...argv: string[]) {
   let out = "";
   let err = "";
-  const t: CliIO = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: { NO_COLOR: "1" }, cwd: process.cwd() } as unknown as CliIO;
+  const t: CliIO = {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: { NO_COLOR: "1" },
+    cwd: process.cwd(),
+  } as unknown as CliIO;
   const code = await main(argv, t);
   return { code, out, err };
 }
@@ -32,7 +38,16 @@ interface Finding {
   rule: string;
   pointer: string;
   file: string;
-  row: { table: string; threadId: string; namespace: string; checkpointId?: string; taskId?: string; idx?: number; channel?: string; version?: string };
+  row: {
+    table: string;
+    threadId: string;
+    namespace: string;
+    checkpointId?: string;
+    taskId?: string;
+    idx?: number;
+    channel?: string;
+    version?: string;
+  };
 }
 async function findings(target: string): Promise<{ code: number; issues: Finding[]; err: string }> {
   const r = await cli("validate", target, "--json");
@@ -52,7 +67,13 @@ function edit(path: string, f: (db: Database.Database) => void): void {
 }
 
 describe("validate LangGraph SQLite stores", () => {
-  it.each(["js-a.sqlite", "python-a.sqlite", "python-v1-persistence.sqlite", "python-v4-chat.sqlite", "python-v4-human-in-the-loop.sqlite"])("%s: exit 0, no errors, the file byte-identical afterwards", async (file) => {
+  it.each([
+    "js-a.sqlite",
+    "python-a.sqlite",
+    "python-v1-persistence.sqlite",
+    "python-v4-chat.sqlite",
+    "python-v4-human-in-the-loop.sqlite",
+  ])("%s: exit 0, no errors, the file byte-identical afterwards", async (file) => {
     const path = copyFixture(file);
     const before = sha(path);
     const r = await findings(path);
@@ -63,7 +84,10 @@ describe("validate LangGraph SQLite stores", () => {
 
   it("cross-library hazards: a Python store warns that JS cannot load it and about string versions; a JS store about integer versions", async () => {
     const py = await findings(copyFixture("python-a.sqlite"));
-    expect(py.issues.map((i) => i.rule).sort()).toEqual(["langgraph/cross-library/js-cannot-load", "langgraph/cross-library/string-versions"]);
+    expect(py.issues.map((i) => i.rule).sort()).toEqual([
+      "langgraph/cross-library/js-cannot-load",
+      "langgraph/cross-library/string-versions",
+    ]);
     expect(py.issues.find((i) => i.rule.endsWith("js-cannot-load"))!.severity).toBe("warning");
     const js = await findings(copyFixture("js-a.sqlite"));
     expect(js.issues.map((i) => i.rule)).toEqual(["langgraph/cross-library/integer-versions"]);
@@ -75,8 +99,15 @@ describe("validate LangGraph SQLite stores", () => {
     const path = copyFixture("python-a.sqlite");
     let id = "";
     edit(path, (db) => {
-      id = (db.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' ORDER BY checkpoint_id DESC LIMIT 1").pluck().get() as string);
-      db.prepare("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, length(checkpoint) / 2) WHERE thread_id = 'a-chat-2' AND checkpoint_id = ?").run(id);
+      id = db
+        .prepare(
+          "SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' ORDER BY checkpoint_id DESC LIMIT 1",
+        )
+        .pluck()
+        .get() as string;
+      db.prepare(
+        "UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, length(checkpoint) / 2) WHERE thread_id = 'a-chat-2' AND checkpoint_id = ?",
+      ).run(id);
     });
     const r = await findings(path);
     expect(r.code).toBe(1);
@@ -92,8 +123,16 @@ describe("validate LangGraph SQLite stores", () => {
     let id = "";
     let n = 0;
     edit(path, (db) => {
-      id = db.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-hitl-1' ORDER BY checkpoint_id DESC LIMIT 1").pluck().get() as string;
-      n = db.prepare("SELECT count(*) FROM writes WHERE thread_id = 'a-hitl-1' AND checkpoint_id = ?").pluck().get(id) as number;
+      id = db
+        .prepare(
+          "SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-hitl-1' ORDER BY checkpoint_id DESC LIMIT 1",
+        )
+        .pluck()
+        .get() as string;
+      n = db
+        .prepare("SELECT count(*) FROM writes WHERE thread_id = 'a-hitl-1' AND checkpoint_id = ?")
+        .pluck()
+        .get(id) as number;
       db.prepare("DELETE FROM checkpoints WHERE thread_id = 'a-hitl-1' AND checkpoint_id = ?").run(id);
     });
     expect(n).toBeGreaterThan(0);
@@ -106,7 +145,12 @@ describe("validate LangGraph SQLite stores", () => {
 
   it("a missing parent: the child names it; one thread or one checkpoint can be validated alone", async () => {
     const path = copyFixture("js-a.sqlite");
-    const ids = new Database(path, { readonly: true }).prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' AND checkpoint_ns = '' ORDER BY checkpoint_id").pluck().all() as string[];
+    const ids = new Database(path, { readonly: true })
+      .prepare(
+        "SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'a-chat-2' AND checkpoint_ns = '' ORDER BY checkpoint_id",
+      )
+      .pluck()
+      .all() as string[];
     edit(path, (db) => {
       db.prepare("DELETE FROM writes WHERE thread_id = 'a-chat-2' AND checkpoint_id = ?").run(ids[2]);
       db.prepare("DELETE FROM checkpoints WHERE thread_id = 'a-chat-2' AND checkpoint_id = ?").run(ids[2]);
@@ -114,7 +158,9 @@ describe("validate LangGraph SQLite stores", () => {
     const whole = await findings(path);
     expect(whole.code).toBe(1);
     const e = errorsOf(whole.issues);
-    expect(e.map((i) => [i.rule, i.row.checkpointId, i.pointer])).toEqual([["langgraph/missing-parent", ids[3], "/parentId"]]);
+    expect(e.map((i) => [i.rule, i.row.checkpointId, i.pointer])).toEqual([
+      ["langgraph/missing-parent", ids[3], "/parentId"],
+    ]);
     // the thread alone: the same finding; another thread: clean
     expect(errorsOf((await findings(`sqlite:${path}#a-chat-2`)).issues)).toHaveLength(1);
     expect((await findings(`sqlite:${path}#a-chat-1`)).code).toBe(0);
@@ -127,17 +173,28 @@ describe("validate LangGraph SQLite stores", () => {
     const path = copyFixture("js-a.sqlite");
     let id = "";
     edit(path, (db) => {
-      const row = db.prepare("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-counter-1' ORDER BY checkpoint_id DESC LIMIT 1").get() as { checkpoint_id: string; checkpoint: Buffer };
+      const row = db
+        .prepare(
+          "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-counter-1' ORDER BY checkpoint_id DESC LIMIT 1",
+        )
+        .get() as { checkpoint_id: string; checkpoint: Buffer };
       id = row.checkpoint_id;
       const cp = JSON.parse(row.checkpoint.toString());
       cp.channel_versions.total = "00000000000000000000000000000007.0.5";
-      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-counter-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), id);
+      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-counter-1' AND checkpoint_id = ?").run(
+        Buffer.from(JSON.stringify(cp)),
+        id,
+      );
       db.prepare("UPDATE writes SET idx = 0 WHERE thread_id = 'a-hitl-1' AND channel = '__interrupt__'").run();
     });
     const r = await findings(path);
     expect(r.code).toBe(1);
     const mixed = errorsOf(r.issues).filter((i) => i.rule === "langgraph/mixed-version-types");
-    expect(mixed.map((i) => [i.row.threadId, i.row.checkpointId, i.pointer])).toContainEqual(["a-counter-1", id, "/checkpoint/channel_versions/total"]);
+    expect(mixed.map((i) => [i.row.threadId, i.row.checkpointId, i.pointer])).toContainEqual([
+      "a-counter-1",
+      id,
+      "/checkpoint/channel_versions/total",
+    ]);
     const idx = errorsOf(r.issues).filter((i) => i.rule === "langgraph/write-idx");
     expect(idx).toHaveLength(1);
     expect(idx[0]!.row).toMatchObject({ table: "writes", threadId: "a-hitl-1", channel: "__interrupt__", idx: 0 });
@@ -147,36 +204,58 @@ describe("validate LangGraph SQLite stores", () => {
     const path = copyFixture("js-a.sqlite");
     let id = "";
     edit(path, (db) => {
-      const row = db.prepare("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' ORDER BY checkpoint_id DESC LIMIT 1").get() as { checkpoint_id: string; checkpoint: Buffer };
+      const row = db
+        .prepare(
+          "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' ORDER BY checkpoint_id DESC LIMIT 1",
+        )
+        .get() as { checkpoint_id: string; checkpoint: Buffer };
       id = row.checkpoint_id;
       const cp = JSON.parse(row.checkpoint.toString());
       cp.channel_values.messages[1].kwargs.tool_calls[0].args = "not an object";
-      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), id);
+      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(
+        Buffer.from(JSON.stringify(cp)),
+        id,
+      );
     });
     const r = await findings(path);
     const e = errorsOf(r.issues).filter((i) => i.rule.startsWith("schema/"));
-    expect(e.map((i) => [i.row.checkpointId, i.pointer])).toContainEqual([id, "/checkpoint/channel_values/messages/1/kwargs/tool_calls/0/args"]);
+    expect(e.map((i) => [i.row.checkpointId, i.pointer])).toContainEqual([
+      id,
+      "/checkpoint/channel_values/messages/1/kwargs/tool_calls/0/args",
+    ]);
   });
 
   it("a bad message repeated in every checkpoint of a thread is reported at each of them; one changed only in the middle checkpoint, there alone", async () => {
     const path = copyFixture("js-a.sqlite");
     const ids: string[] = [];
     edit(path, (db) => {
-      const rows = db.prepare("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' ORDER BY checkpoint_id").all() as Array<{ checkpoint_id: string; checkpoint: Buffer }>;
+      const rows = db
+        .prepare(
+          "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' ORDER BY checkpoint_id",
+        )
+        .all() as Array<{ checkpoint_id: string; checkpoint: Buffer }>;
       for (const row of rows) {
         const cp = JSON.parse(row.checkpoint.toString());
         const msgs = cp.channel_values.messages;
         if (!Array.isArray(msgs) || msgs.length < 2) continue;
         ids.push(row.checkpoint_id);
         msgs[0].kwargs.content = 42; // every checkpoint: the same bad first message
-        db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), row.checkpoint_id);
+        db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(
+          Buffer.from(JSON.stringify(cp)),
+          row.checkpoint_id,
+        );
       }
       expect(ids.length).toBeGreaterThanOrEqual(3);
       const mid = ids[Math.floor(ids.length / 2)]!;
-      const row = db.prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").get(mid) as { checkpoint: Buffer };
+      const row = db
+        .prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?")
+        .get(mid) as { checkpoint: Buffer };
       const cp = JSON.parse(row.checkpoint.toString());
       cp.channel_values.messages[1].kwargs.response_metadata = "not an object"; // only here
-      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), mid);
+      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(
+        Buffer.from(JSON.stringify(cp)),
+        mid,
+      );
     });
     const r = await findings(path);
     const e = errorsOf(r.issues).filter((i) => i.rule.startsWith("schema/"));
@@ -188,35 +267,53 @@ describe("validate LangGraph SQLite stores", () => {
   it.each([
     ["written bad and held bad", true],
     ["written fine, held bad", false],
-  ])("a step's new message %s: reported at the write when it is bad there, and at the checkpoint that holds it", async (_name, badWrite) => {
-    const path = copyFixture("js-a.sqlite");
-    const parent = "1f1e71a0-4249-6bb0-8005-e141cfdd3d39";
-    const child = "1f1e71a0-4267-6070-8006-8c9d880be06f";
-    let at = -1;
-    let idx = -1;
-    edit(path, (db) => {
-      const writes = db.prepare("SELECT task_id, idx, channel, value FROM writes WHERE thread_id = 'a-chat-1' AND checkpoint_id = ? ORDER BY task_id, idx").all(parent) as Array<{ task_id: string; idx: number; channel: string; value: Buffer }>;
-      idx = writes.findIndex((w) => w.channel === "messages");
-      const w = writes[idx]!;
-      const written = JSON.parse(w.value.toString());
-      const row = db.prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").get(child) as { checkpoint: Buffer };
-      const cp = JSON.parse(row.checkpoint.toString());
-      at = cp.channel_values.messages.findIndex((m: unknown) => JSON.stringify(m) === JSON.stringify(written[0]));
-      expect(at).toBeGreaterThan(0); // the child holds the message its parent's write wrote
-      cp.channel_values.messages[at].kwargs.content = 42;
-      db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(Buffer.from(JSON.stringify(cp)), child);
-      if (badWrite) {
-        written[0].kwargs.content = 42;
-        db.prepare("UPDATE writes SET value = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ? AND task_id = ? AND idx = ?").run(Buffer.from(JSON.stringify(written)), parent, w.task_id, w.idx);
-      }
-    });
-    const e = errorsOf((await findings(path)).issues).filter((i) => i.rule.startsWith("schema/"));
-    const held = e.filter((i) => i.pointer.startsWith(`/checkpoint/channel_values/messages/${at}/kwargs/content`)).map((i) => i.row.checkpointId);
-    expect(held).toContain(child);
-    const atWrite = e.filter((i) => i.pointer.startsWith(`/pendingWrites/${idx}/value/0/kwargs/content`));
-    expect(atWrite.map((i) => [i.row.checkpointId, i.row.table])).toEqual(badWrite ? atWrite.map(() => [parent, "writes"]) : []);
-    if (badWrite) expect(atWrite.length).toBeGreaterThan(0);
-  });
+  ])(
+    "a step's new message %s: reported at the write when it is bad there, and at the checkpoint that holds it",
+    async (_name, badWrite) => {
+      const path = copyFixture("js-a.sqlite");
+      const parent = "1f1e71a0-4249-6bb0-8005-e141cfdd3d39";
+      const child = "1f1e71a0-4267-6070-8006-8c9d880be06f";
+      let at = -1;
+      let idx = -1;
+      edit(path, (db) => {
+        const writes = db
+          .prepare(
+            "SELECT task_id, idx, channel, value FROM writes WHERE thread_id = 'a-chat-1' AND checkpoint_id = ? ORDER BY task_id, idx",
+          )
+          .all(parent) as Array<{ task_id: string; idx: number; channel: string; value: Buffer }>;
+        idx = writes.findIndex((w) => w.channel === "messages");
+        const w = writes[idx]!;
+        const written = JSON.parse(w.value.toString());
+        const row = db
+          .prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?")
+          .get(child) as { checkpoint: Buffer };
+        const cp = JSON.parse(row.checkpoint.toString());
+        at = cp.channel_values.messages.findIndex((m: unknown) => JSON.stringify(m) === JSON.stringify(written[0]));
+        expect(at).toBeGreaterThan(0); // the child holds the message its parent's write wrote
+        cp.channel_values.messages[at].kwargs.content = 42;
+        db.prepare("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ?").run(
+          Buffer.from(JSON.stringify(cp)),
+          child,
+        );
+        if (badWrite) {
+          written[0].kwargs.content = 42;
+          db.prepare(
+            "UPDATE writes SET value = ? WHERE thread_id = 'a-chat-1' AND checkpoint_id = ? AND task_id = ? AND idx = ?",
+          ).run(Buffer.from(JSON.stringify(written)), parent, w.task_id, w.idx);
+        }
+      });
+      const e = errorsOf((await findings(path)).issues).filter((i) => i.rule.startsWith("schema/"));
+      const held = e
+        .filter((i) => i.pointer.startsWith(`/checkpoint/channel_values/messages/${at}/kwargs/content`))
+        .map((i) => i.row.checkpointId);
+      expect(held).toContain(child);
+      const atWrite = e.filter((i) => i.pointer.startsWith(`/pendingWrites/${idx}/value/0/kwargs/content`));
+      expect(atWrite.map((i) => [i.row.checkpointId, i.row.table])).toEqual(
+        badWrite ? atWrite.map(() => [parent, "writes"]) : [],
+      );
+      if (badWrite) expect(atWrite.length).toBeGreaterThan(0);
+    },
+  );
 
   it("a missing store is an input error (exit 3), never created", async () => {
     const r = await cli("validate", "sqlite:/nonexistent-dir-ckpt/nope.sqlite?layout=langgraph");
@@ -247,7 +344,9 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
     try {
       await c.connect();
     } catch (e) {
-      throw new Error(`PostgreSQL is not reachable at ${PG_BASE} (${(e as Error).message}); start it with: pg_ctlcluster 15 main start`);
+      throw new Error(
+        `PostgreSQL is not reachable at ${PG_BASE} (${(e as Error).message}); start it with: pg_ctlcluster 15 main start`,
+      );
     }
   });
   afterAll(async () => {
@@ -257,7 +356,10 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
   const restore = (file: string, schema: string) => {
     schemas.push(schema);
     const sql = readFileSync(join(LG_FIXTURES, file), "utf8").replace(/__SCHEMA__/g, schema);
-    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG_BASE], { input: sql, stdio: ["pipe", "ignore", "pipe"] });
+    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG_BASE], {
+      input: sql,
+      stdio: ["pipe", "ignore", "pipe"],
+    });
   };
 
   it("the Python and JS dumps validate with exit 0; Python's inline values warn that JS would drop them", async () => {
@@ -274,13 +376,27 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
   it("a missing blob row of a JS store: missing-blob at the (channel, version) row", async () => {
     const schema = `lgval_blob_${run}`;
     restore("js-a.pg.sql", schema);
-    const row = (await c.query(`SELECT thread_id, channel, version FROM "${schema}".checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY version::int DESC LIMIT 1`)).rows[0];
-    await c.query(`DELETE FROM "${schema}".checkpoint_blobs WHERE thread_id = $1 AND channel = $2 AND version = $3`, [row.thread_id, row.channel, row.version]);
+    const row = (
+      await c.query(
+        `SELECT thread_id, channel, version FROM "${schema}".checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY version::int DESC LIMIT 1`,
+      )
+    ).rows[0];
+    await c.query(`DELETE FROM "${schema}".checkpoint_blobs WHERE thread_id = $1 AND channel = $2 AND version = $3`, [
+      row.thread_id,
+      row.channel,
+      row.version,
+    ]);
     const r = await findings(`${PG_BASE}?schema=${schema}`);
     expect(r.code).toBe(1);
     const e = errorsOf(r.issues).filter((i) => i.rule === "langgraph/missing-blob");
     expect(e.length).toBeGreaterThan(0);
-    for (const i of e) expect(i.row).toMatchObject({ table: "checkpoint_blobs", threadId: "a-chat-1", channel: "messages", version: row.version });
+    for (const i of e)
+      expect(i.row).toMatchObject({
+        table: "checkpoint_blobs",
+        threadId: "a-chat-1",
+        channel: "messages",
+        version: row.version,
+      });
     expect(e[0]!.pointer).toBe("/checkpoint/channel_versions/messages");
   });
 
@@ -288,35 +404,80 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
     const schema = `lgval_inc_${run}`;
     restore("js-a.pg.sql", schema);
     const S = `"${schema}"`;
-    const blobs = (await c.query(`SELECT version, blob FROM ${S}.checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY version::int`)).rows as Array<{ version: string; blob: Buffer }>;
+    const blobs = (
+      await c.query(
+        `SELECT version, blob FROM ${S}.checkpoint_blobs WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY version::int`,
+      )
+    ).rows as Array<{ version: string; blob: Buffer }>;
     expect(blobs.length).toBeGreaterThanOrEqual(5);
     // the real library's blobs mostly extend each other (what the fast path is for; a ToolMessage's undefined
     // artifact record is dropped once the message has been read back, so not always)
-    const extending = blobs.filter((b, k) => k > 0 && b.blob.subarray(0, blobs[k - 1]!.blob.length - 1).equals(blobs[k - 1]!.blob.subarray(0, -1)));
+    const extending = blobs.filter(
+      (b, k) => k > 0 && b.blob.subarray(0, blobs[k - 1]!.blob.length - 1).equals(blobs[k - 1]!.blob.subarray(0, -1)),
+    );
     expect(extending.length).toBeGreaterThanOrEqual(blobs.length / 2);
     const mid = extending[Math.floor(extending.length / 2)]!;
     const last = blobs[blobs.length - 2]!;
     expect(last).not.toBe(mid);
     // an earlier message changed in this blob only, its length kept (the blob still looks like the previous one + more)
     const at0 = mid.blob.indexOf('"langchain_core"');
-    const edited = Buffer.concat([mid.blob.subarray(0, at0), Buffer.from('"langchain_xore"'), mid.blob.subarray(at0 + 16)]);
-    await c.query(`UPDATE ${S}.checkpoint_blobs SET blob = $1 WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $2`, [edited, mid.version]);
-    await c.query(`UPDATE ${S}.checkpoint_blobs SET blob = substring(blob from 1 for octet_length(blob) - 7) WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`, [last.version]);
+    const edited = Buffer.concat([
+      mid.blob.subarray(0, at0),
+      Buffer.from('"langchain_xore"'),
+      mid.blob.subarray(at0 + 16),
+    ]);
+    await c.query(
+      `UPDATE ${S}.checkpoint_blobs SET blob = $1 WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $2`,
+      [edited, mid.version],
+    );
+    await c.query(
+      `UPDATE ${S}.checkpoint_blobs SET blob = substring(blob from 1 for octet_length(blob) - 7) WHERE thread_id = 'a-chat-1' AND channel = 'messages' AND version = $1`,
+      [last.version],
+    );
     // bytes that are not UTF-8 in another thread's blob: the server refuses that page's text, which is read as bytes
-    const other = (await c.query(`SELECT thread_id, version, blob FROM ${S}.checkpoint_blobs WHERE thread_id <> 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY thread_id, version::int LIMIT 1`)).rows[0] as { thread_id: string; version: string; blob: Buffer };
+    const other = (
+      await c.query(
+        `SELECT thread_id, version, blob FROM ${S}.checkpoint_blobs WHERE thread_id <> 'a-chat-1' AND channel = 'messages' AND type = 'json' ORDER BY thread_id, version::int LIMIT 1`,
+      )
+    ).rows[0] as { thread_id: string; version: string; blob: Buffer };
     const q1 = other.blob.indexOf('"', 20);
-    await c.query(`UPDATE ${S}.checkpoint_blobs SET blob = $1 WHERE thread_id = $2 AND channel = 'messages' AND version = $3`, [Buffer.concat([other.blob.subarray(0, q1 + 1), Buffer.from([0xff]), other.blob.subarray(q1 + 1)]), other.thread_id, other.version]);
-    const at = async (version: string) => new Set((await c.query(`SELECT checkpoint_id FROM ${S}.checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint->'channel_versions'->>'messages' = $1`, [version])).rows.map((r) => r.checkpoint_id as string));
+    await c.query(
+      `UPDATE ${S}.checkpoint_blobs SET blob = $1 WHERE thread_id = $2 AND channel = 'messages' AND version = $3`,
+      [
+        Buffer.concat([other.blob.subarray(0, q1 + 1), Buffer.from([0xff]), other.blob.subarray(q1 + 1)]),
+        other.thread_id,
+        other.version,
+      ],
+    );
+    const at = async (version: string) =>
+      new Set(
+        (
+          await c.query(
+            `SELECT checkpoint_id FROM ${S}.checkpoints WHERE thread_id = 'a-chat-1' AND checkpoint->'channel_versions'->>'messages' = $1`,
+            [version],
+          )
+        ).rows.map((r) => r.checkpoint_id as string),
+      );
     const r = await findings(`${PG_BASE}?schema=${schema}`);
     expect(r.code).toBe(1);
     const e = errorsOf(r.issues);
-    expect(new Set(e.filter((i) => i.pointer.startsWith("/checkpoint/channel_values/messages/0/id")).map((i) => i.row.checkpointId))).toEqual(await at(mid.version));
+    expect(
+      new Set(
+        e
+          .filter((i) => i.pointer.startsWith("/checkpoint/channel_values/messages/0/id"))
+          .map((i) => i.row.checkpointId),
+      ),
+    ).toEqual(await at(mid.version));
     const undecodable = e.filter((i) => i.rule === "langgraph/undecodable");
-    expect(new Set(undecodable.filter((x) => x.row.threadId === "a-chat-1").map((i) => i.row.checkpointId))).toEqual(await at(last.version));
-    for (const i of undecodable.filter((x) => x.row.threadId === "a-chat-1")) expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: last.version });
+    expect(new Set(undecodable.filter((x) => x.row.threadId === "a-chat-1").map((i) => i.row.checkpointId))).toEqual(
+      await at(last.version),
+    );
+    for (const i of undecodable.filter((x) => x.row.threadId === "a-chat-1"))
+      expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: last.version });
     const notUtf8 = undecodable.filter((x) => x.row.threadId === other.thread_id);
     expect(notUtf8.length).toBeGreaterThan(0);
-    for (const i of notUtf8) expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: other.version });
+    for (const i of notUtf8)
+      expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: other.version });
     // every scanned tuple is the one getTuple (decoded on its own) gives; unchanged messages are shared along the scan
     const { openLangGraphReader } = await import("../src/savers/langgraph/index.js");
     const { parseSaverUri } = await import("../src/savers/uri.js");

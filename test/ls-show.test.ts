@@ -10,7 +10,15 @@ const samples = join(import.meta.dirname, "..", "fixtures", "savers", "deepagent
 function io(): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: { NO_COLOR: "1" }, cwd: process.cwd(), out: () => out, err: () => err };
+  return {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: { NO_COLOR: "1" },
+    cwd: process.cwd(),
+    out: () => out,
+    err: () => err,
+  };
 }
 
 describe("ckpt ls and show", () => {
@@ -22,8 +30,18 @@ describe("ckpt ls and show", () => {
     expect(await main(["ls", `file:${dir}`, "--json"], t)).toBe(0);
     const rows = JSON.parse(t.out());
     // user_42_session_1.json: threadId "user:42/session#1", step 3, 4 messages, updatedAt 2026-11-22T08:13:51.586Z
-    expect(rows).toContainEqual(expect.objectContaining({ threadId: "user:42/session#1", format: "deepagent", step: 3, messages: 4, updatedAt: "2026-11-22T08:13:51.586Z" }));
-    expect(rows).toContainEqual(expect.objectContaining({ threadId: "explicit-messages-thread", step: 1, messages: 2 }));
+    expect(rows).toContainEqual(
+      expect.objectContaining({
+        threadId: "user:42/session#1",
+        format: "deepagent",
+        step: 3,
+        messages: 4,
+        updatedAt: "2026-11-22T08:13:51.586Z",
+      }),
+    );
+    expect(rows).toContainEqual(
+      expect.objectContaining({ threadId: "explicit-messages-thread", step: 1, messages: 2 }),
+    );
     const t2 = io();
     expect(await main(["ls", `file:${dir}`], t2)).toBe(0);
     expect(t2.out()).toMatch(/user:42\/session#1\s+deepagent\s+3\s+4/);
@@ -53,11 +71,18 @@ describe("ckpt ls and show", () => {
 describe("file saver over a folder that is not pure FileSaver output", () => {
   it("finds a thread whose file name is not its sanitized id, and prefers deep-agent's own path when two files claim one thread", async () => {
     const t = io();
-    expect(await main(["ls", `file:${join(import.meta.dirname, "..", "fixtures", "deepagent", "valid")}`, "--json"], t)).toBe(0);
+    expect(
+      await main(["ls", `file:${join(import.meta.dirname, "..", "fixtures", "deepagent", "valid")}`, "--json"], t),
+    ).toBe(0);
     const rows = JSON.parse(t.out()) as Array<{ threadId: string; messages: number; step: number }>;
     // test-createTestCheckpoint.file-saver.json holds thread "test-thread" (1 message); snapshot-after-run1.json and
     // user_42_session_1.json both hold "user:42/session#1": the latter is at FileSaver's path (step 3, 4 messages)
-    expect(rows.map((r) => r.threadId)).toEqual(["all-variants", "explicit-messages-thread", "test-thread", "user:42/session#1"]);
+    expect(rows.map((r) => r.threadId)).toEqual([
+      "all-variants",
+      "explicit-messages-thread",
+      "test-thread",
+      "user:42/session#1",
+    ]);
     expect(rows.find((r) => r.threadId === "test-thread")).toMatchObject({ messages: 1 });
     expect(rows.find((r) => r.threadId === "user:42/session#1")).toMatchObject({ step: 3, messages: 4 });
   });

@@ -12,7 +12,9 @@ import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 
 const ROOT = join(import.meta.dirname, "..");
-const BASE = JSON.parse(readFileSync(join(ROOT, "fixtures/savers/deepagent-filesaver/user_42_session_1.json"), "utf8")) as Record<string, unknown>;
+const BASE = JSON.parse(
+  readFileSync(join(ROOT, "fixtures/savers/deepagent-filesaver/user_42_session_1.json"), "utf8"),
+) as Record<string, unknown>;
 const LONG = "L".repeat(300); // FileSaver's name: 300 bytes + ".json", over the 255-byte name limit
 
 let dir: string;
@@ -23,13 +25,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function run(argv: string[], cwd: string) {
   let out = "";
   let err = "";
-  const code = await main(argv.map((a) => a.replace(/^(file|sqlite):(?!\/)/, `$1:${cwd}/`)), {
-    stdout: { write: (s: string) => ((out += s), true) },
-    stderr: { write: (s: string) => ((err += s), true) },
-    stdin: Readable.from([]),
-    env: { NO_COLOR: "1", XDG_STATE_HOME: join(cwd, "state"), HOME: cwd },
-    cwd,
-  });
+  const code = await main(
+    argv.map((a) => a.replace(/^(file|sqlite):(?!\/)/, `$1:${cwd}/`)),
+    {
+      stdout: { write: (s: string) => ((out += s), true) },
+      stderr: { write: (s: string) => ((err += s), true) },
+      stdin: Readable.from([]),
+      env: { NO_COLOR: "1", XDG_STATE_HOME: join(cwd, "state"), HOME: cwd },
+      cwd,
+    },
+  );
   return { code, out, err };
 }
 
@@ -37,20 +42,33 @@ async function run(argv: string[], cwd: string) {
 function source(cwd: string): string {
   const src = join(cwd, "src");
   mkdirSync(src, { recursive: true });
-  ["a/b", "a_b", LONG, "", "good"].forEach((id, i) => writeFileSync(join(src, `x${i + 1}.json`), JSON.stringify({ ...BASE, threadId: id }, null, 2)));
+  ["a/b", "a_b", LONG, "", "good"].forEach((id, i) =>
+    writeFileSync(join(src, `x${i + 1}.json`), JSON.stringify({ ...BASE, threadId: id }, null, 2)),
+  );
   return src;
 }
 
-const journals = (cwd: string) => (existsSync(join(cwd, "state", "ckpt")) ? readdirSync(join(cwd, "state", "ckpt")) : []);
-const rejects = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { threadId: string; reason: string; file?: string });
+const journals = (cwd: string) =>
+  existsSync(join(cwd, "state", "ckpt")) ? readdirSync(join(cwd, "state", "ckpt")) : [];
+const rejects = (path: string) =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { threadId: string; reason: string; file?: string });
 
 function expectThreeRejected(r: { code: number; out: string; err: string }, rejectFile: string, cwd: string) {
   expect(r.code, r.err + r.out).toBe(5);
   expect(r.out).toMatch(/read 5, written \d, skipped \d.*, rejected 3/);
   expect(r.out).toContain(`rejected: ${join(cwd, "src", "x4.json")}: a thread id must be a non-empty string`);
-  expect(r.out).toContain(`rejected: default#a/b: ${join(cwd, "out", "a_b.json")}: thread ids 'a/b' and 'a_b' both map to a_b.json`);
+  expect(r.out).toContain(
+    `rejected: default#a/b: ${join(cwd, "out", "a_b.json")}: thread ids 'a/b' and 'a_b' both map to a_b.json`,
+  );
   // the summary line cuts a very long id (with its length); the reject file keeps it whole (below)
-  expect(r.out).toMatch(new RegExp(`rejected: default#${LONG.slice(0, 48)}… \\(300 characters\\): .*thread id is too long for a file name \\(305 bytes; the limit is 250\\)`));
+  expect(r.out).toMatch(
+    new RegExp(
+      `rejected: default#${LONG.slice(0, 48)}… \\(300 characters\\): .*thread id is too long for a file name \\(305 bytes; the limit is 250\\)`,
+    ),
+  );
   expect(r.out).not.toContain(LONG.slice(0, 100));
   const rej = rejects(rejectFile).sort((a, b) => a.threadId.localeCompare(b.threadId));
   expect(rej.map((x) => x.threadId)).toEqual(["", "a/b", LONG]);
@@ -65,7 +83,10 @@ describe("migrate: records the target cannot hold are rejected, the rest finishe
   it("collision, too-long id and empty id, into a new folder", async () => {
     const cwd = join(dir, "new");
     source(cwd);
-    const r = await run(["migrate", "--from", "file:src", "--to", "file:out", "--reject-file", "rej.ndjson", "-q"], cwd);
+    const r = await run(
+      ["migrate", "--from", "file:src", "--to", "file:out", "--reject-file", "rej.ndjson", "-q"],
+      cwd,
+    );
     expectThreeRejected(r, join(cwd, "rej.ndjson"), cwd);
   });
 
@@ -73,7 +94,10 @@ describe("migrate: records the target cannot hold are rejected, the rest finishe
     const cwd = join(dir, "existing");
     source(cwd);
     mkdirSync(join(cwd, "out"));
-    const r = await run(["migrate", "--from", "file:src", "--to", "file:out", "--batch-size", "1", "--reject-file", "rej.ndjson", "-q"], cwd);
+    const r = await run(
+      ["migrate", "--from", "file:src", "--to", "file:out", "--batch-size", "1", "--reject-file", "rej.ndjson", "-q"],
+      cwd,
+    );
     expectThreeRejected(r, join(cwd, "rej.ndjson"), cwd);
   });
 
@@ -84,11 +108,32 @@ describe("migrate: records the target cannot hold are rejected, the rest finishe
     mkdirSync(join(cwd, "out"));
     writeFileSync(join(cwd, "out", "good.json"), JSON.stringify({ ...BASE, threadId: "good" }, null, 2));
     const journal = join(cwd, "j.journal");
-    writeFileSync(journal, `${JSON.stringify({ ckptMigrateJournal: 1, from: "file:src", to: "file:out" })}\n${JSON.stringify({ k: "default\u0000good", h: "x" })}\n`);
-    const blocked = await run(["migrate", "--from", "file:src", "--to", "file:out", "--journal", "j.journal", "-q"], cwd);
+    writeFileSync(
+      journal,
+      `${JSON.stringify({ ckptMigrateJournal: 1, from: "file:src", to: "file:out" })}\n${JSON.stringify({ k: "default\u0000good", h: "x" })}\n`,
+    );
+    const blocked = await run(
+      ["migrate", "--from", "file:src", "--to", "file:out", "--journal", "j.journal", "-q"],
+      cwd,
+    );
     expect(blocked.code).toBe(2);
     expect(blocked.err).toContain("pass --resume to finish it");
-    const r = await run(["migrate", "--from", "file:src", "--to", "file:out", "--journal", "j.journal", "--resume", "--reject-file", "rej.ndjson", "-q"], cwd);
+    const r = await run(
+      [
+        "migrate",
+        "--from",
+        "file:src",
+        "--to",
+        "file:out",
+        "--journal",
+        "j.journal",
+        "--resume",
+        "--reject-file",
+        "rej.ndjson",
+        "-q",
+      ],
+      cwd,
+    );
     expect(r.out).toContain("(1 done before the interruption)");
     expectThreeRejected(r, join(cwd, "rej.ndjson"), cwd);
     expect(existsSync(journal)).toBe(false);

@@ -30,7 +30,12 @@ afterAll(async () => {
 
 const base = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));
 /** deep-agent documents with 1-, 2-, 3- and 4-byte characters in them (and one ASCII only) */
-const doc = (i: number) => JSON.stringify({ ...base, threadId: `t-${i}`, step: i, note: i % 5 === 0 ? "plain" : "Grüße – 東京 🚀 ".repeat(i % 7) }, null, 2);
+const doc = (i: number) =>
+  JSON.stringify(
+    { ...base, threadId: `t-${i}`, step: i, note: i % 5 === 0 ? "plain" : "Grüße – 東京 🚀 ".repeat(i % 7) },
+    null,
+    2,
+  );
 
 function source(n: number): string {
   const src = join(dir, `src-${n}-${randomBytes(3).toString("hex")}`);
@@ -55,7 +60,9 @@ async function pgSizes(schema: string): Promise<Array<{ bytes: number; actual: n
   const c = new pg.Client({ connectionString: PG });
   await c.connect();
   try {
-    return (await c.query(`SELECT bytes, octet_length(doc) AS actual, length(doc) AS chars FROM "${schema}".ckpt_checkpoints`)).rows;
+    return (
+      await c.query(`SELECT bytes, octet_length(doc) AS actual, length(doc) AS chars FROM "${schema}".ckpt_checkpoints`)
+    ).rows;
   } finally {
     await c.end();
   }
@@ -64,13 +71,17 @@ async function pgSizes(schema: string): Promise<Array<{ bytes: number; actual: n
 function sqliteSizes(file: string): Array<{ bytes: number; actual: number }> {
   const db = new Database(file, { readonly: true });
   try {
-    return db.prepare("SELECT bytes, length(CAST(doc AS BLOB)) AS actual FROM ckpt_checkpoints").all() as Array<{ bytes: number; actual: number }>;
+    return db.prepare("SELECT bytes, length(CAST(doc AS BLOB)) AS actual FROM ckpt_checkpoints").all() as Array<{
+      bytes: number;
+      actual: number;
+    }>;
   } finally {
     db.close();
   }
 }
 
-const fileBytes = (n: number) => Array.from({ length: n }, (_, i) => Buffer.byteLength(doc(i))).reduce((a, b) => a + b, 0);
+const fileBytes = (n: number) =>
+  Array.from({ length: n }, (_, i) => Buffer.byteLength(doc(i))).reduce((a, b) => a + b, 0);
 
 describe("migrate: the UTF-8 sizes stored and counted", () => {
   it("PostgreSQL: a COPY of new batches, then an overwrite (upsert): each row's size is its document's", async () => {

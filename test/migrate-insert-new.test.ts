@@ -38,7 +38,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const base = JSON.parse(readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
+const base = JSON.parse(
+  readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"),
+);
 const doc = (i: number, step = i) => JSON.stringify({ ...base, threadId: `t-${i}`, step }, null, 2);
 const N = 120;
 const src = join(dir, "src");
@@ -59,7 +61,11 @@ describe.each(Object.keys(targets))("insert as new into %s", (kind) => {
     try {
       expect(t.insertNew).toBeTypeOf("function");
       // below COPY's threshold, a COPY, and more than one statement's rows (PostgreSQL's three ways)
-      for (const [from, n] of [[0, 5], [100, 40], [1000, 600]] as const) {
+      for (const [from, n] of [
+        [0, 5],
+        [100, 40],
+        [1000, 600],
+      ] as const) {
         const ids = Array.from({ length: n }, (_, k) => from + k);
         const held = ids[Math.floor(n / 2)]!;
         await t.saveMany([rec(held, doc(held, -1))]);
@@ -84,7 +90,9 @@ describe.each(Object.keys(targets))("insert as new into %s", (kind) => {
     try {
       await t.saveMany([rec(77, doc(77, -1))]);
       const r = await migrate(s, t, { batchSize: 40 });
-      expect(r.conflicts).toEqual([{ namespace: "default", threadId: "t-77", reason: "exists with different content" }]);
+      expect(r.conflicts).toEqual([
+        { namespace: "default", threadId: "t-77", reason: "exists with different content" },
+      ]);
       expect(r.aborted).toMatch(/1 conflict/);
       expect(JSON.parse((await t.load("t-77"))!).step).toBe(-1);
       // the batch that holds t-77 (the scan's order is the folder's) is not in the target
@@ -131,7 +139,9 @@ describe("insert as new into a Redis server that refuses MSETNX (an ACL user wit
     try {
       await t.saveMany([rec(77, doc(77, -1))]);
       const r = await migrate(s, t, { batchSize: 40 });
-      expect(r.conflicts).toEqual([{ namespace: "default", threadId: "t-77", reason: "exists with different content" }]);
+      expect(r.conflicts).toEqual([
+        { namespace: "default", threadId: "t-77", reason: "exists with different content" },
+      ]);
       expect(JSON.parse((await t.load("t-77"))!).step).toBe(-1);
       await t2.saveMany([rec(77, doc(77, -1))]);
       const r2 = await migrate(s, t2, { batchSize: 40, onConflict: "skip" });
@@ -164,9 +174,15 @@ describe("insert as new while the run is interrupted", () => {
     });
     const journaled = new Set<string>();
     try {
-      const r = await migrate(s, hooked, { batchSize: 20, signal: ac.signal, journal: { done: new Set(), commit: async (es) => void es.forEach((e) => journaled.add(e.key)) } });
+      const r = await migrate(s, hooked, {
+        batchSize: 20,
+        signal: ac.signal,
+        journal: { done: new Set(), commit: async (es) => void es.forEach((e) => journaled.add(e.key)) },
+      });
       expect(r.interrupted).toBe(true);
-      const held = (await t.loadMany(keys(Array.from({ length: N }, (_, i) => i)))).filter((x) => x !== undefined).length;
+      const held = (await t.loadMany(keys(Array.from({ length: N }, (_, i) => i)))).filter(
+        (x) => x !== undefined,
+      ).length;
       expect(held).toBeGreaterThanOrEqual(40);
       expect(r.written).toBe(held);
       expect(journaled.size).toBe(held);

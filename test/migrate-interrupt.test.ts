@@ -19,7 +19,9 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "ckpt-sigint-"));
   src = join(dir, "src");
   mkdirSync(src);
-  const base = JSON.parse(readFileSync(join(ROOT, "fixtures/savers/deepagent-filesaver/user_42_session_1.json"), "utf8")) as object;
+  const base = JSON.parse(
+    readFileSync(join(ROOT, "fixtures/savers/deepagent-filesaver/user_42_session_1.json"), "utf8"),
+  ) as object;
   for (let i = 0; i < N; i++) {
     const id = `t-${String(i).padStart(5, "0")}`;
     writeFileSync(join(src, `${id}.json`), JSON.stringify({ ...base, threadId: id, step: i }, null, 2));
@@ -30,7 +32,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = () => ({ ...process.env, NO_COLOR: "1", XDG_STATE_HOME: join(dir, "state") });
 
 /** Run migrate, send SIGINT once the first batch is reported written (--json progress), wait for the exit. */
-function interrupted(args: string[]): Promise<{ code: number | null; signal: string | null; out: string; err: string; writtenAtSignal: number }> {
+function interrupted(
+  args: string[],
+): Promise<{ code: number | null; signal: string | null; out: string; err: string; writtenAtSignal: number }> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [BIN, "migrate", ...args, "--json"], { cwd: dir, env: env() });
     let out = "";
@@ -39,7 +43,10 @@ function interrupted(args: string[]): Promise<{ code: number | null; signal: str
     p.stdout.on("data", (d: Buffer) => {
       out += d;
       if (writtenAtSignal >= 0) return;
-      const progress = out.split("\n").filter((l) => l.startsWith('{"type":"progress"')).map((l) => JSON.parse(l) as { written: number });
+      const progress = out
+        .split("\n")
+        .filter((l) => l.startsWith('{"type":"progress"'))
+        .map((l) => JSON.parse(l) as { written: number });
       const last = progress.at(-1);
       if (last && last.written > 0) {
         writtenAtSignal = last.written;
@@ -60,7 +67,14 @@ describe("migrate: Ctrl-C", () => {
     expect(r.writtenAtSignal, "the run was signalled after its first written batch").toBeGreaterThan(0);
     expect(r.signal).toBeNull(); // it handled the signal and exited by itself
     expect(r.code, r.err).toBe(130);
-    const summary = JSON.parse(r.out.trim().split("\n").at(-1)!) as { type: string; interrupted: boolean; written: number; read: number; journal: string; exitCode: number };
+    const summary = JSON.parse(r.out.trim().split("\n").at(-1)!) as {
+      type: string;
+      interrupted: boolean;
+      written: number;
+      read: number;
+      journal: string;
+      exitCode: number;
+    };
     expect(summary).toMatchObject({ type: "summary", interrupted: true, exitCode: 130 });
     expect(summary.written).toBeGreaterThanOrEqual(r.writtenAtSignal);
     expect(summary.written).toBeLessThan(N);
@@ -75,20 +89,33 @@ describe("migrate: Ctrl-C", () => {
     expect(r.err).not.toMatch(/\n\s+at /); // no stack
 
     // what the journal holds is in the target, and only that many records
-    const committed = readFileSync(journal, "utf8").trim().split("\n").filter((l) => l.startsWith('{"k":')).length;
+    const committed = readFileSync(journal, "utf8")
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith('{"k":')).length;
     expect(committed).toBe(summary.written);
     const partial = await openSaver(`sqlite:${db}`);
     expect(await partial.count()).toBe(summary.written);
     await partial.close();
 
     // without --resume the next run refuses (the journal blocks it)
-    const again = spawnSync(process.execPath, [BIN, "migrate", ...args, "-q"], { cwd: dir, env: env(), encoding: "utf8" });
+    const again = spawnSync(process.execPath, [BIN, "migrate", ...args, "-q"], {
+      cwd: dir,
+      env: env(),
+      encoding: "utf8",
+    });
     expect(again.status).toBe(2);
     expect(again.stderr).toContain("pass --resume to finish it");
 
-    const resumed = spawnSync(process.execPath, [BIN, "migrate", ...args, "--resume", "-q"], { cwd: dir, env: env(), encoding: "utf8" });
+    const resumed = spawnSync(process.execPath, [BIN, "migrate", ...args, "--resume", "-q"], {
+      cwd: dir,
+      env: env(),
+      encoding: "utf8",
+    });
     expect(resumed.status, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toContain(`read ${N.toLocaleString("en-US")}, written ${(N - summary.written).toLocaleString("en-US")}`);
+    expect(resumed.stdout).toContain(
+      `read ${N.toLocaleString("en-US")}, written ${(N - summary.written).toLocaleString("en-US")}`,
+    );
     expect(resumed.stdout).toContain(`(${summary.written.toLocaleString("en-US")} done before the interruption)`);
     expect(existsSync(journal)).toBe(false);
 
@@ -97,7 +124,9 @@ describe("migrate: Ctrl-C", () => {
     expect(await s.count()).toBe(N);
     for (const f of readdirSync(src)) {
       const text = await s.load(f.slice(0, -5));
-      expect(text !== undefined && JSON.stringify(JSON.parse(text)), f).toBe(JSON.stringify(JSON.parse(readFileSync(join(src, f), "utf8"))));
+      expect(text !== undefined && JSON.stringify(JSON.parse(text)), f).toBe(
+        JSON.stringify(JSON.parse(readFileSync(join(src, f), "utf8"))),
+      );
     }
     await s.close();
   }, 120_000);

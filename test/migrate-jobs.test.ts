@@ -18,17 +18,28 @@ const root = join(import.meta.dirname, "..");
 const run = randomBytes(4).toString("hex");
 const REDIS = `redis://127.0.0.1:6379?prefix=${encodeURIComponent(`ckpt-jobs-${run}-`)}`;
 const PG = `postgres://postgres@127.0.0.1:5432/test?schema=ckpt_jobs_${run}`;
-const sample = JSON.parse(readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
+const sample = JSON.parse(
+  readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"),
+);
 
 function io(cwd: string): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: {}, cwd, out: () => out, err: () => err };
+  return {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: {},
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
 }
 
 function makeSource(n: number): string {
   const dir = mkdtempSync(join(tmpdir(), "ckpt-jobs-src-"));
-  for (let i = 0; i < n; i++) writeFileSync(join(dir, `t-${i}.json`), JSON.stringify({ ...sample, threadId: `t-${i}`, step: i }, null, 2));
+  for (let i = 0; i < n; i++)
+    writeFileSync(join(dir, `t-${i}.json`), JSON.stringify({ ...sample, threadId: `t-${i}`, step: i }, null, 2));
   return dir;
 }
 
@@ -59,17 +70,38 @@ describe("migrate --jobs", () => {
     expect(shardOf("anything", 1)).toBe(0);
   });
 
-  for (const [name, uri] of [["redis", REDIS], ["postgres", PG]] as const) {
+  for (const [name, uri] of [
+    ["redis", REDIS],
+    ["postgres", PG],
+  ] as const) {
     it(`file → ${name} with --jobs 3: every record written once and verified, one progress stream reaching the total`, async () => {
       const src = makeSource(700);
       const work = mkdtempSync(join(tmpdir(), "ckpt-jobs-"));
       const target = `${uri}${name === "redis" ? "a:" : "_a"}`;
       const t = io(work);
-      expect(await main(["migrate", "--from", `file:${src}`, "--to", target, "--jobs", "3", "--batch-size", "50", "--json"], t), t.err()).toBe(0);
-      const lines = t.out().trim().split("\n").map((l) => JSON.parse(l));
+      expect(
+        await main(
+          ["migrate", "--from", `file:${src}`, "--to", target, "--jobs", "3", "--batch-size", "50", "--json"],
+          t,
+        ),
+        t.err(),
+      ).toBe(0);
+      const lines = t
+        .out()
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       const progress = lines.filter((l) => l.type === "progress");
       const summary = lines.at(-1);
-      expect(summary).toMatchObject({ type: "summary", read: 700, written: 700, verified: 700, rejected: 0, writers: 3, mismatches: [] });
+      expect(summary).toMatchObject({
+        type: "summary",
+        read: 700,
+        written: 700,
+        verified: 700,
+        rejected: 0,
+        writers: 3,
+        mismatches: [],
+      });
       expect(progress.length).toBe(14); // one event per batch of 50
       expect(progress.every((p) => p.total === 700)).toBe(true);
       expect(progress.map((p) => p.read)).toEqual([...progress.map((p) => p.read)].sort((a, b) => a - b));
@@ -89,7 +121,9 @@ describe("migrate --jobs", () => {
     const work = mkdtempSync(join(tmpdir(), "ckpt-jobs-"));
     const src = makeSource(2);
     const t = io(work);
-    expect(await main(["migrate", "--from", `file:${src}`, "--to", `sqlite:${join(work, "x.db")}`, "--jobs", "2"], t)).toBe(2);
+    expect(
+      await main(["migrate", "--from", `file:${src}`, "--to", `sqlite:${join(work, "x.db")}`, "--jobs", "2"], t),
+    ).toBe(2);
     expect(t.err()).toMatch(/--jobs 2: only redis:\/\/ and postgres:\/\/ targets take parallel writers/);
     const u = io(work);
     expect(await main(["migrate", "--from", `file:${src}`, "--to", REDIS + "z:", "--jobs", "0"], u)).toBe(2);
@@ -100,20 +134,38 @@ describe("migrate --jobs", () => {
     const src = makeSource(1200);
     const want = await storeHashes(`file:${src}`);
     let seed = 987;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let midRun = 0;
     for (let k = 0; k < 4; k++) {
       const work = mkdtempSync(join(tmpdir(), "ckpt-jobs-kill-"));
       const target = `${PG}_kill${k}`;
       const journal = join(work, "run.journal");
-      const args = ["migrate", "--from", `file:${src}`, "--to", target, "--jobs", "4", "--batch-size", "20", "--journal", journal, "-q"];
+      const args = [
+        "migrate",
+        "--from",
+        `file:${src}`,
+        "--to",
+        target,
+        "--jobs",
+        "4",
+        "--batch-size",
+        "20",
+        "--journal",
+        journal,
+        "-q",
+      ];
       const child = spawn(process.execPath, [join(root, "bin", "ckpt.js"), ...args], { cwd: work, stdio: "ignore" });
       const exitedP = new Promise((r) => child.on("exit", r));
       let exited = false;
       void exitedP.then(() => (exited = true));
       const t0 = Date.now();
       // wait for the first commit (the journal has more than its header line), then kill at a random later point
-      while (!exited && !(existsSync(journal) && readFileSync(journal, "utf8").split("\n").length > 2) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 5));
+      while (
+        !exited &&
+        !(existsSync(journal) && readFileSync(journal, "utf8").split("\n").length > 2) &&
+        Date.now() - t0 < 20_000
+      )
+        await new Promise((r) => setTimeout(r, 5));
       await new Promise((r) => setTimeout(r, Math.floor(rand() * 300)));
       child.kill("SIGKILL");
       await exitedP;

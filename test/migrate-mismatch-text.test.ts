@@ -14,7 +14,9 @@ describe("verification mismatch wording", () => {
     expect(mismatchText({ expected: a, got: null })).toBe(`expected sha256 ${a.slice(0, 12)}…, got nothing`);
   });
   it("a LangGraph row comparison is said in words, not cut like a hash", () => {
-    expect(mismatchText({ expected: "the rows written", got: "different rows" })).toBe("expected the rows written, got different rows");
+    expect(mismatchText({ expected: "the rows written", got: "different rows" })).toBe(
+      "expected the rows written, got different rows",
+    );
     expect(mismatchText({ expected: "the rows written", got: null })).toBe("expected the rows written, got nothing");
   });
 });

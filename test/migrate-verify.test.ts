@@ -17,7 +17,9 @@ const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(tmpdir(), "ckpt-verify-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const base = JSON.parse(readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
+const base = JSON.parse(
+  readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"),
+);
 const src = join(dir, "src");
 const texts = new Map<string, string>();
 mkdirSync(src);
@@ -41,7 +43,11 @@ async function target(name: string, which: string, change: string): Promise<stri
 
 describe("migrate read-back into SQLite", () => {
   it("a store that changed two documents: exactly those two are mismatches, with the hash of what it holds", async () => {
-    const uri = await target("changed", "'t-3', 't-17'", "replace(doc, 'Create a project plan', 'Create a project PLAN')");
+    const uri = await target(
+      "changed",
+      "'t-3', 't-17'",
+      "replace(doc, 'Create a project plan', 'Create a project PLAN')",
+    );
     const s = await openSaver(`file:${src}`);
     const t = await openSaver(uri);
     try {
@@ -50,7 +56,10 @@ describe("migrate read-back into SQLite", () => {
       expect(r.verified).toBe(28);
       expect(r.mismatches.map((m) => m.threadId).sort()).toEqual(["t-17", "t-3"]);
       const held = texts.get("t-3")!.replace("Create a project plan", "Create a project PLAN");
-      const sha = (x: string) => createHash("sha256").update(JSON.stringify(JSON.parse(x))).digest("hex");
+      const sha = (x: string) =>
+        createHash("sha256")
+          .update(JSON.stringify(JSON.parse(x)))
+          .digest("hex");
       const m3 = r.mismatches.find((m) => m.threadId === "t-3")!;
       expect(m3.got).toBe(sha(held));
       expect(m3.expected).toBe(sha(texts.get("t-3")!));

@@ -12,10 +12,15 @@ import { execFileSync } from "node:child_process";
 
 const root = join(import.meta.dirname, "..");
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-let dist: { migrate: (s: Any, t: Any, o: Any) => Promise<Any>; openSaver: (u: string) => Promise<Any>; openCheckPool: () => Promise<Any> };
+let dist: {
+  migrate: (s: Any, t: Any, o: Any) => Promise<Any>;
+  openSaver: (u: string) => Promise<Any>;
+  openCheckPool: () => Promise<Any>;
+};
 
 beforeAll(async () => {
-  if (!existsSync(join(root, "dist", "cli", "check-worker.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+  if (!existsSync(join(root, "dist", "cli", "check-worker.js")))
+    execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
   const m = await import(join(root, "dist", "core", "migrate.js"));
   const s = await import(join(root, "dist", "savers", "index.js"));
   const p = await import(join(root, "dist", "cli", "check-pool.js"));
@@ -45,8 +50,17 @@ async function runWith(worker: "on" | "off", name: string, extra: Record<string,
   await src.saveMany(sourceRecords());
   const dst = await dist.openSaver(`memory:worker-dst-${name}-${worker}`);
   const committed: Array<{ key: string; hash: string }> = [];
-  const journal = { done: new Set<string>(), commit: async (e: Array<{ key: string; hash: string }>) => void committed.push(...e) };
-  const summary = await dist.migrate(src, dst, { batchSize: 8, worker, journal, openCheckPool: dist.openCheckPool, ...extra });
+  const journal = {
+    done: new Set<string>(),
+    commit: async (e: Array<{ key: string; hash: string }>) => void committed.push(...e),
+  };
+  const summary = await dist.migrate(src, dst, {
+    batchSize: 8,
+    worker,
+    journal,
+    openCheckPool: dist.openCheckPool,
+    ...extra,
+  });
   const stored = new Map<string, string>();
   for await (const batch of dst.scan({ batchSize: 100 })) for (const r of batch) stored.set(r.threadId, r.text);
   return { summary, committed, stored };
@@ -55,7 +69,10 @@ async function runWith(worker: "on" | "off", name: string, extra: Record<string,
 const comparable = (s: Any) => {
   const { elapsedMs, recordsPerSecond, mbPerSecond, checkedInWorker, ...rest } = s;
   void elapsedMs, recordsPerSecond, mbPerSecond, checkedInWorker;
-  return { ...rest, rejectedRecords: [...rest.rejectedRecords].sort((a: Any, b: Any) => (a.threadId < b.threadId ? -1 : 1)) };
+  return {
+    ...rest,
+    rejectedRecords: [...rest.rejectedRecords].sort((a: Any, b: Any) => (a.threadId < b.threadId ? -1 : 1)),
+  };
 };
 
 describe("migrate: checks in a worker thread", () => {
@@ -68,12 +85,20 @@ describe("migrate: checks in a worker thread", () => {
     expect(on.summary).toMatchObject({ read: 43, written: 40, verified: 40, rejected: 3, mismatches: [] });
 
     const reasons = Object.fromEntries(on.summary.rejectedRecords.map((r: Any) => [r.threadId, r.reason]));
-    expect(reasons["bad-format"]).toMatch(/^default#bad-format: not a checkpoint of any supported format \(expected one of ckpt, /);
-    expect(reasons["bad-todo"]).toMatch(/^default#bad-todo:\d+:\d+: \/state\/todos\/0\/status: not a valid deepagent document: expected one of /);
+    expect(reasons["bad-format"]).toMatch(
+      /^default#bad-format: not a checkpoint of any supported format \(expected one of ckpt, /,
+    );
+    expect(reasons["bad-todo"]).toMatch(
+      /^default#bad-todo:\d+:\d+: \/state\/todos\/0\/status: not a valid deepagent document: expected one of /,
+    );
     expect(reasons["bad-json"]).toMatch(/default#bad-json:4:1/); // the text ends after line 3: expected a key at 4:1
 
     expect([...on.stored.entries()].sort()).toEqual([...off.stored.entries()].sort());
-    const want = new Map(sourceRecords().slice(0, 40).map((r) => [`default\u0000${r.threadId}`, sha(JSON.stringify(JSON.parse(r.text)))]));
+    const want = new Map(
+      sourceRecords()
+        .slice(0, 40)
+        .map((r) => [`default\u0000${r.threadId}`, sha(JSON.stringify(JSON.parse(r.text)))]),
+    );
     for (const run of [on, off]) {
       expect(run.committed.length).toBe(40);
       for (const e of run.committed) expect(e.hash).toBe(want.get(e.key));
@@ -90,7 +115,8 @@ describe("migrate: checks in a worker thread", () => {
     expect([...on.stored.entries()].sort()).toEqual([...off.stored.entries()].sort());
     const one = JSON.parse(on.stored.get("t-07")!);
     expect(one).toMatchObject({ schemaVersion: 1, threadId: "t-07", step: 7 });
-    for (const e of on.committed) expect(e.hash).toBe(sha(JSON.stringify(JSON.parse(on.stored.get(e.key.split("\u0000")[1]!)!))));
+    for (const e of on.committed)
+      expect(e.hash).toBe(sha(JSON.stringify(JSON.parse(on.stored.get(e.key.split("\u0000")[1]!)!))));
   });
 });
 
@@ -101,7 +127,10 @@ describe("migrate: progress", () => {
     const src = await openSaver("memory:progress-src");
     await src.saveMany(sourceRecords());
     const events: Array<{ total?: number; read: number }> = [];
-    await migrate(src, await openSaver("memory:progress-dst"), { batchSize: 10, onProgress: (p) => void events.push({ total: p.total, read: p.read }) });
+    await migrate(src, await openSaver("memory:progress-dst"), {
+      batchSize: 10,
+      onProgress: (p) => void events.push({ total: p.total, read: p.read }),
+    });
     expect(events.length).toBe(5); // 43 records in batches of 10
     expect(events.every((e) => e.total === 43)).toBe(true);
     expect(events.map((e) => e.read)).toEqual([10, 20, 30, 40, 43]);
@@ -109,13 +138,34 @@ describe("migrate: progress", () => {
 
   it("draws a bar with percentage, counts, rate and ETA on a terminal", async () => {
     const { progressLine } = await import("../src/cli/migrate.js");
-    const line = progressLine({ total: 10_000, read: 4_500, written: 4_400, skipped: 100, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 1_000 }, false, 120);
+    const line = progressLine(
+      {
+        total: 10_000,
+        read: 4_500,
+        written: 4_400,
+        skipped: 100,
+        rejected: 0,
+        bytesRead: 0,
+        bytesWritten: 0,
+        elapsedMs: 1_000,
+      },
+      false,
+      120,
+    );
     // 4,500 of 10,000 in 1 s: 45 %, 4,500 rec/s, 5,500 left → 1.2 s → ETA 0:01
-    expect(line).toMatch(/^migrating \[(#*)(-*)\]  45%  4,500\/10,000 · 4,400 written, 100 skipped, 0 rejected · 4,500 rec\/s · ETA 0:01$/);
+    expect(line).toMatch(
+      /^migrating \[(#*)(-*)\] {2}45% {2}4,500\/10,000 · 4,400 written, 100 skipped, 0 rejected · 4,500 rec\/s · ETA 0:01$/,
+    );
     const [, done, todo] = /\[(#*)(-*)\]/.exec(line)!;
     expect(Math.abs(done!.length / (done!.length + todo!.length) - 0.45)).toBeLessThan(0.05);
     expect(line.length).toBeLessThan(120);
     // without a total (a store that cannot count): counts only
-    expect(progressLine({ read: 7, written: 7, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 1_000 }, true, 80)).toBe("planning: 7 read, 7 to write, 0 skipped, 0 rejected · 7 rec/s");
+    expect(
+      progressLine(
+        { read: 7, written: 7, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 1_000 },
+        true,
+        80,
+      ),
+    ).toBe("planning: 7 read, 7 to write, 0 skipped, 0 rejected · 7 rec/s");
   });
 });

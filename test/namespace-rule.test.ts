@@ -15,7 +15,9 @@ const ROOT = join(import.meta.dirname, "..");
 const run_ = randomBytes(4).toString("hex");
 const PREFIX = `ckpt-ns-${run_}:`;
 const SCHEMA = `ckpt_ns_${run_}`;
-const BASE = JSON.parse(readFileSync(join(ROOT, "fixtures/savers/deepagent-filesaver/user_42_session_1.json"), "utf8")) as Record<string, unknown>;
+const BASE = JSON.parse(
+  readFileSync(join(ROOT, "fixtures/savers/deepagent-filesaver/user_42_session_1.json"), "utf8"),
+) as Record<string, unknown>;
 
 let dir: string;
 beforeAll(() => (dir = mkdtempSync(join(tmpdir(), "ckpt-ns-"))));
@@ -71,7 +73,10 @@ describe.each(STORES)("%s: one namespace rule", (kind, uriOf) => {
     writeFileSync(join(a, "both.json"), JSON.stringify({ ...BASE, threadId: "both", step: 1 }, null, 2));
     writeFileSync(join(b, "both.json"), JSON.stringify({ ...BASE, threadId: "both", step: 2 }, null, 2));
     writeFileSync(join(b, "only-beta.json"), JSON.stringify({ ...BASE, threadId: "only-beta", step: 7 }, null, 2));
-    for (const [src, ns] of [[a, "alpha"], [b, "beta"]] as const) {
+    for (const [src, ns] of [
+      [a, "alpha"],
+      [b, "beta"],
+    ] as const) {
       const r = await ckpt("migrate", "--from", `file:${src}`, "--to", withNs(uri, ns), "-q");
       expect(r.code, `${kind} must be running for this test: ${r.err}`).toBe(0);
     }
@@ -79,8 +84,15 @@ describe.each(STORES)("%s: one namespace rule", (kind, uriOf) => {
 
   it("ls: every namespace by default; the URI's namespace or --namespace lists only that one", async () => {
     const all = JSON.parse((await ckpt("ls", uri, "--json")).out) as Array<{ namespace: string; threadId: string }>;
-    expect(all.map((r) => `${r.namespace}#${r.threadId}`).sort()).toEqual(["alpha#both", "beta#both", "beta#only-beta"]);
-    for (const argv of [["ls", withNs(uri, "alpha"), "--json"], ["ls", uri, "--namespace", "alpha", "--json"]]) {
+    expect(all.map((r) => `${r.namespace}#${r.threadId}`).sort()).toEqual([
+      "alpha#both",
+      "beta#both",
+      "beta#only-beta",
+    ]);
+    for (const argv of [
+      ["ls", withNs(uri, "alpha"), "--json"],
+      ["ls", uri, "--namespace", "alpha", "--json"],
+    ]) {
       const rows = JSON.parse((await ckpt(...argv)).out) as Array<{ namespace: string; threadId: string }>;
       expect(rows.map((r) => `${r.namespace}#${r.threadId}`)).toEqual(["alpha#both"]);
     }
@@ -103,22 +115,29 @@ describe.each(STORES)("%s: one namespace rule", (kind, uriOf) => {
     ["diff", (t) => ["diff", t, t], /Identical\./],
   ];
 
-  it.each(READERS)("%s: the URI's namespace, else --namespace, else 'default' with an error naming where the thread is", async (_name, argv, printed) => {
-    const viaUri = await ckpt(...argv(`${withNs(uri, "beta")}#only-beta`));
-    expect(viaUri.code, viaUri.err).toBe(0);
-    expect(viaUri.out).toMatch(printed);
-    const viaFlag = await ckpt(...argv(`${uri}#only-beta`), "--namespace", "beta");
-    expect(viaFlag.code, viaFlag.err).toBe(0);
-    expect(viaFlag.out).toMatch(printed);
-    const missing = await ckpt(...argv(`${uri}#only-beta`));
-    expect(missing.code).toBe(3);
-    expect(missing.out + missing.err).toContain("no thread 'only-beta' in namespace 'default'; it is in namespace 'beta': add ?namespace=beta to the URI or pass --namespace beta");
-    const both = await ckpt(...argv(`${uri}#both`), "--namespace", "gamma");
-    expect(both.out + both.err).toContain("no thread 'both' in namespace 'gamma'; it is in namespace 'alpha', 'beta'");
-    const twice = await ckpt(...argv(`${withNs(uri, "alpha")}#both`), "--namespace", "beta");
-    expect(twice.code).toBe(2);
-    expect(twice.err).toContain("namespace given twice");
-  });
+  it.each(READERS)(
+    "%s: the URI's namespace, else --namespace, else 'default' with an error naming where the thread is",
+    async (_name, argv, printed) => {
+      const viaUri = await ckpt(...argv(`${withNs(uri, "beta")}#only-beta`));
+      expect(viaUri.code, viaUri.err).toBe(0);
+      expect(viaUri.out).toMatch(printed);
+      const viaFlag = await ckpt(...argv(`${uri}#only-beta`), "--namespace", "beta");
+      expect(viaFlag.code, viaFlag.err).toBe(0);
+      expect(viaFlag.out).toMatch(printed);
+      const missing = await ckpt(...argv(`${uri}#only-beta`));
+      expect(missing.code).toBe(3);
+      expect(missing.out + missing.err).toContain(
+        "no thread 'only-beta' in namespace 'default'; it is in namespace 'beta': add ?namespace=beta to the URI or pass --namespace beta",
+      );
+      const both = await ckpt(...argv(`${uri}#both`), "--namespace", "gamma");
+      expect(both.out + both.err).toContain(
+        "no thread 'both' in namespace 'gamma'; it is in namespace 'alpha', 'beta'",
+      );
+      const twice = await ckpt(...argv(`${withNs(uri, "alpha")}#both`), "--namespace", "beta");
+      expect(twice.code).toBe(2);
+      expect(twice.err).toContain("namespace given twice");
+    },
+  );
 
   it("migrate: the URI's namespace, else --namespace, else every namespace", async () => {
     for (const [from, extra, expected] of [

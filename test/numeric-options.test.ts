@@ -30,17 +30,52 @@ describe("a number option given something else", () => {
     [["validate", doc, "--max-errors", "abc"], "--max-errors"],
     [["validate", "--max-errors=1e", doc], "--max-errors"],
     [["stats", store, "--top", "x"], "--top"],
-    [["migrate", "--from", `file:${store}`, "--to", `sqlite:${join(dir, "a.db")}`, "--batch-size", "big"], "--batch-size"],
+    [
+      ["migrate", "--from", `file:${store}`, "--to", `sqlite:${join(dir, "a.db")}`, "--batch-size", "big"],
+      "--batch-size",
+    ],
     [["migrate", "--from", `file:${store}`, "--to", `sqlite:${join(dir, "b.db")}`, "-j", "many"], "-j"],
     [["prune", `sqlite:${join(dir, "c.db")}`, "--keep-last", "some", "--dry-run"], "--keep-last"],
-    [["replay", "continue", replayDoc, "--prompt", "hi", "--provider", "recorded", "--max-turns", "abc", "-o", join(dir, "r.json")], "--max-turns"],
-    [["replay", "continue", replayDoc, "--prompt", "hi", "--provider", "recorded", "--max-tokens", "lots", "-o", join(dir, "r.json")], "--max-tokens"],
+    [
+      [
+        "replay",
+        "continue",
+        replayDoc,
+        "--prompt",
+        "hi",
+        "--provider",
+        "recorded",
+        "--max-turns",
+        "abc",
+        "-o",
+        join(dir, "r.json"),
+      ],
+      "--max-turns",
+    ],
+    [
+      [
+        "replay",
+        "continue",
+        replayDoc,
+        "--prompt",
+        "hi",
+        "--provider",
+        "recorded",
+        "--max-tokens",
+        "lots",
+        "-o",
+        join(dir, "r.json"),
+      ],
+      "--max-tokens",
+    ],
     [["view", doc, "--serve", "--port", "http"], "--port"],
     [["view", `${lg}#a-chat-1`, "--history-limit", "all", "-o", join(dir, "v.html")], "--history-limit"],
   ];
   for (const [argv, flag] of cases) {
     it(`${argv.join(" ")}: exit 2 naming ${flag} and the value`, async () => {
-      const given = argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : argv.find((a) => a.startsWith(`${flag}=`))!.slice(flag.length + 1);
+      const given = argv.includes(flag)
+        ? argv[argv.indexOf(flag) + 1]
+        : argv.find((a) => a.startsWith(`${flag}=`))!.slice(flag.length + 1);
       const r = await runCli(argv, { cwd: dir });
       expect(r.code, r.err).toBe(2);
       expect(r.err).toBe(`ckpt: ${flag} expects a number, got "${given}"\n`);
@@ -58,10 +93,34 @@ describe("a whole-number option out of its range", () => {
     [["log", `${lg}#a-chat-1`, "--limit", "0"], "--limit expects a positive integer, got 0"],
     [["validate", doc, "--max-errors", "0"], "--max-errors expects a positive integer, got 0"],
     [["stats", store, "--top", "2.5"], "--top expects a positive integer, got 2.5"],
-    [["migrate", "--from", `file:${store}`, "--to", `sqlite:${join(dir, "a.db")}`, "--jobs", "65"], "--jobs expects an integer from 1 to 64, got 65"],
-    [["migrate", "--from", `file:${store}`, "--to", `sqlite:${join(dir, "a.db")}`, "--batch-size", "0"], "--batch-size expects a positive integer, got 0"],
-    [["prune", `sqlite:${join(dir, "c.db")}`, "--idle-for", "1d", "--batch-size", "-1", "--dry-run"], "--batch-size expects a positive integer, got -1"],
-    [["replay", "continue", replayDoc, "--prompt", "hi", "--provider", "recorded", "--max-turns", "-1", "-o", join(dir, "r.json")], "--max-turns expects a non-negative integer, got -1"],
+    [
+      ["migrate", "--from", `file:${store}`, "--to", `sqlite:${join(dir, "a.db")}`, "--jobs", "65"],
+      "--jobs expects an integer from 1 to 64, got 65",
+    ],
+    [
+      ["migrate", "--from", `file:${store}`, "--to", `sqlite:${join(dir, "a.db")}`, "--batch-size", "0"],
+      "--batch-size expects a positive integer, got 0",
+    ],
+    [
+      ["prune", `sqlite:${join(dir, "c.db")}`, "--idle-for", "1d", "--batch-size", "-1", "--dry-run"],
+      "--batch-size expects a positive integer, got -1",
+    ],
+    [
+      [
+        "replay",
+        "continue",
+        replayDoc,
+        "--prompt",
+        "hi",
+        "--provider",
+        "recorded",
+        "--max-turns",
+        "-1",
+        "-o",
+        join(dir, "r.json"),
+      ],
+      "--max-turns expects a non-negative integer, got -1",
+    ],
     [["view", doc, "--serve", "--port", "70000"], "--port expects an integer from 0 to 65535, got 70000"],
   ];
   for (const [argv, message] of cases) {
@@ -85,11 +144,20 @@ describe("a whole-number option out of its range", () => {
 });
 
 describe("replay verify with options only continue and resume use", () => {
-  for (const extra of [["-o", "out.json"], ["--save-to", "sqlite:s.db"], ["--provider", "recorded"], ["--max-turns", "3"], ["--max-duration", "1m"], ["--model", "m"]]) {
+  for (const extra of [
+    ["-o", "out.json"],
+    ["--save-to", "sqlite:s.db"],
+    ["--provider", "recorded"],
+    ["--max-turns", "3"],
+    ["--max-duration", "1m"],
+    ["--model", "m"],
+  ]) {
     it(`replay ${extra.join(" ")}: exit 2, nothing written`, async () => {
       const r = await runCli(["replay", replayDoc, ...extra], { cwd: dir });
       expect(r.code, r.err).toBe(2);
-      expect(r.err).toMatch(/only with continue or resume \(verify replays the recorded turns and writes no checkpoint\)/);
+      expect(r.err).toMatch(
+        /only with continue or resume \(verify replays the recorded turns and writes no checkpoint\)/,
+      );
       expect(r.err).toContain(extra[0] === "-o" ? "-o/--output" : extra[0]);
       expect(existsSync(join(dir, "out.json"))).toBe(false);
       expect(readdirSync(dir)).toEqual([]);
@@ -103,9 +171,31 @@ describe("replay verify with options only continue and resume use", () => {
 
 describe("fmtInt: the text of toLocaleString('en-US') without Intl", () => {
   it("agrees with Intl on integers around every group boundary, negative ones and the safe limit", () => {
-    const xs = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 9999, 10000, 99999, 100000, 999999, 1000000, 1234567, 2 ** 31, 2 ** 32 + 7, 1e15, Number.MAX_SAFE_INTEGER];
+    const xs = [
+      0,
+      1,
+      9,
+      10,
+      99,
+      100,
+      999,
+      1000,
+      1001,
+      9999,
+      10000,
+      99999,
+      100000,
+      999999,
+      1000000,
+      1234567,
+      2 ** 31,
+      2 ** 32 + 7,
+      1e15,
+      Number.MAX_SAFE_INTEGER,
+    ];
     for (const x of [...xs, ...xs.map((x) => -x)]) expect(fmtInt(x)).toBe(x.toLocaleString("en-US"));
-    for (const x of [1.5, 1234.5678, 1e21, Number.MAX_SAFE_INTEGER + 2]) expect(fmtInt(x)).toBe(x.toLocaleString("en-US"));
+    for (const x of [1.5, 1234.5678, 1e21, Number.MAX_SAFE_INTEGER + 2])
+      expect(fmtInt(x)).toBe(x.toLocaleString("en-US"));
     expect(pluralInt(1, "thread")).toBe("1 thread");
     expect(pluralInt(20000, "message")).toBe("20,000 messages");
   });

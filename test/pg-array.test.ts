@@ -10,15 +10,47 @@ import { pgTestSchemas } from "./helpers/pg-schemas.js";
 const pgdb = pgTestSchemas("pga");
 
 const tricky: Array<string | null> = [
-  "a-chat-1~233", "", " ", "  lead", "trail ", "NULL", "null", "NuLl", null, "nul", "nulls", '"', '\\', '\\"', 'a"b\\c',
-  "{", "}", "{a,b}", ",", "a,b", "tab\there", "new\nline", "cr\rx", "é", "😀", "__start__", "branch:to:add",
-  "00000000000000000000000000000002.0.4734247425358875", "1f1e719f-a07c-6a8c-8002-647cebc49fbb", "a/b|c#d=e@f+g",
-  "'single'", "$1", "\u00a0nbsp", "x".repeat(5000),
+  "a-chat-1~233",
+  "",
+  " ",
+  "  lead",
+  "trail ",
+  "NULL",
+  "null",
+  "NuLl",
+  null,
+  "nul",
+  "nulls",
+  '"',
+  "\\",
+  '\\"',
+  'a"b\\c',
+  "{",
+  "}",
+  "{a,b}",
+  ",",
+  "a,b",
+  "tab\there",
+  "new\nline",
+  "cr\rx",
+  "é",
+  "😀",
+  "__start__",
+  "branch:to:add",
+  "00000000000000000000000000000002.0.4734247425358875",
+  "1f1e719f-a07c-6a8c-8002-647cebc49fbb",
+  "a/b|c#d=e@f+g",
+  "'single'",
+  "$1",
+  "\u00a0nbsp",
+  "x".repeat(5000),
 ];
 
 describe("textArray", () => {
   it("PostgreSQL reads back the same strings and NULLs, in order", async () => {
-    const r = await pgdb.query("SELECT t, n FROM unnest($1::text[]) WITH ORDINALITY AS k(t, n) ORDER BY n", [textArray(tricky)]);
+    const r = await pgdb.query("SELECT t, n FROM unnest($1::text[]) WITH ORDINALITY AS k(t, n) ORDER BY n", [
+      textArray(tricky),
+    ]);
     expect(r.rows.map((x) => x.t)).toEqual(tricky);
     expect(r.rows.map((x) => Number(x.n))).toEqual(tricky.map((_, i) => i + 1));
   });

@@ -25,7 +25,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const base = JSON.parse(readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
+const base = JSON.parse(
+  readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"),
+);
 const doc = (i: number) => JSON.stringify({ ...base, threadId: `t-${i}`, step: i }, null, 2);
 
 describe("postgres read-back", () => {
@@ -56,7 +58,9 @@ describe("postgres read-back", () => {
     await c.connect();
     await c.query(`CREATE FUNCTION "${schema}".bend() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
       IF NEW.thread_id IN ('t-4', 't-44') THEN NEW.doc := replace(NEW.doc, 'Create a project plan', 'Create a project PLAN'); END IF; RETURN NEW; END $$`);
-    await c.query(`CREATE TRIGGER bend BEFORE INSERT ON "${schema}".ckpt_checkpoints FOR EACH ROW EXECUTE FUNCTION "${schema}".bend()`);
+    await c.query(
+      `CREATE TRIGGER bend BEFORE INSERT ON "${schema}".ckpt_checkpoints FOR EACH ROW EXECUTE FUNCTION "${schema}".bend()`,
+    );
     await c.end();
     const s = await openSaver(`file:${src}`);
     const t = await openSaver(uri);
@@ -65,8 +69,13 @@ describe("postgres read-back", () => {
       expect(r.written).toBe(60);
       expect(r.verified).toBe(58);
       expect(r.mismatches.map((m) => m.threadId).sort()).toEqual(["t-4", "t-44"]);
-      const sha = (x: string) => createHash("sha256").update(JSON.stringify(JSON.parse(x))).digest("hex");
-      expect(r.mismatches.find((m) => m.threadId === "t-4")!.got).toBe(sha(doc(4).replace("Create a project plan", "Create a project PLAN")));
+      const sha = (x: string) =>
+        createHash("sha256")
+          .update(JSON.stringify(JSON.parse(x)))
+          .digest("hex");
+      expect(r.mismatches.find((m) => m.threadId === "t-4")!.got).toBe(
+        sha(doc(4).replace("Create a project plan", "Create a project PLAN")),
+      );
     } finally {
       await s.close();
       await t.close();

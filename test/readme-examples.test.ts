@@ -16,7 +16,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -36,11 +46,19 @@ const fx = (p: string) => join(ROOT, "fixtures", p);
 /** Exit codes other than 0 that the README documents for an example (matched on the line as written). */
 const EXPECTED_EXIT: Array<[RegExp, number, string]> = [
   [/^ckpt diff before\.json after\.json/, 1, "diff: 1 when the two differ (before.json → after.json is an edit)"],
-  [/^ckpt diff conversation\.json thread\.json/, 1, "diff: a conversation and its deep-agent conversion differ in what the conversion lost"],
+  [
+    /^ckpt diff conversation\.json thread\.json/,
+    1,
+    "diff: a conversation and its deep-agent conversion differ in what the conversion lost",
+  ],
   [/^ckpt diff a\.json b\.json/, 1, "diff: a.json and b.json differ"],
   [/^ckpt diff old\.json new\.json/, 1, "diff: old.json and new.json differ"],
   [/^ckpt diff 'checkpoints\.sqlite#thread-1@/, 1, "diff: an older checkpoint against the newest differs"],
-  [/^ckpt convert sess-1\.json -t yoagent --dry-run/, 1, "convert: a conversion that would drop fields exits 1, --dry-run too (README, convert)"],
+  [
+    /^ckpt convert sess-1\.json -t yoagent --dry-run/,
+    1,
+    "convert: a conversion that would drop fields exits 1, --dry-run too (README, convert)",
+  ],
 ];
 
 /** Placeholder hosts of the README → the local services (the test's environment, not part of the examples). */
@@ -49,7 +67,9 @@ let SERVICES: Array<[RegExp, string]> = [];
 /** Every command line of the ```sh blocks that runs ckpt (a line continued with "\" is joined). */
 function shExamples(): string[] {
   const out: string[] = [];
-  const blocks = README.split(/^```sh\n/m).slice(1).map((b) => b.slice(0, b.indexOf("\n```")));
+  const blocks = README.split(/^```sh\n/m)
+    .slice(1)
+    .map((b) => b.slice(0, b.indexOf("\n```")));
   for (const b of blocks) {
     const lines = b.replace(/\\\n\s*/g, " ").split("\n");
     for (const l of lines) if (/(^|[|&;]\s*)(npx )?ckpt /.test(l)) out.push(l.trim());
@@ -59,7 +79,10 @@ function shExamples(): string[] {
 
 /** The ```ts blocks that import from "ckpt". */
 function tsExamples(): string[] {
-  return README.split(/^```ts\n/m).slice(1).map((b) => b.slice(0, b.indexOf("\n```"))).filter((b) => /from "ckpt"/.test(b));
+  return README.split(/^```ts\n/m)
+    .slice(1)
+    .map((b) => b.slice(0, b.indexOf("\n```")))
+    .filter((b) => /from "ckpt"/.test(b));
 }
 
 let play: string;
@@ -89,7 +112,10 @@ function sh(line: string, opts: { serve?: boolean } = {}): Promise<{ code: numbe
       const url = opts.serve ? /http:\/\/127\.0\.0\.1:\d+\//.exec(out)?.[0] : undefined;
       if (url && !out.includes("<fetched>")) {
         out += "<fetched>";
-        const page = await fetch(url).then(async (r) => `${r.status} ${await r.text()}`, (e: Error) => `fetch failed: ${e.message}`);
+        const page = await fetch(url).then(
+          async (r) => `${r.status} ${await r.text()}`,
+          (e: Error) => `fetch failed: ${e.message}`,
+        );
         out += `\n<page ${page.slice(0, 200)}>\n`;
         process.kill(-p.pid!, "SIGINT");
       }
@@ -110,7 +136,10 @@ async function makePlayground(): Promise<void> {
     chmodSync(join(shims, name), 0o755);
   };
   shim("ckpt", `exec "${process.execPath}" "${BIN}" "$@"`);
-  shim("npx", `[ "$1" = ckpt ] || { echo "npx: only ckpt here" >&2; exit 127; }; shift; exec "${process.execPath}" "${BIN}" "$@"`);
+  shim(
+    "npx",
+    `[ "$1" = ckpt ] || { echo "npx: only ckpt here" >&2; exit 127; }; shift; exec "${process.execPath}" "${BIN}" "$@"`,
+  );
   shim("npm", `[ "$1" = install ] && exit 0; echo "npm: only install here" >&2; exit 127`);
   shim("xdg-open", `echo "$@" >> "${join(play, ".opened")}"`);
   symlinkSync(join(ROOT, "fixtures"), join(play, "fixtures"));
@@ -144,7 +173,9 @@ async function makePlayground(): Promise<void> {
   copy("langgraph/python-a.sqlite", "checkpoints.sqlite");
   copy("langgraph/python-a.sqlite", "py.sqlite");
   const db = new Database(join(play, "checkpoints.sqlite"));
-  db.exec("UPDATE checkpoints SET thread_id = 'thread-1' WHERE thread_id = 'a-chat-1'; UPDATE writes SET thread_id = 'thread-1' WHERE thread_id = 'a-chat-1'");
+  db.exec(
+    "UPDATE checkpoints SET thread_id = 'thread-1' WHERE thread_id = 'a-chat-1'; UPDATE writes SET thread_id = 'thread-1' WHERE thread_id = 'a-chat-1'",
+  );
   db.close();
   // the user's own ckpt SQLite store an example reads
   const store = await sh("ckpt migrate --from file:.checkpoints --to sqlite:c.db -q");
@@ -178,7 +209,9 @@ afterAll(async () => {
   const pg = (await import("pg")).default;
   const p = new pg.Client({ connectionString: PG });
   await p.connect();
-  const { rows } = await p.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'readme_${RUN}_%'`);
+  const { rows } = await p.query<{ nspname: string }>(
+    `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'readme_${RUN}_%'`,
+  );
   for (const r of rows) await p.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`);
   await p.end();
   if (play) rmSync(play, { recursive: true, force: true });
@@ -192,43 +225,56 @@ describe("README examples run as written", () => {
     expect(lines).toContain("ckpt validate fixtures/yoagent/valid");
   });
 
-  it.each(lines.map((l, i) => [i + 1, l] as const))("#%i %s", async (_n, line) => {
-    const expected = EXPECTED_EXIT.find(([re]) => re.test(line))?.[1] ?? 0;
-    let cmd = line;
-    for (const [re, to] of SERVICES) cmd = cmd.replace(re, to);
-    if (line.includes("ckpt replay") && /openai:|anthropic:/.test(line)) stub.enqueue({ text: "Done.", usage: { input: 10, output: 2 } });
-    const r = await sh(cmd, { serve: line.includes("--serve") });
-    if (line.includes("--serve")) {
-      expect(r.out).toMatch(/<page 200 <!doctype html>/i);
-      expect([0, 130]).toContain(r.code);
-      return;
-    }
-    expect(r.code, `${cmd}\n${r.err}${r.out.slice(0, 2000)}`).toBe(expected);
-    expect(r.err).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
-    if (line.includes("--open")) {
-      // the browser is started detached: give the xdg-open stand-in a moment to record its argument
-      for (let i = 0; i < 50 && !existsSync(join(play, ".opened")); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(readFileSync(join(play, ".opened"), "utf8")).toContain("thread.html");
-    }
-  }, 60_000);
+  it.each(lines.map((l, i) => [i + 1, l] as const))(
+    "#%i %s",
+    async (_n, line) => {
+      const expected = EXPECTED_EXIT.find(([re]) => re.test(line))?.[1] ?? 0;
+      let cmd = line;
+      for (const [re, to] of SERVICES) cmd = cmd.replace(re, to);
+      if (line.includes("ckpt replay") && /openai:|anthropic:/.test(line))
+        stub.enqueue({ text: "Done.", usage: { input: 10, output: 2 } });
+      const r = await sh(cmd, { serve: line.includes("--serve") });
+      if (line.includes("--serve")) {
+        expect(r.out).toMatch(/<page 200 <!doctype html>/i);
+        expect([0, 130]).toContain(r.code);
+        return;
+      }
+      expect(r.code, `${cmd}\n${r.err}${r.out.slice(0, 2000)}`).toBe(expected);
+      expect(r.err).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
+      if (line.includes("--open")) {
+        // the browser is started detached: give the xdg-open stand-in a moment to record its argument
+        for (let i = 0; i < 50 && !existsSync(join(play, ".opened")); i++) await new Promise((r) => setTimeout(r, 100));
+        expect(readFileSync(join(play, ".opened"), "utf8")).toContain("thread.html");
+      }
+    },
+    60_000,
+  );
 });
 
 describe("README library examples run as written", () => {
   const blocks = tsExamples();
-  it.each(blocks.map((b, i) => [i + 1, b] as const))("```ts block %i", async (_n, code) => {
-    // the package imports itself by name from inside its own folder (package.json "exports" → dist/)
-    const dir = join(ROOT, `.readme-example-${RUN}`);
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `example-${_n}.mjs`);
-    writeFileSync(file, ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
-    try {
-      const r = await sh(`"${process.execPath}" "${file}"`);
-      expect(r.code, `${code}\n---\n${r.err}`).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
-  it("a README without library examples is fine; with them, each one imports from \"ckpt\"", () => {
+  it.each(blocks.map((b, i) => [i + 1, b] as const))(
+    "```ts block %i",
+    async (_n, code) => {
+      // the package imports itself by name from inside its own folder (package.json "exports" → dist/)
+      const dir = join(ROOT, `.readme-example-${RUN}`);
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `example-${_n}.mjs`);
+      writeFileSync(
+        file,
+        ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } })
+          .outputText,
+      );
+      try {
+        const r = await sh(`"${process.execPath}" "${file}"`);
+        expect(r.code, `${code}\n---\n${r.err}`).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+  it('a README without library examples is fine; with them, each one imports from "ckpt"', () => {
     expect(existsSync(join(ROOT, "dist", "index.js")), "npm run build first").toBe(true);
   });
 });

@@ -28,14 +28,19 @@ describe("the one URI redactor", () => {
     ["sqlite:./c.db?api_key=k1", "sqlite:./c.db?api_key=***"],
     ["file:./dir", "file:./dir"],
     ["redis://host:6379", "redis://host:6379"],
-    ["postgres://host/db?sslkey=/path/k.pem&sslmode=verify-full", "postgres://host/db?sslkey=/path/k.pem&sslmode=verify-full"],
+    [
+      "postgres://host/db?sslkey=/path/k.pem&sslmode=verify-full",
+      "postgres://host/db?sslkey=/path/k.pem&sslmode=verify-full",
+    ],
   ];
   for (const [input, want] of cases) it(`${input} → ${want}`, () => expect(redactUri(input)).toBe(want));
 
   it("is the same function the library exports as redact", () => expect(redact).toBe(redactUri));
 
   it("redacts URIs quoted inside a message", () => {
-    expect(redactText("connect failed for redis://T0K@h:1 (postgres://u:p@h/db?password=q)")).toBe("connect failed for redis://***@h:1 (postgres://u:***@h/db?password=***)");
+    expect(redactText("connect failed for redis://T0K@h:1 (postgres://u:p@h/db?password=q)")).toBe(
+      "connect failed for redis://***@h:1 (postgres://u:***@h/db?password=***)",
+    );
   });
 });
 

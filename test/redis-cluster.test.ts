@@ -27,17 +27,42 @@ afterAll(async () => {
 function io(cwd: string): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: {}, cwd, out: () => out, err: () => err };
+  return {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: {},
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
 }
 
-saverConformance({ name: "redis cluster (3 masters, detected)", open: () => openSaver(`${cluster.url}?prefix=conf-a:`) });
-saverConformance({ name: "redis cluster (?cluster=1)", open: () => openSaver(`${cluster.url}?cluster=1&prefix=conf-b:`) });
+saverConformance({
+  name: "redis cluster (3 masters, detected)",
+  open: () => openSaver(`${cluster.url}?prefix=conf-a:`),
+});
+saverConformance({
+  name: "redis cluster (?cluster=1)",
+  open: () => openSaver(`${cluster.url}?cluster=1&prefix=conf-b:`),
+});
 
 describe("redis cluster", () => {
   it("computes the hash slot the server does (CRC16, hash tags, UTF-8)", async () => {
     const c = new Redis(cluster.ports[0]!, "127.0.0.1");
     try {
-      const keys = ["", "a", "default:checkpoints:thread-0001", "user:42/session#1", "{user1000}.following", "foo{}{bar}", "foo{{bar}}zap", "{}x", "é😀日本", "x".repeat(1000)];
+      const keys = [
+        "",
+        "a",
+        "default:checkpoints:thread-0001",
+        "user:42/session#1",
+        "{user1000}.following",
+        "foo{}{bar}",
+        "foo{{bar}}zap",
+        "{}x",
+        "é😀日本",
+        "x".repeat(1000),
+      ];
       for (const k of keys) expect(keySlot(k), k).toBe(await c.cluster("KEYSLOT", k));
     } finally {
       c.disconnect();
@@ -57,11 +82,20 @@ describe("redis cluster", () => {
     const work = mkdtempSync(join(tmpdir(), "ckpt-cluster-rt-"));
     const src = join(work, "src");
     const out = join(work, "out");
-    const base = JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
+    const base = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, "..", "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"),
+        "utf8",
+      ),
+    );
     const { mkdirSync } = await import("node:fs");
     mkdirSync(src);
     const ids = Array.from({ length: 3000 }, (_, i) => `thread-${String(i).padStart(4, "0")}`);
-    for (const id of ids) writeFileSync(join(src, `${id}.json`), JSON.stringify({ ...base, threadId: id, step: Number(id.slice(7)) }, null, 2));
+    for (const id of ids)
+      writeFileSync(
+        join(src, `${id}.json`),
+        JSON.stringify({ ...base, threadId: id, step: Number(id.slice(7)) }, null, 2),
+      );
     const uri = `${cluster.url}?cluster=1&prefix=rt:`;
     try {
       const t1 = io(work);
@@ -70,8 +104,14 @@ describe("redis cluster", () => {
       // the KeyValueStoreSaver layout, compact JSON, readable with a plain cluster client; keys on every master
       const c = new Cluster([{ host: "127.0.0.1", port: cluster.ports[0]! }]);
       try {
-        expect(JSON.parse((await c.get("rt:default:checkpoints:thread-1234"))!)).toEqual({ ...base, threadId: "thread-1234", step: 1234 });
-        expect(await c.get("rt:default:checkpoints:thread-1234")).toBe(JSON.stringify({ ...base, threadId: "thread-1234", step: 1234 }));
+        expect(JSON.parse((await c.get("rt:default:checkpoints:thread-1234"))!)).toEqual({
+          ...base,
+          threadId: "thread-1234",
+          step: 1234,
+        });
+        expect(await c.get("rt:default:checkpoints:thread-1234")).toBe(
+          JSON.stringify({ ...base, threadId: "thread-1234", step: 1234 }),
+        );
         const sizes = await Promise.all(c.nodes("master").map(async (m) => (await m.keys("rt:*")).length)); // test-only KEYS on a small node
         expect(sizes.length).toBe(3);
         expect(sizes.every((s) => s > 500)).toBe(true);
@@ -82,8 +122,10 @@ describe("redis cluster", () => {
       const t2 = io(work);
       expect(await main(["migrate", "--from", uri, "--to", `file:${out}`, "-q"], t2), t2.err() + t2.out()).toBe(0);
       expect(readdirSync(out).sort()).toEqual(ids.map((id) => `${id}.json`));
-      for (const id of [ids[0]!, ids[1234]!, ids[2999]!]) expect(readFileSync(join(out, `${id}.json`), "utf8")).toBe(readFileSync(join(src, `${id}.json`), "utf8"));
-      for (const id of ids) expect(JSON.parse(readFileSync(join(out, `${id}.json`), "utf8")).step).toBe(Number(id.slice(7)));
+      for (const id of [ids[0]!, ids[1234]!, ids[2999]!])
+        expect(readFileSync(join(out, `${id}.json`), "utf8")).toBe(readFileSync(join(src, `${id}.json`), "utf8"));
+      for (const id of ids)
+        expect(JSON.parse(readFileSync(join(out, `${id}.json`), "utf8")).step).toBe(Number(id.slice(7)));
       const t3 = io(work);
       expect(await main(["ls", uri, "--json"], t3)).toBe(0);
       const rows = JSON.parse(t3.out()) as Array<{ threadId: string; step: number; format: string }>;

@@ -22,7 +22,15 @@ const prefix = `ckpt-timeout-${randomBytes(4).toString("hex")}:`;
 function io(cwd: string): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: {}, cwd, out: () => out, err: () => err };
+  return {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: {},
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
 }
 
 /** A TCP listener on 127.0.0.1 that accepts every connection and never sends a byte. */
@@ -91,8 +99,11 @@ describe("a Redis that never answers", () => {
 
   it("mid-migration (the server stops answering after some traffic): exit 4 naming the store and the journal", async () => {
     const src = mkdtempSync(join(tmpdir(), "ckpt-timeout-src-"));
-    const base = JSON.parse(readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
-    for (let i = 0; i < 200; i++) writeFileSync(join(src, `t-${i}.json`), JSON.stringify({ ...base, threadId: `t-${i}`, step: i }, null, 2));
+    const base = JSON.parse(
+      readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"),
+    );
+    for (let i = 0; i < 200; i++)
+      writeFileSync(join(src, `t-${i}.json`), JSON.stringify({ ...base, threadId: `t-${i}`, step: i }, null, 2));
     const work = mkdtempSync(join(tmpdir(), "ckpt-timeout-"));
     const journal = join(work, "mig.journal");
     // stall after ~40 KB client → server: connected, a few batches of 10 written, then silence
@@ -100,11 +111,27 @@ describe("a Redis that never answers", () => {
     try {
       const t = io(work);
       const t0 = Date.now();
-      const code = await main(["migrate", "--from", `file:${src}`, "--to", `redis://:mid-secret-42@127.0.0.1:${proxy.port}?prefix=${prefix}&timeout=1`, "--batch-size", "10", "--journal", journal, "-q"], t);
+      const code = await main(
+        [
+          "migrate",
+          "--from",
+          `file:${src}`,
+          "--to",
+          `redis://:mid-secret-42@127.0.0.1:${proxy.port}?prefix=${prefix}&timeout=1`,
+          "--batch-size",
+          "10",
+          "--journal",
+          journal,
+          "-q",
+        ],
+        t,
+      );
       expect(proxy.cut()).toBe(true);
       expect(code, t.err()).toBe(4);
       expect((Date.now() - t0) / 1000).toBeLessThan(10);
-      expect(t.err()).toMatch(/cannot (write|read) \(redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\?prefix=[^)]*\): no answer within 1 s/);
+      expect(t.err()).toMatch(
+        /cannot (write|read) \(redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\?prefix=[^)]*\): no answer within 1 s/,
+      );
       expect(t.err()).toContain(journal);
       expect(t.err() + t.out()).not.toContain("mid-secret-42");
       oneLine(t.err());

@@ -27,7 +27,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const base = JSON.parse(readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"));
+const base = JSON.parse(
+  readFileSync(join(root, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"),
+);
 const doc = (i: number) => JSON.stringify({ ...base, threadId: `t-${i}`, step: i }, null, 2);
 
 describe("redis read-back", () => {

@@ -23,7 +23,8 @@ function fixtureFiles(): string[] {
       for (const f of readdirSync(valid).sort()) if (statSync(join(valid, f)).isFile()) out.push(join(valid, f));
     }
   }
-  for (const f of readdirSync(join(root, "replay")).sort()) if (f.endsWith(".ckpt.json")) out.push(join(root, "replay", f));
+  for (const f of readdirSync(join(root, "replay")).sort())
+    if (f.endsWith(".ckpt.json")) out.push(join(root, "replay", f));
   return out;
 }
 
@@ -58,9 +59,26 @@ describe("replay verify: library and CLI agree", () => {
       const summary = r.out
         .trim()
         .split("\n")
-        .map((l) => JSON.parse(l) as { type: string; summary?: { ok: boolean; stateToolCalls: number; recordedToolCalls: number; divergence: { pointer: string } | null } })
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              type: string;
+              summary?: {
+                ok: boolean;
+                stateToolCalls: number;
+                recordedToolCalls: number;
+                divergence: { pointer: string } | null;
+              };
+            },
+        )
         .find((e) => e.type === "summary")!.summary!;
-      expect({ ok: summary.ok, exit: r.code, divergence: summary.divergence?.pointer ?? null, stateToolCalls: summary.stateToolCalls, recordedToolCalls: summary.recordedToolCalls }).toEqual({
+      expect({
+        ok: summary.ok,
+        exit: r.code,
+        divergence: summary.divergence?.pointer ?? null,
+        stateToolCalls: summary.stateToolCalls,
+        recordedToolCalls: summary.recordedToolCalls,
+      }).toEqual({
         ok: lib.ok,
         exit: lib.ok ? 0 : 1,
         divergence: lib.divergence?.pointer ?? null,
@@ -77,6 +95,7 @@ describe("the one default for state tools", () => {
     expect(defaultStateTools({ ...base, origin: { format: "deepagent" } })).toBe(true);
     expect(defaultStateTools({ ...base, origin: { format: "ckpt" } })).toBe(true);
     expect(defaultStateTools(base)).toBe(true); // built in ckpt's model (no origin)
-    for (const f of ["yoagent", "yoagent-session", "phi-core", "phi-core-session", "swarmer", "amacs", "langgraph"]) expect(defaultStateTools({ ...base, origin: { format: f } })).toBe(false);
+    for (const f of ["yoagent", "yoagent-session", "phi-core", "phi-core-session", "swarmer", "amacs", "langgraph"])
+      expect(defaultStateTools({ ...base, origin: { format: f } })).toBe(false);
   });
 });

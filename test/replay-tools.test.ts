@@ -12,11 +12,25 @@ const run = (s: ReplayState, name: string, args: unknown, times?: string[]) => r
 describe("deep-agent state tools", () => {
   it("write_todos merges by id, keeps first-appearance order, appends new ids; merge=false replaces", () => {
     const s = emptyState();
-    expect(run(s, "write_todos", { todos: [{ id: "a", content: "A", status: "pending" }, { id: "b", content: "B", status: "pending" }] }).text).toBe(
-      "Todo list updated successfully.\n\nCurrent todos:\n- [pending] a: A\n- [pending] b: B",
-    );
-    run(s, "write_todos", { todos: [{ id: "c", content: "C", status: "in_progress" }, { id: "a", content: "A2", status: "completed" }] });
-    expect(s.todos.map((t) => `${t.id}:${t.content}:${t.status}`)).toEqual(["a:A2:completed", "b:B:pending", "c:C:in_progress"]);
+    expect(
+      run(s, "write_todos", {
+        todos: [
+          { id: "a", content: "A", status: "pending" },
+          { id: "b", content: "B", status: "pending" },
+        ],
+      }).text,
+    ).toBe("Todo list updated successfully.\n\nCurrent todos:\n- [pending] a: A\n- [pending] b: B");
+    run(s, "write_todos", {
+      todos: [
+        { id: "c", content: "C", status: "in_progress" },
+        { id: "a", content: "A2", status: "completed" },
+      ],
+    });
+    expect(s.todos.map((t) => `${t.id}:${t.content}:${t.status}`)).toEqual([
+      "a:A2:completed",
+      "b:B:pending",
+      "c:C:in_progress",
+    ]);
     expect(run(s, "write_todos", { todos: [{ id: "z", content: "Z", status: "cancelled" }], merge: false }).text).toBe(
       "Todo list updated successfully.\n\nCurrent todos:\n- [cancelled] z: Z",
     );
@@ -56,7 +70,9 @@ describe("deep-agent state tools", () => {
     run(s, "write_file", { file_path: "/f", content: "a\n\nc" });
     expect(run(s, "read_file", { file_path: "/f" }).text).toBe("     1\ta\n     2\t\n     3\tc");
     expect(run(s, "read_file", { file_path: "/f", offset: 2, limit: 5 }).text).toBe("     3\tc");
-    expect(run(s, "read_file", { file_path: "/f", offset: 3 }).text).toBe("Error: Line offset 3 exceeds file length (3 lines)");
+    expect(run(s, "read_file", { file_path: "/f", offset: 3 }).text).toBe(
+      "Error: Line offset 3 exceeds file length (3 lines)",
+    );
     expect(run(s, "read_file", { file_path: "/g" }).text).toBe("Error: File '/g' not found");
     run(s, "write_file", { file_path: "/e", content: "  \n" });
     expect(run(s, "read_file", { file_path: "/e" }).text).toBe("System reminder: File exists but has empty contents");
@@ -70,12 +86,22 @@ describe("deep-agent state tools", () => {
     expect(run(s, "edit_file", { file_path: "/f", old_string: "a", new_string: "c" }).text).toBe(
       "Error: String 'a' appears 2 times in file. Use replace_all=true to replace all instances, or provide a more specific string with surrounding context.",
     );
-    expect(run(s, "edit_file", { file_path: "/f", old_string: "q", new_string: "c" }).text).toBe("Error: String not found in file: 'q'");
-    expect(run(s, "edit_file", { file_path: "/f", old_string: "a", new_string: "c", replace_all: true }, ["2026-02-02T00:00:00.000Z"]).text).toBe(
-      "Successfully replaced 2 occurrence(s) in '/f'",
+    expect(run(s, "edit_file", { file_path: "/f", old_string: "q", new_string: "c" }).text).toBe(
+      "Error: String not found in file: 'q'",
     );
-    expect(s.files["/f"]).toEqual({ content: ["c b c"], created_at: "2026-01-01T00:00:00.000Z", modified_at: "2026-02-02T00:00:00.000Z" });
-    expect(run(s, "edit_file", { file_path: "/nope", old_string: "a", new_string: "b" }).text).toBe("Error: File '/nope' not found");
+    expect(
+      run(s, "edit_file", { file_path: "/f", old_string: "a", new_string: "c", replace_all: true }, [
+        "2026-02-02T00:00:00.000Z",
+      ]).text,
+    ).toBe("Successfully replaced 2 occurrence(s) in '/f'");
+    expect(s.files["/f"]).toEqual({
+      content: ["c b c"],
+      created_at: "2026-01-01T00:00:00.000Z",
+      modified_at: "2026-02-02T00:00:00.000Z",
+    });
+    expect(run(s, "edit_file", { file_path: "/nope", old_string: "a", new_string: "b" }).text).toBe(
+      "Error: File '/nope' not found",
+    );
   });
 
   it("glob matches relative paths with dot files, newest modified first", () => {

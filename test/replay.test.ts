@@ -43,14 +43,26 @@ describe("replay verify", () => {
   it("names the step and message of a planted tool-result divergence", async () => {
     const r = await verifyCheckpoint(load("diverged-tool-result.ckpt.json"));
     expect(r.ok).toBe(false);
-    expect(r.divergence).toMatchObject({ kind: "tool-result", step: 4, messageIndex: 9, toolName: "read_file", toolCallId: "c5", pointer: "/messages/9/content" });
+    expect(r.divergence).toMatchObject({
+      kind: "tool-result",
+      step: 4,
+      messageIndex: 9,
+      toolName: "read_file",
+      toolCallId: "c5",
+      pointer: "/messages/9/content",
+    });
     expect(r.divergence!.diff).toContain("-     2\thello there");
     expect(r.divergence!.diff).toContain("+     2\thello world");
   });
 
   it("reports a changed file in the final state", async () => {
     const r = await verifyCheckpoint(load("diverged-file.ckpt.json"));
-    expect(r.divergence).toMatchObject({ kind: "final-files", pointer: "/state/files/~1src~1a.ts", expected: "export const a = 2;", got: "export const a = 1;" });
+    expect(r.divergence).toMatchObject({
+      kind: "final-files",
+      pointer: "/state/files/~1src~1a.ts",
+      expected: "export const a = 2;",
+      got: "export const a = 1;",
+    });
   });
 
   it("starting from a different initial state diverges at the first tool whose result depends on it", async () => {
@@ -64,14 +76,25 @@ describe("replay verify", () => {
   it("CLI: exit 0 on match, 1 on divergence with the step named, --json summary", async () => {
     const a = io();
     expect(await main(["replay", fx("tools.ckpt.json"), "-q"], a)).toBe(0);
-    expect(a.out()).toMatch(/replay matched: 8 turns, 10 tool calls \(9 run against state, 1 from the recording\).*final state matches/);
+    expect(a.out()).toMatch(
+      /replay matched: 8 turns, 10 tool calls \(9 run against state, 1 from the recording\).*final state matches/,
+    );
     const b = io();
     expect(await main(["replay", "verify", fx("diverged-tool-result.ckpt.json"), "-q"], b)).toBe(1);
-    expect(b.out()).toMatch(/diverged at step 4, message 9 \(\/messages\/9\/content\): tool result of read_file \(c5\) differs/);
+    expect(b.out()).toMatch(
+      /diverged at step 4, message 9 \(\/messages\/9\/content\): tool result of read_file \(c5\) differs/,
+    );
     const c = io();
     expect(await main(["replay", fx("diverged-file.ckpt.json"), "--json"], c)).toBe(1);
-    const lines = c.out().trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines.at(-1)).toMatchObject({ type: "summary", summary: { ok: false, divergence: { kind: "final-files" } } });
+    const lines = c
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.at(-1)).toMatchObject({
+      type: "summary",
+      summary: { ok: false, divergence: { kind: "final-files" } },
+    });
     expect(lines.some((l) => l.type === "tool_end" && l.toolName === "ls")).toBe(true);
   });
 });
@@ -91,7 +114,11 @@ describe("replay continue and resume", () => {
     const tail = checkpoint.messages.slice(cp.messages.length);
     expect(tail.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     // after the edit, /README.md is "# Demo\nhi world\n" = 16 characters
-    expect(tail[2]).toMatchObject({ toolName: "ls", isError: false, content: [{ type: "text", text: "/README.md (16 bytes)\n/src/ (directory)" }] });
+    expect(tail[2]).toMatchObject({
+      toolName: "ls",
+      isError: false,
+      content: [{ type: "text", text: "/README.md (16 bytes)\n/src/ (directory)" }],
+    });
     expect(checkpoint.step).toBe(cp.step + 2);
     expect(Date.parse(checkpoint.updatedAt!)).toBeGreaterThan(Date.parse("2026-05-01T00:00:02.000Z")); // from the injected clock
     expect(validators.Checkpoint(checkpoint)).toBe(true);
@@ -99,16 +126,37 @@ describe("replay continue and resume", () => {
 
   it("limits stop a runaway loop with the yoagent-style marker, and the CLI still saves", async () => {
     const cp = load("tools.ckpt.json");
-    const provider = new ScriptProvider(JSON.parse(readFileSync(fx("script-runaway.json"), "utf8")), "script-runaway.json");
+    const provider = new ScriptProvider(
+      JSON.parse(readFileSync(fx("script-runaway.json"), "utf8")),
+      "script-runaway.json",
+    );
     const { checkpoint, result } = await continueCheckpoint(cp, "loop", { provider, limits: { maxTurns: 3 } });
     expect(result.stopped).toBe("max turns (3) reached");
     expect(result.turns).toBe(3);
-    expect(checkpoint.messages.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: "[Agent stopped: max turns (3) reached]" }] });
+    expect(checkpoint.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: [{ type: "text", text: "[Agent stopped: max turns (3) reached]" }],
+    });
 
     const dir = mkdtempSync(join(tmpdir(), "ckpt-replay-"));
     const out = join(dir, "out.json");
     const t = io();
-    const code = await main(["replay", "continue", fx("tools.ckpt.json"), "--prompt", "loop", "--provider", `script:${fx("script-runaway.json")}`, "--max-turns", "2", "-o", out], t);
+    const code = await main(
+      [
+        "replay",
+        "continue",
+        fx("tools.ckpt.json"),
+        "--prompt",
+        "loop",
+        "--provider",
+        `script:${fx("script-runaway.json")}`,
+        "--max-turns",
+        "2",
+        "-o",
+        out,
+      ],
+      t,
+    );
     expect(code).toBe(1);
     expect(t.err()).toMatch(/stopped by a limit: max turns \(2\) reached/);
     const saved = parseJson(readFileSync(out, "utf8")) as Checkpoint;
@@ -119,10 +167,33 @@ describe("replay continue and resume", () => {
   it("identical repeated tool calls stop the run (max_consecutive_identical_tool_calls from an ExecutionLimits file)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ckpt-replay-"));
     const limits = join(dir, "limits.json");
-    writeFileSync(limits, JSON.stringify({ max_turns: 50, max_total_tokens: 1000000, max_duration: { secs: 600, nanos: 0 }, max_consecutive_identical_tool_calls: 2 }));
+    writeFileSync(
+      limits,
+      JSON.stringify({
+        max_turns: 50,
+        max_total_tokens: 1000000,
+        max_duration: { secs: 600, nanos: 0 },
+        max_consecutive_identical_tool_calls: 2,
+      }),
+    );
     const t = io();
     const out = join(dir, "o.json");
-    const code = await main(["replay", "continue", fx("tools.ckpt.json"), "--prompt", "x", "--provider", `script:${fx("script-runaway.json")}`, "--limits", limits, "-o", out], t);
+    const code = await main(
+      [
+        "replay",
+        "continue",
+        fx("tools.ckpt.json"),
+        "--prompt",
+        "x",
+        "--provider",
+        `script:${fx("script-runaway.json")}`,
+        "--limits",
+        limits,
+        "-o",
+        out,
+      ],
+      t,
+    );
     expect(code).toBe(1);
     expect(t.err()).toMatch(/repeated tool call — ls called 3 times with identical arguments/);
   });
@@ -134,27 +205,64 @@ describe("replay continue and resume", () => {
     expect(ok.checkpoint.interrupt).toBeUndefined();
     expect(ok.checkpoint.state.files?.["/note.md"]?.content).toEqual(["remember", "this"]);
     expect(ok.checkpoint.messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
-    expect(ok.checkpoint.messages[2]).toMatchObject({ toolCallId: "call_w1", isError: false, content: [{ text: "Successfully wrote to '/note.md'" }] });
+    expect(ok.checkpoint.messages[2]).toMatchObject({
+      toolCallId: "call_w1",
+      isError: false,
+      content: [{ text: "Successfully wrote to '/note.md'" }],
+    });
     expect(validators.Checkpoint(ok.checkpoint)).toBe(true);
 
     const p2 = new ScriptProvider(["Understood, not saving."], "s");
     const no = await resumeCheckpoint(cp, { provider: p2, decision: "deny", reason: "not now" });
     expect(no.checkpoint.state.files).toEqual({});
-    expect(no.checkpoint.messages[2]).toMatchObject({ toolCallId: "call_w1", isError: true, content: [{ text: "Tool call denied: not now" }] });
+    expect(no.checkpoint.messages[2]).toMatchObject({
+      toolCallId: "call_w1",
+      isError: true,
+      content: [{ text: "Tool call denied: not now" }],
+    });
   });
 
   it("resume without an interrupt is a clear input error; recorded provider past the recording is a clear failure", async () => {
     const t = io();
-    expect(await main(["replay", "resume", fx("tools.ckpt.json"), "--decision", "approve", "--provider", `script:${fx("script-done.json")}`], t)).toBe(3);
+    expect(
+      await main(
+        [
+          "replay",
+          "resume",
+          fx("tools.ckpt.json"),
+          "--decision",
+          "approve",
+          "--provider",
+          `script:${fx("script-done.json")}`,
+        ],
+        t,
+      ),
+    ).toBe(3);
     expect(t.err()).toMatch(/no pending interrupt/);
     const u = io();
-    expect(await main(["replay", "continue", fx("tools.ckpt.json"), "--prompt", "more", "--provider", "recorded", "-q"], u)).toBe(1);
+    expect(
+      await main(["replay", "continue", fx("tools.ckpt.json"), "--prompt", "more", "--provider", "recorded", "-q"], u),
+    ).toBe(1);
     expect(u.err()).toMatch(/the recording has no assistant turn/);
   });
 
   it("continue writes to stdout in the input's format when no -o is given", async () => {
     const t = io();
-    expect(await main(["replay", "continue", fx("pending-interrupt.ckpt.json"), "--prompt", "hi", "--provider", `script:${fx("script-done.json")}`, "-q"], t)).toBe(0);
+    expect(
+      await main(
+        [
+          "replay",
+          "continue",
+          fx("pending-interrupt.ckpt.json"),
+          "--prompt",
+          "hi",
+          "--provider",
+          `script:${fx("script-done.json")}`,
+          "-q",
+        ],
+        t,
+      ),
+    ).toBe(0);
     const cp = parseJson(t.out()) as Checkpoint;
     expect(cp.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Noted." }] });
   });
@@ -166,11 +274,33 @@ describe("replay continue in the input's format", () => {
     const out = join(dir, "conversation.json");
     const input = join(__dirname, "..", "fixtures", "yoagent", "valid", "save_messages.v0.18.json");
     const t = io();
-    expect(await main(["replay", "continue", input, "--prompt", "thanks", "--provider", `script:${fx("script-done.json")}`, "-o", out, "-q"], t), t.err()).toBe(0);
+    expect(
+      await main(
+        [
+          "replay",
+          "continue",
+          input,
+          "--prompt",
+          "thanks",
+          "--provider",
+          `script:${fx("script-done.json")}`,
+          "-o",
+          out,
+          "-q",
+        ],
+        t,
+      ),
+      t.err(),
+    ).toBe(0);
     const arr = parseJson(readFileSync(out, "utf8")) as Array<Record<string, unknown>>;
     expect(validators["formats/yoagent/messages"](arr)).toBe(true);
     expect(arr.slice(-2).map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(arr.at(-1)).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Noted." }], stopReason: "stop", provider: "script" });
+    expect(arr.at(-1)).toMatchObject({
+      role: "assistant",
+      content: [{ type: "text", text: "Noted." }],
+      stopReason: "stop",
+      provider: "script",
+    });
   });
 });
 
@@ -186,10 +316,21 @@ describe("replay verify over every valid fixture", () => {
       for (const f of readdirSync(dir)) {
         const p = join(dir, f);
         const doc = statSync(p).isDirectory()
-          ? { name: p, files: Object.fromEntries(readdirSync(p).filter((x) => x.endsWith(".org")).map((x) => [x, readFileSync(join(p, x), "utf8")])) }
+          ? {
+              name: p,
+              files: Object.fromEntries(
+                readdirSync(p)
+                  .filter((x) => x.endsWith(".org"))
+                  .map((x) => [x, readFileSync(join(p, x), "utf8")]),
+              ),
+            }
           : { name: p, text: readFileSync(p, "utf8") };
         const { checkpoint, format: fmt } = readCheckpoint(doc);
-        const hasCalls = checkpoint.messages.some((m) => m.role === "assistant" && (m as { content: Array<{ type: string }> }).content.some((c) => c.type === "toolCall"));
+        const hasCalls = checkpoint.messages.some(
+          (m) =>
+            m.role === "assistant" &&
+            (m as { content: Array<{ type: string }> }).content.some((c) => c.type === "toolCall"),
+        );
         const hasResults = checkpoint.messages.some((m) => m.role === "toolResult");
         if (!hasCalls || !hasResults) continue;
         const r = await verifyCheckpoint(checkpoint, { stateTools: fmt === "deepagent" || fmt === "ckpt" });
@@ -221,7 +362,9 @@ describe("replay verify's transcript", () => {
     const { readCheckpoint } = await import("../src/formats/index.js");
     const { checkpoint } = readCheckpoint({ name: file, text: readFileSync(file, "utf8") });
     const turns: number[] = [];
-    const v = await verifyCheckpoint(checkpoint, { onEvent: (e) => void (e.type === "turn_start" && turns.push(e.turn)) });
+    const v = await verifyCheckpoint(checkpoint, {
+      onEvent: (e) => void (e.type === "turn_start" && turns.push(e.turn)),
+    });
     expect(v.ok).toBe(true);
     expect(turns).toEqual([1, 2, 3, 4]);
     expect(v.turns).toBe(4);

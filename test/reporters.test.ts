@@ -18,11 +18,34 @@ const files: FileResult[] = [
     alternatives: [{ format: "phi-core", errors: 0, warnings: 0 }],
     valid: false,
     issues: [
-      { severity: "error", rule: "schema/enum", message: "expected one of stop, length", expected: "one of stop, length", pointer: "/0/stopReason", file: "dir/b <&>.json", line: 3, column: 19 },
-      { severity: "warning", rule: "lint/unsafe-integer", message: "100% \"big\"\nsecond line, with: colon", pointer: "/0/timestamp", file: "dir/b <&>.json", line: 5, column: 18 },
+      {
+        severity: "error",
+        rule: "schema/enum",
+        message: "expected one of stop, length",
+        expected: "one of stop, length",
+        pointer: "/0/stopReason",
+        file: "dir/b <&>.json",
+        line: 3,
+        column: 19,
+      },
+      {
+        severity: "warning",
+        rule: "lint/unsafe-integer",
+        message: '100% "big"\nsecond line, with: colon',
+        pointer: "/0/timestamp",
+        file: "dir/b <&>.json",
+        line: 5,
+        column: 18,
+      },
     ],
   },
-  { file: "c.json", alternatives: [], valid: false, issues: [], fatal: { reason: "json-syntax", message: "invalid JSON: expected ']'", line: 1, column: 12 } },
+  {
+    file: "c.json",
+    alternatives: [],
+    valid: false,
+    issues: [],
+    fatal: { reason: "json-syntax", message: "invalid JSON: expected ']'", line: 1, column: 12 },
+  },
 ];
 const report: ValidationReport = { files, summary: summarize(files), strict: false };
 
@@ -37,7 +60,9 @@ describe("text", () => {
     expect(lines).toContain("a.json: ok ckpt 1");
     expect(lines).toContain("dir/b <&>.json:3:19: error /0/stopReason: expected one of stop, length schema/enum");
     expect(lines).toContain("c.json:1:12: error: invalid JSON: expected ']' input/json-syntax");
-    expect(lines).toContain("dir/b <&>.json: note: fits yoagent (<0.13) and phi-core [valid]; validated as yoagent; use --format to choose");
+    expect(lines).toContain(
+      "dir/b <&>.json: note: fits yoagent (<0.13) and phi-core [valid]; validated as yoagent; use --format to choose",
+    );
     expect(lines.at(-1)).toBe("3 files, 1 valid, 1 invalid, 1 unreadable: 2 errors, 1 warning");
   });
   test("quiet drops warnings, notes and ok lines", () => {
@@ -48,15 +73,29 @@ describe("text", () => {
   });
   test("colour only when asked", () => {
     expect(out).not.toContain("\u001b[");
-    expect(REPORTERS.text!(report, { color: true, chalk: new Chalk({ level: 1 }) })).toContain("\u001b[31merror\u001b[39m");
+    expect(REPORTERS.text!(report, { color: true, chalk: new Chalk({ level: 1 }) })).toContain(
+      "\u001b[31merror\u001b[39m",
+    );
   });
 });
 
 test("json: the documented shape", () => {
   const j = JSON.parse(REPORTERS.json!(report, { color: false }));
   expect(j.version).toBe(1);
-  expect(Object.keys(j.files[1]).sort()).toEqual(["alternatives", "file", "format", "formatVersion", "issues", "valid"]);
-  expect(j.files[2]).toMatchObject({ file: "c.json", format: null, valid: false, error: { reason: "json-syntax", line: 1, column: 12 } });
+  expect(Object.keys(j.files[1]).sort()).toEqual([
+    "alternatives",
+    "file",
+    "format",
+    "formatVersion",
+    "issues",
+    "valid",
+  ]);
+  expect(j.files[2]).toMatchObject({
+    file: "c.json",
+    format: null,
+    valid: false,
+    error: { reason: "json-syntax", line: 1, column: 12 },
+  });
   expect(j.files[1].issues[0]).toEqual(files[1]!.issues[0]);
   expect(j.summary.unreadable).toBe(1);
 });
@@ -88,8 +127,12 @@ describe("github", () => {
     expect(escapeProperty("x:y,z%")).toBe("x%3Ay%2Cz%25");
   });
   test("one command per issue with file, line, col, title", () => {
-    expect(gh[0]).toBe("::error file=dir/b <&>.json,line=3,col=19,title=schema/enum::/0/stopReason: expected one of stop, length");
-    expect(gh[1]).toBe('::warning file=dir/b <&>.json,line=5,col=18,title=lint/unsafe-integer::/0/timestamp: 100%25 "big"%0Asecond line, with: colon');
+    expect(gh[0]).toBe(
+      "::error file=dir/b <&>.json,line=3,col=19,title=schema/enum::/0/stopReason: expected one of stop, length",
+    );
+    expect(gh[1]).toBe(
+      '::warning file=dir/b <&>.json,line=5,col=18,title=lint/unsafe-integer::/0/timestamp: 100%25 "big"%0Asecond line, with: colon',
+    );
     expect(gh[2]).toBe("::error file=c.json,line=1,col=12,title=input/json-syntax::invalid JSON: expected ']'");
   });
 });

@@ -120,22 +120,27 @@ export function saverConformance(t: ConformanceTarget): void {
       }
     });
 
-    it(t.fileLayout ? "refuses ids that would share a FileSaver file, naming both" : "keeps ids apart that FileSaver would mix up (a:b, a_b, a.b)", async () => {
-      await s.save("a:b", doc("a:b", 1), "collide");
-      if (t.fileLayout) {
-        const err = await s.save("a_b", doc("a_b", 2), "collide").catch((e) => e);
-        expect(err).toBeInstanceOf(CkptError);
-        expect(err.message).toMatch(/'a_b' and 'a:b' both map to a_b\.json/);
-        expect(parseJson((await s.load("a:b", "collide"))!)).toMatchObject({ threadId: "a:b" });
-        expect(await s.load("a_b", "collide")).toBeUndefined();
-      } else {
-        await s.save("a_b", doc("a_b", 2), "collide");
-        await s.save("a.b", doc("a.b", 3), "collide");
-        expect(parseJson((await s.load("a:b", "collide"))!)).toMatchObject({ threadId: "a:b", step: 1 });
-        expect(parseJson((await s.load("a_b", "collide"))!)).toMatchObject({ threadId: "a_b", step: 2 });
-        expect(await collect(s, { namespace: "collide" })).toEqual(["a.b", "a:b", "a_b"]);
-      }
-    });
+    it(
+      t.fileLayout
+        ? "refuses ids that would share a FileSaver file, naming both"
+        : "keeps ids apart that FileSaver would mix up (a:b, a_b, a.b)",
+      async () => {
+        await s.save("a:b", doc("a:b", 1), "collide");
+        if (t.fileLayout) {
+          const err = await s.save("a_b", doc("a_b", 2), "collide").catch((e) => e);
+          expect(err).toBeInstanceOf(CkptError);
+          expect(err.message).toMatch(/'a_b' and 'a:b' both map to a_b\.json/);
+          expect(parseJson((await s.load("a:b", "collide"))!)).toMatchObject({ threadId: "a:b" });
+          expect(await s.load("a_b", "collide")).toBeUndefined();
+        } else {
+          await s.save("a_b", doc("a_b", 2), "collide");
+          await s.save("a.b", doc("a.b", 3), "collide");
+          expect(parseJson((await s.load("a:b", "collide"))!)).toMatchObject({ threadId: "a:b", step: 1 });
+          expect(parseJson((await s.load("a_b", "collide"))!)).toMatchObject({ threadId: "a_b", step: 2 });
+          expect(await collect(s, { namespace: "collide" })).toEqual(["a.b", "a:b", "a_b"]);
+        }
+      },
+    );
 
     it("loads a batch in the order asked, undefined where missing, across namespaces", async () => {
       await s.saveMany([
@@ -153,7 +158,9 @@ export function saverConformance(t: ConformanceTarget): void {
       ]);
       expect(got.map(same)).toEqual([same(doc("x2", 2)), same(doc("x1", 3)), undefined, undefined, same(doc("x1", 1))]);
       expect(await s.loadMany([])).toEqual([]);
-      expect((await s.loadMany([{ namespace: "lm-b", threadId: 'q"uote\\back 😀' }])).map(same)).toEqual([same(doc('q"uote\\back 😀', 4))]);
+      expect((await s.loadMany([{ namespace: "lm-b", threadId: 'q"uote\\back 😀' }])).map(same)).toEqual([
+        same(doc('q"uote\\back 😀', 4)),
+      ]);
       // what loadMany returns is what load returns
       expect(got[0]).toBe(await s.load("x2", "lm-a"));
     });
@@ -197,7 +204,9 @@ export function saverConformance(t: ConformanceTarget): void {
         await Promise.all([
           ...Array.from({ length: 20 }, (_, i) => s.save(`w1-${i}`, doc(`w1-${i}`, i), "conc")),
           ...Array.from({ length: 20 }, (_, i) => s2.save(`w2-${i}`, doc(`w2-${i}`, i), "conc")),
-          ...Array.from({ length: 10 }, (_, i) => (i % 2 ? s : s2).save("same", doc("same", i, "z".repeat(10_000)), "conc")),
+          ...Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? s : s2).save("same", doc("same", i, "z".repeat(10_000)), "conc"),
+          ),
         ]);
         const ids = await collect(s2, { namespace: "conc" });
         expect(ids.length).toBe(41);

@@ -17,8 +17,10 @@ afterAll(async () => {
   await c.end();
 });
 
-const hostile = (i: number) => [`tab\tid-${i}`, `nl\nid-${i}`, `back\\slash-${i}`, `cr\rid-${i}`, `plain-${i}`, `\\N-${i}`][i % 6]!;
-const text = (id: string, v: string) => `{\n\t"threadId": ${JSON.stringify(id)},\r\n  "v": ${JSON.stringify(v)},\n  "path": "C:\\\\x\\\\y\\t"\n}`;
+const hostile = (i: number) =>
+  [`tab\tid-${i}`, `nl\nid-${i}`, `back\\slash-${i}`, `cr\rid-${i}`, `plain-${i}`, `\\N-${i}`][i % 6]!;
+const text = (id: string, v: string) =>
+  `{\n\t"threadId": ${JSON.stringify(id)},\r\n  "v": ${JSON.stringify(v)},\n  "path": "C:\\\\x\\\\y\\t"\n}`;
 
 describe("postgres bulk writes (COPY, upsert fallback)", () => {
   it("stores exact texts through COPY, and overwrites through the fallback when rows exist", async () => {
@@ -31,7 +33,9 @@ describe("postgres bulk writes (COPY, upsert fallback)", () => {
       // half of them exist: COPY fails on the first duplicate, nothing of it stays, the upsert writes all 40
       const mixed = [...ids.slice(0, 20), ...Array.from({ length: 20 }, (_, i) => `new-${i}`)];
       await s.saveMany(mixed.map((id) => ({ namespace: "n\tx", threadId: id, text: text(id, "two") })));
-      expect(await s.loadMany(mixed.map((id) => ({ namespace: "n\tx", threadId: id })))).toEqual(mixed.map((id) => text(id, "two")));
+      expect(await s.loadMany(mixed.map((id) => ({ namespace: "n\tx", threadId: id })))).toEqual(
+        mixed.map((id) => text(id, "two")),
+      );
       expect(await s.load(ids[30]!, "n\tx")).toBe(text(ids[30]!, "one"));
       expect(await s.count("n\tx")).toBe(60);
       const listed: number[] = [];

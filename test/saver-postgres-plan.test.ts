@@ -30,11 +30,19 @@ describe("postgres saver: lookups on a table without statistics", () => {
       const T = `"${schema}".ckpt_checkpoints`;
       await c.query(`ALTER TABLE ${T} SET (autovacuum_enabled = false)`);
       const doc = (i: number) => JSON.stringify({ threadId: `t-${i}`, pad: "x".repeat(900) });
-      for (let i = 0; i < 20_000; i += 500) await s.saveMany(Array.from({ length: 500 }, (_, k) => ({ namespace: "default", threadId: `t-${i + k}`, text: doc(i + k) })));
-      const stats = await c.query(`SELECT last_analyze, last_autoanalyze FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'ckpt_checkpoints'`, [schema]);
+      for (let i = 0; i < 20_000; i += 500)
+        await s.saveMany(
+          Array.from({ length: 500 }, (_, k) => ({ namespace: "default", threadId: `t-${i + k}`, text: doc(i + k) })),
+        );
+      const stats = await c.query(
+        `SELECT last_analyze, last_autoanalyze FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'ckpt_checkpoints'`,
+        [schema],
+      );
       expect(stats.rows[0]).toEqual({ last_analyze: null, last_autoanalyze: null });
       const ids = Array.from({ length: 500 }, (_, i) => `t-${i * 37}`);
-      const plan = (await c.query(`EXPLAIN ${lookupSql(T)}`, ["default", ids])).rows.map((r) => r["QUERY PLAN"] as string).join("\n");
+      const plan = (await c.query(`EXPLAIN ${lookupSql(T)}`, ["default", ids])).rows
+        .map((r) => r["QUERY PLAN"] as string)
+        .join("\n");
       // each id is in the index condition; the table is never read whole
       expect(plan).toMatch(/Index Cond: \(\(namespace = 'default'::text\) AND \(thread_id = k\.id\)\)/);
       expect(plan).not.toMatch(/Seq Scan on ckpt_checkpoints/);

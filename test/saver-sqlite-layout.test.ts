@@ -68,7 +68,9 @@ describe("sqlite saver layout", () => {
     try {
       expect(check.prepare("SELECT value FROM ckpt_meta WHERE key = 'schema_version'").pluck().get()).toBe("2");
       expect(check.prepare("SELECT count(*) FROM ckpt_checkpoints").pluck().get()).toBe(3);
-      expect(check.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'ckpt_checkpoints_v1'").pluck().get()).toBe(0);
+      expect(check.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'ckpt_checkpoints_v1'").pluck().get()).toBe(
+        0,
+      );
     } finally {
       check.close();
     }
@@ -81,7 +83,9 @@ describe("sqlite saver layout", () => {
   it("refuses a database written by a newer ckpt (exit 4), leaving it untouched", async () => {
     const path = join(dir, "v9.db");
     const db = new Database(path);
-    db.exec("CREATE TABLE ckpt_meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO ckpt_meta VALUES ('schema_version', '9');");
+    db.exec(
+      "CREATE TABLE ckpt_meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO ckpt_meta VALUES ('schema_version', '9');",
+    );
     db.close();
     const err = await openSaver(`sqlite:${path}`).catch((e) => e);
     expect(err).toBeInstanceOf(CkptError);

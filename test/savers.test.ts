@@ -18,10 +18,19 @@ saverConformance({
 });
 
 const dir = mkdtempSync(join(tmpdir(), "ckpt-file-saver-"));
-saverConformance({ name: "file", open: () => openSaver(`file:${dir}`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), fileLayout: true });
+saverConformance({
+  name: "file",
+  open: () => openSaver(`file:${dir}`),
+  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  fileLayout: true,
+});
 
 const sqliteDir = mkdtempSync(join(tmpdir(), "ckpt-sqlite-saver-"));
-saverConformance({ name: "sqlite", open: () => openSaver(`sqlite:${join(sqliteDir, "c.db")}`), cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }) });
+saverConformance({
+  name: "sqlite",
+  open: () => openSaver(`sqlite:${join(sqliteDir, "c.db")}`),
+  cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }),
+});
 
 const prefix = `ckpt-test-${run}:`;
 saverConformance({

@@ -24,7 +24,11 @@ async function run(argv: string[], cwd = ROOT) {
 /** Every schema file under schemas/, relative ("Checkpoint.json", "formats/yoagent/messages.json"). */
 function schemaFiles(dir = join(ROOT, "schemas"), prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? schemaFiles(join(dir, e.name), `${prefix}${e.name}/`) : e.name.endsWith(".json") ? [`${prefix}${e.name}`] : [],
+    e.isDirectory()
+      ? schemaFiles(join(dir, e.name), `${prefix}${e.name}/`)
+      : e.name.endsWith(".json")
+        ? [`${prefix}${e.name}`]
+        : [],
   );
 }
 
@@ -76,7 +80,8 @@ describe("export", () => {
     const out = join(dir, "exported");
     const r = await run(["schema", "export", out]);
     expect(r.code).toBe(0);
-    for (const f of schemaFiles()) expect(readFileSync(join(out, f), "utf8")).toBe(readFileSync(join(ROOT, "schemas", f), "utf8"));
+    for (const f of schemaFiles())
+      expect(readFileSync(join(out, f), "utf8")).toBe(readFileSync(join(ROOT, "schemas", f), "utf8"));
     const index = JSON.parse(readFileSync(join(out, "index.json"), "utf8"));
     expect(index.length).toBe(schemaFiles().length);
     // no temp folders left beside it
@@ -96,7 +101,9 @@ describe("export", () => {
     expect(readFileSync(join(out, "Checkpoint.json"), "utf8")).toBe("{}\n");
     const f = await run(["schema", "export", out, "--force"]);
     expect(f.code).toBe(0);
-    expect(readFileSync(join(out, "Checkpoint.json"), "utf8")).toBe(readFileSync(join(ROOT, "schemas/Checkpoint.json"), "utf8"));
+    expect(readFileSync(join(out, "Checkpoint.json"), "utf8")).toBe(
+      readFileSync(join(ROOT, "schemas/Checkpoint.json"), "utf8"),
+    );
     expect(existsSync(join(out, "formats/yoagent/messages.json"))).toBe(true);
   });
 });

@@ -24,7 +24,15 @@ const PG = `postgres://postgres@127.0.0.1:5432/test?schema=ckpt_seed_${run}`;
 function io(cwd = process.cwd()): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: {}, cwd, out: () => out, err: () => err };
+  return {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: {},
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
 }
 
 /** Runs in a temp folder of its own (an interrupted migration leaves its journal in the current folder). */
@@ -37,7 +45,14 @@ async function ckpt(args: string[], cwd = tmp("cwd")): Promise<{ code: number; o
 /** `ckpt migrate … --json`: the summary line. */
 async function migrate(from: string, to: string, extra: string[] = []) {
   const r = await ckpt(["migrate", "--from", from, "--to", to, "--json", ...extra]);
-  const summary = JSON.parse(r.out.trim().split("\n").pop()!) as Record<string, unknown> & { read: number; written: number; rejected: number; ignored: number; ignoredFiles: Array<{ file: string; reason: string }>; rejectedRecords: Array<{ file?: string; reason: string }> };
+  const summary = JSON.parse(r.out.trim().split("\n").pop()!) as Record<string, unknown> & {
+    read: number;
+    written: number;
+    rejected: number;
+    ignored: number;
+    ignoredFiles: Array<{ file: string; reason: string }>;
+    rejectedRecords: Array<{ file?: string; reason: string }>;
+  };
   return { ...r, summary };
 }
 
@@ -67,7 +82,11 @@ function swarmerFolder(): string {
   const d = tmp("swarmer");
   const base = sample("swarmer/constructed/agent_123456789.pkl");
   put(d, "agent_123456789.pkl", base);
-  put(d, "agent_111.pkl", base.replaceAll("123456789", "111").replace("I like green tea.", "I like caf\\u00e9 au lait \\ud83d\\ude00."));
+  put(
+    d,
+    "agent_111.pkl",
+    base.replaceAll("123456789", "111").replace("I like green tea.", "I like caf\\u00e9 au lait \\ud83d\\ude00."),
+  );
   put(d, "agent_222.pkl", base.replaceAll("123456789", "222").replaceAll("green tea", "\\u00fcber-tea"));
   return d;
 }
@@ -89,7 +108,11 @@ function yoagentFolder(): string {
   const d = tmp("yoagent");
   put(d, "save_messages.v0.18.json", sample("yoagent/generated/save_messages.v0.18.json"));
   put(d, "save_messages.legacy-pre-0.13.json", sample("yoagent/generated/save_messages.legacy-pre-0.13.json"));
-  put(d, "conversation.json", sample("yoagent/generated/save_messages.v0.18.json").replace("Read the file", "Read the other file"));
+  put(
+    d,
+    "conversation.json",
+    sample("yoagent/generated/save_messages.v0.18.json").replace("Read the file", "Read the other file"),
+  );
   put(d, "phi.save_messages.v0.10.json", sample("phi-core/generated/save_messages.v0.10.json"));
   put(d, "session.v0.18.jsonl", sample("yoagent/generated/session.v0.18.jsonl"));
   put(d, "session-b.jsonl", sample("yoagent/generated/session.v0.18.jsonl").replaceAll("first-draft", "second-draft"));
@@ -101,7 +124,10 @@ function deepagentFolder(): string {
   const d = tmp("deepagent");
   put(d, "user_42_session_1.json", sample("deepagent/generated/checkpoints/user_42_session_1.json"));
   put(d, "explicit-messages-thread.json", sample("deepagent/generated/checkpoints/explicit-messages-thread.json"));
-  const t = sample("deepagent/generated/checkpoints/explicit-messages-thread.json").replaceAll("explicit-messages-thread", "thread-3");
+  const t = sample("deepagent/generated/checkpoints/explicit-messages-thread.json").replaceAll(
+    "explicit-messages-thread",
+    "thread-3",
+  );
   put(d, "thread-3.json", t);
   return d;
 }
@@ -132,7 +158,13 @@ interface Seed {
 }
 
 const SEEDS: Seed[] = [
-  { name: "Swarmer agents", make: swarmerFolder, read: 3, ignored: [], written: ["agent_111.pkl", "agent_123456789.pkl", "agent_222.pkl"] },
+  {
+    name: "Swarmer agents",
+    make: swarmerFolder,
+    read: 3,
+    ignored: [],
+    written: ["agent_111.pkl", "agent_123456789.pkl", "agent_222.pkl"],
+  },
   {
     name: "phi-core session store",
     make: phiFolder,
@@ -146,9 +178,22 @@ const SEEDS: Seed[] = [
     make: yoagentFolder,
     read: 6,
     ignored: [],
-    written: ["conversation.json", "phi.save_messages.v0.10.json", "save_messages.legacy-pre-0.13.json", "save_messages.v0.18.json", "session-b.jsonl", "session.v0.18.jsonl"],
+    written: [
+      "conversation.json",
+      "phi.save_messages.v0.10.json",
+      "save_messages.legacy-pre-0.13.json",
+      "save_messages.v0.18.json",
+      "session-b.jsonl",
+      "session.v0.18.jsonl",
+    ],
   },
-  { name: "deep-agent FileSaver", make: deepagentFolder, read: 3, ignored: [], written: ["explicit-messages-thread.json", "thread-3.json", "user_42_session_1.json"] },
+  {
+    name: "deep-agent FileSaver",
+    make: deepagentFolder,
+    read: 3,
+    ignored: [],
+    written: ["explicit-messages-thread.json", "thread-3.json", "user_42_session_1.json"],
+  },
   {
     name: "amacs homes",
     make: amacsFolder,
@@ -160,12 +205,18 @@ const SEEDS: Seed[] = [
 
 async function servicesUp(): Promise<void> {
   const { Redis } = await import("ioredis");
-  const c = new Redis("redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const c = new Redis("redis://127.0.0.1:6379", {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   try {
     await c.connect();
     await c.ping();
   } catch (e) {
-    throw new Error(`Redis is not reachable at 127.0.0.1:6379 (${(e as Error).message}): start it with redis-server --daemonize yes (see .ci/run)`);
+    throw new Error(
+      `Redis is not reachable at 127.0.0.1:6379 (${(e as Error).message}): start it with redis-server --daemonize yes (see .ci/run)`,
+    );
   } finally {
     c.disconnect();
   }
@@ -174,7 +225,9 @@ async function servicesUp(): Promise<void> {
   try {
     await p.connect();
   } catch (e) {
-    throw new Error(`PostgreSQL is not reachable at 127.0.0.1:5432 (${(e as Error).message}): start it with pg_ctlcluster 15 main start (see .ci/run)`);
+    throw new Error(
+      `PostgreSQL is not reachable at 127.0.0.1:5432 (${(e as Error).message}): start it with pg_ctlcluster 15 main start (see .ci/run)`,
+    );
   } finally {
     await p.end().catch(() => undefined);
   }
@@ -200,18 +253,29 @@ describe("each seed system's folder round-trips through SQLite, Redis and Postgr
     it(seed.name, async () => {
       const src = seed.make();
       const work = tmp("work");
-      const stores = [`sqlite:${join(work, "c.db")}`, REDIS.replace("%3A", `-${i}%3A`), PG.replace(`ckpt_seed_${run}`, `ckpt_seed_${run}_${i}`)];
+      const stores = [
+        `sqlite:${join(work, "c.db")}`,
+        REDIS.replace("%3A", `-${i}%3A`),
+        PG.replace(`ckpt_seed_${run}`, `ckpt_seed_${run}_${i}`),
+      ];
       for (const store of stores) {
         const there = await migrate(src, store);
         expect(there.code, there.err + there.out).toBe(0);
-        expect(there.summary).toMatchObject({ read: seed.read, written: seed.read, rejected: 0, ignored: seed.ignored.length, verified: seed.read });
+        expect(there.summary).toMatchObject({
+          read: seed.read,
+          written: seed.read,
+          rejected: 0,
+          ignored: seed.ignored.length,
+          verified: seed.read,
+        });
         expect(there.summary.ignoredFiles.map((f) => relative(src, f.file)).sort()).toEqual(seed.ignored);
         const out = join(work, `out-${stores.indexOf(store)}`);
         const back = await migrate(store, out);
         expect(back.code, back.err + back.out).toBe(0);
         expect(back.summary).toMatchObject({ read: seed.read, written: seed.read, rejected: 0, verified: seed.read });
         expect(files(out)).toEqual(seed.written);
-        for (const f of seed.written) expect(readFileSync(join(out, f), "utf8"), `${store} → ${f}`).toBe(readFileSync(join(src, f), "utf8"));
+        for (const f of seed.written)
+          expect(readFileSync(join(out, f), "utf8"), `${store} → ${f}`).toBe(readFileSync(join(src, f), "utf8"));
       }
     });
   });
@@ -260,7 +324,9 @@ describe("a folder that mixes layouts is read file by file; nothing is skipped s
     const r = await migrate(d, `sqlite:${join(tmp("work"), "d.db")}`);
     expect(r.code).toBe(5);
     expect(r.summary).toMatchObject({ read: 1, written: 1, rejected: 1, ignored: 0 });
-    expect(r.summary.rejectedRecords[0]!.reason).toMatch(/^thread 'a' is read from (a\.json|agent_a\.pkl): a second file for one thread is not read$/);
+    expect(r.summary.rejectedRecords[0]!.reason).toMatch(
+      /^thread 'a' is read from (a\.json|agent_a\.pkl): a second file for one thread is not read$/,
+    );
   });
 
   it("ls lists each thread with its format; show <dir>#<thread> reads one", async () => {
@@ -309,11 +375,18 @@ describe("writing keeps each system's conventions", () => {
     // another process (a phi-core stand-in) holds the exclusive flock on sess-2's lock file
     const cwd = tmp("cwd");
     // (it holds the lock until its stdin closes)
-    const holder = spawn("flock", ["-x", join(target, "sess-2.json.lock"), "sh", "-c", "echo held; exec cat >/dev/null"], { stdio: ["pipe", "pipe", "ignore"] });
+    const holder = spawn(
+      "flock",
+      ["-x", join(target, "sess-2.json.lock"), "sh", "-c", "echo held; exec cat >/dev/null"],
+      { stdio: ["pipe", "pipe", "ignore"] },
+    );
     const released = new Promise((res) => holder.on("close", res));
     await new Promise((res) => holder.stdout.once("data", res));
     try {
-      const r = await ckpt(["migrate", "--from", db, "--to", `file:${target}?lock-wait=0.3`, "--on-conflict", "overwrite", "-q"], cwd);
+      const r = await ckpt(
+        ["migrate", "--from", db, "--to", `file:${target}?lock-wait=0.3`, "--on-conflict", "overwrite", "-q"],
+        cwd,
+      );
       expect(r.code).toBe(4);
       expect(r.err).toMatch(/sess-2\.json\.lock.*phi-core session 'sess-2' is locked by another process/);
       expect(readFileSync(join(target, "sess-2.json"), "utf8")).toBe("{}");
@@ -322,7 +395,10 @@ describe("writing keeps each system's conventions", () => {
       await released;
     }
     // once released, the interrupted migration finishes and writes it
-    const r2 = await ckpt(["migrate", "--from", db, "--to", `file:${target}?lock-wait=0.3`, "--on-conflict", "overwrite", "--resume", "-q"], cwd);
+    const r2 = await ckpt(
+      ["migrate", "--from", db, "--to", `file:${target}?lock-wait=0.3`, "--on-conflict", "overwrite", "--resume", "-q"],
+      cwd,
+    );
     expect(r2.code, r2.err).toBe(0);
     expect(readFileSync(join(target, "sess-2.json"), "utf8")).toBe(readFileSync(join(src, "sess-2.json"), "utf8"));
   });

@@ -30,8 +30,14 @@ async function killWriterMidTransaction(file: string, table: string, columns: st
     db.pragma("cache_size = 10");
     db.exec("CREATE TABLE IF NOT EXISTS ${table} (${columns})");
     db.exec("BEGIN");
-    const ins = db.prepare("INSERT INTO ${table} VALUES (${columns.split(",").map(() => "?").join(",")})");
-    for (let i = 0; i < 5000; i++) ins.run(${columns.split(",").map((_, j) => `"v${j}-" + i + "-" + "x".repeat(400)`).join(",")});
+    const ins = db.prepare("INSERT INTO ${table} VALUES (${columns
+      .split(",")
+      .map(() => "?")
+      .join(",")})");
+    for (let i = 0; i < 5000; i++) ins.run(${columns
+      .split(",")
+      .map((_, j) => `"v${j}-" + i + "-" + "x".repeat(400)`)
+      .join(",")});
     process.stdout.write("ready\\n");
     setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
@@ -48,12 +54,24 @@ async function killWriterMidTransaction(file: string, table: string, columns: st
 describe("an SQLite store a crashed writer left with a hot journal", () => {
   it("ckpt's own store: ls and show exit 4 saying what happened; neither file changes", async () => {
     const file = join(dir, "own.db");
-    const m = await runCli(["migrate", "--from", "file:fixtures/savers/deepagent-filesaver", "--to", `sqlite:${file}`, "--journal", join(dir, "j1"), "-q"]);
+    const m = await runCli([
+      "migrate",
+      "--from",
+      "file:fixtures/savers/deepagent-filesaver",
+      "--to",
+      `sqlite:${file}`,
+      "--journal",
+      join(dir, "j1"),
+      "-q",
+    ]);
     expect(m.code, m.err).toBe(0);
     new Database(file).pragma("journal_mode = DELETE"); // a hot journal needs rollback-journal mode
     await killWriterMidTransaction(file, "scratch", "a, b");
     const before = [sha(file), sha(file + "-journal")];
-    for (const argv of [["ls", `sqlite:${file}`], ["show", `sqlite:${file}#user:42/session#1`]]) {
+    for (const argv of [
+      ["ls", `sqlite:${file}`],
+      ["show", `sqlite:${file}#user:42/session#1`],
+    ]) {
       const r = await runCli(argv);
       expect(r.code, argv.join(" ")).toBe(4);
       expect(r.err).toContain(`sqlite:${file}`);
@@ -69,7 +87,11 @@ describe("an SQLite store a crashed writer left with a hot journal", () => {
     new Database(file).pragma("journal_mode = DELETE");
     await killWriterMidTransaction(file, "writes_scratch", "a, b, c");
     const before = [sha(file), sha(file + "-journal")];
-    for (const argv of [["ls", `sqlite:${file}`], ["log", `sqlite:${file}#a-chat-1`], ["stats", `sqlite:${file}`]]) {
+    for (const argv of [
+      ["ls", `sqlite:${file}`],
+      ["log", `sqlite:${file}#a-chat-1`],
+      ["stats", `sqlite:${file}`],
+    ]) {
       const r = await runCli(argv);
       expect(r.code, `${argv.join(" ")}: ${r.err}`).toBe(4);
       expect(r.err).toMatch(/crashed .*hot journal/);
@@ -80,7 +102,16 @@ describe("an SQLite store a crashed writer left with a hot journal", () => {
   it("migrate --to it rolls the dead transaction back and writes: every sample thread is there, the killed rows are not", async () => {
     const file = join(dir, "target.db");
     await killWriterMidTransaction(file, "scratch", "a");
-    const m = await runCli(["migrate", "--from", "file:fixtures/savers/deepagent-filesaver", "--to", `sqlite:${file}`, "--journal", join(dir, "j2"), "-q"]);
+    const m = await runCli([
+      "migrate",
+      "--from",
+      "file:fixtures/savers/deepagent-filesaver",
+      "--to",
+      `sqlite:${file}`,
+      "--journal",
+      join(dir, "j2"),
+      "-q",
+    ]);
     expect(m.code, m.err).toBe(0);
     expect(existsSync(file + "-journal")).toBe(false);
     const db = new Database(file, { readonly: true });

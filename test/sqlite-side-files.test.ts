@@ -29,7 +29,16 @@ const fresh = () => {
 /** ckpt's own SQLite store, written by ckpt (WAL mode) from the deep-agent fixtures and closed: just store.db. */
 async function ownStore(): Promise<string> {
   const file = join(fresh(), "store.db");
-  const r = await runCli(["migrate", "--from", `file:${join(ROOT, "fixtures", "deepagent", "valid")}`, "--to", `sqlite:${file}`, "--journal", join(fresh(), "j"), "-q"]);
+  const r = await runCli([
+    "migrate",
+    "--from",
+    `file:${join(ROOT, "fixtures", "deepagent", "valid")}`,
+    "--to",
+    `sqlite:${file}`,
+    "--journal",
+    join(fresh(), "j"),
+    "-q",
+  ]);
   expect(r.code, r.err).toBe(5); // one fixture is a second file of a thread: rejected (exit 5), the other four written
   expect(readFileSync(file).subarray(18, 20)).toEqual(Buffer.from([2, 2])); // header bytes 18-19 = 2: a WAL database
   expect(readdirSync(join(file, ".."))).toEqual(["store.db"]);
@@ -105,10 +114,11 @@ describe("SQLite side files", () => {
       });`;
     const writer = spawn(process.execPath, ["-e", code], { stdio: ["pipe", "pipe", "inherit"] });
     try {
-      const said = (word: string) => new Promise<void>((resolve, reject) => {
-        writer.stdout.on("data", (d: Buffer) => d.toString().includes(word) && resolve());
-        writer.on("exit", (c) => reject(new Error(`writer exited ${c}`)));
-      });
+      const said = (word: string) =>
+        new Promise<void>((resolve, reject) => {
+          writer.stdout.on("data", (d: Buffer) => d.toString().includes(word) && resolve());
+          writer.on("exit", (c) => reject(new Error(`writer exited ${c}`)));
+        });
       await said("ready");
       const inode = { wal: statSync(file + "-wal").ino, shm: statSync(file + "-shm").ino };
       await reader.close(); // the reader made the files, but the writer holds them now: SQLite must not let them go

@@ -31,7 +31,9 @@ beforeAll(async () => {
   try {
     await client.connect();
   } catch (e) {
-    throw new Error(`PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`);
+    throw new Error(
+      `PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`,
+    );
   }
 });
 afterAll(async () => {
@@ -49,7 +51,7 @@ async function statsJson<T = LangGraphStatsReport>(...argv: string[]): Promise<T
   expect(r.err).toBe("");
   expect(r.code).toBe(0);
   const report = JSON.parse(r.out);
-  const validate = (validators as unknown as Record<string, (v: unknown) => boolean>)["StatsReport"];
+  const validate = (validators as unknown as Record<string, (v: unknown) => boolean>).StatsReport;
   if (validate) expect(validate(report)).toBe(true);
   return report as T;
 }
@@ -91,7 +93,12 @@ async function expectedSqlite(file: string, serde: "json" | "msgpack"): Promise<
       if (!Array.isArray(list)) return;
       for (let i = 0; i < list.length; i++) {
         const v = list[i];
-        const cls = serde === "json" ? ((v && typeof v === "object" && (v as { lc?: number }).lc === 1 ? (await js.loadsTyped("json", JSON.stringify(v)))?.constructor?.name : undefined) as string | undefined) : pyClass(v);
+        const cls =
+          serde === "json"
+            ? ((v && typeof v === "object" && (v as { lc?: number }).lc === 1
+                ? (await js.loadsTyped("json", JSON.stringify(v)))?.constructor?.name
+                : undefined) as string | undefined)
+            : pyClass(v);
         if (!cls || !/Message/.test(cls)) continue;
         classes.set(cls, (classes.get(cls) ?? 0) + 1);
         const key = serde === "json" ? JSON.stringify(raw![i]) : canon(v);
@@ -101,11 +108,17 @@ async function expectedSqlite(file: string, serde: "json" | "msgpack"): Promise<
         } else seen.add(key);
       }
     };
-    for (const r of db.prepare("SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id").all(t) as Array<{ type: string; checkpoint: Buffer }>) {
-      const cp = (serde === "json" ? JSON.parse(r.checkpoint.toString("utf8")) : unpack(r.checkpoint)) as { channel_values: Record<string, unknown> };
+    for (const r of db
+      .prepare("SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id")
+      .all(t) as Array<{ type: string; checkpoint: Buffer }>) {
+      const cp = (serde === "json" ? JSON.parse(r.checkpoint.toString("utf8")) : unpack(r.checkpoint)) as {
+        channel_values: Record<string, unknown>;
+      };
       for (const v of Object.values(cp.channel_values)) await visit(v, Array.isArray(v) ? v : undefined);
     }
-    for (const r of db.prepare("SELECT type, value FROM writes WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id, task_id, idx").all(t) as Array<{ type: string; value: Buffer }>) {
+    for (const r of db
+      .prepare("SELECT type, value FROM writes WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id, task_id, idx")
+      .all(t) as Array<{ type: string; value: Buffer }>) {
       if (r.type === "json") {
         const v = JSON.parse(r.value.toString("utf8"));
         await visit(v, Array.isArray(v) ? v : undefined);
@@ -117,7 +130,11 @@ async function expectedSqlite(file: string, serde: "json" | "msgpack"): Promise<
 }
 
 describe("stats of LangGraph SQLite stores", () => {
-  for (const [sample, serde] of [["js-a.sqlite", "json"], ["python-a.sqlite", "msgpack"], ["python-v4-chat.sqlite", "msgpack"]] as const) {
+  for (const [sample, serde] of [
+    ["js-a.sqlite", "json"],
+    ["python-a.sqlite", "msgpack"],
+    ["python-v4-chat.sqlite", "msgpack"],
+  ] as const) {
     it(`${sample}: tables, parts, message classes and copies agree with SQL and the library's serde; the file is unchanged`, async () => {
       const f = copyOf(sample);
       const before = sha(f);
@@ -128,19 +145,30 @@ describe("stats of LangGraph SQLite stores", () => {
       const q = (sql: string) => db.prepare(sql).pluck().get() as number;
       expect(r.store).toBe("sqlite");
       expect(r.library).toBe(serde === "json" ? "js" : "python");
-      expect(part(r, "checkpoints")).toEqual({ part: "checkpoints", rows: q("SELECT count(*) FROM checkpoints"), bytes: q("SELECT sum(length(checkpoint)) FROM checkpoints") });
+      expect(part(r, "checkpoints")).toEqual({
+        part: "checkpoints",
+        rows: q("SELECT count(*) FROM checkpoints"),
+        bytes: q("SELECT sum(length(checkpoint)) FROM checkpoints"),
+      });
       expect(part(r, "metadata").bytes).toBe(q("SELECT sum(length(metadata)) FROM checkpoints"));
-      expect(part(r, "writes")).toEqual({ part: "writes", rows: q("SELECT count(*) FROM writes"), bytes: q("SELECT coalesce(sum(length(value)), 0) FROM writes") });
+      expect(part(r, "writes")).toEqual({
+        part: "writes",
+        rows: q("SELECT count(*) FROM writes"),
+        bytes: q("SELECT coalesce(sum(length(value)), 0) FROM writes"),
+      });
       expect(r.totals.threads).toBe(q("SELECT count(DISTINCT thread_id) FROM checkpoints"));
       expect(r.storedMethod).toBe("dbstat");
-      const pages = (t: string) => q(`SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = '${t}')`);
+      const pages = (t: string) =>
+        q(`SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = '${t}')`);
       expect(r.tables).toEqual([
         { table: "checkpoints", rows: q("SELECT count(*) FROM checkpoints"), storedBytes: pages("checkpoints") },
         { table: "writes", rows: q("SELECT count(*) FROM writes"), storedBytes: pages("writes") },
       ]);
       // the top thread and its bytes, by SQL
-      const topSql = db.prepare(`SELECT t, sum(b) AS b FROM (SELECT thread_id AS t, length(checkpoint) + length(metadata) AS b FROM checkpoints
-        UNION ALL SELECT thread_id, coalesce(length(value), 0) FROM writes) GROUP BY t ORDER BY b DESC, t LIMIT 3`).all() as Array<{ t: string; b: number }>;
+      const topSql = db
+        .prepare(`SELECT t, sum(b) AS b FROM (SELECT thread_id AS t, length(checkpoint) + length(metadata) AS b FROM checkpoints
+        UNION ALL SELECT thread_id, coalesce(length(value), 0) FROM writes) GROUP BY t ORDER BY b DESC, t LIMIT 3`)
+        .all() as Array<{ t: string; b: number }>;
       expect(r.topThreads.slice(0, 3).map((t) => [t.threadId, t.bytes])).toEqual(topSql.map((x) => [x.t, x.b]));
       expect(r.days.reduce((n, d) => n + d.bytes, 0)).toBe(r.totals.payloadBytes);
       expect(r.days.reduce((n, d) => n + d.checkpoints, 0)).toBe(r.totals.checkpoints);
@@ -155,7 +183,9 @@ describe("stats of LangGraph SQLite stores", () => {
       }
       db.close();
       const exp = await expectedSqlite(f, serde);
-      expect(Object.fromEntries(r.messageClasses.map((c) => [c.class, c.count]))).toEqual(Object.fromEntries(exp.classes));
+      expect(Object.fromEntries(r.messageClasses.map((c) => [c.class, c.count]))).toEqual(
+        Object.fromEntries(exp.classes),
+      );
       expect(r.repeated.copies).toBe(exp.copies);
       if (exp.copyBytes !== undefined) expect(r.repeated.copyBytes).toBe(exp.copyBytes);
       expect(r.repeated.share).toBeCloseTo(r.repeated.copyBytes / r.repeated.messageBytes, 10);
@@ -167,8 +197,18 @@ describe("stats of LangGraph SQLite stores", () => {
     const f = copyOf("js-a.sqlite");
     const db = new Database(f, { readonly: true });
     const bytesOf = (ts: string[]) =>
-      (db.prepare(`SELECT sum(length(checkpoint) + length(metadata)) FROM checkpoints WHERE thread_id IN (${ts.map(() => "?").join(",")})`).pluck().get(...ts) as number) +
-      ((db.prepare(`SELECT coalesce(sum(length(value)), 0) FROM writes WHERE thread_id IN (${ts.map(() => "?").join(",")})`).pluck().get(...ts) as number) ?? 0);
+      (db
+        .prepare(
+          `SELECT sum(length(checkpoint) + length(metadata)) FROM checkpoints WHERE thread_id IN (${ts.map(() => "?").join(",")})`,
+        )
+        .pluck()
+        .get(...ts) as number) +
+      ((db
+        .prepare(
+          `SELECT coalesce(sum(length(value)), 0) FROM writes WHERE thread_id IN (${ts.map(() => "?").join(",")})`,
+        )
+        .pluck()
+        .get(...ts) as number) ?? 0);
     const one = await statsJson(f, "--thread", "a-chat-1");
     expect(one.totals.threads).toBe(1);
     expect(one.totals.payloadBytes).toBe(bytesOf(["a-chat-1"]));
@@ -185,7 +225,9 @@ describe("stats of LangGraph SQLite stores", () => {
     const r = await ckpt("stats", f);
     expect(r.code).toBe(0);
     const lines = r.out.split("\n");
-    expect(lines[0]).toMatch(/^\d.* on disk, .* of payload in 8 threads \(60 checkpoints\); \d+% is checkpoint rows; \d+% of message bytes/);
+    expect(lines[0]).toMatch(
+      /^\d.* on disk, .* of payload in 8 threads \(60 checkpoints\); \d+% is checkpoint rows; \d+% of message bytes/,
+    );
     for (const h of ["CHANNEL", "MESSAGE CLASS", "TOP THREADS", "GROWTH (UTC DAY)"]) expect(r.out).toContain(h);
     expect(r.out.split("\n").length).toBeLessThan(60);
     const missing = await ckpt("stats", join(tmpdir(), `nope-${run}.sqlite`));
@@ -198,14 +240,22 @@ describe("stats of LangGraph SQLite stores", () => {
 describe("stats of LangGraph PostgreSQL stores", () => {
   const restore = (file: string, s: string) => {
     schemas.push(s);
-    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], { input: readFileSync(join(fx, file), "utf8").replaceAll("__SCHEMA__", s), stdio: ["pipe", "ignore", "inherit"] });
+    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], {
+      input: readFileSync(join(fx, file), "utf8").replaceAll("__SCHEMA__", s),
+      stdio: ["pipe", "ignore", "inherit"],
+    });
   };
   const digest = async (s: string) => {
     const h = createHash("sha256");
-    for (const t of ["checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations"]) for (const r of (await client.query(`SELECT t::text AS r FROM "${s}".${t} t ORDER BY 1`)).rows) h.update(r.r + "\n");
+    for (const t of ["checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations"])
+      for (const r of (await client.query(`SELECT t::text AS r FROM "${s}".${t} t ORDER BY 1`)).rows)
+        h.update(r.r + "\n");
     return h.digest("hex");
   };
-  for (const [dump, serde] of [["js-a.pg.sql", "json"], ["python-a.pg.sql", "msgpack"]] as const) {
+  for (const [dump, serde] of [
+    ["js-a.pg.sql", "json"],
+    ["python-a.pg.sql", "msgpack"],
+  ] as const) {
     it(`${dump}: relation sizes, payload sums and message classes agree with SQL and the serde; tables unchanged`, async () => {
       const s = `lgstats_${run}_${serde}`;
       restore(dump, s);
@@ -215,15 +265,29 @@ describe("stats of LangGraph PostgreSQL stores", () => {
       expect(r.store).toBe("postgres");
       expect(r.storedMethod).toBe("pg_total_relation_size");
       for (const t of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) {
-        expect(r.tables.find((x) => x.table === t)).toEqual({ table: t, rows: await one(`SELECT count(*) AS v FROM "${s}".${t}`), storedBytes: await one(`SELECT pg_total_relation_size('"${s}".${t}') AS v`) });
+        expect(r.tables.find((x) => x.table === t)).toEqual({
+          table: t,
+          rows: await one(`SELECT count(*) AS v FROM "${s}".${t}`),
+          storedBytes: await one(`SELECT pg_total_relation_size('"${s}".${t}') AS v`),
+        });
       }
-      expect(part(r, "blobs").bytes).toBe(await one(`SELECT coalesce(sum(octet_length(blob)), 0) AS v FROM "${s}".checkpoint_blobs`));
-      expect(part(r, "writes").bytes).toBe(await one(`SELECT sum(octet_length(blob)) AS v FROM "${s}".checkpoint_writes`));
-      expect(part(r, "checkpoints").bytes).toBe(await one(`SELECT sum(octet_length(checkpoint::text)) AS v FROM "${s}".checkpoints`));
+      expect(part(r, "blobs").bytes).toBe(
+        await one(`SELECT coalesce(sum(octet_length(blob)), 0) AS v FROM "${s}".checkpoint_blobs`),
+      );
+      expect(part(r, "writes").bytes).toBe(
+        await one(`SELECT sum(octet_length(blob)) AS v FROM "${s}".checkpoint_writes`),
+      );
+      expect(part(r, "checkpoints").bytes).toBe(
+        await one(`SELECT sum(octet_length(checkpoint::text)) AS v FROM "${s}".checkpoints`),
+      );
       // messages: every blob and write decoded by the library's serde (JS) / the independent decoder (Python)
       const js = new JsonPlusSerializer();
       const classes = new Map<string, number>();
-      const rows = (await client.query(`SELECT type, blob FROM "${s}".checkpoint_blobs UNION ALL SELECT type, blob FROM "${s}".checkpoint_writes`)).rows as Array<{ type: string; blob: Buffer | null }>;
+      const rows = (
+        await client.query(
+          `SELECT type, blob FROM "${s}".checkpoint_blobs UNION ALL SELECT type, blob FROM "${s}".checkpoint_writes`,
+        )
+      ).rows as Array<{ type: string; blob: Buffer | null }>;
       for (const row of rows) {
         if (!row.blob || (row.type !== "json" && row.type !== "msgpack")) continue;
         const v = row.type === "json" ? await js.loadsTyped("json", row.blob.toString("utf8")) : unpack(row.blob);
@@ -238,7 +302,8 @@ describe("stats of LangGraph PostgreSQL stores", () => {
       expect(r.days.reduce((n, d) => n + d.bytes, 0)).toBe(r.totals.payloadBytes);
       // one thread: its rows of the three tables, by SQL
       const one1 = await statsJson(`${PG}?schema=${s}`, "--thread", "a-chat-1");
-      const threadBytes = await one(`SELECT (SELECT sum(octet_length(checkpoint::text) + octet_length(metadata::text)) FROM "${s}".checkpoints WHERE thread_id = 'a-chat-1')
+      const threadBytes =
+        await one(`SELECT (SELECT sum(octet_length(checkpoint::text) + octet_length(metadata::text)) FROM "${s}".checkpoints WHERE thread_id = 'a-chat-1')
         + (SELECT coalesce(sum(octet_length(blob)), 0) FROM "${s}".checkpoint_blobs WHERE thread_id = 'a-chat-1')
         + (SELECT coalesce(sum(octet_length(blob)), 0) FROM "${s}".checkpoint_writes WHERE thread_id = 'a-chat-1') AS v`);
       expect([one1.totals.threads, one1.totals.payloadBytes]).toEqual([1, threadBytes]);
@@ -259,6 +324,8 @@ describe("stats of ckpt's own savers", () => {
     expect(r.formats.map((f) => f.format)).toEqual(["deepagent"]);
     const biggest = files.map((f) => statSync(join(dir, f)).size).sort((a, b) => b - a)[0];
     expect(r.topThreads[0]!.bytes).toBe(biggest);
-    expect(r.totals.messages).toBe(files.reduce((n, f) => n + (JSON.parse(readFileSync(join(dir, f), "utf8")).messages?.length ?? 0), 0));
+    expect(r.totals.messages).toBe(
+      files.reduce((n, f) => n + (JSON.parse(readFileSync(join(dir, f), "utf8")).messages?.length ?? 0), 0),
+    );
   });
 });

@@ -19,7 +19,10 @@ describe("'-' is standard input", () => {
     expect(io.out()).toContain("The parser returns nothing.");
   });
   test("replay verify - and replay -", async () => {
-    for (const argv of [["replay", "verify", "-"], ["replay", "-"]]) {
+    for (const argv of [
+      ["replay", "verify", "-"],
+      ["replay", "-"],
+    ]) {
       const io = cliIO({ cwd: ROOT, stdin: text });
       expect(await main(argv, io), argv.join(" ")).toBe(0);
       expect(io.err() + io.out(), argv.join(" ")).toMatch(/<stdin>: replay matched: 2 turn/);

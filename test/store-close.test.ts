@@ -28,7 +28,10 @@ function stores(work: string): Record<string, string> {
 /** Run ckpt as a process; resolves with its exit code and how long it took (killed after 15 s). */
 function ckpt(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; ms: number; err: string }> {
   const t0 = Date.now();
-  const child = spawn(process.execPath, [join(root, "bin", "ckpt.js"), ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [join(root, "bin", "ckpt.js"), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
@@ -36,13 +39,16 @@ function ckpt(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | 
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(root, "dist", "cli", "main.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+  if (!existsSync(join(root, "dist", "cli", "main.js")))
+    execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
   for (const uri of [REDIS, PG]) {
     let s;
     try {
       s = await openSaver(uri);
     } catch (e) {
-      throw new Error(`${(e as Error).message}\nRedis 7 must run at 127.0.0.1:6379 (redis-server --daemonize yes) and PostgreSQL 15 at 127.0.0.1:5432 (pg_ctlcluster 15 main start)`);
+      throw new Error(
+        `${(e as Error).message}\nRedis 7 must run at 127.0.0.1:6379 (redis-server --daemonize yes) and PostgreSQL 15 at 127.0.0.1:5432 (pg_ctlcluster 15 main start)`,
+      );
     }
     await s.save("seed", doc.replace('"explicit-messages-thread"', '"seed"'));
     await s.close();
@@ -76,7 +82,9 @@ describe("#15 item 10: every exit path closes every store", () => {
       expect(left.err).toMatch(/pass --resume to finish it/);
       // an error after the stores are open: the journal folder cannot be created (a file stands where it goes)
       writeFileSync(join(work, "blocker"), "");
-      const unwritable = await ckpt(["migrate", "--from", samples, "--to", target, "-q"], { XDG_STATE_HOME: join(work, "blocker") });
+      const unwritable = await ckpt(["migrate", "--from", samples, "--to", target, "-q"], {
+        XDG_STATE_HOME: join(work, "blocker"),
+      });
       expect(unwritable.code, unwritable.err).toBe(4);
       // a finished run, then a read that fails after opening (no such thread)
       const ok = await ckpt(["migrate", "--from", samples, "--to", target, "-q"], env);

@@ -25,7 +25,9 @@ async function pgQuery<T = Record<string, unknown>>(sql: string, params: unknown
   try {
     await c.connect();
   } catch (e) {
-    throw new Error(`PostgreSQL 15 must run at 127.0.0.1:5432 (start it with: pg_ctlcluster 15 main start): ${(e as Error).message}`);
+    throw new Error(
+      `PostgreSQL 15 must run at 127.0.0.1:5432 (start it with: pg_ctlcluster 15 main start): ${(e as Error).message}`,
+    );
   }
   try {
     return (await c.query(sql, params)).rows as T[];
@@ -66,11 +68,16 @@ describe("#15 item 1: reading never writes", () => {
       const code = await main(argv, t);
       expect(code, `${argv.join(" ")}: ${t.err()}`).toBe(3);
       // (validate reports on stdout, the others on stderr)
-      expect(t.err() + t.out(), argv.join(" ")).toMatch(/not a ckpt SQLite store: no ckpt_checkpoints table \(it holds users\)/);
+      expect(t.err() + t.out(), argv.join(" ")).toMatch(
+        /not a ckpt SQLite store: no ckpt_checkpoints table \(it holds users\)/,
+      );
       expect(t.err() + t.out()).toContain(db);
       expect(sha(db), argv.join(" ")).toBe(before);
     }
-    const names = new Database(db, { readonly: true }).prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+    const names = new Database(db, { readonly: true })
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .pluck()
+      .all();
     expect(names).toEqual(["users"]);
   });
 
@@ -78,7 +85,13 @@ describe("#15 item 1: reading never writes", () => {
     const dir = mkdtempSync(join(tmpdir(), "ckpt-ro-"));
     const path = join(dir, "c.db");
     const w = await openSaver(`sqlite:${path}`);
-    await w.save("t1", readFileSync(join(samples, "explicit-messages-thread.json"), "utf8").replace('"explicit-messages-thread"', '"t1"'));
+    await w.save(
+      "t1",
+      readFileSync(join(samples, "explicit-messages-thread.json"), "utf8").replace(
+        '"explicit-messages-thread"',
+        '"t1"',
+      ),
+    );
     await w.close();
     new Database(path).pragma("wal_checkpoint(TRUNCATE)");
     const before = sha(path);
@@ -105,22 +118,35 @@ describe("#15 item 1: reading never writes", () => {
     }
     expect(readdirSync(dir)).toEqual(["checkpoints.db"]);
     const t = cliIO({ cwd: dir, env: { XDG_STATE_HOME: join(dir, "state") } });
-    expect(await main(["migrate", "--from", `file:${join(dir, "gone")}`, "--to", `sqlite:${join(dir, "out.db")}`, "-q"], t)).toBe(3);
+    expect(
+      await main(["migrate", "--from", `file:${join(dir, "gone")}`, "--to", `sqlite:${join(dir, "out.db")}`, "-q"], t),
+    ).toBe(3);
     expect(t.err()).toMatch(/gone: no such file or folder/);
     expect(existsSync(join(dir, "out.db"))).toBe(false);
   });
 
   it("a PostgreSQL schema that is not there is exit 3, and reading creates no schema or table", async () => {
     const uri = `${PG}?schema=ckpt_ro_${run}`;
-    for (const argv of [["ls", uri], ["show", `${uri}#t1`], ["migrate", "--from", uri, "--to", `memory:pg-ro-${run}`, "-q"]]) {
+    for (const argv of [
+      ["ls", uri],
+      ["show", `${uri}#t1`],
+      ["migrate", "--from", uri, "--to", `memory:pg-ro-${run}`, "-q"],
+    ]) {
       const dir = mkdtempSync(join(tmpdir(), "ckpt-ro-"));
       const t = cliIO({ cwd: dir, env: { XDG_STATE_HOME: join(dir, "state") } });
       expect(await main(argv, t), t.err()).toBe(3);
       expect(t.err()).toMatch(new RegExp(`no table ckpt_ro_${run}\\.ckpt_checkpoints in this database`));
     }
-    expect(await pgQuery("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [`ckpt_ro_${run}`])).toEqual([]);
+    expect(
+      await pgQuery("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [`ckpt_ro_${run}`]),
+    ).toEqual([]);
     // a writing command creates it; reading it then works, in read-only transactions
-    expect(await main(["migrate", "--from", samples, "--to", uri, "-q"], cliIO({ env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "ckpt-st-")) } }))).toBe(0);
+    expect(
+      await main(
+        ["migrate", "--from", samples, "--to", uri, "-q"],
+        cliIO({ env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "ckpt-st-")) } }),
+      ),
+    ).toBe(0);
     const t = cliIO();
     expect(await main(["ls", uri, "--json"], t), t.err()).toBe(0);
     expect(JSON.parse(t.out())).toHaveLength(2);
@@ -146,7 +172,10 @@ describe("#15 item 2: a mistyped URI is an error, not a folder", () => {
       ["postgres:/db", /did you mean 'postgres:\/\/db'\?/],
       ["sqllite:x.db", /unknown saver URI scheme 'sqllite:'.*did you mean 'sqlite:x\.db'\?/],
       ["fiel:./dir", /did you mean 'file:\.\/dir'\?/],
-      ["mongodb://h/db", /unknown saver URI scheme 'mongodb:'.*expected memory:, file:<dir>, sqlite:<path>, redis:\/\/host:port\[\/db\], postgres:\/\/host\/db/],
+      [
+        "mongodb://h/db",
+        /unknown saver URI scheme 'mongodb:'.*expected memory:, file:<dir>, sqlite:<path>, redis:\/\/host:port\[\/db\], postgres:\/\/host\/db/,
+      ],
       ["", /an empty saver URI/],
       ["   ", /an empty saver URI/],
       ["file:", /file: needs a folder/],
@@ -162,7 +191,10 @@ describe("#15 item 2: a mistyped URI is an error, not a folder", () => {
 describe("#15 item 11: every URI part is checked before connecting", () => {
   it("a Redis db index that is not a number, a port out of range, a missing host, a PostgreSQL path of two parts: exit 2", async () => {
     const cases: Array<[string, RegExp]> = [
-      ["redis://127.0.0.1:6379/abc", /'\/abc' is not a Redis database index: expected a number, e.g\. redis:\/\/127\.0\.0\.1:6379\/0/],
+      [
+        "redis://127.0.0.1:6379/abc",
+        /'\/abc' is not a Redis database index: expected a number, e.g\. redis:\/\/127\.0\.0\.1:6379\/0/,
+      ],
       ["redis://127.0.0.1:6379/0/extra", /is not a Redis database index/],
       ["redis://127.0.0.1:0", /port 0 is out of range/],
       ["redis://127.0.0.1:99999", /not a valid URL/],
@@ -170,9 +202,15 @@ describe("#15 item 11: every URI part is checked before connecting", () => {
       ["redis://@/0", /no host|not a valid URL/],
       // a query parameter neither ckpt nor the client reads: the client took it as a string option (connectTimeout=500
       // crashed it with a stack trace) or ignored it (a misspelt prefix= wrote under no prefix)
-      ["redis://127.0.0.1:1?connectTimeout=500", /'connectTimeout=' is not a Redis URI parameter: expected namespace=, prefix=, timeout=<seconds>, cluster=0\|1 or family=4\|6/],
+      [
+        "redis://127.0.0.1:1?connectTimeout=500",
+        /'connectTimeout=' is not a Redis URI parameter: expected namespace=, prefix=, timeout=<seconds>, cluster=0\|1 or family=4\|6/,
+      ],
       ["redis://127.0.0.1:6379?prefx=a", /'prefx=' is not a Redis URI parameter: did you mean prefix=\?/],
-      ["redis://127.0.0.1:6379?namespace=a&timeot=3", /'timeot=' is not a Redis URI parameter: did you mean timeout=\?/],
+      [
+        "redis://127.0.0.1:6379?namespace=a&timeot=3",
+        /'timeot=' is not a Redis URI parameter: did you mean timeout=\?/,
+      ],
       ["postgres://127.0.0.1:5432/test/extra", /'\/test\/extra' is not a database name/],
       ["postgres://127.0.0.1:abc/test", /not a valid URL/],
     ];
@@ -188,9 +226,19 @@ describe("#15 item 11: every URI part is checked before connecting", () => {
 describe("#15 item 21: PostgreSQL's start-it hint only when no server answers", () => {
   const cases: Array<[string, string, RegExp, boolean]> = [
     ["unreachable", "postgres://postgres@127.0.0.1:1/test", /no server answers/, true],
-    ["unknown host", "postgres://postgres@no-such-host.invalid:5432/test", /unknown host 'no-such-host\.invalid'/, false],
+    [
+      "unknown host",
+      "postgres://postgres@no-such-host.invalid:5432/test",
+      /unknown host 'no-such-host\.invalid'/,
+      false,
+    ],
     ["wrong role", `postgres://no_such_role_${run}@127.0.0.1:5432/test`, /refused the login: .*no_such_role/, false],
-    ["missing database", `postgres://postgres@127.0.0.1:5432/no_such_db_${run}`, /database "no_such_db_\w+" does not exist/, false],
+    [
+      "missing database",
+      `postgres://postgres@127.0.0.1:5432/no_such_db_${run}`,
+      /database "no_such_db_\w+" does not exist/,
+      false,
+    ],
   ];
   for (const [what, uri, want, hint] of cases) {
     it(`${what}: ${hint ? "with" : "without"} the hint`, async () => {

@@ -13,8 +13,14 @@ import { execFileSync } from "node:child_process";
 import { openSaver } from "../src/savers/index.js";
 import { runCli } from "./helpers/cli-io.js";
 
-const YOAGENT = readFileSync(join(import.meta.dirname, "..", "fixtures", "yoagent", "valid", "save_messages.v0.18.json"), "utf8");
-const PHI = readFileSync(join(import.meta.dirname, "..", "fixtures", "phi-core", "valid", "save_messages.v0.10.json"), "utf8");
+const YOAGENT = readFileSync(
+  join(import.meta.dirname, "..", "fixtures", "yoagent", "valid", "save_messages.v0.18.json"),
+  "utf8",
+);
+const PHI = readFileSync(
+  join(import.meta.dirname, "..", "fixtures", "phi-core", "valid", "save_messages.v0.10.json"),
+  "utf8",
+);
 /** thread ids a file stem would get wrong: a dot, a slash, both */
 const THREADS = ["chat.v2", "team/chat", "team/notes.2026-11-23"];
 const dir = mkdtempSync(join(tmpdir(), "ckpt-store-thread-id-"));
@@ -32,7 +38,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function storedThreadIds(db: string): Map<string, unknown> {
   const h = new Database(db, { readonly: true });
   try {
-    return new Map(h.prepare("SELECT thread_id, doc FROM ckpt_checkpoints").all().map((r) => [(r as { thread_id: string }).thread_id, JSON.parse((r as { doc: string }).doc).threadId]));
+    return new Map(
+      h
+        .prepare("SELECT thread_id, doc FROM ckpt_checkpoints")
+        .all()
+        .map((r) => [(r as { thread_id: string }).thread_id, JSON.parse((r as { doc: string }).doc).threadId]),
+    );
   } finally {
     h.close();
   }
@@ -48,7 +59,15 @@ describe("a yoagent document read from a store", () => {
   }
   it("convert to deepagent writes the store's thread id into the document", async () => {
     const out = join(dir, "out.json");
-    const r = await runCli(["convert", `sqlite:${src}#team/notes.2026-11-23`, "-t", "deepagent", "--allow-lossy", "-o", out]);
+    const r = await runCli([
+      "convert",
+      `sqlite:${src}#team/notes.2026-11-23`,
+      "-t",
+      "deepagent",
+      "--allow-lossy",
+      "-o",
+      out,
+    ]);
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(readFileSync(out, "utf8")).threadId).toBe("team/notes.2026-11-23");
   });
@@ -62,7 +81,18 @@ describe("a yoagent document read from a store", () => {
 describe("migrate --to-format deepagent", () => {
   it("CLI: every converted document holds the thread id it is stored under", async () => {
     const to = join(dir, "cli.db");
-    const r = await runCli(["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${to}`, "--to-format", "deepagent", "--allow-lossy", "--namespace", "default"]);
+    const r = await runCli([
+      "migrate",
+      "--from",
+      `sqlite:${src}`,
+      "--to",
+      `sqlite:${to}`,
+      "--to-format",
+      "deepagent",
+      "--allow-lossy",
+      "--namespace",
+      "default",
+    ]);
     expect(r.code, r.err).toBe(0);
     const ids = storedThreadIds(to);
     expect([...ids.keys()].sort()).toEqual([...THREADS].sort());
@@ -71,7 +101,8 @@ describe("migrate --to-format deepagent", () => {
   it("checked in the worker thread: the same", async () => {
     // the worker runs the compiled package (dist/), so this drives the built engine (as test/migrate-worker does)
     const root = join(import.meta.dirname, "..");
-    if (!existsSync(join(root, "dist", "cli", "check-worker.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
+    if (!existsSync(join(root, "dist", "cli", "check-worker.js")))
+      execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
     const { migrate } = await import(join(root, "dist", "core", "migrate.js"));
     const { openCheckPool } = await import(join(root, "dist", "cli", "check-pool.js"));
     const dist = await import(join(root, "dist", "savers", "index.js"));
@@ -79,7 +110,13 @@ describe("migrate --to-format deepagent", () => {
     const source = await dist.openSaver(`sqlite:${src}`);
     const target = await dist.openSaver(`sqlite:${to}`);
     try {
-      const s = await migrate(source, target, { toFormat: "deepagent", allowLossy: true, worker: "on", openCheckPool, namespaces: ["default"] });
+      const s = await migrate(source, target, {
+        toFormat: "deepagent",
+        allowLossy: true,
+        worker: "on",
+        openCheckPool,
+        namespaces: ["default"],
+      });
       expect(s.checkedInWorker).toBe(true);
       expect(s.written).toBe(THREADS.length);
     } finally {
@@ -95,13 +132,22 @@ describe("log of a ckpt store's thread", () => {
     const doc = JSON.parse(YOAGENT) as Array<{ role: string }>;
     const r = await runCli(["log", `sqlite:${src}#team/chat`, "--json"]);
     expect(r.code, r.err).toBe(0);
-    const [e, ...more] = JSON.parse(r.out) as Array<{ threadId: string; step: number; messages: number; bytes: number }>;
+    const [e, ...more] = JSON.parse(r.out) as Array<{
+      threadId: string;
+      step: number;
+      messages: number;
+      bytes: number;
+    }>;
     expect(more).toEqual([]);
     expect(e!.threadId).toBe("team/chat");
     expect(e!.messages).toBe(doc.length); // the yoagent array's length
     expect(e!.step).toBe(doc.filter((m) => m.role === "assistant").length); // yoagent: step = assistant turns
     expect(e!.bytes).toBe(Buffer.byteLength(YOAGENT));
-    const ls = JSON.parse((await runCli(["ls", `sqlite:${src}`, "--json"])).out) as Array<{ threadId: string; step: number; messages: number }>;
+    const ls = JSON.parse((await runCli(["ls", `sqlite:${src}`, "--json"])).out) as Array<{
+      threadId: string;
+      step: number;
+      messages: number;
+    }>;
     expect(ls.find((x) => x.threadId === "team/chat")).toMatchObject({ step: e!.step, messages: e!.messages });
   });
 });

@@ -19,15 +19,29 @@ describe("a store where one checkpoint is expected", () => {
   const cases: Array<[string[], string, string]> = [
     [["show", "sqlite:lg.sqlite"], "sqlite:lg.sqlite", "ckpt ls sqlite:lg.sqlite"],
     [["show", "lg.sqlite"], "lg.sqlite", "ckpt ls sqlite:lg.sqlite"],
-    [["diff", "redis://me:hunter2@127.0.0.1:6379", doc], "redis://me:***@127.0.0.1:6379", "ckpt ls redis://me:***@127.0.0.1:6379"],
-    [["convert", "postgres://postgres@127.0.0.1:5432/test", "-t", "yoagent"], "postgres://postgres@127.0.0.1:5432/test", "ckpt ls postgres://postgres@127.0.0.1:5432/test"],
-    [["replay", `file:${join(ROOT, "fixtures", "deepagent", "valid")}`], `file:${join(ROOT, "fixtures", "deepagent", "valid")}`, `ckpt ls file:${join(ROOT, "fixtures", "deepagent", "valid")}`],
+    [
+      ["diff", "redis://me:hunter2@127.0.0.1:6379", doc],
+      "redis://me:***@127.0.0.1:6379",
+      "ckpt ls redis://me:***@127.0.0.1:6379",
+    ],
+    [
+      ["convert", "postgres://postgres@127.0.0.1:5432/test", "-t", "yoagent"],
+      "postgres://postgres@127.0.0.1:5432/test",
+      "ckpt ls postgres://postgres@127.0.0.1:5432/test",
+    ],
+    [
+      ["replay", `file:${join(ROOT, "fixtures", "deepagent", "valid")}`],
+      `file:${join(ROOT, "fixtures", "deepagent", "valid")}`,
+      `ckpt ls file:${join(ROOT, "fixtures", "deepagent", "valid")}`,
+    ],
   ];
   for (const [argv, shown, ls] of cases) {
     it(`${argv.join(" ")}: says it is a store and how to name a thread (exit 3)`, async () => {
       const r = await runCli(argv, { cwd: dir });
       expect(r.code, r.err).toBe(3);
-      expect(r.err).toBe(`ckpt: ${shown}: a store, not one checkpoint: name a thread as '${shown}#<thread>' ('${ls}' lists them)\n`);
+      expect(r.err).toBe(
+        `ckpt: ${shown}: a store, not one checkpoint: name a thread as '${shown}#<thread>' ('${ls}' lists them)\n`,
+      );
       expect(r.err).not.toContain("hunter2");
     });
   }
@@ -47,17 +61,35 @@ describe("a thread where a store is expected", () => {
     // a relative path is taken from the io's folder (main() is given `dir`, not the process's folder): named in full
     [["ls", "sqlite:lg.sqlite#a-chat-1"], `sqlite:${dir}/lg.sqlite#a-chat-1`, `sqlite:${dir}/lg.sqlite`],
     [["ls", "lg.sqlite#a-chat-1"], `${dir}/lg.sqlite#a-chat-1`, `${dir}/lg.sqlite`],
-    [["stats", "sqlite:lg.sqlite?namespace=x#a-chat-1"], `sqlite:${dir}/lg.sqlite?namespace=x#a-chat-1`, `sqlite:${dir}/lg.sqlite?namespace=x`],
+    [
+      ["stats", "sqlite:lg.sqlite?namespace=x#a-chat-1"],
+      `sqlite:${dir}/lg.sqlite?namespace=x#a-chat-1`,
+      `sqlite:${dir}/lg.sqlite?namespace=x`,
+    ],
     [["ls", `file:${folder}#user_42_session_1`], `file:${folder}#user_42_session_1`, `file:${folder}`],
-    [["ls", "redis://me:hunter2@127.0.0.1:6379?prefix=p:#t1"], "redis://me:***@127.0.0.1:6379?prefix=p:#t1", "redis://me:***@127.0.0.1:6379?prefix=p:"],
-    [["migrate", "--from", `file:${folder}`, "--to", `sqlite:${join(dir, "new.db")}#t1`], `sqlite:${join(dir, "new.db")}#t1`, `sqlite:${join(dir, "new.db")}`],
-    [["migrate", "--from", `file:${folder}`, "--to", "postgres://postgres@127.0.0.1:5432/test#t1"], "postgres://postgres@127.0.0.1:5432/test#t1", "postgres://postgres@127.0.0.1:5432/test"],
+    [
+      ["ls", "redis://me:hunter2@127.0.0.1:6379?prefix=p:#t1"],
+      "redis://me:***@127.0.0.1:6379?prefix=p:#t1",
+      "redis://me:***@127.0.0.1:6379?prefix=p:",
+    ],
+    [
+      ["migrate", "--from", `file:${folder}`, "--to", `sqlite:${join(dir, "new.db")}#t1`],
+      `sqlite:${join(dir, "new.db")}#t1`,
+      `sqlite:${join(dir, "new.db")}`,
+    ],
+    [
+      ["migrate", "--from", `file:${folder}`, "--to", "postgres://postgres@127.0.0.1:5432/test#t1"],
+      "postgres://postgres@127.0.0.1:5432/test#t1",
+      "postgres://postgres@127.0.0.1:5432/test",
+    ],
   ];
   for (const [argv, shown, store] of cases) {
     it(`${argv.join(" ")}: a usage error naming the store (exit 2), nothing created`, async () => {
       const r = await runCli(argv, { cwd: dir });
       expect(r.code, r.err).toBe(2);
-      expect(r.err).toBe(`ckpt: '${shown}' names a thread ('#${shown.slice(shown.lastIndexOf("#") + 1)}'): this command takes the store itself, '${store}'\n`);
+      expect(r.err).toBe(
+        `ckpt: '${shown}' names a thread ('#${shown.slice(shown.lastIndexOf("#") + 1)}'): this command takes the store itself, '${store}'\n`,
+      );
       expect(r.err).not.toContain("hunter2");
       expect(existsSync(join(dir, "new.db#t1"))).toBe(false);
       expect(existsSync(join(dir, "new.db"))).toBe(false);

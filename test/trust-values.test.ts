@@ -59,16 +59,22 @@ describe("#15.4 integers beyond 2^53 stay exact", () => {
     expect(d.out).toContain("9007199254740995");
   });
   const yo = `[{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1767225600000},{"role":"assistant","content":[{"type":"text","text":"yo"}],"stopReason":"stop","model":"m","provider":"p","usage":{"input":${BIG},"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":9007199254740995},"timestamp":1767225601000}]`;
-  test.each(["phi-core-session", "swarmer"])("yoagent usage beyond 2^53 → %s: totals computed exactly (no rounding, no crash)", async (to) => {
-    const src = put(`yb-${to}.json`, yo);
-    const r = await run(["convert", src, "-t", to, "--allow-lossy"]);
-    expect(r.err).not.toContain("internal error");
-    expect(r.code).toBe(0);
-    expect(r.out).not.toContain("9007199254740992");
-    // phi-core-session sums the assistant usage (input 2^53+1 alone); Swarmer's prompt tokens = input + cache, total = prompt + completion
-    if (to === "phi-core-session") expect(r.out).toContain(`"input": ${BIG}`);
-    else expect(r.out).toMatch(new RegExp(`"prompt_tokens": ${BIG},\\s*"completion_tokens": 2,\\s*"total_tokens": 9007199254740995`));
-  });
+  test.each(["phi-core-session", "swarmer"])(
+    "yoagent usage beyond 2^53 → %s: totals computed exactly (no rounding, no crash)",
+    async (to) => {
+      const src = put(`yb-${to}.json`, yo);
+      const r = await run(["convert", src, "-t", to, "--allow-lossy"]);
+      expect(r.err).not.toContain("internal error");
+      expect(r.code).toBe(0);
+      expect(r.out).not.toContain("9007199254740992");
+      // phi-core-session sums the assistant usage (input 2^53+1 alone); Swarmer's prompt tokens = input + cache, total = prompt + completion
+      if (to === "phi-core-session") expect(r.out).toContain(`"input": ${BIG}`);
+      else
+        expect(r.out).toMatch(
+          new RegExp(`"prompt_tokens": ${BIG},\\s*"completion_tokens": 2,\\s*"total_tokens": 9007199254740995`),
+        );
+    },
+  );
 });
 
 describe("#15.5 envelope times come from the messages when the source has none", () => {
@@ -89,7 +95,15 @@ describe("#15.5 envelope times come from the messages when the source has none",
 
 describe("#15.8 lint/filesaver-id-collision only where a FileSaver folder is involved", () => {
   test("the README's convert -o thread.json && validate --strict thread.json passes", async () => {
-    const c = await run(["convert", F + "yoagent/valid/save_messages.v0.18.json", "-t", "deepagent", "--allow-lossy", "-o", "thread.json"]);
+    const c = await run([
+      "convert",
+      F + "yoagent/valid/save_messages.v0.18.json",
+      "-t",
+      "deepagent",
+      "--allow-lossy",
+      "-o",
+      "thread.json",
+    ]);
     expect(c.code).toBe(0);
     const v = await run(["validate", "--strict", "thread.json"]);
     expect(v.out).not.toContain("filesaver-id-collision");
@@ -98,14 +112,28 @@ describe("#15.8 lint/filesaver-id-collision only where a FileSaver folder is inv
   test("a saver URI's thread is not a file name", async () => {
     const db = join(dir, "ids.db");
     mkdirSync(join(dir, "ids-src"), { recursive: true });
-    put("ids-src/user_2.json", { threadId: "user/2", step: 0, messages: [], state: { todos: [], files: {} }, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z" });
+    put("ids-src/user_2.json", {
+      threadId: "user/2",
+      step: 0,
+      messages: [],
+      state: { todos: [], files: {} },
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    });
     expect((await run(["migrate", "--from", "file:" + join(dir, "ids-src"), "--to", "sqlite:" + db])).code).toBe(0);
     const v = await run(["validate", "--strict", `sqlite:${db}#user/2`]);
     expect(v.out).not.toContain("filesaver-id-collision");
     expect(v.code).toBe(0);
   });
   test("in a folder: a file FileSaver would not find by its thread id, and two ids that share a file name, are still reported", async () => {
-    const cp = (id: string) => ({ threadId: id, step: 0, messages: [], state: { todos: [], files: {} }, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z" });
+    const cp = (id: string) => ({
+      threadId: id,
+      step: 0,
+      messages: [],
+      state: { todos: [], files: {} },
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    });
     mkdirSync(join(dir, "fs"), { recursive: true });
     put("fs/a_b.json", cp("a/b"));
     put("fs/other.json", cp("a_b"));
@@ -116,11 +144,13 @@ describe("#15.8 lint/filesaver-id-collision only where a FileSaver folder is inv
 });
 
 describe("#15.19 an unknown tag is one message listing the valid ones, nearest first", () => {
-  const yo = JSON.parse(readFileSync(F + "yoagent/valid/save_messages.v0.18.json", "utf8")) as Array<Record<string, unknown>>;
+  const yo = JSON.parse(readFileSync(F + "yoagent/valid/save_messages.v0.18.json", "utf8")) as Array<
+    Record<string, unknown>
+  >;
   test.each([
     ["yoagent", "/1/role", "assistant, user, toolResult", "or an extension message with 'kind' and 'data'"],
     ["phi-core", "/1/role", "assistant, user, toolResult", "or an extension message with 'kind' and 'data'"],
-  ])("%s: \"role\": \"assistent\"", async (fmt, pointer, list, tail) => {
+  ])('%s: "role": "assistent"', async (fmt, pointer, list, tail) => {
     const doc = yo.slice(0, 2).map((m) => ({ ...m }));
     doc[1]!.role = "assistent";
     if (fmt === "phi-core") {
@@ -138,16 +168,53 @@ describe("#15.19 an unknown tag is one message listing the valid ones, nearest f
   });
   test("ckpt canonical, deepagent and Swarmer roles; a content block's type", async () => {
     const cases: Array<[string, unknown, string, string]> = [
-      ["c.json", { schemaVersion: 1, threadId: "t", step: 0, messages: [{ role: "assistent", content: [] }], state: {} }, "/messages/0/role", 'unknown role "assistent": expected one of assistant, system, user, toolResult'],
-      ["d.json", { threadId: "t", step: 0, messages: [{ role: "assitant", content: "x" }], state: { todos: [], files: {} }, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z" }, "/messages/0/role", 'unknown role "assitant": expected one of assistant, system, user, tool'],
-      ["agent_1.pkl", { identity: { name: "a", id: "1" }, token_budget: 10, model: "m", token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, message_log: [{ role: "tol", content: "x" }], contexts: {} }, "/message_log/0/role", 'unknown role "tol": expected one of tool, user, system, function, assistant'],
-      ["t.json", [{ role: "user", content: [{ type: "txt", text: "hi" }], timestamp: 1 }], "/0/content/0/type", 'unknown type "txt": expected one of text, image, thinking, toolCall'],
+      [
+        "c.json",
+        { schemaVersion: 1, threadId: "t", step: 0, messages: [{ role: "assistent", content: [] }], state: {} },
+        "/messages/0/role",
+        'unknown role "assistent": expected one of assistant, system, user, toolResult',
+      ],
+      [
+        "d.json",
+        {
+          threadId: "t",
+          step: 0,
+          messages: [{ role: "assitant", content: "x" }],
+          state: { todos: [], files: {} },
+          createdAt: "2026-01-01T00:00:00.000Z",
+          updatedAt: "2026-01-01T00:00:00.000Z",
+        },
+        "/messages/0/role",
+        'unknown role "assitant": expected one of assistant, system, user, tool',
+      ],
+      [
+        "agent_1.pkl",
+        {
+          identity: { name: "a", id: "1" },
+          token_budget: 10,
+          model: "m",
+          token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          message_log: [{ role: "tol", content: "x" }],
+          contexts: {},
+        },
+        "/message_log/0/role",
+        'unknown role "tol": expected one of tool, user, system, function, assistant',
+      ],
+      [
+        "t.json",
+        [{ role: "user", content: [{ type: "txt", text: "hi" }], timestamp: 1 }],
+        "/0/content/0/type",
+        'unknown type "txt": expected one of text, image, thinking, toolCall',
+      ],
     ];
     for (const [name, body, pointer, message] of cases) {
       const r = await run(["validate", put(name, body), "--json"]);
       const issues = JSON.parse(r.out).files[0].issues as Array<{ pointer: string; message: string }>;
       const errs = issues.filter((i) => i.pointer.startsWith(pointer.replace(/\/(role|type)$/, "")));
-      expect(errs.map((i) => [i.pointer, i.message]), name).toEqual([[pointer, message]]);
+      expect(
+        errs.map((i) => [i.pointer, i.message]),
+        name,
+      ).toEqual([[pointer, message]]);
     }
   });
   test("convert names the same problem in the same words", async () => {
@@ -168,10 +235,14 @@ test("#15.19 the tag lists (schema/tags.ts) name only values the schemas themsel
     expect(info, name).toBeDefined();
     // the schema file and the files it refers to
     const files = name.startsWith("formats/") ? [info!.file] : ["schemas/Message.json", "schemas/Content.json"];
-    for (const m of readFileSync(join(root, info!.file), "utf8").matchAll(/"\$ref": "([^#"]+\.json)/g)) files.push(join(info!.file, "..", m[1]!));
+    for (const m of readFileSync(join(root, info!.file), "utf8").matchAll(/"\$ref": "([^#"]+\.json)/g))
+      files.push(join(info!.file, "..", m[1]!));
     const seen = { role: new Set<unknown>(), type: new Set<unknown>() };
     const walk = (x: unknown): void => {
-      if (Array.isArray(x)) return x.forEach(walk);
+      if (Array.isArray(x)) {
+        x.forEach(walk);
+        return;
+      }
       if (!x || typeof x !== "object") return;
       const props = (x as { properties?: Record<string, { const?: unknown; enum?: unknown[] }> }).properties;
       for (const k of ["role", "type"] as const) {
@@ -182,14 +253,25 @@ test("#15.19 the tag lists (schema/tags.ts) name only values the schemas themsel
       Object.values(x).forEach(walk);
     };
     for (const f of files) walk(JSON.parse(readFileSync(join(root, f), "utf8")));
-    for (const k of ["role", "type"] as const) for (const v of set[k]) expect(seen[k].has(v), `${name} ${k} ${v}`).toBe(true);
+    for (const k of ["role", "type"] as const)
+      for (const v of set[k]) expect(seen[k].has(v), `${name} ${k} ${v}`).toBe(true);
   }
 });
 
 describe("#15.20 version gates match the versions; unknown versions are refused", () => {
   const V18 = F + "yoagent/valid/save_messages.v0.18.json"; // message 8 stops with 'refusal' (added in yoagent 0.9)
   const lossyOf = async (version: string) => {
-    const r = await run(["convert", V18, "-t", "yoagent", "--format-version", version, "--allow-lossy", "--dry-run", "--json"]);
+    const r = await run([
+      "convert",
+      V18,
+      "-t",
+      "yoagent",
+      "--format-version",
+      version,
+      "--allow-lossy",
+      "--dry-run",
+      "--json",
+    ]);
     expect(r.code).toBe(0);
     return (JSON.parse(r.out).lossy as Array<{ pointer: string; reason: string }>).map((n) => n.pointer);
   };
@@ -217,7 +299,9 @@ describe("#15.20 version gates match the versions; unknown versions are refused"
 
 describe("#15.22 messages people read", () => {
   test("show prints a failed assistant turn with its stop reason and error message", async () => {
-    const msgs = JSON.parse(readFileSync(F + "yoagent/valid/save_messages.v0.18.json", "utf8")) as Array<Record<string, unknown>>;
+    const msgs = JSON.parse(readFileSync(F + "yoagent/valid/save_messages.v0.18.json", "utf8")) as Array<
+      Record<string, unknown>
+    >;
     const failed = msgs.find((m) => m.role === "assistant" && m.stopReason === "error")!;
     const r = await run(["show", F + "yoagent/valid/save_messages.v0.18.json"]);
     expect(r.code).toBe(0);

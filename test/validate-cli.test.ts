@@ -36,14 +36,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function checkpoint(messages: unknown[], extra: Record<string, unknown> = {}) {
   return { schemaVersion: 1, threadId: "t1", step: 1, messages, state: {}, ...extra };
 }
-const user = (text: string, timestamp?: number) => ({ role: "user", content: [{ type: "text", text }], ...(timestamp !== undefined ? { timestamp } : {}) });
+const user = (text: string, timestamp?: number) => ({
+  role: "user",
+  content: [{ type: "text", text }],
+  ...(timestamp !== undefined ? { timestamp } : {}),
+});
 const call = (id: string, timestamp?: number) => ({
   role: "assistant",
   content: [{ type: "toolCall", id, name: "ls", arguments: {} }],
   stopReason: "toolUse",
   ...(timestamp !== undefined ? { timestamp } : {}),
 });
-const result = (id: string) => ({ role: "toolResult", toolCallId: id, toolName: "ls", content: [{ type: "text", text: "a.txt" }], isError: false });
+const result = (id: string) => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: "ls",
+  content: [{ type: "text", text: "a.txt" }],
+  isError: false,
+});
 
 function write(name: string, value: unknown): string {
   const p = join(dir, name);
@@ -85,7 +95,13 @@ describe("exit codes", () => {
     const r = await run(["validate", p, "--json"]);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out).files[0].issues).toContainEqual(
-      expect.objectContaining({ rule: "schema/required", pointer: "", message: "missing required property 'step'", line: 1, column: 1 }),
+      expect.objectContaining({
+        rule: "schema/required",
+        pointer: "",
+        message: "missing required property 'step'",
+        line: 1,
+        column: 1,
+      }),
     );
   });
 
@@ -112,8 +128,16 @@ describe("generic lints", () => {
     const r = await run(["validate", p, "--json"]);
     expect(r.code).toBe(0); // warnings only
     const issues = JSON.parse(r.out).files[0].issues;
-    expect(issues).toContainEqual(expect.objectContaining({ rule: "lint/tool-call-without-result", pointer: "/messages/1/content/0", severity: "warning" }));
-    expect(issues).toContainEqual(expect.objectContaining({ rule: "lint/tool-result-without-call", pointer: "/messages/2", severity: "warning" }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        rule: "lint/tool-call-without-result",
+        pointer: "/messages/1/content/0",
+        severity: "warning",
+      }),
+    );
+    expect(issues).toContainEqual(
+      expect.objectContaining({ rule: "lint/tool-result-without-call", pointer: "/messages/2", severity: "warning" }),
+    );
     expect((await run(["validate", p, "--strict"])).code).toBe(1);
   });
 
@@ -136,9 +160,24 @@ describe("generic lints", () => {
       result("c1"),
       call("c1", 3000),
       result("c1"),
-      { role: "assistant", content: [{ type: "text", text: "x" }], stopReason: "stop", usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 99 } },
-      { role: "assistant", content: [{ type: "text", text: "y" }], stopReason: "stop", usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 0 } },
-      { role: "assistant", content: [{ type: "text", text: "z" }], stopReason: "stop", usage: { input: 10, output: 5, cacheRead: 3, cacheWrite: 2, totalTokens: 20 } },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "x" }],
+        stopReason: "stop",
+        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 99 },
+      },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "y" }],
+        stopReason: "stop",
+        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+      },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "z" }],
+        stopReason: "stop",
+        usage: { input: 10, output: 5, cacheRead: 3, cacheWrite: 2, totalTokens: 20 },
+      },
     ];
     const p = write("lints.json", checkpoint(msgs));
     const file = JSON.parse((await run(["validate", p, "--json"])).out).files[0];
@@ -224,7 +263,20 @@ describe("output control", () => {
   test("several reporters at once, to files, written whole", async () => {
     const p = write("multi.json", checkpoint([{ role: "usr", content: [] }]));
     const out = join(dir, "reports");
-    const r = await run(["validate", p, "-r", "text", "-r", `junit=${out}/junit.xml`, "-r", `sarif=${out}/ckpt.sarif`, "-r", `json=${out}/r.json`, "-r", `github=${out}/gh.txt`]);
+    const r = await run([
+      "validate",
+      p,
+      "-r",
+      "text",
+      "-r",
+      `junit=${out}/junit.xml`,
+      "-r",
+      `sarif=${out}/ckpt.sarif`,
+      "-r",
+      `json=${out}/r.json`,
+      "-r",
+      `github=${out}/gh.txt`,
+    ]);
     expect(r.code).toBe(1);
     expect(r.out).toContain("1 file, 0 valid, 1 invalid");
     expect(readFileSync(join(out, "junit.xml"), "utf8")).toContain("<failure");
@@ -264,7 +316,15 @@ describe("plain validate command lines skip yargs with the same arguments", () =
       })
       .parseAsync();
     if (failed !== undefined || !got) return undefined;
-    return { inputs: got.inputs, format: got.format, strict: got.strict, maxErrors: got.maxErrors, quiet: got.quiet, reporter: got.reporter, json: got.json };
+    return {
+      inputs: got.inputs,
+      format: got.format,
+      strict: got.strict,
+      maxErrors: got.maxErrors,
+      quiet: got.quiet,
+      reporter: got.reporter,
+      json: got.json,
+    };
   }
   const accepted = [
     ["a.json"],
@@ -284,8 +344,24 @@ describe("plain validate command lines skip yargs with the same arguments", () =
       expect({ ...quick, reporter: undefined }).toEqual(await viaYargs(argv));
     });
   }
-  const left = [[], ["-"], ["a.json", "-r", "json"], ["a.json", "--reporter=json"], ["--format=yoagent", "a.json"], ["--format", "nope", "a.json"], ["a.json", "--strict", "--strict"], ["--no-strict", "a.json"], ["--help"], ["a.json", "--max-errors", "x"], ["a.json", "--"], ["-qf", "yoagent", "a.json"], ["--maxErrors", "2", "a.json"], ["a.json", "--format"]];
-  for (const argv of left) test(`left to yargs: ${argv.join(" ") || "(nothing)"}`, () => expect(quickValidateArgs(argv)).toBeUndefined());
+  const left = [
+    [],
+    ["-"],
+    ["a.json", "-r", "json"],
+    ["a.json", "--reporter=json"],
+    ["--format=yoagent", "a.json"],
+    ["--format", "nope", "a.json"],
+    ["a.json", "--strict", "--strict"],
+    ["--no-strict", "a.json"],
+    ["--help"],
+    ["a.json", "--max-errors", "x"],
+    ["a.json", "--"],
+    ["-qf", "yoagent", "a.json"],
+    ["--maxErrors", "2", "a.json"],
+    ["a.json", "--format"],
+  ];
+  for (const argv of left)
+    test(`left to yargs: ${argv.join(" ") || "(nothing)"}`, () => expect(quickValidateArgs(argv)).toBeUndefined());
   test("--help: the inputs are required and have no default (yargs gave the variadic one [], shown beside [required])", async () => {
     const h = await run(["validate", "--help"]);
     expect(h.code).toBe(0);
@@ -296,7 +372,9 @@ describe("plain validate command lines skip yargs with the same arguments", () =
   test("through main(): the same output as before for a plain line, usage errors still from yargs", async () => {
     const ok = await run(["validate", "fixtures/yoagent/valid/save_messages.v0.18.json"]);
     expect(ok.code).toBe(0);
-    expect(ok.out).toBe("fixtures/yoagent/valid/save_messages.v0.18.json: ok yoagent >=0.13\n1 file, 1 valid, 0 invalid: 0 errors, 0 warnings\n");
+    expect(ok.out).toBe(
+      "fixtures/yoagent/valid/save_messages.v0.18.json: ok yoagent >=0.13\n1 file, 1 valid, 0 invalid: 0 errors, 0 warnings\n",
+    );
     const bad = await run(["validate", "--format", "nope", "x.json"]);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/Invalid values|Choices/);

@@ -26,7 +26,16 @@ describe("oneOf pruning", () => {
     ]);
   });
   test("a toolCall block missing fields, a text block with a number, an unknown block type, a string block", () => {
-    const is = schemaIssues("Checkpoint", cp([{ role: "assistant", content: [{ type: "toolCall", id: "x" }, { type: "text", text: 1 }, { type: "bogus" }, "s"] }]), "f");
+    const is = schemaIssues(
+      "Checkpoint",
+      cp([
+        {
+          role: "assistant",
+          content: [{ type: "toolCall", id: "x" }, { type: "text", text: 1 }, { type: "bogus" }, "s"],
+        },
+      ]),
+      "f",
+    );
     expect(brief(is)).toEqual([
       "schema/required /messages/0/content/0 missing required property 'name'",
       "schema/required /messages/0/content/0 missing required property 'arguments'",
@@ -37,7 +46,9 @@ describe("oneOf pruning", () => {
   });
   test("an unknown role names the tag", () => {
     const is = schemaIssues("Checkpoint", cp([{ role: "usr", content: [] }]), "f");
-    expect(brief(is)).toEqual(['schema/discriminator /messages/0/role unknown role "usr": expected one of user, system, assistant, toolResult']);
+    expect(brief(is)).toEqual([
+      'schema/discriminator /messages/0/role unknown role "usr": expected one of user, system, assistant, toolResult',
+    ]);
   });
   test("enum expectations list the allowed values in plain words", () => {
     const [i] = schemaIssues("Checkpoint", cp([{ role: "assistant", content: [], stopReason: "done" }]), "f");
@@ -68,7 +79,7 @@ describe("locator", () => {
     expect(loc.locate("/a/5")).toEqual({ line: 2, column: 8, offset: 9 });
   });
   test("strings with escaped quotes, brackets and escaped keys are skipped, not entered", () => {
-    const text = '[ "a\\\"]{", {"k\\u0041": [1, "]", {"x": "\\\\"}], "k": null}, 7 ]';
+    const text = '[ "a\\"]{", {"k\\u0041": [1, "]", {"x": "\\\\"}], "k": null}, 7 ]';
     expect(JSON.parse(text)).toEqual(['a"]{', { kA: [1, "]", { x: "\\" }], k: null }, 7]);
     const loc = jsonLocator(text);
     expect(loc.locate("/2").offset).toBe(text.lastIndexOf("7"));
@@ -79,9 +90,17 @@ describe("locator", () => {
 });
 
 describe("integer lints", () => {
-  const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => ({ severity, rule, pointer, message, file: "f" });
+  const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => ({
+    severity,
+    rule,
+    pointer,
+    message,
+    file: "f",
+  });
   test("beyond 2^53 is a warning; beyond u64 in a serde format is an error; JS formats only warn", () => {
-    const v = parseJson('{"a": 9007199254740992, "b": 9007199254740991, "c": 18446744073709551616, "d": -9223372036854775809}');
+    const v = parseJson(
+      '{"a": 9007199254740992, "b": 9007199254740991, "c": 18446744073709551616, "d": -9223372036854775809}',
+    );
     expect(brief(nativeLint(v, "yoagent", make)).map((s) => s.split(" ").slice(0, 2).join(" "))).toEqual([
       "lint/unsafe-integer /a",
       "lint/integer-out-of-range /c",
@@ -90,29 +109,53 @@ describe("integer lints", () => {
     expect(nativeLint(v, "ckpt", make).map((i) => i.severity)).toEqual(["warning", "warning", "warning"]);
   });
   test("a u64 beyond the range in a yoagent document fails validation (exit-1 error, not a warning)", () => {
-    const r = validateDocument({ name: "u.json", text: '[{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":18446744073709551616}]' }, { format: "yoagent" });
+    const r = validateDocument(
+      {
+        name: "u.json",
+        text: '[{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":18446744073709551616}]',
+      },
+      { format: "yoagent" },
+    );
     expect(r.valid).toBe(false);
-    expect(brief(r.issues)).toEqual(["lint/integer-out-of-range /0/timestamp integer 18446744073709551616 is outside the 64-bit range: serde rejects it"]);
+    expect(brief(r.issues)).toEqual([
+      "lint/integer-out-of-range /0/timestamp integer 18446744073709551616 is outside the 64-bit range: serde rejects it",
+    ]);
   });
   test("a 16-digit run that is no unsafe integer (a safe id, digits in a string) finds nothing", () => {
-    const r = validateDocument({ name: "s.json", text: '[{"role":"user","content":[{"type":"text","text":"12345678901234567890"}],"timestamp":1234567890123456}]' }, { format: "yoagent" });
+    const r = validateDocument(
+      {
+        name: "s.json",
+        text: '[{"role":"user","content":[{"type":"text","text":"12345678901234567890"}],"timestamp":1234567890123456}]',
+      },
+      { format: "yoagent" },
+    );
     expect(r.issues).toEqual([]);
   });
 });
 
 describe("prototype keys", () => {
-  const rules = (text: string) => validateDocument({ name: "p.json", text }, { format: "yoagent" }).issues.map((i) => `${i.rule} ${i.pointer}`);
+  const rules = (text: string) =>
+    validateDocument({ name: "p.json", text }, { format: "yoagent" }).issues.map((i) => `${i.rule} ${i.pointer}`);
   test("spelled out", () => {
-    expect(rules('[{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":1,"__proto__":{}}]')).toEqual(["lint/prototype-key /0/__proto__"]);
+    expect(rules('[{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":1,"__proto__":{}}]')).toEqual([
+      "lint/prototype-key /0/__proto__",
+    ]);
   });
   test("written with \\u escapes (the same keys to JSON.parse), nested", () => {
-    const text = '[{"role":"user","content":[{"type":"text","text":"\\u00e9"}],"timestamp":2,"x":{"\\u005f_proto__":1,"constructo\\u0072":2}}]';
+    const text =
+      '[{"role":"user","content":[{"type":"text","text":"\\u00e9"}],"timestamp":2,"x":{"\\u005f_proto__":1,"constructo\\u0072":2}}]';
     expect(rules(text)).toEqual(["lint/prototype-key /0/x/__proto__", "lint/prototype-key /0/x/constructor"]);
   });
 });
 
 describe("FileSaver thread ids", () => {
-  const make = (file: string, pointer: string, message: string): Issue => ({ severity: "warning", rule: "lint/filesaver-id-collision", file, pointer, message });
+  const make = (file: string, pointer: string, message: string): Issue => ({
+    severity: "warning",
+    rule: "lint/filesaver-id-collision",
+    file,
+    pointer,
+    message,
+  });
   test("sanitization as deep-agent's FileSaver does it", () => {
     expect(fileSaverStem("user/42:a b")).toBe("user_42_a_b");
     expect(fileSaverStem("ok-id_1")).toBe("ok-id_1");
@@ -146,10 +189,19 @@ describe("adapters' lintView agrees with toCanonical", () => {
     interrupt: Boolean(cp.interrupt),
     messages: cp.messages.map((x) => {
       const m = x as Record<string, unknown>;
-      const content = m.role === "assistant" && Array.isArray(m.content)
-        ? m.content.map((c: Record<string, unknown>) => (c.type === "toolCall" ? { type: c.type, id: c.id } : { type: c.type }))
-        : undefined;
-      return { role: m.role, timestamp: m.timestamp, content, toolCallId: m.role === "toolResult" ? m.toolCallId : undefined, usage: m.role === "assistant" ? m.usage : undefined };
+      const content =
+        m.role === "assistant" && Array.isArray(m.content)
+          ? m.content.map((c: Record<string, unknown>) =>
+              c.type === "toolCall" ? { type: c.type, id: c.id } : { type: c.type },
+            )
+          : undefined;
+      return {
+        role: m.role,
+        timestamp: m.timestamp,
+        content,
+        toolCallId: m.role === "toolResult" ? m.toolCallId : undefined,
+        usage: m.role === "assistant" ? m.usage : undefined,
+      };
     }),
   });
   const FIX = join(import.meta.dirname, "..", "fixtures");
@@ -158,29 +210,90 @@ describe("adapters' lintView agrees with toCanonical", () => {
     for (const kind of ["valid", "warn", "invalid"]) {
       const dir = join(FIX, f, kind);
       if (!existsSync(dir)) continue;
-      for (const n of readdirSync(dir)) if (!n.endsWith(".expect.json")) out.push([`${f}/${kind}/${n}`, readFileSync(join(dir, n), "utf8")]);
+      for (const n of readdirSync(dir))
+        if (!n.endsWith(".expect.json")) out.push([`${f}/${kind}/${n}`, readFileSync(join(dir, n), "utf8")]);
     }
     return out;
   };
   const texts: Array<[string, string]> = [...fixtureTexts("yoagent"), ...fixtureTexts("phi-core")];
-  const swarmerTexts: Array<[string, string]> = [...fixtureTexts("swarmer"), ["agent_x.pkl", JSON.stringify({
-    identity: { id: "x" }, token_budget: 1, model: "m", token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, contexts: {},
-    message_log: [
-      { role: "system", content: "s" }, { role: "user", content: "u" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }, { id: 7, type: "function", function: { name: "g", arguments: "not json" } }] },
-      { role: "assistant", content: "text", tool_calls: [] }, { role: "tool", tool_call_id: "c1", name: "f", content: "ok" }, { role: "tool", content: "no id" },
-      { role: "function", name: "f", content: "old" }, 5,
+  const swarmerTexts: Array<[string, string]> = [
+    ...fixtureTexts("swarmer"),
+    [
+      "agent_x.pkl",
+      JSON.stringify({
+        identity: { id: "x" },
+        token_budget: 1,
+        model: "m",
+        token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        contexts: {},
+        message_log: [
+          { role: "system", content: "s" },
+          { role: "user", content: "u" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "c1", type: "function", function: { name: "f", arguments: "{}" } },
+              { id: 7, type: "function", function: { name: "g", arguments: "not json" } },
+            ],
+          },
+          { role: "assistant", content: "text", tool_calls: [] },
+          { role: "tool", tool_call_id: "c1", name: "f", content: "ok" },
+          { role: "tool", content: "no id" },
+          { role: "function", name: "f", content: "old" },
+          5,
+        ],
+      }),
     ],
-  })]];
-  const cases: Array<[FormatName, Array<[string, string]>]> = [["yoagent", texts], ["phi-core", texts], ["swarmer", swarmerTexts], ["yoagent-session", fixtureTexts("yoagent-session")], ["phi-core-session", fixtureTexts("phi-core-session")], ["deepagent", [...fixtureTexts("deepagent"), ["odd.json", JSON.stringify({
-    threadId: 7, step: 1, state: { todos: [], files: {} }, interrupt: { toolCallId: "c9" },
-    messages: [
-      { role: "system", content: "s" }, { role: "user", content: [{ type: "text", text: "u" }, { type: "image", image: "aGk=" }, { type: "constructor" }, 3] },
-      { role: "assistant", content: [{ type: "reasoning", text: "r" }, { type: "weird" }, { type: "tool-call", toolCallId: "c1", toolName: "f", input: {} }, { type: "tool-call", toolCallId: "c9", toolName: "g", input: {} }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "text", value: "ok" } }, { type: "tool-approval-response" }] },
-      { role: "tool", content: [] }, { role: "other", content: 5 }, null,
+  ];
+  const cases: Array<[FormatName, Array<[string, string]>]> = [
+    ["yoagent", texts],
+    ["phi-core", texts],
+    ["swarmer", swarmerTexts],
+    ["yoagent-session", fixtureTexts("yoagent-session")],
+    ["phi-core-session", fixtureTexts("phi-core-session")],
+    [
+      "deepagent",
+      [
+        ...fixtureTexts("deepagent"),
+        [
+          "odd.json",
+          JSON.stringify({
+            threadId: 7,
+            step: 1,
+            state: { todos: [], files: {} },
+            interrupt: { toolCallId: "c9" },
+            messages: [
+              { role: "system", content: "s" },
+              {
+                role: "user",
+                content: [{ type: "text", text: "u" }, { type: "image", image: "aGk=" }, { type: "constructor" }, 3],
+              },
+              {
+                role: "assistant",
+                content: [
+                  { type: "reasoning", text: "r" },
+                  { type: "weird" },
+                  { type: "tool-call", toolCallId: "c1", toolName: "f", input: {} },
+                  { type: "tool-call", toolCallId: "c9", toolName: "g", input: {} },
+                ],
+              },
+              {
+                role: "tool",
+                content: [
+                  { type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "text", value: "ok" } },
+                  { type: "tool-approval-response" },
+                ],
+              },
+              { role: "tool", content: [] },
+              { role: "other", content: 5 },
+              null,
+            ],
+          }),
+        ],
+      ],
     ],
-  })]]]];
+  ];
   for (const [name, docs] of cases) {
     const a = adapters[name];
     test(`${name}: ${docs.length} documents`, () => {

@@ -20,7 +20,15 @@ const prefix = `ckpt-test-validate-store-${process.pid}-${Date.now().toString(36
 const dir = mkdtempSync(join(tmpdir(), "ckpt-validate-store-"));
 const db = join(dir, "store.db");
 const sha = (f: string) => createHash("sha256").update(readFileSync(f)).digest("hex");
-type Report = { files: Array<{ file: string; valid: boolean; issues: Array<{ severity: string; rule: string; pointer: string }>; fatal?: { reason: string } }>; stoppedEarly?: string };
+type Report = {
+  files: Array<{
+    file: string;
+    valid: boolean;
+    issues: Array<{ severity: string; rule: string; pointer: string }>;
+    fatal?: { reason: string };
+  }>;
+  stoppedEarly?: string;
+};
 
 /** The same four records in a store: two valid and one invalid in 'default', one valid in 'team b'. */
 async function fill(uri: string): Promise<void> {
@@ -40,7 +48,9 @@ beforeAll(async () => {
   try {
     await fill(`${REDIS}?prefix=${encodeURIComponent(prefix)}`);
   } catch (e) {
-    throw new Error(`Redis at ${REDIS} is not reachable (${(e as Error).message}): start it with 'redis-server --daemonize yes' or set CKPT_TEST_REDIS`);
+    throw new Error(
+      `Redis at ${REDIS} is not reachable (${(e as Error).message}): start it with 'redis-server --daemonize yes' or set CKPT_TEST_REDIS`,
+    );
   }
 });
 afterAll(async () => {
@@ -61,10 +71,17 @@ describe("ckpt validate of a whole ckpt store", () => {
       expect(code).toBe(1);
       const byName = new Map(report.files.map((f) => [f.file, f]));
       const sep = uri().includes("?") ? "&" : "?";
-      expect([...byName.keys()].sort()).toEqual([`${uri()}#also good`, `${uri()}#bad`, `${uri()}#good`, `${uri()}${sep}namespace=team%20b#other`].sort());
+      expect([...byName.keys()].sort()).toEqual(
+        [`${uri()}#also good`, `${uri()}#bad`, `${uri()}#good`, `${uri()}${sep}namespace=team%20b#other`].sort(),
+      );
       expect(byName.get(`${uri()}#bad`)!.valid).toBe(false);
       // the fixture's own expectation (fixtures/deepagent/invalid/bad-todo-status.json.expect.json)
-      expect(byName.get(`${uri()}#bad`)!.issues.filter((i) => i.severity === "error").map((i) => [i.rule, i.pointer])).toEqual([["schema/enum", "/state/todos/0/status"]]);
+      expect(
+        byName
+          .get(`${uri()}#bad`)!
+          .issues.filter((i) => i.severity === "error")
+          .map((i) => [i.rule, i.pointer]),
+      ).toEqual([["schema/enum", "/state/todos/0/status"]]);
       for (const f of report.files) if (!f.file.endsWith("#bad")) expect(f.valid, f.file).toBe(true);
       // each name is an address show reads
       for (const name of byName.keys()) expect((await runCli(["show", name])).code, name).toBe(0);
@@ -76,7 +93,9 @@ describe("ckpt validate of a whole ckpt store", () => {
       expect(a.code).toBe(0);
       expect(a.report.files.map((f) => f.file)).toEqual([`${uri()}${sep}namespace=team%20b#other`]);
       const b = await validate(uri(), "--namespace", "default");
-      expect(b.report.files.map((f) => f.file).sort()).toEqual([`${uri()}#also good`, `${uri()}#bad`, `${uri()}#good`].sort());
+      expect(b.report.files.map((f) => f.file).sort()).toEqual(
+        [`${uri()}#also good`, `${uri()}#bad`, `${uri()}#good`].sort(),
+      );
     });
   }
 

@@ -52,7 +52,14 @@ function documents(dir: string): string[] {
 function load(path: string): { checkpoint: Checkpoint; format: string } | undefined {
   const st = statSync(path);
   const doc = st.isDirectory()
-    ? { name: path, files: Object.fromEntries(readdirSync(path).filter((f) => f.endsWith(".org")).map((f) => [f, readFileSync(join(path, f), "utf8")])) }
+    ? {
+        name: path,
+        files: Object.fromEntries(
+          readdirSync(path)
+            .filter((f) => f.endsWith(".org"))
+            .map((f) => [f, readFileSync(join(path, f), "utf8")]),
+        ),
+      }
     : { name: path, text: readFileSync(path, "utf8") };
   try {
     return readCheckpoint(doc);
@@ -70,14 +77,17 @@ async function checkVisible(cp: Checkpoint, path = ""): Promise<void> {
   const shown = await page.$$eval("#msgs article.msg", (as) =>
     as.map((a) => ({
       text: (a as HTMLElement).innerText,
-      calls: Array.from(a.querySelectorAll("details.tool > summary code.tool-name")).filter((c) => (c as HTMLElement).checkVisibility()).map((c) => c.textContent),
+      calls: Array.from(a.querySelectorAll("details.tool > summary code.tool-name"))
+        .filter((c) => (c as HTMLElement).checkVisibility())
+        .map((c) => c.textContent),
     })),
   );
   expect(shown.length, path).toBe(cp.messages.length);
   cp.messages.forEach((msg, i) => {
     const m = msg as unknown as { content?: Array<Record<string, unknown>> };
     for (const c of m.content ?? []) {
-      if (c.type === "text") for (const w of words(String(c.text))) expect(shown[i]!.text, `${path} message #${i}`).toContain(w);
+      if (c.type === "text")
+        for (const w of words(String(c.text))) expect(shown[i]!.text, `${path} message #${i}`).toContain(w);
       if (c.type === "toolCall") expect(shown[i]!.calls, `${path} message #${i}`).toContain(String(c.name));
     }
   });
@@ -88,12 +98,28 @@ async function checkVisible(cp: Checkpoint, path = ""): Promise<void> {
 }
 
 describe("ckpt view pages in Chromium", () => {
-  const samples = [...documents(join(root, "fixtures")).filter((p) => /[/\\](valid|samples)[/\\]/.test(p)), ...documents("/work/shared/formats")];
-  const loaded = samples.map((p) => ({ path: p, r: load(p) })).filter((x) => x.r !== undefined) as Array<{ path: string; r: { checkpoint: Checkpoint; format: string } }>;
+  const samples = [
+    ...documents(join(root, "fixtures")).filter((p) => /[/\\](valid|samples)[/\\]/.test(p)),
+    ...documents("/work/shared/formats"),
+  ];
+  const loaded = samples.map((p) => ({ path: p, r: load(p) })).filter((x) => x.r !== undefined) as Array<{
+    path: string;
+    r: { checkpoint: Checkpoint; format: string };
+  }>;
 
   it("finds samples of every seed format", () => {
     const formats = new Set(loaded.map((x) => x.r.format));
-    for (const f of ["yoagent", "yoagent-session", "phi-core", "phi-core-session", "amacs", "swarmer", "deepagent", "langgraph"]) expect(formats, f).toContain(f);
+    for (const f of [
+      "yoagent",
+      "yoagent-session",
+      "phi-core",
+      "phi-core-session",
+      "amacs",
+      "swarmer",
+      "deepagent",
+      "langgraph",
+    ])
+      expect(formats, f).toContain(f);
     expect(loaded.length).toBeGreaterThanOrEqual(25);
   });
 
@@ -115,7 +141,9 @@ describe("ckpt view pages in Chromium", () => {
     await expect(todos.nth(0).innerText()).resolves.toMatch(/in progress\s+Outline the project/);
     await expect(todos.nth(1).innerText()).resolves.toMatch(/pending\s+Write README/);
     await expect(page.locator(".files .tree").innerText()).resolves.toContain("plan.md");
-    await expect(page.locator("pre.file").innerText()).resolves.toMatch(/1 {2}# Plan\n\s+2 {2}- outline\n\s+3 {2}- readme/);
+    await expect(page.locator("pre.file").innerText()).resolves.toMatch(
+      /1 {2}# Plan\n\s+2 {2}- outline\n\s+3 {2}- readme/,
+    );
   });
 
   it("tool calls are paired with their results and expand to pretty-printed arguments", async () => {
@@ -126,10 +154,14 @@ describe("ckpt view pages in Chromium", () => {
     await expect(call.locator("pre.args").count()).resolves.toBe(0); // collapsed: nothing rendered yet
     await call.locator("summary").click();
     // the sample's arguments {"file_path":"/a.md","content":"# A"}, pretty-printed with two-space indent
-    await expect(call.locator("pre.args").innerText()).resolves.toBe('{\n  "file_path": "/a.md",\n  "content": "# A"\n}');
+    await expect(call.locator("pre.args").innerText()).resolves.toBe(
+      '{\n  "file_path": "/a.md",\n  "content": "# A"\n}',
+    );
     await expect(call.innerText()).resolves.toContain("Successfully wrote to '/a.md'");
     // web_search has no result in the sample; its result message is marked as an error elsewhere
-    await expect(page.locator("#m6 details.tool").filter({ hasText: "web_search" }).locator(".badge").innerText()).resolves.toBe("no result");
+    await expect(
+      page.locator("#m6 details.tool").filter({ hasText: "web_search" }).locator(".badge").innerText(),
+    ).resolves.toBe("no result");
     await expect(page.locator("#m8 .badge.err").first().isVisible()).resolves.toBe(true);
     // reasoning is collapsed
     await expect(page.locator("#m6 details.think").getAttribute("open")).resolves.toBeNull();
@@ -174,10 +206,18 @@ describe("ckpt view pages in Chromium", () => {
 
   it("history: the timeline lists every checkpoint; picking one shows it and the diff since the one before", async () => {
     // deep-agent's saves of one run, in order (3 checkpoints of thread "recorded")
-    const saves = JSON.parse(readFileSync("/work/shared/formats/deepagent/generated/all-saves-in-order.json", "utf8")) as unknown[];
+    const saves = JSON.parse(
+      readFileSync("/work/shared/formats/deepagent/generated/all-saves-in-order.json", "utf8"),
+    ) as unknown[];
     const entries = saves.map((s, i) => {
       const { checkpoint } = readCheckpoint({ name: `save ${i}`, text: JSON.stringify(s) }, "deepagent");
-      return { id: `c${i}`, step: checkpoint.step, node: i === 0 ? "input" : "agent", time: checkpoint.updatedAt, checkpoint };
+      return {
+        id: `c${i}`,
+        step: checkpoint.step,
+        node: i === 0 ? "input" : "agent",
+        time: checkpoint.updatedAt,
+        checkpoint,
+      };
     });
     await open(renderHistoryPage(entries));
     const steps = page.locator("nav.timeline button");
@@ -193,7 +233,9 @@ describe("ckpt view pages in Chromium", () => {
     const added = saved[2]!.messages.length - saved[1]!.messages.length;
     const summary = await page.locator("section.changes .summary").innerText();
     expect(summary).toMatch(new RegExp(`${added} messages? appended`));
-    await expect(page.locator("section.changes h2").innerText()).resolves.toBe(`Changes since step ${entries[1]!.step}`);
+    await expect(page.locator("section.changes h2").innerText()).resolves.toBe(
+      `Changes since step ${entries[1]!.step}`,
+    );
     expect(await page.locator("section.changes li[data-kind=message]").count()).toBe(added);
   });
 
@@ -204,7 +246,9 @@ describe("ckpt view pages in Chromium", () => {
     b.state.todos = [{ id: "9", content: "new todo", status: "pending" }];
     await open(renderDiffPage(a, b, { names: ["a.json", "b.json"] }));
     await expect(page.locator("section.changes .summary").innerText()).resolves.toMatch(/1 message appended/);
-    await expect(page.locator("section.changes li[data-kind=todo]").innerText()).resolves.toMatch(/todo added\s*9: new todo/i);
+    await expect(page.locator("section.changes li[data-kind=todo]").innerText()).resolves.toMatch(
+      /todo added\s*9: new todo/i,
+    );
     await expect(page.locator(`#m${a.messages.length}`).innerText()).resolves.toContain("one more question");
     await page.getByRole("button", { name: /before \(a\)/ }).click();
     await page.locator(`#m${a.messages.length - 1}`).waitFor();
@@ -215,8 +259,16 @@ describe("ckpt view pages in Chromium", () => {
 describe("LangGraph thread history in Chromium", () => {
   const store = join(root, "fixtures/langgraph/js-a.sqlite");
   // fixtures/langgraph/counts/js-a.sqlite.json: what the real JS library read back from this store
-  const counts = JSON.parse(readFileSync(join(root, "fixtures/langgraph/counts/js-a.sqlite.json"), "utf8")) as { per_thread: Record<string, { checkpoints: number }> };
-  const cliIO = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: root };
+  const counts = JSON.parse(readFileSync(join(root, "fixtures/langgraph/counts/js-a.sqlite.json"), "utf8")) as {
+    per_thread: Record<string, { checkpoints: number }>;
+  };
+  const cliIO = {
+    stdout: { write: () => true },
+    stderr: { write: () => true },
+    stdin: process.stdin,
+    env: {},
+    cwd: root,
+  };
 
   it("<store>#thread: a timeline of every checkpoint; picking one shows it and the diff since its parent", async () => {
     const { historyPage } = await import("../src/cli/view.js");
@@ -236,7 +288,9 @@ describe("LangGraph thread history in Chromium", () => {
     await steps.nth(n - 3).click();
     const earlier = await page.evaluate(() => document.querySelectorAll("#msgs article.msg").length);
     expect(before - earlier).toBe(appended); // the listed message changes are exactly the messages added at that step
-    await expect(page.locator("section.changes details.ext summary").innerText()).resolves.toMatch(/format-specific fields changed/);
+    await expect(page.locator("section.changes details.ext summary").innerText()).resolves.toMatch(
+      /format-specific fields changed/,
+    );
   });
 
   it("<store>#thread@~2 opens the timeline at the checkpoint two back", async () => {
@@ -244,14 +298,27 @@ describe("LangGraph thread history in Chromium", () => {
     const h = await historyPage(`sqlite:${store}#a-chat-1@~2`, {}, cliIO);
     await open(h!.html);
     const n = counts.per_thread["a-chat-1"]!.checkpoints;
-    await expect(page.locator("nav.timeline button").nth(n - 3).getAttribute("aria-current")).resolves.toBe("true");
+    await expect(
+      page
+        .locator("nav.timeline button")
+        .nth(n - 3)
+        .getAttribute("aria-current"),
+    ).resolves.toBe("true");
     expect(pageErrors).toEqual([]);
   });
 });
 
 describe("a 20,000-message checkpoint", () => {
   it("opens with the first messages laid out, renders lazily, and jumps to the last message", async () => {
-    const messages = Array.from({ length: 20_000 }, (_, i) => (i % 2 === 0 ? { role: "user", content: [{ type: "text", text: `question number ${i}` }] } : { role: "assistant", content: [{ type: "text", text: `answer number ${i}` }], usage: { input: 10, output: i } }));
+    const messages = Array.from({ length: 20_000 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user", content: [{ type: "text", text: `question number ${i}` }] }
+        : {
+            role: "assistant",
+            content: [{ type: "text", text: `answer number ${i}` }],
+            usage: { input: 10, output: i },
+          },
+    );
     const cp = { schemaVersion: 1, threadId: "big", step: 1, messages, state: {} } as unknown as Checkpoint;
     const html = renderCheckpointPage(cp);
     expect(html.length).toBeLessThan(1.5 * JSON.stringify(cp).length);

@@ -11,10 +11,19 @@ const root = join(import.meta.dirname, "..");
 function io(cwd: string): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  return { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([]), env: { NO_COLOR: "1" }, cwd, out: () => out, err: () => err };
+  return {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin: Readable.from([]),
+    env: { NO_COLOR: "1" },
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
 }
 /** The page's data element, parsed. */
-const data = (html: string) => JSON.parse(/<script type="application\/json" id="ckpt-data">([\s\S]*?)<\/script>/.exec(html)![1]!);
+const data = (html: string) =>
+  JSON.parse(/<script type="application\/json" id="ckpt-data">([\s\S]*?)<\/script>/.exec(html)![1]!);
 
 describe("ckpt view (CLI)", () => {
   it("writes <input name>.html in the current folder, self-contained, with the sample's messages", async () => {
@@ -29,8 +38,16 @@ describe("ckpt view (CLI)", () => {
     const d = data(html);
     expect(d.kind).toBe("checkpoint");
     // the sample's four messages: "Create a project plan", "Plan written to /plan.md.", …
-    expect(d.checkpoints[0].messages.map((i: number) => d.pool[i].blocks[0].x)).toEqual(["Create a project plan", "Plan written to /plan.md.", "Now do the next task", "Resumed: README is next."]);
-    expect(d.checkpoints[0].state.todos).toEqual([{ id: "1", content: "Outline the project", status: "in_progress" }, { id: "2", content: "Write README", status: "pending" }]);
+    expect(d.checkpoints[0].messages.map((i: number) => d.pool[i].blocks[0].x)).toEqual([
+      "Create a project plan",
+      "Plan written to /plan.md.",
+      "Now do the next task",
+      "Resumed: README is next.",
+    ]);
+    expect(d.checkpoints[0].state.todos).toEqual([
+      { id: "1", content: "Outline the project", status: "in_progress" },
+      { id: "2", content: "Write README", status: "pending" },
+    ]);
   });
 
   it("-o - prints the page; -o names the file; an amacs folder and a saver thread are inputs too", async () => {
@@ -40,7 +57,12 @@ describe("ckpt view (CLI)", () => {
     expect(t.out()).toMatch(/^<!doctype html>/);
     expect(data(t.out()).checkpoints[0].format).toBe("amacs");
     const t2 = io(dir);
-    expect(await main(["view", `file:${join(root, "fixtures/savers/deepagent-filesaver")}#user:42/session#1`, "-o", "sub/page.html"], t2)).toBe(0);
+    expect(
+      await main(
+        ["view", `file:${join(root, "fixtures/savers/deepagent-filesaver")}#user:42/session#1`, "-o", "sub/page.html"],
+        t2,
+      ),
+    ).toBe(0);
     expect(data(readFileSync(join(dir, "sub/page.html"), "utf8")).checkpoints[0].threadId).toBe("user:42/session#1");
   });
 

@@ -15,11 +15,24 @@ import { launchBrowser } from "./helpers/browser.js";
 const ROOT = join(import.meta.dirname, "..");
 const THREADS = 100_000;
 const id = (i: number) => `t${String(i).padStart(6, "0")}`;
-const doc = (i: number) => JSON.stringify({ threadId: id(i), step: 1, messages: [{ role: "user", content: `hello from thread ${i}` }, { role: "assistant", content: `answer number ${i}` }], state: { todos: [{ id: "1", content: `todo of ${i}`, status: "pending" }] } });
+const doc = (i: number) =>
+  JSON.stringify({
+    threadId: id(i),
+    step: 1,
+    messages: [
+      { role: "user", content: `hello from thread ${i}` },
+      { role: "assistant", content: `answer number ${i}` },
+    ],
+    state: { todos: [{ id: "1", content: `todo of ${i}`, status: "pending" }] },
+  });
 
 /** Start `ckpt view --serve <spec>` and resolve with its URL (the line it prints). */
 function serve(spec: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(ROOT, "bin/ckpt.js"), "view", "--serve", spec], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(ROOT, "bin/ckpt.js"), "view", "--serve", spec], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return new Promise((ok, fail) => {
     let out = "";
     let err = "";
@@ -70,7 +83,9 @@ describe("ckpt view --serve", () => {
     for (let p = 2; p <= 4; p++) {
       await page.locator("a.next").first().click();
       await page.waitForSelector("table.threads");
-      await expect(page.locator(".pager .range").first().innerText()).resolves.toBe(`threads ${(p - 1) * 100 + 1}–${p * 100} of 100,000`);
+      await expect(page.locator(".pager .range").first().innerText()).resolves.toBe(
+        `threads ${(p - 1) * 100 + 1}–${p * 100} of 100,000`,
+      );
       await expect(page.locator("table.threads tbody tr td a").first().innerText()).resolves.toBe(id((p - 1) * 100));
     }
     // deep in the store: the page after t099849 holds 99,851–99,950; the last page has 50 and no next
@@ -96,7 +111,9 @@ describe("ckpt view --serve", () => {
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain("no thread &#39;nope&#39;");
     const { request } = await import("node:http");
-    const status = await new Promise<number>((ok) => request(url, { headers: { host: "evil.example:80" } }, (r) => ok(r.statusCode!)).end());
+    const status = await new Promise<number>((ok) =>
+      request(url, { headers: { host: "evil.example:80" } }, (r) => ok(r.statusCode!)).end(),
+    );
     expect(status).toBe(421);
     const res = await fetch(url);
     expect(res.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);

@@ -36,13 +36,22 @@ function evil(): Checkpoint {
         role: "assistant",
         content: [
           { type: "thinking", thinking: text },
-          { type: "text", text: "**bold** and [ok link](https://example.com/x) and [js](JaVaScRiPt:window.__pwned=11)" },
+          {
+            type: "text",
+            text: "**bold** and [ok link](https://example.com/x) and [js](JaVaScRiPt:window.__pwned=11)",
+          },
           { type: "toolCall", id: "c1", name: '<img src=x onerror="window.__pwned=12">', arguments: { html: text } },
           { type: "image", url: "javascript:window.__pwned=13", mimeType: "image/png" },
         ],
         model: "<b onmouseover=window.__pwned=14>m</b>",
       },
-      { role: "toolResult", toolCallId: "c1", toolName: "<script>window.__pwned=15</script>", content: [{ type: "text", text }], isError: true },
+      {
+        role: "toolResult",
+        toolCallId: "c1",
+        toolName: "<script>window.__pwned=15</script>",
+        content: [{ type: "text", text }],
+        isError: true,
+      },
       { role: "<img src=x onerror=window.__pwned=16>", kind: "<script>", data: { x: text } },
     ],
     state: {
@@ -60,13 +69,17 @@ describe("escaping", () => {
     const h = renderMarkdown(text);
     expect(h.match(/<[a-z][^>]*>/gi)!.every((tag) => tag === "<p>")).toBe(true); // the only element: paragraphs
     expect(h).toContain("&lt;script&gt;window.__pwned = 1&lt;/script&gt;");
-    expect(renderMarkdown("[x](https://example.com)")).toBe('<p><a href="https://example.com" rel="noopener noreferrer nofollow" target="_blank">x</a></p>\n');
+    expect(renderMarkdown("[x](https://example.com)")).toBe(
+      '<p><a href="https://example.com" rel="noopener noreferrer nofollow" target="_blank">x</a></p>\n',
+    );
     expect(renderMarkdown("![cat](https://example.com/cat.png)")).not.toContain("<img");
-    expect(renderMarkdown("![dot](data:image/png;base64,iVBORw0KGgo=)")).toContain('<img src="data:image/png;base64,iVBORw0KGgo="');
+    expect(renderMarkdown("![dot](data:image/png;base64,iVBORw0KGgo=)")).toContain(
+      '<img src="data:image/png;base64,iVBORw0KGgo="',
+    );
   });
 
   it("JSON inside a script element cannot close it, and parses back to the same value", () => {
-    const v = { a: "</script><script>alert(1)</script>", b: "<!-- x -->", c: "<\/p>" };
+    const v = { a: "</script><script>alert(1)</script>", b: "<!-- x -->", c: "</p>" };
     const s = jsonForScript(JSON.stringify(v));
     expect(s).not.toMatch(/<\/script|<!--/i);
     expect(JSON.parse(s)).toEqual(v);
@@ -74,7 +87,9 @@ describe("escaping", () => {
 
   it("the page carries a Content-Security-Policy allowing only its own script", () => {
     const html = renderCheckpointPage(evil());
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; img-src data:; style-src &#39;unsafe-inline&#39;; script-src &#39;sha256-[A-Za-z0-9+/=]+&#39;/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; img-src data:; style-src &#39;unsafe-inline&#39;; script-src &#39;sha256-[A-Za-z0-9+/=]+&#39;/,
+    );
     // outside the data element (whose text only ever holds "<\/"), two script elements: the data and the page script
     const outside = html.replace(/(<script type="application\/json" id="ckpt-data">)[\s\S]*?(<\/script>)/, "$1$2");
     expect(outside.match(/<script/g)!.length).toBe(2);
@@ -99,9 +114,11 @@ describe("planted script in Chromium", () => {
     await page.goto(pathToFileURL(file).href);
     await page.waitForSelector("html[data-ready]");
     // open everything: tool calls, reasoning, every tab
-    for (const d of await page.locator("details").all()) await d.evaluate((e) => ((e as HTMLDetailsElement).open = true));
+    for (const d of await page.locator("details").all())
+      await d.evaluate((e) => ((e as HTMLDetailsElement).open = true));
     await page.click("#tab-state");
-    for (const d of await page.locator("#panel-state details").all()) await d.evaluate((e) => ((e as HTMLDetailsElement).open = true));
+    for (const d of await page.locator("#panel-state details").all())
+      await d.evaluate((e) => ((e as HTMLDetailsElement).open = true));
     await page.locator(".files .tree button").first().click();
     await page.click("#tab-usage");
     await page.click("#tab-metadata");
@@ -112,15 +129,24 @@ describe("planted script in Chromium", () => {
     // no link to anything but http(s), no element with an event handler attribute, no planted elements
     const hrefs = await page.$$eval("a[href]", (as) => as.map((a) => a.getAttribute("href")!));
     for (const h of hrefs) expect(h).toMatch(/^(https:\/\/example\.com\/x|#m\d+|#main)$/);
-    expect(await page.$$eval("*", (es) => es.filter((e) => Array.from(e.attributes).some((a) => /^on/i.test(a.name))).length)).toBe(0);
+    expect(
+      await page.$$eval(
+        "*",
+        (es) => es.filter((e) => Array.from(e.attributes).some((a) => /^on/i.test(a.name))).length,
+      ),
+    ).toBe(0);
     expect(await page.locator("main script, main svg:not(.chart), main img, main b, main i").count()).toBe(0);
     // the payloads are visible as text
     const body = await page.locator("#m0").innerText();
     expect(body).toContain("<script>window.__pwned = 1</script>");
     expect(body).toContain('<img src=x onerror="window.__pwned = 2">');
     expect(body).toContain("[click me](javascript:window.__pwned=3)");
-    await expect(page.locator("#m1 details.tool summary code").innerText()).resolves.toBe('<img src=x onerror="window.__pwned=12">');
-    await expect(page.locator("header.top h1").innerText()).resolves.toContain("</script><script>window.__pwned = 10</script>");
+    await expect(page.locator("#m1 details.tool summary code").innerText()).resolves.toBe(
+      '<img src=x onerror="window.__pwned=12">',
+    );
+    await expect(page.locator("header.top h1").innerText()).resolves.toContain(
+      "</script><script>window.__pwned = 10</script>",
+    );
     await page.click("#tab-state");
     await expect(page.locator("ul.todos").innerText()).resolves.toContain('<img src=x onerror="window.__pwned=17">');
     expect(errors.filter((e) => !/Refused to load the image/.test(e))).toEqual([]);

@@ -25,7 +25,12 @@ const ckptTemp = (path: string): string => `${path}.ckpt-tmp-${process.pid}-${Ma
 function writeError(e: unknown, path: string): CkptError {
   if (e instanceof CkptError) return e;
   const err = e as NodeJS.ErrnoException;
-  const why = err.code === "EACCES" || err.code === "EPERM" ? "permission denied" : err.code === "ENOSPC" ? "no space left on the device" : err.message;
+  const why =
+    err.code === "EACCES" || err.code === "EPERM"
+      ? "permission denied"
+      : err.code === "ENOSPC"
+        ? "no space left on the device"
+        : err.message;
   return storeError(`write-${(err.code ?? "io").toLowerCase()}`, `cannot write: ${why}`, { file: path }, e);
 }
 

@@ -39,7 +39,13 @@ export class CkptError extends Error {
   readonly place: ErrorPlace;
   /** machine-readable reason, e.g. "json-syntax", "unknown-format", "store-connect" */
   readonly reason: string;
-  constructor(exitCode: ExitCodeValue, reason: string, message: string, place: ErrorPlace = {}, options?: { cause?: unknown }) {
+  constructor(
+    exitCode: ExitCodeValue,
+    reason: string,
+    message: string,
+    place: ErrorPlace = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = "CkptError";
     this.exitCode = exitCode;

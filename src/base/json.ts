@@ -107,7 +107,8 @@ export type JsonInt = number | bigint;
  */
 export function addInts(...xs: ReadonlyArray<JsonInt | undefined | null>): JsonInt {
   const vals = xs.filter((x): x is JsonInt => x !== undefined && x !== null);
-  if (vals.some((x) => typeof x === "number" && !Number.isInteger(x))) return vals.reduce<number>((a, x) => a + Number(x), 0);
+  if (vals.some((x) => typeof x === "number" && !Number.isInteger(x)))
+    return vals.reduce<number>((a, x) => a + Number(x), 0);
   let n = 0;
   for (const x of vals) {
     if (typeof x === "number" && Number.isSafeInteger(n + x)) n += x;
@@ -117,10 +118,12 @@ export function addInts(...xs: ReadonlyArray<JsonInt | undefined | null>): JsonI
 }
 
 /** A bigint as a number when that is exact. */
-export const toSafe = (b: bigint): JsonInt => (b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b);
+export const toSafe = (b: bigint): JsonInt =>
+  b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b;
 
 /** An integer is a JSON integer (number or bigint). */
-export const isJsonInt = (x: unknown): x is JsonInt => typeof x === "bigint" || (typeof x === "number" && Number.isInteger(x));
+export const isJsonInt = (x: unknown): x is JsonInt =>
+  typeof x === "bigint" || (typeof x === "number" && Number.isInteger(x));
 
 /**
  * Replace bigints by numbers (nearest double) — for code that only inspects values, e.g. schema checks.
@@ -141,14 +144,15 @@ export function toPlainNumbers(v: unknown): unknown {
   }
   let out: Record<string, unknown> | undefined;
   for (const k in v) {
-    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    if (!Object.hasOwn(v, k)) continue;
     const x = (v as Record<string, unknown>)[k];
     const y = typeof x === "object" || typeof x === "bigint" ? toPlainNumbers(x) : x;
     if (y === x) continue;
     if (!out) {
       // defineProperty, not assignment: a "__proto__" key stays an own data property
       out = {};
-      for (const [k2, x2] of Object.entries(v)) Object.defineProperty(out, k2, { value: x2, enumerable: true, writable: true, configurable: true });
+      for (const [k2, x2] of Object.entries(v))
+        Object.defineProperty(out, k2, { value: x2, enumerable: true, writable: true, configurable: true });
     }
     Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
   }
@@ -191,13 +195,15 @@ function syntaxError(text: string, file: string | undefined, cause: unknown) {
   if (cause instanceof RangeError) {
     return inputError("json-too-deep", "JSON nesting is too deep to process", { file }, cause);
   }
-  if (text.trim() === "") return inputError("json-empty", "empty input: expected a JSON document", { file, line: 1, column: 1 });
+  if (text.trim() === "")
+    return inputError("json-empty", "empty input: expected a JSON document", { file, line: 1, column: 1 });
   const errors: jsonc.ParseError[] = [];
   jsoncParser().parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
   if (first) {
     const { line, column } = offsetToLineCol(text, first.offset);
-    const truncated = first.offset >= text.trimEnd().length - 1 && first.error !== jsonc.ParseErrorCode.EndOfFileExpected;
+    const truncated =
+      first.offset >= text.trimEnd().length - 1 && first.error !== jsonc.ParseErrorCode.EndOfFileExpected;
     const what = syntaxMessages[first.error] ?? jsoncParser().printParseErrorCode(first.error);
     return inputError(
       "json-syntax",
@@ -260,7 +266,11 @@ export function jsonLocator(text: string): Locator {
   const objects = new Map<number, Map<string, number>>();
   let toPos: ReturnType<typeof lineIndex> | undefined;
   const ws = (i: number) => {
-    for (let c = text.charCodeAt(i); c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff; c = text.charCodeAt(++i));
+    for (
+      let c = text.charCodeAt(i);
+      c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff;
+      c = text.charCodeAt(++i)
+    );
     return i;
   };
   const endOfString = (i: number) => {
@@ -288,7 +298,11 @@ export function jsonLocator(text: string): Locator {
       return text.length;
     }
     let j = i;
-    for (let d = text.charCodeAt(j); j < text.length && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9; d = text.charCodeAt(++j));
+    for (
+      let d = text.charCodeAt(j);
+      j < text.length && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9;
+      d = text.charCodeAt(++j)
+    );
     return j;
   };
   const element = (at: number, index: number): number | undefined => {

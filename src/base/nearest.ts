@@ -7,12 +7,15 @@
 export function editDistance(a: string, b: string): number {
   const m = a.length;
   const n = b.length;
-  const d: number[][] = Array.from({ length: m + 1 }, (_x, i) => Array.from({ length: n + 1 }, (_y, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: m + 1 }, (_x, i) =>
+    Array.from({ length: n + 1 }, (_y, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= m; i++) {
     for (let j = 1; j <= n; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[m]![n]!;
@@ -31,5 +34,7 @@ export function nearestFirst(value: string, candidates: readonly string[]): stri
 export function didYouMean(value: string, candidates: readonly string[]): string | undefined {
   const best = nearestFirst(value, candidates)[0];
   if (best === undefined) return undefined;
-  return editDistance(value.toLowerCase(), best.toLowerCase()) <= Math.max(1, Math.floor(best.length / 3)) ? best : undefined;
+  return editDistance(value.toLowerCase(), best.toLowerCase()) <= Math.max(1, Math.floor(best.length / 3))
+    ? best
+    : undefined;
 }

@@ -46,7 +46,7 @@ export function comparePointers(a: string, b: string): number {
     i++;
     j++;
   }
-  return (a.length - i) - (b.length - j);
+  return a.length - i - (b.length - j);
 }
 
 function leadingZeros(s: string, from: number, to: number): number {

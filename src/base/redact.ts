@@ -11,7 +11,8 @@
  */
 
 /** Query parameter names whose value is a secret. */
-const SECRET_PARAM = /(pass|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|signature|^sig$|^key$)/i;
+const SECRET_PARAM =
+  /(pass|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|signature|^sig$|^key$)/i;
 /** Schemes whose lone user-info (no ':') is a password or token. */
 const TOKEN_USERINFO = /^(rediss?|valkeys?)$/i;
 

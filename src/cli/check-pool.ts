@@ -66,8 +66,14 @@ export async function openCheckPool(opts: { auto?: boolean } = {}): Promise<Chec
     },
     async whenReady() {
       // Atomics.waitAsync (ES2024; in Node since 16) resolves when the worker stores 1 and notifies.
-      const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
-      const exited = new Promise<never>((_, reject) => worker.once("exit", () => reject(failed ?? new Error("check worker exited"))));
+      const waitAsync = (
+        Atomics as unknown as {
+          waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string };
+        }
+      ).waitAsync;
+      const exited = new Promise<never>((_, reject) =>
+        worker.once("exit", () => reject(failed ?? new Error("check worker exited"))),
+      );
       exited.catch(() => undefined);
       worker.ref();
       try {

@@ -24,7 +24,8 @@ Atomics.notify(readyFlag, 0);
 parentPort!.on("message", (m: Request) => {
   const results: WireResult[] = [];
   try {
-    for (let i = 0; i < m.texts.length; i++) results.push(checkForWire(m.names[i]!, m.texts[i]!, m.opts, m.wants, m.threadIds?.[i]));
+    for (let i = 0; i < m.texts.length; i++)
+      results.push(checkForWire(m.names[i]!, m.texts[i]!, m.opts, m.wants, m.threadIds?.[i]));
     parentPort!.postMessage({ id: m.id, results });
   } catch (e) {
     parentPort!.postMessage({ id: m.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

@@ -21,7 +21,8 @@ export function notANumber(args: Record<string, unknown>, argv: readonly string[
   const isNaNAt = (name: string) => typeof args[name] === "number" && Number.isNaN(args[name]);
   for (let i = 0; i < argv.length; i++) {
     const m = /^--?([^=]+)(?:=([\s\S]*))?$/.exec(argv[i]!);
-    if (m && isNaNAt(m[1]!)) return `${m[1]!.length === 1 ? "-" : "--"}${m[1]} expects a number, got ${JSON.stringify(m[2] ?? argv[i + 1] ?? "")}`;
+    if (m && isNaNAt(m[1]!))
+      return `${m[1]!.length === 1 ? "-" : "--"}${m[1]} expects a number, got ${JSON.stringify(m[2] ?? argv[i + 1] ?? "")}`;
     if (argv[i] === "--") break;
   }
   const key = Object.keys(args).find(isNaNAt);
@@ -32,9 +33,21 @@ export function notANumber(args: Record<string, unknown>, argv: readonly string[
  * A whole-number option, checked: its value, or undefined when it was not given; a usage error (exit 2) naming the
  * option when it is not an integer from `min` to `max`.
  */
-export function intOption(value: number | undefined, flag: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function intOption(
+  value: number | undefined,
+  flag: string,
+  min = 1,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
   if (Number.isInteger(value) && value >= min && value <= max) return value;
-  const want = max < Number.MAX_SAFE_INTEGER ? `an integer from ${min} to ${max}` : min === 1 ? "a positive integer" : min === 0 ? "a non-negative integer" : `an integer of at least ${min}`;
+  const want =
+    max < Number.MAX_SAFE_INTEGER
+      ? `an integer from ${min} to ${max}`
+      : min === 1
+        ? "a positive integer"
+        : min === 0
+          ? "a non-negative integer"
+          : `an integer of at least ${min}`;
   throw usageError(`${flag} expects ${want}, got ${value}`);
 }

@@ -41,7 +41,14 @@ export function describeCommand(def: CommandDef): CommandInfo {
     {
       get(_t, prop) {
         return (...a: unknown[]) => {
-          const spec = (a[1] ?? {}) as { alias?: string | string[]; describe?: string; description?: string; type?: string; choices?: readonly unknown[]; hidden?: boolean };
+          const spec = (a[1] ?? {}) as {
+            alias?: string | string[];
+            describe?: string;
+            description?: string;
+            type?: string;
+            choices?: readonly unknown[];
+            hidden?: boolean;
+          };
           if (prop === "option" && typeof a[0] === "string" && !spec.hidden) {
             options.push({
               name: a[0],
@@ -50,7 +57,8 @@ export function describeCommand(def: CommandDef): CommandInfo {
               value: spec.type !== "boolean",
               ...(spec.choices ? { choices: spec.choices.map(String) } : {}),
             });
-          } else if (prop === "positional" && positionalChoices === undefined && spec.choices) positionalChoices = spec.choices.map(String);
+          } else if (prop === "positional" && positionalChoices === undefined && spec.choices)
+            positionalChoices = spec.choices.map(String);
           return recorder;
         };
       },
@@ -69,7 +77,12 @@ const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export function bashScript(cmds: CommandInfo[]): string {
   const names = cmds.map((c) => c.name).join(" ");
   const cases = cmds.map((c) => {
-    const valueCases = c.options.filter((o) => o.choices).map((o) => `        ${flags(o).join("|")}) COMPREPLY=($(compgen -W ${sq(o.choices!.join(" "))} -- "$cur")); return ;;`);
+    const valueCases = c.options
+      .filter((o) => o.choices)
+      .map(
+        (o) =>
+          `        ${flags(o).join("|")}) COMPREPLY=($(compgen -W ${sq(o.choices!.join(" "))} -- "$cur")); return ;;`,
+      );
     const takesValue = c.options.filter((o) => o.value && !o.choices).flatMap(flags);
     return [
       `    ${c.name})`,
@@ -78,7 +91,11 @@ export function bashScript(cmds: CommandInfo[]): string {
       ...(takesValue.length ? [`        ${takesValue.join("|")}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`] : []),
       `      esac`,
       `      opts=${sq([...c.options.flatMap(flags), "--help"].join(" "))}`,
-      ...(c.positionalChoices ? [`      [[ $cur != -* && $npos -eq 0 ]] && { COMPREPLY=($(compgen -W ${sq(c.positionalChoices.join(" "))} -- "$cur")); return; }`] : []),
+      ...(c.positionalChoices
+        ? [
+            `      [[ $cur != -* && $npos -eq 0 ]] && { COMPREPLY=($(compgen -W ${sq(c.positionalChoices.join(" "))} -- "$cur")); return; }`,
+          ]
+        : []),
       `      ;;`,
     ].join("\n");
   });
@@ -120,9 +137,13 @@ export function zshScript(cmds: CommandInfo[]): string {
       const names = fl.length > 1 ? `{${fl.join(",")}}` : fl[0]!;
       const action = o.choices ? `:${o.name}:(${o.choices.join(" ")})` : o.value ? `:${o.name}:_files` : "";
       // '(excl)'{--a,-b}'[desc]:value:action' — the brace list outside the quotes, as zsh expands it
-      return fl.length > 1 ? `      ${sq(excl)}${names}${sq(`[${zdesc(o.describe)}]${action}`)}` : `      ${sq(`${names}[${zdesc(o.describe)}]${action}`)}`;
+      return fl.length > 1
+        ? `      ${sq(excl)}${names}${sq(`[${zdesc(o.describe)}]${action}`)}`
+        : `      ${sq(`${names}[${zdesc(o.describe)}]${action}`)}`;
     });
-    const rest = c.positionalChoices ? `      ${sq(`1:${c.name}:(${c.positionalChoices.join(" ")})`)}` : `      ${sq("*:input:_files")}`;
+    const rest = c.positionalChoices
+      ? `      ${sq(`1:${c.name}:(${c.positionalChoices.join(" ")})`)}`
+      : `      ${sq("*:input:_files")}`;
     return [`    ${c.name})`, `      _arguments -s \\`, ...specs.map((s) => `${s} \\`), rest, `      ;;`].join("\n");
   });
   return `#compdef ckpt
@@ -163,7 +184,9 @@ export function fishScript(cmds: CommandInfo[]): string {
     `complete -c ckpt -n ${sq(`not __fish_seen_subcommand_from ${names}`)} -l version -d 'Show the version'`,
   ];
   for (const c of cmds) {
-    lines.push(`complete -c ckpt -n ${sq(`not __fish_seen_subcommand_from ${names}`)} -a ${c.name} -d ${sq(oneLine(c.describe))}`);
+    lines.push(
+      `complete -c ckpt -n ${sq(`not __fish_seen_subcommand_from ${names}`)} -a ${c.name} -d ${sq(oneLine(c.describe))}`,
+    );
     const when = sq(`__fish_seen_subcommand_from ${c.name}`);
     // inputs, URIs and paths: file names
     if (c.positionalChoices) lines.push(`complete -c ckpt -n ${when} -a ${sq(c.positionalChoices.join(" "))}`);
@@ -172,7 +195,11 @@ export function fishScript(cmds: CommandInfo[]): string {
       const short = o.aliases.filter((a) => a.length === 1).map((a) => `-s ${a}`);
       const long = [o.name, ...o.aliases.filter((a) => a.length > 1)].map((n) => `-l ${n}`);
       const value = o.choices ? `-x -a ${sq(o.choices.join(" "))}` : o.value ? "-r -F" : "";
-      lines.push(["complete -c ckpt -n", when, ...short, ...long, value, "-d", sq(oneLine(o.describe))].filter(Boolean).join(" "));
+      lines.push(
+        ["complete -c ckpt -n", when, ...short, ...long, value, "-d", sq(oneLine(o.describe))]
+          .filter(Boolean)
+          .join(" "),
+      );
     }
   }
   return lines.join("\n") + "\n";
@@ -188,7 +215,8 @@ export const completionCommand: CommandDef = {
       .example("source <(ckpt completion zsh)", "in ~/.zshrc")
       .example("ckpt completion fish > ~/.config/fish/completions/ckpt.fish", "fish"),
   run: async (args: { shell: string }, io: CliIO) => {
-    if (!(SHELLS as readonly string[]).includes(args.shell)) throw usageError(`unknown shell '${args.shell}': expected one of ${SHELLS.join(", ")}`);
+    if (!(SHELLS as readonly string[]).includes(args.shell))
+      throw usageError(`unknown shell '${args.shell}': expected one of ${SHELLS.join(", ")}`);
     const { commands } = await import("./main.js");
     const cmds = (await Promise.all(commands.map((c) => c.load()))).map(describeCommand);
     const script = { bash: bashScript, zsh: zshScript, fish: fishScript }[args.shell as Shell](cmds);

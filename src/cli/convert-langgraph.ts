@@ -14,7 +14,9 @@ import { splitThreadRef, SQLITE_PATH_REF } from "./input.js";
 /** Whether `-o` names a LangGraph store (a sqlite:/postgres:// URI, or a *.db / *.sqlite path) rather than a file. */
 export function isStoreOutput(output: string | undefined): boolean {
   if (output === undefined) return false;
-  return /^(sqlite:|postgres(ql)?:\/\/)/i.test(output) || SQLITE_PATH_REF.test(output) || /\.(sqlite3?|db)$/i.test(output);
+  return (
+    /^(sqlite:|postgres(ql)?:\/\/)/i.test(output) || SQLITE_PATH_REF.test(output) || /\.(sqlite3?|db)$/i.test(output)
+  );
 }
 
 export interface StoreConvertArgs {
@@ -41,10 +43,16 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
   const { existsSync } = await import("node:fs");
   const u = parseSaverUri(uri, io.env);
   const { holdsCkptTables } = await import("./migrate-to-langgraph.js");
-  if (await holdsCkptTables(uri, io.env)) throw usageError(`-o ${redact(uri)} holds ckpt's own tables: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`);
+  if (await holdsCkptTables(uri, io.env))
+    throw usageError(
+      `-o ${redact(uri)} holds ckpt's own tables: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`,
+    );
   // a dry run into a SQLite file that does not exist yet plans against an empty store and creates nothing
   const planOnly = args.dryRun && u.kind === "sqlite" && !existsSync(u.location);
-  const store = await openLgStore(planOnly ? "sqlite::memory:" : uri, { env: io.env, create: !args.dryRun || planOnly });
+  const store = await openLgStore(planOnly ? "sqlite::memory:" : uri, {
+    env: io.env,
+    create: !args.dryRun || planOnly,
+  });
   try {
     const had = await store.hasLayout();
     const library = asked ?? (had ? await store.library() : undefined) ?? "js";
@@ -64,17 +72,41 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
       verified = back !== undefined && store.sameForm(back, form);
     }
     if (args.json) {
-      io.stdout.write(JSON.stringify({ ok: !refused && !taken && (args.dryRun || verified), input: doc.name, from: { format: c.from }, to: { format: "langgraph", library }, output: target, dryRun: args.dryRun, written, verified, messages: c.messages, lossy: c.lossy, ...(taken ? { conflict: taken } : {}) }, null, 2) + "\n");
+      io.stdout.write(
+        JSON.stringify(
+          {
+            ok: !refused && !taken && (args.dryRun || verified),
+            input: doc.name,
+            from: { format: c.from },
+            to: { format: "langgraph", library },
+            output: target,
+            dryRun: args.dryRun,
+            written,
+            verified,
+            messages: c.messages,
+            lossy: c.lossy,
+            ...(taken ? { conflict: taken } : {}),
+          },
+          null,
+          2,
+        ) + "\n",
+      );
     }
     const err = io.stderr;
-    if (refused) err.write(`ckpt: ${doc.name}: converting ${head} would drop ${plural(c.lossy.length, "field")} (nothing written; --allow-lossy converts anyway):\n`);
+    if (refused)
+      err.write(
+        `ckpt: ${doc.name}: converting ${head} would drop ${plural(c.lossy.length, "field")} (nothing written; --allow-lossy converts anyway):\n`,
+      );
     else if (c.lossy.length) err.write(`ckpt: ${doc.name}: ${head}: dropped ${plural(c.lossy.length, "field")}:\n`);
     if (args.verbose) for (const n of c.lossy) err.write(`  ${n.pointer}: ${n.reason}\n`);
     else {
       // one line per field dropped on many messages, as convert reports it
       const { groupLossy } = await import("./convert.js");
       const groups = groupLossy(c.lossy);
-      for (const g of groups) err.write(g.count === 1 ? `  ${g.first}: ${g.reason}\n` : `  ${g.pattern}: ${g.reason} (${g.where}, e.g. ${g.first})\n`);
+      for (const g of groups)
+        err.write(
+          g.count === 1 ? `  ${g.first}: ${g.reason}\n` : `  ${g.pattern}: ${g.reason} (${g.where}, e.g. ${g.first})\n`,
+        );
       if (groups.length < c.lossy.length) err.write(`  (--verbose lists every field, --json gives the list as data)\n`);
     }
     if (taken) err.write(`ckpt: ${redact(uri)}: ${taken}; nothing written\n`);
@@ -83,7 +115,10 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
       err.write(`ckpt: ${target}: the rows read back differ from the rows written\n`);
       return ExitCode.NEGATIVE;
     }
-    if (!args.json) err.write(`${args.dryRun ? "would convert" : "converted"} ${doc.name} (${head}, ${plural(c.messages, "message")}) → ${target}${written ? " (read back and verified)" : ""}\n`);
+    if (!args.json)
+      err.write(
+        `${args.dryRun ? "would convert" : "converted"} ${doc.name} (${head}, ${plural(c.messages, "message")}) → ${target}${written ? " (read back and verified)" : ""}\n`,
+      );
     return ExitCode.OK;
   } finally {
     await store.close();

@@ -26,13 +26,15 @@ function checkFormatVersion(to: string, version: string): void {
   if (to === "yoagent" || to === "yoagent-session") {
     const snake = yoagentWantsSnake(version); // refuses releases ckpt does not know
     const v = version.trim();
-    if (to === "yoagent-session" && /\d+\.\d+/.test(v) && !/^[<>]/.test(v) && yoagentRelease(v) < 11) throw usageError(`yoagent ${version} has no sessions (JSONL session trees were added in 0.11.0)`);
+    if (to === "yoagent-session" && /\d+\.\d+/.test(v) && !/^[<>]/.test(v) && yoagentRelease(v) < 11)
+      throw usageError(`yoagent ${version} has no sessions (JSONL session trees were added in 0.11.0)`);
     void snake;
     return;
   }
   const known: Record<string, string[]> = { deepagent: ["ai-v6"], amacs: ["v4", "v3"] };
   if (!known[to]) throw usageError(`--format-version ${version}: ${to} has one format version only`);
-  if (!known[to].includes(version)) throw usageError(`unknown ${to} version '${version}': expected ${known[to].join(" or ")}`);
+  if (!known[to].includes(version))
+    throw usageError(`unknown ${to} version '${version}': expected ${known[to].join(" or ")}`);
 }
 
 interface Args {
@@ -55,31 +57,95 @@ export const convertCommand: CommandDef = {
   builder: (y) =>
     y
       .positional("input", { type: "string", describe: "file, amacs folder, '-' for stdin, or <saver-uri>#<threadId>" })
-      .option("to-format", { alias: "t", type: "string", choices: [...FORMAT_NAMES], demandOption: true, describe: "target format" })
-      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "source format (detected when omitted)" })
-      .option("format-version", { type: "string", describe: "target version, e.g. yoagent '<0.13' (or 0.12) for the old snake_case spelling; default: current" })
-      .option("output", { alias: "o", type: "string", describe: "output file (a folder for amacs, or an existing folder to write <threadId><ext> into); stdout when omitted" })
-      .option("allow-lossy", { type: "boolean", default: false, describe: "convert even when the target cannot carry everything (the dropped fields are listed)" })
-      .option("dry-run", { type: "boolean", default: false, describe: "report what would be written and dropped; write nothing" })
-      .option("json", { type: "boolean", default: false, describe: "machine-readable report on stdout (needs -o or --dry-run)" })
+      .option("to-format", {
+        alias: "t",
+        type: "string",
+        choices: [...FORMAT_NAMES],
+        demandOption: true,
+        describe: "target format",
+      })
+      .option("format", {
+        alias: "f",
+        type: "string",
+        choices: [...FORMAT_NAMES],
+        describe: "source format (detected when omitted)",
+      })
+      .option("format-version", {
+        type: "string",
+        describe: "target version, e.g. yoagent '<0.13' (or 0.12) for the old snake_case spelling; default: current",
+      })
+      .option("output", {
+        alias: "o",
+        type: "string",
+        describe:
+          "output file (a folder for amacs, or an existing folder to write <threadId><ext> into); stdout when omitted",
+      })
+      .option("allow-lossy", {
+        type: "boolean",
+        default: false,
+        describe: "convert even when the target cannot carry everything (the dropped fields are listed)",
+      })
+      .option("dry-run", {
+        type: "boolean",
+        default: false,
+        describe: "report what would be written and dropped; write nothing",
+      })
+      .option("json", {
+        type: "boolean",
+        default: false,
+        describe: "machine-readable report on stdout (needs -o or --dry-run)",
+      })
       .option("namespace", NAMESPACE_OPTION)
-      .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every dropped field (by default a field dropped on many messages is one line)" })
-      .option("to-library", { type: "string", choices: ["js", "python"], describe: "-t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…?schema=…#<thread>): the library whose encoding to write (default: the store's, else js)" })
-      .example("ckpt convert conversation.json --to-format deepagent -o thread.json", "yoagent history → deep-agent checkpoint")
-      .example("ckpt convert conversation.json -t yoagent --format-version 0.12 -o old.json", "write the < 0.13 spelling")
+      .option("verbose", {
+        alias: "v",
+        type: "boolean",
+        default: false,
+        describe: "list every dropped field (by default a field dropped on many messages is one line)",
+      })
+      .option("to-library", {
+        type: "string",
+        choices: ["js", "python"],
+        describe:
+          "-t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…?schema=…#<thread>): the library whose encoding to write (default: the store's, else js)",
+      })
+      .example(
+        "ckpt convert conversation.json --to-format deepagent -o thread.json",
+        "yoagent history → deep-agent checkpoint",
+      )
+      .example(
+        "ckpt convert conversation.json -t yoagent --format-version 0.12 -o old.json",
+        "write the < 0.13 spelling",
+      )
       .example("ckpt convert sess-1.json -t yoagent --dry-run", "list what a conversion would drop")
-      .example("ckpt convert conversation.json -t langgraph -o 'sqlite:checkpoints.db#support-42'", "a yoagent history → a new LangGraph thread that LangGraph JS loads and continues")
-      .example("ckpt convert 'checkpoints.db#support-42' -t yoagent --allow-lossy -o out.json", "the newest checkpoint of a LangGraph thread → yoagent (add @<id> for another)"),
+      .example(
+        "ckpt convert conversation.json -t langgraph -o 'sqlite:checkpoints.db#support-42'",
+        "a yoagent history → a new LangGraph thread that LangGraph JS loads and continues",
+      )
+      .example(
+        "ckpt convert 'checkpoints.db#support-42' -t yoagent --allow-lossy -o out.json",
+        "the newest checkpoint of a LangGraph thread → yoagent (add @<id> for another)",
+      ),
   run: async (args: Args, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     if ((args.input as unknown) === "" || (args.input as unknown) === true) args.input = "-";
-    if (args.json && !args.output && !args.dryRun) throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
+    if (args.json && !args.output && !args.dryRun)
+      throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
     if (args.formatVersion !== undefined) checkFormatVersion(args.toFormat, args.formatVersion);
     const { isStoreOutput, convertIntoLangGraph } = await import("./convert-langgraph.js");
     const intoStore = isStoreOutput(args.output);
-    if (intoStore && args.toFormat !== "langgraph") throw usageError(`-o ${args.output} is a store: convert writes LangGraph threads into stores (-t langgraph); use ckpt migrate --to-format ${args.toFormat} for ckpt's own savers`);
-    if (args.toLibrary !== undefined && !intoStore) throw usageError("--to-library applies to -t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…#<thread>)");
-    const doc = await readSource(args.input, { stdin: () => io.stdin, cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd, namespace: args.namespace });
+    if (intoStore && args.toFormat !== "langgraph")
+      throw usageError(
+        `-o ${args.output} is a store: convert writes LangGraph threads into stores (-t langgraph); use ckpt migrate --to-format ${args.toFormat} for ckpt's own savers`,
+      );
+    if (args.toLibrary !== undefined && !intoStore)
+      throw usageError(
+        "--to-library applies to -t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…#<thread>)",
+      );
+    const doc = await readSource(args.input, {
+      stdin: () => io.stdin,
+      cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd,
+      namespace: args.namespace,
+    });
     if (intoStore) return convertIntoLangGraph(doc, { ...args, output: args.output! }, io);
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossLog.length > 0 && !args.allowLossy;
@@ -90,8 +156,7 @@ export const convertCommand: CommandDef = {
         // exact bytes when redirected (the system's own layout); a final newline only for a terminal
         const t = r.output.text;
         io.stdout.write(io.stdout.isTTY && !t.endsWith("\n") ? t + "\n" : t);
-      }
-      else throw usageError(`${r.to} is written as a folder of files: give -o <folder>`);
+      } else throw usageError(`${r.to} is written as a folder of files: give -o <folder>`);
     }
     if (args.json) {
       io.stdout.write(
@@ -117,21 +182,36 @@ export const convertCommand: CommandDef = {
   },
 };
 
-function reportText(r: ConvertResult, input: string, target: string | undefined, refused: boolean, args: Args, io: CliIO) {
+function reportText(
+  r: ConvertResult,
+  input: string,
+  target: string | undefined,
+  refused: boolean,
+  args: Args,
+  io: CliIO,
+) {
   const err = io.stderr;
   const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}`;
   const log = r.lossLog;
   const fields = count(log.length, "field");
-  if (refused) err.write(`ckpt: ${input}: converting ${head} would drop ${fields} (nothing written; --allow-lossy converts anyway):\n`);
+  if (refused)
+    err.write(
+      `ckpt: ${input}: converting ${head} would drop ${fields} (nothing written; --allow-lossy converts anyway):\n`,
+    );
   else if (log.length) err.write(`ckpt: ${input}: ${head}: dropped ${fields}:\n`);
   if (args.verbose) for (let k = 0; k < log.length; k++) err.write(`  ${log.pointerOf(k)}: ${log.reasonOf(k)}\n`);
   else {
     const groups = groupLossy(log);
-    for (const g of groups) err.write(g.count === 1 ? `  ${g.first}: ${g.reason}\n` : `  ${g.pattern}: ${g.reason} (${g.where}, e.g. ${g.first})\n`);
+    for (const g of groups)
+      err.write(
+        g.count === 1 ? `  ${g.first}: ${g.reason}\n` : `  ${g.pattern}: ${g.reason} (${g.where}, e.g. ${g.first})\n`,
+      );
     if (groups.length < log.length) err.write(`  (--verbose lists every field, --json gives the list as data)\n`);
   }
   if (!refused && (target || args.dryRun)) {
-    err.write(`${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${count(r.checkpoint.messages.length, "message")})${target ? ` → ${target}` : ""}\n`);
+    err.write(
+      `${args.dryRun ? "would convert" : "converted"} ${input} (${head}, ${count(r.checkpoint.messages.length, "message")})${target ? ` → ${target}` : ""}\n`,
+    );
   }
 }
 
@@ -189,7 +269,9 @@ export function groupLossy(notes: ReadonlyArray<LossyNote> | LossLog): LossyGrou
       const n = list[k]!;
       const p = n.pointer;
       const ofReason = byReason.get(n.reason);
-      const g = (ofReason !== undefined ? groupFitting(ofReason, p) : undefined) ?? newGroup(p, n.reason, ofReason, byReason, groups);
+      const g =
+        (ofReason !== undefined ? groupFitting(ofReason, p) : undefined) ??
+        newGroup(p, n.reason, ofReason, byReason, groups);
       count1(g, messageIndexOf(p));
     }
   }
@@ -198,7 +280,10 @@ export function groupLossy(notes: ReadonlyArray<LossyNote> | LossLog): LossyGrou
     reason: g.reason,
     count: g.count,
     first: g.first,
-    where: g.messages === g.count ? `on ${count(g.count, "message")}` : `${count(g.count, "field")}${g.messages ? ` on ${count(g.messages, "message")}` : ""}`,
+    where:
+      g.messages === g.count
+        ? `on ${count(g.count, "message")}`
+        : `${count(g.count, "field")}${g.messages ? ` on ${count(g.messages, "message")}` : ""}`,
   }));
 }
 
@@ -226,10 +311,28 @@ function groupOfTail(ofReason: readonly NoteGroup[], tailPattern: string): NoteG
   return undefined;
 }
 
-function newGroup(pointer: string, reason: string, ofReason: NoteGroup[] | undefined, byReason: Map<string, NoteGroup[]>, groups: NoteGroup[]): NoteGroup {
+function newGroup(
+  pointer: string,
+  reason: string,
+  ofReason: NoteGroup[] | undefined,
+  byReason: Map<string, NoteGroup[]>,
+  groups: NoteGroup[],
+): NoteGroup {
   const pattern = pointer.replace(INDEX, "/*");
-  const tail = pattern.startsWith("/messages/*") && (pattern.length === 11 || pattern.charCodeAt(11) === 47) ? pattern.slice(11) : undefined;
-  const g: NoteGroup = { pattern, parts: partsOf(pattern), tail, reason, count: 0, first: pointer, messages: 0, last: -1 };
+  const tail =
+    pattern.startsWith("/messages/*") && (pattern.length === 11 || pattern.charCodeAt(11) === 47)
+      ? pattern.slice(11)
+      : undefined;
+  const g: NoteGroup = {
+    pattern,
+    parts: partsOf(pattern),
+    tail,
+    reason,
+    count: 0,
+    first: pointer,
+    messages: 0,
+    last: -1,
+  };
   if (ofReason) ofReason.push(g);
   else byReason.set(reason, [g]);
   groups.push(g);
@@ -285,10 +388,16 @@ const count = pluralInt;
 /** Where to write, refusing to overwrite the input; then an atomic write (temp file + rename). */
 async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<string> {
   const out = resolve(io.cwd, args.output!);
-  const inputPath = args.input === "-" || /^[a-z][a-z0-9+.-]*:/i.test(args.input) && !args.input.startsWith("file:") ? undefined : resolve(io.cwd, args.input.replace(/^file:/, ""));
+  const inputPath =
+    args.input === "-" || (/^[a-z][a-z0-9+.-]*:/i.test(args.input) && !args.input.startsWith("file:"))
+      ? undefined
+      : resolve(io.cwd, args.input.replace(/^file:/, ""));
   const files: Record<string, string> = {};
   let base = out;
-  const isDir = await stat(out).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(out).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if ("files" in r.output) {
     Object.assign(files, r.output.files);
   } else if (isDir) {
@@ -304,7 +413,8 @@ async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<str
     const inReal = await realpath(inputPath).catch(() => inputPath);
     for (const t of targets) {
       const outReal = await realpath(t.path).catch(() => t.path);
-      if (outReal === inReal || outReal.startsWith(inReal + "/")) throw usageError(`refusing to overwrite the input ${args.input}: choose another -o`);
+      if (outReal === inReal || outReal.startsWith(inReal + "/"))
+        throw usageError(`refusing to overwrite the input ${args.input}: choose another -o`);
     }
   }
   await writeFilesAtomic(targets); // every file to a temp name first, then renamed: no partial output

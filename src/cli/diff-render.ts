@@ -4,11 +4,26 @@
  */
 import { Chalk, type ChalkInstance } from "chalk";
 import { stringifyJson } from "../base/json.js";
-import type { BlockChange, Change, DiffOutput, FieldChange, MessageChange, TextDiff, UsageChange } from "../core/diff/index.js";
+import type {
+  BlockChange,
+  Change,
+  DiffOutput,
+  FieldChange,
+  MessageChange,
+  TextDiff,
+  UsageChange,
+} from "../core/diff/index.js";
 import { fmtInt, pluralInt } from "../base/plural.js";
 
 /** How a usage total is named in the text and markdown reports (the --json keys stay the schema's names). */
-const TOKEN_LABEL: Record<keyof UsageChange["delta"], string> = { input: "input", output: "output", cacheRead: "cache-read", cacheWrite: "cache-write", totalTokens: "total", reasoning: "reasoning" };
+const TOKEN_LABEL: Record<keyof UsageChange["delta"], string> = {
+  input: "input",
+  output: "output",
+  cacheRead: "cache-read",
+  cacheWrite: "cache-write",
+  totalTokens: "total",
+  reasoning: "reasoning",
+};
 
 /** What the renderers say about each side. */
 export interface SideInfo {
@@ -27,7 +42,13 @@ export function showValue(v: unknown, max = 80): string {
   return s.length > max ? s.slice(0, max - 1) + "…" : s;
 }
 
-const OP_MARK: Record<MessageChange["op"], string> = { appended: "+", inserted: "+", removed: "-", edited: "~", moved: "↕" };
+const OP_MARK: Record<MessageChange["op"], string> = {
+  appended: "+",
+  inserted: "+",
+  removed: "-",
+  edited: "~",
+  moved: "↕",
+};
 
 function where(c: MessageChange): string {
   if (c.op === "moved") return `[${c.a} → ${c.b}]`;
@@ -48,9 +69,11 @@ export function renderText(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { colo
   const section = (title: string, lines: string[]) => {
     if (lines.length) out.push("", k.bold.underline(title), ...lines);
   };
-  const by = <K extends Change["kind"]>(kind: K) => d.changes.filter((c): c is Extract<Change, { kind: K }> => c.kind === kind);
+  const by = <K extends Change["kind"]>(kind: K) =>
+    d.changes.filter((c): c is Extract<Change, { kind: K }> => c.kind === kind);
 
-  const msgColor = (op: MessageChange["op"]) => (op === "removed" ? k.red : op === "edited" ? k.yellow : op === "moved" ? k.cyan : k.green);
+  const msgColor = (op: MessageChange["op"]) =>
+    op === "removed" ? k.red : op === "edited" ? k.yellow : op === "moved" ? k.cyan : k.green;
   const msgs: string[] = [];
   for (const c of by("message")) {
     msgs.push(msgColor(c.op)(`${OP_MARK[c.op]} ${where(c)} ${c.op} ${c.role}: ${c.preview}`));
@@ -62,7 +85,10 @@ export function renderText(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { colo
   const other: string[] = [];
   for (const c of by("usage")) {
     for (const key of Object.keys(c.delta) as Array<keyof typeof c.delta>) {
-      if (c.delta[key] !== 0) other.push(`  ${TOKEN_LABEL[key]} tokens: ${fmtInt(c.before[key])} → ${fmtInt(c.after[key])} (${signed(c.delta[key])})`);
+      if (c.delta[key] !== 0)
+        other.push(
+          `  ${TOKEN_LABEL[key]} tokens: ${fmtInt(c.before[key])} → ${fmtInt(c.after[key])} (${signed(c.delta[key])})`,
+        );
     }
   }
   for (const c of by("model")) other.push(`  ${c.field}: ${c.before ?? "(none)"} → ${c.after ?? "(none)"}`);
@@ -80,7 +106,11 @@ export function renderText(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { colo
 
   const files: string[] = [];
   for (const c of by("file")) {
-    files.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} ${c.path} (+${c.added} −${c.removed})`));
+    files.push(
+      (c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(
+        `  ${c.op} ${c.path} (+${c.added} −${c.removed})`,
+      ),
+    );
     if (c.patch) files.push(...colorPatch(c.patch, k).map((l) => "    " + l));
     for (const f of c.fields ?? []) files.push("    " + fieldText(f, k));
   }
@@ -88,7 +118,11 @@ export function renderText(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { colo
 
   const notes: string[] = [];
   for (const c of by("scratchpad")) {
-    notes.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} "${c.heading}"${c.op === "moved" ? ` [${c.a} → ${c.b}]` : ""}`));
+    notes.push(
+      (c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(
+        `  ${c.op} "${c.heading}"${c.op === "moved" ? ` [${c.a} → ${c.b}]` : ""}`,
+      ),
+    );
     if (c.text) notes.push(...textDiffLines(c.text, k).map((l) => "    " + l));
     for (const f of c.fields ?? []) notes.push("    " + fieldText(f, k));
   }
@@ -100,13 +134,25 @@ export function renderText(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { colo
     for (const f of c.fields ?? []) ctx.push("    " + fieldText(f, k));
   }
   section("Contexts", ctx);
-  section("Other fields", by("field").map((f) => "  " + fieldText(f, k)));
+  section(
+    "Other fields",
+    by("field").map((f) => "  " + fieldText(f, k)),
+  );
   return out.join("\n") + "\n";
 }
 
 function blockText(bl: BlockChange, k: ChalkInstance): string[] {
-  const at = bl.op === "removed" ? `block ${bl.a}` : bl.op === "added" ? `block ${bl.b}` : bl.a === bl.b ? `block ${bl.b}` : `block ${bl.a} → ${bl.b}`;
-  const head = (bl.op === "added" ? k.green : bl.op === "removed" ? k.red : bl.op === "moved" ? k.cyan : k.yellow)(`    ${at} (${bl.type}) ${bl.op}`);
+  const at =
+    bl.op === "removed"
+      ? `block ${bl.a}`
+      : bl.op === "added"
+        ? `block ${bl.b}`
+        : bl.a === bl.b
+          ? `block ${bl.b}`
+          : `block ${bl.a} → ${bl.b}`;
+  const head = (bl.op === "added" ? k.green : bl.op === "removed" ? k.red : bl.op === "moved" ? k.cyan : k.yellow)(
+    `    ${at} (${bl.type}) ${bl.op}`,
+  );
   const lines = [head];
   if (bl.text) lines.push(...textDiffLines(bl.text, k).map((l) => "      " + l));
   for (const f of bl.fields ?? []) lines.push("      " + fieldText(f, k));
@@ -124,7 +170,17 @@ export function textDiffLines(t: TextDiff, k: ChalkInstance): string[] {
   if (t.mode === "lines") return colorPatch(t.patch, k);
   const plain = k.level === 0;
   const s = t.parts
-    .map((p) => (p.added ? (plain ? `{+${p.value}+}` : k.green.underline(p.value)) : p.removed ? (plain ? `[-${p.value}-]` : k.red.strikethrough(p.value)) : p.value))
+    .map((p) =>
+      p.added
+        ? plain
+          ? `{+${p.value}+}`
+          : k.green.underline(p.value)
+        : p.removed
+          ? plain
+            ? `[-${p.value}-]`
+            : k.red.strikethrough(p.value)
+          : p.value,
+    )
     .join("");
   return s.split("\n");
 }
@@ -133,7 +189,17 @@ function colorPatch(patch: string, k: ChalkInstance): string[] {
   return patch
     .replace(/\n$/, "")
     .split("\n")
-    .map((l) => (l.startsWith("+++") || l.startsWith("---") ? k.bold(l) : l.startsWith("@@") ? k.cyan(l) : l.startsWith("+") ? k.green(l) : l.startsWith("-") ? k.red(l) : l));
+    .map((l) =>
+      l.startsWith("+++") || l.startsWith("---")
+        ? k.bold(l)
+        : l.startsWith("@@")
+          ? k.cyan(l)
+          : l.startsWith("+")
+            ? k.green(l)
+            : l.startsWith("-")
+              ? k.red(l)
+              : l,
+    );
 }
 
 const plural = (n: number, w: string) => pluralInt(n, w);
@@ -144,7 +210,9 @@ export function renderMarkdown(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { 
   const out: string[] = [];
   out.push(`### ckpt diff: \`${a.name}\` → \`${b.name}\``, "");
   out.push(d.identical ? "**Identical.**" : `**Summary:** ${d.summary.text}.`, "");
-  out.push(`a: ${a.format}, thread \`${a.threadId}\`, ${plural(a.messages, "message")} · b: ${b.format}, thread \`${b.threadId}\`, ${plural(b.messages, "message")}`);
+  out.push(
+    `a: ${a.format}, thread \`${a.threadId}\`, ${plural(a.messages, "message")} · b: ${b.format}, thread \`${b.threadId}\`, ${plural(b.messages, "message")}`,
+  );
   for (const n of d.notes) out.push("", `> ${n}`);
   if (opts.stat || d.identical) return out.join("\n") + "\n";
   const msgs = d.changes.filter((c): c is MessageChange => c.kind === "message");
@@ -161,17 +229,32 @@ export function renderMarkdown(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { 
       }
       for (const f of c.fields ?? []) body.push(...mdField(f));
       const fc = fence(body);
-      out.push("", `<details><summary>message ${c.b} (${c.role}) ${c.op}</summary>`, "", fc + "diff", ...body, fc, "", "</details>");
+      out.push(
+        "",
+        `<details><summary>message ${c.b} (${c.role}) ${c.op}</summary>`,
+        "",
+        fc + "diff",
+        ...body,
+        fc,
+        "",
+        "</details>",
+      );
     }
   }
   const rows: string[] = [];
   for (const c of d.changes) {
     if (c.kind === "usage") {
-      for (const key of Object.keys(c.delta) as Array<keyof typeof c.delta>) if (c.delta[key] !== 0) rows.push(`| ${TOKEN_LABEL[key]} tokens | ${fmtInt(c.before[key])} | ${fmtInt(c.after[key])} |`);
+      for (const key of Object.keys(c.delta) as Array<keyof typeof c.delta>)
+        if (c.delta[key] !== 0)
+          rows.push(`| ${TOKEN_LABEL[key]} tokens | ${fmtInt(c.before[key])} | ${fmtInt(c.after[key])} |`);
     } else if (c.kind === "model") rows.push(`| ${c.field} | ${cell(c.before ?? "")} | ${cell(c.after ?? "")} |`);
-    else if (c.kind === "todo") rows.push(`| todo ${cell(c.id)} (${cell(c.content)}) | ${c.before ?? (c.op === "added" ? "—" : "")} | ${c.after ?? (c.op === "removed" ? "—" : c.op)} |`);
+    else if (c.kind === "todo")
+      rows.push(
+        `| todo ${cell(c.id)} (${cell(c.content)}) | ${c.before ?? (c.op === "added" ? "—" : "")} | ${c.after ?? (c.op === "removed" ? "—" : c.op)} |`,
+      );
     else if (c.kind === "context") rows.push(`| context ${cell(c.name)} | ${c.op === "added" ? "—" : ""} | ${c.op} |`);
-    else if (c.kind === "field") rows.push(`| \`${cell(c.pointer)}\` | ${cell(showValue(c.before))} | ${cell(showValue(c.after))} |`);
+    else if (c.kind === "field")
+      rows.push(`| \`${cell(c.pointer)}\` | ${cell(showValue(c.before))} | ${cell(showValue(c.after))} |`);
   }
   if (rows.length) out.push("", "#### State and fields", "", "| what | a | b |", "|---|---|---|", ...rows);
   for (const c of d.changes) {
@@ -182,7 +265,8 @@ export function renderMarkdown(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { 
         const fc = fence(body);
         out.push("", fc + "diff", ...body, fc);
       }
-      for (const f of c.fields ?? []) out.push("", `- \`${f.pointer}\`: ${showValue(f.before)} → ${showValue(f.after)}`);
+      for (const f of c.fields ?? [])
+        out.push("", `- \`${f.pointer}\`: ${showValue(f.before)} → ${showValue(f.after)}`);
     } else if (c.kind === "scratchpad") {
       out.push("", `#### Scratchpad note "${c.heading}" ${c.op}`);
       if (c.text) {
@@ -197,8 +281,14 @@ export function renderMarkdown(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { 
 
 function mdText(t: TextDiff): string[] {
   if (t.mode === "lines") return t.patch.replace(/\n$/, "").split("\n");
-  const before = t.parts.filter((p) => !p.added).map((p) => p.value).join("");
-  const after = t.parts.filter((p) => !p.removed).map((p) => p.value).join("");
+  const before = t.parts
+    .filter((p) => !p.added)
+    .map((p) => p.value)
+    .join("");
+  const after = t.parts
+    .filter((p) => !p.removed)
+    .map((p) => p.value)
+    .join("");
   return [...before.split("\n").map((l) => "- " + l), ...after.split("\n").map((l) => "+ " + l)];
 }
 
@@ -220,6 +310,13 @@ const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 /** The `--json` document: sides, identical, summary, change records, notes. */
 export function renderJson(d: DiffOutput, a: SideInfo, b: SideInfo, opts: { stat: boolean }): string {
-  const doc = { a, b, identical: d.identical, summary: d.summary, notes: d.notes, ...(opts.stat ? {} : { changes: d.changes }) };
+  const doc = {
+    a,
+    b,
+    identical: d.identical,
+    summary: d.summary,
+    notes: d.notes,
+    ...(opts.stat ? {} : { changes: d.changes }),
+  };
   return stringifyJson(doc, 2) + "\n";
 }

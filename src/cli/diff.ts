@@ -40,26 +40,65 @@ export const diffCommand: CommandDef = {
   describe: "Show what changed between two checkpoints (any formats): messages, state, usage",
   builder: (y) =>
     y
-      .positional("a", { type: "string", describe: "first checkpoint: file, amacs folder, '-' for stdin, or <saver-uri>#<threadId>" })
+      .positional("a", {
+        type: "string",
+        describe: "first checkpoint: file, amacs folder, '-' for stdin, or <saver-uri>#<threadId>",
+      })
       .positional("b", { type: "string", describe: "second checkpoint (same forms)" })
-      .option("ignore", { type: "string", array: true, describe: "leave out values whose canonical pointer matches this glob (repeatable): '*' one segment, '**' any, e.g. /messages/*/timestamp, /state/files/**" })
-      .option("ignore-volatile", { type: "boolean", default: false, describe: `ignore timestamps, createdAt/updatedAt, usage and file times (${VOLATILE_GLOBS.join(" ")})` })
+      .option("ignore", {
+        type: "string",
+        array: true,
+        describe:
+          "leave out values whose canonical pointer matches this glob (repeatable): '*' one segment, '**' any, e.g. /messages/*/timestamp, /state/files/**",
+      })
+      .option("ignore-volatile", {
+        type: "boolean",
+        default: false,
+        describe: `ignore timestamps, createdAt/updatedAt, usage and file times (${VOLATILE_GLOBS.join(" ")})`,
+      })
       .option("stat", { type: "boolean", default: false, describe: "print the summary only" })
-      .option("quiet", { alias: "q", type: "boolean", default: false, describe: "print nothing; the exit code says whether they differ" })
+      .option("quiet", {
+        alias: "q",
+        type: "boolean",
+        default: false,
+        describe: "print nothing; the exit code says whether they differ",
+      })
       .option("json", { type: "boolean", default: false, describe: "change records as JSON (same as --reporter json)" })
       .option("namespace", NAMESPACE_OPTION)
-      .option("reporter", { alias: "r", type: "string", choices: [...OUTPUTS], describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown" })
+      .option("reporter", {
+        alias: "r",
+        type: "string",
+        choices: [...OUTPUTS],
+        describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown",
+      })
       // the choices include the output names only so that old scripts' `--format json` still parse (deprecated)
-      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES, ...OUTPUTS], describe: `format of both inputs, as in validate/convert/show/replay (detected when omitted). Formerly the output: an output name (${OUTPUTS.join(", ")}) still works as --reporter, with a warning` })
-      .option("input-format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "same as --format (the input format)" })
+      .option("format", {
+        alias: "f",
+        type: "string",
+        choices: [...FORMAT_NAMES, ...OUTPUTS],
+        describe: `format of both inputs, as in validate/convert/show/replay (detected when omitted). Formerly the output: an output name (${OUTPUTS.join(", ")}) still works as --reporter, with a warning`,
+      })
+      .option("input-format", {
+        alias: "F",
+        type: "string",
+        choices: [...FORMAT_NAMES],
+        describe: "same as --format (the input format)",
+      })
       .example("ckpt diff before.json after.json", "what changed between two saves")
-      .example("ckpt diff conversation.json thread.json --ignore-volatile", "compare a yoagent history with a deep-agent checkpoint, ignoring times and usage")
+      .example(
+        "ckpt diff conversation.json thread.json --ignore-volatile",
+        "compare a yoagent history with a deep-agent checkpoint, ignoring times and usage",
+      )
       .example("ckpt diff a.json b.json --reporter markdown > comment.md", "a pull-request comment")
       .example("ckpt diff a.json b.json --reporter json-patch", "an RFC 6902 patch from canonical a to canonical b")
-      .example("ckpt diff old.json new.json --format phi-core", "read both inputs as phi-core (a snake_case array fits yoagent < 0.13 too)"),
+      .example(
+        "ckpt diff old.json new.json --format phi-core",
+        "read both inputs as phi-core (a snake_case array fits yoagent < 0.13 too)",
+      ),
   run: async (args: Args, io: CliIO) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
-    for (const k of ["a", "b"] as const) if ((args[k] as unknown) === "" || (args[k] as unknown) === true) args[k] = "-";
+    for (const k of ["a", "b"] as const)
+      if ((args[k] as unknown) === "" || (args[k] as unknown) === true) args[k] = "-";
     // yargs still calls the handler after reporting a missing positional (main prints that usage error)
     if (typeof args.a !== "string" || typeof args.b !== "string") return ExitCode.USAGE;
     if (args.a === "-" && args.b === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
@@ -67,7 +106,11 @@ export const diffCommand: CommandDef = {
     if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
 
     const read = async (spec: string) => {
-      const doc = await readSource(spec, { stdin: () => io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace: args.namespace });
+      const doc = await readSource(spec, {
+        stdin: () => io.stdin,
+        cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd,
+        namespace: args.namespace,
+      });
       const n = readNative(doc, inputFormat);
       const valid = nativeValid(n.adapter, n.native, n.doc);
       const checkpoint = n.adapter.toCanonical(n.native, n.doc);
@@ -108,11 +151,17 @@ function outputAndInput(args: Args, io: CliIO): { output: Output; inputFormat?: 
   let reporter = args.reporter;
   let inputFormat = args.inputFormat;
   if (isOutput(args.format)) {
-    io.stderr.write(`ckpt diff: --format ${args.format} is deprecated for the output: use --reporter ${args.format} (--format names the input format, as in the other commands)\n`);
-    if (reporter && reporter !== args.format) throw usageError(`--format ${args.format} (the deprecated output spelling) conflicts with --reporter ${reporter}`);
+    io.stderr.write(
+      `ckpt diff: --format ${args.format} is deprecated for the output: use --reporter ${args.format} (--format names the input format, as in the other commands)\n`,
+    );
+    if (reporter && reporter !== args.format)
+      throw usageError(
+        `--format ${args.format} (the deprecated output spelling) conflicts with --reporter ${reporter}`,
+      );
     reporter = args.format;
   } else if (args.format !== undefined) {
-    if (inputFormat && inputFormat !== args.format) throw usageError(`--format ${args.format} conflicts with --input-format ${inputFormat}`);
+    if (inputFormat && inputFormat !== args.format)
+      throw usageError(`--format ${args.format} conflicts with --input-format ${inputFormat}`);
     inputFormat = args.format;
   }
   if (args.json && reporter && reporter !== "json") throw usageError(`--json conflicts with --reporter ${reporter}`);
@@ -127,7 +176,10 @@ function outputAndInput(args: Args, io: CliIO): { output: Output; inputFormat?: 
 function nativeValid(adapter: FormatAdapter, native: unknown, doc: SourceDoc): boolean {
   const validate = getValidator(adapter.schema);
   // a bigint can only come from a run of 16+ digits in the source: without one there is nothing to walk for
-  return validate !== undefined && validate(doc.text !== undefined && !hasLongDigitRun(doc.text) ? native : toPlainNumbers(native));
+  return (
+    validate !== undefined &&
+    validate(doc.text !== undefined && !hasLongDigitRun(doc.text) ? native : toPlainNumbers(native))
+  );
 }
 
 /**
@@ -144,14 +196,23 @@ function checkCanonical(cp: Checkpoint, doc: SourceDoc, format: string): void {
   const params = e.params as Record<string, unknown>;
   let expected = e.message ?? "a valid value";
   if (e.keyword === "type") expected = `${String(params.type)}`;
-  else if (e.keyword === "enum") expected = `one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+  else if (e.keyword === "enum")
+    expected = `one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
   else if (e.keyword === "const") expected = JSON.stringify(params.allowedValue);
-  else if (e.keyword === "required") expected = `a '${(e.params as { missingProperty: string }).missingProperty}' property`;
-  else if (e.keyword === "additionalProperties") expected = `no property '${(e.params as { additionalProperty: string }).additionalProperty}'`;
+  else if (e.keyword === "required")
+    expected = `a '${(e.params as { missingProperty: string }).missingProperty}' property`;
+  else if (e.keyword === "additionalProperties")
+    expected = `no property '${(e.params as { additionalProperty: string }).additionalProperty}'`;
   const place = format === "ckpt" && doc.text !== undefined ? jsonLocator(doc.text).locate(pointer) : undefined;
   throw inputError(
     `schema/${e.keyword}`,
-    format === "ckpt" ? `not a valid ckpt checkpoint: expected ${expected}` : `its ${format} content does not map to a valid checkpoint at canonical ${pointer || "/"}: expected ${expected}`,
-    { file: doc.name, ...(format === "ckpt" ? { pointer } : {}), ...(place ? { line: place.line, column: place.column } : {}) },
+    format === "ckpt"
+      ? `not a valid ckpt checkpoint: expected ${expected}`
+      : `its ${format} content does not map to a valid checkpoint at canonical ${pointer || "/"}: expected ${expected}`,
+    {
+      file: doc.name,
+      ...(format === "ckpt" ? { pointer } : {}),
+      ...(place ? { line: place.line, column: place.column } : {}),
+    },
   );
 }

@@ -36,13 +36,22 @@ export async function readStdin(stdin: Readable): Promise<Buffer> {
 export function decodeText(buf: Buffer, name: string): string {
   if (buf.length === 0) throw inputError("empty", "empty file: expected a checkpoint document", { file: name });
   const probe = buf.subarray(0, 8192);
-  if (probe.includes(0)) throw inputError("binary", `binary data (a NUL byte at offset ${probe.indexOf(0)}): expected a UTF-8 text document`, { file: name });
+  if (probe.includes(0))
+    throw inputError(
+      "binary",
+      `binary data (a NUL byte at offset ${probe.indexOf(0)}): expected a UTF-8 text document`,
+      { file: name },
+    );
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(buf);
   } catch {
     const text = buf.toString("utf8");
     const at = text.indexOf("\uFFFD");
-    throw inputError("encoding", `not valid UTF-8${at >= 0 ? ` (near character ${at})` : ""}: expected a UTF-8 text document`, { file: name });
+    throw inputError(
+      "encoding",
+      `not valid UTF-8${at >= 0 ? ` (near character ${at})` : ""}: expected a UTF-8 text document`,
+      { file: name },
+    );
   }
 }
 
@@ -90,7 +99,9 @@ export interface ReadOptions {
  * is a usage error.
  */
 export function namespaceFor(uri: string, flag: string | undefined): string | undefined {
-  const inUri = /[?&]namespace=/.test(uri) ? new URLSearchParams(uri.slice(uri.indexOf("?") + 1).split("#")[0]).get("namespace") ?? undefined : undefined;
+  const inUri = /[?&]namespace=/.test(uri)
+    ? (new URLSearchParams(uri.slice(uri.indexOf("?") + 1).split("#")[0]).get("namespace") ?? undefined)
+    : undefined;
   if (inUri !== undefined && flag !== undefined && inUri !== flag) {
     throw usageError(`namespace given twice: '${inUri}' in the URI and '${flag}' by --namespace; keep one`);
   }
@@ -109,7 +120,8 @@ export const NAMESPACE_OPTION = {
  */
 export async function noThreadError(saver: Saver, threadId: string, namespace: string): Promise<CkptError> {
   const elsewhere: string[] = [];
-  for (const ns of await saver.namespaces()) if (ns !== namespace && (await saver.exists(threadId, ns))) elsewhere.push(ns);
+  for (const ns of await saver.namespaces())
+    if (ns !== namespace && (await saver.exists(threadId, ns))) elsewhere.push(ns);
   const hint = elsewhere.length
     ? `; it is in namespace ${elsewhere.map((n) => `'${n}'`).join(", ")}: add ?namespace=${encodeURIComponent(elsewhere[0]!)} to the URI or pass --namespace ${elsewhere[0]}`
     : "";
@@ -132,9 +144,14 @@ async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   try {
     // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
     const a = await settleAddress(saver, given, isLangGraphSaver(saver) ? undefined : namespace);
-    if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace))) throw await noThreadError(saver, a.threadId, namespace);
+    if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace)))
+      throw await noThreadError(saver, a.threadId, namespace);
     const { text, checkpointId } = await loadAddress(saver, a, saver.uri);
-    return { name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`, text, threadId: a.threadId };
+    return {
+      name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`,
+      text,
+      threadId: a.threadId,
+    };
   } finally {
     await saver.close();
   }
@@ -151,13 +168,22 @@ function isFolder(path: string): boolean {
 
 /** A store named where one checkpoint is read (show, diff, convert, replay): say how to name one of its threads. */
 function storeWithoutThread(spec: string, uri: string): CkptError {
-  return inputError("store-without-thread", `a store, not one checkpoint: name a thread as '${redactUri(spec)}#<thread>' ('ckpt ls ${redactUri(uri)}' lists them)`, { file: redactUri(spec) });
+  return inputError(
+    "store-without-thread",
+    `a store, not one checkpoint: name a thread as '${redactUri(spec)}#<thread>' ('ckpt ls ${redactUri(uri)}' lists them)`,
+    { file: redactUri(spec) },
+  );
 }
 
 /** Read one named input into a SourceDoc. */
 export async function readSource(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin()), "<stdin>") };
-  if (spec.includes("#") && (SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec) || isFolder(resolve(opts.cwd ?? ".", spec.slice(0, spec.indexOf("#")))))) {
+  if (
+    spec.includes("#") &&
+    (SAVER_URI.test(spec) ||
+      SQLITE_PATH_REF.test(spec) ||
+      isFolder(resolve(opts.cwd ?? ".", spec.slice(0, spec.indexOf("#")))))
+  ) {
     return readThread(spec, opts);
   }
   if (SAVER_URI.test(spec) && !/^file:/i.test(spec)) throw storeWithoutThread(spec, spec);
@@ -179,14 +205,21 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
     const org = AMACS_FILES.filter((n) => names.includes(n));
     if (org.length === 0 && /^file:/i.test(spec)) throw storeWithoutThread(spec, spec);
     if (org.length === 0) {
-      throw inputError("directory", "is a directory: expected a file (or an amacs folder with agent-chat.org / scratchpad.org)", { file: spec });
+      throw inputError(
+        "directory",
+        "is a directory: expected a file (or an amacs folder with agent-chat.org / scratchpad.org)",
+        { file: spec },
+      );
     }
     const files: Record<string, string> = {};
     for (const n of org) files[n] = decodeText(await fsp.readFile(join(full, n)), join(spec, n));
     return { name: spec, files };
   }
   if (!st.isFile()) throw inputError("not-a-file", "not a regular file", { file: spec });
-  if (st.size > MAX_DOCUMENT_BYTES) throw inputError("too-large", `file is ${st.size} bytes: ckpt reads documents up to ${MAX_DOCUMENT_BYTES} bytes`, { file: spec });
+  if (st.size > MAX_DOCUMENT_BYTES)
+    throw inputError("too-large", `file is ${st.size} bytes: ckpt reads documents up to ${MAX_DOCUMENT_BYTES} bytes`, {
+      file: spec,
+    });
   // Fast path: Node's one-call UTF-8 read (several times faster than bytes + a fatal TextDecoder). Invalid UTF-8
   // decodes to U+FFFD, so any text holding U+FFFD or an early NUL, an empty file, or one too long for a string goes
   // the byte-level way below, which decides exactly as before (a document may contain U+FFFD legitimately).
@@ -205,7 +238,8 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
   } catch (e) {
     throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec });
   }
-  if (buf.subarray(0, 16).toString("latin1") === "SQLite format 3\u0000") throw storeWithoutThread(spec, `sqlite:${spec}`);
+  if (buf.subarray(0, 16).toString("latin1") === "SQLite format 3\u0000")
+    throw storeWithoutThread(spec, `sqlite:${spec}`);
   return { name: spec, text: decodeText(buf, spec) };
 }
 
@@ -235,14 +269,19 @@ export async function walkDocuments(dir: string, shown: string): Promise<string[
     try {
       entries = await fsp.readdir(full, { withFileTypes: true });
     } catch (e) {
-      throw inputError("unreadable", `cannot list directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: label });
+      throw inputError(
+        "unreadable",
+        `cannot list directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        { file: label },
+      );
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       const childLabel = label.endsWith("/") || label.endsWith(sep) ? label + e.name : `${label}/${e.name}`;
       if (e.isDirectory()) {
         if (!SKIP_DIRS.has(e.name)) await visit(join(full, e.name), childLabel);
-      } else if (e.isFile() && DOCUMENT_EXTENSIONS.some((x) => e.name.endsWith(x)) && !e.name.endsWith(".expect.json")) out.push(childLabel);
+      } else if (e.isFile() && DOCUMENT_EXTENSIONS.some((x) => e.name.endsWith(x)) && !e.name.endsWith(".expect.json"))
+        out.push(childLabel);
     }
   };
   await visit(dir, shown);
@@ -273,8 +312,17 @@ export async function expandInputs(specs: readonly string[], cwd: string): Promi
       } catch {
         /* no base: nothing matches */
       }
-      const matches = found.filter((f) => micromatch.isMatch(relative(".", f).split(sep).join("/"), spec.replace(/^\.\//, ""), { dot: false }) || micromatch.isMatch(f, spec));
-      if (matches.length === 0) throw inputError("no-match", "the pattern matches no checkpoint documents (.json, .jsonl, .pkl, amacs folders)", { file: spec });
+      const matches = found.filter(
+        (f) =>
+          micromatch.isMatch(relative(".", f).split(sep).join("/"), spec.replace(/^\.\//, ""), { dot: false }) ||
+          micromatch.isMatch(f, spec),
+      );
+      if (matches.length === 0)
+        throw inputError(
+          "no-match",
+          "the pattern matches no checkpoint documents (.json, .jsonl, .pkl, amacs folders)",
+          { file: spec },
+        );
       out.push(...matches);
       continue;
     }
@@ -288,7 +336,12 @@ export async function expandInputs(specs: readonly string[], cwd: string): Promi
     }
     if (st.isDirectory() && !(await isAmacsFolder(full))) {
       const docs = await walkDocuments(full, spec);
-      if (docs.length === 0) throw inputError("empty-directory", "directory holds nothing to validate: expected .json, .jsonl or .pkl files or amacs folders", { file: spec });
+      if (docs.length === 0)
+        throw inputError(
+          "empty-directory",
+          "directory holds nothing to validate: expected .json, .jsonl or .pkl files or amacs folders",
+          { file: spec },
+        );
       out.push(...docs);
     } else out.push(spec);
   }

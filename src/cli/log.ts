@@ -30,15 +30,26 @@ function cells(e: LgHistoryEntry): string[] {
   ];
 }
 
-const line = (c: string[]) => c.map((x, i) => (i === 2 || i === 6 || i === 7 ? x.padStart(WIDTHS[i]!) : x.padEnd(WIDTHS[i]!))).join("  ").trimEnd() + "\n";
+const line = (c: string[]) =>
+  c
+    .map((x, i) => (i === 2 || i === 6 || i === 7 ? x.padStart(WIDTHS[i]!) : x.padEnd(WIDTHS[i]!)))
+    .join("  ")
+    .trimEnd() + "\n";
 
 export const logCommand: CommandDef = {
   command: "log <address>",
   describe: "History of a thread, newest first: id, parent, step, source, time, node, messages, size",
   builder: (y: Argv) =>
     y
-      .positional("address", { type: "string", describe: "<store-uri>#<thread> (a LangGraph SQLite/PostgreSQL store, or any ckpt store)" })
-      .option("namespace", { type: "string", describe: "LangGraph stores: the checkpoint_ns (default: the root graph, ''); ckpt's stores: the namespace, when the URI has no ?namespace= (default: 'default')" })
+      .positional("address", {
+        type: "string",
+        describe: "<store-uri>#<thread> (a LangGraph SQLite/PostgreSQL store, or any ckpt store)",
+      })
+      .option("namespace", {
+        type: "string",
+        describe:
+          "LangGraph stores: the checkpoint_ns (default: the root graph, ''); ckpt's stores: the namespace, when the URI has no ?namespace= (default: 'default')",
+      })
       .option("limit", { type: "number", describe: "at most this many checkpoints" })
       .option("json", { type: "boolean", default: false, describe: "a JSON array of entries" })
       .example("ckpt log checkpoints.sqlite#thread-1", "every checkpoint of a LangGraph thread")
@@ -60,7 +71,10 @@ export const logCommand: CommandDef = {
       await saver.close();
       throw e;
     });
-    if (a.selector.kind !== "latest" || (a === given && args.address.slice(args.address.indexOf("#")).includes("@latest"))) {
+    if (
+      a.selector.kind !== "latest" ||
+      (a === given && args.address.slice(args.address.indexOf("#")).includes("@latest"))
+    ) {
       await saver.close();
       throw usageError(`'${args.address}': ckpt log takes <store>#<thread> (the whole history), not one checkpoint`);
     }

@@ -23,26 +23,38 @@ function cells(t: LgThreadSummary): string[] {
   ];
 }
 
-export async function lsLangGraph(saver: LangGraphSaver, args: { limit?: number; json: boolean }, io: CliIO): Promise<number> {
+export async function lsLangGraph(
+  saver: LangGraphSaver,
+  args: { limit?: number; json: boolean },
+  io: CliIO,
+): Promise<number> {
   let n = 0;
   try {
     const threads = saver.langgraph.threads({ limit: args.limit });
     if (args.json) {
       io.stdout.write("[");
-      for await (const t of threads) io.stdout.write((n++ ? ",\n" : "\n") + JSON.stringify({ layout: "langgraph", ...t }));
+      for await (const t of threads)
+        io.stdout.write((n++ ? ",\n" : "\n") + JSON.stringify({ layout: "langgraph", ...t }));
       io.stdout.write(n ? "\n]\n" : "]\n");
       return 0;
     }
     // fixed widths (streamed: the longest id is unknown up front); a longer thread id just pushes its row
     const widths = [24, 11, 5, 8, 12, 32, 14, 7];
-    const line = (c: string[]) => c.map((x, i) => (i >= 1 && i <= 4 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!))).join("  ").trimEnd() + "\n";
+    const line = (c: string[]) =>
+      c
+        .map((x, i) => (i >= 1 && i <= 4 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd() + "\n";
     let buf = "";
     for await (const t of threads) {
       if (n++ === 0) buf += line(HEAD);
       buf += line(cells(t));
       if (buf.length > 65536) io.stdout.write(buf), (buf = "");
     }
-    io.stdout.write(buf + (n ? `${plural(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`));
+    io.stdout.write(
+      buf +
+        (n ? `${plural(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`),
+    );
     return 0;
   } finally {
     await saver.close();

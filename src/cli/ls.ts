@@ -28,8 +28,15 @@ export const lsCommand: CommandDef = {
   describe: "List the threads in a saver: step, messages, size, updated time",
   builder: (y: Argv) =>
     y
-      .positional("uri", { type: "string", describe: "saver URI (file:<dir>, sqlite:<path>, redis://…, postgres://…) or a folder" })
-      .option("namespace", { type: "string", array: true, describe: "namespace(s) to list, when the URI has no ?namespace= (default: all)" })
+      .positional("uri", {
+        type: "string",
+        describe: "saver URI (file:<dir>, sqlite:<path>, redis://…, postgres://…) or a folder",
+      })
+      .option("namespace", {
+        type: "string",
+        array: true,
+        describe: "namespace(s) to list, when the URI has no ?namespace= (default: all)",
+      })
       .option("limit", { type: "number", describe: "at most this many threads per namespace" })
       .option("json", { type: "boolean", default: false, describe: "a JSON array of rows" })
       .example("ckpt ls ./.checkpoints", "a deep-agent FileSaver folder")
@@ -42,16 +49,28 @@ export const lsCommand: CommandDef = {
     args.uri = storeAt(args.uri, io.cwd);
     const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
     const uriNs = namespaceFor(args.uri, flagNs);
-    if (uriNs !== undefined && args.namespace && args.namespace.length > 1) throw usageError(`namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`);
+    if (uriNs !== undefined && args.namespace && args.namespace.length > 1)
+      throw usageError(
+        `namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`,
+      );
     const saver = await openStore(args.uri, { readOnly: true, env: io.env });
     const rows: Row[] = [];
     let others: string[] = []; // when the namespaces asked for hold nothing: the ones that hold threads
-    if ((await import("../savers/index.js")).isLangGraphSaver(saver)) return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
+    if ((await import("../savers/index.js")).isLangGraphSaver(saver))
+      return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
     try {
-      for (const ns of uriNs !== undefined ? [uriNs] : args.namespace ?? (await saver.namespaces())) {
+      for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {
           const text = await saver.load(t.threadId, ns);
-          const row: Row = { namespace: ns, threadId: t.threadId, format: null, step: null, messages: null, bytes: t.bytes, updatedAt: t.updatedAt ?? null };
+          const row: Row = {
+            namespace: ns,
+            threadId: t.threadId,
+            format: null,
+            step: null,
+            messages: null,
+            bytes: t.bytes,
+            updatedAt: t.updatedAt ?? null,
+          };
           if (text !== undefined) {
             try {
               const { checkpoint, format } = readCheckpoint({ name: `${saver.uri}#${t.threadId}`, text });
@@ -78,13 +97,29 @@ export const lsCommand: CommandDef = {
     if (rows.length === 0) {
       const where = uriNs !== undefined ? [uriNs] : args.namespace;
       const inNs = where ? ` in namespace ${where.map((n) => `'${n}'`).join(", ")}` : "";
-      io.stdout.write(`${saver.uri}: no threads${inNs}${others.length ? ` (threads are in namespace ${others.map((n) => `'${n}'`).join(", ")})` : ""}\n`);
+      io.stdout.write(
+        `${saver.uri}: no threads${inNs}${others.length ? ` (threads are in namespace ${others.map((n) => `'${n}'`).join(", ")})` : ""}\n`,
+      );
       return 0;
     }
     const head = ["NAMESPACE", "THREAD", "FORMAT", "STEP", "MESSAGES", "SIZE", "UPDATED"];
-    const table = rows.map((r) => [r.namespace, r.threadId, r.format ?? `? (${r.error ?? "unreadable"})`, r.step ?? "-", r.messages ?? "-", `${r.bytes} B`, r.updatedAt ?? "-"].map(String));
+    const table = rows.map((r) =>
+      [
+        r.namespace,
+        r.threadId,
+        r.format ?? `? (${r.error ?? "unreadable"})`,
+        r.step ?? "-",
+        r.messages ?? "-",
+        `${r.bytes} B`,
+        r.updatedAt ?? "-",
+      ].map(String),
+    );
     const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-    const line = (cells: string[]) => cells.map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+    const line = (cells: string[]) =>
+      cells
+        .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd();
     io.stdout.write([line(head), ...table.map(line)].join("\n") + `\n${plural(rows.length, "thread")}\n`);
     return 0;
   },

@@ -139,7 +139,9 @@ export function reportError(e: unknown, io: CliIO): number {
   }
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
     // Valid JSON nested deeper than the engines recurse (no real checkpoint comes near): an input problem, not a bug.
-    io.stderr.write("ckpt: an input is nested too deeply to process (more levels than any checkpoint has) [input/json-too-deep]\n");
+    io.stderr.write(
+      "ckpt: an input is nested too deeply to process (more levels than any checkpoint has) [input/json-too-deep]\n",
+    );
     return ExitCode.INPUT;
   }
   const err = e instanceof Error ? e : new Error(String(e));

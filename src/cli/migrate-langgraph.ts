@@ -36,7 +36,10 @@ export async function storeHasTables(uri: string, env: NodeJS.ProcessEnv, tables
   const c = new pg.Client({ connectionString: u.location, connectionTimeoutMillis: 5000 });
   try {
     await c.connect();
-    const r = await c.query("SELECT count(DISTINCT table_name)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)", [u.params.get("schema") ?? "public", tables]);
+    const r = await c.query(
+      "SELECT count(DISTINCT table_name)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)",
+      [u.params.get("schema") ?? "public", tables],
+    );
     return r.rows[0].n === tables.length;
   } catch {
     return false;
@@ -47,13 +50,21 @@ export async function storeHasTables(uri: string, env: NodeJS.ProcessEnv, tables
 
 /** Whether `uri` names a LangGraph store: a SQLite file with `checkpoints` + `writes`, or a PostgreSQL schema with `checkpoints` + `checkpoint_blobs`. Opens read-only. */
 export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  return storeHasTables(uri, env, parseSaverUri(uri, env).kind === "sqlite" ? ["checkpoints", "writes"] : ["checkpoints", "checkpoint_blobs"]);
+  return storeHasTables(
+    uri,
+    env,
+    parseSaverUri(uri, env).kind === "sqlite" ? ["checkpoints", "writes"] : ["checkpoints", "checkpoint_blobs"],
+  );
 }
 
 /** The options of a LangGraph migration that come from the command line and its journal and progress hooks. */
 export function lgMigrateOptions(
   args: LgMigrateArgs,
-  hooks: { journal?: Journal; onProgress: (p: import("../core/migrate.js").MigrateProgress) => void; onReject?: (r: import("../core/migrate.js").Rejected) => void },
+  hooks: {
+    journal?: Journal;
+    onProgress: (p: import("../core/migrate.js").MigrateProgress) => void;
+    onReject?: (r: import("../core/migrate.js").Rejected) => void;
+  },
 ) {
   const threads = args.thread?.length ? new Set(args.thread) : undefined;
   return {
@@ -90,11 +101,18 @@ export function parseLibrary(v: string | undefined): Library | undefined {
 export async function runLangGraphMigrate(
   args: LgMigrateArgs,
   io: CliIO,
-  hooks: { journal?: Journal; onProgress: (p: import("../core/migrate.js").MigrateProgress) => void; onReject?: (r: import("../core/migrate.js").Rejected) => void },
+  hooks: {
+    journal?: Journal;
+    onProgress: (p: import("../core/migrate.js").MigrateProgress) => void;
+    onReject?: (r: import("../core/migrate.js").Rejected) => void;
+  },
 ): Promise<MigrateSummary & { library: Library }> {
   const toLibrary = parseLibrary(args.toLibrary);
   const to = parseSaverUri(args.to, io.env);
-  if (to.kind !== "sqlite" && to.kind !== "postgres") throw usageError(`--to ${redact(args.to)}: a LangGraph history goes to a LangGraph store (sqlite:<path> or postgres://…?schema=)`);
+  if (to.kind !== "sqlite" && to.kind !== "postgres")
+    throw usageError(
+      `--to ${redact(args.to)}: a LangGraph history goes to a LangGraph store (sqlite:<path> or postgres://…?schema=)`,
+    );
   const { openLgStore } = await import("../savers/lgstore.js");
   const { migrateLangGraph } = await import("../core/lg-migrate.js");
   const source = await openLgStore(args.from, { env: io.env, readonly: true });
@@ -102,7 +120,10 @@ export async function runLangGraphMigrate(
   try {
     // a dry run into a SQLite file that does not exist yet plans against an empty store and creates nothing
     const planOnly = args.dryRun && to.kind === "sqlite" && !existsSync(to.location);
-    target = await openLgStore(planOnly ? "sqlite::memory:" : args.to, { env: io.env, create: !args.dryRun || planOnly });
+    target = await openLgStore(planOnly ? "sqlite::memory:" : args.to, {
+      env: io.env,
+      create: !args.dryRun || planOnly,
+    });
   } catch (e) {
     await source.close();
     throw e;

@@ -30,7 +30,10 @@ export interface IntoLgArgs {
 }
 
 /** Whether `--to` is a LangGraph store to write seed-format threads into (see the module comment). */
-export async function intoLangGraph(args: Pick<IntoLgArgs, "to" | "toFormat">, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function intoLangGraph(
+  args: Pick<IntoLgArgs, "to" | "toFormat">,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   const { parseSaverUri } = await import("../savers/uri.js");
   const u = parseSaverUri(args.to, env);
   if (u.kind !== "sqlite" && u.kind !== "postgres") return false;
@@ -58,13 +61,18 @@ export async function runIntoLangGraph(
   const saver = await openStore(args.from, { readOnly: true, env: io.env });
   const to = parseSaverUri(args.to, io.env);
   const planOnly = args.dryRun && to.kind === "sqlite" && !existsSync(to.location);
-  const target = await openLgStore(planOnly ? "sqlite::memory:" : args.to, { env: io.env, create: !args.dryRun || planOnly }).catch(async (e) => {
+  const target = await openLgStore(planOnly ? "sqlite::memory:" : args.to, {
+    env: io.env,
+    create: !args.dryRun || planOnly,
+  }).catch(async (e) => {
     await saver.close();
     throw e;
   });
   try {
-    const namespaces = fromNs !== undefined ? [fromNs] : args.namespace?.length ? args.namespace : await saver.namespaces();
-    const library = parseLibrary(args.toLibrary) ?? ((await target.hasLayout()) ? await target.library() : undefined) ?? "js";
+    const namespaces =
+      fromNs !== undefined ? [fromNs] : args.namespace?.length ? args.namespace : await saver.namespaces();
+    const library =
+      parseLibrary(args.toLibrary) ?? ((await target.hasLayout()) ? await target.library() : undefined) ?? "js";
     const rejected: Rejected[] = [];
     const source = documentsAsLgSource(
       {

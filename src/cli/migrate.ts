@@ -12,7 +12,13 @@ import type { Argv } from "yargs";
 import { CkptError, ExitCode, storeError, usageError } from "../base/errors.js";
 import { openCheckPool } from "./check-pool.js";
 import { redactText, redactUri } from "../base/redact.js";
-import { migrate, type ConflictPolicy, type Journal, type MigrateProgress, type MigrateSummary } from "../core/migrate.js";
+import {
+  migrate,
+  type ConflictPolicy,
+  type Journal,
+  type MigrateProgress,
+  type MigrateSummary,
+} from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -60,7 +66,10 @@ async function openWriters(uri: string, jobs: number | undefined, env: NodeJS.Pr
   const { parseSaverUri } = await import("../savers/index.js");
   const kind = parseSaverUri(uri, env).kind;
   const parallel = kind === "redis" || kind === "postgres";
-  if (jobs !== undefined && jobs > 1 && !parallel) throw usageError(`--jobs ${jobs}: only redis:// and postgres:// targets take parallel writers (${kind} has one writer)`);
+  if (jobs !== undefined && jobs > 1 && !parallel)
+    throw usageError(
+      `--jobs ${jobs}: only redis:// and postgres:// targets take parallel writers (${kind} has one writer)`,
+    );
   const n = parallel ? (jobs ?? defaultJobs()) : 1;
   const writers: Saver[] = [];
   try {
@@ -78,17 +87,28 @@ type FileJournal = Journal & { path: string; committed(): number; close(): Promi
  * Where journals live: `$XDG_STATE_HOME/ckpt/`, else `~/.local/state/ckpt/` — a per-user state folder, never the
  * current folder (which may be read-only, or shared). The name is a hash of the run's source, target and format.
  */
-export function journalPathFor(args: Pick<Args, "from" | "to" | "toFormat" | "journal" | "toLibrary">, io: CliIO): string {
+export function journalPathFor(
+  args: Pick<Args, "from" | "to" | "toFormat" | "journal" | "toLibrary">,
+  io: CliIO,
+): string {
   if (args.journal) return resolve(io.cwd, args.journal);
-  const state = io.env.XDG_STATE_HOME && isAbsolute(io.env.XDG_STATE_HOME) ? io.env.XDG_STATE_HOME : join(io.env.HOME || homedir(), ".local", "state");
-  const hash = createHash("sha1").update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}${args.toLibrary ? `\n${args.toLibrary}` : ""}`).digest("hex").slice(0, 12);
+  const state =
+    io.env.XDG_STATE_HOME && isAbsolute(io.env.XDG_STATE_HOME)
+      ? io.env.XDG_STATE_HOME
+      : join(io.env.HOME || homedir(), ".local", "state");
+  const hash = createHash("sha1")
+    .update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}${args.toLibrary ? `\n${args.toLibrary}` : ""}`)
+    .digest("hex")
+    .slice(0, 12);
   return join(state, "ckpt", `migrate-${hash}.journal`);
 }
 
 /** An interrupted run's journal blocks a fresh run (checked before any store is opened). */
 function checkJournal(path: string, resume: boolean): void {
   if (existsSync(path) && !resume) {
-    throw usageError(`an interrupted migration left its journal at ${path}: pass --resume to finish it, or delete the file to start over`);
+    throw usageError(
+      `an interrupted migration left its journal at ${path}: pass --resume to finish it, or delete the file to start over`,
+    );
   }
 }
 
@@ -125,7 +145,11 @@ async function openJournal(path: string, resume: boolean, header: object): Promi
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw storeError("journal", `cannot write the migration journal: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (e as Error).message} (set XDG_STATE_HOME or pass --journal <file>)`, { file: path });
+    throw storeError(
+      "journal",
+      `cannot write the migration journal: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (e as Error).message} (set XDG_STATE_HOME or pass --journal <file>)`,
+      { file: path },
+    );
   }
   let committed = 0;
   return {
@@ -163,10 +187,15 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
   ];
   for (const c of s.conflicts.slice(0, 20)) lines.push(`  conflict: ${c.namespace}#${c.threadId}: ${c.reason}`);
   if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
-  for (const m of s.mismatches.slice(0, 20)) lines.push(`  verification mismatch: ${m.namespace}#${m.threadId}: ${mismatchText(m)}`);
+  for (const m of s.mismatches.slice(0, 20))
+    lines.push(`  verification mismatch: ${m.namespace}#${m.threadId}: ${mismatchText(m)}`);
   // a reason that names its file (with line:column) already says where
-  for (const r of s.rejectedRecords.slice(0, 10)) lines.push(`  rejected: ${r.file && r.reason.startsWith(r.file) ? r.reason : `${r.file ?? `${r.namespace}#${shortId(r.threadId)}`}: ${r.reason}`}`);
-  if (s.rejectedRecords.length > 10) lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
+  for (const r of s.rejectedRecords.slice(0, 10))
+    lines.push(
+      `  rejected: ${r.file && r.reason.startsWith(r.file) ? r.reason : `${r.file ?? `${r.namespace}#${shortId(r.threadId)}`}: ${r.reason}`}`,
+    );
+  if (s.rejectedRecords.length > 10)
+    lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
   if (verbose) for (const f of s.ignoredFiles) lines.push(`  ignored: ${f.file}: ${f.reason}`);
   if (s.aborted) lines.push(`  stopped: ${s.aborted}`);
   return lines.join("\n") + "\n";
@@ -198,35 +227,107 @@ export const migrateCommand: CommandDef = {
   describe: "Copy every checkpoint from one saver to another (and convert formats), verified and resumable",
   builder: (y: Argv) =>
     y
-      .option("from", { type: "string", demandOption: true, describe: "source saver URI (file:<dir>, sqlite:<path>, redis://…, postgres://…, memory:) or a single file" })
+      .option("from", {
+        type: "string",
+        demandOption: true,
+        describe: "source saver URI (file:<dir>, sqlite:<path>, redis://…, postgres://…, memory:) or a single file",
+      })
       .option("to", { type: "string", demandOption: true, describe: "target saver URI" })
-      .option("namespace", { type: "string", array: true, describe: "source namespace(s) to copy, when --from has no ?namespace= (default: all)" })
-      .option("to-namespace", { type: "string", describe: "write into this namespace instead of the source's, when --to has no ?namespace=" })
-      .option("to-format", { type: "string", describe: `convert every document: ${FORMAT_NAMES.filter((f) => f !== "amacs").join(", ")}` })
-      .option("allow-lossy", { type: "boolean", default: false, describe: "convert even when the target format drops fields" })
-      .option("dry-run", { type: "boolean", default: false, describe: "print the plan (counts, conflicts, bytes); write nothing" })
-      .option("on-conflict", { choices: ["default", "skip", "overwrite", "fail", "newer"] as const, default: "default" as const, describe: "existing target records: default = skip identical, fail on different" })
-      .option("verify", { type: "boolean", default: true, describe: "read every written record back and compare content hashes (--no-verify to skip)" })
-      .option("reject-file", { type: "string", describe: "write rejected records here (NDJSON: namespace, threadId, reason)" })
+      .option("namespace", {
+        type: "string",
+        array: true,
+        describe: "source namespace(s) to copy, when --from has no ?namespace= (default: all)",
+      })
+      .option("to-namespace", {
+        type: "string",
+        describe: "write into this namespace instead of the source's, when --to has no ?namespace=",
+      })
+      .option("to-format", {
+        type: "string",
+        describe: `convert every document: ${FORMAT_NAMES.filter((f) => f !== "amacs").join(", ")}`,
+      })
+      .option("allow-lossy", {
+        type: "boolean",
+        default: false,
+        describe: "convert even when the target format drops fields",
+      })
+      .option("dry-run", {
+        type: "boolean",
+        default: false,
+        describe: "print the plan (counts, conflicts, bytes); write nothing",
+      })
+      .option("on-conflict", {
+        choices: ["default", "skip", "overwrite", "fail", "newer"] as const,
+        default: "default" as const,
+        describe: "existing target records: default = skip identical, fail on different",
+      })
+      .option("verify", {
+        type: "boolean",
+        default: true,
+        describe: "read every written record back and compare content hashes (--no-verify to skip)",
+      })
+      .option("reject-file", {
+        type: "string",
+        describe: "write rejected records here (NDJSON: namespace, threadId, reason)",
+      })
       .option("strict", { type: "boolean", default: false, describe: "stop at the first rejected record" })
-      .option("batch-size", { type: "number", default: 200, describe: "records per batch (one pipeline / transaction)" })
-      .option("journal", { type: "string", describe: "journal file (default: $XDG_STATE_HOME/ckpt/migrate-<hash>.journal, else ~/.local/state/ckpt/…)" })
-      .option("resume", { type: "boolean", default: false, describe: "finish an interrupted migration from its journal" })
-      .option("to-library", { type: "string", choices: ["python", "js"], describe: "LangGraph stores: convert the history for this library (msgpack ⇄ json, versions); into a LangGraph store: the encoding to write (default: the store's, else js)" })
+      .option("batch-size", {
+        type: "number",
+        default: 200,
+        describe: "records per batch (one pipeline / transaction)",
+      })
+      .option("journal", {
+        type: "string",
+        describe: "journal file (default: $XDG_STATE_HOME/ckpt/migrate-<hash>.journal, else ~/.local/state/ckpt/…)",
+      })
+      .option("resume", {
+        type: "boolean",
+        default: false,
+        describe: "finish an interrupted migration from its journal",
+      })
+      .option("to-library", {
+        type: "string",
+        choices: ["python", "js"],
+        describe:
+          "LangGraph stores: convert the history for this library (msgpack ⇄ json, versions); into a LangGraph store: the encoding to write (default: the store's, else js)",
+      })
       .option("thread", { type: "string", array: true, describe: "LangGraph stores: copy only these threads" })
       .option("json", { type: "boolean", default: false, describe: "NDJSON progress events and summary on stdout" })
-      .option("jobs", { alias: "j", type: "number", describe: `parallel writers (connections) for redis:// and postgres:// targets, records sharded by thread id (default: one per core, 2 to 8, there; 1 elsewhere)` })
-      .option("verbose", { alias: "v", type: "boolean", default: false, describe: "list every source entry that is not a checkpoint (ignored) with its reason" })
+      .option("jobs", {
+        alias: "j",
+        type: "number",
+        describe: `parallel writers (connections) for redis:// and postgres:// targets, records sharded by thread id (default: one per core, 2 to 8, there; 1 elsewhere)`,
+      })
+      .option("verbose", {
+        alias: "v",
+        type: "boolean",
+        default: false,
+        describe: "list every source entry that is not a checkpoint (ignored) with its reason",
+      })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress, summary only" })
-      .example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys")
-      .example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying")
-      .example("ckpt migrate --from file:./threads --to sqlite:checkpoints.db --to-format langgraph --allow-lossy", "every thread (any format) → a LangGraph thread that LangGraph JS continues"),
-  run: (args: Args, io: CliIO) => runMigrate({ ...args, from: storeAt(args.from, io.cwd), to: storeAt(args.to, io.cwd) }, io),
+      .example(
+        "ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379",
+        "deep-agent FileSaver → KeyValueStoreSaver keys",
+      )
+      .example(
+        "ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy",
+        "convert while copying",
+      )
+      .example(
+        "ckpt migrate --from file:./threads --to sqlite:checkpoints.db --to-format langgraph --allow-lossy",
+        "every thread (any format) → a LangGraph thread that LangGraph JS continues",
+      ),
+  run: (args: Args, io: CliIO) =>
+    runMigrate({ ...args, from: storeAt(args.from, io.cwd), to: storeAt(args.to, io.cwd) }, io),
 };
 
 function checkArgs(args: Args): void {
-  if (args.toFormat !== undefined && !isFormatName(args.toFormat)) throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
-  if (args.toFormat === "amacs") throw usageError("--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert");
+  if (args.toFormat !== undefined && !isFormatName(args.toFormat))
+    throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
+  if (args.toFormat === "amacs")
+    throw usageError(
+      "--to-format amacs: an amacs thread is a folder of org files and cannot be stored in a saver; use ckpt convert",
+    );
   intOption(args.batchSize, "--batch-size");
   intOption(args.jobs, "--jobs", 1, 64);
 }
@@ -246,7 +347,10 @@ async function runMigrate(args: Args, io: CliIO): Promise<number> {
   checkArgs(args);
   // one namespace rule: the URI's ?namespace=, else the flag (both, disagreeing, is a usage error)
   const fromNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
-  if (fromNs !== undefined && (args.namespace?.length ?? 0) > 1) throw usageError(`namespace given twice: '${fromNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`);
+  if (fromNs !== undefined && (args.namespace?.length ?? 0) > 1)
+    throw usageError(
+      `namespace given twice: '${fromNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`,
+    );
   const toNs = namespaceFor(args.to, args.toNamespace);
   const from = redactUri(args.from);
   const to = redactUri(args.to);
@@ -261,7 +365,9 @@ async function runMigrate(args: Args, io: CliIO): Promise<number> {
   const langgraph = intoLg || args.toLibrary !== undefined || lgSource;
   const source = langgraph ? undefined : await openStore(args.from, { readOnly: true, env: io.env });
   // the journal before the target: a journal that cannot be written stops the run before the target is created
-  const journal = args.dryRun ? undefined : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
+  const journal = args.dryRun
+    ? undefined
+    : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
   let target: Awaited<ReturnType<typeof openStore>> | undefined;
   let writers: Awaited<ReturnType<typeof openWriters>> = [];
   try {
@@ -273,7 +379,8 @@ async function runMigrate(args: Args, io: CliIO): Promise<number> {
     if (journal && journal.committed() === 0) await journal.remove();
     throw e;
   }
-  if (journal && !args.quiet && !args.json) io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
+  if (journal && !args.quiet && !args.json)
+    io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
   const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
   const rejectPath = args.rejectFile ? resolve(io.cwd, args.rejectFile) : undefined;
   if (rejectPath) await rm(rejectPath, { force: true });
@@ -285,25 +392,30 @@ async function runMigrate(args: Args, io: CliIO): Promise<number> {
       if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
       else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
     };
-    summary = intoLg ? await runIntoLangGraph(args, io, { journal, onProgress }) : langgraph ? await runLangGraphMigrate(args, io, { journal, onProgress }) : await migrate(source!, target!, {
-      namespaces: fromNs !== undefined ? [fromNs] : args.namespace,
-      toNamespace: toNs,
-      toFormat: args.toFormat as FormatName | undefined,
-      allowLossy: args.allowLossy,
-      dryRun: args.dryRun,
-      onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
-      verify: args.verify,
-      strict: args.strict,
-      batchSize: args.batchSize,
-      journal,
-      writers,
-      openCheckPool,
-      signal: controller.signal,
-      onProgress(p) {
-        if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
-        else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
-      },
-    });
+    summary = intoLg
+      ? await runIntoLangGraph(args, io, { journal, onProgress })
+      : langgraph
+        ? await runLangGraphMigrate(args, io, { journal, onProgress })
+        : await migrate(source!, target!, {
+            namespaces: fromNs !== undefined ? [fromNs] : args.namespace,
+            toNamespace: toNs,
+            toFormat: args.toFormat as FormatName | undefined,
+            allowLossy: args.allowLossy,
+            dryRun: args.dryRun,
+            onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
+            verify: args.verify,
+            strict: args.strict,
+            batchSize: args.batchSize,
+            journal,
+            writers,
+            openCheckPool,
+            signal: controller.signal,
+            onProgress(p) {
+              if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
+              else if (tty)
+                io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
+            },
+          });
   } catch (e) {
     throw await stopped(e, journal);
   } finally {
@@ -329,7 +441,10 @@ async function stopped(e: unknown, journal: FileJournal | undefined): Promise<Ck
   return storeError("store-io", `migration stopped: ${redactText((e as Error).message)}${resumeHint}`);
 }
 
-async function finish(summary: MigrateSummary, c: { args: Args; io: CliIO; from: string; to: string; journal?: FileJournal; rejectPath?: string }): Promise<number> {
+async function finish(
+  summary: MigrateSummary,
+  c: { args: Args; io: CliIO; from: string; to: string; journal?: FileJournal; rejectPath?: string },
+): Promise<number> {
   const { args, io, from, to, journal } = c;
   if (c.rejectPath && summary.rejectedRecords.length) {
     await writeFileAtomic(c.rejectPath, summary.rejectedRecords.map((r) => JSON.stringify(r)).join("\n") + "\n");
@@ -341,11 +456,26 @@ async function finish(summary: MigrateSummary, c: { args: Args; io: CliIO; from:
   // keeps it, for --resume.
   if (summary.interrupted) code = ExitCode.INTERRUPTED;
   else if (journal) await journal.remove();
-  if (args.json) io.stdout.write(JSON.stringify({ type: "summary", from, to, exitCode: code, ...(summary.interrupted && journal ? { journal: journal.path } : {}), ...summary }) + "\n");
+  if (args.json)
+    io.stdout.write(
+      JSON.stringify({
+        type: "summary",
+        from,
+        to,
+        exitCode: code,
+        ...(summary.interrupted && journal ? { journal: journal.path } : {}),
+        ...summary,
+      }) + "\n",
+    );
   else io.stdout.write(summaryText(summary, from, to, args.verbose));
   if (summary.interrupted) {
-    const resume = journal && journal.committed() > 0 ? `the journal at ${journal.path} lets the same command with --resume finish it` : "nothing was written yet: run the same command again";
-    io.stderr.write(`ckpt: interrupted: ${fmtNum(summary.written)} record(s) ${args.dryRun ? "planned" : "written and journaled"}, ${fmtNum(summary.read)} read; ${args.dryRun ? "nothing was written" : resume}\n`);
+    const resume =
+      journal && journal.committed() > 0
+        ? `the journal at ${journal.path} lets the same command with --resume finish it`
+        : "nothing was written yet: run the same command again";
+    io.stderr.write(
+      `ckpt: interrupted: ${fmtNum(summary.written)} record(s) ${args.dryRun ? "planned" : "written and journaled"}, ${fmtNum(summary.read)} read; ${args.dryRun ? "nothing was written" : resume}\n`,
+    );
     if (journal && journal.committed() === 0) await journal.remove();
   }
   return code;

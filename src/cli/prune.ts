@@ -8,7 +8,14 @@
 import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
-import { parseDuration, planThread, uuid6Floor, type PruneCriteria, type PruneHead, type ThreadPlan } from "../core/prune.js";
+import {
+  parseDuration,
+  planThread,
+  uuid6Floor,
+  type PruneCriteria,
+  type PruneHead,
+  type ThreadPlan,
+} from "../core/prune.js";
 import type { PruneCounts } from "../savers/lgstore.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -74,7 +81,9 @@ function output(io: CliIO, args: Args, uri: string): Output {
       start();
       const byNs = new Map<string, number>();
       for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
-      io.stdout.write(`  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, k]) => `${plural(k, "checkpoint")}${ns ? ` in ${ns}` : ""}`).join(", ")}\n`);
+      io.stdout.write(
+        `  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, k]) => `${plural(k, "checkpoint")}${ns ? ` in ${ns}` : ""}`).join(", ")}\n`,
+      );
     },
     end: (s) => {
       start();
@@ -105,25 +114,46 @@ function criteria(args: Args, filtered: boolean): PruneCriteria {
     now: Date.now(),
   };
   if (c.keepLast === undefined && c.olderThanMs === undefined && c.idleForMs === undefined) {
-    if (!filtered) throw usageError("name what to prune: --keep-last N, --older-than <duration>, --idle-for <duration>, or --thread/--match to delete whole threads");
+    if (!filtered)
+      throw usageError(
+        "name what to prune: --keep-last N, --older-than <duration>, --idle-for <duration>, or --thread/--match to delete whole threads",
+      );
     c.wholeThreads = true;
   }
   return c;
 }
 
-async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined, out: Output): Promise<Summary> {
+async function pruneLangGraph(
+  args: Args,
+  io: CliIO,
+  filter: ((t: string) => boolean) | undefined,
+  out: Output,
+): Promise<Summary> {
   const c = criteria(args, filter !== undefined);
   const { openLgStore } = await import("../savers/lgstore.js");
   const store = await openLgStore(args.uri, { env: io.env, readonly: args.dryRun });
   const t0 = performance.now();
   const startId = uuid6Floor(c.now);
-  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0 };
+  const s: Summary = {
+    dryRun: args.dryRun,
+    startedAt: new Date(c.now).toISOString(),
+    threads: 0,
+    wholeThreads: 0,
+    kept: 0,
+    checkpoints: 0,
+    writes: 0,
+    orphanWrites: 0,
+    blobs: 0,
+    bytes: 0,
+    elapsedMs: 0,
+  };
   const plan = (t: string, heads: PruneHead[]): ThreadPlan => {
     const p = planThread(t, heads, c);
     s.threads++;
     s.kept += p.keep;
     if (p.whole) s.wholeThreads++;
-    if (args.dryRun && (p.remove.length || p.whole)) out.plan({ threadId: p.threadId, whole: p.whole, checkpoints: p.remove.map((h) => ({ ns: h.ns, id: h.id })) });
+    if (args.dryRun && (p.remove.length || p.whole))
+      out.plan({ threadId: p.threadId, whole: p.whole, checkpoints: p.remove.map((h) => ({ ns: h.ns, id: h.id })) });
     return p;
   };
   try {
@@ -145,13 +175,33 @@ async function pruneLangGraph(args: Args, io: CliIO, filter: ((t: string) => boo
 }
 
 /** ckpt's own savers: one document per thread; idle (by update time) or filtered threads are deleted whole. */
-async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined, out: Output): Promise<Summary> {
-  if (args.keepLast !== undefined || args.olderThan !== undefined) throw usageError("--keep-last and --older-than apply to LangGraph stores (many checkpoints per thread); ckpt's own savers keep one per thread: use --idle-for or --thread/--match");
+async function pruneSaver(
+  args: Args,
+  io: CliIO,
+  filter: ((t: string) => boolean) | undefined,
+  out: Output,
+): Promise<Summary> {
+  if (args.keepLast !== undefined || args.olderThan !== undefined)
+    throw usageError(
+      "--keep-last and --older-than apply to LangGraph stores (many checkpoints per thread); ckpt's own savers keep one per thread: use --idle-for or --thread/--match",
+    );
   const c = criteria(args, filter !== undefined);
   const { openSaver } = await import("../savers/index.js");
   const saver = await openSaver(args.uri, { env: io.env, readOnly: args.dryRun });
   const t0 = performance.now();
-  const s: Summary = { dryRun: args.dryRun, startedAt: new Date(c.now).toISOString(), threads: 0, wholeThreads: 0, kept: 0, checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0, elapsedMs: 0 };
+  const s: Summary = {
+    dryRun: args.dryRun,
+    startedAt: new Date(c.now).toISOString(),
+    threads: 0,
+    wholeThreads: 0,
+    kept: 0,
+    checkpoints: 0,
+    writes: 0,
+    orphanWrites: 0,
+    blobs: 0,
+    bytes: 0,
+    elapsedMs: 0,
+  };
   try {
     for (const ns of await saver.namespaces()) {
       const doomed: Array<{ threadId: string; bytes: number }> = [];
@@ -160,7 +210,8 @@ async function pruneSaver(args: Args, io: CliIO, filter: ((t: string) => boolean
         s.threads++;
         const updated = t.updatedAt ? Date.parse(t.updatedAt) : NaN;
         const idle = c.idleForMs !== undefined && Number.isFinite(updated) && c.now - updated > c.idleForMs;
-        if ((c.wholeThreads || idle) && !(Number.isFinite(updated) && updated > c.now)) doomed.push({ threadId: t.threadId, bytes: t.bytes });
+        if ((c.wholeThreads || idle) && !(Number.isFinite(updated) && updated > c.now))
+          doomed.push({ threadId: t.threadId, bytes: t.bytes });
         else s.kept++;
       }
       for (const d of doomed) {
@@ -184,19 +235,47 @@ const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
 
 export const pruneCommand: CommandDef = {
   command: "prune <uri>",
-  describe: "Delete old checkpoints (LangGraph: keep the newest N, older than, idle threads); --dry-run lists what would go",
+  describe:
+    "Delete old checkpoints (LangGraph: keep the newest N, older than, idle threads); --dry-run lists what would go",
   builder: (y: Argv) =>
     y
-      .positional("uri", { type: "string", describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>" })
-      .option("keep-last", { type: "number", describe: "LangGraph: keep the newest N checkpoints of every thread and namespace" })
-      .option("older-than", { type: "string", describe: "LangGraph: delete checkpoints older than this (e.g. 30d); the newest of each namespace stays" })
-      .option("idle-for", { type: "string", describe: "delete whole threads whose newest checkpoint is older than this (e.g. 90d)" })
+      .positional("uri", {
+        type: "string",
+        describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>",
+      })
+      .option("keep-last", {
+        type: "number",
+        describe: "LangGraph: keep the newest N checkpoints of every thread and namespace",
+      })
+      .option("older-than", {
+        type: "string",
+        describe: "LangGraph: delete checkpoints older than this (e.g. 30d); the newest of each namespace stays",
+      })
+      .option("idle-for", {
+        type: "string",
+        describe: "delete whole threads whose newest checkpoint is older than this (e.g. 90d)",
+      })
       .option("thread", { type: "string", array: true, describe: "only these threads (alone: delete them whole)" })
-      .option("match", { type: "string", array: true, describe: "only threads whose id matches this glob (alone: delete them whole)" })
-      .option("dry-run", { type: "boolean", default: false, describe: "list what would go and the bytes it frees; change nothing" })
+      .option("match", {
+        type: "string",
+        array: true,
+        describe: "only threads whose id matches this glob (alone: delete them whole)",
+      })
+      .option("dry-run", {
+        type: "boolean",
+        default: false,
+        describe: "list what would go and the bytes it frees; change nothing",
+      })
       .option("batch-size", { type: "number", default: 200, describe: "threads per transaction" })
-      .option("json", { type: "boolean", default: false, describe: "the summary (and with --dry-run the plan) as JSON" })
-      .example("ckpt prune sqlite:checkpoints.db --keep-last 2 --dry-run", "what keeping the newest 2 checkpoints per thread would free")
+      .option("json", {
+        type: "boolean",
+        default: false,
+        describe: "the summary (and with --dry-run the plan) as JSON",
+      })
+      .example(
+        "ckpt prune sqlite:checkpoints.db --keep-last 2 --dry-run",
+        "what keeping the newest 2 checkpoints per thread would free",
+      )
       .example("ckpt prune 'postgres://…?schema=public' --idle-for 90d", "delete threads nobody touched for 90 days"),
   run: async (args: Args, io: CliIO) => {
     intOption(args.batchSize, "--batch-size");

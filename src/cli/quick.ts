@@ -20,7 +20,19 @@ interface Spec {
 }
 
 /** Option keys the quick parser honours; a builder using any other key sends its command lines to yargs. */
-const PLAIN_KEYS = new Set(["type", "alias", "default", "describe", "description", "choices", "array", "hidden", "defaultDescription", "group", "demandOption"]);
+const PLAIN_KEYS = new Set([
+  "type",
+  "alias",
+  "default",
+  "describe",
+  "description",
+  "choices",
+  "array",
+  "hidden",
+  "defaultDescription",
+  "group",
+  "demandOption",
+]);
 /** Builder calls that only document; any other call (check, conflicts, coerce, middleware…) means "use yargs". */
 const DOC_CALLS = new Set(["example", "epilogue", "epilog", "usage", "wrap"]);
 
@@ -32,7 +44,8 @@ interface Recorded {
 
 function record(def: CommandDef): Recorded {
   const r: Recorded = { positionals: new Map(), options: new Map(), supported: true };
-  const plain = (spec: unknown) => typeof spec === "object" && spec !== null && Object.keys(spec).every((k) => PLAIN_KEYS.has(k));
+  const plain = (spec: unknown) =>
+    typeof spec === "object" && spec !== null && Object.keys(spec).every((k) => PLAIN_KEYS.has(k));
   const recorder: unknown = new Proxy(
     {},
     {
@@ -69,11 +82,16 @@ function positionalsOf(command: string): Array<{ name: string; required: boolean
 
 /** Choices that are all words yargs keeps as strings (not numbers, not true/false). */
 const wordChoices = (spec: Spec): boolean =>
-  Array.isArray(spec.choices) && spec.choices.length > 0 && spec.choices.every((c) => typeof c === "string" && /^[A-Za-z][\w-]*$/.test(c) && c !== "true" && c !== "false");
+  Array.isArray(spec.choices) &&
+  spec.choices.length > 0 &&
+  spec.choices.every((c) => typeof c === "string" && /^[A-Za-z][\w-]*$/.test(c) && c !== "true" && c !== "false");
 
 function value(spec: Spec, raw: string): { ok: true; v: unknown } | { ok: false } {
   if (spec.type === "string") return spec.choices && !spec.choices.includes(raw) ? { ok: false } : { ok: true, v: raw };
-  if (spec.type === "number") return /^-?\d+(\.\d+)?$/.test(raw) && (!spec.choices || spec.choices.includes(Number(raw))) ? { ok: true, v: Number(raw) } : { ok: false };
+  if (spec.type === "number")
+    return /^-?\d+(\.\d+)?$/.test(raw) && (!spec.choices || spec.choices.includes(Number(raw)))
+      ? { ok: true, v: Number(raw) }
+      : { ok: false };
   return { ok: false };
 }
 
@@ -93,7 +111,8 @@ export function quickArgs(def: CommandDef, argv: readonly string[]): Record<stri
     if (spec.type !== "string" && spec.type !== "number" && spec.type !== "boolean") return undefined;
     if (spec.array && spec.type === "boolean") return undefined;
     byName.set(key.length === 1 ? `-${key}` : `--${key}`, [key, spec]);
-    for (const a of ([] as string[]).concat(spec.alias ?? [])) byName.set(a.length === 1 ? `-${a}` : `--${a}`, [key, spec]);
+    for (const a of ([] as string[]).concat(spec.alias ?? []))
+      byName.set(a.length === 1 ? `-${a}` : `--${a}`, [key, spec]);
   }
   for (const p of pos) if (rec.positionals.get(p.name)?.type !== "string") return undefined;
 

@@ -60,7 +60,8 @@ export function parseDuration(s: string): number {
 export function limitsFromExecutionLimits(v: unknown, file: string): Limits {
   const o = v as Record<string, unknown>;
   const bad = (pointer: string, what: string) => inputError("limits", `expected ${what}`, { file, pointer });
-  if (!o || typeof o !== "object" || Array.isArray(o)) throw bad("", "a yoagent ExecutionLimits object {max_turns, max_total_tokens, max_duration}");
+  if (!o || typeof o !== "object" || Array.isArray(o))
+    throw bad("", "a yoagent ExecutionLimits object {max_turns, max_total_tokens, max_duration}");
   const int = (k: string) => {
     const x = o[k];
     if (typeof x === "bigint") return Number.MAX_SAFE_INTEGER; // usize::MAX and friends: effectively unlimited
@@ -76,7 +77,8 @@ export function limitsFromExecutionLimits(v: unknown, file: string): Limits {
     maxTurns: int("max_turns"),
     maxTotalTokens: int("max_total_tokens"),
     maxDurationMs: d.secs * 1000 + Math.floor(d.nanos / 1e6),
-    maxConsecutiveIdenticalToolCalls: same === undefined || same === null ? null : int("max_consecutive_identical_tool_calls"),
+    maxConsecutiveIdenticalToolCalls:
+      same === undefined || same === null ? null : int("max_consecutive_identical_tool_calls"),
   };
 }
 
@@ -92,12 +94,19 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
   if (kind === "script") {
     if (!rest) throw usageError("--provider script:<file>: name the script file");
     const text = await readFile(resolve(io.cwd, rest), "utf8").catch((e: NodeJS.ErrnoException) => {
-      throw inputError(e.code === "ENOENT" ? "missing" : "unreadable", e.code === "ENOENT" ? "no such file" : e.message, { file: rest });
+      throw inputError(
+        e.code === "ENOENT" ? "missing" : "unreadable",
+        e.code === "ENOENT" ? "no such file" : e.message,
+        { file: rest },
+      );
     });
     return new ScriptProvider(parseScript(parseJson(text, { file: rest }), rest), rest);
   }
   if (kind === "openai" || kind === "anthropic") {
-    if (!/^https?:\/\//.test(rest)) throw usageError(`--provider ${kind}:<base-url>: expected an http(s) URL, e.g. ${kind}:http://127.0.0.1:8080${kind === "openai" ? "/v1" : ""}`);
+    if (!/^https?:\/\//.test(rest))
+      throw usageError(
+        `--provider ${kind}:<base-url>: expected an http(s) URL, e.g. ${kind}:http://127.0.0.1:8080${kind === "openai" ? "/v1" : ""}`,
+      );
     const model = args.model ?? io.env.CKPT_MODEL;
     if (!model) throw usageError(`--provider ${kind}: name the model with --model (or CKPT_MODEL)`);
     if (kind === "openai") {
@@ -107,7 +116,9 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
     const { createAnthropicProvider } = await import("../providers/anthropic.js");
     return createAnthropicProvider({ baseUrl: rest, model, apiKey: io.env.ANTHROPIC_API_KEY });
   }
-  throw usageError(`unknown provider '${spec}': expected recorded, script:<file>, openai:<base-url> or anthropic:<base-url>`);
+  throw usageError(
+    `unknown provider '${spec}': expected recorded, script:<file>, openai:<base-url> or anthropic:<base-url>`,
+  );
 }
 
 async function readInitialState(spec: string, io: CliIO): Promise<ReplayState> {
@@ -144,7 +155,12 @@ function transcriptLine(e: ReplayEvent): string | undefined {
       // an assistant turn without text or tool calls (an error, a refusal) still shows, with why it stopped
       const a = m as { stopReason?: string; errorMessage?: string; content?: Array<{ type: string }> };
       if (m.role !== "assistant" || a.content?.some((c) => c.type === "toolCall")) return undefined;
-      const why = [a.stopReason && a.stopReason !== "stop" ? a.stopReason : "", a.errorMessage ? clip(a.errorMessage, 120) : ""].filter(Boolean).join(": ");
+      const why = [
+        a.stopReason && a.stopReason !== "stop" ? a.stopReason : "",
+        a.errorMessage ? clip(a.errorMessage, 120) : "",
+      ]
+        .filter(Boolean)
+        .join(": ");
       return `assistant: (no text${why ? `; ${why}` : ""})`;
     }
     case "tool_start":
@@ -164,27 +180,59 @@ export const replayCommand: CommandDef = {
   builder: (y: Argv) =>
     y
       .positional("first", { type: "string", describe: "mode (verify | continue | resume) or the input" })
-      .positional("second", { type: "string", describe: "the input (file, - for stdin, or <saver-uri>#<threadId>) when a mode is named" })
-      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "input format (default: detected)" })
-      .option("provider", { type: "string", describe: "recorded | script:<file> | openai:<base-url> | anthropic:<base-url>" })
+      .positional("second", {
+        type: "string",
+        describe: "the input (file, - for stdin, or <saver-uri>#<threadId>) when a mode is named",
+      })
+      .option("format", {
+        alias: "f",
+        type: "string",
+        choices: [...FORMAT_NAMES],
+        describe: "input format (default: detected)",
+      })
+      .option("provider", {
+        type: "string",
+        describe: "recorded | script:<file> | openai:<base-url> | anthropic:<base-url>",
+      })
       .option("model", { type: "string", describe: "model id for HTTP providers" })
       .option("prompt", { type: "string", describe: "continue: the user message to append" })
-      .option("decision", { choices: ["approve", "deny"] as const, describe: "resume: answer to the pending tool call" })
+      .option("decision", {
+        choices: ["approve", "deny"] as const,
+        describe: "resume: answer to the pending tool call",
+      })
       .option("reason", { type: "string", describe: "resume --decision deny: the reason given to the model" })
-      .option("initial-state", { type: "string", describe: "verify: start from this state (a checkpoint or {todos, files})" })
-      .option("state-tools", { choices: ["auto", "on", "off"] as const, default: "auto" as const, describe: "run deep-agent state tools for real (auto: for histories from deep-agent or ckpt, by the checkpoint's origin; the library's default too)" })
+      .option("initial-state", {
+        type: "string",
+        describe: "verify: start from this state (a checkpoint or {todos, files})",
+      })
+      .option("state-tools", {
+        choices: ["auto", "on", "off"] as const,
+        default: "auto" as const,
+        describe:
+          "run deep-agent state tools for real (auto: for histories from deep-agent or ckpt, by the checkpoint's origin; the library's default too)",
+      })
       .option("max-turns", { type: "number", describe: "stop after this many assistant turns" })
       .option("max-tokens", { type: "number", describe: "stop when the run's total tokens reach this" })
       .option("max-duration", { type: "string", describe: "stop after this long (90s, 2m, 1500ms)" })
       .option("limits", { type: "string", describe: "a yoagent ExecutionLimits JSON file" })
-      .option("output", { alias: "o", type: "string", describe: "write the new checkpoint here (in the input's format)" })
-      .option("save-to", { type: "string", describe: "save the new checkpoint to a saver URI (thread = the checkpoint's threadId, or uri#thread)" })
+      .option("output", {
+        alias: "o",
+        type: "string",
+        describe: "write the new checkpoint here (in the input's format)",
+      })
+      .option("save-to", {
+        type: "string",
+        describe: "save the new checkpoint to a saver URI (thread = the checkpoint's threadId, or uri#thread)",
+      })
       .option("json", { type: "boolean", default: false, describe: "NDJSON events on stdout" })
       .option("namespace", NAMESPACE_OPTION)
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no transcript" })
       .example("ckpt replay fixtures/replay/tools.ckpt.json", "verify every recorded tool result and the final state")
       .example("ckpt replay continue thread.json --prompt 'next?' --provider script:replies.json -o out.json", "")
-      .example("ckpt replay resume thread.json --decision deny --reason 'not now' --provider openai:http://127.0.0.1:8080/v1 --model m -o out.json", ""),
+      .example(
+        "ckpt replay resume thread.json --decision deny --reason 'not now' --provider openai:http://127.0.0.1:8080/v1 --model m -o out.json",
+        "",
+      ),
   run: async (args: Args, io: CliIO) => {
     let mode: Mode = "verify";
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
@@ -200,16 +248,31 @@ export const replayCommand: CommandDef = {
     }
     if (mode === "continue" && args.prompt === undefined) throw usageError("replay continue needs --prompt");
     if (mode === "resume" && !args.decision) throw usageError("replay resume needs --decision approve|deny");
-    if (mode === "verify" && (args.prompt !== undefined || args.decision)) throw usageError("--prompt and --decision go with the continue and resume modes");
+    if (mode === "verify" && (args.prompt !== undefined || args.decision))
+      throw usageError("--prompt and --decision go with the continue and resume modes");
     if (mode !== "verify" && args.initialState) throw usageError("--initial-state goes with verify");
     if (mode === "verify") {
       // verify replays the recorded turns and writes nothing: these would be silently ignored
       const ignored = (
-        [["provider", "--provider"], ["model", "--model"], ["maxTurns", "--max-turns"], ["maxTokens", "--max-tokens"], ["maxDuration", "--max-duration"], ["limits", "--limits"], ["output", "-o/--output"], ["saveTo", "--save-to"], ["reason", "--reason"]] as const
+        [
+          ["provider", "--provider"],
+          ["model", "--model"],
+          ["maxTurns", "--max-turns"],
+          ["maxTokens", "--max-tokens"],
+          ["maxDuration", "--max-duration"],
+          ["limits", "--limits"],
+          ["output", "-o/--output"],
+          ["saveTo", "--save-to"],
+          ["reason", "--reason"],
+        ] as const
       ).filter(([k]) => args[k] !== undefined);
-      if (ignored.length) throw usageError(`${ignored.map(([, f]) => f).join(", ")}: only with continue or resume (verify replays the recorded turns and writes no checkpoint)`);
+      if (ignored.length)
+        throw usageError(
+          `${ignored.map(([, f]) => f).join(", ")}: only with continue or resume (verify replays the recorded turns and writes no checkpoint)`,
+        );
     }
-    if (args.json && mode !== "verify" && !args.output && !args.saveTo) throw usageError("--json prints events on stdout: write the checkpoint with -o or --save-to");
+    if (args.json && mode !== "verify" && !args.output && !args.saveTo)
+      throw usageError("--json prints events on stdout: write the checkpoint with -o or --save-to");
 
     const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, namespace: args.namespace });
     const { checkpoint: cp, format } = readCheckpoint(doc, args.format);
@@ -226,7 +289,11 @@ export const replayCommand: CommandDef = {
 
     if (mode === "verify") {
       const initialState = args.initialState ? await readInitialState(args.initialState, io) : undefined;
-      const r = await verifyCheckpoint(cp, { initialState, stateTools, onEvent: args.quiet && !args.json ? undefined : onEvent });
+      const r = await verifyCheckpoint(cp, {
+        initialState,
+        stateTools,
+        onEvent: args.quiet && !args.json ? undefined : onEvent,
+      });
       report(r, doc.name, io, args);
       return r.ok ? ExitCode.OK : ExitCode.NEGATIVE;
     }
@@ -247,7 +314,14 @@ export const replayCommand: CommandDef = {
     const outcome =
       mode === "continue"
         ? await continueCheckpoint(cp, args.prompt!, { provider, limits, stateTools, onEvent })
-        : await resumeCheckpoint(cp, { provider, limits, stateTools, onEvent, decision: args.decision!, reason: args.reason });
+        : await resumeCheckpoint(cp, {
+            provider,
+            limits,
+            stateTools,
+            onEvent,
+            decision: args.decision!,
+            reason: args.reason,
+          });
     const where = await save(outcome.checkpoint, format, doc.name, args, io);
     onEvent({ type: "checkpoint_saved", target: where, step: outcome.checkpoint.step });
     const r = outcome.result;
@@ -273,7 +347,12 @@ export const replayCommand: CommandDef = {
 function report(r: VerifyResult, name: string, io: CliIO, args: Args): void {
   if (args.json) {
     if (r.divergence) io.stdout.write(JSON.stringify({ type: "divergence", divergence: r.divergence }) + "\n");
-    io.stdout.write(JSON.stringify({ type: "summary", summary: { mode: "verify", file: name, ...r, divergence: r.divergence ?? null } }) + "\n");
+    io.stdout.write(
+      JSON.stringify({
+        type: "summary",
+        summary: { mode: "verify", file: name, ...r, divergence: r.divergence ?? null },
+      }) + "\n",
+    );
     return;
   }
   const counts = `${plural(r.turns, "turn")}, ${plural(r.toolCalls, "tool call")} (${r.stateToolCalls} run against state, ${r.recordedToolCalls} from the recording${r.unavailableToolCalls ? `, ${r.unavailableToolCalls} unavailable` : ""}), ${r.durationMs.toFixed(1)} ms`;
@@ -287,7 +366,9 @@ function report(r: VerifyResult, name: string, io: CliIO, args: Args): void {
           : d.kind === "final-todos"
             ? "final todos differ"
             : "final files differ";
-    io.stdout.write(`${name}: diverged at step ${d.step}, ${d.messageIndex >= 0 ? `message ${d.messageIndex} ` : ""}(${d.pointer}): ${what}\n${d.diff}`);
+    io.stdout.write(
+      `${name}: diverged at step ${d.step}, ${d.messageIndex >= 0 ? `message ${d.messageIndex} ` : ""}(${d.pointer}): ${what}\n${d.diff}`,
+    );
     io.stdout.write(`${counts}\n`);
     return;
   }
@@ -302,7 +383,10 @@ async function save(cp: Checkpoint, format: FormatName, inputName: string, args:
   const ser = adapter.serialize(native);
   for (const n of lossy) io.stderr.write(`warning: ${format} cannot carry ${n.pointer} (${n.field}): ${n.reason}\n`);
   if (args.saveTo) {
-    if (!SAVER_URI.test(args.saveTo)) throw usageError(`--save-to '${args.saveTo}': expected a saver URI (memory:, file:, sqlite:, redis://, postgres://)`);
+    if (!SAVER_URI.test(args.saveTo))
+      throw usageError(
+        `--save-to '${args.saveTo}': expected a saver URI (memory:, file:, sqlite:, redis://, postgres://)`,
+      );
     if (!("text" in ser)) throw usageError(`--save-to: ${format} is a multi-file format; use -o <dir>`);
     const { uri, threadId } = splitThreadRef(storeAt(args.saveTo, io.cwd));
     const { openStore } = await import("./stores.js");
@@ -316,7 +400,8 @@ async function save(cp: Checkpoint, format: FormatName, inputName: string, args:
   }
   if (args.output) {
     const target = resolve(io.cwd, args.output);
-    if (input_is(target, inputName, io)) throw usageError(`refusing to overwrite the input ${inputName}: choose another -o`);
+    if (input_is(target, inputName, io))
+      throw usageError(`refusing to overwrite the input ${inputName}: choose another -o`);
     if ("text" in ser) await writeFilesAtomic([{ path: target, text: ser.text }]);
     else await writeFilesAtomic(Object.entries(ser.files).map(([n, text]) => ({ path: join(target, n), text })));
     return args.output;
@@ -330,4 +415,3 @@ function input_is(target: string, inputName: string, io: CliIO): boolean {
   if (inputName === "<stdin>" || SAVER_URI.test(inputName)) return false;
   return resolve(io.cwd, inputName) === target;
 }
-

@@ -37,15 +37,26 @@ export function findSchema(name: string): SchemaInfo {
   const n = name.toLowerCase().replace(/\.json$/, "");
   const hit = schemaIndex.find((s) => {
     const sn = s.name.toLowerCase();
-    return sn === n || sn === `formats/${n}` || relFile(s).toLowerCase().replace(/\.json$/, "") === n;
+    return (
+      sn === n ||
+      sn === `formats/${n}` ||
+      relFile(s)
+        .toLowerCase()
+        .replace(/\.json$/, "") === n
+    );
   });
   if (hit) return hit;
   const close = schemaIndex
-    .map((s) => ({ s, d: Math.min(distance(n, s.name.toLowerCase()), s.name.toLowerCase().includes(n) ? 1 : Infinity) }))
+    .map((s) => ({
+      s,
+      d: Math.min(distance(n, s.name.toLowerCase()), s.name.toLowerCase().includes(n) ? 1 : Infinity),
+    }))
     .filter((x) => x.d <= Math.max(2, Math.floor(n.length / 3)))
     .sort((a, b) => a.d - b.d)
     .map((x) => x.s.name);
-  const list = close.length ? `did you mean ${close.slice(0, 5).join(", ")}?` : `known schemas: ${schemaIndex.map((s) => s.name).join(", ")}`;
+  const list = close.length
+    ? `did you mean ${close.slice(0, 5).join(", ")}?`
+    : `known schemas: ${schemaIndex.map((s) => s.name).join(", ")}`;
   throw usageError(`unknown schema '${name}': ${list} (ckpt schema list shows them all)`);
 }
 
@@ -69,7 +80,14 @@ async function exists(p: string): Promise<boolean> {
 export async function exportSchemas(dir: string, force: boolean): Promise<{ written: number; unchanged: number }> {
   const files = new Map<string, string>();
   for (const s of schemaIndex) files.set(relFile(s), await schemaText(s));
-  files.set("index.json", JSON.stringify(schemaIndex.map((s) => ({ name: s.name, id: s.id, title: s.title, file: relFile(s) })), null, 2) + "\n");
+  files.set(
+    "index.json",
+    JSON.stringify(
+      schemaIndex.map((s) => ({ name: s.name, id: s.id, title: s.title, file: relFile(s) })),
+      null,
+      2,
+    ) + "\n",
+  );
   const conflicts: string[] = [];
   let unchanged = 0;
   for (const [rel, text] of files) {
@@ -79,13 +97,19 @@ export async function exportSchemas(dir: string, force: boolean): Promise<{ writ
     try {
       old = await readFile(target, "utf8");
     } catch (e) {
-      throw inputError("unreadable", `cannot read existing file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: target });
+      throw inputError(
+        "unreadable",
+        `cannot read existing file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        { file: target },
+      );
     }
     if (old === text) unchanged++;
     else conflicts.push(rel);
   }
   if (conflicts.length && !force) {
-    throw usageError(`${dir}: ${conflicts.length} existing file(s) differ (${conflicts.slice(0, 3).join(", ")}${conflicts.length > 3 ? ", …" : ""}); use --force to overwrite`);
+    throw usageError(
+      `${dir}: ${conflicts.length} existing file(s) differ (${conflicts.slice(0, 3).join(", ")}${conflicts.length > 3 ? ", …" : ""}); use --force to overwrite`,
+    );
   }
   // one atomic write for the whole set: every file is written and synced before any is renamed into place
   await writeFilesAtomic([...files].map(([rel, text]) => ({ path: join(dir, rel), text })));
@@ -115,7 +139,13 @@ export const schemaCommand: CommandDef = {
     if (args.action === "list") {
       if (args.target !== undefined) throw usageError("schema list takes no argument");
       if (args.json) {
-        io.stdout.write(JSON.stringify(schemaIndex.map((s) => ({ name: s.name, title: s.title, id: s.id, file: relFile(s) })), null, 2) + "\n");
+        io.stdout.write(
+          JSON.stringify(
+            schemaIndex.map((s) => ({ name: s.name, title: s.title, id: s.id, file: relFile(s) })),
+            null,
+            2,
+          ) + "\n",
+        );
       } else {
         const w = Math.max(...schemaIndex.map((s) => s.name.length));
         const tw = Math.max(...schemaIndex.map((s) => s.title.length));
@@ -123,7 +153,12 @@ export const schemaCommand: CommandDef = {
       }
       return ExitCode.OK;
     }
-    if (args.target === undefined) throw usageError(args.action === "show" ? "schema show needs a schema name (ckpt schema list shows them)" : "schema export needs a directory");
+    if (args.target === undefined)
+      throw usageError(
+        args.action === "show"
+          ? "schema show needs a schema name (ckpt schema list shows them)"
+          : "schema export needs a directory",
+      );
     if (args.action === "show") {
       io.stdout.write(await schemaText(findSchema(args.target)));
       return ExitCode.OK;

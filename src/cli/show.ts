@@ -3,7 +3,14 @@
  * todos, files, scratchpad notes — or, with `--json`, the canonical checkpoint.
  */
 import type { Argv } from "yargs";
-import type { AssistantMessage, Checkpoint, Content, SystemMessage, ToolResultMessage, UserMessage } from "../generated/types.js";
+import type {
+  AssistantMessage,
+  Checkpoint,
+  Content,
+  SystemMessage,
+  ToolResultMessage,
+  UserMessage,
+} from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
 import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
@@ -13,13 +20,22 @@ import { useColor, type CliIO } from "./io.js";
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
 
-export function renderTranscript(cp: Checkpoint, format: string, opts: { color: boolean; full: boolean; chalk?: import("chalk").ChalkInstance }): string {
+export function renderTranscript(
+  cp: Checkpoint,
+  format: string,
+  opts: { color: boolean; full: boolean; chalk?: import("chalk").ChalkInstance },
+): string {
   const k = opts.chalk;
   const dim = (s: string) => (k ? k.dim(s) : s);
   const bold = (s: string) => (k ? k.bold(s) : s);
   const max = opts.full ? Infinity : 600;
   const out: string[] = [];
-  out.push(bold(`thread ${cp.threadId}`) + dim(` — ${format}, step ${cp.step}, ${plural(cp.messages.length, "message")}${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`));
+  out.push(
+    bold(`thread ${cp.threadId}`) +
+      dim(
+        ` — ${format}, step ${cp.step}, ${plural(cp.messages.length, "message")}${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`,
+      ),
+  );
   const block = (c: Content): string => {
     switch (c.type) {
       case "text":
@@ -41,7 +57,9 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
     if (m.role === "toolResult") {
       const r = m as ToolResultMessage;
       const text = r.content.map(block).join("\n");
-      out.push(`${n} ${bold("tool")} ${r.toolName}${r.isError ? (k ? k.red(" [error]") : " [error]") : ""} ${dim(`[${r.toolCallId}]`)}\n${indent(text)}`);
+      out.push(
+        `${n} ${bold("tool")} ${r.toolName}${r.isError ? (k ? k.red(" [error]") : " [error]") : ""} ${dim(`[${r.toolCallId}]`)}\n${indent(text)}`,
+      );
     } else if (m.role === "user" || m.role === "assistant" || m.role === "system") {
       const msg = m as UserMessage | AssistantMessage | SystemMessage;
       const who = msg.role === "assistant" && msg.model ? `assistant (${msg.model})` : msg.role;
@@ -54,7 +72,9 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
       }
       out.push(`${n} ${bold(who)}\n${indent(lines.join("\n"))}`);
     } else {
-      out.push(`${n} ${dim(`${m.role}/${(m as { kind: string }).kind}`)} ${clip(stringifyJson((m as { data: unknown }).data) ?? "null", 200)}`);
+      out.push(
+        `${n} ${dim(`${m.role}/${(m as { kind: string }).kind}`)} ${clip(stringifyJson((m as { data: unknown }).data) ?? "null", 200)}`,
+      );
     }
   });
   const todos = cp.state.todos ?? [];
@@ -65,9 +85,13 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
   const files = Object.entries(cp.state.files ?? {});
   if (files.length) {
     out.push(bold("files"));
-    for (const [p, f] of files) out.push(`  ${p} ${dim(`(${plural(f.content.length, "line")}, modified ${f.modified_at})`)}`);
+    for (const [p, f] of files)
+      out.push(`  ${p} ${dim(`(${plural(f.content.length, "line")}, modified ${f.modified_at})`)}`);
   }
-  for (const note of cp.state.scratchpad ?? []) out.push(`${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`);
+  for (const note of cp.state.scratchpad ?? [])
+    out.push(
+      `${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`,
+    );
   // other state (LangGraph channels such as counters or lists): one line each
   const other = Object.entries(cp.state).filter(([k]) => !["todos", "files", "scratchpad", "contexts"].includes(k));
   if (other.length) {
@@ -76,12 +100,23 @@ export function renderTranscript(cp: Checkpoint, format: string, opts: { color: 
   }
   if (cp.interrupt?.toolCall.toolName === "interrupt" && cp.origin?.format === "langgraph") {
     // a LangGraph interrupt() value, not a tool call
-    out.push(bold("pending interrupt: ") + `${clip(stringifyJson(cp.interrupt.toolCall.args) ?? "null", max)} ${dim(`[${cp.interrupt.toolCall.toolCallId}]`)}`);
-  } else if (cp.interrupt) out.push(bold("pending approval: ") + `${cp.interrupt.toolCall.toolName} [${cp.interrupt.toolCall.toolCallId}] at step ${cp.interrupt.step}`);
+    out.push(
+      bold("pending interrupt: ") +
+        `${clip(stringifyJson(cp.interrupt.toolCall.args) ?? "null", max)} ${dim(`[${cp.interrupt.toolCall.toolCallId}]`)}`,
+    );
+  } else if (cp.interrupt)
+    out.push(
+      bold("pending approval: ") +
+        `${cp.interrupt.toolCall.toolName} [${cp.interrupt.toolCall.toolCallId}] at step ${cp.interrupt.step}`,
+    );
   return out.join("\n") + "\n";
 }
 
-const indent = (s: string) => s.split("\n").map((l) => "    " + l).join("\n");
+const indent = (s: string) =>
+  s
+    .split("\n")
+    .map((l) => "    " + l)
+    .join("\n");
 
 export const showCommand: CommandDef = {
   command: "show <input>",
@@ -89,15 +124,26 @@ export const showCommand: CommandDef = {
   builder: (y: Argv) =>
     y
       .positional("input", { type: "string", describe: "file, folder (amacs), - for stdin, or <saver-uri>#<threadId>" })
-      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "input format (default: detected)" })
+      .option("format", {
+        alias: "f",
+        type: "string",
+        choices: [...FORMAT_NAMES],
+        describe: "input format (default: detected)",
+      })
       .option("full", { type: "boolean", default: false, describe: "do not shorten long texts" })
       .option("json", { type: "boolean", default: false, describe: "print the canonical checkpoint as JSON" })
       .option("namespace", NAMESPACE_OPTION)
       .example("ckpt show fixtures/yoagent/valid/save_messages.v0.18.json", "a file (format detected)")
       .example("ckpt show sqlite:./ckpt.db#thread-1 --full", "one thread of a store, long texts not shortened")
-      .example("ckpt show 'redis://127.0.0.1:6379#user-2' --namespace prod", "a thread in another namespace (or ?namespace=prod)")
+      .example(
+        "ckpt show 'redis://127.0.0.1:6379#user-2' --namespace prod",
+        "a thread in another namespace (or ?namespace=prod)",
+      )
       .example("cat thread.json | ckpt show - --format deepagent --json", "stdin, as the canonical checkpoint in JSON"),
-  run: async (args: { input: string; format?: string; full: boolean; json: boolean; namespace?: string }, io: CliIO) => {
+  run: async (
+    args: { input: string; format?: string; full: boolean; json: boolean; namespace?: string },
+    io: CliIO,
+  ) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     const input = args.input === "" ? "-" : args.input;
     const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, namespace: args.namespace });

@@ -11,47 +11,141 @@ const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(a / b >= 0
 /** Left-aligned first column, the rest right-aligned. */
 function table(head: string[], rows: string[][], indent = "  "): string[] {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (c: string[]) => indent + c.map((x, i) => (i === 0 ? x.padEnd(w[i]!) : x.padStart(w[i]!))).join("  ").trimEnd();
+  const line = (c: string[]) =>
+    indent +
+    c
+      .map((x, i) => (i === 0 ? x.padEnd(w[i]!) : x.padStart(w[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(head), ...rows.map(line)];
 }
 
 export function renderLgStats(r: LangGraphStatsReport, top: number): string {
   const out: string[] = [r.summary, ""];
-  const lib = r.library === "js" ? "JS json serde" : r.library === "python" ? "Python msgpack serde" : r.library === "mixed" ? "JS json and Python msgpack rows" : "no payload";
-  out.push(`store      ${r.uri} — LangGraph ${r.store} store, ${lib}${r.filter ? ` (threads: ${[...r.filter.threads, ...r.filter.match].join(", ")})` : ""}; measured in ${(r.elapsedMs / 1000).toFixed(2)} s`);
-  const method = r.storedMethod === "dbstat" ? "SQLite dbstat: table pages + primary-key index" : r.storedMethod === "sum-of-lengths" ? "sum of column lengths (this SQLite build has no dbstat)" : "pg_total_relation_size: table + indexes + TOAST";
-  out.push(`tables     ${r.tables.map((t) => `${t.table} ${num(t.rows)} rows, ${t.storedBytes === null ? "?" : humanBytes(t.storedBytes)}`).join(" · ")}  (${method}${r.filter ? "; whole tables" : ""})`);
+  const lib =
+    r.library === "js"
+      ? "JS json serde"
+      : r.library === "python"
+        ? "Python msgpack serde"
+        : r.library === "mixed"
+          ? "JS json and Python msgpack rows"
+          : "no payload";
+  out.push(
+    `store      ${r.uri} — LangGraph ${r.store} store, ${lib}${r.filter ? ` (threads: ${[...r.filter.threads, ...r.filter.match].join(", ")})` : ""}; measured in ${(r.elapsedMs / 1000).toFixed(2)} s`,
+  );
+  const method =
+    r.storedMethod === "dbstat"
+      ? "SQLite dbstat: table pages + primary-key index"
+      : r.storedMethod === "sum-of-lengths"
+        ? "sum of column lengths (this SQLite build has no dbstat)"
+        : "pg_total_relation_size: table + indexes + TOAST";
+  out.push(
+    `tables     ${r.tables.map((t) => `${t.table} ${num(t.rows)} rows, ${t.storedBytes === null ? "?" : humanBytes(t.storedBytes)}`).join(" · ")}  (${method}${r.filter ? "; whole tables" : ""})`,
+  );
   const pay = r.totals.payloadBytes;
   out.push(`payload    ${r.parts.map((p) => `${p.part} ${humanBytes(p.bytes)} (${pct(p.bytes, pay)})`).join(" · ")}`);
   const cpBytes = r.parts.find((p) => p.part === "checkpoints")?.bytes ?? 0;
-  if (cpBytes) out.push(`           checkpoint column: ${r.store === "sqlite" ? "channel values" : "inline channel values"} ${humanBytes(Math.max(0, cpBytes - r.checkpointBookkeepingBytes))}, ids/versions/versions_seen ${humanBytes(r.checkpointBookkeepingBytes)}`);
-  if (r.unreadableRows) out.push(`           ${plural(r.unreadableRows, "row")} could not be scanned (bytes counted, channels and messages not)`);
+  if (cpBytes)
+    out.push(
+      `           checkpoint column: ${r.store === "sqlite" ? "channel values" : "inline channel values"} ${humanBytes(Math.max(0, cpBytes - r.checkpointBookkeepingBytes))}, ids/versions/versions_seen ${humanBytes(r.checkpointBookkeepingBytes)}`,
+    );
+  if (r.unreadableRows)
+    out.push(
+      `           ${plural(r.unreadableRows, "row")} could not be scanned (bytes counted, channels and messages not)`,
+    );
   out.push("");
   if (r.channels.length) {
     const blobs = r.store === "postgres";
-    const head = ["CHANNEL", "BYTES", "SHARE", blobs ? "INLINE" : "IN CHECKPOINTS", ...(blobs ? ["IN BLOBS"] : []), "IN WRITES"];
-    const rows = r.channels.map((c) => [c.channel, humanBytes(c.bytes), pct(c.bytes, pay), humanBytes(c.checkpointBytes), ...(blobs ? [humanBytes(c.blobBytes)] : []), humanBytes(c.writeBytes)]);
-    if (r.otherChannels) rows.push([`(${plural(r.otherChannels.channels, "other channel")})`, humanBytes(r.otherChannels.bytes), pct(r.otherChannels.bytes, pay), "", ...(blobs ? [""] : []), ""]);
+    const head = [
+      "CHANNEL",
+      "BYTES",
+      "SHARE",
+      blobs ? "INLINE" : "IN CHECKPOINTS",
+      ...(blobs ? ["IN BLOBS"] : []),
+      "IN WRITES",
+    ];
+    const rows = r.channels.map((c) => [
+      c.channel,
+      humanBytes(c.bytes),
+      pct(c.bytes, pay),
+      humanBytes(c.checkpointBytes),
+      ...(blobs ? [humanBytes(c.blobBytes)] : []),
+      humanBytes(c.writeBytes),
+    ]);
+    if (r.otherChannels)
+      rows.push([
+        `(${plural(r.otherChannels.channels, "other channel")})`,
+        humanBytes(r.otherChannels.bytes),
+        pct(r.otherChannels.bytes, pay),
+        "",
+        ...(blobs ? [""] : []),
+        "",
+      ]);
     out.push(...table(head, rows, ""), "");
   }
   if (r.messageClasses.length) {
-    const rows = r.messageClasses.slice(0, top).map((c) => [c.class, num(c.count), humanBytes(c.bytes), num(c.copies), humanBytes(c.copyBytes), pct(c.copyBytes, c.bytes)]);
+    const rows = r.messageClasses
+      .slice(0, top)
+      .map((c) => [
+        c.class,
+        num(c.count),
+        humanBytes(c.bytes),
+        num(c.copies),
+        humanBytes(c.copyBytes),
+        pct(c.copyBytes, c.bytes),
+      ]);
     out.push(...table(["MESSAGE CLASS", "STORED", "BYTES", "COPIES", "COPY BYTES", "COPIED"], rows, ""));
     const rep = r.repeated;
-    out.push(`repeated   ${pct(rep.copyBytes, rep.messageBytes)} of message bytes (${humanBytes(rep.copyBytes)} in ${num(rep.copies)} of ${num(rep.messages)} stored messages) are byte-identical copies of a message stored earlier in the same thread`, "");
+    out.push(
+      `repeated   ${pct(rep.copyBytes, rep.messageBytes)} of message bytes (${humanBytes(rep.copyBytes)} in ${num(rep.copies)} of ${num(rep.messages)} stored messages) are byte-identical copies of a message stored earlier in the same thread`,
+      "",
+    );
   }
   if (r.topThreads.length) {
-    const rows = r.topThreads.map((t) => [t.threadId, num(t.checkpoints), num(t.writes), ...(r.store === "postgres" ? [num(t.blobs)] : []), humanBytes(t.bytes), pct(t.bytes, pay), pct(t.copyBytes, t.bytes), t.lastTs ?? "-"]);
-    out.push(...table(["TOP THREADS", "CHECKPOINTS", "WRITES", ...(r.store === "postgres" ? ["BLOBS"] : []), "BYTES", "SHARE", "COPIES", "LAST"], rows, ""));
-    if (r.totals.threads > r.topThreads.length) out.push(`           … and ${plural(r.totals.threads - r.topThreads.length, "more thread")}`);
+    const rows = r.topThreads.map((t) => [
+      t.threadId,
+      num(t.checkpoints),
+      num(t.writes),
+      ...(r.store === "postgres" ? [num(t.blobs)] : []),
+      humanBytes(t.bytes),
+      pct(t.bytes, pay),
+      pct(t.copyBytes, t.bytes),
+      t.lastTs ?? "-",
+    ]);
+    out.push(
+      ...table(
+        [
+          "TOP THREADS",
+          "CHECKPOINTS",
+          "WRITES",
+          ...(r.store === "postgres" ? ["BLOBS"] : []),
+          "BYTES",
+          "SHARE",
+          "COPIES",
+          "LAST",
+        ],
+        rows,
+        "",
+      ),
+    );
+    if (r.totals.threads > r.topThreads.length)
+      out.push(`           … and ${plural(r.totals.threads - r.topThreads.length, "more thread")}`);
     out.push("");
   }
   if (r.days.length) {
     const shown = r.days.slice(-top);
-    out.push(...table(["GROWTH (UTC DAY)", "CHECKPOINTS", "BYTES"], shown.map((d) => [d.day, num(d.checkpoints), humanBytes(d.bytes)]), ""));
+    out.push(
+      ...table(
+        ["GROWTH (UTC DAY)", "CHECKPOINTS", "BYTES"],
+        shown.map((d) => [d.day, num(d.checkpoints), humanBytes(d.bytes)]),
+        "",
+      ),
+    );
     if (r.days.length > shown.length) {
       const earlier = r.days.slice(0, r.days.length - shown.length);
-      out.push(`           … ${plural(earlier.length, "earlier day")}: ${num(earlier.reduce((n, d) => n + d.checkpoints, 0))} checkpoints, ${humanBytes(earlier.reduce((n, d) => n + d.bytes, 0))}`);
+      out.push(
+        `           … ${plural(earlier.length, "earlier day")}: ${num(earlier.reduce((n, d) => n + d.checkpoints, 0))} checkpoints, ${humanBytes(earlier.reduce((n, d) => n + d.bytes, 0))}`,
+      );
     }
   }
   return out.join("\n").trimEnd() + "\n";
@@ -59,15 +153,60 @@ export function renderLgStats(r: LangGraphStatsReport, top: number): string {
 
 export function renderSaverStats(r: SaverStatsReport): string {
   const out: string[] = [r.summary, ""];
-  out.push(`store      ${r.uri} — ckpt's own saver, one document per thread${r.filter ? ` (threads: ${[...r.filter.threads, ...r.filter.match].join(", ")})` : ""}; measured in ${(r.elapsedMs / 1000).toFixed(2)} s`);
+  out.push(
+    `store      ${r.uri} — ckpt's own saver, one document per thread${r.filter ? ` (threads: ${[...r.filter.threads, ...r.filter.match].join(", ")})` : ""}; measured in ${(r.elapsedMs / 1000).toFixed(2)} s`,
+  );
   if (r.totals.unreadable) out.push(`           ${plural(r.totals.unreadable, "document")} no format reads`);
   out.push("");
-  if (r.namespaces.length > 1) out.push(...table(["NAMESPACE", "THREADS", "BYTES"], r.namespaces.map((n) => [n.namespace, num(n.threads), humanBytes(n.bytes)]), ""), "");
-  if (r.formats.length) out.push(...table(["FORMAT", "THREADS", "MESSAGES", "BYTES", "SHARE"], r.formats.map((f) => [f.format, num(f.threads), num(f.messages), humanBytes(f.bytes), pct(f.bytes, r.totals.bytes)]), ""), "");
+  if (r.namespaces.length > 1)
+    out.push(
+      ...table(
+        ["NAMESPACE", "THREADS", "BYTES"],
+        r.namespaces.map((n) => [n.namespace, num(n.threads), humanBytes(n.bytes)]),
+        "",
+      ),
+      "",
+    );
+  if (r.formats.length)
+    out.push(
+      ...table(
+        ["FORMAT", "THREADS", "MESSAGES", "BYTES", "SHARE"],
+        r.formats.map((f) => [
+          f.format,
+          num(f.threads),
+          num(f.messages),
+          humanBytes(f.bytes),
+          pct(f.bytes, r.totals.bytes),
+        ]),
+        "",
+      ),
+      "",
+    );
   if (r.topThreads.length) {
-    out.push(...table(["TOP THREADS", "NAMESPACE", "FORMAT", "MESSAGES", "BYTES", "UPDATED"], r.topThreads.map((t) => [t.threadId, t.namespace, t.format ?? "?", t.messages === null ? "-" : num(t.messages), humanBytes(t.bytes), t.updatedAt ?? "-"]), ""), "");
+    out.push(
+      ...table(
+        ["TOP THREADS", "NAMESPACE", "FORMAT", "MESSAGES", "BYTES", "UPDATED"],
+        r.topThreads.map((t) => [
+          t.threadId,
+          t.namespace,
+          t.format ?? "?",
+          t.messages === null ? "-" : num(t.messages),
+          humanBytes(t.bytes),
+          t.updatedAt ?? "-",
+        ]),
+        "",
+      ),
+      "",
+    );
   }
-  if (r.days.length) out.push(...table(["LAST UPDATED (UTC DAY)", "THREADS", "BYTES"], r.days.slice(-10).map((d) => [d.day, num(d.threads), humanBytes(d.bytes)]), ""));
+  if (r.days.length)
+    out.push(
+      ...table(
+        ["LAST UPDATED (UTC DAY)", "THREADS", "BYTES"],
+        r.days.slice(-10).map((d) => [d.day, num(d.threads), humanBytes(d.bytes)]),
+        "",
+      ),
+    );
   return out.join("\n").trimEnd() + "\n";
 }
 

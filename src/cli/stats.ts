@@ -41,13 +41,23 @@ async function isLangGraph(uri: string, io: CliIO): Promise<boolean> {
   return isLangGraphStore(uri, io.env);
 }
 
-async function statsLangGraph(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<LangGraphStatsReport> {
+async function statsLangGraph(
+  args: Args,
+  io: CliIO,
+  filter: ((t: string) => boolean) | undefined,
+): Promise<LangGraphStatsReport> {
   const { openLgStats } = await import("../savers/lgstats.js");
   const { createLgStats } = await import("../core/lg-stats.js");
   const t0 = performance.now();
   const src = await openLgStats(args.uri, io.env);
   try {
-    const acc = createLgStats({ top: args.top, store: src.store, uri: src.uri, storedMethod: src.storedMethod, filter: { threads: args.thread, match: args.match } });
+    const acc = createLgStats({
+      top: args.top,
+      store: src.store,
+      uri: src.uri,
+      storedMethod: src.storedMethod,
+      filter: { threads: args.thread, match: args.match },
+    });
     // only --thread: those ids are looked up directly; with --match every thread id is read and filtered
     const only = args.thread?.length && !args.match?.length ? args.thread : undefined;
     for await (const batch of src.rows({ accept: filter, only })) acc.add(batch);
@@ -57,7 +67,11 @@ async function statsLangGraph(args: Args, io: CliIO, filter: ((t: string) => boo
   }
 }
 
-async function statsSaver(args: Args, io: CliIO, filter: ((t: string) => boolean) | undefined): Promise<SaverStatsReport> {
+async function statsSaver(
+  args: Args,
+  io: CliIO,
+  filter: ((t: string) => boolean) | undefined,
+): Promise<SaverStatsReport> {
   const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
   const uriNs = namespaceFor(args.uri, flagNs);
   const { createSaverStats } = await import("../core/saver-stats.js");
@@ -65,11 +79,13 @@ async function statsSaver(args: Args, io: CliIO, filter: ((t: string) => boolean
   const saver = await openStore(args.uri, { readOnly: true, env: io.env });
   const acc = createSaverStats({ top: args.top, uri: saver.uri, filter: { threads: args.thread, match: args.match } });
   try {
-    for (const ns of uriNs !== undefined ? [uriNs] : args.namespace ?? (await saver.namespaces())) {
+    for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
       let page: Array<{ threadId: string; bytes: number; updatedAt?: string }> = [];
       const flush = async () => {
         const texts = await saver.loadMany(page.map((t) => ({ namespace: ns, threadId: t.threadId })));
-        page.forEach((t, i) => acc.add({ namespace: ns, threadId: t.threadId, bytes: t.bytes, updatedAt: t.updatedAt, text: texts[i] }));
+        page.forEach((t, i) =>
+          acc.add({ namespace: ns, threadId: t.threadId, bytes: t.bytes, updatedAt: t.updatedAt, text: texts[i] }),
+        );
         page = [];
       };
       for await (const t of saver.list({ namespace: ns })) {
@@ -87,28 +103,51 @@ async function statsSaver(args: Args, io: CliIO, filter: ((t: string) => boolean
 
 export const statsCommand: CommandDef = {
   command: "stats <uri>",
-  describe: "Where a store's bytes are: tables, channels, message classes, repeated payload, top threads, growth per day",
+  describe:
+    "Where a store's bytes are: tables, channels, message classes, repeated payload, top threads, growth per day",
   builder: (y: Argv) =>
     y
-      .positional("uri", { type: "string", describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>" })
+      .positional("uri", {
+        type: "string",
+        describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>",
+      })
       .option("top", { type: "number", default: 10, describe: "how many threads, channels and days to list" })
       .option("thread", { type: "string", array: true, describe: "only these threads" })
       .option("match", { type: "string", array: true, describe: "only threads whose id matches this glob" })
-      .option("namespace", { type: "string", array: true, describe: "ckpt's own savers: namespace(s) to measure (default: all)" })
+      .option("namespace", {
+        type: "string",
+        array: true,
+        describe: "ckpt's own savers: namespace(s) to measure (default: all)",
+      })
       .option("json", { type: "boolean", default: false, describe: "the report as JSON (schemas/StatsReport.json)" })
       .example("ckpt stats checkpoints.sqlite", "why is my LangGraph database this big?")
-      .example("ckpt stats 'postgres://localhost/app?schema=public' --top 20", "a LangGraph PostgreSQL store: top 20 threads, channels and days")
+      .example(
+        "ckpt stats 'postgres://localhost/app?schema=public' --top 20",
+        "a LangGraph PostgreSQL store: top 20 threads, channels and days",
+      )
       .example("ckpt stats sqlite:checkpoints.db --match 'user-42-*' --json", "only some threads, as JSON")
-      .example("ckpt stats redis://127.0.0.1:6379 --namespace prod", "ckpt's own Redis store: bytes per format and thread"),
+      .example(
+        "ckpt stats redis://127.0.0.1:6379 --namespace prod",
+        "ckpt's own Redis store: bytes per format and thread",
+      ),
   run: async (args: Args, io: CliIO) => {
     intOption(args.top, "--top");
     args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
     const lg = await isLangGraph(args.uri, io);
-    if (lg && args.namespace?.length) throw usageError("--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace");
+    if (lg && args.namespace?.length)
+      throw usageError(
+        "--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace",
+      );
     const r = lg ? await statsLangGraph(args, io, filter) : await statsSaver(args, io, filter);
     const { renderLgStats, renderSaverStats } = await import("./stats-render.js");
-    io.stdout.write(args.json ? JSON.stringify(r, null, 2) + "\n" : r.kind === "langgraph" ? renderLgStats(r, args.top) : renderSaverStats(r));
+    io.stdout.write(
+      args.json
+        ? JSON.stringify(r, null, 2) + "\n"
+        : r.kind === "langgraph"
+          ? renderLgStats(r, args.top)
+          : renderSaverStats(r),
+    );
     return 0;
   },
 };

@@ -24,7 +24,8 @@ function storeSpec(spec: string, cwd: string): { uri: string; label: string; fra
   }
   if (/^postgres(ql)?:/i.test(head)) return { uri: head, label: head, fragment };
   if (SAVER_URI.test(head)) return undefined; // memory:, file:, redis: hold no LangGraph data
-  if (SQLITE_PATH.test(head) && !head.includes(":")) return { uri: `sqlite:${resolve(cwd, head)}`, label: head, fragment };
+  if (SQLITE_PATH.test(head) && !head.includes(":"))
+    return { uri: `sqlite:${resolve(cwd, head)}`, label: head, fragment };
   return undefined;
 }
 
@@ -32,7 +33,11 @@ function storeSpec(spec: string, cwd: string): { uri: string; label: string; fra
  * Validate `spec` as a LangGraph store, or return undefined when it is not one (not a store URI, or a store with
  * ckpt's own layout). Store errors (cannot connect, missing file) come back as a fatal FileResult.
  */
-export async function validateLangGraphSpec(spec: string, cwd: string, opts: { maxErrors?: number } = {}): Promise<FileResult | undefined> {
+export async function validateLangGraphSpec(
+  spec: string,
+  cwd: string,
+  opts: { maxErrors?: number } = {},
+): Promise<FileResult | undefined> {
   const s = storeSpec(spec, cwd);
   if (!s) return undefined;
   const { parseSaverUri, redact } = await import("../savers/uri.js");
@@ -61,11 +66,26 @@ export async function validateLangGraphSpec(spec: string, cwd: string, opts: { m
         /* kept raw, as parseAddress does */
       }
       if (a.threadId !== plain) checkpointId = (await loadAddress(langGraphSaver(reader), a, label)).checkpointId;
-      else if (!(await reader.getTuple(threadId, ""))) return fatal(label, new CkptError(3, "no-thread", `no checkpoint for thread '${threadId}'`, { file: redact(s.label) }));
+      else if (!(await reader.getTuple(threadId, "")))
+        return fatal(
+          label,
+          new CkptError(3, "no-thread", `no checkpoint for thread '${threadId}'`, { file: redact(s.label) }),
+        );
     }
-    const r = await validateLangGraphStore(reader, { ...(threadId !== undefined ? { threadId } : {}), ...(checkpointId ? { checkpointId } : {}), ...(opts.maxErrors !== undefined ? { maxErrors: opts.maxErrors } : {}) });
+    const r = await validateLangGraphStore(reader, {
+      ...(threadId !== undefined ? { threadId } : {}),
+      ...(checkpointId ? { checkpointId } : {}),
+      ...(opts.maxErrors !== undefined ? { maxErrors: opts.maxErrors } : {}),
+    });
     for (const i of r.issues) i.file = i.file.replace(reader.uri, redact(s.label));
-    return { file: label, format: "langgraph", formatVersion: `${reader.info.store}, ${r.checkpoints} checkpoints, ${r.writes} writes`, alternatives: [], valid: !r.issues.some((i) => i.severity === "error"), issues: r.issues };
+    return {
+      file: label,
+      format: "langgraph",
+      formatVersion: `${reader.info.store}, ${r.checkpoints} checkpoints, ${r.writes} writes`,
+      alternatives: [],
+      valid: !r.issues.some((i) => i.severity === "error"),
+      issues: r.issues,
+    };
   } catch (e) {
     if (e instanceof CkptError) return fatal(label, e);
     throw e;
@@ -75,7 +95,13 @@ export async function validateLangGraphSpec(spec: string, cwd: string, opts: { m
 }
 
 function fatal(label: string, e: CkptError): FileResult {
-  const f: FileResult = { file: e.place.file ?? label, alternatives: [], valid: false, issues: [], fatal: { reason: e.reason, message: e.message } };
+  const f: FileResult = {
+    file: e.place.file ?? label,
+    alternatives: [],
+    valid: false,
+    issues: [],
+    fatal: { reason: e.reason, message: e.message },
+  };
   if (e.place.line !== undefined) f.fatal!.line = e.place.line;
   if (e.place.column !== undefined) f.fatal!.column = e.place.column;
   if (e.exitCode === ExitCode.STORE) f.fatalExit = ExitCode.STORE;

@@ -48,14 +48,20 @@ export function parseReporters(values: readonly string[], json: boolean): Report
     const i = v.indexOf("=");
     const name = i < 0 ? v : v.slice(0, i);
     const path = i < 0 ? undefined : v.slice(i + 1);
-    if (!REPORTERS[name]) throw usageError(`unknown reporter '${name}': expected one of ${REPORTER_NAMES.join(", ")} (optionally name=path)`);
+    if (!REPORTERS[name])
+      throw usageError(
+        `unknown reporter '${name}': expected one of ${REPORTER_NAMES.join(", ")} (optionally name=path)`,
+      );
     if (path === "") throw usageError(`--reporter ${name}=: the path after '=' is empty`);
     return path === undefined ? { name } : { name, path };
   });
   if (json) out.push({ name: "json" });
   if (!out.some((t) => t.path === undefined)) out.unshift({ name: "text" });
   const toStdout = out.filter((t) => t.path === undefined);
-  if (toStdout.length > 1) throw usageError(`only one reporter can write to stdout (got ${toStdout.map((t) => t.name).join(", ")}): send the others to files with name=path`);
+  if (toStdout.length > 1)
+    throw usageError(
+      `only one reporter can write to stdout (got ${toStdout.map((t) => t.name).join(", ")}): send the others to files with name=path`,
+    );
   return out;
 }
 
@@ -89,7 +95,10 @@ export async function runValidation(
     const spec = queue[n]!;
     try {
       const limit = run.limit === Infinity ? undefined : run.limit - run.errors;
-      const lg = (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec) ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, { maxErrors: limit }) : undefined;
+      const lg =
+        (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec)
+          ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, { maxErrors: limit })
+          : undefined;
       if (lg) run.take(lg);
       else if (isWholeStore(spec, io.cwd)) await validateStore(spec, io, opts, run);
       else {
@@ -132,7 +141,12 @@ class Run {
     }
     if (r.format === "deepagent" && r.threadId !== undefined && !r.fatal && folderText !== undefined) {
       const at = jsonLocator(folderText).locate("/threadId");
-      this.threadIds.push({ file: r.file, threadId: r.threadId, pointer: "/threadId", ...(at ? { line: at.line, column: at.column } : {}) });
+      this.threadIds.push({
+        file: r.file,
+        threadId: r.threadId,
+        pointer: "/threadId",
+        ...(at ? { line: at.line, column: at.column } : {}),
+      });
     }
     this.files.push(r);
   }
@@ -142,11 +156,23 @@ class Run {
       const pos = new Map(this.threadIds.map((t) => [t.file, t]));
       const extra = fileSaverLint(this.threadIds, (file, pointer, message): Issue => {
         const t = pos.get(file);
-        return { severity: "warning", rule: "lint/filesaver-id-collision", message, pointer, file, ...(t?.line !== undefined ? { line: t.line, column: t.column } : {}) };
+        return {
+          severity: "warning",
+          rule: "lint/filesaver-id-collision",
+          message,
+          pointer,
+          file,
+          ...(t?.line !== undefined ? { line: t.line, column: t.column } : {}),
+        };
       });
       for (const i of extra) this.files.find((f) => f.file === i.file)?.issues.push(i);
     }
-    return { files: this.files, summary: summarize(this.files), strict, ...(this.stoppedEarly ? { stoppedEarly: this.stoppedEarly } : {}) };
+    return {
+      files: this.files,
+      summary: summarize(this.files),
+      strict,
+      ...(this.stoppedEarly ? { stoppedEarly: this.stoppedEarly } : {}),
+    };
   }
 }
 
@@ -169,11 +195,21 @@ function isWholeStore(spec: string, cwd: string): boolean {
  * at a time, each validated as `<uri>#<thread>` (with ?namespace= when it is not the default one), the address
  * `ckpt show` takes. A store that holds none is an input error, as an empty folder is.
  */
-async function validateStore(spec: string, io: Pick<CliIO, "cwd">, opts: { format?: string; namespace?: string }, run: Run): Promise<void> {
+async function validateStore(
+  spec: string,
+  io: Pick<CliIO, "cwd">,
+  opts: { format?: string; namespace?: string },
+  run: Run,
+): Promise<void> {
   const { openStore } = await import("./stores.js");
   const namespace = namespaceFor(spec, opts.namespace);
   const local = /^(sqlite|file):/i.test(spec) && !isAbsolute(spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""));
-  const saver = await openStore(local ? `${spec.slice(0, spec.indexOf(":") + 1)}${resolve(io.cwd, spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""))}` : spec, { readOnly: true, namespace });
+  const saver = await openStore(
+    local
+      ? `${spec.slice(0, spec.indexOf(":") + 1)}${resolve(io.cwd, spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""))}`
+      : spec,
+    { readOnly: true, namespace },
+  );
   try {
     const label = local ? spec : saver.uri; // as the user named it; a server URI without its password
     let seen = 0;
@@ -182,19 +218,33 @@ async function validateStore(spec: string, io: Pick<CliIO, "cwd">, opts: { forma
         for (const r of batch) {
           if (run.full(": the rest of the store was not validated")) return;
           seen++;
-          const ns = r.namespace === DEFAULT_NAMESPACE || /[?&]namespace=/.test(label) ? "" : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`;
+          const ns =
+            r.namespace === DEFAULT_NAMESPACE || /[?&]namespace=/.test(label)
+              ? ""
+              : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`;
           run.take(validateDocument({ name: `${label}${ns}#${r.threadId}`, text: r.text }, { format: opts.format }));
         }
       }
     }
-    if (seen === 0) throw inputError("empty-store", `the store holds no checkpoints${namespace !== undefined ? ` in namespace '${namespace}'` : ""}`, { file: label });
+    if (seen === 0)
+      throw inputError(
+        "empty-store",
+        `the store holds no checkpoints${namespace !== undefined ? ` in namespace '${namespace}'` : ""}`,
+        { file: label },
+      );
   } finally {
     await saver.close();
   }
 }
 
 function fatalResult(spec: string, e: CkptError): FileResult {
-  const f: FileResult = { file: e.place.file ?? spec, alternatives: [], valid: false, issues: [], fatal: { reason: e.reason, message: e.message } };
+  const f: FileResult = {
+    file: e.place.file ?? spec,
+    alternatives: [],
+    valid: false,
+    issues: [],
+    fatal: { reason: e.reason, message: e.message },
+  };
   if (e.place.line !== undefined) f.fatal!.line = e.place.line;
   if (e.place.column !== undefined) f.fatal!.column = e.place.column;
   if (e.exitCode === ExitCode.STORE) f.fatalExit = ExitCode.STORE;
@@ -255,23 +305,53 @@ export const validateCommand: CommandDef = {
       // run() turns anything else that looks like an option back into a usage error
       .parserConfiguration({ "unknown-options-as-args": true })
       // no default: yargs gives a variadic positional [] and its help then read "[required] [default: []]"
-      .positional("inputs", { type: "string", array: true, default: undefined, describe: "files, directories, globs, - (stdin), <saver-uri> (every checkpoint of the store) or <saver-uri>#<threadId>" })
-      .option("format", { alias: "f", type: "string", choices: [...FORMAT_NAMES], describe: "validate as this format instead of detecting it" })
+      .positional("inputs", {
+        type: "string",
+        array: true,
+        default: undefined,
+        describe:
+          "files, directories, globs, - (stdin), <saver-uri> (every checkpoint of the store) or <saver-uri>#<threadId>",
+      })
+      .option("format", {
+        alias: "f",
+        type: "string",
+        choices: [...FORMAT_NAMES],
+        describe: "validate as this format instead of detecting it",
+      })
       .option("strict", { type: "boolean", default: false, describe: "warnings fail too (exit 1)" })
       .option("max-errors", { type: "number", describe: "stop reporting and validating after N errors" })
-      .option("quiet", { alias: "q", type: "boolean", default: false, describe: "text reporter: print only errors and the summary" })
-      .option("reporter", { alias: "r", type: "string", array: true, describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)` })
+      .option("quiet", {
+        alias: "q",
+        type: "boolean",
+        default: false,
+        describe: "text reporter: print only errors and the summary",
+      })
+      .option("reporter", {
+        alias: "r",
+        type: "string",
+        array: true,
+        describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)`,
+      })
       .option("json", { type: "boolean", default: false, describe: "same as --reporter json" })
       .option("namespace", NAMESPACE_OPTION)
       .example("ckpt validate fixtures/yoagent/valid", "every document under a folder")
-      .example("ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml", "text on stdout, JUnit to a file")
+      .example(
+        "ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml",
+        "text on stdout, JUnit to a file",
+      )
       .example("cat conv.json | ckpt validate - --format yoagent", "stdin, format forced"),
   run: async (args: ValidateArgs, io: CliIO) => {
     const unknown = args.inputs.find((s) => s.startsWith("-") && s !== "-");
-    if (unknown !== undefined) throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
+    if (unknown !== undefined)
+      throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
     const targets = parseReporters(args.reporter ?? [], args.json);
     intOption(args.maxErrors, "--max-errors");
-    const report = await runValidation(args.inputs, io, { format: args.format, maxErrors: args.maxErrors, strict: args.strict, namespace: args.namespace });
+    const report = await runValidation(args.inputs, io, {
+      format: args.format,
+      maxErrors: args.maxErrors,
+      strict: args.strict,
+      namespace: args.namespace,
+    });
     for (const t of targets) {
       const color = t.path === undefined ? useColor(io, io.stdout) : false;
       const chalk = color ? new (await import("chalk")).Chalk({ level: 1 }) : undefined;

@@ -16,7 +16,12 @@ export interface ThreadHistory {
   omitted: number;
 }
 
-export async function readHistory(saver: LangGraphSaver, threadId: string, label: string, limit = HISTORY_LIMIT): Promise<ThreadHistory> {
+export async function readHistory(
+  saver: LangGraphSaver,
+  threadId: string,
+  label: string,
+  limit = HISTORY_LIMIT,
+): Promise<ThreadHistory> {
   const newestFirst = [];
   let omitted = 0;
   for await (const e of saver.history(threadId)) {

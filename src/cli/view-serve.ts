@@ -35,7 +35,10 @@ export function storeHandler(saver: Saver, label: string): Handler {
       const back = `/?ns=${encodeURIComponent(ns ?? "")}`;
       if (isLangGraphSaver(saver)) {
         const h = await readHistory(saver, id, label);
-        return { status: 200, html: renderHistoryPage(h.entries, { title: `${name} — history`, source: name, back, omitted: h.omitted }) };
+        return {
+          status: 200,
+          html: renderHistoryPage(h.entries, { title: `${name} — history`, source: name, back, omitted: h.omitted }),
+        };
       }
       const { checkpoint } = readCheckpoint({ name, text });
       return { status: 200, html: renderCheckpointPage(checkpoint, { title: name, source: name, back }) };
@@ -47,7 +50,8 @@ export function storeHandler(saver: Saver, label: string): Handler {
 
 async function listPage(saver: Saver, label: string, url: URL): Promise<string> {
   const namespaces = await saver.namespaces();
-  const namespace = url.searchParams.get("ns") || (namespaces.includes("default") ? "default" : (namespaces[0] ?? "default"));
+  const namespace =
+    url.searchParams.get("ns") || (namespaces.includes("default") ? "default" : (namespaces[0] ?? "default"));
   const after = url.searchParams.get("after") ?? undefined;
   const offset = Math.max(0, Number(url.searchParams.get("n") ?? 0) || 0);
   const threads: Array<{ threadId: string; bytes: number; updatedAt?: string; href: string }> = [];
@@ -57,12 +61,23 @@ async function listPage(saver: Saver, label: string, url: URL): Promise<string> 
       more = true;
       break;
     }
-    threads.push({ threadId: t.threadId, bytes: t.bytes, ...(t.updatedAt ? { updatedAt: t.updatedAt } : {}), href: `/thread?ns=${encodeURIComponent(namespace)}&id=${encodeURIComponent(t.threadId)}` });
+    threads.push({
+      threadId: t.threadId,
+      bytes: t.bytes,
+      ...(t.updatedAt ? { updatedAt: t.updatedAt } : {}),
+      href: `/thread?ns=${encodeURIComponent(namespace)}&id=${encodeURIComponent(t.threadId)}`,
+    });
   }
   const count = await saver.count(namespace);
   const last = threads[threads.length - 1];
-  const next = more && last ? `/?ns=${encodeURIComponent(namespace)}&after=${encodeURIComponent(last.threadId)}&n=${offset + threads.length}` : undefined;
-  return renderStorePage({ namespace, namespaces, count, offset, threads, ...(next ? { next } : {}) }, { title: `${label} — threads`, source: label });
+  const next =
+    more && last
+      ? `/?ns=${encodeURIComponent(namespace)}&after=${encodeURIComponent(last.threadId)}&n=${offset + threads.length}`
+      : undefined;
+  return renderStorePage(
+    { namespace, namespaces, count, offset, threads, ...(next ? { next } : {}) },
+    { title: `${label} — threads`, source: label },
+  );
 }
 
 function errorPage(message: string): string {
@@ -113,8 +128,12 @@ export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<nu
     handler = storeHandler(saver, saver.uri);
   } else {
     const x = await loadInput(spec, io, args.format, args.namespace); // read once, up front: a bad file fails before serving
-    const html = renderCheckpointPage(x.checkpoint, { title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`, source: x.name });
-    handler = async (url) => (url.pathname === "/" ? { status: 200, html } : { status: 404, html: errorPage(`no page ${url.pathname}`) });
+    const html = renderCheckpointPage(x.checkpoint, {
+      title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
+      source: x.name,
+    });
+    handler = async (url) =>
+      url.pathname === "/" ? { status: 200, html } : { status: 404, html: errorPage(`no page ${url.pathname}`) };
   }
   let port = 0;
   const server = createServer(respond(handler, () => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`], io));
@@ -128,7 +147,9 @@ export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<nu
     throw storeError("listen", `cannot listen on ${args.host}:${args.port ?? 0}: ${(e as Error).message}`);
   }
   port = (server.address() as AddressInfo).port;
-  io.stdout.write(`ckpt view: serving ${redactUri(saver ? saver.uri : spec)} at http://127.0.0.1:${port}/ (read-only; Ctrl-C stops)\n`);
+  io.stdout.write(
+    `ckpt view: serving ${redactUri(saver ? saver.uri : spec)} at http://127.0.0.1:${port}/ (read-only; Ctrl-C stops)\n`,
+  );
   await new Promise<void>((done) => {
     const stop = () => {
       server.close(() => done());

@@ -36,23 +36,37 @@ export interface Loaded {
 
 /** Read one named input (file, folder, '-', uri#thread) into a canonical checkpoint. */
 export async function loadInput(spec: string, io: CliIO, format?: string, namespace?: string): Promise<Loaded> {
-  const doc = await readSource(spec, { stdin: () => io.stdin, cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd, namespace });
+  const doc = await readSource(spec, {
+    stdin: () => io.stdin,
+    cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd,
+    namespace,
+  });
   const r = readCheckpoint(doc, format);
   return { name: doc.name, checkpoint: r.checkpoint, format: r.format };
 }
 
 /** Where the page goes without -o: `<input name>.html` in the current folder. */
 function defaultOutput(spec: string, threadId: string): string {
-  const base = spec.includes("#") || spec === "-" ? `thread-${threadId}` : basename(spec.replace(/[\\/]+$/, "")).replace(/\.(json|jsonl|pkl|org)$/i, "");
+  const base =
+    spec.includes("#") || spec === "-"
+      ? `thread-${threadId}`
+      : basename(spec.replace(/[\\/]+$/, "")).replace(/\.(json|jsonl|pkl|org)$/i, "");
   return `${base.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 120) || "checkpoint"}.html`;
 }
 
 /** Open a written page in the desktop's browser (best effort: a failure is reported, not fatal). */
 function openInBrowser(path: string, io: CliIO): void {
-  const [cmd, args] = process.platform === "darwin" ? ["open", [path]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", path]] : ["xdg-open", [path]];
+  const [cmd, args] =
+    process.platform === "darwin"
+      ? ["open", [path]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", "", path]]
+        : ["xdg-open", [path]];
   try {
     const child = spawn(cmd, args as string[], { detached: true, stdio: "ignore" });
-    child.on("error", (e) => io.stderr.write(`ckpt: could not open a browser (${cmd}: ${e.message}); open ${path} yourself\n`));
+    child.on("error", (e) =>
+      io.stderr.write(`ckpt: could not open a browser (${cmd}: ${e.message}); open ${path} yourself\n`),
+    );
     child.unref();
   } catch (e) {
     io.stderr.write(`ckpt: could not open a browser (${(e as Error).message}); open ${path} yourself\n`);
@@ -75,7 +89,11 @@ async function writePage(html: string, spec: string, threadId: string, args: Vie
  * A LangGraph thread (`<store>#<thread>[@<checkpoint>]`) → its history page, opened at the addressed checkpoint;
  * undefined for every other input (files, ckpt's own stores: one checkpoint per thread).
  */
-export async function historyPage(spec: string, args: Pick<ViewArgs, "title" | "historyLimit">, io: CliIO): Promise<{ html: string; threadId: string } | undefined> {
+export async function historyPage(
+  spec: string,
+  args: Pick<ViewArgs, "title" | "historyLimit">,
+  io: CliIO,
+): Promise<{ html: string; threadId: string } | undefined> {
   if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
   const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
   const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
@@ -89,7 +107,12 @@ export async function historyPage(spec: string, args: Pick<ViewArgs, "title" | "
     const h = await readHistory(saver, a.threadId, saver.uri, args.historyLimit);
     const { renderHistoryPage } = await import("../view/index.js");
     const label = `${saver.uri}#${a.threadId}`;
-    const html = renderHistoryPage(h.entries, { title: args.title ?? `${label} — history`, source: label, selected: checkpointId, omitted: h.omitted });
+    const html = renderHistoryPage(h.entries, {
+      title: args.title ?? `${label} — history`,
+      source: label,
+      selected: checkpointId,
+      omitted: h.omitted,
+    });
     return { html, threadId: a.threadId };
   } finally {
     await saver.close();
@@ -98,24 +121,56 @@ export async function historyPage(spec: string, args: Pick<ViewArgs, "title" | "
 
 export const viewCommand: CommandDef = {
   command: "view [inputs..]",
-  describe: "Look at a checkpoint, a diff or a whole store in the browser: one self-contained HTML page, or a local server",
+  describe:
+    "Look at a checkpoint, a diff or a whole store in the browser: one self-contained HTML page, or a local server",
   builder: (y: Argv) =>
     y
-      .positional("inputs", { type: "string", array: true, describe: "file, amacs folder, '-' for stdin, or <saver-uri>#<threadId> (two with --diff; a saver URI or file with --serve)" })
-      .option("output", { alias: "o", type: "string", describe: "write the page here ('-' for stdout; default <input name>.html)" })
+      .positional("inputs", {
+        type: "string",
+        array: true,
+        describe:
+          "file, amacs folder, '-' for stdin, or <saver-uri>#<threadId> (two with --diff; a saver URI or file with --serve)",
+      })
+      .option("output", {
+        alias: "o",
+        type: "string",
+        describe: "write the page here ('-' for stdout; default <input name>.html)",
+      })
       .option("open", { type: "boolean", default: false, describe: "open the written page in the default browser" })
-      .option("diff", { type: "boolean", default: false, describe: "the page of the semantic diff of two checkpoints (as ckpt diff)" })
-      .option("serve", { type: "boolean", default: false, describe: "serve pages on 127.0.0.1 (read-only): a store's threads, paged, or one file" })
+      .option("diff", {
+        type: "boolean",
+        default: false,
+        describe: "the page of the semantic diff of two checkpoints (as ckpt diff)",
+      })
+      .option("serve", {
+        type: "boolean",
+        default: false,
+        describe: "serve pages on 127.0.0.1 (read-only): a store's threads, paged, or one file",
+      })
       .option("port", { type: "number", describe: "port for --serve (default: a free one)" })
       .option("host", { type: "string", default: "127.0.0.1", hidden: true })
-      .option("format", { alias: "F", type: "string", choices: [...FORMAT_NAMES], describe: "input format (detected when omitted)" })
+      .option("format", {
+        alias: "F",
+        type: "string",
+        choices: [...FORMAT_NAMES],
+        describe: "input format (detected when omitted)",
+      })
       .option("namespace", NAMESPACE_OPTION)
       .option("title", { type: "string", describe: "page title" })
-      .option("history-limit", { type: "number", describe: "LangGraph threads: at most this many of the newest checkpoints on the timeline (default 300)" })
+      .option("history-limit", {
+        type: "number",
+        describe: "LangGraph threads: at most this many of the newest checkpoints on the timeline (default 300)",
+      })
       .example("ckpt view thread.json --open", "write thread.html and open it")
       .example("ckpt view --diff before.json after.json -o diff.html", "the diff of two checkpoints as a page")
-      .example("ckpt view 'checkpoints.sqlite#thread-1@~2'", "a LangGraph thread's timeline, opened two checkpoints back")
-      .example("ckpt view --serve sqlite:./checkpoints.db", "browse every thread of a store at http://127.0.0.1:<port>/"),
+      .example(
+        "ckpt view 'checkpoints.sqlite#thread-1@~2'",
+        "a LangGraph thread's timeline, opened two checkpoints back",
+      )
+      .example(
+        "ckpt view --serve sqlite:./checkpoints.db",
+        "browse every thread of a store at http://127.0.0.1:<port>/",
+      ),
   run: async (args: ViewArgs, io: CliIO) => {
     const inputs = (args.inputs ?? []).map((s) => ((s as unknown) === "" ? "-" : String(s)));
     intOption(args.port, "--port", 0, 65535);
@@ -134,14 +189,26 @@ export const viewCommand: CommandDef = {
       if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
       const a = await loadInput(inputs[0]!, io, args.format, args.namespace);
       const b = await loadInput(inputs[1]!, io, args.format, args.namespace);
-      const html = renderDiffPage(a.checkpoint, b.checkpoint, { names: [a.name, b.name], ...(args.title ? { title: args.title } : {}), source: `${a.name} → ${b.name}` });
+      const html = renderDiffPage(a.checkpoint, b.checkpoint, {
+        names: [a.name, b.name],
+        ...(args.title ? { title: args.title } : {}),
+        source: `${a.name} → ${b.name}`,
+      });
       return writePage(html, `${inputs[0]}-vs-${basename(inputs[1]!)}`, b.checkpoint.threadId, args, io);
     }
-    if (inputs.length !== 1) throw usageError(inputs.length === 0 ? "name a checkpoint to view (a file, a folder, '-' or <saver-uri>#<threadId>)" : `one checkpoint at a time (use --diff for two), got ${inputs.length}`);
+    if (inputs.length !== 1)
+      throw usageError(
+        inputs.length === 0
+          ? "name a checkpoint to view (a file, a folder, '-' or <saver-uri>#<threadId>)"
+          : `one checkpoint at a time (use --diff for two), got ${inputs.length}`,
+      );
     const hist = await historyPage(inputs[0]!, args, io);
     if (hist) return writePage(hist.html, inputs[0]!, hist.threadId, args, io);
     const x = await loadInput(inputs[0]!, io, args.format, args.namespace);
-    const html = renderCheckpointPage(x.checkpoint, { title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`, source: x.name });
+    const html = renderCheckpointPage(x.checkpoint, {
+      title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
+      source: x.name,
+    });
     return writePage(html, inputs[0]!, x.checkpoint.threadId, args, io);
   },
 };

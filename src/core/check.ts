@@ -31,23 +31,37 @@ export function checkRecord(name: string, text: string, opts: CheckOptions, thre
     p = loadDocument(doc, undefined, { schemaOnly: true });
   } catch (e) {
     if (!(e instanceof CkptError)) throw e;
-    if (e.reason === "unknown-format") return { ok: false, reason: `${name}: not a checkpoint of any supported format (expected one of ${FORMAT_NAMES.join(", ")})` };
+    if (e.reason === "unknown-format")
+      return {
+        ok: false,
+        reason: `${name}: not a checkpoint of any supported format (expected one of ${FORMAT_NAMES.join(", ")})`,
+      };
     return { ok: false, reason: e.format() };
   }
   // a file bundle (an amacs home, a yoagent JSONL session) is stored as its JSON envelope; other formats as the JSON value
   let value: unknown;
   if (p.doc.bundle) value = parseJson(text, { file: name });
-  else if (p.adapter.name === "yoagent-session" || p.adapter.name === "amacs") return { ok: false, reason: `${name}: a ${p.adapter.name} document is not one JSON value; a store holds it as a file bundle` };
+  else if (p.adapter.name === "yoagent-session" || p.adapter.name === "amacs")
+    return {
+      ok: false,
+      reason: `${name}: a ${p.adapter.name} document is not one JSON value; a store holds it as a file bundle`,
+    };
   else value = p.native;
   if (!opts.toFormat || opts.toFormat === p.adapter.name) return { ok: true, text, value };
   try {
     const cp = p.adapter.toCanonical(p.native, p.doc);
     const r = convertCheckpoint(cp, opts.toFormat);
-    if (!("text" in r.output)) return { ok: false, reason: `${name}: ${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
+    if (!("text" in r.output))
+      return { ok: false, reason: `${name}: ${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
     const lossy = r.lossLog;
     if (lossy.length && !opts.allowLossy) {
-      const list = Array.from({ length: Math.min(3, lossy.length) }, (_, k) => lossy.pointerOf(k)).join(", ") + (lossy.length > 3 ? ", …" : "");
-      return { ok: false, reason: `${name}: converting ${p.adapter.name} → ${opts.toFormat} would drop ${plural(lossy.length, "field")}: ${list} (use --allow-lossy)` };
+      const list =
+        Array.from({ length: Math.min(3, lossy.length) }, (_, k) => lossy.pointerOf(k)).join(", ") +
+        (lossy.length > 3 ? ", …" : "");
+      return {
+        ok: false,
+        reason: `${name}: converting ${p.adapter.name} → ${opts.toFormat} would drop ${plural(lossy.length, "field")}: ${list} (use --allow-lossy)`,
+      };
     }
     return { ok: true, text: r.output.text, value: parseJson(r.output.text, { file: name }) };
   } catch (e) {
@@ -71,7 +85,13 @@ export interface WireWants {
   hash: boolean;
 }
 
-export function checkForWire(name: string, text: string, opts: CheckOptions, wants: WireWants, threadId?: string): WireResult {
+export function checkForWire(
+  name: string,
+  text: string,
+  opts: CheckOptions,
+  wants: WireWants,
+  threadId?: string,
+): WireResult {
   const r = checkRecord(name, text, opts, threadId);
   if (!r.ok) return r;
   const out: WireResult = { ok: true };
@@ -91,6 +111,12 @@ export interface CheckPool {
   /** resolves once the worker is ready (rejects if it failed to start) */
   whenReady(): Promise<void>;
   /** `threadIds[i]`: the thread record i is held under (see checkRecord) */
-  check(names: string[], texts: string[], opts: CheckOptions, wants: WireWants, threadIds?: string[]): Promise<WireResult[]>;
+  check(
+    names: string[],
+    texts: string[],
+    opts: CheckOptions,
+    wants: WireWants,
+    threadIds?: string[],
+  ): Promise<WireResult[]>;
   close(): Promise<void>;
 }

@@ -85,13 +85,21 @@ export function foreignExtLoss(cp: Checkpoint, to: FormatName): LossyNote[] {
       const v = ext[fmt];
       const base = i < 0 ? "" : j < 0 ? `/messages/${i}` : `/messages/${i}/content/${j}`;
       if (!isObj(v)) {
-        out.push({ pointer: `${base}/ext/${esc(fmt)}`, field: `ext.${fmt}`, reason: `${to} has no place for this ${fmt} detail` });
+        out.push({
+          pointer: `${base}/ext/${esc(fmt)}`,
+          field: `ext.${fmt}`,
+          reason: `${to} has no place for this ${fmt} detail`,
+        });
         continue;
       }
       for (const k of Object.keys(v)) {
         if (k === "_layout") continue;
         const what = EXT_MEANING[k] ? ` (${EXT_MEANING[k]})` : "";
-        out.push({ pointer: `${base}/ext/${esc(fmt)}/${esc(k)}`, field: `ext.${fmt}.${k}`, reason: `${to} has no place for ${fmt}'s '${k}'${what}` });
+        out.push({
+          pointer: `${base}/ext/${esc(fmt)}/${esc(k)}`,
+          field: `ext.${fmt}.${k}`,
+          reason: `${to} has no place for ${fmt}'s '${k}'${what}`,
+        });
       }
     }
   };
@@ -101,13 +109,19 @@ export function foreignExtLoss(cp: Checkpoint, to: FormatName): LossyNote[] {
     const m = messages[i] as { ext?: unknown; content?: unknown } | undefined;
     visit(m?.ext, i, -1);
     const content = m?.content;
-    if (Array.isArray(content)) for (let j = 0; j < content.length; j++) visit(isObj(content[j]) ? (content[j] as { ext?: unknown }).ext : undefined, i, j);
+    if (Array.isArray(content))
+      for (let j = 0; j < content.length; j++)
+        visit(isObj(content[j]) ? (content[j] as { ext?: unknown }).ext : undefined, i, j);
   }
   return out;
 }
 
 /** The first error the target's own loader would find in a native value ckpt wrote, if any. */
-function outputProblem(adapter: FormatAdapter, native: unknown, mayHoldBigInt: boolean): { pointer: string; message: string } | undefined {
+function outputProblem(
+  adapter: FormatAdapter,
+  native: unknown,
+  mayHoldBigInt: boolean,
+): { pointer: string; message: string } | undefined {
   const bad = schemaIssues(adapter.schema, native, adapter.name, undefined, mayHoldBigInt)[0];
   return bad && { pointer: bad.pointer, message: bad.message };
 }
@@ -119,7 +133,12 @@ const U64_MAX = 2n ** 64n - 1n;
  * Integers beyond 2^53 (bigints) the target's loader cannot hold exactly, unless a note already covers the
  * place: deep-agent reads with JSON.parse (rounds), the Rust systems with serde's 64-bit integers (refuse).
  */
-export function integerLoss(cp: Checkpoint, target: FormatAdapter, reported: ReadonlyArray<LossyNote>, mayHoldBigInt = true): LossyNote[] {
+export function integerLoss(
+  cp: Checkpoint,
+  target: FormatAdapter,
+  reported: ReadonlyArray<LossyNote>,
+  mayHoldBigInt = true,
+): LossyNote[] {
   if (!target.integers || !mayHoldBigInt) return [];
   const out: LossyNote[] = [];
   const covered = (p: string) => reported.some((n) => p === n.pointer || p.startsWith(n.pointer + "/"));
@@ -127,9 +146,17 @@ export function integerLoss(cp: Checkpoint, target: FormatAdapter, reported: Rea
     if (typeof v === "bigint") {
       if (covered(ptr)) return;
       if (target.integers === "js") {
-        out.push({ pointer: ptr, field: ptr.split("/").pop() ?? "", reason: `${target.name} reads its files with JSON.parse, which turns ${v} into ${Number(v)} (ckpt writes the exact digits)` });
+        out.push({
+          pointer: ptr,
+          field: ptr.split("/").pop() ?? "",
+          reason: `${target.name} reads its files with JSON.parse, which turns ${v} into ${Number(v)} (ckpt writes the exact digits)`,
+        });
       } else if (v < I64_MIN || v > U64_MAX) {
-        out.push({ pointer: ptr, field: ptr.split("/").pop() ?? "", reason: `${target.name} stores 64-bit integers: ${v} does not fit (its loader refuses the file)` });
+        out.push({
+          pointer: ptr,
+          field: ptr.split("/").pop() ?? "",
+          reason: `${target.name} stores 64-bit integers: ${v} does not fit (its loader refuses the file)`,
+        });
       }
     } else if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${ptr}/${i}`));
     else if (isObj(v)) for (const [k, x] of Object.entries(v)) visit(x, `${ptr}/${esc(k)}`);
@@ -142,7 +169,11 @@ export function integerLoss(cp: Checkpoint, target: FormatAdapter, reported: Rea
  * Canonical → a target format: native value, its text, and the loss report. `mayHoldBigInt: false` (the caller
  * knows the source had no integer beyond 2^53) spares the walks that look for one.
  */
-export function convertCheckpoint(cp: Checkpoint, to: string, options: { version?: string; mayHoldBigInt?: boolean } = {}): { to: FormatName; native: unknown; output: SerializedDoc; lossy: LossyNote[]; lossLog: LossLog } {
+export function convertCheckpoint(
+  cp: Checkpoint,
+  to: string,
+  options: { version?: string; mayHoldBigInt?: boolean } = {},
+): { to: FormatName; native: unknown; output: SerializedDoc; lossy: LossyNote[]; lossLog: LossLog } {
   const mayHoldBigInt = options.mayHoldBigInt ?? true;
   const target = getAdapter(to);
   const log = new LossLog();
@@ -150,16 +181,32 @@ export function convertCheckpoint(cp: Checkpoint, to: string, options: { version
   const foreign = foreignExtLoss(cp, target.name);
   // an adapter that writes its notes in pointer order (deepagent: 60,000 of them for a long yoagent history) spares
   // the sort and the note objects, unless notes are to be added after its own
-  const lossLog = target.lossInPointerOrder === true && !foreign.length && !(target.integers && mayHoldBigInt) ? log : LossLog.of(completed(log, foreign, cp, target, mayHoldBigInt));
+  const lossLog =
+    target.lossInPointerOrder === true && !foreign.length && !(target.integers && mayHoldBigInt)
+      ? log
+      : LossLog.of(completed(log, foreign, cp, target, mayHoldBigInt));
   const bad = outputProblem(target, native, mayHoldBigInt);
   if (bad) {
-    throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
+    throw new CkptError(
+      ExitCode.BUG,
+      "invalid-output",
+      `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`,
+    );
   }
-  return withLossy({ to: target.name, native, output: target.serialize(native, { version: options.version }) }, lossLog);
+  return withLossy(
+    { to: target.name, native, output: target.serialize(native, { version: options.version }) },
+    lossLog,
+  );
 }
 
 /** The adapter's notes, other formats' ext entries it did not note itself, and lost integers, in pointer order. */
-function completed(log: LossLog, foreign: LossyNote[], cp: Checkpoint, target: FormatAdapter, mayHoldBigInt: boolean): LossyNote[] {
+function completed(
+  log: LossLog,
+  foreign: LossyNote[],
+  cp: Checkpoint,
+  target: FormatAdapter,
+  mayHoldBigInt: boolean,
+): LossyNote[] {
   const lossy = [...log.notes()];
   const adapterNotes = lossy.length;
   if (foreign.length) {
@@ -176,7 +223,8 @@ function completed(log: LossLog, foreign: LossyNote[], cp: Checkpoint, target: F
  * then on, or once assigned).
  */
 function withLossy<T extends object>(r: T, log: LossLog): T & { lossy: LossyNote[]; lossLog: LossLog } {
-  const own = (o: object, lossy: LossyNote[]) => Object.defineProperty(o, "lossy", { value: lossy, writable: true, enumerable: true, configurable: true });
+  const own = (o: object, lossy: LossyNote[]) =>
+    Object.defineProperty(o, "lossy", { value: lossy, writable: true, enumerable: true, configurable: true });
   return Object.defineProperties(r, {
     lossy: {
       get(this: object) {
@@ -281,5 +329,8 @@ export function convertDocument(doc: SourceDoc, options: ConvertOptions): Conver
   // (formats-conformance), and what the user gets — the written document — is checked against the target's schema
   // below (for a ckpt target that is the Checkpoint schema itself). A third full validation only cost time.
   const r = convertCheckpoint(checkpoint, options.to, { version: options.version, mayHoldBigInt });
-  return withLossy({ from: adapter.name, fromVersion: version, to: r.to, checkpoint, native: r.native, output: r.output }, r.lossLog);
+  return withLossy(
+    { from: adapter.name, fromVersion: version, to: r.to, checkpoint, native: r.native, output: r.output },
+    r.lossLog,
+  );
 }

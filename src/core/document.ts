@@ -62,13 +62,23 @@ export function parseDocument(given: SourceDoc, format?: string): ParsedDocument
   if (format) {
     const adapter = getAdapter(format);
     const version = adapter.detect(doc).version;
-    return { adapter, native: adapter.parse(doc), ...(version !== undefined ? { version } : {}), alternatives: [], doc };
+    return {
+      adapter,
+      native: adapter.parse(doc),
+      ...(version !== undefined ? { version } : {}),
+      alternatives: [],
+      doc,
+    };
   }
   const all = detectAll(doc);
   if (all.length === 0) {
     // no format claims it: when it is not even well-formed JSON, that is the clearer message
     if (doc.text !== undefined) syntaxCheck(doc);
-    throw inputError("unknown-format", `cannot tell the format: expected one of ${Object.keys(adapters).join(", ")} (name it with --format)`, { file: doc.name });
+    throw inputError(
+      "unknown-format",
+      `cannot tell the format: expected one of ${Object.keys(adapters).join(", ")} (name it with --format)`,
+      { file: doc.name },
+    );
   }
   const chosen = all[0]!;
   const adapter = adapters[chosen.format];
@@ -88,7 +98,13 @@ export function parseDocument(given: SourceDoc, format?: string): ParsedDocument
 export function loaderErrors(p: ParsedDocument, opts: { schemaOnly?: boolean } = {}): Issue[] {
   const { adapter, native, doc } = p;
   // only the bigint part of mayNeedNativeLint: the prototype-key scans serve the lints, which run elsewhere
-  const errors = schemaIssues(adapter.schema, native, doc.name, locatorFor(adapter, native, doc), mayHoldBigInt(native, doc.text));
+  const errors = schemaIssues(
+    adapter.schema,
+    native,
+    doc.name,
+    locatorFor(adapter, native, doc),
+    mayHoldBigInt(native, doc.text),
+  );
   if (errors.length || opts.schemaOnly) return errors;
   return (adapter.lint?.(native, doc) ?? []).filter((i) => i.severity === "error");
 }
@@ -101,8 +117,16 @@ export function loadDocument(doc: SourceDoc, format?: string, opts: { schemaOnly
   const p = parseDocument(doc, format);
   const bad = loaderErrors(p, opts)[0];
   if (bad) {
-    const place = { file: bad.file, pointer: bad.pointer, ...(bad.line !== undefined ? { line: bad.line, column: bad.column } : {}) };
-    throw inputError("invalid-source", `not a valid ${p.adapter.name} document: ${bad.message} (ckpt validate lists every issue)`, place);
+    const place = {
+      file: bad.file,
+      pointer: bad.pointer,
+      ...(bad.line !== undefined ? { line: bad.line, column: bad.column } : {}),
+    };
+    throw inputError(
+      "invalid-source",
+      `not a valid ${p.adapter.name} document: ${bad.message} (ckpt validate lists every issue)`,
+      place,
+    );
   }
   return p;
 }
@@ -120,7 +144,12 @@ export function validateDocument(given: SourceDoc, opts: ValidateOptions = {}): 
     result.threadId = main.threadId;
     for (const alt of p.alternatives) {
       const r = safeRun(adapters[alt.format], doc);
-      result.alternatives.push({ format: alt.format, ...(alt.version ? { version: alt.version } : {}), errors: r.errors, warnings: r.warnings });
+      result.alternatives.push({
+        format: alt.format,
+        ...(alt.version ? { version: alt.version } : {}),
+        errors: r.errors,
+        warnings: r.warnings,
+      });
     }
     result.valid = !result.issues.some((i) => i.severity === "error");
   } catch (e) {
@@ -129,14 +158,16 @@ export function validateDocument(given: SourceDoc, opts: ValidateOptions = {}): 
       return result;
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      result.fatal = { reason: "json-too-deep", message: "nesting is too deep to process (more levels than any checkpoint has)" };
+      result.fatal = {
+        reason: "json-too-deep",
+        message: "nesting is too deep to process (more levels than any checkpoint has)",
+      };
       return result;
     }
     throw e;
   }
   return result;
 }
-
 
 function pick(p: CkptError["place"]) {
   const o: { line?: number; column?: number; pointer?: string } = {};
@@ -149,7 +180,10 @@ function pick(p: CkptError["place"]) {
 function safeRun(a: FormatAdapter, doc: SourceDoc): { errors: number; warnings: number } {
   try {
     const { issues } = runAdapter(a, doc);
-    return { errors: issues.filter((i) => i.severity === "error").length, warnings: issues.filter((i) => i.severity === "warning").length };
+    return {
+      errors: issues.filter((i) => i.severity === "error").length,
+      warnings: issues.filter((i) => i.severity === "warning").length,
+    };
   } catch (e) {
     if (e instanceof CkptError) return { errors: 1, warnings: 0 };
     throw e;
@@ -199,7 +233,9 @@ export function runAdapter(a: FormatAdapter, doc: SourceDoc, parsed?: unknown): 
  */
 function dedupe(issues: Issue[]): Issue[] {
   const seen = new Set<string>();
-  const outOfRange = new Set(issues.filter((i) => i.rule === "lint/integer-out-of-range").map((i) => `${i.file}\0${i.pointer}`));
+  const outOfRange = new Set(
+    issues.filter((i) => i.rule === "lint/integer-out-of-range").map((i) => `${i.file}\0${i.pointer}`),
+  );
   return issues.filter((i) => {
     if (i.rule === "lint/unsafe-integer" && outOfRange.has(`${i.file}\0${i.pointer}`)) return false;
     const k = `${i.file}\0${i.rule}\0${i.pointer}${i.rule.startsWith("schema/") ? `\0${i.message}` : ""}`;

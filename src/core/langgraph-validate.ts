@@ -14,7 +14,15 @@ import { schemaIssues } from "../schema/validate.js";
 import { langgraphAdapter, pendingInterrupts } from "../formats/langgraph/adapter.js";
 import { lintMessageOf } from "../formats/langgraph/messages.js";
 import { compareVersions } from "../formats/langgraph/serde.js";
-import { isRecord, tupleDocument, WRITES_IDX_MAP, type LgCheckpointTuple, type LgReader, type LgRowRef, type LgVersion } from "../formats/langgraph/types.js";
+import {
+  isRecord,
+  tupleDocument,
+  WRITES_IDX_MAP,
+  type LgCheckpointTuple,
+  type LgReader,
+  type LgRowRef,
+  type LgVersion,
+} from "../formats/langgraph/types.js";
 
 export interface LgValidateOptions {
   /** only this thread */
@@ -45,7 +53,8 @@ export function rowLabel(uri: string, r: LgRowRef): string {
   const extra: string[] = [r.table];
   if (r.taskId !== undefined) extra.push(`task=${r.taskId}`);
   if (r.idx !== undefined) extra.push(`idx=${r.idx}`);
-  if (r.channel !== undefined && r.table !== "writes" && r.table !== "checkpoint_writes") extra.push(`channel=${r.channel}`);
+  if (r.channel !== undefined && r.table !== "writes" && r.table !== "checkpoint_writes")
+    extra.push(`channel=${r.channel}`);
   if (r.version !== undefined) extra.push(`version=${r.version}`);
   return `${s} [${extra.join(" ")}]`;
 }
@@ -86,14 +95,22 @@ class Run {
   private memo: MessageMemo | undefined;
   readonly hazards = new Map<string, Hazard>();
 
-  constructor(readonly uri: string, readonly opts: LgValidateOptions) {}
+  constructor(
+    readonly uri: string,
+    readonly opts: LgValidateOptions,
+  ) {}
 
   get full(): boolean {
     return this.opts.maxErrors !== undefined && this.errors >= this.opts.maxErrors;
   }
 
   add(severity: Issue["severity"], rule: string, row: LgRowRef, pointer: string, message: string): void {
-    if (this.opts.checkpointId !== undefined && row.checkpointId !== undefined && row.checkpointId !== this.opts.checkpointId) return;
+    if (
+      this.opts.checkpointId !== undefined &&
+      row.checkpointId !== undefined &&
+      row.checkpointId !== this.opts.checkpointId
+    )
+      return;
     if (severity === "error") {
       if (this.full) return;
       this.errors++;
@@ -123,9 +140,17 @@ class Run {
     }
     if (this.opts.checkpointId === undefined || t.checkpointId === this.opts.checkpointId) this.checkOne(t);
     const ids = this.threadIds.get(t.namespace) ?? this.threadIds.set(t.namespace, new Set()).get(t.namespace)!;
-    if (ids.has(t.checkpointId)) this.add("error", "langgraph/duplicate-checkpoint", t.row, "", "§7 rule 7: two rows with this (thread_id, checkpoint_ns, checkpoint_id): the libraries would read either");
+    if (ids.has(t.checkpointId))
+      this.add(
+        "error",
+        "langgraph/duplicate-checkpoint",
+        t.row,
+        "",
+        "§7 rule 7: two rows with this (thread_id, checkpoint_ns, checkpoint_id): the libraries would read either",
+      );
     ids.add(t.checkpointId);
-    if (t.namespace !== "" && (this.opts.checkpointId === undefined || t.checkpointId === this.opts.checkpointId)) parentsRule(this, t, this.threadIds);
+    if (t.namespace !== "" && (this.opts.checkpointId === undefined || t.checkpointId === this.opts.checkpointId))
+      parentsRule(this, t, this.threadIds);
     const cp = t.checkpoint;
     this.group.push({
       id: t.checkpointId,
@@ -145,7 +170,13 @@ class Run {
     const msgs = Array.isArray(list) ? (list as unknown[]) : [];
     const same = sameAsBefore(this.memo, msgs);
     const known = writtenBefore(this.memo, msgs, same);
-    const issues = schemaIssues(langgraphAdapter.schema, known ? withoutKnown(doc, msgs, known) : doc, "", undefined, false);
+    const issues = schemaIssues(
+      langgraphAdapter.schema,
+      known ? withoutKnown(doc, msgs, known) : doc,
+      "",
+      undefined,
+      false,
+    );
     for (const i of issues) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
     envelopeRules(this, t);
     writeRules(this, t);
@@ -160,7 +191,13 @@ class Run {
   versionType(type: string, row: LgRowRef, pointer: string): void {
     if (!this.threadVersionType) this.threadVersionType = { type, row };
     else if (this.threadVersionType.type !== type) {
-      this.add("error", "langgraph/mixed-version-types", row, pointer, `§7 rule 12: this thread mixes ${this.threadVersionType.type} versions (e.g. checkpoint ${this.threadVersionType.row.checkpointId}) and ${type} versions: Python fails comparing them ('>' not supported between 'str' and 'int'), JS fails on string versions`);
+      this.add(
+        "error",
+        "langgraph/mixed-version-types",
+        row,
+        pointer,
+        `§7 rule 12: this thread mixes ${this.threadVersionType.type} versions (e.g. checkpoint ${this.threadVersionType.row.checkpointId}) and ${type} versions: Python fails comparing them ('>' not supported between 'str' and 'int'), JS fails on string versions`,
+      );
       this.threadVersionType = { type, row }; // one finding per switch
     }
   }
@@ -168,7 +205,13 @@ class Run {
   oldVersion(t: LgCheckpointTuple): void {
     if (this.threadOldV) return;
     this.threadOldV = true;
-    this.add("warning", "langgraph/old-checkpoint-version", t.row, "/checkpoint/v", `§7 rule 17: checkpoint v${t.checkpoint.v} (< 4): the libraries migrate it on load (v<3 channel names, v<4 pending_sends → __pregel_tasks); first such checkpoint of the thread`);
+    this.add(
+      "warning",
+      "langgraph/old-checkpoint-version",
+      t.row,
+      "/checkpoint/v",
+      `§7 rule 17: checkpoint v${t.checkpoint.v} (< 4): the libraries migrate it on load (v<3 channel names, v<4 pending_sends → __pregel_tasks); first such checkpoint of the thread`,
+    );
   }
 
   private endThread(next: string | undefined): void {
@@ -196,13 +239,25 @@ function rowOfPointer(t: LgCheckpointTuple, pointer: string): LgRowRef {
   const m = /^\/pendingWrites\/(\d+)/.exec(pointer);
   const w = m ? t.pendingWrites[Number(m[1])] : undefined;
   if (!w) return t.row;
-  return { ...t.row, table: t.row.store === "postgres" ? "checkpoint_writes" : "writes", taskId: w.taskId, idx: w.idx, channel: w.channel };
+  return {
+    ...t.row,
+    table: t.row.store === "postgres" ? "checkpoint_writes" : "writes",
+    taskId: w.taskId,
+    idx: w.idx,
+    channel: w.channel,
+  };
 }
 
 /** Rule 13: payloads that did not decode with their tag (errors) or decoded lossily (warnings). */
 function decodeIssues(run: Run, t: LgCheckpointTuple): void {
   for (const d of t.issues) {
-    run.add(d.fatal ? "error" : "warning", d.fatal ? "langgraph/undecodable" : `langgraph/lossy-decode`, d.row, d.pointer, `§7 rule 13: ${d.message}`);
+    run.add(
+      d.fatal ? "error" : "warning",
+      d.fatal ? "langgraph/undecodable" : `langgraph/lossy-decode`,
+      d.row,
+      d.pointer,
+      `§7 rule 13: ${d.message}`,
+    );
   }
 }
 
@@ -210,11 +265,31 @@ function decodeIssues(run: Run, t: LgCheckpointTuple): void {
 function envelopeRules(run: Run, t: LgCheckpointTuple): void {
   const cp = t.checkpoint;
   const decoded = !t.issues.some((d) => d.fatal && d.pointer === "/checkpoint");
-  if (decoded && cp.id !== t.checkpointId) run.add("error", "langgraph/id-mismatch", t.row, "/checkpoint/id", `§7 rule 1: the row's checkpoint_id is ${t.checkpointId} but the checkpoint says ${JSON.stringify(cp.id)}: the libraries key the row by one and report the other`);
-  if (decoded && typeof cp.v === "number" && ![1, 2, 3, 4].includes(cp.v)) run.add("warning", "langgraph/checkpoint-version", t.row, "/checkpoint/v", `§7 rule 17: checkpoint v${cp.v} is none of 1–4 (Python and JS write 4)`);
+  if (decoded && cp.id !== t.checkpointId)
+    run.add(
+      "error",
+      "langgraph/id-mismatch",
+      t.row,
+      "/checkpoint/id",
+      `§7 rule 1: the row's checkpoint_id is ${t.checkpointId} but the checkpoint says ${JSON.stringify(cp.id)}: the libraries key the row by one and report the other`,
+    );
+  if (decoded && typeof cp.v === "number" && ![1, 2, 3, 4].includes(cp.v))
+    run.add(
+      "warning",
+      "langgraph/checkpoint-version",
+      t.row,
+      "/checkpoint/v",
+      `§7 rule 17: checkpoint v${cp.v} is none of 1–4 (Python and JS write 4)`,
+    );
   else if (decoded && typeof cp.v === "number" && cp.v < 4) run.oldVersion(t);
   if (t.namespace !== "" && !(isRecord(t.metadata.parents) && typeof t.metadata.parents[""] === "string")) {
-    run.add("warning", "langgraph/subgraph-without-parent", t.row, "/metadata/parents", `§7 rule 19: a subgraph namespace's checkpoint should name its root checkpoint in metadata.parents[""]`);
+    run.add(
+      "warning",
+      "langgraph/subgraph-without-parent",
+      t.row,
+      "/metadata/parents",
+      `§7 rule 19: a subgraph namespace's checkpoint should name its root checkpoint in metadata.parents[""]`,
+    );
   }
 }
 
@@ -225,13 +300,23 @@ function writeRules(run: Run, t: LgCheckpointTuple): void {
     const bad = want !== undefined ? w.idx !== want : w.idx < 0;
     if (!bad) return;
     const row = rowOfPointer(t, `/pendingWrites/${i}`);
-    run.add("error", "langgraph/write-idx", row, `/pendingWrites/${i}/idx`, want !== undefined ? `§7 rule 9: a ${w.channel} write has idx ${w.idx}; the libraries write and upsert it at ${want}` : `§7 rule 9: a regular write (channel ${w.channel}) has the negative idx ${w.idx}, reserved for special channels`);
+    run.add(
+      "error",
+      "langgraph/write-idx",
+      row,
+      `/pendingWrites/${i}/idx`,
+      want !== undefined
+        ? `§7 rule 9: a ${w.channel} write has idx ${w.idx}; the libraries write and upsert it at ${want}`
+        : `§7 rule 9: a regular write (channel ${w.channel}) has the negative idx ${w.idx}, reserved for special channels`,
+    );
   });
 }
 
 /** Rules 11 and 12 inside one checkpoint. */
 function versionRules(run: Run, t: LgCheckpointTuple): void {
-  const cv = isRecord(t.checkpoint.channel_versions) ? (t.checkpoint.channel_versions as Record<string, LgVersion>) : {};
+  const cv = isRecord(t.checkpoint.channel_versions)
+    ? (t.checkpoint.channel_versions as Record<string, LgVersion>)
+    : {};
   let type: string | undefined;
   for (const [c, v] of Object.entries(cv)) {
     const ty = typeof v === "string" ? "string" : "integer";
@@ -239,7 +324,13 @@ function versionRules(run: Run, t: LgCheckpointTuple): void {
       type = ty;
       run.versionType(ty, t.row, `/checkpoint/channel_versions/${esc(c)}`);
     } else if (ty !== type) {
-      run.add("error", "langgraph/mixed-version-types", t.row, `/checkpoint/channel_versions/${esc(c)}`, `§7 rule 12: channel versions mix ${type} and ${ty} in one checkpoint: Python fails comparing them, JS fails on the string ones`);
+      run.add(
+        "error",
+        "langgraph/mixed-version-types",
+        t.row,
+        `/checkpoint/channel_versions/${esc(c)}`,
+        `§7 rule 12: channel versions mix ${type} and ${ty} in one checkpoint: Python fails comparing them, JS fails on the string ones`,
+      );
       break;
     }
   }
@@ -249,7 +340,14 @@ function versionRules(run: Run, t: LgCheckpointTuple): void {
     for (const [c, v] of Object.entries(m as Record<string, LgVersion>)) {
       const cur = cv[c];
       if (cur === undefined || typeof cur !== typeof v) continue;
-      if (compareVersions(v, cur) > 0) run.add("error", "langgraph/seen-ahead", t.row, `/checkpoint/versions_seen/${esc(node)}/${esc(c)}`, `§7 rule 11: node ${node} has seen version ${JSON.stringify(v)} of ${c}, newer than the channel's ${JSON.stringify(cur)}: the node will not run again on its next update`);
+      if (compareVersions(v, cur) > 0)
+        run.add(
+          "error",
+          "langgraph/seen-ahead",
+          t.row,
+          `/checkpoint/versions_seen/${esc(node)}/${esc(c)}`,
+          `§7 rule 11: node ${node} has seen version ${JSON.stringify(v)} of ${c}, newer than the channel's ${JSON.stringify(cur)}: the node will not run again on its next update`,
+        );
     }
   }
 }
@@ -261,16 +359,30 @@ function blobRules(run: Run, t: LgCheckpointTuple): void {
     const row: LgRowRef = { ...t.row, table: "checkpoint_blobs", channel: s.channel, version: String(s.version) };
     const ptr = `/checkpoint/channel_versions/${esc(s.channel)}`;
     if (s.from === "none" && t.library === "js") {
-      run.add("error", "langgraph/missing-blob", row, ptr, `§7 rule 14: no checkpoint_blobs row for channel ${s.channel} version ${s.version}: LangGraph JS writes one for every versioned channel (json or empty), so the value was lost`);
+      run.add(
+        "error",
+        "langgraph/missing-blob",
+        row,
+        ptr,
+        `§7 rule 14: no checkpoint_blobs row for channel ${s.channel} version ${s.version}: LangGraph JS writes one for every versioned channel (json or empty), so the value was lost`,
+      );
     } else if (s.from === "inline" && t.checkpoint.channel_values[s.channel] === true && t.library === "python") {
-      run.add("error", "langgraph/missing-blob", row, ptr, `§7 rule 14: channel ${s.channel} holds the DeltaSnapshot sentinel (true) inline but its checkpoint_blobs row is missing: the channel would reconstruct as empty`);
+      run.add(
+        "error",
+        "langgraph/missing-blob",
+        row,
+        ptr,
+        `§7 rule 14: channel ${s.channel} holds the DeltaSnapshot sentinel (true) inline but its checkpoint_blobs row is missing: the channel would reconstruct as empty`,
+      );
     }
   }
 }
 
 /** Cross-library hazards (§5.5, §3.3, §1.3): counted per store, reported once each at the end. */
 function crossLibrary(run: Run, t: LgCheckpointTuple): void {
-  const tags = [t.serde.checkpoint, ...t.pendingWrites.map((w) => w.type)].filter((x): x is string => typeof x === "string");
+  const tags = [t.serde.checkpoint, ...t.pendingWrites.map((w) => w.type)].filter(
+    (x): x is string => typeof x === "string",
+  );
   const py = tags.find((x) => PY_TAGS.has(x) || x.includes("+"));
   if (py) run.hazard("js-cannot-load", t.row, py);
   const vs = Object.values(isRecord(t.checkpoint.channel_versions) ? t.checkpoint.channel_versions : {});
@@ -281,16 +393,23 @@ function crossLibrary(run: Run, t: LgCheckpointTuple): void {
 }
 
 const HAZARD_TEXT: Record<string, (h: Hazard) => string> = {
-  "js-cannot-load": (h) => `LangGraph JS cannot load these checkpoints: they carry Python serde tags (e.g. '${h.detail}'), and JS loadsTyped knows only json and bytes ('Unknown serialization type: ${h.detail}'); convert the rows (ckpt migrate) before a JS app reads them`,
-  "string-versions": () => `Python's string channel versions: LangGraph JS reads them, but its next invoke on the thread fails ('Please override this method to use string versions.'); rewrite them to integers for JS`,
-  "integer-versions": () => `JS integer channel versions: LangGraph Python reads them, but resuming the thread fails before writing anything (TypeError: '>' not supported between instances of 'str' and 'int'); rewrite them to padded strings for Python`,
-  "js-drops-inline": (h) => `channel values kept inline in the checkpoints JSONB (e.g. ${h.detail}): LangGraph JS PostgresSaver reads channel values from checkpoint_blobs only and would silently drop them`,
+  "js-cannot-load": (h) =>
+    `LangGraph JS cannot load these checkpoints: they carry Python serde tags (e.g. '${h.detail}'), and JS loadsTyped knows only json and bytes ('Unknown serialization type: ${h.detail}'); convert the rows (ckpt migrate) before a JS app reads them`,
+  "string-versions": () =>
+    `Python's string channel versions: LangGraph JS reads them, but its next invoke on the thread fails ('Please override this method to use string versions.'); rewrite them to integers for JS`,
+  "integer-versions": () =>
+    `JS integer channel versions: LangGraph Python reads them, but resuming the thread fails before writing anything (TypeError: '>' not supported between instances of 'str' and 'int'); rewrite them to padded strings for Python`,
+  "js-drops-inline": (h) =>
+    `channel values kept inline in the checkpoints JSONB (e.g. ${h.detail}): LangGraph JS PostgresSaver reads channel values from checkpoint_blobs only and would silently drop them`,
 };
 
 function reportHazards(run: Run): void {
   for (const [kind, h] of run.hazards) {
     const count = h.threads instanceof Set ? h.threads.size : h.threads;
-    const n = count === 1 ? `thread '${h.first.threadId}'` : `${count}${h.threads instanceof Set ? "" : "+"} threads (first: '${h.first.threadId}')`;
+    const n =
+      count === 1
+        ? `thread '${h.first.threadId}'`
+        : `${count}${h.threads instanceof Set ? "" : "+"} threads (first: '${h.first.threadId}')`;
     run.add("warning", `langgraph/cross-library/${kind}`, h.first, "", `${n}: ${HAZARD_TEXT[kind]!(h)}`);
   }
 }
@@ -298,7 +417,12 @@ function reportHazards(run: Run): void {
 /** A next step is scheduled: a trigger channel holds a value, or Send packets wait (LANGGRAPH.md §2.2, §4). */
 function midStep(t: LgCheckpointTuple): boolean {
   const cv = t.checkpoint.channel_values;
-  for (const k in cv) if (k.startsWith("branch:to:") || (k === "__pregel_tasks" && Array.isArray(cv[k]) && (cv[k] as unknown[]).length > 0)) return true;
+  for (const k in cv)
+    if (
+      k.startsWith("branch:to:") ||
+      (k === "__pregel_tasks" && Array.isArray(cv[k]) && (cv[k] as unknown[]).length > 0)
+    )
+      return true;
   return false;
 }
 
@@ -335,7 +459,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const y = b as Record<string, unknown>;
   let n = 0;
   for (const k in x) {
-    if (!Object.prototype.hasOwnProperty.call(y, k) || !deepEqual(x[k], y[k])) return false;
+    if (!Object.hasOwn(y, k) || !deepEqual(x[k], y[k])) return false;
     n++;
   }
   for (const _k in y) n--;
@@ -358,7 +482,11 @@ function sameAsBefore(memo: MessageMemo | undefined, msgs: readonly unknown[]): 
  * checkpoint's pending `messages` writes that passed there — a step's new message is written before the checkpoint
  * that holds it, and a write's messages meet the same message schema (pending-write.json, checkpoint.json).
  */
-function writtenBefore(memo: MessageMemo | undefined, msgs: readonly unknown[], same: boolean[] | undefined): boolean[] | undefined {
+function writtenBefore(
+  memo: MessageMemo | undefined,
+  msgs: readonly unknown[],
+  same: boolean[] | undefined,
+): boolean[] | undefined {
   if (!memo || memo.written.length === 0) return same;
   let known: boolean[] | undefined;
   for (let k = 0; k < msgs.length; k++) {
@@ -376,7 +504,8 @@ function cleanWrittenMessages(t: LgCheckpointTuple, issues: readonly Issue[]): u
   t.pendingWrites.forEach((w, i) => {
     if (w.channel !== "messages" || !Array.isArray(w.value)) return;
     const base = `/pendingWrites/${i}`;
-    if (issues.some(({ pointer: p }) => p === "" || p === "/pendingWrites" || p === base || p.startsWith(`${base}/`))) return;
+    if (issues.some(({ pointer: p }) => p === "" || p === "/pendingWrites" || p === base || p.startsWith(`${base}/`)))
+      return;
     out.push(...w.value);
   });
   return out;
@@ -388,7 +517,10 @@ function cleanWrittenMessages(t: LgCheckpointTuple, issues: readonly Issue[]): u
  */
 function withoutKnown(doc: ReturnType<typeof tupleDocument>, msgs: readonly unknown[], same: boolean[]): unknown {
   const cp = doc.checkpoint;
-  return { ...doc, checkpoint: { ...cp, channel_values: { ...cp.channel_values, messages: msgs.map((m, k) => (same[k] ? null : m)) } } };
+  return {
+    ...doc,
+    checkpoint: { ...cp, channel_values: { ...cp.channel_values, messages: msgs.map((m, k) => (same[k] ? null : m)) } },
+  };
 }
 
 /** Which messages had no schema finding. */
@@ -411,13 +543,34 @@ const TOOL_CALL_WITHOUT_RESULT: ReadonlySet<string> = new Set(["lint/tool-call-w
  * The lint view is the adapter's (`lintView`), with the lint forms of unchanged messages taken from `memo`.
  * Returns the lint forms of the messages.
  */
-function lintConversation(run: Run, t: LgCheckpointTuple, doc: ReturnType<typeof tupleDocument>, msgs: readonly unknown[], same: boolean[] | undefined, memo: MessageMemo | undefined): ReturnType<typeof lintMessageOf>[] {
+function lintConversation(
+  run: Run,
+  t: LgCheckpointTuple,
+  doc: ReturnType<typeof tupleDocument>,
+  msgs: readonly unknown[],
+  same: boolean[] | undefined,
+  memo: MessageMemo | undefined,
+): ReturnType<typeof lintMessageOf>[] {
   const forms = msgs.map((m, k) => (same?.[k] ? memo!.lint[k]! : lintMessageOf(m)));
   if (forms.length === 0) return forms;
   // pending interrupts change the view (the HITL match): the adapter builds it then
-  const view = pendingInterrupts(t.pendingWrites).length ? langgraphAdapter.lintView!(doc, { name: "" }) : { threadId: t.threadId, messages: forms };
-  const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => ({ severity, rule, pointer, message, file: "" });
-  for (const i of canonicalLint(view, () => langgraphAdapter.messagePointers(doc), doc, make, midStep(t) ? TOOL_CALL_WITHOUT_RESULT : undefined)) {
+  const view = pendingInterrupts(t.pendingWrites).length
+    ? langgraphAdapter.lintView!(doc, { name: "" })
+    : { threadId: t.threadId, messages: forms };
+  const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => ({
+    severity,
+    rule,
+    pointer,
+    message,
+    file: "",
+  });
+  for (const i of canonicalLint(
+    view,
+    () => langgraphAdapter.messagePointers(doc),
+    doc,
+    make,
+    midStep(t) ? TOOL_CALL_WITHOUT_RESULT : undefined,
+  )) {
     run.add(i.severity, i.rule, t.row, i.pointer, i.message);
   }
   return forms;
@@ -428,21 +581,62 @@ function chainRules(run: Run, group: Summary[]): void {
   const byId = new Map(group.map((s) => [s.id, s]));
   for (const s of group) {
     if (s.parentId === null) {
-      if (!(s.step === -1 && s.source === "input")) run.add("warning", "langgraph/root-not-input", s.row, "/parentId", `§7 rule 2: a checkpoint without a parent is normally the namespace's first input checkpoint (step −1, source input); this one has step ${s.step}, source ${JSON.stringify(s.source)}`);
+      if (!(s.step === -1 && s.source === "input"))
+        run.add(
+          "warning",
+          "langgraph/root-not-input",
+          s.row,
+          "/parentId",
+          `§7 rule 2: a checkpoint without a parent is normally the namespace's first input checkpoint (step −1, source input); this one has step ${s.step}, source ${JSON.stringify(s.source)}`,
+        );
       continue;
     }
     const p = byId.get(s.parentId);
     if (!p) {
-      run.add("error", "langgraph/missing-parent", s.row, "/parentId", `§7 rule 2: parent checkpoint ${s.parentId} does not exist in this thread and namespace: history, time travel and the v<4 pending-sends migration break at this checkpoint`);
+      run.add(
+        "error",
+        "langgraph/missing-parent",
+        s.row,
+        "/parentId",
+        `§7 rule 2: parent checkpoint ${s.parentId} does not exist in this thread and namespace: history, time travel and the v<4 pending-sends migration break at this checkpoint`,
+      );
       continue;
     }
-    if (!(p.id < s.id)) run.add("warning", "langgraph/parent-order", s.row, "/parentId", `§7 rule 3: the parent id ${p.id} does not sort before this id: the libraries order history by id, so the parent would list as newer`);
-    if (s.step !== undefined && p.step !== undefined && !(s.step > p.step)) run.add("warning", "langgraph/step-order", s.row, "/metadata/step", `§7 rule 4: step ${s.step} does not increase on the parent's step ${p.step}`);
-    if (s.ts && p.ts && Date.parse(s.ts) < Date.parse(p.ts)) run.add("warning", "langgraph/ts-order", s.row, "/checkpoint/ts", `§7 rule 6: ts ${s.ts} is before the parent's ${p.ts}`);
+    if (!(p.id < s.id))
+      run.add(
+        "warning",
+        "langgraph/parent-order",
+        s.row,
+        "/parentId",
+        `§7 rule 3: the parent id ${p.id} does not sort before this id: the libraries order history by id, so the parent would list as newer`,
+      );
+    if (s.step !== undefined && p.step !== undefined && !(s.step > p.step))
+      run.add(
+        "warning",
+        "langgraph/step-order",
+        s.row,
+        "/metadata/step",
+        `§7 rule 4: step ${s.step} does not increase on the parent's step ${p.step}`,
+      );
+    if (s.ts && p.ts && Date.parse(s.ts) < Date.parse(p.ts))
+      run.add(
+        "warning",
+        "langgraph/ts-order",
+        s.row,
+        "/checkpoint/ts",
+        `§7 rule 6: ts ${s.ts} is before the parent's ${p.ts}`,
+      );
     for (const [c, v] of Object.entries(p.versions)) {
       const now = s.versions[c];
       if (now === undefined || typeof now !== typeof v) continue;
-      if (compareVersions(now, v) < 0) run.add("error", "langgraph/version-decreased", s.row, `/checkpoint/channel_versions/${esc(c)}`, `§7 rule 10: channel ${c} went back from version ${JSON.stringify(v)} (parent) to ${JSON.stringify(now)}: nodes that saw the newer version will not run on its updates`);
+      if (compareVersions(now, v) < 0)
+        run.add(
+          "error",
+          "langgraph/version-decreased",
+          s.row,
+          `/checkpoint/channel_versions/${esc(c)}`,
+          `§7 rule 10: channel ${c} went back from version ${JSON.stringify(v)} (parent) to ${JSON.stringify(now)}: nodes that saw the newer version will not run on its updates`,
+        );
     }
   }
   for (const s of group) idStepRule(run, s);
@@ -455,7 +649,14 @@ function idStepRule(run: Run, s: Summary): void {
     const seq = parseInt(m[1]!, 16);
     const py = 0x8000 | (s.step & 0x3fff);
     const js = ((((s.step >>> 8) | 0x80) & 0xff) << 8) | (s.step & 0xff);
-    if (seq !== py && seq !== js && seq !== 0xbffe) run.add("warning", "langgraph/id-step-mismatch", s.row, "/checkpoint/id", `§7 rule 5: the id's clock sequence ${m[1]} matches neither Python (${py.toString(16)}) nor JS (${js.toString(16)}) for step ${s.step}: the row was not written by either library's loop as is`);
+    if (seq !== py && seq !== js && seq !== 0xbffe)
+      run.add(
+        "warning",
+        "langgraph/id-step-mismatch",
+        s.row,
+        "/checkpoint/id",
+        `§7 rule 5: the id's clock sequence ${m[1]} matches neither Python (${py.toString(16)}) nor JS (${js.toString(16)}) for step ${s.step}: the row was not written by either library's loop as is`,
+      );
   }
 }
 
@@ -465,7 +666,14 @@ function parentsRule(run: Run, t: LgCheckpointTuple, threadIds: Map<string, Set<
   for (const [ns, id] of Object.entries(t.metadata.parents)) {
     if (typeof id !== "string" || ns === t.namespace) continue;
     const ids = threadIds.get(ns);
-    if (ids && !ids.has(id)) run.add("warning", "langgraph/missing-parents-entry", t.row, `/metadata/parents/${esc(ns)}`, `§7 rule 18: metadata.parents names checkpoint ${id} of namespace '${ns}', which does not exist`);
+    if (ids && !ids.has(id))
+      run.add(
+        "warning",
+        "langgraph/missing-parents-entry",
+        t.row,
+        `/metadata/parents/${esc(ns)}`,
+        `§7 rule 18: metadata.parents names checkpoint ${id} of namespace '${ns}', which does not exist`,
+      );
   }
 }
 
@@ -475,24 +683,55 @@ async function storeRules(run: Run, reader: LgReader): Promise<void> {
   for await (const w of reader.orphanWrites()) {
     if (run.full) break;
     if (thread !== undefined && w.threadId !== thread) continue;
-    run.add("error", "langgraph/orphan-write", w, "", `§7 rule 8: a pending write of checkpoint ${w.checkpointId}, which does not exist: no library will ever read it`);
+    run.add(
+      "error",
+      "langgraph/orphan-write",
+      w,
+      "",
+      `§7 rule 8: a pending write of checkpoint ${w.checkpointId}, which does not exist: no library will ever read it`,
+    );
   }
   for await (const b of reader.orphanBlobs()) {
     if (thread !== undefined && b.threadId !== thread) continue;
-    run.add("warning", "langgraph/orphan-blob", b, "", `§7 rule 15: no checkpoint references this blob (channel ${b.channel}, version ${b.version}): safe to delete`);
+    run.add(
+      "warning",
+      "langgraph/orphan-blob",
+      b,
+      "",
+      `§7 rule 15: no checkpoint references this blob (channel ${b.channel}, version ${b.version}): safe to delete`,
+    );
   }
   const info = reader.info;
   if (info.store === "postgres" && info.migration !== undefined) {
     const row: LgRowRef = { store: "postgres", table: "checkpoint_migrations", threadId: "", namespace: "" };
-    if (info.migration !== 4 && info.migration !== 9) run.add("warning", "langgraph/migrations", row, "", `§7 rule 20: checkpoint_migrations is at v${info.migration}; LangGraph JS leaves 4, Python 9`);
-    if ((info.migration >= 9) !== Boolean(info.taskPath)) run.add("warning", "langgraph/migrations", row, "", `§7 rule 20: checkpoint_writes ${info.taskPath ? "has" : "lacks"} task_path at migration v${info.migration} (Python migration 9 adds it)`);
+    if (info.migration !== 4 && info.migration !== 9)
+      run.add(
+        "warning",
+        "langgraph/migrations",
+        row,
+        "",
+        `§7 rule 20: checkpoint_migrations is at v${info.migration}; LangGraph JS leaves 4, Python 9`,
+      );
+    if (info.migration >= 9 !== Boolean(info.taskPath))
+      run.add(
+        "warning",
+        "langgraph/migrations",
+        row,
+        "",
+        `§7 rule 20: checkpoint_writes ${info.taskPath ? "has" : "lacks"} task_path at migration v${info.migration} (Python migration 9 adds it)`,
+      );
   }
 }
 
 /** Validate a LangGraph store, or one thread / checkpoint of it. */
-export async function validateLangGraphStore(reader: LgReader, opts: LgValidateOptions = {}): Promise<LgValidateResult> {
+export async function validateLangGraphStore(
+  reader: LgReader,
+  opts: LgValidateOptions = {},
+): Promise<LgValidateResult> {
   const run = new Run(reader.uri, opts);
-  outer: for await (const batch of reader.scan({ ...(opts.threadId !== undefined ? { threadId: opts.threadId } : {}) })) {
+  outer: for await (const batch of reader.scan({
+    ...(opts.threadId !== undefined ? { threadId: opts.threadId } : {}),
+  })) {
     for (const t of batch) {
       run.tuple(t);
       if (run.full) break outer;
@@ -501,5 +740,10 @@ export async function validateLangGraphStore(reader: LgReader, opts: LgValidateO
   run.finish();
   if (!run.full) await storeRules(run, reader);
   reportHazards(run);
-  return { checkpoints: run.checkpoints, writes: run.writes, issues: run.issues, ...(run.full ? { stoppedEarly: true } : {}) };
+  return {
+    checkpoints: run.checkpoints,
+    writes: run.writes,
+    issues: run.issues,
+    ...(run.full ? { stoppedEarly: true } : {}),
+  };
 }

@@ -33,7 +33,8 @@ const JS_KEYS = ["v", "id", "ts", "channel_values", "channel_versions", "version
 export function tupleToRow(doc: LgTupleDocument, o: { threadId?: string; library: Library }): LgRow {
   const cp = isObj(doc.checkpoint) ? (doc.checkpoint as unknown as Obj) : {};
   const id = typeof cp.id === "string" ? cp.id : doc.checkpointId;
-  if (typeof id !== "string" || id === "") throw inputError("langgraph-checkpoint", "the LangGraph checkpoint has no id");
+  if (typeof id !== "string" || id === "")
+    throw inputError("langgraph-checkpoint", "the LangGraph checkpoint has no id");
   const ordered: Obj = {};
   for (const k of JS_KEYS) if (k in cp) ordered[k] = cp[k];
   const writes = (Array.isArray(doc.pendingWrites) ? doc.pendingWrites : []).map((w) => {
@@ -61,14 +62,19 @@ export interface ConvertedThread {
 }
 
 /** A document of any format → the LangGraph checkpoint row written for it (see `tupleToRow`). */
-export function documentToRow(doc: SourceDoc, o: { from?: string; threadId?: string; library: Library; now: number }): ConvertedThread {
+export function documentToRow(
+  doc: SourceDoc,
+  o: { from?: string; threadId?: string; library: Library; now: number },
+): ConvertedThread {
   const r = convertDocument(doc, { from: o.from, to: "langgraph" });
   const native = r.native as LgTupleDocument;
   const c = r.checkpoint;
   if (c.updatedAt === undefined && c.createdAt === undefined && !isObj(c.ext?.langgraph)) {
     // no time in the source document: the newest message's timestamp, else now (a 1970 checkpoint would be the
     // first thing `prune --older-than` deletes)
-    const times = c.messages.map((m) => (m as { timestamp?: unknown }).timestamp).filter((t): t is number => typeof t === "number" && Number.isFinite(t));
+    const times = c.messages
+      .map((m) => (m as { timestamp?: unknown }).timestamp)
+      .filter((t): t is number => typeof t === "number" && Number.isFinite(t));
     const ms = times.length ? Math.max(...times) : o.now;
     const id = uuid6For(ms, c.step, c.threadId);
     const cp = native.checkpoint as unknown as Obj;
@@ -91,9 +97,17 @@ export function threadTaken(row: LgRow, heads: readonly { id: string }[] | undef
  * target already holds) are handed to `reject` instead.
  */
 export function documentsAsLgSource(
-  docs: { count(): Promise<number>; batches(size: number): AsyncIterable<Array<{ namespace: string; threadId: string; text: string; source?: string }>> },
+  docs: {
+    count(): Promise<number>;
+    batches(size: number): AsyncIterable<Array<{ namespace: string; threadId: string; text: string; source?: string }>>;
+  },
   target: Pick<LgStore, "heads" | "hasLayout">,
-  o: { library: Library; allowLossy: boolean; now: number; reject: (r: { namespace: string; threadId: string; reason: string; file?: string }) => void },
+  o: {
+    library: Library;
+    allowLossy: boolean;
+    now: number;
+    reject: (r: { namespace: string; threadId: string; reason: string; file?: string }) => void;
+  },
 ): Pick<LgStore, "library" | "count" | "scan"> {
   return {
     library: async () => o.library,
@@ -104,17 +118,32 @@ export function documentsAsLgSource(
         for (const d of batch) {
           if (threads && !threads(d.threadId)) continue;
           try {
-            const c = documentToRow({ name: d.source ?? `${d.namespace}#${d.threadId}`, text: d.text }, { library: o.library, threadId: d.threadId, now: o.now });
+            const c = documentToRow(
+              { name: d.source ?? `${d.namespace}#${d.threadId}`, text: d.text },
+              { library: o.library, threadId: d.threadId, now: o.now },
+            );
             if (c.lossy.length && !o.allowLossy) {
-              o.reject({ namespace: d.namespace, threadId: d.threadId, reason: `converting ${c.from} → langgraph would drop ${c.lossy.map((n) => n.pointer).join(", ")} (--allow-lossy converts anyway)` });
+              o.reject({
+                namespace: d.namespace,
+                threadId: d.threadId,
+                reason: `converting ${c.from} → langgraph would drop ${c.lossy.map((n) => n.pointer).join(", ")} (--allow-lossy converts anyway)`,
+              });
               continue;
             }
             rows.push(c.row);
           } catch (e) {
-            o.reject({ namespace: d.namespace, threadId: d.threadId, reason: (e as Error).message, ...(d.source ? { file: d.source } : {}) });
+            o.reject({
+              namespace: d.namespace,
+              threadId: d.threadId,
+              reason: (e as Error).message,
+              ...(d.source ? { file: d.source } : {}),
+            });
           }
         }
-        const heads = rows.length && (await target.hasLayout()) ? await target.heads([...new Set(rows.map((r) => r.threadId))]) : new Map();
+        const heads =
+          rows.length && (await target.hasLayout())
+            ? await target.heads([...new Set(rows.map((r) => r.threadId))])
+            : new Map();
         const ok: LgRow[] = [];
         for (const r of rows) {
           const why = threadTaken(r, heads.get(r.threadId));

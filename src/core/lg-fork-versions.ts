@@ -23,7 +23,8 @@ const JS_STEP = 1_000_000_000;
 
 /** A channel's value as compared between branches: its msgpack bytes, or its JSON text. */
 type Form = Uint8Array | string;
-const sameForm = (a: Form, b: Form) => a === b || (typeof a !== "string" && typeof b !== "string" && Buffer.compare(a, b) === 0);
+const sameForm = (a: Form, b: Form) =>
+  a === b || (typeof a !== "string" && typeof b !== "string" && Buffer.compare(a, b) === 0);
 
 interface Parsed {
   versions: Record<string, string | number>;
@@ -45,7 +46,13 @@ function parse(cp: LgCheckpoint): Parsed | undefined {
       versions,
       seen: () => (get("versions_seen") ? decodePlain(get("versions_seen")!) : {}) as ReturnType<Parsed["seen"]>,
       value: (ch) => (values ??= new Map(cv ? mapEntries(cv) : [])).get(ch),
-      rebuild: (v, s) => buildMap(entries.map(([k, raw]) => [k, k === "channel_versions" ? mpEncode(v) : k === "versions_seen" ? mpEncode(s) : raw])),
+      rebuild: (v, s) =>
+        buildMap(
+          entries.map(([k, raw]) => [
+            k,
+            k === "channel_versions" ? mpEncode(v) : k === "versions_seen" ? mpEncode(s) : raw,
+          ]),
+        ),
     };
   }
   let o: Obj;
@@ -58,7 +65,7 @@ function parse(cp: LgCheckpoint): Parsed | undefined {
   return {
     versions: (o.channel_versions ?? {}) as Parsed["versions"],
     seen: () => (o.versions_seen ?? {}) as ReturnType<Parsed["seen"]>,
-    value: (ch) => (Object.prototype.hasOwnProperty.call(values, ch) ? JSON.stringify(values[ch]) : undefined),
+    value: (ch) => (Object.hasOwn(values, ch) ? JSON.stringify(values[ch]) : undefined),
     rebuild: (v, s) => Buffer.from(JSON.stringify({ ...o, channel_versions: v, versions_seen: s })),
   };
 }

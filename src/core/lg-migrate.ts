@@ -30,8 +30,12 @@ export interface LgMigrateOptions {
   now?: () => number;
 }
 
-const label = (cp: { threadId: string; ns: string; id: string }) => ({ namespace: cp.ns, threadId: `${cp.threadId}@${cp.id}` });
-const sizeOf = (cp: LgCheckpoint) => cp.checkpoint.length + cp.metadata.length + cp.writes.reduce((n, w) => n + w.value.length, 0);
+const label = (cp: { threadId: string; ns: string; id: string }) => ({
+  namespace: cp.ns,
+  threadId: `${cp.threadId}@${cp.id}`,
+});
+const sizeOf = (cp: LgCheckpoint) =>
+  cp.checkpoint.length + cp.metadata.length + cp.writes.reduce((n, w) => n + w.value.length, 0);
 
 type Summary = MigrateSummary & { library: Library };
 type Ready = { cp: LgCheckpoint; lib: Library };
@@ -51,14 +55,36 @@ class LgMigration {
   /** PostgreSQL keys blobs by version: branches of a forked thread get versions of their own (lg-fork-versions.ts) */
   private readonly forks: (cp: LgCheckpoint) => LgCheckpoint;
 
-  constructor(private readonly source: Pick<LgStore, "library" | "count" | "scan">, private readonly target: LgStore, private readonly opts: LgMigrateOptions, library: Library) {
+  constructor(
+    private readonly source: Pick<LgStore, "library" | "count" | "scan">,
+    private readonly target: LgStore,
+    private readonly opts: LgMigrateOptions,
+    library: Library,
+  ) {
     this.policy = opts.onConflict ?? "auto";
     this.forks = target.kind === "postgres" ? createForkRenumberer() : (c) => c;
     this.s = {
-      library, dryRun: Boolean(opts.dryRun),
-      read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
-      resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], checkedInWorker: false, ignored: 0, ignoredFiles: [], writers: 1,
-      recordsPerSecond: 0, mbPerSecond: 0,
+      library,
+      dryRun: Boolean(opts.dryRun),
+      read: 0,
+      written: 0,
+      skipped: 0,
+      rejected: 0,
+      bytesRead: 0,
+      bytesWritten: 0,
+      elapsedMs: 0,
+      resumed: 0,
+      identical: 0,
+      verified: 0,
+      conflicts: [],
+      mismatches: [],
+      rejectedRecords: [],
+      checkedInWorker: false,
+      ignored: 0,
+      ignoredFiles: [],
+      writers: 1,
+      recordsPerSecond: 0,
+      mbPerSecond: 0,
     };
   }
 
@@ -71,7 +97,16 @@ class LgMigration {
     if (!this.targetHadLayout && !opts.dryRun) await this.target.setup(s.library);
     const progress = () => {
       s.elapsedMs = now() - t0;
-      opts.onProgress?.({ total, read: s.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: s.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
+      opts.onProgress?.({
+        total,
+        read: s.read,
+        written: s.written,
+        skipped: s.skipped,
+        rejected: s.rejected,
+        bytesRead: s.bytesRead,
+        bytesWritten: s.bytesWritten,
+        elapsedMs: s.elapsedMs,
+      });
     };
     // the write of a batch is in flight while the next one is read and staged (no target access), then awaited
     let writing: Promise<boolean> | undefined;
@@ -145,14 +180,16 @@ class LgMigration {
   /** What to write of `ready` given what the target holds (--on-conflict); undefined when a conflict aborts. */
   private async sorted(ready: Ready[]): Promise<Ready[] | undefined> {
     const { s, policy, target } = this;
-    const existing = this.targetHadLayout && ready.length ? await target.readBack(ready.map((r) => r.cp)) : new Map<string, unknown>();
+    const existing =
+      this.targetHadLayout && ready.length ? await target.readBack(ready.map((r) => r.cp)) : new Map<string, unknown>();
     const toWrite: Ready[] = [];
     const conflicts: Conflict[] = [];
     for (const r of ready) {
       const old = existing.get(keyOf(r.cp));
       if (old === undefined || policy === "overwrite") toWrite.push(r);
-      else if (target.sameForm(old, target.stagedForm(r.cp, r.lib))) (s.skipped++, s.identical++);
-      else if (policy === "skip" || policy === "newer") s.skipped++; // a checkpoint id names one immutable checkpoint: nothing is "newer"
+      else if (target.sameForm(old, target.stagedForm(r.cp, r.lib))) s.skipped++, s.identical++;
+      else if (policy === "skip" || policy === "newer")
+        s.skipped++; // a checkpoint id names one immutable checkpoint: nothing is "newer"
       else conflicts.push({ ...label(r.cp), reason: "exists with different content" });
     }
     if (conflicts.length) {
@@ -170,7 +207,7 @@ class LgMigration {
     const { opts, s } = this;
     const bytes = toWrite.reduce((n, r) => n + sizeOf(r.cp), 0);
     if (opts.dryRun || toWrite.length === 0) {
-      if (opts.dryRun) (s.written += toWrite.length, s.bytesWritten += bytes);
+      if (opts.dryRun) (s.written += toWrite.length), (s.bytesWritten += bytes);
       return true;
     }
     // one library per write call (a converted or mixed batch may hold both)
@@ -201,14 +238,23 @@ class LgMigration {
       for (const r of rest) {
         const b = back.get(keyOf(r.cp));
         if (b !== undefined && target.sameForm(b, target.stagedForm(r.cp, r.lib))) this.s.verified++;
-        else this.s.mismatches.push({ ...label(r.cp), expected: "the rows written", got: b === undefined ? null : "different rows" });
+        else
+          this.s.mismatches.push({
+            ...label(r.cp),
+            expected: "the rows written",
+            got: b === undefined ? null : "different rows",
+          });
       }
     })();
     this.verifying.catch(() => undefined); // handled by run(); no unhandled-rejection report in between
   }
 }
 
-export async function migrateLangGraph(source: Pick<LgStore, "library" | "count" | "scan">, target: LgStore, opts: LgMigrateOptions = {}): Promise<Summary> {
+export async function migrateLangGraph(
+  source: Pick<LgStore, "library" | "count" | "scan">,
+  target: LgStore,
+  opts: LgMigrateOptions = {},
+): Promise<Summary> {
   const library: Library = opts.toLibrary ?? (await source.library()) ?? "js";
   return new LgMigration(source, target, opts, library).run();
 }

@@ -53,7 +53,8 @@ export function uuid6Ms(id: string): number | undefined {
   return parseInt(m[1]! + m[2]! + m[3]!, 16) / 1e4 - UUID_EPOCH_MS;
 }
 
-const dayOfMs = (ms: number | undefined): string | null => (ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString().slice(0, 10));
+const dayOfMs = (ms: number | undefined): string | null =>
+  ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString().slice(0, 10);
 const dayOfTs = (ts: string | null | undefined, id: string): string | null => {
   if (typeof ts === "string" && /^\d{4}-\d\d-\d\d/.test(ts)) {
     const ms = Date.parse(ts);
@@ -100,7 +101,11 @@ interface State {
 
 function thread(st: State, id: string): ThreadAcc {
   let t = st.acc.get(id);
-  if (!t) st.acc.set(id, (t = { threadId: id, checkpoints: 0, writes: 0, blobs: 0, bytes: 0, messages: 0, copyBytes: 0, lastTs: null }));
+  if (!t)
+    st.acc.set(
+      id,
+      (t = { threadId: id, checkpoints: 0, writes: 0, blobs: 0, bytes: 0, messages: 0, copyBytes: 0, lastTs: null }),
+    );
   return t;
 }
 
@@ -147,7 +152,11 @@ function messages(st: State, t: ThreadAcc, b: Uint8Array, span: Span, serde: Ser
 }
 
 /** A SQLite checkpoint: its channel values (and their messages) scanned in place. */
-function sqliteChannels(st: State, t: ThreadAcc, r: StatCheckpointRow & { checkpoint: Uint8Array }): string | undefined {
+function sqliteChannels(
+  st: State,
+  t: ThreadAcc,
+  r: StatCheckpointRow & { checkpoint: Uint8Array },
+): string | undefined {
   const serde = serdeOf(r.type, r.checkpoint);
   try {
     if (!serde) throw new Error("unknown serde");
@@ -276,17 +285,31 @@ function endPage(st: State, threads: string[]): void {
 function buildReport(st: State, tables: StatTable[], elapsedMs: number): LangGraphStatsReport {
   const { o, parts, rep, serdes } = st;
   const payload = parts.checkpoints.bytes + parts.metadata.bytes + parts.writes.bytes + parts.blobs.bytes;
-  const stored = tables.every((t) => t.storedBytes !== null) ? tables.reduce((n, t) => n + (t.storedBytes ?? 0), 0) : null;
+  const stored = tables.every((t) => t.storedBytes !== null)
+    ? tables.reduce((n, t) => n + (t.storedBytes ?? 0), 0)
+    : null;
   const library = serdes.json && serdes.msgpack ? "mixed" : serdes.msgpack ? "python" : serdes.json ? "js" : null;
-  const chList = [...st.channels].map(([name, c]) => ({ channel: name, bytes: c.checkpointBytes + c.blobBytes + c.writeBytes, ...c })).sort((a, b) => b.bytes - a.bytes || (a.channel < b.channel ? -1 : 1));
+  const chList = [...st.channels]
+    .map(([name, c]) => ({ channel: name, bytes: c.checkpointBytes + c.blobBytes + c.writeBytes, ...c }))
+    .sort((a, b) => b.bytes - a.bytes || (a.channel < b.channel ? -1 : 1));
   const report: LangGraphStatsReport = {
     kind: "langgraph",
     uri: o.uri,
     store: o.store,
     library,
-    filter: o.filter && (o.filter.threads?.length || o.filter.match?.length) ? { threads: o.filter.threads ?? [], match: o.filter.match ?? [] } : null,
+    filter:
+      o.filter && (o.filter.threads?.length || o.filter.match?.length)
+        ? { threads: o.filter.threads ?? [], match: o.filter.match ?? [] }
+        : null,
     summary: "",
-    totals: { threads: st.threadsSeen, checkpoints: parts.checkpoints.rows, writes: parts.writes.rows, blobs: parts.blobs.rows, payloadBytes: payload, storedBytes: stored },
+    totals: {
+      threads: st.threadsSeen,
+      checkpoints: parts.checkpoints.rows,
+      writes: parts.writes.rows,
+      blobs: parts.blobs.rows,
+      payloadBytes: payload,
+      storedBytes: stored,
+    },
     storedMethod: o.storedMethod,
     tables: tables.map((t) => ({ table: t.table, rows: t.rows, storedBytes: t.storedBytes })),
     parts: [
@@ -297,8 +320,13 @@ function buildReport(st: State, tables: StatTable[], elapsedMs: number): LangGra
     ],
     checkpointBookkeepingBytes: st.bookkeeping,
     channels: chList.slice(0, o.top),
-    otherChannels: chList.length > o.top ? { channels: chList.length - o.top, bytes: chList.slice(o.top).reduce((n, c) => n + c.bytes, 0) } : null,
-    messageClasses: [...st.classes].map(([cls, c]) => ({ class: cls, ...c })).sort((a, b) => b.bytes - a.bytes || (a.class < b.class ? -1 : 1)),
+    otherChannels:
+      chList.length > o.top
+        ? { channels: chList.length - o.top, bytes: chList.slice(o.top).reduce((n, c) => n + c.bytes, 0) }
+        : null,
+    messageClasses: [...st.classes]
+      .map(([cls, c]) => ({ class: cls, ...c }))
+      .sort((a, b) => b.bytes - a.bytes || (a.class < b.class ? -1 : 1)),
     repeated: { ...rep, share: rep.messageBytes ? rep.copyBytes / rep.messageBytes : 0 },
     topThreads: st.top.map((t) => ({ ...t })),
     days: [...st.days].map(([day, d]) => ({ day, ...d })).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
@@ -312,7 +340,12 @@ function buildReport(st: State, tables: StatTable[], elapsedMs: number): LangGra
 export function createLgStats(o: LgStatsOptions) {
   const st: State = {
     o,
-    parts: { checkpoints: { rows: 0, bytes: 0 }, metadata: { rows: 0, bytes: 0 }, writes: { rows: 0, bytes: 0 }, blobs: { rows: 0, bytes: 0 } },
+    parts: {
+      checkpoints: { rows: 0, bytes: 0 },
+      metadata: { rows: 0, bytes: 0 },
+      writes: { rows: 0, bytes: 0 },
+      blobs: { rows: 0, bytes: 0 },
+    },
     channels: new Map(),
     classes: new Map(),
     days: new Map(),
@@ -353,11 +386,20 @@ export function humanBytes(n: number): string {
 /** The one line that answers "why is it this big?". */
 function lgSummary(r: LangGraphStatsReport): string {
   const t = r.totals;
-  const size = t.storedBytes !== null ? `${humanBytes(t.storedBytes)} on disk, ${humanBytes(t.payloadBytes)} of payload` : `${humanBytes(t.payloadBytes)} of payload`;
+  const size =
+    t.storedBytes !== null
+      ? `${humanBytes(t.storedBytes)} on disk, ${humanBytes(t.payloadBytes)} of payload`
+      : `${humanBytes(t.payloadBytes)} of payload`;
   const biggest = [...r.parts].sort((a, b) => b.bytes - a.bytes)[0];
   const head = `${size} in ${pluralInt(t.threads, "thread")} (${fmtInt(t.checkpoints)} checkpoints)`;
-  const where = biggest && biggest.bytes > 0 ? `; ${pct(biggest.bytes, t.payloadBytes)} is ${biggest.part === "checkpoints" ? "checkpoint rows" : biggest.part}` : "";
+  const where =
+    biggest && biggest.bytes > 0
+      ? `; ${pct(biggest.bytes, t.payloadBytes)} is ${biggest.part === "checkpoints" ? "checkpoint rows" : biggest.part}`
+      : "";
   const rep = r.repeated;
-  const copies = rep.copyBytes > 0 ? `; ${pct(rep.copyBytes, rep.messageBytes)} of message bytes (${humanBytes(rep.copyBytes)}) are copies of messages stored earlier in the same thread` : "";
+  const copies =
+    rep.copyBytes > 0
+      ? `; ${pct(rep.copyBytes, rep.messageBytes)} of message bytes (${humanBytes(rep.copyBytes)}) are copies of messages stored earlier in the same thread`
+      : "";
   return head + where + copies;
 }

@@ -198,7 +198,9 @@ async function saveRejecting<R extends SaverRecord>(
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;
       const { threadId, namespace } = e.record;
-      const i = todo.findIndex((r) => r.threadId === threadId && (namespace === undefined || r.namespace === namespace));
+      const i = todo.findIndex(
+        (r) => r.threadId === threadId && (namespace === undefined || r.namespace === namespace),
+      );
       if (i < 0) throw e;
       if (!reject(todo[i]!, e.format())) return undefined;
       todo = todo.filter((_, k) => k !== i);
@@ -262,9 +264,25 @@ class Migration {
     this.lanes = this.writers.map(() => Promise.resolve());
     this.s = {
       dryRun: Boolean(opts.dryRun),
-      read: 0, written: 0, skipped: 0, rejected: 0, bytesRead: 0, bytesWritten: 0, elapsedMs: 0,
-      resumed: 0, identical: 0, verified: 0, conflicts: [], mismatches: [], rejectedRecords: [], ignored: 0, ignoredFiles: [], checkedInWorker: false,
-      recordsPerSecond: 0, mbPerSecond: 0, writers: this.writers.length,
+      read: 0,
+      written: 0,
+      skipped: 0,
+      rejected: 0,
+      bytesRead: 0,
+      bytesWritten: 0,
+      elapsedMs: 0,
+      resumed: 0,
+      identical: 0,
+      verified: 0,
+      conflicts: [],
+      mismatches: [],
+      rejectedRecords: [],
+      ignored: 0,
+      ignoredFiles: [],
+      checkedInWorker: false,
+      recordsPerSecond: 0,
+      mbPerSecond: 0,
+      writers: this.writers.length,
     };
   }
 
@@ -280,7 +298,16 @@ class Migration {
   private progress(read: { read: number; bytesRead: number }): void {
     const s = this.s;
     s.elapsedMs = this.now() - this.t0;
-    this.opts.onProgress?.({ total: this.total, read: read.read, written: s.written, skipped: s.skipped, rejected: s.rejected, bytesRead: read.bytesRead, bytesWritten: s.bytesWritten, elapsedMs: s.elapsedMs });
+    this.opts.onProgress?.({
+      total: this.total,
+      read: read.read,
+      written: s.written,
+      skipped: s.skipped,
+      rejected: s.rejected,
+      bytesRead: read.bytesRead,
+      bytesWritten: s.bytesWritten,
+      elapsedMs: s.elapsedMs,
+    });
   }
 
   private targetNsOf(r: SaverRecord): string {
@@ -301,10 +328,18 @@ class Migration {
     if (pool?.ready) {
       const todo = batch.filter((r) => !this.isDone(r));
       this.s.checkedInWorker = true;
-      const sent = pool.check(todo.map(checkName), todo.map((r) => r.text), this.checkOpts, this.wants(), todo.map((r) => r.threadId));
+      const sent = pool.check(
+        todo.map(checkName),
+        todo.map((r) => r.text),
+        this.checkOpts,
+        this.wants(),
+        todo.map((r) => r.threadId),
+      );
       sent.catch(() => undefined); // awaited in turn; a run that stops early must not leave it unhandled
       const fromWire = (r: SaverRecord, w: WireResult): Checked =>
-        w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) } : { reject: w.reason };
+        w.ok
+          ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) }
+          : { reject: w.reason };
       return {
         batch,
         checked: async () => {
@@ -321,7 +356,9 @@ class Migration {
         batch.map((r) => {
           if (this.isDone(r)) return undefined;
           const w = checkForWire(checkName(r), r.text, this.checkOpts, wants, r.threadId);
-          return w.ok ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) } : { reject: w.reason };
+          return w.ok
+            ? { ok: new PreparedRecord(this.targetNsOf(r), r.threadId, w.text ?? r.text, w.compact, w.hash) }
+            : { reject: w.reason };
         }),
     };
   }
@@ -387,10 +424,15 @@ class Migration {
           return;
         }
         case "fail":
-          return void conflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: same ? "exists (identical)" : "exists with different content" });
+          return void conflicts.push({
+            namespace: p.namespace,
+            threadId: p.threadId,
+            reason: same ? "exists (identical)" : "exists with different content",
+          });
         case "auto":
           if (same) skip(true);
-          else conflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: "exists with different content" });
+          else
+            conflicts.push({ namespace: p.namespace, threadId: p.threadId, reason: "exists with different content" });
       }
     });
     if (conflicts.length) {
@@ -410,7 +452,12 @@ class Migration {
    * (`existing` undefined: the writer inserts new records atomically) the share is first inserted as new; only when the
    * target says one of them exists (nothing written then) is it looked up and written as the conflict policy says.
    */
-  private async writeShard(writer: Saver, ready: PreparedRecord[], existing: Promise<Array<string | undefined>> | undefined, verifying: Array<Promise<void>>): Promise<void> {
+  private async writeShard(
+    writer: Saver,
+    ready: PreparedRecord[],
+    existing: Promise<Array<string | undefined>> | undefined,
+    verifying: Array<Promise<void>>,
+  ): Promise<void> {
     if (this.stopped || ready.length === 0) return;
     const reject = (p: PreparedRecord, reason: string) => this.reject(p.namespace, p.threadId, reason);
     let written: PreparedRecord[] | undefined;
@@ -474,7 +521,13 @@ class Migration {
       // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
       // expected hash; anything else (a store that reformats) is hashed and compared.
       if (b !== undefined && p.sameContent(b)) s.verified++;
-      else s.mismatches.push({ namespace: p.namespace, threadId: p.threadId, expected: p.hash, got: b === undefined ? null : contentHash(b) });
+      else
+        s.mismatches.push({
+          namespace: p.namespace,
+          threadId: p.threadId,
+          expected: p.hash,
+          got: b === undefined ? null : contentHash(b),
+        });
     });
   }
 
@@ -492,7 +545,10 @@ class Migration {
    * writes and read-backs overlap; `done` once it is written and read back and the batches before it are done
    * (progress is reported in batch order).
    */
-  private process(pending: Pending, prev: { queued: Promise<unknown>; done: Promise<unknown> }): { queued: Promise<unknown>; done: Promise<void> } {
+  private process(
+    pending: Pending,
+    prev: { queued: Promise<unknown>; done: Promise<unknown> },
+  ): { queued: Promise<unknown>; done: Promise<void> } {
     const queued = (async () => {
       const checked = await pending.checked();
       await prev.queued.catch(() => undefined);
@@ -549,7 +605,10 @@ class Migration {
     const inFlight: Array<Promise<void>> = [];
     // a batch per writer being written, one being looked up, one being read back, one being read and checked
     const limit = this.writers.length + 3;
-    let last: { queued: Promise<unknown>; done: Promise<unknown> } = { queued: Promise.resolve(), done: Promise.resolve() };
+    let last: { queued: Promise<unknown>; done: Promise<unknown> } = {
+      queued: Promise.resolve(),
+      done: Promise.resolve(),
+    };
     let error: unknown;
     try {
       while (!this.stopped) {

@@ -51,7 +51,8 @@ export function parseDuration(flag: string, v: string): number {
 }
 
 const hasPendingDelta = (h: PruneHead) =>
-  h.deltaCounters != null && Object.values(h.deltaCounters).some((c) => (Array.isArray(c) ? c.some((x) => Number(x) > 0) : Number(c) > 0));
+  h.deltaCounters != null &&
+  Object.values(h.deltaCounters).some((c) => (Array.isArray(c) ? c.some((x) => Number(x) > 0) : Number(c) > 0));
 
 interface Timed {
   h: PruneHead;
@@ -70,8 +71,15 @@ export function planThread(threadId: string, heads: PruneHead[], c: PruneCriteri
     if (t > newest) newest = t;
     if (t < c.now) old.push({ h, t });
   }
-  if (c.wholeThreads || (c.idleForMs !== undefined && c.now - newest > c.idleForMs)) return { threadId, whole: old.length === heads.length, remove: old.map((x) => x.h), keep: heads.length - old.length };
-  if (c.keepLast === undefined && c.olderThanMs === undefined) return { threadId, whole: false, remove: [], keep: heads.length };
+  if (c.wholeThreads || (c.idleForMs !== undefined && c.now - newest > c.idleForMs))
+    return {
+      threadId,
+      whole: old.length === heads.length,
+      remove: old.map((x) => x.h),
+      keep: heads.length - old.length,
+    };
+  if (c.keepLast === undefined && c.olderThanMs === undefined)
+    return { threadId, whole: false, remove: [], keep: heads.length };
   const byNs = new Map<string, Timed[]>();
   for (const x of old) (byNs.get(x.h.ns) ?? byNs.set(x.h.ns, []).get(x.h.ns)!).push(x);
   const remove: PruneHead[] = [];

@@ -61,11 +61,16 @@ export function createSaverStats(o: { top: number; uri: string; filter?: { threa
       const summary =
         `${humanBytes(totals.bytes)} in ${pluralInt(totals.threads, "thread")} (${fmtInt(totals.messages)} messages)` +
         (fl[0] && totals.bytes ? `; ${Math.round((100 * fl[0].bytes) / totals.bytes)}% is ${fl[0].format}` : "") +
-        (biggest && totals.bytes ? `; the largest thread, ${biggest.threadId}, holds ${Math.round((100 * biggest.bytes) / totals.bytes)}%` : "");
+        (biggest && totals.bytes
+          ? `; the largest thread, ${biggest.threadId}, holds ${Math.round((100 * biggest.bytes) / totals.bytes)}%`
+          : "");
       return {
         kind: "ckpt",
         uri: o.uri,
-        filter: o.filter && (o.filter.threads?.length || o.filter.match?.length) ? { threads: o.filter.threads ?? [], match: o.filter.match ?? [] } : null,
+        filter:
+          o.filter && (o.filter.threads?.length || o.filter.match?.length)
+            ? { threads: o.filter.threads ?? [], match: o.filter.match ?? [] }
+            : null,
         summary,
         totals,
         namespaces: [...namespaces].map(([namespace, n]) => ({ namespace, ...n })).sort((a, b) => b.bytes - a.bytes),

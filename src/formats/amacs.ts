@@ -79,7 +79,13 @@ function parseChat(text: string): NonNullable<AmacsDoc["chat"]> {
         agent = agent.slice(0, t.index) + agent.slice(t.index + t[0].length);
       }
     }
-    const ex: AmacsExchange = { tick: Number(m[1]), timestamp: ts, human: trim(human), agent: trim(agent), line: lineAt(text, start) };
+    const ex: AmacsExchange = {
+      tick: Number(m[1]),
+      timestamp: ts,
+      human: trim(human),
+      agent: trim(agent),
+      line: lineAt(text, start),
+    };
     if (think !== undefined) ex.think = think;
     // non-Tick level-1 sections right after this one: text the loader skips
     let k = h + 1;
@@ -122,7 +128,11 @@ const isLineBreak = (c: number) => c === 10 || c === 13 || c === 0x2028 || c ===
  * Whether some line of `text` starts with `prefix` and `rest(text, end of prefix)` holds: `/^prefix…/m.test(text)`
  * without a regex attempt at every offset (detection runs on every input, most of them large JSON documents).
  */
-function someLineStarts(text: string, prefix: string, rest: (text: string, at: number) => boolean = () => true): boolean {
+function someLineStarts(
+  text: string,
+  prefix: string,
+  rest: (text: string, at: number) => boolean = () => true,
+): boolean {
   // V8 looks for a pattern's first character first: '#' is common in message text, so "#+TITLE: " is found
   // by its tail "+TITLE: " and the '#' checked after
   const skip = prefix.startsWith("#") ? 1 : 0;
@@ -150,7 +160,8 @@ function filesOf(doc: SourceDoc): Record<string, string> {
   if (doc.files) return doc.files;
   if (doc.text === undefined) return {};
   const base = doc.name.slice(Math.max(doc.name.lastIndexOf("/"), doc.name.lastIndexOf("\\")) + 1); // the part after the last slash or backslash
-  if (base === PAD || (someLineStarts(doc.text, TITLE, scratchpadOnLine) && !someLineStarts(doc.text, "* Tick "))) return { [PAD]: doc.text };
+  if (base === PAD || (someLineStarts(doc.text, TITLE, scratchpadOnLine) && !someLineStarts(doc.text, "* Tick ")))
+    return { [PAD]: doc.text };
   return { [CHAT]: doc.text };
 }
 
@@ -167,10 +178,11 @@ const msToIso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 
 
 function setExt(t: { ext?: Ext }, key: string, v: unknown) {
   if (v === undefined) return;
-  ((t.ext ??= {}).amacs ??= {} as Record<string, unknown>);
+  (t.ext ??= {}).amacs ??= {} as Record<string, unknown>;
   (t.ext.amacs as Record<string, unknown>)[key] = v;
 }
-const extOf = (x: { ext?: Ext }) => (x.ext?.amacs && typeof x.ext.amacs === "object" ? (x.ext.amacs as Record<string, unknown>) : {});
+const extOf = (x: { ext?: Ext }) =>
+  x.ext?.amacs && typeof x.ext.amacs === "object" ? (x.ext.amacs as Record<string, unknown>) : {};
 
 /** Make text safe for the v4 reader: lines starting "* " or "** " get a "," prefix. */
 function escapeOrg(text: string, pointer: string, lossy: LossSink): string {
@@ -178,7 +190,11 @@ function escapeOrg(text: string, pointer: string, lossy: LossSink): string {
     .split("\n")
     .map((line, i) => {
       if (/^\*{1,2} /.test(line)) {
-        lossy.push({ pointer, field: "text", reason: `line ${i + 1} starts with '${line.slice(0, line.indexOf(" ") + 1)}', which would end the section when amacs reloads the file: written as ',${line.slice(0, 20)}'` });
+        lossy.push({
+          pointer,
+          field: "text",
+          reason: `line ${i + 1} starts with '${line.slice(0, line.indexOf(" ") + 1)}', which would end the section when amacs reloads the file: written as ',${line.slice(0, 20)}'`,
+        });
         return "," + line;
       }
       return line;
@@ -186,7 +202,11 @@ function escapeOrg(text: string, pointer: string, lossy: LossSink): string {
     .join("\n");
 }
 
-const textOf = (content: Content[]) => content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n");
+const textOf = (content: Content[]) =>
+  content
+    .filter((c) => c.type === "text")
+    .map((c) => (c as { text: string }).text)
+    .join("\n");
 
 export const amacsAdapter: FormatAdapter<AmacsDoc> = {
   name: "amacs",
@@ -206,14 +226,25 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
     const files = filesOf(doc);
     const chat = files[CHAT];
     const pad = files[PAD];
-    if (chat !== undefined && hasTickHeading(chat)) return { confidence: 0.95, version: /^\*\* Human Prompt$/m.test(chat) ? "v3" : "v4" };
+    if (chat !== undefined && hasTickHeading(chat))
+      return { confidence: 0.95, version: /^\*\* Human Prompt$/m.test(chat) ? "v3" : "v4" };
     if (doc.files && (chat !== undefined || pad !== undefined)) return { confidence: 0.9, version: "v4" };
-    if (pad !== undefined && (someLineStarts(pad, TITLE, (t, at) => t.startsWith("AMACS Scratchpad", at) || t.startsWith("Agent Scratchpad", at)) || /(^|[\\/])scratchpad\.org$/.test(doc.name))) return { confidence: 0.9, version: "v4" };
+    if (
+      pad !== undefined &&
+      (someLineStarts(
+        pad,
+        TITLE,
+        (t, at) => t.startsWith("AMACS Scratchpad", at) || t.startsWith("Agent Scratchpad", at),
+      ) ||
+        /(^|[\\/])scratchpad\.org$/.test(doc.name))
+    )
+      return { confidence: 0.9, version: "v4" };
     return { confidence: 0 };
   },
   parse(doc: SourceDoc) {
     const files = filesOf(doc);
-    if (files[CHAT] === undefined && files[PAD] === undefined) throw inputError("not-amacs", "expected agent-chat.org and/or scratchpad.org", { file: doc.name });
+    if (files[CHAT] === undefined && files[PAD] === undefined)
+      throw inputError("not-amacs", "expected agent-chat.org and/or scratchpad.org", { file: doc.name });
     const out: AmacsDoc = {};
     if (files[CHAT] !== undefined) out.chat = parseChat(files[CHAT]);
     if (files[PAD] !== undefined) out.scratchpad = parsePad(files[PAD]);
@@ -223,7 +254,11 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
     const messages: AgentMessage[] = [];
     for (const ex of native.chat?.exchanges ?? []) {
       const ts = isoToMs(ex.timestamp);
-      const user: AgentMessage = { role: "user", content: [{ type: "text", text: ex.human }], ...(ts !== undefined ? { timestamp: ts } : {}) };
+      const user: AgentMessage = {
+        role: "user",
+        content: [{ type: "text", text: ex.human }],
+        ...(ts !== undefined ? { timestamp: ts } : {}),
+      };
       setExt(user, "tick", ex.tick);
       if (ex.timestamp !== null && ts === undefined) setExt(user, "timestamp", ex.timestamp);
       const content: Content[] = [];
@@ -242,7 +277,13 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
       state: {},
       origin: { format: "amacs", version: native.chat?.version ?? "v4", threadIdFrom: "file-name" },
     };
-    if (native.scratchpad) cp.state.scratchpad = native.scratchpad.notes.map(({ heading, thread, tick, content }) => ({ heading, thread, tick, content }));
+    if (native.scratchpad)
+      cp.state.scratchpad = native.scratchpad.notes.map(({ heading, thread, tick, content }) => ({
+        heading,
+        thread,
+        tick,
+        content,
+      }));
     const ext: Record<string, unknown> = {};
     if (native.chat) ext.chatTitle = native.chat.title;
     if (native.scratchpad) ext.scratchpadTitle = native.scratchpad.title;
@@ -251,7 +292,8 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
     return cp;
   },
   fromCanonical(cp, { version, lossy }) {
-    if (version === "v3") throw usageError("amacs v3 chat files are read-only in ckpt (amacs itself no longer writes them): write v4");
+    if (version === "v3")
+      throw usageError("amacs v3 chat files are read-only in ckpt (amacs itself no longer writes them): write v4");
     const e = extOf(cp);
     const exchanges: AmacsExchange[] = [];
     let lastTick = 0;
@@ -259,21 +301,43 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
     cp.messages.forEach((m, i) => {
       const ptr = `/messages/${i}`;
       if (m.role === "user") {
-        if (pending) lossy.push({ pointer: `/messages/${pending.i}`, field: "message", reason: "amacs stores completed exchanges only: a prompt without a reply is dropped" });
+        if (pending)
+          lossy.push({
+            pointer: `/messages/${pending.i}`,
+            field: "message",
+            reason: "amacs stores completed exchanges only: a prompt without a reply is dropped",
+          });
         const me = extOf(m as { ext?: Ext });
         (m as { content: Content[] }).content.forEach((c, k) => {
-          if (c.type !== "text") lossy.push({ pointer: `${ptr}/content/${k}`, field: c.type, reason: `amacs prompts are text: ${c.type} blocks are dropped` });
+          if (c.type !== "text")
+            lossy.push({
+              pointer: `${ptr}/content/${k}`,
+              field: c.type,
+              reason: `amacs prompts are text: ${c.type} blocks are dropped`,
+            });
         });
-        pending = { text: escapeOrg(textOf((m as { content: Content[] }).content), `${ptr}/content`, lossy), ts: (m as { timestamp?: number }).timestamp, tick: typeof me.tick === "number" ? me.tick : undefined, i };
+        pending = {
+          text: escapeOrg(textOf((m as { content: Content[] }).content), `${ptr}/content`, lossy),
+          ts: (m as { timestamp?: number }).timestamp,
+          tick: typeof me.tick === "number" ? me.tick : undefined,
+          i,
+        };
         return;
       }
       if (m.role === "assistant" && pending) {
         const a = m as Extract<AgentMessage, { role: "assistant" }>;
         a.content.forEach((c, k) => {
-          if (c.type !== "text") lossy.push({ pointer: `${ptr}/content/${k}`, field: c.type, reason: `amacs replies are text: ${c.type} blocks are dropped` });
+          if (c.type !== "text")
+            lossy.push({
+              pointer: `${ptr}/content/${k}`,
+              field: c.type,
+              reason: `amacs replies are text: ${c.type} blocks are dropped`,
+            });
         });
         const foreign = cp.origin?.format !== "amacs";
-        if (foreign) for (const f of ["usage", "model", "provider", "stopReason", "errorMessage"] as const) if (a[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: `amacs stores no ${f}` });
+        if (foreign)
+          for (const f of ["usage", "model", "provider", "stopReason", "errorMessage"] as const)
+            if (a[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: `amacs stores no ${f}` });
         const ae = extOf(a);
         const tick = Math.max(pending.tick ?? lastTick + 1, lastTick + 1);
         lastTick = tick;
@@ -281,30 +345,79 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
         if (foreign && ts !== undefined) {
           // one time per exchange, in whole seconds: both messages are read back with it
           const kept = Math.floor(Number(ts) / 1000) * 1000;
-          if (pending.ts !== undefined && Number(pending.ts) !== kept) lossy.push({ pointer: `/messages/${pending.i}/timestamp`, field: "timestamp", reason: "amacs times are whole seconds" });
-          if (a.timestamp !== undefined && Number(a.timestamp) !== kept) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "an amacs exchange has one time (the prompt's, in whole seconds)" });
+          if (pending.ts !== undefined && Number(pending.ts) !== kept)
+            lossy.push({
+              pointer: `/messages/${pending.i}/timestamp`,
+              field: "timestamp",
+              reason: "amacs times are whole seconds",
+            });
+          if (a.timestamp !== undefined && Number(a.timestamp) !== kept)
+            lossy.push({
+              pointer: `${ptr}/timestamp`,
+              field: "timestamp",
+              reason: "an amacs exchange has one time (the prompt's, in whole seconds)",
+            });
         }
-        if (ts === undefined) lossy.push({ pointer: ptr, field: "timestamp", reason: "no timestamp: written as 1970-01-01T00:00:00Z" });
-        const ex: AmacsExchange = { tick, timestamp: ts !== undefined ? msToIso(ts) : "1970-01-01T00:00:00Z", human: pending.text, agent: escapeOrg(textOf(a.content), `${ptr}/content`, lossy), line: 0 };
+        if (ts === undefined)
+          lossy.push({ pointer: ptr, field: "timestamp", reason: "no timestamp: written as 1970-01-01T00:00:00Z" });
+        const ex: AmacsExchange = {
+          tick,
+          timestamp: ts !== undefined ? msToIso(ts) : "1970-01-01T00:00:00Z",
+          human: pending.text,
+          agent: escapeOrg(textOf(a.content), `${ptr}/content`, lossy),
+          line: 0,
+        };
         if (typeof ae.lost === "string") ex.lost = ae.lost;
         exchanges.push(ex);
         pending = undefined;
         return;
       }
-      lossy.push({ pointer: ptr, field: "message", reason: m.role === "toolResult" ? "amacs has no tool results" : m.role === "assistant" ? "an assistant message without a prompt before it cannot be an amacs exchange" : `amacs has no ${m.role} messages` });
+      lossy.push({
+        pointer: ptr,
+        field: "message",
+        reason:
+          m.role === "toolResult"
+            ? "amacs has no tool results"
+            : m.role === "assistant"
+              ? "an assistant message without a prompt before it cannot be an amacs exchange"
+              : `amacs has no ${m.role} messages`,
+      });
     });
-    if (pending) lossy.push({ pointer: `/messages/${pending.i}`, field: "message", reason: "amacs stores completed exchanges only: a prompt without a reply is dropped" });
+    if (pending)
+      lossy.push({
+        pointer: `/messages/${pending.i}`,
+        field: "message",
+        reason: "amacs stores completed exchanges only: a prompt without a reply is dropped",
+      });
     const { scratchpad, ...rest } = cp.state;
     for (const k of Object.keys(rest)) {
       const v = (rest as Record<string, unknown>)[k];
-      if (v !== undefined && !(Array.isArray(v) && v.length === 0) && !(v && typeof v === "object" && Object.keys(v).length === 0)) lossy.push({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "amacs keeps only chat exchanges and scratchpad notes" });
+      if (
+        v !== undefined &&
+        !(Array.isArray(v) && v.length === 0) &&
+        !(v && typeof v === "object" && Object.keys(v).length === 0)
+      )
+        lossy.push({
+          pointer: `/state/${escapePtr(k)}`,
+          field: k,
+          reason: "amacs keeps only chat exchanges and scratchpad notes",
+        });
     }
-    if (cp.interrupt) lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "amacs has no pending-approval state" });
+    if (cp.interrupt)
+      lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "amacs has no pending-approval state" });
     if (cp.origin?.format !== "amacs") {
-      for (const k of ["createdAt", "updatedAt"] as const) if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `amacs has no checkpoint ${k}` });
-      if (cp.step !== exchanges.length) lossy.push({ pointer: "/step", field: "step", reason: `amacs has no step counter (it is read back as the number of exchanges, ${exchanges.length}): step ${cp.step} is dropped` });
+      for (const k of ["createdAt", "updatedAt"] as const)
+        if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `amacs has no checkpoint ${k}` });
+      if (cp.step !== exchanges.length)
+        lossy.push({
+          pointer: "/step",
+          field: "step",
+          reason: `amacs has no step counter (it is read back as the number of exchanges, ${exchanges.length}): step ${cp.step} is dropped`,
+        });
     }
-    const out: AmacsDoc = { chat: { version: "v4", title: typeof e.chatTitle === "string" ? e.chatTitle : "AMACS Chat History", exchanges } };
+    const out: AmacsDoc = {
+      chat: { version: "v4", title: typeof e.chatTitle === "string" ? e.chatTitle : "AMACS Chat History", exchanges },
+    };
     const withLines = () => {
       // the line numbers this document will have once written (as parse() would report them)
       const written = amacsAdapter.serialize(out) as { files: Record<string, string> };
@@ -313,11 +426,16 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
       back.scratchpad?.notes.forEach((x, i) => out.scratchpad?.notes[i] && (out.scratchpad.notes[i]!.line = x.line));
       return out;
     };
-    if (scratchpad && scratchpad.length) {
+    if (scratchpad?.length) {
       out.scratchpad = {
         title: typeof e.scratchpadTitle === "string" ? e.scratchpadTitle : "AMACS Scratchpad",
         ...(cp.origin?.format === "amacs" && e.scratchpadFinalNewline === true ? { finalNewline: true } : {}),
-        notes: scratchpad.map((n, i) => ({ ...n, heading: n.heading.replace(/\n/g, " "), content: escapeOrg(n.content, `/state/scratchpad/${i}/content`, lossy), line: 0 })),
+        notes: scratchpad.map((n, i) => ({
+          ...n,
+          heading: n.heading.replace(/\n/g, " "),
+          content: escapeOrg(n.content, `/state/scratchpad/${i}/content`, lossy),
+          line: 0,
+        })),
       };
     }
     return withLines();
@@ -342,7 +460,9 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
   },
   messagePointers(native) {
     const out: string[] = [];
-    (native.chat?.exchanges ?? []).forEach((_e, i) => out.push(`/chat/exchanges/${i}/human`, `/chat/exchanges/${i}/agent`));
+    (native.chat?.exchanges ?? []).forEach((_e, i) =>
+      out.push(`/chat/exchanges/${i}/human`, `/chat/exchanges/${i}/agent`),
+    );
     return out;
   },
   locate(native, pointer, doc) {
@@ -366,8 +486,14 @@ export const amacsAdapter: FormatAdapter<AmacsDoc> = {
       files[CHAT] = s;
     }
     if (native.scratchpad) {
-      const notes = native.scratchpad.notes.map((n) => `* ${n.heading}\n:PROPERTIES:\n:THREAD: ${n.thread ?? "null"}\n:TICK: ${n.tick ?? 0}\n:END:\n\n${n.content}`);
-      files[PAD] = `#+TITLE: ${native.scratchpad.title ?? "AMACS Scratchpad"}\n\n` + notes.join("\n") + (native.scratchpad.finalNewline ? "\n" : "");
+      const notes = native.scratchpad.notes.map(
+        (n) =>
+          `* ${n.heading}\n:PROPERTIES:\n:THREAD: ${n.thread ?? "null"}\n:TICK: ${n.tick ?? 0}\n:END:\n\n${n.content}`,
+      );
+      files[PAD] =
+        `#+TITLE: ${native.scratchpad.title ?? "AMACS Scratchpad"}\n\n` +
+        notes.join("\n") +
+        (native.scratchpad.finalNewline ? "\n" : "");
     }
     return { files };
   },

@@ -41,16 +41,20 @@ export function readBundle(text: string, name: string): Bundle {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw inputError("json-syntax", `a ckpt file bundle that is not valid JSON: ${(e as Error).message}`, { file: name });
+    throw inputError("json-syntax", `a ckpt file bundle that is not valid JSON: ${(e as Error).message}`, {
+      file: name,
+    });
   }
   const b = v as Partial<Bundle>;
   const bad = (what: string) => inputError("bad-bundle", `a ckpt file bundle ${what}`, { file: name });
-  if (!b || typeof b !== "object" || b.ckptFiles !== 1) throw bad("needs \"ckptFiles\": 1");
-  if (typeof b.format !== "string" || !(FORMAT_NAMES as readonly string[]).includes(b.format)) throw bad(`names an unknown format ${JSON.stringify(b.format)}`);
+  if (!b || typeof b !== "object" || b.ckptFiles !== 1) throw bad('needs "ckptFiles": 1');
+  if (typeof b.format !== "string" || !(FORMAT_NAMES as readonly string[]).includes(b.format))
+    throw bad(`names an unknown format ${JSON.stringify(b.format)}`);
   if (!b.files || typeof b.files !== "object" || Object.keys(b.files).length === 0) throw bad("holds no files");
   for (const [k, t] of Object.entries(b.files)) {
     if (typeof t !== "string") throw bad(`has a non-text file ${JSON.stringify(k)}`);
-    if (k.startsWith("/") || k.split("/").some((p) => p === "" || p === "." || p === "..")) throw bad(`names a file outside its folder: ${JSON.stringify(k)}`);
+    if (k.startsWith("/") || k.split("/").some((p) => p === "" || p === "." || p === ".."))
+      throw bad(`names a file outside its folder: ${JSON.stringify(k)}`);
   }
   return b as Bundle;
 }
@@ -71,8 +75,19 @@ export function unbundle(doc: SourceDoc): SourceDoc & { bundle?: Bundle } {
     const files: Record<string, string> = {};
     for (const k of keys) files[base(k)] = b.files[k]!;
     const home = dir(keys[0]!);
-    return { name: home ? `${doc.name}/${home}` : doc.name, files, bundle: b, ...(doc.threadId !== undefined ? { threadId: doc.threadId } : {}) };
+    return {
+      name: home ? `${doc.name}/${home}` : doc.name,
+      files,
+      bundle: b,
+      ...(doc.threadId !== undefined ? { threadId: doc.threadId } : {}),
+    };
   }
-  if (keys.length !== 1) throw inputError("bad-bundle", `a ${b.format} bundle holds one file, this one ${keys.length}`, { file: doc.name });
-  return { name: `${doc.name}/${keys[0]}`, text: b.files[keys[0]!]!, bundle: b, ...(doc.threadId !== undefined ? { threadId: doc.threadId } : {}) };
+  if (keys.length !== 1)
+    throw inputError("bad-bundle", `a ${b.format} bundle holds one file, this one ${keys.length}`, { file: doc.name });
+  return {
+    name: `${doc.name}/${keys[0]}`,
+    text: b.files[keys[0]!]!,
+    bundle: b,
+    ...(doc.threadId !== undefined ? { threadId: doc.threadId } : {}),
+  };
 }

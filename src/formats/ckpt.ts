@@ -17,10 +17,13 @@ export const ckptAdapter: FormatAdapter<Checkpoint> = {
     if (t === undefined) return { confidence: 0 };
     const head = t.slice(0, 4096);
     if (!/^\s*\{/.test(head)) return { confidence: 0 };
-    return /"schemaVersion"\s*:\s*1\b/.test(t) && /"messages"\s*:/.test(t) ? { confidence: 0.95, version: "1" } : { confidence: 0 };
+    return /"schemaVersion"\s*:\s*1\b/.test(t) && /"messages"\s*:/.test(t)
+      ? { confidence: 0.95, version: "1" }
+      : { confidence: 0 };
   },
   parse(doc: SourceDoc) {
-    if (doc.text === undefined) throw inputError("not-a-file", "a ckpt checkpoint is a single JSON file", { file: doc.name });
+    if (doc.text === undefined)
+      throw inputError("not-a-file", "a ckpt checkpoint is a single JSON file", { file: doc.name });
     return parseJson(doc.text, { file: doc.name }) as Checkpoint;
   },
   toCanonical: (native) => native,

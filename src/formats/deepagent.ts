@@ -17,7 +17,16 @@
  * - unknown keys (zod objects are non-strict) in `ext.deepagent.extra`.
  */
 import type {
-  AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ExtensionMessage, FileData, InterruptData, TodoItem, ToolResultMessage,
+  AgentMessage,
+  AssistantMessage,
+  Checkpoint,
+  Content,
+  Ext,
+  ExtensionMessage,
+  FileData,
+  InterruptData,
+  TodoItem,
+  ToolResultMessage,
 } from "../generated/types.js";
 import { isJsonInt, parseJson, stringifyJson } from "../base/json.js";
 import { inputError } from "../base/errors.js";
@@ -57,7 +66,13 @@ const PART_KEYS: Record<string, string[]> = {
 };
 
 /** The canonical content type of each AI SDK part type partToContent converts (others are kept raw). */
-const PART_TYPES = new Map<unknown, string>([["text", "text"], ["reasoning", "thinking"], ["tool-call", "toolCall"], ["image", "image"], ["file", "file"]]);
+const PART_TYPES = new Map<unknown, string>([
+  ["text", "text"],
+  ["reasoning", "thinking"],
+  ["tool-call", "toolCall"],
+  ["image", "image"],
+  ["file", "file"],
+]);
 
 function extrasOf(o: Obj, known: string[]): Obj | undefined {
   let out: Obj | undefined;
@@ -84,8 +99,14 @@ function dataContent(v: unknown): { data?: string; url?: string; binary?: string
   if (typeof v === "string") return URLISH.test(v) ? { url: v } : { data: v };
   // A Uint8Array / Buffer that went through JSON.stringify: recover the bytes (lint reports it as an error).
   if (isObj(v)) {
-    const bytes = v.type === "Buffer" && Array.isArray(v.data) ? (v.data as number[]) : Object.keys(v).every((k) => /^\d+$/.test(k)) ? Object.values(v) as number[] : undefined;
-    if (bytes) return { data: Buffer.from(bytes).toString("base64"), binary: v.type === "Buffer" ? "buffer" : "uint8array" };
+    const bytes =
+      v.type === "Buffer" && Array.isArray(v.data)
+        ? (v.data as number[])
+        : Object.keys(v).every((k) => /^\d+$/.test(k))
+          ? (Object.values(v) as number[])
+          : undefined;
+    if (bytes)
+      return { data: Buffer.from(bytes).toString("base64"), binary: v.type === "Buffer" ? "buffer" : "uint8array" };
   }
   return { data: String(v) };
 }
@@ -112,20 +133,33 @@ function partToContent(p: Obj): Content | undefined {
     }
     case "tool-call":
       // no `input` (an AI SDK v4 part has `args`): loaded by ai@6 with zod 3.25 and sent with no input; `args` stays in extra
-      c = { type: "toolCall", id: String(p.toolCallId), name: String(p.toolName), arguments: "input" in p ? p.input : null };
+      c = {
+        type: "toolCall",
+        id: String(p.toolCallId),
+        name: String(p.toolName),
+        arguments: "input" in p ? p.input : null,
+      };
       if (!("input" in p)) setExt(c, "noInput", true);
       if (p.providerExecuted !== undefined) setExt(c, "providerExecuted", p.providerExecuted);
       break;
     case "image": {
       const d = dataContent(p.image);
-      c = { type: "image", ...(d.url !== undefined ? { url: d.url } : { data: d.data! }), mimeType: typeof p.mediaType === "string" ? p.mediaType : "" };
+      c = {
+        type: "image",
+        ...(d.url !== undefined ? { url: d.url } : { data: d.data! }),
+        mimeType: typeof p.mediaType === "string" ? p.mediaType : "",
+      };
       if (p.mediaType === undefined) setExt(c, "noMediaType", true);
       if (d.binary) setExt(c, "binary", d.binary);
       break;
     }
     case "file": {
       const d = dataContent(p.data);
-      c = { type: "file", ...(d.url !== undefined ? { url: d.url } : { data: d.data! }), mimeType: String(p.mediaType) };
+      c = {
+        type: "file",
+        ...(d.url !== undefined ? { url: d.url } : { data: d.data! }),
+        mimeType: String(p.mediaType),
+      };
       if (typeof p.filename === "string") c.filename = p.filename;
       if (d.binary) setExt(c, "binary", d.binary);
       break;
@@ -145,14 +179,31 @@ function outputToResult(p: Obj): { content: Content[]; isError: boolean; output?
   const { value: _value, ...withoutValue } = o;
   switch (o.type) {
     case "text":
-      return { content: [{ type: "text", text: String(o.value) }], isError: false, output: plainText ? undefined : withoutValue };
+      return {
+        content: [{ type: "text", text: String(o.value) }],
+        isError: false,
+        output: plainText ? undefined : withoutValue,
+      };
     case "error-text":
       return { content: [{ type: "text", text: String(o.value) }], isError: true, output: withoutValue };
     case "json":
     case "error-json":
-      return { content: [{ type: "text", text: stringifyJson(o.value) }], isError: o.type === "error-json", output: withoutValue };
+      return {
+        content: [{ type: "text", text: stringifyJson(o.value) }],
+        isError: o.type === "error-json",
+        output: withoutValue,
+      };
     case "execution-denied":
-      return { content: [{ type: "text", text: typeof o.reason === "string" ? `Tool execution denied: ${o.reason}` : "Tool execution denied" }], isError: true, output: o };
+      return {
+        content: [
+          {
+            type: "text",
+            text: typeof o.reason === "string" ? `Tool execution denied: ${o.reason}` : "Tool execution denied",
+          },
+        ],
+        isError: true,
+        output: o,
+      };
     case "content": {
       const content: Content[] = [];
       for (const item of Array.isArray(o.value) ? (o.value as Obj[]) : []) {
@@ -192,7 +243,13 @@ function messageToCanonical(m: Obj, index: number | string): AgentMessage[] {
     parts.forEach((p, k) => {
       if (p.type === "tool-result") {
         const r = outputToResult(p);
-        const msg: ToolResultMessage = { role: "toolResult", toolCallId: String(p.toolCallId), toolName: String(p.toolName), content: r.content, isError: r.isError };
+        const msg: ToolResultMessage = {
+          role: "toolResult",
+          toolCallId: String(p.toolCallId),
+          toolName: String(p.toolName),
+          content: r.content,
+          isError: r.isError,
+        };
         setExt(msg, "group", index);
         if (r.output) setExt(msg, "output", r.output);
         if (p.providerOptions !== undefined) setExt(msg, "partProviderOptions", p.providerOptions);
@@ -228,7 +285,10 @@ function messageToCanonical(m: Obj, index: number | string): AgentMessage[] {
       else rawParts.push({ index: k, part: p });
     });
   }
-  const msg = { role: role === "system" || role === "user" || role === "assistant" ? role : "user", content } as AgentMessage & { ext?: Ext };
+  const msg = {
+    role: role === "system" || role === "user" || role === "assistant" ? role : "user",
+    content,
+  } as AgentMessage & { ext?: Ext };
   if (stringContent) setExt(msg, "stringContent", true);
   if (rawParts.length) setExt(msg, "rawParts", rawParts);
   if (m.providerOptions !== undefined) setExt(msg, "providerOptions", m.providerOptions);
@@ -252,16 +312,27 @@ function contentToPart(c: Content, role: string, i: number, k: number, lossy: Lo
         return undefined;
       }
       p = { type: "reasoning", text: c.thinking };
-      if (c.signature !== undefined && e.providerOptions === undefined) p.providerOptions = { anthropic: { signature: c.signature } };
+      if (c.signature !== undefined && e.providerOptions === undefined)
+        p.providerOptions = { anthropic: { signature: c.signature } };
       break;
     case "toolCall":
       if (role !== "assistant") {
         noteAt(lossy, i, `/content/${k}`, "toolCall", `AI SDK ${role} messages have no tool-call parts`);
         return undefined;
       }
-      p = e.noInput && c.arguments === null ? { type: "tool-call", toolCallId: c.id, toolName: c.name } : { type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments };
+      p =
+        e.noInput && c.arguments === null
+          ? { type: "tool-call", toolCallId: c.id, toolName: c.name }
+          : { type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments };
       if (e.providerExecuted !== undefined) p.providerExecuted = e.providerExecuted;
-      if (c.providerMetadata !== undefined) noteAt(lossy, i, `/content/${k}/providerMetadata`, "providerMetadata", "AI SDK tool-call parts have no providerMetadata");
+      if (c.providerMetadata !== undefined)
+        noteAt(
+          lossy,
+          i,
+          `/content/${k}/providerMetadata`,
+          "providerMetadata",
+          "AI SDK tool-call parts have no providerMetadata",
+        );
       break;
     case "image":
       if (role === "assistant") {
@@ -312,7 +383,11 @@ function resultToPart(m: ToolResultMessage, i: number, lossy: LossSink): Obj {
     output = {
       type: "content",
       value: m.content.map((c) =>
-        c.type === "image" ? (c.url !== undefined ? { type: "image-url", url: c.url } : { type: "image-data", data: c.data, mediaType: c.mimeType }) : { type: "text", text: (c as { text?: string }).text ?? "" },
+        c.type === "image"
+          ? c.url !== undefined
+            ? { type: "image-url", url: c.url }
+            : { type: "image-data", data: c.data, mediaType: c.mimeType }
+          : { type: "text", text: (c as { text?: string }).text ?? "" },
       ),
     };
     if (m.isError) noteAt(lossy, i, "/isError", "isError", "an AI SDK content output cannot be marked as an error");
@@ -367,14 +442,21 @@ function messagesFromCanonical(cp: Checkpoint, lossy: LossSink): Obj[] {
         openTool = { msg, group };
       }
       const parts = openTool.msg.content as Obj[];
-      if (m.role === "toolResult") parts.push(resultToPart(m as ToolResultMessage, i, lossy)); // may note /isError
+      if (m.role === "toolResult")
+        parts.push(resultToPart(m as ToolResultMessage, i, lossy)); // may note /isError
       else if ((m as ExtensionMessage).kind !== "empty-tool-message") parts.push((m as ExtensionMessage).data as Obj);
       if (stamped) noteAt(lossy, i, "/timestamp", "timestamp", TIMESTAMP_LOSS);
       continue;
     }
     openTool = undefined;
     if (m.role !== "system" && m.role !== "user" && m.role !== "assistant") {
-      noteAt(lossy, i, "", "message", `deep-agent has no extension messages (role '${m.role}', kind '${(m as ExtensionMessage).kind}')`);
+      noteAt(
+        lossy,
+        i,
+        "",
+        "message",
+        `deep-agent has no extension messages (role '${m.role}', kind '${(m as ExtensionMessage).kind}')`,
+      );
       if (stamped) noteAt(lossy, i, "/timestamp", "timestamp", TIMESTAMP_LOSS);
       continue;
     }
@@ -397,20 +479,28 @@ function messagesFromCanonical(cp: Checkpoint, lossy: LossSink): Obj[] {
 }
 
 /** Message `i` (system, user or assistant)'s AI SDK content (a string or parts); notes what it drops under its /content. */
-function contentFromCanonical(msg: Extract<AgentMessage, { role: "system" | "user" | "assistant" }>, e: Obj, i: number, lossy: LossSink): string | Obj[] {
+function contentFromCanonical(
+  msg: Extract<AgentMessage, { role: "system" | "user" | "assistant" }>,
+  e: Obj,
+  i: number,
+  lossy: LossSink,
+): string | Obj[] {
   if (msg.role === "system") {
     const texts = msg.content.filter((c) => c.type === "text") as Array<{ text: string }>;
-    if (texts.length !== msg.content.length) noteAt(lossy, i, "/content", "content", "AI SDK system messages hold a string only: non-text blocks dropped");
+    if (texts.length !== msg.content.length)
+      noteAt(lossy, i, "/content", "content", "AI SDK system messages hold a string only: non-text blocks dropped");
     return texts.map((t) => t.text).join("\n");
   }
-  if (e.stringContent === true && msg.content.length === 1 && msg.content[0]!.type === "text") return (msg.content[0] as { text: string }).text;
+  if (e.stringContent === true && msg.content.length === 1 && msg.content[0]!.type === "text")
+    return (msg.content[0] as { text: string }).text;
   const parts: Obj[] = [];
   const content = msg.content;
   for (let k = 0; k < content.length; k++) {
     const p = contentToPart(content[k]!, msg.role, i, k, lossy);
     if (p) parts.push(p);
   }
-  if (Array.isArray(e.rawParts)) for (const r of e.rawParts as Array<{ index: number; part: Obj }>) parts.splice(r.index, 0, r.part);
+  if (Array.isArray(e.rawParts))
+    for (const r of e.rawParts as Array<{ index: number; part: Obj }>) parts.splice(r.index, 0, r.part);
   return parts;
 }
 
@@ -424,7 +514,10 @@ function contentFromCanonical(msg: Extract<AgentMessage, { role: "system" | "use
 const ZOD_VERSIONS_RULE = ["lint/deepagent-zod-versions", "warning"] as const;
 const ZOD_VERSIONS_NO_INPUT = (p: Obj) =>
   `tool-call part ${JSON.stringify(String(p.toolCallId))} has no 'input'${"args" in p ? " (it has the AI SDK v4 'args')" : ""}: ai@6 with zod 3.25 (what deep-agent installs) loads it and sends the call with no input, ai@6 with zod 4.4 or later rejects the whole checkpoint; ${"args" in p ? "rename 'args' to 'input'" : "add 'input'"}`;
-const BINARY_IN = (v: unknown) => isObj(v) && ((v.type === "Buffer" && Array.isArray(v.data)) || (Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k))));
+const BINARY_IN = (v: unknown) =>
+  isObj(v) &&
+  ((v.type === "Buffer" && Array.isArray(v.data)) ||
+    (Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k))));
 
 function stemOf(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? name;
@@ -451,13 +544,20 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     if (t === undefined || !/^\s*\{/.test(t)) return { confidence: 0 };
     const head = t.slice(0, 2048);
     if (/"schemaVersion"\s*:/.test(t.slice(0, 256))) return { confidence: 0 };
-    if (/"threadId"\s*:/.test(head) && /"step"\s*:/.test(t) && /"messages"\s*:/.test(t) && /"state"\s*:/.test(t)) return { confidence: 0.95, version: "ai-v6" };
+    if (/"threadId"\s*:/.test(head) && /"step"\s*:/.test(t) && /"messages"\s*:/.test(t) && /"state"\s*:/.test(t))
+      return { confidence: 0.95, version: "ai-v6" };
     return { confidence: 0 };
   },
   parse(doc: SourceDoc) {
-    if (doc.text === undefined) throw inputError("not-a-file", "a deep-agent checkpoint is a single JSON file", { file: doc.name });
+    if (doc.text === undefined)
+      throw inputError("not-a-file", "a deep-agent checkpoint is a single JSON file", { file: doc.name });
     const v = parseJson(doc.text, { file: doc.name });
-    if (!isObj(v)) throw inputError("not-an-object", "expected a deep-agent Checkpoint object {threadId, step, messages, state, …}", { file: doc.name, line: 1, column: 1 });
+    if (!isObj(v))
+      throw inputError(
+        "not-an-object",
+        "expected a deep-agent Checkpoint object {threadId, step, messages, state, …}",
+        { file: doc.name, line: 1, column: 1 },
+      );
     return v as DeepagentCheckpoint;
   },
   toCanonical(native, doc) {
@@ -484,18 +584,32 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
     if (native.interrupt !== undefined) cp.interrupt = native.interrupt;
     if (native.createdAt !== undefined) cp.createdAt = native.createdAt;
     if (native.updatedAt !== undefined) cp.updatedAt = native.updatedAt;
-    cp.origin = { format: "deepagent", version: "ai-v6", ...(typeof native.threadId === "string" ? {} : { threadIdFrom: "file-name" as const }) };
+    cp.origin = {
+      format: "deepagent",
+      version: "ai-v6",
+      ...(typeof native.threadId === "string" ? {} : { threadIdFrom: "file-name" as const }),
+    };
     const extra = extrasOf(native, ["threadId", "step", "messages", "state", "interrupt", "createdAt", "updatedAt"]);
     if (extra) cp.ext = { deepagent: { extra } };
     return cp;
   },
   fromCanonical(cp, { lossy }) {
     // notes in pointer order (lossInPointerOrder): /ext/… before /messages/… before /state/…, each sorted
-    const extLoss = Object.keys(cp.ext ?? {}).filter((k) => k !== "deepagent").map((k) => ({ pointer: `/ext/${escapePtr(k)}`, field: k, reason: `deep-agent cannot carry ${k}-specific data` }));
+    const extLoss = Object.keys(cp.ext ?? {})
+      .filter((k) => k !== "deepagent")
+      .map((k) => ({
+        pointer: `/ext/${escapePtr(k)}`,
+        field: k,
+        reason: `deep-agent cannot carry ${k}-specific data`,
+      }));
     for (const n of extLoss.sort(byPointer)) lossy.push(n);
     const messages = messagesFromCanonical(cp, lossy);
     const { todos, files, ...rest } = cp.state;
-    const stateLoss = Object.keys(rest).map((k) => ({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "deep-agent state holds only todos and files" }));
+    const stateLoss = Object.keys(rest).map((k) => ({
+      pointer: `/state/${escapePtr(k)}`,
+      field: k,
+      reason: "deep-agent state holds only todos and files",
+    }));
     for (const n of stateLoss.sort(byPointer)) lossy.push(n);
     // times from the messages when the source has none; the epoch only when nothing at all says when
     const times = envelopeTimes(cp);
@@ -522,7 +636,12 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
   lint(native, doc) {
     const issues: Issue[] = [];
     const loc = doc.text !== undefined ? jsonLocator(doc.text) : undefined;
-    const add = (pointer: string, message: string, rule = "lint/deepagent-binary-object", severity: Issue["severity"] = "error") => {
+    const add = (
+      pointer: string,
+      message: string,
+      rule = "lint/deepagent-binary-object",
+      severity: Issue["severity"] = "error",
+    ) => {
       const at = loc?.locate(pointer);
       issues.push({ severity, rule, message, pointer, file: doc.name, line: at?.line, column: at?.column });
     };
@@ -530,7 +649,8 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
       if (!isObj(m) || !Array.isArray(m.content)) return;
       (m.content as unknown[]).forEach((p, k) => {
         if (!isObj(p)) return;
-        if (p.type === "tool-call" && m.role === "assistant" && !("input" in p)) add(`/messages/${i}/content/${k}`, ZOD_VERSIONS_NO_INPUT(p), ...ZOD_VERSIONS_RULE);
+        if (p.type === "tool-call" && m.role === "assistant" && !("input" in p))
+          add(`/messages/${i}/content/${k}`, ZOD_VERSIONS_NO_INPUT(p), ...ZOD_VERSIONS_RULE);
         const key = p.type === "image" ? "image" : p.type === "file" ? "data" : undefined;
         if (key && BINARY_IN(p[key])) {
           add(
@@ -553,7 +673,10 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
       const role = String(m.role);
       if (role === "tool") {
         const parts = Array.isArray(m.content) ? (m.content as Obj[]) : [];
-        for (const p of parts) messages.push(p.type === "tool-result" ? { role: "toolResult", toolCallId: String(p.toolCallId) } : { role: "deepagent" });
+        for (const p of parts)
+          messages.push(
+            p.type === "tool-result" ? { role: "toolResult", toolCallId: String(p.toolCallId) } : { role: "deepagent" },
+          );
         if (parts.length === 0) messages.push({ role: "deepagent" });
         continue;
       }
@@ -568,7 +691,11 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
       }
       messages.push({ role: role === "system" || role === "user" || role === "assistant" ? role : "user", content });
     }
-    return { threadId: typeof native.threadId === "string" ? native.threadId : (doc.threadId ?? stemOf(doc.name)), interrupt: native.interrupt, messages };
+    return {
+      threadId: typeof native.threadId === "string" ? native.threadId : (doc.threadId ?? stemOf(doc.name)),
+      interrupt: native.interrupt,
+      messages,
+    };
   },
   messagePointers(native) {
     const out: string[] = [];

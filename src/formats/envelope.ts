@@ -36,5 +36,8 @@ export function sameInstant(value: unknown, iso: string | undefined): boolean {
 export function isEnvelopeFillIn(pointer: string, value: unknown, source: Checkpoint): boolean {
   if (pointer !== "/createdAt" && pointer !== "/updatedAt") return false;
   const t = envelopeTimes(source);
-  return sameInstant(value, pointer === "/createdAt" ? t.createdAt : t.updatedAt) || sameInstant(value, new Date(0).toISOString());
+  return (
+    sameInstant(value, pointer === "/createdAt" ? t.createdAt : t.updatedAt) ||
+    sameInstant(value, new Date(0).toISOString())
+  );
 }

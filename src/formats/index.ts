@@ -48,7 +48,17 @@ export interface Detection {
 function isSpace(c: number): boolean {
   if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
   if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** The text's first character that is not white space ("" when there is none, or no text). */
@@ -60,7 +70,10 @@ export function firstNonSpace(text: string | undefined): string {
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** Every string some adapter's detection needs (`detectNeeds.anyOf`), as one pattern: one scan of a text finds which it holds. */
-const NEEDED = new RegExp([...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))].map(escapeRe).join("|") || "(?!)", "g");
+const NEEDED = new RegExp(
+  [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))].map(escapeRe).join("|") || "(?!)",
+  "g",
+);
 
 /** The strings of NEEDED a text holds (overlapping occurrences included: the scan goes on one character after each). */
 function neededIn(text: string): string[] {
@@ -81,7 +94,10 @@ interface Candidate {
 const CANDIDATES: Record<string, Candidate[]> = Object.fromEntries(
   ["{", "[", ""].map((first) => [
     first,
-    FORMAT_NAMES.filter((n) => (adapters[n].detectNeeds?.first ?? first) === first).map((format) => ({ format, anyOf: adapters[format].detectNeeds?.anyOf })),
+    FORMAT_NAMES.filter((n) => (adapters[n].detectNeeds?.first ?? first) === first).map((format) => ({
+      format,
+      anyOf: adapters[format].detectNeeds?.anyOf,
+    })),
   ]),
 );
 
@@ -123,7 +139,10 @@ export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detect
 }
 
 /** Detect (or take the named format) and parse: the adapter, the document it read and its native value. */
-export function readNative(given: SourceDoc, format?: string): { adapter: FormatAdapter; native: unknown; doc: SourceDoc; format: FormatName } {
+export function readNative(
+  given: SourceDoc,
+  format?: string,
+): { adapter: FormatAdapter; native: unknown; doc: SourceDoc; format: FormatName } {
   const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
   const name = format ? getAdapter(format).name : detectFormat(doc).format;
   const adapter = adapters[name];

@@ -156,7 +156,8 @@ export class LossLog implements LossSink {
   notes(): LossyNote[] {
     if (this.built) return this.built;
     const out: LossyNote[] = new Array(this.length);
-    for (let k = 0; k < out.length; k++) out[k] = { pointer: this.pointerOf(k), field: this.fieldOf(k), reason: this.reasonOf(k) };
+    for (let k = 0; k < out.length; k++)
+      out[k] = { pointer: this.pointerOf(k), field: this.fieldOf(k), reason: this.reasonOf(k) };
     return (this.built = out);
   }
 }

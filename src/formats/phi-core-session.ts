@@ -10,7 +10,17 @@ import { addInts, parseJson, stringifyJson, type JsonInt } from "../base/json.js
 import { inputError } from "../base/errors.js";
 import type { FormatAdapter, Issue, LintMessage, SourceDoc } from "./types.js";
 import {
-  RUST_FILL_INS, PHI, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, singleText, unsafeIntegerLint,
+  RUST_FILL_INS,
+  PHI,
+  countAssistant,
+  defaultTimestampOf,
+  isObj,
+  issueMaker,
+  messageLintView,
+  messageToCanonical,
+  messagesLint,
+  singleText,
+  unsafeIntegerLint,
   reportEnvelopeLoss,
 } from "./rust-common.js";
 import { phiMessagesFromCanonical } from "./phi-core.js";
@@ -32,7 +42,8 @@ function totalUsage(messages: Obj[]): Obj {
   const keys = ["input", "output", "reasoning", "cache_read", "cache_write", "total_tokens"];
   const sum: Record<string, JsonInt> = Object.fromEntries(keys.map((k) => [k, 0]));
   for (const m of messages) {
-    if (m.role === "assistant" && isObj(m.usage)) for (const k of keys) sum[k] = addInts(sum[k], m.usage[k] as JsonInt | undefined);
+    if (m.role === "assistant" && isObj(m.usage))
+      for (const k of keys) sum[k] = addInts(sum[k], m.usage[k] as JsonInt | undefined);
   }
   return sum;
 }
@@ -79,7 +90,13 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
   },
   parse(doc: SourceDoc) {
     const v = parseJson(singleText(doc, FMT), { file: doc.name });
-    if (!isObj(v)) throw inputError("not-an-object", "expected a phi-core Session object {session_id, agent_id, …, loops}", { file: doc.name, pointer: "", line: 1, column: 1 });
+    if (!isObj(v))
+      throw inputError("not-an-object", "expected a phi-core Session object {session_id, agent_id, …, loops}", {
+        file: doc.name,
+        pointer: "",
+        line: 1,
+        column: 1,
+      });
     return v;
   },
   toCanonical(native: Native): Checkpoint {
@@ -129,7 +146,8 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
         if (k === "loops" && Array.isArray(v)) {
           out.loops = v.map((l, li) => {
             if (!isObj(l)) return l;
-            const n = li === v.length - 1 ? cp.messages.length - at : Math.min(counts[li] ?? 0, cp.messages.length - at);
+            const n =
+              li === v.length - 1 ? cp.messages.length - at : Math.min(counts[li] ?? 0, cp.messages.length - at);
             const slice = cp.messages.slice(at, at + n);
             const native = phiMessagesFromCanonical(cp, options.lossy, slice, at);
             at += n;
@@ -184,14 +202,18 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
     const make = issueMaker(doc);
     const items: Array<[string, unknown]> = [];
     loopsOf(native).forEach((l, li) => {
-      (Array.isArray(l.messages) ? l.messages : []).forEach((m: unknown, i: number) => items.push([`/loops/${li}/messages/${i}`, m]));
+      (Array.isArray(l.messages) ? l.messages : []).forEach((m: unknown, i: number) =>
+        items.push([`/loops/${li}/messages/${i}`, m]),
+      );
     });
     return [...messagesLint(items, PHI, make), ...unsafeIntegerLint(native, make, doc.text)];
   },
   messagePointers(native: Native) {
     const out: string[] = [];
     loopsOf(native).forEach((l, li) => {
-      (Array.isArray(l.messages) ? l.messages : []).forEach((_m: unknown, i: number) => out.push(`/loops/${li}/messages/${i}`));
+      (Array.isArray(l.messages) ? l.messages : []).forEach((_m: unknown, i: number) =>
+        out.push(`/loops/${li}/messages/${i}`),
+      );
     });
     return out;
   },
@@ -200,7 +222,9 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
   /** the Rust message defaults, and created_at / last_active_at derived from the messages when the source has none */
   fillIns: {
     message: RUST_FILL_INS.message,
-    checkpoint: (pointer, value, source) => isEnvelopeFillIn(pointer, value, source) || (pointer === "/createdAt" || pointer === "/updatedAt") && sameInstant(value, isoOf(defaultTimestampOf(source))),
+    checkpoint: (pointer, value, source) =>
+      isEnvelopeFillIn(pointer, value, source) ||
+      ((pointer === "/createdAt" || pointer === "/updatedAt") && sameInstant(value, isoOf(defaultTimestampOf(source)))),
   },
   serialize: (native) => ({ text: stringifyJson(native, 2) }),
 };

@@ -7,14 +7,33 @@ import type { AgentMessage, Checkpoint } from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
 import type { FormatAdapter, LossSink, SourceDoc } from "./types.js";
 import {
-  RUST_FILL_INS, PHI, countAssistant, defaultTimestampOf, isLlmMessage, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
-  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, sortKeysDeep, threadIdOfDoc, type WriteCtx,
+  RUST_FILL_INS,
+  PHI,
+  countAssistant,
+  defaultTimestampOf,
+  isLlmMessage,
+  issueMaker,
+  messageArrayLint,
+  messageLintView,
+  messageToCanonical,
+  messageToNative,
+  parseArrayDoc,
+  reportEnvelopeLoss,
+  sniffMessageArray,
+  sortKeysDeep,
+  threadIdOfDoc,
+  type WriteCtx,
 } from "./rust-common.js";
 
 type Native = Record<string, unknown>[];
 
 /** Canonical messages → phi-core messages in phi-core's key order (shared with the session adapter). */
-export function phiMessagesFromCanonical(cp: Checkpoint, lossy: LossSink, messages: AgentMessage[] = cp.messages, offset = 0): Record<string, unknown>[] {
+export function phiMessagesFromCanonical(
+  cp: Checkpoint,
+  lossy: LossSink,
+  messages: AgentMessage[] = cp.messages,
+  offset = 0,
+): Record<string, unknown>[] {
   const ctx: WriteCtx = { dialect: PHI, snake: true, lossy, defaultTimestamp: defaultTimestampOf(cp) };
   const out: Record<string, unknown>[] = [];
   messages.forEach((m, i) => {
@@ -48,7 +67,14 @@ export const phiCoreAdapter: FormatAdapter<Native> = {
   parse: (doc) => parseArrayDoc(doc, "phi-core"),
   toCanonical(native: Native, doc: SourceDoc): Checkpoint {
     const messages = native.map((m) => messageToCanonical(m, PHI)) as AgentMessage[];
-    return { schemaVersion: 1, threadId: threadIdOfDoc(doc), step: countAssistant(messages), messages, state: {}, origin: { format: "phi-core", threadIdFrom: "file-name" } };
+    return {
+      schemaVersion: 1,
+      threadId: threadIdOfDoc(doc),
+      step: countAssistant(messages),
+      messages,
+      state: {},
+      origin: { format: "phi-core", threadIdFrom: "file-name" },
+    };
   },
   fromCanonical(cp, options) {
     reportEnvelopeLoss(cp, "phi-core", options.lossy);

@@ -30,7 +30,17 @@ export interface Dialect {
 
 export const YOAGENT_STOP = new Set(["stop", "length", "toolUse", "error", "aborted", "refusal"]);
 export const PHI_STOP = new Set([
-  "stop", "length", "toolUse", "error", "aborted", "maxTurns", "userStop", "handoff", "guardRail", "contextCompacted", "paused",
+  "stop",
+  "length",
+  "toolUse",
+  "error",
+  "aborted",
+  "maxTurns",
+  "userStop",
+  "handoff",
+  "guardRail",
+  "contextCompacted",
+  "paused",
 ]);
 export const YOAGENT: Dialect = { format: "yoagent", stopReasons: YOAGENT_STOP };
 export const PHI: Dialect = { format: "phi-core", stopReasons: PHI_STOP };
@@ -41,7 +51,11 @@ export const PHI_EXTRAS = ["turnId", "nodeId", "parentId", "tags", "provenanceHi
 export const SYSTEM_KIND = "ckpt.system";
 
 /** camelCase field → its < 0.13 snake_case alias (yoagent reads both; phi-core only knows the snake ones). */
-const USAGE_ALIASES: Record<string, string> = { cacheRead: "cache_read", cacheWrite: "cache_write", totalTokens: "total_tokens" };
+const USAGE_ALIASES: Record<string, string> = {
+  cacheRead: "cache_read",
+  cacheWrite: "cache_write",
+  totalTokens: "total_tokens",
+};
 
 interface Layout {
   /** native keys (relative paths like "usage/cache_read", "content/2/provider_metadata") spelled snake_case */
@@ -90,7 +104,10 @@ const CONTENT_KEYS: Record<string, string[]> = {
 const CONTENT_KNOWN: Record<Dialect["format"], Record<string, ReadonlySet<string>>> = {
   yoagent: Object.fromEntries(Object.entries(CONTENT_KEYS).map(([t, ks]) => [t, new Set(ks)])),
   "phi-core": Object.fromEntries(
-    Object.entries(CONTENT_KEYS).map(([t, ks]) => [t, new Set(ks.filter((k) => k !== "providerMetadata" && k !== "provider_metadata"))]),
+    Object.entries(CONTENT_KEYS).map(([t, ks]) => [
+      t,
+      new Set(ks.filter((k) => k !== "providerMetadata" && k !== "provider_metadata")),
+    ]),
   ),
 };
 const TYPE_ONLY: ReadonlySet<string> = new Set(["type"]);
@@ -139,22 +156,48 @@ function contentArray(v: Json, d: Dialect): Content[] {
 
 /** Is this native object read as an LLM message (as opposed to an extension) by serde's untagged AgentMessage? */
 export function isLlmMessage(m: Obj): boolean {
-  return LLM_ROLES.has(m.role as string) && Array.isArray(m.content) && !("kind" in m && "data" in m && !("timestamp" in m));
+  return (
+    LLM_ROLES.has(m.role as string) && Array.isArray(m.content) && !("kind" in m && "data" in m && !("timestamp" in m))
+  );
 }
 
 const MESSAGE_KEYS: Record<string, string[]> = {
   user: ["role", "content", "timestamp"],
-  assistant: ["role", "content", "stopReason", "model", "provider", "usage", "timestamp", "errorMessage", "error_message"],
+  assistant: [
+    "role",
+    "content",
+    "stopReason",
+    "model",
+    "provider",
+    "usage",
+    "timestamp",
+    "errorMessage",
+    "error_message",
+  ],
   toolResult: ["role", "toolCallId", "toolName", "content", "isError", "timestamp"],
 };
 /** Known message keys per role and dialect (phi-core: no errorMessage alias, plus the LlmMessage extras). */
 const MESSAGE_KNOWN: Record<Dialect["format"], Record<string, ReadonlySet<string>>> = {
   yoagent: Object.fromEntries(Object.entries(MESSAGE_KEYS).map(([r, ks]) => [r, new Set(ks)])),
-  "phi-core": Object.fromEntries(Object.entries(MESSAGE_KEYS).map(([r, ks]) => [r, new Set([...ks.filter((k) => k !== "errorMessage"), ...PHI_EXTRAS])])),
+  "phi-core": Object.fromEntries(
+    Object.entries(MESSAGE_KEYS).map(([r, ks]) => [
+      r,
+      new Set([...ks.filter((k) => k !== "errorMessage"), ...PHI_EXTRAS]),
+    ]),
+  ),
 };
 const EXTENSION_KEYS: ReadonlySet<string> = new Set(["role", "kind", "data"]);
 const USAGE_KNOWN: Record<Dialect["format"], ReadonlySet<string>> = {
-  yoagent: new Set(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cache_read", "cache_write", "total_tokens"]),
+  yoagent: new Set([
+    "input",
+    "output",
+    "cacheRead",
+    "cacheWrite",
+    "totalTokens",
+    "cache_read",
+    "cache_write",
+    "total_tokens",
+  ]),
   "phi-core": new Set(["input", "output", "reasoning", "cache_read", "cache_write", "total_tokens"]),
 };
 
@@ -179,7 +222,13 @@ function usageToCanonical(u: Obj, d: Dialect, ctx: ReadCtx): { usage: Obj; unkno
 /** One native message (either dialect) → canonical AgentMessage. */
 export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
   if (!isLlmMessage(m)) {
-    if (m.role === "system" && m.kind === SYSTEM_KIND && isObj(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) {
+    if (
+      m.role === "system" &&
+      m.kind === SYSTEM_KIND &&
+      isObj(m.data) &&
+      Array.isArray(m.data.content) &&
+      Object.keys(m).length === 3
+    ) {
       return { role: "system", content: contentArray(m.data.content, d) } as AgentMessage;
     }
     const out: Obj = { role: m.role, kind: m.kind, data: m.data };
@@ -215,7 +264,8 @@ export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
   }
   out.timestamp = m.timestamp;
   if (role === "assistant") {
-    const key = d.format === "phi-core" || ("error_message" in m && !("errorMessage" in m)) ? "error_message" : "errorMessage";
+    const key =
+      d.format === "phi-core" || ("error_message" in m && !("errorMessage" in m)) ? "error_message" : "errorMessage";
     if (d.format === "yoagent" && key === "error_message" && key in m) note(ctx, "snake", "error_message");
     if (typeof m[key] === "string") out.errorMessage = m[key];
     else if (m[key] === null) note(ctx, "nulls", key);
@@ -234,11 +284,19 @@ export function messageToCanonical(m: Obj, d: Dialect): AgentMessage {
 /** `messageToCanonical(m, d)` reduced to role, timestamp, assistant content, tool result id and usage. */
 export function messageLintView(m: Obj, d: Dialect): LintMessage {
   if (!isLlmMessage(m)) {
-    if (m.role === "system" && m.kind === SYSTEM_KIND && isObj(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return { role: "system" };
+    if (
+      m.role === "system" &&
+      m.kind === SYSTEM_KIND &&
+      isObj(m.data) &&
+      Array.isArray(m.data.content) &&
+      Object.keys(m).length === 3
+    )
+      return { role: "system" };
     return { role: typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system" ? "extension" : m.role };
   }
   // role, timestamp, content and toolCallId are the native ones: only a usage object needs renaming
-  if (m.role === "assistant" && isObj(m.usage)) return { role: m.role, timestamp: m.timestamp, content: m.content, usage: usageLintView(m.usage, d) };
+  if (m.role === "assistant" && isObj(m.usage))
+    return { role: m.role, timestamp: m.timestamp, content: m.content, usage: usageLintView(m.usage, d) };
   return m;
 }
 
@@ -299,7 +357,8 @@ function contentToNative(c: Content, ctx: WriteCtx, ptr: string): Obj | undefine
         lose(ctx, ptr, "image.url", `${d.format} images are inline base64 only: an image given by URL is dropped`);
         return undefined;
       }
-      if (b.url !== undefined) lose(ctx, `${ptr}/url`, "image.url", `${d.format} images have no URL: kept the inline data only`);
+      if (b.url !== undefined)
+        lose(ctx, `${ptr}/url`, "image.url", `${d.format} images have no URL: kept the inline data only`);
       out = { type: "image", data: b.data, mimeType: b.mimeType };
       break;
     case "thinking":
@@ -310,11 +369,19 @@ function contentToNative(c: Content, ctx: WriteCtx, ptr: string): Obj | undefine
     case "toolCall": {
       out = { type: "toolCall", id: b.id, name: b.name, arguments: b.arguments };
       if (d.format === "yoagent") {
-        const key = ctx.snake || (ctx.keepSpelling && layout.snake?.includes("provider_metadata")) ? "provider_metadata" : "providerMetadata";
+        const key =
+          ctx.snake || (ctx.keepSpelling && layout.snake?.includes("provider_metadata"))
+            ? "provider_metadata"
+            : "providerMetadata";
         if (b.providerMetadata !== undefined) out[key] = b.providerMetadata;
         else if (layout.nulls?.length) out[layout.nulls[0]!] = null;
       } else if (b.providerMetadata !== undefined) {
-        lose(ctx, `${ptr}/providerMetadata`, "toolCall.providerMetadata", "phi-core tool calls have no providerMetadata (e.g. a Gemini thought signature is lost)");
+        lose(
+          ctx,
+          `${ptr}/providerMetadata`,
+          "toolCall.providerMetadata",
+          "phi-core tool calls have no providerMetadata (e.g. a Gemini thought signature is lost)",
+        );
       }
       break;
     }
@@ -340,7 +407,12 @@ function contentArrayToNative(cs: Content[] | undefined, ctx: WriteCtx, ptr: str
 
 const PHI_STOP_FOR: Record<string, string> = { refusal: "stop" };
 const YO_STOP_FOR: Record<string, string> = {
-  maxTurns: "stop", userStop: "aborted", handoff: "stop", guardRail: "refusal", contextCompacted: "stop", paused: "aborted",
+  maxTurns: "stop",
+  userStop: "aborted",
+  handoff: "stop",
+  guardRail: "refusal",
+  contextCompacted: "stop",
+  paused: "aborted",
 };
 
 function usageToNative(u: Obj | undefined, ctx: WriteCtx, ptr: string, layout: Layout, own: Obj): Obj {
@@ -353,7 +425,7 @@ function usageToNative(u: Obj | undefined, ctx: WriteCtx, ptr: string, layout: L
   } else if (src.reasoning !== undefined && src.reasoning !== 0) {
     lose(ctx, `${ptr}/usage/reasoning`, "usage.reasoning", "yoagent usage has no reasoning token count");
   }
-  const snakeSet = new Set(ctx.keepSpelling ? layout.snake ?? [] : []);
+  const snakeSet = new Set(ctx.keepSpelling ? (layout.snake ?? []) : []);
   for (const [camel, snake] of Object.entries(USAGE_ALIASES)) {
     if (absent.has(`usage/${camel}`) && src[camel] === undefined) continue;
     const useSnake = d.format === "phi-core" || ctx.snake || snakeSet.has(`usage/${snake}`);
@@ -372,8 +444,17 @@ export function messageToNative(m: AgentMessage, i: number, ctx: WriteCtx): Obj 
   const layout = layoutOf(own);
   const role = mm.role as string;
   if (role === "system") {
-    lose(ctx, ptr, "role", `${d.format} has no system role: written as an extension message (kind '${SYSTEM_KIND}') that ${d.format} never sends to the model`);
-    return { role: "system", kind: SYSTEM_KIND, data: { content: contentArrayToNative(mm.content as Content[], ctx, ptr) } };
+    lose(
+      ctx,
+      ptr,
+      "role",
+      `${d.format} has no system role: written as an extension message (kind '${SYSTEM_KIND}') that ${d.format} never sends to the model`,
+    );
+    return {
+      role: "system",
+      kind: SYSTEM_KIND,
+      data: { content: contentArrayToNative(mm.content as Content[], ctx, ptr) },
+    };
   }
   if (!LLM_ROLES.has(role)) {
     const out: Obj = { role: own.role !== undefined ? own.role : role, kind: mm.kind, data: mm.data };
@@ -404,9 +485,13 @@ export function messageToNative(m: AgentMessage, i: number, ctx: WriteCtx): Obj 
       usage: usageToNative(mm.usage as Obj | undefined, ctx, ptr, layout, own),
       timestamp: ts,
     };
-    const errKey = d.format === "phi-core" || ctx.snake || (ctx.keepSpelling && layout.snake?.includes("error_message")) ? "error_message" : "errorMessage";
+    const errKey =
+      d.format === "phi-core" || ctx.snake || (ctx.keepSpelling && layout.snake?.includes("error_message"))
+        ? "error_message"
+        : "errorMessage";
     if (mm.errorMessage !== undefined) out[errKey] = mm.errorMessage;
-    else if (layout.nulls?.some((k) => k === "errorMessage" || k === "error_message")) out[layout.nulls.find((k) => k.startsWith("error"))!] = null;
+    else if (layout.nulls?.some((k) => k === "errorMessage" || k === "error_message"))
+      out[layout.nulls.find((k) => k.startsWith("error"))!] = null;
   }
   if (d.format === "phi-core") for (const k of PHI_EXTRAS) if (k in own) out[k] = own[k];
   if (isObj(own.unknown)) Object.assign(out, own.unknown);
@@ -431,7 +516,11 @@ export const threadIdOfDoc = (doc: SourceDoc): string => doc.threadId ?? stemOf(
 
 /** The file stem of a document name ("./chats/conversation.json" → "conversation"); "<stdin>" → "stdin". */
 export function stemOf(name: string): string {
-  const base = name.replace(/[\\/]+$/, "").split(/[\\/]/).pop() ?? name;
+  const base =
+    name
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/]/)
+      .pop() ?? name;
   const clean = base.replace(/^<(.*)>$/, "$1");
   const dot = clean.lastIndexOf(".");
   return dot > 0 ? clean.slice(0, dot) : clean;
@@ -446,24 +535,47 @@ const STEM_THREAD_FORMATS = new Set(["yoagent", "yoagent-session", "phi-core", "
  * Report the checkpoint-level fields a message-history format cannot carry: state, interrupt, timestamps,
  * a thread id that is not a file stem, a step that is not the assistant count.
  */
-export function reportEnvelopeLoss(cp: Checkpoint, target: FormatName, lossy: LossSink, carries: { timestamps?: boolean; threadId?: boolean } = {}) {
+export function reportEnvelopeLoss(
+  cp: Checkpoint,
+  target: FormatName,
+  lossy: LossSink,
+  carries: { timestamps?: boolean; threadId?: boolean } = {},
+) {
   const state = (cp.state ?? {}) as Obj;
   for (const [k, v] of Object.entries(state)) {
-    const empty = v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
-    if (!empty) lossy.push({ pointer: `/state/${escapePtr(k)}`, field: `state.${k}`, reason: `${target} has no agent state: '${k}' is dropped` });
+    const empty =
+      v === undefined ||
+      v === null ||
+      (Array.isArray(v) && v.length === 0) ||
+      (isObj(v) && Object.keys(v).length === 0);
+    if (!empty)
+      lossy.push({
+        pointer: `/state/${escapePtr(k)}`,
+        field: `state.${k}`,
+        reason: `${target} has no agent state: '${k}' is dropped`,
+      });
   }
-  if (cp.interrupt !== undefined) lossy.push({ pointer: "/interrupt", field: "interrupt", reason: `${target} cannot record a pending interrupt` });
+  if (cp.interrupt !== undefined)
+    lossy.push({ pointer: "/interrupt", field: "interrupt", reason: `${target} cannot record a pending interrupt` });
   if (!carries.timestamps) {
     for (const k of ["createdAt", "updatedAt"] as const) {
       if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `${target} has no checkpoint ${k}` });
     }
   }
   if (!carries.threadId && cp.origin && !STEM_THREAD_FORMATS.has(cp.origin.format)) {
-    lossy.push({ pointer: "/threadId", field: "threadId", reason: `${target} has no thread id (the file name stands for it): '${cp.threadId}' is dropped` });
+    lossy.push({
+      pointer: "/threadId",
+      field: "threadId",
+      reason: `${target} has no thread id (the file name stands for it): '${cp.threadId}' is dropped`,
+    });
   }
   const assistants = countAssistant(cp.messages as { role: string }[]);
   if (cp.step !== assistants) {
-    lossy.push({ pointer: "/step", field: "step", reason: `${target} has no step counter (it is read back as the number of assistant messages, ${assistants}): step ${cp.step} is dropped` });
+    lossy.push({
+      pointer: "/step",
+      field: "step",
+      reason: `${target} has no step counter (it is read back as the number of assistant messages, ${assistants}): step ${cp.step} is dropped`,
+    });
   }
 }
 
@@ -484,7 +596,8 @@ export const RUST_FILL_INS: FillIns = {
       const calls = Array.isArray(content) && content.some((c) => isObj(c) && c.type === "toolCall");
       return value === (calls ? "toolUse" : "stop");
     }
-    if (path === "timestamp") return (typeof value === "number" || typeof value === "bigint") && Number(value) === defaultTimestampOf(source);
+    if (path === "timestamp")
+      return (typeof value === "number" || typeof value === "bigint") && Number(value) === defaultTimestampOf(source);
     return false;
   },
 };
@@ -500,7 +613,8 @@ export function defaultTimestampOf(cp: Checkpoint): number {
 
 /** Text of a document that must be a single file. */
 export function singleText(doc: SourceDoc, format: string): string {
-  if (doc.text === undefined) throw inputError("not-a-file", `a ${format} document is a single file, not a folder`, { file: doc.name });
+  if (doc.text === undefined)
+    throw inputError("not-a-file", `a ${format} document is a single file, not a folder`, { file: doc.name });
   return doc.text;
 }
 
@@ -510,7 +624,8 @@ const SNIFF_BYTES = 64 * 1024;
 const CAMEL_KEYS = /"(cacheRead|cacheWrite|totalTokens|errorMessage|providerMetadata)"\s*:/;
 const SNAKE_KEYS = /"(cache_read|cache_write|total_tokens|error_message)"\s*:/;
 const YO_ONLY = /"provider_metadata"\s*:|"stopReason"\s*:\s*"refusal"/;
-const PHI_ONLY = /"(turnId|nodeId|parentId|provenanceHint|reasoning)"\s*:|"stopReason"\s*:\s*"(maxTurns|userStop|handoff|guardRail|contextCompacted|paused)"/;
+const PHI_ONLY =
+  /"(turnId|nodeId|parentId|provenanceHint|reasoning)"\s*:|"stopReason"\s*:\s*"(maxTurns|userStop|handoff|guardRail|contextCompacted|paused)"/;
 
 /** What the start of a document says about a yoagent / phi-core message array. */
 export interface MessageSniff {
@@ -545,7 +660,11 @@ function sniffText(text: string): MessageSniff {
   if (!/^\uFEFF?\s*\[\s*\{/.test(head) || !/"role"\s*:/.test(head)) return none;
   // Content must be an array of typed blocks (OpenAI / AI SDK arrays use string content or other part types).
   if (!/"content"\s*:\s*\[/.test(head) && !/"kind"\s*:/.test(head)) return none;
-  if (/"content"\s*:\s*\[\s*\{\s*"type"\s*:\s*"(tool-call|tool-result|reasoning|file)"/.test(head) || /"toolCallId"\s*:\s*"[^"]*"\s*,\s*"output"/.test(head)) return none;
+  if (
+    /"content"\s*:\s*\[\s*\{\s*"type"\s*:\s*"(tool-call|tool-result|reasoning|file)"/.test(head) ||
+    /"toolCallId"\s*:\s*"[^"]*"\s*,\s*"output"/.test(head)
+  )
+    return none;
   const camel = CAMEL_KEYS.test(head);
   const snake = SNAKE_KEYS.test(head);
   const yoOnly = YO_ONLY.test(head);
@@ -568,7 +687,11 @@ export function unsafeIntegerIssues(v: unknown, pointer: string, out: Array<{ po
   // builds no strings at all.
   const path: Array<string | number> = [];
   const walk = (x: unknown): void => {
-    if (typeof x === "bigint") out.push({ pointer: pointer + path.map((s) => "/" + (typeof s === "number" ? s : escapePtr(s))).join(""), value: x });
+    if (typeof x === "bigint")
+      out.push({
+        pointer: pointer + path.map((s) => "/" + (typeof s === "number" ? s : escapePtr(s))).join(""),
+        value: x,
+      });
     else if (Array.isArray(x)) {
       for (let i = 0; i < x.length; i++) {
         path.push(i);
@@ -590,7 +713,11 @@ export function unsafeIntegerIssues(v: unknown, pointer: string, out: Array<{ po
 export function parseArrayDoc(doc: SourceDoc, format: string): Obj[] {
   const v = parseJson(singleText(doc, format), { file: doc.name });
   if (!Array.isArray(v)) {
-    throw inputError("not-an-array", `expected a JSON array of messages (${format} save_messages output), found ${v === null ? "null" : typeof v}`, { file: doc.name, pointer: "", line: 1, column: 1 });
+    throw inputError(
+      "not-an-array",
+      `expected a JSON array of messages (${format} save_messages output), found ${v === null ? "null" : typeof v}`,
+      { file: doc.name, pointer: "", line: 1, column: 1 },
+    );
   }
   return v as Obj[];
 }
@@ -608,19 +735,41 @@ export function issueMaker(doc: SourceDoc, locate?: Locate) {
 }
 
 /** Lints shared by yoagent and phi-core messages: `items` = [pointer, native message] pairs. */
-export function messagesLint(items: Array<[string, unknown]>, d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
-  return messagesLintAt(items.length, (k) => items[k]![1], (k) => items[k]![0], d, make);
+export function messagesLint(
+  items: Array<[string, unknown]>,
+  d: Dialect,
+  make: ReturnType<typeof issueMaker>,
+): Issue[] {
+  return messagesLintAt(
+    items.length,
+    (k) => items[k]![1],
+    (k) => items[k]![0],
+    d,
+    make,
+  );
 }
 
 /** messagesLint over `n` messages; pointers are built only for findings. */
-function messagesLintAt(n: number, msgAt: (k: number) => unknown, pointerAt: (k: number) => string, d: Dialect, make: ReturnType<typeof issueMaker>): Issue[] {
+function messagesLintAt(
+  n: number,
+  msgAt: (k: number) => unknown,
+  pointerAt: (k: number) => string,
+  d: Dialect,
+  make: ReturnType<typeof issueMaker>,
+): Issue[] {
   const out: Issue[] = [];
   for (let k = 0; k < n; k++) {
     const m = msgAt(k);
     if (!isObj(m)) continue;
     if (LLM_ROLES.has(m.role as string) && "kind" in m && "data" in m) {
-      out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, pointerAt(k),
-        `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`));
+      out.push(
+        make(
+          "warning",
+          `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`,
+          pointerAt(k),
+          `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`,
+        ),
+      );
     }
     if (d.format === "phi-core" && isLlmMessage(m)) phiExtrasLint(m, () => pointerAt(k), make, out);
   }
@@ -635,12 +784,33 @@ export function unsafeIntegerLint(native: unknown, make: ReturnType<typeof issue
   if (text !== undefined && !hasLongDigitRun(text)) return [];
   const big: Array<{ pointer: string; value: bigint }> = [];
   unsafeIntegerIssues(native, "", big);
-  return big.map((b) => make("warning", "lint/unsafe-integer", b.pointer, `integer ${b.value} is beyond 2^53: JavaScript tools (JSON.parse) round it; ckpt keeps it exact`));
+  return big.map((b) =>
+    make(
+      "warning",
+      "lint/unsafe-integer",
+      b.pointer,
+      `integer ${b.value} is beyond 2^53: JavaScript tools (JSON.parse) round it; ckpt keeps it exact`,
+    ),
+  );
 }
 
 /** All lints of a message-array document (`text`: the source it was parsed from, see unsafeIntegerLint). */
-export function messageArrayLint(msgs: unknown[], d: Dialect, make: ReturnType<typeof issueMaker>, text?: string): Issue[] {
-  return [...messagesLintAt(msgs.length, (k) => msgs[k], (k) => `/${k}`, d, make), ...unsafeIntegerLint(msgs, make, text)];
+export function messageArrayLint(
+  msgs: unknown[],
+  d: Dialect,
+  make: ReturnType<typeof issueMaker>,
+  text?: string,
+): Issue[] {
+  return [
+    ...messagesLintAt(
+      msgs.length,
+      (k) => msgs[k],
+      (k) => `/${k}`,
+      d,
+      make,
+    ),
+    ...unsafeIntegerLint(msgs, make, text),
+  ];
 }
 
 /** What phi-core can parse of each LlmMessage extra (anything else is silently dropped on load). */
@@ -648,27 +818,66 @@ const PHI_EXTRA_CHECKS: Record<string, (x: unknown) => boolean> = {
   turnId: (x) => isObj(x) && typeof x.loopId === "string" && isU(x.turnIndex, 2 ** 32 - 1),
   nodeId: (x) => isU(x),
   parentId: (x) => isU(x),
-  tags: (x) => Array.isArray(x) && x.every((t) => isObj(t) && ["lesson", "finding", "outcome", "checkpoint"].includes(t.kind as string) && typeof t.text === "string" && isU(t.created_at_turn, 2 ** 32 - 1) && Array.isArray(t.abandoned_node_ids) && t.abandoned_node_ids.every((n) => isU(n))),
-  provenanceHint: (x) => isObj(x) && typeof x.kind === "string" && ["system-prompt", "identity-block", "memory-tier", "loop-turn", "steering", "follow-up", "unknown"].includes(x.kind),
+  tags: (x) =>
+    Array.isArray(x) &&
+    x.every(
+      (t) =>
+        isObj(t) &&
+        ["lesson", "finding", "outcome", "checkpoint"].includes(t.kind as string) &&
+        typeof t.text === "string" &&
+        isU(t.created_at_turn, 2 ** 32 - 1) &&
+        Array.isArray(t.abandoned_node_ids) &&
+        t.abandoned_node_ids.every((n) => isU(n)),
+    ),
+  provenanceHint: (x) =>
+    isObj(x) &&
+    typeof x.kind === "string" &&
+    ["system-prompt", "identity-block", "memory-tier", "loop-turn", "steering", "follow-up", "unknown"].includes(
+      x.kind,
+    ),
 };
 
 function phiExtrasLint(m: Obj, pointer: () => string, make: ReturnType<typeof issueMaker>, out: Issue[]): void {
   for (const k of PHI_EXTRAS) {
     if (k in m && !PHI_EXTRA_CHECKS[k]!(m[k])) {
-      out.push(make("warning", "lint/phi-extra-dropped", `${pointer()}/${k}`, `phi-core cannot parse this '${k}' and silently drops it on load${k === "tags" ? " (tags read as [])" : ""}`));
+      out.push(
+        make(
+          "warning",
+          "lint/phi-extra-dropped",
+          `${pointer()}/${k}`,
+          `phi-core cannot parse this '${k}' and silently drops it on load${k === "tags" ? " (tags read as [])" : ""}`,
+        ),
+      );
     }
   }
   const camel: string[] = [];
   if ("errorMessage" in m) camel.push("errorMessage");
   if (isObj(m.usage)) for (const k in USAGE_ALIASES) if (k in m.usage) camel.push(`usage/${k}`);
-  for (const k of camel) out.push(make("warning", "lint/phi-camel-case-ignored", `${pointer()}/${k}`, `phi-core reads only the snake_case spelling: '${k.split("/").pop()}' is ignored (read as ${k.startsWith("usage") ? "0" : "absent"}) — a yoagent >= 0.13 message?`));
+  for (const k of camel)
+    out.push(
+      make(
+        "warning",
+        "lint/phi-camel-case-ignored",
+        `${pointer()}/${k}`,
+        `phi-core reads only the snake_case spelling: '${k.split("/").pop()}' is ignored (read as ${k.startsWith("usage") ? "0" : "absent"}) — a yoagent >= 0.13 message?`,
+      ),
+    );
   const content = m.content;
   if (Array.isArray(content)) {
     for (let j = 0; j < content.length; j++) {
       const c: unknown = content[j];
-      if (isObj(c) && c.type === "toolCall") for (const k of ["providerMetadata", "provider_metadata"]) {
-        if (k in c) out.push(make("warning", "lint/phi-provider-metadata-ignored", `${pointer()}/content/${j}/${k}`, `phi-core tool calls have no ${k}: it is ignored on load (a Gemini thought signature is lost)`));
-      }
+      if (isObj(c) && c.type === "toolCall")
+        for (const k of ["providerMetadata", "provider_metadata"]) {
+          if (k in c)
+            out.push(
+              make(
+                "warning",
+                "lint/phi-provider-metadata-ignored",
+                `${pointer()}/content/${j}/${k}`,
+                `phi-core tool calls have no ${k}: it is ignored on load (a Gemini thought signature is lost)`,
+              ),
+            );
+        }
     }
   }
 }

@@ -9,7 +9,14 @@
  * (`isError` when the content starts "Error executing tool:"); contexts go to `state.contexts`; identity,
  * token_budget, model and the cumulative token_usage travel in `ext.swarmer`.
  */
-import type { AgentMessage, AssistantMessage, Checkpoint, Content, Ext, ToolResultMessage } from "../generated/types.js";
+import type {
+  AgentMessage,
+  AssistantMessage,
+  Checkpoint,
+  Content,
+  Ext,
+  ToolResultMessage,
+} from "../generated/types.js";
 import { CkptError, inputError } from "../base/errors.js";
 import { addInts, isJsonInt, parseJson, stringifyJson, type JsonInt } from "../base/json.js";
 import type { FormatAdapter, LintMessage, LossSink, SourceDoc } from "./types.js";
@@ -48,7 +55,13 @@ export function pythonDumps(v: unknown, indent?: number): string {
 function pythonCompact(v: unknown): string {
   if (v === null || typeof v !== "object") return pythonDumps(v);
   if (Array.isArray(v)) return "[" + v.map(pythonCompact).join(", ") + "]";
-  return "{" + Object.entries(v as Obj).map(([k, x]) => pythonDumps(k) + ": " + pythonCompact(x)).join(", ") + "}";
+  return (
+    "{" +
+    Object.entries(v as Obj)
+      .map(([k, x]) => pythonDumps(k) + ": " + pythonCompact(x))
+      .join(", ") +
+    "}"
+  );
 }
 
 function toCanonicalMessage(m: Obj, model: string): AgentMessage {
@@ -57,7 +70,13 @@ function toCanonicalMessage(m: Obj, model: string): AgentMessage {
   const content: Content[] = text !== undefined ? [{ type: "text", text }] : [];
   let msg: AgentMessage;
   if (role === "tool") {
-    const r: ToolResultMessage = { role: "toolResult", toolCallId: String(m.tool_call_id ?? ""), toolName: String(m.name ?? ""), content, isError: (text ?? "").startsWith(ERROR_PREFIX) };
+    const r: ToolResultMessage = {
+      role: "toolResult",
+      toolCallId: String(m.tool_call_id ?? ""),
+      toolName: String(m.name ?? ""),
+      content,
+      isError: (text ?? "").startsWith(ERROR_PREFIX),
+    };
     msg = r;
   } else if (role === "assistant") {
     const a: AssistantMessage = { role: "assistant", content, model };
@@ -90,17 +109,26 @@ function toCanonicalMessage(m: Obj, model: string): AgentMessage {
   const extra = Object.keys(m).filter((k) => !KNOWN_MESSAGE_KEYS.includes(k));
   if (extra.length) setExt(msg, "extra", Object.fromEntries(extra.map((k) => [k, m[k]])));
   // keep exactly which of the optional keys the record had (tool messages carry tool_call_id and name)
-  setExt(msg, "keys", Object.keys(m).filter((k) => KNOWN_MESSAGE_KEYS.includes(k)));
+  setExt(
+    msg,
+    "keys",
+    Object.keys(m).filter((k) => KNOWN_MESSAGE_KEYS.includes(k)),
+  );
   return msg;
 }
 
 /** The thread id: identity.id, else the file stem. */
 function threadIdOf(native: SwarmerState, doc: SourceDoc): string {
-  return isObj(native.identity) && typeof native.identity.id === "string" ? native.identity.id : (doc.threadId ?? (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, ""));
+  return isObj(native.identity) && typeof native.identity.id === "string"
+    ? native.identity.id
+    : (doc.threadId ?? (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, ""));
 }
 
 function textOf(content: Content[]): string {
-  return content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n");
+  return content
+    .filter((c) => c.type === "text")
+    .map((c) => (c as { text: string }).text)
+    .join("\n");
 }
 
 function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossSink, native: boolean): Obj | undefined {
@@ -112,31 +140,67 @@ function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossSink, nativ
     return undefined;
   }
   const msg = m as Extract<AgentMessage, { content: Content[] }>;
-  if (!native && msg.timestamp !== undefined) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "Swarmer messages have no timestamps" });
+  if (!native && msg.timestamp !== undefined)
+    lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "Swarmer messages have no timestamps" });
   msg.content.forEach((c, k) => {
-    if (c.type === "image" || c.type === "file" || c.type === "thinking") lossy.push({ pointer: `${ptr}/content/${k}`, field: c.type, reason: `Swarmer message content is a string: ${c.type} blocks are dropped` });
+    if (c.type === "image" || c.type === "file" || c.type === "thinking")
+      lossy.push({
+        pointer: `${ptr}/content/${k}`,
+        field: c.type,
+        reason: `Swarmer message content is a string: ${c.type} blocks are dropped`,
+      });
   });
   const text = textOf(msg.content);
   // an assistant turn with no text (tool calls only, or nothing at all) has content None, as the OpenAI client gives it
-  const content = e.contentNull === true ? null : msg.role === "assistant" && text === "" && !msg.content.some((c) => c.type === "text") && !native ? null : text;
-  const out: Obj = { content, role: msg.role === "toolResult" ? "tool" : msg.role, tool_calls: null, function_call: null };
+  const content =
+    e.contentNull === true
+      ? null
+      : msg.role === "assistant" && text === "" && !msg.content.some((c) => c.type === "text") && !native
+        ? null
+        : text;
+  const out: Obj = {
+    content,
+    role: msg.role === "toolResult" ? "tool" : msg.role,
+    tool_calls: null,
+    function_call: null,
+  };
   if (msg.role === "assistant") {
     const calls = msg.content.filter((c) => c.type === "toolCall") as Array<Extract<Content, { type: "toolCall" }>>;
     if (calls.length) {
       out.tool_calls = calls.map((c) => {
         const ce = extOf(c);
-        const args = typeof ce.arguments === "string" ? ce.arguments : typeof c.arguments === "string" ? c.arguments : pythonCompact(c.arguments);
-        return { function: { arguments: args, name: c.name }, id: c.id, type: "function", ...(isObj(ce.extra) ? ce.extra : {}) };
+        const args =
+          typeof ce.arguments === "string"
+            ? ce.arguments
+            : typeof c.arguments === "string"
+              ? c.arguments
+              : pythonCompact(c.arguments);
+        return {
+          function: { arguments: args, name: c.name },
+          id: c.id,
+          type: "function",
+          ...(isObj(ce.extra) ? ce.extra : {}),
+        };
       });
       if (!native) {
         msg.content.forEach((c, k) => {
-          if (c.type === "toolCall" && c.providerMetadata !== undefined) lossy.push({ pointer: `${ptr}/content/${k}/providerMetadata`, field: "providerMetadata", reason: "Swarmer tool calls have no provider metadata" });
+          if (c.type === "toolCall" && c.providerMetadata !== undefined)
+            lossy.push({
+              pointer: `${ptr}/content/${k}/providerMetadata`,
+              field: "providerMetadata",
+              reason: "Swarmer tool calls have no provider metadata",
+            });
         });
       }
     }
     if (!native) {
       for (const f of ["stopReason", "usage", "errorMessage", "provider"] as const) {
-        if ((msg as AssistantMessage)[f] !== undefined) lossy.push({ pointer: `${ptr}/${f}`, field: f, reason: `Swarmer messages have no ${f} (token usage is one cumulative total)` });
+        if ((msg as AssistantMessage)[f] !== undefined)
+          lossy.push({
+            pointer: `${ptr}/${f}`,
+            field: f,
+            reason: `Swarmer messages have no ${f} (token usage is one cumulative total)`,
+          });
       }
     }
   }
@@ -146,7 +210,11 @@ function fromCanonicalMessage(m: AgentMessage, i: number, lossy: LossSink, nativ
     out.name = r.toolName;
     if (r.isError && !text.startsWith(ERROR_PREFIX)) {
       out.content = `${ERROR_PREFIX} ${text}`;
-      lossy.push({ pointer: `${ptr}/content`, field: "isError", reason: `Swarmer marks a failed tool result by its text alone: written with the prefix '${ERROR_PREFIX}'` });
+      lossy.push({
+        pointer: `${ptr}/content`,
+        field: "isError",
+        reason: `Swarmer marks a failed tool result by its text alone: written with the prefix '${ERROR_PREFIX}'`,
+      });
     }
   }
   if (Array.isArray(e.keys)) {
@@ -184,11 +252,16 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     return { confidence: 0 };
   },
   parse(doc: SourceDoc) {
-    if (doc.text === undefined) throw inputError("not-a-file", "a Swarmer agent state is a single JSON file", { file: doc.name });
+    if (doc.text === undefined)
+      throw inputError("not-a-file", "a Swarmer agent state is a single JSON file", { file: doc.name });
     try {
       return parseJson(doc.text, { file: doc.name }) as SwarmerState;
     } catch (e) {
-      if (e instanceof CkptError && e.reason === "json-syntax" && /truncated|end of input|unterminated/i.test(e.message)) {
+      if (
+        e instanceof CkptError &&
+        e.reason === "json-syntax" &&
+        /truncated|end of input|unterminated/i.test(e.message)
+      ) {
         throw inputError(
           "swarmer-truncated",
           `Swarmer file cut short mid-write (${doc.text.length} characters survive): json.dump raised while writing — typically ToolCreationContext's unserializable tools — so load_state fails and the bot starts a new agent; restore it from a backup (lint/swarmer-truncated)`,
@@ -201,16 +274,23 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
   },
   toCanonical(native, doc) {
     const model = typeof native.model === "string" ? native.model : "unknown";
-    const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj).map((m) => toCanonicalMessage(m, model));
+    const messages = (Array.isArray(native.message_log) ? native.message_log : [])
+      .filter(isObj)
+      .map((m) => toCanonicalMessage(m, model));
     const id = threadIdOf(native, doc);
-    const extra = Object.keys(native).filter((k) => !["identity", "token_budget", "model", "token_usage", "message_log", "contexts"].includes(k));
+    const extra = Object.keys(native).filter(
+      (k) => !["identity", "token_budget", "model", "token_usage", "message_log", "contexts"].includes(k),
+    );
     const cp: Checkpoint = {
       schemaVersion: 1,
       threadId: id,
       step: messages.filter((m) => m.role === "assistant").length,
       messages,
       state: { contexts: native.contexts },
-      origin: isObj(native.identity) && typeof native.identity.id === "string" ? { format: "swarmer" } : { format: "swarmer", threadIdFrom: "file-name" },
+      origin:
+        isObj(native.identity) && typeof native.identity.id === "string"
+          ? { format: "swarmer" }
+          : { format: "swarmer", threadIdFrom: "file-name" },
       ext: {
         swarmer: {
           identity: native.identity,
@@ -245,7 +325,10 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
       // exact beyond 2^53 (Python ints are unbounded; the numbers are written digit for digit)
       usage = { prompt_tokens: p as number, completion_tokens: c as number, total_tokens: addInts(p, c) as number };
     }
-    const lastModel = [...cp.messages].reverse().find((m) => m.role === "assistant" && (m as AssistantMessage).model)?.valueOf() as AssistantMessage | undefined;
+    const lastModel = [...cp.messages]
+      .reverse()
+      .find((m) => m.role === "assistant" && (m as AssistantMessage).model)
+      ?.valueOf() as AssistantMessage | undefined;
     const { contexts, ...rest } = cp.state;
     for (const k of Object.keys(rest)) {
       const v = (rest as Obj)[k];
@@ -255,15 +338,28 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
     }
     const model = typeof e.model === "string" ? e.model : (lastModel?.model ?? "unknown");
     if (!native) {
-      if (cp.interrupt) lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "Swarmer has no pending-approval state" });
+      if (cp.interrupt)
+        lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "Swarmer has no pending-approval state" });
       cp.messages.forEach((m, i) => {
         const mm = m.role === "assistant" ? (m as AssistantMessage).model : undefined;
-        if (mm !== undefined && mm !== model) lossy.push({ pointer: `/messages/${i}/model`, field: "model", reason: `Swarmer keeps one model per agent: '${mm}' is read back as '${model}'` });
+        if (mm !== undefined && mm !== model)
+          lossy.push({
+            pointer: `/messages/${i}/model`,
+            field: "model",
+            reason: `Swarmer keeps one model per agent: '${mm}' is read back as '${model}'`,
+          });
       });
-      for (const k of ["createdAt", "updatedAt"] as const) if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `Swarmer has no checkpoint ${k}` });
+      for (const k of ["createdAt", "updatedAt"] as const)
+        if (cp[k] !== undefined) lossy.push({ pointer: `/${k}`, field: k, reason: `Swarmer has no checkpoint ${k}` });
       const assistants = cp.messages.filter((m) => m.role === "assistant").length;
-      if (cp.step !== assistants) lossy.push({ pointer: "/step", field: "step", reason: `Swarmer has no step counter (it is read back as the number of assistant messages, ${assistants}): step ${cp.step} is dropped` });
-      for (const k of Object.keys(cp.ext ?? {})) lossy.push({ pointer: `/ext/${escapePtr(k)}`, field: k, reason: `Swarmer cannot carry ${k}-specific data` });
+      if (cp.step !== assistants)
+        lossy.push({
+          pointer: "/step",
+          field: "step",
+          reason: `Swarmer has no step counter (it is read back as the number of assistant messages, ${assistants}): step ${cp.step} is dropped`,
+        });
+      for (const k of Object.keys(cp.ext ?? {}))
+        lossy.push({ pointer: `/ext/${escapePtr(k)}`, field: k, reason: `Swarmer cannot carry ${k}-specific data` });
     }
     const out: SwarmerState = {
       identity: (e.identity as SwarmerState["identity"]) ?? { name: cp.threadId, id: cp.threadId },
@@ -278,19 +374,23 @@ export const swarmerAdapter: FormatAdapter<SwarmerState> = {
   },
   /** toCanonical's role, tool-call ids and tool-result ids (Swarmer messages have no timestamps or usage), without parsing every tool call's arguments. */
   lintView(native, doc) {
-    const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj).map((m): LintMessage => {
-      const role = String(m.role);
-      if (role === "tool") return { role: "toolResult", toolCallId: String(m.tool_call_id ?? "") };
-      if (role === "assistant") {
-        const content: Array<{ type: string; id?: string }> = typeof m.content === "string" ? [{ type: "text" }] : [];
-        for (const tc of Array.isArray(m.tool_calls) ? (m.tool_calls as Obj[]) : []) content.push({ type: "toolCall", id: String(tc.id) });
-        return { role, content };
-      }
-      return { role: role === "system" || role === "user" ? role : "swarmer" };
-    });
+    const messages = (Array.isArray(native.message_log) ? native.message_log : [])
+      .filter(isObj)
+      .map((m): LintMessage => {
+        const role = String(m.role);
+        if (role === "tool") return { role: "toolResult", toolCallId: String(m.tool_call_id ?? "") };
+        if (role === "assistant") {
+          const content: Array<{ type: string; id?: string }> = typeof m.content === "string" ? [{ type: "text" }] : [];
+          for (const tc of Array.isArray(m.tool_calls) ? (m.tool_calls as Obj[]) : [])
+            content.push({ type: "toolCall", id: String(tc.id) });
+          return { role, content };
+        }
+        return { role: role === "system" || role === "user" ? role : "swarmer" };
+      });
     return { threadId: threadIdOf(native, doc), messages };
   },
-  messagePointers: (native) => (Array.isArray(native.message_log) ? native.message_log : []).map((_m, i) => `/message_log/${i}`),
+  messagePointers: (native) =>
+    (Array.isArray(native.message_log) ? native.message_log : []).map((_m, i) => `/message_log/${i}`),
   /** the model a state without one is read with, and the empty contexts every state has */
   fillIns: {
     checkpoint: (pointer, value) => pointer === "/state/contexts" && isObj(value) && Object.keys(value).length === 0,

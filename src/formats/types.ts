@@ -36,7 +36,6 @@ export interface SourceDoc {
   threadId?: string;
 }
 
-
 /** A field a conversion cannot carry: reported per message and field when --allow-lossy is used. */
 export interface LossyNote {
   /** pointer into the canonical checkpoint, e.g. "/messages/3/content/0/signature" */
@@ -122,8 +121,6 @@ export interface FormatAdapter<Native = unknown> {
   /** Native → file text(s), exactly as the system writes them. */
   serialize(native: Native, options?: { version?: string }): SerializedDoc;
 }
-
-
 
 /**
  * Conversion defaults of a format (see `FormatAdapter.fillIns`). `source` is the checkpoint such a value would have

@@ -11,8 +11,19 @@ import { CkptError, inputError } from "../base/errors.js";
 import { jsonLocator, parseJson, pointerToPath, stringifyJson } from "../base/json.js";
 import type { FormatAdapter, Issue, SourceDoc } from "./types.js";
 import {
-  RUST_FILL_INS, YOAGENT, countAssistant, defaultTimestampOf, isObj, issueMaker, messageLintView, messageToCanonical, messagesLint, reportEnvelopeLoss,
-  singleText, threadIdOfDoc, unsafeIntegerLint,
+  RUST_FILL_INS,
+  YOAGENT,
+  countAssistant,
+  defaultTimestampOf,
+  isObj,
+  issueMaker,
+  messageLintView,
+  messageToCanonical,
+  messagesLint,
+  reportEnvelopeLoss,
+  singleText,
+  threadIdOfDoc,
+  unsafeIntegerLint,
 } from "./rust-common.js";
 import { yoagentMessagesFromCanonical } from "./yoagent.js";
 
@@ -105,7 +116,12 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
     const first = firstLine(doc.text);
     if (!/^\uFEFF?\s*\{\s*"id"\s*:/.test(first) || !/"message"\s*:\s*\{/.test(first)) return { confidence: 0 };
     if (!/"parent_id"\s*:/.test(first) && !/"timestamp"\s*:\s*\d+\s*(,|\})\s*$/.test(first)) return { confidence: 0.4 };
-    return { confidence: 0.95, version: /"(cache_read|error_message|provider_metadata)"\s*:/.test(doc.text.slice(0, 64 * 1024)) ? "<0.13" : ">=0.13" };
+    return {
+      confidence: 0.95,
+      version: /"(cache_read|error_message|provider_metadata)"\s*:/.test(doc.text.slice(0, 64 * 1024))
+        ? "<0.13"
+        : ">=0.13",
+    };
   },
   parse(doc: SourceDoc): Native {
     const text = singleText(doc, FMT);
@@ -115,11 +131,20 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
         v = parseJson(t, { file: doc.name });
       } catch (e) {
         if (e instanceof CkptError) {
-          throw new CkptError(e.exitCode, e.reason, `line ${line}: ${e.message}`, { file: doc.name, line, column: e.place.column ?? 1 });
+          throw new CkptError(e.exitCode, e.reason, `line ${line}: ${e.message}`, {
+            file: doc.name,
+            line,
+            column: e.place.column ?? 1,
+          });
         }
         throw e;
       }
-      if (!isObj(v)) throw inputError("jsonl-entry", `line ${line}: expected a SessionEntry object {id, parent_id, message, timestamp}`, { file: doc.name, line, column: 1 });
+      if (!isObj(v))
+        throw inputError(
+          "jsonl-entry",
+          `line ${line}: expected a SessionEntry object {id, parent_id, message, timestamp}`,
+          { file: doc.name, line, column: 1 },
+        );
       return v;
     });
   },
@@ -128,7 +153,9 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
     const onPath = new Set(path);
     const messages = path.map((i) => {
       const e = native[i]!;
-      const m = messageToCanonical(isObj(e.message) ? e.message : {}, YOAGENT) as AgentMessage & { ext?: Record<string, unknown> };
+      const m = messageToCanonical(isObj(e.message) ? e.message : {}, YOAGENT) as AgentMessage & {
+        ext?: Record<string, unknown>;
+      };
       m.ext = { ...(m.ext ?? {}), [FMT]: { entry: entryWithoutMessage(e) } };
       return m as AgentMessage;
     });
@@ -138,7 +165,11 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
       step: countAssistant(messages),
       messages,
       state: {},
-      origin: { format: FMT, version: /"(cache_read|error_message|provider_metadata)"\s*:/.test(doc.text ?? "") ? "<0.13" : ">=0.13", threadIdFrom: "file-name" },
+      origin: {
+        format: FMT,
+        version: /"(cache_read|error_message|provider_metadata)"\s*:/.test(doc.text ?? "") ? "<0.13" : ">=0.13",
+        threadIdFrom: "file-name",
+      },
     };
     if (onPath.size !== native.length) {
       cp.ext = { [FMT]: { branches: native.filter((_e, i) => !onPath.has(i)), order: native.map((e) => e.id) } };
@@ -147,7 +178,12 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
   },
   /** toCanonical's thread id and active-path messages as the canonical lints read them. */
   lintView(native: Native, doc: SourceDoc) {
-    return { threadId: threadIdOfDoc(doc), messages: activePath(native).map((i) => messageLintView(isObj(native[i]!.message) ? (native[i]!.message as Record<string, unknown>) : {}, YOAGENT)) };
+    return {
+      threadId: threadIdOfDoc(doc),
+      messages: activePath(native).map((i) =>
+        messageLintView(isObj(native[i]!.message) ? (native[i]!.message as Record<string, unknown>) : {}, YOAGENT),
+      ),
+    };
   },
   fromCanonical(cp, options) {
     reportEnvelopeLoss(cp, FMT, options.lossy);
@@ -188,16 +224,46 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
     native.forEach((e, i) => {
       const id = e.id;
       if (typeof id === "string") {
-        if (seen.has(id)) out.push(make("error", "loader/duplicate-entry-id", `/${i}/id`, `duplicate entry id '${id}' (first on entry ${seen.get(id)! + 1}): yoagent's from_jsonl rejects the file`));
+        if (seen.has(id))
+          out.push(
+            make(
+              "error",
+              "loader/duplicate-entry-id",
+              `/${i}/id`,
+              `duplicate entry id '${id}' (first on entry ${seen.get(id)! + 1}): yoagent's from_jsonl rejects the file`,
+            ),
+          );
         else seen.set(id, i);
       }
       const p = e.parent_id;
       if (typeof p === "string" && !seen.has(p)) {
-        out.push(make("error", "loader/parent-forward-ref", `/${i}/parent_id`, `parent_id '${p}' does not name an earlier entry: yoagent's from_jsonl rejects forward references and unknown parents`));
+        out.push(
+          make(
+            "error",
+            "loader/parent-forward-ref",
+            `/${i}/parent_id`,
+            `parent_id '${p}' does not name an earlier entry: yoagent's from_jsonl rejects forward references and unknown parents`,
+          ),
+        );
       }
-      if ("parentId" in e && !("parent_id" in e)) out.push(make("warning", "lint/yoagent-session-camel-parent", `/${i}/parentId`, "'parentId' is ignored: the session key is snake_case 'parent_id', so this entry loads as a root"));
+      if ("parentId" in e && !("parent_id" in e))
+        out.push(
+          make(
+            "warning",
+            "lint/yoagent-session-camel-parent",
+            `/${i}/parentId`,
+            "'parentId' is ignored: the session key is snake_case 'parent_id', so this entry loads as a root",
+          ),
+        );
     });
-    out.push(...messagesLint(native.map((e, i) => [`/${i}/message`, e.message]), YOAGENT, make), ...unsafeIntegerLint(native, make, doc.text));
+    out.push(
+      ...messagesLint(
+        native.map((e, i) => [`/${i}/message`, e.message]),
+        YOAGENT,
+        make,
+      ),
+      ...unsafeIntegerLint(native, make, doc.text),
+    );
     return out;
   },
   messagePointers: (native) => activePath(native).map((i) => `/${i}/message`),

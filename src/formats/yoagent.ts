@@ -8,8 +8,20 @@ import { stringifyJson } from "../base/json.js";
 import { usageError } from "../base/errors.js";
 import type { FormatAdapter, LossSink, SourceDoc } from "./types.js";
 import {
-  RUST_FILL_INS, YOAGENT, countAssistant, defaultTimestampOf, issueMaker, messageArrayLint, messageLintView, messageToCanonical, messageToNative,
-  parseArrayDoc, reportEnvelopeLoss, sniffMessageArray, threadIdOfDoc, type WriteCtx,
+  RUST_FILL_INS,
+  YOAGENT,
+  countAssistant,
+  defaultTimestampOf,
+  issueMaker,
+  messageArrayLint,
+  messageLintView,
+  messageToCanonical,
+  messageToNative,
+  parseArrayDoc,
+  reportEnvelopeLoss,
+  sniffMessageArray,
+  threadIdOfDoc,
+  type WriteCtx,
 } from "./rust-common.js";
 
 type Native = Record<string, unknown>[];
@@ -34,14 +46,23 @@ export const YOAGENT_NEWEST_MINOR = 18;
 /** The minor number of a yoagent release "0.N[.P]"; a usage error for anything else or a release ckpt does not know. */
 export function yoagentRelease(version: string): number {
   const m = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(version.trim());
-  if (!m) throw usageError(`yoagent --format-version must be "<0.13", ">=0.13" or a release like 0.12 or 0.18.0, not '${version}'`);
+  if (!m)
+    throw usageError(
+      `yoagent --format-version must be "<0.13", ">=0.13" or a release like 0.12 or 0.18.0, not '${version}'`,
+    );
   const [maj, min] = [Number(m[1]), Number(m[2])];
-  if (maj !== 0 || min > YOAGENT_NEWEST_MINOR) throw usageError(`unknown yoagent version '${version}': ckpt knows the format of yoagent 0.3 to 0.${YOAGENT_NEWEST_MINOR} ("<0.13" and ">=0.13" name the two spellings)`);
+  if (maj !== 0 || min > YOAGENT_NEWEST_MINOR)
+    throw usageError(
+      `unknown yoagent version '${version}': ckpt knows the format of yoagent 0.3 to 0.${YOAGENT_NEWEST_MINOR} ("<0.13" and ">=0.13" name the two spellings)`,
+    );
   return min;
 }
 
 /** The release asked for, when a concrete one was (not a spelling range). */
-const releaseOf = (version: string | undefined): number | undefined => (version === undefined || !/\d+\.\d+/.test(version) || version.trim().startsWith("<") || version.trim().startsWith(">") ? undefined : yoagentRelease(version));
+const releaseOf = (version: string | undefined): number | undefined =>
+  version === undefined || !/\d+\.\d+/.test(version) || version.trim().startsWith("<") || version.trim().startsWith(">")
+    ? undefined
+    : yoagentRelease(version);
 
 /**
  * What an older release asked for cannot read: 'refusal' before 0.9 (the file fails to load), provider metadata
@@ -54,12 +75,20 @@ function versionLoss(cp: Checkpoint, options: { version?: string; lossy: LossSin
   cp.messages.forEach((m, i) => {
     if (m.role !== "assistant") return;
     if (minor < 9 && (m as { stopReason?: string }).stopReason === "refusal") {
-      options.lossy.push({ pointer: `/messages/${i}/stopReason`, field: "stopReason", reason: `yoagent ${v} rejects stopReason 'refusal' (added in 0.9.0): it cannot load this file` });
+      options.lossy.push({
+        pointer: `/messages/${i}/stopReason`,
+        field: "stopReason",
+        reason: `yoagent ${v} rejects stopReason 'refusal' (added in 0.9.0): it cannot load this file`,
+      });
     }
     if (minor < 8) {
       (m as { content: Array<{ type: string; providerMetadata?: unknown }> }).content.forEach((c, k) => {
         if (c.type === "toolCall" && c.providerMetadata !== undefined) {
-          options.lossy.push({ pointer: `/messages/${i}/content/${k}/providerMetadata`, field: "providerMetadata", reason: `yoagent ${v} has no tool-call provider_metadata (added in 0.8.0): dropped when it loads the file` });
+          options.lossy.push({
+            pointer: `/messages/${i}/content/${k}/providerMetadata`,
+            field: "providerMetadata",
+            reason: `yoagent ${v} has no tool-call provider_metadata (added in 0.8.0): dropped when it loads the file`,
+          });
         }
       });
     }
@@ -67,10 +96,21 @@ function versionLoss(cp: Checkpoint, options: { version?: string; lossy: LossSin
 }
 
 /** Convert canonical messages to yoagent (shared with the session adapter). */
-export function yoagentMessagesFromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossSink }): Record<string, unknown>[] {
+export function yoagentMessagesFromCanonical(
+  cp: Checkpoint,
+  options: { version?: string; lossy: LossSink },
+): Record<string, unknown>[] {
   const asked = yoagentWantsSnake(options.version);
-  const snake = asked ?? ((cp.origin?.format === "yoagent" || cp.origin?.format === "yoagent-session") && cp.origin.version === "<0.13");
-  const ctx: WriteCtx = { dialect: YOAGENT, snake, keepSpelling: asked === undefined, lossy: options.lossy, defaultTimestamp: defaultTimestampOf(cp) };
+  const snake =
+    asked ??
+    ((cp.origin?.format === "yoagent" || cp.origin?.format === "yoagent-session") && cp.origin.version === "<0.13");
+  const ctx: WriteCtx = {
+    dialect: YOAGENT,
+    snake,
+    keepSpelling: asked === undefined,
+    lossy: options.lossy,
+    defaultTimestamp: defaultTimestampOf(cp),
+  };
   const out: Record<string, unknown>[] = [];
   cp.messages.forEach((m, i) => {
     const n = messageToNative(m, i, ctx);
@@ -118,7 +158,10 @@ export const yoagentAdapter: FormatAdapter<Native> = {
     return yoagentMessagesFromCanonical(cp, options);
   },
   lint: (native, doc) => messageArrayLint(native, YOAGENT, issueMaker(doc), doc.text),
-  lintView: (native, doc) => ({ threadId: threadIdOfDoc(doc), messages: native.map((m) => messageLintView(m, YOAGENT)) }),
+  lintView: (native, doc) => ({
+    threadId: threadIdOfDoc(doc),
+    messages: native.map((m) => messageLintView(m, YOAGENT)),
+  }),
   messagePointers: (native) => native.map((_m, i) => `/${i}`),
   /** `serde_json::to_string`: compact, no trailing newline; keys already in serde's order. */
   integers: "64-bit",

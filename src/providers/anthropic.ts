@@ -21,7 +21,9 @@ function block(c: Content): Obj | undefined {
     case "text":
       return { type: "text", text: c.text };
     case "image":
-      return c.url !== undefined ? { type: "image", source: { type: "url", url: c.url } } : { type: "image", source: { type: "base64", media_type: c.mimeType, data: c.data } };
+      return c.url !== undefined
+        ? { type: "image", source: { type: "url", url: c.url } }
+        : { type: "image", source: { type: "base64", media_type: c.mimeType, data: c.data } };
     case "thinking":
       return c.signature !== undefined ? { type: "thinking", thinking: c.thinking, signature: c.signature } : undefined; // unsigned thinking cannot be sent back
     case "toolCall":
@@ -43,17 +45,41 @@ export function toAnthropic(messages: AgentMessage[]): { system?: string; messag
   };
   for (const am of messages) {
     const m = am as Message; // extension messages (any other role) fall through every branch: never sent
-    if (m.role === "system") system.push(m.content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n"));
-    else if (m.role === "user" || m.role === "assistant") push(m.role, m.content.map(block).filter((b): b is Obj => b !== undefined));
+    if (m.role === "system")
+      system.push(
+        m.content
+          .filter((c) => c.type === "text")
+          .map((c) => (c as { text: string }).text)
+          .join("\n"),
+      );
+    else if (m.role === "user" || m.role === "assistant")
+      push(
+        m.role,
+        m.content.map(block).filter((b): b is Obj => b !== undefined),
+      );
     else if (m.role === "toolResult") {
       const r = m as ToolResultMessage;
-      push("user", [{ type: "tool_result", tool_use_id: r.toolCallId, content: r.content.map(block).filter((b): b is Obj => b !== undefined), is_error: r.isError }]);
+      push("user", [
+        {
+          type: "tool_result",
+          tool_use_id: r.toolCallId,
+          content: r.content.map(block).filter((b): b is Obj => b !== undefined),
+          is_error: r.isError,
+        },
+      ]);
     }
   }
   return { system: system.length ? system.join("\n\n") : undefined, messages: out };
 }
 
-const STOP: Record<string, AssistantMessage["stopReason"]> = { end_turn: "stop", max_tokens: "length", tool_use: "toolUse", refusal: "refusal", stop_sequence: "stop", pause_turn: "paused" };
+const STOP: Record<string, AssistantMessage["stopReason"]> = {
+  end_turn: "stop",
+  max_tokens: "length",
+  tool_use: "toolUse",
+  refusal: "refusal",
+  stop_sequence: "stop",
+  pause_turn: "paused",
+};
 
 interface Block {
   type: string;
@@ -83,7 +109,8 @@ function requestBody(opts: AnthropicOptions, req: ProviderRequest, stream: boole
   const { system, messages } = toAnthropic(req.messages);
   const body: Obj = { model: opts.model, max_tokens: opts.maxTokens ?? 4096, messages };
   if (system) body.system = system;
-  if (req.tools.length) body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  if (req.tools.length)
+    body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
   if (stream) body.stream = true;
   return body;
 }
@@ -110,7 +137,11 @@ function takeEvent(c: Collected, e: Obj, baseUrl: string): void {
     case "content_block_delta": {
       const d = (e.delta ?? {}) as Obj;
       const b = c.blocks[Number(e.index)];
-      if (!b) throw storeError("provider-http", `malformed response from ${baseUrl}: a delta for a block that was not started`);
+      if (!b)
+        throw storeError(
+          "provider-http",
+          `malformed response from ${baseUrl}: a delta for a block that was not started`,
+        );
       if (d.type === "text_delta") b.text += String(d.text);
       else if (d.type === "input_json_delta") b.text += String(d.partial_json);
       else if (d.type === "thinking_delta") b.text += String(d.thinking);
@@ -149,13 +180,20 @@ function toAssistant(c: Collected): AssistantMessage {
   for (const b of c.blocks) {
     if (!b) continue;
     if (b.type === "text") content.push({ type: "text", text: b.text });
-    else if (b.type === "thinking") content.push(b.signature !== undefined ? { type: "thinking", thinking: b.text, signature: b.signature } : { type: "thinking", thinking: b.text });
-    else if (b.type === "tool_use") content.push({ type: "toolCall", id: String(b.id), name: String(b.name), arguments: parseArguments(b.text) });
+    else if (b.type === "thinking")
+      content.push(
+        b.signature !== undefined
+          ? { type: "thinking", thinking: b.text, signature: b.signature }
+          : { type: "thinking", thinking: b.text },
+      );
+    else if (b.type === "tool_use")
+      content.push({ type: "toolCall", id: String(b.id), name: String(b.name), arguments: parseArguments(b.text) });
   }
   return {
     role: "assistant",
     content,
-    stopReason: (c.stop ? STOP[c.stop] : undefined) ?? (content.some((x) => x.type === "toolCall") ? "toolUse" : "stop"),
+    stopReason:
+      (c.stop ? STOP[c.stop] : undefined) ?? (content.some((x) => x.type === "toolCall") ? "toolUse" : "stop"),
     model: c.model,
     provider: "anthropic",
     // Anthropic reports no total: 0, as yoagent records it
@@ -171,10 +209,22 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
     async complete(req: ProviderRequest): Promise<AssistantMessage> {
       const headers: Record<string, string> = { "anthropic-version": "2023-06-01" };
       if (opts.apiKey) headers["x-api-key"] = opts.apiKey;
-      const res = await postJson(opts, "/v1/messages", headers, requestBody(opts, req, stream), req.signal, "ANTHROPIC_API_KEY");
-      const c: Collected = { model: opts.model, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, blocks: [] };
+      const res = await postJson(
+        opts,
+        "/v1/messages",
+        headers,
+        requestBody(opts, req, stream),
+        req.signal,
+        "ANTHROPIC_API_KEY",
+      );
+      const c: Collected = {
+        model: opts.model,
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        blocks: [],
+      };
       if (stream) {
-        for await (const ev of readSse(res, opts.baseUrl)) takeEvent(c, parseEventJson(ev.data, opts.baseUrl), opts.baseUrl);
+        for await (const ev of readSse(res, opts.baseUrl))
+          takeEvent(c, parseEventJson(ev.data, opts.baseUrl), opts.baseUrl);
       } else {
         const j = (await res.json().catch(() => {
           throw storeError("provider-http", `malformed response from ${opts.baseUrl}: not JSON`);

@@ -24,14 +24,25 @@ export async function postJson(
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let res: Response;
   try {
-    res = await (opts.fetch ?? globalThis.fetch)(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal: combined });
+    res = await (opts.fetch ?? globalThis.fetch)(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+      signal: combined,
+    });
   } catch (e) {
     const err = e as Error & { cause?: { code?: string; message?: string } };
-    const why = err.name === "TimeoutError" ? `no answer within ${opts.timeoutMs ?? 120_000} ms` : (err.cause?.code ?? err.cause?.message ?? err.message);
+    const why =
+      err.name === "TimeoutError"
+        ? `no answer within ${opts.timeoutMs ?? 120_000} ms`
+        : (err.cause?.code ?? err.cause?.message ?? err.message);
     throw storeError("provider-http", `cannot reach ${opts.baseUrl}: ${why}`);
   }
   if (res.status === 401 || res.status === 403) {
-    throw storeError("provider-auth", `authentication failed at ${opts.baseUrl} (HTTP ${res.status}) — check ${keyHint}`);
+    throw storeError(
+      "provider-auth",
+      `authentication failed at ${opts.baseUrl} (HTTP ${res.status}) — check ${keyHint}`,
+    );
   }
   if (!res.ok) {
     const text = (await res.text().catch(() => "")).slice(0, 300);
@@ -73,7 +84,6 @@ export async function* readSse(res: Response, baseUrl: string): AsyncIterable<Ss
         event = undefined;
         data = [];
       } else if (line.startsWith(":")) {
-        continue; // comment / keep-alive
       } else {
         const i = line.indexOf(":");
         const field = i < 0 ? line : line.slice(0, i);
@@ -90,7 +100,10 @@ export function parseEventJson(data: string, baseUrl: string): Record<string, un
   try {
     return JSON.parse(data) as Record<string, unknown>;
   } catch {
-    throw storeError("provider-http", `malformed response from ${baseUrl}: an event is not JSON (${data.slice(0, 80)})`);
+    throw storeError(
+      "provider-http",
+      `malformed response from ${baseUrl}: an event is not JSON (${data.slice(0, 80)})`,
+    );
   }
 }
 

@@ -15,7 +15,11 @@ export interface OpenAIOptions extends HttpOptions {
 
 type Obj = Record<string, unknown>;
 
-const textOf = (content: Content[]) => content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n");
+const textOf = (content: Content[]) =>
+  content
+    .filter((c) => c.type === "text")
+    .map((c) => (c as { text: string }).text)
+    .join("\n");
 
 /** Canonical history → OpenAI chat messages. Extension messages are never sent; thinking is not sent back. */
 export function toOpenAIMessages(messages: AgentMessage[]): Obj[] {
@@ -29,15 +33,30 @@ export function toOpenAIMessages(messages: AgentMessage[]): Obj[] {
         role: "user",
         content: hasImage
           ? m.content.flatMap((c): Obj[] =>
-              c.type === "text" ? [{ type: "text", text: c.text }] : c.type === "image" ? [{ type: "image_url", image_url: { url: c.url ?? `data:${c.mimeType};base64,${c.data}` } }] : [],
+              c.type === "text"
+                ? [{ type: "text", text: c.text }]
+                : c.type === "image"
+                  ? [{ type: "image_url", image_url: { url: c.url ?? `data:${c.mimeType};base64,${c.data}` } }]
+                  : [],
             )
           : textOf(m.content),
       });
     } else if (m.role === "assistant") {
-      const calls = m.content.filter((c) => c.type === "toolCall") as Array<{ id: string; name: string; arguments: unknown }>;
+      const calls = m.content.filter((c) => c.type === "toolCall") as Array<{
+        id: string;
+        name: string;
+        arguments: unknown;
+      }>;
       const msg: Obj = { role: "assistant", content: textOf(m.content) || null };
       if (calls.length) {
-        msg.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) } }));
+        msg.tool_calls = calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: {
+            name: c.name,
+            arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+          },
+        }));
       }
       out.push(msg);
     } else if (m.role === "toolResult") {
@@ -48,13 +67,25 @@ export function toOpenAIMessages(messages: AgentMessage[]): Obj[] {
   return out;
 }
 
-const STOP: Record<string, AssistantMessage["stopReason"]> = { stop: "stop", length: "length", tool_calls: "toolUse", function_call: "toolUse", content_filter: "refusal" };
+const STOP: Record<string, AssistantMessage["stopReason"]> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "toolUse",
+  function_call: "toolUse",
+  content_filter: "refusal",
+};
 
 function usageOf(u: Obj | undefined): Usage {
   const prompt = Number(u?.prompt_tokens ?? 0);
   const cached = Number((u?.prompt_tokens_details as Obj | undefined)?.cached_tokens ?? 0);
   const completion = Number(u?.completion_tokens ?? 0);
-  return { input: prompt - cached, output: completion, cacheRead: cached, cacheWrite: 0, totalTokens: Number(u?.total_tokens ?? prompt + completion) };
+  return {
+    input: prompt - cached,
+    output: completion,
+    cacheRead: cached,
+    cacheWrite: 0,
+    totalTokens: Number(u?.total_tokens ?? prompt + completion),
+  };
 }
 
 export function createOpenAIProvider(opts: OpenAIOptions): Provider {
@@ -63,7 +94,11 @@ export function createOpenAIProvider(opts: OpenAIOptions): Provider {
     name: `openai:${opts.baseUrl}`,
     async complete(req: ProviderRequest): Promise<AssistantMessage> {
       const body: Obj = { model: opts.model, messages: toOpenAIMessages(req.messages) };
-      if (req.tools.length) body.tools = req.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
+      if (req.tools.length)
+        body.tools = req.tools.map((t) => ({
+          type: "function",
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        }));
       if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
       const headers: Record<string, string> = opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {};
       const res = await postJson(opts, "/chat/completions", headers, body, req.signal, "OPENAI_API_KEY");
@@ -76,7 +111,11 @@ export function createOpenAIProvider(opts: OpenAIOptions): Provider {
         for await (const ev of readSse(res, opts.baseUrl)) {
           if (ev.data === "[DONE]") break;
           const chunk = parseEventJson(ev.data, opts.baseUrl);
-          if (chunk.error) throw storeError("provider-http", `${opts.baseUrl} streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`);
+          if (chunk.error)
+            throw storeError(
+              "provider-http",
+              `${opts.baseUrl} streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`,
+            );
           if (typeof chunk.model === "string") model = chunk.model;
           if (chunk.usage) usage = chunk.usage as Obj;
           for (const choice of (chunk.choices as Obj[] | undefined) ?? []) {
@@ -103,7 +142,11 @@ export function createOpenAIProvider(opts: OpenAIOptions): Provider {
         text = typeof msg.content === "string" ? msg.content : "";
         for (const tc of (msg.tool_calls as Obj[] | undefined) ?? []) {
           const fn = (tc.function ?? {}) as Obj;
-          calls.push({ id: String(tc.id), name: String(fn.name), args: typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {}) });
+          calls.push({
+            id: String(tc.id),
+            name: String(fn.name),
+            args: typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+          });
         }
         finish = choice.finish_reason as string | undefined;
         if (typeof j.model === "string") model = j.model;
@@ -111,7 +154,14 @@ export function createOpenAIProvider(opts: OpenAIOptions): Provider {
       }
       const content: Content[] = [];
       if (text) content.push({ type: "text", text });
-      calls.forEach((c, i) => content.push({ type: "toolCall", id: c.id || `call_${req.turn}_${i + 1}`, name: c.name, arguments: parseArguments(c.args) }));
+      calls.forEach((c, i) =>
+        content.push({
+          type: "toolCall",
+          id: c.id || `call_${req.turn}_${i + 1}`,
+          name: c.name,
+          arguments: parseArguments(c.args),
+        }),
+      );
       return {
         role: "assistant",
         content,

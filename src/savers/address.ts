@@ -47,7 +47,12 @@ export function parseAddress(spec: string): Address {
   if (at >= 0 && SELECTOR.test(frag.slice(at + 1))) {
     thread = frag.slice(0, at);
     const sel = frag.slice(at + 1);
-    selector = sel === "latest" ? { kind: "latest" } : sel.startsWith("~") ? { kind: "back", n: Number(sel.slice(1)) } : { kind: "id", prefix: sel.toLowerCase() };
+    selector =
+      sel === "latest"
+        ? { kind: "latest" }
+        : sel.startsWith("~")
+          ? { kind: "back", n: Number(sel.slice(1)) }
+          : { kind: "id", prefix: sel.toLowerCase() };
   }
   const threadId = decode(thread);
   if (!threadId) throw usageError(`'${spec}': the thread id after '#' is empty`);
@@ -79,7 +84,20 @@ export async function* historyOf(saver: Saver, threadId: string, namespace?: str
   } catch {
     // unreadable: the row still names the stored version (its content hash) and size
   }
-  yield { threadId, namespace: namespace ?? "", checkpointId: contentHash(text).slice(0, 16), parentId: null, step, source: null, ts, nodes: [], messages, bytes: Buffer.byteLength(text), pendingWrites: 0, interrupted: false };
+  yield {
+    threadId,
+    namespace: namespace ?? "",
+    checkpointId: contentHash(text).slice(0, 16),
+    parentId: null,
+    step,
+    source: null,
+    ts,
+    nodes: [],
+    messages,
+    bytes: Buffer.byteLength(text),
+    pendingWrites: 0,
+    interrupted: false,
+  };
 }
 
 /** The checkpoint id an address names (throws an input error naming the address when there is none or several). */
@@ -89,10 +107,20 @@ async function resolveId(saver: Saver, a: Address, where: string): Promise<strin
   if (lg) {
     if (a.selector.kind === "id") {
       const hits: string[] = [];
-      for await (const r of lg.checkpointIds(a.threadId)) if (r.checkpointId.toLowerCase().startsWith(a.selector.prefix)) hits.push(r.checkpointId);
+      for await (const r of lg.checkpointIds(a.threadId))
+        if (r.checkpointId.toLowerCase().startsWith(a.selector.prefix)) hits.push(r.checkpointId);
       if (hits.length === 1) return hits[0]!;
-      if (hits.length === 0) throw inputError("no-checkpoint", `thread '${a.threadId}' has no checkpoint whose id starts with '${a.selector.prefix}' (ckpt log lists them)`, { file: where });
-      throw inputError("ambiguous-checkpoint", `'${a.selector.prefix}' matches ${hits.length} checkpoints of thread '${a.threadId}' (${hits.slice(0, 3).join(", ")}${hits.length > 3 ? ", …" : ""}): give more of the id`, { file: where });
+      if (hits.length === 0)
+        throw inputError(
+          "no-checkpoint",
+          `thread '${a.threadId}' has no checkpoint whose id starts with '${a.selector.prefix}' (ckpt log lists them)`,
+          { file: where },
+        );
+      throw inputError(
+        "ambiguous-checkpoint",
+        `'${a.selector.prefix}' matches ${hits.length} checkpoints of thread '${a.threadId}' (${hits.slice(0, 3).join(", ")}${hits.length > 3 ? ", …" : ""}): give more of the id`,
+        { file: where },
+      );
     }
     // newest, then N steps back along the parent chain (a forked thread's chain is its real history)
     const parent = new Map<string, string | null>();
@@ -105,7 +133,12 @@ async function resolveId(saver: Saver, a: Address, where: string): Promise<strin
     let id = ids[0]!.checkpointId;
     for (let i = 0; a.selector.kind === "back" && i < a.selector.n; i++) {
       const p = parent.get(id);
-      if (!p) throw inputError("no-checkpoint", `thread '${a.threadId}' has only ${i + 1} checkpoint(s) on its newest chain: @~${a.selector.n} is before the first`, { file: where });
+      if (!p)
+        throw inputError(
+          "no-checkpoint",
+          `thread '${a.threadId}' has only ${i + 1} checkpoint(s) on its newest chain: @~${a.selector.n} is before the first`,
+          { file: where },
+        );
       id = p;
     }
     return id;
@@ -113,8 +146,18 @@ async function resolveId(saver: Saver, a: Address, where: string): Promise<strin
   for await (const e of historyOf(saver, a.threadId)) ids.push(e);
   if (ids.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
   const only = ids[0]!.checkpointId;
-  if (a.selector.kind === "back" && a.selector.n > 0) throw inputError("no-checkpoint", `thread '${a.threadId}' keeps one checkpoint (this store has no history): @~${a.selector.n} is before it`, { file: where });
-  if (a.selector.kind === "id" && !only.startsWith(a.selector.prefix)) throw inputError("no-checkpoint", `thread '${a.threadId}' has one checkpoint, ${only}: '${a.selector.prefix}' does not name it`, { file: where });
+  if (a.selector.kind === "back" && a.selector.n > 0)
+    throw inputError(
+      "no-checkpoint",
+      `thread '${a.threadId}' keeps one checkpoint (this store has no history): @~${a.selector.n} is before it`,
+      { file: where },
+    );
+  if (a.selector.kind === "id" && !only.startsWith(a.selector.prefix))
+    throw inputError(
+      "no-checkpoint",
+      `thread '${a.threadId}' has one checkpoint, ${only}: '${a.selector.prefix}' does not name it`,
+      { file: where },
+    );
   return only;
 }
 
@@ -135,7 +178,11 @@ export async function settleAddress(saver: Saver, a: Address, namespace?: string
 }
 
 /** The document an address names, with its resolved checkpoint id. */
-export async function loadAddress(saver: Saver, given: Address, where: string): Promise<{ text: string; checkpointId: string }> {
+export async function loadAddress(
+  saver: Saver,
+  given: Address,
+  where: string,
+): Promise<{ text: string; checkpointId: string }> {
   const a = await settleAddress(saver, given);
   const checkpointId = await resolveId(saver, a, where);
   const text = isLangGraphSaver(saver) ? await saver.loadAt(a.threadId, checkpointId) : await saver.load(a.threadId);

@@ -9,9 +9,16 @@ export const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /** A thread id every store can hold: a non-empty string without NUL (a RecordError naming the record otherwise). */
 export function checkThreadId(id: string, namespace?: string): void {
   if (typeof id !== "string" || id.length === 0) {
-    throw new RecordError(ExitCode.USAGE, "empty-thread-id", "a thread id must be a non-empty string", { threadId: String(id ?? ""), namespace });
+    throw new RecordError(ExitCode.USAGE, "empty-thread-id", "a thread id must be a non-empty string", {
+      threadId: String(id ?? ""),
+      namespace,
+    });
   }
-  if (id.includes("\u0000")) throw new RecordError(ExitCode.USAGE, "nul-thread-id", `thread id ${JSON.stringify(id)} contains a NUL character`, { threadId: id, namespace });
+  if (id.includes("\u0000"))
+    throw new RecordError(ExitCode.USAGE, "nul-thread-id", `thread id ${JSON.stringify(id)} contains a NUL character`, {
+      threadId: id,
+      namespace,
+    });
 }
 
 /** Re-serialize a JSON document (key order and big integers kept): `indent` 2 for FileSaver, none for Redis. */
@@ -32,6 +39,8 @@ export function contentHash(text: string, name = "document"): string {
 
 /** The `updatedAt` of a checkpoint document, if it has one (for --on-conflict newer and `ls`). */
 export function updatedAtOf(text: string): string | undefined {
-  const m = /"updatedAt"\s*:\s*"([^"]*)"/.exec(text.length > 4096 ? text.slice(-4096) : text) ?? /"updatedAt"\s*:\s*"([^"]*)"/.exec(text);
+  const m =
+    /"updatedAt"\s*:\s*"([^"]*)"/.exec(text.length > 4096 ? text.slice(-4096) : text) ??
+    /"updatedAt"\s*:\s*"([^"]*)"/.exec(text);
   return m?.[1];
 }

@@ -25,10 +25,27 @@ import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { ioError, threadIdIn } from "./fs-common.js";
 import { MAX_NAME, parseLayout, planRecord, sanitizeThreadId, type Layout, type PlannedFile } from "./folder-layout.js";
-import { AMACS_FILES, dirEntries, fileEntry, homeEntries, isHome, readHead, type FolderEntry, type FoundRecord } from "./folder-scan.js";
+import {
+  AMACS_FILES,
+  dirEntries,
+  fileEntry,
+  homeEntries,
+  isHome,
+  readHead,
+  type FolderEntry,
+  type FoundRecord,
+} from "./folder-scan.js";
 import { readAheadEntries, type Listed } from "./folder-read-ahead.js";
 import { PHI_LOCK_WAIT_MS, withFlock, writeLikePhiCore } from "./phi-lock.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type PassedOver, type Saver, type SaverFactory, type SaverRecord, type ThreadInfo } from "./types.js";
+import {
+  DEFAULT_NAMESPACE,
+  type ListOptions,
+  type PassedOver,
+  type Saver,
+  type SaverFactory,
+  type SaverRecord,
+  type ThreadInfo,
+} from "./types.js";
 
 export { sanitizeThreadId } from "./folder-layout.js";
 export const SAVER_NAME = "file";
@@ -41,13 +58,21 @@ export interface FileSaverOptions {
   readOnly?: boolean;
 }
 
-export const createFileSaver: SaverFactory = async ({ location, uri, namespace: defaultNamespace = DEFAULT_NAMESPACE, params, readOnly = false }) => {
+export const createFileSaver: SaverFactory = async ({
+  location,
+  uri,
+  namespace: defaultNamespace = DEFAULT_NAMESPACE,
+  params,
+  readOnly = false,
+}) => {
   const st = await stat(location).catch(() => undefined);
-  if (!st && readOnly) throw inputError("missing-store", "no such file or folder (reading never creates a store)", { file: uri });
+  if (!st && readOnly)
+    throw inputError("missing-store", "no such file or folder (reading never creates a store)", { file: uri });
   if (st?.isFile()) return (await import("./single-file.js")).createSingleFileSaver(location, uri);
   const layout = params?.get("layout");
   const wait = params?.get("lock-wait");
-  if (wait !== null && wait !== undefined && !(Number(wait) >= 0)) throw storeError("bad-uri", `?lock-wait= takes seconds, not '${wait}'`);
+  if (wait !== null && wait !== undefined && !(Number(wait) >= 0))
+    throw storeError("bad-uri", `?lock-wait= takes seconds, not '${wait}'`);
   return new FolderStore(location, uri, defaultNamespace, {
     layout: layout ? parseLayout(layout) : undefined,
     lockWaitMs: wait ? Number(wait) * 1000 : PHI_LOCK_WAIT_MS,
@@ -62,7 +87,12 @@ export const createFileSaver: SaverFactory = async ({ location, uri, namespace: 
  * than the reads it takes off the main thread (#14: bench/migrate.mjs at load 5–8 on 2 cores, ratios to a raw copy
  * fell from 0.66–0.82 to 0.43–0.56 with it).
  */
-export const READ_AHEAD: { threshold: number; group: number; when: "idle" | "always" | "never"; waitForReader?: boolean } = { threshold: 1000, group: 128, when: "idle" };
+export const READ_AHEAD: {
+  threshold: number;
+  group: number;
+  when: "idle" | "always" | "never";
+  waitForReader?: boolean;
+} = { threshold: 1000, group: 128, when: "idle" };
 
 /** Whether a folder is an amacs home (holds one of its org files), without listing the folder. */
 const holdsHome = (dir: string) => AMACS_FILES.some((n) => existsSync(join(dir, n)));
@@ -81,8 +111,8 @@ function readText(path: string): string | undefined {
 }
 
 /** A thread id that can be a file name as it is (no separators, not "." or ".."). */
-const nameable = (id: string) => !/[/\\\u0000]/.test(id) && id !== "." && id !== ".." && Buffer.byteLength(id) < MAX_NAME - 12;
-
+const nameable = (id: string) =>
+  !/[/\\\u0000]/.test(id) && id !== "." && id !== ".." && Buffer.byteLength(id) < MAX_NAME - 12;
 
 /** Refuse to put a thread into a `.json` file that holds another thread (FileSaver names collide after sanitizing). */
 function checkCollision(path: string, threadId: string, namespace?: string): void {
@@ -133,7 +163,8 @@ class FolderStore implements Saver {
   ) {}
 
   private ns = (n?: string) => n ?? this.defaultNamespace;
-  private dirOf = (n?: string) => (this.ns(n) === DEFAULT_NAMESPACE ? this.location : join(this.location, sanitizeThreadId(this.ns(n))));
+  private dirOf = (n?: string) =>
+    this.ns(n) === DEFAULT_NAMESPACE ? this.location : join(this.location, sanitizeThreadId(this.ns(n)));
   private key = (id: string, n?: string) => `${this.ns(n)}\u0000${id}`;
 
   /**
@@ -187,7 +218,14 @@ class FolderStore implements Saver {
     try {
       const { threshold, group, when, waitForReader } = READ_AHEAD;
       const mayStart = () => when === "always" || (when === "idle" && idleCore());
-      yield* readAheadEntries(dir, listed, { threshold, group, window: Math.max(2, Math.ceil((2 * batchSize) / group)), waitForReader, mayStart, track: this.readers });
+      yield* readAheadEntries(dir, listed, {
+        threshold,
+        group,
+        window: Math.max(2, Math.ceil((2 * batchSize) / group)),
+        waitForReader,
+        mayStart,
+        track: this.readers,
+      });
     } finally {
       it.return(undefined);
     }
@@ -217,7 +255,12 @@ class FolderStore implements Saver {
     if (!atOwn && holds(join(dir, own), rec.threadId)) lost = own;
     else if (before !== undefined) lost = before;
     if (lost !== undefined) {
-      this.report(namespace).rejected.push({ namespace, threadId: rec.threadId, path: join(dir, rec.rel), reason: `thread '${rec.threadId}' is read from ${lost}: a second file for one thread is not read` });
+      this.report(namespace).rejected.push({
+        namespace,
+        threadId: rec.threadId,
+        path: join(dir, rec.rel),
+        reason: `thread '${rec.threadId}' is read from ${lost}: a second file for one thread is not read`,
+      });
       return false;
     }
     seen.set(rec.threadId, rec.rel);
@@ -232,15 +275,17 @@ class FolderStore implements Saver {
     this.reports.set(namespace, { ignored: [], rejected: [] });
     const seen = new Map<string, string>();
     let batch: SaverRecord[] = [];
-    for await (const es of this.scanEntries(namespace, size)) for (const e of es) {
-      if (e.kind === "ignored") this.report(namespace).ignored.push({ namespace, path: join(dir, e.rel), reason: e.reason });
-      if (e.kind !== "record" || !this.winner(e, namespace, seen)) continue;
-      batch.push({ namespace, threadId: e.threadId, text: e.text!, source: join(dir, e.rel) });
-      if (batch.length >= size) {
-        yield batch;
-        batch = [];
+    for await (const es of this.scanEntries(namespace, size))
+      for (const e of es) {
+        if (e.kind === "ignored")
+          this.report(namespace).ignored.push({ namespace, path: join(dir, e.rel), reason: e.reason });
+        if (e.kind !== "record" || !this.winner(e, namespace, seen)) continue;
+        batch.push({ namespace, threadId: e.threadId, text: e.text!, source: join(dir, e.rel) });
+        if (batch.length >= size) {
+          yield batch;
+          batch = [];
+        }
       }
-    }
     if (batch.length) yield batch;
   }
 
@@ -255,7 +300,11 @@ class FolderStore implements Saver {
     const found: FoundRecord[] = [];
     // FileSaver documents at their own path first, so that they win over misplaced copies whatever the folder order
     const all = [...this.entries(namespace)].filter((e): e is FoundRecord => e.kind === "record");
-    all.sort((a, b) => Number(b.rel === sanitizeThreadId(b.threadId) + ".json") - Number(a.rel === sanitizeThreadId(a.threadId) + ".json"));
+    all.sort(
+      (a, b) =>
+        Number(b.rel === sanitizeThreadId(b.threadId) + ".json") -
+        Number(a.rel === sanitizeThreadId(a.threadId) + ".json"),
+    );
     for (const e of all) if (this.winner(e, namespace, seen)) found.push({ ...e, text: undefined });
     found.sort((a, b) => compareIds(a.threadId, b.threadId));
     let n = 0;
@@ -315,7 +364,8 @@ class FolderStore implements Saver {
   }
 
   private refuseReadOnly(): void {
-    if (this.opts.readOnly) throw storeError("read-only", `${this.uri} is opened to read: nothing is written to it`, { file: this.location });
+    if (this.opts.readOnly)
+      throw storeError("read-only", `${this.uri} is opened to read: nothing is written to it`, { file: this.location });
   }
 
   async save(threadId: string, text: string, namespace?: string): Promise<void> {
@@ -327,7 +377,13 @@ class FolderStore implements Saver {
       case "deepagent": {
         const path = join(dir, plan.files[0]!.rel);
         if (Buffer.byteLength(plan.files[0]!.rel) > MAX_NAME) {
-          throw new RecordError(ExitCode.STORE, "file-name-too-long", `thread id is too long for a file name (${Buffer.byteLength(plan.files[0]!.rel)} bytes; the limit is ${MAX_NAME})`, { threadId, namespace }, { file: join(dir, plan.files[0]!.rel.slice(0, 40) + "…") });
+          throw new RecordError(
+            ExitCode.STORE,
+            "file-name-too-long",
+            `thread id is too long for a file name (${Buffer.byteLength(plan.files[0]!.rel)} bytes; the limit is ${MAX_NAME})`,
+            { threadId, namespace },
+            { file: join(dir, plan.files[0]!.rel.slice(0, 40) + "…") },
+          );
         }
         checkCollision(path, threadId, namespace);
         return writeFileAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`));
@@ -338,7 +394,12 @@ class FolderStore implements Saver {
         await mkdir(dir, { recursive: true }).catch((e) => {
           throw ioError(e, "cannot create folder", dir);
         });
-        return withFlock(`${path}.lock`, this.opts.lockWaitMs ?? PHI_LOCK_WAIT_MS, `phi-core session '${threadId}'`, () => writeLikePhiCore(path, plan.files[0]!.text));
+        return withFlock(
+          `${path}.lock`,
+          this.opts.lockWaitMs ?? PHI_LOCK_WAIT_MS,
+          `phi-core session '${threadId}'`,
+          () => writeLikePhiCore(path, plan.files[0]!.text),
+        );
       }
       case "amacs":
         return this.writeHome(dir, threadId, plan.files);
@@ -365,7 +426,12 @@ class FolderStore implements Saver {
     checkThreadId(threadId);
     const dir = this.dirOf(namespace);
     const candidates = [join(dir, sanitizeThreadId(threadId) + ".json")];
-    if (nameable(threadId)) candidates.push(...[`${threadId}.json`, `agent_${threadId}.pkl`, `${threadId}.pkl`, `${threadId}.jsonl`].map((n) => join(dir, n)));
+    if (nameable(threadId))
+      candidates.push(
+        ...[`${threadId}.json`, `agent_${threadId}.pkl`, `${threadId}.pkl`, `${threadId}.jsonl`].map((n) =>
+          join(dir, n),
+        ),
+      );
     for (const p of candidates) {
       const t = readText(p);
       if (t === undefined || (p.endsWith(".json") && (threadIdIn(t) ?? basename(p, ".json")) !== threadId)) continue;

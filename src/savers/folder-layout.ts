@@ -27,7 +27,8 @@ const ALIASES: Record<string, Layout> = { filesaver: "deepagent", "phi-core": "p
 /** `?layout=` value → layout (aliases: filesaver, phi-core, ckpt). */
 export function parseLayout(s: string): Layout {
   const l = (LAYOUTS as readonly string[]).includes(s) ? (s as Layout) : ALIASES[s];
-  if (!l) throw usageError(`unknown folder layout '${s}': expected one of ${LAYOUTS.join(", ")} (or filesaver, phi-core)`);
+  if (!l)
+    throw usageError(`unknown folder layout '${s}': expected one of ${LAYOUTS.join(", ")} (or filesaver, phi-core)`);
   return l;
 }
 
@@ -83,8 +84,14 @@ export function threadIdOfFile(name: string, head: string): string {
 /** A thread id used as a file name as it is (Swarmer, phi-core, yoagent, amacs keep the id in the name). */
 function checkNameable(id: string, layout: Layout, name: string): void {
   const bad = /[/\\\u0000-\u001f]/.exec(id)?.[0] ?? (id === "." || id === ".." ? id : undefined);
-  if (bad !== undefined) throw usageError(`thread id ${JSON.stringify(id)} cannot be a file name in the ${layout} layout (it holds ${JSON.stringify(bad)}): use ?layout=deepagent, whose names replace such characters`);
-  if (Buffer.byteLength(name) > MAX_NAME) throw usageError(`thread id ${JSON.stringify(id.slice(0, 40))}… is too long for a file name in the ${layout} layout (${Buffer.byteLength(name)} bytes; the limit is ${MAX_NAME})`);
+  if (bad !== undefined)
+    throw usageError(
+      `thread id ${JSON.stringify(id)} cannot be a file name in the ${layout} layout (it holds ${JSON.stringify(bad)}): use ?layout=deepagent, whose names replace such characters`,
+    );
+  if (Buffer.byteLength(name) > MAX_NAME)
+    throw usageError(
+      `thread id ${JSON.stringify(id.slice(0, 40))}… is too long for a file name in the ${layout} layout (${Buffer.byteLength(name)} bytes; the limit is ${MAX_NAME})`,
+    );
 }
 
 /** A file to write, relative to the namespace folder. */
@@ -110,14 +117,19 @@ export function planRecord(threadId: string, text: string, forced: Layout | unde
   const format = formatOfText(text, name);
   const layout = forced ?? layoutOf(format);
   if (!HOLDS[layout](format)) {
-    throw usageError(`${name}: the ${layout} folder layout cannot hold a ${format ?? "unrecognised"} document (convert it with --to-format, or pick another ?layout=)`);
+    throw usageError(
+      `${name}: the ${layout} folder layout cannot hold a ${format ?? "unrecognised"} document (convert it with --to-format, or pick another ?layout=)`,
+    );
   }
   switch (layout) {
     case "deepagent":
       return { layout, files: [{ rel: sanitizeThreadId(threadId) + ".json", text }] }; // re-indented by the FileSaver writer
     case "swarmer":
       checkNameable(threadId, layout, `agent_${threadId}.pkl`);
-      return { layout, files: [{ rel: `agent_${threadId}.pkl`, text: relayout(text, { indent: 2, asciiOnly: true }) }] };
+      return {
+        layout,
+        files: [{ rel: `agent_${threadId}.pkl`, text: relayout(text, { indent: 2, asciiOnly: true }) }],
+      };
     case "phi-core-session":
       checkNameable(threadId, layout, `${threadId}.json.lock`);
       return { layout, files: [{ rel: `${threadId}.json`, text: relayout(text, { indent: 2, asciiOnly: false }) }] };
@@ -136,10 +148,15 @@ export function planRecord(threadId: string, text: string, forced: Layout | unde
     case "amacs": {
       checkNameable(threadId, layout, threadId);
       const b = readBundle(text, name);
-      return { layout, home: threadId, files: Object.entries(b.files).map(([k, t]) => ({ rel: `${threadId}/${base(k)}`, text: t })) };
+      return {
+        layout,
+        home: threadId,
+        files: Object.entries(b.files).map(([k, t]) => ({ rel: `${threadId}/${base(k)}`, text: t })),
+      };
     }
   }
 }
 
 /** The bundle text of an amacs home or a JSONL file read from a folder (`files`: relative name → text). */
-export const bundleOf = (format: "amacs" | "yoagent-session", files: Record<string, string>) => bundleText(format, files);
+export const bundleOf = (format: "amacs" | "yoagent-session", files: Record<string, string>) =>
+  bundleText(format, files);

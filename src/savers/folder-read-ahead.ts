@@ -17,7 +17,15 @@
  * 3× the main thread's time of the synchronous reads.
  */
 import type { MessagePort, Worker } from "node:worker_threads";
-import { dirEntries, fileEntry, isDocName, nameIgnored, readFailed, textEntry, type FolderEntry } from "./folder-scan.js";
+import {
+  dirEntries,
+  fileEntry,
+  isDocName,
+  nameIgnored,
+  readFailed,
+  textEntry,
+  type FolderEntry,
+} from "./folder-scan.js";
 
 /** An entry of the folder's listing. */
 export interface Listed {
@@ -51,7 +59,11 @@ export const readAheadStats = { readers: 0, files: 0 };
  * why not) back on it, then pings the parent port (the main thread drains `port` synchronously — a migration into
  * SQLite may not turn the event loop for a while — and waits for a ping only when the texts it needs are not there).
  */
-function readerMain(fs: typeof import("node:fs"), path: typeof import("node:path"), wt: typeof import("node:worker_threads")): void {
+function readerMain(
+  fs: typeof import("node:fs"),
+  path: typeof import("node:path"),
+  wt: typeof import("node:worker_threads"),
+): void {
   const { dir, port } = wt.workerData as { dir: string; port: import("node:worker_threads").MessagePort };
   port.on("message", (m: { id: number; names: string[] }) => {
     const reads = m.names.map((n) => {
@@ -106,7 +118,12 @@ class Reader {
       // a small young generation: the worker holds one group of texts at a time (its peak RSS grew with the folder's
       // size without it: migrating 10,000 → 50,000 files +30 MB, with it +15–22 MB)
       const limits = { maxYoungGenerationSizeMb: 4 };
-      const worker = new wt.Worker(READER_SOURCE, { eval: true, workerData: { dir, port: port2 }, transferList: [port2], resourceLimits: limits });
+      const worker = new wt.Worker(READER_SOURCE, {
+        eval: true,
+        workerData: { dir, port: port2 },
+        transferList: [port2],
+        resourceLimits: limits,
+      });
       readAheadStats.readers++;
       return new Reader(wt, worker, port1);
     } catch {
@@ -117,7 +134,11 @@ class Reader {
   /** Take the replies that came in (synchronously: without a turn of the event loop). */
   private drain(): void {
     try {
-      for (let m = this.wt.receiveMessageOnPort(this.port); m !== undefined; m = this.wt.receiveMessageOnPort(this.port)) {
+      for (
+        let m = this.wt.receiveMessageOnPort(this.port);
+        m !== undefined;
+        m = this.wt.receiveMessageOnPort(this.port)
+      ) {
         const r = m.message as "ready" | { id: number; reads: Read[] };
         if (r === "ready") this.isReady = true;
         else this.replies.set(r.id, r.reads);
@@ -178,7 +199,8 @@ class Reader {
 }
 
 /** The entries of one listing entry, read here. */
-const entriesHere = (dir: string, l: Listed): FolderEntry[] => (l.dir ? dirEntries(dir, l.name) : [fileEntry(dir, l.name, true)]);
+const entriesHere = (dir: string, l: Listed): FolderEntry[] =>
+  l.dir ? dirEntries(dir, l.name) : [fileEntry(dir, l.name, true)];
 
 interface Group {
   id: number;
@@ -191,7 +213,11 @@ interface Group {
  * The entries of a folder listing, in its order, in arrays of about `group` entries (one await per array, not per
  * entry), as the synchronous scan would classify them: the files read here at first, then ahead by the worker.
  */
-export async function* readAheadEntries(dir: string, listing: Iterator<Listed>, opts: ReadAheadOptions): AsyncGenerator<FolderEntry[]> {
+export async function* readAheadEntries(
+  dir: string,
+  listing: Iterator<Listed>,
+  opts: ReadAheadOptions,
+): AsyncGenerator<FolderEntry[]> {
   let reader: Reader | undefined;
   let files = 0;
   let done = false;
@@ -244,7 +270,12 @@ export async function* readAheadEntries(dir: string, listing: Iterator<Listed>, 
 }
 
 /** The rest of the listing, its files read ahead by the worker: up to `window` groups asked for at a time. */
-async function* readAhead(dir: string, reader: Reader, next: () => Listed | undefined, opts: ReadAheadOptions): AsyncGenerator<FolderEntry[]> {
+async function* readAhead(
+  dir: string,
+  reader: Reader,
+  next: () => Listed | undefined,
+  opts: ReadAheadOptions,
+): AsyncGenerator<FolderEntry[]> {
   const queue: Group[] = [];
   let ids = 0;
   let end = false;

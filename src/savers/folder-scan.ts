@@ -62,7 +62,8 @@ export function readHead(path: string): { head: string; size: number; mtimeMs: n
 function whyNot(name: string): string {
   if (name.endsWith(".lock")) return "a lock file (phi-core's session lock protocol)";
   if (TEMP.test(name)) return "a temporary file of a write in progress or interrupted";
-  if (/^(consciousness\.el|monologue\.org|config\.el|skill-bindings\.el)$/.test(name)) return "amacs agent state outside the chat and scratchpad (not part of a checkpoint)";
+  if (/^(consciousness\.el|monologue\.org|config\.el|skill-bindings\.el)$/.test(name))
+    return "amacs agent state outside the chat and scratchpad (not part of a checkpoint)";
   return "not a checkpoint file";
 }
 
@@ -78,7 +79,15 @@ const parses = (text: string) => {
 /** A JSONL file: a yoagent session (bundled), one that does not load, or JSON lines of something else. */
 function jsonlEntry(name: string, text: string, size: number, mtimeMs: number): FolderEntry {
   const doc = { name, text };
-  const rec: FoundRecord = { kind: "record", threadId: threadIdOfFile(name, ""), rel: name, text: bundleText("yoagent-session", { [name]: text }), size, mtimeMs, byContent: false };
+  const rec: FoundRecord = {
+    kind: "record",
+    threadId: threadIdOfFile(name, ""),
+    rel: name,
+    text: bundleText("yoagent-session", { [name]: text }),
+    size,
+    mtimeMs,
+    byContent: false,
+  };
   if (detectAll(doc).some((d) => d.format === "yoagent-session")) return rec;
   const lines = text.split("\n").filter((l) => l.trim() !== "");
   return lines.length > 0 && lines.every(parses) ? ignored(name, "JSON lines, but not a yoagent session") : rec;
@@ -98,7 +107,15 @@ export const readFailed = (name: string, code: string | undefined, message: stri
 export function textEntry(name: string, text: string): FolderEntry {
   const contentId = name.endsWith(".json") ? threadIdIn(text.slice(0, HEAD_BYTES)) : undefined;
   if (name.endsWith(".jsonl")) return jsonlEntry(name, text, text.length, 0);
-  const rec: FoundRecord = { kind: "record", threadId: contentId ?? threadIdOfFile(name, ""), rel: name, text, size: text.length, mtimeMs: 0, byContent: contentId !== undefined };
+  const rec: FoundRecord = {
+    kind: "record",
+    threadId: contentId ?? threadIdOfFile(name, ""),
+    rel: name,
+    text,
+    size: text.length,
+    mtimeMs: 0,
+    byContent: contentId !== undefined,
+  };
   if (contentId !== undefined || detectAll({ name, text }).length > 0 || SWARMER_FILE.test(name)) return rec;
   return parses(text) ? ignored(name, "JSON, but not a checkpoint of any supported format") : rec;
 }
@@ -121,14 +138,23 @@ export function fileEntry(dir: string, name: string, full: boolean): FolderEntry
   if (text !== undefined) return textEntry(name, text);
   const { size, mtimeMs } = head!;
   const contentId = name.endsWith(".json") ? threadIdIn(head!.head) : undefined;
-  if (contentId !== undefined) return { kind: "record", threadId: contentId, rel: name, size, mtimeMs, byContent: true };
+  if (contentId !== undefined)
+    return { kind: "record", threadId: contentId, rel: name, size, mtimeMs, byContent: true };
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
     return ignored(name, `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   if (name.endsWith(".jsonl")) return jsonlEntry(name, text, size, mtimeMs);
-  const rec: FoundRecord = { kind: "record", threadId: threadIdOfFile(name, ""), rel: name, text, size, mtimeMs, byContent: false };
+  const rec: FoundRecord = {
+    kind: "record",
+    threadId: threadIdOfFile(name, ""),
+    rel: name,
+    text,
+    size,
+    mtimeMs,
+    byContent: false,
+  };
   if (detectAll({ name, text }).length > 0 || SWARMER_FILE.test(name)) return rec;
   return parses(text) ? ignored(name, "JSON, but not a checkpoint of any supported format") : rec;
 }
@@ -150,7 +176,15 @@ export function homeEntries(dir: string, rel: string, threadId: string): FolderE
       mtimeMs = Math.max(mtimeMs, st.mtimeMs);
     } else out.push(ignored(at(n), n === ".git" ? "a git folder (amacs commits its home on every tick)" : whyNot(n)));
   }
-  out.unshift({ kind: "record", threadId, rel: rel || ".", text: bundleText("amacs", files), size, mtimeMs, byContent: false });
+  out.unshift({
+    kind: "record",
+    threadId,
+    rel: rel || ".",
+    text: bundleText("amacs", files),
+    size,
+    mtimeMs,
+    byContent: false,
+  });
   return out;
 }
 

@@ -60,10 +60,16 @@ function checkPath(u: SaverUri, readOnly: boolean): void {
     if (existsSync(path)) return;
     const near = nearestName(path);
     const what = u.kind === "sqlite" ? "no such SQLite database" : "no such file or folder";
-    throw inputError("missing-store", `${what}${near ? `; did you mean '${near}'?` : " (reading never creates a store)"}`, { file: u.redacted });
+    throw inputError(
+      "missing-store",
+      `${what}${near ? `; did you mean '${near}'?` : " (reading never creates a store)"}`,
+      { file: u.redacted },
+    );
   }
   if (u.kind === "file" && existsSync(path) && !statSync(path).isDirectory()) {
-    throw usageError(`'${u.redacted}' is a file: a file: store to write into is a folder (deep-agent's FileSaver layout)`);
+    throw usageError(
+      `'${u.redacted}' is a file: a file: store to write into is a folder (deep-agent's FileSaver layout)`,
+    );
   }
   if (u.kind === "sqlite" && existsSync(path) && statSync(path).isDirectory()) {
     throw usageError(`'${u.redacted}' is a folder: sqlite: needs a database file path, e.g. sqlite:./checkpoints.db`);
@@ -75,7 +81,8 @@ async function detectLangGraph(u: SaverUri, readOnly: boolean): Promise<Saver | 
   try {
     return await (await import("./langgraph/index.js")).openLangGraphSaver(u, { recover: !readOnly });
   } catch (e) {
-    if (!readOnly && e instanceof CkptError && e.reason === "missing-store") throw storeError("postgres-connect", e.message, e.place, e);
+    if (!readOnly && e instanceof CkptError && e.reason === "missing-store")
+      throw storeError("postgres-connect", e.message, e.place, e);
     throw e;
   }
 }

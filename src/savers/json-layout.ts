@@ -16,7 +16,15 @@ export interface JsonLayout {
   asciiOnly: boolean;
 }
 
-const SHORT: Record<string, string> = { "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\" };
+const SHORT: Record<string, string> = {
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  '"': '\\"',
+  "\\": "\\\\",
+};
 const hex4 = (c: number) => "\\u" + c.toString(16).padStart(4, "0");
 
 /** One string token (quotes included) re-escaped for the layout. */
@@ -34,7 +42,8 @@ function restring(token: string, asciiOnly: boolean): string {
     else if (asciiOnly && c > 0x7e) out += hex4(c);
     else if (c >= 0xd800 && c <= 0xdfff && !asciiOnly) {
       // a lone surrogate cannot be written as UTF-8: escaped, as JSON.stringify does
-      const pair = c <= 0xdbff && i + 1 < value.length && value.charCodeAt(i + 1) >= 0xdc00 && value.charCodeAt(i + 1) <= 0xdfff;
+      const pair =
+        c <= 0xdbff && i + 1 < value.length && value.charCodeAt(i + 1) >= 0xdc00 && value.charCodeAt(i + 1) <= 0xdfff;
       if (pair) {
         out += ch + value[i + 1];
         i++;

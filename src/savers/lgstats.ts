@@ -71,14 +71,23 @@ export interface LgStatsSource {
   storedMethod: "dbstat" | "sum-of-lengths" | "pg_total_relation_size";
   tables(): Promise<StatTable[]>;
   /** every row of the threads `accept` takes (all when omitted), a page of threads at a time */
-  rows(o: { accept?: (threadId: string) => boolean; only?: string[]; pageThreads?: number; batchSize?: number }): AsyncIterable<StatBatch>;
+  rows(o: {
+    accept?: (threadId: string) => boolean;
+    only?: string[];
+    pageThreads?: number;
+    batchSize?: number;
+  }): AsyncIterable<StatBatch>;
   close(): Promise<void>;
 }
 
-const buf = (v: Buffer | string | null): Uint8Array => (v === null ? new Uint8Array(0) : typeof v === "string" ? Buffer.from(v) : v);
+const buf = (v: Buffer | string | null): Uint8Array =>
+  v === null ? new Uint8Array(0) : typeof v === "string" ? Buffer.from(v) : v;
 
 /** Thread pages: the store's threads in order (keyset), or the named ones; `accept` filters each page. */
-async function* threadPages(next: (after: string | undefined, n: number) => Promise<string[]>, o: { accept?: (t: string) => boolean; only?: string[]; pageThreads?: number }) {
+async function* threadPages(
+  next: (after: string | undefined, n: number) => Promise<string[]>,
+  o: { accept?: (t: string) => boolean; only?: string[]; pageThreads?: number },
+) {
   const n = Math.max(1, o.pageThreads ?? 200);
   if (o.only) {
     const ids = [...new Set(o.only)].sort();
@@ -91,7 +100,8 @@ async function* threadPages(next: (after: string | undefined, n: number) => Prom
     if (page.length === 0) return;
     after = page[page.length - 1];
     const kept = o.accept ? page.filter(o.accept) : page;
-    if (kept.length) yield { kept, range: page.length === kept.length ? ([page[0]!, page[page.length - 1]!] as const) : undefined };
+    if (kept.length)
+      yield { kept, range: page.length === kept.length ? ([page[0]!, page[page.length - 1]!] as const) : undefined };
     if (page.length < n) return;
   }
 }
@@ -142,26 +152,61 @@ function sqliteTables(db: BetterSqlite3.Database, dbstat: boolean): StatTable[] 
   const sizes = new Map<string, number>();
   if (dbstat) {
     // pages of the table and of its indexes (the primary-key autoindex), by the table they belong to
-    const rows = db.prepare("SELECT m.tbl_name AS t, sum(s.pgsize) AS b FROM dbstat s JOIN sqlite_master m ON m.name = s.name GROUP BY m.tbl_name").all() as Array<{ t: string; b: number }>;
+    const rows = db
+      .prepare(
+        "SELECT m.tbl_name AS t, sum(s.pgsize) AS b FROM dbstat s JOIN sqlite_master m ON m.name = s.name GROUP BY m.tbl_name",
+      )
+      .all() as Array<{ t: string; b: number }>;
     for (const r of rows) sizes.set(r.t, r.b);
   }
-  for (const [table, cols] of [["checkpoints", "length(CAST(checkpoint AS BLOB)) + length(CAST(metadata AS BLOB))"], ["writes", "length(CAST(value AS BLOB))"]] as const) {
-    const r = db.prepare(`SELECT count(*) AS n, coalesce(sum(${cols}), 0) AS b FROM ${table}`).get() as { n: number; b: number };
+  for (const [table, cols] of [
+    ["checkpoints", "length(CAST(checkpoint AS BLOB)) + length(CAST(metadata AS BLOB))"],
+    ["writes", "length(CAST(value AS BLOB))"],
+  ] as const) {
+    const r = db.prepare(`SELECT count(*) AS n, coalesce(sum(${cols}), 0) AS b FROM ${table}`).get() as {
+      n: number;
+      b: number;
+    };
     out.push({ table, rows: r.n, storedBytes: dbstat ? (sizes.get(table) ?? 0) : r.b });
   }
   return out;
 }
 
-interface SqCp { thread_id: string; checkpoint_ns: string; checkpoint_id: string; type: string | null; checkpoint: Buffer | string | null; mb: number }
-interface SqW { thread_id: string; checkpoint_ns: string; checkpoint_id: string; task_id: string; idx: number; channel: string; type: string | null; value: Buffer | string | null }
+interface SqCp {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  type: string | null;
+  checkpoint: Buffer | string | null;
+  mb: number;
+}
+interface SqW {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  task_id: string;
+  idx: number;
+  channel: string;
+  type: string | null;
+  value: Buffer | string | null;
+}
 
-async function* sqliteRows(db: BetterSqlite3.Database, o: Parameters<LgStatsSource["rows"]>[0], wrap: <R>(w: string, f: () => R) => R): AsyncIterable<StatBatch> {
+async function* sqliteRows(
+  db: BetterSqlite3.Database,
+  o: Parameters<LgStatsSource["rows"]>[0],
+  wrap: <R>(w: string, f: () => R) => R,
+): AsyncIterable<StatBatch> {
   const batch = Math.max(1, o.batchSize ?? 500);
   const next = async (after: string | undefined, n: number) =>
-    wrap("listing threads", () =>
-      (after === undefined
-        ? db.prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id LIMIT ?").pluck().all(n)
-        : db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id > ? ORDER BY thread_id LIMIT ?").pluck().all(after, n)) as string[],
+    wrap(
+      "listing threads",
+      () =>
+        (after === undefined
+          ? db.prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id LIMIT ?").pluck().all(n)
+          : db
+              .prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id > ? ORDER BY thread_id LIMIT ?")
+              .pluck()
+              .all(after, n)) as string[],
     );
   for await (const page of threadPages(next, o)) {
     const threads = threadsOf(page);
@@ -169,7 +214,8 @@ async function* sqliteRows(db: BetterSqlite3.Database, o: Parameters<LgStatsSour
     // the page's threads: a key range when the page is whole (primary-key index), else the list
     const where = range ? "thread_id >= ? AND thread_id <= ?" : "thread_id IN (SELECT value FROM json_each(?))";
     const args = range ? [range[0], range[1]] : [JSON.stringify(threads)];
-    const cp = db.prepare(`SELECT thread_id, checkpoint_ns, checkpoint_id, type, checkpoint, length(CAST(metadata AS BLOB)) AS mb FROM checkpoints
+    const cp =
+      db.prepare(`SELECT thread_id, checkpoint_ns, checkpoint_id, type, checkpoint, length(CAST(metadata AS BLOB)) AS mb FROM checkpoints
       WHERE ${where} AND (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`);
     let after = ["", "", ""];
     for (;;) {
@@ -181,7 +227,15 @@ async function* sqliteRows(db: BetterSqlite3.Database, o: Parameters<LgStatsSour
         table: "checkpoints",
         rows: rows.map((r) => {
           const c = buf(r.checkpoint);
-          return { threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id, type: r.type, checkpoint: c, checkpointBytes: c.length, metadataBytes: r.mb ?? 0 };
+          return {
+            threadId: r.thread_id,
+            ns: r.checkpoint_ns,
+            id: r.checkpoint_id,
+            type: r.type,
+            checkpoint: c,
+            checkpointBytes: c.length,
+            metadataBytes: r.mb ?? 0,
+          };
         }),
       };
       if (rows.length < batch) break;
@@ -194,7 +248,17 @@ async function* sqliteRows(db: BetterSqlite3.Database, o: Parameters<LgStatsSour
       if (rows.length === 0) break;
       const l = rows[rows.length - 1]!;
       wAfter = [l.thread_id, l.checkpoint_ns, l.checkpoint_id, l.task_id, l.idx];
-      yield { table: "writes", rows: rows.map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, checkpointId: r.checkpoint_id, channel: r.channel, type: r.type, value: buf(r.value) })) };
+      yield {
+        table: "writes",
+        rows: rows.map((r) => ({
+          threadId: r.thread_id,
+          ns: r.checkpoint_ns,
+          checkpointId: r.checkpoint_id,
+          channel: r.channel,
+          type: r.type,
+          value: buf(r.value),
+        })),
+      };
       if (rows.length < batch) break;
     }
     yield { table: "page", threads };
@@ -237,20 +301,32 @@ async function pgTables(c: pg.Client, S: string): Promise<StatTable[]> {
   for (const t of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) {
     const exists = (await c.query("SELECT to_regclass($1) AS r", [`${S}${ident(t)}`])).rows[0].r;
     if (!exists) continue;
-    const r = (await c.query(`SELECT count(*)::bigint AS n, pg_total_relation_size($1::regclass)::bigint AS b FROM ${S}${t}`, [`${S}${ident(t)}`])).rows[0];
+    const r = (
+      await c.query(`SELECT count(*)::bigint AS n, pg_total_relation_size($1::regclass)::bigint AS b FROM ${S}${t}`, [
+        `${S}${ident(t)}`,
+      ])
+    ).rows[0];
     out.push({ table: t, rows: Number(r.n), storedBytes: Number(r.b) });
   }
   return out;
 }
 
-async function* pgRows(c: pg.Client, S: string, o: Parameters<LgStatsSource["rows"]>[0], wrap: <R>(w: string, f: () => Promise<R>) => Promise<R>): AsyncIterable<StatBatch> {
+async function* pgRows(
+  c: pg.Client,
+  S: string,
+  o: Parameters<LgStatsSource["rows"]>[0],
+  wrap: <R>(w: string, f: () => Promise<R>) => Promise<R>,
+): AsyncIterable<StatBatch> {
   const batch = Math.max(1, o.batchSize ?? 500);
   const hasBlobs = (await c.query("SELECT to_regclass($1) AS r", [`${S}checkpoint_blobs`])).rows[0].r !== null;
   const next = (after: string | undefined, n: number) =>
     wrap("listing threads", async () =>
       (after === undefined
         ? await c.query(`SELECT DISTINCT thread_id FROM ${S}checkpoints ORDER BY thread_id LIMIT $1`, [n])
-        : await c.query(`SELECT DISTINCT thread_id FROM ${S}checkpoints WHERE thread_id > $2 ORDER BY thread_id LIMIT $1`, [n, after])
+        : await c.query(
+            `SELECT DISTINCT thread_id FROM ${S}checkpoints WHERE thread_id > $2 ORDER BY thread_id LIMIT $1`,
+            [n, after],
+          )
       ).rows.map((r) => r.thread_id as string),
     );
   for await (const page of threadPages(next, o)) {
@@ -258,26 +334,89 @@ async function* pgRows(c: pg.Client, S: string, o: Parameters<LgStatsSource["row
     const cols = `thread_id, checkpoint_ns, checkpoint_id, NULL AS type, octet_length(checkpoint::text) AS cb, octet_length(metadata::text) AS mb, checkpoint->>'ts' AS ts,
       CASE WHEN jsonb_typeof(checkpoint->'channel_versions') = 'object' THEN checkpoint->'channel_versions' END AS versions,
       CASE WHEN jsonb_typeof(checkpoint->'channel_values') = 'object' THEN (checkpoint->'channel_values')::text END AS inline`;
-    for await (const rows of pgPaged(c, wrap, "reading checkpoints", `SELECT ${cols} FROM ${S}checkpoints WHERE thread_id = ANY($1::text[])`, ["thread_id", "checkpoint_ns", "checkpoint_id"], threads, batch)) {
+    for await (const rows of pgPaged(
+      c,
+      wrap,
+      "reading checkpoints",
+      `SELECT ${cols} FROM ${S}checkpoints WHERE thread_id = ANY($1::text[])`,
+      ["thread_id", "checkpoint_ns", "checkpoint_id"],
+      threads,
+      batch,
+    )) {
       yield {
         table: "checkpoints",
-        rows: rows.map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id, type: null, checkpoint: null, checkpointBytes: Number(r.cb), metadataBytes: Number(r.mb), ts: r.ts, versions: r.versions, inline: r.inline })),
+        rows: rows.map((r) => ({
+          threadId: r.thread_id,
+          ns: r.checkpoint_ns,
+          id: r.checkpoint_id,
+          type: null,
+          checkpoint: null,
+          checkpointBytes: Number(r.cb),
+          metadataBytes: Number(r.mb),
+          ts: r.ts,
+          versions: r.versions,
+          inline: r.inline,
+        })),
       };
     }
     if (hasBlobs) {
-      for await (const rows of pgPaged(c, wrap, "reading blobs", `SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM ${S}checkpoint_blobs WHERE thread_id = ANY($1::text[])`, ["thread_id", "checkpoint_ns", "channel", "version"], threads, batch)) {
-        yield { table: "blobs", rows: rows.map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, channel: r.channel, version: r.version, type: r.type, blob: r.blob })) };
+      for await (const rows of pgPaged(
+        c,
+        wrap,
+        "reading blobs",
+        `SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM ${S}checkpoint_blobs WHERE thread_id = ANY($1::text[])`,
+        ["thread_id", "checkpoint_ns", "channel", "version"],
+        threads,
+        batch,
+      )) {
+        yield {
+          table: "blobs",
+          rows: rows.map((r) => ({
+            threadId: r.thread_id,
+            ns: r.checkpoint_ns,
+            channel: r.channel,
+            version: r.version,
+            type: r.type,
+            blob: r.blob,
+          })),
+        };
       }
     }
-    for await (const rows of pgPaged(c, wrap, "reading writes", `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${S}checkpoint_writes WHERE thread_id = ANY($1::text[])`, ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"], threads, batch)) {
-      yield { table: "writes", rows: rows.map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, checkpointId: r.checkpoint_id, channel: r.channel, type: r.type, value: r.blob ?? new Uint8Array(0) })) };
+    for await (const rows of pgPaged(
+      c,
+      wrap,
+      "reading writes",
+      `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${S}checkpoint_writes WHERE thread_id = ANY($1::text[])`,
+      ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"],
+      threads,
+      batch,
+    )) {
+      yield {
+        table: "writes",
+        rows: rows.map((r) => ({
+          threadId: r.thread_id,
+          ns: r.checkpoint_ns,
+          checkpointId: r.checkpoint_id,
+          channel: r.channel,
+          type: r.type,
+          value: r.blob ?? new Uint8Array(0),
+        })),
+      };
     }
     yield { table: "page", threads };
   }
 }
 
 /** `select` (with `$1` = the page's threads) in key order, `batch` rows at a time (keyset on `key`). */
-async function* pgPaged(c: pg.Client, wrap: <R>(w: string, f: () => Promise<R>) => Promise<R>, what: string, select: string, key: string[], threads: string[], batch: number) {
+async function* pgPaged(
+  c: pg.Client,
+  wrap: <R>(w: string, f: () => Promise<R>) => Promise<R>,
+  what: string,
+  select: string,
+  key: string[],
+  threads: string[],
+  batch: number,
+) {
   let after: unknown[] | undefined;
   const order = key.join(", ");
   for (;;) {
@@ -302,8 +441,10 @@ export async function openLgStats(uri: string, env?: NodeJS.ProcessEnv): Promise
   const { parseSaverUri } = await import("./uri.js");
   const u = parseSaverUri(uri, env);
   if (u.kind === "postgres") return openPostgresStats(u);
-  if (u.kind !== "sqlite") throw usageError(`'${u.redacted}' is not a LangGraph store: expected sqlite:<path> or postgres://…?schema=`);
+  if (u.kind !== "sqlite")
+    throw usageError(`'${u.redacted}' is not a LangGraph store: expected sqlite:<path> or postgres://…?schema=`);
   const { existsSync } = await import("node:fs");
-  if (!existsSync(u.location)) throw inputError("missing-store", "no such SQLite database (reading never creates a store)", { file: u.redacted });
+  if (!existsSync(u.location))
+    throw inputError("missing-store", "no such SQLite database (reading never creates a store)", { file: u.redacted });
   return openSqliteStats(u);
 }

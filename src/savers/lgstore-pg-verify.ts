@@ -39,7 +39,12 @@ function rowText(row: PgCheckpointRow, writes: LgWrite[]): string {
   let ws = "null";
   if (writes.length) {
     const sorted = writes.length > 1 ? [...writes].sort(byTaskIdx) : writes;
-    ws = "[" + sorted.map((w) => `[${str(w.taskId)}, ${w.idx}, ${str(w.channel)}, ${str(w.type)}, "${md5(w.value)}"]`).join(", ") + "]";
+    ws =
+      "[" +
+      sorted
+        .map((w) => `[${str(w.taskId)}, ${w.idx}, ${str(w.channel)}, ${str(w.type)}, "${md5(w.value)}"]`)
+        .join(", ") +
+      "]";
   }
   return `[${str(row.parentId)}, ${row.checkpoint}, ${row.metadata}, ${ws}]`;
 }
@@ -80,7 +85,11 @@ export async function verifyPgWritten(pool: pg.Pool, S: string, written: Written
       if (!check) {
         checks.push((check = { b, n: nChecks++ }));
         // what the key must hold: md5 of the bytes (or "-" for NULL) then the type; null when no row may exist
-        blobs[0]!.push(cp.threadId), blobs[1]!.push(cp.ns), blobs[2]!.push(ch), blobs[3]!.push(v), blobs[4]!.push(b ? blobWant(b) : null);
+        blobs[0]!.push(cp.threadId),
+          blobs[1]!.push(cp.ns),
+          blobs[2]!.push(ch),
+          blobs[3]!.push(v),
+          blobs[4]!.push(b ? blobWant(b) : null);
       }
       users.push(check.n, i);
     }

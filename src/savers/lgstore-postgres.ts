@@ -7,7 +7,16 @@
 import type pg from "pg";
 import { storeError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
-import { assembleFromPostgres, libraryOfVersions, splitForPostgres, type BlobValue, type LgCheckpoint, type LgWrite, type PgBlobRow, type PgCheckpointRow } from "../formats/langgraph/rows.js";
+import {
+  assembleFromPostgres,
+  libraryOfVersions,
+  splitForPostgres,
+  type BlobValue,
+  type LgCheckpoint,
+  type LgWrite,
+  type PgBlobRow,
+  type PgCheckpointRow,
+} from "../formats/langgraph/rows.js";
 import { verifyPgWritten } from "./lgstore-pg-verify.js";
 import { pgHeads, pgPrunePage, pgThreadPage } from "./lgstore-prune.js";
 import { keyOf, type LgStore, type WriteOptions } from "./lgstore.js";
@@ -55,7 +64,10 @@ async function connectPool(url: string, uri: string): Promise<pg.Pool> {
     await pool.query("SELECT 1");
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw storeError("postgres-connect", `cannot connect to PostgreSQL at ${uri}: ${(e as Error).message} (start it with: pg_ctlcluster <version> main start)`);
+    throw storeError(
+      "postgres-connect",
+      `cannot connect to PostgreSQL at ${uri}: ${(e as Error).message} (start it with: pg_ctlcluster <version> main start)`,
+    );
   }
   return pool;
 }
@@ -73,7 +85,10 @@ interface Staged {
  * namespace) putting different values under one blob key are refused: the layout keys blobs by (thread, namespace,
  * channel, version) and cannot hold both.
  */
-function makeStager(): { stage: (cp: LgCheckpoint, lib: Library) => Staged; form: (cp: LgCheckpoint, lib: Library) => PgForm } {
+function makeStager(): {
+  stage: (cp: LgCheckpoint, lib: Library) => Staged;
+  form: (cp: LgCheckpoint, lib: Library) => PgForm;
+} {
   const staged = new WeakMap<LgCheckpoint, Staged>();
   /** what each blob key of the (thread, ns) being staged holds, to catch two values under one key */
   let stagedFor = "";
@@ -102,18 +117,33 @@ function makeStager(): { stage: (cp: LgCheckpoint, lib: Library) => Staged; form
   };
   const form = (cp: LgCheckpoint, lib: Library): PgForm => {
     const s = stage(cp, lib);
-    return (s.form ??= pgForm(s.row.parentId, JSON.parse(s.row.checkpoint), JSON.parse(s.row.metadata), s.blobs, cp.writes));
+    return (s.form ??= pgForm(
+      s.row.parentId,
+      JSON.parse(s.row.checkpoint),
+      JSON.parse(s.row.metadata),
+      s.blobs,
+      cp.writes,
+    ));
   };
   return { stage, form };
 }
 
 /** Whether two blob rows hold the same value: the same type and bytes, else equal decoded values. */
 const sameBlob = (a: PgBlobRow, b: PgBlobRow): boolean =>
-  (a.type === b.type && (a.blob === null ? b.blob === null : b.blob !== null && Buffer.compare(a.blob, b.blob) === 0)) || sameValue(blobValueForm(a), blobValueForm(b));
+  (a.type === b.type &&
+    (a.blob === null ? b.blob === null : b.blob !== null && Buffer.compare(a.blob, b.blob) === 0)) ||
+  sameValue(blobValueForm(a), blobValueForm(b));
 
 interface PgRows {
   /** checkpoint rows with their JSONB as text */
-  cps: Array<{ thread_id: string; checkpoint_ns: string; checkpoint_id: string; parent_checkpoint_id: string | null; checkpoint: string; metadata: string }>;
+  cps: Array<{
+    thread_id: string;
+    checkpoint_ns: string;
+    checkpoint_id: string;
+    parent_checkpoint_id: string | null;
+    checkpoint: string;
+    metadata: string;
+  }>;
   /** `thread\0ns\0channel\0version` → blob */
   blobMap: Map<string, BlobValue>;
   writes: Array<readonly [string, LgWrite]>;
@@ -129,12 +159,18 @@ async function readPgRows(pool: pg.Pool, S: string, taskPath: boolean, keys: Key
   const args = [keys.map((k) => k.threadId), keys.map((k) => k.ns), keys.map((k) => k.id)];
   const tp = taskPath ? "task_path" : "'' AS task_path";
   const [cpRes, wRes] = await Promise.all([
-    pool.query(`SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint::text AS checkpoint, metadata::text AS metadata
+    pool.query(
+      `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint::text AS checkpoint, metadata::text AS metadata
       FROM ${S}checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (${KEYS3})
-      ORDER BY thread_id, checkpoint_ns, checkpoint_id`, args),
-    pool.query(`SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, ${tp}
+      ORDER BY thread_id, checkpoint_ns, checkpoint_id`,
+      args,
+    ),
+    pool.query(
+      `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, ${tp}
       FROM ${S}checkpoint_writes WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (${KEYS3})
-      ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`, args),
+      ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`,
+      args,
+    ),
   ]);
   const cps = cpRes.rows as PgRows["cps"];
   const want: string[][] = [[], [], [], []];
@@ -151,16 +187,41 @@ async function readPgRows(pool: pg.Pool, S: string, taskPath: boolean, keys: Key
   }
   const blobMap = new Map<string, BlobValue>();
   if (want[0]!.length) {
-    const blobs = await pool.query(`SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM ${S}checkpoint_blobs
-      WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`, want);
-    for (const b of blobs.rows) blobMap.set(`${b.thread_id}\u0000${b.checkpoint_ns}\u0000${b.channel}\u0000${b.version}`, { type: b.type, blob: b.blob });
+    const blobs = await pool.query(
+      `SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM ${S}checkpoint_blobs
+      WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
+      want,
+    );
+    for (const b of blobs.rows)
+      blobMap.set(`${b.thread_id}\u0000${b.checkpoint_ns}\u0000${b.channel}\u0000${b.version}`, {
+        type: b.type,
+        blob: b.blob,
+      });
   }
-  const writes = wRes.rows.map((w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), { taskId: w.task_id, idx: w.idx, channel: w.channel, type: w.type, value: w.blob, taskPath: w.task_path } as LgWrite] as const);
+  const writes = wRes.rows.map(
+    (w) =>
+      [
+        keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }),
+        {
+          taskId: w.task_id,
+          idx: w.idx,
+          channel: w.channel,
+          type: w.type,
+          value: w.blob,
+          taskPath: w.task_path,
+        } as LgWrite,
+      ] as const,
+  );
   return { cps, blobMap, writes };
 }
 
 /** The blobs (by channel) a checkpoint's channel_versions name. */
-function blobsOf(cp: Record<string, unknown>, threadId: string, ns: string, blobMap: Map<string, BlobValue>): Map<string, BlobValue> {
+function blobsOf(
+  cp: Record<string, unknown>,
+  threadId: string,
+  ns: string,
+  blobMap: Map<string, BlobValue>,
+): Map<string, BlobValue> {
   const out = new Map<string, BlobValue>();
   for (const [ch, v] of Object.entries((cp.channel_versions ?? {}) as Record<string, unknown>)) {
     const b = blobMap.get(`${threadId}\u0000${ns}\u0000${ch}\u0000${String(v)}`);
@@ -173,8 +234,19 @@ function blobsOf(cp: Record<string, unknown>, threadId: string, ns: string, blob
 function assemble(r: PgRows["cps"][number], blobMap: Map<string, BlobValue>, fallback: Library): LgCheckpoint {
   const checkpoint = JSON.parse(r.checkpoint) as Record<string, unknown>;
   const lib = libraryOfVersions(checkpoint) ?? fallback;
-  const a = assembleFromPostgres({ checkpoint, metadata: JSON.parse(r.metadata) }, blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, blobMap), lib);
-  return { threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id, parentId: r.parent_checkpoint_id, ...a, writes: [] };
+  const a = assembleFromPostgres(
+    { checkpoint, metadata: JSON.parse(r.metadata) },
+    blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, blobMap),
+    lib,
+  );
+  return {
+    threadId: r.thread_id,
+    ns: r.checkpoint_ns,
+    id: r.checkpoint_id,
+    parentId: r.parent_checkpoint_id,
+    ...a,
+    writes: [],
+  };
 }
 
 /** The comparable forms (see pgForm) of what the store holds for `keys`. */
@@ -184,7 +256,12 @@ function readBackForms(rows: PgRows): Map<string, PgForm> {
   for (const [k, w] of rows.writes) (ws.get(k) ?? ws.set(k, []).get(k)!).push(w);
   for (const r of rows.cps) {
     const checkpoint = JSON.parse(r.checkpoint);
-    const bl = [...blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, rows.blobMap)].map(([channel, b]) => ({ channel, version: String(checkpoint.channel_versions[channel]), type: b.type, blob: b.blob }));
+    const bl = [...blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, rows.blobMap)].map(([channel, b]) => ({
+      channel,
+      version: String(checkpoint.channel_versions[channel]),
+      type: b.type,
+      blob: b.blob,
+    }));
     const k = keyOf({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id });
     out.set(k, pgForm(r.parent_checkpoint_id, checkpoint, JSON.parse(r.metadata), bl, ws.get(k) ?? []));
   }
@@ -192,22 +269,43 @@ function readBackForms(rows: PgRows): Map<string, PgForm> {
 }
 
 /** Every checkpoint (assembled, with writes) in key order, in pages of `batchSize`, of the threads `threads` accepts. */
-async function* scanPg(pool: pg.Pool, S: string, wrap: Wrap, read: (keys: Key[]) => Promise<PgRows>, fallback: Library, batchSize: number, threads?: (id: string) => boolean): AsyncIterable<LgCheckpoint[]> {
+async function* scanPg(
+  pool: pg.Pool,
+  S: string,
+  wrap: Wrap,
+  read: (keys: Key[]) => Promise<PgRows>,
+  fallback: Library,
+  batchSize: number,
+  threads?: (id: string) => boolean,
+): AsyncIterable<LgCheckpoint[]> {
   let after: string[] | undefined;
   for (;;) {
-    const page = await wrap("reading checkpoints", async () =>
-      (after
-        ? await pool.query(`SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > ($1, $2, $3) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $4`, [...after, batchSize])
-        : await pool.query(`SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $1`, [batchSize])
-      ).rows,
+    const page = await wrap(
+      "reading checkpoints",
+      async () =>
+        (after
+          ? await pool.query(
+              `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > ($1, $2, $3) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $4`,
+              [...after, batchSize],
+            )
+          : await pool.query(
+              `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $1`,
+              [batchSize],
+            )
+        ).rows,
     );
     if (page.length === 0) return;
     const last = page[page.length - 1]!;
     after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
-    const keys = page.filter((r) => !threads || threads(r.thread_id)).map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id }));
+    const keys = page
+      .filter((r) => !threads || threads(r.thread_id))
+      .map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id }));
     if (keys.length) {
       const { cps, blobMap, writes } = await wrap("reading checkpoints", () => read(keys));
-      yield attachWrites(cps.map((r) => assemble(r, blobMap, fallback)), writes);
+      yield attachWrites(
+        cps.map((r) => assemble(r, blobMap, fallback)),
+        writes,
+      );
     }
     if (page.length < batchSize) return;
   }
@@ -215,7 +313,11 @@ async function* scanPg(pool: pg.Pool, S: string, wrap: Wrap, read: (keys: Key[])
 
 /** The library that wrote the store: a checkpoint's version types, else the migrations level; undefined when empty. */
 async function pgLibrary(pool: pg.Pool, S: string): Promise<Library | undefined> {
-  const r = (await pool.query(`SELECT checkpoint->'channel_versions' AS cv FROM ${S}checkpoints WHERE checkpoint->'channel_versions' <> '{}'::jsonb LIMIT 1`)).rows[0];
+  const r = (
+    await pool.query(
+      `SELECT checkpoint->'channel_versions' AS cv FROM ${S}checkpoints WHERE checkpoint->'channel_versions' <> '{}'::jsonb LIMIT 1`,
+    )
+  ).rows[0];
   const byRow = r ? libraryOfVersions({ channel_versions: r.cv }) : undefined;
   if (byRow) return byRow;
   const v = (await pool.query(`SELECT max(v) AS v FROM ${S}checkpoint_migrations`)).rows[0]?.v;
@@ -246,12 +348,22 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
     }
   };
   const hasLayout = async () => {
-    const t = new Set((await pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema])).rows.map((r) => r.table_name as string));
+    const t = new Set(
+      (await pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema])).rows.map(
+        (r) => r.table_name as string,
+      ),
+    );
     return t.has("checkpoints") && t.has("checkpoint_blobs") && t.has("checkpoint_writes");
   };
   let taskPath: boolean | undefined;
   const hasTaskPath = async () =>
-    (taskPath ??= (await pool.query("SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'checkpoint_writes' AND column_name = 'task_path'", [schema])).rowCount! > 0);
+    (taskPath ??=
+      (
+        await pool.query(
+          "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'checkpoint_writes' AND column_name = 'task_path'",
+          [schema],
+        )
+      ).rowCount! > 0);
   /** whether the tables take binary COPY rows (their column types are the libraries'), found on the first write */
   let copyOk: boolean | undefined;
   const read = async (keys: Key[]) => readPgRows(pool, S, await hasTaskPath(), keys);
@@ -274,7 +386,10 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
         taskPath = undefined;
         copyOk = undefined;
       }),
-    count: () => wrap("counting checkpoints", async () => ((await hasLayout()) ? Number((await pool.query(`SELECT count(*) AS n FROM ${S}checkpoints`)).rows[0].n) : 0)),
+    count: () =>
+      wrap("counting checkpoints", async () =>
+        (await hasLayout()) ? Number((await pool.query(`SELECT count(*) AS n FROM ${S}checkpoints`)).rows[0].n) : 0,
+      ),
     async *scan(batchSize, threads) {
       yield* scanPg(pool, S, wrap, read, (await store.library()) ?? "js", batchSize, threads);
     },
@@ -283,14 +398,24 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
         const out = new Map<string, LgCheckpoint>();
         if (!keys.length || !(await hasLayout())) return out;
         const { cps, blobMap, writes } = await read(keys);
-        for (const cp of attachWrites(cps.map((r) => assemble(r, blobMap, lib)), writes)) out.set(keyOf(cp), cp);
+        for (const cp of attachWrites(
+          cps.map((r) => assemble(r, blobMap, lib)),
+          writes,
+        ))
+          out.set(keyOf(cp), cp);
         return out;
       }),
     stage: (cp, lib) => void stager.stage(cp, lib),
     stagedForm: (cp, lib) => stager.form(cp, lib),
     sameForm: sameValue,
     verifyWritten: (written) =>
-      wrap("reading checkpoints back", () => verifyPgWritten(pool, S, written.map(({ cp, lib }) => ({ cp, ...stager.stage(cp, lib) })))),
+      wrap("reading checkpoints back", () =>
+        verifyPgWritten(
+          pool,
+          S,
+          written.map(({ cp, lib }) => ({ cp, ...stager.stage(cp, lib) })),
+        ),
+      ),
     write: (cps, o: WriteOptions) =>
       wrap("writing checkpoints", async () => {
         const rows: PgCheckpointRow[] = [];
@@ -314,8 +439,12 @@ export async function openPostgresLgStore(url: string, uri: string, schema: stri
         copyOk ??= await copyTypesOk(pool, schema);
         await insertAll(pool, S, rows, blobs, cps, { overwrite: o.overwrite, taskPath: await hasTaskPath(), copyOk });
       }),
-    readBack: (keys) => wrap("reading checkpoints back", async () => (keys.length ? readBackForms(await read(keys)) : new Map<string, PgForm>())),
-    threadPage: (after, limit) => wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(pool, S, after, limit) : [])),
+    readBack: (keys) =>
+      wrap("reading checkpoints back", async () =>
+        keys.length ? readBackForms(await read(keys)) : new Map<string, PgForm>(),
+      ),
+    threadPage: (after, limit) =>
+      wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(pool, S, after, limit) : [])),
     heads: (threads) => wrap("reading checkpoints", () => pgHeads(pool, S, threads)),
     prunePage: (threads, plan, o) => wrap("pruning", () => pgPrunePage(pool, S, threads, plan, o)),
     close: () => pool.end(),
@@ -345,7 +474,13 @@ interface PgForm {
 }
 
 function blobValueForm(b: { type: string; blob: Uint8Array | null }): BlobForm {
-  if (b.type === "json" && b.blob) return { type: b.type, value: dropUndefined(JSON.parse(Buffer.from(b.blob.buffer, b.blob.byteOffset, b.blob.byteLength).toString("utf8"))) };
+  if (b.type === "json" && b.blob)
+    return {
+      type: b.type,
+      value: dropUndefined(
+        JSON.parse(Buffer.from(b.blob.buffer, b.blob.byteOffset, b.blob.byteLength).toString("utf8")),
+      ),
+    };
   return { type: b.type, value: b.blob === null ? null : b.blob };
 }
 
@@ -358,7 +493,13 @@ function dropUndefined(v: unknown): unknown {
   const o = v as Record<string, unknown>;
   for (const k in o) {
     const x = o[k];
-    if (x && typeof x === "object" && (x as { lc?: unknown }).lc === 2 && (x as { type?: unknown }).type === "undefined") delete o[k];
+    if (
+      x &&
+      typeof x === "object" &&
+      (x as { lc?: unknown }).lc === 2 &&
+      (x as { type?: unknown }).type === "undefined"
+    )
+      delete o[k];
     else o[k] = dropUndefined(x);
   }
   return o;
@@ -368,7 +509,8 @@ function dropUndefined(v: unknown): unknown {
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (a instanceof Uint8Array || b instanceof Uint8Array) return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.compare(a, b) === 0;
+  if (a instanceof Uint8Array || b instanceof Uint8Array)
+    return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.compare(a, b) === 0;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
@@ -379,7 +521,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
   const y = b as Record<string, unknown>;
   let n = 0;
   for (const k in x) {
-    if (!Object.prototype.hasOwnProperty.call(y, k) || !sameValue(x[k], y[k])) return false;
+    if (!Object.hasOwn(y, k) || !sameValue(x[k], y[k])) return false;
     n++;
   }
   for (const _k in y) n--;
@@ -388,9 +530,17 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 const byFirst = <T extends [string, ...unknown[]]>(a: T, b: T) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
-function pgForm(parentId: string | null, checkpoint: unknown, metadata: unknown, blobs: Array<{ channel: string; version: string; type: string; blob: Uint8Array | null }>, writes: LgWrite[]): PgForm {
+function pgForm(
+  parentId: string | null,
+  checkpoint: unknown,
+  metadata: unknown,
+  blobs: Array<{ channel: string; version: string; type: string; blob: Uint8Array | null }>,
+  writes: LgWrite[],
+): PgForm {
   const bl = blobs.map((b): [string, string, BlobForm] => [b.channel, b.version, blobValueForm(b)]).sort(byFirst);
-  const ws = [...writes].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx)).map((w): PgForm["writes"][number] => [w.taskId, w.idx, w.channel, w.type, w.value]);
+  const ws = [...writes]
+    .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx))
+    .map((w): PgForm["writes"][number] => [w.taskId, w.idx, w.channel, w.type, w.value]);
   return { parentId, checkpoint, metadata, blobs: bl, writes: ws };
 }
 
@@ -401,12 +551,20 @@ function pgForm(parentId: string | null, checkpoint: unknown, metadata: unknown,
  * and the batch is upserted instead (three multi-row inserts over unnest arrays, ON CONFLICT as the libraries write).
  * `overwrite`, and tables of other column types, go straight to the upsert.
  */
-async function insertAll(pool: pg.Pool, S: string, rows: PgCheckpointRow[], blobs: PgBlobRow[], cps: LgCheckpoint[], o: { overwrite: boolean; taskPath: boolean; copyOk: boolean }): Promise<void> {
+async function insertAll(
+  pool: pg.Pool,
+  S: string,
+  rows: PgCheckpointRow[],
+  blobs: PgBlobRow[],
+  cps: LgCheckpoint[],
+  o: { overwrite: boolean; taskPath: boolean; copyOk: boolean },
+): Promise<void> {
   const c = await pool.connect();
   let broken: Error | undefined;
   try {
     await c.query("BEGIN");
-    if (o.overwrite || !o.copyOk || !(await copyAll(c, S, rows, blobs, cps, o.taskPath))) await upsertAll(c, S, rows, blobs, cps, o.overwrite, o.taskPath);
+    if (o.overwrite || !o.copyOk || !(await copyAll(c, S, rows, blobs, cps, o.taskPath)))
+      await upsertAll(c, S, rows, blobs, cps, o.overwrite, o.taskPath);
     await c.query("COMMIT");
   } catch (e) {
     broken = e as Error;
@@ -419,39 +577,96 @@ async function insertAll(pool: pg.Pool, S: string, rows: PgCheckpointRow[], blob
 
 /** The column types `copyAll`'s binary rows are made for (the libraries' DDL, `migrations`); other columns take their defaults. */
 const COPY_TYPES: Record<string, Record<string, string>> = {
-  checkpoints: { thread_id: "text", checkpoint_ns: "text", checkpoint_id: "text", parent_checkpoint_id: "text", checkpoint: "jsonb", metadata: "jsonb" },
-  checkpoint_blobs: { thread_id: "text", checkpoint_ns: "text", channel: "text", version: "text", type: "text", blob: "bytea" },
-  checkpoint_writes: { thread_id: "text", checkpoint_ns: "text", checkpoint_id: "text", task_id: "text", idx: "integer", channel: "text", type: "text", blob: "bytea", task_path: "text" },
+  checkpoints: {
+    thread_id: "text",
+    checkpoint_ns: "text",
+    checkpoint_id: "text",
+    parent_checkpoint_id: "text",
+    checkpoint: "jsonb",
+    metadata: "jsonb",
+  },
+  checkpoint_blobs: {
+    thread_id: "text",
+    checkpoint_ns: "text",
+    channel: "text",
+    version: "text",
+    type: "text",
+    blob: "bytea",
+  },
+  checkpoint_writes: {
+    thread_id: "text",
+    checkpoint_ns: "text",
+    checkpoint_id: "text",
+    task_id: "text",
+    idx: "integer",
+    channel: "text",
+    type: "text",
+    blob: "bytea",
+    task_path: "text",
+  },
 };
 
 /** Whether the three tables of `schema` have the column types binary COPY rows are made for. */
 async function copyTypesOk(pool: pg.Pool, schema: string): Promise<boolean> {
-  const r = await pool.query("SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2)", [schema, Object.keys(COPY_TYPES)]);
+  const r = await pool.query(
+    "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2)",
+    [schema, Object.keys(COPY_TYPES)],
+  );
   const have = new Map(r.rows.map((x) => [`${x.table_name}.${x.column_name}`, x.data_type as string]));
-  return Object.entries(COPY_TYPES).every(([t, cols]) => Object.entries(cols).every(([col, type]) => (col === "task_path" && !have.has(`${t}.${col}`)) || have.get(`${t}.${col}`) === type));
+  return Object.entries(COPY_TYPES).every(([t, cols]) =>
+    Object.entries(cols).every(
+      ([col, type]) => (col === "task_path" && !have.has(`${t}.${col}`)) || have.get(`${t}.${col}`) === type,
+    ),
+  );
 }
 
 /** COPY the batch's rows into the three tables inside a savepoint; false (nothing kept) when a row already exists. */
-async function copyAll(c: pg.PoolClient, S: string, rows: PgCheckpointRow[], blobs: PgBlobRow[], cps: LgCheckpoint[], taskPath: boolean): Promise<boolean> {
+async function copyAll(
+  c: pg.PoolClient,
+  S: string,
+  rows: PgCheckpointRow[],
+  blobs: PgBlobRow[],
+  cps: LgCheckpoint[],
+  taskPath: boolean,
+): Promise<boolean> {
   const { CopyBinary, copyBinary } = await import("./postgres-copy.js");
   await c.query("SAVEPOINT ckpt_lg_copy");
   try {
     const cpRows = new CopyBinary();
-    for (const r of rows) cpRows.row(6).text(r.threadId).text(r.ns).text(r.id).text(r.parentId).jsonb(r.checkpoint).jsonb(r.metadata);
-    await copyBinary(c, `${S}checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)`, cpRows.done());
+    for (const r of rows)
+      cpRows.row(6).text(r.threadId).text(r.ns).text(r.id).text(r.parentId).jsonb(r.checkpoint).jsonb(r.metadata);
+    await copyBinary(
+      c,
+      `${S}checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)`,
+      cpRows.done(),
+    );
     if (blobs.length) {
       const bl = new CopyBinary();
-      for (const b of blobs) bl.row(6).text(b.threadId).text(b.ns).text(b.channel).text(b.version).text(b.type).bytea(b.blob);
+      for (const b of blobs)
+        bl.row(6).text(b.threadId).text(b.ns).text(b.channel).text(b.version).text(b.type).bytea(b.blob);
       await copyBinary(c, `${S}checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)`, bl.done());
     }
     const ws = new CopyBinary();
     for (const cp of cps) {
       for (const w of cp.writes) {
-        ws.row(taskPath ? 9 : 8).text(cp.threadId).text(cp.ns).text(cp.id).text(w.taskId).int4(w.idx).text(w.channel).text(w.type).bytea(w.value);
+        ws.row(taskPath ? 9 : 8)
+          .text(cp.threadId)
+          .text(cp.ns)
+          .text(cp.id)
+          .text(w.taskId)
+          .int4(w.idx)
+          .text(w.channel)
+          .text(w.type)
+          .bytea(w.value);
         if (taskPath) ws.text(w.taskPath);
       }
     }
-    if (ws.rows) await copyBinary(c, `${S}checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob${taskPath ? ", task_path" : ""})`, ws.done());
+    if (ws.rows)
+      await copyBinary(
+        c,
+        `${S}checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob${taskPath ? ", task_path" : ""})`,
+        ws.done(),
+      );
     await c.query("RELEASE SAVEPOINT ckpt_lg_copy");
     return true;
   } catch (e) {
@@ -462,27 +677,63 @@ async function copyAll(c: pg.PoolClient, S: string, rows: PgCheckpointRow[], blo
 }
 
 /** Upsert the batch: three multi-row inserts over unnest arrays (checkpoints updated with `overwrite`, else kept). */
-async function upsertAll(c: pg.PoolClient, S: string, rows: PgCheckpointRow[], blobs: PgBlobRow[], cps: LgCheckpoint[], overwrite: boolean, taskPath: boolean): Promise<void> {
-  const onCp = overwrite ? "DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata" : "DO NOTHING";
+async function upsertAll(
+  c: pg.PoolClient,
+  S: string,
+  rows: PgCheckpointRow[],
+  blobs: PgBlobRow[],
+  cps: LgCheckpoint[],
+  overwrite: boolean,
+  taskPath: boolean,
+): Promise<void> {
+  const onCp = overwrite
+    ? "DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata"
+    : "DO NOTHING";
   await c.query(
     `INSERT INTO ${S}checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[]) ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) ${onCp}`,
-    [rows.map((r) => r.threadId), rows.map((r) => r.ns), rows.map((r) => r.id), rows.map((r) => r.parentId), rows.map((r) => r.checkpoint), rows.map((r) => r.metadata)],
+    [
+      rows.map((r) => r.threadId),
+      rows.map((r) => r.ns),
+      rows.map((r) => r.id),
+      rows.map((r) => r.parentId),
+      rows.map((r) => r.checkpoint),
+      rows.map((r) => r.metadata),
+    ],
   );
   if (blobs.length) {
     await c.query(
       `INSERT INTO ${S}checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) ON CONFLICT (thread_id, checkpoint_ns, channel, version) ${overwrite ? "DO UPDATE SET type = EXCLUDED.type, blob = EXCLUDED.blob" : "DO NOTHING"}`,
-      [blobs.map((b) => b.threadId), blobs.map((b) => b.ns), blobs.map((b) => b.channel), blobs.map((b) => b.version), blobs.map((b) => b.type), blobs.map((b) => (b.blob ? Buffer.from(b.blob) : null))],
+      [
+        blobs.map((b) => b.threadId),
+        blobs.map((b) => b.ns),
+        blobs.map((b) => b.channel),
+        blobs.map((b) => b.version),
+        blobs.map((b) => b.type),
+        blobs.map((b) => (b.blob ? Buffer.from(b.blob) : null)),
+      ],
     );
   }
   const ws = cps.flatMap((cp) => cp.writes.map((w) => ({ cp, w })));
   if (overwrite) {
-    await c.query(`DELETE FROM ${S}checkpoint_writes WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`, [cps.map((x) => x.threadId), cps.map((x) => x.ns), cps.map((x) => x.id)]);
+    await c.query(
+      `DELETE FROM ${S}checkpoint_writes WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`,
+      [cps.map((x) => x.threadId), cps.map((x) => x.ns), cps.map((x) => x.id)],
+    );
   }
   if (ws.length) {
     const cols = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob${taskPath ? ", task_path" : ""}`;
-    const params: unknown[] = [ws.map((x) => x.cp.threadId), ws.map((x) => x.cp.ns), ws.map((x) => x.cp.id), ws.map((x) => x.w.taskId), ws.map((x) => x.w.idx), ws.map((x) => x.w.channel), ws.map((x) => x.w.type), ws.map((x) => Buffer.from(x.w.value))];
+    const params: unknown[] = [
+      ws.map((x) => x.cp.threadId),
+      ws.map((x) => x.cp.ns),
+      ws.map((x) => x.cp.id),
+      ws.map((x) => x.w.taskId),
+      ws.map((x) => x.w.idx),
+      ws.map((x) => x.w.channel),
+      ws.map((x) => x.w.type),
+      ws.map((x) => Buffer.from(x.w.value)),
+    ];
     if (taskPath) params.push(ws.map((x) => x.w.taskPath));
     await c.query(
       `INSERT INTO ${S}checkpoint_writes (${cols}) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::bytea[]${taskPath ? ", $9::text[]" : ""})

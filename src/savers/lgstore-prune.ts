@@ -36,7 +36,9 @@ function stmtsOf(db: BetterSqlite3.Database, write: boolean): SqliteStmts {
   if (!s) {
     s = {
       firstThreads: db.prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id LIMIT ?").pluck(),
-      nextThreads: db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id > ? ORDER BY thread_id LIMIT ?").pluck(),
+      nextThreads: db
+        .prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id > ? ORDER BY thread_id LIMIT ?")
+        .pluck(),
       heads: db
         .prepare(`SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint) + length(metadata),
           CASE WHEN instr(CAST(metadata AS TEXT), 'counters_since_delta_snapshot') > 0 AND json_valid(CAST(metadata AS TEXT))
@@ -63,7 +65,13 @@ export function sqliteThreadPage(db: BetterSqlite3.Database, after: string | und
 }
 
 type HeadRow = [string, string, string | null, number | null, string | null];
-const toHead = (r: HeadRow): PruneHead => ({ ns: r[0], id: r[1], parentId: r[2], bytes: r[3] ?? 0, deltaCounters: counters(r[4]) });
+const toHead = (r: HeadRow): PruneHead => ({
+  ns: r[0],
+  id: r[1],
+  parentId: r[2],
+  bytes: r[3] ?? 0,
+  deltaCounters: counters(r[4]),
+});
 
 function sqliteThreadHeads(s: SqliteStmts, threadId: string): PruneHead[] {
   const list: PruneHead[] = [];
@@ -87,7 +95,12 @@ function idsByNs(p: ThreadPlan): Map<string, string> {
  * One page in one transaction, a thread at a time: its checkpoints are read, planned and deleted before the next
  * thread's are read, so what is held is one thread's heads, whatever the page size.
  */
-export function sqlitePrunePage(db: BetterSqlite3.Database, threads: string[], plan: PlanFn, o: { startId: string; dryRun: boolean }): PruneCounts {
+export function sqlitePrunePage(
+  db: BetterSqlite3.Database,
+  threads: string[],
+  plan: PlanFn,
+  o: { startId: string; dryRun: boolean },
+): PruneCounts {
   const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
   const s = stmtsOf(db, !o.dryRun);
   const run = () => {
@@ -121,7 +134,12 @@ export function sqlitePrunePage(db: BetterSqlite3.Database, threads: string[], p
  * index). `SELECT DISTINCT … LIMIT` read and grouped every row after `after` for each page, so paging through a store
  * read it about pages/2 times over.
  */
-export async function pgThreadPage(pool: pg.Pool, S: string, after: string | undefined, limit: number): Promise<string[]> {
+export async function pgThreadPage(
+  pool: pg.Pool,
+  S: string,
+  after: string | undefined,
+  limit: number,
+): Promise<string[]> {
   const r = await pool.query(
     `WITH RECURSIVE t(id, n) AS (
        (SELECT thread_id, 1 FROM ${S}checkpoints ${after === undefined ? "" : "WHERE thread_id > $2"} ORDER BY thread_id LIMIT 1)
@@ -141,32 +159,54 @@ export async function pgHeads(pool: pg.Pool, S: string, threads: string[]): Prom
 }
 
 type PgHeadRow = [string, string, string, string | null, number | null, unknown];
-const pgHead = (x: PgHeadRow): PruneHead => ({ ns: x[1], id: x[2], parentId: x[3], bytes: x[4] ?? 0, deltaCounters: counters(x[5]) });
+const pgHead = (x: PgHeadRow): PruneHead => ({
+  ns: x[1],
+  id: x[2],
+  parentId: x[3],
+  bytes: x[4] ?? 0,
+  deltaCounters: counters(x[5]),
+});
 // thread lists and planned keys go as one JSON parameter each: one native stringify, not driver-built text arrays
 // each thread's rows looked up by index (the OFFSET 0 keeps the lateral subquery a per-thread lookup): tables a migration
 // just filled have no statistics, and the planner then takes a page's threads for the whole table and reads all of it
-const pgHeadsSql = (S: string) => `SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, pg_column_size(c.checkpoint) + pg_column_size(c.metadata),
+const pgHeadsSql = (
+  S: string,
+) => `SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, pg_column_size(c.checkpoint) + pg_column_size(c.metadata),
     c.metadata->'counters_since_delta_snapshot' FROM (SELECT DISTINCT json_array_elements_text($1::json)) AS t(id)
     CROSS JOIN LATERAL (SELECT * FROM ${S}checkpoints c WHERE c.thread_id = t.id OFFSET 0) c`;
 /**
  * One page: the threads' checkpoints in one query (no payloads), each thread planned and let go, then the planned keys
  * deleted in one transaction, with the touched threads' orphan writes and blobs. A dry run does the same and rolls back.
  */
-export async function pgPrunePage(pool: pg.Pool, S: string, threads: string[], plan: PlanFn, o: { startId: string; dryRun: boolean }): Promise<PruneCounts> {
+export async function pgPrunePage(
+  pool: pg.Pool,
+  S: string,
+  threads: string[],
+  plan: PlanFn,
+  o: { startId: string; dryRun: boolean },
+): Promise<PruneCounts> {
   const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
   const heads = await pgHeads(pool, S, threads);
-  const kt: string[] = [], kn: string[] = [], ki: string[] = [], touched: string[] = [];
+  const kt: string[] = [],
+    kn: string[] = [],
+    ki: string[] = [],
+    touched: string[] = [];
   for (const t of threads) {
     const p = plan(t, heads.get(t)!);
     heads.delete(t);
     if (p.remove.length || p.whole) touched.push(t);
-    for (const h of p.remove) (kt.push(t), kn.push(h.ns), ki.push(h.id));
+    for (const h of p.remove) kt.push(t), kn.push(h.ns), ki.push(h.id);
   }
   if (touched.length === 0) return c; // nothing planned: the statements below would match no row
   const client = await pool.connect();
   let broken: Error | undefined;
   const counted = async (sql: string, params: unknown[]) => {
-    const r = (await client.query(`WITH d AS (${sql}) SELECT count(*)::int AS n, coalesce(sum(b), 0)::bigint AS b FROM d`, params)).rows[0];
+    const r = (
+      await client.query(
+        `WITH d AS (${sql}) SELECT count(*)::int AS n, coalesce(sum(b), 0)::bigint AS b FROM d`,
+        params,
+      )
+    ).rows[0];
     c.bytes += Number(r.b);
     return r.n as number;
   };
@@ -178,8 +218,14 @@ export async function pgPrunePage(pool: pg.Pool, S: string, threads: string[], p
     await client.query("SET LOCAL enable_seqscan = off");
     const inKeys = `(thread_id, checkpoint_ns, checkpoint_id) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`;
     const param = [kt, kn, ki];
-    c.writes += await counted(`DELETE FROM ${S}checkpoint_writes WHERE ${inKeys} RETURNING octet_length(blob) AS b`, param);
-    c.checkpoints += await counted(`DELETE FROM ${S}checkpoints WHERE ${inKeys} RETURNING pg_column_size(checkpoint) + pg_column_size(metadata) AS b`, param);
+    c.writes += await counted(
+      `DELETE FROM ${S}checkpoint_writes WHERE ${inKeys} RETURNING octet_length(blob) AS b`,
+      param,
+    );
+    c.checkpoints += await counted(
+      `DELETE FROM ${S}checkpoints WHERE ${inKeys} RETURNING pg_column_size(checkpoint) + pg_column_size(metadata) AS b`,
+      param,
+    );
     c.orphanWrites += await counted(
       `DELETE FROM ${S}checkpoint_writes w WHERE w.thread_id = ANY($1::text[]) AND w.checkpoint_id < $2 AND NOT EXISTS
          (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)

@@ -56,12 +56,29 @@ interface WRow {
   value: Buffer | string | null;
 }
 
-const bytes = (v: Buffer | string | null): Uint8Array => (v === null ? new Uint8Array(0) : typeof v === "string" ? Buffer.from(v) : v);
+const bytes = (v: Buffer | string | null): Uint8Array =>
+  v === null ? new Uint8Array(0) : typeof v === "string" ? Buffer.from(v) : v;
 
 export function toCheckpoint(r: CpRow): LgCheckpoint {
-  return { threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id, parentId: r.parent_checkpoint_id, type: r.type, checkpoint: bytes(r.checkpoint), metadata: bytes(r.metadata), writes: [] };
+  return {
+    threadId: r.thread_id,
+    ns: r.checkpoint_ns,
+    id: r.checkpoint_id,
+    parentId: r.parent_checkpoint_id,
+    type: r.type,
+    checkpoint: bytes(r.checkpoint),
+    metadata: bytes(r.metadata),
+    writes: [],
+  };
 }
-const toWrite = (r: WRow): LgWrite => ({ taskId: r.task_id, idx: r.idx, channel: r.channel, type: r.type, value: bytes(r.value), taskPath: "" });
+const toWrite = (r: WRow): LgWrite => ({
+  taskId: r.task_id,
+  idx: r.idx,
+  channel: r.channel,
+  type: r.type,
+  value: bytes(r.value),
+  taskPath: "",
+});
 
 type Wrap = <R>(what: string, f: () => R) => R;
 
@@ -71,25 +88,47 @@ function writesIn(db: BetterSqlite3.Database, first: CpRow, last: CpRow): WRow[]
     .prepare(`SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes
       WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
       ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`)
-    .all(first.thread_id, first.checkpoint_ns, first.checkpoint_id, last.thread_id, last.checkpoint_ns, last.checkpoint_id) as WRow[];
+    .all(
+      first.thread_id,
+      first.checkpoint_ns,
+      first.checkpoint_id,
+      last.thread_id,
+      last.checkpoint_ns,
+      last.checkpoint_id,
+    ) as WRow[];
 }
 
 /** Every checkpoint with its writes, in key order, in pages of `batchSize`, of the threads `threads` accepts. */
-async function* scanSqlite(db: BetterSqlite3.Database, wrap: Wrap, batchSize: number, threads?: (id: string) => boolean): AsyncIterable<LgCheckpoint[]> {
+async function* scanSqlite(
+  db: BetterSqlite3.Database,
+  wrap: Wrap,
+  batchSize: number,
+  threads?: (id: string) => boolean,
+): AsyncIterable<LgCheckpoint[]> {
   const page = db.prepare(`SELECT * FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?)
     ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`);
   let after: [string, string, string] = ["", "", ""];
   let firstPage = true;
   for (;;) {
     const rows = wrap("reading checkpoints", () =>
-      firstPage ? (db.prepare("SELECT * FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?").all(batchSize) as CpRow[]) : (page.all(...after, batchSize) as CpRow[]),
+      firstPage
+        ? (db
+            .prepare("SELECT * FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?")
+            .all(batchSize) as CpRow[])
+        : (page.all(...after, batchSize) as CpRow[]),
     );
     firstPage = false;
     if (rows.length === 0) return;
     const last = rows[rows.length - 1]!;
     after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
     const kept = threads ? rows.filter((r) => threads(r.thread_id)) : rows;
-    if (kept.length) yield attachWrites(kept.map(toCheckpoint), wrap("reading writes", () => writesIn(db, kept[0]!, kept[kept.length - 1]!)).map((w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), toWrite(w)] as const));
+    if (kept.length)
+      yield attachWrites(
+        kept.map(toCheckpoint),
+        wrap("reading writes", () => writesIn(db, kept[0]!, kept[kept.length - 1]!)).map(
+          (w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), toWrite(w)] as const,
+        ),
+      );
     if (rows.length < batchSize) return;
   }
 }
@@ -97,21 +136,32 @@ async function* scanSqlite(db: BetterSqlite3.Database, wrap: Wrap, batchSize: nu
 /** Write checkpoints and their writes in one transaction (existing rows replaced with `overwrite`, else kept). */
 function writeSqlite(db: BetterSqlite3.Database, wrap: Wrap, cps: LgCheckpoint[], o: WriteOptions): void {
   const verb = o.overwrite ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
-  const insCp = db.prepare(`${verb} INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const insCp = db.prepare(
+    `${verb} INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
   const delW = db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-  const insW = db.prepare(`${verb} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insW = db.prepare(
+    `${verb} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
   wrap("writing checkpoints", () =>
-    db.transaction(() => {
-      for (const c of cps) {
-        insCp.run(c.threadId, c.ns, c.id, c.parentId, c.type, Buffer.from(c.checkpoint), Buffer.from(c.metadata));
-        if (o.overwrite) delW.run(c.threadId, c.ns, c.id);
-        for (const w of c.writes) insW.run(c.threadId, c.ns, c.id, w.taskId, w.idx, w.channel, w.type, Buffer.from(w.value));
-      }
-    }).immediate(),
+    db
+      .transaction(() => {
+        for (const c of cps) {
+          insCp.run(c.threadId, c.ns, c.id, c.parentId, c.type, Buffer.from(c.checkpoint), Buffer.from(c.metadata));
+          if (o.overwrite) delW.run(c.threadId, c.ns, c.id);
+          for (const w of c.writes)
+            insW.run(c.threadId, c.ns, c.id, w.taskId, w.idx, w.channel, w.type, Buffer.from(w.value));
+        }
+      })
+      .immediate(),
   );
 }
 
-export async function openSqliteLgStore(path: string, uri: string, opts: { readonly?: boolean; create?: boolean }): Promise<LgStore & { db: BetterSqlite3.Database }> {
+export async function openSqliteLgStore(
+  path: string,
+  uri: string,
+  opts: { readonly?: boolean; create?: boolean },
+): Promise<LgStore & { db: BetterSqlite3.Database }> {
   const { default: Database } = await import("better-sqlite3");
   let db: BetterSqlite3.Database;
   try {
@@ -134,7 +184,12 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
       throw storeError("sqlite-io", `${what} (${uri}): ${(e as Error).message}`);
     }
   };
-  const hasLayout = () => (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table' AND name IN ('checkpoints','writes')").get() as { n: number }).n === 2;
+  const hasLayout = () =>
+    (
+      db
+        .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table' AND name IN ('checkpoints','writes')")
+        .get() as { n: number }
+    ).n === 2;
 
   const store: LgStore & { db: BetterSqlite3.Database } = {
     kind: "sqlite",
@@ -149,13 +204,18 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     async setup() {
       wrap("creating the LangGraph tables", () => db.exec(SQLITE_SETUP));
     },
-    count: async () => (hasLayout() ? (db.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number }).n : 0),
+    count: async () =>
+      hasLayout() ? (db.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number }).n : 0,
     scan: (batchSize, threads) => scanSqlite(db, wrap, batchSize, threads),
     async load(keys) {
       const out = new Map<string, LgCheckpoint>();
       if (!hasLayout()) return out;
-      const get = db.prepare("SELECT * FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-      const ws = db.prepare("SELECT * FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx");
+      const get = db.prepare(
+        "SELECT * FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+      );
+      const ws = db.prepare(
+        "SELECT * FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx",
+      );
       wrap("reading checkpoints", () => {
         for (const k of keys) {
           const r = get.get(k.threadId, k.ns, k.id) as CpRow | undefined;
@@ -177,7 +237,8 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
     stage: () => undefined,
     stagedForm: (cp) => sqliteForm(cp),
     sameForm: (a, b) => a === b,
-    threadPage: async (after, limit) => (hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : []),
+    threadPage: async (after, limit) =>
+      hasLayout() ? wrap("listing threads", () => sqliteThreadPage(db, after, limit)) : [],
     heads: async (threads) => wrap("reading checkpoints", () => sqliteHeads(db, threads)),
     prunePage: async (threads, plan, o) => wrap("pruning", () => sqlitePrunePage(db, threads, plan, o)),
     close: async () => void db.close(),
@@ -189,7 +250,13 @@ export async function openSqliteLgStore(path: string, uri: string, opts: { reado
 function sqliteForm(cp: LgCheckpoint): string {
   const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
   const ws = [...cp.writes].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx));
-  return JSON.stringify([cp.parentId, cp.type, hex(cp.checkpoint), textOf(cp.metadata), ws.map((w) => [w.taskId, w.idx, w.channel, w.type, hex(w.value)])]);
+  return JSON.stringify([
+    cp.parentId,
+    cp.type,
+    hex(cp.checkpoint),
+    textOf(cp.metadata),
+    ws.map((w) => [w.taskId, w.idx, w.channel, w.type, hex(w.value)]),
+  ]);
 }
 
 /** Hang each write on its checkpoint (writes of checkpoints outside the batch — orphans — are dropped). */

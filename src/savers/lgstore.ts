@@ -122,9 +122,17 @@ export function isLangGraphUri(uri: string, env?: NodeJS.ProcessEnv): boolean {
   return u.kind === "sqlite" || u.kind === "postgres";
 }
 
-export async function openLgStore(uri: string, opts: { env?: NodeJS.ProcessEnv; readonly?: boolean; create?: boolean } = {}): Promise<LgStore> {
+export async function openLgStore(
+  uri: string,
+  opts: { env?: NodeJS.ProcessEnv; readonly?: boolean; create?: boolean } = {},
+): Promise<LgStore> {
   const u = parseSaverUri(uri, opts.env);
   if (u.kind === "sqlite") return (await import("./lgstore-sqlite.js")).openSqliteLgStore(u.location, u.redacted, opts);
-  if (u.kind === "postgres") return (await import("./lgstore-postgres.js")).openPostgresLgStore(u.location, u.redacted, u.params.get("schema") ?? "public");
+  if (u.kind === "postgres")
+    return (await import("./lgstore-postgres.js")).openPostgresLgStore(
+      u.location,
+      u.redacted,
+      u.params.get("schema") ?? "public",
+    );
   throw usageError(`'${u.redacted}' is not a LangGraph store: expected sqlite:<path> or postgres://…?schema=`);
 }

@@ -9,9 +9,17 @@ export const SAVER_NAME = "memory";
 const stores = new Map<string, Map<string, Map<string, { text: string; updatedAt: string }>>>();
 
 /** A memory store opened to read must have been written in this process (reading never creates one). */
-export const createMemorySaver: SaverFactory = async ({ location: name, uri, namespace: defaultNamespace = DEFAULT_NAMESPACE, readOnly }) => {
+export const createMemorySaver: SaverFactory = async ({
+  location: name,
+  uri,
+  namespace: defaultNamespace = DEFAULT_NAMESPACE,
+  readOnly,
+}) => {
   let root = stores.get(name);
-  if (!root && readOnly) throw inputError("missing-store", "no such memory store in this process (reading never creates a store)", { file: uri });
+  if (!root && readOnly)
+    throw inputError("missing-store", "no such memory store in this process (reading never creates a store)", {
+      file: uri,
+    });
   if (!root) stores.set(name, (root = new Map()));
   const ns = (n?: string) => root!.get(n ?? defaultNamespace) ?? new Map<string, { text: string; updatedAt: string }>();
   const nsForWrite = (n?: string) => {
@@ -40,7 +48,9 @@ export const createMemorySaver: SaverFactory = async ({ location: name, uri, nam
     },
     async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
       const namespace = options.namespace ?? defaultNamespace;
-      const ids = [...ns(namespace).keys()].filter((id) => options.after === undefined || compareIds(id, options.after) > 0).sort(compareIds);
+      const ids = [...ns(namespace).keys()]
+        .filter((id) => options.after === undefined || compareIds(id, options.after) > 0)
+        .sort(compareIds);
       let n = 0;
       for (const id of ids) {
         if (options.limit !== undefined && n++ >= options.limit) return;
@@ -65,11 +75,15 @@ export const createMemorySaver: SaverFactory = async ({ location: name, uri, nam
       return ns(namespace).size;
     },
     async namespaces() {
-      return [...root!.entries()].filter(([, m]) => m.size > 0).map(([k]) => k).sort(compareIds);
+      return [...root!.entries()]
+        .filter(([, m]) => m.size > 0)
+        .map(([k]) => k)
+        .sort(compareIds);
     },
     async saveMany(records: SaverRecord[]) {
       for (const r of records) checkThreadId(r.threadId, r.namespace);
-      for (const r of records) nsForWrite(r.namespace).set(r.threadId, { text: r.text, updatedAt: new Date().toISOString() });
+      for (const r of records)
+        nsForWrite(r.namespace).set(r.threadId, { text: r.text, updatedAt: new Date().toISOString() });
     },
     async close() {},
   };

@@ -17,22 +17,38 @@ const LOCKED = 75;
 
 /** Run `fn` holding the exclusive flock on `lockPath` (created if missing, as phi-core does); refuse after `waitMs`. */
 export async function withFlock<T>(lockPath: string, waitMs: number, what: string, fn: () => Promise<T>): Promise<T> {
-  const child = spawn("flock", ["-x", "-w", String(waitMs / 1000), "-E", String(LOCKED), lockPath, "sh", "-c", "echo locked; exec cat >/dev/null"], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "flock",
+    ["-x", "-w", String(waitMs / 1000), "-E", String(LOCKED), lockPath, "sh", "-c", "echo locked; exec cat >/dev/null"],
+    {
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   const exited = new Promise<number>((res) => child.on("close", (code) => res(code ?? 1)));
   const got = await new Promise<boolean | Error>((res) => {
     child.on("error", (e) => res(e));
     child.stdout.once("data", () => res(true));
     void exited.then(() => res(false));
   });
-  if (got instanceof Error) throw storeError("lock-unavailable", `cannot take phi-core's session lock: flock(1) from util-linux is needed (${got.message})`, { file: lockPath });
+  if (got instanceof Error)
+    throw storeError(
+      "lock-unavailable",
+      `cannot take phi-core's session lock: flock(1) from util-linux is needed (${got.message})`,
+      { file: lockPath },
+    );
   if (got !== true) {
     const code = await exited;
     if (code === LOCKED) {
-      throw new CkptError(ExitCode.STORE, "session-locked", `${what} is locked by another process (phi-core's ${lockPath.split("/").pop()} was held for ${waitMs / 1000} s): not written`, { file: lockPath });
+      throw new CkptError(
+        ExitCode.STORE,
+        "session-locked",
+        `${what} is locked by another process (phi-core's ${lockPath.split("/").pop()} was held for ${waitMs / 1000} s): not written`,
+        { file: lockPath },
+      );
     }
-    throw storeError("lock-failed", `cannot take phi-core's session lock (flock exited with ${code})`, { file: lockPath });
+    throw storeError("lock-failed", `cannot take phi-core's session lock (flock exited with ${code})`, {
+      file: lockPath,
+    });
   }
   try {
     return await fn();

@@ -9,7 +9,10 @@
 import type { PoolClient } from "pg";
 
 /** COPY's text format: backslash, newline, carriage return and tab escaped (PostgreSQL text holds no NUL). */
-export const copyEscape = (s: string) => (/[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => (c === "\\" ? "\\\\" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t")) : s);
+export const copyEscape = (s: string) =>
+  /[\\\n\r\t]/.test(s)
+    ? s.replace(/[\\\n\r\t]/g, (c) => (c === "\\" ? "\\\\" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t"))
+    : s;
 
 /** Below this many rows an INSERT is as fast and a failed COPY attempt is not worth risking. */
 export const COPY_MIN_ROWS = 16;
@@ -34,7 +37,13 @@ export async function copyNew(c: PoolClient, table: string, rows: CopyRow[], inT
   if (inTransaction) await c.query("SAVEPOINT ckpt_copy");
   try {
     const data = new CopyBinary();
-    for (const r of rows) data.row(4).text(r.namespace).text(r.threadId).text(r.text).int4(r.bytes ?? Buffer.byteLength(r.text));
+    for (const r of rows)
+      data
+        .row(4)
+        .text(r.namespace)
+        .text(r.threadId)
+        .text(r.text)
+        .int4(r.bytes ?? Buffer.byteLength(r.text));
     await copyBinary(c, `${table} (namespace, thread_id, doc, bytes)`, data.done());
     if (inTransaction) await c.query("RELEASE SAVEPOINT ckpt_copy");
     return true;
@@ -46,7 +55,8 @@ export async function copyNew(c: PoolClient, table: string, rows: CopyRow[], inT
 }
 
 /** A bytea value in COPY's text format (hex input, its backslash escaped), or NULL. */
-export const copyBytea = (b: Uint8Array | null): string => (b === null ? "\\N" : `\\\\x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex")}`);
+export const copyBytea = (b: Uint8Array | null): string =>
+  b === null ? "\\N" : `\\\\x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex")}`;
 
 /** A text value in COPY's text format, or NULL. */
 export const copyTextValue = (s: string | null): string => (s === null ? "\\N" : copyEscape(s));

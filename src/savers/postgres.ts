@@ -14,7 +14,16 @@ import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId } from "./common.js";
 import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverFactory, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
+import {
+  DEFAULT_NAMESPACE,
+  type ListOptions,
+  type RecordKey,
+  type Saver,
+  type SaverFactory,
+  type SaverRecord,
+  type ScanOptions,
+  type ThreadInfo,
+} from "./types.js";
 
 export const PG_SCHEMA_VERSION = 1;
 const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
@@ -34,53 +43,92 @@ export function describePgError(e: unknown, uri: string): { message: string; mis
   switch (err.code) {
     case "ECONNREFUSED":
     case "ENOENT":
-      return { message: `cannot connect to PostgreSQL at ${uri}: no server answers (${msg}); start it with: pg_ctlcluster <version> main start`, missing: false };
+      return {
+        message: `cannot connect to PostgreSQL at ${uri}: no server answers (${msg}); start it with: pg_ctlcluster <version> main start`,
+        missing: false,
+      };
     case "ENOTFOUND":
     case "EAI_AGAIN":
-      return { message: `cannot connect to PostgreSQL at ${uri}: unknown host${err.hostname ? ` '${err.hostname}'` : ""} (${msg})`, missing: false };
+      return {
+        message: `cannot connect to PostgreSQL at ${uri}: unknown host${err.hostname ? ` '${err.hostname}'` : ""} (${msg})`,
+        missing: false,
+      };
     case "28P01":
     case "28000":
-      return { message: `cannot connect to PostgreSQL at ${uri}: the server refused the login: ${msg} (check the user and password in the URI or PGUSER/PGPASSWORD)`, missing: false };
+      return {
+        message: `cannot connect to PostgreSQL at ${uri}: the server refused the login: ${msg} (check the user and password in the URI or PGUSER/PGPASSWORD)`,
+        missing: false,
+      };
     case "3D000":
-      return { message: `cannot connect to PostgreSQL at ${uri}: ${msg} (create it with: createdb <name>, or name another database in the URI)`, missing: true };
+      return {
+        message: `cannot connect to PostgreSQL at ${uri}: ${msg} (create it with: createdb <name>, or name another database in the URI)`,
+        missing: true,
+      };
     default:
       return { message: `cannot connect to PostgreSQL at ${uri}: ${msg}`, missing: false };
   }
 }
 
 /** Create the schema, tables and meta row (writing), or check they are there (reading); refuse a newer version. */
-async function prepare(pool: Pool, names: { schema: string; T: string; M: string; label: string }, uri: string, readOnly: boolean): Promise<void> {
+async function prepare(
+  pool: Pool,
+  names: { schema: string; T: string; M: string; label: string },
+  uri: string,
+  readOnly: boolean,
+): Promise<void> {
   const c = await pool.connect();
   const ignore = () => undefined;
   c.on("error", ignore);
   try {
     if (readOnly) {
       const found = (await c.query("SELECT to_regclass($1) AS t, to_regclass($2) AS m", [names.T, names.M])).rows[0];
-      if (!found.t) throw inputError("missing-store", `no table ${names.label} in this database (reading never creates one; check ?schema= and ?table=)`, { file: uri });
+      if (!found.t)
+        throw inputError(
+          "missing-store",
+          `no table ${names.label} in this database (reading never creates one; check ?schema= and ?table=)`,
+          { file: uri },
+        );
       if (!found.m) return;
     } else {
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)}`);
       await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
         bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
       await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
-      await c.query(`INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(PG_SCHEMA_VERSION)]);
+      await c.query(`INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [
+        String(PG_SCHEMA_VERSION),
+      ]);
     }
     const v = Number((await c.query(`SELECT value FROM ${names.M} WHERE key = 'schema_version'`)).rows[0]?.value);
-    if (v > PG_SCHEMA_VERSION) throw storeError("postgres-schema", `table schema version ${v} is newer than this ckpt supports (${PG_SCHEMA_VERSION})`);
+    if (v > PG_SCHEMA_VERSION)
+      throw storeError(
+        "postgres-schema",
+        `table schema version ${v} is newer than this ckpt supports (${PG_SCHEMA_VERSION})`,
+      );
   } finally {
     c.off("error", ignore);
     c.release();
   }
 }
 
-export const createPostgresSaver: SaverFactory = async ({ location: url, uri, namespace, readOnly = false, params }) => {
+export const createPostgresSaver: SaverFactory = async ({
+  location: url,
+  uri,
+  namespace,
+  readOnly = false,
+  params,
+}) => {
   const pg = (await import("pg")).default;
   const schema = params?.get("schema") ?? "public";
   const table = params?.get("table") ?? "ckpt_checkpoints";
   const T = `${ident(schema)}.${ident(table)}`;
   const M = `${ident(schema)}.${ident(table + "_meta")}`;
   // reading: every transaction of the session is read-only too, so nothing can change the database by mistake
-  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 4,
+    connectionTimeoutMillis: 5000,
+    ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
+  });
   pool.on("error", () => undefined);
   try {
     await prepare(pool, { schema, T, M, label: `${schema}.${table}` }, uri, readOnly);
@@ -110,7 +158,9 @@ function upsertRows(c: PoolClient, T: string, chunk: SaverRecord[], update = tru
   });
   return c.query(
     `INSERT INTO ${T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}` +
-      (update ? ` ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at` : ""),
+      (update
+        ? ` ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at`
+        : ""),
     values,
   );
 }
@@ -176,13 +226,15 @@ async function upsert(pool: Pool, T: string, records: SaverRecord[]): Promise<vo
     }
     await c.query("BEGIN");
     const copied = await copyNew(c, T, records, true);
-    for (let i = 0; !copied && i < records.length; i += UPSERT_ROWS) await upsertRows(c, T, records.slice(i, i + UPSERT_ROWS));
+    for (let i = 0; !copied && i < records.length; i += UPSERT_ROWS)
+      await upsertRows(c, T, records.slice(i, i + UPSERT_ROWS));
     await c.query("COMMIT");
   });
 }
 
 /** The batched lookup (namespace $1, thread ids $2): rows (n, doc), n the 1-based place in $2, doc null where missing. */
-export const lookupSql = (T: string) => `SELECT k.n, (SELECT doc FROM ${T} WHERE namespace = $1 AND thread_id = k.id) AS doc FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)`;
+export const lookupSql = (T: string) =>
+  `SELECT k.n, (SELECT doc FROM ${T} WHERE namespace = $1 AND thread_id = k.id) AS doc FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)`;
 
 /** The positions of `keys` grouped by namespace (a batch usually has one). */
 function byNamespace(keys: RecordKey[]): Map<string, number[]> {
@@ -219,7 +271,12 @@ class PostgresStore implements Saver {
   }
 
   load(threadId: string, ns?: string): Promise<string | undefined> {
-    return this.wrap("cannot read", async () => (await this.query(`SELECT doc FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId])).rows[0]?.doc);
+    return this.wrap(
+      "cannot read",
+      async () =>
+        (await this.query(`SELECT doc FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId]))
+          .rows[0]?.doc,
+    );
   }
 
   /**
@@ -268,18 +325,34 @@ class PostgresStore implements Saver {
   }
 
   delete(threadId: string, ns?: string): Promise<boolean> {
-    return this.wrap("cannot delete", async () => ((await this.query(`DELETE FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId])).rowCount ?? 0) > 0);
+    return this.wrap(
+      "cannot delete",
+      async () =>
+        ((await this.query(`DELETE FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId]))
+          .rowCount ?? 0) > 0,
+    );
   }
 
   exists(threadId: string, ns?: string): Promise<boolean> {
-    return this.wrap("cannot read", async () => (await this.query(`SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId])).rowCount! > 0);
+    return this.wrap(
+      "cannot read",
+      async () =>
+        (await this.query(`SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = $2`, [this.ns(ns), threadId]))
+          .rowCount! > 0,
+    );
   }
 
   /** Rows of a namespace in thread id order after `after` (all when undefined), `limit` of them. */
   private page(columns: string, namespace: string, after: string | undefined, limit: number) {
     return after === undefined
-      ? this.query(`SELECT ${columns} FROM ${this.T} WHERE namespace = $1 ORDER BY thread_id LIMIT $2`, [namespace, limit])
-      : this.query(`SELECT ${columns} FROM ${this.T} WHERE namespace = $1 AND thread_id > $2 ORDER BY thread_id LIMIT $3`, [namespace, after, limit]);
+      ? this.query(`SELECT ${columns} FROM ${this.T} WHERE namespace = $1 ORDER BY thread_id LIMIT $2`, [
+          namespace,
+          limit,
+        ])
+      : this.query(
+          `SELECT ${columns} FROM ${this.T} WHERE namespace = $1 AND thread_id > $2 ORDER BY thread_id LIMIT $3`,
+          [namespace, after, limit],
+        );
   }
 
   async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
@@ -287,7 +360,9 @@ class PostgresStore implements Saver {
     let after = options.after;
     let left = options.limit ?? Infinity;
     while (left > 0) {
-      const res = await this.wrap("cannot list", () => this.page("thread_id, bytes, updated_at", namespace, after, Math.min(1000, left)));
+      const res = await this.wrap("cannot list", () =>
+        this.page("thread_id, bytes, updated_at", namespace, after, Math.min(1000, left)),
+      );
       if (res.rows.length === 0) return;
       for (const r of res.rows) {
         yield { namespace, threadId: r.thread_id, bytes: r.bytes, updatedAt: new Date(r.updated_at).toISOString() };
@@ -311,11 +386,17 @@ class PostgresStore implements Saver {
   }
 
   count(ns?: string): Promise<number> {
-    return this.wrap("cannot count", async () => Number((await this.query(`SELECT count(*) AS n FROM ${this.T} WHERE namespace = $1`, [this.ns(ns)])).rows[0].n));
+    return this.wrap("cannot count", async () =>
+      Number((await this.query(`SELECT count(*) AS n FROM ${this.T} WHERE namespace = $1`, [this.ns(ns)])).rows[0].n),
+    );
   }
 
   namespaces(): Promise<string[]> {
-    return this.wrap("cannot list", async () => (await this.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${this.T} ORDER BY 1`, [])).rows.map((r) => r.namespace));
+    return this.wrap("cannot list", async () =>
+      (await this.query(`SELECT DISTINCT namespace COLLATE "C" AS namespace FROM ${this.T} ORDER BY 1`, [])).rows.map(
+        (r) => r.namespace,
+      ),
+    );
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {

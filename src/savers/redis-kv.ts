@@ -149,7 +149,8 @@ export function clusterKv(cluster: Cluster): Kv {
       const out = new Array<string | null>(keys.length).fill(null);
       await settle(
         [...bySlot(keys).values()].map(async (idx) => {
-          const vals = idx.length === 1 ? [await cluster.get(keys[idx[0]!]!)] : await cluster.mget(idx.map((i) => keys[i]!));
+          const vals =
+            idx.length === 1 ? [await cluster.get(keys[idx[0]!]!)] : await cluster.mget(idx.map((i) => keys[i]!));
           idx.forEach((i, k) => (out[i] = vals[k] ?? null));
         }),
       );
@@ -158,7 +159,9 @@ export function clusterKv(cluster: Cluster): Kv {
     async setMany(entries) {
       await settle(
         [...bySlot(entries.map((e) => e[0])).values()].map((idx) =>
-          idx.length === 1 ? cluster.set(entries[idx[0]!]![0], entries[idx[0]!]![1]) : cluster.mset(idx.flatMap((i) => entries[i]!)),
+          idx.length === 1
+            ? cluster.set(entries[idx[0]!]![0], entries[idx[0]!]![1])
+            : cluster.mset(idx.flatMap((i) => entries[i]!)),
         ),
       );
     },

@@ -17,7 +17,16 @@ import { storeError, usageError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { clusterKv, singleKv, type Kv } from "./redis-kv.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverOptions, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
+import {
+  DEFAULT_NAMESPACE,
+  type ListOptions,
+  type RecordKey,
+  type Saver,
+  type SaverOptions,
+  type SaverRecord,
+  type ScanOptions,
+  type ThreadInfo,
+} from "./types.js";
 
 export const SAVER_NAME = "redis";
 
@@ -42,22 +51,35 @@ function timeoutMs(params: URLSearchParams | undefined, uri: string): number {
   const v = params?.get("timeout");
   if (v === null || v === undefined) return REDIS_TIMEOUT_S * 1000;
   const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n <= 0) throw usageError(`saver URI '${uri}': timeout=${v}: expected seconds, a number above 0 (e.g. timeout=30)`);
+  if (v.trim() === "" || !Number.isFinite(n) || n <= 0)
+    throw usageError(`saver URI '${uri}': timeout=${v}: expected seconds, a number above 0 (e.g. timeout=30)`);
   return Math.round(n * 1000);
 }
 
 /** What a failed command or connection says, redacted, a time-out in words (ioredis says "Command timed out"). */
 function describe(e: Error, ms: number): string {
-  if (/command timed out|ETIMEDOUT|connection timed out/i.test(`${(e as NodeJS.ErrnoException).code ?? ""} ${e.message}`)) {
+  if (
+    /command timed out|ETIMEDOUT|connection timed out/i.test(`${(e as NodeJS.ErrnoException).code ?? ""} ${e.message}`)
+  ) {
     return `no answer within ${ms / 1000} s (${redactText(e.message)}): the server is hung, paused or not Redis (?timeout=<seconds> sets the limit)`;
   }
   return redactText(e.message);
 }
 
 function connectError(uri: string, cause: Error, ms: number): Error {
-  const timedOut = /command timed out|ETIMEDOUT|connection timed out/i.test(`${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`);
-  const refused = !timedOut && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|connect|startup nodes/i.test(`${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`) && !/WRONGPASS|NOAUTH|NOPERM/.test(cause.message);
-  return storeError("redis-connect", `cannot connect to Redis at ${uri}: ${describe(cause, ms)}${refused ? " (start it with: redis-server --daemonize yes)" : ""}`);
+  const timedOut = /command timed out|ETIMEDOUT|connection timed out/i.test(
+    `${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`,
+  );
+  const refused =
+    !timedOut &&
+    /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|connect|startup nodes/i.test(
+      `${(cause as NodeJS.ErrnoException).code ?? ""} ${cause.message}`,
+    ) &&
+    !/WRONGPASS|NOAUTH|NOPERM/.test(cause.message);
+  return storeError(
+    "redis-connect",
+    `cannot connect to Redis at ${uri}: ${describe(cause, ms)}${refused ? " (start it with: redis-server --daemonize yes)" : ""}`,
+  );
 }
 
 /**
@@ -75,7 +97,14 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 /** One server; undefined when it turns out to be a cluster node and `mode` is "detect". */
 async function openSingle(url: string, uri: string, mode: ClusterMode, ms: number): Promise<Kv | undefined> {
   const { Redis } = await import("ioredis");
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: ms, commandTimeout: ms, enableOfflineQueue: false, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: ms,
+    commandTimeout: ms,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   // Errors are reported through the failing command; the last one is kept because a refused AUTH surfaces from
   // connect() only as "Connection is closed".
   let lastError: Error | undefined;
@@ -106,7 +135,8 @@ async function openCluster(url: string, uri: string, ms: number): Promise<Kv> {
     commandTimeout: ms,
     maxRetriesPerRequest: 1,
   };
-  if (!["", "0"].includes(u.pathname.replace(/^\//, ""))) throw usageError(`saver URI '${uri}': a Redis Cluster has only database 0`);
+  if (!["", "0"].includes(u.pathname.replace(/^\//, "")))
+    throw usageError(`saver URI '${uri}': a Redis Cluster has only database 0`);
   const options: ClusterOptions = {
     lazyConnect: true,
     enableAutoPipelining: true,
@@ -128,7 +158,10 @@ async function openCluster(url: string, uri: string, ms: number): Promise<Kv> {
     const single = await openSingle(url, uri, "detect", ms).catch(() => undefined);
     if (single) {
       single.close();
-      throw storeError("redis-connect", `${uri} is not a Redis Cluster (cluster=1 given; drop it to use the one server)`);
+      throw storeError(
+        "redis-connect",
+        `${uri} is not a Redis Cluster (cluster=1 given; drop it to use the one server)`,
+      );
     }
     throw connectError(uri, cause, ms);
   }
@@ -154,7 +187,13 @@ export async function openRedisKv(location: string, uri: string, params?: URLSea
 export async function createRedisSaver(options: SaverOptions): Promise<Saver> {
   const { uri } = options;
   const kv = await openRedisKv(options.location, uri, options.params);
-  return new RedisStore(kv, uri, options.namespace ?? DEFAULT_NAMESPACE, options.params?.get("prefix") ?? "", timeoutMs(options.params, uri));
+  return new RedisStore(
+    kv,
+    uri,
+    options.namespace ?? DEFAULT_NAMESPACE,
+    options.params?.get("prefix") ?? "",
+    timeoutMs(options.params, uri),
+  );
 }
 
 class RedisStore implements Saver {
@@ -212,7 +251,11 @@ class RedisStore implements Saver {
   }
 
   loadMany(keys: RecordKey[]): Promise<Array<string | undefined>> {
-    return this.wrap("cannot read", async () => (keys.length ? (await this.kv.getMany(keys.map((k) => this.keyOf(k.threadId, k.namespace)))).map((v) => v ?? undefined) : []));
+    return this.wrap("cannot read", async () =>
+      keys.length
+        ? (await this.kv.getMany(keys.map((k) => this.keyOf(k.threadId, k.namespace)))).map((v) => v ?? undefined)
+        : [],
+    );
   }
 
   async save(threadId: string, text: string, ns?: string): Promise<void> {
@@ -231,12 +274,17 @@ class RedisStore implements Saver {
 
   async *list(options: ListOptions = {}): AsyncIterable<ThreadInfo> {
     const namespace = options.namespace ?? this.defaultNamespace;
-    const ids = (await this.wrap("cannot list", () => this.allIds(namespace))).filter((id) => options.after === undefined || compareIds(id, options.after) > 0);
+    const ids = (await this.wrap("cannot list", () => this.allIds(namespace))).filter(
+      (id) => options.after === undefined || compareIds(id, options.after) > 0,
+    );
     const chosen = options.limit !== undefined ? ids.slice(0, options.limit) : ids;
     for (let i = 0; i < chosen.length; i += 500) {
       const batch = chosen.slice(i, i + 500);
-      const lens = await this.wrap("cannot list", () => this.kv.strlenMany(batch.map((id) => this.keyOf(id, namespace))));
-      for (let k = 0; k < batch.length; k++) if (lens[k]! > 0) yield { namespace, threadId: batch[k]!, bytes: lens[k]! };
+      const lens = await this.wrap("cannot list", () =>
+        this.kv.strlenMany(batch.map((id) => this.keyOf(id, namespace))),
+      );
+      for (let k = 0; k < batch.length; k++)
+        if (lens[k]! > 0) yield { namespace, threadId: batch[k]!, bytes: lens[k]! };
     }
   }
 
@@ -276,7 +324,8 @@ class RedisStore implements Saver {
     return this.wrap("cannot count", async () => {
       let n = 0;
       // SCAN's rare repeats are not removed here: a count is for progress, and a set of every key would cost memory
-      for await (const keys of this.kv.scanKeys(globEscape(this.headOf(ns ?? this.defaultNamespace)) + "*", 1000)) n += keys.length;
+      for await (const keys of this.kv.scanKeys(globEscape(this.headOf(ns ?? this.defaultNamespace)) + "*", 1000))
+        n += keys.length;
       return n;
     });
   }
@@ -313,7 +362,8 @@ class RedisStore implements Saver {
       try {
         return await this.kv.setNewMany!(entries);
       } catch (e) {
-        if (!/NOPERM|unknown command|not allowed|disabled/i.test((e as Error).message)) throw storeError("redis-io", `cannot write (${this.uri}): ${describe(e as Error, this.ms)}`);
+        if (!/NOPERM|unknown command|not allowed|disabled/i.test((e as Error).message))
+          throw storeError("redis-io", `cannot write (${this.uri}): ${describe(e as Error, this.ms)}`);
         this.setNew = false;
       }
     }

@@ -21,7 +21,11 @@ export async function createSingleFileSaver(path: string, uri: string): Promise<
   }
   const id = threadIdIn(text) ?? basename(path).replace(/\.[^.]*$/, "");
   const readOnly = () => {
-    throw storeError("read-only", `${path} is a single file: it can be read as one thread but not written (name a folder to write)`, { file: path });
+    throw storeError(
+      "read-only",
+      `${path} is a single file: it can be read as one thread but not written (name a folder to write)`,
+      { file: path },
+    );
   };
   const size = Buffer.byteLength(text);
   const mtime = (await stat(path)).mtime.toISOString();
@@ -40,7 +44,8 @@ export async function createSingleFileSaver(path: string, uri: string): Promise<
       yield { namespace: DEFAULT_NAMESPACE, threadId: id, bytes: size, updatedAt: mtime };
     },
     async *scan(options = {}) {
-      if ((options.namespace ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE) yield [{ namespace: DEFAULT_NAMESPACE, threadId: id, text }];
+      if ((options.namespace ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE)
+        yield [{ namespace: DEFAULT_NAMESPACE, threadId: id, text }];
     },
     count: async (ns) => ((ns ?? DEFAULT_NAMESPACE) === DEFAULT_NAMESPACE ? 1 : 0),
     namespaces: async () => [DEFAULT_NAMESPACE],

@@ -62,7 +62,10 @@ function settleSideFiles(Database: DatabaseClass, path: string): void {
  * anyway) lets one writing connection settle it first, as any SQLite writer does on open; without it the error says
  * what happened and how to settle it, and the file is not touched.
  */
-export async function openSqliteReadOnly(path: string, opts: { recover?: boolean; uri?: string } = {}): Promise<BetterSqlite3.Database> {
+export async function openSqliteReadOnly(
+  path: string,
+  opts: { recover?: boolean; uri?: string } = {},
+): Promise<BetterSqlite3.Database> {
   const { default: Database } = await import("better-sqlite3");
   const open = (readonly: boolean) => {
     const db = readonly ? openReadOnlyDb(Database, path) : new Database(path, { fileMustExist: true });

@@ -17,7 +17,16 @@ import { dirname } from "node:path";
 import { CkptError, inputError, storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
 import { needsWriter, openReadOnlyDb, sqliteOpenError } from "./sqlite-open.js";
-import { DEFAULT_NAMESPACE, type ListOptions, type RecordKey, type Saver, type SaverFactory, type SaverRecord, type ScanOptions, type ThreadInfo } from "./types.js";
+import {
+  DEFAULT_NAMESPACE,
+  type ListOptions,
+  type RecordKey,
+  type Saver,
+  type SaverFactory,
+  type SaverRecord,
+  type ScanOptions,
+  type ThreadInfo,
+} from "./types.js";
 
 export const SQLITE_SCHEMA_VERSION = 2;
 
@@ -30,9 +39,12 @@ type Db = import("better-sqlite3").Database;
 
 /** The schema version recorded in the database, undefined where there is none (no table, no row). */
 function versionIn(db: Db): number | undefined {
-  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ckpt_meta'").get() !== undefined;
+  const hasMeta =
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ckpt_meta'").get() !== undefined;
   if (!hasMeta) return undefined;
-  const row = db.prepare("SELECT value FROM ckpt_meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  const row = db.prepare("SELECT value FROM ckpt_meta WHERE key = 'schema_version'").get() as
+    | { value: string }
+    | undefined;
   return row === undefined ? undefined : Number(row.value);
 }
 
@@ -51,7 +63,9 @@ function createOrUpgrade(db: Db): void {
         SELECT namespace, thread_id, bytes, updated_at, doc FROM ckpt_checkpoints_v1 ORDER BY namespace, thread_id;
         DROP TABLE ckpt_checkpoints_v1;`);
     }
-    db.prepare("INSERT OR REPLACE INTO ckpt_meta (key, value) VALUES ('schema_version', ?)").run(String(SQLITE_SCHEMA_VERSION));
+    db.prepare("INSERT OR REPLACE INTO ckpt_meta (key, value) VALUES ('schema_version', ?)").run(
+      String(SQLITE_SCHEMA_VERSION),
+    );
   }).immediate();
 }
 
@@ -72,12 +86,27 @@ function openDb(Database: typeof import("better-sqlite3"), path: string, uri: st
     if (!readOnly && (versionIn(db) ?? 0) < SQLITE_SCHEMA_VERSION) createOrUpgrade(db);
     const version = versionIn(db);
     if (version !== undefined && version > SQLITE_SCHEMA_VERSION) {
-      throw storeError("sqlite-schema", `database schema version ${version} is newer than this ckpt supports (${SQLITE_SCHEMA_VERSION}): upgrade ckpt`, { file: path });
+      throw storeError(
+        "sqlite-schema",
+        `database schema version ${version} is newer than this ckpt supports (${SQLITE_SCHEMA_VERSION}): upgrade ckpt`,
+        { file: path },
+      );
     }
     if (readOnly && version !== SQLITE_SCHEMA_VERSION) {
-      if (version === 1) throw inputError("sqlite-old-schema", `a ckpt database of schema version 1: open it once with a writing command (e.g. ckpt migrate --to) to upgrade it`, { file: uri });
-      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).filter((t) => !t.startsWith("sqlite_"));
-      throw inputError("not-a-store", `not a ckpt SQLite store: no ckpt_checkpoints table (${tables.length ? `it holds ${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", …" : ""}` : "it holds no tables"})`, { file: uri });
+      if (version === 1)
+        throw inputError(
+          "sqlite-old-schema",
+          `a ckpt database of schema version 1: open it once with a writing command (e.g. ckpt migrate --to) to upgrade it`,
+          { file: uri },
+        );
+      const tables = (
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]
+      ).filter((t) => !t.startsWith("sqlite_"));
+      throw inputError(
+        "not-a-store",
+        `not a ckpt SQLite store: no ckpt_checkpoints table (${tables.length ? `it holds ${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", …" : ""}` : "it holds no tables"})`,
+        { file: uri },
+      );
     }
     return db;
   } catch (e) {
@@ -85,12 +114,18 @@ function openDb(Database: typeof import("better-sqlite3"), path: string, uri: st
     if (e instanceof CkptError) throw e;
     const code = (e as { code?: string }).code;
     if (code === "SQLITE_NOTADB") throw inputError("not-a-database", "not a SQLite database", { file: uri });
-    if (readOnly && code === "SQLITE_CANTOPEN") throw inputError("missing-store", "no such SQLite database (reading never creates one)", { file: uri });
+    if (readOnly && code === "SQLITE_CANTOPEN")
+      throw inputError("missing-store", "no such SQLite database (reading never creates one)", { file: uri });
     throw sqliteOpenError(e, needsWriter(e) ? uri : path, "cannot open the SQLite database");
   }
 }
 
-export const createSqliteSaver: SaverFactory = async ({ location: path, uri, namespace: defaultNamespace = DEFAULT_NAMESPACE, readOnly = false }) => {
+export const createSqliteSaver: SaverFactory = async ({
+  location: path,
+  uri,
+  namespace: defaultNamespace = DEFAULT_NAMESPACE,
+  readOnly = false,
+}) => {
   const { default: Database } = await import("better-sqlite3");
   return new SqliteStore(openDb(Database, path, uri, readOnly), path, uri, defaultNamespace);
 };
@@ -103,12 +138,18 @@ function statements(db: Db) {
       "INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (namespace, thread_id) DO UPDATE SET doc = excluded.doc, bytes = excluded.bytes, updated_at = excluded.updated_at",
     ),
-    insert: db.prepare("INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?)"),
+    insert: db.prepare(
+      "INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?)",
+    ),
     del: db.prepare("DELETE FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?"),
-    page: db.prepare("SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
+    page: db.prepare(
+      "SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?",
+    ),
     same: db.prepare("SELECT doc = ? FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?").pluck(),
     count: db.prepare("SELECT count(*) FROM ckpt_checkpoints WHERE namespace = ?").pluck(),
-    scan: db.prepare("SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?"),
+    scan: db.prepare(
+      "SELECT thread_id, doc FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?",
+    ),
     namespaces: db.prepare("SELECT DISTINCT namespace FROM ckpt_checkpoints ORDER BY namespace").pluck(),
   };
 }
@@ -140,7 +181,9 @@ class SqliteStore implements Saver {
     const q = (this.q = statements(db));
     this.readManyTx = db.transaction((keys: RecordKey[]) => readManyIn(q, keys));
     // the comparison runs in SQLite on the stored bytes: nothing is copied out into JavaScript strings
-    this.sameTx = db.transaction((records: SaverRecord[]) => records.map((r) => q.same.get(r.text, r.namespace, r.threadId) === 1));
+    this.sameTx = db.transaction((records: SaverRecord[]) =>
+      records.map((r) => q.same.get(r.text, r.namespace, r.threadId) === 1),
+    );
     this.saveTx = db.transaction((records: SaverRecord[]) => {
       const now = new Date().toISOString();
       for (const r of records) q.upsert.run(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text), now);
@@ -192,7 +235,15 @@ class SqliteStore implements Saver {
     let after = options.after ?? ""; // "" is not a valid thread id, so `> ''` never skips a real one
     let left = options.limit ?? Infinity;
     while (left > 0) {
-      const rows = this.wrap("cannot list", () => this.q.page.all(namespace, after, Math.min(500, left)) as Array<{ thread_id: string; bytes: number; updated_at: string }>);
+      const rows = this.wrap(
+        "cannot list",
+        () =>
+          this.q.page.all(namespace, after, Math.min(500, left)) as Array<{
+            thread_id: string;
+            bytes: number;
+            updated_at: string;
+          }>,
+      );
       if (rows.length === 0) return;
       for (const r of rows) {
         yield { namespace, threadId: r.thread_id, bytes: r.bytes, updatedAt: r.updated_at };
@@ -207,7 +258,10 @@ class SqliteStore implements Saver {
     const size = Math.max(1, options.batchSize ?? 200);
     let after = "";
     for (;;) {
-      const rows = this.wrap("cannot read", () => this.q.scan.all(namespace, after, size) as Array<{ thread_id: string; doc: string }>);
+      const rows = this.wrap(
+        "cannot read",
+        () => this.q.scan.all(namespace, after, size) as Array<{ thread_id: string; doc: string }>,
+      );
       if (rows.length === 0) return;
       after = rows[rows.length - 1]!.thread_id;
       yield rows.map((r) => ({ namespace, threadId: r.thread_id, text: r.doc }));

@@ -29,12 +29,24 @@ export interface SaverUri {
 export const redact = redactUri;
 
 /** The schemes ckpt knows, as they are written. */
-export const SAVER_SCHEMES = ["memory:", "file:", "sqlite:", "redis://", "rediss://", "postgres://", "postgresql://"] as const;
+export const SAVER_SCHEMES = [
+  "memory:",
+  "file:",
+  "sqlite:",
+  "redis://",
+  "rediss://",
+  "postgres://",
+  "postgresql://",
+] as const;
 const SCHEME_NAMES = SAVER_SCHEMES.map((s) => s.replace(/:.*$/, ""));
 /** ckpt's own query parameters, removed from a connection URL before the client library sees it. */
-const OWN_PARAMS: Record<"redis" | "postgres", string[]> = { redis: ["namespace", "prefix", "timeout"], postgres: ["namespace", "schema", "table", "layout"] };
+const OWN_PARAMS: Record<"redis" | "postgres", string[]> = {
+  redis: ["namespace", "prefix", "timeout"],
+  postgres: ["namespace", "schema", "table", "layout"],
+};
 
-const EXPECTED = "expected memory:, file:<dir>, sqlite:<path>, redis://host:port[/db], postgres://host/db or a folder path";
+const EXPECTED =
+  "expected memory:, file:<dir>, sqlite:<path>, redis://host:port[/db], postgres://host/db or a folder path";
 
 /** A scheme-like prefix (two or more letters before ':', so that a Windows drive `C:\…` is a path). */
 function schemeOf(uri: string): string | undefined {
@@ -46,19 +58,26 @@ function badScheme(uri: string, scheme: string, redacted: string): Error {
   const lower = scheme.toLowerCase();
   const rest = uri.slice(scheme.length + 1).replace(/^\/*/, "");
   if (["redis", "rediss", "postgres", "postgresql"].includes(lower)) {
-    return usageError(`saver URI '${redacted}': ${lower}: needs '//' and a host; did you mean '${redactUri(`${lower}://${rest}`)}'?`);
+    return usageError(
+      `saver URI '${redacted}': ${lower}: needs '//' and a host; did you mean '${redactUri(`${lower}://${rest}`)}'?`,
+    );
   }
   const near = SCHEME_NAMES.map((n) => ({ n, d: editDistance(lower, n) })).sort((a, b) => a.d - b.d)[0]!;
   if (near.d <= 2) {
     const known = SAVER_SCHEMES.find((s) => s.startsWith(near.n + ":"))!;
     const body = known.endsWith("//") ? rest : uri.slice(scheme.length + 1);
-    return usageError(`unknown saver URI scheme '${scheme}:' in '${redacted}'; did you mean '${redactUri(known + body)}'?`);
+    return usageError(
+      `unknown saver URI scheme '${scheme}:' in '${redacted}'; did you mean '${redactUri(known + body)}'?`,
+    );
   }
-  return usageError(`unknown saver URI scheme '${scheme}:' in '${redacted}': ${EXPECTED} (for a path with a ':' in it, write './${redacted}' or 'file:${redacted}')`);
+  return usageError(
+    `unknown saver URI scheme '${scheme}:' in '${redacted}': ${EXPECTED} (for a path with a ':' in it, write './${redacted}' or 'file:${redacted}')`,
+  );
 }
 
 function port(url: URL, redacted: string): void {
-  if (url.port !== "" && (Number(url.port) < 1 || Number(url.port) > 65535)) throw usageError(`saver URI '${redacted}': port ${url.port} is out of range (1-65535)`);
+  if (url.port !== "" && (Number(url.port) < 1 || Number(url.port) > 65535))
+    throw usageError(`saver URI '${redacted}': port ${url.port} is out of range (1-65535)`);
 }
 
 /** Redis: a host, a port in range, and a path that is empty or a database index (`/0`). */
@@ -67,7 +86,9 @@ function checkRedis(url: URL, redacted: string): void {
   port(url, redacted);
   const path = url.pathname.replace(/^\//, "");
   if (path !== "" && !/^\d{1,9}$/.test(path)) {
-    throw usageError(`saver URI '${redacted}': '/${decodeURIComponent(path)}' is not a Redis database index: expected a number, e.g. ${url.protocol}//${url.host}/0 (use ?namespace= or ?prefix= to separate data)`);
+    throw usageError(
+      `saver URI '${redacted}': '/${decodeURIComponent(path)}' is not a Redis database index: expected a number, e.g. ${url.protocol}//${url.host}/0 (use ?namespace= or ?prefix= to separate data)`,
+    );
   }
   // The client library takes any other query parameter as an option, as a string: `connectTimeout=500` crashed it,
   // and a misspelt `prefx=` was silently ignored (records written under no prefix). Only what is read is accepted.
@@ -75,7 +96,9 @@ function checkRedis(url: URL, redacted: string): void {
     if (REDIS_PARAMS.includes(key)) continue;
     const near = didYouMean(key, REDIS_PARAMS);
     const hint = near !== undefined ? `did you mean ${near}=? ` : "";
-    throw usageError(`saver URI '${redacted}': '${key}=' is not a Redis URI parameter: ${hint}expected namespace=, prefix=, timeout=<seconds>, cluster=0|1 or family=4|6`);
+    throw usageError(
+      `saver URI '${redacted}': '${key}=' is not a Redis URI parameter: ${hint}expected namespace=, prefix=, timeout=<seconds>, cluster=0|1 or family=4|6`,
+    );
   }
 }
 
@@ -87,7 +110,9 @@ function checkPostgres(url: URL, redacted: string): void {
   port(url, redacted);
   const path = url.pathname.replace(/^\//, "");
   if (path.includes("/")) {
-    throw usageError(`saver URI '${redacted}': '/${decodeURIComponent(path)}' is not a database name: expected postgres://host:5432/<database> (use ?schema= and ?table= for the rest)`);
+    throw usageError(
+      `saver URI '${redacted}': '/${decodeURIComponent(path)}' is not a database name: expected postgres://host:5432/<database> (use ?schema= and ?table= for the rest)`,
+    );
   }
 }
 
@@ -96,7 +121,9 @@ function parseUrl(head: string, redacted: string): SaverUri {
   try {
     url = new URL(head);
   } catch {
-    throw usageError(`saver URI '${redacted}' is not a valid URL (a port must be a number, special characters in a password must be percent-encoded)`);
+    throw usageError(
+      `saver URI '${redacted}' is not a valid URL (a port must be a number, special characters in a password must be percent-encoded)`,
+    );
   }
   if (url.hash !== "") throw namesAThread(redacted, redacted.slice(0, redacted.lastIndexOf("#")), url.hash.slice(1));
   const kind: "redis" | "postgres" = url.protocol.startsWith("redis") ? "redis" : "postgres";
@@ -130,7 +157,12 @@ export function parseSaverUri(uri: string, env: NodeJS.ProcessEnv = process.env)
   if (/^(rediss?|postgres(ql)?):\/\//i.test(u)) return { ...parseUrl(u, redacted), raw: uri };
   const q = u.indexOf("?");
   // a '#' after the query, or right after a database file's name, starts a thread (a '#' in a query value is %23)
-  const hash = q >= 0 ? u.indexOf("#", q) : u.search(/\.(sqlite3?|db)#/i) >= 0 ? u.indexOf("#", u.search(/\.(sqlite3?|db)#/i)) : -1;
+  const hash =
+    q >= 0
+      ? u.indexOf("#", q)
+      : u.search(/\.(sqlite3?|db)#/i) >= 0
+        ? u.indexOf("#", u.search(/\.(sqlite3?|db)#/i))
+        : -1;
   if (hash >= 0) throw namesAThread(redacted, redactUri(u.slice(0, hash)), u.slice(hash + 1));
   const params = new URLSearchParams(q >= 0 ? u.slice(q + 1) : "");
   const head = q >= 0 ? u.slice(0, q) : u;

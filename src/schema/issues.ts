@@ -37,7 +37,12 @@ export function pruneErrors(errors: readonly ErrorObject[]): ErrorObject[] {
     const p = u.instancePath;
     // the group: the contiguous run of errors before the union error that lie at or under P
     let start = k;
-    while (start > 0 && under(errors[start - 1]!.instancePath, p) && !(isUnion(errors[start - 1]!) && errors[start - 1]!.instancePath === p)) start--;
+    while (
+      start > 0 &&
+      under(errors[start - 1]!.instancePath, p) &&
+      !(isUnion(errors[start - 1]!) && errors[start - 1]!.instancePath === p)
+    )
+      start--;
     for (let i = start; i < k; i++) {
       if (!isMismatch(errors[i]!, p)) continue;
       drop.add(i);
@@ -93,19 +98,43 @@ export function describeError(e: ErrorObject): { pointer: string; message: strin
     // schema/tags.ts: an unknown tag, with the valid values nearest first
     const allowed = (p.allowed as string[]).join(", ");
     const ext = p.extension ? ", or an extension message with 'kind' and 'data'" : "";
-    return { pointer: at, message: `unknown ${String(p.tag)} ${JSON.stringify(p.value)}: expected one of ${allowed}${ext}`, expected: `one of ${allowed}${ext}` };
+    return {
+      pointer: at,
+      message: `unknown ${String(p.tag)} ${JSON.stringify(p.value)}: expected one of ${allowed}${ext}`,
+      expected: `one of ${allowed}${ext}`,
+    };
   }
   switch (e.keyword) {
     case "required":
-      return { pointer: at, message: `missing required property '${String(p.missingProperty)}'`, expected: `property '${String(p.missingProperty)}'` };
+      return {
+        pointer: at,
+        message: `missing required property '${String(p.missingProperty)}'`,
+        expected: `property '${String(p.missingProperty)}'`,
+      };
     case "additionalProperties":
-      return { pointer: at, message: `unknown property '${String(p.additionalProperty)}' (the loader rejects unknown keys here)`, expected: "only the documented properties" };
+      return {
+        pointer: at,
+        message: `unknown property '${String(p.additionalProperty)}' (the loader rejects unknown keys here)`,
+        expected: "only the documented properties",
+      };
     case "unevaluatedProperties":
-      return { pointer: at, message: `unknown property '${String(p.unevaluatedProperty)}'`, expected: "only the documented properties" };
+      return {
+        pointer: at,
+        message: `unknown property '${String(p.unevaluatedProperty)}'`,
+        expected: "only the documented properties",
+      };
     case "enum":
-      return { pointer: at, message: `expected one of ${list(p.allowedValues as unknown[])}`, expected: `one of ${list(p.allowedValues as unknown[])}` };
+      return {
+        pointer: at,
+        message: `expected one of ${list(p.allowedValues as unknown[])}`,
+        expected: `one of ${list(p.allowedValues as unknown[])}`,
+      };
     case "const":
-      return { pointer: at, message: `expected ${JSON.stringify(p.allowedValue)}`, expected: JSON.stringify(p.allowedValue) };
+      return {
+        pointer: at,
+        message: `expected ${JSON.stringify(p.allowedValue)}`,
+        expected: JSON.stringify(p.allowedValue),
+      };
     case "type": {
       const t = Array.isArray(p.type) ? (p.type as string[]).join(" or ") : String(p.type);
       return { pointer: at, message: `expected ${article(t)}`, expected: t };
@@ -114,30 +143,59 @@ export function describeError(e: ErrorObject): { pointer: string; message: strin
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return { pointer: at, message: `expected a number ${String(p.comparison)} ${String(p.limit)}`, expected: `${String(p.comparison)} ${String(p.limit)}` };
+      return {
+        pointer: at,
+        message: `expected a number ${String(p.comparison)} ${String(p.limit)}`,
+        expected: `${String(p.comparison)} ${String(p.limit)}`,
+      };
     case "format":
       return { pointer: at, message: `expected a ${String(p.format)} string`, expected: `${String(p.format)} string` };
     case "pattern":
-      return { pointer: at, message: `expected a string matching ${String(p.pattern)}`, expected: `string matching ${String(p.pattern)}` };
+      return {
+        pointer: at,
+        message: `expected a string matching ${String(p.pattern)}`,
+        expected: `string matching ${String(p.pattern)}`,
+      };
     case "minItems":
     case "maxItems":
     case "minLength":
     case "maxLength":
     case "minProperties":
     case "maxProperties":
-      return { pointer: at, message: `expected ${e.keyword.startsWith("min") ? "at least" : "at most"} ${String(p.limit)} ${e.keyword.endsWith("Items") ? "items" : e.keyword.endsWith("Length") ? "characters" : "properties"}`, expected: `${e.keyword} ${String(p.limit)}` };
+      return {
+        pointer: at,
+        message: `expected ${e.keyword.startsWith("min") ? "at least" : "at most"} ${String(p.limit)} ${e.keyword.endsWith("Items") ? "items" : e.keyword.endsWith("Length") ? "characters" : "properties"}`,
+        expected: `${e.keyword} ${String(p.limit)}`,
+      };
     case "discriminator": {
       const tag = String(p.tag);
-      if (p.error === "mapping") return { pointer: `${at}/${tag}`, message: `unknown ${tag} ${JSON.stringify(p.tagValue)}`, expected: `a known '${tag}' value` };
+      if (p.error === "mapping")
+        return {
+          pointer: `${at}/${tag}`,
+          message: `unknown ${tag} ${JSON.stringify(p.tagValue)}`,
+          expected: `a known '${tag}' value`,
+        };
       return { pointer: at, message: `missing or non-string '${tag}'`, expected: `a string '${tag}'` };
     }
     case "oneOf":
     case "anyOf":
-      return { pointer: at, message: "matches none of the allowed shapes", expected: "one of the shapes the schema allows" };
+      return {
+        pointer: at,
+        message: "matches none of the allowed shapes",
+        expected: "one of the shapes the schema allows",
+      };
     case "not":
-      return { pointer: at, message: "this value has a form the loader rejects (e.g. one field under two spellings, or a reserved value)", expected: "a value not matching the forbidden form" };
+      return {
+        pointer: at,
+        message: "this value has a form the loader rejects (e.g. one field under two spellings, or a reserved value)",
+        expected: "a value not matching the forbidden form",
+      };
     case "dependentRequired":
-      return { pointer: at, message: `'${String(p.property)}' requires '${String(p.missingProperty)}'`, expected: `property '${String(p.missingProperty)}'` };
+      return {
+        pointer: at,
+        message: `'${String(p.property)}' requires '${String(p.missingProperty)}'`,
+        expected: `property '${String(p.missingProperty)}'`,
+      };
     default:
       return { pointer: at, message: e.message ?? `fails ${e.keyword}`, expected: e.message ?? e.keyword };
   }

@@ -19,7 +19,7 @@ export function resolvePointer(value: unknown, pointer: string): unknown {
   let cur: unknown = value;
   for (const seg of pointerToPath(pointer)) {
     if (Array.isArray(cur) && /^\d+$/.test(seg)) cur = cur[Number(seg)];
-    else if (isObj(cur) && Object.prototype.hasOwnProperty.call(cur, seg)) cur = cur[seg];
+    else if (isObj(cur) && Object.hasOwn(cur, seg)) cur = cur[seg];
     else return undefined;
   }
   return cur;
@@ -32,7 +32,13 @@ export function resolvePointer(value: unknown, pointer: string): unknown {
  * `pointers[i]` is the native pointer of `cp.messages[i]` (or a function giving them, called only for a
  * finding); `native` lets content pointers be refined. Rules in `skip` are not checked (no finding is built).
  */
-export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly string[] | (() => readonly string[]), native: unknown, make: MakeIssue, skip?: ReadonlySet<string>): Issue[] {
+export function canonicalLint(
+  cp: Checkpoint | LintView,
+  pointers: readonly string[] | (() => readonly string[]),
+  native: unknown,
+  make: MakeIssue,
+  skip?: ReadonlySet<string>,
+): Issue[] {
   const out: Issue[] = [];
   const msgs = cp.messages as unknown as Obj[];
   let ptrs = typeof pointers === "function" ? undefined : pointers;
@@ -62,7 +68,14 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
     const ts = m.timestamp;
     if (typeof ts === "number") {
       if (lastTs !== undefined && ts < lastTs) {
-        out.push(make("warning", "lint/non-monotonic-timestamp", `${at(i)}`, `timestamp ${ts} is earlier than the previous message's ${lastTs} (message ${lastTsAt}): loaders keep the order, but time-based tools misorder the history`));
+        out.push(
+          make(
+            "warning",
+            "lint/non-monotonic-timestamp",
+            `${at(i)}`,
+            `timestamp ${ts} is earlier than the previous message's ${lastTs} (message ${lastTsAt}): loaders keep the order, but time-based tools misorder the history`,
+          ),
+        );
       }
       lastTs = ts;
       lastTsAt = i;
@@ -75,7 +88,14 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
           if (!isObj(c) || c.type !== "toolCall" || typeof c.id !== "string") continue;
           const first = calls.get(c.id);
           if (first !== undefined) {
-            out.push(make("warning", "lint/duplicate-id", blockAt(i, j, c.id), `tool call id '${c.id}' is already used by message ${callI[first]}: results cannot be matched to their call`));
+            out.push(
+              make(
+                "warning",
+                "lint/duplicate-id",
+                blockAt(i, j, c.id),
+                `tool call id '${c.id}' is already used by message ${callI[first]}: results cannot be matched to their call`,
+              ),
+            );
           } else {
             calls.set(c.id, callI.length);
             callI.push(i);
@@ -91,7 +111,14 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
       if (typeof id === "string") {
         const k = calls.get(id);
         if (k === undefined) {
-          out.push(make("warning", "lint/tool-result-without-call", at(i), `tool result for '${id}' has no earlier tool call with that id: providers reject the history when it is sent back`));
+          out.push(
+            make(
+              "warning",
+              "lint/tool-result-without-call",
+              at(i),
+              `tool result for '${id}' has no earlier tool call with that id: providers reject the history when it is sent back`,
+            ),
+          );
           early.add(id);
         } else callDone[k] = true;
       }
@@ -103,7 +130,14 @@ export function canonicalLint(cp: Checkpoint | LintView, pointers: readonly stri
     const j = callJ[k]!;
     // a checkpoint paused at an interrupt legitimately ends with calls awaiting results
     if (cp.interrupt && i === lastAssistant) continue;
-    out.push(make("warning", "lint/tool-call-without-result", blockAt(i, j, id), `tool call '${id}' has no tool result: providers reject the history when it is sent back (resume inserts nothing)`));
+    out.push(
+      make(
+        "warning",
+        "lint/tool-call-without-result",
+        blockAt(i, j, id),
+        `tool call '${id}' has no tool result: providers reject the history when it is sent back (resume inserts nothing)`,
+      ),
+    );
   }
   return out;
 }
@@ -118,7 +152,14 @@ function usageLint(u: Obj, at: (i: number) => string, i: number, make: MakeIssue
   const all = io + num(u.cacheRead) + num(u.cacheWrite);
   const r = num(u.reasoning);
   if (total === io || total === all || total === io + r || total === all + r) return;
-  out.push(make("warning", "lint/usage-total-mismatch", `${at(i)}/usage`, `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`));
+  out.push(
+    make(
+      "warning",
+      "lint/usage-total-mismatch",
+      `${at(i)}/usage`,
+      `usage total ${total} is neither input+output (${io}) nor input+output+cacheRead+cacheWrite (${all}): cost and budget accounting will be off`,
+    ),
+  );
 }
 
 const U64_MAX = 18446744073709551615n;
@@ -137,9 +178,18 @@ export function nativeLint(native: unknown, format: string, make: MakeIssue): Is
     if (typeof v === "bigint") {
       const p = pathToPointer(path);
       if (SERDE_FORMATS.has(format) && (v > U64_MAX || v < I64_MIN)) {
-        out.push(make("error", "lint/integer-out-of-range", p, `integer ${v} is outside the 64-bit range: serde rejects it`));
+        out.push(
+          make("error", "lint/integer-out-of-range", p, `integer ${v} is outside the 64-bit range: serde rejects it`),
+        );
       } else {
-        out.push(make("warning", "lint/unsafe-integer", p, `integer ${v} is beyond 2^53: JavaScript (JSON.parse) would round it; ckpt keeps it exact`));
+        out.push(
+          make(
+            "warning",
+            "lint/unsafe-integer",
+            p,
+            `integer ${v} is beyond 2^53: JavaScript (JSON.parse) would round it; ckpt keeps it exact`,
+          ),
+        );
       }
       return;
     }
@@ -153,7 +203,14 @@ export function nativeLint(native: unknown, format: string, make: MakeIssue): Is
       for (const k of Object.keys(v)) {
         path.push(k);
         if (k === "__proto__" || k === "constructor") {
-          out.push(make("warning", "lint/prototype-key", pathToPointer(path), `key '${k}' can pollute object prototypes in JavaScript loaders that copy objects naively`));
+          out.push(
+            make(
+              "warning",
+              "lint/prototype-key",
+              pathToPointer(path),
+              `key '${k}' can pollute object prototypes in JavaScript loaders that copy objects naively`,
+            ),
+          );
         }
         walk(v[k]);
         path.pop();
@@ -200,20 +257,35 @@ export const fileSaverStem = (threadId: string) => threadId.replace(/[^a-zA-Z0-9
  * FileSaver collisions among deep-agent files validated together: two thread ids that sanitize to the same
  * stem overwrite each other's file; a file whose stem is not sanitize(threadId) is never found by `load()`.
  */
-export function fileSaverLint(docs: ReadonlyArray<{ file: string; threadId: string; pointer: string }>, make: (file: string, pointer: string, message: string) => Issue): Issue[] {
+export function fileSaverLint(
+  docs: ReadonlyArray<{ file: string; threadId: string; pointer: string }>,
+  make: (file: string, pointer: string, message: string) => Issue,
+): Issue[] {
   const out: Issue[] = [];
   const byStem = new Map<string, { file: string; threadId: string }>();
   for (const d of docs) {
     const stem = fileSaverStem(d.threadId);
     const base = d.file.replace(/^.*[\\/]/, "").replace(/\.json$/, "");
     if (!d.file.startsWith("<") && base !== stem) {
-      out.push(make(d.file, d.pointer, `thread id '${d.threadId}' is stored by FileSaver as '${stem}.json', not '${base}.json': load('${d.threadId}') does not find this file`));
+      out.push(
+        make(
+          d.file,
+          d.pointer,
+          `thread id '${d.threadId}' is stored by FileSaver as '${stem}.json', not '${base}.json': load('${d.threadId}') does not find this file`,
+        ),
+      );
     }
     // only files of one folder share FileSaver's name space
     const key = `${d.file.replace(/[^\\/]*$/, "")}\0${stem}`;
     const other = byStem.get(key);
     if (other && other.threadId !== d.threadId) {
-      out.push(make(d.file, d.pointer, `thread id '${d.threadId}' and '${other.threadId}' (${other.file}) both sanitize to '${stem}.json': FileSaver overwrites one with the other`));
+      out.push(
+        make(
+          d.file,
+          d.pointer,
+          `thread id '${d.threadId}' and '${other.threadId}' (${other.file}) both sanitize to '${stem}.json': FileSaver overwrites one with the other`,
+        ),
+      );
     } else if (!other) byStem.set(key, d);
   }
   return out;

@@ -14,8 +14,15 @@ interface TagSet {
   extension?: boolean;
 }
 
-const CANONICAL: TagSet = { role: ["user", "assistant", "toolResult", "system"], type: ["text", "image", "thinking", "toolCall", "file"] };
-const RUST: TagSet = { role: ["user", "assistant", "toolResult"], type: ["text", "image", "thinking", "toolCall"], extension: true };
+const CANONICAL: TagSet = {
+  role: ["user", "assistant", "toolResult", "system"],
+  type: ["text", "image", "thinking", "toolCall", "file"],
+};
+const RUST: TagSet = {
+  role: ["user", "assistant", "toolResult"],
+  type: ["text", "image", "thinking", "toolCall"],
+  extension: true,
+};
 
 export const TAGS: Record<string, TagSet> = {
   Checkpoint: CANONICAL,
@@ -28,7 +35,16 @@ export const TAGS: Record<string, TagSet> = {
   "formats/phi-core-session/session": RUST,
   "formats/deepagent/checkpoint": {
     role: ["system", "user", "assistant", "tool"],
-    type: ["text", "image", "file", "reasoning", "tool-call", "tool-result", "tool-approval-request", "tool-approval-response"],
+    type: [
+      "text",
+      "image",
+      "file",
+      "reasoning",
+      "tool-call",
+      "tool-result",
+      "tool-approval-request",
+      "tool-approval-response",
+    ],
   },
   "formats/swarmer/agent-state": { role: ["user", "assistant", "tool", "system", "function"], type: [] },
 };
@@ -72,10 +88,15 @@ function siteOf(e: ErrorObject, set: TagSet | undefined, value: unknown): Site |
     if (!allowed.every((x) => typeof x === "string")) return undefined;
     // an enum narrower than the union (e.g. one branch's own roles) would mislead: prefer the format's full list
     const full = set?.[m[2] as "role" | "type"];
-    return tagged(m[1]!, m[2]!, full && (allowed as string[]).every((x) => full.includes(x)) ? full : (allowed as string[]));
+    return tagged(
+      m[1]!,
+      m[2]!,
+      full && (allowed as string[]).every((x) => full.includes(x)) ? full : (allowed as string[]),
+    );
   }
   // serde's untagged fallback: an object whose role is no LLM role must be an extension message {role, kind, data}
-  if (e.keyword === "required" && set?.extension && (p.missingProperty === "kind" || p.missingProperty === "data")) return tagged(e.instancePath, "role");
+  if (e.keyword === "required" && set?.extension && (p.missingProperty === "kind" || p.missingProperty === "data"))
+    return tagged(e.instancePath, "role");
   return undefined;
 }
 
@@ -108,7 +129,13 @@ export function explainUnknownTags(schemaName: string, value: unknown, errors: r
       keyword: e.keyword === "discriminator" ? "discriminator" : "enum",
       instancePath: `${b}/${s.tag}`,
       schemaPath: e.schemaPath,
-      params: { unknownTag: true, tag: s.tag, value: s.value, allowed: nearestFirst(s.value, s.allowed), extension: s.extension },
+      params: {
+        unknownTag: true,
+        tag: s.tag,
+        value: s.value,
+        allowed: nearestFirst(s.value, s.allowed),
+        extension: s.extension,
+      },
     } as ErrorObject);
   }
   return out;

@@ -20,7 +20,13 @@ export function getValidator(name: string): CompiledValidator | undefined {
  * Validate `value` against schema `schemaName`. Integers beyond 2^53 (bigint) are checked as their nearest
  * double (pass `mayHoldBigInt = false` when the caller already knows there is none). Every issue is an error with rule `schema/<ajv keyword>`.
  */
-export function schemaIssues(schemaName: string, value: unknown, file: string, locate?: Locate, mayHoldBigInt = true): Issue[] {
+export function schemaIssues(
+  schemaName: string,
+  value: unknown,
+  file: string,
+  locate?: Locate,
+  mayHoldBigInt = true,
+): Issue[] {
   const v = getValidator(schemaName);
   if (!v) throw new Error(`no compiled validator named '${schemaName}' (run npm run gen)`);
   const plain = mayHoldBigInt && containsBigInt(value) ? toPlainNumbers(value) : value;
@@ -28,7 +34,14 @@ export function schemaIssues(schemaName: string, value: unknown, file: string, l
   return explainUnknownTags(schemaName, plain, pruneErrors(v.errors ?? [])).map((e) => {
     const d = describeError(e);
     const at = locate?.(d.pointer);
-    const issue: Issue = { severity: "error", rule: `schema/${e.keyword}`, message: d.message, expected: d.expected, pointer: d.pointer, file: at?.file ?? file };
+    const issue: Issue = {
+      severity: "error",
+      rule: `schema/${e.keyword}`,
+      message: d.message,
+      expected: d.expected,
+      pointer: d.pointer,
+      file: at?.file ?? file,
+    };
     if (at) {
       issue.line = at.line;
       issue.column = at.column;

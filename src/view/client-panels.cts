@@ -10,8 +10,15 @@ import type * as client from "./client.cjs";
 /** the page's state (client.cts) */
 declare let S: client.AppState;
 declare const CHUNK_SIZE: number;
-declare const el: typeof client.el, fmtNum: typeof client.fmtNum, fmtTime: typeof client.fmtTime, pretty: typeof client.pretty, fillChunk: typeof client.fillChunk;
-declare const showCheckpoint: typeof client.showCheckpoint, selectTab: typeof client.selectTab, toggleTheme: typeof client.toggleTheme, htmlBlock: typeof client.htmlBlock;
+declare const el: typeof client.el,
+  fmtNum: typeof client.fmtNum,
+  fmtTime: typeof client.fmtTime,
+  pretty: typeof client.pretty,
+  fillChunk: typeof client.fillChunk;
+declare const showCheckpoint: typeof client.showCheckpoint,
+  selectTab: typeof client.selectTab,
+  toggleTheme: typeof client.toggleTheme,
+  htmlBlock: typeof client.htmlBlock;
 
 export function renderState(panel: HTMLElement, st: StateView): void {
   panel.append(el("h2", null, `Todos (${st.todos.length})`));
@@ -19,7 +26,20 @@ export function renderState(panel: HTMLElement, st: StateView): void {
   else {
     const icon: Record<string, string> = { completed: "✔", in_progress: "▶", pending: "○", cancelled: "✕" };
     const ul = el("ul", { class: "todos" });
-    for (const t of st.todos) ul.append(el("li", { "data-status": t.status }, el("span", { class: `st-${t.status}`, title: t.status }, `${icon[t.status] ?? "•"} ${t.status.replace("_", " ")}`), el("span", null, t.content), el("code", { class: "empty" }, t.id)));
+    for (const t of st.todos)
+      ul.append(
+        el(
+          "li",
+          { "data-status": t.status },
+          el(
+            "span",
+            { class: `st-${t.status}`, title: t.status },
+            `${icon[t.status] ?? "•"} ${t.status.replace("_", " ")}`,
+          ),
+          el("span", null, t.content),
+          el("code", { class: "empty" }, t.id),
+        ),
+      );
     panel.append(ul);
   }
   renderFiles(panel, st);
@@ -27,13 +47,21 @@ export function renderState(panel: HTMLElement, st: StateView): void {
     panel.append(el("h2", null, `Scratchpad notes (${st.scratchpad.length})`));
     for (const n of st.scratchpad) {
       const where = `${n.thread ? "thread " + n.thread : "global"}${n.tick !== undefined && n.tick !== null ? ", tick " + n.tick : ""}`;
-      panel.append(el("article", { class: "msg role-system note" }, el("header", null, el("span", { class: "role" }, n.heading), el("span", null, where)), htmlBlock(n.h)));
+      panel.append(
+        el(
+          "article",
+          { class: "msg role-system note" },
+          el("header", null, el("span", { class: "role" }, n.heading), el("span", null, where)),
+          htmlBlock(n.h),
+        ),
+      );
     }
   }
   if (st.contexts !== undefined && st.contexts !== null && typeof st.contexts === "object") {
     const entries = Object.entries(st.contexts as Record<string, unknown>);
     panel.append(el("h2", null, `Contexts (${entries.length})`));
-    for (const [k, v] of entries) panel.append(el("details", { open: "" }, el("summary", null, k), el("pre", null, pretty(v))));
+    for (const [k, v] of entries)
+      panel.append(el("details", { open: "" }, el("summary", null, k), el("pre", null, pretty(v))));
   }
   const other = Object.entries(st.other);
   if (other.length) {
@@ -53,7 +81,11 @@ export function renderFiles(panel: HTMLElement, st: StateView): void {
   const show = (path: string) => {
     const f = st.files[path]!;
     view.textContent = "";
-    view.append(el("strong", null, path), ` — ${f.lines.length} lines${f.modified ? ", modified " + fmtTime(f.modified) : ""}\n\n`, f.lines.map((l, i) => `${String(i + 1).padStart(4)}  ${l}`).join("\n"));
+    view.append(
+      el("strong", null, path),
+      ` — ${f.lines.length} lines${f.modified ? ", modified " + fmtTime(f.modified) : ""}\n\n`,
+      f.lines.map((l, i) => `${String(i + 1).padStart(4)}  ${l}`).join("\n"),
+    );
   };
   const root: Record<string, unknown> = {};
   for (const p of paths) {
@@ -71,7 +103,10 @@ export function renderFiles(panel: HTMLElement, st: StateView): void {
         const b = el("button", { type: "button", "data-path": v }, name);
         b.addEventListener("click", () => show(v));
         ul.append(el("li", null, b));
-      } else ul.append(el("li", null, el("details", { open: "" }, el("summary", null, name), build(v as Record<string, unknown>))));
+      } else
+        ul.append(
+          el("li", null, el("details", { open: "" }, el("summary", null, name), build(v as Record<string, unknown>))),
+        );
     }
     return ul;
   };
@@ -87,16 +122,37 @@ export function renderUsage(panel: HTMLElement): void {
   for (const t of turns) t.u.forEach((v, k) => (total[k]! += v));
   panel.append(el("h2", null, `Usage: ${fmtNum(turns.length)} assistant turns`));
   const tr = (cells: string[], th = false) => el("tr", null, ...cells.map((c) => el(th ? "th" : "td", null, c)));
-  panel.append(el("table", { class: "usage" }, el("thead", null, tr(["", ...names], true)), el("tbody", null, tr(["total", ...total.map(fmtNum)]))));
+  panel.append(
+    el(
+      "table",
+      { class: "usage" },
+      el("thead", null, tr(["", ...names], true)),
+      el("tbody", null, tr(["total", ...total.map(fmtNum)])),
+    ),
+  );
   if (turns.length === 0) return;
-  panel.append(usageChart(turns), el("p", { class: "legend" }, el("span", null, el("i", { style: "background:var(--accent)" }), "input"), el("span", null, el("i", { style: "background:var(--ok)" }), "output")));
+  panel.append(
+    usageChart(turns),
+    el(
+      "p",
+      { class: "legend" },
+      el("span", null, el("i", { style: "background:var(--accent)" }), "input"),
+      el("span", null, el("i", { style: "background:var(--ok)" }), "output"),
+    ),
+  );
   const body = el("tbody");
   for (const t of turns.slice(0, 1000)) {
     const a = el("a", { href: `#m${t.p}`, "data-goto": String(t.p) }, `#${t.p}`);
     body.append(el("tr", null, el("td", null, a), ...t.u.map((v) => el("td", null, fmtNum(v)))));
   }
-  panel.append(el("h2", null, "Per turn"), el("table", { class: "usage" }, el("thead", null, tr(["message", ...names], true)), body));
-  if (turns.length > 1000) panel.append(el("p", { class: "empty" }, `First 1,000 of ${fmtNum(turns.length)} turns listed; the chart shows all.`));
+  panel.append(
+    el("h2", null, "Per turn"),
+    el("table", { class: "usage" }, el("thead", null, tr(["message", ...names], true)), body),
+  );
+  if (turns.length > 1000)
+    panel.append(
+      el("p", { class: "empty" }, `First 1,000 of ${fmtNum(turns.length)} turns listed; the chart shows all.`),
+    );
 }
 
 /** Input and output tokens per turn as bars (turns grouped into at most 300 bars). */
@@ -107,10 +163,17 @@ export function usageChart(turns: Array<{ p: number; u: number[] }>): SVGElement
   const groups: Array<{ p: number; i: number; o: number; n: number }> = [];
   for (let k = 0; k < turns.length; k += per) {
     const g = turns.slice(k, k + per);
-    groups.push({ p: g[0]!.p, i: g.reduce((s, t) => s + t.u[0]!, 0), o: g.reduce((s, t) => s + t.u[1]!, 0), n: g.length });
+    groups.push({
+      p: g[0]!.p,
+      i: g.reduce((s, t) => s + t.u[0]!, 0),
+      o: g.reduce((s, t) => s + t.u[1]!, 0),
+      n: g.length,
+    });
   }
   const max = Math.max(1, ...groups.map((g) => g.i + g.o));
-  const W = 900, H = 140, w = W / groups.length;
+  const W = 900,
+    H = 140,
+    w = W / groups.length;
   const svg = document.createElementNS(NS, "svg");
   svg.setAttribute("class", "chart");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -118,8 +181,12 @@ export function usageChart(turns: Array<{ p: number; u: number[] }>): SVGElement
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", `tokens per turn, largest ${fmtNum(max)}`);
   groups.forEach((g, k) => {
-    const hi = (g.i / max) * (H - 4), ho = (g.o / max) * (H - 4);
-    for (const [cls, y, h] of [["in", H - hi, hi], ["out", H - hi - ho, ho]] as const) {
+    const hi = (g.i / max) * (H - 4),
+      ho = (g.o / max) * (H - 4);
+    for (const [cls, y, h] of [
+      ["in", H - hi, hi],
+      ["out", H - hi - ho, ho],
+    ] as const) {
       const r = document.createElementNS(NS, "rect");
       r.setAttribute("class", cls);
       r.setAttribute("x", String(k * w));
@@ -156,33 +223,86 @@ export function renderMeta(panel: HTMLElement): void {
 export function textDiff(t: TextDiff): HTMLElement {
   if (t.mode === "lines") return patchBlock(t.patch);
   const p = el("p", { class: "wdiff" });
-  for (const part of t.parts) p.append(part.added ? el("ins", null, part.value) : part.removed ? el("del", null, part.value) : document.createTextNode(part.value));
+  for (const part of t.parts)
+    p.append(
+      part.added
+        ? el("ins", null, part.value)
+        : part.removed
+          ? el("del", null, part.value)
+          : document.createTextNode(part.value),
+    );
   return p;
 }
 
 export function patchBlock(patch: string): HTMLElement {
   const pre = el("pre", { class: "patch" });
-  for (const line of patch.split("\n")) pre.append(el("span", { class: line.startsWith("+") && !line.startsWith("+++") ? "a" : line.startsWith("-") && !line.startsWith("---") ? "d" : "" }, line));
+  for (const line of patch.split("\n"))
+    pre.append(
+      el(
+        "span",
+        {
+          class:
+            line.startsWith("+") && !line.startsWith("+++")
+              ? "a"
+              : line.startsWith("-") && !line.startsWith("---")
+                ? "d"
+                : "",
+        },
+        line,
+      ),
+    );
   return pre;
 }
 
 export function changeItem(c: Change): HTMLElement {
   const li = el("li", { "data-kind": c.kind });
   const op = (s: string) => el("span", { class: "op" }, s + " ");
-  const fields = (fs?: Array<{ pointer: string; before?: unknown; after?: unknown }>) => fs?.length ? el("ul", null, ...fs.map((f) => el("li", null, el("code", null, f.pointer || "/"), `: ${JSON.stringify(f.before) ?? "—"} → ${JSON.stringify(f.after) ?? "—"}`))) : null;
+  const fields = (fs?: Array<{ pointer: string; before?: unknown; after?: unknown }>) =>
+    fs?.length
+      ? el(
+          "ul",
+          null,
+          ...fs.map((f) =>
+            el(
+              "li",
+              null,
+              el("code", null, f.pointer || "/"),
+              `: ${JSON.stringify(f.before) ?? "—"} → ${JSON.stringify(f.after) ?? "—"}`,
+            ),
+          ),
+        )
+      : null;
   switch (c.kind) {
     case "message": {
       const at = c.b ?? c.a;
-      li.append(op(c.op), `${c.role} `, at !== undefined ? el("a", { href: `#m${at}`, "data-goto": String(at), "data-side": c.b !== undefined ? "b" : "a" }, `#${at}`) : "", ` ${c.preview}`);
-      for (const b of c.blocks ?? []) li.append(el("div", null, op(`${b.op} ${b.type}`), b.text ? textDiff(b.text) : null, fields(b.fields)));
+      li.append(
+        op(c.op),
+        `${c.role} `,
+        at !== undefined
+          ? el("a", { href: `#m${at}`, "data-goto": String(at), "data-side": c.b !== undefined ? "b" : "a" }, `#${at}`)
+          : "",
+        ` ${c.preview}`,
+      );
+      for (const b of c.blocks ?? [])
+        li.append(el("div", null, op(`${b.op} ${b.type}`), b.text ? textDiff(b.text) : null, fields(b.fields)));
       li.append(fields(c.fields) ?? "");
       break;
     }
     case "todo":
-      li.append(op(`todo ${c.op}`), `${c.id}: ${c.content}`, c.before || c.after ? ` (${c.before ?? "—"} → ${c.after ?? "—"})` : "");
+      li.append(
+        op(`todo ${c.op}`),
+        `${c.id}: ${c.content}`,
+        c.before || c.after ? ` (${c.before ?? "—"} → ${c.after ?? "—"})` : "",
+      );
       break;
     case "file":
-      li.append(op(`file ${c.op}`), el("code", null, c.path), ` +${c.added} −${c.removed}`, c.patch ? patchBlock(c.patch) : "", fields(c.fields) ?? "");
+      li.append(
+        op(`file ${c.op}`),
+        el("code", null, c.path),
+        ` +${c.added} −${c.removed}`,
+        c.patch ? patchBlock(c.patch) : "",
+        fields(c.fields) ?? "",
+      );
       break;
     case "scratchpad":
       li.append(op(`note ${c.op}`), c.heading, c.text ? textDiff(c.text) : "");
@@ -191,19 +311,31 @@ export function changeItem(c: Change): HTMLElement {
       li.append(op(`context ${c.op}`), c.name, fields(c.fields) ?? "");
       break;
     case "usage":
-      li.append(op("usage"), `input ${c.delta.input >= 0 ? "+" : ""}${fmtNum(c.delta.input)}, output ${c.delta.output >= 0 ? "+" : ""}${fmtNum(c.delta.output)} (total ${fmtNum(c.after.input + c.after.output)})`);
+      li.append(
+        op("usage"),
+        `input ${c.delta.input >= 0 ? "+" : ""}${fmtNum(c.delta.input)}, output ${c.delta.output >= 0 ? "+" : ""}${fmtNum(c.delta.output)} (total ${fmtNum(c.after.input + c.after.output)})`,
+      );
       break;
     case "model":
       li.append(op(c.field), `${c.before ?? "—"} → ${c.after ?? "—"}`);
       break;
     default:
-      li.append(op("field"), el("code", null, c.pointer || "/"), `: ${JSON.stringify(c.before) ?? "—"} → ${JSON.stringify(c.after) ?? "—"}`);
+      li.append(
+        op("field"),
+        el("code", null, c.pointer || "/"),
+        `: ${JSON.stringify(c.before) ?? "—"} → ${JSON.stringify(c.after) ?? "—"}`,
+      );
   }
   return li;
 }
 
 export function renderChanges(d: DiffResult, title: string): HTMLElement {
-  const s = el("section", { class: "changes", "aria-label": "Changes" }, el("h2", null, title), el("p", { class: "summary" }, d.identical ? "No changes." : d.summary.text));
+  const s = el(
+    "section",
+    { class: "changes", "aria-label": "Changes" },
+    el("h2", null, title),
+    el("p", { class: "summary" }, d.identical ? "No changes." : d.summary.text),
+  );
   for (const n of d.notes) s.append(el("p", { class: "empty" }, n));
   // format-specific extras (ext: store ids, channel versions, …) are folded away below the changes that matter
   const isExt = (c: Change) => c.kind === "field" && c.pointer.startsWith("/ext/");
@@ -213,7 +345,15 @@ export function renderChanges(d: DiffResult, title: string): HTMLElement {
   for (const c of main.slice(0, 2000)) ul.append(changeItem(c));
   if (main.length > 2000) ul.append(el("li", { class: "empty" }, `… ${fmtNum(main.length - 2000)} more changes`));
   s.append(ul);
-  if (ext.length) s.append(el("details", { class: "ext" }, el("summary", null, `${fmtNum(ext.length)} format-specific fields changed (ext)`), el("ul", { class: "changes" }, ...ext.slice(0, 2000).map(changeItem))));
+  if (ext.length)
+    s.append(
+      el(
+        "details",
+        { class: "ext" },
+        el("summary", null, `${fmtNum(ext.length)} format-specific fields changed (ext)`),
+        el("ul", { class: "changes" }, ...ext.slice(0, 2000).map(changeItem)),
+      ),
+    );
   s.addEventListener("click", (e) => {
     const a = (e.target as HTMLElement).closest("a[data-goto]");
     if (!a) return;
@@ -232,26 +372,65 @@ export function renderStore(main: HTMLElement): void {
   main.append(el("h2", null, `${fmtNum(st.count)} threads${st.namespace ? ` in namespace ${st.namespace}` : ""}`));
   if (st.namespaces.length > 1) {
     const nav = el("nav", { class: "pager", "aria-label": "Namespaces" }, "Namespaces:");
-    for (const ns of st.namespaces) nav.append(ns === st.namespace ? el("strong", null, ns) : el("a", { href: `?ns=${encodeURIComponent(ns)}` }, ns));
+    for (const ns of st.namespaces)
+      nav.append(ns === st.namespace ? el("strong", null, ns) : el("a", { href: `?ns=${encodeURIComponent(ns)}` }, ns));
     main.append(nav);
   }
   const pager = () => {
-    const nav = el("nav", { class: "pager", "aria-label": "Pages" }, el("a", { href: `?ns=${encodeURIComponent(st.namespace)}` }, "« first"));
-    nav.append(el("span", { class: "range" }, st.threads.length ? `threads ${fmtNum(st.offset + 1)}–${fmtNum(st.offset + st.threads.length)} of ${fmtNum(st.count)}` : "no threads"));
+    const nav = el(
+      "nav",
+      { class: "pager", "aria-label": "Pages" },
+      el("a", { href: `?ns=${encodeURIComponent(st.namespace)}` }, "« first"),
+    );
+    nav.append(
+      el(
+        "span",
+        { class: "range" },
+        st.threads.length
+          ? `threads ${fmtNum(st.offset + 1)}–${fmtNum(st.offset + st.threads.length)} of ${fmtNum(st.count)}`
+          : "no threads",
+      ),
+    );
     if (st.next) nav.append(el("a", { href: st.next, rel: "next", class: "next" }, "next »"));
     return nav;
   };
   main.append(pager());
   const body = el("tbody");
-  for (const t of st.threads) body.append(el("tr", null, el("td", null, el("a", { href: t.href }, t.threadId)), el("td", { class: "n" }, fmtNum(t.bytes)), el("td", null, t.updatedAt ? fmtTime(t.updatedAt) : "")));
-  main.append(el("table", { class: "threads" }, el("thead", null, el("tr", null, el("th", null, "thread"), el("th", null, "bytes"), el("th", null, "updated"))), body), pager());
+  for (const t of st.threads)
+    body.append(
+      el(
+        "tr",
+        null,
+        el("td", null, el("a", { href: t.href }, t.threadId)),
+        el("td", { class: "n" }, fmtNum(t.bytes)),
+        el("td", null, t.updatedAt ? fmtTime(t.updatedAt) : ""),
+      ),
+    );
+  main.append(
+    el(
+      "table",
+      { class: "threads" },
+      el("thead", null, el("tr", null, el("th", null, "thread"), el("th", null, "bytes"), el("th", null, "updated"))),
+      body,
+    ),
+    pager(),
+  );
 }
 
 export function searchText(p: number): string {
   const m = S.msgs[p]!;
   const parts: string[] = [m.role, m.toolName ?? "", m.error ?? ""];
   for (const b of m.blocks) {
-    if (b.t === "md") parts.push(b.h.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&"));
+    if (b.t === "md")
+      parts.push(
+        b.h
+          .replace(/<[^>]*>/g, "")
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&quot;/g, '"')
+          .replace(/&#39;/g, "'")
+          .replace(/&amp;/g, "&"),
+      );
     else if (b.t === "txt" || b.t === "pre") parts.push(b.x);
     else if (b.t === "think") parts.push(b.x ?? b.h ?? "");
     else if (b.t === "call") parts.push(b.name, JSON.stringify(b.args) ?? "");
@@ -303,7 +482,8 @@ export function markHits(root: HTMLElement): void {
     const nodes: Text[] = [];
     while (walk.nextNode()) nodes.push(walk.currentNode as Text);
     for (const n of nodes) {
-      const v = n.data, lower = v.toLowerCase();
+      const v = n.data,
+        lower = v.toLowerCase();
       let at = lower.indexOf(q);
       if (at < 0) continue;
       const f = document.createDocumentFragment();
@@ -336,8 +516,24 @@ export function gotoMessage(p: number): void {
 export function showHelp(): void {
   let d = document.getElementById("keys") as HTMLDialogElement | null;
   if (!d) {
-    const keys: Array<[string, string]> = [["j / k", "next / previous message"], ["g / G", "first / last message"], ["/", "search"], ["n / N", "next / previous match"], ["e", "open or close the tool calls of the current message"], ["t", "light / dark theme"], ["1 – 4", "transcript, state, usage, metadata"], ["[ / ]", "previous / next checkpoint (history)"], ["?", "this help"]];
-    d = el("dialog", { id: "keys", "aria-label": "Keyboard shortcuts" }, el("h2", null, "Keyboard"), el("dl", { class: "meta" }, ...keys.flatMap(([k, v]) => [el("dt", null, el("kbd", null, k)), el("dd", null, v)])), el("form", { method: "dialog" }, el("button", null, "Close"))) as HTMLDialogElement;
+    const keys: Array<[string, string]> = [
+      ["j / k", "next / previous message"],
+      ["g / G", "first / last message"],
+      ["/", "search"],
+      ["n / N", "next / previous match"],
+      ["e", "open or close the tool calls of the current message"],
+      ["t", "light / dark theme"],
+      ["1 – 4", "transcript, state, usage, metadata"],
+      ["[ / ]", "previous / next checkpoint (history)"],
+      ["?", "this help"],
+    ];
+    d = el(
+      "dialog",
+      { id: "keys", "aria-label": "Keyboard shortcuts" },
+      el("h2", null, "Keyboard"),
+      el("dl", { class: "meta" }, ...keys.flatMap(([k, v]) => [el("dt", null, el("kbd", null, k)), el("dd", null, v)])),
+      el("form", { method: "dialog" }, el("button", null, "Close")),
+    ) as HTMLDialogElement;
     document.body.append(d);
   }
   d.showModal();

@@ -35,16 +35,25 @@ export interface AppState {
 declare let S: AppState;
 /** messages rendered together as the reader scrolls near them (declared in the page's prologue) */
 declare const CHUNK_SIZE: number;
-declare const renderState: typeof panels.renderState, renderUsage: typeof panels.renderUsage, renderMeta: typeof panels.renderMeta;
-declare const renderChanges: typeof panels.renderChanges, renderStore: typeof panels.renderStore, search: typeof panels.search;
+declare const renderState: typeof panels.renderState,
+  renderUsage: typeof panels.renderUsage,
+  renderMeta: typeof panels.renderMeta;
+declare const renderChanges: typeof panels.renderChanges,
+  renderStore: typeof panels.renderStore,
+  search: typeof panels.search;
 declare const nextHit: typeof panels.nextHit, gotoMessage: typeof panels.gotoMessage, markHits: typeof panels.markHits;
 declare const showHelp: typeof panels.showHelp, bindKeys: typeof panels.bindKeys;
 
 /** el("div", {class: "x"}, child, "text") — strings become text nodes, never markup. */
-export function el(tag: string, attrs?: Record<string, string | undefined> | null, ...kids: Array<Node | string | null | undefined>): HTMLElement {
+export function el(
+  tag: string,
+  attrs?: Record<string, string | undefined> | null,
+  ...kids: Array<Node | string | null | undefined>
+): HTMLElement {
   const e = document.createElement(tag);
   if (attrs) for (const k in attrs) if (attrs[k] !== undefined) e.setAttribute(k, attrs[k]!);
-  for (const c of kids) if (c !== null && c !== undefined) e.append(typeof c === "string" ? document.createTextNode(c) : c);
+  for (const c of kids)
+    if (c !== null && c !== undefined) e.append(typeof c === "string" ? document.createTextNode(c) : c);
   return e;
 }
 
@@ -55,7 +64,13 @@ export function fmtNum(n: number): string {
 export function fmtTime(ts: number | string | undefined): string {
   if (ts === undefined || ts === "") return "";
   const d = new Date(ts);
-  return isNaN(d.getTime()) ? String(ts) : d.toISOString().replace("T", " ").replace(/\.000Z$/, "Z").replace(/Z$/, " UTC");
+  return Number.isNaN(d.getTime())
+    ? String(ts)
+    : d
+        .toISOString()
+        .replace("T", " ")
+        .replace(/\.000Z$/, "Z")
+        .replace(/Z$/, " UTC");
 }
 
 export function pretty(v: unknown): string {
@@ -72,7 +87,21 @@ export function pretty(v: unknown): string {
 export function main(): void {
   const raw = document.getElementById("ckpt-data")!.textContent!;
   const data = JSON.parse(raw) as PageData;
-  S = { data, cur: 0, cp: data.checkpoints[0]!, msgs: [], resultAt: new Map(), callAt: new Map(), filled: new Set(), chunks: [], lazy: [], focus: -1, hits: [], hit: -1, query: "" };
+  S = {
+    data,
+    cur: 0,
+    cp: data.checkpoints[0]!,
+    msgs: [],
+    resultAt: new Map(),
+    callAt: new Map(),
+    filled: new Set(),
+    chunks: [],
+    lazy: [],
+    focus: -1,
+    hits: [],
+    hit: -1,
+    query: "",
+  };
   initTheme();
   buildLayout();
   if (data.kind === "store") return;
@@ -110,13 +139,25 @@ export function buildLayout(): void {
   const d = S.data;
   const tools = el("div", { class: "tools" });
   if (d.kind !== "store") {
-    const q = el("input", { id: "q", type: "search", placeholder: "Search messages  ( / )", "aria-label": "Search messages", autocomplete: "off" }) as HTMLInputElement;
+    const q = el("input", {
+      id: "q",
+      type: "search",
+      placeholder: "Search messages  ( / )",
+      "aria-label": "Search messages",
+      autocomplete: "off",
+    }) as HTMLInputElement;
     q.addEventListener("input", () => search(q.value));
     q.addEventListener("keydown", (e) => {
       if (e.key === "Enter") nextHit(e.shiftKey ? -1 : 1);
       if (e.key === "Escape") q.blur();
     });
-    const go = el("input", { id: "goto", type: "number", min: "0", placeholder: "#", "aria-label": "Jump to message number" }) as HTMLInputElement;
+    const go = el("input", {
+      id: "goto",
+      type: "number",
+      min: "0",
+      placeholder: "#",
+      "aria-label": "Jump to message number",
+    }) as HTMLInputElement;
     go.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && go.value !== "") gotoMessage(Number(go.value));
     });
@@ -124,7 +165,13 @@ export function buildLayout(): void {
     const next = el("button", { type: "button", "aria-label": "Next match" }, "↓");
     prev.addEventListener("click", () => nextHit(-1));
     next.addEventListener("click", () => nextHit(1));
-    tools.append(q, el("span", { id: "qcount", class: "count", "aria-live": "polite" }), prev, next, el("label", null, "Go to ", go));
+    tools.append(
+      q,
+      el("span", { id: "qcount", class: "count", "aria-live": "polite" }),
+      prev,
+      next,
+      el("label", null, "Go to ", go),
+    );
   }
   const theme = el("button", { id: "theme", type: "button", "aria-label": "Switch theme" }, "◐ Theme");
   theme.addEventListener("click", toggleTheme);
@@ -143,12 +190,21 @@ export function buildLayout(): void {
 }
 
 export function buildTimeline(): HTMLElement {
-  const nav = el("nav", { class: "timeline", "aria-label": "Checkpoint history" }, el("h2", null, `History (${S.data.history!.length} checkpoints)`));
+  const nav = el(
+    "nav",
+    { class: "timeline", "aria-label": "Checkpoint history" },
+    el("h2", null, `History (${S.data.history!.length} checkpoints)`),
+  );
   if (S.data.omitted) nav.append(el("p", { class: "empty" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));
   const ol = el("ol");
   S.data.history!.forEach((h, i) => {
-    const b = el("button", { type: "button", "data-i": String(i), "aria-label": `step ${h.step}${h.node ? ", node " + h.node : ""}` },
-      el("span", null, `step ${h.step} `), el("span", { class: "node" }, h.node ?? ""), el("time", null, fmtTime(h.time)));
+    const b = el(
+      "button",
+      { type: "button", "data-i": String(i), "aria-label": `step ${h.step}${h.node ? ", node " + h.node : ""}` },
+      el("span", null, `step ${h.step} `),
+      el("span", { class: "node" }, h.node ?? ""),
+      el("time", null, fmtTime(h.time)),
+    );
     b.addEventListener("click", () => {
       showCheckpoint(i);
       history.replaceState(null, "", `#c${i}`);
@@ -168,16 +224,34 @@ export function showCheckpoint(i: number): void {
   S.text = undefined;
   S.focus = -1;
   pairTools();
-  document.querySelectorAll("nav.timeline button").forEach((b) => b.setAttribute("aria-current", String(b.getAttribute("data-i") === String(i))));
+  document
+    .querySelectorAll("nav.timeline button")
+    .forEach((b) => b.setAttribute("aria-current", String(b.getAttribute("data-i") === String(i))));
   const cp = S.cp;
-  document.getElementById("sub")!.textContent = [cp.format, `thread ${cp.threadId}`, `step ${cp.step}`, `${fmtNum(S.msgs.length)} messages`].filter(Boolean).join(" · ");
+  document.getElementById("sub")!.textContent = [
+    cp.format,
+    `thread ${cp.threadId}`,
+    `step ${cp.step}`,
+    `${fmtNum(S.msgs.length)} messages`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
   const main = document.getElementById("main")!;
   main.replaceChildren();
   const diff = d.kind === "diff" ? d.diff : d.kind === "history" ? d.history![i]!.diff : undefined;
   if (d.kind === "diff") main.append(diffSwitch());
   const from = d.history?.[i]?.from;
-  if (diff) main.append(renderChanges(diff, d.kind === "history" && from !== undefined ? `Changes since step ${d.history![from]!.step}${from !== i - 1 ? " (its parent)" : ""}` : "Changes"));
-  else if (d.kind === "history") main.append(el("section", { class: "changes" }, el("h2", null, "First checkpoint of this thread")));
+  if (diff)
+    main.append(
+      renderChanges(
+        diff,
+        d.kind === "history" && from !== undefined
+          ? `Changes since step ${d.history![from]!.step}${from !== i - 1 ? " (its parent)" : ""}`
+          : "Changes",
+      ),
+    );
+  else if (d.kind === "history")
+    main.append(el("section", { class: "changes" }, el("h2", null, "First checkpoint of this thread")));
   main.append(buildTabs());
   if (S.query) search(S.query);
 }
@@ -185,7 +259,11 @@ export function showCheckpoint(i: number): void {
 export function diffSwitch(): HTMLElement {
   const nav = el("nav", { class: "pager", "aria-label": "Which side" }, el("span", null, "Show:"));
   ["before (a)", "after (b)"].forEach((label, k) => {
-    const b = el("button", { type: "button", "aria-pressed": String(S.cur === k) }, `${label}: ${S.data.sides?.[k] ?? ""}`);
+    const b = el(
+      "button",
+      { type: "button", "aria-pressed": String(S.cur === k) },
+      `${label}: ${S.data.sides?.[k] ?? ""}`,
+    );
     b.addEventListener("click", () => showCheckpoint(k));
     nav.append(b);
   });
@@ -210,10 +288,27 @@ export function buildTabs(): DocumentFragment {
   const f = document.createDocumentFragment();
   const names = ["Transcript", "State", "Usage", "Metadata"];
   const list = el("div", { role: "tablist", "aria-label": "Views" });
-  const panels = names.map((n) => el("section", { class: "panel", id: `panel-${n.toLowerCase()}`, role: "tabpanel", "aria-label": n }));
+  const panels = names.map((n) =>
+    el("section", { class: "panel", id: `panel-${n.toLowerCase()}`, role: "tabpanel", "aria-label": n }),
+  );
   names.forEach((n, k) => {
-    const count = n === "State" ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)` : n === "Transcript" ? ` (${fmtNum(S.msgs.length)})` : "";
-    const t = el("button", { role: "tab", id: `tab-${n.toLowerCase()}`, type: "button", "aria-selected": String(k === 0), "aria-controls": `panel-${n.toLowerCase()}` }, n + count);
+    const count =
+      n === "State"
+        ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`
+        : n === "Transcript"
+          ? ` (${fmtNum(S.msgs.length)})`
+          : "";
+    const t = el(
+      "button",
+      {
+        role: "tab",
+        id: `tab-${n.toLowerCase()}`,
+        type: "button",
+        "aria-selected": String(k === 0),
+        "aria-controls": `panel-${n.toLowerCase()}`,
+      },
+      n + count,
+    );
     t.addEventListener("click", () => selectTab(k));
     list.append(t);
     if (k > 0) panels[k]!.hidden = true;
@@ -221,7 +316,12 @@ export function buildTabs(): DocumentFragment {
   f.append(list, ...panels);
   renderTranscript(panels[0]!);
   // the other panels are built the first time they are shown (a long history's usage table costs time at load)
-  const later: Array<((p: HTMLElement) => void) | undefined> = [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];
+  const later: Array<((p: HTMLElement) => void) | undefined> = [
+    undefined,
+    (p) => renderState(p, S.cp.state),
+    renderUsage,
+    renderMeta,
+  ];
   panels.forEach((p, k) => later[k] && p.setAttribute("data-lazy", String(k)));
   S.lazy = later;
   return f;
@@ -244,11 +344,18 @@ export function renderTranscript(panel: HTMLElement): void {
   const box = el("div", { id: "msgs" });
   const n = S.msgs.length;
   if (n === 0) box.append(el("p", { class: "empty" }, "No messages."));
-  S.observer = new IntersectionObserver((entries) => {
-    for (const e of entries) if (e.isIntersecting) fillChunk(Number((e.target as HTMLElement).dataset.c));
-  }, { rootMargin: "2000px 0px" });
+  S.observer = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) if (e.isIntersecting) fillChunk(Number((e.target as HTMLElement).dataset.c));
+    },
+    { rootMargin: "2000px 0px" },
+  );
   for (let c = 0; c * CHUNK_SIZE < n; c++) {
-    const ch = el("div", { class: "chunk", "data-c": String(c), style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px` });
+    const ch = el("div", {
+      class: "chunk",
+      "data-c": String(c),
+      style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px`,
+    });
     box.append(ch);
     S.chunks.push(ch);
     S.observer.observe(ch);
@@ -257,7 +364,16 @@ export function renderTranscript(panel: HTMLElement): void {
   fillChunk(0); // the first messages at once; the rest as they come near the viewport
   if (S.cp.interrupt) {
     const it = S.cp.interrupt;
-    panel.append(el("aside", { class: "interrupt", role: "note" }, el("strong", null, "Interrupted: pending approval "), el("code", null, it.toolName), ` [${it.toolCallId}] at step ${it.step}`, it.args !== undefined ? el("pre", null, pretty(it.args)) : null));
+    panel.append(
+      el(
+        "aside",
+        { class: "interrupt", role: "note" },
+        el("strong", null, "Interrupted: pending approval "),
+        el("code", null, it.toolName),
+        ` [${it.toolCallId}] at step ${it.step}`,
+        it.args !== undefined ? el("pre", null, pretty(it.args)) : null,
+      ),
+    );
   }
 }
 
@@ -278,17 +394,31 @@ export function renderMessage(p: number): HTMLElement {
   const m = S.msgs[p]!;
   const known = m.role === "user" || m.role === "assistant" || m.role === "system" || m.role === "toolResult";
   const err = m.isError || m.error !== undefined || m.stop === "error" || m.stop === "aborted";
-  const a = el("article", { class: `msg role-${known ? m.role : "ext"}${known ? "" : " ext"}${err ? " error" : ""}`, id: `m${p}`, "data-i": String(p), tabindex: "-1", "aria-label": `message ${p}, ${m.role}` });
-  const h = el("header", null, el("a", { class: "idx", href: `#m${p}` }, `#${p}`), el("span", { class: "role" }, m.role === "toolResult" ? "tool result" : m.role));
+  const a = el("article", {
+    class: `msg role-${known ? m.role : "ext"}${known ? "" : " ext"}${err ? " error" : ""}`,
+    id: `m${p}`,
+    "data-i": String(p),
+    tabindex: "-1",
+    "aria-label": `message ${p}, ${m.role}`,
+  });
+  const h = el(
+    "header",
+    null,
+    el("a", { class: "idx", href: `#m${p}` }, `#${p}`),
+    el("span", { class: "role" }, m.role === "toolResult" ? "tool result" : m.role),
+  );
   if (!known && m.kind) h.append(el("span", null, m.kind));
   if (m.toolName) h.append(el("code", null, m.toolName));
   if (m.model) h.append(el("span", null, m.model + (m.provider ? ` (${m.provider})` : "")));
   if (m.ts !== undefined) h.append(el("time", { datetime: new Date(m.ts).toISOString() }, fmtTime(m.ts)));
-  if (m.usage) h.append(el("span", { title: "input / output tokens" }, `in ${fmtNum(m.usage[0]!)} · out ${fmtNum(m.usage[1]!)}`));
-  if (m.stop && m.stop !== "stop" && m.stop !== "toolUse") h.append(el("span", { class: `badge ${err ? "err" : "warn"}` }, m.stop));
+  if (m.usage)
+    h.append(el("span", { title: "input / output tokens" }, `in ${fmtNum(m.usage[0]!)} · out ${fmtNum(m.usage[1]!)}`));
+  if (m.stop && m.stop !== "stop" && m.stop !== "toolUse")
+    h.append(el("span", { class: `badge ${err ? "err" : "warn"}` }, m.stop));
   if (m.isError) h.append(el("span", { class: "badge err" }, "error"));
   const callAt = S.callAt.get(p);
-  if (callAt !== undefined) h.append(el("a", { href: `#m${callAt}`, "data-goto": String(callAt) }, `↑ call in #${callAt}`));
+  if (callAt !== undefined)
+    h.append(el("a", { href: `#m${callAt}`, "data-goto": String(callAt) }, `↑ call in #${callAt}`));
   a.append(h);
   const body = el("div", { class: "body" });
   if (m.error) body.append(el("p", { class: "badge err", role: "alert" }, `Error: ${m.error}`));
@@ -320,7 +450,16 @@ export function renderBlock(b: BlockView, p: number): Node {
       return el("pre", { class: "out" }, b.x);
     case "think": {
       const body = b.h !== undefined ? htmlBlock(b.h) : textBlock(b.x ?? "", "txt");
-      return el("details", { class: "think" }, el("summary", null, b.redacted ? "Reasoning (redacted)" : `Reasoning (${fmtNum((b.x ?? b.h ?? "").length)} characters)`), body);
+      return el(
+        "details",
+        { class: "think" },
+        el(
+          "summary",
+          null,
+          b.redacted ? "Reasoning (redacted)" : `Reasoning (${fmtNum((b.x ?? b.h ?? "").length)} characters)`,
+        ),
+        body,
+      );
     }
     case "call":
       return renderCall(b, p);
@@ -328,7 +467,9 @@ export function renderBlock(b: BlockView, p: number): Node {
       return el("img", { class: "inline", src: b.src, alt: `image (${b.mime})`, loading: "lazy" });
     case "ref": {
       const label = `[${b.kind}${b.name ? " " + b.name : ""} · ${b.mime}${b.bytes !== undefined ? " · " + fmtNum(b.bytes) + " bytes" : ""}]`;
-      return b.url ? el("p", null, el("a", { href: b.url, rel: "noopener noreferrer nofollow", target: "_blank" }, label)) : el("p", { class: "empty" }, label);
+      return b.url
+        ? el("p", null, el("a", { href: b.url, rel: "noopener noreferrer nofollow", target: "_blank" }, label))
+        : el("p", { class: "empty" }, label);
     }
   }
 }
@@ -338,9 +479,26 @@ export function renderCall(b: Extract<BlockView, { t: "call" }>, p: number): HTM
   const res = r !== undefined ? S.msgs[r] : undefined;
   const argsText = pretty(b.args);
   const preview = argsText.replace(/\s+/g, " ").slice(0, 120);
-  const status = res === undefined ? el("span", { class: "badge warn" }, "no result") : res.isError ? el("span", { class: "badge err" }, "error") : el("span", { class: "badge ok" }, "ok");
-  const d = el("details", { class: `tool${res?.isError ? " error" : ""}`, "data-call": b.id },
-    el("summary", null, "⚙ ", el("code", { class: "tool-name" }, b.name), " ", el("span", { class: "preview" }, preview), " ", status)) as HTMLDetailsElement;
+  const status =
+    res === undefined
+      ? el("span", { class: "badge warn" }, "no result")
+      : res.isError
+        ? el("span", { class: "badge err" }, "error")
+        : el("span", { class: "badge ok" }, "ok");
+  const d = el(
+    "details",
+    { class: `tool${res?.isError ? " error" : ""}`, "data-call": b.id },
+    el(
+      "summary",
+      null,
+      "⚙ ",
+      el("code", { class: "tool-name" }, b.name),
+      " ",
+      el("span", { class: "preview" }, preview),
+      " ",
+      status,
+    ),
+  ) as HTMLDetailsElement;
   d.addEventListener("toggle", () => {
     if (!d.open || d.childElementCount > 1) return;
     d.append(el("h4", null, `Arguments · call ${b.id}`), el("pre", { class: "args" }, argsText));

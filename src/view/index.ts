@@ -25,17 +25,35 @@ export interface PageOptions {
 export function renderCheckpointPage(cp: Checkpoint, opts: PageOptions = {}): string {
   const pool = new MessagePool();
   const view = checkpointView(cp, pool);
-  const data: PageData = { kind: "checkpoint", title: opts.title ?? `thread ${cp.threadId}`, pool: pool.pool, checkpoints: [view], ...common(opts) };
+  const data: PageData = {
+    kind: "checkpoint",
+    title: opts.title ?? `thread ${cp.threadId}`,
+    pool: pool.pool,
+    checkpoints: [view],
+    ...common(opts),
+  };
   return renderPage(data);
 }
 
 /** Two checkpoints → the page of their semantic diff (the same change records as `ckpt diff`), with both transcripts. */
-export function renderDiffPage(a: Checkpoint, b: Checkpoint, opts: PageOptions & { names?: [string, string]; ignore?: string[]; ignoreVolatile?: boolean } = {}): string {
+export function renderDiffPage(
+  a: Checkpoint,
+  b: Checkpoint,
+  opts: PageOptions & { names?: [string, string]; ignore?: string[]; ignoreVolatile?: boolean } = {},
+): string {
   const pool = new MessagePool();
   const views = [checkpointView(a, pool, { dedupe: true }), checkpointView(b, pool, { dedupe: true })];
   const diff = diffCheckpoints(a, b, { ignore: opts.ignore, ignoreVolatile: opts.ignoreVolatile });
   const names = opts.names ?? [`thread ${a.threadId}`, `thread ${b.threadId}`];
-  const data: PageData = { kind: "diff", title: opts.title ?? `diff: ${names[0]} → ${names[1]}`, pool: pool.pool, checkpoints: views, diff, sides: names, ...common(opts) };
+  const data: PageData = {
+    kind: "diff",
+    title: opts.title ?? `diff: ${names[0]} → ${names[1]}`,
+    pool: pool.pool,
+    checkpoints: views,
+    diff,
+    sides: names,
+    ...common(opts),
+  };
   return renderPage(data);
 }
 
@@ -56,9 +74,17 @@ export interface HistoryEntry {
  * A thread's history (oldest first) → a page with a timeline: each entry shows its checkpoint and the diff from
  * the entry before it. Messages repeated along the history are carried once.
  */
-export function renderHistoryPage(entries: readonly HistoryEntry[], opts: PageOptions & { selected?: string; omitted?: number } = {}): string {
+export function renderHistoryPage(
+  entries: readonly HistoryEntry[],
+  opts: PageOptions & { selected?: string; omitted?: number } = {},
+): string {
   const pool = new MessagePool();
-  const views = entries.map((e) => checkpointView(e.checkpoint, pool, { dedupe: true, meta: { checkpoint: e.id, ...(e.parentId ? { parent: e.parentId } : {}), ...(e.node ? { node: e.node } : {}) } }));
+  const views = entries.map((e) =>
+    checkpointView(e.checkpoint, pool, {
+      dedupe: true,
+      meta: { checkpoint: e.id, ...(e.parentId ? { parent: e.parentId } : {}), ...(e.node ? { node: e.node } : {}) },
+    }),
+  );
   const index = new Map(entries.map((e, i) => [e.id, i]));
   const history = entries.map((e, i) => {
     // from the parent when it is listed (a forked thread's checkpoints are not one line), else the one before
@@ -88,7 +114,14 @@ export function renderHistoryPage(entries: readonly HistoryEntry[], opts: PageOp
 
 /** A page of a store's thread list (the served store browser). */
 export function renderStorePage(listing: StoreListing, opts: PageOptions = {}): string {
-  const data: PageData = { kind: "store", title: opts.title ?? "ckpt store", pool: [], checkpoints: [], store: listing, ...common(opts) };
+  const data: PageData = {
+    kind: "store",
+    title: opts.title ?? "ckpt store",
+    pool: [],
+    checkpoints: [],
+    store: listing,
+    ...common(opts),
+  };
   return renderPage(data);
 }
 

@@ -20,7 +20,8 @@ function instance(): MarkdownIt {
     const src = String(t.attrGet("src") ?? "");
     const alt = t.content;
     if (SAFE_IMAGE.test(src)) return `<img src="${escapeHtml(src)}" alt="${escapeHtml(alt)}" loading="lazy">`;
-    if (/^https?:/i.test(src)) return `<a href="${escapeHtml(src)}" rel="noopener noreferrer nofollow" target="_blank">[image${alt ? ": " + escapeHtml(alt) : ""}]</a>`;
+    if (/^https?:/i.test(src))
+      return `<a href="${escapeHtml(src)}" rel="noopener noreferrer nofollow" target="_blank">[image${alt ? ": " + escapeHtml(alt) : ""}]</a>`;
     return `[image${alt ? ": " + escapeHtml(alt) : ""}]`;
   };
   const link = m.renderer.rules.link_open;

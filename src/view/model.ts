@@ -108,14 +108,29 @@ function textBlock(text: string): BlockView {
   return isPlainText(text) ? { t: "txt", x: text } : { t: "md", h: renderMarkdown(text) };
 }
 
-function mediaBlock(c: { data?: string; url?: string; mimeType: string; filename?: string }, kind: "image" | "file"): BlockView {
+function mediaBlock(
+  c: { data?: string; url?: string; mimeType: string; filename?: string },
+  kind: "image" | "file",
+): BlockView {
   const mime = String(c.mimeType ?? "");
-  if (kind === "image" && typeof c.data === "string" && /^image\/(png|jpeg|gif|webp|avif|bmp)$/i.test(mime) && /^[A-Za-z0-9+/=\s]*$/.test(c.data)) {
+  if (
+    kind === "image" &&
+    typeof c.data === "string" &&
+    /^image\/(png|jpeg|gif|webp|avif|bmp)$/i.test(mime) &&
+    /^[A-Za-z0-9+/=\s]*$/.test(c.data)
+  ) {
     return { t: "img", src: `data:${mime};base64,${c.data}`, mime };
   }
   const url = typeof c.url === "string" && /^https?:/i.test(c.url) ? c.url : undefined;
   const bytes = typeof c.data === "string" ? Math.floor((c.data.length * 3) / 4) : undefined;
-  return { t: "ref", kind, mime, ...(c.filename ? { name: c.filename } : {}), ...(url ? { url } : {}), ...(bytes !== undefined ? { bytes } : {}) };
+  return {
+    t: "ref",
+    kind,
+    mime,
+    ...(c.filename ? { name: c.filename } : {}),
+    ...(url ? { url } : {}),
+    ...(bytes !== undefined ? { bytes } : {}),
+  };
 }
 
 /** One content block; `plain` for tool output (shown preformatted, not as Markdown). */
@@ -155,7 +170,15 @@ export function messageView(m: AgentMessage): MessageView {
     if (str(r.stopReason)) v.stop = str(r.stopReason);
     if (str(r.errorMessage)) v.error = str(r.errorMessage);
     const u = r.usage as Record<string, unknown> | undefined;
-    if (u && typeof u === "object") v.usage = [num(u.input), num(u.output), num(u.cacheRead), num(u.cacheWrite), num(u.totalTokens), num(u.reasoning)];
+    if (u && typeof u === "object")
+      v.usage = [
+        num(u.input),
+        num(u.output),
+        num(u.cacheRead),
+        num(u.cacheWrite),
+        num(u.totalTokens),
+        num(u.reasoning),
+      ];
   }
   if (role === "toolResult") {
     v.toolCallId = String(r.toolCallId ?? "");
@@ -173,17 +196,34 @@ export function stateView(state: Checkpoint["state"] | undefined): StateView {
   const files: Record<string, FileView> = {};
   if (s.files && typeof s.files === "object") {
     for (const [path, f] of Object.entries(s.files as Record<string, Record<string, unknown>>)) {
-      const lines = Array.isArray(f?.content) ? (f.content as unknown[]).map(String) : typeof f?.content === "string" ? f.content.split("\n") : [];
-      files[path] = { lines, ...(str(f?.created_at) ? { created: str(f.created_at) } : {}), ...(str(f?.modified_at) ? { modified: str(f.modified_at) } : {}) };
+      const lines = Array.isArray(f?.content)
+        ? (f.content as unknown[]).map(String)
+        : typeof f?.content === "string"
+          ? f.content.split("\n")
+          : [];
+      files[path] = {
+        lines,
+        ...(str(f?.created_at) ? { created: str(f.created_at) } : {}),
+        ...(str(f?.modified_at) ? { modified: str(f.modified_at) } : {}),
+      };
     }
   }
   const notes = Array.isArray(s.scratchpad) ? (s.scratchpad as Array<Record<string, unknown>>) : [];
   const other: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) if (!KNOWN_STATE.has(k)) other[k] = v;
   return {
-    todos: todos.map((t) => ({ id: String(t.id ?? ""), content: String(t.content ?? ""), status: String(t.status ?? "") })),
+    todos: todos.map((t) => ({
+      id: String(t.id ?? ""),
+      content: String(t.content ?? ""),
+      status: String(t.status ?? ""),
+    })),
     files,
-    scratchpad: notes.map((n) => ({ heading: String(n.heading ?? ""), thread: n.thread as string | null | undefined, tick: n.tick as number | null | undefined, h: renderMarkdown(String(n.content ?? "")) })),
+    scratchpad: notes.map((n) => ({
+      heading: String(n.heading ?? ""),
+      thread: n.thread as string | null | undefined,
+      tick: n.tick as number | null | undefined,
+      h: renderMarkdown(String(n.content ?? "")),
+    })),
     ...(s.contexts !== undefined ? { contexts: s.contexts } : {}),
     other,
   };
@@ -198,7 +238,11 @@ function lastAssistantField(ms: readonly AgentMessage[], field: "model" | "provi
 }
 
 /** A canonical checkpoint → its view; messages go into `pool` (deduplicated when `dedupe`). */
-export function checkpointView(cp: Checkpoint, pool: MessagePool, opts: { dedupe?: boolean; meta?: Record<string, string> } = {}): CheckpointView {
+export function checkpointView(
+  cp: Checkpoint,
+  pool: MessagePool,
+  opts: { dedupe?: boolean; meta?: Record<string, string> } = {},
+): CheckpointView {
   const ms = Array.isArray(cp.messages) ? cp.messages : [];
   const meta: Record<string, string> = {};
   const model = lastAssistantField(ms, "model");
@@ -216,7 +260,16 @@ export function checkpointView(cp: Checkpoint, pool: MessagePool, opts: { dedupe
     ...(cp.updatedAt ? { updatedAt: String(cp.updatedAt) } : {}),
     messages: opts.dedupe ? ms.map((m) => pool.add(m)) : pool.addAll(ms),
     state: stateView(cp.state),
-    ...(it?.toolCall ? { interrupt: { toolCallId: String(it.toolCall.toolCallId), toolName: String(it.toolCall.toolName), args: it.toolCall.args, step: num(it.step) } } : {}),
+    ...(it?.toolCall
+      ? {
+          interrupt: {
+            toolCallId: String(it.toolCall.toolCallId),
+            toolName: String(it.toolCall.toolName),
+            args: it.toolCall.args,
+            step: num(it.step),
+          },
+        }
+      : {}),
     meta,
   };
 }

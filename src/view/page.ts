@@ -62,8 +62,13 @@ function pageScript(): { text: string; hash: string } {
   if (script) return script;
   // each module's functions in name order, as an ES module namespace lists them, however the module was loaded
   // (the bundled CLI requires them: a CommonJS exports object lists them in the order they were assigned)
-  const byName = (m: object) => Object.keys(m).sort().map((k) => (m as Record<string, unknown>)[k]);
-  const fns = [...byName(client), ...byName(panels)].filter((f) => typeof f === "function") as Array<(...a: never[]) => unknown>;
+  const byName = (m: object) =>
+    Object.keys(m)
+      .sort()
+      .map((k) => (m as Record<string, unknown>)[k]);
+  const fns = [...byName(client), ...byName(panels)].filter((f) => typeof f === "function") as Array<
+    (...a: never[]) => unknown
+  >;
   const text = `(function(){"use strict";let S;const CHUNK_SIZE=50;\n${fns.map((f) => f.toString()).join("\n")}\nmain();})();`;
   script = { text, hash: createHash("sha256").update(text).digest("base64") };
   return script;

@@ -7,4 +7,6 @@ import { readFileSync } from "node:fs";
 const { modelMessageSchema } = await import("ai");
 const { default: zodPkg } = await import("zod/package.json", { with: { type: "json" } });
 const messages = JSON.parse(readFileSync(0, "utf8"));
-process.stdout.write(JSON.stringify({ zod: zodPkg.version, verdicts: messages.map((m) => modelMessageSchema.safeParse(m).success) }));
+process.stdout.write(
+  JSON.stringify({ zod: zodPkg.version, verdicts: messages.map((m) => modelMessageSchema.safeParse(m).success) }),
+);

@@ -14,15 +14,26 @@ export function chromiumPath(): string {
       if (existsSync(p)) return p;
     }
   }
-  throw new Error("no chromium on PATH: install it with `apt-get install -y chromium` (.ci/run does this when it is missing)");
+  throw new Error(
+    "no chromium on PATH: install it with `apt-get install -y chromium` (.ci/run does this when it is missing)",
+  );
 }
 
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"];
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+];
 
 /** A browser with a fresh user-data-dir; `close()` removes the profile. */
 export async function launchBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), "ckpt-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath(),
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
   return {
     context,
     close: async () => {

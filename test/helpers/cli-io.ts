@@ -3,7 +3,9 @@ import type { CliIO } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 
 /** An in-memory CliIO: what the command printed on stdout / stderr, with its own env and cwd. */
-export function cliIO(opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): CliIO & { out: () => string; err: () => string } {
+export function cliIO(
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+): CliIO & { out: () => string; err: () => string } {
   let out = "";
   let err = "";
   return {
@@ -18,7 +20,10 @@ export function cliIO(opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: str
 }
 
 /** Run the CLI in-process (as `ckpt <argv>` would): its exit code and what it printed on stdout and stderr. */
-export async function runCli(argv: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<{ code: number; out: string; err: string }> {
+export async function runCli(
+  argv: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+): Promise<{ code: number; out: string; err: string }> {
   const io = cliIO(opts);
   const code = await main(argv, io);
   return { code, out: io.out(), err: io.err() };

@@ -3,14 +3,26 @@
  * real checkpoint stores for the tests: a tool-calling chat, a human-in-the-loop interrupt, a subgraph.
  */
 import { z } from "zod";
-import { Command, END, interrupt, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import {
+  Command,
+  END,
+  interrupt,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+  type BaseCheckpointSaver,
+} from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 
-const lookup = tool(async ({ q }: { q: string }) => `found ${q.length} items for ${q}`, { name: "lookup", description: "fake lookup", schema: z.object({ q: z.string() }) });
+const lookup = tool(async ({ q }: { q: string }) => `found ${q.length} items for ${q}`, {
+  name: "lookup",
+  description: "fake lookup",
+  schema: z.object({ q: z.string() }),
+});
 
 /** Human text → one tool call per comma-separated part; after tool results → a text answer. */
 class ScriptedModel extends BaseChatModel {
@@ -22,7 +34,17 @@ class ScriptedModel extends BaseChatModel {
     const last = messages[messages.length - 1]!;
     const msg =
       last.getType() === "human"
-        ? new AIMessage({ content: "", tool_calls: String(last.content).split(",").map((q) => ({ id: `tc_${++this.n}`, name: "lookup", args: { q: q.trim() }, type: "tool_call" as const })) })
+        ? new AIMessage({
+            content: "",
+            tool_calls: String(last.content)
+              .split(",")
+              .map((q) => ({
+                id: `tc_${++this.n}`,
+                name: "lookup",
+                args: { q: q.trim() },
+                type: "tool_call" as const,
+              })),
+          })
         : new AIMessage({ content: `done: ${String(last.content)}` });
     msg.usage_metadata = { input_tokens: messages.length * 3, output_tokens: 5, total_tokens: messages.length * 3 + 5 };
     msg.response_metadata = { model_name: "scripted" };
@@ -43,7 +65,9 @@ export async function writeGraphs(saver: BaseCheckpointSaver): Promise<void> {
   await chat.invoke({ messages: [new HumanMessage("weather")] }, cfg("t-chat"));
   await chat.invoke({ messages: [new HumanMessage("paris, rome")] }, cfg("t-chat"));
   const hitl = new StateGraph(MessagesAnnotation)
-    .addNode("ask", (s) => ({ messages: [new AIMessage(`ok? ${JSON.stringify(interrupt({ question: "approve?" }))} ${s.messages.length}`)] }))
+    .addNode("ask", (s) => ({
+      messages: [new AIMessage(`ok? ${JSON.stringify(interrupt({ question: "approve?" }))} ${s.messages.length}`)],
+    }))
     .addEdge(START, "ask")
     .addEdge("ask", END)
     .compile({ checkpointer: saver });

@@ -44,37 +44,77 @@ export function unpack(b: Uint8Array): unknown {
     const u16 = () => ((p += 2), dv.getUint16(p - 2));
     const u32 = () => ((p += 4), dv.getUint32(p - 4));
     switch (t) {
-      case 0xc0: return null;
-      case 0xc2: return false;
-      case 0xc3: return true;
-      case 0xc4: { const n = u8(); p += n; return { bin: Buffer.from(b.subarray(p - n, p)).toString("hex") }; }
-      case 0xc5: { const n = u16(); p += n; return { bin: Buffer.from(b.subarray(p - n, p)).toString("hex") }; }
-      case 0xc6: { const n = u32(); p += n; return { bin: Buffer.from(b.subarray(p - n, p)).toString("hex") }; }
-      case 0xc7: return ext(u8());
-      case 0xc8: return ext(u16());
-      case 0xc9: return ext(u32());
-      case 0xca: return ((p += 4), dv.getFloat32(p - 4));
-      case 0xcb: return ((p += 8), dv.getFloat64(p - 8));
-      case 0xcc: return u8();
-      case 0xcd: return u16();
-      case 0xce: return u32();
-      case 0xcf: return ((p += 8), Number(dv.getBigUint64(p - 8)));
-      case 0xd0: return ((p += 1), dv.getInt8(p - 1));
-      case 0xd1: return ((p += 2), dv.getInt16(p - 2));
-      case 0xd2: return ((p += 4), dv.getInt32(p - 4));
-      case 0xd3: return ((p += 8), Number(dv.getBigInt64(p - 8)));
-      case 0xd4: return ext(1);
-      case 0xd5: return ext(2);
-      case 0xd6: return ext(4);
-      case 0xd7: return ext(8);
-      case 0xd8: return ext(16);
-      case 0xd9: return str(u8());
-      case 0xda: return str(u16());
-      case 0xdb: return str(u32());
-      case 0xdc: return arr(u16());
-      case 0xdd: return arr(u32());
-      case 0xde: return map(u16());
-      case 0xdf: return map(u32());
+      case 0xc0:
+        return null;
+      case 0xc2:
+        return false;
+      case 0xc3:
+        return true;
+      case 0xc4: {
+        const n = u8();
+        p += n;
+        return { bin: Buffer.from(b.subarray(p - n, p)).toString("hex") };
+      }
+      case 0xc5: {
+        const n = u16();
+        p += n;
+        return { bin: Buffer.from(b.subarray(p - n, p)).toString("hex") };
+      }
+      case 0xc6: {
+        const n = u32();
+        p += n;
+        return { bin: Buffer.from(b.subarray(p - n, p)).toString("hex") };
+      }
+      case 0xc7:
+        return ext(u8());
+      case 0xc8:
+        return ext(u16());
+      case 0xc9:
+        return ext(u32());
+      case 0xca:
+        return ((p += 4), dv.getFloat32(p - 4));
+      case 0xcb:
+        return ((p += 8), dv.getFloat64(p - 8));
+      case 0xcc:
+        return u8();
+      case 0xcd:
+        return u16();
+      case 0xce:
+        return u32();
+      case 0xcf:
+        return ((p += 8), Number(dv.getBigUint64(p - 8)));
+      case 0xd0:
+        return ((p += 1), dv.getInt8(p - 1));
+      case 0xd1:
+        return ((p += 2), dv.getInt16(p - 2));
+      case 0xd2:
+        return ((p += 4), dv.getInt32(p - 4));
+      case 0xd3:
+        return ((p += 8), Number(dv.getBigInt64(p - 8)));
+      case 0xd4:
+        return ext(1);
+      case 0xd5:
+        return ext(2);
+      case 0xd6:
+        return ext(4);
+      case 0xd7:
+        return ext(8);
+      case 0xd8:
+        return ext(16);
+      case 0xd9:
+        return str(u8());
+      case 0xda:
+        return str(u16());
+      case 0xdb:
+        return str(u32());
+      case 0xdc:
+        return arr(u16());
+      case 0xdd:
+        return arr(u32());
+      case 0xde:
+        return map(u16());
+      case 0xdf:
+        return map(u32());
     }
     throw new Error(`bad msgpack byte 0x${t.toString(16)}`);
   }
@@ -88,7 +128,17 @@ export function canon(v: unknown): string {
   if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
   if (Array.isArray(v)) return `[${v.map(canon).join(",")}]`;
   const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => !(o[k] && typeof o[k] === "object" && (o[k] as { lc?: unknown }).lc === 2 && (o[k] as { type?: unknown }).type === "undefined")).sort();
+  const keys = Object.keys(o)
+    .filter(
+      (k) =>
+        !(
+          o[k] &&
+          typeof o[k] === "object" &&
+          (o[k] as { lc?: unknown }).lc === 2 &&
+          (o[k] as { type?: unknown }).type === "undefined"
+        ),
+    )
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canon(o[k])}`).join(",")}}`;
 }
 

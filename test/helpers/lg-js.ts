@@ -30,11 +30,19 @@ class FakeChatModel extends BaseChatModel {
     const n = messages.length;
     let msg: AIMessage;
     if (last.getType() === "human") {
-      const tool_calls = String(last.content).split(";").map((q) => ({ id: `call_t${String(++this.calls).padStart(3, "0")}`, name: "search", args: { query: q.trim() }, type: "tool_call" as const }));
+      const tool_calls = String(last.content)
+        .split(";")
+        .map((q) => ({
+          id: `call_t${String(++this.calls).padStart(3, "0")}`,
+          name: "search",
+          args: { query: q.trim() },
+          type: "tool_call" as const,
+        }));
       msg = new AIMessage({ content: "", tool_calls });
     } else {
       const results: string[] = [];
-      for (let i = n - 1; i >= 0 && messages[i]!.getType() === "tool"; i--) results.unshift(String(messages[i]!.content));
+      for (let i = n - 1; i >= 0 && messages[i]!.getType() === "tool"; i--)
+        results.unshift(String(messages[i]!.content));
       msg = new AIMessage({ content: `Answer: ${results.join("; ")}` });
     }
     msg.usage_metadata = { input_tokens: 10 * n, output_tokens: 7, total_tokens: 10 * n + 7 };
@@ -70,21 +78,32 @@ export async function closeSaver(s: BaseCheckpointSaver): Promise<void> {
 }
 
 /** What the library lists: per checkpoint (thread|ns|id) its parent, metadata, channel values and pending writes, as JSON. */
-export async function jsHistory(saver: BaseCheckpointSaver, opts: { versionedOnly?: boolean } = {}): Promise<Map<string, string>> {
+export async function jsHistory(
+  saver: BaseCheckpointSaver,
+  opts: { versionedOnly?: boolean } = {},
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for await (const t of saver.list({})) {
     const c = t.config.configurable!;
     const cp = t.checkpoint;
     const values: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(cp.channel_values)) if (!opts.versionedOnly || k in cp.channel_versions) values[k] = v;
-    out.set(`${c.thread_id}|${c.checkpoint_ns ?? ""}|${c.checkpoint_id}`, JSON.stringify(sortKeys({
-      parent: t.parentConfig?.configurable?.checkpoint_id ?? null,
-      metadata: t.metadata,
-      values: JSON.parse(JSON.stringify(values)),
-      versions: cp.channel_versions,
-      seen: cp.versions_seen,
-      writes: (t.pendingWrites ?? []).map((w) => JSON.parse(JSON.stringify(w))).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
-    })));
+    for (const [k, v] of Object.entries(cp.channel_values))
+      if (!opts.versionedOnly || k in cp.channel_versions) values[k] = v;
+    out.set(
+      `${c.thread_id}|${c.checkpoint_ns ?? ""}|${c.checkpoint_id}`,
+      JSON.stringify(
+        sortKeys({
+          parent: t.parentConfig?.configurable?.checkpoint_id ?? null,
+          metadata: t.metadata,
+          values: JSON.parse(JSON.stringify(values)),
+          versions: cp.channel_versions,
+          seen: cp.versions_seen,
+          writes: (t.pendingWrites ?? [])
+            .map((w) => JSON.parse(JSON.stringify(w)))
+            .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
+        }),
+      ),
+    );
   }
   return out;
 }
@@ -92,5 +111,9 @@ export async function jsHistory(saver: BaseCheckpointSaver, opts: { versionedOnl
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+  );
 }

@@ -19,7 +19,9 @@ export function pgTestSchemas(prefix: string): { schema: (name: string) => strin
     try {
       await c.connect();
     } catch (e) {
-      throw new Error(`PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`);
+      throw new Error(
+        `PostgreSQL is not reachable at ${PG} (${(e as Error).message}): start it with 'pg_ctlcluster 15 main start'`,
+      );
     }
     client = c;
   });
@@ -34,6 +36,7 @@ export function pgTestSchemas(prefix: string): { schema: (name: string) => strin
       schemas.push(s);
       return s;
     },
-    query: ((...args: Parameters<pg.Client["query"]>) => (client!.query as (...a: unknown[]) => unknown)(...args)) as pg.Client["query"],
+    query: ((...args: Parameters<pg.Client["query"]>) =>
+      (client!.query as (...a: unknown[]) => unknown)(...args)) as pg.Client["query"],
   };
 }

@@ -23,11 +23,15 @@ export interface TestCluster {
 /** Ports the OS says are free (all held open together, so they are distinct). */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<import("node:net").Server>((resolve, reject) => {
-      const s = createServer();
-      s.once("error", reject);
-      s.listen(0, "127.0.0.1", () => resolve(s));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<import("node:net").Server>((resolve, reject) => {
+          const s = createServer();
+          s.once("error", reject);
+          s.listen(0, "127.0.0.1", () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as import("node:net").AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -61,17 +65,54 @@ export async function startRedisCluster(masters = 3): Promise<TestCluster> {
       const port = ports[i]!;
       const p = spawn(
         "redis-server",
-        ["--port", String(port), "--cluster-port", String(ports[masters + i]), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-          "--cluster-config-file", join(dir, `nodes-${port}.conf`), "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no",
-          "--logfile", join(dir, `redis-${port}.log`)],
+        [
+          "--port",
+          String(port),
+          "--cluster-port",
+          String(ports[masters + i]),
+          "--bind",
+          "127.0.0.1",
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          join(dir, `nodes-${port}.conf`),
+          "--dir",
+          dir,
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+          "--daemonize",
+          "no",
+          "--logfile",
+          join(dir, `redis-${port}.log`),
+        ],
         { stdio: "ignore" },
       );
       p.once("error", () => undefined); // reported by the wait below (e.g. redis-server not installed)
       procs.push(p);
     }
-    for (const port of ports.slice(0, masters)) await waitFor(`redis-server on port ${port} (is redis-server installed?)`, async () => (await cli(port, "ping")).trim() === "PONG");
-    await run("redis-cli", ["--cluster", "create", ...ports.slice(0, masters).map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "0", "--cluster-yes"], { timeout: 30_000 });
-    for (const port of ports.slice(0, masters)) await waitFor(`cluster_state:ok on port ${port}`, async () => /cluster_state:ok/.test(await cli(port, "cluster", "info")));
+    for (const port of ports.slice(0, masters))
+      await waitFor(
+        `redis-server on port ${port} (is redis-server installed?)`,
+        async () => (await cli(port, "ping")).trim() === "PONG",
+      );
+    await run(
+      "redis-cli",
+      [
+        "--cluster",
+        "create",
+        ...ports.slice(0, masters).map((p) => `127.0.0.1:${p}`),
+        "--cluster-replicas",
+        "0",
+        "--cluster-yes",
+      ],
+      { timeout: 30_000 },
+    );
+    for (const port of ports.slice(0, masters))
+      await waitFor(`cluster_state:ok on port ${port}`, async () =>
+        /cluster_state:ok/.test(await cli(port, "cluster", "info")),
+      );
   } catch (e) {
     await stop();
     throw e;

@@ -37,15 +37,39 @@ async function writeChunked(res: ServerResponse, text: string): Promise<void> {
 
 function openaiStream(r: StubReply): string {
   const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
-  let s = ev({ id: "c1", object: "chat.completion.chunk", model: "stub-model", choices: [{ index: 0, delta: { role: "assistant" } }] });
-  if (r.text) for (const piece of r.text.match(/.{1,4}/gs) ?? []) s += ev({ choices: [{ index: 0, delta: { content: piece } }] });
+  let s = ev({
+    id: "c1",
+    object: "chat.completion.chunk",
+    model: "stub-model",
+    choices: [{ index: 0, delta: { role: "assistant" } }],
+  });
+  if (r.text)
+    for (const piece of r.text.match(/.{1,4}/gs) ?? []) s += ev({ choices: [{ index: 0, delta: { content: piece } }] });
   (r.toolCalls ?? []).forEach((c, idx) => {
-    s += ev({ choices: [{ index: 0, delta: { tool_calls: [{ index: idx, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] } }] });
-    for (const piece of c.args.match(/.{1,5}/gs) ?? []) s += ev({ choices: [{ index: 0, delta: { tool_calls: [{ index: idx, function: { arguments: piece } }] } }] });
+    s += ev({
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [{ index: idx, id: c.id, type: "function", function: { name: c.name, arguments: "" } }],
+          },
+        },
+      ],
+    });
+    for (const piece of c.args.match(/.{1,5}/gs) ?? [])
+      s += ev({ choices: [{ index: 0, delta: { tool_calls: [{ index: idx, function: { arguments: piece } }] } }] });
   });
   s += ev({ choices: [{ index: 0, delta: {}, finish_reason: r.toolCalls?.length ? "tool_calls" : "stop" }] });
   const u = r.usage ?? { input: 0, output: 0 };
-  s += ev({ choices: [], usage: { prompt_tokens: u.input + (u.cacheRead ?? 0), completion_tokens: u.output, total_tokens: u.input + (u.cacheRead ?? 0) + u.output, prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0 } } });
+  s += ev({
+    choices: [],
+    usage: {
+      prompt_tokens: u.input + (u.cacheRead ?? 0),
+      completion_tokens: u.output,
+      total_tokens: u.input + (u.cacheRead ?? 0) + u.output,
+      prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0 },
+    },
+  });
   return s + "data: [DONE]\n\n";
 }
 
@@ -55,7 +79,21 @@ function openaiJson(r: StubReply): unknown {
     id: "c1",
     object: "chat.completion",
     model: "stub-model",
-    choices: [{ index: 0, message: { role: "assistant", content: r.text ?? null, tool_calls: r.toolCalls?.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.args } })) }, finish_reason: r.toolCalls?.length ? "tool_calls" : "stop" }],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: r.text ?? null,
+          tool_calls: r.toolCalls?.map((c) => ({
+            id: c.id,
+            type: "function",
+            function: { name: c.name, arguments: c.args },
+          })),
+        },
+        finish_reason: r.toolCalls?.length ? "tool_calls" : "stop",
+      },
+    ],
     usage: { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output },
   };
 }
@@ -63,20 +101,42 @@ function openaiJson(r: StubReply): unknown {
 function anthropicStream(r: StubReply): string {
   const ev = (type: string, o: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`;
   const u = r.usage ?? { input: 0, output: 0 };
-  let s = ev("message_start", { message: { id: "m1", type: "message", role: "assistant", model: "stub-claude", content: [], usage: { input_tokens: u.input, output_tokens: 1, cache_read_input_tokens: u.cacheRead ?? 0, cache_creation_input_tokens: 0 } } });
+  let s = ev("message_start", {
+    message: {
+      id: "m1",
+      type: "message",
+      role: "assistant",
+      model: "stub-claude",
+      content: [],
+      usage: {
+        input_tokens: u.input,
+        output_tokens: 1,
+        cache_read_input_tokens: u.cacheRead ?? 0,
+        cache_creation_input_tokens: 0,
+      },
+    },
+  });
   s += ev("ping", {});
   let idx = 0;
   if (r.text) {
     s += ev("content_block_start", { index: idx, content_block: { type: "text", text: "" } });
-    for (const piece of r.text.match(/.{1,4}/gs) ?? []) s += ev("content_block_delta", { index: idx, delta: { type: "text_delta", text: piece } });
+    for (const piece of r.text.match(/.{1,4}/gs) ?? [])
+      s += ev("content_block_delta", { index: idx, delta: { type: "text_delta", text: piece } });
     s += ev("content_block_stop", { index: idx++ });
   }
   for (const c of r.toolCalls ?? []) {
-    s += ev("content_block_start", { index: idx, content_block: { type: "tool_use", id: c.id, name: c.name, input: {} } });
-    for (const piece of c.args.match(/.{1,5}/gs) ?? []) s += ev("content_block_delta", { index: idx, delta: { type: "input_json_delta", partial_json: piece } });
+    s += ev("content_block_start", {
+      index: idx,
+      content_block: { type: "tool_use", id: c.id, name: c.name, input: {} },
+    });
+    for (const piece of c.args.match(/.{1,5}/gs) ?? [])
+      s += ev("content_block_delta", { index: idx, delta: { type: "input_json_delta", partial_json: piece } });
     s += ev("content_block_stop", { index: idx++ });
   }
-  s += ev("message_delta", { delta: { stop_reason: r.toolCalls?.length ? "tool_use" : "end_turn" }, usage: { output_tokens: u.output } });
+  s += ev("message_delta", {
+    delta: { stop_reason: r.toolCalls?.length ? "tool_use" : "end_turn" },
+    usage: { output_tokens: u.output },
+  });
   return s + ev("message_stop", {});
 }
 
@@ -84,8 +144,17 @@ function anthropicJson(r: StubReply): unknown {
   const u = r.usage ?? { input: 0, output: 0 };
   const content: unknown[] = [];
   if (r.text) content.push({ type: "text", text: r.text });
-  for (const c of r.toolCalls ?? []) content.push({ type: "tool_use", id: c.id, name: c.name, input: JSON.parse(c.args) });
-  return { id: "m1", type: "message", role: "assistant", model: "stub-claude", content, stop_reason: r.toolCalls?.length ? "tool_use" : "end_turn", usage: { input_tokens: u.input, output_tokens: u.output } };
+  for (const c of r.toolCalls ?? [])
+    content.push({ type: "tool_use", id: c.id, name: c.name, input: JSON.parse(c.args) });
+  return {
+    id: "m1",
+    type: "message",
+    role: "assistant",
+    model: "stub-claude",
+    content,
+    stop_reason: r.toolCalls?.length ? "tool_use" : "end_turn",
+    usage: { input_tokens: u.input, output_tokens: u.output },
+  };
 }
 
 export async function startStubLlmServer() {
@@ -98,7 +167,9 @@ export async function startStubLlmServer() {
     requests.push({ path: req.url ?? "", headers: req.headers, body });
     const r = queue.shift();
     if (!r) {
-      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "stub: no reply queued" } }));
+      res
+        .writeHead(500, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "stub: no reply queued" } }));
       return;
     }
     if (r.status) {
@@ -111,7 +182,9 @@ export async function startStubLlmServer() {
       await writeChunked(res, openai ? openaiStream(r) : anthropicStream(r));
       res.end();
     } else {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(openai ? openaiJson(r) : anthropicJson(r)));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(openai ? openaiJson(r) : anthropicJson(r)));
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -15,7 +15,11 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(targetPort: number, cutAfterBytes: number, opts: { stall?: boolean } = {}): Promise<Proxy> {
+export async function startProxy(
+  targetPort: number,
+  cutAfterBytes: number,
+  opts: { stall?: boolean } = {},
+): Promise<Proxy> {
   const sockets = new Set<Socket>();
   let sent = 0;
   let isCut = false;

@@ -10,7 +10,14 @@ export const escapeProperty = (s: string) => escapeData(s).replace(/:/g, "%3A").
 
 export const githubReporter: Reporter = (report) => {
   const out: string[] = [];
-  const cmd = (level: string, file: string, line: number | undefined, col: number | undefined, title: string, msg: string) => {
+  const cmd = (
+    level: string,
+    file: string,
+    line: number | undefined,
+    col: number | undefined,
+    title: string,
+    msg: string,
+  ) => {
     const props = [`file=${escapeProperty(file)}`];
     if (line !== undefined) props.push(`line=${line}`);
     if (col !== undefined) props.push(`col=${col}`);
@@ -25,6 +32,8 @@ export const githubReporter: Reporter = (report) => {
     }
   }
   const s = report.summary;
-  out.push(`ckpt validate: ${plural(s.files, "file")}, ${s.valid} valid, ${s.invalid} invalid, ${s.unreadable} unreadable: ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}`);
+  out.push(
+    `ckpt validate: ${plural(s.files, "file")}, ${s.valid} valid, ${s.invalid} invalid, ${s.unreadable} unreadable: ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}`,
+  );
   return out.join("\n") + "\n";
 };

@@ -9,10 +9,26 @@ export function artifactUri(file: string): string {
 }
 
 export const sarifReporter: Reporter = (report) => {
-  const rules = new Map<string, { id: string; shortDescription: { text: string }; defaultConfiguration: { level: string } }>();
+  const rules = new Map<
+    string,
+    { id: string; shortDescription: { text: string }; defaultConfiguration: { level: string } }
+  >();
   const results: unknown[] = [];
-  const add = (ruleId: string, level: "error" | "warning", message: string, file: string, line?: number, column?: number, pointer?: string) => {
-    if (!rules.has(ruleId)) rules.set(ruleId, { id: ruleId, shortDescription: { text: describeRule(ruleId) }, defaultConfiguration: { level } });
+  const add = (
+    ruleId: string,
+    level: "error" | "warning",
+    message: string,
+    file: string,
+    line?: number,
+    column?: number,
+    pointer?: string,
+  ) => {
+    if (!rules.has(ruleId))
+      rules.set(ruleId, {
+        id: ruleId,
+        shortDescription: { text: describeRule(ruleId) },
+        defaultConfiguration: { level },
+      });
     const physicalLocation: Record<string, unknown> = { artifactLocation: { uri: artifactUri(file) } };
     if (line !== undefined) physicalLocation.region = { startLine: line, startColumn: column ?? 1 };
     results.push({
@@ -20,12 +36,27 @@ export const sarifReporter: Reporter = (report) => {
       ruleIndex: [...rules.keys()].indexOf(ruleId),
       level,
       message: { text: pointer ? `${pointer}: ${message}` : message },
-      locations: [{ physicalLocation, ...(pointer ? { logicalLocations: [{ fullyQualifiedName: pointer, kind: "member" }] } : {}) }],
+      locations: [
+        {
+          physicalLocation,
+          ...(pointer ? { logicalLocations: [{ fullyQualifiedName: pointer, kind: "member" }] } : {}),
+        },
+      ],
     });
   };
   for (const f of report.files) {
-    if (f.fatal) add(`input/${f.fatal.reason}`, "error", f.fatal.message, f.file, f.fatal.line, f.fatal.column, f.fatal.pointer);
-    for (const i of f.issues) add(i.rule, i.severity === "error" || report.strict ? "error" : "warning", i.message, i.file, i.line, i.column, i.pointer);
+    if (f.fatal)
+      add(`input/${f.fatal.reason}`, "error", f.fatal.message, f.file, f.fatal.line, f.fatal.column, f.fatal.pointer);
+    for (const i of f.issues)
+      add(
+        i.rule,
+        i.severity === "error" || report.strict ? "error" : "warning",
+        i.message,
+        i.file,
+        i.line,
+        i.column,
+        i.pointer,
+      );
   }
   const log = {
     $schema: SARIF_SCHEMA,

@@ -4,13 +4,16 @@ import type { Issue } from "../../formats/types.js";
 import type { FileResult } from "../../core/document.js";
 import { plural, type Reporter } from "./types.js";
 
-const where = (file: string, line?: number, column?: number) => file + (line !== undefined ? `:${line}:${column ?? 1}` : "");
+const where = (file: string, line?: number, column?: number) =>
+  file + (line !== undefined ? `:${line}:${column ?? 1}` : "");
 
 /** The "fits A and B; validated as A" note for a document several formats claim. */
 export function ambiguityNote(f: FileResult): string | undefined {
   if (!f.format || f.alternatives.length === 0) return undefined;
   const name = (fmt: string, v?: string) => (v ? `${fmt} (${v})` : fmt);
-  const others = f.alternatives.map((a) => `${name(a.format, a.version)} [${a.errors === 0 ? "valid" : plural(a.errors, "error")}]`);
+  const others = f.alternatives.map(
+    (a) => `${name(a.format, a.version)} [${a.errors === 0 ? "valid" : plural(a.errors, "error")}]`,
+  );
   return `fits ${[name(f.format, f.formatVersion), ...others].join(" and ")}; validated as ${f.format}; use --format to choose`;
 }
 
@@ -28,13 +31,16 @@ export const textReporter: Reporter = (report, opts) => {
   };
   for (const f of report.files) {
     if (f.fatal) {
-      lines.push(`${where(f.file, f.fatal.line, f.fatal.column)}: ${c.red("error")}${f.fatal.pointer ? ` ${c.cyan(f.fatal.pointer)}` : ""}: ${f.fatal.message} ${c.dim(`input/${f.fatal.reason}`)}`);
+      lines.push(
+        `${where(f.file, f.fatal.line, f.fatal.column)}: ${c.red("error")}${f.fatal.pointer ? ` ${c.cyan(f.fatal.pointer)}` : ""}: ${f.fatal.message} ${c.dim(`input/${f.fatal.reason}`)}`,
+      );
       continue;
     }
     const note = ambiguityNote(f);
     if (note && !opts.quiet) lines.push(`${f.file}: ${c.blue("note")}: ${note}`);
     for (const i of f.issues) if (!opts.quiet || i.severity === "error") lines.push(issueLine(i));
-    if (!opts.quiet && f.issues.length === 0) lines.push(`${f.file}: ${c.green("ok")} ${c.dim(f.format + (f.formatVersion ? ` ${f.formatVersion}` : ""))}`);
+    if (!opts.quiet && f.issues.length === 0)
+      lines.push(`${f.file}: ${c.green("ok")} ${c.dim(f.format + (f.formatVersion ? ` ${f.formatVersion}` : ""))}`);
   }
   if (report.stoppedEarly) lines.push(c.yellow(report.stoppedEarly));
   const s = report.summary;

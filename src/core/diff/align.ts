@@ -89,7 +89,7 @@ export function align(
     for (let j = b0 + 1; j < b1; j++) {
       if (usedB[j]) continue;
       const q = queues.get(keysB[j - pre]!);
-      if (q && q.length) pairs.push([q.shift()!, j]);
+      if (q?.length) pairs.push([q.shift()!, j]);
     }
     splitByLis(pairs, gapPairs, moved, usedA, usedB);
   }
@@ -106,7 +106,13 @@ export function align(
 }
 
 /** Pairs (ascending in b) on one LIS of their a indices go to `inOrder`, the others to `moved`; all are marked used. */
-function splitByLis(pairs: Array<[number, number]>, inOrder: Array<[number, number]>, moved: Array<[number, number]>, usedA: Uint8Array, usedB: Uint8Array): void {
+function splitByLis(
+  pairs: Array<[number, number]>,
+  inOrder: Array<[number, number]>,
+  moved: Array<[number, number]>,
+  usedA: Uint8Array,
+  usedB: Uint8Array,
+): void {
   const onLis = lis(pairs.map((p) => p[0]));
   for (let t = 0; t < pairs.length; t++) {
     const p = pairs[t]!;
@@ -117,7 +123,12 @@ function splitByLis(pairs: Array<[number, number]>, inOrder: Array<[number, numb
 }
 
 /** Align two arrays of small items by structural text (`hash`) and a key (default: the hash). */
-export function alignBy<T>(a: readonly T[], b: readonly T[], hash: (x: T) => string, key?: (x: T, h: string) => string): { al: Alignment; ha: string[]; hb: string[] } {
+export function alignBy<T>(
+  a: readonly T[],
+  b: readonly T[],
+  hash: (x: T) => string,
+  key?: (x: T, h: string) => string,
+): { al: Alignment; ha: string[]; hb: string[] } {
   const ha = a.map(hash);
   const hb = b.map(hash);
   const al = align(

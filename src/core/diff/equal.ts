@@ -52,7 +52,7 @@ export function messageEqual(x: unknown, y: unknown): boolean {
 function userEqual(x: Rec, y: Rec): boolean {
   let n = 1;
   let v = x.timestamp;
-  let w = y.timestamp;
+  const w = y.timestamp;
   if (v !== undefined) n++;
   if (v !== w && !jsonEqual(v, w)) return false;
   v = x.content;

@@ -30,7 +30,8 @@ export function fieldChanges(a: unknown, b: unknown, pointer: string, out: Field
   }
   if (isObject(a) && isObject(b)) {
     for (const k of Object.keys(a)) fieldChanges(a[k], b[k], `${pointer}/${escapeToken(k)}`, out);
-    for (const k of Object.keys(b)) if (a[k] === undefined && b[k] !== undefined) out.push({ pointer: `${pointer}/${escapeToken(k)}`, after: b[k] });
+    for (const k of Object.keys(b))
+      if (a[k] === undefined && b[k] !== undefined) out.push({ pointer: `${pointer}/${escapeToken(k)}`, after: b[k] });
     return out;
   }
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {

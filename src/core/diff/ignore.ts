@@ -29,7 +29,10 @@ export type IgnoreMatcher = (pointer: string) => boolean;
 export function compileIgnore(globs: readonly string[]): IgnoreMatcher | undefined {
   if (globs.length === 0) return undefined;
   for (const g of globs) {
-    if (!g.startsWith("/") || g.startsWith("/**") && g !== "/**" && !g.startsWith("/**/")) throw usageError(`--ignore '${g}': expected a pointer glob starting with '/', e.g. /messages/*/timestamp or /state/files/**`);
+    if (!g.startsWith("/") || (g.startsWith("/**") && g !== "/**" && !g.startsWith("/**/")))
+      throw usageError(
+        `--ignore '${g}': expected a pointer glob starting with '/', e.g. /messages/*/timestamp or /state/files/**`,
+      );
   }
   try {
     const m = micromatch().matcher(globs.length === 1 ? globs[0]! : `{${globs.join(",")}}`, { dot: true });

@@ -38,7 +38,11 @@ export interface DiffOutput extends DiffResult {
  * key spelling, explicit nulls) left out; in a cross-format comparison `ext` (format-specific extras) and `origin`
  * are left out too, since they necessarily differ.
  */
-export function comparable(a: Checkpoint, b: Checkpoint, options: DiffOptions = {}): { a: Checkpoint; b: Checkpoint; notes: string[] } {
+export function comparable(
+  a: Checkpoint,
+  b: Checkpoint,
+  options: DiffOptions = {},
+): { a: Checkpoint; b: Checkpoint; notes: string[] } {
   const p = prepare(a, b, options);
   return { a: stripLayout(p.a) as Checkpoint, b: stripLayout(p.b) as Checkpoint, notes: p.notes };
 }
@@ -47,7 +51,11 @@ export function comparable(a: Checkpoint, b: Checkpoint, options: DiffOptions = 
  * `comparable` except for the messages, which keep their presentation records: `diffMessages` leaves those out
  * itself, copying only the messages that differ. Without ignore rules (and with one format) nothing is copied.
  */
-function prepare(a: Checkpoint, b: Checkpoint, options: DiffOptions): { a: Checkpoint; b: Checkpoint; notes: string[]; fills?: FillIns } {
+function prepare(
+  a: Checkpoint,
+  b: Checkpoint,
+  options: DiffOptions,
+): { a: Checkpoint; b: Checkpoint; notes: string[]; fills?: FillIns } {
   const globs = [...(options.ignore ?? [])];
   const notes: string[] = [];
   const internal: string[] = [];
@@ -88,7 +96,8 @@ interface FillIns {
 }
 
 function fillIns(a: Checkpoint, b: Checkpoint): FillIns | undefined {
-  const of = (cp: Checkpoint) => (cp.origin && isFormatName(cp.origin.format) ? getAdapter(cp.origin.format).fillIns : undefined);
+  const of = (cp: Checkpoint) =>
+    cp.origin && isFormatName(cp.origin.format) ? getAdapter(cp.origin.format).fillIns : undefined;
   const own = { a: of(a), b: of(b) };
   if (!own.a && !own.b) return undefined;
   const source = { a: b, b: a };
@@ -135,7 +144,9 @@ function fillIns(a: Checkpoint, b: Checkpoint): FillIns | undefined {
         const what = [...m].map(([k, v]) => (v > 1 ? `${k} ×${v}` : k)).join(", ");
         parts.push(`${side} (${(side === "a" ? a : b).origin!.format}): ${n} value${n === 1 ? "" : "s"} (${what})`);
       }
-      return parts.length ? `conversion defaults not compared — values a format writes where it has none, absent on the other side: ${parts.join("; ")}` : undefined;
+      return parts.length
+        ? `conversion defaults not compared — values a format writes where it has none, absent on the other side: ${parts.join("; ")}`
+        : undefined;
     },
   };
 }
@@ -146,7 +157,12 @@ function fillIns(a: Checkpoint, b: Checkpoint): FillIns | undefined {
  */
 function nameDerivedThreadIds(a: Checkpoint, b: Checkpoint): string | undefined {
   if (a.threadId === b.threadId) return undefined;
-  const sides = ([["a", a], ["b", b]] as const).filter(([, cp]) => cp.origin?.threadIdFrom === "file-name");
+  const sides = (
+    [
+      ["a", a],
+      ["b", b],
+    ] as const
+  ).filter(([, cp]) => cp.origin?.threadIdFrom === "file-name");
   if (sides.length === 0) return undefined;
   const which = sides.map(([s, cp]) => `${s}'s '${String(cp.threadId)}' (${cp.origin!.format})`).join(" and ");
   return `thread id not compared: ${which} ${sides.length === 1 ? "is" : "are"} derived from the file name or store key, not content`;
@@ -164,7 +180,14 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
 
   // identical messages add the same usage on both sides: the delta comes from the messages that differ alone
   // (new, removed, or matched but changed), without a pass over the unchanged run of a long history
-  const delta: UsageChange["delta"] = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, reasoning: 0 };
+  const delta: UsageChange["delta"] = {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    reasoning: 0,
+  };
   for (let j = plan.pre; j < mb.length - plan.suf; j++) {
     if (plan.same[j]) continue;
     const i = plan.sourceOf[j]!;
@@ -177,11 +200,18 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
     if (i >= 0) addUsage(delta, ma[i]!, -1);
   }
   for (const i of plan.removed) addUsage(delta, ma[i]!, -1);
-  if (Object.values(delta).some((d) => d !== 0)) changes.push({ kind: "usage", before: usageTotals(ma), after: usageTotals(mb), delta });
+  if (Object.values(delta).some((d) => d !== 0))
+    changes.push({ kind: "usage", before: usageTotals(ma), after: usageTotals(mb), delta });
   for (const field of ["model", "provider"] as const) {
     const x = lastAssistant(ma, field, fills && ((v, m) => fills.is("a", field, v, m)));
     const y = lastAssistant(mb, field, fills && ((v, m) => fills.is("b", field, v, m)));
-    if (x !== y) changes.push({ kind: "model", field, ...(x !== undefined ? { before: x } : {}), ...(y !== undefined ? { after: y } : {}) } as ModelChange);
+    if (x !== y)
+      changes.push({
+        kind: "model",
+        field,
+        ...(x !== undefined ? { before: x } : {}),
+        ...(y !== undefined ? { after: y } : {}),
+      } as ModelChange);
   }
 
   const sa = isObject(a.state) ? a.state : {};
@@ -221,12 +251,16 @@ function side(cp: Checkpoint): DiffResult["a"] {
 }
 
 /** The model or provider of the last assistant message that names one (conversion defaults, `skip`, do not count). */
-function lastAssistant(ms: readonly AgentMessage[], field: "model" | "provider", skip?: (v: string, m: AgentMessage) => boolean): string | undefined {
+function lastAssistant(
+  ms: readonly AgentMessage[],
+  field: "model" | "provider",
+  skip?: (v: string, m: AgentMessage) => boolean,
+): string | undefined {
   for (let i = ms.length - 1; i >= 0; i--) {
     const m = ms[i]!;
     if (m.role === "assistant") {
       const v = (m as unknown as Record<string, unknown>)[field];
-      if (typeof v === "string" && !(skip && skip(v, m))) return v;
+      if (typeof v === "string" && !skip?.(v, m)) return v;
     }
   }
   return undefined;
@@ -239,6 +273,7 @@ function usageWithoutFillIns(m: AgentMessage, p: AgentMessage, side: "a" | "b", 
   const pu = (p as { usage?: unknown }).usage;
   const other = isObject(pu) ? pu : {};
   let out: Record<string, unknown> | undefined;
-  for (const k of Object.keys(u)) if (other[k] === undefined && fill(side, `usage/${k}`, u[k], m)) delete (out ??= { ...u })[k];
+  for (const k of Object.keys(u))
+    if (other[k] === undefined && fill(side, `usage/${k}`, u[k], m)) delete (out ??= { ...u })[k];
   return out ? ({ ...m, usage: out } as unknown as AgentMessage) : m;
 }

@@ -56,11 +56,13 @@ export function messageKey(m: AgentMessage, withTime = true): Key {
       return Number.isSafeInteger(v) && String(v) === s ? v : `n:${s}`;
     }
   }
-  if (m.role === "toolResult" && typeof (m as { toolCallId?: unknown }).toolCallId === "string") return `r:${(m as { toolCallId: string }).toolCallId}`;
+  if (m.role === "toolResult" && typeof (m as { toolCallId?: unknown }).toolCallId === "string")
+    return `r:${(m as { toolCallId: string }).toolCallId}`;
   const content = (m as { content?: unknown }).content;
   if (m.role === "assistant" && Array.isArray(content)) {
     let ids = "";
-    for (const b of content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
+    for (const b of content)
+      if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
     if (ids) return `c:${ids}`;
   }
   return `h:${contentKey(m, withTime)}`;
@@ -161,7 +163,12 @@ function sameKind(a: AgentMessage, b: AgentMessage): boolean {
  * comparison, but only messages that differ as given are copied without them (`at`/`bt`) — the common, unchanged
  * run of a long history is compared in place, never copied, keyed or serialized.
  */
-export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessage[], fillIn?: FillInFilter, across = false): MessagePlan {
+export function diffMessages(
+  a: readonly AgentMessage[],
+  b: readonly AgentMessage[],
+  fillIn?: FillInFilter,
+  across = false,
+): MessagePlan {
   const strippedA = new Map<number, AgentMessage>();
   const strippedB = new Map<number, AgentMessage>();
   const at = (i: number): AgentMessage => {
@@ -185,7 +192,13 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   };
   // identity keys are not affected by presentation records: computed on the messages as given
   // across formats, times are often absent, rounded or filled in on one side: the content alone says which is which
-  const al = align(a.length, b.length, eq, (i) => messageKey(a[i]!, !across), (j) => messageKey(b[j]!, !across));
+  const al = align(
+    a.length,
+    b.length,
+    eq,
+    (i) => messageKey(a[i]!, !across),
+    (j) => messageKey(b[j]!, !across),
+  );
   const edits = pairEdits(al, (i, j) => sameKind(a[i]!, b[j]!));
 
   const sourceOf = new Int32Array(b.length).fill(-1);
@@ -233,7 +246,11 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   for (const [i, j] of al.moved) changes.push({ pos: j, c: pair(i, j, "moved")! });
 
   let lastKept = -1;
-  for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j]! >= 0) { lastKept = j; break; }
+  for (let j = b.length - 1; j >= 0; j--)
+    if (sourceOf[j]! >= 0) {
+      lastKept = j;
+      break;
+    }
   // a removed message is shown after the b position of the nearest earlier a message that is still in order
   const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
   const orderA = al.removed.length ? Int32Array.from(inOrder, (p) => p[0]) : new Int32Array(0);
@@ -248,10 +265,29 @@ export function diffMessages(a: readonly AgentMessage[], b: readonly AgentMessag
   }
   for (const j of al.inserted) {
     if (sourceOf[j] !== -1) continue;
-    changes.push({ pos: j, c: { kind: "message", op: j > lastKept ? "appended" : "inserted", role: b[j]!.role, b: j, preview: preview(b[j]!) } });
+    changes.push({
+      pos: j,
+      c: {
+        kind: "message",
+        op: j > lastKept ? "appended" : "inserted",
+        role: b[j]!.role,
+        b: j,
+        preview: preview(b[j]!),
+      },
+    });
   }
   changes.sort((x, y) => x.pos - y.pos);
-  return { changes: changes.map((x) => x.c), sourceOf, movedB: new Set(al.moved.map((p) => p[1])), pre: al.pre, suf: al.suf, removed, same, at, bt };
+  return {
+    changes: changes.map((x) => x.c),
+    sourceOf,
+    movedB: new Set(al.moved.map((p) => p[1])),
+    pre: al.pre,
+    suf: al.suf,
+    removed,
+    same,
+    at,
+    bt,
+  };
 }
 
 /**
@@ -269,7 +305,12 @@ function swappedAnchors(al: Alignment, sourceOf: Int32Array): Set<number> | unde
 }
 
 /** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
-function messageDetail(ma: AgentMessage, mb: AgentMessage, j: number, fillIn?: FillInFilter): { blocks?: BlockChange[]; fields?: FieldChange[] } {
+function messageDetail(
+  ma: AgentMessage,
+  mb: AgentMessage,
+  j: number,
+  fillIn?: FillInFilter,
+): { blocks?: BlockChange[]; fields?: FieldChange[] } {
   const out: { blocks?: BlockChange[]; fields?: FieldChange[] } = {};
   const { content: ca, ...ra } = ma as { content?: unknown };
   const { content: cb, ...rb } = mb as { content?: unknown };
@@ -277,7 +318,11 @@ function messageDetail(ma: AgentMessage, mb: AgentMessage, j: number, fillIn?: F
   if (fillIn) {
     const base = `/messages/${j}/`.length;
     fields = fields.filter((f) =>
-      f.before === undefined ? !fillIn("b", f.pointer.slice(base), f.after, mb) : f.after === undefined ? !fillIn("a", f.pointer.slice(base), f.before, ma) : true,
+      f.before === undefined
+        ? !fillIn("b", f.pointer.slice(base), f.after, mb)
+        : f.after === undefined
+          ? !fillIn("a", f.pointer.slice(base), f.before, ma)
+          : true,
     );
   }
   if (Array.isArray(ca) && Array.isArray(cb)) {

@@ -64,7 +64,7 @@ export function messagesPatch(
   }
   for (let j = 0; j < m; j++) {
     const src = sourceOf[j]!;
-    if (src < 0 || (same && same[j])) continue;
+    if (src < 0 || same?.[j]) continue;
     const x = at(src);
     const y = bt(j);
     if (x !== y) fieldOps(fieldChanges(x, y, `/messages/${j}`), ops);

@@ -21,9 +21,12 @@ export function stableJson(v: unknown): string {
         return s + "]";
       }
       const o = v as Record<string, unknown>;
-      const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+      const keys = Object.keys(o)
+        .filter((k) => o[k] !== undefined)
+        .sort();
       let s = "{";
-      for (let i = 0; i < keys.length; i++) s += (i ? "," : "") + JSON.stringify(keys[i]) + ":" + stableJson(o[keys[i]!]);
+      for (let i = 0; i < keys.length; i++)
+        s += (i ? "," : "") + JSON.stringify(keys[i]) + ":" + stableJson(o[keys[i]!]);
       return s + "}";
     }
     default:
@@ -36,7 +39,11 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
     if (typeof a === "bigint" || typeof b === "bigint") {
-      return (typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number") && String(a) === String(b);
+      return (
+        (typeof a === "bigint" || typeof a === "number") &&
+        (typeof b === "bigint" || typeof b === "number") &&
+        String(a) === String(b)
+      );
     }
     return false;
   }
@@ -75,4 +82,3 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
-

@@ -17,16 +17,30 @@ export function diffTodos(a: readonly TodoItem[], b: readonly TodoItem[]): TodoC
     const { status: sx, ...rx } = x;
     const { status: sy, ...ry } = y;
     const fields = fieldChanges(rx, ry, `/state/todos/${j}`);
-    const c: TodoChange = { kind: "todo", op: sx !== sy ? "status" : "edited", id: String(y.id), content: String(y.content) };
+    const c: TodoChange = {
+      kind: "todo",
+      op: sx !== sy ? "status" : "edited",
+      id: String(y.id),
+      content: String(y.content),
+    };
     if (sx !== sy) Object.assign(c, { before: sx, after: sy });
     if (fields.length) c.fields = fields;
-    if (moved && ha[i] === hb[j]) c.fields = [{ pointer: `/state/todos/${j}`, before: `position ${i + 1}`, after: `position ${j + 1}` }];
+    if (moved && ha[i] === hb[j])
+      c.fields = [{ pointer: `/state/todos/${j}`, before: `position ${i + 1}`, after: `position ${j + 1}` }];
     out.push({ pos: j, c });
   };
   for (const [i, j] of allAnchors(al)) pair(i, j, false);
   for (const [i, j] of al.moved) pair(i, j, true);
-  for (const i of al.removed) out.push({ pos: i - 0.5, c: { kind: "todo", op: "removed", id: String(a[i]!.id), content: String(a[i]!.content), before: a[i]!.status } });
-  for (const j of al.inserted) out.push({ pos: j, c: { kind: "todo", op: "added", id: String(b[j]!.id), content: String(b[j]!.content), after: b[j]!.status } });
+  for (const i of al.removed)
+    out.push({
+      pos: i - 0.5,
+      c: { kind: "todo", op: "removed", id: String(a[i]!.id), content: String(a[i]!.content), before: a[i]!.status },
+    });
+  for (const j of al.inserted)
+    out.push({
+      pos: j,
+      c: { kind: "todo", op: "added", id: String(b[j]!.id), content: String(b[j]!.content), after: b[j]!.status },
+    });
   out.sort((x, y) => x.pos - y.pos);
   return out.map((x) => x.c);
 }
@@ -47,7 +61,8 @@ export function diffFiles(a: Record<string, FileData>, b: Record<string, FileDat
       const { content: _a, ...rx } = x;
       const { content: _b, ...ry } = y;
       const f = fieldChanges(rx, ry, base);
-      if (!Array.isArray(x.content) || !Array.isArray(y.content)) fieldChanges(x.content, y.content, `${base}/content`, f);
+      if (!Array.isArray(x.content) || !Array.isArray(y.content))
+        fieldChanges(x.content, y.content, `${base}/content`, f);
       if (f.length) c.fields = f;
     }
     out.push(c);
@@ -73,8 +88,10 @@ export function diffScratchpad(a: readonly ScratchpadNote[], b: readonly Scratch
   };
   for (const [i, j] of allAnchors(al)) pair(i, j, false);
   for (const [i, j] of al.moved) pair(i, j, true);
-  for (const i of al.removed) out.push({ pos: i - 0.5, c: { kind: "scratchpad", op: "removed", heading: a[i]!.heading, a: i } });
-  for (const j of al.inserted) out.push({ pos: j, c: { kind: "scratchpad", op: "added", heading: b[j]!.heading, b: j } });
+  for (const i of al.removed)
+    out.push({ pos: i - 0.5, c: { kind: "scratchpad", op: "removed", heading: a[i]!.heading, a: i } });
+  for (const j of al.inserted)
+    out.push({ pos: j, c: { kind: "scratchpad", op: "added", heading: b[j]!.heading, b: j } });
   out.sort((x, y) => x.pos - y.pos);
   return out.map((x) => x.c);
 }
@@ -87,7 +104,13 @@ export function diffContexts(a: Record<string, unknown>, b: Record<string, unkno
     const y = b[name];
     if (x === undefined) out.push({ kind: "context", op: "added", name });
     else if (y === undefined) out.push({ kind: "context", op: "removed", name });
-    else if (!jsonEqual(x, y)) out.push({ kind: "context", op: "edited", name, fields: fieldChanges(x, y, `/state/contexts/${escapeToken(name)}`) });
+    else if (!jsonEqual(x, y))
+      out.push({
+        kind: "context",
+        op: "edited",
+        name,
+        fields: fieldChanges(x, y, `/state/contexts/${escapeToken(name)}`),
+      });
   }
   return out;
 }
@@ -97,7 +120,8 @@ export function diffState(a: Record<string, unknown>, b: Record<string, unknown>
   const out: Change[] = [];
   const arr = <T>(v: unknown) => (Array.isArray(v) ? (v as T[]) : []);
   const obj = <T>(v: unknown) => (isObject(v) ? (v as Record<string, T>) : {});
-  const known = (k: string, ok: (v: unknown) => boolean) => (a[k] === undefined || ok(a[k])) && (b[k] === undefined || ok(b[k]));
+  const known = (k: string, ok: (v: unknown) => boolean) =>
+    (a[k] === undefined || ok(a[k])) && (b[k] === undefined || ok(b[k]));
   const handled = new Set<string>();
   if (known("todos", Array.isArray)) {
     handled.add("todos");
@@ -121,7 +145,8 @@ export function diffState(a: Record<string, unknown>, b: Record<string, unknown>
       const x = a[k];
       const y = b[k];
       const empty = (v: unknown) => (Array.isArray(v) ? v.length === 0 : isObject(v) && Object.keys(v).length === 0);
-      if ((x === undefined) !== (y === undefined) && empty(x ?? y)) out.push({ kind: "field", pointer: `/state/${k}`, ...(x === undefined ? { after: y } : { before: x }) });
+      if ((x === undefined) !== (y === undefined) && empty(x ?? y))
+        out.push({ kind: "field", pointer: `/state/${k}`, ...(x === undefined ? { after: y } : { before: x }) });
       continue;
     }
     for (const f of fieldChanges(a[k], b[k], `/state/${escapeToken(k)}`)) out.push({ kind: "field", ...f });

@@ -36,7 +36,8 @@ export function addUsage(t: UsageTotals, m: AgentMessage, sign: 1 | -1): void {
 const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0);
 
 const signed = (n: number) => (n > 0 ? `+${fmtInt(n)}` : `−${fmtInt(-n)}`);
-const show = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "(none)" : JSON.stringify(typeof v === "bigint" ? v.toString() : v));
+const show = (v: unknown) =>
+  typeof v === "string" ? v : v === undefined ? "(none)" : JSON.stringify(typeof v === "bigint" ? v.toString() : v);
 
 /** Counts and the summary paragraph. */
 export function summarize(changes: readonly Change[], na: number, nb: number): DiffSummary {
@@ -60,7 +61,9 @@ export function summarize(changes: readonly Change[], na: number, nb: number): D
   for (const c of changes) {
     switch (c.kind) {
       case "usage":
-        for (const k of USAGE_KEYS) if (c.delta[k] !== 0 && (k !== "totalTokens" || (c.delta.input === 0 && c.delta.output === 0))) parts.push(`${signed(c.delta[k])} ${USAGE_WORDS[k]}`);
+        for (const k of USAGE_KEYS)
+          if (c.delta[k] !== 0 && (k !== "totalTokens" || (c.delta.input === 0 && c.delta.output === 0)))
+            parts.push(`${signed(c.delta[k])} ${USAGE_WORDS[k]}`);
         break;
       case "model":
         parts.push(`${c.field} ${show(c.before)} → ${show(c.after)}`);
@@ -69,7 +72,9 @@ export function summarize(changes: readonly Change[], na: number, nb: number): D
         parts.push(c.op === "status" ? `todo ${c.id} ${c.before} → ${c.after}` : `todo ${c.id} ${c.op}`);
         break;
       case "file":
-        parts.push(`file ${c.path} ${c.op}${c.op === "edited" && (c.added || c.removed) ? ` (+${c.added} −${c.removed})` : ""}`);
+        parts.push(
+          `file ${c.path} ${c.op}${c.op === "edited" && (c.added || c.removed) ? ` (+${c.added} −${c.removed})` : ""}`,
+        );
         break;
       case "scratchpad":
         parts.push(`scratchpad note "${c.heading}" ${c.op}`);

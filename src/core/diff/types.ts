@@ -115,10 +115,27 @@ export interface ValueChange extends FieldChange {
   kind: "field";
 }
 
-export type Change = MessageChange | TodoChange | FileChange | ScratchpadChange | ContextChange | UsageChange | ModelChange | ValueChange;
+export type Change =
+  | MessageChange
+  | TodoChange
+  | FileChange
+  | ScratchpadChange
+  | ContextChange
+  | UsageChange
+  | ModelChange
+  | ValueChange;
 
 export interface DiffSummary {
-  messages: { a: number; b: number; appended: number; inserted: number; removed: number; edited: number; moved: number; toolResultsChanged: number };
+  messages: {
+    a: number;
+    b: number;
+    appended: number;
+    inserted: number;
+    removed: number;
+    edited: number;
+    moved: number;
+    toolResultsChanged: number;
+  };
   /** the summary paragraph, e.g. "3 messages appended, 1 tool result changed, +1,234 input tokens, todo 2 pending → completed" */
   text: string;
 }

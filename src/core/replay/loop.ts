@@ -3,7 +3,13 @@
  * and a stream of events. Runtime tracking (turn count, token totals, elapsed time, repeated calls) is built fresh
  * from the restored messages on every run, as the seed systems require: nothing of it is read from the checkpoint.
  */
-import type { AgentMessage, AssistantMessage, ToolCallContent, ToolResultMessage, Usage } from "../../generated/types.js";
+import type {
+  AgentMessage,
+  AssistantMessage,
+  ToolCallContent,
+  ToolResultMessage,
+  Usage,
+} from "../../generated/types.js";
 import type { Provider, ToolSpec } from "../../providers/types.js";
 
 export interface Limits {
@@ -18,7 +24,15 @@ export type ReplayEvent =
   | { type: "turn_start"; turn: number }
   | { type: "message"; message: AgentMessage; index: number }
   | { type: "tool_start"; turn: number; toolCallId: string; toolName: string; arguments: unknown }
-  | { type: "tool_end"; turn: number; toolCallId: string; toolName: string; isError: boolean; text: string; source: ToolSource }
+  | {
+      type: "tool_end";
+      turn: number;
+      toolCallId: string;
+      toolName: string;
+      isError: boolean;
+      text: string;
+      source: ToolSource;
+    }
   | { type: "usage"; turn: number; usage: Usage; totalTokens: number }
   | { type: "turn_end"; turn: number; toolCalls: number }
   | { type: "limit"; reason: string }
@@ -62,7 +76,9 @@ export interface LoopResult {
 
 export function usageTotal(u: Usage | undefined): number {
   if (!u) return 0;
-  return u.totalTokens && u.totalTokens > 0 ? u.totalTokens : u.input + u.output + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
+  return u.totalTokens && u.totalTokens > 0
+    ? u.totalTokens
+    : u.input + u.output + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
 }
 
 export function toolCallsOf(m: AgentMessage): ToolCallContent[] {
@@ -100,7 +116,8 @@ export async function runLoop(history: readonly AgentMessage[], opts: LoopOption
   };
 
   for (;;) {
-    if (limits.maxTurns !== undefined && turns >= limits.maxTurns) return stop(`max turns (${limits.maxTurns}) reached`);
+    if (limits.maxTurns !== undefined && turns >= limits.maxTurns)
+      return stop(`max turns (${limits.maxTurns}) reached`);
     if (limits.maxTotalTokens !== undefined && total >= limits.maxTotalTokens) {
       return stop(`max total tokens (${limits.maxTotalTokens}) reached: ${total} used`);
     }
@@ -128,7 +145,12 @@ export async function runLoop(history: readonly AgentMessage[], opts: LoopOption
           role: "toolResult",
           toolCallId: call.id,
           toolName: call.name,
-          content: [{ type: "text", text: "Not executed: the run was stopped for repeating this call with identical arguments." }],
+          content: [
+            {
+              type: "text",
+              text: "Not executed: the run was stopped for repeating this call with identical arguments.",
+            },
+          ],
           isError: true,
           timestamp: now(),
         });
@@ -138,7 +160,15 @@ export async function runLoop(history: readonly AgentMessage[], opts: LoopOption
       toolCalls++;
       emit({ type: "tool_start", turn: turns, toolCallId: call.id, toolName: call.name, arguments: call.arguments });
       const r = await opts.tools.execute(call, turns);
-      emit({ type: "tool_end", turn: turns, toolCallId: call.id, toolName: call.name, isError: r.isError, text: r.text, source: r.source });
+      emit({
+        type: "tool_end",
+        turn: turns,
+        toolCallId: call.id,
+        toolName: call.name,
+        isError: r.isError,
+        text: r.text,
+        source: r.source,
+      });
       const msg: ToolResultMessage = {
         role: "toolResult",
         toolCallId: call.id,

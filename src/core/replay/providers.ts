@@ -46,20 +46,33 @@ export type ScriptReply =
 
 /** Check a parsed script file; errors name the JSON pointer of the bad reply. */
 export function parseScript(value: unknown, file: string): ScriptReply[] {
-  if (!Array.isArray(value)) throw inputError("script", "a script is a JSON array of replies (strings or {text, toolCalls})", { file, pointer: "" });
+  if (!Array.isArray(value))
+    throw inputError("script", "a script is a JSON array of replies (strings or {text, toolCalls})", {
+      file,
+      pointer: "",
+    });
   value.forEach((r, i) => {
     if (typeof r === "string") return;
     if (!r || typeof r !== "object" || Array.isArray(r)) {
-      throw inputError("script", "expected a string or an object {text?, content?, toolCalls?, usage?}", { file, pointer: `/${i}` });
+      throw inputError("script", "expected a string or an object {text?, content?, toolCalls?, usage?}", {
+        file,
+        pointer: `/${i}`,
+      });
     }
     const o = r as Record<string, unknown>;
-    if (o.text !== undefined && typeof o.text !== "string") throw inputError("script", "expected a string", { file, pointer: `/${i}/text` });
-    if (o.content !== undefined && !Array.isArray(o.content)) throw inputError("script", "expected an array of content blocks", { file, pointer: `/${i}/content` });
+    if (o.text !== undefined && typeof o.text !== "string")
+      throw inputError("script", "expected a string", { file, pointer: `/${i}/text` });
+    if (o.content !== undefined && !Array.isArray(o.content))
+      throw inputError("script", "expected an array of content blocks", { file, pointer: `/${i}/content` });
     if (o.toolCalls !== undefined) {
-      if (!Array.isArray(o.toolCalls)) throw inputError("script", "expected an array of {name, arguments}", { file, pointer: `/${i}/toolCalls` });
+      if (!Array.isArray(o.toolCalls))
+        throw inputError("script", "expected an array of {name, arguments}", { file, pointer: `/${i}/toolCalls` });
       o.toolCalls.forEach((c, k) => {
         if (!c || typeof c !== "object" || typeof (c as { name?: unknown }).name !== "string") {
-          throw inputError("script", "expected {name: string, arguments?: any, id?: string}", { file, pointer: `/${i}/toolCalls/${k}` });
+          throw inputError("script", "expected {name: string, arguments?: any, id?: string}", {
+            file,
+            pointer: `/${i}/toolCalls/${k}`,
+          });
         }
       });
     }
@@ -92,7 +105,12 @@ export class ScriptProvider implements Provider {
     const content: Content[] = [...(o.content ?? [])];
     if (o.text !== undefined) content.push({ type: "text", text: o.text });
     (o.toolCalls ?? []).forEach((c, k) => {
-      content.push({ type: "toolCall", id: c.id ?? `call_${req.turn}_${k + 1}`, name: c.name, arguments: c.arguments ?? {} });
+      content.push({
+        type: "toolCall",
+        id: c.id ?? `call_${req.turn}_${k + 1}`,
+        name: c.name,
+        arguments: c.arguments ?? {},
+      });
     });
     const hasCalls = (o.toolCalls ?? []).length > 0;
     return {

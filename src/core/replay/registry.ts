@@ -25,13 +25,22 @@ export interface RegistryOptions {
   /** ISO clock for FileData timestamps */
   now?: () => string;
   /** called after a state tool ran, with the recorded result for the same call if there is one */
-  onStateResult?: (call: ToolCallContent, got: ToolExecution, recorded: ToolResultMessage | undefined, turn: number) => void;
+  onStateResult?: (
+    call: ToolCallContent,
+    got: ToolExecution,
+    recorded: ToolResultMessage | undefined,
+    turn: number,
+  ) => void;
 }
 
 export function createRegistry(opts: RegistryOptions): ToolRegistry {
   const now = opts.now ?? (() => new Date().toISOString());
   const specs: ToolSpec[] = opts.stateTools
-    ? Object.entries(STATE_TOOL_SCHEMAS).map(([name, s]) => ({ name, description: s.description, parameters: s.parameters }))
+    ? Object.entries(STATE_TOOL_SCHEMAS).map(([name, s]) => ({
+        name,
+        description: s.description,
+        parameters: s.parameters,
+      }))
     : [];
   return {
     specs: () => specs,

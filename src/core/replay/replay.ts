@@ -8,7 +8,15 @@
 import { createTwoFilesPatch } from "diff/lib/patch/create.js";
 import type { AgentMessage, AssistantMessage, Checkpoint, ToolResultMessage } from "../../generated/types.js";
 import { CkptError, ExitCode, inputError } from "../../base/errors.js";
-import { runLoop, toolCallsOf, type Limits, type LoopResult, type ReplayEvent, type ToolExecution, type ToolRegistry } from "./loop.js";
+import {
+  runLoop,
+  toolCallsOf,
+  type Limits,
+  type LoopResult,
+  type ReplayEvent,
+  type ToolExecution,
+  type ToolRegistry,
+} from "./loop.js";
 import type { Provider } from "../../providers/types.js";
 import { RecordedProvider } from "./providers.js";
 import { createRegistry, resultText } from "./registry.js";
@@ -55,9 +63,17 @@ class Diverged extends Error {
 }
 
 function patch(expected: string, got: string): string {
-  return createTwoFilesPatch("recorded", "replayed", expected.endsWith("\n") ? expected : expected + "\n", got.endsWith("\n") ? got : got + "\n", "", "", {
-    context: 2,
-  });
+  return createTwoFilesPatch(
+    "recorded",
+    "replayed",
+    expected.endsWith("\n") ? expected : expected + "\n",
+    got.endsWith("\n") ? got : got + "\n",
+    "",
+    "",
+    {
+      context: 2,
+    },
+  );
 }
 
 const isRunBoundary = (m: AgentMessage) => m.role !== "assistant" && m.role !== "toolResult";
@@ -95,7 +111,10 @@ interface Tally {
 }
 
 /** The first recorded result of each tool call id, and its message index. */
-function recordedResults(msgs: readonly AgentMessage[]): { recorded: Map<string, ToolResultMessage>; resultIndex: Map<string, number> } {
+function recordedResults(msgs: readonly AgentMessage[]): {
+  recorded: Map<string, ToolResultMessage>;
+  resultIndex: Map<string, number>;
+} {
   const resultIndex = new Map<string, number>();
   const recorded = new Map<string, ToolResultMessage>();
   msgs.forEach((m, i) => {
@@ -113,11 +132,35 @@ function recordedResults(msgs: readonly AgentMessage[]): { recorded: Map<string,
  * The tools of a verification: state tools run on `state` and each result is compared with the recorded one (a
  * difference throws Diverged), other tools answer from the recording; every call is counted in `tally`.
  */
-function verifyingTools(msgs: readonly AgentMessage[], state: ReplayState, stateTools: boolean, tally: Tally, notes: string[]): ToolRegistry {
+function verifyingTools(
+  msgs: readonly AgentMessage[],
+  state: ReplayState,
+  stateTools: boolean,
+  tally: Tally,
+  notes: string[],
+): ToolRegistry {
   const { recorded, resultIndex } = recordedResults(msgs);
-  const diverged = (kind: Divergence["kind"], call: { id: string; name: string }, turn: number, field: string, expected: string, got: string, diff: string) => {
+  const diverged = (
+    kind: Divergence["kind"],
+    call: { id: string; name: string },
+    turn: number,
+    field: string,
+    expected: string,
+    got: string,
+    diff: string,
+  ) => {
     const i = resultIndex.get(call.id)!;
-    return new Diverged({ kind, step: tally.stepBase + turn, messageIndex: i, pointer: `/messages/${i}/${field}`, toolName: call.name, toolCallId: call.id, expected, got, diff });
+    return new Diverged({
+      kind,
+      step: tally.stepBase + turn,
+      messageIndex: i,
+      pointer: `/messages/${i}/${field}`,
+      toolName: call.name,
+      toolCallId: call.id,
+      expected,
+      got,
+      diff,
+    });
   };
   const registry = createRegistry({
     state,
@@ -129,9 +172,18 @@ function verifyingTools(msgs: readonly AgentMessage[], state: ReplayState, state
         return;
       }
       const expected = resultText(rec);
-      if (expected !== got.text) throw diverged("tool-result", call, turn, "content", expected, got.text, patch(expected, got.text));
+      if (expected !== got.text)
+        throw diverged("tool-result", call, turn, "content", expected, got.text, patch(expected, got.text));
       if (rec.isError !== got.isError) {
-        throw diverged("tool-error-flag", call, turn, "isError", String(rec.isError), String(got.isError), patch(`isError: ${rec.isError}`, `isError: ${got.isError}`));
+        throw diverged(
+          "tool-error-flag",
+          call,
+          turn,
+          "isError",
+          String(rec.isError),
+          String(got.isError),
+          patch(`isError: ${rec.isError}`, `isError: ${got.isError}`),
+        );
       }
     },
   });
@@ -152,7 +204,12 @@ function verifyingTools(msgs: readonly AgentMessage[], state: ReplayState, state
  * Replay every run of the history: user/system/extension messages are taken as they are; each run of assistant
  * and tool-result messages up to the next of those is re-run with the recorded assistant turns as the provider.
  */
-async function replayHistory(msgs: readonly AgentMessage[], tools: ToolRegistry, tally: Tally, onEvent: VerifyOptions["onEvent"]): Promise<void> {
+async function replayHistory(
+  msgs: readonly AgentMessage[],
+  tools: ToolRegistry,
+  tally: Tally,
+  onEvent: VerifyOptions["onEvent"],
+): Promise<void> {
   let history: AgentMessage[] = [];
   let i = 0;
   while (i < msgs.length) {
@@ -192,7 +249,15 @@ async function replayHistory(msgs: readonly AgentMessage[], tools: ToolRegistry,
 function finalStateDivergence(cp: Checkpoint, state: ReplayState, step: number): Divergence | undefined {
   const wantTodos = cp.state.todos ?? [];
   if (show(wantTodos) !== show(state.todos)) {
-    return { kind: "final-todos", step, messageIndex: -1, pointer: "/state/todos", expected: show(wantTodos), got: show(state.todos), diff: patch(show(wantTodos), show(state.todos)) };
+    return {
+      kind: "final-todos",
+      step,
+      messageIndex: -1,
+      pointer: "/state/todos",
+      expected: show(wantTodos),
+      got: show(state.todos),
+      diff: patch(show(wantTodos), show(state.todos)),
+    };
   }
   const want = cp.state.files ?? {};
   const paths = [...new Set([...Object.keys(want), ...Object.keys(state.files)])].sort();
@@ -202,7 +267,15 @@ function finalStateDivergence(cp: Checkpoint, state: ReplayState, step: number):
     if (show(a) === show(b)) continue;
     const ea = a ? a.join("\n") : "(no such file)";
     const gb = b ? b.join("\n") : "(no such file)";
-    return { kind: "final-files", step, messageIndex: -1, pointer: `/state/files/${p.replace(/~/g, "~0").replace(/\//g, "~1")}`, expected: ea, got: gb, diff: patch(ea, gb) };
+    return {
+      kind: "final-files",
+      step,
+      messageIndex: -1,
+      pointer: `/state/files/${p.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+      expected: ea,
+      got: gb,
+      diff: patch(ea, gb),
+    };
   }
   return undefined;
 }
@@ -237,7 +310,9 @@ export async function verifyCheckpoint(cp: Checkpoint, opts: VerifyOptions = {})
   }
   // Final state: compared when the history exercised the state tools.
   if (tally.stateToolCalls === 0) {
-    notes.push(`no state tool ran, so the final state was not compared${cp.origin?.format === "deepagent" ? " (deep-agent itself does not persist tool calls)" : ""}`);
+    notes.push(
+      `no state tool ran, so the final state was not compared${cp.origin?.format === "deepagent" ? " (deep-agent itself does not persist tool calls)" : ""}`,
+    );
     return finish(true);
   }
   const d = finalStateDivergence(cp, state, tally.stepBase);
@@ -273,8 +348,18 @@ function withRun(cp: Checkpoint, state: ReplayState, res: LoopResult, now: numbe
 
 async function run(cp: Checkpoint, history: AgentMessage[], state: ReplayState, opts: RunOptions): Promise<RunOutcome> {
   const now = opts.now ?? Date.now;
-  const registry = createRegistry({ state, stateTools: opts.stateTools ?? defaultStateTools(cp), now: () => new Date(now()).toISOString() });
-  const result = await runLoop(history, { provider: opts.provider, tools: registry, limits: opts.limits, onEvent: opts.onEvent, now });
+  const registry = createRegistry({
+    state,
+    stateTools: opts.stateTools ?? defaultStateTools(cp),
+    now: () => new Date(now()).toISOString(),
+  });
+  const result = await runLoop(history, {
+    provider: opts.provider,
+    tools: registry,
+    limits: opts.limits,
+    onEvent: opts.onEvent,
+    now,
+  });
   return { checkpoint: withRun(cp, state, result, now()), result };
 }
 
@@ -282,7 +367,10 @@ async function run(cp: Checkpoint, history: AgentMessage[], state: ReplayState, 
 export async function continueCheckpoint(cp: Checkpoint, prompt: string, opts: RunOptions): Promise<RunOutcome> {
   const now = opts.now ?? Date.now;
   const state = cloneState(cp.state);
-  const history: AgentMessage[] = [...cp.messages, { role: "user", content: [{ type: "text", text: prompt }], timestamp: now() }];
+  const history: AgentMessage[] = [
+    ...cp.messages,
+    { role: "user", content: [{ type: "text", text: prompt }], timestamp: now() },
+  ];
   opts.onEvent?.({ type: "message", message: history[history.length - 1]!, index: history.length - 1 });
   return run(cp, history, state, opts);
 }
@@ -298,7 +386,12 @@ export interface ResumeOptions extends RunOptions {
  */
 export async function resumeCheckpoint(cp: Checkpoint, opts: ResumeOptions): Promise<RunOutcome> {
   const intr = cp.interrupt;
-  if (!intr) throw inputError("no-interrupt", "the checkpoint has no pending interrupt (no tool call awaits approval): nothing to resume", { pointer: "/interrupt" });
+  if (!intr)
+    throw inputError(
+      "no-interrupt",
+      "the checkpoint has no pending interrupt (no tool call awaits approval): nothing to resume",
+      { pointer: "/interrupt" },
+    );
   const now = opts.now ?? Date.now;
   const { toolCallId, toolName } = intr.toolCall;
   const args = intr.toolCall.args ?? {};
@@ -307,15 +400,26 @@ export async function resumeCheckpoint(cp: Checkpoint, opts: ResumeOptions): Pro
   const asked = history.some((m) => toolCallsOf(m).some((c) => c.id === toolCallId));
   if (!asked) {
     // deep-agent never persisted the assistant turn that asked: restore it so the result answers a real call.
-    history.push({ role: "assistant", content: [{ type: "toolCall", id: toolCallId, name: toolName, arguments: args }], stopReason: "toolUse", timestamp: now() });
+    history.push({
+      role: "assistant",
+      content: [{ type: "toolCall", id: toolCallId, name: toolName, arguments: args }],
+      stopReason: "toolUse",
+      timestamp: now(),
+    });
   }
   if (history.some((m) => m.role === "toolResult" && (m as ToolResultMessage).toolCallId === toolCallId)) {
-    throw inputError("interrupt-answered", `the pending tool call ${toolCallId} already has a result in the history`, { pointer: "/interrupt" });
+    throw inputError("interrupt-answered", `the pending tool call ${toolCallId} already has a result in the history`, {
+      pointer: "/interrupt",
+    });
   }
   let text: string;
   let isError: boolean;
   if (opts.decision === "approve") {
-    const reg = createRegistry({ state, stateTools: opts.stateTools ?? defaultStateTools(cp), now: () => new Date(now()).toISOString() });
+    const reg = createRegistry({
+      state,
+      stateTools: opts.stateTools ?? defaultStateTools(cp),
+      now: () => new Date(now()).toISOString(),
+    });
     const r = await reg.execute({ type: "toolCall", id: toolCallId, name: toolName, arguments: args }, 0);
     text = r.text;
     isError = r.isError;
@@ -323,9 +427,24 @@ export async function resumeCheckpoint(cp: Checkpoint, opts: ResumeOptions): Pro
     text = `Tool call denied: ${opts.reason ?? "denied by the user"}`;
     isError = true;
   }
-  const answer: ToolResultMessage = { role: "toolResult", toolCallId, toolName, content: [{ type: "text", text }], isError, timestamp: now() };
+  const answer: ToolResultMessage = {
+    role: "toolResult",
+    toolCallId,
+    toolName,
+    content: [{ type: "text", text }],
+    isError,
+    timestamp: now(),
+  };
   history.push(answer);
-  opts.onEvent?.({ type: "tool_end", turn: 0, toolCallId, toolName, isError, text, source: opts.decision === "approve" ? "state" : "denied" });
+  opts.onEvent?.({
+    type: "tool_end",
+    turn: 0,
+    toolCallId,
+    toolName,
+    isError,
+    text,
+    source: opts.decision === "approve" ? "state" : "denied",
+  });
   return run({ ...cp, interrupt: undefined }, history, state, opts);
 }
 

@@ -21,7 +21,8 @@ export interface ToolOutcome {
 /** JSON Schemas of each tool's input (as the zod schemas in deep-agent declare them), for HTTP providers. */
 export const STATE_TOOL_SCHEMAS: Record<string, { description: string; parameters: Record<string, unknown> }> = {
   write_todos: {
-    description: "Manage and plan tasks using a structured todo list. merge=true updates by id; merge=false replaces all.",
+    description:
+      "Manage and plan tasks using a structured todo list. merge=true updates by id; merge=false replaces all.",
     parameters: {
       type: "object",
       properties: {
@@ -51,13 +52,21 @@ export const STATE_TOOL_SCHEMAS: Record<string, { description: string; parameter
     description: "Read the contents of a file.",
     parameters: {
       type: "object",
-      properties: { file_path: { type: "string" }, offset: { type: "number", default: 0 }, limit: { type: "number", default: 2000 } },
+      properties: {
+        file_path: { type: "string" },
+        offset: { type: "number", default: 0 },
+        limit: { type: "number", default: 2000 },
+      },
       required: ["file_path"],
     },
   },
   write_file: {
     description: "Write content to a new file. Returns an error if the file already exists.",
-    parameters: { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } }, required: ["file_path", "content"] },
+    parameters: {
+      type: "object",
+      properties: { file_path: { type: "string" }, content: { type: "string" } },
+      required: ["file_path", "content"],
+    },
   },
   edit_file: {
     description: "Edit a file by replacing a specific string with a new string.",
@@ -74,13 +83,21 @@ export const STATE_TOOL_SCHEMAS: Record<string, { description: string; parameter
   },
   glob: {
     description: "Find files matching a glob pattern.",
-    parameters: { type: "object", properties: { pattern: { type: "string" }, path: { type: "string", default: "/" } }, required: ["pattern"] },
+    parameters: {
+      type: "object",
+      properties: { pattern: { type: "string" }, path: { type: "string", default: "/" } },
+      required: ["pattern"],
+    },
   },
   grep: {
     description: "Search for a regex pattern in files.",
     parameters: {
       type: "object",
-      properties: { pattern: { type: "string" }, path: { type: "string", default: "/" }, glob: { type: ["string", "null"] } },
+      properties: {
+        pattern: { type: "string" },
+        path: { type: "string", default: "/" },
+        glob: { type: ["string", "null"] },
+      },
       required: ["pattern"],
     },
   },
@@ -174,7 +191,8 @@ const tools: Record<string, ToolFn> = {
       const content = str(o, "content");
       const status = str(o, "status");
       if (content.length > 100) throw new BadInput(`todos[${i}].content must be at most 100 characters`);
-      if (!TODO_STATUSES.has(status)) throw new BadInput(`todos[${i}].status must be one of pending, in_progress, completed, cancelled`);
+      if (!TODO_STATUSES.has(status))
+        throw new BadInput(`todos[${i}].status must be one of pending, in_progress, completed, cancelled`);
       return { id, content, status: status as TodoItem["status"] };
     });
     if (bool(args, "merge", true)) {
@@ -203,7 +221,9 @@ const tools: Record<string, ToolFn> = {
     for (const d of subdirs) entries.push({ path: d, dir: true, size: 0 });
     entries.sort((a, b) => collator.compare(a.path, b.path));
     if (entries.length === 0) return `No files found in ${path}`;
-    return entries.map((e) => (e.dir ? `${e.path} (directory)` : e.size ? `${e.path} (${e.size} bytes)` : e.path)).join("\n");
+    return entries
+      .map((e) => (e.dir ? `${e.path} (directory)` : e.size ? `${e.path} (${e.size} bytes)` : e.path))
+      .join("\n");
   },
 
   read_file(args, { state }) {
@@ -295,7 +315,7 @@ const tools: Record<string, ToolFn> = {
 };
 
 export function isStateTool(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(tools, name);
+  return Object.hasOwn(tools, name);
 }
 
 /** Run one state tool. Input deep-agent's schema would refuse gives an error result naming the problem. */

@@ -30,7 +30,18 @@ type Obj = Record<string, unknown>;
 
 const TRIGGER = /^(__|branch:|join:|start:)/;
 /** Store bookkeeping of a tuple and of its checkpoint, kept in `ext.langgraph._layout.store` (see toCanonical). */
-const BOOK_DOC = ["format", "formatVersion", "store", "checkpointId", "parentId", "library", "serde", "bytes", "row", "channelSources"];
+const BOOK_DOC = [
+  "format",
+  "formatVersion",
+  "store",
+  "checkpointId",
+  "parentId",
+  "library",
+  "serde",
+  "bytes",
+  "row",
+  "channelSources",
+];
 const BOOK_CP = ["id", "channel_versions", "versions_seen", "updated_channels"];
 
 /** Channels that are graph plumbing rather than state: trigger channels, and (v < 3) node channels. */
@@ -39,10 +50,31 @@ export function isPlumbing(channel: string, cp: Pick<LgCheckpoint, "v" | "versio
   return typeof cp.v === "number" && cp.v < 3 && isObj(cp.versions_seen) && channel in cp.versions_seen;
 }
 
-const isTodos = (v: unknown) => Array.isArray(v) && v.every((t) => isObj(t) && typeof t.id === "string" && typeof t.content === "string" && ["pending", "in_progress", "completed", "cancelled"].includes(t.status as string));
+const isTodos = (v: unknown) =>
+  Array.isArray(v) &&
+  v.every(
+    (t) =>
+      isObj(t) &&
+      typeof t.id === "string" &&
+      typeof t.content === "string" &&
+      ["pending", "in_progress", "completed", "cancelled"].includes(t.status as string),
+  );
 const isFiles = (v: unknown) =>
-  isObj(v) && Object.values(v).every((f) => isObj(f) && Array.isArray(f.content) && f.content.every((l) => typeof l === "string") && typeof f.created_at === "string" && typeof f.modified_at === "string");
-const STATE_SHAPES: Record<string, (v: unknown) => boolean> = { todos: isTodos, files: isFiles, scratchpad: () => false, contexts: () => false };
+  isObj(v) &&
+  Object.values(v).every(
+    (f) =>
+      isObj(f) &&
+      Array.isArray(f.content) &&
+      f.content.every((l) => typeof l === "string") &&
+      typeof f.created_at === "string" &&
+      typeof f.modified_at === "string",
+  );
+const STATE_SHAPES: Record<string, (v: unknown) => boolean> = {
+  todos: isTodos,
+  files: isFiles,
+  scratchpad: () => false,
+  contexts: () => false,
+};
 
 /** The channels of a checkpoint that are canonical state (see the module comment). */
 function stateChannels(cp: LgCheckpoint): string[] {
@@ -55,7 +87,9 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 // ---- interrupts ---------------------------------------------------------------------------------------------
 
 /** The interrupts no `__resume__` answers: per-task resumes answer their task, a NULL-task resume every task. */
-export function pendingInterrupts(writes: readonly LgPendingWrite[]): Array<{ taskId: string; id: string | undefined; value: unknown }> {
+export function pendingInterrupts(
+  writes: readonly LgPendingWrite[],
+): Array<{ taskId: string; id: string | undefined; value: unknown }> {
   const resumed = new Set(writes.filter((w) => w.channel === "__resume__").map((w) => w.taskId));
   if (resumed.has(NULL_TASK_ID)) return [];
   const out: Array<{ taskId: string; id: string | undefined; value: unknown }> = [];
@@ -70,15 +104,33 @@ export function pendingInterrupts(writes: readonly LgPendingWrite[]): Array<{ ta
 }
 
 /** The canonical interrupt of a pending LangGraph interrupt (see the module comment). */
-function canonicalInterrupt(i: { id: string | undefined; value: unknown }, messages: readonly AgentMessage[], step: number): InterruptData {
+function canonicalInterrupt(
+  i: { id: string | undefined; value: unknown },
+  messages: readonly AgentMessage[],
+  step: number,
+): InterruptData {
   const v = i.value;
-  if (isObj(v) && isObj(v.toolCall) && typeof v.toolCall.toolCallId === "string" && typeof v.toolCall.toolName === "string" && typeof v.step === "number") return v as InterruptData;
-  const req = isObj(v) && Array.isArray(v.action_requests) && isObj(v.action_requests[0]) ? (v.action_requests[0] as Obj) : undefined;
+  if (
+    isObj(v) &&
+    isObj(v.toolCall) &&
+    typeof v.toolCall.toolCallId === "string" &&
+    typeof v.toolCall.toolName === "string" &&
+    typeof v.step === "number"
+  )
+    return v as InterruptData;
+  const req =
+    isObj(v) && Array.isArray(v.action_requests) && isObj(v.action_requests[0])
+      ? (v.action_requests[0] as Obj)
+      : undefined;
   if (req && typeof req.name === "string") {
     for (let k = messages.length - 1; k >= 0; k--) {
       const m = messages[k]!;
       if (m.role !== "assistant") continue;
-      const call = (m as { content: Array<{ type: string; id?: string; name?: string; arguments?: unknown }> }).content.find((c) => c.type === "toolCall" && c.name === req.name && JSON.stringify(c.arguments) === JSON.stringify(req.args));
+      const call = (
+        m as { content: Array<{ type: string; id?: string; name?: string; arguments?: unknown }> }
+      ).content.find(
+        (c) => c.type === "toolCall" && c.name === req.name && JSON.stringify(c.arguments) === JSON.stringify(req.args),
+      );
       if (call) return { toolCall: { toolCallId: call.id!, toolName: req.name, args: req.args }, step };
       break;
     }
@@ -112,7 +164,7 @@ function toCanonical(doc: LgTupleDocument): Checkpoint {
   // checkpoints reports what changed in the conversation and the state, not the bookkeeping every step changes
   const book: Obj = {};
   for (const k of BOOK_DOC) if (k in rest) (book[k] = rest[k]), delete rest[k];
-  for (const k of BOOK_CP) if (k in restCp) ((book.checkpoint ??= {}) as Obj)[k] = restCp[k], delete restCp[k];
+  for (const k of BOOK_CP) if (k in restCp) (((book.checkpoint ??= {}) as Obj)[k] = restCp[k]), delete restCp[k];
   if (isObj(doc.metadata) && "step" in doc.metadata) {
     const { step: rawStep, ...md } = doc.metadata;
     rest.metadata = md;
@@ -121,7 +173,8 @@ function toCanonical(doc: LgTupleDocument): Checkpoint {
   }
   layout.store = book;
   const restCv: Obj = {};
-  for (const k of Object.keys(cv)) if (!(k === "messages" && Array.isArray(list)) && !stateKeys.includes(k)) restCv[k] = cv[k];
+  for (const k of Object.keys(cv))
+    if (!(k === "messages" && Array.isArray(list)) && !stateKeys.includes(k)) restCv[k] = cv[k];
   restCp.channel_values = restCv;
   if (out.updatedAt !== undefined) delete restCp.ts;
   rest.checkpoint = restCp;
@@ -148,7 +201,8 @@ function ordered(o: Obj, order: unknown): Obj {
 export function uuid6For(ms: number, step: number, seed: string): string {
   const t = BigInt(ms) * 10000n + 0x01b21dd213814000n; // 100-ns ticks since 1582-10-15
   const hex = t.toString(16).padStart(15, "0").slice(-15);
-  const seq = (((step >>> 8) | 0x80) & 0xff).toString(16).padStart(2, "0") + (step & 0xff).toString(16).padStart(2, "0");
+  const seq =
+    (((step >>> 8) | 0x80) & 0xff).toString(16).padStart(2, "0") + (step & 0xff).toString(16).padStart(2, "0");
   let h = 0x811c9dc5;
   let node = "";
   for (let r = 0; r < 3; r++) {
@@ -191,14 +245,19 @@ function fromCanonical(cp: Checkpoint, lossy: LossSink): LgTupleDocument {
   const doc: Obj = kept ? { ...kept } : freshTuple(cp);
   doc.threadId = cp.threadId;
   for (const k of BOOK_DOC) if (k in book) doc[k] = book[k];
-  const c: Obj = { ...(isObj(doc.checkpoint) ? doc.checkpoint : {}), ...(isObj(book.checkpoint) ? book.checkpoint : {}) };
+  const c: Obj = {
+    ...(isObj(doc.checkpoint) ? doc.checkpoint : {}),
+    ...(isObj(book.checkpoint) ? book.checkpoint : {}),
+  };
   const cv: Obj = { ...(isObj(c.channel_values) ? c.channel_values : {}) };
   const messages: unknown[] = [];
   cp.messages.forEach((m, i) => {
     const r = messageFromCanonical(m, `/messages/${i}`, lossy);
     if (r !== undefined) messages.push(r);
   });
-  const hadMessages = Array.isArray(layout.channelKeys) ? layout.channelKeys.includes("messages") && !("messages" in cv) : true;
+  const hadMessages = Array.isArray(layout.channelKeys)
+    ? layout.channelKeys.includes("messages") && !("messages" in cv)
+    : true;
   if (messages.length > 0 || hadMessages || !kept) cv.messages = messages;
   for (const [k, v] of Object.entries(cp.state)) {
     if (v === undefined) continue;
@@ -211,12 +270,23 @@ function fromCanonical(cp: Checkpoint, lossy: LossSink): LgTupleDocument {
   if (!kept) bumpVersions(c, Object.keys(cv));
   doc.checkpoint = ordered(c, layout.checkpointKeys);
   const md: Obj = { ...(isObj(doc.metadata) ? doc.metadata : {}) };
-  if ("step" in book) md.step = typeof book.step === "number" && Math.max(0, Math.trunc(book.step)) === cp.step ? book.step : cp.step;
+  if ("step" in book)
+    md.step = typeof book.step === "number" && Math.max(0, Math.trunc(book.step)) === cp.step ? book.step : cp.step;
   else if (!kept || typeof md.step === "number") md.step = cp.step;
   doc.metadata = ordered(md, layout.metadataKeys);
-  doc.pendingWrites = interruptWrites(cp, Array.isArray(doc.pendingWrites) ? (doc.pendingWrites as LgPendingWrite[]) : []);
-  for (const k of Object.keys(cp.ext ?? {})) if (k !== "langgraph") lossy.push({ pointer: `/ext/${k}`, field: k, reason: `a LangGraph checkpoint cannot carry ${k}-specific data` });
-  if (cp.createdAt !== undefined && kept === undefined) lossy.push({ pointer: "/createdAt", field: "createdAt", reason: "a LangGraph checkpoint has one time (ts, from updatedAt)" });
+  doc.pendingWrites = interruptWrites(
+    cp,
+    Array.isArray(doc.pendingWrites) ? (doc.pendingWrites as LgPendingWrite[]) : [],
+  );
+  for (const k of Object.keys(cp.ext ?? {}))
+    if (k !== "langgraph")
+      lossy.push({ pointer: `/ext/${k}`, field: k, reason: `a LangGraph checkpoint cannot carry ${k}-specific data` });
+  if (cp.createdAt !== undefined && kept === undefined)
+    lossy.push({
+      pointer: "/createdAt",
+      field: "createdAt",
+      reason: "a LangGraph checkpoint has one time (ts, from updatedAt)",
+    });
   return ordered(doc, layout.docKeys) as unknown as LgTupleDocument;
 }
 
@@ -237,7 +307,17 @@ function interruptWrites(cp: Checkpoint, writes: LgPendingWrite[]): LgPendingWri
   if (!cp.interrupt) return rest;
   const tc = cp.interrupt.toolCall;
   const value = tc.toolName === "interrupt" ? tc.args : cp.interrupt;
-  return [...rest, { taskId: NULL_TASK_ID, idx: -3, channel: "__interrupt__", type: "json", value: [{ id: tc.toolCallId, value }], bytes: 0 }];
+  return [
+    ...rest,
+    {
+      taskId: NULL_TASK_ID,
+      idx: -3,
+      channel: "__interrupt__",
+      type: "json",
+      value: [{ id: tc.toolCallId, value }],
+      bytes: 0,
+    },
+  ];
 }
 
 // ---- the adapter -------------------------------------------------------------------------------------------
@@ -259,12 +339,20 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined || !/^\s*\{/.test(t)) return { confidence: 0 };
-    return /"format"\s*:\s*"langgraph"/.test(t.slice(0, 512)) ? { confidence: 1, version: /"library"\s*:\s*"(python|js)"/.exec(t)?.[1] ?? "unknown" } : { confidence: 0 };
+    return /"format"\s*:\s*"langgraph"/.test(t.slice(0, 512))
+      ? { confidence: 1, version: /"library"\s*:\s*"(python|js)"/.exec(t)?.[1] ?? "unknown" }
+      : { confidence: 0 };
   },
   parse(doc: SourceDoc) {
-    if (doc.text === undefined) throw inputError("not-a-file", "a LangGraph checkpoint document is a single JSON text", { file: doc.name });
+    if (doc.text === undefined)
+      throw inputError("not-a-file", "a LangGraph checkpoint document is a single JSON text", { file: doc.name });
     const v = parseJson(doc.text, { file: doc.name });
-    if (!isObj(v) || v.format !== "langgraph") throw inputError("not-langgraph", 'expected a LangGraph checkpoint document {"format":"langgraph", threadId, checkpoint, metadata, pendingWrites, …}', { file: doc.name, line: 1, column: 1 });
+    if (!isObj(v) || v.format !== "langgraph")
+      throw inputError(
+        "not-langgraph",
+        'expected a LangGraph checkpoint document {"format":"langgraph", threadId, checkpoint, metadata, pendingWrites, …}',
+        { file: doc.name, line: 1, column: 1 },
+      );
     return v as unknown as LgTupleDocument;
   },
   toCanonical: (native) => toCanonical(native),
@@ -272,9 +360,15 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
   /** toCanonical's roles, tool-call and tool-result ids, usage and interrupt, without converting content. */
   lintView(native) {
     const cp = isObj(native.checkpoint) ? native.checkpoint : ({} as LgCheckpoint);
-    const list = isObj(cp.channel_values) && Array.isArray(cp.channel_values.messages) ? (cp.channel_values.messages as unknown[]) : [];
+    const list =
+      isObj(cp.channel_values) && Array.isArray(cp.channel_values.messages)
+        ? (cp.channel_values.messages as unknown[])
+        : [];
     const messages = list.map(lintMessageOf);
-    const step = isObj(native.metadata) && typeof native.metadata.step === "number" ? Math.max(0, Math.trunc(native.metadata.step)) : 0;
+    const step =
+      isObj(native.metadata) && typeof native.metadata.step === "number"
+        ? Math.max(0, Math.trunc(native.metadata.step))
+        : 0;
     const pending = pendingInterrupts(Array.isArray(native.pendingWrites) ? native.pendingWrites : []);
     if (!pending.length) return { threadId: String(native.threadId), messages };
     // the HITL match reads the last AI message only: convert just that one
@@ -284,7 +378,10 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
     return { threadId: String(native.threadId), messages, interrupt: canonicalInterrupt(pending[0]!, last, step) };
   },
   messagePointers(native) {
-    const list = isObj(native.checkpoint) && isObj(native.checkpoint.channel_values) ? native.checkpoint.channel_values.messages : undefined;
+    const list =
+      isObj(native.checkpoint) && isObj(native.checkpoint.channel_values)
+        ? native.checkpoint.channel_values.messages
+        : undefined;
     return Array.isArray(list) ? list.map((_m, i) => `/checkpoint/channel_values/messages/${i}`) : [];
   },
   /**

@@ -29,7 +29,13 @@ export function convertCheckpoint(cp: LgCheckpoint, to: Library): LgCheckpoint {
     delete decoded.pending_sends;
     const { v, id, ts, channel_values, channel_versions, versions_seen, ...rest } = decoded;
     const ordered = { v, id, ts, channel_values: toJsValue(channel_values), channel_versions, versions_seen, ...rest };
-    return { ...cp, type: "json", checkpoint: Buffer.from(JSON.stringify(ordered)), metadata: Buffer.from(JSON.stringify(meta)), writes: cp.writes.map((w) => writeForJs(w)) };
+    return {
+      ...cp,
+      type: "json",
+      checkpoint: Buffer.from(JSON.stringify(ordered)),
+      metadata: Buffer.from(JSON.stringify(meta)),
+      writes: cp.writes.map((w) => writeForJs(w)),
+    };
   }
   const order = ["v", "ts", "id", "channel_values", "channel_versions", "versions_seen"];
   const entries: Array<[string, Uint8Array]> = [];
@@ -38,7 +44,13 @@ export function convertCheckpoint(cp: LgCheckpoint, to: Library): LgCheckpoint {
     const [, bytes] = dumpsTypedPython(decoded[k] ?? {});
     entries.push([k, decoded[k] === null ? mpEncode(null) : bytes]);
   }
-  return { ...cp, type: "msgpack", checkpoint: buildMap(entries), metadata: Buffer.from(pythonJsonDumps(meta)), writes: cp.writes.map((w) => writeForPython(w)) };
+  return {
+    ...cp,
+    type: "msgpack",
+    checkpoint: buildMap(entries),
+    metadata: Buffer.from(pythonJsonDumps(meta)),
+    writes: cp.writes.map((w) => writeForPython(w)),
+  };
 }
 
 function decodeCheckpoint(cp: LgCheckpoint): Obj {
@@ -57,7 +69,10 @@ function decodeWrite(w: LgWrite): unknown {
     case null:
       return JSON.parse(textOf(w.value));
     default:
-      throw inputError("langgraph-write", `a pending write on '${w.channel}' has serde type '${w.type}', which cannot be converted`);
+      throw inputError(
+        "langgraph-write",
+        `a pending write on '${w.channel}' has serde type '${w.type}', which cannot be converted`,
+      );
   }
 }
 
@@ -73,7 +88,10 @@ function writeForPython(w: LgWrite): LgWrite {
   return { ...w, type, value };
 }
 
-const hyphenate = (h: string) => (/^[0-9a-f]{32}$/i.test(h) ? `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` : h);
+const hyphenate = (h: string) =>
+  /^[0-9a-f]{32}$/i.test(h)
+    ? `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+    : h;
 
 /** A decoded Python value in the shapes LangGraph JS stores (§9). */
 export function toJsValue(v: unknown): unknown {

@@ -9,10 +9,20 @@ import { inputError } from "../../base/errors.js";
 export type Library = "python" | "js";
 
 /** EXT codes of Python's serde (py:ckpt/serde/jsonplus.py). */
-export const EXT = { CONSTRUCTOR_SINGLE_ARG: 0, CONSTRUCTOR_POS_ARGS: 1, CONSTRUCTOR_KW_ARGS: 2, METHOD_SINGLE_ARG: 3, PYDANTIC_V1: 4, PYDANTIC_V2: 5, NUMPY_ARRAY: 6, DELTA_SNAPSHOT: 7 } as const;
+export const EXT = {
+  CONSTRUCTOR_SINGLE_ARG: 0,
+  CONSTRUCTOR_POS_ARGS: 1,
+  CONSTRUCTOR_KW_ARGS: 2,
+  METHOD_SINGLE_ARG: 3,
+  PYDANTIC_V1: 4,
+  PYDANTIC_V2: 5,
+  NUMPY_ARRAY: 6,
+  DELTA_SNAPSHOT: 7,
+} as const;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+const isObj = (v: unknown): v is Obj =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 
 /** A JS lc:1 constructor record ({lc:1, type:"constructor", id:[…], kwargs}). */
 export function isLcConstructor(v: unknown): v is { lc: 1; type: "constructor"; id: string[]; kwargs: Obj } {
@@ -20,15 +30,46 @@ export function isLcConstructor(v: unknown): v is { lc: 1; type: "constructor"; 
 }
 
 /** Python module and `model_dump()` field defaults per LangChain message class (langchain-core 1.x, §5.3). */
-const BASE_FIELDS: Array<[string, unknown]> = [["content", ""], ["additional_kwargs", {}], ["response_metadata", {}], ["type", undefined], ["name", null], ["id", null]];
-const AI_FIELDS: Array<[string, unknown]> = [["tool_calls", []], ["invalid_tool_calls", []], ["usage_metadata", null]];
+const BASE_FIELDS: Array<[string, unknown]> = [
+  ["content", ""],
+  ["additional_kwargs", {}],
+  ["response_metadata", {}],
+  ["type", undefined],
+  ["name", null],
+  ["id", null],
+];
+const AI_FIELDS: Array<[string, unknown]> = [
+  ["tool_calls", []],
+  ["invalid_tool_calls", []],
+  ["usage_metadata", null],
+];
 const MESSAGE_CLASSES: Record<string, { module: string; type: string; extra: Array<[string, unknown]> }> = {
   HumanMessage: { module: "human", type: "human", extra: [] },
   HumanMessageChunk: { module: "human", type: "HumanMessageChunk", extra: [] },
   AIMessage: { module: "ai", type: "ai", extra: AI_FIELDS },
-  AIMessageChunk: { module: "ai", type: "AIMessageChunk", extra: [...AI_FIELDS, ["tool_call_chunks", []], ["chunk_position", null]] },
-  ToolMessage: { module: "tool", type: "tool", extra: [["tool_call_id", ""], ["artifact", null], ["status", "success"]] },
-  ToolMessageChunk: { module: "tool", type: "ToolMessageChunk", extra: [["tool_call_id", ""], ["artifact", null], ["status", "success"]] },
+  AIMessageChunk: {
+    module: "ai",
+    type: "AIMessageChunk",
+    extra: [...AI_FIELDS, ["tool_call_chunks", []], ["chunk_position", null]],
+  },
+  ToolMessage: {
+    module: "tool",
+    type: "tool",
+    extra: [
+      ["tool_call_id", ""],
+      ["artifact", null],
+      ["status", "success"],
+    ],
+  },
+  ToolMessageChunk: {
+    module: "tool",
+    type: "ToolMessageChunk",
+    extra: [
+      ["tool_call_id", ""],
+      ["artifact", null],
+      ["status", "success"],
+    ],
+  },
   SystemMessage: { module: "system", type: "system", extra: [] },
   SystemMessageChunk: { module: "system", type: "SystemMessageChunk", extra: [] },
   ChatMessage: { module: "chat", type: "chat", extra: [["role", ""]] },
@@ -42,7 +83,10 @@ const MESSAGE_CLASSES: Record<string, { module: string; type: string; extra: Arr
 const JS_ONLY_KWARGS = new Set(["metadata", "lc_kwargs", "lc_serializable"]);
 
 /** `model_dump()` of the Python message class an lc:1 message record stands for, or undefined when it is not a message. */
-export function pythonMessageDump(rec: { id: string[]; kwargs: Obj }): { module: string; cls: string; dump: Obj } | undefined {
+export function pythonMessageDump(rec: {
+  id: string[];
+  kwargs: Obj;
+}): { module: string; cls: string; dump: Obj } | undefined {
   const cls = rec.id[rec.id.length - 1]!;
   const spec = MESSAGE_CLASSES[cls];
   if (!spec) return undefined;
@@ -52,10 +96,14 @@ export function pythonMessageDump(rec: { id: string[]; kwargs: Obj }): { module:
     if (k === "type") dump.type = spec.type;
     else dump[k] = k in kw ? undefinedToNull(kw[k]) : structuredClone(d);
   }
-  for (const [k, v] of Object.entries(kw)) if (!(k in dump) && !JS_ONLY_KWARGS.has(k) && k !== "type") dump[k] = undefinedToNull(v);
-  if (Array.isArray(dump.tool_calls)) dump.tool_calls = dump.tool_calls.map((c) => (isObj(c) && !("type" in c) ? { ...c, type: "tool_call" } : c));
+  for (const [k, v] of Object.entries(kw))
+    if (!(k in dump) && !JS_ONLY_KWARGS.has(k) && k !== "type") dump[k] = undefinedToNull(v);
+  if (Array.isArray(dump.tool_calls))
+    dump.tool_calls = dump.tool_calls.map((c) => (isObj(c) && !("type" in c) ? { ...c, type: "tool_call" } : c));
   if (Array.isArray(dump.invalid_tool_calls))
-    dump.invalid_tool_calls = dump.invalid_tool_calls.map((c) => (isObj(c) && !("type" in c) ? { ...c, type: "invalid_tool_call" } : c));
+    dump.invalid_tool_calls = dump.invalid_tool_calls.map((c) =>
+      isObj(c) && !("type" in c) ? { ...c, type: "invalid_tool_call" } : c,
+    );
   return { module: `langchain_core.messages.${spec.module}`, cls, dump };
 }
 
@@ -64,7 +112,11 @@ const undefinedToNull = (v: unknown): unknown => (isLcUndefined(v) || v === unde
 
 /** An interrupt as JS stores it (`{id, value}` with a 32-hex id). */
 const isJsInterrupt = (v: unknown): v is { id: string; value: unknown } =>
-  isObj(v) && typeof v.id === "string" && /^[0-9a-f]{32}$/.test(v.id) && "value" in v && Object.keys(v).every((k) => k === "id" || k === "value");
+  isObj(v) &&
+  typeof v.id === "string" &&
+  /^[0-9a-f]{32}$/.test(v.id) &&
+  "value" in v &&
+  Object.keys(v).every((k) => k === "id" || k === "value");
 
 export interface PyEncodeContext {
   /** the channel the value belongs to: `__interrupt__` values become `langgraph.types.Interrupt` (ext 2) */
@@ -77,7 +129,13 @@ function toPyTree(v: unknown, ctx: PyEncodeContext, depth: number): unknown {
   if (v instanceof Uint8Array || v instanceof ExtData) return v;
   if (Array.isArray(v)) {
     if (depth === 0 && ctx.channel === "__interrupt__" && v.every(isJsInterrupt)) {
-      return v.map((i) => ext(EXT.CONSTRUCTOR_KW_ARGS, ["langgraph.types", "Interrupt", { value: toPyTree(i.value, {}, 1), id: i.id, response_schema: null }]));
+      return v.map((i) =>
+        ext(EXT.CONSTRUCTOR_KW_ARGS, [
+          "langgraph.types",
+          "Interrupt",
+          { value: toPyTree(i.value, {}, 1), id: i.id, response_schema: null },
+        ]),
+      );
     }
     return v.map((x) => toPyTree(x, ctx, depth + 1));
   }
@@ -91,7 +149,8 @@ function toPyTree(v: unknown, ctx: PyEncodeContext, depth: number): unknown {
     const rebuilt = pyExtOf(o as unknown as Lc2Record, depth);
     if (rebuilt !== undefined) return rebuilt;
   }
-  if (o.lc === 2 && o.type === "delta_snapshot") return ext(EXT.DELTA_SNAPSHOT, toPyTree((o as Obj).value, {}, depth + 1));
+  if (o.lc === 2 && o.type === "delta_snapshot")
+    return ext(EXT.DELTA_SNAPSHOT, toPyTree((o as Obj).value, {}, depth + 1));
   const out: Obj = {};
   for (const [k, x] of Object.entries(o)) out[k] = toPyTree(x, ctx, depth + 1);
   return out;
@@ -109,7 +168,8 @@ interface Lc2Record {
 function pyExtOf(r: Lc2Record, depth: number): unknown {
   const sub = (v: unknown) => toPyTree(v, {}, depth + 1);
   if (r.ext === undefined) {
-    if (r.id.length === 1 && r.id[0] === "Uint8Array" && Array.isArray(r.args[0])) return Uint8Array.from(r.args[0] as number[]);
+    if (r.id.length === 1 && r.id[0] === "Uint8Array" && Array.isArray(r.args[0]))
+      return Uint8Array.from(r.args[0] as number[]);
     return undefined;
   }
   const module = r.id.slice(0, -1).join(".");
@@ -156,7 +216,8 @@ export const toPythonVersion = (n: number | string): string =>
 export function toJsVersion(v: number | string): number {
   if (typeof v === "number") return v;
   const n = Number(v.split(".")[0]);
-  if (!Number.isSafeInteger(n)) throw inputError("langgraph-version", `channel version ${JSON.stringify(v)} has no integer counter`);
+  if (!Number.isSafeInteger(n))
+    throw inputError("langgraph-version", `channel version ${JSON.stringify(v)} has no integer counter`);
   return n;
 }
 
@@ -175,7 +236,9 @@ export function pythonJsonDumps(v: unknown): string {
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : pyFloat(v);
   if (typeof v === "string" || typeof v === "boolean") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(pythonJsonDumps).join(", ")}]`;
-  return `{${Object.entries(v as Obj).map(([k, x]) => `${JSON.stringify(k)}: ${pythonJsonDumps(x)}`).join(", ")}}`;
+  return `{${Object.entries(v as Obj)
+    .map(([k, x]) => `${JSON.stringify(k)}: ${pythonJsonDumps(x)}`)
+    .join(", ")}}`;
 }
 
 function pyFloat(x: number): string {

@@ -17,7 +17,14 @@
  * last item is not a string N's facts are P's or S's. Items already normalized stay as normalizing them again gives.
  */
 import type { LgRowRef, LgSerdeType } from "./types.js";
-import { decodeTyped, jsonTextFacts, normalizeParsed, normalizes, type DecodeSink, type JsonTextFacts } from "./serde.js";
+import {
+  decodeTyped,
+  jsonTextFacts,
+  normalizeParsed,
+  normalizes,
+  type DecodeSink,
+  type JsonTextFacts,
+} from "./serde.js";
 
 /**
  * The last list decoded for a channel: its bytes — or their UTF-8 text, when the reader had the server send the
@@ -38,11 +45,13 @@ const COMMA = 0x2c;
 const suffixUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const anyUtf8 = new TextDecoder("utf-8");
 
-const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+const asBuffer = (u: Uint8Array): Buffer =>
+  Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 /** The items after `prev`'s, parsed from the text after the comma, and the facts of the whole; undefined when they do not line up. */
 function extendWith(prev: ListMemo, tail: string): (JsonTextFacts & { value: unknown[] }) | undefined {
-  if (tail.charCodeAt(tail.length - 1) !== CLOSE || typeof prev.value[prev.value.length - 1] === "string") return undefined;
+  if (tail.charCodeAt(tail.length - 1) !== CLOSE || typeof prev.value[prev.value.length - 1] === "string")
+    return undefined;
   let items: unknown;
   try {
     items = JSON.parse("[" + tail);
@@ -81,7 +90,8 @@ export function decodeExtendedText(prev: ListMemo, text: string): ListMemo | und
   if (p === undefined) return undefined;
   const m = p.length;
   if (text.length === m) return text === p ? { ...prev, value: prev.value.slice() } : undefined;
-  if (text.length <= m || text.charCodeAt(m - 1) !== COMMA || text.slice(0, m - 1) !== p.slice(0, m - 1)) return undefined;
+  if (text.length <= m || text.charCodeAt(m - 1) !== COMMA || text.slice(0, m - 1) !== p.slice(0, m - 1))
+    return undefined;
   const tail = text.slice(m);
   const next = extendWith(prev, tail);
   return next && { ...next, text, n: prev.n + Buffer.byteLength(tail) };
@@ -124,7 +134,13 @@ export class ListDecoder {
     const bytes = data ?? Buffer.from(text!);
     const before = sink.issues.length;
     const value = decodeTyped(b.type, bytes, sink);
-    if (Array.isArray(value) && value.length > 0 && sink.issues.length === before && bytes[0] === OPEN && bytes[bytes.length - 1] === CLOSE) {
+    if (
+      Array.isArray(value) &&
+      value.length > 0 &&
+      sink.issues.length === before &&
+      bytes[0] === OPEN &&
+      bytes[bytes.length - 1] === CLOSE
+    ) {
       const memo = text !== undefined ? { text } : { bytes };
       this.lists.set(channel, { ...jsonTextFacts(text ?? anyUtf8.decode(bytes)), ...memo, n: bytes.length, value });
     } else this.lists.delete(channel);

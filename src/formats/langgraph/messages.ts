@@ -18,7 +18,17 @@
  *   the class / id path when they are not the defaults travel in `ext.langgraph`, so record → canonical → record
  *   is exact. `_layout` (presentation only: key order, string content, omitted defaults) is left out of diffs.
  */
-import type { AgentMessage, AssistantMessage, Message, Content, Ext, ExtensionMessage, StopReason, ToolResultMessage, Usage } from "../../generated/types.js";
+import type {
+  AgentMessage,
+  AssistantMessage,
+  Message,
+  Content,
+  Ext,
+  ExtensionMessage,
+  StopReason,
+  ToolResultMessage,
+  Usage,
+} from "../../generated/types.js";
 import type { LossSink } from "../types.js";
 
 type Obj = Record<string, unknown>;
@@ -43,10 +53,17 @@ const BASE: Record<string, "user" | "system" | "assistant" | "toolResult"> = {
   ToolMessage: "toolResult",
   ToolMessageChunk: "toolResult",
 };
-const CLASS_OF: Record<string, string> = { user: "HumanMessage", system: "SystemMessage", assistant: "AIMessage", toolResult: "ToolMessage" };
+const CLASS_OF: Record<string, string> = {
+  user: "HumanMessage",
+  system: "SystemMessage",
+  assistant: "AIMessage",
+  toolResult: "ToolMessage",
+};
 
 export function isLcRecord(v: unknown): v is LcRecord {
-  return isObj(v) && v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && v.id.length > 0 && isObj(v.kwargs);
+  return (
+    isObj(v) && v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && v.id.length > 0 && isObj(v.kwargs)
+  );
 }
 
 /** The class name of a record (last element of its id path). */
@@ -66,7 +83,8 @@ function setLayout(target: { ext?: Ext }, key: string, v: unknown): void {
   const mine = (ext.langgraph ??= {}) as Obj;
   ((mine._layout ??= {}) as Obj)[key] = v;
 }
-export const extOf = (x: { ext?: Ext } | undefined): Obj => (isObj(x?.ext?.langgraph) ? (x!.ext!.langgraph as Obj) : {});
+export const extOf = (x: { ext?: Ext } | undefined): Obj =>
+  isObj(x?.ext?.langgraph) ? (x!.ext!.langgraph as Obj) : {};
 const layoutOf = (x: { ext?: Ext } | undefined): Obj => {
   const e = extOf(x);
   return isObj(e._layout) ? e._layout : {};
@@ -103,7 +121,14 @@ function imageOf(b: Obj): Content | undefined {
   }
   if (b.type !== "image") return undefined;
   const mime = typeof b.mime_type === "string" ? b.mime_type : typeof b.mimeType === "string" ? b.mimeType : "";
-  const data = b.source_type === "base64" || b.source_type === undefined ? (typeof b.data === "string" ? b.data : typeof b.base64 === "string" ? b.base64 : undefined) : undefined;
+  const data =
+    b.source_type === "base64" || b.source_type === undefined
+      ? typeof b.data === "string"
+        ? b.data
+        : typeof b.base64 === "string"
+          ? b.base64
+          : undefined
+      : undefined;
   if (data !== undefined) return { type: "image", data, mimeType: mime };
   if (typeof b.url === "string") return { type: "image", url: b.url, mimeType: mime };
   return undefined;
@@ -129,11 +154,21 @@ function freshBlock(c: Content): unknown {
     case "text":
       return { type: "text", text: c.text };
     case "thinking":
-      return c.signature !== undefined ? { type: "thinking", thinking: c.thinking, signature: c.signature } : { type: "thinking", thinking: c.thinking };
+      return c.signature !== undefined
+        ? { type: "thinking", thinking: c.thinking, signature: c.signature }
+        : { type: "thinking", thinking: c.thinking };
     case "image":
       return { type: "image_url", image_url: { url: c.url ?? `data:${c.mimeType};base64,${c.data ?? ""}` } };
     case "file":
-      return c.url !== undefined ? { type: "file", source_type: "url", url: c.url, mime_type: c.mimeType } : { type: "file", source_type: "base64", data: c.data, mime_type: c.mimeType, ...(c.filename ? { filename: c.filename } : {}) };
+      return c.url !== undefined
+        ? { type: "file", source_type: "url", url: c.url, mime_type: c.mimeType }
+        : {
+            type: "file",
+            source_type: "base64",
+            data: c.data,
+            mime_type: c.mimeType,
+            ...(c.filename ? { filename: c.filename } : {}),
+          };
     default:
       return undefined;
   }
@@ -172,7 +207,8 @@ function contentFromCanonical(blocks: Content[], holder: { ext?: Ext }, ptr: str
   const fresh = Object.keys(e).length === 0 && blocks.every((b) => extOf(b).block === undefined);
   if ((layoutOf(holder).stringContent === true || fresh) && raw.length === 0) {
     if (blocks.length === 0) return "";
-    if (blocks.length === 1 && blocks[0]!.type === "text" && extOf(blocks[0]).block === undefined) return (blocks[0] as { text: string }).text;
+    if (blocks.length === 1 && blocks[0]!.type === "text" && extOf(blocks[0]).block === undefined)
+      return (blocks[0] as { text: string }).text;
   }
   const out: unknown[] = [];
   blocks.forEach((c, k) => {
@@ -186,7 +222,12 @@ function contentFromCanonical(blocks: Content[], holder: { ext?: Ext }, ptr: str
       }
     }
     const f = freshBlock(c);
-    if (f === undefined) lossy.push({ pointer: `${ptr}/${k}`, field: c.type, reason: `LangChain messages have no '${c.type}' content block` });
+    if (f === undefined)
+      lossy.push({
+        pointer: `${ptr}/${k}`,
+        field: c.type,
+        reason: `LangChain messages have no '${c.type}' content block`,
+      });
     else out.push(f);
   });
   for (const r of raw) out.splice(Math.min(r.index, out.length), 0, r.block);
@@ -216,7 +257,11 @@ function usageOf(u: Obj): Usage | undefined {
 
 /** Canonical usage → LangChain usage_metadata (the form both libraries write). */
 function usageFrom(u: Usage): Obj {
-  const out: Obj = { input_tokens: u.input + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0), output_tokens: u.output, total_tokens: u.totalTokens ?? u.input + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0) + u.output };
+  const out: Obj = {
+    input_tokens: u.input + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0),
+    output_tokens: u.output,
+    total_tokens: u.totalTokens ?? u.input + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0) + u.output,
+  };
   if (u.cacheRead !== undefined || u.cacheWrite !== undefined) {
     const d: Obj = {};
     if (u.cacheRead !== undefined) d.cache_read = u.cacheRead;
@@ -230,10 +275,20 @@ function usageFrom(u: Usage): Obj {
 // ---- stop reasons ----------------------------------------------------------------------------------------
 
 const STOP: Record<string, StopReason> = {
-  stop: "stop", STOP: "stop", end_turn: "stop", stop_sequence: "stop", COMPLETE: "stop",
-  length: "length", max_tokens: "length", MAX_TOKENS: "length",
-  tool_calls: "toolUse", tool_use: "toolUse", function_call: "toolUse",
-  content_filter: "refusal", refusal: "refusal", SAFETY: "refusal",
+  stop: "stop",
+  STOP: "stop",
+  end_turn: "stop",
+  stop_sequence: "stop",
+  COMPLETE: "stop",
+  length: "length",
+  max_tokens: "length",
+  MAX_TOKENS: "length",
+  tool_calls: "toolUse",
+  tool_use: "toolUse",
+  function_call: "toolUse",
+  content_filter: "refusal",
+  refusal: "refusal",
+  SAFETY: "refusal",
 };
 
 // ---- one message ---------------------------------------------------------------------------------------
@@ -251,7 +306,8 @@ export function messageToCanonical(v: unknown): AgentMessage {
   const consumed = ["content"];
   // additional_kwargs / response_metadata: `{}` is the default both libraries write; recorded only when absent
   for (const k of ["additional_kwargs", "response_metadata"]) if (!(k in kw)) setLayout(msg, `no_${k}`, true);
-  for (const k of ["additional_kwargs", "response_metadata"]) if (isObj(kw[k]) && Object.keys(kw[k] as Obj).length === 0) consumed.push(k);
+  for (const k of ["additional_kwargs", "response_metadata"])
+    if (isObj(kw[k]) && Object.keys(kw[k] as Obj).length === 0) consumed.push(k);
   if (role === "assistant") assistantFields(kw, msg as AssistantMessage, consumed);
   if (role === "toolResult") toolFields(kw, msg as ToolResultMessage, consumed);
   const rest = without(kw, consumed);
@@ -266,7 +322,7 @@ export function messageToCanonical(v: unknown): AgentMessage {
 
 function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[]): void {
   const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : undefined;
-  if (calls && calls.every((c) => isObj(c) && typeof c.id === "string" && typeof c.name === "string")) {
+  if (calls?.every((c) => isObj(c) && typeof c.id === "string" && typeof c.name === "string")) {
     consumed.push("tool_calls");
     for (const c of calls as Obj[]) {
       const block: Content = { type: "toolCall", id: c.id as string, name: c.name as string, arguments: c.args };
@@ -275,7 +331,14 @@ function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[]): vo
       if (extra) setExt(block, "extra", extra);
       if (!("args" in c)) setLayout(block, "noArgs", true);
       const keys = Object.keys(c);
-      if (keys.join() !== ["id", "name", "args", "type"].filter((k) => k in c).concat(keys.filter((k) => !["id", "name", "args", "type"].includes(k))).join()) setLayout(block, "keys", keys);
+      if (
+        keys.join() !==
+        ["id", "name", "args", "type"]
+          .filter((k) => k in c)
+          .concat(keys.filter((k) => !["id", "name", "args", "type"].includes(k)))
+          .join()
+      )
+        setLayout(block, "keys", keys);
       msg.content.push(block);
     }
   }
@@ -294,7 +357,12 @@ function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[]): vo
   if (rm && Object.keys(rm).length > 0) {
     if (typeof rm.model_name === "string") msg.model = rm.model_name;
     if (typeof rm.model_provider === "string") msg.provider = rm.model_provider;
-    const reason = typeof rm.finish_reason === "string" ? rm.finish_reason : typeof rm.stop_reason === "string" ? rm.stop_reason : undefined;
+    const reason =
+      typeof rm.finish_reason === "string"
+        ? rm.finish_reason
+        : typeof rm.stop_reason === "string"
+          ? rm.stop_reason
+          : undefined;
     if (reason !== undefined && STOP[reason]) msg.stopReason = STOP[reason];
     consumed.push("response_metadata");
     setExt(msg, "response_metadata", rm); // the whole object (key order, provider fields); reused while it agrees
@@ -314,8 +382,10 @@ function toolFields(kw: Obj, msg: ToolResultMessage, consumed: string[]): void {
 
 /** The kwargs written for a canonical message with no recorded extras, in the JS library's key order. */
 function freshKwargs(m: AgentMessage): Obj {
-  if (m.role === "toolResult") return { status: "success", content: "", tool_call_id: "", name: "", additional_kwargs: {}, response_metadata: {} };
-  if (m.role === "assistant") return { content: "", tool_calls: [], invalid_tool_calls: [], additional_kwargs: {}, response_metadata: {} };
+  if (m.role === "toolResult")
+    return { status: "success", content: "", tool_call_id: "", name: "", additional_kwargs: {}, response_metadata: {} };
+  if (m.role === "assistant")
+    return { content: "", tool_calls: [], invalid_tool_calls: [], additional_kwargs: {}, response_metadata: {} };
   return { content: "", additional_kwargs: {}, response_metadata: {} };
 }
 
@@ -324,7 +394,11 @@ export function messageFromCanonical(m0: AgentMessage, ptr: string, lossy: LossS
   if (m0.role !== "user" && m0.role !== "system" && m0.role !== "assistant" && m0.role !== "toolResult") {
     const x = m0 as ExtensionMessage;
     if (x.role === EXT_ROLE) return x.data;
-    lossy.push({ pointer: ptr, field: "message", reason: `LangChain has no extension messages (role '${x.role}', kind '${x.kind}')` });
+    lossy.push({
+      pointer: ptr,
+      field: "message",
+      reason: `LangChain has no extension messages (role '${x.role}', kind '${x.kind}')`,
+    });
     return undefined;
   }
   const m = m0 as Message;
@@ -334,9 +408,15 @@ export function messageFromCanonical(m0: AgentMessage, ptr: string, lossy: LossS
   const kw: Obj = freshKwargs(m);
   const blocks = m.content.filter((c) => c.type !== "toolCall");
   kw.content = contentFromCanonical(blocks, m, `${ptr}/content`, lossy);
-  if ((m as { timestamp?: number }).timestamp !== undefined) lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "LangChain messages have no timestamps" });
+  if ((m as { timestamp?: number }).timestamp !== undefined)
+    lossy.push({ pointer: `${ptr}/timestamp`, field: "timestamp", reason: "LangChain messages have no timestamps" });
   if (m.role === "assistant") assistantBack(m, kw, e, lay, ptr, lossy);
-  else if (m.content.some((c) => c.type === "toolCall")) lossy.push({ pointer: `${ptr}/content`, field: "toolCall", reason: `LangChain ${cls} messages carry no tool calls` });
+  else if (m.content.some((c) => c.type === "toolCall"))
+    lossy.push({
+      pointer: `${ptr}/content`,
+      field: "toolCall",
+      reason: `LangChain ${cls} messages carry no tool calls`,
+    });
   if (m.role === "toolResult") {
     kw.tool_call_id = m.toolCallId;
     kw.name = m.toolName;
@@ -345,7 +425,12 @@ export function messageFromCanonical(m0: AgentMessage, ptr: string, lossy: LossS
     if (lay.noName === true && m.toolName === "") delete kw.name;
   }
   if (lay.no_additional_kwargs === true) delete kw.additional_kwargs;
-  if (lay.no_response_metadata === true && isObj(kw.response_metadata) && Object.keys(kw.response_metadata).length === 0) delete kw.response_metadata;
+  if (
+    lay.no_response_metadata === true &&
+    isObj(kw.response_metadata) &&
+    Object.keys(kw.response_metadata).length === 0
+  )
+    delete kw.response_metadata;
   if (isObj(e.kwargs)) Object.assign(kw, e.kwargs);
   const id = Array.isArray(e.lcId) ? (e.lcId as string[]) : ["langchain_core", "messages", cls];
   return { lc: 1, type: "constructor", id, kwargs: ordered(kw, lay.keys) };
@@ -362,7 +447,12 @@ function assistantBack(m: AssistantMessage, kw: Obj, e: Obj, lay: Obj, ptr: stri
     if (cl.noType !== true) call.type = "tool_call";
     if (isObj(ce.extra)) Object.assign(call, ce.extra);
     calls.push(ordered(call, cl.keys));
-    if (c.providerMetadata !== undefined) lossy.push({ pointer: `${ptr}/content`, field: "providerMetadata", reason: "LangChain tool calls have no provider metadata" });
+    if (c.providerMetadata !== undefined)
+      lossy.push({
+        pointer: `${ptr}/content`,
+        field: "providerMetadata",
+        reason: "LangChain tool calls have no provider metadata",
+      });
   }
   kw.tool_calls = calls;
   if (lay.no_tool_calls === true && calls.length === 0) delete kw.tool_calls;
@@ -376,25 +466,53 @@ function assistantBack(m: AssistantMessage, kw: Obj, e: Obj, lay: Obj, ptr: stri
   else delete rm.model_name;
   if (m.provider !== undefined) rm.model_provider = m.provider;
   else delete rm.model_provider;
-  const reason = typeof rm.finish_reason === "string" ? "finish_reason" : typeof rm.stop_reason === "string" ? "stop_reason" : undefined;
+  const reason =
+    typeof rm.finish_reason === "string"
+      ? "finish_reason"
+      : typeof rm.stop_reason === "string"
+        ? "stop_reason"
+        : undefined;
   const had = reason ? STOP[rm[reason] as string] : undefined;
   if (m.stopReason !== had) {
     if (m.stopReason === undefined && reason) delete rm[reason];
     else if (m.stopReason !== undefined) rm[reason ?? "finish_reason"] = FINISH[m.stopReason] ?? m.stopReason;
   }
   // kept in response_metadata for people, but no LangChain reader (nor ckpt's) takes it back as a stop reason
-  if (m.stopReason !== undefined && FINISH[m.stopReason] === undefined && !(reason && STOP[rm[reason] as string] === m.stopReason)) {
-    lossy.push({ pointer: `${ptr}/stopReason`, field: "stopReason", reason: `LangChain has no finish_reason for '${m.stopReason}' (written as finish_reason '${m.stopReason}', which is not read back as a stop reason)` });
+  if (
+    m.stopReason !== undefined &&
+    FINISH[m.stopReason] === undefined &&
+    !(reason && STOP[rm[reason] as string] === m.stopReason)
+  ) {
+    lossy.push({
+      pointer: `${ptr}/stopReason`,
+      field: "stopReason",
+      reason: `LangChain has no finish_reason for '${m.stopReason}' (written as finish_reason '${m.stopReason}', which is not read back as a stop reason)`,
+    });
   }
   kw.response_metadata = rm;
-  if (m.errorMessage !== undefined) lossy.push({ pointer: `${ptr}/errorMessage`, field: "errorMessage", reason: "LangChain AI messages have no error message" });
+  if (m.errorMessage !== undefined)
+    lossy.push({
+      pointer: `${ptr}/errorMessage`,
+      field: "errorMessage",
+      reason: "LangChain AI messages have no error message",
+    });
 }
 
 /** finish_reason spellings (OpenAI's) for canonical stop reasons written fresh. */
-const FINISH: Partial<Record<StopReason, string>> = { stop: "stop", length: "length", toolUse: "tool_calls", refusal: "content_filter" };
+const FINISH: Partial<Record<StopReason, string>> = {
+  stop: "stop",
+  length: "length",
+  toolUse: "tool_calls",
+  refusal: "content_filter",
+};
 
 /** What the generic lints read of a message (role, tool-call ids, tool-result id, usage), as toCanonical gives them. */
-export function lintMessageOf(v: unknown): { role: string; content?: Array<{ type: string; id?: string }>; toolCallId?: string; usage?: Usage } {
+export function lintMessageOf(v: unknown): {
+  role: string;
+  content?: Array<{ type: string; id?: string }>;
+  toolCallId?: string;
+  usage?: Usage;
+} {
   if (!isMappedMessage(v)) return { role: EXT_ROLE };
   const role = BASE[classOf(v)]!;
   const kw = v.kwargs;
@@ -410,7 +528,7 @@ export function lintMessageOf(v: unknown): { role: string; content?: Array<{ typ
     }
   }
   const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : undefined;
-  if (calls && calls.every((c) => isObj(c) && typeof c.id === "string" && typeof c.name === "string")) {
+  if (calls?.every((c) => isObj(c) && typeof c.id === "string" && typeof c.name === "string")) {
     for (const c of calls as Obj[]) content.push({ type: "toolCall", id: c.id as string });
   }
   const usage = isObj(kw.usage_metadata) ? usageOf(kw.usage_metadata) : undefined;

@@ -11,7 +11,8 @@ import { inputError } from "../../base/errors.js";
  * here, so a decode never re-enters it). */
 const plain = new Decoder();
 const mpDecode = (b: Uint8Array): unknown => plain.decode(b);
-const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
 const u32 = (b: Uint8Array, p: number) => ((b[p]! << 24) >>> 0) + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
@@ -31,28 +32,78 @@ export function skip(b: Uint8Array, p: number): number {
   else if (t >= 0xa0 && t <= 0xbf) end = p + 1 + (t & 0x1f);
   else {
     switch (t) {
-      case 0xc4: case 0xd9: end = p + 2 + b[p + 1]!; break; // bin8, str8
-      case 0xc5: case 0xda: end = p + 3 + u16(b, p + 1); break;
-      case 0xc6: case 0xdb: end = p + 5 + u32(b, p + 1); break;
-      case 0xc7: end = p + 3 + b[p + 1]!; break; // ext8: len, type, data
-      case 0xc8: end = p + 4 + u16(b, p + 1); break;
-      case 0xc9: end = p + 6 + u32(b, p + 1); break;
-      case 0xca: end = p + 5; break;
-      case 0xcb: end = p + 9; break;
-      case 0xcc: case 0xd0: end = p + 2; break;
-      case 0xcd: case 0xd1: end = p + 3; break;
-      case 0xce: case 0xd2: end = p + 5; break;
-      case 0xcf: case 0xd3: end = p + 9; break;
-      case 0xd4: end = p + 3; break; // fixext1
-      case 0xd5: end = p + 4; break;
-      case 0xd6: end = p + 6; break;
-      case 0xd7: end = p + 10; break;
-      case 0xd8: end = p + 18; break;
-      case 0xdc: end = skipN(b, p + 3, u16(b, p + 1)); break;
-      case 0xdd: end = skipN(b, p + 5, u32(b, p + 1)); break;
-      case 0xde: end = skipN(b, p + 3, u16(b, p + 1) * 2); break;
-      case 0xdf: end = skipN(b, p + 5, u32(b, p + 1) * 2); break;
-      default: throw inputError("msgpack", `byte 0x${t.toString(16)} at offset ${p} starts no msgpack value`);
+      case 0xc4:
+      case 0xd9:
+        end = p + 2 + b[p + 1]!;
+        break; // bin8, str8
+      case 0xc5:
+      case 0xda:
+        end = p + 3 + u16(b, p + 1);
+        break;
+      case 0xc6:
+      case 0xdb:
+        end = p + 5 + u32(b, p + 1);
+        break;
+      case 0xc7:
+        end = p + 3 + b[p + 1]!;
+        break; // ext8: len, type, data
+      case 0xc8:
+        end = p + 4 + u16(b, p + 1);
+        break;
+      case 0xc9:
+        end = p + 6 + u32(b, p + 1);
+        break;
+      case 0xca:
+        end = p + 5;
+        break;
+      case 0xcb:
+        end = p + 9;
+        break;
+      case 0xcc:
+      case 0xd0:
+        end = p + 2;
+        break;
+      case 0xcd:
+      case 0xd1:
+        end = p + 3;
+        break;
+      case 0xce:
+      case 0xd2:
+        end = p + 5;
+        break;
+      case 0xcf:
+      case 0xd3:
+        end = p + 9;
+        break;
+      case 0xd4:
+        end = p + 3;
+        break; // fixext1
+      case 0xd5:
+        end = p + 4;
+        break;
+      case 0xd6:
+        end = p + 6;
+        break;
+      case 0xd7:
+        end = p + 10;
+        break;
+      case 0xd8:
+        end = p + 18;
+        break;
+      case 0xdc:
+        end = skipN(b, p + 3, u16(b, p + 1));
+        break;
+      case 0xdd:
+        end = skipN(b, p + 5, u32(b, p + 1));
+        break;
+      case 0xde:
+        end = skipN(b, p + 3, u16(b, p + 1) * 2);
+        break;
+      case 0xdf:
+        end = skipN(b, p + 5, u32(b, p + 1) * 2);
+        break;
+      default:
+        throw inputError("msgpack", `byte 0x${t.toString(16)} at offset ${p} starts no msgpack value`);
     }
   }
   if (end > b.length) truncated();
@@ -77,7 +128,16 @@ export function extTypeAt(b: Uint8Array, p: number): number | undefined {
 /** Whether the value at `p` is nil, a bool, a number or a string (what Python PostgresSaver keeps inline). */
 export function isPrimitiveAt(b: Uint8Array, p: number): boolean {
   const t = b[p]!;
-  return t <= 0x7f || t >= 0xe0 || (t >= 0xa0 && t <= 0xbf) || t === 0xc0 || t === 0xc2 || t === 0xc3 || (t >= 0xca && t <= 0xd3) || (t >= 0xd9 && t <= 0xdb);
+  return (
+    t <= 0x7f ||
+    t >= 0xe0 ||
+    (t >= 0xa0 && t <= 0xbf) ||
+    t === 0xc0 ||
+    t === 0xc2 ||
+    t === 0xc3 ||
+    (t >= 0xca && t <= 0xd3) ||
+    (t >= 0xd9 && t <= 0xdb)
+  );
 }
 
 /**
@@ -85,7 +145,10 @@ export function isPrimitiveAt(b: Uint8Array, p: number): boolean {
  * check and for the PostgreSQL rows, one right after the other. Keyed by the byte array and offset; bytes are never
  * changed in place.
  */
-const recent: Array<{ b: Uint8Array; p: number; out: Array<[string, Uint8Array]> } | undefined> = [undefined, undefined];
+const recent: Array<{ b: Uint8Array; p: number; out: Array<[string, Uint8Array]> } | undefined> = [
+  undefined,
+  undefined,
+];
 
 /**
  * The entries of the map at `p` (keys must be strings), each with the raw bytes of its value. The array may be shared
@@ -113,7 +176,12 @@ function splitMap(b: Uint8Array, p: number): Array<[string, Uint8Array]> {
     // a str key is sliced natively (as decodePlain does); anything else goes to the library
     const kEnd = skip(b, q);
     const k = b[q]!;
-    const key = k >= 0xa0 && k <= 0xbf ? buf.toString("utf8", q + 1, kEnd) : k === 0xd9 ? buf.toString("utf8", q + 2, kEnd) : mpDecode(b.subarray(q, kEnd));
+    const key =
+      k >= 0xa0 && k <= 0xbf
+        ? buf.toString("utf8", q + 1, kEnd)
+        : k === 0xd9
+          ? buf.toString("utf8", q + 2, kEnd)
+          : mpDecode(b.subarray(q, kEnd));
     if (typeof key !== "string") throw inputError("msgpack", "expected string map keys");
     const vEnd = skip(b, kEnd);
     out.push([key, b.subarray(kEnd, vEnd)]);
@@ -156,25 +224,44 @@ function readValue(b: Buffer, p: number): [unknown, number] {
   if (t >= 0x80 && t <= 0x8f) return readMap(b, p, p + 1, t & 0x0f);
   if (t >= 0x90 && t <= 0x9f) return readArray(b, p + 1, t & 0x0f);
   switch (t) {
-    case 0xc0: return [null, p + 1];
-    case 0xc2: return [false, p + 1];
-    case 0xc3: return [true, p + 1];
-    case 0xca: return [need(b, p + 5) && b.readFloatBE(p + 1), p + 5];
-    case 0xcb: return [need(b, p + 9) && b.readDoubleBE(p + 1), p + 9];
-    case 0xcc: return [need(b, p + 2) && b[p + 1]!, p + 2];
-    case 0xcd: return [need(b, p + 3) && b.readUInt16BE(p + 1), p + 3];
-    case 0xce: return [need(b, p + 5) && b.readUInt32BE(p + 1), p + 5];
-    case 0xd0: return [need(b, p + 2) && b.readInt8(p + 1), p + 2];
-    case 0xd1: return [need(b, p + 3) && b.readInt16BE(p + 1), p + 3];
-    case 0xd2: return [need(b, p + 5) && b.readInt32BE(p + 1), p + 5];
-    case 0xd9: return need(b, p + 2) && str(b, p + 2, b[p + 1]!);
-    case 0xda: return need(b, p + 3) && str(b, p + 3, b.readUInt16BE(p + 1));
-    case 0xdb: return need(b, p + 5) && str(b, p + 5, b.readUInt32BE(p + 1));
-    case 0xdc: return need(b, p + 3) && readArray(b, p + 3, b.readUInt16BE(p + 1));
-    case 0xdd: return need(b, p + 5) && readArray(b, p + 5, b.readUInt32BE(p + 1));
-    case 0xde: return need(b, p + 3) && readMap(b, p, p + 3, b.readUInt16BE(p + 1));
-    case 0xdf: return need(b, p + 5) && readMap(b, p, p + 5, b.readUInt32BE(p + 1));
-    default: return library(b, p);
+    case 0xc0:
+      return [null, p + 1];
+    case 0xc2:
+      return [false, p + 1];
+    case 0xc3:
+      return [true, p + 1];
+    case 0xca:
+      return [need(b, p + 5) && b.readFloatBE(p + 1), p + 5];
+    case 0xcb:
+      return [need(b, p + 9) && b.readDoubleBE(p + 1), p + 9];
+    case 0xcc:
+      return [need(b, p + 2) && b[p + 1]!, p + 2];
+    case 0xcd:
+      return [need(b, p + 3) && b.readUInt16BE(p + 1), p + 3];
+    case 0xce:
+      return [need(b, p + 5) && b.readUInt32BE(p + 1), p + 5];
+    case 0xd0:
+      return [need(b, p + 2) && b.readInt8(p + 1), p + 2];
+    case 0xd1:
+      return [need(b, p + 3) && b.readInt16BE(p + 1), p + 3];
+    case 0xd2:
+      return [need(b, p + 5) && b.readInt32BE(p + 1), p + 5];
+    case 0xd9:
+      return need(b, p + 2) && str(b, p + 2, b[p + 1]!);
+    case 0xda:
+      return need(b, p + 3) && str(b, p + 3, b.readUInt16BE(p + 1));
+    case 0xdb:
+      return need(b, p + 5) && str(b, p + 5, b.readUInt32BE(p + 1));
+    case 0xdc:
+      return need(b, p + 3) && readArray(b, p + 3, b.readUInt16BE(p + 1));
+    case 0xdd:
+      return need(b, p + 5) && readArray(b, p + 5, b.readUInt32BE(p + 1));
+    case 0xde:
+      return need(b, p + 3) && readMap(b, p, p + 3, b.readUInt16BE(p + 1));
+    case 0xdf:
+      return need(b, p + 5) && readMap(b, p, p + 5, b.readUInt32BE(p + 1));
+    default:
+      return library(b, p);
   }
 }
 

@@ -77,7 +77,12 @@ function numberText(n: number): string {
   const dot = m.indexOf(".");
   const digits = dot < 0 ? m : m.slice(0, dot) + m.slice(dot + 1);
   const point = (dot < 0 ? m.length : dot) + Number(s.slice(e + 1));
-  const body = point <= 0 ? `0.${"0".repeat(-point)}${digits}` : point >= digits.length ? digits + "0".repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const body =
+    point <= 0
+      ? `0.${"0".repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + "0".repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
   return neg ? `-${body}` : body;
 }
 
@@ -156,7 +161,8 @@ export function jsonbText(v: unknown): string {
     default:
       return "null";
   }
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return jsonbText((v as { toJSON: () => unknown }).toJSON());
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function")
+    return jsonbText((v as { toJSON: () => unknown }).toJSON());
   if (Array.isArray(v)) {
     if (v.length === 0) return "[]";
     let out = "[" + jsonbText(v[0]);
@@ -225,10 +231,21 @@ export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
  * (thread, namespace) in this run, so a value shared by many checkpoints is emitted once (the insert is
  * ON CONFLICT DO NOTHING either way, as the libraries write it).
  */
-export function splitForPostgres(cp: LgCheckpoint, lib: Library, seen: Set<string>): { row: PgCheckpointRow; blobs: PgBlobRow[]; versions: Obj } {
+export function splitForPostgres(
+  cp: LgCheckpoint,
+  lib: Library,
+  seen: Set<string>,
+): { row: PgCheckpointRow; blobs: PgBlobRow[]; versions: Obj } {
   const meta = metadataForPostgres(cp.metadata);
   // the row written out (a { ...base } spread takes V8's slow copy)
-  const row = (checkpoint: string): PgCheckpointRow => ({ threadId: cp.threadId, ns: cp.ns, id: cp.id, parentId: cp.parentId, checkpoint, metadata: meta });
+  const row = (checkpoint: string): PgCheckpointRow => ({
+    threadId: cp.threadId,
+    ns: cp.ns,
+    id: cp.id,
+    parentId: cp.parentId,
+    checkpoint,
+    metadata: meta,
+  });
   const blobs: PgBlobRow[] = [];
   const addBlob = (channel: string, version: unknown, type: string, blob: Uint8Array | null) => {
     if (version === undefined) return;
@@ -289,13 +306,18 @@ function withValues(o: Obj, values: Obj): Obj {
 function plainValue(raw: Uint8Array, cp: LgCheckpoint, key: string): unknown {
   const v = decodePlain(raw);
   if (holdsExt(v)) {
-    throw inputError("langgraph-checkpoint", `checkpoint ${name(cp)}: '${key}' holds a Python object that JSONB cannot store`);
+    throw inputError(
+      "langgraph-checkpoint",
+      `checkpoint ${name(cp)}: '${key}' holds a Python object that JSONB cannot store`,
+    );
   }
   return v;
 }
 
 const holdsExt = (v: unknown): boolean =>
-  v instanceof ExtData || v instanceof Uint8Array || (typeof v === "object" && v !== null && Object.values(v).some(holdsExt));
+  v instanceof ExtData ||
+  v instanceof Uint8Array ||
+  (typeof v === "object" && v !== null && Object.values(v).some(holdsExt));
 
 /** A blob as the checkpoint's `channel_values` holds it (type `empty` rows are skipped by the caller). */
 export interface BlobValue {
@@ -308,7 +330,11 @@ export interface BlobValue {
  * (keyed by channel). Python: inline values, then blobs over them (py:pg/__init__.py:579-585), msgpack; JS: blobs
  * (plus the unversioned values this module keeps inline), JSON in `copyCheckpoint` key order.
  */
-export function assembleFromPostgres(row: { checkpoint: Obj; metadata: unknown }, blobs: Map<string, BlobValue>, lib: Library): { type: string; checkpoint: Uint8Array; metadata: Uint8Array } {
+export function assembleFromPostgres(
+  row: { checkpoint: Obj; metadata: unknown },
+  blobs: Map<string, BlobValue>,
+  lib: Library,
+): { type: string; checkpoint: Uint8Array; metadata: Uint8Array } {
   const cp = row.checkpoint;
   const inline = (cp.channel_values ?? {}) as Obj;
   if (lib === "python") {
@@ -320,14 +346,18 @@ export function assembleFromPostgres(row: { checkpoint: Obj; metadata: unknown }
     const entries: Array<[string, Uint8Array]> = [];
     for (const k of ["v", "ts", "id"]) if (k in cp) entries.push([k, mpEncode(cp[k])]);
     entries.push(["channel_values", buildMap(values)]);
-    for (const [k, v] of Object.entries(cp)) if (!["v", "ts", "id", "channel_values"].includes(k)) entries.push([k, mpEncode(v)]);
+    for (const [k, v] of Object.entries(cp))
+      if (!["v", "ts", "id", "channel_values"].includes(k)) entries.push([k, mpEncode(v)]);
     return { type: "msgpack", checkpoint: buildMap(entries), metadata: metadataForSqlite(row.metadata, lib) };
   }
   const parts: string[] = [];
-  for (const [ch, v] of Object.entries(inline)) if (!blobs.has(ch) || blobs.get(ch)!.type === "empty") parts.push(`${JSON.stringify(ch)}:${JSON.stringify(v)}`);
+  for (const [ch, v] of Object.entries(inline))
+    if (!blobs.has(ch) || blobs.get(ch)!.type === "empty") parts.push(`${JSON.stringify(ch)}:${JSON.stringify(v)}`);
   for (const [ch, b] of blobs) if (b.type !== "empty") parts.push(`${JSON.stringify(ch)}:${jsBlobText(b)}`);
   const head = ["v", "id", "ts"].filter((k) => k in cp).map((k) => `${JSON.stringify(k)}:${JSON.stringify(cp[k])}`);
-  const tail = Object.entries(cp).filter(([k]) => !["v", "id", "ts", "channel_values"].includes(k)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  const tail = Object.entries(cp)
+    .filter(([k]) => !["v", "id", "ts", "channel_values"].includes(k))
+    .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
   const text = `{${[...head, `"channel_values":{${parts.join(",")}}`, ...tail].join(",")}}`;
   return { type: "json", checkpoint: Buffer.from(text), metadata: metadataForSqlite(row.metadata, lib) };
 }
@@ -344,12 +374,18 @@ function pyBlobBytes(b: BlobValue): Uint8Array {
     case "bytearray":
       return mpEncode(b.blob ?? new Uint8Array());
     default:
-      throw inputError("langgraph-blob", `a checkpoint_blobs row has serde type '${b.type}', which cannot be stored in a SQLite checkpoint`);
+      throw inputError(
+        "langgraph-blob",
+        `a checkpoint_blobs row has serde type '${b.type}', which cannot be stored in a SQLite checkpoint`,
+      );
   }
 }
 
 function jsBlobText(b: BlobValue): string {
   if (b.type === "json") return textOf(b.blob ?? Buffer.from("null"));
   if (b.type === "null") return "null";
-  throw inputError("langgraph-blob", `a checkpoint_blobs row has serde type '${b.type}', which a JS checkpoint cannot hold`);
+  throw inputError(
+    "langgraph-blob",
+    `a checkpoint_blobs row has serde type '${b.type}', which a JS checkpoint cannot hold`,
+  );
 }

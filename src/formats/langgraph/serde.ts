@@ -4,7 +4,16 @@
  * Failures never throw: they are recorded as `LgDecodeIssue`s in the caller's sink and the value is `undefined`.
  */
 import { Decoder, ExtensionCodec } from "@msgpack/msgpack";
-import type { Lc2Constructor, LcMessage, LgCheckpoint, LgDecodeIssue, LgLibrary, LgRowRef, LgSerdeType, LgVersion } from "./types.js";
+import type {
+  Lc2Constructor,
+  LcMessage,
+  LgCheckpoint,
+  LgDecodeIssue,
+  LgLibrary,
+  LgRowRef,
+  LgSerdeType,
+  LgVersion,
+} from "./types.js";
 import { isRecord } from "./types.js";
 
 /** Where a decoded value goes, for issues: the row and the pointer inside the tuple document; issues are pushed to `issues`. */
@@ -46,7 +55,8 @@ export function messageFromDump(cls: string, dump: Record<string, unknown>): LcM
 function normalizeLc1(v: Record<string, unknown>): Record<string, unknown> {
   const id = v.id as unknown[];
   const cls = id[id.length - 1];
-  if (typeof cls !== "string" || !MESSAGE_CLASS.test(cls) || (id[0] !== "langchain" && id[0] !== "langchain_core")) return v;
+  if (typeof cls !== "string" || !MESSAGE_CLASS.test(cls) || (id[0] !== "langchain" && id[0] !== "langchain_core"))
+    return v;
   if (id.length === 3 && id[0] === "langchain_core" && id[1] === "messages") return v;
   const kwargs = isRecord(v.kwargs) ? { ...v.kwargs } : {};
   delete kwargs.type;
@@ -89,12 +99,24 @@ function issue(reason: string, message: string, fatal: boolean): void {
 
 function ctor(ext: number, payload: unknown): Lc2Constructor | unknown {
   if (!Array.isArray(payload) || typeof payload[0] !== "string" || typeof payload[1] !== "string") {
-    issue("ext", `msgpack extension ${ext}: expected [module, name, …], got ${JSON.stringify(payload)?.slice(0, 80)}`, false);
+    issue(
+      "ext",
+      `msgpack extension ${ext}: expected [module, name, …], got ${JSON.stringify(payload)?.slice(0, 80)}`,
+      false,
+    );
     return payload;
   }
   const [module, name] = payload as [string, string];
   const id = [...module.split("."), name];
-  const rec = (method: string | null, args: unknown[], kwargs: Record<string, unknown>): Lc2Constructor => ({ lc: 2, type: "constructor", id, method, args, kwargs, ext });
+  const rec = (method: string | null, args: unknown[], kwargs: Record<string, unknown>): Lc2Constructor => ({
+    lc: 2,
+    type: "constructor",
+    id,
+    method,
+    args,
+    kwargs,
+    ext,
+  });
   switch (ext) {
     case 0:
       return rec(null, [payload[2]], {});
@@ -107,7 +129,8 @@ function ctor(ext: number, payload: unknown): Lc2Constructor | unknown {
       return rec(typeof payload[3] === "string" ? payload[3] : null, [payload[2]], {});
     default: {
       // 5: pydantic v2, LangChain messages among them
-      if (MESSAGE_MODULES.test(module) && isRecord(payload[2]) && MESSAGE_CLASS.test(name)) return messageFromDump(name, payload[2]);
+      if (MESSAGE_MODULES.test(module) && isRecord(payload[2]) && MESSAGE_CLASS.test(name))
+        return messageFromDump(name, payload[2]);
       return rec(typeof payload[3] === "string" ? payload[3] : null, [], isRecord(payload[2]) ? payload[2] : {});
     }
   }
@@ -136,10 +159,22 @@ codec.register({
   decode: (data) => {
     const p = nested(data) as unknown[];
     const args = Array.isArray(p) ? p.map((x) => (x instanceof Uint8Array ? bytesRecord(x) : x)) : [p];
-    return { lc: 2, type: "constructor", id: ["numpy", "ndarray"], method: null, args, kwargs: {}, ext: 6 } satisfies Lc2Constructor;
+    return {
+      lc: 2,
+      type: "constructor",
+      id: ["numpy", "ndarray"],
+      method: null,
+      args,
+      kwargs: {},
+      ext: 6,
+    } satisfies Lc2Constructor;
   },
 });
-codec.register({ type: 7, encode: () => null, decode: (data) => ({ lc: 2, type: "delta_snapshot", value: nested(data) }) });
+codec.register({
+  type: 7,
+  encode: () => null,
+  decode: (data) => ({ lc: 2, type: "delta_snapshot", value: nested(data) }),
+});
 
 function mapKey(key: unknown): string | number {
   if (typeof key === "string") return key;
@@ -147,8 +182,14 @@ function mapKey(key: unknown): string | number {
     issue("map-key", `msgpack map key ${key} is a number: read as the string "${key}"`, false);
     return String(key);
   }
-  const text = JSON.stringify(key, (_k, v) => (typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? Array.from(v) : v));
-  issue("map-key", `msgpack map key is not a string (${Array.isArray(key) ? "array" : typeof key}): read as the JSON text ${text}`, false);
+  const text = JSON.stringify(key, (_k, v) =>
+    typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? Array.from(v) : v,
+  );
+  issue(
+    "map-key",
+    `msgpack map key is not a string (${Array.isArray(key) ? "array" : typeof key}): read as the JSON text ${text}`,
+    false,
+  );
   return text;
 }
 
@@ -176,7 +217,8 @@ function fixBinAndBigInt(v: unknown): unknown {
 export function decodeMsgpack(data: Uint8Array): unknown {
   const v = nested(data);
   // bin8/16/32, uint64, int64 markers: a byte scan is a cheap superset test (the bytes may also sit inside strings)
-  if (data.includes(0xc4) || data.includes(0xc5) || data.includes(0xc6) || data.includes(0xcf) || data.includes(0xd3)) return fixBinAndBigInt(v);
+  if (data.includes(0xc4) || data.includes(0xc5) || data.includes(0xc6) || data.includes(0xcf) || data.includes(0xd3))
+    return fixBinAndBigInt(v);
   return v;
 }
 
@@ -213,7 +255,11 @@ export function normalizeParsed(v: unknown): unknown {
  * Decode one typed payload (§5.1). `type` null is read as `json` (what JS does). `empty` decodes to undefined
  * without an issue (the caller treats the channel as having no value). Anything that fails is an issue in `s`.
  */
-export function decodeTyped(type: LgSerdeType | null | undefined, data: Uint8Array | string | null | undefined, s: DecodeSink): unknown {
+export function decodeTyped(
+  type: LgSerdeType | null | undefined,
+  data: Uint8Array | string | null | undefined,
+  s: DecodeSink,
+): unknown {
   const t = type ?? "json";
   const prev = sink;
   sink = s;
@@ -222,7 +268,13 @@ export function decodeTyped(type: LgSerdeType | null | undefined, data: Uint8Arr
       case "json":
         if (data === null || data === undefined) return fail("json", "a json payload is missing (NULL)");
         if (typeof data === "string" && data.includes("\uFFFD")) {
-          s.issues.push({ row: s.row, pointer: s.pointer, reason: "utf8", message: "the json payload holds U+FFFD: invalid UTF-8 bytes (or a replacement character)", fatal: false });
+          s.issues.push({
+            row: s.row,
+            pointer: s.pointer,
+            reason: "utf8",
+            message: "the json payload holds U+FFFD: invalid UTF-8 bytes (or a replacement character)",
+            fatal: false,
+          });
         }
         return decodeJson(data);
       case "msgpack":
@@ -239,7 +291,10 @@ export function decodeTyped(type: LgSerdeType | null | undefined, data: Uint8Arr
         return fail("pickle", "a pickle payload (Python pickle_fallback): ckpt does not unpickle");
       default:
         if (t.includes("+")) return fail("encrypted", `an encrypted payload (${t}): ckpt has no key to decrypt it`);
-        return fail("unknown-type", `unknown serialization type '${t}': expected json, msgpack, null, bytes, bytearray, empty`);
+        return fail(
+          "unknown-type",
+          `unknown serialization type '${t}': expected json, msgpack, null, bytes, bytearray, empty`,
+        );
     }
   } catch (e) {
     return fail(t === "json" ? "json" : "msgpack", `${t} payload does not decode: ${(e as Error).message}`);
@@ -256,7 +311,11 @@ export function decodeTyped(type: LgSerdeType | null | undefined, data: Uint8Arr
  * Metadata (§1.1): Python SQLite stores JSON text under the checkpoint's `msgpack` tag; JS decodes it with the row's
  * type. So: JSON first, then the tag.
  */
-export function decodeMetadata(type: LgSerdeType | null | undefined, data: Uint8Array | string | null | undefined, s: DecodeSink): unknown {
+export function decodeMetadata(
+  type: LgSerdeType | null | undefined,
+  data: Uint8Array | string | null | undefined,
+  s: DecodeSink,
+): unknown {
   if (data === null || data === undefined) return {};
   try {
     return decodeJson(data);
@@ -270,12 +329,16 @@ export function decodeMetadata(type: LgSerdeType | null | undefined, data: Uint8
 // Facts about decoded checkpoints
 
 /** Which library wrote a checkpoint: version types first, then serde tags, then the ts format (§2.1, §3). */
-export function detectLibrary(cp: Partial<LgCheckpoint> | undefined, serde: Array<LgSerdeType | null | undefined>): LgLibrary {
+export function detectLibrary(
+  cp: Partial<LgCheckpoint> | undefined,
+  serde: Array<LgSerdeType | null | undefined>,
+): LgLibrary {
   const versions = cp && isRecord(cp.channel_versions) ? Object.values(cp.channel_versions) : [];
   if (versions.some((v) => typeof v === "string")) return "python";
   if (serde.some((t) => t === "msgpack" || t === "null" || t === "bytearray")) return "python";
   if (versions.some((v) => typeof v === "number")) return "js";
-  if (typeof cp?.ts === "string") return cp.ts.endsWith("Z") ? "js" : /[+-]\d\d:\d\d$/.test(cp.ts) ? "python" : "unknown";
+  if (typeof cp?.ts === "string")
+    return cp.ts.endsWith("Z") ? "js" : /[+-]\d\d:\d\d$/.test(cp.ts) ? "python" : "unknown";
   return "unknown";
 }
 

@@ -142,7 +142,9 @@ export function messageClassAt(b: Uint8Array, s: number, e: number, serde: "json
   if (!parts || parts.length < 2) return undefined;
   const mod = mpDecode(b.subarray(parts[0]![0], parts[0]![1]));
   const cls = mpDecode(b.subarray(parts[1]![0], parts[1]![1]));
-  return typeof mod === "string" && mod.startsWith("langchain_core.messages") && typeof cls === "string" ? cls : undefined;
+  return typeof mod === "string" && mod.startsWith("langchain_core.messages") && typeof cls === "string"
+    ? cls
+    : undefined;
 }
 
 /** One channel value inside a serialized checkpoint: its name and bytes. */
@@ -171,7 +173,8 @@ export function checkpointChannels(b: Uint8Array, serde: "json" | "msgpack"): { 
   }
   for (const [k, [s, e]] of jsonEntries(b)) {
     if (k === "ts" && b[s] === 0x22) ts = JSON.parse(utf8.decode(b.subarray(s, e))) as string;
-    else if (k === "channel_values" && b[s] === 0x7b) for (const [ch, span] of jsonEntries(b, s)) channels.push({ channel: ch, span });
+    else if (k === "channel_values" && b[s] === 0x7b)
+      for (const [ch, span] of jsonEntries(b, s)) channels.push({ channel: ch, span });
   }
   return ts === undefined ? { channels } : { channels, ts };
 }

@@ -2,7 +2,17 @@
  * Building decoded tuples (./types.ts) from raw store rows: SQLite `checkpoints`/`writes`, Postgres `checkpoints`
  * (JSONB) + `checkpoint_blobs` + `checkpoint_writes`. Pure: the savers do the SELECTs and hand the rows here.
  */
-import type { LgChannelSource, LgCheckpoint, LgCheckpointTuple, LgDecodeIssue, LgHistoryEntry, LgMetadata, LgPendingWrite, LgRowRef, LgSerdeType } from "./types.js";
+import type {
+  LgChannelSource,
+  LgCheckpoint,
+  LgCheckpointTuple,
+  LgDecodeIssue,
+  LgHistoryEntry,
+  LgMetadata,
+  LgPendingWrite,
+  LgRowRef,
+  LgSerdeType,
+} from "./types.js";
 import { isRecord } from "./types.js";
 import type { ListDecoder } from "./list-decode.js";
 import { compareVersions, decodeMetadata, decodeTyped, detectLibrary, messageCount, normalizeParsed } from "./serde.js";
@@ -45,7 +55,8 @@ export interface TableNames {
 }
 
 const esc = (s: string) => (s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s);
-const size = (v: Uint8Array | string | null | undefined) => (v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.byteLength);
+const size = (v: Uint8Array | string | null | undefined) =>
+  v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.byteLength;
 
 function emptyCheckpoint(id: string): LgCheckpoint {
   return { v: 0, id, ts: "", channel_values: {}, channel_versions: {}, versions_seen: {} };
@@ -57,13 +68,27 @@ function emptyCheckpoint(id: string): LgCheckpoint {
  */
 function shapeCheckpoint(v: unknown, id: string, ref: LgRowRef, issues: LgDecodeIssue[]): LgCheckpoint {
   if (!isRecord(v)) {
-    if (v !== undefined) issues.push({ row: ref, pointer: "/checkpoint", reason: "shape", message: "the checkpoint is not an object", fatal: true });
+    if (v !== undefined)
+      issues.push({
+        row: ref,
+        pointer: "/checkpoint",
+        reason: "shape",
+        message: "the checkpoint is not an object",
+        fatal: true,
+      });
     return emptyCheckpoint(id);
   }
   const cp = v as LgCheckpoint;
   for (const k of ["channel_values", "channel_versions", "versions_seen"] as const) {
     if (isRecord(cp[k])) continue;
-    if (cp[k] !== undefined) issues.push({ row: ref, pointer: `/checkpoint/${k}`, reason: "shape", message: `${k} is ${JSON.stringify(cp[k])?.slice(0, 40)}, not an object: read as {}`, fatal: true });
+    if (cp[k] !== undefined)
+      issues.push({
+        row: ref,
+        pointer: `/checkpoint/${k}`,
+        reason: "shape",
+        message: `${k} is ${JSON.stringify(cp[k])?.slice(0, 40)}, not an object: read as {}`,
+        fatal: true,
+      });
     cp[k] = {};
   }
   return cp;
@@ -73,9 +98,29 @@ function decodeWrites(ref: LgRowRef, table: string, writes: RawWriteRow[], issue
   return writes.map((w, i) => {
     // written out, in the keys' order of a spread of `ref`: V8 copies `{ ...ref, table }` (a key overridden) in its slow
     // path, ~20 µs a tuple on the bench store; this runs for every payload
-    const row: LgRowRef = { store: ref.store, table, threadId: ref.threadId, namespace: ref.namespace, checkpointId: ref.checkpointId, taskId: w.task_id, idx: w.idx, channel: w.channel };
-    const value = decodeTyped(w.type as LgSerdeType | null, w.value, { row, pointer: `/pendingWrites/${i}/value`, issues });
-    const out: LgPendingWrite = { taskId: w.task_id, idx: w.idx, channel: w.channel, type: w.type, value, bytes: size(w.value) };
+    const row: LgRowRef = {
+      store: ref.store,
+      table,
+      threadId: ref.threadId,
+      namespace: ref.namespace,
+      checkpointId: ref.checkpointId,
+      taskId: w.task_id,
+      idx: w.idx,
+      channel: w.channel,
+    };
+    const value = decodeTyped(w.type as LgSerdeType | null, w.value, {
+      row,
+      pointer: `/pendingWrites/${i}/value`,
+      issues,
+    });
+    const out: LgPendingWrite = {
+      taskId: w.task_id,
+      idx: w.idx,
+      channel: w.channel,
+      type: w.type,
+      value,
+      bytes: size(w.value),
+    };
     if (w.task_path !== undefined) out.taskPath = w.task_path;
     return out;
   });
@@ -85,7 +130,14 @@ function decodeWrites(ref: LgRowRef, table: string, writes: RawWriteRow[], issue
  * Postgres channel values (LANGGRAPH.md §1.3): inline JSONB values, then the blob rows of the checkpoint's
  * (channel, version) pairs on top (Python's reading; JS never writes inline values). `empty` rows are skipped.
  */
-function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: RawBlobRow[], issues: LgDecodeIssue[], lists?: ListDecoder): LgChannelSource[] {
+function reassemble(
+  cp: LgCheckpoint,
+  ref: LgRowRef,
+  tables: TableNames,
+  blobs: RawBlobRow[],
+  issues: LgDecodeIssue[],
+  lists?: ListDecoder,
+): LgChannelSource[] {
   const byChannel = new Map<string, RawBlobRow>();
   for (const b of blobs) byChannel.set(b.channel, b);
   const sources: LgChannelSource[] = [];
@@ -96,9 +148,19 @@ function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: 
         sources.push({ channel, version, from: "empty", type: "empty", bytes: 0 });
         continue;
       }
-      const row: LgRowRef = { store: ref.store, table: tables.blobs!, threadId: ref.threadId, namespace: ref.namespace, checkpointId: ref.checkpointId, channel, version: b.version };
+      const row: LgRowRef = {
+        store: ref.store,
+        table: tables.blobs!,
+        threadId: ref.threadId,
+        namespace: ref.namespace,
+        checkpointId: ref.checkpointId,
+        channel,
+        version: b.version,
+      };
       const sink = { row, pointer: `/checkpoint/channel_values/${esc(channel)}`, issues };
-      const { value, bytes } = lists ? lists.decode(row, channel, b, sink) : { value: decodeTyped(b.type, b.blob, sink), bytes: size(b.blob) };
+      const { value, bytes } = lists
+        ? lists.decode(row, channel, b, sink)
+        : { value: decodeTyped(b.type, b.blob, sink), bytes: size(b.blob) };
       if (value !== undefined) cp.channel_values[channel] = value;
       sources.push({ channel, version, from: "blob", type: b.type, bytes });
     } else sources.push({ channel, version, from: channel in cp.channel_values ? "inline" : "none" });
@@ -110,15 +172,32 @@ function reassemble(cp: LgCheckpoint, ref: LgRowRef, tables: TableNames, blobs: 
  * A raw checkpoint row (+ its writes, + Postgres blob rows) → the decoded tuple. `lists` (a scan's): blob lists that
  * extend the previous checkpoint's are decoded incrementally, their unchanged items shared with the previous tuple.
  */
-export function buildTuple(store: "sqlite" | "postgres", tables: TableNames, raw: RawCheckpointRow, writes: RawWriteRow[], blobs?: RawBlobRow[], lists?: ListDecoder): LgCheckpointTuple {
+export function buildTuple(
+  store: "sqlite" | "postgres",
+  tables: TableNames,
+  raw: RawCheckpointRow,
+  writes: RawWriteRow[],
+  blobs?: RawBlobRow[],
+  lists?: ListDecoder,
+): LgCheckpointTuple {
   const issues: LgDecodeIssue[] = [];
-  const ref: LgRowRef = { store, table: tables.checkpoints, threadId: raw.thread_id, namespace: raw.checkpoint_ns, checkpointId: raw.checkpoint_id };
+  const ref: LgRowRef = {
+    store,
+    table: tables.checkpoints,
+    threadId: raw.thread_id,
+    namespace: raw.checkpoint_ns,
+    checkpointId: raw.checkpoint_id,
+  };
   const type = raw.type as LgSerdeType | null;
   const parsed = isRecord(raw.checkpoint) && !(raw.checkpoint instanceof Uint8Array);
-  const cpValue = parsed ? normalizeParsed(raw.checkpoint) : decodeTyped(type, raw.checkpoint as Uint8Array | string | null, { row: ref, pointer: "/checkpoint", issues });
+  const cpValue = parsed
+    ? normalizeParsed(raw.checkpoint)
+    : decodeTyped(type, raw.checkpoint as Uint8Array | string | null, { row: ref, pointer: "/checkpoint", issues });
   const checkpoint = shapeCheckpoint(cpValue, raw.checkpoint_id, ref, issues);
   const mdParsed = isRecord(raw.metadata) && !(raw.metadata instanceof Uint8Array);
-  const md = mdParsed ? raw.metadata : decodeMetadata(type, raw.metadata as Uint8Array | string | null, { row: ref, pointer: "/metadata", issues });
+  const md = mdParsed
+    ? raw.metadata
+    : decodeMetadata(type, raw.metadata as Uint8Array | string | null, { row: ref, pointer: "/metadata", issues });
   const metadata = (isRecord(md) ? md : {}) as LgMetadata;
   let bytes = raw.bytes;
   let channelSources: LgChannelSource[] | undefined;
@@ -161,8 +240,21 @@ export function applyPendingSends(t: LgCheckpointTuple, sends: RawWriteRow[], ta
   if (!(typeof cp.v === "number" && cp.v < 4 && t.parentId)) return;
   const values: unknown[] = [];
   sends.forEach((w, i) => {
-    const row: LgRowRef = { ...t.row, table, checkpointId: t.parentId!, taskId: w.task_id, idx: w.idx, channel: w.channel };
-    values.push(decodeTyped(w.type as LgSerdeType | null, w.value, { row, pointer: `/checkpoint/channel_values/${TASKS}/${i}`, issues: t.issues }));
+    const row: LgRowRef = {
+      ...t.row,
+      table,
+      checkpointId: t.parentId!,
+      taskId: w.task_id,
+      idx: w.idx,
+      channel: w.channel,
+    };
+    values.push(
+      decodeTyped(w.type as LgSerdeType | null, w.value, {
+        row,
+        pointer: `/checkpoint/channel_values/${TASKS}/${i}`,
+        issues: t.issues,
+      }),
+    );
   });
   const versions = Object.values(cp.channel_versions);
   cp.channel_values[TASKS] = values;

@@ -269,22 +269,38 @@ export interface Lc2Constructor {
   ext?: number;
 }
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function isLcMessage(v: unknown): v is LcMessage {
-  return isRecord(v) && v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && v.id[0] === "langchain_core" && v.id[1] === "messages" && isRecord(v.kwargs);
+  return (
+    isRecord(v) &&
+    v.lc === 1 &&
+    v.type === "constructor" &&
+    Array.isArray(v.id) &&
+    v.id[0] === "langchain_core" &&
+    v.id[1] === "messages" &&
+    isRecord(v.kwargs)
+  );
 }
 
 /** The class name of a normalized message ("HumanMessage", "AIMessageChunk", …). */
 export const lcClass = (m: LcMessage): string => m.id[m.id.length - 1]!;
 
 export function isLc2Constructor(v: unknown, name?: string): v is Lc2Constructor {
-  return isRecord(v) && v.lc === 2 && v.type === "constructor" && Array.isArray(v.id) && (name === undefined || v.id[v.id.length - 1] === name);
+  return (
+    isRecord(v) &&
+    v.lc === 2 &&
+    v.type === "constructor" &&
+    Array.isArray(v.id) &&
+    (name === undefined || v.id[v.id.length - 1] === name)
+  );
 }
 
 /** An interrupt value from an `__interrupt__` write (Python EXT 2 `Interrupt` or JS `{id, value}`). */
 export function interruptOf(v: unknown): { id: string | undefined; value: unknown } | undefined {
-  if (isLc2Constructor(v, "Interrupt")) return { id: typeof v.kwargs.id === "string" ? v.kwargs.id : undefined, value: v.kwargs.value };
+  if (isLc2Constructor(v, "Interrupt"))
+    return { id: typeof v.kwargs.id === "string" ? v.kwargs.id : undefined, value: v.kwargs.value };
   if (isRecord(v) && "value" in v) return { id: typeof v.id === "string" ? v.id : undefined, value: v.value };
   return undefined;
 }
@@ -297,5 +313,10 @@ export function sendOf(v: unknown): { node: string; args: unknown } | undefined 
 }
 
 /** Special write channels and their fixed idx (§4). */
-export const WRITES_IDX_MAP: Record<string, number> = { __error__: -1, __scheduled__: -2, __interrupt__: -3, __resume__: -4 };
+export const WRITES_IDX_MAP: Record<string, number> = {
+  __error__: -1,
+  __scheduled__: -2,
+  __interrupt__: -3,
+  __resume__: -4,
+};
 export const NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";

@@ -28,13 +28,21 @@ export function isLangGraphSaver(s: Saver): s is LangGraphSaver {
 function layoutParam(u: SaverUri): "langgraph" | "ckpt" | undefined {
   const l = u.params.get("layout");
   if (l === null) return undefined;
-  if (l !== "langgraph" && l !== "ckpt") throw usageError(`saver URI '${u.redacted}': layout=${l}: expected layout=langgraph or layout=ckpt`);
+  if (l !== "langgraph" && l !== "ckpt")
+    throw usageError(`saver URI '${u.redacted}': layout=${l}: expected layout=langgraph or layout=ckpt`);
   return l;
 }
 
-async function openSqlite(u: SaverUri, forced: "langgraph" | undefined, opts: OpenLangGraphOptions): Promise<LgReader | undefined> {
+async function openSqlite(
+  u: SaverUri,
+  forced: "langgraph" | undefined,
+  opts: OpenLangGraphOptions,
+): Promise<LgReader | undefined> {
   if (!existsSync(u.location)) {
-    if (forced) throw inputError("missing-store", "no such SQLite database (reading never creates a store)", { file: u.redacted });
+    if (forced)
+      throw inputError("missing-store", "no such SQLite database (reading never creates a store)", {
+        file: u.redacted,
+      });
     return undefined; // ckpt's own saver decides (it may create it for a write)
   }
   if (statSync(u.location).isDirectory()) return undefined;
@@ -53,7 +61,11 @@ async function openSqlite(u: SaverUri, forced: "langgraph" | undefined, opts: Op
   }
   if (!m.isLangGraphSqlite(tables)) {
     db.close();
-    throw storeError("langgraph-layout", "layout=langgraph but the database has no LangGraph tables (checkpoints, writes)", { file: u.redacted });
+    throw storeError(
+      "langgraph-layout",
+      "layout=langgraph but the database has no LangGraph tables (checkpoints, writes)",
+      { file: u.redacted },
+    );
   }
   return m.createLangGraphSqliteReader(db, u.location, u.redacted);
 }
@@ -64,8 +76,13 @@ async function openPostgres(u: SaverUri, forced: "langgraph" | undefined): Promi
   try {
     const schema = u.params.get("schema") ?? "public";
     const found = await m.inspectPgSchema(c, schema, u.params.get("table") ?? undefined);
-    if (found.langgraph && (forced || !found.ckpt)) return m.createLangGraphPgReader(c, found.langgraph, u.redacted, () => m.connectReadOnly(u.location, u.redacted));
-    if (forced) throw storeError("langgraph-layout", `${u.redacted}: layout=langgraph but schema '${schema}' has no LangGraph tables (checkpoints, checkpoint_writes)`);
+    if (found.langgraph && (forced || !found.ckpt))
+      return m.createLangGraphPgReader(c, found.langgraph, u.redacted, () => m.connectReadOnly(u.location, u.redacted));
+    if (forced)
+      throw storeError(
+        "langgraph-layout",
+        `${u.redacted}: layout=langgraph but schema '${schema}' has no LangGraph tables (checkpoints, checkpoint_writes)`,
+      );
   } catch (e) {
     await c.end().catch(() => undefined);
     throw e;
@@ -95,7 +112,10 @@ const rootNs = (ns: string | undefined) => (ns === undefined || ns === DEFAULT_N
 /** A LangGraph reader as a (read-only) Saver. */
 export function langGraphSaver(reader: LgReader): LangGraphSaver {
   const readOnly = () => {
-    throw storeError("langgraph-read-only", `${reader.uri}: a LangGraph store is read-only here; write LangGraph stores with ckpt migrate`);
+    throw storeError(
+      "langgraph-read-only",
+      `${reader.uri}: a LangGraph store is read-only here; write LangGraph stores with ckpt migrate`,
+    );
   };
   const load = async (threadId: string, ns?: string) => {
     const t = await reader.getTuple(threadId, rootNs(ns));
@@ -112,7 +132,12 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
     exists: async (threadId, ns) => (await reader.getTuple(threadId, rootNs(ns))) !== undefined,
     async *list(options = {}): AsyncIterable<ThreadInfo> {
       for await (const t of reader.threads({ after: options.after, limit: options.limit })) {
-        yield { namespace: options.namespace ?? DEFAULT_NAMESPACE, threadId: t.threadId, bytes: t.bytes, ...(t.updatedAt ? { updatedAt: t.updatedAt } : {}) };
+        yield {
+          namespace: options.namespace ?? DEFAULT_NAMESPACE,
+          threadId: t.threadId,
+          bytes: t.bytes,
+          ...(t.updatedAt ? { updatedAt: t.updatedAt } : {}),
+        };
       }
     },
     async *scan(options = {}) {
@@ -120,7 +145,8 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
       let batch: Array<{ namespace: string; threadId: string; text: string }> = [];
       for await (const t of reader.threads()) {
         const text = await load(t.threadId);
-        if (text !== undefined) batch.push({ namespace: options.namespace ?? DEFAULT_NAMESPACE, threadId: t.threadId, text });
+        if (text !== undefined)
+          batch.push({ namespace: options.namespace ?? DEFAULT_NAMESPACE, threadId: t.threadId, text });
         if (batch.length >= size) {
           yield batch;
           batch = [];
@@ -140,7 +166,10 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
 }
 
 /** Open the URI as a LangGraph Saver when it is one (see the module comment); undefined otherwise. */
-export async function openLangGraphSaver(u: SaverUri, opts: OpenLangGraphOptions = {}): Promise<LangGraphSaver | undefined> {
+export async function openLangGraphSaver(
+  u: SaverUri,
+  opts: OpenLangGraphOptions = {},
+): Promise<LangGraphSaver | undefined> {
   const reader = await openLangGraphReader(u, opts);
   return reader && langGraphSaver(reader);
 }

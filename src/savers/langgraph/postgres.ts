@@ -6,8 +6,23 @@
  */
 import { inputError, storeError } from "../../base/errors.js";
 import { describePgError } from "../postgres.js";
-import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgStoreInfo, LgThreadSummary } from "../../formats/langgraph/types.js";
-import { applyPendingSends, buildTuple, type RawBlobRow, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
+import type {
+  LgCheckpointTuple,
+  LgHistoryEntry,
+  LgLibrary,
+  LgListOptions,
+  LgReader,
+  LgRowRef,
+  LgStoreInfo,
+  LgThreadSummary,
+} from "../../formats/langgraph/types.js";
+import {
+  applyPendingSends,
+  buildTuple,
+  type RawBlobRow,
+  type RawCheckpointRow,
+  type RawWriteRow,
+} from "../../formats/langgraph/tuple.js";
 import { decodeTyped } from "../../formats/langgraph/serde.js";
 import { ListDecoder } from "../../formats/langgraph/list-decode.js";
 import { historyFrom } from "./sqlite.js";
@@ -22,7 +37,11 @@ const TABLES = { checkpoints: "checkpoints", writes: "checkpoint_writes", blobs:
 /** Connect read-only. */
 export async function connectReadOnly(url: string, uri: string): Promise<Client> {
   const pg = (await import("pg")).default;
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, options: "-c default_transaction_read_only=on" });
+  const c = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5000,
+    options: "-c default_transaction_read_only=on",
+  });
   c.on("error", () => undefined);
   try {
     await c.connect();
@@ -38,13 +57,18 @@ export async function connectReadOnly(url: string, uri: string): Promise<Client>
 }
 
 /** What the schema holds: LangGraph tables (with migration level and task_path), ckpt's own table, or nothing. */
-export async function inspectPgSchema(c: Client, schema: string, table = "ckpt_checkpoints"): Promise<{ langgraph?: LgStoreInfo; ckpt: boolean }> {
+export async function inspectPgSchema(
+  c: Client,
+  schema: string,
+  table = "ckpt_checkpoints",
+): Promise<{ langgraph?: LgStoreInfo; ckpt: boolean }> {
   const cols = await c.query(
     "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2::text[])",
     [schema, ["checkpoints", "checkpoint_writes", "checkpoint_blobs", "checkpoint_migrations", table]],
   );
   const has = new Map<string, Set<string>>();
-  for (const r of cols.rows) (has.get(r.table_name) ?? has.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
+  for (const r of cols.rows)
+    (has.get(r.table_name) ?? has.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
   const ckpt = has.has(table);
   if (!has.has("checkpoints") || !has.has("checkpoint_writes")) return { ckpt };
   let migration: number | undefined;
@@ -54,7 +78,13 @@ export async function inspectPgSchema(c: Client, schema: string, table = "ckpt_c
   }
   return {
     ckpt,
-    langgraph: { store: "postgres", schema, migration, taskPath: has.get("checkpoint_writes")!.has("task_path"), shallow: !has.get("checkpoints")!.has("checkpoint_id") },
+    langgraph: {
+      store: "postgres",
+      schema,
+      migration,
+      taskPath: has.get("checkpoint_writes")!.has("task_path"),
+      shallow: !has.get("checkpoints")!.has("checkpoint_id"),
+    },
   };
 }
 
@@ -65,7 +95,8 @@ export async function inspectPgSchema(c: Client, schema: string, table = "ckpt_c
  * serdes (msgpack) come back as bytes and are decoded here. A page whose JSON the server cannot parse is re-read
  * with `inSql` off (JS decodes and reports it).
  */
-const VERSIONS = "CASE WHEN jsonb_typeof(c.checkpoint->'channel_versions') = 'object' THEN c.checkpoint->'channel_versions' ELSE '{}'::jsonb END";
+const VERSIONS =
+  "CASE WHEN jsonb_typeof(c.checkpoint->'channel_versions') = 'object' THEN c.checkpoint->'channel_versions' ELSE '{}'::jsonb END";
 
 function threadPageSql(S: string, paged: boolean, inSql: boolean): string {
   const count = inSql
@@ -111,7 +142,11 @@ interface PgThreadRow {
 function pgSummaryOf(p: PgThreadRow): LgThreadSummary {
   let messages: number | null = p.mcount;
   if (p.mtype !== null && p.mtype !== "empty" && p.mblob !== null) {
-    const v = decodeTyped(p.mtype, p.mblob, { row: { store: "postgres", table: "checkpoint_blobs", threadId: p.thread_id, namespace: "", channel: "messages" }, pointer: "", issues: [] });
+    const v = decodeTyped(p.mtype, p.mblob, {
+      row: { store: "postgres", table: "checkpoint_blobs", threadId: p.thread_id, namespace: "", channel: "messages" },
+      pointer: "",
+      issues: [],
+    });
     messages = Array.isArray(v) ? v.length : null;
   }
   const library: LgLibrary = p.vtype === "string" ? "python" : p.vtype === "number" ? "js" : "unknown";
@@ -145,12 +180,18 @@ const ORPHAN_PAGE = 1000;
  * many there are, with memory bounded by the page. `sql(where)` builds the query; `where(alias)` is the keyset
  * condition (with its AND) or "" on the first page.
  */
-async function* orphanPages<R extends Record<string, unknown>>(q: <T>(sql: string, args?: unknown[]) => Promise<T[]>, cols: string[], sql: (where: (alias: string) => string) => string, first?: Promise<R[] | undefined>): AsyncIterable<R> {
+async function* orphanPages<R extends Record<string, unknown>>(
+  q: <T>(sql: string, args?: unknown[]) => Promise<T[]>,
+  cols: string[],
+  sql: (where: (alias: string) => string) => string,
+  first?: Promise<R[] | undefined>,
+): AsyncIterable<R> {
   let last: R | undefined;
   let early = first && (await first); // the first page, when it was fetched ahead (see orphanQueries)
   for (;;) {
     const args = last ? cols.map((k) => last![k]) : [];
-    const where = (a: string) => (last ? `(${cols.map((k) => `${a}.${k}`).join(", ")}) > (${cols.map((_, i) => `$${i + 1}`).join(", ")}) AND` : "");
+    const where = (a: string) =>
+      last ? `(${cols.map((k) => `${a}.${k}`).join(", ")}) > (${cols.map((_, i) => `$${i + 1}`).join(", ")}) AND` : "";
     const rows = early ?? (await q<R>(`${sql(where)} LIMIT ${ORPHAN_PAGE}`, args));
     early = undefined;
     yield* rows;
@@ -182,14 +223,24 @@ const BLOB_COLS = "thread_id, checkpoint_ns, channel, version, type, blob";
  * json blobs as text: the server checks the bytes are UTF-8 (and hold no NUL) and sends them as they are, so a scan
  * reads no hex and compares a messages blob with the previous one as text; the text's UTF-8 bytes are the blob
  */
-const TEXT_COLS = "thread_id, checkpoint_ns, channel, version, type, CASE WHEN type = 'json' THEN NULL ELSE blob END AS blob, CASE WHEN type = 'json' THEN convert_from(blob, 'UTF8') END AS text";
+const TEXT_COLS =
+  "thread_id, checkpoint_ns, channel, version, type, CASE WHEN type = 'json' THEN NULL ELSE blob END AS blob, CASE WHEN type = 'json' THEN convert_from(blob, 'UTF8') END AS text";
 
-function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery): {
+function tupleBuilder(
+  q: Query,
+  S: string,
+  info: LgStoreInfo,
+  qText?: TextQuery,
+): {
   tuplesOf: (rows: RawCheckpointRow[], withWrites?: boolean) => Promise<LgCheckpointTuple[]>;
   partsOf: (rows: RawCheckpointRow[], withWrites?: boolean, asText?: boolean) => Promise<PageParts>;
   decode: (rows: RawCheckpointRow[], parts: PageParts, lists?: ListDecoder) => Promise<LgCheckpointTuple[]>;
 } {
-  const keyArgs = (rows: Key[]) => [rows.map((r) => r.thread_id), rows.map((r) => r.checkpoint_ns), rows.map((r) => r.checkpoint_id)];
+  const keyArgs = (rows: Key[]) => [
+    rows.map((r) => r.thread_id),
+    rows.map((r) => r.checkpoint_ns),
+    rows.map((r) => r.checkpoint_id),
+  ];
 
   /** The decoded tuples of a page of checkpoint rows: their blob rows and writes in two queries. */
   async function tuplesOf(rows: RawCheckpointRow[], withWrites = true): Promise<LgCheckpointTuple[]> {
@@ -202,7 +253,8 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery)
     const want: string[][] = [[], [], [], []];
     for (const r of rows) {
       const versions = versionsOf(r);
-      for (const [ch, v] of Object.entries(versions)) want[0]!.push(r.thread_id), want[1]!.push(r.checkpoint_ns), want[2]!.push(ch), want[3]!.push(String(v));
+      for (const [ch, v] of Object.entries(versions))
+        want[0]!.push(r.thread_id), want[1]!.push(r.checkpoint_ns), want[2]!.push(ch), want[3]!.push(String(v));
     }
     const blobs = new Map<string, Map<string, RawBlobRow>>(); // (thread, ns) → "channel\0version" → row
     if (want[0]!.length) {
@@ -230,7 +282,11 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery)
     return { blobs, writes };
   }
 
-  async function decode(rows: RawCheckpointRow[], { blobs, writes }: PageParts, lists?: ListDecoder): Promise<LgCheckpointTuple[]> {
+  async function decode(
+    rows: RawCheckpointRow[],
+    { blobs, writes }: PageParts,
+    lists?: ListDecoder,
+  ): Promise<LgCheckpointTuple[]> {
     const out = rows.map((r) => {
       const versions = versionsOf(r);
       const mine = blobs.get(key2(r.thread_id, r.checkpoint_ns));
@@ -266,7 +322,10 @@ const firstPage = (sql: (where: (alias: string) => string) => string) => `${sql(
  * first pages on a second connection while the scan reads on the first, and the listings start from those pages
  * (a prefetch that failed is asked again on the first connection, so its error comes where it always did).
  */
-function orphanQueries(q: Query, S: string): Pick<LgReader, "orphanWrites" | "orphanBlobs"> & { prefetch(side: SideQuery): void } {
+function orphanQueries(
+  q: Query,
+  S: string,
+): Pick<LgReader, "orphanWrites" | "orphanBlobs"> & { prefetch(side: SideQuery): void } {
   type W = Key & { task_id: string; idx: number; channel: string };
   type B = { thread_id: string; checkpoint_ns: string; channel: string; version: string };
   const writesSql = (where: (alias: string) => string) =>
@@ -288,22 +347,48 @@ function orphanQueries(q: Query, S: string): Pick<LgReader, "orphanWrites" | "or
     async *orphanWrites(): AsyncIterable<LgRowRef> {
       const first = early.writes;
       early.writes = undefined;
-      for await (const w of orphanPages<W>(q, ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"], writesSql, first)) {
-        yield { store: "postgres", table: "checkpoint_writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
+      for await (const w of orphanPages<W>(
+        q,
+        ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"],
+        writesSql,
+        first,
+      )) {
+        yield {
+          store: "postgres",
+          table: "checkpoint_writes",
+          threadId: w.thread_id,
+          namespace: w.checkpoint_ns,
+          checkpointId: w.checkpoint_id,
+          taskId: w.task_id,
+          idx: w.idx,
+          channel: w.channel,
+        };
       }
     },
     async *orphanBlobs(): AsyncIterable<LgRowRef> {
       const first = early.blobs;
       early.blobs = undefined;
       for await (const b of orphanPages<B>(q, ["thread_id", "checkpoint_ns", "channel", "version"], blobsSql, first)) {
-        yield { store: "postgres", table: "checkpoint_blobs", threadId: b.thread_id, namespace: b.checkpoint_ns, channel: b.channel, version: b.version };
+        yield {
+          store: "postgres",
+          table: "checkpoint_blobs",
+          threadId: b.thread_id,
+          namespace: b.checkpoint_ns,
+          channel: b.channel,
+          version: b.version,
+        };
       }
     },
   };
 }
 
 /** Checkpoints newest first (of a thread / namespace, before an id, up to a limit), in pages. */
-async function* listTuples(q: Query, S: string, tuplesOf: (rows: RawCheckpointRow[]) => Promise<LgCheckpointTuple[]>, options: LgListOptions): AsyncIterable<LgCheckpointTuple> {
+async function* listTuples(
+  q: Query,
+  S: string,
+  tuplesOf: (rows: RawCheckpointRow[]) => Promise<LgCheckpointTuple[]>,
+  options: LgListOptions,
+): AsyncIterable<LgCheckpointTuple> {
   const where: string[] = [];
   const args: unknown[] = [];
   if (options.threadId !== undefined) args.push(options.threadId), where.push(`thread_id = $${args.length}`);
@@ -315,7 +400,10 @@ async function* listTuples(q: Query, S: string, tuplesOf: (rows: RawCheckpointRo
     const w = [...where];
     if (before !== undefined) a.push(before), w.push(`checkpoint_id < $${a.length}`);
     a.push(Math.min(PAGE, left));
-    const rows = await q<RawCheckpointRow>(`SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT $${a.length}`, a);
+    const rows = await q<RawCheckpointRow>(
+      `SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT $${a.length}`,
+      a,
+    );
     if (rows.length === 0) return;
     for (const t of await tuplesOf(rows)) {
       yield t;
@@ -342,9 +430,14 @@ async function* scanTuples(
     const a: unknown[] = [];
     const w: string[] = [];
     if (options.threadId !== undefined) a.push(options.threadId), w.push(`thread_id = $${a.length}`);
-    if (last) a.push(last.thread_id, last.checkpoint_ns, last.checkpoint_id), w.push(`(thread_id, checkpoint_ns, checkpoint_id) > ($${a.length - 2}, $${a.length - 1}, $${a.length})`);
+    if (last)
+      a.push(last.thread_id, last.checkpoint_ns, last.checkpoint_id),
+        w.push(`(thread_id, checkpoint_ns, checkpoint_id) > ($${a.length - 2}, $${a.length - 1}, $${a.length})`);
     a.push(size);
-    const rows = await q<RawCheckpointRow>(`SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${a.length}`, a);
+    const rows = await q<RawCheckpointRow>(
+      `SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${a.length}`,
+      a,
+    );
     return rows.length ? { rows, parts: await partsOf(rows) } : undefined;
   };
   let next = fetchPage(undefined);
@@ -371,7 +464,9 @@ async function* scanTuples(
 function textQuery(c: Client, q: Query, uri: string): TextQuery {
   let utf8: Promise<boolean> | undefined;
   return async <R>(sql: string, args: unknown[]) => {
-    utf8 ??= q<{ ok: boolean }>("SELECT current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8' AS ok").then((r) => r[0]?.ok === true);
+    utf8 ??= q<{ ok: boolean }>(
+      "SELECT current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8' AS ok",
+    ).then((r) => r[0]?.ok === true);
     if (!(await utf8)) return undefined;
     try {
       return (await c.query(sql, args)).rows as R[];
@@ -388,8 +483,17 @@ function textQuery(c: Client, q: Query, uri: string): TextQuery {
  * `connect` opens another read-only connection to the store: the whole-store scan then fetches the first pages of the
  * orphan listings on it meanwhile (see orphanQueries); without it everything runs on `c`.
  */
-export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: string, connect?: () => Promise<Client>): LgReader {
-  if (info.shallow) throw storeError("langgraph-shallow", `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
+export function createLangGraphPgReader(
+  c: Client,
+  info: LgStoreInfo,
+  uri: string,
+  connect?: () => Promise<Client>,
+): LgReader {
+  if (info.shallow)
+    throw storeError(
+      "langgraph-shallow",
+      `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`,
+    );
   const S = ident(info.schema ?? "public");
   const CP = CP_COLS;
   const q = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
@@ -406,7 +510,8 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
     } catch (e) {
       const code = (e as { code?: string }).code;
       // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
-      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+      if (code !== "22P02" && code !== "22021" && code !== "22P05")
+        throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
       return q<PgThreadRow>(threadPageSql(S, paged, false), args);
     }
   };
@@ -415,7 +520,10 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
   let second: Promise<Client | undefined> | undefined;
   const side: SideQuery = async (sql) => {
     const c2 = await second;
-    return c2?.query(sql).then((r) => r.rows, () => undefined);
+    return c2?.query(sql).then(
+      (r) => r.rows,
+      () => undefined,
+    );
   };
 
   const list = (options: LgListOptions = {}) => listTuples(q, S, tuplesOf, options);
@@ -439,7 +547,8 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
       }
     },
     list,
-    countThreads: async () => Number((await q<{ n: string }>(`SELECT count(DISTINCT thread_id) AS n FROM ${S}.checkpoints`))[0]!.n),
+    countThreads: async () =>
+      Number((await q<{ n: string }>(`SELECT count(DISTINCT thread_id) AS n FROM ${S}.checkpoints`))[0]!.n),
     async *checkpointIds(threadId, namespace = "") {
       let before: string | undefined;
       for (;;) {
@@ -459,8 +568,14 @@ export function createLangGraphPgReader(c: Client, info: LgStoreInfo, uri: strin
     async getTuple(threadId, namespace = "", checkpointId) {
       const rows =
         checkpointId === undefined
-          ? await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, namespace])
-          : await q<RawCheckpointRow>(`SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`, [threadId, namespace, checkpointId]);
+          ? await q<RawCheckpointRow>(
+              `SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
+              [threadId, namespace],
+            )
+          : await q<RawCheckpointRow>(
+              `SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
+              [threadId, namespace, checkpointId],
+            );
       return (await tuplesOf(rows))[0];
     },
     scan(options = {}) {

@@ -5,8 +5,22 @@
  */
 import { storeError } from "../../base/errors.js";
 export { openSqliteReadOnly } from "../sqlite-open.js";
-import type { LgCheckpointTuple, LgHistoryEntry, LgLibrary, LgListOptions, LgReader, LgRowRef, LgThreadSummary } from "../../formats/langgraph/types.js";
-import { applyPendingSends, buildTuple, historyEntry, type RawCheckpointRow, type RawWriteRow } from "../../formats/langgraph/tuple.js";
+import type {
+  LgCheckpointTuple,
+  LgHistoryEntry,
+  LgLibrary,
+  LgListOptions,
+  LgReader,
+  LgRowRef,
+  LgThreadSummary,
+} from "../../formats/langgraph/types.js";
+import {
+  applyPendingSends,
+  buildTuple,
+  historyEntry,
+  type RawCheckpointRow,
+  type RawWriteRow,
+} from "../../formats/langgraph/tuple.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
 
 type DB = import("better-sqlite3").Database;
@@ -75,7 +89,21 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
   let library = versionsLibrary(p.versions);
   let step: unknown;
   if (p.raw !== null && p.newest !== null) {
-    const t = buildTuple("sqlite", TABLES, { thread_id: p.thread_id, checkpoint_ns: "", checkpoint_id: p.newest, parent_checkpoint_id: null, type: p.type, checkpoint: p.raw, metadata: p.metadata, bytes: 0 }, []);
+    const t = buildTuple(
+      "sqlite",
+      TABLES,
+      {
+        thread_id: p.thread_id,
+        checkpoint_ns: "",
+        checkpoint_id: p.newest,
+        parent_checkpoint_id: null,
+        type: p.type,
+        checkpoint: p.raw,
+        metadata: p.metadata,
+        bytes: 0,
+      },
+      [],
+    );
     messages = messageCount(t.checkpoint.channel_values);
     ts = t.checkpoint.ts || null;
     library = t.library;
@@ -103,19 +131,34 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
 }
 
 type WRow = RawWriteRow & { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
-const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
+const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) =>
+  `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 
 /** The reader's prepared statements (keyset pages over the primary key everywhere). */
 function statements(db: DB) {
   return {
-    one: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`),
-    newest: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`),
-    writesOf: db.prepare(`SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`),
-    sendsOf: db.prepare(`SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`),
+    one: db.prepare(
+      `SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
+    ),
+    newest: db.prepare(
+      `SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
+    ),
+    writesOf: db.prepare(
+      `SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`,
+    ),
+    sendsOf: db.prepare(
+      `SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`,
+    ),
     // keyset pages over the primary key
-    scanFirst: db.prepare(`SELECT ${CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`),
-    scanNext: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`),
-    scanThread: db.prepare(`SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND (checkpoint_ns, checkpoint_id) > (?, ?) ORDER BY checkpoint_ns, checkpoint_id LIMIT ?`),
+    scanFirst: db.prepare(
+      `SELECT ${CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
+    ),
+    scanNext: db.prepare(
+      `SELECT ${CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
+    ),
+    scanThread: db.prepare(
+      `SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND (checkpoint_ns, checkpoint_id) > (?, ?) ORDER BY checkpoint_ns, checkpoint_id LIMIT ?`,
+    ),
     writesRange: db.prepare(
       `SELECT ${W_COLS} FROM writes WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
        ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`,
@@ -142,8 +185,12 @@ function statements(db: DB) {
               CAST(c.metadata AS TEXT) AS metadata
        FROM h LEFT JOIN checkpoints c ON c.thread_id = h.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = h.newest ORDER BY h.thread_id`,
     ),
-    idsFirst: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT ?"),
-    idsNext: db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT ?"),
+    idsFirst: db.prepare(
+      "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT ?",
+    ),
+    idsNext: db.prepare(
+      "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT ?",
+    ),
     writeBytes: db.prepare("SELECT sum(length(value)) FROM writes WHERE thread_id = ?").pluck(),
     orphans: db.prepare(
       `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM writes w
@@ -154,7 +201,12 @@ function statements(db: DB) {
 }
 
 /** Checkpoints newest first (of a thread / namespace, before an id, up to a limit), in pages. */
-async function* listTuples(db: DB, wrap: <T>(f: () => T) => T, tuple: (r: RawCheckpointRow) => LgCheckpointTuple, options: LgListOptions): AsyncIterable<LgCheckpointTuple> {
+async function* listTuples(
+  db: DB,
+  wrap: <T>(f: () => T) => T,
+  tuple: (r: RawCheckpointRow) => LgCheckpointTuple,
+  options: LgListOptions,
+): AsyncIterable<LgCheckpointTuple> {
   const where: string[] = [];
   const args: unknown[] = [];
   if (options.threadId !== undefined) where.push("thread_id = ?"), args.push(options.threadId);
@@ -164,7 +216,12 @@ async function* listTuples(db: DB, wrap: <T>(f: () => T) => T, tuple: (r: RawChe
   while (left > 0) {
     const w = [...where, ...(before !== undefined ? ["checkpoint_id < ?"] : [])];
     const sql = `SELECT ${CP_COLS} FROM checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT ?`;
-    const rows = wrap(() => db.prepare(sql).all(...args, ...(before !== undefined ? [before] : []), Math.min(PAGE, left)) as RawCheckpointRow[]);
+    const rows = wrap(
+      () =>
+        db
+          .prepare(sql)
+          .all(...args, ...(before !== undefined ? [before] : []), Math.min(PAGE, left)) as RawCheckpointRow[],
+    );
     if (rows.length === 0) return;
     for (const r of rows) {
       yield wrap(() => tuple(r));
@@ -175,7 +232,11 @@ async function* listTuples(db: DB, wrap: <T>(f: () => T) => T, tuple: (r: RawChe
 }
 
 /** `ls` rows, a page of 500 threads per statement. */
-async function* threadSummaries(q: ReturnType<typeof statements>, wrap: <T>(f: () => T) => T, options: { after?: string; limit?: number }): AsyncIterable<LgThreadSummary> {
+async function* threadSummaries(
+  q: ReturnType<typeof statements>,
+  wrap: <T>(f: () => T) => T,
+  options: { after?: string; limit?: number },
+): AsyncIterable<LgThreadSummary> {
   let after = options.after ?? "";
   let left = options.limit ?? Infinity;
   while (left > 0) {
@@ -200,12 +261,20 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
   const q = statements(db);
   /** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
   const withSends = (t: LgCheckpointTuple): LgCheckpointTuple => {
-    if (t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4 && (t.serde.checkpoint === "json" || t.serde.checkpoint === null)) {
+    if (
+      t.parentId &&
+      typeof t.checkpoint.v === "number" &&
+      t.checkpoint.v < 4 &&
+      (t.serde.checkpoint === "json" || t.serde.checkpoint === null)
+    ) {
       applyPendingSends(t, q.sendsOf.all(t.threadId, t.namespace, t.parentId) as RawWriteRow[], TABLES.writes);
     }
     return t;
   };
-  const tuple = (r: RawCheckpointRow) => withSends(buildTuple("sqlite", TABLES, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[]));
+  const tuple = (r: RawCheckpointRow) =>
+    withSends(
+      buildTuple("sqlite", TABLES, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[]),
+    );
   /** A page of checkpoint rows with their writes, fetched in one range query. */
   const tuplesOf = (rows: RawCheckpointRow[], sorted: boolean): LgCheckpointTuple[] => {
     if (rows.length === 0) return [];
@@ -213,7 +282,14 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
     const a = rows[0]!;
     const b = rows[rows.length - 1]!;
     const ws = new Map<string, RawWriteRow[]>();
-    for (const w of q.writesRange.all(a.thread_id, a.checkpoint_ns, a.checkpoint_id, b.thread_id, b.checkpoint_ns, b.checkpoint_id) as WRow[]) {
+    for (const w of q.writesRange.all(
+      a.thread_id,
+      a.checkpoint_ns,
+      a.checkpoint_id,
+      b.thread_id,
+      b.checkpoint_ns,
+      b.checkpoint_id,
+    ) as WRow[]) {
       const k = key3(w);
       const list = ws.get(k);
       if (list) list.push(w);
@@ -229,12 +305,19 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
     info: { store: "sqlite" },
     threads: (options = {}) => threadSummaries(q, wrap, options),
     list,
-    countThreads: async () => wrap(() => db.prepare("SELECT count(DISTINCT thread_id) FROM checkpoints").pluck().get() as number),
+    countThreads: async () =>
+      wrap(() => db.prepare("SELECT count(DISTINCT thread_id) FROM checkpoints").pluck().get() as number),
     async *checkpointIds(threadId, namespace = "") {
       let before: string | undefined;
       for (;;) {
-        const rows = wrap(() =>
-          (before === undefined ? q.idsFirst.all(threadId, namespace, 1000) : q.idsNext.all(threadId, namespace, before, 1000)) as Array<{ checkpoint_id: string; parent_checkpoint_id: string | null }>,
+        const rows = wrap(
+          () =>
+            (before === undefined
+              ? q.idsFirst.all(threadId, namespace, 1000)
+              : q.idsNext.all(threadId, namespace, before, 1000)) as Array<{
+              checkpoint_id: string;
+              parent_checkpoint_id: string | null;
+            }>,
         );
         for (const r of rows) yield { checkpointId: r.checkpoint_id, parentId: r.parent_checkpoint_id };
         if (rows.length < 1000) return;
@@ -245,19 +328,25 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
       yield* historyFrom(list({ threadId, namespace }), (id) => reader.getTuple(threadId, namespace, id));
     },
     async getTuple(threadId, namespace = "", checkpointId) {
-      const r = wrap(() => (checkpointId === undefined ? q.newest.get(threadId, namespace) : q.one.get(threadId, namespace, checkpointId)) as RawCheckpointRow | undefined);
+      const r = wrap(
+        () =>
+          (checkpointId === undefined
+            ? q.newest.get(threadId, namespace)
+            : q.one.get(threadId, namespace, checkpointId)) as RawCheckpointRow | undefined,
+      );
       return r ? wrap(() => tuple(r)) : undefined;
     },
     async *scan(options = {}) {
       const size = Math.max(1, options.batchSize ?? PAGE);
       let last: RawCheckpointRow | undefined;
       for (;;) {
-        const rows = wrap(() =>
-          (options.threadId !== undefined
-            ? q.scanThread.all(options.threadId, last?.checkpoint_ns ?? "", last?.checkpoint_id ?? "", size)
-            : last
-              ? q.scanNext.all(last.thread_id, last.checkpoint_ns, last.checkpoint_id, size)
-              : q.scanFirst.all(size)) as RawCheckpointRow[],
+        const rows = wrap(
+          () =>
+            (options.threadId !== undefined
+              ? q.scanThread.all(options.threadId, last?.checkpoint_ns ?? "", last?.checkpoint_id ?? "", size)
+              : last
+                ? q.scanNext.all(last.thread_id, last.checkpoint_ns, last.checkpoint_id, size)
+                : q.scanFirst.all(size)) as RawCheckpointRow[],
         );
         if (rows.length === 0) return;
         last = rows[rows.length - 1];
@@ -267,7 +356,16 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
     },
     async *orphanWrites(): AsyncIterable<LgRowRef> {
       for (const w of wrap(() => q.orphans.iterate()) as Iterable<WRow>) {
-        yield { store: "sqlite", table: "writes", threadId: w.thread_id, namespace: w.checkpoint_ns, checkpointId: w.checkpoint_id, taskId: w.task_id, idx: w.idx, channel: w.channel };
+        yield {
+          store: "sqlite",
+          table: "writes",
+          threadId: w.thread_id,
+          namespace: w.checkpoint_ns,
+          checkpointId: w.checkpoint_id,
+          taskId: w.task_id,
+          idx: w.idx,
+          channel: w.channel,
+        };
       }
     },
     async *orphanBlobs() {},
@@ -282,10 +380,17 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
  * History entries from a newest-first tuple stream of one (thread, namespace): each entry needs its parent (for the
  * nodes that ran), which is usually the next tuple; otherwise it is fetched. Holds two tuples at a time.
  */
-export async function* historyFrom(tuples: AsyncIterable<LgCheckpointTuple>, fetch: (id: string) => Promise<LgCheckpointTuple | undefined>): AsyncIterable<LgHistoryEntry> {
+export async function* historyFrom(
+  tuples: AsyncIterable<LgCheckpointTuple>,
+  fetch: (id: string) => Promise<LgCheckpointTuple | undefined>,
+): AsyncIterable<LgHistoryEntry> {
   let pending: LgCheckpointTuple | undefined;
   for await (const t of tuples) {
-    if (pending) yield historyEntry(pending, pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined);
+    if (pending)
+      yield historyEntry(
+        pending,
+        pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined,
+      );
     pending = t;
   }
   if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : undefined);
