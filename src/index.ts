@@ -1,96 +1,90 @@
 /**
- * ckpt as a library: everything the CLI does is importable from here.
+ * ckpt as a library: the documented API (README, "Using ckpt as a library").
+ *
+ * Open a store, read a checkpoint, validate, diff, convert, migrate, prune and replay, with their types. Nothing
+ * here comes from the CLI but `main` (run a `ckpt …` command line in-process); the CLI is built on these same
+ * functions.
  */
-export * from "./base/errors.js";
-export * from "./base/json.js";
+
+// errors and exit codes: every expected failure is a CkptError carrying its exit code, place and cause
+export { CkptError, ExitCode, type ErrorPlace, type ExitCodeValue } from "./base/errors.js";
+export { parseJson, stringifyJson } from "./base/json.js";
+export { redactUri } from "./base/redact.js";
+
+// schemas: the generated types, precompiled validators and the schema index
 export type * from "./generated/types.js";
 export { validators } from "./generated/validators.js";
 export { schemaIndex } from "./generated/schema-index.js";
-export * from "./formats/types.js";
-export { main } from "./cli/main.js";
+
+// formats: detect and read any supported document into a canonical checkpoint
 export {
-  convertDocument,
-  convertCheckpoint,
-  foreignExtLoss,
-  integerLoss,
-  type ConvertOptions,
-  type ConvertResult,
-} from "./core/convert.js";
-export { LossLog, noteAt, messageIndexOf } from "./formats/loss.js";
-export { yoagentAdapter, yoagentWantsSnake } from "./formats/yoagent.js";
-export { yoagentSessionAdapter, activePath as yoagentSessionActivePath } from "./formats/yoagent-session.js";
-export { phiCoreAdapter } from "./formats/phi-core.js";
-export { phiCoreSessionAdapter } from "./formats/phi-core-session.js";
+  adapters,
+  detectFormat,
+  FORMAT_NAMES,
+  getAdapter,
+  isFormatName,
+  readCheckpoint,
+  type FormatAdapter,
+  type FormatName,
+  type SourceDoc,
+} from "./formats/index.js";
+
+// stores: open one from its URI (file:, sqlite:, redis://, postgres://, memory:; LangGraph stores detected)
+export { openSaver as openStore, parseSaverUri, type OpenOptions } from "./savers/index.js";
+export type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./savers/types.js";
+export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/index.js";
+export type { LgHistoryEntry } from "./formats/langgraph/types.js";
+
+// validate: one document against its system's own loader rules and ckpt's lints; a run's summary and exit code
+export { validateDocument, type FileResult, type ValidateOptions } from "./core/document.js";
+export {
+  passed,
+  summarize,
+  validationExitCode,
+  type Summary as ValidationSummary,
+  type ValidationReport,
+} from "./core/validation.js";
+export type { Issue } from "./schema/types.js";
+
+// diff
 export {
   diffCheckpoints,
-  comparable as diffComparable,
-  VOLATILE_GLOBS,
   type DiffOptions,
   type DiffOutput,
   type DiffResult,
   type DiffSummary,
   type Change as DiffChange,
-  type MessageChange,
-  type BlockChange,
-  type TodoChange,
-  type FileChange,
-  type ScratchpadChange,
-  type ContextChange,
-  type UsageChange,
-  type ModelChange,
-  type ValueChange,
-  type TextDiff,
-  type PatchOp,
 } from "./core/diff/index.js";
-export {
-  validateDocument,
-  runAdapter,
-  parseDocument,
-  loaderErrors,
-  loadDocument,
-  type ParsedDocument,
-  type FileResult,
-  type Alternative,
-  type ValidateOptions,
-} from "./core/document.js";
-export { schemaIssues, getValidator } from "./schema/validate.js";
-export { pruneErrors, describeError } from "./schema/issues.js";
-export { canonicalLint, nativeLint, fileSaverLint, fileSaverStem } from "./schema/lint.js";
-export { runValidation, exitCodeOf } from "./cli/validate.js";
-export { REPORTERS, summarize, type ValidationReport, type Reporter } from "./cli/reporters/index.js";
-// formats registry and the deep-agent adapter
-export { adapters, getAdapter, detectAll, detectFormat, readCheckpoint, isFormatName } from "./formats/index.js";
-export { deepagentAdapter, type DeepagentCheckpoint } from "./formats/deepagent.js";
-// savers and migration
-export { openSaver, parseSaverUri, redact, contentHash, type OpenOptions } from "./savers/index.js";
-export type { Saver, SaverRecord, ThreadInfo, ListOptions } from "./savers/types.js";
-export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/index.js";
-export type { LgHistoryEntry } from "./formats/langgraph/types.js";
-export { sanitizeThreadId } from "./savers/file.js";
-export { openCheckPool } from "./cli/check-pool.js";
+
+// convert
+export { convertCheckpoint, convertDocument, type ConvertOptions, type ConvertResult } from "./core/convert.js";
+
+// migrate: every record from one store to another, verified
 export {
   migrate,
-  journalKey,
+  migrateExitCode,
+  type ConflictPolicy,
+  type Journal,
   type MigrateOptions,
   type MigrateSummary,
-  type Journal,
-  type ConflictPolicy,
 } from "./core/migrate.js";
-// replay
-export { runLoop, type Limits, type ReplayEvent, type LoopResult, type ToolRegistry } from "./core/replay/loop.js";
+
+// prune planning: which checkpoints of a thread a policy keeps
+export { parseDuration, planThread, type PruneCriteria, type PruneHead, type ThreadPlan } from "./core/prune.js";
+
+// replay through the headless agent loop
 export {
-  verifyCheckpoint,
   continueCheckpoint,
   resumeCheckpoint,
-  defaultStateTools,
-  STATE_TOOL_FORMATS,
+  verifyCheckpoint,
+  type Divergence,
   type VerifyOptions,
   type VerifyResult,
-  type Divergence,
 } from "./core/replay/replay.js";
-export { RecordedProvider, ScriptProvider, parseScript, type ScriptReply } from "./core/replay/providers.js";
-export { createOpenAIProvider } from "./providers/openai.js";
+export { RecordedProvider, ScriptProvider } from "./core/replay/providers.js";
 export { createAnthropicProvider } from "./providers/anthropic.js";
-export { createRegistry } from "./core/replay/registry.js";
-export { runStateTool, STATE_TOOL_NAMES, emptyState, type ReplayState } from "./core/replay/state-tools.js";
+export { createOpenAIProvider } from "./providers/openai.js";
 export type { Provider, ProviderRequest, ToolSpec } from "./providers/types.js";
+
+// the CLI, in-process: `await main(["validate", "x.json"], io)` returns the exit code
+export { main } from "./cli/main.js";

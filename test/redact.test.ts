@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { redactText, redactUri } from "../src/base/redact.js";
-import { redact } from "../src/savers/index.js";
+import { redactUri as redact } from "../src/base/redact.js";
 import { main } from "../src/cli/main.js";
 import { cliIO } from "./helpers/cli-io.js";
 

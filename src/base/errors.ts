@@ -72,7 +72,8 @@ export function formatPlace(p: ErrorPlace): string {
 
 export const inputError = (reason: string, message: string, place?: ErrorPlace, cause?: unknown) =>
   new CkptError(ExitCode.INPUT, reason, message, place, { cause });
-export const usageError = (message: string) => new CkptError(ExitCode.USAGE, "usage", message);
+export const usageError = (message: string, cause?: unknown) =>
+  new CkptError(ExitCode.USAGE, "usage", message, {}, { cause });
 export const storeError = (reason: string, message: string, place?: ErrorPlace, cause?: unknown) =>
   new CkptError(ExitCode.STORE, reason, message, place, { cause });
 

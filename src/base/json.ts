@@ -78,11 +78,15 @@ function parseNumberLossless(s: string): number | bigint {
   return Number(s); // a float: JSON.parse would give the same double
 }
 
-/** True when the value holds a bigint anywhere (i.e. came from an integer beyond 2^53). */
+/** True when the value holds a bigint anywhere (i.e. came from an integer beyond 2^53). Allocation-free walk. */
 export function containsBigInt(v: unknown): boolean {
   if (typeof v === "bigint") return true;
-  if (Array.isArray(v)) return v.some(containsBigInt);
-  if (v && typeof v === "object") return Object.values(v).some(containsBigInt);
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (containsBigInt(v[i])) return true;
+    return false;
+  }
+  for (const k in v) if (containsBigInt((v as Record<string, unknown>)[k])) return true;
   return false;
 }
 

@@ -51,3 +51,18 @@ export function intOption(
           : `an integer of at least ${min}`;
   throw usageError(`${flag} expects ${want}, got ${value}`);
 }
+
+/**
+ * The threads `--thread <id>…` and `--match <glob>…` select (prune, stats): an id given exactly, or one a glob
+ * matches; undefined when neither option is given (every thread).
+ */
+export async function threadFilter(args: {
+  thread?: string[];
+  match?: string[];
+}): Promise<((t: string) => boolean) | undefined> {
+  if (!args.thread?.length && !args.match?.length) return undefined;
+  const ids = new Set(args.thread ?? []);
+  const { default: micromatch } = await import("micromatch");
+  const globs = args.match ?? [];
+  return (t) => ids.has(t) || (globs.length > 0 && micromatch.isMatch(t, globs));
+}

@@ -33,7 +33,7 @@ export interface StoreConvertArgs {
 export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArgs, io: CliIO): Promise<number> {
   const { parseLibrary } = await import("./migrate-langgraph.js");
   const { documentToRow, threadTaken } = await import("../core/lg-convert.js");
-  const { redact } = await import("../savers/uri.js");
+  const { redactUri: redact } = await import("../base/redact.js");
   const ref = splitThreadRef(args.output);
   if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);
   const asked = parseLibrary(args.toLibrary);

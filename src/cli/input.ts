@@ -197,8 +197,8 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw inputError("missing", "no such file or directory", { file: spec });
-    if (code === "EACCES") throw inputError("unreadable", "permission denied", { file: spec });
-    throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec });
+    if (code === "EACCES") throw inputError("unreadable", "permission denied", { file: spec }, e);
+    throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec }, e);
   }
   if (st.isDirectory()) {
     const names = await fsp.readdir(full);
@@ -236,7 +236,7 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
   try {
     buf = readFileSync(full);
   } catch (e) {
-    throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec });
+    throw inputError("unreadable", `cannot read: ${(e as Error).message}`, { file: spec }, e);
   }
   if (buf.subarray(0, 16).toString("latin1") === "SQLite format 3\u0000")
     throw storeWithoutThread(spec, `sqlite:${spec}`);

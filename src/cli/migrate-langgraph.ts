@@ -4,7 +4,8 @@
  * --reject-file and progress of the document migration. `--to-library python|js` converts on the way.
  */
 import { existsSync } from "node:fs";
-import { parseSaverUri, redact } from "../savers/uri.js";
+import { redactUri } from "../base/redact.js";
+import { parseSaverUri } from "../savers/uri.js";
 import { usageError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
 import type { ConflictPolicy, Journal, MigrateSummary } from "../core/migrate.js";
@@ -111,7 +112,7 @@ export async function runLangGraphMigrate(
   const to = parseSaverUri(args.to, io.env);
   if (to.kind !== "sqlite" && to.kind !== "postgres")
     throw usageError(
-      `--to ${redact(args.to)}: a LangGraph history goes to a LangGraph store (sqlite:<path> or postgres://…?schema=)`,
+      `--to ${redactUri(args.to)}: a LangGraph history goes to a LangGraph store (sqlite:<path> or postgres://…?schema=)`,
     );
   const { openLgStore } = await import("../savers/lgstore.js");
   const { migrateLangGraph } = await import("../core/lg-migrate.js");

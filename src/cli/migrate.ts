@@ -17,6 +17,7 @@ import {
   type ConflictPolicy,
   type Journal,
   type MigrateProgress,
+  migrateExitCode,
   type MigrateSummary,
 } from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
@@ -214,12 +215,6 @@ export function progressLine(p: MigrateProgress, dryRun: boolean, columns: numbe
   const width = Math.max(10, Math.min(40, columns - label.length - tail.length - 4));
   const done = Math.round(frac * width);
   return `${label} [${"#".repeat(done)}${"-".repeat(width - done)}]${tail}`.slice(0, Math.max(20, columns - 1));
-}
-
-export function exitCodeOf(s: MigrateSummary): number {
-  if (s.mismatches.length || s.conflicts.length) return ExitCode.NEGATIVE;
-  if (s.rejected) return ExitCode.PARTIAL;
-  return ExitCode.OK;
 }
 
 export const migrateCommand: CommandDef = {
@@ -438,7 +433,7 @@ async function stopped(e: unknown, journal: FileJournal | undefined): Promise<Ck
     if (e.exitCode !== ExitCode.STORE || !keep) return e;
     return new CkptError(e.exitCode, e.reason, `migration stopped: ${e.message}${resumeHint}`, e.place, { cause: e });
   }
-  return storeError("store-io", `migration stopped: ${redactText((e as Error).message)}${resumeHint}`);
+  return storeError("store-io", `migration stopped: ${redactText((e as Error).message)}${resumeHint}`, undefined, e);
 }
 
 async function finish(
@@ -450,7 +445,7 @@ async function finish(
     await writeFileAtomic(c.rejectPath, summary.rejectedRecords.map((r) => JSON.stringify(r)).join("\n") + "\n");
   }
   await journal?.close();
-  let code = exitCodeOf(summary);
+  let code = migrateExitCode(summary);
   // A run that ended in order (finished, or stopped on a conflict / --strict reject) needs no resume: drop the
   // journal; re-running is safe because identical records are skipped. An interrupted run (Ctrl-C) or a crash
   // keeps it, for --resume.

@@ -17,7 +17,7 @@ import {
   type ThreadPlan,
 } from "../core/prune.js";
 import type { PruneCounts } from "../savers/lgstore.js";
-import { intOption, type CommandDef } from "./command.js";
+import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { storeAt } from "./input.js";
 
@@ -95,14 +95,6 @@ function output(io: CliIO, args: Args, uri: string): Output {
       );
     },
   };
-}
-
-async function threadFilter(args: Args): Promise<((t: string) => boolean) | undefined> {
-  if (!args.thread?.length && !args.match?.length) return undefined;
-  const ids = new Set(args.thread ?? []);
-  const { default: micromatch } = await import("micromatch");
-  const globs = args.match ?? [];
-  return (t) => ids.has(t) || (globs.length > 0 && micromatch.isMatch(t, globs));
 }
 
 function criteria(args: Args, filtered: boolean): PruneCriteria {
@@ -282,7 +274,7 @@ export const pruneCommand: CommandDef = {
     args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
     const { isLangGraphStore } = await import("./migrate-langgraph.js");
-    const { redact } = await import("../savers/uri.js");
+    const { redactUri: redact } = await import("../base/redact.js");
     const lg = await isLangGraphStore(args.uri, io.env);
     const out = output(io, args, redact(args.uri));
     out.end(lg ? await pruneLangGraph(args, io, filter, out) : await pruneSaver(args, io, filter, out));

@@ -98,6 +98,7 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
         e.code === "ENOENT" ? "missing" : "unreadable",
         e.code === "ENOENT" ? "no such file" : e.message,
         { file: rest },
+        e,
       );
     });
     return new ScriptProvider(parseScript(parseJson(text, { file: rest }), rest), rest);
@@ -301,7 +302,7 @@ export const replayCommand: CommandDef = {
     const limits: Limits = {};
     if (args.limits) {
       const text = await readFile(resolve(io.cwd, args.limits), "utf8").catch((e: Error) => {
-        throw inputError("unreadable", e.message, { file: args.limits });
+        throw inputError("unreadable", e.message, { file: args.limits }, e);
       });
       Object.assign(limits, limitsFromExecutionLimits(parseJson(text, { file: args.limits }), args.limits));
     }

@@ -8,7 +8,7 @@
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
-import { intOption, type CommandDef } from "./command.js";
+import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { namespaceFor, storeAt } from "./input.js";
 import { openStore } from "./stores.js";
@@ -20,14 +20,6 @@ interface Args {
   match?: string[];
   namespace?: string[];
   json: boolean;
-}
-
-async function threadFilter(args: Args): Promise<((t: string) => boolean) | undefined> {
-  if (!args.thread?.length && !args.match?.length) return undefined;
-  const ids = new Set(args.thread ?? []);
-  const { default: micromatch } = await import("micromatch");
-  const globs = args.match ?? [];
-  return (t) => ids.has(t) || (globs.length > 0 && micromatch.isMatch(t, globs));
 }
 
 /** Whether the URI names a LangGraph store (the layout the URI forces, else what its tables say). */

@@ -40,7 +40,8 @@ export async function validateLangGraphSpec(
 ): Promise<FileResult | undefined> {
   const s = storeSpec(spec, cwd);
   if (!s) return undefined;
-  const { parseSaverUri, redact } = await import("../savers/uri.js");
+  const { parseSaverUri } = await import("../savers/uri.js");
+  const { redactUri: redact } = await import("../base/redact.js");
   const { openLangGraphReader, langGraphSaver } = await import("../savers/langgraph/index.js");
   const label = redact(s.label) + (s.fragment !== undefined ? `#${s.fragment}` : "");
   let reader;

@@ -21,6 +21,7 @@ import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } f
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
+import { validationExitCode } from "../core/validation.js";
 
 /** Inputs that may be LangGraph stores (validated by ./validate-langgraph.ts, loaded only for them). */
 const MAYBE_LANGGRAPH_STORE = /^(sqlite:|postgres(ql)?:)|^[^#?:]*\.(sqlite3?|db)([?#]|$)/i;
@@ -252,13 +253,6 @@ function fatalResult(spec: string, e: CkptError): FileResult {
 }
 
 /** The exit code of a report (see the module comment). */
-export function exitCodeOf(report: ValidationReport): number {
-  if (report.files.some((f) => f.fatal && f.fatalExit === ExitCode.STORE)) return ExitCode.STORE;
-  if (report.summary.unreadable > 0) return ExitCode.INPUT;
-  if (report.summary.errors > 0) return ExitCode.NEGATIVE;
-  if (report.strict && report.summary.warnings > 0) return ExitCode.NEGATIVE;
-  return ExitCode.OK;
-}
 
 /**
  * The arguments of a plain `ckpt validate …` command line, read without yargs (loading and running yargs is
@@ -359,6 +353,6 @@ export const validateCommand: CommandDef = {
       if (t.path === undefined) io.stdout.write(text);
       else await writeFileAtomic(resolve(io.cwd, t.path), text);
     }
-    return exitCodeOf(report);
+    return validationExitCode(report);
   },
 };

@@ -144,7 +144,12 @@ export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<nu
     });
   } catch (e) {
     await saver?.close();
-    throw storeError("listen", `cannot listen on ${args.host}:${args.port ?? 0}: ${(e as Error).message}`);
+    throw storeError(
+      "listen",
+      `cannot listen on ${args.host}:${args.port ?? 0}: ${(e as Error).message}`,
+      undefined,
+      e,
+    );
   }
   port = (server.address() as AddressInfo).port;
   io.stdout.write(

@@ -10,7 +10,7 @@ import { checkThreadId, contentHash, updatedAtOf } from "../savers/common.js";
 import type { Saver, SaverRecord } from "../savers/types.js";
 import type { FormatName } from "../formats/index.js";
 import { parseJson, stringifyJson } from "../base/json.js";
-import { RecordError } from "../base/errors.js";
+import { ExitCode, RecordError } from "../base/errors.js";
 import { checkForWire, sha256, type CheckOptions, type CheckPool, type WireResult, type WireWants } from "./check.js";
 
 export type ConflictPolicy = "auto" | "skip" | "overwrite" | "fail" | "newer";
@@ -670,4 +670,11 @@ class Migration {
     s.mbPerSecond = s.bytesRead / 1e6 / secs;
     return s;
   }
+}
+
+/** The exit code a migration answers with: 1 on a verification mismatch or conflict, 5 when records were rejected, else 0. */
+export function migrateExitCode(s: MigrateSummary): number {
+  if (s.mismatches.length || s.conflicts.length) return ExitCode.NEGATIVE;
+  if (s.rejected) return ExitCode.PARTIAL;
+  return ExitCode.OK;
 }

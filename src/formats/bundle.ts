@@ -41,9 +41,12 @@ export function readBundle(text: string, name: string): Bundle {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw inputError("json-syntax", `a ckpt file bundle that is not valid JSON: ${(e as Error).message}`, {
-      file: name,
-    });
+    throw inputError(
+      "json-syntax",
+      `a ckpt file bundle that is not valid JSON: ${(e as Error).message}`,
+      { file: name },
+      e,
+    );
   }
   const b = v as Partial<Bundle>;
   const bad = (what: string) => inputError("bad-bundle", `a ckpt file bundle ${what}`, { file: name });

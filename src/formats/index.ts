@@ -173,7 +173,13 @@ export function syntaxCheck(doc: SourceDoc): void {
         parseJson(row, { file: doc.name });
       } catch (e) {
         if (e instanceof CkptError && e.place.line !== undefined) {
-          throw new CkptError(e.exitCode, e.reason, e.message, { ...e.place, line: line + e.place.line - 1 });
+          throw new CkptError(
+            e.exitCode,
+            e.reason,
+            e.message,
+            { ...e.place, line: line + e.place.line - 1 },
+            { cause: e },
+          );
         }
         throw e;
       }

@@ -131,11 +131,17 @@ export const yoagentSessionAdapter: FormatAdapter<Native> = {
         v = parseJson(t, { file: doc.name });
       } catch (e) {
         if (e instanceof CkptError) {
-          throw new CkptError(e.exitCode, e.reason, `line ${line}: ${e.message}`, {
-            file: doc.name,
-            line,
-            column: e.place.column ?? 1,
-          });
+          throw new CkptError(
+            e.exitCode,
+            e.reason,
+            `line ${line}: ${e.message}`,
+            {
+              file: doc.name,
+              line,
+              column: e.place.column ?? 1,
+            },
+            { cause: e },
+          );
         }
         throw e;
       }

@@ -24,5 +24,5 @@ export function threadIdIn(text: string): string | undefined {
 export function ioError(e: unknown, what: string, file: string): CkptError {
   if (e instanceof CkptError) return e;
   const err = e as NodeJS.ErrnoException;
-  return storeError(`file-${err.code ?? "io"}`.toLowerCase(), `${what}: ${err.message}`, { file });
+  return storeError(`file-${err.code ?? "io"}`.toLowerCase(), `${what}: ${err.message}`, { file }, err);
 }

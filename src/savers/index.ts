@@ -107,7 +107,7 @@ export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Sa
   });
 }
 
-export { parseSaverUri, redact, SAVER_SCHEMES } from "./uri.js";
+export { parseSaverUri, SAVER_SCHEMES } from "./uri.js";
 export { redactUri, redactText } from "../base/redact.js";
 export { isLangGraphSaver, type LangGraphSaver } from "./langgraph/index.js";
 export { contentHash } from "./common.js";

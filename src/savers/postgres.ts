@@ -262,7 +262,7 @@ class PostgresStore implements Saver {
       return await f();
     } catch (e) {
       if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
-      throw storeError("postgres-io", `${what} (${this.uri}): ${redactText((e as Error).message)}`);
+      throw storeError("postgres-io", `${what} (${this.uri}): ${redactText((e as Error).message)}`, undefined, e);
     }
   }
 

@@ -108,5 +108,5 @@ export function sqliteOpenError(e: unknown, file: string, what: string): CkptErr
       { file },
     );
   }
-  return storeError("sqlite-open", `${what}: ${(e as Error).message}`, { file });
+  return storeError("sqlite-open", `${what}: ${(e as Error).message}`, { file }, e);
 }

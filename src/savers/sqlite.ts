@@ -199,7 +199,7 @@ class SqliteStore implements Saver {
     try {
       return f();
     } catch (e) {
-      throw storeError("sqlite-io", `${what}: ${(e as Error).message}`, { file: this.path });
+      throw storeError("sqlite-io", `${what}: ${(e as Error).message}`, { file: this.path }, e);
     }
   }
 
@@ -289,7 +289,7 @@ class SqliteStore implements Saver {
       return true;
     } catch (e) {
       if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return false;
-      throw storeError("sqlite-io", `cannot write: ${(e as Error).message}`, { file: this.path });
+      throw storeError("sqlite-io", `cannot write: ${(e as Error).message}`, { file: this.path }, e);
     }
   }
 

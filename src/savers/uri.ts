@@ -25,9 +25,6 @@ export interface SaverUri {
   params: URLSearchParams;
 }
 
-/** The one redactor (src/base/redact.ts), under the name the library exports. */
-export const redact = redactUri;
-
 /** The schemes ckpt knows, as they are written. */
 export const SAVER_SCHEMES = [
   "memory:",

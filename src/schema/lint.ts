@@ -6,7 +6,7 @@
  */
 import type { Checkpoint } from "../generated/types.js";
 import type { Issue, LintView } from "./types.js";
-import { hasLongDigitRun, pathToPointer, pointerToPath } from "../base/json.js";
+import { containsBigInt, hasLongDigitRun, pathToPointer, pointerToPath } from "../base/json.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
@@ -221,21 +221,9 @@ export function nativeLint(native: unknown, format: string, make: MakeIssue): Is
   return out;
 }
 
-/** True when a parsed value holds a bigint (an integer beyond 2^53) anywhere. Allocation-free walk. */
-export function hasBigInt(v: unknown): boolean {
-  if (typeof v === "bigint") return true;
-  if (typeof v !== "object" || v === null) return false;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (hasBigInt(v[i])) return true;
-    return false;
-  }
-  for (const k in v) if (hasBigInt((v as Obj)[k])) return true;
-  return false;
-}
-
 /** Whether a value parsed from `text` (when given) holds a bigint: a text without a run of 16+ digits cannot, and is not walked. */
 export function mayHoldBigInt(native: unknown, text: string | undefined): boolean {
-  return (text === undefined || hasLongDigitRun(text)) && hasBigInt(native);
+  return (text === undefined || hasLongDigitRun(text)) && containsBigInt(native);
 }
 
 /** A prototype key spelled out (one regex: irregexp skips ahead on it, faster than two `includes`). */

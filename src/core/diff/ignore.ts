@@ -38,7 +38,7 @@ export function compileIgnore(globs: readonly string[]): IgnoreMatcher | undefin
     const m = micromatch().matcher(globs.length === 1 ? globs[0]! : `{${globs.join(",")}}`, { dot: true });
     return (p) => m(p);
   } catch (e) {
-    throw usageError(`--ignore: malformed glob: ${(e as Error).message}`);
+    throw usageError(`--ignore: malformed glob: ${(e as Error).message}`, e);
   }
 }
 
