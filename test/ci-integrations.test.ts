@@ -1,0 +1,339 @@
+/**
+ * ckpt in CI (issue #32): the GitHub Action (action.yml), the pre-commit hook (.pre-commit-hooks.yaml) and the
+ * README's "In CI" snippets.
+ *
+ * The action's composite steps are run as GitHub runs them: each `run:` with `${{ inputs.* }}` and
+ * `${{ github.action_path }}` substituted (defaults applied), through `bash --noprofile --norc -eo pipefail`, with
+ * GITHUB_OUTPUT set; `uses:` steps (setup-node) are GitHub's own and are skipped. What the findings should be comes
+ * from the fixtures' `.expect.json` files; the SARIF file is checked against the SARIF 2.1.0 schema Microsoft
+ * publishes (in @microsoft/jest-sarif), with ajv's draft-04 build.
+ *
+ * The hook runs under the real pre-commit (Debian's package; .ci/run installs it): `pre-commit try-repo` installs
+ * ckpt from a snapshot of this checkout as pre-commit installs any node hook (npm install, npm pack, npm install -g),
+ * which takes minutes, so one install serves every hook run here.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parse as parseYaml } from "yaml";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const work = mkdtempSync(join(tmpdir(), "ckpt-ci-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const GOOD = "fixtures/deepagent/valid/user_42_session_1.json";
+const BAD = "fixtures/deepagent/invalid/bad-todo-status.json";
+const expectOf = (f: string) =>
+  JSON.parse(readFileSync(join(ROOT, `${f}.expect.json`), "utf8")) as {
+    exit: number;
+    issues: Array<{ severity: string; rule: string; pointer: string; line: number; column: number }>;
+  };
+
+/** The README's ```yaml blocks, in order. */
+const yamlBlocks = [...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseYaml(m[1]!));
+
+interface Step {
+  name?: string;
+  id?: string;
+  uses?: string;
+  run?: string;
+  shell?: string;
+  env?: Record<string, string>;
+  "working-directory"?: string;
+}
+interface Action {
+  inputs: Record<string, { required?: boolean; default?: string; description: string }>;
+  outputs: Record<string, { value: string }>;
+  runs: { using: string; steps: Step[] };
+}
+const action = parseYaml(readFileSync(join(ROOT, "action.yml"), "utf8")) as Action;
+
+/** Substitute `${{ … }}` as GitHub does for the expressions the action uses; anything else is a test failure. */
+function expand(text: string, inputs: Record<string, string>): string {
+  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
+    if (expr === "github.action_path") return ROOT;
+    const m = /^inputs\.([\w-]+)$/.exec(expr);
+    if (!m || !(m[1]! in action.inputs)) throw new Error(`unknown expression in action.yml: ${expr}`);
+    return inputs[m[1]!] ?? action.inputs[m[1]!]!.default ?? "";
+  });
+}
+
+/** Run the composite action's shell steps in `workspace`; the exit code, stdout and the step outputs. */
+function runAction(workspace: string, inputs: Record<string, string>) {
+  const outputs: Record<string, string> = {};
+  let stdout = "";
+  for (const step of action.runs.steps) {
+    if (step.uses) continue;
+    expect(step.shell).toBe("bash");
+    const outFile = join(work, `output-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(outFile, "");
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), GITHUB_OUTPUT: outFile };
+    for (const [k, v] of Object.entries(step.env ?? {})) env[k] = expand(String(v), inputs);
+    const script = join(work, "step.sh");
+    writeFileSync(script, expand(step.run!, inputs));
+    const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+      cwd: step["working-directory"] ? expand(step["working-directory"], inputs) : workspace,
+      env,
+      encoding: "utf8",
+    });
+    stdout += r.stdout;
+    for (const line of readFileSync(outFile, "utf8").split("\n").filter(Boolean)) {
+      const i = line.indexOf("=");
+      outputs[line.slice(0, i)] = line.slice(i + 1);
+    }
+    if (r.status !== 0) return { status: r.status, stdout, stderr: r.stderr, outputs };
+  }
+  return { status: 0, stdout, stderr: "", outputs };
+}
+
+/** Every file under a folder, relative to it. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .sort();
+}
+
+function workspace(files: string[]): string {
+  const ws = mkdtempSync(join(work, "ws-"));
+  for (const f of files) {
+    mkdirSync(join(ws, dirname(f)), { recursive: true });
+    cpSync(join(ROOT, f), join(ws, f));
+  }
+  return ws;
+}
+
+const sarifValidator = (() => {
+  const require = createRequire(import.meta.url);
+  const Ajv = require("ajv-draft-04").default;
+  // the schema's language-tag pattern is not a valid Unicode-mode regex: compile patterns as JavaScript's plain mode
+  const ajv = new Ajv({ strict: false, unicodeRegExp: false });
+  require("ajv-formats").default(ajv);
+  return ajv.compile(require("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"));
+})();
+
+describe("the GitHub Action (action.yml)", () => {
+  test("is a composite action with the inputs the README documents, each of them used", () => {
+    expect(action.runs.using).toBe("composite");
+    expect(Object.keys(action.inputs).sort()).toEqual(
+      ["format", "max-errors", "node-version", "paths", "sarif", "strict"].sort(),
+    );
+    expect(action.inputs.paths!.required).toBe(true);
+    const text = readFileSync(join(ROOT, "action.yml"), "utf8");
+    for (const name of Object.keys(action.inputs)) expect(text).toContain(`inputs.${name} }}`);
+    const setup = action.runs.steps.find((s) => s.uses?.startsWith("actions/setup-node@"));
+    expect(setup && (setup as { with?: Record<string, string> }).with?.["node-version"]).toBe(
+      "${{ inputs.node-version }}",
+    );
+  });
+
+  test("valid checkpoints: exit 0, a valid SARIF file with no results, nothing else written", () => {
+    const ws = workspace([GOOD, "fixtures/yoagent/valid/save_messages.v0.18.json"]);
+    const before = tree(ws);
+    const r = runAction(ws, { paths: "fixtures/deepagent\nfixtures/yoagent/valid/save_messages.v0.18.json" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.outputs["exit-code"]).toBe("0");
+    expect(r.outputs.sarif).toBe("ckpt.sarif");
+    expect(r.stdout).not.toMatch(/^::error/m);
+    expect(r.stdout).toMatch(/^ckpt validate: 2 files, 2 valid, 0 invalid/m);
+    const sarif = JSON.parse(readFileSync(join(ws, "ckpt.sarif"), "utf8"));
+    expect(sarifValidator(sarif), JSON.stringify(sarifValidator.errors)).toBe(true);
+    expect(sarif.runs[0].results).toEqual([]);
+    expect(tree(ws)).toEqual([...before, "ckpt.sarif"].sort());
+  });
+
+  test("an invalid checkpoint: annotations on its lines, the SARIF result, ckpt's exit code", () => {
+    const ws = workspace([GOOD, BAD]);
+    const want = expectOf(BAD);
+    const r = runAction(ws, { paths: `${GOOD} ${BAD}`, sarif: "out/ckpt.sarif" });
+    expect(r.status).toBe(want.exit);
+    expect(r.outputs["exit-code"]).toBe(String(want.exit));
+    for (const i of want.issues)
+      expect(r.stdout).toContain(`::${i.severity} file=${BAD},line=${i.line},col=${i.column},title=${i.rule}::`);
+    const sarif = JSON.parse(readFileSync(join(ws, "out/ckpt.sarif"), "utf8"));
+    expect(sarifValidator(sarif), JSON.stringify(sarifValidator.errors)).toBe(true);
+    const results = sarif.runs[0].results as Array<{
+      ruleId: string;
+      level: string;
+      locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }>;
+    }>;
+    expect(results.map((x) => [x.ruleId, x.level, x.locations[0]!.physicalLocation.region.startLine])).toEqual(
+      want.issues.map((i) => [i.rule, i.severity, i.line]),
+    );
+    expect(results[0]!.locations[0]!.physicalLocation.artifactLocation.uri).toBe(BAD);
+  });
+
+  test("strict makes a warning fail; max-errors and format reach ckpt; bad inputs are exit 2", () => {
+    const warnOnly = "fixtures/deepagent/valid/explicit-messages-thread.json";
+    const ws = workspace([warnOnly, BAD]);
+    const loose = runAction(ws, { paths: warnOnly, sarif: "" });
+    const strict = runAction(ws, { paths: warnOnly, sarif: "", strict: "true" });
+    // whether the file has warnings is read from ckpt's own JSON report, so the test holds for either answer
+    const report = JSON.parse(
+      execFileSync(process.execPath, [join(ROOT, "bin/ckpt.js"), "validate", warnOnly, "--json"], {
+        cwd: ws,
+        encoding: "utf8",
+      }),
+    );
+    expect(loose.status).toBe(0);
+    expect(strict.status).toBe(report.summary.warnings > 0 ? 1 : 0);
+    expect(existsSync(join(ws, "ckpt.sarif"))).toBe(false); // sarif: "" writes none
+    const wrongFormat = runAction(ws, { paths: BAD, sarif: "", format: "yoagent" });
+    expect(wrongFormat.status).not.toBe(0);
+    expect(wrongFormat.stdout).toMatch(/yoagent/);
+    expect(runAction(ws, { paths: "  \n ", sarif: "" }).status).toBe(2);
+    expect(runAction(ws, { paths: BAD, sarif: "", strict: "yes" }).status).toBe(2);
+    expect(runAction(ws, { paths: BAD, sarif: "", "max-errors": "abc" }).status).toBe(2);
+  });
+
+  test("the README's workflow uses the action's inputs and uploads the SARIF file it writes", () => {
+    const workflow = yamlBlocks.find((b) => b?.jobs) as {
+      jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, unknown> }> }>;
+    };
+    expect(workflow).toBeDefined();
+    const steps = Object.values(workflow.jobs)[0]!.steps;
+    const ours = steps.find((s) => /\/ckpt@v\d+$/.test(s.uses ?? ""))!;
+    expect(Object.keys(ours.with!).every((k) => k in action.inputs)).toBe(true);
+    const upload = steps.find((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"))!;
+    expect(upload.with!.sarif_file).toBe(ours.with!.sarif);
+    // and the step as written validates: its paths and options run through the action
+    const ws = workspace([GOOD]);
+    mkdirSync(join(ws, "checkpoints"));
+    cpSync(join(ROOT, GOOD), join(ws, "checkpoints/user_42_session_1.json"));
+    mkdirSync(join(ws, "runs/x"), { recursive: true });
+    cpSync(join(ROOT, GOOD), join(ws, "runs/x/user_42_session_1.json"));
+    const inputs = Object.fromEntries(Object.entries(ours.with!).map(([k, v]) => [k, String(v)]));
+    const r = runAction(ws, { ...inputs, paths: String(inputs.paths).replace(/'/g, "") });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ckpt validate: 2 files, 2 valid/m);
+    expect(existsSync(join(ws, String(ours.with!.sarif)))).toBe(true);
+  });
+});
+
+describe("the pre-commit hook (.pre-commit-hooks.yaml), under the real pre-commit", () => {
+  const hooks = parseYaml(readFileSync(join(ROOT, ".pre-commit-hooks.yaml"), "utf8")) as Array<{
+    id: string;
+    entry: string;
+    language: string;
+    files: string;
+  }>;
+  let repo = "";
+  let rev = "";
+  let project = "";
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PRE_COMMIT_HOME: join(work, "pre-commit-home"),
+    PRE_COMMIT_COLOR: "never",
+  };
+
+  beforeAll(() => {
+    if (spawnSync("pre-commit", ["--version"]).status !== 0)
+      throw new Error("pre-commit is not installed: apt-get install -y pre-commit (.ci/run does)");
+    // a snapshot of this checkout as it is (uncommitted changes included), so every run below is one commit
+    repo = join(work, "ckpt-repo");
+    mkdirSync(repo);
+    const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f && existsSync(join(ROOT, f)));
+    for (const f of files) {
+      mkdirSync(join(repo, dirname(f)), { recursive: true });
+      cpSync(join(ROOT, f), join(repo, f));
+    }
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" }).trim();
+    git(repo, "init", "-q");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "snapshot");
+    rev = git(repo, "rev-parse", "HEAD");
+    // pre-commit installs ckpt twice (npm install in its clone, then npm install -g of the packed tarball), and
+    // better-sqlite3 would compile from source each time (no prebuilt binaries are downloadable here): hand its
+    // installer the binary this checkout already compiled from the same version, through prebuild-install's
+    // documented local-prebuilds setting
+    const sqlite = join(ROOT, "node_modules/better-sqlite3");
+    const version = JSON.parse(readFileSync(join(sqlite, "package.json"), "utf8")).version;
+    const prebuilds = join(work, "prebuilds");
+    mkdirSync(prebuilds);
+    const tarball = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    execFileSync("tar", ["czf", join(prebuilds, tarball), "-C", sqlite, "build/Release/better_sqlite3.node"]);
+    env.npm_config_better_sqlite3_local_prebuilds = prebuilds;
+    project = join(work, "project");
+    mkdirSync(join(project, "checkpoints"), { recursive: true });
+    cpSync(join(ROOT, GOOD), join(project, "checkpoints/good.json"));
+    cpSync(join(ROOT, BAD), join(project, "checkpoints/bad.json"));
+    writeFileSync(join(project, "notes.json"), "not a checkpoint\n");
+    git(project, "init", "-q");
+    git(project, "add", "-A");
+  }, 600_000);
+
+  const tryRepo = (...files: string[]) =>
+    spawnSync("pre-commit", ["try-repo", repo, "ckpt-validate", "--ref", rev, "--files", ...files], {
+      cwd: project,
+      env,
+      encoding: "utf8",
+      timeout: 600_000,
+    });
+
+  test("declares ckpt-validate as a node hook on checkpoint files", () => {
+    const hook = hooks.find((h) => h.id === "ckpt-validate")!;
+    expect(hook).toMatchObject({ entry: "ckpt validate", language: "node" });
+    const re = new RegExp(hook.files);
+    for (const f of ["a.json", "s.jsonl", "agent-chat.org", "agent_1.pkl"]) expect(re.test(f)).toBe(true);
+    expect(re.test("README.md")).toBe(false);
+  });
+
+  test("try-repo passes on a valid checkpoint (installing ckpt as pre-commit does)", () => {
+    const r = tryRepo("checkpoints/good.json");
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/ckpt validate\.+Passed/);
+  }, 600_000);
+
+  test("try-repo fails on a broken checkpoint with ckpt's message", () => {
+    const r = tryRepo("checkpoints/good.json", "checkpoints/bad.json");
+    const want = expectOf(BAD).issues[0]!;
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/ckpt validate\.+Failed/);
+    expect(r.stdout).toContain(`checkpoints/bad.json:${want.line}:${want.column}: error ${want.pointer}:`);
+  }, 600_000);
+
+  test("the README's pre-commit config: its files pattern and args, run by the ckpt the hook installed", () => {
+    const config = yamlBlocks.find((b) => b?.repos) as {
+      repos: Array<{ repo: string; rev: string; hooks: Array<{ id: string; files?: string; args?: string[] }> }>;
+    };
+    const hook = config.repos[0]!.hooks[0]!;
+    expect(config.repos[0]!.hooks.map((h) => h.id)).toEqual(["ckpt-validate"]);
+    expect(hooks.map((h) => h.id)).toContain(hook.id);
+    // the environment the try-repo runs above installed (a second install would take minutes): its ckpt binary
+    const home = env.PRE_COMMIT_HOME;
+    const bins = readdirSync(home)
+      .map((d) => join(home, d))
+      .filter((d) => statSync(d).isDirectory())
+      .flatMap((d) => readdirSync(d).map((e) => join(d, e, "bin", "ckpt")))
+      .filter((f) => existsSync(f));
+    expect(bins.length).toBe(1);
+    // pre-commit passes the staged files the pattern selects, after the hook's args
+    const staged = execFileSync("git", ["ls-files"], { cwd: project, encoding: "utf8" }).split("\n").filter(Boolean);
+    const selected = staged.filter((f) => new RegExp(hook.files!).test(f));
+    expect(selected.sort()).toEqual(["checkpoints/bad.json", "checkpoints/good.json"]);
+    const r = spawnSync(bins[0]!, ["validate", ...(hook.args ?? []), ...selected], {
+      cwd: project,
+      env,
+      encoding: "utf8",
+    });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain("checkpoints/bad.json:");
+    expect(r.stdout).toMatch(/good\.json: ok/);
+  });
+});
