@@ -19,7 +19,7 @@ import { mkdir, opendir, rmdir, stat, unlink } from "node:fs/promises";
 import { existsSync, opendirSync, readdirSync, readFileSync, statSync, type Dir } from "node:fs";
 import { basename, join } from "node:path";
 import { ExitCode, inputError, RecordError, storeError } from "../base/errors.js";
-import { writeFileAtomic } from "../base/atomic.js";
+import { writeFileAtomic, writeFilesAtomic } from "../base/atomic.js";
 import { idleCore } from "../base/cores.js";
 import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
@@ -369,6 +369,11 @@ class FolderStore implements Saver {
   }
 
   async save(threadId: string, text: string, namespace?: string): Promise<void> {
+    await this.write(threadId, text, namespace, false);
+  }
+
+  /** Write a thread in its layout; `exclusive`: only where its file does not exist yet (whether it was written). */
+  private async write(threadId: string, text: string, namespace: string | undefined, exclusive: boolean) {
     this.refuseReadOnly();
     checkThreadId(threadId, namespace);
     const dir = this.dirOf(namespace);
@@ -386,7 +391,7 @@ class FolderStore implements Saver {
           );
         }
         checkCollision(path, threadId, namespace);
-        return writeFileAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`));
+        return writeFileAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`), { exclusive });
       }
       case "phi-core-session": {
         const path = join(dir, plan.files[0]!.rel);
@@ -398,27 +403,42 @@ class FolderStore implements Saver {
           `${path}.lock`,
           this.opts.lockWaitMs ?? PHI_LOCK_WAIT_MS,
           `phi-core session '${threadId}'`,
-          () => writeLikePhiCore(path, plan.files[0]!.text),
+          () => writeLikePhiCore(path, plan.files[0]!.text, exclusive),
         );
       }
       case "amacs":
-        return this.writeHome(dir, threadId, plan.files);
+        return this.writeHome(dir, threadId, plan.files, exclusive);
       default:
-        for (const f of plan.files) {
-          if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId, namespace);
-          await writeFileAtomic(join(dir, f.rel), f.text);
-        }
+        for (const f of plan.files) if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId, namespace);
+        return writeFilesAtomic(
+          plan.files.map((f) => ({ path: join(dir, f.rel), text: f.text })),
+          { exclusive },
+        );
     }
   }
 
   /** An amacs home: into the folder itself when it is the home of this thread, else `<dir>/<id>/`. */
-  private async writeHome(dir: string, threadId: string, files: PlannedFile[]): Promise<void> {
+  private writeHome(dir: string, threadId: string, files: PlannedFile[], exclusive: boolean): Promise<boolean> {
     const home = this.homeDir(dir, threadId) ?? join(dir, threadId);
-    for (const f of files) await writeFileAtomic(join(home, basename(f.rel)), f.text);
+    return writeFilesAtomic(
+      files.map((f) => ({ path: join(home, basename(f.rel)), text: f.text })),
+      { exclusive },
+    );
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {
-    for (const r of records) await this.save(r.threadId, r.text, r.namespace);
+    for (const r of records) await this.write(r.threadId, r.text, r.namespace, false);
+  }
+
+  /** Each record whose thread the folder does not hold, in a file created exclusively (never over another's). */
+  async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    const out: boolean[] = [];
+    for (const r of records)
+      out.push(
+        (await this.load(r.threadId, r.namespace)) === undefined &&
+          (await this.write(r.threadId, r.text, r.namespace, true)),
+      );
+    return out;
   }
 
   async delete(threadId: string, namespace?: string): Promise<boolean> {

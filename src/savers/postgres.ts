@@ -12,7 +12,7 @@
 import { hexDigest } from "../base/digest.js";
 import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
-import { checkThreadId } from "./common.js";
+import { checkThreadId, compareIds } from "./common.js";
 import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
 import {
   DEFAULT_NAMESPACE,
@@ -407,6 +407,50 @@ class PostgresStore implements Saver {
   async insertNew(records: SaverRecord[]): Promise<boolean> {
     for (const r of records) checkThreadId(r.threadId, r.namespace);
     return this.wrap("cannot write", () => insertNew(this.pool, this.T, records));
+  }
+
+  /**
+   * `ON CONFLICT DO NOTHING … RETURNING` per UPSERT_ROWS records: the rows that came back are the ones written. The
+   * rows go in key order, so two runs adding the same keys take their row locks in one order: the second waits for
+   * the first instead of a deadlock.
+   */
+  async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    const sorted = [...records].sort(
+      (a, b) => compareIds(a.namespace, b.namespace) || compareIds(a.threadId, b.threadId),
+    );
+    return this.wrap("cannot write", async () => {
+      const added = new Set<string>();
+      for (let i = 0; i < sorted.length; i += UPSERT_ROWS) {
+        const values: unknown[] = [];
+        const rows = sorted.slice(i, i + UPSERT_ROWS).map((r, k) => {
+          values.push(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text));
+          return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
+        });
+        const res = await this.query(
+          `INSERT INTO ${this.T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}
+           ON CONFLICT (namespace, thread_id) DO NOTHING RETURNING namespace, thread_id`,
+          values,
+        );
+        for (const r of res.rows) added.add(`${r.namespace}\u0000${r.thread_id}`);
+      }
+      return records.map((r) => added.has(`${r.namespace}\u0000${r.threadId}`));
+    });
+  }
+
+  existsMany(keys: RecordKey[]): Promise<boolean[]> {
+    return this.wrap("cannot read", async () => {
+      const out = keys.map(() => false);
+      for (const [ns, at] of byNamespace(keys)) {
+        const res = await this.query(
+          `SELECT k.n FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)
+           WHERE EXISTS (SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id)`,
+          [ns, at.map((i) => keys[i]!.threadId)],
+        );
+        for (const r of res.rows) out[at[Number(r.n) - 1]!] = true;
+      }
+      return out;
+    });
   }
 
   async close(): Promise<void> {

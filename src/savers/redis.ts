@@ -354,7 +354,7 @@ class RedisStore implements Saver {
 
   /**
    * `records` set if none of their keys exists (MSETNX: atomic, all or none). Where the server refuses MSETNX (an ACL
-   * without it, a proxy), from then on: looked up (MGET), and set only if none exists, as a migration did before.
+   * without it, a proxy), from then on: looked up (MGET), and set only if none exists (SET NX each).
    */
   private async setNewMany(records: SaverRecord[]): Promise<boolean> {
     const entries = this.entriesOf(records);
@@ -370,14 +370,26 @@ class RedisStore implements Saver {
     return this.wrap("cannot write", async () => {
       const held = await this.kv.getMany(entries.map((e) => e[0]));
       if (held.some((v) => v !== null && v !== undefined)) return false;
-      await this.kv.setMany(entries);
-      return true;
+      // SET NX each: a key another writer set since the lookup is never overwritten; what this call set is undone then
+      const set = await this.kv.setEachNew(entries);
+      if (set.every(Boolean)) return true;
+      for (let i = 0; i < entries.length; i++) if (set[i]) await this.kv.del(entries[i]![0]);
+      return false;
     });
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {
     const entries = this.entriesOf(records);
     await this.wrap("cannot write", () => this.kv.setMany(entries));
+  }
+
+  async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    const entries = this.entriesOf(records);
+    return this.wrap("cannot write", () => this.kv.setEachNew(entries));
+  }
+
+  existsMany(keys: RecordKey[]): Promise<boolean[]> {
+    return this.wrap("cannot read", () => this.kv.existsMany(keys.map((k) => this.keyOf(k.threadId, k.namespace))));
   }
 
   /**
