@@ -55,6 +55,7 @@ export const lsCommand: CommandDef = {
       );
     const saver = await openStore(args.uri, { readOnly: true, env: io.env });
     const rows: Row[] = [];
+    const unread: Row[] = [];
     let others: string[] = []; // when the namespaces asked for hold nothing: the ones that hold threads
     if ((await import("../savers/index.js")).isLangGraphSaver(saver))
       return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
@@ -84,12 +85,25 @@ export const lsCommand: CommandDef = {
           }
           rows.push(row);
         }
+        // a folder's files that look like checkpoints but are not read (unreadable, a second file for a thread): named
+        for (const p of saver.passedOver?.(ns).rejected ?? [])
+          unread.push({
+            namespace: ns,
+            threadId: p.threadId ?? "",
+            format: null,
+            step: null,
+            messages: null,
+            bytes: 0,
+            updatedAt: null,
+            error: `${p.path}: ${p.reason}`,
+          });
       }
       const asked = uriNs !== undefined ? [uriNs] : args.namespace;
       if (rows.length === 0 && asked) others = (await saver.namespaces()).filter((ns) => !asked.includes(ns));
     } finally {
       await saver.close();
     }
+    rows.push(...unread);
     if (args.json) {
       io.stdout.write(stringifyJson(rows, 2) + "\n");
       return 0;
@@ -120,7 +134,10 @@ export const lsCommand: CommandDef = {
         .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
         .join("  ")
         .trimEnd();
-    io.stdout.write([line(head), ...table.map(line)].join("\n") + `\n${plural(rows.length, "thread")}\n`);
+    io.stdout.write(
+      [line(head), ...table.map(line)].join("\n") +
+        `\n${plural(rows.length - unread.length, "thread")}${unread.length ? `, ${plural(unread.length, "file")} not read` : ""}\n`,
+    );
     return 0;
   },
 };

@@ -34,6 +34,7 @@ import {
   readHead,
   type FolderEntry,
   type FoundRecord,
+  type IgnoredEntry,
 } from "./folder-scan.js";
 import { readAheadEntries, type Listed } from "./folder-read-ahead.js";
 import { PHI_LOCK_WAIT_MS, withFlock, writeLikePhiCore } from "./phi-lock.js";
@@ -277,8 +278,7 @@ class FolderStore implements Saver {
     let batch: SaverRecord[] = [];
     for await (const es of this.scanEntries(namespace, size))
       for (const e of es) {
-        if (e.kind === "ignored")
-          this.report(namespace).ignored.push({ namespace, path: join(dir, e.rel), reason: e.reason });
+        if (e.kind === "ignored") this.passOver(namespace, e);
         if (e.kind !== "record" || !this.winner(e, namespace, seen)) continue;
         batch.push({ namespace, threadId: e.threadId, text: e.text!, source: join(dir, e.rel) });
         if (batch.length >= size) {
@@ -287,6 +287,14 @@ class FolderStore implements Saver {
         }
       }
     if (batch.length) yield batch;
+  }
+
+  /** An entry that is not a record: ignored (not a checkpoint), or rejected (a checkpoint's file ckpt cannot read). */
+  private passOver(namespace: string, e: IgnoredEntry): void {
+    const path = join(this.dirOf(namespace), e.rel);
+    if (e.unreadable)
+      this.report(namespace).rejected.push({ namespace, threadId: e.unreadable.threadId, path, reason: e.reason });
+    else this.report(namespace).ignored.push({ namespace, path, reason: e.reason });
   }
 
   passedOver(namespace?: string): { ignored: PassedOver[]; rejected: PassedOver[] } {
@@ -299,7 +307,10 @@ class FolderStore implements Saver {
     this.reports.set(namespace, { ignored: [], rejected: [] });
     const found: FoundRecord[] = [];
     // FileSaver documents at their own path first, so that they win over misplaced copies whatever the folder order
-    const all = [...this.entries(namespace)].filter((e): e is FoundRecord => e.kind === "record");
+    const all: FoundRecord[] = [];
+    for (const e of this.entries(namespace))
+      if (e.kind === "record") all.push(e);
+      else if (e.kind === "ignored") this.passOver(namespace, e);
     all.sort(
       (a, b) =>
         Number(b.rel === sanitizeThreadId(b.threadId) + ".json") -

@@ -1,0 +1,112 @@
+/**
+ * #27 "every bad input answered": the documented exit code and a one-line message naming the place, never exit 70,
+ * never a record lost as "not a checkpoint".
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+} from "node:fs";
+import { constants } from "node:buffer";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSaver } from "../src/savers/index.js";
+import { runCli } from "./helpers/cli-io.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const samples = join(ROOT, "fixtures", "savers", "deepagent-filesaver");
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "ckpt-bad-input-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A sparse file one byte longer than the longest string Node can hold (no disk space used). */
+function tooLarge(path: string): void {
+  truncateSync(path, 0);
+  truncateSync(path, constants.MAX_STRING_LENGTH + 1);
+}
+
+describe("#27 item 2: a source file ckpt cannot read is a rejected record, not 'not a checkpoint'", () => {
+  it("migrate --from <folder>: a link loop, a file too large for one string (and, not as root, one without read permission) are rejected (exit 5), named in the reject file; ls names them", async () => {
+    const src = join(dir, "unreadable");
+    mkdirSync(src);
+    for (const f of ["user_42_session_1.json", "explicit-messages-thread.json"])
+      copyFileSync(join(samples, f), join(src, f));
+    symlinkSync("loop.json", join(src, "loop.json")); // ELOOP
+    const big = join(src, "big.json");
+    copyFileSync(join(samples, "explicit-messages-thread.json"), big);
+    tooLarge(big);
+    const expected = ["big.json", "loop.json"];
+    const root = process.getuid?.() === 0;
+    if (!root) {
+      copyFileSync(join(samples, "user_42_session_1.json"), join(src, "secret.json"));
+      chmodSync(join(src, "secret.json"), 0);
+      expected.push("secret.json");
+    }
+    const rejects = join(dir, "rejects.ndjson");
+    const r = await runCli(
+      [
+        "migrate",
+        "--from",
+        src,
+        "--to",
+        `sqlite:${join(dir, "u.db")}`,
+        "--reject-file",
+        rejects,
+        "--journal",
+        join(dir, "u.journal"),
+      ],
+      { cwd: dir },
+    );
+    expect(r.code, r.err).toBe(5);
+    expect(r.out).toContain(`read 2, written 2, skipped 0, rejected ${expected.length}`);
+    expect(r.out).not.toContain("ignored");
+    expect(r.out).toContain(`rejected: ${big}: too large to read as one JSON text (537 MB; the limit is 536 MB)`);
+    expect(r.out).toContain(`rejected: ${join(src, "loop.json")}: cannot read it: ELOOP`);
+    if (!root) expect(r.out).toContain(`rejected: ${join(src, "secret.json")}: cannot read it: permission denied`);
+    const lines = readFileSync(rejects, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { file: string; threadId: string });
+    expect(lines.map((l) => l.file).sort()).toEqual(expected.map((f) => join(src, f)));
+    expect(lines.find((l) => l.file === big)?.threadId).toBe("big");
+    const t = await openSaver(`sqlite:${join(dir, "u.db")}`, { readOnly: true });
+    expect(await t.count()).toBe(2);
+    await t.close();
+
+    const ls = await runCli(["ls", src], { cwd: dir });
+    expect(ls.code, ls.err).toBe(0);
+    expect(ls.out).toContain(`? (${join(src, "loop.json")}: cannot read it: ELOOP)`);
+    expect(ls.out).toContain(`? (${big}: too large to read as one JSON text`);
+    expect(ls.out.trim().split("\n").at(-1)).toBe(`2 threads, ${expected.length} files not read`);
+  }, 60_000);
+});
+
+describe("#27 item 7: a document too large for one string is exit 3 naming it, in every command that reads one", () => {
+  it("validate, show, convert, diff, migrate --from <file>", async () => {
+    const big = join(dir, "huge.json");
+    copyFileSync(join(samples, "explicit-messages-thread.json"), big);
+    tooLarge(big);
+    const why = `too large to read as one JSON text (537 MB; the limit is 536 MB)`;
+    for (const argv of [
+      ["validate", big],
+      ["show", big],
+      ["convert", big, "--to-format", "ckpt"],
+      ["diff", big, join(samples, "explicit-messages-thread.json")],
+      ["migrate", "--from", big, "--to", `sqlite:${join(dir, "h.db")}`, "--journal", join(dir, "h.journal")],
+    ]) {
+      const r = await runCli(argv, { cwd: dir });
+      expect(r.code, `${argv[0]}: ${r.err}${r.out}`).toBe(3);
+      expect(r.err + r.out, argv[0]).toContain(`${big}: `);
+      expect(r.err + r.out, argv[0]).toContain(why);
+      expect(r.err, argv[0]).not.toMatch(/\n\s+at /);
+    }
+  }, 60_000);
+});
