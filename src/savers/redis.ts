@@ -94,10 +94,28 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The credentials of a Redis URL. A lone user-info is the password, as the one redactor (base/redact.ts) treats it:
+ * `redis://TOKEN@host` authenticates with TOKEN (Redis 6 ACL: `AUTH <password>` logs in as `default`); the client
+ * would take it for a user name and send no password at all.
+ */
+export function redisCredentials(u: URL): { username?: string; password?: string } {
+  const user = u.username ? decodeURIComponent(u.username) : undefined;
+  const password = u.password ? decodeURIComponent(u.password) : undefined;
+  if (user !== undefined && password === undefined) return { username: "", password: user };
+  return { username: user, password };
+}
+
 /** One server; undefined when it turns out to be a cluster node and `mode` is "detect". */
 async function openSingle(url: string, uri: string, mode: ClusterMode, ms: number): Promise<Kv | undefined> {
   const { Redis } = await import("ioredis");
-  const client = new Redis(url, {
+  // the credentials as options, the URL without them (the client takes the URL's over any option)
+  const bare = new URL(url);
+  const credentials = redisCredentials(bare);
+  bare.username = "";
+  bare.password = "";
+  const client = new Redis(bare.toString(), {
+    ...credentials,
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     connectTimeout: ms,
@@ -128,8 +146,7 @@ async function openCluster(url: string, uri: string, ms: number): Promise<Kv> {
   const { Cluster } = await import("ioredis");
   const u = new URL(url);
   const redisOptions: RedisOptions = {
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
+    ...redisCredentials(u),
     tls: u.protocol === "rediss:" ? {} : undefined,
     connectTimeout: ms,
     commandTimeout: ms,
