@@ -2,12 +2,14 @@
  * #27 "Nothing lost": migrations under faults and concurrency, with real servers and real `ckpt` processes.
  * Item 1: `--resume` checks what its journal claims against the target (a Redis without persistence killed with -9
  * and restarted empty; a journal naming records no store of any kind holds). Item 3: two runs into one target with
- * `--on-conflict skip` never overwrite each other, and each run's count says what it really wrote.
+ * `--on-conflict skip` never overwrite each other, and each run's count says what it really wrote. Item 5: two runs of
+ * one migration, one journal: the second says the first is running. Item 6: first writes into a new PostgreSQL schema
+ * at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
@@ -216,4 +218,77 @@ describe("#27 item 3: two runs into one target with --on-conflict skip never ove
       expect(sbs.verified).toBe(sbs.written);
     }, 120_000);
   }
+});
+
+describe("#27 item 5: two runs of one migration share one journal; the second says the first is running", () => {
+  it("the second run is exit 4 naming the first's pid, and leaves the live journal alone; the first finishes", async () => {
+    const src = folder("lock-src", 3000, 1);
+    const args = ["migrate", "--from", src, "--to", `sqlite:${join(dir, "lock.db")}`, "--batch-size", "20"];
+    const env = { ...process.env, NO_COLOR: "1", XDG_STATE_HOME: join(dir, "lock-state") };
+    const first = spawn(process.execPath, [BIN, ...args, "--json"], { cwd: dir, env });
+    let out = "";
+    let second: Promise<{ code: number | null; err: string }> | undefined;
+    const done = new Promise<number | null>((resolve) => first.on("close", resolve));
+    first.stdout.on("data", (d: Buffer) => {
+      out += d;
+      if (second || !out.includes('"type":"progress"')) return;
+      second = new Promise((resolve) => {
+        const p = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
+        let err = "";
+        p.stderr.on("data", (e: Buffer) => (err += e));
+        p.on("close", (code) => resolve({ code, err }));
+      });
+    });
+    const code = await done;
+    expect(code).toBe(0);
+    expect(second, "the second run started while the first was running").toBeDefined();
+    const r = await second!;
+    expect(r.code, r.err).toBe(4);
+    expect(r.err).toContain(
+      `another migration (pid ${first.pid}) is running with the journal at ${join(dir, "lock-state", "ckpt")}`,
+    );
+    expect(r.err).not.toContain("delete the file");
+    expect(summaryOf(out)).toMatchObject({ read: 3000, written: 3000, verified: 3000 });
+    expect(readdirSync(join(dir, "lock-state", "ckpt"))).toEqual([]); // journal and lock removed
+  }, 120_000);
+
+  it("a lock left by a process that is gone (kill -9) is taken over", async () => {
+    const src = folder("stale-src", 5, 1);
+    const journal = join(dir, "stale.journal");
+    const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    writeFileSync(`${journal}.lock`, `${gone.stdout}\n`);
+    const r = await runCli(
+      ["migrate", "--from", src, "--to", `sqlite:${join(dir, "stale.db")}`, "--journal", journal],
+      {
+        cwd: dir,
+      },
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+  });
+});
+
+describe("#27 item 6: first writes into a new PostgreSQL schema at once create it once, without an error", () => {
+  it("eight connections preparing one new schema together all succeed (in-process, three schemas)", async () => {
+    for (const name of ["new1", "new2", "new3"]) {
+      const uri = `${PG}?schema=${pgs.schema(name)}`;
+      const savers = await Promise.all(Array.from({ length: 8 }, () => openSaver(uri)));
+      await Promise.all(savers.map((s) => s.close()));
+    }
+  }, 60_000);
+
+  it("two ckpt processes migrating into one new schema: both exit 0, every record there once", async () => {
+    const src = folder("pg-new-src", 50, 1);
+    const target = `${PG}?schema=${pgs.schema("newproc")}`;
+    const [a, b] = await Promise.all(
+      ["a", "b"].map((k) =>
+        ckpt(["migrate", "--from", src, "--to", target, "--journal", join(dir, `pg-new-${k}.journal`), "-q"]),
+      ),
+    );
+    expect(a!.code, a!.err).toBe(0);
+    expect(b!.code, b!.err).toBe(0);
+    const t = await openSaver(target, { readOnly: true });
+    expect(await t.count()).toBe(50);
+    await t.close();
+  }, 60_000);
 });

@@ -104,6 +104,62 @@ export function journalPathFor(
   return join(state, "ckpt", `migrate-${hash}.journal`);
 }
 
+/** Whether process `pid` is alive (EPERM: it is, under another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Take the journal's lock, `<journal>.lock` holding this process's id, created exclusively: two runs of one migration
+ * share one journal, and the second must not take the first's live journal for an interrupted one. A lock whose
+ * process is gone (a kill -9, a crash) is taken over. The lock goes when the run ends; the release function says so.
+ */
+async function lockJournal(path: string): Promise<() => Promise<void>> {
+  const lock = `${path}.lock`;
+  const failed = (e: unknown) => {
+    const code = (e as NodeJS.ErrnoException).code;
+    return storeError(
+      "journal",
+      `cannot write the migration journal: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (e as Error).message} (set XDG_STATE_HOME or pass --journal <file>)`,
+      { file: lock },
+    );
+  };
+  try {
+    await mkdir(dirname(path), { recursive: true });
+  } catch (e) {
+    throw failed(e);
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fh = await open(lock, "wx");
+      await fh.write(`${process.pid}\n`);
+      await fh.close();
+      return () => rm(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 2) throw failed(e);
+    }
+    let pid = Number.NaN;
+    try {
+      pid = Number.parseInt(readFileSync(lock, "utf8"), 10);
+    } catch {
+      // removed meanwhile: try again
+    }
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
+      throw storeError(
+        "journal-locked",
+        `another migration (pid ${pid}) is running with the journal at ${path}: wait for it to finish (it removes the journal), or stop it (Ctrl-C) and finish with --resume`,
+        { file: path },
+      );
+    // the process that held it is gone: its lock is stale
+    await rm(lock, { force: true });
+  }
+}
+
 /** An interrupted run's journal blocks a fresh run (checked before any store is opened). */
 function checkJournal(path: string, resume: boolean): void {
   if (existsSync(path) && !resume) {
@@ -345,15 +401,30 @@ function onInterrupt(io: CliIO, controller: AbortController): () => void {
 async function runMigrate(args: Args, io: CliIO): Promise<number> {
   checkArgs(args);
   // one namespace rule: the URI's ?namespace=, else the flag (both, disagreeing, is a usage error)
-  const fromNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
-  if (fromNs !== undefined && (args.namespace?.length ?? 0) > 1)
+  const fromUriNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
+  if (fromUriNs !== undefined && (args.namespace?.length ?? 0) > 1)
     throw usageError(
-      `namespace given twice: '${fromNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`,
+      `namespace given twice: '${fromUriNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`,
     );
+  namespaceFor(args.to, args.toNamespace); // checked before the journal is locked, as the URIs are
+  const { parseSaverUri } = await import("../savers/index.js");
+  for (const uri of [args.from, args.to]) parseSaverUri(uri, io.env);
+  const journalPath = journalPathFor(args, io);
+  if (args.dryRun) return migrateLocked(args, io, journalPath);
+  const unlock = await lockJournal(journalPath);
+  try {
+    return await migrateLocked(args, io, journalPath);
+  } finally {
+    await unlock();
+  }
+}
+
+/** The run, once the journal is locked (a dry run keeps no journal). */
+async function migrateLocked(args: Args, io: CliIO, journalPath: string): Promise<number> {
+  const fromNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
   const toNs = namespaceFor(args.to, args.toNamespace);
   const from = redactUri(args.from);
   const to = redactUri(args.to);
-  const journalPath = journalPathFor(args, io);
   if (!args.dryRun) checkJournal(journalPath, args.resume);
   const { isLangGraphStore, runLangGraphMigrate } = await import("./migrate-langgraph.js");
   const { intoLangGraph, runIntoLangGraph } = await import("./migrate-to-langgraph.js");

@@ -65,6 +65,9 @@ export function describePgError(e: unknown, uri: string): { message: string; mis
         missing: true,
       };
     default:
+      // a server that answered with an SQL error (not a connection class 08 one) was reached: say what failed
+      if (err.code && /^[0-9A-Z]{5}$/.test(err.code) && !err.code.startsWith("08"))
+        return { message: `PostgreSQL at ${uri} refused: ${msg} (SQLSTATE ${err.code})`, missing: false };
       return { message: `cannot connect to PostgreSQL at ${uri}: ${msg}`, missing: false };
   }
 }
@@ -90,13 +93,25 @@ async function prepare(
         );
       if (!found.m) return;
     } else {
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)}`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
-        bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
-      await c.query(`INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [
-        String(PG_SCHEMA_VERSION),
-      ]);
+      // Two first writers at once (two migrations, --jobs writers) would race on the catalog: `IF NOT EXISTS` is no
+      // lock, and the loser fails on pg_type's or pg_namespace's unique index. One transaction-scoped advisory lock
+      // per table makes them take turns; the second finds everything there.
+      await c.query("BEGIN");
+      try {
+        await c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`ckpt:prepare:${names.T}`]);
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)}`);
+        await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
+          bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
+        await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
+        await c.query(
+          `INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`,
+          [String(PG_SCHEMA_VERSION)],
+        );
+        await c.query("COMMIT");
+      } catch (e) {
+        await c.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      }
     }
     const v = Number((await c.query(`SELECT value FROM ${names.M} WHERE key = 'schema_version'`)).rows[0]?.value);
     if (v > PG_SCHEMA_VERSION)
