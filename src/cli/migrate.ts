@@ -127,6 +127,7 @@ async function lockJournal(path: string): Promise<() => Promise<void>> {
       "journal",
       `cannot write the migration journal: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (e as Error).message} (set XDG_STATE_HOME or pass --journal <file>)`,
       { file: lock },
+      e,
     );
   };
   try {
