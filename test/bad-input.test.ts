@@ -8,6 +8,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -109,4 +110,25 @@ describe("#27 item 7: a document too large for one string is exit 3 naming it, i
       expect(r.err, argv[0]).not.toMatch(/\n\s+at /);
     }
   }, 60_000);
+});
+
+describe("#27 item 8: an option that takes one value, given twice, is exit 2 before anything is opened", () => {
+  for (const flag of ["--to", "--from", "--journal", "--reject-file"]) {
+    it(`migrate ${flag} twice`, async () => {
+      const work = mkdtempSync(join(dir, "twice-"));
+      const state = join(work, "state");
+      const argv = ["migrate", "--from", samples, "--to", `sqlite:${join(work, "t.db")}`];
+      const second: Record<string, string[]> = {
+        "--to": ["--to", "redis://:S3cr3t@127.0.0.1:1"],
+        "--from": ["--from", join(work, "other")],
+        "--journal": ["--journal", join(work, "a.journal"), "--journal", join(work, "b.journal")],
+        "--reject-file": ["--reject-file", join(work, "a.ndjson"), "--reject-file", join(work, "b.ndjson")],
+      };
+      const r = await runCli([...argv, ...second[flag]!], { cwd: work, env: { XDG_STATE_HOME: state } });
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(new RegExp(`^ckpt: ${flag} given 2 times \\(.*\\): it takes one value\\n`));
+      expect(r.err).not.toContain("S3cr3t");
+      expect(readdirSync(work)).toEqual([]); // no journal, no target, no reject file
+    });
+  }
 });

@@ -5,7 +5,7 @@
 import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import { closeStores } from "./stores.js";
-import { notANumber, type CommandDef } from "./command.js";
+import { givenTwice, notANumber, type CommandDef } from "./command.js";
 import { quickArgs } from "./quick.js";
 
 /**
@@ -90,6 +90,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       // `--limit abc`: yargs made it NaN; say which option and what was given (exit 2) before any command runs
       const bad = notANumber(args, argv);
       if (bad !== undefined) throw usageError(bad);
+      // `--to a --to b`: yargs makes an array of an option that takes one value; exit 2 before anything is opened
+      const twice = givenTwice(
+        args,
+        (parser as unknown as { getOptions(): Parameters<typeof givenTwice>[1] }).getOptions(),
+      );
+      if (twice !== undefined) throw usageError(twice);
     }, true)
     .fail((msg, err) => {
       if (err) throw err;
