@@ -132,3 +132,30 @@ describe("#27 item 8: an option that takes one value, given twice, is exit 2 bef
     });
   }
 });
+
+describe("#27 item 9: ?schema= / ?table= PostgreSQL cannot hold are exit 2 before connecting", () => {
+  const PGURL = "postgres://postgres@127.0.0.1:5432/test";
+  const cases: Array<[string, RegExp]> = [
+    ["schema=%00x", /schema="\\u0000x": a NUL character cannot be in a PostgreSQL name/],
+    ["table=t%00", /table="t\\u0000": a NUL character cannot be in a PostgreSQL name/],
+    ["schema=", /schema="": expected a schema name/],
+    ["schema=pg_catalog", /schema="pg_catalog": a PostgreSQL system schema/],
+    ["schema=information_schema", /schema="information_schema": a PostgreSQL system schema/],
+    [`schema=${"s".repeat(64)}`, /64 bytes; PostgreSQL names hold at most 63/],
+  ];
+  for (const [query, want] of cases) {
+    it(`?${query.slice(0, 30)}: ls and migrate --to`, async () => {
+      const work = mkdtempSync(join(dir, "pgname-"));
+      const ls = await runCli(["ls", `${PGURL}?${query}`], { cwd: work });
+      expect(ls.code, ls.err).toBe(2);
+      expect(ls.err).toMatch(want);
+      const m = await runCli(["migrate", "--from", samples, "--to", `${PGURL}?${query}`], {
+        cwd: work,
+        env: { XDG_STATE_HOME: join(work, "state") },
+      });
+      expect(m.code, m.err).toBe(2);
+      expect(m.err).toMatch(want);
+      expect(readdirSync(work)).toEqual([]);
+    });
+  }
+});
