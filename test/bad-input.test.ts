@@ -13,6 +13,7 @@ import {
   rmSync,
   symlinkSync,
   truncateSync,
+  writeFileSync,
 } from "node:fs";
 import { constants } from "node:buffer";
 import { tmpdir } from "node:os";
@@ -158,4 +159,58 @@ describe("#27 item 9: ?schema= / ?table= PostgreSQL cannot hold are exit 2 befor
       expect(readdirSync(work)).toEqual([]);
     });
   }
+});
+
+describe("#27 item 10: control characters in thread ids and texts are shown escaped, never acted on", () => {
+  const ESC = "\u001b";
+  const evil = `evil${ESC}]0;pwned\u0007${ESC}[31mred`;
+  const twoLines = "two\nlines";
+  let src: string;
+  beforeAll(() => {
+    src = join(dir, "esc");
+    mkdirSync(src);
+    const base = JSON.parse(readFileSync(join(samples, "user_42_session_1.json"), "utf8")) as {
+      messages: unknown[];
+    };
+    for (const id of [evil, twoLines]) {
+      const doc = {
+        ...base,
+        threadId: id,
+        messages: [
+          ...base.messages,
+          { role: "user", content: [{ type: "text", text: `hi ${ESC}[2J there` }], timestamp: 1 },
+        ],
+      };
+      writeFileSync(join(src, `${id.replace(/[^a-zA-Z0-9_-]/g, "_")}.json`), JSON.stringify(doc, null, 2));
+    }
+  });
+  const raw = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+  it("ls: one row per thread, the ids escaped", async () => {
+    const r = await runCli(["ls", src]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).not.toMatch(raw);
+    const lines = r.out.trim().split("\n");
+    expect(lines).toHaveLength(4); // header, two rows, footer
+    expect(r.out).toContain("evil\\x1b]0;pwned\\x07\\x1b[31mred");
+    expect(r.out).toContain("two\\nlines");
+  });
+
+  it("show and log: the header and the messages escaped (newlines in a message kept)", async () => {
+    const s = await runCli(["show", `${src}#${twoLines}`]);
+    expect(s.code, s.err).toBe(0);
+    expect(s.out).not.toMatch(raw);
+    expect(s.out.split("\n")[0]).toMatch(/^thread two\\nlines — deepagent/);
+    expect(s.out).toContain("hi \\x1b[2J there");
+    const l = await runCli(["log", `${src}#${evil}`]);
+    expect(l.code, l.err).toBe(0);
+    expect(l.out).not.toMatch(raw);
+  });
+
+  it("error messages: a thread id in a message is escaped", async () => {
+    const r = await runCli(["show", `${src}#nope${ESC}[2Jx`]);
+    expect(r.code).toBe(3);
+    expect(r.err).not.toMatch(raw);
+    expect(r.err).toContain("nope\\x1b[2Jx");
+  });
 });

@@ -2,6 +2,7 @@
  * `ckpt ls <URI>`: the threads a saver holds, with step, message count, size and update time (`--json` for NDJSON-free
  * machine output: one JSON array).
  */
+import { printable } from "../base/printable.js";
 import type { Argv } from "yargs";
 import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
@@ -126,7 +127,7 @@ export const lsCommand: CommandDef = {
         r.messages ?? "-",
         `${r.bytes} B`,
         r.updatedAt ?? "-",
-      ].map(String),
+      ].map((c) => printable(String(c))),
     );
     const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
     const line = (cells: string[]) =>

@@ -2,6 +2,7 @@
  * CLI entry: wires the commands into yargs, runs the chosen one and maps failures to the documented exit codes.
  * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
  */
+import { printable } from "../base/printable.js";
 import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import { closeStores } from "./stores.js";
@@ -140,7 +141,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export function reportError(e: unknown, io: CliIO): number {
   if (e instanceof CkptError) {
-    io.stderr.write(`ckpt: ${e.format()}\n`);
+    io.stderr.write(`ckpt: ${printable(e.format(), true)}\n`);
     return e.exitCode;
   }
   if (e instanceof RangeError && /call stack/i.test(e.message)) {

@@ -3,6 +3,7 @@
  * format), verified by content hash, resumable through a journal. Progress on stderr on a TTY; `--json` prints NDJSON
  * progress events and the summary on stdout.
  */
+import { printable } from "../base/printable.js";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
@@ -260,7 +261,8 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
     lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
   if (verbose) for (const f of s.ignoredFiles) lines.push(`  ignored: ${f.file}: ${f.reason}`);
   if (s.aborted) lines.push(`  stopped: ${s.aborted}`);
-  return lines.join("\n") + "\n";
+  // thread ids and file names come from the stores: their control characters are shown, never acted on
+  return lines.map((l) => printable(l)).join("\n") + "\n";
 }
 
 /** `migrating [#########-----------]  45%  4,500/10,000 · 1,234 written · 12,345 rec/s · ETA 0:04` (TTY only). */
