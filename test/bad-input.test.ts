@@ -214,3 +214,89 @@ describe("#27 item 10: control characters in thread ids and texts are shown esca
     expect(r.err).toContain("nope\\x1b[2Jx");
   });
 });
+
+/** A deep-agent document of thread `id` (the sample's content). */
+const docOf = (id: string) =>
+  JSON.stringify(
+    { ...JSON.parse(readFileSync(join(samples, "user_42_session_1.json"), "utf8")), threadId: id },
+    null,
+    2,
+  );
+
+describe("#27 item 11: ls of a folder where one file's thread id is empty or holds a NUL lists the rest", () => {
+  it("one finding per bad file, naming it; the good threads listed; exit 0", async () => {
+    const src = join(dir, "bad-ids");
+    mkdirSync(src);
+    for (const f of ["user_42_session_1.json", "explicit-messages-thread.json"])
+      copyFileSync(join(samples, f), join(src, f));
+    writeFileSync(join(src, "empty.json"), docOf(""));
+    writeFileSync(join(src, "nul.json"), docOf("a\u0000b"));
+    const r = await runCli(["ls", src]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain("user:42/session#1");
+    expect(r.out).toContain("explicit-messages-thread");
+    expect(r.out).toContain(`${join(src, "empty.json")}: a thread id must be a non-empty string`);
+    expect(r.out).toContain(`${join(src, "nul.json")}: thread id "a\\u0000b" contains a NUL character`);
+    expect(r.out.trim().split("\n").at(-1)).toBe("2 threads, 2 files not read");
+    const j = await runCli(["ls", src, "--json"]);
+    const rows = JSON.parse(j.out) as Array<{ threadId: string; error?: string }>;
+    expect(rows.filter((x) => x.error === undefined).map((x) => x.threadId)).toEqual([
+      "explicit-messages-thread",
+      "user:42/session#1",
+    ]);
+    expect(rows.filter((x) => x.error !== undefined)).toHaveLength(2);
+  });
+});
+
+describe("#27 item 12: migrate into a folder layout where one id cannot be a file name rejects that record", () => {
+  it("'.', '..' and an ESC into a yoagent folder: those rejected (exit 5), the rest written; a rerun writes nothing new", async () => {
+    const db = `sqlite:${join(dir, "names.db")}`;
+    const s = await openSaver(db);
+    const ids = ["a", "b", ".", "..", "e\u001bsc", "z"];
+    await s.saveMany(ids.map((id) => ({ namespace: "default", threadId: id, text: docOf(id) })));
+    await s.close();
+    const out = join(dir, "names-out");
+    const argv = ["migrate", "--from", db, "--to", out, "--to-format", "yoagent", "--allow-lossy"];
+    const r = await runCli([...argv, "--journal", join(dir, "names.journal")], { cwd: dir });
+    expect(r.code, r.err).toBe(5);
+    expect(r.out).toContain("read 6, written 3, skipped 0, rejected 3");
+    expect(r.out).toContain(`rejected: default#..: thread id ".." cannot be a file name in the yoagent layout`);
+    expect(r.out).toContain(`rejected: default#e\\x1bsc: thread id "e\\u001bsc" cannot be a file name`);
+    expect(readdirSync(out).sort()).toEqual(["a.json", "b.json", "z.json"]);
+    const again = await runCli([...argv, "--journal", join(dir, "names2.journal")], { cwd: dir });
+    expect(again.code, again.err).toBe(5);
+    expect(again.out).toContain("read 6, written 0, skipped 3 (3 identical), rejected 3");
+  });
+});
+
+describe("#27 item 14: one rule for ids that cannot be keys: the document's own id, or rejected", () => {
+  it("a FileSaver file whose threadId is 10,000 characters is that thread (not its file name); migrating it back to a folder rejects it", async () => {
+    const src = join(dir, "long-id");
+    mkdirSync(src);
+    const long = "x".repeat(10_000);
+    writeFileSync(join(src, "long.json"), docOf(long));
+    copyFileSync(join(samples, "user_42_session_1.json"), join(src, "user_42_session_1.json"));
+    const ls = await runCli(["ls", src, "--json"]);
+    expect((JSON.parse(ls.out) as Array<{ threadId: string }>).map((x) => x.threadId).sort()).toEqual([
+      "user:42/session#1",
+      long,
+    ]);
+    const db = `sqlite:${join(dir, "long.db")}`;
+    const there = await runCli(["migrate", "--from", src, "--to", db, "--journal", join(dir, "long1.journal")], {
+      cwd: dir,
+    });
+    expect(there.code, there.err).toBe(0);
+    const s = await openSaver(db, { readOnly: true });
+    expect(await s.load(long)).toBe(docOf(long));
+    expect(await s.load("long")).toBeUndefined();
+    await s.close();
+    const back = await runCli(
+      ["migrate", "--from", db, "--to", join(dir, "long-back"), "--journal", join(dir, "long2.journal")],
+      { cwd: dir },
+    );
+    expect(back.code, back.err).toBe(5);
+    expect(back.out).toContain("read 2, written 1, skipped 0, rejected 1, verified 1");
+    expect(back.out).toContain("thread id is too long for a file name (10005 bytes; the limit is 250)");
+    expect(back.out).not.toContain("mismatch");
+  });
+});

@@ -9,7 +9,7 @@ import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { usageError } from "../base/errors.js";
+import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { namespaceFor, storeAt } from "./input.js";
 import { openStore } from "./stores.js";
 
@@ -63,7 +63,15 @@ export const lsCommand: CommandDef = {
     try {
       for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {
-          const text = await saver.load(t.threadId, ns);
+          let text: string | undefined;
+          let unreadable: string | undefined;
+          try {
+            text = await saver.load(t.threadId, ns);
+          } catch (e) {
+            // one record ckpt cannot read is a finding in its row; the others are still listed
+            if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
+            unreadable = e.message;
+          }
           const row: Row = {
             namespace: ns,
             threadId: t.threadId,
@@ -72,6 +80,7 @@ export const lsCommand: CommandDef = {
             messages: null,
             bytes: t.bytes,
             updatedAt: t.updatedAt ?? null,
+            ...(unreadable !== undefined ? { error: unreadable } : {}),
           };
           if (text !== undefined) {
             try {

@@ -24,7 +24,15 @@ import { idleCore } from "../base/cores.js";
 import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { ioError, threadIdIn } from "./fs-common.js";
-import { MAX_NAME, parseLayout, planRecord, sanitizeThreadId, type Layout, type PlannedFile } from "./folder-layout.js";
+import {
+  MAX_NAME,
+  parseLayout,
+  planRecord,
+  sanitizeThreadId,
+  type Layout,
+  type Plan,
+  type PlannedFile,
+} from "./folder-layout.js";
 import {
   AMACS_FILES,
   dirEntries,
@@ -135,6 +143,17 @@ function checkCollision(path: string, threadId: string, namespace?: string): voi
   }
 }
 
+/** Why no store can hold this thread id (empty, a NUL), or undefined. */
+function badThreadId(id: string): string | undefined {
+  try {
+    checkThreadId(id);
+    return undefined;
+  } catch (e) {
+    if (e instanceof RecordError) return e.message;
+    throw e;
+  }
+}
+
 /** Whether the file at `path` exists and holds thread `id`. */
 function holds(path: string, id: string): boolean {
   try {
@@ -142,6 +161,14 @@ function holds(path: string, id: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A record checked for writing: where and how it goes. */
+interface Planned {
+  threadId: string;
+  text: string;
+  dir: string;
+  plan: Plan;
 }
 
 interface NsReport {
@@ -316,7 +343,18 @@ class FolderStore implements Saver {
         Number(b.rel === sanitizeThreadId(b.threadId) + ".json") -
         Number(a.rel === sanitizeThreadId(a.threadId) + ".json"),
     );
-    for (const e of all) if (this.winner(e, namespace, seen)) found.push({ ...e, text: undefined });
+    for (const e of all) {
+      // a file whose thread id no store can hold (empty, a NUL) is one finding, named; the rest are listed
+      const bad = badThreadId(e.threadId);
+      if (bad !== undefined)
+        this.report(namespace).rejected.push({
+          namespace,
+          threadId: e.threadId,
+          path: join(this.dirOf(namespace), e.rel),
+          reason: bad,
+        });
+      else if (this.winner(e, namespace, seen)) found.push({ ...e, text: undefined });
+    }
     found.sort((a, b) => compareIds(a.threadId, b.threadId));
     let n = 0;
     for (const e of found) {
@@ -380,33 +418,47 @@ class FolderStore implements Saver {
   }
 
   async save(threadId: string, text: string, namespace?: string): Promise<void> {
-    await this.write(threadId, text, namespace, false);
+    await this.put(this.planWrite({ threadId, text, namespace }), false);
   }
 
-  /** Write a thread in its layout; `exclusive`: only where its file does not exist yet (whether it was written). */
-  private async write(threadId: string, text: string, namespace: string | undefined, exclusive: boolean) {
+  /**
+   * Everything about writing a record that can refuse it (a RecordError: an id no store or no file name can hold, a
+   * layout that cannot hold its format, a FileSaver name another thread's file has), checked before anything is
+   * written: a batch is either refused at one record before any write, or written.
+   */
+  private planWrite(r: { threadId: string; text: string; namespace?: string }): Planned {
     this.refuseReadOnly();
+    const { threadId, namespace } = r;
     checkThreadId(threadId, namespace);
     const dir = this.dirOf(namespace);
-    const plan = planRecord(threadId, text, this.opts.layout, `${this.uri}#${threadId}`);
+    const name = `${this.uri}#${threadId}`;
+    const plan = planRecord(threadId, r.text, this.opts.layout, name);
+    const first = plan.files[0]!;
+    if (plan.layout === "deepagent" && Buffer.byteLength(first.rel) > MAX_NAME) {
+      throw new RecordError(
+        ExitCode.STORE,
+        "file-name-too-long",
+        `thread id is too long for a file name (${Buffer.byteLength(first.rel)} bytes; the limit is ${MAX_NAME})`,
+        { threadId, namespace },
+        { file: join(dir, first.rel.slice(0, 40) + "…") },
+      );
+    }
+    if (plan.layout === "deepagent" || plan.layout === "phi-core-session")
+      checkCollision(join(dir, first.rel), threadId, namespace);
+    else if (plan.layout !== "amacs")
+      for (const f of plan.files) if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId, namespace);
+    return { threadId, text: r.text, dir, plan };
+  }
+
+  /** Write a planned record; `exclusive`: only where its file does not exist yet (whether it was written). */
+  private async put(p: Planned, exclusive: boolean): Promise<boolean> {
+    const { threadId, dir, plan } = p;
+    const first = plan.files[0]!;
     switch (plan.layout) {
-      case "deepagent": {
-        const path = join(dir, plan.files[0]!.rel);
-        if (Buffer.byteLength(plan.files[0]!.rel) > MAX_NAME) {
-          throw new RecordError(
-            ExitCode.STORE,
-            "file-name-too-long",
-            `thread id is too long for a file name (${Buffer.byteLength(plan.files[0]!.rel)} bytes; the limit is ${MAX_NAME})`,
-            { threadId, namespace },
-            { file: join(dir, plan.files[0]!.rel.slice(0, 40) + "…") },
-          );
-        }
-        checkCollision(path, threadId, namespace);
-        return writeFileAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`), { exclusive });
-      }
+      case "deepagent":
+        return writeFileAtomic(join(dir, first.rel), reformat(p.text, 2, `${this.uri}#${threadId}`), { exclusive });
       case "phi-core-session": {
-        const path = join(dir, plan.files[0]!.rel);
-        checkCollision(path, threadId, namespace);
+        const path = join(dir, first.rel);
         await mkdir(dir, { recursive: true }).catch((e) => {
           throw ioError(e, "cannot create folder", dir);
         });
@@ -414,13 +466,12 @@ class FolderStore implements Saver {
           `${path}.lock`,
           this.opts.lockWaitMs ?? PHI_LOCK_WAIT_MS,
           `phi-core session '${threadId}'`,
-          () => writeLikePhiCore(path, plan.files[0]!.text, exclusive),
+          () => writeLikePhiCore(path, first.text, exclusive),
         );
       }
       case "amacs":
         return this.writeHome(dir, threadId, plan.files, exclusive);
       default:
-        for (const f of plan.files) if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId, namespace);
         return writeFilesAtomic(
           plan.files.map((f) => ({ path: join(dir, f.rel), text: f.text })),
           { exclusive },
@@ -438,17 +489,18 @@ class FolderStore implements Saver {
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {
-    for (const r of records) await this.write(r.threadId, r.text, r.namespace, false);
+    const planned = records.map((r) => this.planWrite(r));
+    for (const p of planned) await this.put(p, false);
   }
 
   /** Each record whose thread the folder does not hold, in a file created exclusively (never over another's). */
   async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    const planned = records.map((r) => this.planWrite(r));
     const out: boolean[] = [];
-    for (const r of records)
-      out.push(
-        (await this.load(r.threadId, r.namespace)) === undefined &&
-          (await this.write(r.threadId, r.text, r.namespace, true)),
-      );
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      out.push((await this.load(r.threadId, r.namespace)) === undefined && (await this.put(planned[i]!, true)));
+    }
     return out;
   }
 

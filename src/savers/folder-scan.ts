@@ -122,9 +122,23 @@ export function readFailed(name: string, code: string | undefined, message: stri
   return { ...ignored(name, why), unreadable: { threadId: threadIdOfFile(name, "") } };
 }
 
+/** A document that starts with its thread id (FileSaver's layout), whose id the first bytes may cut short. */
+const OPENS_WITH_ID = /^\s*\{\s*"threadId"\s*:\s*"/;
+
+/**
+ * The thread id a FileSaver document holds: from its first bytes, or — when they cut a very long id short (10,000
+ * characters) — from the whole text. One rule for every id: a record's key is the id its document holds, never the
+ * file's name in its place (a store that cannot hold the id rejects the record).
+ */
+function contentIdOf(head: string, whole: () => string): string | undefined {
+  const id = threadIdIn(head.slice(0, HEAD_BYTES));
+  if (id !== undefined || !OPENS_WITH_ID.test(head)) return id;
+  return threadIdIn(whole());
+}
+
 /** A file of a checkpoint's name, by its whole text: a record (FileSaver's by its content), or ignored with the reason. */
 export function textEntry(name: string, text: string): FolderEntry {
-  const contentId = name.endsWith(".json") ? threadIdIn(text.slice(0, HEAD_BYTES)) : undefined;
+  const contentId = name.endsWith(".json") ? contentIdOf(text, () => text) : undefined;
   if (name.endsWith(".jsonl")) return jsonlEntry(name, text, text.length, 0);
   const rec: FoundRecord = {
     kind: "record",
@@ -165,6 +179,8 @@ export function fileEntry(dir: string, name: string, full: boolean): FolderEntry
     return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message, path);
   }
   if (name.endsWith(".jsonl")) return jsonlEntry(name, text, size, mtimeMs);
+  const longId = name.endsWith(".json") && OPENS_WITH_ID.test(head!.head) ? threadIdIn(text) : undefined;
+  if (longId !== undefined) return { kind: "record", threadId: longId, rel: name, size, mtimeMs, byContent: true };
   const rec: FoundRecord = {
     kind: "record",
     threadId: threadIdOfFile(name, ""),
