@@ -74,9 +74,19 @@ describe("file saver over a folder that is not pure FileSaver output", () => {
     expect(
       await main(["ls", `file:${join(import.meta.dirname, "..", "fixtures", "deepagent", "valid")}`, "--json"], t),
     ).toBe(0);
-    const rows = JSON.parse(t.out()) as Array<{ threadId: string; messages: number; step: number }>;
+    const all = JSON.parse(t.out()) as Array<{ threadId: string; messages: number; step: number; error?: string }>;
     // test-createTestCheckpoint.file-saver.json holds thread "test-thread" (1 message); snapshot-after-run1.json and
     // user_42_session_1.json both hold "user:42/session#1": the latter is at FileSaver's path (step 3, 4 messages)
+    const rows = all.filter((r) => r.error === undefined);
+    // the file not read is named, not left out silently (#27 item 2)
+    expect(all.filter((r) => r.error !== undefined)).toEqual([
+      expect.objectContaining({
+        threadId: "user:42/session#1",
+        error: expect.stringMatching(
+          /snapshot-after-run1\.json: thread 'user:42\/session#1' is read from user_42_session_1\.json/,
+        ),
+      }),
+    ]);
     expect(rows.map((r) => r.threadId)).toEqual([
       "all-variants",
       "explicit-messages-thread",

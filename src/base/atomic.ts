@@ -18,6 +18,11 @@ export interface FileText {
 export interface AtomicOptions {
   /** the temp file's path for a target (default `<path>.ckpt-tmp-<pid>-<random>`; phi-core's own is `<path>.tmp.<pid>.<nanos>`) */
   tempPath?: (path: string) => string;
+  /**
+   * Never replace a file: each temp file is hard-linked into place (which fails when the target exists) instead of
+   * renamed over it. When one target exists, the ones linked by this call are removed again and nothing is written.
+   */
+  exclusive?: boolean;
 }
 
 const ckptTemp = (path: string): string => `${path}.ckpt-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
@@ -46,10 +51,17 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Write all `targets` atomically (all renamed into place only once every one is written and synced). */
-export async function writeFilesAtomic(targets: ReadonlyArray<FileText>, options: AtomicOptions = {}): Promise<void> {
+/**
+ * Write all `targets` atomically (all renamed into place only once every one is written and synced). True when they
+ * were written; false (nothing written) when `exclusive` and one of them exists.
+ */
+export async function writeFilesAtomic(
+  targets: ReadonlyArray<FileText>,
+  options: AtomicOptions = {},
+): Promise<boolean> {
   const tempPath = options.tempPath ?? ckptTemp;
   const temps: string[] = [];
+  const linked: string[] = [];
   let at = "";
   try {
     for (const t of targets) {
@@ -67,16 +79,25 @@ export async function writeFilesAtomic(targets: ReadonlyArray<FileText>, options
     }
     for (let i = 0; i < targets.length; i++) {
       at = targets[i]!.path;
-      await fsp.rename(temps[i]!, at);
+      if (options.exclusive) {
+        await fsp.link(temps[i]!, at);
+        linked.push(at);
+      } else await fsp.rename(temps[i]!, at);
     }
+    if (options.exclusive) await Promise.all(temps.map((t) => fsp.unlink(t)));
   } catch (e) {
     await Promise.all(temps.map((t) => fsp.unlink(t).catch(() => undefined)));
+    if (options.exclusive && (e as NodeJS.ErrnoException).code === "EEXIST") {
+      await Promise.all(linked.map((t) => fsp.unlink(t).catch(() => undefined)));
+      return false;
+    }
     throw writeError(e, at);
   }
   for (const dir of new Set(targets.map((t) => dirname(t.path)))) await syncDir(dir);
+  return true;
 }
 
-/** Write one file atomically. */
-export function writeFileAtomic(path: string, text: string, options: AtomicOptions = {}): Promise<void> {
+/** Write one file atomically (`exclusive`: only if it does not exist; whether it was written). */
+export function writeFileAtomic(path: string, text: string, options: AtomicOptions = {}): Promise<boolean> {
   return writeFilesAtomic([{ path, text }], options);
 }

@@ -7,6 +7,7 @@
 import type * as LosslessJson from "lossless-json";
 // Only types and const enums (inlined by tsc) come from this import; the module itself is loaded on first use.
 import * as jsonc from "jsonc-parser";
+import { constants } from "node:buffer";
 import { inputError, type ErrorPlace } from "./errors.js";
 import { lazyModule } from "./lazy.js";
 
@@ -15,6 +16,16 @@ import { lazyModule } from "./lazy.js";
 const lossless = lazyModule<typeof LosslessJson>("lossless-json");
 /** jsonc-parser, loaded on first use. */
 export const jsoncParser = lazyModule<typeof jsonc>("jsonc-parser");
+
+/**
+ * The largest file read as one JSON text: a JavaScript string holds at most `MAX_STRING_LENGTH` UTF-16 code units
+ * (0x1fffffe8, just under 512 MiB, on 64-bit Node), and a UTF-8 file of that many bytes always fits in one.
+ */
+export const MAX_TEXT_BYTES = constants.MAX_STRING_LENGTH;
+
+/** Why a file of `bytes` is not read: "too large to read as one JSON text (600 MB; the limit is 536 MB)". */
+export const tooLargeText = (bytes: number): string =>
+  `too large to read as one JSON text (${Math.ceil(bytes / 1e6)} MB; the limit is ${Math.floor(MAX_TEXT_BYTES / 1e6)} MB)`;
 
 /** A run of 16+ digits may be an integer beyond 2^53 (9007199254740991 has 16 digits). */
 export const MAYBE_BIG = /\d{16,}/;

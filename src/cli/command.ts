@@ -1,6 +1,7 @@
 import type { Argv } from "yargs";
 import type { CliIO } from "./io.js";
 import { usageError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 
 /** One CLI command: yargs wiring plus a run function that returns the exit code (never calls process.exit). */
 export interface CommandDef {
@@ -27,6 +28,24 @@ export function notANumber(args: Record<string, unknown>, argv: readonly string[
   }
   const key = Object.keys(args).find(isNaNAt);
   return key === undefined ? undefined : `--${key} expects a number`;
+}
+
+/**
+ * An option that takes one value given more than once (`--to a --to b`, which yargs turns into an array that nothing
+ * downstream expects): the message naming it and its values (redacted: they may be URIs with passwords).
+ */
+export function givenTwice(
+  args: Record<string, unknown>,
+  options: { string?: string[]; number?: string[]; boolean?: string[]; array?: string[] },
+): string | undefined {
+  const arrays = new Set(options.array ?? []);
+  for (const key of [...(options.string ?? []), ...(options.number ?? []), ...(options.boolean ?? [])]) {
+    const v = args[key];
+    if (arrays.has(key) || !Array.isArray(v)) continue;
+    const flag = key.length === 1 ? `-${key}` : `--${key}`;
+    return `${flag} given ${v.length} times (${v.map((x) => JSON.stringify(redactUri(String(x)))).join(", ")}): it takes one value`;
+  }
+  return undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { inputError, usageError, type CkptError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
+import { MAX_TEXT_BYTES, tooLargeText } from "../base/json.js";
 import { DEFAULT_NAMESPACE, type Saver } from "../savers/types.js";
 import type { SourceDoc } from "../formats/types.js";
 
@@ -23,8 +24,8 @@ export const AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
 /** Files a directory walk picks up (Swarmer writes JSON under a .pkl name). */
 export const DOCUMENT_EXTENSIONS = [".json", ".jsonl", ".pkl"];
 const SKIP_DIRS = new Set(["node_modules", ".git"]);
-/** The largest document read (bigger files are refused, not half-read): 1 GiB. */
-export const MAX_DOCUMENT_BYTES = 1024 ** 3;
+/** The largest document read (bigger files are refused, not half-read): what fits in one string (~512 MiB). */
+export const MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES;
 
 export async function readStdin(stdin: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -35,6 +36,7 @@ export async function readStdin(stdin: Readable): Promise<Buffer> {
 /** Decode bytes as UTF-8 text; refuse binary data and invalid UTF-8 with the byte offset. */
 export function decodeText(buf: Buffer, name: string): string {
   if (buf.length === 0) throw inputError("empty", "empty file: expected a checkpoint document", { file: name });
+  if (buf.length > MAX_TEXT_BYTES) throw inputError("too-large", tooLargeText(buf.length), { file: name });
   const probe = buf.subarray(0, 8192);
   if (probe.includes(0))
     throw inputError(
@@ -216,10 +218,7 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
     return { name: spec, files };
   }
   if (!st.isFile()) throw inputError("not-a-file", "not a regular file", { file: spec });
-  if (st.size > MAX_DOCUMENT_BYTES)
-    throw inputError("too-large", `file is ${st.size} bytes: ckpt reads documents up to ${MAX_DOCUMENT_BYTES} bytes`, {
-      file: spec,
-    });
+  if (st.size > MAX_DOCUMENT_BYTES) throw inputError("too-large", tooLargeText(st.size), { file: spec });
   // Fast path: Node's one-call UTF-8 read (several times faster than bytes + a fatal TextDecoder). Invalid UTF-8
   // decodes to U+FFFD, so any text holding U+FFFD or an early NUL, an empty file, or one too long for a string goes
   // the byte-level way below, which decides exactly as before (a document may contain U+FFFD legitimately).

@@ -3,6 +3,7 @@
  * node(s) that wrote it, message count, stored size (`--json`: a JSON array). LangGraph stores keep every checkpoint;
  * ckpt's own stores keep one per thread, so their history has one entry. Streams: rows are printed as they are read.
  */
+import { printable } from "../base/printable.js";
 import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
@@ -32,6 +33,7 @@ function cells(e: LgHistoryEntry): string[] {
 
 const line = (c: string[]) =>
   c
+    .map((x) => printable(x))
     .map((x, i) => (i === 2 || i === 6 || i === 7 ? x.padStart(WIDTHS[i]!) : x.padEnd(WIDTHS[i]!)))
     .join("  ")
     .trimEnd() + "\n";

@@ -2,13 +2,14 @@
  * `ckpt ls <URI>`: the threads a saver holds, with step, message count, size and update time (`--json` for NDJSON-free
  * machine output: one JSON array).
  */
+import { printable } from "../base/printable.js";
 import type { Argv } from "yargs";
 import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { usageError } from "../base/errors.js";
+import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { namespaceFor, storeAt } from "./input.js";
 import { openStore } from "./stores.js";
 
@@ -55,13 +56,22 @@ export const lsCommand: CommandDef = {
       );
     const saver = await openStore(args.uri, { readOnly: true, env: io.env });
     const rows: Row[] = [];
+    const unread: Row[] = [];
     let others: string[] = []; // when the namespaces asked for hold nothing: the ones that hold threads
     if ((await import("../savers/index.js")).isLangGraphSaver(saver))
       return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
     try {
       for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {
-          const text = await saver.load(t.threadId, ns);
+          let text: string | undefined;
+          let unreadable: string | undefined;
+          try {
+            text = await saver.load(t.threadId, ns);
+          } catch (e) {
+            // one record ckpt cannot read is a finding in its row; the others are still listed
+            if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
+            unreadable = e.message;
+          }
           const row: Row = {
             namespace: ns,
             threadId: t.threadId,
@@ -70,6 +80,7 @@ export const lsCommand: CommandDef = {
             messages: null,
             bytes: t.bytes,
             updatedAt: t.updatedAt ?? null,
+            ...(unreadable !== undefined ? { error: unreadable } : {}),
           };
           if (text !== undefined) {
             try {
@@ -84,12 +95,25 @@ export const lsCommand: CommandDef = {
           }
           rows.push(row);
         }
+        // a folder's files that look like checkpoints but are not read (unreadable, a second file for a thread): named
+        for (const p of saver.passedOver?.(ns).rejected ?? [])
+          unread.push({
+            namespace: ns,
+            threadId: p.threadId ?? "",
+            format: null,
+            step: null,
+            messages: null,
+            bytes: 0,
+            updatedAt: null,
+            error: `${p.path}: ${p.reason}`,
+          });
       }
       const asked = uriNs !== undefined ? [uriNs] : args.namespace;
       if (rows.length === 0 && asked) others = (await saver.namespaces()).filter((ns) => !asked.includes(ns));
     } finally {
       await saver.close();
     }
+    rows.push(...unread);
     if (args.json) {
       io.stdout.write(stringifyJson(rows, 2) + "\n");
       return 0;
@@ -112,7 +136,7 @@ export const lsCommand: CommandDef = {
         r.messages ?? "-",
         `${r.bytes} B`,
         r.updatedAt ?? "-",
-      ].map(String),
+      ].map((c) => printable(String(c))),
     );
     const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
     const line = (cells: string[]) =>
@@ -120,7 +144,10 @@ export const lsCommand: CommandDef = {
         .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
         .join("  ")
         .trimEnd();
-    io.stdout.write([line(head), ...table.map(line)].join("\n") + `\n${plural(rows.length, "thread")}\n`);
+    io.stdout.write(
+      [line(head), ...table.map(line)].join("\n") +
+        `\n${plural(rows.length - unread.length, "thread")}${unread.length ? `, ${plural(unread.length, "file")} not read` : ""}\n`,
+    );
     return 0;
   },
 };

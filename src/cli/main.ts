@@ -2,10 +2,11 @@
  * CLI entry: wires the commands into yargs, runs the chosen one and maps failures to the documented exit codes.
  * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
  */
+import { printable } from "../base/printable.js";
 import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import { closeStores } from "./stores.js";
-import { notANumber, type CommandDef } from "./command.js";
+import { givenTwice, notANumber, type CommandDef } from "./command.js";
 import { quickArgs } from "./quick.js";
 
 /**
@@ -90,6 +91,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       // `--limit abc`: yargs made it NaN; say which option and what was given (exit 2) before any command runs
       const bad = notANumber(args, argv);
       if (bad !== undefined) throw usageError(bad);
+      // `--to a --to b`: yargs makes an array of an option that takes one value; exit 2 before anything is opened
+      const twice = givenTwice(
+        args,
+        (parser as unknown as { getOptions(): Parameters<typeof givenTwice>[1] }).getOptions(),
+      );
+      if (twice !== undefined) throw usageError(twice);
     }, true)
     .fail((msg, err) => {
       if (err) throw err;
@@ -134,7 +141,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export function reportError(e: unknown, io: CliIO): number {
   if (e instanceof CkptError) {
-    io.stderr.write(`ckpt: ${e.format()}\n`);
+    io.stderr.write(`ckpt: ${printable(e.format(), true)}\n`);
     return e.exitCode;
   }
   if (e instanceof RangeError && /call stack/i.test(e.message)) {

@@ -3,6 +3,7 @@
  * format), verified by content hash, resumable through a journal. Progress on stderr on a TTY; `--json` prints NDJSON
  * progress events and the summary on stdout.
  */
+import { printable } from "../base/printable.js";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
@@ -104,6 +105,63 @@ export function journalPathFor(
   return join(state, "ckpt", `migrate-${hash}.journal`);
 }
 
+/** Whether process `pid` is alive (EPERM: it is, under another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Take the journal's lock, `<journal>.lock` holding this process's id, created exclusively: two runs of one migration
+ * share one journal, and the second must not take the first's live journal for an interrupted one. A lock whose
+ * process is gone (a kill -9, a crash) is taken over. The lock goes when the run ends; the release function says so.
+ */
+async function lockJournal(path: string): Promise<() => Promise<void>> {
+  const lock = `${path}.lock`;
+  const failed = (e: unknown) => {
+    const code = (e as NodeJS.ErrnoException).code;
+    return storeError(
+      "journal",
+      `cannot write the migration journal: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (e as Error).message} (set XDG_STATE_HOME or pass --journal <file>)`,
+      { file: lock },
+      e,
+    );
+  };
+  try {
+    await mkdir(dirname(path), { recursive: true });
+  } catch (e) {
+    throw failed(e);
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fh = await open(lock, "wx");
+      await fh.write(`${process.pid}\n`);
+      await fh.close();
+      return () => rm(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 2) throw failed(e);
+    }
+    let pid = Number.NaN;
+    try {
+      pid = Number.parseInt(readFileSync(lock, "utf8"), 10);
+    } catch {
+      // removed meanwhile: try again
+    }
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
+      throw storeError(
+        "journal-locked",
+        `another migration (pid ${pid}) is running with the journal at ${path}: wait for it to finish (it removes the journal), or stop it (Ctrl-C) and finish with --resume`,
+        { file: path },
+      );
+    // the process that held it is gone: its lock is stale
+    await rm(lock, { force: true });
+  }
+}
+
 /** An interrupted run's journal blocks a fresh run (checked before any store is opened). */
 function checkJournal(path: string, resume: boolean): void {
   if (existsSync(path) && !resume) {
@@ -186,6 +244,10 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
       `${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}${s.ignored ? `, ignored ${fmtNum(s.ignored)} (not checkpoints${verbose ? "" : "; --verbose lists them"})` : ""}`,
     `  ${(s.bytesRead / 1e6).toFixed(2)} MB read${s.dryRun ? `, ${(s.bytesWritten / 1e6).toFixed(2)} MB would be written` : ""} in ${(s.elapsedMs / 1000).toFixed(2)} s: ${fmtNum(Math.round(s.recordsPerSecond))} records/s, ${s.mbPerSecond.toFixed(2)} MB/s${s.writers > 1 ? ` (${s.writers} writers)` : ""}`,
   ];
+  if (s.journalMissing)
+    lines.push(
+      `  the journal named ${fmtNum(s.journalMissing)} record(s) the target no longer held (restarted empty, restored?): written again`,
+    );
   for (const c of s.conflicts.slice(0, 20)) lines.push(`  conflict: ${c.namespace}#${c.threadId}: ${c.reason}`);
   if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
   for (const m of s.mismatches.slice(0, 20))
@@ -199,7 +261,8 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
     lines.push(`  … and ${s.rejectedRecords.length - 10} more rejected (see --reject-file)`);
   if (verbose) for (const f of s.ignoredFiles) lines.push(`  ignored: ${f.file}: ${f.reason}`);
   if (s.aborted) lines.push(`  stopped: ${s.aborted}`);
-  return lines.join("\n") + "\n";
+  // thread ids and file names come from the stores: their control characters are shown, never acted on
+  return lines.map((l) => printable(l)).join("\n") + "\n";
 }
 
 /** `migrating [#########-----------]  45%  4,500/10,000 · 1,234 written · 12,345 rec/s · ETA 0:04` (TTY only). */
@@ -341,15 +404,30 @@ function onInterrupt(io: CliIO, controller: AbortController): () => void {
 async function runMigrate(args: Args, io: CliIO): Promise<number> {
   checkArgs(args);
   // one namespace rule: the URI's ?namespace=, else the flag (both, disagreeing, is a usage error)
-  const fromNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
-  if (fromNs !== undefined && (args.namespace?.length ?? 0) > 1)
+  const fromUriNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
+  if (fromUriNs !== undefined && (args.namespace?.length ?? 0) > 1)
     throw usageError(
-      `namespace given twice: '${fromNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`,
+      `namespace given twice: '${fromUriNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`,
     );
+  namespaceFor(args.to, args.toNamespace); // checked before the journal is locked, as the URIs are
+  const { parseSaverUri } = await import("../savers/index.js");
+  for (const uri of [args.from, args.to]) parseSaverUri(uri, io.env);
+  const journalPath = journalPathFor(args, io);
+  if (args.dryRun) return migrateLocked(args, io, journalPath);
+  const unlock = await lockJournal(journalPath);
+  try {
+    return await migrateLocked(args, io, journalPath);
+  } finally {
+    await unlock();
+  }
+}
+
+/** The run, once the journal is locked (a dry run keeps no journal). */
+async function migrateLocked(args: Args, io: CliIO, journalPath: string): Promise<number> {
+  const fromNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
   const toNs = namespaceFor(args.to, args.toNamespace);
   const from = redactUri(args.from);
   const to = redactUri(args.to);
-  const journalPath = journalPathFor(args, io);
   if (!args.dryRun) checkJournal(journalPath, args.resume);
   const { isLangGraphStore, runLangGraphMigrate } = await import("./migrate-langgraph.js");
   const { intoLangGraph, runIntoLangGraph } = await import("./migrate-to-langgraph.js");

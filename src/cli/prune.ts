@@ -5,6 +5,7 @@
  * transaction per page, deleting planned ids only, so an app writing meanwhile loses nothing. ckpt's own savers (one
  * checkpoint per thread): `--idle-for` and thread filters delete whole threads. `--dry-run` changes nothing.
  */
+import { printable } from "../base/printable.js";
 import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
@@ -82,7 +83,7 @@ function output(io: CliIO, args: Args, uri: string): Output {
       const byNs = new Map<string, number>();
       for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
       io.stdout.write(
-        `  ${w} ${p.threadId}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, k]) => `${plural(k, "checkpoint")}${ns ? ` in ${ns}` : ""}`).join(", ")}\n`,
+        `  ${w} ${printable(p.threadId)}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, k]) => `${plural(k, "checkpoint")}${ns ? ` in ${printable(ns)}` : ""}`).join(", ")}\n`,
       );
     },
     end: (s) => {

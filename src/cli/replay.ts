@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import type { Checkpoint } from "../generated/types.js";
 import { ExitCode, inputError, usageError } from "../base/errors.js";
+import { redactText } from "../base/redact.js";
 import { parseJson } from "../base/json.js";
 import { FORMAT_NAMES, getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
 import type { LossyNote } from "../formats/types.js";
@@ -118,7 +119,7 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
     return createAnthropicProvider({ baseUrl: rest, model, apiKey: io.env.ANTHROPIC_API_KEY });
   }
   throw usageError(
-    `unknown provider '${spec}': expected recorded, script:<file>, openai:<base-url> or anthropic:<base-url>`,
+    `unknown provider '${redactText(spec)}': expected recorded, script:<file>, openai:<base-url> or anthropic:<base-url>`,
   );
 }
 

@@ -2,6 +2,7 @@
  * `ckpt show <file | uri#threadId>`: a readable transcript of one checkpoint — roles, text, tool calls and results,
  * todos, files, scratchpad notes — or, with `--json`, the canonical checkpoint.
  */
+import { printable, printableDeep } from "../base/printable.js";
 import type { Argv } from "yargs";
 import type {
   AssistantMessage,
@@ -21,17 +22,19 @@ import { useColor, type CliIO } from "./io.js";
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
 
 export function renderTranscript(
-  cp: Checkpoint,
+  doc: Checkpoint,
   format: string,
   opts: { color: boolean; full: boolean; chalk?: import("chalk").ChalkInstance },
 ): string {
+  // every string of the document as it is, its control characters escaped (never acting on the terminal)
+  const cp = printableDeep(doc);
   const k = opts.chalk;
   const dim = (s: string) => (k ? k.dim(s) : s);
   const bold = (s: string) => (k ? k.bold(s) : s);
   const max = opts.full ? Infinity : 600;
   const out: string[] = [];
   out.push(
-    bold(`thread ${cp.threadId}`) +
+    bold(`thread ${printable(doc.threadId)}`) +
       dim(
         ` — ${format}, step ${cp.step}, ${plural(cp.messages.length, "message")}${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`,
       ),

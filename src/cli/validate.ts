@@ -13,6 +13,7 @@ import { writeFileAtomic } from "../base/atomic.js";
 import { intOption, type CommandDef } from "./command.js";
 import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { jsonLocator } from "../base/json.js";
+import { redactText, redactUri } from "../base/redact.js";
 import { fileSaverLint } from "../schema/lint.js";
 import { FORMAT_NAMES } from "../formats/types.js";
 import type { Issue } from "../formats/types.js";
@@ -167,6 +168,12 @@ class Run {
         };
       });
       for (const i of extra) this.files.find((f) => f.file === i.file)?.issues.push(i);
+    }
+    // a store's URI names its input: its password never reaches a reporter (text, json, junit, sarif, github)
+    for (const f of this.files) {
+      f.file = redactUri(f.file);
+      if (f.fatal) f.fatal.message = redactText(f.fatal.message);
+      for (const i of f.issues) if (i.file !== undefined) i.file = redactUri(i.file);
     }
     return {
       files: this.files,

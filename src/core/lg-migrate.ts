@@ -54,6 +54,8 @@ class LgMigration {
   private verifying: Promise<void> = Promise.resolve();
   /** PostgreSQL keys blobs by version: branches of a forked thread get versions of their own (lg-fork-versions.ts) */
   private readonly forks: (cp: LgCheckpoint) => LgCheckpoint;
+  /** journal keys (of an interrupted run) whose checkpoints the target does not hold: written again */
+  private readonly notInTarget = new Set<string>();
 
   constructor(
     private readonly source: Pick<LgStore, "library" | "count" | "scan">,
@@ -74,6 +76,7 @@ class LgMigration {
       bytesWritten: 0,
       elapsedMs: 0,
       resumed: 0,
+      journalMissing: 0,
       identical: 0,
       verified: 0,
       conflicts: [],
@@ -112,6 +115,7 @@ class LgMigration {
     let writing: Promise<boolean> | undefined;
     try {
       for await (const batch of this.source.scan(Math.max(1, opts.batchSize ?? 500), opts.threads)) {
+        await this.confirmJournaled(batch); // (beside the write in flight: it reads what an earlier run wrote)
         const ready = this.stage(batch);
         if (writing && !(await writing)) break;
         writing = undefined;
@@ -144,6 +148,27 @@ class LgMigration {
     if (this.opts.strict) this.s.aborted = `rejected ${r.namespace}#${r.threadId} (--strict): ${reason}`;
   }
 
+  private journaled(cp: LgCheckpoint): boolean {
+    const key = keyOf(cp);
+    return (this.opts.journal?.done.has(key) ?? false) && !this.notInTarget.has(key);
+  }
+
+  /**
+   * A resumed run trusts its journal only as far as the target bears it out: the checkpoints of `batch` the journal
+   * names are looked up in the target, and those it does not hold are written again like any other.
+   */
+  private async confirmJournaled(batch: LgCheckpoint[]): Promise<void> {
+    if (!this.opts.journal?.done.size) return;
+    const named = batch.filter((cp) => this.journaled(cp));
+    if (!named.length) return;
+    const held = this.targetHadLayout ? await this.target.readBack(named) : new Map<string, unknown>();
+    for (const cp of named) {
+      if (held.has(keyOf(cp))) continue;
+      this.notInTarget.add(keyOf(cp));
+      this.s.journalMissing++;
+    }
+  }
+
   /** Count the batch, skip what the journal has, convert and stage the rest; undefined when --strict aborted. */
   private stage(batch: LgCheckpoint[]): Ready[] | undefined {
     const { opts, s } = this;
@@ -160,7 +185,7 @@ class LgMigration {
         if (s.aborted) return undefined;
         continue;
       }
-      if (opts.journal?.done.has(keyOf(raw))) {
+      if (this.journaled(raw)) {
         s.resumed++;
         s.skipped++;
         continue;

@@ -98,8 +98,10 @@ export interface MigrateProgress {
 
 export interface MigrateSummary extends MigrateProgress {
   dryRun: boolean;
-  /** skipped because the journal of an interrupted run already had them */
+  /** skipped because the journal of an interrupted run already had them (each found in the target) */
   resumed: number;
+  /** records the journal named that the target no longer held (a server restarted empty): written again */
+  journalMissing: number;
   /** existing identical records left alone */
   identical: number;
   verified: number;
@@ -181,16 +183,16 @@ export function shardOf(threadId: string, writers: number): number {
 }
 
 /**
- * Write a batch with `save` (saveMany, or insertNew: false when a record already exists). A record the target cannot
- * hold (a RecordError: a FileSaver name collision, a thread id too long for a file name, an empty id) is handed to
- * `reject` and the rest written again (writes are idempotent). The records written (`saved` false: none was, because
- * one of them exists), or undefined when `reject` says stop.
+ * Write a batch with `save` (saveMany; insertNew: false when a record already exists; addMany: which were written). A
+ * record the target cannot hold (a RecordError: a FileSaver name collision, a thread id too long for a file name, an
+ * empty id) is handed to `reject` and the rest written again (writes are idempotent). The records tried and what
+ * `save` said (undefined when every record was rejected), or undefined when `reject` says stop.
  */
-async function saveRejecting<R extends SaverRecord>(
-  save: (records: R[]) => Promise<boolean>,
+async function saveRejecting<R extends SaverRecord, T>(
+  save: (records: R[]) => Promise<T>,
   records: R[],
   reject: (r: R, reason: string) => boolean,
-): Promise<{ records: R[]; saved: boolean } | undefined> {
+): Promise<{ records: R[]; saved?: T } | undefined> {
   let todo = records;
   for (;;) {
     try {
@@ -204,7 +206,7 @@ async function saveRejecting<R extends SaverRecord>(
       if (i < 0) throw e;
       if (!reject(todo[i]!, e.format())) return undefined;
       todo = todo.filter((_, k) => k !== i);
-      if (!todo.length) return { records: todo, saved: true };
+      if (!todo.length) return { records: todo };
     }
   }
 }
@@ -249,6 +251,8 @@ class Migration {
   private failed = false;
   /** writers that can (insertNew) insert a batch as new before any lookup, until a record is found to exist */
   private insertFirst = true;
+  /** journal keys (of an interrupted run) whose records the target does not hold: written again */
+  private readonly notInTarget = new Set<string>();
 
   constructor(
     private readonly source: Saver,
@@ -272,6 +276,7 @@ class Migration {
       bytesWritten: 0,
       elapsedMs: 0,
       resumed: 0,
+      journalMissing: 0,
       identical: 0,
       verified: 0,
       conflicts: [],
@@ -315,7 +320,30 @@ class Migration {
   }
 
   private isDone(r: SaverRecord): boolean {
-    return this.opts.journal?.done.has(journalKey(this.targetNsOf(r), r.threadId)) ?? false;
+    const key = journalKey(this.targetNsOf(r), r.threadId);
+    return (this.opts.journal?.done.has(key) ?? false) && !this.notInTarget.has(key);
+  }
+
+  /**
+   * A resumed run trusts its journal only as far as the target bears it out: the records of `batch` the journal names
+   * are looked up in the target (one batched existence check), and those it does not hold — a Redis without
+   * persistence restarted empty, a table restored from an older backup — are checked and written again like any
+   * other record.
+   */
+  private async confirmJournaled(batch: SaverRecord[]): Promise<void> {
+    const done = this.opts.journal?.done;
+    if (!done?.size) return;
+    const named = batch.filter((r) => this.isDone(r));
+    if (!named.length) return;
+    const keys = named.map((r) => ({ namespace: this.targetNsOf(r), threadId: r.threadId }));
+    const held = this.target.existsMany
+      ? await this.target.existsMany(keys)
+      : (await this.target.loadMany(keys)).map((t) => t !== undefined);
+    named.forEach((r, i) => {
+      if (held[i]) return;
+      this.notInTarget.add(journalKey(this.targetNsOf(r), r.threadId));
+      this.s.journalMissing++;
+    });
   }
 
   /** What every checked record must carry besides its text: the compact text (a store that keeps it), the hash (the journal). */
@@ -398,9 +426,16 @@ class Migration {
     return ready;
   }
 
-  /** Apply the conflict policy to what the target already holds: the records to write, or undefined to stop. */
-  private resolveConflicts(ready: PreparedRecord[], existing: Array<string | undefined>): PreparedRecord[] | undefined {
+  /**
+   * Apply the conflict policy to what the target already holds: the records to write — `add`, those it does not hold
+   * (written only if they are still missing then), and `replace`, those the policy overwrites — or undefined to stop.
+   */
+  private resolveConflicts(
+    ready: PreparedRecord[],
+    existing: Array<string | undefined>,
+  ): { add: PreparedRecord[]; replace: PreparedRecord[] } | undefined {
     const s = this.s;
+    const add: PreparedRecord[] = [];
     const toWrite: PreparedRecord[] = [];
     const conflicts: Conflict[] = [];
     const skip = (same: boolean) => {
@@ -409,7 +444,7 @@ class Migration {
     };
     ready.forEach((p, i) => {
       const old = existing[i];
-      if (old === undefined) return void toWrite.push(p);
+      if (old === undefined) return void add.push(p);
       const same = p.sameContent(old);
       switch (this.policy) {
         case "overwrite":
@@ -442,7 +477,7 @@ class Migration {
         return undefined;
       }
     }
-    return toWrite;
+    return { add, replace: toWrite };
   }
 
   /**
@@ -460,31 +495,65 @@ class Migration {
   ): Promise<void> {
     if (this.stopped || ready.length === 0) return;
     const reject = (p: PreparedRecord, reason: string) => this.reject(p.namespace, p.threadId, reason);
-    let written: PreparedRecord[] | undefined;
     if (existing === undefined) {
       const first = await saveRejecting((rs) => writer.insertNew!(rs), ready, reject);
       if (!first) return;
       // written records are journaled and counted even when the run is stopping meanwhile
-      if (first.saved) written = first.records;
-      else if (this.stopped) return;
-      else {
-        this.insertFirst = false; // the target holds records of this run: look up first from now on
-        ready = first.records;
-        existing = writer.loadMany(ready);
-      }
-    }
-    if (written === undefined) {
-      const toWrite = this.resolveConflicts(ready, await existing!);
-      if (!toWrite || this.stopped) return;
-      if (this.opts.dryRun) {
-        this.s.written += toWrite.length; // "would write"
-        this.s.bytesWritten += toWrite.reduce((n, p) => n + p.bytes, 0);
+      if (first.saved !== false) {
+        if (first.records.length) await this.written(writer, first.records, verifying);
         return;
       }
-      if (!toWrite.length) return;
-      written = (await saveRejecting((rs) => writer.saveMany(rs).then(() => true), toWrite, reject))?.records;
+      if (this.stopped) return;
+      this.insertFirst = false; // the target holds records of this run: look up first from now on
+      ready = first.records;
+      existing = writer.loadMany(ready);
     }
-    if (written?.length) await this.written(writer, written, verifying);
+    const written = await this.applyPolicy(writer, ready, await existing, reject);
+    if (written.length) await this.written(writer, written, verifying);
+  }
+
+  /**
+   * Write what the conflict policy says to: records the lookup found missing are added only where they are still
+   * missing (`addMany`: another run may have written them since), so `skip` never overwrites; a record someone else
+   * wrote meanwhile is looked up again and the policy applied to what is there now. The records written (a dry run
+   * counts what it would write and writes none).
+   */
+  private async applyPolicy(
+    writer: Saver,
+    ready: PreparedRecord[],
+    existing: Array<string | undefined>,
+    reject: (p: PreparedRecord, reason: string) => boolean,
+  ): Promise<PreparedRecord[]> {
+    const written: PreparedRecord[] = [];
+    for (let round = 0; ready.length; round++) {
+      const plan = this.resolveConflicts(ready, existing);
+      if (!plan || this.stopped) break;
+      if (this.opts.dryRun) {
+        const all = [...plan.add, ...plan.replace];
+        this.s.written += all.length; // "would write"
+        this.s.bytesWritten += all.reduce((n, p) => n + p.bytes, 0);
+        break;
+      }
+      if (plan.replace.length) {
+        const r = await saveRejecting((rs) => writer.saveMany(rs), plan.replace, reject);
+        if (!r) break;
+        written.push(...r.records);
+      }
+      if (!plan.add.length) break;
+      // without addMany (or after a few rounds of records that keep coming and going) the records are simply written
+      if (!writer.addMany || round >= 3) {
+        const r = await saveRejecting((rs) => writer.saveMany(rs), plan.add, reject);
+        if (r) written.push(...r.records);
+        break;
+      }
+      const r = await saveRejecting((rs) => writer.addMany!(rs), plan.add, reject);
+      if (!r) break;
+      const added = r.saved ?? [];
+      written.push(...r.records.filter((_, i) => added[i]));
+      ready = r.records.filter((_, i) => !added[i]);
+      if (ready.length) existing = await writer.loadMany(ready);
+    }
+    return written;
   }
 
   /** Records just written by `writer`: journal them, count them, start their read-back. */
@@ -614,6 +683,7 @@ class Migration {
       while (!this.stopped) {
         const r = await it.next();
         if (r.done) break;
+        await this.confirmJournaled(r.value);
         await this.startPool(r.value);
         const p = this.process(this.dispatch(r.value), last);
         p.done.catch((e) => {

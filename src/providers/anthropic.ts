@@ -4,6 +4,7 @@
  */
 import type { AgentMessage, AssistantMessage, Content, Message, ToolResultMessage } from "../generated/types.js";
 import { storeError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 import type { Provider, ProviderRequest } from "./types.js";
 import { parseArguments, parseEventJson, postJson, readSse, type HttpOptions } from "./http.js";
 
@@ -204,8 +205,9 @@ function toAssistant(c: Collected): AssistantMessage {
 
 export function createAnthropicProvider(opts: AnthropicOptions): Provider {
   const stream = opts.stream ?? true;
+  const shown = redactUri(opts.baseUrl); // in names and messages: never a password in the URL
   return {
-    name: `anthropic:${opts.baseUrl}`,
+    name: `anthropic:${shown}`,
     async complete(req: ProviderRequest): Promise<AssistantMessage> {
       const headers: Record<string, string> = { "anthropic-version": "2023-06-01" };
       if (opts.apiKey) headers["x-api-key"] = opts.apiKey;
@@ -223,11 +225,10 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
         blocks: [],
       };
       if (stream) {
-        for await (const ev of readSse(res, opts.baseUrl))
-          takeEvent(c, parseEventJson(ev.data, opts.baseUrl), opts.baseUrl);
+        for await (const ev of readSse(res, shown)) takeEvent(c, parseEventJson(ev.data, shown), shown);
       } else {
         const j = (await res.json().catch(() => {
-          throw storeError("provider-http", `malformed response from ${opts.baseUrl}: not JSON`);
+          throw storeError("provider-http", `malformed response from ${shown}: not JSON`);
         })) as Obj;
         takeBody(c, j);
       }

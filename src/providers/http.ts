@@ -3,6 +3,7 @@
  * key, and a Server-Sent-Events reader for streamed responses.
  */
 import { storeError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 
 export interface HttpOptions {
   baseUrl: string;
@@ -19,7 +20,18 @@ export async function postJson(
   signal: AbortSignal | undefined,
   keyHint: string,
 ): Promise<Response> {
-  const url = opts.baseUrl.replace(/\/+$/, "") + path;
+  // credentials in the URL (`http://user:secret@host/v1`) go as Basic authentication (fetch refuses a URL holding
+  // them) unless the provider sends its own; the URL is only ever shown without them
+  const parsed = URL.canParse(opts.baseUrl) ? new URL(opts.baseUrl) : undefined;
+  const shown = redactUri(opts.baseUrl);
+  if (parsed && (parsed.username || parsed.password)) {
+    const auth = Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "authorization"))
+      headers = { ...headers, authorization: `Basic ${auth.toString("base64")}` };
+    parsed.username = "";
+    parsed.password = "";
+  }
+  const url = (parsed ? parsed.href : opts.baseUrl).replace(/\/+$/, "") + path;
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? 120_000);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let res: Response;
@@ -36,13 +48,10 @@ export async function postJson(
       err.name === "TimeoutError"
         ? `no answer within ${opts.timeoutMs ?? 120_000} ms`
         : (err.cause?.code ?? err.cause?.message ?? err.message);
-    throw storeError("provider-http", `cannot reach ${opts.baseUrl}: ${why}`);
+    throw storeError("provider-http", `cannot reach ${shown}: ${why}`);
   }
   if (res.status === 401 || res.status === 403) {
-    throw storeError(
-      "provider-auth",
-      `authentication failed at ${opts.baseUrl} (HTTP ${res.status}) — check ${keyHint}`,
-    );
+    throw storeError("provider-auth", `authentication failed at ${shown} (HTTP ${res.status}) — check ${keyHint}`);
   }
   if (!res.ok) {
     const text = (await res.text().catch(() => "")).slice(0, 300);
@@ -53,7 +62,7 @@ export async function postJson(
     } catch {
       /* not JSON */
     }
-    throw storeError("provider-http", `${opts.baseUrl} answered HTTP ${res.status}${msg ? `: ${msg}` : ""}`);
+    throw storeError("provider-http", `${shown} answered HTTP ${res.status}${msg ? `: ${msg}` : ""}`);
   }
   return res;
 }

@@ -4,6 +4,7 @@
  */
 import type { AgentMessage, AssistantMessage, Content, Message, ToolResultMessage, Usage } from "../generated/types.js";
 import { storeError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 import type { Provider, ProviderRequest } from "./types.js";
 import { parseArguments, parseEventJson, postJson, readSse, type HttpOptions } from "./http.js";
 
@@ -90,8 +91,9 @@ function usageOf(u: Obj | undefined): Usage {
 
 export function createOpenAIProvider(opts: OpenAIOptions): Provider {
   const stream = opts.stream ?? true;
+  const shown = redactUri(opts.baseUrl); // in names and messages: never a password in the URL
   return {
-    name: `openai:${opts.baseUrl}`,
+    name: `openai:${shown}`,
     async complete(req: ProviderRequest): Promise<AssistantMessage> {
       const body: Obj = { model: opts.model, messages: toOpenAIMessages(req.messages) };
       if (req.tools.length)
@@ -108,13 +110,13 @@ export function createOpenAIProvider(opts: OpenAIOptions): Provider {
       let usage: Obj | undefined;
       const calls: Array<{ id: string; name: string; args: string }> = [];
       if (stream) {
-        for await (const ev of readSse(res, opts.baseUrl)) {
+        for await (const ev of readSse(res, shown)) {
           if (ev.data === "[DONE]") break;
-          const chunk = parseEventJson(ev.data, opts.baseUrl);
+          const chunk = parseEventJson(ev.data, shown);
           if (chunk.error)
             throw storeError(
               "provider-http",
-              `${opts.baseUrl} streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`,
+              `${shown} streamed an error: ${JSON.stringify(chunk.error).slice(0, 300)}`,
             );
           if (typeof chunk.model === "string") model = chunk.model;
           if (chunk.usage) usage = chunk.usage as Obj;
@@ -134,10 +136,10 @@ export function createOpenAIProvider(opts: OpenAIOptions): Provider {
         }
       } else {
         const j = (await res.json().catch(() => {
-          throw storeError("provider-http", `malformed response from ${opts.baseUrl}: not JSON`);
+          throw storeError("provider-http", `malformed response from ${shown}: not JSON`);
         })) as Obj;
         const choice = ((j.choices as Obj[] | undefined) ?? [])[0];
-        if (!choice) throw storeError("provider-http", `malformed response from ${opts.baseUrl}: no choices`);
+        if (!choice) throw storeError("provider-http", `malformed response from ${shown}: no choices`);
         const msg = (choice.message ?? {}) as Obj;
         text = typeof msg.content === "string" ? msg.content : "";
         for (const tc of (msg.tool_calls as Obj[] | undefined) ?? []) {

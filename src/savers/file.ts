@@ -19,12 +19,20 @@ import { mkdir, opendir, rmdir, stat, unlink } from "node:fs/promises";
 import { existsSync, opendirSync, readdirSync, readFileSync, statSync, type Dir } from "node:fs";
 import { basename, join } from "node:path";
 import { ExitCode, inputError, RecordError, storeError } from "../base/errors.js";
-import { writeFileAtomic } from "../base/atomic.js";
+import { writeFileAtomic, writeFilesAtomic } from "../base/atomic.js";
 import { idleCore } from "../base/cores.js";
 import { bundleText } from "../formats/bundle.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { ioError, threadIdIn } from "./fs-common.js";
-import { MAX_NAME, parseLayout, planRecord, sanitizeThreadId, type Layout, type PlannedFile } from "./folder-layout.js";
+import {
+  MAX_NAME,
+  parseLayout,
+  planRecord,
+  sanitizeThreadId,
+  type Layout,
+  type Plan,
+  type PlannedFile,
+} from "./folder-layout.js";
 import {
   AMACS_FILES,
   dirEntries,
@@ -34,6 +42,7 @@ import {
   readHead,
   type FolderEntry,
   type FoundRecord,
+  type IgnoredEntry,
 } from "./folder-scan.js";
 import { readAheadEntries, type Listed } from "./folder-read-ahead.js";
 import { PHI_LOCK_WAIT_MS, withFlock, writeLikePhiCore } from "./phi-lock.js";
@@ -134,6 +143,17 @@ function checkCollision(path: string, threadId: string, namespace?: string): voi
   }
 }
 
+/** Why no store can hold this thread id (empty, a NUL), or undefined. */
+function badThreadId(id: string): string | undefined {
+  try {
+    checkThreadId(id);
+    return undefined;
+  } catch (e) {
+    if (e instanceof RecordError) return e.message;
+    throw e;
+  }
+}
+
 /** Whether the file at `path` exists and holds thread `id`. */
 function holds(path: string, id: string): boolean {
   try {
@@ -141,6 +161,14 @@ function holds(path: string, id: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A record checked for writing: where and how it goes. */
+interface Planned {
+  threadId: string;
+  text: string;
+  dir: string;
+  plan: Plan;
 }
 
 interface NsReport {
@@ -277,8 +305,7 @@ class FolderStore implements Saver {
     let batch: SaverRecord[] = [];
     for await (const es of this.scanEntries(namespace, size))
       for (const e of es) {
-        if (e.kind === "ignored")
-          this.report(namespace).ignored.push({ namespace, path: join(dir, e.rel), reason: e.reason });
+        if (e.kind === "ignored") this.passOver(namespace, e);
         if (e.kind !== "record" || !this.winner(e, namespace, seen)) continue;
         batch.push({ namespace, threadId: e.threadId, text: e.text!, source: join(dir, e.rel) });
         if (batch.length >= size) {
@@ -287,6 +314,14 @@ class FolderStore implements Saver {
         }
       }
     if (batch.length) yield batch;
+  }
+
+  /** An entry that is not a record: ignored (not a checkpoint), or rejected (a checkpoint's file ckpt cannot read). */
+  private passOver(namespace: string, e: IgnoredEntry): void {
+    const path = join(this.dirOf(namespace), e.rel);
+    if (e.unreadable)
+      this.report(namespace).rejected.push({ namespace, threadId: e.unreadable.threadId, path, reason: e.reason });
+    else this.report(namespace).ignored.push({ namespace, path, reason: e.reason });
   }
 
   passedOver(namespace?: string): { ignored: PassedOver[]; rejected: PassedOver[] } {
@@ -299,13 +334,27 @@ class FolderStore implements Saver {
     this.reports.set(namespace, { ignored: [], rejected: [] });
     const found: FoundRecord[] = [];
     // FileSaver documents at their own path first, so that they win over misplaced copies whatever the folder order
-    const all = [...this.entries(namespace)].filter((e): e is FoundRecord => e.kind === "record");
+    const all: FoundRecord[] = [];
+    for (const e of this.entries(namespace))
+      if (e.kind === "record") all.push(e);
+      else if (e.kind === "ignored") this.passOver(namespace, e);
     all.sort(
       (a, b) =>
         Number(b.rel === sanitizeThreadId(b.threadId) + ".json") -
         Number(a.rel === sanitizeThreadId(a.threadId) + ".json"),
     );
-    for (const e of all) if (this.winner(e, namespace, seen)) found.push({ ...e, text: undefined });
+    for (const e of all) {
+      // a file whose thread id no store can hold (empty, a NUL) is one finding, named; the rest are listed
+      const bad = badThreadId(e.threadId);
+      if (bad !== undefined)
+        this.report(namespace).rejected.push({
+          namespace,
+          threadId: e.threadId,
+          path: join(this.dirOf(namespace), e.rel),
+          reason: bad,
+        });
+      else if (this.winner(e, namespace, seen)) found.push({ ...e, text: undefined });
+    }
     found.sort((a, b) => compareIds(a.threadId, b.threadId));
     let n = 0;
     for (const e of found) {
@@ -369,28 +418,47 @@ class FolderStore implements Saver {
   }
 
   async save(threadId: string, text: string, namespace?: string): Promise<void> {
+    await this.put(this.planWrite({ threadId, text, namespace }), false);
+  }
+
+  /**
+   * Everything about writing a record that can refuse it (a RecordError: an id no store or no file name can hold, a
+   * layout that cannot hold its format, a FileSaver name another thread's file has), checked before anything is
+   * written: a batch is either refused at one record before any write, or written.
+   */
+  private planWrite(r: { threadId: string; text: string; namespace?: string }): Planned {
     this.refuseReadOnly();
+    const { threadId, namespace } = r;
     checkThreadId(threadId, namespace);
     const dir = this.dirOf(namespace);
-    const plan = planRecord(threadId, text, this.opts.layout, `${this.uri}#${threadId}`);
+    const name = `${this.uri}#${threadId}`;
+    const plan = planRecord(threadId, r.text, this.opts.layout, name);
+    const first = plan.files[0]!;
+    if (plan.layout === "deepagent" && Buffer.byteLength(first.rel) > MAX_NAME) {
+      throw new RecordError(
+        ExitCode.STORE,
+        "file-name-too-long",
+        `thread id is too long for a file name (${Buffer.byteLength(first.rel)} bytes; the limit is ${MAX_NAME})`,
+        { threadId, namespace },
+        { file: join(dir, first.rel.slice(0, 40) + "…") },
+      );
+    }
+    if (plan.layout === "deepagent" || plan.layout === "phi-core-session")
+      checkCollision(join(dir, first.rel), threadId, namespace);
+    else if (plan.layout !== "amacs")
+      for (const f of plan.files) if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId, namespace);
+    return { threadId, text: r.text, dir, plan };
+  }
+
+  /** Write a planned record; `exclusive`: only where its file does not exist yet (whether it was written). */
+  private async put(p: Planned, exclusive: boolean): Promise<boolean> {
+    const { threadId, dir, plan } = p;
+    const first = plan.files[0]!;
     switch (plan.layout) {
-      case "deepagent": {
-        const path = join(dir, plan.files[0]!.rel);
-        if (Buffer.byteLength(plan.files[0]!.rel) > MAX_NAME) {
-          throw new RecordError(
-            ExitCode.STORE,
-            "file-name-too-long",
-            `thread id is too long for a file name (${Buffer.byteLength(plan.files[0]!.rel)} bytes; the limit is ${MAX_NAME})`,
-            { threadId, namespace },
-            { file: join(dir, plan.files[0]!.rel.slice(0, 40) + "…") },
-          );
-        }
-        checkCollision(path, threadId, namespace);
-        return writeFileAtomic(path, reformat(text, 2, `${this.uri}#${threadId}`));
-      }
+      case "deepagent":
+        return writeFileAtomic(join(dir, first.rel), reformat(p.text, 2, `${this.uri}#${threadId}`), { exclusive });
       case "phi-core-session": {
-        const path = join(dir, plan.files[0]!.rel);
-        checkCollision(path, threadId, namespace);
+        const path = join(dir, first.rel);
         await mkdir(dir, { recursive: true }).catch((e) => {
           throw ioError(e, "cannot create folder", dir);
         });
@@ -398,27 +466,42 @@ class FolderStore implements Saver {
           `${path}.lock`,
           this.opts.lockWaitMs ?? PHI_LOCK_WAIT_MS,
           `phi-core session '${threadId}'`,
-          () => writeLikePhiCore(path, plan.files[0]!.text),
+          () => writeLikePhiCore(path, first.text, exclusive),
         );
       }
       case "amacs":
-        return this.writeHome(dir, threadId, plan.files);
+        return this.writeHome(dir, threadId, plan.files, exclusive);
       default:
-        for (const f of plan.files) {
-          if (f.rel.endsWith(".json")) checkCollision(join(dir, f.rel), threadId, namespace);
-          await writeFileAtomic(join(dir, f.rel), f.text);
-        }
+        return writeFilesAtomic(
+          plan.files.map((f) => ({ path: join(dir, f.rel), text: f.text })),
+          { exclusive },
+        );
     }
   }
 
   /** An amacs home: into the folder itself when it is the home of this thread, else `<dir>/<id>/`. */
-  private async writeHome(dir: string, threadId: string, files: PlannedFile[]): Promise<void> {
+  private writeHome(dir: string, threadId: string, files: PlannedFile[], exclusive: boolean): Promise<boolean> {
     const home = this.homeDir(dir, threadId) ?? join(dir, threadId);
-    for (const f of files) await writeFileAtomic(join(home, basename(f.rel)), f.text);
+    return writeFilesAtomic(
+      files.map((f) => ({ path: join(home, basename(f.rel)), text: f.text })),
+      { exclusive },
+    );
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {
-    for (const r of records) await this.save(r.threadId, r.text, r.namespace);
+    const planned = records.map((r) => this.planWrite(r));
+    for (const p of planned) await this.put(p, false);
+  }
+
+  /** Each record whose thread the folder does not hold, in a file created exclusively (never over another's). */
+  async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    const planned = records.map((r) => this.planWrite(r));
+    const out: boolean[] = [];
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      out.push((await this.load(r.threadId, r.namespace)) === undefined && (await this.put(planned[i]!, true)));
+    }
+    return out;
   }
 
   async delete(threadId: string, namespace?: string): Promise<boolean> {

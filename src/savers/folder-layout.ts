@@ -14,7 +14,7 @@
  * ckpt's own canonical documents use the FileSaver layout. Thread ids: a FileSaver document's `threadId`; a
  * Swarmer file's `<id>`; every other file's stem; an amacs home's folder name.
  */
-import { usageError } from "../base/errors.js";
+import { ExitCode, RecordError, usageError } from "../base/errors.js";
 import { bundleText, isBundleText, readBundle } from "../formats/bundle.js";
 import { detectAll, type FormatName } from "../formats/index.js";
 import { threadIdIn } from "./fs-common.js";
@@ -84,13 +84,20 @@ export function threadIdOfFile(name: string, head: string): string {
 /** A thread id used as a file name as it is (Swarmer, phi-core, yoagent, amacs keep the id in the name). */
 function checkNameable(id: string, layout: Layout, name: string): void {
   const bad = /[/\\\u0000-\u001f]/.exec(id)?.[0] ?? (id === "." || id === ".." ? id : undefined);
+  // a record this folder cannot hold is that record's problem, not the run's: a migration rejects it (exit 5)
   if (bad !== undefined)
-    throw usageError(
+    throw new RecordError(
+      ExitCode.STORE,
+      "unnameable-thread-id",
       `thread id ${JSON.stringify(id)} cannot be a file name in the ${layout} layout (it holds ${JSON.stringify(bad)}): use ?layout=deepagent, whose names replace such characters`,
+      { threadId: id },
     );
   if (Buffer.byteLength(name) > MAX_NAME)
-    throw usageError(
+    throw new RecordError(
+      ExitCode.STORE,
+      "file-name-too-long",
       `thread id ${JSON.stringify(id.slice(0, 40))}… is too long for a file name in the ${layout} layout (${Buffer.byteLength(name)} bytes; the limit is ${MAX_NAME})`,
+      { threadId: id },
     );
 }
 

@@ -16,6 +16,7 @@
  * readFile, 32 in flight): each file's open, read and close are round trips whose callbacks run on the main thread —
  * 3× the main thread's time of the synchronous reads.
  */
+import { join } from "node:path";
 import type { MessagePort, Worker } from "node:worker_threads";
 import {
   dirEntries,
@@ -305,7 +306,9 @@ async function* readAhead(
       else {
         const r = reads[k++]!;
         readAheadStats.files++;
-        out.push(typeof r === "string" ? textEntry(l.name, r) : readFailed(l.name, r.code, r.message));
+        out.push(
+          typeof r === "string" ? textEntry(l.name, r) : readFailed(l.name, r.code, r.message, join(dir, l.name)),
+        );
       }
     }
     yield out;

@@ -13,6 +13,7 @@ import { detectAll } from "../formats/index.js";
 import { bundleText } from "../formats/bundle.js";
 import { threadIdIn } from "./fs-common.js";
 import { SWARMER_FILE, threadIdOfFile } from "./folder-layout.js";
+import { MAX_TEXT_BYTES, tooLargeText } from "../base/json.js";
 
 export const AMACS_FILES = ["agent-chat.org", "scratchpad.org"] as const;
 const DOC = /\.(json|pkl|jsonl)$/;
@@ -34,6 +35,11 @@ export interface IgnoredEntry {
   kind: "ignored";
   rel: string;
   reason: string;
+  /**
+   * A file of a checkpoint's name that could not be read (permission denied, too large for one string, a link loop):
+   * not "not a checkpoint" but a record ckpt cannot take — a migration rejects it (exit 5), `ls` names it.
+   */
+  unreadable?: { threadId: string };
 }
 export type FolderEntry = FoundRecord | IgnoredEntry | { kind: "namespace"; rel: string };
 
@@ -100,12 +106,39 @@ export const isDocName = (name: string) => DOC.test(name) && !TEMP.test(name);
 export const nameIgnored = (name: string): IgnoredEntry => ignored(name, whyNot(name));
 
 /** A file of a checkpoint's name that could not be read (`code`: the error's code, else its message). */
-export const readFailed = (name: string, code: string | undefined, message: string): IgnoredEntry =>
-  ignored(name, code === "ENOENT" ? "removed while the folder was read" : `unreadable: ${code ?? message}`);
+export function readFailed(name: string, code: string | undefined, message: string, path?: string): IgnoredEntry {
+  if (code === "ENOENT") return ignored(name, "removed while the folder was read");
+  if (code === "EISDIR") return ignored(name, "unreadable: EISDIR"); // a link to a folder: not a file at all
+  let why = `cannot read it: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? message)}`;
+  if (code === "ERR_STRING_TOO_LONG") {
+    let size = MAX_TEXT_BYTES + 1;
+    try {
+      if (path) size = statSync(path).size;
+    } catch {
+      // the size is only for the message
+    }
+    why = tooLargeText(size);
+  }
+  return { ...ignored(name, why), unreadable: { threadId: threadIdOfFile(name, "") } };
+}
+
+/** A document that starts with its thread id (FileSaver's layout), whose id the first bytes may cut short. */
+const OPENS_WITH_ID = /^\s*\{\s*"threadId"\s*:\s*"/;
+
+/**
+ * The thread id a FileSaver document holds: from its first bytes, or — when they cut a very long id short (10,000
+ * characters) — from the whole text. One rule for every id: a record's key is the id its document holds, never the
+ * file's name in its place (a store that cannot hold the id rejects the record).
+ */
+function contentIdOf(head: string, whole: () => string): string | undefined {
+  const id = threadIdIn(head.slice(0, HEAD_BYTES));
+  if (id !== undefined || !OPENS_WITH_ID.test(head)) return id;
+  return threadIdIn(whole());
+}
 
 /** A file of a checkpoint's name, by its whole text: a record (FileSaver's by its content), or ignored with the reason. */
 export function textEntry(name: string, text: string): FolderEntry {
-  const contentId = name.endsWith(".json") ? threadIdIn(text.slice(0, HEAD_BYTES)) : undefined;
+  const contentId = name.endsWith(".json") ? contentIdOf(text, () => text) : undefined;
   if (name.endsWith(".jsonl")) return jsonlEntry(name, text, text.length, 0);
   const rec: FoundRecord = {
     kind: "record",
@@ -133,7 +166,7 @@ export function fileEntry(dir: string, name: string, full: boolean): FolderEntry
     if (full) text = readFileSync(path, "utf8");
     else head = readHead(path);
   } catch (e) {
-    return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message);
+    return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message, path);
   }
   if (text !== undefined) return textEntry(name, text);
   const { size, mtimeMs } = head!;
@@ -143,9 +176,11 @@ export function fileEntry(dir: string, name: string, full: boolean): FolderEntry
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    return ignored(name, `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message, path);
   }
   if (name.endsWith(".jsonl")) return jsonlEntry(name, text, size, mtimeMs);
+  const longId = name.endsWith(".json") && OPENS_WITH_ID.test(head!.head) ? threadIdIn(text) : undefined;
+  if (longId !== undefined) return { kind: "record", threadId: longId, rel: name, size, mtimeMs, byContent: true };
   const rec: FoundRecord = {
     kind: "record",
     threadId: threadIdOfFile(name, ""),

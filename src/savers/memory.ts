@@ -85,6 +85,15 @@ export const createMemorySaver: SaverFactory = async ({
       for (const r of records)
         nsForWrite(r.namespace).set(r.threadId, { text: r.text, updatedAt: new Date().toISOString() });
     },
+    async addMany(records: SaverRecord[]) {
+      for (const r of records) checkThreadId(r.threadId, r.namespace);
+      return records.map((r) => {
+        const m = nsForWrite(r.namespace);
+        if (m.has(r.threadId)) return false;
+        m.set(r.threadId, { text: r.text, updatedAt: new Date().toISOString() });
+        return true;
+      });
+    },
     async close() {},
   };
   return saver;

@@ -59,8 +59,8 @@ export async function withFlock<T>(lockPath: string, waitMs: number, what: strin
 }
 
 /** phi-core's atomic write — temp `<path>.tmp.<pid>.<nanos>`, fsync, rename, fsync of the folder — by ckpt's one writer. */
-export function writeLikePhiCore(path: string, text: string): Promise<void> {
-  return writeFileAtomic(path, text, { tempPath: phiTempPath });
+export function writeLikePhiCore(path: string, text: string, exclusive = false): Promise<boolean> {
+  return writeFileAtomic(path, text, { tempPath: phiTempPath, exclusive });
 }
 
 /** The temp file phi-core's `save` writes before renaming it into place: `<path>.tmp.<pid>.<nanos>`. */

@@ -12,7 +12,7 @@
 import { hexDigest } from "../base/digest.js";
 import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
-import { checkThreadId } from "./common.js";
+import { checkThreadId, compareIds } from "./common.js";
 import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
 import {
   DEFAULT_NAMESPACE,
@@ -65,6 +65,9 @@ export function describePgError(e: unknown, uri: string): { message: string; mis
         missing: true,
       };
     default:
+      // a server that answered with an SQL error (not a connection class 08 one) was reached: say what failed
+      if (err.code && /^[0-9A-Z]{5}$/.test(err.code) && !err.code.startsWith("08"))
+        return { message: `PostgreSQL at ${uri} refused: ${msg} (SQLSTATE ${err.code})`, missing: false };
       return { message: `cannot connect to PostgreSQL at ${uri}: ${msg}`, missing: false };
   }
 }
@@ -90,13 +93,25 @@ async function prepare(
         );
       if (!found.m) return;
     } else {
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)}`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
-        bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
-      await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
-      await c.query(`INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [
-        String(PG_SCHEMA_VERSION),
-      ]);
+      // Two first writers at once (two migrations, --jobs writers) would race on the catalog: `IF NOT EXISTS` is no
+      // lock, and the loser fails on pg_type's or pg_namespace's unique index. One transaction-scoped advisory lock
+      // per table makes them take turns; the second finds everything there.
+      await c.query("BEGIN");
+      try {
+        await c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`ckpt:prepare:${names.T}`]);
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)}`);
+        await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
+          bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
+        await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
+        await c.query(
+          `INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`,
+          [String(PG_SCHEMA_VERSION)],
+        );
+        await c.query("COMMIT");
+      } catch (e) {
+        await c.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      }
     }
     const v = Number((await c.query(`SELECT value FROM ${names.M} WHERE key = 'schema_version'`)).rows[0]?.value);
     if (v > PG_SCHEMA_VERSION)
@@ -407,6 +422,50 @@ class PostgresStore implements Saver {
   async insertNew(records: SaverRecord[]): Promise<boolean> {
     for (const r of records) checkThreadId(r.threadId, r.namespace);
     return this.wrap("cannot write", () => insertNew(this.pool, this.T, records));
+  }
+
+  /**
+   * `ON CONFLICT DO NOTHING … RETURNING` per UPSERT_ROWS records: the rows that came back are the ones written. The
+   * rows go in key order, so two runs adding the same keys take their row locks in one order: the second waits for
+   * the first instead of a deadlock.
+   */
+  async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    const sorted = [...records].sort(
+      (a, b) => compareIds(a.namespace, b.namespace) || compareIds(a.threadId, b.threadId),
+    );
+    return this.wrap("cannot write", async () => {
+      const added = new Set<string>();
+      for (let i = 0; i < sorted.length; i += UPSERT_ROWS) {
+        const values: unknown[] = [];
+        const rows = sorted.slice(i, i + UPSERT_ROWS).map((r, k) => {
+          values.push(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text));
+          return `($${4 * k + 1}, $${4 * k + 2}, $${4 * k + 3}, $${4 * k + 4}, now())`;
+        });
+        const res = await this.query(
+          `INSERT INTO ${this.T} (namespace, thread_id, doc, bytes, updated_at) VALUES ${rows.join(", ")}
+           ON CONFLICT (namespace, thread_id) DO NOTHING RETURNING namespace, thread_id`,
+          values,
+        );
+        for (const r of res.rows) added.add(`${r.namespace}\u0000${r.thread_id}`);
+      }
+      return records.map((r) => added.has(`${r.namespace}\u0000${r.threadId}`));
+    });
+  }
+
+  existsMany(keys: RecordKey[]): Promise<boolean[]> {
+    return this.wrap("cannot read", async () => {
+      const out = keys.map(() => false);
+      for (const [ns, at] of byNamespace(keys)) {
+        const res = await this.query(
+          `SELECT k.n FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)
+           WHERE EXISTS (SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id)`,
+          [ns, at.map((i) => keys[i]!.threadId)],
+        );
+        for (const r of res.rows) out[at[Number(r.n) - 1]!] = true;
+      }
+      return out;
+    });
   }
 
   async close(): Promise<void> {

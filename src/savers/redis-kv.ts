@@ -15,6 +15,10 @@ export interface Kv {
   setMany(entries: Array<[string, string]>): Promise<void>;
   /** one server only: every entry set, or none when a key exists (MSETNX, atomic); whether they were set */
   setNewMany?(entries: Array<[string, string]>): Promise<boolean>;
+  /** per entry: set only where its key does not exist (SET NX), and whether it was */
+  setEachNew(entries: Array<[string, string]>): Promise<boolean[]>;
+  /** per key: whether it exists */
+  existsMany(keys: string[]): Promise<boolean[]>;
   strlenMany(keys: string[]): Promise<number[]>;
   del(key: string): Promise<number>;
   exists(key: string): Promise<number>;
@@ -88,6 +92,22 @@ export function singleKv(client: Redis): Kv {
     },
     async setNewMany(entries) {
       return entries.length === 0 || Number(await client.msetnx(entries.flat())) === 1;
+    },
+    async setEachNew(entries) {
+      const p = client.pipeline();
+      for (const [k, v] of entries) p.set(k, v, "NX");
+      return ((await p.exec()) ?? []).map(([err, r]) => {
+        if (err) throw err;
+        return r === "OK";
+      });
+    },
+    async existsMany(keys) {
+      const p = client.pipeline();
+      for (const k of keys) p.exists(k);
+      return ((await p.exec()) ?? []).map(([err, n]) => {
+        if (err) throw err;
+        return Number(n) > 0;
+      });
     },
     async strlenMany(keys) {
       const p = client.pipeline();
@@ -165,6 +185,9 @@ export function clusterKv(cluster: Cluster): Kv {
         ),
       );
     },
+    setEachNew: async (entries) =>
+      (await settle(entries.map(([k, v]) => cluster.set(k, v, "NX")))).map((r) => r === "OK"),
+    existsMany: async (keys) => (await settle(keys.map((k) => cluster.exists(k)))).map((n) => n > 0),
     strlenMany: (keys) => settle(keys.map((k) => cluster.strlen(k))),
     sameMany: async () => undefined,
     del: (key) => cluster.del(key),

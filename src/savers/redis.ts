@@ -94,10 +94,28 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The credentials of a Redis URL. A lone user-info is the password, as the one redactor (base/redact.ts) treats it:
+ * `redis://TOKEN@host` authenticates with TOKEN (Redis 6 ACL: `AUTH <password>` logs in as `default`); the client
+ * would take it for a user name and send no password at all.
+ */
+export function redisCredentials(u: URL): { username?: string; password?: string } {
+  const user = u.username ? decodeURIComponent(u.username) : undefined;
+  const password = u.password ? decodeURIComponent(u.password) : undefined;
+  if (user !== undefined && password === undefined) return { username: "", password: user };
+  return { username: user, password };
+}
+
 /** One server; undefined when it turns out to be a cluster node and `mode` is "detect". */
 async function openSingle(url: string, uri: string, mode: ClusterMode, ms: number): Promise<Kv | undefined> {
   const { Redis } = await import("ioredis");
-  const client = new Redis(url, {
+  // the credentials as options, the URL without them (the client takes the URL's over any option)
+  const bare = new URL(url);
+  const credentials = redisCredentials(bare);
+  bare.username = "";
+  bare.password = "";
+  const client = new Redis(bare.toString(), {
+    ...credentials,
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     connectTimeout: ms,
@@ -128,8 +146,7 @@ async function openCluster(url: string, uri: string, ms: number): Promise<Kv> {
   const { Cluster } = await import("ioredis");
   const u = new URL(url);
   const redisOptions: RedisOptions = {
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
+    ...redisCredentials(u),
     tls: u.protocol === "rediss:" ? {} : undefined,
     connectTimeout: ms,
     commandTimeout: ms,
@@ -354,7 +371,7 @@ class RedisStore implements Saver {
 
   /**
    * `records` set if none of their keys exists (MSETNX: atomic, all or none). Where the server refuses MSETNX (an ACL
-   * without it, a proxy), from then on: looked up (MGET), and set only if none exists, as a migration did before.
+   * without it, a proxy), from then on: looked up (MGET), and set only if none exists (SET NX each).
    */
   private async setNewMany(records: SaverRecord[]): Promise<boolean> {
     const entries = this.entriesOf(records);
@@ -370,14 +387,26 @@ class RedisStore implements Saver {
     return this.wrap("cannot write", async () => {
       const held = await this.kv.getMany(entries.map((e) => e[0]));
       if (held.some((v) => v !== null && v !== undefined)) return false;
-      await this.kv.setMany(entries);
-      return true;
+      // SET NX each: a key another writer set since the lookup is never overwritten; what this call set is undone then
+      const set = await this.kv.setEachNew(entries);
+      if (set.every(Boolean)) return true;
+      for (let i = 0; i < entries.length; i++) if (set[i]) await this.kv.del(entries[i]![0]);
+      return false;
     });
   }
 
   async saveMany(records: SaverRecord[]): Promise<void> {
     const entries = this.entriesOf(records);
     await this.wrap("cannot write", () => this.kv.setMany(entries));
+  }
+
+  async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    const entries = this.entriesOf(records);
+    return this.wrap("cannot write", () => this.kv.setEachNew(entries));
+  }
+
+  existsMany(keys: RecordKey[]): Promise<boolean[]> {
+    return this.wrap("cannot read", () => this.kv.existsMany(keys.map((k) => this.keyOf(k.threadId, k.namespace))));
   }
 
   /**

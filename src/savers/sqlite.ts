@@ -141,6 +141,11 @@ function statements(db: Db) {
     insert: db.prepare(
       "INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?)",
     ),
+    add: db.prepare(
+      "INSERT INTO ckpt_checkpoints (namespace, thread_id, doc, bytes, updated_at) VALUES (?, ?, ?, ?, ?) " +
+        "ON CONFLICT (namespace, thread_id) DO NOTHING",
+    ),
+    has: db.prepare("SELECT 1 FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?").pluck(),
     del: db.prepare("DELETE FROM ckpt_checkpoints WHERE namespace = ? AND thread_id = ?"),
     page: db.prepare(
       "SELECT thread_id, bytes, updated_at FROM ckpt_checkpoints WHERE namespace = ? AND thread_id > ? ORDER BY thread_id LIMIT ?",
@@ -170,6 +175,7 @@ class SqliteStore implements Saver {
   private readonly readManyTx: (keys: RecordKey[]) => Array<string | undefined>;
   private readonly saveTx: (records: SaverRecord[]) => void;
   private readonly insertTx: (records: SaverRecord[]) => void;
+  private readonly addTx: (records: SaverRecord[]) => boolean[];
   private readonly sameTx: (records: SaverRecord[]) => boolean[];
 
   constructor(
@@ -192,6 +198,13 @@ class SqliteStore implements Saver {
     this.insertTx = db.transaction((records: SaverRecord[]) => {
       const now = new Date().toISOString();
       for (const r of records) q.insert.run(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text), now);
+    });
+    // rows that exist are left as they are: one change per row written
+    this.addTx = db.transaction((records: SaverRecord[]) => {
+      const now = new Date().toISOString();
+      return records.map(
+        (r) => q.add.run(r.namespace, r.threadId, r.text, r.bytes ?? Buffer.byteLength(r.text), now).changes > 0,
+      );
     });
   }
 
@@ -291,6 +304,15 @@ class SqliteStore implements Saver {
       if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return false;
       throw storeError("sqlite-io", `cannot write: ${(e as Error).message}`, { file: this.path }, e);
     }
+  }
+
+  async addMany(records: SaverRecord[]): Promise<boolean[]> {
+    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    return this.wrap("cannot write", () => this.addTx(records));
+  }
+
+  async existsMany(keys: RecordKey[]): Promise<boolean[]> {
+    return this.wrap("cannot read", () => keys.map((k) => this.q.has.get(k.namespace, k.threadId) !== undefined));
   }
 
   async close(): Promise<void> {

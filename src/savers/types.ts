@@ -92,6 +92,16 @@ export interface Saver {
    */
   insertNew?(records: SaverRecord[]): Promise<boolean>;
   /**
+   * Optional: write each record the store does not hold yet and leave every one it holds as it is (PostgreSQL:
+   * `ON CONFLICT DO NOTHING`; SQLite: `ON CONFLICT DO NOTHING`; Redis: `SET … NX`; folders: a file created exclusively,
+   * a phi-core session checked under its lock). Per record, whether it was written. A migration writes the records its
+   * lookup found missing this way, so that one another run wrote meanwhile is never overwritten (`--on-conflict skip`).
+   * Throws a RecordError for a record no store can hold, as saveMany does.
+   */
+  addMany?(records: SaverRecord[]): Promise<boolean[]>;
+  /** Optional: per key, whether the store holds it (batched, without reading the documents; else `loadMany`). */
+  existsMany?(keys: RecordKey[]): Promise<boolean[]>;
+  /**
    * Optional read-back check of records just written, compared where they are stored: for each record, true when the
    * store holds exactly the text it writes for it (SQLite: `doc = ?` in SQL, on the stored bytes, without copying
    * them out). False means "not known to be the same" (missing, different, or written in another form): the caller

@@ -102,9 +102,32 @@ function checkRedis(url: URL, redacted: string): void {
 /** The query parameters a Redis URI may hold: ckpt's own, and the client's address family. */
 const REDIS_PARAMS = ["namespace", "prefix", "timeout", "cluster", "family"];
 
-/** PostgreSQL: a port in range and at most one path segment (the database name). */
+/** PostgreSQL's longest identifier in bytes (NAMEDATALEN - 1): a longer one would be cut silently, naming another. */
+const PG_NAME_BYTES = 63;
+
+/**
+ * `?schema=` and `?table=` name PostgreSQL identifiers: not empty, no NUL (the server refuses it in any text), at
+ * most 63 bytes; the schema not one of the system's (`pg_catalog`, `information_schema`, any `pg_*`, which
+ * PostgreSQL reserves).
+ */
+function checkPgNames(url: URL, redacted: string): void {
+  for (const key of ["schema", "table"] as const) {
+    const v = url.searchParams.get(key);
+    if (v === null) continue;
+    const what = `saver URI '${redacted}': ${key}=${JSON.stringify(v)}`;
+    if (v === "") throw usageError(`${what}: expected a ${key} name (leave out ${key}= for the default)`);
+    if (v.includes("\u0000")) throw usageError(`${what}: a NUL character cannot be in a PostgreSQL name`);
+    if (Buffer.byteLength(v) > PG_NAME_BYTES)
+      throw usageError(`${what}: ${Buffer.byteLength(v)} bytes; PostgreSQL names hold at most ${PG_NAME_BYTES}`);
+    if (key === "schema" && (/^pg_/i.test(v) || v.toLowerCase() === "information_schema"))
+      throw usageError(`${what}: a PostgreSQL system schema; name a schema of your own (default public)`);
+  }
+}
+
+/** PostgreSQL: a port in range, at most one path segment (the database name), schema and table names it can hold. */
 function checkPostgres(url: URL, redacted: string): void {
   port(url, redacted);
+  checkPgNames(url, redacted);
   const path = url.pathname.replace(/^\//, "");
   if (path.includes("/")) {
     throw usageError(

@@ -21,7 +21,7 @@ export interface TestCluster {
 }
 
 /** Ports the OS says are free (all held open together, so they are distinct). */
-async function freePorts(n: number): Promise<number[]> {
+export async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: n },

@@ -1,11 +1,12 @@
 /** Human text: `file:line:col` first (clickable in terminals), severity coloured, rule id dim, a summary line. */
+import { printable } from "../../base/printable.js";
 import type { ChalkInstance } from "chalk";
 import type { Issue } from "../../formats/types.js";
 import type { FileResult } from "../../core/document.js";
 import { plural, type Reporter } from "./types.js";
 
 const where = (file: string, line?: number, column?: number) =>
-  file + (line !== undefined ? `:${line}:${column ?? 1}` : "");
+  printable(file) + (line !== undefined ? `:${line}:${column ?? 1}` : "");
 
 /** The "fits A and B; validated as A" note for a document several formats claim. */
 export function ambiguityNote(f: FileResult): string | undefined {
@@ -27,20 +28,22 @@ export const textReporter: Reporter = (report, opts) => {
   const issueLine = (i: Issue) => {
     const sev = i.severity === "error" ? c.red("error") : c.yellow("warning");
     const ptr = i.pointer ? ` ${c.cyan(i.pointer)}` : "";
-    return `${where(i.file, i.line, i.column)}: ${sev}${ptr}: ${i.message} ${c.dim(i.rule)}`;
+    return `${where(i.file, i.line, i.column)}: ${sev}${ptr}: ${printable(i.message)} ${c.dim(i.rule)}`;
   };
   for (const f of report.files) {
     if (f.fatal) {
       lines.push(
-        `${where(f.file, f.fatal.line, f.fatal.column)}: ${c.red("error")}${f.fatal.pointer ? ` ${c.cyan(f.fatal.pointer)}` : ""}: ${f.fatal.message} ${c.dim(`input/${f.fatal.reason}`)}`,
+        `${where(f.file, f.fatal.line, f.fatal.column)}: ${c.red("error")}${f.fatal.pointer ? ` ${c.cyan(f.fatal.pointer)}` : ""}: ${printable(f.fatal.message)} ${c.dim(`input/${f.fatal.reason}`)}`,
       );
       continue;
     }
     const note = ambiguityNote(f);
-    if (note && !opts.quiet) lines.push(`${f.file}: ${c.blue("note")}: ${note}`);
+    if (note && !opts.quiet) lines.push(`${printable(f.file)}: ${c.blue("note")}: ${note}`);
     for (const i of f.issues) if (!opts.quiet || i.severity === "error") lines.push(issueLine(i));
     if (!opts.quiet && f.issues.length === 0)
-      lines.push(`${f.file}: ${c.green("ok")} ${c.dim(f.format + (f.formatVersion ? ` ${f.formatVersion}` : ""))}`);
+      lines.push(
+        `${printable(f.file)}: ${c.green("ok")} ${c.dim(f.format + (f.formatVersion ? ` ${f.formatVersion}` : ""))}`,
+      );
   }
   if (report.stoppedEarly) lines.push(c.yellow(report.stoppedEarly));
   const s = report.summary;
