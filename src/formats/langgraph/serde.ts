@@ -344,7 +344,9 @@ export function detectLibrary(
 
 /** Messages in a checkpoint's `messages` channel, or null when it has none. */
 export function messageCount(channelValues: Record<string, unknown> | undefined): number | null {
-  const m = channelValues?.messages;
+  let m = channelValues?.messages;
+  // a DeltaChannel snapshot not yet unwrapped (./delta.ts)
+  if (isRecord(m) && m.lc === 2 && m.type === "delta_snapshot") m = m.value;
   return Array.isArray(m) ? m.length : null;
 }
 

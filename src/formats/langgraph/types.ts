@@ -137,6 +137,8 @@ export interface LgCheckpointTuple {
   channelSources?: LgChannelSource[];
   /** payloads that failed to decode or decoded lossily; empty when all is well */
   issues: LgDecodeIssue[];
+  /** DeltaChannel values (./delta.ts): how each got its value in `channel_values` (a snapshot, or rebuilt from writes) */
+  delta?: Record<string, import("./delta.js").DeltaValueInfo>;
 }
 
 /** A lighter row for history listings (`ckpt log`): no channel values decoded beyond the message count. */

@@ -11,6 +11,7 @@ import { existsSync, statSync } from "node:fs";
 import { inputError, storeError, usageError } from "../../base/errors.js";
 import { tupleDocument, type LgHistoryEntry, type LgReader } from "../../formats/langgraph/types.js";
 import type { SaverUri } from "../uri.js";
+import { withDeltaChannels } from "../lg-delta.js";
 import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
 
 export interface LangGraphSaver extends Saver {
@@ -101,8 +102,14 @@ export async function openLangGraphReader(u: SaverUri, opts: OpenLangGraphOption
   const layout = layoutParam(u);
   if (layout === "ckpt") return undefined;
   const forced = layout === "langgraph" ? "langgraph" : undefined;
-  if (u.kind === "sqlite") return openSqlite(u, forced, opts);
-  if (u.kind === "postgres") return openPostgres(u, forced);
+  const reader =
+    u.kind === "sqlite"
+      ? await openSqlite(u, forced, opts)
+      : u.kind === "postgres"
+        ? await openPostgres(u, forced)
+        : undefined;
+  if (reader) return withDeltaChannels(reader);
+  if (u.kind === "sqlite" || u.kind === "postgres") return undefined;
   if (forced) throw usageError(`saver URI '${u.redacted}': layout=langgraph needs a sqlite: or postgres:// store`);
   return undefined;
 }

@@ -36,6 +36,10 @@ const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, 
   length(checkpoint) + ifnull(length(metadata), 0) AS bytes`;
 /** the head row is JSON SQLite can read (a malformed one goes the JS way, which reports it instead of failing the page) */
 const JSON_OK = "((c.type IS NULL OR c.type = 'json') AND json_valid(CAST(c.checkpoint AS TEXT)))";
+/** the head's message count: a list, or a DeltaChannel snapshot's list (other values: NULL, decided by the reader) */
+const MSGS = `CASE json_type(CAST(c.checkpoint AS TEXT), '$.channel_values.messages')
+  WHEN 'array' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages')
+  WHEN 'object' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages.value') END`;
 const W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value`;
 
 /** Open read-only; throws a store error (exit 4) naming the file. */
@@ -178,7 +182,7 @@ function statements(db: DB) {
              FROM g)
        SELECT h.*, c.type, length(c.checkpoint) + ifnull(length(c.metadata), 0) AS bytes,
               (SELECT ifnull(sum(length(w.value)), 0) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
-              CASE WHEN ${JSON_OK} THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages') END AS msgs,
+              CASE WHEN ${JSON_OK} THEN ${MSGS} END AS msgs,
               CASE WHEN ${JSON_OK} THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
               CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> '$.channel_versions' END AS versions,
               CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END AS raw,

@@ -1,0 +1,163 @@
+/**
+ * A LangGraph reader whose tuples carry their DeltaChannel values (src/formats/langgraph/delta.ts): every way a tuple
+ * leaves the reader (getTuple, list, scan, history, the `ls` summaries) has its snapshots unwrapped and its delta
+ * channels rebuilt from the parent chain, as the libraries' `get_delta_channel_history` does. Wraps any `LgReader`;
+ * the rows come from the wrapped reader (`getTuple` of each ancestor), the rebuild itself is pure.
+ *
+ * Cost: a scan in (thread, namespace, id) order rebuilds each checkpoint from its parent's value (kept a while), so
+ * it walks one step; a single `getTuple` walks back to the nearest stored value (at most `snapshot_frequency` steps).
+ * Ancestors read by a walk and values rebuilt are kept in small bounded caches.
+ */
+import {
+  applyDeltaWalk,
+  channelWrites,
+  countedDeltaChannels,
+  deltaChannelsToReplay,
+  seedOf,
+  unwrapSnapshots,
+  type DeltaWalk,
+} from "../formats/langgraph/delta.js";
+import { historyEntry } from "../formats/langgraph/tuple.js";
+import { messageCount } from "../formats/langgraph/serde.js";
+import type { LgCheckpointTuple, LgHistoryEntry, LgReader } from "../formats/langgraph/types.js";
+
+/** A bounded map: the oldest entries go first. */
+class Bounded<V> {
+  private m = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    return this.m.get(k);
+  }
+  set(k: string, v: V): void {
+    this.m.delete(k);
+    this.m.set(k, v);
+    if (this.m.size > this.max) this.m.delete(this.m.keys().next().value!);
+  }
+}
+
+const key = (t: { threadId: string; namespace: string }, id: string, ch = "") =>
+  `${t.threadId}\u0000${t.namespace}\u0000${id}\u0000${ch}`;
+
+export function withDeltaChannels(inner: LgReader): LgReader {
+  // ancestors as stored (not rebuilt), and values rebuilt or stored at a checkpoint, per channel
+  const raw = new Bounded<LgCheckpointTuple | null>(512);
+  const values = new Bounded<{ value: unknown }>(1024);
+
+  const ancestor = async (t: LgCheckpointTuple, id: string) => {
+    const k = key(t, id);
+    let a = raw.get(k);
+    if (a === undefined) {
+      a = (await inner.getTuple(t.threadId, t.namespace, id)) ?? null;
+      raw.set(k, a);
+    }
+    return a ?? undefined;
+  };
+
+  async function walk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk> {
+    const writes: LgPendingWrite[][] = [];
+    const seen = new Set([t.checkpointId]);
+    let cursor = t.parentId;
+    let walked = 0;
+    const done = (w: Omit<DeltaWalk, "writes" | "walked">): DeltaWalk => ({
+      ...w,
+      writes: writes.reverse().flat(),
+      walked,
+    });
+    while (cursor !== null) {
+      if (seen.has(cursor)) return done({ seedId: null, broken: { kind: "cycle", id: cursor } });
+      seen.add(cursor);
+      const known = values.get(key(t, cursor, ch));
+      const a = await ancestor(t, cursor);
+      if (!a) return done({ seedId: null, broken: { kind: "missing-parent", id: cursor } });
+      walked++;
+      writes.push(channelWrites(a.pendingWrites, ch));
+      const cv = a.checkpoint.channel_values;
+      if (ch in cv) {
+        const seed = seedOf(cv[ch]);
+        return seed
+          ? done({ seed, seedId: cursor })
+          : done({ seedId: cursor, broken: { kind: "missing-snapshot", id: cursor } });
+      }
+      if (known) return done({ seed: known, seedId: cursor });
+      cursor = a.parentId;
+    }
+    return done({ seedId: null });
+  }
+
+  async function rebuild(t: LgCheckpointTuple): Promise<LgCheckpointTuple> {
+    const cv = t.checkpoint.channel_values;
+    for (const ch of countedDeltaChannels(t)) {
+      if (cv[ch] !== true || t.row.store !== "postgres") continue;
+      // Python PostgresSaver's delta sentinel with no blob row under it: the snapshot is missing
+      delete cv[ch];
+      t.issues.push({
+        row: t.row,
+        pointer: `/checkpoint/channel_values/${ch.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+        reason: "delta-missing-snapshot",
+        message: `the DeltaChannel sentinel '${ch}: true' has no checkpoint_blobs row with its snapshot: '${ch}' cannot be read`,
+        fatal: true,
+      });
+    }
+    for (const ch of unwrapSnapshots(t))
+      values.set(key(t, t.checkpointId, ch), { value: t.checkpoint.channel_values[ch] });
+    for (const ch of deltaChannelsToReplay(t)) {
+      applyDeltaWalk(t, ch, await walk(t, ch));
+      if (ch in t.checkpoint.channel_values)
+        values.set(key(t, t.checkpointId, ch), { value: t.checkpoint.channel_values[ch] });
+    }
+    return t;
+  }
+
+  const maybe = async (t: LgCheckpointTuple | undefined) => (t ? rebuild(t) : undefined);
+
+  const reader: LgReader = {
+    get uri() {
+      return inner.uri;
+    },
+    get info() {
+      return inner.info;
+    },
+    async *threads(options) {
+      for await (const s of inner.threads(options)) {
+        // a summary with no message list at the head may be a delta head: the rebuilt head says
+        if (s.messages === null && s.newestId !== null) {
+          const t = await reader.getTuple(s.threadId, "", s.newestId);
+          if (t?.delta) s.messages = messageCount(t.checkpoint.channel_values);
+        }
+        yield s;
+      }
+    },
+    async *list(options) {
+      for await (const t of inner.list(options)) yield await rebuild(t);
+    },
+    countThreads: () => inner.countThreads(),
+    checkpointIds: (threadId, namespace) => inner.checkpointIds(threadId, namespace),
+    async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
+      let pending: LgCheckpointTuple | undefined;
+      const fetch = (id: string) => reader.getTuple(threadId, namespace, id);
+      for await (const t of reader.list({ threadId, namespace })) {
+        if (pending)
+          yield historyEntry(
+            pending,
+            pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined,
+          );
+        pending = t;
+      }
+      if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : undefined);
+    },
+    getTuple: async (threadId, namespace, checkpointId) =>
+      maybe(await inner.getTuple(threadId, namespace, checkpointId)),
+    async *scan(options) {
+      for await (const batch of inner.scan(options)) {
+        for (const t of batch) await rebuild(t);
+        yield batch;
+      }
+    },
+    orphanWrites: () => inner.orphanWrites(),
+    orphanBlobs: () => inner.orphanBlobs(),
+    close: () => inner.close(),
+  };
+  return reader;
+}
+
+type LgPendingWrite = LgCheckpointTuple["pendingWrites"][number];
