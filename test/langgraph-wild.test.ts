@@ -130,3 +130,65 @@ describe("ckpt commands on a delta thread", () => {
     expect(readdirSync(join(file, ".."))).toEqual(["python-c.sqlite"]);
   });
 });
+
+describe("plain-dict messages: read as LangChain's own coercion reads them", () => {
+  const shapes: unknown[] = [
+    { role: "user", content: "Convert 5 miles to km" },
+    { role: "human", content: [{ type: "text", text: "blocks" }] },
+    { type: "human", content: "type instead of role" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_025", type: "function", function: { name: "search", arguments: '{"query":"x"}' } }],
+    },
+    { type: "ai", content: "ok", tool_calls: [{ id: "c1", name: "search", args: { q: 1 }, type: "tool_call" }] },
+    { role: "tool", tool_call_id: "call_025", content: "5 hits" },
+    { role: "system", content: "be brief" },
+    "a bare string is a human message",
+    ["ai", "a pair"],
+  ];
+  const strip = (m: unknown) =>
+    JSON.parse(JSON.stringify(m, (k, v) => (k === "ext" ? undefined : v))) as Record<string, unknown>;
+  it("role, text, tool calls and tool-call ids equal those of @langchain/core coerceMessageLikeToMessage", async () => {
+    const { coerceMessageLikeToMessage } = await import("@langchain/core/messages");
+    const { messageToCanonical } = await import("../src/formats/langgraph/messages.js");
+    const { decodeJson } = await import("../src/formats/langgraph/serde.js");
+    for (const v of shapes) {
+      // JS content null is refused by LangChain JS (Python reads it as ""): give JS the string Python reads
+      const forJs = (v as { content?: unknown }).content === null ? { ...(v as object), content: "" } : v;
+      const real = decodeJson(JSON.stringify(coerceMessageLikeToMessage(forJs as never)));
+      const theirs = strip(messageToCanonical(real));
+      const ours = strip(messageToCanonical(v));
+      expect(ours.role, JSON.stringify(v)).not.toBe("langgraph");
+      expect(ours.role, JSON.stringify(v)).toBe(theirs.role);
+      expect(ours.content, JSON.stringify(v)).toEqual(theirs.content);
+      expect(ours.toolCallId, JSON.stringify(v)).toBe(theirs.toolCallId);
+    }
+  });
+  it("show prints the dicts' text and roles; the canonical round trip gives the stored dicts back", async () => {
+    const file = copyFixture("js-c.sqlite");
+    const show = await runCli(["show", `sqlite:${file}#c-dict-2`]);
+    expect(show.code).toBe(0);
+    expect(show.out).not.toContain("langgraph/");
+    expect(show.out).toContain("Answer: 4 hits for 'Make it gluten free'");
+    const r = await reader(`sqlite:${file}`);
+    const t = (await r.getTuple("c-dict-2"))!;
+    await r.close();
+    const { langgraphAdapter } = await import("../src/formats/langgraph/adapter.js");
+    const { tupleDocument } = await import("../src/formats/langgraph/types.js");
+    const doc = tupleDocument(t, "x");
+    const cp = langgraphAdapter.toCanonical(doc, { name: "x" });
+    expect(cp.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
+    const back = langgraphAdapter.fromCanonical(cp, { lossy: [] });
+    expect(back.checkpoint.channel_values.messages).toEqual(t.checkpoint.channel_values.messages);
+  });
+});
