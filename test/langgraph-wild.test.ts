@@ -192,3 +192,54 @@ describe("plain-dict messages: read as LangChain's own coercion reads them", () 
     expect(back.checkpoint.channel_values.messages).toEqual(t.checkpoint.channel_values.messages);
   });
 });
+
+describe("encrypted rows (msgpack+aes, Python EncryptedSerializer)", () => {
+  const pg = pgTestSchemas("lgwildaes");
+  it("read with the key, SQLite and PostgreSQL: the counts the library gives", async () => {
+    const { setLangGraphAesKey } = await import("../src/formats/langgraph/aes-key.js");
+    setLangGraphAesKey(Buffer.from(AES_KEY));
+    try {
+      await checkStore(`sqlite:${copyFixture("python-c-aes.sqlite")}`, "python-c-aes.sqlite");
+      const schema = pg.schema("aes");
+      execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], {
+        input: readFileSync(join(FIX, "python-c-aes.pg.sql"), "utf8").replaceAll("__SCHEMA__", schema),
+        stdio: ["pipe", "ignore", "pipe"],
+      });
+      await checkStore(`${PG}?schema=${schema}`, "python-c-aes.pg");
+    } finally {
+      setLangGraphAesKey(undefined);
+    }
+  });
+  it("without the key: ls and show exit 3 naming the rows and LANGGRAPH_AES_KEY; with it (env or --aes-key-file) they read", async () => {
+    const file = copyFixture("python-c-aes.sqlite");
+    for (const argv of [
+      ["ls", `sqlite:${file}`],
+      ["show", `sqlite:${file}#c-aes-chat-1`],
+    ]) {
+      const r = await runCli(argv);
+      expect(r.code, argv.join(" ")).toBe(3);
+      expect(r.err).toMatch(/LANGGRAPH_AES_KEY/);
+      expect(r.err).toMatch(/checkpoints/);
+      expect(r.err.trim().split("\n")).toHaveLength(1);
+    }
+    const withEnv = await runCli(["show", `sqlite:${file}#c-aes-chat-1`], { env: { LANGGRAPH_AES_KEY: AES_KEY } });
+    expect(withEnv.code).toBe(0);
+    expect(withEnv.out).toMatch(/9 messages/);
+    const keyFile = join(join(file, ".."), "..", `key-${process.pid}`);
+    (await import("node:fs")).writeFileSync(keyFile, `${AES_KEY}\n`);
+    const withFile = await runCli(["ls", `sqlite:${file}`, "--json", "--aes-key-file", keyFile]);
+    expect(withFile.code).toBe(0);
+    expect((JSON.parse(withFile.out) as Array<{ messages: number }>).map((x) => x.messages)).toEqual([9, 17, 2]);
+    const wrong = await runCli(["show", `sqlite:${file}#c-aes-chat-1`], {
+      env: { LANGGRAPH_AES_KEY: "lgsample-C-not-a-secret-key-0033" },
+    });
+    expect(wrong.code).toBe(3);
+    expect(wrong.err).toMatch(/does not open/);
+    const v = await runCli(["validate", `sqlite:${file}`], { env: { LANGGRAPH_AES_KEY: AES_KEY } });
+    expect(v.code, v.out + v.err).toBe(0);
+    const noKey = await runCli(["validate", `sqlite:${file}`]);
+    expect(noKey.code).toBe(1);
+    expect(noKey.out).toMatch(/langgraph\/undecodable/);
+    expect(noKey.out).toMatch(/LANGGRAPH_AES_KEY/);
+  });
+});

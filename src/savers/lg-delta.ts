@@ -19,6 +19,8 @@ import {
 } from "../formats/langgraph/delta.js";
 import { historyEntry } from "../formats/langgraph/tuple.js";
 import { messageCount } from "../formats/langgraph/serde.js";
+import { unreadableReport } from "../formats/langgraph/unreadable.js";
+import { inputError } from "../base/errors.js";
 import type { LgCheckpointTuple, LgHistoryEntry, LgReader } from "../formats/langgraph/types.js";
 
 /** A bounded map: the oldest entries go first. */
@@ -122,6 +124,9 @@ export function withDeltaChannels(inner: LgReader): LgReader {
         // a summary with no message list at the head may be a delta head: the rebuilt head says
         if (s.messages === null && s.newestId !== null) {
           const t = await reader.getTuple(s.threadId, "", s.newestId);
+          // a head that does not decode (encrypted without the key, pickle, truncated) has no count to give
+          const bad = t && unreadableReport(t);
+          if (bad) throw inputError("langgraph-undecodable", bad, { file: `${inner.uri}#${s.threadId}` });
           if (t?.delta) s.messages = messageCount(t.checkpoint.channel_values);
         }
         yield s;

@@ -9,7 +9,13 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { inputError, storeError, usageError } from "../../base/errors.js";
-import { tupleDocument, type LgHistoryEntry, type LgReader } from "../../formats/langgraph/types.js";
+import {
+  tupleDocument,
+  type LgCheckpointTuple,
+  type LgHistoryEntry,
+  type LgReader,
+} from "../../formats/langgraph/types.js";
+import { unreadableReport } from "../../formats/langgraph/unreadable.js";
 import type { SaverUri } from "../uri.js";
 import { withDeltaChannels } from "../lg-delta.js";
 import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
@@ -124,8 +130,11 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
       `${reader.uri}: a LangGraph store is read-only here; write LangGraph stores with ckpt migrate`,
     );
   };
-  const load = async (threadId: string, ns?: string) => {
-    const t = await reader.getTuple(threadId, rootNs(ns));
+  const load = async (threadId: string, ns?: string) => docOf(await reader.getTuple(threadId, rootNs(ns)));
+  // a checkpoint that did not decode whole is an input error naming its rows, never a shorter conversation
+  const docOf = (t: LgCheckpointTuple | undefined) => {
+    const bad = t && unreadableReport(t);
+    if (bad) throw inputError("langgraph-undecodable", bad, { file: `${reader.uri}#${t.threadId}` });
     return t && JSON.stringify(tupleDocument(t, reader.uri));
   };
   return {
@@ -165,8 +174,7 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
     namespaces: async () => [DEFAULT_NAMESPACE],
     history: (threadId, ns) => reader.history(threadId, rootNs(ns)),
     async loadAt(threadId, checkpointId, ns) {
-      const t = await reader.getTuple(threadId, rootNs(ns), checkpointId);
-      return t && JSON.stringify(tupleDocument(t, reader.uri));
+      return docOf(await reader.getTuple(threadId, rootNs(ns), checkpointId));
     },
     close: () => reader.close(),
   };
