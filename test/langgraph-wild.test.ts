@@ -243,3 +243,79 @@ describe("encrypted rows (msgpack+aes, Python EncryptedSerializer)", () => {
     expect(noKey.out).toMatch(/LANGGRAPH_AES_KEY/);
   });
 });
+
+describe("never confidently wrong: damaged stores", () => {
+  const damaged = async (fixture: string, sql: string[]) => {
+    const file = copyFixture(fixture);
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(file);
+    for (const q of sql) db.prepare(q).run();
+    db.close();
+    return file;
+  };
+  const HEAD = (thread: string) =>
+    `(SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = '${thread}' AND checkpoint_ns = '')`;
+  for (const [what, set] of [
+    ["truncated msgpack", "checkpoint = substr(checkpoint, 1, 20)"],
+    ["NULL", "checkpoint = NULL"],
+    ["pickle", "type = 'pickle'"],
+  ] as const) {
+    it(`an undecodable newest checkpoint (${what}): show and ls exit 3 naming the row; validate reports it`, async () => {
+      const file = await damaged("python-c.sqlite", [
+        `UPDATE checkpoints SET ${set} WHERE thread_id = 'c-chat-1' AND checkpoint_id = ${HEAD("c-chat-1")}`,
+      ]);
+      const show = await runCli(["show", `sqlite:${file}#c-chat-1`]);
+      expect(show.code, show.out).toBe(3);
+      expect(show.err).toMatch(/#c-chat-1.*cannot be read whole.*checkpoints/);
+      expect(show.out).toBe("");
+      const ls = await runCli(["ls", `sqlite:${file}`]);
+      expect(ls.code, ls.out).toBe(3);
+      expect(ls.err).toMatch(/c-chat-1/);
+      const v = await runCli(["validate", `sqlite:${file}`]);
+      expect(v.code).toBe(1);
+      expect(v.out).toMatch(/c-chat-1@.*langgraph\/undecodable/);
+    });
+  }
+  it("a loop in parent ids: @~100000 exits 3 instead of walking it; validate reports the loop and a self-parent", async () => {
+    const file = await damaged("js-c.sqlite", [
+      `UPDATE checkpoints SET parent_checkpoint_id = ${HEAD("c-chat-1")} WHERE thread_id = 'c-chat-1' AND parent_checkpoint_id IS NULL`,
+      `UPDATE checkpoints SET parent_checkpoint_id = checkpoint_id WHERE thread_id = 'c-dict-1' AND checkpoint_id = ${HEAD("c-dict-1")}`,
+    ]);
+    const back = await runCli(["show", `sqlite:${file}#c-chat-1@~100000`]);
+    expect(back.code).toBe(3);
+    expect(back.err).toMatch(/loops/);
+    const v = await runCli(["validate", `sqlite:${file}`]);
+    expect(v.code).toBe(1);
+    expect(v.out).toMatch(/c-chat-1@.*the parent ids loop.*langgraph\/parent-cycle/);
+    expect(v.out).toMatch(/c-dict-1@.*is its own parent.*langgraph\/parent-cycle/);
+  });
+  it("a delta thread whose snapshot checkpoint is gone, or whose write does not decode: exit 3 / validate findings", async () => {
+    // c-delta-1's newest snapshot before its head; the head then builds on a parent chain that breaks
+    const snap = `(SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = 'c-delta-1' AND checkpoint_id < ${HEAD("c-delta-1")} AND metadata NOT LIKE '%counters_since_delta_snapshot%')`;
+    const gone = await damaged("python-c.sqlite", [
+      `DELETE FROM checkpoints WHERE thread_id = 'c-delta-1' AND checkpoint_id = ${snap}`,
+    ]);
+    const show = await runCli(["show", `sqlite:${gone}#c-delta-1`]);
+    expect(show.code).toBe(3);
+    expect(show.err).toMatch(/DeltaChannel 'messages' cannot be rebuilt: ancestor checkpoint .* does not exist/);
+    const v = await runCli(["validate", `sqlite:${gone}`]);
+    expect(v.code).toBe(1);
+    expect(v.out).toMatch(/c-delta-1@.*langgraph\/delta-missing-snapshot/);
+    const parentOfHead = `(SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = 'c-delta-1' AND checkpoint_id = ${HEAD("c-delta-1")})`;
+    const bad = await damaged("python-c.sqlite", [
+      `UPDATE writes SET value = X'C1C1' WHERE thread_id = 'c-delta-1' AND channel = 'messages' AND checkpoint_id = ${parentOfHead}`,
+    ]);
+    const show2 = await runCli(["show", `sqlite:${bad}#c-delta-1`]);
+    expect(show2.code).toBe(3);
+    expect(show2.err).toMatch(/cannot be rebuilt: its write task=.* did not decode/);
+    const v2 = await runCli(["validate", `sqlite:${bad}`]);
+    expect(v2.code).toBe(1);
+    expect(v2.out).toMatch(/langgraph\/delta-replay/);
+  });
+  it("validate exits 0 on every undamaged set C SQLite store", async () => {
+    for (const name of ["python-c", "js-c"]) {
+      const v = await runCli(["validate", `sqlite:${copyFixture(`${name}.sqlite`)}`]);
+      expect(v.code, v.out).toBe(0);
+    }
+  });
+});

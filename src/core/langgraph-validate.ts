@@ -251,6 +251,11 @@ function rowOfPointer(t: LgCheckpointTuple, pointer: string): LgRowRef {
 /** Rule 13: payloads that did not decode with their tag (errors) or decoded lossily (warnings). */
 function decodeIssues(run: Run, t: LgCheckpointTuple): void {
   for (const d of t.issues) {
+    // DeltaChannel values that cannot be rebuilt (formats/langgraph/delta.ts): rules of their own
+    if (d.reason.startsWith("delta-")) {
+      run.add("error", `langgraph/${d.reason}`, d.row, d.pointer, d.message);
+      continue;
+    }
     run.add(
       d.fatal ? "error" : "warning",
       d.fatal ? "langgraph/undecodable" : `langgraph/lossy-decode`,
