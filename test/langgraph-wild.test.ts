@@ -319,3 +319,102 @@ describe("never confidently wrong: damaged stores", () => {
     }
   });
 });
+
+describe("migrate and prune keep what DeltaChannel and encrypted threads need", () => {
+  const pg = pgTestSchemas("lgwildmig");
+  for (const name of ["python-c", "js-c"]) {
+    it(`${name}.sqlite → PostgreSQL and → SQLite: every thread's messages as before (snapshot rows shared by later checkpoints)`, async () => {
+      const schema = pg.schema(`mig_${name.replace("-", "_")}`);
+      const dir = mkdtempSync(join(tmpdir(), "lg-wild-mig-"));
+      const m = await runCli([
+        "migrate",
+        "--from",
+        `sqlite:${join(FIX, `${name}.sqlite`)}`,
+        "--to",
+        `${PG}?schema=${schema}`,
+        "--journal",
+        join(dir, "j1"),
+      ]);
+      expect(m.code, m.out + m.err).toBe(0);
+      await checkStore(`${PG}?schema=${schema}`, `${name}.sqlite`);
+      const m2 = await runCli([
+        "migrate",
+        "--from",
+        `sqlite:${join(FIX, `${name}.sqlite`)}`,
+        "--to",
+        `sqlite:${join(dir, "copy.sqlite")}`,
+        "--journal",
+        join(dir, "j2"),
+      ]);
+      expect(m2.code, m2.out + m2.err).toBe(0);
+      await checkStore(`sqlite:${join(dir, "copy.sqlite")}`, `${name}.sqlite`);
+    });
+  }
+  it("prune --keep-last 1 keeps every delta thread's ancestors back to its snapshot", async () => {
+    for (const name of ["python-c", "js-c"]) {
+      const file = copyFixture(`${name}.sqlite`);
+      const p = await runCli(["prune", `sqlite:${file}`, "--keep-last", "1"]);
+      expect(p.code, p.out + p.err).toBe(0);
+      const c = counts(`${name}.sqlite`);
+      const r = await reader(`sqlite:${file}`);
+      for (const thread of ["c-delta-1", "c-delta-2", "c-deltasub-1"]) {
+        const t = (await r.getTuple(thread))!;
+        expect(t.issues, `${name} ${thread}`).toEqual([]);
+        expect((t.checkpoint.channel_values.messages as unknown[]).length).toBe(c.per_thread[thread]!.messages);
+      }
+      await r.close();
+      const v = await runCli(["validate", `sqlite:${file}`]);
+      expect(v.out).not.toMatch(/langgraph\/delta-/);
+    }
+  });
+  it("encrypted rows: SQLite → SQLite copies them as they are; → PostgreSQL needs the key (exit 5 naming it), with it the blobs are sealed again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-wild-aes-"));
+    const src = join(FIX, "python-c-aes.sqlite");
+    const copy = await runCli([
+      "migrate",
+      "--from",
+      `sqlite:${src}`,
+      "--to",
+      `sqlite:${join(dir, "c.sqlite")}`,
+      "--journal",
+      join(dir, "j"),
+    ]);
+    expect(copy.code, copy.err).toBe(0);
+    const { default: Database } = await import("better-sqlite3");
+    const rows = (f: string) => {
+      const db = new Database(f, { readonly: true });
+      const out = db.prepare("SELECT checkpoint_id, type, hex(checkpoint) AS h FROM checkpoints ORDER BY 1").all();
+      db.close();
+      return out;
+    };
+    expect(rows(join(dir, "c.sqlite"))).toEqual(rows(src));
+    const schema = pg.schema("mig_aes");
+    const noKey = await runCli([
+      "migrate",
+      "--from",
+      `sqlite:${src}`,
+      "--to",
+      `${PG}?schema=${schema}`,
+      "--journal",
+      join(dir, "j3"),
+    ]);
+    expect(noKey.code).toBe(5);
+    expect(noKey.out + noKey.err).toMatch(/an encrypted row \(msgpack\+aes\).*LANGGRAPH_AES_KEY/);
+    const env = { LANGGRAPH_AES_KEY: AES_KEY };
+    const schema2 = pg.schema("mig_aes2");
+    const withKey = await runCli(
+      ["migrate", "--from", `sqlite:${src}`, "--to", `${PG}?schema=${schema2}`, "--journal", join(dir, "j4")],
+      { env },
+    );
+    expect(withKey.code, withKey.out + withKey.err).toBe(0);
+    const types = await pg.query(`SELECT DISTINCT type FROM ${schema2}.checkpoint_blobs`);
+    expect(types.rows.map((r) => r.type)).toEqual(["msgpack+aes"]);
+    const { setLangGraphAesKey } = await import("../src/formats/langgraph/aes-key.js");
+    setLangGraphAesKey(Buffer.from(AES_KEY));
+    try {
+      await checkStore(`${PG}?schema=${schema2}`, "python-c-aes.sqlite");
+    } finally {
+      setLangGraphAesKey(undefined);
+    }
+  });
+});
