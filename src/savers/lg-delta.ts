@@ -40,22 +40,25 @@ class Bounded<V> {
 const key = (t: { threadId: string; namespace: string }, id: string, ch = "") =>
   `${t.threadId}\u0000${t.namespace}\u0000${id}\u0000${ch}`;
 
-export function withDeltaChannels(inner: LgReader): LgReader {
+/** Rebuilds the delta channels of tuples from one reader, keeping what it read and rebuilt in bounded caches. */
+class DeltaRebuilder {
   // ancestors as stored (not rebuilt), and values rebuilt or stored at a checkpoint, per channel
-  const raw = new Bounded<LgCheckpointTuple | null>(512);
-  const values = new Bounded<{ value: unknown }>(1024);
+  private readonly raw = new Bounded<LgCheckpointTuple | null>(512);
+  private readonly values = new Bounded<{ value: unknown }>(1024);
+  constructor(private readonly inner: LgReader) {}
 
-  const ancestor = async (t: LgCheckpointTuple, id: string) => {
+  private async ancestor(t: LgCheckpointTuple, id: string): Promise<LgCheckpointTuple | undefined> {
     const k = key(t, id);
-    let a = raw.get(k);
+    let a = this.raw.get(k);
     if (a === undefined) {
-      a = (await inner.getTuple(t.threadId, t.namespace, id)) ?? null;
-      raw.set(k, a);
+      a = (await this.inner.getTuple(t.threadId, t.namespace, id)) ?? null;
+      this.raw.set(k, a);
     }
     return a ?? undefined;
-  };
+  }
 
-  async function walk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk> {
+  /** Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way. */
+  private async walk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk> {
     const writes: LgPendingWrite[][] = [];
     const seen = new Set([t.checkpointId]);
     let cursor = t.parentId;
@@ -68,8 +71,8 @@ export function withDeltaChannels(inner: LgReader): LgReader {
     while (cursor !== null) {
       if (seen.has(cursor)) return done({ seedId: null, broken: { kind: "cycle", id: cursor } });
       seen.add(cursor);
-      const known = values.get(key(t, cursor, ch));
-      const a = await ancestor(t, cursor);
+      const known = this.values.get(key(t, cursor, ch));
+      const a = await this.ancestor(t, cursor);
       if (!a) return done({ seedId: null, broken: { kind: "missing-parent", id: cursor } });
       walked++;
       writes.push(channelWrites(a.pendingWrites, ch));
@@ -86,7 +89,8 @@ export function withDeltaChannels(inner: LgReader): LgReader {
     return done({ seedId: null });
   }
 
-  async function rebuild(t: LgCheckpointTuple): Promise<LgCheckpointTuple> {
+  /** `t` with its snapshots unwrapped and its delta channels rebuilt (in place). */
+  async rebuild(t: LgCheckpointTuple): Promise<LgCheckpointTuple> {
     const cv = t.checkpoint.channel_values;
     for (const ch of countedDeltaChannels(t)) {
       if (cv[ch] !== true || t.row.store !== "postgres") continue;
@@ -100,16 +104,18 @@ export function withDeltaChannels(inner: LgReader): LgReader {
         fatal: true,
       });
     }
-    for (const ch of unwrapSnapshots(t))
-      values.set(key(t, t.checkpointId, ch), { value: t.checkpoint.channel_values[ch] });
+    for (const ch of unwrapSnapshots(t)) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
     for (const ch of deltaChannelsToReplay(t)) {
-      applyDeltaWalk(t, ch, await walk(t, ch));
-      if (ch in t.checkpoint.channel_values)
-        values.set(key(t, t.checkpointId, ch), { value: t.checkpoint.channel_values[ch] });
+      applyDeltaWalk(t, ch, await this.walk(t, ch));
+      if (ch in cv) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
     }
     return t;
   }
+}
 
+export function withDeltaChannels(inner: LgReader): LgReader {
+  const d = new DeltaRebuilder(inner);
+  const rebuild = (t: LgCheckpointTuple) => d.rebuild(t);
   const maybe = async (t: LgCheckpointTuple | undefined) => (t ? rebuild(t) : undefined);
 
   const reader: LgReader = {
