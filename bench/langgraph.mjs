@@ -98,8 +98,12 @@ function message(t, i) {
   }
 }
 
-/** The 20 checkpoints of a thread: step -1 input, then one message per step (agent/tools alternating). */
-function* threadRows(t) {
+/**
+ * The 20 checkpoints of a thread: step -1 input, then one message per step (agent/tools alternating). `deltaEvery`:
+ * the same thread with `messages` a DeltaChannel (LangGraph ≥ 1.2, JS layout): no list in the checkpoints except a
+ * `delta_snapshot` every `deltaEvery` updates, `counters_since_delta_snapshot` in the metadata; the writes as before.
+ */
+function* threadRows(t, deltaEvery = 0) {
   let parent = null;
   const msgs = [];
   for (let k = 0; k < PER; k++) {
@@ -119,8 +123,17 @@ function* threadRows(t) {
       __start__: { __start__: 1 },
       ...(k > 1 ? { agent: { "branch:to:agent": v - 1 }, tools: { "branch:to:tools": v - 2 } } : {}),
     };
-    const checkpoint = { v: 4, id, ts, channel_values, channel_versions, versions_seen };
     const metadata = { source: k === 0 ? "input" : "loop", step, parents: {} };
+    if (deltaEvery > 0 && k > 0) {
+      // k updates of the messages channel so far: a snapshot when they reach a multiple of deltaEvery
+      if (k % deltaEvery === 0) channel_values.messages = { lc: 2, type: "delta_snapshot", value: channel_values.messages };
+      else {
+        delete channel_values.messages;
+        metadata.counters_since_delta_snapshot = { messages: [k % deltaEvery, k % deltaEvery] };
+      }
+      metadata.delta_writes_versioned = true;
+    } else if (deltaEvery > 0) metadata.counters_since_delta_snapshot = { messages: [0, 1] };
+    const checkpoint = { v: 4, id, ts, channel_values, channel_versions, versions_seen };
     const next = k + 1 < PER ? message(t, k) : null;
     const writes = next
       ? [
@@ -136,7 +149,7 @@ function* threadRows(t) {
 // ---------------------------------------------------------------------------------------------------------------
 // generation
 
-async function makeSqlite(threads, file) {
+async function makeSqlite(threads, file, deltaEvery = 0) {
   if (existsSync(file)) return;
   const { SqliteSaver } = require("@langchain/langgraph-checkpoint-sqlite");
   const saver = SqliteSaver.fromConnString(file + ".tmp");
@@ -150,7 +163,7 @@ async function makeSqlite(threads, file) {
   );
   const tx = db.transaction((from, to) => {
     for (let t = from; t < to; t++) {
-      for (const r of threadRows(t)) {
+      for (const r of threadRows(t, deltaEvery)) {
         insC.run(
           r.thread,
           r.id,
@@ -354,6 +367,16 @@ console.log(
   `SQLite stores ready (${((performance.now() - g0) / 1000).toFixed(1)} s): ${THREADS}×${PER} and ${small}×${PER} checkpoints`,
 );
 const stores = [["sqlite", `sqlite:${sqliteBig}`, `sqlite:${sqliteSmall}`, () => rawSqlite(sqliteBig)]];
+// the same threads with a DeltaChannel: BENCH_LG_DELTA_EVERY updates between snapshots (LangGraph JS's default is
+// 100, Python's 1000: a 20-checkpoint thread then has no snapshot and every read rebuilds it from its writes)
+const DELTA_EVERY = Number(process.env.BENCH_LG_DELTA_EVERY ?? 100);
+if (DELTA_EVERY > 0) {
+  const deltaBig = join(DIR, `js-delta${DELTA_EVERY}-${THREADS}.sqlite`);
+  const deltaSmall = join(DIR, `js-delta${DELTA_EVERY}-${small}.sqlite`);
+  await makeSqlite(THREADS, deltaBig, DELTA_EVERY);
+  await makeSqlite(small, deltaSmall, DELTA_EVERY);
+  stores.push(["sqlite-delta", `sqlite:${deltaBig}`, `sqlite:${deltaSmall}`, () => rawSqlite(deltaBig)]);
+}
 if (WITH_PG) {
   g0 = performance.now();
   await makePg(THREADS, `lgbench_${THREADS}`);

@@ -18,10 +18,17 @@ import {
   type DeltaWalk,
 } from "../formats/langgraph/delta.js";
 import { historyEntry } from "../formats/langgraph/tuple.js";
-import { messageCount } from "../formats/langgraph/serde.js";
+import { decodeJson, decodeTyped, messageCount } from "../formats/langgraph/serde.js";
 import { unreadableReport } from "../formats/langgraph/unreadable.js";
 import { inputError } from "../base/errors.js";
-import type { LgCheckpointTuple, LgHistoryEntry, LgReader } from "../formats/langgraph/types.js";
+import {
+  isRecord,
+  type DeltaChainRow,
+  type LgCheckpointTuple,
+  type LgDecodeIssue,
+  type LgHistoryEntry,
+  type LgReader,
+} from "../formats/langgraph/types.js";
 
 /** A bounded map: the oldest entries go first. */
 class Bounded<V> {
@@ -57,8 +64,60 @@ class DeltaRebuilder {
     return a ?? undefined;
   }
 
+  /**
+   * The walk on a reader that reads a parent chain in one round trip (`deltaChain`): only the channel's writes and the
+   * seed are decoded. Undefined when the reader has no such read (the walk then reads each ancestor's tuple).
+   */
+  private async chainWalk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk | undefined> {
+    const chain = this.inner.deltaChain?.bind(this.inner);
+    if (!chain) return undefined;
+    const writes: LgPendingWrite[][] = [];
+    const seen = new Set([t.checkpointId]);
+    let walked = 0;
+    const done = (w: Omit<DeltaWalk, "writes" | "walked">): DeltaWalk => ({
+      ...w,
+      writes: writes.reverse().flat(),
+      walked,
+    });
+    let cursor = t.parentId;
+    while (cursor !== null) {
+      const rows = await chain(t.threadId, t.namespace, cursor, ch, 1000);
+      if (rows.length === 0) return done({ seedId: null, broken: { kind: "missing-parent", id: cursor } });
+      for (const r of rows) {
+        if (seen.has(r.checkpointId)) return done({ seedId: null, broken: { kind: "cycle", id: r.checkpointId } });
+        seen.add(r.checkpointId);
+        walked++;
+        writes.push(decodeChainWrites(t, r));
+        let stored = r.value !== null ? { value: decodeJson(r.value) } : undefined;
+        if (!stored && r.raw) {
+          const issues: LgDecodeIssue[] = [];
+          const cp = decodeTyped(r.raw.type, r.raw.checkpoint, { row: t.row, pointer: "/checkpoint", issues });
+          const cv = isRecord(cp) && isRecord(cp.channel_values) ? cp.channel_values : {};
+          if (ch in cv) stored = { value: cv[ch] };
+        }
+        if (stored) {
+          const seed = seedOf(stored.value);
+          return seed
+            ? done({ seed, seedId: r.checkpointId })
+            : done({ seedId: r.checkpointId, broken: { kind: "missing-snapshot", id: r.checkpointId } });
+        }
+        const known = this.values.get(key(t, r.checkpointId, ch));
+        if (known) return done({ seed: known, seedId: r.checkpointId });
+      }
+      const last = rows[rows.length - 1]!;
+      cursor = last.parentId;
+    }
+    return done({ seedId: null });
+  }
+
   /** Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way. */
   private async walk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk> {
+    // a scan has the parent's value already: no read at all
+    const parentValue = t.parentId !== null ? this.values.get(key(t, t.parentId, ch)) : undefined;
+    if (!parentValue) {
+      const fast = await this.chainWalk(t, ch);
+      if (fast) return fast;
+    }
     const writes: LgPendingWrite[][] = [];
     const seen = new Set([t.checkpointId]);
     let cursor = t.parentId;
@@ -89,6 +148,14 @@ class DeltaRebuilder {
     return done({ seedId: null });
   }
 
+  /**
+   * A tuple read and rebuilt elsewhere (a scan): kept as an ancestor, so that a child's walk finds it with its writes
+   * and its value (stored or rebuilt: either is the value at that checkpoint) without reading it again.
+   */
+  seen(t: LgCheckpointTuple): void {
+    if (t.delta || countedDeltaChannels(t).length > 0) this.raw.set(key(t, t.checkpointId), t);
+  }
+
   /** `t` with its snapshots unwrapped and its delta channels rebuilt (in place). */
   async rebuild(t: LgCheckpointTuple): Promise<LgCheckpointTuple> {
     const cv = t.checkpoint.channel_values;
@@ -111,6 +178,19 @@ class DeltaRebuilder {
     }
     return t;
   }
+}
+
+/** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
+function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow): LgPendingWrite[] {
+  const issues: LgDecodeIssue[] = [];
+  return r.writes.map((w) => ({
+    taskId: w.task_id,
+    idx: w.idx,
+    channel: w.channel,
+    type: w.type,
+    value: decodeTyped(w.type, w.value, { row: t.row, pointer: "/pendingWrites", issues }),
+    bytes: 0,
+  }));
 }
 
 export function withDeltaChannels(inner: LgReader): LgReader {
@@ -160,7 +240,10 @@ export function withDeltaChannels(inner: LgReader): LgReader {
       maybe(await inner.getTuple(threadId, namespace, checkpointId)),
     async *scan(options) {
       for await (const batch of inner.scan(options)) {
-        for (const t of batch) await rebuild(t);
+        for (const t of batch) {
+          await rebuild(t);
+          d.seen(t); // its children (next in the scan) walk one step: to it, with its writes and its value
+        }
         yield batch;
       }
     },
