@@ -6,7 +6,9 @@
 //   SqliteSaver, -postgres's PostgresSaver.setup()), rows in their `json` serde with LangChain lc:1 messages
 //   (human → AI with a tool call → tool result → AI answer, usage and response metadata), PG values in
 //   checkpoint_blobs (+ `empty` rows) exactly as the JS PostgresSaver splits them. SQLite and PostgreSQL
-//   (schema lgbench_<n>, kept between runs; BENCH_LG_PG=0 skips PostgreSQL).
+//   (schema lgbench_<n>, kept between runs; BENCH_LG_PG=0 skips PostgreSQL). Each store has a DeltaChannel twin (the
+//   same threads, `messages` a DeltaChannel with a snapshot every BENCH_LG_DELTA_EVERY updates, default 100 as in
+//   LangGraph JS: none in a 20-checkpoint thread, so every read rebuilds the list from the writes; 0 skips them).
 // Measures:
 //   1. `node bin/ckpt.js ls <store>` whole process (target ≤ 2 s on SQLite at 10,000 threads).
 //   2. decode throughput: the reader's scan (every checkpoint with its writes and blobs, decoded to tuples) vs the
@@ -126,7 +128,8 @@ function* threadRows(t, deltaEvery = 0) {
     const metadata = { source: k === 0 ? "input" : "loop", step, parents: {} };
     if (deltaEvery > 0 && k > 0) {
       // k updates of the messages channel so far: a snapshot when they reach a multiple of deltaEvery
-      if (k % deltaEvery === 0) channel_values.messages = { lc: 2, type: "delta_snapshot", value: channel_values.messages };
+      if (k % deltaEvery === 0)
+        channel_values.messages = { lc: 2, type: "delta_snapshot", value: channel_values.messages };
       else {
         delete channel_values.messages;
         metadata.counters_since_delta_snapshot = { messages: [k % deltaEvery, k % deltaEvery] };
@@ -183,7 +186,7 @@ async function makeSqlite(threads, file, deltaEvery = 0) {
   spawnSync("rm", ["-f", file + ".tmp-wal", file + ".tmp-shm"]);
 }
 
-async function makePg(threads, schema) {
+async function makePg(threads, schema, deltaEvery = 0) {
   const pg = require("pg");
   const c = new pg.Client({ connectionString: PG_BASE });
   await c.connect();
@@ -210,7 +213,7 @@ async function makePg(threads, schema) {
     const blobs = [];
     const ws = [];
     for (let u = t; u < Math.min(threads, t + 50); u++) {
-      for (const r of threadRows(u)) {
+      for (const r of threadRows(u, deltaEvery)) {
         const { channel_values, ...rest } = r.checkpoint; // JS PostgresSaver: every value to a blob row
         cps.push([r.thread, "", r.id, r.parent, JSON.stringify(rest), JSON.stringify(r.metadata)]);
         for (const [ch, v] of Object.entries(r.checkpoint.channel_versions)) {
@@ -388,6 +391,16 @@ if (WITH_PG) {
     `${PG_BASE}?schema=lgbench_${small}`,
     () => rawPg(`lgbench_${THREADS}`),
   ]);
+  if (DELTA_EVERY > 0) {
+    await makePg(THREADS, `lgbench_delta${DELTA_EVERY}_${THREADS}`, DELTA_EVERY);
+    await makePg(small, `lgbench_delta${DELTA_EVERY}_${small}`, DELTA_EVERY);
+    stores.push([
+      "postgres-delta",
+      `${PG_BASE}?schema=lgbench_delta${DELTA_EVERY}_${THREADS}`,
+      `${PG_BASE}?schema=lgbench_delta${DELTA_EVERY}_${small}`,
+      () => rawPg(`lgbench_delta${DELTA_EVERY}_${THREADS}`),
+    ]);
+  }
 }
 
 const rows = [];

@@ -88,10 +88,15 @@ class DeltaRebuilder {
         seen.add(r.checkpointId);
         walked++;
         writes.push(decodeChainWrites(t, r));
-        let stored = r.value !== null ? { value: decodeJson(r.value) } : undefined;
+        const sink = { row: t.row, pointer: "/checkpoint", issues: [] as LgDecodeIssue[] };
+        let stored =
+          r.value !== null
+            ? { value: decodeJson(r.value) }
+            : r.stored
+              ? { value: decodeTyped(r.stored.type, r.stored.data, sink) }
+              : undefined;
         if (!stored && r.raw) {
-          const issues: LgDecodeIssue[] = [];
-          const cp = decodeTyped(r.raw.type, r.raw.checkpoint, { row: t.row, pointer: "/checkpoint", issues });
+          const cp = decodeTyped(r.raw.type, r.raw.checkpoint, sink);
           const cv = isRecord(cp) && isRecord(cp.channel_values) ? cp.channel_values : {};
           if (ch in cv) stored = { value: cv[ch] };
         }
@@ -183,7 +188,8 @@ class DeltaRebuilder {
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
 function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow): LgPendingWrite[] {
   const issues: LgDecodeIssue[] = [];
-  return r.writes.map((w) => ({
+  const ws = r.writes.map((w) => ({
+    taskPath: w.task_path,
     taskId: w.task_id,
     idx: w.idx,
     channel: w.channel,
@@ -191,6 +197,7 @@ function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow): LgPendingWri
     value: decodeTyped(w.type, w.value, { row: t.row, pointer: "/pendingWrites", issues }),
     bytes: 0,
   }));
+  return channelWrites(ws, ws[0]?.channel ?? "");
 }
 
 export function withDeltaChannels(inner: LgReader): LgReader {

@@ -252,6 +252,8 @@ export interface DeltaChainRow {
   value: string | null;
   /** a row the store cannot look into (not JSON): its type tag and payload, for the caller to decode */
   raw?: { type: string | null; checkpoint: Uint8Array | string | null };
+  /** PostgreSQL: the stored value as a typed payload (the blob row of the channel's version), for the caller to decode */
+  stored?: { type: string | null; data: Uint8Array | string | null };
   /** the writes of this checkpoint to the channel, in (task_id, idx) order */
   writes: Array<{
     task_id: string;
@@ -259,6 +261,7 @@ export interface DeltaChainRow {
     channel: string;
     type: string | null;
     value: Uint8Array | string | null;
+    task_path?: string;
   }>;
 }
 
