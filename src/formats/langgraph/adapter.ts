@@ -49,6 +49,7 @@ const BOOK_DOC = [
   "bytes",
   "row",
   "channelSources",
+  "delta",
 ];
 const BOOK_CP = ["id", "channel_versions", "versions_seen", "updated_channels"];
 
