@@ -217,9 +217,11 @@ export function withDeltaChannels(inner: LgReader): LgReader {
         // a summary with no message list at the head may be a delta head: the rebuilt head says
         if (s.messages === null && s.newestId !== null) {
           const t = await reader.getTuple(s.threadId, "", s.newestId);
-          // a head that does not decode (encrypted without the key, pickle, truncated) has no count to give
+          // a head that does not decode has no count to give (listed without one; validate names the rows); an
+          // encrypted one without its key stops the listing, saying how to give the key
           const bad = t && unreadableReport(t);
-          if (bad) throw inputError("langgraph-undecodable", bad, { file: `${inner.uri}#${s.threadId}` });
+          if (bad && t.issues.some((i) => i.fatal && i.reason === "encrypted"))
+            throw inputError("langgraph-undecodable", bad, { file: `${inner.uri}#${s.threadId}` });
           if (t?.delta) s.messages = messageCount(t.checkpoint.channel_values);
         }
         yield s;
