@@ -6,7 +6,9 @@
 //   SqliteSaver, -postgres's PostgresSaver.setup()), rows in their `json` serde with LangChain lc:1 messages
 //   (human → AI with a tool call → tool result → AI answer, usage and response metadata), PG values in
 //   checkpoint_blobs (+ `empty` rows) exactly as the JS PostgresSaver splits them. SQLite and PostgreSQL
-//   (schema lgbench_<n>, kept between runs; BENCH_LG_PG=0 skips PostgreSQL).
+//   (schema lgbench_<n>, kept between runs; BENCH_LG_PG=0 skips PostgreSQL). Each store has a DeltaChannel twin (the
+//   same threads, `messages` a DeltaChannel with a snapshot every BENCH_LG_DELTA_EVERY updates, default 100 as in
+//   LangGraph JS: none in a 20-checkpoint thread, so every read rebuilds the list from the writes; 0 skips them).
 // Measures:
 //   1. `node bin/ckpt.js ls <store>` whole process (target ≤ 2 s on SQLite at 10,000 threads).
 //   2. decode throughput: the reader's scan (every checkpoint with its writes and blobs, decoded to tuples) vs the
@@ -98,8 +100,12 @@ function message(t, i) {
   }
 }
 
-/** The 20 checkpoints of a thread: step -1 input, then one message per step (agent/tools alternating). */
-function* threadRows(t) {
+/**
+ * The 20 checkpoints of a thread: step -1 input, then one message per step (agent/tools alternating). `deltaEvery`:
+ * the same thread with `messages` a DeltaChannel (LangGraph ≥ 1.2, JS layout): no list in the checkpoints except a
+ * `delta_snapshot` every `deltaEvery` updates, `counters_since_delta_snapshot` in the metadata; the writes as before.
+ */
+function* threadRows(t, deltaEvery = 0) {
   let parent = null;
   const msgs = [];
   for (let k = 0; k < PER; k++) {
@@ -119,8 +125,18 @@ function* threadRows(t) {
       __start__: { __start__: 1 },
       ...(k > 1 ? { agent: { "branch:to:agent": v - 1 }, tools: { "branch:to:tools": v - 2 } } : {}),
     };
-    const checkpoint = { v: 4, id, ts, channel_values, channel_versions, versions_seen };
     const metadata = { source: k === 0 ? "input" : "loop", step, parents: {} };
+    if (deltaEvery > 0 && k > 0) {
+      // k updates of the messages channel so far: a snapshot when they reach a multiple of deltaEvery
+      if (k % deltaEvery === 0)
+        channel_values.messages = { lc: 2, type: "delta_snapshot", value: channel_values.messages };
+      else {
+        delete channel_values.messages;
+        metadata.counters_since_delta_snapshot = { messages: [k % deltaEvery, k % deltaEvery] };
+      }
+      metadata.delta_writes_versioned = true;
+    } else if (deltaEvery > 0) metadata.counters_since_delta_snapshot = { messages: [0, 1] };
+    const checkpoint = { v: 4, id, ts, channel_values, channel_versions, versions_seen };
     const next = k + 1 < PER ? message(t, k) : null;
     const writes = next
       ? [
@@ -136,7 +152,7 @@ function* threadRows(t) {
 // ---------------------------------------------------------------------------------------------------------------
 // generation
 
-async function makeSqlite(threads, file) {
+async function makeSqlite(threads, file, deltaEvery = 0) {
   if (existsSync(file)) return;
   const { SqliteSaver } = require("@langchain/langgraph-checkpoint-sqlite");
   const saver = SqliteSaver.fromConnString(file + ".tmp");
@@ -150,7 +166,7 @@ async function makeSqlite(threads, file) {
   );
   const tx = db.transaction((from, to) => {
     for (let t = from; t < to; t++) {
-      for (const r of threadRows(t)) {
+      for (const r of threadRows(t, deltaEvery)) {
         insC.run(
           r.thread,
           r.id,
@@ -170,7 +186,7 @@ async function makeSqlite(threads, file) {
   spawnSync("rm", ["-f", file + ".tmp-wal", file + ".tmp-shm"]);
 }
 
-async function makePg(threads, schema) {
+async function makePg(threads, schema, deltaEvery = 0) {
   const pg = require("pg");
   const c = new pg.Client({ connectionString: PG_BASE });
   await c.connect();
@@ -197,7 +213,7 @@ async function makePg(threads, schema) {
     const blobs = [];
     const ws = [];
     for (let u = t; u < Math.min(threads, t + 50); u++) {
-      for (const r of threadRows(u)) {
+      for (const r of threadRows(u, deltaEvery)) {
         const { channel_values, ...rest } = r.checkpoint; // JS PostgresSaver: every value to a blob row
         cps.push([r.thread, "", r.id, r.parent, JSON.stringify(rest), JSON.stringify(r.metadata)]);
         for (const [ch, v] of Object.entries(r.checkpoint.channel_versions)) {
@@ -354,6 +370,16 @@ console.log(
   `SQLite stores ready (${((performance.now() - g0) / 1000).toFixed(1)} s): ${THREADS}×${PER} and ${small}×${PER} checkpoints`,
 );
 const stores = [["sqlite", `sqlite:${sqliteBig}`, `sqlite:${sqliteSmall}`, () => rawSqlite(sqliteBig)]];
+// the same threads with a DeltaChannel: BENCH_LG_DELTA_EVERY updates between snapshots (LangGraph JS's default is
+// 100, Python's 1000: a 20-checkpoint thread then has no snapshot and every read rebuilds it from its writes)
+const DELTA_EVERY = Number(process.env.BENCH_LG_DELTA_EVERY ?? 100);
+if (DELTA_EVERY > 0) {
+  const deltaBig = join(DIR, `js-delta${DELTA_EVERY}-${THREADS}.sqlite`);
+  const deltaSmall = join(DIR, `js-delta${DELTA_EVERY}-${small}.sqlite`);
+  await makeSqlite(THREADS, deltaBig, DELTA_EVERY);
+  await makeSqlite(small, deltaSmall, DELTA_EVERY);
+  stores.push(["sqlite-delta", `sqlite:${deltaBig}`, `sqlite:${deltaSmall}`, () => rawSqlite(deltaBig)]);
+}
 if (WITH_PG) {
   g0 = performance.now();
   await makePg(THREADS, `lgbench_${THREADS}`);
@@ -365,6 +391,16 @@ if (WITH_PG) {
     `${PG_BASE}?schema=lgbench_${small}`,
     () => rawPg(`lgbench_${THREADS}`),
   ]);
+  if (DELTA_EVERY > 0) {
+    await makePg(THREADS, `lgbench_delta${DELTA_EVERY}_${THREADS}`, DELTA_EVERY);
+    await makePg(small, `lgbench_delta${DELTA_EVERY}_${small}`, DELTA_EVERY);
+    stores.push([
+      "postgres-delta",
+      `${PG_BASE}?schema=lgbench_delta${DELTA_EVERY}_${THREADS}`,
+      `${PG_BASE}?schema=lgbench_delta${DELTA_EVERY}_${small}`,
+      () => rawPg(`lgbench_delta${DELTA_EVERY}_${THREADS}`),
+    ]);
+  }
 }
 
 const rows = [];

@@ -34,6 +34,8 @@ export { openSaver as openStore, parseSaverUri, type OpenOptions } from "./saver
 export type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./savers/types.js";
 export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/index.js";
 export type { LgHistoryEntry } from "./formats/langgraph/types.js";
+/** The key of LangGraph's encrypted rows (`msgpack+aes`, Python EncryptedSerializer): what `LANGGRAPH_AES_KEY` holds, as bytes. */
+export { setLangGraphAesKey } from "./formats/langgraph/aes-key.js";
 
 // validate: one document against its system's own loader rules and ckpt's lints; a run's summary and exit code
 export { validateDocument, type FileResult, type ValidateOptions } from "./core/document.js";

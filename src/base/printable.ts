@@ -11,7 +11,7 @@ const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e
 
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
-function escape(c: string): string {
+function escapeControl(c: string): string {
   const code = c.charCodeAt(0);
   return NAMED[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`);
 }
@@ -23,7 +23,7 @@ function escape(c: string): string {
 export function printable(s: string, lines = false): string {
   const re = lines ? CONTROL_BUT_LINES : CONTROL;
   re.lastIndex = 0;
-  return re.test(s) ? s.replace(re, escape) : s;
+  return re.test(s) ? s.replace(re, escapeControl) : s;
 }
 
 /** A copy of `v` with every string in it `printable(…, true)` (a checkpoint about to be rendered as text). */

@@ -3,7 +3,7 @@
  * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
  */
 import { printable } from "../base/printable.js";
-import { CkptError, ExitCode, usageError } from "../base/errors.js";
+import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import { closeStores } from "./stores.js";
 import { givenTwice, notANumber, type CommandDef } from "./command.js";
@@ -73,7 +73,30 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
 }
 
+/** The key of LangGraph's encrypted rows: `--aes-key-file` (read here, a trailing newline dropped), else the env var. */
+async function setAesKey(io: CliIO, file?: string): Promise<void> {
+  const { setLangGraphAesKey } = await import("../formats/langgraph/aes-key.js");
+  if (file === undefined) {
+    const env = io.env.LANGGRAPH_AES_KEY;
+    setLangGraphAesKey(env ? Buffer.from(env, "utf8") : undefined);
+    return;
+  }
+  const { readFileSync } = await import("node:fs");
+  const { resolve } = await import("node:path");
+  let text: Buffer;
+  try {
+    text = readFileSync(resolve(io.cwd, file));
+  } catch (e) {
+    throw inputError("aes-key-file", `cannot read the AES key file: ${(e as Error).message}`, { file });
+  }
+  let end = text.length;
+  if (end > 0 && text[end - 1] === 0x0a) end--;
+  if (end > 0 && text[end - 1] === 0x0d) end--;
+  setLangGraphAesKey(text.subarray(0, end), `--aes-key-file ${file}`);
+}
+
 async function run(argv: string[], io: CliIO): Promise<number> {
+  await setAesKey(io);
   const quick = (await quickValidate(argv, io)) ?? (await quickCommand(argv, io));
   if (quick !== undefined) return quick;
   const { default: yargs } = await import("yargs");
@@ -87,6 +110,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     .wrap(Math.min(110, io.stdout.columns ?? 100))
     .demandCommand(1, "Name a command: ckpt --help lists them.")
     .recommendCommands()
+    .option("aes-key-file", {
+      type: "string",
+      global: true,
+      describe: "file holding the key of LangGraph's encrypted rows (msgpack+aes), instead of LANGGRAPH_AES_KEY",
+    })
+    .middleware(async (args) => {
+      if (typeof args.aesKeyFile === "string") await setAesKey(io, args.aesKeyFile);
+    })
     .middleware((args) => {
       // `--limit abc`: yargs made it NaN; say which option and what was given (exit 2) before any command runs
       const bad = notANumber(args, argv);

@@ -251,6 +251,11 @@ function rowOfPointer(t: LgCheckpointTuple, pointer: string): LgRowRef {
 /** Rule 13: payloads that did not decode with their tag (errors) or decoded lossily (warnings). */
 function decodeIssues(run: Run, t: LgCheckpointTuple): void {
   for (const d of t.issues) {
+    // DeltaChannel values that cannot be rebuilt (formats/langgraph/delta.ts): rules of their own
+    if (d.reason.startsWith("delta-")) {
+      run.add("error", `langgraph/${d.reason}`, d.row, d.pointer, d.message);
+      continue;
+    }
     run.add(
       d.fatal ? "error" : "warning",
       d.fatal ? "langgraph/undecodable" : `langgraph/lossy-decode`,
@@ -576,9 +581,42 @@ function lintConversation(
   return forms;
 }
 
+/**
+ * Parent ids that loop (a checkpoint its own parent, or A → B → A): the libraries' history and delta walks would
+ * follow the loop for ever. One error per loop, at its smallest checkpoint id.
+ */
+function cycleRule(run: Run, byId: Map<string, Summary>): void {
+  const done = new Set<string>();
+  for (const start of byId.keys()) {
+    const path: string[] = [];
+    const onPath = new Set<string>();
+    let id: string | null = start;
+    while (id !== null && !done.has(id) && !onPath.has(id) && byId.has(id)) {
+      path.push(id);
+      onPath.add(id);
+      id = byId.get(id)!.parentId;
+    }
+    if (id !== null && onPath.has(id)) {
+      const loop = path.slice(path.indexOf(id));
+      const first = [...loop].sort()[0]!;
+      run.add(
+        "error",
+        "langgraph/parent-cycle",
+        byId.get(first)!.row,
+        "/parentId",
+        loop.length === 1
+          ? `checkpoint ${first} is its own parent: history and DeltaChannel walks never end`
+          : `the parent ids loop (${loop.join(" → ")} → ${id}): history and DeltaChannel walks never end`,
+      );
+    }
+    for (const x of path) done.add(x);
+  }
+}
+
 /** Rules 2–6, 10 and 18 over one (thread, namespace): every parent is looked up among the group's checkpoints. */
 function chainRules(run: Run, group: Summary[]): void {
   const byId = new Map(group.map((s) => [s.id, s]));
+  cycleRule(run, byId);
   for (const s of group) {
     if (s.parentId === null) {
       if (!(s.step === -1 && s.source === "input"))

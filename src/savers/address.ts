@@ -131,8 +131,16 @@ async function resolveId(saver: Saver, a: Address, where: string): Promise<strin
     }
     if (ids.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
     let id = ids[0]!.checkpointId;
+    const seen = new Set([id]);
     for (let i = 0; a.selector.kind === "back" && i < a.selector.n; i++) {
       const p = parent.get(id);
+      if (p && seen.has(p))
+        throw inputError(
+          "parent-cycle",
+          `thread '${a.threadId}': the parent chain loops (checkpoint ${p} is its own ancestor), so @~${a.selector.n} has no answer (ckpt validate reports the loop)`,
+          { file: where },
+        );
+      if (p) seen.add(p);
       if (!p)
         throw inputError(
           "no-checkpoint",

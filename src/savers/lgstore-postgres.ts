@@ -104,12 +104,19 @@ function makeStager(): {
       const k = `${b.channel}\u0000${b.version}`;
       const had = stagedBlobs.get(k);
       if (had === undefined) stagedBlobs.set(k, b);
+      else if (b.type === "empty" && had.type !== "empty")
+        blobs[i] = had; // a DeltaChannel version the snapshot row holds: the library writes no row, reads the snapshot
       else if (!sameBlob(had, b)) {
         throw storeError(
           "langgraph-blob-collision",
           `its '${b.channel}' value at version ${b.version} differs from the one another checkpoint of this thread has at the same version (a forked branch reached the same version): the PostgreSQL layout keys blobs by (thread, namespace, channel, version) and cannot hold both`,
         );
       } else blobs[i] = had; // the same value (maybe in other bytes: JS key order): the key keeps the first row, which the read-back finds
+    }
+    // a DeltaChannel left at a version an earlier checkpoint stored a snapshot under: the read-back has that row
+    for (const [ch, v] of Object.entries(versions)) {
+      const had = stagedBlobs.get(`${ch}\u0000${String(v)}`);
+      if (had && had.type !== "empty" && !blobs.some((b) => b.channel === ch)) blobs.push(had);
     }
     s = { row, blobs, versions };
     staged.set(cp, s);

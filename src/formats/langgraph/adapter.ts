@@ -23,7 +23,15 @@ import { inputError } from "../../base/errors.js";
 import { parseJson, stringifyJson } from "../../base/json.js";
 import type { FormatAdapter, LossSink, SourceDoc } from "../types.js";
 import { envelopeTimes, isEnvelopeFillIn } from "../envelope.js";
-import { extOf, isMappedMessage, isObj, lintMessageOf, messageFromCanonical, messageToCanonical } from "./messages.js";
+import {
+  extOf,
+  isMappedMessage,
+  isObj,
+  lintMessageOf,
+  messageFromCanonical,
+  messageToCanonical,
+  plainMessageRecord,
+} from "./messages.js";
 import { interruptOf, NULL_TASK_ID, type LgCheckpoint, type LgPendingWrite, type LgTupleDocument } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -41,6 +49,7 @@ const BOOK_DOC = [
   "bytes",
   "row",
   "channelSources",
+  "delta",
 ];
 const BOOK_CP = ["id", "channel_versions", "versions_seen", "updated_channels"];
 
@@ -373,7 +382,8 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
     if (!pending.length) return { threadId: String(native.threadId), messages };
     // the HITL match reads the last AI message only: convert just that one
     let k = list.length - 1;
-    while (k >= 0 && !(isMappedMessage(list[k]) && messages[k]!.role === "assistant")) k--;
+    while (k >= 0 && !((isMappedMessage(list[k]) || plainMessageRecord(list[k])) && messages[k]!.role === "assistant"))
+      k--;
     const last = k >= 0 ? [messageToCanonical(list[k])] : [];
     return { threadId: String(native.threadId), messages, interrupt: canonicalInterrupt(pending[0]!, last, step) };
   },

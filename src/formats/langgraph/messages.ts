@@ -4,8 +4,10 @@
  *
  * A record is `{lc:1, type:"constructor", id:[…, Class], kwargs}`. Mapping:
  * - HumanMessage(Chunk) → user, SystemMessage(Chunk) → system, AIMessage(Chunk) → assistant, ToolMessage(Chunk) →
- *   toolResult (`tool_call_id` → toolCallId, `name` → toolName, `status:"error"` → isError); anything else
- *   (RemoveMessage, ChatMessage, FunctionMessage, plain dicts such as `{"role":"user","content":…}` inputs) → an
+ *   toolResult (`tool_call_id` → toolCallId, `name` → toolName, `status:"error"` → isError); plain dicts
+ *   (`{"role":"user","content":…}`, `{"type":"ai",…}`), strings and `[role, content]` pairs are read as the message
+ *   LangChain's `convert_to_messages` makes of them (`plainMessageRecord`) and written back as stored; anything else
+ *   (RemoveMessage, ChatMessage, FunctionMessage, other values) → an
  *   extension message `{role:"langgraph", kind:<class or "value">, data:<the record>}`, carried verbatim;
  * - `content`: a string → one text block (`_layout.stringContent`); blocks: text, image (`image_url`, v0.3
  *   `{type:"image", source_type, …}` and v1 `{type:"image", url|base64|data, mime_type|mimeType}`), thinking
@@ -293,9 +295,72 @@ const STOP: Record<string, StopReason> = {
 
 // ---- one message ---------------------------------------------------------------------------------------
 
+// ---- plain-dict messages ----------------------------------------------------------------------------------
+
+const PLAIN_CLASS: Record<string, string> = {
+  human: "HumanMessage",
+  user: "HumanMessage",
+  ai: "AIMessage",
+  assistant: "AIMessage",
+  system: "SystemMessage",
+  developer: "SystemMessage",
+  tool: "ToolMessage",
+};
+
+/** An OpenAI-style tool call (`{id, type:"function", function:{name, arguments}}`) as LangChain's (args parsed). */
+function plainToolCall(c: unknown): unknown {
+  if (!isObj(c) || !isObj(c.function) || typeof c.function.name !== "string" || typeof c.id !== "string") return c;
+  let args = c.function.arguments;
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return c; // LangChain would refuse it; kept as stored
+    }
+  }
+  return { name: c.function.name, args, id: c.id, type: "tool_call" };
+}
+
+/**
+ * A message as LangChain's `convert_to_messages` (Python) / `coerceMessageLikeToMessage` (JS) accepts it in a message
+ * list, other than a message record — a string (a human message), a `[role, content]` pair, a dict with `role` (or
+ * `type`) and `content`: role aliases human/user, ai/assistant, system/developer, tool (with `tool_call_id`);
+ * `content` a string, blocks or null (read as ""); OpenAI-style `tool_calls` parsed — as the lc:1 record of the
+ * message LangChain builds from it. Other keys ride along as kwargs. Undefined for anything else.
+ */
+export function plainMessageRecord(v: unknown): LcRecord | undefined {
+  let type: unknown;
+  let kw: Obj;
+  if (typeof v === "string") (type = "human"), (kw = { content: v });
+  else if (Array.isArray(v)) {
+    if (v.length !== 2 || typeof v[0] !== "string") return undefined;
+    (type = v[0]), (kw = { content: v[1] });
+  } else if (isObj(v) && !("lc" in v)) {
+    const { role, ...rest } = v;
+    if (typeof role === "string") (type = role), (kw = rest);
+    else {
+      const { type: t, ...others } = rest;
+      (type = t), (kw = others);
+    }
+    if (!("content" in kw)) return undefined;
+  } else return undefined;
+  const cls = typeof type === "string" ? PLAIN_CLASS[type] : undefined;
+  if (!cls || (cls === "ToolMessage" && typeof kw.tool_call_id !== "string")) return undefined;
+  const kwargs: Obj = { ...kw, content: kw.content ?? "" };
+  if (cls === "AIMessage" && Array.isArray(kw.tool_calls)) kwargs.tool_calls = kw.tool_calls.map(plainToolCall);
+  return { lc: 1, type: "constructor", id: ["langchain_core", "messages", cls], kwargs };
+}
+
 /** One LangChain value of a message list → canonical message. */
 export function messageToCanonical(v: unknown): AgentMessage {
   if (!isMappedMessage(v)) {
+    const rec = plainMessageRecord(v);
+    if (rec) {
+      // read as the message LangChain makes of it; the stored value itself is what is written back
+      const m = messageToCanonical(rec);
+      setLayout(m as { ext?: Ext }, "plain", v);
+      return m;
+    }
     return { role: EXT_ROLE, kind: isLcRecord(v) ? classOf(v) : "value", data: v } as ExtensionMessage;
   }
   const cls = classOf(v);
@@ -404,6 +469,11 @@ export function messageFromCanonical(m0: AgentMessage, ptr: string, lossy: LossS
   const m = m0 as Message;
   const e = extOf(m);
   const lay = layoutOf(m);
+  if ("plain" in lay) {
+    // a plain-dict message: the stored dict while the message still says what it said
+    const again = messageToCanonical(lay.plain);
+    if (sameJson(again, m0)) return lay.plain;
+  }
   const cls = typeof e.class === "string" ? e.class : CLASS_OF[m.role]!;
   const kw: Obj = freshKwargs(m);
   const blocks = m.content.filter((c) => c.type !== "toolCall");
@@ -507,13 +577,14 @@ const FINISH: Partial<Record<StopReason, string>> = {
 };
 
 /** What the generic lints read of a message (role, tool-call ids, tool-result id, usage), as toCanonical gives them. */
-export function lintMessageOf(v: unknown): {
+export function lintMessageOf(value: unknown): {
   role: string;
   content?: Array<{ type: string; id?: string }>;
   toolCallId?: string;
   usage?: Usage;
 } {
-  if (!isMappedMessage(v)) return { role: EXT_ROLE };
+  const v = isMappedMessage(value) ? value : plainMessageRecord(value);
+  if (!v) return { role: EXT_ROLE };
   const role = BASE[classOf(v)]!;
   const kw = v.kwargs;
   if (role === "toolResult") return { role, toolCallId: typeof kw.tool_call_id === "string" ? kw.tool_call_id : "" };

@@ -17,6 +17,9 @@ import { encode as mpEncode, ExtData } from "@msgpack/msgpack";
 import { inputError } from "../../base/errors.js";
 import { buildMap, decodePlain, extTypeAt, isPrimitiveAt, mapEntries } from "./msgpack.js";
 import { pythonJsonDumps, EXT, type Library } from "./encode.js";
+import { createHmac } from "node:crypto";
+import { AES_KEY_HINT, langGraphAesKey } from "./aes-key.js";
+import { eaxEncrypt, openAesPayload } from "./eax.js";
 
 export interface LgWrite {
   taskId: string;
@@ -236,6 +239,17 @@ export function splitForPostgres(
   lib: Library,
   seen: Set<string>,
 ): { row: PgCheckpointRow; blobs: PgBlobRow[]; versions: Obj } {
+  if (cp.type?.includes("+")) {
+    // an encrypted row (EncryptedSerializer): PostgreSQL keeps the checkpoint as readable JSONB and encrypts the blobs,
+    // as Python's PostgresSaver does with the same serializer; so the row is opened, split, and its blobs sealed again
+    const plus = cp.type.indexOf("+");
+    const cipher = cp.type.slice(plus + 1);
+    const out = splitForPostgres({ ...cp, type: cp.type.slice(0, plus), checkpoint: openRow(cp, cp.type) }, lib, seen);
+    for (const b of out.blobs)
+      if (b.blob && b.type !== "empty")
+        (b.type = `${b.type}+${cipher}`), (b.blob = sealPayload(needKey(name(cp), cp.type), b.blob));
+    return out;
+  }
   const meta = metadataForPostgres(cp.metadata);
   // the row written out (a { ...base } spread takes V8's slow copy)
   const row = (checkpoint: string): PgCheckpointRow => ({
@@ -294,6 +308,41 @@ export function splitForPostgres(
   return { row: row(jsonbText(jsonb)), blobs, versions };
 }
 
+/** The key for an encrypted row, or an input error naming the row and how to give the key. */
+function needKey(where: string, type: string): Uint8Array {
+  const k = langGraphAesKey();
+  if (!k)
+    throw inputError(
+      "langgraph-encrypted",
+      `checkpoint ${where}: an encrypted row (${type}) is moved between layouts only opened: ${AES_KEY_HINT}`,
+    );
+  return k.key;
+}
+
+function openRow(cp: LgCheckpoint, type: string): Uint8Array {
+  if (!type.endsWith("+aes"))
+    throw inputError("langgraph-encrypted", `checkpoint ${name(cp)}: unknown cipher in '${type}'`);
+  const plain = openAesPayload(needKey(name(cp), type), cp.checkpoint);
+  if (!plain)
+    throw inputError(
+      "langgraph-encrypted",
+      `checkpoint ${name(cp)}: the key does not open this ${type} row (a different key, or a damaged row)`,
+    );
+  return plain;
+}
+
+/**
+ * Seal a payload as LangGraph's EncryptedSerializer does: nonce (16) ‖ tag (16) ‖ AES-EAX ciphertext. The library draws
+ * the nonce at random; here it is derived from the key and the payload (HMAC-SHA256), so a value that many checkpoints
+ * share seals to the same bytes (one blob row, as the library's ON CONFLICT DO NOTHING keeps) and a re-run writes the
+ * same rows. Equal payloads then show as equal ciphertexts, nothing more: EAX needs nonces unique per message only.
+ */
+function sealPayload(key: Uint8Array, plain: Uint8Array): Uint8Array {
+  const nonce = createHmac("sha256", key).update("ckpt eax nonce\u0000").update(plain).digest().subarray(0, 16);
+  const { ciphertext, tag } = eaxEncrypt(key, nonce, plain);
+  return Buffer.concat([nonce, tag, ciphertext]);
+}
+
 /** The checkpoint object with `channel_values` placed after v/ts/id, as the libraries order it. */
 function withValues(o: Obj, values: Obj): Obj {
   const out: Obj = {};
@@ -337,6 +386,32 @@ export function assembleFromPostgres(
 ): { type: string; checkpoint: Uint8Array; metadata: Uint8Array } {
   const cp = row.checkpoint;
   const inline = (cp.channel_values ?? {}) as Obj;
+  const sealed = [...blobs.values()].find((b) => b.type.includes("+"));
+  if (sealed) {
+    // encrypted blobs (EncryptedSerializer): opened, the checkpoint assembled, and sealed whole, as SqliteSaver stores it
+    const where = String(cp.id);
+    const key = needKey(where, sealed.type);
+    const open = new Map<string, BlobValue>();
+    for (const [ch, b] of blobs) {
+      const plus = b.type.indexOf("+");
+      if (plus < 0 || !b.blob) open.set(ch, plus < 0 ? b : { type: b.type.slice(0, plus), blob: null });
+      else {
+        const plain = openAesPayload(key, b.blob);
+        if (!plain)
+          throw inputError(
+            "langgraph-encrypted",
+            `checkpoint ${where}: the key does not open the ${b.type} blob of '${ch}'`,
+          );
+        open.set(ch, { type: b.type.slice(0, plus), blob: plain });
+      }
+    }
+    const a = assembleFromPostgres(row, open, lib);
+    return {
+      ...a,
+      type: `${a.type}+${sealed.type.slice(sealed.type.indexOf("+") + 1)}`,
+      checkpoint: sealPayload(key, a.checkpoint),
+    };
+  }
   if (lib === "python") {
     const values: Array<[string, Uint8Array]> = [];
     const blobbed = new Set<string>();

@@ -15,6 +15,8 @@ import type {
   LgVersion,
 } from "./types.js";
 import { isRecord } from "./types.js";
+import { AES_KEY_HINT, langGraphAesKey } from "./aes-key.js";
+import { openAesPayload } from "./eax.js";
 
 /** Where a decoded value goes, for issues: the row and the pointer inside the tuple document; issues are pushed to `issues`. */
 export interface DecodeSink {
@@ -290,7 +292,7 @@ export function decodeTyped(
       case "pickle":
         return fail("pickle", "a pickle payload (Python pickle_fallback): ckpt does not unpickle");
       default:
-        if (t.includes("+")) return fail("encrypted", `an encrypted payload (${t}): ckpt has no key to decrypt it`);
+        if (t.includes("+")) return decrypted(t, data, s);
         return fail(
           "unknown-type",
           `unknown serialization type '${t}': expected json, msgpack, null, bytes, bytearray, empty`,
@@ -305,6 +307,35 @@ export function decodeTyped(
     s.issues.push({ row: s.row, pointer: s.pointer, reason, message, fatal: true });
     return undefined;
   }
+}
+
+/**
+ * An encrypted payload (`<type>+<cipher>`, LangGraph's EncryptedSerializer: the type splits on the first `+`): opened
+ * with the key (./aes-key.ts) and decoded with its inner type; without the key, or with one that does not open it, an
+ * issue that says so.
+ */
+function decrypted(t: string, data: Uint8Array | string | null | undefined, s: DecodeSink): unknown {
+  const plus = t.indexOf("+");
+  const inner = t.slice(0, plus);
+  const cipher = t.slice(plus + 1);
+  const fail = (message: string) => {
+    s.issues.push({ row: s.row, pointer: s.pointer, reason: "encrypted", message, fatal: true });
+    return undefined;
+  };
+  if (cipher !== "aes") return fail(`an encrypted payload (${t}): ckpt knows the 'aes' cipher only`);
+  const k = langGraphAesKey();
+  if (!k) return fail(`an encrypted payload (${t}): ${AES_KEY_HINT}`);
+  if (k.key.length !== 16 && k.key.length !== 24 && k.key.length !== 32)
+    return fail(
+      `an encrypted payload (${t}): the key (${k.from}) has ${k.key.length} bytes; an AES key has 16, 24 or 32`,
+    );
+  const bytes = typeof data === "string" ? Buffer.from(data, "latin1") : data;
+  const plain = bytes ? openAesPayload(k.key, bytes) : undefined;
+  if (!plain)
+    return fail(
+      `an encrypted payload (${t}) that the key (${k.from}) does not open: a different key, or a damaged row (EAX tag mismatch)`,
+    );
+  return decodeTyped(inner, plain, s);
 }
 
 /**
@@ -344,7 +375,9 @@ export function detectLibrary(
 
 /** Messages in a checkpoint's `messages` channel, or null when it has none. */
 export function messageCount(channelValues: Record<string, unknown> | undefined): number | null {
-  const m = channelValues?.messages;
+  let m = channelValues?.messages;
+  // a DeltaChannel snapshot not yet unwrapped (./delta.ts)
+  if (isRecord(m) && m.lc === 2 && m.type === "delta_snapshot") m = m.value;
   return Array.isArray(m) ? m.length : null;
 }
 

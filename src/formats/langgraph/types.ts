@@ -137,6 +137,8 @@ export interface LgCheckpointTuple {
   channelSources?: LgChannelSource[];
   /** payloads that failed to decode or decoded lossily; empty when all is well */
   issues: LgDecodeIssue[];
+  /** DeltaChannel values (./delta.ts): how each got its value in `channel_values` (a snapshot, or rebuilt from writes) */
+  delta?: Record<string, import("./delta.js").DeltaValueInfo>;
 }
 
 /** A lighter row for history listings (`ckpt log`): no channel values decoded beyond the message count. */
@@ -226,7 +228,41 @@ export interface LgReader {
   orphanWrites(): AsyncIterable<LgRowRef>;
   /** Postgres: blob rows referenced by no checkpoint (rule 15), streamed; SQLite: nothing */
   orphanBlobs(): AsyncIterable<LgRowRef>;
+  /**
+   * Optional, for DeltaChannel walks (./delta.ts): the parent chain from `fromId` (included), nearest first, with each
+   * checkpoint's stored value of `channel` and its writes to it, in one round trip; the chain ends at the first
+   * checkpoint whose stored value the store could look at (`value` set) or that it cannot look into (`raw` set: the
+   * caller decodes the checkpoint), at the first checkpoint without a parent, or after `limit` rows.
+   */
+  deltaChain?(
+    threadId: string,
+    namespace: string,
+    fromId: string,
+    channel: string,
+    limit: number,
+  ): Promise<DeltaChainRow[]>;
   close(): Promise<void>;
+}
+
+/** One checkpoint of a `deltaChain`: ids, the stored value's JSON text (if the store could read it) or the raw row. */
+export interface DeltaChainRow {
+  checkpointId: string;
+  parentId: string | null;
+  /** the JSON text of `channel_values[channel]` (a JSON row that stores it) */
+  value: string | null;
+  /** a row the store cannot look into (not JSON): its type tag and payload, for the caller to decode */
+  raw?: { type: string | null; checkpoint: Uint8Array | string | null };
+  /** PostgreSQL: the stored value as a typed payload (the blob row of the channel's version), for the caller to decode */
+  stored?: { type: string | null; data: Uint8Array | string | null };
+  /** the writes of this checkpoint to the channel, in (task_id, idx) order */
+  writes: Array<{
+    task_id: string;
+    idx: number;
+    channel: string;
+    type: string | null;
+    value: Uint8Array | string | null;
+    task_path?: string;
+  }>;
 }
 
 /**

@@ -9,8 +9,15 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { inputError, storeError, usageError } from "../../base/errors.js";
-import { tupleDocument, type LgHistoryEntry, type LgReader } from "../../formats/langgraph/types.js";
+import {
+  tupleDocument,
+  type LgCheckpointTuple,
+  type LgHistoryEntry,
+  type LgReader,
+} from "../../formats/langgraph/types.js";
+import { unreadableReport } from "../../formats/langgraph/unreadable.js";
 import type { SaverUri } from "../uri.js";
+import { withDeltaChannels } from "../lg-delta.js";
 import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
 
 export interface LangGraphSaver extends Saver {
@@ -101,8 +108,14 @@ export async function openLangGraphReader(u: SaverUri, opts: OpenLangGraphOption
   const layout = layoutParam(u);
   if (layout === "ckpt") return undefined;
   const forced = layout === "langgraph" ? "langgraph" : undefined;
-  if (u.kind === "sqlite") return openSqlite(u, forced, opts);
-  if (u.kind === "postgres") return openPostgres(u, forced);
+  const reader =
+    u.kind === "sqlite"
+      ? await openSqlite(u, forced, opts)
+      : u.kind === "postgres"
+        ? await openPostgres(u, forced)
+        : undefined;
+  if (reader) return withDeltaChannels(reader);
+  if (u.kind === "sqlite" || u.kind === "postgres") return undefined;
   if (forced) throw usageError(`saver URI '${u.redacted}': layout=langgraph needs a sqlite: or postgres:// store`);
   return undefined;
 }
@@ -117,8 +130,11 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
       `${reader.uri}: a LangGraph store is read-only here; write LangGraph stores with ckpt migrate`,
     );
   };
-  const load = async (threadId: string, ns?: string) => {
-    const t = await reader.getTuple(threadId, rootNs(ns));
+  const load = async (threadId: string, ns?: string) => docOf(await reader.getTuple(threadId, rootNs(ns)));
+  // a checkpoint that did not decode whole is an input error naming its rows, never a shorter conversation
+  const docOf = (t: LgCheckpointTuple | undefined) => {
+    const bad = t && unreadableReport(t);
+    if (bad) throw inputError("langgraph-undecodable", bad, { file: `${reader.uri}#${t.threadId}` });
     return t && JSON.stringify(tupleDocument(t, reader.uri));
   };
   return {
@@ -158,8 +174,7 @@ export function langGraphSaver(reader: LgReader): LangGraphSaver {
     namespaces: async () => [DEFAULT_NAMESPACE],
     history: (threadId, ns) => reader.history(threadId, rootNs(ns)),
     async loadAt(threadId, checkpointId, ns) {
-      const t = await reader.getTuple(threadId, rootNs(ns), checkpointId);
-      return t && JSON.stringify(tupleDocument(t, reader.uri));
+      return docOf(await reader.getTuple(threadId, rootNs(ns), checkpointId));
     },
     close: () => reader.close(),
   };

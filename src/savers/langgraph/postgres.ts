@@ -585,6 +585,51 @@ export function createLangGraphPgReader(
       }
       return scanTuples(q, S, (rows) => partsOf(rows, true, true), decode, options);
     },
+    async deltaChain(threadId, namespace, fromId, channel, limit) {
+      // the parent chain to the first checkpoint that stores the channel: its blob row at the checkpoint's version
+      // (not `empty`), or an inline JSONB value (Python keeps a snapshot's sentinel `true` inline, the blob beside it)
+      const rows = await q<{
+        id: string;
+        parent: string | null;
+        btype: string | null;
+        blob: Uint8Array | null;
+        inline: unknown;
+        has_inline: boolean;
+      }>(
+        `WITH RECURSIVE chain(id, parent, btype, blob, inline, has_inline, depth) AS (
+           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
+                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), 0
+           FROM ${S}.checkpoints c LEFT JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
+           WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3
+           UNION ALL
+           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
+                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), chain.depth + 1
+           FROM chain JOIN ${S}.checkpoints c ON c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = chain.parent
+                LEFT JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
+           WHERE chain.btype IS NULL AND NOT chain.has_inline AND chain.depth + 1 < $5)
+         SELECT id, parent, btype, blob, inline, has_inline FROM chain ORDER BY depth`,
+        [threadId, namespace, fromId, channel, limit],
+      );
+      const tp = info.taskPath ? "task_path" : "''";
+      const ws = await q<RawWriteRow & { checkpoint_id: string }>(
+        `SELECT checkpoint_id, task_id, idx, channel, type, blob AS value, ${tp} AS task_path FROM ${S}.checkpoint_writes
+         WHERE thread_id = $1 AND checkpoint_ns = $2 AND channel = $3 AND checkpoint_id = ANY($4) ORDER BY checkpoint_id, task_id, idx`,
+        [threadId, namespace, channel, rows.map((r) => r.id)],
+      );
+      const byId = new Map<string, Array<RawWriteRow & { checkpoint_id: string }>>();
+      for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
+      return rows.map((r) => ({
+        checkpointId: r.id,
+        parentId: r.parent,
+        value: r.btype === null && r.has_inline && r.inline !== true ? JSON.stringify(r.inline) : null,
+        ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
+        // the sentinel `true` with no blob row: a snapshot that is missing (the caller says so)
+        ...(r.btype === null && r.inline === true ? { value: "true" } : {}),
+        writes: byId.get(r.id) ?? [],
+      }));
+    },
     orphanWrites: () => orphans.orphanWrites(),
     orphanBlobs: () => orphans.orphanBlobs(),
     async close() {

@@ -36,6 +36,10 @@ const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, 
   length(checkpoint) + ifnull(length(metadata), 0) AS bytes`;
 /** the head row is JSON SQLite can read (a malformed one goes the JS way, which reports it instead of failing the page) */
 const JSON_OK = "((c.type IS NULL OR c.type = 'json') AND json_valid(CAST(c.checkpoint AS TEXT)))";
+/** the head's message count: a list, or a DeltaChannel snapshot's list (other values: NULL, decided by the reader) */
+const MSGS = `CASE json_type(CAST(c.checkpoint AS TEXT), '$.channel_values.messages')
+  WHEN 'array' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages')
+  WHEN 'object' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages.value') END`;
 const W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value`;
 
 /** Open read-only; throws a store error (exit 4) naming the file. */
@@ -178,7 +182,7 @@ function statements(db: DB) {
              FROM g)
        SELECT h.*, c.type, length(c.checkpoint) + ifnull(length(c.metadata), 0) AS bytes,
               (SELECT ifnull(sum(length(w.value)), 0) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
-              CASE WHEN ${JSON_OK} THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages') END AS msgs,
+              CASE WHEN ${JSON_OK} THEN ${MSGS} END AS msgs,
               CASE WHEN ${JSON_OK} THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
               CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> '$.channel_versions' END AS versions,
               CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END AS raw,
@@ -192,6 +196,25 @@ function statements(db: DB) {
       "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT ?",
     ),
     writeBytes: db.prepare("SELECT sum(length(value)) FROM writes WHERE thread_id = ?").pluck(),
+    // a DeltaChannel's parent chain (see LgReader.deltaChain): stops after a JSON row storing the channel's value or
+    // a row that is not JSON (the reader decodes it)
+    chain: db.prepare(
+      `WITH RECURSIVE chain(id, parent, type, raw, value, depth) AS (
+         SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END,
+                CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> $path END, 0
+         FROM checkpoints c WHERE c.thread_id = $thread AND c.checkpoint_ns = $ns AND c.checkpoint_id = $from
+         UNION ALL
+         SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END,
+                CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> $path END, chain.depth + 1
+         FROM chain JOIN checkpoints c ON c.thread_id = $thread AND c.checkpoint_ns = $ns AND c.checkpoint_id = chain.parent
+         WHERE chain.value IS NULL AND chain.raw IS NULL AND chain.depth + 1 < $limit)
+       SELECT id, parent, type, raw, value FROM chain ORDER BY depth`,
+    ),
+    chainWrites: db.prepare(
+      `SELECT checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value
+       FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND checkpoint_id IN (SELECT value FROM json_each(?))
+       ORDER BY checkpoint_id, task_id, idx`,
+    ),
     orphans: db.prepare(
       `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM writes w
        LEFT JOIN checkpoints c ON c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id
@@ -369,6 +392,28 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
       }
     },
     async *orphanBlobs() {},
+    async deltaChain(threadId, namespace, fromId, channel, limit) {
+      return wrap(() => {
+        const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
+        const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit }) as Array<{
+          id: string;
+          parent: string | null;
+          type: string | null;
+          raw: Uint8Array | null;
+          value: string | null;
+        }>;
+        const ws = q.chainWrites.all(threadId, namespace, channel, JSON.stringify(rows.map((r) => r.id))) as WRow[];
+        const byId = new Map<string, WRow[]>();
+        for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
+        return rows.map((r) => ({
+          checkpointId: r.id,
+          parentId: r.parent,
+          value: r.value,
+          ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
+          writes: byId.get(r.id) ?? [],
+        }));
+      });
+    },
     async close() {
       db.close();
     },

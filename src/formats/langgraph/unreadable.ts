@@ -1,0 +1,31 @@
+/**
+ * "Never confidently wrong": a tuple whose checkpoint, channel values or pending writes did not decode must not be
+ * shown as a (shorter, or empty) conversation. `unreadableReport` says which rows failed and why, in one line.
+ */
+import type { LgCheckpointTuple, LgDecodeIssue, LgRowRef } from "./types.js";
+import { AES_KEY_HINT } from "./aes-key.js";
+
+const rowName = (r: LgRowRef): string => {
+  const parts = [r.table];
+  if (r.taskId !== undefined) parts.push(`task=${r.taskId}`, `idx=${r.idx}`);
+  if (r.channel !== undefined && r.taskId === undefined) parts.push(`channel=${r.channel}`);
+  if (r.version !== undefined) parts.push(`version=${r.version}`);
+  return parts.join(" ");
+};
+
+/** The fatal issues of a tuple (what it lacks), or [] when it decoded whole. */
+export const fatalIssues = (t: LgCheckpointTuple): LgDecodeIssue[] => t.issues.filter((i) => i.fatal);
+
+/** One line naming the checkpoint, the rows that did not decode and why; undefined when nothing is missing. */
+export function unreadableReport(t: LgCheckpointTuple): string | undefined {
+  const bad = fatalIssues(t);
+  if (bad.length === 0) return undefined;
+  const first = bad[0]!;
+  const rows = [...new Set(bad.map((i) => rowName(i.row)))];
+  const encrypted = bad.some((i) => i.reason === "encrypted" && i.message.includes(AES_KEY_HINT));
+  return (
+    `checkpoint ${t.checkpointId}${t.namespace ? ` (namespace ${t.namespace})` : ""} cannot be read whole: ` +
+    `${rows.length} row(s) do not decode (${rows.slice(0, 4).join("; ")}${rows.length > 4 ? "; …" : ""}): ` +
+    `${first.message}${encrypted ? "" : bad.length > 1 ? ` (and ${bad.length - 1} more)` : ""}`
+  );
+}

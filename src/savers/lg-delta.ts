@@ -1,0 +1,266 @@
+/**
+ * A LangGraph reader whose tuples carry their DeltaChannel values (src/formats/langgraph/delta.ts): every way a tuple
+ * leaves the reader (getTuple, list, scan, history, the `ls` summaries) has its snapshots unwrapped and its delta
+ * channels rebuilt from the parent chain, as the libraries' `get_delta_channel_history` does. Wraps any `LgReader`;
+ * the rows come from the wrapped reader (`getTuple` of each ancestor), the rebuild itself is pure.
+ *
+ * Cost: a scan in (thread, namespace, id) order rebuilds each checkpoint from its parent's value (kept a while), so
+ * it walks one step; a single `getTuple` walks back to the nearest stored value (at most `snapshot_frequency` steps).
+ * Ancestors read by a walk and values rebuilt are kept in small bounded caches.
+ */
+import {
+  applyDeltaWalk,
+  channelWrites,
+  countedDeltaChannels,
+  deltaChannelsToReplay,
+  seedOf,
+  unwrapSnapshots,
+  type DeltaWalk,
+} from "../formats/langgraph/delta.js";
+import { historyEntry } from "../formats/langgraph/tuple.js";
+import { decodeJson, decodeTyped, messageCount } from "../formats/langgraph/serde.js";
+import { unreadableReport } from "../formats/langgraph/unreadable.js";
+import { inputError } from "../base/errors.js";
+import {
+  isRecord,
+  type DeltaChainRow,
+  type LgCheckpointTuple,
+  type LgDecodeIssue,
+  type LgHistoryEntry,
+  type LgReader,
+} from "../formats/langgraph/types.js";
+
+/** A bounded map: the oldest entries go first. */
+class Bounded<V> {
+  private m = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    return this.m.get(k);
+  }
+  set(k: string, v: V): void {
+    this.m.delete(k);
+    this.m.set(k, v);
+    if (this.m.size > this.max) this.m.delete(this.m.keys().next().value!);
+  }
+}
+
+const key = (t: { threadId: string; namespace: string }, id: string, ch = "") =>
+  `${t.threadId}\u0000${t.namespace}\u0000${id}\u0000${ch}`;
+
+/** Rebuilds the delta channels of tuples from one reader, keeping what it read and rebuilt in bounded caches. */
+class DeltaRebuilder {
+  // ancestors as stored (not rebuilt), and values rebuilt or stored at a checkpoint, per channel
+  private readonly raw = new Bounded<LgCheckpointTuple | null>(512);
+  private readonly values = new Bounded<{ value: unknown }>(1024);
+  constructor(private readonly inner: LgReader) {}
+
+  private async ancestor(t: LgCheckpointTuple, id: string): Promise<LgCheckpointTuple | undefined> {
+    const k = key(t, id);
+    let a = this.raw.get(k);
+    if (a === undefined) {
+      a = (await this.inner.getTuple(t.threadId, t.namespace, id)) ?? null;
+      this.raw.set(k, a);
+    }
+    return a ?? undefined;
+  }
+
+  /**
+   * The walk on a reader that reads a parent chain in one round trip (`deltaChain`): only the channel's writes and the
+   * seed are decoded. Undefined when the reader has no such read (the walk then reads each ancestor's tuple).
+   */
+  private async chainWalk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk | undefined> {
+    const chain = this.inner.deltaChain?.bind(this.inner);
+    if (!chain) return undefined;
+    const writes: LgPendingWrite[][] = [];
+    const seen = new Set([t.checkpointId]);
+    let walked = 0;
+    const done = (w: Omit<DeltaWalk, "writes" | "walked">): DeltaWalk => ({
+      ...w,
+      writes: writes.reverse().flat(),
+      walked,
+    });
+    let cursor = t.parentId;
+    while (cursor !== null) {
+      const rows = await chain(t.threadId, t.namespace, cursor, ch, 1000);
+      if (rows.length === 0) return done({ seedId: null, broken: { kind: "missing-parent", id: cursor } });
+      for (const r of rows) {
+        if (seen.has(r.checkpointId)) return done({ seedId: null, broken: { kind: "cycle", id: r.checkpointId } });
+        seen.add(r.checkpointId);
+        walked++;
+        writes.push(decodeChainWrites(t, r));
+        const sink = { row: t.row, pointer: "/checkpoint", issues: [] as LgDecodeIssue[] };
+        let stored =
+          r.value !== null
+            ? { value: decodeJson(r.value) }
+            : r.stored
+              ? { value: decodeTyped(r.stored.type, r.stored.data, sink) }
+              : undefined;
+        if (!stored && r.raw) {
+          const cp = decodeTyped(r.raw.type, r.raw.checkpoint, sink);
+          const cv = isRecord(cp) && isRecord(cp.channel_values) ? cp.channel_values : {};
+          if (ch in cv) stored = { value: cv[ch] };
+        }
+        if (stored) {
+          const seed = seedOf(stored.value);
+          return seed
+            ? done({ seed, seedId: r.checkpointId })
+            : done({ seedId: r.checkpointId, broken: { kind: "missing-snapshot", id: r.checkpointId } });
+        }
+        const known = this.values.get(key(t, r.checkpointId, ch));
+        if (known) return done({ seed: known, seedId: r.checkpointId });
+      }
+      const last = rows[rows.length - 1]!;
+      cursor = last.parentId;
+    }
+    return done({ seedId: null });
+  }
+
+  /** Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way. */
+  private async walk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk> {
+    // a scan has the parent's value already: no read at all
+    const parentValue = t.parentId !== null ? this.values.get(key(t, t.parentId, ch)) : undefined;
+    if (!parentValue) {
+      const fast = await this.chainWalk(t, ch);
+      if (fast) return fast;
+    }
+    const writes: LgPendingWrite[][] = [];
+    const seen = new Set([t.checkpointId]);
+    let cursor = t.parentId;
+    let walked = 0;
+    const done = (w: Omit<DeltaWalk, "writes" | "walked">): DeltaWalk => ({
+      ...w,
+      writes: writes.reverse().flat(),
+      walked,
+    });
+    while (cursor !== null) {
+      if (seen.has(cursor)) return done({ seedId: null, broken: { kind: "cycle", id: cursor } });
+      seen.add(cursor);
+      const known = this.values.get(key(t, cursor, ch));
+      const a = await this.ancestor(t, cursor);
+      if (!a) return done({ seedId: null, broken: { kind: "missing-parent", id: cursor } });
+      walked++;
+      writes.push(channelWrites(a.pendingWrites, ch));
+      const cv = a.checkpoint.channel_values;
+      if (ch in cv) {
+        const seed = seedOf(cv[ch]);
+        return seed
+          ? done({ seed, seedId: cursor })
+          : done({ seedId: cursor, broken: { kind: "missing-snapshot", id: cursor } });
+      }
+      if (known) return done({ seed: known, seedId: cursor });
+      cursor = a.parentId;
+    }
+    return done({ seedId: null });
+  }
+
+  /**
+   * A tuple read and rebuilt elsewhere (a scan): kept as an ancestor, so that a child's walk finds it with its writes
+   * and its value (stored or rebuilt: either is the value at that checkpoint) without reading it again.
+   */
+  seen(t: LgCheckpointTuple): void {
+    if (t.delta || countedDeltaChannels(t).length > 0) this.raw.set(key(t, t.checkpointId), t);
+  }
+
+  /** `t` with its snapshots unwrapped and its delta channels rebuilt (in place). */
+  async rebuild(t: LgCheckpointTuple): Promise<LgCheckpointTuple> {
+    const cv = t.checkpoint.channel_values;
+    for (const ch of countedDeltaChannels(t)) {
+      if (cv[ch] !== true || t.row.store !== "postgres") continue;
+      // Python PostgresSaver's delta sentinel with no blob row under it: the snapshot is missing
+      delete cv[ch];
+      t.issues.push({
+        row: t.row,
+        pointer: `/checkpoint/channel_values/${ch.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+        reason: "delta-missing-snapshot",
+        message: `the DeltaChannel sentinel '${ch}: true' has no checkpoint_blobs row with its snapshot: '${ch}' cannot be read`,
+        fatal: true,
+      });
+    }
+    for (const ch of unwrapSnapshots(t)) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
+    for (const ch of deltaChannelsToReplay(t)) {
+      applyDeltaWalk(t, ch, await this.walk(t, ch));
+      if (ch in cv) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
+    }
+    return t;
+  }
+}
+
+/** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
+function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow): LgPendingWrite[] {
+  const issues: LgDecodeIssue[] = [];
+  const ws = r.writes.map((w) => ({
+    taskPath: w.task_path,
+    taskId: w.task_id,
+    idx: w.idx,
+    channel: w.channel,
+    type: w.type,
+    value: decodeTyped(w.type, w.value, { row: t.row, pointer: "/pendingWrites", issues }),
+    bytes: 0,
+  }));
+  return channelWrites(ws, ws[0]?.channel ?? "");
+}
+
+export function withDeltaChannels(inner: LgReader): LgReader {
+  const d = new DeltaRebuilder(inner);
+  const rebuild = (t: LgCheckpointTuple) => d.rebuild(t);
+  const maybe = async (t: LgCheckpointTuple | undefined) => (t ? rebuild(t) : undefined);
+
+  const reader: LgReader = {
+    get uri() {
+      return inner.uri;
+    },
+    get info() {
+      return inner.info;
+    },
+    async *threads(options) {
+      for await (const s of inner.threads(options)) {
+        // a summary with no message list at the head may be a delta head: the rebuilt head says
+        if (s.messages === null && s.newestId !== null) {
+          const t = await reader.getTuple(s.threadId, "", s.newestId);
+          // a head that does not decode has no count to give (listed without one; validate names the rows); an
+          // encrypted one without its key stops the listing, saying how to give the key
+          const bad = t && unreadableReport(t);
+          if (bad && t.issues.some((i) => i.fatal && i.reason === "encrypted"))
+            throw inputError("langgraph-undecodable", bad, { file: `${inner.uri}#${s.threadId}` });
+          if (t?.delta) s.messages = messageCount(t.checkpoint.channel_values);
+        }
+        yield s;
+      }
+    },
+    async *list(options) {
+      for await (const t of inner.list(options)) yield await rebuild(t);
+    },
+    countThreads: () => inner.countThreads(),
+    checkpointIds: (threadId, namespace) => inner.checkpointIds(threadId, namespace),
+    async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
+      let pending: LgCheckpointTuple | undefined;
+      const fetch = (id: string) => reader.getTuple(threadId, namespace, id);
+      for await (const t of reader.list({ threadId, namespace })) {
+        if (pending)
+          yield historyEntry(
+            pending,
+            pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined,
+          );
+        pending = t;
+      }
+      if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : undefined);
+    },
+    getTuple: async (threadId, namespace, checkpointId) =>
+      maybe(await inner.getTuple(threadId, namespace, checkpointId)),
+    async *scan(options) {
+      for await (const batch of inner.scan(options)) {
+        for (const t of batch) {
+          await rebuild(t);
+          d.seen(t); // its children (next in the scan) walk one step: to it, with its writes and its value
+        }
+        yield batch;
+      }
+    },
+    orphanWrites: () => inner.orphanWrites(),
+    orphanBlobs: () => inner.orphanBlobs(),
+    close: () => inner.close(),
+  };
+  return reader;
+}
+
+type LgPendingWrite = LgCheckpointTuple["pendingWrites"][number];
