@@ -32,7 +32,7 @@ export {
 // stores: open one from its URI (file:, sqlite:, redis://, postgres://, memory:; LangGraph stores detected)
 export { openSaver as openStore, parseSaverUri, type OpenOptions } from "./savers/index.js";
 export type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./savers/types.js";
-export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/index.js";
+export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/shared.js";
 export type { LgHistoryEntry } from "./formats/langgraph/types.js";
 
 // validate: one document against its system's own loader rules and ckpt's lints; a run's summary and exit code
