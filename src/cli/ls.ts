@@ -12,6 +12,7 @@ import type { CliIO } from "./io.js";
 import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { namespaceFor, storeAt } from "./input.js";
 import { openStore } from "./stores.js";
+import type { Saver, ThreadInfo } from "../savers/types.js";
 
 interface Row {
   namespace: string;
@@ -22,6 +23,67 @@ interface Row {
   bytes: number;
   updatedAt: string | null;
   error?: string;
+}
+
+/** One thread's row: its document read for format, step and messages; what cannot be read is the row's error. */
+async function rowOf(saver: Saver, ns: string, t: ThreadInfo): Promise<Row> {
+  let text: string | undefined;
+  let unreadable: string | undefined;
+  try {
+    text = await saver.load(t.threadId, ns);
+  } catch (e) {
+    // one record ckpt cannot read is a finding in its row; the others are still listed
+    if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
+    unreadable = e.message;
+  }
+  const row: Row = {
+    namespace: ns,
+    threadId: t.threadId,
+    format: null,
+    step: null,
+    messages: null,
+    bytes: t.bytes,
+    updatedAt: t.updatedAt ?? null,
+    ...(unreadable !== undefined ? { error: unreadable } : {}),
+  };
+  if (text !== undefined) {
+    try {
+      const { checkpoint, format } = readCheckpoint({ name: `${saver.uri}#${t.threadId}`, text });
+      row.format = format;
+      row.step = checkpoint.step;
+      row.messages = checkpoint.messages.length;
+      row.updatedAt = checkpoint.updatedAt ?? row.updatedAt;
+    } catch (e) {
+      row.error = (e as Error).message;
+    }
+  }
+  return row;
+}
+
+/** The text table of the rows (the last `unread` are files not read), with its count line. */
+function table(rows: Row[], unread: number): string {
+  const head = ["NAMESPACE", "THREAD", "FORMAT", "STEP", "MESSAGES", "SIZE", "UPDATED"];
+  const cells = rows.map((r) =>
+    [
+      r.namespace,
+      r.threadId,
+      r.format ?? `? (${r.error ?? "unreadable"})`,
+      r.step ?? "-",
+      r.messages ?? "-",
+      `${r.bytes} B`,
+      r.updatedAt ?? "-",
+    ].map((c) => printable(String(c))),
+  );
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return (
+    [line(head), ...cells.map(line)].join("\n") +
+    `\n${plural(rows.length - unread, "thread")}${unread ? `, ${plural(unread, "file")} not read` : ""}\n`
+  );
 }
 
 export const lsCommand: CommandDef = {
@@ -54,7 +116,7 @@ export const lsCommand: CommandDef = {
       throw usageError(
         `namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`,
       );
-    const saver = await openStore(args.uri, { readOnly: true, env: io.env });
+    const saver = (await openStore(args.uri, { readOnly: true, env: io.env })).saver;
     const rows: Row[] = [];
     const unread: Row[] = [];
     let others: string[] = []; // when the namespaces asked for hold nothing: the ones that hold threads
@@ -63,37 +125,7 @@ export const lsCommand: CommandDef = {
     try {
       for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {
-          let text: string | undefined;
-          let unreadable: string | undefined;
-          try {
-            text = await saver.load(t.threadId, ns);
-          } catch (e) {
-            // one record ckpt cannot read is a finding in its row; the others are still listed
-            if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
-            unreadable = e.message;
-          }
-          const row: Row = {
-            namespace: ns,
-            threadId: t.threadId,
-            format: null,
-            step: null,
-            messages: null,
-            bytes: t.bytes,
-            updatedAt: t.updatedAt ?? null,
-            ...(unreadable !== undefined ? { error: unreadable } : {}),
-          };
-          if (text !== undefined) {
-            try {
-              const { checkpoint, format } = readCheckpoint({ name: `${saver.uri}#${t.threadId}`, text });
-              row.format = format;
-              row.step = checkpoint.step;
-              row.messages = checkpoint.messages.length;
-              row.updatedAt = checkpoint.updatedAt ?? row.updatedAt;
-            } catch (e) {
-              row.error = (e as Error).message;
-            }
-          }
-          rows.push(row);
+          rows.push(await rowOf(saver, ns, t));
         }
         // a folder's files that look like checkpoints but are not read (unreadable, a second file for a thread): named
         for (const p of saver.passedOver?.(ns).rejected ?? [])
@@ -126,28 +158,7 @@ export const lsCommand: CommandDef = {
       );
       return 0;
     }
-    const head = ["NAMESPACE", "THREAD", "FORMAT", "STEP", "MESSAGES", "SIZE", "UPDATED"];
-    const table = rows.map((r) =>
-      [
-        r.namespace,
-        r.threadId,
-        r.format ?? `? (${r.error ?? "unreadable"})`,
-        r.step ?? "-",
-        r.messages ?? "-",
-        `${r.bytes} B`,
-        r.updatedAt ?? "-",
-      ].map((c) => printable(String(c))),
-    );
-    const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-    const line = (cells: string[]) =>
-      cells
-        .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-        .join("  ")
-        .trimEnd();
-    io.stdout.write(
-      [line(head), ...table.map(line)].join("\n") +
-        `\n${plural(rows.length - unread.length, "thread")}${unread.length ? `, ${plural(unread.length, "file")} not read` : ""}\n`,
-    );
+    io.stdout.write(table(rows, unread.length));
     return 0;
   },
 };
