@@ -289,8 +289,8 @@ function ckpt(args) {
 function scanChild(uri) {
   const code = `
     const { parseSaverUri } = await import(${JSON.stringify(join(root, "dist/savers/uri.js"))});
-    const { openLangGraphReader } = await import(${JSON.stringify(join(root, "dist/savers/langgraph/index.js"))});
-    const r = await openLangGraphReader(parseSaverUri(process.argv[1]));
+    const { openStore } = await import(${JSON.stringify(join(root, "dist/savers/index.js"))});
+    const r = (await openStore(parseSaverUri(process.argv[1]), { readOnly: true })).store;
     const t0 = performance.now(); let n = 0, w = 0, bad = 0;
     for await (const b of r.scan({ batchSize: 500 })) for (const t of b) { n++; w += t.pendingWrites.length; bad += t.issues.length; }
     const s = (performance.now() - t0) / 1000; await r.close();

@@ -32,7 +32,7 @@ export {
 // stores: open one from its URI (file:, sqlite:, redis://, postgres://, memory:; LangGraph stores detected)
 export { openSaver as openStore, parseSaverUri, type OpenOptions } from "./savers/index.js";
 export type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./savers/types.js";
-export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/index.js";
+export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/shared.js";
 export type { LgHistoryEntry } from "./formats/langgraph/types.js";
 /** The key of LangGraph's encrypted rows (`msgpack+aes`, Python EncryptedSerializer): what `LANGGRAPH_AES_KEY` holds, as bytes. */
 export { setLangGraphAesKey } from "./formats/langgraph/aes-key.js";

@@ -110,9 +110,6 @@ const OVER_LIMIT_DEBT = new Set<string>([
   "cli/stats-render.ts renderLgStats",
   "core/diff/messages.ts diffMessages",
   "formats/amacs.ts fromCanonical",
-  "savers/langgraph/postgres.ts createLangGraphPgReader",
-  "savers/langgraph/sqlite.ts createLangGraphSqliteReader",
-  "savers/lgstore-postgres.ts openPostgresLgStore",
   "schema/issues.ts describeError",
   "schema/lint.ts canonicalLint",
 ]);

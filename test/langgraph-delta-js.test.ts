@@ -11,8 +11,7 @@ import { describe, expect, it } from "vitest";
 import { Annotation, DeltaChannel, END, messagesDeltaReducer, START, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
-import { parseSaverUri } from "../src/savers/uri.js";
-import { openLangGraphReader } from "../src/savers/langgraph/index.js";
+import { openLangGraph } from "./helpers/lg-open.js";
 import { decodeJson } from "../src/formats/langgraph/serde.js";
 import { runCli } from "./helpers/cli-io.js";
 
@@ -60,7 +59,7 @@ describe("real LangGraph JS DeltaChannel threads", () => {
     const afterFour = history.filter((s) => s.metadata?.source === "loop" && s.next.length === 0).reverse()[3]!;
     await graph.invoke({ messages: [new HumanMessage({ id: "h-fork", content: "fork" })] }, afterFour.config);
 
-    const reader = (await openLangGraphReader(parseSaverUri(`sqlite:${file}`)))!;
+    const reader = (await openLangGraph(`sqlite:${file}`))!;
     let compared = 0;
     let rebuilt = 0;
     for await (const s of graph.getStateHistory(cfg)) {

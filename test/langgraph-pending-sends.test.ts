@@ -10,8 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openLangGraphReader } from "../src/savers/langgraph/index.js";
-import { parseSaverUri } from "../src/savers/uri.js";
+import { openLangGraph } from "./helpers/lg-open.js";
 import { closeSaver, pgSaver, sqliteSaver } from "./helpers/lg-js.js";
 
 const PG_BASE = "postgres://postgres@127.0.0.1:5432/test";
@@ -64,7 +63,7 @@ const writes = [
 ];
 
 async function ours(uri: string, thread: string, id: string) {
-  const r = (await openLangGraphReader(parseSaverUri(uri)))!;
+  const r = (await openLangGraph(uri))!;
   try {
     const t = (await r.getTuple(thread, "", id))!;
     const scanned: (typeof t)[] = [];

@@ -5,7 +5,8 @@
  * statistics were compiled, ~0.4 s each).
  */
 import { describe, expect, it } from "vitest";
-import { openLgStore } from "../src/savers/lgstore.js";
+import type { PgLangGraphStore } from "../src/savers/langgraph/postgres.js";
+import { openLangGraph } from "./helpers/lg-open.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 
 const pgdb = pgTestSchemas("lgpages");
@@ -14,7 +15,7 @@ const threads = ["", "a", "A", "a b", "b", "b2", "é", "z", "zz", "~x"];
 describe("LangGraph PostgreSQL store: thread pages and heads", () => {
   it("pages of any size give every thread once, in order; heads are each thread's rows", async () => {
     const s = pgdb.schema("p");
-    const store = await openLgStore(`${PG}?schema=${s}`);
+    const store = (await openLangGraph(`${PG}?schema=${s}`, { write: true }))!;
     try {
       await store.setup("js");
       // thread i gets i+1 checkpoints, two of them in a second namespace
@@ -54,11 +55,7 @@ describe("LangGraph PostgreSQL store: thread pages and heads", () => {
       }
       expect(heads.get("no-such")).toEqual([]);
       expect(
-        (
-          await (
-            store as unknown as { pool: { query: (q: string) => Promise<{ rows: Array<{ jit: string }> }> } }
-          ).pool.query("SHOW jit")
-        ).rows[0]!.jit,
+        (await (await (store as PgLangGraphStore).rowPool()).query<{ jit: string }>("SHOW jit")).rows[0]!.jit,
       ).toBe("off");
     } finally {
       await store.close();

@@ -15,7 +15,7 @@ import Database from "better-sqlite3";
 import { runCli } from "./helpers/cli-io.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 import { uuid6Time } from "../src/core/prune.js";
-import { openLgStore } from "../src/savers/lgstore.js";
+import { openLangGraph } from "./helpers/lg-open.js";
 
 const pgdb = pgTestSchemas("lgpc");
 const ckpt = (...argv: string[]) => runCli(argv, { cwd: tmpdir() });
@@ -250,7 +250,7 @@ describe("prune criteria on SQLite", () => {
 describe("prune criteria on PostgreSQL", () => {
   it("--keep-last 1: the same sets as in SQLite; blobs named by a kept checkpoint stay, the rest go", async () => {
     const s = pgdb.schema("keep1");
-    const store = await openLgStore(`${PG}?schema=${s}`);
+    const store = (await openLangGraph(`${PG}?schema=${s}`, { write: true }))!;
     try {
       await store.setup("js");
     } finally {

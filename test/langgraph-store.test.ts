@@ -16,8 +16,7 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { JsonPlusSerializer, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
-import { parseSaverUri } from "../src/savers/uri.js";
-import { openLangGraphReader } from "../src/savers/langgraph/index.js";
+import { openLangGraph } from "./helpers/lg-open.js";
 import type { LgCheckpointTuple, LgReader } from "../src/formats/langgraph/types.js";
 import { writeGraphs } from "./helpers/langgraph-graphs.js";
 
@@ -45,7 +44,7 @@ const copy = (file: string) => {
   return join(dir, file);
 };
 async function reader(uri: string): Promise<LgReader> {
-  const r = await openLangGraphReader(parseSaverUri(uri));
+  const r = await openLangGraph(uri);
   if (!r) throw new Error(`${uri} was not detected as a LangGraph store`);
   return r;
 }

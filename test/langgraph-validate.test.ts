@@ -479,9 +479,8 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
     for (const i of notUtf8)
       expect(i.row).toMatchObject({ table: "checkpoint_blobs", channel: "messages", version: other.version });
     // every scanned tuple is the one getTuple (decoded on its own) gives; unchanged messages are shared along the scan
-    const { openLangGraphReader } = await import("../src/savers/langgraph/index.js");
-    const { parseSaverUri } = await import("../src/savers/uri.js");
-    const reader = (await openLangGraphReader(parseSaverUri(`${PG_BASE}?schema=${schema}`)))!;
+    const { openLangGraph } = await import("./helpers/lg-open.js");
+    const reader = (await openLangGraph(`${PG_BASE}?schema=${schema}`))!;
     try {
       let n = 0;
       let shared = 0;
@@ -514,11 +513,10 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
                    SELECT 'zz-orphan-' || (i % 2), '', 'no-such-checkpoint', 'task-' || lpad(i::text, 6, '0'), 0, 'messages', 'json', '[]'::bytea FROM generate_series(1, 10050) i`);
     await c.query(`INSERT INTO ${S}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
                    SELECT 'a-chat-1', '', 'orphan-channel', i::text, 'json', '1'::bytea FROM generate_series(1, 10020) i`);
-    const { openLangGraphReader } = await import("../src/savers/langgraph/index.js");
-    const { parseSaverUri } = await import("../src/savers/uri.js");
+    const { openLangGraph } = await import("./helpers/lg-open.js");
     // read plainly, then with their first pages fetched on the second connection while a scan runs (as validate does)
     for (const scanFirst of [false, true]) {
-      const reader = (await openLangGraphReader(parseSaverUri(`${PG_BASE}?schema=${schema}`)))!;
+      const reader = (await openLangGraph(`${PG_BASE}?schema=${schema}`))!;
       try {
         if (scanFirst) for await (const batch of reader.scan({})) expect(batch.length).toBeGreaterThan(0);
         const writes: string[] = [];

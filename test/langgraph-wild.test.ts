@@ -11,8 +11,7 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseSaverUri } from "../src/savers/uri.js";
-import { openLangGraphReader } from "../src/savers/langgraph/index.js";
+import { openLangGraph } from "./helpers/lg-open.js";
 import type { LgReader } from "../src/formats/langgraph/types.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 import { runCli } from "./helpers/cli-io.js";
@@ -44,7 +43,7 @@ export function copyFixture(file: string): string {
 }
 
 async function reader(uri: string): Promise<LgReader> {
-  const r = await openLangGraphReader(parseSaverUri(uri));
+  const r = await openLangGraph(uri);
   if (!r) throw new Error(`${uri} is not a LangGraph store`);
   return r;
 }

@@ -38,21 +38,18 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
   if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);
   const asked = parseLibrary(args.toLibrary);
   const uri = /^(sqlite:|postgres(ql)?:\/\/)/i.test(ref.uri) ? ref.uri : `sqlite:${ref.uri}`;
-  const { openLgStore, keyOf } = await import("../savers/lgstore.js");
-  const { parseSaverUri } = await import("../savers/uri.js");
-  const { existsSync } = await import("node:fs");
-  const u = parseSaverUri(uri, io.env);
-  const { holdsCkptTables } = await import("./migrate-to-langgraph.js");
-  if (await holdsCkptTables(uri, io.env))
+  const { keyOf } = await import("../savers/langgraph/shared.js");
+  const { openStore } = await import("./stores.js");
+  // an empty store is set up as a LangGraph store; a dry run into a SQLite file that does not exist yet plans against
+  // an empty one and creates nothing
+  const opened = await openStore(uri, { readOnly: false, env: io.env, want: "langgraph", dryRun: args.dryRun });
+  if (opened.layout !== "langgraph") {
+    await opened.saver.close();
     throw usageError(
       `-o ${redact(uri)} holds ckpt's own tables: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`,
     );
-  // a dry run into a SQLite file that does not exist yet plans against an empty store and creates nothing
-  const planOnly = args.dryRun && u.kind === "sqlite" && !existsSync(u.location);
-  const store = await openLgStore(planOnly ? "sqlite::memory:" : uri, {
-    env: io.env,
-    create: !args.dryRun || planOnly,
-  });
+  }
+  const store = opened.store;
   try {
     const had = await store.hasLayout();
     const library = asked ?? (had ? await store.library() : undefined) ?? "js";

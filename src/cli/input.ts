@@ -142,7 +142,7 @@ async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   const namespace = namespaceFor(given.uri, opts.namespace) ?? DEFAULT_NAMESPACE;
   const { isLangGraphSaver } = await import("../savers/index.js");
   const { openStore } = await import("./stores.js");
-  const saver = await openStore(given.uri, { readOnly: true, namespace, env: opts.env });
+  const saver = (await openStore(given.uri, { readOnly: true, namespace, env: opts.env })).saver;
   try {
     // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
     const a = await settleAddress(saver, given, isLangGraphSaver(saver) ? undefined : namespace);

@@ -54,7 +54,7 @@ export const lsCommand: CommandDef = {
       throw usageError(
         `namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`,
       );
-    const saver = await openStore(args.uri, { readOnly: true, env: io.env });
+    const saver = (await openStore(args.uri, { readOnly: true, env: io.env })).saver;
     const rows: Row[] = [];
     const unread: Row[] = [];
     let others: string[] = []; // when the namespaces asked for hold nothing: the ones that hold threads

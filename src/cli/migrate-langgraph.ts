@@ -1,72 +1,45 @@
 /**
- * `ckpt migrate` between LangGraph stores (sqlite:<path> ⇄ postgres://…?schema=, same kind): whole histories,
- * checkpoint by checkpoint (core/lg-migrate.ts), with the journal, --resume, --dry-run, --on-conflict,
- * --reject-file and progress of the document migration. `--to-library python|js` converts on the way.
+ * The LangGraph routes of `ckpt migrate` (the engine is picked from the opened stores, cli/migrate.ts):
+ * - a LangGraph store into a LangGraph store (sqlite:<path> ⇄ postgres://…?schema=): whole histories, checkpoint by
+ *   checkpoint (core/lg-migrate.ts); `--to-library python|js` converts on the way;
+ * - a ckpt store or folder into a LangGraph store: every thread of any seed format becomes a LangGraph thread (one
+ *   checkpoint, LangChain messages; core/lg-convert.ts). Threads that cannot be converted (unreadable, lossy without
+ *   --allow-lossy, a thread id the target already holds with other checkpoints) are rejected (exit 5) and listed.
+ * Both with the journal, --resume, --dry-run, --on-conflict, --reject-file, --thread and the progress of the document
+ * migration; the options a LangGraph target cannot honour are refused (`refuseOnLangGraph`).
  */
-import { existsSync } from "node:fs";
-import { redactUri } from "../base/redact.js";
-import { parseSaverUri } from "../savers/uri.js";
 import { usageError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
-import type { ConflictPolicy, Journal, MigrateSummary } from "../core/migrate.js";
-import type { CliIO } from "./io.js";
+import type { ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "../core/migrate.js";
+import type { LangGraphStore } from "../savers/langgraph/shared.js";
+import type { Saver } from "../savers/types.js";
 
-/**
- * Whether the sqlite:/postgres:// store at `uri` exists and holds every one of `tables` (in the URI's schema).
- * A read-only look: a missing database or server is "no"; -wal/-shm files a look at a WAL database made are removed.
- */
-export async function storeHasTables(uri: string, env: NodeJS.ProcessEnv, tables: string[]): Promise<boolean> {
-  const u = parseSaverUri(uri, env);
-  if (u.kind === "sqlite") {
-    if (!existsSync(u.location)) return false;
-    const { default: Database } = await import("better-sqlite3");
-    const { openReadOnlyDb } = await import("../savers/sqlite-open.js");
-    let db;
-    try {
-      db = openReadOnlyDb(Database, u.location);
-      const q = `SELECT count(DISTINCT name) AS n FROM sqlite_master WHERE type = 'table' AND name IN (${tables.map(() => "?").join(",")})`;
-      return (db.prepare(q).get(...tables) as { n: number }).n === tables.length;
-    } catch {
-      return false;
-    } finally {
-      db?.close();
-    }
-  }
-  if (u.kind !== "postgres") return false;
-  const { default: pg } = await import("pg");
-  const c = new pg.Client({ connectionString: u.location, connectionTimeoutMillis: 5000 });
-  try {
-    await c.connect();
-    const r = await c.query(
-      "SELECT count(DISTINCT table_name)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)",
-      [u.params.get("schema") ?? "public", tables],
-    );
-    return r.rows[0].n === tables.length;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => undefined);
-  }
+export interface LgMigrateArgs {
+  toLibrary?: string;
+  thread?: string[];
+  namespace?: string[];
+  allowLossy: boolean;
+  dryRun: boolean;
+  onConflict: ConflictPolicy | "default";
+  verify: boolean;
+  strict: boolean;
+  batchSize: number;
 }
 
-/** Whether `uri` names a LangGraph store: a SQLite file with `checkpoints` + `writes`, or a PostgreSQL schema with `checkpoints` + `checkpoint_blobs`. Opens read-only. */
-export async function isLangGraphStore(uri: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  return storeHasTables(
-    uri,
-    env,
-    parseSaverUri(uri, env).kind === "sqlite" ? ["checkpoints", "writes"] : ["checkpoints", "checkpoint_blobs"],
-  );
+export interface LgHooks {
+  journal?: Journal;
+  onProgress: (p: MigrateProgress) => void;
+  onReject?: (r: Rejected) => void;
+}
+
+export function parseLibrary(v: string | undefined): Library | undefined {
+  if (v === undefined) return undefined;
+  if (v !== "python" && v !== "js") throw usageError(`--to-library ${v}: expected python or js`);
+  return v;
 }
 
 /** The options of a LangGraph migration that come from the command line and its journal and progress hooks. */
-export function lgMigrateOptions(
-  args: LgMigrateArgs,
-  hooks: {
-    journal?: Journal;
-    onProgress: (p: import("../core/migrate.js").MigrateProgress) => void;
-    onReject?: (r: import("../core/migrate.js").Rejected) => void;
-  },
-) {
+function lgMigrateOptions(args: LgMigrateArgs, hooks: LgHooks) {
   const threads = args.thread?.length ? new Set(args.thread) : undefined;
   return {
     threads: threads ? (t: string) => threads.has(t) : undefined,
@@ -81,58 +54,76 @@ export function lgMigrateOptions(
   };
 }
 
-export interface LgMigrateArgs {
-  from: string;
-  to: string;
-  toLibrary?: string;
-  thread?: string[];
-  dryRun: boolean;
-  onConflict: ConflictPolicy | "default";
-  verify: boolean;
-  strict: boolean;
-  batchSize: number;
-}
-
-export function parseLibrary(v: string | undefined): Library | undefined {
-  if (v === undefined) return undefined;
-  if (v !== "python" && v !== "js") throw usageError(`--to-library ${v}: expected python or js`);
-  return v;
-}
-
-export async function runLangGraphMigrate(
+/** A LangGraph history into a LangGraph store. */
+export async function migrateLgToLg(
+  source: LangGraphStore,
+  target: LangGraphStore,
   args: LgMigrateArgs,
-  io: CliIO,
-  hooks: {
-    journal?: Journal;
-    onProgress: (p: import("../core/migrate.js").MigrateProgress) => void;
-    onReject?: (r: import("../core/migrate.js").Rejected) => void;
-  },
+  hooks: LgHooks,
 ): Promise<MigrateSummary & { library: Library }> {
-  const toLibrary = parseLibrary(args.toLibrary);
-  const to = parseSaverUri(args.to, io.env);
-  if (to.kind !== "sqlite" && to.kind !== "postgres")
-    throw usageError(
-      `--to ${redactUri(args.to)}: a LangGraph history goes to a LangGraph store (sqlite:<path> or postgres://…?schema=)`,
-    );
-  const { openLgStore } = await import("../savers/lgstore.js");
   const { migrateLangGraph } = await import("../core/lg-migrate.js");
-  const source = await openLgStore(args.from, { env: io.env, readonly: true });
-  let target;
-  try {
-    // a dry run into a SQLite file that does not exist yet plans against an empty store and creates nothing
-    const planOnly = args.dryRun && to.kind === "sqlite" && !existsSync(to.location);
-    target = await openLgStore(planOnly ? "sqlite::memory:" : args.to, {
-      env: io.env,
-      create: !args.dryRun || planOnly,
-    });
-  } catch (e) {
-    await source.close();
-    throw e;
-  }
-  try {
-    return await migrateLangGraph(source, target, { toLibrary, ...lgMigrateOptions(args, hooks) });
-  } finally {
-    await source.close().catch(() => undefined);
-    await target.close().catch(() => undefined);
-  }
+  return migrateLangGraph(source, target, {
+    toLibrary: parseLibrary(args.toLibrary),
+    ...lgMigrateOptions(args, hooks),
+  });
+}
+
+/** Every thread of a ckpt store (the namespaces given, else all) into a LangGraph store. */
+export async function migrateIntoLg(
+  saver: Saver,
+  target: LangGraphStore,
+  namespaces: string[] | undefined,
+  args: LgMigrateArgs,
+  hooks: LgHooks,
+): Promise<MigrateSummary & { library: Library }> {
+  const { migrateLangGraph } = await import("../core/lg-migrate.js");
+  const { documentsAsLgSource } = await import("../core/lg-convert.js");
+  const nss = namespaces ?? (await saver.namespaces());
+  const library =
+    parseLibrary(args.toLibrary) ?? ((await target.hasLayout()) ? await target.library() : undefined) ?? "js";
+  const rejected: Rejected[] = [];
+  const source = documentsAsLgSource(
+    {
+      count: async () => (await Promise.all(nss.map((ns) => saver.count(ns)))).reduce((a, b) => a + b, 0),
+      async *batches(size) {
+        for (const ns of nss) yield* saver.scan({ namespace: ns, batchSize: size });
+      },
+    },
+    target,
+    { library, allowLossy: args.allowLossy, now: Date.now(), reject: (r) => void rejected.push(r) },
+  );
+  const s = await migrateLangGraph(source, target, lgMigrateOptions(args, hooks));
+  // documents that never became checkpoints: read, and rejected
+  s.read += rejected.length;
+  s.rejected += rejected.length;
+  s.rejectedRecords.push(...rejected);
+  s.library = library;
+  return s;
+}
+
+/**
+ * The options a LangGraph target cannot honour, refused with the reason (exit 2) before anything is written: it is
+ * written by one writer (a batch's checkpoints go in key order, and PostgreSQL blob rows are shared by a thread's
+ * checkpoints across batches), holds no ckpt namespaces (a LangGraph `checkpoint_ns` is a subgraph's), and holds
+ * LangGraph checkpoints only.
+ */
+export function refuseOnLangGraph(
+  args: { jobs?: number; toNamespace?: string; toFormat?: string; namespace?: string[] },
+  sourceIsLg: boolean,
+  to: string,
+): void {
+  if (args.jobs !== undefined && args.jobs > 1)
+    throw usageError(
+      `--jobs ${args.jobs}: a LangGraph target (${to}) takes one writer: its batches go in key order and PostgreSQL's blob rows are shared by a thread's checkpoints (leave --jobs out, or --jobs 1)`,
+    );
+  if (args.toNamespace !== undefined)
+    throw usageError(
+      `--to-namespace ${args.toNamespace}: a LangGraph target (${to}) has no namespaces (a checkpoint_ns is a subgraph's)`,
+    );
+  if (args.toFormat !== undefined && args.toFormat !== "langgraph")
+    throw usageError(`--to-format ${args.toFormat}: a LangGraph target (${to}) holds langgraph checkpoints only`);
+  if (sourceIsLg && args.namespace?.length)
+    throw usageError(
+      `--namespace ${args.namespace.join(" ")}: a LangGraph source has no namespaces (use --thread to pick threads)`,
+    );
 }

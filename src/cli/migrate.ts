@@ -28,6 +28,9 @@ import type { Saver } from "../savers/types.js";
 import { writeFileAtomic } from "../base/atomic.js";
 import { fmtInt } from "../base/plural.js";
 import { namespaceFor, storeAt } from "./input.js";
+import type { OpenedStore } from "../savers/index.js";
+import type { SaverUri } from "../savers/uri.js";
+import { migrateIntoLg, migrateLgToLg, refuseOnLangGraph } from "./migrate-langgraph.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -64,9 +67,8 @@ export const defaultJobs = () => Math.max(2, Math.min(8, availableParallelism())
  * The extra target connections for `--jobs N` (the first writer is the target itself). Only Redis (one server or a
  * cluster) and PostgreSQL take parallel writers: SQLite has one writer at a time, and the other stores are local.
  */
-async function openWriters(uri: string, jobs: number | undefined, env: NodeJS.ProcessEnv): Promise<Saver[]> {
-  const { parseSaverUri } = await import("../savers/index.js");
-  const kind = parseSaverUri(uri, env).kind;
+async function openWriters(uri: SaverUri, jobs: number | undefined, env: NodeJS.ProcessEnv): Promise<Saver[]> {
+  const kind = uri.kind;
   const parallel = kind === "redis" || kind === "postgres";
   if (jobs !== undefined && jobs > 1 && !parallel)
     throw usageError(
@@ -75,7 +77,7 @@ async function openWriters(uri: string, jobs: number | undefined, env: NodeJS.Pr
   const n = parallel ? (jobs ?? defaultJobs()) : 1;
   const writers: Saver[] = [];
   try {
-    for (let i = 1; i < n; i++) writers.push(await openStore(uri, { readOnly: false, env }));
+    for (let i = 1; i < n; i++) writers.push((await openStore(uri, { readOnly: false, env })).saver);
   } catch (e) {
     await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
     throw e;
@@ -401,6 +403,67 @@ function onInterrupt(io: CliIO, controller: AbortController): () => void {
   return () => void process.off("SIGINT", handler);
 }
 
+/** The source and target of a run, opened (savers/index.ts decides each one's layout), and the engine they make. */
+interface Ends {
+  source: OpenedStore;
+  target: OpenedStore;
+  writers: Saver[];
+}
+
+/**
+ * Which layout the target is asked to take when empty: LangGraph's for a LangGraph history, for `--to-format
+ * langgraph` and for `--to-library`; else ckpt's own. A LangGraph history goes to a sqlite:/postgres:// store only.
+ */
+function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "ckpt" {
+  if (source.layout === "langgraph") {
+    if (to.kind !== "sqlite" && to.kind !== "postgres")
+      throw usageError(
+        `--to ${to.redacted}: a LangGraph history goes to a LangGraph store (sqlite:<path> or postgres://…?schema=)`,
+      );
+    return "langgraph";
+  }
+  return args.toFormat === "langgraph" || args.toLibrary !== undefined ? "langgraph" : "ckpt";
+}
+
+/** The options each route cannot honour, refused with a reason (exit 2) before anything is written. */
+function refuseOptions(
+  args: Args,
+  layouts: { source: OpenedStore["layout"]; target: OpenedStore["layout"] },
+  to: string,
+  ns: { from?: string; to?: string },
+): void {
+  if (layouts.target === "langgraph") {
+    refuseOnLangGraph(
+      { ...args, toNamespace: ns.to, namespace: ns.from !== undefined ? [ns.from] : args.namespace },
+      layouts.source === "langgraph",
+      to,
+    );
+    return;
+  }
+  if (layouts.source === "langgraph")
+    throw usageError(
+      `--to ${to} holds ckpt's own tables: a LangGraph history goes to a LangGraph store (another database, another ?schema=, or ?layout=langgraph)`,
+    );
+  if (args.toLibrary !== undefined)
+    throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, and ${to} holds ckpt's own layout`);
+  if (args.thread?.length)
+    throw usageError(
+      `--thread: picks threads of LangGraph routes; a migration between ckpt's own stores copies whole namespaces (--namespace)`,
+    );
+}
+
+/** Open the target (after the journal: a journal that cannot be written stops the run before the target exists). */
+async function openTarget(args: Args, io: CliIO, source: OpenedStore, to: SaverUri): Promise<Ends> {
+  const target = await openStore(to, {
+    readOnly: false,
+    env: io.env,
+    want: wantOf(args, source, to),
+    dryRun: args.dryRun,
+  });
+  const writers = target.layout === "ckpt" && source.layout === "ckpt" ? await openWriters(to, args.jobs, io.env) : [];
+  return { source, target, writers };
+}
+
 async function runMigrate(args: Args, io: CliIO): Promise<number> {
   checkArgs(args);
   // one namespace rule: the URI's ?namespace=, else the flag (both, disagreeing, is a usage error)
@@ -429,23 +492,23 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string): Promis
   const from = redactUri(args.from);
   const to = redactUri(args.to);
   if (!args.dryRun) checkJournal(journalPath, args.resume);
-  const { isLangGraphStore, runLangGraphMigrate } = await import("./migrate-langgraph.js");
-  const { intoLangGraph, runIntoLangGraph } = await import("./migrate-to-langgraph.js");
-  // LangGraph stores (checked read-only, before any saver is opened: ckpt's own SQLite saver would add its tables)
-  const lgSource = await isLangGraphStore(args.from, io.env);
-  // seed-format threads into a LangGraph store: through the LangGraph engine, source opened there
-  const intoLg = !lgSource && (await intoLangGraph(args, io.env));
-  const langgraph = intoLg || args.toLibrary !== undefined || lgSource;
-  const source = langgraph ? undefined : await openStore(args.from, { readOnly: true, env: io.env });
+  // each address parsed once, here; each store opened once, and its layout decided there
+  const { parseSaverUri } = await import("../savers/uri.js");
+  const fromU = parseSaverUri(args.from, io.env);
+  const toU = parseSaverUri(args.to, io.env);
+  const source = await openStore(fromU, { readOnly: true, env: io.env });
+  // the options a known LangGraph target cannot honour, before the target is created
+  const ns = { from: fromNs, to: toNs };
+  if (wantOf(args, source, toU) === "langgraph")
+    refuseOptions(args, { source: source.layout, target: "langgraph" }, toU.redacted, ns);
   // the journal before the target: a journal that cannot be written stops the run before the target is created
   const journal = args.dryRun
     ? undefined
     : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
-  let target: Awaited<ReturnType<typeof openStore>> | undefined;
-  let writers: Awaited<ReturnType<typeof openWriters>> = [];
+  let ends: Ends;
   try {
-    target = langgraph ? undefined : await openStore(args.to, { readOnly: false, env: io.env });
-    writers = langgraph ? [] : await openWriters(args.to, args.jobs, io.env);
+    ends = await openTarget(args, io, source, toU);
+    refuseOptions(args, { source: source.layout, target: ends.target.layout }, toU.redacted, ns);
   } catch (e) {
     // a target that cannot be opened leaves no journal behind to block the next run (unless it holds records)
     await journal?.close();
@@ -465,40 +528,54 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string): Promis
       if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
       else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
     };
-    summary = intoLg
-      ? await runIntoLangGraph(args, io, { journal, onProgress })
-      : langgraph
-        ? await runLangGraphMigrate(args, io, { journal, onProgress })
-        : await migrate(source!, target!, {
-            namespaces: fromNs !== undefined ? [fromNs] : args.namespace,
-            toNamespace: toNs,
-            toFormat: args.toFormat as FormatName | undefined,
-            allowLossy: args.allowLossy,
-            dryRun: args.dryRun,
-            onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
-            verify: args.verify,
-            strict: args.strict,
-            batchSize: args.batchSize,
-            journal,
-            writers,
-            openCheckPool,
-            signal: controller.signal,
-            onProgress(p) {
-              if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
-              else if (tty)
-                io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
-            },
-          });
+    summary = await runEngine(args, ends, { journal, onProgress, signal: controller.signal, fromNs, toNs });
   } catch (e) {
     throw await stopped(e, journal);
   } finally {
     stopListening();
-    await source?.close().catch(() => undefined);
-    await target?.close().catch(() => undefined);
-    await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
+    await ends.source.saver.close().catch(() => undefined);
+    await ends.target.saver.close().catch(() => undefined);
+    await Promise.all(ends.writers.map((w) => w.close().catch(() => undefined)));
     if (tty) io.stderr.write("\r\x1b[2K");
   }
   return finish(summary, { args, io, from, to, journal, rejectPath });
+}
+
+/** The engine the opened stores make: LangGraph to LangGraph, documents into LangGraph, or documents to documents. */
+async function runEngine(
+  args: Args,
+  ends: Ends,
+  o: {
+    journal?: FileJournal;
+    onProgress: (p: MigrateProgress) => void;
+    signal: AbortSignal;
+    fromNs?: string;
+    toNs?: string;
+  },
+): Promise<MigrateSummary> {
+  const { source, target } = ends;
+  const hooks = { journal: o.journal, onProgress: o.onProgress };
+  if (target.layout === "langgraph") {
+    if (source.layout === "langgraph") return migrateLgToLg(source.store, target.store, args, hooks);
+    const namespaces = o.fromNs !== undefined ? [o.fromNs] : args.namespace?.length ? args.namespace : undefined;
+    return migrateIntoLg(source.saver, target.store, namespaces, args, hooks);
+  }
+  return migrate(source.saver, target.saver, {
+    namespaces: o.fromNs !== undefined ? [o.fromNs] : args.namespace,
+    toNamespace: o.toNs,
+    toFormat: args.toFormat as FormatName | undefined,
+    allowLossy: args.allowLossy,
+    dryRun: args.dryRun,
+    onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
+    verify: args.verify,
+    strict: args.strict,
+    batchSize: args.batchSize,
+    journal: o.journal,
+    writers: ends.writers,
+    openCheckPool,
+    signal: o.signal,
+    onProgress: o.onProgress,
+  });
 }
 
 /** The error a run that stopped on a failure ends with; the journal is kept only when it has records to resume. */

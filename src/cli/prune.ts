@@ -17,7 +17,8 @@ import {
   type PruneHead,
   type ThreadPlan,
 } from "../core/prune.js";
-import type { PruneCounts } from "../savers/lgstore.js";
+import type { LangGraphStore, PruneCounts } from "../savers/langgraph/shared.js";
+import type { Saver } from "../savers/types.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { storeAt } from "./input.js";
@@ -118,13 +119,11 @@ function criteria(args: Args, filtered: boolean): PruneCriteria {
 
 async function pruneLangGraph(
   args: Args,
-  io: CliIO,
+  store: LangGraphStore,
   filter: ((t: string) => boolean) | undefined,
   out: Output,
 ): Promise<Summary> {
   const c = criteria(args, filter !== undefined);
-  const { openLgStore } = await import("../savers/lgstore.js");
-  const store = await openLgStore(args.uri, { env: io.env, readonly: args.dryRun });
   const t0 = performance.now();
   const startId = uuid6Floor(c.now);
   const s: Summary = {
@@ -170,7 +169,7 @@ async function pruneLangGraph(
 /** ckpt's own savers: one document per thread; idle (by update time) or filtered threads are deleted whole. */
 async function pruneSaver(
   args: Args,
-  io: CliIO,
+  saver: Saver,
   filter: ((t: string) => boolean) | undefined,
   out: Output,
 ): Promise<Summary> {
@@ -179,8 +178,6 @@ async function pruneSaver(
       "--keep-last and --older-than apply to LangGraph stores (many checkpoints per thread); ckpt's own savers keep one per thread: use --idle-for or --thread/--match",
     );
   const c = criteria(args, filter !== undefined);
-  const { openSaver } = await import("../savers/index.js");
-  const saver = await openSaver(args.uri, { env: io.env, readOnly: args.dryRun });
   const t0 = performance.now();
   const s: Summary = {
     dryRun: args.dryRun,
@@ -274,11 +271,14 @@ export const pruneCommand: CommandDef = {
     intOption(args.batchSize, "--batch-size");
     args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
-    const { isLangGraphStore } = await import("./migrate-langgraph.js");
-    const { redactUri: redact } = await import("../base/redact.js");
-    const lg = await isLangGraphStore(args.uri, io.env);
-    const out = output(io, args, redact(args.uri));
-    out.end(lg ? await pruneLangGraph(args, io, filter, out) : await pruneSaver(args, io, filter, out));
+    const { openStore } = await import("./stores.js");
+    const opened = await openStore(args.uri, { env: io.env, readOnly: args.dryRun });
+    const out = output(io, args, opened.uri.redacted);
+    out.end(
+      opened.layout === "langgraph"
+        ? await pruneLangGraph(args, opened.store, filter, out)
+        : await pruneSaver(args, opened.saver, filter, out),
+    );
     return 0;
   },
 };

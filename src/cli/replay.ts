@@ -392,7 +392,7 @@ async function save(cp: Checkpoint, format: FormatName, inputName: string, args:
     if (!("text" in ser)) throw usageError(`--save-to: ${format} is a multi-file format; use -o <dir>`);
     const { uri, threadId } = splitThreadRef(storeAt(args.saveTo, io.cwd));
     const { openStore } = await import("./stores.js");
-    const saver = await openStore(uri, { readOnly: false, env: io.env });
+    const saver = (await openStore(uri, { readOnly: false, env: io.env })).saver;
     try {
       await saver.save(threadId ?? cp.threadId, ser.text);
     } finally {

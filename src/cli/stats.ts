@@ -11,6 +11,8 @@ import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { namespaceFor, storeAt } from "./input.js";
+import type { LangGraphStore } from "../savers/langgraph/shared.js";
+import type { Saver } from "../savers/types.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -22,53 +24,36 @@ interface Args {
   json: boolean;
 }
 
-/** Whether the URI names a LangGraph store (the layout the URI forces, else what its tables say). */
-async function isLangGraph(uri: string, io: CliIO): Promise<boolean> {
-  const { parseSaverUri } = await import("../savers/uri.js");
-  const u = parseSaverUri(uri, io.env);
-  const layout = u.params.get("layout");
-  if (layout === "ckpt") return false;
-  if (layout === "langgraph") return true;
-  const { isLangGraphStore } = await import("./migrate-langgraph.js");
-  return isLangGraphStore(uri, io.env);
-}
-
+/** A LangGraph store's report: its rows a page of threads at a time, then its tables' sizes. */
 async function statsLangGraph(
   args: Args,
-  io: CliIO,
+  src: LangGraphStore,
   filter: ((t: string) => boolean) | undefined,
 ): Promise<LangGraphStatsReport> {
-  const { openLgStats } = await import("../savers/lgstats.js");
   const { createLgStats } = await import("../core/lg-stats.js");
   const t0 = performance.now();
-  const src = await openLgStats(args.uri, io.env);
-  try {
-    const acc = createLgStats({
-      top: args.top,
-      store: src.store,
-      uri: src.uri,
-      storedMethod: src.storedMethod,
-      filter: { threads: args.thread, match: args.match },
-    });
-    // only --thread: those ids are looked up directly; with --match every thread id is read and filtered
-    const only = args.thread?.length && !args.match?.length ? args.thread : undefined;
-    for await (const batch of src.rows({ accept: filter, only })) acc.add(batch);
-    return acc.report(await src.tables(), performance.now() - t0);
-  } finally {
-    await src.close();
-  }
+  const acc = createLgStats({
+    top: args.top,
+    store: src.kind,
+    uri: src.uri,
+    storedMethod: src.storedMethod,
+    filter: { threads: args.thread, match: args.match },
+  });
+  // only --thread: those ids are looked up directly; with --match every thread id is read and filtered
+  const only = args.thread?.length && !args.match?.length ? args.thread : undefined;
+  for await (const batch of src.rows({ accept: filter, only })) acc.add(batch);
+  return acc.report(await src.tables(), performance.now() - t0);
 }
 
 async function statsSaver(
   args: Args,
-  io: CliIO,
+  saver: Saver,
   filter: ((t: string) => boolean) | undefined,
 ): Promise<SaverStatsReport> {
   const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
   const uriNs = namespaceFor(args.uri, flagNs);
   const { createSaverStats } = await import("../core/saver-stats.js");
   const t0 = performance.now();
-  const saver = await openStore(args.uri, { readOnly: true, env: io.env });
   const acc = createSaverStats({ top: args.top, uri: saver.uri, filter: { threads: args.thread, match: args.match } });
   try {
     for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
@@ -126,12 +111,20 @@ export const statsCommand: CommandDef = {
     intOption(args.top, "--top");
     args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
-    const lg = await isLangGraph(args.uri, io);
-    if (lg && args.namespace?.length)
-      throw usageError(
-        "--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace",
-      );
-    const r = lg ? await statsLangGraph(args, io, filter) : await statsSaver(args, io, filter);
+    const opened = await openStore(args.uri, { readOnly: true, env: io.env });
+    let r: LangGraphStatsReport | SaverStatsReport;
+    try {
+      if (opened.layout === "langgraph" && args.namespace?.length)
+        throw usageError(
+          "--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace",
+        );
+      r =
+        opened.layout === "langgraph"
+          ? await statsLangGraph(args, opened.store, filter)
+          : await statsSaver(args, opened.saver, filter);
+    } finally {
+      await opened.saver.close();
+    }
     const { renderLgStats, renderSaverStats } = await import("./stats-render.js");
     io.stdout.write(
       args.json

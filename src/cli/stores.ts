@@ -1,32 +1,35 @@
 /**
- * Stores the CLI opens. Every command opens its savers here, so that every exit path — success, an error thrown
- * half-way, a usage error after opening, Ctrl-C — closes every store: `main` calls `closeStores()` when the
- * command ends, whatever happened. A process that finished its work never waits on an open connection.
- * Reading commands open with `readOnly` (the store must exist; nothing in it is created or changed).
+ * Stores the CLI opens. Every command opens its stores here (savers/index.ts `openStore`, the one layout decision),
+ * so that every exit path — success, an error thrown half-way, a usage error after opening, Ctrl-C — closes every
+ * store: `main` calls `closeStores()` when the command ends, whatever happened. A process that finished its work
+ * never waits on an open connection. Reading commands open with `readOnly` (the store must exist; nothing in it is
+ * created or changed).
  */
-import type { Saver } from "../savers/types.js";
+import type { OpenedStore, OpenOptions } from "../savers/index.js";
+import type { SaverUri } from "../savers/uri.js";
 
-const open = new Set<Saver>();
+const open = new Set<{ close(): Promise<void> }>();
 
-export interface StoreOptions {
+export interface StoreOptions extends OpenOptions {
   /** true for every store a command only reads (ls, show, log, validate, diff, convert, replay's input, migrate --from, view) */
   readOnly: boolean;
-  /** the namespace when the URI has none */
-  namespace?: string;
-  env?: NodeJS.ProcessEnv;
 }
 
-export async function openStore(uri: string, opts: StoreOptions): Promise<Saver> {
-  const { openSaver } = await import("../savers/index.js");
-  const saver = await openSaver(uri, { env: opts.env, readOnly: opts.readOnly, namespace: opts.namespace });
-  const close = saver.close.bind(saver);
+/** Open a store (a URI as typed, or parsed) and register it to be closed when the command ends. */
+export async function openStore(uri: string | SaverUri, opts: StoreOptions): Promise<OpenedStore> {
+  const { openStore: openAt, parseSaverUri } = await import("../savers/index.js");
+  const opened = await openAt(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, opts);
+  // a LangGraph store's Saver view closes the store itself: one close, registered once
+  const closable: { close(): Promise<void> } = opened.layout === "langgraph" ? opened.store : opened.saver;
+  const close = closable.close.bind(closable);
   let closing: Promise<void> | undefined;
-  saver.close = () => {
-    open.delete(saver);
-    return (closing ??= close());
+  closable.close = () => {
+    open.delete(closable);
+    closing ??= close();
+    return closing;
   };
-  open.add(saver);
-  return saver;
+  open.add(closable);
+  return opened;
 }
 
 /** Close every store still open (errors while closing are not the command's result: they are ignored). */

@@ -40,18 +40,21 @@ export async function validateLangGraphSpec(
 ): Promise<FileResult | undefined> {
   const s = storeSpec(spec, cwd);
   if (!s) return undefined;
-  const { parseSaverUri } = await import("../savers/uri.js");
   const { redactUri: redact } = await import("../base/redact.js");
-  const { openLangGraphReader, langGraphSaver } = await import("../savers/langgraph/index.js");
+  const { openStore } = await import("./stores.js");
   const label = redact(s.label) + (s.fragment !== undefined ? `#${s.fragment}` : "");
-  let reader;
+  let opened;
   try {
-    reader = await openLangGraphReader(parseSaverUri(s.uri));
+    opened = await openStore(s.uri, { readOnly: true });
   } catch (e) {
     if (e instanceof CkptError) return fatal(label, e);
     throw e;
   }
-  if (!reader) return undefined;
+  if (opened.layout !== "langgraph") {
+    await opened.saver.close();
+    return undefined;
+  }
+  const reader = opened.store;
   try {
     let threadId: string | undefined;
     let checkpointId: string | undefined;
@@ -66,7 +69,7 @@ export async function validateLangGraphSpec(
       } catch {
         /* kept raw, as parseAddress does */
       }
-      if (a.threadId !== plain) checkpointId = (await loadAddress(langGraphSaver(reader), a, label)).checkpointId;
+      if (a.threadId !== plain) checkpointId = (await loadAddress(opened.saver, a, label)).checkpointId;
       else if (!(await reader.getTuple(threadId, "")))
         return fatal(
           label,

@@ -212,7 +212,7 @@ async function validateStore(
   const { openStore } = await import("./stores.js");
   const namespace = namespaceFor(spec, opts.namespace);
   const local = /^(sqlite|file):/i.test(spec) && !isAbsolute(spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""));
-  const saver = await openStore(
+  const { saver } = await openStore(
     local
       ? `${spec.slice(0, spec.indexOf(":") + 1)}${resolve(io.cwd, spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""))}`
       : spec,

@@ -4,7 +4,7 @@
  * canonical checkpoint, oldest first, as the timeline shows them.
  */
 import { readCheckpoint } from "../formats/index.js";
-import type { LangGraphSaver } from "../savers/langgraph/index.js";
+import type { LangGraphSaver } from "../savers/langgraph/shared.js";
 import type { HistoryEntry } from "../view/index.js";
 
 /** At most this many checkpoints (the newest) on one page; `--history-limit` changes it. */

@@ -10,7 +10,7 @@ import { CkptError, ExitCode, storeError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { Saver } from "../savers/types.js";
-import { isLangGraphSaver } from "../savers/langgraph/index.js";
+import { isLangGraphSaver } from "../savers/langgraph/shared.js";
 import { escapeHtml, pagePolicy, renderCheckpointPage, renderHistoryPage, renderStorePage } from "../view/index.js";
 import { readHistory } from "./view-history.js";
 import { SAVER_URI } from "./input.js";
@@ -124,7 +124,7 @@ export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<nu
   let handler: Handler;
   if ((SAVER_URI.test(spec) || /\.(sqlite3?|db)$/i.test(spec)) && !spec.includes("#")) {
     const { openStore } = await import("./stores.js");
-    saver = await openStore(spec, { readOnly: true, env: io.env }); // viewing only reads: never creates the store
+    saver = (await openStore(spec, { readOnly: true, env: io.env })).saver; // viewing only reads: never creates the store
     handler = storeHandler(saver, saver.uri);
   } else {
     const x = await loadInput(spec, io, args.format, args.namespace); // read once, up front: a bad file fails before serving

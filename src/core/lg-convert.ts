@@ -14,7 +14,7 @@ import { dumpsTypedJs } from "../formats/langgraph/encode.js";
 import { convertCheckpoint } from "../formats/langgraph/convert.js";
 import type { LgCheckpoint as LgRow } from "../formats/langgraph/rows.js";
 import type { LgTupleDocument } from "../formats/langgraph/types.js";
-import type { LgStore } from "../savers/lgstore.js";
+import type { LgStore } from "../savers/langgraph/shared.js";
 import { convertDocument } from "./convert.js";
 import type { LossyNote, SourceDoc } from "../formats/types.js";
 import { inputError } from "../base/errors.js";
@@ -108,11 +108,11 @@ export function documentsAsLgSource(
     now: number;
     reject: (r: { namespace: string; threadId: string; reason: string; file?: string }) => void;
   },
-): Pick<LgStore, "library" | "count" | "scan"> {
+): Pick<LgStore, "library" | "count" | "scanRows"> {
   return {
     library: async () => o.library,
     count: () => docs.count(),
-    async *scan(batchSize, threads) {
+    async *scanRows(batchSize, threads) {
       for await (const batch of docs.batches(batchSize)) {
         const rows: LgRow[] = [];
         for (const d of batch) {

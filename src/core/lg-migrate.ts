@@ -10,7 +10,7 @@
 import type { Library } from "../formats/langgraph/encode.js";
 import { libraryOf, type LgCheckpoint } from "../formats/langgraph/rows.js";
 import { convertCheckpoint } from "../formats/langgraph/convert.js";
-import { keyOf, type LgStore } from "../savers/lgstore.js";
+import { keyOf, type LgStore } from "../savers/langgraph/shared.js";
 import { createForkRenumberer } from "./lg-fork-versions.js";
 import type { Conflict, ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "./migrate.js";
 
@@ -58,7 +58,7 @@ class LgMigration {
   private readonly notInTarget = new Set<string>();
 
   constructor(
-    private readonly source: Pick<LgStore, "library" | "count" | "scan">,
+    private readonly source: Pick<LgStore, "library" | "count" | "scanRows">,
     private readonly target: LgStore,
     private readonly opts: LgMigrateOptions,
     library: Library,
@@ -114,7 +114,7 @@ class LgMigration {
     // the write of a batch is in flight while the next one is read and staged (no target access), then awaited
     let writing: Promise<boolean> | undefined;
     try {
-      for await (const batch of this.source.scan(Math.max(1, opts.batchSize ?? 500), opts.threads)) {
+      for await (const batch of this.source.scanRows(Math.max(1, opts.batchSize ?? 500), opts.threads)) {
         await this.confirmJournaled(batch); // (beside the write in flight: it reads what an earlier run wrote)
         const ready = this.stage(batch);
         if (writing && !(await writing)) break;
@@ -276,7 +276,7 @@ class LgMigration {
 }
 
 export async function migrateLangGraph(
-  source: Pick<LgStore, "library" | "count" | "scan">,
+  source: Pick<LgStore, "library" | "count" | "scanRows">,
   target: LgStore,
   opts: LgMigrateOptions = {},
 ): Promise<Summary> {

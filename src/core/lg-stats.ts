@@ -13,7 +13,8 @@
  */
 import { createHash } from "node:crypto";
 import { checkpointChannels, listElements, messageClassAt, type Span } from "../formats/langgraph/spans.js";
-import type { StatBatch, StatBlobRow, StatCheckpointRow, StatTable, StatWriteRow } from "../savers/lgstats.js";
+import type { PgBlobRow } from "../formats/langgraph/rows.js";
+import type { StatBatch, StatCheckpointRow, StatTable, StatWriteRow } from "../savers/langgraph/shared.js";
 import type { LangGraphStatsReport } from "../generated/types.js";
 import { fmtInt, pluralInt } from "../base/plural.js";
 
@@ -220,7 +221,7 @@ function checkpointRow(st: State, r: StatCheckpointRow): void {
   addDay(st, day, bytes, 1);
 }
 
-function blobRow(st: State, r: StatBlobRow): void {
+function blobRow(st: State, r: PgBlobRow): void {
   const t = thread(st, r.threadId);
   const n = r.blob?.length ?? 0;
   t.blobs++;

@@ -7,7 +7,7 @@
  * Times come from the checkpoint ids (uuid6 timestamps, §2.3), so planning reads no payload.
  */
 import { usageError } from "../base/errors.js";
-import type { PruneHead, ThreadPlan } from "../savers/lgstore.js";
+import type { PruneHead, ThreadPlan } from "../savers/langgraph/shared.js";
 
 export type { PruneHead, ThreadPlan };
 

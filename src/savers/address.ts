@@ -12,7 +12,7 @@ import { inputError, usageError } from "../base/errors.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import { readCheckpoint } from "../formats/index.js";
 import { contentHash } from "./common.js";
-import { isLangGraphSaver } from "./langgraph/index.js";
+import { isLangGraphSaver } from "./langgraph/shared.js";
 import type { Saver } from "./types.js";
 
 export type Selector = { kind: "latest" } | { kind: "back"; n: number } | { kind: "id"; prefix: string };

@@ -9,9 +9,10 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { readdirSync } from "node:fs";
-import { CkptError, inputError, storeError, usageError } from "../base/errors.js";
+import { inputError, storeError, usageError } from "../base/errors.js";
 import { namesAThread, parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
 import { editDistance } from "../base/nearest.js";
+import { type LangGraphSaver, type LangGraphStore, langGraphSaver } from "./langgraph/shared.js";
 import type { Saver, SaverFactory } from "./types.js";
 
 export interface OpenOptions {
@@ -24,6 +25,10 @@ export interface OpenOptions {
    * passes true, and a LangGraph store is always opened read-only.
    */
   readOnly?: boolean;
+  /** an empty sqlite:/postgres:// store opened to write is set up in this layout (default ckpt's own) */
+  want?: "langgraph" | "ckpt";
+  /** opened for a dry run: a LangGraph SQLite store that does not exist yet is planned against an empty one in memory */
+  dryRun?: boolean;
 }
 
 const FACTORIES: Record<SaverKind, () => Promise<SaverFactory>> = {
@@ -76,28 +81,116 @@ function checkPath(u: SaverUri, readOnly: boolean): void {
   }
 }
 
-/** A LangGraph store behind the URI, if it is one. A missing database is an input error only for a store opened to read. */
-async function detectLangGraph(u: SaverUri, readOnly: boolean): Promise<Saver | undefined> {
-  try {
-    return await (await import("./langgraph/index.js")).openLangGraphSaver(u, { recover: !readOnly });
-  } catch (e) {
-    if (!readOnly && e instanceof CkptError && e.reason === "missing-store")
-      throw storeError("postgres-connect", e.message, e.place, e);
-    throw e;
+/** What `?layout=` forces on a sqlite:/postgres:// store, if anything. */
+function forcedLayout(u: SaverUri): "langgraph" | "ckpt" | undefined {
+  const l = u.params.get("layout");
+  if (l === null || (u.kind !== "sqlite" && u.kind !== "postgres")) {
+    if (l === "langgraph")
+      throw usageError(`saver URI '${u.redacted}': layout=langgraph needs a sqlite: or postgres:// store`);
+    return undefined;
   }
+  if (l !== "langgraph" && l !== "ckpt")
+    throw usageError(`saver URI '${u.redacted}': layout=${l}: expected layout=langgraph or layout=ckpt`);
+  return l;
 }
 
-export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Saver> {
-  const u = parseSaverUri(uri, opts.env);
+/**
+ * The layout a sqlite:/postgres:// store holds, read from its tables: `langgraph` (LangGraph's tables and not ckpt's),
+ * `ckpt` (ckpt's table), `empty` (neither). With ckpt's and LangGraph's both, ckpt's wins unless `?layout=` says.
+ */
+type Found = "langgraph" | "ckpt" | "empty";
+const foundOf = (lg: boolean, ckpt: boolean): Found => (ckpt ? "ckpt" : lg ? "langgraph" : "empty");
+
+/** Whether the store is opened as a LangGraph store: what `?layout=` forces, else what it holds, else what is wanted. */
+function decide(u: SaverUri, found: Found, hasLg: boolean, forced: string | undefined, o: OpenOptions): boolean {
+  if (forced === "langgraph") {
+    if (!hasLg && o.readOnly)
+      throw storeError(
+        "langgraph-layout",
+        u.kind === "sqlite"
+          ? "layout=langgraph but the database has no LangGraph tables (checkpoints, writes)"
+          : `${u.redacted}: layout=langgraph but schema '${u.params.get("schema") ?? "public"}' has no LangGraph tables (checkpoints, checkpoint_writes)`,
+        u.kind === "sqlite" ? { file: u.redacted } : {},
+      );
+    return true;
+  }
+  if (found === "langgraph") return true;
+  return found === "empty" && !o.readOnly && o.want === "langgraph";
+}
+
+/** An SQLite file as a LangGraph store, or undefined (ckpt's own saver opens it). */
+async function openSqliteLangGraph(u: SaverUri, forced: string | undefined, o: OpenOptions) {
+  const m = await import("./langgraph/sqlite.js");
+  const exists = existsSync(u.location);
+  if (!exists || u.location === ":memory:") {
+    if (forced === "langgraph" && o.readOnly)
+      throw inputError("missing-store", "no such SQLite database (reading never creates a store)", {
+        file: u.redacted,
+      });
+    if (o.readOnly || !(forced === "langgraph" || o.want === "langgraph")) return undefined;
+    // a dry run plans against an empty database and creates nothing
+    const planOnly = o.dryRun && u.location !== ":memory:";
+    return m.openLangGraphSqlite(planOnly ? ":memory:" : u.location, u.redacted, { mode: "create" });
+  }
+  if (statSync(u.location).isDirectory()) return undefined;
+  const db = await m.openSqliteDb(u.location, u.redacted, o.readOnly ? { mode: "read" } : { mode: "write" });
+  let tables: Set<string>;
+  try {
+    tables = m.sqliteTables(db);
+  } catch (e) {
+    db.close();
+    throw storeError("sqlite-open", `not a readable SQLite database: ${(e as Error).message}`, { file: u.redacted }, e);
+  }
+  const hasLg = m.isLangGraphSqlite(tables);
+  const found = foundOf(hasLg, tables.has("ckpt_checkpoints"));
+  if (!decide(u, found, hasLg, forced, o)) {
+    db.close();
+    return undefined;
+  }
+  return m.langGraphSqlite(db, u.location, u.redacted);
+}
+
+/** A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). */
+async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o: OpenOptions) {
+  const m = await import("./langgraph/postgres.js");
+  const place = { url: u.location, uri: u.redacted, schema: u.params.get("schema") ?? "public" };
+  const conn = o.readOnly
+    ? { ro: await m.connectReadOnly(place.url, place.uri) }
+    : { rw: await m.connectPool(place.url, place.uri) };
+  const c = (conn.ro ?? conn.rw)!;
+  try {
+    const found = await m.inspectPgSchema(c, place.schema, u.params.get("table") ?? undefined);
+    const hasLg = found.langgraph !== undefined;
+    if (decide(u, foundOf(hasLg, found.ckpt), hasLg, forced, o))
+      return m.langGraphPostgres(place, found.langgraph ?? { store: "postgres", schema: place.schema }, conn);
+  } catch (e) {
+    await c.end().catch(() => undefined);
+    throw e;
+  }
+  await c.end();
+  return undefined;
+}
+
+/**
+ * The one layout decision: open a parsed store URI and say which layout it holds. A sqlite: or postgres:// store
+ * holds LangGraph's tables (`langgraph`: a LangGraph store, see savers/langgraph/) or ckpt's own (`ckpt`), as its
+ * tables say or `?layout=langgraph|ckpt` forces; an empty one opened to write takes what `want` asks for (default
+ * ckpt's). Every other store is ckpt's (a folder in any seed system's own layout is the file: store's business).
+ * A LangGraph store that is opened to read is opened read-only: never created, never altered.
+ */
+export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<OpenedStore> {
   const readOnly = Boolean(opts.readOnly);
+  const forced = forcedLayout(u);
   if (u.kind === "sqlite" && u.location === ":memory:") {
     if (readOnly) throw usageError("sqlite::memory: is always empty: there is nothing to read");
   } else checkPath(u, readOnly);
-  // a LangGraph store (detected from its tables, or ?layout=langgraph) opens read-only as a LangGraph saver
-  const lg = u.kind === "sqlite" || u.kind === "postgres" ? await detectLangGraph(u, readOnly) : undefined;
-  if (lg) return lg;
+  if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt") {
+    const lg =
+      u.kind === "sqlite" ? await openSqliteLangGraph(u, forced, opts) : await openPostgresLangGraph(u, forced, opts);
+    if (lg) return { layout: "langgraph", uri: u, store: lg, saver: langGraphSaver(lg) };
+  }
   const create = await FACTORIES[u.kind]();
-  return create({
+  const saver = await create({
     location: u.location,
     uri: u.redacted,
     // one rule for every command: the URI's ?namespace=, else the caller's, else "default"
@@ -105,10 +198,21 @@ export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Sa
     readOnly,
     params: u.params,
   });
+  return { layout: "ckpt", uri: u, saver };
+}
+
+/** A store opened by `openStore`: its layout, and the store as a Saver (LangGraph stores: read-only documents). */
+export type OpenedStore =
+  | { layout: "langgraph"; uri: SaverUri; store: LangGraphStore; saver: LangGraphSaver }
+  | { layout: "ckpt"; uri: SaverUri; saver: Saver };
+
+/** `openStore(…).saver` for a URI given as text. */
+export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Saver> {
+  return (await openStore(parseSaverUri(uri, opts.env), opts)).saver;
 }
 
 export { parseSaverUri, SAVER_SCHEMES } from "./uri.js";
 export { redactUri, redactText } from "../base/redact.js";
-export { isLangGraphSaver, type LangGraphSaver } from "./langgraph/index.js";
+export { isLangGraphSaver, type LangGraphSaver, type LangGraphStore } from "./langgraph/shared.js";
 export { contentHash } from "./common.js";
 export * from "./types.js";

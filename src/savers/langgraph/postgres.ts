@@ -1,21 +1,32 @@
 /**
- * Reading a LangGraph PostgreSQL store (Python or JS `PostgresSaver`, LANGGRAPH.md §1.2-1.3) in `?schema=`:
- * `checkpoints` (JSONB), `checkpoint_blobs`, `checkpoint_writes` (+ `task_path` after Python migration 9),
- * `checkpoint_migrations`. One connection with `default_transaction_read_only=on`: nothing is created or altered.
- * Every listing pages by key (no server-side state), so memory is bounded by the page.
+ * A LangGraph PostgreSQL store (Python or JS `PostgresSaver`, LANGGRAPH.md §1.2-1.3) in `?schema=` (default
+ * `public`): `checkpoints` (JSONB), `checkpoint_blobs`, `checkpoint_writes` (+ `task_path` after Python migration 9),
+ * `checkpoint_migrations`. One factory, `langGraphPostgres`, returns one object that is the reader, the row-level
+ * store (migrate, convert, prune) and the stats source.
+ *
+ * Connections: reading (the reader, stats) goes through one connection with `default_transaction_read_only=on`;
+ * the row-level store through a pool of 4 (batches read on two connections at once, writes in transactions). Each is
+ * opened when first needed; a store opened to read opens the read-only one at once, one opened to write the pool.
+ * Every listing pages by key (no server-side state), so memory is bounded by the page. `setup` runs the library's own
+ * migrations (Python 0-9, JS 0-4) the way its setup() does. Writes split channel values into `checkpoint_blobs` as
+ * the target library's put does (rows.ts); reads reassemble them.
  */
+import type pg from "pg";
+import { hexDigest } from "../../base/digest.js";
 import { inputError, storeError } from "../../base/errors.js";
-import { describePgError } from "../postgres.js";
-import type {
-  LgCheckpointTuple,
-  LgHistoryEntry,
-  LgLibrary,
-  LgListOptions,
-  LgReader,
-  LgRowRef,
-  LgStoreInfo,
-  LgThreadSummary,
-} from "../../formats/langgraph/types.js";
+import type { Library } from "../../formats/langgraph/encode.js";
+import { ListDecoder } from "../../formats/langgraph/list-decode.js";
+import {
+  assembleFromPostgres,
+  type BlobValue,
+  type LgCheckpoint,
+  type LgWrite,
+  libraryOfVersions,
+  type PgBlobRow,
+  type PgCheckpointRow,
+  splitForPostgres,
+} from "../../formats/langgraph/rows.js";
+import { decodeTyped } from "../../formats/langgraph/serde.js";
 import {
   applyPendingSends,
   buildTuple,
@@ -23,21 +34,72 @@ import {
   type RawCheckpointRow,
   type RawWriteRow,
 } from "../../formats/langgraph/tuple.js";
-import { decodeTyped } from "../../formats/langgraph/serde.js";
-import { ListDecoder } from "../../formats/langgraph/list-decode.js";
-import { historyFrom } from "./sqlite.js";
+import type {
+  LgCheckpointTuple,
+  LgLibrary,
+  LgListOptions,
+  LgReader,
+  LgRowRef,
+  LgStoreInfo,
+  LgThreadSummary,
+} from "../../formats/langgraph/types.js";
+import { textArray } from "../pg-array.js";
+import { describePgError } from "../postgres.js";
+import { withDeltaChannels } from "./delta.js";
+import {
+  attachWrites,
+  counters,
+  historyFrom,
+  idPages,
+  type LangGraphStore,
+  type LgStats,
+  type LgStore,
+  keyOf,
+  newestFirst,
+  type PlanFn,
+  type PruneCounts,
+  type PruneHead,
+  type StatBatch,
+  type StatRowsOptions,
+  type StatTable,
+  statThreadPages,
+  threadPages,
+  threadsOf,
+  type WriteOptions,
+} from "./shared.js";
+import {
+  ident,
+  migrations,
+  PG_BLOB_COLS,
+  PG_LG_TABLES,
+  PG_PRUNE,
+  PG_READ,
+  PG_ROWS,
+  PG_SCHEMA_COLUMNS,
+  PG_STATS,
+  PG_TEXT_COLS,
+  pgMaxMigration,
+  pgThreadPageSql,
+} from "./sql.js";
 
-type Client = import("pg").Client;
-const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
+type Client = pg.Client;
+type Queryable = Pick<pg.Pool, "query">;
 const PAGE = 200;
 /** scan: tuples decoded and yielded at a time (see scan) */
 const DECODE_CHUNK = 20;
 const TABLES = { checkpoints: "checkpoints", writes: "checkpoint_writes", blobs: "checkpoint_blobs" };
 
+/** Where a PostgreSQL LangGraph store is: the connection URL (without ckpt's parameters), the redacted URI, the schema. */
+export interface PgPlace {
+  url: string;
+  uri: string;
+  schema: string;
+}
+
 /** Connect read-only. */
 export async function connectReadOnly(url: string, uri: string): Promise<Client> {
-  const pg = (await import("pg")).default;
-  const c = new pg.Client({
+  const pgm = (await import("pg")).default;
+  const c = new pgm.Client({
     connectionString: url,
     connectionTimeoutMillis: 5000,
     options: "-c default_transaction_read_only=on",
@@ -56,16 +118,34 @@ export async function connectReadOnly(url: string, uri: string): Promise<Client>
   return c;
 }
 
+/**
+ * Connect (one pool of 4); a server that does not answer is a store error naming the URI. The sessions run without
+ * JIT compilation (`-c jit=off`, after what PGOPTIONS sets): every statement here reaches rows
+ * by key or thread, and on tables with no statistics yet (a store a migration just filled) the planner costs them in
+ * the millions and compiles each one, ~0.4 s a statement, more than the work.
+ */
+export async function connectPool(url: string, uri: string): Promise<pg.Pool> {
+  const { default: pgm } = await import("pg");
+  const options = [process.env.PGOPTIONS, "-c jit=off"].filter(Boolean).join(" ");
+  const pool = new pgm.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, options });
+  pool.on("error", () => undefined);
+  try {
+    await pool.query("SELECT 1");
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    // one wording for every PostgreSQL connection; a store opened to write that cannot be reached is a store error
+    throw storeError("postgres-connect", describePgError(e, uri).message, {}, e);
+  }
+  return pool;
+}
+
 /** What the schema holds: LangGraph tables (with migration level and task_path), ckpt's own table, or nothing. */
 export async function inspectPgSchema(
-  c: Client,
+  c: Queryable,
   schema: string,
   table = "ckpt_checkpoints",
 ): Promise<{ langgraph?: LgStoreInfo; ckpt: boolean }> {
-  const cols = await c.query(
-    "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2::text[])",
-    [schema, ["checkpoints", "checkpoint_writes", "checkpoint_blobs", "checkpoint_migrations", table]],
-  );
+  const cols = await c.query(PG_SCHEMA_COLUMNS, [schema, [...PG_LG_TABLES, table]]);
   const has = new Map<string, Set<string>>();
   for (const r of cols.rows)
     (has.get(r.table_name) ?? has.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
@@ -73,7 +153,7 @@ export async function inspectPgSchema(
   if (!has.has("checkpoints") || !has.has("checkpoint_writes")) return { ckpt };
   let migration: number | undefined;
   if (has.has("checkpoint_migrations")) {
-    const m = await c.query(`SELECT max(v) AS v FROM ${ident(schema)}.checkpoint_migrations`);
+    const m = await c.query(pgMaxMigration(`${ident(schema)}.`));
     migration = m.rows[0]?.v ?? undefined;
   }
   return {
@@ -88,38 +168,69 @@ export async function inspectPgSchema(
   };
 }
 
-/**
- * One statement per page of threads: counts per thread (primary-key index), the newest root checkpoint, its sizes
- * (row + referenced blobs + writes) and its message count. A `json` messages blob is counted by the server
- * (`inSql`: nothing but the number crosses the wire, so memory stays flat however many threads there are); other
- * serdes (msgpack) come back as bytes and are decoded here. A page whose JSON the server cannot parse is re-read
- * with `inSql` off (JS decodes and reports it).
- */
-const VERSIONS =
-  "CASE WHEN jsonb_typeof(c.checkpoint->'channel_versions') = 'object' THEN c.checkpoint->'channel_versions' ELSE '{}'::jsonb END";
-
-function threadPageSql(S: string, paged: boolean, inSql: boolean): string {
-  const count = inSql
-    ? `CASE WHEN m.type = 'json' THEN (SELECT CASE WHEN json_typeof(j) = 'array' THEN json_array_length(j) END FROM (SELECT convert_from(m.blob, 'UTF8')::json AS j) x) END`
-    : "NULL";
-  return `WITH g AS (SELECT thread_id, count(*) FILTER (WHERE checkpoint_ns = '') AS n, count(*) FILTER (WHERE checkpoint_ns <> '') AS sub,
-                        count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest
-                 FROM ${S}.checkpoints ${paged ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1)
-  SELECT g.thread_id, g.n, g.sub, g.ns, g.newest, c.checkpoint->>'ts' AS ts, c.metadata->'step' AS step,
-         pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes,
-         (SELECT jsonb_typeof(value) FROM jsonb_each(${VERSIONS}) LIMIT 1) AS vtype,
-         (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM ${S}.checkpoint_writes w
-            WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
-         (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM jsonb_each_text(${VERSIONS}) v
-            JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = v.key AND b.version = v.value) AS bbytes,
-         m.type AS mtype,
-         ${count} AS mcount,
-         CASE WHEN ${inSql ? "m.type = 'json'" : "false"} THEN NULL ELSE m.blob END AS mblob
-  FROM g LEFT JOIN ${S}.checkpoints c ON c.thread_id = g.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = g.newest
-  LEFT JOIN ${S}.checkpoint_blobs m ON m.thread_id = g.thread_id AND m.checkpoint_ns = '' AND m.channel = 'messages'
-       AND m.version = c.checkpoint->'channel_versions'->>'messages'
-  ORDER BY g.thread_id`;
+/** The connections a store holds: each opened when first asked for (see the module comment). */
+interface Connections {
+  /** the read-only connection */
+  ro(): Promise<Client>;
+  /** the pool of the row-level store */
+  rw(): Promise<pg.Pool>;
+  /** another read-only connection (the scan's prefetch of orphan listings) */
+  another(): Promise<Client>;
+  close(): Promise<void>;
 }
+
+function connections(place: PgPlace, opened: { ro?: Client; rw?: pg.Pool }): Connections {
+  let ro: Promise<Client> | undefined = opened.ro && Promise.resolve(opened.ro);
+  let rw: Promise<pg.Pool> | undefined = opened.rw && Promise.resolve(opened.rw);
+  return {
+    ro: () => (ro ??= connectReadOnly(place.url, place.uri)),
+    rw: () => (rw ??= connectPool(place.url, place.uri)),
+    another: () => connectReadOnly(place.url, place.uri),
+    async close() {
+      const [c, p] = await Promise.all([ro?.catch(() => undefined), rw?.catch(() => undefined)]);
+      await Promise.all([c?.end(), p?.end()]);
+    },
+  };
+}
+
+/** A PostgreSQL LangGraph store, with the pool of its row-level store (to look at its sessions' settings). */
+export interface PgLangGraphStore extends LangGraphStore {
+  rowPool(): Promise<pg.Pool>;
+}
+
+/** The LangGraph store over connections already opened (`opened`) or opened when needed. */
+export function langGraphPostgres(
+  place: PgPlace,
+  info: LgStoreInfo,
+  opened: { ro?: Client; rw?: pg.Pool } = {},
+): PgLangGraphStore {
+  if (info.shallow)
+    throw storeError(
+      "langgraph-shallow",
+      `${place.uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`,
+    );
+  const conns = connections(place, opened);
+  const S = `${ident(place.schema)}.`;
+  const reader = withDeltaChannels(readerOf(conns, S, info, place.uri));
+  const rows = rowStoreOf(conns, S, place);
+  const stats = statsOf(conns, S, place.uri);
+  return {
+    ...reader,
+    ...rows,
+    storedMethod: stats.storedMethod,
+    tables: stats.tables,
+    rows: stats.rows,
+    uri: place.uri,
+    rowPool: conns.rw,
+    async close() {
+      await stats.end();
+      await reader.close();
+      await conns.close();
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------ reader
 
 interface PgThreadRow {
   thread_id: string;
@@ -139,7 +250,7 @@ interface PgThreadRow {
   mblob: Buffer | null;
 }
 
-function pgSummaryOf(p: PgThreadRow): LgThreadSummary {
+function summaryOf(p: PgThreadRow): LgThreadSummary {
   let messages: number | null = p.mcount;
   if (p.mtype !== null && p.mtype !== "empty" && p.mblob !== null) {
     const v = decodeTyped(p.mtype, p.mblob, {
@@ -175,13 +286,19 @@ const key2 = (t: string, n: string) => `${t}\u0000${n}`;
 
 const ORPHAN_PAGE = 1000;
 
+type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
+/** a query on the second connection: undefined when it (or the connection) failed */
+type SideQuery = <R>(sql: string) => Promise<R[] | undefined>;
+/** A query whose text conversion the server may refuse (invalid UTF-8, NUL): undefined then. */
+type TextQuery = <R>(sql: string, args: unknown[]) => Promise<R[] | undefined>;
+
 /**
  * Every row of an orphan query, in keyset pages over `cols` (its primary key, the query's ORDER BY): complete however
  * many there are, with memory bounded by the page. `sql(where)` builds the query; `where(alias)` is the keyset
  * condition (with its AND) or "" on the first page.
  */
 async function* orphanPages<R extends Record<string, unknown>>(
-  q: <T>(sql: string, args?: unknown[]) => Promise<T[]>,
+  q: Query,
   cols: string[],
   sql: (where: (alias: string) => string) => string,
   first?: Promise<R[] | undefined>,
@@ -200,13 +317,6 @@ async function* orphanPages<R extends Record<string, unknown>>(
   }
 }
 
-type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
-/** a query on the second connection: undefined when it (or the connection) failed */
-type SideQuery = <R>(sql: string) => Promise<R[] | undefined>;
-const KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
-const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes`;
-
-/** The decoded tuples of pages of checkpoint rows (their blob rows and writes in two queries), for a reader. */
 /** The blob rows and writes of a page of checkpoint rows, fetched before the page is decoded. */
 interface PageParts {
   /** (thread, ns) → "channel\0version" → row */
@@ -215,27 +325,14 @@ interface PageParts {
   writes: Map<string, RawWriteRow[]>;
 }
 
-/** A query whose text conversion the server may refuse (invalid UTF-8, NUL): undefined then. */
-type TextQuery = <R>(sql: string, args: unknown[]) => Promise<R[] | undefined>;
-
-const BLOB_COLS = "thread_id, checkpoint_ns, channel, version, type, blob";
-/**
- * json blobs as text: the server checks the bytes are UTF-8 (and hold no NUL) and sends them as they are, so a scan
- * reads no hex and compares a messages blob with the previous one as text; the text's UTF-8 bytes are the blob
- */
-const TEXT_COLS =
-  "thread_id, checkpoint_ns, channel, version, type, CASE WHEN type = 'json' THEN NULL ELSE blob END AS blob, CASE WHEN type = 'json' THEN convert_from(blob, 'UTF8') END AS text";
-
-function tupleBuilder(
-  q: Query,
-  S: string,
-  info: LgStoreInfo,
-  qText?: TextQuery,
-): {
+interface TupleBuilder {
   tuplesOf: (rows: RawCheckpointRow[], withWrites?: boolean) => Promise<LgCheckpointTuple[]>;
   partsOf: (rows: RawCheckpointRow[], withWrites?: boolean, asText?: boolean) => Promise<PageParts>;
   decode: (rows: RawCheckpointRow[], parts: PageParts, lists?: ListDecoder) => Promise<LgCheckpointTuple[]>;
-} {
+}
+
+/** The decoded tuples of pages of checkpoint rows (their blob rows and writes in two queries), for a reader. */
+function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery): TupleBuilder {
   const keyArgs = (rows: Key[]) => [
     rows.map((r) => r.thread_id),
     rows.map((r) => r.checkpoint_ns),
@@ -259,9 +356,9 @@ function tupleBuilder(
     const blobs = new Map<string, Map<string, RawBlobRow>>(); // (thread, ns) → "channel\0version" → row
     if (want[0]!.length) {
       type Row = RawBlobRow & { thread_id: string; checkpoint_ns: string };
-      const sql = (cols: string) =>
-        `SELECT ${cols} FROM ${S}.checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`;
-      const got = (asText && qText && (await qText<Row>(sql(TEXT_COLS), want))) || (await q<Row>(sql(BLOB_COLS), want));
+      const got =
+        (asText && qText && (await qText<Row>(PG_READ.blobs(S, PG_TEXT_COLS), want))) ||
+        (await q<Row>(PG_READ.blobs(S, PG_BLOB_COLS), want));
       for (const b of got) {
         if (b.text === null) delete b.text;
         const k = key2(b.thread_id, b.checkpoint_ns);
@@ -270,11 +367,7 @@ function tupleBuilder(
     }
     const writes = new Map<string, RawWriteRow[]>();
     if (withWrites) {
-      for (const w of await q<RawWriteRow & Key>(
-        `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob AS value${info.taskPath ? ", task_path" : ""}
-         FROM ${S}.checkpoint_writes WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (${KEYS}) ORDER BY task_id, idx`,
-        keyArgs(rows),
-      )) {
+      for (const w of await q<RawWriteRow & Key>(PG_READ.writes(S, Boolean(info.taskPath)), keyArgs(rows))) {
         const k = key3(w);
         (writes.get(k) ?? writes.set(k, []).get(k)!).push(w);
       }
@@ -304,11 +397,7 @@ function tupleBuilder(
   /** The PostgreSQL savers' v<4 migration: when the parent has `__pregel_tasks` writes (Python orders them by task_path first). */
   async function withSends(t: LgCheckpointTuple): Promise<void> {
     if (!(t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4)) return;
-    const sends = await q<RawWriteRow>(
-      `SELECT task_id, idx, channel, type, blob AS value FROM ${S}.checkpoint_writes
-       WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 AND channel = '__pregel_tasks' ORDER BY ${info.taskPath ? "task_path, " : ""}task_id, idx`,
-      [t.threadId, t.namespace, t.parentId],
-    );
+    const sends = await q<RawWriteRow>(PG_READ.sends(S, Boolean(info.taskPath)), [t.threadId, t.namespace, t.parentId]);
     if (sends.length) applyPendingSends(t, sends, TABLES.writes);
   }
   return { tuplesOf, partsOf, decode };
@@ -328,15 +417,8 @@ function orphanQueries(
 ): Pick<LgReader, "orphanWrites" | "orphanBlobs"> & { prefetch(side: SideQuery): void } {
   type W = Key & { task_id: string; idx: number; channel: string };
   type B = { thread_id: string; checkpoint_ns: string; channel: string; version: string };
-  const writesSql = (where: (alias: string) => string) =>
-    `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM ${S}.checkpoint_writes w
-     WHERE ${where("w")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
-     ORDER BY 1, 2, 3, 4, 5`;
-  const blobsSql = (where: (alias: string) => string) =>
-    `SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version FROM ${S}.checkpoint_blobs b
-     WHERE ${where("b")} NOT EXISTS (SELECT 1 FROM ${S}.checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
-                       AND c.checkpoint->'channel_versions'->>b.channel = b.version)
-     ORDER BY 1, 2, 3, 4`;
+  const writesSql = (where: (alias: string) => string) => PG_READ.orphanWrites(S, where);
+  const blobsSql = (where: (alias: string) => string) => PG_READ.orphanBlobs(S, where);
   const early: { writes?: Promise<W[] | undefined>; blobs?: Promise<B[] | undefined> } = {};
   return {
     prefetch(side) {
@@ -382,37 +464,6 @@ function orphanQueries(
   };
 }
 
-/** Checkpoints newest first (of a thread / namespace, before an id, up to a limit), in pages. */
-async function* listTuples(
-  q: Query,
-  S: string,
-  tuplesOf: (rows: RawCheckpointRow[]) => Promise<LgCheckpointTuple[]>,
-  options: LgListOptions,
-): AsyncIterable<LgCheckpointTuple> {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (options.threadId !== undefined) args.push(options.threadId), where.push(`thread_id = $${args.length}`);
-  if (options.namespace !== undefined) args.push(options.namespace), where.push(`checkpoint_ns = $${args.length}`);
-  let before = options.before;
-  let left = options.limit ?? Infinity;
-  while (left > 0) {
-    const a = [...args];
-    const w = [...where];
-    if (before !== undefined) a.push(before), w.push(`checkpoint_id < $${a.length}`);
-    a.push(Math.min(PAGE, left));
-    const rows = await q<RawCheckpointRow>(
-      `SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT $${a.length}`,
-      a,
-    );
-    if (rows.length === 0) return;
-    for (const t of await tuplesOf(rows)) {
-      yield t;
-      left--;
-    }
-    before = rows[rows.length - 1]!.checkpoint_id;
-  }
-}
-
 /**
  * Every checkpoint in (thread, namespace, id) order (of one thread with `threadId`), in keyset pages of `batchSize`
  * rows: a page's rows, blobs and writes are fetched while the page before it is decoded and consumed.
@@ -420,8 +471,7 @@ async function* listTuples(
 async function* scanTuples(
   q: Query,
   S: string,
-  partsOf: (rows: RawCheckpointRow[]) => Promise<PageParts>,
-  decode: (rows: RawCheckpointRow[], parts: PageParts, lists?: ListDecoder) => Promise<LgCheckpointTuple[]>,
+  build: Pick<TupleBuilder, "partsOf" | "decode">,
   options: { batchSize?: number; threadId?: string },
 ): AsyncIterable<LgCheckpointTuple[]> {
   const size = Math.max(1, options.batchSize ?? PAGE);
@@ -434,11 +484,8 @@ async function* scanTuples(
       a.push(last.thread_id, last.checkpoint_ns, last.checkpoint_id),
         w.push(`(thread_id, checkpoint_ns, checkpoint_id) > ($${a.length - 2}, $${a.length - 1}, $${a.length})`);
     a.push(size);
-    const rows = await q<RawCheckpointRow>(
-      `SELECT ${CP_COLS} FROM ${S}.checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${a.length}`,
-      a,
-    );
-    return rows.length ? { rows, parts: await partsOf(rows) } : undefined;
+    const rows = await q<RawCheckpointRow>(PG_READ.scan(S, w, a.length), a);
+    return rows.length ? { rows, parts: await build.partsOf(rows, true, true) } : undefined;
   };
   let next = fetchPage(undefined);
   for (;;) {
@@ -454,68 +501,95 @@ async function* scanTuples(
     // while this page is consumed (a consumer that never waits on I/O would otherwise hold them to the page's end,
     // leaving the page's three queries to run one after the other while nothing else does)
     while (rows.length) {
-      yield await decode(rows.splice(0, DECODE_CHUNK), parts, lists);
+      yield await build.decode(rows.splice(0, DECODE_CHUNK), parts, lists);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 }
 
-/** json blobs as text (TEXT_COLS) when the server and the connection speak UTF-8; undefined when the server refuses a page's text */
-function textQuery(c: Client, q: Query, uri: string): TextQuery {
+/** json blobs as text (PG_TEXT_COLS) when the server and the connection speak UTF-8; undefined when the server refuses a page's text */
+function textQuery(c: () => Promise<Client>, q: Query, uri: string): TextQuery {
   let utf8: Promise<boolean> | undefined;
   return async <R>(sql: string, args: unknown[]) => {
-    utf8 ??= q<{ ok: boolean }>(
-      "SELECT current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8' AS ok",
-    ).then((r) => r[0]?.ok === true);
+    utf8 ??= q<{ ok: boolean }>(PG_READ.utf8).then((r) => r[0]?.ok === true);
     if (!(await utf8)) return undefined;
     try {
-      return (await c.query(sql, args)).rows as R[];
+      return (await (await c()).query(sql, args)).rows as R[];
     } catch (e) {
       const code = (e as { code?: string }).code;
       // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
       if (code === "22021" || code === "22P05") return undefined;
-      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
     }
   };
 }
 
 /**
- * `connect` opens another read-only connection to the store: the whole-store scan then fetches the first pages of the
- * orphan listings on it meanwhile (see orphanQueries); without it everything runs on `c`.
+ * A DeltaChannel's parent chain (LgReader.deltaChain) in one round trip: to the first checkpoint that stores the
+ * channel, its blob row at the checkpoint's version (not `empty`), or an inline JSONB value (Python keeps a
+ * snapshot's sentinel `true` inline, the blob beside it); then the channel's writes of those checkpoints.
  */
-export function createLangGraphPgReader(
-  c: Client,
-  info: LgStoreInfo,
-  uri: string,
-  connect?: () => Promise<Client>,
-): LgReader {
-  if (info.shallow)
-    throw storeError(
-      "langgraph-shallow",
-      `${uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`,
-    );
-  const S = ident(info.schema ?? "public");
-  const CP = CP_COLS;
-  const q = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
+function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
+  return async (threadId, namespace, fromId, channel, limit) => {
+    const rows = await q<{
+      id: string;
+      parent: string | null;
+      btype: string | null;
+      blob: Uint8Array | null;
+      inline: unknown;
+      has_inline: boolean;
+    }>(PG_READ.deltaChain(S), [threadId, namespace, fromId, channel, limit]);
+    const ws = await q<RawWriteRow & { checkpoint_id: string }>(PG_READ.deltaWrites(S, Boolean(info.taskPath)), [
+      threadId,
+      namespace,
+      channel,
+      rows.map((r) => r.id),
+    ]);
+    const byId = new Map<string, Array<RawWriteRow & { checkpoint_id: string }>>();
+    for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
+    return rows.map((r) => ({
+      checkpointId: r.id,
+      parentId: r.parent,
+      value: r.btype === null && r.has_inline && r.inline !== true ? JSON.stringify(r.inline) : null,
+      ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
+      // the sentinel `true` with no blob row: a snapshot that is missing (the caller says so)
+      ...(r.btype === null && r.inline === true ? { value: "true" } : {}),
+      writes: byId.get(r.id) ?? [],
+    }));
+  };
+}
+
+/** The reader's queries on the read-only connection: reading errors name the store. */
+function readQueries(conns: Connections, S: string, uri: string) {
+  const fail = (e: unknown) =>
+    storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
+  const q: Query = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
+    const c = await conns.ro();
     try {
       return (await c.query(sql, args)).rows as R[];
     } catch (e) {
-      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
+      throw fail(e);
     }
   };
   /** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
-  const threadPage = async (args: unknown[], paged: boolean): Promise<PgThreadRow[]> => {
+  const threadPage = async (after: string | undefined, n: number): Promise<PgThreadRow[]> => {
+    const args: unknown[] = after === undefined ? [n] : [n, after];
+    const c = await conns.ro();
     try {
-      return (await c.query(threadPageSql(S, paged, true), args)).rows as PgThreadRow[];
+      return (await c.query(pgThreadPageSql(S, after !== undefined, true), args)).rows as PgThreadRow[];
     } catch (e) {
       const code = (e as { code?: string }).code;
       // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
-      if (code !== "22P02" && code !== "22021" && code !== "22P05")
-        throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`);
-      return q<PgThreadRow>(threadPageSql(S, paged, false), args);
+      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw fail(e);
+      return q<PgThreadRow>(pgThreadPageSql(S, after !== undefined, false), args);
     }
   };
-  const { tuplesOf, partsOf, decode } = tupleBuilder(q, S, info, textQuery(c, q, uri));
+  return { q, threadPage };
+}
+
+function readerOf(conns: Connections, S: string, info: LgStoreInfo, uri: string): LgReader {
+  const { q, threadPage } = readQueries(conns, S, uri);
+  const build = tupleBuilder(q, S, info, textQuery(conns.ro, q, uri));
   const orphans = orphanQueries(q, S);
   let second: Promise<Client | undefined> | undefined;
   const side: SideQuery = async (sql) => {
@@ -525,118 +599,1023 @@ export function createLangGraphPgReader(
       () => undefined,
     );
   };
-
-  const list = (options: LgListOptions = {}) => listTuples(q, S, tuplesOf, options);
-
+  const list = (options: LgListOptions = {}) => {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (options.threadId !== undefined) args.push(options.threadId), where.push(`thread_id = $${args.length}`);
+    if (options.namespace !== undefined) args.push(options.namespace), where.push(`checkpoint_ns = $${args.length}`);
+    const page = (before: string | undefined, n: number) => {
+      const a = [...args];
+      const w = [...where];
+      if (before !== undefined) a.push(before), w.push(`checkpoint_id < $${a.length}`);
+      a.push(n);
+      return q<RawCheckpointRow>(PG_READ.list(S, w, a.length), a);
+    };
+    return newestFirst(page, (rows) => build.tuplesOf(rows), options, PAGE);
+  };
   const reader: LgReader = {
     uri,
     info,
-    async *threads(options = {}): AsyncIterable<LgThreadSummary> {
-      let after = options.after;
-      let left = options.limit ?? Infinity;
-      while (left > 0) {
-        const args: unknown[] = [Math.min(500, left)];
-        if (after !== undefined) args.push(after);
-        const page = await threadPage(args, after !== undefined);
-        if (page.length === 0) return;
-        for (const p of page) {
-          yield pgSummaryOf(p);
-          left--;
-        }
-        after = page[page.length - 1]!.thread_id;
-      }
-    },
+    threads: (options = {}) => threadPages(threadPage, summaryOf, options),
     list,
-    countThreads: async () =>
-      Number((await q<{ n: string }>(`SELECT count(DISTINCT thread_id) AS n FROM ${S}.checkpoints`))[0]!.n),
-    async *checkpointIds(threadId, namespace = "") {
-      let before: string | undefined;
-      for (;;) {
-        const rows = await q<{ checkpoint_id: string; parent_checkpoint_id: string | null }>(
-          `SELECT checkpoint_id, parent_checkpoint_id FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ${before !== undefined ? "AND checkpoint_id < $4" : ""}
-           ORDER BY checkpoint_id DESC LIMIT $3`,
-          before !== undefined ? [threadId, namespace, 1000, before] : [threadId, namespace, 1000],
-        );
-        for (const r of rows) yield { checkpointId: r.checkpoint_id, parentId: r.parent_checkpoint_id };
-        if (rows.length < 1000) return;
-        before = rows[rows.length - 1]!.checkpoint_id;
-      }
-    },
-    async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
-      yield* historyFrom(list({ threadId, namespace }), (id) => reader.getTuple(threadId, namespace, id));
-    },
+    countThreads: async () => Number((await q<{ n: string }>(PG_READ.countThreads(S)))[0]!.n),
+    checkpointIds: (threadId, namespace = "") =>
+      idPages((before, n) =>
+        q(
+          PG_READ.ids(S, before !== undefined),
+          before !== undefined ? [threadId, namespace, n, before] : [threadId, namespace, n],
+        ),
+      ),
+    history: (threadId, namespace = "") =>
+      historyFrom(list({ threadId, namespace }), (id) => reader.getTuple(threadId, namespace, id)),
     async getTuple(threadId, namespace = "", checkpointId) {
       const rows =
         checkpointId === undefined
-          ? await q<RawCheckpointRow>(
-              `SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
-              [threadId, namespace],
-            )
-          : await q<RawCheckpointRow>(
-              `SELECT ${CP} FROM ${S}.checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
-              [threadId, namespace, checkpointId],
-            );
-      return (await tuplesOf(rows))[0];
+          ? await q<RawCheckpointRow>(PG_READ.newest(S), [threadId, namespace])
+          : await q<RawCheckpointRow>(PG_READ.one(S), [threadId, namespace, checkpointId]);
+      return (await build.tuplesOf(rows))[0];
     },
     scan(options = {}) {
-      if (connect && !second) {
-        second = connect().catch(() => undefined);
+      if (!second) {
+        second = conns.another().catch(() => undefined);
         orphans.prefetch(side);
       }
-      return scanTuples(q, S, (rows) => partsOf(rows, true, true), decode, options);
+      return scanTuples(q, S, build, options);
     },
-    async deltaChain(threadId, namespace, fromId, channel, limit) {
-      // the parent chain to the first checkpoint that stores the channel: its blob row at the checkpoint's version
-      // (not `empty`), or an inline JSONB value (Python keeps a snapshot's sentinel `true` inline, the blob beside it)
-      const rows = await q<{
-        id: string;
-        parent: string | null;
-        btype: string | null;
-        blob: Uint8Array | null;
-        inline: unknown;
-        has_inline: boolean;
-      }>(
-        `WITH RECURSIVE chain(id, parent, btype, blob, inline, has_inline, depth) AS (
-           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
-                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), 0
-           FROM ${S}.checkpoints c LEFT JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
-           WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3
-           UNION ALL
-           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
-                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), chain.depth + 1
-           FROM chain JOIN ${S}.checkpoints c ON c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = chain.parent
-                LEFT JOIN ${S}.checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
-           WHERE chain.btype IS NULL AND NOT chain.has_inline AND chain.depth + 1 < $5)
-         SELECT id, parent, btype, blob, inline, has_inline FROM chain ORDER BY depth`,
-        [threadId, namespace, fromId, channel, limit],
-      );
-      const tp = info.taskPath ? "task_path" : "''";
-      const ws = await q<RawWriteRow & { checkpoint_id: string }>(
-        `SELECT checkpoint_id, task_id, idx, channel, type, blob AS value, ${tp} AS task_path FROM ${S}.checkpoint_writes
-         WHERE thread_id = $1 AND checkpoint_ns = $2 AND channel = $3 AND checkpoint_id = ANY($4) ORDER BY checkpoint_id, task_id, idx`,
-        [threadId, namespace, channel, rows.map((r) => r.id)],
-      );
-      const byId = new Map<string, Array<RawWriteRow & { checkpoint_id: string }>>();
-      for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
-      return rows.map((r) => ({
-        checkpointId: r.id,
-        parentId: r.parent,
-        value: r.btype === null && r.has_inline && r.inline !== true ? JSON.stringify(r.inline) : null,
-        ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
-        // the sentinel `true` with no blob row: a snapshot that is missing (the caller says so)
-        ...(r.btype === null && r.inline === true ? { value: "true" } : {}),
-        writes: byId.get(r.id) ?? [],
-      }));
-    },
+    deltaChain: deltaChainOf(q, S, info),
     orphanWrites: () => orphans.orphanWrites(),
     orphanBlobs: () => orphans.orphanBlobs(),
     async close() {
-      await c.end();
       const c2 = await second;
       await c2?.end().catch(() => undefined);
     },
   };
   return reader;
+}
+
+// ------------------------------------------------------------------------------------------------ row-level store
+
+type CpKey = { threadId: string; ns: string; id: string };
+type Wrap = <R>(what: string, f: () => Promise<R>) => Promise<R>;
+
+/** What `write` and the read-back need of a checkpoint, computed once; its comparable form only when asked for. */
+interface Staged {
+  row: PgCheckpointRow;
+  blobs: PgBlobRow[];
+  versions: Record<string, unknown>;
+  form?: PgForm;
+}
+
+/**
+ * Stage checkpoints (in key order) for PostgreSQL: the rows `write` inserts. Two checkpoints of one (thread,
+ * namespace) putting different values under one blob key are refused: the layout keys blobs by (thread, namespace,
+ * channel, version) and cannot hold both.
+ */
+function makeStager(): {
+  stage: (cp: LgCheckpoint, lib: Library) => Staged;
+  form: (cp: LgCheckpoint, lib: Library) => PgForm;
+} {
+  const staged = new WeakMap<LgCheckpoint, Staged>();
+  /** what each blob key of the (thread, ns) being staged holds, to catch two values under one key */
+  let stagedFor = "";
+  let stagedBlobs = new Map<string, PgBlobRow>();
+  const stage = (cp: LgCheckpoint, lib: Library): Staged => {
+    let s = staged.get(cp);
+    if (s) return s;
+    const { row, blobs, versions } = splitForPostgres(cp, lib, new Set());
+    const tn = `${cp.threadId}\u0000${cp.ns}`;
+    if (tn !== stagedFor) [stagedFor, stagedBlobs] = [tn, new Map()];
+    for (let i = 0; i < blobs.length; i++) {
+      const b = blobs[i]!;
+      const k = `${b.channel}\u0000${b.version}`;
+      const had = stagedBlobs.get(k);
+      if (had === undefined) stagedBlobs.set(k, b);
+      else if (b.type === "empty" && had.type !== "empty")
+        blobs[i] = had; // a DeltaChannel version the snapshot row holds: the library writes no row, reads the snapshot
+      else if (!sameBlob(had, b)) {
+        throw storeError(
+          "langgraph-blob-collision",
+          `its '${b.channel}' value at version ${b.version} differs from the one another checkpoint of this thread has at the same version (a forked branch reached the same version): the PostgreSQL layout keys blobs by (thread, namespace, channel, version) and cannot hold both`,
+        );
+      } else blobs[i] = had; // the same value (maybe in other bytes: JS key order): the key keeps the first row, which the read-back finds
+    }
+    // a DeltaChannel left at a version an earlier checkpoint stored a snapshot under: the read-back has that row
+    for (const [ch, v] of Object.entries(versions)) {
+      const had = stagedBlobs.get(`${ch}\u0000${String(v)}`);
+      if (had && had.type !== "empty" && !blobs.some((b) => b.channel === ch)) blobs.push(had);
+    }
+    s = { row, blobs, versions };
+    staged.set(cp, s);
+    return s;
+  };
+  const form = (cp: LgCheckpoint, lib: Library): PgForm => {
+    const s = stage(cp, lib);
+    return (s.form ??= pgForm(
+      s.row.parentId,
+      JSON.parse(s.row.checkpoint),
+      JSON.parse(s.row.metadata),
+      s.blobs,
+      cp.writes,
+    ));
+  };
+  return { stage, form };
+}
+
+/** Whether two blob rows hold the same value: the same type and bytes, else equal decoded values. */
+const sameBlob = (a: PgBlobRow, b: PgBlobRow): boolean =>
+  (a.type === b.type &&
+    (a.blob === null ? b.blob === null : b.blob !== null && Buffer.compare(a.blob, b.blob) === 0)) ||
+  sameValue(blobValueForm(a), blobValueForm(b));
+
+interface PgRows {
+  /** checkpoint rows with their JSONB as text */
+  cps: Array<{
+    thread_id: string;
+    checkpoint_ns: string;
+    checkpoint_id: string;
+    parent_checkpoint_id: string | null;
+    checkpoint: string;
+    metadata: string;
+  }>;
+  /** `thread\0ns\0channel\0version` → blob */
+  blobMap: Map<string, BlobValue>;
+  writes: Array<readonly [string, LgWrite]>;
+}
+
+/**
+ * The rows of `keys`: checkpoints and writes (two queries on two connections at once, by primary key), then the blobs
+ * the checkpoints' channel_versions name, by primary key.
+ */
+async function readPgRows(pool: pg.Pool, S: string, taskPath: boolean, keys: CpKey[]): Promise<PgRows> {
+  const args = [keys.map((k) => k.threadId), keys.map((k) => k.ns), keys.map((k) => k.id)];
+  const [cpRes, wRes] = await Promise.all([
+    pool.query(PG_ROWS.checkpoints(S), args),
+    pool.query(PG_ROWS.writes(S, taskPath), args),
+  ]);
+  const cps = cpRes.rows as PgRows["cps"];
+  const want: string[][] = [[], [], [], []];
+  const seen = new Set<string>();
+  for (const r of cps) {
+    const cv = (JSON.parse(r.checkpoint) as { channel_versions?: unknown }).channel_versions;
+    if (typeof cv !== "object" || cv === null || Array.isArray(cv)) continue;
+    for (const [ch, v] of Object.entries(cv)) {
+      const k = `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${ch}\u0000${String(v)}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      want[0]!.push(r.thread_id), want[1]!.push(r.checkpoint_ns), want[2]!.push(ch), want[3]!.push(String(v));
+    }
+  }
+  const blobMap = new Map<string, BlobValue>();
+  if (want[0]!.length) {
+    const blobs = await pool.query(PG_ROWS.blobs(S), want);
+    for (const b of blobs.rows)
+      blobMap.set(`${b.thread_id}\u0000${b.checkpoint_ns}\u0000${b.channel}\u0000${b.version}`, {
+        type: b.type,
+        blob: b.blob,
+      });
+  }
+  const writes = wRes.rows.map(
+    (w) =>
+      [
+        keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }),
+        {
+          taskId: w.task_id,
+          idx: w.idx,
+          channel: w.channel,
+          type: w.type,
+          value: w.blob,
+          taskPath: w.task_path,
+        } as LgWrite,
+      ] as const,
+  );
+  return { cps, blobMap, writes };
+}
+
+/** The blobs (by channel) a checkpoint's channel_versions name. */
+function blobsOf(
+  cp: Record<string, unknown>,
+  threadId: string,
+  ns: string,
+  blobMap: Map<string, BlobValue>,
+): Map<string, BlobValue> {
+  const out = new Map<string, BlobValue>();
+  for (const [ch, v] of Object.entries((cp.channel_versions ?? {}) as Record<string, unknown>)) {
+    const b = blobMap.get(`${threadId}\u0000${ns}\u0000${ch}\u0000${String(v)}`);
+    if (b) out.set(ch, b);
+  }
+  return out;
+}
+
+/** A PostgreSQL checkpoint row (+ its blobs) in the SQLite layout. */
+function assemble(r: PgRows["cps"][number], blobMap: Map<string, BlobValue>, fallback: Library): LgCheckpoint {
+  const checkpoint = JSON.parse(r.checkpoint) as Record<string, unknown>;
+  const lib = libraryOfVersions(checkpoint) ?? fallback;
+  const a = assembleFromPostgres(
+    { checkpoint, metadata: JSON.parse(r.metadata) },
+    blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, blobMap),
+    lib,
+  );
+  return {
+    threadId: r.thread_id,
+    ns: r.checkpoint_ns,
+    id: r.checkpoint_id,
+    parentId: r.parent_checkpoint_id,
+    ...a,
+    writes: [],
+  };
+}
+
+/** The comparable forms (see pgForm) of what the store holds for `keys`. */
+function readBackForms(rows: PgRows): Map<string, PgForm> {
+  const out = new Map<string, PgForm>();
+  const ws = new Map<string, LgWrite[]>();
+  for (const [k, w] of rows.writes) (ws.get(k) ?? ws.set(k, []).get(k)!).push(w);
+  for (const r of rows.cps) {
+    const checkpoint = JSON.parse(r.checkpoint);
+    const bl = [...blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, rows.blobMap)].map(([channel, b]) => ({
+      channel,
+      version: String(checkpoint.channel_versions[channel]),
+      type: b.type,
+      blob: b.blob,
+    }));
+    const k = keyOf({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id });
+    out.set(k, pgForm(r.parent_checkpoint_id, checkpoint, JSON.parse(r.metadata), bl, ws.get(k) ?? []));
+  }
+  return out;
+}
+
+/** Every checkpoint (assembled, with writes) in key order, in pages of `batchSize`, of the threads `threads` accepts. */
+async function* scanPgRows(
+  pool: pg.Pool,
+  S: string,
+  wrap: Wrap,
+  read: (keys: CpKey[]) => Promise<PgRows>,
+  fallback: Library,
+  batchSize: number,
+  threads?: (id: string) => boolean,
+): AsyncIterable<LgCheckpoint[]> {
+  let after: string[] | undefined;
+  for (;;) {
+    const page = await wrap(
+      "reading checkpoints",
+      async () =>
+        (after
+          ? await pool.query(PG_ROWS.keysNext(S), [...after, batchSize])
+          : await pool.query(PG_ROWS.keysFirst(S), [batchSize])
+        ).rows,
+    );
+    if (page.length === 0) return;
+    const last = page[page.length - 1]!;
+    after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
+    const keys = page
+      .filter((r) => !threads || threads(r.thread_id))
+      .map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id }));
+    if (keys.length) {
+      const { cps, blobMap, writes } = await wrap("reading checkpoints", () => read(keys));
+      yield attachWrites(
+        cps.map((r) => assemble(r, blobMap, fallback)),
+        writes,
+      );
+    }
+    if (page.length < batchSize) return;
+  }
+}
+
+/** The library that wrote the store: a checkpoint's version types, else the migrations level; undefined when empty. */
+async function pgLibrary(pool: pg.Pool, S: string): Promise<Library | undefined> {
+  const r = (await pool.query(PG_ROWS.versionsOfOne(S))).rows[0];
+  const byRow = r ? libraryOfVersions({ channel_versions: r.cv }) : undefined;
+  if (byRow) return byRow;
+  const v = (await pool.query(pgMaxMigration(S))).rows[0]?.v;
+  return v === null || v === undefined ? undefined : v >= 9 ? "python" : "js";
+}
+
+/** The library's setup(): its migrations after the recorded max(v), each recorded. */
+async function pgSetup(pool: pg.Pool, schema: string, S: string, lib: Library): Promise<void> {
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+  const list = migrations(lib, S);
+  await pool.query(list[0]!);
+  const max = (await pool.query(pgMaxMigration(S))).rows[0]?.v;
+  for (let v = max === null || max === undefined ? 0 : max + 1; v < list.length; v++) {
+    await pool.query(list[v]!);
+    await pool.query(PG_ROWS.recordMigration(S), [v]);
+  }
+}
+
+/** The blob rows a batch writes: one per blob key (checkpoints of a thread share blobs), new keys only unless `overwrite`. */
+function blobWriter() {
+  /** blob keys already inserted for the (thread, ns) being written (reset when it changes) */
+  let seenFor = "";
+  let seen = new Set<string>();
+  return (batch: Array<{ cp: LgCheckpoint; blobs: PgBlobRow[] }>, overwrite: boolean): PgBlobRow[] => {
+    const out: PgBlobRow[] = [];
+    // one row per blob key in a batch (the stager made sure the values agree): an upsert cannot touch a row twice
+    const inBatch = new Set<string>();
+    for (const { cp, blobs } of batch) {
+      const tn = `${cp.threadId}\u0000${cp.ns}`;
+      if (tn !== seenFor) [seenFor, seen] = [tn, new Set()];
+      for (const b of blobs) {
+        const k = `${b.channel}\u0000${b.version}`;
+        const kb = `${tn}\u0000${k}`;
+        if ((overwrite || !seen.has(k)) && !inBatch.has(kb)) out.push(b);
+        inBatch.add(kb);
+        seen.add(k);
+      }
+    }
+    return out;
+  };
+}
+
+function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<LgStore, "close"> {
+  const { schema, uri } = place;
+  const wrap: Wrap = async (what, f) => {
+    try {
+      return await f();
+    } catch (e) {
+      if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
+      throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
+    }
+  };
+  const hasLayout = async () => {
+    const pool = await conns.rw();
+    const t = new Set((await pool.query(PG_ROWS.tables, [schema])).rows.map((r) => r.table_name as string));
+    return t.has("checkpoints") && t.has("checkpoint_blobs") && t.has("checkpoint_writes");
+  };
+  let taskPath: boolean | undefined;
+  const hasTaskPath = async () =>
+    (taskPath ??= (await (await conns.rw()).query(PG_ROWS.taskPath, [schema])).rowCount! > 0);
+  /** whether the tables take binary COPY rows (their column types are the libraries'), found on the first write */
+  let copyOk: boolean | undefined;
+  const read = async (keys: CpKey[]) => readPgRows(await conns.rw(), S, await hasTaskPath(), keys);
+  const stager = makeStager();
+  const blobsToWrite = blobWriter();
+  const library = () =>
+    wrap("reading the schema", async () => ((await hasLayout()) ? pgLibrary(await conns.rw(), S) : undefined));
+  return {
+    kind: "postgres",
+    uri,
+    hasLayout: () => wrap("reading the schema", hasLayout),
+    library,
+    setup: (lib) =>
+      wrap("setting up the LangGraph tables", async () => {
+        await pgSetup(await conns.rw(), schema, S, lib);
+        taskPath = undefined;
+        copyOk = undefined;
+      }),
+    count: () =>
+      wrap("counting checkpoints", async () =>
+        (await hasLayout()) ? Number((await (await conns.rw()).query(PG_ROWS.count(S))).rows[0].n) : 0,
+      ),
+    async *scanRows(batchSize, threads) {
+      yield* scanPgRows(await conns.rw(), S, wrap, read, (await library()) ?? "js", batchSize, threads);
+    },
+    load: (keys, lib) =>
+      wrap("reading checkpoints", async () => {
+        const out = new Map<string, LgCheckpoint>();
+        if (!keys.length || !(await hasLayout())) return out;
+        const { cps, blobMap, writes } = await read(keys);
+        for (const cp of attachWrites(
+          cps.map((r) => assemble(r, blobMap, lib)),
+          writes,
+        ))
+          out.set(keyOf(cp), cp);
+        return out;
+      }),
+    stage: (cp, lib) => void stager.stage(cp, lib),
+    stagedForm: (cp, lib) => stager.form(cp, lib),
+    sameForm: sameValue,
+    verifyWritten: (written) =>
+      wrap("reading checkpoints back", async () =>
+        verifyWritten(
+          await conns.rw(),
+          S,
+          written.map(({ cp, lib }) => ({ cp, ...stager.stage(cp, lib) })),
+        ),
+      ),
+    write: (cps, o: WriteOptions) =>
+      wrap("writing checkpoints", async () => {
+        const staged = cps.map((cp) => ({ cp, ...stager.stage(cp, o.library) }));
+        const blobs = blobsToWrite(staged, o.overwrite);
+        const pool = await conns.rw();
+        copyOk ??= await copyTypesOk(pool, schema);
+        await insertAll(
+          pool,
+          S,
+          staged.map((s) => s.row),
+          blobs,
+          cps,
+          {
+            overwrite: o.overwrite,
+            taskPath: await hasTaskPath(),
+            copyOk,
+          },
+        );
+      }),
+    readBack: (keys) =>
+      wrap("reading checkpoints back", async () =>
+        keys.length ? readBackForms(await read(keys)) : new Map<string, PgForm>(),
+      ),
+    threadPage: (after, limit) =>
+      wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(await conns.rw(), S, after, limit) : [])),
+    heads: (threads) => wrap("reading checkpoints", async () => pgHeads(await conns.rw(), S, threads)),
+    prunePage: (threads, plan, o) => wrap("pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
+  };
+}
+
+/** A blob's value for comparison: JSON decoded (JS's `{lc:2,type:"undefined"}` = an absent key), other types as bytes. */
+interface BlobForm {
+  type: string;
+  value: unknown;
+}
+
+/**
+ * One checkpoint's PostgreSQL rows (checkpoint, referenced blobs, writes) as decoded values: the JSONB documents
+ * parsed, json blobs decoded, other payloads as bytes. Compared with `sameForm` (JSONB's own key order does not
+ * matter, bytes compare byte for byte).
+ */
+interface PgForm {
+  parentId: string | null;
+  checkpoint: unknown;
+  metadata: unknown;
+  /** [channel, version, value], by channel */
+  blobs: Array<[string, string, BlobForm]>;
+  /** [task, idx, channel, type, bytes], by task and idx */
+  writes: Array<[string, number, string, string | null, Uint8Array]>;
+}
+
+function blobValueForm(b: { type: string; blob: Uint8Array | null }): BlobForm {
+  if (b.type === "json" && b.blob)
+    return {
+      type: b.type,
+      value: dropUndefined(
+        JSON.parse(Buffer.from(b.blob.buffer, b.blob.byteOffset, b.blob.byteLength).toString("utf8")),
+      ),
+    };
+  return { type: b.type, value: b.blob === null ? null : b.blob };
+}
+
+function dropUndefined(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = dropUndefined(v[i]);
+    return v;
+  }
+  if (v === null || typeof v !== "object") return v;
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (
+      x &&
+      typeof x === "object" &&
+      (x as { lc?: unknown }).lc === 2 &&
+      (x as { type?: unknown }).type === "undefined"
+    )
+      delete o[k];
+    else o[k] = dropUndefined(x);
+  }
+  return o;
+}
+
+/** Equality of decoded values: JSON-like values with object key order ignored; byte arrays byte for byte. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (a instanceof Uint8Array || b instanceof Uint8Array)
+    return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.compare(a, b) === 0;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(y, k) || !sameValue(x[k], y[k])) return false;
+    n++;
+  }
+  for (const _k in y) n--;
+  return n === 0;
+}
+
+const byFirst = <T extends [string, ...unknown[]]>(a: T, b: T) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+function pgForm(
+  parentId: string | null,
+  checkpoint: unknown,
+  metadata: unknown,
+  blobs: Array<{ channel: string; version: string; type: string; blob: Uint8Array | null }>,
+  writes: LgWrite[],
+): PgForm {
+  const bl = blobs.map((b): [string, string, BlobForm] => [b.channel, b.version, blobValueForm(b)]).sort(byFirst);
+  const ws = [...writes]
+    .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx))
+    .map((w): PgForm["writes"][number] => [w.taskId, w.idx, w.channel, w.type, w.value]);
+  return { parentId, checkpoint, metadata, blobs: bl, writes: ws };
+}
+
+/**
+ * Insert one batch of rows in one transaction. New rows go in with binary COPY (one stream per table, no SQL or
+ * parameters per row, bytea as bytes) when the tables have the library's column types (`copyOk`), inside a savepoint;
+ * when one of them already exists (unique violation: a resumed run, or another writer) the savepoint is rolled back
+ * and the batch is upserted instead (three multi-row inserts over unnest arrays, ON CONFLICT as the libraries write).
+ * `overwrite`, and tables of other column types, go straight to the upsert.
+ */
+async function insertAll(
+  pool: pg.Pool,
+  S: string,
+  rows: PgCheckpointRow[],
+  blobs: PgBlobRow[],
+  cps: LgCheckpoint[],
+  o: { overwrite: boolean; taskPath: boolean; copyOk: boolean },
+): Promise<void> {
+  const c = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await c.query("BEGIN");
+    if (o.overwrite || !o.copyOk || !(await copyAll(c, S, rows, blobs, cps, o.taskPath)))
+      await upsertAll(c, S, rows, blobs, cps, o.overwrite, o.taskPath);
+    await c.query("COMMIT");
+  } catch (e) {
+    broken = e as Error;
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw e;
+  } finally {
+    c.release(broken);
+  }
+}
+
+/** The column types `copyAll`'s binary rows are made for (the libraries' DDL, `migrations`); other columns take their defaults. */
+const COPY_TYPES: Record<string, Record<string, string>> = {
+  checkpoints: {
+    thread_id: "text",
+    checkpoint_ns: "text",
+    checkpoint_id: "text",
+    parent_checkpoint_id: "text",
+    checkpoint: "jsonb",
+    metadata: "jsonb",
+  },
+  checkpoint_blobs: {
+    thread_id: "text",
+    checkpoint_ns: "text",
+    channel: "text",
+    version: "text",
+    type: "text",
+    blob: "bytea",
+  },
+  checkpoint_writes: {
+    thread_id: "text",
+    checkpoint_ns: "text",
+    checkpoint_id: "text",
+    task_id: "text",
+    idx: "integer",
+    channel: "text",
+    type: "text",
+    blob: "bytea",
+    task_path: "text",
+  },
+};
+
+/** Whether the three tables of `schema` have the column types binary COPY rows are made for. */
+async function copyTypesOk(pool: pg.Pool, schema: string): Promise<boolean> {
+  const r = await pool.query(PG_ROWS.columnTypes, [schema, Object.keys(COPY_TYPES)]);
+  const have = new Map(r.rows.map((x) => [`${x.table_name}.${x.column_name}`, x.data_type as string]));
+  return Object.entries(COPY_TYPES).every(([t, cols]) =>
+    Object.entries(cols).every(
+      ([col, type]) => (col === "task_path" && !have.has(`${t}.${col}`)) || have.get(`${t}.${col}`) === type,
+    ),
+  );
+}
+
+/** COPY the batch's rows into the three tables inside a savepoint; false (nothing kept) when a row already exists. */
+async function copyAll(
+  c: pg.PoolClient,
+  S: string,
+  rows: PgCheckpointRow[],
+  blobs: PgBlobRow[],
+  cps: LgCheckpoint[],
+  taskPath: boolean,
+): Promise<boolean> {
+  const { CopyBinary, copyBinary } = await import("../postgres-copy.js");
+  await c.query("SAVEPOINT ckpt_lg_copy");
+  try {
+    const cpRows = new CopyBinary();
+    for (const r of rows)
+      cpRows.row(6).text(r.threadId).text(r.ns).text(r.id).text(r.parentId).jsonb(r.checkpoint).jsonb(r.metadata);
+    await copyBinary(c, PG_ROWS.copyCheckpoints(S), cpRows.done());
+    if (blobs.length) {
+      const bl = new CopyBinary();
+      for (const b of blobs)
+        bl.row(6).text(b.threadId).text(b.ns).text(b.channel).text(b.version).text(b.type).bytea(b.blob);
+      await copyBinary(c, PG_ROWS.copyBlobs(S), bl.done());
+    }
+    const ws = new CopyBinary();
+    for (const cp of cps) {
+      for (const w of cp.writes) {
+        ws.row(taskPath ? 9 : 8)
+          .text(cp.threadId)
+          .text(cp.ns)
+          .text(cp.id)
+          .text(w.taskId)
+          .int4(w.idx)
+          .text(w.channel)
+          .text(w.type)
+          .bytea(w.value);
+        if (taskPath) ws.text(w.taskPath);
+      }
+    }
+    if (ws.rows) await copyBinary(c, PG_ROWS.copyWrites(S, taskPath), ws.done());
+    await c.query("RELEASE SAVEPOINT ckpt_lg_copy");
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code !== "23505") throw e;
+    await c.query("ROLLBACK TO SAVEPOINT ckpt_lg_copy");
+    return false;
+  }
+}
+
+/** Upsert the batch: three multi-row inserts over unnest arrays (checkpoints updated with `overwrite`, else kept). */
+async function upsertAll(
+  c: pg.PoolClient,
+  S: string,
+  rows: PgCheckpointRow[],
+  blobs: PgBlobRow[],
+  cps: LgCheckpoint[],
+  overwrite: boolean,
+  taskPath: boolean,
+): Promise<void> {
+  await c.query(PG_ROWS.upsertCheckpoints(S, overwrite), [
+    rows.map((r) => r.threadId),
+    rows.map((r) => r.ns),
+    rows.map((r) => r.id),
+    rows.map((r) => r.parentId),
+    rows.map((r) => r.checkpoint),
+    rows.map((r) => r.metadata),
+  ]);
+  if (blobs.length) {
+    await c.query(PG_ROWS.upsertBlobs(S, overwrite), [
+      blobs.map((b) => b.threadId),
+      blobs.map((b) => b.ns),
+      blobs.map((b) => b.channel),
+      blobs.map((b) => b.version),
+      blobs.map((b) => b.type),
+      blobs.map((b) => (b.blob ? Buffer.from(b.blob) : null)),
+    ]);
+  }
+  const ws = cps.flatMap((cp) => cp.writes.map((w) => ({ cp, w })));
+  if (overwrite)
+    await c.query(PG_ROWS.deleteWrites(S), [cps.map((x) => x.threadId), cps.map((x) => x.ns), cps.map((x) => x.id)]);
+  if (ws.length) {
+    const params: unknown[] = [
+      ws.map((x) => x.cp.threadId),
+      ws.map((x) => x.cp.ns),
+      ws.map((x) => x.cp.id),
+      ws.map((x) => x.w.taskId),
+      ws.map((x) => x.w.idx),
+      ws.map((x) => x.w.channel),
+      ws.map((x) => x.w.type),
+      ws.map((x) => Buffer.from(x.w.value)),
+    ];
+    if (taskPath) params.push(ws.map((x) => x.w.taskPath));
+    await c.query(PG_ROWS.insertWrites(S, taskPath), params);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ verification
+
+/**
+ * Read-back verification of LangGraph checkpoints written to PostgreSQL, compared where the rows are (as ckpt's own
+ * PostgreSQL saver's verifyMany does): for every checkpoint the server hashes its row — parent id, the checkpoint
+ * and metadata JSONB as PostgreSQL prints them back, and its pending writes with the md5 of each write's bytes — and
+ * every blob key the checkpoint's `channel_versions` name is looked up (type and md5 of the bytes, or no row). The
+ * same hashes are computed here from the rows written (the JSONB went in as `jsonbText`, which prints back byte for
+ * byte the same), and only the indices that differ come back: a batch's read-back moves no payload. A checkpoint whose
+ * hash differs is not yet a mismatch — the caller reads it back and compares decoded values (`readBack`, `sameForm`),
+ * which decide; the hashes only spare that work when the rows are exactly the ones written.
+ */
+interface WrittenRows {
+  cp: LgCheckpoint;
+  row: PgCheckpointRow;
+  /** the blobs the checkpoint's own values make (channel → its row) */
+  blobs: PgBlobRow[];
+  /** the checkpoint's channel_versions */
+  versions: Record<string, unknown>;
+}
+
+const md5 = (b: Uint8Array | string) => hexDigest("md5", b);
+/** what a blob key must hold, per blob row (a thread's checkpoints share their blob rows, across batches too) */
+const wanted = new WeakMap<PgBlobRow, string>();
+/** md5 of the bytes (or "-" for NULL) then the type */
+const blobWant = (b: PgBlobRow): string => {
+  let w = wanted.get(b);
+  if (w === undefined) wanted.set(b, (w = `${b.blob === null ? "-" : md5(b.blob)}${b.type}`));
+  return w;
+};
+const str = (s: string | null) => (s === null ? "null" : JSON.stringify(s));
+const byTaskIdx = (a: LgWrite, b: LgWrite) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx);
+
+/** The text the server builds for a checkpoint row and its writes (json_build_array / json_agg print it this way). */
+function rowText(row: PgCheckpointRow, writes: LgWrite[]): string {
+  let ws = "null";
+  if (writes.length) {
+    const sorted = writes.length > 1 ? [...writes].sort(byTaskIdx) : writes;
+    ws = `[${sorted.map((w) => `[${str(w.taskId)}, ${w.idx}, ${str(w.channel)}, ${str(w.type)}, "${md5(w.value)}"]`).join(", ")}]`;
+  }
+  return `[${str(row.parentId)}, ${row.checkpoint}, ${row.metadata}, ${ws}]`;
+}
+
+type Check = { b: PgBlobRow | undefined; n: number };
+
+/** The checkpoint's own blob row for (channel, version), if it made one. */
+function ownBlob(own: PgBlobRow[], ch: string, v: string): PgBlobRow | undefined {
+  for (const x of own) if (x.channel === ch && x.version === v) return x;
+  return undefined;
+}
+
+/** The hashes to compare: one per checkpoint, one per distinct blob key (with the checkpoints that rely on it). */
+function verifyParams(written: WrittenRows[]) {
+  const cps: string[][] = [[], [], [], []];
+  const blobs: Array<Array<string | null>> = [[], [], [], [], []];
+  /** (blob check, checkpoint that relies on it) pairs, flat */
+  const users: number[] = [];
+  let nChecks = 0;
+  /** channel → version → the checks so far of the (thread, namespace) at hand, by the row expected there
+   * (checkpoints of a thread share their blob rows) */
+  let scope: { t: string; ns: string } | undefined;
+  let at = new Map<string, Map<string, Check[]>>();
+  for (let i = 0; i < written.length; i++) {
+    const { cp, row, blobs: own, versions } = written[i]!;
+    cps[0]!.push(cp.threadId), cps[1]!.push(cp.ns), cps[2]!.push(cp.id), cps[3]!.push(md5(rowText(row, cp.writes)));
+    if (scope?.t !== cp.threadId || scope.ns !== cp.ns) [scope, at] = [{ t: cp.threadId, ns: cp.ns }, new Map()];
+    for (const ch in versions) {
+      const v = String(versions[ch]);
+      const b = ownBlob(own, ch, v);
+      let byVersion = at.get(ch);
+      if (!byVersion) at.set(ch, (byVersion = new Map()));
+      let checks = byVersion.get(v);
+      if (!checks) byVersion.set(v, (checks = []));
+      let check: Check | undefined;
+      for (const c of checks) if (c.b === b) check = c;
+      if (!check) {
+        checks.push((check = { b, n: nChecks++ }));
+        // what the key must hold: md5 of the bytes (or "-" for NULL) then the type; null when no row may exist
+        blobs[0]!.push(cp.threadId),
+          blobs[1]!.push(cp.ns),
+          blobs[2]!.push(ch),
+          blobs[3]!.push(v),
+          blobs[4]!.push(b ? blobWant(b) : null);
+      }
+      users.push(check.n, i);
+    }
+  }
+  return { cps, blobs, users };
+}
+
+/** For each of `written`, whether its stored rows are exactly the ones written (false: look closer). */
+async function verifyWritten(pool: pg.Pool, S: string, written: WrittenRows[]): Promise<boolean[]> {
+  const ok = written.map(() => true);
+  const { cps, blobs, users } = verifyParams(written);
+  const res = await pool.query(PG_ROWS.verify(S), [...cps, ...blobs].map(textArray));
+  for (const r of res.rows as Array<{ kind: string; n: string }>) {
+    if (r.kind === "c") ok[Number(r.n) - 1] = false;
+    else {
+      const n = Number(r.n) - 1;
+      for (let k = 0; k < users.length; k += 2) if (users[k] === n) ok[users[k + 1]!] = false;
+    }
+  }
+  return ok;
+}
+
+// ------------------------------------------------------------------------------------------------ prune
+
+async function pgThreadPage(pool: pg.Pool, S: string, after: string | undefined, limit: number): Promise<string[]> {
+  const r = await pool.query(
+    PG_PRUNE.threadPage(S, after !== undefined),
+    after === undefined ? [limit] : [limit, after],
+  );
+  return r.rows.map((x) => x.id as string);
+}
+
+type PgHeadRow = [string, string, string, string | null, number | null, unknown];
+const pgHead = (x: PgHeadRow): PruneHead => ({
+  ns: x[1],
+  id: x[2],
+  parentId: x[3],
+  bytes: x[4] ?? 0,
+  deltaCounters: counters(x[5]),
+});
+
+async function pgHeads(pool: pg.Pool, S: string, threads: string[]): Promise<Map<string, PruneHead[]>> {
+  const out = new Map<string, PruneHead[]>(threads.map((t) => [t, []]));
+  const r = await pool.query<PgHeadRow>({
+    text: PG_PRUNE.heads(S),
+    values: [JSON.stringify(threads)],
+    rowMode: "array",
+  });
+  for (const x of r.rows) out.get(x[0])!.push(pgHead(x));
+  return out;
+}
+
+/**
+ * One page: the threads' checkpoints in one query (no payloads), each thread planned and let go, then the planned keys
+ * deleted in one transaction, with the touched threads' orphan writes and blobs. A dry run does the same and rolls back.
+ * Every delete deletes planned checkpoints by id (never "the thread"), so a checkpoint written after the prune started
+ * is never touched; orphan writes count only below the start id.
+ */
+async function pgPrunePage(
+  pool: pg.Pool,
+  S: string,
+  threads: string[],
+  plan: PlanFn,
+  o: { startId: string; dryRun: boolean },
+): Promise<PruneCounts> {
+  const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
+  const heads = await pgHeads(pool, S, threads);
+  const kt: string[] = [];
+  const kn: string[] = [];
+  const ki: string[] = [];
+  const touched: string[] = [];
+  for (const t of threads) {
+    const p = plan(t, heads.get(t)!);
+    heads.delete(t);
+    if (p.remove.length || p.whole) touched.push(t);
+    for (const h of p.remove) kt.push(t), kn.push(h.ns), ki.push(h.id);
+  }
+  if (touched.length === 0) return c; // nothing planned: the statements below would match no row
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const counted = async (sql: string, params: unknown[]) => {
+    const r = (await client.query(PG_PRUNE.counted(sql), params)).rows[0];
+    c.bytes += Number(r.b);
+    return r.n as number;
+  };
+  try {
+    await client.query("BEGIN");
+    // every statement below reaches a page's rows by key or thread: without statistics (a store a migration just
+    // filled) the planner reads whole tables for them instead, each page again. (OFFSET 0 keeps the blob check a lookup
+    // per blob row: as an anti-join it walked the checkpoints' index from the first thread to the page's.)
+    await client.query("SET LOCAL enable_seqscan = off");
+    const param = [kt, kn, ki];
+    c.writes += await counted(PG_PRUNE.deleteWrites(S), param);
+    c.checkpoints += await counted(PG_PRUNE.deleteCheckpoints(S), param);
+    c.orphanWrites += await counted(PG_PRUNE.deleteOrphanWrites(S), [touched, o.startId]);
+    c.blobs += await counted(PG_PRUNE.deleteOrphanBlobs(S), [touched]);
+    await client.query(o.dryRun ? "ROLLBACK" : "COMMIT");
+  } catch (e) {
+    broken = e as Error;
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw e;
+  } finally {
+    client.release(broken);
+  }
+  return c;
+}
+
+// ------------------------------------------------------------------------------------------------ stats
+
+/**
+ * The stats source: one snapshot for the whole report (a read-only REPEATABLE READ transaction on the read-only
+ * connection, begun when first asked for), table sizes from `pg_total_relation_size` (table + indexes + TOAST).
+ */
+function statsOf(conns: Connections, S: string, uri: string): LgStats & { end(): Promise<void> } {
+  const wrap = async <R>(what: string, f: () => Promise<R>): Promise<R> => {
+    try {
+      return await f();
+    } catch (e) {
+      throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
+    }
+  };
+  let snapshot: Promise<Client> | undefined;
+  const client = () =>
+    (snapshot ??= wrap("starting a read-only transaction", async () => {
+      const c = await conns.ro();
+      await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      return c;
+    }));
+  return {
+    storedMethod: "pg_total_relation_size",
+    tables: async () => {
+      const c = await client();
+      return wrap("measuring the tables", () => pgTables(c, S));
+    },
+    async *rows(o) {
+      yield* pgRows(await client(), S, o, wrap);
+    },
+    async end() {
+      const c = await snapshot?.catch(() => undefined);
+      await c?.query("COMMIT").catch(() => undefined);
+    },
+  };
+}
+
+async function pgTables(c: Client, S: string): Promise<StatTable[]> {
+  const out: StatTable[] = [];
+  for (const t of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) {
+    const exists = (await c.query(PG_STATS.exists, [`${S}${ident(t)}`])).rows[0].r;
+    if (!exists) continue;
+    const r = (await c.query(PG_STATS.size(S, t), [`${S}${ident(t)}`])).rows[0];
+    out.push({ table: t, rows: Number(r.n), storedBytes: Number(r.b) });
+  }
+  return out;
+}
+
+type StatWrap = <R>(w: string, f: () => Promise<R>) => Promise<R>;
+
+async function* pgRows(c: Client, S: string, o: StatRowsOptions, wrap: StatWrap): AsyncIterable<StatBatch> {
+  const batch = Math.max(1, o.batchSize ?? 500);
+  const hasBlobs = (await c.query(PG_STATS.exists, [`${S}checkpoint_blobs`])).rows[0].r !== null;
+  const next = (after: string | undefined, n: number) =>
+    wrap("listing threads", async () =>
+      (after === undefined
+        ? await c.query(PG_STATS.firstThreads(S), [n])
+        : await c.query(PG_STATS.nextThreads(S), [n, after])
+      ).rows.map((r) => r.thread_id as string),
+    );
+  const paged = (what: string, select: string, key: string[], threads: string[]) =>
+    pgPaged(c, wrap, what, select, key, threads, batch);
+  for await (const page of statThreadPages(next, o)) {
+    const threads = threadsOf(page);
+    for await (const rows of paged(
+      "reading checkpoints",
+      PG_STATS.checkpoints(S),
+      ["thread_id", "checkpoint_ns", "checkpoint_id"],
+      threads,
+    )) {
+      yield {
+        table: "checkpoints",
+        rows: rows.map((r) => ({
+          threadId: r.thread_id,
+          ns: r.checkpoint_ns,
+          id: r.checkpoint_id,
+          type: null,
+          checkpoint: null,
+          checkpointBytes: Number(r.cb),
+          metadataBytes: Number(r.mb),
+          ts: r.ts,
+          versions: r.versions,
+          inline: r.inline,
+        })),
+      };
+    }
+    if (hasBlobs) {
+      const key = ["thread_id", "checkpoint_ns", "channel", "version"];
+      for await (const rows of paged("reading blobs", PG_STATS.blobs(S), key, threads)) {
+        yield {
+          table: "blobs",
+          rows: rows.map((r) => ({
+            threadId: r.thread_id,
+            ns: r.checkpoint_ns,
+            channel: r.channel,
+            version: r.version,
+            type: r.type,
+            blob: r.blob,
+          })),
+        };
+      }
+    }
+    const wKey = ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"];
+    for await (const rows of paged("reading writes", PG_STATS.writes(S), wKey, threads)) {
+      yield {
+        table: "writes",
+        rows: rows.map((r) => ({
+          threadId: r.thread_id,
+          ns: r.checkpoint_ns,
+          checkpointId: r.checkpoint_id,
+          channel: r.channel,
+          type: r.type,
+          value: r.blob ?? new Uint8Array(0),
+        })),
+      };
+    }
+    yield { table: "page", threads };
+  }
+}
+
+/** `select` (with `$1` = the page's threads) in key order, `batch` rows at a time (keyset on `key`). */
+async function* pgPaged(
+  c: Client,
+  wrap: StatWrap,
+  what: string,
+  select: string,
+  key: string[],
+  threads: string[],
+  batch: number,
+) {
+  let after: unknown[] | undefined;
+  const order = key.join(", ");
+  for (;;) {
+    const params: unknown[] = [threads, batch];
+    let sql = `${select} ORDER BY ${order} LIMIT $2`;
+    if (after) {
+      const ph = after.map((_, i) => `$${i + 3}`).join(", ");
+      sql = `${select} AND (${order}) > (${ph}) ORDER BY ${order} LIMIT $2`;
+      params.push(...after);
+    }
+    const rows = (await wrap(what, () => c.query(sql, params))).rows;
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < batch) return;
+    const l = rows[rows.length - 1]!;
+    after = key.map((k) => l[k]);
+  }
 }

@@ -1,56 +1,132 @@
 /**
- * Reading a LangGraph SQLite store (Python or JS `SqliteSaver`, LANGGRAPH.md §1.1): tables `checkpoints` and
- * `writes`. Opened read-only (`readonly` + `fileMustExist`): never created, never altered, no -wal/-shm files
- * written by us beyond what SQLite needs to read a WAL database. Every listing pages by the primary key.
+ * A LangGraph SQLite store (Python or JS `SqliteSaver`, LANGGRAPH.md §1.1): tables `checkpoints` and `writes`. One
+ * factory, `openLangGraphSqlite`, returns one object that is the reader (decoded tuples, history, `ls` rows, orphan
+ * writes), the row-level store (migrate, convert, prune: bytes as stored) and the stats source. Both libraries create
+ * the same two tables and set WAL. A store opened to read is opened read-only (`readonly` + `fileMustExist`): never
+ * created, never altered, no -wal/-shm files left by us. Every listing pages by the primary key.
  */
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
 import { storeError } from "../../base/errors.js";
-export { openSqliteReadOnly } from "../sqlite-open.js";
+import type { Library } from "../../formats/langgraph/encode.js";
+import { type LgCheckpoint, type LgWrite, libraryOf, textOf } from "../../formats/langgraph/rows.js";
+import { messageCount } from "../../formats/langgraph/serde.js";
+import {
+  applyPendingSends,
+  buildTuple,
+  type RawCheckpointRow,
+  type RawWriteRow,
+} from "../../formats/langgraph/tuple.js";
 import type {
   LgCheckpointTuple,
-  LgHistoryEntry,
   LgLibrary,
   LgListOptions,
   LgReader,
   LgRowRef,
   LgThreadSummary,
 } from "../../formats/langgraph/types.js";
+import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
+import { withDeltaChannels } from "./delta.js";
 import {
-  applyPendingSends,
-  buildTuple,
-  historyEntry,
-  type RawCheckpointRow,
-  type RawWriteRow,
-} from "../../formats/langgraph/tuple.js";
-import { messageCount } from "../../formats/langgraph/serde.js";
+  attachWrites,
+  bytesOf,
+  counters,
+  historyFrom,
+  idPages,
+  type LangGraphStore,
+  type LgStats,
+  type LgStore,
+  keyOf,
+  newestFirst,
+  type PlanFn,
+  type PruneCounts,
+  type PruneHead,
+  rangeOf,
+  type StatBatch,
+  type StatRowsOptions,
+  type StatTable,
+  statThreadPages,
+  type ThreadPlan,
+  threadPages,
+  threadsOf,
+  type WriteOptions,
+} from "./shared.js";
+import { SQ_PRUNE, SQ_READ, SQ_ROWS, SQ_STATS, SQLITE_SETUP, SQLITE_TABLES } from "./sql.js";
 
-type DB = import("better-sqlite3").Database;
+type DB = BetterSqlite3.Database;
 const TABLES = { checkpoints: "checkpoints", writes: "writes" };
 const PAGE = 50;
 
-// JSON payloads come back as text (SQLite's CAST: no Buffer copy plus decode; invalid UTF-8 shows as U+FFFD, which
-// the decoder reports); everything else as bytes. Metadata is JSON text under `json`, `msgpack` or NULL (§1.1).
-const JSON_TYPE = "(type IS NULL OR type = 'json')";
-const CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,
-  CASE WHEN ${JSON_TYPE} THEN CAST(checkpoint AS TEXT) ELSE checkpoint END AS checkpoint,
-  CASE WHEN ${JSON_TYPE} OR type = 'msgpack' THEN CAST(metadata AS TEXT) ELSE metadata END AS metadata,
-  length(checkpoint) + ifnull(length(metadata), 0) AS bytes`;
-/** the head row is JSON SQLite can read (a malformed one goes the JS way, which reports it instead of failing the page) */
-const JSON_OK = "((c.type IS NULL OR c.type = 'json') AND json_valid(CAST(c.checkpoint AS TEXT)))";
-/** the head's message count: a list, or a DeltaChannel snapshot's list (other values: NULL, decided by the reader) */
-const MSGS = `CASE json_type(CAST(c.checkpoint AS TEXT), '$.channel_values.messages')
-  WHEN 'array' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages')
-  WHEN 'object' THEN json_array_length(CAST(c.checkpoint AS TEXT), '$.channel_values.messages.value') END`;
-const W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value`;
-
-/** Open read-only; throws a store error (exit 4) naming the file. */
-/** Table names of an SQLite file (read-only look). */
-export function sqliteTables(db: DB): Set<string> {
-  return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+export interface LangGraphSqliteOptions {
+  /**
+   * "read": read-only, the file must exist; "write": the file must exist; "create": created (with its folder) when
+   * missing. Default "read".
+   */
+  mode?: "read" | "write" | "create";
+  /** read mode: a store opened to be written anyway may first settle what a crashed writer left (sqlite-open.ts) */
+  recover?: boolean;
 }
 
+/** Table names of an SQLite file (a read-only look). */
+export function sqliteTables(db: DB): Set<string> {
+  return new Set(db.prepare(SQLITE_TABLES).pluck().all() as string[]);
+}
+
+/** Whether the tables are LangGraph's (`checkpoints` and `writes`). */
 export function isLangGraphSqlite(tables: Set<string>): boolean {
   return tables.has("checkpoints") && tables.has("writes");
 }
+
+/** Open the database file as `mode` says; a file that cannot be opened is a store error naming it. */
+export async function openSqliteDb(path: string, uri: string, o: LangGraphSqliteOptions = {}): Promise<DB> {
+  const mode = o.mode ?? "read";
+  if (mode === "read") return openSqliteReadOnly(path, { recover: o.recover, uri });
+  const { default: Database } = await import("better-sqlite3");
+  try {
+    let db: DB;
+    if (mode === "write") {
+      if (!existsSync(path)) throw new Error("no such file");
+      db = new Database(path, { fileMustExist: true });
+    } else {
+      mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path);
+    }
+    db.pragma("busy_timeout = 5000");
+    return db;
+  } catch (e) {
+    throw sqliteOpenError(e, path, "cannot open the LangGraph SQLite store");
+  }
+}
+
+/** The LangGraph store in an open database (see the module comment). */
+export function langGraphSqlite(db: DB, path: string, uri: string): LangGraphStore {
+  const reader = withDeltaChannels(readerOf(db, path, uri));
+  const rows = rowStoreOf(db, uri);
+  const stats = statsOf(db, uri);
+  return {
+    ...reader,
+    ...rows,
+    get storedMethod() {
+      return stats.storedMethod;
+    },
+    tables: stats.tables,
+    rows: stats.rows,
+    uri,
+    close: async () => void db.close(),
+  };
+}
+
+/** Open an SQLite LangGraph store (the file's layout is the caller's business: see savers/index.ts). */
+export async function openLangGraphSqlite(
+  path: string,
+  uri: string,
+  o: LangGraphSqliteOptions = {},
+): Promise<LangGraphStore> {
+  return langGraphSqlite(await openSqliteDb(path, uri, o), path, uri);
+}
+
+// ------------------------------------------------------------------------------------------------ reader
 
 interface ThreadRow {
   thread_id: string;
@@ -138,150 +214,32 @@ type WRow = RawWriteRow & { thread_id: string; checkpoint_ns: string; checkpoint
 const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) =>
   `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 
-/** The reader's prepared statements (keyset pages over the primary key everywhere). */
-function statements(db: DB) {
-  return {
-    one: db.prepare(
-      `SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-    ),
-    newest: db.prepare(
-      `SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
-    ),
-    writesOf: db.prepare(
-      `SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`,
-    ),
-    sendsOf: db.prepare(
-      `SELECT ${W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`,
-    ),
-    // keyset pages over the primary key
-    scanFirst: db.prepare(
-      `SELECT ${CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
-    ),
-    scanNext: db.prepare(
-      `SELECT ${CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
-    ),
-    scanThread: db.prepare(
-      `SELECT ${CP_COLS} FROM checkpoints WHERE thread_id = ? AND (checkpoint_ns, checkpoint_id) > (?, ?) ORDER BY checkpoint_ns, checkpoint_id LIMIT ?`,
-    ),
-    writesRange: db.prepare(
-      `SELECT ${W_COLS} FROM writes WHERE (thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
-       ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`,
-    ),
-    // One statement per page of threads: counts from the primary-key index alone (no table rows; the per-namespace
-    // split only for threads that have subgraph namespaces), then the newest root checkpoint's row; for JSON rows
-    // its step, ts, message count and channel versions come from SQLite's JSON functions (one cached parse per row,
-    // no decode in JS); other serdes are decoded in JS from `raw`.
-    threadPage: db.prepare(
-      `WITH g AS (SELECT thread_id, count(*) AS total, max(checkpoint_id) AS top, max(checkpoint_ns) AS hi
-                  FROM checkpoints WHERE thread_id > ? GROUP BY thread_id ORDER BY thread_id LIMIT ?),
-       h AS (SELECT thread_id,
-               CASE WHEN hi = '' THEN total ELSE (SELECT count(*) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns = '') END AS n,
-               CASE WHEN hi = '' THEN 0 ELSE (SELECT count(*) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns <> '') END AS sub,
-               CASE WHEN hi = '' THEN 0 ELSE (SELECT count(DISTINCT checkpoint_ns) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns <> '') END AS ns,
-               CASE WHEN hi = '' THEN top ELSE (SELECT max(checkpoint_id) FROM checkpoints x WHERE x.thread_id = g.thread_id AND x.checkpoint_ns = '') END AS newest
-             FROM g)
-       SELECT h.*, c.type, length(c.checkpoint) + ifnull(length(c.metadata), 0) AS bytes,
-              (SELECT ifnull(sum(length(w.value)), 0) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = c.checkpoint_id) AS wbytes,
-              CASE WHEN ${JSON_OK} THEN ${MSGS} END AS msgs,
-              CASE WHEN ${JSON_OK} THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
-              CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> '$.channel_versions' END AS versions,
-              CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END AS raw,
-              CAST(c.metadata AS TEXT) AS metadata
-       FROM h LEFT JOIN checkpoints c ON c.thread_id = h.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = h.newest ORDER BY h.thread_id`,
-    ),
-    idsFirst: db.prepare(
-      "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT ?",
-    ),
-    idsNext: db.prepare(
-      "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT ?",
-    ),
-    writeBytes: db.prepare("SELECT sum(length(value)) FROM writes WHERE thread_id = ?").pluck(),
-    // a DeltaChannel's parent chain (see LgReader.deltaChain): stops after a JSON row storing the channel's value or
-    // a row that is not JSON (the reader decodes it)
-    chain: db.prepare(
-      `WITH RECURSIVE chain(id, parent, type, raw, value, depth) AS (
-         SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END,
-                CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> $path END, 0
-         FROM checkpoints c WHERE c.thread_id = $thread AND c.checkpoint_ns = $ns AND c.checkpoint_id = $from
-         UNION ALL
-         SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, CASE WHEN ${JSON_OK} THEN NULL ELSE c.checkpoint END,
-                CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> $path END, chain.depth + 1
-         FROM chain JOIN checkpoints c ON c.thread_id = $thread AND c.checkpoint_ns = $ns AND c.checkpoint_id = chain.parent
-         WHERE chain.value IS NULL AND chain.raw IS NULL AND chain.depth + 1 < $limit)
-       SELECT id, parent, type, raw, value FROM chain ORDER BY depth`,
-    ),
-    chainWrites: db.prepare(
-      `SELECT checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value
-       FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND checkpoint_id IN (SELECT value FROM json_each(?))
-       ORDER BY checkpoint_id, task_id, idx`,
-    ),
-    orphans: db.prepare(
-      `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM writes w
-       LEFT JOIN checkpoints c ON c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id
-       WHERE c.checkpoint_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx`,
-    ),
-  };
-}
+type ReadStatement = Exclude<keyof typeof SQ_READ, "ids" | "list" | "countThreads"> | "idsFirst" | "idsNext";
 
-/** Checkpoints newest first (of a thread / namespace, before an id, up to a limit), in pages. */
-async function* listTuples(
-  db: DB,
-  wrap: <T>(f: () => T) => T,
-  tuple: (r: RawCheckpointRow) => LgCheckpointTuple,
-  options: LgListOptions,
-): AsyncIterable<LgCheckpointTuple> {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (options.threadId !== undefined) where.push("thread_id = ?"), args.push(options.threadId);
-  if (options.namespace !== undefined) where.push("checkpoint_ns = ?"), args.push(options.namespace);
-  let before = options.before;
-  let left = options.limit ?? Infinity;
-  while (left > 0) {
-    const w = [...where, ...(before !== undefined ? ["checkpoint_id < ?"] : [])];
-    const sql = `SELECT ${CP_COLS} FROM checkpoints ${w.length ? "WHERE " + w.join(" AND ") : ""} ORDER BY checkpoint_id DESC LIMIT ?`;
-    const rows = wrap(
-      () =>
-        db
-          .prepare(sql)
-          .all(...args, ...(before !== undefined ? [before] : []), Math.min(PAGE, left)) as RawCheckpointRow[],
-    );
-    if (rows.length === 0) return;
-    for (const r of rows) {
-      yield wrap(() => tuple(r));
-      left--;
-    }
-    before = rows[rows.length - 1]!.checkpoint_id;
+/**
+ * The reader's statements, each prepared when first used (a store opened to be written may have no tables yet, and
+ * most commands use a few of them).
+ */
+function statements(db: DB): Record<ReadStatement, BetterSqlite3.Statement> {
+  const sqls: Record<string, string> = { idsFirst: SQ_READ.ids(false), idsNext: SQ_READ.ids(true) };
+  for (const [k, sql] of Object.entries(SQ_READ)) if (typeof sql === "string" && k !== "countThreads") sqls[k] = sql;
+  const q = {} as Record<ReadStatement, BetterSqlite3.Statement>;
+  for (const [k, sql] of Object.entries(sqls)) {
+    let prepared: BetterSqlite3.Statement | undefined;
+    Object.defineProperty(q, k, { get: () => (prepared ??= db.prepare(sql)) });
   }
+  return q;
 }
 
-/** `ls` rows, a page of 500 threads per statement. */
-async function* threadSummaries(
-  q: ReturnType<typeof statements>,
-  wrap: <T>(f: () => T) => T,
-  options: { after?: string; limit?: number },
-): AsyncIterable<LgThreadSummary> {
-  let after = options.after ?? "";
-  let left = options.limit ?? Infinity;
-  while (left > 0) {
-    const page = wrap(() => q.threadPage.all(after, Math.min(500, left)) as ThreadRow[]);
-    if (page.length === 0) return;
-    for (const p of page) {
-      yield summaryOf(p);
-      left--;
-    }
-    after = page[page.length - 1]!.thread_id;
-  }
+type Wrap = <T>(f: () => T) => T;
+
+/** Each row converted as it is consumed (a reader that stops early decodes no more). */
+function* lazily<R, T>(rows: R[], f: (r: R) => T): Iterable<T> {
+  for (const r of rows) yield f(r);
 }
 
-export function createLangGraphSqliteReader(db: DB, path: string, uri: string): LgReader {
-  const wrap = <T>(f: () => T): T => {
-    try {
-      return f();
-    } catch (e) {
-      throw storeError("sqlite-io", `cannot read the LangGraph store: ${(e as Error).message}`, { file: path });
-    }
-  };
-  const q = statements(db);
+/** Checkpoint rows → tuples, one by one or (a key-ordered page) with the page's writes in one range query. */
+function tupleMaker(q: ReturnType<typeof statements>) {
   /** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
   const withSends = (t: LgCheckpointTuple): LgCheckpointTuple => {
     if (
@@ -298,10 +256,9 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
     withSends(
       buildTuple("sqlite", TABLES, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[]),
     );
-  /** A page of checkpoint rows with their writes, fetched in one range query. */
-  const tuplesOf = (rows: RawCheckpointRow[], sorted: boolean): LgCheckpointTuple[] => {
+  /** A page of checkpoint rows in key order with their writes, fetched in one range query. */
+  const tuplesOf = (rows: RawCheckpointRow[]): LgCheckpointTuple[] => {
     if (rows.length === 0) return [];
-    if (!sorted) return rows.map(tuple);
     const a = rows[0]!;
     const b = rows[rows.length - 1]!;
     const ws = new Map<string, RawWriteRow[]>();
@@ -320,36 +277,54 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
     }
     return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [])));
   };
+  return { tuple, tuplesOf };
+}
 
-  const list = (options: LgListOptions = {}) => listTuples(db, wrap, tuple, options);
-
+function readerOf(db: DB, path: string, uri: string): LgReader {
+  const wrap: Wrap = (f) => {
+    try {
+      return f();
+    } catch (e) {
+      throw storeError("sqlite-io", `cannot read the LangGraph store: ${(e as Error).message}`, { file: path }, e);
+    }
+  };
+  const q = statements(db);
+  const { tuple, tuplesOf } = tupleMaker(q);
+  const list = (options: LgListOptions = {}) => {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (options.threadId !== undefined) where.push("thread_id = ?"), args.push(options.threadId);
+    if (options.namespace !== undefined) where.push("checkpoint_ns = ?"), args.push(options.namespace);
+    const page = async (before: string | undefined, n: number) =>
+      wrap(
+        () =>
+          db
+            .prepare(SQ_READ.list(before !== undefined ? [...where, "checkpoint_id < ?"] : where))
+            .all(...args, ...(before !== undefined ? [before] : []), n) as RawCheckpointRow[],
+      );
+    return newestFirst(page, (rows) => lazily(rows, (r) => wrap(() => tuple(r))), options, PAGE);
+  };
   const reader: LgReader = {
     uri,
     info: { store: "sqlite" },
-    threads: (options = {}) => threadSummaries(q, wrap, options),
+    threads: (options = {}) =>
+      threadPages(async (after, n) => wrap(() => q.threadPage.all(after ?? "", n) as ThreadRow[]), summaryOf, options),
     list,
-    countThreads: async () =>
-      wrap(() => db.prepare("SELECT count(DISTINCT thread_id) FROM checkpoints").pluck().get() as number),
-    async *checkpointIds(threadId, namespace = "") {
-      let before: string | undefined;
-      for (;;) {
-        const rows = wrap(
+    countThreads: async () => wrap(() => db.prepare(SQ_READ.countThreads).pluck().get() as number),
+    checkpointIds: (threadId, namespace = "") =>
+      idPages(async (before, n) =>
+        wrap(
           () =>
             (before === undefined
-              ? q.idsFirst.all(threadId, namespace, 1000)
-              : q.idsNext.all(threadId, namespace, before, 1000)) as Array<{
+              ? q.idsFirst.all(threadId, namespace, n)
+              : q.idsNext.all(threadId, namespace, before, n)) as Array<{
               checkpoint_id: string;
               parent_checkpoint_id: string | null;
             }>,
-        );
-        for (const r of rows) yield { checkpointId: r.checkpoint_id, parentId: r.parent_checkpoint_id };
-        if (rows.length < 1000) return;
-        before = rows[rows.length - 1]!.checkpoint_id;
-      }
-    },
-    async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
-      yield* historyFrom(list({ threadId, namespace }), (id) => reader.getTuple(threadId, namespace, id));
-    },
+        ),
+      ),
+    history: (threadId, namespace = "") =>
+      historyFrom(list({ threadId, namespace }), (id) => reader.getTuple(threadId, namespace, id)),
     async getTuple(threadId, namespace = "", checkpointId) {
       const r = wrap(
         () =>
@@ -373,7 +348,7 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
         );
         if (rows.length === 0) return;
         last = rows[rows.length - 1];
-        yield wrap(() => tuplesOf(rows, true));
+        yield wrap(() => tuplesOf(rows));
         if (rows.length < size) return;
       }
     },
@@ -392,28 +367,7 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
       }
     },
     async *orphanBlobs() {},
-    async deltaChain(threadId, namespace, fromId, channel, limit) {
-      return wrap(() => {
-        const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
-        const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit }) as Array<{
-          id: string;
-          parent: string | null;
-          type: string | null;
-          raw: Uint8Array | null;
-          value: string | null;
-        }>;
-        const ws = q.chainWrites.all(threadId, namespace, channel, JSON.stringify(rows.map((r) => r.id))) as WRow[];
-        const byId = new Map<string, WRow[]>();
-        for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
-        return rows.map((r) => ({
-          checkpointId: r.id,
-          parentId: r.parent,
-          value: r.value,
-          ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
-          writes: byId.get(r.id) ?? [],
-        }));
-      });
-    },
+    deltaChain: deltaChainOf(q, wrap),
     async close() {
       db.close();
     },
@@ -421,22 +375,429 @@ export function createLangGraphSqliteReader(db: DB, path: string, uri: string): 
   return reader;
 }
 
-/**
- * History entries from a newest-first tuple stream of one (thread, namespace): each entry needs its parent (for the
- * nodes that ran), which is usually the next tuple; otherwise it is fetched. Holds two tuples at a time.
- */
-export async function* historyFrom(
-  tuples: AsyncIterable<LgCheckpointTuple>,
-  fetch: (id: string) => Promise<LgCheckpointTuple | undefined>,
-): AsyncIterable<LgHistoryEntry> {
-  let pending: LgCheckpointTuple | undefined;
-  for await (const t of tuples) {
-    if (pending)
-      yield historyEntry(
-        pending,
-        pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined,
+/** A DeltaChannel's parent chain (LgReader.deltaChain) in one statement, with the channel's writes in a second. */
+function deltaChainOf(
+  q: Record<ReadStatement, BetterSqlite3.Statement>,
+  wrap: Wrap,
+): NonNullable<LgReader["deltaChain"]> {
+  return async (threadId, namespace, fromId, channel, limit) =>
+    wrap(() => {
+      const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
+      const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit }) as Array<{
+        id: string;
+        parent: string | null;
+        type: string | null;
+        raw: Uint8Array | null;
+        value: string | null;
+      }>;
+      const ws = q.chainWrites.all(threadId, namespace, channel, JSON.stringify(rows.map((r) => r.id))) as WRow[];
+      const byId = new Map<string, WRow[]>();
+      for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
+      return rows.map((r) => ({
+        checkpointId: r.id,
+        parentId: r.parent,
+        value: r.value,
+        ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
+        writes: byId.get(r.id) ?? [],
+      }));
+    });
+}
+
+// ------------------------------------------------------------------------------------------------ row-level store
+
+interface CpRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  type: string | null;
+  checkpoint: Buffer | string | null;
+  metadata: Buffer | string | null;
+}
+interface SqWriteRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  task_id: string;
+  idx: number;
+  channel: string;
+  type: string | null;
+  value: Buffer | string | null;
+}
+
+export function toCheckpoint(r: CpRow): LgCheckpoint {
+  return {
+    threadId: r.thread_id,
+    ns: r.checkpoint_ns,
+    id: r.checkpoint_id,
+    parentId: r.parent_checkpoint_id,
+    type: r.type,
+    checkpoint: bytesOf(r.checkpoint),
+    metadata: bytesOf(r.metadata),
+    writes: [],
+  };
+}
+const toWrite = (r: SqWriteRow): LgWrite => ({
+  taskId: r.task_id,
+  idx: r.idx,
+  channel: r.channel,
+  type: r.type,
+  value: bytesOf(r.value),
+  taskPath: "",
+});
+
+type RowWrap = <R>(what: string, f: () => R) => R;
+
+/** Every checkpoint with its writes, in key order, in pages of `batchSize`, of the threads `threads` accepts. */
+async function* scanRows(
+  db: DB,
+  wrap: RowWrap,
+  batchSize: number,
+  threads?: (id: string) => boolean,
+): AsyncIterable<LgCheckpoint[]> {
+  const page = db.prepare(SQ_ROWS.scanNext);
+  const range = db.prepare(SQ_ROWS.writesRange);
+  let after: [string, string, string] = ["", "", ""];
+  let firstPage = true;
+  for (;;) {
+    const rows = wrap("reading checkpoints", () =>
+      firstPage
+        ? (db.prepare(SQ_ROWS.scanFirst).all(batchSize) as CpRow[])
+        : (page.all(...after, batchSize) as CpRow[]),
+    );
+    firstPage = false;
+    if (rows.length === 0) return;
+    const last = rows[rows.length - 1]!;
+    after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
+    const kept = threads ? rows.filter((r) => threads(r.thread_id)) : rows;
+    if (kept.length) {
+      const a = kept[0]!;
+      const b = kept[kept.length - 1]!;
+      const ws = wrap(
+        "reading writes",
+        () =>
+          range.all(
+            a.thread_id,
+            a.checkpoint_ns,
+            a.checkpoint_id,
+            b.thread_id,
+            b.checkpoint_ns,
+            b.checkpoint_id,
+          ) as SqWriteRow[],
       );
-    pending = t;
+      yield attachWrites(
+        kept.map(toCheckpoint),
+        ws.map(
+          (w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), toWrite(w)] as const,
+        ),
+      );
+    }
+    if (rows.length < batchSize) return;
   }
-  if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : undefined);
+}
+
+/** Write checkpoints and their writes in one transaction (existing rows replaced with `overwrite`, else kept). */
+function writeRows(db: DB, wrap: RowWrap, cps: LgCheckpoint[], o: WriteOptions): void {
+  const verb = o.overwrite ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
+  const insCp = db.prepare(SQ_ROWS.insertCheckpoint(verb));
+  const delW = db.prepare(SQ_ROWS.deleteWrites);
+  const insW = db.prepare(SQ_ROWS.insertWrite(verb));
+  wrap("writing checkpoints", () =>
+    db
+      .transaction(() => {
+        for (const c of cps) {
+          insCp.run(c.threadId, c.ns, c.id, c.parentId, c.type, Buffer.from(c.checkpoint), Buffer.from(c.metadata));
+          if (o.overwrite) delW.run(c.threadId, c.ns, c.id);
+          for (const w of c.writes)
+            insW.run(c.threadId, c.ns, c.id, w.taskId, w.idx, w.channel, w.type, Buffer.from(w.value));
+        }
+      })
+      .immediate(),
+  );
+}
+
+/** A checkpoint's SQLite rows as one comparable string (bytes as hex). */
+function sqliteForm(cp: LgCheckpoint): string {
+  const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+  const ws = [...cp.writes].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx));
+  return JSON.stringify([
+    cp.parentId,
+    cp.type,
+    hex(cp.checkpoint),
+    textOf(cp.metadata),
+    ws.map((w) => [w.taskId, w.idx, w.channel, w.type, hex(w.value)]),
+  ]);
+}
+
+function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close"> {
+  const wrap: RowWrap = (what, f) => {
+    try {
+      return f();
+    } catch (e) {
+      if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
+      throw storeError("sqlite-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
+    }
+  };
+  const hasLayout = () => (db.prepare(SQ_ROWS.hasLayout).get() as { n: number }).n === 2;
+  const load = async (keys: Array<{ threadId: string; ns: string; id: string }>) => {
+    const out = new Map<string, LgCheckpoint>();
+    if (!hasLayout()) return out;
+    const get = db.prepare(SQ_ROWS.get);
+    const ws = db.prepare(SQ_ROWS.writesOf);
+    wrap("reading checkpoints", () => {
+      for (const k of keys) {
+        const r = get.get(k.threadId, k.ns, k.id) as CpRow | undefined;
+        if (!r) continue;
+        const cp = toCheckpoint(r);
+        cp.writes = (ws.all(k.threadId, k.ns, k.id) as SqWriteRow[]).map(toWrite);
+        out.set(keyOf(k), cp);
+      }
+    });
+    return out;
+  };
+  return {
+    kind: "sqlite",
+    uri,
+    hasLayout: async () => hasLayout(),
+    async library() {
+      if (!hasLayout()) return undefined;
+      const r = db.prepare(SQ_ROWS.first).get() as CpRow | undefined;
+      return r ? libraryOf(toCheckpoint(r), "js") : undefined;
+    },
+    async setup(_lib: Library) {
+      wrap("creating the LangGraph tables", () => db.exec(SQLITE_SETUP));
+    },
+    count: async () => (hasLayout() ? (db.prepare(SQ_ROWS.count).get() as { n: number }).n : 0),
+    scanRows: (batchSize, threads) => scanRows(db, wrap, batchSize, threads),
+    load,
+    write: async (cps, o: WriteOptions) => writeRows(db, wrap, cps, o),
+    async readBack(keys) {
+      const out = new Map<string, string>();
+      for (const [k, cp] of await load(keys)) out.set(k, sqliteForm(cp));
+      return out;
+    },
+    stage: () => undefined,
+    stagedForm: (cp) => sqliteForm(cp),
+    sameForm: (a, b) => a === b,
+    threadPage: async (after, limit) =>
+      hasLayout() ? wrap("listing threads", () => threadPage(db, after, limit)) : [],
+    heads: async (threads) => wrap("reading checkpoints", () => heads(db, threads)),
+    prunePage: async (threads, plan, o) => wrap("pruning", () => prunePage(db, threads, plan, o)),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------ prune
+
+/**
+ * The planning and prune statements of one connection, prepared once (a statement per thread or checkpoint is
+ * native memory held until the garbage collector finalizes it, and compile time). Rows come back as arrays. Every
+ * delete runs inside the page's transaction and deletes planned checkpoints by id (never "the thread"), so a
+ * checkpoint written after the prune started is never touched; orphan writes count only below the start id.
+ */
+interface PruneStmts {
+  firstThreads: BetterSqlite3.Statement;
+  nextThreads: BetterSqlite3.Statement;
+  heads: BetterSqlite3.Statement;
+  writesOf: BetterSqlite3.Statement;
+  orphans: BetterSqlite3.Statement;
+  del?: { writes: BetterSqlite3.Statement; checkpoints: BetterSqlite3.Statement; orphans: BetterSqlite3.Statement };
+}
+const pruneStmts = new WeakMap<DB, PruneStmts>();
+
+function stmtsOf(db: DB, write: boolean): PruneStmts {
+  let s = pruneStmts.get(db);
+  if (!s) {
+    s = {
+      firstThreads: db.prepare(SQ_PRUNE.firstThreads).pluck(),
+      nextThreads: db.prepare(SQ_PRUNE.nextThreads).pluck(),
+      heads: db.prepare(SQ_PRUNE.heads).raw(),
+      writesOf: db.prepare(SQ_PRUNE.writesOf).raw(),
+      orphans: db.prepare(SQ_PRUNE.orphans).raw(),
+    };
+    pruneStmts.set(db, s);
+  }
+  if (write)
+    s.del ??= {
+      writes: db.prepare(SQ_PRUNE.deleteWrites),
+      checkpoints: db.prepare(SQ_PRUNE.deleteCheckpoints),
+      orphans: db.prepare(SQ_PRUNE.deleteOrphans),
+    };
+  return s;
+}
+
+function threadPage(db: DB, after: string | undefined, limit: number): string[] {
+  const s = stmtsOf(db, false);
+  return (after === undefined ? s.firstThreads.all(limit) : s.nextThreads.all(after, limit)) as string[];
+}
+
+type HeadRow = [string, string, string | null, number | null, string | null];
+const toHead = (r: HeadRow): PruneHead => ({
+  ns: r[0],
+  id: r[1],
+  parentId: r[2],
+  bytes: r[3] ?? 0,
+  deltaCounters: counters(r[4]),
+});
+
+function threadHeads(s: PruneStmts, threadId: string): PruneHead[] {
+  const list: PruneHead[] = [];
+  for (const r of s.heads.all(threadId) as HeadRow[]) list.push(toHead(r));
+  return list;
+}
+
+function heads(db: DB, threads: string[]): Map<string, PruneHead[]> {
+  const s = stmtsOf(db, false);
+  return new Map(threads.map((t) => [t, threadHeads(s, t)]));
+}
+
+/** A plan's checkpoint ids by namespace, each list as the JSON array the statements take. */
+function idsByNs(p: ThreadPlan): Map<string, string> {
+  const by = new Map<string, string[]>();
+  for (const h of p.remove) (by.get(h.ns) ?? by.set(h.ns, []).get(h.ns)!).push(h.id);
+  return new Map([...by].map(([ns, ids]) => [ns, JSON.stringify(ids)]));
+}
+
+/**
+ * One page in one transaction, a thread at a time: its checkpoints are read, planned and deleted before the next
+ * thread's are read, so what is held is one thread's heads, whatever the page size.
+ */
+function prunePage(db: DB, threads: string[], plan: PlanFn, o: { startId: string; dryRun: boolean }): PruneCounts {
+  const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
+  const s = stmtsOf(db, !o.dryRun);
+  const run = () => {
+    for (const t of threads) {
+      const p = plan(t, threadHeads(s, t));
+      for (const h of p.remove) c.bytes += h.bytes;
+      c.checkpoints += p.remove.length;
+      for (const [ns, ids] of idsByNs(p)) {
+        const [n, b] = s.writesOf.get(t, ns, ids) as [number, number];
+        c.writes += n;
+        c.bytes += b;
+        s.del?.writes.run(t, ns, ids);
+        s.del?.checkpoints.run(t, ns, ids);
+      }
+      // orphan writes: after the deletes above (a dry run counts the ones already orphaned, plus those it would make)
+      const [n, b] = s.orphans.get(t, o.startId) as [number, number];
+      c.orphanWrites += n;
+      c.bytes += b;
+      if (n) s.del?.orphans.run(t, o.startId);
+    }
+  };
+  if (o.dryRun) run();
+  else db.transaction(run).immediate();
+  return c;
+}
+
+// ------------------------------------------------------------------------------------------------ stats
+
+/**
+ * The stats source: rows a page of threads at a time; table sizes from SQLite `dbstat` when the build has it (else
+ * the sum of the stored lengths).
+ */
+function statsOf(db: DB, uri: string): LgStats {
+  const wrap = <R>(what: string, f: () => R): R => {
+    try {
+      return f();
+    } catch (e) {
+      throw storeError("sqlite-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
+    }
+  };
+  let dbstat: boolean | undefined;
+  const hasDbstat = () => {
+    if (dbstat === undefined) {
+      try {
+        db.prepare(SQ_STATS.dbstatProbe).get();
+        dbstat = true;
+      } catch {
+        dbstat = false;
+      }
+    }
+    return dbstat;
+  };
+  return {
+    get storedMethod() {
+      return hasDbstat() ? "dbstat" : "sum-of-lengths";
+    },
+    tables: async () => wrap("measuring the tables", () => statTables(db, hasDbstat())),
+    rows: (o) => statRows(db, o, wrap),
+  };
+}
+
+function statTables(db: DB, dbstat: boolean): StatTable[] {
+  const out: StatTable[] = [];
+  const sizes = new Map<string, number>();
+  if (dbstat) {
+    for (const r of db.prepare(SQ_STATS.dbstat).all() as Array<{ t: string; b: number }>) sizes.set(r.t, r.b);
+  }
+  for (const [table, cols] of SQ_STATS.sizes) {
+    const r = db.prepare(SQ_STATS.size(table, cols)).get() as { n: number; b: number };
+    out.push({ table, rows: r.n, storedBytes: dbstat ? (sizes.get(table) ?? 0) : r.b });
+  }
+  return out;
+}
+
+interface SqStatCp {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  type: string | null;
+  checkpoint: Buffer | string | null;
+  mb: number;
+}
+
+async function* statRows(db: DB, o: StatRowsOptions, wrap: <R>(w: string, f: () => R) => R): AsyncIterable<StatBatch> {
+  const batch = Math.max(1, o.batchSize ?? 500);
+  const next = async (after: string | undefined, n: number) => wrap("listing threads", () => threadPage(db, after, n));
+  for await (const page of statThreadPages(next, o)) {
+    const threads = threadsOf(page);
+    const range = rangeOf(page);
+    // the page's threads: a key range when the page is whole (primary-key index), else the list
+    const where = range ? "thread_id >= ? AND thread_id <= ?" : "thread_id IN (SELECT value FROM json_each(?))";
+    const args = range ? [range[0], range[1]] : [JSON.stringify(threads)];
+    const cp = db.prepare(SQ_STATS.checkpoints(where));
+    let after = ["", "", ""];
+    for (;;) {
+      const rows = wrap("reading checkpoints", () => cp.all(...args, ...after, batch) as SqStatCp[]);
+      if (rows.length === 0) break;
+      const l = rows[rows.length - 1]!;
+      after = [l.thread_id, l.checkpoint_ns, l.checkpoint_id];
+      yield {
+        table: "checkpoints",
+        rows: rows.map((r) => {
+          const c = bytesOf(r.checkpoint);
+          return {
+            threadId: r.thread_id,
+            ns: r.checkpoint_ns,
+            id: r.checkpoint_id,
+            type: r.type,
+            checkpoint: c,
+            checkpointBytes: c.length,
+            metadataBytes: r.mb ?? 0,
+          };
+        }),
+      };
+      if (rows.length < batch) break;
+    }
+    const w = db.prepare(SQ_STATS.writes(where));
+    let wAfter: unknown[] = ["", "", "", "", -1e15];
+    for (;;) {
+      const rows = wrap("reading writes", () => w.all(...args, ...wAfter, batch) as SqWriteRow[]);
+      if (rows.length === 0) break;
+      const l = rows[rows.length - 1]!;
+      wAfter = [l.thread_id, l.checkpoint_ns, l.checkpoint_id, l.task_id, l.idx];
+      yield {
+        table: "writes",
+        rows: rows.map((r) => ({
+          threadId: r.thread_id,
+          ns: r.checkpoint_ns,
+          checkpointId: r.checkpoint_id,
+          channel: r.channel,
+          type: r.type,
+          value: bytesOf(r.value),
+        })),
+      };
+      if (rows.length < batch) break;
+    }
+    yield { table: "page", threads };
+  }
 }
