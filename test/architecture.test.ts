@@ -173,12 +173,9 @@ test("the library's front door takes nothing from cli/ but main", () => {
 test("errors built from a caught error keep it as their cause", async () => {
   const ts = (await import("typescript")).default;
   const MAKERS = new Set(["storeError", "inputError", "usageError", "CkptError"]);
-  // the LangGraph store files are being merged into savers/langgraph/ (issue #28); they are fixed there
-  const LATER = /^savers\/(lgstore|lgstats|langgraph\/)/;
   const dropped: string[] = [];
   for (const file of files.filter((f) => layerOf(f) !== "generated")) {
     const rel = relative(SRC, file).split(sep).join("/");
-    if (LATER.test(rel)) continue;
     const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
     const visit = (n: import("typescript").Node) => {
       if ((ts.isCallExpression(n) || ts.isNewExpression(n)) && n.arguments) {
@@ -196,4 +193,137 @@ test("errors built from a caught error keep it as their cause", async () => {
     visit(sf);
   }
   expect(dropped).toEqual([]);
+});
+
+/** The module a relative specifier names (`./x.js` is `./x.ts` in the source), or undefined outside src/. */
+function targetOf(file: string, spec: string, known: Set<string>): string | undefined {
+  const base = resolve(dirname(file), spec);
+  for (const c of [base, base.replace(/\.js$/, ".ts"), base.replace(/\.cjs$/, ".cts"), base.replace(/\.mjs$/, ".mts")])
+    if (known.has(c)) return c;
+  return undefined;
+}
+
+/**
+ * The import cycles of a module graph (static imports, re-exports and lazy `import()` alike): every strongly
+ * connected set of two or more modules, or a module that imports itself, as `a → b → … → a` (Tarjan's algorithm).
+ */
+export function importCycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  let n = 0;
+  const visit = (v: string) => {
+    index.set(v, n);
+    low.set(v, n++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      on.delete(w);
+      scc.push(w);
+    } while (w !== v);
+    if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(scc.sort());
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/**
+ * Module specifiers a module loads when it runs: static imports, re-exports and lazy `import()`, without the
+ * type-only ones (`import type`, `export type`), which are erased (the page script's two halves in view/ name each
+ * other's types).
+ */
+export function runtimeImportsOf(text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+  return importsOf(code.replace(/(^|[\s;}])(?:import|export)\s+type\s[^;"'`]*?from\s*["'][^"']+["']/g, "$1"));
+}
+
+/** The module graph of src/: each file's relative runtime imports, resolved to files. */
+function moduleGraph(): Map<string, string[]> {
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const to = runtimeImportsOf(readFileSync(file, "utf8"))
+      .filter((s) => s.startsWith("."))
+      .map((s) => targetOf(file, s, known))
+      .filter((t): t is string => t !== undefined);
+    graph.set(file, [...new Set(to)]);
+  }
+  return graph;
+}
+
+test("the cycle finder sees a circle closed by any kind of import (so the check below can fail)", () => {
+  expect(
+    runtimeImportsOf(
+      [
+        'import type { A } from "./a.js";',
+        'export type { B } from "./b.js";',
+        'import { type C, d } from "./c.js";',
+        'const e = await import("./e.js");',
+      ].join("\n"),
+    ),
+  ).toEqual(["./c.js", "./e.js"]);
+  const g = new Map([
+    ["a", ["b"]],
+    ["b", ["c"]],
+    ["c", ["a"]], // e.g. closed by a lazy import()
+    ["d", ["d"]],
+    ["e", ["a"]],
+  ]);
+  expect(importCycles(g)).toEqual([["a", "b", "c"], ["d"]]);
+  expect(
+    importCycles(
+      new Map([
+        ["a", ["b"]],
+        ["b", []],
+      ]),
+    ),
+  ).toEqual([]);
+});
+
+test("no import cycle in src/ (static imports, re-exports and lazy import() alike; type-only imports are erased)", () => {
+  const cycles = importCycles(moduleGraph()).map((c) => c.map((f) => relative(SRC, f).split(sep).join("/")));
+  expect(cycles).toEqual([]);
+});
+
+/** Database drivers: only savers/ talks to a database. */
+const DRIVERS = ["better-sqlite3", "pg", "ioredis"];
+/** What a table-list look reads: the catalogue of SQLite, PostgreSQL. */
+const CATALOGUE = /\b(sqlite_master|sqlite_schema|information_schema|to_regclass|pg_catalog)\b/;
+
+describe("no layer above savers/ runs SQL or imports a database driver", () => {
+  for (const file of files.filter((f) => ["core", "view", "cli", "providers"].includes(layerOf(f) ?? ""))) {
+    test(relative(SRC, file), () => {
+      const text = readFileSync(file, "utf8");
+      const drivers = importsOf(text).filter((s) => DRIVERS.includes(s));
+      const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+      const sql = [...code.matchAll(new RegExp(CATALOGUE, "g"))].map((m) => m[1]);
+      expect({ drivers, sql }).toEqual({ drivers: [], sql: [] });
+    });
+  }
+});
+
+test("one layout decision: the table looks that tell LangGraph's layout from ckpt's are called from savers/index.ts only", () => {
+  const LOOKS = /\b(sqliteTables|isLangGraphSqlite|inspectPgSchema)\s*\(/g;
+  const HOMES = new Set(["savers/langgraph/sqlite.ts", "savers/langgraph/postgres.ts"]);
+  const callers = new Set<string>();
+  for (const file of files) {
+    const rel = relative(SRC, file).split(sep).join("/");
+    if (HOMES.has(rel)) continue;
+    const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+    if (LOOKS.test(code)) callers.add(rel);
+    LOOKS.lastIndex = 0;
+  }
+  expect([...callers]).toEqual(["savers/index.ts"]);
 });

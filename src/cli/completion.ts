@@ -205,7 +205,8 @@ export function fishScript(cmds: CommandInfo[]): string {
   return lines.join("\n") + "\n";
 }
 
-export const completionCommand: CommandDef = {
+/** The `completion` command, describing the commands of `all` (main.ts's list: handed in, so this module needs no main). */
+export const completionCommand = (all: ReadonlyArray<{ load: () => Promise<CommandDef> }>): CommandDef => ({
   command: "completion <shell>",
   describe: "Print a shell completion script (bash, zsh or fish)",
   builder: (y: Argv) =>
@@ -217,10 +218,9 @@ export const completionCommand: CommandDef = {
   run: async (args: { shell: string }, io: CliIO) => {
     if (!(SHELLS as readonly string[]).includes(args.shell))
       throw usageError(`unknown shell '${args.shell}': expected one of ${SHELLS.join(", ")}`);
-    const { commands } = await import("./main.js");
-    const cmds = (await Promise.all(commands.map((c) => c.load()))).map(describeCommand);
+    const cmds = (await Promise.all(all.map((c) => c.load()))).map(describeCommand);
     const script = { bash: bashScript, zsh: zshScript, fish: fishScript }[args.shell as Shell](cmds);
     io.stdout.write(script);
     return 0;
   },
-};
+});

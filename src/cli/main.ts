@@ -26,7 +26,7 @@ export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> 
   { name: "show", load: async () => (await import("./show.js")).showCommand },
   { name: "view", load: async () => (await import("./view.js")).viewCommand },
   { name: "schema", load: async () => (await import("./schema.js")).schemaCommand },
-  { name: "completion", load: async () => (await import("./completion.js")).completionCommand },
+  { name: "completion", load: async () => (await import("./completion.js")).completionCommand(commands) },
 ];
 
 /** The command modules a run needs: the one named first in argv, or all of them (help, typos, no command). */

@@ -425,6 +425,18 @@ function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "c
   return args.toFormat === "langgraph" || args.toLibrary !== undefined ? "langgraph" : "ckpt";
 }
 
+/**
+ * The layout a target will have, when it is known before opening it: the only one its kind holds, what `?layout=`
+ * forces, LangGraph's for a LangGraph history or for a SQLite file that does not exist yet and is asked to be one.
+ * Else its tables tell, once it is open (opening a store that exists creates nothing).
+ */
+function knownLayout(to: SaverUri, want: "langgraph" | "ckpt", source: OpenedStore): OpenedStore["layout"] | undefined {
+  if ((to.kind !== "sqlite" && to.kind !== "postgres") || to.params.get("layout") === "ckpt") return "ckpt";
+  if (to.params.get("layout") === "langgraph" || source.layout === "langgraph") return "langgraph";
+  if (want === "langgraph" && to.kind === "sqlite" && !existsSync(to.location)) return "langgraph";
+  return undefined;
+}
+
 /** The options each route cannot honour, refused with a reason (exit 2) before anything is written. */
 function refuseOptions(
   args: Args,
@@ -499,8 +511,10 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string): Promis
   const source = await openStore(fromU, { readOnly: true, env: io.env });
   // the options a known LangGraph target cannot honour, before the target is created
   const ns = { from: fromNs, to: toNs };
-  if (wantOf(args, source, toU) === "langgraph")
-    refuseOptions(args, { source: source.layout, target: "langgraph" }, toU.redacted, ns);
+  // the options the target's route cannot honour, refused before the target is created when its layout is known
+  // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
+  const known = knownLayout(toU, wantOf(args, source, toU), source);
+  if (known) refuseOptions(args, { source: source.layout, target: known }, toU.redacted, ns);
   // the journal before the target: a journal that cannot be written stops the run before the target is created
   const journal = args.dryRun
     ? undefined

@@ -15,7 +15,7 @@ import { escapeHtml, pagePolicy, renderCheckpointPage, renderHistoryPage, render
 import { readHistory } from "./view-history.js";
 import { SAVER_URI } from "./input.js";
 import type { CliIO } from "./io.js";
-import { loadInput, type ViewArgs } from "./view.js";
+import { loadInput, type ViewArgs } from "./view-input.js";
 
 /** Threads per page of the store browser. */
 export const PAGE_SIZE = 100;

@@ -4,46 +4,17 @@
  * src/view/ (pure); this module reads the inputs, writes the page atomically and runs the server.
  */
 import { spawn } from "node:child_process";
-import { basename, isAbsolute, resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { ExitCode, usageError } from "../base/errors.js";
-import type { Checkpoint } from "../generated/types.js";
-import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
+import { FORMAT_NAMES } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, readSource, SAVER_URI, SQLITE_PATH_REF, storeAt } from "./input.js";
+import { NAMESPACE_OPTION, SAVER_URI, SQLITE_PATH_REF, storeAt } from "./input.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
+import { loadInput, type ViewArgs } from "./view-input.js";
 
-export interface ViewArgs {
-  inputs?: string[];
-  output?: string;
-  open: boolean;
-  diff: boolean;
-  serve: boolean;
-  port?: number;
-  host: string;
-  format?: string;
-  title?: string;
-  historyLimit?: number;
-  namespace?: string;
-}
-
-export interface Loaded {
-  name: string;
-  checkpoint: Checkpoint;
-  format: string;
-}
-
-/** Read one named input (file, folder, '-', uri#thread) into a canonical checkpoint. */
-export async function loadInput(spec: string, io: CliIO, format?: string, namespace?: string): Promise<Loaded> {
-  const doc = await readSource(spec, {
-    stdin: () => io.stdin,
-    cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd,
-    namespace,
-  });
-  const r = readCheckpoint(doc, format);
-  return { name: doc.name, checkpoint: r.checkpoint, format: r.format };
-}
+export type { Loaded, ViewArgs } from "./view-input.js";
 
 /** Where the page goes without -o: `<input name>.html` in the current folder. */
 function defaultOutput(spec: string, threadId: string): string {
