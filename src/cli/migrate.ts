@@ -473,7 +473,8 @@ async function openTarget(args: Args, io: CliIO, source: OpenedStore, to: SaverU
     want: wantOf(args, source, to),
     dryRun: args.dryRun,
   });
-  const writers = target.layout === "ckpt" && source.layout === "ckpt" ? await openWriters(to, args.jobs, io.env) : [];
+  const writers =
+    target.layout !== "langgraph" && source.layout !== "langgraph" ? await openWriters(to, args.jobs, io.env) : [];
   return { source, target, writers };
 }
 

@@ -175,7 +175,8 @@ async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o:
  * The one layout decision: open a parsed store URI and say which layout it holds. A sqlite: or postgres:// store
  * holds LangGraph's tables (`langgraph`: a LangGraph store, see savers/langgraph/) or ckpt's own (`ckpt`), as its
  * tables say or `?layout=langgraph|ckpt` forces; an empty one opened to write takes what `want` asks for (default
- * ckpt's). Every other store is ckpt's (a folder in any seed system's own layout is the file: store's business).
+ * ckpt's). A file: store is a `folder` (each seed system's own file layout, or `?layout=`: savers/file.ts); every
+ * other store holds ckpt's own layout.
  * A LangGraph store that is opened to read is opened read-only: never created, never altered.
  */
 export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<OpenedStore> {
@@ -198,13 +199,14 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
     readOnly,
     params: u.params,
   });
-  return { layout: "ckpt", uri: u, saver };
+  return { layout: u.kind === "file" ? "folder" : "ckpt", uri: u, saver };
 }
 
 /** A store opened by `openStore`: its layout, and the store as a Saver (LangGraph stores: read-only documents). */
 export type OpenedStore =
   | { layout: "langgraph"; uri: SaverUri; store: LangGraphStore; saver: LangGraphSaver }
-  | { layout: "ckpt"; uri: SaverUri; saver: Saver };
+  /** ckpt's own layout (a database's tables, Redis keys, memory), or a folder of files in one system's own layout */
+  | { layout: "ckpt" | "folder"; uri: SaverUri; saver: Saver };
 
 /** `openStore(…).saver` for a URI given as text. */
 export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Saver> {
