@@ -14,6 +14,7 @@ import { namespaceOf } from "../savers/types.js";
 import { storeAt } from "./input.js";
 import type { LgThreadSummary } from "../formats/langgraph/types.js";
 import type { LangGraphSaver } from "../savers/index.js";
+import type { Saver, ThreadInfo } from "../savers/types.js";
 import { openStore } from "./stores.js";
 
 interface Row {
@@ -25,6 +26,67 @@ interface Row {
   bytes: number;
   updatedAt: string | null;
   error?: string;
+}
+
+/** One thread's row: its document read through the formats (a record that cannot be read is a finding in its row). */
+async function rowOf(saver: Saver, ns: string, t: ThreadInfo): Promise<Row> {
+  let text: string | undefined;
+  let unreadable: string | undefined;
+  try {
+    text = await saver.load(t.threadId, ns);
+  } catch (e) {
+    // one record ckpt cannot read is a finding in its row; the others are still listed
+    if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
+    unreadable = e.message;
+  }
+  const row: Row = {
+    namespace: ns,
+    threadId: t.threadId,
+    format: null,
+    step: null,
+    messages: null,
+    bytes: t.bytes,
+    updatedAt: t.updatedAt ?? null,
+    ...(unreadable !== undefined ? { error: unreadable } : {}),
+  };
+  if (text !== undefined) {
+    try {
+      const { checkpoint, format } = readCheckpoint({ name: `${saver.uri}#${t.threadId}`, text });
+      row.format = format;
+      row.step = checkpoint.step;
+      row.messages = checkpoint.messages.length;
+      row.updatedAt = checkpoint.updatedAt ?? row.updatedAt;
+    } catch (e) {
+      row.error = (e as Error).message;
+    }
+  }
+  return row;
+}
+
+/** The rows as a text table, with the count of threads (and of files not read). */
+function tableOf(rows: Row[], unread: number): string {
+  const head = ["NAMESPACE", "THREAD", "FORMAT", "STEP", "MESSAGES", "SIZE", "UPDATED"];
+  const table = rows.map((r) =>
+    [
+      r.namespace,
+      r.threadId,
+      r.format ?? `? (${r.error ?? "unreadable"})`,
+      r.step ?? "-",
+      r.messages ?? "-",
+      `${r.bytes} B`,
+      r.updatedAt ?? "-",
+    ].map((c) => printable(String(c))),
+  );
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return (
+    [line(head), ...table.map(line)].join("\n") +
+    `\n${plural(rows.length - unread, "thread")}${unread ? `, ${plural(unread, "file")} not read` : ""}\n`
+  );
 }
 
 export const lsCommand: CommandDef = {
@@ -68,37 +130,7 @@ export const lsCommand: CommandDef = {
     try {
       for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {
-          let text: string | undefined;
-          let unreadable: string | undefined;
-          try {
-            text = await saver.load(t.threadId, ns);
-          } catch (e) {
-            // one record ckpt cannot read is a finding in its row; the others are still listed
-            if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
-            unreadable = e.message;
-          }
-          const row: Row = {
-            namespace: ns,
-            threadId: t.threadId,
-            format: null,
-            step: null,
-            messages: null,
-            bytes: t.bytes,
-            updatedAt: t.updatedAt ?? null,
-            ...(unreadable !== undefined ? { error: unreadable } : {}),
-          };
-          if (text !== undefined) {
-            try {
-              const { checkpoint, format } = readCheckpoint({ name: `${saver.uri}#${t.threadId}`, text });
-              row.format = format;
-              row.step = checkpoint.step;
-              row.messages = checkpoint.messages.length;
-              row.updatedAt = checkpoint.updatedAt ?? row.updatedAt;
-            } catch (e) {
-              row.error = (e as Error).message;
-            }
-          }
-          rows.push(row);
+          rows.push(await rowOf(saver, ns, t));
         }
         // a folder's files that look like checkpoints but are not read (unreadable, a second file for a thread): named
         for (const p of saver.passedOver?.(ns).rejected ?? [])
@@ -131,28 +163,7 @@ export const lsCommand: CommandDef = {
       );
       return 0;
     }
-    const head = ["NAMESPACE", "THREAD", "FORMAT", "STEP", "MESSAGES", "SIZE", "UPDATED"];
-    const table = rows.map((r) =>
-      [
-        r.namespace,
-        r.threadId,
-        r.format ?? `? (${r.error ?? "unreadable"})`,
-        r.step ?? "-",
-        r.messages ?? "-",
-        `${r.bytes} B`,
-        r.updatedAt ?? "-",
-      ].map((c) => printable(String(c))),
-    );
-    const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-    const line = (cells: string[]) =>
-      cells
-        .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-        .join("  ")
-        .trimEnd();
-    io.stdout.write(
-      [line(head), ...table.map(line)].join("\n") +
-        `\n${plural(rows.length - unread.length, "thread")}${unread.length ? `, ${plural(unread.length, "file")} not read` : ""}\n`,
-    );
+    io.stdout.write(tableOf(rows, unread.length));
     return 0;
   },
 };
