@@ -246,7 +246,11 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
  */
 export function runtimeImportsOf(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
-  return importsOf(code.replace(/(^|[\s;}])(?:import|export)\s+type\s[^;"'`]*?from\s*["'][^"']+["']/g, "$1"));
+  const typeOnly = code
+    .replace(/(^|[\s;}])(?:import|export)\s+type\s[^;"'`]*?from\s*["'][^"']+["']/g, "$1")
+    // `import("./x.js").Name` in a type position names a type; a runtime import() is awaited or `.then`-ed
+    .replace(/\bimport\s*\(\s*["'][^"']+["']\s*\)\s*\.(?!then\b)[A-Za-z_$]/g, "");
+  return importsOf(typeOnly);
 }
 
 /** The module graph of src/: each file's relative runtime imports, resolved to files. */
@@ -271,9 +275,11 @@ test("the cycle finder sees a circle closed by any kind of import (so the check 
         'export type { B } from "./b.js";',
         'import { type C, d } from "./c.js";',
         'const e = await import("./e.js");',
+        'let f: import("./f.js").F;',
+        'import("./g.js").then((m) => m.g);',
       ].join("\n"),
     ),
-  ).toEqual(["./c.js", "./e.js"]);
+  ).toEqual(["./c.js", "./e.js", "./g.js"]);
   const g = new Map([
     ["a", ["b"]],
     ["b", ["c"]],

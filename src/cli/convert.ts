@@ -424,7 +424,7 @@ async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<str
 
 /**
  * Into a store: `ckpt convert <in> -t langgraph -o <LangGraph store>[#thread]`: one thread of any format written into a LangGraph
- * SQLite or PostgreSQL store as a new LangGraph thread (one checkpoint, LangChain messages; core/lg-convert.ts), in the
+ * SQLite or PostgreSQL store as a new LangGraph thread (one checkpoint, LangChain messages; core/langgraph/convert.ts), in the
  * JS library's encoding unless `--to-library python` (or the store's own library when it already holds threads). The
  * store is set up as that library's setup() would; the thread must not exist there yet; the row is read back and
  * compared with what was written.
@@ -450,7 +450,7 @@ export interface StoreConvertArgs {
 
 export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArgs, io: CliIO): Promise<number> {
   const { parseLibrary } = await import("./migrate-langgraph.js");
-  const { documentToRow, threadTaken } = await import("../core/lg-convert.js");
+  const { documentToRow, threadTaken } = await import("../core/langgraph/convert.js");
   const { redactUri: redact } = await import("../base/redact.js");
   const ref = splitThreadRef(args.output);
   if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);

@@ -7,10 +7,11 @@
 import { promises as fsp, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
-import { inputError, usageError, type CkptError } from "../base/errors.js";
+import { inputError, type CkptError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
 import { MAX_TEXT_BYTES, tooLargeText } from "../base/json.js";
 import { DEFAULT_NAMESPACE, type Saver } from "../savers/types.js";
+import { namespaceOf } from "../savers/types.js";
 import type { SourceDoc } from "../formats/types.js";
 
 /** Saver URIs: memory:, file:, sqlite:, redis://, rediss://, postgres://, postgresql:// */
@@ -73,9 +74,12 @@ export function storeAt(spec: string, cwd: string | undefined): string {
   return scheme + resolve(cwd, path) + (end < 0 ? "" : rest.slice(end));
 }
 
-/** Split `uri#threadId` (the last '#' separates; the thread id is percent-decoded). */
+/**
+ * Split `uri#threadId` where the thread is optional (convert -o, replay --save-to): the first `#` separates, as in
+ * every address (savers/address.ts `splitAddress`: thread ids may hold `#`); the thread id is percent-decoded.
+ */
 export function splitThreadRef(spec: string): { uri: string; threadId?: string } {
-  const i = spec.indexOf("#"); // the first "#": thread ids may contain "#" (deep-agent's "user:42/session#1")
+  const i = spec.indexOf("#");
   if (i < 0) return { uri: spec };
   let threadId = spec.slice(i + 1);
   try {
@@ -101,13 +105,8 @@ export interface ReadOptions {
  * is a usage error.
  */
 export function namespaceFor(uri: string, flag: string | undefined): string | undefined {
-  const inUri = /[?&]namespace=/.test(uri)
-    ? (new URLSearchParams(uri.slice(uri.indexOf("?") + 1).split("#")[0]).get("namespace") ?? undefined)
-    : undefined;
-  if (inUri !== undefined && flag !== undefined && inUri !== flag) {
-    throw usageError(`namespace given twice: '${inUri}' in the URI and '${flag}' by --namespace; keep one`);
-  }
-  return inUri ?? flag;
+  const query = /[?&]namespace=/.test(uri) ? uri.slice(uri.indexOf("?") + 1).split("#")[0] : "";
+  return namespaceOf({ params: new URLSearchParams(query) }, flag);
 }
 
 /** `--namespace` of every command that reads `<saver-uri>#<thread>` (ls has its own: several, default all). */
@@ -136,13 +135,16 @@ export async function noThreadError(saver: Saver, threadId: string, namespace: s
  */
 async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
   const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
-  const given = parseAddress(storeAt(spec, opts.cwd));
-  // a bare folder path is relative to the command's folder
-  if (!SAVER_URI.test(given.uri) && !SQLITE_PATH_REF.test(spec)) given.uri = resolve(opts.cwd ?? ".", given.uri);
-  const namespace = namespaceFor(given.uri, opts.namespace) ?? DEFAULT_NAMESPACE;
+  const given = parseAddress(storeAt(spec, opts.cwd), {
+    env: opts.env,
+    namespace: opts.namespace,
+    // a bare folder path is relative to the command's folder
+    locate: (store) => (SAVER_URI.test(store) || SQLITE_PATH_REF.test(spec) ? store : resolve(opts.cwd ?? ".", store)),
+  });
+  const namespace = given.namespace ?? DEFAULT_NAMESPACE;
   const { isLangGraphSaver } = await import("../savers/index.js");
   const { openStore } = await import("./stores.js");
-  const saver = (await openStore(given.uri, { readOnly: true, namespace, env: opts.env })).saver;
+  const saver = (await openStore(given.store, { readOnly: true, namespace, env: opts.env })).saver;
   try {
     // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
     const a = await settleAddress(saver, given, isLangGraphSaver(saver) ? undefined : namespace);

@@ -7,11 +7,11 @@ import { printable } from "../base/printable.js";
 import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
-import { redactUri } from "../base/redact.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { namespaceFor, noThreadError, storeAt } from "./input.js";
+import { namespaceOf } from "../savers/types.js";
+import { noThreadError, storeAt } from "./input.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
@@ -60,14 +60,14 @@ export const logCommand: CommandDef = {
     intOption(args.limit, "--limit");
     args.address = storeAt(args.address, io.cwd);
     const { parseAddress, settleAddress } = await import("../savers/address.js");
-    const given = parseAddress(args.address);
+    const given = parseAddress(args.address, { env: io.env });
     const { openStore } = await import("./stores.js");
     const { historyOf } = await import("../savers/address.js");
     const { isLangGraphSaver } = await import("../savers/index.js");
-    const saver = (await openStore(given.uri, { readOnly: true, env: io.env })).saver;
+    const saver = (await openStore(given.store, { readOnly: true, env: io.env })).saver;
     // ckpt's own stores: the one namespace rule (the URI's ?namespace=, else --namespace, else 'default')
     const lg = isLangGraphSaver(saver);
-    const namespace = lg ? args.namespace : (namespaceFor(given.uri, args.namespace) ?? DEFAULT_NAMESPACE);
+    const namespace = lg ? args.namespace : (namespaceOf(given.store, args.namespace) ?? DEFAULT_NAMESPACE);
     // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
     const a = await settleAddress(saver, given, namespace).catch(async (e) => {
       await saver.close();
@@ -103,7 +103,7 @@ export const logCommand: CommandDef = {
     else if (n === 0) {
       flush(true);
       const { inputError } = await import("../base/errors.js");
-      throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: redactUri(a.uri) });
+      throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: a.store.redacted });
     } else buf += `${plural(n, "checkpoint")}\n`;
     flush(true);
     return 0;

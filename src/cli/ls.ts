@@ -10,9 +10,12 @@ import { readCheckpoint } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { CkptError, ExitCode, usageError } from "../base/errors.js";
-import { namespaceFor, storeAt } from "./input.js";
-import { openStore } from "./stores.js";
+import { namespaceOf } from "../savers/types.js";
+import { storeAt } from "./input.js";
+import type { LgThreadSummary } from "../formats/langgraph/types.js";
+import type { LangGraphSaver } from "../savers/index.js";
 import type { Saver, ThreadInfo } from "../savers/types.js";
+import { openStore } from "./stores.js";
 
 interface Row {
   namespace: string;
@@ -25,7 +28,7 @@ interface Row {
   error?: string;
 }
 
-/** One thread's row: its document read for format, step and messages; what cannot be read is the row's error. */
+/** One thread's row: its document read through the formats (a record that cannot be read is a finding in its row). */
 async function rowOf(saver: Saver, ns: string, t: ThreadInfo): Promise<Row> {
   let text: string | undefined;
   let unreadable: string | undefined;
@@ -60,10 +63,10 @@ async function rowOf(saver: Saver, ns: string, t: ThreadInfo): Promise<Row> {
   return row;
 }
 
-/** The text table of the rows (the last `unread` are files not read), with its count line. */
-function table(rows: Row[], unread: number): string {
+/** The rows as a text table, with the count of threads (and of files not read). */
+function tableOf(rows: Row[], unread: number): string {
   const head = ["NAMESPACE", "THREAD", "FORMAT", "STEP", "MESSAGES", "SIZE", "UPDATED"];
-  const cells = rows.map((r) =>
+  const table = rows.map((r) =>
     [
       r.namespace,
       r.threadId,
@@ -74,14 +77,14 @@ function table(rows: Row[], unread: number): string {
       r.updatedAt ?? "-",
     ].map((c) => printable(String(c))),
   );
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
       .join("  ")
       .trimEnd();
   return (
-    [line(head), ...cells.map(line)].join("\n") +
+    [line(head), ...table.map(line)].join("\n") +
     `\n${plural(rows.length - unread, "thread")}${unread ? `, ${plural(unread, "file")} not read` : ""}\n`
   );
 }
@@ -111,17 +114,19 @@ export const lsCommand: CommandDef = {
     intOption(args.limit, "--limit");
     args.uri = storeAt(args.uri, io.cwd);
     const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
-    const uriNs = namespaceFor(args.uri, flagNs);
+    const { parseSaverUri } = await import("../savers/uri.js");
+    const u = parseSaverUri(args.uri, io.env); // parsed once, here
+    const uriNs = namespaceOf(u, flagNs);
     if (uriNs !== undefined && args.namespace && args.namespace.length > 1)
       throw usageError(
         `namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`,
       );
-    const saver = (await openStore(args.uri, { readOnly: true, env: io.env })).saver;
+    const opened = await openStore(u, { readOnly: true, env: io.env });
+    if (opened.layout === "langgraph") return lsLangGraph(opened.saver, args, io);
+    const saver = opened.saver;
     const rows: Row[] = [];
     const unread: Row[] = [];
     let others: string[] = []; // when the namespaces asked for hold nothing: the ones that hold threads
-    if ((await import("../savers/index.js")).isLangGraphSaver(saver))
-      return (await import("./ls-langgraph.js")).lsLangGraph(saver, args, io);
     try {
       for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
         for await (const t of saver.list({ namespace: ns, limit: args.limit })) {
@@ -158,7 +163,63 @@ export const lsCommand: CommandDef = {
       );
       return 0;
     }
-    io.stdout.write(table(rows, unread.length));
+    io.stdout.write(tableOf(rows, unread.length));
     return 0;
   },
 };
+
+// ------------------------------------------------------------------------------------------------ LangGraph stores
+
+/**
+ * A LangGraph store: one row per thread (root-namespace checkpoints, newest step, messages of the newest checkpoint,
+ * stored bytes incl. writes and blobs, last update, subgraph namespaces), printed as the store streams them: memory
+ * does not grow with the number of threads or checkpoints.
+ */
+const LG_HEAD = ["THREAD", "CHECKPOINTS", "STEP", "MESSAGES", "SIZE", "UPDATED", "SUBGRAPHS", "WRITER"];
+
+function lgCells(t: LgThreadSummary): string[] {
+  return [
+    t.threadId,
+    String(t.checkpoints),
+    t.newestStep === null ? "-" : String(t.newestStep),
+    t.messages === null ? "-" : String(t.messages),
+    `${t.bytes} B`,
+    t.updatedAt ?? "-",
+    t.namespaces ? `${t.namespaces} ns, ${t.subgraphCheckpoints} cp` : "-",
+    t.library,
+  ];
+}
+
+async function lsLangGraph(saver: LangGraphSaver, args: { limit?: number; json: boolean }, io: CliIO): Promise<number> {
+  let n = 0;
+  try {
+    const threads = saver.langgraph.threads({ limit: args.limit });
+    if (args.json) {
+      io.stdout.write("[");
+      for await (const t of threads)
+        io.stdout.write((n++ ? ",\n" : "\n") + JSON.stringify({ layout: "langgraph", ...t }));
+      io.stdout.write(n ? "\n]\n" : "]\n");
+      return 0;
+    }
+    // fixed widths (streamed: the longest id is unknown up front); a longer thread id just pushes its row
+    const widths = [24, 11, 5, 8, 12, 32, 14, 7];
+    const line = (c: string[]) =>
+      c
+        .map((x, i) => (i >= 1 && i <= 4 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd() + "\n";
+    let buf = "";
+    for await (const t of threads) {
+      if (n++ === 0) buf += line(LG_HEAD);
+      buf += line(lgCells(t));
+      if (buf.length > 65536) io.stdout.write(buf), (buf = "");
+    }
+    io.stdout.write(
+      buf +
+        (n ? `${plural(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`),
+    );
+    return 0;
+  } finally {
+    await saver.close();
+  }
+}

@@ -1,9 +1,9 @@
 /**
  * The LangGraph routes of `ckpt migrate` (the engine is picked from the opened stores, cli/migrate.ts):
  * - a LangGraph store into a LangGraph store (sqlite:<path> ⇄ postgres://…?schema=): whole histories, checkpoint by
- *   checkpoint (core/lg-migrate.ts); `--to-library python|js` converts on the way;
+ *   checkpoint (core/langgraph/migrate.ts); `--to-library python|js` converts on the way;
  * - a ckpt store or folder into a LangGraph store: every thread of any seed format becomes a LangGraph thread (one
- *   checkpoint, LangChain messages; core/lg-convert.ts). Threads that cannot be converted (unreadable, lossy without
+ *   checkpoint, LangChain messages; core/langgraph/convert.ts). Threads that cannot be converted (unreadable, lossy without
  *   --allow-lossy, a thread id the target already holds with other checkpoints) are rejected (exit 5) and listed.
  * Both with the journal, --resume, --dry-run, --on-conflict, --reject-file, --thread and the progress of the document
  * migration; the options a LangGraph target cannot honour are refused (`refuseOnLangGraph`).
@@ -61,7 +61,7 @@ export async function migrateLgToLg(
   args: LgMigrateArgs,
   hooks: LgHooks,
 ): Promise<MigrateSummary & { library: Library }> {
-  const { migrateLangGraph } = await import("../core/lg-migrate.js");
+  const { migrateLangGraph } = await import("../core/langgraph/migrate.js");
   return migrateLangGraph(source, target, {
     toLibrary: parseLibrary(args.toLibrary),
     ...lgMigrateOptions(args, hooks),
@@ -76,8 +76,8 @@ export async function migrateIntoLg(
   args: LgMigrateArgs,
   hooks: LgHooks,
 ): Promise<MigrateSummary & { library: Library }> {
-  const { migrateLangGraph } = await import("../core/lg-migrate.js");
-  const { documentsAsLgSource } = await import("../core/lg-convert.js");
+  const { migrateLangGraph } = await import("../core/langgraph/migrate.js");
+  const { documentsAsLgSource } = await import("../core/langgraph/convert.js");
   const nss = namespaces ?? (await saver.namespaces());
   const library =
     parseLibrary(args.toLibrary) ?? ((await target.hasLayout()) ? await target.library() : undefined) ?? "js";

@@ -27,7 +27,8 @@ import type { CliIO } from "./io.js";
 import type { Saver } from "../savers/types.js";
 import { writeFileAtomic } from "../base/atomic.js";
 import { fmtInt } from "../base/plural.js";
-import { namespaceFor, storeAt } from "./input.js";
+import { namespaceOf } from "../savers/types.js";
+import { storeAt } from "./input.js";
 import type { OpenedStore } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
 import { migrateIntoLg, migrateLgToLg, refuseOnLangGraph } from "./migrate-langgraph.js";
@@ -472,47 +473,52 @@ async function openTarget(args: Args, io: CliIO, source: OpenedStore, to: SaverU
     want: wantOf(args, source, to),
     dryRun: args.dryRun,
   });
-  const writers = target.layout === "ckpt" && source.layout === "ckpt" ? await openWriters(to, args.jobs, io.env) : [];
+  const writers =
+    target.layout !== "langgraph" && source.layout !== "langgraph" ? await openWriters(to, args.jobs, io.env) : [];
   return { source, target, writers };
+}
+
+/** The two stores of a run, parsed once, with their namespaces (the one rule: the URI's, else the flag's). */
+interface Parsed {
+  fromU: SaverUri;
+  toU: SaverUri;
+  fromNs?: string;
+  toNs?: string;
 }
 
 async function runMigrate(args: Args, io: CliIO): Promise<number> {
   checkArgs(args);
+  // each address parsed once, here (before the journal is locked); each store opened once, its layout decided there
+  const { parseSaverUri } = await import("../savers/uri.js");
+  const fromU = parseSaverUri(args.from, io.env);
+  const toU = parseSaverUri(args.to, io.env);
   // one namespace rule: the URI's ?namespace=, else the flag (both, disagreeing, is a usage error)
-  const fromUriNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
-  if (fromUriNs !== undefined && (args.namespace?.length ?? 0) > 1)
+  const fromNs = namespaceOf(fromU, args.namespace?.length === 1 ? args.namespace[0] : undefined);
+  if (fromNs !== undefined && (args.namespace?.length ?? 0) > 1)
     throw usageError(
-      `namespace given twice: '${fromUriNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`,
+      `namespace given twice: '${fromNs}' in --from and --namespace ${args.namespace!.join(" ")}; keep one`,
     );
-  namespaceFor(args.to, args.toNamespace); // checked before the journal is locked, as the URIs are
-  const { parseSaverUri } = await import("../savers/index.js");
-  for (const uri of [args.from, args.to]) parseSaverUri(uri, io.env);
+  const parsed: Parsed = { fromU, toU, fromNs, toNs: namespaceOf(toU, args.toNamespace) };
   const journalPath = journalPathFor(args, io);
-  if (args.dryRun) return migrateLocked(args, io, journalPath);
+  if (args.dryRun) return migrateLocked(args, io, journalPath, parsed);
   const unlock = await lockJournal(journalPath);
   try {
-    return await migrateLocked(args, io, journalPath);
+    return await migrateLocked(args, io, journalPath, parsed);
   } finally {
     await unlock();
   }
 }
 
 /** The run, once the journal is locked (a dry run keeps no journal). */
-async function migrateLocked(args: Args, io: CliIO, journalPath: string): Promise<number> {
-  const fromNs = namespaceFor(args.from, args.namespace?.length === 1 ? args.namespace[0] : undefined);
-  const toNs = namespaceFor(args.to, args.toNamespace);
+async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Parsed): Promise<number> {
+  const { fromU, toU, fromNs, toNs } = p;
   const from = redactUri(args.from);
   const to = redactUri(args.to);
   if (!args.dryRun) checkJournal(journalPath, args.resume);
-  // each address parsed once, here; each store opened once, and its layout decided there
-  const { parseSaverUri } = await import("../savers/uri.js");
-  const fromU = parseSaverUri(args.from, io.env);
-  const toU = parseSaverUri(args.to, io.env);
   const source = await openStore(fromU, { readOnly: true, env: io.env });
-  // the options a known LangGraph target cannot honour, before the target is created
-  const ns = { from: fromNs, to: toNs };
   // the options the target's route cannot honour, refused before the target is created when its layout is known
   // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
+  const ns = { from: fromNs, to: toNs };
   const known = knownLayout(toU, wantOf(args, source, toU), source);
   if (known) refuseOptions(args, { source: source.layout, target: known }, toU.redacted, ns);
   // the journal before the target: a journal that cannot be written stops the run before the target is created

@@ -2,7 +2,7 @@
  * The text of `ckpt stats`: the summary line first, then short tables that fit one screen at the default --top 10.
  */
 import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
-import { humanBytes } from "../core/lg-stats.js";
+import { humanBytes } from "../core/langgraph/stats.js";
 import { fmtInt } from "../base/plural.js";
 
 const num = fmtInt;

@@ -1,7 +1,7 @@
 /**
  * `ckpt stats <uri>`: where a store's bytes are, with a one-line answer on top. LangGraph stores (SQLite and
  * PostgreSQL, Python- or JS-written): bytes per table, checkpoints vs metadata vs writes vs blobs, per channel, per
- * message class, message bytes repeated across checkpoints, top threads, growth per day (core/lg-stats.ts). ckpt's own
+ * message class, message bytes repeated across checkpoints, top threads, growth per day (core/langgraph/stats.ts). ckpt's own
  * savers: bytes per namespace, per format, per day, top threads (core/saver-stats.ts). Read-only and streamed;
  * `--json` prints the report (schemas/StatsReport.json).
  */
@@ -10,9 +10,10 @@ import { usageError } from "../base/errors.js";
 import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { namespaceFor, storeAt } from "./input.js";
+import { namespaceOf } from "../savers/types.js";
+import { storeAt } from "./input.js";
 import type { LangGraphStore } from "../savers/langgraph/shared.js";
-import type { Saver } from "../savers/types.js";
+import type { OpenedStore } from "../savers/index.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -30,7 +31,7 @@ async function statsLangGraph(
   src: LangGraphStore,
   filter: ((t: string) => boolean) | undefined,
 ): Promise<LangGraphStatsReport> {
-  const { createLgStats } = await import("../core/lg-stats.js");
+  const { createLgStats } = await import("../core/langgraph/stats.js");
   const t0 = performance.now();
   const acc = createLgStats({
     top: args.top,
@@ -47,11 +48,12 @@ async function statsLangGraph(
 
 async function statsSaver(
   args: Args,
-  saver: Saver,
+  opened: OpenedStore,
   filter: ((t: string) => boolean) | undefined,
 ): Promise<SaverStatsReport> {
   const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
-  const uriNs = namespaceFor(args.uri, flagNs);
+  const uriNs = namespaceOf(opened.uri, flagNs);
+  const saver = opened.saver;
   const { createSaverStats } = await import("../core/saver-stats.js");
   const t0 = performance.now();
   const acc = createSaverStats({ top: args.top, uri: saver.uri, filter: { threads: args.thread, match: args.match } });
@@ -121,7 +123,7 @@ export const statsCommand: CommandDef = {
       r =
         opened.layout === "langgraph"
           ? await statsLangGraph(args, opened.store, filter)
-          : await statsSaver(args, opened.saver, filter);
+          : await statsSaver(args, opened, filter);
     } finally {
       await opened.saver.close();
     }

@@ -1,13 +1,13 @@
 /**
  * `ckpt validate <langgraph-store>[#thread[@checkpoint]]`: a LangGraph SQLite or PostgreSQL store validated as a
- * store (core/langgraph-validate.ts): all of it, one thread, or one checkpoint (`@<id or prefix>`, `@latest`, `@~N`).
+ * store (core/langgraph/validate.ts): all of it, one thread, or one checkpoint (`@<id or prefix>`, `@latest`, `@~N`).
  * One FileResult per input, its issues naming each row. Inputs that are not LangGraph stores return undefined and
  * go through the document pipeline as before.
  */
 import { isAbsolute, resolve } from "node:path";
 import { CkptError, ExitCode } from "../base/errors.js";
 import type { FileResult } from "../core/document.js";
-import { validateLangGraphStore } from "../core/langgraph-validate.js";
+import { validateLangGraphStore } from "../core/langgraph/validate.js";
 import { SAVER_URI } from "./input.js";
 
 /** A bare SQLite path (no scheme), with or without `#thread…`. */
@@ -59,17 +59,12 @@ export async function validateLangGraphSpec(
     let threadId: string | undefined;
     let checkpointId: string | undefined;
     if (s.fragment !== undefined) {
-      const { parseAddress, loadAddress } = await import("../savers/address.js");
-      const a = parseAddress(`${s.uri}#${s.fragment}`);
-      threadId = a.threadId;
+      const { parseFragment, loadAddress } = await import("../savers/address.js");
+      const at = parseFragment(s.fragment, spec);
+      threadId = at.threadId;
       // a thread alone is every checkpoint of the thread; @… names one (resolved like every other command)
-      let plain = s.fragment;
-      try {
-        plain = decodeURIComponent(s.fragment);
-      } catch {
-        /* kept raw, as parseAddress does */
-      }
-      if (a.threadId !== plain) checkpointId = (await loadAddress(opened.saver, a, label)).checkpointId;
+      if (at.selector.kind !== "latest" || at.literal !== undefined)
+        checkpointId = (await loadAddress(opened.saver, { store: opened.uri, ...at }, label)).checkpointId;
       else if (!(await reader.getTuple(threadId, "")))
         return fatal(
           label,

@@ -67,9 +67,10 @@ export async function historyPage(
 ): Promise<{ html: string; threadId: string } | undefined> {
   if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
   const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
-  const { openSaver, isLangGraphSaver } = await import("../savers/index.js");
-  const given = parseAddress(storeAt(spec, io.cwd));
-  const saver = await openSaver(given.uri, { readOnly: true, env: io.env } as Parameters<typeof openSaver>[1]);
+  const { isLangGraphSaver } = await import("../savers/index.js");
+  const { openStore } = await import("./stores.js");
+  const given = parseAddress(storeAt(spec, io.cwd), { env: io.env });
+  const saver = (await openStore(given.store, { readOnly: true, env: io.env })).saver;
   try {
     if (!isLangGraphSaver(saver)) return undefined;
     const a = await settleAddress(saver, given);

@@ -5,7 +5,7 @@
  */
 import type { SaverStatsReport } from "../generated/types.js";
 import { readCheckpoint } from "../formats/index.js";
-import { humanBytes } from "./lg-stats.js";
+import { humanBytes } from "./langgraph/stats.js";
 import { fmtInt, pluralInt } from "../base/plural.js";
 
 export interface SaverThread {

@@ -14,15 +14,33 @@ import { readCheckpoint } from "../formats/index.js";
 import { contentHash } from "./common.js";
 import { isLangGraphSaver } from "./langgraph/shared.js";
 import type { Saver } from "./types.js";
+import { namespaceOf } from "./types.js";
+import { parseSaverUri, type SaverUri } from "./uri.js";
 
 export type Selector = { kind: "latest" } | { kind: "back"; n: number } | { kind: "id"; prefix: string };
 
+/**
+ * A checkpoint address, parsed once where the user typed it: the store (scheme, location, options), the thread,
+ * the namespace and the checkpoint. Commands pass it down; nothing below parses it again.
+ */
 export interface Address {
-  uri: string;
+  /** the store part (before the first `#`), parsed */
+  store: SaverUri;
   threadId: string;
+  /** the checkpoint: the newest, N steps back, or an id (prefix) */
   selector: Selector;
+  /** the URI's `?namespace=`, else the one the command was given (both, disagreeing, is a usage error) */
+  namespace?: string;
   /** The whole fragment, decoded, when a selector-like suffix was split off it (it may be a thread id holding an `@`). */
   literal?: string;
+}
+
+export interface AddressOptions {
+  env?: NodeJS.ProcessEnv;
+  /** the command's `--namespace` */
+  namespace?: string;
+  /** where a bare path (no scheme) is taken from: the store part as it will be opened */
+  locate?: (storePart: string) => string;
 }
 
 const SELECTOR = /^(latest|~\d+|[0-9a-fA-F][0-9a-fA-F-]*)$/;
@@ -35,12 +53,21 @@ function decode(s: string): string {
   }
 }
 
-/** Split `uri#thread@selector` (the first `#` separates the URI; the last `@` a selector, when it is one). */
-export function parseAddress(spec: string): Address {
+/**
+ * Split `<store>#<thread>[@<checkpoint>]`. One rule, for every command: the **first** `#` ends the store (thread ids
+ * may hold `#`, deep-agent's `user:42/session#1`; a store path holding `#` is named with `%23`); the last `@`
+ * starts a selector when what follows is one.
+ */
+export function splitAddress(spec: string): { store: string; fragment?: string } {
   const hash = spec.indexOf("#");
-  if (hash < 0) throw usageError(`'${spec}': a checkpoint address is <store>#<thread>[@<checkpoint>|@latest|@~N]`);
-  const uri = spec.slice(0, hash);
-  const frag = spec.slice(hash + 1);
+  return hash < 0 ? { store: spec } : { store: spec.slice(0, hash), fragment: spec.slice(hash + 1) };
+}
+
+/** The thread and checkpoint of an address's fragment (what follows the first `#`). */
+export function parseFragment(
+  frag: string,
+  spec: string,
+): Pick<Address, "threadId" | "selector"> & { literal?: string } {
   const at = frag.lastIndexOf("@");
   let thread = frag;
   let selector: Selector = { kind: "latest" };
@@ -56,7 +83,18 @@ export function parseAddress(spec: string): Address {
   }
   const threadId = decode(thread);
   if (!threadId) throw usageError(`'${spec}': the thread id after '#' is empty`);
-  return thread === frag ? { uri, threadId, selector } : { uri, threadId, selector, literal: decode(frag) };
+  return thread === frag ? { threadId, selector } : { threadId, selector, literal: decode(frag) };
+}
+
+/** Parse `<store>#<thread>[@<checkpoint>]` into an Address (the store URI parsed here, once). */
+export function parseAddress(spec: string, o: AddressOptions = {}): Address {
+  const { store: part, fragment } = splitAddress(spec);
+  if (fragment === undefined)
+    throw usageError(`'${spec}': a checkpoint address is <store>#<thread>[@<checkpoint>|@latest|@~N]`);
+  const at = parseFragment(fragment, spec);
+  const store = parseSaverUri(o.locate ? o.locate(part) : part, o.env);
+  const namespace = namespaceOf(store, o.namespace);
+  return { store, ...at, ...(namespace !== undefined ? { namespace } : {}) };
 }
 
 export function formatSelector(s: Selector): string {
@@ -182,7 +220,8 @@ async function hasThread(saver: Saver, threadId: string, namespace?: string): Pr
 export async function settleAddress(saver: Saver, a: Address, namespace?: string): Promise<Address> {
   if (a.literal === undefined || (await hasThread(saver, a.threadId, namespace))) return a;
   if (!(await hasThread(saver, a.literal, namespace))) return a;
-  return { uri: a.uri, threadId: a.literal, selector: { kind: "latest" } };
+  const { literal, ...rest } = a;
+  return { ...rest, threadId: literal, selector: { kind: "latest" } };
 }
 
 /** The document an address names, with its resolved checkpoint id. */

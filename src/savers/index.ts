@@ -13,7 +13,6 @@ import { inputError, storeError, usageError } from "../base/errors.js";
 import { namesAThread, parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
 import { editDistance } from "../base/nearest.js";
 import { type LangGraphSaver, type LangGraphStore, langGraphSaver } from "./langgraph/shared.js";
-import { withDeltaChannels } from "./lg-delta.js";
 import type { Saver, SaverFactory } from "./types.js";
 
 export interface OpenOptions {
@@ -176,7 +175,8 @@ async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o:
  * The one layout decision: open a parsed store URI and say which layout it holds. A sqlite: or postgres:// store
  * holds LangGraph's tables (`langgraph`: a LangGraph store, see savers/langgraph/) or ckpt's own (`ckpt`), as its
  * tables say or `?layout=langgraph|ckpt` forces; an empty one opened to write takes what `want` asks for (default
- * ckpt's). Every other store is ckpt's (a folder in any seed system's own layout is the file: store's business).
+ * ckpt's). A file: store is a `folder` (each seed system's own file layout, or `?layout=`: savers/file.ts); every
+ * other store holds ckpt's own layout.
  * A LangGraph store that is opened to read is opened read-only: never created, never altered.
  */
 export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<OpenedStore> {
@@ -188,11 +188,7 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
   if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt") {
     const lg =
       u.kind === "sqlite" ? await openSqliteLangGraph(u, forced, opts) : await openPostgresLangGraph(u, forced, opts);
-    if (lg) {
-      // every way a tuple leaves the store carries its DeltaChannel values, rebuilt as the libraries do (lg-delta.ts)
-      const store = Object.assign({}, lg, withDeltaChannels(lg)) as LangGraphStore;
-      return { layout: "langgraph", uri: u, store, saver: langGraphSaver(store) };
-    }
+    if (lg) return { layout: "langgraph", uri: u, store: lg, saver: langGraphSaver(lg) };
   }
   const create = await FACTORIES[u.kind]();
   const saver = await create({
@@ -203,13 +199,14 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
     readOnly,
     params: u.params,
   });
-  return { layout: "ckpt", uri: u, saver };
+  return { layout: u.kind === "file" ? "folder" : "ckpt", uri: u, saver };
 }
 
 /** A store opened by `openStore`: its layout, and the store as a Saver (LangGraph stores: read-only documents). */
 export type OpenedStore =
   | { layout: "langgraph"; uri: SaverUri; store: LangGraphStore; saver: LangGraphSaver }
-  | { layout: "ckpt"; uri: SaverUri; saver: Saver };
+  /** ckpt's own layout (a database's tables, Redis keys, memory), or a folder of files in one system's own layout */
+  | { layout: "ckpt" | "folder"; uri: SaverUri; saver: Saver };
 
 /** `openStore(…).saver` for a URI given as text. */
 export async function openSaver(uri: string, opts: OpenOptions = {}): Promise<Saver> {

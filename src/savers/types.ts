@@ -3,6 +3,8 @@
  * the JSON text of the store's own layout (FileSaver: 2-space JSON; Redis KeyValueStoreSaver: compact JSON).
  * Texts, not objects, so that nothing (key order, integers beyond 2^53) is lost in transit.
  */
+import { usageError } from "../base/errors.js";
+
 export const DEFAULT_NAMESPACE = "default";
 
 export interface ThreadInfo {
@@ -136,3 +138,14 @@ export interface SaverOptions {
 
 /** Every saver module exports one of these (plus its `SAVER_NAME`). */
 export type SaverFactory = (options: SaverOptions) => Promise<Saver>;
+
+/**
+ * The namespace a command reads or writes, one rule for all: the URI's `?namespace=`, else the command's
+ * `--namespace`, else undefined (the command's default). Both, disagreeing, is a usage error.
+ */
+export function namespaceOf(u: { params: URLSearchParams }, flag: string | undefined): string | undefined {
+  const inUri = u.params.get("namespace") ?? undefined;
+  if (inUri !== undefined && flag !== undefined && inUri !== flag)
+    throw usageError(`namespace given twice: '${inUri}' in the URI and '${flag}' by --namespace; keep one`);
+  return inUri ?? flag;
+}

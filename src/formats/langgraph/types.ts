@@ -25,7 +25,6 @@
  * - Integers outside ±2^53 decode to the nearest double and are reported (reason "big-int").
  * Helpers below (`interruptOf`, `sendOf`, `isLcMessage`) read the shapes that still differ by library.
  */
-import type { DeltaValueInfo } from "./delta.js";
 
 /** Which library wrote a row (from its serde tags, version types and ids; "unknown" when nothing tells). */
 export type LgLibrary = "python" | "js" | "unknown";
@@ -139,7 +138,7 @@ export interface LgCheckpointTuple {
   /** payloads that failed to decode or decoded lossily; empty when all is well */
   issues: LgDecodeIssue[];
   /** DeltaChannel values (./delta.ts): how each got its value in `channel_values` (a snapshot, or rebuilt from writes) */
-  delta?: Record<string, DeltaValueInfo>;
+  delta?: Record<string, import("./delta.js").DeltaValueInfo>;
 }
 
 /** A lighter row for history listings (`ckpt log`): no channel values decoded beyond the message count. */

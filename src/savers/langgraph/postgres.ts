@@ -45,6 +45,7 @@ import type {
 } from "../../formats/langgraph/types.js";
 import { textArray } from "../pg-array.js";
 import { describePgError } from "../postgres.js";
+import { withDeltaChannels } from "./delta.js";
 import {
   attachWrites,
   counters,
@@ -210,7 +211,7 @@ export function langGraphPostgres(
     );
   const conns = connections(place, opened);
   const S = `${ident(place.schema)}.`;
-  const reader = readerOf(conns, S, info, place.uri);
+  const reader = withDeltaChannels(readerOf(conns, S, info, place.uri));
   const rows = rowStoreOf(conns, S, place);
   const stats = statsOf(conns, S, place.uri);
   return {
@@ -523,39 +524,13 @@ function textQuery(c: () => Promise<Client>, q: Query, uri: string): TextQuery {
   };
 }
 
-/** The reader's queries on the read-only connection: reading errors name the store. */
-function readQueries(conns: Connections, S: string, uri: string) {
-  const fail = (e: unknown) =>
-    storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
-  const q: Query = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
-    const c = await conns.ro();
-    try {
-      return (await c.query(sql, args)).rows as R[];
-    } catch (e) {
-      throw fail(e);
-    }
-  };
-  /** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
-  const threadPage = async (after: string | undefined, n: number): Promise<PgThreadRow[]> => {
-    const args: unknown[] = after === undefined ? [n] : [n, after];
-    const c = await conns.ro();
-    try {
-      return (await c.query(pgThreadPageSql(S, after !== undefined, true), args)).rows as PgThreadRow[];
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
-      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw fail(e);
-      return q<PgThreadRow>(pgThreadPageSql(S, after !== undefined, false), args);
-    }
-  };
-  return { q, threadPage };
-}
-
-/** LgReader.deltaChain over PostgreSQL: the parent chain in one recursive query, then the channel's writes along it. */
+/**
+ * A DeltaChannel's parent chain (LgReader.deltaChain) in one round trip: to the first checkpoint that stores the
+ * channel, its blob row at the checkpoint's version (not `empty`), or an inline JSONB value (Python keeps a
+ * snapshot's sentinel `true` inline, the blob beside it); then the channel's writes of those checkpoints.
+ */
 function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
   return async (threadId, namespace, fromId, channel, limit) => {
-    // the parent chain to the first checkpoint that stores the channel: its blob row at the checkpoint's version
-    // (not `empty`), or an inline JSONB value (Python keeps a snapshot's sentinel `true` inline, the blob beside it)
     const rows = await q<{
       id: string;
       parent: string | null;
@@ -582,6 +557,34 @@ function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgRea
       writes: byId.get(r.id) ?? [],
     }));
   };
+}
+
+/** The reader's queries on the read-only connection: reading errors name the store. */
+function readQueries(conns: Connections, S: string, uri: string) {
+  const fail = (e: unknown) =>
+    storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
+  const q: Query = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
+    const c = await conns.ro();
+    try {
+      return (await c.query(sql, args)).rows as R[];
+    } catch (e) {
+      throw fail(e);
+    }
+  };
+  /** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
+  const threadPage = async (after: string | undefined, n: number): Promise<PgThreadRow[]> => {
+    const args: unknown[] = after === undefined ? [n] : [n, after];
+    const c = await conns.ro();
+    try {
+      return (await c.query(pgThreadPageSql(S, after !== undefined, true), args)).rows as PgThreadRow[];
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
+      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw fail(e);
+      return q<PgThreadRow>(pgThreadPageSql(S, after !== undefined, false), args);
+    }
+  };
+  return { q, threadPage };
 }
 
 function readerOf(conns: Connections, S: string, info: LgStoreInfo, uri: string): LgReader {

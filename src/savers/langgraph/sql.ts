@@ -238,30 +238,6 @@ export const PG_TEXT_COLS =
 
 /** The reader's statements. */
 export const PG_READ = {
-  /**
-   * A DeltaChannel's parent chain ($1 thread, $2 namespace, $3 from id, $4 channel, $5 limit) to the first checkpoint
-   * that stores the channel: its blob row at the checkpoint's version (not `empty`), or an inline JSONB value (Python
-   * keeps a snapshot's sentinel `true` inline, the blob beside it).
-   */
-  deltaChain: (S: string) =>
-    `WITH RECURSIVE chain(id, parent, btype, blob, inline, has_inline, depth) AS (
-           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
-                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), 0
-           FROM ${S}checkpoints c LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
-           WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3
-           UNION ALL
-           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
-                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), chain.depth + 1
-           FROM chain JOIN ${S}checkpoints c ON c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = chain.parent
-                LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
-           WHERE chain.btype IS NULL AND NOT chain.has_inline AND chain.depth + 1 < $5)
-         SELECT id, parent, btype, blob, inline, has_inline FROM chain ORDER BY depth`,
-  /** the channel's writes ($3) at the chain's checkpoints ($4) */
-  deltaWrites: (S: string, taskPath: boolean) =>
-    `SELECT checkpoint_id, task_id, idx, channel, type, blob AS value, ${taskPath ? "task_path" : "''"} AS task_path FROM ${S}checkpoint_writes
-         WHERE thread_id = $1 AND checkpoint_ns = $2 AND channel = $3 AND checkpoint_id = ANY($4) ORDER BY checkpoint_id, task_id, idx`,
   blobs: (S: string, cols: string) =>
     `SELECT ${cols} FROM ${S}checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
   writes: (S: string, taskPath: boolean) =>
@@ -293,6 +269,24 @@ export const PG_READ = {
     `SELECT ${PG_CP_COLS} FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
   one: (S: string) =>
     `SELECT ${PG_CP_COLS} FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
+  /** $1 thread, $2 namespace, $3 the checkpoint to start from, $4 the channel, $5 at most this many steps */
+  deltaChain: (S: string) => `WITH RECURSIVE chain(id, parent, btype, blob, inline, has_inline, depth) AS (
+           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
+                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), 0
+           FROM ${S}checkpoints c LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
+           WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3
+           UNION ALL
+           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
+                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), chain.depth + 1
+           FROM chain JOIN ${S}checkpoints c ON c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = chain.parent
+                LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
+           WHERE chain.btype IS NULL AND NOT chain.has_inline AND chain.depth + 1 < $5)
+         SELECT id, parent, btype, blob, inline, has_inline FROM chain ORDER BY depth`,
+  deltaWrites: (S: string, taskPath: boolean) =>
+    `SELECT checkpoint_id, task_id, idx, channel, type, blob AS value, ${taskPath ? "task_path" : "''"} AS task_path FROM ${S}checkpoint_writes
+         WHERE thread_id = $1 AND checkpoint_ns = $2 AND channel = $3 AND checkpoint_id = ANY($4) ORDER BY checkpoint_id, task_id, idx`,
 };
 
 /** The row-level store's statements. */

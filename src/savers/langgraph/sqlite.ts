@@ -27,6 +27,7 @@ import type {
   LgThreadSummary,
 } from "../../formats/langgraph/types.js";
 import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
+import { withDeltaChannels } from "./delta.js";
 import {
   attachWrites,
   bytesOf,
@@ -100,7 +101,7 @@ export async function openSqliteDb(path: string, uri: string, o: LangGraphSqlite
 
 /** The LangGraph store in an open database (see the module comment). */
 export function langGraphSqlite(db: DB, path: string, uri: string): LangGraphStore {
-  const reader = readerOf(db, path, uri);
+  const reader = withDeltaChannels(readerOf(db, path, uri));
   const rows = rowStoreOf(db, uri);
   const stats = statsOf(db, uri);
   return {
@@ -279,34 +280,6 @@ function tupleMaker(q: ReturnType<typeof statements>) {
   return { tuple, tuplesOf };
 }
 
-/** LgReader.deltaChain over SQLite: the parent chain in one recursive query, then the channel's writes along it. */
-function deltaChainOf(
-  q: Record<ReadStatement, BetterSqlite3.Statement>,
-  wrap: Wrap,
-): NonNullable<LgReader["deltaChain"]> {
-  return async (threadId, namespace, fromId, channel, limit) =>
-    wrap(() => {
-      const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
-      const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit }) as Array<{
-        id: string;
-        parent: string | null;
-        type: string | null;
-        raw: Uint8Array | null;
-        value: string | null;
-      }>;
-      const ws = q.chainWrites.all(threadId, namespace, channel, JSON.stringify(rows.map((r) => r.id))) as WRow[];
-      const byId = new Map<string, WRow[]>();
-      for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
-      return rows.map((r) => ({
-        checkpointId: r.id,
-        parentId: r.parent,
-        value: r.value,
-        ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
-        writes: byId.get(r.id) ?? [],
-      }));
-    });
-}
-
 function readerOf(db: DB, path: string, uri: string): LgReader {
   const wrap: Wrap = (f) => {
     try {
@@ -400,6 +373,34 @@ function readerOf(db: DB, path: string, uri: string): LgReader {
     },
   };
   return reader;
+}
+
+/** A DeltaChannel's parent chain (LgReader.deltaChain) in one statement, with the channel's writes in a second. */
+function deltaChainOf(
+  q: Record<ReadStatement, BetterSqlite3.Statement>,
+  wrap: Wrap,
+): NonNullable<LgReader["deltaChain"]> {
+  return async (threadId, namespace, fromId, channel, limit) =>
+    wrap(() => {
+      const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
+      const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit }) as Array<{
+        id: string;
+        parent: string | null;
+        type: string | null;
+        raw: Uint8Array | null;
+        value: string | null;
+      }>;
+      const ws = q.chainWrites.all(threadId, namespace, channel, JSON.stringify(rows.map((r) => r.id))) as WRow[];
+      const byId = new Map<string, WRow[]>();
+      for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
+      return rows.map((r) => ({
+        checkpointId: r.id,
+        parentId: r.parent,
+        value: r.value,
+        ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
+        writes: byId.get(r.id) ?? [],
+      }));
+    });
 }
 
 // ------------------------------------------------------------------------------------------------ row-level store

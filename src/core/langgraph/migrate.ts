@@ -7,12 +7,12 @@
  * (bytes for serialized values, decoded JSON for JSONB columns), which decides.
  * Optionally converted for the other library on the way (`toLibrary`). Stores and the journal are passed in.
  */
-import type { Library } from "../formats/langgraph/encode.js";
-import { libraryOf, type LgCheckpoint } from "../formats/langgraph/rows.js";
-import { convertCheckpoint } from "../formats/langgraph/convert.js";
-import { keyOf, type LgStore } from "../savers/langgraph/shared.js";
-import { createForkRenumberer } from "./lg-fork-versions.js";
-import type { Conflict, ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "./migrate.js";
+import type { Library } from "../../formats/langgraph/encode.js";
+import { libraryOf, type LgCheckpoint } from "../../formats/langgraph/rows.js";
+import { convertCheckpoint } from "../../formats/langgraph/convert.js";
+import { keyOf, type LgStore } from "../../savers/langgraph/shared.js";
+import { createForkRenumberer } from "./fork-versions.js";
+import type { Conflict, ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "../migrate.js";
 
 export interface LgMigrateOptions {
   batchSize?: number;
@@ -52,7 +52,7 @@ class LgMigration {
   private targetHadLayout = false;
   /** the read-back of the batches written so far (each link waits for the previous one) */
   private verifying: Promise<void> = Promise.resolve();
-  /** PostgreSQL keys blobs by version: branches of a forked thread get versions of their own (lg-fork-versions.ts) */
+  /** PostgreSQL keys blobs by version: branches of a forked thread get versions of their own (fork-versions.ts) */
   private readonly forks: (cp: LgCheckpoint) => LgCheckpoint;
   /** journal keys (of an interrupted run) whose checkpoints the target does not hold: written again */
   private readonly notInTarget = new Set<string>();

@@ -9,16 +9,16 @@
  * The other direction needs nothing here: a LangGraph store's `<uri>#<thread>[@id]` already reads as a `langgraph`
  * document that converts to every format through the canonical model.
  */
-import type { Library } from "../formats/langgraph/encode.js";
-import { dumpsTypedJs } from "../formats/langgraph/encode.js";
-import { convertCheckpoint } from "../formats/langgraph/convert.js";
-import type { LgCheckpoint as LgRow } from "../formats/langgraph/rows.js";
-import type { LgTupleDocument } from "../formats/langgraph/types.js";
-import type { LgStore } from "../savers/langgraph/shared.js";
-import { convertDocument } from "./convert.js";
-import type { LossyNote, SourceDoc } from "../formats/types.js";
-import { inputError } from "../base/errors.js";
-import { uuid6For } from "../formats/langgraph/adapter.js";
+import type { Library } from "../../formats/langgraph/encode.js";
+import { dumpsTypedJs } from "../../formats/langgraph/encode.js";
+import { convertCheckpoint } from "../../formats/langgraph/convert.js";
+import type { LgCheckpoint as LgRow } from "../../formats/langgraph/rows.js";
+import type { LgTupleDocument } from "../../formats/langgraph/types.js";
+import type { LgStore } from "../../savers/langgraph/shared.js";
+import { convertDocument } from "../convert.js";
+import type { LossyNote, SourceDoc } from "../../formats/types.js";
+import { inputError } from "../../base/errors.js";
+import { uuid6For } from "../../formats/langgraph/adapter.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -92,7 +92,7 @@ export function threadTaken(row: LgRow, heads: readonly { id: string }[] | undef
 }
 
 /**
- * Documents of a ckpt saver as the source of a LangGraph migration (core/lg-migrate.ts): each converted into a
+ * Documents of a ckpt saver as the source of a LangGraph migration (core/langgraph/migrate.ts): each converted into a
  * checkpoint row for `library`; documents that cannot be (unreadable, lossy without `allowLossy`, a thread the
  * target already holds) are handed to `reject` instead.
  */

@@ -15,8 +15,8 @@
  * own (Python compares the padded strings; branches never share an integer part with different tails). Pure.
  */
 import { encode as mpEncode } from "@msgpack/msgpack";
-import { buildMap, decodePlain, mapEntries } from "../formats/langgraph/msgpack.js";
-import { textOf, type LgCheckpoint } from "../formats/langgraph/rows.js";
+import { buildMap, decodePlain, mapEntries } from "../../formats/langgraph/msgpack.js";
+import { textOf, type LgCheckpoint } from "../../formats/langgraph/rows.js";
 
 type Obj = Record<string, unknown>;
 const JS_STEP = 1_000_000_000;

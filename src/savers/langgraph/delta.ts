@@ -16,11 +16,11 @@ import {
   seedOf,
   unwrapSnapshots,
   type DeltaWalk,
-} from "../formats/langgraph/delta.js";
-import { historyEntry } from "../formats/langgraph/tuple.js";
-import { decodeJson, decodeTyped, messageCount } from "../formats/langgraph/serde.js";
-import { unreadableReport } from "../formats/langgraph/unreadable.js";
-import { inputError } from "../base/errors.js";
+} from "../../formats/langgraph/delta.js";
+import { historyEntry } from "../../formats/langgraph/tuple.js";
+import { decodeJson, decodeTyped, messageCount } from "../../formats/langgraph/serde.js";
+import { unreadableReport } from "../../formats/langgraph/unreadable.js";
+import { inputError } from "../../base/errors.js";
 import {
   isRecord,
   type DeltaChainRow,
@@ -28,7 +28,7 @@ import {
   type LgDecodeIssue,
   type LgHistoryEntry,
   type LgReader,
-} from "../formats/langgraph/types.js";
+} from "../../formats/langgraph/types.js";
 
 /** A bounded map: the oldest entries go first. */
 class Bounded<V> {

@@ -12,11 +12,11 @@
  * Memory: one page of threads (their hash sets and version days) and the top-N list.
  */
 import { createHash } from "node:crypto";
-import { checkpointChannels, listElements, messageClassAt, type Span } from "../formats/langgraph/spans.js";
-import type { PgBlobRow } from "../formats/langgraph/rows.js";
-import type { StatBatch, StatCheckpointRow, StatTable, StatWriteRow } from "../savers/langgraph/shared.js";
-import type { LangGraphStatsReport } from "../generated/types.js";
-import { fmtInt, pluralInt } from "../base/plural.js";
+import { checkpointChannels, listElements, messageClassAt, type Span } from "../../formats/langgraph/spans.js";
+import type { PgBlobRow } from "../../formats/langgraph/rows.js";
+import type { StatBatch, StatCheckpointRow, StatTable, StatWriteRow } from "../../savers/langgraph/shared.js";
+import type { LangGraphStatsReport } from "../../generated/types.js";
+import { fmtInt, pluralInt } from "../../base/plural.js";
 
 type Serde = "json" | "msgpack";
 

@@ -8,12 +8,12 @@
  * between checkpoints is one summary per checkpoint of the current thread (ids, step, ts, versions) — memory does not
  * grow with the store. Pure: the reader (I/O) is passed in.
  */
-import type { Issue } from "../schema/types.js";
-import { canonicalLint } from "../schema/lint.js";
-import { schemaIssues } from "../schema/validate.js";
-import { langgraphAdapter, pendingInterrupts } from "../formats/langgraph/adapter.js";
-import { lintMessageOf } from "../formats/langgraph/messages.js";
-import { compareVersions } from "../formats/langgraph/serde.js";
+import type { Issue } from "../../schema/types.js";
+import { canonicalLint } from "../../schema/lint.js";
+import { schemaIssues } from "../../schema/validate.js";
+import { langgraphAdapter, pendingInterrupts } from "../../formats/langgraph/adapter.js";
+import { lintMessageOf } from "../../formats/langgraph/messages.js";
+import { compareVersions } from "../../formats/langgraph/serde.js";
 import {
   isRecord,
   tupleDocument,
@@ -22,7 +22,7 @@ import {
   type LgReader,
   type LgRowRef,
   type LgVersion,
-} from "../formats/langgraph/types.js";
+} from "../../formats/langgraph/types.js";
 
 export interface LgValidateOptions {
   /** only this thread */
