@@ -300,3 +300,50 @@ describe("#27 item 14: one rule for ids that cannot be keys: the document's own 
     expect(back.out).not.toContain("mismatch");
   });
 });
+
+describe("#27 item 15: a Redis namespace holding the key separator ':checkpoints:' is refused", () => {
+  const prefix = `ckpt-bad-ns-${process.pid}-${Date.now()}:`;
+  const redis = `redis://127.0.0.1:6379?prefix=${prefix}`;
+  afterAll(async () => {
+    const { deleteRedisKeys } = await import("./helpers/redis-keys.js");
+    await deleteRedisKeys(prefix);
+  });
+  const keys = async () => {
+    const { Redis } = await import("ioredis");
+    const c = new Redis("redis://127.0.0.1:6379");
+    const [, found] = await c.scan("0", "MATCH", `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`, "COUNT", 1000);
+    c.disconnect();
+    return found;
+  };
+
+  it("?namespace= and --namespace: exit 2 (migrate, ls), nothing written", async () => {
+    const work = mkdtempSync(join(dir, "redis-ns-"));
+    const env = { XDG_STATE_HOME: join(work, "state") };
+    const m = await runCli(["migrate", "--from", samples, "--to", `${redis}&namespace=x:checkpoints:y`], {
+      cwd: work,
+      env,
+    });
+    expect(m.code, m.err).toBe(2);
+    expect(m.err).toContain(`namespace "x:checkpoints:y" holds Redis's key separator ':checkpoints:'`);
+    const ls = await runCli(["ls", redis, "--namespace", "x:checkpoints:y"]);
+    expect(ls.code, ls.err).toBe(2);
+    expect(await keys()).toEqual([]);
+  });
+
+  it("records of such a namespace (--to-namespace, or a source's own) are rejected, exit 5; the rest written", async () => {
+    const db = `sqlite:${join(dir, "ns-src.db")}`;
+    const s = await openSaver(db);
+    await s.saveMany([
+      { namespace: "x:checkpoints:y", threadId: "t", text: docOf("t") },
+      { namespace: "x", threadId: "u", text: docOf("u") },
+    ]);
+    await s.close();
+    const r = await runCli(["migrate", "--from", db, "--to", redis, "--journal", join(dir, "ns.journal")], {
+      cwd: dir,
+    });
+    expect(r.code, r.err).toBe(5);
+    expect(r.out).toContain("read 2, written 1, skipped 0, rejected 1");
+    expect(r.out).toContain(`rejected: x:checkpoints:y#t: namespace "x:checkpoints:y" holds Redis's key separator`);
+    expect(await keys()).toEqual([`${prefix}x:checkpoints:u`]);
+  });
+});
