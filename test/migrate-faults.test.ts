@@ -315,6 +315,27 @@ describe("#27 item 6: first writes into a new PostgreSQL schema at once create i
     }
   }, 60_000);
 
+  it("LangGraph's setup: four stores setting up one new schema together all succeed (in-process, two schemas)", async () => {
+    const { openStore, parseSaverUri } = await import("../src/savers/index.js");
+    for (const [name, lib] of [
+      ["lgnew1", "python"],
+      ["lgnew2", "js"],
+    ] as const) {
+      const uri = parseSaverUri(`${PG}?schema=${pgs.schema(name)}&layout=langgraph`);
+      const opened = await Promise.all(Array.from({ length: 4 }, () => openStore(uri, {})));
+      try {
+        await Promise.all(
+          opened.map((o) => {
+            if (o.layout !== "langgraph") throw new Error("expected a LangGraph store");
+            return o.store.setup(lib);
+          }),
+        );
+      } finally {
+        await Promise.all(opened.map((o) => (o.layout === "langgraph" ? o.store.close() : o.saver.close())));
+      }
+    }
+  }, 60_000);
+
   it("two ckpt processes migrating into one new schema: both exit 0, every record there once", async () => {
     const src = folder("pg-new-src", 50, 1);
     const target = `${PG}?schema=${pgs.schema("newproc")}`;

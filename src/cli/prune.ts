@@ -131,6 +131,10 @@ async function pruneLangGraph(
   filter: ((t: string) => boolean) | undefined,
   out: Output,
 ): Promise<Summary> {
+  criteria(args, filter !== undefined); // usage errors before the store is asked anything
+  // PostgreSQL's blobs carry no checkpoint id: they are dated by the transactions running when the prune starts
+  // (marked first, so that nothing written after the start time below is older than the mark)
+  const startMark = await store.pruneStart?.();
   const c = criteria(args, filter !== undefined);
   const t0 = performance.now();
   const startId = uuid6Floor(c.now);
@@ -164,7 +168,7 @@ async function pruneLangGraph(
       after = page[page.length - 1];
       const threads = filter ? page.filter(filter) : page;
       if (threads.length === 0) continue;
-      const counts = await store.prunePage(threads, plan, { startId, dryRun: args.dryRun });
+      const counts = await store.prunePage(threads, plan, { startId, startMark, dryRun: args.dryRun });
       for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
     }
   } finally {
