@@ -300,3 +300,120 @@ describe("#27 item 14: one rule for ids that cannot be keys: the document's own 
     expect(back.out).not.toContain("mismatch");
   });
 });
+
+describe("#27 item 15: a Redis namespace holding the key separator ':checkpoints:' is refused", () => {
+  const prefix = `ckpt-bad-ns-${process.pid}-${Date.now()}:`;
+  const redis = `redis://127.0.0.1:6379?prefix=${prefix}`;
+  afterAll(async () => {
+    const { deleteRedisKeys } = await import("./helpers/redis-keys.js");
+    await deleteRedisKeys(prefix);
+  });
+  const keys = async () => {
+    const { Redis } = await import("ioredis");
+    const c = new Redis("redis://127.0.0.1:6379");
+    const [, found] = await c.scan("0", "MATCH", `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`, "COUNT", 1000);
+    c.disconnect();
+    return found;
+  };
+
+  it("?namespace= and --namespace: exit 2 (migrate, ls), nothing written", async () => {
+    const work = mkdtempSync(join(dir, "redis-ns-"));
+    const env = { XDG_STATE_HOME: join(work, "state") };
+    const m = await runCli(["migrate", "--from", samples, "--to", `${redis}&namespace=x:checkpoints:y`], {
+      cwd: work,
+      env,
+    });
+    expect(m.code, m.err).toBe(2);
+    expect(m.err).toContain(`namespace "x:checkpoints:y" holds Redis's key separator ':checkpoints:'`);
+    const ls = await runCli(["ls", redis, "--namespace", "x:checkpoints:y"]);
+    expect(ls.code, ls.err).toBe(2);
+    expect(await keys()).toEqual([]);
+  });
+
+  it("records of such a namespace (--to-namespace, or a source's own) are rejected, exit 5; the rest written", async () => {
+    const db = `sqlite:${join(dir, "ns-src.db")}`;
+    const s = await openSaver(db);
+    await s.saveMany([
+      { namespace: "x:checkpoints:y", threadId: "t", text: docOf("t") },
+      { namespace: "x", threadId: "u", text: docOf("u") },
+    ]);
+    await s.close();
+    const r = await runCli(["migrate", "--from", db, "--to", redis, "--journal", join(dir, "ns.journal")], {
+      cwd: dir,
+    });
+    expect(r.code, r.err).toBe(5);
+    expect(r.out).toContain("read 2, written 1, skipped 0, rejected 1");
+    expect(r.out).toContain(`rejected: x:checkpoints:y#t: namespace "x:checkpoints:y" holds Redis's key separator`);
+    expect(await keys()).toEqual([`${prefix}x:checkpoints:u`]);
+  });
+});
+
+describe("#27 item 16: one matching rule for --match, and --idle-for on Redis", () => {
+  it("idGlob: '*' and '?' match any character ('/', ':', '#', a leading '.'), sets, escapes; the whole id", async () => {
+    const { idGlob } = await import("../src/cli/command.js");
+    const cases: Array<[string, string, boolean]> = [
+      ["user*", "user:42/session#1", true],
+      ["*", "a/b/c", true],
+      ["*", ".hidden", true],
+      ["user-??", "user-42", true],
+      ["user-??", "user-420", false],
+      ["[a-c]x", "bx", true],
+      ["[!a-c]x", "bx", false],
+      ["a\\*", "a*", true],
+      ["a\\*", "ab", false],
+      ["a.b", "axb", false],
+      ["*/session#1", "user:42/session#1", true],
+      ["session", "user:42/session#1", false],
+    ];
+    for (const [glob, id, want] of cases) expect(idGlob(glob).test(id), `${glob} ~ ${id}`).toBe(want);
+  });
+
+  it("prune --match 'user*' selects the README's own 'user:42/session#1'; '*' every id", async () => {
+    const db = `sqlite:${join(dir, "match.db")}`;
+    const s = await openSaver(db);
+    await s.saveMany(
+      ["user:42/session#1", "a/b", "other"].map((id) => ({ namespace: "default", threadId: id, text: docOf(id) })),
+    );
+    await s.close();
+    const user = await runCli(["prune", db, "--match", "user*", "--dry-run", "--json"]);
+    expect(user.code, user.err).toBe(0);
+    expect((JSON.parse(user.out) as { plans: Array<{ threadId: string }> }).plans.map((p) => p.threadId)).toEqual([
+      "user:42/session#1",
+    ]);
+    const all = await runCli(["prune", db, "--match", "*", "--dry-run", "--json"]);
+    expect((JSON.parse(all.out) as { plans: unknown[] }).plans).toHaveLength(3);
+  });
+
+  it("prune --idle-for on Redis (no update time in the store): the documents' updatedAt decides; unknown ones are kept and counted", async () => {
+    const prefix = `ckpt-idle-${process.pid}-${Date.now()}:`;
+    const uri = `redis://127.0.0.1:6379?prefix=${prefix}`;
+    try {
+      const s = await openSaver(uri);
+      const at = (id: string, updatedAt: string | undefined) => {
+        const d = JSON.parse(docOf(id)) as Record<string, unknown>;
+        if (updatedAt === undefined) delete d.updatedAt;
+        else d.updatedAt = updatedAt;
+        return { namespace: "default", threadId: id, text: JSON.stringify(d) };
+      };
+      await s.saveMany([
+        at("old-1", "2020-01-01T00:00:00.000Z"),
+        at("old-2", "2021-06-01T00:00:00.000Z"),
+        at("fresh", new Date().toISOString()),
+        at("no-time", undefined),
+      ]);
+      await s.close();
+      const r = await runCli(["prune", uri, "--idle-for", "30d"]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toContain("deleted 2 checkpoints (2 whole threads)");
+      expect(r.out).toContain("kept 1 thread whose last update is unknown");
+      const t = await openSaver(uri, { readOnly: true });
+      const left: string[] = [];
+      for await (const x of t.list()) left.push(x.threadId);
+      await t.close();
+      expect(left).toEqual(["fresh", "no-time"]);
+    } finally {
+      const { deleteRedisKeys } = await import("./helpers/redis-keys.js");
+      await deleteRedisKeys(prefix);
+    }
+  });
+});

@@ -9,7 +9,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
@@ -168,6 +177,35 @@ describe("#27 item 1: --resume checks what its journal claims", () => {
       }
     }, 60_000);
   }
+  it("LangGraph SQLite → SQLite: a journal naming checkpoints the target does not hold — they are written", async () => {
+    const Database = (await import("better-sqlite3")).default;
+    const src = join(dir, "lg-resume-src.sqlite");
+    copyFileSync(join(ROOT, "fixtures", "langgraph", "python-a.sqlite"), src);
+    const db = new Database(src, { readonly: true });
+    const keys = db.prepare("SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints").all() as Array<{
+      thread_id: string;
+      checkpoint_ns: string;
+      checkpoint_id: string;
+    }>;
+    db.close();
+    const journal = join(dir, "lg-resume.journal");
+    const lines = [JSON.stringify({ ckptMigrateJournal: 1 })];
+    for (const k of keys)
+      lines.push(JSON.stringify({ k: `${k.thread_id}\u0000${k.checkpoint_ns}\u0000${k.checkpoint_id}`, h: "" }));
+    writeFileSync(journal, lines.join("\n") + "\n");
+    const target = join(dir, "lg-resume-target.sqlite");
+    const r = await runCli(
+      ["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${target}`, "--journal", journal, "--resume"],
+      {
+        cwd: dir,
+      },
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`the journal named ${keys.length} record(s) the target no longer held`);
+    const t = new Database(target, { readonly: true });
+    expect((t.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number }).n).toBe(keys.length);
+    t.close();
+  }, 60_000);
 });
 
 describe("#27 item 3: two runs into one target with --on-conflict skip never overwrite each other", () => {
@@ -274,6 +312,27 @@ describe("#27 item 6: first writes into a new PostgreSQL schema at once create i
       const uri = `${PG}?schema=${pgs.schema(name)}`;
       const savers = await Promise.all(Array.from({ length: 8 }, () => openSaver(uri)));
       await Promise.all(savers.map((s) => s.close()));
+    }
+  }, 60_000);
+
+  it("LangGraph's setup: four stores setting up one new schema together all succeed (in-process, two schemas)", async () => {
+    const { openStore, parseSaverUri } = await import("../src/savers/index.js");
+    for (const [name, lib] of [
+      ["lgnew1", "python"],
+      ["lgnew2", "js"],
+    ] as const) {
+      const uri = parseSaverUri(`${PG}?schema=${pgs.schema(name)}&layout=langgraph`);
+      const opened = await Promise.all(Array.from({ length: 4 }, () => openStore(uri, {})));
+      try {
+        await Promise.all(
+          opened.map((o) => {
+            if (o.layout !== "langgraph") throw new Error("expected a LangGraph store");
+            return o.store.setup(lib);
+          }),
+        );
+      } finally {
+        await Promise.all(opened.map((o) => (o.layout === "langgraph" ? o.store.close() : o.saver.close())));
+      }
     }
   }, 60_000);
 

@@ -72,8 +72,34 @@ export function intOption(
 }
 
 /**
+ * A `--match` glob over thread ids, which are not paths: `*` is any run of characters (`/`, `:`, `#`, a leading `.`
+ * included), `?` any one character, `[abc]` / `[a-z]` / `[!a]` one of a set; `\` makes the next character plain;
+ * everything else stands for itself. The whole id must match. (`user*` matches `user:42/session#1`; `*` every id.)
+ */
+export function idGlob(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "\\" && i + 1 < glob.length) re += escapeRe(glob[++i]!);
+    else if (c === "*") re += "[\\s\\S]*";
+    else if (c === "?") re += "[\\s\\S]";
+    else if (c === "[" && glob.indexOf("]", i + 2) > i) {
+      const end = glob.indexOf("]", i + 2);
+      let set = glob.slice(i + 1, end);
+      const negated = set[0] === "!" || set[0] === "^";
+      if (negated) set = set.slice(1);
+      re += `[${negated ? "^" : ""}${set.replace(/[\\\]^]/g, "\\$&")}]`;
+      i = end;
+    } else re += escapeRe(c);
+  }
+  return new RegExp(`^${re}$`, "u");
+}
+
+const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/**
  * The threads `--thread <id>…` and `--match <glob>…` select (prune, stats): an id given exactly, or one a glob
- * matches; undefined when neither option is given (every thread).
+ * matches (idGlob); undefined when neither option is given (every thread).
  */
 export async function threadFilter(args: {
   thread?: string[];
@@ -81,7 +107,6 @@ export async function threadFilter(args: {
 }): Promise<((t: string) => boolean) | undefined> {
   if (!args.thread?.length && !args.match?.length) return undefined;
   const ids = new Set(args.thread ?? []);
-  const { default: micromatch } = await import("micromatch");
-  const globs = args.match ?? [];
-  return (t) => ids.has(t) || (globs.length > 0 && micromatch.isMatch(t, globs));
+  const globs = (args.match ?? []).map(idGlob);
+  return (t) => ids.has(t) || globs.some((g) => g.test(t));
 }

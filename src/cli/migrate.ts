@@ -251,6 +251,9 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
     lines.push(
       `  the journal named ${fmtNum(s.journalMissing)} record(s) the target no longer held (restarted empty, restored?): written again`,
     );
+  for (const a of s.altered?.slice(0, 10) ?? [])
+    lines.push(`  altered: ${a.namespace ? `${a.namespace}#` : ""}${a.threadId}: ${a.what}`);
+  if ((s.altered?.length ?? 0) > 10) lines.push(`  … and ${s.altered!.length - 10} more altered (see --json)`);
   for (const c of s.conflicts.slice(0, 20)) lines.push(`  conflict: ${c.namespace}#${c.threadId}: ${c.reason}`);
   if (s.conflicts.length > 20) lines.push(`  … and ${s.conflicts.length - 20} more conflicts`);
   for (const m of s.mismatches.slice(0, 20))

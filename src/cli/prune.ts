@@ -18,7 +18,8 @@ import {
   type ThreadPlan,
 } from "../core/prune.js";
 import type { LangGraphStore, PruneCounts } from "../savers/langgraph/shared.js";
-import type { Saver } from "../savers/types.js";
+import { updatedAtOf } from "../savers/common.js";
+import type { Saver, ThreadInfo } from "../savers/types.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { storeAt } from "./input.js";
@@ -42,6 +43,8 @@ interface Summary extends PruneCounts {
   threads: number;
   wholeThreads: number;
   kept: number;
+  /** `--idle-for` on ckpt's own savers: threads kept because neither the store nor the document says when they changed */
+  unknownTime?: number;
   elapsedMs: number;
 }
 
@@ -93,6 +96,11 @@ function output(io: CliIO, args: Args, uri: string): Output {
         [
           `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
           `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
+          ...(s.unknownTime
+            ? [
+                `  kept ${plural(s.unknownTime, "thread")} whose last update is unknown (neither the store nor the document has an update time)`,
+              ]
+            : []),
         ].join("\n") + "\n",
       );
     },
@@ -123,6 +131,10 @@ async function pruneLangGraph(
   filter: ((t: string) => boolean) | undefined,
   out: Output,
 ): Promise<Summary> {
+  criteria(args, filter !== undefined); // usage errors before the store is asked anything
+  // PostgreSQL's blobs carry no checkpoint id: they are dated by the transactions running when the prune starts
+  // (marked first, so that nothing written after the start time below is older than the mark)
+  const startMark = await store.pruneStart?.();
   const c = criteria(args, filter !== undefined);
   const t0 = performance.now();
   const startId = uuid6Floor(c.now);
@@ -156,7 +168,7 @@ async function pruneLangGraph(
       after = page[page.length - 1];
       const threads = filter ? page.filter(filter) : page;
       if (threads.length === 0) continue;
-      const counts = await store.prunePage(threads, plan, { startId, dryRun: args.dryRun });
+      const counts = await store.prunePage(threads, plan, { startId, startMark, dryRun: args.dryRun });
       for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
     }
   } finally {
@@ -164,6 +176,19 @@ async function pruneLangGraph(
   }
   s.elapsedMs = performance.now() - t0;
   return s;
+}
+
+/** Fill in the update time of `threads` the store's listing has none for, from each document's `updatedAt`. */
+async function updateTimes(saver: Saver, namespace: string, threads: ThreadInfo[]): Promise<void> {
+  const missing = threads.filter((t) => t.updatedAt === undefined);
+  for (let i = 0; i < missing.length; i += 200) {
+    const part = missing.slice(i, i + 200);
+    const texts = await saver.loadMany(part.map((t) => ({ namespace, threadId: t.threadId })));
+    part.forEach((t, k) => {
+      const at = texts[k] === undefined ? undefined : updatedAtOf(texts[k]!);
+      if (at !== undefined && Number.isFinite(Date.parse(at))) t.updatedAt = at;
+    });
+  }
 }
 
 /** ckpt's own savers: one document per thread; idle (by update time) or filtered threads are deleted whole. */
@@ -195,14 +220,22 @@ async function pruneSaver(
   try {
     for (const ns of await saver.namespaces()) {
       const doomed: Array<{ threadId: string; bytes: number }> = [];
-      for await (const t of saver.list({ namespace: ns })) {
-        if (filter && !filter(t.threadId)) continue;
+      const listed: ThreadInfo[] = [];
+      for await (const t of saver.list({ namespace: ns })) if (!filter || filter(t.threadId)) listed.push(t);
+      // a store that keeps no update time (Redis): the document's own updatedAt, read in batches
+      if (c.idleForMs !== undefined) await updateTimes(saver, ns, listed);
+      for (const t of listed) {
         s.threads++;
         const updated = t.updatedAt ? Date.parse(t.updatedAt) : NaN;
         const idle = c.idleForMs !== undefined && Number.isFinite(updated) && c.now - updated > c.idleForMs;
         if ((c.wholeThreads || idle) && !(Number.isFinite(updated) && updated > c.now))
           doomed.push({ threadId: t.threadId, bytes: t.bytes });
-        else s.kept++;
+        else {
+          s.kept++;
+          // never silently: a thread whose age is unknown is kept, and counted as such
+          if (c.idleForMs !== undefined && !c.wholeThreads && !Number.isFinite(updated))
+            s.unknownTime = (s.unknownTime ?? 0) + 1;
+        }
       }
       for (const d of doomed) {
         if (args.dryRun) out.plan({ threadId: d.threadId, whole: true, checkpoints: [{ ns, id: d.threadId }] });

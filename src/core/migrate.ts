@@ -102,6 +102,8 @@ export interface MigrateSummary extends MigrateProgress {
   resumed: number;
   /** records the journal named that the target no longer held (a server restarted empty): written again */
   journalMissing: number;
+  /** records written in another form than the source's, with what changed (LangGraph: NUL dropped from metadata) */
+  altered?: Array<{ namespace: string; threadId: string; what: string }>;
   /** existing identical records left alone */
   identical: number;
   verified: number;

@@ -13,7 +13,7 @@
  */
 import type { ClusterOptions, RedisOptions } from "ioredis";
 import { hexDigest } from "../base/digest.js";
-import { storeError, usageError } from "../base/errors.js";
+import { ExitCode, RecordError, storeError, usageError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId, compareIds, reformat } from "./common.js";
 import { clusterKv, singleKv, type Kv } from "./redis-kv.js";
@@ -201,8 +201,24 @@ export async function openRedisKv(location: string, uri: string, params?: URLSea
   return openCluster(url, uri, ms);
 }
 
+/** What separates a namespace from a thread id in a key: `<namespace>:checkpoints:<threadId>`. */
+const SEPARATOR = ":checkpoints:";
+
+/**
+ * Why a namespace cannot be one in Redis, or undefined: one holding the key separator would write keys that read
+ * back as another namespace (`x:checkpoints:y` + thread `t` reads as namespace `x`, thread `y:checkpoints:t`), which
+ * migrating or pruning `x` would then touch.
+ */
+function badNamespace(ns: string): string | undefined {
+  return ns.includes(SEPARATOR)
+    ? `namespace ${JSON.stringify(ns)} holds Redis's key separator '${SEPARATOR}': its keys would read back as namespace ${JSON.stringify(ns.slice(0, ns.indexOf(SEPARATOR)))}`
+    : undefined;
+}
+
 export async function createRedisSaver(options: SaverOptions): Promise<Saver> {
   const { uri } = options;
+  const bad = options.namespace !== undefined ? badNamespace(options.namespace) : undefined;
+  if (bad !== undefined) throw usageError(`saver URI '${uri}': ${bad}`);
   const kv = await openRedisKv(options.location, uri, options.params);
   return new RedisStore(
     kv,
@@ -235,6 +251,8 @@ class RedisStore implements Saver {
   }
 
   private headOf(ns: string): string {
+    const bad = badNamespace(ns);
+    if (bad !== undefined) throw usageError(`${this.uri}: ${bad}`);
     return `${this.prefix}${ns}:checkpoints:`;
   }
 
@@ -268,11 +286,13 @@ class RedisStore implements Saver {
   }
 
   loadMany(keys: RecordKey[]): Promise<Array<string | undefined>> {
-    return this.wrap("cannot read", async () =>
-      keys.length
-        ? (await this.kv.getMany(keys.map((k) => this.keyOf(k.threadId, k.namespace)))).map((v) => v ?? undefined)
-        : [],
-    );
+    // a namespace no Redis key can stand for holds nothing (a migration's lookup before it rejects the record)
+    const asked = keys.filter((k) => badNamespace(k.namespace) === undefined);
+    return this.wrap("cannot read", async () => {
+      const got = asked.length ? await this.kv.getMany(asked.map((k) => this.keyOf(k.threadId, k.namespace))) : [];
+      let i = 0;
+      return keys.map((k) => (badNamespace(k.namespace) === undefined ? (got[i++] ?? undefined) : undefined));
+    });
   }
 
   async save(threadId: string, text: string, ns?: string): Promise<void> {
@@ -365,7 +385,15 @@ class RedisStore implements Saver {
 
   /** The keys and values of `records` (each thread id checked first: a RecordError names one no store can hold). */
   private entriesOf(records: SaverRecord[]): Array<[string, string]> {
-    for (const r of records) checkThreadId(r.threadId, r.namespace);
+    for (const r of records) {
+      checkThreadId(r.threadId, r.namespace);
+      const bad = badNamespace(r.namespace);
+      if (bad !== undefined)
+        throw new RecordError(ExitCode.STORE, "namespace-separator", bad, {
+          threadId: r.threadId,
+          namespace: r.namespace,
+        });
+    }
     return records.map((r): [string, string] => [this.keyOf(r.threadId, r.namespace), this.valueOf(r)]);
   }
 
@@ -405,8 +433,13 @@ class RedisStore implements Saver {
     return this.wrap("cannot write", () => this.kv.setEachNew(entries));
   }
 
-  existsMany(keys: RecordKey[]): Promise<boolean[]> {
-    return this.wrap("cannot read", () => this.kv.existsMany(keys.map((k) => this.keyOf(k.threadId, k.namespace))));
+  async existsMany(keys: RecordKey[]): Promise<boolean[]> {
+    const asked = keys.filter((k) => badNamespace(k.namespace) === undefined);
+    const got = asked.length
+      ? await this.wrap("cannot read", () => this.kv.existsMany(asked.map((k) => this.keyOf(k.threadId, k.namespace))))
+      : [];
+    let i = 0;
+    return keys.map((k) => (badNamespace(k.namespace) === undefined ? got[i++]! : false));
   }
 
   /**
@@ -415,7 +448,8 @@ class RedisStore implements Saver {
    * record is "not known" and the caller reads them back.
    */
   async verifyMany(records: SaverRecord[]): Promise<boolean[]> {
-    if (this.kv.cluster || records.length === 0) return records.map(() => false);
+    if (this.kv.cluster || records.length === 0 || records.some((r) => badNamespace(r.namespace) !== undefined))
+      return records.map(() => false);
     const keys = records.map((r) => this.keyOf(r.threadId, r.namespace));
     const sums = records.map((r) => hexDigest("sha1", this.valueOf(r)));
     return (await this.wrap("cannot read", () => this.kv.sameMany(keys, sums))) ?? records.map(() => false);

@@ -8,7 +8,7 @@
  * Optionally converted for the other library on the way (`toLibrary`). Stores and the journal are passed in.
  */
 import type { Library } from "../../formats/langgraph/encode.js";
-import { libraryOf, type LgCheckpoint } from "../../formats/langgraph/rows.js";
+import { libraryOf, textOf, type LgCheckpoint } from "../../formats/langgraph/rows.js";
 import { convertCheckpoint } from "../../formats/langgraph/convert.js";
 import { keyOf, type LgStore } from "../../savers/langgraph/shared.js";
 import { createForkRenumberer } from "./fork-versions.js";
@@ -38,6 +38,26 @@ const sizeOf = (cp: LgCheckpoint) =>
   cp.checkpoint.length + cp.metadata.length + cp.writes.reduce((n, w) => n + w.value.length, 0);
 
 type Summary = MigrateSummary & { library: Library };
+
+/** Why PostgreSQL cannot key this checkpoint (a NUL in its thread id, namespace, id or a write's task or channel). */
+function nulInKeys(cp: LgCheckpoint): string | undefined {
+  const fields: Array<[string, string | null]> = [
+    ["thread id", cp.threadId],
+    ["namespace", cp.ns],
+    ["checkpoint id", cp.id],
+    ["parent id", cp.parentId],
+    ...cp.writes.flatMap(
+      (w): Array<[string, string]> => [
+        ["pending write's task id", w.taskId],
+        ["pending write's channel", w.channel],
+      ],
+    ),
+  ];
+  const hit = fields.find(([, v]) => v?.includes("\u0000"));
+  return hit
+    ? `its ${hit[0]} ${JSON.stringify(hit[1])} holds a NUL character, which PostgreSQL text cannot store`
+    : undefined;
+}
 type Ready = { cp: LgCheckpoint; lib: Library };
 
 /**
@@ -169,6 +189,35 @@ class LgMigration {
     }
   }
 
+  /**
+   * PostgreSQL's JSONB cannot hold U+0000: the metadata strings holding it lose it (as LangGraph's own savers write
+   * them). The checkpoint is written and verified in that form, and the summary says what changed.
+   */
+  private noteNulMetadata(cp: LgCheckpoint): void {
+    const text = textOf(cp.metadata);
+    if (!text.includes("\\u0000") && !text.includes("\u0000")) return;
+    let n = 0;
+    const walk = (v: unknown): void => {
+      if (typeof v === "string") n += v.includes("\u0000") ? 1 : 0;
+      else if (Array.isArray(v)) v.forEach(walk);
+      else if (v !== null && typeof v === "object")
+        for (const [k, x] of Object.entries(v)) {
+          n += k.includes("\u0000") ? 1 : 0;
+          walk(x);
+        }
+    };
+    try {
+      walk(JSON.parse(text));
+    } catch {
+      return; // metadata that is not JSON is the decoder's to report
+    }
+    if (n === 0) return;
+    (this.s.altered ??= []).push({
+      ...label(cp),
+      what: `metadata: U+0000 removed from ${n} string${n === 1 ? "" : "s"} (PostgreSQL's JSONB cannot hold it; LangGraph's own savers drop it too)`,
+    });
+  }
+
   /** Count the batch, skip what the journal has, convert and stage the rest; undefined when --strict aborted. */
   private stage(batch: LgCheckpoint[]): Ready[] | undefined {
     const { opts, s } = this;
@@ -190,10 +239,18 @@ class LgMigration {
         s.skipped++;
         continue;
       }
+      // PostgreSQL text cannot hold NUL: a key holding one is that checkpoint's problem, not the batch's
+      const nul = this.target.kind === "postgres" ? nulInKeys(cp) : undefined;
+      if (nul !== undefined) {
+        this.reject(raw, nul);
+        if (s.aborted) return undefined;
+        continue;
+      }
       try {
         const lib = opts.toLibrary ?? libraryOf(cp, s.library);
         this.target.stage(cp, lib);
         ready.push({ cp, lib });
+        if (this.target.kind === "postgres") this.noteNulMetadata(cp);
       } catch (e) {
         this.reject(raw, (e as Error).message);
         if (s.aborted) return undefined;

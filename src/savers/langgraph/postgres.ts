@@ -890,15 +890,44 @@ async function pgLibrary(pool: pg.Pool, S: string): Promise<Library | undefined>
   return v === null || v === undefined ? undefined : v >= 9 ? "python" : "js";
 }
 
-/** The library's setup(): its migrations after the recorded max(v), each recorded. */
+/**
+ * The library's setup(): its migrations after the recorded max(v), each recorded. Two first writers at once (two
+ * migrations into one new schema) would race on the catalog (`IF NOT EXISTS` takes no lock; the loser fails on
+ * pg_type's unique index): one session-level advisory lock per schema makes them take turns (not a transaction: some
+ * migrations create indexes CONCURRENTLY), and the second finds the migrations recorded.
+ */
 async function pgSetup(pool: pg.Pool, schema: string, S: string, lib: Library): Promise<void> {
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
-  const list = migrations(lib, S);
-  await pool.query(list[0]!);
-  const max = (await pool.query(pgMaxMigration(S))).rows[0]?.v;
-  for (let v = max === null || max === undefined ? 0 : max + 1; v < list.length; v++) {
-    await pool.query(list[v]!);
-    await pool.query(PG_ROWS.recordMigration(S), [v]);
+  const c = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // tried, not waited for in a statement: a session waiting inside a query holds a snapshot, which the other's
+    // CREATE INDEX CONCURRENTLY would wait for in turn (a deadlock)
+    const key = `ckpt:langgraph-setup:${schema}`;
+    for (
+      let waited = 0;
+      !(await c.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [key])).rows[0].ok;
+    ) {
+      if (waited > 120_000) throw new Error(`another session has been setting up schema ${schema} for 2 minutes`);
+      await new Promise((r) => setTimeout(r, 50));
+      waited += 50;
+    }
+    try {
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+      const list = migrations(lib, S);
+      await c.query(list[0]!);
+      const max = (await c.query(pgMaxMigration(S))).rows[0]?.v;
+      for (let v = max === null || max === undefined ? 0 : max + 1; v < list.length; v++) {
+        await c.query(list[v]!);
+        await c.query(PG_ROWS.recordMigration(S), [v]);
+      }
+    } finally {
+      await c.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
+    }
+  } catch (e) {
+    broken = e as Error;
+    throw e;
+  } finally {
+    c.release(broken);
   }
 }
 
@@ -1019,6 +1048,8 @@ function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<LgStore
       wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(await conns.rw(), S, after, limit) : [])),
     heads: (threads) => wrap("reading checkpoints", async () => pgHeads(await conns.rw(), S, threads)),
     prunePage: (threads, plan, o) => wrap("pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
+    pruneStart: () =>
+      wrap("pruning", async () => String((await (await conns.rw()).query(PG_PRUNE.pruneStartMark)).rows[0].x)),
   };
 }
 
@@ -1427,7 +1458,7 @@ async function pgPrunePage(
   S: string,
   threads: string[],
   plan: PlanFn,
-  o: { startId: string; dryRun: boolean },
+  o: { startId: string; startMark?: string; dryRun: boolean },
 ): Promise<PruneCounts> {
   const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
   const heads = await pgHeads(pool, S, threads);
@@ -1459,7 +1490,7 @@ async function pgPrunePage(
     c.writes += await counted(PG_PRUNE.deleteWrites(S), param);
     c.checkpoints += await counted(PG_PRUNE.deleteCheckpoints(S), param);
     c.orphanWrites += await counted(PG_PRUNE.deleteOrphanWrites(S), [touched, o.startId]);
-    c.blobs += await counted(PG_PRUNE.deleteOrphanBlobs(S), [touched]);
+    c.blobs += await counted(PG_PRUNE.deleteOrphanBlobs(S), [touched, o.startMark ?? null]);
     await client.query(o.dryRun ? "ROLLBACK" : "COMMIT");
   } catch (e) {
     broken = e as Error;

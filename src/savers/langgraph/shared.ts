@@ -74,10 +74,20 @@ export interface LgStore {
   /**
    * Prune a page of threads in one transaction: each thread's checkpoints (without payloads) go to `plan`; the
    * checkpoints its plan names are deleted with their writes, then orphan writes (no checkpoint, written before
-   * `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names. Only planned ids are deleted.
-   * `dryRun` counts the same without changing anything.
+   * `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names (written before `startMark`).
+   * Only planned ids are deleted. `dryRun` counts the same without changing anything.
    */
-  prunePage(threads: string[], plan: PlanFn, o: { startId: string; dryRun: boolean }): Promise<PruneCounts>;
+  prunePage(
+    threads: string[],
+    plan: PlanFn,
+    o: { startId: string; startMark?: string; dryRun: boolean },
+  ): Promise<PruneCounts>;
+  /**
+   * Optional: a mark of the moment a prune starts, for rows the store cannot date by a checkpoint id (PostgreSQL's
+   * blobs: a writer may commit a blob before the checkpoint that names it, as Python's autocommit put does). Rows
+   * written after the mark are never pruned as orphans; `prunePage` takes it as `startMark`.
+   */
+  pruneStart?(): Promise<string>;
   close(): Promise<void>;
 }
 

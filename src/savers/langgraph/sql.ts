@@ -383,10 +383,17 @@ export const PG_PRUNE = {
     `DELETE FROM ${S}checkpoint_writes w WHERE w.thread_id = ANY($1::text[]) AND w.checkpoint_id < $2 AND NOT EXISTS
          (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
        RETURNING octet_length(w.blob) AS b`,
+  // $2: the prune's start mark (pruneStartMark: the oldest transaction running then, mod 2^32), or NULL: a blob whose
+  // row was written by that transaction or a later one (xmin at or after it, compared modulo 2^32 as PostgreSQL
+  // compares xids) may belong to a checkpoint not committed yet, and stays
   deleteOrphanBlobs: (S: string) =>
-    `DELETE FROM ${S}checkpoint_blobs bl WHERE bl.thread_id = ANY($1::text[]) AND NOT EXISTS
+    `DELETE FROM ${S}checkpoint_blobs bl WHERE bl.thread_id = ANY($1::text[])
+         AND ($2::bigint IS NULL OR mod(bl.xmin::text::bigint - $2::bigint + 4294967296, 4294967296) >= 2147483648)
+         AND NOT EXISTS
          (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = bl.thread_id AND c.checkpoint_ns = bl.checkpoint_ns AND c.checkpoint->'channel_versions'->>bl.channel = bl.version OFFSET 0)
        RETURNING coalesce(octet_length(bl.blob), 0) AS b`,
+  /** the oldest transaction still running (or the next one), as a 32-bit xid: what deleteOrphanBlobs's $2 compares */
+  pruneStartMark: "SELECT (txid_snapshot_xmin(txid_current_snapshot()) % 4294967296)::text AS x",
 };
 
 /** Stats statements (`$1`: the page's threads). */

@@ -1,0 +1,63 @@
+/**
+ * #27 item 4: a PostgreSQL prune never deletes a blob a writer committed before its checkpoint row (Python's
+ * autocommit order: blobs, then the checkpoint), once the prune has started. Blobs carry no checkpoint id, so the
+ * start-time guard orphan writes have (checkpoint id below the start) is, for blobs, the transactions running when the
+ * prune started: a blob row written by one of them or a later one is not an orphan to this prune. Orphan blobs written
+ * before the start still go.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { planThread, uuid6Floor } from "../src/core/prune.js";
+import { openStore, parseSaverUri } from "../src/savers/index.js";
+import { chatApp, closeSaver, human, pgSaver } from "./helpers/lg-js.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
+
+const pgs = pgTestSchemas("ckpt_prune_blobs");
+let client: pg.Client | undefined;
+afterAll(async () => {
+  await client?.end();
+});
+
+describe("#27 item 4: PostgreSQL prune and a writer that commits the blob first", () => {
+  it("a blob committed after the prune started survives it; an orphan blob from before the start is deleted", async () => {
+    const schema = pgs.schema("race");
+    // a real LangGraph JS history: one thread, several checkpoints
+    const saver = pgSaver(PG, schema);
+    await saver.setup();
+    const app = chatApp(saver);
+    const cfg = { configurable: { thread_id: "t-1" } };
+    await app.invoke(human("alpha"), cfg);
+    await app.invoke(human("beta"), cfg);
+    await closeSaver(saver);
+    client = new pg.Client({ connectionString: PG });
+    await client.connect();
+    const blob = (version: string) =>
+      client!.query(
+        `INSERT INTO ${schema}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ('t-1', '', 'messages', $1, 'json', '\\x5b5d')`,
+        [version],
+      );
+    const has = async (version: string) =>
+      (await client!.query(`SELECT 1 FROM ${schema}.checkpoint_blobs WHERE version = $1`, [version])).rowCount === 1;
+    // an orphan from an earlier crash: the prune's to clean up
+    await blob("1000001");
+
+    const opened = await openStore(parseSaverUri(`${PG}?schema=${schema}`), {});
+    if (opened.layout !== "langgraph") throw new Error("expected a LangGraph store");
+    const store = opened.store;
+    try {
+      const startMark = await store.pruneStart?.(); // the prune starts …
+      const now = Date.now();
+      await blob("1000002"); // … and a writer commits a blob whose checkpoint row is not written yet
+      const counts = await store.prunePage(["t-1"], (t, heads) => planThread(t, heads, { keepLast: 1, now }), {
+        startId: uuid6Floor(now),
+        startMark,
+        dryRun: false,
+      });
+      expect(counts.checkpoints).toBeGreaterThan(0); // the prune did prune
+      expect(await has("1000002"), "the blob committed after the prune started").toBe(true);
+      expect(await has("1000001"), "the orphan blob from before the start").toBe(false);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
