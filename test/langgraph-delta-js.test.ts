@@ -137,3 +137,43 @@ describe("real LangGraph JS DeltaChannel threads", () => {
     expect(cp.messages[3]!.content[0]!.text).toBe(state.at(-1)!.content);
   });
 });
+
+describe("the messages delta reducer", () => {
+  it("equals @langchain/langgraph's messagesDeltaReducer (JS) on replace, remove, unknown remove, remove-all, id-less", async () => {
+    const { messagesDeltaReducer: ours } = await import("../src/formats/langgraph/delta.js");
+    const h = (id: string | undefined, c: string) => new HumanMessage({ ...(id ? { id } : {}), content: c });
+    const a = (id: string, c: string) => new AIMessage({ id, content: c });
+    const cases: Array<[unknown[], unknown[]]> = [
+      [
+        [h("1", "a"), a("2", "b")],
+        [[a("2", "b2")], [h("3", "c")]],
+      ],
+      [[h("1", "a"), a("2", "b")], [[new RemoveMessage({ id: "1" }), new RemoveMessage({ id: "nope" })]]],
+      [
+        [h("1", "a"), a("2", "b")],
+        [[h("3", "c"), new RemoveMessage({ id: "__remove_all__" }), a("4", "d")], h("5", "e")],
+      ],
+      [[h("1", "a")], [h(undefined, "no id"), [h(undefined, "no id either")]]],
+    ];
+    const rec = (m: unknown) => decodeJson(JSON.stringify(m));
+    for (const [state, writes] of cases) {
+      const theirs = messagesDeltaReducer(state as never, writes as never).map(brief);
+      const mine = ours(
+        state.map(rec),
+        writes.map((w) => (Array.isArray(w) ? w.map(rec) : rec(w))),
+        "js",
+      ).map(brief);
+      expect(mine).toEqual(theirs);
+    }
+  });
+  it("Python's (langgraph 1.2.12 _messages_delta_reducer) leaves RemoveMessage('__remove_all__') unapplied, JS clears", async () => {
+    const { messagesDeltaReducer: ours } = await import("../src/formats/langgraph/delta.js");
+    const rec = (m: unknown) => decodeJson(JSON.stringify(m));
+    const state = [rec(new HumanMessage({ id: "1", content: "a" }))];
+    const writes = [[rec(new RemoveMessage({ id: "__remove_all__" })), rec(new AIMessage({ id: "2", content: "b" }))]];
+    expect(ours(state, writes, "js").map(brief)).toEqual([["AIMessage", "2", "b"]]);
+    // the Python source skips a RemoveMessage whose id is not in the list ("not full add_messages parity —
+    // REMOVE_ALL_MESSAGES … not handled"): the list keeps the old message
+    expect(ours(state, writes, "python").map((m) => brief(m)[1])).toEqual(["1", "2"]);
+  });
+});
