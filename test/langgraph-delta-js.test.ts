@@ -177,3 +177,39 @@ describe("the messages delta reducer", () => {
     expect(ours(state, writes, "python").map((m) => brief(m)[1])).toEqual(["1", "2"]);
   });
 });
+
+describe("a Python DeltaChannel store converted for JS", () => {
+  it("migrate --to-library js: LangGraph JS's getState rebuilds every delta thread as Python did", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-delta-tojs-"));
+    const fix = join(import.meta.dirname, "..", "fixtures", "langgraph");
+    const m = await runCli([
+      "migrate",
+      "--from",
+      `sqlite:${join(fix, "python-c.sqlite")}`,
+      "--to",
+      `sqlite:${join(dir, "js.sqlite")}`,
+      "--to-library",
+      "js",
+      "--journal",
+      join(dir, "j"),
+    ]);
+    expect(m.code, m.out + m.err).toBe(0);
+    const saver = SqliteSaver.fromConnString(join(dir, "js.sqlite"));
+    const State = Annotation.Root({ messages: new DeltaChannel(messagesDeltaReducer, { snapshotFrequency: 3 }) });
+    const g = new StateGraph(State)
+      .addNode("agent", () => ({}))
+      .addEdge(START, "agent")
+      .addEdge("agent", END)
+      .compile({ checkpointer: saver });
+    const counts = (await import(join(fix, "counts", "python-c.sqlite.json"), { with: { type: "json" } })).default as {
+      per_thread: Record<string, { messages: number; last_message: string }>;
+    };
+    for (const thread of ["c-delta-1", "c-delta-2"]) {
+      const s = (await g.getState({ configurable: { thread_id: thread } })).values as {
+        messages: Array<{ content: unknown }>;
+      };
+      expect(s.messages.length, thread).toBe(counts.per_thread[thread]!.messages);
+      expect(s.messages.at(-1)!.content).toBe(counts.per_thread[thread]!.last_message);
+    }
+  });
+});
