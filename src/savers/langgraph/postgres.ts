@@ -26,7 +26,7 @@ import {
   type PgCheckpointRow,
   splitForPostgres,
 } from "../../formats/langgraph/rows.js";
-import { decodeTyped } from "../../formats/langgraph/serde.js";
+import { decodeTyped, messageCount } from "../../formats/langgraph/serde.js";
 import {
   applyPendingSends,
   buildTuple,
@@ -247,6 +247,8 @@ interface PgThreadRow {
   /** the message count the server took from a json blob (null: not json, or not an array) */
   mcount: number | null;
   mblob: Buffer | null;
+  /** the head's DeltaChannel counters (metadata) */
+  counters: unknown;
 }
 
 function summaryOf(p: PgThreadRow): LgThreadSummary {
@@ -257,7 +259,7 @@ function summaryOf(p: PgThreadRow): LgThreadSummary {
       pointer: "",
       issues: [],
     });
-    messages = Array.isArray(v) ? v.length : null;
+    messages = messageCount({ messages: v }); // a list, or a DeltaChannel snapshot's
   }
   const library: LgLibrary = p.vtype === "string" ? "python" : p.vtype === "number" ? "js" : "unknown";
   return {
@@ -271,6 +273,7 @@ function summaryOf(p: PgThreadRow): LgThreadSummary {
     bytes: (p.bytes ?? 0) + Number(p.wbytes ?? 0) + Number(p.bbytes ?? 0),
     updatedAt: p.ts || null,
     library,
+    ...(p.counters && typeof p.counters === "object" ? { deltaChannels: Object.keys(p.counters) } : {}),
   };
 }
 

@@ -211,6 +211,7 @@ export function pgThreadPageSql(S: string, paged: boolean, inSql: boolean): stri
                         count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest
                  FROM ${S}checkpoints ${paged ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1)
   SELECT g.thread_id, g.n, g.sub, g.ns, g.newest, c.checkpoint->>'ts' AS ts, c.metadata->'step' AS step,
+         c.metadata->'counters_since_delta_snapshot' AS counters,
          pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes,
          (SELECT jsonb_typeof(value) FROM jsonb_each(${VERSIONS}) LIMIT 1) AS vtype,
          (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM ${S}checkpoint_writes w

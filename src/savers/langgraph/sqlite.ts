@@ -12,6 +12,7 @@ import { storeError } from "../../base/errors.js";
 import type { Library } from "../../formats/langgraph/encode.js";
 import { type LgCheckpoint, type LgWrite, libraryOf, textOf } from "../../formats/langgraph/rows.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
+import { DELTA_COUNTERS } from "../../formats/langgraph/delta.js";
 import {
   applyPendingSends,
   buildTuple,
@@ -167,6 +168,7 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
   let ts = p.ts;
   let library = versionsLibrary(p.versions);
   let step: unknown;
+  let counters: unknown;
   if (p.raw !== null && p.newest !== null) {
     const t = buildTuple(
       "sqlite",
@@ -187,9 +189,12 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
     ts = t.checkpoint.ts || null;
     library = t.library;
     step = t.metadata.step;
+    counters = t.metadata[DELTA_COUNTERS];
   } else {
     try {
-      step = p.metadata ? (JSON.parse(p.metadata) as { step?: unknown }).step : undefined;
+      const md = p.metadata ? (JSON.parse(p.metadata) as Record<string, unknown>) : undefined;
+      step = md?.step;
+      counters = md?.[DELTA_COUNTERS];
     } catch {
       step = undefined;
     }
@@ -206,6 +211,7 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
     bytes: (p.bytes ?? 0) + (p.wbytes ?? 0),
     updatedAt: ts || null,
     library,
+    ...(counters && typeof counters === "object" ? { deltaChannels: Object.keys(counters) } : {}),
   };
 }
 
