@@ -35,6 +35,7 @@ import {
   type RawWriteRow,
 } from "../../formats/langgraph/tuple.js";
 import type {
+  DeltaChainRow,
   LgCheckpointTuple,
   LgLibrary,
   LgListOptions,
@@ -554,7 +555,7 @@ function readQueries(conns: Connections, S: string, uri: string) {
   return { q, threadPage };
 }
 
-/** LgReader.deltaChain over PostgreSQL: the parent chain in one recursive query, then the channel's writes along it. */
+/** LgReader.deltaChain over PostgreSQL: the parent chain and the channel's writes along it, in one recursive query. */
 function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
   return async (threadId, namespace, fromId, channel, limit) => {
     // the parent chain to the first checkpoint that stores the channel: its blob row at the checkpoint's version
@@ -566,24 +567,37 @@ function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgRea
       blob: Uint8Array | null;
       inline: unknown;
       has_inline: boolean;
-    }>(PG_READ.deltaChain(S), [threadId, namespace, fromId, channel, limit]);
-    const ws = await q<RawWriteRow & { checkpoint_id: string }>(PG_READ.deltaWrites(S, Boolean(info.taskPath)), [
-      threadId,
-      namespace,
-      channel,
-      rows.map((r) => r.id),
-    ]);
-    const byId = new Map<string, Array<RawWriteRow & { checkpoint_id: string }>>();
-    for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
-    return rows.map((r) => ({
-      checkpointId: r.id,
-      parentId: r.parent,
-      value: r.btype === null && r.has_inline && r.inline !== true ? JSON.stringify(r.inline) : null,
-      ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
-      // the sentinel `true` with no blob row: a snapshot that is missing (the caller says so)
-      ...(r.btype === null && r.inline === true ? { value: "true" } : {}),
-      writes: byId.get(r.id) ?? [],
-    }));
+      task_id: string | null;
+      idx: number;
+      wtype: string | null;
+      wvalue: Uint8Array | null;
+      task_path: string;
+    }>(PG_READ.deltaChain(S, Boolean(info.taskPath)), [threadId, namespace, fromId, channel, limit]);
+    const out: DeltaChainRow[] = [];
+    for (const r of rows) {
+      let last = out[out.length - 1];
+      if (last?.checkpointId !== r.id) {
+        last = {
+          checkpointId: r.id,
+          parentId: r.parent,
+          // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
+          value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
+          ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
+          writes: [],
+        };
+        out.push(last);
+      }
+      if (r.task_id !== null)
+        last.writes.push({
+          task_id: r.task_id,
+          idx: r.idx,
+          channel,
+          type: r.wtype,
+          value: r.wvalue,
+          task_path: r.task_path,
+        });
+    }
+    return out;
   };
 }
 

@@ -20,6 +20,7 @@ import {
   type RawWriteRow,
 } from "../../formats/langgraph/tuple.js";
 import type {
+  DeltaChainRow,
   LgCheckpointTuple,
   LgLibrary,
   LgListOptions,
@@ -285,7 +286,7 @@ function tupleMaker(q: ReturnType<typeof statements>) {
   return { tuple, tuplesOf };
 }
 
-/** LgReader.deltaChain over SQLite: the parent chain in one recursive query, then the channel's writes along it. */
+/** LgReader.deltaChain over SQLite: the parent chain and the channel's writes along it, in one recursive query. */
 function deltaChainOf(
   q: Record<ReadStatement, BetterSqlite3.Statement>,
   wrap: Wrap,
@@ -293,23 +294,35 @@ function deltaChainOf(
   return async (threadId, namespace, fromId, channel, limit) =>
     wrap(() => {
       const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
-      const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit }) as Array<{
+      const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit, channel }) as Array<{
         id: string;
         parent: string | null;
         type: string | null;
         raw: Uint8Array | null;
         value: string | null;
+        task_id: string | null;
+        idx: number;
+        wtype: string | null;
+        wvalue: Uint8Array | string | null;
       }>;
-      const ws = q.chainWrites.all(threadId, namespace, channel, JSON.stringify(rows.map((r) => r.id))) as WRow[];
-      const byId = new Map<string, WRow[]>();
-      for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
-      return rows.map((r) => ({
-        checkpointId: r.id,
-        parentId: r.parent,
-        value: r.value,
-        ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
-        writes: byId.get(r.id) ?? [],
-      }));
+      // one row per (checkpoint, write): grouped back into checkpoints, in chain order
+      const out: DeltaChainRow[] = [];
+      for (const r of rows) {
+        let last = out[out.length - 1];
+        if (last?.checkpointId !== r.id) {
+          last = {
+            checkpointId: r.id,
+            parentId: r.parent,
+            value: r.value,
+            ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
+            writes: [],
+          };
+          out.push(last);
+        }
+        if (r.task_id !== null)
+          last.writes.push({ task_id: r.task_id, idx: r.idx, channel, type: r.wtype, value: r.wvalue });
+      }
+      return out;
     });
 }
 
