@@ -113,6 +113,17 @@ describe("set C PostgreSQL dumps", () => {
       await checkStore(`${PG}?schema=${schema}`, `${name}.pg`);
       const v = await runCli(["validate", `${PG}?schema=${schema}`]);
       expect(v.code, v.out).toBe(0);
+      // prune keeps each delta head's ancestors back to its snapshot, and the blob rows they name
+      const p = await runCli(["prune", `${PG}?schema=${schema}`, "--keep-last", "1"]);
+      expect(p.code, p.out + p.err).toBe(0);
+      const r = await reader(`${PG}?schema=${schema}`);
+      const c = counts(`${name}.pg`);
+      for (const thread of ["c-delta-1", "c-delta-2", "c-deltasub-1"]) {
+        const t = (await r.getTuple(thread))!;
+        expect(t.issues, thread).toEqual([]);
+        expect((t.checkpoint.channel_values.messages as unknown[]).length).toBe(c.per_thread[thread]!.messages);
+      }
+      await r.close();
     });
   }
 });

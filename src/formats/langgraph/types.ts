@@ -176,6 +176,8 @@ export interface LgThreadSummary {
   /** ts of the newest root checkpoint */
   updatedAt: string | null;
   library: LgLibrary;
+  /** the DeltaChannels the newest root checkpoint's metadata counts (`counters_since_delta_snapshot`), if any */
+  deltaChannels?: string[];
 }
 
 export interface LgStoreInfo {

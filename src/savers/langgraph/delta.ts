@@ -10,6 +10,7 @@
  */
 import {
   applyDeltaWalk,
+  replayDelta,
   channelWrites,
   countedDeltaChannels,
   deltaChannelsToReplay,
@@ -28,6 +29,8 @@ import {
   type LgDecodeIssue,
   type LgHistoryEntry,
   type LgReader,
+  type LgRowRef,
+  type LgThreadSummary,
 } from "../../formats/langgraph/types.js";
 
 /** A bounded map: the oldest entries go first. */
@@ -68,7 +71,7 @@ class DeltaRebuilder {
    * The walk on a reader that reads a parent chain in one round trip (`deltaChain`): only the channel's writes and the
    * seed are decoded. Undefined when the reader has no such read (the walk then reads each ancestor's tuple).
    */
-  private async chainWalk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk | undefined> {
+  private async chainWalk(t: LgCheckpointTuple, ch: string, first?: DeltaChainRow[]): Promise<DeltaWalk | undefined> {
     const chain = this.inner.deltaChain?.bind(this.inner);
     if (!chain) return undefined;
     const writes: LgPendingWrite[][] = [];
@@ -81,7 +84,8 @@ class DeltaRebuilder {
     });
     let cursor = t.parentId;
     while (cursor !== null) {
-      const rows = await chain(t.threadId, t.namespace, cursor, ch, 1000);
+      const rows = first ?? (await chain(t.threadId, t.namespace, cursor, ch, 1000));
+      first = undefined;
       if (rows.length === 0) return done({ seedId: null, broken: { kind: "missing-parent", id: cursor } });
       for (const r of rows) {
         if (seen.has(r.checkpointId)) return done({ seedId: null, broken: { kind: "cycle", id: r.checkpointId } });
@@ -113,6 +117,50 @@ class DeltaRebuilder {
       cursor = last.parentId;
     }
     return done({ seedId: null });
+  }
+
+  /**
+   * `ls`: the message count of a thread whose head (per its metadata) has a DeltaChannel `messages` and stores no list,
+   * from one chain read starting at the head (its own writes are pending, not applied). Undefined when that does not
+   * settle it (no chain read, a broken chain, writes that do not replay): the caller rebuilds the whole tuple.
+   */
+  async headCount(s: LgThreadSummary): Promise<number | undefined> {
+    const chain = this.inner.deltaChain?.bind(this.inner);
+    if (!chain || s.newestId === null) return undefined;
+    const rows = await chain(s.threadId, "", s.newestId, "messages", 1000);
+    const head = rows[0];
+    if (!head || head.value !== null || head.stored) return undefined;
+    if (head.raw) {
+      // a row the store cannot look into (msgpack): is the list stored at the head after all?
+      const cp = decodeTyped(head.raw.type, head.raw.checkpoint, { row: this.rowOf(s), pointer: "", issues: [] });
+      if (!isRecord(cp) || !isRecord(cp.channel_values) || "messages" in cp.channel_values) return undefined;
+    }
+    const t = {
+      threadId: s.threadId,
+      namespace: "",
+      checkpointId: s.newestId,
+      parentId: head.parentId,
+      library: s.library,
+      row: this.rowOf(s),
+    } as LgCheckpointTuple;
+    const walk = await this.chainWalk(t, "messages", rows.length > 1 ? rows.slice(1) : undefined);
+    if (!walk || walk.broken || walk.writes.some((w) => w.value === undefined)) return undefined;
+    const r = replayDelta(
+      walk.seed?.value,
+      walk.writes.map((w) => w.value),
+      s.library,
+    );
+    return "value" in r && Array.isArray(r.value) ? r.value.length : undefined;
+  }
+
+  private rowOf(s: LgThreadSummary): LgRowRef {
+    return {
+      store: this.inner.info.store,
+      table: "checkpoints",
+      threadId: s.threadId,
+      namespace: "",
+      checkpointId: s.newestId ?? undefined,
+    };
   }
 
   /** Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way. */
@@ -215,6 +263,16 @@ export function withDeltaChannels(inner: LgReader): LgReader {
     async *threads(options) {
       for await (const s of inner.threads(options)) {
         // a summary with no message list at the head may be a delta head: the rebuilt head says
+        const counted = s.deltaChannels?.includes("messages");
+        delete s.deltaChannels;
+        if (s.messages === null && counted) {
+          const n = await d.headCount(s);
+          if (n !== undefined) {
+            s.messages = n;
+            yield s;
+            continue;
+          }
+        }
         if (s.messages === null && s.newestId !== null) {
           const t = await reader.getTuple(s.threadId, "", s.newestId);
           // a head that does not decode has no count to give (listed without one; validate names the rows); an

@@ -26,7 +26,7 @@ import {
   type PgCheckpointRow,
   splitForPostgres,
 } from "../../formats/langgraph/rows.js";
-import { decodeTyped } from "../../formats/langgraph/serde.js";
+import { decodeTyped, messageCount } from "../../formats/langgraph/serde.js";
 import {
   applyPendingSends,
   buildTuple,
@@ -35,6 +35,7 @@ import {
   type RawWriteRow,
 } from "../../formats/langgraph/tuple.js";
 import type {
+  DeltaChainRow,
   LgCheckpointTuple,
   LgLibrary,
   LgListOptions,
@@ -248,6 +249,8 @@ interface PgThreadRow {
   /** the message count the server took from a json blob (null: not json, or not an array) */
   mcount: number | null;
   mblob: Buffer | null;
+  /** the head's DeltaChannel counters (metadata) */
+  counters: unknown;
 }
 
 function summaryOf(p: PgThreadRow): LgThreadSummary {
@@ -258,7 +261,7 @@ function summaryOf(p: PgThreadRow): LgThreadSummary {
       pointer: "",
       issues: [],
     });
-    messages = Array.isArray(v) ? v.length : null;
+    messages = messageCount({ messages: v }); // a list, or a DeltaChannel snapshot's
   }
   const library: LgLibrary = p.vtype === "string" ? "python" : p.vtype === "number" ? "js" : "unknown";
   return {
@@ -272,6 +275,7 @@ function summaryOf(p: PgThreadRow): LgThreadSummary {
     bytes: (p.bytes ?? 0) + Number(p.wbytes ?? 0) + Number(p.bbytes ?? 0),
     updatedAt: p.ts || null,
     library,
+    ...(p.counters && typeof p.counters === "object" ? { deltaChannels: Object.keys(p.counters) } : {}),
   };
 }
 
@@ -527,7 +531,7 @@ function textQuery(c: () => Promise<Client>, q: Query, uri: string): TextQuery {
 /**
  * A DeltaChannel's parent chain (LgReader.deltaChain) in one round trip: to the first checkpoint that stores the
  * channel, its blob row at the checkpoint's version (not `empty`), or an inline JSONB value (Python keeps a
- * snapshot's sentinel `true` inline, the blob beside it); then the channel's writes of those checkpoints.
+ * snapshot's sentinel `true` inline, the blob beside it), with the channel's writes of each checkpoint.
  */
 function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
   return async (threadId, namespace, fromId, channel, limit) => {
@@ -538,24 +542,37 @@ function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgRea
       blob: Uint8Array | null;
       inline: unknown;
       has_inline: boolean;
-    }>(PG_READ.deltaChain(S), [threadId, namespace, fromId, channel, limit]);
-    const ws = await q<RawWriteRow & { checkpoint_id: string }>(PG_READ.deltaWrites(S, Boolean(info.taskPath)), [
-      threadId,
-      namespace,
-      channel,
-      rows.map((r) => r.id),
-    ]);
-    const byId = new Map<string, Array<RawWriteRow & { checkpoint_id: string }>>();
-    for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
-    return rows.map((r) => ({
-      checkpointId: r.id,
-      parentId: r.parent,
-      value: r.btype === null && r.has_inline && r.inline !== true ? JSON.stringify(r.inline) : null,
-      ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
-      // the sentinel `true` with no blob row: a snapshot that is missing (the caller says so)
-      ...(r.btype === null && r.inline === true ? { value: "true" } : {}),
-      writes: byId.get(r.id) ?? [],
-    }));
+      task_id: string | null;
+      idx: number;
+      wtype: string | null;
+      wvalue: Uint8Array | null;
+      task_path: string;
+    }>(PG_READ.deltaChain(S, Boolean(info.taskPath)), [threadId, namespace, fromId, channel, limit]);
+    const out: DeltaChainRow[] = [];
+    for (const r of rows) {
+      let last = out[out.length - 1];
+      if (last?.checkpointId !== r.id) {
+        last = {
+          checkpointId: r.id,
+          parentId: r.parent,
+          // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
+          value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
+          ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
+          writes: [],
+        };
+        out.push(last);
+      }
+      if (r.task_id !== null)
+        last.writes.push({
+          task_id: r.task_id,
+          idx: r.idx,
+          channel,
+          type: r.wtype,
+          value: r.wvalue,
+          task_path: r.task_path,
+        });
+    }
+    return out;
   };
 }
 

@@ -99,10 +99,11 @@ export const SQ_READ = {
                 CASE WHEN ${JSON_OK} THEN CAST(c.checkpoint AS TEXT) -> $path END, chain.depth + 1
          FROM chain JOIN checkpoints c ON c.thread_id = $thread AND c.checkpoint_ns = $ns AND c.checkpoint_id = chain.parent
          WHERE chain.value IS NULL AND chain.raw IS NULL AND chain.depth + 1 < $limit)
-       SELECT id, parent, type, raw, value FROM chain ORDER BY depth`,
-  chainWrites: `SELECT checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value
-       FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND checkpoint_id IN (SELECT value FROM json_each(?))
-       ORDER BY checkpoint_id, task_id, idx`,
+       SELECT id, parent, chain.type, raw, chain.value, w.task_id, w.idx, w.type AS wtype,
+              CASE WHEN w.type = 'json' THEN CAST(w.value AS TEXT) ELSE w.value END AS wvalue
+       FROM chain LEFT JOIN writes w ON w.thread_id = $thread AND w.checkpoint_ns = $ns AND w.checkpoint_id = chain.id
+            AND w.channel = $channel
+       ORDER BY depth, w.task_id, w.idx`,
   orphans: `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx, w.channel FROM writes w
        LEFT JOIN checkpoints c ON c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id
        WHERE c.checkpoint_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx`,
@@ -211,6 +212,7 @@ export function pgThreadPageSql(S: string, paged: boolean, inSql: boolean): stri
                         count(DISTINCT checkpoint_ns) FILTER (WHERE checkpoint_ns <> '') AS ns, max(checkpoint_id) FILTER (WHERE checkpoint_ns = '') AS newest
                  FROM ${S}checkpoints ${paged ? "WHERE thread_id > $2" : ""} GROUP BY thread_id ORDER BY thread_id LIMIT $1)
   SELECT g.thread_id, g.n, g.sub, g.ns, g.newest, c.checkpoint->>'ts' AS ts, c.metadata->'step' AS step,
+         c.metadata->'counters_since_delta_snapshot' AS counters,
          pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes,
          (SELECT jsonb_typeof(value) FROM jsonb_each(${VERSIONS}) LIMIT 1) AS vtype,
          (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM ${S}checkpoint_writes w
@@ -238,6 +240,26 @@ export const PG_TEXT_COLS =
 
 /** The reader's statements. */
 export const PG_READ = {
+  /** a DeltaChannel's parent chain ($3 on, channel $4) with the channel's writes of each checkpoint, a row per write */
+  deltaChain: (S: string, taskPath: boolean) =>
+    `WITH RECURSIVE chain(id, parent, btype, blob, inline, has_inline, depth) AS (
+           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
+                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), 0
+           FROM ${S}checkpoints c LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
+           WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3
+           UNION ALL
+           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
+                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), chain.depth + 1
+           FROM chain JOIN ${S}checkpoints c ON c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = chain.parent
+                LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
+           WHERE chain.btype IS NULL AND NOT chain.has_inline AND chain.depth + 1 < $5)
+         SELECT chain.id, chain.parent, chain.btype, chain.blob, chain.inline, chain.has_inline, w.task_id, w.idx,
+                w.type AS wtype, w.blob AS wvalue, ${taskPath ? "w.task_path" : "''"} AS task_path
+         FROM chain LEFT JOIN ${S}checkpoint_writes w ON w.thread_id = $1 AND w.checkpoint_ns = $2
+              AND w.checkpoint_id = chain.id AND w.channel = $4
+         ORDER BY chain.depth, w.task_id, w.idx`,
   blobs: (S: string, cols: string) =>
     `SELECT ${cols} FROM ${S}checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
   writes: (S: string, taskPath: boolean) =>
@@ -269,24 +291,6 @@ export const PG_READ = {
     `SELECT ${PG_CP_COLS} FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
   one: (S: string) =>
     `SELECT ${PG_CP_COLS} FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
-  /** $1 thread, $2 namespace, $3 the checkpoint to start from, $4 the channel, $5 at most this many steps */
-  deltaChain: (S: string) => `WITH RECURSIVE chain(id, parent, btype, blob, inline, has_inline, depth) AS (
-           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
-                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), 0
-           FROM ${S}checkpoints c LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
-           WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3
-           UNION ALL
-           SELECT c.checkpoint_id, c.parent_checkpoint_id, b.type, b.blob, c.checkpoint -> 'channel_values' -> $4,
-                  coalesce(c.checkpoint -> 'channel_values' ? $4, false), chain.depth + 1
-           FROM chain JOIN ${S}checkpoints c ON c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = chain.parent
-                LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-                AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
-           WHERE chain.btype IS NULL AND NOT chain.has_inline AND chain.depth + 1 < $5)
-         SELECT id, parent, btype, blob, inline, has_inline FROM chain ORDER BY depth`,
-  deltaWrites: (S: string, taskPath: boolean) =>
-    `SELECT checkpoint_id, task_id, idx, channel, type, blob AS value, ${taskPath ? "task_path" : "''"} AS task_path FROM ${S}checkpoint_writes
-         WHERE thread_id = $1 AND checkpoint_ns = $2 AND channel = $3 AND checkpoint_id = ANY($4) ORDER BY checkpoint_id, task_id, idx`,
 };
 
 /** The row-level store's statements. */

@@ -12,6 +12,7 @@ import { storeError } from "../../base/errors.js";
 import type { Library } from "../../formats/langgraph/encode.js";
 import { type LgCheckpoint, type LgWrite, libraryOf, textOf } from "../../formats/langgraph/rows.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
+import { DELTA_COUNTERS } from "../../formats/langgraph/delta.js";
 import {
   applyPendingSends,
   buildTuple,
@@ -19,6 +20,7 @@ import {
   type RawWriteRow,
 } from "../../formats/langgraph/tuple.js";
 import type {
+  DeltaChainRow,
   LgCheckpointTuple,
   LgLibrary,
   LgListOptions,
@@ -168,6 +170,7 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
   let ts = p.ts;
   let library = versionsLibrary(p.versions);
   let step: unknown;
+  let counters: unknown;
   if (p.raw !== null && p.newest !== null) {
     const t = buildTuple(
       "sqlite",
@@ -188,9 +191,12 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
     ts = t.checkpoint.ts || null;
     library = t.library;
     step = t.metadata.step;
+    counters = t.metadata[DELTA_COUNTERS];
   } else {
     try {
-      step = p.metadata ? (JSON.parse(p.metadata) as { step?: unknown }).step : undefined;
+      const md = p.metadata ? (JSON.parse(p.metadata) as Record<string, unknown>) : undefined;
+      step = md?.step;
+      counters = md?.[DELTA_COUNTERS];
     } catch {
       step = undefined;
     }
@@ -207,6 +213,7 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
     bytes: (p.bytes ?? 0) + (p.wbytes ?? 0),
     updatedAt: ts || null,
     library,
+    ...(counters && typeof counters === "object" ? { deltaChannels: Object.keys(counters) } : {}),
   };
 }
 
@@ -278,6 +285,46 @@ function tupleMaker(q: ReturnType<typeof statements>) {
     return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [])));
   };
   return { tuple, tuplesOf };
+}
+
+/** LgReader.deltaChain over SQLite: the parent chain and the channel's writes along it, in one recursive query. */
+function deltaChainOf(
+  q: Record<ReadStatement, BetterSqlite3.Statement>,
+  wrap: Wrap,
+): NonNullable<LgReader["deltaChain"]> {
+  return async (threadId, namespace, fromId, channel, limit) =>
+    wrap(() => {
+      const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
+      const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit, channel }) as Array<{
+        id: string;
+        parent: string | null;
+        type: string | null;
+        raw: Uint8Array | null;
+        value: string | null;
+        task_id: string | null;
+        idx: number;
+        wtype: string | null;
+        wvalue: Uint8Array | string | null;
+      }>;
+      // one row per (checkpoint, write): grouped back into checkpoints, in chain order
+      const out: DeltaChainRow[] = [];
+      for (const r of rows) {
+        let last = out[out.length - 1];
+        if (last?.checkpointId !== r.id) {
+          last = {
+            checkpointId: r.id,
+            parentId: r.parent,
+            value: r.value,
+            ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
+            writes: [],
+          };
+          out.push(last);
+        }
+        if (r.task_id !== null)
+          last.writes.push({ task_id: r.task_id, idx: r.idx, channel, type: r.wtype, value: r.wvalue });
+      }
+      return out;
+    });
 }
 
 function readerOf(db: DB, path: string, uri: string): LgReader {
@@ -373,34 +420,6 @@ function readerOf(db: DB, path: string, uri: string): LgReader {
     },
   };
   return reader;
-}
-
-/** A DeltaChannel's parent chain (LgReader.deltaChain) in one statement, with the channel's writes in a second. */
-function deltaChainOf(
-  q: Record<ReadStatement, BetterSqlite3.Statement>,
-  wrap: Wrap,
-): NonNullable<LgReader["deltaChain"]> {
-  return async (threadId, namespace, fromId, channel, limit) =>
-    wrap(() => {
-      const path = `$.channel_values."${channel.replace(/"/g, '\\"')}"`;
-      const rows = q.chain.all({ thread: threadId, ns: namespace, from: fromId, path, limit }) as Array<{
-        id: string;
-        parent: string | null;
-        type: string | null;
-        raw: Uint8Array | null;
-        value: string | null;
-      }>;
-      const ws = q.chainWrites.all(threadId, namespace, channel, JSON.stringify(rows.map((r) => r.id))) as WRow[];
-      const byId = new Map<string, WRow[]>();
-      for (const w of ws) (byId.get(w.checkpoint_id) ?? byId.set(w.checkpoint_id, []).get(w.checkpoint_id)!).push(w);
-      return rows.map((r) => ({
-        checkpointId: r.id,
-        parentId: r.parent,
-        value: r.value,
-        ...(r.value === null && r.raw !== null ? { raw: { type: r.type, checkpoint: r.raw } } : {}),
-        writes: byId.get(r.id) ?? [],
-      }));
-    });
 }
 
 // ------------------------------------------------------------------------------------------------ row-level store
