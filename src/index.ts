@@ -71,8 +71,9 @@ export {
   type MigrateSummary,
 } from "./core/migrate.js";
 
-// prune planning: which checkpoints of a thread a policy keeps
+// prune: a store's old checkpoints (LangGraph: per thread and namespace) or idle threads; the planning on its own
 export { parseDuration, planThread, type PruneCriteria, type PruneHead, type ThreadPlan } from "./core/prune.js";
+export { prune, type PruneOptions, type PrunePlanEntry, type PruneSummary } from "./core/prune-run.js";
 
 // replay through the headless agent loop
 export {

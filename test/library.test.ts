@@ -83,3 +83,28 @@ test("a program imports ckpt by name and opens, migrates, reads, validates, diff
   expect(out.mainExit).toBe(0);
   expect(out.mainThreads).toBe(Object.keys(want).length);
 });
+
+test("prune through the library keeps the newest two checkpoints of every thread and namespace", async () => {
+  const { copyFileSync } = await import("node:fs");
+  const { default: Database } = await import("better-sqlite3");
+  const file = join(work, "prune.sqlite");
+  copyFileSync(join(ROOT, "fixtures/langgraph/python-a.sqlite"), file);
+  const groups = () =>
+    new Database(file, { readonly: true })
+      .prepare("SELECT count(*) AS n FROM checkpoints GROUP BY thread_id, checkpoint_ns")
+      .all() as Array<{ n: number }>;
+  const before = groups();
+  const program = `import { openStore, prune } from "ckpt";
+    const store = await openStore("sqlite:" + process.argv[1]);
+    const dry = await prune(store, { keepLast: 2, now: Date.now() }, { dryRun: true });
+    const s = await prune(store, { keepLast: 2, now: Date.now() });
+    await store.close();
+    console.log(JSON.stringify({ dry: dry.checkpoints, deleted: s.checkpoints, kept: s.kept }));`;
+  const out = JSON.parse(
+    execFileSync(process.execPath, ["--input-type=module", "-e", program, file], { cwd: ROOT, encoding: "utf8" }),
+  );
+  const total = before.reduce((a, g) => a + g.n, 0);
+  const keep = before.reduce((a, g) => a + Math.min(2, g.n), 0);
+  expect(out).toEqual({ dry: total - keep, deleted: total - keep, kept: keep });
+  expect(groups().map((g) => g.n)).toEqual(before.map((g) => Math.min(2, g.n)));
+});

@@ -1,0 +1,161 @@
+/**
+ * Running a prune (the planning is prune.ts): over a LangGraph store, a page of threads at a time, each page planned
+ * and carried out in one transaction by the store, deleting planned ids only, so an app writing meanwhile loses
+ * nothing; over ckpt's own savers (one document per thread), idle or filtered threads deleted whole. The store is
+ * passed in and stays open (its opener closes it); a dry run plans, reports and changes nothing.
+ */
+import { usageError } from "../base/errors.js";
+import { updatedAtOf } from "../savers/common.js";
+import type { LangGraphStore, PruneCounts } from "../savers/langgraph/shared.js";
+import { isLangGraphSaver } from "../savers/langgraph/shared.js";
+import type { Saver, ThreadInfo } from "../savers/types.js";
+import { planThread, uuid6Floor, type PruneCriteria, type PruneHead, type ThreadPlan } from "./prune.js";
+
+export interface PruneOptions {
+  /** plan and report only */
+  dryRun?: boolean;
+  /** threads per planned page (LangGraph stores; default 100) */
+  batchSize?: number;
+  /** only the threads this accepts */
+  filter?: (threadId: string) => boolean;
+  /** each thread's planned deletions, as it is planned (a dry run's listing) */
+  onPlan?: (p: PrunePlanEntry) => void;
+}
+
+/** One thread's planned deletions. */
+export interface PrunePlanEntry {
+  threadId: string;
+  whole: boolean;
+  checkpoints: Array<{ ns: string; id: string }>;
+}
+
+export interface PruneSummary extends PruneCounts {
+  dryRun: boolean;
+  /** the prune's start (ISO): only checkpoints written before it are candidates; later ones are never touched */
+  startedAt: string;
+  threads: number;
+  wholeThreads: number;
+  kept: number;
+  /** `idleForMs` on ckpt's own savers: threads kept because neither the store nor the document says when they changed */
+  unknownTime?: number;
+  elapsedMs: number;
+}
+
+function emptySummary(dryRun: boolean, now: number): PruneSummary {
+  return {
+    dryRun,
+    startedAt: new Date(now).toISOString(),
+    threads: 0,
+    wholeThreads: 0,
+    kept: 0,
+    checkpoints: 0,
+    writes: 0,
+    orphanWrites: 0,
+    blobs: 0,
+    bytes: 0,
+    elapsedMs: 0,
+  };
+}
+
+/**
+ * Prune a store as `ckpt prune` does: a LangGraph saver (or its store) by `keepLast` / `olderThanMs` / `idleForMs`
+ * per thread and namespace, ckpt's own savers by `idleForMs` or `wholeThreads` (with a filter).
+ */
+export async function prune(
+  store: Saver | LangGraphStore,
+  criteria: PruneCriteria,
+  options: PruneOptions = {},
+): Promise<PruneSummary> {
+  if ("prunePage" in store) return pruneLangGraph(store, criteria, options);
+  if (isLangGraphSaver(store)) return pruneLangGraph(store.langgraph, criteria, options);
+  return pruneSaver(store, criteria, options);
+}
+
+/** A LangGraph store: pages of threads planned (planThread) and carried out by the store, one transaction a page. */
+export async function pruneLangGraph(
+  store: LangGraphStore,
+  c: PruneCriteria,
+  o: PruneOptions = {},
+): Promise<PruneSummary> {
+  const t0 = performance.now();
+  const dryRun = Boolean(o.dryRun);
+  const startId = uuid6Floor(c.now);
+  const s = emptySummary(dryRun, c.now);
+  const plan = (t: string, heads: PruneHead[]): ThreadPlan => {
+    const p = planThread(t, heads, c);
+    s.threads++;
+    s.kept += p.keep;
+    if (p.whole) s.wholeThreads++;
+    if (o.onPlan && (p.remove.length || p.whole))
+      o.onPlan({ threadId: p.threadId, whole: p.whole, checkpoints: p.remove.map((h) => ({ ns: h.ns, id: h.id })) });
+    return p;
+  };
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.threadPage(after, o.batchSize ?? 100);
+    if (page.length === 0) break;
+    after = page[page.length - 1];
+    const threads = o.filter ? page.filter(o.filter) : page;
+    if (threads.length === 0) continue;
+    const counts = await store.prunePage(threads, plan, { startId, dryRun });
+    for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
+  }
+  s.elapsedMs = performance.now() - t0;
+  return s;
+}
+
+/** Fill in the update time of `threads` the store's listing has none for, from each document's `updatedAt`. */
+async function updateTimes(saver: Saver, namespace: string, threads: ThreadInfo[]): Promise<void> {
+  const missing = threads.filter((t) => t.updatedAt === undefined);
+  for (let i = 0; i < missing.length; i += 200) {
+    const part = missing.slice(i, i + 200);
+    const texts = await saver.loadMany(part.map((t) => ({ namespace, threadId: t.threadId })));
+    part.forEach((t, k) => {
+      const at = texts[k] === undefined ? undefined : updatedAtOf(texts[k]!);
+      if (at !== undefined && Number.isFinite(Date.parse(at))) t.updatedAt = at;
+    });
+  }
+}
+
+/** ckpt's own savers: one document per thread; idle (by update time) or filtered threads are deleted whole. */
+export async function pruneSaver(saver: Saver, c: PruneCriteria, o: PruneOptions = {}): Promise<PruneSummary> {
+  if (c.keepLast !== undefined || c.olderThanMs !== undefined)
+    throw usageError(
+      "--keep-last and --older-than apply to LangGraph stores (many checkpoints per thread); ckpt's own savers keep one per thread: use --idle-for or --thread/--match",
+    );
+  const t0 = performance.now();
+  const s = emptySummary(Boolean(o.dryRun), c.now);
+  for (const ns of await saver.namespaces()) {
+    const listed: ThreadInfo[] = [];
+    for await (const t of saver.list({ namespace: ns })) if (!o.filter || o.filter(t.threadId)) listed.push(t);
+    // a store that keeps no update time (Redis): the document's own updatedAt, read in batches
+    if (c.idleForMs !== undefined) await updateTimes(saver, ns, listed);
+    for (const d of doomedOf(listed, c, s)) {
+      o.onPlan?.({ threadId: d.threadId, whole: true, checkpoints: [{ ns, id: d.threadId }] });
+      if (!o.dryRun && !(await saver.delete(d.threadId, ns))) continue;
+      s.wholeThreads++;
+      s.checkpoints++;
+      s.bytes += d.bytes;
+    }
+  }
+  s.elapsedMs = performance.now() - t0;
+  return s;
+}
+
+/** The listed threads to delete whole; the others are counted as kept (and those of unknown age, as such). */
+function doomedOf(listed: ThreadInfo[], c: PruneCriteria, s: PruneSummary): ThreadInfo[] {
+  const doomed: ThreadInfo[] = [];
+  for (const t of listed) {
+    s.threads++;
+    const updated = t.updatedAt ? Date.parse(t.updatedAt) : Number.NaN;
+    const idle = c.idleForMs !== undefined && Number.isFinite(updated) && c.now - updated > c.idleForMs;
+    if ((c.wholeThreads || idle) && !(Number.isFinite(updated) && updated > c.now)) doomed.push(t);
+    else {
+      s.kept++;
+      // never silently: a thread whose age is unknown is kept, and counted as such
+      if (c.idleForMs !== undefined && !c.wholeThreads && !Number.isFinite(updated))
+        s.unknownTime = (s.unknownTime ?? 0) + 1;
+    }
+  }
+  return doomed;
+}
