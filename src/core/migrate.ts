@@ -268,29 +268,7 @@ class Migration {
     this.checkOpts = { toFormat: opts.toFormat, allowLossy: opts.allowLossy };
     this.writers = [target, ...(opts.writers ?? [])];
     this.lanes = this.writers.map(() => Promise.resolve());
-    this.s = {
-      dryRun: Boolean(opts.dryRun),
-      read: 0,
-      written: 0,
-      skipped: 0,
-      rejected: 0,
-      bytesRead: 0,
-      bytesWritten: 0,
-      elapsedMs: 0,
-      resumed: 0,
-      journalMissing: 0,
-      identical: 0,
-      verified: 0,
-      conflicts: [],
-      mismatches: [],
-      rejectedRecords: [],
-      ignored: 0,
-      ignoredFiles: [],
-      checkedInWorker: false,
-      recordsPerSecond: 0,
-      mbPerSecond: 0,
-      writers: this.writers.length,
-    };
+    this.s = emptySummary(Boolean(opts.dryRun), this.writers.length);
   }
 
   private get stopped(): boolean {
@@ -749,4 +727,31 @@ export function migrateExitCode(s: MigrateSummary): number {
   if (s.mismatches.length || s.conflicts.length) return ExitCode.NEGATIVE;
   if (s.rejected) return ExitCode.PARTIAL;
   return ExitCode.OK;
+}
+
+/** A migration's summary before anything was read. */
+export function emptySummary(dryRun: boolean, writers: number): MigrateSummary {
+  return {
+    dryRun,
+    read: 0,
+    written: 0,
+    skipped: 0,
+    rejected: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+    elapsedMs: 0,
+    resumed: 0,
+    journalMissing: 0,
+    identical: 0,
+    verified: 0,
+    conflicts: [],
+    mismatches: [],
+    rejectedRecords: [],
+    ignored: 0,
+    ignoredFiles: [],
+    checkedInWorker: false,
+    recordsPerSecond: 0,
+    mbPerSecond: 0,
+    writers,
+  };
 }

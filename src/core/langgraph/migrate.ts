@@ -12,7 +12,15 @@ import { libraryOf, textOf, type LgCheckpoint } from "../../formats/langgraph/ro
 import { convertCheckpoint } from "../../formats/langgraph/convert.js";
 import { keyOf, type LgStore } from "../../savers/langgraph/shared.js";
 import { createForkRenumberer } from "./fork-versions.js";
-import type { Conflict, ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "../migrate.js";
+import {
+  emptySummary,
+  type Conflict,
+  type ConflictPolicy,
+  type Journal,
+  type MigrateProgress,
+  type MigrateSummary,
+  type Rejected,
+} from "../migrate.js";
 
 export interface LgMigrateOptions {
   batchSize?: number;
@@ -85,30 +93,7 @@ class LgMigration {
   ) {
     this.policy = opts.onConflict ?? "auto";
     this.forks = target.kind === "postgres" ? createForkRenumberer() : (c) => c;
-    this.s = {
-      library,
-      dryRun: Boolean(opts.dryRun),
-      read: 0,
-      written: 0,
-      skipped: 0,
-      rejected: 0,
-      bytesRead: 0,
-      bytesWritten: 0,
-      elapsedMs: 0,
-      resumed: 0,
-      journalMissing: 0,
-      identical: 0,
-      verified: 0,
-      conflicts: [],
-      mismatches: [],
-      rejectedRecords: [],
-      checkedInWorker: false,
-      ignored: 0,
-      ignoredFiles: [],
-      writers: 1,
-      recordsPerSecond: 0,
-      mbPerSecond: 0,
-    };
+    this.s = { library, ...emptySummary(Boolean(opts.dryRun), 1) };
   }
 
   async run(): Promise<Summary> {
