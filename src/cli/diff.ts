@@ -176,10 +176,7 @@ function outputAndInput(args: Args, io: CliIO): { output: Output; inputFormat?: 
 function nativeValid(adapter: FormatAdapter, native: unknown, doc: SourceDoc): boolean {
   const validate = getValidator(adapter.schema);
   // a bigint can only come from a run of 16+ digits in the source: without one there is nothing to walk for
-  return (
-    validate !== undefined &&
-    validate(doc.text !== undefined && !hasLongDigitRun(doc.text) ? native : toPlainNumbers(native))
-  );
+  return validate?.(doc.text !== undefined && !hasLongDigitRun(doc.text) ? native : toPlainNumbers(native)) === true;
 }
 
 /**
