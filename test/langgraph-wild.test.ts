@@ -434,3 +434,70 @@ describe("migrate and prune keep what DeltaChannel and encrypted threads need", 
     }
   });
 });
+
+describe("the pre-0.2 SQLite layout (checkpoints(thread_id, thread_ts, parent_ts, …), no type, no namespaces)", () => {
+  it("ls, show, log, validate and migrate read it (langgraph ≤ 0.1's DDL, rows from set A's JS file)", async () => {
+    const { default: Database } = await import("better-sqlite3");
+    const dir = mkdtempSync(join(tmpdir(), "lg-wild-old-"));
+    const file = join(dir, "old.sqlite");
+    const src = new Database(join(FIX, "js-a.sqlite"), { readonly: true });
+    const w = new Database(file);
+    // langgraph/checkpoint/sqlite.py before langgraph 0.2 (2024-07)
+    w.exec(`CREATE TABLE IF NOT EXISTS checkpoints (thread_id TEXT NOT NULL, thread_ts TEXT NOT NULL, parent_ts TEXT,
+        checkpoint BLOB, metadata BLOB, PRIMARY KEY (thread_id, thread_ts));
+      CREATE TABLE IF NOT EXISTS writes (thread_id TEXT NOT NULL, thread_ts TEXT NOT NULL, task_id TEXT NOT NULL,
+        idx INTEGER NOT NULL, channel TEXT NOT NULL, value BLOB, PRIMARY KEY (thread_id, thread_ts, task_id, idx));`);
+    for (const r of src.prepare("SELECT * FROM checkpoints WHERE checkpoint_ns = ''").all() as Array<
+      Record<string, unknown>
+    >)
+      w.prepare("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?)").run(
+        r.thread_id,
+        r.checkpoint_id,
+        r.parent_checkpoint_id,
+        r.checkpoint,
+        r.metadata,
+      );
+    for (const r of src.prepare("SELECT * FROM writes WHERE checkpoint_ns = ''").all() as Array<
+      Record<string, unknown>
+    >)
+      w.prepare("INSERT INTO writes VALUES (?, ?, ?, ?, ?, ?)").run(
+        r.thread_id,
+        r.checkpoint_id,
+        r.task_id,
+        r.idx,
+        r.channel,
+        r.value,
+      );
+    w.close();
+    src.close();
+    const before = sha(file);
+    const ls = await runCli(["ls", `sqlite:${file}`, "--json"]);
+    expect(ls.code, ls.err).toBe(0);
+    const rows = JSON.parse(ls.out) as Array<{ threadId: string; messages: number | null; checkpoints: number }>;
+    expect(rows).toHaveLength(8);
+    expect(rows.find((r) => r.threadId === "a-chat-1")).toMatchObject({ checkpoints: 10, messages: 9 });
+    const show = await runCli(["show", `sqlite:${file}#a-chat-1`]);
+    expect(show.code, show.err).toBe(0);
+    expect(show.out).toMatch(/9 messages/);
+    const log = await runCli(["log", `sqlite:${file}#a-chat-1`, "--json"]);
+    expect(log.code, log.err).toBe(0);
+    const v = await runCli(["validate", `sqlite:${file}`]);
+    expect(v.code, v.out + v.err).toBe(0);
+    const m = await runCli([
+      "migrate",
+      "--from",
+      `sqlite:${file}`,
+      "--to",
+      `sqlite:${join(dir, "new.sqlite")}`,
+      "--journal",
+      join(dir, "j"),
+    ]);
+    expect(m.code, m.out + m.err).toBe(0);
+    const ls2 = await runCli(["ls", `sqlite:${join(dir, "new.sqlite")}`, "--json"]);
+    expect((JSON.parse(ls2.out) as Array<{ messages: number | null }>).map((r) => r.messages)).toEqual(
+      rows.map((r) => r.messages),
+    );
+    expect(sha(file)).toBe(before);
+    expect(readdirSync(dir).filter((f) => f.startsWith("old.sqlite-"))).toEqual([]);
+  });
+});

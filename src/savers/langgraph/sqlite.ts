@@ -54,7 +54,7 @@ import {
   threadsOf,
   type WriteOptions,
 } from "./shared.js";
-import { SQ_PRUNE, SQ_READ, SQ_ROWS, SQ_STATS, SQLITE_SETUP, SQLITE_TABLES } from "./sql.js";
+import { SQ_LEGACY, SQ_PRUNE, SQ_READ, SQ_ROWS, SQ_STATS, SQLITE_SETUP, SQLITE_TABLES } from "./sql.js";
 
 type DB = BetterSqlite3.Database;
 const TABLES = { checkpoints: "checkpoints", writes: "writes" };
@@ -101,8 +101,22 @@ export async function openSqliteDb(path: string, uri: string, o: LangGraphSqlite
   }
 }
 
+/**
+ * The SQLite layout of LangGraph before 0.2 (langgraph ≤ 0.1, until 2024-07): `checkpoints(thread_id, thread_ts,
+ * parent_ts, checkpoint, metadata)` and `writes(thread_id, thread_ts, task_id, idx, channel, value)`, no namespaces
+ * and no type column (JsonPlusSerializer: JSON). A read-only connection reads it through TEMP views with today's
+ * column names (temp objects live in the connection, not in the file, and are found before the file's tables).
+ */
+function legacyViews(db: DB): void {
+  if (!db.readonly) return;
+  const cols = new Set(db.prepare(SQ_LEGACY.columns).pluck().all() as string[]);
+  if (!cols.has("thread_ts") || cols.has("checkpoint_id")) return;
+  db.exec(SQ_LEGACY.views);
+}
+
 /** The LangGraph store in an open database (see the module comment). */
 export function langGraphSqlite(db: DB, path: string, uri: string): LangGraphStore {
+  legacyViews(db);
   const reader = withDeltaChannels(readerOf(db, path, uri));
   const rows = rowStoreOf(db, uri);
   const stats = statsOf(db, uri);
