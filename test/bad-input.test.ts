@@ -311,7 +311,13 @@ describe("#27 item 15: a Redis namespace holding the key separator ':checkpoints
   const keys = async () => {
     const { Redis } = await import("ioredis");
     const c = new Redis("redis://127.0.0.1:6379");
-    const [, found] = await c.scan("0", "MATCH", `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`, "COUNT", 1000);
+    const found: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, ks] = await c.scan(cursor, "MATCH", `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`, "COUNT", 1000);
+      cursor = next;
+      found.push(...ks);
+    } while (cursor !== "0");
     c.disconnect();
     return found;
   };

@@ -270,11 +270,16 @@ describe("#27 item 5: two runs of one migration share one journal; the second sa
     first.stdout.on("data", (d: Buffer) => {
       out += d;
       if (second || !out.includes('"type":"progress"')) return;
+      // the first is paused while the second runs (SIGSTOP: alive, holding its journal), so they meet whatever the load
+      first.kill("SIGSTOP");
       second = new Promise((resolve) => {
         const p = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
         let err = "";
         p.stderr.on("data", (e: Buffer) => (err += e));
-        p.on("close", (code) => resolve({ code, err }));
+        p.on("close", (code) => {
+          first.kill("SIGCONT");
+          resolve({ code, err });
+        });
       });
     });
     const code = await done;
