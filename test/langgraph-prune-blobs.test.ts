@@ -28,13 +28,16 @@ describe("#27 item 4: PostgreSQL prune and a writer that commits the blob first"
     const cfg = { configurable: { thread_id: "t-1" } };
     await app.invoke(human("alpha"), cfg);
     await app.invoke(human("beta"), cfg);
+    const cfg2 = { configurable: { thread_id: "t-2" } };
+    await app.invoke(human("gamma"), cfg2);
+    await app.invoke(human("delta"), cfg2);
     await closeSaver(saver);
     client = new pg.Client({ connectionString: PG });
     await client.connect();
-    const blob = (version: string) =>
+    const blob = (version: string, thread = "t-1") =>
       client!.query(
-        `INSERT INTO ${schema}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ('t-1', '', 'messages', $1, 'json', '\\x5b5d')`,
-        [version],
+        `INSERT INTO ${schema}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($2, '', 'messages', $1, 'json', '\\x5b5d')`,
+        [version, thread],
       );
     const has = async (version: string) =>
       (await client!.query(`SELECT 1 FROM ${schema}.checkpoint_blobs WHERE version = $1`, [version])).rowCount === 1;
@@ -56,6 +59,19 @@ describe("#27 item 4: PostgreSQL prune and a writer that commits the blob first"
       expect(counts.checkpoints).toBeGreaterThan(0); // the prune did prune
       expect(await has("1000002"), "the blob committed after the prune started").toBe(true);
       expect(await has("1000001"), "the orphan blob from before the start").toBe(false);
+      // the library's prune (what `ckpt prune` runs) takes the mark itself: a blob a writer commits while the prune
+      // runs (here: just before its page is carried out) stays
+      const { prune } = await import("../src/core/prune-run.js");
+      const racing = {
+        ...store,
+        prunePage: async (...a: Parameters<typeof store.prunePage>) => {
+          await blob("1000003", "t-2");
+          return store.prunePage(...a);
+        },
+      };
+      const summary = await prune(racing, { keepLast: 1, now: Date.now() });
+      expect(summary.checkpoints).toBeGreaterThan(0); // t-2's older checkpoints went
+      expect(await has("1000003"), "the blob committed while `prune` ran").toBe(true);
     } finally {
       await store.close();
     }

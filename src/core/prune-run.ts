@@ -80,6 +80,9 @@ export async function pruneLangGraph(
   const t0 = performance.now();
   const dryRun = Boolean(o.dryRun);
   const startId = uuid6Floor(c.now);
+  // PostgreSQL's blobs carry no checkpoint id: they are dated by the transactions running when the prune starts
+  // (#27 item 4: a writer that commits a blob before its checkpoint row never loses it to this prune)
+  const startMark = await store.pruneStart?.();
   const s = emptySummary(dryRun, c.now);
   const plan = (t: string, heads: PruneHead[]): ThreadPlan => {
     const p = planThread(t, heads, c);
@@ -97,7 +100,7 @@ export async function pruneLangGraph(
     after = page[page.length - 1];
     const threads = o.filter ? page.filter(o.filter) : page;
     if (threads.length === 0) continue;
-    const counts = await store.prunePage(threads, plan, { startId, dryRun });
+    const counts = await store.prunePage(threads, plan, { startId, startMark, dryRun });
     for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
   }
   s.elapsedMs = performance.now() - t0;
