@@ -21,6 +21,18 @@ export interface HistoryItem {
   /** the diff from checkpoint `from` of the list: the parent when listed, else the one before (absent for the first) */
   diff?: DiffResult;
   from?: number;
+  /** the parent's position in the list, when it is listed (a fork point has several children) */
+  parent?: number;
+  /** LangGraph: metadata.source (input, loop, update, fork) */
+  source?: string;
+  /** LangGraph: the state channels this step changed */
+  changed?: string[];
+  /** LangGraph: an interrupt was raised at this checkpoint, still pending or answered by a resume */
+  interrupt?: "pending" | "resumed";
+  /** LangGraph: a resume value was written here without an interrupt of this namespace (a subgraph's) */
+  resumed?: boolean;
+  /** LangGraph: a task failed here (an __error__ write) */
+  error?: boolean;
 }
 
 export interface StoreListing {
@@ -42,6 +54,8 @@ export interface PageData {
   /** link back to the store browser (served pages) */
   back?: string;
   pool: MessageView[];
+  /** values the checkpoints' LangGraph channels and writes refer to by index (each distinct value once) */
+  vals?: unknown[];
   checkpoints: CheckpointView[];
   /** kind "diff": checkpoints[0] → checkpoints[1]; `sides` names them */
   diff?: DiffResult;
