@@ -308,6 +308,7 @@ export function showCheckpoint(i: number): void {
     `thread ${cp.threadId}`,
     lg?.namespace ? `namespace ${lg.namespace}` : "",
     `step ${lg?.step ?? cp.step}`,
+    d.history?.[i]?.node ? `node ${d.history[i]!.node}` : "",
     lg && !lg.channels.some((c) => c.kind === "messages")
       ? `${fmtNum(state)} channels`
       : `${fmtNum(S.msgs.length)} messages`,

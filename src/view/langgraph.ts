@@ -6,7 +6,6 @@
  * shared by the page's checkpoints: a channel at the same version, or an equal write, is carried once.
  */
 import type { Checkpoint } from "../generated/types.js";
-import { stableJson } from "../core/diff/index.js";
 import { isPlumbing } from "../formats/langgraph/adapter.js";
 import {
   interruptOf,
@@ -71,7 +70,7 @@ export interface LangGraphView {
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (isRecord(v) ? v : {});
 
-/** Values shown on the page, deduplicated: by (channel, version) without hashing, else by canonical JSON. */
+/** Values shown on the page, deduplicated: by (channel, version) without hashing, else by their JSON text. */
 export class ValuePool {
   readonly vals: unknown[] = [];
   private byKey = new Map<string, number>();
@@ -82,7 +81,8 @@ export class ValuePool {
     const known = vk !== undefined ? this.byVersion.get(vk) : undefined;
     if (known !== undefined) return known;
     const shown = readable(value);
-    const key = stableJson(shown) ?? "undefined";
+    // JSON.stringify, not a key-sorted form: equal values decoded by one reader list their keys in the same order
+    const key = JSON.stringify(shown) ?? "undefined";
     let i = this.byKey.get(key);
     if (i === undefined) {
       i = this.vals.length;
