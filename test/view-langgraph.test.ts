@@ -1,6 +1,6 @@
 /**
  * `ckpt view` of LangGraph threads in Chromium (Debian's chromium through playwright-core), on stores written by the
- * real Python and JS libraries: a graph without messages opens on its channels (names, values, what each step
+ * real Python and JS libraries (SQLite files, and PostgreSQL dumps restored into schemas of this run): a graph without messages opens on its channels (names, values, what each step
  * changed); a forked thread's timeline is a tree with one branch per child of the fork point; an interrupt and its
  * resume are on the timeline and above the tabs; pending writes are listed per task. Expected values come from
  * the generator's inputs (sets.json) and the counts the real libraries read back (fixtures/langgraph/counts).
@@ -13,6 +13,8 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { historyPage } from "../src/cli/view.js";
 import { launchBrowser } from "./helpers/browser.js";
+import { execFileSync } from "node:child_process";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 
 const root = join(import.meta.dirname, "..");
 const SETS = "/work/shared/formats/langgraph/generated";
@@ -57,10 +59,21 @@ async function openThread(spec: string): Promise<void> {
   await page.waitForSelector("html[data-ready]", { timeout: 10_000 });
 }
 
-const STORES = ["python-a.sqlite", "js-a.sqlite"];
+// the SQLite files, and the PostgreSQL dumps of the same threads restored into schemas of this run
+const STORES = ["python-a.sqlite", "js-a.sqlite", "python-a.pg", "js-a.pg"];
+const pgs = pgTestSchemas("ckpt_view_lg");
+const restored: Record<string, string> = {};
+beforeAll(() => {
+  for (const file of STORES.filter((f) => f.endsWith(".pg"))) {
+    const schema = pgs.schema(file.replace(/\W/g, "_"));
+    const sql = readFileSync(join(root, "fixtures/langgraph", `${file}.sql`), "utf8").replace(/__SCHEMA__/g, schema);
+    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], { input: sql, stdio: ["pipe", "ignore", "pipe"] });
+    restored[file] = `${PG}?schema=${schema}`;
+  }
+});
 
 describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
-  const store = join(root, "fixtures/langgraph", file);
+  const addr = (id: string) => `${restored[file] ?? join(root, "fixtures/langgraph", file)}#${id}`;
 
   it("a graph with no messages opens on its channels: values, versions, what each step changed", async () => {
     // counter graph: add (total += delta, history += "+delta") → record (history += "total=<total>"), one invoke per input
@@ -71,7 +84,7 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
       total += d;
       history.push(`+${d}`, `total=${total}`);
     }
-    await openThread(`${store}#a-counter-1`);
+    await openThread(addr("a-counter-1"));
     await expect(page.locator("#tab-channels").getAttribute("aria-selected")).resolves.toBe("true");
     await expect(page.locator("#panel-channels").isVisible()).resolves.toBe(true);
     await expect(page.locator("#tab-transcript").innerText()).resolves.toBe("Transcript (0)");
@@ -102,7 +115,7 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
   it("a forked thread's timeline is a tree: one branch per child of the fork point, no step listed twice in a line", async () => {
     // a-forked-1: turn 1, turn 2, then a 3rd invoke from the checkpoint that ended turn 1
     const t = thread("A", "a-forked-1");
-    await openThread(`${store}#a-forked-1`);
+    await openThread(addr("a-forked-1"));
     const all = page.locator("nav.timeline button");
     await expect(all.count()).resolves.toBe(counts(file).per_thread["a-forked-1"]!.checkpoints);
     const branches = page.locator("nav.timeline li.branch");
@@ -125,8 +138,12 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
     // the newest checkpoint (shown first) is on branch 2, the 3rd input's; branch 1 holds the 2nd input
     await expect(branches.nth(1).locator(".fork").innerText()).resolves.toMatch(/\(newest\)$/);
     await expect(branches.nth(1).locator("button[aria-current=true]").count()).resolves.toBe(1);
-    await expect(page.locator("#msgs").innerText()).resolves.toContain(String(t.inputs[2]));
-    await expect(page.locator("#msgs").innerText()).resolves.not.toContain(String(t.inputs[1]));
+    // JS PostgresSaver: a branch started from an older checkpoint reuses the main line's integer channel versions, so
+    // its blob rows are the main line's and the real library reads turn 2 on the newest branch too (the generated
+    // README, "JS PostgresSaver on forked threads"): the page shows what the library reads
+    const sharedBlobs = file === "js-a.pg";
+    await expect(page.locator("#msgs").innerText()).resolves.toContain(String(t.inputs[sharedBlobs ? 1 : 2]));
+    if (!sharedBlobs) await expect(page.locator("#msgs").innerText()).resolves.not.toContain(String(t.inputs[1]));
     await branches.nth(0).locator("button").last().click();
     await expect(page.locator("#msgs").innerText()).resolves.toContain(String(t.inputs[1]));
     await expect(page.locator("#msgs").innerText()).resolves.not.toContain(String(t.inputs[2]));
@@ -138,7 +155,7 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
   });
 
   it("an interrupted thread: the interrupt pending on the timeline and above the tabs, with its value", async () => {
-    await openThread(`${store}#a-hitl-1`);
+    await openThread(addr("a-hitl-1"));
     const steps = page.locator("nav.timeline button");
     const last = steps.nth((await steps.count()) - 1);
     await expect(last.innerText()).resolves.toMatch(/propose[\s\S]*interrupt pending/);
@@ -157,7 +174,7 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
 
   it("a resumed thread: interrupt and resume on the timeline; the pending writes per task name the interrupt and the resume", async () => {
     const t = thread("A", "a-hitl-2");
-    await openThread(`${store}#a-hitl-2`);
+    await openThread(addr("a-hitl-2"));
     const marked = page.locator("nav.timeline button", { has: page.locator(".int") });
     await expect(marked.count()).resolves.toBe(1);
     await expect(marked.innerText()).resolves.toMatch(/propose[\s\S]*interrupted → resumed/);
