@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { historyPage } from "../src/cli/view.js";
+import { renderHistoryPage } from "../src/view/index.js";
 import { launchBrowser } from "./helpers/browser.js";
 import { execFileSync } from "node:child_process";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
@@ -195,6 +196,26 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
     );
     // no raw internal records: the interrupt value is shown as the value the node passed to interrupt()
     await expect(page.locator("#panel-writes").innerText()).resolves.not.toMatch(/"lc":|"kwargs"/);
+  });
+});
+
+describe("LangGraph timeline of a damaged store", () => {
+  it("parent links that loop: every checkpoint is still listed once", async () => {
+    const { readHistory } = await import("../src/cli/view-history.js");
+    const { openSaver, isLangGraphSaver } = await import("../src/savers/index.js");
+    const store = join(root, "fixtures/langgraph/js-a.sqlite");
+    const saver = await openSaver(`sqlite:${store}`, { readOnly: true, env: {} } as Parameters<typeof openSaver>[1]);
+    if (!isLangGraphSaver(saver)) throw new Error("not a LangGraph store");
+    const { entries } = await readHistory(saver, "a-chat-1", store);
+    await saver.close();
+    entries[0]!.parentId = entries.at(-1)!.id; // the first checkpoint's parent is the newest: a loop, no root
+    const file = join(out, `page-${n++}.html`);
+    writeFileSync(file, renderHistoryPage(entries));
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector("html[data-ready]", { timeout: 10_000 });
+    const ids = await page.$$eval("nav.timeline button", (bs) => bs.map((b) => b.getAttribute("data-i")));
+    expect(ids.length).toBe(entries.length);
+    expect(new Set(ids).size).toBe(entries.length);
   });
 });
 

@@ -256,8 +256,10 @@ export function buildTimeline(): HTMLElement {
     S.order.push(i);
     return el("li", null, b);
   };
+  const seen = new Set<number>();
   const line = (start: number, ol: HTMLElement): void => {
-    for (let i = start; ; ) {
+    for (let i = start; !seen.has(i); ) {
+      seen.add(i);
       ol.append(item(i));
       const c = kids[i]!;
       if (c.length === 1) {
@@ -284,6 +286,8 @@ export function buildTimeline(): HTMLElement {
   };
   const ol = el("ol");
   for (const r of roots) line(r, ol);
+  // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest
+  h.forEach((_, i) => seen.has(i) || line(i, ol));
   nav.append(ol);
   return nav;
 }
