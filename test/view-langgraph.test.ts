@@ -111,6 +111,10 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
     expect(JSON.parse(await channel("history").locator("pre.val").innerText())).toEqual(history.slice(0, -1));
     await expect(page.locator("#panel-channels p.next").innerText()).resolves.toBe("Next: record");
     await expect(page.locator("#panel-transcript").innerText()).resolves.toContain("has no messages channel");
+    // the changes since the parent name the channel
+    await expect(page.locator("section.changes > ul.changes").innerText()).resolves.toMatch(
+      /^CHANNEL total: \d+ → \d+$/m,
+    );
   });
 
   it("a forked thread's timeline is a tree: one branch per child of the fork point, no step listed twice in a line", async () => {

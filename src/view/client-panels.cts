@@ -478,8 +478,9 @@ export function changeItem(c: Change): HTMLElement {
       break;
     default:
       li.append(
-        op("field"),
-        el("code", null, c.pointer || "/"),
+        // a LangGraph state channel is named as one
+        op(S.cp?.lg && c.pointer.startsWith("/state/") ? "channel" : "field"),
+        el("code", null, S.cp?.lg && c.pointer.startsWith("/state/") ? c.pointer.slice(7) : c.pointer || "/"),
         `: ${JSON.stringify(c.before) ?? "—"} → ${JSON.stringify(c.after) ?? "—"}`,
       );
   }
