@@ -10,6 +10,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Checkpoint } from "../src/generated/types.js";
 import { jsonForScript, renderCheckpointPage, renderHistoryPage, renderMarkdown } from "../src/view/index.js";
+import { compactScript } from "../src/view/page.js";
+import * as clientFns from "../src/view/client.cjs";
+import * as panelFns from "../src/view/client-panels.cjs";
+import ts from "typescript";
 import { readHistory } from "../src/cli/view-history.js";
 import { openSaver, isLangGraphSaver } from "../src/savers/index.js";
 import { launchBrowser } from "./helpers/browser.js";
@@ -85,6 +89,23 @@ describe("escaping", () => {
     const s = jsonForScript(JSON.stringify(v));
     expect(s).not.toMatch(/<\/script|<!--/i);
     expect(JSON.parse(s)).toEqual(v);
+  });
+
+  it("the page script without its indentation is the same program (no string or template literal changed)", () => {
+    const source = [...Object.values(clientFns), ...Object.values(panelFns)]
+      .filter((f) => typeof f === "function")
+      .map((f) => f.toString())
+      .join("\n");
+    const print = (text: string) =>
+      ts
+        .createPrinter({ removeComments: true })
+        .printFile(ts.createSourceFile("page.js", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS));
+    const compact = compactScript(source);
+    expect(compact.length).toBeLessThan(source.length);
+    expect(print(compact)).toBe(print(source));
+    // the check can fail: a template literal spanning lines loses its indentation
+    const multi = "function f() {\n  return `a\n    b`;\n}";
+    expect(print(compactScript(multi))).not.toBe(print(multi));
   });
 
   it("the page carries a Content-Security-Policy allowing only its own script", () => {
