@@ -91,8 +91,10 @@ async function checkVisible(cp: Checkpoint, path = ""): Promise<void> {
       if (c.type === "toolCall") expect(shown[i]!.calls, `${path} message #${i}`).toContain(String(c.name));
     }
   });
-  await page.click("#tab-state");
-  const state = await page.locator("#panel-state").innerText();
+  // LangGraph pages list their state as channels
+  const tab = (await page.locator("#tab-channels").count()) ? "channels" : "state";
+  await page.click(`#tab-${tab}`);
+  const state = await page.locator(`#panel-${tab}`).innerText();
   for (const t of cp.state.todos ?? []) expect(state, path).toContain(t.content);
   await page.click("#tab-transcript");
 }

@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Checkpoint } from "../src/generated/types.js";
-import { jsonForScript, renderCheckpointPage, renderMarkdown } from "../src/view/index.js";
+import { jsonForScript, renderCheckpointPage, renderHistoryPage, renderMarkdown } from "../src/view/index.js";
+import { compactScript } from "../src/view/page.js";
+import * as clientFns from "../src/view/client.cjs";
+import * as panelFns from "../src/view/client-panels.cjs";
+import ts from "typescript";
+import { readHistory } from "../src/cli/view-history.js";
+import { openSaver, isLangGraphSaver } from "../src/savers/index.js";
 import { launchBrowser } from "./helpers/browser.js";
 
 const PAYLOADS = [
@@ -85,6 +91,23 @@ describe("escaping", () => {
     expect(JSON.parse(s)).toEqual(v);
   });
 
+  it("the page script without its indentation is the same program (no string or template literal changed)", () => {
+    const source = [...Object.values(clientFns), ...Object.values(panelFns)]
+      .filter((f) => typeof f === "function")
+      .map((f) => f.toString())
+      .join("\n");
+    const print = (text: string) =>
+      ts
+        .createPrinter({ removeComments: true })
+        .printFile(ts.createSourceFile("page.js", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS));
+    const compact = compactScript(source);
+    expect(compact.length).toBeLessThan(source.length);
+    expect(print(compact)).toBe(print(source));
+    // the check can fail: a template literal spanning lines loses its indentation
+    const multi = "function f() {\n  return `a\n    b`;\n}";
+    expect(print(compactScript(multi))).not.toBe(print(multi));
+  });
+
   it("the page carries a Content-Security-Policy allowing only its own script", () => {
     const html = renderCheckpointPage(evil());
     expect(html).toMatch(
@@ -150,5 +173,56 @@ describe("planted script in Chromium", () => {
     await page.click("#tab-state");
     await expect(page.locator("ul.todos").innerText()).resolves.toContain('<img src=x onerror="window.__pwned=17">');
     expect(errors.filter((e) => !/Refused to load the image/.test(e))).toEqual([]);
+  });
+
+  it("a LangGraph page: planted script in channel names and values, writes, interrupts, nodes and namespaces stays text", async () => {
+    // a real thread (JS library, left at an interrupt), then script planted in every string the LangGraph panels show
+    const store = join(import.meta.dirname, "..", "fixtures/langgraph/js-a.sqlite");
+    const saver = await openSaver(`sqlite:${store}`, { readOnly: true, env: {} } as Parameters<typeof openSaver>[1]);
+    if (!isLangGraphSaver(saver)) throw new Error("not a LangGraph store");
+    const { entries } = await readHistory(saver, "a-hitl-1", store);
+    await saver.close();
+    const bad = (k: number) => `<img src=x onerror="window.__pwned=${k}">`;
+    for (const e of entries) {
+      e.node = bad(30);
+      const lg = (e.checkpoint.ext as { langgraph: Record<string, Record<string, unknown>> }).langgraph;
+      const tuple = lg.tuple as {
+        namespace: string;
+        metadata: Record<string, unknown>;
+        pendingWrites: Array<Record<string, unknown>>;
+      };
+      tuple.namespace = bad(31);
+      tuple.metadata.source = bad(32);
+      e.checkpoint.state[bad(33)] = { [bad(34)]: text };
+      for (const w of tuple.pendingWrites) {
+        w.taskId = bad(35);
+        if (w.channel === "__interrupt__") w.value = [{ id: bad(36), value: { question: text } }];
+      }
+      tuple.pendingWrites.push({ taskId: bad(35), idx: 0, channel: bad(37), type: "json", value: text, bytes: 0 });
+    }
+    const dir = mkdtempSync(join(tmpdir(), "ckpt-view-xss-"));
+    const file = join(dir, "evil-lg.html");
+    writeFileSync(file, renderHistoryPage(entries));
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector("html[data-ready]");
+    for (const tab of ["#tab-channels", "#tab-writes", "#tab-metadata"]) {
+      await page.click(tab);
+      for (const d of await page.locator("details").all())
+        await d.evaluate((e) => ((e as HTMLDetailsElement).open = true));
+    }
+    await page.waitForTimeout(100);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("main img, nav img, main script").count()).toBe(0);
+    await expect(page.locator("nav.timeline").innerText()).resolves.toContain(bad(30));
+    await expect(page.locator("#panel-channels").innerText()).resolves.toContain(bad(33));
+    await expect(page.locator("#panel-writes").innerText()).resolves.toContain(bad(37));
+    await expect(page.locator("main aside.interrupt").innerText()).resolves.toContain(
+      "<script>window.__pwned = 1</script>",
+    );
+    await expect(page.locator("#panel-metadata").innerText()).resolves.toContain(bad(31));
+    expect(errors).toEqual([]);
   });
 });

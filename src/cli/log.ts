@@ -3,7 +3,6 @@
  * node(s) that wrote it, message count, stored size (`--json`: a JSON array). LangGraph stores keep every checkpoint;
  * ckpt's own stores keep one per thread, so their history has one entry. Streams: rows are printed as they are read.
  */
-import { printable } from "../base/printable.js";
 import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
@@ -13,9 +12,12 @@ import type { CliIO } from "./io.js";
 import { namespaceOf } from "../savers/types.js";
 import { noThreadError, storeAt } from "./input.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
+import { streamTable, tableTime } from "./table.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
-const WIDTHS = [36, 36, 4, 6, 32, 16, 8, 10, 7];
+/** Printed under the table when a PENDING cell carries the mark. */
+export const INTERRUPT_LEGEND =
+  "! an interrupt was raised at this checkpoint (an __interrupt__ pending write; ckpt view shows whether a resume answered it)";
 
 function cells(e: LgHistoryEntry): string[] {
   return [
@@ -23,7 +25,7 @@ function cells(e: LgHistoryEntry): string[] {
     e.parentId ?? "-",
     e.step === null ? "-" : String(e.step),
     e.source ?? "-",
-    e.ts ?? "-",
+    tableTime(e.ts),
     e.nodes.length ? e.nodes.join(",") : "-",
     e.messages === null ? "-" : String(e.messages),
     `${e.bytes} B`,
@@ -31,12 +33,7 @@ function cells(e: LgHistoryEntry): string[] {
   ];
 }
 
-const line = (c: string[]) =>
-  c
-    .map((x) => printable(x))
-    .map((x, i) => (i === 2 || i === 6 || i === 7 ? x.padStart(WIDTHS[i]!) : x.padEnd(WIDTHS[i]!)))
-    .join("  ")
-    .trimEnd() + "\n";
+const RIGHT = new Set([2, 6, 7]);
 
 export const logCommand: CommandDef = {
   command: "log <address>",
@@ -85,16 +82,24 @@ export const logCommand: CommandDef = {
     const flush = (force = false) => {
       if (force || buf.length > 65536) io.stdout.write(buf), (buf = "");
     };
+    // widths from the first rows, then streamed
+    const table = streamTable(HEAD, RIGHT, (text) => {
+      buf += text;
+      flush();
+    });
+    let marked = false;
     try {
       const limit = args.limit ?? Infinity;
       if (args.json) buf += "[";
       for await (const e of historyOf(saver, a.threadId, namespace)) {
         if (n >= limit) break;
         if (args.json) buf += (n ? ",\n" : "\n") + JSON.stringify(e);
-        else buf += (n ? "" : line(HEAD)) + line(cells(e));
+        else table.row(cells(e));
+        marked ||= e.interrupted && e.pendingWrites > 0;
         n++;
         flush();
       }
+      table.end();
       if (n === 0 && !lg) throw await noThreadError(saver, a.threadId, namespace!);
     } finally {
       await saver.close();
@@ -104,7 +109,14 @@ export const logCommand: CommandDef = {
       flush(true);
       const { inputError } = await import("../base/errors.js");
       throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: a.store.redacted });
-    } else buf += `${plural(n, "checkpoint")}\n`;
+    } else
+      buf += `${plural(n, "checkpoint")}
+${
+  marked
+    ? `${INTERRUPT_LEGEND}
+`
+    : ""
+}`;
     flush(true);
     return 0;
   },

@@ -3,6 +3,7 @@
  * machine output: one JSON array).
  */
 import { printable } from "../base/printable.js";
+import { streamTable, tableTime } from "./table.js";
 import type { Argv } from "yargs";
 import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
@@ -74,7 +75,7 @@ function tableOf(rows: Row[], unread: number): string {
       r.step ?? "-",
       r.messages ?? "-",
       `${r.bytes} B`,
-      r.updatedAt ?? "-",
+      tableTime(r.updatedAt),
     ].map((c) => printable(String(c))),
   );
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
@@ -184,7 +185,7 @@ function lgCells(t: LgThreadSummary): string[] {
     t.newestStep === null ? "-" : String(t.newestStep),
     t.messages === null ? "-" : String(t.messages),
     `${t.bytes} B`,
-    t.updatedAt ?? "-",
+    tableTime(t.updatedAt),
     t.namespaces ? `${t.namespaces} ns, ${t.subgraphCheckpoints} cp` : "-",
     t.library,
   ];
@@ -201,22 +202,13 @@ async function lsLangGraph(saver: LangGraphSaver, args: { limit?: number; json: 
       io.stdout.write(n ? "\n]\n" : "]\n");
       return 0;
     }
-    // fixed widths (streamed: the longest id is unknown up front); a longer thread id just pushes its row
-    const widths = [24, 11, 5, 8, 12, 32, 14, 7];
-    const line = (c: string[]) =>
-      c
-        .map((x, i) => (i >= 1 && i <= 4 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!)))
-        .join("  ")
-        .trimEnd() + "\n";
-    let buf = "";
-    for await (const t of threads) {
-      if (n++ === 0) buf += line(LG_HEAD);
-      buf += line(lgCells(t));
-      if (buf.length > 65536) io.stdout.write(buf), (buf = "");
-    }
+    // widths from the first rows (streamed: memory stays bounded)
+    const table = streamTable(LG_HEAD, new Set([1, 2, 3, 4]), (text) => io.stdout.write(text));
+    for await (const t of threads) table.row(lgCells(t));
+    table.end();
+    n = table.count;
     io.stdout.write(
-      buf +
-        (n ? `${plural(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`),
+      n ? `${plural(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`,
     );
     return 0;
   } finally {

@@ -3,7 +3,8 @@
  * The page's script, continued: state, usage, metadata, diff changes, the store browser, search and keys.
  * Same rules as client.cts (these functions are copied into the page as source text).
  */
-import type { StateView } from "./model.js";
+import type { CheckpointView, StateView } from "./model.js";
+import type { ChannelView, LangGraphView } from "./langgraph.js";
 import type { Change, DiffResult, TextDiff } from "../core/diff/types.js";
 import type * as client from "./client.cjs";
 
@@ -68,6 +69,151 @@ export function renderState(panel: HTMLElement, st: StateView): void {
     panel.append(el("h2", null, `Other channels (${other.length})`));
     for (const [k, v] of other) panel.append(el("details", null, el("summary", null, k), el("pre", null, pretty(v))));
   }
+}
+
+/** A pooled value (PageData.vals) as text: strings as they are, other values as indented JSON. */
+export function valueNode(k: number | undefined): HTMLElement {
+  if (k === undefined) return el("p", { class: "empty" }, "no value stored at this checkpoint");
+  const v = S.data.vals?.[k];
+  if (typeof v === "string") return el("pre", { class: "val" }, v);
+  if (v === null || typeof v !== "object") return el("pre", { class: "val" }, String(v));
+  return el("pre", { class: "val" }, JSON.stringify(v, null, 2));
+}
+
+/** LangGraph: every channel with its value, version and whether this step updated it; then the todos and files. */
+export function renderChannels(panel: HTMLElement, cp: CheckpointView): void {
+  const lg = cp.lg!;
+  const shown = lg.channels.filter((c) => c.kind !== "plumbing");
+  const plumbing = lg.channels.filter((c) => c.kind === "plumbing");
+  panel.append(
+    el("h2", null, `Channels (${shown.length})`),
+    el(
+      "p",
+      { class: "next" },
+      lg.next.length ? `Next: ${lg.next.join(", ")}` : "Next: nothing scheduled (the run ended here)",
+    ),
+  );
+  if (shown.length === 0) panel.append(el("p", { class: "empty" }, "No state channels."));
+  const channel = (c: ChannelView): HTMLElement => {
+    const head = el("h3", null, el("code", null, c.name));
+    if (c.changed) head.append(" ", el("span", { class: "badge ok" }, "updated at this step"));
+    if (c.version !== undefined) head.append(" ", el("span", { class: "ver" }, `version ${c.version}`));
+    const sec = el("section", { class: `channel${c.changed ? " changed" : ""}`, "data-channel": c.name }, head);
+    if (c.kind === "messages") {
+      const a = el("a", { href: "#m0", "data-goto": "0" }, "Transcript");
+      sec.append(el("p", null, `${fmtNum(c.count ?? 0)} messages — on the `, a, " tab"));
+    } else sec.append(valueNode(c.v));
+    return sec;
+  };
+  for (const c of shown) panel.append(channel(c));
+  if (plumbing.length)
+    panel.append(
+      el(
+        "details",
+        { class: "plumbing" },
+        el("summary", null, `Graph plumbing channels (${plumbing.length}): triggers and internal values`),
+        ...plumbing.map(channel),
+      ),
+    );
+  if (cp.state.todos.length || Object.keys(cp.state.files).length) renderState(panel, cp.state);
+}
+
+/** LangGraph: the pending writes of this checkpoint, one table per task. */
+export function renderWrites(panel: HTMLElement, lg: LangGraphView): void {
+  const n = lg.tasks.reduce((a, t) => a + t.writes.length, 0);
+  panel.append(
+    el("h2", null, `Pending writes (${n}) of ${lg.tasks.length} ${lg.tasks.length === 1 ? "task" : "tasks"}`),
+    el(
+      "p",
+      { class: "empty" },
+      "What the tasks of the next step wrote from this checkpoint; the next checkpoint applies them (after an interrupt they wait here for the resume).",
+    ),
+  );
+  const label: Record<string, string> = {
+    interrupt: "interrupt raised",
+    resume: "resume value",
+    error: "error",
+    trigger: "triggers a node",
+    scheduled: "scheduled",
+    write: "channel write",
+  };
+  for (const t of lg.tasks) {
+    const head = el(
+      "h3",
+      null,
+      t.task === "00000000-0000-0000-0000-000000000000"
+        ? "No task (written from outside the graph: a resume or an update)"
+        : `Task${t.node ? " " + t.node : ""} `,
+    );
+    if (t.task !== "00000000-0000-0000-0000-000000000000") head.append(el("code", { class: "ver" }, t.task));
+    const body = el("tbody");
+    for (const w of t.writes)
+      body.append(
+        el(
+          "tr",
+          { "data-kind": w.kind },
+          el("td", null, el("code", null, w.channel)),
+          el(
+            "td",
+            null,
+            el(
+              "span",
+              {
+                class: `badge ${w.kind === "interrupt" ? "warn" : w.kind === "error" ? "err" : w.kind === "resume" ? "ok" : "plain"}`,
+              },
+              label[w.kind] ?? w.kind,
+            ),
+          ),
+          el(
+            "td",
+            null,
+            w.kind === "trigger" && S.data.vals?.[w.v] === null ? el("span", { class: "empty" }, "—") : valueNode(w.v),
+          ),
+        ),
+      );
+    panel.append(
+      el(
+        "section",
+        { class: "task", "data-task": t.task },
+        head,
+        el(
+          "table",
+          { class: "writes" },
+          el("thead", null, el("tr", null, el("th", null, "channel"), el("th", null, "what"), el("th", null, "value"))),
+          body,
+        ),
+      ),
+    );
+  }
+  if (lg.tasks.length === 0) panel.append(el("p", { class: "empty" }, "No pending writes."));
+}
+
+/** LangGraph: the interrupts raised at this checkpoint and the resume that answered them (above the tabs). */
+export function renderLgInterrupts(main: HTMLElement, lg: LangGraphView): void {
+  if (!lg.interrupts.length && !lg.resumes.length) return;
+  const box = el("aside", { class: "interrupt", role: "note" });
+  for (const i of lg.interrupts) {
+    const task = lg.tasks.find((t) => t.task === i.task);
+    box.append(
+      el(
+        "p",
+        null,
+        el("strong", null, "Interrupt"),
+        ` raised by ${task?.node ? "node " + task.node : "task " + i.task}${i.id ? ` (id ${i.id})` : ""}: `,
+        el(
+          "span",
+          { class: `badge ${i.resumed ? "ok" : "warn"}` },
+          i.resumed ? "resumed" : "pending: waiting for a resume",
+        ),
+      ),
+      valueNode(i.v),
+    );
+  }
+  if (lg.resumes.length) {
+    box.append(el("p", null, el("strong", null, "Resumed with")));
+    for (const r of lg.resumes) box.append(valueNode(r));
+  }
+  main.append(box);
 }
 
 export function renderFiles(panel: HTMLElement, st: StateView): void {
@@ -205,14 +351,25 @@ export function usageChart(turns: Array<{ p: number; u: number[] }>): SVGElement
 
 export function renderMeta(panel: HTMLElement): void {
   const cp = S.cp;
+  const lg = cp.lg;
+  const own = new Set(lg ? ["checkpoint", "parent"] : []);
   const rows: Array<[string, string | undefined]> = [
     ["format", cp.format ? cp.format + (cp.version ? ` (${cp.version})` : "") : undefined],
     ["thread", cp.threadId],
-    ["step", String(cp.step)],
+    ...(lg
+      ? ([
+          ["checkpoint", lg.id],
+          ["parent", lg.parent ?? "none (the first checkpoint)"],
+          ["namespace", lg.namespace || "(root graph)"],
+          ["source", lg.source],
+          ["next", lg.next.join(", ") || "nothing scheduled"],
+        ] as Array<[string, string | undefined]>)
+      : []),
+    ["step", String(lg?.step ?? cp.step)],
     ["messages", fmtNum(S.msgs.length)],
     ["created", cp.createdAt ? fmtTime(cp.createdAt) : undefined],
     ["updated", cp.updatedAt ? fmtTime(cp.updatedAt) : undefined],
-    ...Object.entries(cp.meta),
+    ...Object.entries(cp.meta).filter(([k]) => !own.has(k)),
     ["source", S.data.source],
   ];
   const dl = el("dl", { class: "meta" });
@@ -321,8 +478,9 @@ export function changeItem(c: Change): HTMLElement {
       break;
     default:
       li.append(
-        op("field"),
-        el("code", null, c.pointer || "/"),
+        // a LangGraph state channel is named as one
+        op(S.cp?.lg && c.pointer.startsWith("/state/") ? "channel" : "field"),
+        el("code", null, S.cp?.lg && c.pointer.startsWith("/state/") ? c.pointer.slice(7) : c.pointer || "/"),
         `: ${JSON.stringify(c.before) ?? "—"} → ${JSON.stringify(c.after) ?? "—"}`,
       );
   }
@@ -523,7 +681,7 @@ export function showHelp(): void {
       ["n / N", "next / previous match"],
       ["e", "open or close the tool calls of the current message"],
       ["t", "light / dark theme"],
-      ["1 – 4", "transcript, state, usage, metadata"],
+      ["1 – 5", "the tabs, in order (transcript, state or channels, …)"],
       ["[ / ]", "previous / next checkpoint (history)"],
       ["?", "this help"],
     ];
@@ -537,6 +695,14 @@ export function showHelp(): void {
     document.body.append(d);
   }
   d.showModal();
+}
+
+/** The previous / next checkpoint in the timeline's order (along a branch, then the next branch). */
+export function stepTimeline(dir: number): void {
+  if (S.data.kind === "checkpoint") return;
+  const at = S.order.indexOf(S.cur);
+  const k = at < 0 ? S.cur + dir : S.order[at + dir];
+  if (k !== undefined && k >= 0 && k < S.data.checkpoints.length) showCheckpoint(k);
 }
 
 export function bindKeys(): void {
@@ -570,8 +736,9 @@ export function bindKeys(): void {
       "2": () => selectTab(1),
       "3": () => selectTab(2),
       "4": () => selectTab(3),
-      "[": () => S.data.kind !== "checkpoint" && S.cur > 0 && showCheckpoint(S.cur - 1),
-      "]": () => S.data.kind !== "checkpoint" && S.cur < S.data.checkpoints.length - 1 && showCheckpoint(S.cur + 1),
+      "5": () => selectTab(4),
+      "[": () => stepTimeline(-1),
+      "]": () => stepTimeline(1),
     };
     const f = act[e.key];
     if (f) {

@@ -31,13 +31,20 @@ export interface AppState {
   hit: number;
   query: string;
   text?: string[];
+  /** the tab shown, kept while moving along the timeline */
+  tab: number;
+  /** checkpoint positions in the timeline's order (a fork's branches one after the other) */
+  order: number[];
 }
 declare let S: AppState;
 /** messages rendered together as the reader scrolls near them (declared in the page's prologue) */
 declare const CHUNK_SIZE: number;
 declare const renderState: typeof panels.renderState,
   renderUsage: typeof panels.renderUsage,
-  renderMeta: typeof panels.renderMeta;
+  renderMeta: typeof panels.renderMeta,
+  renderChannels: typeof panels.renderChannels,
+  renderWrites: typeof panels.renderWrites,
+  renderLgInterrupts: typeof panels.renderLgInterrupts;
 declare const renderChanges: typeof panels.renderChanges,
   renderStore: typeof panels.renderStore,
   search: typeof panels.search;
@@ -101,6 +108,9 @@ export function main(): void {
     hits: [],
     hit: -1,
     query: "",
+    // a graph without messages opens on its channels
+    tab: data.checkpoints.some((c) => c.lg) && data.checkpoints.every((c) => c.messages.length === 0) ? 1 : 0,
+    order: data.checkpoints.map((_, i) => i),
   };
   initTheme();
   buildLayout();
@@ -190,27 +200,94 @@ export function buildLayout(): void {
 }
 
 export function buildTimeline(): HTMLElement {
+  const h = S.data.history!;
   const nav = el(
     "nav",
     { class: "timeline", "aria-label": "Checkpoint history" },
-    el("h2", null, `History (${S.data.history!.length} checkpoints)`),
+    el("h2", null, `History (${h.length} checkpoints)`),
   );
   if (S.data.omitted) nav.append(el("p", { class: "empty" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));
-  const ol = el("ol");
-  S.data.history!.forEach((h, i) => {
+  // a tree: children by parent; a checkpoint with several children is a fork, each child's line one branch
+  const kids: number[][] = h.map(() => []);
+  const roots: number[] = [];
+  h.forEach((x, i) => (x.parent !== undefined && x.parent !== i ? kids[x.parent]!.push(i) : roots.push(i)));
+  const newest = new Set<number>();
+  for (let i: number | undefined = h.length - 1; i !== undefined && !newest.has(i); i = h[i]!.parent) newest.add(i);
+  S.order = [];
+  const item = (i: number): HTMLElement => {
+    const x = h[i]!;
     const b = el(
       "button",
-      { type: "button", "data-i": String(i), "aria-label": `step ${h.step}${h.node ? ", node " + h.node : ""}` },
-      el("span", null, `step ${h.step} `),
-      el("span", { class: "node" }, h.node ?? ""),
-      el("time", null, fmtTime(h.time)),
+      { type: "button", "data-i": String(i) },
+      el("span", null, `step ${x.step} `),
+      el("span", { class: "node" }, x.node ?? ""),
+    );
+    const marks: string[] = [];
+    if (x.source && x.source !== "loop") {
+      b.append(" ", el("span", { class: "badge src" }, x.source));
+      marks.push(`source ${x.source}`);
+    }
+    if (x.interrupt) {
+      const t = x.interrupt === "pending" ? "interrupt pending" : "interrupted → resumed";
+      b.append(" ", el("span", { class: `badge ${x.interrupt === "pending" ? "warn" : "ok"} int` }, t));
+      marks.push(t);
+    } else if (x.resumed) {
+      b.append(" ", el("span", { class: "badge ok int" }, "resumed"));
+      marks.push("resumed");
+    }
+    if (x.error) {
+      b.append(" ", el("span", { class: "badge err" }, "error"));
+      marks.push("error");
+    }
+    if (x.changed?.length) {
+      const t = `changed: ${x.changed.slice(0, 4).join(", ")}${x.changed.length > 4 ? ` +${x.changed.length - 4}` : ""}`;
+      b.append(el("span", { class: "chg" }, t));
+      marks.push(t);
+    }
+    b.append(el("time", null, fmtTime(x.time)));
+    b.setAttribute(
+      "aria-label",
+      [`step ${x.step}`, x.node ? `node ${x.node}` : "", ...marks].filter(Boolean).join(", "),
     );
     b.addEventListener("click", () => {
       showCheckpoint(i);
       history.replaceState(null, "", `#c${i}`);
     });
-    ol.append(el("li", null, b));
-  });
+    S.order.push(i);
+    return el("li", null, b);
+  };
+  const seen = new Set<number>();
+  const line = (start: number, ol: HTMLElement): void => {
+    for (let i = start; !seen.has(i); ) {
+      seen.add(i);
+      ol.append(item(i));
+      const c = kids[i]!;
+      if (c.length === 1) {
+        i = c[0]!;
+        continue;
+      }
+      c.forEach((k, n) => {
+        const sub = el("ol");
+        const li = el(
+          "li",
+          { class: "branch", "data-from": String(i) },
+          el(
+            "span",
+            { class: "fork" },
+            `↳ branch ${n + 1} of ${c.length} from step ${h[i]!.step}${newest.has(k) ? " (newest)" : ""}`,
+          ),
+          sub,
+        );
+        ol.append(li);
+        line(k, sub);
+      });
+      return;
+    }
+  };
+  const ol = el("ol");
+  for (const r of roots) line(r, ol);
+  // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest
+  h.forEach((_, i) => seen.has(i) || line(i, ol));
   nav.append(ol);
   return nav;
 }
@@ -228,11 +305,17 @@ export function showCheckpoint(i: number): void {
     .querySelectorAll("nav.timeline button")
     .forEach((b) => b.setAttribute("aria-current", String(b.getAttribute("data-i") === String(i))));
   const cp = S.cp;
+  const lg = cp.lg;
+  const state = lg?.channels.filter((c) => c.kind === "state").length ?? 0;
   document.getElementById("sub")!.textContent = [
     cp.format,
     `thread ${cp.threadId}`,
-    `step ${cp.step}`,
-    `${fmtNum(S.msgs.length)} messages`,
+    lg?.namespace ? `namespace ${lg.namespace}` : "",
+    `step ${lg?.step ?? cp.step}`,
+    d.history?.[i]?.node ? `node ${d.history[i]!.node}` : "",
+    lg && !lg.channels.some((c) => c.kind === "messages")
+      ? `${fmtNum(state)} channels`
+      : `${fmtNum(S.msgs.length)} messages`,
   ]
     .filter(Boolean)
     .join(" · ");
@@ -252,6 +335,7 @@ export function showCheckpoint(i: number): void {
     );
   else if (d.kind === "history")
     main.append(el("section", { class: "changes" }, el("h2", null, "First checkpoint of this thread")));
+  if (lg) renderLgInterrupts(main, lg);
   main.append(buildTabs());
   if (S.query) search(S.query);
 }
@@ -286,43 +370,52 @@ export function pairTools(): void {
 
 export function buildTabs(): DocumentFragment {
   const f = document.createDocumentFragment();
-  const names = ["Transcript", "State", "Usage", "Metadata"];
+  const lg = S.cp.lg;
+  const names = lg
+    ? ["Transcript", "Channels", "Writes", "Usage", "Metadata"]
+    : ["Transcript", "State", "Usage", "Metadata"];
   const list = el("div", { role: "tablist", "aria-label": "Views" });
   const panels = names.map((n) =>
     el("section", { class: "panel", id: `panel-${n.toLowerCase()}`, role: "tabpanel", "aria-label": n }),
   );
+  if (S.tab >= names.length) S.tab = 0;
   names.forEach((n, k) => {
     const count =
       n === "State"
         ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`
-        : n === "Transcript"
-          ? ` (${fmtNum(S.msgs.length)})`
-          : "";
+        : n === "Channels"
+          ? ` (${lg!.channels.filter((c) => c.kind !== "plumbing").length})`
+          : n === "Writes"
+            ? ` (${lg!.tasks.reduce((a, t) => a + t.writes.length, 0)})`
+            : n === "Transcript"
+              ? ` (${fmtNum(S.msgs.length)})`
+              : "";
     const t = el(
       "button",
       {
         role: "tab",
         id: `tab-${n.toLowerCase()}`,
         type: "button",
-        "aria-selected": String(k === 0),
+        "aria-selected": String(k === S.tab),
         "aria-controls": `panel-${n.toLowerCase()}`,
       },
       n + count,
     );
     t.addEventListener("click", () => selectTab(k));
     list.append(t);
-    if (k > 0) panels[k]!.hidden = true;
+    if (k !== S.tab) panels[k]!.hidden = true;
   });
   f.append(list, ...panels);
   renderTranscript(panels[0]!);
   // the other panels are built the first time they are shown (a long history's usage table costs time at load)
-  const later: Array<((p: HTMLElement) => void) | undefined> = [
-    undefined,
-    (p) => renderState(p, S.cp.state),
-    renderUsage,
-    renderMeta,
-  ];
-  panels.forEach((p, k) => later[k] && p.setAttribute("data-lazy", String(k)));
+  const later: Array<((p: HTMLElement) => void) | undefined> = lg
+    ? [undefined, (p) => renderChannels(p, S.cp), (p) => renderWrites(p, lg), renderUsage, renderMeta]
+    : [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];
+  panels.forEach((p, k) => {
+    if (!later[k]) return;
+    if (k === S.tab) later[k]!(p);
+    else p.setAttribute("data-lazy", String(k));
+  });
   S.lazy = later;
   return f;
 }
@@ -333,6 +426,8 @@ export function selectTab(k: number): void {
     panel.removeAttribute("data-lazy");
     S.lazy[k]?.(panel);
   }
+  if (!panel) return;
+  S.tab = k;
   document.querySelectorAll("[role=tab]").forEach((t, j) => t.setAttribute("aria-selected", String(j === k)));
   document.querySelectorAll("section.panel").forEach((p, j) => ((p as HTMLElement).hidden = j !== k));
 }
@@ -343,7 +438,16 @@ export function renderTranscript(panel: HTMLElement): void {
   S.chunks = [];
   const box = el("div", { id: "msgs" });
   const n = S.msgs.length;
-  if (n === 0) box.append(el("p", { class: "empty" }, "No messages."));
+  if (n === 0)
+    box.append(
+      el(
+        "p",
+        { class: "empty" },
+        S.cp.lg && !S.cp.lg.channels.some((c) => c.kind === "messages")
+          ? "No messages: this graph has no messages channel; its state is on the Channels tab."
+          : "No messages.",
+      ),
+    );
   S.observer = new IntersectionObserver(
     (entries) => {
       for (const e of entries) if (e.isIntersecting) fillChunk(Number((e.target as HTMLElement).dataset.c));
@@ -362,7 +466,7 @@ export function renderTranscript(panel: HTMLElement): void {
   }
   panel.append(box);
   fillChunk(0); // the first messages at once; the rest as they come near the viewport
-  if (S.cp.interrupt) {
+  if (S.cp.interrupt && !S.cp.lg) {
     const it = S.cp.interrupt;
     panel.append(
       el(

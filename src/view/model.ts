@@ -7,6 +7,7 @@
 import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
 import { stableJson } from "../core/diff/index.js";
 import { isPlainText, renderMarkdown } from "./markdown.js";
+import { langGraphView, type LangGraphView, type ValuePool } from "./langgraph.js";
 
 /** A content block as the page shows it. */
 export type BlockView =
@@ -71,6 +72,8 @@ export interface CheckpointView {
   interrupt?: { toolCallId: string; toolName: string; args?: unknown; step: number };
   /** extra facts for the metadata panel (label → text) */
   meta: Record<string, string>;
+  /** a LangGraph checkpoint: its channels, scheduled nodes, pending writes per task, interrupts and resumes */
+  lg?: LangGraphView;
 }
 
 /** Builds the message pool: identical messages (same canonical JSON) share one entry. */
@@ -241,7 +244,7 @@ function lastAssistantField(ms: readonly AgentMessage[], field: "model" | "provi
 export function checkpointView(
   cp: Checkpoint,
   pool: MessagePool,
-  opts: { dedupe?: boolean; meta?: Record<string, string> } = {},
+  opts: { dedupe?: boolean; meta?: Record<string, string>; values?: ValuePool } = {},
 ): CheckpointView {
   const ms = Array.isArray(cp.messages) ? cp.messages : [];
   const meta: Record<string, string> = {};
@@ -251,6 +254,9 @@ export function checkpointView(
   if (provider) meta.provider = provider;
   Object.assign(meta, opts.meta ?? {});
   const it = cp.interrupt;
+  const lg = opts.values ? langGraphView(cp, opts.values) : undefined;
+  const state = stateView(cp.state);
+  if (lg) state.other = {}; // every channel is on the Channels panel, with its version and value
   return {
     threadId: String(cp.threadId),
     step: num(cp.step),
@@ -259,7 +265,7 @@ export function checkpointView(
     ...(cp.createdAt ? { createdAt: String(cp.createdAt) } : {}),
     ...(cp.updatedAt ? { updatedAt: String(cp.updatedAt) } : {}),
     messages: opts.dedupe ? ms.map((m) => pool.add(m)) : pool.addAll(ms),
-    state: stateView(cp.state),
+    state,
     ...(it?.toolCall
       ? {
           interrupt: {
@@ -271,5 +277,6 @@ export function checkpointView(
         }
       : {}),
     meta,
+    ...(lg ? { lg } : {}),
   };
 }

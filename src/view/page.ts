@@ -21,6 +21,18 @@ export interface HistoryItem {
   /** the diff from checkpoint `from` of the list: the parent when listed, else the one before (absent for the first) */
   diff?: DiffResult;
   from?: number;
+  /** the parent's position in the list, when it is listed (a fork point has several children) */
+  parent?: number;
+  /** LangGraph: metadata.source (input, loop, update, fork) */
+  source?: string;
+  /** LangGraph: the state channels this step changed */
+  changed?: string[];
+  /** LangGraph: an interrupt was raised at this checkpoint, still pending or answered by a resume */
+  interrupt?: "pending" | "resumed";
+  /** LangGraph: a resume value was written here without an interrupt of this namespace (a subgraph's) */
+  resumed?: boolean;
+  /** LangGraph: a task failed here (an __error__ write) */
+  error?: boolean;
 }
 
 export interface StoreListing {
@@ -42,6 +54,8 @@ export interface PageData {
   /** link back to the store browser (served pages) */
   back?: string;
   pool: MessageView[];
+  /** values the checkpoints' LangGraph channels and writes refer to by index (each distinct value once) */
+  vals?: unknown[];
   checkpoints: CheckpointView[];
   /** kind "diff": checkpoints[0] → checkpoints[1]; `sides` names them */
   diff?: DiffResult;
@@ -69,9 +83,20 @@ function pageScript(): { text: string; hash: string } {
   const fns = [...byName(client), ...byName(panels)].filter((f) => typeof f === "function") as Array<
     (...a: never[]) => unknown
   >;
-  const text = `(function(){"use strict";let S;const CHUNK_SIZE=50;\n${fns.map((f) => f.toString()).join("\n")}\nmain();})();`;
+  const text = compactScript(
+    `(function(){"use strict";let S;const CHUNK_SIZE=50;\n${fns.map((f) => f.toString()).join("\n")}\nmain();})();`,
+  );
   script = { text, hash: createHash("sha256").update(text).digest("base64") };
   return script;
+}
+
+/**
+ * The script without the indentation at the start of its lines (about 7 KB of 45): whitespace there means nothing in
+ * JavaScript outside a template literal, and no template literal of the client code spans lines
+ * (test/view-xss.test.ts checks that the compacted script is the same program).
+ */
+export function compactScript(source: string): string {
+  return source.replace(/^[ \t]+/gm, "");
 }
 
 /** The full page for `data`. Pure: the same data gives the same bytes. */

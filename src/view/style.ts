@@ -28,6 +28,19 @@ nav.timeline button{width:100%;text-align:left;margin:2px 0;display:block;font-s
 nav.timeline .node{font-weight:600}nav.timeline time{color:var(--muted);display:block;font-size:12px}
 nav.timeline button[aria-current=true] time{color:inherit}
 nav.timeline button[aria-current=true]{background:var(--accent);color:var(--bg)}
+nav.timeline .chg{display:block;font-size:12px;color:var(--muted);overflow-wrap:anywhere}
+nav.timeline button[aria-current=true] .chg{color:inherit}
+nav.timeline li.branch{margin:4px 0 4px 4px;padding-left:8px;border-left:2px solid var(--line)}
+nav.timeline .fork{display:block;font-size:12px;font-weight:600;color:var(--muted);margin:4px 0 2px}
+.badge.src{background:var(--code);color:var(--fg)}.badge.plain{background:var(--code);color:var(--fg)}
+section.channel{border:1px solid var(--line);border-radius:8px;padding:4px 12px;margin:0 0 8px}
+section.channel.changed{border-color:var(--ok)}
+section.channel h3,section.task h3{font-size:14px;margin:4px 0;font-weight:600}
+.ver{color:var(--muted);font-size:12px;font-weight:400;overflow-wrap:anywhere}
+pre.val{max-height:24em;margin:4px 0}
+details.plumbing{margin:12px 0}
+table.writes{border-collapse:collapse;width:100%}table.writes td,table.writes th{border-bottom:1px solid var(--line);padding:2px 8px;text-align:left;vertical-align:top}
+table.writes td:last-child{width:70%}
 [role=tablist]{display:flex;gap:4px;border-bottom:1px solid var(--line);margin:8px 0 12px;flex-wrap:wrap}
 [role=tab]{border-radius:6px 6px 0 0;border-bottom:none}
 .chunk:nth-child(n+3){content-visibility:auto;contain-intrinsic-size:auto 4000px}
