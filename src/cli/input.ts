@@ -150,9 +150,14 @@ async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
     const a = await settleAddress(saver, given, isLangGraphSaver(saver) ? undefined : namespace);
     if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace)))
       throw await noThreadError(saver, a.threadId, namespace);
-    const { text, checkpointId } = await loadAddress(saver, a, saver.uri);
+    const { text, checkpointId, namespace: ns } = await loadAddress(saver, a, saver.uri);
+    // a subgraph's checkpoint is named with its namespace (the address that reads it again)
+    const uri =
+      ns && !/[?&]namespace=/.test(saver.uri)
+        ? `${saver.uri}${saver.uri.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(ns)}`
+        : saver.uri;
     return {
-      name: `${saver.uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`,
+      name: `${uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`,
       text,
       threadId: a.threadId,
     };

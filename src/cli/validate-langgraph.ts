@@ -36,7 +36,7 @@ function storeSpec(spec: string, cwd: string): { uri: string; label: string; fra
 export async function validateLangGraphSpec(
   spec: string,
   cwd: string,
-  opts: { maxErrors?: number } = {},
+  opts: { maxErrors?: number; namespace?: string } = {},
 ): Promise<FileResult | undefined> {
   const s = storeSpec(spec, cwd);
   if (!s) return undefined;
@@ -60,11 +60,16 @@ export async function validateLangGraphSpec(
     let checkpointId: string | undefined;
     if (s.fragment !== undefined) {
       const { parseFragment, loadAddress } = await import("../savers/address.js");
+      const { namespaceFor } = await import("./input.js");
       const at = parseFragment(s.fragment, spec);
+      // one namespace rule: the URI's ?namespace=, else --namespace (an unknown one is an error listing the thread's)
+      const namespace = namespaceFor(spec.split("#")[0]!, opts.namespace);
+      const address = { store: opened.uri, ...at, ...(namespace !== undefined ? { namespace } : {}) };
       threadId = at.threadId;
       // a thread alone is every checkpoint of the thread; @… names one (resolved like every other command)
       if (at.selector.kind !== "latest" || at.literal !== undefined)
-        checkpointId = (await loadAddress(opened.saver, { store: opened.uri, ...at }, label)).checkpointId;
+        checkpointId = (await loadAddress(opened.saver, address, label)).checkpointId;
+      else if (namespace !== undefined) await loadAddress(opened.saver, address, label);
       else if (!(await reader.getTuple(threadId, "")))
         return fatal(
           label,

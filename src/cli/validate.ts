@@ -99,7 +99,10 @@ export async function runValidation(
       const limit = run.limit === Infinity ? undefined : run.limit - run.errors;
       const lg =
         (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec)
-          ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, { maxErrors: limit })
+          ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, {
+              maxErrors: limit,
+              namespace: opts.namespace,
+            })
           : undefined;
       if (lg) run.take(lg);
       else if (isWholeStore(spec, io.cwd)) await validateStore(spec, io, opts, run);

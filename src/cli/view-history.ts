@@ -21,10 +21,11 @@ export async function readHistory(
   threadId: string,
   label: string,
   limit = HISTORY_LIMIT,
+  namespace?: string,
 ): Promise<ThreadHistory> {
   const newestFirst = [];
   let omitted = 0;
-  for await (const e of saver.history(threadId)) {
+  for await (const e of saver.history(threadId, namespace)) {
     if (newestFirst.length < limit) newestFirst.push(e);
     else omitted++;
   }

@@ -62,23 +62,24 @@ async function writePage(html: string, spec: string, threadId: string, args: Vie
  */
 export async function historyPage(
   spec: string,
-  args: Pick<ViewArgs, "title" | "historyLimit">,
+  args: Pick<ViewArgs, "title" | "historyLimit" | "namespace">,
   io: CliIO,
 ): Promise<{ html: string; threadId: string } | undefined> {
   if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
   const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
   const { isLangGraphSaver } = await import("../savers/index.js");
   const { openStore } = await import("./stores.js");
-  const given = parseAddress(storeAt(spec, io.cwd), { env: io.env });
+  const given = parseAddress(storeAt(spec, io.cwd), { env: io.env, namespace: args.namespace });
   const saver = (await openStore(given.store, { readOnly: true, env: io.env })).saver;
   try {
     if (!isLangGraphSaver(saver)) return undefined;
     const a = await settleAddress(saver, given);
-    const { checkpointId } = await loadAddress(saver, a, saver.uri);
+    // the history of the namespace the checkpoint is in (given, the root graph, or where @<id> was found)
+    const { checkpointId, namespace } = await loadAddress(saver, a, saver.uri);
     const { readHistory } = await import("./view-history.js");
-    const h = await readHistory(saver, a.threadId, saver.uri, args.historyLimit);
+    const h = await readHistory(saver, a.threadId, saver.uri, args.historyLimit, namespace);
     const { renderHistoryPage } = await import("../view/index.js");
-    const label = `${saver.uri}#${a.threadId}`;
+    const label = `${saver.uri}#${a.threadId}${namespace ? ` (namespace '${namespace}')` : ""}`;
     const html = renderHistoryPage(h.entries, {
       title: args.title ?? `${label} — history`,
       source: label,

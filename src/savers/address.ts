@@ -14,7 +14,7 @@ import { readCheckpoint } from "../formats/index.js";
 import { contentHash } from "./common.js";
 import { isLangGraphSaver } from "./langgraph/shared.js";
 import type { Saver } from "./types.js";
-import { namespaceOf } from "./types.js";
+import { DEFAULT_NAMESPACE, namespaceOf } from "./types.js";
 import { parseSaverUri, type SaverUri } from "./uri.js";
 
 export type Selector = { kind: "latest" } | { kind: "back"; n: number } | { kind: "id"; prefix: string };
@@ -138,36 +138,77 @@ export async function* historyOf(saver: Saver, threadId: string, namespace?: str
   };
 }
 
-/** The checkpoint id an address names (throws an input error naming the address when there is none or several). */
-async function resolveId(saver: Saver, a: Address, where: string): Promise<string> {
+/**
+ * The checkpoint namespace a LangGraph address names: the one given (`?namespace=` or `--namespace`; `default`, ckpt's
+ * name for a store's default namespace, is the root graph `""`), else undefined (the root graph, but `@<id>` is
+ * looked for in every namespace).
+ */
+export function lgNamespace(a: Pick<Address, "namespace">): string | undefined {
+  return a.namespace === DEFAULT_NAMESPACE ? "" : a.namespace;
+}
+
+/** `'' (the root graph), 'research:…'`: a thread's namespaces as an error lists them. */
+function listNamespaces(spaces: string[]): string {
+  const named = spaces.slice(0, 8).map((n) => (n === "" ? "'' (the root graph)" : `'${n}'`));
+  return `${named.join(", ")}${spaces.length > 8 ? `, … (${spaces.length} in all)` : ""}`;
+}
+
+/** The checkpoint an address names, with its namespace (throws an input error naming the address when there is none or several). */
+async function resolveId(
+  saver: Saver,
+  a: Address,
+  where: string,
+): Promise<{ checkpointId: string; namespace?: string }> {
   const lg = isLangGraphSaver(saver) ? saver.langgraph : undefined;
   const ids: Array<{ checkpointId: string; parentId: string | null }> = [];
   if (lg) {
+    // one rule: a namespace given is the one read (an unknown one is an error listing the thread's); none given is
+    // the root graph, except that a checkpoint id is looked for in every namespace of the thread
+    const spaces = await lg.namespacesOf(a.threadId);
+    if (spaces.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
+    const asked = lgNamespace(a);
+    if (asked !== undefined && !spaces.includes(asked))
+      throw inputError(
+        "no-namespace",
+        `thread '${a.threadId}' has no checkpoint namespace '${asked}'; its namespaces: ${listNamespaces(spaces)}`,
+        { file: where },
+      );
     if (a.selector.kind === "id") {
-      const hits: string[] = [];
-      for await (const r of lg.checkpointIds(a.threadId))
-        if (r.checkpointId.toLowerCase().startsWith(a.selector.prefix)) hits.push(r.checkpointId);
+      const hits: Array<{ checkpointId: string; namespace: string }> = [];
+      for (const ns of asked !== undefined ? [asked] : spaces)
+        for await (const r of lg.checkpointIds(a.threadId, ns))
+          if (r.checkpointId.toLowerCase().startsWith(a.selector.prefix))
+            hits.push({ checkpointId: r.checkpointId, namespace: ns });
       if (hits.length === 1) return hits[0]!;
       if (hits.length === 0)
         throw inputError(
           "no-checkpoint",
-          `thread '${a.threadId}' has no checkpoint whose id starts with '${a.selector.prefix}' (ckpt log lists them)`,
+          `thread '${a.threadId}' has no checkpoint whose id starts with '${a.selector.prefix}'${asked !== undefined ? ` in namespace '${asked}'` : ""} (ckpt log lists them)`,
           { file: where },
         );
       throw inputError(
         "ambiguous-checkpoint",
-        `'${a.selector.prefix}' matches ${hits.length} checkpoints of thread '${a.threadId}' (${hits.slice(0, 3).join(", ")}${hits.length > 3 ? ", …" : ""}): give more of the id`,
+        `'${a.selector.prefix}' matches ${hits.length} checkpoints of thread '${a.threadId}' (${hits
+          .slice(0, 3)
+          .map((h) => h.checkpointId + (h.namespace ? ` in '${h.namespace}'` : ""))
+          .join(", ")}${hits.length > 3 ? ", …" : ""}): give more of the id`,
         { file: where },
       );
     }
+    const ns = asked ?? "";
     // newest, then N steps back along the parent chain (a forked thread's chain is its real history)
     const parent = new Map<string, string | null>();
-    for await (const r of lg.checkpointIds(a.threadId)) {
+    for await (const r of lg.checkpointIds(a.threadId, ns)) {
       ids.push(r);
       parent.set(r.checkpointId, r.parentId);
       if (a.selector.kind === "latest") break;
     }
-    if (ids.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
+    if (ids.length === 0)
+      throw inputError(
+        "no-checkpoint",
+        `thread '${a.threadId}' has no checkpoint in the root graph; its namespaces: ${listNamespaces(spaces)}`,
+        { file: where },
+      );
     let id = ids[0]!.checkpointId;
     const seen = new Set([id]);
     for (let i = 0; a.selector.kind === "back" && i < a.selector.n; i++) {
@@ -187,7 +228,7 @@ async function resolveId(saver: Saver, a: Address, where: string): Promise<strin
         );
       id = p;
     }
-    return id;
+    return { checkpointId: id, namespace: ns };
   }
   for await (const e of historyOf(saver, a.threadId)) ids.push(e);
   if (ids.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
@@ -204,7 +245,7 @@ async function resolveId(saver: Saver, a: Address, where: string): Promise<strin
       `thread '${a.threadId}' has one checkpoint, ${only}: '${a.selector.prefix}' does not name it`,
       { file: where },
     );
-  return only;
+  return { checkpointId: only };
 }
 
 /** Does the thread have any checkpoint? */
@@ -224,15 +265,20 @@ export async function settleAddress(saver: Saver, a: Address, namespace?: string
   return { ...rest, threadId: literal, selector: { kind: "latest" } };
 }
 
-/** The document an address names, with its resolved checkpoint id. */
+/**
+ * The document an address names, with its resolved checkpoint id and, in a LangGraph store, its checkpoint namespace
+ * (the one given, the root graph `""`, or the one where `@<id>` was found).
+ */
 export async function loadAddress(
   saver: Saver,
   given: Address,
   where: string,
-): Promise<{ text: string; checkpointId: string }> {
+): Promise<{ text: string; checkpointId: string; namespace?: string }> {
   const a = await settleAddress(saver, given);
-  const checkpointId = await resolveId(saver, a, where);
-  const text = isLangGraphSaver(saver) ? await saver.loadAt(a.threadId, checkpointId) : await saver.load(a.threadId);
+  const { checkpointId, namespace } = await resolveId(saver, a, where);
+  const text = isLangGraphSaver(saver)
+    ? await saver.loadAt(a.threadId, checkpointId, namespace)
+    : await saver.load(a.threadId);
   if (text === undefined) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
-  return { text, checkpointId };
+  return namespace !== undefined ? { text, checkpointId, namespace } : { text, checkpointId };
 }

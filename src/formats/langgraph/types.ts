@@ -214,6 +214,8 @@ export interface LgReader {
   list(options?: LgListOptions): AsyncIterable<LgCheckpointTuple>;
   /** how many threads the store holds */
   countThreads(): Promise<number>;
+  /** the checkpoint namespaces of one thread ("" the root graph first, then subgraphs in order); [] for no thread */
+  namespacesOf(threadId: string): Promise<string[]>;
   /** checkpoint ids (with parents) of one thread+namespace, newest first, without decoding anything */
   checkpointIds(threadId: string, namespace?: string): AsyncIterable<{ checkpointId: string; parentId: string | null }>;
   /** history entries of one thread+namespace, newest first */

@@ -289,6 +289,7 @@ export function withDeltaChannels(inner: LgReader): LgReader {
       for await (const t of inner.list(options)) yield await rebuild(t);
     },
     countThreads: () => inner.countThreads(),
+    namespacesOf: (threadId) => inner.namespacesOf(threadId),
     checkpointIds: (threadId, namespace) => inner.checkpointIds(threadId, namespace),
     async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
       let pending: LgCheckpointTuple | undefined;

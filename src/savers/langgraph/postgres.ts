@@ -636,6 +636,8 @@ function readerOf(conns: Connections, S: string, info: LgStoreInfo, uri: string)
     threads: (options = {}) => threadPages(threadPage, summaryOf, options),
     list,
     countThreads: async () => Number((await q<{ n: string }>(PG_READ.countThreads(S)))[0]!.n),
+    namespacesOf: async (threadId) =>
+      (await q<{ checkpoint_ns: string }>(PG_READ.namespaces(S), [threadId])).map((r) => r.checkpoint_ns),
     checkpointIds: (threadId, namespace = "") =>
       idPages((before, n) =>
         q(

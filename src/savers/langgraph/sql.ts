@@ -99,6 +99,7 @@ export const SQ_READ = {
   list: (where: string[]) =>
     `SELECT ${SQ_CP_COLS} FROM checkpoints ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC LIMIT ?`,
   countThreads: "SELECT count(DISTINCT thread_id) FROM checkpoints",
+  namespaces: "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns",
   // a DeltaChannel's parent chain (see LgReader.deltaChain): stops after a JSON row storing the channel's value or
   // a row that is not JSON (the reader decodes it)
   chain: `WITH RECURSIVE chain(id, parent, type, raw, value, depth) AS (
@@ -295,6 +296,8 @@ export const PG_READ = {
     `SELECT ${PG_CP_COLS} FROM ${S}checkpoints ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $${n}`,
   utf8: "SELECT current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8' AS ok",
   countThreads: (S: string) => `SELECT count(DISTINCT thread_id) AS n FROM ${S}checkpoints`,
+  namespaces: (S: string) =>
+    `SELECT DISTINCT checkpoint_ns COLLATE "C" AS checkpoint_ns FROM ${S}checkpoints WHERE thread_id = $1 ORDER BY 1`,
   ids: (S: string, before: boolean) =>
     `SELECT checkpoint_id, parent_checkpoint_id FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ${before ? "AND checkpoint_id < $4" : ""}
            ORDER BY checkpoint_id DESC LIMIT $3`,

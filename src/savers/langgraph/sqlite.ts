@@ -235,7 +235,10 @@ type WRow = RawWriteRow & { thread_id: string; checkpoint_ns: string; checkpoint
 const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) =>
   `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 
-type ReadStatement = Exclude<keyof typeof SQ_READ, "ids" | "list" | "countThreads"> | "idsFirst" | "idsNext";
+type ReadStatement =
+  | Exclude<keyof typeof SQ_READ, "ids" | "list" | "countThreads" | "namespaces">
+  | "idsFirst"
+  | "idsNext";
 
 /**
  * The reader's statements, each prepared when first used (a store opened to be written may have no tables yet, and
@@ -372,6 +375,7 @@ function readerOf(db: DB, path: string, uri: string): LgReader {
       threadPages(async (after, n) => wrap(() => q.threadPage.all(after ?? "", n) as ThreadRow[]), summaryOf, options),
     list,
     countThreads: async () => wrap(() => db.prepare(SQ_READ.countThreads).pluck().get() as number),
+    namespacesOf: async (threadId) => wrap(() => db.prepare(SQ_READ.namespaces).pluck().all(threadId) as string[]),
     checkpointIds: (threadId, namespace = "") =>
       idPages(async (before, n) =>
         wrap(
