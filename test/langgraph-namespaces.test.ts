@@ -18,6 +18,7 @@ const FIX = join(import.meta.dirname, "..", "fixtures", "langgraph");
 interface Ns {
   ns: string;
   checkpoints: number;
+  interrupt_pending: boolean;
   messages: number;
   last_message: string;
 }
@@ -82,6 +83,38 @@ for (const name of ["python-c", "js-c"]) {
         expect(said).toContain("no checkpoint namespace 'nope:1'");
         for (const ns of t.per_namespace!) if (ns.ns) expect(said).toContain(`'${ns.ns}'`);
       }
+    });
+
+    it("ls <store>#<thread> lists the thread's namespaces with the counts' checkpoints, messages and interrupts", async () => {
+      for (const [thread, t] of Object.entries(c.per_thread)) {
+        const r = await runCli(["ls", `${file}#${thread}`, "--json"]);
+        expect(r.code, r.err).toBe(0);
+        const rows = JSON.parse(r.out) as Array<{
+          namespace: string;
+          checkpoints: number;
+          messages: number;
+          interrupted: boolean;
+        }>;
+        expect(rows.map((x) => x.namespace).sort()).toEqual(t.per_namespace!.map((n) => n.ns).sort());
+        for (const ns of t.per_namespace!) {
+          const row = rows.find((x) => x.namespace === ns.ns)!;
+          expect([row.checkpoints, row.messages, row.interrupted], `${thread} '${ns.ns}'`).toEqual([
+            ns.checkpoints,
+            ns.messages,
+            ns.interrupt_pending,
+          ]);
+        }
+      }
+      const [thread, t] = nested[0]!;
+      const table = await runCli(["ls", `${file}#${thread}`]);
+      for (const ns of t.per_namespace!) if (ns.ns) expect(table.out).toContain(ns.ns);
+      const bad = await runCli(["ls", `${file}#${thread}`, "--namespace", "nope:1"]);
+      expect(bad.code).toBe(3);
+      expect(bad.err).toContain(t.per_namespace!.find((n) => n.ns)!.ns);
+      // a namespace given for the whole store is said to be a thread's, never ignored (the root graph listed)
+      const store = await runCli(["ls", file, "--namespace", t.per_namespace!.find((n) => n.ns)!.ns]);
+      expect(store.code).toBe(2);
+      expect(store.err).toContain("#<thread>");
     });
 
     it("--namespace and ?namespace= disagreeing is a usage error", async () => {

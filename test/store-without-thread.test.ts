@@ -59,8 +59,8 @@ describe("a thread where a store is expected", () => {
   const folder = join(ROOT, "fixtures", "deepagent", "valid");
   const cases: Array<[string[], string, string]> = [
     // a relative path is taken from the io's folder (main() is given `dir`, not the process's folder): named in full
-    [["ls", "sqlite:lg.sqlite#a-chat-1"], `sqlite:${dir}/lg.sqlite#a-chat-1`, `sqlite:${dir}/lg.sqlite`],
-    [["ls", "lg.sqlite#a-chat-1"], `${dir}/lg.sqlite#a-chat-1`, `${dir}/lg.sqlite`],
+    // (`ls <langgraph-store>#<thread>` lists the thread's namespaces: see below and langgraph-namespaces.test.ts)
+    [["ls", "sqlite:new.db#t1"], `sqlite:${dir}/new.db#t1`, `sqlite:${dir}/new.db`],
     [
       ["stats", "sqlite:lg.sqlite?namespace=x#a-chat-1"],
       `sqlite:${dir}/lg.sqlite?namespace=x#a-chat-1`,
@@ -95,6 +95,15 @@ describe("a thread where a store is expected", () => {
       expect(existsSync(join(dir, "new.db"))).toBe(false);
     });
   }
+  it("ls <langgraph-store>#<thread> lists that thread's checkpoint namespaces, never the whole store", async () => {
+    for (const spec of ["sqlite:lg.sqlite#a-chat-1", "lg.sqlite#a-chat-1"]) {
+      const r = await runCli(["ls", spec, "--json"], { cwd: dir });
+      expect(r.code, r.err).toBe(0);
+      const rows = JSON.parse(r.out) as Array<{ namespace: string; checkpoints: number }>;
+      expect(rows.map((x) => x.namespace)).toEqual([""]);
+      expect(rows[0]!.checkpoints).toBeGreaterThan(0);
+    }
+  });
   it("a folder whose own name holds '#' is still a store", async () => {
     const odd = join(dir, "runs#1");
     mkdirSync(odd);

@@ -2,6 +2,7 @@
  * `ckpt ls <URI>`: the threads a saver holds, with step, message count, size and update time (`--json` for NDJSON-free
  * machine output: one JSON array).
  */
+import { existsSync } from "node:fs";
 import { printable } from "../base/printable.js";
 import { streamTable, tableTime } from "./table.js";
 import type { Argv } from "yargs";
@@ -116,6 +117,20 @@ export const lsCommand: CommandDef = {
     args.uri = storeAt(args.uri, io.cwd);
     const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
     const { parseSaverUri } = await import("../savers/uri.js");
+    // `<langgraph-store>#<thread>`: the thread's checkpoint namespaces (the root graph and its subgraphs)
+    const hash = args.uri.indexOf("#");
+    // (only a SQLite file that exists or a PostgreSQL database can be one; anything else is the usage error below)
+    const s = hash >= 0 ? parseSaverUri(args.uri.slice(0, hash), io.env) : undefined;
+    if (s && ((s.kind === "sqlite" && existsSync(s.location)) || s.kind === "postgres")) {
+      const opened = await openStore(s, { readOnly: true, env: io.env });
+      if (opened.layout !== "langgraph") await opened.saver.close();
+      else {
+        const ns = namespaceOf(s, flagNs);
+        if (ns === undefined && args.namespace && args.namespace.length > 1)
+          throw usageError("a thread's namespaces: give at most one --namespace");
+        return lsThreadNamespaces(opened.saver, decodeThread(args.uri.slice(hash + 1)), ns, args.json, io);
+      }
+    }
     const u = parseSaverUri(args.uri, io.env); // parsed once, here
     const uriNs = namespaceOf(u, flagNs);
     if (uriNs !== undefined && args.namespace && args.namespace.length > 1)
@@ -123,7 +138,16 @@ export const lsCommand: CommandDef = {
         `namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`,
       );
     const opened = await openStore(u, { readOnly: true, env: io.env });
-    if (opened.layout === "langgraph") return lsLangGraph(opened.saver, args, io);
+    if (opened.layout === "langgraph") {
+      // a LangGraph namespace (checkpoint_ns) belongs to one thread's subgraph: never ignored, never the root graph
+      if (uriNs !== undefined || args.namespace?.length) {
+        await opened.saver.close();
+        throw usageError(
+          `${opened.saver.uri}: a LangGraph store's namespaces are a thread's subgraphs ('<node>:<task id>'): 'ckpt ls <store>#<thread>' lists a thread's, and show, view, diff, log and validate read one with --namespace`,
+        );
+      }
+      return lsLangGraph(opened.saver, args, io);
+    }
     const saver = opened.saver;
     const rows: Row[] = [];
     const unread: Row[] = [];
@@ -210,6 +234,88 @@ async function lsLangGraph(saver: LangGraphSaver, args: { limit?: number; json: 
     io.stdout.write(
       n ? `${plural(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)\n` : `${saver.uri}: no threads\n`,
     );
+    return 0;
+  } finally {
+    await saver.close();
+  }
+}
+
+function decodeThread(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * `ckpt ls <langgraph-store>#<thread>`: one row per checkpoint namespace of the thread ('' the root graph, then its
+ * subgraphs): checkpoints, the newest one's step, messages, time and pending interrupt. `namespace` keeps one (an
+ * unknown one is exit 3 listing the thread's).
+ */
+async function lsThreadNamespaces(
+  saver: LangGraphSaver,
+  threadId: string,
+  namespace: string | undefined,
+  json: boolean,
+  io: CliIO,
+): Promise<number> {
+  const lg = saver.langgraph;
+  try {
+    const spaces = await lg.namespacesOf(threadId);
+    if (spaces.length === 0)
+      throw new CkptError(ExitCode.INPUT, "no-thread", `no checkpoint for thread '${threadId}'`, { file: saver.uri });
+    const asked = namespace === "default" ? "" : namespace;
+    if (asked !== undefined && !spaces.includes(asked))
+      throw new CkptError(
+        ExitCode.INPUT,
+        "no-namespace",
+        `thread '${threadId}' has no checkpoint namespace '${asked}'; its namespaces: ${spaces.map((n) => `'${n}'`).join(", ")}`,
+        { file: saver.uri },
+      );
+    const rows = [];
+    for (const ns of asked !== undefined ? [asked] : spaces) {
+      let checkpoints = 0;
+      for await (const _ of lg.checkpointIds(threadId, ns)) checkpoints++;
+      let newest;
+      for await (const e of saver.history(threadId, ns)) {
+        newest = e;
+        break;
+      }
+      rows.push({
+        namespace: ns,
+        checkpoints,
+        newestId: newest?.checkpointId ?? null,
+        newestStep: newest?.step ?? null,
+        messages: newest?.messages ?? null,
+        updatedAt: newest?.ts ?? null,
+        interrupted: newest?.interrupted ?? false,
+      });
+    }
+    if (json) {
+      io.stdout.write(`${stringifyJson(rows, 2)}\n`);
+      return 0;
+    }
+    const cells = [
+      ["NAMESPACE", "CHECKPOINTS", "STEP", "MESSAGES", "UPDATED", "INTERRUPTED"],
+      ...rows.map((r) => [
+        r.namespace === "" ? "'' (root)" : printable(r.namespace),
+        String(r.checkpoints),
+        r.newestStep === null ? "-" : String(r.newestStep),
+        r.messages === null ? "-" : String(r.messages),
+        r.updatedAt ?? "-",
+        r.interrupted ? "yes" : "-",
+      ]),
+    ];
+    const widths = cells[0]!.map((_, i) => Math.max(...cells.map((c) => c[i]!.length)));
+    const out = cells.map(
+      (c) =>
+        c
+          .map((x, i) => (i >= 1 && i <= 3 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!)))
+          .join("  ")
+          .trimEnd() + "\n",
+    );
+    io.stdout.write(`${out.join("")}${plural(rows.length, "namespace")} of thread '${printable(threadId)}'\n`);
     return 0;
   } finally {
     await saver.close();
