@@ -135,3 +135,57 @@ describe("SQLite side files", () => {
     }
   });
 });
+
+/**
+ * A database committed with its `-wal` beside it (no `-shm`: no connection open), the tables only in the WAL: written
+ * with better-sqlite3 in WAL mode and copied before any checkpoint. Every reading command reads it and leaves the folder
+ * as it was: the same two files, the same bytes, no `-shm`.
+ */
+describe("a database committed with its -wal beside it", () => {
+  function walPair(): { file: string; threads: number } {
+    const src = new Database(LG_SAMPLE, { readonly: true });
+    const ddl = src.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL").pluck().all();
+    const threads = src.prepare("SELECT count(DISTINCT thread_id) FROM checkpoints").pluck().get() as number;
+    src.close();
+    const writeDir = fresh();
+    const w = new Database(join(writeDir, "lg.sqlite"));
+    w.pragma("journal_mode = WAL");
+    w.pragma("wal_autocheckpoint = 0");
+    for (const sql of ddl) w.exec(sql as string);
+    w.exec(`ATTACH '${LG_SAMPLE}' AS a`);
+    for (const t of ["checkpoints", "writes"]) w.exec(`INSERT INTO main.${t} SELECT * FROM a.${t}`);
+    w.exec("DETACH a");
+    const dir = fresh();
+    copyFileSync(join(writeDir, "lg.sqlite"), join(dir, "lg.sqlite"));
+    copyFileSync(join(writeDir, "lg.sqlite-wal"), join(dir, "lg.sqlite-wal"));
+    w.close();
+    // the tables are only in the WAL: the database file alone has none
+    const alone = fresh();
+    copyFileSync(join(dir, "lg.sqlite"), join(alone, "lg.sqlite"));
+    const bare = new Database(join(alone, "lg.sqlite"), { readonly: true });
+    expect(bare.prepare("SELECT count(*) FROM sqlite_master").pluck().get()).toBe(0);
+    bare.close();
+    return { file: join(dir, "lg.sqlite"), threads };
+  }
+
+  it("ls, show, log, validate and stats read it and leave the folder byte for byte as it was (no -shm)", async () => {
+    const { file, threads } = walPair();
+    const dir = join(file, "..");
+    const before = [sha(file), sha(`${file}-wal`)];
+    const ls = await runCli(["ls", file, "--json"]);
+    expect(ls.code, ls.err).toBe(0);
+    const rows = JSON.parse(ls.out) as Array<{ threadId: string }>;
+    expect(rows.length).toBe(threads);
+    for (const argv of [
+      ["show", `${file}#${rows[0]!.threadId}`],
+      ["log", `${file}#${rows[0]!.threadId}`],
+      ["validate", file],
+      ["stats", file],
+    ]) {
+      const r = await runCli(argv);
+      expect(r.code, `${argv.join(" ")}: ${r.err}`).toBeLessThan(2);
+      expect(readdirSync(dir).sort(), argv[0]).toEqual(["lg.sqlite", "lg.sqlite-wal"]);
+    }
+    expect([sha(file), sha(`${file}-wal`)]).toEqual(before);
+  });
+});

@@ -2,7 +2,9 @@
  * Opening an SQLite file to read, shared by ckpt's own SQLite saver and the LangGraph stores (a light module: the
  * plain saver must not load LangGraph's code).
  */
-import { existsSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { CkptError, storeError } from "../base/errors.js";
 
@@ -22,7 +24,9 @@ let exitHooked = false;
  * back). A caller that forgets close() gets the same at process exit.
  */
 export function openReadOnlyDb(Database: DatabaseClass, path: string): BetterSqlite3.Database {
-  const had = existsSync(path + "-wal") || existsSync(path + "-shm");
+  const hadWal = existsSync(path + "-wal");
+  const had = hadWal || existsSync(path + "-shm");
+  if (hadWal && !existsSync(path + "-shm") && statSync(path + "-wal").size > 0) return openAside(Database, path);
   const db = new Database(path, { readonly: true, fileMustExist: true });
   const close = db.close.bind(db);
   db.close = () => {
@@ -35,6 +39,45 @@ export function openReadOnlyDb(Database: DatabaseClass, path: string): BetterSql
   exitHooked = true;
   stillOpen.add(db);
   return db;
+}
+
+/**
+ * A `-wal` with content but no `-shm` beside it (a database committed or copied with its WAL, no connection open: a
+ * connection in WAL mode keeps the `-shm`): the committed transactions in the WAL are part of the database, but a
+ * read-only connection would make a `-shm` it cannot remove, and removing it afterwards is unsafe (another process
+ * may have opened the database meanwhile and be using it). So the pair is read aside: the database hard-linked (copied
+ * when the link fails, e.g. another file system) and the WAL copied into a temporary folder, read there read-only,
+ * and the folder removed on close. The database's own folder is left exactly as it was.
+ */
+function openAside(Database: DatabaseClass, path: string): BetterSqlite3.Database {
+  const dir = mkdtempSync(join(tmpdir(), "ckpt-wal-"));
+  try {
+    const aside = join(dir, basename(path));
+    try {
+      linkSync(path, aside);
+    } catch {
+      copyFileSync(path, aside);
+    }
+    copyFileSync(path + "-wal", aside + "-wal");
+    const db = new Database(aside, { readonly: true, fileMustExist: true });
+    const close = db.close.bind(db);
+    db.close = () => {
+      stillOpen.delete(db);
+      try {
+        close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      return db;
+    };
+    if (!exitHooked) process.once("exit", closeForgotten);
+    exitHooked = true;
+    stillOpen.add(db);
+    return db;
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 function closeForgotten(): void {
