@@ -188,4 +188,18 @@ describe("a database committed with its -wal beside it", () => {
     }
     expect([sha(file), sha(`${file}-wal`)]).toEqual(before);
   });
+
+  it("stats counts the WAL's bytes (text and --json)", async () => {
+    const { file } = walPair();
+    const wal = statSync(`${file}-wal`).size;
+    expect(wal).toBeGreaterThan(statSync(file).size); // the rows are in the WAL
+    const j = await runCli(["stats", file, "--json"]);
+    expect(j.code, j.err).toBe(0);
+    expect(JSON.parse(j.out).files).toEqual([
+      { file: "lg.sqlite", bytes: statSync(file).size },
+      { file: "lg.sqlite-wal", bytes: wal },
+    ]);
+    const t = await runCli(["stats", file]);
+    expect(t.out).toMatch(/^files +lg\.sqlite .* · lg\.sqlite-wal .*not yet checkpointed/m);
+  });
 });

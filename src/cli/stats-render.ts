@@ -42,6 +42,10 @@ export function renderLgStats(r: LangGraphStatsReport, top: number): string {
   out.push(
     `tables     ${r.tables.map((t) => `${t.table} ${num(t.rows)} rows, ${t.storedBytes === null ? "?" : humanBytes(t.storedBytes)}`).join(" · ")}  (${method}${r.filter ? "; whole tables" : ""})`,
   );
+  if (r.files?.length)
+    out.push(
+      `files      ${r.files.map((f) => `${f.file} ${humanBytes(f.bytes)}`).join(" · ")}${r.files.some((f) => f.file.endsWith("-wal") && f.bytes > 0) ? "  (the -wal holds committed transactions not yet checkpointed into the file)" : ""}`,
+    );
   const pay = r.totals.payloadBytes;
   out.push(`payload    ${r.parts.map((p) => `${p.part} ${humanBytes(p.bytes)} (${pct(p.bytes, pay)})`).join(" · ")}`);
   const cpBytes = r.parts.find((p) => p.part === "checkpoints")?.bytes ?? 0;

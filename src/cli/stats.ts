@@ -43,7 +43,9 @@ async function statsLangGraph(
   // only --thread: those ids are looked up directly; with --match every thread id is read and filtered
   const only = args.thread?.length && !args.match?.length ? args.thread : undefined;
   for await (const batch of src.rows({ accept: filter, only })) acc.add(batch);
-  return acc.report(await src.tables(), performance.now() - t0);
+  const report = acc.report(await src.tables(), performance.now() - t0);
+  const files = src.files?.();
+  return files ? { ...report, files } : report;
 }
 
 async function statsSaver(

@@ -326,6 +326,13 @@ rows: number
 storedBytes: (Bytes | null)
 }[]
 /**
+ * SQLite: the database file and, when there is one, its -wal (committed transactions not yet checkpointed into the file: part of the store and of its size on disk), with their sizes as on disk; absent for PostgreSQL
+ */
+files?: {
+file: string
+bytes: Bytes
+}[]
+/**
  * payload bytes of the measured threads: checkpoint column, metadata column, pending writes, PostgreSQL blobs
  */
 parts: {

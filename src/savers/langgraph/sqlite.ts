@@ -5,8 +5,8 @@
  * the same two tables and set WAL. A store opened to read is opened read-only (`readonly` + `fileMustExist`): never
  * created, never altered, no -wal/-shm files left by us. Every listing pages by the primary key.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { storeError } from "../../base/errors.js";
 import type { Library } from "../../formats/langgraph/encode.js";
@@ -119,7 +119,7 @@ export function langGraphSqlite(db: DB, path: string, uri: string): LangGraphSto
   legacyViews(db);
   const reader = withDeltaChannels(readerOf(db, path, uri));
   const rows = rowStoreOf(db, uri);
-  const stats = statsOf(db, uri);
+  const stats = statsOf(db, uri, path);
   return {
     ...reader,
     ...rows,
@@ -127,6 +127,7 @@ export function langGraphSqlite(db: DB, path: string, uri: string): LangGraphSto
       return stats.storedMethod;
     },
     tables: stats.tables,
+    files: stats.files,
     rows: stats.rows,
     uri,
     close: async () => void db.close(),
@@ -731,7 +732,7 @@ function prunePage(db: DB, threads: string[], plan: PlanFn, o: { startId: string
  * The stats source: rows a page of threads at a time; table sizes from SQLite `dbstat` when the build has it (else
  * the sum of the stored lengths).
  */
-function statsOf(db: DB, uri: string): LgStats {
+function statsOf(db: DB, uri: string, path: string): LgStats {
   const wrap = <R>(what: string, f: () => R): R => {
     try {
       return f();
@@ -756,6 +757,9 @@ function statsOf(db: DB, uri: string): LgStats {
       return hasDbstat() ? "dbstat" : "sum-of-lengths";
     },
     tables: async () => wrap("measuring the tables", () => statTables(db, hasDbstat())),
+    // the WAL's committed transactions are part of the store until a checkpoint moves them into the file
+    files: () =>
+      [path, `${path}-wal`].flatMap((f) => (existsSync(f) ? [{ file: basename(f), bytes: statSync(f).size }] : [])),
     rows: (o) => statRows(db, o, wrap),
   };
 }
