@@ -385,7 +385,7 @@ describe("migrate and prune keep what DeltaChannel and encrypted threads need", 
   });
   it("encrypted rows: SQLite → SQLite copies them as they are; → PostgreSQL needs the key (exit 5 naming it), with it the blobs are sealed again", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lg-wild-aes-"));
-    const src = join(FIX, "python-c-aes.sqlite");
+    const src = copyFixture("python-c-aes.sqlite");
     const copy = await runCli([
       "migrate",
       "--from",
