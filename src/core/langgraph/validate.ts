@@ -88,6 +88,8 @@ class Run {
   private groupKey = "";
   /** ids per namespace of the current thread (rule 18) */
   private threadIds = new Map<string, Set<string>>();
+  /** the oldest checkpoint id per namespace of the current thread: a parent older than it was pruned */
+  private threadOldest = new Map<string, string>();
   private thread: string | undefined;
   private threadVersionType: { type: string; row: LgRowRef } | undefined;
   private threadOldV = false;
@@ -149,8 +151,10 @@ class Run {
         "§7 rule 7: two rows with this (thread_id, checkpoint_ns, checkpoint_id): the libraries would read either",
       );
     ids.add(t.checkpointId);
+    const o = this.threadOldest.get(t.namespace);
+    if (o === undefined || t.checkpointId < o) this.threadOldest.set(t.namespace, t.checkpointId);
     if (t.namespace !== "" && (this.opts.checkpointId === undefined || t.checkpointId === this.opts.checkpointId))
-      parentsRule(this, t, this.threadIds);
+      parentsRule(this, t, this.threadIds, this.threadOldest);
     const cp = t.checkpoint;
     this.group.push({
       id: t.checkpointId,
@@ -219,6 +223,7 @@ class Run {
     this.groupKey = "";
     this.thread = next;
     this.threadIds = new Map();
+    this.threadOldest = new Map();
     this.threadVersionType = undefined;
     this.threadOldV = false;
   }
@@ -617,6 +622,8 @@ function cycleRule(run: Run, byId: Map<string, Summary>): void {
 function chainRules(run: Run, group: Summary[]): void {
   const byId = new Map(group.map((s) => [s.id, s]));
   cycleRule(run, byId);
+  let oldest = group[0]!.id;
+  for (const s of group) if (s.id < oldest) oldest = s.id;
   for (const s of group) {
     if (s.parentId === null) {
       if (!(s.step === -1 && s.source === "input"))
@@ -630,6 +637,9 @@ function chainRules(run: Run, group: Summary[]): void {
       continue;
     }
     const p = byId.get(s.parentId);
+    // a parent older than every checkpoint left is history cut at the front (`ckpt prune`, the libraries'
+    // delete of old checkpoints): a normal state the libraries read, not a finding
+    if (!p && s.parentId < oldest) continue;
     if (!p) {
       run.add(
         "error",
@@ -699,12 +709,18 @@ function idStepRule(run: Run, s: Summary): void {
 }
 
 /** Rule 18 needs the ids of every namespace of the thread: checked per checkpoint as the metadata is read. */
-function parentsRule(run: Run, t: LgCheckpointTuple, threadIds: Map<string, Set<string>>): void {
+function parentsRule(
+  run: Run,
+  t: LgCheckpointTuple,
+  threadIds: Map<string, Set<string>>,
+  oldest: Map<string, string>,
+): void {
   if (!isRecord(t.metadata.parents)) return;
   for (const [ns, id] of Object.entries(t.metadata.parents)) {
     if (typeof id !== "string" || ns === t.namespace) continue;
     const ids = threadIds.get(ns);
-    if (ids && !ids.has(id))
+    // an id older than every checkpoint left in that namespace was pruned with the front of its history
+    if (ids && !ids.has(id) && id > (oldest.get(ns) ?? id))
       run.add(
         "warning",
         "langgraph/missing-parents-entry",
