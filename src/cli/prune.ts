@@ -10,7 +10,13 @@ import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import { parseDuration, type PruneCriteria } from "../core/prune.js";
-import { pruneLangGraph, pruneSaver, type PrunePlanEntry, type PruneSummary } from "../core/prune-run.js";
+import {
+  pruneLangGraph,
+  pruneSaver,
+  type PrunePlanEntry,
+  type PruneSummary,
+  type VacuumSummary,
+} from "../core/prune-run.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { storeAt } from "./input.js";
@@ -23,6 +29,7 @@ interface Args {
   thread?: string[];
   match?: string[];
   dryRun: boolean;
+  vacuum: boolean;
   batchSize: number;
   json: boolean;
 }
@@ -68,6 +75,7 @@ function output(io: CliIO, args: Args, uri: string): Output {
         [
           `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
           `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
+          ...(s.vacuum ? [vacuumLine(s.vacuum, s.dryRun)] : []),
           ...(s.unknownTime
             ? [
                 `  kept ${plural(s.unknownTime, "thread")} whose last update is unknown (neither the store nor the document has an update time)`,
@@ -98,6 +106,15 @@ function criteria(args: Args, filtered: boolean): PruneCriteria {
 }
 
 const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
+
+function vacuumLine(v: VacuumSummary, dryRun: boolean): string {
+  const parts = v.parts.map((p) =>
+    dryRun ? `${p.name} ${mb(p.before)}` : `${p.name} ${mb(p.before)} → ${mb(p.after)}`,
+  );
+  if (dryRun)
+    return `  would vacuum after the prune (${parts.join(", ")}): it would give back about ${mb(v.given)}${v.parts.length > 1 ? " to PostgreSQL (free space inside the tables; only VACUUM FULL shrinks the files)" : ""}`;
+  return `  vacuum: gave back ${mb(v.given)} (${parts.join(", ")})${v.fullNeeded ? "; VACUUM keeps the freed space inside the tables for new rows: only VACUUM FULL (which locks the tables while it rewrites them) would shrink the files" : ""}`;
+}
 
 export const pruneCommand: CommandDef = {
   command: "prune <uri>",
@@ -132,6 +149,12 @@ export const pruneCommand: CommandDef = {
         default: false,
         describe: "list what would go and the bytes it frees; change nothing",
       })
+      .option("vacuum", {
+        type: "boolean",
+        default: false,
+        describe:
+          "LangGraph: give the space back after the prune (SQLite VACUUM, the WAL checkpointed; PostgreSQL VACUUM of the tables), sizes before and after",
+      })
       .option("batch-size", { type: "number", default: 200, describe: "threads per transaction" })
       .option("json", {
         type: "boolean",
@@ -142,6 +165,10 @@ export const pruneCommand: CommandDef = {
         "ckpt prune sqlite:checkpoints.db --keep-last 2 --dry-run",
         "what keeping the newest 2 checkpoints per thread would free",
       )
+      .example(
+        "ckpt prune sqlite:checkpoints.db --keep-last 1 --vacuum",
+        "keep the newest checkpoint per thread and shrink the file",
+      )
       .example("ckpt prune 'postgres://…?schema=public' --idle-for 90d", "delete threads nobody touched for 90 days"),
   run: async (args: Args, io: CliIO) => {
     intOption(args.batchSize, "--batch-size");
@@ -151,7 +178,13 @@ export const pruneCommand: CommandDef = {
     const opened = await openStore(args.uri, { env: io.env, readOnly: args.dryRun });
     const out = output(io, args, opened.uri.redacted);
     const c = criteria(args, filter !== undefined);
-    const o = { dryRun: args.dryRun, batchSize: args.batchSize, filter, onPlan: args.dryRun ? out.plan : undefined };
+    const o = {
+      dryRun: args.dryRun,
+      batchSize: args.batchSize,
+      filter,
+      onPlan: args.dryRun ? out.plan : undefined,
+      vacuum: args.vacuum,
+    };
     out.end(
       opened.layout === "langgraph" ? await pruneLangGraph(opened.store, c, o) : await pruneSaver(opened.saver, c, o),
     );

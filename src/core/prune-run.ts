@@ -6,7 +6,7 @@
  */
 import { usageError } from "../base/errors.js";
 import { updatedAtOf } from "../savers/common.js";
-import type { LangGraphStore, PruneCounts } from "../savers/langgraph/shared.js";
+import type { LangGraphStore, PruneCounts, VacuumReport } from "../savers/langgraph/shared.js";
 import { isLangGraphSaver } from "../savers/langgraph/shared.js";
 import type { Saver, ThreadInfo } from "../savers/types.js";
 import { planThread, uuid6Floor, type PruneCriteria, type PruneHead, type ThreadPlan } from "./prune.js";
@@ -20,6 +20,17 @@ export interface PruneOptions {
   filter?: (threadId: string) => boolean;
   /** each thread's planned deletions, as it is planned (a dry run's listing) */
   onPlan?: (p: PrunePlanEntry) => void;
+  /** LangGraph stores: give the space back after the prune (the store's `vacuum`); a dry run measures only */
+  vacuum?: boolean;
+}
+
+/** What `vacuum` found and gave back: each part's size before the prune and after the vacuum (bytes). */
+export interface VacuumSummary {
+  parts: VacuumReport["parts"];
+  /** bytes given back (before − after); a dry run: about what it would give back */
+  given: number;
+  /** PostgreSQL: the freed space stays inside the tables for new rows; only VACUUM FULL would shrink the files */
+  fullNeeded?: boolean;
 }
 
 /** One thread's planned deletions. */
@@ -39,6 +50,8 @@ export interface PruneSummary extends PruneCounts {
   /** `idleForMs` on ckpt's own savers: threads kept because neither the store nor the document says when they changed */
   unknownTime?: number;
   elapsedMs: number;
+  /** `vacuum`: the sizes before and after, and what was given back */
+  vacuum?: VacuumSummary;
 }
 
 function emptySummary(dryRun: boolean, now: number): PruneSummary {
@@ -79,6 +92,7 @@ export async function pruneLangGraph(
 ): Promise<PruneSummary> {
   const t0 = performance.now();
   const dryRun = Boolean(o.dryRun);
+  const sizes = o.vacuum ? await store.vacuum({ dryRun: true }) : undefined; // measures only
   const startId = uuid6Floor(c.now);
   // PostgreSQL's blobs carry no checkpoint id: they are dated by the transactions running when the prune starts
   // (#27 item 4: a writer that commits a blob before its checkpoint row never loses it to this prune)
@@ -103,8 +117,31 @@ export async function pruneLangGraph(
     const counts = await store.prunePage(threads, plan, { startId, startMark, dryRun });
     for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
   }
+  // after every page's transaction (VACUUM cannot run inside one), compared with the sizes before the prune
+  if (sizes) s.vacuum = vacuumSummary(sizes, await store.vacuum({ dryRun }), store.kind, s);
   s.elapsedMs = performance.now() - t0;
   return s;
+}
+
+/** The sizes before the prune (`start`) and after the vacuum (`end`), and what was given back. */
+function vacuumSummary(
+  start: VacuumReport,
+  end: VacuumReport,
+  kind: "sqlite" | "postgres",
+  s: PruneSummary,
+): VacuumSummary {
+  const parts = end.parts.map((p) => ({
+    ...p,
+    before: start.parts.find((q) => q.name === p.name)?.before ?? p.before,
+  }));
+  const before = parts.reduce((n, p) => n + p.before, 0);
+  const after = parts.reduce((n, p) => n + p.after, 0);
+  // a dry run: the free pages the file holds now and the row data the prune would free (about: the rows' keys and
+  // index entries go too)
+  const given = s.dryRun ? (start.freeNow ?? 0) + s.bytes : Math.max(0, before - after);
+  const v: VacuumSummary = { parts, given };
+  if (kind === "postgres" && !s.dryRun && s.bytes > 0 && before - after < s.bytes / 2) v.fullNeeded = true;
+  return v;
 }
 
 /** Fill in the update time of `threads` the store's listing has none for, from each document's `updatedAt`. */
@@ -122,6 +159,10 @@ async function updateTimes(saver: Saver, namespace: string, threads: ThreadInfo[
 
 /** ckpt's own savers: one document per thread; idle (by update time) or filtered threads are deleted whole. */
 export async function pruneSaver(saver: Saver, c: PruneCriteria, o: PruneOptions = {}): Promise<PruneSummary> {
+  if (o.vacuum)
+    throw usageError(
+      "--vacuum applies to LangGraph stores (SQLite files and PostgreSQL schemas with the LangGraph tables)",
+    );
   if (c.keepLast !== undefined || c.olderThanMs !== undefined)
     throw usageError(
       "--keep-last and --older-than apply to LangGraph stores (many checkpoints per thread); ckpt's own savers keep one per thread: use --idle-for or --thread/--match",

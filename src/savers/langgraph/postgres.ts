@@ -59,6 +59,7 @@ import {
   newestFirst,
   type PlanFn,
   type PruneCounts,
+  type VacuumReport,
   type PruneHead,
   type StatBatch,
   type StatRowsOptions,
@@ -1069,7 +1070,20 @@ function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<LgStore
     prunePage: (threads, plan, o) => wrap("pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
     pruneStart: () =>
       wrap("pruning", async () => String((await (await conns.rw()).query(PG_PRUNE.pruneStartMark)).rows[0].x)),
+    vacuum: (o) => wrap("vacuuming", async () => pgVacuum(await conns.rw(), S, schema, o.dryRun)),
   };
+}
+
+/** `VACUUM` of the three tables (each outside a transaction, as VACUUM must run), with their sizes before and after. */
+async function pgVacuum(pool: pg.Pool, S: string, schema: string, dryRun: boolean): Promise<VacuumReport> {
+  const sizes = async () =>
+    new Map(
+      (await pool.query(PG_PRUNE.tableSizes, [schema])).rows.map((r) => [r.name as string, Number(r.size)] as const),
+    );
+  const before = await sizes();
+  if (!dryRun) for (const t of before.keys()) await pool.query(PG_PRUNE.vacuum(S, t));
+  const after = dryRun ? before : await sizes();
+  return { parts: [...before].map(([name, b]) => ({ name, before: b, after: after.get(name) ?? b })) };
 }
 
 /** A blob's value for comparison: JSON decoded (JS's `{lc:2,type:"undefined"}` = an absent key), other types as bytes. */

@@ -88,7 +88,20 @@ export interface LgStore {
    * written after the mark are never pruned as orphans; `prunePage` takes it as `startMark`.
    */
   pruneStart?(): Promise<string>;
+  /**
+   * Give the space of deleted rows back (after a prune, outside its transactions): SQLite `VACUUM` (the WAL
+   * checkpointed and truncated before and after), PostgreSQL `VACUUM` of the three tables. `dryRun` measures only.
+   */
+  vacuum(o: { dryRun: boolean }): Promise<VacuumReport>;
   close(): Promise<void>;
+}
+
+/** The sizes a vacuum found and left (bytes). */
+export interface VacuumReport {
+  /** SQLite: the file (its WAL counted in); PostgreSQL: each table's pg_total_relation_size */
+  parts: Array<{ name: string; before: number; after: number }>;
+  /** SQLite: the free pages held now (what a VACUUM gives back besides what the prune frees) */
+  freeNow?: number;
 }
 
 export interface PruneHead {

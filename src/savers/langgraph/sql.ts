@@ -410,6 +410,12 @@ export const PG_PRUNE = {
          AND NOT EXISTS
          (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = bl.thread_id AND c.checkpoint_ns = bl.checkpoint_ns AND c.checkpoint->'channel_versions'->>bl.channel = bl.version OFFSET 0)
        RETURNING coalesce(octet_length(bl.blob), 0) AS b`,
+  /** the size of each LangGraph table of schema $1 (with its indexes and TOAST), for `prune --vacuum` */
+  tableSizes: `SELECT c.relname AS name, pg_total_relation_size(c.oid)::float8 AS size FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname IN ('checkpoints', 'checkpoint_blobs', 'checkpoint_writes')
+     ORDER BY c.relname`,
+  vacuum: (S: string, table: string) => `VACUUM ${S}${table}`,
   /** the oldest transaction still running (or the next one), as a 32-bit xid: what deleteOrphanBlobs's $2 compares */
   pruneStartMark: "SELECT (txid_snapshot_xmin(txid_current_snapshot()) % 4294967296)::text AS x",
 };

@@ -43,6 +43,7 @@ import {
   newestFirst,
   type PlanFn,
   type PruneCounts,
+  type VacuumReport,
   type PruneHead,
   rangeOf,
   type StatBatch,
@@ -130,8 +131,37 @@ export function langGraphSqlite(db: DB, path: string, uri: string): LangGraphSto
     files: stats.files,
     rows: stats.rows,
     uri,
+    vacuum: async (o) => wrapVacuum(path, () => sqliteVacuum(db, path, o.dryRun)),
     close: async () => void db.close(),
   };
+}
+
+const fileSize = (p: string) => (existsSync(p) ? statSync(p).size : 0);
+
+/**
+ * `VACUUM` of the file: the WAL (WAL mode) checkpointed and truncated first, so the copy starts from every committed
+ * page, and again after, so the rewritten pages reach the file and the WAL is empty. Sizes are the file's plus its WAL's.
+ */
+function sqliteVacuum(db: DB, path: string, dryRun: boolean): VacuumReport {
+  const size = () => fileSize(path) + fileSize(`${path}-wal`);
+  const before = size();
+  const page = db.pragma("page_size", { simple: true }) as number;
+  const freeNow = (db.pragma("freelist_count", { simple: true }) as number) * page;
+  if (!dryRun) {
+    const wal = db.pragma("journal_mode", { simple: true }) === "wal";
+    if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
+    db.exec("VACUUM");
+    if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
+  }
+  return { parts: [{ name: basename(path), before, after: dryRun ? before : size() }], freeNow };
+}
+
+function wrapVacuum<T>(path: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw storeError("sqlite-io", `vacuuming ${path}: ${(e as Error).message}`, {}, e);
+  }
 }
 
 /** Open an SQLite LangGraph store (the file's layout is the caller's business: see savers/index.ts). */
@@ -567,7 +597,7 @@ function sqliteForm(cp: LgCheckpoint): string {
   ]);
 }
 
-function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close"> {
+function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close" | "vacuum"> {
   const wrap: RowWrap = (what, f) => {
     try {
       return f();
