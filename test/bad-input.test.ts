@@ -423,3 +423,27 @@ describe("#27 item 16: one matching rule for --match, and --idle-for on Redis", 
     }
   });
 });
+
+describe("#29: ls of one file that is not a checkpoint", () => {
+  it("a plain text file and a JSON file of no known format: exit 3 naming the file, not a listing of one thread", async () => {
+    writeFileSync(join(dir, "notes.txt"), "hello world\nthis is text\n");
+    writeFileSync(join(dir, "other.json"), '{"a":1}\n');
+    for (const [name, why] of [
+      ["notes.txt", "invalid JSON"],
+      ["other.json", "cannot tell the format"],
+    ] as const) {
+      for (const json of [[], ["--json"]]) {
+        const r = await runCli(["ls", name, ...json], { cwd: dir });
+        expect(r.code, r.out).toBe(3);
+        expect(r.out).toBe("");
+        expect(r.err).toMatch(new RegExp(`^ckpt: (.*/)?${name.replace(".", "\\.")}: not a checkpoint: ${why}`));
+        expect(r.err.trim().split("\n")).toHaveLength(1);
+      }
+    }
+    // a checkpoint file is still listed
+    copyFileSync(join(ROOT, "fixtures", "langgraph", "valid", "js-a-counter-1.json"), join(dir, "counter.json"));
+    const ok = await runCli(["ls", "counter.json"], { cwd: dir });
+    expect(ok.code, ok.err).toBe(0);
+    expect(ok.out).toContain("a-counter-1");
+  });
+});

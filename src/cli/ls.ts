@@ -11,7 +11,8 @@ import { plural } from "../base/plural.js";
 import { readCheckpoint } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { CkptError, ExitCode, usageError } from "../base/errors.js";
+import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
+import { statSync } from "node:fs";
 import { namespaceOf } from "../savers/types.js";
 import { storeAt } from "./input.js";
 import type { LgThreadSummary } from "../formats/langgraph/types.js";
@@ -63,6 +64,22 @@ async function rowOf(saver: Saver, ns: string, t: ThreadInfo): Promise<Row> {
     }
   }
   return row;
+}
+
+/**
+ * `ls <file>` names one file, not a folder of threads: a file that is no checkpoint (unreadable, or no format ckpt
+ * knows) is an input error naming it, not a listing of one broken thread.
+ */
+function notACheckpoint(u: { kind: string; location: string }, rows: Row[]): void {
+  if (u.kind !== "file" || rows.length !== 1 || rows[0]!.format !== null) return;
+  let file = false;
+  try {
+    file = statSync(u.location).isFile();
+  } catch {
+    return;
+  }
+  if (file)
+    throw inputError("not-a-checkpoint", `not a checkpoint: ${rows[0]!.error ?? "unreadable"}`, { file: u.location });
 }
 
 /** The rows as a text table, with the count of threads (and of files not read). */
@@ -176,6 +193,7 @@ export const lsCommand: CommandDef = {
       await saver.close();
     }
     rows.push(...unread);
+    notACheckpoint(u, rows);
     if (args.json) {
       io.stdout.write(stringifyJson(rows, 2) + "\n");
       return 0;
