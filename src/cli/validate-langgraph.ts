@@ -7,7 +7,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { CkptError, ExitCode } from "../base/errors.js";
 import type { FileResult } from "../core/document.js";
-import { validateLangGraphStore } from "../core/langgraph/validate.js";
+import { validateLangGraphStore, type LgIssue } from "../core/langgraph/validate.js";
+import type { Issue } from "../schema/types.js";
 import { SAVER_URI } from "./input.js";
 
 /** A bare SQLite path (no scheme), with or without `#thread…`. */
@@ -36,7 +37,7 @@ function storeSpec(spec: string, cwd: string): { uri: string; label: string; fra
 export async function validateLangGraphSpec(
   spec: string,
   cwd: string,
-  opts: { maxErrors?: number; namespace?: string } = {},
+  opts: { maxErrors?: number; namespace?: string; verbose?: boolean; library?: "python" | "js" } = {},
 ): Promise<FileResult | undefined> {
   const s = storeSpec(spec, cwd);
   if (!s) return undefined;
@@ -80,8 +81,10 @@ export async function validateLangGraphSpec(
       ...(threadId !== undefined ? { threadId } : {}),
       ...(checkpointId ? { checkpointId } : {}),
       ...(opts.maxErrors !== undefined ? { maxErrors: opts.maxErrors } : {}),
+      ...(opts.library !== undefined ? { library: opts.library } : {}),
     });
     for (const i of r.issues) i.file = i.file.replace(reader.uri, redact(s.label));
+    if (!opts.verbose) r.issues = oneLinePerRule(r.issues);
     return {
       file: label,
       format: "langgraph",
@@ -96,6 +99,43 @@ export async function validateLangGraphSpec(
   } finally {
     await reader.close();
   }
+}
+
+/** How many threads a collapsed finding names before "…". */
+const NAMED = 3;
+
+/**
+ * A healthy store's warnings, one per rule: a rule found on many rows (the same old checkpoint version in every
+ * thread) becomes one finding at its first row, counting the threads and naming the first few (`--verbose` lists
+ * every row). Errors stay one per row: each names a row to repair.
+ */
+export function oneLinePerRule(issues: Issue[]): Issue[] {
+  const byRule = new Map<string, LgIssue[]>();
+  for (const i of issues)
+    if (i.severity === "warning") (byRule.get(i.rule) ?? byRule.set(i.rule, []).get(i.rule)!).push(i as LgIssue);
+  const out: Issue[] = [];
+  for (const i of issues) {
+    if (i.severity !== "warning") {
+      out.push(i);
+      continue;
+    }
+    const group = byRule.get(i.rule)!;
+    if (group.length === 1) out.push(i);
+    else if (group[0] === i) {
+      const threads = [...new Set(group.map((g) => g.row?.threadId ?? g.file))];
+      const named = threads
+        .slice(0, NAMED)
+        .map((t) => `'${t}'`)
+        .join(", ");
+      const more = threads.length > NAMED ? ", …; --verbose lists all" : "";
+      const where =
+        threads.length === group.length
+          ? `${threads.length} threads`
+          : `${group.length} findings in ${threads.length === 1 ? "1 thread" : `${threads.length} threads`}`;
+      out.push({ ...i, message: `${where} (${named}${more}): ${i.message}` });
+    }
+  }
+  return out;
 }
 
 function fatal(label: string, e: CkptError): FileResult {

@@ -36,6 +36,8 @@ export interface ValidateArgs {
   reporter?: string[];
   json: boolean;
   namespace?: string;
+  verbose?: boolean;
+  library?: "python" | "js";
 }
 
 /** A reporter and where it writes: undefined path = stdout. */
@@ -71,7 +73,14 @@ export function parseReporters(values: readonly string[], json: boolean): Report
 export async function runValidation(
   specs: readonly string[],
   io: Pick<CliIO, "stdin" | "cwd">,
-  opts: { format?: string; maxErrors?: number; strict?: boolean; namespace?: string } = {},
+  opts: {
+    format?: string;
+    maxErrors?: number;
+    strict?: boolean;
+    namespace?: string;
+    verbose?: boolean;
+    library?: "python" | "js";
+  } = {},
 ): Promise<ValidationReport> {
   const run = new Run(opts.maxErrors ?? Infinity);
   // a namespace given twice (URI and --namespace, disagreeing) is a usage error for the whole run, not one input's
@@ -102,6 +111,8 @@ export async function runValidation(
           ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, {
               maxErrors: limit,
               namespace: opts.namespace,
+              verbose: opts.verbose,
+              library: opts.library,
             })
           : undefined;
       if (lg) run.take(lg);
@@ -337,6 +348,17 @@ export const validateCommand: CommandDef = {
         describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)`,
       })
       .option("json", { type: "boolean", default: false, describe: "same as --reporter json" })
+      .option("verbose", {
+        type: "boolean",
+        default: false,
+        describe:
+          "LangGraph stores: every finding (default: a warning found in many threads is one line, the first few named)",
+      })
+      .option("library", {
+        type: "string",
+        choices: ["python", "js"],
+        describe: "LangGraph stores: the library that will read the store (cross-library warnings for it only)",
+      })
       .option("namespace", NAMESPACE_OPTION)
       .example("ckpt validate fixtures/yoagent/valid", "every document under a folder")
       .example(
@@ -355,6 +377,8 @@ export const validateCommand: CommandDef = {
       maxErrors: args.maxErrors,
       strict: args.strict,
       namespace: args.namespace,
+      verbose: args.verbose,
+      library: args.library,
     });
     for (const t of targets) {
       const color = t.path === undefined ? useColor(io, io.stdout) : false;

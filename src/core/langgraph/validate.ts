@@ -1,7 +1,7 @@
 /**
  * `ckpt validate` of a LangGraph store (all of it, one thread, or one checkpoint): every payload decodes with its
  * type tag; the tuple (envelope, metadata, pending writes, LangChain messages) matches schemas/formats/langgraph;
- * the integrity rules of LANGGRAPH.md §7 (rule ids `langgraph/…`, the § number in each message); the generic
+ * the integrity rules of LANGGRAPH.md §7 (rule ids `langgraph/…`; messages cite no document); the generic
  * conversation lints; and cross-library hazards (which library would fail, and why) as warnings.
  *
  * Streams: the reader's `scan` yields checkpoints in (thread, namespace, id) order in bounded batches; what is kept
@@ -31,6 +31,8 @@ export interface LgValidateOptions {
   checkpointId?: string;
   /** stop collecting after this many errors (the rest is not validated) */
   maxErrors?: number;
+  /** the library that will read the store: cross-library hazards are reported for it only (default: both) */
+  library?: "python" | "js";
 }
 
 export interface LgValidateResult {
@@ -148,7 +150,7 @@ class Run {
         "langgraph/duplicate-checkpoint",
         t.row,
         "",
-        "§7 rule 7: two rows with this (thread_id, checkpoint_ns, checkpoint_id): the libraries would read either",
+        "two rows with this (thread_id, checkpoint_ns, checkpoint_id): the libraries would read either",
       );
     ids.add(t.checkpointId);
     const o = this.threadOldest.get(t.namespace);
@@ -200,7 +202,7 @@ class Run {
         "langgraph/mixed-version-types",
         row,
         pointer,
-        `§7 rule 12: this thread mixes ${this.threadVersionType.type} versions (e.g. checkpoint ${this.threadVersionType.row.checkpointId}) and ${type} versions: Python fails comparing them ('>' not supported between 'str' and 'int'), JS fails on string versions`,
+        `this thread mixes ${this.threadVersionType.type} versions (e.g. checkpoint ${this.threadVersionType.row.checkpointId}) and ${type} versions: Python fails comparing them ('>' not supported between 'str' and 'int'), JS fails on string versions`,
       );
       this.threadVersionType = { type, row }; // one finding per switch
     }
@@ -214,7 +216,7 @@ class Run {
       "langgraph/old-checkpoint-version",
       t.row,
       "/checkpoint/v",
-      `§7 rule 17: checkpoint v${t.checkpoint.v} (< 4): the libraries migrate it on load (v<3 channel names, v<4 pending_sends → __pregel_tasks); first such checkpoint of the thread`,
+      `checkpoint v${t.checkpoint.v} (< 4): the libraries migrate it on load (v<3 channel names, v<4 pending_sends → __pregel_tasks); first such checkpoint of the thread`,
     );
   }
 
@@ -266,7 +268,7 @@ function decodeIssues(run: Run, t: LgCheckpointTuple): void {
       d.fatal ? "langgraph/undecodable" : `langgraph/lossy-decode`,
       d.row,
       d.pointer,
-      `§7 rule 13: ${d.message}`,
+      `${d.message}`,
     );
   }
 }
@@ -281,7 +283,7 @@ function envelopeRules(run: Run, t: LgCheckpointTuple): void {
       "langgraph/id-mismatch",
       t.row,
       "/checkpoint/id",
-      `§7 rule 1: the row's checkpoint_id is ${t.checkpointId} but the checkpoint says ${JSON.stringify(cp.id)}: the libraries key the row by one and report the other`,
+      `the row's checkpoint_id is ${t.checkpointId} but the checkpoint says ${JSON.stringify(cp.id)}: the libraries key the row by one and report the other`,
     );
   if (decoded && typeof cp.v === "number" && ![1, 2, 3, 4].includes(cp.v))
     run.add(
@@ -289,7 +291,7 @@ function envelopeRules(run: Run, t: LgCheckpointTuple): void {
       "langgraph/checkpoint-version",
       t.row,
       "/checkpoint/v",
-      `§7 rule 17: checkpoint v${cp.v} is none of 1–4 (Python and JS write 4)`,
+      `checkpoint v${cp.v} is none of 1–4 (Python and JS write 4)`,
     );
   else if (decoded && typeof cp.v === "number" && cp.v < 4) run.oldVersion(t);
   if (t.namespace !== "" && !(isRecord(t.metadata.parents) && typeof t.metadata.parents[""] === "string")) {
@@ -298,7 +300,7 @@ function envelopeRules(run: Run, t: LgCheckpointTuple): void {
       "langgraph/subgraph-without-parent",
       t.row,
       "/metadata/parents",
-      `§7 rule 19: a subgraph namespace's checkpoint should name its root checkpoint in metadata.parents[""]`,
+      `a subgraph namespace's checkpoint should name its root checkpoint in metadata.parents[""]`,
     );
   }
 }
@@ -316,8 +318,8 @@ function writeRules(run: Run, t: LgCheckpointTuple): void {
       row,
       `/pendingWrites/${i}/idx`,
       want !== undefined
-        ? `§7 rule 9: a ${w.channel} write has idx ${w.idx}; the libraries write and upsert it at ${want}`
-        : `§7 rule 9: a regular write (channel ${w.channel}) has the negative idx ${w.idx}, reserved for special channels`,
+        ? `a ${w.channel} write has idx ${w.idx}; the libraries write and upsert it at ${want}`
+        : `a regular write (channel ${w.channel}) has the negative idx ${w.idx}, reserved for special channels`,
     );
   });
 }
@@ -339,7 +341,7 @@ function versionRules(run: Run, t: LgCheckpointTuple): void {
         "langgraph/mixed-version-types",
         t.row,
         `/checkpoint/channel_versions/${esc(c)}`,
-        `§7 rule 12: channel versions mix ${type} and ${ty} in one checkpoint: Python fails comparing them, JS fails on the string ones`,
+        `channel versions mix ${type} and ${ty} in one checkpoint: Python fails comparing them, JS fails on the string ones`,
       );
       break;
     }
@@ -356,7 +358,7 @@ function versionRules(run: Run, t: LgCheckpointTuple): void {
           "langgraph/seen-ahead",
           t.row,
           `/checkpoint/versions_seen/${esc(node)}/${esc(c)}`,
-          `§7 rule 11: node ${node} has seen version ${JSON.stringify(v)} of ${c}, newer than the channel's ${JSON.stringify(cur)}: the node will not run again on its next update`,
+          `node ${node} has seen version ${JSON.stringify(v)} of ${c}, newer than the channel's ${JSON.stringify(cur)}: the node will not run again on its next update`,
         );
     }
   }
@@ -374,7 +376,7 @@ function blobRules(run: Run, t: LgCheckpointTuple): void {
         "langgraph/missing-blob",
         row,
         ptr,
-        `§7 rule 14: no checkpoint_blobs row for channel ${s.channel} version ${s.version}: LangGraph JS writes one for every versioned channel (json or empty), so the value was lost`,
+        `no checkpoint_blobs row for channel ${s.channel} version ${s.version}: LangGraph JS writes one for every versioned channel (json or empty), so the value was lost`,
       );
     } else if (s.from === "inline" && t.checkpoint.channel_values[s.channel] === true && t.library === "python") {
       run.add(
@@ -382,7 +384,7 @@ function blobRules(run: Run, t: LgCheckpointTuple): void {
         "langgraph/missing-blob",
         row,
         ptr,
-        `§7 rule 14: channel ${s.channel} holds the DeltaSnapshot sentinel (true) inline but its checkpoint_blobs row is missing: the channel would reconstruct as empty`,
+        `channel ${s.channel} holds the DeltaSnapshot sentinel (true) inline but its checkpoint_blobs row is missing: the channel would reconstruct as empty`,
       );
     }
   }
@@ -402,6 +404,14 @@ function crossLibrary(run: Run, t: LgCheckpointTuple): void {
   if (inline.length) run.hazard("js-drops-inline", t.row, inline.join(", "));
 }
 
+/** The library each hazard hits when it reads the store. */
+const HAZARD_READER: Record<string, "python" | "js"> = {
+  "js-cannot-load": "js",
+  "string-versions": "js",
+  "integer-versions": "python",
+  "js-drops-inline": "js",
+};
+
 const HAZARD_TEXT: Record<string, (h: Hazard) => string> = {
   "js-cannot-load": (h) =>
     `LangGraph JS cannot load these checkpoints: they carry Python serde tags (e.g. '${h.detail}'), and JS loadsTyped knows only json and bytes ('Unknown serialization type: ${h.detail}'); convert the rows (ckpt migrate) before a JS app reads them`,
@@ -415,6 +425,7 @@ const HAZARD_TEXT: Record<string, (h: Hazard) => string> = {
 
 function reportHazards(run: Run): void {
   for (const [kind, h] of run.hazards) {
+    if (run.opts.library !== undefined && HAZARD_READER[kind] !== run.opts.library) continue;
     const count = h.threads instanceof Set ? h.threads.size : h.threads;
     const n =
       count === 1
@@ -632,7 +643,7 @@ function chainRules(run: Run, group: Summary[]): void {
           "langgraph/root-not-input",
           s.row,
           "/parentId",
-          `§7 rule 2: a checkpoint without a parent is normally the namespace's first input checkpoint (step −1, source input); this one has step ${s.step}, source ${JSON.stringify(s.source)}`,
+          `a checkpoint without a parent is normally the namespace's first input checkpoint (step −1, source input); this one has step ${s.step}, source ${JSON.stringify(s.source)}`,
         );
       continue;
     }
@@ -646,7 +657,7 @@ function chainRules(run: Run, group: Summary[]): void {
         "langgraph/missing-parent",
         s.row,
         "/parentId",
-        `§7 rule 2: parent checkpoint ${s.parentId} does not exist in this thread and namespace: history, time travel and the v<4 pending-sends migration break at this checkpoint`,
+        `parent checkpoint ${s.parentId} does not exist in this thread and namespace: history, time travel and the v<4 pending-sends migration break at this checkpoint`,
       );
       continue;
     }
@@ -656,7 +667,7 @@ function chainRules(run: Run, group: Summary[]): void {
         "langgraph/parent-order",
         s.row,
         "/parentId",
-        `§7 rule 3: the parent id ${p.id} does not sort before this id: the libraries order history by id, so the parent would list as newer`,
+        `the parent id ${p.id} does not sort before this id: the libraries order history by id, so the parent would list as newer`,
       );
     if (s.step !== undefined && p.step !== undefined && !(s.step > p.step))
       run.add(
@@ -664,16 +675,10 @@ function chainRules(run: Run, group: Summary[]): void {
         "langgraph/step-order",
         s.row,
         "/metadata/step",
-        `§7 rule 4: step ${s.step} does not increase on the parent's step ${p.step}`,
+        `step ${s.step} does not increase on the parent's step ${p.step}`,
       );
     if (s.ts && p.ts && Date.parse(s.ts) < Date.parse(p.ts))
-      run.add(
-        "warning",
-        "langgraph/ts-order",
-        s.row,
-        "/checkpoint/ts",
-        `§7 rule 6: ts ${s.ts} is before the parent's ${p.ts}`,
-      );
+      run.add("warning", "langgraph/ts-order", s.row, "/checkpoint/ts", `ts ${s.ts} is before the parent's ${p.ts}`);
     for (const [c, v] of Object.entries(p.versions)) {
       const now = s.versions[c];
       if (now === undefined || typeof now !== typeof v) continue;
@@ -683,7 +688,7 @@ function chainRules(run: Run, group: Summary[]): void {
           "langgraph/version-decreased",
           s.row,
           `/checkpoint/channel_versions/${esc(c)}`,
-          `§7 rule 10: channel ${c} went back from version ${JSON.stringify(v)} (parent) to ${JSON.stringify(now)}: nodes that saw the newer version will not run on its updates`,
+          `channel ${c} went back from version ${JSON.stringify(v)} (parent) to ${JSON.stringify(now)}: nodes that saw the newer version will not run on its updates`,
         );
     }
   }
@@ -703,7 +708,9 @@ function idStepRule(run: Run, s: Summary): void {
         "langgraph/id-step-mismatch",
         s.row,
         "/checkpoint/id",
-        `§7 rule 5: the id's clock sequence ${m[1]} matches neither Python (${py.toString(16)}) nor JS (${js.toString(16)}) for step ${s.step}: the row was not written by either library's loop as is`,
+        py === js
+          ? `the id's clock sequence ${m[1]} is not the ${py.toString(16)} both libraries write for step ${s.step}: the row was not written by either library's loop as is`
+          : `the id's clock sequence ${m[1]} matches neither Python (${py.toString(16)}) nor JS (${js.toString(16)}) for step ${s.step}: the row was not written by either library's loop as is`,
       );
   }
 }
@@ -726,7 +733,7 @@ function parentsRule(
         "langgraph/missing-parents-entry",
         t.row,
         `/metadata/parents/${esc(ns)}`,
-        `§7 rule 18: metadata.parents names checkpoint ${id} of namespace '${ns}', which does not exist`,
+        `metadata.parents names checkpoint ${id} of namespace '${ns}', which does not exist`,
       );
   }
 }
@@ -742,7 +749,7 @@ async function storeRules(run: Run, reader: LgReader): Promise<void> {
       "langgraph/orphan-write",
       w,
       "",
-      `§7 rule 8: a pending write of checkpoint ${w.checkpointId}, which does not exist: no library will ever read it`,
+      `a pending write of checkpoint ${w.checkpointId}, which does not exist: no library will ever read it`,
     );
   }
   for await (const b of reader.orphanBlobs()) {
@@ -752,7 +759,7 @@ async function storeRules(run: Run, reader: LgReader): Promise<void> {
       "langgraph/orphan-blob",
       b,
       "",
-      `§7 rule 15: no checkpoint references this blob (channel ${b.channel}, version ${b.version}): safe to delete`,
+      `no checkpoint references this blob (channel ${b.channel}, version ${b.version}): safe to delete`,
     );
   }
   const info = reader.info;
@@ -764,7 +771,7 @@ async function storeRules(run: Run, reader: LgReader): Promise<void> {
         "langgraph/migrations",
         row,
         "",
-        `§7 rule 20: checkpoint_migrations is at v${info.migration}; LangGraph JS leaves 4, Python 9`,
+        `checkpoint_migrations is at v${info.migration}; LangGraph JS leaves 4, Python 9`,
       );
     if (info.migration >= 9 !== Boolean(info.taskPath))
       run.add(
@@ -772,7 +779,7 @@ async function storeRules(run: Run, reader: LgReader): Promise<void> {
         "langgraph/migrations",
         row,
         "",
-        `§7 rule 20: checkpoint_writes ${info.taskPath ? "has" : "lacks"} task_path at migration v${info.migration} (Python migration 9 adds it)`,
+        `checkpoint_writes ${info.taskPath ? "has" : "lacks"} task_path at migration v${info.migration} (Python migration 9 adds it)`,
       );
   }
 }
