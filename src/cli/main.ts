@@ -20,6 +20,7 @@ export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> 
   { name: "convert", load: async () => (await import("./convert.js")).convertCommand },
   { name: "replay", load: async () => (await import("./replay.js")).replayCommand },
   { name: "prune", load: async () => (await import("./prune.js")).pruneCommand },
+  { name: "copy", load: async () => (await import("./copy.js")).copyCommand },
   { name: "delete", load: async () => (await import("./delete.js")).deleteCommand },
   { name: "stats", load: async () => (await import("./stats.js")).statsCommand },
   { name: "ls", load: async () => (await import("./ls.js")).lsCommand },
