@@ -157,6 +157,25 @@ describe("copy across stores", () => {
     expect(JSON.parse(b.out).messages).toEqual(JSON.parse(a.out).messages);
   });
 
+  it("a ckpt store's thread into a ckpt store; into a LangGraph store: exit 2, dry run or not, nothing written", async () => {
+    const d = mkdtempSync(join(tmpdir(), "lgcopy-"));
+    const e = mkdtempSync(join(tmpdir(), "lgcopy-"));
+    const f = copyOf("js-a.sqlite");
+    expect((await ckpt("copy", `sqlite:${f}#a-chat-1`, `file:${d}#one`)).code).toBe(0);
+    const r = await ckpt("copy", `file:${d}#one`, `file:${e}#two`);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse((await ckpt("show", `file:${e}#two`, "--json")).out).messages).toEqual(
+      JSON.parse((await ckpt("show", `file:${d}#one`, "--json")).out).messages,
+    );
+    const h0 = hash(f);
+    for (const dry of [["--dry-run"], []]) {
+      const x = await ckpt("copy", `file:${d}#one`, `sqlite:${f}#from-doc`, ...dry);
+      expect(x.code).toBe(2);
+      expect(x.err).toContain("ckpt migrate --to-format langgraph");
+    }
+    expect(hash(f)).toBe(h0);
+  });
+
   it("a Python store (python-a): ckpt log of the fork equals the source's up to the fork point", async () => {
     const f = copyOf("python-a.sqlite");
     const db = new Database(f, { readonly: true });

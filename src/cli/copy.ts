@@ -131,6 +131,10 @@ export const copyCommand: CommandDef = {
       want: source.layout === "langgraph" ? "langgraph" : "ckpt",
       dryRun: args.dryRun,
     });
+    if (target.layout === "langgraph" && source.layout !== "langgraph")
+      throw usageError(
+        `${target.uri.redacted} is a LangGraph store and ${source.uri.redacted} is not: a document becomes a LangGraph thread with ckpt migrate --to-format langgraph`,
+      );
     if (await existing(target, newThread)) {
       if (!args.overwrite)
         throw usageError(
