@@ -4,6 +4,8 @@
 import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
 import { humanBytes } from "../core/langgraph/stats.js";
 import { fmtInt } from "../base/plural.js";
+import { AES_KEY_HINT } from "../formats/langgraph/aes-key.js";
+import { allowlistLiteral } from "../formats/langgraph/msgpack-audit.js";
 
 const num = fmtInt;
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(a / b >= 0.1 || a === 0 ? 0 : 1)}%` : "-");
@@ -18,6 +20,61 @@ function table(head: string[], rows: string[][], indent = "  "): string[] {
       .join("  ")
       .trimEnd();
   return [line(head), ...rows.map(line)];
+}
+
+const EXT_KIND: Record<number, string> = {
+  0: "constructor",
+  1: "constructor",
+  2: "constructor",
+  3: "method call",
+  4: "pydantic v1",
+  5: "pydantic v2",
+  6: "numpy array",
+};
+
+/** The msgpack audit: the Python classes stored, those outside LangGraph's default strict allowlist first. */
+function renderAudit(a: LangGraphStatsReport["msgpackAudit"], top: number, uri: string): string[] {
+  if (a.values === 0 && a.encrypted === 0) return [];
+  const out: string[] = [""];
+  const outside = a.types.filter((t) => !t.allowed);
+  const shown = [...outside, ...a.types.filter((t) => t.allowed).slice(0, top)];
+  if (shown.length) {
+    const rows = shown.map((t) => [
+      `${t.module}.${t.name}${t.method ? `.${t.method}()` : ""}`,
+      EXT_KIND[t.ext] ?? String(t.ext),
+      num(t.count),
+      num(t.threads),
+      t.ext === 6 ? "not gated" : t.allowed ? "yes" : "NO",
+    ]);
+    out.push(...table(["PYTHON CLASS (MSGPACK)", "KIND", "STORED", "THREADS", "STRICT MODE"], rows, ""));
+  }
+  const more = a.types.length - shown.length;
+  const head = `strict     ${num(a.values)} msgpack values scanned against the default allowlist of ${a.allowlist}${more > 0 ? ` (${plural(more, "more allowed class", "more allowed classes")}: --top)` : ""}`;
+  out.push(head);
+  if (outside.length) {
+    const methods = outside.filter((t) => t.ext === 3).length;
+    out.push(
+      `           ${plural(outside.length, "class", "classes")} outside it: with LANGGRAPH_STRICT_MSGPACK=true the library returns their raw arguments instead of the objects unless they are in allowed_msgpack_modules (or in the graph's state schema)${methods ? `; ${plural(methods, "method call")} cannot be allowed by configuration` : ""}. \`ckpt stats ${uri} --allowlist\` prints the value`,
+    );
+  } else if (a.types.length) out.push("           every class is on it: strict mode reads this store as it is");
+  if (a.encrypted) out.push(`           ${num(a.encrypted)} encrypted values not scanned: ${AES_KEY_HINT}`);
+  if (a.unscannable)
+    out.push(`           ${plural(a.unscannable, "msgpack value")} could not be scanned (not msgpack)`);
+  out.push("");
+  return out;
+}
+
+/** `--allowlist`: a ready `allowed_msgpack_modules` value, with what it cannot cover as Python comments. */
+export function renderAllowlist(a: LangGraphStatsReport["msgpackAudit"]): string {
+  const gated = a.types.filter((t) => !t.allowed && t.ext !== 3);
+  const notes: string[] = [];
+  for (const t of a.types.filter((t) => !t.allowed && t.ext === 3))
+    notes.push(
+      `# ${t.module}.${t.name}.${t.method}() (a method call) is not covered: allowed_msgpack_modules does not extend SAFE_MSGPACK_METHODS`,
+    );
+  if (a.encrypted) notes.push(`# incomplete: ${num(a.encrypted)} encrypted values were not scanned (${AES_KEY_HINT})`);
+  if (a.unscannable) notes.push(`# incomplete: ${plural(a.unscannable, "value")} could not be scanned (not msgpack)`);
+  return `${notes.map((n) => `${n}\n`).join("")}${allowlistLiteral(gated)}\n`;
 }
 
 export function renderLgStats(r: LangGraphStatsReport, top: number): string {
@@ -55,7 +112,7 @@ export function renderLgStats(r: LangGraphStatsReport, top: number): string {
     );
   if (r.unreadableRows)
     out.push(
-      `           ${plural(r.unreadableRows, "row")} could not be scanned (bytes counted, channels and messages not)`,
+      `           ${plural(r.unreadableRows, "row")} could not be scanned (bytes counted, channels and messages not)${r.msgpackAudit.encrypted ? `; ${num(r.msgpackAudit.encrypted)} of the store's values are encrypted (+aes): ${AES_KEY_HINT}` : ""}`,
     );
   out.push("");
   if (r.channels.length) {
@@ -152,6 +209,7 @@ export function renderLgStats(r: LangGraphStatsReport, top: number): string {
       );
     }
   }
+  out.push(...renderAudit(r.msgpackAudit, top, r.uri));
   return out.join("\n").trimEnd() + "\n";
 }
 
@@ -214,6 +272,6 @@ export function renderSaverStats(r: SaverStatsReport): string {
   return out.join("\n").trimEnd() + "\n";
 }
 
-function plural(n: number, word: string): string {
-  return `${num(n)} ${word}${n === 1 ? "" : "s"}`;
+function plural(n: number, word: string, many = `${word}s`): string {
+  return `${num(n)} ${n === 1 ? word : many}`;
 }

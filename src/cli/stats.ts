@@ -23,6 +23,7 @@ interface Args {
   match?: string[];
   namespace?: string[];
   json: boolean;
+  allowlist: boolean;
 }
 
 /** A LangGraph store's report: its rows a page of threads at a time, then its tables' sizes. */
@@ -101,12 +102,22 @@ export const statsCommand: CommandDef = {
         describe: "ckpt's own savers: namespace(s) to measure (default: all)",
       })
       .option("json", { type: "boolean", default: false, describe: "the report as JSON (schemas/StatsReport.json)" })
+      .option("allowlist", {
+        type: "boolean",
+        default: false,
+        describe:
+          "LangGraph (Python) stores: print a ready allowed_msgpack_modules value for the classes outside strict mode's default allowlist (with --json: the [module, name] pairs)",
+      })
       .example("ckpt stats checkpoints.sqlite", "why is my LangGraph database this big?")
       .example(
         "ckpt stats 'postgres://localhost/app?schema=public' --top 20",
         "a LangGraph PostgreSQL store: top 20 threads, channels and days",
       )
       .example("ckpt stats sqlite:checkpoints.db --match 'user-42-*' --json", "only some threads, as JSON")
+      .example(
+        "ckpt stats checkpoints.sqlite --allowlist",
+        "the allowed_msgpack_modules LangGraph's strict msgpack mode needs for this store",
+      )
       .example(
         "ckpt stats redis://127.0.0.1:6379 --namespace prod",
         "ckpt's own Redis store: bytes per format and thread",
@@ -118,6 +129,10 @@ export const statsCommand: CommandDef = {
     const opened = await openStore(args.uri, { readOnly: true, env: io.env });
     let r: LangGraphStatsReport | SaverStatsReport;
     try {
+      if (args.allowlist && opened.layout !== "langgraph")
+        throw usageError(
+          "--allowlist audits a LangGraph store's msgpack values; ckpt's own savers store no Python classes",
+        );
       if (opened.layout === "langgraph" && args.namespace?.length)
         throw usageError(
           "--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace",
@@ -129,7 +144,17 @@ export const statsCommand: CommandDef = {
     } finally {
       await opened.saver.close();
     }
-    const { renderLgStats, renderSaverStats } = await import("./stats-render.js");
+    const { renderLgStats, renderSaverStats, renderAllowlist } = await import("./stats-render.js");
+    if (args.allowlist && r.kind === "langgraph") {
+      const a = r.msgpackAudit;
+      const pairs = a.types.filter((t) => !t.allowed && t.ext !== 3).map((t) => [t.module, t.name]);
+      io.stdout.write(args.json ? `${JSON.stringify(pairs)}\n` : renderAllowlist(a));
+      if (a.encrypted || a.unscannable)
+        io.stderr.write(
+          `ckpt stats: the list may be incomplete: ${a.encrypted} encrypted and ${a.unscannable} damaged values were not scanned\n`,
+        );
+      return 0;
+    }
     io.stdout.write(
       args.json
         ? JSON.stringify(r, null, 2) + "\n"

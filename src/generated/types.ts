@@ -419,6 +419,61 @@ bytes: Bytes
  * rows whose payload could not be scanned (counted in bytes, not in channels or messages)
  */
 unreadableRows: number
+/**
+ * Every Python class the store's msgpack values name (ext codes 0-5: objects LangGraph's Python serde constructs on load, 6: numpy arrays), and which of them LangGraph's strict msgpack mode (LANGGRAPH_STRICT_MSGPACK=true, or an explicit allowed_msgpack_modules) lets through by default. A compiled graph in strict mode also allows its own state schema's classes, which a store does not record.
+ */
+msgpackAudit: {
+/**
+ * the release whose default lists (SAFE_MSGPACK_TYPES, SAFE_MSGPACK_METHODS) were applied
+ */
+allowlist: string
+/**
+ * msgpack values scanned (checkpoints, blobs, writes)
+ */
+values: number
+/**
+ * +aes values not scanned: no key, or the key does not open them
+ */
+encrypted: number
+/**
+ * msgpack values whose bytes are not msgpack (cut short, damaged)
+ */
+unscannable: number
+/**
+ * how many of types are outside the default allowlist
+ */
+outsideAllowlist: number
+/**
+ * outside the default allowlist first, then by count
+ */
+types: {
+/**
+ * 0-2 constructor (one argument, positional, keyword), 3 method call, 4 pydantic v1, 5 pydantic v2, 6 numpy array (not gated)
+ */
+ext: number
+module: string
+name: string
+/**
+ * ext 3: the method called (gated by SAFE_MSGPACK_METHODS, which allowed_msgpack_modules does not extend)
+ */
+method: (string | null)
+/**
+ * whether the default strict allowlist lets it through
+ */
+allowed: boolean
+/**
+ * occurrences, nested ones included
+ */
+count: number
+checkpoints: number
+blobs: number
+writes: number
+/**
+ * threads holding it
+ */
+threads: number
+}[]
+}
 elapsedMs: number
 }
 

@@ -17,6 +17,9 @@ import type { PgBlobRow } from "../../formats/langgraph/rows.js";
 import type { StatBatch, StatCheckpointRow, StatTable, StatWriteRow } from "../../savers/langgraph/shared.js";
 import type { LangGraphStatsReport } from "../../generated/types.js";
 import { fmtInt, pluralInt } from "../../base/plural.js";
+import { langGraphAesKey } from "../../formats/langgraph/aes-key.js";
+import { openAesPayload } from "../../formats/langgraph/eax.js";
+import { MSGPACK_ALLOWLIST_SOURCE, scanExtTypes, type ExtType } from "../../formats/langgraph/msgpack-audit.js";
 
 type Serde = "json" | "msgpack";
 
@@ -45,6 +48,14 @@ interface ClassAcc {
   copyBytes: number;
 }
 
+interface ExtAcc extends ExtType {
+  count: number;
+  checkpoints: number;
+  blobs: number;
+  writes: number;
+  threads: Set<string>;
+}
+
 const UUID_EPOCH_MS = 12219292800000; // 1582-10-15 → 1970-01-01, in ms
 
 /** The time (ms since 1970) of a uuid6 checkpoint id (LANGGRAPH.md §2.3), or undefined when it is not one. */
@@ -65,7 +76,8 @@ const dayOfTs = (ts: string | null | undefined, id: string): string | null => {
 };
 
 const serdeOf = (type: string | null, b: Uint8Array): Serde | undefined => {
-  if (type === "msgpack") return "msgpack";
+  if (type === "msgpack" || type === "msgpack+aes") return "msgpack";
+  if (type === "json+aes") return "json";
   if (type === "json") return "json";
   if (type === null && b.length > 0 && (b[0] === 0x7b || b[0] === 0x5b)) return "json";
   return undefined;
@@ -92,6 +104,10 @@ interface State {
   threadsSeen: number;
   bookkeeping: number;
   unreadable: number;
+  /** the msgpack audit: every (ext, module, name, method) found, by where */
+  ext: Map<string, ExtAcc>;
+  /** msgpack values scanned for it, and `+aes` values left unscanned for want of the key */
+  audit: { values: number; encrypted: number; unscannable: number };
   top: ThreadAcc[];
   /** per page of threads */
   acc: Map<string, ThreadAcc>;
@@ -122,6 +138,35 @@ function addDay(st: State, day: string | null, bytes: number, checkpoints: numbe
   d.checkpoints += checkpoints;
   d.bytes += bytes;
   st.days.set(k, d);
+}
+
+/**
+ * A stored value as its serializer wrote it: `+aes` values opened with the key (LANGGRAPH_AES_KEY / --aes-key-file);
+ * undefined when encrypted and there is no key, or the key does not open it (counted, never guessed).
+ */
+function plaintext(st: State, type: string | null, b: Uint8Array): Uint8Array | undefined {
+  if (!type?.endsWith("+aes")) return b;
+  const k = langGraphAesKey();
+  const plain = k && b.length > 0 ? openAesPayload(k.key, b) : undefined;
+  if (!plain && b.length > 0) st.audit.encrypted++;
+  return plain;
+}
+
+/** The msgpack audit of one value: the classes its ext values name. */
+function audit(st: State, threadId: string, b: Uint8Array, where: "checkpoints" | "blobs" | "writes"): void {
+  st.audit.values++;
+  try {
+    scanExtTypes(b, (t) => {
+      const k = `${t.ext}\u0000${t.module}\u0000${t.name}\u0000${t.method ?? ""}`;
+      let a = st.ext.get(k);
+      if (!a) st.ext.set(k, (a = { ...t, count: 0, checkpoints: 0, blobs: 0, writes: 0, threads: new Set() }));
+      a.count++;
+      a[where]++;
+      a.threads.add(threadId);
+    });
+  } catch {
+    st.audit.unscannable++;
+  }
 }
 
 /** The messages of a list value (each element that is a LangChain message), hashed against the thread's earlier ones. */
@@ -159,10 +204,12 @@ function sqliteChannels(
   r: StatCheckpointRow & { checkpoint: Uint8Array },
 ): string | undefined {
   const serde = serdeOf(r.type, r.checkpoint);
+  const b = plaintext(st, r.type, r.checkpoint);
   try {
-    if (!serde) throw new Error("unknown serde");
+    if (!serde || !b) throw new Error(b ? "unknown serde" : "encrypted");
     st.serdes[serde]++;
-    const { channels: chs, ts } = checkpointChannels(r.checkpoint, serde);
+    if (serde === "msgpack") audit(st, t.threadId, b, "checkpoints");
+    const { channels: chs, ts } = checkpointChannels(b, serde);
     let inChannels = 0;
     for (const c of chs) {
       const n = c.span[1] - c.span[0];
@@ -170,7 +217,7 @@ function sqliteChannels(
       const acc = channel(st, c.channel);
       acc.checkpointBytes += n;
       acc.values++;
-      messages(st, t, r.checkpoint, c.span, serde);
+      messages(st, t, b, c.span, serde);
     }
     st.bookkeeping += r.checkpointBytes - inChannels;
     return ts;
@@ -235,10 +282,12 @@ function blobRow(st: State, r: PgBlobRow): void {
   }
   addDay(st, st.versionDay.get(`${r.threadId}\u0000${r.ns}\u0000${r.channel}\u0000${r.version}`) ?? null, n, 0);
   const serde = r.blob ? serdeOf(r.type, r.blob) : undefined;
-  if (serde && r.blob) {
+  const b = serde && r.blob ? plaintext(st, r.type, r.blob) : undefined;
+  if (serde && b) {
     st.serdes[serde]++;
+    if (serde === "msgpack") audit(st, t.threadId, b, "blobs");
     try {
-      messages(st, t, r.blob, [0, r.blob.length], serde);
+      messages(st, t, b, [0, b.length], serde);
     } catch {
       st.unreadable++;
     }
@@ -256,9 +305,11 @@ function writeRow(st: State, r: StatWriteRow): void {
   const k = `${r.threadId}\u0000${r.ns}\u0000${r.checkpointId}`;
   addDay(st, st.checkpointDay.has(k) ? st.checkpointDay.get(k)! : dayOfMs(uuid6Ms(r.checkpointId)), n, 0);
   const serde = serdeOf(r.type, r.value);
-  if (serde) {
+  const b = serde ? plaintext(st, r.type, r.value) : undefined;
+  if (serde && b) {
+    if (serde === "msgpack") audit(st, t.threadId, b, "writes");
     try {
-      messages(st, t, r.value, [0, r.value.length], serde);
+      messages(st, t, b, [0, b.length], serde);
     } catch {
       st.unreadable++;
     }
@@ -332,10 +383,30 @@ function buildReport(st: State, tables: StatTable[], elapsedMs: number): LangGra
     topThreads: st.top.map((t) => ({ ...t })),
     days: [...st.days].map(([day, d]) => ({ day, ...d })).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
     unreadableRows: st.unreadable,
+    msgpackAudit: auditReport(st),
     elapsedMs: Math.round(elapsedMs),
   };
   report.summary = lgSummary(report);
   return report;
+}
+
+function auditReport(st: State): LangGraphStatsReport["msgpackAudit"] {
+  const types = [...st.ext.values()]
+    .map(({ threads, ...a }) => ({ ...a, method: a.method ?? null, threads: threads.size }))
+    .sort(
+      (a, b) =>
+        Number(a.allowed) - Number(b.allowed) ||
+        b.count - a.count ||
+        (a.module + a.name < b.module + b.name ? -1 : a.module + a.name > b.module + b.name ? 1 : 0),
+    );
+  return {
+    allowlist: MSGPACK_ALLOWLIST_SOURCE,
+    values: st.audit.values,
+    encrypted: st.audit.encrypted,
+    unscannable: st.audit.unscannable,
+    types,
+    outsideAllowlist: types.filter((t) => !t.allowed).length,
+  };
 }
 
 export function createLgStats(o: LgStatsOptions) {
@@ -355,6 +426,8 @@ export function createLgStats(o: LgStatsOptions) {
     threadsSeen: 0,
     bookkeeping: 0,
     unreadable: 0,
+    ext: new Map(),
+    audit: { values: 0, encrypted: 0, unscannable: 0 },
     top: [],
     acc: new Map(),
     seen: new Map(),
