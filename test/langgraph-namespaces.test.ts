@@ -49,6 +49,21 @@ for (const name of ["python-c", "js-c"]) {
       expect(nested.length).toBeGreaterThanOrEqual(2);
     });
 
+    it("validate --namespace checks that namespace only: its checkpoint count is the counts' for the namespace", async () => {
+      for (const [thread, t] of nested) {
+        for (const ns of t.per_namespace!) {
+          const r = await runCli(["validate", `${file}#${thread}`, "--namespace", ns.ns, "--json", "--verbose"]);
+          expect(r.code, `${thread} '${ns.ns}': ${r.err}`).toBe(0);
+          const f = JSON.parse(r.out).files[0] as {
+            formatVersion: string;
+            issues: Array<{ row?: { namespace: string } }>;
+          };
+          expect(f.formatVersion, `${thread} '${ns.ns}'`).toContain(`, ${ns.checkpoints} checkpoints,`);
+          for (const i of f.issues) if (i.row) expect(i.row.namespace).toBe(ns.ns);
+        }
+      }
+    });
+
     it("show --namespace and ?namespace= read each namespace's newest checkpoint (counts' messages, last text)", async () => {
       for (const [thread, t] of nested) {
         for (const ns of t.per_namespace!) {

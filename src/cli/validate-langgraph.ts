@@ -59,12 +59,13 @@ export async function validateLangGraphSpec(
   try {
     let threadId: string | undefined;
     let checkpointId: string | undefined;
+    let namespace: string | undefined;
     if (s.fragment !== undefined) {
       const { parseFragment, loadAddress } = await import("../savers/address.js");
       const { namespaceFor } = await import("./input.js");
       const at = parseFragment(s.fragment, spec);
       // one namespace rule: the URI's ?namespace=, else --namespace (an unknown one is an error listing the thread's)
-      const namespace = namespaceFor(spec.split("#")[0]!, opts.namespace);
+      namespace = namespaceFor(spec.split("#")[0]!, opts.namespace);
       const address = { store: opened.uri, ...at, ...(namespace !== undefined ? { namespace } : {}) };
       threadId = at.threadId;
       // a thread alone is every checkpoint of the thread; @… names one (resolved like every other command)
@@ -82,6 +83,7 @@ export async function validateLangGraphSpec(
       ...(checkpointId ? { checkpointId } : {}),
       ...(opts.maxErrors !== undefined ? { maxErrors: opts.maxErrors } : {}),
       ...(opts.library !== undefined ? { library: opts.library } : {}),
+      ...(namespace !== undefined ? { namespace } : {}),
     });
     for (const i of r.issues) i.file = i.file.replace(reader.uri, redact(s.label));
     if (!opts.verbose) r.issues = oneLinePerRule(r.issues);

@@ -33,6 +33,9 @@ export interface LgValidateOptions {
   maxErrors?: number;
   /** the library that will read the store: cross-library hazards are reported for it only (default: both) */
   library?: "python" | "js";
+  /** only this checkpoint namespace of the thread ("" the root graph): the whole thread is still read for the
+   * rules that look across namespaces, findings and counts are this namespace's */
+  namespace?: string;
 }
 
 export interface LgValidateResult {
@@ -115,6 +118,7 @@ class Run {
       row.checkpointId !== this.opts.checkpointId
     )
       return;
+    if (this.opts.namespace !== undefined && row.namespace !== this.opts.namespace) return;
     if (severity === "error") {
       if (this.full) return;
       this.errors++;
@@ -134,15 +138,21 @@ class Run {
 
   /** One checkpoint tuple: decoding, schema, per-checkpoint rules; then the chain rules when its group ends. */
   tuple(t: LgCheckpointTuple): void {
-    this.checkpoints++;
-    this.writes += t.pendingWrites.length;
+    if (this.opts.namespace === undefined || t.namespace === this.opts.namespace) {
+      this.checkpoints++;
+      this.writes += t.pendingWrites.length;
+    }
     if (t.threadId !== this.thread) this.endThread(t.threadId);
     const key = `${t.threadId}\0${t.namespace}`;
     if (key !== this.groupKey) {
       this.endGroup();
       this.groupKey = key;
     }
-    if (this.opts.checkpointId === undefined || t.checkpointId === this.opts.checkpointId) this.checkOne(t);
+    if (
+      (this.opts.checkpointId === undefined || t.checkpointId === this.opts.checkpointId) &&
+      (this.opts.namespace === undefined || t.namespace === this.opts.namespace)
+    )
+      this.checkOne(t);
     const ids = this.threadIds.get(t.namespace) ?? this.threadIds.set(t.namespace, new Set()).get(t.namespace)!;
     if (ids.has(t.checkpointId))
       this.add(
@@ -693,6 +703,48 @@ function chainRules(run: Run, group: Summary[]): void {
     }
   }
   for (const s of group) idStepRule(run, s);
+  if (group[0]!.row.store === "postgres") sharedVersionRule(run, group, byId);
+}
+
+/**
+ * PostgreSQL keeps one `checkpoint_blobs` row per (thread, namespace, channel, version), written with ON CONFLICT DO
+ * NOTHING. When two checkpoints that are not on one line (branches of a fork) each bring in a new value under the same
+ * (channel, version), only the first one written is stored, and the other branch's checkpoints read it. LangGraph JS's
+ * PostgresSaver does this on every forked thread: its versions are plain integers, so a branch started from an older
+ * checkpoint counts on into numbers the main line already used (set C's js-c.pg.sql c-delta-2, js-a.pg.sql a-forked-1);
+ * Python's versions carry a random tail and do not meet. A checkpoint "brings in" a version when its parent's version
+ * of the channel differs (a root checkpoint brings in all of its versions). Reported once per later checkpoint, at the
+ * checkpoint that reads the other branch's values (the later id: the earlier one's blob was kept). The `branch:to:*`
+ * trigger channels are left out: their value is the same null trigger on every branch (LangGraph JS 1.x writes
+ * `null` or `empty`), so sharing a blob loses nothing; `ckpt migrate` renumbers only versions whose values differ.
+ */
+function sharedVersionRule(run: Run, group: Summary[], byId: Map<string, Summary>): void {
+  const first = new Map<string, Summary>();
+  for (const s of [...group].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    const p = s.parentId !== null ? byId.get(s.parentId) : undefined;
+    if (s.parentId !== null && !p) continue; // a pruned parent: what it held is unknown
+    const shared: Array<[string, LgVersion, Summary]> = [];
+    for (const [ch, v] of Object.entries(s.versions)) {
+      if (p && p.versions[ch] === v) continue;
+      if (ch.startsWith("branch:to:")) continue; // trigger channels: the value is the null trigger on every branch
+      const key = `${ch}\u0000${typeof v}\u0000${String(v)}`;
+      const other = first.get(key);
+      if (!other) first.set(key, s);
+      else shared.push([ch, v, other]);
+    }
+    if (shared.length === 0) continue;
+    // the conversation first: it is what a reader sees go wrong
+    shared.sort((a, b) => Number(b[0] === "messages") - Number(a[0] === "messages") || (a[0] < b[0] ? -1 : 1));
+    const [ch, v, other] = shared[0]!;
+    const list = shared.map(([c, ver]) => `${c} ${JSON.stringify(ver)}`).join(", ");
+    run.add(
+      "warning",
+      "langgraph/shared-blob-version",
+      s.row,
+      `/checkpoint/channel_versions/${esc(ch)}`,
+      `this checkpoint brings in ${shared.length === 1 ? "a channel version" : "channel versions"} another branch of the thread brought in first (${list}; e.g. ${ch} ${JSON.stringify(v)} by checkpoint ${other.id}): PostgreSQL keeps one blob per (channel, version), the first written, so this checkpoint reads the other branch's values for ${shared.length === 1 ? "it" : "them"}, not its own (unless both branches wrote the same). LangGraph JS's PostgresSaver reuses integer versions on forked threads; \`ckpt migrate\` gives each branch versions of its own`,
+    );
+  }
 }
 
 /** Rule 5: the id's clock sequence is the step (Python and JS layouts). */
