@@ -245,6 +245,16 @@ export interface LgReader {
     channel: string,
     limit: number,
   ): Promise<DeltaChainRow[]>;
+  /**
+   * `deltaChain` of many threads at once (the same namespace and channel), one round trip: the chains by thread id
+   * (a thread whose start checkpoint is not found has none). For `ls` of a store over the network.
+   */
+  deltaChains?(
+    starts: Array<{ threadId: string; fromId: string }>,
+    namespace: string,
+    channel: string,
+    limit: number,
+  ): Promise<Map<string, DeltaChainRow[]>>;
   close(): Promise<void>;
 }
 

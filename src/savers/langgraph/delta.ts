@@ -84,7 +84,7 @@ class DeltaRebuilder {
     });
     let cursor = t.parentId;
     while (cursor !== null) {
-      const rows = first ?? (await chain(t.threadId, t.namespace, cursor, ch, 1000));
+      const rows = first ?? (await chain(t.threadId, t.namespace, cursor, ch, CHAIN_LIMIT));
       first = undefined;
       if (rows.length === 0) return done({ seedId: null, broken: { kind: "missing-parent", id: cursor } });
       for (const r of rows) {
@@ -124,10 +124,10 @@ class DeltaRebuilder {
    * from one chain read starting at the head (its own writes are pending, not applied). Undefined when that does not
    * settle it (no chain read, a broken chain, writes that do not replay): the caller rebuilds the whole tuple.
    */
-  async headCount(s: LgThreadSummary): Promise<number | undefined> {
+  async headCount(s: LgThreadSummary, prefetched?: DeltaChainRow[]): Promise<number | undefined> {
     const chain = this.inner.deltaChain?.bind(this.inner);
     if (!chain || s.newestId === null) return undefined;
-    const rows = await chain(s.threadId, "", s.newestId, "messages", 1000);
+    const rows = prefetched ?? (await chain(s.threadId, "", s.newestId, "messages", CHAIN_LIMIT));
     const head = rows[0];
     if (!head || head.value !== null || head.stored) return undefined;
     if (head.raw) {
@@ -248,10 +248,38 @@ function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow): LgPendingWri
   return channelWrites(ws, ws[0]?.channel ?? "");
 }
 
+/** How far back a chain read goes before the walk reads on (a DeltaChannel snapshots at least every 1000 updates). */
+const CHAIN_LIMIT = 1000;
+/** `ls` summaries settled together (one `deltaChains` round trip). */
+const SUMMARY_PAGE = 500;
+
 export function withDeltaChannels(inner: LgReader): LgReader {
   const d = new DeltaRebuilder(inner);
   const rebuild = (t: LgCheckpointTuple) => d.rebuild(t);
   const maybe = async (t: LgCheckpointTuple | undefined) => (t ? rebuild(t) : undefined);
+
+  /** A summary with no message list at the head may be a delta head: the rebuilt head says (`chain`: prefetched). */
+  const summarize = async (s: LgThreadSummary, chain?: DeltaChainRow[]): Promise<LgThreadSummary> => {
+    const counted = s.deltaChannels?.includes("messages");
+    delete s.deltaChannels;
+    if (s.messages === null && counted) {
+      const n = await d.headCount(s, chain?.length ? chain : undefined);
+      if (n !== undefined) {
+        s.messages = n;
+        return s;
+      }
+    }
+    if (s.messages === null && s.newestId !== null) {
+      const t = await reader.getTuple(s.threadId, "", s.newestId);
+      // a head that does not decode has no count to give (listed without one; validate names the rows); an
+      // encrypted one without its key stops the listing, saying how to give the key
+      const bad = t && unreadableReport(t);
+      if (bad && t.issues.some((i) => i.fatal && i.reason === "encrypted"))
+        throw inputError("langgraph-undecodable", bad, { file: `${inner.uri}#${s.threadId}` });
+      if (t?.delta) s.messages = messageCount(t.checkpoint.channel_values);
+    }
+    return s;
+  };
 
   const reader: LgReader = {
     get uri() {
@@ -261,29 +289,29 @@ export function withDeltaChannels(inner: LgReader): LgReader {
       return inner.info;
     },
     async *threads(options) {
+      // a page of summaries at a time: the delta heads' chains of a page come in one round trip (deltaChains)
+      let page: LgThreadSummary[] = [];
+      const settle = async function* () {
+        const heads = page.filter(
+          (s) => s.messages === null && s.newestId !== null && s.deltaChannels?.includes("messages"),
+        );
+        const chains =
+          heads.length > 1 && inner.deltaChains
+            ? await inner.deltaChains(
+                heads.map((s) => ({ threadId: s.threadId, fromId: s.newestId! })),
+                "",
+                "messages",
+                CHAIN_LIMIT,
+              )
+            : undefined;
+        for (const s of page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : undefined));
+        page = [];
+      };
       for await (const s of inner.threads(options)) {
-        // a summary with no message list at the head may be a delta head: the rebuilt head says
-        const counted = s.deltaChannels?.includes("messages");
-        delete s.deltaChannels;
-        if (s.messages === null && counted) {
-          const n = await d.headCount(s);
-          if (n !== undefined) {
-            s.messages = n;
-            yield s;
-            continue;
-          }
-        }
-        if (s.messages === null && s.newestId !== null) {
-          const t = await reader.getTuple(s.threadId, "", s.newestId);
-          // a head that does not decode has no count to give (listed without one; validate names the rows); an
-          // encrypted one without its key stops the listing, saying how to give the key
-          const bad = t && unreadableReport(t);
-          if (bad && t.issues.some((i) => i.fatal && i.reason === "encrypted"))
-            throw inputError("langgraph-undecodable", bad, { file: `${inner.uri}#${s.threadId}` });
-          if (t?.delta) s.messages = messageCount(t.checkpoint.channel_values);
-        }
-        yield s;
+        page.push(s);
+        if (page.length >= SUMMARY_PAGE) yield* settle();
       }
+      yield* settle();
     },
     async *list(options) {
       for await (const t of inner.list(options)) yield await rebuild(t);

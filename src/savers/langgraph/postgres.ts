@@ -534,46 +534,71 @@ function textQuery(c: () => Promise<Client>, q: Query, uri: string): TextQuery {
  * channel, its blob row at the checkpoint's version (not `empty`), or an inline JSONB value (Python keeps a
  * snapshot's sentinel `true` inline, the blob beside it), with the channel's writes of each checkpoint.
  */
-function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
-  return async (threadId, namespace, fromId, channel, limit) => {
-    const rows = await q<{
-      id: string;
-      parent: string | null;
-      btype: string | null;
-      blob: Uint8Array | null;
-      inline: unknown;
-      has_inline: boolean;
-      task_id: string | null;
-      idx: number;
-      wtype: string | null;
-      wvalue: Uint8Array | null;
-      task_path: string;
-    }>(PG_READ.deltaChain(S, Boolean(info.taskPath)), [threadId, namespace, fromId, channel, limit]);
-    const out: DeltaChainRow[] = [];
-    for (const r of rows) {
-      let last = out[out.length - 1];
-      if (last?.checkpointId !== r.id) {
-        last = {
-          checkpointId: r.id,
-          parentId: r.parent,
-          // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
-          value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
-          ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
-          writes: [],
-        };
-        out.push(last);
-      }
-      if (r.task_id !== null)
-        last.writes.push({
-          task_id: r.task_id,
-          idx: r.idx,
-          channel,
-          type: r.wtype,
-          value: r.wvalue,
-          task_path: r.task_path,
-        });
+interface PgChainRow {
+  thread?: string;
+  id: string;
+  parent: string | null;
+  btype: string | null;
+  blob: Uint8Array | null;
+  inline: unknown;
+  has_inline: boolean;
+  task_id: string | null;
+  idx: number;
+  wtype: string | null;
+  wvalue: Uint8Array | null;
+  task_path: string;
+}
+
+/** Chain rows (one per checkpoint and write, in chain order) grouped back into checkpoints. */
+function chainRowsOf(rows: PgChainRow[], channel: string): DeltaChainRow[] {
+  const out: DeltaChainRow[] = [];
+  for (const r of rows) {
+    let last = out[out.length - 1];
+    if (last?.checkpointId !== r.id) {
+      last = {
+        checkpointId: r.id,
+        parentId: r.parent,
+        // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
+        value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
+        ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
+        writes: [],
+      };
+      out.push(last);
     }
-    return out;
+    if (r.task_id !== null)
+      last.writes.push({
+        task_id: r.task_id,
+        idx: r.idx,
+        channel,
+        type: r.wtype,
+        value: r.wvalue,
+        task_path: r.task_path,
+      });
+  }
+  return out;
+}
+
+function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
+  return async (threadId, namespace, fromId, channel, limit) =>
+    chainRowsOf(
+      await q<PgChainRow>(PG_READ.deltaChain(S, Boolean(info.taskPath)), [threadId, namespace, fromId, channel, limit]),
+      channel,
+    );
+}
+
+/** Many threads' chains in one round trip (`ls` of a DeltaChannel store: one query a page of threads). */
+function deltaChainsOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
+  return async (starts, namespace, channel, limit) => {
+    const rows = await q<PgChainRow & { thread: string }>(PG_READ.deltaChains(S, Boolean(info.taskPath)), [
+      starts.map((s) => s.threadId),
+      starts.map((s) => s.fromId),
+      namespace,
+      channel,
+      limit,
+    ]);
+    const byThread = new Map<string, PgChainRow[]>();
+    for (const r of rows) (byThread.get(r.thread) ?? byThread.set(r.thread, []).get(r.thread)!).push(r);
+    return new Map([...byThread].map(([t, rs]) => [t, chainRowsOf(rs, channel)]));
   };
 }
 
@@ -663,6 +688,7 @@ function readerOf(conns: Connections, S: string, info: LgStoreInfo, uri: string)
       return scanTuples(q, S, build, options);
     },
     deltaChain: deltaChainOf(q, S, info),
+    deltaChains: deltaChainsOf(q, S, info),
     orphanWrites: () => orphans.orphanWrites(),
     orphanBlobs: () => orphans.orphanBlobs(),
     async close() {
