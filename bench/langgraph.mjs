@@ -16,6 +16,8 @@
 //   3. `ckpt validate <store>` whole store (whole process) against the raw decode of the same run (target ≥ 0.5).
 //   4. peak RSS (whole process, /proc maxRSS via resourceUsage) of `ckpt ls`, `ckpt validate` and of a full scan at
 //      20,000 vs 200,000 checkpoints (target ≤ 1.5×).
+//   5. DeltaChannel stores: `ls` against the floor of what a rebuild of the heads must read (every root checkpoint's
+//      chain facts and every messages write, parsed), and `validate` against the raw decode of the list-stored twin.
 // `ckpt ls` runs 3 times per store (median wall time reported, with its CPU time: user + system of the process).
 // BENCH_LG_SCAN=0 skips the in-process reader scan (decode throughput only; validate covers the same reads).
 // Prints a table and, last, one line of JSON.
@@ -320,6 +322,55 @@ function rawSqlite(file) {
   return { s, n };
 }
 
+/**
+ * The floor under `ls` of a DeltaChannel store: what any rebuild of the heads' message counts has to read — every
+ * root checkpoint's (id, parent, whether it stores `messages`) and every `messages` write since the snapshot (in these
+ * stores: all of them, as a 20-checkpoint thread has no snapshot), each write JSON.parse'd. Nothing else: no replay,
+ * no output, no process start.
+ */
+function deltaFloorSqlite(file) {
+  const Database = require("better-sqlite3");
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const t0 = performance.now();
+  for (const _ of db
+    .prepare(
+      "SELECT thread_id, checkpoint_id, parent_checkpoint_id, json_type(CAST(checkpoint AS TEXT), '$.channel_values.messages') AS t FROM checkpoints WHERE checkpoint_ns = ''",
+    )
+    .iterate());
+  const td = new TextDecoder();
+  for (const r of db.prepare("SELECT value FROM writes WHERE channel = 'messages' AND checkpoint_ns = ''").iterate())
+    JSON.parse(td.decode(r.value));
+  const s = (performance.now() - t0) / 1000;
+  db.close();
+  return s;
+}
+
+async function deltaFloorPg(schema) {
+  const pg = require("pg");
+  const c = new pg.Client({ connectionString: PG_BASE });
+  await c.connect();
+  const S = `"${schema}"`;
+  const td = new TextDecoder();
+  const t0 = performance.now();
+  await c.query(
+    `SELECT thread_id, checkpoint_id, parent_checkpoint_id, (checkpoint -> 'channel_values') ? 'messages' AS inline FROM ${S}.checkpoints WHERE checkpoint_ns = ''`,
+  );
+  // keyset pages of writes, as the reader pages
+  let last;
+  for (;;) {
+    const { rows } = await c.query(
+      `SELECT thread_id, checkpoint_id, task_id, idx, blob FROM ${S}.checkpoint_writes WHERE channel = 'messages' AND checkpoint_ns = ''${last ? " AND (thread_id, checkpoint_id, task_id, idx) > ($1, $2, $3, $4)" : ""} ORDER BY thread_id, checkpoint_id, task_id, idx LIMIT 5000`,
+      last ? [last.thread_id, last.checkpoint_id, last.task_id, last.idx] : [],
+    );
+    if (!rows.length) break;
+    for (const r of rows) JSON.parse(td.decode(r.blob));
+    last = rows[rows.length - 1];
+  }
+  const s = (performance.now() - t0) / 1000;
+  await c.end();
+  return s;
+}
+
 async function rawPg(schema) {
   const pg = require("pg");
   const c = new pg.Client({ connectionString: PG_BASE });
@@ -378,7 +429,14 @@ if (DELTA_EVERY > 0) {
   const deltaSmall = join(DIR, `js-delta${DELTA_EVERY}-${small}.sqlite`);
   await makeSqlite(THREADS, deltaBig, DELTA_EVERY);
   await makeSqlite(small, deltaSmall, DELTA_EVERY);
-  stores.push(["sqlite-delta", `sqlite:${deltaBig}`, `sqlite:${deltaSmall}`, () => rawSqlite(deltaBig)]);
+  stores.push([
+    "sqlite-delta",
+    `sqlite:${deltaBig}`,
+    `sqlite:${deltaSmall}`,
+    () => rawSqlite(deltaBig),
+    () => deltaFloorSqlite(deltaBig),
+    "sqlite",
+  ]);
 }
 if (WITH_PG) {
   g0 = performance.now();
@@ -399,6 +457,8 @@ if (WITH_PG) {
       `${PG_BASE}?schema=lgbench_delta${DELTA_EVERY}_${THREADS}`,
       `${PG_BASE}?schema=lgbench_delta${DELTA_EVERY}_${small}`,
       () => rawPg(`lgbench_delta${DELTA_EVERY}_${THREADS}`),
+      () => deltaFloorPg(`lgbench_delta${DELTA_EVERY}_${THREADS}`),
+      "postgres",
     ]);
   }
 }
@@ -406,7 +466,7 @@ if (WITH_PG) {
 const rows = [];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const WITH_SCAN = process.env.BENCH_LG_SCAN !== "0";
-for (const [kind, big, smallUri, raw] of stores) {
+for (const [kind, big, smallUri, raw, floor, twin] of stores) {
   const lsRuns = [0, 1, 2].map(() => ckpt(["ls", big]));
   const ls = lsRuns.find((r) => r.ms === median(lsRuns.map((x) => x.ms)));
   if (ls.status !== 0) throw new Error(`ckpt ls failed: ${ls.stderr}`);
@@ -446,6 +506,15 @@ for (const [kind, big, smallUri, raw] of stores) {
     validateRssMiB: [+(valSmall.rss / 1024).toFixed(0), +(val.rss / 1024).toFixed(0)],
     decodeIssues: scan?.bad ?? null,
   };
+  if (floor) {
+    // a DeltaChannel store: ls against the floor of what its rebuild reads; validate against the raw decode of its
+    // twin (the same conversations stored as lists, measured above): the same messages reach the validator
+    const f = await floor();
+    r.deltaFloorSeconds = +f.toFixed(2);
+    r.lsVsDeltaFloor = +(ls.ms / 1000 / f).toFixed(2);
+    const t = results[twin];
+    if (t && validateOk !== null) r.validateVsTwinRaw = +(checked / validateOk / t.rawDecodePerSec).toFixed(2);
+  }
   if (validateOk === null)
     r.validateNote = `exit ${val.status}: ${(val.stderr.trim() || val.stdout.trim()).split("\n")[0].slice(0, 160)}`;
   results[kind] = r;
@@ -474,6 +543,10 @@ for (const r of rows) {
     ].join(" "),
   );
   if (r.validateNote) console.log(`  validate n/a on ${r.store}: ${r.validateNote}`);
+  if (r.deltaFloorSeconds !== undefined)
+    console.log(
+      `  ${r.store}: ls ${r.lsSeconds} s = ${r.lsVsDeltaFloor}× the floor of its rebuild reads (${r.deltaFloorSeconds} s: chain facts + every messages write parsed); validate vs the raw decode of its list-stored twin: ${r.validateVsTwinRaw ?? "n/a"}`,
+    );
 }
 const sq = results.sqlite;
 const all = Object.values(results);
