@@ -16,7 +16,7 @@ import { statSync } from "node:fs";
 import { namespaceOf } from "../savers/types.js";
 import { storeAt } from "./input.js";
 import type { LgThreadSummary } from "../formats/langgraph/types.js";
-import type { LangGraphSaver } from "../savers/index.js";
+import type { LangGraphSaver, MastraStore } from "../savers/index.js";
 import type { Saver, ThreadInfo } from "../savers/types.js";
 import { openStore } from "./stores.js";
 
@@ -155,6 +155,13 @@ export const lsCommand: CommandDef = {
         `namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`,
       );
     const opened = await openStore(u, { readOnly: true, env: io.env });
+    if (opened.layout === "mastra") {
+      if (uriNs !== undefined || args.namespace?.length) {
+        await opened.saver.close();
+        throw usageError(`${opened.saver.uri}: a Mastra store has no namespaces (its threads belong to resources)`);
+      }
+      return lsMastra(opened.store, args, io);
+    }
     if (opened.layout === "langgraph") {
       // a LangGraph namespace (checkpoint_ns) belongs to one thread's subgraph: never ignored, never the root graph
       if (uriNs !== undefined || args.namespace?.length) {
@@ -255,6 +262,37 @@ async function lsLangGraph(saver: LangGraphSaver, args: { limit?: number; json: 
     return 0;
   } finally {
     await saver.close();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ Mastra stores
+
+const MASTRA_HEAD = ["THREAD", "RESOURCE", "TITLE", "MESSAGES", "SIZE", "UPDATED"];
+
+/** A Mastra store: one row per thread (its resource, title, messages, stored bytes of their contents, last update), streamed. */
+async function lsMastra(store: MastraStore, args: { limit?: number; json: boolean }, io: CliIO): Promise<number> {
+  try {
+    const threads = store.threads({ limit: args.limit });
+    if (args.json) {
+      let n = 0;
+      io.stdout.write("[");
+      for await (const t of threads) io.stdout.write((n++ ? ",\n" : "\n") + JSON.stringify({ layout: "mastra", ...t }));
+      io.stdout.write(n ? "\n]\n" : "]\n");
+      return 0;
+    }
+    const table = streamTable(MASTRA_HEAD, new Set([3, 4]), (text) => io.stdout.write(text));
+    for await (const t of threads)
+      table.row([t.threadId, t.resourceId, t.title || "-", String(t.messages), `${t.bytes} B`, tableTime(t.updatedAt)]);
+    table.end();
+    const c = await store.counts();
+    io.stdout.write(
+      table.count
+        ? `${plural(table.count, "thread")} (Mastra ${store.kind === "sqlite" ? "LibSQL" : "PostgreSQL"} store: ${plural(c.messages, "message")}, ${plural(c.resources, "resource")})${c.orphanMessages ? `; ${plural(c.orphanMessages, "message")} of no thread (Mastra never lists them)` : ""}\n`
+        : `${store.uri}: no threads\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
   }
 }
 

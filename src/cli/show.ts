@@ -95,8 +95,15 @@ export function renderTranscript(
     out.push(
       `${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`,
     );
+  // Mastra's working memory: the resource's, shown with it
+  const wm = cp.state.workingMemory as { resource?: unknown; text?: unknown } | undefined;
+  const shownWm = typeof wm?.text === "string" && typeof wm.resource === "string";
+  if (shownWm)
+    out.push(`${bold(`working memory (resource ${wm.resource as string})`)}\n${indent(clip(wm.text as string, max))}`);
   // other state (LangGraph channels such as counters or lists): one line each
-  const other = Object.entries(cp.state).filter(([k]) => !["todos", "files", "scratchpad", "contexts"].includes(k));
+  const other = Object.entries(cp.state).filter(
+    ([k]) => !["todos", "files", "scratchpad", "contexts", ...(shownWm ? ["workingMemory"] : [])].includes(k),
+  );
   if (other.length) {
     out.push(bold("state"));
     for (const [k, v] of other) out.push(`  ${k}: ${clip(stringifyJson(v) ?? "null", opts.full ? Infinity : 200)}`);

@@ -19,8 +19,8 @@ export interface StoreOptions extends OpenOptions {
 export async function openStore(uri: string | SaverUri, opts: StoreOptions): Promise<OpenedStore> {
   const { openStore: openAt, parseSaverUri } = await import("../savers/index.js");
   const opened = await openAt(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, opts);
-  // a LangGraph store's Saver view closes the store itself: one close, registered once
-  const closable: { close(): Promise<void> } = opened.layout === "langgraph" ? opened.store : opened.saver;
+  // a LangGraph or foreign store's Saver view closes the store itself: one close, registered once
+  const closable: { close(): Promise<void> } = "store" in opened ? opened.store : opened.saver;
   const close = closable.close.bind(closable);
   let closing: Promise<void> | undefined;
   closable.close = () => {

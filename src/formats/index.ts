@@ -15,6 +15,7 @@ import { amacsAdapter } from "./amacs.js";
 import { swarmerAdapter } from "./swarmer.js";
 import { deepagentAdapter } from "./deepagent.js";
 import { langgraphAdapter } from "./langgraph/adapter.js";
+import { mastraAdapter } from "./mastra.js";
 import { unbundle } from "./bundle.js";
 
 export const adapters: Record<FormatName, FormatAdapter> = {
@@ -27,6 +28,7 @@ export const adapters: Record<FormatName, FormatAdapter> = {
   swarmer: swarmerAdapter,
   deepagent: deepagentAdapter,
   langgraph: langgraphAdapter as FormatAdapter,
+  mastra: mastraAdapter as FormatAdapter,
 };
 
 export function isFormatName(s: string): s is FormatName {

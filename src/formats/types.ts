@@ -17,6 +17,7 @@ export const FORMAT_NAMES = [
   "swarmer",
   "deepagent",
   "langgraph",
+  "mastra",
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

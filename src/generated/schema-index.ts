@@ -184,6 +184,20 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/formats/langgraph/tuple.json"
   },
   {
+    "name": "formats/mastra/message-content",
+    "id": "https://ckpt.dev/schemas/v1/formats/mastra/message-content.json",
+    "title": "MastraMessageContent",
+    "description": "A Mastra message's content, format 2 (MastraMessageContentV2 of @mastra/core 1.x): the JSON text of mastra_messages.content. AI SDK 4-style UI parts plus Mastra's own (step-start with model, error, source-document, data-*), each part optionally with createdAt (epoch ms) and providerMetadata. Mastra parses the text without a schema and hands the object to its MessageList; objects are open (unknown keys are carried along).",
+    "file": "schemas/formats/mastra/message-content.json"
+  },
+  {
+    "name": "formats/mastra/thread",
+    "id": "https://ckpt.dev/schemas/v1/formats/mastra/thread.json",
+    "title": "MastraThread",
+    "description": "One thread of a Mastra memory store as ckpt reads it from the tables @mastra/libsql and @mastra/pg write: the mastra_threads row, its resource's mastra_resources row (working memory), and its mastra_messages rows in Mastra's order (createdAt ascending), each content parsed from the stored JSON text. `unreadable` names values the store holds that did not decode (JSONB metadata SQLite cannot read, a content that is not JSON).",
+    "file": "schemas/formats/mastra/thread.json"
+  },
+  {
     "name": "formats/phi-core/messages",
     "id": "https://ckpt.dev/schemas/v1/formats/phi-core/messages.json",
     "title": "PhiCoreMessages",

@@ -1244,6 +1244,101 @@ issues?: unknown[]
  * The LangGraph Checkpoint object (v1–v4), decoded, with Postgres channel values reassembled (LANGGRAPH.md §2.1). Python's TypedDict and JS's interface; neither library validates it on load, so extra keys pass. v ≤ 3 may carry pending_sends; Python (2025-08+) writes updated_channels.
  */
 
+export type Part = (PartCommon & {
+[k: string]: unknown
+} & {
+type?: (("text" | "reasoning" | "tool-invocation" | "step-start" | "file" | "source" | "source-document" | "error") | string)
+} & {
+type: string
+})
+
+export type ToolInvocation = ({
+[k: string]: unknown
+} & {
+state: ("partial-call" | "call" | "result" | "approval-requested" | "approval-responded" | "output-error" | "output-denied")
+toolCallId: string
+toolName: string
+step?: number
+isError?: boolean
+errorText?: string
+approval?: {
+id: string
+approved?: boolean
+reason?: string
+}
+})
+
+/**
+ * A Mastra message's content, format 2 (MastraMessageContentV2 of @mastra/core 1.x): the JSON text of mastra_messages.content. AI SDK 4-style UI parts plus Mastra's own (step-start with model, error, source-document, data-*), each part optionally with createdAt (epoch ms) and providerMetadata. Mastra parses the text without a schema and hands the object to its MessageList; objects are open (unknown keys are carried along).
+ */
+
+export interface MastraMessageContent {
+format: 2
+parts: Part[]
+content?: string
+metadata?: {
+
+}
+providerMetadata?: {
+
+}
+toolInvocations?: ToolInvocation[]
+reasoning?: string
+annotations?: unknown[]
+experimental_attachments?: {
+url: string
+name?: string
+contentType?: string
+}[]
+}
+
+export interface PartCommon {
+createdAt?: number
+providerMetadata?: {
+
+}
+}
+
+export interface MastraThread {
+store?: string
+thread: {
+id: string
+resourceId: string
+title: string
+metadata: ({
+
+} | null)
+createdAt: string
+updatedAt: string
+}
+resource: (null | {
+id: string
+workingMemory: (string | null)
+metadata?: ({
+
+} | null)
+createdAt: string
+updatedAt: string
+})
+messages: {
+id: string
+role: ("user" | "assistant" | "system" | "signal")
+type: string
+createdAt: string
+resourceId?: (string | null)
+content: MastraMessageContent
+}[]
+unreadable?: {
+table: string
+row: string
+column: string
+reason: string
+}[]
+}
+/**
+ * A Mastra message's content, format 2 (MastraMessageContentV2 of @mastra/core 1.x): the JSON text of mastra_messages.content. AI SDK 4-style UI parts plus Mastra's own (step-start with model, error, source-document, data-*), each part optionally with createdAt (epoch ms) and providerMetadata. Mastra parses the text without a schema and hands the object to its MessageList; objects are open (unknown keys are carried along).
+ */
+
 export type PhiCoreMessages = PhiCoreAgentMessage[]
 
 /**

@@ -31,6 +31,8 @@ export declare const validators: {
   "formats/langgraph/metadata": CompiledValidator;
   "formats/langgraph/pending-write": CompiledValidator;
   "formats/langgraph/tuple": CompiledValidator;
+  "formats/mastra/message-content": CompiledValidator;
+  "formats/mastra/thread": CompiledValidator;
   "formats/phi-core/messages": CompiledValidator;
   "formats/phi-core-session/session": CompiledValidator;
   "formats/swarmer/agent-state": CompiledValidator;

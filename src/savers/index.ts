@@ -13,6 +13,13 @@ import { inputError, storeError, usageError } from "../base/errors.js";
 import { namesAThread, parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
 import { editDistance } from "../base/nearest.js";
 import { type LangGraphSaver, type LangGraphStore, langGraphSaver } from "./langgraph/shared.js";
+import {
+  FOREIGN_LAYOUT_NAMES,
+  type ForeignLayoutName,
+  isForeignLayout,
+  type OpenedForeign,
+  openForeign,
+} from "./sql-layouts.js";
 import type { Saver, SaverFactory } from "./types.js";
 
 export interface OpenOptions {
@@ -26,7 +33,7 @@ export interface OpenOptions {
    */
   readOnly?: boolean;
   /** an empty sqlite:/postgres:// store opened to write is set up in this layout (default ckpt's own) */
-  want?: "langgraph" | "ckpt";
+  want?: "langgraph" | "ckpt" | ForeignLayoutName;
   /** opened for a dry run: a LangGraph SQLite store that does not exist yet is planned against an empty one in memory */
   dryRun?: boolean;
 }
@@ -81,16 +88,18 @@ function checkPath(u: SaverUri, readOnly: boolean): void {
   }
 }
 
-/** What `?layout=` forces on a sqlite:/postgres:// store, if anything. */
-function forcedLayout(u: SaverUri): "langgraph" | "ckpt" | undefined {
+/** What `?layout=` forces on a sqlite:/postgres:// store, if anything (a foreign layout: sql-layouts.ts). */
+function forcedLayout(u: SaverUri): "langgraph" | "ckpt" | ForeignLayoutName | undefined {
   const l = u.params.get("layout");
   if (l === null || (u.kind !== "sqlite" && u.kind !== "postgres")) {
-    if (l === "langgraph")
-      throw usageError(`saver URI '${u.redacted}': layout=langgraph needs a sqlite: or postgres:// store`);
+    if (l === "langgraph" || isForeignLayout(l))
+      throw usageError(`saver URI '${u.redacted}': layout=${l} needs a sqlite: or postgres:// store`);
     return undefined;
   }
-  if (l !== "langgraph" && l !== "ckpt")
-    throw usageError(`saver URI '${u.redacted}': layout=${l}: expected layout=langgraph or layout=ckpt`);
+  if (l !== "langgraph" && l !== "ckpt" && !isForeignLayout(l))
+    throw usageError(
+      `saver URI '${u.redacted}': layout=${l}: expected layout=${["langgraph", "ckpt", ...FOREIGN_LAYOUT_NAMES].join(", layout=")}`,
+    );
   return l;
 }
 
@@ -175,7 +184,8 @@ async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o:
  * The one layout decision: open a parsed store URI and say which layout it holds. A sqlite: or postgres:// store
  * holds LangGraph's tables (`langgraph`: a LangGraph store, see savers/langgraph/) or ckpt's own (`ckpt`), as its
  * tables say or `?layout=langgraph|ckpt` forces; an empty one opened to write takes what `want` asks for (default
- * ckpt's). A file: store is a `folder` (each seed system's own file layout, or `?layout=`: savers/file.ts); every
+ * ckpt's). Another library's tables (Mastra's memory: `mastra`) are a foreign layout, decided in sql-layouts.ts
+ * `openForeign` (its tables, or `?layout=mastra`). A file: store is a `folder` (each seed system's own file layout, or `?layout=`: savers/file.ts); every
  * other store holds ckpt's own layout.
  * A LangGraph store that is opened to read is opened read-only: never created, never altered.
  */
@@ -185,6 +195,11 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
   if (u.kind === "sqlite" && u.location === ":memory:") {
     if (readOnly) throw usageError("sqlite::memory: is always empty: there is nothing to read");
   } else checkPath(u, readOnly);
+  if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt" && forced !== "langgraph") {
+    // a foreign layout (Mastra's tables, …): forced by ?layout=, or found in the store's tables
+    const foreign = await openForeign(u, { readOnly, want: opts.want });
+    if (foreign) return foreign;
+  }
   if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt") {
     const lg =
       u.kind === "sqlite" ? await openSqliteLangGraph(u, forced, opts) : await openPostgresLangGraph(u, forced, opts);
@@ -202,9 +217,14 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
   return { layout: u.kind === "file" ? "folder" : "ckpt", uri: u, saver };
 }
 
-/** A store opened by `openStore`: its layout, and the store as a Saver (LangGraph stores: read-only documents). */
+/**
+ * A store opened by `openStore`: its layout, and the store as a Saver (LangGraph and foreign stores: read-only
+ * documents, one per thread), with the typed store object where the layout has one.
+ */
 export type OpenedStore =
   | { layout: "langgraph"; uri: SaverUri; store: LangGraphStore; saver: LangGraphSaver }
+  /** another library's tables (sql-layouts.ts): `mastra` */
+  | OpenedForeign
   /** ckpt's own layout (a database's tables, Redis keys, memory), or a folder of files in one system's own layout */
   | { layout: "ckpt" | "folder"; uri: SaverUri; saver: Saver };
 
@@ -217,4 +237,7 @@ export { parseSaverUri, SAVER_SCHEMES } from "./uri.js";
 export { redactUri, redactText } from "../base/redact.js";
 export { isLangGraphSaver, type LangGraphSaver, type LangGraphStore } from "./langgraph/shared.js";
 export { contentHash } from "./common.js";
+export { FOREIGN_LAYOUT_NAMES, type ForeignLayoutName, isForeignLayout, type OpenedForeign } from "./sql-layouts.js";
+export { isMastraSaver, type MastraSaver, type MastraThreadDocument } from "./mastra/saver.js";
+export type { MastraStore } from "./mastra/types.js";
 export * from "./types.js";

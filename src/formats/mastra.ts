@@ -1,0 +1,595 @@
+/**
+ * Mastra memory thread (`mastra`): one thread of a Mastra store as savers/mastra/ reads it from the tables
+ * `@mastra/libsql` and `@mastra/pg` write — the thread row, its resource (working memory) and its messages, each
+ * message's content in Mastra's format 2 (`{format: 2, parts, content?, metadata?}`, AI SDK 4-style UI parts).
+ *
+ * Canonical mapping (everything without a canonical field travels in `ext.mastra`, so Mastra → canonical → Mastra is
+ * identical):
+ * - a Mastra message is one or more canonical messages: `user` and `system` messages one each; an `assistant` message
+ *   (a whole turn: steps, tool calls and their results in one row) one assistant message per step (a `step-start`
+ *   part begins one; its `model` is the assistant's `model`), each followed by a `toolResult` message per tool call
+ *   that has a result (`tool-invocation` parts in state `result`), and a new step also begins at text that follows a
+ *   tool result; the first canonical message of a row carries the row (`ext.mastra.id`, `type`, `createdAt`,
+ *   `resourceId`, the content's other keys in `rest`), the others name it (`ext.mastra.of`);
+ * - `text` → text; `reasoning` → thinking (its `details` kept when they are not just the text and a signature);
+ *   `tool-invocation` → toolCall (`args` → arguments; the invocation's state and other keys in the block's ext) and
+ *   its `result` → the toolResult's text (JSON text, `ext.mastra.json`, when not a string); `file` parts of user
+ *   messages → image (an `image/*` type) or file blocks; other parts (`source`, `data-*`, `error`, …) ride along
+ *   verbatim in `ext.mastra.raw` at their place; messages of other roles (`signal`) → extension messages
+ *   (`kind: "mastra-message"`, the row as data);
+ * - the resource's working memory → `state.workingMemory` (`{resource, text}`); the thread row and resource row in
+ *   the checkpoint's `ext.mastra`.
+ * Written from another format, a Mastra message takes a run of assistant and tool-result messages (one turn), each
+ * assistant message after a `step-start`; what Mastra memory has no place for is reported lost.
+ */
+import type {
+  AgentMessage,
+  AssistantMessage,
+  Checkpoint,
+  Content,
+  Ext,
+  ExtensionMessage,
+  ToolResultMessage,
+} from "../generated/types.js";
+import { inputError } from "../base/errors.js";
+import { parseJson, stringifyJson } from "../base/json.js";
+import { escapePtr } from "../base/pointer.js";
+import { isEnvelopeFillIn, envelopeTimes } from "./envelope.js";
+import { noteAt } from "./loss.js";
+import type { FormatAdapter, Issue, LossSink, SourceDoc } from "./types.js";
+import { jsonLocator } from "../base/json.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export interface MastraRow {
+  id: string;
+  role: string;
+  type: string;
+  createdAt: string;
+  resourceId?: string | null;
+  content: unknown;
+  [k: string]: unknown;
+}
+
+export interface MastraDocument {
+  store?: string;
+  thread: {
+    id: string;
+    resourceId: string;
+    title: string;
+    metadata: unknown;
+    createdAt: string;
+    updatedAt: string;
+    [k: string]: unknown;
+  };
+  resource: {
+    id: string;
+    workingMemory: string | null;
+    metadata?: unknown;
+    createdAt: string;
+    updatedAt: string;
+  } | null;
+  messages: MastraRow[];
+  unreadable?: Array<{ table: string; row: string; column: string; reason: string }>;
+  [k: string]: unknown;
+}
+
+const MX = "mastra";
+const mext = (o: { ext?: Ext } | undefined): Obj | undefined =>
+  o?.ext && isObj(o.ext[MX]) ? (o.ext[MX] as Obj) : undefined;
+const withExt = <T extends { ext?: Ext }>(o: T, e: Obj | undefined): T => {
+  if (e && Object.keys(e).length) o.ext = { [MX]: e };
+  return o;
+};
+const without = (o: Obj, keys: string[]): Obj | undefined => {
+  let out: Obj | undefined;
+  for (const k of Object.keys(o)) if (!keys.includes(k)) (out ??= {})[k] = o[k];
+  return out;
+};
+const timeOf = (iso: unknown): number | undefined => {
+  const t = typeof iso === "string" ? Date.parse(iso) : Number.NaN;
+  return Number.isFinite(t) ? t : undefined;
+};
+const URLISH = /^(https?:|data:)/i;
+
+// ------------------------------------------------------------------------------------------------ Mastra → canonical
+
+/** A thread that cannot be shown as it is: a value that did not decode, or a message whose content is not format 2. */
+function refuse(native: MastraDocument, doc: SourceDoc): void {
+  const bad = native.unreadable?.[0];
+  if (bad)
+    throw inputError(
+      "mastra-undecodable",
+      `${bad.table} row '${bad.row}': ${bad.column} does not decode (${bad.reason}); ckpt validate lists every such row`,
+      { file: doc.name },
+    );
+  native.messages.forEach((m, i) => {
+    if (!isObj(m.content) || !Array.isArray(m.content.parts))
+      throw inputError(
+        "mastra-bad-message",
+        `mastra_messages row '${m.id}': content is not Mastra's format 2 ({format: 2, parts: […]}); ckpt validate lists every such row`,
+        { file: doc.name, pointer: `/messages/${i}/content` },
+      );
+  });
+}
+
+/** A content block from a part of a user or system message, or undefined (kept raw). */
+function userBlock(p: Obj): Content | undefined {
+  if (p.type === "text" && typeof p.text === "string")
+    return withExt<Content>({ type: "text", text: p.text }, without(p, ["type", "text"]));
+  if (p.type === "file" && typeof p.data === "string" && typeof p.mimeType === "string") {
+    const src = URLISH.test(p.data) ? { url: p.data } : { data: p.data };
+    const rest = without(p, ["type", "data", "mimeType", "filename"]);
+    if (p.mimeType.startsWith("image/") && p.filename === undefined)
+      return withExt<Content>({ type: "image", ...src, mimeType: p.mimeType }, rest);
+    const f: Content = { type: "file", ...src, mimeType: p.mimeType };
+    if (typeof p.filename === "string") f.filename = p.filename;
+    return withExt(f, rest);
+  }
+  return undefined;
+}
+
+function derivedDetails(text: string, signature: string | undefined): unknown[] {
+  return [{ type: "text", text, ...(signature !== undefined ? { signature } : {}) }];
+}
+
+/** The canonical messages of one Mastra row, and the pointer of each. */
+function rowToCanonical(m: MastraRow, i: number): { messages: AgentMessage[]; pointers: string[] } {
+  const c = m.content as Obj;
+  const parts = c.parts as Obj[];
+  const ts = timeOf(m.createdAt);
+  const rowExt: Obj = { id: m.id, type: m.type, createdAt: m.createdAt };
+  if (m.resourceId !== undefined) rowExt.resourceId = m.resourceId;
+  const rest = without(c, ["format", "parts"]);
+  if (rest) rowExt.rest = rest;
+  const extra = without(m, ["id", "role", "type", "createdAt", "resourceId", "content"]);
+  if (extra) rowExt.extra = extra;
+  const stamp = <T extends { timestamp?: number }>(o: T): T => {
+    if (ts !== undefined) o.timestamp = ts;
+    return o;
+  };
+  if (m.role === "user" || m.role === "system") {
+    const content: Content[] = [];
+    const raw: Obj[] = [];
+    parts.forEach((p) => {
+      const b = isObj(p) ? userBlock(p) : undefined;
+      if (b) content.push(b);
+      else raw.push({ at: content.length, part: p });
+    });
+    if (raw.length) rowExt.raw = raw;
+    const msg = stamp(withExt({ role: m.role, content } as AgentMessage & { timestamp?: number }, rowExt));
+    return { messages: [msg], pointers: [`/messages/${i}`] };
+  }
+  if (m.role !== "assistant") {
+    const x: ExtensionMessage = { role: m.role, kind: "mastra-message", data: m };
+    return { messages: [x], pointers: [`/messages/${i}`] };
+  }
+  const messages: AgentMessage[] = [];
+  const pointers: string[] = [];
+  let a: { content: Content[]; ext: Obj; model?: string; at: string } | undefined;
+  let results: Array<{ msg: ToolResultMessage; at: string }> = [];
+  const open = (at: string) => {
+    a = { content: [], ext: {}, at };
+    return a;
+  };
+  const flush = () => {
+    if (a) {
+      const msg: AssistantMessage = { role: "assistant", content: a.content };
+      if (a.model !== undefined) msg.model = a.model;
+      const e = messages.length === 0 ? { ...rowExt, ...a.ext } : { of: m.id, ...a.ext };
+      messages.push(stamp(withExt(msg, e)));
+      pointers.push(a.at);
+    }
+    for (const r of results) {
+      messages.push(stamp(withExt(r.msg, { ...mext(r.msg), of: m.id })));
+      pointers.push(r.at);
+    }
+    a = undefined;
+    results = [];
+  };
+  parts.forEach((p, k) => {
+    const at = `/messages/${i}/content/parts/${k}`;
+    if (!isObj(p)) {
+      const cur = a ?? open(at);
+      ((cur.ext.raw ??= []) as Obj[]).push({ at: cur.content.length, part: p });
+      return;
+    }
+    if (p.type === "step-start") {
+      if (a || results.length) flush();
+      const cur = open(`/messages/${i}`);
+      const ss = without(p, ["type", "model"]) ?? {};
+      cur.ext.stepStart = ss;
+      if (typeof p.model === "string") cur.model = p.model;
+      return;
+    }
+    if (p.type === "text" && typeof p.text === "string") {
+      if (results.length) flush();
+      (a ?? open(`/messages/${i}`)).content.push(
+        withExt<Content>({ type: "text", text: p.text }, without(p, ["type", "text"])),
+      );
+      return;
+    }
+    if (p.type === "reasoning" && typeof p.reasoning === "string") {
+      const d = Array.isArray(p.details) ? (p.details as Obj[]) : undefined;
+      const sig = d?.length === 1 && isObj(d[0]) && typeof d[0].signature === "string" ? d[0].signature : undefined;
+      const e = without(p, ["type", "reasoning", "details"]) ?? {};
+      if (stringifyJson(p.details) !== stringifyJson(derivedDetails(p.reasoning, sig))) e.details = p.details ?? null;
+      const b: Content = { type: "thinking", thinking: p.reasoning };
+      if (sig !== undefined) b.signature = sig;
+      (a ?? open(`/messages/${i}`)).content.push(withExt(b, e));
+      return;
+    }
+    if (p.type === "tool-invocation" && isObj(p.toolInvocation)) {
+      const inv = p.toolInvocation;
+      const e: Obj = { inv: without(inv, ["toolCallId", "toolName", "args", "result"]) ?? {} };
+      const partRest = without(p, ["type", "toolInvocation"]);
+      if (partRest) e.part = partRest;
+      if (!("args" in inv)) e.noArgs = true;
+      const b: Content = {
+        type: "toolCall",
+        id: String(inv.toolCallId),
+        name: String(inv.toolName),
+        arguments: inv.args ?? null,
+      };
+      (a ?? open(`/messages/${i}`)).content.push(withExt(b, e));
+      if ("result" in inv) {
+        const text = typeof inv.result === "string" ? inv.result : stringifyJson(inv.result);
+        const r: ToolResultMessage = {
+          role: "toolResult",
+          toolCallId: String(inv.toolCallId),
+          toolName: String(inv.toolName),
+          content: [{ type: "text", text: text ?? "null" }],
+          isError: inv.isError === true,
+        };
+        results.push({ msg: withExt(r, typeof inv.result === "string" ? undefined : { json: true }), at });
+      }
+      return;
+    }
+    const file = p.type === "file" ? userBlock(p) : undefined;
+    if (file) {
+      (a ?? open(`/messages/${i}`)).content.push(file);
+      return;
+    }
+    const cur = a ?? open(`/messages/${i}`);
+    ((cur.ext.raw ??= []) as Obj[]).push({ at: cur.content.length, part: p });
+  });
+  if (a || results.length || messages.length === 0) {
+    a ??= open(`/messages/${i}`);
+    flush();
+  }
+  return { messages, pointers };
+}
+
+function convertAll(native: MastraDocument): { messages: AgentMessage[]; pointers: string[] } {
+  const messages: AgentMessage[] = [];
+  const pointers: string[] = [];
+  native.messages.forEach((m, i) => {
+    const r = rowToCanonical(m, i);
+    messages.push(...r.messages);
+    pointers.push(...r.pointers);
+  });
+  return { messages, pointers };
+}
+
+// ------------------------------------------------------------------------------------------------ canonical → Mastra
+
+/** A run of canonical messages that becomes one Mastra row, with the index of its first message. */
+interface Group {
+  start: number;
+  items: AgentMessage[];
+}
+
+/** Group canonical messages into rows: by `ext.mastra` where they carry it, else one turn of assistant and tool results. */
+function groups(cp: Checkpoint): Group[] {
+  const out: Group[] = [];
+  cp.messages.forEach((m, i) => {
+    const e = mext(m);
+    const last = out[out.length - 1];
+    const lastRole = last?.items[0]?.role;
+    const joins =
+      e?.of !== undefined
+        ? last !== undefined && mext(last.items[0])?.id === e.of
+        : e === undefined &&
+          (m.role === "assistant" || m.role === "toolResult") &&
+          lastRole === "assistant" &&
+          mext(last!.items[0]) === undefined;
+    if (joins) last!.items.push(m);
+    else out.push({ start: i, items: [m] });
+  });
+  return out;
+}
+
+function blockToPart(b: Content, lossy: LossSink, at: number, k: number): Obj | undefined {
+  const e = mext(b);
+  if (b.type === "text") return { type: "text", text: b.text, ...e };
+  if (b.type === "image" || b.type === "file") {
+    const p: Obj = { type: "file", mimeType: b.mimeType, data: b.data ?? b.url };
+    if (b.type === "file" && b.filename !== undefined) p.filename = b.filename;
+    return { ...p, ...e };
+  }
+  if (b.type === "thinking") {
+    const { details, ...rest } = e ?? {};
+    return {
+      type: "reasoning",
+      reasoning: b.thinking,
+      details: details !== undefined ? details : derivedDetails(b.thinking, b.signature),
+      ...rest,
+    };
+  }
+  noteAt(lossy, at, `/content/${k}`, b.type, `Mastra memory has no ${b.type} block here`);
+  return undefined;
+}
+
+function contentParts(m: { content: Content[]; ext?: Ext }, lossy: LossSink, at: number, parts: Obj[]): void {
+  const raw = ((mext(m)?.raw as Array<{ at: number; part: Obj }> | undefined) ?? []).slice();
+  m.content.forEach((b, k) => {
+    while (raw.length && raw[0]!.at <= k) parts.push(raw.shift()!.part);
+    if (b.type === "toolCall") {
+      const e = mext(b) ?? {};
+      const inv: Obj = { state: "call", ...(e.inv as Obj | undefined), toolCallId: b.id, toolName: b.name };
+      if (!e.noArgs) inv.args = b.arguments;
+      parts.push({ type: "tool-invocation", toolInvocation: inv, ...(e.part as Obj | undefined) });
+      if (b.providerMetadata !== undefined)
+        noteAt(
+          lossy,
+          at,
+          `/content/${k}/providerMetadata`,
+          "providerMetadata",
+          "Mastra keeps no provider data on a tool call",
+        );
+      return;
+    }
+    const p = blockToPart(b, lossy, at, k);
+    if (p) parts.push(p);
+  });
+  for (const r of raw) parts.push(r.part);
+}
+
+function toolResultInto(r: ToolResultMessage, parts: Obj[], lossy: LossSink, at: number): void {
+  const inv = [...parts]
+    .reverse()
+    .find((p) => p.type === "tool-invocation" && (p.toolInvocation as Obj).toolCallId === r.toolCallId)
+    ?.toolInvocation as Obj | undefined;
+  const e = mext(r);
+  // results go back in the order of their calls: one out of that order would come back elsewhere
+  const firstOpen = e
+    ? undefined
+    : parts.find((p) => p.type === "tool-invocation" && !("result" in (p.toolInvocation as Obj)));
+  if (!e && inv && firstOpen && firstOpen.toolInvocation !== inv)
+    noteAt(
+      lossy,
+      at,
+      "",
+      "toolResult",
+      "Mastra keeps a tool result on its call: a result out of its calls' order comes back in that order",
+    );
+  const text = r.content.length === 1 && r.content[0]!.type === "text" ? r.content[0]!.text : undefined;
+  if (!inv || text === undefined || "result" in inv) {
+    noteAt(
+      lossy,
+      at,
+      "",
+      "toolResult",
+      inv
+        ? "Mastra keeps a tool result as one value: this one has other content than one text"
+        : "Mastra keeps a tool result on its call: this result has no call before it in the turn",
+    );
+    return;
+  }
+  inv.result = e?.json ? parseJson(text) : text;
+  if (!e) {
+    inv.state = "result";
+    if (r.isError) inv.isError = true;
+  }
+}
+
+const ASSISTANT_LOST: Array<[keyof AssistantMessage, string]> = [
+  ["errorMessage", "Mastra memory keeps no error message on a turn"],
+  ["provider", "Mastra memory keeps no provider on a step"],
+  ["stopReason", "Mastra memory keeps no stop reason"],
+  ["usage", "Mastra memory keeps no token usage"],
+];
+
+function groupToRow(g: Group, cp: Checkpoint, lossy: LossSink): MastraRow | undefined {
+  const first = g.items[0]!;
+  const e = mext(first);
+  if (!("content" in first) && first.role !== "toolResult") {
+    const x = first as ExtensionMessage;
+    if (x.kind === "mastra-message" && isObj(x.data)) return x.data as MastraRow;
+    noteAt(lossy, g.start, "", x.role, "Mastra memory has no extension messages");
+    return undefined;
+  }
+  const parts: Obj[] = [];
+  g.items.forEach((m, j) => {
+    const at = g.start + j;
+    if (m.role === "toolResult") return toolResultInto(m as ToolResultMessage, parts, lossy, at);
+    const msg = m as AssistantMessage;
+    if (m.role === "assistant") {
+      const me = mext(m);
+      if (me === undefined || me.stepStart !== undefined)
+        parts.push({
+          type: "step-start",
+          ...(me?.stepStart as Obj | undefined),
+          ...(msg.model !== undefined ? { model: msg.model } : {}),
+        });
+      else if (msg.model !== undefined)
+        noteAt(lossy, at, "/model", "model", "Mastra keeps a model only on a step start");
+      for (const [k, why] of ASSISTANT_LOST) if (msg[k] !== undefined) noteAt(lossy, at, `/${k}`, k, why);
+    }
+    contentParts(msg, lossy, at, parts);
+  });
+  if (first.role === "toolResult") return undefined; // a result without its call: noted by toolResultInto
+  const role = first.role;
+  const ts = (first as { timestamp?: number }).timestamp;
+  const when =
+    typeof e?.createdAt === "string"
+      ? e.createdAt
+      : new Date(Number(ts ?? Date.parse(envelopeTimes(cp).createdAt ?? "") ?? 0) || 0).toISOString();
+  const text = parts.filter((p) => p.type === "text").map((p) => p.text as string);
+  // Mastra's own `content` string: the row's as it was, else (another format) the text, as Mastra writes it
+  const rest = e ? ((e.rest as Obj | undefined) ?? {}) : text.length ? { content: text.join("") } : {};
+  const row: MastraRow = {
+    id: typeof e?.id === "string" ? e.id : `${cp.threadId}-${g.start}`,
+    role,
+    type: typeof e?.type === "string" ? e.type : "v2",
+    createdAt: when,
+    ...(e && "resourceId" in e ? { resourceId: e.resourceId as string | null } : {}),
+    content: { format: 2, parts, ...rest },
+    ...(e?.extra as Obj | undefined),
+  };
+  return row;
+}
+
+// ------------------------------------------------------------------------------------------------ adapter
+
+export const mastraAdapter: FormatAdapter<MastraDocument> = {
+  name: "mastra",
+  title: "Mastra memory thread (mastra_threads / mastra_messages / mastra_resources rows; content format 2)",
+  extensions: [".json"],
+  lossy: [
+    "assistant usage, stopReason, provider, errorMessage",
+    "tool results other than one text",
+    "extension messages",
+    "checkpoint state other than workingMemory (todos, files, …) and the interrupt",
+    "origin and ext of other formats",
+  ],
+  schema: "formats/mastra/thread",
+  detectNeeds: { first: "{", anyOf: ['"resourceId"'] },
+  detect(doc) {
+    const t = doc.text;
+    if (t === undefined || !/^\s*\{/.test(t)) return { confidence: 0 };
+    if (
+      /"thread"\s*:\s*\{/.test(t) &&
+      /"resourceId"\s*:/.test(t) &&
+      /"messages"\s*:\s*\[/.test(t) &&
+      /"resource"\s*:/.test(t)
+    )
+      return { confidence: 0.95 };
+    return { confidence: 0 };
+  },
+  parse(doc) {
+    if (doc.text === undefined)
+      throw inputError("not-a-file", "a Mastra thread document is a single JSON value", { file: doc.name });
+    const v = parseJson(doc.text, { file: doc.name });
+    if (!isObj(v) || !isObj(v.thread) || !Array.isArray(v.messages))
+      throw inputError("not-an-object", "expected a Mastra thread {thread, resource, messages}", {
+        file: doc.name,
+        line: 1,
+        column: 1,
+      });
+    return v as MastraDocument;
+  },
+  toCanonical(native, doc) {
+    refuse(native, doc);
+    const { messages } = convertAll(native);
+    const t = native.thread;
+    const state: Checkpoint["state"] = {};
+    if (native.resource?.workingMemory != null)
+      state.workingMemory = { resource: native.resource.id, text: native.resource.workingMemory };
+    const ext: Obj = { thread: without(t, ["id"]) ?? {}, resource: native.resource };
+    if (native.store !== undefined) ext.store = native.store;
+    const extra = without(native, ["store", "thread", "resource", "messages", "unreadable"]);
+    if (extra) ext.extra = extra;
+    return {
+      schemaVersion: 1,
+      threadId: t.id,
+      step: messages.filter((m) => m.role === "assistant").length,
+      messages,
+      state,
+      createdAt: t.createdAt,
+      updatedAt: t.updatedAt,
+      origin: { format: "mastra" },
+      ext: { [MX]: ext },
+    };
+  },
+  fromCanonical(cp, { lossy }) {
+    const e = mext(cp);
+    for (const k of Object.keys(cp.ext ?? {})
+      .filter((k) => k !== MX)
+      .sort())
+      lossy.push({
+        pointer: `/ext/${escapePtr(k)}`,
+        field: k,
+        reason: `Mastra memory cannot carry ${k}-specific data`,
+      });
+    if (cp.interrupt !== undefined)
+      lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "Mastra memory keeps no pending interrupt" });
+    const messages: MastraRow[] = [];
+    for (const g of groups(cp)) {
+      const row = groupToRow(g, cp, lossy);
+      if (row) messages.push(row);
+    }
+    const { workingMemory, ...rest } = cp.state as { workingMemory?: { resource?: string; text?: string } };
+    for (const k of Object.keys(rest).sort())
+      lossy.push({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "Mastra memory keeps only working memory" });
+    const times = envelopeTimes(cp);
+    const epoch = new Date(0).toISOString();
+    const t = (e?.thread as Obj | undefined) ?? {};
+    const resourceId = typeof t.resourceId === "string" ? t.resourceId : (workingMemory?.resource ?? cp.threadId);
+    const thread = {
+      id: cp.threadId,
+      resourceId,
+      title: typeof t.title === "string" ? t.title : "",
+      metadata: "metadata" in t ? t.metadata : null,
+      createdAt: cp.createdAt ?? times.createdAt ?? epoch,
+      updatedAt: cp.updatedAt ?? times.updatedAt ?? epoch,
+      ...without(t, ["resourceId", "title", "metadata", "createdAt", "updatedAt"]),
+    };
+    let resource = (e && "resource" in e ? e.resource : null) as MastraDocument["resource"];
+    if (workingMemory && typeof workingMemory.text === "string") {
+      const id = workingMemory.resource ?? resourceId;
+      resource =
+        resource && resource.id === id
+          ? { ...resource, workingMemory: workingMemory.text }
+          : {
+              id,
+              workingMemory: workingMemory.text,
+              metadata: {},
+              createdAt: thread.createdAt,
+              updatedAt: thread.updatedAt,
+            };
+    }
+    const out: MastraDocument = { thread, resource, messages };
+    if (typeof e?.store === "string") return { store: e.store, ...out, ...(e.extra as Obj | undefined) };
+    return { ...out, ...(e?.extra as Obj | undefined) };
+  },
+  lint(native, doc) {
+    const issues: Issue[] = [];
+    const loc = doc.text !== undefined ? jsonLocator(doc.text) : undefined;
+    const add = (pointer: string, rule: string, message: string) => {
+      const at = loc?.locate(pointer);
+      issues.push({ severity: "error", rule, message, pointer, file: doc.name, line: at?.line, column: at?.column });
+    };
+    // a message content that is not JSON is the message's finding (below); other values that did not decode here
+    const why = new Map<string, string>();
+    (native.unreadable ?? []).forEach((u, k) => {
+      if (u.table === "mastra_messages" && u.column === "content") why.set(u.row, u.reason);
+      else
+        add(
+          `/unreadable/${k}`,
+          "mastra/undecodable",
+          `${u.table} row '${u.row}': ${u.column} does not decode: ${u.reason}`,
+        );
+    });
+    (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
+      if (!isObj(m)) return;
+      const c = m.content;
+      if (!isObj(c) || c.format !== 2 || !Array.isArray(c.parts))
+        add(
+          `/messages/${i}/content`,
+          "mastra/damaged-message",
+          `mastra_messages row '${String(m.id)}' (message ${i + 1} of the thread): content is ${typeof c === "string" ? `not JSON (${why.get(String(m.id)) ?? "a string"})` : "not Mastra's format 2 ({format: 2, parts: […]})"}`,
+        );
+    });
+    return issues;
+  },
+  messagePointers: (native) =>
+    native.messages.every((m) => isObj(m.content) && Array.isArray((m.content as Obj).parts))
+      ? convertAll(native).pointers
+      : native.messages.map((_, i) => `/messages/${i}`),
+  fillIns: {
+    checkpoint: (pointer, value, source) => isEnvelopeFillIn(pointer, value, source),
+  },
+  serialize: (native) => ({ text: stringifyJson(native, 2) }),
+};

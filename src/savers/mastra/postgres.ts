@@ -1,0 +1,205 @@
+/**
+ * A Mastra PostgreSQL store (a schema `@mastra/pg` writes) through pg. Opened to read, it is one read-only session
+ * (`default_transaction_read_only`); opened to write (a migration's target), a small pool. Metadata is `jsonb`; Mastra
+ * itself parses a metadata value that is a JSON string once more (`typeof metadata === "string" ? JSON.parse(…)`),
+ * and so does this reader.
+ */
+import type pg from "pg";
+import { inputError, storeError } from "../../base/errors.js";
+import { describePgError } from "../postgres.js";
+import { ident, PG, pgSetup } from "./sql.js";
+import {
+  MASTRA_TABLES,
+  type MastraMessageRow,
+  type MastraResourceRow,
+  type MastraStore,
+  type MastraThreadRow,
+  type Unreadable,
+} from "./types.js";
+
+type Queryable = Pick<pg.Client, "query"> & { end(): Promise<void> };
+type Raw = Record<string, unknown>;
+
+/** Connect to read (one read-only session) or to write (a pool of 2); a server that does not answer is a store error. */
+export async function connectPg(url: string, uri: string, write: boolean): Promise<Queryable> {
+  const { default: pgm } = await import("pg");
+  const c = write
+    ? new pgm.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 })
+    : new pgm.Client({
+        connectionString: url,
+        connectionTimeoutMillis: 5000,
+        options: "-c default_transaction_read_only=on",
+      });
+  (c as pg.Client).on("error", () => undefined);
+  try {
+    if (c instanceof pgm.Client) await c.connect();
+    else await c.query("SELECT 1");
+  } catch (e) {
+    await c.end().catch(() => undefined);
+    const d = describePgError(e, uri);
+    if (d.missing && !write) throw inputError("missing-store", d.message, {}, e);
+    throw storeError("postgres-connect", d.message, {}, e);
+  }
+  return c;
+}
+
+/** The tables of a schema. */
+export async function pgTables(c: Queryable, schema: string): Promise<Set<string>> {
+  const r = await c.query(PG.tables, [schema]);
+  return new Set(r.rows.map((x: { table_name: string }) => x.table_name));
+}
+
+function metadataOf(v: unknown, what: string): { metadata: unknown; unreadable?: Unreadable[] } {
+  if (typeof v !== "string") return { metadata: v ?? null };
+  try {
+    return { metadata: JSON.parse(v) };
+  } catch (e) {
+    return {
+      metadata: null,
+      unreadable: [{ column: "metadata", reason: `${what}: a JSON string that is not JSON (${(e as Error).message})` }],
+    };
+  }
+}
+
+const threadOf = (r: Raw): MastraThreadRow => ({
+  id: r.id as string,
+  resourceId: r.resourceId as string,
+  title: r.title as string,
+  ...metadataOf(r.metadata, `thread '${r.id as string}'`),
+  createdAt: r.createdAt as string,
+  updatedAt: r.updatedAt as string,
+});
+
+const resourceOf = (r: Raw): MastraResourceRow => ({
+  id: r.id as string,
+  workingMemory: (r.workingMemory as string | null) ?? null,
+  ...metadataOf(r.metadata, `resource '${r.id as string}'`),
+  createdAt: r.createdAt as string,
+  updatedAt: r.updatedAt as string,
+});
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** A Mastra store over a schema of an open connection. */
+export function mastraPostgres(c: Queryable, place: { uri: string; schema: string }): MastraStore {
+  const S = `${ident(place.schema)}.`;
+  const rows = async <T = Raw>(sql: string, args: unknown[] = []) => (await c.query(sql, args)).rows as T[];
+  const messagesOf = (ids: string[]) => rows<MastraMessageRow>(PG.messages(S), [ids]);
+  return {
+    layout: "mastra",
+    kind: "postgres",
+    uri: place.uri,
+    async hasLayout() {
+      const t = await pgTables(c, place.schema);
+      return Object.values(MASTRA_TABLES).every((n) => t.has(n));
+    },
+    async setup() {
+      await c.query(pgSetup(place.schema));
+    },
+    async *threads(o = {}) {
+      let after = o.after ?? null;
+      let left = o.limit ?? Number.POSITIVE_INFINITY;
+      while (left > 0) {
+        const page = await rows(PG.threadPage(S), [after, Math.min(500, left)]);
+        if (page.length === 0) return;
+        for (const r of page) {
+          left--;
+          yield {
+            threadId: r.id as string,
+            resourceId: r.resourceId as string,
+            title: r.title as string,
+            messages: Number(r.messages),
+            createdAt: r.createdAt as string,
+            updatedAt: r.updatedAt as string,
+            bytes: Number(r.bytes),
+          };
+        }
+        after = page[page.length - 1]!.id as string;
+      }
+    },
+    async thread(id) {
+      const [r] = await rows(PG.thread(S), [id]);
+      return r && threadOf(r);
+    },
+    messages: (threadId) => messagesOf([threadId]),
+    async resource(id) {
+      const [r] = await rows(PG.resource(S), [id]);
+      return r && resourceOf(r);
+    },
+    async counts() {
+      const [r] = await rows<Record<string, number>>(PG.counts(S));
+      return {
+        threads: r!.threads!,
+        messages: r!.messages!,
+        resources: r!.resources!,
+        orphanMessages: r!.orphanMessages!,
+      };
+    },
+    async *scan(batchSize) {
+      const n = Math.max(1, batchSize);
+      for (let after: string | null = null; ; ) {
+        const page = await rows(PG.threadRows(S), [after, n]);
+        if (page.length === 0) break;
+        const threads = page.map(threadOf);
+        yield { table: "threads", threads, messages: await messagesOf(threads.map((t) => t.id)) };
+        after = page[page.length - 1]!.id as string;
+      }
+      for (let after: string | null = null; ; ) {
+        const page = await rows(PG.resourceRows(S), [after, n]);
+        if (page.length === 0) break;
+        yield { table: "resources", resources: page.map(resourceOf) };
+        after = page[page.length - 1]!.id as string;
+      }
+    },
+    async existing(table, ids) {
+      const r = await rows<{ id: string }>(PG.existing(S, MASTRA_TABLES[table]), [ids]);
+      return new Set(r.map((x) => x.id));
+    },
+    async write(batch, o) {
+      const tx = "connect" in c ? await (c as unknown as pg.Pool).connect() : undefined;
+      const q = tx ?? c;
+      try {
+        await q.query("BEGIN");
+        if (batch.table === "threads") {
+          const t = batch.threads;
+          if (t.length)
+            await q.query(PG.insertThreads(S, o.overwrite), [
+              t.map((r) => r.id),
+              t.map((r) => r.resourceId),
+              t.map((r) => r.title),
+              t.map((r) => json(r.metadata)),
+              t.map((r) => r.createdAt),
+              t.map((r) => r.updatedAt),
+            ]);
+          const m = batch.messages;
+          if (m.length)
+            await q.query(PG.insertMessages(S, o.overwrite), [
+              m.map((r) => r.id),
+              m.map((r) => r.threadId),
+              m.map((r) => r.content),
+              m.map((r) => r.role),
+              m.map((r) => r.type),
+              m.map((r) => r.createdAt),
+              m.map((r) => r.resourceId),
+            ]);
+        } else if (batch.resources.length) {
+          const s = batch.resources;
+          await q.query(PG.insertResources(S, o.overwrite), [
+            s.map((r) => r.id),
+            s.map((r) => r.workingMemory),
+            s.map((r) => json(r.metadata)),
+            s.map((r) => r.createdAt),
+            s.map((r) => r.updatedAt),
+          ]);
+        }
+        await q.query("COMMIT");
+      } catch (e) {
+        await q.query("ROLLBACK").catch(() => undefined);
+        throw storeError("mastra-write", `${place.uri}: writing Mastra rows failed: ${(e as Error).message}`, {}, e);
+      } finally {
+        tx?.release();
+      }
+    },
+    close: () => c.end(),
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * A Mastra LibSQL store (an SQLite file `@mastra/libsql` writes) through better-sqlite3. Read-only unless opened to
+ * write (a migration's target). LibSQL keeps thread and resource metadata as SQLite's binary JSONB, which SQLite reads
+ * from 3.45 on; the bundled SQLite is checked once.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import { storeError } from "../../base/errors.js";
+import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
+import { SQ, SQLITE_SETUP } from "./sql.js";
+import {
+  MASTRA_TABLES,
+  type MastraBatch,
+  type MastraMessageRow,
+  type MastraResourceRow,
+  type MastraStore,
+  type MastraThreadRow,
+  type Unreadable,
+} from "./types.js";
+
+type DB = BetterSqlite3.Database;
+type Raw = Record<string, unknown> & { metadata: string | null; bad: number; mtype: string };
+
+/** The tables of an SQLite file. */
+export const sqliteTables = (db: DB): Set<string> => new Set(db.prepare(SQ.tables).pluck().all() as string[]);
+
+/** Open the file: read-only, or to write (created with its folder when missing). */
+export async function openMastraSqliteDb(path: string, uri: string, write: boolean): Promise<DB> {
+  if (!write) return openSqliteReadOnly(path, { uri });
+  const { default: Database } = await import("better-sqlite3");
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    db.pragma("busy_timeout = 5000");
+    return db;
+  } catch (e) {
+    throw sqliteOpenError(e, uri, "cannot open the Mastra SQLite store");
+  }
+}
+
+/** The metadata column of a row, decoded, and what did not decode. */
+function metadataOf(r: Raw, what: string): { metadata: unknown; unreadable?: Unreadable[] } {
+  if (r.bad)
+    return { metadata: null, unreadable: [{ column: "metadata", reason: `${what}: a blob that is not JSONB` }] };
+  if (r.metadata === null) return { metadata: null };
+  try {
+    return { metadata: JSON.parse(r.metadata) };
+  } catch (e) {
+    return {
+      metadata: null,
+      unreadable: [{ column: "metadata", reason: `${what}: ${r.mtype} that is not JSON (${(e as Error).message})` }],
+    };
+  }
+}
+
+const threadOf = (r: Raw): MastraThreadRow => ({
+  id: r.id as string,
+  resourceId: r.resourceId as string,
+  title: r.title as string,
+  ...metadataOf(r, `thread '${r.id as string}'`),
+  createdAt: String(r.createdAt),
+  updatedAt: String(r.updatedAt),
+});
+
+const resourceOf = (r: Raw): MastraResourceRow => ({
+  id: r.id as string,
+  workingMemory: (r.workingMemory as string | null) ?? null,
+  ...metadataOf(r, `resource '${r.id as string}'`),
+  createdAt: String(r.createdAt),
+  updatedAt: String(r.updatedAt),
+});
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** A Mastra store over an open SQLite database (`path` for messages: the redacted URI). */
+export function mastraSqlite(db: DB, uri: string): MastraStore {
+  const version = db.prepare(SQ.version).get() as { v: string };
+  const [maj, min] = version.v.split(".").map(Number);
+  if (maj! < 3 || (maj === 3 && min! < 45))
+    throw storeError("sqlite-jsonb", `SQLite ${version.v} cannot read LibSQL's JSONB metadata (needs 3.45 or later)`, {
+      file: uri,
+    });
+  const q = <T>(sql: string) => db.prepare(sql) as BetterSqlite3.Statement<unknown[], T>;
+  const has = () => {
+    const t = sqliteTables(db);
+    return Object.values(MASTRA_TABLES).every((n) => t.has(n));
+  };
+  const messages = (threadId: string) => q<MastraMessageRow>(SQ.messages).all(threadId);
+  return {
+    layout: "mastra",
+    kind: "sqlite",
+    uri,
+    hasLayout: async () => has(),
+    async setup() {
+      db.exec(SQLITE_SETUP);
+    },
+    async *threads(o = {}) {
+      let after = o.after ?? null;
+      let left = o.limit ?? Number.POSITIVE_INFINITY;
+      while (left > 0) {
+        const page = q<Record<string, unknown>>(SQ.threadPage).all({ after, limit: Math.min(500, left) });
+        if (page.length === 0) return;
+        for (const r of page) {
+          left--;
+          yield {
+            threadId: r.id as string,
+            resourceId: r.resourceId as string,
+            title: r.title as string,
+            messages: Number(r.messages),
+            createdAt: String(r.createdAt),
+            updatedAt: String(r.updatedAt),
+            bytes: Number(r.bytes),
+          };
+        }
+        after = page[page.length - 1]!.id as string;
+      }
+    },
+    async thread(id) {
+      const r = q<Raw>(SQ.thread).get(id);
+      return r && threadOf(r);
+    },
+    messages: async (threadId) => messages(threadId),
+    async resource(id) {
+      const r = q<Raw>(SQ.resource).get(id);
+      return r && resourceOf(r);
+    },
+    async counts() {
+      const r = q<Record<string, number>>(SQ.counts).get()!;
+      return {
+        threads: r.threads!,
+        messages: r.messages!,
+        resources: r.resources!,
+        orphanMessages: r.orphanMessages!,
+      };
+    },
+    async *scan(batchSize) {
+      const n = Math.max(1, batchSize);
+      for (let after: string | null = null; ; ) {
+        const rows = q<Raw>(SQ.threadRows).all({ after, limit: n });
+        if (rows.length === 0) break;
+        const threads = rows.map(threadOf);
+        yield { table: "threads", threads, messages: threads.flatMap((t) => messages(t.id)) };
+        after = rows[rows.length - 1]!.id as string;
+      }
+      for (let after: string | null = null; ; ) {
+        const rows = q<Raw>(SQ.resourceRows).all({ after, limit: n });
+        if (rows.length === 0) break;
+        yield { table: "resources", resources: rows.map(resourceOf) };
+        after = rows[rows.length - 1]!.id as string;
+      }
+    },
+    async existing(table, ids) {
+      const found = new Set<string>();
+      const stmt = db.prepare(`SELECT id FROM ${MASTRA_TABLES[table]} WHERE id = ?`).pluck();
+      for (const id of ids) if (stmt.get(id) !== undefined) found.add(id);
+      return found;
+    },
+    async write(batch: MastraBatch, o) {
+      const verb = o.overwrite ? "INSERT OR REPLACE" : "INSERT";
+      db.transaction(() => {
+        if (batch.table === "threads") {
+          const t = db.prepare(SQ.insertThread(verb));
+          for (const r of batch.threads)
+            t.run({
+              id: r.id,
+              resourceId: r.resourceId,
+              title: r.title,
+              metadata: json(r.metadata),
+              createdAt: r.createdAt,
+              updatedAt: r.updatedAt,
+            });
+          const m = db.prepare(SQ.insertMessage(verb));
+          for (const r of batch.messages)
+            m.run({
+              id: r.id,
+              threadId: r.threadId,
+              content: r.content,
+              role: r.role,
+              type: r.type,
+              createdAt: r.createdAt,
+              resourceId: r.resourceId,
+            });
+        } else {
+          const s = db.prepare(SQ.insertResource(verb));
+          for (const r of batch.resources)
+            s.run({
+              id: r.id,
+              workingMemory: r.workingMemory,
+              metadata: json(r.metadata),
+              createdAt: r.createdAt,
+              updatedAt: r.updatedAt,
+            });
+        }
+      })();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

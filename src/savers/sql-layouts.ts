@@ -1,0 +1,149 @@
+/**
+ * Foreign SQL layouts: the tables another library keeps in an SQLite file or a PostgreSQL schema, which ckpt reads
+ * (and migrates) in that library's own layout — today Mastra's memory tables. Each layout is one entry of
+ * `FOREIGN_LAYOUTS`: the tables that say a store holds it, and how to open it on each backend, giving a typed store
+ * object (its rows) and its read-only Saver view (one document per thread, in a format of formats/).
+ *
+ * `openForeign` is the one place that says "this store is layout X": `?layout=<name>` forces it; otherwise a store
+ * whose tables include a layout's (and none of ckpt's or LangGraph's) holds it. savers/index.ts `openStore` asks here
+ * first and falls through to LangGraph's and ckpt's layouts when the answer is undefined. Adding a layout: an entry in
+ * `FOREIGN_LAYOUTS` and its store type in `ForeignStores`; nothing else changes.
+ */
+import { existsSync, statSync } from "node:fs";
+import { inputError, storeError } from "../base/errors.js";
+import type { MastraSaver } from "./mastra/saver.js";
+import type { MastraStore } from "./mastra/types.js";
+import type { SaverUri } from "./uri.js";
+
+/** The store object and Saver view each foreign layout opens to. */
+export interface ForeignStores {
+  mastra: { store: MastraStore; saver: MastraSaver };
+}
+export type ForeignLayoutName = keyof ForeignStores;
+
+/** A store opened in a foreign layout. */
+export type OpenedForeign = {
+  [K in ForeignLayoutName]: { layout: K; uri: SaverUri } & ForeignStores[K];
+}[ForeignLayoutName];
+
+interface ForeignLayout<K extends ForeignLayoutName> {
+  /** what the layout is, for messages */
+  title: string;
+  /** tables whose presence says a store holds this layout */
+  tables: readonly string[];
+  /** open an SQLite file (`write`: created when missing, opened read-write) */
+  sqlite(path: string, uri: string, write: boolean): Promise<ForeignStores[K]>;
+  /** open a PostgreSQL schema */
+  postgres(url: string, uri: string, schema: string, write: boolean): Promise<ForeignStores[K]>;
+}
+
+export const FOREIGN_LAYOUTS: { [K in ForeignLayoutName]: ForeignLayout<K> } = {
+  mastra: {
+    title: "Mastra memory (mastra_threads, mastra_messages, mastra_resources)",
+    tables: ["mastra_threads", "mastra_messages"],
+    async sqlite(path, uri, write) {
+      const { openMastraSqliteDb, mastraSqlite } = await import("./mastra/sqlite.js");
+      const { mastraSaver } = await import("./mastra/saver.js");
+      const db = await openMastraSqliteDb(path, uri, write);
+      try {
+        const store = mastraSqlite(db, uri);
+        return { store, saver: mastraSaver(store) };
+      } catch (e) {
+        db.close();
+        throw e;
+      }
+    },
+    async postgres(url, uri, schema, write) {
+      const { connectPg, mastraPostgres } = await import("./mastra/postgres.js");
+      const { mastraSaver } = await import("./mastra/saver.js");
+      const store = mastraPostgres(await connectPg(url, uri, write), { uri, schema });
+      return { store, saver: mastraSaver(store) };
+    },
+  },
+};
+
+export const FOREIGN_LAYOUT_NAMES = Object.keys(FOREIGN_LAYOUTS) as ForeignLayoutName[];
+export const isForeignLayout = (s: string | null | undefined): s is ForeignLayoutName =>
+  s !== null && s !== undefined && Object.hasOwn(FOREIGN_LAYOUTS, s);
+
+/** Tables that say a store holds ckpt's or LangGraph's layout: a store holding them is not taken as foreign unless forced. */
+const NATIVE_TABLES = ["ckpt_checkpoints", "checkpoints"];
+
+/** The foreign layout a store's tables say it holds, if any. */
+export function layoutOfTables(tables: Set<string>): ForeignLayoutName | undefined {
+  if (NATIVE_TABLES.some((t) => tables.has(t))) return undefined;
+  return FOREIGN_LAYOUT_NAMES.find((n) => FOREIGN_LAYOUTS[n].tables.every((t) => tables.has(t)));
+}
+
+export interface ForeignOpenOptions {
+  readOnly: boolean;
+  /** an empty store opened to write is set up in this layout */
+  want?: string;
+}
+
+/** The tables of an SQLite file (read-only, closed again), or of a PostgreSQL schema. */
+async function tablesOf(u: SaverUri, schema: string): Promise<Set<string>> {
+  if (u.kind === "sqlite") {
+    const { openSqliteReadOnly } = await import("./sqlite-open.js");
+    const db = await openSqliteReadOnly(u.location, { uri: u.redacted });
+    try {
+      return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+    } catch (e) {
+      throw storeError(
+        "sqlite-open",
+        `not a readable SQLite database: ${(e as Error).message}`,
+        { file: u.redacted },
+        e,
+      );
+    } finally {
+      db.close();
+    }
+  }
+  const { connectPg, pgTables } = await import("./mastra/postgres.js");
+  const c = await connectPg(u.location, u.redacted, false);
+  try {
+    return await pgTables(c, schema);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Open a sqlite:/postgres:// store in a foreign layout when `?layout=` names one or its tables say so; undefined
+ * when it holds none (ckpt's and LangGraph's layouts are decided by the caller). A store opened to read must exist
+ * and hold the layout's tables; one opened to write in a forced (or wanted) layout may be empty or missing.
+ */
+export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<OpenedForeign | undefined> {
+  const forced = u.params.get("layout");
+  if (forced !== null && !isForeignLayout(forced)) return undefined;
+  // a store opened to write is probed only when a foreign layout is forced or wanted (a new ckpt or LangGraph
+  // target is never asked for its tables first)
+  if (!o.readOnly && forced === null && !isForeignLayout(o.want)) return undefined;
+  const schema = u.params.get("schema") ?? "public";
+  const missingFile = u.kind === "sqlite" && (u.location === ":memory:" || !existsSync(u.location));
+  if (u.kind === "sqlite" && !missingFile && statSync(u.location).isDirectory()) return undefined;
+  const tables = missingFile ? new Set<string>() : await tablesOf(u, schema);
+  const found = layoutOfTables(tables);
+  const wanted = isForeignLayout(o.want) && tables.size === 0 ? o.want : undefined;
+  const name = forced ?? found ?? wanted;
+  if (name === undefined) return undefined;
+  const layout = FOREIGN_LAYOUTS[name];
+  if (o.readOnly && !layout.tables.every((t) => tables.has(t))) {
+    if (missingFile)
+      throw inputError("missing-store", "no such SQLite database (reading never creates a store)", {
+        file: u.redacted,
+      });
+    throw storeError(
+      `${name}-layout`,
+      u.kind === "sqlite"
+        ? `layout=${name} but the database has no ${layout.title} tables`
+        : `${u.redacted}: layout=${name} but schema '${schema}' has no ${layout.title} tables`,
+      u.kind === "sqlite" ? { file: u.redacted } : {},
+    );
+  }
+  const opened =
+    u.kind === "sqlite"
+      ? await layout.sqlite(u.location, u.redacted, !o.readOnly)
+      : await layout.postgres(u.location, u.redacted, schema, !o.readOnly);
+  return { layout: name, uri: u, ...opened } as OpenedForeign;
+}
