@@ -17,7 +17,11 @@ export async function readBack(memory) {
   const out = [];
   for (const t of threads) {
     const { messages } = await memory.recall({ threadId: t.id, resourceId: t.resourceId, perPage: false });
-    const wm = await memory.getWorkingMemory({ threadId: t.id, resourceId: t.resourceId, memoryConfig: { workingMemory: { enabled: true, scope: "resource" } } });
+    const wm = await memory.getWorkingMemory({
+      threadId: t.id,
+      resourceId: t.resourceId,
+      memoryConfig: { workingMemory: { enabled: true, scope: "resource" } },
+    });
     out.push({
       id: t.id,
       resourceId: t.resourceId,
@@ -26,7 +30,13 @@ export async function readBack(memory) {
       createdAt: new Date(t.createdAt).toISOString(),
       updatedAt: new Date(t.updatedAt).toISOString(),
       workingMemory: wm ?? null,
-      messages: messages.map((m) => ({ id: m.id, role: m.role, type: m.type ?? null, createdAt: new Date(m.createdAt).toISOString(), content: m.content })),
+      messages: messages.map((m) => ({
+        id: m.id,
+        role: m.role,
+        type: m.type ?? null,
+        createdAt: new Date(m.createdAt).toISOString(),
+        content: m.content,
+      })),
     });
   }
   return out;

@@ -9,7 +9,13 @@ import { MockLanguageModelV2 } from "ai-v5/test";
 import { z } from "zod";
 import { openStore, readBack } from "./mastra-common.mjs";
 
-const input = JSON.parse(await new Promise((r) => { let s = ""; process.stdin.on("data", (d) => (s += d)); process.stdin.on("end", () => r(s)); }));
+const input = JSON.parse(
+  await new Promise((r) => {
+    let s = "";
+    process.stdin.on("data", (d) => (s += d));
+    process.stdin.on("end", () => r(s));
+  }),
+);
 const storage = await openStore(input.store);
 const memory = new Memory({ storage, options: { workingMemory: { enabled: true, scope: "resource" } } });
 
@@ -24,7 +30,15 @@ const model = new MockLanguageModelV2({
         finishReason: "tool-calls",
         usage,
         warnings: [],
-        content: [...thinking, ...step.tools.map((city, k) => ({ type: "tool-call", toolCallId: `${step.id}-${k}`, toolName: "weather", input: JSON.stringify({ city }) }))],
+        content: [
+          ...thinking,
+          ...step.tools.map((city, k) => ({
+            type: "tool-call",
+            toolCallId: `${step.id}-${k}`,
+            toolName: "weather",
+            input: JSON.stringify({ city }),
+          })),
+        ],
       };
     return { finishReason: "stop", usage, warnings: [], content: [...thinking, { type: "text", text: step.text }] };
   },
@@ -39,7 +53,8 @@ const agent = new Agent({ id: "helper", name: "helper", instructions: "help", mo
 
 let n = 0;
 for (const t of input.threads) {
-  if (t.title) await memory.createThread({ threadId: t.id, resourceId: t.resource, title: t.title, metadata: t.metadata });
+  if (t.title)
+    await memory.createThread({ threadId: t.id, resourceId: t.resource, title: t.title, metadata: t.metadata });
   for (const turn of t.turns) {
     n++;
     // a turn: optionally tool calls (one step, one call per city) and reasoning, then an answer
