@@ -34,6 +34,7 @@ import ts from "typescript";
 import Database from "better-sqlite3";
 import { startStubLlmServer } from "./helpers/stub-llm-server.js";
 import { startRedisCluster, type TestCluster } from "./helpers/redis-cluster.js";
+import { runPeer } from "./helpers/peers.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin", "ckpt.js");
@@ -177,6 +178,15 @@ async function makePlayground(): Promise<void> {
     "UPDATE checkpoints SET thread_id = 'thread-1' WHERE thread_id = 'a-chat-1'; UPDATE writes SET thread_id = 'thread-1' WHERE thread_id = 'a-chat-1'",
   );
   db.close();
+  // a Mastra store the real @mastra/libsql wrote (thread-1 of resource alice, a tool call, working memory)
+  const mastra = await runPeer("scripts/mastra-write.mjs", {
+    store: { kind: "libsql", file: join(play, "mastra.db") },
+    threads: [
+      { id: "thread-1", resource: "alice", title: "Weather", turns: [{ user: "Weather in Oslo?", tool: "Oslo" }] },
+    ],
+    workingMemory: { alice: "# Alice" },
+  });
+  expect(mastra.out).toHaveLength(1);
   // the user's own ckpt SQLite store an example reads
   const store = await sh("ckpt migrate --from file:.checkpoints --to sqlite:c.db -q");
   expect(store.code, store.err).toBe(0);
@@ -196,6 +206,11 @@ beforeAll(async () => {
   // the LangGraph PostgresSaver schema the examples read: the same threads as checkpoints.sqlite
   const seed = await sh(`ckpt migrate --from sqlite:checkpoints.sqlite --to '${PG}?schema=readme_${RUN}_public' -q`);
   expect(seed.code, seed.err).toBe(0);
+  // the Mastra schema the examples read, as the real @mastra/pg wrote it
+  await runPeer("scripts/mastra-write.mjs", {
+    store: { kind: "pg", url: PG, schema: `readme_${RUN}_mastra` },
+    threads: [{ id: "thread-1", resource: "alice", turns: [{ user: "hi" }] }],
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -134,131 +134,163 @@ function derivedDetails(text: string, signature: string | undefined): unknown[] 
   return [{ type: "text", text, ...(signature !== undefined ? { signature } : {}) }];
 }
 
-/** The canonical messages of one Mastra row, and the pointer of each. */
-function rowToCanonical(m: MastraRow, i: number): { messages: AgentMessage[]; pointers: string[] } {
+/** What every canonical message of a row carries: the row itself (on the first), its time. */
+interface RowCtx {
+  id: string;
+  ts: number | undefined;
+  rowExt: Obj;
+  at: string;
+}
+
+function rowCtx(m: MastraRow, i: number): RowCtx {
   const c = m.content as Obj;
-  const parts = c.parts as Obj[];
-  const ts = timeOf(m.createdAt);
   const rowExt: Obj = { id: m.id, type: m.type, createdAt: m.createdAt };
   if (m.resourceId !== undefined) rowExt.resourceId = m.resourceId;
   const rest = without(c, ["format", "parts"]);
   if (rest) rowExt.rest = rest;
   const extra = without(m, ["id", "role", "type", "createdAt", "resourceId", "content"]);
   if (extra) rowExt.extra = extra;
-  const stamp = <T extends { timestamp?: number }>(o: T): T => {
+  return { id: m.id, ts: timeOf(m.createdAt), rowExt, at: `/messages/${i}` };
+}
+
+const stampOf =
+  (ts: number | undefined) =>
+  <T extends { timestamp?: number }>(o: T): T => {
     if (ts !== undefined) o.timestamp = ts;
     return o;
   };
-  if (m.role === "user" || m.role === "system") {
-    const content: Content[] = [];
-    const raw: Obj[] = [];
-    parts.forEach((p) => {
-      const b = isObj(p) ? userBlock(p) : undefined;
-      if (b) content.push(b);
-      else raw.push({ at: content.length, part: p });
-    });
-    if (raw.length) rowExt.raw = raw;
-    const msg = stamp(withExt({ role: m.role, content } as AgentMessage & { timestamp?: number }, rowExt));
-    return { messages: [msg], pointers: [`/messages/${i}`] };
+
+/** A user or system row: one canonical message (parts with no canonical block kept raw at their place). */
+function userToCanonical(role: "user" | "system", parts: unknown[], x: RowCtx): AgentMessage {
+  const content: Content[] = [];
+  const raw: Obj[] = [];
+  for (const p of parts) {
+    const b = isObj(p) ? userBlock(p) : undefined;
+    if (b) content.push(b);
+    else raw.push({ at: content.length, part: p });
   }
-  if (m.role !== "assistant") {
-    const x: ExtensionMessage = { role: m.role, kind: "mastra-message", data: m };
-    return { messages: [x], pointers: [`/messages/${i}`] };
+  const e = raw.length ? { ...x.rowExt, raw } : x.rowExt;
+  return stampOf(x.ts)(withExt({ role, content } as AgentMessage & { timestamp?: number }, e));
+}
+
+/** The steps of an assistant row being cut into canonical messages. */
+class Steps {
+  readonly messages: AgentMessage[] = [];
+  readonly pointers: string[] = [];
+  a: { content: Content[]; ext: Obj; model?: string; at: string } | undefined;
+  results: Array<{ msg: ToolResultMessage; at: string }> = [];
+  constructor(private readonly x: RowCtx) {}
+  open(at = this.x.at) {
+    this.a = { content: [], ext: {}, at };
+    return this.a;
   }
-  const messages: AgentMessage[] = [];
-  const pointers: string[] = [];
-  let a: { content: Content[]; ext: Obj; model?: string; at: string } | undefined;
-  let results: Array<{ msg: ToolResultMessage; at: string }> = [];
-  const open = (at: string) => {
-    a = { content: [], ext: {}, at };
-    return a;
-  };
-  const flush = () => {
-    if (a) {
-      const msg: AssistantMessage = { role: "assistant", content: a.content };
-      if (a.model !== undefined) msg.model = a.model;
-      const e = messages.length === 0 ? { ...rowExt, ...a.ext } : { of: m.id, ...a.ext };
-      messages.push(stamp(withExt(msg, e)));
-      pointers.push(a.at);
+  cur() {
+    return this.a ?? this.open();
+  }
+  raw(p: unknown) {
+    const c = this.cur();
+    ((c.ext.raw ??= []) as Obj[]).push({ at: c.content.length, part: p });
+  }
+  flush() {
+    const stamp = stampOf(this.x.ts);
+    if (this.a) {
+      const msg: AssistantMessage = { role: "assistant", content: this.a.content };
+      if (this.a.model !== undefined) msg.model = this.a.model;
+      const e = this.messages.length === 0 ? { ...this.x.rowExt, ...this.a.ext } : { of: this.x.id, ...this.a.ext };
+      this.messages.push(stamp(withExt(msg, e)));
+      this.pointers.push(this.a.at);
     }
-    for (const r of results) {
-      messages.push(stamp(withExt(r.msg, { ...mext(r.msg), of: m.id })));
-      pointers.push(r.at);
+    for (const r of this.results) {
+      this.messages.push(stamp(withExt(r.msg, { ...mext(r.msg), of: this.x.id })));
+      this.pointers.push(r.at);
     }
-    a = undefined;
-    results = [];
+    this.a = undefined;
+    this.results = [];
+  }
+}
+
+function reasoningBlock(p: Obj & { reasoning: string }): Content {
+  const d = Array.isArray(p.details) ? (p.details as Obj[]) : undefined;
+  const sig = d?.length === 1 && isObj(d[0]) && typeof d[0].signature === "string" ? d[0].signature : undefined;
+  const e = without(p, ["type", "reasoning", "details"]) ?? {};
+  if (stringifyJson(p.details) !== stringifyJson(derivedDetails(p.reasoning, sig))) e.details = p.details ?? null;
+  const b: Content = { type: "thinking", thinking: p.reasoning };
+  if (sig !== undefined) b.signature = sig;
+  return withExt(b, e);
+}
+
+/** A tool-invocation part: its toolCall block, and its result message when it has one. */
+function toolInvocation(p: Obj, inv: Obj): { call: Content; result?: ToolResultMessage } {
+  const e: Obj = { inv: without(inv, ["toolCallId", "toolName", "args", "result"]) ?? {} };
+  const partRest = without(p, ["type", "toolInvocation"]);
+  if (partRest) e.part = partRest;
+  if (!("args" in inv)) e.noArgs = true;
+  const call = withExt<Content>(
+    { type: "toolCall", id: String(inv.toolCallId), name: String(inv.toolName), arguments: inv.args ?? null },
+    e,
+  );
+  if (!("result" in inv)) return { call };
+  const text = typeof inv.result === "string" ? inv.result : stringifyJson(inv.result);
+  const r: ToolResultMessage = {
+    role: "toolResult",
+    toolCallId: String(inv.toolCallId),
+    toolName: String(inv.toolName),
+    content: [{ type: "text", text: text ?? "null" }],
+    isError: inv.isError === true,
   };
+  return { call, result: withExt(r, typeof inv.result === "string" ? undefined : { json: true }) };
+}
+
+/** An assistant row (a whole turn): one assistant message per step, each followed by its tool results. */
+function assistantToCanonical(
+  parts: unknown[],
+  x: RowCtx,
+  i: number,
+): { messages: AgentMessage[]; pointers: string[] } {
+  const s = new Steps(x);
   parts.forEach((p, k) => {
     const at = `/messages/${i}/content/parts/${k}`;
-    if (!isObj(p)) {
-      const cur = a ?? open(at);
-      ((cur.ext.raw ??= []) as Obj[]).push({ at: cur.content.length, part: p });
-      return;
-    }
+    if (!isObj(p)) return s.raw(p);
     if (p.type === "step-start") {
-      if (a || results.length) flush();
-      const cur = open(`/messages/${i}`);
-      const ss = without(p, ["type", "model"]) ?? {};
-      cur.ext.stepStart = ss;
+      if (s.a || s.results.length) s.flush();
+      const cur = s.open();
+      cur.ext.stepStart = without(p, ["type", "model"]) ?? {};
       if (typeof p.model === "string") cur.model = p.model;
       return;
     }
     if (p.type === "text" && typeof p.text === "string") {
-      if (results.length) flush();
-      (a ?? open(`/messages/${i}`)).content.push(
-        withExt<Content>({ type: "text", text: p.text }, without(p, ["type", "text"])),
-      );
+      if (s.results.length) s.flush(); // text after a tool result: the next step
+      s.cur().content.push(withExt<Content>({ type: "text", text: p.text }, without(p, ["type", "text"])));
       return;
     }
-    if (p.type === "reasoning" && typeof p.reasoning === "string") {
-      const d = Array.isArray(p.details) ? (p.details as Obj[]) : undefined;
-      const sig = d?.length === 1 && isObj(d[0]) && typeof d[0].signature === "string" ? d[0].signature : undefined;
-      const e = without(p, ["type", "reasoning", "details"]) ?? {};
-      if (stringifyJson(p.details) !== stringifyJson(derivedDetails(p.reasoning, sig))) e.details = p.details ?? null;
-      const b: Content = { type: "thinking", thinking: p.reasoning };
-      if (sig !== undefined) b.signature = sig;
-      (a ?? open(`/messages/${i}`)).content.push(withExt(b, e));
-      return;
-    }
+    if (p.type === "reasoning" && typeof p.reasoning === "string")
+      return void s.cur().content.push(reasoningBlock(p as Obj & { reasoning: string }));
     if (p.type === "tool-invocation" && isObj(p.toolInvocation)) {
-      const inv = p.toolInvocation;
-      const e: Obj = { inv: without(inv, ["toolCallId", "toolName", "args", "result"]) ?? {} };
-      const partRest = without(p, ["type", "toolInvocation"]);
-      if (partRest) e.part = partRest;
-      if (!("args" in inv)) e.noArgs = true;
-      const b: Content = {
-        type: "toolCall",
-        id: String(inv.toolCallId),
-        name: String(inv.toolName),
-        arguments: inv.args ?? null,
-      };
-      (a ?? open(`/messages/${i}`)).content.push(withExt(b, e));
-      if ("result" in inv) {
-        const text = typeof inv.result === "string" ? inv.result : stringifyJson(inv.result);
-        const r: ToolResultMessage = {
-          role: "toolResult",
-          toolCallId: String(inv.toolCallId),
-          toolName: String(inv.toolName),
-          content: [{ type: "text", text: text ?? "null" }],
-          isError: inv.isError === true,
-        };
-        results.push({ msg: withExt(r, typeof inv.result === "string" ? undefined : { json: true }), at });
-      }
+      const { call, result } = toolInvocation(p, p.toolInvocation);
+      s.cur().content.push(call);
+      if (result) s.results.push({ msg: result, at });
       return;
     }
     const file = p.type === "file" ? userBlock(p) : undefined;
-    if (file) {
-      (a ?? open(`/messages/${i}`)).content.push(file);
-      return;
-    }
-    const cur = a ?? open(`/messages/${i}`);
-    ((cur.ext.raw ??= []) as Obj[]).push({ at: cur.content.length, part: p });
+    if (file) s.cur().content.push(file);
+    else s.raw(p);
   });
-  if (a || results.length || messages.length === 0) {
-    a ??= open(`/messages/${i}`);
-    flush();
+  if (s.a || s.results.length || s.messages.length === 0) {
+    s.cur();
+    s.flush();
   }
-  return { messages, pointers };
+  return { messages: s.messages, pointers: s.pointers };
+}
+
+/** The canonical messages of one Mastra row, and the pointer of each. */
+function rowToCanonical(m: MastraRow, i: number): { messages: AgentMessage[]; pointers: string[] } {
+  const parts = (m.content as Obj).parts as unknown[];
+  const x = rowCtx(m, i);
+  if (m.role === "user" || m.role === "system")
+    return { messages: [userToCanonical(m.role, parts, x)], pointers: [x.at] };
+  if (m.role === "assistant") return assistantToCanonical(parts, x, i);
+  const ext: ExtensionMessage = { role: m.role, kind: "mastra-message", data: m };
+  return { messages: [ext], pointers: [x.at] };
 }
 
 function convertAll(native: MastraDocument): { messages: AgentMessage[]; pointers: string[] } {

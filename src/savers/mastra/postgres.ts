@@ -10,6 +10,7 @@ import { describePgError } from "../postgres.js";
 import { ident, PG, pgSetup } from "./sql.js";
 import {
   MASTRA_TABLES,
+  type MastraBatch,
   type MastraMessageRow,
   type MastraResourceRow,
   type MastraStore,
@@ -155,51 +156,54 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
       const r = await rows<{ id: string }>(PG.existing(S, MASTRA_TABLES[table]), [ids]);
       return new Set(r.map((x) => x.id));
     },
-    async write(batch, o) {
-      const tx = "connect" in c ? await (c as unknown as pg.Pool).connect() : undefined;
-      const q = tx ?? c;
-      try {
-        await q.query("BEGIN");
-        if (batch.table === "threads") {
-          const t = batch.threads;
-          if (t.length)
-            await q.query(PG.insertThreads(S, o.overwrite), [
-              t.map((r) => r.id),
-              t.map((r) => r.resourceId),
-              t.map((r) => r.title),
-              t.map((r) => json(r.metadata)),
-              t.map((r) => r.createdAt),
-              t.map((r) => r.updatedAt),
-            ]);
-          const m = batch.messages;
-          if (m.length)
-            await q.query(PG.insertMessages(S, o.overwrite), [
-              m.map((r) => r.id),
-              m.map((r) => r.threadId),
-              m.map((r) => r.content),
-              m.map((r) => r.role),
-              m.map((r) => r.type),
-              m.map((r) => r.createdAt),
-              m.map((r) => r.resourceId),
-            ]);
-        } else if (batch.resources.length) {
-          const s = batch.resources;
-          await q.query(PG.insertResources(S, o.overwrite), [
-            s.map((r) => r.id),
-            s.map((r) => r.workingMemory),
-            s.map((r) => json(r.metadata)),
-            s.map((r) => r.createdAt),
-            s.map((r) => r.updatedAt),
-          ]);
-        }
-        await q.query("COMMIT");
-      } catch (e) {
-        await q.query("ROLLBACK").catch(() => undefined);
-        throw storeError("mastra-write", `${place.uri}: writing Mastra rows failed: ${(e as Error).message}`, {}, e);
-      } finally {
-        tx?.release();
-      }
-    },
+    write: (batch, o) => writeBatch(c, S, place.uri, batch, o.overwrite),
     close: () => c.end(),
   };
+}
+
+/** One batch in one transaction (a pool's own client when the connection is a pool), as `@mastra/pg` writes rows. */
+async function writeBatch(c: Queryable, S: string, uri: string, batch: MastraBatch, overwrite: boolean): Promise<void> {
+  const tx = "totalCount" in c ? await (c as unknown as pg.Pool).connect() : undefined;
+  const q = tx ?? c;
+  try {
+    await q.query("BEGIN");
+    if (batch.table === "threads") {
+      const t = batch.threads;
+      if (t.length)
+        await q.query(PG.insertThreads(S, overwrite), [
+          t.map((r) => r.id),
+          t.map((r) => r.resourceId),
+          t.map((r) => r.title),
+          t.map((r) => json(r.metadata)),
+          t.map((r) => r.createdAt),
+          t.map((r) => r.updatedAt),
+        ]);
+      const m = batch.messages;
+      if (m.length)
+        await q.query(PG.insertMessages(S, overwrite), [
+          m.map((r) => r.id),
+          m.map((r) => r.threadId),
+          m.map((r) => r.content),
+          m.map((r) => r.role),
+          m.map((r) => r.type),
+          m.map((r) => r.createdAt),
+          m.map((r) => r.resourceId),
+        ]);
+    } else if (batch.resources.length) {
+      const s = batch.resources;
+      await q.query(PG.insertResources(S, overwrite), [
+        s.map((r) => r.id),
+        s.map((r) => r.workingMemory),
+        s.map((r) => json(r.metadata)),
+        s.map((r) => r.createdAt),
+        s.map((r) => r.updatedAt),
+      ]);
+    }
+    await q.query("COMMIT");
+  } catch (e) {
+    await q.query("ROLLBACK").catch(() => undefined);
+    throw storeError("mastra-write", `${uri}: writing Mastra rows failed: ${(e as Error).message}`, {}, e);
+  } finally {
+    tx?.release();
+  }
 }

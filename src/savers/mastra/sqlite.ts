@@ -23,7 +23,7 @@ type DB = BetterSqlite3.Database;
 type Raw = Record<string, unknown> & { metadata: string | null; bad: number; mtype: string };
 
 /** The tables of an SQLite file. */
-export const sqliteTables = (db: DB): Set<string> => new Set(db.prepare(SQ.tables).pluck().all() as string[]);
+const tableNames = (db: DB): Set<string> => new Set(db.prepare(SQ.tables).pluck().all() as string[]);
 
 /** Open the file: read-only, or to write (created with its folder when missing). */
 export async function openMastraSqliteDb(path: string, uri: string, write: boolean): Promise<DB> {
@@ -83,7 +83,7 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
     });
   const q = <T>(sql: string) => db.prepare(sql) as BetterSqlite3.Statement<unknown[], T>;
   const has = () => {
-    const t = sqliteTables(db);
+    const t = tableNames(db);
     return Object.values(MASTRA_TABLES).every((n) => t.has(n));
   };
   const messages = (threadId: string) => q<MastraMessageRow>(SQ.messages).all(threadId);
@@ -134,68 +134,75 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
         orphanMessages: r.orphanMessages!,
       };
     },
-    async *scan(batchSize) {
-      const n = Math.max(1, batchSize);
-      for (let after: string | null = null; ; ) {
-        const rows = q<Raw>(SQ.threadRows).all({ after, limit: n });
-        if (rows.length === 0) break;
-        const threads = rows.map(threadOf);
-        yield { table: "threads", threads, messages: threads.flatMap((t) => messages(t.id)) };
-        after = rows[rows.length - 1]!.id as string;
-      }
-      for (let after: string | null = null; ; ) {
-        const rows = q<Raw>(SQ.resourceRows).all({ after, limit: n });
-        if (rows.length === 0) break;
-        yield { table: "resources", resources: rows.map(resourceOf) };
-        after = rows[rows.length - 1]!.id as string;
-      }
-    },
+    scan: (batchSize) => scanSqlite(db, batchSize),
     async existing(table, ids) {
       const found = new Set<string>();
       const stmt = db.prepare(`SELECT id FROM ${MASTRA_TABLES[table]} WHERE id = ?`).pluck();
       for (const id of ids) if (stmt.get(id) !== undefined) found.add(id);
       return found;
     },
-    async write(batch: MastraBatch, o) {
-      const verb = o.overwrite ? "INSERT OR REPLACE" : "INSERT";
-      db.transaction(() => {
-        if (batch.table === "threads") {
-          const t = db.prepare(SQ.insertThread(verb));
-          for (const r of batch.threads)
-            t.run({
-              id: r.id,
-              resourceId: r.resourceId,
-              title: r.title,
-              metadata: json(r.metadata),
-              createdAt: r.createdAt,
-              updatedAt: r.updatedAt,
-            });
-          const m = db.prepare(SQ.insertMessage(verb));
-          for (const r of batch.messages)
-            m.run({
-              id: r.id,
-              threadId: r.threadId,
-              content: r.content,
-              role: r.role,
-              type: r.type,
-              createdAt: r.createdAt,
-              resourceId: r.resourceId,
-            });
-        } else {
-          const s = db.prepare(SQ.insertResource(verb));
-          for (const r of batch.resources)
-            s.run({
-              id: r.id,
-              workingMemory: r.workingMemory,
-              metadata: json(r.metadata),
-              createdAt: r.createdAt,
-              updatedAt: r.updatedAt,
-            });
-        }
-      })();
-    },
+    write: async (batch, o) => writeBatch(db, batch, o.overwrite),
     async close() {
       if (db.open) db.close();
     },
   };
+}
+
+/** Threads with their messages (`batchSize` threads a batch), then resources, each by id. */
+async function* scanSqlite(db: DB, batchSize: number): AsyncIterable<MastraBatch> {
+  const n = Math.max(1, batchSize);
+  const messages = db.prepare(SQ.messages);
+  for (let after: string | null = null; ; ) {
+    const rows = db.prepare(SQ.threadRows).all({ after, limit: n }) as Raw[];
+    if (rows.length === 0) break;
+    const threads = rows.map(threadOf);
+    yield { table: "threads", threads, messages: threads.flatMap((t) => messages.all(t.id) as MastraMessageRow[]) };
+    after = rows[rows.length - 1]!.id as string;
+  }
+  for (let after: string | null = null; ; ) {
+    const rows = db.prepare(SQ.resourceRows).all({ after, limit: n }) as Raw[];
+    if (rows.length === 0) break;
+    yield { table: "resources", resources: rows.map(resourceOf) };
+    after = rows[rows.length - 1]!.id as string;
+  }
+}
+
+/** One batch in one transaction, metadata as LibSQL writes it (JSONB). */
+function writeBatch(db: DB, batch: MastraBatch, overwrite: boolean): void {
+  const verb = overwrite ? "INSERT OR REPLACE" : "INSERT";
+  db.transaction(() => {
+    if (batch.table === "threads") {
+      const t = db.prepare(SQ.insertThread(verb));
+      for (const r of batch.threads)
+        t.run({
+          id: r.id,
+          resourceId: r.resourceId,
+          title: r.title,
+          metadata: json(r.metadata),
+          createdAt: r.createdAt,
+          updatedAt: r.updatedAt,
+        });
+      const m = db.prepare(SQ.insertMessage(verb));
+      for (const r of batch.messages)
+        m.run({
+          id: r.id,
+          threadId: r.threadId,
+          content: r.content,
+          role: r.role,
+          type: r.type,
+          createdAt: r.createdAt,
+          resourceId: r.resourceId,
+        });
+    } else {
+      const s = db.prepare(SQ.insertResource(verb));
+      for (const r of batch.resources)
+        s.run({
+          id: r.id,
+          workingMemory: r.workingMemory,
+          metadata: json(r.metadata),
+          createdAt: r.createdAt,
+          updatedAt: r.updatedAt,
+        });
+    }
+  })();
 }
