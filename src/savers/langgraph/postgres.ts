@@ -589,16 +589,23 @@ function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgRea
 /** Many threads' chains in one round trip (`ls` of a DeltaChannel store: one query a page of threads). */
 function deltaChainsOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
   return async (starts, namespace, channel, limit) => {
-    const rows = await q<PgChainRow & { thread: string }>(PG_READ.deltaChains(S, Boolean(info.taskPath)), [
-      starts.map((s) => s.threadId),
-      starts.map((s) => s.fromId),
-      namespace,
-      channel,
-      limit,
-    ]);
-    const byThread = new Map<string, PgChainRow[]>();
+    const rows = await q<PgChainRow & { thread: string; depth: number }>(
+      PG_READ.deltaChains(S, Boolean(info.taskPath)),
+      [starts.map((s) => s.threadId), starts.map((s) => s.fromId), namespace, channel, limit],
+    );
+    const byThread = new Map<string, Array<PgChainRow & { depth: number }>>();
     for (const r of rows) (byThread.get(r.thread) ?? byThread.set(r.thread, []).get(r.thread)!).push(r);
-    return new Map([...byThread].map(([t, rs]) => [t, chainRowsOf(rs, channel)]));
+    const cmp = (a: string | null, b: string | null) =>
+      a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
+    return new Map(
+      [...byThread].map(([t, rs]) => [
+        t,
+        chainRowsOf(
+          rs.sort((a, b) => a.depth - b.depth || cmp(a.task_id, b.task_id) || a.idx - b.idx),
+          channel,
+        ),
+      ]),
+    );
   };
 }
 

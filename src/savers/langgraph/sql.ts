@@ -272,7 +272,8 @@ export const PG_READ = {
          FROM chain LEFT JOIN ${S}checkpoint_writes w ON w.thread_id = $1 AND w.checkpoint_ns = $2
               AND w.checkpoint_id = chain.id AND w.channel = $4
          ORDER BY chain.depth, w.task_id, w.idx`,
-  /** `deltaChain` of many threads: seeds ($1 thread ids, $2 start ids), namespace $3, channel $4, limit $5 */
+  /** `deltaChain` of many threads: seeds ($1 thread ids, $2 start ids), namespace $3, channel $4, limit $5; unsorted
+   * (the server would sort the payloads on disk: the reader orders the rows by thread, depth, task_id, idx) */
   deltaChains: (S: string, taskPath: boolean) =>
     `WITH RECURSIVE seed(thread, id) AS (SELECT * FROM unnest($1::text[], $2::text[])),
          chain(thread, id, parent, btype, blob, inline, has_inline, depth) AS (
@@ -288,11 +289,10 @@ export const PG_READ = {
                 LEFT JOIN ${S}checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
                 AND b.channel = $4 AND b.version = c.checkpoint -> 'channel_versions' ->> $4 AND b.type <> 'empty'
            WHERE chain.btype IS NULL AND NOT chain.has_inline AND chain.depth + 1 < $5)
-         SELECT chain.thread, chain.id, chain.parent, chain.btype, chain.blob, chain.inline, chain.has_inline, w.task_id, w.idx,
-                w.type AS wtype, w.blob AS wvalue, ${taskPath ? "w.task_path" : "''"} AS task_path
+         SELECT chain.thread, chain.depth, chain.id, chain.parent, chain.btype, chain.blob, chain.inline, chain.has_inline,
+                w.task_id, w.idx, w.type AS wtype, w.blob AS wvalue, ${taskPath ? "w.task_path" : "''"} AS task_path
          FROM chain LEFT JOIN ${S}checkpoint_writes w ON w.thread_id = chain.thread AND w.checkpoint_ns = $3
-              AND w.checkpoint_id = chain.id AND w.channel = $4
-         ORDER BY chain.thread, chain.depth, w.task_id, w.idx`,
+              AND w.checkpoint_id = chain.id AND w.channel = $4`,
   blobs: (S: string, cols: string) =>
     `SELECT ${cols} FROM ${S}checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
   writes: (S: string, taskPath: boolean) =>
