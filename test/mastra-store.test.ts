@@ -12,46 +12,8 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../src/generated/types.js";
 import { runCli } from "./helpers/cli-io.js";
-import { runPeer } from "./helpers/peers.js";
+import { MASTRA_SPEC, type MastraThreadBack, writeMastra } from "./helpers/mastra.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
-
-/** What Mastra's own APIs answer for one thread (test/peers/scripts/mastra-common.mjs readBack). */
-export interface MastraThreadBack {
-  id: string;
-  resourceId: string;
-  title: string | null;
-  metadata: unknown;
-  createdAt: string;
-  updatedAt: string;
-  workingMemory: string | null;
-  messages: Array<{
-    id: string;
-    role: string;
-    type: string | null;
-    createdAt: string;
-    content: Record<string, unknown>;
-  }>;
-}
-
-/** Three resources, four threads, tool calls (one and two per step), reasoning, working memory for two resources. */
-export const SPEC = {
-  threads: [
-    {
-      id: "trip-1",
-      resource: "alice",
-      title: "Trip planning",
-      metadata: { topic: "travel", priority: 2 },
-      turns: [
-        { user: "Weather in Paris and Rome?", tools: ["Paris", "Rome"], reasoning: "Two cities: two calls." },
-        { user: "Thanks! Any advice?", reasoning: "Be brief.", answer: "Pack sunglasses." },
-      ],
-    },
-    { id: "chat-2", resource: "alice", turns: [{ user: "hi" }, { user: "Weather in Oslo?", tool: "Oslo" }] },
-    { id: "bob-1", resource: "bob", title: "Bob's thread", turns: [{ user: "Weather in Lima?", tool: "Lima" }] },
-    { id: "carol-1", resource: "carol", turns: [{ user: "hello", answer: "Hello, Carol." }] },
-  ],
-  workingMemory: { alice: "# Alice\n- Likes: sunny places", bob: "# Bob\n- City: Lima" },
-};
 
 const schemas = pgTestSchemas("ckpt_mastra");
 let dir: string;
@@ -64,11 +26,11 @@ beforeAll(async () => {
   file = join(dir, "mastra.db");
   schema = schemas.schema("src");
   const [a, b] = await Promise.all([
-    runPeer<MastraThreadBack[]>("scripts/mastra-write.mjs", { ...SPEC, store: { kind: "libsql", file } }),
-    runPeer<MastraThreadBack[]>("scripts/mastra-write.mjs", { ...SPEC, store: { kind: "pg", url: PG, schema } }),
+    writeMastra({ kind: "libsql", file }),
+    writeMastra({ kind: "pg", url: PG, schema }),
   ]);
-  want.libsql = a.out;
-  want.pg = b.out;
+  want.libsql = a;
+  want.pg = b;
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -106,9 +68,9 @@ const fileState = (d: string) =>
 
 describe.each(["libsql", "pg"] as const)("a Mastra %s store written by the real packages", (backend) => {
   it("Mastra itself wrote what the spec asked (the peer's own answer is not empty)", () => {
-    expect(want[backend].map((t) => t.id).sort()).toEqual(SPEC.threads.map((t) => t.id).sort());
+    expect(want[backend].map((t) => t.id).sort()).toEqual(MASTRA_SPEC.threads.map((t) => t.id).sort());
     expect(want[backend].every((t) => t.messages.length >= 2)).toBe(true);
-    expect(want[backend].find((t) => t.id === "trip-1")!.workingMemory).toBe(SPEC.workingMemory.alice);
+    expect(want[backend].find((t) => t.id === "trip-1")!.workingMemory).toBe(MASTRA_SPEC.workingMemory.alice);
   });
 
   it("ls lists every thread with its resource, title and message count, as listThreads and recall give them", async () => {

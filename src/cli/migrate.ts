@@ -32,6 +32,7 @@ import { storeAt } from "./input.js";
 import type { OpenedStore } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
 import { migrateIntoLg, migrateLgToLg, refuseOnLangGraph } from "./migrate-langgraph.js";
+import { migrateIntoMastra, migrateMastraToMastra, refuseOnMastra } from "./migrate-mastra.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -247,6 +248,11 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
       `${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}${s.ignored ? `, ignored ${fmtNum(s.ignored)} (not checkpoints${verbose ? "" : "; --verbose lists them"})` : ""}`,
     `  ${(s.bytesRead / 1e6).toFixed(2)} MB read${s.dryRun ? `, ${(s.bytesWritten / 1e6).toFixed(2)} MB would be written` : ""} in ${(s.elapsedMs / 1000).toFixed(2)} s: ${fmtNum(Math.round(s.recordsPerSecond))} records/s, ${s.mbPerSecond.toFixed(2)} MB/s${s.writers > 1 ? ` (${s.writers} writers)` : ""}`,
   ];
+  const rows = (s as { rows?: { threads: number; messages: number; resources: number } }).rows;
+  if (rows)
+    lines.push(
+      `  Mastra memory ${s.dryRun ? "to write" : "written"}: ${fmtNum(rows.threads)} thread(s) with ${fmtNum(rows.messages)} message(s), ${fmtNum(rows.resources)} resource(s) with working memory`,
+    );
   if (s.journalMissing)
     lines.push(
       `  the journal named ${fmtNum(s.journalMissing)} record(s) the target no longer held (restarted empty, restored?): written again`,
@@ -418,7 +424,11 @@ interface Ends {
  * Which layout the target is asked to take when empty: LangGraph's for a LangGraph history, for `--to-format
  * langgraph` and for `--to-library`; else ckpt's own. A LangGraph history goes to a sqlite:/postgres:// store only.
  */
-function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "ckpt" {
+function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "ckpt" | "mastra" {
+  // a Mastra store's memory goes to Mastra's tables in a database (unless documents are asked for: --to-format)
+  const db = to.kind === "sqlite" || to.kind === "postgres";
+  if (db && (to.params.get("layout") === "mastra" || args.toFormat === "mastra")) return "mastra";
+  if (db && source.layout === "mastra" && args.toFormat === undefined) return "mastra";
   if (source.layout === "langgraph") {
     if (to.kind !== "sqlite" && to.kind !== "postgres")
       throw usageError(
@@ -434,8 +444,13 @@ function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "c
  * forces, LangGraph's for a LangGraph history or for a SQLite file that does not exist yet and is asked to be one.
  * Else its tables tell, once it is open (opening a store that exists creates nothing).
  */
-function knownLayout(to: SaverUri, want: "langgraph" | "ckpt", source: OpenedStore): OpenedStore["layout"] | undefined {
+function knownLayout(
+  to: SaverUri,
+  want: "langgraph" | "ckpt" | "mastra",
+  source: OpenedStore,
+): OpenedStore["layout"] | undefined {
   if ((to.kind !== "sqlite" && to.kind !== "postgres") || to.params.get("layout") === "ckpt") return "ckpt";
+  if (to.params.get("layout") === "mastra") return "mastra";
   if (to.params.get("layout") === "langgraph" || source.layout === "langgraph") return "langgraph";
   if (want === "langgraph" && to.kind === "sqlite" && !existsSync(to.location)) return "langgraph";
   return undefined;
@@ -448,6 +463,10 @@ function refuseOptions(
   to: string,
   ns: { from?: string; to?: string },
 ): void {
+  if (layouts.target === "mastra" || layouts.source === "mastra") {
+    refuseOnMastra({ ...args, toNamespace: ns.to }, layouts, to);
+    if (layouts.target === "mastra") return;
+  }
   if (layouts.target === "langgraph") {
     refuseOnLangGraph(
       { ...args, toNamespace: ns.to, namespace: ns.from !== undefined ? [ns.from] : args.namespace },
@@ -476,8 +495,8 @@ async function openTarget(args: Args, io: CliIO, source: OpenedStore, to: SaverU
     want: wantOf(args, source, to),
     dryRun: args.dryRun,
   });
-  const writers =
-    target.layout !== "langgraph" && source.layout !== "langgraph" ? await openWriters(to, args.jobs, io.env) : [];
+  const own = (l: OpenedStore["layout"]) => l !== "langgraph" && l !== "mastra";
+  const writers = own(target.layout) && source.layout !== "langgraph" ? await openWriters(to, args.jobs, io.env) : [];
   return { source, target, writers };
 }
 
@@ -578,6 +597,11 @@ async function runEngine(
 ): Promise<MigrateSummary> {
   const { source, target } = ends;
   const hooks = { journal: o.journal, onProgress: o.onProgress };
+  if (target.layout === "mastra") {
+    if (source.layout === "mastra") return migrateMastraToMastra(source.store, target.store, args, hooks);
+    const namespaces = o.fromNs !== undefined ? [o.fromNs] : args.namespace?.length ? args.namespace : undefined;
+    return migrateIntoMastra(source.saver, target.store, namespaces, args, hooks);
+  }
   if (target.layout === "langgraph") {
     if (source.layout === "langgraph") return migrateLgToLg(source.store, target.store, args, hooks);
     const namespaces = o.fromNs !== undefined ? [o.fromNs] : args.namespace?.length ? args.namespace : undefined;

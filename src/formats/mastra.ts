@@ -53,7 +53,6 @@ export interface MastraRow {
 }
 
 export interface MastraDocument {
-  store?: string;
   thread: {
     id: string;
     resourceId: string;
@@ -520,8 +519,7 @@ export const mastraAdapter: FormatAdapter<MastraDocument> = {
     if (native.resource?.workingMemory != null)
       state.workingMemory = { resource: native.resource.id, text: native.resource.workingMemory };
     const ext: Obj = { thread: without(t, ["id"]) ?? {}, resource: native.resource };
-    if (native.store !== undefined) ext.store = native.store;
-    const extra = without(native, ["store", "thread", "resource", "messages", "unreadable"]);
+    const extra = without(native, ["thread", "resource", "messages", "unreadable"]);
     if (extra) ext.extra = extra;
     return {
       schemaVersion: 1,
@@ -583,7 +581,6 @@ export const mastraAdapter: FormatAdapter<MastraDocument> = {
             };
     }
     const out: MastraDocument = { thread, resource, messages };
-    if (typeof e?.store === "string") return { store: e.store, ...out, ...(e.extra as Obj | undefined) };
     return { ...out, ...(e?.extra as Obj | undefined) };
   },
   lint(native, doc) {

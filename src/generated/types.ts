@@ -1300,7 +1300,6 @@ providerMetadata?: {
 }
 
 export interface MastraThread {
-store?: string
 thread: {
 id: string
 resourceId: string

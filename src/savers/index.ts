@@ -197,7 +197,7 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
   } else checkPath(u, readOnly);
   if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt" && forced !== "langgraph") {
     // a foreign layout (Mastra's tables, …): forced by ?layout=, or found in the store's tables
-    const foreign = await openForeign(u, { readOnly, want: opts.want });
+    const foreign = await openForeign(u, { readOnly, want: opts.want, dryRun: opts.dryRun });
     if (foreign) return foreign;
   }
   if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt") {

@@ -79,6 +79,8 @@ export interface ForeignOpenOptions {
   readOnly: boolean;
   /** an empty store opened to write is set up in this layout */
   want?: string;
+  /** opened for a dry run: an SQLite file that does not exist yet is planned against an empty database in memory */
+  dryRun?: boolean;
 }
 
 /** The tables of an SQLite file (read-only, closed again), or of a PostgreSQL schema. */
@@ -143,7 +145,7 @@ export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<O
   }
   const opened =
     u.kind === "sqlite"
-      ? await layout.sqlite(u.location, u.redacted, !o.readOnly)
+      ? await layout.sqlite(missingFile && o.dryRun ? ":memory:" : u.location, u.redacted, !o.readOnly)
       : await layout.postgres(u.location, u.redacted, schema, !o.readOnly);
   return { layout: name, uri: u, ...opened } as OpenedForeign;
 }

@@ -169,6 +169,9 @@ async function writeBatch(c: Queryable, S: string, uri: string, batch: MastraBat
     await q.query("BEGIN");
     if (batch.table === "threads") {
       const t = batch.threads;
+      // a thread written over is the source's whole: its messages the source does not hold go
+      if (overwrite && t.length)
+        await q.query(`DELETE FROM ${S}mastra_messages WHERE thread_id = ANY($1::text[])`, [t.map((r) => r.id)]);
       if (t.length)
         await q.query(PG.insertThreads(S, overwrite), [
           t.map((r) => r.id),

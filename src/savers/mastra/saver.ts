@@ -18,8 +18,6 @@ export interface UnreadableRow {
 
 /** The `mastra` format's document: one thread of a Mastra store. */
 export interface MastraThreadDocument {
-  /** the store the thread was read from (redacted URI) */
-  store: string;
   thread: Omit<MastraThreadRow, "unreadable">;
   /** the thread's resource with its working memory, null when the store has no row for it */
   resource: {
@@ -79,7 +77,7 @@ export async function threadDocument(store: MastraStore, threadId: string): Prom
         updatedAt: res.updatedAt,
       }
     : null;
-  return { store: store.uri, thread: t, resource, messages, ...(unreadable.length ? { unreadable } : {}) };
+  return { thread: t, resource, messages, ...(unreadable.length ? { unreadable } : {}) };
 }
 
 /** The Saver view of a Mastra store: read-only; writing Mastra stores is `ckpt migrate`'s. */

@@ -110,9 +110,13 @@ CREATE TABLE IF NOT EXISTS ${S}mastra_resources (
   "createdAtZ" TIMESTAMPTZ DEFAULT NOW(),
   "updatedAtZ" TIMESTAMPTZ DEFAULT NOW()
 );
-CREATE INDEX IF NOT EXISTS ${ident(`${p}mastra_threads_resourceid_createdat_idx`)} ON ${S}mastra_threads ("resourceId", "createdAt" DESC);
-CREATE INDEX IF NOT EXISTS ${ident(`${p}mastra_messages_thread_id_createdat_idx`)} ON ${S}mastra_messages (thread_id, "createdAt" DESC);`;
+${index(`${p}mastra_threads_resourceid_createdat_idx`, `${S}mastra_threads ("resourceId", "createdAt" DESC)`)}
+${index(`${p}mastra_messages_thread_id_createdat_idx`, `${S}mastra_messages (thread_id, "createdAt" DESC)`)}`;
 };
+
+/** An index as @mastra/pg makes it: none when its name is over 63 characters (Mastra's identifier check refuses it). */
+const index = (name: string, on: string) =>
+  name.length > 63 ? "" : `CREATE INDEX IF NOT EXISTS ${ident(name)} ON ${on};`;
 
 /**
  * A time as Mastra reads it (`row.createdAtZ || row.createdAt`: the `timestamptz` copy, else the `timestamp` it wrote

@@ -172,6 +172,11 @@ function writeBatch(db: DB, batch: MastraBatch, overwrite: boolean): void {
   const verb = overwrite ? "INSERT OR REPLACE" : "INSERT";
   db.transaction(() => {
     if (batch.table === "threads") {
+      // a thread written over is the source's whole: its messages the source does not hold go
+      if (overwrite) {
+        const del = db.prepare("DELETE FROM mastra_messages WHERE thread_id = ?");
+        for (const r of batch.threads) del.run(r.id);
+      }
       const t = db.prepare(SQ.insertThread(verb));
       for (const r of batch.threads)
         t.run({
