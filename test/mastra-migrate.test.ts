@@ -4,7 +4,16 @@
  * the real `@mastra/pg` / `@mastra/libsql` (listThreads, recall, getWorkingMemory), which must answer what they
  * answer for the source. The tables ckpt creates are compared with the ones Mastra's own init creates.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync, readFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  mkdirSync,
+  readFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -186,6 +195,53 @@ describe("Mastra threads to and from other formats through the canonical model",
       (m.content.parts as Array<{ type: string; text?: string }>).filter((p) => p.type === "text").map((p) => p.text!),
     );
     expect(texts).toEqual(want);
+  });
+
+  it("a LangGraph store into Mastra memory: the real @mastra/libsql recalls each thread's conversation in order", async () => {
+    const lg = join(dir, "lg.sqlite");
+    copyFileSync("fixtures/langgraph/python-a.sqlite", lg);
+    const out = join(dir, "from-langgraph.db");
+    const strict = await runCli(["migrate", "--from", `sqlite:${lg}`, "--to", `sqlite:${out}?layout=mastra`]);
+    expect(strict.code).toBe(5); // LangGraph's own data (the tuple, kwargs, interrupts) has no place in Mastra memory
+    expect(strict.out).toMatch(/rejected: .*a-chat-1.*would drop .*\/ext\/langgraph/);
+    const r = await runCli([
+      "migrate",
+      "--from",
+      `sqlite:${lg}`,
+      "--to",
+      `sqlite:${out}?layout=mastra`,
+      "--allow-lossy",
+    ]);
+    expect(r.code, r.out + r.err).toBe(0);
+    const got = await readMastra({ kind: "libsql", file: out });
+    const chat = got.find((t) => t.id === "a-chat-1")!;
+    const cp = JSON.parse((await runCli(["show", `sqlite:${lg}#a-chat-1`, "--json"])).out) as Checkpoint;
+    const textsOf = (ms: Array<{ role: string; content?: unknown }>) =>
+      ms.flatMap((m) =>
+        (Array.isArray(m.content) ? (m.content as Array<{ type: string; text?: string }>) : [])
+          .filter((c) => c.type === "text")
+          .map((c) => `${m.role}:${c.text}`),
+      );
+    const fromMastra = chat.messages.flatMap((m) =>
+      (m.content.parts as Array<{ type: string; text?: string }>)
+        .filter((p) => p.type === "text")
+        .map((p) => `${m.role}:${p.text}`),
+    );
+    expect(fromMastra).toEqual(textsOf(cp.messages.filter((m) => m.role !== "toolResult") as never));
+    expect(fromMastra.length).toBeGreaterThan(3);
+    // and the tool results ride on their calls
+    const results = chat.messages.flatMap((m) =>
+      (m.content.parts as Array<{ type: string; toolInvocation?: { toolCallId: string; result?: unknown } }>)
+        .filter((p) => p.type === "tool-invocation")
+        .map((p) => [p.toolInvocation!.toolCallId, p.toolInvocation!.result]),
+    );
+    const want = cp.messages
+      .filter((m) => m.role === "toolResult")
+      .map((m) => [
+        (m as { toolCallId: string }).toolCallId,
+        (m as { content: Array<{ text: string }> }).content[0]!.text,
+      ]);
+    expect(results).toEqual(want);
   });
 
   it("and out: a Mastra store to deep-agent files keeps the conversation (roles, texts, tool calls and results)", async () => {

@@ -402,7 +402,7 @@ export function documentsAsMastraSource(
           const name = `${rec.namespace}#${rec.threadId}`;
           const r = checkRecord(name, rec.text, { toFormat: "mastra", allowLossy: o.allowLossy }, rec.threadId);
           if (!r.ok) {
-            o.reject({ namespace: rec.namespace, threadId: rec.threadId, reason: r.reason });
+            o.reject({ namespace: rec.namespace, threadId: rec.threadId, reason: r.reason, file: name });
             continue;
           }
           const rows = rowsOfDocument(r.value as MastraDocument);

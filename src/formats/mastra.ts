@@ -546,13 +546,24 @@ export const mastraAdapter: FormatAdapter<MastraDocument> = {
     if (cp.interrupt !== undefined)
       lossy.push({ pointer: "/interrupt", field: "interrupt", reason: "Mastra memory keeps no pending interrupt" });
     const messages: MastraRow[] = [];
+    // Mastra orders a thread's messages by createdAt alone: rows written from another format (one time for a whole
+    // conversation, or none) get strictly increasing times, a millisecond apart where they would tie
+    let last = Number.NEGATIVE_INFINITY;
     for (const g of groups(cp)) {
       const row = groupToRow(g, cp, lossy);
-      if (row) messages.push(row);
+      if (!row) continue;
+      const t = Date.parse(row.createdAt);
+      if (mext(g.items[0]) === undefined && Number.isFinite(t) && t <= last)
+        row.createdAt = new Date(last + 1).toISOString();
+      last = Math.max(last, Date.parse(row.createdAt));
+      messages.push(row);
     }
     const { workingMemory, ...rest } = cp.state as { workingMemory?: { resource?: string; text?: string } };
+    // (an empty list or map — deep-agent's todos and files of a run that made none — holds nothing to lose)
+    const empty = (v: unknown) => (Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
     for (const k of Object.keys(rest).sort())
-      lossy.push({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "Mastra memory keeps only working memory" });
+      if (!empty((rest as Obj)[k]))
+        lossy.push({ pointer: `/state/${escapePtr(k)}`, field: k, reason: "Mastra memory keeps only working memory" });
     const times = envelopeTimes(cp);
     const epoch = new Date(0).toISOString();
     const t = (e?.thread as Obj | undefined) ?? {};
