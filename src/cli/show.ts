@@ -114,11 +114,14 @@ export function renderTranscript(
       bold("pending interrupt: ") +
         `${clip(stringifyJson(cp.interrupt.toolCall.args) ?? "null", max)} ${dim(`[${cp.interrupt.toolCall.toolCallId}]`)}`,
     );
-  } else if (cp.interrupt)
-    out.push(
-      bold("pending approval: ") +
-        `${cp.interrupt.toolCall.toolName} [${cp.interrupt.toolCall.toolCallId}] at step ${cp.interrupt.step}`,
-    );
+  } else if (cp.interrupt) {
+    // several approvals pending at once (an Agents SDK run paused on two tool calls): each on its own line
+    const all = Array.isArray(cp.interrupt.approvals)
+      ? (cp.interrupt.approvals as (typeof cp.interrupt.toolCall)[])
+      : [];
+    for (const tc of all.length > 1 ? all : [cp.interrupt.toolCall])
+      out.push(bold("pending approval: ") + `${tc.toolName} [${tc.toolCallId}] at step ${cp.interrupt.step}`);
+  }
   return out.join("\n") + "\n";
 }
 

@@ -16,6 +16,8 @@ import { swarmerAdapter } from "./swarmer.js";
 import { deepagentAdapter } from "./deepagent.js";
 import { langgraphAdapter } from "./langgraph/adapter.js";
 import { mastraAdapter } from "./mastra.js";
+import { openaiAgentsAdapter } from "./openai-agents/run-state.js";
+import { openaiAgentsItemsAdapter } from "./openai-agents/session.js";
 import { unbundle } from "./bundle.js";
 
 export const adapters: Record<FormatName, FormatAdapter> = {
@@ -29,6 +31,8 @@ export const adapters: Record<FormatName, FormatAdapter> = {
   deepagent: deepagentAdapter,
   langgraph: langgraphAdapter as FormatAdapter,
   mastra: mastraAdapter as FormatAdapter,
+  "openai-agents": openaiAgentsAdapter as FormatAdapter,
+  "openai-agents-items": openaiAgentsItemsAdapter as FormatAdapter,
 };
 
 export function isFormatName(s: string): s is FormatName {

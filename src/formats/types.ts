@@ -18,6 +18,8 @@ export const FORMAT_NAMES = [
   "deepagent",
   "langgraph",
   "mastra",
+  "openai-agents",
+  "openai-agents-items",
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -198,6 +198,27 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/formats/mastra/thread.json"
   },
   {
+    "name": "formats/openai-agents/items",
+    "id": "https://ckpt.dev/schemas/v1/formats/openai-agents/items.json",
+    "title": "OaItems",
+    "description": "A session's item list (AgentInputItem[]: what Session.getItems returns and a run takes as input), as the SDK's protocol.ModelItem reads each item. Derived by scripts/openai-agents-schemas.mjs from @openai/agents-core 0.20.0 (zod's JSON Schema export, input side); do not edit.",
+    "file": "schemas/formats/openai-agents/items.json"
+  },
+  {
+    "name": "formats/openai-agents/run-state",
+    "id": "https://ckpt.dev/schemas/v1/formats/openai-agents/run-state.json",
+    "title": "OaRunState",
+    "description": "An OpenAI Agents SDK RunState (result.state.toString(), read by RunState.fromString): the fields of sdk-run-state.json (the SDK's zod schema, one for every $schemaVersion 1.0–1.22 the JS SDK 0.20.0 reads), plus what differs by version — a field or item kind added in version N is refused in a state of an earlier version (RunState.fromString's version checks). Not covered: the checks fromString makes against the agent graph it is given (agent and tool names, approval and invocation bookkeeping), sandbox session-state envelope versions, and tool_search or program items inside protocol items (only run items are checked).",
+    "file": "schemas/formats/openai-agents/run-state.json"
+  },
+  {
+    "name": "formats/openai-agents/sdk-run-state",
+    "id": "https://ckpt.dev/schemas/v1/formats/openai-agents/sdk-run-state.json",
+    "title": "OaSdkRunState",
+    "description": "The fields of a RunState as RunState.fromString's zod schema (SerializedRunState) reads them, for every $schemaVersion (current 1.22); what differs by version is in run-state.json. Derived by scripts/openai-agents-schemas.mjs from @openai/agents-core 0.20.0 (zod's JSON Schema export, input side); do not edit.",
+    "file": "schemas/formats/openai-agents/sdk-run-state.json"
+  },
+  {
     "name": "formats/phi-core/messages",
     "id": "https://ckpt.dev/schemas/v1/formats/phi-core/messages.json",
     "title": "PhiCoreMessages",

@@ -1338,6 +1338,1406 @@ reason: string
  * A Mastra message's content, format 2 (MastraMessageContentV2 of @mastra/core 1.x): the JSON text of mastra_messages.content. AI SDK 4-style UI parts plus Mastra's own (step-start with model, error, source-document, data-*), each part optionally with createdAt (epoch ms) and providerMetadata. Mastra parses the text without a schema and hands the object to its MessageList; objects are open (unknown keys are carried along).
  */
 
+export type OaModelItem = ({
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type?: "message"
+role: "user"
+content: (OaUserContent[] | string)
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type?: "message"
+role: "assistant"
+phase?: ("commentary" | "final_answer")
+status: ("in_progress" | "completed" | "incomplete")
+content: OaAssistantContent[]
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type?: "message"
+role: "system"
+content: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "tool_search_call"
+call_id?: (string | null)
+callId?: (string | null)
+execution?: ("client" | "server")
+arguments: unknown
+status?: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+toolSearchAgentName?: string
+toolSearchMcpToolNames?: string[]
+type: "tool_search_output"
+call_id?: (string | null)
+callId?: (string | null)
+execution?: ("client" | "server")
+status?: string
+tools: {
+[k: string]: unknown
+}[]
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "hosted_tool_call"
+name: string
+arguments?: string
+status?: string
+output?: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "program"
+callId: string
+code: string
+fingerprint: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "program_output"
+callId: string
+output: string
+status: ("completed" | "incomplete")
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call"
+callId: string
+name: string
+namespace?: string
+status?: ("in_progress" | "completed" | "incomplete")
+arguments: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "computer_call"
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+action?: OacomputerActions
+actions?: OaDef1
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "shell_call"
+callId: string
+status?: ("in_progress" | "completed" | "incomplete")
+action: OaShellAction
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "apply_patch_call"
+callId: string
+status: ("in_progress" | "completed")
+operation: OaApplyPatchOperation
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call_result"
+name: string
+namespace?: string
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+caller?: OaToolCaller
+output: (string | OaToolCallOutputContent | OaDef4)
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "computer_call_result"
+callId: string
+output: OaComputerToolOutput
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "shell_call_output"
+callId: string
+status?: ("in_progress" | "completed" | "incomplete")
+maxOutputLength?: number
+output: OaShellCallOutputContent[]
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "apply_patch_call_output"
+callId: string
+status: ("completed" | "failed")
+output?: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "reasoning"
+content: OaInputText[]
+rawContent?: OaReasoningText[]
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "compaction"
+encrypted_content: string
+created_by?: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "unknown"
+})
+
+export type OaUserContent = ({
+providerData?: {
+[k: string]: unknown
+}
+type: "input_text"
+text: string
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "input_image"
+image?: (string | {
+id: string
+})
+detail?: string
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "input_file"
+file?: ((string | {
+id: string
+}) | {
+url: string
+})
+filename?: string
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "audio"
+audio: (string | {
+id: string
+})
+format?: (string | null)
+transcript?: (string | null)
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+})
+
+export type OaAssistantContent = ({
+providerData?: {
+[k: string]: unknown
+}
+type: "output_text"
+text: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "refusal"
+refusal: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "audio"
+audio: (string | {
+id: string
+})
+format?: (string | null)
+transcript?: (string | null)
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "image"
+image: string
+})
+
+export type OaToolCaller = ({
+type: "direct"
+} | {
+type: "program"
+callerId: string
+})
+
+export type OacomputerActions = ({
+type: "screenshot"
+} | {
+type: "click"
+x: number
+y: number
+button: ("left" | "right" | "wheel" | "back" | "forward")
+} | {
+type: "double_click"
+x: number
+y: number
+} | {
+type: "scroll"
+x: number
+y: number
+scroll_x: number
+scroll_y: number
+} | {
+type: "type"
+text: string
+} | {
+type: "wait"
+} | {
+type: "move"
+x: number
+y: number
+} | {
+type: "keypress"
+keys: string[]
+} | {
+type: "drag"
+path: {
+x: number
+y: number
+}[]
+})
+/**
+ * @minItems 1
+ */
+
+export type OaDef1 = [OacomputerActions, ...(OacomputerActions)[]]
+
+export type OaApplyPatchOperation = ({
+type: "create_file"
+path: string
+diff: string
+} | {
+type: "update_file"
+path: string
+diff: string
+moveTo?: string
+} | {
+type: "delete_file"
+path: string
+})
+
+export type OaToolCallOutputContent = ({
+providerData?: {
+[k: string]: unknown
+}
+type: "text"
+text: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "image"
+image?: (string | (OaDef2 | {
+url: string
+} | {
+fileId: string
+}))
+detail?: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "file"
+file: (string | OaDef3 | {
+url: string
+filename?: string
+} | {
+id: string
+filename?: string
+})
+})
+
+export type OaToolCallStructuredOutput = ({
+providerData?: {
+[k: string]: unknown
+}
+type: "input_text"
+text: string
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "input_image"
+image?: (string | {
+id: string
+})
+detail?: string
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+} | {
+providerData?: {
+[k: string]: unknown
+}
+type: "input_file"
+file?: ((string | {
+id: string
+}) | {
+url: string
+})
+filename?: string
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+})
+
+export type OaDef4 = OaToolCallStructuredOutput[]
+
+export type OaShellCallOutcome = ({
+type: "timeout"
+} | {
+type: "exit"
+exitCode: (number | null)
+})
+/**
+ * A session's item list (AgentInputItem[]: what Session.getItems returns and a run takes as input), as the SDK's protocol.ModelItem reads each item. Derived by scripts/openai-agents-schemas.mjs from @openai/agents-core 0.20.0 (zod's JSON Schema export, input side); do not edit.
+ */
+
+export type OaItems = OaModelItem[]
+
+export interface OaShellAction {
+commands: string[]
+timeoutMs?: number
+maxOutputLength?: number
+}
+
+export interface OaDef2 {
+data: unknown
+mediaType?: string
+}
+
+export interface OaDef3 {
+data: unknown
+mediaType: string
+filename: string
+}
+
+export interface OaComputerToolOutput {
+providerData?: {
+[k: string]: unknown
+}
+type: "computer_screenshot"
+data: string
+}
+
+export interface OaShellCallOutputContent {
+stdout: string
+stderr: string
+outcome: OaShellCallOutcome
+[k: string]: unknown
+}
+
+export interface OaInputText {
+providerData?: {
+[k: string]: unknown
+}
+type: "input_text"
+text: string
+promptCacheBreakpoint?: {
+mode: "explicit"
+}
+}
+
+export interface OaReasoningText {
+providerData?: {
+[k: string]: unknown
+}
+type: "reasoning_text"
+text: string
+}
+
+export type OaRunState = OaSdkRunState
+
+export type OaOutputModelItem = ({
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type?: "message"
+role: "assistant"
+phase?: ("commentary" | "final_answer")
+status: ("in_progress" | "completed" | "incomplete")
+content: OaAssistantContent[]
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "tool_search_call"
+call_id?: (string | null)
+callId?: (string | null)
+execution?: ("client" | "server")
+arguments: unknown
+status?: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+toolSearchAgentName?: string
+toolSearchMcpToolNames?: string[]
+type: "tool_search_output"
+call_id?: (string | null)
+callId?: (string | null)
+execution?: ("client" | "server")
+status?: string
+tools: {
+[k: string]: unknown
+}[]
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "hosted_tool_call"
+name: string
+arguments?: string
+status?: string
+output?: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "program"
+callId: string
+code: string
+fingerprint: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "program_output"
+callId: string
+output: string
+status: ("completed" | "incomplete")
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call"
+callId: string
+name: string
+namespace?: string
+status?: ("in_progress" | "completed" | "incomplete")
+arguments: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "computer_call"
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+action?: OacomputerActions
+actions?: OaDef1
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "shell_call"
+callId: string
+status?: ("in_progress" | "completed" | "incomplete")
+action: OaShellAction
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "apply_patch_call"
+callId: string
+status: ("in_progress" | "completed")
+operation: OaApplyPatchOperation
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call_result"
+name: string
+namespace?: string
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+caller?: OaToolCaller
+output: (string | OaToolCallOutputContent | OaDef4)
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "shell_call_output"
+callId: string
+status?: ("in_progress" | "completed" | "incomplete")
+maxOutputLength?: number
+output: OaShellCallOutputContent[]
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "apply_patch_call_output"
+callId: string
+status: ("completed" | "failed")
+output?: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "reasoning"
+content: OaInputText[]
+rawContent?: OaReasoningText[]
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "compaction"
+encrypted_content: string
+created_by?: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "unknown"
+})
+
+export type OaDef10 = ({
+type: "input_item"
+rawItem: OaModelItem
+agent: {
+name: string
+identity?: string
+}
+inputId: string
+} | {
+type: "message_output_item"
+rawItem: OaAssistantMessageItem
+agent: {
+name: string
+identity?: string
+}
+} | {
+type: "tool_search_call_item"
+rawItem: OaToolSearchCallItem
+agent: {
+name: string
+identity?: string
+}
+} | {
+type: "tool_search_output_item"
+rawItem: OaToolSearchOutputItem
+agent: {
+name: string
+identity?: string
+}
+} | {
+type: "tool_call_item"
+rawItem: (OaToolCallItem | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "hosted_tool_call"
+name: string
+arguments?: string
+status?: string
+output?: string
+caller?: OaToolCaller
+})
+agent: {
+name: string
+identity?: string
+}
+functionToolStateKey?: string
+} | {
+type: "tool_call_output_item"
+rawItem: (((({
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call_result"
+name: string
+namespace?: string
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+caller?: OaToolCaller
+output: (string | OaToolCallOutputContent | OaDef4)
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "computer_call_result"
+callId: string
+output: OaComputerToolOutput
+}) | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "shell_call_output"
+callId: string
+status?: ("in_progress" | "completed" | "incomplete")
+maxOutputLength?: number
+output: OaShellCallOutputContent[]
+caller?: OaToolCaller
+}) | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "apply_patch_call_output"
+callId: string
+status: ("completed" | "failed")
+output?: string
+caller?: OaToolCaller
+}) | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "program_output"
+callId: string
+output: string
+status: ("completed" | "incomplete")
+})
+agent: {
+name: string
+identity?: string
+}
+output: unknown
+customData?: {
+[k: string]: unknown
+}
+executionStatus?: "executed"
+} | {
+type: "reasoning_item"
+rawItem: OaReasoningItem
+agent: {
+name: string
+identity?: string
+}
+} | {
+type: "compaction_item"
+rawItem: OaCompactionItem
+agent: {
+name: string
+identity?: string
+}
+} | {
+type: "handoff_call_item"
+rawItem: OaFunctionCallItem
+agent: {
+name: string
+identity?: string
+}
+} | {
+type: "handoff_output_item"
+rawItem: OaFunctionCallResultItem
+sourceAgent: {
+name: string
+identity?: string
+}
+targetAgent: {
+name: string
+identity?: string
+}
+} | {
+type: "tool_approval_item"
+rawItem: (((({
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call"
+callId: string
+name: string
+namespace?: string
+status?: ("in_progress" | "completed" | "incomplete")
+arguments: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "hosted_tool_call"
+name: string
+arguments?: string
+status?: string
+output?: string
+caller?: OaToolCaller
+}) | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "computer_call"
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+action?: OacomputerActions
+actions?: OaDef1
+}) | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "shell_call"
+callId: string
+status?: ("in_progress" | "completed" | "incomplete")
+action: OaShellAction
+caller?: OaToolCaller
+}) | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "apply_patch_call"
+callId: string
+status: ("in_progress" | "completed")
+operation: OaApplyPatchOperation
+caller?: OaToolCaller
+})
+agent: {
+name: string
+identity?: string
+}
+toolName?: string
+functionToolStateKey?: string
+})
+
+export type OaToolCallItem = ({
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "program"
+callId: string
+code: string
+fingerprint: string
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "computer_call"
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+action?: OacomputerActions
+actions?: OaDef1
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "shell_call"
+callId: string
+status?: ("in_progress" | "completed" | "incomplete")
+action: OaShellAction
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "apply_patch_call"
+callId: string
+status: ("in_progress" | "completed")
+operation: OaApplyPatchOperation
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call"
+callId: string
+name: string
+namespace?: string
+status?: ("in_progress" | "completed" | "incomplete")
+arguments: string
+caller?: OaToolCaller
+} | {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "hosted_tool_call"
+name: string
+arguments?: string
+status?: string
+output?: string
+caller?: OaToolCaller
+})
+
+/**
+ * The fields of a RunState as RunState.fromString's zod schema (SerializedRunState) reads them, for every $schemaVersion (current 1.22); what differs by version is in run-state.json. Derived by scripts/openai-agents-schemas.mjs from @openai/agents-core 0.20.0 (zod's JSON Schema export, input side); do not edit.
+ */
+
+export interface OaSdkRunState {
+$schemaVersion: ("1.0" | "1.1" | "1.2" | "1.3" | "1.4" | "1.5" | "1.6" | "1.7" | "1.8" | "1.9" | "1.10" | "1.11" | "1.12" | "1.13" | "1.14" | "1.15" | "1.16" | "1.17" | "1.18" | "1.19" | "1.20" | "1.21" | "1.22")
+currentTurn: number
+currentAgent: {
+name: string
+identity?: string
+}
+originalInput: (string | OaModelItem[])
+pendingInput?: OaModelItem[]
+modelResponses: OaDef5[]
+context: {
+usage: OaDef6
+approvals: {
+[k: string]: OaDef7
+}
+hostedMcpApprovals?: {
+[k: string]: OaDef7
+}
+functionApprovals?: {
+agentIdentity: string
+approvals: {
+[k: string]: OaDef7
+}
+}[]
+legacyFunctionApprovals?: {
+[k: string]: OaDef7
+}
+approvalInvocations?: {
+agentIdentity: string
+invocations: {
+[k: string]: string
+}
+approvals: {
+[k: string]: OaDef7
+}
+}[]
+context: {
+[k: string]: unknown
+}
+toolInput?: unknown
+}
+toolUseTracker: {
+[k: string]: string[]
+}
+maxTurns: (number | null)
+currentAgentSpan?: ({
+object: "trace.span"
+id: string
+trace_id: string
+parent_id: (string | null)
+started_at: (string | null)
+ended_at: (string | null)
+error: ({
+message: string
+data?: {
+[k: string]: unknown
+}
+} | null)
+span_data: {
+[k: string]: unknown
+}
+previous_span?: OaDef8
+} | null)
+noActiveAgentRun: boolean
+inputGuardrailResults: {
+guardrail: {
+type: "input"
+name: string
+}
+output: {
+tripwireTriggered: boolean
+outputInfo: unknown
+}
+}[]
+initialInputGuardrailsCompleted?: boolean
+outputGuardrailResults: {
+guardrail: {
+type: "output"
+name: string
+}
+agentOutput: unknown
+agent: {
+name: string
+identity?: string
+}
+output: {
+tripwireTriggered: boolean
+outputInfo: unknown
+}
+}[]
+toolInputGuardrailResults?: {
+guardrail: {
+type: "tool_input"
+name: string
+}
+output: OaDef9
+}[]
+toolOutputGuardrailResults?: {
+guardrail: {
+type: "tool_output"
+name: string
+}
+output: OaDef9
+}[]
+currentTurnInProgress?: boolean
+currentStep?: ({
+type: "next_step_handoff"
+newAgent: unknown
+} | {
+type: "next_step_final_output"
+output: string
+responseAccepted?: true
+localFinalizationStarted?: true
+} | {
+type: "next_step_run_again"
+} | {
+type: "next_step_interruption"
+data: {
+[k: string]: unknown
+}
+})
+lastModelResponse?: OaDef5
+generatedItems: OaDef10[]
+currentResponseGeneratedItemOwnership?: {
+generatedItemStartIndex: number
+generatedItemEndIndexExclusive: number
+interruptionGeneratedItemIndexes: number[]
+toolOutputGuardrailResultStartIndex: number
+}
+pendingAgentToolRuns?: {
+[k: string]: string
+}
+pendingAgentToolRunAliases?: {
+[k: string]: string
+}
+lastProcessedResponse?: {
+newItems: OaDef10[]
+toolsUsed: string[]
+handoffs: {
+toolCall: unknown
+handoff: unknown
+targetAgent?: {
+name: string
+identity?: string
+}
+}[]
+functions: {
+toolCall: unknown
+tool: unknown
+mcpToolBinding?: ({
+serverName: string
+toolName: string
+serverIndex: (number | null)
+} | null | "unknown")
+}[]
+functionToolsNotFound?: {
+toolCall: unknown
+toolName: string
+reason?: "not_loaded"
+}[]
+computerActions: {
+toolCall: unknown
+computer: unknown
+}[]
+shellActions?: {
+toolCall: unknown
+shell: unknown
+}[]
+applyPatchActions?: {
+toolCall: unknown
+applyPatch: unknown
+}[]
+mcpApprovalRequests?: {
+requestItem: {
+rawItem: {
+type: "hosted_tool_call"
+name: string
+arguments?: string
+status?: string
+output?: string
+caller?: OaToolCaller
+providerData?: ({
+[k: string]: unknown
+} | null)
+}
+}
+mcpTool: {
+type: "hosted_tool"
+name: "hosted_mcp"
+providerData: {
+[k: string]: unknown
+}
+}
+}[]
+}
+currentTurnPersistedItemCount?: number
+currentTurnSessionWriteCompactedItemCount?: number
+currentTurnDeferredSessionItemIndexes?: number[]
+currentTurnBlockedSessionStartIndex?: number
+currentTurnExecutedWithSessionBinding?: true
+currentTurnSessionInputItems?: OaModelItem[]
+pendingSessionHistoryTransaction?: {
+operationId: string
+transactionKind: ("blocked_append" | "accepted_replace")
+runItemIndexes: number[]
+replaceRunItemIndexes: number[]
+alreadyPersistedCount: number
+persistedItemCount: number
+deferredItemIndexes: number[]
+}
+pendingSessionWrite?: ({
+sessionId: string
+alreadyPersistedCount: number
+persistedItemCount: number
+reasoningItemIdPolicy: ("preserve" | "omit")
+handoffInput?: OaDef11
+terminalToolFinalization?: OaDef12
+phase: "prepared"
+} | {
+sessionId: string
+alreadyPersistedCount: number
+persistedItemCount: number
+reasoningItemIdPolicy: ("preserve" | "omit")
+handoffInput?: OaDef11
+terminalToolFinalization?: OaDef12
+phase: "append_ready"
+beforeItems: OaModelItem[]
+/**
+ * @minItems 1
+ */
+comparableAppendItems: [OaModelItem, ...(OaModelItem)[]]
+} | {
+sessionId: string
+alreadyPersistedCount: number
+persistedItemCount: number
+reasoningItemIdPolicy: ("preserve" | "omit")
+handoffInput?: OaDef11
+terminalToolFinalization?: OaDef12
+phase: "compaction_pending"
+})
+completedToolInvocations?: {
+agentIdentity: string
+invocations: {
+[k: string]: string
+}
+}[]
+completedToolInvocationEvidence?: {
+agentIdentity: string
+invocations: {
+[k: string]: {
+fingerprint: string
+/**
+ * @minItems 2
+ * @maxItems 2
+ */
+items: never[]
+}
+}
+}[]
+ambiguousToolInvocationCallIds?: {
+agentIdentity: string
+callIds: string[]
+}[]
+pendingLegacyCompactionSessionItems?: OaModelItem[]
+conversationId?: string
+previousResponseId?: string
+reasoningItemIdPolicy?: ("preserve" | "omit")
+trace: ({
+object: "trace"
+id: string
+workflow_name: string
+group_id: (string | null)
+metadata: {
+[k: string]: unknown
+}
+tracing_api_key?: (string | null)
+} | null)
+sandbox?: {
+backendId: string
+currentAgentKey: string
+currentAgentName: string
+sessionState: OaDef14
+sessionsByAgent: {
+[k: string]: {
+backendId: string
+currentAgentKey: string
+currentAgentName: string
+sessionState: OaDef14
+preservedOwnedSession?: boolean
+reuseLiveSession?: boolean
+requiresFreshCreation?: boolean
+}
+}
+}
+}
+
+export interface OaDef5 {
+usage: OaDef6
+output: OaOutputModelItem[]
+responseId?: string
+requestId?: string
+providerData?: {
+[k: string]: unknown
+}
+}
+
+export interface OaDef6 {
+requests: number
+inputTokens: number
+outputTokens: number
+totalTokens: number
+inputTokensDetails?: {
+[k: string]: number
+}[]
+outputTokensDetails?: {
+[k: string]: number
+}[]
+requestUsageEntries?: {
+inputTokens: number
+outputTokens: number
+totalTokens: number
+inputTokensDetails?: {
+[k: string]: number
+}
+outputTokensDetails?: {
+[k: string]: number
+}
+endpoint?: string
+}[]
+}
+
+export interface OaDef7 {
+approved: (string[] | boolean)
+rejected: (string[] | boolean)
+messages?: {
+[k: string]: string
+}
+stickyRejectMessage?: string
+}
+
+export interface OaDef8 {
+object: "trace.span"
+id: string
+trace_id: string
+parent_id: (string | null)
+started_at: (string | null)
+ended_at: (string | null)
+error: ({
+message: string
+data?: {
+[k: string]: unknown
+}
+} | null)
+span_data: {
+[k: string]: unknown
+}
+previous_span?: OaDef8
+}
+
+export interface OaDef9 {
+outputInfo?: unknown
+behavior: ({
+type: "allow"
+} | {
+type: "rejectContent"
+message: string
+} | {
+type: "throwException"
+})
+}
+
+export interface OaAssistantMessageItem {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type?: "message"
+role: "assistant"
+phase?: ("commentary" | "final_answer")
+status: ("in_progress" | "completed" | "incomplete")
+content: OaAssistantContent[]
+}
+
+export interface OaToolSearchCallItem {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "tool_search_call"
+call_id?: (string | null)
+callId?: (string | null)
+execution?: ("client" | "server")
+arguments: unknown
+status?: string
+}
+
+export interface OaToolSearchOutputItem {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+toolSearchAgentName?: string
+toolSearchMcpToolNames?: string[]
+type: "tool_search_output"
+call_id?: (string | null)
+callId?: (string | null)
+execution?: ("client" | "server")
+status?: string
+tools: {
+[k: string]: unknown
+}[]
+}
+
+export interface OaReasoningItem {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "reasoning"
+content: OaInputText[]
+rawContent?: OaReasoningText[]
+}
+
+export interface OaCompactionItem {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "compaction"
+encrypted_content: string
+created_by?: string
+}
+
+export interface OaFunctionCallItem {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call"
+callId: string
+name: string
+namespace?: string
+status?: ("in_progress" | "completed" | "incomplete")
+arguments: string
+caller?: OaToolCaller
+}
+
+export interface OaFunctionCallResultItem {
+providerData?: {
+[k: string]: unknown
+}
+id?: string
+type: "function_call_result"
+name: string
+namespace?: string
+callId: string
+status: ("in_progress" | "completed" | "incomplete")
+caller?: OaToolCaller
+output: (string | OaToolCallOutputContent | OaDef4)
+}
+
+export interface OaDef11 {
+originalInput: (string | OaModelItem[])
+generatedItems: OaDef10[]
+}
+
+export interface OaDef12 {
+behavior: ("stop_on_first_tool" | "stop_at_tool_names" | "function")
+selectedCallId?: string
+selectedGeneratedItemIndex?: number
+finalOutput: string
+}
+
+export interface OaDef14 {
+version: (1 | 2 | 3 | 4 | 5)
+backendId: string
+manifest: {
+[k: string]: unknown
+}
+snapshot?: ({
+[k: string]: unknown
+} | null)
+snapshotFingerprint?: (string | null)
+snapshotFingerprintVersion?: (string | null)
+workspaceReady: boolean
+exposedPorts?: {
+[k: string]: unknown
+}
+providerState: {
+[k: string]: unknown
+}
+}
+
 export type PhiCoreMessages = PhiCoreAgentMessage[]
 
 /**

@@ -33,6 +33,9 @@ export declare const validators: {
   "formats/langgraph/tuple": CompiledValidator;
   "formats/mastra/message-content": CompiledValidator;
   "formats/mastra/thread": CompiledValidator;
+  "formats/openai-agents/items": CompiledValidator;
+  "formats/openai-agents/run-state": CompiledValidator;
+  "formats/openai-agents/sdk-run-state": CompiledValidator;
   "formats/phi-core/messages": CompiledValidator;
   "formats/phi-core-session/session": CompiledValidator;
   "formats/swarmer/agent-state": CompiledValidator;

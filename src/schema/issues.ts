@@ -78,7 +78,11 @@ export function pruneErrors(errors: readonly ErrorObject[]): ErrorObject[] {
  * mismatch, without `/properties/<key>`), e.g. "#/oneOf/3/required" → "#/oneOf/3", "#/properties/role/not" → "#".
  */
 function schemaBase(e: ErrorObject): string {
-  return e.schemaPath.replace(/\/properties\/[^/]+\/(const|enum|not)$/, "").replace(/\/[^/]+$/, "");
+  // one or the other: a discriminant's `/properties/<key>/<keyword>`, else the failing keyword alone
+  const discriminant = /\/properties\/[^/]+\/(const|enum|not)$/;
+  return discriminant.test(e.schemaPath)
+    ? e.schemaPath.replace(discriminant, "")
+    : e.schemaPath.replace(/\/[^/]+$/, "");
 }
 
 function isUnion(e: ErrorObject): boolean {
@@ -190,6 +194,18 @@ export function describeError(e: ErrorObject): { pointer: string; message: strin
         message: "this value has a form the loader rejects (e.g. one field under two spellings, or a reserved value)",
         expected: "a value not matching the forbidden form",
       };
+    case "false schema": {
+      // a property or value a schema forbids at this place (e.g. an Agents SDK RunState field newer than its version)
+      const name = at
+        .slice(at.lastIndexOf("/") + 1)
+        .replace(/~1/g, "/")
+        .replace(/~0/g, "~");
+      return {
+        pointer: at,
+        message: `'${name}' is not allowed here (the schema forbids it in this document, e.g. as newer than its version)`,
+        expected: `no '${name}' here`,
+      };
+    }
     case "dependentRequired":
       return {
         pointer: at,

@@ -468,16 +468,18 @@ export function renderTranscript(panel: HTMLElement): void {
   fillChunk(0); // the first messages at once; the rest as they come near the viewport
   if (S.cp.interrupt && !S.cp.lg) {
     const it = S.cp.interrupt;
-    panel.append(
-      el(
-        "aside",
-        { class: "interrupt", role: "note" },
-        el("strong", null, "Interrupted: pending approval "),
-        el("code", null, it.toolName),
-        ` [${it.toolCallId}] at step ${it.step}`,
-        it.args !== undefined ? el("pre", null, pretty(it.args)) : null,
-      ),
-    );
+    // several tool calls may await approval at once: one note each
+    for (const a of [it, ...(it.more ?? [])])
+      panel.append(
+        el(
+          "aside",
+          { class: "interrupt", role: "note" },
+          el("strong", null, "Interrupted: pending approval "),
+          el("code", null, a.toolName),
+          ` [${a.toolCallId}] at step ${it.step}`,
+          a.args !== undefined ? el("pre", null, pretty(a.args)) : null,
+        ),
+      );
   }
 }
 

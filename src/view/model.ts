@@ -69,7 +69,14 @@ export interface CheckpointView {
   /** indices into PageData.pool */
   messages: number[];
   state: StateView;
-  interrupt?: { toolCallId: string; toolName: string; args?: unknown; step: number };
+  interrupt?: {
+    toolCallId: string;
+    toolName: string;
+    args?: unknown;
+    step: number;
+    /** the other tool calls awaiting approval at the same time (an Agents SDK run paused on several) */
+    more?: Array<{ toolCallId: string; toolName: string; args?: unknown }>;
+  };
   /** extra facts for the metadata panel (label → text) */
   meta: Record<string, string>;
   /** a LangGraph checkpoint: its channels, scheduled nodes, pending writes per task, interrupts and resumes */
@@ -273,6 +280,15 @@ export function checkpointView(
             toolName: String(it.toolCall.toolName),
             args: it.toolCall.args,
             step: num(it.step),
+            ...(Array.isArray(it.approvals) && it.approvals.length > 1
+              ? {
+                  more: (it.approvals.slice(1) as Array<Record<string, unknown>>).map((a) => ({
+                    toolCallId: String(a.toolCallId),
+                    toolName: String(a.toolName),
+                    args: a.args,
+                  })),
+                }
+              : {}),
           },
         }
       : {}),
