@@ -54,6 +54,7 @@ const EXPECTED_EXIT: Array<[RegExp, number, string]> = [
   ],
   [/^ckpt diff a\.json b\.json/, 1, "diff: a.json and b.json differ"],
   [/^ckpt diff old\.json new\.json/, 1, "diff: old.json and new.json differ"],
+  [/^ckpt diff paused\.json finished\.json/, 1, "diff: a paused Agents SDK run and a finished one differ"],
   [/^ckpt diff 'checkpoints\.sqlite#thread-1@/, 1, "diff: an older checkpoint against the newest differs"],
   [
     /^ckpt convert sess-1\.json -t yoagent --dry-run/,
@@ -162,6 +163,9 @@ async function makePlayground(): Promise<void> {
   writeFileSync(join(play, "new.json"), JSON.stringify(phi.slice(0, -1)));
   copy("phi-core-session/valid/session.sess-1.v0.10.json", "sess-1.json");
   copy("replay/script-done.json", "replies.json");
+  // OpenAI Agents SDK run states the real SDK wrote: paused on an approval, then approved and finished
+  copy("openai-agents/valid/approval-one.json", "paused.json");
+  copy("openai-agents/valid/approved.json", "finished.json");
   // thread.json: the deep-agent conversion of conversation.json (what the convert example writes)
   const conv = await sh("ckpt convert conversation.json -t deepagent --allow-lossy -o thread.json");
   expect(conv.code, conv.err).toBe(0);
