@@ -32,7 +32,7 @@ interface Read {
   resumed?: { finalOutput?: unknown; error?: string };
 }
 const PEER = "scripts/openai-agents.mjs";
-const RUNS = ["approval-one", "approval-two", "approved", "rejected", "handoff", "streamed"] as const;
+const RUNS = ["approval-one", "approval-two", "approved", "rejected", "handoff", "streamed", "structured"] as const;
 const FINISHED = ["approved", "rejected", "handoff", "streamed"] as const;
 const PAUSED = ["approval-one", "approval-two"] as const;
 
@@ -84,6 +84,20 @@ describe("run states written by the real SDK", () => {
       expect(cp.interrupt, r).toBeUndefined();
       expect(cp.state.currentAgent, r).toBe(w[r].currentAgent);
     }
+  });
+
+  it("show --json: a structured final output is the last text, as JSON, after the reasoning (a thinking block)", async () => {
+    const cp = await showJson(file("structured"));
+    const last = cp.messages[cp.messages.length - 1]!;
+    expect(typeof w.structured.finalOutput).toBe("object");
+    expect(JSON.parse(textOf(last))).toEqual(w.structured.finalOutput);
+    const sdkReasoning = (JSON.parse(w.structured.state).generatedItems as Obj[]).find(
+      (g) => g.type === "reasoning_item",
+    )!;
+    expect(last.content?.[0]).toEqual({
+      type: "thinking",
+      thinking: ((sdkReasoning.rawItem as Obj).content as Obj[])[0]!.text,
+    });
   });
 
   it("show --json: a paused run's interrupt is the pending approvals RunState.getInterruptions() returns", async () => {

@@ -153,6 +153,18 @@ async function write() {
     await streamed.completed;
     await keep("streamed", streamed, main);
   }
+  // a structured final output (an output type), after a reasoning item
+  {
+    const reasoning = { type: "reasoning", id: "rs_1", content: [{ type: "input_text", text: "Paris is in France." }] };
+    const agent = new Agent({
+      name: "assistant",
+      instructions: "Answer with a city and its country.",
+      tools: [weather, time, add],
+      outputType: z.object({ city: z.string(), country: z.string() }),
+      model: scriptedModel([[reasoning, say(JSON.stringify({ city: "Paris", country: "France" }))]]),
+    });
+    await keep("structured", await runner.run(agent, "Where is Paris?"), agent);
+  }
   // a session's items (MemorySession), written by two runs with a tool call in between
   {
     const { main } = agents([[call("add", { a: 1, b: 1 }, "call_m")], [say("Two.")], [say("You are welcome.")]]);
