@@ -248,6 +248,30 @@ function damaged(): Damage[] {
       pointer: "/pendingSessionWrite",
     },
     {
+      name: "1.16 owner-scoped function approvals in a 1.15 state",
+      text: edit(JSON.parse(w.rejected.state) as Obj, (s) => (s.$schemaVersion = "1.15")),
+      exit: 1,
+      pointer: "/context/functionApprovals",
+    },
+    {
+      name: "1.13 tool output customData in a 1.12 state",
+      text: edit(done, (s) => {
+        s.$schemaVersion = "1.12";
+        gi(s)[1]!.customData = { source: "cache" };
+      }),
+      exit: 1,
+      pointer: "/generatedItems/1/customData",
+    },
+    {
+      name: "1.18 structured tool output in a 1.17 state",
+      text: edit(done, (s) => {
+        s.$schemaVersion = "1.17";
+        gi(s)[1]!.output = { forecast: "sunny" };
+      }),
+      exit: 1,
+      pointer: "/generatedItems/1/output",
+    },
+    {
       name: "a call id that is a number",
       text: edit(one, (s) => ((gi(s)[0]!.rawItem as Obj).callId = 42)),
       exit: 1,
