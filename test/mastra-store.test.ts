@@ -11,6 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint } from "../src/generated/types.js";
+import { validators } from "../src/generated/validators.js";
 import { runCli } from "./helpers/cli-io.js";
 import { MASTRA_SPEC, type MastraThreadBack, writeMastra } from "./helpers/mastra.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
@@ -128,6 +129,34 @@ describe.each(["libsql", "pg"] as const)("a Mastra %s store written by the real 
     expect(r.out).toContain("Pack sunglasses.");
     expect(r.out).toContain("working memory (resource alice)");
     expect(r.out).toContain("Likes: sunny places");
+  });
+
+  it("stats: the memory tables, messages by role, tool calls and working memory, as Mastra's own read-back counts them", async () => {
+    const r = await runCli(["stats", uriOf(backend), "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const s = JSON.parse(r.out);
+    expect(validators.StatsReport(s), JSON.stringify(validators.StatsReport.errors)).toBe(true);
+    const msgs = want[backend].flatMap((t) => t.messages);
+    expect(s.totals).toMatchObject({ threads: want[backend].length, messages: msgs.length, damagedMessages: 0 });
+    const table = (n: string) => s.tables.find((t: { table: string }) => t.table === n);
+    expect(table("mastra_messages").rows).toBe(msgs.length);
+    expect(table("mastra_threads").storedBytes).toBeGreaterThan(0);
+    const calls = msgs.flatMap((m) =>
+      (m.content.parts as Array<{ type: string }>).filter((p) => p.type === "tool-invocation"),
+    );
+    expect(s.tools).toEqual([
+      { name: "weather", calls: calls.length, results: calls.length, resultBytes: expect.any(Number) },
+    ]);
+    const roles = Object.fromEntries(s.roles.map((x: { role: string; messages: number }) => [x.role, x.messages]));
+    expect(roles).toEqual({
+      user: msgs.filter((m) => m.role === "user").length,
+      assistant: msgs.filter((m) => m.role === "assistant").length,
+    });
+    const wm = new Map(want[backend].map((t) => [t.resourceId, t.workingMemory]));
+    for (const x of s.resources)
+      expect(x.workingMemoryBytes).toBe(wm.get(x.resourceId) ? Buffer.byteLength(wm.get(x.resourceId)!) : 0);
+    const text = await runCli(["stats", uriOf(backend)]);
+    expect(text.out).toMatch(/^TOOL\s+CALLS\s+RESULTS/m);
   });
 
   it("validate exits 0 on the store", async () => {

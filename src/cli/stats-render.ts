@@ -1,7 +1,7 @@
 /**
  * The text of `ckpt stats`: the summary line first, then short tables that fit one screen at the default --top 10.
  */
-import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
+import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../generated/types.js";
 import { humanBytes } from "../core/langgraph/stats.js";
 import { fmtInt } from "../base/plural.js";
 import { AES_KEY_HINT } from "../formats/langgraph/aes-key.js";
@@ -274,4 +274,75 @@ export function renderSaverStats(r: SaverStatsReport): string {
 
 function plural(n: number, word: string, many = `${word}s`): string {
   return `${num(n)} ${n === 1 ? word : many}`;
+}
+
+/** A Mastra store's report: its memory tables, contents by role, part type and tool, resources, top threads. */
+export function renderMastraStats(r: MastraStatsReport): string {
+  const out: string[] = [r.summary, ""];
+  out.push(
+    `store      ${r.uri} — Mastra memory (${r.store === "sqlite" ? "LibSQL" : "PostgreSQL"})${r.filter ? ` (threads: ${[...r.filter.threads, ...r.filter.match].join(", ")})` : ""}; measured in ${(r.elapsedMs / 1000).toFixed(2)} s`,
+  );
+  if (r.totals.orphanMessages)
+    out.push(`           ${plural(r.totals.orphanMessages, "message")} of no thread (Mastra never lists them)`);
+  out.push("");
+  out.push(
+    ...table(
+      ["TABLE", "ROWS", `STORED (${r.storedMethod})`],
+      r.tables.map((t) => [t.table, num(t.rows), t.storedBytes === null ? "-" : humanBytes(t.storedBytes)]),
+      "",
+    ),
+    "",
+  );
+  const content = r.totals.contentBytes;
+  if (r.roles.length)
+    out.push(
+      ...table(
+        ["ROLE", "MESSAGES", "BYTES", "SHARE"],
+        r.roles.map((x) => [x.role, num(x.messages), humanBytes(x.bytes), pct(x.bytes, content)]),
+        "",
+      ),
+      "",
+    );
+  if (r.parts.length)
+    out.push(
+      ...table(
+        ["PART", "COUNT", "BYTES", "SHARE"],
+        r.parts.map((x) => [x.type, num(x.count), humanBytes(x.bytes), pct(x.bytes, content)]),
+        "",
+      ),
+      "",
+    );
+  if (r.tools.length)
+    out.push(
+      ...table(
+        ["TOOL", "CALLS", "RESULTS", "RESULT BYTES"],
+        r.tools.map((x) => [x.name, num(x.calls), num(x.results), humanBytes(x.resultBytes)]),
+        "",
+      ),
+      "",
+    );
+  if (r.resources.length)
+    out.push(
+      ...table(
+        ["RESOURCE", "THREADS", "MESSAGES", "BYTES", "WORKING MEMORY"],
+        r.resources.map((x) => [
+          x.resourceId,
+          num(x.threads),
+          num(x.messages),
+          humanBytes(x.contentBytes),
+          x.workingMemoryBytes ? humanBytes(x.workingMemoryBytes) : "-",
+        ]),
+        "",
+      ),
+      "",
+    );
+  if (r.topThreads.length)
+    out.push(
+      ...table(
+        ["TOP THREADS", "RESOURCE", "MESSAGES", "BYTES", "UPDATED"],
+        r.topThreads.map((t) => [t.threadId, t.resourceId, num(t.messages), humanBytes(t.bytes), t.updatedAt]),
+        "",
+      ),
+    );
+  return out.join("\n").trimEnd() + "\n";
 }

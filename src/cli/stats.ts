@@ -2,12 +2,14 @@
  * `ckpt stats <uri>`: where a store's bytes are, with a one-line answer on top. LangGraph stores (SQLite and
  * PostgreSQL, Python- or JS-written): bytes per table, checkpoints vs metadata vs writes vs blobs, per channel, per
  * message class, message bytes repeated across checkpoints, top threads, growth per day (core/langgraph/stats.ts). ckpt's own
- * savers: bytes per namespace, per format, per day, top threads (core/saver-stats.ts). Read-only and streamed;
+ * savers: bytes per namespace, per format, per day, top threads (core/saver-stats.ts). Mastra stores: the memory
+ * tables, contents by role, part type and tool, resources with working memory, top threads (core/mastra-stats.ts).
+ * Read-only and streamed;
  * `--json` prints the report (schemas/StatsReport.json).
  */
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
-import type { LangGraphStatsReport, SaverStatsReport } from "../generated/types.js";
+import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../generated/types.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { namespaceOf } from "../savers/types.js";
@@ -127,8 +129,14 @@ export const statsCommand: CommandDef = {
     args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
     const opened = await openStore(args.uri, { readOnly: true, env: io.env });
-    let r: LangGraphStatsReport | SaverStatsReport;
+    let r: LangGraphStatsReport | SaverStatsReport | MastraStatsReport;
     try {
+      if (opened.layout === "mastra" && (args.namespace?.length || args.allowlist))
+        throw usageError(
+          args.allowlist
+            ? "--allowlist audits a LangGraph store's msgpack values; a Mastra store holds JSON"
+            : "--namespace applies to ckpt's own savers; a Mastra store's threads belong to resources",
+        );
       if (args.allowlist && opened.layout !== "langgraph")
         throw usageError(
           "--allowlist audits a LangGraph store's msgpack values; ckpt's own savers store no Python classes",
@@ -140,11 +148,17 @@ export const statsCommand: CommandDef = {
       r =
         opened.layout === "langgraph"
           ? await statsLangGraph(args, opened.store, filter)
-          : await statsSaver(args, opened, filter);
+          : opened.layout === "mastra"
+            ? await (await import("../core/mastra-stats.js")).mastraStats(opened.store, {
+                top: args.top,
+                accept: filter,
+                filter: { threads: args.thread, match: args.match },
+              })
+            : await statsSaver(args, opened, filter);
     } finally {
       await opened.saver.close();
     }
-    const { renderLgStats, renderSaverStats, renderAllowlist } = await import("./stats-render.js");
+    const { renderLgStats, renderSaverStats, renderAllowlist, renderMastraStats } = await import("./stats-render.js");
     if (args.allowlist && r.kind === "langgraph") {
       const a = r.msgpackAudit;
       const pairs = a.types.filter((t) => !t.allowed && t.ext !== 3).map((t) => [t.module, t.name]);
@@ -160,7 +174,9 @@ export const statsCommand: CommandDef = {
         ? JSON.stringify(r, null, 2) + "\n"
         : r.kind === "langgraph"
           ? renderLgStats(r, args.top)
-          : renderSaverStats(r),
+          : r.kind === "mastra"
+            ? renderMastraStats(r)
+            : renderSaverStats(r),
     );
     return 0;
   },

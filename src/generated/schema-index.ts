@@ -96,7 +96,7 @@ export const schemaIndex: SchemaInfo[] = [
     "name": "StatsReport",
     "id": "https://ckpt.dev/schemas/v1/StatsReport.json",
     "title": "StatsReport",
-    "description": "What `ckpt stats <uri> --json` prints: where a store's bytes are. A LangGraph store (SQLite or PostgreSQL, written by Python or JS) gives a LangGraphStatsReport; ckpt's own savers (sqlite, postgres, redis, file) give a SaverStatsReport. Byte counts are stored bytes of the serialized values (SQLite: column lengths; PostgreSQL: octet_length of bytea and of the JSONB text).",
+    "description": "What `ckpt stats <uri> --json` prints: where a store's bytes are. A LangGraph store (SQLite or PostgreSQL, written by Python or JS) gives a LangGraphStatsReport; ckpt's own savers (sqlite, postgres, redis, file) give a SaverStatsReport; a Mastra store (its memory tables) a MastraStatsReport. Byte counts are stored bytes of the serialized values (SQLite: column lengths; PostgreSQL: octet_length of bytea and of the JSONB text).",
     "file": "schemas/StatsReport.json"
   },
   {

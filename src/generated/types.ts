@@ -273,7 +273,7 @@ nanos: number
 max_consecutive_identical_tool_calls?: (number | null)
 }
 
-export type StatsReport = (LangGraphStatsReport | SaverStatsReport)
+export type StatsReport = (LangGraphStatsReport | SaverStatsReport | MastraStatsReport)
 
 export type Bytes = number
 
@@ -526,6 +526,97 @@ days: {
 day: string
 threads: number
 bytes: Bytes
+}[]
+elapsedMs: number
+}
+
+export interface MastraStatsReport {
+kind: "mastra"
+store: ("sqlite" | "postgres")
+uri: string
+filter: (null | {
+threads: string[]
+match: string[]
+})
+summary: string
+/**
+ * how tables[].storedBytes was measured
+ */
+storedMethod: ("dbstat" | "sum-of-lengths" | "pg_total_relation_size")
+tables: {
+table: string
+rows: number
+/**
+ * the table with its indexes (and TOAST), null when the store cannot tell
+ */
+storedBytes: (null | Bytes)
+}[]
+totals: {
+threads: number
+messages: number
+resources: number
+/**
+ * messages whose thread_id names no thread (Mastra never lists them)
+ */
+orphanMessages: number
+/**
+ * stored bytes of the measured threads' message contents (UTF-8 JSON text)
+ */
+contentBytes: number
+/**
+ * working memory of the resources the measured threads belong to
+ */
+workingMemoryBytes: number
+/**
+ * message contents that are not JSON or not format 2 (ckpt validate names them)
+ */
+damagedMessages: number
+}
+roles: {
+role: string
+messages: number
+bytes: Bytes
+}[]
+/**
+ * content parts by type, most bytes first
+ */
+parts: {
+type: string
+count: number
+/**
+ * the parts' JSON text
+ */
+bytes: number
+}[]
+/**
+ * tool-invocation parts by tool name, most calls first
+ */
+tools: {
+name: string
+calls: number
+/**
+ * calls that hold a result
+ */
+results: number
+resultBytes: Bytes
+}[]
+/**
+ * the top resources by content bytes
+ */
+resources: {
+resourceId: string
+threads: number
+messages: number
+contentBytes: Bytes
+workingMemoryBytes: Bytes
+}[]
+topThreads: {
+threadId: string
+resourceId: string
+title: string
+messages: number
+bytes: Bytes
+updatedAt: string
 }[]
 elapsedMs: number
 }

@@ -152,6 +152,17 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
         after = page[page.length - 1]!.id as string;
       }
     },
+    async tables() {
+      const tables = [];
+      for (const t of Object.values(MASTRA_TABLES)) {
+        const [r] = await rows<{ n: number; b: string }>(
+          `SELECT (SELECT count(*)::int FROM ${S}${t}) AS n, pg_total_relation_size($1::regclass)::text AS b`,
+          [`${S}${t}`],
+        );
+        tables.push({ table: t, rows: r!.n, storedBytes: Number(r!.b) });
+      }
+      return { method: "pg_total_relation_size" as const, tables };
+    },
     async existing(table, ids) {
       const r = await rows<{ id: string }>(PG.existing(S, MASTRA_TABLES[table]), [ids]);
       return new Set(r.map((x) => x.id));

@@ -135,6 +135,7 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
       };
     },
     scan: (batchSize) => scanSqlite(db, batchSize),
+    tables: async () => tableSizes(db),
     async existing(table, ids) {
       const found = new Set<string>();
       const stmt = db.prepare(`SELECT id FROM ${MASTRA_TABLES[table]} WHERE id = ?`).pluck();
@@ -210,4 +211,37 @@ function writeBatch(db: DB, batch: MastraBatch, overwrite: boolean): void {
         });
     }
   })();
+}
+
+const COLUMNS: Record<string, string[]> = {
+  mastra_threads: ["id", "resourceId", "title", "metadata", "createdAt", "updatedAt"],
+  mastra_messages: ["id", "thread_id", "content", "role", "type", "createdAt", "resourceId"],
+  mastra_resources: ["id", "workingMemory", "metadata", "createdAt", "updatedAt"],
+};
+
+/** Pages of each memory table and its indexes (`dbstat`, when the build has it), else the bytes of its values. */
+function tableSizes(db: DB): ReturnType<MastraStore["tables"]> {
+  const names = Object.values(MASTRA_TABLES);
+  const rows = (t: string) => Number(db.prepare(`SELECT count(*) FROM ${t}`).pluck().get());
+  try {
+    const pages = db.prepare(
+      "SELECT ifnull(sum(pgsize), 0) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = ?)",
+    );
+    const tables = names.map((t) => ({ table: t, rows: rows(t), storedBytes: Number(pages.pluck().get(t)) }));
+    return Promise.resolve({ method: "dbstat", tables });
+  } catch {
+    const tables = names.map((t) => ({
+      table: t,
+      rows: rows(t),
+      storedBytes: Number(
+        db
+          .prepare(
+            `SELECT ifnull(sum(${COLUMNS[t]!.map((c) => `ifnull(length("${c}"), 0)`).join(" + ")}), 0) FROM ${t}`,
+          )
+          .pluck()
+          .get(),
+      ),
+    }));
+    return Promise.resolve({ method: "sum-of-lengths", tables });
+  }
 }

@@ -78,6 +78,13 @@ export type MastraBatch =
   | { table: "threads"; threads: MastraThreadRow[]; messages: MastraMessageRow[] }
   | { table: "resources"; resources: MastraResourceRow[] };
 
+/** A memory table's rows and stored size (the table with its indexes; null when the store cannot tell). */
+export interface MastraTableSize {
+  table: string;
+  rows: number;
+  storedBytes: number | null;
+}
+
 export interface MastraStore {
   readonly layout: "mastra";
   readonly kind: "sqlite" | "postgres";
@@ -96,6 +103,8 @@ export interface MastraStore {
   counts(): Promise<MastraCounts>;
   /** the whole store in batches: threads with their messages (`batchSize` threads a batch), then resources */
   scan(batchSize: number): AsyncIterable<MastraBatch>;
+  /** the memory tables' rows and sizes, and how the sizes were measured */
+  tables(): Promise<{ method: "dbstat" | "sum-of-lengths" | "pg_total_relation_size"; tables: MastraTableSize[] }>;
   /** ids among `ids` the store holds, per table */
   existing(table: "threads" | "messages" | "resources", ids: string[]): Promise<Set<string>>;
   /** write a batch in one transaction (`overwrite`: replace rows with the same id, else they must not exist) */
