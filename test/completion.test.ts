@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { main, commands } from "../src/cli/main.js";
 import { describeCommand } from "../src/cli/completion.js";
-import { FORMAT_NAMES } from "../src/formats/index.js";
+import { FORMAT_CHOICES } from "../src/formats/index.js";
 
 async function ckpt(...argv: string[]) {
   let out = "";
@@ -151,7 +151,7 @@ describe("help texts", () => {
     }
     for (const c of ["show", "replay"]) {
       const h = (await ckpt(c, "--help")).out.replace(/\s+/g, " ");
-      expect(h).toContain(`[choices: ${FORMAT_NAMES.map((f) => `"${f}"`).join(", ")}]`);
+      expect(h).toContain(`[choices: ${FORMAT_CHOICES.map((f) => `"${f}"`).join(", ")}]`);
     }
   });
 });

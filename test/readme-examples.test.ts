@@ -156,6 +156,9 @@ async function makePlayground(): Promise<void> {
   copy("deepagent/valid/snapshot-after-run1.json", "before.json");
   copy("deepagent/valid/user_42_session_1.json", "after.json");
   copy("yoagent/valid/save_messages.v0.18.json", "conversation.json");
+  // AI SDK chats: one written by ai@4, and a folder of chats of every major (the ai-sdk format's examples)
+  copy("ai-sdk/valid/v4-tools.json", "chat.json");
+  copy("ai-sdk/valid", "chats");
   copy("diff/ckpt/base.json", "a.json");
   copy("diff/ckpt/after.json", "b.json");
   copy("phi-core/valid/save_messages.v0.10.json", "old.json");

@@ -13,7 +13,8 @@ import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { LossLog, messageIndexOf } from "../formats/loss.js";
 import type { LossyNote, SourceDoc } from "../formats/types.js";
-import { FORMAT_NAMES, getAdapter } from "../formats/index.js";
+import { FORMAT_CHOICES, getAdapter, splitFormat } from "../formats/index.js";
+import { aiSdkMajor } from "../formats/ai-sdk.js";
 import { yoagentRelease, yoagentWantsSnake } from "../formats/yoagent.js";
 import { plural, pluralInt } from "../base/plural.js";
 
@@ -29,6 +30,10 @@ function checkFormatVersion(to: string, version: string): void {
     if (to === "yoagent-session" && /\d+\.\d+/.test(v) && !/^[<>]/.test(v) && yoagentRelease(v) < 11)
       throw usageError(`yoagent ${version} has no sessions (JSONL session trees were added in 0.11.0)`);
     void snake;
+    return;
+  }
+  if (to === "ai-sdk") {
+    aiSdkMajor(version); // refuses a major ckpt does not know
     return;
   }
   const known: Record<string, string[]> = { deepagent: ["ai-v6"], amacs: ["v4", "v3"] };
@@ -49,6 +54,18 @@ interface Args {
   namespace?: string;
   verbose: boolean;
   toLibrary?: string;
+  aiSdkVersion?: string;
+}
+
+/** `-t ai-sdk@5`, `--ai-sdk-version 5` and `--format-version 5` name one target version: they must agree. */
+function targetVersion(args: Args): { to: string; version?: string } {
+  const named = splitFormat(args.toFormat);
+  const given = [named.version, args.aiSdkVersion, args.formatVersion].filter((v) => v !== undefined) as string[];
+  if (args.aiSdkVersion !== undefined && named.name !== "ai-sdk")
+    throw usageError(`--ai-sdk-version ${args.aiSdkVersion} goes with --to-format ai-sdk, not ${args.toFormat}`);
+  if (new Set(given.map((v) => (named.name === "ai-sdk" ? aiSdkMajor(v) : v))).size > 1)
+    throw usageError(`the target version is named twice, differently: ${given.join(", ")}`);
+  return given.length > 0 ? { to: named.name, version: given[0] } : { to: named.name };
 }
 
 export const convertCommand: CommandDef = {
@@ -60,15 +77,20 @@ export const convertCommand: CommandDef = {
       .option("to-format", {
         alias: "t",
         type: "string",
-        choices: [...FORMAT_NAMES],
+        choices: [...FORMAT_CHOICES],
         demandOption: true,
-        describe: "target format",
+        describe: "target format (ai-sdk@N: an AI SDK chat of major N)",
       })
       .option("format", {
         alias: "f",
         type: "string",
-        choices: [...FORMAT_NAMES],
-        describe: "source format (detected when omitted)",
+        choices: [...FORMAT_CHOICES],
+        describe: "source format (detected when omitted; ai-sdk@N reads an AI SDK chat as major N)",
+      })
+      .option("ai-sdk-version", {
+        type: "string",
+        choices: ["4", "5", "6", "7"],
+        describe: "--to-format ai-sdk: the AI SDK major to write (default: the source chat's, else 7)",
       })
       .option("format-version", {
         type: "string",
@@ -130,6 +152,9 @@ export const convertCommand: CommandDef = {
     if ((args.input as unknown) === "" || (args.input as unknown) === true) args.input = "-";
     if (args.json && !args.output && !args.dryRun)
       throw usageError("--json needs -o/--output or --dry-run: stdout carries the converted document otherwise");
+    const named = targetVersion(args);
+    args.toFormat = named.to;
+    args.formatVersion = named.version;
     if (args.formatVersion !== undefined) checkFormatVersion(args.toFormat, args.formatVersion);
     const intoStore = isStoreOutput(args.output);
     if (intoStore && args.toFormat !== "langgraph")

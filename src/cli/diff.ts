@@ -12,7 +12,7 @@ import { getValidator } from "../schema/validate.js";
 import type { Checkpoint } from "../generated/types.js";
 import type { SourceDoc } from "../formats/types.js";
 import { diffCheckpoints, VOLATILE_GLOBS } from "../core/diff/index.js";
-import { FORMAT_NAMES, readNative, type FormatAdapter } from "../formats/index.js";
+import { FORMAT_CHOICES, readNative, schemaFor, type FormatAdapter } from "../formats/index.js";
 import { renderJson, renderMarkdown, renderText, type SideInfo } from "./diff-render.js";
 
 const OUTPUTS = ["text", "json", "json-patch", "markdown"] as const;
@@ -75,13 +75,13 @@ export const diffCommand: CommandDef = {
       .option("format", {
         alias: "f",
         type: "string",
-        choices: [...FORMAT_NAMES, ...OUTPUTS],
+        choices: [...FORMAT_CHOICES, ...OUTPUTS],
         describe: `format of both inputs, as in validate/convert/show/replay (detected when omitted). Formerly the output: an output name (${OUTPUTS.join(", ")}) still works as --reporter, with a warning`,
       })
       .option("input-format", {
         alias: "F",
         type: "string",
-        choices: [...FORMAT_NAMES],
+        choices: [...FORMAT_CHOICES],
         describe: "same as --format (the input format)",
       })
       .example("ckpt diff before.json after.json", "what changed between two saves")
@@ -174,7 +174,7 @@ function outputAndInput(args: Args, io: CliIO): { output: Output; inputFormat?: 
  * native document costs about half of checking the canonical one (no ext/layout objects, smaller validators).
  */
 function nativeValid(adapter: FormatAdapter, native: unknown, doc: SourceDoc): boolean {
-  const validate = getValidator(adapter.schema);
+  const validate = getValidator(schemaFor(adapter, native));
   // a bigint can only come from a run of 16+ digits in the source: without one there is nothing to walk for
   return validate?.(doc.text !== undefined && !hasLongDigitRun(doc.text) ? native : toPlainNumbers(native)) === true;
 }

@@ -22,6 +22,7 @@ import {
   type MigrateSummary,
 } from "../core/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
+import { aiSdkMajor } from "../formats/ai-sdk.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import type { Saver } from "../savers/types.js";
@@ -41,6 +42,8 @@ interface Args {
   namespace?: string[];
   toNamespace?: string;
   toFormat?: string;
+  /** --ai-sdk-version, or the N of --to-format ai-sdk@N */
+  aiSdkVersion?: string;
   allowLossy: boolean;
   dryRun: boolean;
   onConflict: ConflictPolicy | "default";
@@ -94,7 +97,7 @@ type FileJournal = Journal & { path: string; committed(): number; close(): Promi
  * current folder (which may be read-only, or shared). The name is a hash of the run's source, target and format.
  */
 export function journalPathFor(
-  args: Pick<Args, "from" | "to" | "toFormat" | "journal" | "toLibrary">,
+  args: Pick<Args, "from" | "to" | "toFormat" | "journal" | "toLibrary" | "aiSdkVersion">,
   io: CliIO,
 ): string {
   if (args.journal) return resolve(io.cwd, args.journal);
@@ -103,7 +106,9 @@ export function journalPathFor(
       ? io.env.XDG_STATE_HOME
       : join(io.env.HOME || homedir(), ".local", "state");
   const hash = createHash("sha1")
-    .update(`${args.from}\n${args.to}\n${args.toFormat ?? ""}${args.toLibrary ? `\n${args.toLibrary}` : ""}`)
+    .update(
+      `${args.from}\n${args.to}\n${args.toFormat ?? ""}${args.aiSdkVersion ? `@${args.aiSdkVersion}` : ""}${args.toLibrary ? `\n${args.toLibrary}` : ""}`,
+    )
     .digest("hex")
     .slice(0, 12);
   return join(state, "ckpt", `migrate-${hash}.journal`);
@@ -314,7 +319,12 @@ export const migrateCommand: CommandDef = {
       })
       .option("to-format", {
         type: "string",
-        describe: `convert every document: ${FORMAT_NAMES.filter((f) => f !== "amacs").join(", ")}`,
+        describe: `convert every document: ${FORMAT_NAMES.filter((f) => f !== "amacs").join(", ")} (ai-sdk@N: AI SDK chats of major N)`,
+      })
+      .option("ai-sdk-version", {
+        type: "string",
+        choices: ["4", "5", "6", "7"],
+        describe: "--to-format ai-sdk: the AI SDK major to write (default: each chat's own, else 7)",
       })
       .option("allow-lossy", {
         type: "boolean",
@@ -392,6 +402,18 @@ export const migrateCommand: CommandDef = {
 };
 
 function checkArgs(args: Args): void {
+  const at = args.toFormat?.indexOf("@") ?? -1;
+  if (args.toFormat !== undefined && at >= 0) {
+    const major = aiSdkMajor(args.toFormat.slice(at + 1));
+    if (args.toFormat.slice(0, at) !== "ai-sdk")
+      throw usageError(`--to-format ${args.toFormat}: only ai-sdk takes a version (ai-sdk@4 … ai-sdk@7)`);
+    if (args.aiSdkVersion !== undefined && args.aiSdkVersion !== major)
+      throw usageError(`--to-format ${args.toFormat} and --ai-sdk-version ${args.aiSdkVersion} disagree`);
+    args.toFormat = "ai-sdk";
+    args.aiSdkVersion = major;
+  }
+  if (args.aiSdkVersion !== undefined && args.toFormat !== "ai-sdk")
+    throw usageError(`--ai-sdk-version ${args.aiSdkVersion} goes with --to-format ai-sdk`);
   if (args.toFormat !== undefined && !isFormatName(args.toFormat))
     throw usageError(`unknown format '${args.toFormat}': expected one of ${FORMAT_NAMES.join(", ")}`);
   if (args.toFormat === "amacs")
@@ -611,6 +633,7 @@ async function runEngine(
     namespaces: o.fromNs !== undefined ? [o.fromNs] : args.namespace,
     toNamespace: o.toNs,
     toFormat: args.toFormat as FormatName | undefined,
+    ...(args.aiSdkVersion !== undefined ? { toFormatVersion: args.aiSdkVersion } : {}),
     allowLossy: args.allowLossy,
     dryRun: args.dryRun,
     onConflict: args.onConflict === "default" ? "auto" : args.onConflict,

@@ -11,7 +11,7 @@ import type { Checkpoint } from "../generated/types.js";
 import { ExitCode, inputError, usageError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { parseJson } from "../base/json.js";
-import { FORMAT_NAMES, getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
+import { FORMAT_CHOICES, getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
 import type { LossyNote } from "../formats/types.js";
 import type { Limits, ReplayEvent } from "../core/replay/loop.js";
 import type { Provider } from "../providers/types.js";
@@ -189,7 +189,7 @@ export const replayCommand: CommandDef = {
       .option("format", {
         alias: "f",
         type: "string",
-        choices: [...FORMAT_NAMES],
+        choices: [...FORMAT_CHOICES],
         describe: "input format (default: detected)",
       })
       .option("provider", {

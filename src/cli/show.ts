@@ -14,12 +14,33 @@ import type {
 } from "../generated/types.js";
 import { stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
-import { FORMAT_NAMES, readCheckpoint } from "../formats/index.js";
+import { FORMAT_CHOICES, readCheckpoint } from "../formats/index.js";
+import { toolState } from "../view/model.js";
 import type { CommandDef } from "./command.js";
 import { NAMESPACE_OPTION, readSource } from "./input.js";
 import { useColor, type CliIO } from "./io.js";
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
+
+/** One content block as a transcript line (an AI SDK tool part with its state: output-available, …). */
+function blockLine(c: Content, max: number, dim: (s: string) => string, bold: (s: string) => string): string {
+  switch (c.type) {
+    case "text":
+      return clip(c.text, max);
+    case "thinking":
+      return dim(`(thinking) ${clip(c.thinking, max)}`);
+    case "toolCall": {
+      const state = toolState(c).state;
+      return `→ ${bold(c.name)}(${clip(stringifyJson(c.arguments) ?? "", max)}) ${dim(`[${c.id}]`)}${state ? dim(` ${state}`) : ""}`;
+    }
+    case "image":
+      return dim(`[image ${c.mimeType}${c.url ? " " + c.url : ""}]`);
+    case "file":
+      return dim(`[file ${c.filename ?? ""} ${c.mimeType}]`);
+    default:
+      return "";
+  }
+}
 
 export function renderTranscript(
   doc: Checkpoint,
@@ -39,22 +60,7 @@ export function renderTranscript(
         ` — ${format}, step ${cp.step}, ${plural(cp.messages.length, "message")}${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`,
       ),
   );
-  const block = (c: Content): string => {
-    switch (c.type) {
-      case "text":
-        return clip(c.text, max);
-      case "thinking":
-        return dim(`(thinking) ${clip(c.thinking, max)}`);
-      case "toolCall":
-        return `→ ${bold(c.name)}(${clip(stringifyJson(c.arguments) ?? "", max)}) ${dim(`[${c.id}]`)}`;
-      case "image":
-        return dim(`[image ${c.mimeType}${c.url ? " " + c.url : ""}]`);
-      case "file":
-        return dim(`[file ${c.filename ?? ""} ${c.mimeType}]`);
-      default:
-        return "";
-    }
-  };
+  const block = (c: Content) => blockLine(c, max, dim, bold);
   cp.messages.forEach((m, i) => {
     const n = dim(`#${i}`);
     if (m.role === "toolResult") {
@@ -140,7 +146,7 @@ export const showCommand: CommandDef = {
       .option("format", {
         alias: "f",
         type: "string",
-        choices: [...FORMAT_NAMES],
+        choices: [...FORMAT_CHOICES],
         describe: "input format (default: detected)",
       })
       .option("full", { type: "boolean", default: false, describe: "do not shorten long texts" })

@@ -15,7 +15,7 @@ import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { jsonLocator } from "../base/json.js";
 import { redactText, redactUri } from "../base/redact.js";
 import { fileSaverLint } from "../schema/lint.js";
-import { FORMAT_NAMES } from "../formats/types.js";
+import { FORMAT_CHOICES } from "../formats/index.js";
 import type { Issue } from "../formats/types.js";
 import { validateDocument, type FileResult } from "../core/document.js";
 import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } from "./input.js";
@@ -38,6 +38,7 @@ export interface ValidateArgs {
   namespace?: string;
   verbose?: boolean;
   library?: "python" | "js";
+  aiSdkVersion?: string;
 }
 
 /** A reporter and where it writes: undefined path = stdout. */
@@ -273,6 +274,13 @@ function fatalResult(spec: string, e: CkptError): FileResult {
   return f;
 }
 
+/** `--ai-sdk-version N`: the format ai-sdk@N (a usage error with another --format, or another major). */
+export function withAiSdkVersion(format: string | undefined, major: string | undefined): string | undefined {
+  if (major === undefined) return format;
+  if (format === undefined || format === "ai-sdk" || format === `ai-sdk@${major}`) return `ai-sdk@${major}`;
+  throw usageError(`--ai-sdk-version ${major} reads AI SDK chats: it does not go with --format ${format}`);
+}
+
 /** The exit code of a report (see the module comment). */
 
 /**
@@ -300,7 +308,7 @@ export function quickValidateArgs(argv: readonly string[]): ValidateArgs | undef
     else if (name === "--json") args.json = true;
     else if (name === "--format") {
       const v = argv[++i];
-      if (v === undefined || !(FORMAT_NAMES as readonly string[]).includes(v)) return undefined;
+      if (v === undefined || !FORMAT_CHOICES.includes(v)) return undefined;
       args.format = v;
     } else if (name === "--max-errors") {
       const v = argv[++i];
@@ -330,8 +338,13 @@ export const validateCommand: CommandDef = {
       .option("format", {
         alias: "f",
         type: "string",
-        choices: [...FORMAT_NAMES],
-        describe: "validate as this format instead of detecting it",
+        choices: [...FORMAT_CHOICES],
+        describe: "validate as this format instead of detecting it (ai-sdk@N: an AI SDK chat of major N)",
+      })
+      .option("ai-sdk-version", {
+        type: "string",
+        choices: ["4", "5", "6", "7"],
+        describe: "AI SDK chats: read them as this major instead of detecting it (same as --format ai-sdk@N)",
       })
       .option("strict", { type: "boolean", default: false, describe: "warnings fail too (exit 1)" })
       .option("max-errors", { type: "number", describe: "stop reporting and validating after N errors" })
@@ -373,7 +386,7 @@ export const validateCommand: CommandDef = {
     const targets = parseReporters(args.reporter ?? [], args.json);
     intOption(args.maxErrors, "--max-errors");
     const report = await runValidation(args.inputs, io, {
-      format: args.format,
+      format: withAiSdkVersion(args.format, args.aiSdkVersion),
       maxErrors: args.maxErrors,
       strict: args.strict,
       namespace: args.namespace,

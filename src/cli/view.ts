@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { basename, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { ExitCode, usageError } from "../base/errors.js";
-import { FORMAT_NAMES } from "../formats/index.js";
+import { FORMAT_CHOICES } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
 import { NAMESPACE_OPTION, SAVER_URI, SQLITE_PATH_REF, storeAt } from "./input.js";
 import type { CliIO } from "./io.js";
@@ -125,7 +125,7 @@ export const viewCommand: CommandDef = {
       .option("format", {
         alias: "F",
         type: "string",
-        choices: [...FORMAT_NAMES],
+        choices: [...FORMAT_CHOICES],
         describe: "input format (detected when omitted)",
       })
       .option("namespace", NAMESPACE_OPTION)

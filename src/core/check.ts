@@ -13,6 +13,8 @@ import { loadDocument, type ParsedDocument } from "./document.js";
 export interface CheckOptions {
   /** convert every document to this format */
   toFormat?: FormatName;
+  /** the version of it to write (ai-sdk: the AI SDK major) */
+  toFormatVersion?: string;
   allowLossy?: boolean;
 }
 
@@ -47,10 +49,11 @@ export function checkRecord(name: string, text: string, opts: CheckOptions, thre
       reason: `${name}: a ${p.adapter.name} document is not one JSON value; a store holds it as a file bundle`,
     };
   else value = p.native;
-  if (!opts.toFormat || opts.toFormat === p.adapter.name) return { ok: true, text, value };
+  const sameVersion = opts.toFormatVersion === undefined || opts.toFormatVersion === p.version;
+  if (!opts.toFormat || (opts.toFormat === p.adapter.name && sameVersion)) return { ok: true, text, value };
   try {
     const cp = p.adapter.toCanonical(p.native, p.doc);
-    const r = convertCheckpoint(cp, opts.toFormat);
+    const r = convertCheckpoint(cp, opts.toFormat, { version: opts.toFormatVersion });
     if (!("text" in r.output))
       return { ok: false, reason: `${name}: ${opts.toFormat} is a multi-file format and cannot be stored in a saver` };
     const lossy = r.lossLog;
@@ -60,7 +63,7 @@ export function checkRecord(name: string, text: string, opts: CheckOptions, thre
         (lossy.length > 3 ? ", …" : "");
       return {
         ok: false,
-        reason: `${name}: converting ${p.adapter.name} → ${opts.toFormat} would drop ${plural(lossy.length, "field")}: ${list} (use --allow-lossy)`,
+        reason: `${name}: converting ${p.adapter.name} → ${opts.toFormat}${opts.toFormatVersion ? `@${opts.toFormatVersion}` : ""} would drop ${plural(lossy.length, "field")}: ${list} (use --allow-lossy)`,
       };
     }
     return { ok: true, text: r.output.text, value: parseJson(r.output.text, { file: name }) };

@@ -17,7 +17,7 @@ import { containsBigInt, hasLongDigitRun } from "../base/json.js";
 import { comparePointers } from "../base/pointer.js";
 import { schemaIssues } from "../schema/validate.js";
 import { loadDocument } from "./document.js";
-import { getAdapter } from "../formats/index.js";
+import { getAdapter, schemaFor } from "../formats/index.js";
 import { LossLog, messageIndexOf } from "../formats/loss.js";
 import type { FormatAdapter, FormatName, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
 
@@ -122,7 +122,7 @@ function outputProblem(
   native: unknown,
   mayHoldBigInt: boolean,
 ): { pointer: string; message: string } | undefined {
-  const bad = schemaIssues(adapter.schema, native, adapter.name, undefined, mayHoldBigInt)[0];
+  const bad = schemaIssues(schemaFor(adapter, native), native, adapter.name, undefined, mayHoldBigInt)[0];
   return bad && { pointer: bad.pointer, message: bad.message };
 }
 

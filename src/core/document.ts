@@ -5,7 +5,7 @@
 import { CkptError, inputError } from "../base/errors.js";
 import { jsonLocator, type Locator } from "../base/json.js";
 import { canonicalLint, mayHoldBigInt, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
-import { adapters, detectAll, getAdapter, syntaxCheck, type Detection } from "../formats/index.js";
+import { adapters, detectAll, schemaFor, splitFormat, syntaxCheck, type Detection } from "../formats/index.js";
 import { unbundle, type Bundle } from "../formats/bundle.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
 import { schemaIssues, type Locate } from "../schema/validate.js";
@@ -58,13 +58,16 @@ export interface ParsedDocument {
  * claims (exit 3; its JSON syntax error when it is not even well-formed), a malformed document (exit 3).
  */
 export function parseDocument(given: SourceDoc, format?: string): ParsedDocument {
-  const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
+  let doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
   if (format) {
-    const adapter = getAdapter(format);
-    const version = adapter.detect(doc).version;
+    const named = splitFormat(format); // `ai-sdk@5`: read as that version
+    if (named.version !== undefined) doc = { ...doc, formatVersion: named.version };
+    const adapter = adapters[named.name];
+    const native = adapter.parse(doc);
+    const version = adapter.versionOf ? adapter.versionOf(native) : adapter.detect(doc).version;
     return {
       adapter,
-      native: adapter.parse(doc),
+      native,
       ...(version !== undefined ? { version } : {}),
       alternatives: [],
       doc,
@@ -82,10 +85,12 @@ export function parseDocument(given: SourceDoc, format?: string): ParsedDocument
   }
   const chosen = all[0]!;
   const adapter = adapters[chosen.format];
+  const native = adapter.parse(doc);
+  const version = adapter.versionOf ? adapter.versionOf(native) : chosen.version;
   return {
     adapter,
-    native: adapter.parse(doc),
-    ...(chosen.version !== undefined ? { version: chosen.version } : {}),
+    native,
+    ...(version !== undefined ? { version } : {}),
     alternatives: all.slice(1).filter((d) => d.confidence >= chosen.confidence),
     doc,
   };
@@ -99,7 +104,7 @@ export function loaderErrors(p: ParsedDocument, opts: { schemaOnly?: boolean } =
   const { adapter, native, doc } = p;
   // only the bigint part of mayNeedNativeLint: the prototype-key scans serve the lints, which run elsewhere
   const errors = schemaIssues(
-    adapter.schema,
+    schemaFor(adapter, native),
     native,
     doc.name,
     locatorFor(adapter, native, doc),
@@ -213,7 +218,7 @@ export function runAdapter(a: FormatAdapter, doc: SourceDoc, parsed?: unknown): 
   };
   // the native walk (and the bigint-safe schema copy) only matter when there is a bigint or a prototype key
   const need = mayNeedNativeLint(native, doc.text);
-  const issues = schemaIssues(a.schema, native, doc.name, locate, need.bigint);
+  const issues = schemaIssues(schemaFor(a, native), native, doc.name, locate, need.bigint);
   if (a.lint) issues.push(...a.lint(native, doc));
   // the native walk only finds something when the text has a 16+ digit run or a prototype key
   if (need.any) issues.push(...nativeLint(native, a.name, make));

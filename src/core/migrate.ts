@@ -36,6 +36,8 @@ export interface MigrateOptions {
   strict?: boolean;
   /** convert every document to this format */
   toFormat?: FormatName;
+  /** the version of it to write (ai-sdk: the AI SDK major) */
+  toFormatVersion?: string;
   allowLossy?: boolean;
   journal?: Journal;
   /**
@@ -265,7 +267,7 @@ class Migration {
     this.t0 = this.now();
     this.batchSize = Math.max(1, opts.batchSize ?? 200);
     this.policy = opts.onConflict ?? "auto";
-    this.checkOpts = { toFormat: opts.toFormat, allowLossy: opts.allowLossy };
+    this.checkOpts = { toFormat: opts.toFormat, toFormatVersion: opts.toFormatVersion, allowLossy: opts.allowLossy };
     this.writers = [target, ...(opts.writers ?? [])];
     this.lanes = this.writers.map(() => Promise.resolve());
     this.s = emptySummary(Boolean(opts.dryRun), this.writers.length);

@@ -18,6 +18,7 @@ import { langgraphAdapter } from "./langgraph/adapter.js";
 import { mastraAdapter } from "./mastra.js";
 import { openaiAgentsAdapter } from "./openai-agents/run-state.js";
 import { openaiAgentsItemsAdapter } from "./openai-agents/session.js";
+import { aiSdkAdapter } from "./ai-sdk.js";
 import { unbundle } from "./bundle.js";
 
 export const adapters: Record<FormatName, FormatAdapter> = {
@@ -33,7 +34,27 @@ export const adapters: Record<FormatName, FormatAdapter> = {
   mastra: mastraAdapter as FormatAdapter,
   "openai-agents": openaiAgentsAdapter as FormatAdapter,
   "openai-agents-items": openaiAgentsItemsAdapter as FormatAdapter,
+  "ai-sdk": aiSdkAdapter as FormatAdapter,
 };
+
+/** Format names as options accept them: every format, and ai-sdk with its major (`ai-sdk@5`). */
+export const FORMAT_CHOICES: readonly string[] = [...FORMAT_NAMES, "ai-sdk@4", "ai-sdk@5", "ai-sdk@6", "ai-sdk@7"];
+
+/** The schema a parsed value answers to: its version's when the format has one per version (ai-sdk). */
+export function schemaFor(adapter: FormatAdapter, native: unknown): string {
+  return adapter.schemaOf ? adapter.schemaOf(native) : adapter.schema;
+}
+
+/**
+ * A format name with an optional version: `ai-sdk@5` → {name: "ai-sdk", version: "5"}. The name is checked (a usage
+ * error for an unknown one); the version is the adapter's to check.
+ */
+export function splitFormat(spec: string): { name: FormatName; version?: string } {
+  const at = spec.indexOf("@");
+  const name = at < 0 ? spec : spec.slice(0, at);
+  const adapter = getAdapter(name);
+  return at < 0 ? { name: adapter.name } : { name: adapter.name, version: spec.slice(at + 1) };
+}
 
 export function isFormatName(s: string): s is FormatName {
   return (FORMAT_NAMES as readonly string[]).includes(s);
@@ -149,8 +170,10 @@ export function readNative(
   given: SourceDoc,
   format?: string,
 ): { adapter: FormatAdapter; native: unknown; doc: SourceDoc; format: FormatName } {
-  const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
-  const name = format ? getAdapter(format).name : detectFormat(doc).format;
+  let doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
+  const named = format ? splitFormat(format) : undefined;
+  if (named?.version !== undefined) doc = { ...doc, formatVersion: named.version };
+  const name = named ? named.name : detectFormat(doc).format;
   const adapter = adapters[name];
   return { adapter, native: adapter.parse(doc), doc, format: name };
 }

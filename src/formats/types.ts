@@ -20,6 +20,7 @@ export const FORMAT_NAMES = [
   "mastra",
   "openai-agents",
   "openai-agents-items",
+  "ai-sdk",
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
@@ -37,6 +38,11 @@ export interface SourceDoc {
    * `notes.v2`, and a FileSaver file name is a sanitized thread id).
    */
   threadId?: string;
+  /**
+   * The format version the user named (`--format ai-sdk@5`, `--ai-sdk-version 5`): read the document as that version
+   * instead of detecting it. Only formats with versions that change what their loader accepts read it.
+   */
+  formatVersion?: string;
 }
 
 /** A field a conversion cannot carry: reported per message and field when --allow-lossy is used. */
@@ -75,6 +81,13 @@ export interface FormatAdapter<Native = unknown> {
    * satisfy — it accepts exactly what the system's own loader accepts. (For amacs, the parsed org structure.)
    */
   schema: string;
+  /**
+   * For a format whose versions have different schemas (ai-sdk: one per AI SDK major): the schema of this parsed
+   * value, i.e. of the version it was read as. Without it, `schema`.
+   */
+  schemaOf?(native: Native): string;
+  /** For such a format: the version a parsed value was read as (reported by validate and convert). */
+  versionOf?(native: Native): string;
   detect(doc: SourceDoc): DetectResult;
   /**
    * Optional, for speed: what `detect` needs of a text before it can claim it, so that detection does not ask it about

@@ -128,6 +128,34 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/Usage.json"
   },
   {
+    "name": "formats/ai-sdk/v4",
+    "id": "https://ckpt.dev/schemas/v1/formats/ai-sdk/v4.json",
+    "title": "AiSdkV4Chat",
+    "description": "An AI SDK 4 chat: the UI Message array useChat holds and apps persist ({id, role, content, createdAt?, parts?, toolInvocations?, experimental_attachments?, annotations?, reasoning?}). AI SDK 4 has no validator: this accepts exactly what ai@4.3.19's convertToCoreMessages (without tools) accepts, which reads far less than the Message type declares (an id, a string content and a createdAt are not needed) — the type's other requirements are warnings (lint/ai-sdk-v4-type). Attachment URLs are checked beyond this schema (lint/ai-sdk-v4-attachment).",
+    "file": "schemas/formats/ai-sdk/v4.json"
+  },
+  {
+    "name": "formats/ai-sdk/v5",
+    "id": "https://ckpt.dev/schemas/v1/formats/ai-sdk/v5.json",
+    "title": "AiSdkV5Chat",
+    "description": "An AI SDK 5 chat: the UIMessage array useChat holds and apps persist. Accepts exactly what ai@5's safeValidateUIMessages (without app schemas) accepts — its uiMessagesSchema as of ai@5.0.277: zod objects are not strict (other keys pass), a zod never() field must be absent, an unknown() field must be present; at least one message; system and user messages have at least one part.",
+    "file": "schemas/formats/ai-sdk/v5.json"
+  },
+  {
+    "name": "formats/ai-sdk/v6",
+    "id": "https://ckpt.dev/schemas/v1/formats/ai-sdk/v6.json",
+    "title": "AiSdkV6Chat",
+    "description": "An AI SDK 6 chat: the UIMessage array useChat holds and apps persist. Accepts exactly what ai@6's safeValidateUIMessages (without app schemas) accepts — its uiMessagesSchema as of ai@6.0.326: zod objects are not strict (other keys pass), a zod never() field must be absent, an unknown() field must be present; at least one message; system and user messages have at least one part.",
+    "file": "schemas/formats/ai-sdk/v6.json"
+  },
+  {
+    "name": "formats/ai-sdk/v7",
+    "id": "https://ckpt.dev/schemas/v1/formats/ai-sdk/v7.json",
+    "title": "AiSdkV7Chat",
+    "description": "An AI SDK 7 chat: the UIMessage array useChat holds and apps persist. Accepts exactly what ai@7's safeValidateUIMessages (without app schemas) accepts — its uiMessagesSchema as of ai@7.0.173: zod objects are not strict (other keys pass), a zod never() field must be absent, an unknown() field must be present; at least one message; system and user messages have at least one part.",
+    "file": "schemas/formats/ai-sdk/v7.json"
+  },
+  {
     "name": "formats/amacs/document",
     "id": "https://ckpt.dev/schemas/v1/formats/amacs/document.json",
     "title": "AmacsDocument",

@@ -23,6 +23,10 @@ export declare const validators: {
   "TodoItem": CompiledValidator;
   "ToolExecutionStrategy": CompiledValidator;
   "Usage": CompiledValidator;
+  "formats/ai-sdk/v4": CompiledValidator;
+  "formats/ai-sdk/v5": CompiledValidator;
+  "formats/ai-sdk/v6": CompiledValidator;
+  "formats/ai-sdk/v7": CompiledValidator;
   "formats/amacs/document": CompiledValidator;
   "formats/deepagent/checkpoint": CompiledValidator;
   "formats/deepagent/model-message": CompiledValidator;

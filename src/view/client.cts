@@ -587,7 +587,7 @@ export function renderCall(b: Extract<BlockView, { t: "call" }>, p: number): HTM
   const preview = argsText.replace(/\s+/g, " ").slice(0, 120);
   const status =
     res === undefined
-      ? el("span", { class: "badge warn" }, "no result")
+      ? el("span", { class: "badge warn" }, b.state && !b.state.startsWith("output-") ? b.state : "no result")
       : res.isError
         ? el("span", { class: "badge err" }, "error")
         : el("span", { class: "badge ok" }, "ok");

@@ -19,7 +19,7 @@ export type BlockView =
   | { t: "pre"; x: string }
   /** reasoning, collapsed: HTML or plain text */
   | { t: "think"; h?: string; x?: string; redacted?: boolean }
-  | { t: "call"; id: string; name: string; args: unknown }
+  | { t: "call"; id: string; name: string; args: unknown; state?: string }
   /** an inline image: a data: URL */
   | { t: "img"; src: string; mime: string }
   /** an image or file kept elsewhere (never loaded by the page); url only when http(s) */
@@ -143,6 +143,12 @@ function mediaBlock(
   };
 }
 
+/** An AI SDK tool part's state (input-streaming, approval-requested, output-denied, …), kept in the block's ext. */
+export function toolState(c: Content): { state?: string } {
+  const e = (c as { ext?: Record<string, unknown> }).ext?.["ai-sdk"] as { state?: unknown } | undefined;
+  return typeof e?.state === "string" ? { state: e.state } : {};
+}
+
 /** One content block; `plain` for tool output (shown preformatted, not as Markdown). */
 export function blockView(c: Content, plain = false): BlockView {
   switch (c.type) {
@@ -154,7 +160,7 @@ export function blockView(c: Content, plain = false): BlockView {
       return isPlainText(x) ? { t: "think", x } : { t: "think", h: renderMarkdown(x) };
     }
     case "toolCall":
-      return { t: "call", id: String(c.id), name: String(c.name), args: c.arguments };
+      return { t: "call", id: String(c.id), name: String(c.name), args: c.arguments, ...toolState(c) };
     case "image":
       return mediaBlock(c, "image");
     case "file":
