@@ -17,6 +17,7 @@ import { namespaceOf } from "../savers/types.js";
 import { storeAt } from "./input.js";
 import type { LgThreadSummary } from "../formats/langgraph/types.js";
 import type { LangGraphSaver, MastraStore } from "../savers/index.js";
+import type { OpenAISessionStore } from "../savers/openai-session/sqlite.js";
 import type { Saver, ThreadInfo } from "../savers/types.js";
 import { openStore } from "./stores.js";
 
@@ -162,6 +163,14 @@ export const lsCommand: CommandDef = {
       }
       return lsMastra(opened.store, args, io);
     }
+    if (opened.layout === "openai-agents-session") {
+      await rejectNamespaces(
+        opened.saver,
+        uriNs !== undefined || Boolean(args.namespace?.length),
+        "an Agents SDK SQLiteSession store",
+      );
+      return lsOpenAISession(opened.store, args, io);
+    }
     if (opened.layout === "langgraph") {
       // a LangGraph namespace (checkpoint_ns) belongs to one thread's subgraph: never ignored, never the root graph
       if (uriNs !== undefined || args.namespace?.length) {
@@ -289,6 +298,55 @@ async function lsMastra(store: MastraStore, args: { limit?: number; json: boolea
       table.count
         ? `${plural(table.count, "thread")} (Mastra ${store.kind === "sqlite" ? "LibSQL" : "PostgreSQL"} store: ${plural(c.messages, "message")}, ${plural(c.resources, "resource")})${c.orphanMessages ? `; ${plural(c.orphanMessages, "message")} of no thread (Mastra never lists them)` : ""}\n`
         : `${store.uri}: no threads\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A store of a layout with no namespaces: a namespace asked for is a usage error. */
+async function rejectNamespaces(saver: { uri: string; close(): Promise<void> }, asked: boolean, what: string) {
+  if (!asked) return;
+  await saver.close();
+  throw usageError(`${saver.uri}: ${what} has no namespaces`);
+}
+
+// ------------------------------------------------------------------------------------ Agents SDK SQLiteSession stores
+
+const SESSION_HEAD = ["SESSION", "ITEMS", "SIZE", "CREATED", "UPDATED"];
+
+/** An Agents SDK (Python) SQLiteSession store: one row per session (items, stored bytes, created, updated), streamed. */
+async function lsOpenAISession(
+  store: OpenAISessionStore,
+  args: { limit?: number; json: boolean },
+  io: CliIO,
+): Promise<number> {
+  try {
+    const sessions = store.sessions({ limit: args.limit });
+    if (args.json) {
+      let n = 0;
+      io.stdout.write("[");
+      for await (const s of sessions)
+        io.stdout.write((n++ ? ",\n" : "\n") + JSON.stringify({ layout: "openai-agents-session", ...s }));
+      io.stdout.write(n ? "\n]\n" : "]\n");
+      return 0;
+    }
+    const table = streamTable(SESSION_HEAD, new Set([1, 2]), (text) => io.stdout.write(text));
+    for await (const s of sessions)
+      table.row([
+        s.sessionId,
+        String(s.items),
+        `${s.bytes} B`,
+        s.createdAt ? tableTime(s.createdAt) : "-",
+        s.updatedAt ? tableTime(s.updatedAt) : "-",
+      ]);
+    table.end();
+    const c = store.counts();
+    io.stdout.write(
+      table.count
+        ? `${plural(table.count, "session")} (Agents SDK SQLiteSession: ${plural(c.items, "item")} in ${store.tables.messages})${c.orphanSessions ? `; ${plural(c.orphanSessions, "session")} only in ${store.tables.messages} (no ${store.tables.sessions} row)` : ""}\n`
+        : `${store.uri}: no sessions\n`,
     );
     return 0;
   } finally {

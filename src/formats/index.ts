@@ -19,6 +19,8 @@ import { mastraAdapter } from "./mastra.js";
 import { openaiAgentsAdapter } from "./openai-agents/run-state.js";
 import { openaiAgentsItemsAdapter } from "./openai-agents/session.js";
 import { aiSdkAdapter } from "./ai-sdk.js";
+import { openaiResponsesItemsAdapter } from "./openai-agents/responses-items.js";
+import { openaiAgentsSessionAdapter } from "./openai-agents/python-session.js";
 import { unbundle } from "./bundle.js";
 
 export const adapters: Record<FormatName, FormatAdapter> = {
@@ -35,6 +37,8 @@ export const adapters: Record<FormatName, FormatAdapter> = {
   "openai-agents": openaiAgentsAdapter as FormatAdapter,
   "openai-agents-items": openaiAgentsItemsAdapter as FormatAdapter,
   "ai-sdk": aiSdkAdapter as FormatAdapter,
+  "openai-responses-items": openaiResponsesItemsAdapter as FormatAdapter,
+  "openai-agents-session": openaiAgentsSessionAdapter as FormatAdapter,
 };
 
 /** Format names as options accept them: every format, and ai-sdk with its major (`ai-sdk@5`). */

@@ -21,6 +21,8 @@ export const FORMAT_NAMES = [
   "openai-agents",
   "openai-agents-items",
   "ai-sdk",
+  "openai-responses-items",
+  "openai-agents-session",
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

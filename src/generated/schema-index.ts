@@ -233,6 +233,13 @@ export const schemaIndex: SchemaInfo[] = [
     "file": "schemas/formats/openai-agents/items.json"
   },
   {
+    "name": "formats/openai-agents/responses-items",
+    "id": "https://ckpt.dev/schemas/v1/formats/openai-agents/responses-items.json",
+    "title": "OpenAIResponsesItems",
+    "description": "A list of OpenAI Responses API input items (ResponseInputItem[]): what the Python Agents SDK's sessions store (to_input_list(): one json.dumps(item) per SQLiteSession row) and what the JS SDK sends the Responses API. Derived by scripts/openai-responses-schema.mjs from the TypeScript declarations of openai 7.59.0 (resources/responses/responses.d.ts); do not edit. Objects are open: fields a given openai version lacks are allowed.",
+    "file": "schemas/formats/openai-agents/responses-items.json"
+  },
+  {
     "name": "formats/openai-agents/run-state",
     "id": "https://ckpt.dev/schemas/v1/formats/openai-agents/run-state.json",
     "title": "OaRunState",
@@ -245,6 +252,13 @@ export const schemaIndex: SchemaInfo[] = [
     "title": "OaSdkRunState",
     "description": "The fields of a RunState as RunState.fromString's zod schema (SerializedRunState) reads them, for every $schemaVersion (current 1.22); what differs by version is in run-state.json. Derived by scripts/openai-agents-schemas.mjs from @openai/agents-core 0.20.0 (zod's JSON Schema export, input side); do not edit.",
     "file": "schemas/formats/openai-agents/sdk-run-state.json"
+  },
+  {
+    "name": "formats/openai-agents/session",
+    "id": "https://ckpt.dev/schemas/v1/formats/openai-agents/session.json",
+    "title": "OpenAISessionDocument",
+    "description": "One session of the OpenAI Agents SDK for Python's SQLiteSession, as ckpt reads it from the tables (savers/openai-session/): the sessions table's row and the messages table's rows in id order, each row's message_data parsed (one json.dumps of a Responses API input item), or kept as its text when it is not JSON.",
+    "file": "schemas/formats/openai-agents/session.json"
   },
   {
     "name": "formats/phi-core/messages",

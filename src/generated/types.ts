@@ -1954,6 +1954,17 @@ type: "reasoning_text"
 text: string
 }
 
+export type Item = ({
+[k: string]: unknown
+} & {
+type?: ("message" | "file_search_call" | "computer_call" | "computer_call_output" | "web_search_call" | "function_call" | "function_call_output" | "tool_search_call" | "tool_search_output" | "additional_tools" | "configuration_update" | "reasoning" | "compaction" | "image_generation_call" | "code_interpreter_call" | "local_shell_call" | "local_shell_call_output" | "shell_call" | "shell_call_output" | "apply_patch_call" | "apply_patch_call_output" | "mcp_list_tools" | "mcp_approval_request" | "mcp_approval_response" | "mcp_call" | "custom_tool_call_output" | "custom_tool_call" | "compaction_trigger" | "item_reference" | "program" | "program_output" | null)
+})
+/**
+ * A list of OpenAI Responses API input items (ResponseInputItem[]): what the Python Agents SDK's sessions store (to_input_list(): one json.dumps(item) per SQLiteSession row) and what the JS SDK sends the Responses API. Derived by scripts/openai-responses-schema.mjs from the TypeScript declarations of openai 7.59.0 (resources/responses/responses.d.ts); do not edit. Objects are open: fields a given openai version lacks are allowed.
+ */
+
+export type OpenAIResponsesItems = Item[]
+
 export type OaRunState = OaSdkRunState
 
 export type OaOutputModelItem = ({
@@ -2884,6 +2895,36 @@ exposedPorts?: {
 }
 providerState: {
 [k: string]: unknown
+}
+}
+
+export interface OpenAISessionDocument {
+/**
+ * The sessions table's row (agent_sessions); null when only the messages table holds the session.
+ */
+session: ({
+id: string
+createdAt?: (string | null)
+updatedAt?: (string | null)
+} | null)
+/**
+ * The session id, when the sessions table has no row for it.
+ */
+sessionId?: string
+/**
+ * The tables read, when they are not agent_sessions / agent_messages.
+ */
+tables?: {
+sessions: string
+messages: string
+}
+/**
+ * The messages table's rows of the session by row id (agent_messages.id, the SDK's order): /rows/<id> names a row.
+ */
+rows: {
+[k: string]: {
+[k: string]: unknown
+}
 }
 }
 

@@ -38,8 +38,10 @@ export declare const validators: {
   "formats/mastra/message-content": CompiledValidator;
   "formats/mastra/thread": CompiledValidator;
   "formats/openai-agents/items": CompiledValidator;
+  "formats/openai-agents/responses-items": CompiledValidator;
   "formats/openai-agents/run-state": CompiledValidator;
   "formats/openai-agents/sdk-run-state": CompiledValidator;
+  "formats/openai-agents/session": CompiledValidator;
   "formats/phi-core/messages": CompiledValidator;
   "formats/phi-core-session/session": CompiledValidator;
   "formats/swarmer/agent-state": CompiledValidator;

@@ -10,14 +10,17 @@
  * `FOREIGN_LAYOUTS` and its store type in `ForeignStores`; nothing else changes.
  */
 import { existsSync, statSync } from "node:fs";
-import { inputError, storeError } from "../base/errors.js";
+import { inputError, storeError, usageError } from "../base/errors.js";
 import type { MastraSaver } from "./mastra/saver.js";
 import type { MastraStore } from "./mastra/types.js";
+import type { OpenAISessionSaver, OpenAISessionStore } from "./openai-session/sqlite.js";
+import { sessionTables } from "./openai-session/tables.js";
 import type { SaverUri } from "./uri.js";
 
 /** The store object and Saver view each foreign layout opens to. */
 export interface ForeignStores {
   mastra: { store: MastraStore; saver: MastraSaver };
+  "openai-agents-session": { store: OpenAISessionStore; saver: OpenAISessionSaver };
 }
 export type ForeignLayoutName = keyof ForeignStores;
 
@@ -31,8 +34,10 @@ interface ForeignLayout<K extends ForeignLayoutName> {
   title: string;
   /** tables whose presence says a store holds this layout */
   tables: readonly string[];
+  /** the tables a store opened with these URI parameters must hold, when the parameters can rename them */
+  tablesFor?(params: URLSearchParams): readonly string[];
   /** open an SQLite file (`write`: created when missing, opened read-write) */
-  sqlite(path: string, uri: string, write: boolean): Promise<ForeignStores[K]>;
+  sqlite(path: string, uri: string, write: boolean, params: URLSearchParams): Promise<ForeignStores[K]>;
   /** open a PostgreSQL schema */
   postgres(url: string, uri: string, schema: string, write: boolean): Promise<ForeignStores[K]>;
 }
@@ -58,6 +63,24 @@ export const FOREIGN_LAYOUTS: { [K in ForeignLayoutName]: ForeignLayout<K> } = {
       const { mastraSaver } = await import("./mastra/saver.js");
       const store = mastraPostgres(await connectPg(url, uri, write), { uri, schema });
       return { store, saver: mastraSaver(store) };
+    },
+  },
+  "openai-agents-session": {
+    title: "OpenAI Agents SDK SQLiteSession (agent_sessions, agent_messages)",
+    tables: ["agent_sessions", "agent_messages"],
+    tablesFor(params) {
+      const t = sessionTables(params);
+      return [t.sessions, t.messages];
+    },
+    async sqlite(path, uri, write, params) {
+      if (write)
+        throw usageError(`${uri}: an Agents SDK SQLiteSession store is read here, never written (migrate from it)`);
+      const { openSessionSqlite, openaiSessionSaver } = await import("./openai-session/sqlite.js");
+      const store = await openSessionSqlite(path, uri, params);
+      return { store, saver: openaiSessionSaver(store) };
+    },
+    async postgres(_url, uri) {
+      throw usageError(`${uri}: SQLiteSession is an SQLite layout (the Python SDK keeps it in an SQLite file)`);
     },
   },
 };
@@ -130,7 +153,8 @@ export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<O
   const name = forced ?? found ?? wanted;
   if (name === undefined) return undefined;
   const layout = FOREIGN_LAYOUTS[name];
-  if (o.readOnly && !layout.tables.every((t) => tables.has(t))) {
+  const needed = layout.tablesFor?.(u.params) ?? layout.tables;
+  if (o.readOnly && !needed.every((t) => tables.has(t))) {
     if (missingFile)
       throw inputError("missing-store", "no such SQLite database (reading never creates a store)", {
         file: u.redacted,
@@ -145,7 +169,7 @@ export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<O
   }
   const opened =
     u.kind === "sqlite"
-      ? await layout.sqlite(missingFile && o.dryRun ? ":memory:" : u.location, u.redacted, !o.readOnly)
+      ? await layout.sqlite(missingFile && o.dryRun ? ":memory:" : u.location, u.redacted, !o.readOnly, u.params)
       : await layout.postgres(u.location, u.redacted, schema, !o.readOnly);
   return { layout: name, uri: u, ...opened } as OpenedForeign;
 }

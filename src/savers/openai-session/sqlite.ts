@@ -1,0 +1,212 @@
+/**
+ * The OpenAI Agents SDK for Python's `SQLiteSession` tables (src/agents/memory/sqlite_session.py), read-only:
+ * `agent_sessions(session_id TEXT PRIMARY KEY, created_at, updated_at)` and `agent_messages(id INTEGER PRIMARY KEY
+ * AUTOINCREMENT, session_id, message_data TEXT, created_at)`, one `json.dumps(item)` of a Responses API input item per
+ * row. The table names are the session's constructor parameters (`sessions_table`, `messages_table`): the URI's
+ * `?sessions_table=&messages_table=` name them (bare SQL identifiers, as Python interpolates them into its SQL).
+ *
+ * A session's items are its rows in `id` order, as `SQLiteSession.get_items` reads them (with a `limit` too: the
+ * newest rows by id, returned oldest first). Python reads the messages table alone, so a session is any session id
+ * either table holds. Python skips a row whose `message_data` is not JSON; here it is kept as its text and named
+ * (`validate` reports it with its row id), and `show` leaves it out as the SDK does.
+ *
+ * The Saver view gives one document per session (the `openai-agents-session` format, formats/openai-agents/): the
+ * session row and the message rows. It never writes, not even SQLite side files (the file is opened read-only).
+ */
+import type BetterSqlite3 from "better-sqlite3";
+import { storeError } from "../../base/errors.js";
+import { openSqliteReadOnly } from "../sqlite-open.js";
+import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
+import { SESSION_TABLES, sessionTables } from "./tables.js";
+
+/** One stored row of a session: the parsed item, or the stored text when it is not JSON. */
+export type SessionRow = { createdAt: string | null } & ({ item: unknown } | { text: string; reason: string });
+
+/** The `openai-agents-session` format's document: one session of the store. */
+export interface SessionDocument {
+  /** the sessions table's row; null when only the messages table holds the session (Python still reads it) */
+  session: { id: string; createdAt: string | null; updatedAt: string | null } | null;
+  /** the messages table's rows of the session by row id (`/rows/<id>` names a row), in id order */
+  rows: Record<string, SessionRow>;
+  /** the tables it was read from, when they are not the default names */
+  tables?: { sessions: string; messages: string };
+  /** the session id (when `session` is null) */
+  sessionId?: string;
+}
+
+/** `ls` row of a session. */
+export interface SessionSummary {
+  sessionId: string;
+  items: number;
+  bytes: number;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export interface OpenAISessionStore {
+  readonly layout: "openai-agents-session";
+  readonly uri: string;
+  readonly tables: { sessions: string; messages: string };
+  sessions(o?: { after?: string; limit?: number }): AsyncIterable<SessionSummary>;
+  document(sessionId: string): SessionDocument | undefined;
+  counts(): { sessions: number; items: number; orphanSessions: number };
+  close(): Promise<void>;
+}
+
+/** Python's CURRENT_TIMESTAMP text ("YYYY-MM-DD HH:MM:SS", UTC) as ISO 8601; anything else as stored. */
+export function isoOf(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  const s = String(v);
+  return /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(s) ? `${s.replace(" ", "T")}Z` : s;
+}
+
+function sql(t: { sessions: string; messages: string }) {
+  const ids = `SELECT session_id FROM "${t.sessions}" UNION SELECT session_id FROM "${t.messages}"`;
+  return {
+    page: `SELECT i.session_id AS id, s.created_at AS createdAt, s.updated_at AS updatedAt,
+        (SELECT COUNT(*) FROM "${t.messages}" m WHERE m.session_id = i.session_id) AS items,
+        (SELECT COALESCE(SUM(LENGTH(CAST(m.message_data AS BLOB))), 0) FROM "${t.messages}" m WHERE m.session_id = i.session_id) AS bytes
+      FROM (${ids}) i LEFT JOIN "${t.sessions}" s ON s.session_id = i.session_id
+      WHERE @after IS NULL OR i.session_id > @after ORDER BY i.session_id LIMIT @limit`,
+    session: `SELECT session_id AS id, created_at AS createdAt, updated_at AS updatedAt FROM "${t.sessions}" WHERE session_id = ?`,
+    rows: `SELECT id, created_at AS createdAt, message_data AS data FROM "${t.messages}" WHERE session_id = ? ORDER BY id ASC`,
+    counts: `SELECT (SELECT COUNT(*) FROM (${ids})) AS sessions, (SELECT COUNT(*) FROM "${t.messages}") AS items,
+        (SELECT COUNT(DISTINCT session_id) FROM "${t.messages}" WHERE session_id NOT IN (SELECT session_id FROM "${t.sessions}")) AS orphanSessions`,
+  };
+}
+
+/** A stored message_data value as a row: parsed as Python's json.loads would, else kept as text. */
+function rowOf(r: { id: number; createdAt: unknown; data: unknown }): SessionRow {
+  const base = { createdAt: isoOf(r.createdAt) };
+  const text = typeof r.data === "string" ? r.data : Buffer.isBuffer(r.data) ? r.data.toString("utf8") : String(r.data);
+  if (typeof r.data !== "string")
+    return { ...base, text, reason: `a ${r.data === null ? "NULL" : typeof r.data} value, not JSON text` };
+  try {
+    return { ...base, item: JSON.parse(text) };
+  } catch (e) {
+    return { ...base, text, reason: `not JSON: ${(e as Error).message}` };
+  }
+}
+
+/** Open an SQLite file holding SQLiteSession's tables, read-only. */
+export async function openSessionSqlite(
+  path: string,
+  uri: string,
+  params: URLSearchParams,
+): Promise<OpenAISessionStore> {
+  const tables = sessionTables(params);
+  const db: BetterSqlite3.Database = await openSqliteReadOnly(path, { uri });
+  let q: ReturnType<typeof sql>;
+  let stmts: Record<string, BetterSqlite3.Statement>;
+  try {
+    q = sql(tables);
+    stmts = Object.fromEntries(Object.entries(q).map(([k, s]) => [k, db.prepare(s)]));
+  } catch (e) {
+    db.close();
+    throw storeError(
+      "openai-session-tables",
+      `the tables '${tables.sessions}' and '${tables.messages}' are not SQLiteSession's (${(e as Error).message})`,
+      { file: uri },
+      e,
+    );
+  }
+  const custom = tables.sessions !== SESSION_TABLES.sessions || tables.messages !== SESSION_TABLES.messages;
+  return {
+    layout: "openai-agents-session",
+    uri,
+    tables,
+    async *sessions(o = {}) {
+      let after = o.after ?? null;
+      let left = o.limit ?? Number.POSITIVE_INFINITY;
+      while (left > 0) {
+        const page = stmts.page!.all({ after, limit: Math.min(500, left) }) as Array<Record<string, unknown>>;
+        if (page.length === 0) return;
+        for (const r of page) {
+          left--;
+          yield {
+            sessionId: String(r.id),
+            items: Number(r.items),
+            bytes: Number(r.bytes),
+            createdAt: isoOf(r.createdAt),
+            updatedAt: isoOf(r.updatedAt),
+          };
+        }
+        after = String(page[page.length - 1]!.id);
+      }
+    },
+    document(sessionId) {
+      const s = stmts.session!.get(sessionId) as Record<string, unknown> | undefined;
+      const stored = stmts.rows!.all(sessionId) as Array<{ id: number; createdAt: unknown; data: unknown }>;
+      if (!s && stored.length === 0) return undefined;
+      const rows: Record<string, SessionRow> = {};
+      for (const r of stored) rows[String(r.id)] = rowOf(r);
+      return {
+        session: s ? { id: String(s.id), createdAt: isoOf(s.createdAt), updatedAt: isoOf(s.updatedAt) } : null,
+        ...(s ? {} : { sessionId }),
+        rows,
+        ...(custom ? { tables } : {}),
+      };
+    },
+    counts() {
+      const r = stmts.counts!.get() as Record<string, number>;
+      return { sessions: r.sessions!, items: r.items!, orphanSessions: r.orphanSessions! };
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+export interface OpenAISessionSaver extends Saver {
+  readonly openaiSession: OpenAISessionStore;
+}
+
+/** The Saver view: one document per session, read-only. */
+export function openaiSessionSaver(store: OpenAISessionStore): OpenAISessionSaver {
+  const readOnly = () => {
+    throw storeError(
+      "openai-session-read-only",
+      `${store.uri}: an Agents SDK SQLiteSession store is read-only here (ckpt migrate reads it into another store)`,
+    );
+  };
+  const load = async (sessionId: string) => {
+    const d = store.document(sessionId);
+    return d && JSON.stringify(d, null, 2);
+  };
+  return {
+    uri: store.uri,
+    openaiSession: store,
+    load,
+    loadMany: (keys) => Promise.all(keys.map((k) => load(k.threadId))),
+    save: async () => readOnly(),
+    saveMany: async () => readOnly(),
+    delete: async () => readOnly(),
+    exists: async (id) => store.document(id) !== undefined,
+    async *list(options = {}): AsyncIterable<ThreadInfo> {
+      for await (const s of store.sessions({ after: options.after, limit: options.limit }))
+        yield {
+          namespace: options.namespace ?? DEFAULT_NAMESPACE,
+          threadId: s.sessionId,
+          bytes: s.bytes,
+          ...(s.updatedAt ? { updatedAt: s.updatedAt } : {}),
+        };
+    },
+    async *scan(options = {}) {
+      const size = Math.max(1, options.batchSize ?? 200);
+      let batch: Array<{ namespace: string; threadId: string; text: string }> = [];
+      for await (const s of store.sessions()) {
+        const text = await load(s.sessionId);
+        if (text !== undefined)
+          batch.push({ namespace: options.namespace ?? DEFAULT_NAMESPACE, threadId: s.sessionId, text });
+        if (batch.length >= size) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
+    },
+    count: async () => store.counts().sessions,
+    namespaces: async () => [DEFAULT_NAMESPACE],
+    close: () => store.close(),
+  };
+}
