@@ -166,6 +166,29 @@ describe.each(["libsql", "pg"] as const)("a Mastra %s store written by the real 
   });
 });
 
+describe("writing commands on a Mastra store", () => {
+  it("delete, prune and copy refuse it (exit 2, naming ckpt migrate) and leave the file byte for byte as it was", async () => {
+    const copy = join(dir, "untouched.db");
+    copyFileSync(file, copy);
+    const before = createHash("sha256").update(readFileSync(copy)).digest("hex");
+    const runs = [
+      ["delete", `sqlite:${copy}#trip-1`, "--yes"],
+      ["prune", `sqlite:${copy}`, "--idle-for", "1s"],
+      ["copy", `sqlite:${copy}#trip-1`, `sqlite:${copy}#trip-9`],
+    ];
+    for (const argv of runs) {
+      const r = await runCli(argv);
+      expect(r.code, `${argv.join(" ")}: ${r.err}`).toBe(2);
+      expect(r.err).toContain("is a Mastra store");
+    }
+    expect(createHash("sha256").update(readFileSync(copy)).digest("hex")).toBe(before);
+    const db = new Database(copy, { readonly: true });
+    const ckptTables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'ckpt%'").all();
+    db.close();
+    expect(ckptTables).toEqual([]);
+  });
+});
+
 describe("a damaged message row", () => {
   it("LibSQL: validate flags the row (its id, the message's pointer) and show refuses the thread; other threads stay valid", async () => {
     const copy = join(dir, "damaged.db");

@@ -141,13 +141,22 @@ async function tablesOf(u: SaverUri, schema: string): Promise<Set<string>> {
 export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<OpenedForeign | undefined> {
   const forced = u.params.get("layout");
   if (forced !== null && !isForeignLayout(forced)) return undefined;
-  // a store opened to write is probed only when a foreign layout is forced or wanted (a new ckpt or LangGraph
-  // target is never asked for its tables first)
-  if (!o.readOnly && forced === null && !isForeignLayout(o.want)) return undefined;
   const schema = u.params.get("schema") ?? "public";
   const missingFile = u.kind === "sqlite" && (u.location === ":memory:" || !existsSync(u.location));
   if (u.kind === "sqlite" && !missingFile && statSync(u.location).isDirectory()) return undefined;
-  const tables = missingFile ? new Set<string>() : await tablesOf(u, schema);
+  // a store opened to write without a foreign layout forced or wanted is still asked for its tables when it exists
+  // (a writing command must never take a Mastra store for an empty ckpt store and add ckpt's tables to it); a store
+  // that cannot be asked is left to the opener below, which reports it as it reports any store
+  const probeOnly = !o.readOnly && forced === null && !isForeignLayout(o.want);
+  if (probeOnly && missingFile) return undefined;
+  let tables: Set<string>;
+  try {
+    tables = missingFile ? new Set<string>() : await tablesOf(u, schema);
+  } catch (e) {
+    if (probeOnly) return undefined;
+    throw e;
+  }
+  if (probeOnly && layoutOfTables(tables) === undefined) return undefined;
   const found = layoutOfTables(tables);
   const wanted = isForeignLayout(o.want) && tables.size === 0 ? o.want : undefined;
   const name = forced ?? found ?? wanted;

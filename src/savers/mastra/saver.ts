@@ -4,7 +4,7 @@
  * text Mastra stored. A value that does not decode stays as stored and is named in `unreadable` (its table, row,
  * column and why): `validate` reports it, `show` refuses the thread rather than show less than is there.
  */
-import { storeError } from "../../base/errors.js";
+import { usageError } from "../../base/errors.js";
 import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
 import type { MastraStore, MastraThreadRow } from "./types.js";
 
@@ -83,7 +83,9 @@ export async function threadDocument(store: MastraStore, threadId: string): Prom
 /** The Saver view of a Mastra store: read-only; writing Mastra stores is `ckpt migrate`'s. */
 export function mastraSaver(store: MastraStore): MastraSaver {
   const readOnly = () => {
-    throw storeError("mastra-read-only", `${store.uri}: a Mastra store is read-only here; write it with ckpt migrate`);
+    throw usageError(
+      `${store.uri} is a Mastra store: ckpt writes Mastra memory with ckpt migrate only (--to '<store>?layout=mastra'); delete, prune, copy and replay do not write it`,
+    );
   };
   const load = async (threadId: string) => {
     const d = await threadDocument(store, threadId);
