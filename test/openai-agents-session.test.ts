@@ -110,6 +110,8 @@ beforeAll(async () => {
     "42",
     ...rest.map(pyDumps),
   ]);
+  // a session that is valid but for one row the SDK skips
+  addItems(damaged, "skips", [pyDumps(first), '{"type": "message"', pyDumps(rest[1])]);
   damaged.close();
 }, 120_000);
 
@@ -237,6 +239,25 @@ describe("SQLiteSession tables written as Python's session writes them", () => {
     const s = await runCli(["show", `sqlite:${join(dir, "damaged.db")}#math`, "--json"]);
     expect(s.code, s.err).toBe(0);
     expect(ckptSteps((JSON.parse(s.out) as Checkpoint).messages).filter((x) => x[0] === "result")).toHaveLength(1);
+    expect(dirState()).toEqual(before);
+    // migrated into another format: the damaged session is rejected as invalid, and the row the SDK skips is
+    // reported lost, not dropped without a word
+    const out = join(dir, "migrated");
+    const m = await runCli([
+      "migrate",
+      "--from",
+      `sqlite:${join(dir, "damaged.db")}`,
+      "--to",
+      `file:${out}`,
+      "--to-format",
+      "openai-responses-items",
+    ]);
+    expect(m.code).not.toBe(0);
+    expect(m.out, m.out + m.err).toMatch(
+      /rejected: default#math: .*\/rows\/2\/item: not a valid openai-agents-session/,
+    );
+    expect(m.out, m.out + m.err).toMatch(/rejected: default#skips: .*\/ext\/openai-agents-session\/unreadable/);
+    rmSync(out, { recursive: true, force: true });
     expect(dirState()).toEqual(before);
   });
 });

@@ -109,6 +109,10 @@ export const openaiAgentsSessionAdapter: FormatAdapter<PythonSessionDocument> = 
     const own: Obj = { _layout: layout };
     if (native.session !== undefined) own.session = native.session;
     if (native.tables) own.tables = native.tables;
+    // rows the SDK skips (not JSON) are not in the conversation, but they are in the store: a conversion into another
+    // format reports them lost (they are not presentation), and one back into a session writes them back
+    const skipped = rowsOf(native).filter(({ r }) => isObj(r) && !("item" in r));
+    if (skipped.length) own.unreadable = skipped.map(({ k, r }) => ({ id: Number(k), ...r }));
     const cp: Checkpoint = {
       schemaVersion: 1,
       threadId: id,
@@ -132,12 +136,21 @@ export const openaiAgentsSessionAdapter: FormatAdapter<PythonSessionDocument> = 
       const r = kept ? layout[k]! : undefined;
       rows[String(r ? r.id : k + 1)] = { createdAt: (r?.createdAt as string | null | undefined) ?? null, item };
     });
+    for (const u of Array.isArray(own.unreadable) ? (own.unreadable as Obj[]) : []) {
+      const { id, ...row } = u;
+      if (rows[String(id)] === undefined) rows[String(id)] = row as Row;
+    }
     const session = isObj(own.session)
       ? (own.session as PythonSessionDocument["session"])
       : own.session === null
         ? null
         : { id: cp.threadId };
-    const out: PythonSessionDocument = { session, ...(session === null ? { sessionId: cp.threadId } : {}), rows };
+    const sorted = Object.fromEntries(Object.entries(rows).sort(([a], [b]) => Number(a) - Number(b)));
+    const out: PythonSessionDocument = {
+      session,
+      ...(session === null ? { sessionId: cp.threadId } : {}),
+      rows: sorted,
+    };
     if (isObj(own.tables)) out.tables = own.tables as PythonSessionDocument["tables"];
     return out;
   },
