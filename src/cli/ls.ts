@@ -16,7 +16,7 @@ import { statSync } from "node:fs";
 import { namespaceOf } from "../savers/types.js";
 import { storeAt } from "./input.js";
 import type { LgThreadSummary } from "../formats/langgraph/types.js";
-import type { LangGraphSaver, MastraStore } from "../savers/index.js";
+import type { AiChatbotStore, LangGraphSaver, MastraStore } from "../savers/index.js";
 import type { OpenAISessionStore } from "../savers/openai-session/sqlite.js";
 import type { Saver, ThreadInfo } from "../savers/types.js";
 import { openStore } from "./stores.js";
@@ -170,6 +170,15 @@ export const lsCommand: CommandDef = {
         "an Agents SDK SQLiteSession store",
       );
       return lsOpenAISession(opened.store, args, io);
+    }
+    if (opened.layout === "ai-chatbot") {
+      if (uriNs !== undefined || args.namespace?.length) {
+        await opened.saver.close();
+        throw usageError(
+          `${opened.saver.uri}: a Chat SDK template store has no namespaces (its chats belong to users)`,
+        );
+      }
+      return lsAiChatbot(opened.store, args, io);
     }
     if (opened.layout === "langgraph") {
       // a LangGraph namespace (checkpoint_ns) belongs to one thread's subgraph: never ignored, never the root graph
@@ -347,6 +356,46 @@ async function lsOpenAISession(
       table.count
         ? `${plural(table.count, "session")} (Agents SDK SQLiteSession: ${plural(c.items, "item")} in ${store.tables.messages})${c.orphanSessions ? `; ${plural(c.orphanSessions, "session")} only in ${store.tables.messages} (no ${store.tables.sessions} row)` : ""}\n`
         : `${store.uri}: no sessions\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+// ------------------------------------------------------------------------------------------ Chat SDK template stores
+
+const CHATBOT_HEAD = ["CHAT", "TITLE", "USER", "VISIBILITY", "MESSAGE", "MESSAGE_V2", "CREATED"];
+
+/** A Chat SDK template store: one row per chat (title, user, visibility, its rows in Message and Message_v2), streamed. */
+async function lsAiChatbot(store: AiChatbotStore, args: { limit?: number; json: boolean }, io: CliIO): Promise<number> {
+  try {
+    const chats = store.chats({ limit: args.limit });
+    if (args.json) {
+      let n = 0;
+      io.stdout.write("[");
+      for await (const c of chats)
+        io.stdout.write((n++ ? ",\n" : "\n") + JSON.stringify({ layout: "ai-chatbot", ...c }));
+      io.stdout.write(n ? "\n]\n" : "]\n");
+      return 0;
+    }
+    const table = streamTable(CHATBOT_HEAD, new Set([4, 5]), (text) => io.stdout.write(text));
+    for await (const c of chats)
+      table.row([
+        c.id,
+        c.title || "-",
+        c.email ?? c.userId,
+        c.visibility,
+        String(c.messages),
+        String(c.messagesV2),
+        tableTime(c.createdAt),
+      ]);
+    table.end();
+    const n = await store.counts();
+    io.stdout.write(
+      table.count
+        ? `${plural(table.count, "chat")} (Chat SDK template, ${store.kind === "sqlite" ? "SQLite" : "PostgreSQL"}: ${plural(n.messagesV2, "row")} in Message_v2, ${plural(n.messages, "row")} in Message, ${plural(n.users, "user")})\n`
+        : `${store.uri}: no chats\n`,
     );
     return 0;
   } finally {

@@ -20,6 +20,8 @@ import type { Issue } from "../formats/types.js";
 import { validateDocument, type FileResult } from "../core/document.js";
 import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } from "./input.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
+import { isAiChatbotSaver } from "../savers/ai-chatbot/saver.js";
+import { nameChatRows } from "./validate-ai-chatbot.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 import { validationExitCode } from "../core/validation.js";
@@ -245,7 +247,12 @@ async function validateStore(
             r.namespace === DEFAULT_NAMESPACE || /[?&]namespace=/.test(label)
               ? ""
               : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`;
-          run.take(validateDocument({ name: `${label}${ns}#${r.threadId}`, text: r.text }, { format: opts.format }));
+          const rows = isAiChatbotSaver(saver) ? await saver.chatRows(r.threadId) : undefined;
+          // a Chat SDK template chat is judged by the major of its table (Message: 4, Message_v2: the template's)
+          const format = opts.format ?? rows?.format;
+          const result = validateDocument({ name: `${label}${ns}#${r.threadId}`, text: r.text }, { format });
+          if (rows) nameChatRows(rows, result);
+          run.take(result);
         }
       }
     }

@@ -223,7 +223,7 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
  */
 export type OpenedStore =
   | { layout: "langgraph"; uri: SaverUri; store: LangGraphStore; saver: LangGraphSaver }
-  /** another library's tables (sql-layouts.ts): `mastra` */
+  /** another library's tables (sql-layouts.ts): `mastra`, `ai-chatbot` */
   | OpenedForeign
   /** ckpt's own layout (a database's tables, Redis keys, memory), or a folder of files in one system's own layout */
   | { layout: "ckpt" | "folder"; uri: SaverUri; saver: Saver };
@@ -240,4 +240,6 @@ export { contentHash } from "./common.js";
 export { FOREIGN_LAYOUT_NAMES, type ForeignLayoutName, isForeignLayout, type OpenedForeign } from "./sql-layouts.js";
 export { isMastraSaver, type MastraSaver, type MastraThreadDocument } from "./mastra/saver.js";
 export type { MastraStore } from "./mastra/types.js";
+export { isAiChatbotSaver, type AiChatbotSaver } from "./ai-chatbot/saver.js";
+export type { AiChatbotStore } from "./ai-chatbot/types.js";
 export * from "./types.js";

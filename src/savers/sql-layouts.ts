@@ -1,6 +1,6 @@
 /**
  * Foreign SQL layouts: the tables another library keeps in an SQLite file or a PostgreSQL schema, which ckpt reads
- * (and migrates) in that library's own layout — today Mastra's memory tables. Each layout is one entry of
+ * (and migrates) in that library's own layout — Mastra's memory tables, and the Chat SDK template's chat tables. Each layout is one entry of
  * `FOREIGN_LAYOUTS`: the tables that say a store holds it, and how to open it on each backend, giving a typed store
  * object (its rows) and its read-only Saver view (one document per thread, in a format of formats/).
  *
@@ -11,6 +11,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { inputError, storeError, usageError } from "../base/errors.js";
+import type { AiChatbotSaver } from "./ai-chatbot/saver.js";
+import type { AiChatbotStore } from "./ai-chatbot/types.js";
 import type { MastraSaver } from "./mastra/saver.js";
 import type { MastraStore } from "./mastra/types.js";
 import type { OpenAISessionSaver, OpenAISessionStore } from "./openai-session/sqlite.js";
@@ -21,6 +23,7 @@ import type { SaverUri } from "./uri.js";
 export interface ForeignStores {
   mastra: { store: MastraStore; saver: MastraSaver };
   "openai-agents-session": { store: OpenAISessionStore; saver: OpenAISessionSaver };
+  "ai-chatbot": { store: AiChatbotStore; saver: AiChatbotSaver };
 }
 export type ForeignLayoutName = keyof ForeignStores;
 
@@ -81,6 +84,22 @@ export const FOREIGN_LAYOUTS: { [K in ForeignLayoutName]: ForeignLayout<K> } = {
     },
     async postgres(_url, uri) {
       throw usageError(`${uri}: SQLiteSession is an SQLite layout (the Python SDK keeps it in an SQLite file)`);
+    },
+  },
+  "ai-chatbot": {
+    title: "Chat SDK template (Chat, Message_v2, Message, User)",
+    tables: ["Chat", "Message_v2"],
+    async sqlite(path, uri, write) {
+      const { sqliteSql, aiChatbotStore } = await import("./ai-chatbot/store.js");
+      const { aiChatbotSaver } = await import("./ai-chatbot/saver.js");
+      const store = aiChatbotStore(await sqliteSql(path, uri, write), uri);
+      return { store, saver: aiChatbotSaver(store) };
+    },
+    async postgres(url, uri, schema, write) {
+      const { postgresSql, aiChatbotStore } = await import("./ai-chatbot/store.js");
+      const { aiChatbotSaver } = await import("./ai-chatbot/saver.js");
+      const store = aiChatbotStore(await postgresSql(url, uri, schema, write), uri);
+      return { store, saver: aiChatbotSaver(store) };
     },
   },
 };

@@ -1,0 +1,368 @@
+/**
+ * The Chat SDK template's tables through better-sqlite3 (an SQLite file) or pg (a PostgreSQL schema), one store
+ * type (types.ts). The template itself ships PostgreSQL only (Drizzle `pg-core`); an SQLite store holds the same
+ * tables with SQLite's types (JSON as text, timestamps as ISO 8601 text or epoch milliseconds).
+ *
+ * Opened to read: SQLite read-only, PostgreSQL one read-only session. Opened to write (a migration's target): a
+ * transaction per batch. Queries are written once, with `$n` parameters (SQLite's become `?`, in order).
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import type pg from "pg";
+import { storeError } from "../../base/errors.js";
+import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
+import {
+  type AiChatbotBatch,
+  type AiChatbotStore,
+  type ChatRow,
+  type ChatSummary,
+  type MessageV1Row,
+  type MessageV2Row,
+  type Unreadable,
+  type UserRow,
+  AI_CHATBOT_TABLES as T,
+} from "./types.js";
+
+type Raw = Record<string, unknown>;
+
+/** The little of SQL the store needs, on either backend. */
+interface Sql {
+  kind: "sqlite" | "postgres";
+  /** a table's name, qualified and quoted */
+  t(name: string): string;
+  all(sql: string, args?: unknown[]): Promise<Raw[]>;
+  /** statements in one transaction */
+  tx(statements: Array<[string, unknown[]]>): Promise<void>;
+  tables(): Promise<Set<string>>;
+  /** the DDL of the four tables */
+  ddl(): string;
+  close(): Promise<void>;
+}
+
+const q = (s: string) => `"${s.replaceAll('"', '""')}"`;
+
+// ------------------------------------------------------------------------------------------------------ backends
+
+/** An SQLite file: read-only, or to write (created with its folder when missing). */
+export async function sqliteSql(path: string, uri: string, write: boolean): Promise<Sql> {
+  let db: BetterSqlite3.Database;
+  if (!write) db = await openSqliteReadOnly(path, { uri });
+  else {
+    const { default: Database } = await import("better-sqlite3");
+    try {
+      if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path);
+      db.pragma("busy_timeout = 5000");
+    } catch (e) {
+      throw sqliteOpenError(e, uri, "cannot open the Chat SDK SQLite store");
+    }
+  }
+  const lite = (sql: string) => sql.replace(/\$\d+/g, "?");
+  const fail = (e: unknown): never => {
+    throw storeError("sqlite-io", `${uri}: ${(e as Error).message}`, { file: uri }, e);
+  };
+  return {
+    kind: "sqlite",
+    t: q,
+    async all(sql, args = []) {
+      try {
+        return db.prepare(lite(sql)).all(...(args as unknown[])) as Raw[];
+      } catch (e) {
+        return fail(e);
+      }
+    },
+    async tx(statements) {
+      try {
+        db.transaction(() => {
+          for (const [sql, args] of statements) db.prepare(lite(sql)).run(...(args as unknown[]));
+        })();
+      } catch (e) {
+        fail(e);
+      }
+    },
+    async tables() {
+      return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+    },
+    ddl: () => SQLITE_DDL,
+    async close() {
+      db.close();
+    },
+  };
+}
+
+/** A PostgreSQL schema: one read-only session, or a pool of 2 to write. */
+export async function postgresSql(url: string, uri: string, schema: string, write: boolean): Promise<Sql> {
+  const { connectPg } = await import("../mastra/postgres.js");
+  const c = await connectPg(url, uri, write);
+  const S = `${q(schema)}.`;
+  const fail = (e: unknown): never => {
+    throw storeError("postgres-query", `${uri}: ${(e as Error).message}`, {}, e);
+  };
+  return {
+    kind: "postgres",
+    t: (name) => `${S}${q(name)}`,
+    async all(sql, args = []) {
+      try {
+        return (await c.query(sql, args)).rows as Raw[];
+      } catch (e) {
+        return fail(e);
+      }
+    },
+    async tx(statements) {
+      const client = await (c as unknown as pg.Pool).connect();
+      try {
+        await client.query("BEGIN");
+        for (const [sql, args] of statements) await client.query(sql, args);
+        await client.query("COMMIT");
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        fail(e);
+      } finally {
+        client.release();
+      }
+    },
+    async tables() {
+      const r = await c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema]);
+      return new Set(r.rows.map((x: { table_name: string }) => x.table_name));
+    },
+    ddl: () => pgDdl(schema),
+    close: () => c.end(),
+  };
+}
+
+/** The template's tables as its migrations leave them (lib/db/migrations 0000-0008), in a schema. */
+function pgDdl(schema: string): string {
+  const s = `${q(schema)}.`;
+  return `CREATE SCHEMA IF NOT EXISTS ${q(schema)};
+CREATE TABLE IF NOT EXISTS ${s}"User" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "email" varchar(64) NOT NULL, "password" varchar(64));
+CREATE TABLE IF NOT EXISTS ${s}"Chat" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "createdAt" timestamp NOT NULL, "userId" uuid NOT NULL REFERENCES ${s}"User"("id"), "title" text NOT NULL,
+  "visibility" varchar DEFAULT 'private' NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}"Message" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "chatId" uuid NOT NULL REFERENCES ${s}"Chat"("id"), "role" varchar NOT NULL, "content" json NOT NULL,
+  "createdAt" timestamp NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}"Message_v2" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "chatId" uuid NOT NULL REFERENCES ${s}"Chat"("id"), "role" varchar NOT NULL, "parts" json NOT NULL,
+  "attachments" json NOT NULL, "createdAt" timestamp NOT NULL);`;
+}
+
+/** The same tables with SQLite's types. */
+const SQLITE_DDL = `CREATE TABLE IF NOT EXISTS "User" ("id" TEXT PRIMARY KEY NOT NULL, "email" TEXT NOT NULL, "password" TEXT);
+CREATE TABLE IF NOT EXISTS "Chat" ("id" TEXT PRIMARY KEY NOT NULL, "createdAt" TEXT NOT NULL,
+  "userId" TEXT NOT NULL REFERENCES "User"("id"), "title" TEXT NOT NULL, "visibility" TEXT DEFAULT 'private' NOT NULL);
+CREATE TABLE IF NOT EXISTS "Message" ("id" TEXT PRIMARY KEY NOT NULL, "chatId" TEXT NOT NULL REFERENCES "Chat"("id"),
+  "role" TEXT NOT NULL, "content" TEXT NOT NULL, "createdAt" TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS "Message_v2" ("id" TEXT PRIMARY KEY NOT NULL, "chatId" TEXT NOT NULL REFERENCES "Chat"("id"),
+  "role" TEXT NOT NULL, "parts" TEXT NOT NULL, "attachments" TEXT NOT NULL, "createdAt" TEXT NOT NULL);`;
+
+// ------------------------------------------------------------------------------------------------------ decoding
+
+/** A timestamp column as ISO 8601 UTC text: PostgreSQL's (read as text, UTC), SQLite's text or epoch ms. */
+function isoOf(v: unknown): string {
+  if (typeof v === "number") return new Date(v).toISOString();
+  if (v instanceof Date) return v.toISOString();
+  const s = String(v);
+  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(" ", "T")}Z`);
+  return Number.isFinite(t) ? new Date(t).toISOString() : s;
+}
+
+/** A JSON column's text decoded; a text that is not JSON stays as it is and is named. */
+function jsonOf(v: unknown, column: string, bad: Unreadable[]): unknown {
+  if (typeof v !== "string") return v;
+  try {
+    return JSON.parse(v);
+  } catch (e) {
+    bad.push({ column, reason: `not JSON: ${(e as Error).message}` });
+    return v;
+  }
+}
+
+const chatOf = (r: Raw): ChatRow => ({
+  id: String(r.id),
+  createdAt: isoOf(r.createdAt),
+  title: String(r.title),
+  userId: String(r.userId),
+  visibility: String(r.visibility),
+});
+
+function v1Of(r: Raw): MessageV1Row {
+  const bad: Unreadable[] = [];
+  const m: MessageV1Row = {
+    id: String(r.id),
+    chatId: String(r.chatId),
+    role: String(r.role),
+    content: jsonOf(r.content, "content", bad),
+    createdAt: isoOf(r.createdAt),
+  };
+  if (bad.length) m.unreadable = bad;
+  return m;
+}
+
+function v2Of(r: Raw): MessageV2Row {
+  const bad: Unreadable[] = [];
+  const m: MessageV2Row = {
+    id: String(r.id),
+    chatId: String(r.chatId),
+    role: String(r.role),
+    parts: jsonOf(r.parts, "parts", bad),
+    attachments: jsonOf(r.attachments, "attachments", bad),
+    createdAt: isoOf(r.createdAt),
+  };
+  if (bad.length) m.unreadable = bad;
+  return m;
+}
+
+/** Chats by id with their message counts, a page at a time. */
+async function* listChats(
+  sql: Sql,
+  tables: () => Promise<Set<string>>,
+  o: { after?: string; limit?: number },
+): AsyncIterable<ChatSummary> {
+  const pg = sql.kind === "postgres";
+  const has = await tables();
+  const v1 = has.has(T.messagesV1) ? `(SELECT count(*) FROM ${sql.t(T.messagesV1)} m WHERE m."chatId" = c."id")` : "0";
+  const users = has.has(T.users);
+  const limit = o.limit ?? Number.MAX_SAFE_INTEGER;
+  let after = o.after ?? "";
+  let n = 0;
+  while (n < limit) {
+    const page = await sql.all(
+      `SELECT c."id", c."title", c."userId", c."visibility", ${pg ? `to_char(c."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `c."createdAt"`} AS "createdAt",
+         ${users ? `(SELECT u."email" FROM ${sql.t(T.users)} u WHERE u."id" = c."userId")` : "NULL"} AS "email",
+         ${v1} AS "v1", (SELECT count(*) FROM ${sql.t(T.messagesV2)} m WHERE m."chatId" = c."id") AS "v2"
+       FROM ${sql.t(T.chats)} c WHERE c."id"${pg ? "::text" : ""} > $1 ORDER BY c."id"${pg ? "::text" : ""} LIMIT $2`,
+      [after, Math.min(500, limit - n)],
+    );
+    if (!page.length) return;
+    for (const r of page) {
+      n++;
+      yield {
+        ...chatOf(r),
+        email: r.email === null || r.email === undefined ? null : String(r.email),
+        messages: Number(r.v1),
+        messagesV2: Number(r.v2),
+      };
+    }
+    after = String(page[page.length - 1]!.id);
+  }
+}
+
+/** A batch in one transaction: users and chats kept when present, Message_v2 rows that must not exist. */
+async function writeBatch(sql: Sql, batch: AiChatbotBatch): Promise<void> {
+  const pg = sql.kind === "postgres";
+  const keep = pg ? ' ON CONFLICT ("id") DO NOTHING' : "";
+  const or = pg ? "" : " OR IGNORE";
+  const json = (n: number) => (pg ? `$${n}::json` : `$${n}`);
+  const st: Array<[string, unknown[]]> = [];
+  for (const u of batch.users)
+    st.push([
+      `INSERT${or} INTO ${sql.t(T.users)} ("id", "email", "password") VALUES ($1, $2, $3)${keep}`,
+      [u.id, u.email, u.password],
+    ]);
+  for (const c of batch.chats)
+    st.push([
+      `INSERT${or} INTO ${sql.t(T.chats)} ("id", "createdAt", "userId", "title", "visibility") VALUES ($1, $2, $3, $4, $5)${keep}`,
+      [c.id, c.createdAt, c.userId, c.title, c.visibility],
+    ]);
+  for (const m of batch.messages)
+    st.push([
+      `INSERT INTO ${sql.t(T.messagesV2)} ("id", "chatId", "role", "parts", "attachments", "createdAt")
+       VALUES ($1, $2, $3, ${json(4)}, ${json(5)}, $6)`,
+      [m.id, m.chatId, m.role, JSON.stringify(m.parts), JSON.stringify(m.attachments), m.createdAt],
+    ]);
+  await sql.tx(st);
+}
+
+// ------------------------------------------------------------------------------------------------------ the store
+
+/** The store over either backend. */
+export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
+  const pg = sql.kind === "postgres";
+  // JSON columns and timestamps read as text on both backends; ties in createdAt in the order rows are stored
+  const ts = (c: string) => (pg ? `to_char(${q(c)}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${q(c)}` : q(c));
+  const js = (c: string) => (pg ? `${q(c)}::text AS ${q(c)}` : q(c));
+  const stored = pg ? "ctid" : "rowid";
+  let tableSet: Set<string> | undefined;
+  const tables = async () => (tableSet ??= await sql.tables());
+  const count = async (table: string, where = "", args: unknown[] = []) =>
+    (await tables()).has(table)
+      ? Number((await sql.all(`SELECT count(*) AS n FROM ${sql.t(table)}${where}`, args))[0]!.n)
+      : 0;
+  const idsIn = (n: number) => (pg ? `= ANY($${n}::text[]::uuid[])` : `IN (SELECT value FROM json_each($${n}))`);
+  const idsArg = (ids: string[]) => (pg ? ids : JSON.stringify(ids));
+  return {
+    layout: "ai-chatbot",
+    kind: sql.kind,
+    uri,
+    tables,
+    async setup() {
+      const ddl = sql.ddl();
+      await sql.tx(ddl.split(";\n").map((s): [string, unknown[]] => [s, []]));
+      tableSet = undefined;
+    },
+    chats: (o = {}) => listChats(sql, tables, o),
+    async chat(id) {
+      const r = await sql.all(
+        `SELECT "id", "title", "userId", "visibility", ${ts("createdAt")} FROM ${sql.t(T.chats)} WHERE "id"${pg ? "::text" : ""} = $1`,
+        [id],
+      );
+      return r[0] && chatOf(r[0]);
+    },
+    async user(id) {
+      if (!(await tables()).has(T.users)) return undefined;
+      const r = await sql.all(
+        `SELECT "id", "email", "password" FROM ${sql.t(T.users)} WHERE "id"${pg ? "::text" : ""} = $1`,
+        [id],
+      );
+      return (
+        r[0] &&
+        ({
+          id: String(r[0].id),
+          email: String(r[0].email),
+          password: (r[0].password as string | null) ?? null,
+        } satisfies UserRow)
+      );
+    },
+    async messagesV1(chatId) {
+      if (!(await tables()).has(T.messagesV1)) return [];
+      const rows = await sql.all(
+        `SELECT "id", "chatId", "role", ${js("content")}, ${ts("createdAt")} FROM ${sql.t(T.messagesV1)}
+         WHERE "chatId"${pg ? "::text" : ""} = $1 ORDER BY "createdAt" ASC, ${stored}`,
+        [chatId],
+      );
+      return rows.map(v1Of);
+    },
+    async messagesV2(chatId) {
+      const rows = await sql.all(
+        `SELECT "id", "chatId", "role", ${js("parts")}, ${js("attachments")}, ${ts("createdAt")} FROM ${sql.t(T.messagesV2)}
+         WHERE "chatId"${pg ? "::text" : ""} = $1 ORDER BY "createdAt" ASC, ${stored}`,
+        [chatId],
+      );
+      return rows.map(v2Of);
+    },
+    async counts() {
+      return {
+        chats: await count(T.chats),
+        users: await count(T.users),
+        messages: await count(T.messagesV1),
+        messagesV2: await count(T.messagesV2),
+      };
+    },
+    async existing(table, ids) {
+      if (!ids.length || !(await tables()).has(table)) return new Set();
+      const r = await sql.all(`SELECT "id" FROM ${sql.t(table)} WHERE "id" ${idsIn(1)}`, [idsArg(ids)]);
+      return new Set(r.map((x) => String(x.id)));
+    },
+    async chatsWithV2(chatIds) {
+      if (!chatIds.length || !(await tables()).has(T.messagesV2)) return new Set();
+      const r = await sql.all(`SELECT DISTINCT "chatId" FROM ${sql.t(T.messagesV2)} WHERE "chatId" ${idsIn(1)}`, [
+        idsArg(chatIds),
+      ]);
+      return new Set(r.map((x) => String(x.chatId)));
+    },
+    write: (batch) => writeBatch(sql, batch),
+    close: () => sql.close(),
+  };
+}

@@ -1,0 +1,403 @@
+/**
+ * #30: the Chat SDK template's tables (vercel/ai-chatbot, lib/db) as a store layout (`ai-chatbot`) of postgres://
+ * and sqlite:. The PostgreSQL database is built from the template's DDL as its Drizzle migrations (0000-0008) leave
+ * it, in a schema unique to the run; the SQLite one holds the same tables with SQLite types (the template ships
+ * PostgreSQL only). `Message` is filled with chats AI SDK 4's own functions wrote (generateText's response
+ * messages, saved a row each as the template did then: test/peers/scripts/ai-chatbot.mjs), `Message_v2` with chats
+ * written by the AI SDK major the template pins today (ai 6.0.x: test/peers/scripts/ai-sdk.mjs), a row per UI
+ * message as its saveMessages writes them. What ckpt reads is checked against the real majors: a Message chat's
+ * messages are those AI SDK 4's appendResponseMessages makes of its rows, a Message_v2 chat is accepted by ai@6's
+ * validateUIMessages with the model messages of the chat that was written.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli-io.js";
+import { runPeer } from "./helpers/peers.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
+import { openSaver } from "../src/savers/index.js";
+
+type J = Record<string, unknown>;
+interface V4Chat {
+  rows: Array<{ id: string; role: string; content: unknown; createdAt: string }>;
+  ui: J[];
+  core: unknown[];
+}
+interface Verdict {
+  ok: boolean;
+  error?: string;
+  model?: unknown[];
+}
+
+/** The template's tables as its migrations 0000-0008 leave them (PostgreSQL), in schema `s`. */
+const pgDdl = (s: string) => `
+CREATE SCHEMA "${s}";
+CREATE TABLE "${s}"."User" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "email" varchar(64) NOT NULL, "password" varchar(64));
+CREATE TABLE "${s}"."Chat" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "createdAt" timestamp NOT NULL, "userId" uuid NOT NULL,
+  "title" text NOT NULL, "visibility" varchar DEFAULT 'private' NOT NULL);
+ALTER TABLE "${s}"."Chat" ADD CONSTRAINT "Chat_userId_User_id_fk" FOREIGN KEY ("userId") REFERENCES "${s}"."User"("id") ON DELETE no action ON UPDATE no action;
+CREATE TABLE "${s}"."Document" ("id" uuid DEFAULT gen_random_uuid() NOT NULL, "createdAt" timestamp NOT NULL, "title" text NOT NULL, "content" text,
+  "userId" uuid NOT NULL, "text" varchar DEFAULT 'text' NOT NULL, CONSTRAINT "Document_id_createdAt_pk" PRIMARY KEY("id","createdAt"));
+CREATE TABLE "${s}"."Suggestion" ("id" uuid DEFAULT gen_random_uuid() NOT NULL, "documentId" uuid NOT NULL, "documentCreatedAt" timestamp NOT NULL,
+  "originalText" text NOT NULL, "suggestedText" text NOT NULL, "description" text, "isResolved" boolean DEFAULT false NOT NULL,
+  "userId" uuid NOT NULL, "createdAt" timestamp NOT NULL, CONSTRAINT "Suggestion_id_pk" PRIMARY KEY("id"));
+CREATE TABLE "${s}"."Message" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "chatId" uuid NOT NULL, "role" varchar NOT NULL,
+  "content" json NOT NULL, "createdAt" timestamp NOT NULL);
+ALTER TABLE "${s}"."Message" ADD CONSTRAINT "Message_chatId_Chat_id_fk" FOREIGN KEY ("chatId") REFERENCES "${s}"."Chat"("id");
+CREATE TABLE "${s}"."Vote" ("chatId" uuid NOT NULL, "messageId" uuid NOT NULL, "isUpvoted" boolean NOT NULL,
+  CONSTRAINT "Vote_chatId_messageId_pk" PRIMARY KEY("chatId","messageId"));
+CREATE TABLE "${s}"."Message_v2" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "chatId" uuid NOT NULL, "role" varchar NOT NULL,
+  "parts" json NOT NULL, "attachments" json NOT NULL, "createdAt" timestamp NOT NULL);
+ALTER TABLE "${s}"."Message_v2" ADD CONSTRAINT "Message_v2_chatId_Chat_id_fk" FOREIGN KEY ("chatId") REFERENCES "${s}"."Chat"("id");
+CREATE TABLE "${s}"."Vote_v2" ("chatId" uuid NOT NULL, "messageId" uuid NOT NULL, "isUpvoted" boolean NOT NULL,
+  CONSTRAINT "Vote_v2_chatId_messageId_pk" PRIMARY KEY("chatId","messageId"));
+CREATE TABLE "${s}"."Stream" ("id" uuid DEFAULT gen_random_uuid() NOT NULL, "chatId" uuid NOT NULL, "createdAt" timestamp NOT NULL,
+  CONSTRAINT "Stream_id_pk" PRIMARY KEY("id"));`;
+
+/** The same tables with SQLite types (JSON as text, uuids and timestamps as text). */
+const SQLITE_DDL = `
+CREATE TABLE "User" ("id" text PRIMARY KEY NOT NULL, "email" text NOT NULL, "password" text);
+CREATE TABLE "Chat" ("id" text PRIMARY KEY NOT NULL, "createdAt" text NOT NULL, "userId" text NOT NULL REFERENCES "User"("id"),
+  "title" text NOT NULL, "visibility" text DEFAULT 'private' NOT NULL);
+CREATE TABLE "Message" ("id" text PRIMARY KEY NOT NULL, "chatId" text NOT NULL REFERENCES "Chat"("id"), "role" text NOT NULL,
+  "content" text NOT NULL, "createdAt" text NOT NULL);
+CREATE TABLE "Message_v2" ("id" text PRIMARY KEY NOT NULL, "chatId" text NOT NULL REFERENCES "Chat"("id"), "role" text NOT NULL,
+  "parts" text NOT NULL, "attachments" text NOT NULL, "createdAt" text NOT NULL);
+CREATE TABLE "Vote_v2" ("chatId" text NOT NULL, "messageId" text NOT NULL, "isUpvoted" integer NOT NULL, PRIMARY KEY("chatId","messageId"));`;
+
+const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+const USERS = [
+  { id: uuid("0000000a", 1), email: "ada@example.com" },
+  { id: uuid("0000000a", 2), email: "bob@example.com" },
+];
+
+interface Chat {
+  id: string;
+  title: string;
+  userId: string;
+  visibility: string;
+  createdAt: string;
+}
+const v4Chats: Record<string, V4Chat & { chat: Chat }> = {};
+const v6Chats: Record<
+  string,
+  {
+    chat: Chat;
+    messages: J[];
+    rows: Array<J & { id: string; role: string; parts: unknown; createdAt: string }>;
+    model: unknown[];
+  }
+> = {};
+
+/** Every row to insert: [table, columns] in order. */
+function rowsToInsert(): Array<[string, J]> {
+  const out: Array<[string, J]> = USERS.map((u) => ["User", { ...u, password: null }]);
+  for (const c of [...Object.values(v4Chats), ...Object.values(v6Chats)]) out.push(["Chat", { ...c.chat }]);
+  for (const c of Object.values(v4Chats))
+    for (const r of c.rows)
+      out.push(["Message", { id: r.id, chatId: c.chat.id, role: r.role, content: r.content, createdAt: r.createdAt }]);
+  for (const c of Object.values(v6Chats)) for (const r of c.rows) out.push(["Message_v2", r]);
+  return out;
+}
+const JSON_COLUMNS = new Set(["content", "parts", "attachments"]);
+
+function fillSqlite(file: string): void {
+  const db = new Database(file);
+  db.exec(SQLITE_DDL);
+  db.transaction(() => {
+    for (const [t, r] of rowsToInsert()) {
+      const cols = Object.keys(r);
+      db.prepare(
+        `INSERT INTO "${t}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
+      ).run(...cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(r[c]) : r[c])));
+    }
+  })();
+  db.close();
+}
+
+async function fillPg(query: ReturnType<typeof pgTestSchemas>["query"], s: string): Promise<void> {
+  await query(pgDdl(s));
+  for (const [t, r] of rowsToInsert()) {
+    const cols = Object.keys(r);
+    await query(
+      `INSERT INTO "${s}"."${t}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
+      cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(r[c]) : r[c])),
+    );
+  }
+}
+
+const schemas = pgTestSchemas("ckpt_chatbot");
+let dir: string;
+let file: string;
+let schema: string;
+const uriOf = (b: "sqlite" | "pg") => (b === "sqlite" ? `sqlite:${file}` : `${PG}?schema=${schema}`);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ckpt-chatbot-"));
+  file = join(dir, "chatbot.db");
+  const [v4, v6] = await Promise.all([
+    runPeer<Record<string, V4Chat>>("scripts/ai-chatbot.mjs", { op: "v4" }),
+    runPeer<Record<string, Record<string, J[]>>>("scripts/ai-sdk.mjs", { op: "write", majors: [6] }),
+  ]);
+  let n = 0;
+  let msg = 0;
+  for (const [name, c] of Object.entries(v4.out)) {
+    n++;
+    const chat = {
+      id: uuid("0000000c", n),
+      title: `v4 ${name}`,
+      userId: USERS[n % 2]!.id,
+      visibility: "private",
+      createdAt: c.rows[0]!.createdAt,
+    };
+    v4Chats[name] = { ...c, chat };
+  }
+  // Message_v2: the template's saveMessages — a row per UI message (uuid ids), parts as written, attachments []
+  for (const [name, messages] of Object.entries(v6.out["6"]!)) {
+    n++;
+    const chat = {
+      id: uuid("0000000c", n),
+      title: `v6 ${name}`,
+      userId: USERS[n % 2]!.id,
+      visibility: n % 3 ? "private" : "public",
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
+    };
+    const withIds = messages.map((m): J => ({ ...m, id: uuid("0000000e", ++msg) }));
+    const rows = withIds.map((m, i) => ({
+      id: String(m.id),
+      chatId: chat.id,
+      role: String(m.role),
+      parts: m.parts,
+      attachments: [],
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, n, i)).toISOString(),
+    }));
+    v6Chats[name] = { chat, messages: withIds, rows, model: [] };
+  }
+  const checked = await runPeer<Verdict[]>("scripts/ai-sdk.mjs", {
+    op: "check",
+    items: Object.values(v6Chats).map((c) => ({ major: 6, messages: c.messages })),
+  });
+  Object.values(v6Chats).forEach((c, i) => {
+    expect(checked.out[i]!.ok, checked.out[i]!.error).toBe(true);
+    c.model = checked.out[i]!.model!;
+  });
+  schema = schemas.schema("src");
+  fillSqlite(file);
+  await fillPg(schemas.query, schema);
+}, 180_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sqliteBytes = () => readFileSync(file).toString("base64");
+
+/** The store's document of each chat, as show/validate read it (the saver view). */
+async function documents(uri: string, ids: string[]): Promise<J[][]> {
+  const saver = await openSaver(uri, { readOnly: true });
+  try {
+    return await Promise.all(ids.map(async (id) => JSON.parse((await saver.load(id))!) as J[]));
+  } finally {
+    await saver.close();
+  }
+}
+
+describe.each(["sqlite", "pg"] as const)("a Chat SDK template database (%s)", (backend) => {
+  it("ls lists every chat with its title, user, visibility and its rows in Message and Message_v2", async () => {
+    const before = backend === "sqlite" ? sqliteBytes() : "";
+    const r = await runCli(["ls", uriOf(backend), "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const rows = JSON.parse(r.out) as Array<J>;
+    const all = [...Object.values(v4Chats), ...Object.values(v6Chats)];
+    expect(rows.map((x) => x.id).sort()).toEqual(all.map((c) => c.chat.id).sort());
+    for (const c of Object.values(v4Chats)) {
+      const row = rows.find((x) => x.id === c.chat.id)!;
+      expect(row).toMatchObject({
+        layout: "ai-chatbot",
+        title: c.chat.title,
+        userId: c.chat.userId,
+        visibility: "private",
+      });
+      expect(row.email).toBe(USERS.find((u) => u.id === c.chat.userId)!.email);
+      expect([row.messages, row.messagesV2]).toEqual([c.rows.length, 0]);
+      expect(row.createdAt).toBe(c.chat.createdAt);
+    }
+    for (const c of Object.values(v6Chats)) {
+      const row = rows.find((x) => x.id === c.chat.id)!;
+      expect([row.messages, row.messagesV2, row.visibility]).toEqual([0, c.rows.length, c.chat.visibility]);
+    }
+    const text = await runCli(["ls", uriOf(backend)]);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toContain(`${all.length} chats (Chat SDK template`);
+    expect(text.out).toContain("bob@example.com");
+    if (backend === "sqlite") expect(sqliteBytes()).toBe(before); // reading never writes
+  });
+
+  it("a Message chat reads as the UI messages AI SDK 4's appendResponseMessages makes of its rows", async () => {
+    const docs = await documents(
+      uriOf(backend),
+      Object.values(v4Chats).map((c) => c.chat.id),
+    );
+    Object.values(v4Chats).forEach((c, i) => expect(docs[i]).toEqual(c.ui));
+  });
+
+  it("show --json of a chat is its canonical checkpoint through the ai-sdk format (v4 for Message, v5+ for Message_v2)", async () => {
+    for (const c of [...Object.values(v4Chats), ...Object.values(v6Chats)]) {
+      const r = await runCli(["show", `${uriOf(backend)}#${c.chat.id}`, "--json"]);
+      expect(r.code, r.err).toBe(0);
+      const cp = JSON.parse(r.out) as { threadId: string; origin: { format: string; version: string }; messages: J[] };
+      expect(cp.threadId).toBe(c.chat.id);
+      expect(cp.origin.format).toBe("ai-sdk");
+      expect(cp.origin.version === "4").toBe("ui" in c);
+      // one canonical message per model message the chat's own major gives
+      expect(cp.messages.length).toBe("ui" in c ? (c as V4Chat).core.length : (c as { model: unknown[] }).model.length);
+    }
+  });
+
+  it("a Message_v2 chat reads as the template's reader gives it, which ai@6 accepts with the written chat's model messages", async () => {
+    const docs = await documents(
+      uriOf(backend),
+      Object.values(v6Chats).map((c) => c.chat.id),
+    );
+    Object.values(v6Chats).forEach((c, i) =>
+      // the template's convertToUIMessages: {id, role, parts, metadata: {createdAt}} per row, by createdAt
+      expect(docs[i]).toEqual(
+        c.rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts, metadata: { createdAt: row.createdAt } })),
+      ),
+    );
+    const checked = await runPeer<Verdict[]>("scripts/ai-sdk.mjs", {
+      op: "check",
+      items: docs.map((messages) => ({ major: 6, messages })),
+    });
+    Object.values(v6Chats).forEach((c, i) => {
+      expect(checked.out[i]!.ok, checked.out[i]!.error).toBe(true);
+      expect(checked.out[i]!.model).toEqual(c.model);
+    });
+  });
+
+  it("show renders a chat: its text, tool calls with their results", async () => {
+    const c = v4Chats.tools!;
+    const r = await runCli(["show", `${uriOf(backend)}#${c.chat.id}`]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain("Weather in Paris and Rome?");
+    expect(r.out).toContain("weather");
+    expect(r.out).toContain("Paris 15°, Rome 12°.");
+  });
+
+  it("validate: every chat of the store is valid (exit 0), each by its own major", async () => {
+    const r = await runCli(["validate", uriOf(backend), "--json"]);
+    expect(r.code, r.out + r.err).toBe(0);
+    const rep = JSON.parse(r.out) as { files: Array<{ file: string; valid: boolean; formatVersion?: string }> };
+    expect(rep.files).toHaveLength(Object.keys(v4Chats).length + Object.keys(v6Chats).length);
+    for (const c of Object.values(v4Chats))
+      expect(rep.files.find((f) => f.file.endsWith(`#${c.chat.id}`))).toMatchObject({
+        valid: true,
+        formatVersion: "4",
+      });
+    for (const c of Object.values(v6Chats))
+      expect(rep.files.find((f) => f.file.endsWith(`#${c.chat.id}`))?.valid).toBe(true);
+  });
+});
+
+describe.each(["sqlite", "pg"] as const)("damaged rows in a Chat SDK template database (%s)", (backend) => {
+  const chatId = uuid("0000000d", 1);
+  const user = uuid("0000000d", 2);
+  const noOutput = uuid("0000000d", 3);
+  const orphanTool = uuid("0000000d", 4);
+  const notJson = uuid("0000000d", 5);
+  const v4Chat = uuid("0000000d", 6);
+  let uri: string;
+
+  beforeAll(async () => {
+    const at = "2026-02-01T00:00:00.000Z";
+    const rows: Array<[string, J]> = [
+      ["User", { id: USERS[0]!.id, email: USERS[0]!.email, password: null }],
+      ["Chat", { id: chatId, createdAt: at, userId: USERS[0]!.id, title: "damaged", visibility: "private" }],
+      ["Chat", { id: v4Chat, createdAt: at, userId: USERS[0]!.id, title: "damaged v4", visibility: "private" }],
+      [
+        "Message_v2",
+        { id: user, chatId, role: "user", parts: [{ type: "text", text: "Weather?" }], attachments: [], createdAt: at },
+      ],
+      [
+        "Message_v2",
+        {
+          id: noOutput,
+          chatId,
+          role: "assistant",
+          parts: [{ type: "tool-weather", toolCallId: "c1", state: "output-available", input: { city: "Oslo" } }],
+          attachments: [],
+          createdAt: "2026-02-01T00:00:01.000Z",
+        },
+      ],
+      ["Message", { id: uuid("0000000d", 7), chatId: v4Chat, role: "user", content: "Hi", createdAt: at }],
+      [
+        "Message",
+        {
+          id: uuid("0000000d", 8),
+          chatId: v4Chat,
+          role: "assistant",
+          content: [{ type: "text", text: "Hello" }],
+          createdAt: at,
+        },
+      ],
+      [
+        "Message",
+        {
+          id: orphanTool,
+          chatId: v4Chat,
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: "nobody", toolName: "weather", result: 1 }],
+          createdAt: "2026-02-01T00:00:01.000Z",
+        },
+      ],
+    ];
+    if (backend === "sqlite") {
+      const f = join(dir, "damaged.db");
+      const db = new Database(f);
+      db.exec(SQLITE_DDL);
+      for (const [t, r] of rows) {
+        const cols = Object.keys(r);
+        db.prepare(
+          `INSERT INTO "${t}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
+        ).run(...cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(r[c]) : r[c])));
+      }
+      // SQLite holds any text in a JSON column: a parts value that is not JSON
+      db.prepare(
+        `INSERT INTO "Message_v2" VALUES (?, ?, 'assistant', '[{"type": "text"', '[]', '2026-02-01T00:00:02.000Z')`,
+      ).run(notJson, chatId);
+      db.close();
+      uri = `sqlite:${f}`;
+    } else {
+      const s = schemas.schema("damaged");
+      await schemas.query(pgDdl(s));
+      for (const [t, r] of rows) {
+        const cols = Object.keys(r);
+        await schemas.query(
+          `INSERT INTO "${s}"."${t}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
+          cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(r[c]) : r[c])),
+        );
+      }
+      uri = `${PG}?schema=${s}`;
+    }
+  });
+
+  it("validate flags each damaged row by table, row id and JSON pointer (exit 1)", async () => {
+    const r = await runCli(["validate", uri, "--json"]);
+    expect(r.code, r.out + r.err).toBe(1);
+    const rep = JSON.parse(r.out) as { files: Array<{ file: string; valid: boolean; issues: Array<J> }> };
+    const v2 = rep.files.find((f) => f.file.endsWith(`#${chatId}`))!;
+    expect(v2.valid).toBe(false);
+    const missing = v2.issues.find((i) => String(i.pointer).startsWith("/1/parts/0"))!;
+    expect(missing.severity).toBe("error");
+    expect(missing.message).toContain(`Message_v2 row ${noOutput}, column parts at /0`);
+    if (backend === "sqlite") {
+      const bad = v2.issues.find((i) => i.rule === "store/ai-chatbot-row")!;
+      expect(bad).toMatchObject({ severity: "error", pointer: "/2/parts" });
+      expect(bad.message).toContain(`Message_v2 row ${notJson}, column parts: not JSON`);
+    }
+    const v4 = rep.files.find((f) => f.file.endsWith(`#${v4Chat}`))!;
+    expect(v4.valid).toBe(false);
+    const orphan = v4.issues.find((i) => i.rule === "store/ai-chatbot-row")!;
+    expect(orphan.message).toContain(`Message row ${orphanTool}`);
+    expect(orphan.message).toContain("'nobody'");
+  });
+});
