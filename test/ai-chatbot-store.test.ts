@@ -18,6 +18,7 @@ import { runCli } from "./helpers/cli-io.js";
 import { runPeer } from "./helpers/peers.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 import { openSaver } from "../src/savers/index.js";
+import { normalize } from "./helpers/ai-sdk-model.js";
 
 type J = Record<string, unknown>;
 interface V4Chat {
@@ -195,7 +196,9 @@ const sqliteBytes = () => readFileSync(file).toString("base64");
 async function documents(uri: string, ids: string[]): Promise<J[][]> {
   const saver = await openSaver(uri, { readOnly: true });
   try {
-    return await Promise.all(ids.map(async (id) => JSON.parse((await saver.load(id))!) as J[]));
+    const out: J[][] = [];
+    for (const id of ids) out.push(JSON.parse((await saver.load(id))!) as J[]);
+    return out;
   } finally {
     await saver.close();
   }
@@ -305,7 +308,10 @@ describe.each(["sqlite", "pg"] as const)("damaged rows in a Chat SDK template da
   const orphanTool = uuid("0000000d", 4);
   const notJson = uuid("0000000d", 5);
   const v4Chat = uuid("0000000d", 6);
+  const lossyChat = uuid("0000000d", 9);
+  const imageRow = uuid("0000000d", 10);
   let uri: string;
+  let where: string;
 
   beforeAll(async () => {
     const at = "2026-02-01T00:00:00.000Z";
@@ -339,6 +345,30 @@ describe.each(["sqlite", "pg"] as const)("damaged rows in a Chat SDK template da
           createdAt: at,
         },
       ],
+      ["Chat", { id: lossyChat, createdAt: at, userId: USERS[0]!.id, title: "an image", visibility: "public" }],
+      [
+        "Message",
+        {
+          id: imageRow,
+          chatId: lossyChat,
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image", image: "iVBORw0KGgo=", mimeType: "image/png" },
+          ],
+          createdAt: at,
+        },
+      ],
+      [
+        "Message",
+        {
+          id: uuid("0000000d", 11),
+          chatId: lossyChat,
+          role: "assistant",
+          content: [{ type: "text", text: "A pixel." }],
+          createdAt: "2026-02-01T00:00:01.000Z",
+        },
+      ],
       [
         "Message",
         {
@@ -366,6 +396,7 @@ describe.each(["sqlite", "pg"] as const)("damaged rows in a Chat SDK template da
       ).run(notJson, chatId);
       db.close();
       uri = `sqlite:${f}`;
+      where = f;
     } else {
       const s = schemas.schema("damaged");
       await schemas.query(pgDdl(s));
@@ -377,6 +408,7 @@ describe.each(["sqlite", "pg"] as const)("damaged rows in a Chat SDK template da
         );
       }
       uri = `${PG}?schema=${s}`;
+      where = s;
     }
   });
 
@@ -399,5 +431,201 @@ describe.each(["sqlite", "pg"] as const)("damaged rows in a Chat SDK template da
     const orphan = v4.issues.find((i) => i.rule === "store/ai-chatbot-row")!;
     expect(orphan.message).toContain(`Message row ${orphanTool}`);
     expect(orphan.message).toContain("'nobody'");
+    // a part AI SDK 4's UI messages have no place for (an image in a user's content): a warning on its row
+    const image = rep.files.find((f) => f.file.endsWith(`#${lossyChat}`))!;
+    expect(image.issues.find((i) => i.rule === "store/ai-chatbot-row")).toMatchObject({ severity: "warning" });
+  });
+
+  it("migrate refuses what cannot be converted (named), and takes the lossy chat only with --allow-lossy", async () => {
+    const before = await dump(backend, where);
+    const r = await runCli(["migrate", "--from", uri, "--to", uri, "--json"]);
+    expect(r.code, r.out + r.err).toBe(5);
+    const sum = JSON.parse(r.out.trim().split("\n").pop()!) as {
+      rejectedRecords: Array<{ threadId: string; reason: string }>;
+    };
+    const why = (id: string) => sum.rejectedRecords.find((x) => x.threadId === id)?.reason;
+    expect(why(lossyChat)).toContain(`Message row ${imageRow}`);
+    expect(why(lossyChat)).toContain("--allow-lossy");
+    expect(why(v4Chat)).toContain(`Message row ${orphanTool}`);
+    if (backend === "sqlite") expect(why(chatId)).toContain(`Message_v2 row ${notJson}`);
+    expect(await dump(backend, where)).toBe(before); // nothing written: each chat was rejected or already there
+    const lossy = await runCli(["migrate", "--from", uri, "--to", uri, "--allow-lossy", "--json"]);
+    expect(lossy.code, lossy.out + lossy.err).toBe(5); // the orphan tool result is still refused
+    const after = JSON.parse(lossy.out.trim().split("\n").pop()!) as {
+      written: number;
+      rejectedRecords: Array<{ threadId: string }>;
+    };
+    expect(after.written).toBe(1);
+    expect(after.rejectedRecords.map((x) => x.threadId)).not.toContain(lossyChat);
+    const loaded = await templateLoads(backend, where, lossyChat);
+    expect(loaded.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(loaded[0]!.parts).toEqual([{ type: "text", text: "What is this?" }]);
+  });
+});
+
+describe.each(["sqlite", "pg"] as const)(
+  "ckpt migrate in place: Message chats into the same database's Message_v2 (%s)",
+  (backend) => {
+    let uri: string;
+    let where: string;
+    beforeAll(async () => {
+      if (backend === "sqlite") {
+        where = join(dir, "in-place.db");
+        fillSqlite(where);
+        uri = `sqlite:${where}`;
+      } else {
+        where = schemas.schema("inplace");
+        await fillPg(schemas.query, where);
+        uri = `${PG}?schema=${where}`;
+      }
+    });
+
+    it("writes only chats with no Message_v2 rows; Message, Chat, User and the existing Message_v2 rows stay as they were", async () => {
+      const before = JSON.parse(await dump(backend, where)) as unknown[][];
+      const r = await runCli(["migrate", "--from", uri, "--to", uri, "--json"]);
+      expect(r.code, r.out + r.err).toBe(0);
+      const sum = JSON.parse(r.out.trim().split("\n").pop()!) as { written: number; identical: number };
+      expect([sum.written, sum.identical]).toEqual([Object.keys(v4Chats).length, Object.keys(v6Chats).length]);
+      const after = JSON.parse(await dump(backend, where)) as unknown[][];
+      expect(after.slice(0, 3)).toEqual(before.slice(0, 3)); // User, Chat, Message
+      expect(after[3]!.slice(0, before[3]!.length)).toEqual(before[3]); // the Message_v2 rows that were there
+      const v4 = Object.values(v4Chats);
+      const loaded = await Promise.all(v4.map((c) => templateLoads(backend, where, c.chat.id)));
+      const checked = await runPeer<Verdict[]>("scripts/ai-sdk.mjs", {
+        op: "check",
+        items: loaded.map((messages) => ({ major: 6, messages })),
+      });
+      v4.forEach((c, i) => {
+        expect(checked.out[i]!.ok, checked.out[i]!.error).toBe(true);
+        expect(normalize(checked.out[i]!.model!)).toEqual(normalize(c.core));
+      });
+      // the chats now read from Message_v2 (the template's reader), and the store still validates
+      const ls = JSON.parse((await runCli(["ls", uri, "--json"])).out) as J[];
+      for (const c of v4)
+        expect(ls.find((x) => x.id === c.chat.id)).toMatchObject({ messages: c.rows.length, messagesV2: c.ui.length });
+      const v = await runCli(["validate", uri]);
+      expect(v.code, v.out + v.err).toBe(0);
+    });
+  },
+);
+
+/** Every row of the template's chat tables, as stored (the source must not change). */
+async function dump(backend: "sqlite" | "pg", where: string): Promise<string> {
+  const tables = ["User", "Chat", "Message", "Message_v2"];
+  if (backend === "sqlite") {
+    const db = new Database(where, { readonly: true });
+    try {
+      return JSON.stringify(tables.map((t) => db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()));
+    } finally {
+      db.close();
+    }
+  }
+  const out: unknown[] = [];
+  for (const t of tables)
+    out.push((await schemas.query(`SELECT row_to_json(x)::text AS j FROM "${where}"."${t}" x ORDER BY ctid`)).rows);
+  return JSON.stringify(out);
+}
+
+/**
+ * A chat's Message_v2 rows loaded the way the template loads them — getMessagesByChatId (rows by chatId ordered by
+ * createdAt ascending) then convertToUIMessages ({id, role, parts, metadata: {createdAt}}) — read here with plain
+ * SQL, apart from ckpt.
+ */
+async function templateLoads(backend: "sqlite" | "pg", where: string, chatId: string): Promise<J[]> {
+  let rows: Array<{ id: string; role: string; parts: string | unknown; createdAt: string | Date }>;
+  if (backend === "sqlite") {
+    const db = new Database(where, { readonly: true });
+    rows = db
+      .prepare(`SELECT * FROM "Message_v2" WHERE "chatId" = ? ORDER BY "createdAt" ASC`)
+      .all(chatId) as typeof rows;
+    db.close();
+  } else
+    rows = (
+      await schemas.query(
+        `SELECT "id", "role", "parts", to_char("createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt" FROM "${where}"."Message_v2" WHERE "chatId" = $1 ORDER BY "createdAt" ASC`,
+        [chatId],
+      )
+    ).rows;
+  return rows.map((r) => ({
+    id: r.id,
+    role: r.role,
+    parts: typeof r.parts === "string" ? JSON.parse(r.parts) : r.parts,
+    metadata: { createdAt: new Date(r.createdAt).toISOString() },
+  }));
+}
+
+describe.each(["sqlite", "pg"] as const)("ckpt migrate: every Message chat into Message_v2 (%s)", (backend) => {
+  let target: string;
+  let targetWhere: string;
+  let sourceWhere: string;
+  beforeAll(() => {
+    sourceWhere = backend === "sqlite" ? file : schema;
+    if (backend === "sqlite") {
+      targetWhere = join(dir, "target.db");
+      target = `sqlite:${targetWhere}?layout=ai-chatbot`;
+    } else {
+      targetWhere = schemas.schema("target");
+      target = `${PG}?schema=${targetWhere}&layout=ai-chatbot`;
+    }
+  });
+
+  it("--dry-run plans every chat and writes nothing", async () => {
+    const before = await dump(backend, sourceWhere);
+    const r = await runCli(["migrate", "--from", uriOf(backend), "--to", target, "--dry-run", "--json"]);
+    expect(r.code, r.out + r.err).toBe(0);
+    const s = JSON.parse(r.out.trim().split("\n").pop()!) as { summary?: J } & J;
+    const sum = (s.summary ?? s) as { written: number; chatbotRows: { converted: number } };
+    expect(sum.written).toBe(Object.keys(v4Chats).length + Object.keys(v6Chats).length);
+    expect(sum.chatbotRows.converted).toBe(Object.keys(v4Chats).length);
+    if (backend === "sqlite") expect(() => readFileSync(targetWhere)).toThrow();
+    else
+      expect(
+        (
+          await schemas.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1", [
+            targetWhere,
+          ])
+        ).rows[0].n,
+      ).toBe(0);
+    expect(await dump(backend, sourceWhere)).toBe(before);
+  });
+
+  it("into a new store: every chat in Message_v2 loads as the template loads it, ai@6 accepts it, and gives ai@4's model messages", async () => {
+    const before = await dump(backend, sourceWhere);
+    const r = await runCli(["migrate", "--from", uriOf(backend), "--to", target]);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out + r.err).toContain(`${Object.keys(v4Chats).length} of the chats converted from Message`);
+    expect(await dump(backend, sourceWhere)).toBe(before); // the source untouched
+    const v4 = Object.values(v4Chats);
+    const loaded = await Promise.all(v4.map((c) => templateLoads(backend, targetWhere, c.chat.id)));
+    const checked = await runPeer<Verdict[]>("scripts/ai-sdk.mjs", {
+      op: "check",
+      items: loaded.map((messages) => ({ major: 6, messages })),
+    });
+    v4.forEach((c, i) => {
+      expect(loaded[i]!.length).toBe(c.ui.length);
+      expect(checked.out[i]!.ok, checked.out[i]!.error).toBe(true);
+      // model messages equal up to representation (test/helpers/ai-sdk-model.ts: args ↔ input, result ↔ output)
+      expect(normalize(checked.out[i]!.model!)).toEqual(normalize(c.core));
+      // ids and times are the source's: the user's row id and the first response row's
+      expect(loaded[i]!.map((m) => m.id)).toEqual(c.ui.map((m) => m.id));
+    });
+    // Message_v2 chats copied as they were
+    for (const c of Object.values(v6Chats))
+      expect(await templateLoads(backend, targetWhere, c.chat.id)).toEqual(
+        c.rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts, metadata: { createdAt: row.createdAt } })),
+      );
+    // users and chats went with them
+    const ls = JSON.parse((await runCli(["ls", target.replace(/[?&]layout=ai-chatbot/, ""), "--json"])).out) as J[];
+    expect(ls.map((x) => [x.id, x.title, x.email, x.messages]).sort()).toEqual(
+      [...v4, ...Object.values(v6Chats)]
+        .map((c) => [c.chat.id, c.chat.title, USERS.find((u) => u.id === c.chat.userId)!.email, 0])
+        .sort(),
+    );
+    // again: every chat is there already, identical
+    const again = await runCli(["migrate", "--from", uriOf(backend), "--to", target, "--json"]);
+    expect(again.code, again.out + again.err).toBe(0);
+    const s = JSON.parse(again.out.trim().split("\n").pop()!) as J;
+    const sum = (s.summary ?? s) as { written: number; identical: number };
+    expect([sum.written, sum.identical]).toEqual([0, v4.length + Object.keys(v6Chats).length]);
   });
 });

@@ -34,6 +34,7 @@ import type { OpenedStore } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
 import { migrateIntoLg, migrateLgToLg, refuseOnLangGraph } from "./migrate-langgraph.js";
 import { migrateIntoMastra, migrateMastraToMastra, refuseOnMastra } from "./migrate-mastra.js";
+import { migrateChatbotToChatbot, refuseOnChatbot } from "./migrate-ai-chatbot.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -258,6 +259,11 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
     lines.push(
       `  Mastra memory ${s.dryRun ? "to write" : "written"}: ${fmtNum(rows.threads)} thread(s) with ${fmtNum(rows.messages)} message(s), ${fmtNum(rows.resources)} resource(s) with working memory`,
     );
+  const chatbot = (s as { chatbotRows?: { chats: number; messages: number; converted: number } }).chatbotRows;
+  if (chatbot)
+    lines.push(
+      `  Message_v2 ${s.dryRun ? "to write" : "written"}: ${fmtNum(chatbot.chats)} chat(s) with ${fmtNum(chatbot.messages)} row(s), ${fmtNum(chatbot.converted)} of the chats converted from Message (AI SDK 4 → 6)`,
+    );
   if (s.journalMissing)
     lines.push(
       `  the journal named ${fmtNum(s.journalMissing)} record(s) the target no longer held (restarted empty, restored?): written again`,
@@ -446,9 +452,13 @@ interface Ends {
  * Which layout the target is asked to take when empty: LangGraph's for a LangGraph history, for `--to-format
  * langgraph` and for `--to-library`; else ckpt's own. A LangGraph history goes to a sqlite:/postgres:// store only.
  */
-function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "ckpt" | "mastra" {
+function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "ckpt" | "mastra" | "ai-chatbot" {
   // a Mastra store's memory goes to Mastra's tables in a database (unless documents are asked for: --to-format)
   const db = to.kind === "sqlite" || to.kind === "postgres";
+  // a Chat SDK template database's chats go to Message_v2 of a database (unless documents are asked for)
+  if (db && to.params.get("layout") === "ai-chatbot") return "ai-chatbot";
+  if (db && source.layout === "ai-chatbot" && (args.toFormat === undefined || args.toFormat === "ai-sdk"))
+    return "ai-chatbot";
   if (db && (to.params.get("layout") === "mastra" || args.toFormat === "mastra")) return "mastra";
   if (db && source.layout === "mastra" && args.toFormat === undefined) return "mastra";
   if (source.layout === "langgraph") {
@@ -468,11 +478,12 @@ function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "c
  */
 function knownLayout(
   to: SaverUri,
-  want: "langgraph" | "ckpt" | "mastra",
+  want: "langgraph" | "ckpt" | "mastra" | "ai-chatbot",
   source: OpenedStore,
 ): OpenedStore["layout"] | undefined {
   if ((to.kind !== "sqlite" && to.kind !== "postgres") || to.params.get("layout") === "ckpt") return "ckpt";
   if (to.params.get("layout") === "mastra") return "mastra";
+  if (to.params.get("layout") === "ai-chatbot") return "ai-chatbot";
   if (to.params.get("layout") === "langgraph" || source.layout === "langgraph") return "langgraph";
   if (want === "langgraph" && to.kind === "sqlite" && !existsSync(to.location)) return "langgraph";
   return undefined;
@@ -485,6 +496,10 @@ function refuseOptions(
   to: string,
   ns: { from?: string; to?: string },
 ): void {
+  if (layouts.target === "ai-chatbot" || layouts.source === "ai-chatbot") {
+    refuseOnChatbot({ ...args, toNamespace: ns.to }, layouts, to);
+    if (layouts.target === "ai-chatbot") return;
+  }
   if (layouts.target === "mastra" || layouts.source === "mastra") {
     refuseOnMastra({ ...args, toNamespace: ns.to }, layouts, to);
     if (layouts.target === "mastra") return;
@@ -517,7 +532,7 @@ async function openTarget(args: Args, io: CliIO, source: OpenedStore, to: SaverU
     want: wantOf(args, source, to),
     dryRun: args.dryRun,
   });
-  const own = (l: OpenedStore["layout"]) => l !== "langgraph" && l !== "mastra";
+  const own = (l: OpenedStore["layout"]) => l !== "langgraph" && l !== "mastra" && l !== "ai-chatbot";
   const writers = own(target.layout) && source.layout !== "langgraph" ? await openWriters(to, args.jobs, io.env) : [];
   return { source, target, writers };
 }
@@ -619,6 +634,10 @@ async function runEngine(
 ): Promise<MigrateSummary> {
   const { source, target } = ends;
   const hooks = { journal: o.journal, onProgress: o.onProgress };
+  if (target.layout === "ai-chatbot") {
+    if (source.layout !== "ai-chatbot") throw new Error("unreachable: refuseOnChatbot lets only Chat SDK sources in");
+    return migrateChatbotToChatbot(source.store, target.store, args, hooks);
+  }
   if (target.layout === "mastra") {
     if (source.layout === "mastra") return migrateMastraToMastra(source.store, target.store, args, hooks);
     const namespaces = o.fromNs !== undefined ? [o.fromNs] : args.namespace?.length ? args.namespace : undefined;
