@@ -431,6 +431,11 @@ describe.each(["sqlite", "pg"] as const)("damaged rows in a Chat SDK template da
     const orphan = v4.issues.find((i) => i.rule === "store/ai-chatbot-row")!;
     expect(orphan.message).toContain(`Message row ${orphanTool}`);
     expect(orphan.message).toContain("'nobody'");
+    // one chat, named by its id: the same findings
+    const one = await runCli(["validate", `${uri}#${chatId}`, "--json"]);
+    expect(one.code, one.out + one.err).toBe(1);
+    const only = (JSON.parse(one.out) as { files: Array<{ issues: J[] }> }).files[0]!;
+    expect(only.issues.map((i) => i.message)).toEqual(v2.issues.map((i) => i.message));
     // a part AI SDK 4's UI messages have no place for (an image in a user's content): a warning on its row
     const image = rep.files.find((f) => f.file.endsWith(`#${lossyChat}`))!;
     expect(image.issues.find((i) => i.rule === "store/ai-chatbot-row")).toMatchObject({ severity: "warning" });
@@ -490,7 +495,8 @@ describe.each(["sqlite", "pg"] as const)(
       expect(after.slice(0, 3)).toEqual(before.slice(0, 3)); // User, Chat, Message
       expect(after[3]!.slice(0, before[3]!.length)).toEqual(before[3]); // the Message_v2 rows that were there
       const v4 = Object.values(v4Chats);
-      const loaded = await Promise.all(v4.map((c) => templateLoads(backend, where, c.chat.id)));
+      const loaded: J[][] = [];
+      for (const c of v4) loaded.push(await templateLoads(backend, where, c.chat.id));
       const checked = await runPeer<Verdict[]>("scripts/ai-sdk.mjs", {
         op: "check",
         items: loaded.map((messages) => ({ major: 6, messages })),
@@ -596,7 +602,8 @@ describe.each(["sqlite", "pg"] as const)("ckpt migrate: every Message chat into 
     expect(r.out + r.err).toContain(`${Object.keys(v4Chats).length} of the chats converted from Message`);
     expect(await dump(backend, sourceWhere)).toBe(before); // the source untouched
     const v4 = Object.values(v4Chats);
-    const loaded = await Promise.all(v4.map((c) => templateLoads(backend, targetWhere, c.chat.id)));
+    const loaded: J[][] = [];
+    for (const c of v4) loaded.push(await templateLoads(backend, targetWhere, c.chat.id));
     const checked = await runPeer<Verdict[]>("scripts/ai-sdk.mjs", {
       op: "check",
       items: loaded.map((messages) => ({ major: 6, messages })),
@@ -614,6 +621,21 @@ describe.each(["sqlite", "pg"] as const)("ckpt migrate: every Message chat into 
       expect(await templateLoads(backend, targetWhere, c.chat.id)).toEqual(
         c.rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts, metadata: { createdAt: row.createdAt } })),
       );
+    // diff: a Message chat against its Message_v2 rows
+    const bare = target.replace(/[?&]layout=ai-chatbot/, "");
+    const d = await runCli([
+      "diff",
+      `${uriOf(backend)}#${v4Chats.tools!.chat.id}`,
+      `${bare}#${v4Chats.tools!.chat.id}`,
+    ]);
+    // the same conversation: 6 messages each side, only representation differs (the key order the ai-sdk format
+    // keeps for writing back, the major read: 4 from Message, 5+ from Message_v2)
+    expect(d.code, d.err).toBe(1);
+    expect(d.out).toMatch(/6 messages\)\n\+\+\+ b: .*6 messages\)/);
+    const changed = d.out.split("\n").filter((l) => /^\s+\/\S+: /.test(l));
+    expect(changed.length).toBeGreaterThan(0);
+    for (const l of changed)
+      expect(l.trim()).toMatch(/^\/(messages\/\d+\/ext\/ai-sdk\/order: added|origin\/version: "4" → "5")/);
     // users and chats went with them
     const ls = JSON.parse((await runCli(["ls", target.replace(/[?&]layout=ai-chatbot/, ""), "--json"])).out) as J[];
     expect(ls.map((x) => [x.id, x.title, x.email, x.messages]).sort()).toEqual(

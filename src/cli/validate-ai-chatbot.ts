@@ -4,7 +4,10 @@
  * it is there), and what a row holds that the document cannot show (savers/ai-chatbot/saver.ts `damage`) is a
  * finding of its own (rule `store/ai-chatbot-row`).
  */
-import type { FileResult } from "../core/document.js";
+import { isAbsolute, resolve } from "node:path";
+import { inputError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
+import { type FileResult, validateDocument } from "../core/document.js";
 import type { ChatDocument } from "../savers/ai-chatbot/saver.js";
 
 /** Name the rows behind `r`'s issues, and add the rows' damage. */
@@ -33,5 +36,36 @@ export function nameChatRows(at: Pick<ChatDocument, "rows" | "damage">, r: FileR
       file: r.file,
     });
     if (d.severity === "error") r.valid = false;
+  }
+}
+
+/**
+ * `validate <sqlite:|postgres://…>#<chat>` of a Chat SDK template store: the chat judged by its table's major with
+ * its findings naming rows; undefined when the store holds another layout (the caller reads it as a document).
+ */
+export async function validateChatbotChat(
+  spec: string,
+  cwd: string,
+  format: string | undefined,
+): Promise<FileResult | undefined> {
+  const { splitAddress } = await import("../savers/address.js");
+  const { fragment, store } = splitAddress(spec);
+  if (fragment === undefined || !/^(sqlite|postgres(ql)?):/i.test(store)) return undefined;
+  const { openStore } = await import("./stores.js");
+  const local = /^sqlite:/i.test(store) && !isAbsolute(store.slice(7).replace(/^\/\//, ""));
+  const opened = await openStore(local ? `sqlite:${resolve(cwd, store.slice(7).replace(/^\/\//, ""))}` : store, {
+    readOnly: true,
+  });
+  try {
+    if (opened.layout !== "ai-chatbot") return undefined;
+    const rows = await opened.saver.chatRows(fragment);
+    const text = rows && (await opened.saver.load(fragment));
+    if (!rows || text === undefined)
+      throw inputError("missing-thread", `no chat '${fragment}' in the store`, { file: redactUri(spec) });
+    const r = validateDocument({ name: spec, text, threadId: fragment }, { format: format ?? rows.format });
+    nameChatRows(rows, r);
+    return r;
+  } finally {
+    await opened.saver.close();
   }
 }

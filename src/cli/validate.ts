@@ -21,12 +21,14 @@ import { validateDocument, type FileResult } from "../core/document.js";
 import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } from "./input.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
 import { isAiChatbotSaver } from "../savers/ai-chatbot/saver.js";
-import { nameChatRows } from "./validate-ai-chatbot.js";
+import { nameChatRows, validateChatbotChat } from "./validate-ai-chatbot.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 import { validationExitCode } from "../core/validation.js";
 
 /** Inputs that may be LangGraph stores (validated by ./validate-langgraph.ts, loaded only for them). */
+/** Inputs that may name a chat of a Chat SDK template store (validate-ai-chatbot.ts). */
+const MAYBE_CHAT = /^(sqlite|postgres(ql)?):[^#]*#./i;
 const MAYBE_LANGGRAPH_STORE = /^(sqlite:|postgres(ql)?:)|^[^#?:]*\.(sqlite3?|db)([?#]|$)/i;
 
 export interface ValidateArgs {
@@ -121,6 +123,12 @@ export async function runValidation(
       if (lg) run.take(lg);
       else if (isWholeStore(spec, io.cwd)) await validateStore(spec, io, opts, run);
       else {
+        // a chat of a Chat SDK template store: its findings name their rows
+        const chat = MAYBE_CHAT.test(spec) ? await validateChatbotChat(spec, io.cwd, opts.format) : undefined;
+        if (chat) {
+          run.take(chat);
+          continue;
+        }
         const doc = await readSource(spec, { stdin: () => io.stdin, cwd: io.cwd, namespace: opts.namespace });
         run.take(validateDocument(doc, { format: opts.format }), inFolder.has(n) ? doc.text : undefined);
       }

@@ -233,7 +233,12 @@ export function aiChatbotSaver(store: AiChatbotStore): AiChatbotSaver {
       return d && { rows: d.rows, damage: d.damage, table: d.table, format: TABLE_FORMAT[d.table] };
     },
     load,
-    loadMany: (keys) => Promise.all(keys.map((k) => load(k.threadId))),
+    // one after another: a PostgreSQL store reads through one session
+    async loadMany(keys) {
+      const out: Array<string | undefined> = [];
+      for (const k of keys) out.push(await load(k.threadId));
+      return out;
+    },
     save: async () => readOnly(),
     saveMany: async () => readOnly(),
     delete: async () => readOnly(),
