@@ -512,6 +512,39 @@ describe.each(["sqlite", "pg"] as const)(
       const v = await runCli(["validate", uri]);
       expect(v.code, v.out + v.err).toBe(0);
     });
+
+    it("a chat whose target rows differ from what the migration would write is a conflict, left alone (exit 1)", async () => {
+      let other: string;
+      let otherWhere: string;
+      if (backend === "sqlite") {
+        otherWhere = join(dir, "conflict.db");
+        other = `sqlite:${otherWhere}?layout=ai-chatbot`;
+      } else {
+        otherWhere = schemas.schema("conflict");
+        other = `${PG}?schema=${otherWhere}&layout=ai-chatbot`;
+      }
+      expect((await runCli(["migrate", "--from", uri, "--to", other])).code).toBe(0);
+      const c = v4Chats.text!;
+      const row = (await templateLoads(backend, otherWhere, c.chat.id))[1]!;
+      const edited = JSON.stringify([{ type: "text", text: "edited by the app" }]);
+      if (backend === "sqlite") {
+        const db = new Database(otherWhere);
+        db.prepare(`UPDATE "Message_v2" SET "parts" = ? WHERE "id" = ?`).run(edited, row.id);
+        db.close();
+      } else
+        await schemas.query(`UPDATE "${otherWhere}"."Message_v2" SET "parts" = $1 WHERE "id" = $2`, [edited, row.id]);
+      const before = await dump(backend, otherWhere);
+      const r = await runCli(["migrate", "--from", uri, "--to", other, "--json"]);
+      expect(r.code, r.out + r.err).toBe(1);
+      const sum = JSON.parse(r.out.trim().split("\n").pop()!) as {
+        written: number;
+        identical: number;
+        conflicts: Array<{ threadId: string }>;
+      };
+      expect([sum.written, sum.identical]).toEqual([0, Object.keys(v4Chats).length + Object.keys(v6Chats).length - 1]);
+      expect(sum.conflicts.map((x) => x.threadId)).toEqual([c.chat.id]);
+      expect(await dump(backend, otherWhere)).toBe(before);
+    });
   },
 );
 
