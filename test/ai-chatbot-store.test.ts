@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli-io.js";
 import { runPeer } from "./helpers/peers.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
+import { fillPgRows, fillSqliteRows, JSON_COLUMNS, pgDdl, SQLITE_DDL } from "./helpers/ai-chatbot-db.js";
 import { openSaver } from "../src/savers/index.js";
 import { normalize } from "./helpers/ai-sdk-model.js";
 
@@ -31,42 +32,6 @@ interface Verdict {
   error?: string;
   model?: unknown[];
 }
-
-/** The template's tables as its migrations 0000-0008 leave them (PostgreSQL), in schema `s`. */
-const pgDdl = (s: string) => `
-CREATE SCHEMA "${s}";
-CREATE TABLE "${s}"."User" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "email" varchar(64) NOT NULL, "password" varchar(64));
-CREATE TABLE "${s}"."Chat" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "createdAt" timestamp NOT NULL, "userId" uuid NOT NULL,
-  "title" text NOT NULL, "visibility" varchar DEFAULT 'private' NOT NULL);
-ALTER TABLE "${s}"."Chat" ADD CONSTRAINT "Chat_userId_User_id_fk" FOREIGN KEY ("userId") REFERENCES "${s}"."User"("id") ON DELETE no action ON UPDATE no action;
-CREATE TABLE "${s}"."Document" ("id" uuid DEFAULT gen_random_uuid() NOT NULL, "createdAt" timestamp NOT NULL, "title" text NOT NULL, "content" text,
-  "userId" uuid NOT NULL, "text" varchar DEFAULT 'text' NOT NULL, CONSTRAINT "Document_id_createdAt_pk" PRIMARY KEY("id","createdAt"));
-CREATE TABLE "${s}"."Suggestion" ("id" uuid DEFAULT gen_random_uuid() NOT NULL, "documentId" uuid NOT NULL, "documentCreatedAt" timestamp NOT NULL,
-  "originalText" text NOT NULL, "suggestedText" text NOT NULL, "description" text, "isResolved" boolean DEFAULT false NOT NULL,
-  "userId" uuid NOT NULL, "createdAt" timestamp NOT NULL, CONSTRAINT "Suggestion_id_pk" PRIMARY KEY("id"));
-CREATE TABLE "${s}"."Message" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "chatId" uuid NOT NULL, "role" varchar NOT NULL,
-  "content" json NOT NULL, "createdAt" timestamp NOT NULL);
-ALTER TABLE "${s}"."Message" ADD CONSTRAINT "Message_chatId_Chat_id_fk" FOREIGN KEY ("chatId") REFERENCES "${s}"."Chat"("id");
-CREATE TABLE "${s}"."Vote" ("chatId" uuid NOT NULL, "messageId" uuid NOT NULL, "isUpvoted" boolean NOT NULL,
-  CONSTRAINT "Vote_chatId_messageId_pk" PRIMARY KEY("chatId","messageId"));
-CREATE TABLE "${s}"."Message_v2" ("id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL, "chatId" uuid NOT NULL, "role" varchar NOT NULL,
-  "parts" json NOT NULL, "attachments" json NOT NULL, "createdAt" timestamp NOT NULL);
-ALTER TABLE "${s}"."Message_v2" ADD CONSTRAINT "Message_v2_chatId_Chat_id_fk" FOREIGN KEY ("chatId") REFERENCES "${s}"."Chat"("id");
-CREATE TABLE "${s}"."Vote_v2" ("chatId" uuid NOT NULL, "messageId" uuid NOT NULL, "isUpvoted" boolean NOT NULL,
-  CONSTRAINT "Vote_v2_chatId_messageId_pk" PRIMARY KEY("chatId","messageId"));
-CREATE TABLE "${s}"."Stream" ("id" uuid DEFAULT gen_random_uuid() NOT NULL, "chatId" uuid NOT NULL, "createdAt" timestamp NOT NULL,
-  CONSTRAINT "Stream_id_pk" PRIMARY KEY("id"));`;
-
-/** The same tables with SQLite types (JSON as text, uuids and timestamps as text). */
-const SQLITE_DDL = `
-CREATE TABLE "User" ("id" text PRIMARY KEY NOT NULL, "email" text NOT NULL, "password" text);
-CREATE TABLE "Chat" ("id" text PRIMARY KEY NOT NULL, "createdAt" text NOT NULL, "userId" text NOT NULL REFERENCES "User"("id"),
-  "title" text NOT NULL, "visibility" text DEFAULT 'private' NOT NULL);
-CREATE TABLE "Message" ("id" text PRIMARY KEY NOT NULL, "chatId" text NOT NULL REFERENCES "Chat"("id"), "role" text NOT NULL,
-  "content" text NOT NULL, "createdAt" text NOT NULL);
-CREATE TABLE "Message_v2" ("id" text PRIMARY KEY NOT NULL, "chatId" text NOT NULL REFERENCES "Chat"("id"), "role" text NOT NULL,
-  "parts" text NOT NULL, "attachments" text NOT NULL, "createdAt" text NOT NULL);
-CREATE TABLE "Vote_v2" ("chatId" text NOT NULL, "messageId" text NOT NULL, "isUpvoted" integer NOT NULL, PRIMARY KEY("chatId","messageId"));`;
 
 const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 const USERS = [
@@ -102,31 +67,12 @@ function rowsToInsert(): Array<[string, J]> {
   for (const c of Object.values(v6Chats)) for (const r of c.rows) out.push(["Message_v2", r]);
   return out;
 }
-const JSON_COLUMNS = new Set(["content", "parts", "attachments"]);
-
 function fillSqlite(file: string): void {
-  const db = new Database(file);
-  db.exec(SQLITE_DDL);
-  db.transaction(() => {
-    for (const [t, r] of rowsToInsert()) {
-      const cols = Object.keys(r);
-      db.prepare(
-        `INSERT INTO "${t}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
-      ).run(...cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(r[c]) : r[c])));
-    }
-  })();
-  db.close();
+  fillSqliteRows(file, rowsToInsert());
 }
 
 async function fillPg(query: ReturnType<typeof pgTestSchemas>["query"], s: string): Promise<void> {
-  await query(pgDdl(s));
-  for (const [t, r] of rowsToInsert()) {
-    const cols = Object.keys(r);
-    await query(
-      `INSERT INTO "${s}"."${t}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
-      cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(r[c]) : r[c])),
-    );
-  }
+  await fillPgRows(query, s, rowsToInsert());
 }
 
 const schemas = pgTestSchemas("ckpt_chatbot");

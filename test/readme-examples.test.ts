@@ -35,6 +35,7 @@ import Database from "better-sqlite3";
 import { startStubLlmServer } from "./helpers/stub-llm-server.js";
 import { startRedisCluster, type TestCluster } from "./helpers/redis-cluster.js";
 import { runPeer } from "./helpers/peers.js";
+import { fillPgRows, fillSqliteRows, type Row } from "./helpers/ai-chatbot-db.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin", "ckpt.js");
@@ -55,6 +56,11 @@ const EXPECTED_EXIT: Array<[RegExp, number, string]> = [
   [/^ckpt diff a\.json b\.json/, 1, "diff: a.json and b.json differ"],
   [/^ckpt diff old\.json new\.json/, 1, "diff: old.json and new.json differ"],
   [/^ckpt diff paused\.json finished\.json/, 1, "diff: a paused Agents SDK run and a finished one differ"],
+  [
+    /^ckpt diff 'postgres:\/\/me@db\/app\?schema=chatbot#/,
+    1,
+    "diff: a Message chat (read as AI SDK 4) and its Message_v2 rows (AI SDK 6) differ in representation",
+  ],
   [/^ckpt diff 'checkpoints\.sqlite#thread-1@/, 1, "diff: an older checkpoint against the newest differs"],
   [
     /^ckpt convert sess-1\.json -t yoagent --dry-run/,
@@ -128,6 +134,40 @@ function sh(line: string, opts: { serve?: boolean } = {}): Promise<{ code: numbe
   });
 }
 
+/** The README's Chat SDK chats: 7c9e6679-… (ai@4's generateText rows in Message), 9b2f… (an ai@6 chat in Message_v2). */
+let chatbot: Row[] | undefined;
+async function chatbotRows(): Promise<Row[]> {
+  if (chatbot) return chatbot;
+  const user = "3f8a2c1e-5b7d-4e9f-8a6c-1d2e3f4a5b6c";
+  const v4 = (
+    await runPeer<Record<string, { rows: Array<Record<string, unknown>> }>>("scripts/ai-chatbot.mjs", { op: "v4" })
+  ).out.tools!.rows;
+  const v6 = JSON.parse(readFileSync(fx("ai-sdk/valid/v6-reasoning.json"), "utf8")) as Array<Record<string, unknown>>;
+  const a = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+  const b = "9b2f4c6d-1e3a-4b5c-8d7e-6f5a4b3c2d1e";
+  const at = "2025-03-01T00:00:00.000Z";
+  chatbot = [
+    ["User", { id: user, email: "ada@example.com", password: null }],
+    ["Chat", { id: a, createdAt: at, userId: user, title: "Weather", visibility: "private" }],
+    ["Chat", { id: b, createdAt: "2026-01-01T00:00:00.000Z", userId: user, title: "Reasoning", visibility: "public" }],
+    ...v4.map((r): Row => ["Message", { ...r, chatId: a }]),
+    ...v6.map(
+      (m, i): Row => [
+        "Message_v2",
+        {
+          id: `9b2f4c6d-0000-4000-8000-00000000000${i}`,
+          chatId: b,
+          role: m.role,
+          parts: m.parts,
+          attachments: [],
+          createdAt: `2026-01-01T00:00:0${i}.000Z`,
+        },
+      ],
+    ),
+  ];
+  return chatbot;
+}
+
 /** The files the examples name, made from the fixtures. */
 async function makePlayground(): Promise<void> {
   play = mkdtempSync(join(tmpdir(), "ckpt-readme-"));
@@ -194,6 +234,8 @@ async function makePlayground(): Promise<void> {
     workingMemory: { alice: "# Alice" },
   });
   expect(mastra.out).toHaveLength(1);
+  // a Chat SDK template database (SQLite): a chat ai@4 wrote in Message, one ai@6 wrote in Message_v2
+  fillSqliteRows(join(play, "chat.db"), await chatbotRows());
   // the user's own ckpt SQLite store an example reads
   const store = await sh("ckpt migrate --from file:.checkpoints --to sqlite:c.db -q");
   expect(store.code, store.err).toBe(0);
@@ -213,6 +255,17 @@ beforeAll(async () => {
   // the LangGraph PostgresSaver schema the examples read: the same threads as checkpoints.sqlite
   const seed = await sh(`ckpt migrate --from sqlite:checkpoints.sqlite --to '${PG}?schema=readme_${RUN}_public' -q`);
   expect(seed.code, seed.err).toBe(0);
+  // the Chat SDK template schema the examples read (the same chats as chat.db)
+  {
+    const pg = (await import("pg")).default;
+    const c = new pg.Client({ connectionString: PG });
+    await c.connect();
+    try {
+      await fillPgRows((q, a) => c.query(q, a), `readme_${RUN}_chatbot`, await chatbotRows());
+    } finally {
+      await c.end();
+    }
+  }
   // the Mastra schema the examples read, as the real @mastra/pg wrote it
   await runPeer("scripts/mastra-write.mjs", {
     store: { kind: "pg", url: PG, schema: `readme_${RUN}_mastra` },
