@@ -172,12 +172,7 @@ export const lsCommand: CommandDef = {
       return lsOpenAISession(opened.store, args, io);
     }
     if (opened.layout === "ai-chatbot") {
-      if (uriNs !== undefined || args.namespace?.length) {
-        await opened.saver.close();
-        throw usageError(
-          `${opened.saver.uri}: a Chat SDK template store has no namespaces (its chats belong to users)`,
-        );
-      }
+      await rejectNamespaces(opened.saver, uriNs !== undefined || Boolean(args.namespace?.length), "a Chat SDK store");
       return lsAiChatbot(opened.store, args, io);
     }
     if (opened.layout === "langgraph") {
