@@ -170,6 +170,12 @@ describe("writing commands on a Mastra store", () => {
   it("delete, prune and copy refuse it (exit 2, naming ckpt migrate) and leave the file byte for byte as it was", async () => {
     const copy = join(dir, "untouched.db");
     copyFileSync(file, copy);
+    // the copy is a Mastra store (the writer's WAL was checkpointed into the file: test/helpers/mastra.ts)
+    const tables = new Database(copy, { readonly: true });
+    expect(tables.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'mastra_%'").pluck().all()).toEqual(
+      expect.arrayContaining(["mastra_threads", "mastra_messages"]),
+    );
+    tables.close();
     const before = createHash("sha256").update(readFileSync(copy)).digest("hex");
     const runs = [
       ["delete", `sqlite:${copy}#trip-1`, "--yes"],

@@ -55,12 +55,8 @@ export const deleteCommand: CommandDef = {
     const dryRun = !args.yes;
     const { openStore } = await import("./stores.js");
     const uri = storeAt(part, io.cwd);
-    // opened to read first: a store that is not there is an error, never an empty one created on the spot
-    if (!dryRun) {
-      const probe = await openStore(uri, { env: io.env, readOnly: true });
-      await (probe.layout === "langgraph" ? probe.store : probe.saver).close();
-    }
-    const opened = await openStore(uri, { env: io.env, readOnly: dryRun });
+    // a store that is not there (or holds no tables) is an error, never an empty one created on the spot
+    const opened = await openStore(uri, { env: io.env, readOnly: dryRun, existing: true });
     const where = `${opened.uri.redacted}#${printable(at.threadId)}`;
     let out: { thread: string; dryRun: boolean; checkpoints: number; writes: number; blobs: number; bytes: number };
     if (opened.layout === "langgraph") {

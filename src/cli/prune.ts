@@ -175,7 +175,8 @@ export const pruneCommand: CommandDef = {
     args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
     const { openStore } = await import("./stores.js");
-    const opened = await openStore(args.uri, { env: io.env, readOnly: args.dryRun });
+    // a store to prune must exist and hold a layout's tables: never one created (or set up) to be pruned
+    const opened = await openStore(args.uri, { env: io.env, readOnly: args.dryRun, existing: true });
     const out = output(io, args, opened.uri.redacted);
     const c = criteria(args, filter !== undefined);
     const o = {

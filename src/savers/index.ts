@@ -36,6 +36,12 @@ export interface OpenOptions {
   want?: "langgraph" | "ckpt" | ForeignLayoutName;
   /** opened for a dry run: a LangGraph SQLite store that does not exist yet is planned against an empty one in memory */
   dryRun?: boolean;
+  /**
+   * opened to change what a store already holds (prune, delete): the store must exist and hold a layout's tables, as
+   * for reading — a missing store, or an SQLite file without tables, is an input error (exit 3), never a store created
+   * or set up on the spot — and is then opened to write.
+   */
+  existing?: boolean;
 }
 
 const FACTORIES: Record<SaverKind, () => Promise<SaverFactory>> = {
@@ -191,6 +197,11 @@ async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o:
  */
 export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<OpenedStore> {
   const readOnly = Boolean(opts.readOnly);
+  if (opts.existing && !readOnly) {
+    // opened to read first: what it holds is decided without creating or setting up anything
+    const probe = await openStore(u, { ...opts, readOnly: true, existing: false });
+    await ("store" in probe ? probe.store : probe.saver).close();
+  }
   const forced = forcedLayout(u);
   if (u.kind === "sqlite" && u.location === ":memory:") {
     if (readOnly) throw usageError("sqlite::memory: is always empty: there is nothing to read");

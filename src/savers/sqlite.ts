@@ -104,7 +104,9 @@ function openDb(Database: typeof import("better-sqlite3"), path: string, uri: st
       ).filter((t) => !t.startsWith("sqlite_"));
       throw inputError(
         "not-a-store",
-        `not a ckpt SQLite store: no ckpt_checkpoints table (${tables.length ? `it holds ${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", …" : ""}` : "it holds no tables"})`,
+        tables.length
+          ? `not a ckpt SQLite store: no ckpt_checkpoints table (it holds ${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", …" : ""})`
+          : "the database holds no checkpoint tables (no tables at all: an empty database)",
         { file: uri },
       );
     }

@@ -3,6 +3,7 @@
  * Node 22): the spec of a store with several resources, tool calls, reasoning and working memory, and the shape of
  * what Mastra's own APIs answer (listThreads, recall, getWorkingMemory).
  */
+import Database from "better-sqlite3";
 import { runPeer } from "./peers.js";
 
 export type MastraPeerStore = { kind: "libsql"; file: string } | { kind: "pg"; url: string; schema: string };
@@ -47,7 +48,19 @@ export const MASTRA_SPEC = {
 
 /** Write a store with the real packages; their own read-back of it. */
 export async function writeMastra(store: MastraPeerStore, spec: object = MASTRA_SPEC): Promise<MastraThreadBack[]> {
-  return (await runPeer<MastraThreadBack[]>("scripts/mastra-write.mjs", { ...spec, store })).out;
+  const out = (await runPeer<MastraThreadBack[]>("scripts/mastra-write.mjs", { ...spec, store })).out;
+  // LibSQL leaves what it wrote in the database's -wal when the peer exits; whether its own checkpoint moved it into
+  // the main file by then depends on timing. Checkpoint it here, so that the file alone is the whole store and a test
+  // that copies the file copies a Mastra store every time.
+  if (store.kind === "libsql") {
+    const db = new Database(store.file);
+    try {
+      db.pragma("wal_checkpoint(TRUNCATE)");
+    } finally {
+      db.close();
+    }
+  }
+  return out;
 }
 
 /** Read a store with the real packages. */
