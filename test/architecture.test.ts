@@ -322,7 +322,7 @@ describe("no layer above savers/ runs SQL or imports a database driver", () => {
 
 test("one layout decision: the table looks that tell LangGraph's layout from ckpt's are called from savers/index.ts only", () => {
   const LOOKS = /\b(sqliteTables|isLangGraphSqlite|inspectPgSchema)\s*\(/g;
-  const HOMES = new Set(["savers/langgraph/sqlite.ts", "savers/langgraph/postgres.ts"]);
+  const HOMES = new Set(["savers/langgraph/sqlite.ts", "savers/langgraph/postgres/connect.ts"]);
   const callers = new Set<string>();
   for (const file of files) {
     const rel = relative(SRC, file).split(sep).join("/");

@@ -5,7 +5,7 @@
  * statistics were compiled, ~0.4 s each).
  */
 import { describe, expect, it } from "vitest";
-import type { PgLangGraphStore } from "../src/savers/langgraph/postgres.js";
+import type { PgLangGraphStore } from "../src/savers/langgraph/postgres/index.js";
 import { openLangGraph } from "./helpers/lg-open.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 

@@ -167,7 +167,7 @@ async function openSqliteLangGraph(u: SaverUri, forced: string | undefined, o: O
 
 /** A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). */
 async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o: OpenOptions) {
-  const m = await import("./langgraph/postgres.js");
+  const m = await import("./langgraph/postgres/index.js");
   const place = { url: u.location, uri: u.redacted, schema: u.params.get("schema") ?? "public" };
   const conn = o.readOnly
     ? { ro: await m.connectReadOnly(place.url, place.uri) }

@@ -1,0 +1,168 @@
+/**
+ * Connection and schema of a LangGraph PostgreSQL store: the read-only connection and the pool (see index.ts), what
+ * the schema holds (`inspectPgSchema`), the library that wrote it, and the library's own migrations (`pgSetup`).
+ */
+import type pg from "pg";
+import { inputError, storeError } from "../../../base/errors.js";
+import type { Library } from "../../../formats/langgraph/encode.js";
+import { libraryOfVersions } from "../../../formats/langgraph/rows.js";
+import type { LgStoreInfo } from "../../../formats/langgraph/types.js";
+import { describePgError } from "../../postgres.js";
+import { ident, migrations, PG_LG_TABLES, PG_ROWS, PG_SCHEMA_COLUMNS, pgMaxMigration } from "../sql.js";
+
+export type Client = pg.Client;
+type Queryable = Pick<pg.Pool, "query">;
+
+/** Where a PostgreSQL LangGraph store is: the connection URL (without ckpt's parameters), the redacted URI, the schema. */
+export interface PgPlace {
+  url: string;
+  uri: string;
+  schema: string;
+}
+
+/** Connect read-only. */
+export async function connectReadOnly(url: string, uri: string): Promise<Client> {
+  const pgm = (await import("pg")).default;
+  const c = new pgm.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5000,
+    options: "-c default_transaction_read_only=on",
+  });
+  c.on("error", () => undefined);
+  try {
+    await c.connect();
+  } catch (e) {
+    await c.end().catch(() => undefined);
+    // one wording for every PostgreSQL connection (the start-it hint only when no server answers); a missing
+    // database is a missing store: this connection only reads
+    const d = describePgError(e, uri);
+    if (d.missing) throw inputError("missing-store", d.message, {}, e);
+    throw storeError("postgres-connect", d.message, {}, e);
+  }
+  return c;
+}
+
+/**
+ * Connect (one pool of 4); a server that does not answer is a store error naming the URI. The sessions run without
+ * JIT compilation (`-c jit=off`, after what PGOPTIONS sets): every statement here reaches rows
+ * by key or thread, and on tables with no statistics yet (a store a migration just filled) the planner costs them in
+ * the millions and compiles each one, ~0.4 s a statement, more than the work.
+ */
+export async function connectPool(url: string, uri: string): Promise<pg.Pool> {
+  const { default: pgm } = await import("pg");
+  const options = [process.env.PGOPTIONS, "-c jit=off"].filter(Boolean).join(" ");
+  const pool = new pgm.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, options });
+  pool.on("error", () => undefined);
+  try {
+    await pool.query("SELECT 1");
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    // one wording for every PostgreSQL connection; a store opened to write that cannot be reached is a store error
+    throw storeError("postgres-connect", describePgError(e, uri).message, {}, e);
+  }
+  return pool;
+}
+
+/** What the schema holds: LangGraph tables (with migration level and task_path), ckpt's own table, or nothing. */
+export async function inspectPgSchema(
+  c: Queryable,
+  schema: string,
+  table = "ckpt_checkpoints",
+): Promise<{ langgraph?: LgStoreInfo; ckpt: boolean }> {
+  const cols = await c.query(PG_SCHEMA_COLUMNS, [schema, [...PG_LG_TABLES, table]]);
+  const has = new Map<string, Set<string>>();
+  for (const r of cols.rows)
+    (has.get(r.table_name) ?? has.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
+  const ckpt = has.has(table);
+  if (!has.has("checkpoints") || !has.has("checkpoint_writes")) return { ckpt };
+  let migration: number | undefined;
+  if (has.has("checkpoint_migrations")) {
+    const m = await c.query(pgMaxMigration(`${ident(schema)}.`));
+    migration = m.rows[0]?.v ?? undefined;
+  }
+  return {
+    ckpt,
+    langgraph: {
+      store: "postgres",
+      schema,
+      migration,
+      taskPath: has.get("checkpoint_writes")!.has("task_path"),
+      shallow: !has.get("checkpoints")!.has("checkpoint_id"),
+    },
+  };
+}
+
+/** The connections a store holds: each opened when first asked for (see the module comment). */
+export interface Connections {
+  /** the read-only connection */
+  ro(): Promise<Client>;
+  /** the pool of the row-level store */
+  rw(): Promise<pg.Pool>;
+  /** another read-only connection (the scan's prefetch of orphan listings) */
+  another(): Promise<Client>;
+  close(): Promise<void>;
+}
+
+export function connections(place: PgPlace, opened: { ro?: Client; rw?: pg.Pool }): Connections {
+  let ro: Promise<Client> | undefined = opened.ro && Promise.resolve(opened.ro);
+  let rw: Promise<pg.Pool> | undefined = opened.rw && Promise.resolve(opened.rw);
+  return {
+    ro: () => (ro ??= connectReadOnly(place.url, place.uri)),
+    rw: () => (rw ??= connectPool(place.url, place.uri)),
+    another: () => connectReadOnly(place.url, place.uri),
+    async close() {
+      const [c, p] = await Promise.all([ro?.catch(() => undefined), rw?.catch(() => undefined)]);
+      await Promise.all([c?.end(), p?.end()]);
+    },
+  };
+}
+
+/** The library that wrote the store: a checkpoint's version types, else the migrations level; undefined when empty. */
+export async function pgLibrary(pool: pg.Pool, S: string): Promise<Library | undefined> {
+  const r = (await pool.query(PG_ROWS.versionsOfOne(S))).rows[0];
+  const byRow = r ? libraryOfVersions({ channel_versions: r.cv }) : undefined;
+  if (byRow) return byRow;
+  const v = (await pool.query(pgMaxMigration(S))).rows[0]?.v;
+  return v === null || v === undefined ? undefined : v >= 9 ? "python" : "js";
+}
+
+/**
+ * The library's setup(): its migrations after the recorded max(v), each recorded. Two first writers at once (two
+ * migrations into one new schema) would race on the catalog (`IF NOT EXISTS` takes no lock; the loser fails on
+ * pg_type's unique index): one session-level advisory lock per schema makes them take turns (not a transaction: some
+ * migrations create indexes CONCURRENTLY), and the second finds the migrations recorded.
+ */
+export async function pgSetup(pool: pg.Pool, schema: string, S: string, lib: Library): Promise<void> {
+  const c = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // tried, not waited for in a statement: a session waiting inside a query holds a snapshot, which the other's
+    // CREATE INDEX CONCURRENTLY would wait for in turn (a deadlock)
+    const key = `ckpt:langgraph-setup:${schema}`;
+    for (
+      let waited = 0;
+      !(await c.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [key])).rows[0].ok;
+    ) {
+      if (waited > 120_000) throw new Error(`another session has been setting up schema ${schema} for 2 minutes`);
+      await new Promise((r) => setTimeout(r, 50));
+      waited += 50;
+    }
+    try {
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+      const list = migrations(lib, S);
+      await c.query(list[0]!);
+      const max = (await c.query(pgMaxMigration(S))).rows[0]?.v;
+      for (let v = max === null || max === undefined ? 0 : max + 1; v < list.length; v++) {
+        await c.query(list[v]!);
+        await c.query(PG_ROWS.recordMigration(S), [v]);
+      }
+    } finally {
+      await c.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
+    }
+  } catch (e) {
+    broken = e as Error;
+    throw e;
+  } finally {
+    c.release(broken);
+  }
+}

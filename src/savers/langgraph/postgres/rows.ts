@@ -1,0 +1,277 @@
+/**
+ * The row-level store of a LangGraph PostgreSQL store (LgStore: migrate, convert, prune), on the pool: its rows read
+ * by primary key and assembled in the SQLite layout; writing (write.ts), read-back (verify.ts) and prune (prune.ts)
+ * plug in here.
+ */
+import type pg from "pg";
+import { storeError } from "../../../base/errors.js";
+import type { Library } from "../../../formats/langgraph/encode.js";
+import {
+  assembleFromPostgres,
+  type BlobValue,
+  type LgCheckpoint,
+  type LgWrite,
+  libraryOfVersions,
+} from "../../../formats/langgraph/rows.js";
+import { attachWrites, keyOf, type LgStore, type WriteOptions } from "../shared.js";
+import { PG_PRUNE, PG_ROWS } from "../sql.js";
+import { type Connections, type PgPlace, pgLibrary, pgSetup } from "./connect.js";
+import { pgHeads, pgPrunePage, pgThreadPage, pgVacuum } from "./prune.js";
+import { type PgForm, pgForm, sameValue, verifyWritten } from "./verify.js";
+import { blobWriter, copyTypesOk, insertAll, makeStager } from "./write.js";
+
+export type CpKey = { threadId: string; ns: string; id: string };
+export type Wrap = <R>(what: string, f: () => Promise<R>) => Promise<R>;
+
+interface PgRows {
+  /** checkpoint rows with their JSONB as text */
+  cps: Array<{
+    thread_id: string;
+    checkpoint_ns: string;
+    checkpoint_id: string;
+    parent_checkpoint_id: string | null;
+    checkpoint: string;
+    metadata: string;
+  }>;
+  /** `thread\0ns\0channel\0version` → blob */
+  blobMap: Map<string, BlobValue>;
+  writes: Array<readonly [string, LgWrite]>;
+}
+
+/**
+ * The rows of `keys`: checkpoints and writes (two queries on two connections at once, by primary key), then the blobs
+ * the checkpoints' channel_versions name, by primary key.
+ */
+async function readPgRows(pool: pg.Pool, S: string, taskPath: boolean, keys: CpKey[]): Promise<PgRows> {
+  const args = [keys.map((k) => k.threadId), keys.map((k) => k.ns), keys.map((k) => k.id)];
+  const [cpRes, wRes] = await Promise.all([
+    pool.query(PG_ROWS.checkpoints(S), args),
+    pool.query(PG_ROWS.writes(S, taskPath), args),
+  ]);
+  const cps = cpRes.rows as PgRows["cps"];
+  const want: string[][] = [[], [], [], []];
+  const seen = new Set<string>();
+  for (const r of cps) {
+    const cv = (JSON.parse(r.checkpoint) as { channel_versions?: unknown }).channel_versions;
+    if (typeof cv !== "object" || cv === null || Array.isArray(cv)) continue;
+    for (const [ch, v] of Object.entries(cv)) {
+      const k = `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${ch}\u0000${String(v)}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      want[0]!.push(r.thread_id), want[1]!.push(r.checkpoint_ns), want[2]!.push(ch), want[3]!.push(String(v));
+    }
+  }
+  const blobMap = new Map<string, BlobValue>();
+  if (want[0]!.length) {
+    const blobs = await pool.query(PG_ROWS.blobs(S), want);
+    for (const b of blobs.rows)
+      blobMap.set(`${b.thread_id}\u0000${b.checkpoint_ns}\u0000${b.channel}\u0000${b.version}`, {
+        type: b.type,
+        blob: b.blob,
+      });
+  }
+  const writes = wRes.rows.map(
+    (w) =>
+      [
+        keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }),
+        {
+          taskId: w.task_id,
+          idx: w.idx,
+          channel: w.channel,
+          type: w.type,
+          value: w.blob,
+          taskPath: w.task_path,
+        } as LgWrite,
+      ] as const,
+  );
+  return { cps, blobMap, writes };
+}
+
+/** The blobs (by channel) a checkpoint's channel_versions name. */
+function blobsOf(
+  cp: Record<string, unknown>,
+  threadId: string,
+  ns: string,
+  blobMap: Map<string, BlobValue>,
+): Map<string, BlobValue> {
+  const out = new Map<string, BlobValue>();
+  for (const [ch, v] of Object.entries((cp.channel_versions ?? {}) as Record<string, unknown>)) {
+    const b = blobMap.get(`${threadId}\u0000${ns}\u0000${ch}\u0000${String(v)}`);
+    if (b) out.set(ch, b);
+  }
+  return out;
+}
+
+/** A PostgreSQL checkpoint row (+ its blobs) in the SQLite layout. */
+function assemble(r: PgRows["cps"][number], blobMap: Map<string, BlobValue>, fallback: Library): LgCheckpoint {
+  const checkpoint = JSON.parse(r.checkpoint) as Record<string, unknown>;
+  const lib = libraryOfVersions(checkpoint) ?? fallback;
+  const a = assembleFromPostgres(
+    { checkpoint, metadata: JSON.parse(r.metadata) },
+    blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, blobMap),
+    lib,
+  );
+  return {
+    threadId: r.thread_id,
+    ns: r.checkpoint_ns,
+    id: r.checkpoint_id,
+    parentId: r.parent_checkpoint_id,
+    ...a,
+    writes: [],
+  };
+}
+
+/** The comparable forms (see pgForm) of what the store holds for `keys`. */
+function readBackForms(rows: PgRows): Map<string, PgForm> {
+  const out = new Map<string, PgForm>();
+  const ws = new Map<string, LgWrite[]>();
+  for (const [k, w] of rows.writes) (ws.get(k) ?? ws.set(k, []).get(k)!).push(w);
+  for (const r of rows.cps) {
+    const checkpoint = JSON.parse(r.checkpoint);
+    const bl = [...blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, rows.blobMap)].map(([channel, b]) => ({
+      channel,
+      version: String(checkpoint.channel_versions[channel]),
+      type: b.type,
+      blob: b.blob,
+    }));
+    const k = keyOf({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id });
+    out.set(k, pgForm(r.parent_checkpoint_id, checkpoint, JSON.parse(r.metadata), bl, ws.get(k) ?? []));
+  }
+  return out;
+}
+
+/** Every checkpoint (assembled, with writes) in key order, in pages of `batchSize`, of the threads `threads` accepts. */
+async function* scanPgRows(
+  pool: pg.Pool,
+  S: string,
+  wrap: Wrap,
+  read: (keys: CpKey[]) => Promise<PgRows>,
+  fallback: Library,
+  batchSize: number,
+  threads?: (id: string) => boolean,
+): AsyncIterable<LgCheckpoint[]> {
+  let after: string[] | undefined;
+  for (;;) {
+    const page = await wrap(
+      "reading checkpoints",
+      async () =>
+        (after
+          ? await pool.query(PG_ROWS.keysNext(S), [...after, batchSize])
+          : await pool.query(PG_ROWS.keysFirst(S), [batchSize])
+        ).rows,
+    );
+    if (page.length === 0) return;
+    const last = page[page.length - 1]!;
+    after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
+    const keys = page
+      .filter((r) => !threads || threads(r.thread_id))
+      .map((r) => ({ threadId: r.thread_id, ns: r.checkpoint_ns, id: r.checkpoint_id }));
+    if (keys.length) {
+      const { cps, blobMap, writes } = await wrap("reading checkpoints", () => read(keys));
+      yield attachWrites(
+        cps.map((r) => assemble(r, blobMap, fallback)),
+        writes,
+      );
+    }
+    if (page.length < batchSize) return;
+  }
+}
+
+export function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<LgStore, "close"> {
+  const { schema, uri } = place;
+  const wrap: Wrap = async (what, f) => {
+    try {
+      return await f();
+    } catch (e) {
+      if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
+      throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
+    }
+  };
+  const hasLayout = async () => {
+    const pool = await conns.rw();
+    const t = new Set((await pool.query(PG_ROWS.tables, [schema])).rows.map((r) => r.table_name as string));
+    return t.has("checkpoints") && t.has("checkpoint_blobs") && t.has("checkpoint_writes");
+  };
+  let taskPath: boolean | undefined;
+  const hasTaskPath = async () =>
+    (taskPath ??= (await (await conns.rw()).query(PG_ROWS.taskPath, [schema])).rowCount! > 0);
+  /** whether the tables take binary COPY rows (their column types are the libraries'), found on the first write */
+  let copyOk: boolean | undefined;
+  const read = async (keys: CpKey[]) => readPgRows(await conns.rw(), S, await hasTaskPath(), keys);
+  const stager = makeStager();
+  const blobsToWrite = blobWriter();
+  const library = () =>
+    wrap("reading the schema", async () => ((await hasLayout()) ? pgLibrary(await conns.rw(), S) : undefined));
+  return {
+    kind: "postgres",
+    uri,
+    hasLayout: () => wrap("reading the schema", hasLayout),
+    library,
+    setup: (lib) =>
+      wrap("setting up the LangGraph tables", async () => {
+        await pgSetup(await conns.rw(), schema, S, lib);
+        taskPath = undefined;
+        copyOk = undefined;
+      }),
+    count: () =>
+      wrap("counting checkpoints", async () =>
+        (await hasLayout()) ? Number((await (await conns.rw()).query(PG_ROWS.count(S))).rows[0].n) : 0,
+      ),
+    async *scanRows(batchSize, threads) {
+      yield* scanPgRows(await conns.rw(), S, wrap, read, (await library()) ?? "js", batchSize, threads);
+    },
+    load: (keys, lib) =>
+      wrap("reading checkpoints", async () => {
+        const out = new Map<string, LgCheckpoint>();
+        if (!keys.length || !(await hasLayout())) return out;
+        const { cps, blobMap, writes } = await read(keys);
+        for (const cp of attachWrites(
+          cps.map((r) => assemble(r, blobMap, lib)),
+          writes,
+        ))
+          out.set(keyOf(cp), cp);
+        return out;
+      }),
+    stage: (cp, lib) => void stager.stage(cp, lib),
+    stagedForm: (cp, lib) => stager.form(cp, lib),
+    sameForm: sameValue,
+    verifyWritten: (written) =>
+      wrap("reading checkpoints back", async () =>
+        verifyWritten(
+          await conns.rw(),
+          S,
+          written.map(({ cp, lib }) => ({ cp, ...stager.stage(cp, lib) })),
+        ),
+      ),
+    write: (cps, o: WriteOptions) =>
+      wrap("writing checkpoints", async () => {
+        const staged = cps.map((cp) => ({ cp, ...stager.stage(cp, o.library) }));
+        const blobs = blobsToWrite(staged, o.overwrite);
+        const pool = await conns.rw();
+        copyOk ??= await copyTypesOk(pool, schema);
+        await insertAll(
+          pool,
+          S,
+          staged.map((s) => s.row),
+          blobs,
+          cps,
+          {
+            overwrite: o.overwrite,
+            taskPath: await hasTaskPath(),
+            copyOk,
+          },
+        );
+      }),
+    readBack: (keys) =>
+      wrap("reading checkpoints back", async () =>
+        keys.length ? readBackForms(await read(keys)) : new Map<string, PgForm>(),
+      ),
+    threadPage: (after, limit) =>
+      wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(await conns.rw(), S, after, limit) : [])),
+    heads: (threads) => wrap("reading checkpoints", async () => pgHeads(await conns.rw(), S, threads)),
+    prunePage: (threads, plan, o) => wrap("pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
+    pruneStart: () =>
+      wrap("pruning", async () => String((await (await conns.rw()).query(PG_PRUNE.pruneStartMark)).rows[0].x)),
+    vacuum: (o) => wrap("vacuuming", async () => pgVacuum(await conns.rw(), S, schema, o.dryRun)),
+  };
+}
