@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { openSaver } from "../dist/savers/index.js";
-import { migrate } from "../dist/core/migrate.js";
+import { migrate } from "../dist/engines/ckpt/migrate.js";
 
 const N = Number(process.env.N ?? 1000);
 const REPS = Number(process.env.REPS ?? 3);

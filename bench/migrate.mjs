@@ -21,7 +21,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { openSaver } from "../dist/savers/index.js";
-import { migrate } from "../dist/core/migrate.js";
+import { migrate } from "../dist/engines/ckpt/migrate.js";
 import { openCheckPool } from "../dist/cli/check-pool.js";
 import { from as copyFrom } from "pg-copy-streams";
 import { READ_AHEAD } from "../dist/savers/file.js";

@@ -62,14 +62,13 @@ export {
 export { convertCheckpoint, convertDocument, type ConvertOptions, type ConvertResult } from "./core/convert.js";
 
 // migrate: every record from one store to another, verified
+export { migrate, type MigrateOptions } from "./engines/ckpt/migrate.js";
 export {
-  migrate,
   migrateExitCode,
   type ConflictPolicy,
   type Journal,
-  type MigrateOptions,
   type MigrateSummary,
-} from "./core/migrate.js";
+} from "./core/migrate/types.js";
 
 // prune: a store's old checkpoints (LangGraph: per thread and namespace) or idle threads; the planning on its own
 export { parseDuration, planThread, type PruneCriteria, type PruneHead, type ThreadPlan } from "./core/prune.js";

@@ -9,7 +9,18 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 
 const SRC = resolve(import.meta.dirname, "..", "src");
 /** Bottom first. `index.ts` at the top of src/ is the library's front door and may import any layer. */
-const LAYERS = ["generated", "base", "schema", "formats", "savers", "providers", "core", "view", "cli"] as const;
+const LAYERS = [
+  "generated",
+  "base",
+  "schema",
+  "formats",
+  "savers",
+  "providers",
+  "core",
+  "engines",
+  "view",
+  "cli",
+] as const;
 const PURE = new Set(["core", "formats", "view"]);
 const IO_MODULES = [
   "fs",

@@ -288,7 +288,7 @@ describe("no reader keeps the process alive (a child process on the built packag
       execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
     const code = `
       import { openSaver } from ${dist("savers/index.js")};
-      import { migrate } from ${dist("core/migrate.js")};
+      import { migrate } from ${dist("engines/ckpt/migrate.js")};
       import { readAheadStats } from ${dist("savers/folder-read-ahead.js")};
       import { READ_AHEAD } from ${dist("savers/file.js")};
       Object.assign(READ_AHEAD, { threshold: 0, when: "always", waitForReader: true });

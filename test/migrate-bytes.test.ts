@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { openSaver } from "../src/savers/index.js";
-import { migrate, type MigrateOptions } from "../src/core/migrate.js";
+import { migrate, type MigrateOptions } from "../src/engines/ckpt/migrate.js";
 
 const PG = "postgres://postgres@127.0.0.1:5432/test";
 const run = randomBytes(4).toString("hex");

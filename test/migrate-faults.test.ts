@@ -22,7 +22,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
-import { journalKey } from "../src/core/migrate.js";
+import { journalKey } from "../src/core/migrate/types.js";
 import { runCli } from "./helpers/cli-io.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 import { deleteRedisKeys } from "./helpers/redis-keys.js";

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
-import { migrate } from "../src/core/migrate.js";
+import { migrate } from "../src/engines/ckpt/migrate.js";
 import type { Saver, SaverRecord } from "../src/savers/types.js";
 import { deleteRedisKeys } from "./helpers/redis-keys.js";
 

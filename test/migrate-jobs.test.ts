@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
-import { shardOf } from "../src/core/migrate.js";
+import { shardOf } from "../src/core/migrate/pipeline.js";
 import { storeHashes } from "./helpers/store-hashes.js";
 
 const root = join(import.meta.dirname, "..");

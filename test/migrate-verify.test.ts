@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { openSaver } from "../src/savers/index.js";
-import { migrate } from "../src/core/migrate.js";
+import { migrate } from "../src/engines/ckpt/migrate.js";
 
 const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(tmpdir(), "ckpt-verify-"));

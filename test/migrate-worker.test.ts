@@ -19,9 +19,12 @@ let dist: {
 };
 
 beforeAll(async () => {
-  if (!existsSync(join(root, "dist", "cli", "check-worker.js")))
+  if (
+    !existsSync(join(root, "dist", "cli", "check-worker.js")) ||
+    !existsSync(join(root, "dist", "engines", "ckpt", "migrate.js"))
+  )
     execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
-  const m = await import(join(root, "dist", "core", "migrate.js"));
+  const m = await import(join(root, "dist", "engines", "ckpt", "migrate.js"));
   const s = await import(join(root, "dist", "savers", "index.js"));
   const p = await import(join(root, "dist", "cli", "check-pool.js"));
   dist = { migrate: m.migrate, openSaver: s.openSaver, openCheckPool: p.openCheckPool };
@@ -122,7 +125,7 @@ describe("migrate: checks in a worker thread", () => {
 
 describe("migrate: progress", () => {
   it("reports the source's total with every progress event, and read reaches it", async () => {
-    const { migrate } = await import("../src/core/migrate.js");
+    const { migrate } = await import("../src/engines/ckpt/migrate.js");
     const { openSaver } = await import("../src/savers/index.js");
     const src = await openSaver("memory:progress-src");
     await src.saveMany(sourceRecords());

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSaver } from "../src/savers/index.js";
-import { migrate } from "../src/core/migrate.js";
+import { migrate } from "../src/engines/ckpt/migrate.js";
 
 const PG = "postgres://postgres@127.0.0.1:5432/test";
 const schema = `ckpt_pgverify_${randomBytes(4).toString("hex")}`;

@@ -7,7 +7,7 @@
  */
 import { usageError } from "../base/errors.js";
 import type { ChatbotMigrateSummary } from "../core/ai-chatbot-migrate.js";
-import type { ConflictPolicy, Journal, MigrateProgress } from "../core/migrate.js";
+import type { ConflictPolicy, Journal, MigrateProgress } from "../core/migrate/types.js";
 import type { AiChatbotStore } from "../savers/ai-chatbot/types.js";
 
 export interface ChatbotMigrateArgs {

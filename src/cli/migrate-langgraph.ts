@@ -10,7 +10,7 @@
  */
 import { usageError } from "../base/errors.js";
 import type { Library } from "../formats/langgraph/encode.js";
-import type { ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "../core/migrate.js";
+import type { ConflictPolicy, Journal, MigrateProgress, MigrateSummary, Rejected } from "../core/migrate/types.js";
 import type { LangGraphStore } from "../savers/langgraph/shared.js";
 import type { Saver } from "../savers/types.js";
 

@@ -8,7 +8,7 @@
  * A Mastra store read as documents (`--to` a ckpt store or folder, `--to-format`) goes the document way (core/migrate.ts).
  */
 import { usageError } from "../base/errors.js";
-import type { ConflictPolicy, Journal, MigrateProgress, Rejected } from "../core/migrate.js";
+import type { ConflictPolicy, Journal, MigrateProgress, Rejected } from "../core/migrate/types.js";
 import type { MastraMigrateSummary } from "../core/mastra-migrate.js";
 import type { MastraStore } from "../savers/mastra/types.js";
 import type { Saver } from "../savers/types.js";

@@ -14,13 +14,13 @@ import { CkptError, ExitCode, storeError, usageError } from "../base/errors.js";
 import { openCheckPool } from "./check-pool.js";
 import { redactText, redactUri } from "../base/redact.js";
 import {
-  migrate,
   type ConflictPolicy,
   type Journal,
   type MigrateProgress,
   migrateExitCode,
   type MigrateSummary,
-} from "../core/migrate.js";
+} from "../core/migrate/types.js";
+import { migrate } from "../engines/ckpt/migrate.js";
 import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import { aiSdkMajor } from "../formats/ai-sdk.js";
 import { intOption, type CommandDef } from "./command.js";

@@ -20,7 +20,7 @@ import { type ChatDocument, v1Messages, v2Messages } from "../savers/ai-chatbot/
 import type { AiChatbotBatch, AiChatbotStore, ChatRow, MessageV2Row, UserRow } from "../savers/ai-chatbot/types.js";
 import { checkRecord } from "./check.js";
 import { validateDocument } from "./document.js";
-import { emptySummary, type Journal, type MigrateProgress, type MigrateSummary } from "./migrate.js";
+import { emptySummary, type Journal, type MigrateProgress, type MigrateSummary } from "./migrate/types.js";
 
 export interface ChatbotMigrateOptions {
   batchSize?: number;

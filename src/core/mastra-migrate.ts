@@ -25,7 +25,7 @@ import {
   type Journal,
   type MigrateProgress,
   type MigrateSummary,
-} from "./migrate.js";
+} from "./migrate/types.js";
 
 export interface MastraMigrateOptions {
   batchSize?: number;

@@ -20,7 +20,7 @@ import {
   type MigrateProgress,
   type MigrateSummary,
   type Rejected,
-} from "../migrate.js";
+} from "../migrate/types.js";
 
 export interface LgMigrateOptions {
   batchSize?: number;
