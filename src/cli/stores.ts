@@ -7,6 +7,7 @@
  */
 import type { OpenedStore, OpenOptions } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
+import type { Engine } from "../engines/types.js";
 
 const open = new Set<{ close(): Promise<void> }>();
 
@@ -15,9 +16,13 @@ export interface StoreOptions extends OpenOptions {
   readOnly: boolean;
 }
 
-/** Open a store (a URI as typed, or parsed) and register it to be closed when the command ends. */
-export async function openStore(uri: string | SaverUri, opts: StoreOptions): Promise<OpenedStore> {
+/** A store a command opened: as `openStore` opened it, with its engine (what commands ask). */
+export type OpenedWithEngine = OpenedStore & { engine: Engine };
+
+/** Open a store (a URI as typed, or parsed) with its engine, and register it to be closed when the command ends. */
+export async function openStore(uri: string | SaverUri, opts: StoreOptions): Promise<OpenedWithEngine> {
   const { openStore: openAt, parseSaverUri } = await import("../savers/index.js");
+  const { engineOf } = await import("../engines/index.js");
   const opened = await openAt(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, opts);
   // a LangGraph or foreign store's Saver view closes the store itself: one close, registered once
   const closable: { close(): Promise<void> } = "store" in opened ? opened.store : opened.saver;
@@ -29,7 +34,7 @@ export async function openStore(uri: string | SaverUri, opts: StoreOptions): Pro
     return closing;
   };
   open.add(closable);
-  return opened;
+  return Object.assign(opened, { engine: await engineOf(opened) });
 }
 
 /** Close every store still open (errors while closing are not the command's result: they are ignored). */

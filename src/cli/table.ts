@@ -6,12 +6,7 @@
  */
 import { printable } from "../base/printable.js";
 
-/** A stored time as the tables print it: ISO 8601 in UTC with milliseconds (`2026-11-23T08:43:38.110Z`). */
-export function tableTime(ts: string | null | undefined): string {
-  if (ts === null || ts === undefined || ts === "") return "-";
-  const ms = Date.parse(ts);
-  return Number.isNaN(ms) ? ts : new Date(ms).toISOString();
-}
+export { tableTime } from "../base/time.js";
 
 export interface StreamTable {
   /** one row of cells (as many as the head) */

@@ -1,0 +1,71 @@
+/**
+ * The Chat SDK template's tables (savers/ai-chatbot/: Chat, Message, Message_v2, User), SQLite or PostgreSQL: one chat
+ * per thread. Read, and written by `ckpt migrate` (chats into Message_v2) only.
+ */
+import { plural } from "../../base/plural.js";
+import { tableTime } from "../../base/time.js";
+import type { AiChatbotStore } from "../../savers/ai-chatbot/types.js";
+import type { ChatSummary } from "../../savers/ai-chatbot/types.js";
+import type { OpenedStore } from "../../savers/index.js";
+import { saverStats } from "../saver-stats.js";
+import type { Engine, Listing } from "../types.js";
+
+/** One row per chat (title, user, visibility, its rows in Message and Message_v2), streamed. */
+function listing(store: AiChatbotStore, limit: number | undefined): Listing<ChatSummary> {
+  return {
+    head: ["CHAT", "TITLE", "USER", "VISIBILITY", "MESSAGE", "MESSAGE_V2", "CREATED"],
+    right: new Set([4, 5]),
+    rows: store.chats({ limit }),
+    json: (c) => ({ layout: "ai-chatbot", ...c }),
+    cells: (c) => [
+      c.id,
+      c.title || "-",
+      c.email ?? c.userId,
+      c.visibility,
+      String(c.messages),
+      String(c.messagesV2),
+      tableTime(c.createdAt),
+    ],
+    async footer(count) {
+      if (!count) return `${store.uri}: no chats`;
+      const n = await store.counts();
+      return `${plural(count, "chat")} (Chat SDK template, ${store.kind === "sqlite" ? "SQLite" : "PostgreSQL"}: ${plural(n.messagesV2, "row")} in Message_v2, ${plural(n.messages, "row")} in Message, ${plural(n.users, "user")})`;
+    },
+  };
+}
+
+const MIGRATE = "ckpt writes Chat SDK tables with ckpt migrate only (chats from Message into Message_v2)";
+
+export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatbot" }>): Engine {
+  const { saver, store, uri } = opened;
+  return {
+    layout: "ai-chatbot",
+    title: "a Chat SDK store",
+    caps: {
+      history: false,
+      namespaces: false,
+      subgraphs: false,
+      write: true,
+      parallelWriters: false,
+      prune: false,
+      delete: false,
+      copy: false,
+      encrypted: false,
+      msgpack: false,
+    },
+    instead: {
+      prune: MIGRATE,
+      delete: MIGRATE,
+      copy: MIGRATE,
+      parallelWriters: "a Chat SDK target is written by one process",
+    },
+    uri,
+    saver,
+    opened,
+    close: () => store.close(),
+    namespaceFor: () => undefined,
+    listing: async (o) => listing(store, o.limit),
+    hasThread: async (threadId) => (await store.chat(threadId)) !== undefined,
+    stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),
+  };
+}

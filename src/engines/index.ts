@@ -1,0 +1,60 @@
+/**
+ * Engines: the one place that turns an opened store into the engine of its layout (engines/<layout>/), and the one
+ * place that refuses what a layout cannot do. savers/index.ts `openStore` decides the layout (from the tables, or
+ * `?layout=`); `openEngine` opens the store and gives its engine.
+ */
+import { usageError } from "../base/errors.js";
+import { type OpenedStore, type OpenOptions, openStore } from "../savers/index.js";
+import type { SaverUri } from "../savers/uri.js";
+import type { Capability, Engine, LayoutName } from "./types.js";
+
+export type * from "./types.js";
+
+type Build<L extends LayoutName> = (opened: Extract<OpenedStore, { layout: L }>) => Engine;
+
+/** Each layout's engine, built from the store `openStore` opened (loaded when a store of the layout is opened). */
+const ENGINES: { [L in LayoutName]: () => Promise<Build<L>> } = {
+  ckpt: async () => (await import("./ckpt/index.js")).ckptEngine,
+  folder: async () => (await import("./ckpt/index.js")).ckptEngine,
+  langgraph: async () => (await import("./langgraph/index.js")).langGraphEngine,
+  mastra: async () => (await import("./mastra/index.js")).mastraEngine,
+  "ai-chatbot": async () => (await import("./ai-chatbot/index.js")).aiChatbotEngine,
+  "openai-agents-session": async () => (await import("./openai-session/index.js")).openAISessionEngine,
+};
+
+/** The engine of a store `openStore` opened. */
+export async function engineOf(opened: OpenedStore): Promise<Engine> {
+  const build = (await ENGINES[opened.layout]()) as (o: OpenedStore) => Engine;
+  return build(opened);
+}
+
+/** Open a store and give its engine. */
+export async function openEngine(u: SaverUri, opts: OpenOptions = {}): Promise<Engine> {
+  return engineOf(await openStore(u, opts));
+}
+
+/** What each capability lets a command do, for refusals. */
+const DOING: Record<Capability, string> = {
+  history: "keeps one checkpoint per thread (no history)",
+  namespaces: "has no namespaces",
+  subgraphs: "has no checkpoint namespaces (subgraphs)",
+  write: "is read here, never written",
+  parallelWriters: "takes one writer at a time (no --jobs)",
+  prune: "cannot be pruned by ckpt",
+  delete: "cannot have threads deleted by ckpt",
+  copy: "cannot have threads copied by ckpt",
+  encrypted: "holds no encrypted values",
+  msgpack: "holds no msgpack values",
+};
+
+/**
+ * The one refusal: an operation the store's layout cannot do is a usage error (exit 2) of one shape — the store, its
+ * layout, what it cannot do, and what to use instead.
+ */
+export function requireCap(e: Engine, cap: Capability, what?: string): void {
+  if (e.caps[cap]) return;
+  const instead = e.instead[cap];
+  throw usageError(
+    `${e.uri.redacted} is ${e.title}: it ${DOING[cap]}${what ? ` (${what})` : ""}${instead ? `; ${instead}` : ""}`,
+  );
+}

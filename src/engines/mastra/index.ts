@@ -1,0 +1,76 @@
+/**
+ * Mastra memory (LibSQL and PostgreSQL: savers/mastra/): threads of resources, their messages, resources with working
+ * memory. Read, and written by `ckpt migrate` only; one document per thread (no history, no namespaces).
+ */
+import { plural } from "../../base/plural.js";
+import { tableTime } from "../../base/time.js";
+import type { OpenedStore } from "../../savers/index.js";
+import type { MastraThreadSummary, MastraStore } from "../../savers/mastra/types.js";
+import type { Engine, Listing } from "../types.js";
+
+/** One row per thread (its resource, title, messages, stored bytes of their contents, last update), streamed. */
+function listing(store: MastraStore, limit: number | undefined): Listing<MastraThreadSummary> {
+  return {
+    head: ["THREAD", "RESOURCE", "TITLE", "MESSAGES", "SIZE", "UPDATED"],
+    right: new Set([3, 4]),
+    rows: store.threads({ limit }),
+    json: (t) => ({ layout: "mastra", ...t }),
+    cells: (t) => [
+      t.threadId,
+      t.resourceId,
+      t.title || "-",
+      String(t.messages),
+      `${t.bytes} B`,
+      tableTime(t.updatedAt),
+    ],
+    async footer(n) {
+      if (!n) return `${store.uri}: no threads`;
+      const c = await store.counts();
+      return `${plural(n, "thread")} (Mastra ${store.kind === "sqlite" ? "LibSQL" : "PostgreSQL"} store: ${plural(c.messages, "message")}, ${plural(c.resources, "resource")})${c.orphanMessages ? `; ${plural(c.orphanMessages, "message")} of no thread (Mastra never lists them)` : ""}`;
+    },
+  };
+}
+
+/** What a Mastra store cannot do is written with `ckpt migrate` instead. */
+const MIGRATE = "ckpt writes Mastra memory with ckpt migrate only (--to '<store>?layout=mastra')";
+
+export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>): Engine {
+  const { saver, store, uri } = opened;
+  return {
+    layout: "mastra",
+    title: "a Mastra store",
+    caps: {
+      history: false,
+      namespaces: false,
+      subgraphs: false,
+      write: true,
+      parallelWriters: false,
+      prune: false,
+      delete: false,
+      copy: false,
+      encrypted: false,
+      msgpack: false,
+    },
+    instead: {
+      namespaces: "its threads belong to resources",
+      prune: MIGRATE,
+      delete: MIGRATE,
+      copy: MIGRATE,
+      msgpack: "a Mastra store holds JSON",
+      parallelWriters: "a Mastra target is written by one process",
+    },
+    uri,
+    saver,
+    opened,
+    close: () => store.close(),
+    namespaceFor: () => undefined,
+    listing: async (o) => listing(store, o.limit),
+    hasThread: async (threadId) => (await store.thread(threadId)) !== undefined,
+    stats: async (o) =>
+      (await import("../../core/mastra-stats.js")).mastraStats(store, {
+        top: o.top,
+        accept: o.accept,
+        filter: { threads: o.thread, match: o.match },
+      }),
+  };
+}

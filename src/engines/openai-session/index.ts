@@ -1,0 +1,63 @@
+/**
+ * The Agents SDK's (Python) `SQLiteSession` tables (savers/openai-session/): one session per row of its sessions table,
+ * its items in the messages table. Read only: ckpt migrates from it, never into it.
+ */
+import { plural } from "../../base/plural.js";
+import { tableTime } from "../../base/time.js";
+import type { OpenedStore } from "../../savers/index.js";
+import type { OpenAISessionStore, SessionSummary } from "../../savers/openai-session/sqlite.js";
+import { saverStats } from "../saver-stats.js";
+import type { Engine, Listing } from "../types.js";
+
+/** One row per session (items, stored bytes, created, updated), streamed. */
+function listing(store: OpenAISessionStore, limit: number | undefined): Listing<SessionSummary> {
+  return {
+    head: ["SESSION", "ITEMS", "SIZE", "CREATED", "UPDATED"],
+    right: new Set([1, 2]),
+    rows: store.sessions({ limit }),
+    json: (s) => ({ layout: "openai-agents-session", ...s }),
+    cells: (s) => [
+      s.sessionId,
+      String(s.items),
+      `${s.bytes} B`,
+      s.createdAt ? tableTime(s.createdAt) : "-",
+      s.updatedAt ? tableTime(s.updatedAt) : "-",
+    ],
+    async footer(n) {
+      if (!n) return `${store.uri}: no sessions`;
+      const c = store.counts();
+      return `${plural(n, "session")} (Agents SDK SQLiteSession: ${plural(c.items, "item")} in ${store.tables.messages})${c.orphanSessions ? `; ${plural(c.orphanSessions, "session")} only in ${store.tables.messages} (no ${store.tables.sessions} row)` : ""}`;
+    },
+  };
+}
+
+const READ_ONLY = "an Agents SDK SQLiteSession store is read here, never written: migrate from it";
+
+export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "openai-agents-session" }>): Engine {
+  const { saver, store, uri } = opened;
+  return {
+    layout: "openai-agents-session",
+    title: "an Agents SDK SQLiteSession store",
+    caps: {
+      history: false,
+      namespaces: false,
+      subgraphs: false,
+      write: false,
+      parallelWriters: false,
+      prune: false,
+      delete: false,
+      copy: false,
+      encrypted: false,
+      msgpack: false,
+    },
+    instead: { write: READ_ONLY, prune: READ_ONLY, delete: READ_ONLY, copy: READ_ONLY },
+    uri,
+    saver,
+    opened,
+    close: () => store.close(),
+    namespaceFor: () => undefined,
+    listing: async (o) => listing(store, o.limit),
+    hasThread: async (threadId) => store.document(threadId) !== undefined,
+    stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),
+  };
+}

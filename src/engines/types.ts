@@ -1,0 +1,105 @@
+/**
+ * The engine contract (DESIGN §4): one object per store layout, in that layout's own folder under engines/, that says
+ * what the store can do (`caps`) and does it. `openEngine` (engines/index.ts) is the one place that turns an opened
+ * store into its engine; commands ask the engine and never switch on the layout. An operation a layout cannot do is
+ * refused in one place (`requireCap`), from its capabilities, with one message shape (exit 2, naming what to use
+ * instead).
+ */
+import type { PruneCriteria } from "../core/prune.js";
+import type { PruneOptions, PruneSummary } from "../core/prune-run.js";
+import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../generated/types.js";
+import type { OpenedStore } from "../savers/index.js";
+import type { Saver } from "../savers/types.js";
+import type { SaverUri } from "../savers/uri.js";
+
+/** What a layout is: the value of `ckpt ls --json`'s `layout` and of `?layout=`. */
+export type LayoutName = OpenedStore["layout"];
+
+/** What commands may ask of a store. Everything a layout lacks is refused in one place (`requireCap`), exit 2. */
+export interface EngineCaps {
+  /** more than one checkpoint per thread (`log` lists them, `@<id>`/`@~N` pick one) */
+  history: boolean;
+  /** ckpt's namespaces (`?namespace=`, `--namespace`): several independent sets of threads in one store */
+  namespaces: boolean;
+  /** a thread's checkpoint namespaces (LangGraph subgraphs: `ls <store>#<thread>`, `--namespace` names one) */
+  subgraphs: boolean;
+  /** the store can be written by ckpt (`migrate --to`) */
+  write: boolean;
+  /** several writer processes at once (`migrate --jobs`) */
+  parallelWriters: boolean;
+  /** `ckpt prune` */
+  prune: boolean;
+  /** `ckpt delete <store>#<thread>` */
+  delete: boolean;
+  /** `ckpt copy` into and within the store */
+  copy: boolean;
+  /** values may be encrypted (an AES key opens them) */
+  encrypted: boolean;
+  /** values are msgpack that may name Python classes (`stats --allowlist` audits them) */
+  msgpack: boolean;
+}
+export type Capability = keyof EngineCaps;
+
+/** The rows of `ckpt ls`: what the layout lists per thread, as JSON and as table cells. */
+export interface Listing<R = unknown> {
+  /** the table's column heads, and which columns are right-aligned (numbers) */
+  head: string[];
+  right: ReadonlySet<number>;
+  rows: AsyncIterable<R>;
+  /** the JSON object of a row (`ckpt ls --json`) */
+  json(row: R): unknown;
+  cells(row: R): string[];
+  /** the line under the table, given how many rows were printed (0: what the store holds instead) */
+  footer(count: number): Promise<string>;
+}
+
+export interface ListingOptions {
+  /** ckpt's namespaces asked for (URI or `--namespace`); undefined: every namespace */
+  namespaces?: string[];
+  limit?: number;
+}
+
+export interface StatsOptions {
+  top: number;
+  /** the namespaces asked for (ckpt's own stores) */
+  namespaces?: string[];
+  thread?: string[];
+  match?: string[];
+  accept?: (threadId: string) => boolean;
+}
+export type StatsReport = LangGraphStatsReport | SaverStatsReport | MastraStatsReport;
+
+/** What `ckpt delete` removed (or would remove). */
+export interface Deleted {
+  checkpoints: number;
+  writes: number;
+  blobs: number;
+  bytes: number;
+}
+
+export interface Engine {
+  readonly layout: LayoutName;
+  /** the layout in words, for messages: "a Mastra store" */
+  readonly title: string;
+  readonly caps: EngineCaps;
+  /** per missing capability, what to use instead (the tail of the refusal) */
+  readonly instead: Partial<Record<Capability, string>>;
+  readonly uri: SaverUri;
+  /** the store as documents, one per thread (read-only for layouts that cannot be written) */
+  readonly saver: Saver;
+  /** the store as it was opened (the typed store object where the layout has one) */
+  readonly opened: OpenedStore;
+  close(): Promise<void>;
+  /** The namespace a thread is read in: ckpt's namespace rule, or a LangGraph checkpoint namespace (`--namespace`). */
+  namespaceFor(flag: string | undefined): string | undefined;
+  /** `ckpt ls`: one row per thread */
+  listing(o: ListingOptions): Promise<Listing>;
+  /** whether the store holds the thread (in a namespace, for ckpt's own stores) */
+  hasThread(threadId: string, namespace?: string): Promise<boolean>;
+  /** `ckpt stats` */
+  stats(o: StatsOptions): Promise<StatsReport>;
+  /** `ckpt prune` (caps.prune) */
+  prune?(c: PruneCriteria, o: PruneOptions): Promise<PruneSummary>;
+  /** `ckpt delete`: the thread's rows, or null when it holds none (caps.delete) */
+  deleteThread?(threadId: string, dryRun: boolean): Promise<Deleted | null>;
+}
