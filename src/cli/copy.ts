@@ -62,7 +62,7 @@ async function copyRows(source: LangGraphStore, target: LangGraphStore, c: Copie
   c.writes = rows.reduce((n, r) => n + r.writes.length, 0);
   if (c.dryRun) return;
   if (c.replaced) await deleteThread(target, c.to);
-  const { migrateLangGraph } = await import("../core/langgraph/migrate.js");
+  const { migrateLangGraph } = await import("../engines/langgraph/migrate.js");
   const s = await migrateLangGraph(
     copySource(rows, c.to, () => source.library()),
     target,

@@ -61,7 +61,7 @@ export async function migrateLgToLg(
   args: LgMigrateArgs,
   hooks: LgHooks,
 ): Promise<MigrateSummary & { library: Library }> {
-  const { migrateLangGraph } = await import("../core/langgraph/migrate.js");
+  const { migrateLangGraph } = await import("../engines/langgraph/migrate.js");
   return migrateLangGraph(source, target, {
     toLibrary: parseLibrary(args.toLibrary),
     ...lgMigrateOptions(args, hooks),
@@ -76,29 +76,13 @@ export async function migrateIntoLg(
   args: LgMigrateArgs,
   hooks: LgHooks,
 ): Promise<MigrateSummary & { library: Library }> {
-  const { migrateLangGraph } = await import("../core/langgraph/migrate.js");
-  const { documentsAsLgSource } = await import("../core/langgraph/convert.js");
-  const nss = namespaces ?? (await saver.namespaces());
-  const library =
-    parseLibrary(args.toLibrary) ?? ((await target.hasLayout()) ? await target.library() : undefined) ?? "js";
-  const rejected: Rejected[] = [];
-  const source = documentsAsLgSource(
-    {
-      count: async () => (await Promise.all(nss.map((ns) => saver.count(ns)))).reduce((a, b) => a + b, 0),
-      async *batches(size) {
-        for (const ns of nss) yield* saver.scan({ namespace: ns, batchSize: size });
-      },
-    },
-    target,
-    { library, allowLossy: args.allowLossy, now: Date.now(), reject: (r) => void rejected.push(r) },
-  );
-  const s = await migrateLangGraph(source, target, lgMigrateOptions(args, hooks));
-  // documents that never became checkpoints: read, and rejected
-  s.read += rejected.length;
-  s.rejected += rejected.length;
-  s.rejectedRecords.push(...rejected);
-  s.library = library;
-  return s;
+  const { migrateDocumentsToLangGraph } = await import("../engines/langgraph/migrate.js");
+  return migrateDocumentsToLangGraph(saver, target, {
+    toLibrary: parseLibrary(args.toLibrary),
+    namespaces,
+    allowLossy: args.allowLossy,
+    ...lgMigrateOptions(args, hooks),
+  });
 }
 
 /**

@@ -14,7 +14,6 @@ import { dumpsTypedJs } from "../../formats/langgraph/encode.js";
 import { convertCheckpoint } from "../../formats/langgraph/convert.js";
 import type { LgCheckpoint as LgRow } from "../../formats/langgraph/rows.js";
 import type { LgTupleDocument } from "../../formats/langgraph/types.js";
-import type { LgStore } from "../../savers/langgraph/shared.js";
 import { convertDocument } from "../convert.js";
 import type { LossyNote, SourceDoc } from "../../formats/types.js";
 import { inputError } from "../../base/errors.js";
@@ -89,69 +88,4 @@ export function documentToRow(
 export function threadTaken(row: LgRow, heads: readonly { id: string }[] | undefined): string | undefined {
   if (!heads?.length || heads.some((h) => h.id === row.id)) return undefined;
   return `thread '${row.threadId}' already has ${heads.length} checkpoint${heads.length === 1 ? "" : "s"} in the target (a converted thread is a new history of one checkpoint): choose another thread id, or prune that thread first`;
-}
-
-/**
- * Documents of a ckpt saver as the source of a LangGraph migration (core/langgraph/migrate.ts): each converted into a
- * checkpoint row for `library`; documents that cannot be (unreadable, lossy without `allowLossy`, a thread the
- * target already holds) are handed to `reject` instead.
- */
-export function documentsAsLgSource(
-  docs: {
-    count(): Promise<number>;
-    batches(size: number): AsyncIterable<Array<{ namespace: string; threadId: string; text: string; source?: string }>>;
-  },
-  target: Pick<LgStore, "heads" | "hasLayout">,
-  o: {
-    library: Library;
-    allowLossy: boolean;
-    now: number;
-    reject: (r: { namespace: string; threadId: string; reason: string; file?: string }) => void;
-  },
-): Pick<LgStore, "library" | "count" | "scanRows"> {
-  return {
-    library: async () => o.library,
-    count: () => docs.count(),
-    async *scanRows(batchSize, threads) {
-      for await (const batch of docs.batches(batchSize)) {
-        const rows: LgRow[] = [];
-        for (const d of batch) {
-          if (threads && !threads(d.threadId)) continue;
-          try {
-            const c = documentToRow(
-              { name: d.source ?? `${d.namespace}#${d.threadId}`, text: d.text },
-              { library: o.library, threadId: d.threadId, now: o.now },
-            );
-            if (c.lossy.length && !o.allowLossy) {
-              o.reject({
-                namespace: d.namespace,
-                threadId: d.threadId,
-                reason: `converting ${c.from} → langgraph would drop ${c.lossy.map((n) => n.pointer).join(", ")} (--allow-lossy converts anyway)`,
-              });
-              continue;
-            }
-            rows.push(c.row);
-          } catch (e) {
-            o.reject({
-              namespace: d.namespace,
-              threadId: d.threadId,
-              reason: (e as Error).message,
-              ...(d.source ? { file: d.source } : {}),
-            });
-          }
-        }
-        const heads =
-          rows.length && (await target.hasLayout())
-            ? await target.heads([...new Set(rows.map((r) => r.threadId))])
-            : new Map();
-        const ok: LgRow[] = [];
-        for (const r of rows) {
-          const why = threadTaken(r, heads.get(r.threadId));
-          if (why) o.reject({ namespace: "", threadId: r.threadId, reason: why });
-          else ok.push(r);
-        }
-        if (ok.length) yield ok;
-      }
-    },
-  };
 }
