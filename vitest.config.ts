@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // the engine conformance report (layout × test), printed at the end of a run that ran test/conformance/
+    globalSetup: ["test/conformance/report.ts"],
   },
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { Cluster, Redis } from "ioredis";
 import { startRedisCluster, type TestCluster } from "./helpers/redis-cluster.js";
-import { saverConformance } from "./saver-conformance.js";
+import { saverConformance } from "./conformance/saver.js";
 import { openSaver } from "../src/savers/index.js";
 import { keySlot } from "../src/savers/redis-kv.js";
 import { main } from "../src/cli/main.js";

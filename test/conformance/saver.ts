@@ -4,9 +4,9 @@
  * (for the concurrent-writer cases) and every instance sees the same data.
  */
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
-import { parseJson, stringifyJson } from "../src/base/json.js";
-import { CkptError } from "../src/base/errors.js";
-import type { Saver } from "../src/savers/types.js";
+import { parseJson, stringifyJson } from "../../src/base/json.js";
+import { CkptError } from "../../src/base/errors.js";
+import type { Saver } from "../../src/savers/types.js";
 
 export interface ConformanceTarget {
   name: string;

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { saverConformance } from "./saver-conformance.js";
-import { openSaver } from "../src/savers/index.js";
-import { resetMemorySavers } from "../src/savers/memory.js";
-import { deleteRedisKeys } from "./helpers/redis-keys.js";
+import { saverConformance } from "./saver.js";
+import { openSaver } from "../../src/savers/index.js";
+import { resetMemorySavers } from "../../src/savers/memory.js";
+import { deleteRedisKeys } from "../helpers/redis-keys.js";
 
 const run = randomBytes(4).toString("hex");
 const REDIS = process.env.CKPT_TEST_REDIS ?? "redis://127.0.0.1:6379";

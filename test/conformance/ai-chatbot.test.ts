@@ -1,0 +1,10 @@
+import { type Gaps, engineConformance } from "./suite.js";
+import { aiChatbotPostgres, aiChatbotSqlite } from "./layouts.js";
+
+const gaps: Gaps = {
+  "migrate in": "migrate writes a Chat SDK store only from another Chat SDK database (exit 2 from a ckpt store)",
+  refusals: "prune --dry-run plans it (exit 0); prune, delete and copy exit 4 (store error), not 2",
+};
+
+engineConformance(aiChatbotSqlite, gaps);
+engineConformance(aiChatbotPostgres, gaps);
