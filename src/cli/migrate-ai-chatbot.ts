@@ -6,7 +6,7 @@
  * folder, `--to-format`) goes the document way (core/migrate.ts).
  */
 import { usageError } from "../base/errors.js";
-import type { ChatbotMigrateSummary } from "../core/ai-chatbot-migrate.js";
+import type { ChatbotMigrateSummary } from "../engines/ai-chatbot/migrate.js";
 import type { ConflictPolicy, Journal, MigrateProgress } from "../core/migrate/types.js";
 import type { AiChatbotStore } from "../savers/ai-chatbot/types.js";
 
@@ -26,7 +26,7 @@ export async function migrateChatbotToChatbot(
   args: ChatbotMigrateArgs,
   hooks: { journal?: Journal; onProgress: (p: MigrateProgress) => void },
 ): Promise<ChatbotMigrateSummary> {
-  const { migrateChatbot } = await import("../core/ai-chatbot-migrate.js");
+  const { migrateChatbot } = await import("../engines/ai-chatbot/migrate.js");
   return migrateChatbot(source, target, {
     batchSize: args.batchSize,
     dryRun: args.dryRun,

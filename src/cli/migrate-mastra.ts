@@ -8,8 +8,8 @@
  * A Mastra store read as documents (`--to` a ckpt store or folder, `--to-format`) goes the document way (core/migrate.ts).
  */
 import { usageError } from "../base/errors.js";
-import type { ConflictPolicy, Journal, MigrateProgress, Rejected } from "../core/migrate/types.js";
-import type { MastraMigrateSummary } from "../core/mastra-migrate.js";
+import type { ConflictPolicy, Journal, MigrateProgress } from "../core/migrate/types.js";
+import type { MastraMigrateSummary } from "../engines/mastra/migrate.js";
 import type { MastraStore } from "../savers/mastra/types.js";
 import type { Saver } from "../savers/types.js";
 
@@ -44,7 +44,7 @@ export async function migrateMastraToMastra(
   args: MastraMigrateArgs,
   hooks: MastraHooks,
 ): Promise<MastraMigrateSummary> {
-  const { migrateMastra } = await import("../core/mastra-migrate.js");
+  const { migrateMastra } = await import("../engines/mastra/migrate.js");
   return migrateMastra(source, target, options(args, hooks));
 }
 
@@ -56,25 +56,8 @@ export async function migrateIntoMastra(
   args: MastraMigrateArgs,
   hooks: MastraHooks,
 ): Promise<MastraMigrateSummary> {
-  const { migrateMastra, documentsAsMastraSource } = await import("../core/mastra-migrate.js");
-  const nss = namespaces ?? (await saver.namespaces());
-  const rejected: Rejected[] = [];
-  const source = documentsAsMastraSource(
-    {
-      count: async () => (await Promise.all(nss.map((ns) => saver.count(ns)))).reduce((a, b) => a + b, 0),
-      async *batches(size) {
-        for (const ns of nss) yield* saver.scan({ namespace: ns, batchSize: size });
-      },
-    },
-    { allowLossy: args.allowLossy, reject: (r) => void rejected.push(r) },
-  );
-  const s = await migrateMastra(source, target, options(args, hooks));
-  // documents that never became Mastra threads: read, and rejected
-  s.read += rejected.length;
-  s.rejected += rejected.length;
-  s.rejectedRecords.push(...rejected);
-  if (args.strict && rejected.length) s.aborted ??= `--strict: ${rejected[0]!.threadId} rejected`;
-  return s;
+  const { migrateDocumentsToMastra } = await import("../engines/mastra/migrate.js");
+  return migrateDocumentsToMastra(saver, target, { ...options(args, hooks), namespaces, allowLossy: args.allowLossy });
 }
 
 /** The options a Mastra route cannot honour, refused with the reason (exit 2) before anything is written. */

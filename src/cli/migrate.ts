@@ -254,16 +254,7 @@ function summaryText(s: MigrateSummary, from: string, to: string, verbose = fals
       `${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}${s.ignored ? `, ignored ${fmtNum(s.ignored)} (not checkpoints${verbose ? "" : "; --verbose lists them"})` : ""}`,
     `  ${(s.bytesRead / 1e6).toFixed(2)} MB read${s.dryRun ? `, ${(s.bytesWritten / 1e6).toFixed(2)} MB would be written` : ""} in ${(s.elapsedMs / 1000).toFixed(2)} s: ${fmtNum(Math.round(s.recordsPerSecond))} records/s, ${s.mbPerSecond.toFixed(2)} MB/s${s.writers > 1 ? ` (${s.writers} writers)` : ""}`,
   ];
-  const rows = (s as { rows?: { threads: number; messages: number; resources: number } }).rows;
-  if (rows)
-    lines.push(
-      `  Mastra memory ${s.dryRun ? "to write" : "written"}: ${fmtNum(rows.threads)} thread(s) with ${fmtNum(rows.messages)} message(s), ${fmtNum(rows.resources)} resource(s) with working memory`,
-    );
-  const chatbot = (s as { chatbotRows?: { chats: number; messages: number; converted: number } }).chatbotRows;
-  if (chatbot)
-    lines.push(
-      `  Message_v2 ${s.dryRun ? "to write" : "written"}: ${fmtNum(chatbot.chats)} chat(s) with ${fmtNum(chatbot.messages)} row(s), ${fmtNum(chatbot.converted)} of the chats converted from Message (AI SDK 4 → 6)`,
-    );
+  if (s.figures) lines.push(`  ${s.figures}`);
   if (s.journalMissing)
     lines.push(
       `  the journal named ${fmtNum(s.journalMissing)} record(s) the target no longer held (restarted empty, restored?): written again`,
