@@ -10,13 +10,7 @@ import { plural } from "../base/plural.js";
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
 import { parseDuration, type PruneCriteria } from "../core/prune.js";
-import {
-  pruneLangGraph,
-  pruneSaver,
-  type PrunePlanEntry,
-  type PruneSummary,
-  type VacuumSummary,
-} from "../core/prune-run.js";
+import type { PrunePlanEntry, PruneSummary, VacuumSummary } from "../core/prune-run.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { storeAt } from "./input.js";
@@ -176,8 +170,10 @@ export const pruneCommand: CommandDef = {
     const filter = await threadFilter(args);
     const { openStore } = await import("./stores.js");
     // a store to prune must exist and hold a layout's tables: never one created (or set up) to be pruned
-    const opened = await openStore(args.uri, { env: io.env, readOnly: args.dryRun, existing: true });
-    const out = output(io, args, opened.uri.redacted);
+    const { engine } = await openStore(args.uri, { env: io.env, readOnly: args.dryRun, existing: true });
+    const { requireCap } = await import("../engines/index.js");
+    requireCap(engine, "prune");
+    const out = output(io, args, engine.uri.redacted);
     const c = criteria(args, filter !== undefined);
     const o = {
       dryRun: args.dryRun,
@@ -186,9 +182,7 @@ export const pruneCommand: CommandDef = {
       onPlan: args.dryRun ? out.plan : undefined,
       vacuum: args.vacuum,
     };
-    out.end(
-      opened.layout === "langgraph" ? await pruneLangGraph(opened.store, c, o) : await pruneSaver(opened.saver, c, o),
-    );
+    out.end(await engine.prune!(c, o));
     return 0;
   },
 };

@@ -8,14 +8,10 @@
  * `--json` prints the report (schemas/StatsReport.json).
  */
 import type { Argv } from "yargs";
-import { usageError } from "../base/errors.js";
-import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../generated/types.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { namespaceOf } from "../savers/types.js";
 import { storeAt } from "./input.js";
-import type { LangGraphStore } from "../savers/langgraph/shared.js";
-import type { OpenedStore } from "../savers/index.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -26,63 +22,6 @@ interface Args {
   namespace?: string[];
   json: boolean;
   allowlist: boolean;
-}
-
-/** A LangGraph store's report: its rows a page of threads at a time, then its tables' sizes. */
-async function statsLangGraph(
-  args: Args,
-  src: LangGraphStore,
-  filter: ((t: string) => boolean) | undefined,
-): Promise<LangGraphStatsReport> {
-  const { createLgStats } = await import("../core/langgraph/stats.js");
-  const t0 = performance.now();
-  const acc = createLgStats({
-    top: args.top,
-    store: src.kind,
-    uri: src.uri,
-    storedMethod: src.storedMethod,
-    filter: { threads: args.thread, match: args.match },
-  });
-  // only --thread: those ids are looked up directly; with --match every thread id is read and filtered
-  const only = args.thread?.length && !args.match?.length ? args.thread : undefined;
-  for await (const batch of src.rows({ accept: filter, only })) acc.add(batch);
-  const report = acc.report(await src.tables(), performance.now() - t0);
-  const files = src.files?.();
-  return files ? { ...report, files } : report;
-}
-
-async function statsSaver(
-  args: Args,
-  opened: OpenedStore,
-  filter: ((t: string) => boolean) | undefined,
-): Promise<SaverStatsReport> {
-  const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
-  const uriNs = namespaceOf(opened.uri, flagNs);
-  const saver = opened.saver;
-  const { createSaverStats } = await import("../core/saver-stats.js");
-  const t0 = performance.now();
-  const acc = createSaverStats({ top: args.top, uri: saver.uri, filter: { threads: args.thread, match: args.match } });
-  try {
-    for (const ns of uriNs !== undefined ? [uriNs] : (args.namespace ?? (await saver.namespaces()))) {
-      let page: Array<{ threadId: string; bytes: number; updatedAt?: string }> = [];
-      const flush = async () => {
-        const texts = await saver.loadMany(page.map((t) => ({ namespace: ns, threadId: t.threadId })));
-        page.forEach((t, i) =>
-          acc.add({ namespace: ns, threadId: t.threadId, bytes: t.bytes, updatedAt: t.updatedAt, text: texts[i] }),
-        );
-        page = [];
-      };
-      for await (const t of saver.list({ namespace: ns })) {
-        if (filter && !filter(t.threadId)) continue;
-        page.push(t);
-        if (page.length >= 200) await flush();
-      }
-      if (page.length) await flush();
-    }
-  } finally {
-    await saver.close();
-  }
-  return acc.report(performance.now() - t0);
 }
 
 export const statsCommand: CommandDef = {
@@ -128,36 +67,27 @@ export const statsCommand: CommandDef = {
     intOption(args.top, "--top");
     args.uri = storeAt(args.uri, io.cwd);
     const filter = await threadFilter(args);
-    const opened = await openStore(args.uri, { readOnly: true, env: io.env });
-    let r: LangGraphStatsReport | SaverStatsReport | MastraStatsReport;
-    try {
-      if (opened.layout === "mastra" && (args.namespace?.length || args.allowlist))
-        throw usageError(
-          args.allowlist
-            ? "--allowlist audits a LangGraph store's msgpack values; a Mastra store holds JSON"
-            : "--namespace applies to ckpt's own savers; a Mastra store's threads belong to resources",
-        );
-      if (args.allowlist && opened.layout !== "langgraph")
-        throw usageError(
-          "--allowlist audits a LangGraph store's msgpack values; ckpt's own savers store no Python classes",
-        );
-      if (opened.layout === "langgraph" && args.namespace?.length)
-        throw usageError(
-          "--namespace applies to ckpt's own savers; a LangGraph store's threads are measured with every checkpoint namespace",
-        );
-      r =
-        opened.layout === "langgraph"
-          ? await statsLangGraph(args, opened.store, filter)
-          : opened.layout === "mastra"
-            ? await (await import("../core/mastra-stats.js")).mastraStats(opened.store, {
-                top: args.top,
-                accept: filter,
-                filter: { threads: args.thread, match: args.match },
-              })
-            : await statsSaver(args, opened, filter);
-    } finally {
-      await opened.saver.close();
-    }
+    const { engine } = await openStore(args.uri, { readOnly: true, env: io.env });
+    const { requireCap } = await import("../engines/index.js");
+    if (args.allowlist) requireCap(engine, "msgpack", "--allowlist audits a LangGraph store's msgpack values");
+    if (args.namespace?.length)
+      requireCap(
+        engine,
+        "namespaces",
+        engine.caps.subgraphs
+          ? "a LangGraph store's threads are measured with every checkpoint namespace"
+          : "--namespace",
+      );
+    const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
+    const uriNs = namespaceOf(engine.uri, flagNs);
+    const r = await engine.stats({
+      top: args.top,
+      namespaces: uriNs !== undefined ? [uriNs] : args.namespace,
+      thread: args.thread,
+      match: args.match,
+      accept: filter,
+    });
+    await engine.close();
     const { renderLgStats, renderSaverStats, renderAllowlist, renderMastraStats } = await import("./stats-render.js");
     if (args.allowlist && r.kind === "langgraph") {
       const a = r.msgpackAudit;

@@ -77,6 +77,25 @@ export interface Deleted {
   bytes: number;
 }
 
+/** A thread to copy into a store (`ckpt copy`): its source, the checkpoint read, and the new thread id. */
+export interface CopyIn {
+  source: Engine;
+  threadId: string;
+  /** the source's checkpoint (the newest, or the fork point) as its document */
+  text: string;
+  /** the fork point, when one was named */
+  upTo?: string;
+  /** the new thread id */
+  to: string;
+  dryRun: boolean;
+  /** the new thread exists and is replaced (--overwrite) */
+  replace: boolean;
+}
+export interface Copied {
+  checkpoints: number;
+  writes: number;
+}
+
 export interface Engine {
   readonly layout: LayoutName;
   /** the layout in words, for messages: "a Mastra store" */
@@ -100,6 +119,10 @@ export interface Engine {
   stats(o: StatsOptions): Promise<StatsReport>;
   /** `ckpt prune` (caps.prune) */
   prune?(c: PruneCriteria, o: PruneOptions): Promise<PruneSummary>;
+  /** the layout a new store takes when a thread of this one is copied into it (`ckpt copy`) */
+  readonly copiesAs: "ckpt" | "langgraph";
+  /** `ckpt copy` into this store (caps.copy) */
+  copyIn?(c: CopyIn): Promise<Copied>;
   /** `ckpt delete`: the thread's rows, or null when it holds none (caps.delete) */
   deleteThread?(threadId: string, dryRun: boolean): Promise<Deleted | null>;
 }

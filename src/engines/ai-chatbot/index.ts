@@ -64,6 +64,7 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
     opened,
     close: () => store.close(),
     namespaceFor: () => undefined,
+    copiesAs: "ckpt",
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => (await store.chat(threadId)) !== undefined,
     stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),

@@ -133,6 +133,13 @@ async function listing(saver: Saver, uri: SaverUri, o: ListingOptions): Promise<
   };
 }
 
+/** A document under its new thread id (a LangGraph tuple document and ckpt's own name it in `threadId`). */
+function renamedDocument(text: string, threadId: string): string {
+  const doc = JSON.parse(text) as Record<string, unknown>;
+  if (typeof doc.threadId === "string") doc.threadId = threadId;
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
 export function ckptEngine(opened: Extract<OpenedStore, { layout: "ckpt" | "folder" }>): Engine {
   const { saver, uri } = opened;
   const caps: EngineCaps = {
@@ -168,6 +175,11 @@ export function ckptEngine(opened: Extract<OpenedStore, { layout: "ckpt" | "fold
     hasThread: async (threadId, namespace) => saver.exists(threadId, namespace),
     stats: async (o) => (await import("../saver-stats.js")).saverStats(saver, o),
     prune: async (c, o) => (await import("../../core/prune-run.js")).pruneSaver(saver, c, o),
+    copiesAs: "ckpt",
+    async copyIn(c) {
+      if (!c.dryRun) await saver.save(c.to, renamedDocument(c.text, c.to));
+      return { checkpoints: 1, writes: 0 };
+    },
     async deleteThread(threadId, dryRun) {
       const ns = namespaceOf(uri, undefined) ?? DEFAULT_NAMESPACE;
       let bytes: number | undefined;

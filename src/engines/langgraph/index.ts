@@ -7,11 +7,11 @@ import { CkptError, ExitCode } from "../../base/errors.js";
 import { plural } from "../../base/plural.js";
 import { printable } from "../../base/printable.js";
 import { tableTime } from "../../base/time.js";
-import { uuid6Floor } from "../../core/prune.js";
 import type { LangGraphStatsReport } from "../../generated/types.js";
 import type { LgThreadSummary } from "../../formats/langgraph/types.js";
 import type { OpenedStore } from "../../savers/index.js";
-import type { LangGraphSaver, LangGraphStore, PruneCounts } from "../../savers/langgraph/shared.js";
+import type { LangGraphSaver, LangGraphStore } from "../../savers/langgraph/shared.js";
+import { deleteThreadRows } from "./delete.js";
 import type { Engine, Listing, StatsOptions } from "../types.js";
 
 /** One checkpoint namespace of a thread (`ckpt ls <store>#<thread>`). */
@@ -134,22 +134,6 @@ async function stats(src: LangGraphStore, o: StatsOptions): Promise<LangGraphSta
   return files ? { ...report, files } : report;
 }
 
-/** The whole thread planned and deleted (or counted) in one transaction (the prune's page with the thread whole). */
-export async function deleteThreadRows(
-  store: LangGraphStore,
-  threadId: string,
-  dryRun: boolean,
-): Promise<PruneCounts | null> {
-  const heads = (await store.heads([threadId])).get(threadId) ?? [];
-  if (heads.length === 0) return null;
-  const startMark = await store.pruneStart?.();
-  return store.prunePage([threadId], (t, hs) => ({ threadId: t, whole: true, remove: hs, keep: 0 }), {
-    startId: uuid6Floor(Date.now()),
-    startMark,
-    dryRun,
-  });
-}
-
 export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgraph" }>): LangGraphEngine {
   const { saver, store, uri } = opened;
   return {
@@ -185,6 +169,8 @@ export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgrap
       (await store.hasLayout()) && ((await store.heads([threadId])).get(threadId) ?? []).length > 0,
     stats: (o) => stats(store, o),
     prune: async (c, o) => (await import("../../core/prune-run.js")).pruneLangGraph(store, c, o),
+    copiesAs: "langgraph",
+    copyIn: async (c) => (await import("./copy.js")).copyIntoLangGraph(store, c),
     async deleteThread(threadId, dryRun) {
       const c = await deleteThreadRows(store, threadId, dryRun);
       return c && { checkpoints: c.checkpoints, writes: c.writes + c.orphanWrites, blobs: c.blobs, bytes: c.bytes };

@@ -64,6 +64,7 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
     opened,
     close: () => store.close(),
     namespaceFor: () => undefined,
+    copiesAs: "ckpt",
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => (await store.thread(threadId)) !== undefined,
     stats: async (o) =>

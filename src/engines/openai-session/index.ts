@@ -56,6 +56,7 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
     opened,
     close: () => store.close(),
     namespaceFor: () => undefined,
+    copiesAs: "ckpt",
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => store.document(threadId) !== undefined,
     stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),
