@@ -3,7 +3,6 @@ import { aiChatbotPostgres, aiChatbotSqlite } from "./layouts.js";
 
 const gaps: Gaps = {
   "migrate in": "migrate writes a Chat SDK store only from another Chat SDK database (exit 2 from a ckpt store)",
-  refusals: "prune --dry-run plans it (exit 0); prune, delete and copy exit 4 (store error), not 2",
 };
 
 engineConformance(aiChatbotSqlite, gaps);
