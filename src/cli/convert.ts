@@ -485,14 +485,15 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
   const { openStore } = await import("./stores.js");
   // an empty store is set up as a LangGraph store; a dry run into a SQLite file that does not exist yet plans against
   // an empty one and creates nothing
-  const opened = await openStore(uri, { readOnly: false, env: io.env, want: "langgraph", dryRun: args.dryRun });
-  if (opened.layout !== "langgraph") {
-    await opened.saver.close();
+  const { engine } = await openStore(uri, { readOnly: false, env: io.env, want: "langgraph", dryRun: args.dryRun });
+  const { keepsHistory } = await import("../engines/langgraph/index.js");
+  if (!keepsHistory(engine)) {
+    await engine.close();
     throw usageError(
-      `-o ${redact(uri)} holds ckpt's own tables: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`,
+      `-o ${redact(uri)} is ${engine.title}: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`,
     );
   }
-  const store = opened.store;
+  const store = engine.store;
   try {
     const had = await store.hasLayout();
     const library = asked ?? (had ? await store.library() : undefined) ?? "js";

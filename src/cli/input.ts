@@ -142,13 +142,15 @@ async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
     locate: (store) => (SAVER_URI.test(store) || SQLITE_PATH_REF.test(spec) ? store : resolve(opts.cwd ?? ".", store)),
   });
   const namespace = given.namespace ?? DEFAULT_NAMESPACE;
-  const { isLangGraphSaver } = await import("../savers/index.js");
   const { openStore } = await import("./stores.js");
-  const saver = (await openStore(given.store, { readOnly: true, namespace, env: opts.env })).saver;
+  const { engine } = await openStore(given.store, { readOnly: true, namespace, env: opts.env });
+  const saver = engine.saver;
+  // a store with a history addresses a checkpoint (@…), found when it is loaded; one without, a thread of a namespace
+  const history = engine.caps.history;
   try {
     // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
-    const a = await settleAddress(saver, given, isLangGraphSaver(saver) ? undefined : namespace);
-    if (!isLangGraphSaver(saver) && !(await saver.exists(a.threadId, namespace)))
+    const a = await settleAddress(saver, given, history ? undefined : namespace);
+    if (!history && !(await saver.exists(a.threadId, namespace)))
       throw await noThreadError(saver, a.threadId, namespace);
     const { text, checkpointId, namespace: ns } = await loadAddress(saver, a, saver.uri);
     // a subgraph's checkpoint is named with its namespace (the address that reads it again)
@@ -157,7 +159,7 @@ async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
         ? `${saver.uri}${saver.uri.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(ns)}`
         : saver.uri;
     return {
-      name: `${uri}#${a.threadId}${isLangGraphSaver(saver) ? `@${checkpointId}` : ""}`,
+      name: `${uri}#${a.threadId}${history ? `@${checkpointId}` : ""}`,
       text,
       threadId: a.threadId,
     };

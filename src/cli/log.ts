@@ -9,9 +9,7 @@ import { usageError } from "../base/errors.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { namespaceOf } from "../savers/types.js";
 import { noThreadError, storeAt } from "./input.js";
-import { DEFAULT_NAMESPACE } from "../savers/types.js";
 import { streamTable, tableTime } from "./table.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
@@ -60,11 +58,11 @@ export const logCommand: CommandDef = {
     const given = parseAddress(args.address, { env: io.env });
     const { openStore } = await import("./stores.js");
     const { historyOf } = await import("../savers/address.js");
-    const { isLangGraphSaver } = await import("../savers/index.js");
-    const saver = (await openStore(given.store, { readOnly: true, env: io.env })).saver;
-    // ckpt's own stores: the one namespace rule (the URI's ?namespace=, else --namespace, else 'default')
-    const lg = isLangGraphSaver(saver);
-    const namespace = lg ? args.namespace : (namespaceOf(given.store, args.namespace) ?? DEFAULT_NAMESPACE);
+    const { engine } = await openStore(given.store, { readOnly: true, env: io.env });
+    const saver = engine.saver;
+    // the engine's namespace rule (ckpt's stores: the URI's ?namespace=, else --namespace, else 'default'; a
+    // LangGraph store: --namespace is the checkpoint namespace, else the root graph)
+    const namespace = engine.namespaceFor(args.namespace);
     // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
     const a = await settleAddress(saver, given, namespace).catch(async (e) => {
       await saver.close();
@@ -100,7 +98,7 @@ export const logCommand: CommandDef = {
         flush();
       }
       table.end();
-      if (n === 0 && !lg) throw await noThreadError(saver, a.threadId, namespace!);
+      if (n === 0 && !engine.caps.history) throw await noThreadError(saver, a.threadId, namespace!);
     } finally {
       await saver.close();
     }

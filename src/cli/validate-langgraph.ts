@@ -7,8 +7,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { CkptError, ExitCode } from "../base/errors.js";
 import type { FileResult } from "../core/document.js";
-import { validateLangGraphStore, type LgIssue } from "../core/langgraph/validate.js";
-import type { Issue } from "../schema/types.js";
 import { SAVER_URI } from "./input.js";
 
 /** A bare SQLite path (no scheme), with or without `#thread…`. */
@@ -51,11 +49,13 @@ export async function validateLangGraphSpec(
     if (e instanceof CkptError) return fatal(label, e);
     throw e;
   }
-  if (opened.layout !== "langgraph") {
-    await opened.saver.close();
+  const { engine } = opened;
+  // a store validated as a store (its rows): LangGraph's; any other goes through the document pipeline
+  const validateStore = engine.validateStore;
+  if (!validateStore) {
+    await engine.close();
     return undefined;
   }
-  const reader = opened.store;
   try {
     let threadId: string | undefined;
     let checkpointId: string | undefined;
@@ -72,72 +72,28 @@ export async function validateLangGraphSpec(
       if (at.selector.kind !== "latest" || at.literal !== undefined)
         checkpointId = (await loadAddress(opened.saver, address, label)).checkpointId;
       else if (namespace !== undefined) await loadAddress(opened.saver, address, label);
-      else if (!(await reader.getTuple(threadId, "")))
+      else if (!(await engine.hasThread(threadId)))
         return fatal(
           label,
           new CkptError(3, "no-thread", `no checkpoint for thread '${threadId}'`, { file: redact(s.label) }),
         );
     }
-    const r = await validateLangGraphStore(reader, {
+    return await validateStore({
+      label,
+      uriLabel: redact(s.label),
       ...(threadId !== undefined ? { threadId } : {}),
       ...(checkpointId ? { checkpointId } : {}),
       ...(opts.maxErrors !== undefined ? { maxErrors: opts.maxErrors } : {}),
       ...(opts.library !== undefined ? { library: opts.library } : {}),
       ...(namespace !== undefined ? { namespace } : {}),
+      verbose: opts.verbose,
     });
-    for (const i of r.issues) i.file = i.file.replace(reader.uri, redact(s.label));
-    if (!opts.verbose) r.issues = oneLinePerRule(r.issues);
-    return {
-      file: label,
-      format: "langgraph",
-      formatVersion: `${reader.info.store}, ${r.checkpoints} checkpoints, ${r.writes} writes`,
-      alternatives: [],
-      valid: !r.issues.some((i) => i.severity === "error"),
-      issues: r.issues,
-    };
   } catch (e) {
     if (e instanceof CkptError) return fatal(label, e);
     throw e;
   } finally {
-    await reader.close();
+    await engine.close();
   }
-}
-
-/** How many threads a collapsed finding names before "…". */
-const NAMED = 3;
-
-/**
- * A healthy store's warnings, one per rule: a rule found on many rows (the same old checkpoint version in every
- * thread) becomes one finding at its first row, counting the threads and naming the first few (`--verbose` lists
- * every row). Errors stay one per row: each names a row to repair.
- */
-export function oneLinePerRule(issues: Issue[]): Issue[] {
-  const byRule = new Map<string, LgIssue[]>();
-  for (const i of issues)
-    if (i.severity === "warning") (byRule.get(i.rule) ?? byRule.set(i.rule, []).get(i.rule)!).push(i as LgIssue);
-  const out: Issue[] = [];
-  for (const i of issues) {
-    if (i.severity !== "warning") {
-      out.push(i);
-      continue;
-    }
-    const group = byRule.get(i.rule)!;
-    if (group.length === 1) out.push(i);
-    else if (group[0] === i) {
-      const threads = [...new Set(group.map((g) => g.row?.threadId ?? g.file))];
-      const named = threads
-        .slice(0, NAMED)
-        .map((t) => `'${t}'`)
-        .join(", ");
-      const more = threads.length > NAMED ? ", …; --verbose lists all" : "";
-      const where =
-        threads.length === group.length
-          ? `${threads.length} threads`
-          : `${group.length} findings in ${threads.length === 1 ? "1 thread" : `${threads.length} threads`}`;
-      out.push({ ...i, message: `${where} (${named}${more}): ${i.message}` });
-    }
-  }
-  return out;
 }
 
 function fatal(label: string, e: CkptError): FileResult {

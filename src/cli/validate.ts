@@ -20,8 +20,7 @@ import type { Issue } from "../formats/types.js";
 import { validateDocument, type FileResult } from "../core/document.js";
 import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } from "./input.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
-import { isAiChatbotSaver } from "../savers/ai-chatbot/saver.js";
-import { nameChatRows, validateChatbotChat } from "./validate-ai-chatbot.js";
+import { validateChatbotChat } from "./validate-ai-chatbot.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 import { validationExitCode } from "../core/validation.js";
@@ -237,7 +236,7 @@ async function validateStore(
   const { openStore } = await import("./stores.js");
   const namespace = namespaceFor(spec, opts.namespace);
   const local = /^(sqlite|file):/i.test(spec) && !isAbsolute(spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""));
-  const { saver } = await openStore(
+  const { saver, engine } = await openStore(
     local
       ? `${spec.slice(0, spec.indexOf(":") + 1)}${resolve(io.cwd, spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""))}`
       : spec,
@@ -255,11 +254,11 @@ async function validateStore(
             r.namespace === DEFAULT_NAMESPACE || /[?&]namespace=/.test(label)
               ? ""
               : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`;
-          const rows = isAiChatbotSaver(saver) ? await saver.chatRows(r.threadId) : undefined;
-          // a Chat SDK template chat is judged by the major of its table (Message: 4, Message_v2: the template's)
-          const format = opts.format ?? rows?.format;
-          const result = validateDocument({ name: `${label}${ns}#${r.threadId}`, text: r.text }, { format });
-          if (rows) nameChatRows(rows, result);
+          const name = `${label}${ns}#${r.threadId}`;
+          // a layout that judges its threads itself (a Chat SDK chat: by its table's major, findings naming rows)
+          const result =
+            (await engine.validateThread?.(r.threadId, { name, format: opts.format, text: r.text })) ??
+            validateDocument({ name, text: r.text }, { format: opts.format });
           run.take(result);
         }
       }

@@ -10,7 +10,8 @@ import { CkptError, ExitCode, storeError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
 import { readCheckpoint } from "../formats/index.js";
 import type { Saver } from "../savers/types.js";
-import { isLangGraphSaver } from "../savers/langgraph/shared.js";
+import type { Engine } from "../engines/types.js";
+import { keepsHistory } from "../engines/langgraph/index.js";
 import { escapeHtml, pagePolicy, renderCheckpointPage, renderHistoryPage, renderStorePage } from "../view/index.js";
 import { readHistory } from "./view-history.js";
 import { SAVER_URI } from "./input.js";
@@ -23,7 +24,8 @@ export const PAGE_SIZE = 100;
 type Handler = (url: URL) => Promise<{ status: number; html: string }>;
 
 /** A store's pages: `/` (thread list: ?ns=, ?after=, ?n=) and `/thread?ns=&id=`. */
-export function storeHandler(saver: Saver, label: string): Handler {
+export function storeHandler(engine: Engine, label: string): Handler {
+  const saver = engine.saver;
   return async (url) => {
     if (url.pathname === "/thread") {
       const id = url.searchParams.get("id");
@@ -33,8 +35,9 @@ export function storeHandler(saver: Saver, label: string): Handler {
       const name = `${label}#${id}`;
       if (text === undefined) return { status: 404, html: errorPage(`no thread '${id}' in ${label}`) };
       const back = `/?ns=${encodeURIComponent(ns ?? "")}`;
-      if (isLangGraphSaver(saver)) {
-        const h = await readHistory(saver, id, label);
+      // a store that keeps every checkpoint: the thread's history page
+      if (keepsHistory(engine)) {
+        const h = await readHistory(engine.saver, id, label);
         return {
           status: 200,
           html: renderHistoryPage(h.entries, { title: `${name} — history`, source: name, back, omitted: h.omitted }),
@@ -124,8 +127,9 @@ export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<nu
   let handler: Handler;
   if ((SAVER_URI.test(spec) || /\.(sqlite3?|db)$/i.test(spec)) && !spec.includes("#")) {
     const { openStore } = await import("./stores.js");
-    saver = (await openStore(spec, { readOnly: true, env: io.env })).saver; // viewing only reads: never creates the store
-    handler = storeHandler(saver, saver.uri);
+    const { engine } = await openStore(spec, { readOnly: true, env: io.env }); // viewing only reads: never creates the store
+    saver = engine.saver;
+    handler = storeHandler(engine, saver.uri);
   } else {
     const x = await loadInput(spec, io, args.format, args.namespace); // read once, up front: a bad file fails before serving
     const html = renderCheckpointPage(x.checkpoint, {

@@ -67,17 +67,19 @@ export async function historyPage(
 ): Promise<{ html: string; threadId: string } | undefined> {
   if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
   const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
-  const { isLangGraphSaver } = await import("../savers/index.js");
   const { openStore } = await import("./stores.js");
   const given = parseAddress(storeAt(spec, io.cwd), { env: io.env, namespace: args.namespace });
-  const saver = (await openStore(given.store, { readOnly: true, env: io.env })).saver;
+  const { engine } = await openStore(given.store, { readOnly: true, env: io.env });
+  const { keepsHistory } = await import("../engines/langgraph/index.js");
+  const saver = engine.saver;
   try {
-    if (!isLangGraphSaver(saver)) return undefined;
+    // a store that keeps one checkpoint per thread has no history page: its thread is a checkpoint page
+    if (!keepsHistory(engine)) return undefined;
     const a = await settleAddress(saver, given);
     // the history of the namespace the checkpoint is in (given, the root graph, or where @<id> was found)
     const { checkpointId, namespace } = await loadAddress(saver, a, saver.uri);
     const { readHistory } = await import("./view-history.js");
-    const h = await readHistory(saver, a.threadId, saver.uri, args.historyLimit, namespace);
+    const h = await readHistory(engine.saver, a.threadId, saver.uri, args.historyLimit, namespace);
     const { renderHistoryPage } = await import("../view/index.js");
     const label = `${saver.uri}#${a.threadId}${namespace ? ` (namespace '${namespace}')` : ""}`;
     const html = renderHistoryPage(h.entries, {

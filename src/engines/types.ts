@@ -5,6 +5,7 @@
  * refused in one place (`requireCap`), from its capabilities, with one message shape (exit 2, naming what to use
  * instead).
  */
+import type { FileResult } from "../core/document.js";
 import type { PruneCriteria } from "../core/prune.js";
 import type { PruneOptions, PruneSummary } from "../core/prune-run.js";
 import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../generated/types.js";
@@ -96,6 +97,21 @@ export interface Copied {
   writes: number;
 }
 
+/** What `ckpt validate` asks of a store that is validated as a store (its rows, not only its documents). */
+export interface StoreValidation {
+  /** the input as the user named it (the result's `file`) */
+  label: string;
+  /** the store's URI as the user named it (findings name it instead of the opened URI) */
+  uriLabel: string;
+  threadId?: string;
+  checkpointId?: string;
+  namespace?: string;
+  maxErrors?: number;
+  library?: "python" | "js";
+  /** every finding (else a healthy store's warnings one line per rule) */
+  verbose?: boolean;
+}
+
 export interface Engine {
   readonly layout: LayoutName;
   /** the layout in words, for messages: "a Mastra store" */
@@ -115,6 +131,16 @@ export interface Engine {
   listing(o: ListingOptions): Promise<Listing>;
   /** whether the store holds the thread (in a namespace, for ckpt's own stores) */
   hasThread(threadId: string, namespace?: string): Promise<boolean>;
+  /**
+   * `ckpt validate` of one thread, where the layout judges it itself (its findings name the store's rows): undefined
+   * when the store holds no such thread. Without it, a thread's document is validated as any document is.
+   */
+  validateThread?(
+    threadId: string,
+    o: { name: string; format?: string; text?: string },
+  ): Promise<FileResult | undefined>;
+  /** `ckpt validate` of the store as a store, where the layout has store-level rules (LangGraph) */
+  validateStore?(o: StoreValidation): Promise<FileResult>;
   /** `ckpt stats` */
   stats(o: StatsOptions): Promise<StatsReport>;
   /** `ckpt prune` (caps.prune) */

@@ -7,6 +7,7 @@ import { tableTime } from "../../base/time.js";
 import type { AiChatbotStore } from "../../savers/ai-chatbot/types.js";
 import type { ChatSummary } from "../../savers/ai-chatbot/types.js";
 import type { OpenedStore } from "../../savers/index.js";
+import { DEFAULT_NAMESPACE, namespaceOf } from "../../savers/types.js";
 import { saverStats } from "../saver-stats.js";
 import type { Engine, Listing } from "../types.js";
 
@@ -63,10 +64,12 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
     saver,
     opened,
     close: () => store.close(),
-    namespaceFor: () => undefined,
+    // no namespaces: the one a command names finds nothing but in 'default' (ckpt's namespace rule)
+    namespaceFor: (flag) => namespaceOf(uri, flag) ?? DEFAULT_NAMESPACE,
     copiesAs: "ckpt",
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => (await store.chat(threadId)) !== undefined,
+    validateThread: async (threadId, o) => (await import("./validate.js")).validateChat(saver, threadId, o),
     stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),
   };
 }

@@ -35,6 +35,12 @@ export interface LangGraphEngine extends Engine {
 }
 
 /**
+ * An engine whose store keeps every checkpoint as rows (caps.history: LangGraph's layout), with that row store and
+ * its history reader: what `convert -o <store>#<thread>` writes a row into and `view` reads a history page from.
+ */
+export const keepsHistory = (e: Engine): e is LangGraphEngine => e.caps.history && "store" in e && "saver" in e;
+
+/**
  * One row per thread (root-namespace checkpoints, newest step, messages of the newest checkpoint, stored bytes incl.
  * writes and blobs, last update, subgraph namespaces), as the store streams them: memory does not grow with the number
  * of threads or checkpoints.
@@ -167,6 +173,7 @@ export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgrap
     threadNamespaces: (threadId, ns) => threadNamespaces(saver, threadId, ns),
     hasThread: async (threadId) =>
       (await store.hasLayout()) && ((await store.heads([threadId])).get(threadId) ?? []).length > 0,
+    validateStore: async (o) => (await import("./validate.js")).validateStore(store, o),
     stats: (o) => stats(store, o),
     prune: async (c, o) => (await import("../../core/prune-run.js")).pruneLangGraph(store, c, o),
     copiesAs: "langgraph",

@@ -5,6 +5,7 @@
 import { plural } from "../../base/plural.js";
 import { tableTime } from "../../base/time.js";
 import type { OpenedStore } from "../../savers/index.js";
+import { DEFAULT_NAMESPACE, namespaceOf } from "../../savers/types.js";
 import type { OpenAISessionStore, SessionSummary } from "../../savers/openai-session/sqlite.js";
 import { saverStats } from "../saver-stats.js";
 import type { Engine, Listing } from "../types.js";
@@ -55,7 +56,8 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
     saver,
     opened,
     close: () => store.close(),
-    namespaceFor: () => undefined,
+    // no namespaces: the one a command names finds nothing but in 'default' (ckpt's namespace rule)
+    namespaceFor: (flag) => namespaceOf(uri, flag) ?? DEFAULT_NAMESPACE,
     copiesAs: "ckpt",
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => store.document(threadId) !== undefined,
