@@ -474,7 +474,7 @@ export interface StoreConvertArgs {
 }
 
 export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArgs, io: CliIO): Promise<number> {
-  const { parseLibrary } = await import("./migrate-langgraph.js");
+  const { parseLibrary } = await import("../engines/langgraph/migrate.js");
   const { documentToRow, threadTaken } = await import("../core/langgraph/convert.js");
   const { redactUri: redact } = await import("../base/redact.js");
   const ref = splitThreadRef(args.output);

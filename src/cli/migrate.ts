@@ -20,8 +20,7 @@ import {
   migrateExitCode,
   type MigrateSummary,
 } from "../core/migrate/types.js";
-import { migrate } from "../engines/ckpt/migrate.js";
-import { isFormatName, FORMAT_NAMES, type FormatName } from "../formats/index.js";
+import { isFormatName, FORMAT_NAMES } from "../formats/index.js";
 import { aiSdkMajor } from "../formats/ai-sdk.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
@@ -30,12 +29,10 @@ import { writeFileAtomic } from "../base/atomic.js";
 import { fmtInt } from "../base/plural.js";
 import { namespaceOf } from "../savers/types.js";
 import { storeAt } from "./input.js";
-import type { OpenedStore } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
-import { migrateIntoLg, migrateLgToLg, refuseOnLangGraph } from "./migrate-langgraph.js";
-import { migrateIntoMastra, migrateMastraToMastra, refuseOnMastra } from "./migrate-mastra.js";
-import { migrateChatbotToChatbot, refuseOnChatbot } from "./migrate-ai-chatbot.js";
-import { openStore } from "./stores.js";
+import { requireCap } from "../engines/index.js";
+import { layoutBeforeOpen, refuseOptions, runRoute, targetWant } from "../engines/migrate-endpoints.js";
+import { openStore, type OpenedWithEngine } from "./stores.js";
 
 interface Args {
   from: string;
@@ -70,20 +67,18 @@ interface Args {
 export const defaultJobs = () => Math.max(2, Math.min(8, availableParallelism()));
 
 /**
- * The extra target connections for `--jobs N` (the first writer is the target itself). Only Redis (one server or a
- * cluster) and PostgreSQL take parallel writers: SQLite has one writer at a time, and the other stores are local.
+ * The extra target connections for `--jobs N` (the first writer is the target itself), where the target's engine
+ * takes parallel writers (Redis, PostgreSQL); `--jobs` elsewhere was refused before (engines/migrate-endpoints.ts).
  */
-async function openWriters(uri: SaverUri, jobs: number | undefined, env: NodeJS.ProcessEnv): Promise<Saver[]> {
-  const kind = uri.kind;
-  const parallel = kind === "redis" || kind === "postgres";
-  if (jobs !== undefined && jobs > 1 && !parallel)
-    throw usageError(
-      `--jobs ${jobs}: only redis:// and postgres:// targets take parallel writers (${kind} has one writer)`,
-    );
-  const n = parallel ? (jobs ?? defaultJobs()) : 1;
+async function openWriters(
+  target: OpenedWithEngine,
+  jobs: number | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Saver[]> {
+  const n = target.engine.caps.parallelWriters ? (jobs ?? defaultJobs()) : 1;
   const writers: Saver[] = [];
   try {
-    for (let i = 1; i < n; i++) writers.push((await openStore(uri, { readOnly: false, env })).saver);
+    for (let i = 1; i < n; i++) writers.push((await openStore(target.uri, { readOnly: false, env })).saver);
   } catch (e) {
     await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
     throw e;
@@ -432,100 +427,24 @@ function onInterrupt(io: CliIO, controller: AbortController): () => void {
   return () => void process.off("SIGINT", handler);
 }
 
-/** The source and target of a run, opened (savers/index.ts decides each one's layout), and the engine they make. */
+/** The source and target of a run, opened with their engines (savers/index.ts decides each one's layout). */
 interface Ends {
-  source: OpenedStore;
-  target: OpenedStore;
+  source: OpenedWithEngine;
+  target: OpenedWithEngine;
   writers: Saver[];
 }
 
-/**
- * Which layout the target is asked to take when empty: LangGraph's for a LangGraph history, for `--to-format
- * langgraph` and for `--to-library`; else ckpt's own. A LangGraph history goes to a sqlite:/postgres:// store only.
- */
-function wantOf(args: Args, source: OpenedStore, to: SaverUri): "langgraph" | "ckpt" | "mastra" | "ai-chatbot" {
-  // a Mastra store's memory goes to Mastra's tables in a database (unless documents are asked for: --to-format)
-  const db = to.kind === "sqlite" || to.kind === "postgres";
-  // a Chat SDK template database's chats go to Message_v2 of a database (unless documents are asked for)
-  if (db && to.params.get("layout") === "ai-chatbot") return "ai-chatbot";
-  if (db && source.layout === "ai-chatbot" && (args.toFormat === undefined || args.toFormat === "ai-sdk"))
-    return "ai-chatbot";
-  if (db && (to.params.get("layout") === "mastra" || args.toFormat === "mastra")) return "mastra";
-  if (db && source.layout === "mastra" && args.toFormat === undefined) return "mastra";
-  if (source.layout === "langgraph") {
-    if (to.kind !== "sqlite" && to.kind !== "postgres")
-      throw usageError(
-        `--to ${to.redacted}: a LangGraph history goes to a LangGraph store (sqlite:<path> or postgres://…?schema=)`,
-      );
-    return "langgraph";
-  }
-  return args.toFormat === "langgraph" || args.toLibrary !== undefined ? "langgraph" : "ckpt";
-}
-
-/**
- * The layout a target will have, when it is known before opening it: the only one its kind holds, what `?layout=`
- * forces, LangGraph's for a LangGraph history or for a SQLite file that does not exist yet and is asked to be one.
- * Else its tables tell, once it is open (opening a store that exists creates nothing).
- */
-function knownLayout(
-  to: SaverUri,
-  want: "langgraph" | "ckpt" | "mastra" | "ai-chatbot",
-  source: OpenedStore,
-): OpenedStore["layout"] | undefined {
-  if ((to.kind !== "sqlite" && to.kind !== "postgres") || to.params.get("layout") === "ckpt") return "ckpt";
-  if (to.params.get("layout") === "mastra") return "mastra";
-  if (to.params.get("layout") === "ai-chatbot") return "ai-chatbot";
-  if (to.params.get("layout") === "langgraph" || source.layout === "langgraph") return "langgraph";
-  if (want === "langgraph" && to.kind === "sqlite" && !existsSync(to.location)) return "langgraph";
-  return undefined;
-}
-
-/** The options each route cannot honour, refused with a reason (exit 2) before anything is written. */
-function refuseOptions(
-  args: Args,
-  layouts: { source: OpenedStore["layout"]; target: OpenedStore["layout"] },
-  to: string,
-  ns: { from?: string; to?: string },
-): void {
-  if (layouts.target === "ai-chatbot" || layouts.source === "ai-chatbot") {
-    refuseOnChatbot({ ...args, toNamespace: ns.to }, layouts, to);
-    if (layouts.target === "ai-chatbot") return;
-  }
-  if (layouts.target === "mastra" || layouts.source === "mastra") {
-    refuseOnMastra({ ...args, toNamespace: ns.to }, layouts, to);
-    if (layouts.target === "mastra") return;
-  }
-  if (layouts.target === "langgraph") {
-    refuseOnLangGraph(
-      { ...args, toNamespace: ns.to, namespace: ns.from !== undefined ? [ns.from] : args.namespace },
-      layouts.source === "langgraph",
-      to,
-    );
-    return;
-  }
-  if (layouts.source === "langgraph")
-    throw usageError(
-      `--to ${to} holds ckpt's own tables: a LangGraph history goes to a LangGraph store (another database, another ?schema=, or ?layout=langgraph)`,
-    );
-  if (args.toLibrary !== undefined)
-    throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, and ${to} holds ckpt's own layout`);
-  if (args.thread?.length)
-    throw usageError(
-      `--thread: picks threads of LangGraph routes; a migration between ckpt's own stores copies whole namespaces (--namespace)`,
-    );
-}
-
 /** Open the target (after the journal: a journal that cannot be written stops the run before the target exists). */
-async function openTarget(args: Args, io: CliIO, source: OpenedStore, to: SaverUri): Promise<Ends> {
+async function openTarget(args: Args, io: CliIO, source: OpenedWithEngine, to: SaverUri): Promise<Ends> {
   const target = await openStore(to, {
     readOnly: false,
     env: io.env,
-    want: wantOf(args, source, to),
+    want: targetWant(args, source.layout, to),
     dryRun: args.dryRun,
   });
-  const own = (l: OpenedStore["layout"]) => l !== "langgraph" && l !== "mastra" && l !== "ai-chatbot";
-  const writers = own(target.layout) && source.layout !== "langgraph" ? await openWriters(to, args.jobs, io.env) : [];
-  return { source, target, writers };
+  requireCap(target.engine, "write", "migrate --to");
+  await refuseOptions(args, { source: source.layout, target: target.layout, targetEngine: target.engine }, to.redacted);
+  return { source, target, writers: await openWriters(target, args.jobs, io.env) };
 }
 
 /** The two stores of a run, parsed once, with their namespaces (the one rule: the URI's, else the flag's). */
@@ -568,17 +487,16 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
   const source = await openStore(fromU, { readOnly: true, env: io.env });
   // the options the target's route cannot honour, refused before the target is created when its layout is known
   // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
-  const ns = { from: fromNs, to: toNs };
-  const known = knownLayout(toU, wantOf(args, source, toU), source);
-  if (known) refuseOptions(args, { source: source.layout, target: known }, toU.redacted, ns);
+  const routeArgs = { ...args, toNamespace: toNs, namespace: fromNs !== undefined ? [fromNs] : args.namespace };
+  const known = layoutBeforeOpen(toU, targetWant(args, source.layout, toU), source.layout);
+  if (known) await refuseOptions(routeArgs, { source: source.layout, target: known }, toU.redacted);
   // the journal before the target: a journal that cannot be written stops the run before the target is created
   const journal = args.dryRun
     ? undefined
     : await openJournal(journalPath, args.resume, { from, to, startedAt: new Date().toISOString() });
   let ends: Ends;
   try {
-    ends = await openTarget(args, io, source, toU);
-    refuseOptions(args, { source: source.layout, target: ends.target.layout }, toU.redacted, ns);
+    ends = await openTarget(routeArgs, io, source, toU);
   } catch (e) {
     // a target that cannot be opened leaves no journal behind to block the next run (unless it holds records)
     await journal?.close();
@@ -598,7 +516,15 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
       if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
       else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
     };
-    summary = await runEngine(args, ends, { journal, onProgress, signal: controller.signal, fromNs, toNs });
+    summary = await runRoute(ends.source, ends.target, routeArgs, {
+      journal,
+      onProgress,
+      signal: controller.signal,
+      namespaces: routeArgs.namespace?.length ? routeArgs.namespace : undefined,
+      toNamespace: toNs,
+      writers: ends.writers,
+      openCheckPool,
+    });
   } catch (e) {
     throw await stopped(e, journal);
   } finally {
@@ -609,53 +535,6 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
     if (tty) io.stderr.write("\r\x1b[2K");
   }
   return finish(summary, { args, io, from, to, journal, rejectPath });
-}
-
-/** The engine the opened stores make: LangGraph to LangGraph, documents into LangGraph, or documents to documents. */
-async function runEngine(
-  args: Args,
-  ends: Ends,
-  o: {
-    journal?: FileJournal;
-    onProgress: (p: MigrateProgress) => void;
-    signal: AbortSignal;
-    fromNs?: string;
-    toNs?: string;
-  },
-): Promise<MigrateSummary> {
-  const { source, target } = ends;
-  const hooks = { journal: o.journal, onProgress: o.onProgress };
-  if (target.layout === "ai-chatbot") {
-    if (source.layout !== "ai-chatbot") throw new Error("unreachable: refuseOnChatbot lets only Chat SDK sources in");
-    return migrateChatbotToChatbot(source.store, target.store, args, hooks);
-  }
-  if (target.layout === "mastra") {
-    if (source.layout === "mastra") return migrateMastraToMastra(source.store, target.store, args, hooks);
-    const namespaces = o.fromNs !== undefined ? [o.fromNs] : args.namespace?.length ? args.namespace : undefined;
-    return migrateIntoMastra(source.saver, target.store, namespaces, args, hooks);
-  }
-  if (target.layout === "langgraph") {
-    if (source.layout === "langgraph") return migrateLgToLg(source.store, target.store, args, hooks);
-    const namespaces = o.fromNs !== undefined ? [o.fromNs] : args.namespace?.length ? args.namespace : undefined;
-    return migrateIntoLg(source.saver, target.store, namespaces, args, hooks);
-  }
-  return migrate(source.saver, target.saver, {
-    namespaces: o.fromNs !== undefined ? [o.fromNs] : args.namespace,
-    toNamespace: o.toNs,
-    toFormat: args.toFormat as FormatName | undefined,
-    ...(args.aiSdkVersion !== undefined ? { toFormatVersion: args.aiSdkVersion } : {}),
-    allowLossy: args.allowLossy,
-    dryRun: args.dryRun,
-    onConflict: args.onConflict === "default" ? "auto" : args.onConflict,
-    verify: args.verify,
-    strict: args.strict,
-    batchSize: args.batchSize,
-    journal: o.journal,
-    writers: ends.writers,
-    openCheckPool,
-    signal: o.signal,
-    onProgress: o.onProgress,
-  });
 }
 
 /** The error a run that stopped on a failure ends with; the journal is kept only when it has records to resume. */

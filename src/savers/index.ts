@@ -95,7 +95,7 @@ function checkPath(u: SaverUri, readOnly: boolean): void {
 }
 
 /** What `?layout=` forces on a sqlite:/postgres:// store, if anything (a foreign layout: sql-layouts.ts). */
-function forcedLayout(u: SaverUri): "langgraph" | "ckpt" | ForeignLayoutName | undefined {
+export function forcedLayout(u: SaverUri): "langgraph" | "ckpt" | ForeignLayoutName | undefined {
   const l = u.params.get("layout");
   if (l === null || (u.kind !== "sqlite" && u.kind !== "postgres")) {
     if (l === "langgraph" || isForeignLayout(l))

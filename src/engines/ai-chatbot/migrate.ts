@@ -24,6 +24,9 @@ import { runMigration } from "../../core/migrate/pipeline.js";
 import type { MigrateSummary, RunOptions } from "../../core/migrate/types.js";
 import { type ChatDocument, v1Messages, v2Messages } from "../../savers/ai-chatbot/saver.js";
 import type { AiChatbotStore, ChatRow, MessageV2Row, UserRow } from "../../savers/ai-chatbot/types.js";
+import type { OpenedStore } from "../../savers/index.js";
+import { usageError } from "../../base/errors.js";
+import { type MigrationRoute, runOptions } from "../migrate-route.js";
 
 /** What a Chat SDK migration wrote, by table. */
 export interface ChatbotRows {
@@ -291,3 +294,51 @@ export async function migrateChatbot(
 ): Promise<ChatbotMigrateSummary> {
   return (await runMigration(chatbotEndpoint(source, target, Boolean(o.allowLossy)), o)) as ChatbotMigrateSummary;
 }
+
+const chatbotStore = (o: OpenedStore) => (o as Extract<OpenedStore, { layout: "ai-chatbot" }>).store;
+
+/**
+ * `ckpt migrate` into a Chat SDK template store: the chats of another Chat SDK template database into `Message_v2` of
+ * a new store or schema (`?layout=ai-chatbot` on a new target), or of the same database (`--to` the same URI: only
+ * chats without Message_v2 rows are written; `Message` is never changed). A Chat SDK store read as documents (`--to`
+ * a ckpt store or folder, `--to-format`) goes the documents way (engines/ckpt/migrate.ts).
+ */
+export const route: MigrationRoute = {
+  parallelWriters: false,
+  oneWriter: (to) => `a Chat SDK target (${to}) takes one writer`,
+  refuseAsTarget(args, source, to) {
+    if (source !== "ai-chatbot")
+      throw usageError(
+        `--to ${to}: a Chat SDK template store takes the chats of another Chat SDK template database (its Message and Message_v2 tables)`,
+      );
+    if (args.toNamespace !== undefined)
+      throw usageError(`--to-namespace ${args.toNamespace}: a Chat SDK target (${to}) has no namespaces`);
+    if (args.toFormat !== undefined && args.toFormat !== "ai-sdk")
+      throw usageError(
+        `--to-format ${args.toFormat}: a Chat SDK target (${to}) holds Message_v2 rows (the AI SDK major the template pins)`,
+      );
+    if (args.aiSdkVersion !== undefined && args.aiSdkVersion !== TEMPLATE_MAJOR)
+      throw usageError(
+        `--to-format ai-sdk@${args.aiSdkVersion}: a Chat SDK target (${to}) holds Message_v2 rows of AI SDK 6, the major the template pins`,
+      );
+    if (args.onConflict !== "default" && args.onConflict !== "skip")
+      throw usageError(
+        `--on-conflict ${args.onConflict}: a Chat SDK target's rows are never replaced; a chat whose Message_v2 rows differ is reported and left alone`,
+      );
+    if (args.toLibrary !== undefined)
+      throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, not to Chat SDK stores`);
+    if (args.thread?.length)
+      throw usageError("--thread: picks threads of LangGraph routes; a Chat SDK migration moves every chat");
+  },
+  refuseAsSource(target, to) {
+    if (target === "langgraph" || target === "mastra")
+      throw usageError(
+        `--to ${to}: a Chat SDK template database goes to a Chat SDK template store, or as documents to a ckpt store or folder`,
+      );
+  },
+  run: (source, target, args, hooks) =>
+    migrateChatbot(chatbotStore(source), chatbotStore(target), {
+      ...runOptions(args, hooks),
+      allowLossy: args.allowLossy,
+    }),
+};

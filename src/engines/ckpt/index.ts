@@ -147,8 +147,9 @@ export function ckptEngine(opened: Extract<OpenedStore, { layout: "ckpt" | "fold
     namespaces: true,
     subgraphs: false,
     write: true,
-    // worker processes write a store they open themselves: a memory store lives in one process only
-    parallelWriters: uri.kind !== "memory",
+    // more connections to one server (migrate --jobs): Redis and PostgreSQL; SQLite has one writer at a time, a folder
+    // and a memory store live on this machine / in this process
+    parallelWriters: uri.kind === "redis" || uri.kind === "postgres",
     prune: true,
     delete: true,
     copy: true,

@@ -21,6 +21,8 @@ import { journalKey, type MigrateSummary, type RunOptions } from "../../core/mig
 import type { FormatName } from "../../formats/index.js";
 import { checkThreadId, contentHash, updatedAtOf } from "../../savers/common.js";
 import type { Saver, SaverRecord } from "../../savers/types.js";
+import { usageError } from "../../base/errors.js";
+import { type MigrationRoute, runOptions } from "../migrate-route.js";
 
 export interface MigrateOptions extends RunOptions {
   /** source namespaces to copy (default: every namespace the source holds) */
@@ -243,3 +245,36 @@ export function documentsEndpoint(
 export function migrate(source: Saver, target: Saver, opts: MigrateOptions = {}): Promise<MigrateSummary> {
   return runMigration(documentsEndpoint(source, target, opts), opts);
 }
+
+/**
+ * `ckpt migrate` into ckpt's own stores and folders (and from any store read as documents): every thread, optionally
+ * converted (`--to-format`), over one connection or, into Redis and PostgreSQL, several (`--jobs`).
+ */
+export const route: MigrationRoute = {
+  oneWriter: (to) => `only redis:// and postgres:// targets take parallel writers (${to} has one writer)`,
+  refuseAsTarget(args, source, to) {
+    if (source === "langgraph")
+      throw usageError(
+        `--to ${to} holds ckpt's own tables: a LangGraph history goes to a LangGraph store (another database, another ?schema=, or ?layout=langgraph)`,
+      );
+    if (args.toLibrary !== undefined)
+      throw usageError(
+        `--to-library ${args.toLibrary}: applies to LangGraph targets, and ${to} holds ckpt's own layout`,
+      );
+    if (args.thread?.length)
+      throw usageError(
+        "--thread: picks threads of LangGraph routes; a migration between ckpt's own stores copies whole namespaces (--namespace)",
+      );
+  },
+  run: (source, target, args, hooks) =>
+    migrate(source.saver, target.saver, {
+      ...runOptions(args, hooks),
+      namespaces: hooks.namespaces,
+      toNamespace: hooks.toNamespace,
+      toFormat: args.toFormat as FormatName | undefined,
+      ...(args.aiSdkVersion !== undefined ? { toFormatVersion: args.aiSdkVersion } : {}),
+      allowLossy: args.allowLossy,
+      writers: hooks.writers,
+      openCheckPool: hooks.openCheckPool,
+    }),
+};

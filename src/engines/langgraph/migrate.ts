@@ -18,6 +18,9 @@ import { runMigration } from "../../core/migrate/pipeline.js";
 import { journalKey, type MigrateSummary, type RunOptions } from "../../core/migrate/types.js";
 import { keyOf, type LgStore } from "../../savers/langgraph/shared.js";
 import type { Saver, SaverRecord } from "../../savers/types.js";
+import type { OpenedStore } from "../../savers/index.js";
+import { usageError } from "../../base/errors.js";
+import { type MigrationRoute, runOptions } from "../migrate-route.js";
 
 export interface LgMigrateOptions extends RunOptions {
   /** convert every checkpoint for this library (else each keeps its own) */
@@ -306,3 +309,48 @@ export async function migrateDocumentsToLangGraph(
   });
   return (await runMigration(e, opts)) as LgMigrateSummary;
 }
+
+export function parseLibrary(v: string | undefined): Library | undefined {
+  if (v === undefined) return undefined;
+  if (v !== "python" && v !== "js") throw usageError(`--to-library ${v}: expected python or js`);
+  return v;
+}
+
+const lgStore = (o: OpenedStore) => (o as Extract<OpenedStore, { layout: "langgraph" }>).store;
+
+/**
+ * `ckpt migrate` into a LangGraph store: a LangGraph history (whole histories; `--to-library python|js` converts on
+ * the way) or the documents of any store (one checkpoint each). A LangGraph target holds no ckpt namespaces (a
+ * LangGraph `checkpoint_ns` is a subgraph's) and LangGraph checkpoints only.
+ */
+export const route: MigrationRoute = {
+  parallelWriters: false,
+  oneWriter: (to) =>
+    `a LangGraph target (${to}) takes one writer: its batches go in key order and PostgreSQL's blob rows are shared by a thread's checkpoints`,
+  refuseAsTarget(args, source, to) {
+    if (args.toNamespace !== undefined)
+      throw usageError(
+        `--to-namespace ${args.toNamespace}: a LangGraph target (${to}) has no namespaces (a checkpoint_ns is a subgraph's)`,
+      );
+    if (args.toFormat !== undefined && args.toFormat !== "langgraph")
+      throw usageError(`--to-format ${args.toFormat}: a LangGraph target (${to}) holds langgraph checkpoints only`);
+    if (source === "langgraph" && args.namespace?.length)
+      throw usageError(
+        `--namespace ${args.namespace.join(" ")}: a LangGraph source has no namespaces (use --thread to pick threads)`,
+      );
+  },
+  async run(source, target, args, hooks) {
+    const picked = args.thread?.length ? new Set(args.thread) : undefined;
+    const o = {
+      ...runOptions(args, hooks),
+      toLibrary: parseLibrary(args.toLibrary),
+      threads: picked ? (t: string) => picked.has(t) : undefined,
+    };
+    if (source.layout === "langgraph") return migrateLangGraph(lgStore(source), lgStore(target), o);
+    return migrateDocumentsToLangGraph(source.saver, lgStore(target), {
+      ...o,
+      namespaces: hooks.namespaces,
+      allowLossy: args.allowLossy,
+    });
+  },
+};

@@ -19,6 +19,9 @@ import type { MigrateSummary, RunOptions } from "../../core/migrate/types.js";
 import type { MastraDocument } from "../../formats/mastra.js";
 import type { MastraMessageRow, MastraResourceRow, MastraStore, MastraThreadRow } from "../../savers/mastra/types.js";
 import type { Saver, SaverRecord } from "../../savers/types.js";
+import type { OpenedStore } from "../../savers/index.js";
+import { usageError } from "../../base/errors.js";
+import { type MigrationRoute, runOptions } from "../migrate-route.js";
 
 /** What a Mastra migration moved, by table. */
 export interface MastraRows {
@@ -382,3 +385,43 @@ export async function migrateDocumentsToMastra(
   const e = documentsEndpoint(saver, namespaces, new MastraTarget(target), o.allowLossy);
   return (await runMigration(e, o)) as MastraMigrateSummary;
 }
+
+const mastraStore = (o: OpenedStore) => (o as Extract<OpenedStore, { layout: "mastra" }>).store;
+
+/**
+ * `ckpt migrate` into a Mastra store (sqlite:<path> ⇄ postgres://…?schema=, `?layout=mastra` on a new target): a
+ * Mastra store's memory, or every thread of a store of documents (ckpt's, a folder, a LangGraph store's newest
+ * checkpoints) through the canonical model. A Mastra store read as documents (`--to` a ckpt store or folder,
+ * `--to-format`) goes the documents way (engines/ckpt/migrate.ts).
+ */
+export const route: MigrationRoute = {
+  parallelWriters: false,
+  oneWriter: (to) => `a Mastra target (${to}) takes one writer`,
+  refuseAsTarget(args, _source, to) {
+    if (args.toNamespace !== undefined)
+      throw usageError(
+        `--to-namespace ${args.toNamespace}: a Mastra target (${to}) has no namespaces (threads belong to resources)`,
+      );
+    if (args.toFormat !== undefined && args.toFormat !== "mastra")
+      throw usageError(`--to-format ${args.toFormat}: a Mastra target (${to}) holds Mastra threads only`);
+    if (args.toLibrary !== undefined)
+      throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, not to Mastra stores`);
+    if (args.thread?.length)
+      throw usageError("--thread: picks threads of LangGraph routes; a Mastra migration copies the whole store");
+  },
+  refuseAsSource(target, to) {
+    if (target === "langgraph")
+      throw usageError(
+        `--to ${to}: a Mastra store goes to a Mastra store, or as documents to a ckpt store or folder (--to-format); LangGraph targets take documents from ckpt stores`,
+      );
+  },
+  async run(source, target, args, hooks) {
+    const o = runOptions(args, hooks);
+    if (source.layout === "mastra") return migrateMastra(mastraStore(source), mastraStore(target), o);
+    return migrateDocumentsToMastra(source.saver, mastraStore(target), {
+      ...o,
+      namespaces: hooks.namespaces,
+      allowLossy: args.allowLossy,
+    });
+  },
+};
