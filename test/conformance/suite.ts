@@ -241,7 +241,9 @@ export function engineConformance(layout: Layout, gaps: Gaps = {}): void {
         cleanups.push(() => dropSchema(schema));
         const link = await slowLink(5432, 150);
         try {
-          const to = `postgres://postgres@127.0.0.1:${link.port}/test?schema=${schema}&layout=ckpt`;
+          // a LangGraph history migrates into a LangGraph store only (gap 'migrate out'): its own layout there
+          const into = layout.layout === "langgraph" ? "langgraph" : "ckpt";
+          const to = `postgres://postgres@127.0.0.1:${link.port}/test?schema=${schema}&layout=${into}`;
           const args = ["migrate", "--from", built.uri, "--to", to, "--batch-size", "1", "-j", "1"];
           let writtenAtKill = -1;
           const killed = await ckpt([...args, "--json"], env(), (out, kill) => {
@@ -265,12 +267,20 @@ export function engineConformance(layout: Layout, gaps: Gaps = {}): void {
           expect(again.err).toContain("--resume");
           const resumed = await ckpt([...args, "--resume", "-q"], env());
           expect(resumed.code, resumed.out + resumed.err).toBe(0);
-          const direct = `${PG}?schema=${schema}&layout=ckpt`;
-          const saver = await openSaver(direct, { readOnly: true });
-          expect(await saver.count()).toBe(built.threads.length);
-          await saver.close();
+          const direct = `${PG}?schema=${schema}&layout=${into}`;
           expect(await idsOf(direct)).toEqual(built.threads.map((t) => t.id).sort());
           await expectSaid(direct, built.threads);
+          if (caps.history)
+            for (const t of built.threads) {
+              const log = await runCli(["log", `${direct}#${t.id}`, "--json"]);
+              const ids = (JSON.parse(log.out) as Array<{ checkpointId: string }>).map((e) => e.checkpointId);
+              expect(ids, t.id).toEqual(t.history);
+            }
+          else {
+            const saver = await openSaver(direct, { readOnly: true });
+            expect(await saver.count()).toBe(built.threads.length);
+            await saver.close();
+          }
         } finally {
           await link.close();
         }
