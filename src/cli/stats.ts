@@ -3,7 +3,7 @@
  * PostgreSQL, Python- or JS-written): bytes per table, checkpoints vs metadata vs writes vs blobs, per channel, per
  * message class, message bytes repeated across checkpoints, top threads, growth per day (core/langgraph/stats.ts). ckpt's own
  * savers: bytes per namespace, per format, per day, top threads (core/saver-stats.ts). Mastra stores: the memory
- * tables, contents by role, part type and tool, resources with working memory, top threads (core/mastra-stats.ts).
+ * tables, contents by role, part type and tool, resources with working memory, top threads (core/mastra/stats.ts).
  * Read-only and streamed;
  * `--json` prints the report (schemas/StatsReport.json).
  */

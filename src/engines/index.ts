@@ -19,7 +19,7 @@ const ENGINES: { [L in LayoutName]: () => Promise<Build<L>> } = {
   langgraph: async () => (await import("./langgraph/index.js")).langGraphEngine,
   mastra: async () => (await import("./mastra/index.js")).mastraEngine,
   "ai-chatbot": async () => (await import("./ai-chatbot/index.js")).aiChatbotEngine,
-  "openai-agents-session": async () => (await import("./openai-session/index.js")).openAISessionEngine,
+  "openai-agents-session": async () => (await import("./openai-agents/index.js")).openAISessionEngine,
 };
 
 /** The engine of a store `openStore` opened. */

@@ -257,7 +257,7 @@ export const schemaIndex: SchemaInfo[] = [
     "name": "formats/openai-agents/session",
     "id": "https://ckpt.dev/schemas/v1/formats/openai-agents/session.json",
     "title": "OpenAISessionDocument",
-    "description": "One session of the OpenAI Agents SDK for Python's SQLiteSession, as ckpt reads it from the tables (savers/openai-session/): the sessions table's row and the messages table's rows in id order, each row's message_data parsed (one json.dumps of a Responses API input item), or kept as its text when it is not JSON.",
+    "description": "One session of the OpenAI Agents SDK for Python's SQLiteSession, as ckpt reads it from the tables (savers/openai-agents/): the sessions table's row and the messages table's rows in id order, each row's message_data parsed (one json.dumps of a Responses API input item), or kept as its text when it is not JSON.",
     "file": "schemas/formats/openai-agents/session.json"
   },
   {

@@ -15,8 +15,8 @@ import type { AiChatbotSaver } from "./ai-chatbot/saver.js";
 import type { AiChatbotStore } from "./ai-chatbot/types.js";
 import type { MastraSaver } from "./mastra/saver.js";
 import type { MastraStore } from "./mastra/types.js";
-import type { OpenAISessionSaver, OpenAISessionStore } from "./openai-session/sqlite.js";
-import { sessionTables } from "./openai-session/tables.js";
+import type { OpenAISessionSaver, OpenAISessionStore } from "./openai-agents/sqlite.js";
+import { sessionTables } from "./openai-agents/tables.js";
 import type { SaverUri } from "./uri.js";
 
 /** The store object and Saver view each foreign layout opens to. */
@@ -78,7 +78,7 @@ export const FOREIGN_LAYOUTS: { [K in ForeignLayoutName]: ForeignLayout<K> } = {
     async sqlite(path, uri, write, params) {
       if (write)
         throw usageError(`${uri}: an Agents SDK SQLiteSession store is read here, never written (migrate from it)`);
-      const { openSessionSqlite, openaiSessionSaver } = await import("./openai-session/sqlite.js");
+      const { openSessionSqlite, openaiSessionSaver } = await import("./openai-agents/sqlite.js");
       const store = await openSessionSqlite(path, uri, params);
       return { store, saver: openaiSessionSaver(store) };
     },

@@ -70,7 +70,7 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => (await store.thread(threadId)) !== undefined,
     stats: async (o) =>
-      (await import("../../core/mastra-stats.js")).mastraStats(store, {
+      (await import("../../core/mastra/stats.js")).mastraStats(store, {
         top: o.top,
         accept: o.accept,
         filter: { threads: o.thread, match: o.match },

@@ -1,6 +1,6 @@
 /**
  * The `openai-agents-session` format: one session of the OpenAI Agents SDK for Python's `SQLiteSession`, as
- * savers/openai-session/ reads it from the tables — `{session, rows: {"<row id>": {createdAt, item | text}}}`: the
+ * savers/openai-agents/ reads it from the tables — `{session, rows: {"<row id>": {createdAt, item | text}}}`: the
  * sessions table's row and the messages table's rows by row id (so `/rows/<id>/…` names the row of every finding),
  * each `message_data` parsed (a Responses API input item, schemas/formats/openai-agents/responses-items.json), or
  * kept as its text when it is not JSON.

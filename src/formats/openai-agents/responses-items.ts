@@ -1,7 +1,7 @@
 /**
  * The `openai-responses-items` format: a list of OpenAI Responses API input items (`ResponseInputItem[]`, snake_case)
  * as a JSON array — a Python Agents SDK session's items (`await session.get_items()`, the rows of its SQLiteSession:
- * savers/openai-session/) and the `input` the JS SDK sends the Responses API. Checked against
+ * savers/openai-agents/) and the `input` the JS SDK sends the Responses API. Checked against
  * schemas/formats/openai-agents/responses-items.json (derived from the installed `openai` package's declarations).
  * Items ⇄ canonical messages: ./responses.ts. A list has no thread id (the file name, or the session, stands for it),
  * no step and no state.

@@ -1,12 +1,12 @@
 /**
- * The Agents SDK's (Python) `SQLiteSession` tables (savers/openai-session/): one session per row of its sessions table,
+ * The Agents SDK's (Python) `SQLiteSession` tables (savers/openai-agents/): one session per row of its sessions table,
  * its items in the messages table. Read only: ckpt migrates from it, never into it.
  */
 import { plural } from "../../base/plural.js";
 import { tableTime } from "../../base/time.js";
 import type { OpenedStore } from "../../savers/index.js";
 import { DEFAULT_NAMESPACE, namespaceOf } from "../../savers/types.js";
-import type { OpenAISessionStore, SessionSummary } from "../../savers/openai-session/sqlite.js";
+import type { OpenAISessionStore, SessionSummary } from "../../savers/openai-agents/sqlite.js";
 import { saverStats } from "../saver-stats.js";
 import type { Engine, Listing } from "../types.js";
 

@@ -4,9 +4,9 @@
  * Streamed from the store's scan (a batch of threads with their messages at a time); only the per-resource, per-type
  * and top-N tallies are held.
  */
-import type { MastraStatsReport } from "../generated/types.js";
-import type { MastraStore } from "../savers/mastra/types.js";
-import { humanBytes } from "./langgraph/stats.js";
+import type { MastraStatsReport } from "../../generated/types.js";
+import type { MastraStore } from "../../savers/mastra/types.js";
+import { humanBytes } from "../langgraph/stats.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
