@@ -344,3 +344,37 @@ test("one layout decision: the table looks that tell LangGraph's layout from ckp
   }
   expect([...callers]).toEqual(["savers/index.ts"]);
 });
+
+/** A command that compares a layout name, or asks whether a saver is LangGraph's, switches on the layout. */
+const LAYOUT_SWITCH = /layout\s*[!=]==|isLangGraphSaver\(/;
+
+test("the switch finder sees a layout switch (so the check below can fail)", () => {
+  expect(
+    ['if (opened.layout === "mastra") {', "const lg = isLangGraphSaver(saver);", 'if (source.layout!=="x")'].map((l) =>
+      LAYOUT_SWITCH.test(l),
+    ),
+  ).toEqual([true, true, true]);
+  expect(LAYOUT_SWITCH.test("if (engine.caps.prune) {")).toBe(false);
+});
+
+test("commands hold no layout switch: they ask the store's engine (src/engines/), refusals come from its capabilities", () => {
+  const switches: string[] = [];
+  for (const file of files.filter((f) => layerOf(f) === "cli")) {
+    const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+    code.split("\n").forEach((line, i) => {
+      if (LAYOUT_SWITCH.test(line.replace(/\/\/.*$/, ""))) switches.push(`${relative(SRC, file)}:${i + 1}`);
+    });
+  }
+  expect(switches).toEqual([]);
+});
+
+/** Rooms of a size one can hold in one's head (issue #36): generated code aside. */
+const MAX_FILE_LINES = 900;
+
+test(`no source file in src/ runs over ${MAX_FILE_LINES} lines (src/generated/ aside)`, () => {
+  const big = files
+    .filter((f) => layerOf(f) !== "generated")
+    .map((f) => ({ file: relative(SRC, f).split(sep).join("/"), lines: readFileSync(f, "utf8").split("\n").length }))
+    .filter((x) => x.lines > MAX_FILE_LINES);
+  expect(big).toEqual([]);
+});
