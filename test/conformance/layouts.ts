@@ -24,8 +24,12 @@ export const REDIS = process.env.CKPT_TEST_REDIS ?? "redis://127.0.0.1:6379";
 export { PG };
 const ROOT = join(import.meta.dirname, "..", "..");
 
-/** What was said in a conversation, as [role, text]: user turns and the assistant's text, in order. */
-export type Said = Array<["user" | "assistant", string]>;
+/**
+ * What was said in a conversation, in order: user turns and the assistant's text, each tool call (its id, tool name
+ * and arguments) and each tool result (the id of its call).
+ */
+export type Turn = ["user" | "assistant", string] | ["call", string, string, unknown] | ["result", string];
+export type Said = Turn[];
 
 export interface ExpectedThread {
   id: string;
@@ -48,6 +52,8 @@ export interface Layout {
   name: string;
   /** the layout ckpt should detect (`layout` of ls --json rows) */
   layout: string;
+  /** the writer's store holds tool calls and results (the show test compares them too) */
+  toolCalls?: boolean;
   /** the format `migrate --to-format` converts documents into for this layout (undefined: documents as they are) */
   format?: string;
   /** a fresh store written by the layout's own library */
@@ -88,17 +94,15 @@ function deepAgentDocs(): Array<{ file: string; text: string; doc: DeepAgentDoc 
     });
 }
 function saidOfDeepAgent(doc: DeepAgentDoc): Said {
+  type Part = { type: string; text?: string; toolCallId?: string; toolName?: string; input?: unknown };
   const out: Said = [];
   for (const m of doc.messages) {
-    if (m.role !== "user" && m.role !== "assistant") continue;
-    const text =
-      typeof m.content === "string"
-        ? m.content
-        : (m.content as Array<{ type: string; text?: string }>)
-            .filter((c) => c.type === "text")
-            .map((c) => c.text)
-            .join("");
-    if (text) out.push([m.role, text]);
+    const parts: Part[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as Part[]);
+    for (const p of parts) {
+      if (p.type === "text" && p.text && (m.role === "user" || m.role === "assistant")) out.push([m.role, p.text]);
+      else if (p.type === "tool-call") out.push(["call", p.toolCallId!, p.toolName!, p.input]);
+      else if (p.type === "tool-result") out.push(["result", p.toolCallId!]);
+    }
   }
   return out;
 }
@@ -199,7 +203,12 @@ export const folder: Layout = {
 
 /* ---------------------------------------------------------------- LangGraph (the real JS savers) */
 
-type LcMessage = { getType(): string; content: unknown };
+type LcMessage = {
+  getType(): string;
+  content: unknown;
+  tool_calls?: Array<{ id?: string; name: string; args: unknown }>;
+  tool_call_id?: string;
+};
 const lcText = (c: unknown) =>
   typeof c === "string"
     ? c
@@ -224,6 +233,8 @@ async function langGraphExpected(saver: BaseCheckpointSaver): Promise<ExpectedTh
         const role = m.getType() === "human" ? "user" : m.getType() === "ai" ? "assistant" : undefined;
         const text = lcText(m.content);
         if (role && text) said.push([role, text]);
+        for (const c of m.tool_calls ?? []) said.push(["call", c.id!, c.name, c.args]);
+        if (m.getType() === "tool") said.push(["result", m.tool_call_id!]);
       }
       e = { id, messages: msgs.length, said, history: [] };
       byThread.set(id, e);
@@ -237,6 +248,7 @@ export const langgraphSqlite: Layout = {
   name: "langgraph-sqlite",
   layout: "langgraph",
   format: "langgraph",
+  toolCalls: true,
   build: async () => {
     const d = tempDir("lg");
     const file = join(d, "checkpoints.sqlite");
@@ -263,6 +275,7 @@ export const langgraphPostgres: Layout = {
   name: "langgraph-postgres",
   layout: "langgraph",
   format: "langgraph",
+  toolCalls: true,
   build: async () => {
     const s = unique("lg_conf");
     const saver = pgSaver(PG, s);
@@ -304,20 +317,29 @@ const MASTRA_CONF_SPEC = {
 };
 
 function mastraExpected(back: MastraThreadBack[]): ExpectedThread[] {
+  type Part = {
+    type: string;
+    text?: string;
+    toolInvocation?: { toolCallId: string; toolName: string; args: unknown; state: string };
+  };
   return back
     .map((t) => {
       const said: Said = [];
       for (const m of t.messages) {
         if (m.role !== "user" && m.role !== "assistant") continue;
-        const parts = (m.content.parts ?? []) as Array<{ type: string; text?: string }>;
-        const text =
-          typeof m.content.content === "string" && m.role === "user"
-            ? m.content.content
-            : parts
-                .filter((p) => p.type === "text")
-                .map((p) => p.text)
-                .join("");
-        if (text) said.push([m.role, text]);
+        const parts = (m.content.parts ?? []) as Part[];
+        if (m.role === "user" && typeof m.content.content === "string") {
+          said.push(["user", m.content.content]);
+          continue;
+        }
+        for (const p of parts) {
+          if (p.type === "text" && p.text) said.push([m.role, p.text]);
+          else if (p.type === "tool-invocation") {
+            const c = p.toolInvocation!;
+            said.push(["call", c.toolCallId, c.toolName, c.args]);
+            if (c.state === "result") said.push(["result", c.toolCallId]);
+          }
+        }
       }
       return { id: t.id, messages: t.messages.length, said };
     })
@@ -328,6 +350,7 @@ export const mastraLibsql: Layout = {
   name: "mastra-libsql",
   layout: "mastra",
   format: "mastra",
+  toolCalls: true,
   build: async () => {
     const d = tempDir("mastra");
     const file = join(d, "mastra.db");
@@ -344,6 +367,7 @@ export const mastraPostgres: Layout = {
   name: "mastra-postgres",
   layout: "mastra",
   format: "mastra",
+  toolCalls: true,
   build: async () => {
     const s = unique("mastra_conf");
     const back = await writeMastra({ kind: "pg", url: PG, schema: s }, MASTRA_CONF_SPEC);
@@ -357,7 +381,11 @@ export const mastraPostgres: Layout = {
 
 /* ---------------------------------------------------------------- the Chat SDK template's tables (ai@6 chats) */
 
-type UiMessage = { id: string; role: string; parts: Array<{ type: string; text?: string }> };
+type UiMessage = {
+  id: string;
+  role: string;
+  parts: Array<{ type: string; text?: string; toolCallId?: string; input?: unknown; state?: string }>;
+};
 const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 
 /** Chats written by the AI SDK major the template pins (ai@6: test/peers/scripts/ai-sdk.mjs), a row per UI message. */
@@ -400,13 +428,14 @@ async function chatbotRows(): Promise<{ rows: Row[]; threads: ExpectedThread[] }
       ]),
     );
     const said: Said = [];
-    for (const m of messages) {
-      const text = m.parts
-        .filter((p) => p.type === "text")
-        .map((p) => p.text)
-        .join("");
-      if ((m.role === "user" || m.role === "assistant") && text) said.push([m.role, text]);
-    }
+    for (const m of messages)
+      for (const p of m.parts) {
+        if (p.type === "text" && p.text && (m.role === "user" || m.role === "assistant")) said.push([m.role, p.text]);
+        else if (p.type.startsWith("tool-")) {
+          said.push(["call", p.toolCallId!, p.type.slice("tool-".length), p.input]);
+          if (p.state === "output-available" || p.state === "output-error") said.push(["result", p.toolCallId!]);
+        }
+      }
     threads.push({ id, messages: messages.length, said });
   }
   return { rows, threads };
@@ -416,6 +445,7 @@ export const aiChatbotSqlite: Layout = {
   name: "ai-chatbot-sqlite",
   layout: "ai-chatbot",
   format: "ai-sdk",
+  toolCalls: true,
   build: async () => {
     const d = tempDir("chatbot");
     const file = join(d, "chat.db");
@@ -435,6 +465,7 @@ export const aiChatbotPostgres: Layout = {
   name: "ai-chatbot-postgres",
   layout: "ai-chatbot",
   format: "ai-sdk",
+  toolCalls: true,
   build: async () => {
     const s = unique("chatbot_conf");
     const { rows, threads } = await chatbotRows();
@@ -486,6 +517,7 @@ export const openaiSession: Layout = {
   name: "openai-agents-session",
   layout: "openai-agents-session",
   format: "openai-agents-session",
+  toolCalls: true,
   build: async () => {
     const sdk = (
       await runPeer<Record<string, { items: Obj[]; responses: Obj[] }>>("scripts/openai-python-session.mjs", {
@@ -508,6 +540,9 @@ export const openaiSession: Layout = {
         if (it.role === "user") said.push(["user", String(it.content)]);
         else if (it.role === "assistant" && it.type === "message")
           said.push(["assistant", (it.content as Obj[]).map((x) => x.text).join("")]);
+        else if (it.type === "function_call")
+          said.push(["call", String(it.callId), String(it.name), JSON.parse(String(it.arguments))]);
+        else if (it.type === "function_call_result") said.push(["result", String(it.callId)]);
       }
       threads.push({ id: name, messages: c.responses.length, said });
     }

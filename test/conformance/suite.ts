@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it, type TestContext } from "vitest";
-import type { AgentMessage, Checkpoint } from "../../src/generated/types.js";
+import type { AgentMessage, Checkpoint, ToolResultMessage } from "../../src/generated/types.js";
 import { validators } from "../../src/generated/validators.js";
 import { openSaver } from "../../src/savers/index.js";
 import { runCli } from "../helpers/cli-io.js";
 import { type Cap, type Caps, capsOf } from "./caps.js";
-import { type Built, type ExpectedThread, LAYOUTS, type Layout, PG, type Said, sqlite } from "./layouts.js";
+import { type Built, type ExpectedThread, LAYOUTS, type Layout, PG, type Said, sqlite, type Turn } from "./layouts.js";
 import { record, type TestName } from "./report.js";
 import { slowLink } from "./slow-link.js";
 
@@ -26,31 +26,33 @@ export type Gaps = Partial<Record<TestName, string>>;
 
 type Row = Record<string, unknown>;
 
-/** The same conversation whatever way a layout splits it into messages: consecutive turns of one role joined. */
+/** The same conversation whatever way a layout splits it into messages: consecutive text turns of one role joined. */
 function merged(said: Said): Said {
   const out: Said = [];
-  for (const [role, text] of said) {
+  for (const turn of said) {
     const last = out.at(-1);
-    if (last && last[0] === role) last[1] += text;
-    else out.push([role, text]);
+    if (last && (turn[0] === "user" || turn[0] === "assistant") && last[0] === turn[0]) last[1] += turn[1];
+    else out.push([...turn] as Turn);
   }
   return out;
 }
 
-/** What was said in a canonical checkpoint: user turns and the assistant's text parts. */
+/** What was said in a canonical checkpoint: user turns, the assistant's text parts and tool calls, tool results. */
 function saidOf(messages: AgentMessage[]): Said {
+  type Part = { type: string; text?: string; id?: string; name?: string; arguments?: unknown };
   const out: Said = [];
   for (const m of messages) {
+    if (m.role === "toolResult") {
+      out.push(["result", (m as ToolResultMessage).toolCallId]);
+      continue;
+    }
     if (m.role !== "user" && m.role !== "assistant") continue;
     const content = (m as { content?: unknown }).content;
-    const text =
-      typeof content === "string"
-        ? content
-        : ((content ?? []) as Array<{ type: string; text?: string }>)
-            .filter((c) => c.type === "text")
-            .map((c) => c.text)
-            .join("");
-    if (text) out.push([m.role, text]);
+    const parts: Part[] = typeof content === "string" ? [{ type: "text", text: content }] : ((content ?? []) as Part[]);
+    for (const p of parts) {
+      if (p.type === "text" && p.text) out.push([m.role, p.text]);
+      else if (p.type === "toolCall") out.push(["call", p.id!, p.name!, p.arguments]);
+    }
   }
   return out;
 }
@@ -192,6 +194,10 @@ export function engineConformance(layout: Layout, gaps: Gaps = {}): void {
     });
 
     test("show", undefined, "each thread's canonical messages say what the writer's messages say", async () => {
+      const turns = built.threads.flatMap((t) => t.said);
+      expect(turns.filter((x) => x[0] === "user").length, "the writer's store holds user turns").toBeGreaterThan(0);
+      if (layout.toolCalls)
+        expect(turns.some((x) => x[0] === "call") && turns.some((x) => x[0] === "result")).toBe(true);
       await expectSaid(built.uri, built.threads);
     });
 
