@@ -29,13 +29,14 @@ export {
   type SourceDoc,
 } from "./formats/index.js";
 
-// stores: open one from its URI (file:, sqlite:, redis://, postgres://, memory:; LangGraph stores detected)
+// stores: open one from its URI (file:, sqlite:, redis://, postgres://, memory:; LangGraph stores detected); the
+// options hold what belongs to that store (an encrypted LangGraph store's `aesKey`)
 export { openSaver as openStore, parseSaverUri, type OpenOptions } from "./savers/index.js";
 export type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./savers/types.js";
 export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/shared.js";
 export type { LgHistoryEntry } from "./formats/langgraph/types.js";
-/** The key of LangGraph's encrypted rows (`msgpack+aes`, Python EncryptedSerializer): what `LANGGRAPH_AES_KEY` holds, as bytes. */
-export { setLangGraphAesKey } from "./formats/langgraph/aes-key.js";
+/** `OpenOptions.aesKey`: the key of a LangGraph store's encrypted rows (`msgpack+aes`, Python EncryptedSerializer). */
+export type { AesKey, AesKeyOption } from "./formats/langgraph/aes-key.js";
 
 // validate: one document against its system's own loader rules and ckpt's lints; a run's summary and exit code
 export { validateDocument, type FileResult, type ValidateOptions } from "./core/document.js";

@@ -42,8 +42,8 @@ export function copyFixture(file: string): string {
   return join(dir, file);
 }
 
-async function reader(uri: string): Promise<LgReader> {
-  const r = await openLangGraph(uri);
+async function reader(uri: string, aesKey?: Uint8Array): Promise<LgReader> {
+  const r = await openLangGraph(uri, { aesKey });
   if (!r) throw new Error(`${uri} is not a LangGraph store`);
   return r;
 }
@@ -55,9 +55,9 @@ function contentOf(m: unknown): unknown {
 }
 
 /** ls counts, and per thread and namespace the newest checkpoint's messages, equal counts/<name>.json. */
-async function checkStore(uri: string, name: string): Promise<void> {
+async function checkStore(uri: string, name: string, aesKey?: Uint8Array): Promise<void> {
   const c = counts(name);
-  const r = await reader(uri);
+  const r = await reader(uri, aesKey);
   try {
     let threads = 0;
     let checkpoints = 0;
@@ -208,19 +208,14 @@ describe("plain-dict messages: read as LangChain's own coercion reads them", () 
 describe("encrypted rows (msgpack+aes, Python EncryptedSerializer)", () => {
   const pg = pgTestSchemas("lgwildaes");
   it("read with the key, SQLite and PostgreSQL: the counts the library gives", async () => {
-    const { setLangGraphAesKey } = await import("../src/formats/langgraph/aes-key.js");
-    setLangGraphAesKey(Buffer.from(AES_KEY));
-    try {
-      await checkStore(`sqlite:${copyFixture("python-c-aes.sqlite")}`, "python-c-aes.sqlite");
-      const schema = pg.schema("aes");
-      execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], {
-        input: readFileSync(join(FIX, "python-c-aes.pg.sql"), "utf8").replaceAll("__SCHEMA__", schema),
-        stdio: ["pipe", "ignore", "pipe"],
-      });
-      await checkStore(`${PG}?schema=${schema}`, "python-c-aes.pg");
-    } finally {
-      setLangGraphAesKey(undefined);
-    }
+    const key = Buffer.from(AES_KEY);
+    await checkStore(`sqlite:${copyFixture("python-c-aes.sqlite")}`, "python-c-aes.sqlite", key);
+    const schema = pg.schema("aes");
+    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], {
+      input: readFileSync(join(FIX, "python-c-aes.pg.sql"), "utf8").replaceAll("__SCHEMA__", schema),
+      stdio: ["pipe", "ignore", "pipe"],
+    });
+    await checkStore(`${PG}?schema=${schema}`, "python-c-aes.pg", key);
   });
   it("without the key: ls and show exit 3 naming the rows and LANGGRAPH_AES_KEY; with it (env or --aes-key-file) they read", async () => {
     const file = copyFixture("python-c-aes.sqlite");
@@ -425,13 +420,7 @@ describe("migrate and prune keep what DeltaChannel and encrypted threads need", 
     expect(withKey.code, withKey.out + withKey.err).toBe(0);
     const types = await pg.query(`SELECT DISTINCT type FROM ${schema2}.checkpoint_blobs`);
     expect(types.rows.map((r) => r.type)).toEqual(["msgpack+aes"]);
-    const { setLangGraphAesKey } = await import("../src/formats/langgraph/aes-key.js");
-    setLangGraphAesKey(Buffer.from(AES_KEY));
-    try {
-      await checkStore(`${PG}?schema=${schema2}`, "python-c-aes.sqlite");
-    } finally {
-      setLangGraphAesKey(undefined);
-    }
+    await checkStore(`${PG}?schema=${schema2}`, "python-c-aes.sqlite", Buffer.from(AES_KEY));
   });
 });
 

@@ -5,7 +5,8 @@
 import { printable } from "../base/printable.js";
 import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
-import { closeStores } from "./stores.js";
+import type { AesKey } from "../formats/langgraph/aes-key.js";
+import { closeStores, useAesKey } from "./stores.js";
 import { givenTwice, notANumber, type CommandDef } from "./command.js";
 import { quickArgs } from "./quick.js";
 
@@ -72,16 +73,18 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   } finally {
     // every exit path closes every store the command opened (an open Redis/PostgreSQL connection keeps Node alive)
     await closeStores();
+    useAesKey(undefined);
   }
 }
 
-/** The key of LangGraph's encrypted rows: `--aes-key-file` (read here, a trailing newline dropped), else the env var. */
-async function setAesKey(io: CliIO, file?: string): Promise<void> {
-  const { setLangGraphAesKey } = await import("../formats/langgraph/aes-key.js");
+/**
+ * The key of LangGraph's encrypted rows, read once: `--aes-key-file` (read here, a trailing newline dropped), else the
+ * env var. The run's stores are opened with it (stores.ts).
+ */
+async function readAesKey(io: CliIO, file?: string): Promise<AesKey | undefined> {
   if (file === undefined) {
     const env = io.env.LANGGRAPH_AES_KEY;
-    setLangGraphAesKey(env ? Buffer.from(env, "utf8") : undefined);
-    return;
+    return env ? { key: Buffer.from(env, "utf8"), from: "LANGGRAPH_AES_KEY" } : undefined;
   }
   const { readFileSync } = await import("node:fs");
   const { resolve } = await import("node:path");
@@ -94,11 +97,11 @@ async function setAesKey(io: CliIO, file?: string): Promise<void> {
   let end = text.length;
   if (end > 0 && text[end - 1] === 0x0a) end--;
   if (end > 0 && text[end - 1] === 0x0d) end--;
-  setLangGraphAesKey(text.subarray(0, end), `--aes-key-file ${file}`);
+  return { key: text.subarray(0, end), from: `--aes-key-file ${file}` };
 }
 
 async function run(argv: string[], io: CliIO): Promise<number> {
-  await setAesKey(io);
+  useAesKey(await readAesKey(io));
   const quick = (await quickValidate(argv, io)) ?? (await quickCommand(argv, io));
   if (quick !== undefined) return quick;
   const { default: yargs } = await import("yargs");
@@ -118,7 +121,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       describe: "file holding the key of LangGraph's encrypted rows (msgpack+aes), instead of LANGGRAPH_AES_KEY",
     })
     .middleware(async (args) => {
-      if (typeof args.aesKeyFile === "string") await setAesKey(io, args.aesKeyFile);
+      if (typeof args.aesKeyFile === "string") useAesKey(await readAesKey(io, args.aesKeyFile));
     })
     .middleware((args) => {
       // `--limit abc`: yargs made it NaN; say which option and what was given (exit 2) before any command runs

@@ -10,6 +10,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { readdirSync } from "node:fs";
 import { inputError, storeError, usageError } from "../base/errors.js";
+import { type AesKeyOption, aesKeyOf } from "../formats/langgraph/aes-key.js";
 import { namesAThread, parseSaverUri, type SaverKind, type SaverUri } from "./uri.js";
 import { editDistance } from "../base/nearest.js";
 import { type LangGraphSaver, type LangGraphStore, langGraphSaver } from "./langgraph/shared.js";
@@ -42,6 +43,12 @@ export interface OpenOptions {
    * or set up on the spot — and is then opened to write.
    */
   existing?: boolean;
+  /**
+   * the key of a LangGraph store's encrypted rows (`msgpack+aes`, Python `EncryptedSerializer`): its bytes (what
+   * `LANGGRAPH_AES_KEY` holds, as UTF-8), or `{ key, from }` with `from` naming where it came from in messages. It
+   * stays with this store: two stores opened with different keys each read their own rows.
+   */
+  aesKey?: AesKeyOption;
 }
 
 const FACTORIES: Record<SaverKind, () => Promise<SaverFactory>> = {
@@ -145,7 +152,10 @@ async function openSqliteLangGraph(u: SaverUri, forced: string | undefined, o: O
     if (o.readOnly || !(forced === "langgraph" || o.want === "langgraph")) return undefined;
     // a dry run plans against an empty database and creates nothing
     const planOnly = o.dryRun && u.location !== ":memory:";
-    return m.openLangGraphSqlite(planOnly ? ":memory:" : u.location, u.redacted, { mode: "create" });
+    return m.openLangGraphSqlite(planOnly ? ":memory:" : u.location, u.redacted, {
+      mode: "create",
+      aesKey: aesKeyOf(o.aesKey),
+    });
   }
   if (statSync(u.location).isDirectory()) return undefined;
   const db = await m.openSqliteDb(u.location, u.redacted, o.readOnly ? { mode: "read" } : { mode: "write" });
@@ -162,7 +172,7 @@ async function openSqliteLangGraph(u: SaverUri, forced: string | undefined, o: O
     db.close();
     return undefined;
   }
-  return m.langGraphSqlite(db, u.location, u.redacted);
+  return m.langGraphSqlite(db, u.location, u.redacted, aesKeyOf(o.aesKey));
 }
 
 /** A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). */
@@ -177,7 +187,12 @@ async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o:
     const found = await m.inspectPgSchema(c, place.schema, u.params.get("table") ?? undefined);
     const hasLg = found.langgraph !== undefined;
     if (decide(u, foundOf(hasLg, found.ckpt), hasLg, forced, o))
-      return m.langGraphPostgres(place, found.langgraph ?? { store: "postgres", schema: place.schema }, conn);
+      return m.langGraphPostgres(
+        place,
+        found.langgraph ?? { store: "postgres", schema: place.schema },
+        conn,
+        aesKeyOf(o.aesKey),
+      );
   } catch (e) {
     await c.end().catch(() => undefined);
     throw e;

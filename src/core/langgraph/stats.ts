@@ -17,7 +17,7 @@ import type { PgBlobRow } from "../../formats/langgraph/rows.js";
 import type { StatBatch, StatCheckpointRow, StatTable, StatWriteRow } from "../../savers/langgraph/shared.js";
 import type { LangGraphStatsReport } from "../../generated/types.js";
 import { fmtInt, pluralInt } from "../../base/plural.js";
-import { langGraphAesKey } from "../../formats/langgraph/aes-key.js";
+import type { AesKey } from "../../formats/langgraph/aes-key.js";
 import { openAesPayload } from "../../formats/langgraph/eax.js";
 import { MSGPACK_ALLOWLIST_SOURCE, scanExtTypes, type ExtType } from "../../formats/langgraph/msgpack-audit.js";
 
@@ -90,6 +90,8 @@ export interface LgStatsOptions {
   uri: string;
   storedMethod: LangGraphStatsReport["storedMethod"];
   filter?: { threads?: string[]; match?: string[] };
+  /** the store's key (its `aesKey`): `+aes` values are scanned opened with it */
+  aesKey?: AesKey;
 }
 
 /** Everything the aggregation keeps: the running sums, the top-N list, and the current page's per-thread state. */
@@ -141,12 +143,12 @@ function addDay(st: State, day: string | null, bytes: number, checkpoints: numbe
 }
 
 /**
- * A stored value as its serializer wrote it: `+aes` values opened with the key (LANGGRAPH_AES_KEY / --aes-key-file);
+ * A stored value as its serializer wrote it: `+aes` values opened with the store's key (`o.aesKey`);
  * undefined when encrypted and there is no key, or the key does not open it (counted, never guessed).
  */
 function plaintext(st: State, type: string | null, b: Uint8Array): Uint8Array | undefined {
   if (!type?.endsWith("+aes")) return b;
-  const k = langGraphAesKey();
+  const k = st.o.aesKey;
   const plain = k && b.length > 0 ? openAesPayload(k.key, b) : undefined;
   if (!plain && b.length > 0) st.audit.encrypted++;
   return plain;

@@ -18,7 +18,7 @@ import { inputError } from "../../base/errors.js";
 import { buildMap, decodePlain, extTypeAt, isPrimitiveAt, mapEntries } from "./msgpack.js";
 import { pythonJsonDumps, EXT, type Library } from "./encode.js";
 import { createHmac } from "node:crypto";
-import { AES_KEY_HINT, langGraphAesKey } from "./aes-key.js";
+import { AES_KEY_HINT, type AesKey } from "./aes-key.js";
 import { eaxEncrypt, openAesPayload } from "./eax.js";
 
 export interface LgWrite {
@@ -232,22 +232,25 @@ export const metadataForSqlite = (jsonb: unknown, lib: Library): Uint8Array =>
 /**
  * Split one checkpoint for PostgreSQL. `seen` holds the blob keys (`channel\0version`) already produced for this
  * (thread, namespace) in this run, so a value shared by many checkpoints is emitted once (the insert is
- * ON CONFLICT DO NOTHING either way, as the libraries write it).
+ * ON CONFLICT DO NOTHING either way, as the libraries write it). An encrypted row is opened and its blobs sealed
+ * with `aesKey` (the target store's).
  */
 export function splitForPostgres(
   cp: LgCheckpoint,
   lib: Library,
   seen: Set<string>,
+  aesKey?: AesKey,
 ): { row: PgCheckpointRow; blobs: PgBlobRow[]; versions: Obj } {
   if (cp.type?.includes("+")) {
     // an encrypted row (EncryptedSerializer): PostgreSQL keeps the checkpoint as readable JSONB and encrypts the blobs,
     // as Python's PostgresSaver does with the same serializer; so the row is opened, split, and its blobs sealed again
     const plus = cp.type.indexOf("+");
     const cipher = cp.type.slice(plus + 1);
-    const out = splitForPostgres({ ...cp, type: cp.type.slice(0, plus), checkpoint: openRow(cp, cp.type) }, lib, seen);
+    const open = openRow(cp, cp.type, aesKey);
+    const out = splitForPostgres({ ...cp, type: cp.type.slice(0, plus), checkpoint: open }, lib, seen);
     for (const b of out.blobs)
       if (b.blob && b.type !== "empty")
-        (b.type = `${b.type}+${cipher}`), (b.blob = sealPayload(needKey(name(cp), cp.type), b.blob));
+        (b.type = `${b.type}+${cipher}`), (b.blob = sealPayload(needKey(aesKey, name(cp), cp.type), b.blob));
     return out;
   }
   const meta = metadataForPostgres(cp.metadata);
@@ -308,9 +311,8 @@ export function splitForPostgres(
   return { row: row(jsonbText(jsonb)), blobs, versions };
 }
 
-/** The key for an encrypted row, or an input error naming the row and how to give the key. */
-function needKey(where: string, type: string): Uint8Array {
-  const k = langGraphAesKey();
+/** The store's key for an encrypted row, or an input error naming the row and how to give the key. */
+function needKey(k: AesKey | undefined, where: string, type: string): Uint8Array {
   if (!k)
     throw inputError(
       "langgraph-encrypted",
@@ -319,10 +321,10 @@ function needKey(where: string, type: string): Uint8Array {
   return k.key;
 }
 
-function openRow(cp: LgCheckpoint, type: string): Uint8Array {
+function openRow(cp: LgCheckpoint, type: string, aesKey: AesKey | undefined): Uint8Array {
   if (!type.endsWith("+aes"))
     throw inputError("langgraph-encrypted", `checkpoint ${name(cp)}: unknown cipher in '${type}'`);
-  const plain = openAesPayload(needKey(name(cp), type), cp.checkpoint);
+  const plain = openAesPayload(needKey(aesKey, name(cp), type), cp.checkpoint);
   if (!plain)
     throw inputError(
       "langgraph-encrypted",
@@ -377,12 +379,14 @@ export interface BlobValue {
 /**
  * The SQLite-layout checkpoint from a PostgreSQL row (parsed JSONB) and the blobs its `channel_versions` reference
  * (keyed by channel). Python: inline values, then blobs over them (py:pg/__init__.py:579-585), msgpack; JS: blobs
- * (plus the unversioned values this module keeps inline), JSON in `copyCheckpoint` key order.
+ * (plus the unversioned values this module keeps inline), JSON in `copyCheckpoint` key order. Encrypted blobs are
+ * opened, and the checkpoint sealed, with `aesKey` (the source store's).
  */
 export function assembleFromPostgres(
   row: { checkpoint: Obj; metadata: unknown },
   blobs: Map<string, BlobValue>,
   lib: Library,
+  aesKey?: AesKey,
 ): { type: string; checkpoint: Uint8Array; metadata: Uint8Array } {
   const cp = row.checkpoint;
   const inline = (cp.channel_values ?? {}) as Obj;
@@ -390,7 +394,7 @@ export function assembleFromPostgres(
   if (sealed) {
     // encrypted blobs (EncryptedSerializer): opened, the checkpoint assembled, and sealed whole, as SqliteSaver stores it
     const where = String(cp.id);
-    const key = needKey(where, sealed.type);
+    const key = needKey(aesKey, where, sealed.type);
     const open = new Map<string, BlobValue>();
     for (const [ch, b] of blobs) {
       const plus = b.type.indexOf("+");

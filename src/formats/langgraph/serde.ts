@@ -15,7 +15,7 @@ import type {
   LgVersion,
 } from "./types.js";
 import { isRecord } from "./types.js";
-import { AES_KEY_HINT, langGraphAesKey } from "./aes-key.js";
+import { AES_KEY_HINT, type AesKey } from "./aes-key.js";
 import { openAesPayload } from "./eax.js";
 
 /** Where a decoded value goes, for issues: the row and the pointer inside the tuple document; issues are pushed to `issues`. */
@@ -23,6 +23,8 @@ export interface DecodeSink {
   row: LgRowRef;
   pointer: string;
   issues: LgDecodeIssue[];
+  /** the key of the store the row comes from, for its encrypted payloads (./aes-key.ts); none: they do not open */
+  aesKey?: AesKey;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -311,7 +313,7 @@ export function decodeTyped(
 
 /**
  * An encrypted payload (`<type>+<cipher>`, LangGraph's EncryptedSerializer: the type splits on the first `+`): opened
- * with the key (./aes-key.ts) and decoded with its inner type; without the key, or with one that does not open it, an
+ * with the store's key (`s.aesKey`, ./aes-key.ts) and decoded with its inner type; without the key, or with one that does not open it, an
  * issue that says so.
  */
 function decrypted(t: string, data: Uint8Array | string | null | undefined, s: DecodeSink): unknown {
@@ -323,7 +325,7 @@ function decrypted(t: string, data: Uint8Array | string | null | undefined, s: D
     return undefined;
   };
   if (cipher !== "aes") return fail(`an encrypted payload (${t}): ckpt knows the 'aes' cipher only`);
-  const k = langGraphAesKey();
+  const k = s.aesKey;
   if (!k) return fail(`an encrypted payload (${t}): ${AES_KEY_HINT}`);
   if (k.key.length !== 16 && k.key.length !== 24 && k.key.length !== 32)
     return fail(

@@ -14,6 +14,7 @@ import type {
   LgSerdeType,
 } from "./types.js";
 import { isRecord } from "./types.js";
+import type { AesKey } from "./aes-key.js";
 import type { ListDecoder } from "./list-decode.js";
 import { compareVersions, decodeMetadata, decodeTyped, detectLibrary, messageCount, normalizeParsed } from "./serde.js";
 
@@ -94,7 +95,13 @@ function shapeCheckpoint(v: unknown, id: string, ref: LgRowRef, issues: LgDecode
   return cp;
 }
 
-function decodeWrites(ref: LgRowRef, table: string, writes: RawWriteRow[], issues: LgDecodeIssue[]): LgPendingWrite[] {
+function decodeWrites(
+  ref: LgRowRef,
+  table: string,
+  writes: RawWriteRow[],
+  issues: LgDecodeIssue[],
+  aesKey: AesKey | undefined,
+): LgPendingWrite[] {
   return writes.map((w, i) => {
     // written out, in the keys' order of a spread of `ref`: V8 copies `{ ...ref, table }` (a key overridden) in its slow
     // path, ~20 µs a tuple on the bench store; this runs for every payload
@@ -112,6 +119,7 @@ function decodeWrites(ref: LgRowRef, table: string, writes: RawWriteRow[], issue
       row,
       pointer: `/pendingWrites/${i}/value`,
       issues,
+      aesKey,
     });
     const out: LgPendingWrite = {
       taskId: w.task_id,
@@ -136,7 +144,7 @@ function reassemble(
   tables: TableNames,
   blobs: RawBlobRow[],
   issues: LgDecodeIssue[],
-  lists?: ListDecoder,
+  o: TupleOptions,
 ): LgChannelSource[] {
   const byChannel = new Map<string, RawBlobRow>();
   for (const b of blobs) byChannel.set(b.channel, b);
@@ -157,9 +165,9 @@ function reassemble(
         channel,
         version: b.version,
       };
-      const sink = { row, pointer: `/checkpoint/channel_values/${esc(channel)}`, issues };
-      const { value, bytes } = lists
-        ? lists.decode(row, channel, b, sink)
+      const sink = { row, pointer: `/checkpoint/channel_values/${esc(channel)}`, issues, aesKey: o.aesKey };
+      const { value, bytes } = o.lists
+        ? o.lists.decode(row, channel, b, sink)
         : { value: decodeTyped(b.type, b.blob, sink), bytes: size(b.blob) };
       if (value !== undefined) cp.channel_values[channel] = value;
       sources.push({ channel, version, from: "blob", type: b.type, bytes });
@@ -168,17 +176,22 @@ function reassemble(
   return sources;
 }
 
-/**
- * A raw checkpoint row (+ its writes, + Postgres blob rows) → the decoded tuple. `lists` (a scan's): blob lists that
- * extend the previous checkpoint's are decoded incrementally, their unchanged items shared with the previous tuple.
- */
+/** How a store's rows decode: its key, and (a scan's) the list decoder. */
+export interface TupleOptions {
+  /** the key of the store's encrypted rows (aes-key.ts); none: they do not open */
+  aesKey?: AesKey;
+  /** blob lists that extend the previous checkpoint's are decoded incrementally, their unchanged items shared with the previous tuple */
+  lists?: ListDecoder;
+}
+
+/** A raw checkpoint row (+ its writes, + Postgres blob rows) → the decoded tuple. */
 export function buildTuple(
   store: "sqlite" | "postgres",
   tables: TableNames,
   raw: RawCheckpointRow,
   writes: RawWriteRow[],
   blobs?: RawBlobRow[],
-  lists?: ListDecoder,
+  o: TupleOptions = {},
 ): LgCheckpointTuple {
   const issues: LgDecodeIssue[] = [];
   const ref: LgRowRef = {
@@ -192,20 +205,30 @@ export function buildTuple(
   const parsed = isRecord(raw.checkpoint) && !(raw.checkpoint instanceof Uint8Array);
   const cpValue = parsed
     ? normalizeParsed(raw.checkpoint)
-    : decodeTyped(type, raw.checkpoint as Uint8Array | string | null, { row: ref, pointer: "/checkpoint", issues });
+    : decodeTyped(type, raw.checkpoint as Uint8Array | string | null, {
+        row: ref,
+        pointer: "/checkpoint",
+        issues,
+        aesKey: o.aesKey,
+      });
   const checkpoint = shapeCheckpoint(cpValue, raw.checkpoint_id, ref, issues);
   const mdParsed = isRecord(raw.metadata) && !(raw.metadata instanceof Uint8Array);
   const md = mdParsed
     ? raw.metadata
-    : decodeMetadata(type, raw.metadata as Uint8Array | string | null, { row: ref, pointer: "/metadata", issues });
+    : decodeMetadata(type, raw.metadata as Uint8Array | string | null, {
+        row: ref,
+        pointer: "/metadata",
+        issues,
+        aesKey: o.aesKey,
+      });
   const metadata = (isRecord(md) ? md : {}) as LgMetadata;
   let bytes = raw.bytes;
   let channelSources: LgChannelSource[] | undefined;
   if (blobs) {
-    channelSources = reassemble(checkpoint, ref, tables, blobs, issues, lists);
+    channelSources = reassemble(checkpoint, ref, tables, blobs, issues, o);
     for (const s of channelSources) bytes += s.bytes ?? 0;
   }
-  const pendingWrites = decodeWrites(ref, tables.writes, writes, issues);
+  const pendingWrites = decodeWrites(ref, tables.writes, writes, issues, o.aesKey);
   for (const w of pendingWrites) bytes += w.bytes;
   const serdeTags = [type, ...writes.map((w) => w.type as LgSerdeType | null), ...(blobs ?? []).map((b) => b.type)];
   const t: LgCheckpointTuple = {
@@ -235,7 +258,12 @@ const TASKS = "__pregel_tasks";
  * version becomes the highest of its versions (1 when it has none). Whether it applies (the JS SQLite saver: always,
  * also with no sends; the PostgreSQL savers: when the parent has sends) is the caller's.
  */
-export function applyPendingSends(t: LgCheckpointTuple, sends: RawWriteRow[], table: string): void {
+export function applyPendingSends(
+  t: LgCheckpointTuple,
+  sends: RawWriteRow[],
+  table: string,
+  aesKey: AesKey | undefined,
+): void {
   const cp = t.checkpoint;
   if (!(typeof cp.v === "number" && cp.v < 4 && t.parentId)) return;
   const values: unknown[] = [];
@@ -253,6 +281,7 @@ export function applyPendingSends(t: LgCheckpointTuple, sends: RawWriteRow[], ta
         row,
         pointer: `/checkpoint/channel_values/${TASKS}/${i}`,
         issues: t.issues,
+        aesKey,
       }),
     );
   });

@@ -25,6 +25,7 @@
  * - Integers outside ±2^53 decode to the nearest double and are reported (reason "big-int").
  * Helpers below (`interruptOf`, `sendOf`, `isLcMessage`) read the shapes that still differ by library.
  */
+import type { AesKey } from "./aes-key.js";
 
 /** Which library wrote a row (from its serde tags, version types and ids; "unknown" when nothing tells). */
 export type LgLibrary = "python" | "js" | "unknown";
@@ -208,6 +209,8 @@ export interface LgListOptions {
 export interface LgReader {
   readonly uri: string;
   readonly info: LgStoreInfo;
+  /** the key of the store's encrypted rows (`OpenOptions.aesKey`), handed to every decode of its rows */
+  readonly aesKey?: AesKey;
   /** threads in ascending thread id order */
   threads(options?: { after?: string; limit?: number }): AsyncIterable<LgThreadSummary>;
   /** checkpoints newest first (checkpoint_id DESC), like the libraries' `list()` */

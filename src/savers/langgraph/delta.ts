@@ -18,6 +18,7 @@ import {
   unwrapSnapshots,
   type DeltaWalk,
 } from "../../formats/langgraph/delta.js";
+import type { AesKey } from "../../formats/langgraph/aes-key.js";
 import { historyEntry } from "../../formats/langgraph/tuple.js";
 import { decodeJson, decodeTyped, messageCount } from "../../formats/langgraph/serde.js";
 import { unreadableReport } from "../../formats/langgraph/unreadable.js";
@@ -91,8 +92,8 @@ class DeltaRebuilder {
         if (seen.has(r.checkpointId)) return done({ seedId: null, broken: { kind: "cycle", id: r.checkpointId } });
         seen.add(r.checkpointId);
         walked++;
-        writes.push(decodeChainWrites(t, r));
-        const sink = { row: t.row, pointer: "/checkpoint", issues: [] as LgDecodeIssue[] };
+        writes.push(decodeChainWrites(t, r, this.inner.aesKey));
+        const sink = { row: t.row, pointer: "/checkpoint", issues: [] as LgDecodeIssue[], aesKey: this.inner.aesKey };
         let stored =
           r.value !== null
             ? { value: decodeJson(r.value) }
@@ -132,7 +133,12 @@ class DeltaRebuilder {
     if (!head || head.value !== null || head.stored) return undefined;
     if (head.raw) {
       // a row the store cannot look into (msgpack): is the list stored at the head after all?
-      const cp = decodeTyped(head.raw.type, head.raw.checkpoint, { row: this.rowOf(s), pointer: "", issues: [] });
+      const cp = decodeTyped(head.raw.type, head.raw.checkpoint, {
+        row: this.rowOf(s),
+        pointer: "",
+        issues: [],
+        aesKey: this.inner.aesKey,
+      });
       if (!isRecord(cp) || !isRecord(cp.channel_values) || "messages" in cp.channel_values) return undefined;
     }
     const t = {
@@ -234,7 +240,7 @@ class DeltaRebuilder {
 }
 
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
-function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow): LgPendingWrite[] {
+function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow, aesKey: AesKey | undefined): LgPendingWrite[] {
   const issues: LgDecodeIssue[] = [];
   const ws = r.writes.map((w) => ({
     taskPath: w.task_path,
@@ -242,7 +248,7 @@ function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow): LgPendingWri
     idx: w.idx,
     channel: w.channel,
     type: w.type,
-    value: decodeTyped(w.type, w.value, { row: t.row, pointer: "/pendingWrites", issues }),
+    value: decodeTyped(w.type, w.value, { row: t.row, pointer: "/pendingWrites", issues, aesKey }),
     bytes: 0,
   }));
   return channelWrites(ws, ws[0]?.channel ?? "");
@@ -287,6 +293,9 @@ export function withDeltaChannels(inner: LgReader): LgReader {
     },
     get info() {
       return inner.info;
+    },
+    get aesKey() {
+      return inner.aesKey;
     },
     async *threads(options) {
       // a page of summaries at a time: the delta heads' chains of a page come in one round trip (deltaChains)

@@ -5,6 +5,7 @@
  * the same two tables and set WAL. A store opened to read is opened read-only (`readonly` + `fileMustExist`): never
  * created, never altered, no -wal/-shm files left by us. Every listing pages by the primary key.
  */
+import type { AesKey } from "../../formats/langgraph/aes-key.js";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
@@ -69,6 +70,8 @@ export interface LangGraphSqliteOptions {
   mode?: "read" | "write" | "create";
   /** read mode: a store opened to be written anyway may first settle what a crashed writer left (sqlite-open.ts) */
   recover?: boolean;
+  /** the key of the store's encrypted rows (OpenOptions.aesKey) */
+  aesKey?: AesKey;
 }
 
 /** Table names of an SQLite file (a read-only look). */
@@ -115,10 +118,10 @@ function legacyViews(db: DB): void {
   db.exec(SQ_LEGACY.views);
 }
 
-/** The LangGraph store in an open database (see the module comment). */
-export function langGraphSqlite(db: DB, path: string, uri: string): LangGraphStore {
+/** The LangGraph store in an open database (see the module comment); `aesKey` opens its encrypted rows. */
+export function langGraphSqlite(db: DB, path: string, uri: string, aesKey?: AesKey): LangGraphStore {
   legacyViews(db);
-  const reader = withDeltaChannels(readerOf(db, path, uri));
+  const reader = withDeltaChannels(readerOf(db, path, uri, aesKey));
   const rows = rowStoreOf(db, uri);
   const stats = statsOf(db, uri, path);
   return {
@@ -170,7 +173,7 @@ export async function openLangGraphSqlite(
   uri: string,
   o: LangGraphSqliteOptions = {},
 ): Promise<LangGraphStore> {
-  return langGraphSqlite(await openSqliteDb(path, uri, o), path, uri);
+  return langGraphSqlite(await openSqliteDb(path, uri, o), path, uri, o.aesKey);
 }
 
 // ------------------------------------------------------------------------------------------------ reader
@@ -210,7 +213,7 @@ function versionsLibrary(text: string | null): LgLibrary {
 }
 
 /** A thread row of `ls`: JSON heads summarized by SQLite, other serdes decoded here (no writes needed). */
-function summaryOf(p: ThreadRow): LgThreadSummary {
+function summaryOf(p: ThreadRow, aesKey: AesKey | undefined): LgThreadSummary {
   let messages = p.msgs;
   let ts = p.ts;
   let library = versionsLibrary(p.versions);
@@ -231,6 +234,8 @@ function summaryOf(p: ThreadRow): LgThreadSummary {
         bytes: 0,
       },
       [],
+      undefined,
+      { aesKey },
     );
     messages = messageCount(t.checkpoint.channel_values);
     ts = t.checkpoint.ts || null;
@@ -294,7 +299,7 @@ function* lazily<R, T>(rows: R[], f: (r: R) => T): Iterable<T> {
 }
 
 /** Checkpoint rows → tuples, one by one or (a key-ordered page) with the page's writes in one range query. */
-function tupleMaker(q: ReturnType<typeof statements>) {
+function tupleMaker(q: ReturnType<typeof statements>, aesKey: AesKey | undefined) {
   /** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
   const withSends = (t: LgCheckpointTuple): LgCheckpointTuple => {
     if (
@@ -303,13 +308,20 @@ function tupleMaker(q: ReturnType<typeof statements>) {
       t.checkpoint.v < 4 &&
       (t.serde.checkpoint === "json" || t.serde.checkpoint === null)
     ) {
-      applyPendingSends(t, q.sendsOf.all(t.threadId, t.namespace, t.parentId) as RawWriteRow[], TABLES.writes);
+      applyPendingSends(t, q.sendsOf.all(t.threadId, t.namespace, t.parentId) as RawWriteRow[], TABLES.writes, aesKey);
     }
     return t;
   };
   const tuple = (r: RawCheckpointRow) =>
     withSends(
-      buildTuple("sqlite", TABLES, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[]),
+      buildTuple(
+        "sqlite",
+        TABLES,
+        r,
+        q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[],
+        undefined,
+        { aesKey },
+      ),
     );
   /** A page of checkpoint rows in key order with their writes, fetched in one range query. */
   const tuplesOf = (rows: RawCheckpointRow[]): LgCheckpointTuple[] => {
@@ -330,7 +342,7 @@ function tupleMaker(q: ReturnType<typeof statements>) {
       if (list) list.push(w);
       else ws.set(k, [w]);
     }
-    return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [])));
+    return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [], undefined, { aesKey })));
   };
   return { tuple, tuplesOf };
 }
@@ -375,7 +387,7 @@ function deltaChainOf(
     });
 }
 
-function readerOf(db: DB, path: string, uri: string): LgReader {
+function readerOf(db: DB, path: string, uri: string, aesKey: AesKey | undefined): LgReader {
   const wrap: Wrap = (f) => {
     try {
       return f();
@@ -384,7 +396,7 @@ function readerOf(db: DB, path: string, uri: string): LgReader {
     }
   };
   const q = statements(db);
-  const { tuple, tuplesOf } = tupleMaker(q);
+  const { tuple, tuplesOf } = tupleMaker(q, aesKey);
   const list = (options: LgListOptions = {}) => {
     const where: string[] = [];
     const args: unknown[] = [];
@@ -402,8 +414,13 @@ function readerOf(db: DB, path: string, uri: string): LgReader {
   const reader: LgReader = {
     uri,
     info: { store: "sqlite" },
+    aesKey,
     threads: (options = {}) =>
-      threadPages(async (after, n) => wrap(() => q.threadPage.all(after ?? "", n) as ThreadRow[]), summaryOf, options),
+      threadPages(
+        async (after, n) => wrap(() => q.threadPage.all(after ?? "", n) as ThreadRow[]),
+        (p) => summaryOf(p, aesKey),
+        options,
+      ),
     list,
     countThreads: async () => wrap(() => db.prepare(SQ_READ.countThreads).pluck().get() as number),
     namespacesOf: async (threadId) => wrap(() => db.prepare(SQ_READ.namespaces).pluck().all(threadId) as string[]),

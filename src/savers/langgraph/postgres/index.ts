@@ -17,6 +17,7 @@
  */
 import type pg from "pg";
 import { storeError } from "../../../base/errors.js";
+import type { AesKey } from "../../../formats/langgraph/aes-key.js";
 import type { LgStoreInfo } from "../../../formats/langgraph/types.js";
 import { withDeltaChannels } from "../delta.js";
 import type { LangGraphStore } from "../shared.js";
@@ -33,11 +34,15 @@ export interface PgLangGraphStore extends LangGraphStore {
   rowPool(): Promise<pg.Pool>;
 }
 
-/** The LangGraph store over connections already opened (`opened`) or opened when needed. */
+/**
+ * The LangGraph store over connections already opened (`opened`) or opened when needed; `aesKey` opens its encrypted
+ * rows (and seals those a migration writes to it).
+ */
 export function langGraphPostgres(
   place: PgPlace,
   info: LgStoreInfo,
   opened: { ro?: Client; rw?: pg.Pool } = {},
+  aesKey?: AesKey,
 ): PgLangGraphStore {
   if (info.shallow)
     throw storeError(
@@ -46,8 +51,8 @@ export function langGraphPostgres(
     );
   const conns = connections(place, opened);
   const S = `${ident(place.schema)}.`;
-  const reader = withDeltaChannels(readerOf(conns, S, info, place.uri));
-  const rows = rowStoreOf(conns, S, place);
+  const reader = withDeltaChannels(readerOf(conns, S, info, place.uri, aesKey));
+  const rows = rowStoreOf(conns, S, place, aesKey);
   const stats = statsOf(conns, S, place.uri);
   return {
     ...reader,

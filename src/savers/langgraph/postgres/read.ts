@@ -3,6 +3,7 @@
  * DeltaChannel chains, on the read-only connection. Every listing pages by key (no server-side state).
  */
 import { storeError } from "../../../base/errors.js";
+import type { AesKey } from "../../../formats/langgraph/aes-key.js";
 import { ListDecoder } from "../../../formats/langgraph/list-decode.js";
 import { decodeTyped, messageCount } from "../../../formats/langgraph/serde.js";
 import {
@@ -51,13 +52,14 @@ interface PgThreadRow {
   counters: unknown;
 }
 
-function summaryOf(p: PgThreadRow): LgThreadSummary {
+function summaryOf(p: PgThreadRow, aesKey: AesKey | undefined): LgThreadSummary {
   let messages: number | null = p.mcount;
   if (p.mtype !== null && p.mtype !== "empty" && p.mblob !== null) {
     const v = decodeTyped(p.mtype, p.mblob, {
       row: { store: "postgres", table: "checkpoint_blobs", threadId: p.thread_id, namespace: "", channel: "messages" },
       pointer: "",
       issues: [],
+      aesKey,
     });
     messages = messageCount({ messages: v }); // a list, or a DeltaChannel snapshot's
   }
@@ -134,7 +136,13 @@ interface TupleBuilder {
 }
 
 /** The decoded tuples of pages of checkpoint rows (their blob rows and writes in two queries), for a reader. */
-function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery): TupleBuilder {
+function tupleBuilder(
+  q: Query,
+  S: string,
+  info: LgStoreInfo,
+  aesKey: AesKey | undefined,
+  qText?: TextQuery,
+): TupleBuilder {
   const keyArgs = (rows: Key[]) => [
     rows.map((r) => r.thread_id),
     rows.map((r) => r.checkpoint_ns),
@@ -190,7 +198,7 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery)
         const b = mine?.get(`${ch}\u0000${String(v)}`);
         if (b) own.push(b);
       }
-      return buildTuple("postgres", TABLES, r, writes.get(key3(r)) ?? [], own, lists);
+      return buildTuple("postgres", TABLES, r, writes.get(key3(r)) ?? [], own, { aesKey, lists });
     });
     for (const t of out) await withSends(t);
     return out;
@@ -200,7 +208,7 @@ function tupleBuilder(q: Query, S: string, info: LgStoreInfo, qText?: TextQuery)
   async function withSends(t: LgCheckpointTuple): Promise<void> {
     if (!(t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4)) return;
     const sends = await q<RawWriteRow>(PG_READ.sends(S, Boolean(info.taskPath)), [t.threadId, t.namespace, t.parentId]);
-    if (sends.length) applyPendingSends(t, sends, TABLES.writes);
+    if (sends.length) applyPendingSends(t, sends, TABLES.writes, aesKey);
   }
   return { tuplesOf, partsOf, decode };
 }
@@ -434,9 +442,15 @@ function readQueries(conns: Connections, S: string, uri: string) {
   return { q, threadPage };
 }
 
-export function readerOf(conns: Connections, S: string, info: LgStoreInfo, uri: string): LgReader {
+export function readerOf(
+  conns: Connections,
+  S: string,
+  info: LgStoreInfo,
+  uri: string,
+  aesKey: AesKey | undefined,
+): LgReader {
   const { q, threadPage } = readQueries(conns, S, uri);
-  const build = tupleBuilder(q, S, info, textQuery(conns.ro, q, uri));
+  const build = tupleBuilder(q, S, info, aesKey, textQuery(conns.ro, q, uri));
   const orphans = orphanQueries(q, S);
   let second: Promise<Client | undefined> | undefined;
   const side: SideQuery = async (sql) => {
@@ -463,7 +477,8 @@ export function readerOf(conns: Connections, S: string, info: LgStoreInfo, uri: 
   const reader: LgReader = {
     uri,
     info,
-    threads: (options = {}) => threadPages(threadPage, summaryOf, options),
+    aesKey,
+    threads: (options = {}) => threadPages(threadPage, (p) => summaryOf(p, aesKey), options),
     list,
     countThreads: async () => Number((await q<{ n: string }>(PG_READ.countThreads(S)))[0]!.n),
     namespacesOf: async (threadId) =>

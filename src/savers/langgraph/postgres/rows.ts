@@ -5,6 +5,7 @@
  */
 import type pg from "pg";
 import { storeError } from "../../../base/errors.js";
+import type { AesKey } from "../../../formats/langgraph/aes-key.js";
 import type { Library } from "../../../formats/langgraph/encode.js";
 import {
   assembleFromPostgres,
@@ -102,14 +103,20 @@ function blobsOf(
   return out;
 }
 
-/** A PostgreSQL checkpoint row (+ its blobs) in the SQLite layout. */
-function assemble(r: PgRows["cps"][number], blobMap: Map<string, BlobValue>, fallback: Library): LgCheckpoint {
+/** A PostgreSQL checkpoint row (+ its blobs) in the SQLite layout; encrypted blobs open with the store's `aesKey`. */
+function assemble(
+  r: PgRows["cps"][number],
+  blobMap: Map<string, BlobValue>,
+  fallback: Library,
+  aesKey: AesKey | undefined,
+): LgCheckpoint {
   const checkpoint = JSON.parse(r.checkpoint) as Record<string, unknown>;
   const lib = libraryOfVersions(checkpoint) ?? fallback;
   const a = assembleFromPostgres(
     { checkpoint, metadata: JSON.parse(r.metadata) },
     blobsOf(checkpoint, r.thread_id, r.checkpoint_ns, blobMap),
     lib,
+    aesKey,
   );
   return {
     threadId: r.thread_id,
@@ -146,7 +153,7 @@ async function* scanPgRows(
   S: string,
   wrap: Wrap,
   read: (keys: CpKey[]) => Promise<PgRows>,
-  fallback: Library,
+  toCheckpoint: (r: PgRows["cps"][number], blobMap: Map<string, BlobValue>) => LgCheckpoint,
   batchSize: number,
   threads?: (id: string) => boolean,
 ): AsyncIterable<LgCheckpoint[]> {
@@ -169,7 +176,7 @@ async function* scanPgRows(
     if (keys.length) {
       const { cps, blobMap, writes } = await wrap("reading checkpoints", () => read(keys));
       yield attachWrites(
-        cps.map((r) => assemble(r, blobMap, fallback)),
+        cps.map((r) => toCheckpoint(r, blobMap)),
         writes,
       );
     }
@@ -177,7 +184,12 @@ async function* scanPgRows(
   }
 }
 
-export function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<LgStore, "close"> {
+export function rowStoreOf(
+  conns: Connections,
+  S: string,
+  place: PgPlace,
+  aesKey: AesKey | undefined,
+): Omit<LgStore, "close"> {
   const { schema, uri } = place;
   const wrap: Wrap = async (what, f) => {
     try {
@@ -198,7 +210,7 @@ export function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<
   /** whether the tables take binary COPY rows (their column types are the libraries'), found on the first write */
   let copyOk: boolean | undefined;
   const read = async (keys: CpKey[]) => readPgRows(await conns.rw(), S, await hasTaskPath(), keys);
-  const stager = makeStager();
+  const stager = makeStager(aesKey);
   const blobsToWrite = blobWriter();
   const library = () =>
     wrap("reading the schema", async () => ((await hasLayout()) ? pgLibrary(await conns.rw(), S) : undefined));
@@ -218,7 +230,9 @@ export function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<
         (await hasLayout()) ? Number((await (await conns.rw()).query(PG_ROWS.count(S))).rows[0].n) : 0,
       ),
     async *scanRows(batchSize, threads) {
-      yield* scanPgRows(await conns.rw(), S, wrap, read, (await library()) ?? "js", batchSize, threads);
+      const fallback = (await library()) ?? "js";
+      const toCheckpoint = (r: PgRows["cps"][number], m: Map<string, BlobValue>) => assemble(r, m, fallback, aesKey);
+      yield* scanPgRows(await conns.rw(), S, wrap, read, toCheckpoint, batchSize, threads);
     },
     load: (keys, lib) =>
       wrap("reading checkpoints", async () => {
@@ -226,7 +240,7 @@ export function rowStoreOf(conns: Connections, S: string, place: PgPlace): Omit<
         if (!keys.length || !(await hasLayout())) return out;
         const { cps, blobMap, writes } = await read(keys);
         for (const cp of attachWrites(
-          cps.map((r) => assemble(r, blobMap, lib)),
+          cps.map((r) => assemble(r, blobMap, lib, aesKey)),
           writes,
         ))
           out.set(keyOf(cp), cp);

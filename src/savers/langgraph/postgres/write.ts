@@ -5,6 +5,7 @@
  */
 import type pg from "pg";
 import { storeError } from "../../../base/errors.js";
+import type { AesKey } from "../../../formats/langgraph/aes-key.js";
 import type { Library } from "../../../formats/langgraph/encode.js";
 import {
   type LgCheckpoint,
@@ -28,7 +29,7 @@ export interface Staged {
  * namespace) putting different values under one blob key are refused: the layout keys blobs by (thread, namespace,
  * channel, version) and cannot hold both.
  */
-export function makeStager(): {
+export function makeStager(aesKey: AesKey | undefined): {
   stage: (cp: LgCheckpoint, lib: Library) => Staged;
   form: (cp: LgCheckpoint, lib: Library) => PgForm;
 } {
@@ -39,7 +40,7 @@ export function makeStager(): {
   const stage = (cp: LgCheckpoint, lib: Library): Staged => {
     let s = staged.get(cp);
     if (s) return s;
-    const { row, blobs, versions } = splitForPostgres(cp, lib, new Set());
+    const { row, blobs, versions } = splitForPostgres(cp, lib, new Set(), aesKey);
     const tn = `${cp.threadId}\u0000${cp.ns}`;
     if (tn !== stagedFor) [stagedFor, stagedBlobs] = [tn, new Map()];
     for (let i = 0; i < blobs.length; i++) {
