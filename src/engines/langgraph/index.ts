@@ -131,6 +131,7 @@ async function stats(src: LangGraphStore, o: StatsOptions): Promise<LangGraphSta
     uri: src.uri,
     storedMethod: src.storedMethod,
     filter: { threads: o.thread, match: o.match },
+    aesKey: src.aesKey,
   });
   // only --thread: those ids are looked up directly; with --match every thread id is read and filtered
   const only = o.thread?.length && !o.match?.length ? o.thread : undefined;
