@@ -15,13 +15,14 @@ import type { CliIO } from "./io.js";
 import { openStore } from "./stores.js";
 import { streamTable } from "./table.js";
 
-/** A listing as the user asked for it: a JSON array (a row a line), or a table streamed with the line under it. */
+/** A listing as the user asked for it: a JSON array (2-space indented), or a table streamed with the line under it. */
 async function printListing(l: Listing, json: boolean, io: CliIO): Promise<number> {
   let n = 0;
   if (json) {
     let buf = "[";
     for await (const r of l.rows) {
-      buf += (n++ ? ",\n" : "\n") + stringifyJson(l.json(r));
+      // as JSON.stringify(rows, null, 2) prints the array, a row at a time
+      buf += (n++ ? ",\n" : "\n") + stringifyJson(l.json(r), 2).replace(/^/gm, "  ");
       if (buf.length > 65536) io.stdout.write(buf), (buf = "");
     }
     io.stdout.write(`${buf}${n ? "\n]\n" : "]\n"}`);
