@@ -11,6 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli-io.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ckpt-no-tables-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,4 +69,47 @@ describe("a store that is not there", () => {
     expect(r.err).toContain("no such SQLite database");
     expect(readdirSync(dir)).not.toContain("missing");
   });
+});
+
+/**
+ * #42 item 9: a PostgreSQL schema that is not there (a typo in `?schema=`), or one that holds no tables, is a missing
+ * store for prune (with --vacuum), delete and copy's source: exit 3, and the database is left as it was (no schema,
+ * no table). The schema is looked up in information_schema by a connection of the test's own.
+ */
+describe("a PostgreSQL schema that is not there, or holds no tables (#42 item 9)", () => {
+  const pg = pgTestSchemas("nostore");
+  const missing = pg.schema("typo");
+  const empty = pg.schema("empty");
+  const tablesOf = async (s: string) =>
+    (await pg.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [s])).rows;
+  const schemaThere = async (s: string) =>
+    (await pg.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [s])).rowCount === 1;
+  const pgCommands = (uri: string): string[][] => [
+    ["prune", uri, "--keep-last", "5", "--vacuum"],
+    ["prune", uri, "--idle-for", "1s"],
+    ["delete", `${uri}#t1`, "--yes"],
+    ["copy", `${uri}#t1`, `sqlite:${join(dir, "pg-copy-target.db")}#t2`],
+  ];
+  it.each(pgCommands(`${PG}?schema=${missing}`).map((a) => [a.slice(0, 2).join(" "), a]))(
+    "%s: exit 3 naming the schema, no schema and no table created",
+    async (_name, argv) => {
+      const r = await runCli(argv as string[]);
+      expect(r.code, r.out + r.err).toBe(3);
+      expect(r.err).toContain(missing);
+      expect(r.out).toBe("");
+      expect(await schemaThere(missing)).toBe(false);
+      expect(await tablesOf(missing)).toEqual([]);
+      expect(readdirSync(dir)).not.toContain("pg-copy-target.db");
+    },
+  );
+  it.each(pgCommands(`${PG}?schema=${empty}`).map((a) => [a.slice(0, 2).join(" "), a]))(
+    "an empty schema, %s: exit 3, still no table in it",
+    async (_name, argv) => {
+      await pg.query(`CREATE SCHEMA IF NOT EXISTS ${empty}`);
+      const r = await runCli(argv as string[]);
+      expect(r.code, r.out + r.err).toBe(3);
+      expect(r.err).toContain(empty);
+      expect(await tablesOf(empty)).toEqual([]);
+    },
+  );
 });
