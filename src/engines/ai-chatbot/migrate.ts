@@ -15,6 +15,7 @@
  * skipped. Chats go in batches, one transaction a batch, recorded in the journal, then verified: the rows read back the way the template reads them
  * (by chatId, ordered by createdAt) equal what was written and are a chat the ai-sdk@6 validator accepts.
  */
+import { hexDigest } from "../../base/digest.js";
 import { fmtInt } from "../../base/plural.js";
 import { stringifyJson } from "../../base/json.js";
 import { checkRecord } from "../../core/check.js";
@@ -240,7 +241,7 @@ function chatbotEndpoint(
               namespace: "",
               threadId: chat.id,
               key: journalKeyOf(chat.id),
-              hash: "",
+              hash: hexDigest("sha256", form),
               bytes,
               chat,
               rows,

@@ -102,8 +102,17 @@ function staged(r: MastraRecord): Staged<MastraItem> {
     return {
       reject: `${r.table === "threads" ? "thread" : "resource"} '${id}': ${bad.column} does not decode (${bad.reason})`,
     };
+  const form = formOf(r);
   return {
-    ok: { namespace: r.table, threadId: id, key: keyOf(r), hash: "", bytes: bytesOf(r), rec: r, form: formOf(r) },
+    ok: {
+      namespace: r.table,
+      threadId: id,
+      key: keyOf(r),
+      hash: hexDigest("sha256", form),
+      bytes: bytesOf(r),
+      rec: r,
+      form,
+    },
   };
 }
 
@@ -224,8 +233,10 @@ class MastraTarget {
         const out: Array<{ expected: string; got: string | null } | undefined> = [];
         for (const i of written) {
           const got = (await this.read(i.rec))?.form ?? null;
-          const digest = (s: string) => hexDigest("sha256", s).slice(0, 16);
-          out.push(got === i.form ? undefined : { expected: digest(i.form), got: got === null ? null : digest(got) });
+          // compared by content hash (sha256 of the comparable form), as documents are
+          out.push(
+            got === i.form ? undefined : { expected: i.hash, got: got === null ? null : hexDigest("sha256", got) },
+          );
         }
         return out;
       },
