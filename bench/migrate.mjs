@@ -204,7 +204,7 @@ function peakRss(n) {
   const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-rss-"));
   const code = `
     import { openSaver } from ${JSON.stringify(join(root, "dist", "savers", "index.js"))};
-    import { migrate } from ${JSON.stringify(join(root, "dist", "core", "migrate.js"))};
+    import { migrate } from ${JSON.stringify(join(root, "dist", "engines", "ckpt", "migrate.js"))};
     const s = await openSaver(${JSON.stringify("file:" + src)});
     const t = await openSaver(${JSON.stringify("sqlite:" + join(dir, "t.db"))});
     const r = await migrate(s, t, { batchSize: 500 });

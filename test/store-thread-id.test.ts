@@ -101,9 +101,9 @@ describe("migrate --to-format deepagent", () => {
   it("checked in the worker thread: the same", async () => {
     // the worker runs the compiled package (dist/), so this drives the built engine (as test/migrate-worker does)
     const root = join(import.meta.dirname, "..");
-    if (!existsSync(join(root, "dist", "cli", "check-worker.js")))
+    if (!existsSync(join(root, "dist", "engines", "ckpt", "migrate.js")))
       execFileSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "ignore" });
-    const { migrate } = await import(join(root, "dist", "core", "migrate.js"));
+    const { migrate } = await import(join(root, "dist", "engines", "ckpt", "migrate.js"));
     const { openCheckPool } = await import(join(root, "dist", "cli", "check-pool.js"));
     const dist = await import(join(root, "dist", "savers", "index.js"));
     const to = join(dir, "worker.db");
