@@ -39,6 +39,7 @@ const DOING: Record<Capability, string> = {
   namespaces: "has no namespaces",
   subgraphs: "has no checkpoint namespaces (subgraphs)",
   write: "is read here, never written",
+  shared: "lives in this process only (no other process opens it)",
   parallelWriters: "takes one writer at a time (no --jobs)",
   prune: "cannot be pruned by ckpt",
   delete: "cannot have threads deleted by ckpt",

@@ -26,6 +26,8 @@ export interface EngineCaps {
   subgraphs: boolean;
   /** the store can be written by ckpt (`migrate --to`) */
   write: boolean;
+  /** other processes open the same store (a run killed is resumed by another; a memory: store lives in one) */
+  shared: boolean;
   /** several writer processes at once (`migrate --jobs`) */
   parallelWriters: boolean;
   /** `ckpt prune` */

@@ -1,10 +1,7 @@
 import { engineConformance } from "./suite.js";
 import { folder, memory, postgres, redis, sqlite } from "./layouts.js";
 
-engineConformance(memory, {
-  "kill + resume":
-    "a memory: store lives in one process, so the killed run (another process) cannot open it; no capability says so",
-});
+engineConformance(memory);
 engineConformance(sqlite);
 engineConformance(redis);
 engineConformance(postgres);

@@ -239,7 +239,7 @@ export function engineConformance(layout: Layout, gaps: Gaps = {}): void {
 
     test(
       "kill + resume",
-      undefined,
+      "shared",
       "a migration killed (SIGKILL) between batches, then --resume: the target holds every thread once",
       async () => {
         // the target: a ckpt PostgreSQL schema behind a slow link, so each batch takes long enough to be killed after

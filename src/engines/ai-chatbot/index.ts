@@ -47,6 +47,7 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
       namespaces: false,
       subgraphs: false,
       write: true,
+      shared: true,
       parallelWriters: false,
       prune: false,
       delete: false,

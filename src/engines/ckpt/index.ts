@@ -149,6 +149,7 @@ export function ckptEngine(opened: Extract<OpenedStore, { layout: "ckpt" | "fold
     write: true,
     // more connections to one server (migrate --jobs): Redis and PostgreSQL; SQLite has one writer at a time, a folder
     // and a memory store live on this machine / in this process
+    shared: uri.kind !== "memory",
     parallelWriters: uri.kind === "redis" || uri.kind === "postgres",
     prune: true,
     delete: true,

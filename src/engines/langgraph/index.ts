@@ -151,6 +151,7 @@ export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgrap
       namespaces: false,
       subgraphs: true,
       write: true,
+      shared: true,
       parallelWriters: false,
       prune: true,
       delete: true,

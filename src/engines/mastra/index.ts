@@ -45,6 +45,7 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
       namespaces: false,
       subgraphs: false,
       write: true,
+      shared: true,
       parallelWriters: false,
       prune: false,
       delete: false,

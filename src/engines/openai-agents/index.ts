@@ -44,6 +44,7 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
       namespaces: false,
       subgraphs: false,
       write: false,
+      shared: true,
       parallelWriters: false,
       prune: false,
       delete: false,
