@@ -47,7 +47,7 @@ export interface LgStore {
   setup(lib: Library): Promise<void>;
   /** checkpoints held */
   count(): Promise<number>;
-  /** every checkpoint with its writes, in (thread_id, checkpoint_ns, checkpoint_id) order, in batches */
+  /** every checkpoint with its writes, in (thread_id, checkpoint_ns, checkpoint_id) order, in batches (SQLite: whole threads, each page read in one snapshot) */
   scanRows(batchSize: number, threads?: (id: string) => boolean): AsyncIterable<LgCheckpoint[]>;
   /** the stored checkpoints among `keys` (what the store holds, in the SQLite layout), for conflicts */
   load(keys: CheckpointKey[], lib: Library): Promise<Map<string, LgCheckpoint>>;

@@ -129,6 +129,9 @@ export const SQ_ROWS = {
   scanFirst: "SELECT * FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?",
   scanNext: `SELECT * FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?)
     ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
+  /** the rest of a thread after a key: a page ends at a thread's end, read in the page's snapshot */
+  threadRest: `SELECT * FROM checkpoints WHERE thread_id = ? AND (checkpoint_ns, checkpoint_id) > (?, ?)
+    ORDER BY checkpoint_ns, checkpoint_id`,
   writesRange: `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes
       WHERE ${RANGE}`,
   get: "SELECT * FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",

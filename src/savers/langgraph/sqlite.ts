@@ -533,50 +533,57 @@ const toWrite = (r: SqWriteRow): LgWrite => ({
 
 type RowWrap = <R>(what: string, f: () => R) => R;
 
-/** Every checkpoint with its writes, in key order, in pages of `batchSize`, of the threads `threads` accepts. */
+/**
+ * Every checkpoint with its writes, in key order, in pages of whole threads (`batchSize` checkpoints, and the rest of
+ * the page's last thread), of the threads `threads` accepts. A page — its checkpoints and their writes — is read in
+ * one read transaction, so each thread is read from one snapshot: a prune (or any writer) committing between two
+ * pages changes whole threads only, never the part of a thread a page already read (a history is the store's before
+ * or after, never with a hole).
+ */
 async function* scanRows(
   db: DB,
   wrap: RowWrap,
   batchSize: number,
   threads?: (id: string) => boolean,
 ): AsyncIterable<LgCheckpoint[]> {
+  const first = db.prepare(SQ_ROWS.scanFirst);
   const page = db.prepare(SQ_ROWS.scanNext);
+  const rest = db.prepare(SQ_ROWS.threadRest);
   const range = db.prepare(SQ_ROWS.writesRange);
-  let after: [string, string, string] = ["", "", ""];
-  let firstPage = true;
+  let after: [string, string, string] | undefined;
   for (;;) {
-    const rows = wrap("reading checkpoints", () =>
-      firstPage
-        ? (db.prepare(SQ_ROWS.scanFirst).all(batchSize) as CpRow[])
-        : (page.all(...after, batchSize) as CpRow[]),
-    );
-    firstPage = false;
+    const read = db.transaction(() => {
+      const rows = (after ? page.all(...after, batchSize) : first.all(batchSize)) as CpRow[];
+      if (rows.length === batchSize) {
+        const last = rows[rows.length - 1]!;
+        for (const r of rest.iterate(last.thread_id, last.checkpoint_ns, last.checkpoint_id) as Iterable<CpRow>)
+          rows.push(r);
+      }
+      const kept = threads ? rows.filter((r) => threads(r.thread_id)) : rows;
+      if (!kept.length) return { rows, kept, ws: [] as SqWriteRow[] };
+      const a = kept[0]!;
+      const b = kept[kept.length - 1]!;
+      const ws = range.all(
+        a.thread_id,
+        a.checkpoint_ns,
+        a.checkpoint_id,
+        b.thread_id,
+        b.checkpoint_ns,
+        b.checkpoint_id,
+      ) as SqWriteRow[];
+      return { rows, kept, ws };
+    });
+    const { rows, kept, ws } = wrap("reading checkpoints", () => read());
     if (rows.length === 0) return;
     const last = rows[rows.length - 1]!;
     after = [last.thread_id, last.checkpoint_ns, last.checkpoint_id];
-    const kept = threads ? rows.filter((r) => threads(r.thread_id)) : rows;
-    if (kept.length) {
-      const a = kept[0]!;
-      const b = kept[kept.length - 1]!;
-      const ws = wrap(
-        "reading writes",
-        () =>
-          range.all(
-            a.thread_id,
-            a.checkpoint_ns,
-            a.checkpoint_id,
-            b.thread_id,
-            b.checkpoint_ns,
-            b.checkpoint_id,
-          ) as SqWriteRow[],
-      );
+    if (kept.length)
       yield attachWrites(
         kept.map(toCheckpoint),
         ws.map(
           (w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), toWrite(w)] as const,
         ),
       );
-    }
     if (rows.length < batchSize) return;
   }
 }
