@@ -70,6 +70,9 @@ function output(io: CliIO, args: Args, uri: string): Output {
           `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
           `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
           ...(s.vacuum ? [vacuumLine(s.vacuum, s.dryRun)] : []),
+          ...(s.vacuumFailed !== undefined
+            ? ["  vacuum: failed after the prune committed (the deletions above stand; nothing was given back)"]
+            : []),
           ...(s.unknownTime
             ? [
                 `  kept ${plural(s.unknownTime, "thread")} whose last update is unknown (neither the store nor the document has an update time)`,
@@ -182,7 +185,14 @@ export const pruneCommand: CommandDef = {
       onPlan: args.dryRun ? out.plan : undefined,
       vacuum: args.vacuum,
     };
-    out.end(await engine.prune!(c, o));
+    const { VacuumError } = await import("../core/prune-run.js");
+    try {
+      out.end(await engine.prune!(c, o));
+    } catch (e) {
+      // the prune committed and the vacuum after it failed: what was deleted first, then the vacuum's error
+      if (e instanceof VacuumError) out.end(e.summary);
+      throw e;
+    }
     return 0;
   },
 };

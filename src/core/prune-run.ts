@@ -4,7 +4,7 @@
  * nothing; over ckpt's own savers (one document per thread), idle or filtered threads deleted whole. The store is
  * passed in and stays open (its opener closes it); a dry run plans, reports and changes nothing.
  */
-import { usageError } from "../base/errors.js";
+import { CkptError, usageError } from "../base/errors.js";
 import { updatedAtOf } from "../savers/common.js";
 import type { LangGraphStore, PruneCounts, VacuumReport } from "../savers/langgraph/shared.js";
 import { isLangGraphSaver } from "../savers/langgraph/shared.js";
@@ -52,6 +52,22 @@ export interface PruneSummary extends PruneCounts {
   elapsedMs: number;
   /** `vacuum`: the sizes before and after, and what was given back */
   vacuum?: VacuumSummary;
+  /** `vacuum` failed after the prune committed (disk full, a lock): its error; the prune's figures stand */
+  vacuumFailed?: string;
+}
+
+/**
+ * The vacuum after a committed prune failed: the store's error (its exit code, reason and message), with the summary
+ * of what the prune deleted — that part is done and stays done, so it is reported before the vacuum's error.
+ */
+export class VacuumError extends CkptError {
+  constructor(
+    readonly summary: PruneSummary,
+    cause: CkptError,
+  ) {
+    super(cause.exitCode, cause.reason, cause.message, cause.place, { cause });
+    this.name = "VacuumError";
+  }
 }
 
 function emptySummary(dryRun: boolean, now: number): PruneSummary {
@@ -118,7 +134,18 @@ export async function pruneLangGraph(
     for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
   }
   // after every page's transaction (VACUUM cannot run inside one), compared with the sizes before the prune
-  if (sizes) s.vacuum = vacuumSummary(sizes, await store.vacuum({ dryRun }), store.kind, s);
+  if (sizes) {
+    let end: VacuumReport;
+    try {
+      end = await store.vacuum({ dryRun });
+    } catch (e) {
+      if (!(e instanceof CkptError)) throw e;
+      s.vacuumFailed = e.message;
+      s.elapsedMs = performance.now() - t0;
+      throw new VacuumError(s, e);
+    }
+    s.vacuum = vacuumSummary(sizes, end, store.kind, s);
+  }
   s.elapsedMs = performance.now() - t0;
   return s;
 }
