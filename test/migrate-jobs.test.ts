@@ -130,6 +130,22 @@ describe("migrate --jobs", () => {
     expect(u.err()).toMatch(/--jobs expects an integer from 1 to 64, got /);
   });
 
+  it("--jobs 2 into a SQLite file or a folder that does not exist: refused before either is created", async () => {
+    const work = mkdtempSync(join(tmpdir(), "ckpt-jobs-"));
+    const src = makeSource(2);
+    for (const to of [`sqlite:${join(work, "new.db")}`, `file:${join(work, "new-folder")}`]) {
+      const t = io(work);
+      const journal = join(work, "j");
+      expect(await main(["migrate", "--from", `file:${src}`, "--to", to, "--jobs", "2", "--journal", journal], t)).toBe(
+        2,
+      );
+      expect(t.err()).toMatch(/--jobs 2: only redis:\/\/ and postgres:\/\/ targets take parallel writers/);
+    }
+    expect(existsSync(join(work, "new.db"))).toBe(false);
+    expect(existsSync(join(work, "new-folder"))).toBe(false);
+    expect(existsSync(join(work, "j"))).toBe(false);
+  });
+
   it("a parallel run killed at random points ends identical after --resume (postgres, 4 writers)", async () => {
     const src = makeSource(1200);
     const want = await storeHashes(`file:${src}`);

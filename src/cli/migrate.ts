@@ -443,7 +443,7 @@ async function openTarget(args: Args, io: CliIO, source: OpenedWithEngine, to: S
     dryRun: args.dryRun,
   });
   requireCap(target.engine, "write", "migrate --to");
-  await refuseOptions(args, { source: source.layout, target: target.layout, targetEngine: target.engine }, to.redacted);
+  await refuseOptions(args, { source: source.layout, target: target.layout, targetEngine: target.engine }, to);
   return { source, target, writers: await openWriters(target, args.jobs, io.env) };
 }
 
@@ -489,7 +489,7 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
   // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
   const routeArgs = { ...args, toNamespace: toNs, namespace: fromNs !== undefined ? [fromNs] : args.namespace };
   const known = layoutBeforeOpen(toU, targetWant(args, source.layout, toU), source.layout);
-  if (known) await refuseOptions(routeArgs, { source: source.layout, target: known }, toU.redacted);
+  if (known) await refuseOptions(routeArgs, { source: source.layout, target: known }, toU);
   // the journal before the target: a journal that cannot be written stops the run before the target is created
   const journal = args.dryRun
     ? undefined

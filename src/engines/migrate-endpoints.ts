@@ -56,7 +56,7 @@ export function targetWant(args: RouteArgs, source: LayoutName, to: SaverUri): W
 
 /**
  * The layout a target will have, when it is known before opening it: the only one its kind holds, what `?layout=`
- * forces, LangGraph's for a LangGraph history or for a SQLite file that does not exist yet and is asked to be one.
+ * forces, LangGraph's for a LangGraph history, the one asked for by a SQLite file that does not exist yet.
  * Else its tables tell, once it is open (opening a store that exists creates nothing).
  */
 export function layoutBeforeOpen(to: SaverUri, want: WantedLayout, source: LayoutName): LayoutName | undefined {
@@ -64,7 +64,8 @@ export function layoutBeforeOpen(to: SaverUri, want: WantedLayout, source: Layou
   if (forced === "openai-agents-session") return undefined;
   if (forced !== undefined) return forced;
   if (source === "langgraph") return "langgraph";
-  if (want === "langgraph" && to.kind === "sqlite" && !existsSync(to.location)) return "langgraph";
+  // a SQLite file that does not exist yet is created in the layout asked for
+  if (to.kind === "sqlite" && to.location !== ":memory:" && !existsSync(to.location)) return want;
   return undefined;
 }
 
@@ -76,19 +77,19 @@ function refuseJobs(jobs: number | undefined, parallelWriters: boolean, route: M
 
 /**
  * The options the run's two ends cannot honour, refused (exit 2) before anything is written: `--jobs` from the
- * target's capability (`parallelWriters`: its engine's, or, before the target is opened, false for a layout whose
- * route writes with one writer only), then the target's route, then the source's.
+ * target's capability (`parallelWriters`: its engine's, or, before the target is opened, its layout's route's), then
+ * the target's route, then the source's.
  */
 export async function refuseOptions(
   args: RouteArgs & { jobs?: number },
   ends: { source: LayoutName; target: LayoutName; targetEngine?: Engine },
-  to: string,
+  to: SaverUri,
 ): Promise<void> {
   const target = await routeOf(ends.target);
-  if (ends.targetEngine) refuseJobs(args.jobs, ends.targetEngine.caps.parallelWriters, target, to);
-  else if (target.parallelWriters === false) refuseJobs(args.jobs, false, target, to);
-  target.refuseAsTarget(args, ends.source, to);
-  (await routeOf(ends.source)).refuseAsSource?.(ends.target, to);
+  const parallel = ends.targetEngine ? ends.targetEngine.caps.parallelWriters : target.parallelWriters(to);
+  refuseJobs(args.jobs, parallel, target, to.redacted);
+  target.refuseAsTarget(args, ends.source, to.redacted);
+  (await routeOf(ends.source)).refuseAsSource?.(ends.target, to.redacted);
 }
 
 /** The route of a layout: the one function that picks what a migration does with a store. */

@@ -7,6 +7,7 @@ import type { CheckPool } from "../core/check.js";
 import type { ConflictPolicy, Journal, MigrateProgress, MigrateSummary } from "../core/migrate/types.js";
 import type { OpenedStore } from "../savers/index.js";
 import type { Saver } from "../savers/types.js";
+import type { SaverUri } from "../savers/uri.js";
 
 /** The command line of a run, as the layouts read it. */
 export interface RouteArgs {
@@ -43,8 +44,8 @@ export interface MigrationRoute {
   refuseAsTarget(args: RouteArgs, source: OpenedStore["layout"], to: string): void;
   /** The targets a store of this layout cannot go to (exit 2). */
   refuseAsSource?(target: OpenedStore["layout"], to: string): void;
-  /** false: a target of this layout is written by one writer whatever its engine (known before it is opened) */
-  readonly parallelWriters?: false;
+  /** Whether a target of this layout at `to` takes parallel writers, before it is opened (then its engine says). */
+  parallelWriters(to: SaverUri): boolean;
   /** Why a target of this layout takes one writer (the tail of the one `--jobs` refusal). */
   oneWriter(to: string): string;
   /** A run into a target of this layout from `source` (its rows, or its documents). */

@@ -305,7 +305,7 @@ const chatbotStore = (o: OpenedStore) => (o as Extract<OpenedStore, { layout: "a
  * a ckpt store or folder, `--to-format`) goes the documents way (engines/ckpt/migrate.ts).
  */
 export const route: MigrationRoute = {
-  parallelWriters: false,
+  parallelWriters: () => false,
   oneWriter: (to) => `a Chat SDK target (${to}) takes one writer`,
   refuseAsTarget(args, source, to) {
     if (source !== "ai-chatbot")

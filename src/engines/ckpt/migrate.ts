@@ -251,6 +251,7 @@ export function migrate(source: Saver, target: Saver, opts: MigrateOptions = {})
  * converted (`--to-format`), over one connection or, into Redis and PostgreSQL, several (`--jobs`).
  */
 export const route: MigrationRoute = {
+  parallelWriters: (to) => to.kind === "redis" || to.kind === "postgres",
   oneWriter: (to) => `only redis:// and postgres:// targets take parallel writers (${to} has one writer)`,
   refuseAsTarget(args, source, to) {
     if (source === "langgraph")

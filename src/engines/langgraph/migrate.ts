@@ -324,7 +324,7 @@ const lgStore = (o: OpenedStore) => (o as Extract<OpenedStore, { layout: "langgr
  * LangGraph `checkpoint_ns` is a subgraph's) and LangGraph checkpoints only.
  */
 export const route: MigrationRoute = {
-  parallelWriters: false,
+  parallelWriters: () => false,
   oneWriter: (to) =>
     `a LangGraph target (${to}) takes one writer: its batches go in key order and PostgreSQL's blob rows are shared by a thread's checkpoints`,
   refuseAsTarget(args, source, to) {

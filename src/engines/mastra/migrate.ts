@@ -406,7 +406,7 @@ const mastraStore = (o: OpenedStore) => (o as Extract<OpenedStore, { layout: "ma
  * `--to-format`) goes the documents way (engines/ckpt/migrate.ts).
  */
 export const route: MigrationRoute = {
-  parallelWriters: false,
+  parallelWriters: () => false,
   oneWriter: (to) => `a Mastra target (${to}) takes one writer`,
   refuseAsTarget(args, _source, to) {
     if (args.toNamespace !== undefined)
