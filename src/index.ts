@@ -35,6 +35,9 @@ export { openSaver as openStore, parseSaverUri, type OpenOptions } from "./saver
 export type { ListOptions, Saver, SaverRecord, ThreadInfo } from "./savers/types.js";
 export { isLangGraphSaver, type LangGraphSaver } from "./savers/langgraph/shared.js";
 export type { LgHistoryEntry } from "./formats/langgraph/types.js";
+// a store's engine: what its layout can do (`caps`) and its operations (ls rows, stats, prune, delete, copy)
+export { openEngine, requireCap } from "./engines/index.js";
+export type { Capability, Engine, EngineCaps, LayoutName, Listing } from "./engines/types.js";
 /** `OpenOptions.aesKey`: the key of a LangGraph store's encrypted rows (`msgpack+aes`, Python EncryptedSerializer). */
 export type { AesKey, AesKeyOption } from "./formats/langgraph/aes-key.js";
 

@@ -4,7 +4,7 @@
  * `?layout=`); `openEngine` opens the store and gives its engine.
  */
 import { usageError } from "../base/errors.js";
-import { type OpenedStore, type OpenOptions, openStore } from "../savers/index.js";
+import { type OpenedStore, type OpenOptions, openStore, parseSaverUri } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
 import type { Capability, Engine, LayoutName } from "./types.js";
 
@@ -28,9 +28,9 @@ export async function engineOf(opened: OpenedStore): Promise<Engine> {
   return build(opened);
 }
 
-/** Open a store and give its engine. */
-export async function openEngine(u: SaverUri, opts: OpenOptions = {}): Promise<Engine> {
-  return engineOf(await openStore(u, opts));
+/** Open a store (its URI, as typed or parsed) and give its engine. */
+export async function openEngine(uri: string | SaverUri, opts: OpenOptions = {}): Promise<Engine> {
+  return engineOf(await openStore(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, opts));
 }
 
 /** What each capability lets a command do, for refusals. */
