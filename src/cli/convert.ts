@@ -490,7 +490,7 @@ export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArg
   if (!keepsHistory(engine)) {
     await engine.close();
     throw usageError(
-      `-o ${redact(uri)} is ${engine.title}: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`,
+      `-o ${redact(uri)} holds ${engine.holds}: a LangGraph thread goes into a LangGraph store of its own (another database file or ?schema=)`,
     );
   }
   const store = engine.store;

@@ -118,6 +118,8 @@ export interface Engine {
   readonly layout: LayoutName;
   /** the layout in words, for messages: "a Mastra store" */
   readonly title: string;
+  /** what the store holds, for messages: "Mastra's memory tables" */
+  readonly holds: string;
   readonly caps: EngineCaps;
   /** per missing capability, what to use instead (the tail of the refusal) */
   readonly instead: Partial<Record<Capability, string>>;

@@ -42,6 +42,7 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
   return {
     layout: "ai-chatbot",
     title: "a Chat SDK store",
+    holds: "the Chat SDK template's tables",
     caps: {
       history: false,
       namespaces: false,

@@ -160,6 +160,12 @@ export function ckptEngine(opened: Extract<OpenedStore, { layout: "ckpt" | "fold
   return {
     layout: opened.layout,
     title: opened.layout === "folder" ? "a folder store" : "ckpt's own store",
+    holds:
+      opened.layout === "folder"
+        ? "a folder of checkpoint files"
+        : uri.kind === "redis"
+          ? "ckpt's own keys"
+          : "ckpt's own tables",
     caps,
     instead: {
       history: "ckpt's own stores keep the newest checkpoint of each thread",

@@ -146,6 +146,7 @@ export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgrap
   return {
     layout: "langgraph",
     title: `a LangGraph ${store.kind === "sqlite" ? "SQLite" : "PostgreSQL"} store`,
+    holds: "LangGraph's tables",
     caps: {
       history: true,
       namespaces: false,

@@ -40,6 +40,7 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
   return {
     layout: "mastra",
     title: "a Mastra store",
+    holds: "Mastra's memory tables",
     caps: {
       history: false,
       namespaces: false,

@@ -39,6 +39,7 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
   return {
     layout: "openai-agents-session",
     title: "an Agents SDK SQLiteSession store",
+    holds: "the Agents SDK's SQLiteSession tables",
     caps: {
       history: false,
       namespaces: false,
