@@ -13,6 +13,7 @@ import { validationExitCode as exitCodeOf } from "../src/core/validation.js";
 import { detectAll } from "../src/formats/index.js";
 import { FORMAT_NAMES } from "../src/formats/types.js";
 import { readSource } from "../src/cli/input.js";
+import { parseInput } from "../src/savers/address.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIXTURES = join(ROOT, "fixtures");
@@ -38,7 +39,7 @@ for (const format of formats) {
       for (const c of cases) {
         const rel = `fixtures/${format}/${kind}/${c}`;
         test(c, async () => {
-          const doc = await readSource(rel, { ...io, stdin: () => io.stdin });
+          const doc = await readSource(parseInput(rel, { cwd: io.cwd }), { ...io, stdin: () => io.stdin });
           const detected = detectAll(doc).map((d) => d.format);
           expect(detected, `${rel}: ${format} should be among the detected formats`).toContain(format);
           if (kind === "valid") {

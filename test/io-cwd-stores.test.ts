@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
-import { storeAt } from "../src/cli/input.js";
+import { atCwd as storeAt } from "../src/savers/address.js";
 import { runCli } from "./helpers/cli-io.js";
 
 const ROOT = join(import.meta.dirname, "..");

@@ -4,11 +4,12 @@
  * of what is dropped is printed either way (text on stderr, or `--json` on stdout).
  */
 import { realpath, stat } from "node:fs/promises";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
-import { NAMESPACE_OPTION, readSource, SQLITE_PATH_REF, splitThreadRef } from "./input.js";
+import { NAMESPACE_OPTION, readSource } from "./input.js";
+import { type Input, namesStore, parseInput, parseTarget, type Target as StoreTarget } from "../savers/address.js";
 import { ExitCode, usageError } from "../base/errors.js";
 import { convertDocument, type ConvertResult } from "../core/convert.js";
 import { LossLog, messageIndexOf } from "../formats/loss.js";
@@ -156,7 +157,8 @@ export const convertCommand: CommandDef = {
     args.toFormat = named.to;
     args.formatVersion = named.version;
     if (args.formatVersion !== undefined) checkFormatVersion(args.toFormat, args.formatVersion);
-    const intoStore = isStoreOutput(args.output);
+    const into = storeOutput(args.output, io);
+    const intoStore = into !== undefined;
     if (intoStore && args.toFormat !== "langgraph")
       throw usageError(
         `-o ${args.output} is a store: convert writes LangGraph threads into stores (-t langgraph); use ckpt migrate --to-format ${args.toFormat} for ckpt's own savers`,
@@ -165,17 +167,14 @@ export const convertCommand: CommandDef = {
       throw usageError(
         "--to-library applies to -t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…#<thread>)",
       );
-    const doc = await readSource(args.input, {
-      stdin: () => io.stdin,
-      cwd: args.input === "-" || isAbsolute(args.input) ? undefined : io.cwd,
-      namespace: args.namespace,
-    });
-    if (intoStore) return convertIntoLangGraph(doc, { ...args, output: args.output! }, io);
+    const input = parseInput(args.input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
+    const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
+    if (into) return convertIntoLangGraph(doc, into, { ...args, output: args.output! }, io);
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossLog.length > 0 && !args.allowLossy;
     let target: string | undefined;
     if (!refused && !args.dryRun) {
-      if (args.output) target = await writeOutput(r, args, io);
+      if (args.output) target = await writeOutput(r, input, args, io);
       else if ("text" in r.output) {
         // exact bytes when redirected (the system's own layout); a final newline only for a terminal
         const t = r.output.text;
@@ -410,12 +409,10 @@ const INDEX = /\/\d+(?=\/|$)/g;
 const count = pluralInt;
 
 /** Where to write, refusing to overwrite the input; then an atomic write (temp file + rename). */
-async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<string> {
+async function writeOutput(r: ConvertResult, input: Input, args: Args, io: CliIO): Promise<string> {
   const out = resolve(io.cwd, args.output!);
   const inputPath =
-    args.input === "-" || (/^[a-z][a-z0-9+.-]*:/i.test(args.input) && !args.input.startsWith("file:"))
-      ? undefined
-      : resolve(io.cwd, args.input.replace(/^file:/, ""));
+    input.kind === "path" ? input.path : input.kind === "store" ? resolve(io.cwd, input.store.location) : undefined;
   const files: Record<string, string> = {};
   let base = out;
   const isDir = await stat(out).then(
@@ -454,12 +451,10 @@ async function writeOutput(r: ConvertResult, args: Args, io: CliIO): Promise<str
  * store is set up as that library's setup() would; the thread must not exist there yet; the row is read back and
  * compared with what was written.
  */
-/** Whether `-o` names a LangGraph store (a sqlite:/postgres:// URI, or a *.db / *.sqlite path) rather than a file. */
-export function isStoreOutput(output: string | undefined): boolean {
-  if (output === undefined) return false;
-  return (
-    /^(sqlite:|postgres(ql)?:\/\/)/i.test(output) || SQLITE_PATH_REF.test(output) || /\.(sqlite3?|db)$/i.test(output)
-  );
+/** The store `-o` names when it names a LangGraph store (a sqlite:/postgres:// URI, or a *.db / *.sqlite path), else undefined (a file). */
+function storeOutput(output: string | undefined, io: CliIO): StoreTarget | undefined {
+  const t = output !== undefined && namesStore(output) ? parseTarget(output, { cwd: io.cwd, env: io.env }) : undefined;
+  return t && (t.store.kind === "sqlite" || t.store.kind === "postgres") ? t : undefined;
 }
 
 export interface StoreConvertArgs {
@@ -473,19 +468,29 @@ export interface StoreConvertArgs {
   verbose: boolean;
 }
 
-export async function convertIntoLangGraph(doc: SourceDoc, args: StoreConvertArgs, io: CliIO): Promise<number> {
+export async function convertIntoLangGraph(
+  doc: SourceDoc,
+  ref: StoreTarget,
+  args: StoreConvertArgs,
+  io: CliIO,
+): Promise<number> {
   const { parseLibrary } = await import("../engines/langgraph/migrate.js");
   const { documentToRow, threadTaken } = await import("../core/langgraph/convert.js");
   const { redactUri: redact } = await import("../base/redact.js");
-  const ref = splitThreadRef(args.output);
   if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);
   const asked = parseLibrary(args.toLibrary);
-  const uri = /^(sqlite:|postgres(ql)?:\/\/)/i.test(ref.uri) ? ref.uri : `sqlite:${ref.uri}`;
   const { keyOf } = await import("../savers/langgraph/shared.js");
   const { openStore } = await import("./stores.js");
   // an empty store is set up as a LangGraph store; a dry run into a SQLite file that does not exist yet plans against
   // an empty one and creates nothing
-  const { engine } = await openStore(uri, { readOnly: false, env: io.env, want: "langgraph", dryRun: args.dryRun });
+  const { engine } = await openStore(ref.store, {
+    readOnly: false,
+    env: io.env,
+    want: "langgraph",
+    dryRun: args.dryRun,
+  });
+  // the store as the user named it (a bare path: as an sqlite: URI)
+  const uri = ref.bare ? `sqlite:${ref.store.raw}` : ref.store.raw;
   const { keepsHistory } = await import("../engines/langgraph/index.js");
   if (!keepsHistory(engine)) {
     await engine.close();

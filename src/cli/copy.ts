@@ -12,7 +12,6 @@ import { plural } from "../base/plural.js";
 import { printable } from "../base/printable.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { storeAt } from "./input.js";
 
 interface Args {
   from: string;
@@ -34,17 +33,15 @@ interface Copied {
   replaced: boolean;
 }
 
-async function parseEnds(args: Args) {
-  const { splitAddress, parseFragment } = await import("../savers/address.js");
-  const from = splitAddress(args.from);
-  const to = splitAddress(args.to);
-  if (from.fragment === undefined)
+async function parseEnds(args: Args, io: CliIO) {
+  const { splitAddress, parseAddress, parseTarget } = await import("../savers/address.js");
+  if (splitAddress(args.from).fragment === undefined)
     throw usageError(`'${args.from}': name the thread to copy: <store>#<thread>[@<checkpoint>]`);
-  if (to.fragment === undefined || to.fragment === "")
-    throw usageError(`'${args.to}': name the new thread: <store>#<new-thread>`);
-  const at = parseFragment(from.fragment, args.from);
-  const newThread = decodeURIComponent(to.fragment);
-  return { from, to, at, newThread };
+  if (!splitAddress(args.to).fragment) throw usageError(`'${args.to}': name the new thread: <store>#<new-thread>`);
+  const where = { cwd: io.cwd, env: io.env };
+  const from = parseAddress(args.from, where);
+  const to = parseTarget(args.to, where);
+  return { from, to, newThread: to.threadId! };
 }
 
 export const copyCommand: CommandDef = {
@@ -60,15 +57,15 @@ export const copyCommand: CommandDef = {
       .example("ckpt copy sqlite:cp.sqlite#t1 sqlite:cp.sqlite#t1-copy", "the whole history under a new id")
       .example("ckpt copy sqlite:cp.sqlite#t1@1f0a2b sqlite:cp.sqlite#t1-fork", "a fork at checkpoint 1f0a2b…"),
   run: async (args: Args, io: CliIO) => {
-    const { from, to, at, newThread } = await parseEnds(args);
+    const { from, to, newThread } = await parseEnds(args, io);
     const { openStore } = await import("./stores.js");
     const { loadAddress } = await import("../savers/address.js");
-    const source = (await openStore(storeAt(from.store, io.cwd), { env: io.env, readOnly: true })).engine;
-    const label = `${source.uri.redacted}#${printable(at.threadId)}`;
-    const forked = at.literal !== undefined || at.selector.kind !== "latest";
-    const doc = await loadAddress(source.saver, { store: source.uri, ...at }, label);
+    const source = (await openStore(from.store, { env: io.env, readOnly: true })).engine;
+    const label = `${source.uri.redacted}#${printable(from.threadId)}`;
+    const forked = from.literal !== undefined || from.selector.kind !== "latest";
+    const doc = await loadAddress(source.saver, from, label);
     const target = (
-      await openStore(storeAt(to.store, io.cwd), {
+      await openStore(to.store, {
         env: io.env,
         readOnly: false,
         want: source.copiesAs,
@@ -85,7 +82,7 @@ export const copyCommand: CommandDef = {
     const upTo = forked ? doc.checkpointId : undefined;
     const copied = await target.copyIn!({
       source,
-      threadId: at.threadId,
+      threadId: from.threadId,
       text: doc.text,
       upTo,
       to: newThread,

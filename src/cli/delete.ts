@@ -10,7 +10,6 @@ import { plural } from "../base/plural.js";
 import { printable } from "../base/printable.js";
 import type { CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { storeAt } from "./input.js";
 
 interface Args {
   address: string;
@@ -31,17 +30,16 @@ export const deleteCommand: CommandDef = {
       .example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove")
       .example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it"),
   run: async (args: Args, io: CliIO) => {
-    const { splitAddress, parseFragment } = await import("../savers/address.js");
-    const { store: part, fragment } = splitAddress(args.address);
-    if (fragment === undefined) throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>`);
-    const at = parseFragment(fragment, args.address);
+    const { splitAddress, parseAddress } = await import("../savers/address.js");
+    if (splitAddress(args.address).fragment === undefined)
+      throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>`);
+    const at = parseAddress(args.address, { cwd: io.cwd, env: io.env });
     if (at.literal !== undefined || at.selector.kind !== "latest")
       throw usageError(`'${args.address}': delete removes a whole thread; name it without @<checkpoint>`);
     const dryRun = !args.yes;
     const { openStore } = await import("./stores.js");
-    const uri = storeAt(part, io.cwd);
     // a store that is not there (or holds no tables) is an error, never an empty one created on the spot
-    const { engine } = await openStore(uri, { env: io.env, readOnly: dryRun, existing: true });
+    const { engine } = await openStore(at.store, { env: io.env, readOnly: dryRun, existing: true });
     const { requireCap } = await import("../engines/index.js");
     requireCap(engine, "delete");
     const where = `${engine.uri.redacted}#${printable(at.threadId)}`;

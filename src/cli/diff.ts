@@ -2,7 +2,6 @@
  * `ckpt diff <a> <b>`: a semantic diff of two checkpoints of any formats, compared in the canonical model.
  * Exit codes like diff(1): 0 identical, 1 different, 2 usage, 3 input error, 4 store error.
  */
-import { isAbsolute } from "node:path";
 import type { CommandDef } from "./command.js";
 import { useColor, type CliIO } from "./io.js";
 import { NAMESPACE_OPTION, readSource } from "./input.js";
@@ -106,11 +105,9 @@ export const diffCommand: CommandDef = {
     if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
 
     const read = async (spec: string) => {
-      const doc = await readSource(spec, {
-        stdin: () => io.stdin,
-        cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd,
-        namespace: args.namespace,
-      });
+      const { parseInput } = await import("../savers/address.js");
+      const parsed = parseInput(spec, { cwd: io.cwd, env: io.env, namespace: args.namespace });
+      const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
       const n = readNative(doc, inputFormat);
       const valid = nativeValid(n.adapter, n.native, n.doc);
       const checkpoint = n.adapter.toCanonical(n.native, n.doc);

@@ -5,20 +5,15 @@
 // fs.promises, not node:fs/promises: read when a folder or glob is walked, so that a run naming files never loads
 // it (with its streams and readline: ~25 M instructions of a ~650 M cold start, issue #13)
 import { promises as fsp, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { inputError, type CkptError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
 import { MAX_TEXT_BYTES, tooLargeText } from "../base/json.js";
 import { DEFAULT_NAMESPACE, type Saver } from "../savers/types.js";
-import { namespaceOf } from "../savers/types.js";
+import { type Address, type Input, loadAddress } from "../savers/address.js";
+import type { Engine } from "../engines/types.js";
 import type { SourceDoc } from "../formats/types.js";
-
-/** Saver URIs: memory:, file:, sqlite:, redis://, rediss://, postgres://, postgresql:// */
-export const SAVER_URI = /^(memory:|file:|sqlite:|rediss?:\/\/|postgres(ql)?:\/\/)/i;
-
-/** A bare SQLite database path with a thread: `checkpoints.sqlite#thread-1` (the `sqlite:` prefix may be left out). */
-export const SQLITE_PATH_REF = /^[^#]*\.(sqlite3?|db)#/i;
 
 export const AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
 
@@ -59,22 +54,6 @@ export function decodeText(buf: Buffer, name: string): string {
 }
 
 /**
- * A store URI or address (`…#thread`) with its relative local path (`file:`, `sqlite:`, a bare path) taken from `cwd`,
- * the folder of the `io` that `main()` was given. Unchanged when that is the process's own folder (so every message
- * shows the path as typed), for absolute paths, remote stores, `memory:` and `sqlite::memory:`.
- */
-export function storeAt(spec: string, cwd: string | undefined): string {
-  if (cwd === undefined || resolve(cwd) === process.cwd()) return spec;
-  const scheme = /^(file:(\/\/(?=\/))?|sqlite:(\/\/)?)/i.exec(spec)?.[0] ?? "";
-  if (!scheme && /^[a-z][a-z0-9+.-]*:/i.test(spec)) return spec; // redis://, postgres://, memory:
-  const rest = spec.slice(scheme.length);
-  const end = rest.search(/[?#]/);
-  const path = end < 0 ? rest : rest.slice(0, end);
-  if (path === "" || path === ":memory:" || isAbsolute(path)) return spec;
-  return scheme + resolve(cwd, path) + (end < 0 ? "" : rest.slice(end));
-}
-
-/**
  * Split `uri#threadId` where the thread is optional (convert -o, replay --save-to): the first `#` separates, as in
  * every address (savers/address.ts `splitAddress`: thread ids may hold `#`); the thread id is percent-decoded.
  */
@@ -93,21 +72,13 @@ export function splitThreadRef(spec: string): { uri: string; threadId?: string }
 export interface ReadOptions {
   /** standard input, asked for only when the input is "-" (creating process.stdin loads stream modules) */
   stdin: () => Readable;
+  /** the command's folder (a bare SQLite path named where a checkpoint is read is taken from it) */
   cwd?: string;
-  /** for `<saver-uri>#<threadId>`: the namespace when the URI has no ?namespace= (else "default") */
-  namespace?: string;
   env?: NodeJS.ProcessEnv;
 }
 
-/**
- * The namespace a command reads or writes, one rule for all: the URI's `?namespace=`, else the `--namespace` flag,
- * else undefined (the caller's default: every namespace for ls, "default" for a single thread). Both, disagreeing,
- * is a usage error.
- */
-export function namespaceFor(uri: string, flag: string | undefined): string | undefined {
-  const query = /[?&]namespace=/.test(uri) ? uri.slice(uri.indexOf("?") + 1).split("#")[0] : "";
-  return namespaceOf({ params: new URLSearchParams(query) }, flag);
-}
+/** @deprecated the old name of `atCwd` (savers/address.ts), kept for migrate until it is renamed there */
+export { atCwd as storeAt } from "../savers/address.js";
 
 /** `--namespace` of every command that reads `<saver-uri>#<thread>` (ls has its own: several, default all). */
 export const NAMESPACE_OPTION = {
@@ -130,51 +101,39 @@ export async function noThreadError(saver: Saver, threadId: string, namespace: s
 }
 
 /**
- * One thread (or, in a LangGraph store, one checkpoint: `#thread@id|@latest|@~N`) of a saver, opened read-only. A
+ * One thread (or, in a LangGraph store, one checkpoint: `#thread@id|@latest|@~N`) of an opened store, loaded once. A
  * thread that lives only in another namespace is named as such.
  */
-async function readThread(spec: string, opts: ReadOptions): Promise<SourceDoc> {
-  const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
-  const given = parseAddress(storeAt(spec, opts.cwd), {
-    env: opts.env,
-    namespace: opts.namespace,
-    // a bare folder path is relative to the command's folder
-    locate: (store) => (SAVER_URI.test(store) || SQLITE_PATH_REF.test(spec) ? store : resolve(opts.cwd ?? ".", store)),
-  });
-  const namespace = given.namespace ?? DEFAULT_NAMESPACE;
-  const { openStore } = await import("./stores.js");
-  const { engine } = await openStore(given.store, { readOnly: true, namespace, env: opts.env });
+export async function readThread(engine: Engine, given: Address): Promise<SourceDoc> {
   const saver = engine.saver;
+  const namespace = given.namespace ?? DEFAULT_NAMESPACE;
   // a store with a history addresses a checkpoint (@…), found when it is loaded; one without, a thread of a namespace
   const history = engine.caps.history;
-  try {
-    // a thread id holding '@' (user@cafe) is the thread when the part before the '@' names none
-    const a = await settleAddress(saver, given, history ? undefined : namespace);
-    if (!history && !(await saver.exists(a.threadId, namespace)))
-      throw await noThreadError(saver, a.threadId, namespace);
-    const { text, checkpointId, namespace: ns } = await loadAddress(saver, a, saver.uri);
-    // a subgraph's checkpoint is named with its namespace (the address that reads it again)
-    const uri =
-      ns && !/[?&]namespace=/.test(saver.uri)
-        ? `${saver.uri}${saver.uri.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(ns)}`
-        : saver.uri;
-    return {
-      name: `${uri}#${a.threadId}${history ? `@${checkpointId}` : ""}`,
-      text,
-      threadId: a.threadId,
-    };
-  } finally {
-    await saver.close();
-  }
+  const {
+    threadId,
+    text,
+    checkpointId,
+    namespace: ns,
+  } = await loadAddress(saver, given, saver.uri, {
+    ...(history ? {} : { namespace }),
+    missing: async (t) =>
+      history
+        ? inputError("no-thread", `no checkpoint for thread '${t}'`, { file: saver.uri })
+        : noThreadError(saver, t, namespace),
+  });
+  // a subgraph's checkpoint is named with its namespace (the address that reads it again)
+  const uri =
+    ns && !engine.uri.params.has("namespace")
+      ? `${saver.uri}${saver.uri.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(ns)}`
+      : saver.uri;
+  return { name: `${uri}#${threadId}${history ? `@${checkpointId}` : ""}`, text, threadId };
 }
 
-/** `<folder>#<thread>` names a thread of a folder store (a Swarmer bot folder, a phi-core session store …). */
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+/** Open the store of an address (read-only, in its namespace) with its engine. */
+export async function openAddress(a: Address, env?: NodeJS.ProcessEnv): Promise<Engine> {
+  const { openStore } = await import("./stores.js");
+  const { engine } = await openStore(a.store, { readOnly: true, namespace: a.namespace ?? DEFAULT_NAMESPACE, env });
+  return engine;
 }
 
 /** A store named where one checkpoint is read (show, diff, convert, replay): say how to name one of its threads. */
@@ -186,20 +145,20 @@ function storeWithoutThread(spec: string, uri: string): CkptError {
   );
 }
 
-/** Read one named input into a SourceDoc. */
-export async function readSource(spec: string, opts: ReadOptions): Promise<SourceDoc> {
-  if (spec === "-") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin()), "<stdin>") };
-  if (
-    spec.includes("#") &&
-    (SAVER_URI.test(spec) ||
-      SQLITE_PATH_REF.test(spec) ||
-      isFolder(resolve(opts.cwd ?? ".", spec.slice(0, spec.indexOf("#")))))
-  ) {
-    return readThread(spec, opts);
+/** Read one input, parsed by `parseInput`, into a SourceDoc (a store's thread: the store opened, the checkpoint loaded once). */
+export async function readSource(input: Input, opts: ReadOptions): Promise<SourceDoc> {
+  const spec = input.spec;
+  if (input.kind === "stdin") return { name: "<stdin>", text: decodeText(await readStdin(opts.stdin()), "<stdin>") };
+  if (input.kind === "address") {
+    const engine = await openAddress(input.address, opts.env);
+    try {
+      return await readThread(engine, input.address);
+    } finally {
+      await engine.close();
+    }
   }
-  if (SAVER_URI.test(spec) && !/^file:/i.test(spec)) throw storeWithoutThread(spec, spec);
-  const path = spec.startsWith("file:") ? spec.slice(5) : spec;
-  const full = opts.cwd ? resolve(opts.cwd, path) : path;
+  if (input.kind === "store" && input.store.kind !== "file" && !input.bare) throw storeWithoutThread(spec, spec);
+  const full = input.kind === "store" ? resolve(opts.cwd ?? ".", input.store.location) : input.path;
   // Synchronous stat and read: inputs are validated one after another anyway, and for documents of a few
   // hundred kB the promise-based readFile (chunked reads, event-loop turns) costs about as much as JSON.parse.
   let st;
@@ -214,7 +173,7 @@ export async function readSource(spec: string, opts: ReadOptions): Promise<Sourc
   if (st.isDirectory()) {
     const names = await fsp.readdir(full);
     const org = AMACS_FILES.filter((n) => names.includes(n));
-    if (org.length === 0 && /^file:/i.test(spec)) throw storeWithoutThread(spec, spec);
+    if (org.length === 0 && input.kind === "store") throw storeWithoutThread(spec, spec);
     if (org.length === 0) {
       throw inputError(
         "directory",
@@ -299,17 +258,19 @@ export async function walkDocuments(dir: string, shown: string): Promise<string[
 const GLOB_CHARS = /[*?[\]{}]/;
 
 /**
- * Expand what the user named into the documents to read: `-`, saver URIs and files as they are, directories
+ * Expand what the user named into the documents to read: `-`, stores and their threads as they are, directories
  * walked (an amacs folder is one document), globs matched against a walk of their literal base directory.
  * A glob or directory that yields nothing is an input error (exit 3); a missing path is reported by readSource.
  */
-export async function expandInputs(specs: readonly string[], cwd: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const spec of specs) {
-    if (spec === "-" || SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec)) {
-      out.push(spec);
+export async function expandInputs(inputs: readonly Input[], cwd: string): Promise<Input[]> {
+  const out: Input[] = [];
+  const paths = (labels: string[]) => labels.map((spec): Input => ({ kind: "path", spec, path: resolve(cwd, spec) }));
+  for (const input of inputs) {
+    if (input.kind !== "path") {
+      out.push(input);
       continue;
     }
+    const spec = input.spec;
     if (GLOB_CHARS.test(spec)) {
       const { default: micromatch } = await import("micromatch"); // only glob runs pay for it
       const scan = micromatch.scan(spec);
@@ -331,27 +292,26 @@ export async function expandInputs(specs: readonly string[], cwd: string): Promi
           "the pattern matches no checkpoint documents (.json, .jsonl, .pkl, amacs folders)",
           { file: spec },
         );
-      out.push(...matches);
+      out.push(...paths(matches));
       continue;
     }
-    const full = resolve(cwd, spec);
     let st;
     try {
-      st = statSync(full); // one file named: a synchronous stat, as readSource reads it
+      st = statSync(input.path); // one file named: a synchronous stat, as readSource reads it
     } catch {
-      out.push(spec); // readSource reports it with its reason
+      out.push(input); // readSource reports it with its reason
       continue;
     }
-    if (st.isDirectory() && !(await isAmacsFolder(full))) {
-      const docs = await walkDocuments(full, spec);
+    if (st.isDirectory() && !(await isAmacsFolder(input.path))) {
+      const docs = await walkDocuments(input.path, spec);
       if (docs.length === 0)
         throw inputError(
           "empty-directory",
           "directory holds nothing to validate: expected .json, .jsonl or .pkl files or amacs folders",
           { file: spec },
         );
-      out.push(...docs);
-    } else out.push(spec);
+      out.push(...paths(docs));
+    } else out.push(input);
   }
   return out;
 }

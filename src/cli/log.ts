@@ -9,7 +9,7 @@ import { usageError } from "../base/errors.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { noThreadError, storeAt } from "./input.js";
+import { noThreadError } from "./input.js";
 import { streamTable, tableTime } from "./table.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
@@ -53,9 +53,8 @@ export const logCommand: CommandDef = {
       .example("ckpt show 'checkpoints.sqlite#thread-1@~2'", "then look at one (also @<id prefix>, @latest)"),
   run: async (args: { address: string; namespace?: string; limit?: number; json: boolean }, io: CliIO) => {
     intOption(args.limit, "--limit");
-    args.address = storeAt(args.address, io.cwd);
     const { parseAddress, settleAddress } = await import("../savers/address.js");
-    const given = parseAddress(args.address, { env: io.env });
+    const given = parseAddress(args.address, { env: io.env, cwd: io.cwd });
     const { openStore } = await import("./stores.js");
     const { historyOf } = await import("../savers/address.js");
     const { engine } = await openStore(given.store, { readOnly: true, env: io.env });
@@ -70,7 +69,8 @@ export const logCommand: CommandDef = {
     });
     if (
       a.selector.kind !== "latest" ||
-      (a === given && args.address.slice(args.address.indexOf("#")).includes("@latest"))
+      // '@latest' named (a selector split off the thread, and the thread is not the whole fragment)
+      (a === given && given.literal !== undefined)
     ) {
       await saver.close();
       throw usageError(`'${args.address}': ckpt log takes <store>#<thread> (the whole history), not one checkpoint`);

@@ -10,7 +10,6 @@ import { stringifyJson } from "../base/json.js";
 import type { Engine, Listing } from "../engines/types.js";
 import { namespaceOf } from "../savers/types.js";
 import { intOption, type CommandDef } from "./command.js";
-import { storeAt } from "./input.js";
 import type { CliIO } from "./io.js";
 import { openStore } from "./stores.js";
 import { streamTable } from "./table.js";
@@ -59,13 +58,13 @@ export const lsCommand: CommandDef = {
   run: async (args: { uri: string; namespace?: string[]; limit?: number; json: boolean }, io: CliIO) => {
     // one namespace rule for every command: the URI's ?namespace=, else --namespace, else every namespace
     intOption(args.limit, "--limit");
-    args.uri = storeAt(args.uri, io.cwd);
     const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
-    const { parseSaverUri } = await import("../savers/uri.js");
+    const { parseStore, parseTarget } = await import("../savers/address.js");
+    const where = { cwd: io.cwd, env: io.env };
     // `<store>#<thread>`: the thread's checkpoint namespaces (the root graph and its subgraphs), where a layout has them
-    const hash = args.uri.indexOf("#");
+    const target = parseTarget(args.uri, where);
     // (only a SQLite file that exists or a PostgreSQL database can hold them; anything else is the usage error below)
-    const s = hash >= 0 ? parseSaverUri(args.uri.slice(0, hash), io.env) : undefined;
+    const s = target.threadId !== undefined ? target.store : undefined;
     if (s && ((s.kind === "sqlite" && existsSync(s.location)) || s.kind === "postgres")) {
       const { engine } = await openStore(s, { readOnly: true, env: io.env });
       if (engine.caps.subgraphs && "threadNamespaces" in engine) {
@@ -73,11 +72,12 @@ export const lsCommand: CommandDef = {
         if (ns === undefined && args.namespace && args.namespace.length > 1)
           throw usageError("a thread's namespaces: give at most one --namespace");
         const lg = engine as Engine & { threadNamespaces(t: string, ns?: string): Promise<Listing> };
-        return printListing(await lg.threadNamespaces(decodeThread(args.uri.slice(hash + 1)), ns), args.json, io);
+        return printListing(await lg.threadNamespaces(target.threadId!, ns), args.json, io);
       }
       await engine.close();
     }
-    const u = parseSaverUri(args.uri, io.env); // parsed once, here
+    // parsed once; a thread that is no LangGraph thread is named where the store is expected: a usage error
+    const u = target.threadId === undefined ? target.store : parseStore(args.uri, where);
     const uriNs = namespaceOf(u, flagNs);
     if (uriNs !== undefined && args.namespace && args.namespace.length > 1)
       throw usageError(
@@ -93,11 +93,3 @@ export const lsCommand: CommandDef = {
     return printListing(listing, args.json, io);
   },
 };
-
-function decodeThread(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}

@@ -13,7 +13,6 @@ import { parseDuration, type PruneCriteria } from "../core/prune.js";
 import type { PrunePlanEntry, PruneSummary, VacuumSummary } from "../core/prune-run.js";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
-import { storeAt } from "./input.js";
 
 interface Args {
   uri: string;
@@ -169,11 +168,12 @@ export const pruneCommand: CommandDef = {
       .example("ckpt prune 'postgres://…?schema=public' --idle-for 90d", "delete threads nobody touched for 90 days"),
   run: async (args: Args, io: CliIO) => {
     intOption(args.batchSize, "--batch-size");
-    args.uri = storeAt(args.uri, io.cwd);
+    const { parseStore } = await import("../savers/address.js");
+    const uri = parseStore(args.uri, { cwd: io.cwd, env: io.env });
     const filter = await threadFilter(args);
     const { openStore } = await import("./stores.js");
     // a store to prune must exist and hold a layout's tables: never one created (or set up) to be pruned
-    const { engine } = await openStore(args.uri, { env: io.env, readOnly: args.dryRun, existing: true });
+    const { engine } = await openStore(uri, { env: io.env, readOnly: args.dryRun, existing: true });
     const { requireCap } = await import("../engines/index.js");
     requireCap(engine, "prune");
     const out = output(io, args, engine.uri.redacted);

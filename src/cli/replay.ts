@@ -19,7 +19,8 @@ import { RecordedProvider, ScriptProvider, parseScript } from "../core/replay/pr
 import { continueCheckpoint, resumeCheckpoint, verifyCheckpoint, type VerifyResult } from "../core/replay/replay.js";
 import { cloneState, type ReplayState } from "../core/replay/state-tools.js";
 import { intOption, type CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, readSource, SAVER_URI, splitThreadRef, storeAt } from "./input.js";
+import { NAMESPACE_OPTION, readSource } from "./input.js";
+import { type Input, namesStore, parseInput, parseTarget } from "../savers/address.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
 
@@ -124,7 +125,11 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
 }
 
 async function readInitialState(spec: string, io: CliIO): Promise<ReplayState> {
-  const doc = await readSource(spec, { stdin: () => io.stdin, cwd: io.cwd });
+  const doc = await readSource(parseInput(spec, { cwd: io.cwd, env: io.env }), {
+    stdin: () => io.stdin,
+    cwd: io.cwd,
+    env: io.env,
+  });
   if (doc.text !== undefined) {
     const v = parseJson(doc.text, { file: doc.name }) as Record<string, unknown>;
     if (v && typeof v === "object" && !Array.isArray(v) && !("messages" in v) && ("todos" in v || "files" in v)) {
@@ -276,7 +281,8 @@ export const replayCommand: CommandDef = {
     if (args.json && mode !== "verify" && !args.output && !args.saveTo)
       throw usageError("--json prints events on stdout: write the checkpoint with -o or --save-to");
 
-    const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, namespace: args.namespace });
+    const parsed = parseInput(input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
+    const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
     const { checkpoint: cp, format } = readCheckpoint(doc, args.format);
     const stateTools = stateToolsOn(args.stateTools);
     const events: ReplayEvent[] = [];
@@ -324,7 +330,7 @@ export const replayCommand: CommandDef = {
             decision: args.decision!,
             reason: args.reason,
           });
-    const where = await save(outcome.checkpoint, format, doc.name, args, io);
+    const where = await save(outcome.checkpoint, format, parsed, args, io);
     onEvent({ type: "checkpoint_saved", target: where, step: outcome.checkpoint.step });
     const r = outcome.result;
     const summary = {
@@ -378,21 +384,22 @@ function report(r: VerifyResult, name: string, io: CliIO, args: Args): void {
   io.stdout.write(`${name}: replay matched: ${counts}${r.stateChecked ? "; final state matches" : ""}\n`);
 }
 
-async function save(cp: Checkpoint, format: FormatName, inputName: string, args: Args, io: CliIO): Promise<string> {
+async function save(cp: Checkpoint, format: FormatName, input: Input, args: Args, io: CliIO): Promise<string> {
   const adapter = getAdapter(format);
   const lossy: LossyNote[] = [];
   const native = adapter.fromCanonical(cp, { lossy });
   const ser = adapter.serialize(native);
   for (const n of lossy) io.stderr.write(`warning: ${format} cannot carry ${n.pointer} (${n.field}): ${n.reason}\n`);
   if (args.saveTo) {
-    if (!SAVER_URI.test(args.saveTo))
+    const to = namesStore(args.saveTo) ? parseTarget(args.saveTo, { cwd: io.cwd, env: io.env }) : undefined;
+    if (!to || to.bare)
       throw usageError(
         `--save-to '${args.saveTo}': expected a saver URI (memory:, file:, sqlite:, redis://, postgres://)`,
       );
     if (!("text" in ser)) throw usageError(`--save-to: ${format} is a multi-file format; use -o <dir>`);
-    const { uri, threadId } = splitThreadRef(storeAt(args.saveTo, io.cwd));
+    const { threadId } = to;
     const { openStore } = await import("./stores.js");
-    const saver = (await openStore(uri, { readOnly: false, env: io.env })).saver;
+    const saver = (await openStore(to.store, { readOnly: false, env: io.env })).saver;
     try {
       await saver.save(threadId ?? cp.threadId, ser.text);
     } finally {
@@ -402,8 +409,8 @@ async function save(cp: Checkpoint, format: FormatName, inputName: string, args:
   }
   if (args.output) {
     const target = resolve(io.cwd, args.output);
-    if (input_is(target, inputName, io))
-      throw usageError(`refusing to overwrite the input ${inputName}: choose another -o`);
+    if (input.kind === "path" && input.path === target)
+      throw usageError(`refusing to overwrite the input ${input.spec}: choose another -o`);
     if ("text" in ser) await writeFilesAtomic([{ path: target, text: ser.text }]);
     else await writeFilesAtomic(Object.entries(ser.files).map(([n, text]) => ({ path: join(target, n), text })));
     return args.output;
@@ -411,9 +418,4 @@ async function save(cp: Checkpoint, format: FormatName, inputName: string, args:
   if (!("text" in ser)) throw usageError(`${format} is a multi-file format: write it with -o <dir>`);
   io.stdout.write(ser.text.endsWith("\n") ? ser.text : ser.text + "\n");
   return "stdout";
-}
-
-function input_is(target: string, inputName: string, io: CliIO): boolean {
-  if (inputName === "<stdin>" || SAVER_URI.test(inputName)) return false;
-  return resolve(io.cwd, inputName) === target;
 }

@@ -165,7 +165,9 @@ export const showCommand: CommandDef = {
   ) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     const input = args.input === "" ? "-" : args.input;
-    const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, namespace: args.namespace });
+    const { parseInput } = await import("../savers/address.js");
+    const parsed = parseInput(input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
+    const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
     const { checkpoint, format } = readCheckpoint(doc, args.format);
     if (args.json) {
       io.stdout.write(stringifyJson(checkpoint, 2) + "\n");

@@ -11,7 +11,6 @@ import type { Argv } from "yargs";
 import { intOption, threadFilter, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { namespaceOf } from "../savers/types.js";
-import { storeAt } from "./input.js";
 import { openStore } from "./stores.js";
 
 interface Args {
@@ -65,9 +64,10 @@ export const statsCommand: CommandDef = {
       ),
   run: async (args: Args, io: CliIO) => {
     intOption(args.top, "--top");
-    args.uri = storeAt(args.uri, io.cwd);
+    const { parseStore } = await import("../savers/address.js");
+    const uri = parseStore(args.uri, { cwd: io.cwd, env: io.env });
     const filter = await threadFilter(args);
-    const { engine } = await openStore(args.uri, { readOnly: true, env: io.env });
+    const { engine } = await openStore(uri, { readOnly: true, env: io.env });
     const { requireCap } = await import("../engines/index.js");
     if (args.allowlist) requireCap(engine, "msgpack", "--allowlist audits a LangGraph store's msgpack values");
     if (args.namespace?.length)

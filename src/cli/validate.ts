@@ -7,28 +7,22 @@
  * an unreadable input cannot be called "just invalid"; 4 when a store failed (cannot connect, I/O), over 3 and 1
  * for the same reason. 70 is a bug.
  */
-import { statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { writeFileAtomic } from "../base/atomic.js";
 import { intOption, type CommandDef } from "./command.js";
-import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
+import { CkptError, ExitCode, usageError } from "../base/errors.js";
 import { jsonLocator } from "../base/json.js";
 import { redactText, redactUri } from "../base/redact.js";
 import { fileSaverLint } from "../schema/lint.js";
 import { FORMAT_CHOICES } from "../formats/index.js";
 import type { Issue } from "../formats/types.js";
 import { validateDocument, type FileResult } from "../core/document.js";
-import { NAMESPACE_OPTION, SAVER_URI, expandInputs, namespaceFor, readSource } from "./input.js";
+import { NAMESPACE_OPTION, expandInputs, readSource } from "./input.js";
+import type { Input } from "../savers/address.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
-import { validateChatbotChat } from "./validate-ai-chatbot.js";
 import { useColor, type CliIO } from "./io.js";
 import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
 import { validationExitCode } from "../core/validation.js";
-
-/** Inputs that may be LangGraph stores (validated by ./validate-langgraph.ts, loaded only for them). */
-/** Inputs that may name a chat of a Chat SDK template store (validate-ai-chatbot.ts). */
-const MAYBE_CHAT = /^(sqlite|postgres(ql)?):[^#]*#./i;
-const MAYBE_LANGGRAPH_STORE = /^(sqlite:|postgres(ql)?:)|^[^#?:]*\.(sqlite3?|db)([?#]|$)/i;
 
 export interface ValidateArgs {
   inputs: string[];
@@ -76,7 +70,7 @@ export function parseReporters(values: readonly string[], json: boolean): Report
 /** Validate every input; stops after `maxErrors` errors. */
 export async function runValidation(
   specs: readonly string[],
-  io: Pick<CliIO, "stdin" | "cwd">,
+  io: Pick<CliIO, "stdin" | "cwd"> & { env?: NodeJS.ProcessEnv },
   opts: {
     format?: string;
     maxErrors?: number;
@@ -87,50 +81,59 @@ export async function runValidation(
   } = {},
 ): Promise<ValidationReport> {
   const run = new Run(opts.maxErrors ?? Infinity);
-  // a namespace given twice (URI and --namespace, disagreeing) is a usage error for the whole run, not one input's
-  if (opts.namespace !== undefined) for (const spec of specs) namespaceFor(spec, opts.namespace);
-  // FileSaver's naming rule only concerns documents read out of a folder: a file named on the command line (e.g.
-  // `convert -o thread.json`) or a saver URI's thread has no FileSaver file name to disagree with
-  const queue: string[] = [];
-  const inFolder = new Set<number>();
+  const { parseInput } = await import("../savers/address.js");
+  // each input parsed once, here; a namespace given twice (URI and --namespace, disagreeing) is a usage error for the
+  // whole run, not one input's
+  const parsed: Array<Input | CkptError> = [];
   for (const spec of specs) {
     try {
-      const found = await expandInputs([spec], io.cwd);
-      const folder = found.length > 1 || (found.length === 1 && found[0] !== spec);
-      for (const f of found) {
-        if (folder && !SAVER_URI.test(f)) inFolder.add(queue.length);
-        queue.push(f);
-      }
+      parsed.push(parseInput(spec, { cwd: io.cwd, env: io.env, namespace: opts.namespace }));
+    } catch (e) {
+      if (!(e instanceof CkptError) || e.reason === "namespace-twice") throw e;
+      parsed.push(e);
+    }
+  }
+  // FileSaver's naming rule only concerns documents read out of a folder: a file named on the command line (e.g.
+  // `convert -o thread.json`) or a saver URI's thread has no FileSaver file name to disagree with
+  const queue: Array<{ spec: string; input: Input | CkptError; inFolder: boolean }> = [];
+  for (let i = 0; i < specs.length; i++) {
+    const input = parsed[i]!;
+    if (input instanceof CkptError) {
+      queue.push({ spec: specs[i]!, input, inFolder: false });
+      continue;
+    }
+    try {
+      const found = await expandInputs([input], io.cwd);
+      const folder = found.length > 1 || (found.length === 1 && found[0] !== input);
+      for (const f of found) queue.push({ spec: f.spec, input: f, inFolder: folder && f.kind === "path" });
     } catch (e) {
       if (!(e instanceof CkptError)) throw e;
-      run.files.push(fatalResult(spec, e));
+      run.files.push(fatalResult(input.spec, e));
     }
   }
   for (let n = 0; n < queue.length && !run.full(`: ${queue.length - n} input(s) not validated`); n++) {
-    const spec = queue[n]!;
+    const { spec, input, inFolder } = queue[n]!;
     try {
-      const limit = run.limit === Infinity ? undefined : run.limit - run.errors;
-      const lg =
-        (opts.format === undefined || opts.format === "langgraph") && MAYBE_LANGGRAPH_STORE.test(spec)
-          ? await (await import("./validate-langgraph.js")).validateLangGraphSpec(spec, io.cwd, {
-              maxErrors: limit,
-              namespace: opts.namespace,
-              verbose: opts.verbose,
-              library: opts.library,
-            })
-          : undefined;
-      if (lg) run.take(lg);
-      else if (isWholeStore(spec, io.cwd)) await validateStore(spec, io, opts, run);
-      else {
-        // a chat of a Chat SDK template store: its findings name their rows
-        const chat = MAYBE_CHAT.test(spec) ? await validateChatbotChat(spec, io.cwd, opts.format) : undefined;
-        if (chat) {
-          run.take(chat);
-          continue;
+      if (input instanceof CkptError) throw input;
+      if (input.kind === "store" || input.kind === "address") {
+        // the store opened once, and asked through its engine
+        const limit = run.limit === Infinity ? undefined : run.limit - run.errors;
+        const { openStore } = await import("./stores.js");
+        const { engine } = await openStore(input.kind === "store" ? input.store : input.address.store, {
+          readOnly: true,
+          env: io.env,
+          namespace: input.kind === "store" ? input.namespace : (input.address.namespace ?? DEFAULT_NAMESPACE),
+        });
+        try {
+          const { validateInStore } = await import("./validate-store.js");
+          await validateInStore(input, engine, io, { ...opts, maxErrors: limit }, run);
+        } finally {
+          await engine.close();
         }
-        const doc = await readSource(spec, { stdin: () => io.stdin, cwd: io.cwd, namespace: opts.namespace });
-        run.take(validateDocument(doc, { format: opts.format }), inFolder.has(n) ? doc.text : undefined);
+        continue;
       }
+      const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
+      run.take(validateDocument(doc, { format: opts.format }), inFolder ? doc.text : undefined);
     } catch (e) {
       if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
       run.take(fatalResult(spec, e));
@@ -205,72 +208,6 @@ class Run {
       strict,
       ...(this.stoppedEarly ? { stoppedEarly: this.stoppedEarly } : {}),
     };
-  }
-}
-
-/**
- * A saver URI with no `#thread` names a whole store: `sqlite:store.db`, `redis://…`, `postgres://…`, `file:<folder>`
- * (a `file:` URI of a single file is that document). LangGraph stores are taken before this.
- */
-function isWholeStore(spec: string, cwd: string): boolean {
-  if (spec.includes("#") || !SAVER_URI.test(spec)) return false;
-  if (!/^file:/i.test(spec)) return true;
-  try {
-    return statSync(resolve(cwd, spec.slice(5))).isDirectory();
-  } catch {
-    return false; // a missing file: readSource says so
-  }
-}
-
-/**
- * Every checkpoint of a ckpt store (all namespaces, or the one named by ?namespace= / --namespace), read one batch
- * at a time, each validated as `<uri>#<thread>` (with ?namespace= when it is not the default one), the address
- * `ckpt show` takes. A store that holds none is an input error, as an empty folder is.
- */
-async function validateStore(
-  spec: string,
-  io: Pick<CliIO, "cwd">,
-  opts: { format?: string; namespace?: string },
-  run: Run,
-): Promise<void> {
-  const { openStore } = await import("./stores.js");
-  const namespace = namespaceFor(spec, opts.namespace);
-  const local = /^(sqlite|file):/i.test(spec) && !isAbsolute(spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""));
-  const { saver, engine } = await openStore(
-    local
-      ? `${spec.slice(0, spec.indexOf(":") + 1)}${resolve(io.cwd, spec.slice(spec.indexOf(":") + 1).replace(/^\/\//, ""))}`
-      : spec,
-    { readOnly: true, namespace },
-  );
-  try {
-    const label = local ? spec : saver.uri; // as the user named it; a server URI without its password
-    let seen = 0;
-    for (const space of namespace !== undefined ? [namespace] : await saver.namespaces()) {
-      for await (const batch of saver.scan({ namespace: space, batchSize: 200 })) {
-        for (const r of batch) {
-          if (run.full(": the rest of the store was not validated")) return;
-          seen++;
-          const ns =
-            r.namespace === DEFAULT_NAMESPACE || /[?&]namespace=/.test(label)
-              ? ""
-              : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`;
-          const name = `${label}${ns}#${r.threadId}`;
-          // a layout that judges its threads itself (a Chat SDK chat: by its table's major, findings naming rows)
-          const result =
-            (await engine.validateThread?.(r.threadId, { name, format: opts.format, text: r.text })) ??
-            validateDocument({ name, text: r.text }, { format: opts.format });
-          run.take(result);
-        }
-      }
-    }
-    if (seen === 0)
-      throw inputError(
-        "empty-store",
-        `the store holds no checkpoints${namespace !== undefined ? ` in namespace '${namespace}'` : ""}`,
-        { file: label },
-      );
-  } finally {
-    await saver.close();
   }
 }
 

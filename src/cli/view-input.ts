@@ -2,8 +2,9 @@
  * What `ckpt view` reads and is asked (shared by the page writer, cli/view.ts, and the server, cli/view-serve.ts): its
  * arguments, and one named input (file, folder, '-', uri#thread) read into a canonical checkpoint.
  */
-import { isAbsolute } from "node:path";
 import type { Checkpoint } from "../generated/types.js";
+import type { SourceDoc } from "../formats/types.js";
+import type { Input } from "../savers/address.js";
 import { readCheckpoint } from "../formats/index.js";
 import { readSource } from "./input.js";
 import type { CliIO } from "./io.js";
@@ -28,13 +29,13 @@ export interface Loaded {
   format: string;
 }
 
-/** Read one named input (file, folder, '-', uri#thread) into a canonical checkpoint. */
-export async function loadInput(spec: string, io: CliIO, format?: string, namespace?: string): Promise<Loaded> {
-  const doc = await readSource(spec, {
-    stdin: () => io.stdin,
-    cwd: spec === "-" || isAbsolute(spec) ? undefined : io.cwd,
-    namespace,
-  });
+/** A document read, as a canonical checkpoint (converted once). */
+export function loaded(doc: SourceDoc, format?: string): Loaded {
   const r = readCheckpoint(doc, format);
   return { name: doc.name, checkpoint: r.checkpoint, format: r.format };
+}
+
+/** Read one input (file, folder, '-', uri#thread), parsed by `parseInput`, into a canonical checkpoint. */
+export async function loadInput(input: Input, io: CliIO, format?: string): Promise<Loaded> {
+  return loaded(await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, env: io.env }), format);
 }

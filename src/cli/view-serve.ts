@@ -14,7 +14,7 @@ import type { Engine } from "../engines/types.js";
 import { keepsHistory } from "../engines/langgraph/index.js";
 import { escapeHtml, pagePolicy, renderCheckpointPage, renderHistoryPage, renderStorePage } from "../view/index.js";
 import { readHistory } from "./view-history.js";
-import { SAVER_URI } from "./input.js";
+import type { Input } from "../savers/address.js";
 import type { CliIO } from "./io.js";
 import { loadInput, type ViewArgs } from "./view-input.js";
 
@@ -122,16 +122,17 @@ function respond(handler: Handler, allowedHosts: () => string[], io: CliIO) {
 }
 
 /** Run the server until SIGINT/SIGTERM; prints the URL on stdout. */
-export async function serve(spec: string, args: ViewArgs, io: CliIO): Promise<number> {
+export async function serve(input: Input, args: ViewArgs, io: CliIO): Promise<number> {
+  const spec = input.spec;
   let saver: Saver | undefined;
   let handler: Handler;
-  if ((SAVER_URI.test(spec) || /\.(sqlite3?|db)$/i.test(spec)) && !spec.includes("#")) {
+  if (input.kind === "store") {
     const { openStore } = await import("./stores.js");
-    const { engine } = await openStore(spec, { readOnly: true, env: io.env }); // viewing only reads: never creates the store
+    const { engine } = await openStore(input.store, { readOnly: true, env: io.env }); // viewing only reads: never creates the store
     saver = engine.saver;
     handler = storeHandler(engine, saver.uri);
   } else {
-    const x = await loadInput(spec, io, args.format, args.namespace); // read once, up front: a bad file fails before serving
+    const x = await loadInput(input, io, args.format); // read once, up front: a bad file fails before serving
     const html = renderCheckpointPage(x.checkpoint, {
       title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
       source: x.name,

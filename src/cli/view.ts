@@ -9,10 +9,12 @@ import type { Argv } from "yargs";
 import { ExitCode, usageError } from "../base/errors.js";
 import { FORMAT_CHOICES } from "../formats/index.js";
 import { intOption, type CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, SAVER_URI, SQLITE_PATH_REF, storeAt } from "./input.js";
+import { NAMESPACE_OPTION, openAddress, readThread } from "./input.js";
+import type { Address } from "../savers/address.js";
+import type { Engine } from "../engines/types.js";
 import type { CliIO } from "./io.js";
 import { writeFilesAtomic } from "../base/atomic.js";
-import { loadInput, type ViewArgs } from "./view-input.js";
+import { type Loaded, loadInput, loaded, type ViewArgs } from "./view-input.js";
 
 export type { Loaded, ViewArgs } from "./view-input.js";
 
@@ -57,40 +59,48 @@ async function writePage(html: string, spec: string, threadId: string, args: Vie
 }
 
 /**
- * A LangGraph thread (`<store>#<thread>[@<checkpoint>]`) → its history page, opened at the addressed checkpoint;
- * undefined for every other input (files, ckpt's own stores: one checkpoint per thread).
+ * A thread of a store that keeps a history (LangGraph: `<store>#<thread>[@<checkpoint>]`) → its history page, opened
+ * at the addressed checkpoint (found by its id: each checkpoint of the page is loaded once, by the history); undefined
+ * for a store that keeps one checkpoint per thread (its thread is a checkpoint page).
  */
+export async function threadHistoryPage(
+  engine: Engine,
+  given: Address,
+  args: Pick<ViewArgs, "title" | "historyLimit">,
+): Promise<{ html: string; threadId: string } | undefined> {
+  const { keepsHistory } = await import("../engines/langgraph/index.js");
+  if (!keepsHistory(engine)) return undefined;
+  const { locateAddress } = await import("../savers/address.js");
+  const saver = engine.saver;
+  // the history of the namespace the checkpoint is in (given, the root graph, or where @<id> was found)
+  const { threadId, checkpointId, namespace } = await locateAddress(saver, given, saver.uri);
+  const { readHistory } = await import("./view-history.js");
+  const h = await readHistory(saver, threadId, saver.uri, args.historyLimit, namespace);
+  const { renderHistoryPage } = await import("../view/index.js");
+  const label = `${saver.uri}#${threadId}${namespace ? ` (namespace '${namespace}')` : ""}`;
+  const html = renderHistoryPage(h.entries, {
+    title: args.title ?? `${label} — history`,
+    source: label,
+    selected: checkpointId,
+    omitted: h.omitted,
+  });
+  return { html, threadId };
+}
+
+/** `historyPage` of what the user typed: undefined for anything but a store's thread (files, folders, '-'). */
 export async function historyPage(
   spec: string,
   args: Pick<ViewArgs, "title" | "historyLimit" | "namespace">,
   io: CliIO,
 ): Promise<{ html: string; threadId: string } | undefined> {
-  if (!spec.includes("#") || !(SAVER_URI.test(spec) || SQLITE_PATH_REF.test(spec))) return undefined;
-  const { parseAddress, loadAddress, settleAddress } = await import("../savers/address.js");
-  const { openStore } = await import("./stores.js");
-  const given = parseAddress(storeAt(spec, io.cwd), { env: io.env, namespace: args.namespace });
-  const { engine } = await openStore(given.store, { readOnly: true, env: io.env });
-  const { keepsHistory } = await import("../engines/langgraph/index.js");
-  const saver = engine.saver;
+  const { parseInput } = await import("../savers/address.js");
+  const input = parseInput(spec, { cwd: io.cwd, env: io.env, namespace: args.namespace });
+  if (input.kind !== "address") return undefined;
+  const engine = await openAddress(input.address, io.env);
   try {
-    // a store that keeps one checkpoint per thread has no history page: its thread is a checkpoint page
-    if (!keepsHistory(engine)) return undefined;
-    const a = await settleAddress(saver, given);
-    // the history of the namespace the checkpoint is in (given, the root graph, or where @<id> was found)
-    const { checkpointId, namespace } = await loadAddress(saver, a, saver.uri);
-    const { readHistory } = await import("./view-history.js");
-    const h = await readHistory(engine.saver, a.threadId, saver.uri, args.historyLimit, namespace);
-    const { renderHistoryPage } = await import("../view/index.js");
-    const label = `${saver.uri}#${a.threadId}${namespace ? ` (namespace '${namespace}')` : ""}`;
-    const html = renderHistoryPage(h.entries, {
-      title: args.title ?? `${label} — history`,
-      source: label,
-      selected: checkpointId,
-      omitted: h.omitted,
-    });
-    return { html, threadId: a.threadId };
+    return await threadHistoryPage(engine, input.address, args);
   } finally {
-    await saver.close();
+    await engine.close();
   }
 }
 
@@ -150,20 +160,23 @@ export const viewCommand: CommandDef = {
     const inputs = (args.inputs ?? []).map((s) => ((s as unknown) === "" ? "-" : String(s)));
     intOption(args.port, "--port", 0, 65535);
     intOption(args.historyLimit, "--history-limit");
+    const { parseInput } = await import("../savers/address.js");
+    // each input parsed once, here; relative paths from the command's folder
+    const parse = (spec: string) => parseInput(spec, { cwd: io.cwd, env: io.env, namespace: args.namespace });
     if (args.serve) {
       if (args.diff) throw usageError("--serve and --diff cannot be combined");
       if (args.output !== undefined) throw usageError("--serve writes no file: leave out -o");
       if (inputs.length > 1) throw usageError("--serve takes at most one saver URI or file");
       const { serve } = await import("./view-serve.js");
-      return serve(storeAt(inputs[0] ?? "file:.", io.cwd), args, io);
+      return serve(parse(inputs[0] ?? "file:."), args, io);
     }
     if (args.port !== undefined) throw usageError("--port needs --serve");
     const { renderCheckpointPage, renderDiffPage } = await import("../view/index.js");
     if (args.diff) {
       if (inputs.length !== 2) throw usageError(`--diff needs two checkpoints, got ${inputs.length}`);
       if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
-      const a = await loadInput(inputs[0]!, io, args.format, args.namespace);
-      const b = await loadInput(inputs[1]!, io, args.format, args.namespace);
+      const a = await loadInput(parse(inputs[0]!), io, args.format);
+      const b = await loadInput(parse(inputs[1]!), io, args.format);
       const html = renderDiffPage(a.checkpoint, b.checkpoint, {
         names: [a.name, b.name],
         ...(args.title ? { title: args.title } : {}),
@@ -177,9 +190,19 @@ export const viewCommand: CommandDef = {
           ? "name a checkpoint to view (a file, a folder, '-' or <saver-uri>#<threadId>)"
           : `one checkpoint at a time (use --diff for two), got ${inputs.length}`,
       );
-    const hist = await historyPage(inputs[0]!, args, io);
-    if (hist) return writePage(hist.html, inputs[0]!, hist.threadId, args, io);
-    const x = await loadInput(inputs[0]!, io, args.format, args.namespace);
+    const input = parse(inputs[0]!);
+    let x: Loaded;
+    if (input.kind === "address") {
+      // the store opened once: a thread with a history is its history page, any other is its checkpoint's page
+      const engine = await openAddress(input.address, io.env);
+      try {
+        const hist = await threadHistoryPage(engine, input.address, args);
+        if (hist) return writePage(hist.html, inputs[0]!, hist.threadId, args, io);
+        x = loaded(await readThread(engine, input.address), args.format);
+      } finally {
+        await engine.close();
+      }
+    } else x = await loadInput(input, io, args.format);
     const html = renderCheckpointPage(x.checkpoint, {
       title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
       source: x.name,

@@ -3,7 +3,7 @@
  * the JSON text of the store's own layout (FileSaver: 2-space JSON; Redis KeyValueStoreSaver: compact JSON).
  * Texts, not objects, so that nothing (key order, integers beyond 2^53) is lost in transit.
  */
-import { usageError } from "../base/errors.js";
+import { CkptError, ExitCode } from "../base/errors.js";
 
 export const DEFAULT_NAMESPACE = "default";
 
@@ -146,6 +146,10 @@ export type SaverFactory = (options: SaverOptions) => Promise<Saver>;
 export function namespaceOf(u: { params: URLSearchParams }, flag: string | undefined): string | undefined {
   const inUri = u.params.get("namespace") ?? undefined;
   if (inUri !== undefined && flag !== undefined && inUri !== flag)
-    throw usageError(`namespace given twice: '${inUri}' in the URI and '${flag}' by --namespace; keep one`);
+    throw new CkptError(
+      ExitCode.USAGE,
+      "namespace-twice",
+      `namespace given twice: '${inUri}' in the URI and '${flag}' by --namespace; keep one`,
+    );
   return inUri ?? flag;
 }
