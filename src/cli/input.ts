@@ -77,9 +77,6 @@ export interface ReadOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** @deprecated the old name of `atCwd` (savers/address.ts), kept for migrate until it is renamed there */
-export { atCwd as storeAt } from "../savers/address.js";
-
 /** `--namespace` of every command that reads `<saver-uri>#<thread>` (ls has its own: several, default all). */
 export const NAMESPACE_OPTION = {
   type: "string",

@@ -28,7 +28,7 @@ import type { Saver } from "../savers/types.js";
 import { writeFileAtomic } from "../base/atomic.js";
 import { fmtInt } from "../base/plural.js";
 import { namespaceOf } from "../savers/types.js";
-import { storeAt } from "./input.js";
+import { atCwd } from "../savers/address.js";
 import type { SaverUri } from "../savers/uri.js";
 import { requireCap } from "../engines/index.js";
 import { layoutBeforeOpen, refuseOptions, runRoute, targetWant } from "../engines/migrate-endpoints.js";
@@ -390,7 +390,7 @@ export const migrateCommand: CommandDef = {
         "every thread (any format) → a LangGraph thread that LangGraph JS continues",
       ),
   run: (args: Args, io: CliIO) =>
-    runMigrate({ ...args, from: storeAt(args.from, io.cwd), to: storeAt(args.to, io.cwd) }, io),
+    runMigrate({ ...args, from: atCwd(args.from, io.cwd), to: atCwd(args.to, io.cwd) }, io),
 };
 
 function checkArgs(args: Args): void {
