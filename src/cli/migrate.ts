@@ -31,7 +31,13 @@ import { namespaceOf } from "../savers/types.js";
 import { atCwd } from "../savers/address.js";
 import type { SaverUri } from "../savers/uri.js";
 import { requireCap } from "../engines/index.js";
-import { layoutBeforeOpen, refuseOptions, runRoute, targetWant } from "../engines/migrate-endpoints.js";
+import {
+  layoutBeforeOpen,
+  refuseBeforeOpen,
+  refuseOpened,
+  runRoute,
+  targetWant,
+} from "../engines/migrate-endpoints.js";
 import { openStore, type OpenedWithEngine } from "./stores.js";
 
 interface Args {
@@ -443,7 +449,7 @@ async function openTarget(args: Args, io: CliIO, source: OpenedWithEngine, to: S
     dryRun: args.dryRun,
   });
   requireCap(target.engine, "write", "migrate --to");
-  await refuseOptions(args, { source: source.layout, target: target.layout, targetEngine: target.engine }, to);
+  await refuseOpened(args, source.engine, target.engine, to);
   return { source, target, writers: await openWriters(target, args.jobs, io.env) };
 }
 
@@ -489,7 +495,7 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
   // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
   const routeArgs = { ...args, toNamespace: toNs, namespace: fromNs !== undefined ? [fromNs] : args.namespace };
   const known = layoutBeforeOpen(toU, targetWant(args, source.layout, toU), source.layout);
-  if (known) await refuseOptions(routeArgs, { source: source.layout, target: known }, toU);
+  if (known) await refuseBeforeOpen(routeArgs, source.engine, known, toU);
   // the journal before the target: a journal that cannot be written stops the run before the target is created
   const journal = args.dryRun
     ? undefined
@@ -516,7 +522,7 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
       if (args.json) io.stdout.write(JSON.stringify({ type: "progress", ...p }) + "\n");
       else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
     };
-    summary = await runRoute(ends.source, ends.target, routeArgs, {
+    summary = await runRoute(ends.source.engine, ends.target.engine, routeArgs, {
       journal,
       onProgress,
       signal: controller.signal,

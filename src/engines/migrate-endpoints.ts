@@ -1,13 +1,14 @@
 /**
- * The one place `ckpt migrate` turns its two opened stores into a run: the layout a new target takes, the route of
- * the target's layout (its endpoint on the one pipeline, core/migrate/pipeline.ts), and the options either end
- * cannot honour — `--jobs` among them, refused from the target engine's `parallelWriters` with one message shape.
- * No command switches on a layout: each layout's route lives in engines/<layout>/migrate.ts.
+ * What `ckpt migrate` asks before and around its run: the layout a new target takes, the layout a target is known to
+ * have before it is opened, and the options either end cannot honour — `--jobs` among them, refused in one place
+ * from the target's `parallelWriters` with one message shape. Each layout's route (engines/<layout>/migrate.ts: its
+ * refusals and its endpoint on the one pipeline, core/migrate/pipeline.ts) is given by its engine (`migration()`).
+ * No command switches on a layout.
  */
 import { existsSync } from "node:fs";
 import { usageError } from "../base/errors.js";
 import type { MigrateSummary } from "../core/migrate/types.js";
-import { forcedLayout, type OpenedStore } from "../savers/index.js";
+import { forcedLayout } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
 import type { MigrationRoute, RouteArgs, RouteHooks } from "./migrate-route.js";
 import type { Engine, LayoutName } from "./types.js";
@@ -16,11 +17,13 @@ export type { RouteArgs, RouteHooks } from "./migrate-route.js";
 
 const documents = async () => (await import("./ckpt/migrate.js")).route;
 
-/** Each layout's migration route (loaded when a run has it at one of its ends). */
-const ROUTES: Record<LayoutName, () => Promise<MigrationRoute>> = {
+/**
+ * The route of a layout a target is known to have before it is opened (layoutBeforeOpen), for the refusals that must
+ * come before anything is created; once stores are open, their engines give their routes (`engine.migration()`).
+ */
+const BEFORE_OPEN: Record<LayoutName, () => Promise<MigrationRoute>> = {
   ckpt: documents,
   folder: documents,
-  // read as documents; as a target its engine refuses writing (caps.write)
   "openai-agents-session": documents,
   langgraph: async () => (await import("./langgraph/migrate.js")).route,
   mastra: async () => (await import("./mastra/migrate.js")).route,
@@ -75,34 +78,50 @@ function refuseJobs(jobs: number | undefined, parallelWriters: boolean, route: M
     throw usageError(`--jobs ${jobs}: ${route.oneWriter(to)} (leave --jobs out, or --jobs 1)`);
 }
 
-/**
- * The options the run's two ends cannot honour, refused (exit 2) before anything is written: `--jobs` from the
- * target's capability (`parallelWriters`: its engine's, or, before the target is opened, its layout's route's), then
- * the target's route, then the source's.
- */
-export async function refuseOptions(
+/** The options the run's two ends cannot honour (exit 2): `--jobs` first, then the target's route, then the source's. */
+function refuse(
   args: RouteArgs & { jobs?: number },
-  ends: { source: LayoutName; target: LayoutName; targetEngine?: Engine },
+  routes: { source: MigrationRoute; target: MigrationRoute },
+  ends: { source: LayoutName; target: LayoutName; parallelWriters: boolean },
+  to: SaverUri,
+): void {
+  refuseJobs(args.jobs, ends.parallelWriters, routes.target, to.redacted);
+  routes.target.refuseAsTarget(args, ends.source, to.redacted);
+  routes.source.refuseAsSource?.(ends.target, to.redacted);
+}
+
+/**
+ * Before the target is opened (when its layout is known already: nothing is created yet), the options its layout's
+ * route cannot honour; `--jobs` from whether a target of that layout at `to` takes parallel writers.
+ */
+export async function refuseBeforeOpen(
+  args: RouteArgs & { jobs?: number },
+  source: Engine,
+  target: LayoutName,
   to: SaverUri,
 ): Promise<void> {
-  const target = await routeOf(ends.target);
-  const parallel = ends.targetEngine ? ends.targetEngine.caps.parallelWriters : target.parallelWriters(to);
-  refuseJobs(args.jobs, parallel, target, to.redacted);
-  target.refuseAsTarget(args, ends.source, to.redacted);
-  (await routeOf(ends.source)).refuseAsSource?.(ends.target, to.redacted);
+  const route = await BEFORE_OPEN[target]();
+  const ends = { source: source.layout, target, parallelWriters: route.parallelWriters(to) };
+  refuse(args, { source: await source.migration(), target: route }, ends, to);
 }
 
-/** The route of a layout: the one function that picks what a migration does with a store. */
-export function routeOf(layout: LayoutName): Promise<MigrationRoute> {
-  return ROUTES[layout]();
+/** Once both stores are open, the options their engines' routes cannot honour; `--jobs` from `caps.parallelWriters`. */
+export async function refuseOpened(
+  args: RouteArgs & { jobs?: number },
+  source: Engine,
+  target: Engine,
+  to: SaverUri,
+): Promise<void> {
+  const ends = { source: source.layout, target: target.layout, parallelWriters: target.caps.parallelWriters };
+  refuse(args, { source: await source.migration(), target: await target.migration() }, ends, to);
 }
 
-/** Run the migration from `source` into `target` through the target layout's endpoint. */
+/** Run the migration from `source` into `target` through the target engine's route (its endpoint on the pipeline). */
 export async function runRoute(
-  source: OpenedStore,
-  target: OpenedStore,
+  source: Engine,
+  target: Engine,
   args: RouteArgs,
   hooks: RouteHooks,
 ): Promise<MigrateSummary> {
-  return (await routeOf(target.layout)).run(source, target, args, hooks);
+  return (await target.migration()).run(source.opened, target.opened, args, hooks);
 }

@@ -12,6 +12,7 @@ import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "
 import type { OpenedStore } from "../savers/index.js";
 import type { Saver } from "../savers/types.js";
 import type { SaverUri } from "../savers/uri.js";
+import type { MigrationRoute } from "./migrate-route.js";
 
 /** What a layout is: the value of `ckpt ls --json`'s `layout` and of `?layout=`. */
 export type LayoutName = OpenedStore["layout"];
@@ -129,6 +130,8 @@ export interface Engine {
   /** the store as it was opened (the typed store object where the layout has one) */
   readonly opened: OpenedStore;
   close(): Promise<void>;
+  /** `ckpt migrate`: this layout's route (its endpoint on the one pipeline, what it refuses as source and target) */
+  migration(): Promise<MigrationRoute>;
   /** The namespace a thread is read in: ckpt's namespace rule, or a LangGraph checkpoint namespace (`--namespace`). */
   namespaceFor(flag: string | undefined): string | undefined;
   /** `ckpt ls`: one row per thread */

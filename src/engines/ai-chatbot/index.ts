@@ -65,6 +65,7 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
     uri,
     saver,
     opened,
+    migration: async () => (await import("./migrate.js")).route,
     close: () => store.close(),
     // no namespaces: the one a command names finds nothing but in 'default' (ckpt's namespace rule)
     namespaceFor: (flag) => namespaceOf(uri, flag) ?? DEFAULT_NAMESPACE,

@@ -176,6 +176,7 @@ export function ckptEngine(opened: Extract<OpenedStore, { layout: "ckpt" | "fold
     uri,
     saver,
     opened,
+    migration: async () => (await import("./migrate.js")).route,
     close: () => saver.close(),
     // one rule for every command: the URI's ?namespace=, else the flag, else "default"
     namespaceFor: (flag) => namespaceOf(uri, flag) ?? DEFAULT_NAMESPACE,

@@ -169,6 +169,7 @@ export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgrap
     saver,
     store,
     opened,
+    migration: async () => (await import("./migrate.js")).route,
     close: () => store.close(),
     // the checkpoint namespace: the flag as given (undefined: the root graph)
     namespaceFor: (flag) => flag,

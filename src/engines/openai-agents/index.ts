@@ -57,6 +57,8 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
     uri,
     saver,
     opened,
+    // read as documents; as a target it is refused (caps.write)
+    migration: async () => (await import("../ckpt/migrate.js")).route,
     close: () => store.close(),
     // no namespaces: the one a command names finds nothing but in 'default' (ckpt's namespace rule)
     namespaceFor: (flag) => namespaceOf(uri, flag) ?? DEFAULT_NAMESPACE,
