@@ -229,6 +229,25 @@ class MastraTarget {
           );
         if (resources.length) await store.write({ table: "resources", resources }, { overwrite });
       },
+      // only where the target holds nothing under the id when the insert gets there: a concurrent writer's thread
+      // or resource is left as it is, and the pipeline looks it up again (skipped, identical, or a conflict)
+      async add(items) {
+        const threads = items.flatMap((i) => (i.rec.table === "threads" ? [i.rec] : []));
+        const resources = items.flatMap((i) => (i.rec.table === "resources" ? [i.rec.resource] : []));
+        const added = new Set<string>();
+        const put = (ids: Set<string>, table: string) => ids.forEach((id) => added.add(`${table}\u0000${id}`));
+        if (threads.length)
+          put(
+            await store.add({
+              table: "threads",
+              threads: threads.map((r) => r.thread),
+              messages: threads.flatMap((r) => r.messages),
+            }),
+            "threads",
+          );
+        if (resources.length) put(await store.add({ table: "resources", resources }), "resources");
+        return items.map((i) => added.has(keyOf(i.rec)));
+      },
       verify: async (written) => {
         const out: Array<{ expected: string; got: string | null } | undefined> = [];
         for (const i of written) {

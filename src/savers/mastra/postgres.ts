@@ -167,13 +167,25 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
       const r = await rows<{ id: string }>(PG.existing(S, MASTRA_TABLES[table]), [ids]);
       return new Set(r.map((x) => x.id));
     },
-    write: (batch, o) => writeBatch(c, S, place.uri, batch, o.overwrite),
+    write: async (batch, o) => void (await writeBatch(c, S, place.uri, batch, o.overwrite)),
+    add: (batch) => writeBatch(c, S, place.uri, batch, "add"),
     close: () => c.end(),
   };
 }
 
-/** One batch in one transaction (a pool's own client when the connection is a pool), as `@mastra/pg` writes rows. */
-async function writeBatch(c: Queryable, S: string, uri: string, batch: MastraBatch, overwrite: boolean): Promise<void> {
+/**
+ * One batch in one transaction (a pool's own client when the connection is a pool), as `@mastra/pg` writes rows;
+ * `add`: only the threads and resources whose id is not there when the insert gets to it (ON CONFLICT DO NOTHING, so
+ * a concurrent writer's row is waited for and left), a thread's messages only with its thread. The ids written.
+ */
+async function writeBatch(
+  c: Queryable,
+  S: string,
+  uri: string,
+  batch: MastraBatch,
+  overwrite: boolean | "add",
+): Promise<Set<string>> {
+  const added = new Set<string>();
   const tx = "totalCount" in c ? await (c as unknown as pg.Pool).connect() : undefined;
   const q = tx ?? c;
   try {
@@ -181,10 +193,10 @@ async function writeBatch(c: Queryable, S: string, uri: string, batch: MastraBat
     if (batch.table === "threads") {
       const t = batch.threads;
       // a thread written over is the source's whole: its messages the source does not hold go
-      if (overwrite && t.length)
+      if (overwrite === true && t.length)
         await q.query(`DELETE FROM ${S}mastra_messages WHERE thread_id = ANY($1::text[])`, [t.map((r) => r.id)]);
-      if (t.length)
-        await q.query(PG.insertThreads(S, overwrite), [
+      if (t.length) {
+        const r = await q.query<{ id: string }>(PG.insertThreads(S, overwrite), [
           t.map((r) => r.id),
           t.map((r) => r.resourceId),
           t.map((r) => r.title),
@@ -192,9 +204,11 @@ async function writeBatch(c: Queryable, S: string, uri: string, batch: MastraBat
           t.map((r) => r.createdAt),
           t.map((r) => r.updatedAt),
         ]);
-      const m = batch.messages;
+        for (const { id } of r.rows ?? []) added.add(id);
+      }
+      const m = overwrite === "add" ? batch.messages.filter((r) => added.has(r.threadId)) : batch.messages;
       if (m.length)
-        await q.query(PG.insertMessages(S, overwrite), [
+        await q.query(PG.insertMessages(S, overwrite === true), [
           m.map((r) => r.id),
           m.map((r) => r.threadId),
           m.map((r) => r.content),
@@ -205,15 +219,17 @@ async function writeBatch(c: Queryable, S: string, uri: string, batch: MastraBat
         ]);
     } else if (batch.resources.length) {
       const s = batch.resources;
-      await q.query(PG.insertResources(S, overwrite), [
+      const r = await q.query<{ id: string }>(PG.insertResources(S, overwrite), [
         s.map((r) => r.id),
         s.map((r) => r.workingMemory),
         s.map((r) => json(r.metadata)),
         s.map((r) => r.createdAt),
         s.map((r) => r.updatedAt),
       ]);
+      for (const { id } of r.rows ?? []) added.add(id);
     }
     await q.query("COMMIT");
+    return added;
   } catch (e) {
     await q.query("ROLLBACK").catch(() => undefined);
     throw storeError("mastra-write", `${uri}: writing Mastra rows failed: ${(e as Error).message}`, {}, e);

@@ -147,16 +147,18 @@ export const PG = {
       (SELECT count(*)::int FROM ${S}mastra_messages m WHERE NOT EXISTS (SELECT 1 FROM ${S}mastra_threads t WHERE t.id = m.thread_id)) AS "orphanMessages"`,
   existing: (S: string, table: string) => `SELECT id FROM ${S}${table} WHERE id = ANY($1::text[])`,
   /** rows as `@mastra/pg` writes them: the time in the `timestamp` column (UTC) and its `timestamptz` copy */
-  insertThreads: (S: string, overwrite: boolean) => `INSERT INTO ${S}mastra_threads
+  insertThreads: (S: string, overwrite: boolean | "add") => `INSERT INTO ${S}mastra_threads
       (id, "resourceId", title, metadata, "createdAt", "updatedAt", "createdAtZ", "updatedAtZ")
     SELECT id, r, t, m::jsonb, c::timestamptz AT TIME ZONE 'UTC', u::timestamptz AT TIME ZONE 'UTC', c::timestamptz, u::timestamptz
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(id, r, t, m, c, u)
     ${
-      overwrite
-        ? `ON CONFLICT (id) DO UPDATE SET "resourceId" = EXCLUDED."resourceId", title = EXCLUDED.title,
+      overwrite === "add"
+        ? "ON CONFLICT (id) DO NOTHING RETURNING id"
+        : overwrite
+          ? `ON CONFLICT (id) DO UPDATE SET "resourceId" = EXCLUDED."resourceId", title = EXCLUDED.title,
       metadata = EXCLUDED.metadata, "createdAt" = EXCLUDED."createdAt", "updatedAt" = EXCLUDED."updatedAt",
       "createdAtZ" = EXCLUDED."createdAtZ", "updatedAtZ" = EXCLUDED."updatedAtZ"`
-        : ""
+          : ""
     }`,
   insertMessages: (S: string, overwrite: boolean) => `INSERT INTO ${S}mastra_messages
       (id, thread_id, content, role, type, "createdAt", "resourceId", "createdAtZ")
@@ -169,15 +171,17 @@ export const PG = {
       "createdAtZ" = EXCLUDED."createdAtZ"`
         : ""
     }`,
-  insertResources: (S: string, overwrite: boolean) => `INSERT INTO ${S}mastra_resources
+  insertResources: (S: string, overwrite: boolean | "add") => `INSERT INTO ${S}mastra_resources
       (id, "workingMemory", metadata, "createdAt", "updatedAt", "createdAtZ", "updatedAtZ")
     SELECT id, w, m::jsonb, c::timestamptz AT TIME ZONE 'UTC', u::timestamptz AT TIME ZONE 'UTC', c::timestamptz, u::timestamptz
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(id, w, m, c, u)
     ${
-      overwrite
-        ? `ON CONFLICT (id) DO UPDATE SET "workingMemory" = EXCLUDED."workingMemory", metadata = EXCLUDED.metadata,
+      overwrite === "add"
+        ? "ON CONFLICT (id) DO NOTHING RETURNING id"
+        : overwrite
+          ? `ON CONFLICT (id) DO UPDATE SET "workingMemory" = EXCLUDED."workingMemory", metadata = EXCLUDED.metadata,
       "createdAt" = EXCLUDED."createdAt", "updatedAt" = EXCLUDED."updatedAt", "createdAtZ" = EXCLUDED."createdAtZ",
       "updatedAtZ" = EXCLUDED."updatedAtZ"`
-        : ""
+          : ""
     }`,
 };

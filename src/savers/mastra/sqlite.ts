@@ -142,7 +142,8 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
       for (const id of ids) if (stmt.get(id) !== undefined) found.add(id);
       return found;
     },
-    write: async (batch, o) => writeBatch(db, batch, o.overwrite),
+    write: async (batch, o) => void writeBatch(db, batch, o.overwrite),
+    add: async (batch) => writeBatch(db, batch, "add"),
     async close() {
       if (db.open) db.close();
     },
@@ -168,28 +169,37 @@ async function* scanSqlite(db: DB, batchSize: number): AsyncIterable<MastraBatch
   }
 }
 
-/** One batch in one transaction, metadata as LibSQL writes it (JSONB). */
-function writeBatch(db: DB, batch: MastraBatch, overwrite: boolean): void {
-  const verb = overwrite ? "INSERT OR REPLACE" : "INSERT";
+/**
+ * One batch in one transaction, metadata as LibSQL writes it (JSONB); `add`: only the threads (with their messages)
+ * and resources whose id the file does not hold then (INSERT OR IGNORE). The ids written.
+ */
+function writeBatch(db: DB, batch: MastraBatch, overwrite: boolean | "add"): Set<string> {
+  const add = overwrite === "add";
+  const verb = add ? "INSERT OR IGNORE" : overwrite ? "INSERT OR REPLACE" : "INSERT";
+  const added = new Set<string>();
   db.transaction(() => {
     if (batch.table === "threads") {
       // a thread written over is the source's whole: its messages the source does not hold go
-      if (overwrite) {
+      if (overwrite === true) {
         const del = db.prepare("DELETE FROM mastra_messages WHERE thread_id = ?");
         for (const r of batch.threads) del.run(r.id);
       }
       const t = db.prepare(SQ.insertThread(verb));
       for (const r of batch.threads)
-        t.run({
-          id: r.id,
-          resourceId: r.resourceId,
-          title: r.title,
-          metadata: json(r.metadata),
-          createdAt: r.createdAt,
-          updatedAt: r.updatedAt,
-        });
-      const m = db.prepare(SQ.insertMessage(verb));
-      for (const r of batch.messages)
+        if (
+          t.run({
+            id: r.id,
+            resourceId: r.resourceId,
+            title: r.title,
+            metadata: json(r.metadata),
+            createdAt: r.createdAt,
+            updatedAt: r.updatedAt,
+          }).changes
+        )
+          added.add(r.id);
+      // a thread another writer holds keeps its messages (add): only those of the threads written go in
+      const m = db.prepare(SQ.insertMessage(add ? "INSERT" : verb));
+      for (const r of add ? batch.messages.filter((x) => added.has(x.threadId)) : batch.messages)
         m.run({
           id: r.id,
           threadId: r.threadId,
@@ -202,15 +212,19 @@ function writeBatch(db: DB, batch: MastraBatch, overwrite: boolean): void {
     } else {
       const s = db.prepare(SQ.insertResource(verb));
       for (const r of batch.resources)
-        s.run({
-          id: r.id,
-          workingMemory: r.workingMemory,
-          metadata: json(r.metadata),
-          createdAt: r.createdAt,
-          updatedAt: r.updatedAt,
-        });
+        if (
+          s.run({
+            id: r.id,
+            workingMemory: r.workingMemory,
+            metadata: json(r.metadata),
+            createdAt: r.createdAt,
+            updatedAt: r.updatedAt,
+          }).changes
+        )
+          added.add(r.id);
     }
   })();
+  return added;
 }
 
 const COLUMNS: Record<string, string[]> = {

@@ -109,6 +109,11 @@ export interface MastraStore {
   existing(table: "threads" | "messages" | "resources", ids: string[]): Promise<Set<string>>;
   /** write a batch in one transaction (`overwrite`: replace rows with the same id, else they must not exist) */
   write(batch: MastraBatch, o: { overwrite: boolean }): Promise<void>;
+  /**
+   * Write, in one transaction, the threads (with their messages) and resources of a batch whose id the store does not
+   * hold when it gets to them — another writer's rows, committed or committing, are left as they are: the ids written.
+   */
+  add(batch: MastraBatch): Promise<Set<string>>;
   close(): Promise<void>;
 }
 
