@@ -6,8 +6,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { splitThreadRef } from "../src/cli/input.js";
-import { parseAddress, splitAddress } from "../src/savers/address.js";
+import { parseAddress, parseTarget, splitAddress } from "../src/savers/address.js";
 import { runCli } from "./helpers/cli-io.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -23,9 +22,14 @@ describe("one rule: the first '#' ends the store", () => {
   });
 
   it("the same split where the thread is optional, and in the string-level splitter", () => {
-    expect(splitThreadRef("out.sqlite#a#b")).toEqual({ uri: "out.sqlite", threadId: "a#b" });
+    // (splitThreadRef's rule, now parseTarget's: the store part parsed, the thread percent-decoded)
+    const t = parseTarget("out.sqlite#a#b", { env: {} });
+    expect({ uri: t.store.raw, threadId: t.threadId }).toEqual({ uri: "out.sqlite", threadId: "a#b" });
     expect(splitAddress("file:./store#a#b")).toEqual({ store: "file:./store", fragment: "a#b" });
-    expect(splitThreadRef("out.sqlite")).toEqual({ uri: "out.sqlite" });
+    const u = parseTarget("out.sqlite", { env: {} });
+    expect({ uri: u.store.raw, ...(u.threadId !== undefined ? { threadId: u.threadId } : {}) }).toEqual({
+      uri: "out.sqlite",
+    });
   });
 
   it("the namespace rule: the URI's, else the flag's; both, disagreeing, is a usage error", () => {

@@ -53,22 +53,6 @@ export function decodeText(buf: Buffer, name: string): string {
   }
 }
 
-/**
- * Split `uri#threadId` where the thread is optional (convert -o, replay --save-to): the first `#` separates, as in
- * every address (savers/address.ts `splitAddress`: thread ids may hold `#`); the thread id is percent-decoded.
- */
-export function splitThreadRef(spec: string): { uri: string; threadId?: string } {
-  const i = spec.indexOf("#");
-  if (i < 0) return { uri: spec };
-  let threadId = spec.slice(i + 1);
-  try {
-    threadId = decodeURIComponent(threadId);
-  } catch {
-    /* keep raw */
-  }
-  return { uri: spec.slice(0, i), threadId };
-}
-
 export interface ReadOptions {
   /** standard input, asked for only when the input is "-" (creating process.stdin loads stream modules) */
   stdin: () => Readable;

@@ -18,12 +18,12 @@ import { type Loaded, loadInput, loaded, type ViewArgs } from "./view-input.js";
 
 export type { Loaded, ViewArgs } from "./view-input.js";
 
-/** Where the page goes without -o: `<input name>.html` in the current folder. */
-function defaultOutput(spec: string, threadId: string): string {
+/** Where the page goes without -o: `<input name>.html` in the current folder (a store's thread, stdin: `thread-<id>`). */
+function defaultOutput(name: string | undefined, threadId: string): string {
   const base =
-    spec.includes("#") || spec === "-"
+    name === undefined
       ? `thread-${threadId}`
-      : basename(spec.replace(/[\\/]+$/, "")).replace(/\.(json|jsonl|pkl|org)$/i, "");
+      : basename(name.replace(/[\\/]+$/, "")).replace(/\.(json|jsonl|pkl|org)$/i, "");
   return `${base.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 120) || "checkpoint"}.html`;
 }
 
@@ -46,12 +46,19 @@ function openInBrowser(path: string, io: CliIO): void {
   }
 }
 
-async function writePage(html: string, spec: string, threadId: string, args: ViewArgs, io: CliIO): Promise<number> {
+/** `name`: the input a page is named after without -o (undefined: a store's thread or stdin, named by its thread id). */
+async function writePage(
+  html: string,
+  name: string | undefined,
+  threadId: string,
+  args: ViewArgs,
+  io: CliIO,
+): Promise<number> {
   if (args.output === "-") {
     io.stdout.write(html);
     return ExitCode.OK;
   }
-  const out = resolve(io.cwd, args.output ?? defaultOutput(spec, threadId));
+  const out = resolve(io.cwd, args.output ?? defaultOutput(name, threadId));
   await writeFilesAtomic([{ path: out, text: html }]);
   io.stdout.write(`${out} (${Buffer.byteLength(html)} bytes)\n`);
   if (args.open) openInBrowser(out, io);
@@ -175,14 +182,16 @@ export const viewCommand: CommandDef = {
     if (args.diff) {
       if (inputs.length !== 2) throw usageError(`--diff needs two checkpoints, got ${inputs.length}`);
       if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
-      const a = await loadInput(parse(inputs[0]!), io, args.format);
-      const b = await loadInput(parse(inputs[1]!), io, args.format);
+      const [ia, ib] = [parse(inputs[0]!), parse(inputs[1]!)];
+      const a = await loadInput(ia, io, args.format);
+      const b = await loadInput(ib, io, args.format);
       const html = renderDiffPage(a.checkpoint, b.checkpoint, {
         names: [a.name, b.name],
         ...(args.title ? { title: args.title } : {}),
         source: `${a.name} → ${b.name}`,
       });
-      return writePage(html, `${inputs[0]}-vs-${basename(inputs[1]!)}`, b.checkpoint.threadId, args, io);
+      const name = ia.kind === "address" || ib.kind === "address" ? undefined : `${ia.spec}-vs-${basename(ib.spec)}`;
+      return writePage(html, name, b.checkpoint.threadId, args, io);
     }
     if (inputs.length !== 1)
       throw usageError(
@@ -197,7 +206,7 @@ export const viewCommand: CommandDef = {
       const engine = await openAddress(input.address, io.env);
       try {
         const hist = await threadHistoryPage(engine, input.address, args);
-        if (hist) return writePage(hist.html, inputs[0]!, hist.threadId, args, io);
+        if (hist) return writePage(hist.html, undefined, hist.threadId, args, io);
         x = loaded(await readThread(engine, input.address), args.format);
       } finally {
         await engine.close();
@@ -207,6 +216,7 @@ export const viewCommand: CommandDef = {
       title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
       source: x.name,
     });
-    return writePage(html, inputs[0]!, x.checkpoint.threadId, args, io);
+    const name = input.kind === "address" || input.kind === "stdin" ? undefined : input.spec;
+    return writePage(html, name, x.checkpoint.threadId, args, io);
   },
 };
