@@ -366,3 +366,82 @@ export function jsonLocator(text: string): Locator {
     },
   };
 }
+
+// ---- nesting ------------------------------------------------------------------------------------
+
+/** Levels of arrays and objects a record may nest (no checkpoint comes near; walkers of deeper ones overflow the stack). */
+export const MAX_NESTING = 1000;
+
+/** The index just past the string that opens at `i` (a `"`), or the text's end when it is not closed. */
+function pastString(text: string, i: number): number {
+  for (let j = i + 1; ; ) {
+    const q = text.indexOf('"', j);
+    if (q < 0) return text.length;
+    let b = q - 1;
+    while (text.charCodeAt(b) === 92) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/**
+ * Where JSON text (or JSON lines) nests arrays and objects deeper than `max` levels: the pointer of the container
+ * that goes past it, its first 8 segments then `/…` — or undefined. A scan of the text (strings skipped), no parse
+ * and no recursion, so it answers for texts every recursive walker fails on.
+ */
+export function nestingBeyond(text: string, max = MAX_NESTING): string | undefined {
+  let depth = 0;
+  let deep = false;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = pastString(text, i);
+      continue;
+    }
+    if (c === 91 || c === 123) {
+      if (++depth > max) {
+        deep = true;
+        break;
+      }
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+    i++;
+  }
+  if (!deep) return undefined;
+  // again, with the path: per open container its kind, the index or key of the child being read
+  const frames: Array<{ array: boolean; at: string | number; key: boolean }> = [];
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    const top = frames[frames.length - 1];
+    if (c === 34) {
+      const end = pastString(text, i);
+      if (top && !top.array && top.key) {
+        try {
+          top.at = JSON.parse(text.slice(i, end)) as string;
+        } catch {
+          top.at = text.slice(i + 1, end - 1);
+        }
+        top.key = false;
+      }
+      i = end;
+      continue;
+    }
+    if (c === 91 || c === 123) {
+      frames.push({ array: c === 91, at: 0, key: c === 123 });
+      if (frames.length > max) {
+        const path = frames.slice(0, -1).map((f) => f.at);
+        const shown = pathToPointer(path.slice(0, 8));
+        return path.length > 8 ? `${shown}/…` : shown;
+      }
+    } else if (c === 93 || c === 125) frames.pop();
+    else if (c === 44 && top) {
+      if (top.array) top.at = (top.at as number) + 1;
+      else top.key = true;
+    }
+    i++;
+  }
+  return undefined;
+}
+
+/** Why a record nested past MAX_NESTING is not processed, naming where (`nestingBeyond`'s pointer). */
+export const nestingReason = (pointer: string) =>
+  `${pointer === "" ? "" : `${pointer}: `}nesting deeper than ${MAX_NESTING} levels of arrays and objects (no checkpoint nests that deep)`;

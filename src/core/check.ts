@@ -4,7 +4,7 @@
  */
 import { hexDigest } from "../base/digest.js";
 import { CkptError } from "../base/errors.js";
-import { parseJson, stringifyJson } from "../base/json.js";
+import { nestingBeyond, nestingReason, parseJson, stringifyJson } from "../base/json.js";
 import { plural } from "../base/plural.js";
 import { FORMAT_NAMES, type FormatName } from "../formats/index.js";
 import { convertCheckpoint } from "./convert.js";
@@ -27,6 +27,9 @@ export type CheckResult = { ok: true; text: string; value: unknown } | { ok: fal
  * `threadId` is the thread the store holds it under: a conversion gives it to formats that carry no thread id.
  */
 export function checkRecord(name: string, text: string, opts: CheckOptions, threadId?: string): CheckResult {
+  // nesting no checkpoint has is the record's problem, named where: never a stack overflow that stops the run
+  const deep = nestingBeyond(text);
+  if (deep !== undefined) return { ok: false, reason: `${name}: ${nestingReason(deep)}` };
   const doc = threadId === undefined ? { name, text } : { name, text, threadId };
   let p: ParsedDocument;
   try {

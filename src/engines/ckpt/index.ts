@@ -5,6 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { CkptError, ExitCode, inputError } from "../../base/errors.js";
+import { nestingBeyond, nestingReason } from "../../base/json.js";
 import { plural } from "../../base/plural.js";
 import { printable } from "../../base/printable.js";
 import { tableTime } from "../../base/time.js";
@@ -55,7 +56,9 @@ async function rowOf(saver: Saver, ns: string, t: ThreadInfo): Promise<CkptRow> 
       row.messages = checkpoint.messages.length;
       row.updatedAt = checkpoint.updatedAt ?? row.updatedAt;
     } catch (e) {
-      row.error = (e as Error).message;
+      // a walker that overflows the stack on nesting no checkpoint has: say so, and where
+      const deep = e instanceof RangeError ? nestingBeyond(text) : undefined;
+      row.error = deep !== undefined ? nestingReason(deep) : (e as Error).message;
     }
   }
   return row;
