@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { Chalk } from "chalk";
-import { REPORTERS, summarize, type ValidationReport } from "../src/cli/reporters/index.js";
-import { escapeData, escapeProperty } from "../src/cli/reporters/github.js";
+import { REPORTERS, summarize, type ValidationReport } from "../src/cli/render/reporters/index.js";
+import { escapeData, escapeProperty } from "../src/cli/render/reporters/github.js";
 import type { FileResult } from "../src/core/document.js";
 
 const files: FileResult[] = [

@@ -12,7 +12,7 @@ import type { Checkpoint } from "../generated/types.js";
 import type { SourceDoc } from "../formats/types.js";
 import { diffCheckpoints, VOLATILE_GLOBS } from "../core/diff/index.js";
 import { FORMAT_CHOICES, readNative, schemaFor, type FormatAdapter } from "../formats/index.js";
-import { renderJson, renderMarkdown, renderText, type SideInfo } from "./diff-render.js";
+import { renderJson, renderMarkdown, renderText, type SideInfo } from "./render/diff.js";
 
 const OUTPUTS = ["text", "json", "json-patch", "markdown"] as const;
 

@@ -10,7 +10,7 @@ import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { noThreadError } from "./input.js";
-import { streamTable, tableTime } from "./table.js";
+import { streamTable, tableTime } from "./render/table.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
 /** Printed under the table when a PENDING cell carries the mark. */

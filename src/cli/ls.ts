@@ -12,7 +12,7 @@ import { namespaceOf } from "../savers/types.js";
 import { intOption, type CommandDef } from "./command.js";
 import type { CliIO } from "./io.js";
 import { openStore } from "./stores.js";
-import { streamTable } from "./table.js";
+import { streamTable } from "./render/table.js";
 
 /** A listing as the user asked for it: a JSON array (2-space indented), or a table streamed with the line under it. */
 async function printListing(l: Listing, json: boolean, io: CliIO): Promise<number> {

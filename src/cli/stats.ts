@@ -88,7 +88,7 @@ export const statsCommand: CommandDef = {
       accept: filter,
     });
     await engine.close();
-    const { renderLgStats, renderSaverStats, renderAllowlist, renderMastraStats } = await import("./stats-render.js");
+    const { renderLgStats, renderSaverStats, renderAllowlist, renderMastraStats } = await import("./render/stats.js");
     if (args.allowlist && r.kind === "langgraph") {
       const a = r.msgpackAudit;
       const pairs = a.types.filter((t) => !t.allowed && t.ext !== 3).map((t) => [t.module, t.name]);

@@ -21,7 +21,7 @@ import { NAMESPACE_OPTION, expandInputs, readSource } from "./input.js";
 import type { Input } from "../savers/address.js";
 import { DEFAULT_NAMESPACE } from "../savers/types.js";
 import { useColor, type CliIO } from "./io.js";
-import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./reporters/index.js";
+import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./render/reporters/index.js";
 import { validationExitCode } from "../core/validation.js";
 
 export interface ValidateArgs {

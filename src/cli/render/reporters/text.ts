@@ -1,8 +1,8 @@
 /** Human text: `file:line:col` first (clickable in terminals), severity coloured, rule id dim, a summary line. */
-import { printable } from "../../base/printable.js";
+import { printable } from "../../../base/printable.js";
 import type { ChalkInstance } from "chalk";
-import type { Issue } from "../../formats/types.js";
-import type { FileResult } from "../../core/document.js";
+import type { Issue } from "../../../formats/types.js";
+import type { FileResult } from "../../../core/document.js";
 import { plural, type Reporter } from "./types.js";
 
 const where = (file: string, line?: number, column?: number) =>

@@ -3,7 +3,7 @@
  * and the JSON change-record document. Pure string builders; the command writes them.
  */
 import { Chalk, type ChalkInstance } from "chalk";
-import { stringifyJson } from "../base/json.js";
+import { stringifyJson } from "../../base/json.js";
 import type {
   BlockChange,
   Change,
@@ -12,8 +12,8 @@ import type {
   MessageChange,
   TextDiff,
   UsageChange,
-} from "../core/diff/index.js";
-import { fmtInt, pluralInt } from "../base/plural.js";
+} from "../../core/diff/index.js";
+import { fmtInt, pluralInt } from "../../base/plural.js";
 
 /** How a usage total is named in the text and markdown reports (the --json keys stay the schema's names). */
 const TOKEN_LABEL: Record<keyof UsageChange["delta"], string> = {

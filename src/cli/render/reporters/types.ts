@@ -1,8 +1,8 @@
 /** What every reporter renders: the per-file results of one `ckpt validate` run and their summary. */
 import type { ChalkInstance } from "chalk";
-import type { ValidationReport } from "../../core/validation.js";
+import type { ValidationReport } from "../../../core/validation.js";
 
-export { passed, summarize, type Summary, type ValidationReport } from "../../core/validation.js";
+export { passed, summarize, type Summary, type ValidationReport } from "../../../core/validation.js";
 
 export interface RenderOptions {
   color: boolean;
@@ -15,4 +15,4 @@ export interface RenderOptions {
 /** A reporter turns the report into the text of one output (stdout or a file). */
 export type Reporter = (report: ValidationReport, opts: RenderOptions) => string;
 
-export { plural } from "../../base/plural.js";
+export { plural } from "../../../base/plural.js";

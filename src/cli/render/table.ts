@@ -4,9 +4,9 @@
  * known; a later cell wider than all of those pushes its own row only. Cells are made printable (control characters
  * escaped) before they are measured.
  */
-import { printable } from "../base/printable.js";
+import { printable } from "../../base/printable.js";
 
-export { tableTime } from "../base/time.js";
+export { tableTime } from "../../base/time.js";
 
 export interface StreamTable {
   /** one row of cells (as many as the head) */

@@ -1,11 +1,11 @@
 /**
  * The text of `ckpt stats`: the summary line first, then short tables that fit one screen at the default --top 10.
  */
-import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../generated/types.js";
-import { humanBytes } from "../core/langgraph/stats.js";
-import { fmtInt } from "../base/plural.js";
-import { AES_KEY_HINT } from "../formats/langgraph/aes-key.js";
-import { allowlistLiteral } from "../formats/langgraph/msgpack-audit.js";
+import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../../generated/types.js";
+import { humanBytes } from "../../core/langgraph/stats.js";
+import { fmtInt } from "../../base/plural.js";
+import { AES_KEY_HINT } from "../../formats/langgraph/aes-key.js";
+import { allowlistLiteral } from "../../formats/langgraph/msgpack-audit.js";
 
 const num = fmtInt;
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(a / b >= 0.1 || a === 0 ? 0 : 1)}%` : "-");
