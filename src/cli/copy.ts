@@ -73,12 +73,11 @@ export const copyCommand: CommandDef = {
       })
     ).engine;
     const { requireCap } = await import("../engines/index.js");
+    const { threadTakenError } = await import("../engines/copy.js");
     requireCap(target, "copy");
-    const replaced = await target.hasThread(newThread, target.namespaceFor(undefined));
-    if (replaced && !args.overwrite)
-      throw usageError(
-        `${target.uri.redacted}#${printable(newThread)} exists: name another thread, or --overwrite to replace it`,
-      );
+    // said at once when the thread is there; the write checks again in the step that writes (another run may take it)
+    const there = await target.hasThread(newThread, target.namespaceFor(undefined));
+    if (there && !args.overwrite) throw threadTakenError(target.uri.redacted, newThread);
     const upTo = forked ? doc.checkpointId : undefined;
     const copied = await target.copyIn!({
       source,
@@ -87,7 +86,7 @@ export const copyCommand: CommandDef = {
       upTo,
       to: newThread,
       dryRun: args.dryRun,
-      replace: replaced,
+      overwrite: args.overwrite,
     });
     const c: Copied = {
       from: args.from,
@@ -95,7 +94,6 @@ export const copyCommand: CommandDef = {
       dryRun: args.dryRun,
       ...(upTo !== undefined ? { upTo } : {}),
       ...copied,
-      replaced,
     };
     if (args.json) io.stdout.write(`${JSON.stringify(c)}\n`);
     else

@@ -92,12 +92,17 @@ export interface CopyIn {
   /** the new thread id */
   to: string;
   dryRun: boolean;
-  /** the new thread exists and is replaced (--overwrite) */
-  replace: boolean;
+  /**
+   * --overwrite: a new thread the write finds (in the step that writes, so that two copies into one new id never both
+   * write) is replaced; without it the copy is refused (exit 2, `threadTakenError`) having written nothing
+   */
+  overwrite: boolean;
 }
 export interface Copied {
   checkpoints: number;
   writes: number;
+  /** the new thread was there and was replaced (--overwrite; a dry run: would be) */
+  replaced: boolean;
 }
 
 /** What `ckpt validate` asks of a store that is validated as a store (its rows, not only its documents). */

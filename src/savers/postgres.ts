@@ -33,6 +33,21 @@ export const SAVER_NAME = "postgres";
 type Pool = import("pg").Pool;
 type PoolClient = import("pg").PoolClient;
 
+const ignoreError = () => undefined;
+
+/**
+ * Every PostgreSQL pool of ckpt goes through this: the pool and each of its connections, for the connection's whole
+ * life, have an 'error' listener. A connection lost while a client is checked out (between two queries, or after its
+ * query failed and it was released to be destroyed) emits 'error' with no query to fail: without a listener that is
+ * an uncaught exception, a stack and exit 1. With it, the query on the lost connection fails and the command reports
+ * that (a store error, exit 4).
+ */
+export function guardPool<P extends Pool>(pool: P): P {
+  pool.on("error", ignoreError);
+  pool.on("connect", (c) => void c.on("error", ignoreError));
+  return pool;
+}
+
 /**
  * Why a connection failed, in words. The "start it with" hint is given only when no server answers at all
  * (connection refused, no socket); a wrong host, role, password or database is named instead.
@@ -138,13 +153,14 @@ export const createPostgresSaver: SaverFactory = async ({
   const T = `${ident(schema)}.${ident(table)}`;
   const M = `${ident(schema)}.${ident(table + "_meta")}`;
   // reading: every transaction of the session is read-only too, so nothing can change the database by mistake
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 4,
-    connectionTimeoutMillis: 5000,
-    ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
-  });
-  pool.on("error", () => undefined);
+  const pool = guardPool(
+    new pg.Pool({
+      connectionString: url,
+      max: 4,
+      connectionTimeoutMillis: 5000,
+      ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
+    }),
+  );
   try {
     await prepare(pool, { schema, T, M, label: `${schema}.${table}` }, uri, readOnly);
   } catch (e) {
@@ -156,10 +172,6 @@ export const createPostgresSaver: SaverFactory = async ({
   }
   return new PostgresStore(pool, T, uri, namespace ?? DEFAULT_NAMESPACE);
 };
-
-// A checked-out client whose connection drops between queries emits 'error' with no query to fail: without a
-// listener that is an uncaught exception. The next query on it fails and is reported (exit 4) instead.
-const ignoreClientError = () => undefined;
 
 /** Rows per multi-row upsert statement (4 parameters a row, well under PostgreSQL's 65,535). */
 const UPSERT_ROWS = 500;
@@ -210,8 +222,7 @@ async function insertNew(pool: Pool, T: string, records: SaverRecord[]): Promise
  * (`transaction`) is rolled back when it fails, and a client that failed is discarded, not returned to the pool.
  */
 async function onBatchClient<R>(pool: Pool, transaction: boolean, write: (c: PoolClient) => Promise<R>): Promise<R> {
-  const c = await pool.connect();
-  c.on("error", ignoreClientError);
+  const c = await pool.connect(); // its 'error' listener: guardPool
   let broken: Error | undefined;
   try {
     return await write(c);
@@ -220,7 +231,6 @@ async function onBatchClient<R>(pool: Pool, transaction: boolean, write: (c: Poo
     if (transaction) await c.query("ROLLBACK").catch(() => undefined);
     throw e;
   } finally {
-    c.off("error", ignoreClientError);
     c.release(broken);
   }
 }

@@ -10,6 +10,7 @@ import { plural } from "../../base/plural.js";
 import { printable } from "../../base/printable.js";
 import { tableTime } from "../../base/time.js";
 import { readCheckpoint } from "../../formats/index.js";
+import { threadTakenError } from "../copy.js";
 import type { OpenedStore } from "../../savers/index.js";
 import { DEFAULT_NAMESPACE, namespaceOf, type Saver, type ThreadInfo } from "../../savers/types.js";
 import type { SaverUri } from "../../savers/uri.js";
@@ -189,8 +190,24 @@ export function ckptEngine(opened: Extract<OpenedStore, { layout: "ckpt" | "fold
     prune: async (c, o) => (await import("../../core/prune-run.js")).pruneSaver(saver, c, o),
     copiesAs: "ckpt",
     async copyIn(c) {
-      if (!c.dryRun) await saver.save(c.to, renamedDocument(c.text, c.to));
-      return { checkpoints: 1, writes: 0 };
+      const namespace = namespaceOf(uri, undefined) ?? DEFAULT_NAMESPACE;
+      const copied = (replaced: boolean) => ({ checkpoints: 1, writes: 0, replaced });
+      if (c.dryRun) return copied(await saver.exists(c.to, namespace));
+      const text = renamedDocument(c.text, c.to);
+      if (c.overwrite) {
+        const was = await saver.exists(c.to, namespace);
+        await saver.save(c.to, text, namespace);
+        return copied(was);
+      }
+      // the new id taken in the step that writes (the store's key check), so that one of two copies into it wins
+      const rec = { namespace, threadId: c.to, text };
+      const wrote = saver.insertNew
+        ? await saver.insertNew([rec])
+        : saver.addMany
+          ? (await saver.addMany([rec]))[0]
+          : !(await saver.exists(c.to, namespace)) && (await saver.save(c.to, text, namespace), true);
+      if (!wrote) throw threadTakenError(uri.redacted, c.to);
+      return copied(false);
     },
     async deleteThread(threadId, dryRun) {
       const ns = namespaceOf(uri, undefined) ?? DEFAULT_NAMESPACE;

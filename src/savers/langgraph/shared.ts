@@ -93,6 +93,14 @@ export interface LgStore {
    * checkpointed and truncated before and after), PostgreSQL `VACUUM` of the three tables. `dryRun` measures only.
    */
   vacuum(o: { dryRun: boolean }): Promise<VacuumReport>;
+  /**
+   * Run `f` in one transaction that holds `lock`: `f` is given the store whose every read and write goes through that
+   * transaction (its own writes read back), committed when `f` resolves and rolled back when it throws, or when the
+   * process or the connection dies: all or nothing (`ckpt copy`). Two callers naming one `lock` take turns, the second
+   * seeing what the first committed (PostgreSQL: a transaction-level advisory lock; SQLite: the database's write lock,
+   * BEGIN IMMEDIATE, waited for). The tables must exist (PostgreSQL's setup cannot run inside a transaction).
+   */
+  atomically<T>(lock: string, f: (tx: LgStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -31,6 +31,7 @@ import type {
 } from "../../formats/langgraph/types.js";
 import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
 import { withDeltaChannels } from "./delta.js";
+import { sqliteAtomically } from "./sqlite-atomic.js";
 import {
   attachWrites,
   bytesOf,
@@ -647,7 +648,7 @@ function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close" | "vacuum"> {
     });
     return out;
   };
-  return {
+  const rows: Omit<LgStore, "close" | "vacuum"> = {
     kind: "sqlite",
     uri,
     hasLayout: async () => hasLayout(),
@@ -675,7 +676,9 @@ function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close" | "vacuum"> {
       hasLayout() ? wrap("listing threads", () => threadPage(db, after, limit)) : [],
     heads: async (threads) => wrap("reading checkpoints", () => heads(db, threads)),
     prunePage: async (threads, plan, o) => wrap("pruning", () => prunePage(db, threads, plan, o)),
+    atomically: (_lock, f) => sqliteAtomically(db, uri, rows, f),
   };
+  return rows;
 }
 
 // ------------------------------------------------------------------------------------------------ prune

@@ -6,7 +6,7 @@
  */
 import type pg from "pg";
 import { inputError, storeError } from "../../base/errors.js";
-import { describePgError } from "../postgres.js";
+import { describePgError, guardPool } from "../postgres.js";
 import { ident, PG, pgSetup } from "./sql.js";
 import {
   MASTRA_TABLES,
@@ -25,7 +25,7 @@ type Raw = Record<string, unknown>;
 export async function connectPg(url: string, uri: string, write: boolean): Promise<Queryable> {
   const { default: pgm } = await import("pg");
   const c = write
-    ? new pgm.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 })
+    ? guardPool(new pgm.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 }))
     : new pgm.Client({
         connectionString: url,
         connectionTimeoutMillis: 5000,

@@ -7,7 +7,7 @@ import { inputError, storeError } from "../../../base/errors.js";
 import type { Library } from "../../../formats/langgraph/encode.js";
 import { libraryOfVersions } from "../../../formats/langgraph/rows.js";
 import type { LgStoreInfo } from "../../../formats/langgraph/types.js";
-import { describePgError } from "../../postgres.js";
+import { describePgError, guardPool } from "../../postgres.js";
 import { ident, migrations, PG_LG_TABLES, PG_ROWS, PG_SCHEMA_COLUMNS, pgMaxMigration } from "../sql.js";
 
 export type Client = pg.Client;
@@ -51,8 +51,7 @@ export async function connectReadOnly(url: string, uri: string): Promise<Client>
 export async function connectPool(url: string, uri: string): Promise<pg.Pool> {
   const { default: pgm } = await import("pg");
   const options = [process.env.PGOPTIONS, "-c jit=off"].filter(Boolean).join(" ");
-  const pool = new pgm.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, options });
-  pool.on("error", () => undefined);
+  const pool = guardPool(new pgm.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, options }));
   try {
     await pool.query("SELECT 1");
   } catch (e) {
@@ -165,4 +164,46 @@ export async function pgSetup(pool: pg.Pool, schema: string, S: string, lib: Lib
   } finally {
     c.release(broken);
   }
+}
+
+/**
+ * One connection, inside a transaction the caller opened, as the pool the row-level store runs on (LgStore.atomically):
+ * every query goes to that connection, and a transaction a step opens on a client it checks out (BEGIN … COMMIT or
+ * ROLLBACK: a batch's write, a prune page) becomes a savepoint inside the caller's, so that nothing is committed
+ * before the caller commits.
+ */
+export function pinnedPool(c: pg.PoolClient): pg.Pool {
+  let depth = 0;
+  // one query at a time, in the order asked (a pool runs a step's queries at once on several connections); a COPY
+  // stream (a submittable, not a promise) goes straight to the connection, which queues it
+  let last: Promise<unknown> = Promise.resolve();
+  const query = (...a: unknown[]): Promise<unknown> => {
+    const q = a[0] as { submit?: unknown };
+    if (typeof q === "object" && q !== null && typeof q.submit === "function")
+      return (c.query as (...x: unknown[]) => Promise<unknown>)(...a);
+    const p = last.then(() => (c.query as (...x: unknown[]) => Promise<unknown>)(...a));
+    last = p.catch(() => undefined);
+    return p;
+  };
+  const nested = {
+    query(...a: unknown[]) {
+      switch (a[0]) {
+        case "BEGIN":
+          return query(`SAVEPOINT ckpt_nested_${++depth}`);
+        case "COMMIT":
+          return depth > 0 ? query(`RELEASE SAVEPOINT ckpt_nested_${depth--}`) : Promise.resolve();
+        case "ROLLBACK":
+          return depth > 0
+            ? query(`ROLLBACK TO SAVEPOINT ckpt_nested_${depth}`).then(() =>
+                query(`RELEASE SAVEPOINT ckpt_nested_${depth--}`),
+              )
+            : Promise.resolve();
+        default:
+          return query(...a);
+      }
+    },
+    release: () => undefined,
+    on: () => nested,
+  };
+  return { query, connect: async () => nested, on: () => undefined, end: async () => undefined } as unknown as pg.Pool;
 }

@@ -24,7 +24,7 @@ import type { LangGraphStore } from "../shared.js";
 import { ident } from "../sql.js";
 import { type Client, connections, type PgPlace } from "./connect.js";
 import { readerOf } from "./read.js";
-import { rowStoreOf } from "./rows.js";
+import { pgAtomically, rowStoreOf } from "./rows.js";
 import { statsOf } from "./stats.js";
 
 export { connectPool, connectReadOnly, inspectPgSchema, type PgPlace } from "./connect.js";
@@ -62,6 +62,7 @@ export function langGraphPostgres(
     rows: stats.rows,
     uri: place.uri,
     rowPool: conns.rw,
+    atomically: (lock, f) => pgAtomically(conns, S, place, aesKey, lock, f),
     async close() {
       await stats.end();
       await reader.close();

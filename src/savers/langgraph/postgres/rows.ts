@@ -16,7 +16,7 @@ import {
 } from "../../../formats/langgraph/rows.js";
 import { attachWrites, keyOf, type LgStore, type WriteOptions } from "../shared.js";
 import { PG_PRUNE, PG_ROWS } from "../sql.js";
-import { type Connections, type PgPlace, pgLibrary, pgSetup } from "./connect.js";
+import { type Connections, type PgPlace, pgLibrary, pgSetup, pinnedPool } from "./connect.js";
 import { pgHeads, pgPrunePage, pgThreadPage, pgVacuum } from "./prune.js";
 import { type PgForm, pgForm, sameValue, verifyWritten } from "./verify.js";
 import { blobWriter, copyTypesOk, insertAll, makeStager } from "./write.js";
@@ -184,14 +184,10 @@ async function* scanPgRows(
   }
 }
 
-export function rowStoreOf(
-  conns: Connections,
-  S: string,
-  place: PgPlace,
-  aesKey: AesKey | undefined,
-): Omit<LgStore, "close"> {
-  const { schema, uri } = place;
-  const wrap: Wrap = async (what, f) => {
+/** A failure of the server or the connection as a store error naming what was being done and the store. */
+const pgWrap =
+  (uri: string): Wrap =>
+  async (what, f) => {
     try {
       return await f();
     } catch (e) {
@@ -199,6 +195,15 @@ export function rowStoreOf(
       throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
     }
   };
+
+export function rowStoreOf(
+  conns: Connections,
+  S: string,
+  place: PgPlace,
+  aesKey: AesKey | undefined,
+): Omit<LgStore, "close" | "atomically"> {
+  const { schema, uri } = place;
+  const wrap = pgWrap(uri);
   const hasLayout = async () => {
     const pool = await conns.rw();
     const t = new Set((await pool.query(PG_ROWS.tables, [schema])).rows.map((r) => r.table_name as string));
@@ -288,4 +293,45 @@ export function rowStoreOf(
       wrap("pruning", async () => String((await (await conns.rw()).query(PG_PRUNE.pruneStartMark)).rows[0].x)),
     vacuum: (o) => wrap("vacuuming", async () => pgVacuum(await conns.rw(), S, schema, o.dryRun)),
   };
+}
+
+/**
+ * LgStore.atomically over PostgreSQL: a connection of the pool in one transaction holding the advisory lock
+ * `ckpt:<schema>:<lock>` (transaction-level: released by COMMIT, ROLLBACK or a lost connection); the row-level store
+ * given to `f` runs every query on it (`pinnedPool`). A connection lost meanwhile is a store error, and the server
+ * rolls the transaction back.
+ */
+export async function pgAtomically<T>(
+  conns: Connections,
+  S: string,
+  place: PgPlace,
+  aesKey: AesKey | undefined,
+  lock: string,
+  f: (tx: LgStore) => Promise<T>,
+): Promise<T> {
+  const wrap = pgWrap(place.uri);
+  const c = await wrap("starting a transaction", async () => (await conns.rw()).connect());
+  let broken: Error | undefined;
+  try {
+    await wrap("starting a transaction", async () => {
+      await c.query("BEGIN");
+      await c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`ckpt:${place.schema}:${lock}`]);
+    });
+    const pool = pinnedPool(c);
+    const pinned: Connections = { ...conns, rw: async () => pool, close: async () => undefined };
+    const inside: LgStore = {
+      ...rowStoreOf(pinned, S, place, aesKey),
+      atomically: () => Promise.reject(new Error("a transaction inside a transaction")),
+      close: async () => undefined,
+    };
+    const r = await f(inside);
+    await wrap("committing", () => c.query("COMMIT"));
+    return r;
+  } catch (e) {
+    broken = e as Error;
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw e;
+  } finally {
+    c.release(broken);
+  }
 }
