@@ -16,7 +16,8 @@
  * A `file:` URI naming a single file is a read-only, one-thread source: see single-file.ts.
  */
 import { mkdir, opendir, rmdir, stat, unlink } from "node:fs/promises";
-import { existsSync, opendirSync, readdirSync, readFileSync, statSync, type Dir } from "node:fs";
+import { InvalidUtf8Error, readUtf8File } from "../base/utf8.js";
+import { existsSync, opendirSync, readdirSync, statSync, type Dir } from "node:fs";
 import { basename, join } from "node:path";
 import { ExitCode, inputError, RecordError, storeError } from "../base/errors.js";
 import { writeFileAtomic, writeFilesAtomic } from "../base/atomic.js";
@@ -110,9 +111,10 @@ const enoent = (e: unknown) => (e as NodeJS.ErrnoException).code === "ENOENT";
 
 function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readUtf8File(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    if (e instanceof InvalidUtf8Error) throw inputError("encoding", e.message, { file: path }, e);
     // ENAMETOOLONG: no file of that name can exist (a thread id too long for a file name is not in the folder)
     if (enoent(e) || code === "EISDIR" || code === "ENOTDIR" || code === "ENAMETOOLONG") return undefined;
     throw ioError(e, "cannot read", path);

@@ -18,6 +18,7 @@
  */
 import { join } from "node:path";
 import type { MessagePort, Worker } from "node:worker_threads";
+import { checkedUtf8 } from "../base/utf8.js";
 import {
   dirEntries,
   fileEntry,
@@ -36,6 +37,15 @@ export interface Listed {
 
 /** A file's text, or why it could not be read. */
 type Read = string | { code?: string; message: string };
+
+/** A text the reader decoded (with replacement): its entry, or a rejection naming the first byte that is not UTF-8. */
+function checkedEntry(name: string, text: string, path: string): FolderEntry {
+  try {
+    return textEntry(name, checkedUtf8(text, path));
+  } catch (e) {
+    return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message, path);
+  }
+}
 
 export interface ReadAheadOptions {
   /** files read here before the worker is started (a folder with fewer never starts it) */
@@ -307,7 +317,9 @@ async function* readAhead(
         const r = reads[k++]!;
         readAheadStats.files++;
         out.push(
-          typeof r === "string" ? textEntry(l.name, r) : readFailed(l.name, r.code, r.message, join(dir, l.name)),
+          typeof r === "string"
+            ? checkedEntry(l.name, r, join(dir, l.name))
+            : readFailed(l.name, r.code, r.message, join(dir, l.name)),
         );
       }
     }

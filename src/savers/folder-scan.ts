@@ -14,6 +14,7 @@ import { bundleText } from "../formats/bundle.js";
 import { threadIdIn } from "./fs-common.js";
 import { SWARMER_FILE, threadIdOfFile } from "./folder-layout.js";
 import { MAX_TEXT_BYTES, tooLargeText } from "../base/json.js";
+import { readUtf8File } from "../base/utf8.js";
 
 export const AMACS_FILES = ["agent-chat.org", "scratchpad.org"] as const;
 const DOC = /\.(json|pkl|jsonl)$/;
@@ -110,6 +111,7 @@ export function readFailed(name: string, code: string | undefined, message: stri
   if (code === "ENOENT") return ignored(name, "removed while the folder was read");
   if (code === "EISDIR") return ignored(name, "unreadable: EISDIR"); // a link to a folder: not a file at all
   let why = `cannot read it: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? message)}`;
+  if (code === "ERR_INVALID_UTF8") why = message;
   if (code === "ERR_STRING_TOO_LONG") {
     let size = MAX_TEXT_BYTES + 1;
     try {
@@ -163,7 +165,7 @@ export function fileEntry(dir: string, name: string, full: boolean): FolderEntry
   let head: { head: string; size: number; mtimeMs: number } | undefined;
   let text: string | undefined;
   try {
-    if (full) text = readFileSync(path, "utf8");
+    if (full) text = readUtf8File(path);
     else head = readHead(path);
   } catch (e) {
     return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message, path);
@@ -174,7 +176,7 @@ export function fileEntry(dir: string, name: string, full: boolean): FolderEntry
   if (contentId !== undefined)
     return { kind: "record", threadId: contentId, rel: name, size, mtimeMs, byContent: true };
   try {
-    text = readFileSync(path, "utf8");
+    text = readUtf8File(path);
   } catch (e) {
     return readFailed(name, (e as NodeJS.ErrnoException).code, (e as Error).message, path);
   }

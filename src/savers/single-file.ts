@@ -2,10 +2,10 @@
  * A `file:` URI (or bare path) naming a single file: a read-only, one-thread source of any format (a yoagent
  * conversation.json, a Swarmer agent_*.pkl …). Its thread id is the document's `threadId`, else the file's stem.
  */
-import { readFileSync } from "node:fs";
+import { InvalidUtf8Error, readUtf8File } from "../base/utf8.js";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { storeError } from "../base/errors.js";
+import { inputError, storeError } from "../base/errors.js";
 import { compareIds } from "./common.js";
 import { ioError, threadIdIn } from "./fs-common.js";
 import { DEFAULT_NAMESPACE, type ListOptions, type Saver } from "./types.js";
@@ -15,8 +15,9 @@ export const SINGLE_FILE_SAVER = "single-file";
 export async function createSingleFileSaver(path: string, uri: string): Promise<Saver> {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readUtf8File(path);
   } catch (e) {
+    if (e instanceof InvalidUtf8Error) throw inputError("encoding", e.message, { file: path }, e);
     throw ioError(e, "cannot read", path);
   }
   const id = threadIdIn(text) ?? basename(path).replace(/\.[^.]*$/, "");
