@@ -535,11 +535,9 @@ const toWrite = (r: SqWriteRow): LgWrite => ({
 type RowWrap = <R>(what: string, f: () => R) => R;
 
 /**
- * Every checkpoint with its writes, in key order, in pages of whole threads (`batchSize` checkpoints, and the rest of
- * the page's last thread), of the threads `threads` accepts. A page — its checkpoints and their writes — is read in
- * one read transaction, so each thread is read from one snapshot: a prune (or any writer) committing between two
- * pages changes whole threads only, never the part of a thread a page already read (a history is the store's before
- * or after, never with a hole).
+ * Every checkpoint with its writes, in key order, of the threads `threads` accepts, in pages of whole threads (`batchSize`
+ * checkpoints and the rest of the last thread), each page read in one read transaction (a snapshot): a writer (prune)
+ * committing between pages never leaves a hole in a thread's history.
  */
 async function* scanRows(
   db: DB,
