@@ -9,6 +9,7 @@ import { join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { inputError, type CkptError } from "../base/errors.js";
 import { redactUri } from "../base/redact.js";
+import { plural } from "../base/plural.js";
 import { MAX_TEXT_BYTES, tooLargeText } from "../base/json.js";
 import { DEFAULT_NAMESPACE, type Saver } from "../savers/types.js";
 import { type Address, type Input, loadAddress } from "../savers/address.js";
@@ -59,6 +60,11 @@ export interface ReadOptions {
   /** the command's folder (a bare SQLite path named where a checkpoint is read is taken from it) */
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * a thread of a layout that judges its threads by their rows (Chat SDK tables) is refused (exit 3) when its rows
+   * hold errors, named as `validate` names them: a reader that shows it would show a message with its parts dropped
+   */
+  rowsMustRead?: boolean;
 }
 
 /** `--namespace` of every command that reads `<saver-uri>#<thread>` (ls has its own: several, default all). */
@@ -110,6 +116,20 @@ export async function readThread(engine: Engine, given: Address): Promise<Source
   return { name: `${uri}#${threadId}${history ? `@${checkpointId}` : ""}`, text, threadId };
 }
 
+/** A thread whose rows hold errors (its layout validates threads by their rows): exit 3, naming them as validate does. */
+async function refuseBadRows(engine: Engine, doc: SourceDoc): Promise<void> {
+  if (!engine.validateThread || doc.threadId === undefined || doc.text === undefined) return;
+  const r = await engine.validateThread(doc.threadId, { name: doc.name, text: doc.text });
+  const errors = r?.issues.filter((i) => i.severity === "error") ?? [];
+  if (!errors.length) return;
+  const shown = errors.slice(0, 3).map((i) => `${i.pointer ? `${i.pointer}: ` : ""}${i.message}`);
+  throw inputError(
+    "invalid-rows",
+    `its rows do not read as a chat (${plural(errors.length, "error")}): ${shown.join("; ")}${errors.length > 3 ? "; …" : ""} (ckpt validate lists every finding)`,
+    { file: doc.name },
+  );
+}
+
 /** Open the store of an address (read-only, in its namespace) with its engine. */
 export async function openAddress(a: Address, env?: NodeJS.ProcessEnv): Promise<Engine> {
   const { openStore } = await import("./stores.js");
@@ -133,7 +153,9 @@ export async function readSource(input: Input, opts: ReadOptions): Promise<Sourc
   if (input.kind === "address") {
     const engine = await openAddress(input.address, opts.env);
     try {
-      return await readThread(engine, input.address);
+      const doc = await readThread(engine, input.address);
+      if (opts.rowsMustRead) await refuseBadRows(engine, doc);
+      return doc;
     } finally {
       await engine.close();
     }

@@ -167,7 +167,7 @@ export const showCommand: CommandDef = {
     const input = args.input === "" ? "-" : args.input;
     const { parseInput } = await import("../savers/address.js");
     const parsed = parseInput(input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
-    const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
+    const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env, rowsMustRead: true });
     const { checkpoint, format } = readCheckpoint(doc, args.format);
     if (args.json) {
       io.stdout.write(stringifyJson(checkpoint, 2) + "\n");

@@ -106,7 +106,7 @@ export const statsCommand: CommandDef = {
           ? renderLgStats(r, args.top)
           : r.kind === "mastra"
             ? renderMastraStats(r)
-            : renderSaverStats(r),
+            : renderSaverStats(r, engine.statsLabel),
     );
     return 0;
   },

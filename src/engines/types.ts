@@ -155,6 +155,8 @@ export interface Engine {
   validateStore?(o: StoreValidation): Promise<FileResult>;
   /** `ckpt stats` */
   stats(o: StatsOptions): Promise<StatsReport>;
+  /** what a stats report read as documents says the store is (default: ckpt's own saver, one document per thread) */
+  readonly statsLabel?: string;
   /** `ckpt prune` (caps.prune) */
   prune?(c: PruneCriteria, o: PruneOptions): Promise<PruneSummary>;
   /** the layout a new store takes when a thread of this one is copied into it (`ckpt copy`) */

@@ -213,10 +213,10 @@ export function renderLgStats(r: LangGraphStatsReport, top: number): string {
   return out.join("\n").trimEnd() + "\n";
 }
 
-export function renderSaverStats(r: SaverStatsReport): string {
+export function renderSaverStats(r: SaverStatsReport, what = "ckpt's own saver, one document per thread"): string {
   const out: string[] = [r.summary, ""];
   out.push(
-    `store      ${r.uri} — ckpt's own saver, one document per thread${r.filter ? ` (threads: ${[...r.filter.threads, ...r.filter.match].join(", ")})` : ""}; measured in ${(r.elapsedMs / 1000).toFixed(2)} s`,
+    `store      ${r.uri} — ${what}${r.filter ? ` (threads: ${[...r.filter.threads, ...r.filter.match].join(", ")})` : ""}; measured in ${(r.elapsedMs / 1000).toFixed(2)} s`,
   );
   if (r.totals.unreadable) out.push(`           ${plural(r.totals.unreadable, "document")} no format reads`);
   out.push("");

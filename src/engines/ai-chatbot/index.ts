@@ -74,5 +74,6 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
     hasThread: async (threadId) => (await store.chat(threadId)) !== undefined,
     validateThread: async (threadId, o) => (await import("./validate.js")).validateChat(saver, threadId, o),
     stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),
+    statsLabel: "a Chat SDK store (the template's tables), one chat per thread, read as its UI messages",
   };
 }

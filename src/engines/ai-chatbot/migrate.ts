@@ -27,6 +27,7 @@ import { type ChatDocument, v1Messages, v2Messages } from "../../savers/ai-chatb
 import type { AiChatbotStore, ChatRow, MessageV2Row, UserRow } from "../../savers/ai-chatbot/types.js";
 import type { OpenedStore } from "../../savers/index.js";
 import { usageError } from "../../base/errors.js";
+import { nameChatRows } from "./validate.js";
 import { type MigrationRoute, runOptions } from "../migrate-route.js";
 
 /** What a Chat SDK migration wrote, by table. */
@@ -133,6 +134,22 @@ async function planChat(source: AiChatbotStore, chat: ChatRow, allowLossy: boole
       return {
         ok: false,
         reason: `Chat ${chat.id}: Message_v2 row ${bad.id}, column ${bad.unreadable![0]!.column}: ${bad.unreadable![0]!.reason}`,
+      };
+    // rows copied as they are must be a chat the template's major accepts: judged (and named) as validate judges it
+    const doc = { chat, table: "Message_v2" as const, ...v2Messages(v2) };
+    const r = validateDocument(
+      { name: `Chat ${chat.id}`, text: JSON.stringify(doc.messages), threadId: chat.id },
+      { format: `ai-sdk@${TEMPLATE_MAJOR}` },
+    );
+    nameChatRows(doc, r);
+    const errors = r.issues.filter((i) => i.severity === "error");
+    if (errors.length)
+      return {
+        ok: false,
+        reason: `Chat ${chat.id}: ${errors
+          .slice(0, 3)
+          .map((i) => `${i.pointer ? `${i.pointer}: ` : ""}${i.message}`)
+          .join("; ")}${errors.length > 3 ? "; …" : ""} (ckpt validate lists every finding)`,
       };
     return { ok: true, rows: v2.map(({ unreadable: _u, ...r }) => r), converted: false, altered: [] };
   }

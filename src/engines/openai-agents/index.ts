@@ -66,5 +66,6 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => store.document(threadId) !== undefined,
     stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),
+    statsLabel: "an Agents SDK SQLiteSession store, one session per thread, read as its items",
   };
 }
