@@ -5,7 +5,7 @@
  * read-ahead worker; `validate` rejects it as before; `ls` and `show` name the byte too. The offset is where the test
  * put the byte, not what ckpt says.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -63,6 +63,28 @@ describe("a document that is not UTF-8 is rejected by a migration, never rewritt
     d.close();
     expect(rows.map((x) => x.thread_id)).toEqual(["user:42/session#1"]);
     expect(rows.some((x) => String(x.doc).includes("\uFFFD"))).toBe(false);
+  });
+
+  it("an amacs home whose org file is not UTF-8: rejected, named with the file and the byte; the rest written", async () => {
+    Object.assign(READ_AHEAD, initial);
+    const { dir, src } = folder();
+    const home = join(src, "home-1");
+    cpSync(join(import.meta.dirname, "..", "fixtures", "amacs", "valid", "agent-home"), home, { recursive: true });
+    const org = readFileSync(join(home, "agent-chat.org"));
+    const at = org.indexOf("\n") + 1;
+    writeFileSync(
+      join(home, "agent-chat.org"),
+      Buffer.concat([org.subarray(0, at), Buffer.from([0xe9]), org.subarray(at)]),
+    );
+    const r = await runCli(["migrate", "--from", `file:${src}`, "--to", `file:${join(dir, "out")}`], { cwd: dir });
+    expect(r.code, r.out + r.err).toBe(5);
+    expect(r.out + r.err).toMatch(
+      new RegExp(`home-1/agent-chat\\.org: not valid UTF-8 at byte offset ${at} \\(0xe9\\)`),
+    );
+    expect(readdirSync(join(dir, "out"))).toEqual(["user_42_session_1.json"]);
+    const show = await runCli(["show", `file:${src}#home-1`], { cwd: dir });
+    expect(show.code).toBe(3);
+    expect(show.err).toMatch(new RegExp(`not valid UTF-8 at byte offset ${at}`));
   });
 
   it("validate rejects it (exit 3); ls and show name the byte", async () => {

@@ -391,7 +391,9 @@ class FolderStore implements Saver {
     if (jsonl !== undefined) return bundleText("yoagent-session", { [`${id}.jsonl`]: jsonl });
     const home = this.homeDir(dir, id);
     if (home === undefined) return undefined;
-    const rec = homeEntries(home, id, id)[0] as FoundRecord;
+    const rec = homeEntries(home, id, id)[0]!;
+    if (rec.kind === "ignored") throw inputError("encoding", rec.reason, { file: join(home, rec.rel) });
+    if (rec.kind !== "record") return undefined;
     return rec.text;
   }
 

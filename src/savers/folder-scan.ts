@@ -7,14 +7,14 @@
  * `.json` / `.pkl` / `.jsonl` file that is not even valid JSON) — is a record even when it does not load: the
  * migration's check rejects it with the reason (exit 5). Valid JSON that no format claims is ignored.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { detectAll } from "../formats/index.js";
 import { bundleText } from "../formats/bundle.js";
 import { threadIdIn } from "./fs-common.js";
 import { SWARMER_FILE, threadIdOfFile } from "./folder-layout.js";
 import { MAX_TEXT_BYTES, tooLargeText } from "../base/json.js";
-import { readUtf8File } from "../base/utf8.js";
+import { InvalidUtf8Error, readUtf8File } from "../base/utf8.js";
 
 export const AMACS_FILES = ["agent-chat.org", "scratchpad.org"] as const;
 const DOC = /\.(json|pkl|jsonl)$/;
@@ -207,7 +207,13 @@ export function homeEntries(dir: string, rel: string, threadId: string): FolderE
   for (const n of names) {
     if ((AMACS_FILES as readonly string[]).includes(n)) {
       const p = join(dir, n);
-      files[`${threadId}/${n}`] = readFileSync(p, "utf8");
+      try {
+        files[`${threadId}/${n}`] = readUtf8File(p);
+      } catch (e) {
+        // an org file that is not UTF-8: the home is rejected, named with the file and the byte (never rewritten)
+        if (!(e instanceof InvalidUtf8Error)) throw e;
+        return [{ ...readFailed(at(n), e.code, e.message), unreadable: { threadId } }];
+      }
       const st = statSync(p);
       size += st.size;
       mtimeMs = Math.max(mtimeMs, st.mtimeMs);
