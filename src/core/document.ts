@@ -5,7 +5,7 @@
 import { CkptError, inputError } from "../base/errors.js";
 import { jsonLocator, type Locator } from "../base/json.js";
 import { canonicalLint, mayHoldBigInt, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
-import { adapters, detectAll, schemaFor, splitFormat, syntaxCheck, type Detection } from "../formats/index.js";
+import { adapters, detectParsed, schemaFor, splitFormat, syntaxCheck, type Detection } from "../formats/index.js";
 import { unbundle, type Bundle } from "../formats/bundle.js";
 import type { FormatAdapter, FormatName, Issue, SourceDoc } from "../formats/types.js";
 import { schemaIssues, type Locate } from "../schema/validate.js";
@@ -73,7 +73,7 @@ export function parseDocument(given: SourceDoc, format?: string): ParsedDocument
       doc,
     };
   }
-  const all = detectAll(doc);
+  const { all, parsed } = detectParsed(doc);
   if (all.length === 0) {
     // no format claims it: when it is not even well-formed JSON, that is the clearer message
     if (doc.text !== undefined) syntaxCheck(doc);
@@ -85,7 +85,7 @@ export function parseDocument(given: SourceDoc, format?: string): ParsedDocument
   }
   const chosen = all[0]!;
   const adapter = adapters[chosen.format];
-  const native = adapter.parse(doc);
+  const native = adapter.parse(doc, parsed);
   const version = adapter.versionOf ? adapter.versionOf(native) : chosen.version;
   return {
     adapter,

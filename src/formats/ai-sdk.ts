@@ -98,17 +98,6 @@ export function majorOf(native: Native): AiSdkMajor {
   return MAJOR.get(native) ?? detectMajor(native);
 }
 
-/** The last text detect parsed (detect and then parse see the same text). */
-let lastText: string | undefined;
-let lastValue: unknown;
-function parseCached(text: string, name: string): unknown {
-  if (text === lastText) return lastValue;
-  const v = parseJson(text, { file: name });
-  lastText = text;
-  lastValue = v;
-  return v;
-}
-
 const ROLES = new Set(["system", "user", "assistant", "data"]);
 
 /**
@@ -383,7 +372,7 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
     if (t === undefined || !/^\s*\[\s*\{/.test(t) || !/"role"\s*:/.test(t.slice(0, 4096))) return { confidence: 0 };
     let v: unknown;
     try {
-      v = parseCached(t, doc.name);
+      v = parseJson(t, { file: doc.name });
     } catch {
       return { confidence: 0 };
     }
@@ -392,15 +381,14 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
     // every message with its id, none with a `type`: only UI messages look like that (an OpenAI Agents item list
     // holding `"type": "reasoning"` parts would otherwise be claimed as strongly by its detection)
     const ids = (v as Obj[]).every((m) => typeof m.id === "string");
-    return { confidence: ids ? 0.95 : 0.8, version: major };
+    // the value parsed here is the one parse reads (the text is parsed once)
+    return { confidence: ids ? 0.95 : 0.8, version: major, parsed: v };
   },
-  parse(doc: SourceDoc) {
+  parse(doc: SourceDoc, parsed?: unknown) {
     if (doc.text === undefined)
       throw inputError("not-a-file", "an AI SDK chat is a single JSON file", { file: doc.name });
-    // the value detect parsed from this very text, once (a later read of the text gets its own value)
-    const v = doc.text === lastText ? lastValue : parseJson(doc.text, { file: doc.name });
-    lastText = undefined;
-    lastValue = undefined;
+    // the value detect parsed from this very text, when detection chose this format
+    const v = parsed !== undefined ? parsed : parseJson(doc.text, { file: doc.name });
     if (!Array.isArray(v))
       throw inputError(
         "not-an-array",

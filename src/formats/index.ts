@@ -139,23 +139,37 @@ const CANDIDATES: Record<string, Candidate[]> = Object.fromEntries(
  * is the same as asking every adapter (test/detect-candidates.test.ts compares the two on every fixture and on edge cases).
  */
 export function detectAll(doc: SourceDoc): Detection[] {
+  return detectParsed(doc).all;
+}
+
+/**
+ * `detectAll`, with the value the most confident detection parsed the text into, when it did (handed to its `parse`:
+ * a document is parsed once).
+ */
+export function detectParsed(doc: SourceDoc): { all: Detection[]; parsed?: unknown } {
   const first = firstNonSpace(doc.text);
   let found: string[] | undefined;
-  const out: Detection[] = [];
+  const out: Array<Detection & { parsed?: unknown }> = [];
   for (const c of CANDIDATES[first === "{" || first === "[" ? first : ""]!) {
     if (c.anyOf && !c.anyOf.some((s) => (found ??= neededIn(doc.text!)).includes(s))) continue;
     const r = adapters[c.format].detect(doc);
-    if (r.confidence > 0) out.push({ format: c.format, confidence: r.confidence, version: r.version });
+    if (r.confidence > 0)
+      out.push({ format: c.format, confidence: r.confidence, version: r.version, parsed: r.parsed });
   }
-  return out.sort((a, b) => b.confidence - a.confidence);
+  out.sort((a, b) => b.confidence - a.confidence);
+  const parsed = out[0]?.parsed;
+  return {
+    all: out.map(({ format, confidence, version }) => ({ format, confidence, version })),
+    ...(parsed !== undefined ? { parsed } : {}),
+  };
 }
 
 /**
  * The format of a document. When several formats fit equally well (a snake_case message array is both
  * yoagent < 0.13 and phi-core), the first is returned and `alternatives` names the others.
  */
-export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detection[] } {
-  const all = detectAll(doc);
+export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detection[]; parsed?: unknown } {
+  const { all, parsed } = detectParsed(doc);
   if (all.length === 0) {
     // no format claims it: when it is not even well-formed JSON, that is the clearer message (with line:column)
     if (doc.text !== undefined) syntaxCheck(doc);
@@ -166,7 +180,11 @@ export function detectFormat(doc: SourceDoc): Detection & { alternatives: Detect
     );
   }
   const [best, ...rest] = all;
-  return { ...best!, alternatives: rest.filter((d) => d.confidence >= best!.confidence) };
+  return {
+    ...best!,
+    alternatives: rest.filter((d) => d.confidence >= best!.confidence),
+    ...(parsed !== undefined ? { parsed } : {}),
+  };
 }
 
 /** Detect (or take the named format) and parse: the adapter, the document it read and its native value. */
@@ -177,9 +195,10 @@ export function readNative(
   let doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
   const named = format ? splitFormat(format) : undefined;
   if (named?.version !== undefined) doc = { ...doc, formatVersion: named.version };
-  const name = named ? named.name : detectFormat(doc).format;
+  const detected = named ? undefined : detectFormat(doc);
+  const name = named ? named.name : detected!.format;
   const adapter = adapters[name];
-  return { adapter, native: adapter.parse(doc), doc, format: name };
+  return { adapter, native: adapter.parse(doc, detected?.parsed), doc, format: name };
 }
 
 /** Read any supported document into the canonical model. */

@@ -68,6 +68,8 @@ export interface DetectResult {
   confidence: number;
   /** e.g. "<0.13" or ">=0.13" for yoagent, "v3"/"v4" for amacs */
   version?: string;
+  /** the value detect parsed the whole text into, where it had to: `parse` is handed it instead of parsing again */
+  parsed?: unknown;
 }
 
 export interface FormatAdapter<Native = unknown> {
@@ -99,7 +101,7 @@ export interface FormatAdapter<Native = unknown> {
    */
   detectNeeds?: { first: "{" | "["; anyOf?: readonly string[] };
   /** Text → native value (JSON parse, JSONL split, org parse). Throws CkptError(exit 3) with line:column on malformed input. */
-  parse(doc: SourceDoc): Native;
+  parse(doc: SourceDoc, parsed?: unknown): Native;
   toCanonical(native: Native, doc: SourceDoc): Checkpoint;
   /** Canonical → native. `lossy` receives everything that could not be carried. */
   fromCanonical(cp: Checkpoint, options: { version?: string; lossy: LossSink }): Native;
