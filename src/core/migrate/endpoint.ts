@@ -14,7 +14,7 @@ export interface Item {
   readonly threadId: string;
   /** its journal key */
   readonly key: string;
-  /** its content hash, kept in the journal ("" when the layout verifies otherwise) */
+  /** its content hash (sha256), kept in the journal ("" where the layout verifies row by row: LangGraph) */
   readonly hash: string;
   /** the bytes it writes */
   readonly bytes: number;

@@ -346,7 +346,8 @@ export const route: MigrationRoute = {
       toLibrary: parseLibrary(args.toLibrary),
       threads: picked ? (t: string) => picked.has(t) : undefined,
     };
-    if (source.layout === "langgraph") return migrateLangGraph(lgStore(source), lgStore(target), o);
+    // a LangGraph store's own rows, else documents
+    if (source.layout === target.layout) return migrateLangGraph(lgStore(source), lgStore(target), o);
     return migrateDocumentsToLangGraph(source.saver, lgStore(target), {
       ...o,
       namespaces: hooks.namespaces,

@@ -447,7 +447,8 @@ export const route: MigrationRoute = {
   },
   async run(source, target, args, hooks) {
     const o = runOptions(args, hooks);
-    if (source.layout === "mastra") return migrateMastra(mastraStore(source), mastraStore(target), o);
+    // a Mastra store's own rows, else documents
+    if (source.layout === target.layout) return migrateMastra(mastraStore(source), mastraStore(target), o);
     return migrateDocumentsToMastra(source.saver, mastraStore(target), {
       ...o,
       namespaces: hooks.namespaces,
