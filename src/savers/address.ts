@@ -7,6 +7,11 @@
  *
  * Every saver has a history: a LangGraph store's is its checkpoints; ckpt's own stores keep one document per
  * thread, so their history is that one document (its id: the first 16 hex digits of its content hash).
+ *
+ * This module is the one parser of what the user types as an input or a store (`parseInput`, `parseAddress`,
+ * `parseStore`, `parseTarget`): commands parse once, where the command line is read, and pass the parsed value down.
+ * Loading an address loads its checkpoint once (`loadAddress`); finding it (`settleAddress`, `locateAddress`) loads
+ * none.
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -375,9 +380,7 @@ function checkOnly(a: Address, text: string, where: string): string {
 /** Does the thread have a checkpoint (in the namespace; a LangGraph store: in its checkpoint namespace)? Loads none. */
 async function hasThread(saver: Saver, threadId: string, namespace?: string): Promise<boolean> {
   if (isLangGraphSaver(saver))
-    return (await saver.langgraph.namespacesOf(threadId)).includes(
-      namespace === undefined ? "" : namespace === DEFAULT_NAMESPACE ? "" : namespace,
-    );
+    return (await saver.langgraph.namespacesOf(threadId)).includes(lgNamespace({ namespace }) ?? "");
   return saver.exists(threadId, namespace);
 }
 
