@@ -16,13 +16,69 @@ const SECRET_PARAM =
 /** Schemes whose lone user-info (no ':') is a password or token. */
 const TOKEN_USERINFO = /^(rediss?|valkeys?)$/i;
 
+/** A host (name, IPv4, [IPv6]) with an optional port, as the whole of an authority after its user-info. */
+const HOST = /^(\[[0-9a-f:.]*\]|[a-z0-9._~%!$&'()*+,;=-]+)(:\d*)?$/i;
+
+/**
+ * Where the user-info of `scheme://user:password@host…` ends (the index of its `@`), or -1 when there is none. A
+ * password may hold `#`, `/`, `?` or `@` unencoded (it must be percent-encoded, but people paste what they have):
+ * the user-info is then everything between `//` and the last `@` before the host, found before any URL parse.
+ * - `@` before the first `/`, `?` or `#`: the last such `@` (the URL standard's rule: `u:a@b@host`);
+ * - else an `@` before the first `#` (in what would be the path or query: these URIs never hold one there), followed
+ *   by a host: the password held a `/` or `?`;
+ * - else an `@` after the first `#` followed by a host, when what precedes that `#` is `user:password` (a `:` not
+ *   followed by a port number), or the `@`'s host is followed by a path or query: the password held a `#` — never
+ *   a thread address's `#thread@checkpoint` after a host (`//host:5432/db#t1@1f0a…`).
+ */
+export function userinfoEnd(uri: string): number {
+  const m = /^[a-z][a-z0-9+.-]*:\/\//i.exec(uri);
+  if (!m) return -1;
+  const start = m[0].length;
+  const rest = uri.slice(start);
+  const delim = rest.search(/[/?#]/);
+  const end = delim < 0 ? rest.length : delim;
+  const first = rest.lastIndexOf("@", end - 1);
+  if (first >= 0 && end > 0) return start + first;
+  // the host after an '@' at i: up to the next '/', '?', '#' or the end; and what follows it
+  const after = (i: number) => {
+    const tail = rest.slice(i + 1);
+    const d = tail.search(/[/?#]/);
+    return { host: d < 0 ? tail : tail.slice(0, d), next: d < 0 ? "" : tail[d]! };
+  };
+  const hash = rest.indexOf("#");
+  const beforeFragment = hash < 0 ? rest.length : hash;
+  for (let i = rest.lastIndexOf("@", beforeFragment - 1); i >= 0; i = rest.lastIndexOf("@", i - 1))
+    if (HOST.test(after(i).host)) return start + i;
+  if (hash < 0) return -1;
+  const pre = rest.slice(0, hash);
+  const colon = pre.indexOf(":");
+  const userPassword = !pre.includes("/") && colon >= 0 && !/^\d*$/.test(pre.slice(colon + 1));
+  for (let i = rest.indexOf("@", hash); i >= 0; i = rest.indexOf("@", i + 1)) {
+    const { host, next } = after(i);
+    if (HOST.test(host) && (userPassword || next === "/" || next === "?")) return start + i;
+  }
+  return -1;
+}
+
 export function redactUri(uri: string): string {
-  let out = uri.replace(/^([a-z][a-z0-9+.-]*):\/\/([^@/?#]*)@/i, (_m, scheme: string, auth: string) => {
+  const at = userinfoEnd(uri);
+  let out = uri;
+  if (at >= 0) {
+    const schemeEnd = uri.indexOf("://");
+    const scheme = uri.slice(0, schemeEnd);
+    const auth = uri.slice(schemeEnd + 3, at);
     const colon = auth.indexOf(":");
-    if (colon >= 0) return `${scheme}://${auth.slice(0, colon)}:***@`;
-    if (TOKEN_USERINFO.test(scheme) && auth !== "") return `${scheme}://***@`;
-    return `${scheme}://${auth}@`;
-  });
+    const user = colon >= 0 ? auth.slice(0, colon) : auth;
+    // a user name never holds '#', '/', '?' or '@' unencoded: such a user-info is all secret
+    const kept = /[#/?@]/.test(user)
+      ? "***"
+      : colon >= 0
+        ? `${user}:***`
+        : TOKEN_USERINFO.test(scheme) && auth !== ""
+          ? "***"
+          : auth;
+    out = `${scheme}://${kept}${uri.slice(at)}`;
+  }
   const q = out.indexOf("?");
   if (q >= 0) {
     const hash = out.indexOf("#", q);

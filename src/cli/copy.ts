@@ -8,6 +8,7 @@
  */
 import type { Argv } from "yargs";
 import { usageError } from "../base/errors.js";
+import { redactUri } from "../base/redact.js";
 import { plural } from "../base/plural.js";
 import { printable } from "../base/printable.js";
 import type { CommandDef } from "./command.js";
@@ -36,8 +37,9 @@ interface Copied {
 async function parseEnds(args: Args, io: CliIO) {
   const { splitAddress, parseAddress, parseTarget } = await import("../savers/address.js");
   if (splitAddress(args.from).fragment === undefined)
-    throw usageError(`'${args.from}': name the thread to copy: <store>#<thread>[@<checkpoint>]`);
-  if (!splitAddress(args.to).fragment) throw usageError(`'${args.to}': name the new thread: <store>#<new-thread>`);
+    throw usageError(`'${redactUri(args.from)}': name the thread to copy: <store>#<thread>[@<checkpoint>]`);
+  if (!splitAddress(args.to).fragment)
+    throw usageError(`'${redactUri(args.to)}': name the new thread: <store>#<new-thread>`);
   const where = { cwd: io.cwd, env: io.env };
   const from = parseAddress(args.from, where);
   const to = parseTarget(args.to, where);

@@ -3,6 +3,7 @@
  * Expected failures (CkptError) print one line; anything else is a bug (exit 70) and prints its stack.
  */
 import { printable } from "../base/printable.js";
+import { redactText } from "../base/redact.js";
 import { CkptError, ExitCode, inputError, usageError } from "../base/errors.js";
 import { processIO, type CliIO } from "./io.js";
 import type { AesKey } from "../formats/langgraph/aes-key.js";
@@ -164,7 +165,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     });
     if (usageFailure !== undefined) {
       if (pending) await pending.catch(() => undefined);
-      io.stderr.write(`ckpt: ${usageFailure}\nRun 'ckpt --help' for usage.\n`);
+      io.stderr.write(`ckpt: ${redactText(usageFailure)}\nRun 'ckpt --help' for usage.\n`);
       return ExitCode.USAGE;
     }
     if (helpText) io.stdout.write(helpText + "\n");
@@ -177,7 +178,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export function reportError(e: unknown, io: CliIO): number {
   if (e instanceof CkptError) {
-    io.stderr.write(`ckpt: ${printable(e.format(), true)}\n`);
+    // every URI a message quotes is redacted here too, whatever the code that made the message did
+    io.stderr.write(`ckpt: ${printable(redactText(e.format()), true)}\n`);
     return e.exitCode;
   }
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
@@ -189,7 +191,7 @@ export function reportError(e: unknown, io: CliIO): number {
   }
   const err = e instanceof Error ? e : new Error(String(e));
   io.stderr.write(
-    `ckpt: internal error (this is a bug in ckpt, please report it with the command you ran):\n${err.stack ?? err.message}\n`,
+    `ckpt: internal error (this is a bug in ckpt, please report it with the command you ran):\n${redactText(err.stack ?? err.message)}\n`,
   );
   return ExitCode.BUG;
 }

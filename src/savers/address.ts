@@ -16,6 +16,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { inputError, usageError } from "../base/errors.js";
+import { redactUri, userinfoEnd } from "../base/redact.js";
 import type { LgHistoryEntry } from "../formats/langgraph/types.js";
 import { readCheckpoint } from "../formats/index.js";
 import { contentHash } from "./common.js";
@@ -66,7 +67,8 @@ function decode(s: string): string {
  * starts a selector when what follows is one.
  */
 export function splitAddress(spec: string): { store: string; fragment?: string } {
-  const hash = spec.indexOf("#");
+  // a '#' in a password (unencoded) is not the thread's: parseSaverUri refuses it, naming no part of the password
+  const hash = spec.indexOf("#", userinfoEnd(spec) + 1);
   return hash < 0 ? { store: spec } : { store: spec.slice(0, hash), fragment: spec.slice(hash + 1) };
 }
 
@@ -89,15 +91,17 @@ export function parseFragment(
           : { kind: "id", prefix: sel.toLowerCase() };
   }
   const threadId = decode(thread);
-  if (!threadId) throw usageError(`'${spec}': the thread id after '#' is empty`);
+  if (!threadId) throw usageError(`'${redactUri(spec)}': the thread id after '#' is empty`);
   return thread === frag ? { threadId, selector } : { threadId, selector, literal: decode(frag) };
 }
 
 /** Parse `<store>#<thread>[@<checkpoint>]` into an Address (the store URI parsed here, once). */
 export function parseAddress(spec: string, o: AddressOptions = {}): Address {
   const { store: part, fragment } = splitAddress(spec);
-  if (fragment === undefined)
-    throw usageError(`'${spec}': a checkpoint address is <store>#<thread>[@<checkpoint>|@latest|@~N]`);
+  if (fragment === undefined) {
+    parseSaverUri(atCwd(part, o.cwd), o.env); // a store URI that cannot be parsed says why first (a password to encode)
+    throw usageError(`'${redactUri(spec)}': a checkpoint address is <store>#<thread>[@<checkpoint>|@latest|@~N]`);
+  }
   const at = parseFragment(fragment, spec);
   const store = parseSaverUri(atCwd(part, o.cwd), o.env);
   const namespace = namespaceOf(store, o.namespace);

@@ -10,7 +10,7 @@
  * belongs are usage errors (exit 2) with a "did you mean" where one fits — never a folder named `redis:/x`.
  */
 import { usageError } from "../base/errors.js";
-import { redactUri } from "../base/redact.js";
+import { redactUri, userinfoEnd } from "../base/redact.js";
 import { didYouMean, editDistance } from "../base/nearest.js";
 
 export type SaverKind = "memory" | "file" | "sqlite" | "redis" | "postgres";
@@ -162,6 +162,18 @@ export function namesAThread(redacted: string, store: string, thread: string) {
   return usageError(`'${redacted}' names a thread ('#${thread}'): this command takes the store itself, '${store}'`);
 }
 
+/**
+ * A user-info holding '#', '/', '?' or '@' unencoded would be cut by the URL parse, and its parts printed or used as
+ * a host: refused before any parse, naming no part of it (the URI printed redacted, user-info and all).
+ */
+function checkUserinfo(u: string, redacted: string): void {
+  const at = userinfoEnd(u);
+  if (at >= 0 && /[#/?@]/.test(u.slice(u.indexOf("//") + 2, at)))
+    throw usageError(
+      `saver URI '${redacted}': its user name or password holds a character that must be percent-encoded ('#' → %23, '/' → %2F, '?' → %3F, '@' → %40)`,
+    );
+}
+
 export function parseSaverUri(uri: string, env: NodeJS.ProcessEnv = process.env): SaverUri {
   if (typeof uri !== "string" || uri.trim() === "") throw usageError(`an empty saver URI: ${EXPECTED}`);
   let u = uri;
@@ -174,7 +186,10 @@ export function parseSaverUri(uri: string, env: NodeJS.ProcessEnv = process.env)
     u = env.DATABASE_URL;
   }
   const redacted = redactUri(u);
-  if (/^(rediss?|postgres(ql)?):\/\//i.test(u)) return { ...parseUrl(u, redacted), raw: uri };
+  if (/^(rediss?|postgres(ql)?):\/\//i.test(u)) {
+    checkUserinfo(u, redacted);
+    return { ...parseUrl(u, redacted), raw: uri };
+  }
   const q = u.indexOf("?");
   // a '#' after the query, or right after a database file's name, starts a thread (a '#' in a query value is %23)
   const hash =
