@@ -4,6 +4,7 @@
  * properties SARIF 2.1.0 requires (checked by hand against the OASIS spec's required members).
  */
 import { describe, expect, test } from "vitest";
+import { readFileSync } from "node:fs";
 import { Chalk } from "chalk";
 import { REPORTERS, summarize, type ValidationReport } from "../src/cli/render/reporters/index.js";
 import { escapeData, escapeProperty } from "../src/cli/render/reporters/github.js";
@@ -144,6 +145,9 @@ describe("sarif", () => {
     expect(Array.isArray(log.runs)).toBe(true);
     const run = log.runs[0];
     expect(typeof run.tool.driver.name).toBe("string");
+    // the driver's version is ckpt's own (package.json), issue #38
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(run.tool.driver.version).toBe(pkg.version);
     expect(run.results).toHaveLength(3);
     for (const r of run.results) {
       expect(typeof r.message.text).toBe("string"); // result.message is required

@@ -10,6 +10,7 @@ import type { AesKey } from "../formats/langgraph/aes-key.js";
 import { closeStores, useAesKey } from "./stores.js";
 import { givenTwice, notANumber, type CommandDef } from "./command.js";
 import { quickArgs } from "./quick.js";
+import { ckptVersion } from "./version.js";
 
 /**
  * The commands, in help order. Each module (`src/cli/<name>.ts`, exporting `<name>Command`) is imported only
@@ -141,7 +142,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     })
     .help()
     .alias("h", "help")
-    .version()
+    .version(ckptVersion())
     .epilogue(
       "Exit codes: 0 success, 1 negative answer (invalid/different/diverged), 2 usage, 3 input error, " +
         "4 store error, 5 partial migration, 70 internal error, 130 interrupted (Ctrl-C).",

@@ -1,5 +1,6 @@
 /** `--reporter sarif`: SARIF 2.1.0 — one run, the rules that fired, one result per issue with its region. */
 import type { Reporter } from "./types.js";
+import { ckptVersion } from "../../version.js";
 
 const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -63,7 +64,14 @@ export const sarifReporter: Reporter = (report) => {
     version: "2.1.0",
     runs: [
       {
-        tool: { driver: { name: "ckpt", informationUri: "https://ckpt.dev", rules: [...rules.values()] } },
+        tool: {
+          driver: {
+            name: "ckpt",
+            version: ckptVersion(),
+            informationUri: "https://ckpt.dev",
+            rules: [...rules.values()],
+          },
+        },
         results,
       },
     ],
