@@ -12,7 +12,9 @@
  * | `amacs`            | `<home>/agent-chat.org`, `<home>/scratchpad.org` | the org files as they were            |
  *
  * ckpt's own canonical documents use the FileSaver layout. Thread ids: a FileSaver document's `threadId`; a
- * Swarmer file's `<id>`; every other file's stem; an amacs home's folder name.
+ * Swarmer file's `<id>`; every other file's stem; an amacs home's folder name. So a document in the `deepagent`
+ * layout that does not hold its thread id (an AI SDK chat, …) is named `<threadId>.json` as it is, not sanitized:
+ * its stem is its id when read back.
  */
 import { ExitCode, RecordError, usageError } from "../base/errors.js";
 import { bundleText, isBundleText, readBundle } from "../formats/bundle.js";
@@ -129,8 +131,15 @@ export function planRecord(threadId: string, text: string, forced: Layout | unde
     );
   }
   switch (layout) {
-    case "deepagent":
-      return { layout, files: [{ rel: sanitizeThreadId(threadId) + ".json", text }] }; // re-indented by the FileSaver writer
+    case "deepagent": {
+      // re-indented by the FileSaver writer. A document that holds its thread id (FileSaver's, ckpt's own) is read
+      // back by it, so its name is FileSaver's sanitized one; any other (an AI SDK chat, …) is read back by its
+      // file's stem, so the id is its name as it is: `chat.2` → chat.2.json, never chat_2.json, which would read
+      // back as another thread (and collide with `chat_2`'s file)
+      if (threadIdIn(text) === threadId) return { layout, files: [{ rel: sanitizeThreadId(threadId) + ".json", text }] };
+      checkNameable(threadId, layout, `${threadId}.json`);
+      return { layout, files: [{ rel: `${threadId}.json`, text }] };
+    }
     case "swarmer":
       checkNameable(threadId, layout, `agent_${threadId}.pkl`);
       return {
