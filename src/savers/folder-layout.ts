@@ -136,7 +136,8 @@ export function planRecord(threadId: string, text: string, forced: Layout | unde
       // back by it, so its name is FileSaver's sanitized one; any other (an AI SDK chat, …) is read back by its
       // file's stem, so the id is its name as it is: `chat.2` → chat.2.json, never chat_2.json, which would read
       // back as another thread (and collide with `chat_2`'s file)
-      if (threadIdIn(text) === threadId) return { layout, files: [{ rel: sanitizeThreadId(threadId) + ".json", text }] };
+      if (threadIdIn(text) === threadId)
+        return { layout, files: [{ rel: sanitizeThreadId(threadId) + ".json", text }] };
       checkNameable(threadId, layout, `${threadId}.json`);
       return { layout, files: [{ rel: `${threadId}.json`, text }] };
     }
