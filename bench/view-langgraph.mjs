@@ -103,7 +103,7 @@ function chromiumPath() {
 }
 
 if (!existsSync(STORE)) await writeStore();
-const { historyPage } = await import(join(root, "dist/cli/view.js"));
+const { historyPage } = await import(join(root, "dist/cli/commands/view.js"));
 const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: root };
 const renderTimes = [];
 let html;
@@ -113,7 +113,7 @@ for (let i = 0; i < RUNS + 1; i++) {
   if (i > 0) renderTimes.push(performance.now() - t0);
 }
 // the rendering alone (the history read once): CPU time of this process, less disturbed by other work on the machine
-const { readHistory } = await import(join(root, "dist/cli/view-history.js"));
+const { readHistory } = await import(join(root, "dist/cli/commands/view-history.js"));
 const { openSaver } = await import(join(root, "dist/savers/index.js"));
 const { renderHistoryPage } = await import(join(root, "dist/view/index.js"));
 const saver = await openSaver(`sqlite:${STORE}`, { readOnly: true, env: {} });

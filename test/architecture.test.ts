@@ -117,7 +117,7 @@ const MAX_FUNCTION_LINES = 100;
 // Biome's formatter (issue #28) wraps lines at 120 columns; these nine were under 100 lines before it and are
 // over now. They are the next to split.
 const OVER_LIMIT_DEBT = new Set<string>([
-  "cli/replay.ts run",
+  "cli/commands/replay.ts run",
   "cli/render/stats.ts renderLgStats",
   "core/diff/messages.ts diffMessages",
   "formats/amacs.ts fromCanonical",

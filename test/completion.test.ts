@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { main, commands } from "../src/cli/main.js";
-import { describeCommand } from "../src/cli/completion.js";
+import { describeCommand } from "../src/cli/commands/completion.js";
 import { FORMAT_CHOICES } from "../src/formats/index.js";
 
 async function ckpt(...argv: string[]) {

@@ -7,7 +7,7 @@ import type { Checkpoint } from "../src/generated/types.js";
 import type { LossyNote } from "../src/formats/types.js";
 import { comparePointers, convertCheckpoint, convertDocument, sortNotes } from "../src/core/convert.js";
 import { parseJson, stringifyJson } from "../src/base/json.js";
-import { fitsPattern, groupLossy } from "../src/cli/convert.js";
+import { fitsPattern, groupLossy } from "../src/cli/commands/convert.js";
 import { LossLog, messageIndexOf, noteAt } from "../src/formats/loss.js";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

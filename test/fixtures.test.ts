@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { runValidation } from "../src/cli/validate.js";
+import { runValidation } from "../src/cli/commands/validate.js";
 import { validationExitCode as exitCodeOf } from "../src/core/validation.js";
 import { detectAll } from "../src/formats/index.js";
 import { FORMAT_NAMES } from "../src/formats/types.js";

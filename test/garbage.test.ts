@@ -257,7 +257,7 @@ describe("the real binary (after npm run build)", () => {
       "/better-sqlite3/",
       "/node_modules/ai/",
       "/zod/",
-      "/dist/cli/diff.js",
+      "/dist/cli/commands/diff.js",
       "/dist/core/convert.js",
       "/micromatch/",
     ]) {

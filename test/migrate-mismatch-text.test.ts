@@ -3,7 +3,7 @@
 // ("expected sha256 the rows wri…").
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { mismatchText } from "../src/cli/migrate.js";
+import { mismatchText } from "../src/cli/commands/migrate.js";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 

@@ -140,7 +140,7 @@ describe("migrate: progress", () => {
   });
 
   it("draws a bar with percentage, counts, rate and ETA on a terminal", async () => {
-    const { progressLine } = await import("../src/cli/migrate.js");
+    const { progressLine } = await import("../src/cli/commands/migrate.js");
     const line = progressLine(
       {
         total: 10_000,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { main } from "../src/cli/main.js";
-import { quickValidateArgs, validateCommand } from "../src/cli/validate.js";
+import { quickValidateArgs, validateCommand } from "../src/cli/commands/validate.js";
 
 const ROOT = join(import.meta.dirname, "..");
 

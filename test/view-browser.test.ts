@@ -273,7 +273,7 @@ describe("LangGraph thread history in Chromium", () => {
   };
 
   it("<store>#thread: a timeline of every checkpoint; picking one shows it and the diff since its parent", async () => {
-    const { historyPage } = await import("../src/cli/view.js");
+    const { historyPage } = await import("../src/cli/commands/view.js");
     const h = await historyPage(`${store}#a-chat-1`, {}, cliIO);
     await open(h!.html);
     const steps = page.locator("nav.timeline button");
@@ -296,7 +296,7 @@ describe("LangGraph thread history in Chromium", () => {
   });
 
   it("<store>#thread@~2 opens the timeline at the checkpoint two back", async () => {
-    const { historyPage } = await import("../src/cli/view.js");
+    const { historyPage } = await import("../src/cli/commands/view.js");
     const h = await historyPage(`sqlite:${store}#a-chat-1@~2`, {}, cliIO);
     await open(h!.html);
     const n = counts.per_thread["a-chat-1"]!.checkpoints;

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
-import { historyPage } from "../src/cli/view.js";
+import { historyPage } from "../src/cli/commands/view.js";
 import { renderHistoryPage } from "../src/view/index.js";
 import { launchBrowser } from "./helpers/browser.js";
 import { execFileSync } from "node:child_process";
@@ -205,7 +205,7 @@ describe.each(STORES)("LangGraph pages in Chromium: %s", (file) => {
 
 describe("LangGraph timeline of a damaged store", () => {
   it("parent links that loop: every checkpoint is still listed once", async () => {
-    const { readHistory } = await import("../src/cli/view-history.js");
+    const { readHistory } = await import("../src/cli/commands/view-history.js");
     const { openSaver, isLangGraphSaver } = await import("../src/savers/index.js");
     const store = join(root, "fixtures/langgraph/js-a.sqlite");
     const saver = await openSaver(`sqlite:${store}`, { readOnly: true, env: {} } as Parameters<typeof openSaver>[1]);

@@ -14,7 +14,7 @@ import { compactScript } from "../src/view/page.js";
 import * as clientFns from "../src/view/client.cjs";
 import * as panelFns from "../src/view/client-panels.cjs";
 import ts from "typescript";
-import { readHistory } from "../src/cli/view-history.js";
+import { readHistory } from "../src/cli/commands/view-history.js";
 import { openSaver, isLangGraphSaver } from "../src/savers/index.js";
 import { launchBrowser } from "./helpers/browser.js";
 

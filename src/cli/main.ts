@@ -17,21 +17,21 @@ import { ckptVersion } from "./version.js";
  * when needed: a `ckpt validate` run loads the validate module alone, never diff/convert/savers (cold start).
  */
 export const commands: Array<{ name: string; load: () => Promise<CommandDef> }> = [
-  { name: "validate", load: async () => (await import("./validate.js")).validateCommand },
-  { name: "diff", load: async () => (await import("./diff.js")).diffCommand },
-  { name: "migrate", load: async () => (await import("./migrate.js")).migrateCommand },
-  { name: "convert", load: async () => (await import("./convert.js")).convertCommand },
-  { name: "replay", load: async () => (await import("./replay.js")).replayCommand },
-  { name: "prune", load: async () => (await import("./prune.js")).pruneCommand },
-  { name: "copy", load: async () => (await import("./copy.js")).copyCommand },
-  { name: "delete", load: async () => (await import("./delete.js")).deleteCommand },
-  { name: "stats", load: async () => (await import("./stats.js")).statsCommand },
-  { name: "ls", load: async () => (await import("./ls.js")).lsCommand },
-  { name: "log", load: async () => (await import("./log.js")).logCommand },
-  { name: "show", load: async () => (await import("./show.js")).showCommand },
-  { name: "view", load: async () => (await import("./view.js")).viewCommand },
-  { name: "schema", load: async () => (await import("./schema.js")).schemaCommand },
-  { name: "completion", load: async () => (await import("./completion.js")).completionCommand(commands) },
+  { name: "validate", load: async () => (await import("./commands/validate.js")).validateCommand },
+  { name: "diff", load: async () => (await import("./commands/diff.js")).diffCommand },
+  { name: "migrate", load: async () => (await import("./commands/migrate.js")).migrateCommand },
+  { name: "convert", load: async () => (await import("./commands/convert.js")).convertCommand },
+  { name: "replay", load: async () => (await import("./commands/replay.js")).replayCommand },
+  { name: "prune", load: async () => (await import("./commands/prune.js")).pruneCommand },
+  { name: "copy", load: async () => (await import("./commands/copy.js")).copyCommand },
+  { name: "delete", load: async () => (await import("./commands/delete.js")).deleteCommand },
+  { name: "stats", load: async () => (await import("./commands/stats.js")).statsCommand },
+  { name: "ls", load: async () => (await import("./commands/ls.js")).lsCommand },
+  { name: "log", load: async () => (await import("./commands/log.js")).logCommand },
+  { name: "show", load: async () => (await import("./commands/show.js")).showCommand },
+  { name: "view", load: async () => (await import("./commands/view.js")).viewCommand },
+  { name: "schema", load: async () => (await import("./commands/schema.js")).schemaCommand },
+  { name: "completion", load: async () => (await import("./commands/completion.js")).completionCommand(commands) },
 ];
 
 /** The command modules a run needs: the one named first in argv, or all of them (help, typos, no command). */
@@ -48,7 +48,7 @@ export async function loadCommands(argv: readonly string[]): Promise<CommandDef[
 async function quickValidate(argv: readonly string[], io: CliIO): Promise<number | undefined> {
   if (argv[0] !== "validate") return undefined;
   try {
-    const { quickValidateArgs, validateCommand } = await import("./validate.js");
+    const { quickValidateArgs, validateCommand } = await import("./commands/validate.js");
     const args = quickValidateArgs(argv.slice(1));
     return args ? await validateCommand.run(args, io) : undefined;
   } catch (e) {

@@ -6,16 +6,16 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CkptError, ExitCode, storeError } from "../base/errors.js";
-import { redactUri } from "../base/redact.js";
-import { readCheckpoint } from "../formats/index.js";
-import type { Saver } from "../savers/types.js";
-import type { Engine } from "../engines/types.js";
-import { keepsHistory } from "../engines/langgraph/index.js";
-import { escapeHtml, pagePolicy, renderCheckpointPage, renderHistoryPage, renderStorePage } from "../view/index.js";
+import { CkptError, ExitCode, storeError } from "../../base/errors.js";
+import { redactUri } from "../../base/redact.js";
+import { readCheckpoint } from "../../formats/index.js";
+import type { Saver } from "../../savers/types.js";
+import type { Engine } from "../../engines/types.js";
+import { keepsHistory } from "../../engines/langgraph/index.js";
+import { escapeHtml, pagePolicy, renderCheckpointPage, renderHistoryPage, renderStorePage } from "../../view/index.js";
 import { readHistory } from "./view-history.js";
-import type { Input } from "../savers/address.js";
-import type { CliIO } from "./io.js";
+import type { Input } from "../../savers/address.js";
+import type { CliIO } from "../io.js";
 import { loadInput, type ViewArgs } from "./view-input.js";
 
 /** Threads per page of the store browser. */
@@ -127,7 +127,7 @@ export async function serve(input: Input, args: ViewArgs, io: CliIO): Promise<nu
   let saver: Saver | undefined;
   let handler: Handler;
   if (input.kind === "store") {
-    const { openStore } = await import("./stores.js");
+    const { openStore } = await import("../stores.js");
     const { engine } = await openStore(input.store, { readOnly: true, env: io.env }); // viewing only reads: never creates the store
     saver = engine.saver;
     handler = storeHandler(engine, saver.uri);

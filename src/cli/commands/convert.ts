@@ -5,19 +5,19 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
-import { writeFilesAtomic } from "../base/atomic.js";
-import { NAMESPACE_OPTION, readSource } from "./input.js";
-import { type Input, namesStore, parseInput, parseTarget, type Target as StoreTarget } from "../savers/address.js";
-import { ExitCode, usageError } from "../base/errors.js";
-import { convertDocument, type ConvertResult } from "../core/convert.js";
-import { LossLog, messageIndexOf } from "../formats/loss.js";
-import type { LossyNote, SourceDoc } from "../formats/types.js";
-import { FORMAT_CHOICES, getAdapter, splitFormat } from "../formats/index.js";
-import { aiSdkMajor } from "../formats/ai-sdk.js";
-import { yoagentRelease, yoagentWantsSnake } from "../formats/yoagent.js";
-import { plural, pluralInt } from "../base/plural.js";
+import type { CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
+import { writeFilesAtomic } from "../../base/atomic.js";
+import { NAMESPACE_OPTION, readSource } from "../input.js";
+import { type Input, namesStore, parseInput, parseTarget, type Target as StoreTarget } from "../../savers/address.js";
+import { ExitCode, usageError } from "../../base/errors.js";
+import { convertDocument, type ConvertResult } from "../../core/convert.js";
+import { LossLog, messageIndexOf } from "../../formats/loss.js";
+import type { LossyNote, SourceDoc } from "../../formats/types.js";
+import { FORMAT_CHOICES, getAdapter, splitFormat } from "../../formats/index.js";
+import { aiSdkMajor } from "../../formats/ai-sdk.js";
+import { yoagentRelease, yoagentWantsSnake } from "../../formats/yoagent.js";
+import { plural, pluralInt } from "../../base/plural.js";
 
 /** Targets with a single on-disk version: --format-version would do nothing there, so it is refused. */
 const VERSIONLESS = new Set(["ckpt", "phi-core", "phi-core-session", "swarmer"]);
@@ -474,13 +474,13 @@ export async function convertIntoLangGraph(
   args: StoreConvertArgs,
   io: CliIO,
 ): Promise<number> {
-  const { parseLibrary } = await import("../engines/langgraph/migrate.js");
-  const { documentToRow, threadTaken } = await import("../core/langgraph/convert.js");
-  const { redactUri: redact } = await import("../base/redact.js");
+  const { parseLibrary } = await import("../../engines/langgraph/migrate.js");
+  const { documentToRow, threadTaken } = await import("../../core/langgraph/convert.js");
+  const { redactUri: redact } = await import("../../base/redact.js");
   if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);
   const asked = parseLibrary(args.toLibrary);
-  const { keyOf } = await import("../savers/langgraph/shared.js");
-  const { openStore } = await import("./stores.js");
+  const { keyOf } = await import("../../savers/langgraph/shared.js");
+  const { openStore } = await import("../stores.js");
   // an empty store is set up as a LangGraph store; a dry run into a SQLite file that does not exist yet plans against
   // an empty one and creates nothing
   const { engine } = await openStore(ref.store, {
@@ -491,7 +491,7 @@ export async function convertIntoLangGraph(
   });
   // the store as the user named it (a bare path: as an sqlite: URI)
   const uri = ref.bare ? `sqlite:${ref.store.raw}` : ref.store.raw;
-  const { keepsHistory } = await import("../engines/langgraph/index.js");
+  const { keepsHistory } = await import("../../engines/langgraph/index.js");
   if (!keepsHistory(engine)) {
     await engine.close();
     throw usageError(

@@ -3,9 +3,9 @@
  * the saver's history interface (newest first, streamed) and each decoded through the `langgraph` format into a
  * canonical checkpoint, oldest first, as the timeline shows them.
  */
-import { readCheckpoint } from "../formats/index.js";
-import type { LangGraphSaver } from "../savers/langgraph/shared.js";
-import type { HistoryEntry } from "../view/index.js";
+import { readCheckpoint } from "../../formats/index.js";
+import type { LangGraphSaver } from "../../savers/langgraph/shared.js";
+import type { HistoryEntry } from "../../view/index.js";
 
 /** At most this many checkpoints (the newest) on one page; `--history-limit` changes it. */
 export const HISTORY_LIMIT = 300;

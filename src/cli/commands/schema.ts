@@ -3,16 +3,16 @@
  * use in other tools and CI.
  */
 import { readFile, stat } from "node:fs/promises";
-import { writeFilesAtomic } from "../base/atomic.js";
+import { writeFilesAtomic } from "../../base/atomic.js";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { CommandDef } from "./command.js";
-import { ExitCode, inputError, usageError } from "../base/errors.js";
-import { schemaIndex, type SchemaInfo } from "../generated/schema-index.js";
-import type { CliIO } from "./io.js";
+import { SCHEMAS_DIR } from "../paths.js";
+import type { CommandDef } from "../command.js";
+import { ExitCode, inputError, usageError } from "../../base/errors.js";
+import { schemaIndex, type SchemaInfo } from "../../generated/schema-index.js";
+import type { CliIO } from "../io.js";
 
 /** The package's schemas/ folder (works from src/ and dist/). */
-export const SCHEMAS_DIR = fileURLToPath(new URL("../../schemas/", import.meta.url));
+export { SCHEMAS_DIR };
 
 /** Path of a schema inside schemas/, e.g. "formats/yoagent/messages.json". */
 const relFile = (s: SchemaInfo) => s.file.replace(/^schemas\//, "");

@@ -2,17 +2,17 @@
  * `ckpt diff <a> <b>`: a semantic diff of two checkpoints of any formats, compared in the canonical model.
  * Exit codes like diff(1): 0 identical, 1 different, 2 usage, 3 input error, 4 store error.
  */
-import type { CommandDef } from "./command.js";
-import { useColor, type CliIO } from "./io.js";
-import { NAMESPACE_OPTION, readSource } from "./input.js";
-import { ExitCode, inputError, usageError } from "../base/errors.js";
-import { hasLongDigitRun, jsonLocator, stringifyJson, toPlainNumbers } from "../base/json.js";
-import { getValidator } from "../schema/validate.js";
-import type { Checkpoint } from "../generated/types.js";
-import type { SourceDoc } from "../formats/types.js";
-import { diffCheckpoints, VOLATILE_GLOBS } from "../core/diff/index.js";
-import { FORMAT_CHOICES, readNative, schemaFor, type FormatAdapter } from "../formats/index.js";
-import { renderJson, renderMarkdown, renderText, type SideInfo } from "./render/diff.js";
+import type { CommandDef } from "../command.js";
+import { useColor, type CliIO } from "../io.js";
+import { NAMESPACE_OPTION, readSource } from "../input.js";
+import { ExitCode, inputError, usageError } from "../../base/errors.js";
+import { hasLongDigitRun, jsonLocator, stringifyJson, toPlainNumbers } from "../../base/json.js";
+import { getValidator } from "../../schema/validate.js";
+import type { Checkpoint } from "../../generated/types.js";
+import type { SourceDoc } from "../../formats/types.js";
+import { diffCheckpoints, VOLATILE_GLOBS } from "../../core/diff/index.js";
+import { FORMAT_CHOICES, readNative, schemaFor, type FormatAdapter } from "../../formats/index.js";
+import { renderJson, renderMarkdown, renderText, type SideInfo } from "../render/diff.js";
 
 const OUTPUTS = ["text", "json", "json-patch", "markdown"] as const;
 
@@ -105,7 +105,7 @@ export const diffCommand: CommandDef = {
     if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
 
     const read = async (spec: string) => {
-      const { parseInput } = await import("../savers/address.js");
+      const { parseInput } = await import("../../savers/address.js");
       const parsed = parseInput(spec, { cwd: io.cwd, env: io.env, namespace: args.namespace });
       const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
       const n = readNative(doc, inputFormat);

@@ -3,26 +3,26 @@
  * headless agent loop and run it. Transcript on stderr (stdout carries the new checkpoint when no -o/--save-to is
  * given); `--json` prints NDJSON events on stdout instead.
  */
-import { plural } from "../base/plural.js";
+import { plural } from "../../base/plural.js";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import type { Checkpoint } from "../generated/types.js";
-import { ExitCode, inputError, usageError } from "../base/errors.js";
-import { redactText } from "../base/redact.js";
-import { parseJson } from "../base/json.js";
-import { FORMAT_CHOICES, getAdapter, readCheckpoint, type FormatName } from "../formats/index.js";
-import type { LossyNote } from "../formats/types.js";
-import type { Limits, ReplayEvent } from "../core/replay/loop.js";
-import type { Provider } from "../providers/types.js";
-import { RecordedProvider, ScriptProvider, parseScript } from "../core/replay/providers.js";
-import { continueCheckpoint, resumeCheckpoint, verifyCheckpoint, type VerifyResult } from "../core/replay/replay.js";
-import { cloneState, type ReplayState } from "../core/replay/state-tools.js";
-import { intOption, type CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, readSource } from "./input.js";
-import { type Input, namesStore, parseInput, parseTarget } from "../savers/address.js";
-import type { CliIO } from "./io.js";
-import { writeFilesAtomic } from "../base/atomic.js";
+import type { Checkpoint } from "../../generated/types.js";
+import { ExitCode, inputError, usageError } from "../../base/errors.js";
+import { redactText } from "../../base/redact.js";
+import { parseJson } from "../../base/json.js";
+import { FORMAT_CHOICES, getAdapter, readCheckpoint, type FormatName } from "../../formats/index.js";
+import type { LossyNote } from "../../formats/types.js";
+import type { Limits, ReplayEvent } from "../../core/replay/loop.js";
+import type { Provider } from "../../providers/types.js";
+import { RecordedProvider, ScriptProvider, parseScript } from "../../core/replay/providers.js";
+import { continueCheckpoint, resumeCheckpoint, verifyCheckpoint, type VerifyResult } from "../../core/replay/replay.js";
+import { cloneState, type ReplayState } from "../../core/replay/state-tools.js";
+import { intOption, type CommandDef } from "../command.js";
+import { NAMESPACE_OPTION, readSource } from "../input.js";
+import { type Input, namesStore, parseInput, parseTarget } from "../../savers/address.js";
+import type { CliIO } from "../io.js";
+import { writeFilesAtomic } from "../../base/atomic.js";
 
 const MODES = ["verify", "continue", "resume"] as const;
 type Mode = (typeof MODES)[number];
@@ -113,10 +113,10 @@ async function makeProvider(spec: string | undefined, args: Args, io: CliIO, cp:
     const model = args.model ?? io.env.CKPT_MODEL;
     if (!model) throw usageError(`--provider ${kind}: name the model with --model (or CKPT_MODEL)`);
     if (kind === "openai") {
-      const { createOpenAIProvider } = await import("../providers/openai.js");
+      const { createOpenAIProvider } = await import("../../providers/openai.js");
       return createOpenAIProvider({ baseUrl: rest, model, apiKey: io.env.OPENAI_API_KEY });
     }
-    const { createAnthropicProvider } = await import("../providers/anthropic.js");
+    const { createAnthropicProvider } = await import("../../providers/anthropic.js");
     return createAnthropicProvider({ baseUrl: rest, model, apiKey: io.env.ANTHROPIC_API_KEY });
   }
   throw usageError(
@@ -398,7 +398,7 @@ async function save(cp: Checkpoint, format: FormatName, input: Input, args: Args
       );
     if (!("text" in ser)) throw usageError(`--save-to: ${format} is a multi-file format; use -o <dir>`);
     const { threadId } = to;
-    const { openStore } = await import("./stores.js");
+    const { openStore } = await import("../stores.js");
     const saver = (await openStore(to.store, { readOnly: false, env: io.env })).saver;
     try {
       await saver.save(threadId ?? cp.threadId, ser.text);

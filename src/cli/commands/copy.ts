@@ -7,12 +7,12 @@
  * `--overwrite` (which deletes it first); `--dry-run` says what would be written and writes nothing.
  */
 import type { Argv } from "yargs";
-import { usageError } from "../base/errors.js";
-import { redactUri } from "../base/redact.js";
-import { plural } from "../base/plural.js";
-import { printable } from "../base/printable.js";
-import type { CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
+import { usageError } from "../../base/errors.js";
+import { plural } from "../../base/plural.js";
+import { printable } from "../../base/printable.js";
+import { redactUri } from "../../base/redact.js";
+import type { CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
 
 interface Args {
   from: string;
@@ -35,7 +35,7 @@ interface Copied {
 }
 
 async function parseEnds(args: Args, io: CliIO) {
-  const { splitAddress, parseAddress, parseTarget } = await import("../savers/address.js");
+  const { splitAddress, parseAddress, parseTarget } = await import("../../savers/address.js");
   if (splitAddress(args.from).fragment === undefined)
     throw usageError(`'${redactUri(args.from)}': name the thread to copy: <store>#<thread>[@<checkpoint>]`);
   if (!splitAddress(args.to).fragment)
@@ -60,8 +60,8 @@ export const copyCommand: CommandDef = {
       .example("ckpt copy sqlite:cp.sqlite#t1@1f0a2b sqlite:cp.sqlite#t1-fork", "a fork at checkpoint 1f0a2b…"),
   run: async (args: Args, io: CliIO) => {
     const { from, to, newThread } = await parseEnds(args, io);
-    const { openStore } = await import("./stores.js");
-    const { loadAddress } = await import("../savers/address.js");
+    const { openStore } = await import("../stores.js");
+    const { loadAddress } = await import("../../savers/address.js");
     const source = (await openStore(from.store, { env: io.env, readOnly: true })).engine;
     const label = `${source.uri.redacted}#${printable(from.threadId)}`;
     const forked = from.literal !== undefined || from.selector.kind !== "latest";
@@ -74,8 +74,8 @@ export const copyCommand: CommandDef = {
         dryRun: args.dryRun,
       })
     ).engine;
-    const { requireCap } = await import("../engines/index.js");
-    const { threadTakenError } = await import("../engines/copy.js");
+    const { requireCap } = await import("../../engines/index.js");
+    const { threadTakenError } = await import("../../engines/copy.js");
     requireCap(target, "copy");
     // said at once when the thread is there; the write checks again in the step that writes (another run may take it)
     const there = await target.hasThread(newThread, target.namespaceFor(undefined));

@@ -6,14 +6,14 @@
 import { spawn } from "node:child_process";
 import { basename, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { ExitCode, usageError } from "../base/errors.js";
-import { FORMAT_CHOICES } from "../formats/index.js";
-import { intOption, type CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, openAddress, readThread } from "./input.js";
-import type { Address } from "../savers/address.js";
-import type { Engine } from "../engines/types.js";
-import type { CliIO } from "./io.js";
-import { writeFilesAtomic } from "../base/atomic.js";
+import { ExitCode, usageError } from "../../base/errors.js";
+import { FORMAT_CHOICES } from "../../formats/index.js";
+import { intOption, type CommandDef } from "../command.js";
+import { NAMESPACE_OPTION, openAddress, readThread } from "../input.js";
+import type { Address } from "../../savers/address.js";
+import type { Engine } from "../../engines/types.js";
+import type { CliIO } from "../io.js";
+import { writeFilesAtomic } from "../../base/atomic.js";
 import { type Loaded, loadInput, loaded, type ViewArgs } from "./view-input.js";
 
 export type { Loaded, ViewArgs } from "./view-input.js";
@@ -75,15 +75,15 @@ export async function threadHistoryPage(
   given: Address,
   args: Pick<ViewArgs, "title" | "historyLimit">,
 ): Promise<{ html: string; threadId: string } | undefined> {
-  const { keepsHistory } = await import("../engines/langgraph/index.js");
+  const { keepsHistory } = await import("../../engines/langgraph/index.js");
   if (!keepsHistory(engine)) return undefined;
-  const { locateAddress } = await import("../savers/address.js");
+  const { locateAddress } = await import("../../savers/address.js");
   const saver = engine.saver;
   // the history of the namespace the checkpoint is in (given, the root graph, or where @<id> was found)
   const { threadId, checkpointId, namespace } = await locateAddress(saver, given, saver.uri);
   const { readHistory } = await import("./view-history.js");
   const h = await readHistory(saver, threadId, saver.uri, args.historyLimit, namespace);
-  const { renderHistoryPage } = await import("../view/index.js");
+  const { renderHistoryPage } = await import("../../view/index.js");
   const label = `${saver.uri}#${threadId}${namespace ? ` (namespace '${namespace}')` : ""}`;
   const html = renderHistoryPage(h.entries, {
     title: args.title ?? `${label} — history`,
@@ -100,7 +100,7 @@ export async function historyPage(
   args: Pick<ViewArgs, "title" | "historyLimit" | "namespace">,
   io: CliIO,
 ): Promise<{ html: string; threadId: string } | undefined> {
-  const { parseInput } = await import("../savers/address.js");
+  const { parseInput } = await import("../../savers/address.js");
   const input = parseInput(spec, { cwd: io.cwd, env: io.env, namespace: args.namespace });
   if (input.kind !== "address") return undefined;
   const engine = await openAddress(input.address, io.env);
@@ -167,7 +167,7 @@ export const viewCommand: CommandDef = {
     const inputs = (args.inputs ?? []).map((s) => ((s as unknown) === "" ? "-" : String(s)));
     intOption(args.port, "--port", 0, 65535);
     intOption(args.historyLimit, "--history-limit");
-    const { parseInput } = await import("../savers/address.js");
+    const { parseInput } = await import("../../savers/address.js");
     // each input parsed once, here; relative paths from the command's folder
     const parse = (spec: string) => parseInput(spec, { cwd: io.cwd, env: io.env, namespace: args.namespace });
     if (args.serve) {
@@ -178,7 +178,7 @@ export const viewCommand: CommandDef = {
       return serve(parse(inputs[0] ?? "file:."), args, io);
     }
     if (args.port !== undefined) throw usageError("--port needs --serve");
-    const { renderCheckpointPage, renderDiffPage } = await import("../view/index.js");
+    const { renderCheckpointPage, renderDiffPage } = await import("../../view/index.js");
     if (args.diff) {
       if (inputs.length !== 2) throw usageError(`--diff needs two checkpoints, got ${inputs.length}`);
       if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");

@@ -2,7 +2,7 @@
  * `ckpt show <file | uri#threadId>`: a readable transcript of one checkpoint — roles, text, tool calls and results,
  * todos, files, scratchpad notes — or, with `--json`, the canonical checkpoint.
  */
-import { printable, printableDeep } from "../base/printable.js";
+import { printable, printableDeep } from "../../base/printable.js";
 import type { Argv } from "yargs";
 import type {
   AssistantMessage,
@@ -11,14 +11,14 @@ import type {
   SystemMessage,
   ToolResultMessage,
   UserMessage,
-} from "../generated/types.js";
-import { stringifyJson } from "../base/json.js";
-import { plural } from "../base/plural.js";
-import { FORMAT_CHOICES, readCheckpoint } from "../formats/index.js";
-import { toolState } from "../view/model.js";
-import type { CommandDef } from "./command.js";
-import { NAMESPACE_OPTION, readSource } from "./input.js";
-import { useColor, type CliIO } from "./io.js";
+} from "../../generated/types.js";
+import { stringifyJson } from "../../base/json.js";
+import { plural } from "../../base/plural.js";
+import { FORMAT_CHOICES, readCheckpoint } from "../../formats/index.js";
+import { toolState } from "../../view/model.js";
+import type { CommandDef } from "../command.js";
+import { NAMESPACE_OPTION, readSource } from "../input.js";
+import { useColor, type CliIO } from "../io.js";
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
 
@@ -165,7 +165,7 @@ export const showCommand: CommandDef = {
   ) => {
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     const input = args.input === "" ? "-" : args.input;
-    const { parseInput } = await import("../savers/address.js");
+    const { parseInput } = await import("../../savers/address.js");
     const parsed = parseInput(input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
     const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env, rowsMustRead: true });
     const { checkpoint, format } = readCheckpoint(doc, args.format);

@@ -8,21 +8,21 @@
  * for the same reason. 70 is a bug.
  */
 import { resolve } from "node:path";
-import { writeFileAtomic } from "../base/atomic.js";
-import { intOption, type CommandDef } from "./command.js";
-import { CkptError, ExitCode, usageError } from "../base/errors.js";
-import { jsonLocator } from "../base/json.js";
-import { redactText, redactUri } from "../base/redact.js";
-import { fileSaverLint } from "../schema/lint.js";
-import { FORMAT_CHOICES } from "../formats/index.js";
-import type { Issue } from "../formats/types.js";
-import { validateDocument, type FileResult } from "../core/document.js";
-import { NAMESPACE_OPTION, expandInputs, readSource } from "./input.js";
-import type { Input } from "../savers/address.js";
-import { DEFAULT_NAMESPACE } from "../savers/types.js";
-import { useColor, type CliIO } from "./io.js";
-import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "./render/reporters/index.js";
-import { validationExitCode } from "../core/validation.js";
+import { writeFileAtomic } from "../../base/atomic.js";
+import { intOption, type CommandDef } from "../command.js";
+import { CkptError, ExitCode, usageError } from "../../base/errors.js";
+import { jsonLocator } from "../../base/json.js";
+import { redactText, redactUri } from "../../base/redact.js";
+import { fileSaverLint } from "../../schema/lint.js";
+import { FORMAT_CHOICES } from "../../formats/index.js";
+import type { Issue } from "../../formats/types.js";
+import { validateDocument, type FileResult } from "../../core/document.js";
+import { NAMESPACE_OPTION, expandInputs, readSource } from "../input.js";
+import type { Input } from "../../savers/address.js";
+import { DEFAULT_NAMESPACE } from "../../savers/types.js";
+import { useColor, type CliIO } from "../io.js";
+import { REPORTERS, REPORTER_NAMES, summarize, type ValidationReport } from "../render/reporters/index.js";
+import { validationExitCode } from "../../core/validation.js";
 
 export interface ValidateArgs {
   inputs: string[];
@@ -81,7 +81,7 @@ export async function runValidation(
   } = {},
 ): Promise<ValidationReport> {
   const run = new Run(opts.maxErrors ?? Infinity);
-  const { parseInput } = await import("../savers/address.js");
+  const { parseInput } = await import("../../savers/address.js");
   // each input parsed once, here; a namespace given twice (URI and --namespace, disagreeing) is a usage error for the
   // whole run, not one input's
   const parsed: Array<Input | CkptError> = [];
@@ -118,7 +118,7 @@ export async function runValidation(
       if (input.kind === "store" || input.kind === "address") {
         // the store opened once, and asked through its engine
         const limit = run.limit === Infinity ? undefined : run.limit - run.errors;
-        const { openStore } = await import("./stores.js");
+        const { openStore } = await import("../stores.js");
         const { engine } = await openStore(input.kind === "store" ? input.store : input.address.store, {
           readOnly: true,
           env: io.env,

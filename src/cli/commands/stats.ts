@@ -8,10 +8,10 @@
  * `--json` prints the report (schemas/StatsReport.json).
  */
 import type { Argv } from "yargs";
-import { intOption, threadFilter, type CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
-import { namespaceOf } from "../savers/types.js";
-import { openStore } from "./stores.js";
+import { intOption, threadFilter, type CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
+import { namespaceOf } from "../../savers/types.js";
+import { openStore } from "../stores.js";
 
 interface Args {
   uri: string;
@@ -64,11 +64,11 @@ export const statsCommand: CommandDef = {
       ),
   run: async (args: Args, io: CliIO) => {
     intOption(args.top, "--top");
-    const { parseStore } = await import("../savers/address.js");
+    const { parseStore } = await import("../../savers/address.js");
     const uri = parseStore(args.uri, { cwd: io.cwd, env: io.env });
     const filter = await threadFilter(args);
     const { engine } = await openStore(uri, { readOnly: true, env: io.env });
-    const { requireCap } = await import("../engines/index.js");
+    const { requireCap } = await import("../../engines/index.js");
     if (args.allowlist) requireCap(engine, "msgpack", "--allowlist audits a LangGraph store's msgpack values");
     if (args.namespace?.length)
       requireCap(
@@ -88,7 +88,7 @@ export const statsCommand: CommandDef = {
       accept: filter,
     });
     await engine.close();
-    const { renderLgStats, renderSaverStats, renderAllowlist, renderMastraStats } = await import("./render/stats.js");
+    const { renderLgStats, renderSaverStats, renderAllowlist, renderMastraStats } = await import("../render/stats.js");
     if (args.allowlist && r.kind === "langgraph") {
       const a = r.msgpackAudit;
       const pairs = a.types.filter((t) => !t.allowed && t.ext !== 3).map((t) => [t.module, t.name]);

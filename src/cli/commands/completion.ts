@@ -8,9 +8,9 @@
  * everything else (inputs, URIs, paths) falls back to file names.
  */
 import type { Argv } from "yargs";
-import { usageError } from "../base/errors.js";
-import type { CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
+import { usageError } from "../../base/errors.js";
+import type { CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
 
 interface OptionInfo {
   name: string;

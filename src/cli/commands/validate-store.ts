@@ -5,15 +5,15 @@
  * engines/ai-chatbot/validate.ts) names the rows of its findings; any other store's threads are validated as documents,
  * each loaded once.
  */
-import { inputError } from "../base/errors.js";
-import { redactUri } from "../base/redact.js";
-import { type FileResult, validateDocument } from "../core/document.js";
-import type { Engine } from "../engines/types.js";
-import { type Address, type Input, locateAddress, splitAddress } from "../savers/address.js";
-import { keepsHistory } from "../engines/langgraph/index.js";
-import { DEFAULT_NAMESPACE } from "../savers/types.js";
-import { readSource, readThread } from "./input.js";
-import type { CliIO } from "./io.js";
+import { inputError } from "../../base/errors.js";
+import { redactUri } from "../../base/redact.js";
+import { type FileResult, validateDocument } from "../../core/document.js";
+import type { Engine } from "../../engines/types.js";
+import { type Address, type Input, locateAddress, splitAddress } from "../../savers/address.js";
+import { keepsHistory } from "../../engines/langgraph/index.js";
+import { DEFAULT_NAMESPACE } from "../../savers/types.js";
+import { readSource, readThread } from "../input.js";
+import type { CliIO } from "../io.js";
 
 export interface StoreRunOptions {
   format?: string;

@@ -5,14 +5,14 @@
  * transaction per page, deleting planned ids only, so an app writing meanwhile loses nothing. ckpt's own savers (one
  * checkpoint per thread): `--idle-for` and thread filters delete whole threads. `--dry-run` changes nothing.
  */
-import { printable } from "../base/printable.js";
-import { plural } from "../base/plural.js";
+import { printable } from "../../base/printable.js";
+import { plural } from "../../base/plural.js";
 import type { Argv } from "yargs";
-import { usageError } from "../base/errors.js";
-import { parseDuration, type PruneCriteria } from "../core/prune.js";
-import type { PrunePlanEntry, PruneSummary, VacuumSummary } from "../core/prune-run.js";
-import { intOption, threadFilter, type CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
+import { usageError } from "../../base/errors.js";
+import { parseDuration, type PruneCriteria } from "../../core/prune.js";
+import type { PrunePlanEntry, PruneSummary, VacuumSummary } from "../../core/prune-run.js";
+import { intOption, threadFilter, type CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
 
 interface Args {
   uri: string;
@@ -168,13 +168,13 @@ export const pruneCommand: CommandDef = {
       .example("ckpt prune 'postgres://…?schema=public' --idle-for 90d", "delete threads nobody touched for 90 days"),
   run: async (args: Args, io: CliIO) => {
     intOption(args.batchSize, "--batch-size");
-    const { parseStore } = await import("../savers/address.js");
+    const { parseStore } = await import("../../savers/address.js");
     const uri = parseStore(args.uri, { cwd: io.cwd, env: io.env });
     const filter = await threadFilter(args);
-    const { openStore } = await import("./stores.js");
+    const { openStore } = await import("../stores.js");
     // a store to prune must exist and hold a layout's tables: never one created (or set up) to be pruned
     const { engine } = await openStore(uri, { env: io.env, readOnly: args.dryRun, existing: true });
-    const { requireCap } = await import("../engines/index.js");
+    const { requireCap } = await import("../../engines/index.js");
     requireCap(engine, "prune");
     const out = output(io, args, engine.uri.redacted);
     const c = criteria(args, filter !== undefined);
@@ -185,7 +185,7 @@ export const pruneCommand: CommandDef = {
       onPlan: args.dryRun ? out.plan : undefined,
       vacuum: args.vacuum,
     };
-    const { VacuumError } = await import("../core/prune-run.js");
+    const { VacuumError } = await import("../../core/prune-run.js");
     try {
       out.end(await engine.prune!(c, o));
     } catch (e) {

@@ -3,14 +3,14 @@
  * node(s) that wrote it, message count, stored size (`--json`: a JSON array). LangGraph stores keep every checkpoint;
  * ckpt's own stores keep one per thread, so their history has one entry. Streams: rows are printed as they are read.
  */
-import { plural } from "../base/plural.js";
+import { plural } from "../../base/plural.js";
 import type { Argv } from "yargs";
-import { usageError } from "../base/errors.js";
-import type { LgHistoryEntry } from "../formats/langgraph/types.js";
-import { intOption, type CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
-import { noThreadError } from "./input.js";
-import { streamTable, tableTime } from "./render/table.js";
+import { usageError } from "../../base/errors.js";
+import type { LgHistoryEntry } from "../../formats/langgraph/types.js";
+import { intOption, type CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
+import { noThreadError } from "../input.js";
+import { streamTable, tableTime } from "../render/table.js";
 
 const HEAD = ["CHECKPOINT", "PARENT", "STEP", "SOURCE", "TIME", "NODE", "MESSAGES", "SIZE", "PENDING"];
 /** Printed under the table when a PENDING cell carries the mark. */
@@ -53,10 +53,10 @@ export const logCommand: CommandDef = {
       .example("ckpt show 'checkpoints.sqlite#thread-1@~2'", "then look at one (also @<id prefix>, @latest)"),
   run: async (args: { address: string; namespace?: string; limit?: number; json: boolean }, io: CliIO) => {
     intOption(args.limit, "--limit");
-    const { parseAddress, settleAddress } = await import("../savers/address.js");
+    const { parseAddress, settleAddress } = await import("../../savers/address.js");
     const given = parseAddress(args.address, { env: io.env, cwd: io.cwd });
-    const { openStore } = await import("./stores.js");
-    const { historyOf } = await import("../savers/address.js");
+    const { openStore } = await import("../stores.js");
+    const { historyOf } = await import("../../savers/address.js");
     const { engine } = await openStore(given.store, { readOnly: true, env: io.env });
     const saver = engine.saver;
     // the engine's namespace rule (ckpt's stores: the URI's ?namespace=, else --namespace, else 'default'; a
@@ -105,7 +105,7 @@ export const logCommand: CommandDef = {
     if (args.json) buf += n ? "\n]\n" : "]\n";
     else if (n === 0) {
       flush(true);
-      const { inputError } = await import("../base/errors.js");
+      const { inputError } = await import("../../base/errors.js");
       throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: a.store.redacted });
     } else
       buf += `${plural(n, "checkpoint")}

@@ -3,42 +3,42 @@
  * format), verified by content hash, resumable through a journal. Progress on stderr on a TTY; `--json` prints NDJSON
  * progress events and the summary on stdout.
  */
-import { printable } from "../base/printable.js";
+import { printable } from "../../base/printable.js";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { availableParallelism, homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { CkptError, ExitCode, storeError, usageError } from "../base/errors.js";
-import { openCheckPool } from "./check-pool.js";
-import { redactText, redactUri } from "../base/redact.js";
+import { CkptError, ExitCode, storeError, usageError } from "../../base/errors.js";
+import { openCheckPool } from "../check-pool.js";
+import { redactText, redactUri } from "../../base/redact.js";
 import {
   type ConflictPolicy,
   type Journal,
   type MigrateProgress,
   migrateExitCode,
   type MigrateSummary,
-} from "../core/migrate/types.js";
-import { isFormatName, FORMAT_NAMES } from "../formats/index.js";
-import { aiSdkMajor } from "../formats/ai-sdk.js";
-import { intOption, type CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
-import type { Saver } from "../savers/types.js";
-import { writeFileAtomic } from "../base/atomic.js";
-import { fmtInt } from "../base/plural.js";
-import { namespaceOf } from "../savers/types.js";
-import { atCwd } from "../savers/address.js";
-import type { SaverUri } from "../savers/uri.js";
-import { requireCap } from "../engines/index.js";
+} from "../../core/migrate/types.js";
+import { isFormatName, FORMAT_NAMES } from "../../formats/index.js";
+import { aiSdkMajor } from "../../formats/ai-sdk.js";
+import { intOption, type CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
+import type { Saver } from "../../savers/types.js";
+import { writeFileAtomic } from "../../base/atomic.js";
+import { fmtInt } from "../../base/plural.js";
+import { namespaceOf } from "../../savers/types.js";
+import { atCwd } from "../../savers/address.js";
+import type { SaverUri } from "../../savers/uri.js";
+import { requireCap } from "../../engines/index.js";
 import {
   layoutBeforeOpen,
   refuseBeforeOpen,
   refuseOpened,
   runRoute,
   targetWant,
-} from "../engines/migrate-endpoints.js";
-import { openStore, type OpenedWithEngine } from "./stores.js";
+} from "../../engines/migrate-endpoints.js";
+import { openStore, type OpenedWithEngine } from "../stores.js";
 
 interface Args {
   from: string;
@@ -464,7 +464,7 @@ interface Parsed {
 async function runMigrate(args: Args, io: CliIO): Promise<number> {
   checkArgs(args);
   // each address parsed once, here (before the journal is locked); each store opened once, its layout decided there
-  const { parseSaverUri } = await import("../savers/uri.js");
+  const { parseSaverUri } = await import("../../savers/uri.js");
   const fromU = parseSaverUri(args.from, io.env);
   const toU = parseSaverUri(args.to, io.env);
   // one namespace rule: the URI's ?namespace=, else the flag (both, disagreeing, is a usage error)

@@ -5,11 +5,11 @@
  * checkpoints are deleted by id and a checkpoint written after the delete started is left alone).
  */
 import type { Argv } from "yargs";
-import { inputError, usageError } from "../base/errors.js";
-import { plural } from "../base/plural.js";
-import { printable } from "../base/printable.js";
-import type { CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
+import { inputError, usageError } from "../../base/errors.js";
+import { plural } from "../../base/plural.js";
+import { printable } from "../../base/printable.js";
+import type { CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
 
 interface Args {
   address: string;
@@ -30,17 +30,17 @@ export const deleteCommand: CommandDef = {
       .example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove")
       .example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it"),
   run: async (args: Args, io: CliIO) => {
-    const { splitAddress, parseAddress } = await import("../savers/address.js");
+    const { splitAddress, parseAddress } = await import("../../savers/address.js");
     if (splitAddress(args.address).fragment === undefined)
       throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>`);
     const at = parseAddress(args.address, { cwd: io.cwd, env: io.env });
     if (at.literal !== undefined || at.selector.kind !== "latest")
       throw usageError(`'${args.address}': delete removes a whole thread; name it without @<checkpoint>`);
     const dryRun = !args.yes;
-    const { openStore } = await import("./stores.js");
+    const { openStore } = await import("../stores.js");
     // a store that is not there (or holds no tables) is an error, never an empty one created on the spot
     const { engine } = await openStore(at.store, { env: io.env, readOnly: dryRun, existing: true });
-    const { requireCap } = await import("../engines/index.js");
+    const { requireCap } = await import("../../engines/index.js");
     requireCap(engine, "delete");
     const where = `${engine.uri.redacted}#${printable(at.threadId)}`;
     const c = await engine.deleteThread!(at.threadId, dryRun);

@@ -1,13 +1,13 @@
 /**
- * What `ckpt view` reads and is asked (shared by the page writer, cli/view.ts, and the server, cli/view-serve.ts): its
+ * What `ckpt view` reads and is asked (shared by the page writer, cli/commands/view.ts, and the server, cli/commands/view-serve.ts): its
  * arguments, and one named input (file, folder, '-', uri#thread) read into a canonical checkpoint.
  */
-import type { Checkpoint } from "../generated/types.js";
-import type { SourceDoc } from "../formats/types.js";
-import type { Input } from "../savers/address.js";
-import { readCheckpoint } from "../formats/index.js";
-import { readSource } from "./input.js";
-import type { CliIO } from "./io.js";
+import type { Checkpoint } from "../../generated/types.js";
+import type { SourceDoc } from "../../formats/types.js";
+import type { Input } from "../../savers/address.js";
+import { readCheckpoint } from "../../formats/index.js";
+import { readSource } from "../input.js";
+import type { CliIO } from "../io.js";
 
 export interface ViewArgs {
   inputs?: string[];

@@ -5,14 +5,14 @@
  */
 import { existsSync } from "node:fs";
 import type { Argv } from "yargs";
-import { usageError } from "../base/errors.js";
-import { stringifyJson } from "../base/json.js";
-import type { Engine, Listing } from "../engines/types.js";
-import { namespaceOf } from "../savers/types.js";
-import { intOption, type CommandDef } from "./command.js";
-import type { CliIO } from "./io.js";
-import { openStore } from "./stores.js";
-import { streamTable } from "./render/table.js";
+import { usageError } from "../../base/errors.js";
+import { stringifyJson } from "../../base/json.js";
+import type { Engine, Listing } from "../../engines/types.js";
+import { namespaceOf } from "../../savers/types.js";
+import { intOption, type CommandDef } from "../command.js";
+import type { CliIO } from "../io.js";
+import { openStore } from "../stores.js";
+import { streamTable } from "../render/table.js";
 
 /** A listing as the user asked for it: a JSON array (2-space indented), or a table streamed with the line under it. */
 async function printListing(l: Listing, json: boolean, io: CliIO): Promise<number> {
@@ -59,7 +59,7 @@ export const lsCommand: CommandDef = {
     // one namespace rule for every command: the URI's ?namespace=, else --namespace, else every namespace
     intOption(args.limit, "--limit");
     const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
-    const { parseStore, parseTarget } = await import("../savers/address.js");
+    const { parseStore, parseTarget } = await import("../../savers/address.js");
     const where = { cwd: io.cwd, env: io.env };
     // `<store>#<thread>`: the thread's checkpoint namespaces (the root graph and its subgraphs), where a layout has them
     const target = parseTarget(args.uri, where);
@@ -84,7 +84,7 @@ export const lsCommand: CommandDef = {
         `namespace given twice: '${uriNs}' in the URI and --namespace ${args.namespace.join(" ")}; keep one`,
       );
     const { engine } = await openStore(u, { readOnly: true, env: io.env });
-    const { requireCap } = await import("../engines/index.js");
+    const { requireCap } = await import("../../engines/index.js");
     if (uriNs !== undefined || args.namespace?.length) requireCap(engine, "namespaces");
     const listing = await engine.listing({
       namespaces: uriNs !== undefined ? [uriNs] : args.namespace,
