@@ -14,6 +14,7 @@ import type {
 } from "../../generated/types.js";
 import { stringifyJson } from "../../base/json.js";
 import { plural } from "../../base/plural.js";
+import { tableTime } from "../../base/time.js";
 import { FORMAT_CHOICES, readCheckpoint } from "../../formats/index.js";
 import { toolState } from "../../view/model.js";
 import type { CommandDef } from "../command.js";
@@ -57,7 +58,7 @@ export function renderTranscript(
   out.push(
     bold(`thread ${printable(doc.threadId)}`) +
       dim(
-        ` — ${format}, step ${cp.step}, ${plural(cp.messages.length, "message")}${cp.updatedAt ? `, updated ${cp.updatedAt}` : ""}`,
+        ` — ${format}, step ${cp.step}, ${plural(cp.messages.length, "message")}${cp.updatedAt ? `, updated ${tableTime(cp.updatedAt)}` : ""}`,
       ),
   );
   const block = (c: Content) => blockLine(c, max, dim, bold);

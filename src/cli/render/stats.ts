@@ -4,6 +4,7 @@
 import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../../generated/types.js";
 import { humanBytes } from "../../core/langgraph/stats.js";
 import { fmtInt } from "../../base/plural.js";
+import { tableTime } from "../../base/time.js";
 import { AES_KEY_HINT } from "../../formats/langgraph/aes-key.js";
 import { allowlistLiteral } from "../../formats/langgraph/msgpack-audit.js";
 
@@ -171,7 +172,7 @@ export function renderLgStats(r: LangGraphStatsReport, top: number): string {
       humanBytes(t.bytes),
       pct(t.bytes, pay),
       pct(t.copyBytes, t.bytes),
-      t.lastTs ?? "-",
+      tableTime(t.lastTs),
     ]);
     out.push(
       ...table(
@@ -254,7 +255,7 @@ export function renderSaverStats(r: SaverStatsReport, what = "ckpt's own saver, 
           t.format ?? "?",
           t.messages === null ? "-" : num(t.messages),
           humanBytes(t.bytes),
-          t.updatedAt ?? "-",
+          tableTime(t.updatedAt),
         ]),
         "",
       ),
@@ -340,7 +341,13 @@ export function renderMastraStats(r: MastraStatsReport): string {
     out.push(
       ...table(
         ["TOP THREADS", "RESOURCE", "MESSAGES", "BYTES", "UPDATED"],
-        r.topThreads.map((t) => [t.threadId, t.resourceId, num(t.messages), humanBytes(t.bytes), t.updatedAt]),
+        r.topThreads.map((t) => [
+          t.threadId,
+          t.resourceId,
+          num(t.messages),
+          humanBytes(t.bytes),
+          tableTime(t.updatedAt),
+        ]),
         "",
       ),
     );

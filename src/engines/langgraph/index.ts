@@ -109,7 +109,7 @@ async function threadNamespaces(
       String(r.checkpoints),
       r.newestStep === null ? "-" : String(r.newestStep),
       r.messages === null ? "-" : String(r.messages),
-      r.updatedAt ?? "-",
+      tableTime(r.updatedAt),
       r.interrupted ? "yes" : "-",
     ],
     footer: async (n) => `${plural(n, "namespace")} of thread '${printable(threadId)}'`,
