@@ -59,7 +59,10 @@ export interface MigrationEndpoint<R, I extends Item, H> {
   labelOf(r: R): { namespace: string; threadId: string; file?: string };
   /** the journal key the row's item gets */
   keyOf(r: R): string;
-  /** the bytes a row counts as read, given what its staging made of it */
+  /**
+   * the bytes a row counts as read: its size as read from the source (`staged` only saves measuring it again when
+   * staging kept it as it was), never the size of what it was converted to — "MB read" and MB/s are the source's
+   */
   bytesRead(r: R, staged: Staged<I> | undefined): number;
   /**
    * Stage a batch: per row, the item or why not, undefined for a row `done` says the journal has. Called as the batch

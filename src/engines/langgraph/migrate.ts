@@ -261,7 +261,7 @@ function documentsEndpoint(
     },
     labelOf: (d) => ({ namespace: d.namespace, threadId: d.threadId, ...(d.source ? { file: d.source } : {}) }),
     keyOf: key,
-    bytesRead: (d, c) => (c && "ok" in c ? c.ok.bytes : Buffer.byteLength(d.text)),
+    bytesRead: (d) => Buffer.byteLength(d.text), // the document as read, not the checkpoint it was converted to
     stage(batch, done) {
       const rows = batch.map((d) => (done(d) ? undefined : convert(d)));
       const converted = rows.filter((r): r is LgCheckpoint => r !== undefined && !("reject" in r));

@@ -375,7 +375,8 @@ function documentsEndpoint(
       ...("doc" in r ? { file: r.doc.source ?? `${r.doc.namespace}#${r.doc.threadId}` } : {}),
     }),
     keyOf: (r) => ("doc" in r ? `threads\u0000${r.doc.threadId}` : `resources\u0000${r.resource.id}`),
-    bytesRead: (r, c) => (c && "ok" in c ? c.ok.bytes : "doc" in r ? Buffer.byteLength(r.doc.text) : 0),
+    // the document as read (its Mastra rows' size is what is written); a resource is made here, not read
+    bytesRead: (r) => ("doc" in r ? Buffer.byteLength(r.doc.text) : 0),
     stage(batch, done) {
       const out = batch.map((r) =>
         done(r) ? undefined : "doc" in r ? convert(r.doc) : staged({ table: "resources", resource: r.resource }),
