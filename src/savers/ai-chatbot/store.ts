@@ -110,16 +110,19 @@ export async function postgresSql(url: string, uri: string, schema: string, writ
       }
     },
     async tx(statements) {
-      const client = await (c as unknown as pg.Pool).connect();
+      // its 'error' listener: guardPool (mastra/postgres.ts connectPg)
+      const client = await (c as unknown as pg.Pool).connect().catch(fail);
+      let broken: Error | undefined;
       try {
         await client.query("BEGIN");
         for (const [sql, args] of statements) await client.query(sql, args);
         await client.query("COMMIT");
       } catch (e) {
+        broken = e as Error;
         await client.query("ROLLBACK").catch(() => undefined);
         fail(e);
       } finally {
-        client.release();
+        client.release(broken); // a client that failed is discarded, not handed to the next statement
       }
     },
     async tables() {
