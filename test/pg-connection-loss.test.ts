@@ -5,15 +5,16 @@
  * (PGAPPNAME) and terminated with pg_terminate_backend while one of them waits for a table lock the test holds (so
  * the moment is certain: the statement is in flight, its client checked out of the pool): migrate into a LangGraph
  * store (its first write), delete (its DELETE), prune --vacuum (its VACUUM), migrate into ckpt's own store (after
- * 300 records were committed: the --resume hint). ckpt copy's own case is in copy-faults.test.ts.
+ * 300 records were committed: the --resume hint), into a Mastra and a Chat SDK store (their writes). ckpt copy's own case is in copy-faults.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { fillSqliteRows, type Row } from "./helpers/ai-chatbot-db.js";
 import { runCli } from "./helpers/cli-io.js";
 import { writeLongThread } from "./helpers/lg-long-thread.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
@@ -92,6 +93,18 @@ async function cutWhileWaiting(
 const holds = (table: string, n: number) => async () =>
   ((await pgs.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number) >= n;
 
+/** A folder of `n` deep-agent documents (threads `<prefix>-<i>`). */
+function docsFolder(name: string, n: number, prefix = "t"): string {
+  const folder = join(dir, name);
+  mkdirSync(folder);
+  const doc = JSON.parse(
+    readFileSync(join(ROOT, "fixtures", "savers", "deepagent-filesaver", "user_42_session_1.json"), "utf8"),
+  );
+  for (let i = 0; i < n; i++)
+    writeFileSync(join(folder, `${prefix}-${i}.json`), JSON.stringify({ ...doc, threadId: `${prefix}-${i}` }));
+  return folder;
+}
+
 function expectStoreError(r: { code: number | null; err: string }): void {
   expect(r.code, r.err).toBe(4);
   expect(r.err).not.toMatch(/\n\s+at /);
@@ -169,5 +182,58 @@ describe("#42 item 6: connection loss on the PostgreSQL paths is exit 4 without 
     );
     expectStoreError(r);
     expect(r.err).toContain("--resume");
+  }, 120_000);
+
+  it("migrate into a Mastra PostgreSQL store, during its write: exit 4", async () => {
+    const schema = pgs.schema("mastra");
+    const to = `${PG}?schema=${schema}&layout=mastra`;
+    const docs = docsFolder("mastra-docs", 300);
+    const one = docsFolder("mastra-one", 1, "first");
+    // the tables exist (a first run, of another folder) so that the test can lock one
+    const first = await runCli(["migrate", "--from", one, "--to", to, "--allow-lossy"], { cwd: dir });
+    expect(first.code, first.err).toBe(0);
+    const r = await cutWhileWaiting(
+      ["migrate", "--from", docs, "--to", to, "--allow-lossy"],
+      `${schema}.mastra_messages IN SHARE MODE`,
+      "%",
+    );
+    expectStoreError(r);
+  }, 120_000);
+
+  it("migrate into a Chat SDK PostgreSQL store, during its write: exit 4", async () => {
+    const schema = pgs.schema("chatsdk");
+    const to = `${PG}?schema=${schema}&layout=ai-chatbot`;
+    const chats = (n: number, file: string) => {
+      const user = randomUUID();
+      const rows: Row[] = [["User", { id: user, email: "a@example.com", password: null }]];
+      for (let i = 0; i < n; i++) {
+        const chat = randomUUID();
+        rows.push([
+          "Chat",
+          { id: chat, createdAt: "2026-01-01T00:00:00.000Z", userId: user, title: `c${i}`, visibility: "private" },
+        ]);
+        rows.push([
+          "Message_v2",
+          {
+            id: randomUUID(),
+            chatId: chat,
+            role: "user",
+            parts: [{ type: "text", text: `hello ${i}` }],
+            attachments: [],
+            createdAt: "2026-01-01T00:00:01.000Z",
+          },
+        ]);
+      }
+      fillSqliteRows(join(dir, file), rows);
+      return `sqlite:${join(dir, file)}?layout=ai-chatbot`;
+    };
+    const first = await runCli(["migrate", "--from", chats(1, "chat-one.db"), "--to", to], { cwd: dir });
+    expect(first.code, first.err).toBe(0);
+    const r = await cutWhileWaiting(
+      ["migrate", "--from", chats(200, "chat-many.db"), "--to", to],
+      `${schema}."Message_v2" IN SHARE MODE`,
+      "%",
+    );
+    expectStoreError(r);
   }, 120_000);
 });
