@@ -8,8 +8,11 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli-io.js";
+import { type MastraThreadBack, writeMastra } from "./helpers/mastra.js";
 
 const FIX = join(import.meta.dirname, "..", "fixtures", "langgraph");
 const dir = mkdtempSync(join(tmpdir(), "ckpt-everyday-"));
@@ -83,5 +86,120 @@ describe("item 9: one time format (ISO 8601 UTC with milliseconds) in every tabl
         .trimEnd()
         .endsWith(iso(rawTs(lgStore, thread, null))),
     ).toBe(true);
+  });
+});
+
+/**
+ * The terminal columns a line takes, one entry per column: the grapheme that starts there, or "" for the second
+ * column of a wide one. Wide here is East Asian Wide/Fullwidth (CJK, kana, Hangul, fullwidth forms) and emoji —
+ * Unicode's own ranges, written out independently of ckpt's string-width.
+ */
+function cells(line: string): string[] {
+  const out: string[] = [];
+  const wide =
+    /\p{Extended_Pictographic}|[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60\uffe0-\uffe6]/u;
+  for (const { segment } of new Intl.Segmenter("en", { granularity: "grapheme" }).segment(line)) {
+    out.push(segment);
+    if (wide.test(segment)) out.push("");
+  }
+  return out;
+}
+
+/** Every row's cells start (left-aligned columns) or end (right-aligned ones) in the header name's terminal column. */
+function expectAligned(table: string[], right: Set<number>): void {
+  const head = table[0]!;
+  const cols = [...head.matchAll(/\S+( \S+)*/g)].map((m) => ({ start: m.index!, end: m.index! + m[0].length }));
+  for (const line of table.slice(1)) {
+    const row = cells(line);
+    cols.forEach((c, i) => {
+      if (right.has(i)) {
+        expect(row[c.end - 1], `${line}\ncolumn ${i} ends at ${c.end}`).not.toBe(" ");
+        expect(row[c.end] ?? " ", `${line}\ncolumn ${i} ends at ${c.end}`).toBe(" ");
+      } else {
+        expect(row[c.start], `${line}\ncolumn ${i} starts at ${c.start}`).not.toMatch(/^ ?$/);
+        if (c.start > 0) expect(row[c.start - 1], `${line}\ncolumn ${i} starts at ${c.start}`).toBe(" ");
+      }
+    });
+  }
+}
+
+const WIDE_THREADS = ["会議メモ-1", "🚀launch", "t1", "한국어-대화"];
+const jsStore = join(dir, "wide.sqlite");
+const mastraDb = join(dir, "mastra.db");
+let mastra: MastraThreadBack[] = [];
+
+beforeAll(async () => {
+  const State = Annotation.Root({ note: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }) });
+  const graph = new StateGraph(State)
+    .addNode("step", (s) => ({ note: `${s.note} done` }))
+    .addEdge(START, "step")
+    .addEdge("step", END);
+  const saver = SqliteSaver.fromConnString(jsStore);
+  const app = graph.compile({ checkpointer: saver });
+  for (const id of WIDE_THREADS) await app.invoke({ note: id }, { configurable: { thread_id: id } });
+  saver.db.close();
+  mastra = await writeMastra(
+    { kind: "libsql", file: mastraDb },
+    {
+      threads: [
+        {
+          id: "旅行-1",
+          resource: "アリス",
+          title: "東京の旅行計画 🗼",
+          turns: [
+            { user: "Weather in Tokyo and Kyoto?", tools: ["Tokyo", "Kyoto"] },
+            { user: "ありがとう", answer: "どういたしまして" },
+          ],
+        },
+        { id: "🚀-2", resource: "bob", title: "Launch 🚀🚀", turns: [{ user: "hi", answer: "hello" }] },
+        { id: "plain-3", resource: "bob", title: "Plain", turns: [{ user: "hello", answer: "Hello." }] },
+      ],
+      workingMemory: {},
+    },
+  );
+}, 180_000);
+
+describe("item 10: columns stay aligned with CJK and emoji thread ids and titles (display width)", () => {
+  it("the helper's own reading: a CJK character and an emoji take two columns", () => {
+    expect(cells("会🚀a").length).toBe(5);
+  });
+
+  it("ls of a LangGraph store written by the JS library, CJK, Hangul and emoji thread ids", async () => {
+    const r = await runCli(["ls", jsStore]);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.out.trimEnd().split("\n");
+    const table = lines.slice(0, -1);
+    expect(table.length).toBe(1 + WIDE_THREADS.length);
+    for (const t of WIDE_THREADS) expect(r.out).toContain(t);
+    expectAligned(table, new Set([1, 2, 3, 4]));
+  });
+
+  it("stats of that store: the top threads table", async () => {
+    const r = await runCli(["stats", jsStore]);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.out.split("\n");
+    const start = lines.findIndex((l) => l.startsWith("TOP THREADS"));
+    const table = lines.slice(start, lines.indexOf("", start));
+    expect(table.length).toBe(1 + WIDE_THREADS.length);
+    expectAligned(table, new Set([1, 2, 3, 4, 5, 6]));
+  });
+
+  it("ls and stats of a Mastra store written by the real packages: CJK and emoji ids, resources and titles", async () => {
+    expect(mastra.map((t) => t.title).sort()).toEqual(["Launch 🚀🚀", "Plain", "東京の旅行計画 🗼"]);
+    const ls = await runCli(["ls", `sqlite:${mastraDb}`]);
+    expect(ls.code, ls.err).toBe(0);
+    const lsTable = ls.out.trimEnd().split("\n").slice(0, -1);
+    expect(lsTable.length).toBe(4);
+    expectAligned(lsTable, new Set([3, 4]));
+    const st = await runCli(["stats", `sqlite:${mastraDb}`]);
+    expect(st.code, st.err).toBe(0);
+    const lines = st.out.split("\n");
+    for (const name of ["RESOURCE", "TOP THREADS"]) {
+      const start = lines.findIndex((l) => l.startsWith(name));
+      expect(start, st.out).toBeGreaterThan(0);
+      const end = lines.indexOf("", start);
+      // stats' tables: the first column left-aligned, the rest right-aligned
+      expectAligned(lines.slice(start, end === -1 ? undefined : end), new Set([1, 2, 3, 4]));
+    }
   });
 });

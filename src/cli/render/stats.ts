@@ -4,7 +4,9 @@
 import type { LangGraphStatsReport, MastraStatsReport, SaverStatsReport } from "../../generated/types.js";
 import { humanBytes } from "../../core/langgraph/stats.js";
 import { fmtInt } from "../../base/plural.js";
+import { printable } from "../../base/printable.js";
 import { tableTime } from "../../base/time.js";
+import { displayWidth, padEndCols, padStartCols } from "./table.js";
 import { AES_KEY_HINT } from "../../formats/langgraph/aes-key.js";
 import { allowlistLiteral } from "../../formats/langgraph/msgpack-audit.js";
 
@@ -12,12 +14,13 @@ const num = fmtInt;
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(a / b >= 0.1 || a === 0 ? 0 : 1)}%` : "-");
 
 /** Left-aligned first column, the rest right-aligned. */
-function table(head: string[], rows: string[][], indent = "  "): string[] {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+function table(head: string[], rows0: string[][], indent = "  "): string[] {
+  const rows = rows0.map((r) => r.map((x) => printable(x)));
+  const w = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i]!))));
   const line = (c: string[]) =>
     indent +
     c
-      .map((x, i) => (i === 0 ? x.padEnd(w[i]!) : x.padStart(w[i]!)))
+      .map((x, i) => (i === 0 ? padEndCols(x, w[i]!) : padStartCols(x, w[i]!)))
       .join("  ")
       .trimEnd();
   return [line(head), ...rows.map(line)];

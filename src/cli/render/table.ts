@@ -2,11 +2,28 @@
  * The human tables of `ls` and `log`: one timestamp format, and columns as wide as their widest cell. The rows
  * stream (a store may hold millions), so the widths come from the first `sample` rows, held back until they are
  * known; a later cell wider than all of those pushes its own row only. Cells are made printable (control characters
- * escaped) before they are measured.
+ * escaped) before they are measured, and measured by their width on a terminal (string-width: a CJK character or an
+ * emoji takes two columns), not by their UTF-16 length.
  */
+import stringWidth from "string-width";
 import { printable } from "../../base/printable.js";
 
 export { tableTime } from "../../base/time.js";
+
+/** `s` padded with spaces on the right to `width` terminal columns. */
+export function padEndCols(s: string, width: number): string {
+  const w = stringWidth(s);
+  return w >= width ? s : s + " ".repeat(width - w);
+}
+
+/** `s` padded with spaces on the left to `width` terminal columns. */
+export function padStartCols(s: string, width: number): string {
+  const w = stringWidth(s);
+  return w >= width ? s : " ".repeat(width - w) + s;
+}
+
+/** The width of `s` on a terminal, in columns. */
+export const displayWidth = (s: string): number => stringWidth(s);
 
 export interface StreamTable {
   /** one row of cells (as many as the head) */
@@ -34,7 +51,11 @@ export function streamTable(
   const line = (c: readonly string[]) =>
     c
       .map((x, i) =>
-        i === c.length - 1 && !right.has(i) ? x : right.has(i) ? x.padStart(widths[i]!) : x.padEnd(widths[i]!),
+        i === c.length - 1 && !right.has(i)
+          ? x
+          : right.has(i)
+            ? padStartCols(x, widths[i]!)
+            : padEndCols(x, widths[i]!),
       )
       .join("  ")
       .trimEnd() + "\n";
@@ -44,7 +65,7 @@ export function streamTable(
   const release = () => {
     const rows = held!;
     held = undefined;
-    widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    widths = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i]!))));
     buf += line(head);
     for (const r of rows) buf += line(r);
   };
