@@ -49,8 +49,8 @@ interface Finding {
     version?: string;
   };
 }
-async function findings(target: string): Promise<{ code: number; issues: Finding[]; err: string }> {
-  const r = await cli("validate", target, "--json");
+async function findings(target: string, ...more: string[]): Promise<{ code: number; issues: Finding[]; err: string }> {
+  const r = await cli("validate", target, "--json", ...more);
   expect(r.err).not.toMatch(/\n\s+at /); // never a stack trace
   const report = JSON.parse(r.out);
   return { code: r.code, issues: report.files.flatMap((f: { issues: Finding[] }) => f.issues), err: r.err };
@@ -82,17 +82,17 @@ describe("validate LangGraph SQLite stores", () => {
     expect(sha(path)).toBe(before);
   });
 
-  it("cross-library hazards: a Python store warns that JS cannot load it and about string versions; a JS store about integer versions", async () => {
-    const py = await findings(copyFixture("python-a.sqlite"));
+  it("cross-library hazards (asked with --library): a Python store warns that JS cannot load it and about string versions; a JS store about integer versions", async () => {
+    const py = await findings(copyFixture("python-a.sqlite"), "--library", "js");
     expect(py.issues.map((i) => i.rule).sort()).toEqual([
       "langgraph/cross-library/js-cannot-load",
       "langgraph/cross-library/string-versions",
     ]);
     expect(py.issues.find((i) => i.rule.endsWith("js-cannot-load"))!.severity).toBe("warning");
-    const js = await findings(copyFixture("js-a.sqlite"));
+    const js = await findings(copyFixture("js-a.sqlite"), "--library", "python");
     expect(js.issues.map((i) => i.rule)).toEqual(["langgraph/cross-library/integer-versions"]);
     // --strict turns the warnings into a failure
-    expect((await cli("validate", copyFixture("js-a.sqlite"), "--strict")).code).toBe(1);
+    expect((await cli("validate", copyFixture("js-a.sqlite"), "--strict", "--library", "python")).code).toBe(1);
   });
 
   it("truncated msgpack: the checkpoint row is named with the pointer of the value that did not decode", async () => {
@@ -369,7 +369,12 @@ describe("validate LangGraph PostgreSQL stores (dumps restored into fresh schema
       const r = await findings(`${PG_BASE}?schema=${schema}`);
       expect(errorsOf(r.issues)).toEqual([]);
       expect(r.code).toBe(0);
-      if (name === "python-a") expect(r.issues.map((i) => i.rule)).toContain("langgraph/cross-library/js-drops-inline");
+      // a healthy store of one library: no cross-library finding unless the other library is asked about
+      expect(r.issues.filter((i) => i.rule.includes("cross-library"))).toEqual([]);
+      if (name === "python-a")
+        expect((await findings(`${PG_BASE}?schema=${schema}`, "--library", "js")).issues.map((i) => i.rule)).toContain(
+          "langgraph/cross-library/js-drops-inline",
+        );
     }
   });
 

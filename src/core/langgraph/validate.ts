@@ -31,7 +31,8 @@ export interface LgValidateOptions {
   checkpointId?: string;
   /** stop collecting after this many errors (the rest is not validated) */
   maxErrors?: number;
-  /** the library that will read the store: cross-library hazards are reported for it only (default: both) */
+  /** the library that will read the store: cross-library hazards are reported for it only (default: only when the
+   * store holds both libraries' rows) */
   library?: "python" | "js";
   /** only this checkpoint namespace of the thread ("" the root graph): the whole thread is still read for the
    * rules that look across namespaces, findings and counts are this namespace's */
@@ -433,9 +434,17 @@ const HAZARD_TEXT: Record<string, (h: Hazard) => string> = {
     `channel values kept inline in the checkpoints JSONB (e.g. ${h.detail}): LangGraph JS PostgresSaver reads channel values from checkpoint_blobs only and would silently drop them`,
 };
 
+/**
+ * The hazards that are findings: with `--library`, those that hit that library; without, only in a store that holds
+ * both libraries' rows (Python's string channel versions or serde tags beside JS's integer versions) — a healthy
+ * store of one library is not at fault for what the other library would do with it (issue #38: `--strict` failed
+ * every healthy Python store).
+ */
 function reportHazards(run: Run): void {
+  const has = (k: string) => run.hazards.has(k);
+  const both = (has("string-versions") || has("js-cannot-load")) && has("integer-versions");
   for (const [kind, h] of run.hazards) {
-    if (run.opts.library !== undefined && HAZARD_READER[kind] !== run.opts.library) continue;
+    if (run.opts.library !== undefined ? HAZARD_READER[kind] !== run.opts.library : !both) continue;
     const count = h.threads instanceof Set ? h.threads.size : h.threads;
     const n =
       count === 1
