@@ -389,11 +389,37 @@ async function hasThread(saver: Saver, threadId: string, namespace?: string): Pr
 }
 
 /**
+ * `#<thread>@zzzz`, where `zzzz` is no selector (so the whole fragment was taken for the thread id): when the store
+ * has no thread of that name but has the thread before the last `@`, say that the thread exists and the checkpoint
+ * does not, instead of "no checkpoint for thread '<thread>@zzzz'".
+ */
+async function refuseNoSuchCheckpoint(
+  saver: Saver,
+  threadId: string,
+  namespace: string | undefined,
+  where: string,
+): Promise<void> {
+  const at = threadId.lastIndexOf("@");
+  if (at <= 0) return;
+  const thread = threadId.slice(0, at);
+  if ((await hasThread(saver, threadId, namespace)) || !(await hasThread(saver, thread, namespace))) return;
+  throw inputError(
+    "no-checkpoint",
+    `thread '${thread}' exists, but it has no checkpoint '${threadId.slice(at + 1)}': a checkpoint is named by its id or a prefix of it (hex digits), @latest or @~N (ckpt log lists them)`,
+    { file: where },
+  );
+}
+
+/**
  * The address as meant: when the part before the last `@` names no thread but the whole fragment does (a thread id
  * such as `user@cafe`), the whole fragment is the thread, at its newest checkpoint. Loads nothing.
  */
-export async function settleAddress(saver: Saver, a: Address, namespace?: string): Promise<Address> {
-  if (a.literal === undefined || (await hasThread(saver, a.threadId, namespace))) return a;
+export async function settleAddress(saver: Saver, a: Address, namespace?: string, where?: string): Promise<Address> {
+  if (a.literal === undefined) {
+    if (where !== undefined) await refuseNoSuchCheckpoint(saver, a.threadId, namespace, where);
+    return a;
+  }
+  if (await hasThread(saver, a.threadId, namespace)) return a;
   if (!(await hasThread(saver, a.literal, namespace))) return a;
   const { literal, ...rest } = a;
   return { ...rest, threadId: literal, selector: { kind: "latest" } };
@@ -405,7 +431,7 @@ export async function locateAddress(
   given: Address,
   where: string,
 ): Promise<{ threadId: string; checkpointId: string; namespace: string }> {
-  const a = await settleAddress(saver, given);
+  const a = await settleAddress(saver, given, undefined, where);
   return { threadId: a.threadId, ...(await resolveLangGraph(saver, a, where)) };
 }
 
@@ -437,7 +463,7 @@ export async function loadAddress(
     if (text === undefined) throw await missing(threadId);
     return { threadId, text, checkpointId, namespace };
   }
-  const a = await settleAddress(saver, given, o.namespace);
+  const a = await settleAddress(saver, given, o.namespace, where);
   const text = await saver.load(a.threadId, o.namespace);
   if (text === undefined) throw await missing(a.threadId);
   return { threadId: a.threadId, text, checkpointId: checkOnly(a, text, where) };

@@ -11,5 +11,6 @@ export async function deleteThreadRows(store: LgStore, threadId: string, dryRun:
     startId: uuid6Floor(Date.now()),
     startMark,
     dryRun,
+    doing: `deleting thread '${threadId}'`,
   });
 }

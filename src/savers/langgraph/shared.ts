@@ -75,12 +75,13 @@ export interface LgStore {
    * Prune a page of threads in one transaction: each thread's checkpoints (without payloads) go to `plan`; the
    * checkpoints its plan names are deleted with their writes, then orphan writes (no checkpoint, written before
    * `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names (written before `startMark`).
-   * Only planned ids are deleted. `dryRun` counts the same without changing anything.
+   * Only planned ids are deleted. `dryRun` counts the same without changing anything. `doing` names the work in a
+   * store error (default "pruning"; `ckpt delete` says what it deletes).
    */
   prunePage(
     threads: string[],
     plan: PlanFn,
-    o: { startId: string; startMark?: string; dryRun: boolean },
+    o: { startId: string; startMark?: string; dryRun: boolean; doing?: string },
   ): Promise<PruneCounts>;
   /**
    * Optional: a mark of the moment a prune starts, for rows the store cannot date by a checkpoint id (PostgreSQL's

@@ -673,7 +673,7 @@ function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close" | "vacuum"> {
     threadPage: async (after, limit) =>
       hasLayout() ? wrap("listing threads", () => threadPage(db, after, limit)) : [],
     heads: async (threads) => wrap("reading checkpoints", () => heads(db, threads)),
-    prunePage: async (threads, plan, o) => wrap("pruning", () => prunePage(db, threads, plan, o)),
+    prunePage: async (threads, plan, o) => wrap(o.doing ?? "pruning", () => prunePage(db, threads, plan, o)),
     atomically: (_lock, f) => sqliteAtomically(db, uri, rows, f),
   };
   return rows;

@@ -288,7 +288,8 @@ export function rowStoreOf(
     threadPage: (after, limit) =>
       wrap("listing threads", async () => ((await hasLayout()) ? pgThreadPage(await conns.rw(), S, after, limit) : [])),
     heads: (threads) => wrap("reading checkpoints", async () => pgHeads(await conns.rw(), S, threads)),
-    prunePage: (threads, plan, o) => wrap("pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
+    prunePage: (threads, plan, o) =>
+      wrap(o.doing ?? "pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
     pruneStart: () =>
       wrap("pruning", async () => String((await (await conns.rw()).query(PG_PRUNE.pruneStartMark)).rows[0].x)),
     vacuum: (o) => wrap("vacuuming", async () => pgVacuum(await conns.rw(), S, schema, o.dryRun)),
