@@ -40,7 +40,7 @@ const commands: Array<[string, (s: string) => string[]]> = [
   ["prune", (s) => ["prune", s, "--keep-last", "5"]],
 ];
 
-describe.each(["#", "/", "?", "@"])("a password holding an unencoded '%s'", (ch) => {
+describe.each(["#", "/", "?"])("a password holding an unencoded '%s'", (ch) => {
   const pw = `S3cret${ch}Pw2`;
   for (const uri of uris(pw))
     it.each(commands)(`%s ${uri.split(":")[0]}: not printed; exit 2 asking to percent-encode`, async (_n, argv) => {
@@ -53,6 +53,24 @@ describe.each(["#", "/", "?", "@"])("a password holding an unencoded '%s'", (ch)
         expect(JSON.stringify(JSON.parse(r.out))).toContain("percent-encoded");
       }
     });
+});
+
+describe("a password holding a raw '@' (the user-info ends at the last '@' before the host, as URL parsers read it)", () => {
+  const raw = uris("S3cret@Pw2");
+  const encoded = uris("S3cret%40Pw2");
+  raw.forEach((uri, k) =>
+    it.each(commands)(
+      `%s ${uri.split(":")[0]}: read as its percent-encoded form is (same exit), never printed`,
+      async (_n, argv) => {
+        const cwd = join(import.meta.dirname, "..");
+        const r = await runCli(argv(uri), { cwd });
+        const same = await runCli(argv(encoded[k]!), { cwd });
+        for (const part of PARTS) expect(r.out + r.err, `${argv(uri).join(" ")}`).not.toContain(part);
+        expect(r.err).not.toContain("percent-encoded");
+        expect(r.code, r.err).toBe(same.code);
+      },
+    ),
+  );
 });
 
 describe("the same passwords percent-encoded", () => {

@@ -168,9 +168,11 @@ export function namesAThread(redacted: string, store: string, thread: string) {
  */
 function checkUserinfo(u: string, redacted: string): void {
   const at = userinfoEnd(u);
-  if (at >= 0 && /[#/?@]/.test(u.slice(u.indexOf("//") + 2, at)))
+  // an '@' is read right (the user-info ends at the last '@' before the host, as the URL parser reads it); '#', '/'
+  // and '?' would end it early, so the URL would name another host or path
+  if (at >= 0 && /[#/?]/.test(u.slice(u.indexOf("//") + 2, at)))
     throw usageError(
-      `saver URI '${redacted}': its user name or password holds a character that must be percent-encoded ('#' → %23, '/' → %2F, '?' → %3F, '@' → %40)`,
+      `saver URI '${redacted}': its user name or password holds a character that must be percent-encoded ('#' → %23, '/' → %2F, '?' → %3F)`,
     );
 }
 
