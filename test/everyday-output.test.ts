@@ -4,7 +4,7 @@
  * that say what they count. The LangGraph store is fixtures/langgraph/python-c.sqlite, written by the Python library
  * (its timestamps are `2026-11-28T12:33:29.483542+00:00`, microseconds and an offset).
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -19,6 +19,10 @@ const dir = mkdtempSync(join(tmpdir(), "ckpt-everyday-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const lgStore = join(dir, "python-c.sqlite");
 copyFileSync(join(FIX, "python-c.sqlite"), lgStore);
+// the test's own SQL reads go to a copy of their own (a plain read-only connection leaves -wal/-shm files beside it)
+const rawStore = join(dir, "raw", "python-c.sqlite");
+mkdirSync(join(dir, "raw"));
+copyFileSync(join(FIX, "python-c.sqlite"), rawStore);
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -48,10 +52,10 @@ function column(lines: string[], name: string): string[] {
 describe("item 9: one time format (ISO 8601 UTC with milliseconds) in every table and header", () => {
   const thread = "c-subhitl-1";
   const iso = (raw: string) => new Date(Date.parse(raw)).toISOString();
-  const want = () => iso(rawTs(lgStore, thread));
+  const want = () => iso(rawTs(rawStore, thread));
 
   it("the fixture stores Python's own format (microseconds, +00:00), not ckpt's", () => {
-    expect(rawTs(lgStore, thread)).toMatch(/\.\d{6}\+00:00$/);
+    expect(rawTs(rawStore, thread)).toMatch(/\.\d{6}\+00:00$/);
   });
 
   it("ls <store>#<thread>: the namespaces' UPDATED column", async () => {
@@ -84,7 +88,7 @@ describe("item 9: one time format (ISO 8601 UTC with milliseconds) in every tabl
       rows
         .find((l) => l.startsWith(`${thread} `))!
         .trimEnd()
-        .endsWith(iso(rawTs(lgStore, thread, null))),
+        .endsWith(iso(rawTs(rawStore, thread, null))),
     ).toBe(true);
   });
 });
@@ -201,5 +205,70 @@ describe("item 10: columns stay aligned with CJK and emoji thread ids and titles
       // stats' tables: the first column left-aligned, the rest right-aligned
       expectAligned(lines.slice(start, end === -1 ? undefined : end), new Set([1, 2, 3, 4]));
     }
+  });
+});
+
+describe("item 11: counts that say what they count", () => {
+  const filesLine = (out: string) => out.split("\n").find((l) => l.startsWith("files "))!;
+
+  it("stats lists a store's -wal only when it holds something: none beside the file, none listed", async () => {
+    expect(existsSync(`${lgStore}-wal`)).toBe(false);
+    const r = await runCli(["stats", lgStore]);
+    expect(r.code, r.err).toBe(0);
+    expect(filesLine(r.out)).toMatch(/^files\s+python-c\.sqlite \d/);
+    expect(filesLine(r.out)).not.toContain("-wal");
+    expect(existsSync(`${lgStore}-wal`)).toBe(false);
+  });
+
+  it("stats lists a -wal that holds committed transactions (a writer still open), with its size", async () => {
+    const file = join(dir, "walled.sqlite");
+    copyFileSync(jsStore, file);
+    const writer = new Database(file);
+    try {
+      writer.pragma("journal_mode = WAL");
+      writer.pragma("wal_autocheckpoint = 0");
+      writer.exec("DELETE FROM checkpoints WHERE rowid = (SELECT min(rowid) FROM checkpoints)");
+      const bytes = statSync(`${file}-wal`).size;
+      expect(bytes).toBeGreaterThan(0);
+      const r = await runCli(["stats", file]);
+      expect(r.code, r.err).toBe(0);
+      expect(filesLine(r.out)).toMatch(/ · walled\.sqlite-wal \d/);
+      expect(filesLine(r.out)).not.toMatch(/-wal 0 B/);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it("validate says what it validated: a Mastra store's threads, a LangGraph store as one store, one thread", async () => {
+    const m = await runCli(["validate", `sqlite:${mastraDb}`]);
+    expect(m.code, m.out + m.err).toBe(0);
+    expect(m.out.trimEnd().split("\n").at(-1)).toBe(
+      `${mastra.length} threads, ${mastra.length} valid, 0 invalid: 0 errors, 0 warnings`,
+    );
+    const lg = await runCli(["validate", jsStore]);
+    expect(lg.code, lg.out + lg.err).toBe(0);
+    expect(lg.out.trimEnd().split("\n").at(-1)).toMatch(/^1 store, 1 valid, 0 invalid: /);
+    const one = await runCli(["validate", `sqlite:${mastraDb}#plain-3`]);
+    expect(one.out.trimEnd().split("\n").at(-1)).toMatch(/^1 thread, 1 valid, 0 invalid: /);
+    const gh = await runCli(["validate", `sqlite:${mastraDb}`, "--reporter", "github"]);
+    expect(gh.out).toContain(`ckpt validate: ${mastra.length} threads, ${mastra.length} valid`);
+  });
+
+  it("Mastra ls counts Mastra's message rows and its header says ROWS; show counts the messages it prints", async () => {
+    const t = mastra.find((x) => x.id === "旅行-1")!;
+    const ls = await runCli(["ls", `sqlite:${mastraDb}`]);
+    expect(ls.code, ls.err).toBe(0);
+    const lines = ls.out.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^THREAD\s+RESOURCE\s+TITLE\s+ROWS\s+SIZE\s+UPDATED$/);
+    const row = lines.find((l) => l.startsWith("旅行-1 "))!;
+    // the rows Mastra's own recall answers for the thread
+    expect(row).toMatch(new RegExp(`\\s${t.messages.length}\\s+\\d+ B\\s`));
+    expect(lines.at(-1)).toContain("message rows");
+    const show = await runCli(["show", `sqlite:${mastraDb}#旅行-1`]);
+    expect(show.code, show.err).toBe(0);
+    const printed = show.out.split("\n").filter((l) => /^#\d+ /.test(l)).length;
+    expect(show.out.split("\n")[0]).toContain(`, ${printed} messages`);
+    // two tool calls and their results: more messages than rows
+    expect(printed).toBeGreaterThan(t.messages.length);
   });
 });

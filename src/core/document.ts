@@ -34,6 +34,9 @@ export interface FileResult {
   fatalExit?: number;
   /** the document's thread id (canonical), when the schema passed */
   threadId?: string;
+  /** what the result is about, for a summary that counts what the user named: a store's thread, a whole store (file
+   * when absent: a document, a file of a folder) */
+  unit?: "thread" | "store";
 }
 
 export interface ValidateOptions {

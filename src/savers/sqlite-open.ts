@@ -14,6 +14,21 @@ const stillOpen = new Set<BetterSqlite3.Database>();
 let exitHooked = false;
 
 /**
+ * The files of an SQLite store with their sizes on disk: the database and its `-wal` when that holds anything (the
+ * WAL's committed transactions are part of the store until a checkpoint moves them into the file). An empty `-wal`
+ * holds none of it — most often it is the one a read-only connection made beside a WAL database, gone again when that
+ * closes — and is not listed.
+ */
+export function sqliteFiles(path: string): Array<{ file: string; bytes: number }> {
+  const size = (f: string) => (existsSync(f) ? statSync(f).size : -1);
+  const [db, wal] = [size(path), size(`${path}-wal`)];
+  return [
+    ...(db >= 0 ? [{ file: basename(path), bytes: db }] : []),
+    ...(wal > 0 ? [{ file: basename(`${path}-wal`), bytes: wal }] : []),
+  ];
+}
+
+/**
  * The one read-only open of an SQLite file. Reading a WAL database makes SQLite create `-wal` and `-shm` files beside
  * it, which a read-only connection cannot remove when it closes. Reading never changes a store, and that includes its
  * folder: when this connection made them (none were there), closing it lets SQLite settle them the way it does for

@@ -40,7 +40,11 @@ export async function validateInStore(
 ): Promise<void> {
   // a store validated as a store (its rows): LangGraph's, unless another format was asked for
   const rows = opts.format === undefined || opts.format === "langgraph" ? engine.validateStore : undefined;
-  if (rows) return results.take(await rows(await storeValidation(input, engine, opts)));
+  if (rows)
+    return results.take({
+      ...(await rows(await storeValidation(input, engine, opts))),
+      unit: input.kind === "address" ? "thread" : "store",
+    });
   if (input.kind === "address") {
     const name = input.spec;
     // a layout that judges its threads itself (a Chat SDK chat: by its table's major, findings naming rows)
@@ -50,9 +54,12 @@ export async function validateInStore(
         throw inputError("missing-thread", `no chat '${input.address.threadId}' in the store`, {
           file: redactUri(name),
         });
-      return results.take(r);
+      return results.take({ ...r, unit: "thread" });
     }
-    return results.take(validateDocument(await readThread(engine, input.address), { format: opts.format }));
+    return results.take({
+      ...validateDocument(await readThread(engine, input.address), { format: opts.format }),
+      unit: "thread",
+    });
   }
   // a bare SQLite path names no whole store to validate: it is read as the document it is not (store-without-thread)
   if (input.bare) {
@@ -122,7 +129,7 @@ async function everyThread(
         const result =
           (await engine.validateThread?.(r.threadId, { name, format: opts.format, text: r.text })) ??
           validateDocument({ name, text: r.text }, { format: opts.format });
-        results.take(result);
+        results.take({ ...result, unit: "thread" });
       }
     }
   }

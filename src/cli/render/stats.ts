@@ -301,7 +301,7 @@ export function renderMastraStats(r: MastraStatsReport): string {
   if (r.roles.length)
     out.push(
       ...table(
-        ["ROLE", "MESSAGES", "BYTES", "SHARE"],
+        ["ROLE", "ROWS", "BYTES", "SHARE"],
         r.roles.map((x) => [x.role, num(x.messages), humanBytes(x.bytes), pct(x.bytes, content)]),
         "",
       ),
@@ -328,7 +328,7 @@ export function renderMastraStats(r: MastraStatsReport): string {
   if (r.resources.length)
     out.push(
       ...table(
-        ["RESOURCE", "THREADS", "MESSAGES", "BYTES", "WORKING MEMORY"],
+        ["RESOURCE", "THREADS", "ROWS", "BYTES", "WORKING MEMORY"],
         r.resources.map((x) => [
           x.resourceId,
           num(x.threads),
@@ -343,7 +343,7 @@ export function renderMastraStats(r: MastraStatsReport): string {
   if (r.topThreads.length)
     out.push(
       ...table(
-        ["TOP THREADS", "RESOURCE", "MESSAGES", "BYTES", "UPDATED"],
+        ["TOP THREADS", "RESOURCE", "ROWS", "BYTES", "UPDATED"],
         r.topThreads.map((t) => [
           t.threadId,
           t.resourceId,

@@ -9,10 +9,15 @@ import { DEFAULT_NAMESPACE, namespaceOf } from "../../savers/types.js";
 import type { MastraThreadSummary, MastraStore } from "../../savers/mastra/types.js";
 import type { Engine, Listing } from "../types.js";
 
-/** One row per thread (its resource, title, messages, stored bytes of their contents, last update), streamed. */
+/**
+ * One row per thread (its resource, title, message rows, stored bytes of their contents, last update), streamed. The
+ * count is of Mastra's message rows, as Mastra's own recall/listMessages count them (and as `--json`'s `messages`
+ * gives it): one row holds an assistant turn with its tool calls and their results, which `show` splits into
+ * messages of their own (a thread with tool calls: 4 rows, 7 messages), so the column says ROWS, not MESSAGES.
+ */
 function listing(store: MastraStore, limit: number | undefined): Listing<MastraThreadSummary> {
   return {
-    head: ["THREAD", "RESOURCE", "TITLE", "MESSAGES", "SIZE", "UPDATED"],
+    head: ["THREAD", "RESOURCE", "TITLE", "ROWS", "SIZE", "UPDATED"],
     right: new Set([3, 4]),
     rows: store.threads({ limit }),
     json: (t) => ({ layout: "mastra", ...t }),
@@ -27,7 +32,7 @@ function listing(store: MastraStore, limit: number | undefined): Listing<MastraT
     async footer(n) {
       if (!n) return `${store.uri}: no threads`;
       const c = await store.counts();
-      return `${plural(n, "thread")} (Mastra ${store.kind === "sqlite" ? "LibSQL" : "PostgreSQL"} store: ${plural(c.messages, "message")}, ${plural(c.resources, "resource")})${c.orphanMessages ? `; ${plural(c.orphanMessages, "message")} of no thread (Mastra never lists them)` : ""}`;
+      return `${plural(n, "thread")} (Mastra ${store.kind === "sqlite" ? "LibSQL" : "PostgreSQL"} store: ${plural(c.messages, "message row")}, ${plural(c.resources, "resource")}; ROWS: Mastra's message rows, show splits a row's tool calls and results into messages)${c.orphanMessages ? `; ${plural(c.orphanMessages, "message")} of no thread (Mastra never lists them)` : ""}`;
     },
   };
 }

@@ -212,7 +212,7 @@ export interface LgStats {
   /** how `storedBytes` was measured */
   readonly storedMethod: "dbstat" | "sum-of-lengths" | "pg_total_relation_size";
   tables(): Promise<StatTable[]>;
-  /** SQLite: the database file and its `-wal` when there is one, with their sizes on disk */
+  /** SQLite: the database file and its `-wal` when that holds anything, with their sizes on disk */
   files?(): Array<{ file: string; bytes: number }>;
   /** every row of the threads `accept` takes (all when omitted), a page of threads at a time */
   rows(o: StatRowsOptions): AsyncIterable<StatBatch>;

@@ -29,7 +29,7 @@ import type {
   LgRowRef,
   LgThreadSummary,
 } from "../../formats/langgraph/types.js";
-import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
+import { openSqliteReadOnly, sqliteFiles, sqliteOpenError } from "../sqlite-open.js";
 import { withDeltaChannels } from "./delta.js";
 import { sqliteAtomically } from "./sqlite-atomic.js";
 import {
@@ -812,9 +812,7 @@ function statsOf(db: DB, uri: string, path: string): LgStats {
       return hasDbstat() ? "dbstat" : "sum-of-lengths";
     },
     tables: async () => wrap("measuring the tables", () => statTables(db, hasDbstat())),
-    // the WAL's committed transactions are part of the store until a checkpoint moves them into the file
-    files: () =>
-      [path, `${path}-wal`].flatMap((f) => (existsSync(f) ? [{ file: basename(f), bytes: statSync(f).size }] : [])),
+    files: () => sqliteFiles(path),
     rows: (o) => statRows(db, o, wrap),
   };
 }

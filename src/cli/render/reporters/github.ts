@@ -3,7 +3,7 @@
  * `::error file=F,line=L,col=C,title=RULE::MESSAGE`. Escaping follows the runner's rules: in the message
  * `%`, CR, LF; in property values also `:` and `,`.
  */
-import { plural, type Reporter } from "./types.js";
+import { plural, type Reporter, validatedUnits } from "./types.js";
 
 export const escapeData = (s: string) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 export const escapeProperty = (s: string) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
@@ -33,7 +33,7 @@ export const githubReporter: Reporter = (report) => {
   }
   const s = report.summary;
   out.push(
-    `ckpt validate: ${plural(s.files, "file")}, ${s.valid} valid, ${s.invalid} invalid, ${s.unreadable} unreadable: ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}`,
+    `ckpt validate: ${validatedUnits(report.files)}, ${s.valid} valid, ${s.invalid} invalid, ${s.unreadable} unreadable: ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}`,
   );
   return out.join("\n") + "\n";
 };

@@ -3,7 +3,7 @@ import { printable } from "../../../base/printable.js";
 import type { ChalkInstance } from "chalk";
 import type { Issue } from "../../../formats/types.js";
 import type { FileResult } from "../../../core/document.js";
-import { plural, type Reporter } from "./types.js";
+import { plural, type Reporter, validatedUnits } from "./types.js";
 
 const where = (file: string, line?: number, column?: number) =>
   printable(file) + (line !== undefined ? `:${line}:${column ?? 1}` : "");
@@ -47,7 +47,7 @@ export const textReporter: Reporter = (report, opts) => {
   }
   if (report.stoppedEarly) lines.push(c.yellow(report.stoppedEarly));
   const s = report.summary;
-  const parts = [plural(s.files, "file"), `${s.valid} valid`, `${s.invalid} invalid`];
+  const parts = [validatedUnits(report.files), `${s.valid} valid`, `${s.invalid} invalid`];
   if (s.unreadable) parts.push(`${s.unreadable} unreadable`);
   const head = parts.join(", ");
   const tail = `${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}`;
