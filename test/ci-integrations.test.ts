@@ -215,11 +215,41 @@ describe("the GitHub Action (action.yml)", () => {
     cpSync(join(ROOT, GOOD), join(ws, "checkpoints/user_42_session_1.json"));
     mkdirSync(join(ws, "runs/x"), { recursive: true });
     cpSync(join(ROOT, GOOD), join(ws, "runs/x/user_42_session_1.json"));
+    // the inputs as the runner hands them to the steps: each value's text, quotes included (issue #38: the quoted
+    // glob kept its quotes and matched nothing)
     const inputs = Object.fromEntries(Object.entries(ours.with!).map(([k, v]) => [k, String(v)]));
-    const r = runAction(ws, { ...inputs, paths: String(inputs.paths).replace(/'/g, "") });
+    expect(inputs.paths).toContain("'");
+    const r = runAction(ws, inputs);
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ckpt validate: 2 files, 2 valid/m);
     expect(existsSync(join(ws, String(ours.with!.sarif)))).toBe(true);
+  });
+
+  test("paths are split as a shell splits words, and nothing in them is expanded but by ckpt", () => {
+    const ws = workspace([GOOD]);
+    for (const f of ["my checkpoints/a b.json", "runs/x/it's.json", "runs/y/z.json"]) {
+      mkdirSync(join(ws, dirname(f)), { recursive: true });
+      cpSync(join(ROOT, GOOD), join(ws, f));
+    }
+    // quoted names with spaces, a backslash-escaped quote, a double-quoted glob, a new line between them
+    const r = runAction(ws, { paths: `"my checkpoints/a b.json" runs/x/it\\'s.json\n "runs/y/*.json"`, sarif: "" });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ckpt validate: 3 files, 3 valid/m);
+    // a command substitution is a path like any other (never run), and a bare * is ckpt's glob, not the shell's
+    const marker = join(work, "substituted");
+    const sub = runAction(ws, { paths: `$(touch ${marker}) '${GOOD}'`, sarif: "" });
+    expect(existsSync(marker)).toBe(false);
+    expect(sub.status).toBe(3);
+    expect(sub.stdout + sub.stderr).toContain("$(touch");
+    const star = runAction(ws, { paths: "'runs/*/*.json'", sarif: "" });
+    expect(star.stdout).toMatch(/^ckpt validate: 2 files, 2 valid/m);
+    // an unmatched quote: exit 2 with an annotation saying how to quote
+    const open = runAction(ws, { paths: "'runs/**/*.json", sarif: "" });
+    expect(open.status).toBe(2);
+    expect(open.outputs["exit-code"]).toBe("2");
+    expect(open.stdout).toMatch(
+      /^::error title=ckpt::the paths input cannot be split into paths \(unmatched single quote/m,
+    );
   });
 });
 
