@@ -14,6 +14,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import type { CliIO } from "../src/cli/io.js";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { copyFixture, LG_FIXTURES } from "./helpers/langgraph-tuples.js";
 
 const PG_BASE = "postgres://postgres@127.0.0.1:5432/test";
@@ -118,7 +119,7 @@ describe("validate LangGraph SQLite stores", () => {
     expect(e.file).toContain(`#a-chat-2@${id}`);
   });
 
-  it("a write whose checkpoint is gone: orphan-write errors at each write row", async () => {
+  it("a write whose checkpoint is gone: an orphan-write warning at each write row, exit 0 (LangGraph JS loads the store as if it were not there)", async () => {
     const path = copyFixture("js-a.sqlite");
     let id = "";
     let n = 0;
@@ -136,11 +137,27 @@ describe("validate LangGraph SQLite stores", () => {
       db.prepare("DELETE FROM checkpoints WHERE thread_id = 'a-hitl-1' AND checkpoint_id = ?").run(id);
     });
     expect(n).toBeGreaterThan(0);
+    // the library's own reader: the thread loads, its newest checkpoint is the one before the deleted one
+    const saver = SqliteSaver.fromConnString(path);
+    const listed: string[] = [];
+    for await (const t of saver.list({ configurable: { thread_id: "a-hitl-1" } }))
+      listed.push(t.config.configurable!.checkpoint_id as string);
+    const head = await saver.getTuple({ configurable: { thread_id: "a-hitl-1" } });
+    saver.db.close();
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed).not.toContain(id);
+    expect(head!.config.configurable!.checkpoint_id).toBe(listed[0]);
     const r = await findings(path);
-    expect(r.code).toBe(1);
-    const orphans = errorsOf(r.issues).filter((i) => i.rule === "langgraph/orphan-write");
+    expect(errorsOf(r.issues)).toEqual([]);
+    expect(r.code).toBe(0);
+    const orphans = r.issues.filter((i) => i.rule === "langgraph/orphan-write");
     expect(orphans).toHaveLength(n);
-    for (const o of orphans) expect(o.row).toMatchObject({ table: "writes", threadId: "a-hitl-1", checkpointId: id });
+    for (const o of orphans) {
+      expect(o.severity).toBe("warning");
+      expect(o.row).toMatchObject({ table: "writes", threadId: "a-hitl-1", checkpointId: id });
+    }
+    // --strict makes the warnings fail, as every warning
+    expect((await cli("validate", path, "--strict")).code).toBe(1);
   });
 
   it("a missing parent: the child names it; one thread or one checkpoint can be validated alone", async () => {

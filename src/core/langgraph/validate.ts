@@ -799,18 +799,20 @@ function parentsRule(
   }
 }
 
-/** Store-level rules: orphan writes (8), orphan blobs (15), the Postgres schema (20). */
+/** Store-level rules: orphan writes (8, a warning: rule 16), orphan blobs (15), the Postgres schema (20). */
 async function storeRules(run: Run, reader: LgReader): Promise<void> {
   const thread = run.opts.threadId;
   for await (const w of reader.orphanWrites()) {
     if (run.full) break;
     if (thread !== undefined && w.threadId !== thread) continue;
+    // LangGraph reads a store with orphan writes as if they were not there (it selects writes by checkpoint id): a
+    // leftover of a checkpoint deleted by hand or by a prune that kept its writes, not a store the loader rejects
     run.add(
-      "error",
+      "warning",
       "langgraph/orphan-write",
       w,
       "",
-      `a pending write of checkpoint ${w.checkpointId}, which does not exist: no library will ever read it`,
+      `a pending write of checkpoint ${w.checkpointId}, which does not exist: no library will ever read it (the libraries load the store without it; \`ckpt prune\` removes such writes)`,
     );
   }
   for await (const b of reader.orphanBlobs()) {
