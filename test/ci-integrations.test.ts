@@ -253,6 +253,34 @@ describe("the GitHub Action (action.yml)", () => {
   });
 });
 
+describe("what the action and the hook say they validate (issue #38: the seed formats only)", () => {
+  const hook = (
+    parseYaml(readFileSync(join(ROOT, ".pre-commit-hooks.yaml"), "utf8")) as Array<{ description: string }>
+  )[0]!;
+  const described = {
+    "action.yml": (action as unknown as { description: string }).description,
+    hook: hook.description,
+  };
+
+  test.each(Object.entries(described))(
+    "%s's description names LangGraph, the AI SDK, Mastra and the Agents SDK",
+    (_, text) => {
+      for (const system of ["LangGraph", "AI SDK", "Mastra", "Agents SDK", "deep-agent", "yoagent"])
+        expect(text).toContain(system);
+    },
+  );
+
+  test("action.yml's description fits GitHub Marketplace (less than 125 characters)", () => {
+    expect(described["action.yml"].length).toBeLessThan(125);
+  });
+
+  test("the format input lists every format --format accepts", async () => {
+    const { FORMAT_CHOICES } = await import("../src/formats/index.js");
+    const text = action.inputs.format!.description;
+    for (const f of FORMAT_CHOICES) expect(text).toMatch(new RegExp(`(^|[ (,])${f.replace(/@\d$/, "@N")}[ ,)]`));
+  });
+});
+
 describe("the pre-commit hook (.pre-commit-hooks.yaml), under the real pre-commit", () => {
   const hooks = parseYaml(readFileSync(join(ROOT, ".pre-commit-hooks.yaml"), "utf8")) as Array<{
     id: string;
