@@ -1,5 +1,6 @@
 /**
- * A LangGraph thread's history for `ckpt view`: the store's checkpoints of one thread (root namespace), read with
+ * A LangGraph thread's history for `ckpt view`: the store's checkpoints of one thread and namespace (the root graph
+ * unless a subgraph's namespace is named; each checkpoint loaded from that namespace, as `log` lists them), read with
  * the saver's history interface (newest first, streamed) and each decoded through the `langgraph` format into a
  * canonical checkpoint, oldest first, as the timeline shows them.
  */
@@ -31,9 +32,10 @@ export async function readHistory(
   }
   const entries: HistoryEntry[] = [];
   for (const e of newestFirst.reverse()) {
-    const text = await saver.loadAt(threadId, e.checkpointId);
+    const text = await saver.loadAt(threadId, e.checkpointId, namespace);
     if (text === undefined) continue; // removed between listing and reading
-    const { checkpoint } = readCheckpoint({ name: `${label}#${threadId}@${e.checkpointId}`, text }, "langgraph");
+    const name = `${label}#${threadId}@${e.checkpointId}${namespace ? ` (namespace '${namespace}')` : ""}`;
+    const { checkpoint } = readCheckpoint({ name, text }, "langgraph");
     const node = e.nodes.length ? e.nodes.join(", ") : (e.source ?? undefined);
     entries.push({
       id: e.checkpointId,
