@@ -244,10 +244,20 @@ describe("encrypted rows (msgpack+aes, Python EncryptedSerializer)", () => {
     expect(wrong.err).toMatch(/does not open/);
     const v = await runCli(["validate", `sqlite:${file}`], { env: { LANGGRAPH_AES_KEY: AES_KEY } });
     expect(v.code, v.out + v.err).toBe(0);
-    const noKey = await runCli(["validate", `sqlite:${file}`]);
-    expect(noKey.code).toBe(1);
-    expect(noKey.out).toMatch(/langgraph\/undecodable/);
-    expect(noKey.out).toMatch(/LANGGRAPH_AES_KEY/);
+    // without the key validate cannot judge the store: exit 3 naming the key option (the README's promise), one
+    // finding of ckpt's, not an error per encrypted row blamed on the store
+    const noKey = await runCli(["validate", `sqlite:${file}`, "--json"]);
+    expect(noKey.code).toBe(3);
+    const report = JSON.parse(noKey.out) as {
+      files: Array<{ issues: unknown[]; error?: { reason: string; message: string } }>;
+    };
+    expect(report.files).toHaveLength(1);
+    expect(report.files[0]!.issues).toEqual([]);
+    expect(report.files[0]!.error!.reason).toBe("langgraph-no-aes-key");
+    expect(report.files[0]!.error!.message).toMatch(
+      /encrypted \(msgpack\+aes.*no key was given: set LANGGRAPH_AES_KEY .*--aes-key-file/,
+    );
+    expect((await runCli(["validate", `sqlite:${file}`])).out).not.toMatch(/langgraph\/undecodable/);
   });
 });
 
@@ -378,7 +388,7 @@ describe("migrate and prune keep what DeltaChannel and encrypted threads need", 
       expect(v.out).not.toMatch(/langgraph\/delta-/);
     }
   });
-  it("encrypted rows: SQLite → SQLite copies them as they are; → PostgreSQL needs the key (exit 5 naming it), with it the blobs are sealed again", async () => {
+  it("encrypted rows: SQLite → SQLite copies them as they are; → PostgreSQL needs the key (the run stops at once, exit 3, one sentence naming it, nothing written), with it the blobs are sealed again", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lg-wild-aes-"));
     const src = copyFixture("python-c-aes.sqlite");
     const copy = await runCli([
@@ -409,8 +419,17 @@ describe("migrate and prune keep what DeltaChannel and encrypted threads need", 
       "--journal",
       join(dir, "j3"),
     ]);
-    expect(noKey.code).toBe(5);
-    expect(noKey.out + noKey.err).toMatch(/an encrypted row \(msgpack\+aes\).*LANGGRAPH_AES_KEY/);
+    expect(noKey.code).toBe(3);
+    expect(noKey.out).not.toMatch(/rejected/);
+    const said = noKey.err
+      .trim()
+      .split("\n")
+      .filter((l) => !l.startsWith("journal: "));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /^ckpt: the source's rows are encrypted \(msgpack\+aes, .*\) and no key was given, so they cannot be moved into another layout: set LANGGRAPH_AES_KEY .*--aes-key-file/,
+    );
+    expect((await pg.query(`SELECT count(*)::int AS n FROM ${schema}.checkpoints`)).rows[0].n).toBe(0);
     const env = { LANGGRAPH_AES_KEY: AES_KEY };
     const schema2 = pg.schema("mig_aes2");
     const withKey = await runCli(

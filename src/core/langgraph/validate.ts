@@ -8,12 +8,14 @@
  * between checkpoints is one summary per checkpoint of the current thread (ids, step, ts, versions) — memory does not
  * grow with the store. Pure: the reader (I/O) is passed in.
  */
+import { inputError } from "../../base/errors.js";
 import type { Issue } from "../../schema/types.js";
 import { canonicalLint } from "../../schema/lint.js";
 import { schemaIssues } from "../../schema/validate.js";
 import { langgraphAdapter, pendingInterrupts } from "../../formats/langgraph/adapter.js";
 import { lintMessageOf } from "../../formats/langgraph/messages.js";
 import { compareVersions } from "../../formats/langgraph/serde.js";
+import { missingKeyReport } from "../../formats/langgraph/unreadable.js";
 import {
   isRecord,
   tupleDocument,
@@ -857,6 +859,10 @@ export async function validateLangGraphStore(
     ...(opts.threadId !== undefined ? { threadId: opts.threadId } : {}),
   })) {
     for (const t of batch) {
+      // encrypted rows without a usable key: the reader cannot judge the store (exit 3 naming the key option), it is
+      // not the store's fault (no finding per row: each would say the same)
+      const noKey = missingKeyReport(t);
+      if (noKey) throw inputError("langgraph-no-aes-key", noKey, { file: reader.uri });
       run.tuple(t);
       if (run.full) break outer;
     }

@@ -19,7 +19,7 @@ import { journalKey, type MigrateSummary, type RunOptions } from "../../core/mig
 import { keyOf, type LgStore } from "../../savers/langgraph/shared.js";
 import type { Saver, SaverRecord } from "../../savers/types.js";
 import type { OpenedStore } from "../../savers/index.js";
-import { usageError } from "../../base/errors.js";
+import { CkptError, usageError } from "../../base/errors.js";
 import { type MigrationRoute, runOptions } from "../migrate-route.js";
 
 export interface LgMigrateOptions extends RunOptions {
@@ -87,6 +87,14 @@ function nulStrings(cp: LgCheckpoint): number {
 }
 
 /**
+ * An error no record of the run can escape (the source's encrypted rows and no key): the run stops at once with it,
+ * before the batch is written, rather than rejecting every record with the same reason.
+ */
+function stopsTheRun(e: unknown): void {
+  if (e instanceof CkptError && e.reason === "langgraph-no-aes-key") throw e;
+}
+
+/**
  * The LangGraph target: its writer (one: a batch's checkpoints go in key order, and PostgreSQL's blob rows are shared
  * by a thread's checkpoints across batches), the comparison of staged and stored forms, and the staging every source
  * ends with (fork renumbering, NUL checks, the store's own `stage`).
@@ -136,6 +144,7 @@ class LgTarget {
         });
       return { ok: { ...label(cp), key, hash: "", bytes: sizeOf(cp), cp, lib } };
     } catch (e) {
+      stopsTheRun(e);
       return { reject: (e as Error).message };
     }
   }
@@ -208,6 +217,7 @@ export function lgRowsEndpoint(
         try {
           cp = t.converted(raw);
         } catch (e) {
+          stopsTheRun(e);
           return { reject: (e as Error).message };
         }
         return done(raw) ? undefined : t.stage(cp, keyOf(raw));

@@ -315,8 +315,8 @@ export function splitForPostgres(
 function needKey(k: AesKey | undefined, where: string, type: string): Uint8Array {
   if (!k)
     throw inputError(
-      "langgraph-encrypted",
-      `checkpoint ${where}: an encrypted row (${type}) is moved between layouts only opened: ${AES_KEY_HINT}`,
+      "langgraph-no-aes-key",
+      `the source's rows are encrypted (${type}, LangGraph's EncryptedSerializer; first: checkpoint ${where}) and no key was given, so they cannot be moved into another layout: ${AES_KEY_HINT}`,
     );
   return k.key;
 }

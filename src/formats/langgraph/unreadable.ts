@@ -29,3 +29,22 @@ export function unreadableReport(t: LgCheckpointTuple): string | undefined {
     `${first.message}${encrypted ? "" : bad.length > 1 ? ` (and ${bad.length - 1} more)` : ""}`
   );
 }
+
+/**
+ * A tuple whose rows are encrypted and were read without a usable key (none given, or one of a size no AES key has):
+ * the one sentence every reader that stops says, naming the key option; undefined when that is not the case. Every
+ * encrypted row of the store fails the same way then: one reason, not one finding per row.
+ */
+export function missingKeyReport(t: LgCheckpointTuple): string | undefined {
+  const i = t.issues.find(
+    (x) =>
+      x.fatal &&
+      x.reason === "encrypted" &&
+      (x.message.includes(AES_KEY_HINT) || / has \d+ bytes; an AES key /.test(x.message)),
+  );
+  if (!i) return undefined;
+  const type = /\(([^)]*\+[^)]*)\)/.exec(i.message)?.[1] ?? "+aes";
+  return i.message.includes(AES_KEY_HINT)
+    ? `its rows are encrypted (${type}, LangGraph's EncryptedSerializer; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and no key was given: ${AES_KEY_HINT}`
+    : `its rows are encrypted (${type}; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and ${i.message.slice(i.message.indexOf("the key ("))}`;
+}
