@@ -1,6 +1,7 @@
 /**
  * #30 item 2: `ckpt validate` of an AI SDK chat answers what that major's own validator answers — ai@5, ai@6 and
- * ai@7's `safeValidateUIMessages`, and for ai@4 (which has none) whether its `convertToCoreMessages` throws. The
+ * ai@7's `safeValidateUIMessages`, and for ai@4 (which has none) whether its `convertToCoreMessages` throws or makes
+ * CoreMessages its `coreMessageSchema` rejects (what streamText and generateText check). The
  * chats are written by each major's real functions with its mock models (test/peers/scripts/ai-sdk.mjs); the
  * broken ones are named variants (old shape to a new major, a tool part with output-available and no output, …)
  * plus every key of every object in the written chats deleted or replaced by a wrong value. One peer process
@@ -88,6 +89,47 @@ function variants(major: string, chats: Record<string, Chat>, written: Written):
       delete c[0]!.id;
     });
     out.push(["a v5 chat given to v4 (accepted: v4 skips unknown parts)", written["5"]!.tools]);
+    // #37: v5-shaped chats that convertToCoreMessages converts and ai@4's CoreMessage schema then rejects
+    const v5 = written["5"]!;
+    const v5parts = (c: Array<Record<string, unknown>>, i: number) => c[i]!.parts as Array<Record<string, unknown>>;
+    edit("a v5 user text part whose text is a number", (c) => void (v5parts(c, 0)[0]!.text = 42), v5.text);
+    edit("a v5 user text part without text", (c) => void delete v5parts(c, 0)[0]!.text, v5.text);
+    edit("a v5 assistant text part whose text is a number", (c) => void (v5parts(c, 1).at(-1)!.text = 7), v5.text);
+    edit("a v5 assistant text part without text", (c) => void delete v5parts(c, 1).at(-1)!.text, v5.text);
+    edit(
+      "a v5 assistant file part of an image",
+      (c) => v5parts(c, 1).push({ type: "file", mediaType: "image/png", url: "data:image/png;base64,AAAA" }),
+      v5.text,
+    );
+    out.push(["a v5 user file part of an image (accepted: v4 reads only a user's text parts)", v5.file]);
+    edit("a system message whose content is not a string", (c) => {
+      c.unshift({ id: "s1", role: "system", content: 42 });
+    });
+    edit("a v4 assistant text part whose text is a number", (c) => {
+      (parts(c).find((p) => p.type === "text") as Record<string, unknown>).text = 5;
+    });
+    edit(
+      "a v4 reasoning detail whose text is a number",
+      (c) => {
+        (
+          (parts(c).find((p) => p.type === "reasoning") as Record<string, unknown>).details as Array<
+            Record<string, unknown>
+          >
+        )[0]!.text = 5;
+      },
+      chats.reasoning,
+    );
+    edit("a v4 tool invocation whose toolName is a number", (c) => {
+      (parts(c)[1]!.toolInvocation as Record<string, unknown>).toolName = 5;
+    });
+    edit(
+      "a v4 user attachment with no content",
+      (c) => {
+        delete c[0]!.parts;
+        delete c[0]!.content;
+      },
+      chats.file,
+    );
     return out;
   }
   out.push(["the v4 chat given to a new major", written["4"]!.tools]);
@@ -206,6 +248,10 @@ beforeAll(async () => {
     for (const chat of ["tools", "tool-error", "file", "reasoning", "metadata"])
       for (const messages of mutations(written[major]![chat]!)) mutated.push({ major, messages });
   }
+  // #37: chats of the newer shape given to ai@4, every key deleted or replaced too
+  for (const chat of ["text", "tools", "file", "reasoning"])
+    for (const messages of [written["5"]![chat]!, ...mutations(written["5"]![chat]!)])
+      mutated.push({ major: "4", messages });
   const items = [...named, ...mutated].map(({ major, messages }) => ({ major: Number(major), messages }));
   verdicts = (await runPeer<Verdict[]>("scripts/ai-sdk.mjs", { op: "check", items }, { timeoutMs: 300_000 })).out;
 }, 600_000);

@@ -212,7 +212,10 @@ function locatorFor(a: FormatAdapter, native: unknown, doc: SourceDoc): Locate {
 /** parse → schema → adapter lint → generic lints, issues positioned and de-duplicated. */
 export function runAdapter(a: FormatAdapter, doc: SourceDoc, parsed?: unknown): { issues: Issue[]; threadId?: string } {
   const native = parsed !== undefined ? parsed : a.parse(doc);
-  const locate = locatorFor(a, native, doc);
+  // a native value saved inside an object (`{id, messages}`): its pointers are told as pointers into the file
+  const prefix = a.pointerPrefix?.(native) ?? "";
+  const inner = locatorFor(a, native, doc);
+  const locate: Locate = prefix ? (p) => inner(prefix + p) : inner;
   const make = (severity: Issue["severity"], rule: string, pointer: string, message: string): Issue => {
     const at = locate(pointer);
     const i: Issue = { severity, rule, message, pointer, file: at?.file ?? doc.name };
@@ -231,6 +234,7 @@ export function runAdapter(a: FormatAdapter, doc: SourceDoc, parsed?: unknown): 
     threadId = cp.threadId;
     issues.push(...canonicalLint(cp, () => a.messagePointers(native), native, make));
   }
+  if (prefix) for (const i of issues) i.pointer = prefix + i.pointer;
   return { issues: dedupe(issues), threadId };
 }
 

@@ -28,6 +28,8 @@ import {
 } from "./ai-sdk-parts.js";
 import { canonicalToViews, EXT, type ViewDraft, viewToCanonical, withRawParts } from "./ai-sdk-canonical.js";
 import { v4Losses, v4ToView, viewToV4 } from "./ai-sdk-v4.js";
+import { v4CoreProblems } from "./ai-sdk-v4-core.js";
+import { listPrefix, listText, unwrapList, wrapperOf } from "./wrapped.js";
 
 type Native = unknown[];
 
@@ -79,6 +81,7 @@ function partMajor(p: Obj): number {
  */
 export function detectMajor(messages: readonly unknown[]): AiSdkMajor {
   let newest = 0;
+  if (!Array.isArray(messages)) return "5";
   for (const m of messages) {
     if (!isObj(m)) continue;
     if (m.role === "data" || V4_MESSAGE_KEYS.some((k) => k in m)) return "4";
@@ -116,6 +119,20 @@ function looksLikeChat(v: unknown): boolean {
   );
 }
 
+/** A chat saved inside an object (`{id, messages}`, `{sessionId, items}`): its messages, when they are UI messages. */
+const unwrapChat = (v: unknown) =>
+  unwrapList(v, ["messages", "items"], (l) => looksLikeChat(l) && l.every((m) => typeof (m as Obj).id === "string"));
+
+/** A value that is no chat (`--format ai-sdk` on another JSON value): shown or converted it is an input error. */
+function needChat(native: unknown, doc: SourceDoc): asserts native is Native {
+  if (!Array.isArray(native))
+    throw inputError(
+      "not-an-array",
+      `expected a JSON array of AI SDK UI messages (or an object holding one as 'messages'), found ${native === null ? "null" : typeof native}`,
+      { file: doc.name, pointer: "", line: 1, column: 1 },
+    );
+}
+
 function stemOf(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? name;
   return base.replace(/\.[^.]*$/, "") || base;
@@ -139,6 +156,7 @@ function viewsOf(native: Native, major: AiSdkMajor): Array<ViewMessage | { data:
 }
 
 function toCanonical(native: Native, doc: SourceDoc): Checkpoint {
+  needChat(native, doc);
   const major = majorOf(native);
   const messages: AgentMessage[] = [];
   viewsOf(native, major).forEach((view, i) => {
@@ -160,13 +178,18 @@ function toCanonical(native: Native, doc: SourceDoc): Checkpoint {
     if (ts !== undefined) (out[0] as { timestamp?: number }).timestamp = ts;
     messages.push(...out);
   });
+  const savedId = wrapperOf(native)?.id;
   return {
     schemaVersion: 1,
-    threadId: doc.threadId ?? stemOf(doc.name),
+    threadId: doc.threadId ?? savedId ?? stemOf(doc.name),
     step: messages.filter((m) => m.role === "assistant").length,
     messages,
     state: {},
-    origin: { format: "ai-sdk", version: major, threadIdFrom: "file-name" },
+    origin: {
+      format: "ai-sdk",
+      version: major,
+      ...(savedId === undefined ? { threadIdFrom: "file-name" as const } : {}),
+    },
   };
 }
 
@@ -316,12 +339,14 @@ function majorsLint(native: Native, major: AiSdkMajor, doc: SourceDoc): Issue[] 
 }
 
 function lint(native: Native, doc: SourceDoc): Issue[] {
+  if (!Array.isArray(native)) return [];
   const major = majorOf(native);
   const issues: Issue[] = [];
+  const prefix = listPrefix(native);
   let loc: ReturnType<typeof jsonLocator> | undefined;
   const add = (pointer: string, message: string, rule: string, severity: Issue["severity"]) => {
     if (doc.text !== undefined) loc ??= jsonLocator(doc.text);
-    const at = loc?.locate(pointer);
+    const at = loc?.locate(prefix + pointer);
     issues.push({ severity, rule, message, pointer, file: doc.name, line: at?.line, column: at?.column });
   };
   native.forEach((m, i) => {
@@ -348,6 +373,14 @@ function lint(native: Native, doc: SourceDoc): Issue[] {
         );
     }
   });
+  if (major === "4")
+    for (const p of v4CoreProblems(native))
+      add(
+        p.pointer,
+        `ai@4's convertToCoreMessages passes this on and its CoreMessage schema rejects it (streamText and generateText refuse the chat): ${p.message}`,
+        "lint/ai-sdk-v4-core",
+        "error",
+      );
   issues.push(...majorsLint(native, major, doc));
   return issues;
 }
@@ -366,15 +399,26 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
   schema: "formats/ai-sdk/v5",
   schemaOf: (native) => `formats/ai-sdk/v${majorOf(native)}`,
   versionOf: (native) => majorOf(native),
-  detectNeeds: { first: "[", anyOf: ['"parts"', '"content"', '"toolInvocations"'] },
+  detectNeeds: { first: ["[", "{"], anyOf: ['"parts"', '"content"', '"toolInvocations"'] },
   detect(doc: SourceDoc) {
     const t = doc.text;
-    if (t === undefined || !/^\s*\[\s*\{/.test(t) || !/"role"\s*:/.test(t.slice(0, 4096))) return { confidence: 0 };
+    if (t === undefined) return { confidence: 0 };
+    const bare = /^\s*\[\s*\{/.test(t);
+    // a chat saved with its id: {"id": …, "messages": [{…"role"…}]}
+    if (!bare && !(/^\s*\{/.test(t) && /"(messages|items)"\s*:\s*\[\s*\{/.test(t.slice(0, 65536))))
+      return { confidence: 0 };
+    if (!/"role"\s*:/.test(bare ? t.slice(0, 4096) : t.slice(0, 65536))) return { confidence: 0 };
     let v: unknown;
     try {
       v = parseJson(t, { file: doc.name });
     } catch {
       return { confidence: 0 };
+    }
+    if (!bare) {
+      const list = unwrapChat(v);
+      if (list === undefined) return { confidence: 0 };
+      const major = doc.formatVersion !== undefined ? aiSdkMajor(doc.formatVersion) : detectMajor(list);
+      return { confidence: 0.9, version: major, parsed: list };
     }
     if (!looksLikeChat(v)) return { confidence: 0 };
     const major = doc.formatVersion !== undefined ? aiSdkMajor(doc.formatVersion) : detectMajor(v as unknown[]);
@@ -388,18 +432,18 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
     if (doc.text === undefined)
       throw inputError("not-a-file", "an AI SDK chat is a single JSON file", { file: doc.name });
     // the value detect parsed from this very text, when detection chose this format
-    const v = parsed !== undefined ? parsed : parseJson(doc.text, { file: doc.name });
-    if (!Array.isArray(v))
-      throw inputError(
-        "not-an-array",
-        `expected a JSON array of AI SDK UI messages, found ${v === null ? "null" : typeof v}`,
-        {
-          file: doc.name,
-          pointer: "",
-          line: 1,
-          column: 1,
-        },
-      );
+    const value = parsed !== undefined ? parsed : parseJson(doc.text, { file: doc.name });
+    // an object holding its messages: an envelope around a chat (detected), or any object when the format was named
+    const v = Array.isArray(value)
+      ? value
+      : (unwrapChat(value) ?? unwrapList(value, ["messages"], () => true, true) ?? value);
+    // another value named as a chat (--format ai-sdk) is one the validators reject: validate says so (exit 1);
+    // show, convert and the rest refuse it (toCanonical: exit 3)
+    if (!Array.isArray(v)) {
+      if (typeof v === "object" && v !== null && doc.formatVersion !== undefined)
+        MAJOR.set(v, aiSdkMajor(doc.formatVersion));
+      return v as Native;
+    }
     const major = doc.formatVersion !== undefined ? aiSdkMajor(doc.formatVersion) : detectMajor(v);
     MAJOR.set(v, major);
     return v;
@@ -407,8 +451,10 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
   toCanonical,
   fromCanonical,
   lint,
+  pointerPrefix: (native) => listPrefix(native),
   messagePointers(native) {
     const out: string[] = [];
+    if (!Array.isArray(native)) return out;
     const major = majorOf(native);
     viewsOf(native, major).forEach((view, i) => {
       if ("data" in view) {
@@ -421,5 +467,5 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
     return out;
   },
   integers: "js",
-  serialize: (native) => ({ text: stringifyJson(native, 2) }),
+  serialize: (native) => ({ text: listText(native) }),
 };

@@ -125,7 +125,7 @@ interface Candidate {
 const CANDIDATES: Record<string, Candidate[]> = Object.fromEntries(
   ["{", "[", ""].map((first) => [
     first,
-    FORMAT_NAMES.filter((n) => (adapters[n].detectNeeds?.first ?? first) === first).map((format) => ({
+    FORMAT_NAMES.filter((n) => [adapters[n].detectNeeds?.first ?? first].flat().includes(first)).map((format) => ({
       format,
       anyOf: adapters[format].detectNeeds?.anyOf,
     })),

@@ -99,7 +99,7 @@ export interface FormatAdapter<Native = unknown> {
    * text must contain somewhere. A document without a text (a folder's files) is asked only when `first` is unset.
    * Must hold for every text `detect` claims (test/detect-candidates.test.ts compares with asking every adapter).
    */
-  detectNeeds?: { first: "{" | "["; anyOf?: readonly string[] };
+  detectNeeds?: { first: "{" | "[" | readonly ("{" | "[")[]; anyOf?: readonly string[] };
   /** Text → native value (JSON parse, JSONL split, org parse). Throws CkptError(exit 3) with line:column on malformed input. */
   parse(doc: SourceDoc, parsed?: unknown): Native;
   toCanonical(native: Native, doc: SourceDoc): Checkpoint;
@@ -124,6 +124,11 @@ export interface FormatAdapter<Native = unknown> {
   lintView?(native: Native, doc: SourceDoc): LintView;
   /** Pointer into the native value of each canonical message, in `toCanonical(native).messages` order. */
   messagePointers(native: Native): string[];
+  /**
+   * Where the native value is in its JSON text, when it is not the whole of it (a message list saved inside an
+   * object: `/messages`): the pointers of issues into the native value are prefixed with it. Absent: "".
+   */
+  pointerPrefix?(native: Native): string;
   /** Non-JSON formats (org, JSONL): where a pointer into the parsed value is in the source text. JSON formats omit it. */
   locate?(native: Native, pointer: string, doc: SourceDoc): { file: string; line: number; column: number } | undefined;
   /**

@@ -11,6 +11,15 @@ import { escapePtr } from "../../base/pointer.js";
 import type { FormatAdapter, LossSink, SourceDoc } from "../types.js";
 import { threadIdOfDoc } from "../rust-common.js";
 import { EXT, isObj, itemsToMessages, messagesToItems, type Obj } from "./items.js";
+import { listPrefix, listText, unwrapList, wrapperOf } from "../wrapped.js";
+
+/** Items of the SDK's protocol: typed items, or messages of a role (no UI message `parts`). */
+const fitsItems = (list: unknown[]) =>
+  list.length > 0 &&
+  list.every((it) => isObj(it) && !("parts" in it) && (typeof it.type === "string" || typeof it.role === "string"));
+
+/** Items saved inside an object (`{sessionId, items}`): the items, remembered with their object. */
+const unwrapItems = (v: unknown) => unwrapList(v, ["items", "messages"], fitsItems);
 
 /** An item type only the Agents SDK writes, near the start of a JSON array. */
 const ITEM_TYPE =
@@ -52,29 +61,48 @@ export const openaiAgentsItemsAdapter: FormatAdapter<Obj[]> = {
     "thinking blocks outside assistant messages; tool calls outside assistant messages",
   ],
   schema: "formats/openai-agents/items",
-  detectNeeds: { first: "[" },
+  detectNeeds: { first: ["[", "{"] },
   detect(doc: SourceDoc) {
     const head = doc.text?.slice(0, 8192);
-    if (head === undefined || !/^\s*\[/.test(head)) return { confidence: 0 };
-    return ITEM_TYPE.test(head) || MESSAGE_ITEM.test(head) ? { confidence: 0.9 } : { confidence: 0 };
+    if (head === undefined) return { confidence: 0 };
+    if (/^\s*\[/.test(head))
+      return ITEM_TYPE.test(head) || MESSAGE_ITEM.test(head) ? { confidence: 0.9 } : { confidence: 0 };
+    // a session saved with its id: {"sessionId": …, "items": [{"type": …} | {"role": …}]}
+    if (!/^\s*\{/.test(head) || !/"(items|messages)"\s*:\s*\[\s*\{/.test(head)) return { confidence: 0 };
+    let v: unknown;
+    try {
+      v = parseJson(doc.text!, { file: doc.name });
+    } catch {
+      return { confidence: 0 };
+    }
+    const list = unwrapItems(v);
+    return list ? { confidence: 0.85, parsed: list } : { confidence: 0 };
   },
-  parse(doc: SourceDoc) {
+  parse(doc: SourceDoc, parsed?: unknown) {
     if (doc.text === undefined)
       throw inputError("not-a-file", "an Agents SDK item list is a single JSON file", { file: doc.name });
-    const v = parseJson(doc.text, { file: doc.name });
-    if (!Array.isArray(v))
-      throw inputError("not-an-array", "an Agents SDK item list is a JSON array of items", { file: doc.name });
-    return v as Obj[];
+    const v = parsed !== undefined ? parsed : parseJson(doc.text, { file: doc.name });
+    const list = Array.isArray(v) ? v : unwrapItems(v);
+    if (list === undefined)
+      throw inputError(
+        "not-an-array",
+        "an Agents SDK item list is a JSON array of items (or an object holding one as 'items')",
+        { file: doc.name },
+      );
+    return list as Obj[];
   },
+  pointerPrefix: (native) => listPrefix(native),
   toCanonical(native, doc) {
     const { messages } = itemsToMessages(native.map((item) => ({ item: isObj(item) ? item : {} })));
+    const savedId = wrapperOf(native)?.id;
+    const named = doc.threadId !== undefined || savedId !== undefined;
     return {
       schemaVersion: 1,
-      threadId: threadIdOfDoc(doc),
+      threadId: doc.threadId ?? savedId ?? threadIdOfDoc(doc),
       step: assistants({ messages }),
       messages,
       state: {},
-      origin: { format: "openai-agents-items", ...(doc.threadId === undefined ? { threadIdFrom: "file-name" } : {}) },
+      origin: { format: "openai-agents-items", ...(named ? {} : { threadIdFrom: "file-name" as const }) },
     };
   },
   fromCanonical(cp, { lossy }) {
@@ -92,5 +120,5 @@ export const openaiAgentsItemsAdapter: FormatAdapter<Obj[]> = {
     return starts.map((i) => `/${i}`);
   },
   /** `JSON.stringify(await session.getItems())`: compact. */
-  serialize: (native) => ({ text: stringifyJson(native) }),
+  serialize: (native) => ({ text: wrapperOf(native) ? listText(native, 0) : stringifyJson(native) }),
 };

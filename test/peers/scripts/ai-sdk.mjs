@@ -4,7 +4,8 @@
 //       toUIMessageStream's onFinish, as useChat persists them)
 //   {"op":"check", "items":[{"major":5, "messages":…}, …]} → [{"ok":true, "model":ModelMessage[]} |
 //       {"ok":false, "error":"…", "path":[…]}]: v5+ safeValidateUIMessages then convertToModelMessages of what it
-//       accepted; v4 (which has no validator) convertToCoreMessages
+//       accepted; v4 (which has no validator) convertToCoreMessages, and its CoreMessages checked against
+//       coreMessageSchema as streamText and generateText check them
 //   {"op":"bench", "major":5, "texts":[…]} → {"validateMs", "convertMs", "valid", "converted"}: the major's own
 //       safeValidateUIMessages (JSON.parse included) and validate + convertToModelMessages over every chat text, timed
 import { createRequire } from "node:module";
@@ -244,8 +245,20 @@ async function check(items) {
     libs[major] ??= await load(major);
     const { ai } = libs[major];
     if (major === 4) {
+      // what streamText/generateText do with a chat (standardizePrompt): convertToCoreMessages, then every
+      // CoreMessage it made checked against coreMessageSchema
+      if (!Array.isArray(messages)) {
+        // standardizePrompt's detectPromptType (convertToCoreMessages itself loops over a missing length: [])
+        out.push({ ok: false, error: "messages must be an array of CoreMessage or UIMessage" });
+        continue;
+      }
       try {
-        out.push({ ok: true, model: JSON.parse(JSON.stringify(ai.convertToCoreMessages(messages))) });
+        const model = ai.convertToCoreMessages(messages);
+        const bad = model.findIndex((m) => !ai.coreMessageSchema.safeParse(m).success);
+        if (bad >= 0) {
+          const r = ai.coreMessageSchema.safeParse(model[bad]);
+          out.push({ ok: false, error: `CoreMessage ${bad}: ${r.error.message.slice(0, 1500)}`, coreMessage: bad });
+        } else out.push({ ok: true, model: JSON.parse(JSON.stringify(model)) });
       } catch (e) {
         out.push({ ok: false, ...describe(e) });
       }
