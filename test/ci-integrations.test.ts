@@ -8,9 +8,11 @@
  * from the fixtures' `.expect.json` files; the SARIF file is checked against the SARIF 2.1.0 schema Microsoft
  * publishes (in @microsoft/jest-sarif), with ajv's draft-04 build.
  *
- * The hook runs under the real pre-commit (Debian's package; .ci/run installs it): `pre-commit try-repo` installs
- * ckpt from a snapshot of this checkout as pre-commit installs any node hook (npm install, npm pack, npm install -g),
- * which takes minutes, so one install serves every hook run here.
+ * Both run the committed standalone ckpt (standalone/bin/ckpt.cjs) from a snapshot of this checkout's files as git
+ * has them (no node_modules, no dist/), as GitHub checks the action out and pre-commit clones the hook's repository.
+ *
+ * The hook runs under the real pre-commit (Debian's package; .ci/run installs it): `pre-commit try-repo` clones the
+ * snapshot and runs the hook, which has nothing to install (issue #38: a `node` hook took ~4 minutes).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -34,6 +36,35 @@ const ROOT = resolve(import.meta.dirname, "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const work = mkdtempSync(join(tmpdir(), "ckpt-ci-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** This checkout's files as git has them (committed or not, never ignored: no node_modules, no dist/), in `dir`. */
+function snapshot(dir: string): string {
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" })
+    .split("\n")
+    .filter((f) => f && existsSync(join(ROOT, f)));
+  for (const f of files) {
+    mkdirSync(join(dir, dirname(f)), { recursive: true });
+    cpSync(join(ROOT, f), join(dir, f));
+  }
+  return dir;
+}
+
+/**
+ * better-sqlite3 would compile from source wherever it is installed here (no prebuilt binaries are downloadable):
+ * its installer is handed the binary this checkout already compiled from the same version, through
+ * prebuild-install's documented local-prebuilds setting. The npm environment of such an install.
+ */
+function localPrebuilds(): Record<string, string> {
+  const sqlite = join(ROOT, "node_modules/better-sqlite3");
+  const version = JSON.parse(readFileSync(join(sqlite, "package.json"), "utf8")).version;
+  const prebuilds = join(work, "prebuilds");
+  if (!existsSync(prebuilds)) {
+    mkdirSync(prebuilds);
+    const tarball = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    execFileSync("tar", ["czf", join(prebuilds, tarball), "-C", sqlite, "build/Release/better_sqlite3.node"]);
+  }
+  return { npm_config_better_sqlite3_local_prebuilds: prebuilds };
+}
 
 const GOOD = "fixtures/deepagent/valid/user_42_session_1.json";
 const BAD = "fixtures/deepagent/invalid/bad-todo-status.json";
@@ -62,10 +93,15 @@ interface Action {
 }
 const action = parseYaml(readFileSync(join(ROOT, "action.yml"), "utf8")) as Action;
 
+/** Where the action is checked out: a snapshot of this checkout (made on first use). */
+let actionPath = "";
+const runnerTemp = join(work, "runner-temp");
+
 /** Substitute `${{ … }}` as GitHub does for the expressions the action uses; anything else is a test failure. */
 function expand(text: string, inputs: Record<string, string>): string {
+  if (!actionPath) actionPath = snapshot(join(work, "action"));
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
-    if (expr === "github.action_path") return ROOT;
+    if (expr === "github.action_path") return actionPath;
     const m = /^inputs\.([\w-]+)$/.exec(expr);
     if (!m || !(m[1]! in action.inputs)) throw new Error(`unknown expression in action.yml: ${expr}`);
     return inputs[m[1]!] ?? action.inputs[m[1]!]!.default ?? "";
@@ -81,7 +117,13 @@ function runAction(workspace: string, inputs: Record<string, string>) {
     expect(step.shell).toBe("bash");
     const outFile = join(work, `output-${Math.random().toString(36).slice(2)}`);
     writeFileSync(outFile, "");
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), GITHUB_OUTPUT: outFile };
+    mkdirSync(runnerTemp, { recursive: true });
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      ...localPrebuilds(),
+      GITHUB_OUTPUT: outFile,
+      RUNNER_TEMP: runnerTemp,
+    };
     for (const [k, v] of Object.entries(step.env ?? {})) env[k] = expand(String(v), inputs);
     const script = join(work, "step.sh");
     writeFileSync(script, expand(step.run!, inputs));
@@ -225,6 +267,45 @@ describe("the GitHub Action (action.yml)", () => {
     expect(existsSync(join(ws, String(ours.with!.sarif)))).toBe(true);
   });
 
+  test("runs the committed standalone ckpt as checked out: nothing installed or built to validate files", () => {
+    const ws = workspace([GOOD]);
+    const r = runAction(ws, { paths: GOOD, sarif: "" });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(action.runs.steps.map((st) => st.run ?? "").join("\n")).not.toMatch(/npm (ci|run)|bin\/ckpt\.js/);
+    expect(existsSync(join(actionPath, "node_modules"))).toBe(false);
+    expect(existsSync(join(actionPath, "dist"))).toBe(false);
+    expect(existsSync(join(runnerTemp, "ckpt-better-sqlite3"))).toBe(false);
+  });
+
+  test("an SQLite store in paths: better-sqlite3 (the lockfile's version) is installed once, the store validated", () => {
+    const store = "fixtures/langgraph/python-a.sqlite";
+    const ws = workspace([store, GOOD]);
+    const want = spawnSync(process.execPath, [join(ROOT, "bin/ckpt.js"), "validate", store, GOOD, "-r", "github"], {
+      cwd: ws,
+      encoding: "utf8",
+    });
+    const t = Date.now();
+    const first = runAction(ws, { paths: `${store} ${GOOD}`, sarif: "" });
+    const installMs = Date.now() - t;
+    expect(first.status, first.stdout + first.stderr).toBe(want.status);
+    // what the npm package's ckpt reports, between the folded lines of the install
+    const report = first.stdout.replace(/^::group::[\s\S]*?^::endgroup::\n/m, "");
+    expect(report).toBe(want.stdout);
+    expect(report).toMatch(/^ckpt validate: 1 file, 1 store, 2 valid/m);
+    const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8"));
+    const installed = join(runnerTemp, "ckpt-better-sqlite3", "node_modules", "better-sqlite3", "package.json");
+    expect(JSON.parse(readFileSync(installed, "utf8")).version).toBe(
+      lock.packages["node_modules/better-sqlite3"].version,
+    );
+    expect(first.stdout).toContain("::group::ckpt: installing better-sqlite3@");
+    // a second use in the same job finds it installed; a store URI with a thread, upper case, names a store too
+    cpSync(join(ws, store), join(ws, "CHECKPOINTS.DB"));
+    const again = runAction(ws, { paths: `'SQLITE:${store}#a-chat-1' CHECKPOINTS.DB`, sarif: "" });
+    expect(again.status, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).not.toContain("::group::");
+    console.log(`action: SQLite store validated with better-sqlite3 installed in ${installMs} ms`);
+  });
+
   test("paths are split as a shell splits words, and nothing in them is expanded but by ckpt", () => {
     const ws = workspace([GOOD]);
     for (const f of ["my checkpoints/a b.json", "runs/x/it's.json", "runs/y/z.json"]) {
@@ -301,32 +382,13 @@ describe("the pre-commit hook (.pre-commit-hooks.yaml), under the real pre-commi
     if (spawnSync("pre-commit", ["--version"]).status !== 0)
       throw new Error("pre-commit is not installed: apt-get install -y pre-commit (.ci/run does)");
     // a snapshot of this checkout as it is (uncommitted changes included), so every run below is one commit
-    repo = join(work, "ckpt-repo");
-    mkdirSync(repo);
-    const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" })
-      .split("\n")
-      .filter((f) => f && existsSync(join(ROOT, f)));
-    for (const f of files) {
-      mkdirSync(join(repo, dirname(f)), { recursive: true });
-      cpSync(join(ROOT, f), join(repo, f));
-    }
+    repo = snapshot(join(work, "ckpt-repo"));
     const git = (cwd: string, ...args: string[]) =>
       execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" }).trim();
     git(repo, "init", "-q");
     git(repo, "add", "-A");
     git(repo, "commit", "-qm", "snapshot");
     rev = git(repo, "rev-parse", "HEAD");
-    // pre-commit installs ckpt twice (npm install in its clone, then npm install -g of the packed tarball), and
-    // better-sqlite3 would compile from source each time (no prebuilt binaries are downloadable here): hand its
-    // installer the binary this checkout already compiled from the same version, through prebuild-install's
-    // documented local-prebuilds setting
-    const sqlite = join(ROOT, "node_modules/better-sqlite3");
-    const version = JSON.parse(readFileSync(join(sqlite, "package.json"), "utf8")).version;
-    const prebuilds = join(work, "prebuilds");
-    mkdirSync(prebuilds);
-    const tarball = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-    execFileSync("tar", ["czf", join(prebuilds, tarball), "-C", sqlite, "build/Release/better_sqlite3.node"]);
-    env.npm_config_better_sqlite3_local_prebuilds = prebuilds;
     project = join(work, "project");
     mkdirSync(join(project, "checkpoints"), { recursive: true });
     cpSync(join(ROOT, GOOD), join(project, "checkpoints/good.json"));
@@ -344,17 +406,22 @@ describe("the pre-commit hook (.pre-commit-hooks.yaml), under the real pre-commi
       timeout: 600_000,
     });
 
-  test("declares ckpt-validate as a node hook on checkpoint files", () => {
+  test("declares ckpt-validate as a script hook running the committed standalone ckpt on checkpoint files", () => {
     const hook = hooks.find((h) => h.id === "ckpt-validate")!;
-    expect(hook).toMatchObject({ entry: "ckpt validate", language: "node" });
+    expect(hook).toMatchObject({ entry: "standalone/bin/ckpt.cjs validate", language: "script" });
+    expect(existsSync(join(ROOT, "standalone/bin/ckpt.cjs"))).toBe(true);
     const re = new RegExp(hook.files);
     for (const f of ["a.json", "s.jsonl", "agent-chat.org", "agent_1.pkl"]) expect(re.test(f)).toBe(true);
     expect(re.test("README.md")).toBe(false);
   });
 
   test("try-repo: a broken checkpoint fails the hook with ckpt's message, the valid one beside it is ok", () => {
-    // try-repo installs into a store of its own each time (minutes): one run, both files
+    // try-repo installs into a store of its own each time: cloning the repository is all there is to it
+    const t = Date.now();
     const r = tryRepo("checkpoints/good.json", "checkpoints/bad.json");
+    const ms = Date.now() - t;
+    console.log(`pre-commit try-repo (install and run): ${ms} ms`);
+    expect(ms).toBeLessThan(60_000);
     const want = expectOf(BAD).issues[0]!;
     expect(r.status, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toMatch(/ckpt validate\.+Failed/);

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { CkptError, storeError } from "../base/errors.js";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
 
 type DatabaseClass = typeof BetterSqlite3;
 /** Read-only connections not yet closed: closed, and their side files settled, if the process exits without close(). */
@@ -124,7 +125,7 @@ export async function openSqliteReadOnly(
   path: string,
   opts: { recover?: boolean; uri?: string } = {},
 ): Promise<BetterSqlite3.Database> {
-  const { default: Database } = await import("better-sqlite3");
+  const Database = await loadBetterSqlite3(opts.uri ?? path);
   const open = (readonly: boolean) => {
     const db = readonly ? openReadOnlyDb(Database, path) : new Database(path, { fileMustExist: true });
     try {

@@ -27,6 +27,7 @@ import {
   type ScanOptions,
   type ThreadInfo,
 } from "./types.js";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
 
 export const SQLITE_SCHEMA_VERSION = 2;
 
@@ -128,7 +129,7 @@ export const createSqliteSaver: SaverFactory = async ({
   namespace: defaultNamespace = DEFAULT_NAMESPACE,
   readOnly = false,
 }) => {
-  const { default: Database } = await import("better-sqlite3");
+  const Database = await loadBetterSqlite3(uri);
   return new SqliteStore(openDb(Database, path, uri, readOnly), path, uri, defaultNamespace);
 };
 

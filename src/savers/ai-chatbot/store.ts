@@ -23,6 +23,7 @@ import {
   type UserRow,
   AI_CHATBOT_TABLES as T,
 } from "./types.js";
+import { loadBetterSqlite3 } from "../better-sqlite3.js";
 
 type Raw = Record<string, unknown>;
 
@@ -49,7 +50,7 @@ export async function sqliteSql(path: string, uri: string, write: boolean): Prom
   let db: BetterSqlite3.Database;
   if (!write) db = await openSqliteReadOnly(path, { uri });
   else {
-    const { default: Database } = await import("better-sqlite3");
+    const Database = await loadBetterSqlite3(uri);
     try {
       if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
       db = new Database(path);

@@ -58,6 +58,7 @@ import {
   type WriteOptions,
 } from "./shared.js";
 import { SQ_LEGACY, SQ_PRUNE, SQ_READ, SQ_ROWS, SQ_STATS, SQLITE_SETUP, SQLITE_TABLES } from "./sql.js";
+import { loadBetterSqlite3 } from "../better-sqlite3.js";
 
 type DB = BetterSqlite3.Database;
 const TABLES = { checkpoints: "checkpoints", writes: "writes" };
@@ -89,7 +90,7 @@ export function isLangGraphSqlite(tables: Set<string>): boolean {
 export async function openSqliteDb(path: string, uri: string, o: LangGraphSqliteOptions = {}): Promise<DB> {
   const mode = o.mode ?? "read";
   if (mode === "read") return openSqliteReadOnly(path, { recover: o.recover, uri });
-  const { default: Database } = await import("better-sqlite3");
+  const Database = await loadBetterSqlite3(uri);
   try {
     let db: DB;
     if (mode === "write") {

@@ -18,6 +18,7 @@ import {
   type MastraThreadRow,
   type Unreadable,
 } from "./types.js";
+import { loadBetterSqlite3 } from "../better-sqlite3.js";
 
 type DB = BetterSqlite3.Database;
 type Raw = Record<string, unknown> & { metadata: string | null; bad: number; mtype: string };
@@ -28,7 +29,7 @@ const tableNames = (db: DB): Set<string> => new Set(db.prepare(SQ.tables).pluck(
 /** Open the file: read-only, or to write (created with its folder when missing). */
 export async function openMastraSqliteDb(path: string, uri: string, write: boolean): Promise<DB> {
   if (!write) return openSqliteReadOnly(path, { uri });
-  const { default: Database } = await import("better-sqlite3");
+  const Database = await loadBetterSqlite3(uri);
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
