@@ -106,10 +106,21 @@ describe("the npm pack tarball installed into a fresh project (version 9.9.9)", 
     expect(r.stdout.split("\n")[0]).toBe(promised);
   });
 
-  test("installing never ran the TypeScript build", () => {
-    expect(installLog).toContain("postinstall");
-    expect(installLog).not.toMatch(/npm run build|tsc -p/);
+  test("installing never ran the TypeScript build, as the README says of the postinstall", () => {
+    const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> })
+      .scripts.postinstall!;
+    // npm ran ckpt's postinstall (--foreground-scripts prints its banner), which printed nothing and built nothing
+    const banner = `> ckpt@${PKG.version} postinstall\n> ${script}\n`;
+    expect(installLog).toContain(banner);
+    expect(installLog.slice(installLog.indexOf(banner) + banner.length).split("\n")[0]).not.toMatch(/\S/);
+    expect(installLog).not.toMatch(/npm run build|tsc -p|rolldown/);
     expect(existsSync(join(host, "node_modules", "ckpt", "src"))).toBe(false);
+    // the README names the script, says what it does in a checkout and that an installed package never builds
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const said = readme.slice(readme.indexOf("**Install scripts.**")).split("\n\n")[0]!.replace(/\s+/g, " ");
+    expect(said).toContain(`\`postinstall\`: \`${script}\``);
+    expect(said).toContain("it runs `npm run build`");
+    expect(said).toContain("an installed ckpt never runs the TypeScript build");
   });
 });
 
