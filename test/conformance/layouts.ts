@@ -79,6 +79,85 @@ async function pgQuery(sql: string, args?: unknown[]): Promise<pg.QueryResult> {
 }
 const dropSchema = (s: string) => async () => void (await pgQuery(`DROP SCHEMA IF EXISTS "${s}" CASCADE`));
 
+/** `f` run once; every later call gets the first call's promise. */
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+}
+
+/**
+ * Stores a layout's library writes once per test file, then copied for each build: the library's own bytes in a new
+ * file (SQLite) or its own rows in a new schema with the same table definitions (PostgreSQL), so that a test that
+ * changes its store gets a fresh one without running the library (or its Node 22 peer) again. The template goes when
+ * the last copy's cleanup runs.
+ */
+function fileTemplate(
+  name: string,
+  file: string,
+  write: (file: string) => Promise<ExpectedThread[]>,
+): () => Promise<{ file: string; threads: ExpectedThread[]; cleanup(): Promise<void> }> {
+  const template = once(async () => {
+    const d = tempDir(`${name}-template`);
+    return { dir: d, threads: await write(join(d, file)) };
+  });
+  let live = 0;
+  return async () => {
+    const t = await template();
+    const d = tempDir(name);
+    copyFileSync(join(t.dir, file), join(d, file));
+    live++;
+    return {
+      file: join(d, file),
+      threads: structuredClone(t.threads),
+      cleanup: async () => {
+        rmSync(d, { recursive: true, force: true });
+        if (--live === 0) rmSync(t.dir, { recursive: true, force: true });
+      },
+    };
+  };
+}
+
+function schemaTemplate(
+  name: string,
+  write: (schema: string) => Promise<ExpectedThread[]>,
+): () => Promise<{ schema: string; threads: ExpectedThread[]; cleanup(): Promise<void> }> {
+  const template = once(async () => {
+    const s = unique(`${name}_template`);
+    return { schema: s, threads: await write(s) };
+  });
+  let live = 0;
+  return async () => {
+    const t = await template();
+    const s = unique(name);
+    const c = new pg.Client({ connectionString: PG });
+    await c.connect();
+    try {
+      const tables = await c.query<{ t: string }>(
+        "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
+        [t.schema],
+      );
+      await c.query("BEGIN");
+      await c.query(`CREATE SCHEMA "${s}"`);
+      for (const { t: table } of tables.rows) {
+        await c.query(`CREATE TABLE "${s}"."${table}" (LIKE "${t.schema}"."${table}" INCLUDING ALL)`);
+        await c.query(`INSERT INTO "${s}"."${table}" SELECT * FROM "${t.schema}"."${table}"`);
+      }
+      await c.query("COMMIT");
+    } finally {
+      await c.end();
+    }
+    live++;
+    return {
+      schema: s,
+      threads: structuredClone(t.threads),
+      cleanup: async () => {
+        await dropSchema(s)();
+        if (--live === 0) await dropSchema(t.schema)();
+      },
+    };
+  };
+}
+
 /* ---------------------------------------------------------------- ckpt's own savers and deep-agent's folder */
 
 /** deep-agent FileSaver documents (written by deepagentsdk's own FileSaver, fixtures/savers/deepagent-filesaver) */
@@ -244,21 +323,35 @@ async function langGraphExpected(saver: BaseCheckpointSaver): Promise<ExpectedTh
   return [...byThread.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
+const langgraphSqliteStore = fileTemplate("lg", "checkpoints.sqlite", async (file) => {
+  const saver = sqliteSaver(file);
+  try {
+    await writeGraphs(saver);
+    return await langGraphExpected(saver);
+  } finally {
+    await closeSaver(saver);
+  }
+});
+
+const langgraphPgStore = schemaTemplate("lg_conf", async (s) => {
+  const saver = pgSaver(PG, s);
+  try {
+    await saver.setup();
+    await writeGraphs(saver);
+    return await langGraphExpected(saver);
+  } finally {
+    await closeSaver(saver);
+  }
+});
+
 export const langgraphSqlite: Layout = {
   name: "langgraph-sqlite",
   layout: "langgraph",
   format: "langgraph",
   toolCalls: true,
   build: async () => {
-    const d = tempDir("lg");
-    const file = join(d, "checkpoints.sqlite");
-    const saver = sqliteSaver(file);
-    try {
-      await writeGraphs(saver);
-      return { uri: `sqlite:${file}`, threads: await langGraphExpected(saver), cleanup: rmDir(d) };
-    } finally {
-      await closeSaver(saver);
-    }
+    const b = await langgraphSqliteStore();
+    return { uri: `sqlite:${b.file}`, threads: b.threads, cleanup: b.cleanup };
   },
   empty: async () => {
     // an empty store set up by the library itself (its tables, no rows)
@@ -277,15 +370,8 @@ export const langgraphPostgres: Layout = {
   format: "langgraph",
   toolCalls: true,
   build: async () => {
-    const s = unique("lg_conf");
-    const saver = pgSaver(PG, s);
-    try {
-      await saver.setup();
-      await writeGraphs(saver);
-      return { uri: `${PG}?schema=${s}`, threads: await langGraphExpected(saver), cleanup: dropSchema(s) };
-    } finally {
-      await closeSaver(saver);
-    }
+    const b = await langgraphPgStore();
+    return { uri: `${PG}?schema=${b.schema}`, threads: b.threads, cleanup: b.cleanup };
   },
   empty: async () => {
     const s = unique("lg_conf_empty");
@@ -346,16 +432,22 @@ function mastraExpected(back: MastraThreadBack[]): ExpectedThread[] {
     .sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
+// writeMastra checkpoints LibSQL's WAL into the file: the file alone is the whole store
+const mastraLibsqlStore = fileTemplate("mastra", "mastra.db", async (file) =>
+  mastraExpected(await writeMastra({ kind: "libsql", file }, MASTRA_CONF_SPEC)),
+);
+const mastraPgStore = schemaTemplate("mastra_conf", async (schema) =>
+  mastraExpected(await writeMastra({ kind: "pg", url: PG, schema }, MASTRA_CONF_SPEC)),
+);
+
 export const mastraLibsql: Layout = {
   name: "mastra-libsql",
   layout: "mastra",
   format: "mastra",
   toolCalls: true,
   build: async () => {
-    const d = tempDir("mastra");
-    const file = join(d, "mastra.db");
-    const back = await writeMastra({ kind: "libsql", file }, MASTRA_CONF_SPEC);
-    return { uri: `sqlite:${file}`, threads: mastraExpected(back), cleanup: rmDir(d) };
+    const b = await mastraLibsqlStore();
+    return { uri: `sqlite:${b.file}`, threads: b.threads, cleanup: b.cleanup };
   },
   empty: async () => {
     const d = tempDir("mastra-empty");
@@ -369,9 +461,8 @@ export const mastraPostgres: Layout = {
   format: "mastra",
   toolCalls: true,
   build: async () => {
-    const s = unique("mastra_conf");
-    const back = await writeMastra({ kind: "pg", url: PG, schema: s }, MASTRA_CONF_SPEC);
-    return { uri: `${PG}?schema=${s}`, threads: mastraExpected(back), cleanup: dropSchema(s) };
+    const b = await mastraPgStore();
+    return { uri: `${PG}?schema=${b.schema}`, threads: b.threads, cleanup: b.cleanup };
   },
   empty: async () => {
     const s = unique("mastra_conf_empty");
@@ -389,7 +480,7 @@ type UiMessage = {
 const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 
 /** Chats written by the AI SDK major the template pins (ai@6: test/peers/scripts/ai-sdk.mjs), a row per UI message. */
-async function chatbotRows(): Promise<{ rows: Row[]; threads: ExpectedThread[] }> {
+const chatbotRows = once(async (): Promise<{ rows: Row[]; threads: ExpectedThread[] }> => {
   const chats = (
     await runPeer<Record<string, Record<string, UiMessage[]>>>("scripts/ai-sdk.mjs", {
       op: "write",
@@ -439,7 +530,7 @@ async function chatbotRows(): Promise<{ rows: Row[]; threads: ExpectedThread[] }
     threads.push({ id, messages: messages.length, said });
   }
   return { rows, threads };
-}
+});
 
 export const aiChatbotSqlite: Layout = {
   name: "ai-chatbot-sqlite",
@@ -449,7 +540,7 @@ export const aiChatbotSqlite: Layout = {
   build: async () => {
     const d = tempDir("chatbot");
     const file = join(d, "chat.db");
-    const { rows, threads } = await chatbotRows();
+    const { rows, threads } = structuredClone(await chatbotRows());
     fillSqliteRows(file, rows);
     return { uri: `sqlite:${file}`, threads, cleanup: rmDir(d) };
   },
@@ -468,7 +559,7 @@ export const aiChatbotPostgres: Layout = {
   toolCalls: true,
   build: async () => {
     const s = unique("chatbot_conf");
-    const { rows, threads } = await chatbotRows();
+    const { rows, threads } = structuredClone(await chatbotRows());
     await fillPgRows(pgQuery, s, rows);
     return { uri: `${PG}?schema=${s}`, threads, cleanup: dropSchema(s) };
   },
@@ -513,17 +604,22 @@ function sessionDb(file: string): Database.Database {
  * (test/peers/scripts/openai-python-session.mjs), their Responses API input items (what `to_input_list()` gives),
  * one `json.dumps(item)` row each (see test/openai-agents-session.test.ts).
  */
+const sessionConversations = once(
+  async () =>
+    (
+      await runPeer<Record<string, { items: Obj[]; responses: Obj[] }>>("scripts/openai-python-session.mjs", {
+        op: "write",
+      })
+    ).out,
+);
+
 export const openaiSession: Layout = {
   name: "openai-agents-session",
   layout: "openai-agents-session",
   format: "openai-agents-session",
   toolCalls: true,
   build: async () => {
-    const sdk = (
-      await runPeer<Record<string, { items: Obj[]; responses: Obj[] }>>("scripts/openai-python-session.mjs", {
-        op: "write",
-      })
-    ).out;
+    const sdk = await sessionConversations();
     const d = tempDir("oa-session");
     const file = join(d, "sessions.db");
     const db = sessionDb(file);
