@@ -150,10 +150,14 @@ describe("AI SDK chats across majors", () => {
         c.to === "6" ? ["--to-format", "ai-sdk", "--ai-sdk-version", "6"] : ["--to-format", `ai-sdk@${c.to}`];
       const r = await run(["convert", src, ...spelled, "-o", outFile]);
       expect(r.code, `${c.chat} ${c.from} → ${c.to}: ${r.err}`).toBe(c.lossy > 0 ? 1 : 0);
+      // the summary names the major written (#38 item 12: it said `→ ai-sdk`)
+      const head = new RegExp(`\\(ai-sdk \\d → ai-sdk ${c.to}[,)]|converting ai-sdk \\d → ai-sdk ${c.to} would drop`);
+      expect(r.err).toMatch(head);
       if (c.lossy > 0) {
         expect(r.err).toMatch(/--allow-lossy/);
         const again = await run(["convert", src, ...spelled, "-o", outFile, "--allow-lossy"]);
         expect(again.code, again.err).toBe(0);
+        expect(again.err).toMatch(head);
       }
       expect(JSON.parse(readFileSync(outFile, "utf8"))).toEqual(c.messages);
     }

@@ -37,6 +37,8 @@ export interface ConvertResult {
   /** the source version detection saw, if the format has versions */
   fromVersion?: string;
   to: FormatName;
+  /** the version written, if the target format has versions (an AI SDK major: named, else the source's, else 7) */
+  toVersion?: string;
   checkpoint: Checkpoint;
   native: unknown;
   output: SerializedDoc;
@@ -173,7 +175,14 @@ export function convertCheckpoint(
   cp: Checkpoint,
   to: string,
   options: { version?: string; mayHoldBigInt?: boolean } = {},
-): { to: FormatName; native: unknown; output: SerializedDoc; lossy: LossyNote[]; lossLog: LossLog } {
+): {
+  to: FormatName;
+  toVersion?: string;
+  native: unknown;
+  output: SerializedDoc;
+  lossy: LossyNote[];
+  lossLog: LossLog;
+} {
   const mayHoldBigInt = options.mayHoldBigInt ?? true;
   const target = getAdapter(to);
   const log = new LossLog();
@@ -193,8 +202,14 @@ export function convertCheckpoint(
       `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`,
     );
   }
+  const toVersion = target.versionOf?.(native);
   return withLossy(
-    { to: target.name, native, output: target.serialize(native, { version: options.version }) },
+    {
+      to: target.name,
+      ...(toVersion !== undefined ? { toVersion } : {}),
+      native,
+      output: target.serialize(native, { version: options.version }),
+    },
     lossLog,
   );
 }
@@ -330,7 +345,15 @@ export function convertDocument(doc: SourceDoc, options: ConvertOptions): Conver
   // below (for a ckpt target that is the Checkpoint schema itself). A third full validation only cost time.
   const r = convertCheckpoint(checkpoint, options.to, { version: options.version, mayHoldBigInt });
   return withLossy(
-    { from: adapter.name, fromVersion: version, to: r.to, checkpoint, native: r.native, output: r.output },
+    {
+      from: adapter.name,
+      fromVersion: version,
+      to: r.to,
+      ...(r.toVersion !== undefined ? { toVersion: r.toVersion } : {}),
+      checkpoint,
+      native: r.native,
+      output: r.output,
+    },
     r.lossLog,
   );
 }

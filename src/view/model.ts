@@ -149,6 +149,18 @@ export function toolState(c: Content): { state?: string } {
   return typeof e?.state === "string" ? { state: e.state } : {};
 }
 
+/**
+ * An AI SDK tool part whose approval was denied (`approval: {approved: false, reason?}`, states approval-responded
+ * and output-denied): the reason given, "" when none was; undefined for any other block. The reason is what the AI
+ * SDK hands the model as the call's result (convertToModelMessages: an error-text tool result).
+ */
+export function toolDenial(c: Content): string | undefined {
+  const e = (c as { ext?: Record<string, unknown> }).ext?.["ai-sdk"] as { rest?: { approval?: unknown } } | undefined;
+  const a = e?.rest?.approval as { approved?: unknown; reason?: unknown } | undefined;
+  if (typeof a !== "object" || a === null || a.approved !== false) return undefined;
+  return typeof a.reason === "string" ? a.reason : "";
+}
+
 /** One content block; `plain` for tool output (shown preformatted, not as Markdown). */
 export function blockView(c: Content, plain = false): BlockView {
   switch (c.type) {

@@ -42398,8 +42398,10 @@ function convertCheckpoint$1(cp, to, options = {}) {
 	const lossLog = target.lossInPointerOrder === true && !foreign.length && !(target.integers && mayHoldBigInt) ? log : LossLog.of(completed(log, foreign, cp, target, mayHoldBigInt));
 	const bad = outputProblem(target, native, mayHoldBigInt);
 	if (bad) throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
+	const toVersion = target.versionOf?.(native);
 	return withLossy({
 		to: target.name,
+		...toVersion !== void 0 ? { toVersion } : {},
 		native,
 		output: target.serialize(native, { version: options.version })
 	}, lossLog);
@@ -42530,6 +42532,7 @@ function convertDocument(doc, options) {
 		from: adapter.name,
 		fromVersion: version,
 		to: r.to,
+		...r.toVersion !== void 0 ? { toVersion: r.toVersion } : {},
 		checkpoint,
 		native: r.native,
 		output: r.output
@@ -52833,7 +52836,7 @@ function targetVersion(args) {
 }
 function reportText(r, input, target, refused, args, io) {
 	const err = io.stderr;
-	const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}`;
+	const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}${r.toVersion ? ` ${r.toVersion}` : ""}`;
 	const log = r.lossLog;
 	const fields = count(log.length, "field");
 	if (refused) err.write(`ckpt: ${input}: converting ${head} would drop ${fields} (nothing written; --allow-lossy converts anyway):\n`);
@@ -53205,7 +53208,7 @@ var init_convert = __esmMin((() => {
 				},
 				to: {
 					format: r.to,
-					...args.formatVersion ? { version: args.formatVersion } : {}
+					...r.toVersion ?? args.formatVersion ? { version: r.toVersion ?? args.formatVersion } : {}
 				},
 				output: target ?? null,
 				dryRun: args.dryRun,
@@ -62641,6 +62644,16 @@ function toolState(c) {
 	const e = c.ext?.["ai-sdk"];
 	return typeof e?.state === "string" ? { state: e.state } : {};
 }
+/**
+* An AI SDK tool part whose approval was denied (`approval: {approved: false, reason?}`, states approval-responded
+* and output-denied): the reason given, "" when none was; undefined for any other block. The reason is what the AI
+* SDK hands the model as the call's result (convertToModelMessages: an error-text tool result).
+*/
+function toolDenial(c) {
+	const a = (c.ext?.["ai-sdk"])?.rest?.approval;
+	if (typeof a !== "object" || a === null || a.approved !== false) return void 0;
+	return typeof a.reason === "string" ? a.reason : "";
+}
 /** One content block; `plain` for tool output (shown preformatted, not as Markdown). */
 function blockView(c, plain = false) {
 	switch (c.type) {
@@ -62837,7 +62850,9 @@ function blockLine(c, max, dim, bold) {
 		case "thinking": return dim(`(thinking) ${clip(c.thinking, max)}`);
 		case "toolCall": {
 			const state = toolState(c).state;
-			return `→ ${bold(c.name)}(${clip(stringifyJson(c.arguments) ?? "", max)}) ${dim(`[${c.id}]`)}${state ? dim(` ${state}`) : ""}`;
+			const denial = toolDenial(c);
+			const denied = denial === void 0 ? "" : (state === "output-denied" ? "" : dim(", denied")) + (denial ? `: ${clip(denial, max)}` : dim(" (no reason given)"));
+			return `→ ${bold(c.name)}(${clip(stringifyJson(c.arguments) ?? "", max)}) ${dim(`[${c.id}]`)}${state ? dim(` ${state}`) : ""}${denied}`;
 		}
 		case "image": return dim(`[image ${c.mimeType}${c.url ? " " + c.url : ""}]`);
 		case "file": return dim(`[file ${c.filename ?? ""} ${c.mimeType}]`);

@@ -188,7 +188,10 @@ export const convertCommand: CommandDef = {
             ok: !refused,
             input: doc.name,
             from: { format: r.from, ...(r.fromVersion ? { version: r.fromVersion } : {}) },
-            to: { format: r.to, ...(args.formatVersion ? { version: args.formatVersion } : {}) },
+            to: {
+              format: r.to,
+              ...((r.toVersion ?? args.formatVersion) ? { version: r.toVersion ?? args.formatVersion } : {}),
+            },
             output: target ?? null,
             dryRun: args.dryRun,
             messages: r.checkpoint.messages.length,
@@ -214,7 +217,7 @@ function reportText(
   io: CliIO,
 ) {
   const err = io.stderr;
-  const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}`;
+  const head = `${r.from}${r.fromVersion ? ` ${r.fromVersion}` : ""} → ${r.to}${r.toVersion ? ` ${r.toVersion}` : ""}`;
   const log = r.lossLog;
   const fields = count(log.length, "field");
   if (refused)

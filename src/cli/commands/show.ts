@@ -16,7 +16,7 @@ import { stringifyJson } from "../../base/json.js";
 import { plural } from "../../base/plural.js";
 import { tableTime } from "../../base/time.js";
 import { FORMAT_CHOICES, readCheckpoint } from "../../formats/index.js";
-import { toolState } from "../../view/model.js";
+import { toolDenial, toolState } from "../../view/model.js";
 import type { CommandDef } from "../command.js";
 import { NAMESPACE_OPTION, readSource } from "../input.js";
 import { useColor, type CliIO } from "../io.js";
@@ -32,7 +32,14 @@ function blockLine(c: Content, max: number, dim: (s: string) => string, bold: (s
       return dim(`(thinking) ${clip(c.thinking, max)}`);
     case "toolCall": {
       const state = toolState(c).state;
-      return `→ ${bold(c.name)}(${clip(stringifyJson(c.arguments) ?? "", max)}) ${dim(`[${c.id}]`)}${state ? dim(` ${state}`) : ""}`;
+      // a denied approval: its reason, what the model is told instead of the tool's output
+      const denial = toolDenial(c);
+      const denied =
+        denial === undefined
+          ? ""
+          : (state === "output-denied" ? "" : dim(", denied")) +
+            (denial ? `: ${clip(denial, max)}` : dim(" (no reason given)"));
+      return `→ ${bold(c.name)}(${clip(stringifyJson(c.arguments) ?? "", max)}) ${dim(`[${c.id}]`)}${state ? dim(` ${state}`) : ""}${denied}`;
     }
     case "image":
       return dim(`[image ${c.mimeType}${c.url ? " " + c.url : ""}]`);
