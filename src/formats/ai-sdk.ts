@@ -399,6 +399,11 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
   schema: "formats/ai-sdk/v5",
   schemaOf: (native) => `formats/ai-sdk/v${majorOf(native)}`,
   versionOf: (native) => majorOf(native),
+  versionBookkeeping: [
+    "/messages/*/ext/ai-sdk/v4",
+    "/messages/*/ext/ai-sdk/order",
+    "/messages/*/content/*/ext/ai-sdk/order",
+  ],
   detectNeeds: { first: ["[", "{"], anyOf: ['"parts"', '"content"', '"toolInvocations"'] },
   detect(doc: SourceDoc) {
     const t = doc.text;

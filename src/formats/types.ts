@@ -143,6 +143,13 @@ export interface FormatAdapter<Native = unknown> {
    * like content but say nothing: a cross-format diff treats them as absent.
    */
   fillIns?: FillIns;
+  /**
+   * For a format with versions: pointer globs (as `ckpt diff --ignore` takes them) of the `ext` values that only
+   * record how one version spelled the document — what the writer of that same version needs to give it back byte
+   * for byte (AI SDK 4's original message, the key order of v5+ messages and parts). Across versions they necessarily
+   * differ and say nothing of what the user sees: a diff of two versions leaves them out (`--verbose` keeps them).
+   */
+  versionBookkeeping?: readonly string[];
   /** Native → file text(s), exactly as the system writes them. */
   serialize(native: Native, options?: { version?: string }): SerializedDoc;
 }

@@ -24775,6 +24775,11 @@ var init_ai_sdk = __esmMin((() => {
 		schema: "formats/ai-sdk/v5",
 		schemaOf: (native) => `formats/ai-sdk/v${majorOf(native)}`,
 		versionOf: (native) => majorOf(native),
+		versionBookkeeping: [
+			"/messages/*/ext/ai-sdk/v4",
+			"/messages/*/ext/ai-sdk/order",
+			"/messages/*/content/*/ext/ai-sdk/order"
+		],
 		detectNeeds: {
 			first: ["[", "{"],
 			anyOf: [
@@ -51548,9 +51553,15 @@ function prepare(a, b, options) {
 	if (options.ignoreVolatile) globs.push(...VOLATILE_GLOBS);
 	const fa = a.origin?.format;
 	const fb = b.origin?.format;
-	if (fa && fb && fa !== fb) {
+	const va = a.origin?.version;
+	const vb = b.origin?.version;
+	if (fa && fb && fa !== fb && !options.bookkeeping) {
 		internal.push("/origin", "/**/ext");
-		notes.push(`formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared`);
+		notes.push(`formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared (--verbose compares them)`);
+	} else if (fa && fa === fb && va !== void 0 && vb !== void 0 && va !== vb && !options.bookkeeping) {
+		const kept = isFormatName(fa) ? getAdapter(fa).versionBookkeeping ?? [] : [];
+		internal.push("/origin/version", ...kept);
+		notes.push(`versions differ (${fa} ${va} vs ${vb}): the version and how each spelled the document (${kept.length ? kept.map((g) => g.replace(/^\/messages\/\*\//, "")).join(", ") : "origin.version"}) are not compared (--verbose compares them)`);
 	}
 	const m = compileIgnore([...globs, ...internal]);
 	const pa = m ? prune(a, m) : a;
@@ -52047,6 +52058,10 @@ var init_diff = __esmMin((() => {
 			type: "boolean",
 			default: false,
 			describe: "print the summary only"
+		}).option("verbose", {
+			type: "boolean",
+			default: false,
+			describe: "also compare origin and ext (each format's bookkeeping) when the formats or their versions differ, e.g. an AI SDK 4 chat and its AI SDK 6 conversion"
 		}).option("quiet", {
 			alias: "q",
 			type: "boolean",
@@ -52104,7 +52119,8 @@ var init_diff = __esmMin((() => {
 			const d = diffCheckpoints(ra.checkpoint, rb.checkpoint, {
 				ignore: (args.ignore ?? []).map(String),
 				ignoreVolatile: args.ignoreVolatile,
-				patch: output === "json-patch" && !args.quiet
+				patch: output === "json-patch" && !args.quiet,
+				bookkeeping: args.verbose
 			});
 			const code = d.identical ? ExitCode.OK : ExitCode.NEGATIVE;
 			if (args.quiet) return code;

@@ -29,6 +29,7 @@ interface Args {
   format?: string;
   inputFormat?: string;
   namespace?: string;
+  verbose: boolean;
 }
 
 type Output = (typeof OUTPUTS)[number];
@@ -56,6 +57,12 @@ export const diffCommand: CommandDef = {
         describe: `ignore timestamps, createdAt/updatedAt, usage and file times (${VOLATILE_GLOBS.join(" ")})`,
       })
       .option("stat", { type: "boolean", default: false, describe: "print the summary only" })
+      .option("verbose", {
+        type: "boolean",
+        default: false,
+        describe:
+          "also compare origin and ext (each format's bookkeeping) when the formats or their versions differ, e.g. an AI SDK 4 chat and its AI SDK 6 conversion",
+      })
       .option("quiet", {
         alias: "q",
         type: "boolean",
@@ -120,6 +127,7 @@ export const diffCommand: CommandDef = {
       ignore: (args.ignore ?? []).map(String),
       ignoreVolatile: args.ignoreVolatile,
       patch: output === "json-patch" && !args.quiet,
+      bookkeeping: args.verbose,
     });
     const code = d.identical ? ExitCode.OK : ExitCode.NEGATIVE;
     if (args.quiet) return code;

@@ -26,6 +26,11 @@ export interface DiffOptions {
   ignoreVolatile?: boolean;
   /** compute the RFC 6902 patch as well (default false) */
   patch?: boolean;
+  /**
+   * compare `origin` and `ext` (each format's own bookkeeping) even when the formats, or the versions of one format,
+   * differ (default false: those necessarily differ and say nothing of what the user sees)
+   */
+  bookkeeping?: boolean;
 }
 
 export interface DiffOutput extends DiffResult {
@@ -36,7 +41,9 @@ export interface DiffOutput extends DiffResult {
 /**
  * The documents as compared: ignored values removed; adapters' presentation records (`ext.<format>._layout`:
  * key spelling, explicit nulls) left out; in a cross-format comparison `ext` (format-specific extras) and `origin`
- * are left out too, since they necessarily differ.
+ * are left out too, since they necessarily differ; across versions of one format (an AI SDK 4 chat against its AI SDK
+ * 6 conversion) `origin.version` and the ext values that record how each version spelled the document
+ * (`FormatAdapter.versionBookkeeping`). `bookkeeping` keeps them all.
  */
 export function comparable(
   a: Checkpoint,
@@ -62,9 +69,19 @@ function prepare(
   if (options.ignoreVolatile) globs.push(...VOLATILE_GLOBS);
   const fa = a.origin?.format;
   const fb = b.origin?.format;
-  if (fa && fb && fa !== fb) {
+  const va = a.origin?.version;
+  const vb = b.origin?.version;
+  if (fa && fb && fa !== fb && !options.bookkeeping) {
     internal.push("/origin", "/**/ext");
-    notes.push(`formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared`);
+    notes.push(
+      `formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared (--verbose compares them)`,
+    );
+  } else if (fa && fa === fb && va !== undefined && vb !== undefined && va !== vb && !options.bookkeeping) {
+    const kept = isFormatName(fa) ? (getAdapter(fa).versionBookkeeping ?? []) : [];
+    internal.push("/origin/version", ...kept);
+    notes.push(
+      `versions differ (${fa} ${va} vs ${vb}): the version and how each spelled the document (${kept.length ? kept.map((g) => g.replace(/^\/messages\/\*\//, "")).join(", ") : "origin.version"}) are not compared (--verbose compares them)`,
+    );
   }
   const m = compileIgnore([...globs, ...internal]);
   const pa = m ? prune(a, m) : a;
