@@ -38,6 +38,7 @@ import { isEnvelopeFillIn, envelopeTimes } from "./envelope.js";
 import { noteAt } from "./loss.js";
 import type { FormatAdapter, Issue, LossSink, SourceDoc } from "./types.js";
 import { jsonLocator } from "../base/json.js";
+import { isUserSignal, isV1Row, v1Parts, v1Results } from "./mastra-v1.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -104,6 +105,7 @@ function refuse(native: MastraDocument, doc: SourceDoc): void {
       { file: doc.name },
     );
   native.messages.forEach((m, i) => {
+    if (isV1Row(m)) return; // the older format (mastra-v1.ts)
     if (!isObj(m.content) || !Array.isArray(m.content.parts))
       throw inputError(
         "mastra-bad-message",
@@ -145,7 +147,7 @@ function rowCtx(m: MastraRow, i: number): RowCtx {
   const c = m.content as Obj;
   const rowExt: Obj = { id: m.id, type: m.type, createdAt: m.createdAt };
   if (m.resourceId !== undefined) rowExt.resourceId = m.resourceId;
-  const rest = without(c, ["format", "parts"]);
+  const rest = isObj(c) ? without(c, ["format", "parts"]) : undefined;
   if (rest) rowExt.rest = rest;
   const extra = without(m, ["id", "role", "type", "createdAt", "resourceId", "content"]);
   if (extra) rowExt.extra = extra;
@@ -281,12 +283,50 @@ function assistantToCanonical(
   return { messages: s.messages, pointers: s.pointers };
 }
 
-/** The canonical messages of one Mastra row, and the pointer of each. */
-function rowToCanonical(m: MastraRow, i: number): { messages: AgentMessage[]; pointers: string[] } {
-  const parts = (m.content as Obj).parts as unknown[];
+/**
+ * A format 1 row (mastra-v1.ts) as the format 2 row Mastra reads it as (and writes back); a tool row's results are
+ * the tool results of the assistant row before it (`prev`).
+ */
+function v1RowToCanonical(
+  m: MastraRow,
+  x: RowCtx,
+  i: number,
+  prev?: string,
+): { messages: AgentMessage[]; pointers: string[] } {
+  x.rowExt.type = "v2";
+  x.rowExt.format = 1;
+  if (m.role === "user" || m.role === "system")
+    return { messages: [userToCanonical(m.role, v1Parts(m.content), x)], pointers: [x.at] };
+  if (m.role === "assistant") return assistantToCanonical(v1Parts(m.content), x, i);
+  if (m.role !== "tool")
+    return { messages: [{ role: m.role, kind: "mastra-message", data: m } as ExtensionMessage], pointers: [x.at] };
+  const messages = v1Results(m.content).map((r, k) => {
+    const text = typeof r.result === "string" ? r.result : stringifyJson(r.result);
+    const msg: ToolResultMessage = {
+      role: "toolResult",
+      toolCallId: r.toolCallId,
+      toolName: r.toolName,
+      content: [{ type: "text", text: text ?? "null" }],
+      isError: r.isError,
+    };
+    const own = prev !== undefined ? { of: prev } : k === 0 ? x.rowExt : { of: m.id };
+    return stampOf(x.ts)(withExt(msg, { ...own, v1: true, ...(typeof r.result === "string" ? {} : { json: true }) }));
+  });
+  return { messages, pointers: messages.map(() => x.at) };
+}
+
+/** The canonical messages of one Mastra row, and the pointer of each (`prev`: the assistant row just before). */
+function rowToCanonical(m: MastraRow, i: number, prev?: string): { messages: AgentMessage[]; pointers: string[] } {
   const x = rowCtx(m, i);
+  if (isV1Row(m)) return v1RowToCanonical(m, x, i, prev);
+  const parts = (m.content as Obj).parts as unknown[];
   if (m.role === "user" || m.role === "system")
     return { messages: [userToCanonical(m.role, parts, x)], pointers: [x.at] };
+  if (isUserSignal(m)) {
+    // a turn the user wrote, persisted as a signal (Mastra 1.51+): the user's message, written back as the signal
+    x.rowExt.role = "signal";
+    return { messages: [userToCanonical("user", parts, x)], pointers: [x.at] };
+  }
   if (m.role === "assistant") return assistantToCanonical(parts, x, i);
   const ext: ExtensionMessage = { role: m.role, kind: "mastra-message", data: m };
   return { messages: [ext], pointers: [x.at] };
@@ -295,10 +335,12 @@ function rowToCanonical(m: MastraRow, i: number): { messages: AgentMessage[]; po
 function convertAll(native: MastraDocument): { messages: AgentMessage[]; pointers: string[] } {
   const messages: AgentMessage[] = [];
   const pointers: string[] = [];
+  let prev: string | undefined;
   native.messages.forEach((m, i) => {
-    const r = rowToCanonical(m, i);
+    const r = rowToCanonical(m, i, prev);
     messages.push(...r.messages);
     pointers.push(...r.pointers);
+    prev = m.role === "assistant" ? m.id : m.role === "tool" ? prev : undefined;
   });
   return { messages, pointers };
 }
@@ -409,7 +451,7 @@ function toolResultInto(r: ToolResultMessage, parts: Obj[], lossy: LossSink, at:
     return;
   }
   inv.result = e?.json ? parseJson(text) : text;
-  if (!e) {
+  if (!e || e.v1) {
     inv.state = "result";
     if (r.isError) inv.isError = true;
   }
@@ -451,7 +493,7 @@ function groupToRow(g: Group, cp: Checkpoint, lossy: LossSink): MastraRow | unde
     contentParts(msg, lossy, at, parts);
   });
   if (first.role === "toolResult") return undefined; // a result without its call: noted by toolResultInto
-  const role = first.role;
+  const role = e?.role === "signal" ? "signal" : first.role;
   const ts = (first as { timestamp?: number }).timestamp;
   const when =
     typeof e?.createdAt === "string"
@@ -615,6 +657,7 @@ export const mastraAdapter: FormatAdapter<MastraDocument> = {
     (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
       if (!isObj(m)) return;
       const c = m.content;
+      if (isV1Row(m) && !why.has(String(m.id))) return; // the older format: read as Mastra reads it (mastra-v1.ts)
       if (!isObj(c) || c.format !== 2 || !Array.isArray(c.parts))
         add(
           `/messages/${i}/content`,
@@ -625,7 +668,7 @@ export const mastraAdapter: FormatAdapter<MastraDocument> = {
     return issues;
   },
   messagePointers: (native) =>
-    native.messages.every((m) => isObj(m.content) && Array.isArray((m.content as Obj).parts))
+    native.messages.every((m) => isV1Row(m) || (isObj(m.content) && Array.isArray((m.content as Obj).parts)))
       ? convertAll(native).pointers
       : native.messages.map((_, i) => `/messages/${i}`),
   fillIns: {

@@ -1470,11 +1470,14 @@ updatedAt: string
 })
 messages: {
 id: string
-role: ("user" | "assistant" | "system" | "signal")
+role: ("user" | "assistant" | "system" | "signal" | "tool")
 type: string
 createdAt: string
 resourceId?: (string | null)
-content: MastraMessageContent
+/**
+ * format 2 (an object with parts; a row of type v2 has no other), or format 1 (Mastra < 0.10, type text, tool-call or tool-result: an AI SDK 4 CoreMessage content, a string or a part array, a tool row's tool results)
+ */
+content: (MastraMessageContent | (string | unknown[]))
 }[]
 unreadable?: {
 table: string

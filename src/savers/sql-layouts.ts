@@ -37,6 +37,8 @@ interface ForeignLayout<K extends ForeignLayoutName> {
   title: string;
   /** tables whose presence says a store holds this layout */
   tables: readonly string[];
+  /** other tables of the layout: a store holding one of them without `tables` is this layout's, damaged or partial */
+  others?: readonly string[];
   /** the tables a store opened with these URI parameters must hold, when the parameters can rename them */
   tablesFor?(params: URLSearchParams): readonly string[];
   /** open an SQLite file (`write`: created when missing, opened read-write) */
@@ -70,10 +72,11 @@ export const FOREIGN_LAYOUTS: { [K in ForeignLayoutName]: ForeignLayout<K> } = {
   },
   "openai-agents-session": {
     title: "OpenAI Agents SDK SQLiteSession (agent_sessions, agent_messages)",
-    tables: ["agent_sessions", "agent_messages"],
+    // Python reads a session from its messages table alone: the sessions table may be missing
+    tables: ["agent_messages"],
+    others: ["agent_sessions"],
     tablesFor(params) {
-      const t = sessionTables(params);
-      return [t.sessions, t.messages];
+      return [sessionTables(params).messages];
     },
     async sqlite(path, uri, write, params) {
       if (write)
@@ -152,6 +155,17 @@ async function tablesOf(u: SaverUri, schema: string): Promise<Set<string>> {
   }
 }
 
+/** A store that lacks tables every release of a layout's library writes: an input error naming them (exit 3). */
+function missingTables(name: ForeignLayoutName, missing: string[], u: SaverUri, schema: string) {
+  const layout = FOREIGN_LAYOUTS[name];
+  const where = u.kind === "sqlite" ? "the database" : `schema '${schema}'`;
+  return inputError(
+    `${name}-layout`,
+    `${u.kind === "sqlite" ? "" : `${u.redacted}: `}${where} has ${missing.length === layout.tables.length && !layout.others?.length ? "none" : "some"} of the ${layout.title} tables but no ${missing.join(", ")}: every release of it writes ${layout.tables.join(" and ")} — not a store ckpt can read as ${name}`,
+    u.kind === "sqlite" ? { file: u.redacted } : {},
+  );
+}
+
 /**
  * Open a sqlite:/postgres:// store in a foreign layout when `?layout=` names one or its tables say so; undefined
  * when it holds none (ckpt's and LangGraph's layouts are decided by the caller). A store opened to read must exist
@@ -177,6 +191,14 @@ export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<O
   }
   if (probeOnly && layoutOfTables(tables) === undefined) return undefined;
   const found = layoutOfTables(tables);
+  // some of a layout's tables but not all (a store of a version that wrote fewer, or damaged): say which is missing
+  if (found === undefined && forced === null && o.readOnly && !NATIVE_TABLES.some((t) => tables.has(t)))
+    for (const n of FOREIGN_LAYOUT_NAMES) {
+      const l = FOREIGN_LAYOUTS[n];
+      const missing = l.tables.filter((t) => !tables.has(t));
+      if (missing.length < l.tables.length || (l.others ?? []).some((t) => tables.has(t)))
+        throw missingTables(n, missing, u, schema);
+    }
   const wanted = isForeignLayout(o.want) && tables.size === 0 ? o.want : undefined;
   const name = forced ?? found ?? wanted;
   if (name === undefined) return undefined;
@@ -187,12 +209,11 @@ export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<O
       throw inputError("missing-store", "no such SQLite database (reading never creates a store)", {
         file: u.redacted,
       });
-    throw storeError(
-      `${name}-layout`,
-      u.kind === "sqlite"
-        ? `layout=${name} but the database has no ${layout.title} tables`
-        : `${u.redacted}: layout=${name} but schema '${schema}' has no ${layout.title} tables`,
-      u.kind === "sqlite" ? { file: u.redacted } : {},
+    throw missingTables(
+      name,
+      needed.filter((t) => !tables.has(t)),
+      u,
+      schema,
     );
   }
   const opened =

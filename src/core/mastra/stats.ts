@@ -24,9 +24,13 @@ const bump = <K>(m: Map<K, Tally>, k: K, bytes: number) => {
 
 type ToolTally = Map<string, { calls: number; results: number; resultBytes: number }>;
 
-/** One message into the tallies by role, part type and tool; false when its content is not format 2. */
+/**
+ * One message into the tallies by role, part type and tool; false when its content is neither format 2 nor format 1
+ * (Mastra < 0.10, `type` other than "v2": a string content as it is, or an AI SDK 4 part array).
+ */
 function tallyMessage(
   role: string,
+  type: string | null,
   text: string,
   roles: Map<string, Tally>,
   parts: Map<string, Tally>,
@@ -37,7 +41,22 @@ function tallyMessage(
   try {
     c = JSON.parse(text);
   } catch {
-    return false;
+    return type !== "v2";
+  }
+  if (type !== "v2" && (typeof c === "string" || Array.isArray(c))) {
+    for (const part of Array.isArray(c) ? c : [{ type: "text" }]) {
+      if (!isObj(part)) continue;
+      bump(parts, String(part.type), utf8(JSON.stringify(part)));
+      const name = String(part.toolName);
+      if (part.type !== "tool-call" && part.type !== "tool-result") continue;
+      const t = tools.get(name) ?? tools.set(name, { calls: 0, results: 0, resultBytes: 0 }).get(name)!;
+      if (part.type === "tool-call") t.calls++;
+      else {
+        t.results++;
+        t.resultBytes += utf8(JSON.stringify(part.result) ?? "");
+      }
+    }
+    return true;
   }
   if (!isObj(c) || c.format !== 2 || !Array.isArray(c.parts)) return false;
   for (const part of c.parts) {
@@ -102,7 +121,7 @@ export async function mastraStats(
     }
     for (const m of batch.messages)
       if (!o.accept || o.accept(m.threadId))
-        if (!tallyMessage(m.role, m.content, roles, parts, tools)) totals.damagedMessages++;
+        if (!tallyMessage(m.role, m.type, m.content, roles, parts, tools)) totals.damagedMessages++;
   }
   let workingMemoryBytes = 0;
   const res = [...resources.entries()].map(([resourceId, r]) => ({ resourceId, ...r, workingMemoryBytes: 0 }));

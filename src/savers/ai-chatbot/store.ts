@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
-import { storeError } from "../../base/errors.js";
+import { inputError, storeError } from "../../base/errors.js";
 import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
 import {
   type AiChatbotBatch,
@@ -36,6 +36,8 @@ interface Sql {
   /** statements in one transaction */
   tx(statements: Array<[string, unknown[]]>): Promise<void>;
   tables(): Promise<Set<string>>;
+  /** a table's columns */
+  columns(table: string): Promise<Set<string>>;
   /** the DDL of the four tables */
   ddl(): string;
   close(): Promise<void>;
@@ -85,6 +87,9 @@ export async function sqliteSql(path: string, uri: string, write: boolean): Prom
     async tables() {
       return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
     },
+    async columns(table) {
+      return new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table) as string[]);
+    },
     ddl: () => SQLITE_DDL,
     async close() {
       db.close();
@@ -129,6 +134,13 @@ export async function postgresSql(url: string, uri: string, schema: string, writ
     async tables() {
       const r = await c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema]);
       return new Set(r.rows.map((x: { table_name: string }) => x.table_name));
+    },
+    async columns(table) {
+      const r = await c.query(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2",
+        [schema, table],
+      );
+      return new Set(r.rows.map((x: { column_name: string }) => x.column_name));
     },
     ddl: () => pgDdl(schema),
     close: () => c.end(),
@@ -218,11 +230,60 @@ function v2Of(r: Raw): MessageV2Row {
   return m;
 }
 
+/**
+ * The columns the template's tables have had since its first migrations; `Chat.visibility` (a later migration's, read
+ * as its default 'private'), `Message_v2.attachments` (read as none) and `User.password` may be missing.
+ */
+const REQUIRED: Record<string, string[]> = {
+  [T.chats]: ["id", "createdAt", "userId", "title"],
+  [T.messagesV1]: ["id", "chatId", "role", "content", "createdAt"],
+  [T.messagesV2]: ["id", "chatId", "role", "parts", "createdAt"],
+  [T.users]: ["id", "email"],
+};
+
+/** The columns of the tables the store has; a required one missing is an input error naming it. */
+async function columnsOf(sql: Sql, tables: Set<string>, uri: string): Promise<Record<string, Set<string>>> {
+  const out: Record<string, Set<string>> = {};
+  for (const [t, need] of Object.entries(REQUIRED)) {
+    if (!tables.has(t)) continue;
+    out[t] = await sql.columns(t);
+    const missing = need.filter((c) => !out[t]!.has(c));
+    if (missing.length)
+      throw inputError(
+        "ai-chatbot-missing-column",
+        `${uri}: table ${t} has no ${missing.map((c) => `'${c}'`).join(", ")} column${missing.length > 1 ? "s" : ""}: the Chat SDK template's ${t} has had ${need.join(", ")} since its first migrations (lib/db/migrations) — not a Chat SDK table ckpt can read`,
+        { file: uri },
+      );
+  }
+  return out;
+}
+
+/**
+ * The tables the store holds (read once, again after a setup) and their columns: `col` is a column, or `missing` under
+ * its name where the table lacks it.
+ */
+function shapeOf(sql: Sql, uri: string) {
+  let tableSet: Set<string> | undefined;
+  let cols: Record<string, Set<string>> = {};
+  const tables = async () => {
+    if (!tableSet) {
+      const t = await sql.tables();
+      cols = await columnsOf(sql, t, uri);
+      tableSet = t;
+    }
+    return tableSet;
+  };
+  const col = (table: string, c: string, missing: string, prefix = "", present = `${prefix}${q(c)}`) =>
+    cols[table] && !cols[table]!.has(c) ? `${missing} AS ${q(c)}` : present;
+  return { tables, col, reset: () => void (tableSet = undefined) };
+}
+
 /** Chats by id with their message counts, a page at a time. */
 async function* listChats(
   sql: Sql,
   tables: () => Promise<Set<string>>,
   o: { after?: string; limit?: number },
+  visibility: () => string,
 ): AsyncIterable<ChatSummary> {
   const pg = sql.kind === "postgres";
   const has = await tables();
@@ -233,7 +294,7 @@ async function* listChats(
   let n = 0;
   while (n < limit) {
     const page = await sql.all(
-      `SELECT c."id", c."title", c."userId", c."visibility", ${pg ? `to_char(c."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `c."createdAt"`} AS "createdAt",
+      `SELECT c."id", c."title", c."userId", ${visibility()}, ${pg ? `to_char(c."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `c."createdAt"`} AS "createdAt",
          ${users ? `(SELECT u."email" FROM ${sql.t(T.users)} u WHERE u."id" = c."userId")` : "NULL"} AS "email",
          ${v1} AS "v1", (SELECT count(*) FROM ${sql.t(T.messagesV2)} m WHERE m."chatId" = c."id") AS "v2"
        FROM ${sql.t(T.chats)} c WHERE c."id"${pg ? "::text" : ""} > $1 ORDER BY c."id"${pg ? "::text" : ""} LIMIT $2`,
@@ -288,8 +349,8 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
   const ts = (c: string) => (pg ? `to_char(${q(c)}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${q(c)}` : q(c));
   const js = (c: string) => (pg ? `${q(c)}::text AS ${q(c)}` : q(c));
   const stored = pg ? "ctid" : "rowid";
-  let tableSet: Set<string> | undefined;
-  const tables = async () => (tableSet ??= await sql.tables());
+  const { tables, col, reset } = shapeOf(sql, uri);
+  const visibility = (prefix = "") => col(T.chats, "visibility", "'private'", prefix);
   const count = async (table: string, where = "", args: unknown[] = []) =>
     (await tables()).has(table)
       ? Number((await sql.all(`SELECT count(*) AS n FROM ${sql.t(table)}${where}`, args))[0]!.n)
@@ -304,12 +365,13 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
     async setup() {
       const ddl = sql.ddl();
       await sql.tx(ddl.split(";\n").map((s): [string, unknown[]] => [s, []]));
-      tableSet = undefined;
+      reset();
     },
-    chats: (o = {}) => listChats(sql, tables, o),
+    chats: (o = {}) => listChats(sql, tables, o, () => visibility("c.")),
     async chat(id) {
+      await tables();
       const r = await sql.all(
-        `SELECT "id", "title", "userId", "visibility", ${ts("createdAt")} FROM ${sql.t(T.chats)} WHERE "id"${pg ? "::text" : ""} = $1`,
+        `SELECT "id", "title", "userId", ${visibility()}, ${ts("createdAt")} FROM ${sql.t(T.chats)} WHERE "id"${pg ? "::text" : ""} = $1`,
         [id],
       );
       return r[0] && chatOf(r[0]);
@@ -317,7 +379,7 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
     async user(id) {
       if (!(await tables()).has(T.users)) return undefined;
       const r = await sql.all(
-        `SELECT "id", "email", "password" FROM ${sql.t(T.users)} WHERE "id"${pg ? "::text" : ""} = $1`,
+        `SELECT "id", "email", ${col(T.users, "password", "NULL")} FROM ${sql.t(T.users)} WHERE "id"${pg ? "::text" : ""} = $1`,
         [id],
       );
       return (
@@ -339,8 +401,10 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
       return rows.map(v1Of);
     },
     async messagesV2(chatId) {
+      await tables();
+      const attachments = col(T.messagesV2, "attachments", "'[]'", "", js("attachments"));
       const rows = await sql.all(
-        `SELECT "id", "chatId", "role", ${js("parts")}, ${js("attachments")}, ${ts("createdAt")} FROM ${sql.t(T.messagesV2)}
+        `SELECT "id", "chatId", "role", ${js("parts")}, ${attachments}, ${ts("createdAt")} FROM ${sql.t(T.messagesV2)}
          WHERE "chatId"${pg ? "::text" : ""} = $1 ORDER BY "createdAt" ASC, ${stored}`,
         [chatId],
       );

@@ -58,6 +58,9 @@ export async function threadDocument(store: MastraStore, threadId: string): Prom
     try {
       content = JSON.parse(m.content);
     } catch (e) {
+      // format 1 (Mastra < 0.10: type "text", "tool-call", "tool-result") stored a string content as it is
+      if (m.type !== "v2")
+        return { id: m.id, role: m.role, type: m.type, createdAt: m.createdAt, resourceId: m.resourceId, content };
       unreadable.push({
         table: "mastra_messages",
         row: m.id,
@@ -65,7 +68,9 @@ export async function threadDocument(store: MastraStore, threadId: string): Prom
         reason: `not JSON: ${(e as Error).message}`,
       });
     }
-    return { id: m.id, role: m.role, type: m.type, createdAt: m.createdAt, resourceId: m.resourceId, content };
+    // a store without the type column (none Mastra wrote; damaged): the format the content has
+    const type = m.type ?? (content !== null && typeof content === "object" && !Array.isArray(content) ? "v2" : "text");
+    return { id: m.id, role: m.role, type, createdAt: m.createdAt, resourceId: m.resourceId, content };
   });
   const { unreadable: _t, ...t } = thread;
   const resource = res

@@ -42,23 +42,50 @@ const sqMeta = (c: string) =>
   `CASE WHEN typeof(${c}) = 'blob' THEN CASE WHEN json_valid(${c}, 8) THEN json(${c}) END ELSE ${c} END AS metadata,
    (typeof(${c}) = 'blob' AND NOT json_valid(${c}, 8)) AS bad, typeof(${c}) AS mtype`;
 
+/**
+ * What of Mastra's memory tables a store holds: the versions before 0.10 wrote no `mastra_resources` and no
+ * `mastra_messages.resourceId`; a column a store lacks is read as NULL (as the version that lacked it meant).
+ */
+export interface MastraHave {
+  resources: boolean;
+  /** columns per table, as the store has them */
+  columns: Record<string, Set<string>>;
+}
+
+/** A column, or NULL under its name when the table lacks it. */
+const col = (h: MastraHave, table: string, c: string, as = c) =>
+  h.columns[table]?.has(c) ? (as === c ? `"${c}"` : `"${c}" AS ${as}`) : `NULL AS "${as}"`;
+const meta = (h: MastraHave, table: string) =>
+  h.columns[table]?.has("metadata") ? sqMeta("metadata") : "NULL AS metadata, 0 AS bad, 'null' AS mtype";
+const threadCols = (h: MastraHave) =>
+  `id, resourceId, ${col(h, "mastra_threads", "title")}, ${meta(h, "mastra_threads")}, createdAt, updatedAt`;
+const resourceCols = (h: MastraHave) =>
+  `id, ${col(h, "mastra_resources", "workingMemory")}, ${meta(h, "mastra_resources")}, createdAt, updatedAt`;
+
 export const SQ = {
   tables: "SELECT name FROM sqlite_master WHERE type = 'table'",
+  columns: "SELECT name FROM pragma_table_info(?)",
   version: "SELECT sqlite_version() AS v",
-  threadPage: `SELECT t.id, t.resourceId, t.title, t.createdAt, t.updatedAt,
+  threadPage: (
+    h: MastraHave,
+  ) => `SELECT t.id, t.resourceId, ${col(h, "mastra_threads", "title").replace(/^"title"/, "t.title")}, t.createdAt, t.updatedAt,
       (SELECT count(*) FROM mastra_messages m WHERE m.thread_id = t.id) AS messages,
       (SELECT ifnull(sum(length(CAST(m.content AS BLOB))), 0) FROM mastra_messages m WHERE m.thread_id = t.id) AS bytes
     FROM mastra_threads t WHERE (@after IS NULL OR t.id > @after) ORDER BY t.id LIMIT @limit`,
-  thread: `SELECT id, resourceId, title, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_threads WHERE id = ?`,
-  threadRows: `SELECT id, resourceId, title, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_threads
+  thread: (h: MastraHave) => `SELECT ${threadCols(h)} FROM mastra_threads WHERE id = ?`,
+  threadRows: (h: MastraHave) => `SELECT ${threadCols(h)} FROM mastra_threads
     WHERE (@after IS NULL OR id > @after) ORDER BY id LIMIT @limit`,
-  messages: `SELECT id, thread_id AS threadId, content, role, type, createdAt, resourceId FROM mastra_messages
-    WHERE thread_id = ? ORDER BY createdAt, rowid`,
-  resource: `SELECT id, workingMemory, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_resources WHERE id = ?`,
-  resourceRows: `SELECT id, workingMemory, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_resources
+  messages: (
+    h: MastraHave,
+  ) => `SELECT id, thread_id AS threadId, content, role, ${col(h, "mastra_messages", "type")}, createdAt,
+      ${col(h, "mastra_messages", "resourceId")} FROM mastra_messages WHERE thread_id = ? ORDER BY createdAt, rowid`,
+  resource: (h: MastraHave) => `SELECT ${resourceCols(h)} FROM mastra_resources WHERE id = ?`,
+  resourceRows: (h: MastraHave) => `SELECT ${resourceCols(h)} FROM mastra_resources
     WHERE (@after IS NULL OR id > @after) ORDER BY id LIMIT @limit`,
-  counts: `SELECT (SELECT count(*) FROM mastra_threads) AS threads, (SELECT count(*) FROM mastra_messages) AS messages,
-      (SELECT count(*) FROM mastra_resources) AS resources,
+  counts: (
+    h: MastraHave,
+  ) => `SELECT (SELECT count(*) FROM mastra_threads) AS threads, (SELECT count(*) FROM mastra_messages) AS messages,
+      ${h.resources ? "(SELECT count(*) FROM mastra_resources)" : "0"} AS resources,
       (SELECT count(*) FROM mastra_messages m WHERE NOT EXISTS (SELECT 1 FROM mastra_threads t WHERE t.id = m.thread_id)) AS orphanMessages`,
   /** metadata as LibSQL writes it: JSONB */
   insertThread: (verb: string) =>

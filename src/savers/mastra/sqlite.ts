@@ -6,9 +6,9 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { storeError } from "../../base/errors.js";
+import { inputError, storeError } from "../../base/errors.js";
 import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
-import { SQ, SQLITE_SETUP } from "./sql.js";
+import { type MastraHave, SQ, SQLITE_SETUP } from "./sql.js";
 import {
   MASTRA_TABLES,
   type MastraBatch,
@@ -25,6 +25,35 @@ type Raw = Record<string, unknown> & { metadata: string | null; bad: number; mty
 
 /** The tables of an SQLite file. */
 const tableNames = (db: DB): Set<string> => new Set(db.prepare(SQ.tables).pluck().all() as string[]);
+
+/**
+ * The columns every release of Mastra's memory tables has had (`@mastra/core` 0.4 on); the others (`resourceId` of a
+ * message, `metadata`, `title`, `type`, `workingMemory`) and the resources table (0.10 on) are read as NULL, or none,
+ * where a store lacks them.
+ */
+const REQUIRED: Record<string, string[]> = {
+  mastra_threads: ["id", "resourceId", "createdAt", "updatedAt"],
+  mastra_messages: ["id", "thread_id", "content", "role", "createdAt"],
+  mastra_resources: ["id", "createdAt", "updatedAt"],
+};
+
+/** What of the memory tables the file holds; a required column missing is an input error naming it. */
+export function sqliteHave(db: DB, uri: string): MastraHave {
+  const tables = tableNames(db);
+  const columns: Record<string, Set<string>> = {};
+  for (const t of Object.values(MASTRA_TABLES)) {
+    if (!tables.has(t)) continue;
+    columns[t] = new Set(db.prepare(SQ.columns).pluck().all(t) as string[]);
+    const missing = REQUIRED[t]!.filter((c) => !columns[t]!.has(c));
+    if (missing.length)
+      throw inputError(
+        "mastra-missing-column",
+        `${t} has no ${missing.map((c) => `'${c}'`).join(", ")} column${missing.length > 1 ? "s" : ""}: every @mastra release since 0.4 writes ${REQUIRED[t]!.join(", ")} — not a Mastra memory table ckpt can read`,
+        { file: uri },
+      );
+  }
+  return { resources: tables.has(MASTRA_TABLES.resources), columns };
+}
 
 /** Open the file: read-only, or to write (created with its folder when missing). */
 export async function openMastraSqliteDb(path: string, uri: string, write: boolean): Promise<DB> {
@@ -55,21 +84,35 @@ function metadataOf(r: Raw, what: string): { metadata: unknown; unreadable?: Unr
   }
 }
 
+/**
+ * A stored time as text: Mastra before 0.10 wrote a thread's Date through JSON.stringify, so its times are JSON
+ * string literals (`"2026-…Z"` with the quotes), which mean the time inside.
+ */
+const timeText = (v: unknown): string => {
+  const t = String(v);
+  if (t.startsWith('"') && t.endsWith('"'))
+    try {
+      const inner = JSON.parse(t);
+      if (typeof inner === "string") return inner;
+    } catch {}
+  return t;
+};
+
 const threadOf = (r: Raw): MastraThreadRow => ({
   id: r.id as string,
   resourceId: r.resourceId as string,
-  title: r.title as string,
+  title: (r.title as string | null) ?? "",
   ...metadataOf(r, `thread '${r.id as string}'`),
-  createdAt: String(r.createdAt),
-  updatedAt: String(r.updatedAt),
+  createdAt: timeText(r.createdAt),
+  updatedAt: timeText(r.updatedAt),
 });
 
 const resourceOf = (r: Raw): MastraResourceRow => ({
   id: r.id as string,
   workingMemory: (r.workingMemory as string | null) ?? null,
   ...metadataOf(r, `resource '${r.id as string}'`),
-  createdAt: String(r.createdAt),
-  updatedAt: String(r.updatedAt),
+  createdAt: timeText(r.createdAt),
+  updatedAt: timeText(r.updatedAt),
 });
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
@@ -87,7 +130,10 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
     const t = tableNames(db);
     return Object.values(MASTRA_TABLES).every((n) => t.has(n));
   };
-  const messages = (threadId: string) => q<MastraMessageRow>(SQ.messages).all(threadId);
+  // what the file holds, read once (again after setup made the tables)
+  let have: MastraHave | undefined;
+  const h = () => (have ??= sqliteHave(db, uri));
+  const messages = (threadId: string) => q<MastraMessageRow>(SQ.messages(h())).all(threadId);
   return {
     layout: "mastra",
     kind: "sqlite",
@@ -95,12 +141,16 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
     hasLayout: async () => has(),
     async setup() {
       db.exec(SQLITE_SETUP);
+      // a store of Mastra < 0.10 gets the column its later releases add on init (LibSQLStore's alterTable)
+      if (!(db.prepare(SQ.columns).pluck().all("mastra_messages") as string[]).includes("resourceId"))
+        db.exec(`ALTER TABLE mastra_messages ADD COLUMN "resourceId" TEXT`);
+      have = undefined;
     },
     async *threads(o = {}) {
       let after = o.after ?? null;
       let left = o.limit ?? Number.POSITIVE_INFINITY;
       while (left > 0) {
-        const page = q<Record<string, unknown>>(SQ.threadPage).all({ after, limit: Math.min(500, left) });
+        const page = q<Record<string, unknown>>(SQ.threadPage(h())).all({ after, limit: Math.min(500, left) });
         if (page.length === 0) return;
         for (const r of page) {
           left--;
@@ -109,8 +159,8 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
             resourceId: r.resourceId as string,
             title: r.title as string,
             messages: Number(r.messages),
-            createdAt: String(r.createdAt),
-            updatedAt: String(r.updatedAt),
+            createdAt: timeText(r.createdAt),
+            updatedAt: timeText(r.updatedAt),
             bytes: Number(r.bytes),
           };
         }
@@ -118,16 +168,17 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
       }
     },
     async thread(id) {
-      const r = q<Raw>(SQ.thread).get(id);
+      const r = q<Raw>(SQ.thread(h())).get(id);
       return r && threadOf(r);
     },
     messages: async (threadId) => messages(threadId),
     async resource(id) {
-      const r = q<Raw>(SQ.resource).get(id);
+      if (!h().resources) return undefined; // Mastra < 0.10: no resources table
+      const r = q<Raw>(SQ.resource(h())).get(id);
       return r && resourceOf(r);
     },
     async counts() {
-      const r = q<Record<string, number>>(SQ.counts).get()!;
+      const r = q<Record<string, number>>(SQ.counts(h())).get()!;
       return {
         threads: r.threads!,
         messages: r.messages!,
@@ -135,10 +186,11 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
         orphanMessages: r.orphanMessages!,
       };
     },
-    scan: (batchSize) => scanSqlite(db, batchSize),
-    tables: async () => tableSizes(db),
+    scan: (batchSize) => scanSqlite(db, batchSize, h()),
+    tables: async () => tableSizes(db, h()),
     async existing(table, ids) {
       const found = new Set<string>();
+      if (table === "resources" && !h().resources) return found;
       const stmt = db.prepare(`SELECT id FROM ${MASTRA_TABLES[table]} WHERE id = ?`).pluck();
       for (const id of ids) if (stmt.get(id) !== undefined) found.add(id);
       return found;
@@ -152,18 +204,18 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
 }
 
 /** Threads with their messages (`batchSize` threads a batch), then resources, each by id. */
-async function* scanSqlite(db: DB, batchSize: number): AsyncIterable<MastraBatch> {
+async function* scanSqlite(db: DB, batchSize: number, h: MastraHave): AsyncIterable<MastraBatch> {
   const n = Math.max(1, batchSize);
-  const messages = db.prepare(SQ.messages);
+  const messages = db.prepare(SQ.messages(h));
   for (let after: string | null = null; ; ) {
-    const rows = db.prepare(SQ.threadRows).all({ after, limit: n }) as Raw[];
+    const rows = db.prepare(SQ.threadRows(h)).all({ after, limit: n }) as Raw[];
     if (rows.length === 0) break;
     const threads = rows.map(threadOf);
     yield { table: "threads", threads, messages: threads.flatMap((t) => messages.all(t.id) as MastraMessageRow[]) };
     after = rows[rows.length - 1]!.id as string;
   }
-  for (let after: string | null = null; ; ) {
-    const rows = db.prepare(SQ.resourceRows).all({ after, limit: n }) as Raw[];
+  for (let after: string | null = null; h.resources; ) {
+    const rows = db.prepare(SQ.resourceRows(h)).all({ after, limit: n }) as Raw[];
     if (rows.length === 0) break;
     yield { table: "resources", resources: rows.map(resourceOf) };
     after = rows[rows.length - 1]!.id as string;
@@ -235,8 +287,8 @@ const COLUMNS: Record<string, string[]> = {
 };
 
 /** Pages of each memory table and its indexes (`dbstat`, when the build has it), else the bytes of its values. */
-function tableSizes(db: DB): ReturnType<MastraStore["tables"]> {
-  const names = Object.values(MASTRA_TABLES);
+function tableSizes(db: DB, h: MastraHave): ReturnType<MastraStore["tables"]> {
+  const names = Object.values(MASTRA_TABLES).filter((t) => h.columns[t] !== undefined);
   const rows = (t: string) => Number(db.prepare(`SELECT count(*) FROM ${t}`).pluck().get());
   try {
     const pages = db.prepare(
@@ -251,7 +303,9 @@ function tableSizes(db: DB): ReturnType<MastraStore["tables"]> {
       storedBytes: Number(
         db
           .prepare(
-            `SELECT ifnull(sum(${COLUMNS[t]!.map((c) => `ifnull(length("${c}"), 0)`).join(" + ")}), 0) FROM ${t}`,
+            `SELECT ifnull(sum(${COLUMNS[t]!.filter((c) => h.columns[t]!.has(c))
+              .map((c) => `ifnull(length("${c}"), 0)`)
+              .join(" + ")}), 0) FROM ${t}`,
           )
           .pluck()
           .get(),

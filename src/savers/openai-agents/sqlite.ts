@@ -14,7 +14,7 @@
  * session row and the message rows. It never writes, not even SQLite side files (the file is opened read-only).
  */
 import type BetterSqlite3 from "better-sqlite3";
-import { storeError } from "../../base/errors.js";
+import { CkptError, inputError, storeError } from "../../base/errors.js";
 import { openSqliteReadOnly } from "../sqlite-open.js";
 import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
 import { SESSION_TABLES, sessionTables } from "./tables.js";
@@ -60,19 +60,53 @@ export function isoOf(v: unknown): string | null {
   return /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(s) ? `${s.replace(" ", "T")}Z` : s;
 }
 
-function sql(t: { sessions: string; messages: string }) {
-  const ids = `SELECT session_id FROM "${t.sessions}" UNION SELECT session_id FROM "${t.messages}"`;
+/** The tables' columns as the file has them (the sessions table may be missing: Python reads the messages alone). */
+interface Have {
+  sessions?: Set<string>;
+  messages: Set<string>;
+}
+
+function sql(t: { sessions: string; messages: string }, h: Have) {
+  const S = h.sessions !== undefined;
+  const sCol = (c: string) => (h.sessions?.has(c) ? `s.${c}` : "NULL");
+  const mCreated = h.messages.has("created_at") ? "created_at" : "NULL";
+  const ids = S
+    ? `SELECT session_id FROM "${t.sessions}" UNION SELECT session_id FROM "${t.messages}"`
+    : `SELECT DISTINCT session_id FROM "${t.messages}"`;
   return {
-    page: `SELECT i.session_id AS id, s.created_at AS createdAt, s.updated_at AS updatedAt,
+    page: `SELECT i.session_id AS id, ${S ? sCol("created_at") : "NULL"} AS createdAt, ${S ? sCol("updated_at") : "NULL"} AS updatedAt,
         (SELECT COUNT(*) FROM "${t.messages}" m WHERE m.session_id = i.session_id) AS items,
         (SELECT COALESCE(SUM(LENGTH(CAST(m.message_data AS BLOB))), 0) FROM "${t.messages}" m WHERE m.session_id = i.session_id) AS bytes
-      FROM (${ids}) i LEFT JOIN "${t.sessions}" s ON s.session_id = i.session_id
+      FROM (${ids}) i ${S ? `LEFT JOIN "${t.sessions}" s ON s.session_id = i.session_id` : ""}
       WHERE @after IS NULL OR i.session_id > @after ORDER BY i.session_id LIMIT @limit`,
-    session: `SELECT session_id AS id, created_at AS createdAt, updated_at AS updatedAt FROM "${t.sessions}" WHERE session_id = ?`,
-    rows: `SELECT id, created_at AS createdAt, message_data AS data FROM "${t.messages}" WHERE session_id = ? ORDER BY id ASC`,
+    session: S
+      ? `SELECT session_id AS id, ${sCol("created_at")} AS createdAt, ${sCol("updated_at")} AS updatedAt FROM "${t.sessions}" s WHERE session_id = ?`
+      : "SELECT NULL AS id, NULL AS createdAt, NULL AS updatedAt WHERE ? IS NULL AND 0",
+    rows: `SELECT id, ${mCreated} AS createdAt, message_data AS data FROM "${t.messages}" WHERE session_id = ? ORDER BY id ASC`,
     counts: `SELECT (SELECT COUNT(*) FROM (${ids})) AS sessions, (SELECT COUNT(*) FROM "${t.messages}") AS items,
-        (SELECT COUNT(DISTINCT session_id) FROM "${t.messages}" WHERE session_id NOT IN (SELECT session_id FROM "${t.sessions}")) AS orphanSessions`,
+        (SELECT COUNT(DISTINCT session_id) FROM "${t.messages}" WHERE ${S ? `session_id NOT IN (SELECT session_id FROM "${t.sessions}")` : "1"}) AS orphanSessions`,
   };
+}
+
+/** The columns of the session tables; one SQLiteSession has always written missing is an input error naming it. */
+function haveOf(db: BetterSqlite3.Database, t: { sessions: string; messages: string }, uri: string): Have {
+  const cols = (name: string) =>
+    new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(name) as string[]);
+  const h: Have = { messages: cols(t.messages) };
+  const s = cols(t.sessions);
+  if (s.size > 0) h.sessions = s;
+  const need: Array<[string, Set<string>, string[]]> = [[t.messages, h.messages, ["id", "session_id", "message_data"]]];
+  if (h.sessions) need.push([t.sessions, h.sessions, ["session_id"]]);
+  for (const [name, have, required] of need) {
+    const missing = required.filter((c) => !have.has(c));
+    if (missing.length)
+      throw inputError(
+        "openai-session-missing-column",
+        `table ${name} has no ${missing.map((c) => `'${c}'`).join(", ")} column: SQLiteSession (the Agents SDK for Python) has always written ${required.join(", ")} — not a session table ckpt can read`,
+        { file: uri },
+      );
+  }
+  return h;
 }
 
 /** A stored message_data value as a row: parsed as Python's json.loads would, else kept as text. */
@@ -99,10 +133,11 @@ export async function openSessionSqlite(
   let q: ReturnType<typeof sql>;
   let stmts: Record<string, BetterSqlite3.Statement>;
   try {
-    q = sql(tables);
+    q = sql(tables, haveOf(db, tables, uri));
     stmts = Object.fromEntries(Object.entries(q).map(([k, s]) => [k, db.prepare(s)]));
   } catch (e) {
     db.close();
+    if (e instanceof CkptError) throw e;
     throw storeError(
       "openai-session-tables",
       `the tables '${tables.sessions}' and '${tables.messages}' are not SQLiteSession's (${(e as Error).message})`,
