@@ -166,13 +166,25 @@ async function openSqliteLangGraph(u: SaverUri, forced: string | undefined, o: O
     db.close();
     throw storeError("sqlite-open", `not a readable SQLite database: ${(e as Error).message}`, { file: u.redacted }, e);
   }
-  const hasLg = m.isLangGraphSqlite(tables);
+  let layout: Awaited<ReturnType<typeof m.isLangGraphSqlite>>;
+  try {
+    layout = forced === "ckpt" ? undefined : m.isLangGraphSqlite(db, tables, u.redacted);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  const hasLg = layout !== undefined;
   const found = foundOf(hasLg, tables.has("ckpt_checkpoints"));
   if (!decide(u, found, hasLg, forced, o)) {
     db.close();
     return undefined;
   }
-  return m.langGraphSqlite(db, u.location, u.redacted, aesKeyOf(o.aesKey));
+  try {
+    return m.langGraphSqlite(db, u.location, u.redacted, aesKeyOf(o.aesKey), layout);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
 }
 
 /** A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). */
@@ -184,7 +196,7 @@ async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o:
     : { rw: await m.connectPool(place.url, place.uri) };
   const c = (conn.ro ?? conn.rw)!;
   try {
-    const found = await m.inspectPgSchema(c, place.schema, u.params.get("table") ?? undefined);
+    const found = await m.inspectPgSchema(c, place.schema, u.params.get("table") ?? undefined, u.redacted);
     const hasLg = found.langgraph !== undefined;
     if (decide(u, foundOf(hasLg, found.ckpt), hasLg, forced, o))
       return m.langGraphPostgres(

@@ -42,7 +42,7 @@ export function sqliteFiles(path: string): Array<{ file: string; bytes: number }
 export function openReadOnlyDb(Database: DatabaseClass, path: string): BetterSqlite3.Database {
   const hadWal = existsSync(path + "-wal");
   const had = hadWal || existsSync(path + "-shm");
-  if (hadWal && !existsSync(path + "-shm") && statSync(path + "-wal").size > 0) return openAside(Database, path);
+  if (hadWal && !existsSync(path + "-shm")) return openAside(Database, path);
   const db = new Database(path, { readonly: true, fileMustExist: true });
   const close = db.close.bind(db);
   db.close = () => {
@@ -58,12 +58,13 @@ export function openReadOnlyDb(Database: DatabaseClass, path: string): BetterSql
 }
 
 /**
- * A `-wal` with content but no `-shm` beside it (a database committed or copied with its WAL, no connection open: a
- * connection in WAL mode keeps the `-shm`): the committed transactions in the WAL are part of the database, but a
- * read-only connection would make a `-shm` it cannot remove, and removing it afterwards is unsafe (another process
- * may have opened the database meanwhile and be using it). So the pair is read aside: the database hard-linked (copied
- * when the link fails, e.g. another file system) and the WAL copied into a temporary folder, read there read-only,
- * and the folder removed on close. The database's own folder is left exactly as it was.
+ * A `-wal` but no `-shm` beside it (a database committed or copied with its WAL, no connection open: a connection in
+ * WAL mode keeps the `-shm`): the committed transactions in the WAL are part of the database, but a read-only
+ * connection would make a `-shm` it cannot remove, and removing it afterwards is unsafe (another process may have
+ * opened the database meanwhile and be using it). An empty `-wal` is the same case (committed beside a database, or
+ * left by a tool): the connection would still make the `-shm`. So the pair is read aside: the database hard-linked
+ * (copied when the link fails, e.g. another file system) and the WAL copied into a temporary folder, read there
+ * read-only, and the folder removed on close. The database's own folder is left exactly as it was.
  */
 function openAside(Database: DatabaseClass, path: string): BetterSqlite3.Database {
   const dir = mkdtempSync(join(tmpdir(), "ckpt-wal-"));

@@ -2433,7 +2433,7 @@ function decodeTyped(type, data, s) {
 			case "empty": return;
 			case "bytes":
 			case "bytearray": return bytesRecord(typeof data === "string" ? Buffer.from(data, "utf8") : data ?? /* @__PURE__ */ new Uint8Array());
-			case "pickle": return fail("pickle", "a pickle payload (Python pickle_fallback): ckpt does not unpickle");
+			case "pickle": return fail("pickle", "a pickle payload (Python pickle: the serde of langgraph before 0.0.39, later pickle_fallback=True): ckpt does not unpickle");
 			default:
 				if (t.includes("+")) return decrypted(t, data, s);
 				return fail("unknown-type", `unknown serialization type '${t}': expected json, msgpack, null, bytes, bytearray, empty`);
@@ -3081,7 +3081,7 @@ function sqliteFiles(path) {
 function openReadOnlyDb(Database, path) {
 	const hadWal = (0, node_fs.existsSync)(path + "-wal");
 	const had = hadWal || (0, node_fs.existsSync)(path + "-shm");
-	if (hadWal && !(0, node_fs.existsSync)(path + "-shm") && (0, node_fs.statSync)(path + "-wal").size > 0) return openAside(Database, path);
+	if (hadWal && !(0, node_fs.existsSync)(path + "-shm")) return openAside(Database, path);
 	const db = new Database(path, {
 		readonly: true,
 		fileMustExist: true
@@ -3099,12 +3099,13 @@ function openReadOnlyDb(Database, path) {
 	return db;
 }
 /**
-* A `-wal` with content but no `-shm` beside it (a database committed or copied with its WAL, no connection open: a
-* connection in WAL mode keeps the `-shm`): the committed transactions in the WAL are part of the database, but a
-* read-only connection would make a `-shm` it cannot remove, and removing it afterwards is unsafe (another process
-* may have opened the database meanwhile and be using it). So the pair is read aside: the database hard-linked (copied
-* when the link fails, e.g. another file system) and the WAL copied into a temporary folder, read there read-only,
-* and the folder removed on close. The database's own folder is left exactly as it was.
+* A `-wal` but no `-shm` beside it (a database committed or copied with its WAL, no connection open: a connection in
+* WAL mode keeps the `-shm`): the committed transactions in the WAL are part of the database, but a read-only
+* connection would make a `-shm` it cannot remove, and removing it afterwards is unsafe (another process may have
+* opened the database meanwhile and be using it). An empty `-wal` is the same case (committed beside a database, or
+* left by a tool): the connection would still make the `-shm`. So the pair is read aside: the database hard-linked
+* (copied when the link fails, e.g. another file system) and the WAL copied into a temporary folder, read there
+* read-only, and the folder removed on close. The database's own folder is left exactly as it was.
 */
 function openAside(Database, path) {
 	const dir = (0, node_fs.mkdtempSync)((0, node_path.join)((0, node_os.tmpdir)(), "ckpt-wal-"));
@@ -39055,6 +39056,115 @@ async function sqliteAtomically(db, uri, rows, f) {
 var init_sqlite_atomic = __esmMin((() => {
 	init_errors();
 }));
+// dist/savers/langgraph/sqlite-layout.js
+/**
+* The LangGraph layout of a database with these tables, or undefined when it holds none (no `checkpoints` table, or
+* one no LangGraph release made). A LangGraph table that lacks a column every release with that table wrote is an
+* input error (exit 3) naming the column and the releases.
+*/
+function lgSqliteLayout(db, tables, file) {
+	if (!tables.has("checkpoints")) return void 0;
+	const cp = columnsOf(db, "checkpoints");
+	const wc = tables.has("writes") ? columnsOf(db, "writes") : /* @__PURE__ */ new Set();
+	const legacy = (cp.has("thread_ts") || wc.has("thread_ts")) && !cp.has("checkpoint_id") && !cp.has("checkpoint_ns");
+	const current = cp.has("checkpoint_id") || cp.has("checkpoint_ns");
+	if (!legacy && !current && !tables.has("writes")) {
+		if (cp.has("thread_id") && cp.has("checkpoint") && cp.size === 2) throw inputError("langgraph-layout-0.0", "a LangGraph SQLite store of langgraph 0.0.21–0.0.28 (2024-02: checkpoints(thread_id, checkpoint), one pickled checkpoint per thread, no history): ckpt does not read Python pickle", { file });
+		return;
+	}
+	if (legacy) {
+		const lacks = missingIn(cp, LEGACY.checkpoints);
+		if (lacks.length) throw damaged(file, "checkpoints", lacks, "the savers of langgraph 0.0.29–0.1.x (checkpoints(thread_id, thread_ts, …))");
+		const writes = tables.has("writes");
+		if (writes) {
+			const w = missingIn(wc, LEGACY.writes);
+			if (w.length) throw damaged(file, "writes", w, "the savers of langgraph 0.1.7–0.1.x (writes(thread_id, thread_ts, …))");
+		}
+		const parentTs = cp.has("parent_ts");
+		const metadata = cp.has("metadata");
+		return {
+			kind: "legacy",
+			writtenBy: writes ? "langgraph 0.1.7–0.1.x (2024-07)" : metadata ? "langgraph 0.0.44–0.1.6 (2024-05 to 2024-07: no writes table yet)" : parentTs ? "langgraph 0.0.29–0.0.43 (2024-03 to 2024-05: no metadata column, no writes table yet)" : "langgraph 0.0.29 or a copy without parent_ts (2024-03)",
+			parentTs,
+			metadata,
+			writes
+		};
+	}
+	const lacks = missingIn(cp, CURRENT.checkpoints);
+	if (lacks.length) throw damaged(file, "checkpoints", lacks, CURRENT_BY);
+	if (!tables.has("writes")) throw inputError("langgraph-layout", `a LangGraph SQLite store without its writes table, which ${CURRENT_BY} create beside checkpoints(… checkpoint_ns, checkpoint_id …): no release wrote this store as it is (the table was dropped, or the file is a partial copy)`, { file });
+	const w = missingIn(wc, CURRENT.writes);
+	if (w.length) throw damaged(file, "writes", w, CURRENT_BY);
+	return { kind: "current" };
+}
+function damaged(file, table, lacks, by) {
+	const cols = lacks.map((c) => `'${c}'`).join(", ");
+	return inputError("langgraph-layout", `the LangGraph table ${table} has no column ${cols}, which ${by} always create: no release wrote this table as it is (a column was dropped, or another tool made it)`, { file });
+}
+/** The TEMP views that read a layout before 0.2 with today's column names (a pickled payload's type says so). */
+function legacyViewsSql(l) {
+	const type = (col) => `CASE WHEN substr(${col}, 1, 1) = X'80' THEN 'pickle' END`;
+	const writes = l.writes ? `SELECT thread_id, '' AS checkpoint_ns, thread_ts AS checkpoint_id, task_id, idx, channel, ${type("value")} AS type,
+         value FROM main.writes` : `SELECT '' AS thread_id, '' AS checkpoint_ns, '' AS checkpoint_id, '' AS task_id, 0 AS idx, '' AS channel,
+         NULL AS type, NULL AS value WHERE 0`;
+	return `CREATE TEMP VIEW IF NOT EXISTS checkpoints AS
+      SELECT thread_id, '' AS checkpoint_ns, thread_ts AS checkpoint_id,
+             ${l.parentTs ? "parent_ts" : "NULL"} AS parent_checkpoint_id, ${type("checkpoint")} AS type, checkpoint,
+             ${l.metadata ? "metadata" : "NULL"} AS metadata FROM main.checkpoints;
+    CREATE TEMP VIEW IF NOT EXISTS writes AS ${writes};`;
+}
+/**
+* A layout before 0.2 is read through TEMP views with today's names; it is only read: a writing connection is refused
+* (the views cannot take writes, and ckpt never rewrites an old store into a new layout in place).
+*/
+function legacyViews(db, layout, file) {
+	if (layout?.kind !== "legacy") return;
+	if (!db.readonly) throw inputError("langgraph-old-layout", `a LangGraph SQLite store of ${layout.writtenBy}: ckpt reads this layout but does not change it; copy it into a new store with \`ckpt migrate --from\` it`, { file });
+	db.exec(legacyViewsSql(layout));
+}
+var CURRENT, LEGACY, CURRENT_BY, columnsOf, missingIn;
+var init_sqlite_layout = __esmMin((() => {
+	init_errors();
+	CURRENT = {
+		checkpoints: [
+			"thread_id",
+			"checkpoint_ns",
+			"checkpoint_id",
+			"parent_checkpoint_id",
+			"type",
+			"checkpoint",
+			"metadata"
+		],
+		writes: [
+			"thread_id",
+			"checkpoint_ns",
+			"checkpoint_id",
+			"task_id",
+			"idx",
+			"channel",
+			"type",
+			"value"
+		]
+	};
+	LEGACY = {
+		checkpoints: [
+			"thread_id",
+			"thread_ts",
+			"checkpoint"
+		],
+		writes: [
+			"thread_id",
+			"thread_ts",
+			"task_id",
+			"idx",
+			"channel",
+			"value"
+		]
+	};
+	CURRENT_BY = "LangGraph's SQLite savers since langgraph 0.2 (langgraph-checkpoint-sqlite 1.0, 2024-08) and every @langchain/langgraph-checkpoint-sqlite";
+	columnsOf = (db, table) => new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table));
+	missingIn = (have, want) => want.filter((c) => !have.has(c));
+}));
 // dist/savers/langgraph/sql.js
 /** The migrations of the libraries, in order (py:pg/base.py:43-91; js:pg/migrations.ts:7-45); `S.` = the schema. */
 function migrations(lib, S) {
@@ -39101,7 +39211,7 @@ function pgThreadPageSql(S, paged, inSql) {
        AND m.version = c.checkpoint->'channel_versions'->>'messages'
   ORDER BY g.thread_id`;
 }
-var ident, SQLITE_SETUP, SQ_LEGACY, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
+var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
 var init_sql = __esmMin((() => {
 	ident = (s) => `"${s.replace(/"/g, "\"\"")}"`;
 	SQLITE_SETUP = `PRAGMA journal_mode=WAL;
@@ -39126,15 +39236,6 @@ CREATE TABLE IF NOT EXISTS writes (
     value BLOB,
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );`;
-	SQ_LEGACY = {
-		columns: "SELECT name FROM pragma_table_info('checkpoints')",
-		views: `CREATE TEMP VIEW IF NOT EXISTS checkpoints AS
-      SELECT thread_id, '' AS checkpoint_ns, thread_ts AS checkpoint_id, parent_ts AS parent_checkpoint_id, NULL AS type,
-             checkpoint, metadata FROM main.checkpoints;
-    CREATE TEMP VIEW IF NOT EXISTS writes AS
-      SELECT thread_id, '' AS checkpoint_ns, thread_ts AS checkpoint_id, task_id, idx, channel, NULL AS type, value
-      FROM main.writes;`
-	};
 	SQLITE_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'";
 	JSON_TYPE = "(type IS NULL OR type = 'json')";
 	SQ_CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,
@@ -39414,9 +39515,12 @@ var sqlite_exports = /* @__PURE__ */ __exportAll$1({
 function sqliteTables(db) {
 	return new Set(db.prepare(SQLITE_TABLES).pluck().all());
 }
-/** Whether the tables are LangGraph's (`checkpoints` and `writes`). */
-function isLangGraphSqlite(tables) {
-	return tables.has("checkpoints") && tables.has("writes");
+/**
+* The LangGraph layout the tables hold (./sqlite-layout.ts: today's, or an older release's), or undefined when they
+* hold none; a LangGraph table missing a column no release left out is an input error naming it.
+*/
+function isLangGraphSqlite(db, tables, file) {
+	return lgSqliteLayout(db, tables, file);
 }
 /** Open the database file as `mode` says; a file that cannot be opened is a store error naming it. */
 async function openSqliteDb(path, uri, o = {}) {
@@ -39441,21 +39545,9 @@ async function openSqliteDb(path, uri, o = {}) {
 		throw sqliteOpenError(e, path, "cannot open the LangGraph SQLite store");
 	}
 }
-/**
-* The SQLite layout of LangGraph before 0.2 (langgraph ≤ 0.1, until 2024-07): `checkpoints(thread_id, thread_ts,
-* parent_ts, checkpoint, metadata)` and `writes(thread_id, thread_ts, task_id, idx, channel, value)`, no namespaces
-* and no type column (JsonPlusSerializer: JSON). A read-only connection reads it through TEMP views with today's
-* column names (temp objects live in the connection, not in the file, and are found before the file's tables).
-*/
-function legacyViews(db) {
-	if (!db.readonly) return;
-	const cols = new Set(db.prepare(SQ_LEGACY.columns).pluck().all());
-	if (!cols.has("thread_ts") || cols.has("checkpoint_id")) return;
-	db.exec(SQ_LEGACY.views);
-}
 /** The LangGraph store in an open database (see the module comment); `aesKey` opens its encrypted rows. */
-function langGraphSqlite(db, path, uri, aesKey) {
-	legacyViews(db);
+function langGraphSqlite(db, path, uri, aesKey, layout) {
+	legacyViews(db, layout ?? lgSqliteLayout(db, sqliteTables(db), uri), uri);
 	const reader = withDeltaChannels(readerOf$1(db, path, uri, aesKey));
 	const rows = rowStoreOf$1(db, uri);
 	const stats = statsOf$1(db, uri, path);
@@ -40080,6 +40172,7 @@ var init_sqlite = __esmMin((() => {
 	init_delta();
 	init_sqlite_atomic();
 	init_shared();
+	init_sqlite_layout();
 	init_sql();
 	init_better_sqlite3();
 	TABLES$1 = {
@@ -40149,14 +40242,18 @@ async function connectPool(url, uri) {
 	return pool;
 }
 /** What the schema holds: LangGraph tables (with migration level and task_path), ckpt's own table, or nothing. */
-async function inspectPgSchema(c, schema, table = "ckpt_checkpoints") {
+async function inspectPgSchema(c, schema, table = "ckpt_checkpoints", uri) {
 	const cols = await c.query(PG_SCHEMA_COLUMNS, [schema, [...PG_LG_TABLES, table]]);
 	const has = /* @__PURE__ */ new Map();
 	for (const r of cols.rows) (has.get(r.table_name) ?? has.set(r.table_name, /* @__PURE__ */ new Set()).get(r.table_name)).add(r.column_name);
 	const ckpt = has.has(table);
-	if (!has.has("checkpoints") || !has.has("checkpoint_writes")) return { ckpt };
+	if (!has.has("checkpoints") || !has.has("checkpoint_writes")) {
+		await refusePartialLayout(c, has, schema, ckpt, uri);
+		return { ckpt };
+	}
+	const shallow = checkPgLayout(has, schema, uri);
 	let migration;
-	if (has.has("checkpoint_migrations")) migration = (await c.query(pgMaxMigration(`${ident(schema)}.`))).rows[0]?.v ?? void 0;
+	if (has.get("checkpoint_migrations")?.has("v")) migration = (await c.query(pgMaxMigration(`${ident(schema)}.`))).rows[0]?.v ?? void 0;
 	return {
 		ckpt,
 		langgraph: {
@@ -40164,9 +40261,46 @@ async function inspectPgSchema(c, schema, table = "ckpt_checkpoints") {
 			schema,
 			migration,
 			taskPath: has.get("checkpoint_writes").has("task_path"),
-			shallow: !has.get("checkpoints").has("checkpoint_id")
+			shallow
 		}
 	};
+}
+/**
+* A schema that holds LangGraph's tables but not both of `checkpoints` and `checkpoint_writes` (two of its tables, or
+* a `checkpoints` table with LangGraph's columns) is no release's store: an input error naming the missing table — but
+* for a setup that was cut short (`checkpoint_migrations` says the missing table's migration has not run yet), which
+* reads as no LangGraph store, as before.
+*/
+async function refusePartialLayout(c, has, schema, ckpt, uri) {
+	if (ckpt) return;
+	const present = [
+		"checkpoints",
+		"checkpoint_blobs",
+		"checkpoint_writes"
+	].filter((t) => has.has(t));
+	const cp = has.get("checkpoints");
+	if (present.length < 2 && !(cp?.has("thread_id") && cp.has("checkpoint_ns"))) return;
+	if (has.get("checkpoint_migrations")?.has("v")) {
+		const v = (await c.query(pgMaxMigration(`${ident(schema)}.`))).rows[0]?.v;
+		if (typeof v === "number" && v < 3) return;
+	}
+	const missing = ["checkpoints", "checkpoint_writes"].filter((t) => !has.has(t));
+	throw inputError("langgraph-layout", `a LangGraph store without its ${missing.join(" and ")} table${missing.length > 1 ? "s" : ""}, which ${PG_BY} (schema '${schema}'): no release wrote this schema as it is (a table was dropped, or another tool made it)`, uri ? { file: uri } : {});
+}
+/**
+* A LangGraph schema that lacks a table or column no release left out is an input error naming it (exit 3), never a
+* query failing on it later; returns whether the layout is ShallowPostgresSaver's (no checkpoint_id, no parent).
+*/
+function checkPgLayout(has, schema, uri) {
+	const cp = has.get("checkpoints");
+	if (!cp.has("checkpoint_id") && !cp.has("parent_checkpoint_id")) return true;
+	for (const [table, cols] of Object.entries(PG_REQUIRED)) {
+		const got = has.get(table);
+		if (!got) throw inputError("langgraph-layout", `a LangGraph store without its ${table} table, which ${PG_BY} (schema '${schema}'): no release wrote this schema as it is (the table was dropped, or another tool made it)`, uri ? { file: uri } : {});
+		const lacks = cols.filter((c) => !got.has(c));
+		if (lacks.length) throw inputError("langgraph-layout", `the LangGraph table ${schema}.${table} has no column ${lacks.map((c) => `'${c}'`).join(", ")}, which ${PG_BY}: no release wrote this table as it is (a column was dropped, or another tool made it)`, uri ? { file: uri } : {});
+	}
+	return false;
 }
 function connections(place, opened) {
 	let ro = opened.ro && Promise.resolve(opened.ro);
@@ -40259,11 +40393,42 @@ function pinnedPool(c) {
 		end: async () => void 0
 	};
 }
+var PG_REQUIRED, PG_BY;
 var init_connect = __esmMin((() => {
 	init_errors();
 	init_rows$1();
 	init_postgres$2();
 	init_sql();
+	PG_REQUIRED = {
+		checkpoints: [
+			"thread_id",
+			"checkpoint_ns",
+			"checkpoint_id",
+			"parent_checkpoint_id",
+			"type",
+			"checkpoint",
+			"metadata"
+		],
+		checkpoint_blobs: [
+			"thread_id",
+			"checkpoint_ns",
+			"channel",
+			"version",
+			"type",
+			"blob"
+		],
+		checkpoint_writes: [
+			"thread_id",
+			"checkpoint_ns",
+			"checkpoint_id",
+			"task_id",
+			"idx",
+			"channel",
+			"type",
+			"blob"
+		]
+	};
+	PG_BY = "every PostgresSaver (Python langgraph-checkpoint-postgres since 1.0, 2024-08, and JS @langchain/langgraph-checkpoint-postgres) creates in its first migrations";
 }));
 // dist/formats/langgraph/list-decode.js
 /** The items after `prev`'s, parsed from the text after the comma, and the facts of the whole; undefined when they do not line up. */
@@ -41662,7 +41827,7 @@ var postgres_exports = /* @__PURE__ */ __exportAll$1({
 * rows (and seals those a migration writes to it).
 */
 function langGraphPostgres(place, info, opened = {}, aesKey) {
-	if (info.shallow) throw storeError("langgraph-shallow", `${place.uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`);
+	if (info.shallow) throw inputError("langgraph-shallow", `a ShallowPostgresSaver layout (Python langgraph-checkpoint-postgres' deprecated saver: one checkpoint per thread and namespace, no checkpoint_id column): ckpt reads the PostgresSaver layout only`, { file: place.uri });
 	const conns = connections(place, opened);
 	const S = `${ident(place.schema)}.`;
 	const reader = withDeltaChannels(readerOf(conns, S, info, place.uri, aesKey));
@@ -41793,12 +41958,24 @@ async function openSqliteLangGraph(u, forced, o) {
 		db.close();
 		throw storeError("sqlite-open", `not a readable SQLite database: ${e.message}`, { file: u.redacted }, e);
 	}
-	const hasLg = m.isLangGraphSqlite(tables);
+	let layout;
+	try {
+		layout = forced === "ckpt" ? void 0 : m.isLangGraphSqlite(db, tables, u.redacted);
+	} catch (e) {
+		db.close();
+		throw e;
+	}
+	const hasLg = layout !== void 0;
 	if (!decide(u, foundOf(hasLg, tables.has("ckpt_checkpoints")), hasLg, forced, o)) {
 		db.close();
 		return;
 	}
-	return m.langGraphSqlite(db, u.location, u.redacted, aesKeyOf(o.aesKey));
+	try {
+		return m.langGraphSqlite(db, u.location, u.redacted, aesKeyOf(o.aesKey), layout);
+	} catch (e) {
+		db.close();
+		throw e;
+	}
 }
 /** A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). */
 async function openPostgresLangGraph(u, forced, o) {
@@ -41811,7 +41988,7 @@ async function openPostgresLangGraph(u, forced, o) {
 	const conn = o.readOnly ? { ro: await m.connectReadOnly(place.url, place.uri) } : { rw: await m.connectPool(place.url, place.uri) };
 	const c = conn.ro ?? conn.rw;
 	try {
-		const found = await m.inspectPgSchema(c, place.schema, u.params.get("table") ?? void 0);
+		const found = await m.inspectPgSchema(c, place.schema, u.params.get("table") ?? void 0, u.redacted);
 		const hasLg = found.langgraph !== void 0;
 		if (decide(u, foundOf(hasLg, found.ckpt), hasLg, forced, o)) return m.langGraphPostgres(place, found.langgraph ?? {
 			store: "postgres",

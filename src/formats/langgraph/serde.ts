@@ -292,7 +292,10 @@ export function decodeTyped(
       case "bytearray":
         return bytesRecord(typeof data === "string" ? Buffer.from(data, "utf8") : (data ?? new Uint8Array()));
       case "pickle":
-        return fail("pickle", "a pickle payload (Python pickle_fallback): ckpt does not unpickle");
+        return fail(
+          "pickle",
+          "a pickle payload (Python pickle: the serde of langgraph before 0.0.39, later pickle_fallback=True): ckpt does not unpickle",
+        );
       default:
         if (t.includes("+")) return decrypted(t, data, s);
         return fail(

@@ -33,17 +33,6 @@ CREATE TABLE IF NOT EXISTS writes (
     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );`;
 
-/** The pre-0.2 SQLite layout (savers/langgraph/sqlite.ts legacyViews): its columns, and today's names over them. */
-export const SQ_LEGACY = {
-  columns: "SELECT name FROM pragma_table_info('checkpoints')",
-  views: `CREATE TEMP VIEW IF NOT EXISTS checkpoints AS
-      SELECT thread_id, '' AS checkpoint_ns, thread_ts AS checkpoint_id, parent_ts AS parent_checkpoint_id, NULL AS type,
-             checkpoint, metadata FROM main.checkpoints;
-    CREATE TEMP VIEW IF NOT EXISTS writes AS
-      SELECT thread_id, '' AS checkpoint_ns, thread_ts AS checkpoint_id, task_id, idx, channel, NULL AS type, value
-      FROM main.writes;`,
-};
-
 export const SQLITE_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'";
 
 // JSON payloads come back as text (SQLite's CAST: no Buffer copy plus decode; invalid UTF-8 shows as U+FFFD, which

@@ -57,7 +57,8 @@ import {
   threadsOf,
   type WriteOptions,
 } from "./shared.js";
-import { SQ_LEGACY, SQ_PRUNE, SQ_READ, SQ_ROWS, SQ_STATS, SQLITE_SETUP, SQLITE_TABLES } from "./sql.js";
+import { legacyViews, lgSqliteLayout, type LgSqliteLayout } from "./sqlite-layout.js";
+import { SQ_PRUNE, SQ_READ, SQ_ROWS, SQ_STATS, SQLITE_SETUP, SQLITE_TABLES } from "./sql.js";
 import { loadBetterSqlite3 } from "../better-sqlite3.js";
 
 type DB = BetterSqlite3.Database;
@@ -81,9 +82,12 @@ export function sqliteTables(db: DB): Set<string> {
   return new Set(db.prepare(SQLITE_TABLES).pluck().all() as string[]);
 }
 
-/** Whether the tables are LangGraph's (`checkpoints` and `writes`). */
-export function isLangGraphSqlite(tables: Set<string>): boolean {
-  return tables.has("checkpoints") && tables.has("writes");
+/**
+ * The LangGraph layout the tables hold (./sqlite-layout.ts: today's, or an older release's), or undefined when they
+ * hold none; a LangGraph table missing a column no release left out is an input error naming it.
+ */
+export function isLangGraphSqlite(db: DB, tables: Set<string>, file: string): LgSqliteLayout | undefined {
+  return lgSqliteLayout(db, tables, file);
 }
 
 /** Open the database file as `mode` says; a file that cannot be opened is a store error naming it. */
@@ -107,22 +111,15 @@ export async function openSqliteDb(path: string, uri: string, o: LangGraphSqlite
   }
 }
 
-/**
- * The SQLite layout of LangGraph before 0.2 (langgraph ≤ 0.1, until 2024-07): `checkpoints(thread_id, thread_ts,
- * parent_ts, checkpoint, metadata)` and `writes(thread_id, thread_ts, task_id, idx, channel, value)`, no namespaces
- * and no type column (JsonPlusSerializer: JSON). A read-only connection reads it through TEMP views with today's
- * column names (temp objects live in the connection, not in the file, and are found before the file's tables).
- */
-function legacyViews(db: DB): void {
-  if (!db.readonly) return;
-  const cols = new Set(db.prepare(SQ_LEGACY.columns).pluck().all() as string[]);
-  if (!cols.has("thread_ts") || cols.has("checkpoint_id")) return;
-  db.exec(SQ_LEGACY.views);
-}
-
 /** The LangGraph store in an open database (see the module comment); `aesKey` opens its encrypted rows. */
-export function langGraphSqlite(db: DB, path: string, uri: string, aesKey?: AesKey): LangGraphStore {
-  legacyViews(db);
+export function langGraphSqlite(
+  db: DB,
+  path: string,
+  uri: string,
+  aesKey?: AesKey,
+  layout?: LgSqliteLayout,
+): LangGraphStore {
+  legacyViews(db, layout ?? lgSqliteLayout(db, sqliteTables(db), uri), uri);
   const reader = withDeltaChannels(readerOf(db, path, uri, aesKey));
   const rows = rowStoreOf(db, uri);
   const stats = statsOf(db, uri, path);

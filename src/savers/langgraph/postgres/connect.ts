@@ -67,15 +67,20 @@ export async function inspectPgSchema(
   c: Queryable,
   schema: string,
   table = "ckpt_checkpoints",
+  uri?: string,
 ): Promise<{ langgraph?: LgStoreInfo; ckpt: boolean }> {
   const cols = await c.query(PG_SCHEMA_COLUMNS, [schema, [...PG_LG_TABLES, table]]);
   const has = new Map<string, Set<string>>();
   for (const r of cols.rows)
     (has.get(r.table_name) ?? has.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
   const ckpt = has.has(table);
-  if (!has.has("checkpoints") || !has.has("checkpoint_writes")) return { ckpt };
+  if (!has.has("checkpoints") || !has.has("checkpoint_writes")) {
+    await refusePartialLayout(c, has, schema, ckpt, uri);
+    return { ckpt };
+  }
+  const shallow = checkPgLayout(has, schema, uri);
   let migration: number | undefined;
-  if (has.has("checkpoint_migrations")) {
+  if (has.get("checkpoint_migrations")?.has("v")) {
     const m = await c.query(pgMaxMigration(`${ident(schema)}.`));
     migration = m.rows[0]?.v ?? undefined;
   }
@@ -86,9 +91,86 @@ export async function inspectPgSchema(
       schema,
       migration,
       taskPath: has.get("checkpoint_writes")!.has("task_path"),
-      shallow: !has.get("checkpoints")!.has("checkpoint_id"),
+      shallow,
     },
   };
+}
+
+/**
+ * A schema that holds LangGraph's tables but not both of `checkpoints` and `checkpoint_writes` (two of its tables, or
+ * a `checkpoints` table with LangGraph's columns) is no release's store: an input error naming the missing table — but
+ * for a setup that was cut short (`checkpoint_migrations` says the missing table's migration has not run yet), which
+ * reads as no LangGraph store, as before.
+ */
+async function refusePartialLayout(
+  c: Queryable,
+  has: Map<string, Set<string>>,
+  schema: string,
+  ckpt: boolean,
+  uri: string | undefined,
+): Promise<void> {
+  if (ckpt) return;
+  const present = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"].filter((t) => has.has(t));
+  const cp = has.get("checkpoints");
+  if (present.length < 2 && !(cp?.has("thread_id") && cp.has("checkpoint_ns"))) return;
+  if (has.get("checkpoint_migrations")?.has("v")) {
+    const v = (await c.query(pgMaxMigration(`${ident(schema)}.`))).rows[0]?.v;
+    if (typeof v === "number" && v < 3) return;
+  }
+  const missing = ["checkpoints", "checkpoint_writes"].filter((t) => !has.has(t));
+  throw inputError(
+    "langgraph-layout",
+    `a LangGraph store without its ${missing.join(" and ")} table${missing.length > 1 ? "s" : ""}, which ${PG_BY} (schema '${schema}'): no release wrote this schema as it is (a table was dropped, or another tool made it)`,
+    uri ? { file: uri } : {},
+  );
+}
+
+/**
+ * The columns every PostgresSaver release creates (Python langgraph-checkpoint-postgres and JS
+ * @langchain/langgraph-checkpoint-postgres, migrations 1–3: the tables have not changed since, but for
+ * `checkpoint_writes.task_path`, Python's migration 9, and `checkpoint_migrations`, whose absence only hides which
+ * migrations ran). The ShallowPostgresSaver layout (Python, deprecated) has no checkpoint ids at all.
+ */
+const PG_REQUIRED: Record<string, string[]> = {
+  checkpoints: [
+    "thread_id",
+    "checkpoint_ns",
+    "checkpoint_id",
+    "parent_checkpoint_id",
+    "type",
+    "checkpoint",
+    "metadata",
+  ],
+  checkpoint_blobs: ["thread_id", "checkpoint_ns", "channel", "version", "type", "blob"],
+  checkpoint_writes: ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "blob"],
+};
+const PG_BY =
+  "every PostgresSaver (Python langgraph-checkpoint-postgres since 1.0, 2024-08, and JS @langchain/langgraph-checkpoint-postgres) creates in its first migrations";
+
+/**
+ * A LangGraph schema that lacks a table or column no release left out is an input error naming it (exit 3), never a
+ * query failing on it later; returns whether the layout is ShallowPostgresSaver's (no checkpoint_id, no parent).
+ */
+function checkPgLayout(has: Map<string, Set<string>>, schema: string, uri: string | undefined): boolean {
+  const cp = has.get("checkpoints")!;
+  if (!cp.has("checkpoint_id") && !cp.has("parent_checkpoint_id")) return true;
+  for (const [table, cols] of Object.entries(PG_REQUIRED)) {
+    const got = has.get(table);
+    if (!got)
+      throw inputError(
+        "langgraph-layout",
+        `a LangGraph store without its ${table} table, which ${PG_BY} (schema '${schema}'): no release wrote this schema as it is (the table was dropped, or another tool made it)`,
+        uri ? { file: uri } : {},
+      );
+    const lacks = cols.filter((c) => !got.has(c));
+    if (lacks.length)
+      throw inputError(
+        "langgraph-layout",
+        `the LangGraph table ${schema}.${table} has no column ${lacks.map((c) => `'${c}'`).join(", ")}, which ${PG_BY}: no release wrote this table as it is (a column was dropped, or another tool made it)`,
+        uri ? { file: uri } : {},
+      );
+  }
+  return false;
 }
 
 /** The connections a store holds: each opened when first asked for (see the module comment). */

@@ -16,7 +16,7 @@
  * upsert), verify.ts (read-back), prune.ts (prune, vacuum), stats.ts.
  */
 import type pg from "pg";
-import { storeError } from "../../../base/errors.js";
+import { inputError } from "../../../base/errors.js";
 import type { AesKey } from "../../../formats/langgraph/aes-key.js";
 import type { LgStoreInfo } from "../../../formats/langgraph/types.js";
 import { withDeltaChannels } from "../delta.js";
@@ -45,9 +45,10 @@ export function langGraphPostgres(
   aesKey?: AesKey,
 ): PgLangGraphStore {
   if (info.shallow)
-    throw storeError(
+    throw inputError(
       "langgraph-shallow",
-      `${place.uri}: a ShallowPostgresSaver layout (no checkpoint_id column): ckpt reads the PostgresSaver layout only`,
+      `a ShallowPostgresSaver layout (Python langgraph-checkpoint-postgres' deprecated saver: one checkpoint per thread and namespace, no checkpoint_id column): ckpt reads the PostgresSaver layout only`,
+      { file: place.uri },
     );
   const conns = connections(place, opened);
   const S = `${ident(place.schema)}.`;
