@@ -170,3 +170,24 @@ export function sqliteOpenError(e: unknown, file: string, what: string): CkptErr
   }
   return storeError("sqlite-open", `${what}: ${(e as Error).message}`, { file }, e);
 }
+
+/**
+ * Put a database opened for writing in WAL mode, waiting for the write lock as long as the busy timeout would. SQLite
+ * answers `PRAGMA journal_mode=WAL` on a database still in rollback-journal mode (a new file, or one another program
+ * created) with SQLITE_BUSY at once, without calling the busy handler, while any other connection holds a write
+ * transaction: a store created beside a live writer would fail with "database is locked" at once. Retried every 10 ms
+ * until `timeoutMs`; then the last SQLITE_BUSY is thrown as it was.
+ */
+export function useWal(db: BetterSqlite3.Database, timeoutMs = 5000): void {
+  const end = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= end) throw e;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
+}

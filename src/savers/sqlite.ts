@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { CkptError, inputError, storeError } from "../base/errors.js";
 import { checkThreadId } from "./common.js";
-import { needsWriter, openReadOnlyDb, sqliteOpenError } from "./sqlite-open.js";
+import { needsWriter, openReadOnlyDb, sqliteOpenError, useWal } from "./sqlite-open.js";
 import {
   DEFAULT_NAMESPACE,
   type ListOptions,
@@ -51,7 +51,7 @@ function versionIn(db: Db): number | undefined {
 
 /** Create the tables, or upgrade version 1, under the write lock (another process may have done it meanwhile). */
 function createOrUpgrade(db: Db): void {
-  db.pragma("journal_mode = WAL");
+  useWal(db);
   db.pragma("synchronous = NORMAL");
   db.exec("CREATE TABLE IF NOT EXISTS ckpt_meta (key TEXT PRIMARY KEY, value TEXT)");
   db.transaction(() => {

@@ -9,9 +9,9 @@ export const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 // ------------------------------------------------------------------------------------------------ SQLite
 
-/** The DDL both libraries run (py:sqlite:139-164, js:sqlite:114-137). */
-export const SQLITE_SETUP = `PRAGMA journal_mode=WAL;
-CREATE TABLE IF NOT EXISTS checkpoints (
+/** The DDL both libraries run (py:sqlite:139-164, js:sqlite:114-137), after their `PRAGMA journal_mode=WAL` (set first
+ * by sqlite-open.ts useWal, which waits for the write lock where the pragma alone would not). */
+export const SQLITE_SETUP = `CREATE TABLE IF NOT EXISTS checkpoints (
     thread_id TEXT NOT NULL,
     checkpoint_ns TEXT NOT NULL DEFAULT '',
     checkpoint_id TEXT NOT NULL,

@@ -29,7 +29,7 @@ import type {
   LgRowRef,
   LgThreadSummary,
 } from "../../formats/langgraph/types.js";
-import { openSqliteReadOnly, sqliteFiles, sqliteOpenError } from "../sqlite-open.js";
+import { openSqliteReadOnly, sqliteFiles, sqliteOpenError, useWal } from "../sqlite-open.js";
 import { withDeltaChannels } from "./delta.js";
 import { sqliteAtomically } from "./sqlite-atomic.js";
 import {
@@ -654,7 +654,10 @@ function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close" | "vacuum"> {
       return r ? libraryOf(toCheckpoint(r), "js") : undefined;
     },
     async setup(_lib: Library) {
-      wrap("creating the LangGraph tables", () => db.exec(SQLITE_SETUP));
+      wrap("creating the LangGraph tables", () => {
+        useWal(db);
+        db.exec(SQLITE_SETUP);
+      });
     },
     count: async () => (hasLayout() ? (db.prepare(SQ_ROWS.count).get() as { n: number }).n : 0),
     scanRows: (batchSize, threads) => scanRows(db, wrap, batchSize, threads),

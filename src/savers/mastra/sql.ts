@@ -9,8 +9,8 @@ export const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 // ------------------------------------------------------------------------------------------------ SQLite (LibSQL)
 
-export const SQLITE_SETUP = `PRAGMA journal_mode=WAL;
-CREATE TABLE IF NOT EXISTS mastra_threads (
+/** Mastra's tables, after `PRAGMA journal_mode=WAL` (set first by sqlite-open.ts useWal: it waits for the lock). */
+export const SQLITE_SETUP = `CREATE TABLE IF NOT EXISTS mastra_threads (
   "id" TEXT NOT NULL PRIMARY KEY,
   "resourceId" TEXT NOT NULL,
   "title" TEXT NOT NULL,

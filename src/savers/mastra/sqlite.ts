@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { inputError, storeError } from "../../base/errors.js";
-import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
+import { openSqliteReadOnly, sqliteOpenError, useWal } from "../sqlite-open.js";
 import { type MastraHave, SQ, SQLITE_SETUP } from "./sql.js";
 import {
   MASTRA_TABLES,
@@ -140,6 +140,7 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
     uri,
     hasLayout: async () => has(),
     async setup() {
+      useWal(db);
       db.exec(SQLITE_SETUP);
       // a store of Mastra < 0.10 gets the column its later releases add on init (LibSQLStore's alterTable)
       if (!(db.prepare(SQ.columns).pluck().all("mastra_messages") as string[]).includes("resourceId"))
