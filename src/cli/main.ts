@@ -107,6 +107,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const quick = (await quickValidate(argv, io)) ?? (await quickCommand(argv, io));
   if (quick !== undefined) return quick;
   const { default: yargs } = await import("yargs");
+  const { helpBuilder, tidyHelp } = await import("./help.js");
+  const width = Math.min(110, io.stdout.columns ?? 100);
   let pending: Promise<number> | undefined;
   let usageFailure: string | undefined;
   const parser = yargs(argv)
@@ -114,7 +116,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     .usage("ckpt <command> [options]\n\nInspect, validate, diff, migrate, convert and replay AI agent checkpoints.")
     .strict()
     .exitProcess(false)
-    .wrap(Math.min(110, io.stdout.columns ?? 100))
+    .wrap(width)
     .demandCommand(1, "Name a command: ckpt --help lists them.")
     .recommendCommands()
     .option("aes-key-file", {
@@ -154,7 +156,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return reportError(e, io);
   }
   for (const c of defs) {
-    parser.command(c.command, c.describe, c.builder, (args) => {
+    parser.command(c.command, c.describe, helpBuilder(c), (args) => {
       // yargs may still call the handler after reporting a usage failure (e.g. a missing positional): don't run it.
       if (usageFailure === undefined) pending = c.run(args, io);
     });
@@ -169,7 +171,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       io.stderr.write(`ckpt: ${redactText(usageFailure)}\nRun 'ckpt --help' for usage.\n`);
       return ExitCode.USAGE;
     }
-    if (helpText) io.stdout.write(helpText + "\n");
+    if (helpText) io.stdout.write(tidyHelp(helpText, width) + "\n");
     if (!pending) return ExitCode.OK; // --help / --version
     return await pending;
   } catch (e) {

@@ -3049,7 +3049,8 @@ var sqlite_open_exports = /* @__PURE__ */ __exportAll$1({
 	openReadOnlyDb: () => openReadOnlyDb,
 	openSqliteReadOnly: () => openSqliteReadOnly,
 	sqliteFiles: () => sqliteFiles,
-	sqliteOpenError: () => sqliteOpenError
+	sqliteOpenError: () => sqliteOpenError,
+	useWal: () => useWal
 });
 /**
 * The files of an SQLite store with their sizes on disk: the database and its `-wal` when that holds anything (the
@@ -3203,6 +3204,24 @@ function sqliteOpenError(e, file, what) {
 	if (needsWriter(e)) return storeError("sqlite-needs-writer", "a writer that crashed left this database to be rolled back (a hot journal) or its WAL index to be rebuilt, which a read-only open cannot do and reading never changes a store: open it once with a writing command (e.g. ckpt migrate --to it, or sqlite3 <file> 'PRAGMA quick_check'), then read it", { file });
 	return storeError("sqlite-open", `${what}: ${e.message}`, { file }, e);
 }
+/**
+* Put a database opened for writing in WAL mode, waiting for the write lock as long as the busy timeout would. SQLite
+* answers `PRAGMA journal_mode=WAL` on a database still in rollback-journal mode (a new file, or one another program
+* created) with SQLITE_BUSY at once, without calling the busy handler, while any other connection holds a write
+* transaction: a store created beside a live writer would fail with "database is locked" at once. Retried every 10 ms
+* until `timeoutMs`; then the last SQLITE_BUSY is thrown as it was.
+*/
+function useWal(db, timeoutMs = 5e3) {
+	const end = Date.now() + timeoutMs;
+	const pause = new Int32Array(new SharedArrayBuffer(4));
+	for (;;) try {
+		db.pragma("journal_mode = WAL");
+		return;
+	} catch (e) {
+		if (e.code !== "SQLITE_BUSY" || Date.now() >= end) throw e;
+		Atomics.wait(pause, 0, 0, 10);
+	}
+}
 var stillOpen, exitHooked;
 var init_sqlite_open = __esmMin((() => {
 	init_errors();
@@ -3211,11 +3230,10 @@ var init_sqlite_open = __esmMin((() => {
 	exitHooked = false;
 }));
 // dist/savers/mastra/sql.js
-var ident$2, SQLITE_SETUP$1, sqMeta, SQ, pgSetup$1, index, iso, pgTimes, PG;
+var ident$2, SQLITE_SETUP$1, sqMeta, col, meta, threadCols, resourceCols, SQ, pgSetup$1, index, iso, pgTimes, PG;
 var init_sql$1 = __esmMin((() => {
 	ident$2 = (s) => `"${s.replace(/"/g, "\"\"")}"`;
-	SQLITE_SETUP$1 = `PRAGMA journal_mode=WAL;
-CREATE TABLE IF NOT EXISTS mastra_threads (
+	SQLITE_SETUP$1 = `CREATE TABLE IF NOT EXISTS mastra_threads (
   "id" TEXT NOT NULL PRIMARY KEY,
   "resourceId" TEXT NOT NULL,
   "title" TEXT NOT NULL,
@@ -3243,23 +3261,28 @@ CREATE INDEX IF NOT EXISTS idx_messages_thread_created_at ON mastra_messages (th
 CREATE INDEX IF NOT EXISTS idx_messages_thread_resource_created_at ON mastra_messages (thread_id, "resourceId", "createdAt");`;
 	sqMeta = (c) => `CASE WHEN typeof(${c}) = 'blob' THEN CASE WHEN json_valid(${c}, 8) THEN json(${c}) END ELSE ${c} END AS metadata,
    (typeof(${c}) = 'blob' AND NOT json_valid(${c}, 8)) AS bad, typeof(${c}) AS mtype`;
+	col = (h, table, c, as = c) => h.columns[table]?.has(c) ? as === c ? `"${c}"` : `"${c}" AS ${as}` : `NULL AS "${as}"`;
+	meta = (h, table) => h.columns[table]?.has("metadata") ? sqMeta("metadata") : "NULL AS metadata, 0 AS bad, 'null' AS mtype";
+	threadCols = (h) => `id, resourceId, ${col(h, "mastra_threads", "title")}, ${meta(h, "mastra_threads")}, createdAt, updatedAt`;
+	resourceCols = (h) => `id, ${col(h, "mastra_resources", "workingMemory")}, ${meta(h, "mastra_resources")}, createdAt, updatedAt`;
 	SQ = {
 		tables: "SELECT name FROM sqlite_master WHERE type = 'table'",
+		columns: "SELECT name FROM pragma_table_info(?)",
 		version: "SELECT sqlite_version() AS v",
-		threadPage: `SELECT t.id, t.resourceId, t.title, t.createdAt, t.updatedAt,
+		threadPage: (h) => `SELECT t.id, t.resourceId, ${col(h, "mastra_threads", "title").replace(/^"title"/, "t.title")}, t.createdAt, t.updatedAt,
       (SELECT count(*) FROM mastra_messages m WHERE m.thread_id = t.id) AS messages,
       (SELECT ifnull(sum(length(CAST(m.content AS BLOB))), 0) FROM mastra_messages m WHERE m.thread_id = t.id) AS bytes
     FROM mastra_threads t WHERE (@after IS NULL OR t.id > @after) ORDER BY t.id LIMIT @limit`,
-		thread: `SELECT id, resourceId, title, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_threads WHERE id = ?`,
-		threadRows: `SELECT id, resourceId, title, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_threads
+		thread: (h) => `SELECT ${threadCols(h)} FROM mastra_threads WHERE id = ?`,
+		threadRows: (h) => `SELECT ${threadCols(h)} FROM mastra_threads
     WHERE (@after IS NULL OR id > @after) ORDER BY id LIMIT @limit`,
-		messages: `SELECT id, thread_id AS threadId, content, role, type, createdAt, resourceId FROM mastra_messages
-    WHERE thread_id = ? ORDER BY createdAt, rowid`,
-		resource: `SELECT id, workingMemory, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_resources WHERE id = ?`,
-		resourceRows: `SELECT id, workingMemory, ${sqMeta("metadata")}, createdAt, updatedAt FROM mastra_resources
+		messages: (h) => `SELECT id, thread_id AS threadId, content, role, ${col(h, "mastra_messages", "type")}, createdAt,
+      ${col(h, "mastra_messages", "resourceId")} FROM mastra_messages WHERE thread_id = ? ORDER BY createdAt, rowid`,
+		resource: (h) => `SELECT ${resourceCols(h)} FROM mastra_resources WHERE id = ?`,
+		resourceRows: (h) => `SELECT ${resourceCols(h)} FROM mastra_resources
     WHERE (@after IS NULL OR id > @after) ORDER BY id LIMIT @limit`,
-		counts: `SELECT (SELECT count(*) FROM mastra_threads) AS threads, (SELECT count(*) FROM mastra_messages) AS messages,
-      (SELECT count(*) FROM mastra_resources) AS resources,
+		counts: (h) => `SELECT (SELECT count(*) FROM mastra_threads) AS threads, (SELECT count(*) FROM mastra_messages) AS messages,
+      ${h.resources ? "(SELECT count(*) FROM mastra_resources)" : "0"} AS resources,
       (SELECT count(*) FROM mastra_messages m WHERE NOT EXISTS (SELECT 1 FROM mastra_threads t WHERE t.id = m.thread_id)) AS orphanMessages`,
 		/** metadata as LibSQL writes it: JSONB */
 		insertThread: (verb) => `${verb} INTO mastra_threads (id, resourceId, title, metadata, createdAt, updatedAt)
@@ -3370,8 +3393,24 @@ var init_types$6 = __esmMin((() => {
 */
 var sqlite_exports$3 = /* @__PURE__ */ __exportAll$1({
 	mastraSqlite: () => mastraSqlite,
-	openMastraSqliteDb: () => openMastraSqliteDb
+	openMastraSqliteDb: () => openMastraSqliteDb,
+	sqliteHave: () => sqliteHave
 });
+/** What of the memory tables the file holds; a required column missing is an input error naming it. */
+function sqliteHave(db, uri) {
+	const tables = tableNames(db);
+	const columns = {};
+	for (const t of Object.values(MASTRA_TABLES)) {
+		if (!tables.has(t)) continue;
+		columns[t] = new Set(db.prepare(SQ.columns).pluck().all(t));
+		const missing = REQUIRED$1[t].filter((c) => !columns[t].has(c));
+		if (missing.length) throw inputError("mastra-missing-column", `${t} has no ${missing.map((c) => `'${c}'`).join(", ")} column${missing.length > 1 ? "s" : ""}: every @mastra release since 0.4 writes ${REQUIRED$1[t].join(", ")} — not a Mastra memory table ckpt can read`, { file: uri });
+	}
+	return {
+		resources: tables.has(MASTRA_TABLES.resources),
+		columns
+	};
+}
 /** Open the file: read-only, or to write (created with its folder when missing). */
 async function openMastraSqliteDb(path, uri, write) {
 	if (!write) return openSqliteReadOnly(path, { uri });
@@ -3417,20 +3456,25 @@ function mastraSqlite(db, uri) {
 		const t = tableNames(db);
 		return Object.values(MASTRA_TABLES).every((n) => t.has(n));
 	};
-	const messages = (threadId) => q(SQ.messages).all(threadId);
+	let have;
+	const h = () => have ??= sqliteHave(db, uri);
+	const messages = (threadId) => q(SQ.messages(h())).all(threadId);
 	return {
 		layout: "mastra",
 		kind: "sqlite",
 		uri,
 		hasLayout: async () => has(),
 		async setup() {
+			useWal(db);
 			db.exec(SQLITE_SETUP$1);
+			if (!db.prepare(SQ.columns).pluck().all("mastra_messages").includes("resourceId")) db.exec(`ALTER TABLE mastra_messages ADD COLUMN "resourceId" TEXT`);
+			have = void 0;
 		},
 		async *threads(o = {}) {
 			let after = o.after ?? null;
 			let left = o.limit ?? Number.POSITIVE_INFINITY;
 			while (left > 0) {
-				const page = q(SQ.threadPage).all({
+				const page = q(SQ.threadPage(h())).all({
 					after,
 					limit: Math.min(500, left)
 				});
@@ -3442,8 +3486,8 @@ function mastraSqlite(db, uri) {
 						resourceId: r.resourceId,
 						title: r.title,
 						messages: Number(r.messages),
-						createdAt: String(r.createdAt),
-						updatedAt: String(r.updatedAt),
+						createdAt: timeText(r.createdAt),
+						updatedAt: timeText(r.updatedAt),
 						bytes: Number(r.bytes)
 					};
 				}
@@ -3451,16 +3495,17 @@ function mastraSqlite(db, uri) {
 			}
 		},
 		async thread(id) {
-			const r = q(SQ.thread).get(id);
+			const r = q(SQ.thread(h())).get(id);
 			return r && threadOf$2(r);
 		},
 		messages: async (threadId) => messages(threadId),
 		async resource(id) {
-			const r = q(SQ.resource).get(id);
+			if (!h().resources) return void 0;
+			const r = q(SQ.resource(h())).get(id);
 			return r && resourceOf$1(r);
 		},
 		async counts() {
-			const r = q(SQ.counts).get();
+			const r = q(SQ.counts(h())).get();
 			return {
 				threads: r.threads,
 				messages: r.messages,
@@ -3468,10 +3513,11 @@ function mastraSqlite(db, uri) {
 				orphanMessages: r.orphanMessages
 			};
 		},
-		scan: (batchSize) => scanSqlite(db, batchSize),
-		tables: async () => tableSizes(db),
+		scan: (batchSize) => scanSqlite(db, batchSize, h()),
+		tables: async () => tableSizes(db, h()),
 		async existing(table, ids) {
 			const found = /* @__PURE__ */ new Set();
+			if (table === "resources" && !h().resources) return found;
 			const stmt = db.prepare(`SELECT id FROM ${MASTRA_TABLES[table]} WHERE id = ?`).pluck();
 			for (const id of ids) if (stmt.get(id) !== void 0) found.add(id);
 			return found;
@@ -3484,11 +3530,11 @@ function mastraSqlite(db, uri) {
 	};
 }
 /** Threads with their messages (`batchSize` threads a batch), then resources, each by id. */
-async function* scanSqlite(db, batchSize) {
+async function* scanSqlite(db, batchSize, h) {
 	const n = Math.max(1, batchSize);
-	const messages = db.prepare(SQ.messages);
+	const messages = db.prepare(SQ.messages(h));
 	for (let after = null;;) {
-		const rows = db.prepare(SQ.threadRows).all({
+		const rows = db.prepare(SQ.threadRows(h)).all({
 			after,
 			limit: n
 		});
@@ -3501,8 +3547,8 @@ async function* scanSqlite(db, batchSize) {
 		};
 		after = rows[rows.length - 1].id;
 	}
-	for (let after = null;;) {
-		const rows = db.prepare(SQ.resourceRows).all({
+	for (let after = null; h.resources;) {
+		const rows = db.prepare(SQ.resourceRows(h)).all({
 			after,
 			limit: n
 		});
@@ -3561,8 +3607,8 @@ function writeBatch$2(db, batch, overwrite) {
 	return added;
 }
 /** Pages of each memory table and its indexes (`dbstat`, when the build has it), else the bytes of its values. */
-function tableSizes(db) {
-	const names = Object.values(MASTRA_TABLES);
+function tableSizes(db, h) {
+	const names = Object.values(MASTRA_TABLES).filter((t) => h.columns[t] !== void 0);
 	const rows = (t) => Number(db.prepare(`SELECT count(*) FROM ${t}`).pluck().get());
 	try {
 		const pages = db.prepare("SELECT ifnull(sum(pgsize), 0) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = ?)");
@@ -3579,7 +3625,7 @@ function tableSizes(db) {
 		const tables = names.map((t) => ({
 			table: t,
 			rows: rows(t),
-			storedBytes: Number(db.prepare(`SELECT ifnull(sum(${COLUMNS[t].map((c) => `ifnull(length("${c}"), 0)`).join(" + ")}), 0) FROM ${t}`).pluck().get())
+			storedBytes: Number(db.prepare(`SELECT ifnull(sum(${COLUMNS[t].filter((c) => h.columns[t].has(c)).map((c) => `ifnull(length("${c}"), 0)`).join(" + ")}), 0) FROM ${t}`).pluck().get())
 		}));
 		return Promise.resolve({
 			method: "sum-of-lengths",
@@ -3587,7 +3633,7 @@ function tableSizes(db) {
 		});
 	}
 }
-var tableNames, threadOf$2, resourceOf$1, json$1, COLUMNS;
+var tableNames, REQUIRED$1, timeText, threadOf$2, resourceOf$1, json$1, COLUMNS;
 var init_sqlite$3 = __esmMin((() => {
 	init_errors();
 	init_sqlite_open();
@@ -3595,20 +3641,48 @@ var init_sqlite$3 = __esmMin((() => {
 	init_types$6();
 	init_better_sqlite3();
 	tableNames = (db) => new Set(db.prepare(SQ.tables).pluck().all());
+	REQUIRED$1 = {
+		mastra_threads: [
+			"id",
+			"resourceId",
+			"createdAt",
+			"updatedAt"
+		],
+		mastra_messages: [
+			"id",
+			"thread_id",
+			"content",
+			"role",
+			"createdAt"
+		],
+		mastra_resources: [
+			"id",
+			"createdAt",
+			"updatedAt"
+		]
+	};
+	timeText = (v) => {
+		const t = String(v);
+		if (t.startsWith("\"") && t.endsWith("\"")) try {
+			const inner = JSON.parse(t);
+			if (typeof inner === "string") return inner;
+		} catch {}
+		return t;
+	};
 	threadOf$2 = (r) => ({
 		id: r.id,
 		resourceId: r.resourceId,
-		title: r.title,
+		title: r.title ?? "",
 		...metadataOf$1(r, `thread '${r.id}'`),
-		createdAt: String(r.createdAt),
-		updatedAt: String(r.updatedAt)
+		createdAt: timeText(r.createdAt),
+		updatedAt: timeText(r.updatedAt)
 	});
 	resourceOf$1 = (r) => ({
 		id: r.id,
 		workingMemory: r.workingMemory ?? null,
 		...metadataOf$1(r, `resource '${r.id}'`),
-		createdAt: String(r.createdAt),
-		updatedAt: String(r.updatedAt)
+		createdAt: timeText(r.createdAt),
+		updatedAt: timeText(r.updatedAt)
 	});
 	json$1 = (v) => v === null || v === void 0 ? null : JSON.stringify(v);
 	COLUMNS = {
@@ -3665,6 +3739,14 @@ async function threadDocument(store, threadId) {
 		try {
 			content = JSON.parse(m.content);
 		} catch (e) {
+			if (m.type !== "v2") return {
+				id: m.id,
+				role: m.role,
+				type: m.type,
+				createdAt: m.createdAt,
+				resourceId: m.resourceId,
+				content
+			};
 			unreadable.push({
 				table: "mastra_messages",
 				row: m.id,
@@ -3672,10 +3754,11 @@ async function threadDocument(store, threadId) {
 				reason: `not JSON: ${e.message}`
 			});
 		}
+		const type = m.type ?? (content !== null && typeof content === "object" && !Array.isArray(content) ? "v2" : "text");
 		return {
 			id: m.id,
 			role: m.role,
-			type: m.type,
+			type,
 			createdAt: m.createdAt,
 			resourceId: m.resourceId,
 			content
@@ -15659,19 +15742,48 @@ function isoOf$3(v) {
 	const s = String(v);
 	return /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(s) ? `${s.replace(" ", "T")}Z` : s;
 }
-function sql(t) {
-	const ids = `SELECT session_id FROM "${t.sessions}" UNION SELECT session_id FROM "${t.messages}"`;
+function sql(t, h) {
+	const S = h.sessions !== void 0;
+	const sCol = (c) => h.sessions?.has(c) ? `s.${c}` : "NULL";
+	const mCreated = h.messages.has("created_at") ? "created_at" : "NULL";
+	const ids = S ? `SELECT session_id FROM "${t.sessions}" UNION SELECT session_id FROM "${t.messages}"` : `SELECT DISTINCT session_id FROM "${t.messages}"`;
 	return {
-		page: `SELECT i.session_id AS id, s.created_at AS createdAt, s.updated_at AS updatedAt,
+		page: `SELECT i.session_id AS id, ${S ? sCol("created_at") : "NULL"} AS createdAt, ${S ? sCol("updated_at") : "NULL"} AS updatedAt,
         (SELECT COUNT(*) FROM "${t.messages}" m WHERE m.session_id = i.session_id) AS items,
         (SELECT COALESCE(SUM(LENGTH(CAST(m.message_data AS BLOB))), 0) FROM "${t.messages}" m WHERE m.session_id = i.session_id) AS bytes
-      FROM (${ids}) i LEFT JOIN "${t.sessions}" s ON s.session_id = i.session_id
+      FROM (${ids}) i ${S ? `LEFT JOIN "${t.sessions}" s ON s.session_id = i.session_id` : ""}
       WHERE @after IS NULL OR i.session_id > @after ORDER BY i.session_id LIMIT @limit`,
-		session: `SELECT session_id AS id, created_at AS createdAt, updated_at AS updatedAt FROM "${t.sessions}" WHERE session_id = ?`,
-		rows: `SELECT id, created_at AS createdAt, message_data AS data FROM "${t.messages}" WHERE session_id = ? ORDER BY id ASC`,
+		session: S ? `SELECT session_id AS id, ${sCol("created_at")} AS createdAt, ${sCol("updated_at")} AS updatedAt FROM "${t.sessions}" s WHERE session_id = ?` : "SELECT NULL AS id, NULL AS createdAt, NULL AS updatedAt WHERE ? IS NULL AND 0",
+		rows: `SELECT id, ${mCreated} AS createdAt, message_data AS data FROM "${t.messages}" WHERE session_id = ? ORDER BY id ASC`,
 		counts: `SELECT (SELECT COUNT(*) FROM (${ids})) AS sessions, (SELECT COUNT(*) FROM "${t.messages}") AS items,
-        (SELECT COUNT(DISTINCT session_id) FROM "${t.messages}" WHERE session_id NOT IN (SELECT session_id FROM "${t.sessions}")) AS orphanSessions`
+        (SELECT COUNT(DISTINCT session_id) FROM "${t.messages}" WHERE ${S ? `session_id NOT IN (SELECT session_id FROM "${t.sessions}")` : "1"}) AS orphanSessions`
 	};
+}
+/** The columns of the session tables; one SQLiteSession has always written missing is an input error naming it. */
+function haveOf(db, t, uri) {
+	const cols = (name) => new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(name));
+	const h = { messages: cols(t.messages) };
+	const s = cols(t.sessions);
+	if (s.size > 0) h.sessions = s;
+	const need = [[
+		t.messages,
+		h.messages,
+		[
+			"id",
+			"session_id",
+			"message_data"
+		]
+	]];
+	if (h.sessions) need.push([
+		t.sessions,
+		h.sessions,
+		["session_id"]
+	]);
+	for (const [name, have, required] of need) {
+		const missing = required.filter((c) => !have.has(c));
+		if (missing.length) throw inputError("openai-session-missing-column", `table ${name} has no ${missing.map((c) => `'${c}'`).join(", ")} column: SQLiteSession (the Agents SDK for Python) has always written ${required.join(", ")} — not a session table ckpt can read`, { file: uri });
+	}
+	return h;
 }
 /** A stored message_data value as a row: parsed as Python's json.loads would, else kept as text. */
 function rowOf$1(r) {
@@ -15702,10 +15814,11 @@ async function openSessionSqlite(path, uri, params) {
 	let q;
 	let stmts;
 	try {
-		q = sql(tables);
+		q = sql(tables, haveOf(db, tables, uri));
 		stmts = Object.fromEntries(Object.entries(q).map(([k, s]) => [k, db.prepare(s)]));
 	} catch (e) {
 		db.close();
+		if (e instanceof CkptError) throw e;
 		throw storeError("openai-session-tables", `the tables '${tables.sessions}' and '${tables.messages}' are not SQLiteSession's (${e.message})`, { file: uri }, e);
 	}
 	const custom = tables.sessions !== SESSION_TABLES.sessions || tables.messages !== SESSION_TABLES.messages;
@@ -15886,6 +15999,9 @@ async function sqliteSql(path, uri, write) {
 		async tables() {
 			return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all());
 		},
+		async columns(table) {
+			return new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table));
+		},
 		ddl: () => SQLITE_DDL,
 		async close() {
 			db.close();
@@ -15928,6 +16044,10 @@ async function postgresSql(url, uri, schema, write) {
 		async tables() {
 			const r = await c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema]);
 			return new Set(r.rows.map((x) => x.table_name));
+		},
+		async columns(table) {
+			const r = await c.query("SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2", [schema, table]);
+			return new Set(r.rows.map((x) => x.column_name));
 		},
 		ddl: () => pgDdl(schema),
 		close: () => c.end()
@@ -15995,8 +16115,41 @@ function v2Of(r) {
 	if (bad.length) m.unreadable = bad;
 	return m;
 }
+/** The columns of the tables the store has; a required one missing is an input error naming it. */
+async function columnsOf$1(sql, tables, uri) {
+	const out = {};
+	for (const [t, need] of Object.entries(REQUIRED)) {
+		if (!tables.has(t)) continue;
+		out[t] = await sql.columns(t);
+		const missing = need.filter((c) => !out[t].has(c));
+		if (missing.length) throw inputError("ai-chatbot-missing-column", `${uri}: table ${t} has no ${missing.map((c) => `'${c}'`).join(", ")} column${missing.length > 1 ? "s" : ""}: the Chat SDK template's ${t} has had ${need.join(", ")} since its first migrations (lib/db/migrations) — not a Chat SDK table ckpt can read`, { file: uri });
+	}
+	return out;
+}
+/**
+* The tables the store holds (read once, again after a setup) and their columns: `col` is a column, or `missing` under
+* its name where the table lacks it.
+*/
+function shapeOf(sql, uri) {
+	let tableSet;
+	let cols = {};
+	const tables = async () => {
+		if (!tableSet) {
+			const t = await sql.tables();
+			cols = await columnsOf$1(sql, t, uri);
+			tableSet = t;
+		}
+		return tableSet;
+	};
+	const col = (table, c, missing, prefix = "", present = `${prefix}${q(c)}`) => cols[table] && !cols[table].has(c) ? `${missing} AS ${q(c)}` : present;
+	return {
+		tables,
+		col,
+		reset: () => void (tableSet = void 0)
+	};
+}
 /** Chats by id with their message counts, a page at a time. */
-async function* listChats(sql, tables, o) {
+async function* listChats(sql, tables, o, visibility) {
 	const pg = sql.kind === "postgres";
 	const has = await tables();
 	const v1 = has.has(AI_CHATBOT_TABLES.messagesV1) ? `(SELECT count(*) FROM ${sql.t(AI_CHATBOT_TABLES.messagesV1)} m WHERE m."chatId" = c."id")` : "0";
@@ -16005,7 +16158,7 @@ async function* listChats(sql, tables, o) {
 	let after = o.after ?? "";
 	let n = 0;
 	while (n < limit) {
-		const page = await sql.all(`SELECT c."id", c."title", c."userId", c."visibility", ${pg ? `to_char(c."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `c."createdAt"`} AS "createdAt",
+		const page = await sql.all(`SELECT c."id", c."title", c."userId", ${visibility()}, ${pg ? `to_char(c."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `c."createdAt"`} AS "createdAt",
          ${users ? `(SELECT u."email" FROM ${sql.t(AI_CHATBOT_TABLES.users)} u WHERE u."id" = c."userId")` : "NULL"} AS "email",
          ${v1} AS "v1", (SELECT count(*) FROM ${sql.t(AI_CHATBOT_TABLES.messagesV2)} m WHERE m."chatId" = c."id") AS "v2"
        FROM ${sql.t(AI_CHATBOT_TABLES.chats)} c WHERE c."id"${pg ? "::text" : ""} > $1 ORDER BY c."id"${pg ? "::text" : ""} LIMIT $2`, [after, Math.min(500, limit - n)]);
@@ -16058,8 +16211,8 @@ function aiChatbotStore(sql, uri) {
 	const ts = (c) => pg ? `to_char(${q(c)}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${q(c)}` : q(c);
 	const js = (c) => pg ? `${q(c)}::text AS ${q(c)}` : q(c);
 	const stored = pg ? "ctid" : "rowid";
-	let tableSet;
-	const tables = async () => tableSet ??= await sql.tables();
+	const { tables, col, reset } = shapeOf(sql, uri);
+	const visibility = (prefix = "") => col(AI_CHATBOT_TABLES.chats, "visibility", "'private'", prefix);
 	const count = async (table, where = "", args = []) => (await tables()).has(table) ? Number((await sql.all(`SELECT count(*) AS n FROM ${sql.t(table)}${where}`, args))[0].n) : 0;
 	const idsIn = (n) => pg ? `= ANY($${n}::text[]::uuid[])` : `IN (SELECT value FROM json_each($${n}))`;
 	const idsArg = (ids) => pg ? ids : JSON.stringify(ids);
@@ -16071,16 +16224,17 @@ function aiChatbotStore(sql, uri) {
 		async setup() {
 			const ddl = sql.ddl();
 			await sql.tx(ddl.split(";\n").map((s) => [s, []]));
-			tableSet = void 0;
+			reset();
 		},
-		chats: (o = {}) => listChats(sql, tables, o),
+		chats: (o = {}) => listChats(sql, tables, o, () => visibility("c.")),
 		async chat(id) {
-			const r = await sql.all(`SELECT "id", "title", "userId", "visibility", ${ts("createdAt")} FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "id"${pg ? "::text" : ""} = $1`, [id]);
+			await tables();
+			const r = await sql.all(`SELECT "id", "title", "userId", ${visibility()}, ${ts("createdAt")} FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "id"${pg ? "::text" : ""} = $1`, [id]);
 			return r[0] && chatOf(r[0]);
 		},
 		async user(id) {
 			if (!(await tables()).has(AI_CHATBOT_TABLES.users)) return void 0;
-			const r = await sql.all(`SELECT "id", "email", "password" FROM ${sql.t(AI_CHATBOT_TABLES.users)} WHERE "id"${pg ? "::text" : ""} = $1`, [id]);
+			const r = await sql.all(`SELECT "id", "email", ${col(AI_CHATBOT_TABLES.users, "password", "NULL")} FROM ${sql.t(AI_CHATBOT_TABLES.users)} WHERE "id"${pg ? "::text" : ""} = $1`, [id]);
 			return r[0] && {
 				id: String(r[0].id),
 				email: String(r[0].email),
@@ -16093,7 +16247,9 @@ function aiChatbotStore(sql, uri) {
          WHERE "chatId"${pg ? "::text" : ""} = $1 ORDER BY "createdAt" ASC, ${stored}`, [chatId])).map(v1Of);
 		},
 		async messagesV2(chatId) {
-			return (await sql.all(`SELECT "id", "chatId", "role", ${js("parts")}, ${js("attachments")}, ${ts("createdAt")} FROM ${sql.t(AI_CHATBOT_TABLES.messagesV2)}
+			await tables();
+			const attachments = col(AI_CHATBOT_TABLES.messagesV2, "attachments", "'[]'", "", js("attachments"));
+			return (await sql.all(`SELECT "id", "chatId", "role", ${js("parts")}, ${attachments}, ${ts("createdAt")} FROM ${sql.t(AI_CHATBOT_TABLES.messagesV2)}
          WHERE "chatId"${pg ? "::text" : ""} = $1 ORDER BY "createdAt" ASC, ${stored}`, [chatId])).map(v2Of);
 		},
 		async counts() {
@@ -16118,7 +16274,7 @@ function aiChatbotStore(sql, uri) {
 		close: () => sql.close()
 	};
 }
-var q, SQLITE_DDL, chatOf;
+var q, SQLITE_DDL, chatOf, REQUIRED;
 var init_store = __esmMin((() => {
 	init_errors();
 	init_sqlite_open();
@@ -16139,6 +16295,29 @@ CREATE TABLE IF NOT EXISTS "Message_v2" ("id" TEXT PRIMARY KEY NOT NULL, "chatId
 		userId: String(r.userId),
 		visibility: String(r.visibility)
 	});
+	REQUIRED = {
+		[AI_CHATBOT_TABLES.chats]: [
+			"id",
+			"createdAt",
+			"userId",
+			"title"
+		],
+		[AI_CHATBOT_TABLES.messagesV1]: [
+			"id",
+			"chatId",
+			"role",
+			"content",
+			"createdAt"
+		],
+		[AI_CHATBOT_TABLES.messagesV2]: [
+			"id",
+			"chatId",
+			"role",
+			"parts",
+			"createdAt"
+		],
+		[AI_CHATBOT_TABLES.users]: ["id", "email"]
+	};
 }));
 // dist/savers/ai-chatbot/saver.js
 var saver_exports = /* @__PURE__ */ __exportAll$1({
@@ -16209,7 +16388,7 @@ function assistantParts$1(content, drop) {
 		return thinking;
 	};
 	(Array.isArray(content) ? content : []).forEach((c, k) => {
-		if (!isObj$16(c)) return drop(k, typeof c);
+		if (!isObj$17(c)) return drop(k, typeof c);
 		if (c.type === "text") {
 			thinking = void 0;
 			text += String(c.text);
@@ -16279,9 +16458,9 @@ function v1Messages(rows) {
 			}
 			const invs = last.toolInvocations;
 			for (const res of Array.isArray(r.content) ? r.content : []) {
-				const call = isObj$16(res) ? invs.find((i) => i.toolCallId === res.toolCallId) : void 0;
-				if (!call || !isObj$16(res)) {
-					hurt(`a result for tool call '${String(isObj$16(res) ? res.toolCallId : res)}', which the message before it did not make`, "error");
+				const call = isObj$17(res) ? invs.find((i) => i.toolCallId === res.toolCallId) : void 0;
+				if (!call || !isObj$17(res)) {
+					hurt(`a result for tool call '${String(isObj$17(res) ? res.toolCallId : res)}', which the message before it did not make`, "error");
 					continue;
 				}
 				Object.assign(call, {
@@ -16345,9 +16524,9 @@ function v1Messages(rows) {
 			text: r.content
 		}];
 		else if (Array.isArray(r.content)) {
-			const texts = r.content.filter((c) => isObj$16(c) && c.type === "text").map((c) => String(c.text));
+			const texts = r.content.filter((c) => isObj$17(c) && c.type === "text").map((c) => String(c.text));
 			r.content.forEach((c, k) => {
-				if (!isObj$16(c) || c.type !== "text") drop(k, isObj$16(c) ? String(c.type) : typeof c);
+				if (!isObj$17(c) || c.type !== "text") drop(k, isObj$17(c) ? String(c.type) : typeof c);
 			});
 			m.content = texts.join("");
 			m.parts = texts.map((text) => ({
@@ -16454,11 +16633,11 @@ function aiChatbotSaver(store) {
 		close: () => store.close()
 	};
 }
-var isObj$16, maxStep, isAiChatbotSaver, TABLE_FORMAT;
+var isObj$17, maxStep, isAiChatbotSaver, TABLE_FORMAT;
 var init_saver = __esmMin((() => {
 	init_errors();
 	init_types$7();
-	isObj$16 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	isObj$17 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	maxStep = (invs) => invs.reduce((n, i) => Math.max(n, Number(i.step ?? 0)), -1);
 	isAiChatbotSaver = (s) => s.aiChatbot !== void 0;
 	TABLE_FORMAT = {
@@ -16504,6 +16683,12 @@ async function tablesOf(u, schema) {
 		await c.end();
 	}
 }
+/** A store that lacks tables every release of a layout's library writes: an input error naming them (exit 3). */
+function missingTables(name, missing, u, schema) {
+	const layout = FOREIGN_LAYOUTS[name];
+	const where = u.kind === "sqlite" ? "the database" : `schema '${schema}'`;
+	return inputError(`${name}-layout`, `${u.kind === "sqlite" ? "" : `${u.redacted}: `}${where} has ${missing.length === layout.tables.length && !layout.others?.length ? "none" : "some"} of the ${layout.title} tables but no ${missing.join(", ")}: every release of it writes ${layout.tables.join(" and ")} — not a store ckpt can read as ${name}`, u.kind === "sqlite" ? { file: u.redacted } : {});
+}
 /**
 * Open a sqlite:/postgres:// store in a foreign layout when `?layout=` names one or its tables say so; undefined
 * when it holds none (ckpt's and LangGraph's layouts are decided by the caller). A store opened to read must exist
@@ -16526,6 +16711,11 @@ async function openForeign(u, o) {
 	}
 	if (probeOnly && layoutOfTables(tables) === void 0) return void 0;
 	const found = layoutOfTables(tables);
+	if (found === void 0 && forced === null && o.readOnly && !NATIVE_TABLES.some((t) => tables.has(t))) for (const n of FOREIGN_LAYOUT_NAMES) {
+		const l = FOREIGN_LAYOUTS[n];
+		const missing = l.tables.filter((t) => !tables.has(t));
+		if (missing.length < l.tables.length || (l.others ?? []).some((t) => tables.has(t))) throw missingTables(n, missing, u, schema);
+	}
 	const wanted = isForeignLayout(o.want) && tables.size === 0 ? o.want : void 0;
 	const name = forced ?? found ?? wanted;
 	if (name === void 0) return void 0;
@@ -16533,7 +16723,7 @@ async function openForeign(u, o) {
 	const needed = layout.tablesFor?.(u.params) ?? layout.tables;
 	if (o.readOnly && !needed.every((t) => tables.has(t))) {
 		if (missingFile) throw inputError("missing-store", "no such SQLite database (reading never creates a store)", { file: u.redacted });
-		throw storeError(`${name}-layout`, u.kind === "sqlite" ? `layout=${name} but the database has no ${layout.title} tables` : `${u.redacted}: layout=${name} but schema '${schema}' has no ${layout.title} tables`, u.kind === "sqlite" ? { file: u.redacted } : {});
+		throw missingTables(name, needed.filter((t) => !tables.has(t)), u, schema);
 	}
 	return {
 		layout: name,
@@ -16579,10 +16769,10 @@ var init_sql_layouts = __esmMin((() => {
 		},
 		"openai-agents-session": {
 			title: "OpenAI Agents SDK SQLiteSession (agent_sessions, agent_messages)",
-			tables: ["agent_sessions", "agent_messages"],
+			tables: ["agent_messages"],
+			others: ["agent_sessions"],
 			tablesFor(params) {
-				const t = sessionTables(params);
-				return [t.sessions, t.messages];
+				return [sessionTables(params).messages];
 			},
 			async sqlite(path, uri, write, params) {
 				if (write) throw usageError(`${uri}: an Agents SDK SQLiteSession store is read here, never written (migrate from it)`);
@@ -17188,7 +17378,7 @@ function usageToCanonical(u, d, ctx) {
 /** One native message (either dialect) → canonical AgentMessage. */
 function messageToCanonical$2(m, d) {
 	if (!isLlmMessage(m)) {
-		if (m.role === "system" && m.kind === "ckpt.system" && isObj$15(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return {
+		if (m.role === "system" && m.kind === "ckpt.system" && isObj$16(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return {
 			role: "system",
 			content: contentArray(m.data.content, d)
 		};
@@ -17224,7 +17414,7 @@ function messageToCanonical$2(m, d) {
 		out.stopReason = m.stopReason;
 		out.model = m.model;
 		out.provider = m.provider;
-		if (isObj$15(m.usage)) {
+		if (isObj$16(m.usage)) {
 			const u = usageToCanonical(m.usage, d, ctx);
 			usageUnknown = u.unknown;
 			out.usage = u.usage;
@@ -17250,10 +17440,10 @@ function messageToCanonical$2(m, d) {
 /** `messageToCanonical(m, d)` reduced to role, timestamp, assistant content, tool result id and usage. */
 function messageLintView(m, d) {
 	if (!isLlmMessage(m)) {
-		if (m.role === "system" && m.kind === "ckpt.system" && isObj$15(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return { role: "system" };
+		if (m.role === "system" && m.kind === "ckpt.system" && isObj$16(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return { role: "system" };
 		return { role: typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system" ? "extension" : m.role };
 	}
-	if (m.role === "assistant" && isObj$15(m.usage)) return {
+	if (m.role === "assistant" && isObj$16(m.usage)) return {
 		role: m.role,
 		timestamp: m.timestamp,
 		content: m.content,
@@ -17285,10 +17475,10 @@ function lose(ctx, pointer, field, reason) {
 }
 function ownExt(x, d) {
 	const e = x.ext;
-	return isObj$15(e) && isObj$15(e[d.format]) ? e[d.format] : {};
+	return isObj$16(e) && isObj$16(e[d.format]) ? e[d.format] : {};
 }
 function layoutOf$3(own) {
-	return isObj$15(own._layout) ? own._layout : {};
+	return isObj$16(own._layout) ? own._layout : {};
 }
 function contentToNative(c, ctx, ptr) {
 	const d = ctx.dialect;
@@ -17343,7 +17533,7 @@ function contentToNative(c, ctx, ptr) {
 			lose(ctx, ptr, `content.${String(b.type)}`, `${d.format} has no '${String(b.type)}' content blocks`);
 			return;
 	}
-	if (isObj$15(own.unknown)) Object.assign(out, own.unknown);
+	if (isObj$16(own.unknown)) Object.assign(out, own.unknown);
 	return out;
 }
 function contentArrayToNative(cs, ctx, ptr) {
@@ -17374,7 +17564,7 @@ function usageToNative(u, ctx, ptr, layout, own) {
 		const useSnake = d.format === "phi-core" || ctx.snake || snakeSet.has(`usage/${snake}`);
 		out[useSnake ? snake : camel] = src[camel] ?? 0;
 	}
-	if (isObj$15(own.usageUnknown)) Object.assign(out, own.usageUnknown);
+	if (isObj$16(own.usageUnknown)) Object.assign(out, own.usageUnknown);
 	return out;
 }
 /** Canonical message → native (either dialect). Returns undefined when the message cannot be written at all. */
@@ -17399,7 +17589,7 @@ function messageToNative(m, i, ctx) {
 			kind: mm.kind,
 			data: mm.data
 		};
-		if (isObj$15(own.unknown)) Object.assign(out, own.unknown);
+		if (isObj$16(own.unknown)) Object.assign(out, own.unknown);
 		return out;
 	}
 	const ts = mm.timestamp ?? ctx.defaultTimestamp;
@@ -17442,13 +17632,13 @@ function messageToNative(m, i, ctx) {
 	if (d.format === "phi-core") {
 		for (const k of PHI_EXTRAS) if (k in own) out[k] = own[k];
 	}
-	if (isObj$15(own.unknown)) Object.assign(out, own.unknown);
+	if (isObj$16(own.unknown)) Object.assign(out, own.unknown);
 	return out;
 }
 /** Recursively sort object keys (serde_json::Value without preserve_order = BTreeMap). */
 function sortKeysDeep(v) {
 	if (Array.isArray(v)) return v.map(sortKeysDeep);
-	if (isObj$15(v)) {
+	if (isObj$16(v)) {
 		const out = {};
 		for (const k of Object.keys(v).sort()) out[k] = sortKeysDeep(v[k]);
 		return out;
@@ -17467,7 +17657,7 @@ function stemOf$2(name) {
 */
 function reportEnvelopeLoss(cp, target, lossy, carries = {}) {
 	const state = cp.state ?? {};
-	for (const [k, v] of Object.entries(state)) if (!(v === void 0 || v === null || Array.isArray(v) && v.length === 0 || isObj$15(v) && Object.keys(v).length === 0)) lossy.push({
+	for (const [k, v] of Object.entries(state)) if (!(v === void 0 || v === null || Array.isArray(v) && v.length === 0 || isObj$16(v) && Object.keys(v).length === 0)) lossy.push({
 		pointer: `/state/${escapePtr(k)}`,
 		field: `state.${k}`,
 		reason: `${target} has no agent state: '${k}' is dropped`
@@ -17577,7 +17767,7 @@ function unsafeIntegerIssues(v, pointer, out) {
 			walk(x[i]);
 			path.pop();
 		}
-		else if (isObj$15(x)) for (const k of Object.keys(x)) {
+		else if (isObj$16(x)) for (const k of Object.keys(x)) {
 			path.push(k);
 			walk(x[k]);
 			path.pop();
@@ -17624,7 +17814,7 @@ function messagesLintAt(n, msgAt, pointerAt, d, make) {
 	const out = [];
 	for (let k = 0; k < n; k++) {
 		const m = msgAt(k);
-		if (!isObj$15(m)) continue;
+		if (!isObj$16(m)) continue;
 		if (LLM_ROLES.has(m.role) && "kind" in m && "data" in m) out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, pointerAt(k), `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`));
 		if (d.format === "phi-core" && isLlmMessage(m)) phiExtrasLint(m, () => pointerAt(k), make, out);
 	}
@@ -17648,14 +17838,14 @@ function phiExtrasLint(m, pointer, make, out) {
 	for (const k of PHI_EXTRAS) if (k in m && !PHI_EXTRA_CHECKS[k](m[k])) out.push(make("warning", "lint/phi-extra-dropped", `${pointer()}/${k}`, `phi-core cannot parse this '${k}' and silently drops it on load${k === "tags" ? " (tags read as [])" : ""}`));
 	const camel = [];
 	if ("errorMessage" in m) camel.push("errorMessage");
-	if (isObj$15(m.usage)) {
+	if (isObj$16(m.usage)) {
 		for (const k in USAGE_ALIASES) if (k in m.usage) camel.push(`usage/${k}`);
 	}
 	for (const k of camel) out.push(make("warning", "lint/phi-camel-case-ignored", `${pointer()}/${k}`, `phi-core reads only the snake_case spelling: '${k.split("/").pop()}' is ignored (read as ${k.startsWith("usage") ? "0" : "absent"}) — a yoagent >= 0.13 message?`));
 	const content = m.content;
 	if (Array.isArray(content)) for (let j = 0; j < content.length; j++) {
 		const c = content[j];
-		if (isObj$15(c) && c.type === "toolCall") {
+		if (isObj$16(c) && c.type === "toolCall") {
 			for (const k of ["providerMetadata", "provider_metadata"]) if (k in c) out.push(make("warning", "lint/phi-provider-metadata-ignored", `${pointer()}/content/${j}/${k}`, `phi-core tool calls have no ${k}: it is ignored on load (a Gemini thought signature is lost)`));
 		}
 	}
@@ -17664,12 +17854,12 @@ function isU(x, max = 18446744073709551615n) {
 	if (typeof x === "bigint") return x >= 0n && x <= BigInt(max);
 	return typeof x === "number" && Number.isInteger(x) && x >= 0 && x <= Number(max);
 }
-var isObj$15, YOAGENT_STOP, PHI_STOP, YOAGENT, PHI, LLM_ROLES, PHI_EXTRAS, SYSTEM_KIND, USAGE_ALIASES, CONTENT_KEYS, CONTENT_KNOWN, TYPE_ONLY, MESSAGE_KEYS$1, MESSAGE_KNOWN, EXTENSION_KEYS, USAGE_KNOWN, PHI_STOP_FOR, YO_STOP_FOR, threadIdOfDoc, countAssistant, STEM_THREAD_FORMATS, RUST_FILL_INS, SNIFF_BYTES, CAMEL_KEYS, SNAKE_KEYS, YO_ONLY, PHI_ONLY, lastSniffText, lastSniff, PHI_EXTRA_CHECKS;
+var isObj$16, YOAGENT_STOP, PHI_STOP, YOAGENT, PHI, LLM_ROLES, PHI_EXTRAS, SYSTEM_KIND, USAGE_ALIASES, CONTENT_KEYS, CONTENT_KNOWN, TYPE_ONLY, MESSAGE_KEYS$1, MESSAGE_KNOWN, EXTENSION_KEYS, USAGE_KNOWN, PHI_STOP_FOR, YO_STOP_FOR, threadIdOfDoc, countAssistant, STEM_THREAD_FORMATS, RUST_FILL_INS, SNIFF_BYTES, CAMEL_KEYS, SNAKE_KEYS, YO_ONLY, PHI_ONLY, lastSniffText, lastSniff, PHI_EXTRA_CHECKS;
 var init_rust_common = __esmMin((() => {
 	init_errors();
 	init_json$1();
 	init_pointer();
-	isObj$15 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	isObj$16 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	YOAGENT_STOP = /* @__PURE__ */ new Set([
 		"stop",
 		"length",
@@ -17817,11 +18007,11 @@ var init_rust_common = __esmMin((() => {
 	]);
 	RUST_FILL_INS = { message(path, value, m, source) {
 		if (path === "model" || path === "provider") return value === "unknown";
-		if (path === "usage") return isObj$15(value) && Object.values(value).every((v) => v === 0);
+		if (path === "usage") return isObj$16(value) && Object.values(value).every((v) => v === 0);
 		if (path.startsWith("usage/")) return value === 0;
 		if (path === "stopReason") {
 			const content = m.content;
-			return value === (Array.isArray(content) && content.some((c) => isObj$15(c) && c.type === "toolCall") ? "toolUse" : "stop");
+			return value === (Array.isArray(content) && content.some((c) => isObj$16(c) && c.type === "toolCall") ? "toolUse" : "stop");
 		}
 		if (path === "timestamp") return (typeof value === "number" || typeof value === "bigint") && Number(value) === defaultTimestampOf(source);
 		return false;
@@ -17832,16 +18022,16 @@ var init_rust_common = __esmMin((() => {
 	YO_ONLY = /"provider_metadata"\s*:|"stopReason"\s*:\s*"refusal"/;
 	PHI_ONLY = /"(turnId|nodeId|parentId|provenanceHint|reasoning)"\s*:|"stopReason"\s*:\s*"(maxTurns|userStop|handoff|guardRail|contextCompacted|paused)"/;
 	PHI_EXTRA_CHECKS = {
-		turnId: (x) => isObj$15(x) && typeof x.loopId === "string" && isU(x.turnIndex, 2 ** 32 - 1),
+		turnId: (x) => isObj$16(x) && typeof x.loopId === "string" && isU(x.turnIndex, 2 ** 32 - 1),
 		nodeId: (x) => isU(x),
 		parentId: (x) => isU(x),
-		tags: (x) => Array.isArray(x) && x.every((t) => isObj$15(t) && [
+		tags: (x) => Array.isArray(x) && x.every((t) => isObj$16(t) && [
 			"lesson",
 			"finding",
 			"outcome",
 			"checkpoint"
 		].includes(t.kind) && typeof t.text === "string" && isU(t.created_at_turn, 2 ** 32 - 1) && Array.isArray(t.abandoned_node_ids) && t.abandoned_node_ids.every((n) => isU(n))),
-		provenanceHint: (x) => isObj$15(x) && typeof x.kind === "string" && [
+		provenanceHint: (x) => isObj$16(x) && typeof x.kind === "string" && [
 			"system-prompt",
 			"identity-block",
 			"memory-tier",
@@ -18087,7 +18277,7 @@ var init_yoagent_session = __esmMin((() => {
 					}, { cause: e });
 					throw e;
 				}
-				if (!isObj$15(v)) throw inputError("jsonl-entry", `line ${line}: expected a SessionEntry object {id, parent_id, message, timestamp}`, {
+				if (!isObj$16(v)) throw inputError("jsonl-entry", `line ${line}: expected a SessionEntry object {id, parent_id, message, timestamp}`, {
 					file: doc.name,
 					line,
 					column: 1
@@ -18100,7 +18290,7 @@ var init_yoagent_session = __esmMin((() => {
 			const onPath = new Set(path);
 			const messages = path.map((i) => {
 				const e = native[i];
-				const m = messageToCanonical$2(isObj$15(e.message) ? e.message : {}, YOAGENT);
+				const m = messageToCanonical$2(isObj$16(e.message) ? e.message : {}, YOAGENT);
 				m.ext = {
 					...m.ext ?? {},
 					[FMT$1]: { entry: entryWithoutMessage(e) }
@@ -18129,17 +18319,17 @@ var init_yoagent_session = __esmMin((() => {
 		lintView(native, doc) {
 			return {
 				threadId: threadIdOfDoc(doc),
-				messages: activePath(native).map((i) => messageLintView(isObj$15(native[i].message) ? native[i].message : {}, YOAGENT))
+				messages: activePath(native).map((i) => messageLintView(isObj$16(native[i].message) ? native[i].message : {}, YOAGENT))
 			};
 		},
 		fromCanonical(cp, options) {
 			reportEnvelopeLoss(cp, FMT$1, options.lossy);
 			const msgs = yoagentMessagesFromCanonical(cp, options);
-			const se = isObj$15(cp.ext?.[FMT$1]) ? cp.ext[FMT$1] : {};
+			const se = isObj$16(cp.ext?.[FMT$1]) ? cp.ext[FMT$1] : {};
 			const branches = Array.isArray(se.branches) ? se.branches : [];
 			const metas = cp.messages.map((m) => {
 				const x = m.ext?.[FMT$1];
-				return isObj$15(x) && isObj$15(x.entry) && typeof x.entry.id === "string" ? x.entry : void 0;
+				return isObj$16(x) && isObj$16(x.entry) && typeof x.entry.id === "string" ? x.entry : void 0;
 			});
 			let seq = Math.max(0, ...branches.map((b) => seqOf(b.id)), ...metas.map((e) => seqOf(e?.id)));
 			const fallback = defaultTimestampOf(cp);
@@ -18329,7 +18519,7 @@ function totalUsage(messages) {
 		"total_tokens"
 	];
 	const sum = Object.fromEntries(keys.map((k) => [k, 0]));
-	for (const m of messages) if (m.role === "assistant" && isObj$15(m.usage)) for (const k of keys) sum[k] = addInts(sum[k], m.usage[k]);
+	for (const m of messages) if (m.role === "assistant" && isObj$16(m.usage)) for (const k of keys) sum[k] = addInts(sum[k], m.usage[k]);
 	return sum;
 }
 /**
@@ -18353,7 +18543,7 @@ var init_phi_core_session = __esmMin((() => {
 	init_phi_core();
 	init_envelope();
 	FMT = "phi-core-session";
-	loopsOf = (s) => Array.isArray(s.loops) ? s.loops.filter(isObj$15) : [];
+	loopsOf = (s) => Array.isArray(s.loops) ? s.loops.filter(isObj$16) : [];
 	SESSION_KEYS = [
 		"session_id",
 		"agent_id",
@@ -18386,7 +18576,7 @@ var init_phi_core_session = __esmMin((() => {
 		},
 		parse(doc) {
 			const v = parseJson(singleText(doc, FMT), { file: doc.name });
-			if (!isObj$15(v)) throw inputError("not-an-object", "expected a phi-core Session object {session_id, agent_id, …, loops}", {
+			if (!isObj$16(v)) throw inputError("not-an-object", "expected a phi-core Session object {session_id, agent_id, …, loops}", {
 				file: doc.name,
 				pointer: "",
 				line: 1,
@@ -18401,10 +18591,10 @@ var init_phi_core_session = __esmMin((() => {
 			for (const loop of loops) {
 				const ms = Array.isArray(loop.messages) ? loop.messages : [];
 				counts.push(ms.length);
-				for (const m of ms) messages.push(messageToCanonical$2(isObj$15(m) ? m : {}, PHI));
+				for (const m of ms) messages.push(messageToCanonical$2(isObj$16(m) ? m : {}, PHI));
 			}
 			const session = {};
-			for (const [k, v] of Object.entries(native)) session[k] = k === "loops" && Array.isArray(v) ? v.map((l) => isObj$15(l) ? {
+			for (const [k, v] of Object.entries(native)) session[k] = k === "loops" && Array.isArray(v) ? v.map((l) => isObj$16(l) ? {
 				...l,
 				messages: []
 			} : l) : v;
@@ -18429,7 +18619,7 @@ var init_phi_core_session = __esmMin((() => {
 			const messages = [];
 			for (const loop of loopsOf(native)) {
 				const ms = Array.isArray(loop.messages) ? loop.messages : [];
-				for (const m of ms) messages.push(messageLintView(isObj$15(m) ? m : {}, PHI));
+				for (const m of ms) messages.push(messageLintView(isObj$16(m) ? m : {}, PHI));
 			}
 			return {
 				threadId: String(native.session_id ?? ""),
@@ -18441,14 +18631,14 @@ var init_phi_core_session = __esmMin((() => {
 				timestamps: true,
 				threadId: true
 			});
-			const se = isObj$15(cp.ext?.[FMT]) ? cp.ext[FMT] : void 0;
-			if (se && isObj$15(se.session) && Array.isArray(se.loopMessageCounts)) {
+			const se = isObj$16(cp.ext?.[FMT]) ? cp.ext[FMT] : void 0;
+			if (se && isObj$16(se.session) && Array.isArray(se.loopMessageCounts)) {
 				const session = se.session;
 				const counts = se.loopMessageCounts;
 				const out = {};
 				let at = 0;
 				for (const [k, v] of Object.entries(session)) if (k === "loops" && Array.isArray(v)) out.loops = v.map((l, li) => {
-					if (!isObj$15(l)) return l;
+					if (!isObj$16(l)) return l;
 					const n = li === v.length - 1 ? cp.messages.length - at : Math.min(counts[li] ?? 0, cp.messages.length - at);
 					const slice = cp.messages.slice(at, at + n);
 					const native = phiMessagesFromCanonical(cp, options.lossy, slice, at);
@@ -19025,7 +19215,7 @@ function toCanonicalMessage(m, model) {
 			model
 		};
 		for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
-			const fn = isObj$14(tc.function) ? tc.function : {};
+			const fn = isObj$15(tc.function) ? tc.function : {};
 			const raw = typeof fn.arguments === "string" ? fn.arguments : "";
 			let args = raw;
 			try {
@@ -19072,7 +19262,7 @@ function toCanonicalMessage(m, model) {
 }
 /** The thread id: identity.id, else the file stem. */
 function threadIdOf(native, doc) {
-	return isObj$14(native.identity) && typeof native.identity.id === "string" ? native.identity.id : doc.threadId ?? (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, "");
+	return isObj$15(native.identity) && typeof native.identity.id === "string" ? native.identity.id : doc.threadId ?? (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, "");
 }
 function textOf$3(content) {
 	return content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
@@ -19121,7 +19311,7 @@ function fromCanonicalMessage(m, i, lossy, native) {
 					},
 					id: c.id,
 					type: "function",
-					...isObj$14(ce.extra) ? ce.extra : {}
+					...isObj$15(ce.extra) ? ce.extra : {}
 				};
 			});
 			if (!native) msg.content.forEach((c, k) => {
@@ -19165,18 +19355,18 @@ function fromCanonicalMessage(m, i, lossy, native) {
 		for (const k of Object.keys(out)) if (!e.keys.includes(k)) delete out[k];
 		const reordered = {};
 		for (const k of e.keys) reordered[k] = out[k];
-		if (isObj$14(e.extra)) Object.assign(reordered, e.extra);
+		if (isObj$15(e.extra)) Object.assign(reordered, e.extra);
 		return reordered;
 	}
-	if (isObj$14(e.extra)) Object.assign(out, e.extra);
+	if (isObj$15(e.extra)) Object.assign(out, e.extra);
 	return out;
 }
-var isObj$14, KNOWN_MESSAGE_KEYS, ERROR_PREFIX, SNIFF$1, extOf$4, swarmerAdapter;
+var isObj$15, KNOWN_MESSAGE_KEYS, ERROR_PREFIX, SNIFF$1, extOf$4, swarmerAdapter;
 var init_swarmer = __esmMin((() => {
 	init_errors();
 	init_json$1();
 	init_pointer();
-	isObj$14 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	isObj$15 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	KNOWN_MESSAGE_KEYS = [
 		"content",
 		"role",
@@ -19187,7 +19377,7 @@ var init_swarmer = __esmMin((() => {
 	];
 	ERROR_PREFIX = "Error executing tool:";
 	SNIFF$1 = /^\s*\{\s*"identity"\s*:\s*\{/;
-	extOf$4 = (x) => isObj$14(x?.ext?.swarmer) ? x.ext.swarmer : {};
+	extOf$4 = (x) => isObj$15(x?.ext?.swarmer) ? x.ext.swarmer : {};
 	swarmerAdapter = {
 		name: "swarmer",
 		title: "Swarmer agent state (JSON written by Agent.save_state, often named agent_*.pkl)",
@@ -19218,7 +19408,7 @@ var init_swarmer = __esmMin((() => {
 		},
 		toCanonical(native, doc) {
 			const model = typeof native.model === "string" ? native.model : "unknown";
-			const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj$14).map((m) => toCanonicalMessage(m, model));
+			const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj$15).map((m) => toCanonicalMessage(m, model));
 			const id = threadIdOf(native, doc);
 			const extra = Object.keys(native).filter((k) => ![
 				"identity",
@@ -19234,7 +19424,7 @@ var init_swarmer = __esmMin((() => {
 				step: messages.filter((m) => m.role === "assistant").length,
 				messages,
 				state: { contexts: native.contexts },
-				origin: isObj$14(native.identity) && typeof native.identity.id === "string" ? { format: "swarmer" } : {
+				origin: isObj$15(native.identity) && typeof native.identity.id === "string" ? { format: "swarmer" } : {
 					format: "swarmer",
 					threadIdFrom: "file-name"
 				},
@@ -19249,7 +19439,7 @@ var init_swarmer = __esmMin((() => {
 		},
 		fromCanonical(cp, { lossy }) {
 			const native = cp.origin?.format === "swarmer";
-			const e = cp.ext && isObj$14(cp.ext.swarmer) ? cp.ext.swarmer : {};
+			const e = cp.ext && isObj$15(cp.ext.swarmer) ? cp.ext.swarmer : {};
 			const message_log = [];
 			cp.messages.forEach((m, i) => {
 				const n = fromCanonicalMessage(m, i, lossy, native);
@@ -19276,7 +19466,7 @@ var init_swarmer = __esmMin((() => {
 			const { contexts, ...rest } = cp.state;
 			for (const k of Object.keys(rest)) {
 				const v = rest[k];
-				if (v !== void 0 && !(Array.isArray(v) && v.length === 0) && !(isObj$14(v) && Object.keys(v).length === 0)) lossy.push({
+				if (v !== void 0 && !(Array.isArray(v) && v.length === 0) && !(isObj$15(v) && Object.keys(v).length === 0)) lossy.push({
 					pointer: `/state/${escapePtr(k)}`,
 					field: k,
 					reason: "Swarmer state holds only contexts"
@@ -19323,14 +19513,14 @@ var init_swarmer = __esmMin((() => {
 				model,
 				token_usage: usage,
 				message_log,
-				contexts: isObj$14(contexts) ? contexts : {}
+				contexts: isObj$15(contexts) ? contexts : {}
 			};
-			if (isObj$14(e.extra)) Object.assign(out, e.extra);
+			if (isObj$15(e.extra)) Object.assign(out, e.extra);
 			return out;
 		},
 		/** toCanonical's role, tool-call ids and tool-result ids (Swarmer messages have no timestamps or usage), without parsing every tool call's arguments. */
 		lintView(native, doc) {
-			const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj$14).map((m) => {
+			const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj$15).map((m) => {
 				const role = String(m.role);
 				if (role === "tool") return {
 					role: "toolResult",
@@ -19357,7 +19547,7 @@ var init_swarmer = __esmMin((() => {
 		messagePointers: (native) => (Array.isArray(native.message_log) ? native.message_log : []).map((_m, i) => `/message_log/${i}`),
 		/** the model a state without one is read with, and the empty contexts every state has */
 		fillIns: {
-			checkpoint: (pointer, value) => pointer === "/state/contexts" && isObj$14(value) && Object.keys(value).length === 0,
+			checkpoint: (pointer, value) => pointer === "/state/contexts" && isObj$15(value) && Object.keys(value).length === 0,
 			message: (path, value) => path === "model" && value === "unknown"
 		},
 		serialize: (native) => ({ text: pythonDumps(native, 2) })
@@ -19540,7 +19730,7 @@ function setExt$1(target, key, v) {
 }
 function dataContent(v) {
 	if (typeof v === "string") return URLISH$1.test(v) ? { url: v } : { data: v };
-	if (isObj$13(v)) {
+	if (isObj$14(v)) {
 		const bytes = v.type === "Buffer" && Array.isArray(v.data) ? v.data : Object.keys(v).every((k) => /^\d+$/.test(k)) ? Object.values(v) : void 0;
 		if (bytes) return {
 			data: Buffer.from(bytes).toString("base64"),
@@ -19564,7 +19754,7 @@ function partToContent(p) {
 				thinking: String(p.text)
 			};
 			const po = p.providerOptions;
-			const sig = isObj$13(po) && isObj$13(po.anthropic) ? po.anthropic.signature : void 0;
+			const sig = isObj$14(po) && isObj$14(po.anthropic) ? po.anthropic.signature : void 0;
 			if (typeof sig === "string") {
 				c.signature = sig;
 				if (Object.keys(po).length === 1 && Object.keys(po.anthropic).length === 1) {
@@ -19614,7 +19804,7 @@ function partToContent(p) {
 	return c;
 }
 function outputToResult(p) {
-	const o = isObj$13(p.output) ? p.output : {};
+	const o = isObj$14(p.output) ? p.output : {};
 	const plainText = o.type === "text" && typeof o.value === "string" && Object.keys(o).length === 2;
 	const { value: _value, ...withoutValue } = o;
 	switch (o.type) {
@@ -19688,7 +19878,7 @@ function outputToResult(p) {
 */
 function toolGroupKey(m, index) {
 	const first = Array.isArray(m.content) ? m.content[0] : void 0;
-	if (isObj$13(first)) {
+	if (isObj$14(first)) {
 		if (typeof first.toolCallId === "string" && first.toolCallId !== "") return first.toolCallId;
 		if (typeof first.approvalId === "string" && first.approvalId !== "") return first.approvalId;
 	}
@@ -19753,7 +19943,7 @@ function messageToCanonical$1(m, index) {
 		});
 		stringContent = true;
 	} else if (Array.isArray(m.content)) m.content.forEach((p, k) => {
-		const c = isObj$13(p) ? partToContent(p) : void 0;
+		const c = isObj$14(p) ? partToContent(p) : void 0;
 		if (c) content.push(c);
 		else rawParts.push({
 			index: k,
@@ -19836,7 +20026,7 @@ function contentToPart(c, role, i, k, lossy) {
 		default: return;
 	}
 	if (e.providerOptions !== void 0) p.providerOptions = e.providerOptions;
-	if (isObj$13(e.extra)) Object.assign(p, e.extra);
+	if (isObj$14(e.extra)) Object.assign(p, e.extra);
 	return p;
 }
 /** The text blocks' texts joined by newlines (as `filter` + `map` + `join("\n")`, without the arrays). */
@@ -19855,7 +20045,7 @@ function resultToPart(m, i, lossy) {
 	const e = extOf$3(m);
 	const text = textOf$2(m.content);
 	let output;
-	const saved = isObj$13(e.output) ? e.output : void 0;
+	const saved = isObj$14(e.output) ? e.output : void 0;
 	if (saved && (saved.type === "json" || saved.type === "error-json")) output = {
 		...saved,
 		value: parseJson(text, { file: `/messages/${i}` })
@@ -19900,7 +20090,7 @@ function resultToPart(m, i, lossy) {
 		output
 	};
 	if (e.partProviderOptions !== void 0) part.providerOptions = e.partProviderOptions;
-	if (isObj$13(e.partExtra)) Object.assign(part, e.partExtra);
+	if (isObj$14(e.partExtra)) Object.assign(part, e.partExtra);
 	return part;
 }
 /**
@@ -19925,7 +20115,7 @@ function messagesFromCanonical(cp, lossy) {
 					content: []
 				};
 				if (e.providerOptions !== void 0) msg.providerOptions = e.providerOptions;
-				if (isObj$13(e.extra)) Object.assign(msg, e.extra);
+				if (isObj$14(e.extra)) Object.assign(msg, e.extra);
 				out.push(msg);
 				openTool = {
 					msg,
@@ -19955,7 +20145,7 @@ function messagesFromCanonical(cp, lossy) {
 		if (stamped) noteAt(lossy, i, "/timestamp", "timestamp", TIMESTAMP_LOSS);
 		if (a && a.usage !== void 0) noteAt(lossy, i, "/usage", "usage", USAGE_LOSS);
 		if (e.providerOptions !== void 0) native.providerOptions = e.providerOptions;
-		if (isObj$13(e.extra)) Object.assign(native, e.extra);
+		if (isObj$14(e.extra)) Object.assign(native, e.extra);
 		out.push(native);
 	}
 	return out;
@@ -19981,14 +20171,14 @@ function stemOf$1(name) {
 	const base = name.split(/[\\/]/).pop() ?? name;
 	return base.replace(/\.[^.]*$/, "") || base;
 }
-var isObj$13, URLISH$1, MESSAGE_KEYS, PART_KEYS, PART_TYPES, NO_EXT$1, extOf$3, assistantLoss, ERROR_MESSAGE_LOSS, MODEL_LOSS, PROVIDER_LOSS, STOP_REASON_LOSS, USAGE_LOSS, TIMESTAMP_LOSS, byPointer, ZOD_VERSIONS_RULE, ZOD_VERSIONS_NO_INPUT, BINARY_IN, deepagentAdapter;
+var isObj$14, URLISH$1, MESSAGE_KEYS, PART_KEYS, PART_TYPES, NO_EXT$1, extOf$3, assistantLoss, ERROR_MESSAGE_LOSS, MODEL_LOSS, PROVIDER_LOSS, STOP_REASON_LOSS, USAGE_LOSS, TIMESTAMP_LOSS, byPointer, ZOD_VERSIONS_RULE, ZOD_VERSIONS_NO_INPUT, BINARY_IN, deepagentAdapter;
 var init_deepagent = __esmMin((() => {
 	init_json$1();
 	init_errors();
 	init_pointer();
 	init_envelope();
 	init_loss();
-	isObj$13 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	isObj$14 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	URLISH$1 = /^(https?:|data:)/i;
 	MESSAGE_KEYS = {
 		system: [
@@ -20060,7 +20250,7 @@ var init_deepagent = __esmMin((() => {
 		["file", "file"]
 	]);
 	NO_EXT$1 = Object.freeze({});
-	extOf$3 = (x) => isObj$13(x?.ext?.deepagent) ? x.ext.deepagent : NO_EXT$1;
+	extOf$3 = (x) => isObj$14(x?.ext?.deepagent) ? x.ext.deepagent : NO_EXT$1;
 	assistantLoss = (f) => `deep-agent checkpoints do not store an assistant message's ${f}`;
 	ERROR_MESSAGE_LOSS = assistantLoss("errorMessage");
 	MODEL_LOSS = assistantLoss("model");
@@ -20071,7 +20261,7 @@ var init_deepagent = __esmMin((() => {
 	byPointer = (a, b) => comparePointers(a.pointer, b.pointer);
 	ZOD_VERSIONS_RULE = ["lint/deepagent-zod-versions", "warning"];
 	ZOD_VERSIONS_NO_INPUT = (p) => `tool-call part ${JSON.stringify(String(p.toolCallId))} has no 'input'${"args" in p ? " (it has the AI SDK v4 'args')" : ""}: ai@6 with zod 3.25 (what deep-agent installs) loads it and sends the call with no input, ai@6 with zod 4.4 or later rejects the whole checkpoint; ${"args" in p ? "rename 'args' to 'input'" : "add 'input'"}`;
-	BINARY_IN = (v) => isObj$13(v) && (v.type === "Buffer" && Array.isArray(v.data) || Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k)));
+	BINARY_IN = (v) => isObj$14(v) && (v.type === "Buffer" && Array.isArray(v.data) || Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k)));
 	deepagentAdapter = {
 		name: "deepagent",
 		title: "deep-agent (deepagentsdk) Checkpoint with AI SDK v6 ModelMessages (FileSaver / KeyValueStoreSaver JSON)",
@@ -20101,7 +20291,7 @@ var init_deepagent = __esmMin((() => {
 		parse(doc) {
 			if (doc.text === void 0) throw inputError("not-a-file", "a deep-agent checkpoint is a single JSON file", { file: doc.name });
 			const v = parseJson(doc.text, { file: doc.name });
-			if (!isObj$13(v)) throw inputError("not-an-object", "expected a deep-agent Checkpoint object {threadId, step, messages, state, …}", {
+			if (!isObj$14(v)) throw inputError("not-an-object", "expected a deep-agent Checkpoint object {threadId, step, messages, state, …}", {
 				file: doc.name,
 				line: 1,
 				column: 1
@@ -20112,7 +20302,7 @@ var init_deepagent = __esmMin((() => {
 			const messages = [];
 			let prevGroup;
 			(Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
-				if (!isObj$13(m)) return;
+				if (!isObj$14(m)) return;
 				let group;
 				if (m.role === "tool") {
 					group = toolGroupKey(m, i);
@@ -20187,8 +20377,8 @@ var init_deepagent = __esmMin((() => {
 					updatedAt
 				});
 			}
-			const ext = cp.ext && isObj$13(cp.ext.deepagent) ? cp.ext.deepagent : void 0;
-			if (ext && isObj$13(ext.extra)) Object.assign(out, ext.extra);
+			const ext = cp.ext && isObj$14(cp.ext.deepagent) ? cp.ext.deepagent : void 0;
+			if (ext && isObj$14(ext.extra)) Object.assign(out, ext.extra);
 			return out;
 		},
 		lint(native, doc) {
@@ -20207,12 +20397,12 @@ var init_deepagent = __esmMin((() => {
 				});
 			};
 			(Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
-				if (!isObj$13(m) || !Array.isArray(m.content)) return;
+				if (!isObj$14(m) || !Array.isArray(m.content)) return;
 				m.content.forEach((p, k) => {
-					if (!isObj$13(p)) return;
+					if (!isObj$14(p)) return;
 					if (p.type === "tool-call" && m.role === "assistant" && !("input" in p)) add(`/messages/${i}/content/${k}`, ZOD_VERSIONS_NO_INPUT(p), ...ZOD_VERSIONS_RULE);
 					const key = p.type === "image" ? "image" : p.type === "file" ? "data" : void 0;
-					if (key && BINARY_IN(p[key])) add(`/messages/${i}/content/${k}/${key}`, `a ${isObj$13(p[key]) && p[key].type === "Buffer" ? "Buffer" : "Uint8Array"} serialized as a byte object: the AI SDK rejects it when the checkpoint is reloaded; store the bytes as a base64 string`);
+					if (key && BINARY_IN(p[key])) add(`/messages/${i}/content/${k}/${key}`, `a ${isObj$14(p[key]) && p[key].type === "Buffer" ? "Buffer" : "Uint8Array"} serialized as a byte object: the AI SDK rejects it when the checkpoint is reloaded; store the bytes as a base64 string`);
 				});
 			});
 			return issues;
@@ -20224,7 +20414,7 @@ var init_deepagent = __esmMin((() => {
 		lintView(native, doc) {
 			const messages = [];
 			for (const m of Array.isArray(native.messages) ? native.messages : []) {
-				if (!isObj$13(m)) continue;
+				if (!isObj$14(m)) continue;
 				const role = String(m.role);
 				if (role === "tool") {
 					const parts = Array.isArray(m.content) ? m.content : [];
@@ -20238,7 +20428,7 @@ var init_deepagent = __esmMin((() => {
 				const content = [];
 				if (typeof m.content === "string") content.push({ type: "text" });
 				else if (Array.isArray(m.content)) for (const p of m.content) {
-					if (!isObj$13(p)) continue;
+					if (!isObj$14(p)) continue;
 					if (p.type === "tool-call") content.push({
 						type: "toolCall",
 						id: String(p.toolCallId)
@@ -20259,8 +20449,8 @@ var init_deepagent = __esmMin((() => {
 		messagePointers(native) {
 			const out = [];
 			(Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
-				const n = isObj$13(m) && m.role === "tool" && Array.isArray(m.content) ? Math.max(1, m.content.length) : 1;
-				if (isObj$13(m) && m.role === "tool" && Array.isArray(m.content) && m.content.length > 0) for (let k = 0; k < n; k++) out.push(`/messages/${i}/content/${k}`);
+				const n = isObj$14(m) && m.role === "tool" && Array.isArray(m.content) ? Math.max(1, m.content.length) : 1;
+				if (isObj$14(m) && m.role === "tool" && Array.isArray(m.content) && m.content.length > 0) for (let k = 0; k < n; k++) out.push(`/messages/${i}/content/${k}`);
 				else out.push(`/messages/${i}`);
 			});
 			return out;
@@ -20270,7 +20460,7 @@ var init_deepagent = __esmMin((() => {
 		/** createdAt / updatedAt derived from the messages, and the empty todos and files FileSaver's type requires */
 		fillIns: { checkpoint(pointer, value, source) {
 			if (pointer === "/state/todos") return Array.isArray(value) && value.length === 0;
-			if (pointer === "/state/files") return isObj$13(value) && Object.keys(value).length === 0;
+			if (pointer === "/state/files") return isObj$14(value) && Object.keys(value).length === 0;
 			return isEnvelopeFillIn(pointer, value, source);
 		} },
 		serialize: (native) => ({ text: stringifyJson(native, 2) }),
@@ -20279,7 +20469,7 @@ var init_deepagent = __esmMin((() => {
 }));
 // dist/formats/langgraph/messages.js
 function isLcRecord(v) {
-	return isObj$12(v) && v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && v.id.length > 0 && isObj$12(v.kwargs);
+	return isObj$13(v) && v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && v.id.length > 0 && isObj$13(v.kwargs);
 }
 function setExt(target, key, v) {
 	if (v === void 0) return;
@@ -20308,7 +20498,7 @@ function ordered$1(o, order) {
 /** The canonical image of a LangChain image block, or undefined when it is not one ckpt reads. */
 function imageOf(b) {
 	if (b.type === "image_url") {
-		const u = typeof b.image_url === "string" ? b.image_url : isObj$12(b.image_url) ? b.image_url.url : void 0;
+		const u = typeof b.image_url === "string" ? b.image_url : isObj$13(b.image_url) ? b.image_url.url : void 0;
 		if (typeof u !== "string") return void 0;
 		const m = DATA_URL.exec(u);
 		return m ? {
@@ -20341,7 +20531,7 @@ function blockOf(b) {
 		type: "text",
 		text: b
 	};
-	if (!isObj$12(b)) return void 0;
+	if (!isObj$13(b)) return void 0;
 	if (b.type === "text" && typeof b.text === "string") return {
 		type: "text",
 		text: b.text
@@ -20414,7 +20604,7 @@ function contentToCanonical(content, target) {
 			});
 			return;
 		}
-		if (!(isObj$12(b) && b.type === "text" && Object.keys(b).length === 2 && "text" in b)) setExt(c, "block", b);
+		if (!(isObj$13(b) && b.type === "text" && Object.keys(b).length === 2 && "text" in b)) setExt(c, "block", b);
 		out.push(c);
 	});
 	if (raw.length) setExt(target, "rawBlocks", raw);
@@ -20458,8 +20648,8 @@ function usageOf$1(u) {
 	const input = num$5(u.input_tokens);
 	const output = num$5(u.output_tokens);
 	if (input === void 0 || output === void 0) return void 0;
-	const inD = isObj$12(u.input_token_details) ? u.input_token_details : {};
-	const outD = isObj$12(u.output_token_details) ? u.output_token_details : {};
+	const inD = isObj$13(u.input_token_details) ? u.input_token_details : {};
+	const outD = isObj$13(u.output_token_details) ? u.output_token_details : {};
 	const cacheRead = num$5(inD.cache_read);
 	const cacheWrite = num$5(inD.cache_creation);
 	const usage = {
@@ -20490,7 +20680,7 @@ function usageFrom(u) {
 }
 /** An OpenAI-style tool call (`{id, type:"function", function:{name, arguments}}`) as LangChain's (args parsed). */
 function plainToolCall(c) {
-	if (!isObj$12(c) || !isObj$12(c.function) || typeof c.function.name !== "string" || typeof c.id !== "string") return c;
+	if (!isObj$13(c) || !isObj$13(c.function) || typeof c.function.name !== "string" || typeof c.id !== "string") return c;
 	let args = c.function.arguments;
 	if (typeof args === "string") try {
 		args = JSON.parse(args);
@@ -20518,7 +20708,7 @@ function plainMessageRecord(v) {
 	else if (Array.isArray(v)) {
 		if (v.length !== 2 || typeof v[0] !== "string") return void 0;
 		type = v[0], kw = { content: v[1] };
-	} else if (isObj$12(v) && !("lc" in v)) {
+	} else if (isObj$13(v) && !("lc" in v)) {
 		const { role, ...rest } = v;
 		if (typeof role === "string") type = role, kw = rest;
 		else {
@@ -20570,7 +20760,7 @@ function messageToCanonical(v) {
 	msg.content = contentToCanonical(kw.content, msg);
 	const consumed = ["content"];
 	for (const k of ["additional_kwargs", "response_metadata"]) if (!(k in kw)) setLayout(msg, `no_${k}`, true);
-	for (const k of ["additional_kwargs", "response_metadata"]) if (isObj$12(kw[k]) && Object.keys(kw[k]).length === 0) consumed.push(k);
+	for (const k of ["additional_kwargs", "response_metadata"]) if (isObj$13(kw[k]) && Object.keys(kw[k]).length === 0) consumed.push(k);
 	if (role === "assistant") assistantFields(kw, msg, consumed);
 	if (role === "toolResult") toolFields(kw, msg, consumed);
 	const rest = without$1(kw, consumed);
@@ -20587,7 +20777,7 @@ function messageToCanonical(v) {
 }
 function assistantFields(kw, msg, consumed) {
 	const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : void 0;
-	if (calls?.every((c) => isObj$12(c) && typeof c.id === "string" && typeof c.name === "string")) {
+	if (calls?.every((c) => isObj$13(c) && typeof c.id === "string" && typeof c.name === "string")) {
 		consumed.push("tool_calls");
 		for (const c of calls) {
 			const block = {
@@ -20623,7 +20813,7 @@ function assistantFields(kw, msg, consumed) {
 	if (Array.isArray(kw.invalid_tool_calls) && kw.invalid_tool_calls.length === 0) consumed.push("invalid_tool_calls");
 	else if (!("invalid_tool_calls" in kw)) setLayout(msg, "no_invalid_tool_calls", true);
 	if (!("tool_calls" in kw)) setLayout(msg, "no_tool_calls", true);
-	if (isObj$12(kw.usage_metadata)) {
+	if (isObj$13(kw.usage_metadata)) {
 		const usage = usageOf$1(kw.usage_metadata);
 		if (usage) {
 			msg.usage = usage;
@@ -20631,7 +20821,7 @@ function assistantFields(kw, msg, consumed) {
 			if (!sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
 		}
 	}
-	const rm = isObj$12(kw.response_metadata) ? kw.response_metadata : void 0;
+	const rm = isObj$13(kw.response_metadata) ? kw.response_metadata : void 0;
 	if (rm && Object.keys(rm).length > 0) {
 		if (typeof rm.model_name === "string") msg.model = rm.model_name;
 		if (typeof rm.model_provider === "string") msg.provider = rm.model_provider;
@@ -20715,8 +20905,8 @@ function messageFromCanonical(m0, ptr, lossy) {
 		if (lay.noName === true && m.toolName === "") delete kw.name;
 	}
 	if (lay.no_additional_kwargs === true) delete kw.additional_kwargs;
-	if (lay.no_response_metadata === true && isObj$12(kw.response_metadata) && Object.keys(kw.response_metadata).length === 0) delete kw.response_metadata;
-	if (isObj$12(e.kwargs)) Object.assign(kw, e.kwargs);
+	if (lay.no_response_metadata === true && isObj$13(kw.response_metadata) && Object.keys(kw.response_metadata).length === 0) delete kw.response_metadata;
+	if (isObj$13(e.kwargs)) Object.assign(kw, e.kwargs);
 	return {
 		lc: 1,
 		type: "constructor",
@@ -20740,7 +20930,7 @@ function assistantBack(m, kw, e, lay, ptr, lossy) {
 		};
 		if (cl.noArgs !== true) call.args = c.arguments;
 		if (cl.noType !== true) call.type = "tool_call";
-		if (isObj$12(ce.extra)) Object.assign(call, ce.extra);
+		if (isObj$13(ce.extra)) Object.assign(call, ce.extra);
 		calls.push(ordered$1(call, cl.keys));
 		if (c.providerMetadata !== void 0) lossy.push({
 			pointer: `${ptr}/content`,
@@ -20753,9 +20943,9 @@ function assistantBack(m, kw, e, lay, ptr, lossy) {
 	if (lay.no_invalid_tool_calls === true) delete kw.invalid_tool_calls;
 	if (m.usage) {
 		const kept = e.usage_metadata;
-		kw.usage_metadata = isObj$12(kept) && sameJson(usageOf$1(kept), m.usage) ? kept : usageFrom(m.usage);
+		kw.usage_metadata = isObj$13(kept) && sameJson(usageOf$1(kept), m.usage) ? kept : usageFrom(m.usage);
 	} else delete kw.usage_metadata;
-	const rm = isObj$12(e.response_metadata) ? { ...e.response_metadata } : {};
+	const rm = isObj$13(e.response_metadata) ? { ...e.response_metadata } : {};
 	if (m.model !== void 0) rm.model_name = m.model;
 	else delete rm.model_name;
 	if (m.provider !== void 0) rm.model_provider = m.provider;
@@ -20797,11 +20987,11 @@ function lintMessageOf(value) {
 		if (c) content.push({ type: c.type });
 	}
 	const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : void 0;
-	if (calls?.every((c) => isObj$12(c) && typeof c.id === "string" && typeof c.name === "string")) for (const c of calls) content.push({
+	if (calls?.every((c) => isObj$13(c) && typeof c.id === "string" && typeof c.name === "string")) for (const c of calls) content.push({
 		type: "toolCall",
 		id: c.id
 	});
-	const usage = isObj$12(kw.usage_metadata) ? usageOf$1(kw.usage_metadata) : void 0;
+	const usage = isObj$13(kw.usage_metadata) ? usageOf$1(kw.usage_metadata) : void 0;
 	return usage ? {
 		role,
 		content,
@@ -20811,9 +21001,9 @@ function lintMessageOf(value) {
 		content
 	};
 }
-var isObj$12, EXT_ROLE, BASE, CLASS_OF, classOf, isMappedMessage, extOf$2, layoutOf$2, sameJson, DATA_URL, num$5, STOP$2, PLAIN_CLASS, FINISH;
+var isObj$13, EXT_ROLE, BASE, CLASS_OF, classOf, isMappedMessage, extOf$2, layoutOf$2, sameJson, DATA_URL, num$5, STOP$2, PLAIN_CLASS, FINISH;
 var init_messages$1 = __esmMin((() => {
-	isObj$12 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	isObj$13 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	EXT_ROLE = "langgraph";
 	BASE = {
 		HumanMessage: "user",
@@ -20833,10 +21023,10 @@ var init_messages$1 = __esmMin((() => {
 	};
 	classOf = (r) => String(r.id[r.id.length - 1]);
 	isMappedMessage = (v) => isLcRecord(v) && classOf(v) in BASE;
-	extOf$2 = (x) => isObj$12(x?.ext?.langgraph) ? x.ext.langgraph : {};
+	extOf$2 = (x) => isObj$13(x?.ext?.langgraph) ? x.ext.langgraph : {};
 	layoutOf$2 = (x) => {
 		const e = extOf$2(x);
-		return isObj$12(e._layout) ? e._layout : {};
+		return isObj$13(e._layout) ? e._layout : {};
 	};
 	sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 	DATA_URL = /^data:([^;,]*);base64,(.*)$/s;
@@ -20877,11 +21067,11 @@ var init_messages$1 = __esmMin((() => {
 /** Channels that are graph plumbing rather than state: trigger channels, and (v < 3) node channels. */
 function isPlumbing(channel, cp) {
 	if (TRIGGER.test(channel)) return true;
-	return typeof cp.v === "number" && cp.v < 3 && isObj$12(cp.versions_seen) && channel in cp.versions_seen;
+	return typeof cp.v === "number" && cp.v < 3 && isObj$13(cp.versions_seen) && channel in cp.versions_seen;
 }
 /** The channels of a checkpoint that are canonical state (see the module comment). */
 function stateChannels(cp) {
-	const cv = isObj$12(cp.channel_values) ? cp.channel_values : {};
+	const cv = isObj$13(cp.channel_values) ? cp.channel_values : {};
 	return Object.keys(cv).filter((k) => k !== "messages" && !isPlumbing(k, cp) && (STATE_SHAPES[k]?.(cv[k]) ?? true));
 }
 /** The interrupts no `__resume__` answers: per-task resumes answer their task, a NULL-task resume every task. */
@@ -20904,8 +21094,8 @@ function pendingInterrupts(writes) {
 /** The canonical interrupt of a pending LangGraph interrupt (see the module comment). */
 function canonicalInterrupt(i, messages, step) {
 	const v = i.value;
-	if (isObj$12(v) && isObj$12(v.toolCall) && typeof v.toolCall.toolCallId === "string" && typeof v.toolCall.toolName === "string" && typeof v.step === "number") return v;
-	const req = isObj$12(v) && Array.isArray(v.action_requests) && isObj$12(v.action_requests[0]) ? v.action_requests[0] : void 0;
+	if (isObj$13(v) && isObj$13(v.toolCall) && typeof v.toolCall.toolCallId === "string" && typeof v.toolCall.toolName === "string" && typeof v.step === "number") return v;
+	const req = isObj$13(v) && Array.isArray(v.action_requests) && isObj$13(v.action_requests[0]) ? v.action_requests[0] : void 0;
 	if (req && typeof req.name === "string") for (let k = messages.length - 1; k >= 0; k--) {
 		const m = messages[k];
 		if (m.role !== "assistant") continue;
@@ -20930,11 +21120,11 @@ function canonicalInterrupt(i, messages, step) {
 	};
 }
 function toCanonical$2(doc) {
-	const cp = isObj$12(doc.checkpoint) ? doc.checkpoint : {};
-	const cv = isObj$12(cp.channel_values) ? cp.channel_values : {};
+	const cp = isObj$13(doc.checkpoint) ? doc.checkpoint : {};
+	const cv = isObj$13(cp.channel_values) ? cp.channel_values : {};
 	const list = cv.messages;
 	const messages = Array.isArray(list) ? list.map(messageToCanonical) : [];
-	const rawStep = isObj$12(doc.metadata) && typeof doc.metadata.step === "number" ? doc.metadata.step : 0;
+	const rawStep = isObj$13(doc.metadata) && typeof doc.metadata.step === "number" ? doc.metadata.step : 0;
 	const step = Math.max(0, Math.trunc(rawStep));
 	const state = {};
 	const stateKeys = stateChannels(cp);
@@ -20960,7 +21150,7 @@ function toCanonical$2(doc) {
 	const book = {};
 	for (const k of BOOK_DOC) if (k in rest) book[k] = rest[k], delete rest[k];
 	for (const k of BOOK_CP) if (k in restCp) (book.checkpoint ??= {})[k] = restCp[k], delete restCp[k];
-	if (isObj$12(doc.metadata) && "step" in doc.metadata) {
+	if (isObj$13(doc.metadata) && "step" in doc.metadata) {
 		const { step: rawStep, ...md } = doc.metadata;
 		rest.metadata = md;
 		book.step = rawStep;
@@ -20972,7 +21162,7 @@ function toCanonical$2(doc) {
 	restCp.channel_values = restCv;
 	if (out.updatedAt !== void 0) delete restCp.ts;
 	rest.checkpoint = restCp;
-	if (isObj$12(doc.checkpoint)) {
+	if (isObj$13(doc.checkpoint)) {
 		layout.checkpointKeys = Object.keys(cp);
 		layout.channelKeys = Object.keys(cv);
 	}
@@ -21046,17 +21236,17 @@ function freshTuple(cp) {
 }
 function fromCanonical$1(cp, lossy) {
 	const e = extOf$2(cp);
-	const kept = isObj$12(e.tuple) ? e.tuple : void 0;
-	const layout = isObj$12(e._layout) ? e._layout : {};
-	const book = isObj$12(layout.store) ? layout.store : {};
+	const kept = isObj$13(e.tuple) ? e.tuple : void 0;
+	const layout = isObj$13(e._layout) ? e._layout : {};
+	const book = isObj$13(layout.store) ? layout.store : {};
 	const doc = kept ? { ...kept } : freshTuple(cp);
 	doc.threadId = cp.threadId;
 	for (const k of BOOK_DOC) if (k in book) doc[k] = book[k];
 	const c = {
-		...isObj$12(doc.checkpoint) ? doc.checkpoint : {},
-		...isObj$12(book.checkpoint) ? book.checkpoint : {}
+		...isObj$13(doc.checkpoint) ? doc.checkpoint : {},
+		...isObj$13(book.checkpoint) ? book.checkpoint : {}
 	};
-	const cv = { ...isObj$12(c.channel_values) ? c.channel_values : {} };
+	const cv = { ...isObj$13(c.channel_values) ? c.channel_values : {} };
 	const messages = [];
 	cp.messages.forEach((m, i) => {
 		const r = messageFromCanonical(m, `/messages/${i}`, lossy);
@@ -21067,14 +21257,14 @@ function fromCanonical$1(cp, lossy) {
 	for (const [k, v] of Object.entries(cp.state)) {
 		if (v === void 0) continue;
 		if (k === "todos" && Array.isArray(v) && v.length === 0 && !kept) continue;
-		if (k === "files" && isObj$12(v) && Object.keys(v).length === 0 && !kept) continue;
+		if (k === "files" && isObj$13(v) && Object.keys(v).length === 0 && !kept) continue;
 		cv[k] = v;
 	}
 	c.channel_values = ordered(cv, layout.channelKeys);
 	if (cp.updatedAt !== void 0) c.ts = cp.updatedAt;
 	if (!kept) bumpVersions(c, Object.keys(cv));
 	doc.checkpoint = ordered(c, layout.checkpointKeys);
-	const md = { ...isObj$12(doc.metadata) ? doc.metadata : {} };
+	const md = { ...isObj$13(doc.metadata) ? doc.metadata : {} };
 	if ("step" in book) md.step = typeof book.step === "number" && Math.max(0, Math.trunc(book.step)) === cp.step ? book.step : cp.step;
 	else if (!kept || typeof md.step === "number") md.step = cp.step;
 	doc.metadata = ordered(md, layout.metadataKeys);
@@ -21146,13 +21336,13 @@ var init_adapter = __esmMin((() => {
 		"versions_seen",
 		"updated_channels"
 	];
-	isTodos = (v) => Array.isArray(v) && v.every((t) => isObj$12(t) && typeof t.id === "string" && typeof t.content === "string" && [
+	isTodos = (v) => Array.isArray(v) && v.every((t) => isObj$13(t) && typeof t.id === "string" && typeof t.content === "string" && [
 		"pending",
 		"in_progress",
 		"completed",
 		"cancelled"
 	].includes(t.status));
-	isFiles = (v) => isObj$12(v) && Object.values(v).every((f) => isObj$12(f) && Array.isArray(f.content) && f.content.every((l) => typeof l === "string") && typeof f.created_at === "string" && typeof f.modified_at === "string");
+	isFiles = (v) => isObj$13(v) && Object.values(v).every((f) => isObj$13(f) && Array.isArray(f.content) && f.content.every((l) => typeof l === "string") && typeof f.created_at === "string" && typeof f.modified_at === "string");
 	STATE_SHAPES = {
 		todos: isTodos,
 		files: isFiles,
@@ -21188,7 +21378,7 @@ var init_adapter = __esmMin((() => {
 		parse(doc) {
 			if (doc.text === void 0) throw inputError("not-a-file", "a LangGraph checkpoint document is a single JSON text", { file: doc.name });
 			const v = parseJson(doc.text, { file: doc.name });
-			if (!isObj$12(v) || v.format !== "langgraph") throw inputError("not-langgraph", "expected a LangGraph checkpoint document {\"format\":\"langgraph\", threadId, checkpoint, metadata, pendingWrites, …}", {
+			if (!isObj$13(v) || v.format !== "langgraph") throw inputError("not-langgraph", "expected a LangGraph checkpoint document {\"format\":\"langgraph\", threadId, checkpoint, metadata, pendingWrites, …}", {
 				file: doc.name,
 				line: 1,
 				column: 1
@@ -21199,10 +21389,10 @@ var init_adapter = __esmMin((() => {
 		fromCanonical: (cp, { lossy }) => fromCanonical$1(cp, lossy),
 		/** toCanonical's roles, tool-call and tool-result ids, usage and interrupt, without converting content. */
 		lintView(native) {
-			const cp = isObj$12(native.checkpoint) ? native.checkpoint : {};
-			const list = isObj$12(cp.channel_values) && Array.isArray(cp.channel_values.messages) ? cp.channel_values.messages : [];
+			const cp = isObj$13(native.checkpoint) ? native.checkpoint : {};
+			const list = isObj$13(cp.channel_values) && Array.isArray(cp.channel_values.messages) ? cp.channel_values.messages : [];
 			const messages = list.map(lintMessageOf);
-			const step = isObj$12(native.metadata) && typeof native.metadata.step === "number" ? Math.max(0, Math.trunc(native.metadata.step)) : 0;
+			const step = isObj$13(native.metadata) && typeof native.metadata.step === "number" ? Math.max(0, Math.trunc(native.metadata.step)) : 0;
 			const pending = pendingInterrupts(Array.isArray(native.pendingWrites) ? native.pendingWrites : []);
 			if (!pending.length) return {
 				threadId: String(native.threadId),
@@ -21218,7 +21408,7 @@ var init_adapter = __esmMin((() => {
 			};
 		},
 		messagePointers(native) {
-			const list = isObj$12(native.checkpoint) && isObj$12(native.checkpoint.channel_values) ? native.checkpoint.channel_values.messages : void 0;
+			const list = isObj$13(native.checkpoint) && isObj$13(native.checkpoint.channel_values) ? native.checkpoint.channel_values.messages : void 0;
 			return Array.isArray(list) ? list.map((_m, i) => `/checkpoint/channel_values/messages/${i}`) : [];
 		},
 		/**
@@ -21237,12 +21427,106 @@ var init_adapter = __esmMin((() => {
 		serialize: (native) => ({ text: stringifyJson(native, 2) + "\n" })
 	};
 }));
+// dist/formats/mastra-v1.js
+/** A signal row the user wrote (Mastra's isUserAuthoredMessage). */
+function isUserSignal(m) {
+	if (m.role !== "signal" || !isObj$12(m.content)) return false;
+	const meta = m.content.metadata;
+	const signal = isObj$12(meta) ? meta.signal : void 0;
+	return isObj$12(signal) && (signal.type === "user" || signal.type === "user-message");
+}
+/** A format 1 user, system or assistant content as format 2 parts. */
+function v1Parts(content) {
+	if (!Array.isArray(content)) return [{
+		type: "text",
+		text: typeof content === "string" ? content : String(content)
+	}];
+	const out = [];
+	for (const p of content) {
+		if (!isObj$12(p)) continue;
+		switch (p.type) {
+			case "text":
+				out.push({
+					type: "text",
+					text: String(p.text ?? "")
+				});
+				break;
+			case "image":
+				out.push({
+					type: "file",
+					data: p.image,
+					mimeType: typeof p.mimeType === "string" ? p.mimeType : "image/*"
+				});
+				break;
+			case "file":
+				out.push({
+					type: "file",
+					data: p.data,
+					mimeType: p.mimeType,
+					...typeof p.filename === "string" ? { filename: p.filename } : {}
+				});
+				break;
+			case "reasoning": {
+				const detail = {
+					type: "text",
+					text: String(p.text ?? "")
+				};
+				if (typeof p.signature === "string") detail.signature = p.signature;
+				out.push({
+					type: "reasoning",
+					reasoning: String(p.text ?? ""),
+					details: [detail]
+				});
+				break;
+			}
+			case "redacted-reasoning":
+				out.push({
+					type: "reasoning",
+					reasoning: "",
+					details: [{
+						type: "redacted",
+						data: p.data
+					}]
+				});
+				break;
+			case "tool-call":
+				out.push({
+					type: "tool-invocation",
+					toolInvocation: {
+						state: "call",
+						toolCallId: p.toolCallId,
+						toolName: p.toolName,
+						args: p.args
+					}
+				});
+				break;
+			default: out.push(p);
+		}
+	}
+	return out;
+}
+/** A format 1 tool row's results: [toolCallId, toolName, result, isError]. */
+function v1Results(content) {
+	if (!Array.isArray(content)) return [];
+	return content.filter((p) => isObj$12(p) && p.type === "tool-result").map((p) => ({
+		toolCallId: String(p.toolCallId),
+		toolName: String(p.toolName),
+		result: p.result,
+		isError: p.isError === true
+	}));
+}
+var isObj$12, isV1Row;
+var init_mastra_v1 = __esmMin((() => {
+	isObj$12 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	isV1Row = (m) => m.type !== "v2" && (typeof m.content === "string" || Array.isArray(m.content) || typeof m.content === "number");
+}));
 // dist/formats/mastra.js
 /** A thread that cannot be shown as it is: a value that did not decode, or a message whose content is not format 2. */
 function refuse$1(native, doc) {
 	const bad = native.unreadable?.[0];
 	if (bad) throw inputError("mastra-undecodable", `${bad.table} row '${bad.row}': ${bad.column} does not decode (${bad.reason}); ckpt validate lists every such row`, { file: doc.name });
 	native.messages.forEach((m, i) => {
+		if (isV1Row(m)) return;
 		if (!isObj$11(m.content) || !Array.isArray(m.content.parts)) throw inputError("mastra-bad-message", `mastra_messages row '${m.id}': content is not Mastra's format 2 ({format: 2, parts: […]}); ckpt validate lists every such row`, {
 			file: doc.name,
 			pointer: `/messages/${i}/content`
@@ -21292,7 +21576,7 @@ function rowCtx(m, i) {
 		createdAt: m.createdAt
 	};
 	if (m.resourceId !== void 0) rowExt.resourceId = m.resourceId;
-	const rest = without(c, ["format", "parts"]);
+	const rest = isObj$11(c) ? without(c, ["format", "parts"]) : void 0;
 	if (rest) rowExt.rest = rest;
 	const extra = without(m, [
 		"id",
@@ -21425,14 +21709,66 @@ function assistantToCanonical(parts, x, i) {
 		pointers: s.pointers
 	};
 }
-/** The canonical messages of one Mastra row, and the pointer of each. */
-function rowToCanonical(m, i) {
-	const parts = m.content.parts;
+/**
+* A format 1 row (mastra-v1.ts) as the format 2 row Mastra reads it as (and writes back); a tool row's results are
+* the tool results of the assistant row before it (`prev`).
+*/
+function v1RowToCanonical(m, x, i, prev) {
+	x.rowExt.type = "v2";
+	x.rowExt.format = 1;
+	if (m.role === "user" || m.role === "system") return {
+		messages: [userToCanonical(m.role, v1Parts(m.content), x)],
+		pointers: [x.at]
+	};
+	if (m.role === "assistant") return assistantToCanonical(v1Parts(m.content), x, i);
+	if (m.role !== "tool") return {
+		messages: [{
+			role: m.role,
+			kind: "mastra-message",
+			data: m
+		}],
+		pointers: [x.at]
+	};
+	const messages = v1Results(m.content).map((r, k) => {
+		const text = typeof r.result === "string" ? r.result : stringifyJson(r.result);
+		const msg = {
+			role: "toolResult",
+			toolCallId: r.toolCallId,
+			toolName: r.toolName,
+			content: [{
+				type: "text",
+				text: text ?? "null"
+			}],
+			isError: r.isError
+		};
+		const own = prev !== void 0 ? { of: prev } : k === 0 ? x.rowExt : { of: m.id };
+		return stampOf(x.ts)(withExt$3(msg, {
+			...own,
+			v1: true,
+			...typeof r.result === "string" ? {} : { json: true }
+		}));
+	});
+	return {
+		messages,
+		pointers: messages.map(() => x.at)
+	};
+}
+/** The canonical messages of one Mastra row, and the pointer of each (`prev`: the assistant row just before). */
+function rowToCanonical(m, i, prev) {
 	const x = rowCtx(m, i);
+	if (isV1Row(m)) return v1RowToCanonical(m, x, i, prev);
+	const parts = m.content.parts;
 	if (m.role === "user" || m.role === "system") return {
 		messages: [userToCanonical(m.role, parts, x)],
 		pointers: [x.at]
 	};
+	if (isUserSignal(m)) {
+		x.rowExt.role = "signal";
+		return {
+			messages: [userToCanonical("user", parts, x)],
+			pointers: [x.at]
+		};
+	}
 	if (m.role === "assistant") return assistantToCanonical(parts, x, i);
 	return {
 		messages: [{
@@ -21446,10 +21782,12 @@ function rowToCanonical(m, i) {
 function convertAll(native) {
 	const messages = [];
 	const pointers = [];
+	let prev;
 	native.messages.forEach((m, i) => {
-		const r = rowToCanonical(m, i);
+		const r = rowToCanonical(m, i, prev);
 		messages.push(...r.messages);
 		pointers.push(...r.pointers);
+		prev = m.role === "assistant" ? m.id : m.role === "tool" ? prev : void 0;
 	});
 	return {
 		messages,
@@ -21538,7 +21876,7 @@ function toolResultInto(r, parts, lossy, at) {
 		return;
 	}
 	inv.result = e?.json ? parseJson(text) : text;
-	if (!e) {
+	if (!e || e.v1) {
 		inv.state = "result";
 		if (r.isError) inv.isError = true;
 	}
@@ -21570,7 +21908,7 @@ function groupToRow(g, cp, lossy) {
 		contentParts(msg, lossy, at, parts);
 	});
 	if (first.role === "toolResult") return void 0;
-	const role = first.role;
+	const role = e?.role === "signal" ? "signal" : first.role;
 	const ts = first.timestamp;
 	const when = typeof e?.createdAt === "string" ? e.createdAt : new Date(Number(ts ?? Date.parse(envelopeTimes(cp).createdAt ?? "") ?? 0) || 0).toISOString();
 	const text = parts.filter((p) => p.type === "text").map((p) => p.text);
@@ -21596,6 +21934,7 @@ var init_mastra$1 = __esmMin((() => {
 	init_pointer();
 	init_envelope();
 	init_loss();
+	init_mastra_v1();
 	isObj$11 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	MX = "mastra";
 	mext = (o) => o?.ext && isObj$11(o.ext[MX]) ? o.ext[MX] : void 0;
@@ -21835,11 +22174,12 @@ var init_mastra$1 = __esmMin((() => {
 			(Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
 				if (!isObj$11(m)) return;
 				const c = m.content;
+				if (isV1Row(m) && !why.has(String(m.id))) return;
 				if (!isObj$11(c) || c.format !== 2 || !Array.isArray(c.parts)) add(`/messages/${i}/content`, "mastra/damaged-message", `mastra_messages row '${String(m.id)}' (message ${i + 1} of the thread): content is ${typeof c === "string" ? `not JSON (${why.get(String(m.id)) ?? "a string"})` : "not Mastra's format 2 ({format: 2, parts: […]})"}`);
 			});
 			return issues;
 		},
-		messagePointers: (native) => native.messages.every((m) => isObj$11(m.content) && Array.isArray(m.content.parts)) ? convertAll(native).pointers : native.messages.map((_, i) => `/messages/${i}`),
+		messagePointers: (native) => native.messages.every((m) => isV1Row(m) || isObj$11(m.content) && Array.isArray(m.content.parts)) ? convertAll(native).pointers : native.messages.map((_, i) => `/messages/${i}`),
 		fillIns: { checkpoint: (pointer, value, source) => isEnvelopeFillIn(pointer, value, source) },
 		serialize: (native) => ({ text: stringifyJson(native, 2) })
 	};
@@ -22348,11 +22688,11 @@ function runItems(st) {
 		if (g.type === "handoff_output_item") {
 			out.push({
 				item: raw,
-				agent: nameOf(g.sourceAgent)
+				agent: nameOf$1(g.sourceAgent)
 			});
 			const handoff = {
-				from: nameOf(g.sourceAgent),
-				to: nameOf(g.targetAgent),
+				from: nameOf$1(g.sourceAgent),
+				to: nameOf$1(g.targetAgent),
 				callId: raw.callId
 			};
 			out.push({
@@ -22360,14 +22700,14 @@ function runItems(st) {
 					type: HANDOFF,
 					...handoff
 				},
-				agent: nameOf(g.sourceAgent)
+				agent: nameOf$1(g.sourceAgent)
 			});
 			continue;
 		}
 		const isRejected = g.type === "tool_call_output_item" && (rejected.ids.has(String(raw.callId)) || rejected.tools.has(String(raw.name)));
 		out.push({
 			item: raw,
-			agent: nameOf(g.agent),
+			agent: nameOf$1(g.agent),
 			...isRejected ? { rejected: true } : {}
 		});
 	}
@@ -22379,7 +22719,7 @@ function pendingApprovals(st) {
 	if (step.type !== "next_step_interruption" || !isObj$10(step.data) || !Array.isArray(step.data.interruptions)) return [];
 	return step.data.interruptions.filter(isObj$10).map((i) => {
 		const raw = isObj$10(i.rawItem) ? i.rawItem : {};
-		const agent = nameOf(i.agent);
+		const agent = nameOf$1(i.agent);
 		return {
 			toolCallId: String(raw.callId ?? raw.id ?? ""),
 			toolName: String(i.toolName ?? raw.name ?? raw.type ?? ""),
@@ -22421,7 +22761,7 @@ function toCanonical$1(st, doc) {
 		messages,
 		state: {}
 	};
-	const agent = nameOf(st.currentAgent);
+	const agent = nameOf$1(st.currentAgent);
 	if (agent !== void 0) cp.state.currentAgent = agent;
 	const approvals = pendingApprovals(st);
 	if (approvals.length) {
@@ -22517,7 +22857,7 @@ function freshState(cp, lossy) {
 		trace: null
 	};
 }
-var CURRENT_VERSION, SNIFF, SHAPE, nameOf, argsOf$1, said$1, openaiAgentsAdapter;
+var CURRENT_VERSION, SNIFF, SHAPE, nameOf$1, argsOf$1, said$1, openaiAgentsAdapter;
 var init_run_state = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -22531,7 +22871,7 @@ var init_run_state = __esmMin((() => {
 		"\"generatedItems\"",
 		"\"modelResponses\""
 	];
-	nameOf = (a) => isObj$10(a) && typeof a.name === "string" ? a.name : void 0;
+	nameOf$1 = (a) => isObj$10(a) && typeof a.name === "string" ? a.name : void 0;
 	argsOf$1 = (s) => {
 		if (typeof s !== "string") return s;
 		try {
@@ -27114,7 +27454,7 @@ function versionIn(db) {
 }
 /** Create the tables, or upgrade version 1, under the write lock (another process may have done it meanwhile). */
 function createOrUpgrade(db) {
-	db.pragma("journal_mode = WAL");
+	useWal(db);
 	db.pragma("synchronous = NORMAL");
 	db.exec("CREATE TABLE IF NOT EXISTS ckpt_meta (key TEXT PRIMARY KEY, value TEXT)");
 	db.transaction(() => {
@@ -39214,8 +39554,7 @@ function pgThreadPageSql(S, paged, inSql) {
 var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
 var init_sql = __esmMin((() => {
 	ident = (s) => `"${s.replace(/"/g, "\"\"")}"`;
-	SQLITE_SETUP = `PRAGMA journal_mode=WAL;
-CREATE TABLE IF NOT EXISTS checkpoints (
+	SQLITE_SETUP = `CREATE TABLE IF NOT EXISTS checkpoints (
     thread_id TEXT NOT NULL,
     checkpoint_ns TEXT NOT NULL DEFAULT '',
     checkpoint_id TEXT NOT NULL,
@@ -39944,7 +40283,10 @@ function rowStoreOf$1(db, uri) {
 			return r ? libraryOf(toCheckpoint(r), "js") : void 0;
 		},
 		async setup(_lib) {
-			wrap("creating the LangGraph tables", () => db.exec(SQLITE_SETUP));
+			wrap("creating the LangGraph tables", () => {
+				useWal(db);
+				db.exec(SQLITE_SETUP);
+			});
 		},
 		count: async () => hasLayout() ? db.prepare(SQ_ROWS.count).get().n : 0,
 		scanRows: (batchSize, threads) => scanRows(db, wrap, batchSize, threads),
@@ -46911,14 +47253,36 @@ var init_migrate$2 = __esmMin((() => {
 }));
 // dist/core/mastra/stats.js
 var stats_exports$2 = /* @__PURE__ */ __exportAll$1({ mastraStats: () => mastraStats });
-/** One message into the tallies by role, part type and tool; false when its content is not format 2. */
-function tallyMessage(role, text, roles, parts, tools) {
+/**
+* One message into the tallies by role, part type and tool; false when its content is neither format 2 nor format 1
+* (Mastra < 0.10, `type` other than "v2": a string content as it is, or an AI SDK 4 part array).
+*/
+function tallyMessage(role, type, text, roles, parts, tools) {
 	bump(roles, role, utf8(text));
 	let c;
 	try {
 		c = JSON.parse(text);
 	} catch {
-		return false;
+		return type !== "v2";
+	}
+	if (type !== "v2" && (typeof c === "string" || Array.isArray(c))) {
+		for (const part of Array.isArray(c) ? c : [{ type: "text" }]) {
+			if (!isObj$2(part)) continue;
+			bump(parts, String(part.type), utf8(JSON.stringify(part)));
+			const name = String(part.toolName);
+			if (part.type !== "tool-call" && part.type !== "tool-result") continue;
+			const t = tools.get(name) ?? tools.set(name, {
+				calls: 0,
+				results: 0,
+				resultBytes: 0
+			}).get(name);
+			if (part.type === "tool-call") t.calls++;
+			else {
+				t.results++;
+				t.resultBytes += utf8(JSON.stringify(part.result) ?? "");
+			}
+		}
+		return true;
 	}
 	if (!isObj$2(c) || c.format !== 2 || !Array.isArray(c.parts)) return false;
 	for (const part of c.parts) {
@@ -46995,7 +47359,7 @@ async function mastraStats(store, o) {
 			if (threads.length > o.top) threads.pop();
 		}
 		for (const m of batch.messages) if (!o.accept || o.accept(m.threadId)) {
-			if (!tallyMessage(m.role, m.content, roles, parts, tools)) totals.damagedMessages++;
+			if (!tallyMessage(m.role, m.type, m.content, roles, parts, tools)) totals.damagedMessages++;
 		}
 	}
 	let workingMemoryBytes = 0;
@@ -55207,7 +55571,7 @@ var init_replay = __esmMin((() => {
 			type: "boolean",
 			default: false,
 			describe: "no transcript"
-		}).example("ckpt replay fixtures/replay/tools.ckpt.json", "verify every recorded tool result and the final state").example("ckpt replay continue thread.json --prompt 'next?' --provider script:replies.json -o out.json", "").example("ckpt replay resume thread.json --decision deny --reason 'not now' --provider openai:http://127.0.0.1:8080/v1 --model m -o out.json", ""),
+		}).example("ckpt replay fixtures/replay/tools.ckpt.json", "verify every recorded tool result and the final state").example("ckpt replay continue thread.json --prompt 'next?' --provider script:replies.json -o out.json", "add a user message and run the agent on, the model's replies scripted; the new checkpoint to out.json").example("ckpt replay resume thread.json --decision deny --reason 'not now' --provider openai:http://127.0.0.1:8080/v1 --model m -o out.json", "deny the pending tool call and run on with an OpenAI-compatible server"),
 		run: async (args, io) => {
 			let mode = "verify";
 			if (args.second === "") args.second = "-";
@@ -69151,6 +69515,116 @@ var init_yargs = __esmMin((() => {
 	init_yargs_factory();
 	Yargs = YargsFactory(esm_default);
 }));
+// dist/cli/help.js
+var help_exports = /* @__PURE__ */ __exportAll$1({
+	helpBuilder: () => helpBuilder,
+	tidyHelp: () => tidyHelp
+});
+/**
+* `def.builder` as the CLI registers it: its `.example(command, description)` calls kept for `tidyHelp` (a mark in
+* the page's epilogue instead), `--version` hidden, `--aes-key-file` too where no store is read.
+*/
+function helpBuilder(def) {
+	const name = nameOf(def);
+	return (y) => {
+		const examples = [];
+		const proxy = new Proxy(y, { get(target, prop) {
+			if (prop === "example") return (command, description) => {
+				examples.push([command, description]);
+				return proxy;
+			};
+			const v = Reflect.get(target, prop, target);
+			if (typeof v !== "function") return v;
+			return (...args) => {
+				const out = v.apply(target, args);
+				return out === target ? proxy : out;
+			};
+		} });
+		def.builder(proxy);
+		examplesOf.set(name, examples);
+		y.hide("version");
+		if (NO_STORES.has(name)) y.hide("aes-key-file");
+		if (examples.length > 0) y.epilogue(`${EXAMPLES_MARK}${name}`);
+		return y;
+	};
+}
+/** The help page yargs wrote (at `width` columns), mended as the header says. */
+function tidyHelp(text, width) {
+	const lines = text.split("\n");
+	const out = [];
+	let column = 0;
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i];
+		const mark = line.indexOf(EXAMPLES_MARK);
+		if (mark >= 0) {
+			out.push(...examplesText(examplesOf.get(line.slice(mark + 17).trim()) ?? [], width));
+			continue;
+		}
+		const opt = /^(\s+(?:-\w, )?--?[\w-]+\s+|\s{2}\w[\w-]*\s{2,})(?=\S)/.exec(line);
+		if (opt) column = opt[1].length;
+		if (column > 0 && /^\s+\[/.test(line) && line.includes("[choices:") && !opt) {
+			let block = line.trim();
+			while (!balanced(block) && i + 1 < lines.length) block += ` ${lines[++i].trim()}`;
+			out.push(...wrap(block, column, width));
+			continue;
+		}
+		out.push(apart(line, width));
+	}
+	return out.join("\n");
+}
+/**
+* Each example as its description in `#` comment lines (wrapped to the width) and its command on a line of its own
+* (never wrapped: it is copied whole), a blank line between examples.
+*/
+function examplesText(examples, width) {
+	return examples.flatMap(([command, description], k) => [
+		...k > 0 ? [""] : ["Examples:"],
+		...description ? wrap(description, 4, width).map((l) => `  # ${l.slice(4)}`) : [],
+		`  ${command}`
+	]);
+}
+/** Whether every `[` of `s` is closed. */
+function balanced(s) {
+	let depth = 0;
+	let quoted = false;
+	for (const ch of s) if (ch === "\"") quoted = !quoted;
+	else if (!quoted && ch === "[") depth++;
+	else if (!quoted && ch === "]") depth--;
+	return depth <= 0;
+}
+/** `text` in lines of at most `width` columns, each indented by `indent`, broken at spaces. */
+function wrap(text, indent, width) {
+	const room = Math.max(20, width - indent);
+	const lines = [];
+	let cur = "";
+	const words = text.split(" ").reduce((ws, w) => {
+		if (ws.length > 0 && ws.at(-1).endsWith(":")) ws[ws.length - 1] += ` ${w}`;
+		else ws.push(w);
+		return ws;
+	}, []);
+	for (const word of words) if (cur && cur.length + 1 + word.length > room) {
+		lines.push(" ".repeat(indent) + cur);
+		cur = word;
+	} else cur = cur ? `${cur} ${word}` : word;
+	if (cur) lines.push(" ".repeat(indent) + cur);
+	return lines;
+}
+/** A type label run into the text before it (`or a folder[string] [required]`): a space between, or its own line. */
+function apart(line, width) {
+	const m = /(\S)(\[(?:string|number|boolean|array|count)\].*)$/.exec(line);
+	if (!m || m[1] === "[") return line;
+	const head = line.slice(0, m.index + 1);
+	const label = m[2];
+	if (head.length + 1 + label.length <= width) return `${head} ${label}`;
+	return `${head}\n${" ".repeat(Math.max(0, width - label.length))}${label}`;
+}
+var NO_STORES, EXAMPLES_MARK, examplesOf, nameOf;
+var init_help = __esmMin((() => {
+	NO_STORES = /* @__PURE__ */ new Set(["schema", "completion"]);
+	EXAMPLES_MARK = "@@ckpt-examples@@";
+	examplesOf = /* @__PURE__ */ new Map();
+	nameOf = (def) => String(Array.isArray(def.command) ? def.command[0] : def.command).split(" ")[0];
+}));
 // dist/cli/main.js
 init_printable();
 init_redact();
@@ -69298,9 +69772,11 @@ async function run(argv, io) {
 	const quick = await quickValidate(argv, io) ?? await quickCommand(argv, io);
 	if (quick !== void 0) return quick;
 	const { default: yargs } = await Promise.resolve().then(() => (init_yargs(), yargs_exports));
+	const { helpBuilder, tidyHelp } = await Promise.resolve().then(() => (init_help(), help_exports));
+	const width = Math.min(110, io.stdout.columns ?? 100);
 	let pending;
 	let usageFailure;
-	const parser = yargs(argv).scriptName("ckpt").usage("ckpt <command> [options]\n\nInspect, validate, diff, migrate, convert and replay AI agent checkpoints.").strict().exitProcess(false).wrap(Math.min(110, io.stdout.columns ?? 100)).demandCommand(1, "Name a command: ckpt --help lists them.").recommendCommands().option("aes-key-file", {
+	const parser = yargs(argv).scriptName("ckpt").usage("ckpt <command> [options]\n\nInspect, validate, diff, migrate, convert and replay AI agent checkpoints.").strict().exitProcess(false).wrap(width).demandCommand(1, "Name a command: ckpt --help lists them.").recommendCommands().option("aes-key-file", {
 		type: "string",
 		global: true,
 		describe: "file holding the key of LangGraph's encrypted rows (msgpack+aes), instead of LANGGRAPH_AES_KEY"
@@ -69321,7 +69797,7 @@ async function run(argv, io) {
 	} catch (e) {
 		return reportError(e, io);
 	}
-	for (const c of defs) parser.command(c.command, c.describe, c.builder, (args) => {
+	for (const c of defs) parser.command(c.command, c.describe, helpBuilder(c), (args) => {
 		if (usageFailure === void 0) pending = c.run(args, io);
 	});
 	let helpText = "";
@@ -69334,7 +69810,7 @@ async function run(argv, io) {
 			io.stderr.write(`ckpt: ${redactText(usageFailure)}\nRun 'ckpt --help' for usage.\n`);
 			return ExitCode.USAGE;
 		}
-		if (helpText) io.stdout.write(helpText + "\n");
+		if (helpText) io.stdout.write(tidyHelp(helpText, width) + "\n");
 		if (!pending) return ExitCode.OK;
 		return await pending;
 	} catch (e) {

@@ -235,10 +235,13 @@ export const replayCommand: CommandDef = {
       .option("namespace", NAMESPACE_OPTION)
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no transcript" })
       .example("ckpt replay fixtures/replay/tools.ckpt.json", "verify every recorded tool result and the final state")
-      .example("ckpt replay continue thread.json --prompt 'next?' --provider script:replies.json -o out.json", "")
+      .example(
+        "ckpt replay continue thread.json --prompt 'next?' --provider script:replies.json -o out.json",
+        "add a user message and run the agent on, the model's replies scripted; the new checkpoint to out.json",
+      )
       .example(
         "ckpt replay resume thread.json --decision deny --reason 'not now' --provider openai:http://127.0.0.1:8080/v1 --model m -o out.json",
-        "",
+        "deny the pending tool call and run on with an OpenAI-compatible server",
       ),
   run: async (args: Args, io: CliIO) => {
     let mode: Mode = "verify";
