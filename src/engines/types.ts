@@ -73,12 +73,21 @@ export interface StatsOptions {
 }
 export type StatsReport = LangGraphStatsReport | SaverStatsReport | MastraStatsReport;
 
-/** What `ckpt delete` removed (or would remove). */
+/** What `ckpt delete` removed (or would remove) from a LangGraph store or ckpt's own. */
 export interface Deleted {
   checkpoints: number;
   writes: number;
   blobs: number;
   bytes: number;
+}
+
+/**
+ * What `ckpt delete` removed (or would remove) from a foreign layout, as an erasure record: every table of the layout
+ * the store holds that can name the thread, with its rows of it (0 included), and what was left and why (`notes`).
+ */
+export interface Erased {
+  tables: Array<{ table: string; rows: number }>;
+  notes?: string[];
 }
 
 /** A thread to copy into a store (`ckpt copy`): its source, the checkpoint read, and the new thread id. */
@@ -164,5 +173,5 @@ export interface Engine {
   /** `ckpt copy` into this store (caps.copy) */
   copyIn?(c: CopyIn): Promise<Copied>;
   /** `ckpt delete`: the thread's rows, or null when it holds none (caps.delete) */
-  deleteThread?(threadId: string, dryRun: boolean): Promise<Deleted | null>;
+  deleteThread?(threadId: string, dryRun: boolean): Promise<Deleted | Erased | null>;
 }

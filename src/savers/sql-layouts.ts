@@ -78,11 +78,10 @@ export const FOREIGN_LAYOUTS: { [K in ForeignLayoutName]: ForeignLayout<K> } = {
     tablesFor(params) {
       return [sessionTables(params).messages];
     },
+    // opened to write only to delete from it (ckpt delete --yes): every other write is refused by the engine's caps
     async sqlite(path, uri, write, params) {
-      if (write)
-        throw usageError(`${uri}: an Agents SDK SQLiteSession store is read here, never written (migrate from it)`);
       const { openSessionSqlite, openaiSessionSaver } = await import("./openai-agents/sqlite.js");
-      const store = await openSessionSqlite(path, uri, params);
+      const store = await openSessionSqlite(path, uri, params, write);
       return { store, saver: openaiSessionSaver(store) };
     },
     async postgres(_url, uri) {

@@ -48,9 +48,15 @@ export const deleteCommand: CommandDef = {
     if (!c) throw inputError("no-thread", `no checkpoint for thread '${printable(at.threadId)}'`, { file: where });
     const out = { thread: at.threadId, dryRun, ...c };
     if (args.json) io.stdout.write(`${JSON.stringify({ uri: engine.uri.redacted, ...out })}\n`);
-    else
+    else if ("tables" in c) {
+      const rows = c.tables.reduce((n, t) => n + t.rows, 0);
+      const w = Math.max(...c.tables.map((t) => t.table.length));
       io.stdout.write(
-        `${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural(out.checkpoints, "checkpoint")}, ${plural(out.writes, "write")}, ${plural(out.blobs, "blob")}: ${mb(out.bytes)} of row data${dryRun ? "\n  run again with --yes to delete" : ""}\n`,
+        `${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural(rows, "row")}:\n${c.tables.map((t) => `    ${t.table.padEnd(w)}  ${t.rows}\n`).join("")}${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`,
+      );
+    } else
+      io.stdout.write(
+        `${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural(c.checkpoints, "checkpoint")}, ${plural(c.writes, "write")}, ${plural(c.blobs, "blob")}: ${mb(c.bytes)} of row data${dryRun ? "\n  run again with --yes to delete" : ""}\n`,
       );
     return 0;
   },

@@ -1,6 +1,6 @@
 /**
  * The Agents SDK's (Python) `SQLiteSession` tables (savers/openai-agents/): one session per row of its sessions table,
- * its items in the messages table. Read only: ckpt migrates from it, never into it.
+ * its items in the messages table. Read, and written only by `ckpt delete`: ckpt migrates from it, never into it.
  */
 import { plural } from "../../base/plural.js";
 import { tableTime } from "../../base/time.js";
@@ -48,12 +48,12 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
       shared: true,
       parallelWriters: false,
       prune: false,
-      delete: false,
+      delete: true,
       copy: false,
       encrypted: false,
       msgpack: false,
     },
-    instead: { write: READ_ONLY, prune: READ_ONLY, delete: READ_ONLY, copy: READ_ONLY },
+    instead: { write: READ_ONLY, prune: READ_ONLY, copy: READ_ONLY },
     uri,
     saver,
     opened,
@@ -66,6 +66,11 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => store.document(threadId) !== undefined,
     stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),
+    // the session's sessions row and items, in one write transaction
+    deleteThread: async (threadId, dryRun) => {
+      const tables = store.erase(threadId, dryRun);
+      return tables && { tables };
+    },
     statsLabel: "an Agents SDK SQLiteSession store, one session per thread, read as its items",
   };
 }

@@ -15,7 +15,8 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import { CkptError, inputError, storeError } from "../../base/errors.js";
-import { openSqliteReadOnly } from "../sqlite-open.js";
+import { loadBetterSqlite3 } from "../better-sqlite3.js";
+import { openSqliteReadOnly, sqliteOpenError } from "../sqlite-open.js";
 import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
 import { SESSION_TABLES, sessionTables } from "./tables.js";
 
@@ -50,7 +51,18 @@ export interface OpenAISessionStore {
   sessions(o?: { after?: string; limit?: number }): AsyncIterable<SessionSummary>;
   document(sessionId: string): SessionDocument | undefined;
   counts(): { sessions: number; items: number; orphanSessions: number };
+  /**
+   * `ckpt delete`: the session's rows of each table (its sessions row and its items), counted, and deleted in one
+   * write transaction unless `dryRun` (a store opened to write); null when neither table holds the session.
+   */
+  erase(sessionId: string, dryRun: boolean): TableRows[] | null;
   close(): Promise<void>;
+}
+
+/** A table and how many of its rows an erasure removes (or would). */
+export interface TableRows {
+  table: string;
+  rows: number;
 }
 
 /** Python's CURRENT_TIMESTAMP text ("YYYY-MM-DD HH:MM:SS", UTC) as ISO 8601; anything else as stored. */
@@ -122,18 +134,26 @@ function rowOf(r: { id: number; createdAt: unknown; data: unknown }): SessionRow
   }
 }
 
-/** Open an SQLite file holding SQLiteSession's tables, read-only. */
+/**
+ * Open an SQLite file holding SQLiteSession's tables, read-only; `write` (ckpt delete --yes): read-write, waiting on
+ * a live writer's lock as SQLiteSession's own connection does (its journal mode left as it is).
+ */
 export async function openSessionSqlite(
   path: string,
   uri: string,
   params: URLSearchParams,
+  write = false,
 ): Promise<OpenAISessionStore> {
   const tables = sessionTables(params);
-  const db: BetterSqlite3.Database = await openSqliteReadOnly(path, { uri });
+  const db: BetterSqlite3.Database = write
+    ? await openSqliteWritable(path, uri)
+    : await openSqliteReadOnly(path, { uri });
   let q: ReturnType<typeof sql>;
+  let have: Have;
   let stmts: Record<string, BetterSqlite3.Statement>;
   try {
-    q = sql(tables, haveOf(db, tables, uri));
+    have = haveOf(db, tables, uri);
+    q = sql(tables, have);
     stmts = Object.fromEntries(Object.entries(q).map(([k, s]) => [k, db.prepare(s)]));
   } catch (e) {
     db.close();
@@ -186,10 +206,42 @@ export async function openSessionSqlite(
       const r = stmts.counts!.get() as Record<string, number>;
       return { sessions: r.sessions!, items: r.items!, orphanSessions: r.orphanSessions! };
     },
+    erase(sessionId, dryRun) {
+      const per = [
+        ...(have.sessions ? [{ table: tables.sessions, col: "session_id" }] : []),
+        { table: tables.messages, col: "session_id" },
+      ];
+      const count = () =>
+        per.map((t) => ({
+          table: t.table,
+          rows: Number(db.prepare(`SELECT COUNT(*) FROM "${t.table}" WHERE ${t.col} = ?`).pluck().get(sessionId)),
+        }));
+      // counted and deleted in one IMMEDIATE transaction: what a live writer commits after it is its own
+      const run = db.transaction(() => {
+        const rows = count();
+        if (rows.every((r) => r.rows === 0)) return null;
+        if (!dryRun)
+          for (const t of [...per].reverse()) db.prepare(`DELETE FROM "${t.table}" WHERE ${t.col} = ?`).run(sessionId);
+        return rows;
+      });
+      return dryRun ? run() : run.immediate();
+    },
     async close() {
       if (db.open) db.close();
     },
   };
+}
+
+/** The file opened to write (never created: `ckpt delete` names a store that exists). */
+async function openSqliteWritable(path: string, uri: string): Promise<BetterSqlite3.Database> {
+  const Database = await loadBetterSqlite3(uri);
+  try {
+    const db = new Database(path, { fileMustExist: true });
+    db.pragma("busy_timeout = 5000");
+    return db;
+  } catch (e) {
+    throw sqliteOpenError(e, uri, "cannot open the SQLiteSession store");
+  }
 }
 
 export interface OpenAISessionSaver extends Saver {
