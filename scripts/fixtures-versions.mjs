@@ -20,7 +20,7 @@
  * reported and the others go on; fixtures/versions/README.md records which and why.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -86,16 +86,17 @@ const TARGETS = [
       zod: "4.1.8",
     },
   },
-  // ---- AI SDK: the first and the last release of each major (their useChat UI messages; ai@4 also its CoreMessages)
+  // ---- AI SDK: the first and the last release of each major (useChat's UI messages as apps persist them; ai@4 from
+  // 4.1, the first with appendResponseMessages; msw is what ai/test's mock models need)
   ...[
-    ["4.0", { ai: "4.0.0", zod: "3.25.76" }, 20],
+    ["4.1", { ai: "4.1.0", zod: "3.25.76" }, 20],
     ["4.3", { ai: "4.3.19", zod: "3.25.76" }, 20],
-    ["5.0", { ai: "5.0.0", zod: "4.1.8" }, 22],
-    ["5.x", { ai: "^5.0.0", zod: "4.1.8" }, 22],
-    ["6.0", { ai: "6.0.0", zod: "4.1.8" }, 22],
-    ["6.x", { ai: "^6.0.0", zod: "4.1.8" }, 22],
-    ["7.0", { ai: "7.0.0", zod: "4.1.8" }, 22],
-    ["7.x", { ai: "^7.0.0", zod: "4.1.8" }, 22],
+    ["5.0", { ai: "5.0.0", zod: "4.1.8", msw: "2.7.0" }, 22],
+    ["5.x", { ai: "^5.0.0", zod: "4.1.8", msw: "2.7.0" }, 22],
+    ["6.0", { ai: "6.0.0", zod: "4.1.8", msw: "2.7.0" }, 22],
+    ["6.x", { ai: "^6.0.0", zod: "4.1.8", msw: "2.7.0" }, 22],
+    ["7.0", { ai: "7.0.0", zod: "4.1.8", msw: "2.7.0" }, 22],
+    ["7.x", { ai: "^7.0.0", zod: "4.1.8", msw: "2.7.0" }, 22],
   ].map(([version, deps, node]) => ({ lib: "ai", version, deps, node })),
   // ---- OpenAI Agents SDK (JS): releases spread over its RunState $schemaVersion history
   ...[
@@ -185,7 +186,26 @@ function install(t, dir) {
     }
   };
   npm(["install", "--no-audit", "--no-fund", "--ignore-scripts", "--engine-strict=false", ...(t.npm ?? [])]);
-  for (const name of t.rebuild ?? []) npm(["rebuild", name]);
+  for (const name of t.rebuild ?? []) rebuild(name, dir, npm);
+}
+
+/**
+ * A native module built once per version and Node: copied from an earlier target's build (or ckpt's own, the same
+ * version under the same Node), else `npm rebuild` (better-sqlite3 compiles for minutes) and kept for the next.
+ */
+function rebuild(name, dir, npm) {
+  const version = JSON.parse(readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")).version;
+  const key = path.join(WORK, ".builds", `${name}@${version}-node${process.versions.modules}`);
+  const mine = path.join(ROOT, "node_modules", name);
+  const ours = JSON.parse(readFileSync(path.join(mine, "package.json"), "utf8")).version === version ? path.join(mine, "build") : undefined;
+  const from = existsSync(key) ? key : ours;
+  const to = path.join(dir, "node_modules", name, "build");
+  if (from) {
+    cpSync(from, to, { recursive: true });
+    return;
+  }
+  npm(["rebuild", name]);
+  cpSync(to, key, { recursive: true });
 }
 
 const installed = (dir, deps) =>
@@ -222,6 +242,7 @@ for (const t of chosen) {
     install(t, dir);
     if (flags.has("--install-only")) {
       results.push({ id, ok: true, note: `installed (${((Date.now() - started) / 1000).toFixed(0)} s)` });
+      console.error(`ok   ${id}: installed`);
       continue;
     }
     copyFileSync(path.join(WRITERS, `${t.lib}.mjs`), path.join(dir, "writer.mjs"));

@@ -6,7 +6,8 @@
  * `convertToModelMessages`) are the ones ai@4 gave: an assistant message's `parts` when it has them (steps as v4
  * cuts them: a text after a tool invocation, or an invocation of another step, starts a new step — a `step-start`
  * is written there), else its `content` and `toolInvocations` in v4's order (per step: the calls, with the content
- * before them on the last message's first step, or after all steps on the others); a user message's text parts
+ * before them on the last message's first step, or after all steps on the others; invocations without a `step`,
+ * ai < 4.2's, the content before the calls as ai 4.1 read them); a user message's text parts
  * (else its content) and then its `experimental_attachments` as file parts; a system message's content.
  * `tool-invocation` states: `result` → `output-available`, `call` → `input-available`, `partial-call` →
  * `input-streaming`; each reasoning detail → a `reasoning` part (a signature or redacted data in
@@ -114,6 +115,12 @@ function legacyAssistantParts(m: Obj, isLast: boolean): Obj[] {
   const content = m.content;
   const invocations = Array.isArray(m.toolInvocations) ? (m.toolInvocations as Obj[]) : [];
   if (invocations.length === 0) return typeof content === "string" ? [{ type: "text", text: content }] : [];
+  // invocations without a `step` are ai < 4.2's (one message per step, no parts): its convertToCoreMessages put the
+  // message's text before its calls, whether or not the message is the chat's last
+  if (invocations.every((t) => !("step" in t))) {
+    const head = typeof content === "string" && content !== "" ? [{ type: "text", text: content }] : [];
+    return [{ type: "step-start" }, ...head, ...invocations.map((t) => invocationToView(t))];
+  }
   const maxStep = invocations.reduce((max, t) => Math.max(max, Number(t.step ?? 0)), 0);
   const parts: Obj[] = [];
   for (let s = 0; s <= maxStep; s++) {

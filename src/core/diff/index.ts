@@ -83,6 +83,9 @@ function prepare(
       `versions differ (${fa} ${va} vs ${vb}): the version and how each spelled the document (${kept.length ? kept.map((g) => g.replace(/^\/messages\/\*\//, "")).join(", ") : "origin.version"}) are not compared (--verbose compares them)`,
     );
   }
+  // where a thread id came from (a file name, a store key) is how it was read, not content: a chat file and its copy
+  // in a store differ there and nowhere else
+  if (!options.bookkeeping) internal.push("/origin/threadIdFrom");
   const m = compileIgnore([...globs, ...internal]);
   const pa = m ? prune(a, m) : a;
   let pb = m ? prune(b, m) : b;
