@@ -24354,6 +24354,14 @@ function legacyAssistantParts(m, isLast) {
 		type: "text",
 		text: content
 	}] : [];
+	if (invocations.every((t) => !("step" in t))) return [
+		{ type: "step-start" },
+		...typeof content === "string" && content !== "" ? [{
+			type: "text",
+			text: content
+		}] : [],
+		...invocations.map((t) => invocationToView(t))
+	];
 	const maxStep = invocations.reduce((max, t) => Math.max(max, Number(t.step ?? 0)), 0);
 	const parts = [];
 	for (let s = 0; s <= maxStep; s++) {
@@ -52104,6 +52112,7 @@ function prepare(a, b, options) {
 		internal.push("/origin/version", ...kept);
 		notes.push(`versions differ (${fa} ${va} vs ${vb}): the version and how each spelled the document (${kept.length ? kept.map((g) => g.replace(/^\/messages\/\*\//, "")).join(", ") : "origin.version"}) are not compared (--verbose compares them)`);
 	}
+	if (!options.bookkeeping) internal.push("/origin/threadIdFrom");
 	const m = compileIgnore([...globs, ...internal]);
 	const pa = m ? prune(a, m) : a;
 	let pb = m ? prune(b, m) : b;
