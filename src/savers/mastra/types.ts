@@ -85,6 +85,12 @@ export interface MastraTableSize {
   storedBytes: number | null;
 }
 
+/** What an erasure removes (or would): each table's rows of it, 0 included (engines/types.ts `Erased`). */
+export interface Erased {
+  tables: Array<{ table: string; rows: number }>;
+  notes?: string[];
+}
+
 export interface MastraStore {
   readonly layout: "mastra";
   readonly kind: "sqlite" | "postgres";
@@ -114,6 +120,11 @@ export interface MastraStore {
    * hold when it gets to them — another writer's rows, committed or committing, are left as they are: the ids written.
    */
   add(batch: MastraBatch): Promise<Set<string>>;
+  /**
+   * `ckpt delete`: every row naming the thread (its thread, messages, the other per-thread tables of the store's
+   * version, its vector rows), counted and, unless `dryRun`, deleted in one transaction; null when none names it.
+   */
+  eraseThread?(threadId: string, dryRun: boolean): Promise<Erased | null>;
   close(): Promise<void>;
 }
 
