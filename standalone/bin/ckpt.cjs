@@ -15807,14 +15807,19 @@ function rowOf$1(r) {
 		};
 	}
 }
-/** Open an SQLite file holding SQLiteSession's tables, read-only. */
-async function openSessionSqlite(path, uri, params) {
+/**
+* Open an SQLite file holding SQLiteSession's tables, read-only; `write` (ckpt delete --yes): read-write, waiting on
+* a live writer's lock as SQLiteSession's own connection does (its journal mode left as it is).
+*/
+async function openSessionSqlite(path, uri, params, write = false) {
 	const tables = sessionTables(params);
-	const db = await openSqliteReadOnly(path, { uri });
+	const db = write ? await openSqliteWritable(path, uri) : await openSqliteReadOnly(path, { uri });
 	let q;
+	let have;
 	let stmts;
 	try {
-		q = sql(tables, haveOf(db, tables, uri));
+		have = haveOf(db, tables, uri);
+		q = sql(tables, have);
 		stmts = Object.fromEntries(Object.entries(q).map(([k, s]) => [k, db.prepare(s)]));
 	} catch (e) {
 		db.close();
@@ -15873,10 +15878,41 @@ async function openSessionSqlite(path, uri, params) {
 				orphanSessions: r.orphanSessions
 			};
 		},
+		erase(sessionId, dryRun) {
+			const per = [...have.sessions ? [{
+				table: tables.sessions,
+				col: "session_id"
+			}] : [], {
+				table: tables.messages,
+				col: "session_id"
+			}];
+			const count = () => per.map((t) => ({
+				table: t.table,
+				rows: Number(db.prepare(`SELECT COUNT(*) FROM "${t.table}" WHERE ${t.col} = ?`).pluck().get(sessionId))
+			}));
+			const run = db.transaction(() => {
+				const rows = count();
+				if (rows.every((r) => r.rows === 0)) return null;
+				if (!dryRun) for (const t of [...per].reverse()) db.prepare(`DELETE FROM "${t.table}" WHERE ${t.col} = ?`).run(sessionId);
+				return rows;
+			});
+			return dryRun ? run() : run.immediate();
+		},
 		async close() {
 			if (db.open) db.close();
 		}
 	};
+}
+/** The file opened to write (never created: `ckpt delete` names a store that exists). */
+async function openSqliteWritable(path, uri) {
+	const Database = await loadBetterSqlite3(uri);
+	try {
+		const db = new Database(path, { fileMustExist: true });
+		db.pragma("busy_timeout = 5000");
+		return db;
+	} catch (e) {
+		throw sqliteOpenError(e, uri, "cannot open the SQLiteSession store");
+	}
 }
 /** The Saver view: one document per session, read-only. */
 function openaiSessionSaver(store) {
@@ -15931,6 +15967,7 @@ function openaiSessionSaver(store) {
 }
 var init_sqlite$2 = __esmMin((() => {
 	init_errors();
+	init_better_sqlite3();
 	init_sqlite_open();
 	init_types$7();
 	init_tables();
@@ -16775,9 +16812,8 @@ var init_sql_layouts = __esmMin((() => {
 				return [sessionTables(params).messages];
 			},
 			async sqlite(path, uri, write, params) {
-				if (write) throw usageError(`${uri}: an Agents SDK SQLiteSession store is read here, never written (migrate from it)`);
 				const { openSessionSqlite, openaiSessionSaver } = await Promise.resolve().then(() => (init_sqlite$2(), sqlite_exports$2));
-				const store = await openSessionSqlite(path, uri, params);
+				const store = await openSessionSqlite(path, uri, params, write);
 				return {
 					store,
 					saver: openaiSessionSaver(store)
@@ -48010,7 +48046,7 @@ function openAISessionEngine(opened) {
 			shared: true,
 			parallelWriters: false,
 			prune: false,
-			delete: false,
+			delete: true,
 			copy: false,
 			encrypted: false,
 			msgpack: false
@@ -48018,7 +48054,6 @@ function openAISessionEngine(opened) {
 		instead: {
 			write: READ_ONLY,
 			prune: READ_ONLY,
-			delete: READ_ONLY,
 			copy: READ_ONLY
 		},
 		uri,
@@ -48034,6 +48069,10 @@ function openAISessionEngine(opened) {
 			...o,
 			namespaces: void 0
 		}),
+		deleteThread: async (threadId, dryRun) => {
+			const tables = store.erase(threadId, dryRun);
+			return tables && { tables };
+		},
 		statsLabel: "an Agents SDK SQLiteSession store, one session per thread, read as its items"
 	};
 }
@@ -55975,7 +56014,11 @@ var init_delete = __esmMin((() => {
 				uri: engine.uri.redacted,
 				...out
 			})}\n`);
-			else io.stdout.write(`${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(out.checkpoints, "checkpoint")}, ${plural$2(out.writes, "write")}, ${plural$2(out.blobs, "blob")}: ${mb(out.bytes)} of row data${dryRun ? "\n  run again with --yes to delete" : ""}\n`);
+			else if ("tables" in c) {
+				const rows = c.tables.reduce((n, t) => n + t.rows, 0);
+				const w = Math.max(...c.tables.map((t) => t.table.length));
+				io.stdout.write(`${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(rows, "row")}:\n${c.tables.map((t) => `    ${t.table.padEnd(w)}  ${t.rows}\n`).join("")}${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`);
+			} else io.stdout.write(`${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(c.checkpoints, "checkpoint")}, ${plural$2(c.writes, "write")}, ${plural$2(c.blobs, "blob")}: ${mb(c.bytes)} of row data${dryRun ? "\n  run again with --yes to delete" : ""}\n`);
 			return 0;
 		}
 	};
