@@ -8,7 +8,7 @@
  * from the fixtures' `.expect.json` files; the SARIF file is checked against the SARIF 2.1.0 schema Microsoft
  * publishes (in @microsoft/jest-sarif), with ajv's draft-04 build.
  *
- * Both run the committed standalone ckpt (standalone/bin/ckpt.cjs) from a snapshot of this checkout's files as git
+ * Both run the committed standalone ckpt (bin/standalone/ckpt.cjs) from a snapshot of this checkout's files as git
  * has them (no node_modules, no dist/), as GitHub checks the action out and pre-commit clones the hook's repository.
  *
  * The hook runs under the real pre-commit (Debian's package; .ci/run installs it): `pre-commit try-repo` clones the
@@ -408,8 +408,8 @@ describe("the pre-commit hook (.pre-commit-hooks.yaml), under the real pre-commi
 
   test("declares ckpt-validate as a script hook running the committed standalone ckpt on checkpoint files", () => {
     const hook = hooks.find((h) => h.id === "ckpt-validate")!;
-    expect(hook).toMatchObject({ entry: "standalone/bin/ckpt.cjs validate", language: "script" });
-    expect(existsSync(join(ROOT, "standalone/bin/ckpt.cjs"))).toBe(true);
+    expect(hook).toMatchObject({ entry: "bin/standalone/ckpt.cjs validate", language: "script" });
+    expect(existsSync(join(ROOT, "bin/standalone/ckpt.cjs"))).toBe(true);
     const re = new RegExp(hook.files);
     for (const f of ["a.json", "s.jsonl", "agent-chat.org", "agent_1.pkl"]) expect(re.test(f)).toBe(true);
     expect(re.test("README.md")).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * The standalone ckpt (standalone/bin/ckpt.cjs, scripts/standalone.mjs): the committed one-file CLI that the GitHub
+ * The standalone ckpt (bin/standalone/ckpt.cjs, scripts/standalone.mjs): the committed one-file CLI that the GitHub
  * Action and the pre-commit hook run from a plain checkout (issue #38). It must be what dist/ builds (never drift
  * from src/), and, in a copy of the checkout's files with no node_modules and no dist/ (what the action and the hook
  * get), give the output, files and exit code the npm package's CLI (bin/ckpt.js) gives for command lines that reach
@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
-const STANDALONE = "standalone/bin/ckpt.cjs";
+const STANDALONE = "bin/standalone/ckpt.cjs";
 let tmp: string;
 let checkout: string;
 
@@ -62,7 +62,7 @@ function both(args: string[], env: Record<string, string> = {}) {
   return { standalone: clean(s, outs.standalone), npm: clean(n, outs.npm) };
 }
 
-describe("the committed standalone/bin/ckpt.cjs", () => {
+describe("the committed bin/standalone/ckpt.cjs", () => {
   it("is what dist/ builds (scripts/standalone.mjs --check): it cannot drift from src/", () => {
     const r = spawnSync(process.execPath, [join(root, "scripts", "standalone.mjs"), "--check"], {
       cwd: root,

@@ -1,6 +1,6 @@
 /**
  * better-sqlite3, loaded when an SQLite store is opened (never to read files). It is a native module, the one package
- * ckpt cannot carry in its standalone build (standalone/bin/ckpt.cjs, what the GitHub Action and the pre-commit hook
+ * ckpt cannot carry in its standalone build (bin/standalone/ckpt.cjs, what the GitHub Action and the pre-commit hook
  * run), and an install may lack it where it could not be built: then opening an SQLite store is a store error (exit 4)
  * saying how to install it, not an internal error with a stack.
  */
