@@ -2776,14 +2776,14 @@ function applyPendingSends(t, sends, table, aesKey) {
 		};
 		values.push(decodeTyped(w.type, w.value, {
 			row,
-			pointer: `/checkpoint/channel_values/${TASKS}/${i}`,
+			pointer: `/checkpoint/channel_values/${TASKS$1}/${i}`,
 			issues: t.issues,
 			aesKey
 		}));
 	});
 	const versions = Object.values(cp.channel_versions);
-	cp.channel_values[TASKS] = values;
-	cp.channel_versions[TASKS] = versions.length ? versions.reduce((a, b) => compareVersions$1(a, b) >= 0 ? a : b) : 1;
+	cp.channel_values[TASKS$1] = values;
+	cp.channel_versions[TASKS$1] = versions.length ? versions.reduce((a, b) => compareVersions$1(a, b) >= 0 ? a : b) : 1;
 }
 /**
 * The nodes that wrote a checkpoint: legacy `metadata.writes` keys when present; else the nodes whose
@@ -2818,13 +2818,13 @@ function historyEntry(t, parent) {
 		interrupted: t.pendingWrites.some((w) => w.channel === "__interrupt__")
 	};
 }
-var esc$2, size, TASKS;
+var esc$2, size, TASKS$1;
 var init_tuple = __esmMin((() => {
 	init_types$8();
 	init_serde();
 	esc$2 = (s) => s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s;
 	size = (v) => v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.byteLength;
-	TASKS = "__pregel_tasks";
+	TASKS$1 = "__pregel_tasks";
 }));
 // dist/savers/langgraph/shared.js
 var shared_exports = /* @__PURE__ */ __exportAll$1({
@@ -3385,6 +3385,90 @@ var init_types$6 = __esmMin((() => {
 		resources: "mastra_resources"
 	};
 }));
+// dist/savers/mastra/erase-sqlite.js
+function plan(db) {
+	const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+	const out = {
+		byColumn: [],
+		vectors: []
+	};
+	for (const t of tables) {
+		const cols = new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(t));
+		if (t === "mastra_threads") out.byColumn.push({
+			table: t,
+			column: "id"
+		});
+		else if (t.startsWith("mastra_") && cols.has("thread_id")) out.byColumn.push({
+			table: t,
+			column: "thread_id"
+		});
+		else if (t.startsWith("mastra_") && cols.has("threadId")) out.byColumn.push({
+			table: t,
+			column: "threadId"
+		});
+		else if (cols.has("vector_id") && cols.has("embedding") && cols.has("metadata")) {
+			const idx = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'").pluck().all(t);
+			out.vectors.push({
+				table: t,
+				shadows: idx.map((i) => `${i}_shadow`).filter((s) => tables.includes(s))
+			});
+		}
+	}
+	return out;
+}
+/** The thread's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: no thread. */
+function eraseThreadSqlite(db, threadId, dryRun) {
+	const p = plan(db);
+	const vectorRows = (t) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND json_extract(metadata, '$.thread_id') = ?`).pluck().all(threadId);
+	const run = () => {
+		const tables = p.byColumn.map(({ table, column }) => ({
+			table,
+			rows: Number(db.prepare(`SELECT count(*) FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).pluck().get(threadId))
+		}));
+		const hits = p.vectors.map((v) => ({
+			...v,
+			rowids: vectorRows(v.table)
+		}));
+		for (const v of hits) tables.push({
+			table: v.table,
+			rows: v.rowids.length
+		});
+		if (tables.every((t) => t.rows === 0)) return null;
+		if (dryRun) return { tables };
+		for (const { table, column } of p.byColumn) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).run(threadId);
+		for (const v of hits) {
+			for (const s of v.shadows) {
+				const del = db.prepare(`DELETE FROM ${q$1(s)} WHERE index_key = ?`);
+				for (const r of v.rowids) del.run(r);
+			}
+			const del = db.prepare(`DELETE FROM ${q$1(v.table)} WHERE rowid = ?`);
+			for (const r of v.rowids) del.run(r);
+		}
+		return { tables };
+	};
+	if (dryRun) return db.transaction(run)();
+	const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);
+	if (libsqlIndex) {
+		db.function("libsql_vector_idx", {
+			varargs: true,
+			deterministic: true
+		}, () => null);
+		db.unsafeMode(true);
+		db.pragma("writable_schema = ON");
+	}
+	try {
+		return db.transaction(run).immediate();
+	} finally {
+		if (libsqlIndex) {
+			db.pragma("writable_schema = OFF");
+			db.unsafeMode(false);
+		}
+	}
+}
+var q$1;
+var init_erase_sqlite = __esmMin((() => {
+	q$1 = (s) => `"${s.replace(/"/g, "\"\"")}"`;
+}));
 // dist/savers/mastra/sqlite.js
 /**
 * A Mastra LibSQL store (an SQLite file `@mastra/libsql` writes) through better-sqlite3. Read-only unless opened to
@@ -3524,6 +3608,7 @@ function mastraSqlite(db, uri) {
 		},
 		write: async (batch, o) => void writeBatch$2(db, batch, o.overwrite),
 		add: async (batch) => writeBatch$2(db, batch, "add"),
+		eraseThread: async (threadId, dryRun) => eraseThreadSqlite(db, threadId, dryRun),
 		async close() {
 			if (db.open) db.close();
 		}
@@ -3640,6 +3725,7 @@ var init_sqlite$3 = __esmMin((() => {
 	init_sql$1();
 	init_types$6();
 	init_better_sqlite3();
+	init_erase_sqlite();
 	tableNames = (db) => new Set(db.prepare(SQ.tables).pluck().all());
 	REQUIRED$1 = {
 		mastra_threads: [
@@ -38157,6 +38243,24 @@ function splitMap(b, p) {
 	}
 	return out;
 }
+/** The raw bytes of each item of the array at the start of `b` (undefined when `b` is not a msgpack array). */
+function arrayItems(b) {
+	const t = b[0];
+	let n;
+	let q;
+	if (t === void 0) return void 0;
+	if (t >= 144 && t <= 159) [n, q] = [t & 15, 1];
+	else if (t === 220) [n, q] = [u16$1(b, 1), 3];
+	else if (t === 221) [n, q] = [u32$1(b, 1), 5];
+	else return void 0;
+	const out = [];
+	for (let i = 0; i < n; i++) {
+		const end = skip(b, q);
+		out.push(b.subarray(q, end));
+		q = end;
+	}
+	return out;
+}
 function mapHeader(n) {
 	if (n < 16) return Uint8Array.of(128 | n);
 	if (n < 65536) return Uint8Array.of(222, n >> 8, n & 255);
@@ -41479,13 +41583,13 @@ function dropUndefined(v) {
 	return o;
 }
 /** Equality of decoded values: JSON-like values with object key order ignored; byte arrays byte for byte. */
-function sameValue(a, b) {
+function sameValue$1(a, b) {
 	if (a === b) return true;
 	if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
 	if (a instanceof Uint8Array || b instanceof Uint8Array) return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.compare(a, b) === 0;
 	if (Array.isArray(a)) {
 		if (!Array.isArray(b) || a.length !== b.length) return false;
-		for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+		for (let i = 0; i < a.length; i++) if (!sameValue$1(a[i], b[i])) return false;
 		return true;
 	}
 	if (Array.isArray(b)) return false;
@@ -41493,7 +41597,7 @@ function sameValue(a, b) {
 	const y = b;
 	let n = 0;
 	for (const k in x) {
-		if (!Object.hasOwn(y, k) || !sameValue(x[k], y[k])) return false;
+		if (!Object.hasOwn(y, k) || !sameValue$1(x[k], y[k])) return false;
 		n++;
 	}
 	for (const _k in y) n--;
@@ -41782,7 +41886,7 @@ var init_write = __esmMin((() => {
 	init_rows$1();
 	init_sql();
 	init_verify();
-	sameBlob = (a, b) => a.type === b.type && (a.blob === null ? b.blob === null : b.blob !== null && Buffer.compare(a.blob, b.blob) === 0) || sameValue(blobValueForm(a), blobValueForm(b));
+	sameBlob = (a, b) => a.type === b.type && (a.blob === null ? b.blob === null : b.blob !== null && Buffer.compare(a.blob, b.blob) === 0) || sameValue$1(blobValueForm(a), blobValueForm(b));
 	COPY_TYPES = {
 		checkpoints: {
 			thread_id: "text",
@@ -41981,7 +42085,7 @@ function rowStoreOf(conns, S, place, aesKey) {
 		}),
 		stage: (cp, lib) => void stager.stage(cp, lib),
 		stagedForm: (cp, lib) => stager.form(cp, lib),
-		sameForm: sameValue,
+		sameForm: sameValue$1,
 		verifyWritten: (written) => wrap("reading checkpoints back", async () => verifyWritten(await conns.rw(), S, written.map(({ cp, lib }) => ({
 			cp,
 			...stager.stage(cp, lib)
@@ -45633,6 +45737,8 @@ function createForkRenumberer() {
 	let scope = "";
 	/** (channel \0 version) → the value stored under it in this thread and namespace */
 	let valueAt = /* @__PURE__ */ new Map();
+	/** (channel \0 version) → the checkpoint that stored it */
+	let storedBy = /* @__PURE__ */ new Map();
 	/** checkpoint id → its branch state and its original channel versions */
 	let seenCp = /* @__PURE__ */ new Map();
 	const state = { renumbered: 0 };
@@ -45645,8 +45751,9 @@ function createForkRenumberer() {
 	};
 	function apply(cp) {
 		const sc = `${cp.threadId}\u0000${cp.ns}`;
-		if (sc !== scope) [scope, valueAt, seenCp] = [
+		if (sc !== scope) [scope, valueAt, seenCp, storedBy] = [
 			sc,
+			/* @__PURE__ */ new Map(),
 			/* @__PURE__ */ new Map(),
 			/* @__PURE__ */ new Map()
 		];
@@ -45661,11 +45768,22 @@ function createForkRenumberer() {
 			branch,
 			versions: p.versions
 		});
+		const inPlace = [];
 		for (const [ch, v] of Object.entries(p.versions)) {
 			const key = `${ch}\u0000${v}`;
+			if (parent && parent.versions[ch] === v) {
+				const at = `${ch}\u0000${branch.moved.get(key) ?? v}`;
+				const held = valueAt.get(at);
+				const form = p.value(ch);
+				if (held !== void 0 && held !== EMPTY && form !== void 0 && !sameForm(held, form) && !sameDecoded(held, form)) inPlace.push([
+					ch,
+					v,
+					storedBy.get(at)
+				]);
+				continue;
+			}
 			if (branch.moved.has(key)) continue;
-			if (parent && parent.versions[ch] === v) continue;
-			const form = p.value(ch) ?? "\0empty";
+			const form = p.value(ch) ?? EMPTY;
 			let k = branch.shift.get(ch) ?? 0;
 			const had = valueAt.get(`${ch}\u0000${shifted(v, k)}`);
 			if (had !== void 0 && !sameForm(had, form)) {
@@ -45674,8 +45792,12 @@ function createForkRenumberer() {
 			}
 			const nv = shifted(v, k);
 			if (nv !== v) branch.moved.set(key, nv);
-			if (!valueAt.has(`${ch}\u0000${nv}`)) valueAt.set(`${ch}\u0000${nv}`, form);
+			if (!valueAt.has(`${ch}\u0000${nv}`)) {
+				valueAt.set(`${ch}\u0000${nv}`, form);
+				storedBy.set(`${ch}\u0000${nv}`, cp.id);
+			}
 		}
+		if (inPlace.length) changedInPlace(inPlace);
 		if (branch.moved.size === 0) return cp;
 		const to = (ch, v) => branch.moved.get(`${ch}\u0000${v}`) ?? v;
 		const versions = {};
@@ -45694,16 +45816,86 @@ function createForkRenumberer() {
 			checkpoint
 		};
 	}
+	/** A checkpoint whose channels changed in place (see the module comment): refused, saying so. */
+	function changedInPlace(changed) {
+		const [ch, v, by] = changed[0];
+		const more = changed.length > 1 ? ` (and ${changed.slice(1).map(([c]) => `'${c}'`).join(", ")})` : "";
+		throw inputError("langgraph-in-place", `its '${ch}' value${more} differs from the one checkpoint ${by} stored under the same version ${JSON.stringify(v)}, and no write changed it since: the app changed the value in place (a list or dict a node mutated without writing it). A SQLite store keeps that in every checkpoint; PostgreSQL stores one value per channel version and cannot hold both (a SQLite target can)`);
+	}
 	return Object.assign(apply, { state });
 }
-var import_dist_cjs, JS_STEP, sameForm, shifted;
+/**
+* Whether two stored forms hold one value in other bytes (JS writes an undefined property as `{lc:2, type:"undefined"}`
+* in one checkpoint and leaves it out in the next; a dict's key order): decoded and compared, key order ignored.
+*/
+function sameDecoded(a, b) {
+	if (typeof a !== typeof b) return false;
+	try {
+		return typeof a === "string" ? sameValue(decodeJson(a), decodeJson(b)) : sameValue(decodePlain(a), decodePlain(b));
+	} catch {
+		return false;
+	}
+}
+function sameValue(a, b) {
+	if (a === b) return true;
+	if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+	if (a instanceof Uint8Array || b instanceof Uint8Array) return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.compare(a, b) === 0;
+	if (Array.isArray(a) !== Array.isArray(b)) return false;
+	const x = a;
+	const y = b;
+	const kx = Object.keys(x);
+	if (kx.length !== Object.keys(y).length) return false;
+	return kx.every((k) => Object.hasOwn(y, k) && sameValue(x[k], y[k]));
+}
+var import_dist_cjs, JS_STEP, sameForm, shifted, EMPTY;
 var init_fork_versions = __esmMin((() => {
 	import_dist_cjs = require_dist_cjs();
 	init_msgpack();
+	init_serde();
+	init_errors();
 	init_rows$1();
 	JS_STEP = 1e9;
 	sameForm = (a, b) => a === b || typeof a !== "string" && typeof b !== "string" && Buffer.compare(a, b) === 0;
 	shifted = (v, k) => k === 0 ? v : typeof v === "number" ? v + k : `${v.split(".")[0]}.0.${String(k).padStart(14, "0")}`;
+	EMPTY = "\0empty";
+}));
+// dist/core/langgraph/pg-sends.js
+/**
+* A mover for one migration: feed it every checkpoint in (thread, namespace, id) order (those a resumed run skips
+* too); it returns the checkpoint as PostgreSQL's saver would have written it, or throws why it cannot be.
+*/
+function createSendsMover() {
+	let scope = "";
+	/** checkpoint id → its `__pregel_tasks` writes (msgpack bytes, hex), of the (thread, namespace) being read */
+	let tasks = /* @__PURE__ */ new Map();
+	return (cp) => {
+		const sc = `${cp.threadId}\u0000${cp.ns}`;
+		if (sc !== scope) [scope, tasks] = [sc, /* @__PURE__ */ new Map()];
+		const sends = cp.writes.filter((w) => w.channel === TASKS);
+		if (sends.length) tasks.set(cp.id, sends.map((w) => `${w.type}:${hex(w.value)}`).sort());
+		if (cp.type !== "msgpack") return cp;
+		const entries = mapEntries(cp.checkpoint);
+		const raw = (k) => entries.find((e) => e[0] === k)?.[1];
+		const v = raw("v") ? decodePlain(raw("v")) : void 0;
+		const ps = raw("pending_sends");
+		const items = typeof v === "number" && v < 4 && ps ? arrayItems(ps) : void 0;
+		if (!items?.length) return cp;
+		const theirs = cp.parentId ? tasks.get(cp.parentId) : void 0;
+		const mine = items.map((b) => `msgpack:${hex(b)}`).sort();
+		if (!theirs || theirs.length !== mine.length || theirs.some((x, i) => x !== mine[i])) throw inputError("langgraph-pending-sends", `its pending_sends (${items.length} Send${items.length === 1 ? "" : "s"}, checkpoint v${v}) are not the ${TASKS} writes of its parent checkpoint ${cp.parentId ?? "(none)"}${theirs ? ` (${theirs.length} there, other packets)` : " (it has none)"}: LangGraph's PostgresSaver keeps a v<4 checkpoint's sends only as those writes (its JSONB holds pending_sends: []), so PostgreSQL has nowhere to keep them`);
+		return {
+			...cp,
+			checkpoint: buildMap(entries.map(([k, b]) => [k, k === "pending_sends" ? EMPTY_ARRAY : b]))
+		};
+	};
+}
+var TASKS, EMPTY_ARRAY, hex;
+var init_pg_sends = __esmMin((() => {
+	init_errors();
+	init_msgpack();
+	TASKS = "__pregel_tasks";
+	EMPTY_ARRAY = Uint8Array.of(144);
+	hex = (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 }));
 // dist/engines/langgraph/migrate.js
 var migrate_exports$3 = /* @__PURE__ */ __exportAll$1({
@@ -45767,9 +45959,13 @@ function lgRowsEndpoint(source, t, threads) {
 					cp = t.converted(raw);
 				} catch (e) {
 					stopsTheRun(e);
-					return { reject: e.message };
+					return t.reject(raw, e.message);
 				}
-				return done(raw) ? void 0 : t.stage(cp, keyOf$1(raw));
+				if (done(raw)) return void 0;
+				const hole = t.hole(raw);
+				if (hole !== void 0) return t.reject(raw, hole);
+				const s = t.stage(cp, keyOf$1(raw));
+				return "reject" in s ? t.reject(raw, s.reject) : s;
 			});
 			return async () => staged;
 		},
@@ -45867,6 +46063,7 @@ var init_migrate$3 = __esmMin((() => {
 	init_rows$1();
 	init_convert$1();
 	init_fork_versions();
+	init_pg_sends();
 	init_pipeline();
 	init_types$2();
 	init_shared();
@@ -45884,13 +46081,22 @@ var init_migrate$3 = __esmMin((() => {
 		/** whether the target held LangGraph's tables before the run (else nothing is looked up) */
 		had = false;
 		s;
-		/** PostgreSQL keys blobs by version: branches of a forked thread get versions of their own (fork-versions.ts) */
+		/**
+		* PostgreSQL keys blobs by version: branches of a forked thread get versions of their own, a value changed in place is
+		* refused (fork-versions.ts); v<4 pending sends go as the parent's writes (pg-sends.ts)
+		*/
 		forks;
+		sends;
+		/** the checkpoints of the (thread, namespace) being read that were not written, and why (a child would be a hole) */
+		gone = /* @__PURE__ */ new Map();
+		goneScope = "";
 		constructor(store, library, toLibrary) {
 			this.store = store;
 			this.library = library;
 			this.toLibrary = toLibrary;
-			this.forks = store.kind === "postgres" ? createForkRenumberer() : (c) => c;
+			const pg = store.kind === "postgres";
+			this.forks = pg ? createForkRenumberer() : (c) => c;
+			this.sends = pg ? createSendsMover() : (c) => c;
 		}
 		async begin(s, dryRun) {
 			this.s = Object.assign(s, { library: this.library });
@@ -45899,7 +46105,26 @@ var init_migrate$3 = __esmMin((() => {
 		}
 		/** Convert (`toLibrary`) and renumber a checkpoint: journaled ones too (a fork's versions carry on to later ones). */
 		converted(raw) {
-			return this.forks(this.toLibrary ? convertCheckpoint(raw, this.toLibrary) : raw);
+			return this.forks(this.sends(this.toLibrary ? convertCheckpoint(raw, this.toLibrary) : raw));
+		}
+		/**
+		* A checkpoint not written (rejected): remembered, so that its descendants are not written either — a checkpoint
+		* whose parent is missing is a hole that breaks history, time travel, delta rebuilds and the v<4 sends migration.
+		*/
+		reject(cp, why) {
+			this.scopeOf(cp);
+			this.gone.set(cp.id, why);
+			return { reject: why };
+		}
+		/** Why `cp` cannot be written when its parent was not (undefined when its parent is there, or it has none). */
+		hole(cp) {
+			this.scopeOf(cp);
+			if (!cp.parentId || !this.gone.has(cp.parentId)) return void 0;
+			return `its parent checkpoint ${cp.parentId} was not written (see its rejection), so it is left out too: a checkpoint without its parent would be a hole in the thread's history`;
+		}
+		scopeOf(cp) {
+			const sc = `${cp.threadId}\u0000${cp.ns}`;
+			if (sc !== this.goneScope) [this.goneScope, this.gone] = [sc, /* @__PURE__ */ new Map()];
 		}
 		/** Stage a converted checkpoint for the store, or say why it cannot hold it. */
 		stage(cp, key) {
@@ -47529,7 +47754,7 @@ function mastraEngine(opened) {
 			shared: true,
 			parallelWriters: false,
 			prune: false,
-			delete: false,
+			delete: store.eraseThread !== void 0,
 			copy: false,
 			encrypted: false,
 			msgpack: false
@@ -47537,7 +47762,7 @@ function mastraEngine(opened) {
 		instead: {
 			namespaces: "its threads belong to resources",
 			prune: MIGRATE$1,
-			delete: MIGRATE$1,
+			delete: "ckpt deletes Mastra threads in LibSQL stores only so far",
 			copy: MIGRATE$1,
 			msgpack: "a Mastra store holds JSON",
 			parallelWriters: "a Mastra target is written by one process"
@@ -47551,6 +47776,7 @@ function mastraEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$2(store, o.limit),
 		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
+		deleteThread: async (threadId, dryRun) => store.eraseThread ? store.eraseThread(threadId, dryRun) : null,
 		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
 			top: o.top,
 			accept: o.accept,

@@ -12,10 +12,22 @@
  * checkpoint uses it in `channel_versions` and `versions_seen`. Order within a branch is kept, so the library still
  * sees which channels changed: JS integers move up by 1,000,000,000 per renumbering (a branch continues from there
  * without meeting the other branch's next versions); Python strings keep their integer part and get a tail of their
- * own (Python compares the padded strings; branches never share an integer part with different tails). Pure.
+ * own (Python compares the padded strings; branches never share an integer part with different tails).
+ *
+ * Not a fork: a checkpoint whose channel holds another value than the one stored under the same version before it,
+ * with no write in between. The library bumps a version on every write, so that is an app that changed the value in
+ * place (a node mutating a list or dict of the state without writing it: LangGraph JS hands nodes the channel's own
+ * objects). The SQLite savers serialize each checkpoint whole and keep the change; the PostgreSQL layout stores one
+ * value per (channel, version) and cannot hold both. Such a checkpoint is refused, named for what happened, never
+ * carried: renumbering would make the library see a write that never was (nodes run again on resume), and keeping
+ * either value makes some checkpoint read a value it never held — LangGraph's own PostgresSaver keeps one or the other
+ * depending on when it serializes (verified with LangGraph JS 1.7: the default async durability stored the changed
+ * value at every checkpoint of that version, `durability: "sync"` the first, and the run then lost the change). Pure.
  */
 import { encode as mpEncode } from "@msgpack/msgpack";
 import { buildMap, decodePlain, mapEntries } from "../../formats/langgraph/msgpack.js";
+import { decodeJson } from "../../formats/langgraph/serde.js";
+import { inputError } from "../../base/errors.js";
 import { textOf, type LgCheckpoint } from "../../formats/langgraph/rows.js";
 
 type Obj = Record<string, unknown>;
@@ -92,6 +104,8 @@ export function createForkRenumberer() {
   let scope = "";
   /** (channel \0 version) → the value stored under it in this thread and namespace */
   let valueAt = new Map<string, Form>();
+  /** (channel \0 version) → the checkpoint that stored it */
+  let storedBy = new Map<string, string>();
   /** checkpoint id → its branch state and its original channel versions */
   let seenCp = new Map<string, { branch: Branch; versions: Record<string, string | number> }>();
   const state = { renumbered: 0 };
@@ -106,17 +120,32 @@ export function createForkRenumberer() {
 
   function apply(cp: LgCheckpoint): LgCheckpoint {
     const sc = `${cp.threadId}\u0000${cp.ns}`;
-    if (sc !== scope) [scope, valueAt, seenCp] = [sc, new Map(), new Map()];
+    if (sc !== scope) [scope, valueAt, seenCp, storedBy] = [sc, new Map(), new Map(), new Map()];
     const p = parse(cp);
     if (!p) return cp;
     const parent = cp.parentId ? seenCp.get(cp.parentId) : undefined;
     const branch: Branch = { shift: new Map(parent?.branch.shift ?? []), moved: new Map(parent?.branch.moved ?? []) };
     seenCp.set(cp.id, { branch, versions: p.versions });
+    const inPlace: Array<[string, string | number, string]> = [];
     for (const [ch, v] of Object.entries(p.versions)) {
       const key = `${ch}\u0000${v}`;
+      if (parent && parent.versions[ch] === v) {
+        // not written by this step: the parent's value, unless the app changed it in place
+        const at = `${ch}\u0000${branch.moved.get(key) ?? v}`;
+        const held = valueAt.get(at);
+        const form = p.value(ch);
+        if (
+          held !== undefined &&
+          held !== EMPTY &&
+          form !== undefined &&
+          !sameForm(held, form) &&
+          !sameDecoded(held, form)
+        )
+          inPlace.push([ch, v, storedBy.get(at)!]);
+        continue;
+      }
       if (branch.moved.has(key)) continue; // moved by an ancestor of this branch
-      if (parent && parent.versions[ch] === v) continue; // not written by this step: the parent's value
-      const form = p.value(ch) ?? "\u0000empty";
+      const form = p.value(ch) ?? EMPTY;
       let k = branch.shift.get(ch) ?? 0;
       const had = valueAt.get(`${ch}\u0000${shifted(v, k)}`);
       if (had !== undefined && !sameForm(had, form)) {
@@ -125,8 +154,12 @@ export function createForkRenumberer() {
       }
       const nv = shifted(v, k);
       if (nv !== v) branch.moved.set(key, nv);
-      if (!valueAt.has(`${ch}\u0000${nv}`)) valueAt.set(`${ch}\u0000${nv}`, form);
+      if (!valueAt.has(`${ch}\u0000${nv}`)) {
+        valueAt.set(`${ch}\u0000${nv}`, form);
+        storedBy.set(`${ch}\u0000${nv}`, cp.id);
+      }
     }
+    if (inPlace.length) changedInPlace(inPlace);
     if (branch.moved.size === 0) return cp;
     const to = (ch: string, v: string | number) => branch.moved.get(`${ch}\u0000${v}`) ?? v;
     const versions: Obj = {};
@@ -142,5 +175,51 @@ export function createForkRenumberer() {
     state.renumbered++;
     return { ...cp, checkpoint };
   }
+
+  /** A checkpoint whose channels changed in place (see the module comment): refused, saying so. */
+  function changedInPlace(changed: Array<[string, string | number, string]>): never {
+    const [ch, v, by] = changed[0]!;
+    const more =
+      changed.length > 1
+        ? ` (and ${changed
+            .slice(1)
+            .map(([c]) => `'${c}'`)
+            .join(", ")})`
+        : "";
+    throw inputError(
+      "langgraph-in-place",
+      `its '${ch}' value${more} differs from the one checkpoint ${by} stored under the same version ${JSON.stringify(v)}, and no write changed it since: the app changed the value in place (a list or dict a node mutated without writing it). A SQLite store keeps that in every checkpoint; PostgreSQL stores one value per channel version and cannot hold both (a SQLite target can)`,
+    );
+  }
   return Object.assign(apply, { state });
+}
+
+const EMPTY = "\u0000empty";
+
+/**
+ * Whether two stored forms hold one value in other bytes (JS writes an undefined property as `{lc:2, type:"undefined"}`
+ * in one checkpoint and leaves it out in the next; a dict's key order): decoded and compared, key order ignored.
+ */
+function sameDecoded(a: Form, b: Form): boolean {
+  if (typeof a !== typeof b) return false;
+  try {
+    return typeof a === "string"
+      ? sameValue(decodeJson(a), decodeJson(b as string))
+      : sameValue(decodePlain(a), decodePlain(b as Uint8Array));
+  } catch {
+    return false;
+  }
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (a instanceof Uint8Array || b instanceof Uint8Array)
+    return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.compare(a, b) === 0;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const kx = Object.keys(x);
+  if (kx.length !== Object.keys(y).length) return false;
+  return kx.every((k) => Object.hasOwn(y, k) && sameValue(x[k], y[k]));
 }

@@ -13,6 +13,7 @@ import { convertCheckpoint } from "../../formats/langgraph/convert.js";
 import { libraryOf, textOf, type LgCheckpoint } from "../../formats/langgraph/rows.js";
 import { documentToRow, threadTaken } from "../../core/langgraph/convert.js";
 import { createForkRenumberer } from "../../core/langgraph/fork-versions.js";
+import { createSendsMover } from "../../core/langgraph/pg-sends.js";
 import type { Item, MigrationEndpoint, Staged, TargetWriter } from "../../core/migrate/endpoint.js";
 import { runMigration } from "../../core/migrate/pipeline.js";
 import { journalKey, type MigrateSummary, type RunOptions } from "../../core/migrate/types.js";
@@ -103,15 +104,24 @@ class LgTarget {
   /** whether the target held LangGraph's tables before the run (else nothing is looked up) */
   had = false;
   s: LgMigrateSummary | undefined;
-  /** PostgreSQL keys blobs by version: branches of a forked thread get versions of their own (fork-versions.ts) */
+  /**
+   * PostgreSQL keys blobs by version: branches of a forked thread get versions of their own, a value changed in place is
+   * refused (fork-versions.ts); v<4 pending sends go as the parent's writes (pg-sends.ts)
+   */
   private readonly forks: (cp: LgCheckpoint) => LgCheckpoint;
+  private readonly sends: (cp: LgCheckpoint) => LgCheckpoint;
+  /** the checkpoints of the (thread, namespace) being read that were not written, and why (a child would be a hole) */
+  private gone = new Map<string, string>();
+  private goneScope = "";
 
   constructor(
     readonly store: LgStore,
     readonly library: Library,
     private readonly toLibrary: Library | undefined,
   ) {
-    this.forks = store.kind === "postgres" ? createForkRenumberer() : (c) => c;
+    const pg = store.kind === "postgres";
+    this.forks = pg ? createForkRenumberer() : (c) => c;
+    this.sends = pg ? createSendsMover() : (c) => c;
   }
 
   async begin(s: MigrateSummary, dryRun: boolean): Promise<void> {
@@ -122,7 +132,29 @@ class LgTarget {
 
   /** Convert (`toLibrary`) and renumber a checkpoint: journaled ones too (a fork's versions carry on to later ones). */
   converted(raw: LgCheckpoint): LgCheckpoint {
-    return this.forks(this.toLibrary ? convertCheckpoint(raw, this.toLibrary) : raw);
+    return this.forks(this.sends(this.toLibrary ? convertCheckpoint(raw, this.toLibrary) : raw));
+  }
+
+  /**
+   * A checkpoint not written (rejected): remembered, so that its descendants are not written either — a checkpoint
+   * whose parent is missing is a hole that breaks history, time travel, delta rebuilds and the v<4 sends migration.
+   */
+  reject(cp: LgCheckpoint, why: string): { reject: string } {
+    this.scopeOf(cp);
+    this.gone.set(cp.id, why);
+    return { reject: why };
+  }
+
+  /** Why `cp` cannot be written when its parent was not (undefined when its parent is there, or it has none). */
+  hole(cp: LgCheckpoint): string | undefined {
+    this.scopeOf(cp);
+    if (!cp.parentId || !this.gone.has(cp.parentId)) return undefined;
+    return `its parent checkpoint ${cp.parentId} was not written (see its rejection), so it is left out too: a checkpoint without its parent would be a hole in the thread's history`;
+  }
+
+  private scopeOf(cp: LgCheckpoint): void {
+    const sc = `${cp.threadId}\u0000${cp.ns}`;
+    if (sc !== this.goneScope) [this.goneScope, this.gone] = [sc, new Map()];
   }
 
   /** Stage a converted checkpoint for the store, or say why it cannot hold it. */
@@ -218,9 +250,13 @@ export function lgRowsEndpoint(
           cp = t.converted(raw);
         } catch (e) {
           stopsTheRun(e);
-          return { reject: (e as Error).message };
+          return t.reject(raw, (e as Error).message);
         }
-        return done(raw) ? undefined : t.stage(cp, keyOf(raw));
+        if (done(raw)) return undefined;
+        const hole = t.hole(raw);
+        if (hole !== undefined) return t.reject(raw, hole);
+        const s = t.stage(cp, keyOf(raw));
+        return "reject" in s ? t.reject(raw, s.reject) : s;
       });
       return async () => staged;
     },

@@ -190,6 +190,25 @@ function splitMap(b: Uint8Array, p: number): Array<[string, Uint8Array]> {
   return out;
 }
 
+/** The raw bytes of each item of the array at the start of `b` (undefined when `b` is not a msgpack array). */
+export function arrayItems(b: Uint8Array): Uint8Array[] | undefined {
+  const t = b[0];
+  let n: number;
+  let q: number;
+  if (t === undefined) return undefined;
+  if (t >= 0x90 && t <= 0x9f) [n, q] = [t & 0x0f, 1];
+  else if (t === 0xdc) [n, q] = [u16(b, 1), 3];
+  else if (t === 0xdd) [n, q] = [u32(b, 1), 5];
+  else return undefined;
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const end = skip(b, q);
+    out.push(b.subarray(q, end));
+    q = end;
+  }
+  return out;
+}
+
 function mapHeader(n: number): Uint8Array {
   if (n < 16) return Uint8Array.of(0x80 | n);
   if (n < 0x10000) return Uint8Array.of(0xde, n >> 8, n & 0xff);
