@@ -607,11 +607,21 @@ describe.each(["sqlite", "pg"] as const)("ckpt migrate: every Message chat into 
       `${uriOf(backend)}#${v4Chats.tools!.chat.id}`,
       `${bare}#${v4Chats.tools!.chat.id}`,
     ]);
-    // the same conversation: 6 messages each side, only representation differs (the key order the ai-sdk format
-    // keeps for writing back, the major read: 4 from Message, 5+ from Message_v2)
-    expect(d.code, d.err).toBe(1);
+    // the same conversation: 6 messages each side, identical as the user sees it (exit 0, #38 item 13); with --verbose
+    // only the representation differs (the key order the ai-sdk format keeps for writing back, the major read: 4 from
+    // Message, 5+ from Message_v2)
+    expect(d.code, d.out + d.err).toBe(0);
     expect(d.out).toMatch(/6 messages\)\n\+\+\+ b: .*6 messages\)/);
-    const changed = d.out.split("\n").filter((l) => /^\s+\/\S+: /.test(l));
+    expect(d.out).toMatch(/note: versions differ \(ai-sdk 4 vs \d\)/);
+    expect(d.out).toContain("Identical.");
+    const dv = await runCli([
+      "diff",
+      `${uriOf(backend)}#${v4Chats.tools!.chat.id}`,
+      `${bare}#${v4Chats.tools!.chat.id}`,
+      "--verbose",
+    ]);
+    expect(dv.code, dv.err).toBe(1);
+    const changed = dv.out.split("\n").filter((l) => /^\s+\/\S+: /.test(l));
     expect(changed.length).toBeGreaterThan(0);
     for (const l of changed)
       expect(l.trim()).toMatch(/^\/(messages\/\d+\/ext\/ai-sdk\/order: added|origin\/version: "4" → "5")/);

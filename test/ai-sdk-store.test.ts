@@ -105,12 +105,19 @@ describe("a folder of AI SDK chats as a store", () => {
     writeFileSync(join(dir, "a.json"), JSON.stringify(written["4"]!.tools));
     const c = await run(["convert", "a.json", "--to-format", "ai-sdk@5", "-o", "b.json"]);
     expect(c.code, c.err).toBe(0);
+    // what the user sees is the same conversation: identical (exit 0), with a note that the majors differ (#38 item 13)
     const d = await run(["diff", "a.json", "b.json"]);
     expect(d.err).toBe("");
-    // the one difference is the major itself: every message (text, tool calls, results, steps) is the same
-    expect(d.out).toContain("1 other field changed.");
-    expect(d.out).toContain('/origin/version: "4" → "5"');
-    expect(d.out).not.toMatch(/messages?\/\d|#\d+ (added|removed|changed)/);
+    expect(d.code, d.out).toBe(0);
+    expect(d.out).toMatch(/note: versions differ \(ai-sdk 4 vs 5\)/);
+    expect(d.out).toContain("Identical.");
+    // --verbose compares the bookkeeping too: the one difference is then the major itself; every message (text, tool
+    // calls, results, steps) is the same
+    const dv = await run(["diff", "a.json", "b.json", "--verbose"]);
+    expect(dv.code, dv.out).toBe(1);
+    expect(dv.out).toContain("1 other field changed.");
+    expect(dv.out).toContain('/origin/version: "4" → "5"');
+    expect(dv.out).not.toMatch(/messages?\/\d|#\d+ (added|removed|changed)/);
     // and a real change is seen: the second tool's output
     const changed = JSON.parse(readFileSync(join(dir, "b.json"), "utf8"));
     changed[1].parts[4].output.temperature = 99;

@@ -58,8 +58,8 @@ const EXPECTED_EXIT: Array<[RegExp, number, string]> = [
   [/^ckpt diff paused\.json finished\.json/, 1, "diff: a paused Agents SDK run and a finished one differ"],
   [
     /^ckpt diff 'postgres:\/\/me@db\/app\?schema=chatbot#/,
-    1,
-    "diff: a Message chat (read as AI SDK 4) and its Message_v2 rows (AI SDK 6) differ in representation",
+    0,
+    "diff: a Message chat (read as AI SDK 4) and its Message_v2 rows (AI SDK 6) are the same conversation: they differ only in representation, which diff compares with --verbose",
   ],
   [/^ckpt diff 'checkpoints\.sqlite#thread-1@/, 1, "diff: an older checkpoint against the newest differs"],
   [

@@ -3081,8 +3081,13 @@ function sqliteFiles(path) {
 */
 function openReadOnlyDb(Database, path) {
 	const hadWal = (0, node_fs.existsSync)(path + "-wal");
-	const had = hadWal || (0, node_fs.existsSync)(path + "-shm");
-	if (hadWal && !(0, node_fs.existsSync)(path + "-shm")) return openAside(Database, path);
+	let had = hadWal || (0, node_fs.existsSync)(path + "-shm");
+	if (hadWal && !(0, node_fs.existsSync)(path + "-shm")) try {
+		return openAside(Database, path);
+	} catch (e) {
+		if (e.code !== "ENOENT" || (0, node_fs.existsSync)(path + "-wal") || !(0, node_fs.existsSync)(path)) throw e;
+		had = (0, node_fs.existsSync)(path + "-shm");
+	}
 	const db = new Database(path, {
 		readonly: true,
 		fileMustExist: true

@@ -41,8 +41,17 @@ export function sqliteFiles(path: string): Array<{ file: string; bytes: number }
  */
 export function openReadOnlyDb(Database: DatabaseClass, path: string): BetterSqlite3.Database {
   const hadWal = existsSync(path + "-wal");
-  const had = hadWal || existsSync(path + "-shm");
-  if (hadWal && !existsSync(path + "-shm")) return openAside(Database, path);
+  let had = hadWal || existsSync(path + "-shm");
+  if (hadWal && !existsSync(path + "-shm")) {
+    try {
+      return openAside(Database, path);
+    } catch (e) {
+      // the WAL went while it was being copied: its last connection (another process) closed and checkpointed it
+      // into the file; the database is now a plain one, read in place below
+      if ((e as { code?: string }).code !== "ENOENT" || existsSync(path + "-wal") || !existsSync(path)) throw e;
+      had = existsSync(path + "-shm");
+    }
+  }
   const db = new Database(path, { readonly: true, fileMustExist: true });
   const close = db.close.bind(db);
   db.close = () => {
