@@ -24528,6 +24528,15 @@ function v4ToView(m, index, isLast) {
 		text: typeof m.content === "string" ? m.content : String(m.content ?? "")
 	}];
 	if (role === "user" && Array.isArray(m.experimental_attachments)) for (const a of m.experimental_attachments) {
+		const text = textAttachment(a);
+		if (text !== void 0) {
+			parts.push({
+				type: "text",
+				text,
+				attachment: a
+			});
+			continue;
+		}
 		const f = {
 			type: "file",
 			mediaType: a.contentType ?? mediaTypeOfUrl(a.url),
@@ -24547,6 +24556,17 @@ function v4ToView(m, index, isLast) {
 	if (Object.keys(metadata).length > 0) view.metadata = metadata;
 	for (const k of Object.keys(m)) if (!V4_KEYS.has(k)) (view.extra ??= {})[k] = m[k];
 	return view;
+}
+/** The text of a `text/*` attachment given as a base64 data URL, as ai@4's attachmentsToParts decodes it (UTF-8). */
+function textAttachment(a) {
+	if (typeof a.contentType !== "string" || !a.contentType.startsWith("text/") || typeof a.url !== "string") return void 0;
+	const m = /^data:[^,]*;base64,(.*)$/s.exec(a.url);
+	if (!m) return void 0;
+	try {
+		return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.from(m[1], "base64"));
+	} catch {
+		return;
+	}
 }
 function mediaTypeOfUrl(url) {
 	const m = typeof url === "string" ? /^data:([^;,]+)/i.exec(url) : null;
@@ -24660,7 +24680,8 @@ function assistantV4(parts) {
 /** A view message as a v4 message (its metadata's createdAt and annotations back in their v4 fields). */
 function viewToV4(view) {
 	const meta = isObj$7(view.metadata) ? view.metadata : {};
-	const texts = view.parts.filter((p) => p.type === "text").map((p) => String(p.text ?? ""));
+	const isAttachment = (p) => p.type === "file" || p.type === "text" && isObj$7(p.attachment);
+	const texts = view.parts.filter((p) => p.type === "text" && !isObj$7(p.attachment)).map((p) => String(p.text ?? ""));
 	let m;
 	if (view.role === "assistant") {
 		const a = assistantV4(view.parts);
@@ -24680,15 +24701,16 @@ function viewToV4(view) {
 			content: texts.join("")
 		};
 		if (meta.createdAt !== void 0) m.createdAt = meta.createdAt;
-		const files = view.parts.filter((p) => p.type === "file");
+		const files = view.parts.filter(isAttachment);
 		if (view.role === "user" && files.length > 0) m.experimental_attachments = files.map((f) => {
+			if (f.type === "text") return f.attachment;
 			const a = {};
 			if (f.filename !== void 0) a.name = f.filename;
 			a.contentType = f.mediaType;
 			a.url = f.url;
 			return a;
 		});
-		if (view.role === "user") m.parts = view.parts.filter((p) => p.type === "text").map((p) => ({
+		if (view.role === "user") m.parts = view.parts.filter((p) => p.type === "text" && !isObj$7(p.attachment)).map((p) => ({
 			type: "text",
 			text: p.text
 		}));

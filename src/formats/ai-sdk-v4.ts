@@ -166,6 +166,12 @@ export function v4ToView(m: Obj, index: number, isLast: boolean): ViewMessage {
   } else parts = [{ type: "text", text: typeof m.content === "string" ? m.content : String(m.content ?? "") }];
   if (role === "user" && Array.isArray(m.experimental_attachments)) {
     for (const a of m.experimental_attachments as Obj[]) {
+      const text = textAttachment(a);
+      if (text !== undefined) {
+        // ai@4 sends a text attachment to the model as its text: a text part, the attachment kept beside it
+        parts.push({ type: "text", text, attachment: a });
+        continue;
+      }
       const f: Obj = { type: "file", mediaType: a.contentType ?? mediaTypeOfUrl(a.url), url: a.url };
       if (typeof a.name === "string") f.filename = a.name;
       parts.push(f);
@@ -178,6 +184,19 @@ export function v4ToView(m: Obj, index: number, isLast: boolean): ViewMessage {
   if (Object.keys(metadata).length > 0) view.metadata = metadata;
   for (const k of Object.keys(m)) if (!V4_KEYS.has(k)) (view.extra ??= {})[k] = m[k];
   return view;
+}
+
+/** The text of a `text/*` attachment given as a base64 data URL, as ai@4's attachmentsToParts decodes it (UTF-8). */
+function textAttachment(a: Obj): string | undefined {
+  if (typeof a.contentType !== "string" || !a.contentType.startsWith("text/") || typeof a.url !== "string")
+    return undefined;
+  const m = /^data:[^,]*;base64,(.*)$/s.exec(a.url);
+  if (!m) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.from(m[1]!, "base64"));
+  } catch {
+    return undefined;
+  }
 }
 
 function mediaTypeOfUrl(url: unknown): string {
@@ -272,7 +291,9 @@ function assistantV4(parts: Obj[]): { parts: Obj[]; content: string; reasoning?:
 /** A view message as a v4 message (its metadata's createdAt and annotations back in their v4 fields). */
 export function viewToV4(view: ViewMessage): Obj {
   const meta = isObj(view.metadata) ? view.metadata : {};
-  const texts = view.parts.filter((p) => p.type === "text").map((p) => String(p.text ?? ""));
+  // a text part read from a text attachment goes back to the attachments
+  const isAttachment = (p: Obj) => p.type === "file" || (p.type === "text" && isObj(p.attachment));
+  const texts = view.parts.filter((p) => p.type === "text" && !isObj(p.attachment)).map((p) => String(p.text ?? ""));
   let m: Obj;
   if (view.role === "assistant") {
     const a = assistantV4(view.parts);
@@ -285,9 +306,10 @@ export function viewToV4(view: ViewMessage): Obj {
   } else {
     m = { id: view.id, role: view.role, content: texts.join("") };
     if (meta.createdAt !== undefined) m.createdAt = meta.createdAt;
-    const files = view.parts.filter((p) => p.type === "file");
+    const files = view.parts.filter(isAttachment);
     if (view.role === "user" && files.length > 0) {
       m.experimental_attachments = files.map((f) => {
+        if (f.type === "text") return f.attachment as Obj;
         const a: Obj = {};
         if (f.filename !== undefined) a.name = f.filename;
         a.contentType = f.mediaType;
@@ -296,7 +318,9 @@ export function viewToV4(view: ViewMessage): Obj {
       });
     }
     if (view.role === "user")
-      m.parts = view.parts.filter((p) => p.type === "text").map((p) => ({ type: "text", text: p.text }));
+      m.parts = view.parts
+        .filter((p) => p.type === "text" && !isObj(p.attachment))
+        .map((p) => ({ type: "text", text: p.text }));
   }
   if (meta.annotations !== undefined) m.annotations = meta.annotations;
   if (view.extra) Object.assign(m, view.extra);
