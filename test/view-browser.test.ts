@@ -131,7 +131,7 @@ describe("ckpt view pages in Chromium", () => {
       await checkVisible(r.checkpoint, path);
     }
     expect(pageErrors).toEqual([]);
-  });
+  }, 180_000); // one page per sample (dozens): the default minute is too short beside another test file
 
   it("a deep-agent checkpoint: transcript, todos with status, files tree and content (expectations from the sample file)", async () => {
     const r = load(join(root, "fixtures/deepagent/valid/user_42_session_1.json"))!;
