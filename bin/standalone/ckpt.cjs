@@ -3412,14 +3412,23 @@ function plan(db) {
 			column: "threadId"
 		});
 		else if (cols.has("vector_id") && cols.has("embedding") && cols.has("metadata")) {
-			const idx = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'").pluck().all(t);
+			const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'").all(t);
 			out.vectors.push({
 				table: t,
-				shadows: idx.map((i) => `${i}_shadow`).filter((s) => tables.includes(s))
+				indexes: indexes.filter((i) => tables.includes(`${i.name}_shadow`)),
+				shadows: indexes.map((i) => `${i.name}_shadow`).filter((s) => tables.includes(s))
 			});
 		}
 	}
 	return out;
+}
+/**
+* What the delete leaves of the embeddings: libSQL's DiskANN node keeps a copy of each neighbour's vector beside the
+* neighbour's rowid, so other rows' nodes in the shadow table can still hold the deleted embeddings. A VACUUM copies
+* those nodes as they are; rebuilding the index with libSQL (drop, create again) writes the graph anew from the rows.
+*/
+function neighbourNote(table, index, dryRun) {
+	return `${table}: the thread's rows and their graph nodes in ${index.name}_shadow ${dryRun ? "would be" : "are"} deleted, but other rows' nodes of the vector index ${index.name} can still hold copies of its embeddings (libSQL's DiskANN index stores each neighbour's vector, compressed if the index was made with compress_neighbors, in the node); VACUUM does not remove them. To drop them, rebuild the index with libSQL (plain SQLite cannot build it): DROP INDEX ${q$1(index.name)}; ${index.sql};`;
 }
 /** The thread's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: no thread. */
 function eraseThreadSqlite(db, threadId, dryRun) {
@@ -3439,7 +3448,11 @@ function eraseThreadSqlite(db, threadId, dryRun) {
 			rows: v.rowids.length
 		});
 		if (tables.every((t) => t.rows === 0)) return null;
-		if (dryRun) return { tables };
+		const notes = hits.flatMap((v) => v.rowids.length ? v.indexes.map((i) => neighbourNote(v.table, i, dryRun)) : []);
+		if (dryRun) return notes.length ? {
+			tables,
+			notes
+		} : { tables };
 		for (const { table, column } of p.byColumn) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).run(threadId);
 		for (const v of hits) {
 			for (const s of v.shadows) {
@@ -3449,7 +3462,10 @@ function eraseThreadSqlite(db, threadId, dryRun) {
 			const del = db.prepare(`DELETE FROM ${q$1(v.table)} WHERE rowid = ?`);
 			for (const r of v.rowids) del.run(r);
 		}
-		return { tables };
+		return notes.length ? {
+			tables,
+			notes
+		} : { tables };
 	};
 	if (dryRun) return db.transaction(run)();
 	const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);
@@ -16117,11 +16133,9 @@ async function sqliteSql(path, uri, write) {
 		},
 		async tx(statements) {
 			try {
-				db.transaction(() => {
-					for (const [sql, args] of statements) db.prepare(lite(sql)).run(...args);
-				})();
+				return db.transaction(() => statements.map(([sql, args]) => db.prepare(lite(sql)).run(...args).changes)).immediate();
 			} catch (e) {
-				fail(e);
+				return fail(e);
 			}
 		},
 		async tables() {
@@ -16159,12 +16173,14 @@ async function postgresSql(url, uri, schema, write) {
 			let broken;
 			try {
 				await client.query("BEGIN");
-				for (const [sql, args] of statements) await client.query(sql, args);
+				const changed = [];
+				for (const [sql, args] of statements) changed.push((await client.query(sql, args)).rowCount ?? 0);
 				await client.query("COMMIT");
+				return changed;
 			} catch (e) {
 				broken = e;
 				await client.query("ROLLBACK").catch(() => void 0);
-				fail(e);
+				return fail(e);
 			} finally {
 				client.release(broken);
 			}
@@ -16399,10 +16415,30 @@ function aiChatbotStore(sql, uri) {
 			return new Set(r.map((x) => String(x.chatId)));
 		},
 		write: (batch) => writeBatch(sql, batch),
+		erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
 		close: () => sql.close()
 	};
 }
-var q, SQLITE_DDL, chatOf, REQUIRED;
+/** `AiChatbotStore.erase`: the chat's rows in the tables that name it, counted or deleted in one transaction. */
+async function eraseChat(sql, tables, count, chatId, dryRun) {
+	const pg = sql.kind === "postgres";
+	const have = await tables();
+	const id = `${pg ? "::text" : ""} = $1`;
+	const plan = [...ERASE_CHILDREN.filter((t) => have.has(t)).map((t) => [t, `"chatId"${id}`]), [AI_CHATBOT_TABLES.chats, `"id"${id}`]];
+	const rows = dryRun ? await Promise.all(plan.map(([t, w]) => count(t, ` WHERE ${w}`, [chatId]))) : await sql.tx(plan.map(([t, w]) => [`DELETE FROM ${sql.t(t)} WHERE ${w}`, [chatId]]));
+	if (rows.every((n) => n === 0)) return null;
+	const erased = plan.map(([t], i) => ({
+		table: t,
+		rows: rows[i]
+	}));
+	const kept = ["Document", "Suggestion"].filter((t) => have.has(t));
+	const notes = kept.length ? [`${kept.join(" and ")} rows are the user's, not the chat's (the template's ${kept.join("/")} tables have no chatId): left as they are, as the template's own deleteChatById leaves them`] : void 0;
+	return notes ? {
+		tables: erased,
+		notes
+	} : { tables: erased };
+}
+var q, SQLITE_DDL, chatOf, REQUIRED, ERASE_CHILDREN;
 var init_store = __esmMin((() => {
 	init_errors();
 	init_sqlite_open();
@@ -16446,6 +16482,13 @@ CREATE TABLE IF NOT EXISTS "Message_v2" ("id" TEXT PRIMARY KEY NOT NULL, "chatId
 		],
 		[AI_CHATBOT_TABLES.users]: ["id", "email"]
 	};
+	ERASE_CHILDREN = [
+		"Vote",
+		"Vote_v2",
+		"Message",
+		"Message_v2",
+		"Stream"
+	];
 }));
 // dist/savers/ai-chatbot/saver.js
 var saver_exports = /* @__PURE__ */ __exportAll$1({
@@ -48217,14 +48260,13 @@ function aiChatbotEngine(opened) {
 			shared: true,
 			parallelWriters: false,
 			prune: false,
-			delete: false,
+			delete: true,
 			copy: false,
 			encrypted: false,
 			msgpack: false
 		},
 		instead: {
 			prune: MIGRATE,
-			delete: MIGRATE,
 			copy: MIGRATE,
 			parallelWriters: "a Chat SDK target is written by one process"
 		},
@@ -48236,6 +48278,7 @@ function aiChatbotEngine(opened) {
 		namespaceFor: (flag) => namespaceOf(uri, flag) ?? "default",
 		copiesAs: "ckpt",
 		listing: async (o) => listing$1(store, o.limit),
+		deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
 		hasThread: async (threadId) => await store.chat(threadId) !== void 0,
 		validateThread: async (threadId, o) => (await Promise.resolve().then(() => (init_validate$1(), validate_exports$1))).validateChat(saver, threadId, o),
 		stats: (o) => saverStats(saver, {

@@ -60,9 +60,28 @@ describe("ckpt delete: a Mastra LibSQL thread with semantic recall", () => {
       mastra_messages: before.threads[VICTIM]!.messages.length,
       [index]: before.vectors[index]!.byThread[VICTIM],
     });
+    // the vector index libSQL built (read from the file): the report says its other nodes keep neighbour copies
+    const vecIndex = new Database(file, { readonly: true })
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'",
+      )
+      .pluck()
+      .get(index) as string;
+    expect(vecIndex).toBeTruthy();
+    const note = expect.stringMatching(
+      new RegExp(
+        `${vecIndex}.*copies of its embeddings.*VACUUM does not remove them.*DROP INDEX "${vecIndex}"; CREATE INDEX`,
+      ),
+    );
+    expect((planned as { notes?: string[] }).notes).toEqual([note]);
+    const text = await runCli(["delete", `sqlite:${file}#${VICTIM}`]);
+    expect(text.out).toMatch(
+      new RegExp(`note: ${index}: .*${vecIndex}_shadow would be deleted.*VACUUM does not remove them`),
+    );
     const real = await runCli(["delete", `sqlite:${file}#${VICTIM}`, "--yes", "--json"]);
     expect(real.code, real.err).toBe(0);
     expect(JSON.parse(real.out).tables).toEqual(planned.tables);
+    expect(JSON.parse(real.out).notes).toEqual([note]);
 
     const after = (await runPeer<ReadBack>("scripts/mastra-erase.mjs", { op: "read", file, threads })).out;
     expect(after.threads[VICTIM]).toBeNull();

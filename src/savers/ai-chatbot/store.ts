@@ -33,8 +33,8 @@ interface Sql {
   /** a table's name, qualified and quoted */
   t(name: string): string;
   all(sql: string, args?: unknown[]): Promise<Raw[]>;
-  /** statements in one transaction */
-  tx(statements: Array<[string, unknown[]]>): Promise<void>;
+  /** statements in one transaction: the rows each changed */
+  tx(statements: Array<[string, unknown[]]>): Promise<number[]>;
   tables(): Promise<Set<string>>;
   /** a table's columns */
   columns(table: string): Promise<Set<string>>;
@@ -77,11 +77,11 @@ export async function sqliteSql(path: string, uri: string, write: boolean): Prom
     },
     async tx(statements) {
       try {
-        db.transaction(() => {
-          for (const [sql, args] of statements) db.prepare(lite(sql)).run(...(args as unknown[]));
-        })();
+        return db
+          .transaction(() => statements.map(([sql, args]) => db.prepare(lite(sql)).run(...(args as unknown[])).changes))
+          .immediate();
       } catch (e) {
-        fail(e);
+        return fail(e);
       }
     },
     async tables() {
@@ -121,12 +121,14 @@ export async function postgresSql(url: string, uri: string, schema: string, writ
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
-        for (const [sql, args] of statements) await client.query(sql, args);
+        const changed: number[] = [];
+        for (const [sql, args] of statements) changed.push((await client.query(sql, args)).rowCount ?? 0);
         await client.query("COMMIT");
+        return changed;
       } catch (e) {
         broken = e as Error;
         await client.query("ROLLBACK").catch(() => undefined);
-        fail(e);
+        return fail(e);
       } finally {
         client.release(broken); // a client that failed is discarded, not handed to the next statement
       }
@@ -431,6 +433,40 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
       return new Set(r.map((x) => String(x.chatId)));
     },
     write: (batch) => writeBatch(sql, batch),
+    erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
     close: () => sql.close(),
   };
 }
+
+/** `AiChatbotStore.erase`: the chat's rows in the tables that name it, counted or deleted in one transaction. */
+async function eraseChat(
+  sql: Sql,
+  tables: () => Promise<Set<string>>,
+  count: (table: string, where?: string, args?: unknown[]) => Promise<number>,
+  chatId: string,
+  dryRun: boolean,
+): ReturnType<AiChatbotStore["erase"]> {
+  const pg = sql.kind === "postgres";
+  const have: Set<string> = await tables();
+  const id = `${pg ? "::text" : ""} = $1`;
+  // the template's deleteChatById: votes, messages, streams, then the chat (children first: foreign keys)
+  const plan: Array<[string, string]> = [
+    ...ERASE_CHILDREN.filter((t) => have.has(t)).map((t): [string, string] => [t, `"chatId"${id}`]),
+    [T.chats, `"id"${id}`],
+  ];
+  const rows = dryRun
+    ? await Promise.all(plan.map(([t, w]) => count(t, ` WHERE ${w}`, [chatId])))
+    : await sql.tx(plan.map(([t, w]): [string, unknown[]] => [`DELETE FROM ${sql.t(t)} WHERE ${w}`, [chatId]]));
+  if (rows.every((n) => n === 0)) return null;
+  const erased = plan.map(([t], i) => ({ table: t, rows: rows[i]! }));
+  const kept = ["Document", "Suggestion"].filter((t) => have.has(t));
+  const notes = kept.length
+    ? [
+        `${kept.join(" and ")} rows are the user's, not the chat's (the template's ${kept.join("/")} tables have no chatId): left as they are, as the template's own deleteChatById leaves them`,
+      ]
+    : undefined;
+  return notes ? { tables: erased, notes } : { tables: erased };
+}
+
+/** The tables whose rows name a chat by `chatId`, where the store has them. */
+const ERASE_CHILDREN = ["Vote", "Vote_v2", "Message", "Message_v2", "Stream"];

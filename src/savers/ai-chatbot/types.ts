@@ -106,6 +106,14 @@ export interface AiChatbotStore {
   chatsWithV2(chatIds: string[]): Promise<Set<string>>;
   /** write a batch in one transaction (users and chats that exist are kept; messages must not exist) */
   write(batch: AiChatbotBatch): Promise<void>;
+  /**
+   * `ckpt delete`: the chat's rows in Vote, Vote_v2, Message, Message_v2, Stream (those the store has) and its Chat
+   * row, counted (dry run) or deleted in one transaction; null: nothing names the chat.
+   */
+  erase(
+    chatId: string,
+    dryRun: boolean,
+  ): Promise<{ tables: Array<{ table: string; rows: number }>; notes?: string[] } | null>;
   close(): Promise<void>;
 }
 

@@ -9,7 +9,8 @@
  * lives in `<index>_shadow`, one node per row keyed by rowid. Plain SQLite cannot evaluate the index expression, so the
  * rows are deleted with a stand-in function and the missing-index-entry check off (this connection only), and each
  * row's graph node with it; edges of other nodes that pointed at it are left as libSQL's own delete leaves the ones
- * it misses ("zombie edges", skipped by its search).
+ * it misses ("zombie edges", skipped by its search) — with the neighbour's vector copy each edge carries, which the
+ * report says (`notes`) with how to rebuild the index.
  */
 import type BetterSqlite3 from "better-sqlite3";
 import type { Erased } from "./types.js";
@@ -21,7 +22,7 @@ interface Plan {
   /** tables with a thread column: which column */
   byColumn: Array<{ table: string; column: string }>;
   /** vector tables and the DiskANN shadow tables of their indexes */
-  vectors: Array<{ table: string; shadows: string[] }>;
+  vectors: Array<{ table: string; shadows: string[]; indexes: Array<{ name: string; sql: string }> }>;
 }
 
 function plan(db: DB): Plan {
@@ -33,16 +34,28 @@ function plan(db: DB): Plan {
     else if (t.startsWith("mastra_") && cols.has("thread_id")) out.byColumn.push({ table: t, column: "thread_id" });
     else if (t.startsWith("mastra_") && cols.has("threadId")) out.byColumn.push({ table: t, column: "threadId" });
     else if (cols.has("vector_id") && cols.has("embedding") && cols.has("metadata")) {
-      const idx = db
+      const indexes = db
         .prepare(
-          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'",
+          "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'",
         )
-        .pluck()
-        .all(t) as string[];
-      out.vectors.push({ table: t, shadows: idx.map((i) => `${i}_shadow`).filter((s) => tables.includes(s)) });
+        .all(t) as Array<{ name: string; sql: string }>;
+      out.vectors.push({
+        table: t,
+        indexes: indexes.filter((i) => tables.includes(`${i.name}_shadow`)),
+        shadows: indexes.map((i) => `${i.name}_shadow`).filter((s) => tables.includes(s)),
+      });
     }
   }
   return out;
+}
+
+/**
+ * What the delete leaves of the embeddings: libSQL's DiskANN node keeps a copy of each neighbour's vector beside the
+ * neighbour's rowid, so other rows' nodes in the shadow table can still hold the deleted embeddings. A VACUUM copies
+ * those nodes as they are; rebuilding the index with libSQL (drop, create again) writes the graph anew from the rows.
+ */
+function neighbourNote(table: string, index: { name: string; sql: string }, dryRun: boolean): string {
+  return `${table}: the thread's rows and their graph nodes in ${index.name}_shadow ${dryRun ? "would be" : "are"} deleted, but other rows' nodes of the vector index ${index.name} can still hold copies of its embeddings (libSQL's DiskANN index stores each neighbour's vector, compressed if the index was made with compress_neighbors, in the node); VACUUM does not remove them. To drop them, rebuild the index with libSQL (plain SQLite cannot build it): DROP INDEX ${q(index.name)}; ${index.sql};`;
 }
 
 /** The thread's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: no thread. */
@@ -66,7 +79,8 @@ export function eraseThreadSqlite(db: DB, threadId: string, dryRun: boolean): Er
     const hits = p.vectors.map((v) => ({ ...v, rowids: vectorRows(v.table) }));
     for (const v of hits) tables.push({ table: v.table, rows: v.rowids.length });
     if (tables.every((t) => t.rows === 0)) return null;
-    if (dryRun) return { tables };
+    const notes = hits.flatMap((v) => (v.rowids.length ? v.indexes.map((i) => neighbourNote(v.table, i, dryRun)) : []));
+    if (dryRun) return notes.length ? { tables, notes } : { tables };
     for (const { table, column } of p.byColumn)
       db.prepare(`DELETE FROM ${q(table)} WHERE ${q(column)} = ?`).run(threadId);
     for (const v of hits) {
@@ -77,7 +91,7 @@ export function eraseThreadSqlite(db: DB, threadId: string, dryRun: boolean): Er
       const del = db.prepare(`DELETE FROM ${q(v.table)} WHERE rowid = ?`);
       for (const r of v.rowids) del.run(r);
     }
-    return { tables };
+    return notes.length ? { tables, notes } : { tables };
   };
   if (dryRun) return db.transaction(run)();
   const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);
