@@ -4,7 +4,7 @@
  * (exit 70): every command reads it as the version that lacked the part, or refuses it with exit 3 naming what is
  * missing. Each table and each column of Mastra's memory tables, the Chat SDK template's chat tables and the Agents
  * SDK's SQLiteSession tables is dropped in turn from a store with a thread in it, and ls, show, log, validate, stats,
- * view and migrate run on it.
+ * view and migrate run on it; and a Mastra PostgreSQL schema without each part older `@mastra/pg` releases lacked.
  */
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fillSqliteRows } from "./helpers/ai-chatbot-db.js";
 import { runCli } from "./helpers/cli-io.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 
 const ROOT = join(import.meta.dirname, "..");
 let dir: string;
@@ -185,6 +186,43 @@ describe.each([mastra, chatbot, session])("$name: each table and column dropped 
           // refused: exit 3 naming the table or column
           if (r.code !== 3 || !`${r.err}${r.out}`.includes(column ?? table)) problems.push(say);
         }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("Mastra PostgreSQL: each optional table and column an older @mastra/pg lacked, dropped in turn", () => {
+  const pgs = pgTestSchemas("ckpt_optional");
+  const DROPS = [
+    "mastra_resources",
+    "mastra_messages.resourceId",
+    "mastra_messages.createdAtZ",
+    "mastra_threads.createdAtZ",
+    "mastra_threads.updatedAtZ",
+    "mastra_resources.createdAtZ",
+    "mastra_threads.metadata",
+  ];
+  it("every command reads the schema (exit 0), never exit 70", async () => {
+    const problems: string[] = [];
+    for (const [k, what] of DROPS.entries()) {
+      const schema = pgs.schema(`d${k}`);
+      const uri = `${PG}?schema=${schema}`;
+      const fixture = join(dir, `pg-src-${k}.db`);
+      copyFileSync(join(ROOT, "fixtures/versions/mastra/1.71/store.db"), fixture);
+      const m = await runCli(["migrate", "--from", `sqlite:${fixture}`, "--to", `${uri}&layout=mastra`]);
+      expect(m.code, m.err).toBe(0);
+      const [table, column] = what.split(".") as [string, string | undefined];
+      await pgs.query(
+        column === undefined
+          ? `DROP TABLE "${schema}"."${table}"`
+          : `ALTER TABLE "${schema}"."${table}" DROP COLUMN "${column}"`,
+      );
+      const out = mkdtempSync(join(dir, "pg-out-"));
+      for (const argv of COMMANDS(uri, "trip-1", out)) {
+        const r = await runCli(argv);
+        if (r.code !== 0)
+          problems.push(`${what} dropped: ckpt ${argv[0]} → ${r.code} ${(r.err || r.out).slice(0, 300)}`);
       }
     }
     expect(problems).toEqual([]);

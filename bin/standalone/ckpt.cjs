@@ -15657,11 +15657,55 @@ function metadataOf(v, what) {
 		};
 	}
 }
+/**
+* The memory tables' columns in a schema. Stores of older `@mastra/pg` releases lack some: no `mastra_resources`,
+* no `mastra_messages.resourceId`, no `…Z` (timestamptz) copies of the times. A statement is adapted to what the
+* table holds: a missing column read as NULL, a missing `…Z` copy as the `timestamp` column alone.
+*/
+async function pgColumns(c, schema) {
+	const r = await c.query("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2::text[])", [schema, Object.values(MASTRA_TABLES)]);
+	const out = {};
+	for (const x of r.rows) (out[x.table_name] ??= /* @__PURE__ */ new Set()).add(x.column_name);
+	return out;
+}
+/** `sql` (reading `table`) as the table's columns allow. */
+function adapt(sql, table, cols) {
+	const have = cols[table];
+	if (!have) return sql;
+	let out = sql;
+	for (const c of ["createdAt", "updatedAt"]) if (!have.has(`${c}Z`)) out = out.replace(new RegExp(`coalesce\\(((?:t\\.)?)"${c}Z" AT TIME ZONE 'UTC', \\1"${c}"\\)`, "g"), `$1"${c}"`);
+	if (table === MASTRA_TABLES.messages && !have.has("resourceId")) out = out.replace(/"resourceId" FROM/, `NULL AS "resourceId" FROM`);
+	for (const c of [
+		"metadata",
+		"title",
+		"workingMemory"
+	]) if (!have.has(c)) out = out.replace(new RegExp(`, (?:"${c}"|${c}),`), `, NULL AS "${c}",`);
+	return out;
+}
+/** Queries adapted to the schema's columns (read once, again after a setup); a failing one is a store error. */
+function pgReader(c, place) {
+	let cols;
+	const shape = async () => cols ??= await pgColumns(c, place.schema);
+	const rows = async (sql, args = [], table) => {
+		const text = table ? adapt(sql, table, await shape()) : sql;
+		try {
+			return (await c.query(text, args)).rows;
+		} catch (e) {
+			throw storeError("postgres-query", `${place.uri}: ${e.message}`, {}, e);
+		}
+	};
+	return {
+		rows,
+		shape,
+		reset: () => void (cols = void 0)
+	};
+}
 /** A Mastra store over a schema of an open connection. */
 function mastraPostgres(c, place) {
 	const S = `${ident$2(place.schema)}.`;
-	const rows = async (sql, args = []) => (await c.query(sql, args)).rows;
-	const messagesOf = (ids) => rows(PG.messages(S), [ids]);
+	const { rows, shape, reset } = pgReader(c, place);
+	const hasResources = async () => (await shape())[MASTRA_TABLES.resources] !== void 0;
+	const messagesOf = (ids) => rows(PG.messages(S), [ids], MASTRA_TABLES.messages);
 	return {
 		layout: "mastra",
 		kind: "postgres",
@@ -15672,12 +15716,13 @@ function mastraPostgres(c, place) {
 		},
 		async setup() {
 			await c.query(pgSetup$1(place.schema));
+			reset();
 		},
 		async *threads(o = {}) {
 			let after = o.after ?? null;
 			let left = o.limit ?? Number.POSITIVE_INFINITY;
 			while (left > 0) {
-				const page = await rows(PG.threadPage(S), [after, Math.min(500, left)]);
+				const page = await rows(PG.threadPage(S), [after, Math.min(500, left)], MASTRA_TABLES.threads);
 				if (page.length === 0) return;
 				for (const r of page) {
 					left--;
@@ -15695,16 +15740,18 @@ function mastraPostgres(c, place) {
 			}
 		},
 		async thread(id) {
-			const [r] = await rows(PG.thread(S), [id]);
+			const [r] = await rows(PG.thread(S), [id], MASTRA_TABLES.threads);
 			return r && threadOf$1(r);
 		},
 		messages: (threadId) => messagesOf([threadId]),
 		async resource(id) {
-			const [r] = await rows(PG.resource(S), [id]);
+			if (!await hasResources()) return void 0;
+			const [r] = await rows(PG.resource(S), [id], MASTRA_TABLES.resources);
 			return r && resourceOf(r);
 		},
 		async counts() {
-			const [r] = await rows(PG.counts(S));
+			const sql = PG.counts(S);
+			const [r] = await rows(await hasResources() ? sql : sql.replace(`(SELECT count(*)::int FROM ${S}mastra_resources)`, "0"));
 			return {
 				threads: r.threads,
 				messages: r.messages,
@@ -15715,7 +15762,7 @@ function mastraPostgres(c, place) {
 		async *scan(batchSize) {
 			const n = Math.max(1, batchSize);
 			for (let after = null;;) {
-				const page = await rows(PG.threadRows(S), [after, n]);
+				const page = await rows(PG.threadRows(S), [after, n], MASTRA_TABLES.threads);
 				if (page.length === 0) break;
 				const threads = page.map(threadOf$1);
 				yield {
@@ -15725,8 +15772,8 @@ function mastraPostgres(c, place) {
 				};
 				after = page[page.length - 1].id;
 			}
-			for (let after = null;;) {
-				const page = await rows(PG.resourceRows(S), [after, n]);
+			for (let after = null; await hasResources();) {
+				const page = await rows(PG.resourceRows(S), [after, n], MASTRA_TABLES.resources);
 				if (page.length === 0) break;
 				yield {
 					table: "resources",
@@ -15738,6 +15785,7 @@ function mastraPostgres(c, place) {
 		async tables() {
 			const tables = [];
 			for (const t of Object.values(MASTRA_TABLES)) {
+				if ((await shape())[t] === void 0) continue;
 				const [r] = await rows(`SELECT (SELECT count(*)::int FROM ${S}${t}) AS n, pg_total_relation_size($1::regclass)::text AS b`, [`${S}${t}`]);
 				tables.push({
 					table: t,
@@ -15751,6 +15799,7 @@ function mastraPostgres(c, place) {
 			};
 		},
 		async existing(table, ids) {
+			if ((await shape())[MASTRA_TABLES[table]] === void 0) return /* @__PURE__ */ new Set();
 			const r = await rows(PG.existing(S, MASTRA_TABLES[table]), [ids]);
 			return new Set(r.map((x) => x.id));
 		},

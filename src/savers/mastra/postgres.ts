@@ -81,11 +81,59 @@ const resourceOf = (r: Raw): MastraResourceRow => ({
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
+/**
+ * The memory tables' columns in a schema. Stores of older `@mastra/pg` releases lack some: no `mastra_resources`,
+ * no `mastra_messages.resourceId`, no `…Z` (timestamptz) copies of the times. A statement is adapted to what the
+ * table holds: a missing column read as NULL, a missing `…Z` copy as the `timestamp` column alone.
+ */
+async function pgColumns(c: Queryable, schema: string): Promise<Record<string, Set<string>>> {
+  const r = await c.query(
+    "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2::text[])",
+    [schema, Object.values(MASTRA_TABLES)],
+  );
+  const out: Record<string, Set<string>> = {};
+  for (const x of r.rows as Array<{ table_name: string; column_name: string }>)
+    (out[x.table_name] ??= new Set()).add(x.column_name);
+  return out;
+}
+
+/** `sql` (reading `table`) as the table's columns allow. */
+function adapt(sql: string, table: string, cols: Record<string, Set<string>>): string {
+  const have = cols[table];
+  if (!have) return sql;
+  let out = sql;
+  for (const c of ["createdAt", "updatedAt"])
+    if (!have.has(`${c}Z`))
+      out = out.replace(new RegExp(`coalesce\\(((?:t\\.)?)"${c}Z" AT TIME ZONE 'UTC', \\1"${c}"\\)`, "g"), `$1"${c}"`);
+  if (table === MASTRA_TABLES.messages && !have.has("resourceId"))
+    out = out.replace(/"resourceId" FROM/, `NULL AS "resourceId" FROM`);
+  for (const c of ["metadata", "title", "workingMemory"])
+    if (!have.has(c)) out = out.replace(new RegExp(`, (?:"${c}"|${c}),`), `, NULL AS "${c}",`);
+  return out;
+}
+
+/** Queries adapted to the schema's columns (read once, again after a setup); a failing one is a store error. */
+function pgReader(c: Queryable, place: { uri: string; schema: string }) {
+  let cols: Record<string, Set<string>> | undefined;
+  const shape = async () => (cols ??= await pgColumns(c, place.schema));
+  const rows = async <T = Raw>(sql: string, args: unknown[] = [], table?: string) => {
+    const text = table ? adapt(sql, table, await shape()) : sql;
+    try {
+      return (await c.query(text, args)).rows as T[];
+    } catch (e) {
+      // a schema none of Mastra's releases wrote (a column dropped, a type changed): the store's error, never a crash
+      throw storeError("postgres-query", `${place.uri}: ${(e as Error).message}`, {}, e);
+    }
+  };
+  return { rows, shape, reset: () => void (cols = undefined) };
+}
+
 /** A Mastra store over a schema of an open connection. */
 export function mastraPostgres(c: Queryable, place: { uri: string; schema: string }): MastraStore {
   const S = `${ident(place.schema)}.`;
-  const rows = async <T = Raw>(sql: string, args: unknown[] = []) => (await c.query(sql, args)).rows as T[];
-  const messagesOf = (ids: string[]) => rows<MastraMessageRow>(PG.messages(S), [ids]);
+  const { rows, shape, reset } = pgReader(c, place);
+  const hasResources = async () => (await shape())[MASTRA_TABLES.resources] !== undefined;
+  const messagesOf = (ids: string[]) => rows<MastraMessageRow>(PG.messages(S), [ids], MASTRA_TABLES.messages);
   return {
     layout: "mastra",
     kind: "postgres",
@@ -96,12 +144,13 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
     },
     async setup() {
       await c.query(pgSetup(place.schema));
+      reset();
     },
     async *threads(o = {}) {
       let after = o.after ?? null;
       let left = o.limit ?? Number.POSITIVE_INFINITY;
       while (left > 0) {
-        const page = await rows(PG.threadPage(S), [after, Math.min(500, left)]);
+        const page = await rows(PG.threadPage(S), [after, Math.min(500, left)], MASTRA_TABLES.threads);
         if (page.length === 0) return;
         for (const r of page) {
           left--;
@@ -119,16 +168,20 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
       }
     },
     async thread(id) {
-      const [r] = await rows(PG.thread(S), [id]);
+      const [r] = await rows(PG.thread(S), [id], MASTRA_TABLES.threads);
       return r && threadOf(r);
     },
     messages: (threadId) => messagesOf([threadId]),
     async resource(id) {
-      const [r] = await rows(PG.resource(S), [id]);
+      if (!(await hasResources())) return undefined; // an older @mastra/pg: no resources table
+      const [r] = await rows(PG.resource(S), [id], MASTRA_TABLES.resources);
       return r && resourceOf(r);
     },
     async counts() {
-      const [r] = await rows<Record<string, number>>(PG.counts(S));
+      const sql = PG.counts(S);
+      const [r] = await rows<Record<string, number>>(
+        (await hasResources()) ? sql : sql.replace(`(SELECT count(*)::int FROM ${S}mastra_resources)`, "0"),
+      );
       return {
         threads: r!.threads!,
         messages: r!.messages!,
@@ -139,14 +192,14 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
     async *scan(batchSize) {
       const n = Math.max(1, batchSize);
       for (let after: string | null = null; ; ) {
-        const page = await rows(PG.threadRows(S), [after, n]);
+        const page = await rows(PG.threadRows(S), [after, n], MASTRA_TABLES.threads);
         if (page.length === 0) break;
         const threads = page.map(threadOf);
         yield { table: "threads", threads, messages: await messagesOf(threads.map((t) => t.id)) };
         after = page[page.length - 1]!.id as string;
       }
-      for (let after: string | null = null; ; ) {
-        const page = await rows(PG.resourceRows(S), [after, n]);
+      for (let after: string | null = null; await hasResources(); ) {
+        const page = await rows(PG.resourceRows(S), [after, n], MASTRA_TABLES.resources);
         if (page.length === 0) break;
         yield { table: "resources", resources: page.map(resourceOf) };
         after = page[page.length - 1]!.id as string;
@@ -155,6 +208,7 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
     async tables() {
       const tables = [];
       for (const t of Object.values(MASTRA_TABLES)) {
+        if ((await shape())[t] === undefined) continue;
         const [r] = await rows<{ n: number; b: string }>(
           `SELECT (SELECT count(*)::int FROM ${S}${t}) AS n, pg_total_relation_size($1::regclass)::text AS b`,
           [`${S}${t}`],
@@ -164,6 +218,7 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
       return { method: "pg_total_relation_size" as const, tables };
     },
     async existing(table, ids) {
+      if ((await shape())[MASTRA_TABLES[table]] === undefined) return new Set<string>();
       const r = await rows<{ id: string }>(PG.existing(S, MASTRA_TABLES[table]), [ids]);
       return new Set(r.map((x) => x.id));
     },
