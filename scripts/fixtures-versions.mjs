@@ -197,7 +197,10 @@ function rebuild(name, dir, npm) {
   const version = JSON.parse(readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")).version;
   const key = path.join(WORK, ".builds", `${name}@${version}-node${process.versions.modules}`);
   const mine = path.join(ROOT, "node_modules", name);
-  const ours = JSON.parse(readFileSync(path.join(mine, "package.json"), "utf8")).version === version ? path.join(mine, "build") : undefined;
+  const ours =
+    JSON.parse(readFileSync(path.join(mine, "package.json"), "utf8")).version === version
+      ? path.join(mine, "build")
+      : undefined;
   const from = existsSync(key) ? key : ours;
   const to = path.join(dir, "node_modules", name, "build");
   if (from) {

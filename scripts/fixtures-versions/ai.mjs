@@ -16,7 +16,9 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
 async function writeV4() {
   const { ai, test, zod } = libs;
   if (typeof ai.appendResponseMessages !== "function")
-    throw new Error(`ai@${version} has no appendResponseMessages (the server-side persistence of useChat came in a later 4.x)`);
+    throw new Error(
+      `ai@${version} has no appendResponseMessages (the server-side persistence of useChat came in a later 4.x)`,
+    );
   const { z } = zod;
   const at = (n) => new Date(Date.UTC(2026, 0, 1, 0, 0, n));
   const tools = {
@@ -210,7 +212,6 @@ async function writeV5plus(major) {
     }),
   };
 }
-
 
 const chats = major === 4 ? await writeV4() : await writeV5plus(major);
 const { ai } = libs;

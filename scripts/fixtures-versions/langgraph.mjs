@@ -18,7 +18,8 @@ const State = Annotation.Root({
 
 const agent = async (s) => {
   const last = s.messages[s.messages.length - 1];
-  if (last._getType() === "tool") return { messages: [new AIMessage({ id: "ai-2", content: "It is sunny in Paris." })] };
+  if (last._getType() === "tool")
+    return { messages: [new AIMessage({ id: "ai-2", content: "It is sunny in Paris." })] };
   return {
     messages: [
       new AIMessage({
@@ -31,7 +32,9 @@ const agent = async (s) => {
 };
 const tools = async (s) => {
   const call = s.messages[s.messages.length - 1].tool_calls[0];
-  return { messages: [new ToolMessage({ id: "tool-1", tool_call_id: call.id, name: call.name, content: "sunny in Paris" })] };
+  return {
+    messages: [new ToolMessage({ id: "tool-1", tool_call_id: call.id, name: call.name, content: "sunny in Paris" })],
+  };
 };
 const graph = new StateGraph(State)
   .addNode("agent", agent)
@@ -52,7 +55,11 @@ const inner = new StateGraph(State)
   .addEdge(START, "answer")
   .addEdge("answer", END)
   .compile();
-const outer = new StateGraph(State).addNode("sub", inner).addEdge(START, "sub").addEdge("sub", END).compile({ checkpointer: saver });
+const outer = new StateGraph(State)
+  .addNode("sub", inner)
+  .addEdge(START, "sub")
+  .addEdge("sub", END)
+  .compile({ checkpointer: saver });
 const hello = { configurable: { thread_id: "sub-1" } };
 await outer.invoke({ messages: [new HumanMessage({ id: "human-2", content: "hello" })] }, hello);
 

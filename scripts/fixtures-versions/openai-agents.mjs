@@ -100,7 +100,11 @@ const items = (list) => JSON.parse(JSON.stringify(list ?? null));
 
 // a session's items over two runs, where the release has MemorySession
 if (typeof sdk.MemorySession === "function") {
-  const main = agentOf([[call("add", { a: 1, b: 1 }, "call_m")], [say("Two.", "msg_2")], [say("You are welcome.", "msg_3")]]);
+  const main = agentOf([
+    [call("add", { a: 1, b: 1 }, "call_m")],
+    [say("Two.", "msg_2")],
+    [say("You are welcome.", "msg_3")],
+  ]);
   const session = new sdk.MemorySession();
   await runner.run(main, "1 + 1?", { session });
   await runner.run(main, "Thanks!", { session });
