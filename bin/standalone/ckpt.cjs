@@ -3391,7 +3391,7 @@ var init_types$6 = __esmMin((() => {
 	};
 }));
 // dist/savers/mastra/erase-sqlite.js
-function plan(db) {
+function plan$1(db) {
 	const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
 	const out = {
 		byColumn: [],
@@ -3399,18 +3399,8 @@ function plan(db) {
 	};
 	for (const t of tables) {
 		const cols = new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(t));
-		if (t === "mastra_threads") out.byColumn.push({
-			table: t,
-			column: "id"
-		});
-		else if (t.startsWith("mastra_") && cols.has("thread_id")) out.byColumn.push({
-			table: t,
-			column: "thread_id"
-		});
-		else if (t.startsWith("mastra_") && cols.has("threadId")) out.byColumn.push({
-			table: t,
-			column: "threadId"
-		});
+		const by = mastraColumns(t, cols);
+		if (by) out.byColumn.push(by);
 		else if (cols.has("vector_id") && cols.has("embedding") && cols.has("metadata")) {
 			const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'").all(t);
 			out.vectors.push({
@@ -3422,6 +3412,23 @@ function plan(db) {
 	}
 	return out;
 }
+/** A Mastra table's columns that name a thread or a resource (undefined: none, or not one of Mastra's tables). */
+function mastraColumns(table, cols) {
+	if (!table.startsWith("mastra_")) return void 0;
+	const thread = table === "mastra_threads" ? "id" : ["thread_id", "threadId"].find((c) => cols.has(c)) ?? void 0;
+	const resource = table === "mastra_resources" ? "id" : ["resourceId", "resource_id"].find((c) => cols.has(c)) ?? void 0;
+	if (!thread && !resource) return void 0;
+	return {
+		table,
+		...thread ? { thread } : {},
+		...resource ? { resource } : {}
+	};
+}
+/** Where a table's rows name the target: one of the thread ids (`threads`: their list) or the resource (`res`). */
+function whereNaming(by, resource, col, threads, res) {
+	const w = [...by.thread ? [`${col(by.thread)} IN ${threads}`] : [], ...by.resource && resource ? [`${col(by.resource)} = ${res}`] : []];
+	return w.length ? w.join(" OR ") : void 0;
+}
 /**
 * What the delete leaves of the embeddings: libSQL's DiskANN node keeps a copy of each neighbour's vector beside the
 * neighbour's rowid, so other rows' nodes in the shadow table can still hold the deleted embeddings. A VACUUM copies
@@ -3430,18 +3437,39 @@ function plan(db) {
 function neighbourNote(table, index, dryRun) {
 	return `${table}: the thread's rows and their graph nodes in ${index.name}_shadow ${dryRun ? "would be" : "are"} deleted, but other rows' nodes of the vector index ${index.name} can still hold copies of its embeddings (libSQL's DiskANN index stores each neighbour's vector, compressed if the index was made with compress_neighbors, in the node); VACUUM does not remove them. To drop them, rebuild the index with libSQL (plain SQLite cannot build it): DROP INDEX ${q$1(index.name)}; ${index.sql};`;
 }
-/** The thread's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: no thread. */
-function eraseThreadSqlite(db, threadId, dryRun) {
-	const p = plan(db);
-	const vectorRows = (t) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND json_extract(metadata, '$.thread_id') = ?`).pluck().all(threadId);
+/**
+* The target's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: nothing names
+* it. A resource: its row, every row naming it, and every row naming one of its threads.
+*/
+function eraseSqlite(db, target, dryRun) {
+	const p = plan$1(db);
+	const isResource = "resource" in target;
+	const threadsOf = () => isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ?").pluck().all(target.resource) : [] : [target.thread];
+	const res = isResource ? target.resource : null;
+	const vectorRows = (t, threads) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.thread_id') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`).pluck().all(isResource ? {
+		threads,
+		res
+	} : { threads });
 	const run = () => {
-		const tables = p.byColumn.map(({ table, column }) => ({
+		const threads = JSON.stringify(threadsOf());
+		const wheres = p.byColumn.flatMap((b) => {
+			const w = whereNaming(b, isResource, q$1, "(SELECT value FROM json_each(@threads))", "@res");
+			return w ? [{
+				table: b.table,
+				where: w
+			}] : [];
+		});
+		const args = isResource ? {
+			threads,
+			res
+		} : { threads };
+		const tables = wheres.map(({ table, where }) => ({
 			table,
-			rows: Number(db.prepare(`SELECT count(*) FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).pluck().get(threadId))
+			rows: Number(db.prepare(`SELECT count(*) FROM ${q$1(table)} WHERE ${where}`).pluck().get(args))
 		}));
 		const hits = p.vectors.map((v) => ({
 			...v,
-			rowids: vectorRows(v.table)
+			rowids: vectorRows(v.table, threads)
 		}));
 		for (const v of hits) tables.push({
 			table: v.table,
@@ -3453,7 +3481,7 @@ function eraseThreadSqlite(db, threadId, dryRun) {
 			tables,
 			notes
 		} : { tables };
-		for (const { table, column } of p.byColumn) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).run(threadId);
+		for (const { table, where } of wheres) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${where}`).run(args);
 		for (const v of hits) {
 			for (const s of v.shadows) {
 				const del = db.prepare(`DELETE FROM ${q$1(s)} WHERE index_key = ?`);
@@ -3629,7 +3657,7 @@ function mastraSqlite(db, uri) {
 		},
 		write: async (batch, o) => void writeBatch$2(db, batch, o.overwrite),
 		add: async (batch) => writeBatch$2(db, batch, "add"),
-		eraseThread: async (threadId, dryRun) => eraseThreadSqlite(db, threadId, dryRun),
+		erase: async (target, dryRun) => eraseSqlite(db, target, dryRun),
 		async close() {
 			if (db.open) db.close();
 		}
@@ -15608,6 +15636,81 @@ var init_postgres$2 = __esmMin((() => {
 		}
 	};
 }));
+// dist/savers/mastra/erase-pg.js
+var erase_pg_exports = /* @__PURE__ */ __exportAll$1({ erasePg: () => erasePg });
+async function plan(c, schema) {
+	const r = await c.query("SELECT table_name AS t, array_agg(column_name::text) AS cols FROM information_schema.columns WHERE table_schema = $1 GROUP BY table_name ORDER BY table_name", [schema]);
+	const out = {
+		byColumn: [],
+		vectors: []
+	};
+	for (const { t, cols } of r.rows) {
+		const have = new Set(cols);
+		const by = mastraColumns(t, have);
+		if (by) out.byColumn.push(by);
+		else if (have.has("vector_id") && have.has("embedding") && have.has("metadata")) out.vectors.push(t);
+	}
+	out.byColumn.sort((a, b) => Number(a.table === "mastra_threads") - Number(b.table === "mastra_threads"));
+	return out;
+}
+/**
+* The target's rows per table (0 included), deleted in one transaction unless `dryRun` (then counted in one
+* read-only snapshot); null: nothing names it. `c` is the store's connection (a pool when opened to write).
+*/
+async function erasePg(conn, place, target, dryRun) {
+	const S = `${ident$2(place.schema)}.`;
+	const isResource = "resource" in target;
+	const pool = "totalCount" in conn ? conn : void 0;
+	const tx = pool ? await pool.connect() : void 0;
+	const c = tx ?? conn;
+	try {
+		await c.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
+		const p = await plan(c, place.schema);
+		const threads = !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
+		const args = isResource ? [threads, target.resource] : [threads];
+		const col = (x) => `${ident$2(x)}::text`;
+		const steps = [...p.vectors.map((t) => ({
+			table: t,
+			where: `metadata->>'thread_id' = ANY($1::text[])${isResource ? " OR metadata->>'resource_id' = $2" : ""}`
+		})), ...p.byColumn.flatMap((b) => {
+			const where = whereNaming(b, isResource, col, "(SELECT unnest($1::text[]))", "$2");
+			return where ? [{
+				table: b.table,
+				where
+			}] : [];
+		})];
+		const tables = [];
+		for (const { table, where } of steps) {
+			const sql = dryRun ? `SELECT count(*)::int AS n FROM ${S}${ident$2(table)} WHERE ${where}` : `DELETE FROM ${S}${ident$2(table)} WHERE ${where}`;
+			const r = await c.query(sql, args);
+			tables.push({
+				table,
+				rows: dryRun ? r.rows[0].n : r.rowCount ?? 0
+			});
+		}
+		tables.sort((a, b) => Number(p.vectors.includes(a.table)) - Number(p.vectors.includes(b.table)));
+		if (tables.every((t) => t.rows === 0)) {
+			await c.query("ROLLBACK");
+			return null;
+		}
+		await c.query(dryRun ? "ROLLBACK" : "COMMIT");
+		const notes = p.vectors.length ? [] : [`no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`];
+		return notes.length ? {
+			tables,
+			notes
+		} : { tables };
+	} catch (e) {
+		await c.query("ROLLBACK").catch(() => void 0);
+		throw storeError("mastra-delete", `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : `thread '${target.thread}'`} failed: ${e.message}`, {}, e);
+	} finally {
+		tx?.release();
+	}
+}
+var init_erase_pg = __esmMin((() => {
+	init_errors();
+	init_erase_sqlite();
+	init_sql$1();
+}));
 // dist/savers/mastra/postgres.js
 var postgres_exports$1 = /* @__PURE__ */ __exportAll$1({
 	connectPg: () => connectPg,
@@ -15805,6 +15908,7 @@ function mastraPostgres(c, place) {
 		},
 		write: async (batch, o) => void await writeBatch$1(c, S, place.uri, batch, o.overwrite),
 		add: (batch) => writeBatch$1(c, S, place.uri, batch, "add"),
+		erase: async (target, dryRun) => (await Promise.resolve().then(() => (init_erase_pg(), erase_pg_exports))).erasePg(c, place, target, dryRun),
 		close: () => c.end()
 	};
 }
@@ -47873,7 +47977,7 @@ function mastraEngine(opened) {
 			shared: true,
 			parallelWriters: false,
 			prune: false,
-			delete: store.eraseThread !== void 0,
+			delete: true,
 			copy: false,
 			encrypted: false,
 			msgpack: false
@@ -47881,7 +47985,6 @@ function mastraEngine(opened) {
 		instead: {
 			namespaces: "its threads belong to resources",
 			prune: MIGRATE$1,
-			delete: "ckpt deletes Mastra threads in LibSQL stores only so far",
 			copy: MIGRATE$1,
 			msgpack: "a Mastra store holds JSON",
 			parallelWriters: "a Mastra target is written by one process"
@@ -47895,7 +47998,7 @@ function mastraEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$2(store, o.limit),
 		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
-		deleteThread: async (threadId, dryRun) => store.eraseThread ? store.eraseThread(threadId, dryRun) : null,
+		deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
 		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
 			top: o.top,
 			accept: o.accept,
