@@ -39313,25 +39313,48 @@ function messagesDeltaReducer(state, writes, library) {
 	}
 	return result.filter((m) => m !== null);
 }
+/** deepagents' FileData: `{content: str | list[str], encoding?, created_at?, modified_at?}` (JS adds `mimeType`). */
+function isFileData(v) {
+	if (!isRecord(v)) return false;
+	const c = v.content;
+	if (typeof c !== "string" && !(Array.isArray(c) && c.every((x) => typeof x === "string"))) return false;
+	return Object.keys(v).every((k) => FILE_DATA_KEYS.has(k));
+}
+/** A write to deepagents' `files`: `{path: FileData | null}`. */
+function isFileDataUpdate(v) {
+	return isRecord(v) && !isDeltaSnapshot(v) && Object.values(v).every((x) => x === null || isFileData(x));
+}
+/** deepagents' `_file_data_delta_reducer`: each write merged in order, a null deleting its path. */
+function fileDataDeltaReducer(state, writes) {
+	const result = { ...state ?? {} };
+	for (const w of writes) for (const [path, data] of Object.entries(w)) if (data === null) delete result[path];
+	else result[path] = data;
+	return result;
+}
 /**
 * `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
-* `undefined` with a reason when the reducer is not one ckpt knows (the writes are not messages).
+* `{reason}` when the reducer is not one ckpt knows (see the module comment).
 */
-function replayDelta(seed, values, library) {
-	let base = seed === void 0 ? [] : seed;
+function replayDelta(seed, values, context) {
+	const ctx = typeof context === "string" ? { library: context } : context;
+	let base = seed;
 	let start = 0;
 	values.forEach((v, i) => {
 		const o = overwriteOf(v);
 		if (o) {
-			base = o.value ?? [];
+			base = o.value ?? void 0;
 			start = i + 1;
 		}
 	});
 	const rest = values.slice(start);
-	if (rest.length === 0) return { value: base };
 	const messages = (x) => Array.isArray(x) ? x.every(isMessageLike) : isMessageLike(x);
-	if (!Array.isArray(base) || !base.every(isMessageLike) || !rest.every(messages)) return { reason: "its writes are not LangChain messages, so its reducer is the graph's own (not stored): ckpt cannot rebuild it" };
-	return { value: messagesDeltaReducer(base, rest, library) };
+	const asFiles = isRecord(base) && !Array.isArray(base) ? Object.values(base).every(isFileData) : base === void 0;
+	if (rest.length > 0 && asFiles && rest.every(isFileDataUpdate)) return { value: fileDataDeltaReducer(base, rest) };
+	if (rest.length === 0 && isRecord(base)) return { value: base };
+	const list = base === void 0 ? [] : base;
+	if (rest.length === 0) return { value: list };
+	if (!Array.isArray(list) || !list.every(isMessageLike) || !rest.every(messages)) return { reason: UNKNOWN_REDUCER };
+	return { value: messagesDeltaReducer(list, rest, ctx.deepagents ? "js" : ctx.library) };
 }
 /** Set `t`'s value of `channel` from the walk (or report why it cannot be rebuilt, leaving the channel absent). */
 function applyDeltaWalk(t, channel, walk) {
@@ -39355,7 +39378,10 @@ function applyDeltaWalk(t, channel, walk) {
 		issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: its write task=${bad.taskId} idx=${bad.idx} did not decode`);
 		return;
 	}
-	const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), t.library);
+	const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), {
+		library: t.library,
+		deepagents: countedDeltaChannels(t).includes("files")
+	});
 	if ("reason" in r) {
 		issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
 		return;
@@ -39368,7 +39394,7 @@ function applyDeltaWalk(t, channel, walk) {
 		walked: walk.walked
 	};
 }
-var DELTA_COUNTERS, codePoints, LC_MESSAGE, MESSAGE_CLASS;
+var DELTA_COUNTERS, codePoints, LC_MESSAGE, MESSAGE_CLASS, FILE_DATA_KEYS, UNKNOWN_REDUCER;
 var init_delta$1 = __esmMin((() => {
 	init_types$8();
 	DELTA_COUNTERS = "counters_since_delta_snapshot";
@@ -39387,6 +39413,14 @@ var init_delta$1 = __esmMin((() => {
 	};
 	LC_MESSAGE = (v) => v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && isRecord(v.kwargs);
 	MESSAGE_CLASS = /(Message|MessageChunk)$/;
+	FILE_DATA_KEYS = /* @__PURE__ */ new Set([
+		"content",
+		"encoding",
+		"created_at",
+		"modified_at",
+		"mimeType"
+	]);
+	UNKNOWN_REDUCER = "its writes are neither LangChain messages nor deepagents' file updates, so its reducer is the graph's own (not stored) and ckpt does not know it";
 }));
 // dist/savers/langgraph/delta.js
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
@@ -39415,9 +39449,10 @@ function withDeltaChannels(inner) {
 	/** A summary with no message list at the head may be a delta head: the rebuilt head says (`chain`: prefetched). */
 	const summarize = async (s, chain) => {
 		const counted = s.deltaChannels?.includes("messages");
+		const deepagents = s.deltaChannels?.includes("files") ?? false;
 		delete s.deltaChannels;
 		if (s.messages === null && counted) {
-			const n = await d.headCount(s, chain?.length ? chain : void 0);
+			const n = await d.headCount(s, chain?.length ? chain : void 0, deepagents);
 			if (n !== void 0) {
 				s.messages = n;
 				return s;
@@ -39609,7 +39644,7 @@ var init_delta = __esmMin((() => {
 		* from one chain read starting at the head (its own writes are pending, not applied). Undefined when that does not
 		* settle it (no chain read, a broken chain, writes that do not replay): the caller rebuilds the whole tuple.
 		*/
-		async headCount(s, prefetched) {
+		async headCount(s, prefetched, deepagents = false) {
 			const chain = this.inner.deltaChain?.bind(this.inner);
 			if (!chain || s.newestId === null) return void 0;
 			const rows = prefetched ?? await chain(s.threadId, "", s.newestId, "messages", CHAIN_LIMIT);
@@ -39634,7 +39669,10 @@ var init_delta = __esmMin((() => {
 			};
 			const walk = await this.chainWalk(t, "messages", rows.length > 1 ? rows.slice(1) : void 0);
 			if (!walk || walk.broken || walk.writes.some((w) => w.value === void 0)) return void 0;
-			const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), s.library);
+			const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), {
+				library: s.library,
+				deepagents
+			});
 			return "value" in r && Array.isArray(r.value) ? r.value.length : void 0;
 		}
 		rowOf(s) {
@@ -63948,10 +63986,13 @@ function renderTranscript(doc, format, opts) {
 		out.push(bold("todos"));
 		for (const t of todos) out.push(`  [${t.status}] ${t.id}: ${t.content}`);
 	}
-	const files = Object.entries(cp.state.files ?? {});
+	const files = Object.entries(cp.state.files ?? langGraphFiles(cp) ?? {});
 	if (files.length) {
 		out.push(bold("files"));
-		for (const [p, f] of files) out.push(`  ${p} ${dim(`(${plural$2(f.content.length, "line")}, modified ${f.modified_at})`)}`);
+		for (const [p, f] of files) {
+			const facts = [plural$2(Array.isArray(f.content) ? f.content.length : String(f.content).split("\n").length, "line"), ...f.modified_at ? [`modified ${f.modified_at}`] : []];
+			out.push(`  ${p} ${dim(`(${facts.join(", ")})`)}`);
+		}
 	}
 	for (const note of cp.state.scratchpad ?? []) out.push(`${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`);
 	const wm = cp.state.workingMemory;
@@ -63975,6 +64016,15 @@ function renderTranscript(doc, format, opts) {
 	}
 	return out.join("\n") + "\n";
 }
+/**
+* A LangGraph thread's deepagents `files` channel in the shape the canonical state does not take (FileData v2: content
+* as one string, with `encoding` or `mimeType`), kept in `ext.langgraph`: shown as the files they are.
+*/
+function langGraphFiles(cp) {
+	const files = (cp.ext?.langgraph)?.tuple?.checkpoint?.channel_values?.files;
+	if (typeof files !== "object" || files === null || Array.isArray(files) || !Object.values(files).every(isFileData)) return void 0;
+	return files;
+}
 var clip, indent, showCommand;
 var init_show = __esmMin((() => {
 	init_printable();
@@ -63983,6 +64033,7 @@ var init_show = __esmMin((() => {
 	init_time();
 	init_formats();
 	init_model();
+	init_delta$1();
 	init_input();
 	init_io();
 	clip = (s, max) => s.length > max ? s.slice(0, max - 1) + "…" : s;
