@@ -3447,14 +3447,15 @@ function neighbourNote(table, index, dryRun) {
 function eraseSqlite(db, target, dryRun) {
 	const p = plan$1(db);
 	const isResource = "resource" in target;
-	const threadsOf = () => isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ?").pluck().all(target.resource) : [] : [target.thread];
+	const threadsOf = () => isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ? ORDER BY id").pluck().all(target.resource) : [] : [target.thread];
 	const res = isResource ? target.resource : null;
 	const vectorRows = (t, threads) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.thread_id') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`).pluck().all(isResource ? {
 		threads,
 		res
 	} : { threads });
 	const run = () => {
-		const threads = JSON.stringify(threadsOf());
+		const ids = threadsOf();
+		const threads = JSON.stringify(ids);
 		const wheres = p.byColumn.flatMap((b) => {
 			const w = whereNaming(b, isResource, q$1, "(SELECT value FROM json_each(@threads))", "@res");
 			return w ? [{
@@ -3480,10 +3481,12 @@ function eraseSqlite(db, target, dryRun) {
 		});
 		if (tables.every((t) => t.rows === 0)) return null;
 		const notes = hits.flatMap((v) => v.rowids.length ? v.indexes.map((i) => neighbourNote(v.table, i, dryRun)) : []);
-		if (dryRun) return notes.length ? {
+		const done = () => ({
+			...isResource ? { threads: ids } : {},
 			tables,
-			notes
-		} : { tables };
+			...notes.length ? { notes } : {}
+		});
+		if (dryRun) return done();
 		for (const { table, where } of wheres) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${where}`).run(args);
 		for (const v of hits) {
 			for (const s of v.shadows) {
@@ -3493,10 +3496,7 @@ function eraseSqlite(db, target, dryRun) {
 			const del = db.prepare(`DELETE FROM ${q$1(v.table)} WHERE rowid = ?`);
 			for (const r of v.rowids) del.run(r);
 		}
-		return notes.length ? {
-			tables,
-			notes
-		} : { tables };
+		return done();
 	};
 	if (dryRun) return db.transaction(run)();
 	const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);
@@ -15669,7 +15669,7 @@ async function erasePg(conn, place, target, dryRun) {
 	try {
 		await c.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
 		const p = await plan(c, place.schema);
-		const threads = !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
+		const threads = !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
 		const args = isResource ? [threads, target.resource] : [threads];
 		const col = (x) => `${ident$2(x)}::text`;
 		const steps = [...p.vectors.map((t) => ({
@@ -15685,7 +15685,7 @@ async function erasePg(conn, place, target, dryRun) {
 		const tables = [];
 		for (const { table, where } of steps) {
 			const sql = dryRun ? `SELECT count(*)::int AS n FROM ${S}${ident$2(table)} WHERE ${where}` : `DELETE FROM ${S}${ident$2(table)} WHERE ${where}`;
-			const r = await c.query(sql, args);
+			const r = !where.includes("$1") ? await c.query(sql.replaceAll("$2", "$1"), args.slice(1)) : await c.query(sql, where.includes("$2") ? args : args.slice(0, 1));
 			tables.push({
 				table,
 				rows: dryRun ? r.rows[0].n : r.rowCount ?? 0
@@ -15698,10 +15698,11 @@ async function erasePg(conn, place, target, dryRun) {
 		}
 		await c.query(dryRun ? "ROLLBACK" : "COMMIT");
 		const notes = p.vectors.length ? [] : [`no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`];
-		return notes.length ? {
+		return {
+			...isResource ? { threads } : {},
 			tables,
-			notes
-		} : { tables };
+			...notes.length ? { notes } : {}
+		};
 	} catch (e) {
 		await c.query("ROLLBACK").catch(() => void 0);
 		throw storeError("mastra-delete", `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : `thread '${target.thread}'`} failed: ${e.message}`, {}, e);
@@ -16572,6 +16573,7 @@ function aiChatbotStore(sql, uri) {
 		},
 		write: (batch) => writeBatch(sql, batch),
 		erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
+		eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
 		close: () => sql.close()
 	};
 }
@@ -16593,6 +16595,38 @@ async function eraseChat(sql, tables, count, chatId, dryRun) {
 		tables: erased,
 		notes
 	} : { tables: erased };
+}
+/**
+* `AiChatbotStore.eraseUser`: everything of one user, counted or deleted in one transaction — the rows of each of
+* their chats (as `eraseChat`), the chats, their documents with every suggestion on them (a suggestion names its
+* document: another user's on this user's document goes too), their own suggestions, and the `User` row (the email
+* and password hash are the user's data: an erasure that left them would not be one). null: nothing names the user.
+*/
+async function eraseUser(sql, tables, count, userId, dryRun) {
+	const pg = sql.kind === "postgres";
+	const have = await tables();
+	const text = pg ? "::text" : "";
+	const has = async (t, c) => have.has(t) && (await sql.columns(t)).has(c);
+	const chatsOf = `(SELECT "id"${text} FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "userId"${text} = $1)`;
+	const plan = [];
+	if (have.has(AI_CHATBOT_TABLES.chats)) {
+		for (const t of ERASE_CHILDREN) if (have.has(t)) plan.push([t, `"chatId"${text} IN ${chatsOf}`]);
+	}
+	if (await has(AI_CHATBOT_TABLES.chats, "userId")) plan.push([AI_CHATBOT_TABLES.chats, `"userId"${text} = $1`]);
+	const docs = await has("Document", "userId") ? `(SELECT "id"${text} FROM ${sql.t("Document")} WHERE "userId"${text} = $1)` : void 0;
+	if (await has("Suggestion", "userId")) plan.push(["Suggestion", `"userId"${text} = $1${docs && await has("Suggestion", "documentId") ? ` OR "documentId"${text} IN ${docs}` : ""}`]);
+	if (docs) plan.push(["Document", `"userId"${text} = $1`]);
+	if (have.has(AI_CHATBOT_TABLES.users)) plan.push([AI_CHATBOT_TABLES.users, `"id"${text} = $1`]);
+	const chats = have.has(AI_CHATBOT_TABLES.chats) && await has(AI_CHATBOT_TABLES.chats, "userId") ? (await sql.all(`SELECT "id"${text} AS id FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "userId"${text} = $1 ORDER BY 1`, [userId])).map((r) => String(r.id)) : [];
+	const rows = dryRun ? await Promise.all(plan.map(([t, w]) => count(t, ` WHERE ${w}`, [userId]))) : await sql.tx(plan.map(([t, w]) => [`DELETE FROM ${sql.t(t)} WHERE ${w}`, [userId]]));
+	if (rows.every((n) => n === 0)) return null;
+	return {
+		threads: chats,
+		tables: plan.map(([t], i) => ({
+			table: t,
+			rows: rows[i]
+		}))
+	};
 }
 var q, SQLITE_DDL, chatOf, REQUIRED, ERASE_CHILDREN;
 var init_store = __esmMin((() => {
@@ -45746,6 +45780,35 @@ var init_ckpt = __esmMin((() => {
 	init_copy$3();
 	init_types$7();
 }));
+// dist/base/glob.js
+/** Globs over thread ids (`--match`: prune, stats, delete). */
+/**
+* A `--match` glob over thread ids, which are not paths: `*` is any run of characters (`/`, `:`, `#`, a leading `.`
+* included), `?` any one character, `[abc]` / `[a-z]` / `[!a]` one of a set; `\` makes the next character plain;
+* everything else stands for itself. The whole id must match. (`user*` matches `user:42/session#1`; `*` every id.)
+*/
+function idGlob(glob) {
+	let re = "";
+	for (let i = 0; i < glob.length; i++) {
+		const c = glob[i];
+		if (c === "\\" && i + 1 < glob.length) re += escapeRe(glob[++i]);
+		else if (c === "*") re += "[\\s\\S]*";
+		else if (c === "?") re += "[\\s\\S]";
+		else if (c === "[" && glob.indexOf("]", i + 2) > i) {
+			const end = glob.indexOf("]", i + 2);
+			let set = glob.slice(i + 1, end);
+			const negated = set[0] === "!" || set[0] === "^";
+			if (negated) set = set.slice(1);
+			re += `[${negated ? "^" : ""}${set.replace(/[\\\]^]/g, "\\$&")}]`;
+			i = end;
+		} else re += escapeRe(c);
+	}
+	return new RegExp(`^${re}$`, "u");
+}
+var escapeRe;
+var init_glob = __esmMin((() => {
+	escapeRe = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}));
 // dist/engines/langgraph/delete.js
 /** The whole thread planned and deleted (or counted) in one transaction (the prune's page with the thread whole). */
 async function deleteThreadRows(store, threadId, dryRun) {
@@ -45763,8 +45826,83 @@ async function deleteThreadRows(store, threadId, dryRun) {
 		doing: `deleting thread '${threadId}'`
 	});
 }
+/** Whether a checkpoint's metadata (JSON text) has every `key=value` (a non-string value as its JSON text). */
+function metadataHas(metadata, where) {
+	let m;
+	try {
+		m = JSON.parse(Buffer.from(metadata).toString("utf8"));
+	} catch {
+		return false;
+	}
+	if (!m || typeof m !== "object") return false;
+	return where.every(({ key, value }) => {
+		const v = m[key];
+		return v === value || v !== void 0 && typeof v !== "string" && JSON.stringify(v) === value;
+	});
+}
+/**
+* `ckpt delete --match/--where` of a LangGraph store: the threads whose id a glob matches and (with `--where`) that
+* hold a checkpoint whose metadata has every key=value, all their rows counted or deleted in one transaction (the
+* prune's page, every thread planned whole: only the checkpoints there when it read them go, so one a writer adds
+* meanwhile stays). null: no thread selected.
+*/
+async function eraseThreads(store, o, dryRun) {
+	const globs = (o.match ?? []).map(idGlob);
+	const byId = (t) => globs.length === 0 || globs.some((g) => g.test(t));
+	let threads = [];
+	for (let after;;) {
+		const page = await store.threadPage(after, 500);
+		if (page.length === 0) break;
+		after = page[page.length - 1];
+		threads.push(...page.filter(byId));
+	}
+	if (o.where && threads.length) {
+		const candidates = new Set(threads);
+		const hit = /* @__PURE__ */ new Set();
+		for await (const batch of store.scanRows(500, (t) => candidates.has(t) && !hit.has(t))) for (const cp of batch) if (!hit.has(cp.threadId) && metadataHas(cp.metadata, o.where)) hit.add(cp.threadId);
+		threads = threads.filter((t) => hit.has(t));
+	}
+	if (threads.length === 0) return null;
+	const startMark = await store.pruneStart?.();
+	const c = await store.prunePage(threads, (t, hs) => ({
+		threadId: t,
+		whole: true,
+		remove: hs,
+		keep: 0
+	}), {
+		startId: uuid6Floor(Date.now()),
+		startMark,
+		dryRun,
+		doing: `erasing ${threads.length} threads`
+	});
+	const tables = store.kind === "sqlite" ? [{
+		table: "checkpoints",
+		rows: c.checkpoints
+	}, {
+		table: "writes",
+		rows: c.writes + c.orphanWrites
+	}] : [
+		{
+			table: "checkpoints",
+			rows: c.checkpoints
+		},
+		{
+			table: "checkpoint_writes",
+			rows: c.writes + c.orphanWrites
+		},
+		{
+			table: "checkpoint_blobs",
+			rows: c.blobs
+		}
+	];
+	return {
+		threads,
+		tables
+	};
+}
 var init_delete$1 = __esmMin((() => {
 	init_prune$1();
+	init_glob();
 }));
 // dist/formats/langgraph/convert.js
 function convertCheckpoint(cp, to) {
@@ -47389,6 +47527,8 @@ function langGraphEngine(opened) {
 		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_run(), prune_run_exports))).pruneLangGraph(store, c, o),
 		copiesAs: "langgraph",
 		copyIn: async (c) => (await Promise.resolve().then(() => (init_copy$1(), copy_exports$1))).copyIntoLangGraph(store, c),
+		erasesBy: ["match", "where"],
+		eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
 		async deleteThread(threadId, dryRun) {
 			const c = await deleteThreadRows(store, threadId, dryRun);
 			return c && {
@@ -48056,6 +48196,8 @@ function mastraEngine(opened) {
 		listing: async (o) => listing$2(store, o.limit),
 		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
 		deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
+		erasesBy: ["resource"],
+		eraseOwner: (o, dryRun) => store.erase({ resource: o.resource }, dryRun),
 		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
 			top: o.top,
 			accept: o.accept,
@@ -48488,6 +48630,8 @@ function aiChatbotEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$1(store, o.limit),
 		deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
+		erasesBy: ["user"],
+		eraseOwner: (o, dryRun) => store.eraseUser(o.user, dryRun),
 		hasThread: async (threadId) => await store.chat(threadId) !== void 0,
 		validateThread: async (threadId, o) => (await Promise.resolve().then(() => (init_validate$1(), validate_exports$1))).validateChat(saver, threadId, o),
 		stats: (o) => saverStats(saver, {
@@ -48593,7 +48737,8 @@ var init_openai_agents = __esmMin((() => {
 var engines_exports = /* @__PURE__ */ __exportAll$1({
 	engineOf: () => engineOf,
 	openEngine: () => openEngine,
-	requireCap: () => requireCap
+	requireCap: () => requireCap,
+	requireErasure: () => requireErasure
 });
 /** The engine of a store `openStore` opened. */
 async function engineOf(opened) {
@@ -48612,7 +48757,18 @@ function requireCap(e, cap, what) {
 	const instead = e.instead[cap];
 	throw usageError(`${e.uri.redacted} is ${e.title}: it ${DOING[cap]}${what ? ` (${what})` : ""}${instead ? `; ${instead}` : ""}`);
 }
-var ENGINES, DOING;
+/**
+* The refusal of an erasure the layout cannot do (exit 2): a criterion of `o` it does not erase by, naming the ones
+* it does (or that it erases one thread at a time).
+*/
+function requireErasure(e, o) {
+	const by = e.erasesBy ?? [];
+	const missing = Object.keys(o).filter((k) => o[k] !== void 0).filter((k) => !by.includes(k));
+	if (missing.length === 0 && e.eraseOwner) return;
+	const can = by.length ? `it erases by ${by.map((k) => OWNER_FLAG[k]).join(" and ")}` : "delete its threads one at a time: <store>#<thread>";
+	throw usageError(`${e.uri.redacted} is ${e.title}: ${missing.map((k) => OWNER_FLAG[k]).join(", ")} ${missing.length > 1 ? "are" : "is"} not a way it can erase (${e.holds} name no such owner); ${can}`);
+}
+var ENGINES, DOING, OWNER_FLAG;
 var init_engines = __esmMin((() => {
 	init_errors();
 	init_savers();
@@ -48636,6 +48792,12 @@ var init_engines = __esmMin((() => {
 		copy: "cannot have threads copied by ckpt",
 		encrypted: "holds no encrypted values",
 		msgpack: "holds no msgpack values"
+	};
+	OWNER_FLAG = {
+		resource: "--resource",
+		user: "--user",
+		match: "--match",
+		where: "--where"
 	};
 }));
 // dist/cli/stores.js
@@ -48720,29 +48882,6 @@ function intOption(value, flag, min = 1, max = Number.MAX_SAFE_INTEGER) {
 	throw usageError(`${flag} expects ${want}, got ${value}`);
 }
 /**
-* A `--match` glob over thread ids, which are not paths: `*` is any run of characters (`/`, `:`, `#`, a leading `.`
-* included), `?` any one character, `[abc]` / `[a-z]` / `[!a]` one of a set; `\` makes the next character plain;
-* everything else stands for itself. The whole id must match. (`user*` matches `user:42/session#1`; `*` every id.)
-*/
-function idGlob(glob) {
-	let re = "";
-	for (let i = 0; i < glob.length; i++) {
-		const c = glob[i];
-		if (c === "\\" && i + 1 < glob.length) re += escapeRe(glob[++i]);
-		else if (c === "*") re += "[\\s\\S]*";
-		else if (c === "?") re += "[\\s\\S]";
-		else if (c === "[" && glob.indexOf("]", i + 2) > i) {
-			const end = glob.indexOf("]", i + 2);
-			let set = glob.slice(i + 1, end);
-			const negated = set[0] === "!" || set[0] === "^";
-			if (negated) set = set.slice(1);
-			re += `[${negated ? "^" : ""}${set.replace(/[\\\]^]/g, "\\$&")}]`;
-			i = end;
-		} else re += escapeRe(c);
-	}
-	return new RegExp(`^${re}$`, "u");
-}
-/**
 * The threads `--thread <id>…` and `--match <glob>…` select (prune, stats): an id given exactly, or one a glob
 * matches (idGlob); undefined when neither option is given (every thread).
 */
@@ -48752,11 +48891,10 @@ async function threadFilter(args) {
 	const globs = (args.match ?? []).map(idGlob);
 	return (t) => ids.has(t) || globs.some((g) => g.test(t));
 }
-var escapeRe;
 var init_command$1 = __esmMin((() => {
 	init_errors();
 	init_redact$1();
-	escapeRe = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+	init_glob();
 }));
 // dist/cli/quick.js
 init_io();
@@ -56468,6 +56606,82 @@ var init_copy = __esmMin((() => {
 }));
 // dist/cli/commands/delete.js
 var delete_exports = /* @__PURE__ */ __exportAll$1({ deleteCommand: () => deleteCommand });
+/** The owner criteria given, checked (`--where key=value`); undefined: none (a thread is deleted). */
+function ownerOf(args) {
+	const o = {};
+	if (args.resource !== void 0) o.resource = String(args.resource);
+	if (args.user !== void 0) o.user = String(args.user);
+	if (args.match?.length) o.match = args.match.map(String);
+	if (args.where?.length) o.where = args.where.map((w) => {
+		const i = String(w).indexOf("=");
+		if (i <= 0) throw usageError(`--where ${w}: expected key=value (a checkpoint metadata key and its value)`);
+		return {
+			key: String(w).slice(0, i),
+			value: String(w).slice(i + 1)
+		};
+	});
+	return Object.keys(o).length ? o : void 0;
+}
+/** `ckpt delete <store> --resource|--user|--match|--where`: an erasure, and its record. */
+async function eraseOwner(args, owner, io) {
+	const { splitAddress, parseStore } = await Promise.resolve().then(() => (init_address(), address_exports));
+	if (splitAddress(args.address).fragment !== void 0) throw usageError(`'${args.address}': name the store alone with ${Object.keys(owner).map((k) => `--${k}`).join(", ")} (a thread is deleted with <store>#<thread> and no criteria)`);
+	const uri = parseStore(args.address, {
+		cwd: io.cwd,
+		env: io.env
+	});
+	const dryRun = !args.yes;
+	const at = (/* @__PURE__ */ new Date()).toISOString();
+	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
+	const { engine } = await openStore(uri, {
+		env: io.env,
+		readOnly: dryRun,
+		existing: true
+	});
+	const { requireCap, requireErasure } = await Promise.resolve().then(() => (init_engines(), engines_exports));
+	try {
+		requireCap(engine, "delete");
+		requireErasure(engine, owner);
+	} catch (e) {
+		await engine.close();
+		throw e;
+	}
+	const where = engine.uri.redacted;
+	let c;
+	try {
+		c = await engine.eraseOwner(owner, dryRun);
+	} finally {
+		await engine.close();
+	}
+	const said = describeOwner(owner);
+	if (!c) throw inputError("no-owner", `nothing in the store belongs to ${said}`, { file: where });
+	if (args.json) {
+		io.stdout.write(`${JSON.stringify({
+			uri: where,
+			dryRun,
+			criteria: owner,
+			at,
+			threads: c.threads ?? [],
+			tables: c.tables,
+			...c.notes ? { notes: c.notes } : {}
+		})}\n`);
+		return 0;
+	}
+	const rows = c.tables.reduce((n, t) => n + t.rows, 0);
+	const w = Math.max(...c.tables.map((t) => t.table.length));
+	const threads = c.threads ?? [];
+	io.stdout.write(`${dryRun ? "dry run: " : ""}erase ${said} in ${where} (${at})\n  ${plural$2(threads.length, "thread")}${threads.length ? `: ${threads.map((t) => printable(t)).join(", ")}` : ""}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(rows, "row")}:\n${c.tables.map((t) => `    ${t.table.padEnd(w)}  ${t.rows}\n`).join("")}${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`);
+	return 0;
+}
+/** The criteria in words: "resource 'alice'", "threads matching 'user-*' with metadata user_id=42". */
+function describeOwner(o) {
+	return [
+		...o.resource !== void 0 ? [`resource '${printable(o.resource)}'`] : [],
+		...o.user !== void 0 ? [`user '${printable(o.user)}'`] : [],
+		...o.match ? [`threads matching ${o.match.map((m) => `'${printable(m)}'`).join(" or ")}`] : [],
+		...o.where ? [`threads with metadata ${o.where.map((x) => `${printable(x.key)}=${printable(x.value)}`).join(" and ")}`] : []
+	].join(", ");
+}
 var mb, deleteCommand;
 var init_delete = __esmMin((() => {
 	init_errors();
@@ -56476,10 +56690,24 @@ var init_delete = __esmMin((() => {
 	mb = (b) => `${(b / 1e6).toFixed(2)} MB`;
 	deleteCommand = {
 		command: "delete <address>",
-		describe: "Delete one thread (all its checkpoints, writes and blobs); a dry run unless --yes",
+		describe: "Delete one thread (every row of it), or erase everything of one user (--resource, --user, --match, --where); a dry run unless --yes",
 		builder: (y) => y.positional("address", {
 			type: "string",
-			describe: "<store>#<thread>: the thread to delete"
+			describe: "<store>#<thread>: the thread to delete; <store> with --resource, --user, --match or --where"
+		}).option("resource", {
+			type: "string",
+			describe: "Mastra: erase the resource: its row (working memory), every thread of it and every row of those, every row naming it"
+		}).option("user", {
+			type: "string",
+			describe: "Chat SDK template: erase the user: their chats with every row of them, their documents and suggestions, and the User row itself"
+		}).option("match", {
+			type: "string",
+			array: true,
+			describe: "LangGraph: erase every thread whose id matches this glob"
+		}).option("where", {
+			type: "string",
+			array: true,
+			describe: "LangGraph: erase every thread with a checkpoint whose metadata has key=value (e.g. user_id=42)"
 		}).option("yes", {
 			type: "boolean",
 			default: false,
@@ -56487,11 +56715,13 @@ var init_delete = __esmMin((() => {
 		}).option("json", {
 			type: "boolean",
 			default: false,
-			describe: "what went (or would go) as JSON"
-		}).example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove").example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it"),
+			describe: "what went (or would go) as JSON: with an owner, an erasure record (criteria, time, threads, tables)"
+		}).example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove").example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it").example("ckpt delete sqlite:mastra.db --resource user-42 --yes --json", "erase a Mastra resource, keep the record").example("ckpt delete sqlite:checkpoints.sqlite --where user_id=42", "what erasing user 42's LangGraph threads would remove"),
 		run: async (args, io) => {
 			const { splitAddress, parseAddress } = await Promise.resolve().then(() => (init_address(), address_exports));
-			if (splitAddress(args.address).fragment === void 0) throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>`);
+			const owner = ownerOf(args);
+			if (owner) return eraseOwner(args, owner, io);
+			if (splitAddress(args.address).fragment === void 0) throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>, or whose data to erase: --resource, --user, --match, --where`);
 			const at = parseAddress(args.address, {
 				cwd: io.cwd,
 				env: io.env

@@ -20,6 +20,7 @@ import { PG, pgTestSchemas } from "../helpers/pg-schemas.js";
 const schemas = pgTestSchemas("ckpt_mastra_erase");
 const VECTORS = "memory_messages_8";
 let before: MastraThreadBack[];
+let beforeResource: MastraThreadBack[];
 
 interface Probe {
   threads: Record<string, { thread: { id: string; resourceId: string } | null; messages: string[] }>;
@@ -71,7 +72,7 @@ async function write(name: string): Promise<MastraThreadBack[]> {
 }
 
 beforeAll(async () => {
-  [before] = await Promise.all(["thread"].map(write));
+  [before, beforeResource] = await Promise.all(["thread", "resource"].map(write));
 }, 120_000);
 
 describe("ckpt delete: a Mastra PostgreSQL thread", () => {
@@ -115,5 +116,50 @@ describe("ckpt delete: a Mastra PostgreSQL thread", () => {
 
     // gone: a second delete finds nothing (exit 3), the dry run too
     expect((await runCli(["delete", `${uri}#${victim.id}`])).code).toBe(3);
+  }, 60_000);
+});
+
+describe("ckpt delete --resource: a Mastra PostgreSQL resource", () => {
+  it("removes the resource (its working memory), its threads, their messages and vector rows; the others unchanged", async () => {
+    const schema = stores.resource!;
+    const before = beforeResource;
+    const uri = `${PG}?schema=${schema}`;
+    const gone = before.filter((t) => t.resourceId === "alice");
+    expect(gone.map((t) => t.id).sort()).toEqual(["chat-2", "trip-1"]);
+    expect(gone[0]!.workingMemory).toContain("Alice");
+    expect(await tablesNaming(schema, "alice")).toEqual(
+      expect.arrayContaining(["mastra_threads", "mastra_messages", "mastra_resources", VECTORS]),
+    );
+    const dry = await runCli(["delete", uri, "--resource", "alice", "--json"]);
+    expect(dry.code, dry.err).toBe(0);
+    const plan = JSON.parse(dry.out) as {
+      threads: string[];
+      criteria: unknown;
+      tables: Array<{ table: string; rows: number }>;
+    };
+    expect(plan.criteria).toEqual({ resource: "alice" });
+    expect(plan.threads).toEqual(["chat-2", "trip-1"]);
+    const messages = gone.reduce((n, t) => n + t.messages.length, 0);
+    expect(Object.fromEntries(plan.tables.map((t) => [t.table, t.rows]))).toMatchObject({
+      mastra_threads: 2,
+      mastra_messages: messages,
+      mastra_resources: 1,
+      [VECTORS]: messages,
+    });
+    const real = await runCli(["delete", uri, "--resource", "alice", "--yes", "--json"]);
+    expect(real.code, real.err).toBe(0);
+    expect(JSON.parse(real.out).tables).toEqual(plan.tables);
+
+    const p = await probe(schema, ["chat-2", "trip-1", "bob-1"], ["alice", "bob"]);
+    expect(p.threads["chat-2"]).toEqual({ thread: null, messages: [] });
+    expect(p.threads["trip-1"]).toEqual({ thread: null, messages: [] });
+    expect(p.resources.alice).toBeNull();
+    expect(p.resources.bob).toEqual({ workingMemory: MASTRA_SPEC.workingMemory.bob });
+    expect(await readMastra({ kind: "pg", url: PG, schema })).toEqual(before.filter((t) => t.resourceId !== "alice"));
+    const v = await vectorsByThread(schema);
+    expect(Object.keys(v).sort()).toEqual(["bob-1", "carol-1"]);
+    expect(await tablesNaming(schema, "alice")).toEqual([]);
+    for (const t of gone) expect(await tablesNaming(schema, t.id)).toEqual([]);
+    expect((await runCli(["delete", uri, "--resource", "alice"])).code).toBe(3);
   }, 60_000);
 });

@@ -78,6 +78,9 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
     hasThread: async (threadId) => (await store.thread(threadId)) !== undefined,
     // the thread, its messages, its rows in the other per-thread tables and its vector rows, in one transaction
     deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
+    // a resource: its row (working memory), its threads with every row of theirs, every row naming it
+    erasesBy: ["resource"],
+    eraseOwner: (o, dryRun) => store.erase({ resource: o.resource! }, dryRun),
     stats: async (o) =>
       (await import("../../core/mastra/stats.js")).mastraStats(store, {
         top: o.top,

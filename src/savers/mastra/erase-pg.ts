@@ -63,7 +63,7 @@ export async function erasePg(
       : p.byColumn.some((b) => b.table === "mastra_threads")
         ? (
             await c.query<{ id: string }>(
-              `SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1${dryRun ? "" : " FOR UPDATE"}`,
+              `SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`,
               [target.resource],
             )
           ).rows.map((r) => r.id)
@@ -85,7 +85,11 @@ export async function erasePg(
       const sql = dryRun
         ? `SELECT count(*)::int AS n FROM ${S}${ident(table)} WHERE ${where}`
         : `DELETE FROM ${S}${ident(table)} WHERE ${where}`;
-      const r = await c.query<{ n: number }>(sql, args);
+      // the parameters the statement uses (PostgreSQL wants each one it is given, and typed): a table that names
+      // only threads takes the thread ids, one that names only resources the resource as its $1
+      const r = !where.includes("$1")
+        ? await c.query<{ n: number }>(sql.replaceAll("$2", "$1"), args.slice(1))
+        : await c.query<{ n: number }>(sql, where.includes("$2") ? args : args.slice(0, 1));
       tables.push({ table, rows: dryRun ? r.rows[0]!.n : (r.rowCount ?? 0) });
     }
     // the report lists the memory tables first, as the LibSQL one does
@@ -100,7 +104,7 @@ export async function erasePg(
       : [
           `no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`,
         ];
-    return notes.length ? { tables, notes } : { tables };
+    return { ...(isResource ? { threads } : {}), tables, ...(notes.length ? { notes } : {}) };
   } catch (e) {
     await c.query("ROLLBACK").catch(() => undefined);
     throw storeError(

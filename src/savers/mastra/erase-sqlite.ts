@@ -97,7 +97,10 @@ export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean):
   const threadsOf = () =>
     isResource
       ? p.byColumn.some((b) => b.table === "mastra_threads")
-        ? (db.prepare('SELECT id FROM mastra_threads WHERE "resourceId" = ?').pluck().all(target.resource) as string[])
+        ? (db
+            .prepare('SELECT id FROM mastra_threads WHERE "resourceId" = ? ORDER BY id')
+            .pluck()
+            .all(target.resource) as string[])
         : []
       : [target.thread];
   const res = isResource ? target.resource : null;
@@ -109,7 +112,8 @@ export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean):
       .pluck()
       .all(isResource ? { threads, res } : { threads }) as number[];
   const run = () => {
-    const threads = JSON.stringify(threadsOf());
+    const ids = threadsOf();
+    const threads = JSON.stringify(ids);
     const wheres = p.byColumn.flatMap((b) => {
       const w = whereNaming(b, isResource, q, "(SELECT value FROM json_each(@threads))", "@res");
       return w ? [{ table: b.table, where: w }] : [];
@@ -128,7 +132,12 @@ export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean):
     for (const v of hits) tables.push({ table: v.table, rows: v.rowids.length });
     if (tables.every((t) => t.rows === 0)) return null;
     const notes = hits.flatMap((v) => (v.rowids.length ? v.indexes.map((i) => neighbourNote(v.table, i, dryRun)) : []));
-    if (dryRun) return notes.length ? { tables, notes } : { tables };
+    const done = (): Erased => ({
+      ...(isResource ? { threads: ids } : {}),
+      tables,
+      ...(notes.length ? { notes } : {}),
+    });
+    if (dryRun) return done();
     for (const { table, where } of wheres) db.prepare(`DELETE FROM ${q(table)} WHERE ${where}`).run(args);
     for (const v of hits) {
       for (const s of v.shadows) {
@@ -138,7 +147,7 @@ export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean):
       const del = db.prepare(`DELETE FROM ${q(v.table)} WHERE rowid = ?`);
       for (const r of v.rowids) del.run(r);
     }
-    return notes.length ? { tables, notes } : { tables };
+    return done();
   };
   if (dryRun) return db.transaction(run)();
   const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);

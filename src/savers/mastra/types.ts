@@ -90,6 +90,8 @@ export type MastraEraseTarget = { thread: string } | { resource: string };
 
 /** What an erasure removes (or would): each table's rows of it, 0 included (engines/types.ts `Erased`). */
 export interface Erased {
+  /** an erasure of one owner (`--resource`, `--user`, `--match`/`--where`): the threads (chats) it took */
+  threads?: string[];
   tables: Array<{ table: string; rows: number }>;
   notes?: string[];
 }
