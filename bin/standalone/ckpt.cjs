@@ -612,6 +612,24 @@ var init_types$8 = __esmMin((() => {
 	NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
 }));
 // dist/formats/langgraph/unreadable.js
+/**
+* A fatal decode issue that is ckpt's limit, not the store's damage: a DeltaChannel whose reducer ckpt does not know
+* (`delta-reducer`: the graph's own reducer is not stored), a pickle payload (ckpt does not unpickle), a serialization type ckpt does not know.
+*/
+function cannotRebuild(d) {
+	return d.fatal && (d.reason === "delta-reducer" || d.reason === "pickle" || d.reason === "unknown-type");
+}
+/**
+* The parts of a tuple that could not be read while the rest was: fatal issues of a channel value or of a pending
+* write (the checkpoint itself decoded, and nothing is encrypted without its key). Undefined when the tuple cannot be
+* shown at all (its checkpoint did not decode, or a key is missing) or when nothing is missing.
+*/
+function partialIssues(t) {
+	const bad = t.issues.filter((i) => i.fatal);
+	if (bad.length === 0) return void 0;
+	const part = (i) => i.reason !== "encrypted" && /^\/(checkpoint\/channel_values\/[^/]+|pendingWrites\/\d+\/value)$/.test(i.pointer);
+	return bad.every(part) ? bad : void 0;
+}
 /** One line naming the checkpoint, the rows that did not decode and why; undefined when nothing is missing. */
 function unreadableReport(t) {
 	const bad = fatalIssues(t);
@@ -632,8 +650,8 @@ function missingKeyReport(t) {
 	const type = /\(([^)]*\+[^)]*)\)/.exec(i.message)?.[1] ?? "+aes";
 	return i.message.includes("set LANGGRAPH_AES_KEY to the key (or pass --aes-key-file <file>)") ? `its rows are encrypted (${type}, LangGraph's EncryptedSerializer; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and no key was given: ${AES_KEY_HINT}` : `its rows are encrypted (${type}; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and ${i.message.slice(i.message.indexOf("the key ("))}`;
 }
-var rowName, fatalIssues;
-var init_unreadable = __esmMin((() => {
+var rowName, CANNOT_REBUILD, fatalIssues;
+var init_unreadable$1 = __esmMin((() => {
 	init_aes_key();
 	rowName = (r) => {
 		const parts = [r.table];
@@ -642,6 +660,7 @@ var init_unreadable = __esmMin((() => {
 		if (r.version !== void 0) parts.push(`version=${r.version}`);
 		return parts.join(" ");
 	};
+	CANNOT_REBUILD = "ckpt/cannot-rebuild";
 	fatalIssues = (t) => t.issues.filter((i) => i.fatal);
 }));
 // dist/savers/types.js
@@ -2941,9 +2960,9 @@ function langGraphSaver(store) {
 	const readOnly = () => {
 		throw storeError("langgraph-read-only", `${store.uri}: a LangGraph store is read-only here; write LangGraph stores with ckpt migrate`);
 	};
-	const docOf = (t) => {
+	const docOf = (t, partial = false) => {
 		const bad = t && unreadableReport(t);
-		if (bad) throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
+		if (bad && !(partial && partialIssues(t))) throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
 		return t && JSON.stringify(tupleDocument(t, store.uri));
 	};
 	const load = async (threadId, ns) => docOf(await store.getTuple(threadId, rootNs(ns)));
@@ -2988,7 +3007,7 @@ function langGraphSaver(store) {
 		namespaces: async () => [DEFAULT_NAMESPACE],
 		history: (threadId, ns) => store.history(threadId, rootNs(ns)),
 		async loadAt(threadId, checkpointId, ns) {
-			return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId));
+			return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId), true);
 		},
 		close: () => store.close()
 	};
@@ -2997,7 +3016,7 @@ var keyOf$1, counters, bytesOf$1, threadsOf, rangeOf, rootNs;
 var init_shared = __esmMin((() => {
 	init_errors();
 	init_types$8();
-	init_unreadable();
+	init_unreadable$1();
 	init_types$7();
 	keyOf$1 = (k) => `${k.threadId}\u0000${k.ns}\u0000${k.id}`;
 	counters = (v) => {
@@ -21531,6 +21550,29 @@ function toCanonical$2(doc) {
 		tuple: rest,
 		_layout: layout
 	} };
+	const unreadable = unreadableOf(doc);
+	if (unreadable.length) out.ext.langgraph.unreadable = unreadable;
+	return out;
+}
+/**
+* The parts of a tuple read in part (savers/langgraph: `loadAt` keeps a tuple whose channel values or pending writes
+* did not all come back, `partialIssues`): each named, with why, and whose inability it is.
+*/
+function unreadableOf(doc) {
+	const out = [];
+	for (const i of Array.isArray(doc.issues) ? doc.issues : []) {
+		if (!i.fatal) continue;
+		const ch = /^\/checkpoint\/channel_values\/([^/]+)$/.exec(i.pointer);
+		const w = /^\/pendingWrites\/(\d+)\/value$/.exec(i.pointer);
+		const write = w ? doc.pendingWrites?.[Number(w[1])] : void 0;
+		const part = ch ? `channel '${ch[1].replace(/~1/g, "/").replace(/~0/g, "~")}'` : write ? `pending write of task ${write.taskId} to channel '${write.channel}'` : i.pointer;
+		out.push({
+			pointer: i.pointer,
+			part,
+			message: i.message,
+			cause: cannotRebuild(i) ? "ckpt" : "store"
+		});
+	}
 	return out;
 }
 function ordered(o, order) {
@@ -21673,6 +21715,7 @@ var TRIGGER, BOOK_DOC, BOOK_CP, isTodos, isFiles, STATE_SHAPES, ISO, langgraphAd
 var init_adapter = __esmMin((() => {
 	init_errors();
 	init_json$1();
+	init_unreadable$1();
 	init_envelope();
 	init_messages$2();
 	init_types$8();
@@ -21746,6 +21789,10 @@ var init_adapter = __esmMin((() => {
 			return v;
 		},
 		toCanonical: (native) => toCanonical$2(native),
+		unreadable: (cp) => {
+			const u = cp.ext?.langgraph?.unreadable;
+			return Array.isArray(u) ? u : [];
+		},
 		fromCanonical: (cp, { lossy }) => fromCanonical$1(cp, lossy),
 		/** toCanonical's roles, tool-call and tool-result ids, usage and interrupt, without converting content. */
 		lintView(native) {
@@ -26364,6 +26411,17 @@ function readCheckpoint(given, format) {
 		checkpoint: adapter.toCanonical(native, doc),
 		format: name
 	};
+}
+/** One line naming an unreadable part and why it is missing. */
+function unreadableLine(p) {
+	const whose = p.cause === "ckpt" ? "ckpt cannot rebuild it; the library can" : "the stored data it needs is damaged or missing";
+	return `${p.part} cannot be read (${whose}): ${p.message}`;
+}
+/** The parts of a canonical checkpoint its source format could not read (`FormatAdapter.unreadable`); [] when none. */
+function unreadableParts(cp) {
+	const name = cp.origin?.format;
+	if (typeof name !== "string" || !isFormatName(name)) return [];
+	return getAdapter(name).unreadable?.(cp) ?? [];
 }
 /** Throw the JSON syntax error of a document (line by line for .jsonl files), if it has one. */
 function syntaxCheck(doc) {
@@ -39436,7 +39494,7 @@ function applyDeltaWalk(t, channel, walk) {
 		deepagents: countedDeltaChannels(t).includes("files")
 	});
 	if ("reason" in r) {
-		issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
+		issue("delta-reducer", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
 		return;
 	}
 	t.checkpoint.channel_values[channel] = r.value;
@@ -39585,7 +39643,7 @@ var init_delta = __esmMin((() => {
 	init_delta$1();
 	init_tuple();
 	init_serde();
-	init_unreadable();
+	init_unreadable$1();
 	init_errors();
 	init_types$8();
 	Bounded = class {
@@ -43380,7 +43438,11 @@ function convertCheckpoint$1(cp, to, options = {}) {
 		version: options.version,
 		lossy: log
 	});
-	const foreign = foreignExtLoss(cp, target.name);
+	const foreign = [...foreignExtLoss(cp, target.name), ...unreadableParts(cp).map((p, i) => ({
+		pointer: `/ext/${esc$1(String(cp.origin?.format))}/unreadable/${i}`,
+		field: p.part,
+		reason: `${p.part} of the source could not be read (${p.cause === "ckpt" ? "ckpt cannot rebuild it" : "the stored data it needs is damaged or missing"}): ${p.message}`
+	}))];
 	const lossLog = target.lossInPointerOrder === true && !foreign.length && !(target.integers && mayHoldBigInt) ? log : LossLog.of(completed(log, foreign, cp, target, mayHoldBigInt));
 	const bad = outputProblem(target, native, mayHoldBigInt);
 	if (bad) throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
@@ -46673,6 +46735,10 @@ function rowOfPointer(t, pointer) {
 /** Rule 13: payloads that did not decode with their tag (errors) or decoded lossily (warnings). */
 function decodeIssues(run, t) {
 	for (const d of t.issues) {
+		if (cannotRebuild(d)) {
+			run.add("warning", CANNOT_REBUILD, d.row, d.pointer, `ckpt cannot read this part (the library can): ${d.message}`);
+			continue;
+		}
 		if (d.reason.startsWith("delta-")) {
 			run.add("error", `langgraph/${d.reason}`, d.row, d.pointer, d.message);
 			continue;
@@ -47039,7 +47105,7 @@ var init_validate$3 = __esmMin((() => {
 	init_adapter();
 	init_messages$2();
 	init_serde();
-	init_unreadable();
+	init_unreadable$1();
 	init_types$8();
 	esc = (s) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 	PY_TAGS = /* @__PURE__ */ new Set([
@@ -47141,7 +47207,8 @@ var init_validate$3 = __esmMin((() => {
 			const same = sameAsBefore(this.memo, msgs);
 			const known = writtenBefore(this.memo, msgs, same);
 			const issues = schemaIssues(langgraphAdapter.schema, known ? withoutKnown(doc, msgs, known) : doc, "", void 0, false);
-			for (const i of issues) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
+			const undecoded = t.issues.some((d) => d.fatal && d.pointer === "/checkpoint");
+			for (const i of issues) if (!(undecoded && i.pointer.startsWith("/checkpoint/"))) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
 			envelopeRules(this, t);
 			writeRules(this, t);
 			versionRules(this, t);
@@ -50849,6 +50916,16 @@ var init_validate = __esmMin((() => {
 		}
 	};
 }));
+// dist/cli/unreadable.js
+/** The parts of `cp` that could not be read, each said on stderr (`what`: how the command goes on without them). */
+function warnUnreadable(io, name, cp, what) {
+	const parts = unreadableParts(cp);
+	for (const p of parts) io.stderr.write(`ckpt: warning: ${name}: ${unreadableLine(p)}; ${what}\n`);
+	return parts;
+}
+var init_unreadable = __esmMin((() => {
+	init_formats();
+}));
 // dist/core/diff/stable.js
 /**
 * Stable JSON text (sorted object keys, bigints as digits) and structural equality — the identity of a value
@@ -53256,6 +53333,7 @@ var OUTPUTS, isOutput, diffCommand;
 var init_diff = __esmMin((() => {
 	init_io();
 	init_input();
+	init_unreadable();
 	init_errors();
 	init_json$1();
 	init_validate$4();
@@ -53340,10 +53418,12 @@ var init_diff = __esmMin((() => {
 				const valid = nativeValid(n.adapter, n.native, n.doc);
 				const checkpoint = n.adapter.toCanonical(n.native, n.doc);
 				if (!valid) checkCanonical(checkpoint, doc, n.format);
+				const unreadable = warnUnreadable(io, doc.name, checkpoint, "compared without it");
 				return {
 					doc,
 					checkpoint,
-					format: n.format
+					format: n.format,
+					unreadable
 				};
 			};
 			const ra = await read(args.a);
@@ -53361,8 +53441,10 @@ var init_diff = __esmMin((() => {
 				format: r.format,
 				threadId: String(r.checkpoint.threadId),
 				...r.checkpoint.origin?.threadIdFrom ? { threadIdFrom: r.checkpoint.origin.threadIdFrom } : {},
-				messages: r.checkpoint.messages.length
+				messages: r.checkpoint.messages.length,
+				...r.unreadable.length ? { unreadable: r.unreadable } : {}
 			});
+			for (const [k, r] of [["a", ra], ["b", rb]]) for (const p of r.unreadable) d.notes.push(`${k}: ${unreadableLine(p)}; compared without it`);
 			const a = side(ra);
 			const b = side(rb);
 			if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");
@@ -64119,6 +64201,7 @@ function checkpointView(cp, pool, opts = {}) {
 	const it = cp.interrupt;
 	const lg = opts.values ? langGraphView(cp, opts.values) : void 0;
 	const state = stateView(cp.state);
+	const unreadable = unreadableParts(cp);
 	if (lg) state.other = {};
 	return {
 		threadId: String(cp.threadId),
@@ -64141,7 +64224,8 @@ function checkpointView(cp, pool, opts = {}) {
 			})) } : {}
 		} } : {},
 		meta,
-		...lg ? { lg } : {}
+		...lg ? { lg } : {},
+		...unreadable.length ? { unreadable: unreadable.map(unreadableLine) } : {}
 	};
 }
 var MessagePool, num, str, KNOWN_STATE;
@@ -64149,6 +64233,7 @@ var init_model = __esmMin((() => {
 	init_diff$2();
 	init_markdown();
 	init_langgraph();
+	init_formats();
 	MessagePool = class {
 		pool = [];
 		byKey = /* @__PURE__ */ new Map();
@@ -64285,6 +64370,7 @@ var init_show = __esmMin((() => {
 	init_delta$1();
 	init_input();
 	init_io();
+	init_unreadable();
 	clip = (s, max) => s.length > max ? s.slice(0, max - 1) + "…" : s;
 	indent = (s) => s.split("\n").map((l) => "    " + l).join("\n");
 	showCommand = {
@@ -64310,7 +64396,7 @@ var init_show = __esmMin((() => {
 		run: async (args, io) => {
 			const input = args.input === "" ? "-" : args.input;
 			const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
-			const { checkpoint, format } = readCheckpoint(await readSource(parseInput(input, {
+			const doc = await readSource(parseInput(input, {
 				cwd: io.cwd,
 				env: io.env,
 				namespace: args.namespace
@@ -64319,7 +64405,9 @@ var init_show = __esmMin((() => {
 				cwd: io.cwd,
 				env: io.env,
 				rowsMustRead: true
-			}), args.format);
+			});
+			const { checkpoint, format } = readCheckpoint(doc, args.format);
+			const unreadable = warnUnreadable(io, doc.name, checkpoint, "shown without it");
 			if (args.json) {
 				io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
 				return 0;
@@ -64331,6 +64419,10 @@ var init_show = __esmMin((() => {
 				full: args.full,
 				chalk
 			}));
+			if (unreadable.length) {
+				const mark = (s) => chalk ? chalk.red(s) : s;
+				io.stdout.write(`${mark("unreadable")}\n${unreadable.map((p) => `  ${unreadableLine(p)}\n`).join("")}`);
+			}
 			return 0;
 		}
 	};
@@ -71620,6 +71712,7 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 	for await (const e of saver.history(threadId, namespace)) if (newestFirst.length < limit) newestFirst.push(e);
 	else omitted++;
 	const entries = [];
+	const unreadable = [];
 	for (const e of newestFirst.reverse()) {
 		const text = await saver.loadAt(threadId, e.checkpointId, namespace);
 		if (text === void 0) continue;
@@ -71627,6 +71720,11 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 			name: `${label}#${threadId}@${e.checkpointId}${namespace ? ` (namespace '${namespace}')` : ""}`,
 			text
 		}, "langgraph");
+		const part = unreadableParts(checkpoint)[0];
+		if (part) unreadable.push({
+			id: e.checkpointId,
+			line: unreadableLine(part)
+		});
 		const node = e.nodes.length ? e.nodes.join(", ") : e.source ?? void 0;
 		entries.push({
 			id: e.checkpointId,
@@ -71639,7 +71737,8 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 	}
 	return {
 		entries,
-		omitted
+		omitted,
+		unreadable
 	};
 }
 var init_view_history = __esmMin((() => {
@@ -71648,7 +71747,7 @@ var init_view_history = __esmMin((() => {
 // dist/view/client.cjs
 var require_client = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const m = { exports: {} };
-	new Function("exports", "module", "\"use strict\";\nObject.defineProperty(exports, \"__esModule\", { value: true });\nexports.el = el;\nexports.fmtNum = fmtNum;\nexports.fmtTime = fmtTime;\nexports.pretty = pretty;\nexports.main = main;\nexports.initTheme = initTheme;\nexports.toggleTheme = toggleTheme;\nexports.buildLayout = buildLayout;\nexports.buildTimeline = buildTimeline;\nexports.showCheckpoint = showCheckpoint;\nexports.diffSwitch = diffSwitch;\nexports.pairTools = pairTools;\nexports.buildTabs = buildTabs;\nexports.selectTab = selectTab;\nexports.renderTranscript = renderTranscript;\nexports.fillChunk = fillChunk;\nexports.renderMessage = renderMessage;\nexports.textBlock = textBlock;\nexports.htmlBlock = htmlBlock;\nexports.renderBlock = renderBlock;\nexports.renderCall = renderCall;\n/** el(\"div\", {class: \"x\"}, child, \"text\") — strings become text nodes, never markup. */\nfunction el(tag, attrs, ...kids) {\n    const e = document.createElement(tag);\n    if (attrs)\n        for (const k in attrs)\n            if (attrs[k] !== undefined)\n                e.setAttribute(k, attrs[k]);\n    for (const c of kids)\n        if (c !== null && c !== undefined)\n            e.append(typeof c === \"string\" ? document.createTextNode(c) : c);\n    return e;\n}\nfunction fmtNum(n) {\n    return String(n).replace(/\\B(?=(\\d{3})+$)/g, \",\");\n}\nfunction fmtTime(ts) {\n    if (ts === undefined || ts === \"\")\n        return \"\";\n    const d = new Date(ts);\n    return Number.isNaN(d.getTime())\n        ? String(ts)\n        : d\n            .toISOString()\n            .replace(\"T\", \" \")\n            .replace(/\\.000Z$/, \"Z\")\n            .replace(/Z$/, \" UTC\");\n}\nfunction pretty(v) {\n    if (typeof v === \"string\") {\n        try {\n            return JSON.stringify(JSON.parse(v), null, 2);\n        }\n        catch {\n            return v;\n        }\n    }\n    return JSON.stringify(v, null, 2) ?? String(v);\n}\nfunction main() {\n    const raw = document.getElementById(\"ckpt-data\").textContent;\n    const data = JSON.parse(raw);\n    S = {\n        data,\n        cur: 0,\n        cp: data.checkpoints[0],\n        msgs: [],\n        resultAt: new Map(),\n        callAt: new Map(),\n        filled: new Set(),\n        chunks: [],\n        lazy: [],\n        focus: -1,\n        hits: [],\n        hit: -1,\n        query: \"\",\n        // a graph without messages opens on its channels\n        tab: data.checkpoints.some((c) => c.lg) && data.checkpoints.every((c) => c.messages.length === 0) ? 1 : 0,\n        order: data.checkpoints.map((_, i) => i),\n    };\n    initTheme();\n    buildLayout();\n    if (data.kind === \"store\")\n        return;\n    bindKeys();\n    const start = data.start ?? (data.kind === \"history\" ? data.checkpoints.length - 1 : data.kind === \"diff\" ? 1 : 0);\n    showCheckpoint(start);\n    const m = /^#m(\\d+)$/.exec(location.hash);\n    if (m)\n        gotoMessage(Number(m[1]));\n    document.documentElement.setAttribute(\"data-ready\", \"1\");\n}\nfunction initTheme() {\n    let t = null;\n    try {\n        t = localStorage.getItem(\"ckpt-theme\");\n    }\n    catch {\n        t = null;\n    }\n    if (t !== \"light\" && t !== \"dark\")\n        t = matchMedia(\"(prefers-color-scheme: dark)\").matches ? \"dark\" : \"light\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n}\nfunction toggleTheme() {\n    const t = document.documentElement.getAttribute(\"data-theme\") === \"dark\" ? \"light\" : \"dark\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n    try {\n        localStorage.setItem(\"ckpt-theme\", t);\n    }\n    catch {\n        /* file:// pages may have no storage */\n    }\n    document.getElementById(\"theme\").setAttribute(\"aria-label\", `Switch to ${t === \"dark\" ? \"light\" : \"dark\"} theme`);\n}\nfunction buildLayout() {\n    const d = S.data;\n    const tools = el(\"div\", { class: \"tools\" });\n    if (d.kind !== \"store\") {\n        const q = el(\"input\", {\n            id: \"q\",\n            type: \"search\",\n            placeholder: \"Search messages  ( / )\",\n            \"aria-label\": \"Search messages\",\n            autocomplete: \"off\",\n        });\n        q.addEventListener(\"input\", () => search(q.value));\n        q.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\")\n                nextHit(e.shiftKey ? -1 : 1);\n            if (e.key === \"Escape\")\n                q.blur();\n        });\n        const go = el(\"input\", {\n            id: \"goto\",\n            type: \"number\",\n            min: \"0\",\n            placeholder: \"#\",\n            \"aria-label\": \"Jump to message number\",\n        });\n        go.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\" && go.value !== \"\")\n                gotoMessage(Number(go.value));\n        });\n        const prev = el(\"button\", { type: \"button\", \"aria-label\": \"Previous match\" }, \"↑\");\n        const next = el(\"button\", { type: \"button\", \"aria-label\": \"Next match\" }, \"↓\");\n        prev.addEventListener(\"click\", () => nextHit(-1));\n        next.addEventListener(\"click\", () => nextHit(1));\n        tools.append(q, el(\"span\", { id: \"qcount\", class: \"count\", \"aria-live\": \"polite\" }), prev, next, el(\"label\", null, \"Go to \", go));\n    }\n    const theme = el(\"button\", { id: \"theme\", type: \"button\", \"aria-label\": \"Switch theme\" }, \"◐ Theme\");\n    theme.addEventListener(\"click\", toggleTheme);\n    const help = el(\"button\", { id: \"help\", type: \"button\", \"aria-label\": \"Keyboard shortcuts\" }, \"?\");\n    help.addEventListener(\"click\", showHelp);\n    tools.append(theme, help);\n    const head = el(\"header\", { class: \"top\" });\n    if (d.back)\n        head.append(el(\"a\", { href: d.back }, \"← store\"));\n    head.append(el(\"h1\", null, d.title), el(\"span\", { id: \"sub\", class: \"sub\" }), tools);\n    const layout = el(\"div\", { class: \"layout\" });\n    if (d.kind === \"history\")\n        layout.append(buildTimeline());\n    const main = el(\"main\", { id: \"main\", tabindex: \"-1\" });\n    layout.append(main);\n    document.body.append(el(\"a\", { class: \"skip\", href: \"#main\" }, \"Skip to content\"), head, layout);\n    if (d.kind === \"store\")\n        renderStore(main);\n}\nfunction buildTimeline() {\n    const h = S.data.history;\n    const nav = el(\"nav\", { class: \"timeline\", \"aria-label\": \"Checkpoint history\" }, el(\"h2\", null, `History (${h.length} checkpoints)`));\n    if (S.data.omitted)\n        nav.append(el(\"p\", { class: \"empty\" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));\n    // a tree: children by parent; a checkpoint with several children is a fork, each child's line one branch\n    const kids = h.map(() => []);\n    const roots = [];\n    h.forEach((x, i) => (x.parent !== undefined && x.parent !== i ? kids[x.parent].push(i) : roots.push(i)));\n    const newest = new Set();\n    for (let i = h.length - 1; i !== undefined && !newest.has(i); i = h[i].parent)\n        newest.add(i);\n    S.order = [];\n    const item = (i) => {\n        const x = h[i];\n        const b = el(\"button\", { type: \"button\", \"data-i\": String(i) }, el(\"span\", null, `step ${x.step} `), el(\"span\", { class: \"node\" }, x.node ?? \"\"));\n        const marks = [];\n        if (x.source && x.source !== \"loop\") {\n            b.append(\" \", el(\"span\", { class: \"badge src\" }, x.source));\n            marks.push(`source ${x.source}`);\n        }\n        if (x.interrupt) {\n            const t = x.interrupt === \"pending\" ? \"interrupt pending\" : \"interrupted → resumed\";\n            b.append(\" \", el(\"span\", { class: `badge ${x.interrupt === \"pending\" ? \"warn\" : \"ok\"} int` }, t));\n            marks.push(t);\n        }\n        else if (x.resumed) {\n            b.append(\" \", el(\"span\", { class: \"badge ok int\" }, \"resumed\"));\n            marks.push(\"resumed\");\n        }\n        if (x.error) {\n            b.append(\" \", el(\"span\", { class: \"badge err\" }, \"error\"));\n            marks.push(\"error\");\n        }\n        if (x.changed?.length) {\n            const t = `changed: ${x.changed.slice(0, 4).join(\", \")}${x.changed.length > 4 ? ` +${x.changed.length - 4}` : \"\"}`;\n            b.append(el(\"span\", { class: \"chg\" }, t));\n            marks.push(t);\n        }\n        b.append(el(\"time\", null, fmtTime(x.time)));\n        b.setAttribute(\"aria-label\", [`step ${x.step}`, x.node ? `node ${x.node}` : \"\", ...marks].filter(Boolean).join(\", \"));\n        b.addEventListener(\"click\", () => {\n            showCheckpoint(i);\n            history.replaceState(null, \"\", `#c${i}`);\n        });\n        S.order.push(i);\n        return el(\"li\", null, b);\n    };\n    const seen = new Set();\n    const line = (start, ol) => {\n        for (let i = start; !seen.has(i);) {\n            seen.add(i);\n            ol.append(item(i));\n            const c = kids[i];\n            if (c.length === 1) {\n                i = c[0];\n                continue;\n            }\n            c.forEach((k, n) => {\n                const sub = el(\"ol\");\n                const li = el(\"li\", { class: \"branch\", \"data-from\": String(i) }, el(\"span\", { class: \"fork\" }, `↳ branch ${n + 1} of ${c.length} from step ${h[i].step}${newest.has(k) ? \" (newest)\" : \"\"}`), sub);\n                ol.append(li);\n                line(k, sub);\n            });\n            return;\n        }\n    };\n    const ol = el(\"ol\");\n    for (const r of roots)\n        line(r, ol);\n    // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest\n    h.forEach((_, i) => seen.has(i) || line(i, ol));\n    nav.append(ol);\n    return nav;\n}\n/** Show checkpoint i of the page: transcript, state, usage, metadata, and the changes that led to it. */\nfunction showCheckpoint(i) {\n    const d = S.data;\n    S.cur = i;\n    S.cp = d.checkpoints[i];\n    S.msgs = S.cp.messages.map((k) => d.pool[k]);\n    S.text = undefined;\n    S.focus = -1;\n    pairTools();\n    document\n        .querySelectorAll(\"nav.timeline button\")\n        .forEach((b) => b.setAttribute(\"aria-current\", String(b.getAttribute(\"data-i\") === String(i))));\n    const cp = S.cp;\n    const lg = cp.lg;\n    const state = lg?.channels.filter((c) => c.kind === \"state\").length ?? 0;\n    document.getElementById(\"sub\").textContent = [\n        cp.format,\n        `thread ${cp.threadId}`,\n        lg?.namespace ? `namespace ${lg.namespace}` : \"\",\n        `step ${lg?.step ?? cp.step}`,\n        d.history?.[i]?.node ? `node ${d.history[i].node}` : \"\",\n        lg && !lg.channels.some((c) => c.kind === \"messages\")\n            ? `${fmtNum(state)} channels`\n            : `${fmtNum(S.msgs.length)} messages`,\n    ]\n        .filter(Boolean)\n        .join(\" · \");\n    const main = document.getElementById(\"main\");\n    main.replaceChildren();\n    const diff = d.kind === \"diff\" ? d.diff : d.kind === \"history\" ? d.history[i].diff : undefined;\n    if (d.kind === \"diff\")\n        main.append(diffSwitch());\n    const from = d.history?.[i]?.from;\n    if (diff)\n        main.append(renderChanges(diff, d.kind === \"history\" && from !== undefined\n            ? `Changes since step ${d.history[from].step}${from !== i - 1 ? \" (its parent)\" : \"\"}`\n            : \"Changes\"));\n    else if (d.kind === \"history\")\n        main.append(el(\"section\", { class: \"changes\" }, el(\"h2\", null, \"First checkpoint of this thread\")));\n    if (lg)\n        renderLgInterrupts(main, lg);\n    main.append(buildTabs());\n    if (S.query)\n        search(S.query);\n}\nfunction diffSwitch() {\n    const nav = el(\"nav\", { class: \"pager\", \"aria-label\": \"Which side\" }, el(\"span\", null, \"Show:\"));\n    [\"before (a)\", \"after (b)\"].forEach((label, k) => {\n        const b = el(\"button\", { type: \"button\", \"aria-pressed\": String(S.cur === k) }, `${label}: ${S.data.sides?.[k] ?? \"\"}`);\n        b.addEventListener(\"click\", () => showCheckpoint(k));\n        nav.append(b);\n    });\n    return nav;\n}\nfunction pairTools() {\n    S.resultAt = new Map();\n    S.callAt = new Map();\n    const callPos = new Map();\n    S.msgs.forEach((m, p) => {\n        if (m.role === \"assistant\")\n            for (const b of m.blocks)\n                if (b.t === \"call\")\n                    callPos.set(b.id, p);\n        if (m.role === \"toolResult\" && m.toolCallId !== undefined) {\n            if (!S.resultAt.has(m.toolCallId))\n                S.resultAt.set(m.toolCallId, p);\n            const c = callPos.get(m.toolCallId);\n            if (c !== undefined)\n                S.callAt.set(p, c);\n        }\n    });\n}\nfunction buildTabs() {\n    const f = document.createDocumentFragment();\n    const lg = S.cp.lg;\n    const names = lg\n        ? [\"Transcript\", \"Channels\", \"Writes\", \"Usage\", \"Metadata\"]\n        : [\"Transcript\", \"State\", \"Usage\", \"Metadata\"];\n    const list = el(\"div\", { role: \"tablist\", \"aria-label\": \"Views\" });\n    const panels = names.map((n) => el(\"section\", { class: \"panel\", id: `panel-${n.toLowerCase()}`, role: \"tabpanel\", \"aria-label\": n }));\n    if (S.tab >= names.length)\n        S.tab = 0;\n    names.forEach((n, k) => {\n        const count = n === \"State\"\n            ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`\n            : n === \"Channels\"\n                ? ` (${lg.channels.filter((c) => c.kind !== \"plumbing\").length})`\n                : n === \"Writes\"\n                    ? ` (${lg.tasks.reduce((a, t) => a + t.writes.length, 0)})`\n                    : n === \"Transcript\"\n                        ? ` (${fmtNum(S.msgs.length)})`\n                        : \"\";\n        const t = el(\"button\", {\n            role: \"tab\",\n            id: `tab-${n.toLowerCase()}`,\n            type: \"button\",\n            \"aria-selected\": String(k === S.tab),\n            \"aria-controls\": `panel-${n.toLowerCase()}`,\n        }, n + count);\n        t.addEventListener(\"click\", () => selectTab(k));\n        list.append(t);\n        if (k !== S.tab)\n            panels[k].hidden = true;\n    });\n    f.append(list, ...panels);\n    renderTranscript(panels[0]);\n    // the other panels are built the first time they are shown (a long history's usage table costs time at load)\n    const later = lg\n        ? [undefined, (p) => renderChannels(p, S.cp), (p) => renderWrites(p, lg), renderUsage, renderMeta]\n        : [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];\n    panels.forEach((p, k) => {\n        if (!later[k])\n            return;\n        if (k === S.tab)\n            later[k](p);\n        else\n            p.setAttribute(\"data-lazy\", String(k));\n    });\n    S.lazy = later;\n    return f;\n}\nfunction selectTab(k) {\n    const panel = document.querySelectorAll(\"section.panel\")[k];\n    if (panel?.hasAttribute(\"data-lazy\")) {\n        panel.removeAttribute(\"data-lazy\");\n        S.lazy[k]?.(panel);\n    }\n    if (!panel)\n        return;\n    S.tab = k;\n    document.querySelectorAll(\"[role=tab]\").forEach((t, j) => t.setAttribute(\"aria-selected\", String(j === k)));\n    document.querySelectorAll(\"section.panel\").forEach((p, j) => (p.hidden = j !== k));\n}\nfunction renderTranscript(panel) {\n    S.observer?.disconnect();\n    S.filled = new Set();\n    S.chunks = [];\n    const box = el(\"div\", { id: \"msgs\" });\n    const n = S.msgs.length;\n    if (n === 0)\n        box.append(el(\"p\", { class: \"empty\" }, S.cp.lg && !S.cp.lg.channels.some((c) => c.kind === \"messages\")\n            ? \"No messages: this graph has no messages channel; its state is on the Channels tab.\"\n            : \"No messages.\"));\n    S.observer = new IntersectionObserver((entries) => {\n        for (const e of entries)\n            if (e.isIntersecting)\n                fillChunk(Number(e.target.dataset.c));\n    }, { rootMargin: \"2000px 0px\" });\n    for (let c = 0; c * CHUNK_SIZE < n; c++) {\n        const ch = el(\"div\", {\n            class: \"chunk\",\n            \"data-c\": String(c),\n            style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px`,\n        });\n        box.append(ch);\n        S.chunks.push(ch);\n        S.observer.observe(ch);\n    }\n    panel.append(box);\n    fillChunk(0); // the first messages at once; the rest as they come near the viewport\n    if (S.cp.interrupt && !S.cp.lg) {\n        const it = S.cp.interrupt;\n        // several tool calls may await approval at once: one note each\n        for (const a of [it, ...(it.more ?? [])])\n            panel.append(el(\"aside\", { class: \"interrupt\", role: \"note\" }, el(\"strong\", null, \"Interrupted: pending approval \"), el(\"code\", null, a.toolName), ` [${a.toolCallId}] at step ${it.step}`, a.args !== undefined ? el(\"pre\", null, pretty(a.args)) : null));\n    }\n}\nfunction fillChunk(c) {\n    if (S.filled.has(c))\n        return;\n    const ch = S.chunks[c];\n    if (!ch)\n        return;\n    S.filled.add(c);\n    const end = Math.min(S.msgs.length, (c + 1) * CHUNK_SIZE);\n    const f = document.createDocumentFragment();\n    for (let p = c * CHUNK_SIZE; p < end; p++)\n        f.append(renderMessage(p));\n    ch.append(f);\n    ch.style.minHeight = \"\";\n    if (S.query)\n        markHits(ch);\n}\nfunction renderMessage(p) {\n    const m = S.msgs[p];\n    const known = m.role === \"user\" || m.role === \"assistant\" || m.role === \"system\" || m.role === \"toolResult\";\n    const err = m.isError || m.error !== undefined || m.stop === \"error\" || m.stop === \"aborted\";\n    const a = el(\"article\", {\n        class: `msg role-${known ? m.role : \"ext\"}${known ? \"\" : \" ext\"}${err ? \" error\" : \"\"}`,\n        id: `m${p}`,\n        \"data-i\": String(p),\n        tabindex: \"-1\",\n        \"aria-label\": `message ${p}, ${m.role}`,\n    });\n    const h = el(\"header\", null, el(\"a\", { class: \"idx\", href: `#m${p}` }, `#${p}`), el(\"span\", { class: \"role\" }, m.role === \"toolResult\" ? \"tool result\" : m.role));\n    if (!known && m.kind)\n        h.append(el(\"span\", null, m.kind));\n    if (m.toolName)\n        h.append(el(\"code\", null, m.toolName));\n    if (m.model)\n        h.append(el(\"span\", null, m.model + (m.provider ? ` (${m.provider})` : \"\")));\n    if (m.ts !== undefined)\n        h.append(el(\"time\", { datetime: new Date(m.ts).toISOString() }, fmtTime(m.ts)));\n    if (m.usage)\n        h.append(el(\"span\", { title: \"input / output tokens\" }, `in ${fmtNum(m.usage[0])} · out ${fmtNum(m.usage[1])}`));\n    if (m.stop && m.stop !== \"stop\" && m.stop !== \"toolUse\")\n        h.append(el(\"span\", { class: `badge ${err ? \"err\" : \"warn\"}` }, m.stop));\n    if (m.isError)\n        h.append(el(\"span\", { class: \"badge err\" }, \"error\"));\n    const callAt = S.callAt.get(p);\n    if (callAt !== undefined)\n        h.append(el(\"a\", { href: `#m${callAt}`, \"data-goto\": String(callAt) }, `↑ call in #${callAt}`));\n    a.append(h);\n    const body = el(\"div\", { class: \"body\" });\n    if (m.error)\n        body.append(el(\"p\", { class: \"badge err\", role: \"alert\" }, `Error: ${m.error}`));\n    for (const b of m.blocks)\n        body.append(renderBlock(b, p));\n    if (!known)\n        body.append(el(\"pre\", null, pretty(m.data)));\n    a.append(body);\n    return a;\n}\nfunction textBlock(x, cls) {\n    const d = el(\"div\", { class: cls });\n    for (const para of x.split(/\\n{2,}/))\n        d.append(el(\"p\", null, para));\n    return d;\n}\nfunction htmlBlock(h) {\n    const d = el(\"div\", { class: \"md\" });\n    d.innerHTML = h; // rendered by markdown.ts with raw HTML disabled and link protocols filtered\n    return d;\n}\nfunction renderBlock(b, p) {\n    switch (b.t) {\n        case \"md\":\n            return htmlBlock(b.h);\n        case \"txt\":\n            return textBlock(b.x, \"txt\");\n        case \"pre\":\n            return el(\"pre\", { class: \"out\" }, b.x);\n        case \"think\": {\n            const body = b.h !== undefined ? htmlBlock(b.h) : textBlock(b.x ?? \"\", \"txt\");\n            return el(\"details\", { class: \"think\" }, el(\"summary\", null, b.redacted ? \"Reasoning (redacted)\" : `Reasoning (${fmtNum((b.x ?? b.h ?? \"\").length)} characters)`), body);\n        }\n        case \"call\":\n            return renderCall(b, p);\n        case \"img\":\n            return el(\"img\", { class: \"inline\", src: b.src, alt: `image (${b.mime})`, loading: \"lazy\" });\n        case \"ref\": {\n            const label = `[${b.kind}${b.name ? \" \" + b.name : \"\"} · ${b.mime}${b.bytes !== undefined ? \" · \" + fmtNum(b.bytes) + \" bytes\" : \"\"}]`;\n            return b.url\n                ? el(\"p\", null, el(\"a\", { href: b.url, rel: \"noopener noreferrer nofollow\", target: \"_blank\" }, label))\n                : el(\"p\", { class: \"empty\" }, label);\n        }\n    }\n}\nfunction renderCall(b, p) {\n    const r = S.resultAt.get(b.id);\n    const res = r !== undefined ? S.msgs[r] : undefined;\n    const argsText = pretty(b.args);\n    const preview = argsText.replace(/\\s+/g, \" \").slice(0, 120);\n    const status = res === undefined\n        ? el(\"span\", { class: \"badge warn\" }, b.state && !b.state.startsWith(\"output-\") ? b.state : \"no result\")\n        : res.isError\n            ? el(\"span\", { class: \"badge err\" }, \"error\")\n            : el(\"span\", { class: \"badge ok\" }, \"ok\");\n    const d = el(\"details\", { class: `tool${res?.isError ? \" error\" : \"\"}`, \"data-call\": b.id }, el(\"summary\", null, \"⚙ \", el(\"code\", { class: \"tool-name\" }, b.name), \" \", el(\"span\", { class: \"preview\" }, preview), \" \", status));\n    d.addEventListener(\"toggle\", () => {\n        if (!d.open || d.childElementCount > 1)\n            return;\n        d.append(el(\"h4\", null, `Arguments · call ${b.id}`), el(\"pre\", { class: \"args\" }, argsText));\n        if (res && r !== undefined) {\n            d.append(el(\"h4\", null, \"Result \", el(\"a\", { href: `#m${r}`, \"data-goto\": String(r) }, `(message #${r})`)));\n            for (const x of res.blocks)\n                d.append(renderBlock(x, p));\n        }\n        else\n            d.append(el(\"p\", { class: \"empty\" }, \"No result in this checkpoint.\"));\n    });\n    return d;\n}\n//# sourceMappingURL=client.cjs.map")(m.exports, m);
+	new Function("exports", "module", "\"use strict\";\nObject.defineProperty(exports, \"__esModule\", { value: true });\nexports.el = el;\nexports.fmtNum = fmtNum;\nexports.fmtTime = fmtTime;\nexports.pretty = pretty;\nexports.main = main;\nexports.initTheme = initTheme;\nexports.toggleTheme = toggleTheme;\nexports.buildLayout = buildLayout;\nexports.buildTimeline = buildTimeline;\nexports.showCheckpoint = showCheckpoint;\nexports.diffSwitch = diffSwitch;\nexports.pairTools = pairTools;\nexports.buildTabs = buildTabs;\nexports.selectTab = selectTab;\nexports.renderTranscript = renderTranscript;\nexports.fillChunk = fillChunk;\nexports.renderMessage = renderMessage;\nexports.textBlock = textBlock;\nexports.htmlBlock = htmlBlock;\nexports.renderBlock = renderBlock;\nexports.renderCall = renderCall;\n/** el(\"div\", {class: \"x\"}, child, \"text\") — strings become text nodes, never markup. */\nfunction el(tag, attrs, ...kids) {\n    const e = document.createElement(tag);\n    if (attrs)\n        for (const k in attrs)\n            if (attrs[k] !== undefined)\n                e.setAttribute(k, attrs[k]);\n    for (const c of kids)\n        if (c !== null && c !== undefined)\n            e.append(typeof c === \"string\" ? document.createTextNode(c) : c);\n    return e;\n}\nfunction fmtNum(n) {\n    return String(n).replace(/\\B(?=(\\d{3})+$)/g, \",\");\n}\nfunction fmtTime(ts) {\n    if (ts === undefined || ts === \"\")\n        return \"\";\n    const d = new Date(ts);\n    return Number.isNaN(d.getTime())\n        ? String(ts)\n        : d\n            .toISOString()\n            .replace(\"T\", \" \")\n            .replace(/\\.000Z$/, \"Z\")\n            .replace(/Z$/, \" UTC\");\n}\nfunction pretty(v) {\n    if (typeof v === \"string\") {\n        try {\n            return JSON.stringify(JSON.parse(v), null, 2);\n        }\n        catch {\n            return v;\n        }\n    }\n    return JSON.stringify(v, null, 2) ?? String(v);\n}\nfunction main() {\n    const raw = document.getElementById(\"ckpt-data\").textContent;\n    const data = JSON.parse(raw);\n    S = {\n        data,\n        cur: 0,\n        cp: data.checkpoints[0],\n        msgs: [],\n        resultAt: new Map(),\n        callAt: new Map(),\n        filled: new Set(),\n        chunks: [],\n        lazy: [],\n        focus: -1,\n        hits: [],\n        hit: -1,\n        query: \"\",\n        // a graph without messages opens on its channels\n        tab: data.checkpoints.some((c) => c.lg) && data.checkpoints.every((c) => c.messages.length === 0) ? 1 : 0,\n        order: data.checkpoints.map((_, i) => i),\n    };\n    initTheme();\n    buildLayout();\n    if (data.kind === \"store\")\n        return;\n    bindKeys();\n    const start = data.start ?? (data.kind === \"history\" ? data.checkpoints.length - 1 : data.kind === \"diff\" ? 1 : 0);\n    showCheckpoint(start);\n    const m = /^#m(\\d+)$/.exec(location.hash);\n    if (m)\n        gotoMessage(Number(m[1]));\n    document.documentElement.setAttribute(\"data-ready\", \"1\");\n}\nfunction initTheme() {\n    let t = null;\n    try {\n        t = localStorage.getItem(\"ckpt-theme\");\n    }\n    catch {\n        t = null;\n    }\n    if (t !== \"light\" && t !== \"dark\")\n        t = matchMedia(\"(prefers-color-scheme: dark)\").matches ? \"dark\" : \"light\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n}\nfunction toggleTheme() {\n    const t = document.documentElement.getAttribute(\"data-theme\") === \"dark\" ? \"light\" : \"dark\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n    try {\n        localStorage.setItem(\"ckpt-theme\", t);\n    }\n    catch {\n        /* file:// pages may have no storage */\n    }\n    document.getElementById(\"theme\").setAttribute(\"aria-label\", `Switch to ${t === \"dark\" ? \"light\" : \"dark\"} theme`);\n}\nfunction buildLayout() {\n    const d = S.data;\n    const tools = el(\"div\", { class: \"tools\" });\n    if (d.kind !== \"store\") {\n        const q = el(\"input\", {\n            id: \"q\",\n            type: \"search\",\n            placeholder: \"Search messages  ( / )\",\n            \"aria-label\": \"Search messages\",\n            autocomplete: \"off\",\n        });\n        q.addEventListener(\"input\", () => search(q.value));\n        q.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\")\n                nextHit(e.shiftKey ? -1 : 1);\n            if (e.key === \"Escape\")\n                q.blur();\n        });\n        const go = el(\"input\", {\n            id: \"goto\",\n            type: \"number\",\n            min: \"0\",\n            placeholder: \"#\",\n            \"aria-label\": \"Jump to message number\",\n        });\n        go.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\" && go.value !== \"\")\n                gotoMessage(Number(go.value));\n        });\n        const prev = el(\"button\", { type: \"button\", \"aria-label\": \"Previous match\" }, \"↑\");\n        const next = el(\"button\", { type: \"button\", \"aria-label\": \"Next match\" }, \"↓\");\n        prev.addEventListener(\"click\", () => nextHit(-1));\n        next.addEventListener(\"click\", () => nextHit(1));\n        tools.append(q, el(\"span\", { id: \"qcount\", class: \"count\", \"aria-live\": \"polite\" }), prev, next, el(\"label\", null, \"Go to \", go));\n    }\n    const theme = el(\"button\", { id: \"theme\", type: \"button\", \"aria-label\": \"Switch theme\" }, \"◐ Theme\");\n    theme.addEventListener(\"click\", toggleTheme);\n    const help = el(\"button\", { id: \"help\", type: \"button\", \"aria-label\": \"Keyboard shortcuts\" }, \"?\");\n    help.addEventListener(\"click\", showHelp);\n    tools.append(theme, help);\n    const head = el(\"header\", { class: \"top\" });\n    if (d.back)\n        head.append(el(\"a\", { href: d.back }, \"← store\"));\n    head.append(el(\"h1\", null, d.title), el(\"span\", { id: \"sub\", class: \"sub\" }), tools);\n    const layout = el(\"div\", { class: \"layout\" });\n    if (d.kind === \"history\")\n        layout.append(buildTimeline());\n    const main = el(\"main\", { id: \"main\", tabindex: \"-1\" });\n    layout.append(main);\n    document.body.append(el(\"a\", { class: \"skip\", href: \"#main\" }, \"Skip to content\"), head, layout);\n    if (d.kind === \"store\")\n        renderStore(main);\n}\nfunction buildTimeline() {\n    const h = S.data.history;\n    const nav = el(\"nav\", { class: \"timeline\", \"aria-label\": \"Checkpoint history\" }, el(\"h2\", null, `History (${h.length} checkpoints)`));\n    if (S.data.omitted)\n        nav.append(el(\"p\", { class: \"empty\" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));\n    // a tree: children by parent; a checkpoint with several children is a fork, each child's line one branch\n    const kids = h.map(() => []);\n    const roots = [];\n    h.forEach((x, i) => (x.parent !== undefined && x.parent !== i ? kids[x.parent].push(i) : roots.push(i)));\n    const newest = new Set();\n    for (let i = h.length - 1; i !== undefined && !newest.has(i); i = h[i].parent)\n        newest.add(i);\n    S.order = [];\n    const item = (i) => {\n        const x = h[i];\n        const b = el(\"button\", { type: \"button\", \"data-i\": String(i) }, el(\"span\", null, `step ${x.step} `), el(\"span\", { class: \"node\" }, x.node ?? \"\"));\n        const marks = [];\n        if (x.source && x.source !== \"loop\") {\n            b.append(\" \", el(\"span\", { class: \"badge src\" }, x.source));\n            marks.push(`source ${x.source}`);\n        }\n        if (x.interrupt) {\n            const t = x.interrupt === \"pending\" ? \"interrupt pending\" : \"interrupted → resumed\";\n            b.append(\" \", el(\"span\", { class: `badge ${x.interrupt === \"pending\" ? \"warn\" : \"ok\"} int` }, t));\n            marks.push(t);\n        }\n        else if (x.resumed) {\n            b.append(\" \", el(\"span\", { class: \"badge ok int\" }, \"resumed\"));\n            marks.push(\"resumed\");\n        }\n        if (x.error) {\n            b.append(\" \", el(\"span\", { class: \"badge err\" }, \"error\"));\n            marks.push(\"error\");\n        }\n        if (x.changed?.length) {\n            const t = `changed: ${x.changed.slice(0, 4).join(\", \")}${x.changed.length > 4 ? ` +${x.changed.length - 4}` : \"\"}`;\n            b.append(el(\"span\", { class: \"chg\" }, t));\n            marks.push(t);\n        }\n        b.append(el(\"time\", null, fmtTime(x.time)));\n        b.setAttribute(\"aria-label\", [`step ${x.step}`, x.node ? `node ${x.node}` : \"\", ...marks].filter(Boolean).join(\", \"));\n        b.addEventListener(\"click\", () => {\n            showCheckpoint(i);\n            history.replaceState(null, \"\", `#c${i}`);\n        });\n        S.order.push(i);\n        return el(\"li\", null, b);\n    };\n    const seen = new Set();\n    const line = (start, ol) => {\n        for (let i = start; !seen.has(i);) {\n            seen.add(i);\n            ol.append(item(i));\n            const c = kids[i];\n            if (c.length === 1) {\n                i = c[0];\n                continue;\n            }\n            c.forEach((k, n) => {\n                const sub = el(\"ol\");\n                const li = el(\"li\", { class: \"branch\", \"data-from\": String(i) }, el(\"span\", { class: \"fork\" }, `↳ branch ${n + 1} of ${c.length} from step ${h[i].step}${newest.has(k) ? \" (newest)\" : \"\"}`), sub);\n                ol.append(li);\n                line(k, sub);\n            });\n            return;\n        }\n    };\n    const ol = el(\"ol\");\n    for (const r of roots)\n        line(r, ol);\n    // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest\n    h.forEach((_, i) => seen.has(i) || line(i, ol));\n    nav.append(ol);\n    return nav;\n}\n/** Show checkpoint i of the page: transcript, state, usage, metadata, and the changes that led to it. */\nfunction showCheckpoint(i) {\n    const d = S.data;\n    S.cur = i;\n    S.cp = d.checkpoints[i];\n    S.msgs = S.cp.messages.map((k) => d.pool[k]);\n    S.text = undefined;\n    S.focus = -1;\n    pairTools();\n    document\n        .querySelectorAll(\"nav.timeline button\")\n        .forEach((b) => b.setAttribute(\"aria-current\", String(b.getAttribute(\"data-i\") === String(i))));\n    const cp = S.cp;\n    const lg = cp.lg;\n    const state = lg?.channels.filter((c) => c.kind === \"state\").length ?? 0;\n    document.getElementById(\"sub\").textContent = [\n        cp.format,\n        `thread ${cp.threadId}`,\n        lg?.namespace ? `namespace ${lg.namespace}` : \"\",\n        `step ${lg?.step ?? cp.step}`,\n        d.history?.[i]?.node ? `node ${d.history[i].node}` : \"\",\n        lg && !lg.channels.some((c) => c.kind === \"messages\")\n            ? `${fmtNum(state)} channels`\n            : `${fmtNum(S.msgs.length)} messages`,\n    ]\n        .filter(Boolean)\n        .join(\" · \");\n    const main = document.getElementById(\"main\");\n    main.replaceChildren();\n    const diff = d.kind === \"diff\" ? d.diff : d.kind === \"history\" ? d.history[i].diff : undefined;\n    if (d.kind === \"diff\")\n        main.append(diffSwitch());\n    const from = d.history?.[i]?.from;\n    if (diff)\n        main.append(renderChanges(diff, d.kind === \"history\" && from !== undefined\n            ? `Changes since step ${d.history[from].step}${from !== i - 1 ? \" (its parent)\" : \"\"}`\n            : \"Changes\"));\n    else if (d.kind === \"history\")\n        main.append(el(\"section\", { class: \"changes\" }, el(\"h2\", null, \"First checkpoint of this thread\")));\n    if (cp.unreadable?.length)\n        main.append(el(\"aside\", { class: \"interrupt unreadable\", role: \"alert\" }, el(\"p\", null, el(\"strong\", null, \"Not read whole\"), \": shown without the parts below\"), ...cp.unreadable.map((t) => el(\"p\", null, t))));\n    if (lg)\n        renderLgInterrupts(main, lg);\n    main.append(buildTabs());\n    if (S.query)\n        search(S.query);\n}\nfunction diffSwitch() {\n    const nav = el(\"nav\", { class: \"pager\", \"aria-label\": \"Which side\" }, el(\"span\", null, \"Show:\"));\n    [\"before (a)\", \"after (b)\"].forEach((label, k) => {\n        const b = el(\"button\", { type: \"button\", \"aria-pressed\": String(S.cur === k) }, `${label}: ${S.data.sides?.[k] ?? \"\"}`);\n        b.addEventListener(\"click\", () => showCheckpoint(k));\n        nav.append(b);\n    });\n    return nav;\n}\nfunction pairTools() {\n    S.resultAt = new Map();\n    S.callAt = new Map();\n    const callPos = new Map();\n    S.msgs.forEach((m, p) => {\n        if (m.role === \"assistant\")\n            for (const b of m.blocks)\n                if (b.t === \"call\")\n                    callPos.set(b.id, p);\n        if (m.role === \"toolResult\" && m.toolCallId !== undefined) {\n            if (!S.resultAt.has(m.toolCallId))\n                S.resultAt.set(m.toolCallId, p);\n            const c = callPos.get(m.toolCallId);\n            if (c !== undefined)\n                S.callAt.set(p, c);\n        }\n    });\n}\nfunction buildTabs() {\n    const f = document.createDocumentFragment();\n    const lg = S.cp.lg;\n    const names = lg\n        ? [\"Transcript\", \"Channels\", \"Writes\", \"Usage\", \"Metadata\"]\n        : [\"Transcript\", \"State\", \"Usage\", \"Metadata\"];\n    const list = el(\"div\", { role: \"tablist\", \"aria-label\": \"Views\" });\n    const panels = names.map((n) => el(\"section\", { class: \"panel\", id: `panel-${n.toLowerCase()}`, role: \"tabpanel\", \"aria-label\": n }));\n    if (S.tab >= names.length)\n        S.tab = 0;\n    names.forEach((n, k) => {\n        const count = n === \"State\"\n            ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`\n            : n === \"Channels\"\n                ? ` (${lg.channels.filter((c) => c.kind !== \"plumbing\").length})`\n                : n === \"Writes\"\n                    ? ` (${lg.tasks.reduce((a, t) => a + t.writes.length, 0)})`\n                    : n === \"Transcript\"\n                        ? ` (${fmtNum(S.msgs.length)})`\n                        : \"\";\n        const t = el(\"button\", {\n            role: \"tab\",\n            id: `tab-${n.toLowerCase()}`,\n            type: \"button\",\n            \"aria-selected\": String(k === S.tab),\n            \"aria-controls\": `panel-${n.toLowerCase()}`,\n        }, n + count);\n        t.addEventListener(\"click\", () => selectTab(k));\n        list.append(t);\n        if (k !== S.tab)\n            panels[k].hidden = true;\n    });\n    f.append(list, ...panels);\n    renderTranscript(panels[0]);\n    // the other panels are built the first time they are shown (a long history's usage table costs time at load)\n    const later = lg\n        ? [undefined, (p) => renderChannels(p, S.cp), (p) => renderWrites(p, lg), renderUsage, renderMeta]\n        : [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];\n    panels.forEach((p, k) => {\n        if (!later[k])\n            return;\n        if (k === S.tab)\n            later[k](p);\n        else\n            p.setAttribute(\"data-lazy\", String(k));\n    });\n    S.lazy = later;\n    return f;\n}\nfunction selectTab(k) {\n    const panel = document.querySelectorAll(\"section.panel\")[k];\n    if (panel?.hasAttribute(\"data-lazy\")) {\n        panel.removeAttribute(\"data-lazy\");\n        S.lazy[k]?.(panel);\n    }\n    if (!panel)\n        return;\n    S.tab = k;\n    document.querySelectorAll(\"[role=tab]\").forEach((t, j) => t.setAttribute(\"aria-selected\", String(j === k)));\n    document.querySelectorAll(\"section.panel\").forEach((p, j) => (p.hidden = j !== k));\n}\nfunction renderTranscript(panel) {\n    S.observer?.disconnect();\n    S.filled = new Set();\n    S.chunks = [];\n    const box = el(\"div\", { id: \"msgs\" });\n    const n = S.msgs.length;\n    if (n === 0)\n        box.append(el(\"p\", { class: \"empty\" }, S.cp.lg && !S.cp.lg.channels.some((c) => c.kind === \"messages\")\n            ? \"No messages: this graph has no messages channel; its state is on the Channels tab.\"\n            : \"No messages.\"));\n    S.observer = new IntersectionObserver((entries) => {\n        for (const e of entries)\n            if (e.isIntersecting)\n                fillChunk(Number(e.target.dataset.c));\n    }, { rootMargin: \"2000px 0px\" });\n    for (let c = 0; c * CHUNK_SIZE < n; c++) {\n        const ch = el(\"div\", {\n            class: \"chunk\",\n            \"data-c\": String(c),\n            style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px`,\n        });\n        box.append(ch);\n        S.chunks.push(ch);\n        S.observer.observe(ch);\n    }\n    panel.append(box);\n    fillChunk(0); // the first messages at once; the rest as they come near the viewport\n    if (S.cp.interrupt && !S.cp.lg) {\n        const it = S.cp.interrupt;\n        // several tool calls may await approval at once: one note each\n        for (const a of [it, ...(it.more ?? [])])\n            panel.append(el(\"aside\", { class: \"interrupt\", role: \"note\" }, el(\"strong\", null, \"Interrupted: pending approval \"), el(\"code\", null, a.toolName), ` [${a.toolCallId}] at step ${it.step}`, a.args !== undefined ? el(\"pre\", null, pretty(a.args)) : null));\n    }\n}\nfunction fillChunk(c) {\n    if (S.filled.has(c))\n        return;\n    const ch = S.chunks[c];\n    if (!ch)\n        return;\n    S.filled.add(c);\n    const end = Math.min(S.msgs.length, (c + 1) * CHUNK_SIZE);\n    const f = document.createDocumentFragment();\n    for (let p = c * CHUNK_SIZE; p < end; p++)\n        f.append(renderMessage(p));\n    ch.append(f);\n    ch.style.minHeight = \"\";\n    if (S.query)\n        markHits(ch);\n}\nfunction renderMessage(p) {\n    const m = S.msgs[p];\n    const known = m.role === \"user\" || m.role === \"assistant\" || m.role === \"system\" || m.role === \"toolResult\";\n    const err = m.isError || m.error !== undefined || m.stop === \"error\" || m.stop === \"aborted\";\n    const a = el(\"article\", {\n        class: `msg role-${known ? m.role : \"ext\"}${known ? \"\" : \" ext\"}${err ? \" error\" : \"\"}`,\n        id: `m${p}`,\n        \"data-i\": String(p),\n        tabindex: \"-1\",\n        \"aria-label\": `message ${p}, ${m.role}`,\n    });\n    const h = el(\"header\", null, el(\"a\", { class: \"idx\", href: `#m${p}` }, `#${p}`), el(\"span\", { class: \"role\" }, m.role === \"toolResult\" ? \"tool result\" : m.role));\n    if (!known && m.kind)\n        h.append(el(\"span\", null, m.kind));\n    if (m.toolName)\n        h.append(el(\"code\", null, m.toolName));\n    if (m.model)\n        h.append(el(\"span\", null, m.model + (m.provider ? ` (${m.provider})` : \"\")));\n    if (m.ts !== undefined)\n        h.append(el(\"time\", { datetime: new Date(m.ts).toISOString() }, fmtTime(m.ts)));\n    if (m.usage)\n        h.append(el(\"span\", { title: \"input / output tokens\" }, `in ${fmtNum(m.usage[0])} · out ${fmtNum(m.usage[1])}`));\n    if (m.stop && m.stop !== \"stop\" && m.stop !== \"toolUse\")\n        h.append(el(\"span\", { class: `badge ${err ? \"err\" : \"warn\"}` }, m.stop));\n    if (m.isError)\n        h.append(el(\"span\", { class: \"badge err\" }, \"error\"));\n    const callAt = S.callAt.get(p);\n    if (callAt !== undefined)\n        h.append(el(\"a\", { href: `#m${callAt}`, \"data-goto\": String(callAt) }, `↑ call in #${callAt}`));\n    a.append(h);\n    const body = el(\"div\", { class: \"body\" });\n    if (m.error)\n        body.append(el(\"p\", { class: \"badge err\", role: \"alert\" }, `Error: ${m.error}`));\n    for (const b of m.blocks)\n        body.append(renderBlock(b, p));\n    if (!known)\n        body.append(el(\"pre\", null, pretty(m.data)));\n    a.append(body);\n    return a;\n}\nfunction textBlock(x, cls) {\n    const d = el(\"div\", { class: cls });\n    for (const para of x.split(/\\n{2,}/))\n        d.append(el(\"p\", null, para));\n    return d;\n}\nfunction htmlBlock(h) {\n    const d = el(\"div\", { class: \"md\" });\n    d.innerHTML = h; // rendered by markdown.ts with raw HTML disabled and link protocols filtered\n    return d;\n}\nfunction renderBlock(b, p) {\n    switch (b.t) {\n        case \"md\":\n            return htmlBlock(b.h);\n        case \"txt\":\n            return textBlock(b.x, \"txt\");\n        case \"pre\":\n            return el(\"pre\", { class: \"out\" }, b.x);\n        case \"think\": {\n            const body = b.h !== undefined ? htmlBlock(b.h) : textBlock(b.x ?? \"\", \"txt\");\n            return el(\"details\", { class: \"think\" }, el(\"summary\", null, b.redacted ? \"Reasoning (redacted)\" : `Reasoning (${fmtNum((b.x ?? b.h ?? \"\").length)} characters)`), body);\n        }\n        case \"call\":\n            return renderCall(b, p);\n        case \"img\":\n            return el(\"img\", { class: \"inline\", src: b.src, alt: `image (${b.mime})`, loading: \"lazy\" });\n        case \"ref\": {\n            const label = `[${b.kind}${b.name ? \" \" + b.name : \"\"} · ${b.mime}${b.bytes !== undefined ? \" · \" + fmtNum(b.bytes) + \" bytes\" : \"\"}]`;\n            return b.url\n                ? el(\"p\", null, el(\"a\", { href: b.url, rel: \"noopener noreferrer nofollow\", target: \"_blank\" }, label))\n                : el(\"p\", { class: \"empty\" }, label);\n        }\n    }\n}\nfunction renderCall(b, p) {\n    const r = S.resultAt.get(b.id);\n    const res = r !== undefined ? S.msgs[r] : undefined;\n    const argsText = pretty(b.args);\n    const preview = argsText.replace(/\\s+/g, \" \").slice(0, 120);\n    const status = res === undefined\n        ? el(\"span\", { class: \"badge warn\" }, b.state && !b.state.startsWith(\"output-\") ? b.state : \"no result\")\n        : res.isError\n            ? el(\"span\", { class: \"badge err\" }, \"error\")\n            : el(\"span\", { class: \"badge ok\" }, \"ok\");\n    const d = el(\"details\", { class: `tool${res?.isError ? \" error\" : \"\"}`, \"data-call\": b.id }, el(\"summary\", null, \"⚙ \", el(\"code\", { class: \"tool-name\" }, b.name), \" \", el(\"span\", { class: \"preview\" }, preview), \" \", status));\n    d.addEventListener(\"toggle\", () => {\n        if (!d.open || d.childElementCount > 1)\n            return;\n        d.append(el(\"h4\", null, `Arguments · call ${b.id}`), el(\"pre\", { class: \"args\" }, argsText));\n        if (res && r !== undefined) {\n            d.append(el(\"h4\", null, \"Result \", el(\"a\", { href: `#m${r}`, \"data-goto\": String(r) }, `(message #${r})`)));\n            for (const x of res.blocks)\n                d.append(renderBlock(x, p));\n        }\n        else\n            d.append(el(\"p\", { class: \"empty\" }, \"No result in this checkpoint.\"));\n    });\n    return d;\n}\n//# sourceMappingURL=client.cjs.map")(m.exports, m);
 	module.exports = m.exports;
 }));
 // dist/view/client-panels.cjs
@@ -72222,7 +72321,8 @@ async function threadHistoryPage(engine, given, args) {
 			selected: checkpointId,
 			omitted: h.omitted
 		}),
-		threadId
+		threadId,
+		unreadable: h.unreadable
 	};
 }
 /** `historyPage` of what the user typed: undefined for anything but a store's thread (files, folders, '-'). */
@@ -72247,6 +72347,7 @@ var init_view = __esmMin((() => {
 	init_formats();
 	init_command$1();
 	init_input();
+	init_unreadable();
 	init_atomic();
 	init_view_input();
 	viewCommand = {
@@ -72316,6 +72417,7 @@ var init_view = __esmMin((() => {
 				const [ia, ib] = [parse(inputs[0]), parse(inputs[1])];
 				const a = await loadInput(ia, io, args.format);
 				const b = await loadInput(ib, io, args.format);
+				for (const side of [a, b]) warnUnreadable(io, side.name, side.checkpoint, "the page shows it as unreadable");
 				return writePage(renderDiffPage(a.checkpoint, b.checkpoint, {
 					names: [a.name, b.name],
 					...args.title ? { title: args.title } : {},
@@ -72329,12 +72431,17 @@ var init_view = __esmMin((() => {
 				const engine = await openAddress(input.address, io.env);
 				try {
 					const hist = await threadHistoryPage(engine, input.address, args);
-					if (hist) return writePage(hist.html, void 0, hist.threadId, args, io);
+					if (hist) {
+						const n = hist.unreadable.length;
+						if (n) io.stderr.write(`ckpt: warning: ${engine.saver.uri}#${hist.threadId}: ${n === 1 ? "a checkpoint" : `${n} checkpoints`} of the page cannot be read whole (first, ${hist.unreadable[0].id}: ${hist.unreadable[0].line}); the page marks ${n === 1 ? "it" : "them"}\n`);
+						return writePage(hist.html, void 0, hist.threadId, args, io);
+					}
 					x = loaded(await readThread(engine, input.address), args.format);
 				} finally {
 					await engine.close();
 				}
 			} else x = await loadInput(input, io, args.format);
+			warnUnreadable(io, x.name, x.checkpoint, "the page shows it as unreadable");
 			return writePage(renderCheckpointPage(x.checkpoint, {
 				title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
 				source: x.name

@@ -21,6 +21,7 @@ import { isFileData } from "../../formats/langgraph/delta.js";
 import type { CommandDef } from "../command.js";
 import { NAMESPACE_OPTION, readSource } from "../input.js";
 import { useColor, type CliIO } from "../io.js";
+import { unreadableLine, warnUnreadable } from "../unreadable.js";
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
 
@@ -193,6 +194,8 @@ export const showCommand: CommandDef = {
     const parsed = parseInput(input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
     const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env, rowsMustRead: true });
     const { checkpoint, format } = readCheckpoint(doc, args.format);
+    // a part that could not be read: shown without it, said on stderr, named in the output (--json: in ext)
+    const unreadable = warnUnreadable(io, doc.name, checkpoint, "shown without it");
     if (args.json) {
       io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
       return 0;
@@ -200,6 +203,10 @@ export const showCommand: CommandDef = {
     const color = useColor(io);
     const chalk = color ? new (await import("chalk")).Chalk({ level: 1 }) : undefined;
     io.stdout.write(renderTranscript(checkpoint, format, { color, full: args.full, chalk }));
+    if (unreadable.length) {
+      const mark = (s: string) => (chalk ? chalk.red(s) : s);
+      io.stdout.write(`${mark("unreadable")}\n${unreadable.map((p) => `  ${unreadableLine(p)}\n`).join("")}`);
+    }
     return 0;
   },
 };

@@ -336,7 +336,7 @@ export function applyDeltaWalk(t: LgCheckpointTuple, channel: string, walk: Delt
     { library: t.library, deepagents: countedDeltaChannels(t).includes("files") },
   );
   if ("reason" in r) {
-    issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
+    issue("delta-reducer", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
     return;
   }
   t.checkpoint.channel_values[channel] = r.value;
