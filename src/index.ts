@@ -74,28 +74,35 @@ export {
   type MigrateSummary,
 } from "./core/migrate/types.js";
 
+// export: every thread of any store, folder or file as OpenAI chat / Hugging Face / ShareGPT / ckpt / audit JSONL,
+// Parquet or Markdown, one thread at a time; transforms plug in between reading and writing
+export {
+  containerOf,
+  exportThreads,
+  storeThreads,
+  type Container,
+  type ExportOptions,
+  type ExportProgress,
+  type ExportSource,
+  type ExportSummary,
+  type ExportTransform,
+  type TextOut,
+  type ThreadSelection,
+} from "./engines/export/index.js";
+export {
+  EXPORT_FORMATS,
+  exportFormats,
+  ExportLoss,
+  type AuditRow,
+  type ExportFormat,
+  type ExportFormatName,
+  type ExportThread,
+  type LossKind,
+} from "./core/export/index.js";
+
 // prune: a store's old checkpoints (LangGraph: per thread and namespace) or idle threads; the planning on its own
 export { parseDuration, planThread, type PruneCriteria, type PruneHead, type ThreadPlan } from "./core/prune.js";
 export { prune, type PruneOptions, type PrunePlanEntry, type PruneSummary } from "./core/prune-run.js";
-
-// search and scan: grep over a canonical checkpoint; the secrets and personal data in one, and the redactor behind
-// --redact (one per thread: the same value gets the same placeholder every time)
-export {
-  compileMatcher,
-  searchCheckpoint as search,
-  type SearchHit,
-  type SearchQuery,
-  type SearchScope,
-} from "./core/search.js";
-export { scanCheckpoint as scan } from "./core/scan/places.js";
-export {
-  FINDING_KINDS,
-  parseKinds,
-  Redactor,
-  type Finding,
-  type FindingKind,
-  type RedactCounts,
-} from "./core/scan/redact.js";
 
 // replay through the headless agent loop
 export {

@@ -48,7 +48,6 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 var __toCommonJS = (mod) => __hasOwnProp.call(mod, "module.exports") ? mod["module.exports"] : __copyProps(__defProp$1({}, "__esModule", { value: true }), mod);
 let node_fs = require("node:fs");
 let node_path = require("node:path");
-node_path = __toESM(node_path, 1);
 let node_crypto = require("node:crypto");
 node_crypto = __toESM(node_crypto, 1);
 let node_os = require("node:os");
@@ -59,6 +58,7 @@ let util = require("util");
 let path = require("path");
 let assert = require("assert");
 let fs = require("fs");
+fs = __toESM(fs, 1);
 let node_fs_promises = require("node:fs/promises");
 let node_vm = require("node:vm");
 let node_url = require("node:url");
@@ -67,8 +67,6 @@ let node_process = require("node:process");
 node_process = __toESM(node_process, 1);
 let node_tty = require("node:tty");
 node_tty = __toESM(node_tty, 1);
-let node_perf_hooks = require("node:perf_hooks");
-node_perf_hooks = __toESM(node_perf_hooks, 1);
 let node_http = require("node:http");
 let url = require("url");
 // dist/base/printable.js
@@ -111,7 +109,7 @@ var init_printable = __esmMin((() => {
 	};
 }));
 // dist/base/redact.js
-var redact_exports$1 = /* @__PURE__ */ __exportAll$1({
+var redact_exports = /* @__PURE__ */ __exportAll$1({
 	redactText: () => redactText,
 	redactUri: () => redactUri,
 	userinfoEnd: () => userinfoEnd
@@ -190,7 +188,7 @@ function redactText(text) {
 	return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>()]+/gi, (m) => redactUri(m));
 }
 var SECRET_PARAM, TOKEN_USERINFO, HOST;
-var init_redact$1 = __esmMin((() => {
+var init_redact = __esmMin((() => {
 	SECRET_PARAM = /(pass|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|signature|^sig$|^key$)/i;
 	TOKEN_USERINFO = /^(rediss?|valkeys?)$/i;
 	HOST = /^(\[[0-9a-f:.]*\]|[a-z0-9._~%!$&'()*+,;=-]+)(:\d*)?$/i;
@@ -536,7 +534,7 @@ function parseSaverUri(uri, env = process.env) {
 var SAVER_SCHEMES, SCHEME_NAMES, OWN_PARAMS, EXPECTED, REDIS_PARAMS, PG_NAME_BYTES;
 var init_uri = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_nearest();
 	SAVER_SCHEMES = [
 		"memory:",
@@ -600,7 +598,7 @@ function interruptOf(v) {
 	};
 }
 var isRecord, lcClass, WRITES_IDX_MAP, NULL_TASK_ID;
-var init_types$8 = __esmMin((() => {
+var init_types$9 = __esmMin((() => {
 	isRecord = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	lcClass = (m) => m.id[m.id.length - 1];
 	WRITES_IDX_MAP = {
@@ -612,24 +610,6 @@ var init_types$8 = __esmMin((() => {
 	NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
 }));
 // dist/formats/langgraph/unreadable.js
-/**
-* A fatal decode issue that is ckpt's limit, not the store's damage: a DeltaChannel whose reducer ckpt does not know
-* (`delta-reducer`: the graph's own reducer is not stored), a pickle payload (ckpt does not unpickle), a serialization type ckpt does not know.
-*/
-function cannotRebuild(d) {
-	return d.fatal && (d.reason === "delta-reducer" || d.reason === "pickle" || d.reason === "unknown-type");
-}
-/**
-* The parts of a tuple that could not be read while the rest was: fatal issues of a channel value or of a pending
-* write (the checkpoint itself decoded, and nothing is encrypted without its key). Undefined when the tuple cannot be
-* shown at all (its checkpoint did not decode, or a key is missing) or when nothing is missing.
-*/
-function partialIssues(t) {
-	const bad = t.issues.filter((i) => i.fatal);
-	if (bad.length === 0) return void 0;
-	const part = (i) => i.reason !== "encrypted" && /^\/(checkpoint\/channel_values\/[^/]+|pendingWrites\/\d+\/value)$/.test(i.pointer);
-	return bad.every(part) ? bad : void 0;
-}
 /** One line naming the checkpoint, the rows that did not decode and why; undefined when nothing is missing. */
 function unreadableReport(t) {
 	const bad = fatalIssues(t);
@@ -650,8 +630,8 @@ function missingKeyReport(t) {
 	const type = /\(([^)]*\+[^)]*)\)/.exec(i.message)?.[1] ?? "+aes";
 	return i.message.includes("set LANGGRAPH_AES_KEY to the key (or pass --aes-key-file <file>)") ? `its rows are encrypted (${type}, LangGraph's EncryptedSerializer; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and no key was given: ${AES_KEY_HINT}` : `its rows are encrypted (${type}; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and ${i.message.slice(i.message.indexOf("the key ("))}`;
 }
-var rowName, CANNOT_REBUILD, fatalIssues;
-var init_unreadable$1 = __esmMin((() => {
+var rowName, fatalIssues;
+var init_unreadable = __esmMin((() => {
 	init_aes_key();
 	rowName = (r) => {
 		const parts = [r.table];
@@ -660,10 +640,13 @@ var init_unreadable$1 = __esmMin((() => {
 		if (r.version !== void 0) parts.push(`version=${r.version}`);
 		return parts.join(" ");
 	};
-	CANNOT_REBUILD = "ckpt/cannot-rebuild";
 	fatalIssues = (t) => t.issues.filter((i) => i.fatal);
 }));
 // dist/savers/types.js
+var types_exports = /* @__PURE__ */ __exportAll$1({
+	DEFAULT_NAMESPACE: () => DEFAULT_NAMESPACE,
+	namespaceOf: () => namespaceOf
+});
 /**
 * The namespace a command reads or writes, one rule for all: the URI's `?namespace=`, else the command's
 * `--namespace`, else undefined (the command's default). Both, disagreeing, is a usage error.
@@ -674,7 +657,7 @@ function namespaceOf(u, flag) {
 	return inUri ?? flag;
 }
 var DEFAULT_NAMESPACE;
-var init_types$7 = __esmMin((() => {
+var init_types$8 = __esmMin((() => {
 	init_errors();
 	DEFAULT_NAMESPACE = "default";
 }));
@@ -2540,7 +2523,7 @@ function compareVersions$1(a, b) {
 var import_dist_cjs$6, utf8$4, MESSAGE_MODULES, MESSAGE_CLASS$1, isUndefinedRecord, OLD_LC1, sink, codec, decoders, depth, normalizes;
 var init_serde = __esmMin((() => {
 	import_dist_cjs$6 = require_dist_cjs();
-	init_types$8();
+	init_types$9();
 	init_aes_key();
 	init_eax();
 	utf8$4 = new TextDecoder("utf-8", { fatal: true });
@@ -2842,7 +2825,7 @@ function historyEntry(t, parent) {
 }
 var esc$2, size, TASKS$1;
 var init_tuple = __esmMin((() => {
-	init_types$8();
+	init_types$9();
 	init_serde();
 	esc$2 = (s) => s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s;
 	size = (v) => v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.byteLength;
@@ -2862,7 +2845,7 @@ var shared_exports = /* @__PURE__ */ __exportAll$1({
 	rangeOf: () => rangeOf,
 	statThreadPages: () => statThreadPages,
 	threadPages: () => threadPages,
-	threadsOf: () => threadsOf
+	threadsOf: () => threadsOf$1
 });
 /** Thread pages: the store's threads in order (keyset), or the named ones; `accept` filters each page. */
 async function* statThreadPages(next, o) {
@@ -2960,9 +2943,9 @@ function langGraphSaver(store) {
 	const readOnly = () => {
 		throw storeError("langgraph-read-only", `${store.uri}: a LangGraph store is read-only here; write LangGraph stores with ckpt migrate`);
 	};
-	const docOf = (t, partial = false) => {
+	const docOf = (t) => {
 		const bad = t && unreadableReport(t);
-		if (bad && !(partial && partialIssues(t))) throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
+		if (bad) throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
 		return t && JSON.stringify(tupleDocument(t, store.uri));
 	};
 	const load = async (threadId, ns) => docOf(await store.getTuple(threadId, rootNs(ns)));
@@ -3007,17 +2990,17 @@ function langGraphSaver(store) {
 		namespaces: async () => [DEFAULT_NAMESPACE],
 		history: (threadId, ns) => store.history(threadId, rootNs(ns)),
 		async loadAt(threadId, checkpointId, ns) {
-			return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId), true);
+			return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId));
 		},
 		close: () => store.close()
 	};
 }
-var keyOf$1, counters, bytesOf$1, threadsOf, rangeOf, rootNs;
+var keyOf$1, counters, bytesOf$1, threadsOf$1, rangeOf, rootNs;
 var init_shared = __esmMin((() => {
 	init_errors();
+	init_types$9();
+	init_unreadable();
 	init_types$8();
-	init_unreadable$1();
-	init_types$7();
 	keyOf$1 = (k) => `${k.threadId}\u0000${k.ns}\u0000${k.id}`;
 	counters = (v) => {
 		if (v === null || v === void 0) return null;
@@ -3025,7 +3008,7 @@ var init_shared = __esmMin((() => {
 		return v;
 	};
 	bytesOf$1 = (v) => v === null ? /* @__PURE__ */ new Uint8Array(0) : typeof v === "string" ? Buffer.from(v) : v;
-	threadsOf = (p) => Array.isArray(p) ? p : p.kept;
+	threadsOf$1 = (p) => Array.isArray(p) ? p : p.kept;
 	rangeOf = (p) => Array.isArray(p) ? void 0 : p.range;
 	rootNs = (ns) => ns === void 0 || ns === "default" ? "" : ns;
 }));
@@ -3257,7 +3240,7 @@ var init_sqlite_open = __esmMin((() => {
 	exitHooked = false;
 }));
 // dist/savers/mastra/sql.js
-var ident$2, SQLITE_SETUP$1, sqMeta, col, meta, threadCols, resourceCols, SQ, pgSetup$1, index, iso, pgTimes, PG;
+var ident$2, SQLITE_SETUP$1, sqMeta, col, meta, threadCols, resourceCols, SQ, pgSetup$1, index, iso$1, pgTimes, PG;
 var init_sql$1 = __esmMin((() => {
 	ident$2 = (s) => `"${s.replace(/"/g, "\"\"")}"`;
 	SQLITE_SETUP$1 = `CREATE TABLE IF NOT EXISTS mastra_threads (
@@ -3357,19 +3340,19 @@ ${index(`${p}mastra_threads_resourceid_createdat_idx`, `${S}mastra_threads ("res
 ${index(`${p}mastra_messages_thread_id_createdat_idx`, `${S}mastra_messages (thread_id, "createdAt" DESC)`)}`;
 	};
 	index = (name, on) => name.length > 63 ? "" : `CREATE INDEX IF NOT EXISTS ${ident$2(name)} ON ${on};`;
-	iso = (c, t = "") => `to_char(coalesce(${t}"${c}Z" AT TIME ZONE 'UTC', ${t}"${c}"), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-	pgTimes = `${iso("createdAt")} AS "createdAt", ${iso("updatedAt")} AS "updatedAt"`;
+	iso$1 = (c, t = "") => `to_char(coalesce(${t}"${c}Z" AT TIME ZONE 'UTC', ${t}"${c}"), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+	pgTimes = `${iso$1("createdAt")} AS "createdAt", ${iso$1("updatedAt")} AS "updatedAt"`;
 	PG = {
 		tables: "SELECT table_name FROM information_schema.tables WHERE table_schema = $1",
-		threadPage: (S) => `SELECT t.id, t."resourceId", t.title, ${iso("createdAt", "t.")} AS "createdAt",
-      ${iso("updatedAt", "t.")} AS "updatedAt",
+		threadPage: (S) => `SELECT t.id, t."resourceId", t.title, ${iso$1("createdAt", "t.")} AS "createdAt",
+      ${iso$1("updatedAt", "t.")} AS "updatedAt",
       (SELECT count(*)::int FROM ${S}mastra_messages m WHERE m.thread_id = t.id) AS messages,
       (SELECT coalesce(sum(octet_length(m.content)), 0)::bigint FROM ${S}mastra_messages m WHERE m.thread_id = t.id) AS bytes
     FROM ${S}mastra_threads t WHERE ($1::text IS NULL OR t.id > $1 COLLATE "C") ORDER BY t.id COLLATE "C" LIMIT $2`,
 		thread: (S) => `SELECT id, "resourceId", title, metadata, ${pgTimes} FROM ${S}mastra_threads WHERE id = $1`,
 		threadRows: (S) => `SELECT id, "resourceId", title, metadata, ${pgTimes} FROM ${S}mastra_threads
     WHERE ($1::text IS NULL OR id > $1 COLLATE "C") ORDER BY id COLLATE "C" LIMIT $2`,
-		messages: (S) => `SELECT id, thread_id AS "threadId", content, role, type, ${iso("createdAt")} AS "createdAt",
+		messages: (S) => `SELECT id, thread_id AS "threadId", content, role, type, ${iso$1("createdAt")} AS "createdAt",
       "resourceId" FROM ${S}mastra_messages WHERE thread_id = ANY($1::text[]) ORDER BY thread_id, "createdAt", ctid`,
 		resource: (S) => `SELECT id, "workingMemory", metadata, ${pgTimes} FROM ${S}mastra_resources WHERE id = $1`,
 		resourceRows: (S) => `SELECT id, "workingMemory", metadata, ${pgTimes} FROM ${S}mastra_resources
@@ -3405,7 +3388,7 @@ ${index(`${p}mastra_messages_thread_id_createdat_idx`, `${S}mastra_messages (thr
 }));
 // dist/savers/mastra/types.js
 var MASTRA_TABLES;
-var init_types$6 = __esmMin((() => {
+var init_types$7 = __esmMin((() => {
 	MASTRA_TABLES = {
 		threads: "mastra_threads",
 		messages: "mastra_messages",
@@ -3413,7 +3396,7 @@ var init_types$6 = __esmMin((() => {
 	};
 }));
 // dist/savers/mastra/erase-sqlite.js
-function plan$1(db) {
+function plan(db) {
 	const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
 	const out = {
 		byColumn: [],
@@ -3421,8 +3404,18 @@ function plan$1(db) {
 	};
 	for (const t of tables) {
 		const cols = new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(t));
-		const by = mastraColumns(t, cols);
-		if (by) out.byColumn.push(by);
+		if (t === "mastra_threads") out.byColumn.push({
+			table: t,
+			column: "id"
+		});
+		else if (t.startsWith("mastra_") && cols.has("thread_id")) out.byColumn.push({
+			table: t,
+			column: "thread_id"
+		});
+		else if (t.startsWith("mastra_") && cols.has("threadId")) out.byColumn.push({
+			table: t,
+			column: "threadId"
+		});
 		else if (cols.has("vector_id") && cols.has("embedding") && cols.has("metadata")) {
 			const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'").all(t);
 			out.vectors.push({
@@ -3434,23 +3427,6 @@ function plan$1(db) {
 	}
 	return out;
 }
-/** A Mastra table's columns that name a thread or a resource (undefined: none, or not one of Mastra's tables). */
-function mastraColumns(table, cols) {
-	if (!table.startsWith("mastra_")) return void 0;
-	const thread = table === "mastra_threads" ? "id" : ["thread_id", "threadId"].find((c) => cols.has(c)) ?? void 0;
-	const resource = table === "mastra_resources" ? "id" : ["resourceId", "resource_id"].find((c) => cols.has(c)) ?? void 0;
-	if (!thread && !resource) return void 0;
-	return {
-		table,
-		...thread ? { thread } : {},
-		...resource ? { resource } : {}
-	};
-}
-/** Where a table's rows name the target: one of the thread ids (`threads`: their list) or the resource (`res`). */
-function whereNaming(by, resource, col, threads, res) {
-	const w = [...by.thread ? [`${col(by.thread)} IN ${threads}`] : [], ...by.resource && resource ? [`${col(by.resource)} = ${res}`] : []];
-	return w.length ? w.join(" OR ") : void 0;
-}
 /**
 * What the delete leaves of the embeddings: libSQL's DiskANN node keeps a copy of each neighbour's vector beside the
 * neighbour's rowid, so other rows' nodes in the shadow table can still hold the deleted embeddings. A VACUUM copies
@@ -3459,40 +3435,18 @@ function whereNaming(by, resource, col, threads, res) {
 function neighbourNote(table, index, dryRun) {
 	return `${table}: the thread's rows and their graph nodes in ${index.name}_shadow ${dryRun ? "would be" : "are"} deleted, but other rows' nodes of the vector index ${index.name} can still hold copies of its embeddings (libSQL's DiskANN index stores each neighbour's vector, compressed if the index was made with compress_neighbors, in the node); VACUUM does not remove them. To drop them, rebuild the index with libSQL (plain SQLite cannot build it): DROP INDEX ${q$1(index.name)}; ${index.sql};`;
 }
-/**
-* The target's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: nothing names
-* it. A resource: its row, every row naming it, and every row naming one of its threads.
-*/
-function eraseSqlite(db, target, dryRun) {
-	const p = plan$1(db);
-	const isResource = "resource" in target;
-	const threadsOf = () => isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ? ORDER BY id").pluck().all(target.resource) : [] : [target.thread];
-	const res = isResource ? target.resource : null;
-	const vectorRows = (t, threads) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.thread_id') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`).pluck().all(isResource ? {
-		threads,
-		res
-	} : { threads });
+/** The thread's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: no thread. */
+function eraseThreadSqlite(db, threadId, dryRun) {
+	const p = plan(db);
+	const vectorRows = (t) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND json_extract(metadata, '$.thread_id') = ?`).pluck().all(threadId);
 	const run = () => {
-		const ids = threadsOf();
-		const threads = JSON.stringify(ids);
-		const wheres = p.byColumn.flatMap((b) => {
-			const w = whereNaming(b, isResource, q$1, "(SELECT value FROM json_each(@threads))", "@res");
-			return w ? [{
-				table: b.table,
-				where: w
-			}] : [];
-		});
-		const args = isResource ? {
-			threads,
-			res
-		} : { threads };
-		const tables = wheres.map(({ table, where }) => ({
+		const tables = p.byColumn.map(({ table, column }) => ({
 			table,
-			rows: Number(db.prepare(`SELECT count(*) FROM ${q$1(table)} WHERE ${where}`).pluck().get(args))
+			rows: Number(db.prepare(`SELECT count(*) FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).pluck().get(threadId))
 		}));
 		const hits = p.vectors.map((v) => ({
 			...v,
-			rowids: vectorRows(v.table, threads)
+			rowids: vectorRows(v.table)
 		}));
 		for (const v of hits) tables.push({
 			table: v.table,
@@ -3500,13 +3454,11 @@ function eraseSqlite(db, target, dryRun) {
 		});
 		if (tables.every((t) => t.rows === 0)) return null;
 		const notes = hits.flatMap((v) => v.rowids.length ? v.indexes.map((i) => neighbourNote(v.table, i, dryRun)) : []);
-		const done = () => ({
-			...isResource ? { threads: ids } : {},
+		if (dryRun) return notes.length ? {
 			tables,
-			...notes.length ? { notes } : {}
-		});
-		if (dryRun) return done();
-		for (const { table, where } of wheres) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${where}`).run(args);
+			notes
+		} : { tables };
+		for (const { table, column } of p.byColumn) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).run(threadId);
 		for (const v of hits) {
 			for (const s of v.shadows) {
 				const del = db.prepare(`DELETE FROM ${q$1(s)} WHERE index_key = ?`);
@@ -3515,7 +3467,10 @@ function eraseSqlite(db, target, dryRun) {
 			const del = db.prepare(`DELETE FROM ${q$1(v.table)} WHERE rowid = ?`);
 			for (const r of v.rowids) del.run(r);
 		}
-		return done();
+		return notes.length ? {
+			tables,
+			notes
+		} : { tables };
 	};
 	if (dryRun) return db.transaction(run)();
 	const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);
@@ -3679,7 +3634,7 @@ function mastraSqlite(db, uri) {
 		},
 		write: async (batch, o) => void writeBatch$2(db, batch, o.overwrite),
 		add: async (batch) => writeBatch$2(db, batch, "add"),
-		erase: async (target, dryRun) => eraseSqlite(db, target, dryRun),
+		eraseThread: async (threadId, dryRun) => eraseThreadSqlite(db, threadId, dryRun),
 		async close() {
 			if (db.open) db.close();
 		}
@@ -3735,7 +3690,7 @@ function writeBatch$2(db, batch, overwrite) {
 				id: r.id,
 				resourceId: r.resourceId,
 				title: r.title,
-				metadata: json$1(r.metadata),
+				metadata: json$2(r.metadata),
 				createdAt: r.createdAt,
 				updatedAt: r.updatedAt
 			}).changes) added.add(r.id);
@@ -3754,7 +3709,7 @@ function writeBatch$2(db, batch, overwrite) {
 			for (const r of batch.resources) if (s.run({
 				id: r.id,
 				workingMemory: r.workingMemory,
-				metadata: json$1(r.metadata),
+				metadata: json$2(r.metadata),
 				createdAt: r.createdAt,
 				updatedAt: r.updatedAt
 			}).changes) added.add(r.id);
@@ -3789,12 +3744,12 @@ function tableSizes(db, h) {
 		});
 	}
 }
-var tableNames, REQUIRED$1, timeText, threadOf$2, resourceOf$1, json$1, COLUMNS;
+var tableNames, REQUIRED$1, timeText, threadOf$2, resourceOf$1, json$2, COLUMNS;
 var init_sqlite$3 = __esmMin((() => {
 	init_errors();
 	init_sqlite_open();
 	init_sql$1();
-	init_types$6();
+	init_types$7();
 	init_better_sqlite3();
 	init_erase_sqlite();
 	tableNames = (db) => new Set(db.prepare(SQ.tables).pluck().all());
@@ -3841,7 +3796,7 @@ var init_sqlite$3 = __esmMin((() => {
 		createdAt: timeText(r.createdAt),
 		updatedAt: timeText(r.updatedAt)
 	});
-	json$1 = (v) => v === null || v === void 0 ? null : JSON.stringify(v);
+	json$2 = (v) => v === null || v === void 0 ? null : JSON.stringify(v);
 	COLUMNS = {
 		mastra_threads: [
 			"id",
@@ -3989,7 +3944,7 @@ function mastraSaver(store) {
 var isMastraSaver;
 var init_saver$1 = __esmMin((() => {
 	init_errors();
-	init_types$7();
+	init_types$8();
 	isMastraSaver = (s) => s.mastra !== void 0;
 }));
 // dist/base/digest.js
@@ -5638,7 +5593,7 @@ function getSignificantDigitRange(value) {
 	};
 }
 var INTEGER_REGEX, NUMBER_REGEX, UnsafeNumberReason;
-var init_utils = __esmMin((() => {
+var init_utils$1 = __esmMin((() => {
 	INTEGER_REGEX = /^-?[0-9]+$/;
 	NUMBER_REGEX = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 	UnsafeNumberReason = /*#__PURE__*/ function(UnsafeNumberReason) {
@@ -5676,7 +5631,7 @@ function compareLosslessNumber(a, b) {
 }
 var losslessNumberMarker, LosslessNumber;
 var init_LosslessNumber = __esmMin((() => {
-	init_utils();
+	init_utils$1();
 	losslessNumberMarker = Symbol.for("lossless-json.LosslessNumber");
 	LosslessNumber = class {
 		value;
@@ -5728,7 +5683,7 @@ function parseNumberAndBigInt(value) {
 }
 var init_numberParsers = __esmMin((() => {
 	init_LosslessNumber();
-	init_utils();
+	init_utils$1();
 }));
 // node_modules/lossless-json/lib/esm/revive.js
 /**
@@ -6191,11 +6146,11 @@ function resolveSpace(space) {
 var MAX_SPACE_LENGTH;
 var init_stringify = __esmMin((() => {
 	init_LosslessNumber();
-	init_utils();
+	init_utils$1();
 	MAX_SPACE_LENGTH = 10;
 }));
 // node_modules/lossless-json/lib/esm/types.js
-var init_types$5 = __esmMin((() => {}));
+var init_types$6 = __esmMin((() => {}));
 // node_modules/lossless-json/lib/esm/index.js
 var esm_exports$1 = /* @__PURE__ */ __exportAll$1({
 	LosslessNumber: () => LosslessNumber,
@@ -6224,8 +6179,8 @@ var init_esm$2 = __esmMin((() => {
 	init_parse$1();
 	init_reviveDate();
 	init_stringify();
-	init_types$5();
-	init_utils();
+	init_types$6();
+	init_utils$1();
 }));
 // node_modules/braces/lib/utils.js
 var require_utils$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
@@ -13862,7 +13817,7 @@ var require_helper = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 // node_modules/pgpass/lib/index.js
-var require_lib$3 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
+var require_lib$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	require("path");
 	var fs = require("fs");
 	var helper = require_helper();
@@ -14071,7 +14026,7 @@ var require_client$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 			});
 			else if (this.password !== null) cb();
 			else try {
-				require_lib$3()(this.connectionParameters, (pass) => {
+				require_lib$2()(this.connectionParameters, (pass) => {
 					if (void 0 !== pass) {
 						pgPassDeprecationNotice();
 						this.connectionParameters.password = this.password = pass;
@@ -14508,7 +14463,7 @@ var require_pg_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 			this.options.allowExitOnIdle = this.options.allowExitOnIdle || false;
 			this.options.maxLifetimeSeconds = this.options.maxLifetimeSeconds || 0;
 			this.log = this.options.log || function() {};
-			this.Client = this.options.Client || Client || require_lib$2().Client;
+			this.Client = this.options.Client || Client || require_lib$1().Client;
 			this.Promise = this.options.Promise || global.Promise;
 			if (typeof this.options.idleTimeoutMillis === "undefined") this.options.idleTimeoutMillis = 1e4;
 			this._clients = [];
@@ -15188,7 +15143,7 @@ var require_native = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = require_client$1();
 }));
 // node_modules/pg/lib/index.js
-var require_lib$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
+var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Client = require_client$2();
 	const defaults = require_defaults$1();
 	const Connection = require_connection();
@@ -15259,7 +15214,7 @@ var esm_exports = /* @__PURE__ */ __exportAll$1({
 });
 var import_lib, Client, Pool, Connection, types, Query, DatabaseError, escapeIdentifier, escapeLiteral, Result, TypeOverrides, defaults, esm_default$1;
 var init_esm$1 = __esmMin((() => {
-	import_lib = /* @__PURE__ */ __toESM(require_lib$2(), 1);
+	import_lib = /* @__PURE__ */ __toESM(require_lib$1(), 1);
 	Client = import_lib.default.Client;
 	Pool = import_lib.default.Pool;
 	Connection = import_lib.default.Connection;
@@ -15446,10 +15401,10 @@ var ident$1, SAVER_NAME$4, ignoreError, createPostgresSaver, UPSERT_ROWS, lookup
 var init_postgres$2 = __esmMin((() => {
 	init_digest();
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_common();
 	init_postgres_copy();
-	init_types$7();
+	init_types$8();
 	ident$1 = (s) => "\"" + s.replace(/"/g, "\"\"") + "\"";
 	SAVER_NAME$4 = "postgres";
 	ignoreError = () => void 0;
@@ -15658,82 +15613,6 @@ var init_postgres$2 = __esmMin((() => {
 		}
 	};
 }));
-// dist/savers/mastra/erase-pg.js
-var erase_pg_exports = /* @__PURE__ */ __exportAll$1({ erasePg: () => erasePg });
-async function plan(c, schema) {
-	const r = await c.query("SELECT table_name AS t, array_agg(column_name::text) AS cols FROM information_schema.columns WHERE table_schema = $1 GROUP BY table_name ORDER BY table_name", [schema]);
-	const out = {
-		byColumn: [],
-		vectors: []
-	};
-	for (const { t, cols } of r.rows) {
-		const have = new Set(cols);
-		const by = mastraColumns(t, have);
-		if (by) out.byColumn.push(by);
-		else if (have.has("vector_id") && have.has("embedding") && have.has("metadata")) out.vectors.push(t);
-	}
-	out.byColumn.sort((a, b) => Number(a.table === "mastra_threads") - Number(b.table === "mastra_threads"));
-	return out;
-}
-/**
-* The target's rows per table (0 included), deleted in one transaction unless `dryRun` (then counted in one
-* read-only snapshot); null: nothing names it. `c` is the store's connection (a pool when opened to write).
-*/
-async function erasePg(conn, place, target, dryRun) {
-	const S = `${ident$2(place.schema)}.`;
-	const isResource = "resource" in target;
-	const pool = "totalCount" in conn ? conn : void 0;
-	const tx = pool ? await pool.connect() : void 0;
-	const c = tx ?? conn;
-	try {
-		await c.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
-		const p = await plan(c, place.schema);
-		const threads = !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
-		const args = isResource ? [threads, target.resource] : [threads];
-		const col = (x) => `${ident$2(x)}::text`;
-		const steps = [...p.vectors.map((t) => ({
-			table: t,
-			where: `metadata->>'thread_id' = ANY($1::text[])${isResource ? " OR metadata->>'resource_id' = $2" : ""}`
-		})), ...p.byColumn.flatMap((b) => {
-			const where = whereNaming(b, isResource, col, "(SELECT unnest($1::text[]))", "$2");
-			return where ? [{
-				table: b.table,
-				where
-			}] : [];
-		})];
-		const tables = [];
-		for (const { table, where } of steps) {
-			const sql = dryRun ? `SELECT count(*)::int AS n FROM ${S}${ident$2(table)} WHERE ${where}` : `DELETE FROM ${S}${ident$2(table)} WHERE ${where}`;
-			const r = !where.includes("$1") ? await c.query(sql.replaceAll("$2", "$1"), args.slice(1)) : await c.query(sql, where.includes("$2") ? args : args.slice(0, 1));
-			tables.push({
-				table,
-				rows: dryRun ? r.rows[0].n : r.rowCount ?? 0
-			});
-		}
-		tables.sort((a, b) => Number(p.vectors.includes(a.table)) - Number(p.vectors.includes(b.table)));
-		if (tables.every((t) => t.rows === 0)) {
-			await c.query("ROLLBACK");
-			return null;
-		}
-		await c.query(dryRun ? "ROLLBACK" : "COMMIT");
-		const notes = p.vectors.length ? [] : [`no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`];
-		return {
-			...isResource ? { threads } : {},
-			tables,
-			...notes.length ? { notes } : {}
-		};
-	} catch (e) {
-		await c.query("ROLLBACK").catch(() => void 0);
-		throw storeError("mastra-delete", `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : `thread '${target.thread}'`} failed: ${e.message}`, {}, e);
-	} finally {
-		tx?.release();
-	}
-}
-var init_erase_pg = __esmMin((() => {
-	init_errors();
-	init_erase_sqlite();
-	init_sql$1();
-}));
 // dist/savers/mastra/postgres.js
 var postgres_exports$1 = /* @__PURE__ */ __exportAll$1({
 	connectPg: () => connectPg,
@@ -15931,7 +15810,6 @@ function mastraPostgres(c, place) {
 		},
 		write: async (batch, o) => void await writeBatch$1(c, S, place.uri, batch, o.overwrite),
 		add: (batch) => writeBatch$1(c, S, place.uri, batch, "add"),
-		erase: async (target, dryRun) => (await Promise.resolve().then(() => (init_erase_pg(), erase_pg_exports))).erasePg(c, place, target, dryRun),
 		close: () => c.end()
 	};
 }
@@ -15954,7 +15832,7 @@ async function writeBatch$1(c, S, uri, batch, overwrite) {
 					t.map((r) => r.id),
 					t.map((r) => r.resourceId),
 					t.map((r) => r.title),
-					t.map((r) => json(r.metadata)),
+					t.map((r) => json$1(r.metadata)),
 					t.map((r) => r.createdAt),
 					t.map((r) => r.updatedAt)
 				]);
@@ -15975,7 +15853,7 @@ async function writeBatch$1(c, S, uri, batch, overwrite) {
 			const r = await q.query(PG.insertResources(S, overwrite), [
 				s.map((r) => r.id),
 				s.map((r) => r.workingMemory),
-				s.map((r) => json(r.metadata)),
+				s.map((r) => json$1(r.metadata)),
 				s.map((r) => r.createdAt),
 				s.map((r) => r.updatedAt)
 			]);
@@ -15990,12 +15868,12 @@ async function writeBatch$1(c, S, uri, batch, overwrite) {
 		tx?.release();
 	}
 }
-var threadOf$1, resourceOf, json;
+var threadOf$1, resourceOf, json$1;
 var init_postgres$1 = __esmMin((() => {
 	init_errors();
 	init_postgres$2();
 	init_sql$1();
-	init_types$6();
+	init_types$7();
 	threadOf$1 = (r) => ({
 		id: r.id,
 		resourceId: r.resourceId,
@@ -16011,7 +15889,7 @@ var init_postgres$1 = __esmMin((() => {
 		createdAt: r.createdAt,
 		updatedAt: r.updatedAt
 	});
-	json = (v) => v === null || v === void 0 ? null : JSON.stringify(v);
+	json$1 = (v) => v === null || v === void 0 ? null : JSON.stringify(v);
 }));
 // dist/savers/openai-agents/sqlite.js
 var sqlite_exports$2 = /* @__PURE__ */ __exportAll$1({
@@ -16252,12 +16130,12 @@ var init_sqlite$2 = __esmMin((() => {
 	init_errors();
 	init_better_sqlite3();
 	init_sqlite_open();
-	init_types$7();
+	init_types$8();
 	init_tables();
 }));
 // dist/savers/ai-chatbot/types.js
 var AI_CHATBOT_TABLES;
-var init_types$4 = __esmMin((() => {
+var init_types$5 = __esmMin((() => {
 	AI_CHATBOT_TABLES = {
 		users: "User",
 		chats: "Chat",
@@ -16592,7 +16470,6 @@ function aiChatbotStore(sql, uri) {
 		},
 		write: (batch) => writeBatch(sql, batch),
 		erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
-		eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
 		close: () => sql.close()
 	};
 }
@@ -16615,43 +16492,11 @@ async function eraseChat(sql, tables, count, chatId, dryRun) {
 		notes
 	} : { tables: erased };
 }
-/**
-* `AiChatbotStore.eraseUser`: everything of one user, counted or deleted in one transaction — the rows of each of
-* their chats (as `eraseChat`), the chats, their documents with every suggestion on them (a suggestion names its
-* document: another user's on this user's document goes too), their own suggestions, and the `User` row (the email
-* and password hash are the user's data: an erasure that left them would not be one). null: nothing names the user.
-*/
-async function eraseUser(sql, tables, count, userId, dryRun) {
-	const pg = sql.kind === "postgres";
-	const have = await tables();
-	const text = pg ? "::text" : "";
-	const has = async (t, c) => have.has(t) && (await sql.columns(t)).has(c);
-	const chatsOf = `(SELECT "id"${text} FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "userId"${text} = $1)`;
-	const plan = [];
-	if (have.has(AI_CHATBOT_TABLES.chats)) {
-		for (const t of ERASE_CHILDREN) if (have.has(t)) plan.push([t, `"chatId"${text} IN ${chatsOf}`]);
-	}
-	if (await has(AI_CHATBOT_TABLES.chats, "userId")) plan.push([AI_CHATBOT_TABLES.chats, `"userId"${text} = $1`]);
-	const docs = await has("Document", "userId") ? `(SELECT "id"${text} FROM ${sql.t("Document")} WHERE "userId"${text} = $1)` : void 0;
-	if (await has("Suggestion", "userId")) plan.push(["Suggestion", `"userId"${text} = $1${docs && await has("Suggestion", "documentId") ? ` OR "documentId"${text} IN ${docs}` : ""}`]);
-	if (docs) plan.push(["Document", `"userId"${text} = $1`]);
-	if (have.has(AI_CHATBOT_TABLES.users)) plan.push([AI_CHATBOT_TABLES.users, `"id"${text} = $1`]);
-	const chats = have.has(AI_CHATBOT_TABLES.chats) && await has(AI_CHATBOT_TABLES.chats, "userId") ? (await sql.all(`SELECT "id"${text} AS id FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "userId"${text} = $1 ORDER BY 1`, [userId])).map((r) => String(r.id)) : [];
-	const rows = dryRun ? await Promise.all(plan.map(([t, w]) => count(t, ` WHERE ${w}`, [userId]))) : await sql.tx(plan.map(([t, w]) => [`DELETE FROM ${sql.t(t)} WHERE ${w}`, [userId]]));
-	if (rows.every((n) => n === 0)) return null;
-	return {
-		threads: chats,
-		tables: plan.map(([t], i) => ({
-			table: t,
-			rows: rows[i]
-		}))
-	};
-}
 var q, SQLITE_DDL, chatOf, REQUIRED, ERASE_CHILDREN;
 var init_store = __esmMin((() => {
 	init_errors();
 	init_sqlite_open();
-	init_types$4();
+	init_types$5();
 	init_better_sqlite3();
 	q = (s) => `"${s.replaceAll("\"", "\"\"")}"`;
 	SQLITE_DDL = `CREATE TABLE IF NOT EXISTS "User" ("id" TEXT PRIMARY KEY NOT NULL, "email" TEXT NOT NULL, "password" TEXT);
@@ -17016,7 +16861,7 @@ function aiChatbotSaver(store) {
 var isObj$17, maxStep, isAiChatbotSaver, TABLE_FORMAT;
 var init_saver = __esmMin((() => {
 	init_errors();
-	init_types$7();
+	init_types$8();
 	isObj$17 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	maxStep = (invs) => invs.reduce((n, i) => Math.max(n, Number(i.step ?? 0)), -1);
 	isAiChatbotSaver = (s) => s.aiChatbot !== void 0;
@@ -17205,7 +17050,7 @@ function resetMemorySavers() {
 }
 var SAVER_NAME$3, stores, createMemorySaver;
 var init_memory = __esmMin((() => {
-	init_types$7();
+	init_types$8();
 	init_common();
 	init_errors();
 	SAVER_NAME$3 = "memory";
@@ -17426,6 +17271,59 @@ function writeFileAtomic(path, text, options = {}) {
 		text
 	}], options);
 }
+/**
+* Open a temp file beside `path` to stream a large output into (an export of a whole store): written in pieces, then
+* synced and renamed into place by `commit`, or removed by `abort`. A failure is a store error naming `path`.
+*/
+async function openFileAtomic(path) {
+	const tmp = ckptTemp(path);
+	let fh;
+	try {
+		await node_fs.promises.mkdir((0, node_path.dirname)(path), { recursive: true });
+		fh = await node_fs.promises.open(tmp, "wx");
+	} catch (e) {
+		throw writeError(e, path);
+	}
+	const handle = fh;
+	let bytes = 0;
+	let closed = false;
+	const close = async () => {
+		if (closed) return;
+		closed = true;
+		await handle.close();
+	};
+	return {
+		path,
+		get bytes() {
+			return bytes;
+		},
+		async write(chunk) {
+			try {
+				const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+				let off = 0;
+				while (off < buf.length) off += (await handle.write(buf, off, buf.length - off)).bytesWritten;
+				bytes += buf.length;
+			} catch (e) {
+				throw writeError(e, path);
+			}
+		},
+		async commit() {
+			try {
+				await handle.sync();
+				await close();
+				await node_fs.promises.rename(tmp, path);
+			} catch (e) {
+				await node_fs.promises.unlink(tmp).catch(() => void 0);
+				throw writeError(e, path);
+			}
+			await syncDir((0, node_path.dirname)(path));
+		},
+		async abort() {
+			await close().catch(() => void 0);
+			await node_fs.promises.unlink(tmp).catch(() => void 0);
+		}
+	};
+}
 var ckptTemp;
 var init_atomic = __esmMin((() => {
 	init_errors();
@@ -17449,7 +17347,7 @@ function idleCore() {
 var init_cores = __esmMin((() => {}));
 // dist/formats/types.js
 var FORMAT_NAMES;
-var init_types$3 = __esmMin((() => {
+var init_types$4 = __esmMin((() => {
 	FORMAT_NAMES = [
 		"ckpt",
 		"yoagent",
@@ -17529,7 +17427,7 @@ function unbundle(doc) {
 var HEAD$1, isBundleText, base$1, dir;
 var init_bundle = __esmMin((() => {
 	init_errors();
-	init_types$3();
+	init_types$4();
 	HEAD$1 = /^\s*\{\s*"ckptFiles"\s*:/;
 	isBundleText = (text) => text !== void 0 && HEAD$1.test(text.slice(0, 64));
 	base$1 = (p) => p.slice(p.lastIndexOf("/") + 1);
@@ -17729,7 +17627,7 @@ function contentArray(v, d) {
 }
 /** Is this native object read as an LLM message (as opposed to an extension) by serde's untagged AgentMessage? */
 function isLlmMessage(m) {
-	return LLM_ROLES.has(m.role) && Array.isArray(m.content) && !("kind" in m && "data" in m && !("timestamp" in m));
+	return LLM_ROLES$1.has(m.role) && Array.isArray(m.content) && !("kind" in m && "data" in m && !("timestamp" in m));
 }
 function usageToCanonical(u, d, ctx) {
 	const out = {
@@ -17768,7 +17666,7 @@ function messageToCanonical$2(m, d) {
 		};
 		const unknown = splitKnown(m, EXTENSION_KEYS);
 		let more;
-		if (typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system") {
+		if (typeof m.role !== "string" || LLM_ROLES$1.has(m.role) || m.role === "system") {
 			out.role = "extension";
 			more = { role: m.role };
 		}
@@ -17820,7 +17718,7 @@ function messageToCanonical$2(m, d) {
 function messageLintView(m, d) {
 	if (!isLlmMessage(m)) {
 		if (m.role === "system" && m.kind === "ckpt.system" && isObj$16(m.data) && Array.isArray(m.data.content) && Object.keys(m).length === 3) return { role: "system" };
-		return { role: typeof m.role !== "string" || LLM_ROLES.has(m.role) || m.role === "system" ? "extension" : m.role };
+		return { role: typeof m.role !== "string" || LLM_ROLES$1.has(m.role) || m.role === "system" ? "extension" : m.role };
 	}
 	if (m.role === "assistant" && isObj$16(m.usage)) return {
 		role: m.role,
@@ -17962,7 +17860,7 @@ function messageToNative(m, i, ctx) {
 			data: { content: contentArrayToNative(mm.content, ctx, ptr) }
 		};
 	}
-	if (!LLM_ROLES.has(role)) {
+	if (!LLM_ROLES$1.has(role)) {
 		const out = {
 			role: own.role !== void 0 ? own.role : role,
 			kind: mm.kind,
@@ -18194,7 +18092,7 @@ function messagesLintAt(n, msgAt, pointerAt, d, make) {
 	for (let k = 0; k < n; k++) {
 		const m = msgAt(k);
 		if (!isObj$16(m)) continue;
-		if (LLM_ROLES.has(m.role) && "kind" in m && "data" in m) out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, pointerAt(k), `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`));
+		if (LLM_ROLES$1.has(m.role) && "kind" in m && "data" in m) out.push(make("warning", `lint/${d.format === "yoagent" ? "yoagent" : "phi"}-extension-shadow`, pointerAt(k), `a '${String(m.role)}' message with 'kind' and 'data' is read as an extension message when it is not a valid message, and is then never sent to the model`));
 		if (d.format === "phi-core" && isLlmMessage(m)) phiExtrasLint(m, () => pointerAt(k), make, out);
 	}
 	return out;
@@ -18233,7 +18131,7 @@ function isU(x, max = 18446744073709551615n) {
 	if (typeof x === "bigint") return x >= 0n && x <= BigInt(max);
 	return typeof x === "number" && Number.isInteger(x) && x >= 0 && x <= Number(max);
 }
-var isObj$16, YOAGENT_STOP, PHI_STOP, YOAGENT, PHI, LLM_ROLES, PHI_EXTRAS, SYSTEM_KIND, USAGE_ALIASES, CONTENT_KEYS, CONTENT_KNOWN, TYPE_ONLY, MESSAGE_KEYS$1, MESSAGE_KNOWN, EXTENSION_KEYS, USAGE_KNOWN, PHI_STOP_FOR, YO_STOP_FOR, threadIdOfDoc, countAssistant, STEM_THREAD_FORMATS, RUST_FILL_INS, SNIFF_BYTES, CAMEL_KEYS, SNAKE_KEYS, YO_ONLY, PHI_ONLY, lastSniffText, lastSniff, PHI_EXTRA_CHECKS;
+var isObj$16, YOAGENT_STOP, PHI_STOP, YOAGENT, PHI, LLM_ROLES$1, PHI_EXTRAS, SYSTEM_KIND, USAGE_ALIASES, CONTENT_KEYS, CONTENT_KNOWN, TYPE_ONLY, MESSAGE_KEYS$1, MESSAGE_KNOWN, EXTENSION_KEYS, USAGE_KNOWN, PHI_STOP_FOR, YO_STOP_FOR, threadIdOfDoc, countAssistant, STEM_THREAD_FORMATS, RUST_FILL_INS, SNIFF_BYTES, CAMEL_KEYS, SNAKE_KEYS, YO_ONLY, PHI_ONLY, lastSniffText, lastSniff, PHI_EXTRA_CHECKS;
 var init_rust_common = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -18268,7 +18166,7 @@ var init_rust_common = __esmMin((() => {
 		format: "phi-core",
 		stopReasons: PHI_STOP
 	};
-	LLM_ROLES = /* @__PURE__ */ new Set([
+	LLM_ROLES$1 = /* @__PURE__ */ new Set([
 		"user",
 		"assistant",
 		"toolResult"
@@ -19233,7 +19131,7 @@ function escapeOrg(text, pointer, lossy) {
 		return line;
 	}).join("\n");
 }
-var CHAT, PAD, trim, lineAt, isLineBreak, digitAt, scratchpadOnLine, TITLE, hasTickHeading, isoToMs, msToIso, extOf$5, textOf$4, amacsAdapter;
+var CHAT, PAD, trim, lineAt, isLineBreak, digitAt, scratchpadOnLine, TITLE, hasTickHeading, isoToMs, msToIso, extOf$5, textOf$5, amacsAdapter;
 var init_amacs = __esmMin((() => {
 	init_errors();
 	init_pointer();
@@ -19254,7 +19152,7 @@ var init_amacs = __esmMin((() => {
 	isoToMs = (s) => s && !Number.isNaN(Date.parse(s)) ? Date.parse(s) : void 0;
 	msToIso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 	extOf$5 = (x) => x.ext?.amacs && typeof x.ext.amacs === "object" ? x.ext.amacs : {};
-	textOf$4 = (content) => content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+	textOf$5 = (content) => content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 	amacsAdapter = {
 		name: "amacs",
 		title: "amacs agent-chat.org (v4; v3 read-only) + scratchpad.org — a folder is one thread",
@@ -19375,7 +19273,7 @@ var init_amacs = __esmMin((() => {
 						});
 					});
 					pending = {
-						text: escapeOrg(textOf$4(m.content), `${ptr}/content`, lossy),
+						text: escapeOrg(textOf$5(m.content), `${ptr}/content`, lossy),
 						ts: m.timestamp,
 						tick: typeof me.tick === "number" ? me.tick : void 0,
 						i
@@ -19431,7 +19329,7 @@ var init_amacs = __esmMin((() => {
 						tick,
 						timestamp: ts !== void 0 ? msToIso(ts) : "1970-01-01T00:00:00Z",
 						human: pending.text,
-						agent: escapeOrg(textOf$4(a.content), `${ptr}/content`, lossy),
+						agent: escapeOrg(textOf$5(a.content), `${ptr}/content`, lossy),
 						line: 0
 					};
 					if (typeof ae.lost === "string") ex.lost = ae.lost;
@@ -19643,7 +19541,7 @@ function toCanonicalMessage(m, model) {
 function threadIdOf(native, doc) {
 	return isObj$15(native.identity) && typeof native.identity.id === "string" ? native.identity.id : doc.threadId ?? (doc.name.split(/[\\/]/).pop() ?? doc.name).replace(/\.[^.]*$/, "");
 }
-function textOf$3(content) {
+function textOf$4(content) {
 	return content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 }
 function fromCanonicalMessage(m, i, lossy, native) {
@@ -19671,7 +19569,7 @@ function fromCanonicalMessage(m, i, lossy, native) {
 			reason: `Swarmer message content is a string: ${c.type} blocks are dropped`
 		});
 	});
-	const text = textOf$3(msg.content);
+	const text = textOf$4(msg.content);
 	const out = {
 		content: e.contentNull === true ? null : msg.role === "assistant" && text === "" && !msg.content.some((c) => c.type === "text") && !native ? null : text,
 		role: msg.role === "toolResult" ? "tool" : msg.role,
@@ -20409,7 +20307,7 @@ function contentToPart(c, role, i, k, lossy) {
 	return p;
 }
 /** The text blocks' texts joined by newlines (as `filter` + `map` + `join("\n")`, without the arrays). */
-function textOf$2(content) {
+function textOf$3(content) {
 	let text;
 	for (let k = 0; k < content.length; k++) {
 		const c = content[k];
@@ -20422,7 +20320,7 @@ function textOf$2(content) {
 /** Tool result message `i` as an AI SDK tool-result part. */
 function resultToPart(m, i, lossy) {
 	const e = extOf$3(m);
-	const text = textOf$2(m.content);
+	const text = textOf$3(m.content);
 	let output;
 	const saved = isObj$14(e.output) ? e.output : void 0;
 	if (saved && (saved.type === "json" || saved.type === "error-json")) output = {
@@ -21205,7 +21103,7 @@ function assistantFields(kw, msg, consumed) {
 		if (typeof rm.model_name === "string") msg.model = rm.model_name;
 		if (typeof rm.model_provider === "string") msg.provider = rm.model_provider;
 		const reason = typeof rm.finish_reason === "string" ? rm.finish_reason : typeof rm.stop_reason === "string" ? rm.stop_reason : void 0;
-		if (reason !== void 0 && STOP$2[reason]) msg.stopReason = STOP$2[reason];
+		if (reason !== void 0 && STOP$3[reason]) msg.stopReason = STOP$3[reason];
 		consumed.push("response_metadata");
 		setExt(msg, "response_metadata", rm);
 	}
@@ -21330,12 +21228,12 @@ function assistantBack(m, kw, e, lay, ptr, lossy) {
 	if (m.provider !== void 0) rm.model_provider = m.provider;
 	else delete rm.model_provider;
 	const reason = typeof rm.finish_reason === "string" ? "finish_reason" : typeof rm.stop_reason === "string" ? "stop_reason" : void 0;
-	const had = reason ? STOP$2[rm[reason]] : void 0;
+	const had = reason ? STOP$3[rm[reason]] : void 0;
 	if (m.stopReason !== had) {
 		if (m.stopReason === void 0 && reason) delete rm[reason];
 		else if (m.stopReason !== void 0) rm[reason ?? "finish_reason"] = FINISH[m.stopReason] ?? m.stopReason;
 	}
-	if (m.stopReason !== void 0 && FINISH[m.stopReason] === void 0 && !(reason && STOP$2[rm[reason]] === m.stopReason)) lossy.push({
+	if (m.stopReason !== void 0 && FINISH[m.stopReason] === void 0 && !(reason && STOP$3[rm[reason]] === m.stopReason)) lossy.push({
 		pointer: `${ptr}/stopReason`,
 		field: "stopReason",
 		reason: `LangChain has no finish_reason for '${m.stopReason}' (written as finish_reason '${m.stopReason}', which is not read back as a stop reason)`
@@ -21380,8 +21278,8 @@ function lintMessageOf(value) {
 		content
 	};
 }
-var isObj$13, EXT_ROLE, BASE, CLASS_OF, classOf, isMappedMessage, extOf$2, layoutOf$2, sameJson, DATA_URL, num$5, STOP$2, PLAIN_CLASS, FINISH;
-var init_messages$2 = __esmMin((() => {
+var isObj$13, EXT_ROLE, BASE, CLASS_OF, classOf, isMappedMessage, extOf$2, layoutOf$2, sameJson, DATA_URL, num$5, STOP$3, PLAIN_CLASS, FINISH;
+var init_messages$1 = __esmMin((() => {
 	isObj$13 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	EXT_ROLE = "langgraph";
 	BASE = {
@@ -21410,7 +21308,7 @@ var init_messages$2 = __esmMin((() => {
 	sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 	DATA_URL = /^data:([^;,]*);base64,(.*)$/s;
 	num$5 = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
-	STOP$2 = {
+	STOP$3 = {
 		stop: "stop",
 		STOP: "stop",
 		end_turn: "stop",
@@ -21550,29 +21448,6 @@ function toCanonical$2(doc) {
 		tuple: rest,
 		_layout: layout
 	} };
-	const unreadable = unreadableOf(doc);
-	if (unreadable.length) out.ext.langgraph.unreadable = unreadable;
-	return out;
-}
-/**
-* The parts of a tuple read in part (savers/langgraph: `loadAt` keeps a tuple whose channel values or pending writes
-* did not all come back, `partialIssues`): each named, with why, and whose inability it is.
-*/
-function unreadableOf(doc) {
-	const out = [];
-	for (const i of Array.isArray(doc.issues) ? doc.issues : []) {
-		if (!i.fatal) continue;
-		const ch = /^\/checkpoint\/channel_values\/([^/]+)$/.exec(i.pointer);
-		const w = /^\/pendingWrites\/(\d+)\/value$/.exec(i.pointer);
-		const write = w ? doc.pendingWrites?.[Number(w[1])] : void 0;
-		const part = ch ? `channel '${ch[1].replace(/~1/g, "/").replace(/~0/g, "~")}'` : write ? `pending write of task ${write.taskId} to channel '${write.channel}'` : i.pointer;
-		out.push({
-			pointer: i.pointer,
-			part,
-			message: i.message,
-			cause: cannotRebuild(i) ? "ckpt" : "store"
-		});
-	}
 	return out;
 }
 function ordered(o, order) {
@@ -21715,10 +21590,9 @@ var TRIGGER, BOOK_DOC, BOOK_CP, isTodos, isFiles, STATE_SHAPES, ISO, langgraphAd
 var init_adapter = __esmMin((() => {
 	init_errors();
 	init_json$1();
-	init_unreadable$1();
 	init_envelope();
-	init_messages$2();
-	init_types$8();
+	init_messages$1();
+	init_types$9();
 	TRIGGER = /^(__|branch:|join:|start:)/;
 	BOOK_DOC = [
 		"format",
@@ -21789,10 +21663,6 @@ var init_adapter = __esmMin((() => {
 			return v;
 		},
 		toCanonical: (native) => toCanonical$2(native),
-		unreadable: (cp) => {
-			const u = cp.ext?.langgraph?.unreadable;
-			return Array.isArray(u) ? u : [];
-		},
 		fromCanonical: (cp, { lossy }) => fromCanonical$1(cp, lossy),
 		/** toCanonical's roles, tool-call and tool-result ids, usage and interrupt, without converting content. */
 		lintView(native) {
@@ -21996,7 +21866,7 @@ function rowCtx(m, i) {
 	if (extra) rowExt.extra = extra;
 	return {
 		id: m.id,
-		ts: timeOf(m.createdAt),
+		ts: timeOf$1(m.createdAt),
 		rowExt,
 		at: `/messages/${i}`
 	};
@@ -22334,7 +22204,7 @@ function groupToRow(g, cp, lossy) {
 		...e?.extra
 	};
 }
-var isObj$11, MX, mext, withExt$3, without, timeOf, URLISH, stampOf, Steps, ASSISTANT_LOST, mastraAdapter;
+var isObj$11, MX, mext, withExt$3, without, timeOf$1, URLISH, stampOf, Steps, ASSISTANT_LOST, mastraAdapter;
 var init_mastra$1 = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -22354,7 +22224,7 @@ var init_mastra$1 = __esmMin((() => {
 		for (const k of Object.keys(o)) if (!keys.includes(k)) (out ??= {})[k] = o[k];
 		return out;
 	};
-	timeOf = (iso) => {
+	timeOf$1 = (iso) => {
 		const t = typeof iso === "string" ? Date.parse(iso) : NaN;
 		return Number.isFinite(t) ? t : void 0;
 	};
@@ -23192,7 +23062,7 @@ function toCanonical$1(st, doc) {
 	return cp;
 }
 /** Loader-accepted states ckpt flags (warnings), each saying why. */
-function lint$2(st, doc) {
+function lint$1(st, doc) {
 	const out = [];
 	const loc = doc.text !== void 0 ? jsonLocator(doc.text) : void 0;
 	const warn = (pointer, rule, message) => {
@@ -23331,7 +23201,7 @@ var init_run_state = __esmMin((() => {
 			})) === said$1(cp)) return st;
 			return freshState(cp, lossy);
 		},
-		lint: lint$2,
+		lint: lint$1,
 		messagePointers(native) {
 			const ptrs = [];
 			const input = native.originalInput;
@@ -23852,8 +23722,8 @@ function describeError(e) {
 		};
 		case "enum": return {
 			pointer: at,
-			message: `expected one of ${list$2(p.allowedValues)}`,
-			expected: `one of ${list$2(p.allowedValues)}`
+			message: `expected one of ${list$1(p.allowedValues)}`,
+			expected: `one of ${list$1(p.allowedValues)}`
 		};
 		case "const": return {
 			pointer: at,
@@ -23944,7 +23814,7 @@ function article(t) {
 	if (t === "null") return "null";
 	return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
 }
-var DISCRIMINANTS, list$2;
+var DISCRIMINANTS, list$1;
 var init_issues = __esmMin((() => {
 	DISCRIMINANTS = /* @__PURE__ */ new Set([
 		"role",
@@ -23953,7 +23823,7 @@ var init_issues = __esmMin((() => {
 		"op",
 		"event"
 	]);
-	list$2 = (xs) => xs.map((x) => typeof x === "string" ? x : JSON.stringify(x)).join(", ");
+	list$1 = (xs) => xs.map((x) => typeof x === "string" ? x : JSON.stringify(x)).join(", ");
 }));
 // dist/schema/tags.js
 function at(value, pointer) {
@@ -25477,7 +25347,7 @@ function majorsLint(native, major, doc) {
 		message: mine ? `read as AI SDK ${major}, which accepts it; ${list} reject${others.length === 1 ? "s" : ""} it` : `read as AI SDK ${major}, which rejects it; ${list} accept${others.length === 1 ? "s" : ""} it (name the major with --ai-sdk-version)`
 	}];
 }
-function lint$1(native, doc) {
+function lint(native, doc) {
 	if (!Array.isArray(native)) return [];
 	const major = majorOf(native);
 	const issues = [];
@@ -25609,7 +25479,7 @@ var init_ai_sdk = __esmMin((() => {
 		},
 		toCanonical,
 		fromCanonical,
-		lint: lint$1,
+		lint,
 		pointerPrefix: (native) => listPrefix(native),
 		messagePointers(native) {
 			const out = [];
@@ -26270,22 +26140,6 @@ var init_python_session = __esmMin((() => {
 	};
 }));
 // dist/formats/index.js
-var formats_exports = /* @__PURE__ */ __exportAll$1({
-	FORMAT_CHOICES: () => FORMAT_CHOICES,
-	FORMAT_NAMES: () => FORMAT_NAMES,
-	adapters: () => adapters,
-	detectAll: () => detectAll$1,
-	detectFormat: () => detectFormat,
-	detectParsed: () => detectParsed,
-	firstNonSpace: () => firstNonSpace,
-	getAdapter: () => getAdapter,
-	isFormatName: () => isFormatName,
-	readCheckpoint: () => readCheckpoint,
-	readNative: () => readNative,
-	schemaFor: () => schemaFor,
-	splitFormat: () => splitFormat,
-	syntaxCheck: () => syntaxCheck
-});
 /** The schema a parsed value answers to: its version's when the format has one per version (ai-sdk). */
 function schemaFor(adapter, native) {
 	return adapter.schemaOf ? adapter.schemaOf(native) : adapter.schema;
@@ -26337,7 +26191,7 @@ function neededIn(text) {
 * all looked for in one scan) are not asked: a document is not scanned by detectors that cannot claim it. The answer
 * is the same as asking every adapter (test/detect-candidates.test.ts compares the two on every fixture and on edge cases).
 */
-function detectAll$1(doc) {
+function detectAll(doc) {
 	return detectParsed(doc).all;
 }
 /**
@@ -26412,17 +26266,6 @@ function readCheckpoint(given, format) {
 		format: name
 	};
 }
-/** One line naming an unreadable part and why it is missing. */
-function unreadableLine(p) {
-	const whose = p.cause === "ckpt" ? "ckpt cannot rebuild it; the library can" : "the stored data it needs is damaged or missing";
-	return `${p.part} cannot be read (${whose}): ${p.message}`;
-}
-/** The parts of a canonical checkpoint its source format could not read (`FormatAdapter.unreadable`); [] when none. */
-function unreadableParts(cp) {
-	const name = cp.origin?.format;
-	if (typeof name !== "string" || !isFormatName(name)) return [];
-	return getAdapter(name).unreadable?.(cp) ?? [];
-}
 /** Throw the JSON syntax error of a document (line by line for .jsonl files), if it has one. */
 function syntaxCheck(doc) {
 	const text = doc.text;
@@ -26451,7 +26294,7 @@ var adapters, FORMAT_CHOICES, escapeRe$1, NEEDED, CANDIDATES;
 var init_formats = __esmMin((() => {
 	init_errors();
 	init_json$1();
-	init_types$3();
+	init_types$4();
 	init_ckpt$1();
 	init_yoagent();
 	init_yoagent_session();
@@ -26640,7 +26483,7 @@ function formatOfText(text, name) {
 	if (isBundleText(text)) return readBundle(text, name).format;
 	if (/^\s*\{\s*"schemaVersion"\s*:/.test(text.slice(0, 64))) return "ckpt";
 	if (/^\s*\{\s*"threadId"\s*:/.test(text.slice(0, 64))) return "deepagent";
-	return detectAll$1({
+	return detectAll({
 		name,
 		text
 	})[0]?.format;
@@ -26827,7 +26670,7 @@ function jsonlEntry(name, text, size, mtimeMs) {
 		mtimeMs,
 		byContent: false
 	};
-	if (detectAll$1(doc).some((d) => d.format === "yoagent-session")) return rec;
+	if (detectAll(doc).some((d) => d.format === "yoagent-session")) return rec;
 	const lines = text.split("\n").filter((l) => l.trim() !== "");
 	return lines.length > 0 && lines.every(parses) ? ignored(name, "JSON lines, but not a yoagent session") : rec;
 }
@@ -26872,7 +26715,7 @@ function textEntry(name, text) {
 		mtimeMs: 0,
 		byContent: contentId !== void 0
 	};
-	if (contentId !== void 0 || detectAll$1({
+	if (contentId !== void 0 || detectAll({
 		name,
 		text
 	}).length > 0 || SWARMER_FILE.test(name)) return rec;
@@ -26928,7 +26771,7 @@ function fileEntry(dir, name, full) {
 		mtimeMs,
 		byContent: false
 	};
-	if (detectAll$1({
+	if (detectAll({
 		name,
 		text
 	}).length > 0 || SWARMER_FILE.test(name)) return rec;
@@ -27389,7 +27232,7 @@ var init_single_file = __esmMin((() => {
 	init_errors();
 	init_common();
 	init_fs_common();
-	init_types$7();
+	init_types$8();
 	SINGLE_FILE_SAVER = "single-file";
 }));
 // dist/savers/file.js
@@ -27471,7 +27314,7 @@ var init_file = __esmMin((() => {
 	init_folder_scan();
 	init_folder_read_ahead();
 	init_phi_lock();
-	init_types$7();
+	init_types$8();
 	SAVER_NAME$2 = "file";
 	createFileSaver = async ({ location, uri, namespace: defaultNamespace = DEFAULT_NAMESPACE, params, readOnly = false }) => {
 		const st = await (0, node_fs_promises.stat)(location).catch(() => void 0);
@@ -27993,7 +27836,7 @@ var init_sqlite$1 = __esmMin((() => {
 	init_errors();
 	init_common();
 	init_sqlite_open();
-	init_types$7();
+	init_types$8();
 	init_better_sqlite3();
 	CREATE_V2 = `CREATE TABLE IF NOT EXISTS ckpt_checkpoints (namespace TEXT NOT NULL, thread_id TEXT NOT NULL,
   bytes INTEGER NOT NULL, updated_at TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (namespace, thread_id))`;
@@ -31107,7 +30950,7 @@ var require_redis_errors = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = process.version.charCodeAt(1) < 55 && process.version.charCodeAt(2) === 46 ? require_old() : require_modern();
 }));
 // node_modules/cluster-key-slot/lib/index.js
-var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
+var require_lib = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	var lookup = [
 		0,
 		4129,
@@ -32926,7 +32769,7 @@ var require_argumentParsers = /* @__PURE__ */ __commonJSMin(((exports) => {
 var require_Command = /* @__PURE__ */ __commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	const commands_1 = require_built$2();
-	const calculateSlot = require_lib$1();
+	const calculateSlot = require_lib();
 	const standard_as_callback_1 = require_built$1();
 	const utils_1 = require_utils();
 	const argumentParsers_1 = require_argumentParsers();
@@ -33357,7 +33200,7 @@ var require_autoPipelining = /* @__PURE__ */ __commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.executeWithAutoPipelining = exports.getFirstValueInFlattenedArray = exports.shouldUseAutoPipelining = exports.notAllowedAutoPipelineCommands = exports.kCallbacks = exports.kExec = void 0;
 	const lodash_1 = require_lodash();
-	const calculateSlot = require_lib$1();
+	const calculateSlot = require_lib();
 	const standard_as_callback_1 = require_built$1();
 	const commands_1 = require_built$2();
 	exports.kExec = Symbol("exec");
@@ -33612,7 +33455,7 @@ var require_Commander = /* @__PURE__ */ __commonJSMin(((exports) => {
 // node_modules/ioredis/built/Pipeline.js
 var require_Pipeline = /* @__PURE__ */ __commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
-	const calculateSlot = require_lib$1();
+	const calculateSlot = require_lib();
 	const commands_1 = require_built$2();
 	const standard_as_callback_1 = require_built$1();
 	const util_1 = require("util");
@@ -34989,7 +34832,7 @@ var require_ClusterSubscriberGroup = /* @__PURE__ */ __commonJSMin(((exports) =>
 	Object.defineProperty(exports, "__esModule", { value: true });
 	const utils_1 = require_utils();
 	const util_1 = require_util();
-	const calculateSlot = require_lib$1();
+	const calculateSlot = require_lib();
 	const ShardedSubscriber_1 = require_ShardedSubscriber();
 	const debug = (0, utils_1.Debug)("cluster:subscriberGroup");
 	/**
@@ -38215,7 +38058,7 @@ async function openRedisKv(location, uri, params) {
 * migrating or pruning `x` would then touch.
 */
 function badNamespace(ns) {
-	return ns.includes(SEPARATOR$1) ? `namespace ${JSON.stringify(ns)} holds Redis's key separator '${SEPARATOR$1}': its keys would read back as namespace ${JSON.stringify(ns.slice(0, ns.indexOf(SEPARATOR$1)))}` : void 0;
+	return ns.includes(SEPARATOR) ? `namespace ${JSON.stringify(ns)} holds Redis's key separator '${SEPARATOR}': its keys would read back as namespace ${JSON.stringify(ns.slice(0, ns.indexOf(SEPARATOR)))}` : void 0;
 }
 async function createRedisSaver(options) {
 	const { uri } = options;
@@ -38224,17 +38067,17 @@ async function createRedisSaver(options) {
 	const kv = await openRedisKv(options.location, uri, options.params);
 	return new RedisStore(kv, uri, options.namespace ?? "default", options.params?.get("prefix") ?? "", timeoutMs(options.params, uri));
 }
-var SAVER_NAME, globEscape, SEPARATOR$1, RedisStore;
+var SAVER_NAME, globEscape, SEPARATOR, RedisStore;
 var init_redis = __esmMin((() => {
 	init_digest();
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_common();
 	init_redis_kv();
-	init_types$7();
+	init_types$8();
 	SAVER_NAME = "redis";
 	globEscape = (s) => s.replace(/[*?[\]\\]/g, (c) => "\\" + c);
-	SEPARATOR$1 = ":checkpoints:";
+	SEPARATOR = ":checkpoints:";
 	RedisStore = class {
 		kv;
 		uri;
@@ -38675,12 +38518,12 @@ function readMap(b, start, p, n) {
 	}
 	return [out, p];
 }
-var import_dist_cjs$5, plain$1, mpDecode$1, asBuffer$1, u16$1, u32$1, recent, need;
+var import_dist_cjs$5, plain$2, mpDecode$1, asBuffer$1, u16$1, u32$1, recent, need;
 var init_msgpack = __esmMin((() => {
 	import_dist_cjs$5 = require_dist_cjs();
 	init_errors();
-	plain$1 = new import_dist_cjs$5.Decoder();
-	mpDecode$1 = (b) => plain$1.decode(b);
+	plain$2 = new import_dist_cjs$5.Decoder();
+	mpDecode$1 = (b) => plain$2.decode(b);
 	asBuffer$1 = (b) => Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 	u16$1 = (b, p) => b[p] << 8 | b[p + 1];
 	u32$1 = (b, p) => (b[p] << 24 >>> 0) + (b[p + 1] << 16 | b[p + 2] << 8 | b[p + 3]);
@@ -39060,7 +38903,7 @@ function libraryOfVersions(cp) {
 function libraryOf(cp, fallback) {
 	if (cp.type === "msgpack") return "python";
 	try {
-		return libraryOfVersions(JSON.parse(textOf$1(cp.checkpoint))) ?? fallback;
+		return libraryOfVersions(JSON.parse(textOf$2(cp.checkpoint))) ?? fallback;
 	} catch {
 		return fallback;
 	}
@@ -39127,7 +38970,7 @@ function splitForPostgres(cp, lib, seen, aesKey) {
 			versions
 		};
 	}
-	const parsed = JSON.parse(textOf$1(cp.checkpoint));
+	const parsed = JSON.parse(textOf$2(cp.checkpoint));
 	const values = parsed.channel_values ?? {};
 	const versions = parsed.channel_versions ?? {};
 	const rest = {};
@@ -39278,18 +39121,18 @@ function pyBlobBytes(b) {
 	switch (b.type) {
 		case "msgpack": return b.blob ?? (0, import_dist_cjs$3.encode)(null);
 		case "null": return (0, import_dist_cjs$3.encode)(null);
-		case "json": return (0, import_dist_cjs$3.encode)(JSON.parse(textOf$1(b.blob ?? /* @__PURE__ */ new Uint8Array())));
+		case "json": return (0, import_dist_cjs$3.encode)(JSON.parse(textOf$2(b.blob ?? /* @__PURE__ */ new Uint8Array())));
 		case "bytes":
 		case "bytearray": return (0, import_dist_cjs$3.encode)(b.blob ?? /* @__PURE__ */ new Uint8Array());
 		default: throw inputError("langgraph-blob", `a checkpoint_blobs row has serde type '${b.type}', which cannot be stored in a SQLite checkpoint`);
 	}
 }
 function jsBlobText(b) {
-	if (b.type === "json") return textOf$1(b.blob ?? Buffer.from("null"));
+	if (b.type === "json") return textOf$2(b.blob ?? Buffer.from("null"));
 	if (b.type === "null") return "null";
 	throw inputError("langgraph-blob", `a checkpoint_blobs row has serde type '${b.type}', which a JS checkpoint cannot hold`);
 }
-var import_dist_cjs$3, name, NON_ASCII, keyTexts, keyText, utf8$3, textOf$1, metadataForPostgres, metadataForSqlite, holdsExt;
+var import_dist_cjs$3, name, NON_ASCII, keyTexts, keyText, utf8$3, textOf$2, metadataForPostgres, metadataForSqlite, holdsExt;
 var init_rows$1 = __esmMin((() => {
 	import_dist_cjs$3 = require_dist_cjs();
 	init_errors();
@@ -39309,8 +39152,8 @@ var init_rows$1 = __esmMin((() => {
 		return t;
 	};
 	utf8$3 = new TextDecoder("utf-8", { fatal: false });
-	textOf$1 = (b) => utf8$3.decode(b);
-	metadataForPostgres = (meta) => jsonbText(JSON.parse(textOf$1(meta) || "{}"));
+	textOf$2 = (b) => utf8$3.decode(b);
+	metadataForPostgres = (meta) => jsonbText(JSON.parse(textOf$2(meta) || "{}"));
 	metadataForSqlite = (jsonb, lib) => Buffer.from(lib === "python" ? pythonJsonDumps(jsonb) : JSON.stringify(jsonb));
 	holdsExt = (v) => v instanceof import_dist_cjs$3.ExtData || v instanceof Uint8Array || typeof v === "object" && v !== null && Object.values(v).some(holdsExt);
 }));
@@ -39424,48 +39267,25 @@ function messagesDeltaReducer(state, writes, library) {
 	}
 	return result.filter((m) => m !== null);
 }
-/** deepagents' FileData: `{content: str | list[str], encoding?, created_at?, modified_at?}` (JS adds `mimeType`). */
-function isFileData(v) {
-	if (!isRecord(v)) return false;
-	const c = v.content;
-	if (typeof c !== "string" && !(Array.isArray(c) && c.every((x) => typeof x === "string"))) return false;
-	return Object.keys(v).every((k) => FILE_DATA_KEYS.has(k));
-}
-/** A write to deepagents' `files`: `{path: FileData | null}`. */
-function isFileDataUpdate(v) {
-	return isRecord(v) && !isDeltaSnapshot(v) && Object.values(v).every((x) => x === null || isFileData(x));
-}
-/** deepagents' `_file_data_delta_reducer`: each write merged in order, a null deleting its path. */
-function fileDataDeltaReducer(state, writes) {
-	const result = { ...state ?? {} };
-	for (const w of writes) for (const [path, data] of Object.entries(w)) if (data === null) delete result[path];
-	else result[path] = data;
-	return result;
-}
 /**
 * `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
-* `{reason}` when the reducer is not one ckpt knows (see the module comment).
+* `undefined` with a reason when the reducer is not one ckpt knows (the writes are not messages).
 */
-function replayDelta(seed, values, context) {
-	const ctx = typeof context === "string" ? { library: context } : context;
-	let base = seed;
+function replayDelta(seed, values, library) {
+	let base = seed === void 0 ? [] : seed;
 	let start = 0;
 	values.forEach((v, i) => {
 		const o = overwriteOf(v);
 		if (o) {
-			base = o.value ?? void 0;
+			base = o.value ?? [];
 			start = i + 1;
 		}
 	});
 	const rest = values.slice(start);
+	if (rest.length === 0) return { value: base };
 	const messages = (x) => Array.isArray(x) ? x.every(isMessageLike) : isMessageLike(x);
-	const asFiles = isRecord(base) && !Array.isArray(base) ? Object.values(base).every(isFileData) : base === void 0;
-	if (rest.length > 0 && asFiles && rest.every(isFileDataUpdate)) return { value: fileDataDeltaReducer(base, rest) };
-	if (rest.length === 0 && isRecord(base)) return { value: base };
-	const list = base === void 0 ? [] : base;
-	if (rest.length === 0) return { value: list };
-	if (!Array.isArray(list) || !list.every(isMessageLike) || !rest.every(messages)) return { reason: UNKNOWN_REDUCER };
-	return { value: messagesDeltaReducer(list, rest, ctx.deepagents ? "js" : ctx.library) };
+	if (!Array.isArray(base) || !base.every(isMessageLike) || !rest.every(messages)) return { reason: "its writes are not LangChain messages, so its reducer is the graph's own (not stored): ckpt cannot rebuild it" };
+	return { value: messagesDeltaReducer(base, rest, library) };
 }
 /** Set `t`'s value of `channel` from the walk (or report why it cannot be rebuilt, leaving the channel absent). */
 function applyDeltaWalk(t, channel, walk) {
@@ -39489,12 +39309,9 @@ function applyDeltaWalk(t, channel, walk) {
 		issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: its write task=${bad.taskId} idx=${bad.idx} did not decode`);
 		return;
 	}
-	const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), {
-		library: t.library,
-		deepagents: countedDeltaChannels(t).includes("files")
-	});
+	const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), t.library);
 	if ("reason" in r) {
-		issue("delta-reducer", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
+		issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
 		return;
 	}
 	t.checkpoint.channel_values[channel] = r.value;
@@ -39505,9 +39322,9 @@ function applyDeltaWalk(t, channel, walk) {
 		walked: walk.walked
 	};
 }
-var DELTA_COUNTERS, codePoints, LC_MESSAGE, MESSAGE_CLASS, FILE_DATA_KEYS, UNKNOWN_REDUCER;
-var init_delta$1 = __esmMin((() => {
-	init_types$8();
+var DELTA_COUNTERS, codePoints, LC_MESSAGE, MESSAGE_CLASS;
+var init_delta$2 = __esmMin((() => {
+	init_types$9();
 	DELTA_COUNTERS = "counters_since_delta_snapshot";
 	codePoints = (a, b) => {
 		if (a === b) return 0;
@@ -39524,14 +39341,6 @@ var init_delta$1 = __esmMin((() => {
 	};
 	LC_MESSAGE = (v) => v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && isRecord(v.kwargs);
 	MESSAGE_CLASS = /(Message|MessageChunk)$/;
-	FILE_DATA_KEYS = /* @__PURE__ */ new Set([
-		"content",
-		"encoding",
-		"created_at",
-		"modified_at",
-		"mimeType"
-	]);
-	UNKNOWN_REDUCER = "its writes are neither LangChain messages nor deepagents' file updates, so its reducer is the graph's own (not stored) and ckpt does not know it";
 }));
 // dist/savers/langgraph/delta.js
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
@@ -39560,10 +39369,9 @@ function withDeltaChannels(inner) {
 	/** A summary with no message list at the head may be a delta head: the rebuilt head says (`chain`: prefetched). */
 	const summarize = async (s, chain) => {
 		const counted = s.deltaChannels?.includes("messages");
-		const deepagents = s.deltaChannels?.includes("files") ?? false;
 		delete s.deltaChannels;
 		if (s.messages === null && counted) {
-			const n = await d.headCount(s, chain?.length ? chain : void 0, deepagents);
+			const n = await d.headCount(s, chain?.length ? chain : void 0);
 			if (n !== void 0) {
 				s.messages = n;
 				return s;
@@ -39639,13 +39447,13 @@ function withDeltaChannels(inner) {
 	return reader;
 }
 var Bounded, key, DeltaRebuilder, CHAIN_LIMIT, SUMMARY_PAGE;
-var init_delta = __esmMin((() => {
-	init_delta$1();
+var init_delta$1 = __esmMin((() => {
+	init_delta$2();
 	init_tuple();
 	init_serde();
-	init_unreadable$1();
+	init_unreadable();
 	init_errors();
-	init_types$8();
+	init_types$9();
 	Bounded = class {
 		max;
 		m = /* @__PURE__ */ new Map();
@@ -39755,7 +39563,7 @@ var init_delta = __esmMin((() => {
 		* from one chain read starting at the head (its own writes are pending, not applied). Undefined when that does not
 		* settle it (no chain read, a broken chain, writes that do not replay): the caller rebuilds the whole tuple.
 		*/
-		async headCount(s, prefetched, deepagents = false) {
+		async headCount(s, prefetched) {
 			const chain = this.inner.deltaChain?.bind(this.inner);
 			if (!chain || s.newestId === null) return void 0;
 			const rows = prefetched ?? await chain(s.threadId, "", s.newestId, "messages", CHAIN_LIMIT);
@@ -39780,10 +39588,7 @@ var init_delta = __esmMin((() => {
 			};
 			const walk = await this.chainWalk(t, "messages", rows.length > 1 ? rows.slice(1) : void 0);
 			if (!walk || walk.broken || walk.writes.some((w) => w.value === void 0)) return void 0;
-			const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), {
-				library: s.library,
-				deepagents
-			});
+			const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), s.library);
 			return "value" in r && Array.isArray(r.value) ? r.value.length : void 0;
 		}
 		rowOf(s) {
@@ -40757,7 +40562,7 @@ function sqliteForm(cp) {
 		cp.parentId,
 		cp.type,
 		hex(cp.checkpoint),
-		textOf$1(cp.metadata),
+		textOf$2(cp.metadata),
 		ws.map((w) => [
 			w.taskId,
 			w.idx,
@@ -40949,7 +40754,7 @@ async function* statRows(db, o, wrap) {
 	const batch = Math.max(1, o.batchSize ?? 500);
 	const next = async (after, n) => wrap("listing threads", () => threadPage(db, after, n));
 	for await (const page of statThreadPages(next, o)) {
-		const threads = threadsOf(page);
+		const threads = threadsOf$1(page);
 		const range = rangeOf(page);
 		const where = range ? "thread_id >= ? AND thread_id <= ?" : "thread_id IN (SELECT value FROM json_each(?))";
 		const args = range ? [range[0], range[1]] : [JSON.stringify(threads)];
@@ -41028,10 +40833,10 @@ var init_sqlite = __esmMin((() => {
 	init_errors();
 	init_rows$1();
 	init_serde();
-	init_delta$1();
+	init_delta$2();
 	init_tuple();
 	init_sqlite_open();
-	init_delta();
+	init_delta$1();
 	init_sqlite_atomic();
 	init_shared();
 	init_sqlite_layout();
@@ -42253,7 +42058,7 @@ async function upsertAll(c, S, rows, blobs, cps, overwrite, taskPath) {
 	}
 }
 var sameBlob, COPY_TYPES;
-var init_write = __esmMin((() => {
+var init_write$1 = __esmMin((() => {
 	init_errors();
 	init_rows$1();
 	init_sql();
@@ -42528,7 +42333,7 @@ var init_rows = __esmMin((() => {
 	init_connect();
 	init_prune$2();
 	init_verify();
-	init_write();
+	init_write$1();
 	pgWrap = (uri) => async (what, f) => {
 		try {
 			return await f();
@@ -42594,7 +42399,7 @@ async function* pgRows(c, S, o, wrap) {
 	const next = (after, n) => wrap("listing threads", async () => (after === void 0 ? await c.query(PG_STATS.firstThreads(S), [n]) : await c.query(PG_STATS.nextThreads(S), [n, after])).rows.map((r) => r.thread_id));
 	const paged = (what, select, key, threads) => pgPaged(c, wrap, what, select, key, threads, batch);
 	for await (const page of statThreadPages(next, o)) {
-		const threads = threadsOf(page);
+		const threads = threadsOf$1(page);
 		for await (const rows of paged("reading checkpoints", PG_STATS.checkpoints(S), [
 			"thread_id",
 			"checkpoint_ns",
@@ -42713,7 +42518,7 @@ function langGraphPostgres(place, info, opened = {}, aesKey) {
 }
 var init_postgres = __esmMin((() => {
 	init_errors();
-	init_delta();
+	init_delta$1();
 	init_sql();
 	init_connect();
 	init_read();
@@ -42927,11 +42732,11 @@ var init_savers = __esmMin((() => {
 	init_nearest();
 	init_shared();
 	init_sql_layouts();
-	init_redact$1();
+	init_redact();
 	init_common();
 	init_saver$1();
 	init_saver();
-	init_types$7();
+	init_types$8();
 	FACTORIES = {
 		memory: async () => (await Promise.resolve().then(() => (init_memory(), memory_exports))).createMemorySaver,
 		file: async () => (await Promise.resolve().then(() => (init_file(), file_exports))).createFileSaver,
@@ -43438,11 +43243,7 @@ function convertCheckpoint$1(cp, to, options = {}) {
 		version: options.version,
 		lossy: log
 	});
-	const foreign = [...foreignExtLoss(cp, target.name), ...unreadableParts(cp).map((p, i) => ({
-		pointer: `/ext/${esc$1(String(cp.origin?.format))}/unreadable/${i}`,
-		field: p.part,
-		reason: `${p.part} of the source could not be read (${p.cause === "ckpt" ? "ckpt cannot rebuild it" : "the stored data it needs is damaged or missing"}): ${p.message}`
-	}))];
+	const foreign = foreignExtLoss(cp, target.name);
 	const lossLog = target.lossInPointerOrder === true && !foreign.length && !(target.integers && mayHoldBigInt) ? log : LossLog.of(completed(log, foreign, cp, target, mayHoldBigInt));
 	const bad = outputProblem(target, native, mayHoldBigInt);
 	if (bad) throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
@@ -43750,7 +43551,7 @@ function emptySummary$1(dryRun, writers) {
 	};
 }
 var journalKey;
-var init_types$2 = __esmMin((() => {
+var init_types$3 = __esmMin((() => {
 	init_errors();
 	journalKey = (namespace, threadId) => `${namespace}\u0000${threadId}`;
 }));
@@ -43792,7 +43593,7 @@ function runMigration(endpoint, opts = {}) {
 var Migration;
 var init_pipeline = __esmMin((() => {
 	init_errors();
-	init_types$2();
+	init_types$3();
 	Migration = class {
 		e;
 		opts;
@@ -44350,7 +44151,7 @@ var init_migrate$4 = __esmMin((() => {
 	init_errors();
 	init_check();
 	init_pipeline();
-	init_types$2();
+	init_types$3();
 	init_common();
 	init_migrate_route();
 	checkName = (r) => r.source ?? `${r.namespace}#${r.threadId}`;
@@ -44823,7 +44624,7 @@ function plaintext(st, type, b) {
 	return plain;
 }
 /** The msgpack audit of one value: the classes its ext values name. */
-function audit(st, threadId, b, where) {
+function audit$1(st, threadId, b, where) {
 	st.audit.values++;
 	try {
 		scanExtTypes(b, (t) => {
@@ -44846,7 +44647,7 @@ function audit(st, threadId, b, where) {
 	}
 }
 /** The messages of a list value (each element that is a LangChain message), hashed against the thread's earlier ones. */
-function messages$10(st, t, b, span, serde) {
+function messages(st, t, b, span, serde) {
 	const els = listElements(b, span, serde);
 	if (!els) return;
 	let set = st.seen.get(t.threadId);
@@ -44884,7 +44685,7 @@ function sqliteChannels(st, t, r) {
 	try {
 		if (!serde || !b) throw new Error(b ? "unknown serde" : "encrypted");
 		st.serdes[serde]++;
-		if (serde === "msgpack") audit(st, t.threadId, b, "checkpoints");
+		if (serde === "msgpack") audit$1(st, t.threadId, b, "checkpoints");
 		const { channels: chs, ts } = checkpointChannels(b, serde);
 		let inChannels = 0;
 		for (const c of chs) {
@@ -44893,7 +44694,7 @@ function sqliteChannels(st, t, r) {
 			const acc = channel(st, c.channel);
 			acc.checkpointBytes += n;
 			acc.values++;
-			messages$10(st, t, b, c.span, serde);
+			messages(st, t, b, c.span, serde);
 		}
 		st.bookkeeping += r.checkpointBytes - inChannels;
 		return ts;
@@ -44956,9 +44757,9 @@ function blobRow(st, r) {
 	const b = serde && r.blob ? plaintext(st, r.type, r.blob) : void 0;
 	if (serde && b) {
 		st.serdes[serde]++;
-		if (serde === "msgpack") audit(st, t.threadId, b, "blobs");
+		if (serde === "msgpack") audit$1(st, t.threadId, b, "blobs");
 		try {
-			messages$10(st, t, b, [0, b.length], serde);
+			messages(st, t, b, [0, b.length], serde);
 		} catch {
 			st.unreadable++;
 		}
@@ -44977,9 +44778,9 @@ function writeRow(st, r) {
 	const serde = serdeOf(r.type, r.value);
 	const b = serde ? plaintext(st, r.type, r.value) : void 0;
 	if (serde && b) {
-		if (serde === "msgpack") audit(st, t.threadId, b, "writes");
+		if (serde === "msgpack") audit$1(st, t.threadId, b, "writes");
 		try {
-			messages$10(st, t, b, [0, b.length], serde);
+			messages(st, t, b, [0, b.length], serde);
 		} catch {
 			st.unreadable++;
 		}
@@ -45840,36 +45641,7 @@ var init_ckpt = __esmMin((() => {
 	init_time();
 	init_formats();
 	init_copy$3();
-	init_types$7();
-}));
-// dist/base/glob.js
-/** Globs over thread ids (`--match`: prune, stats, delete). */
-/**
-* A `--match` glob over thread ids, which are not paths: `*` is any run of characters (`/`, `:`, `#`, a leading `.`
-* included), `?` any one character, `[abc]` / `[a-z]` / `[!a]` one of a set; `\` makes the next character plain;
-* everything else stands for itself. The whole id must match. (`user*` matches `user:42/session#1`; `*` every id.)
-*/
-function idGlob(glob) {
-	let re = "";
-	for (let i = 0; i < glob.length; i++) {
-		const c = glob[i];
-		if (c === "\\" && i + 1 < glob.length) re += escapeRe(glob[++i]);
-		else if (c === "*") re += "[\\s\\S]*";
-		else if (c === "?") re += "[\\s\\S]";
-		else if (c === "[" && glob.indexOf("]", i + 2) > i) {
-			const end = glob.indexOf("]", i + 2);
-			let set = glob.slice(i + 1, end);
-			const negated = set[0] === "!" || set[0] === "^";
-			if (negated) set = set.slice(1);
-			re += `[${negated ? "^" : ""}${set.replace(/[\\\]^]/g, "\\$&")}]`;
-			i = end;
-		} else re += escapeRe(c);
-	}
-	return new RegExp(`^${re}$`, "u");
-}
-var escapeRe;
-var init_glob = __esmMin((() => {
-	escapeRe = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+	init_types$8();
 }));
 // dist/engines/langgraph/delete.js
 /** The whole thread planned and deleted (or counted) in one transaction (the prune's page with the thread whole). */
@@ -45888,90 +45660,15 @@ async function deleteThreadRows(store, threadId, dryRun) {
 		doing: `deleting thread '${threadId}'`
 	});
 }
-/** Whether a checkpoint's metadata (JSON text) has every `key=value` (a non-string value as its JSON text). */
-function metadataHas(metadata, where) {
-	let m;
-	try {
-		m = JSON.parse(Buffer.from(metadata).toString("utf8"));
-	} catch {
-		return false;
-	}
-	if (!m || typeof m !== "object") return false;
-	return where.every(({ key, value }) => {
-		const v = m[key];
-		return v === value || v !== void 0 && typeof v !== "string" && JSON.stringify(v) === value;
-	});
-}
-/**
-* `ckpt delete --match/--where` of a LangGraph store: the threads whose id a glob matches and (with `--where`) that
-* hold a checkpoint whose metadata has every key=value, all their rows counted or deleted in one transaction (the
-* prune's page, every thread planned whole: only the checkpoints there when it read them go, so one a writer adds
-* meanwhile stays). null: no thread selected.
-*/
-async function eraseThreads(store, o, dryRun) {
-	const globs = (o.match ?? []).map(idGlob);
-	const byId = (t) => globs.length === 0 || globs.some((g) => g.test(t));
-	let threads = [];
-	for (let after;;) {
-		const page = await store.threadPage(after, 500);
-		if (page.length === 0) break;
-		after = page[page.length - 1];
-		threads.push(...page.filter(byId));
-	}
-	if (o.where && threads.length) {
-		const candidates = new Set(threads);
-		const hit = /* @__PURE__ */ new Set();
-		for await (const batch of store.scanRows(500, (t) => candidates.has(t) && !hit.has(t))) for (const cp of batch) if (!hit.has(cp.threadId) && metadataHas(cp.metadata, o.where)) hit.add(cp.threadId);
-		threads = threads.filter((t) => hit.has(t));
-	}
-	if (threads.length === 0) return null;
-	const startMark = await store.pruneStart?.();
-	const c = await store.prunePage(threads, (t, hs) => ({
-		threadId: t,
-		whole: true,
-		remove: hs,
-		keep: 0
-	}), {
-		startId: uuid6Floor(Date.now()),
-		startMark,
-		dryRun,
-		doing: `erasing ${threads.length} threads`
-	});
-	const tables = store.kind === "sqlite" ? [{
-		table: "checkpoints",
-		rows: c.checkpoints
-	}, {
-		table: "writes",
-		rows: c.writes + c.orphanWrites
-	}] : [
-		{
-			table: "checkpoints",
-			rows: c.checkpoints
-		},
-		{
-			table: "checkpoint_writes",
-			rows: c.writes + c.orphanWrites
-		},
-		{
-			table: "checkpoint_blobs",
-			rows: c.blobs
-		}
-	];
-	return {
-		threads,
-		tables
-	};
-}
 var init_delete$1 = __esmMin((() => {
 	init_prune$1();
-	init_glob();
 }));
 // dist/formats/langgraph/convert.js
 function convertCheckpoint(cp, to) {
 	if (libraryOf(cp, to) === to && (to === "js" || cp.type === "msgpack")) return cp;
 	const decoded = decodeCheckpoint(cp);
 	convertVersions(decoded, to);
-	const meta = JSON.parse(textOf$1(cp.metadata) || "{}");
+	const meta = JSON.parse(textOf$2(cp.metadata) || "{}");
 	if (to === "js") {
 		delete decoded.updated_channels;
 		delete decoded.pending_sends;
@@ -46016,7 +45713,7 @@ function convertCheckpoint(cp, to) {
 	};
 }
 function decodeCheckpoint(cp) {
-	const v = cp.type === "msgpack" ? decodeMsgpack(cp.checkpoint) : JSON.parse(textOf$1(cp.checkpoint));
+	const v = cp.type === "msgpack" ? decodeMsgpack(cp.checkpoint) : JSON.parse(textOf$2(cp.checkpoint));
 	if (!isRecord(v)) throw inputError("langgraph-checkpoint", `checkpoint ${cp.threadId}@${cp.id} is not a map`);
 	return v;
 }
@@ -46025,7 +45722,7 @@ function decodeWrite(w) {
 		case "msgpack": return decodeMsgpack(w.value);
 		case "null": return null;
 		case "json":
-		case null: return JSON.parse(textOf$1(w.value));
+		case null: return JSON.parse(textOf$2(w.value));
 		default: throw inputError("langgraph-write", `a pending write on '${w.channel}' has serde type '${w.type}', which cannot be converted`);
 	}
 }
@@ -46084,7 +45781,7 @@ var init_convert$2 = __esmMin((() => {
 	init_msgpack();
 	init_rows$1();
 	init_serde();
-	init_types$8();
+	init_types$9();
 	hyphenate = (h) => /^[0-9a-f]{32}$/i.test(h) ? `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` : h;
 }));
 // dist/core/langgraph/convert.js
@@ -46190,7 +45887,7 @@ function parse(cp) {
 	}
 	let o;
 	try {
-		o = JSON.parse(textOf$1(cp.checkpoint));
+		o = JSON.parse(textOf$2(cp.checkpoint));
 	} catch {
 		return;
 	}
@@ -46398,7 +46095,7 @@ function nulInKeys(cp) {
 }
 /** How many metadata strings (and keys) of a checkpoint hold U+0000 (PostgreSQL's JSONB cannot hold it). */
 function nulStrings(cp) {
-	const text = textOf$1(cp.metadata);
+	const text = textOf$2(cp.metadata);
 	if (!text.includes("\\u0000") && !text.includes("\0")) return 0;
 	let n = 0;
 	const walk = (v) => {
@@ -46545,7 +46242,7 @@ var init_migrate$3 = __esmMin((() => {
 	init_fork_versions();
 	init_pg_sends();
 	init_pipeline();
-	init_types$2();
+	init_types$3();
 	init_shared();
 	init_errors();
 	init_migrate_route();
@@ -46735,10 +46432,6 @@ function rowOfPointer(t, pointer) {
 /** Rule 13: payloads that did not decode with their tag (errors) or decoded lossily (warnings). */
 function decodeIssues(run, t) {
 	for (const d of t.issues) {
-		if (cannotRebuild(d)) {
-			run.add("warning", CANNOT_REBUILD, d.row, d.pointer, `ckpt cannot read this part (the library can): ${d.message}`);
-			continue;
-		}
 		if (d.reason.startsWith("delta-")) {
 			run.add("error", `langgraph/${d.reason}`, d.row, d.pointer, d.message);
 			continue;
@@ -47103,10 +46796,10 @@ var init_validate$3 = __esmMin((() => {
 	init_lint();
 	init_validate$4();
 	init_adapter();
-	init_messages$2();
+	init_messages$1();
 	init_serde();
-	init_unreadable$1();
-	init_types$8();
+	init_unreadable();
+	init_types$9();
 	esc = (s) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 	PY_TAGS = /* @__PURE__ */ new Set([
 		"msgpack",
@@ -47207,8 +46900,7 @@ var init_validate$3 = __esmMin((() => {
 			const same = sameAsBefore(this.memo, msgs);
 			const known = writtenBefore(this.memo, msgs, same);
 			const issues = schemaIssues(langgraphAdapter.schema, known ? withoutKnown(doc, msgs, known) : doc, "", void 0, false);
-			const undecoded = t.issues.some((d) => d.fatal && d.pointer === "/checkpoint");
-			for (const i of issues) if (!(undecoded && i.pointer.startsWith("/checkpoint/"))) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
+			for (const i of issues) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
 			envelopeRules(this, t);
 			writeRules(this, t);
 			versionRules(this, t);
@@ -47594,8 +47286,6 @@ function langGraphEngine(opened) {
 		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_run(), prune_run_exports))).pruneLangGraph(store, c, o),
 		copiesAs: "langgraph",
 		copyIn: async (c) => (await Promise.resolve().then(() => (init_copy$1(), copy_exports$1))).copyIntoLangGraph(store, c),
-		erasesBy: ["match", "where"],
-		eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
 		async deleteThread(threadId, dryRun) {
 			const c = await deleteThreadRows(store, threadId, dryRun);
 			return c && {
@@ -48241,7 +47931,7 @@ function mastraEngine(opened) {
 			shared: true,
 			parallelWriters: false,
 			prune: false,
-			delete: true,
+			delete: store.eraseThread !== void 0,
 			copy: false,
 			encrypted: false,
 			msgpack: false
@@ -48249,6 +47939,7 @@ function mastraEngine(opened) {
 		instead: {
 			namespaces: "its threads belong to resources",
 			prune: MIGRATE$1,
+			delete: "ckpt deletes Mastra threads in LibSQL stores only so far",
 			copy: MIGRATE$1,
 			msgpack: "a Mastra store holds JSON",
 			parallelWriters: "a Mastra target is written by one process"
@@ -48262,9 +47953,7 @@ function mastraEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$2(store, o.limit),
 		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
-		deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
-		erasesBy: ["resource"],
-		eraseOwner: (o, dryRun) => store.erase({ resource: o.resource }, dryRun),
+		deleteThread: async (threadId, dryRun) => store.eraseThread ? store.eraseThread(threadId, dryRun) : null,
 		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
 			top: o.top,
 			accept: o.accept,
@@ -48279,7 +47968,7 @@ var MIGRATE$1;
 var init_mastra = __esmMin((() => {
 	init_plural();
 	init_time();
-	init_types$7();
+	init_types$8();
 	MIGRATE$1 = "ckpt writes Mastra memory with ckpt migrate only (--to '<store>?layout=mastra')";
 }));
 // dist/engines/ai-chatbot/validate.js
@@ -48697,8 +48386,6 @@ function aiChatbotEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$1(store, o.limit),
 		deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
-		erasesBy: ["user"],
-		eraseOwner: (o, dryRun) => store.eraseUser(o.user, dryRun),
 		hasThread: async (threadId) => await store.chat(threadId) !== void 0,
 		validateThread: async (threadId, o) => (await Promise.resolve().then(() => (init_validate$1(), validate_exports$1))).validateChat(saver, threadId, o),
 		stats: (o) => saverStats(saver, {
@@ -48712,7 +48399,7 @@ var MIGRATE;
 var init_ai_chatbot = __esmMin((() => {
 	init_plural();
 	init_time();
-	init_types$7();
+	init_types$8();
 	init_saver_stats();
 	MIGRATE = "ckpt writes Chat SDK tables with ckpt migrate only (chats from Message into Message_v2)";
 }));
@@ -48796,7 +48483,7 @@ var READ_ONLY;
 var init_openai_agents = __esmMin((() => {
 	init_plural();
 	init_time();
-	init_types$7();
+	init_types$8();
 	init_saver_stats();
 	READ_ONLY = "an Agents SDK SQLiteSession store is read here, never written: migrate from it";
 }));
@@ -48804,8 +48491,7 @@ var init_openai_agents = __esmMin((() => {
 var engines_exports = /* @__PURE__ */ __exportAll$1({
 	engineOf: () => engineOf,
 	openEngine: () => openEngine,
-	requireCap: () => requireCap,
-	requireErasure: () => requireErasure
+	requireCap: () => requireCap
 });
 /** The engine of a store `openStore` opened. */
 async function engineOf(opened) {
@@ -48824,18 +48510,7 @@ function requireCap(e, cap, what) {
 	const instead = e.instead[cap];
 	throw usageError(`${e.uri.redacted} is ${e.title}: it ${DOING[cap]}${what ? ` (${what})` : ""}${instead ? `; ${instead}` : ""}`);
 }
-/**
-* The refusal of an erasure the layout cannot do (exit 2): a criterion of `o` it does not erase by, naming the ones
-* it does (or that it erases one thread at a time).
-*/
-function requireErasure(e, o) {
-	const by = e.erasesBy ?? [];
-	const missing = Object.keys(o).filter((k) => o[k] !== void 0).filter((k) => !by.includes(k));
-	if (missing.length === 0 && e.eraseOwner) return;
-	const can = by.length ? `it erases by ${by.map((k) => OWNER_FLAG[k]).join(" and ")}` : "delete its threads one at a time: <store>#<thread>";
-	throw usageError(`${e.uri.redacted} is ${e.title}: ${missing.map((k) => OWNER_FLAG[k]).join(", ")} ${missing.length > 1 ? "are" : "is"} not a way it can erase (${e.holds} name no such owner); ${can}`);
-}
-var ENGINES, DOING, OWNER_FLAG;
+var ENGINES, DOING;
 var init_engines = __esmMin((() => {
 	init_errors();
 	init_savers();
@@ -48859,12 +48534,6 @@ var init_engines = __esmMin((() => {
 		copy: "cannot have threads copied by ckpt",
 		encrypted: "holds no encrypted values",
 		msgpack: "holds no msgpack values"
-	};
-	OWNER_FLAG = {
-		resource: "--resource",
-		user: "--user",
-		match: "--match",
-		where: "--where"
 	};
 }));
 // dist/cli/stores.js
@@ -48949,6 +48618,29 @@ function intOption(value, flag, min = 1, max = Number.MAX_SAFE_INTEGER) {
 	throw usageError(`${flag} expects ${want}, got ${value}`);
 }
 /**
+* A `--match` glob over thread ids, which are not paths: `*` is any run of characters (`/`, `:`, `#`, a leading `.`
+* included), `?` any one character, `[abc]` / `[a-z]` / `[!a]` one of a set; `\` makes the next character plain;
+* everything else stands for itself. The whole id must match. (`user*` matches `user:42/session#1`; `*` every id.)
+*/
+function idGlob(glob) {
+	let re = "";
+	for (let i = 0; i < glob.length; i++) {
+		const c = glob[i];
+		if (c === "\\" && i + 1 < glob.length) re += escapeRe(glob[++i]);
+		else if (c === "*") re += "[\\s\\S]*";
+		else if (c === "?") re += "[\\s\\S]";
+		else if (c === "[" && glob.indexOf("]", i + 2) > i) {
+			const end = glob.indexOf("]", i + 2);
+			let set = glob.slice(i + 1, end);
+			const negated = set[0] === "!" || set[0] === "^";
+			if (negated) set = set.slice(1);
+			re += `[${negated ? "^" : ""}${set.replace(/[\\\]^]/g, "\\$&")}]`;
+			i = end;
+		} else re += escapeRe(c);
+	}
+	return new RegExp(`^${re}$`, "u");
+}
+/**
 * The threads `--thread <id>…` and `--match <glob>…` select (prune, stats): an id given exactly, or one a glob
 * matches (idGlob); undefined when neither option is given (every thread).
 */
@@ -48958,10 +48650,11 @@ async function threadFilter(args) {
 	const globs = (args.match ?? []).map(idGlob);
 	return (t) => ids.has(t) || globs.some((g) => g.test(t));
 }
+var escapeRe;
 var init_command$1 = __esmMin((() => {
 	init_errors();
-	init_redact$1();
-	init_glob();
+	init_redact();
+	escapeRe = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }));
 // dist/cli/quick.js
 init_io();
@@ -49522,11 +49215,11 @@ async function loadAddress(saver, given, where, o = {}) {
 var SELECTOR, STORE_SCHEME, SQLITE_FILE;
 var init_address = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_formats();
 	init_common();
 	init_shared();
-	init_types$7();
+	init_types$8();
 	init_uri();
 	SELECTOR = /^(latest|~\d+|[0-9a-fA-F][0-9a-fA-F-]*)$/;
 	STORE_SCHEME = /^(memory:|file:|sqlite:|rediss?:|postgres(ql)?:)/i;
@@ -49754,10 +49447,10 @@ async function expandInputs(inputs, cwd) {
 var AMACS_FILES, DOCUMENT_EXTENSIONS, SKIP_DIRS, MAX_DOCUMENT_BYTES, NAMESPACE_OPTION, GLOB_CHARS;
 var init_input = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_plural();
 	init_json$1();
-	init_types$7();
+	init_types$8();
 	init_address();
 	AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
 	DOCUMENT_EXTENSIONS = [
@@ -49826,7 +49519,7 @@ function validatedUnits(files) {
 	].filter((k) => n[k]).map((k) => plural$2(n[k], k));
 	return parts.length ? parts.join(", ") : plural$2(0, "file");
 }
-var init_types$1 = __esmMin((() => {
+var init_types$2 = __esmMin((() => {
 	init_plural();
 	init_validation$1();
 }));
@@ -49838,13 +49531,13 @@ function ambiguityNote(f) {
 	const others = f.alternatives.map((a) => `${name(a.format, a.version)} [${a.errors === 0 ? "valid" : plural$2(a.errors, "error")}]`);
 	return `fits ${[name(f.format, f.formatVersion), ...others].join(" and ")}; validated as ${f.format}; use --format to choose`;
 }
-var where$1, id, plain, textReporter;
+var where$1, id, plain$1, textReporter;
 var init_text$1 = __esmMin((() => {
 	init_printable();
-	init_types$1();
+	init_types$2();
 	where$1 = (file, line, column) => printable(file) + (line !== void 0 ? `:${line}:${column ?? 1}` : "");
 	id = (s) => s;
-	plain = {
+	plain$1 = {
 		red: id,
 		yellow: id,
 		green: id,
@@ -49853,7 +49546,7 @@ var init_text$1 = __esmMin((() => {
 		dim: id
 	};
 	textReporter = (report, opts) => {
-		const c = opts.color && opts.chalk ? opts.chalk : plain;
+		const c = opts.color && opts.chalk ? opts.chalk : plain$1;
 		const lines = [];
 		const issueLine = (i) => {
 			const sev = i.severity === "error" ? c.red("error") : c.yellow("warning");
@@ -49940,7 +49633,7 @@ var init_junit = __esmMin((() => {
 // dist/cli/render/reporters/github.js
 var escapeData, escapeProperty, githubReporter;
 var init_github = __esmMin((() => {
-	init_types$1();
+	init_types$2();
 	escapeData = (s) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 	escapeProperty = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
 	githubReporter = (report) => {
@@ -50033,7 +49726,7 @@ var init_reporters = __esmMin((() => {
 	init_junit();
 	init_github();
 	init_sarif();
-	init_types$1();
+	init_types$2();
 	REPORTERS = {
 		text: textReporter,
 		json: jsonReporter,
@@ -50140,11 +49833,11 @@ async function everyThread(input, engine, opts, results) {
 }
 var init_validate_store = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_document();
 	init_address();
 	init_langgraph$1();
-	init_types$7();
+	init_types$8();
 	init_input();
 }));
 // node_modules/chalk/source/vendor/ansi-styles/index.js
@@ -50756,12 +50449,12 @@ var init_validate = __esmMin((() => {
 	init_atomic();
 	init_errors();
 	init_json$1();
-	init_redact$1();
+	init_redact();
 	init_lint();
 	init_formats();
 	init_document();
 	init_input();
-	init_types$7();
+	init_types$8();
 	init_reporters();
 	init_validation$1();
 	Run = class {
@@ -50915,16 +50608,6 @@ var init_validate = __esmMin((() => {
 			return validationExitCode(report);
 		}
 	};
-}));
-// dist/cli/unreadable.js
-/** The parts of `cp` that could not be read, each said on stderr (`what`: how the command goes on without them). */
-function warnUnreadable(io, name, cp, what) {
-	const parts = unreadableParts(cp);
-	for (const p of parts) io.stderr.write(`ckpt: warning: ${name}: ${unreadableLine(p)}; ${what}\n`);
-	return parts;
-}
-var init_unreadable = __esmMin((() => {
-	init_formats();
 }));
 // dist/core/diff/stable.js
 /**
@@ -52168,15 +51851,15 @@ function preview(m, max = 60) {
 	if (Array.isArray(content)) for (const b of content) {
 		if (b.type === "text") s += b.text;
 		else if (b.type === "thinking") s += `(thinking) ${b.thinking}`;
-		else if (b.type === "toolCall") s += `${b.name}(${clip$1(stableJson(b.arguments), 30)})`;
+		else if (b.type === "toolCall") s += `${b.name}(${clip$2(stableJson(b.arguments), 30)})`;
 		else s += `[${b.type}]`;
 		if (s.length >= max) break;
 		s += " ";
 	}
 	else if ("kind" in m) s = `${m.kind}: ${stableJson(m.data)}`;
-	return clip$1(s.replace(/\s+/g, " ").trim(), max);
+	return clip$2(s.replace(/\s+/g, " ").trim(), max);
 }
-function clip$1(s, max) {
+function clip$2(s, max) {
 	return s.length > max ? s.slice(0, max - 1) + "…" : s;
 }
 /** Index of the first element of sorted `xs` ≥ x. */
@@ -52451,7 +52134,7 @@ function diffBlocks(ca, cb, base) {
 	out.sort((x, y) => x.pos - y.pos);
 	return out.map((x) => x.c);
 }
-var init_messages$1 = __esmMin((() => {
+var init_messages = __esmMin((() => {
 	init_align();
 	init_equal();
 	init_fields();
@@ -52848,7 +52531,7 @@ var init_summary = __esmMin((() => {
 	capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 }));
 // dist/core/diff/types.js
-var init_types = __esmMin((() => {}));
+var init_types$1 = __esmMin((() => {}));
 // dist/core/diff/index.js
 /**
 * `comparable` except for the messages, which keep their presentation records: `diffMessages` leaves those out
@@ -53071,13 +52754,13 @@ function usageWithoutFillIns(m, p, side, fill) {
 var init_diff$2 = __esmMin((() => {
 	init_fields();
 	init_ignore();
-	init_messages$1();
+	init_messages();
 	init_formats();
 	init_patch();
 	init_stable();
 	init_state();
 	init_summary();
-	init_types();
+	init_types$1();
 }));
 // dist/cli/render/diff.js
 /** A short one-line rendering of a JSON value (bigints as digits). */
@@ -53333,7 +53016,6 @@ var OUTPUTS, isOutput, diffCommand;
 var init_diff = __esmMin((() => {
 	init_io();
 	init_input();
-	init_unreadable();
 	init_errors();
 	init_json$1();
 	init_validate$4();
@@ -53418,12 +53100,10 @@ var init_diff = __esmMin((() => {
 				const valid = nativeValid(n.adapter, n.native, n.doc);
 				const checkpoint = n.adapter.toCanonical(n.native, n.doc);
 				if (!valid) checkCanonical(checkpoint, doc, n.format);
-				const unreadable = warnUnreadable(io, doc.name, checkpoint, "compared without it");
 				return {
 					doc,
 					checkpoint,
-					format: n.format,
-					unreadable
+					format: n.format
 				};
 			};
 			const ra = await read(args.a);
@@ -53441,10 +53121,8 @@ var init_diff = __esmMin((() => {
 				format: r.format,
 				threadId: String(r.checkpoint.threadId),
 				...r.checkpoint.origin?.threadIdFrom ? { threadIdFrom: r.checkpoint.origin.threadIdFrom } : {},
-				messages: r.checkpoint.messages.length,
-				...r.unreadable.length ? { unreadable: r.unreadable } : {}
+				messages: r.checkpoint.messages.length
 			});
-			for (const [k, r] of [["a", ra], ["b", rb]]) for (const p of r.unreadable) d.notes.push(`${k}: ${unreadableLine(p)}; compared without it`);
 			const a = side(ra);
 			const b = side(rb);
 			if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");
@@ -53659,7 +53337,7 @@ var migrate_exports = /* @__PURE__ */ __exportAll$1({
 	journalPathFor: () => journalPathFor,
 	migrateCommand: () => migrateCommand,
 	mismatchText: () => mismatchText,
-	progressLine: () => progressLine
+	progressLine: () => progressLine$1
 });
 /**
 * The extra target connections for `--jobs N` (the first writer is the target itself), where the target's engine
@@ -53791,7 +53469,7 @@ function mismatchText(m) {
 	if (!hash(m.expected)) return `expected ${m.expected}, got ${m.got ?? "nothing"}`;
 	return `expected sha256 ${m.expected.slice(0, 12)}…, got ${m.got ? hash(m.got) ? `${m.got.slice(0, 12)}…` : m.got : "nothing"}`;
 }
-function summaryText(s, from, to, verbose = false) {
+function summaryText$1(s, from, to, verbose = false) {
 	const lines = [
 		`${s.dryRun ? "dry run: " : ""}${from} → ${to}`,
 		`  read ${fmtNum(s.read)}, ${s.dryRun ? "would write" : "written"} ${fmtNum(s.written)}, skipped ${fmtNum(s.skipped)}${s.identical ? ` (${fmtNum(s.identical)} identical)` : ""}${s.resumed ? ` (${fmtNum(s.resumed)} done before the interruption)` : ""}, rejected ${fmtNum(s.rejected)}${s.dryRun ? "" : `, verified ${fmtNum(s.verified)}`}${s.ignored ? `, ignored ${fmtNum(s.ignored)} (not checkpoints${verbose ? "" : "; --verbose lists them"})` : ""}`,
@@ -53811,7 +53489,7 @@ function summaryText(s, from, to, verbose = false) {
 	return lines.map((l) => printable(l)).join("\n") + "\n";
 }
 /** `migrating [#########-----------]  45%  4,500/10,000 · 1,234 written · 12,345 rec/s · ETA 0:04` (TTY only). */
-function progressLine(p, dryRun, columns) {
+function progressLine$1(p, dryRun, columns) {
 	const rate = p.read / Math.max(p.elapsedMs / 1e3, .001);
 	const counts = `${fmtNum(p.written)} ${dryRun ? "to write" : "written"}, ${fmtNum(p.skipped)} skipped, ${fmtNum(p.rejected)} rejected · ${fmtNum(Math.round(rate))} rec/s`;
 	const label = dryRun ? "planning" : "migrating";
@@ -53930,7 +53608,7 @@ async function migrateLocked(args, io, journalPath, p) {
 				type: "progress",
 				...p
 			}) + "\n");
-			else if (tty) io.stderr.write(`\r\x1b[2K${progressLine(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
+			else if (tty) io.stderr.write(`\r\x1b[2K${progressLine$1(p, Boolean(args.dryRun), io.stderr.columns ?? 100)}`);
 		};
 		summary = await runRoute(ends.source.engine, ends.target.engine, routeArgs, {
 			journal,
@@ -53986,7 +53664,7 @@ async function finish(summary, c) {
 		...summary.interrupted && journal ? { journal: journal.path } : {},
 		...summary
 	}) + "\n");
-	else io.stdout.write(summaryText(summary, from, to, args.verbose));
+	else io.stdout.write(summaryText$1(summary, from, to, args.verbose));
 	if (summary.interrupted) {
 		const resume = journal && journal.committed() > 0 ? `the journal at ${journal.path} lets the same command with --resume finish it` : "nothing was written yet: run the same command again";
 		io.stderr.write(`ckpt: interrupted: ${fmtNum(summary.written)} record(s) ${args.dryRun ? "planned" : "written and journaled"}, ${fmtNum(summary.read)} read; ${args.dryRun ? "nothing was written" : resume}\n`);
@@ -53999,14 +53677,14 @@ var init_migrate = __esmMin((() => {
 	init_printable();
 	init_errors();
 	init_check_pool();
-	init_redact$1();
-	init_types$2();
+	init_redact();
+	init_types$3();
 	init_formats();
 	init_ai_sdk();
 	init_command$1();
 	init_atomic();
 	init_plural();
-	init_types$7();
+	init_types$8();
 	init_address();
 	init_engines();
 	init_migrate_endpoints();
@@ -54336,7 +54014,7 @@ function storeOutput(output, io) {
 async function convertIntoLangGraph(doc, ref, args, io) {
 	const { parseLibrary } = await Promise.resolve().then(() => (init_migrate$3(), migrate_exports$3));
 	const { documentToRow, threadTaken } = await Promise.resolve().then(() => (init_convert$1(), convert_exports$1));
-	const { redactUri: redact } = await Promise.resolve().then(() => (init_redact$1(), redact_exports$1));
+	const { redactUri: redact } = await Promise.resolve().then(() => (init_redact(), redact_exports));
 	if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);
 	const asked = parseLibrary(args.toLibrary);
 	const { keyOf } = await Promise.resolve().then(() => (init_shared(), shared_exports));
@@ -54551,6 +54229,6141 @@ var init_convert = __esmMin((() => {
 	};
 	INDEX = /\/\d+(?=\/|$)/g;
 	count = pluralInt;
+}));
+// dist/core/export/types.js
+var EXPORT_FORMATS, ExportLoss;
+var init_types = __esmMin((() => {
+	EXPORT_FORMATS = [
+		"openai-chat",
+		"hf-messages",
+		"sharegpt",
+		"ckpt",
+		"audit",
+		"markdown"
+	];
+	ExportLoss = class {
+		kinds = /* @__PURE__ */ new Map();
+		/** `n` things of `kind` left out of thread `thread` (at message `index`, where it is one). */
+		add(kind, what, thread, index, n = 1) {
+			let k = this.kinds.get(kind);
+			const at = index === void 0 ? thread : `${thread}#${index}`;
+			if (!k) this.kinds.set(kind, k = {
+				kind,
+				what,
+				count: 0,
+				threads: 0,
+				first: at,
+				last: ""
+			});
+			k.count += n;
+			if (k.last !== thread) {
+				k.threads++;
+				k.last = thread;
+			}
+		}
+		get size() {
+			return this.kinds.size;
+		}
+		list() {
+			return [...this.kinds.values()].map(({ last: _, ...k }) => k);
+		}
+	};
+}));
+// dist/core/export/turns.js
+/** The text blocks of a message, joined by newlines. */
+function textOf$1(content) {
+	let s = "";
+	let first = true;
+	for (const c of content ?? []) if (c.type === "text") {
+		s += (first ? "" : "\n") + c.text;
+		first = false;
+	}
+	return s;
+}
+/** Note what a plain-text turn leaves out of a message's blocks: images, files, reasoning. */
+function noteBlocks(content, loss, label, index) {
+	for (const c of content) if (c.type === "image") loss.add("image", "images", label, index);
+	else if (c.type === "file") loss.add("file", "files", label, index);
+	else if (c.type === "thinking") loss.add("reasoning", "reasoning blocks", label, index);
+}
+/** The checkpoint's state keys that hold something (todos, files, channels, working memory). */
+function stateKeys(cp) {
+	return Object.entries(cp.state ?? {}).filter(([, v]) => v !== void 0 && v !== null && !(Array.isArray(v) && v.length === 0)).filter(([, v]) => !(typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0)).map(([k]) => k);
+}
+/** A checkpoint's messages as chat turns, every tool call paired with its result; what they cannot hold noted in `loss`. */
+function chatTurns(t, loss) {
+	const label = threadLabel(t);
+	const messages = t.checkpoint.messages ?? [];
+	const called = /* @__PURE__ */ new Set();
+	const answered = /* @__PURE__ */ new Set();
+	for (const m of messages) {
+		if (m.role === "assistant") {
+			for (const c of m.content) if (c.type === "toolCall") called.add(c.id);
+		}
+		if (m.role === "toolResult") {
+			const id = m.toolCallId;
+			if (called.has(id)) answered.add(id);
+		}
+	}
+	const turns = [];
+	messages.forEach((m, index) => {
+		if (!LLM_ROLES.has(m.role)) {
+			loss.add("app-message", "app messages (never sent to the model)", label, index);
+			return;
+		}
+		const content = m.content ?? [];
+		noteBlocks(content, loss, label, index);
+		if (m.role === "system" || m.role === "user") turns.push({
+			role: m.role,
+			text: textOf$1(content),
+			index
+		});
+		else if (m.role === "assistant") {
+			const calls = [];
+			for (const c of content) if (c.type === "toolCall") {
+				if (answered.has(c.id)) calls.push(callOf(c));
+				else loss.add("unanswered-call", "tool calls without a result", label, index);
+			}
+			const text = textOf$1(content);
+			if (!text && calls.length === 0) {
+				if (!content.some((c) => c.type !== "text")) loss.add("empty-turn", "empty assistant turns", label, index);
+				return;
+			}
+			turns.push({
+				role: "assistant",
+				text: text || null,
+				calls,
+				index
+			});
+		} else {
+			const r = m;
+			if (!answered.has(r.toolCallId)) {
+				loss.add("orphan-result", "tool results without their call", label, index);
+				return;
+			}
+			if (r.isError) loss.add("tool-error", "tool error flags (the error text is kept)", label, index);
+			turns.push({
+				role: "tool",
+				callId: r.toolCallId,
+				name: r.toolName,
+				text: textOf$1(content),
+				isError: r.isError,
+				index
+			});
+		}
+	});
+	noteCheckpoint(t, loss);
+	return turns;
+}
+/** What a conversation format leaves out of the checkpoint itself: its state and a pending interrupt. */
+function noteCheckpoint(t, loss) {
+	const label = threadLabel(t);
+	if (stateKeys(t.checkpoint).length) loss.add("state", "states (todos, files, channels)", label);
+	if (t.checkpoint.interrupt) loss.add("interrupt", "pending interrupts or approvals", label);
+}
+/**
+* Tool arguments as a JSON text (what OpenAI's `function.arguments` holds): a string that already is JSON text stays
+* as it is (a store that kept the model's raw arguments), any other value is written as JSON.
+*/
+function argumentsText(args) {
+	if (typeof args === "string") try {
+		JSON.parse(args);
+		return args;
+	} catch {
+		return JSON.stringify(args);
+	}
+	return stringifyJson(args === void 0 ? {} : args) ?? "{}";
+}
+/** The names of the tools a conversation called, in first-call order. */
+function toolNames(turns) {
+	const names = /* @__PURE__ */ new Set();
+	for (const t of turns) if (t.role === "assistant") for (const c of t.calls) names.add(c.name);
+	return [...names];
+}
+var threadLabel, LLM_ROLES, callOf;
+var init_turns = __esmMin((() => {
+	init_json$1();
+	threadLabel = (t) => t.ofHistory && t.checkpointId ? `${t.threadId}@${t.checkpointId}` : t.threadId;
+	LLM_ROLES = /* @__PURE__ */ new Set([
+		"system",
+		"user",
+		"assistant",
+		"toolResult"
+	]);
+	callOf = (c) => ({
+		id: c.id,
+		name: c.name,
+		args: c.arguments
+	});
+}));
+// dist/core/export/chat-formats.js
+/** Whether the turns make a conversation: one without any message is no training example (left out, counted). */
+function conversation(turns, t, loss) {
+	if (turns.length) return true;
+	loss.add("empty", "threads without a chat message (no row written)", threadLabel(t));
+	return false;
+}
+function openAIMessage(t) {
+	if (t.role === "tool") return {
+		role: "tool",
+		tool_call_id: t.callId,
+		content: t.text
+	};
+	if (t.role !== "assistant") return {
+		role: t.role,
+		content: t.text
+	};
+	if (!t.calls.length) return {
+		role: "assistant",
+		content: t.text ?? ""
+	};
+	return {
+		role: "assistant",
+		content: t.text,
+		tool_calls: t.calls.map((c) => ({
+			id: c.id,
+			type: "function",
+			function: {
+				name: c.name,
+				arguments: argumentsText(c.args)
+			}
+		}))
+	};
+}
+function hfMessage(t) {
+	if (t.role === "tool") return {
+		role: "tool",
+		name: t.name,
+		tool_call_id: t.callId,
+		content: t.text
+	};
+	if (t.role !== "assistant") return {
+		role: t.role,
+		content: t.text
+	};
+	const m = {
+		role: "assistant",
+		content: t.text ?? ""
+	};
+	if (t.calls.length) m.tool_calls = t.calls.map((c) => ({
+		id: c.id,
+		type: "function",
+		function: {
+			name: c.name,
+			arguments: hfArguments(c.args)
+		}
+	}));
+	return m;
+}
+/** Chat templates render `arguments` as an object: a JSON text the store kept is parsed back into one. */
+function hfArguments(args) {
+	if (typeof args !== "string") return args ?? {};
+	try {
+		return JSON.parse(args);
+	} catch {
+		return args;
+	}
+}
+var S$2, TOOL_CALL, openAIChat, hfMessages, shareGpt;
+var init_chat_formats = __esmMin((() => {
+	init_turns();
+	S$2 = "string";
+	TOOL_CALL = { struct: [
+		["id", S$2],
+		["type", S$2],
+		["function", { struct: [["name", S$2], ["arguments", S$2]] }]
+	] };
+	openAIChat = {
+		name: "openai-chat",
+		row: "conversation",
+		rows(t, loss) {
+			const turns = chatTurns(t, loss);
+			return conversation(turns, t, loss) ? [{ messages: turns.map(openAIMessage) }] : [];
+		},
+		columns: [["messages", { list: { struct: [
+			["role", S$2],
+			["content", S$2],
+			["tool_calls", { list: TOOL_CALL }],
+			["tool_call_id", S$2]
+		] } }]]
+	};
+	hfMessages = {
+		name: "hf-messages",
+		row: "conversation",
+		rows(t, loss) {
+			const turns = chatTurns(t, loss);
+			if (!conversation(turns, t, loss)) return [];
+			const names = toolNames(turns);
+			const row = { messages: turns.map(hfMessage) };
+			if (names.length) row.tools = names.map((name) => ({
+				type: "function",
+				function: { name }
+			}));
+			return [row];
+		},
+		columns: [["messages", { list: { struct: [
+			["role", S$2],
+			["content", S$2],
+			["tool_calls", { list: TOOL_CALL }],
+			["name", S$2],
+			["tool_call_id", S$2]
+		] } }], ["tools", { list: { struct: [["type", S$2], ["function", { struct: [["name", S$2]] }]] } }]],
+		flatten(row) {
+			const r = row;
+			return {
+				messages: r.messages.map((m) => m.role === "assistant" && m.tool_calls ? {
+					...m,
+					tool_calls: m.tool_calls.map((c) => ({
+						...c,
+						function: {
+							name: c.function.name,
+							arguments: argumentsText(c.function.arguments)
+						}
+					}))
+				} : m),
+				tools: r.tools ?? null
+			};
+		}
+	};
+	shareGpt = {
+		name: "sharegpt",
+		row: "conversation",
+		rows(t, loss) {
+			const turns = chatTurns(t, loss);
+			if (!conversation(turns, t, loss)) return [];
+			const system = [];
+			const conversations = [];
+			for (let i = 0; i < turns.length; i++) {
+				const turn = turns[i];
+				if (turn.role === "system") system.push(turn.text);
+				else if (turn.role === "user") conversations.push({
+					from: "human",
+					value: turn.text
+				});
+				else if (turn.role === "assistant") {
+					if (turn.text) conversations.push({
+						from: "gpt",
+						value: turn.text
+					});
+					if (turn.calls.length) {
+						const calls = turn.calls.map((c) => ({
+							name: c.name,
+							arguments: hfArguments(c.args)
+						}));
+						conversations.push({
+							from: "function_call",
+							value: JSON.stringify(calls.length === 1 ? calls[0] : calls)
+						});
+					}
+				} else {
+					const results = [turn.text];
+					while (turns[i + 1]?.role === "tool") results.push(turns[++i].text);
+					conversations.push({
+						from: "observation",
+						value: results.length === 1 ? results[0] : JSON.stringify(results)
+					});
+				}
+			}
+			const names = toolNames(turns);
+			const row = { conversations };
+			if (system.length) row.system = system.join("\n\n");
+			if (names.length) row.tools = JSON.stringify(names.map((name) => ({ name })));
+			return [row];
+		},
+		columns: [
+			["conversations", { list: { struct: [["from", S$2], ["value", S$2]] } }],
+			["system", S$2],
+			["tools", S$2]
+		]
+	};
+}));
+// dist/core/export/markdown.js
+/** A fenced code block whose fence no line of the text can close. */
+function fenced(text, lang = "") {
+	const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+	const fence = "`".repeat(longest + 1);
+	return `${fence}${lang}\n${text}\n${fence}`;
+}
+function block$2(c, t, index, loss) {
+	switch (c.type) {
+		case "text": return c.text;
+		case "thinking": return c.thinking.split("\n").map((l) => `> ${l}`).join("\n").replace(/^> /, "> *reasoning:* ");
+		case "toolCall": return `**→ ${plain(c.name)}** \`${c.id.replace(/`/g, "")}\`\n\n${fenced(json(c.arguments), "json")}`;
+		case "image":
+			if (c.url && !c.url.startsWith("data:")) return `![image](<${c.url}>)`;
+			loss.add("image", "images held inline (shown as a placeholder)", threadLabel(t), index);
+			return `*[image ${plain(c.mimeType)}${c.data ? `, ${Math.floor(c.data.length * 3 / 4)} bytes` : ""}]*`;
+		case "file":
+			if (c.url && !c.url.startsWith("data:")) return `[${plain(c.filename ?? "file")}](<${c.url}>)`;
+			loss.add("file", "files held inline (shown as a placeholder)", threadLabel(t), index);
+			return `*[file ${plain(c.filename ?? "")} ${plain(c.mimeType)}]*`;
+		default: return "";
+	}
+}
+function transcript(t, loss) {
+	const cp = t.checkpoint;
+	const out = [];
+	out.push(`## ${plain(t.threadId)}`);
+	const facts = [
+		`source \`${t.source.replace(/`/g, "")}\``,
+		t.namespace ? `namespace \`${t.namespace.replace(/`/g, "")}\`` : "",
+		t.checkpointId ? `checkpoint \`${t.checkpointId}\`` : "",
+		`${t.format}`,
+		`step ${cp.step}`,
+		cp.updatedAt ? `updated ${cp.updatedAt}` : "",
+		`${cp.messages.length} message${cp.messages.length === 1 ? "" : "s"}`
+	].filter(Boolean);
+	out.push(`*${facts.join(" · ")}*`);
+	cp.messages.forEach((m, i) => {
+		const ts = m.timestamp;
+		const when = typeof ts === "number" ? ` · ${new Date(ts).toISOString()}` : "";
+		if (m.role === "toolResult") {
+			const r = m;
+			const body = r.content.map((c) => c.type === "text" ? c.text : block$2(c, t, i, loss)).join("\n");
+			out.push(`### ${i} · tool ${plain(r.toolName)}${r.isError ? " (error)" : ""} \`${r.toolCallId.replace(/`/g, "")}\`${when}\n\n${fenced(body)}`);
+		} else if (m.role === "system" || m.role === "user" || m.role === "assistant") {
+			const content = m.content;
+			const model = m.model;
+			const by = m.role === "assistant" && typeof model === "string" && model ? ` (${plain(model)})` : "";
+			const body = content.map((c) => block$2(c, t, i, loss)).filter(Boolean).join("\n\n");
+			out.push(`### ${i} · ${m.role}${by}${when}\n\n${body}`);
+		} else {
+			const x = m;
+			out.push(`### ${i} · ${plain(m.role)} / ${plain(String(x.kind ?? ""))}\n\n${fenced(json(x.data), "json")}`);
+		}
+	});
+	const todos = cp.state.todos ?? [];
+	if (todos.length) {
+		out.push("### todos");
+		out.push(todos.map((td) => `- [${td.status === "completed" ? "x" : " "}] ${td.content} *(${td.status})*`).join("\n"));
+	}
+	const files = Object.entries(cp.state.files ?? {});
+	if (files.length) {
+		out.push("### files");
+		for (const [path, f] of files) out.push(`**${plain(path)}**\n\n${fenced(f.content.join("\n"))}`);
+	}
+	const other = Object.entries(cp.state).filter(([k]) => k !== "todos" && k !== "files");
+	if (other.length) out.push(`### state\n\n${fenced(json(Object.fromEntries(other)), "json")}`);
+	if (cp.interrupt) out.push(`### pending interrupt\n\n${fenced(json(cp.interrupt), "json")}`);
+	return `${out.join("\n\n")}\n`;
+}
+var json, plain, markdown;
+var init_markdown$1 = __esmMin((() => {
+	init_json$1();
+	init_turns();
+	json = (v) => stringifyJson(v, 2) ?? "null";
+	plain = (s) => s.replace(/\s+/g, " ").replace(/([\\`*_[\]<>#|])/g, "\\$1");
+	markdown = {
+		name: "markdown",
+		row: "transcript",
+		rows: (t, loss) => [transcript(t, loss)],
+		columns: [["markdown", "string"]],
+		flatten: (row) => ({ markdown: row })
+	};
+}));
+// dist/core/export/record-formats.js
+/** An AI SDK tool part's approval (`ext["ai-sdk"]`): requested, approved or denied (with the reason given). */
+function approvalOf(c) {
+	const a = (c.ext?.["ai-sdk"])?.rest?.approval;
+	if (typeof a !== "object" || a === null) return void 0;
+	const reason = typeof a.reason === "string" ? a.reason : void 0;
+	if (a.approved === true) return {
+		status: "approved",
+		reason
+	};
+	if (a.approved === false) return {
+		status: "denied",
+		reason
+	};
+	return { status: "requested" };
+}
+/** The events of one message: the message itself, its tool calls and their approvals, or a tool's result. */
+function messageEvents(m, message, time) {
+	const content = m.content ?? [];
+	const ev = (e) => ({
+		message,
+		time,
+		...e
+	});
+	if (m.role === "toolResult") {
+		const r = m;
+		const status = r.isError ? "error" : "ok";
+		return [ev({
+			event: "tool_result",
+			role: "tool",
+			tool: r.toolName,
+			call_id: r.toolCallId,
+			status,
+			text: oneLine$1(textOf$1(content))
+		})];
+	}
+	if (m.role !== "system" && m.role !== "user" && m.role !== "assistant") {
+		const x = m;
+		const text = oneLine$1(`${String(x.kind ?? "")} ${stringifyJson(x.data) ?? "null"}`);
+		return [ev({
+			event: "app_message",
+			role: m.role,
+			tool: null,
+			call_id: null,
+			status: null,
+			text
+		})];
+	}
+	const events = [];
+	const text = textOf$1(content);
+	const media = content.filter((c) => c.type === "image" || c.type === "file").length;
+	if (text || media || !content.some((c) => c.type === "toolCall")) {
+		const attached = media ? `${text ? " " : ""}[${media} attachment${media === 1 ? "" : "s"}]` : "";
+		events.push(ev({
+			event: "message",
+			role: m.role,
+			tool: null,
+			call_id: null,
+			status: null,
+			text: oneLine$1(text + attached)
+		}));
+	}
+	for (const c of content) {
+		if (c.type !== "toolCall") continue;
+		const args = oneLine$1(stringifyJson(c.arguments) ?? "");
+		events.push(ev({
+			event: "tool_call",
+			role: m.role,
+			tool: c.name,
+			call_id: c.id,
+			status: null,
+			text: args
+		}));
+		const a = approvalOf(c);
+		if (a) events.push(ev({
+			event: "approval",
+			role: m.role,
+			tool: c.name,
+			call_id: c.id,
+			status: a.status,
+			text: oneLine$1(a.reason ?? "")
+		}));
+	}
+	return events;
+}
+/**
+* The events of the checkpoint itself: the interrupts raised at it and their answers (LangGraph's __interrupt__ /
+* __resume__ writes), else what is pending (the approvals a run paused on).
+*/
+function checkpointEvents(cp, time) {
+	const events = [];
+	const ev = (e) => events.push({
+		message: null,
+		time,
+		...e
+	});
+	const raised = langGraphInterrupts(cp);
+	for (const r of raised) {
+		const status = r.answers.length ? "answered" : "pending";
+		ev({
+			event: "interrupt",
+			role: "system",
+			tool: "interrupt",
+			call_id: r.id,
+			status,
+			text: oneLine$1(stringifyJson(r.value) ?? "")
+		});
+		for (const a of r.answers) {
+			const text = oneLine$1(typeof a === "string" ? a : stringifyJson(a) ?? "");
+			ev({
+				event: "answer",
+				role: "user",
+				tool: "interrupt",
+				call_id: r.id,
+				status: null,
+				text
+			});
+		}
+	}
+	const i = raised.length ? void 0 : cp.interrupt;
+	if (i) {
+		const all = Array.isArray(i.approvals) ? i.approvals : [i.toolCall];
+		for (const tc of all.length ? all : [i.toolCall]) {
+			const text = oneLine$1(stringifyJson(tc.args) ?? "");
+			ev({
+				event: "interrupt",
+				role: "system",
+				tool: tc.toolName,
+				call_id: tc.toolCallId,
+				status: "pending",
+				text
+			});
+		}
+	}
+	return events;
+}
+function auditRows(t, loss) {
+	const cp = t.checkpoint;
+	const cpTime = cp.updatedAt ?? cp.createdAt ?? null;
+	const base = {
+		source: t.source,
+		thread: t.threadId,
+		checkpoint: t.checkpointId ?? null
+	};
+	const events = cp.messages.flatMap((m, i) => messageEvents(m, i, iso(m.timestamp) ?? cpTime));
+	events.push(...checkpointEvents(cp, cpTime));
+	if (stateKeys(cp).length) loss.add("state", "states (todos, files, channels)", threadLabel(t));
+	return events.map((e) => ({
+		...base,
+		...e
+	}));
+}
+/**
+* The interrupts a LangGraph checkpoint's pending writes raise (`__interrupt__`: Interrupt records, Python's as lc:2
+* constructors with kwargs, JS's as plain objects) and the answers its `__resume__` writes give (a task's resume
+* values: a list, one per interrupt of the task; the null task's: the value given to Command(resume=…)).
+*/
+function langGraphInterrupts(cp) {
+	const lg = cp.ext?.langgraph;
+	const writes = Array.isArray(lg?.tuple?.pendingWrites) ? lg.tuple.pendingWrites : [];
+	const raised = [];
+	const byTask = /* @__PURE__ */ new Map();
+	for (const w of writes) {
+		if (w.channel !== "__interrupt__") continue;
+		for (const v of Array.isArray(w.value) ? w.value : [w.value]) {
+			const rec = v ?? {};
+			const fields = rec.kwargs ?? rec;
+			const r = {
+				id: typeof fields.id === "string" ? fields.id : null,
+				value: "value" in fields ? fields.value : v,
+				answers: []
+			};
+			raised.push(r);
+			byTask.set(w.taskId, [...byTask.get(w.taskId) ?? [], r]);
+		}
+	}
+	if (!raised.length) return raised;
+	const given = /* @__PURE__ */ new Set();
+	for (const w of writes) {
+		if (w.channel !== "__resume__") continue;
+		const mine = byTask.get(w.taskId);
+		if (mine) {
+			const values = Array.isArray(w.value) ? w.value : [w.value];
+			mine.forEach((r, k) => {
+				if (k < values.length && !given.has(r)) {
+					r.answers.push(values[k]);
+					given.add(r);
+				}
+			});
+		}
+	}
+	for (const w of writes) if (w.channel === "__resume__" && !byTask.has(w.taskId)) {
+		for (const r of raised) if (!given.has(r)) r.answers.push(w.value);
+	}
+	return raised;
+}
+var S$1, ckptLines, clip$1, oneLine$1, iso, audit;
+var init_record_formats = __esmMin((() => {
+	init_json$1();
+	init_turns();
+	S$1 = "string";
+	ckptLines = {
+		name: "ckpt",
+		row: "checkpoint",
+		rows: (t) => [t.checkpoint],
+		columns: [
+			["threadId", S$1],
+			["step", "int"],
+			["createdAt", S$1],
+			["updatedAt", S$1],
+			["format", S$1],
+			["messages", { list: S$1 }],
+			["state", S$1],
+			["interrupt", S$1],
+			["origin", S$1],
+			["ext", S$1]
+		],
+		flatten(row) {
+			const cp = row;
+			const json = (v) => v === void 0 ? null : stringifyJson(v);
+			return {
+				threadId: cp.threadId,
+				step: typeof cp.step === "number" ? cp.step : Number(cp.step),
+				createdAt: cp.createdAt ?? null,
+				updatedAt: cp.updatedAt ?? null,
+				format: cp.origin?.format ?? null,
+				messages: cp.messages.map((m) => stringifyJson(m)),
+				state: json(cp.state),
+				interrupt: json(cp.interrupt),
+				origin: json(cp.origin),
+				ext: json(cp.ext)
+			};
+		}
+	};
+	clip$1 = (s) => s.length > 200 ? `${s.slice(0, 199)}…` : s;
+	oneLine$1 = (s) => clip$1(s.replace(/\s+/g, " ").trim());
+	iso = (ms) => typeof ms === "number" && Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+	audit = {
+		name: "audit",
+		row: "event",
+		rows: auditRows,
+		columns: [
+			["source", S$1],
+			["thread", S$1],
+			["checkpoint", S$1],
+			["message", "int"],
+			["time", S$1],
+			["event", S$1],
+			["role", S$1],
+			["tool", S$1],
+			["call_id", S$1],
+			["status", S$1],
+			["text", S$1]
+		]
+	};
+}));
+// dist/core/export/index.js
+var exportFormats;
+var init_export$2 = __esmMin((() => {
+	init_chat_formats();
+	init_markdown$1();
+	init_record_formats();
+	init_types();
+	init_turns();
+	exportFormats = {
+		"openai-chat": openAIChat,
+		"hf-messages": hfMessages,
+		sharegpt: shareGpt,
+		ckpt: ckptLines,
+		audit,
+		markdown
+	};
+}));
+// dist/engines/export/threads.js
+/**
+* The thread read by `read`, or undefined when it is unreadable and the selection leaves such threads out; without
+* that, its input error says how to leave it out.
+*/
+function readOrSkip(sel, name, read) {
+	try {
+		return read();
+	} catch (e) {
+		if (!(e instanceof CkptError) || e.exitCode !== ExitCode.INPUT) throw e;
+		if (!sel.onUnreadable) throw new CkptError(e.exitCode, e.reason, `${e.message} (nothing written; --skip-unreadable leaves such threads out and exports the rest)`, e.place, { cause: e });
+		sel.onUnreadable(name, e);
+		return;
+	}
+}
+/** The time a checkpoint was written (epoch ms), from the checkpoint, else the store's row; NaN when neither says. */
+function timeOf(t, stored) {
+	const cp = t.checkpoint;
+	return Date.parse(cp.updatedAt ?? cp.createdAt ?? stored ?? "");
+}
+/** Whether a checkpoint's time is inside --since/--until (one without a time is outside when either is given). */
+function inWindow(ms, s) {
+	if (s.since === void 0 && s.until === void 0) return true;
+	if (Number.isNaN(ms)) return false;
+	return (s.since === void 0 || ms >= s.since) && (s.until === void 0 || ms < s.until);
+}
+/** One stored document read as an ExportThread; a document no format reads is an input error naming the thread. */
+function exportThreadOf(source, text, o) {
+	const { adapter, native, doc, format } = readNative({
+		name: o.name,
+		text,
+		threadId: o.threadId
+	});
+	const checkpoint = adapter.toCanonical(native, doc);
+	const named = o.history ? native?.checkpointId : void 0;
+	const checkpointId = o.checkpointId ?? (typeof named === "string" ? named : void 0);
+	return {
+		source,
+		threadId: o.threadId,
+		...o.namespace !== void 0 && o.namespace !== "default" ? { namespace: o.namespace } : {},
+		...checkpointId !== void 0 ? { checkpointId } : {},
+		format,
+		checkpoint
+	};
+}
+/** Every thread (or checkpoint) of an opened store the selection takes, read one at a time. */
+async function* storeThreads(engine, source, sel = {}) {
+	const saver = engine.saver;
+	const namespaces = engine.caps.namespaces ? sel.namespaces ?? await saver.namespaces() : [void 0];
+	const history = sel.allCheckpoints && engine.caps.history;
+	for (const ns of namespaces) for await (const info of saver.list(ns === void 0 ? {} : { namespace: ns })) {
+		if (sel.accept && !sel.accept(info.threadId)) continue;
+		const name = `${saver.uri}#${info.threadId}`;
+		if (history) {
+			const lg = saver;
+			const ids = [];
+			for await (const e of lg.history(info.threadId)) ids.push(e.checkpointId);
+			for (const id of ids.reverse()) {
+				const text = await lg.loadAt(info.threadId, id);
+				if (text === void 0) continue;
+				const t = readOrSkip(sel, `${name}@${id}`, () => exportThreadOf(source, text, {
+					threadId: info.threadId,
+					checkpointId: id,
+					name: `${name}@${id}`
+				}));
+				if (t && inWindow(timeOf(t, void 0), sel)) yield {
+					...t,
+					ofHistory: true
+				};
+			}
+			continue;
+		}
+		const text = await saver.load(info.threadId, ns);
+		if (text === void 0) throw inputError("thread-gone", `thread '${info.threadId}' was listed but could not be read`, { file: name });
+		const t = readOrSkip(sel, name, () => exportThreadOf(source, text, {
+			threadId: info.threadId,
+			namespace: ns,
+			name,
+			history: engine.caps.history
+		}));
+		if (t && inWindow(timeOf(t, info.updatedAt), sel)) yield t;
+	}
+}
+/** How many threads the store holds (for a progress bar's total): the namespaces read, added up. */
+async function threadCount(engine, sel = {}) {
+	const saver = engine.saver;
+	if (!engine.caps.namespaces) return saver.count();
+	let n = 0;
+	for (const ns of sel.namespaces ?? await saver.namespaces()) n += await saver.count(ns);
+	return n;
+}
+var init_threads = __esmMin((() => {
+	init_errors();
+	init_formats();
+	init_types$8();
+}));
+// node_modules/hyparquet-writer/src/bytewriter.js
+var ByteWriter;
+var init_bytewriter = __esmMin((() => {
+	ByteWriter = class {
+		/**
+		* @param {number} [initalSize]
+		*/
+		constructor(initalSize = 1024) {
+			this.buffer = new ArrayBuffer(initalSize);
+			this.view = new DataView(this.buffer);
+			this.offset = 0;
+			this.index = 0;
+		}
+		/**
+		* @param {number} size
+		*/
+		ensure(size) {
+			if (this.index + size > this.buffer.byteLength) {
+				const newSize = Math.max(this.buffer.byteLength * 2, this.index + size);
+				const newBuffer = new ArrayBuffer(newSize);
+				new Uint8Array(newBuffer).set(new Uint8Array(this.buffer));
+				this.buffer = newBuffer;
+				this.view = new DataView(this.buffer);
+			}
+		}
+		finish() {}
+		getBuffer() {
+			return this.buffer.slice(0, this.index);
+		}
+		getBytes() {
+			return new Uint8Array(this.buffer, 0, this.index);
+		}
+		/**
+		* @param {number} value
+		*/
+		appendUint8(value) {
+			this.ensure(1);
+			this.view.setUint8(this.index, value);
+			this.offset++;
+			this.index++;
+		}
+		/**
+		* @param {number} value
+		*/
+		appendUint32(value) {
+			this.ensure(4);
+			this.view.setUint32(this.index, value, true);
+			this.offset += 4;
+			this.index += 4;
+		}
+		/**
+		* @param {number} value
+		*/
+		appendInt32(value) {
+			this.ensure(4);
+			this.view.setInt32(this.index, value, true);
+			this.offset += 4;
+			this.index += 4;
+		}
+		/**
+		* @param {bigint} value
+		*/
+		appendInt64(value) {
+			this.ensure(8);
+			this.view.setBigInt64(this.index, BigInt(value), true);
+			this.offset += 8;
+			this.index += 8;
+		}
+		/**
+		* @param {number} value
+		*/
+		appendFloat32(value) {
+			this.ensure(4);
+			this.view.setFloat32(this.index, value, true);
+			this.offset += 4;
+			this.index += 4;
+		}
+		/**
+		* @param {number} value
+		*/
+		appendFloat64(value) {
+			this.ensure(8);
+			this.view.setFloat64(this.index, value, true);
+			this.offset += 8;
+			this.index += 8;
+		}
+		/**
+		* @param {ArrayBuffer} value
+		*/
+		appendBuffer(value) {
+			this.appendBytes(new Uint8Array(value));
+		}
+		/**
+		* @param {Uint8Array} value
+		*/
+		appendBytes(value) {
+			this.ensure(value.length);
+			new Uint8Array(this.buffer, this.index, value.length).set(value);
+			this.offset += value.length;
+			this.index += value.length;
+		}
+		/**
+		* Convert a 32-bit signed integer to varint (1-5 bytes).
+		* Writes out groups of 7 bits at a time, setting high bit if more to come.
+		*
+		* @param {number} value
+		*/
+		appendVarInt(value) {
+			while (true) if ((value & -128) === 0) {
+				this.appendUint8(value);
+				return;
+			} else {
+				this.appendUint8(value & 127 | 128);
+				value >>>= 7;
+			}
+		}
+		/**
+		* Convert a bigint to varint (1-10 bytes for 64-bit range).
+		*
+		* @param {bigint} value
+		*/
+		appendVarBigInt(value) {
+			while (true) if ((value & -128n) === 0n) {
+				this.appendUint8(Number(value));
+				return;
+			} else {
+				this.appendUint8(Number(value & 127n | 128n));
+				value >>= 7n;
+			}
+		}
+		/**
+		* Convert number to zigzag encoding and write as varint.
+		*
+		* @param {number | bigint} value
+		*/
+		appendZigZag(value) {
+			if (typeof value === "number") this.appendVarInt(value << 1 ^ value >> 31);
+			else this.appendVarBigInt(value << 1n ^ value >> 63n);
+		}
+	};
+}));
+// node_modules/hyparquet/src/xxhash.js
+/**
+* @param {bigint} x
+* @param {bigint} r rotation amount in bits (1..63)
+* @returns {bigint}
+*/
+function rotl64(x, r) {
+	return (x << r | x >> 64n - r) & MASK;
+}
+/**
+* @param {bigint} acc
+* @param {bigint} val
+* @returns {bigint}
+*/
+function round(acc, val) {
+	acc = acc + val * PRIME2 & MASK;
+	acc = rotl64(acc, 31n);
+	return acc * PRIME1 & MASK;
+}
+/**
+* @param {bigint} acc
+* @param {bigint} val
+* @returns {bigint}
+*/
+function mergeRound(acc, val) {
+	acc ^= round(0n, val);
+	return acc * PRIME1 + PRIME4 & MASK;
+}
+/**
+* Compute the 64-bit xxHash of a byte buffer.
+*
+* @param {Uint8Array} input
+* @param {bigint} [seed]
+* @returns {bigint} 64-bit hash
+*/
+function xxhash64(input, seed = 0n) {
+	const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
+	const len = input.byteLength;
+	let offset = 0;
+	let h64;
+	if (len >= 32) {
+		let v1 = seed + PRIME1 + PRIME2 & MASK;
+		let v2 = seed + PRIME2 & MASK;
+		let v3 = seed;
+		let v4 = seed - PRIME1 & MASK;
+		while (offset + 32 <= len) {
+			v1 = round(v1, view.getBigUint64(offset, true));
+			offset += 8;
+			v2 = round(v2, view.getBigUint64(offset, true));
+			offset += 8;
+			v3 = round(v3, view.getBigUint64(offset, true));
+			offset += 8;
+			v4 = round(v4, view.getBigUint64(offset, true));
+			offset += 8;
+		}
+		h64 = rotl64(v1, 1n) + rotl64(v2, 7n) + rotl64(v3, 12n) + rotl64(v4, 18n) & MASK;
+		h64 = mergeRound(h64, v1);
+		h64 = mergeRound(h64, v2);
+		h64 = mergeRound(h64, v3);
+		h64 = mergeRound(h64, v4);
+	} else h64 = seed + PRIME5 & MASK;
+	h64 = h64 + BigInt(len) & MASK;
+	while (offset + 8 <= len) {
+		h64 ^= round(0n, view.getBigUint64(offset, true));
+		h64 = rotl64(h64, 27n) * PRIME1 + PRIME4 & MASK;
+		offset += 8;
+	}
+	if (offset + 4 <= len) {
+		h64 ^= BigInt(view.getUint32(offset, true)) * PRIME1 & MASK;
+		h64 = rotl64(h64, 23n) * PRIME2 + PRIME3 & MASK;
+		offset += 4;
+	}
+	while (offset < len) {
+		h64 ^= BigInt(view.getUint8(offset)) * PRIME5 & MASK;
+		h64 = rotl64(h64, 11n) * PRIME1 & MASK;
+		offset += 1;
+	}
+	h64 ^= h64 >> 33n;
+	h64 = h64 * PRIME2 & MASK;
+	h64 ^= h64 >> 29n;
+	h64 = h64 * PRIME3 & MASK;
+	h64 ^= h64 >> 32n;
+	return h64;
+}
+var MASK, PRIME1, PRIME2, PRIME3, PRIME4, PRIME5;
+var init_xxhash = __esmMin((() => {
+	MASK = 18446744073709551615n;
+	PRIME1 = 11400714785074694791n;
+	PRIME2 = 14029467366897019727n;
+	PRIME3 = 1609587929392839161n;
+	PRIME4 = 9650029242287828579n;
+	PRIME5 = 2870177450012600261n;
+}));
+// node_modules/hyparquet/src/bloom.js
+/**
+* Hash a JS filter value as its parquet PLAIN-encoded bytes, suitable for a
+* bloom filter lookup. Returns undefined when the column's parser is lossy or
+* ambiguous (DATE, TIMESTAMP_*, DECIMAL, JSON, BSON, INT96, FLOAT16, UUID,
+* GEOMETRY, GEOGRAPHY, INTERVAL) or when the JS value type doesn't match the
+* column. Callers must treat undefined as "bloom filter cannot help."
+*
+* @param {any} value
+* @param {SchemaElement} element
+* @returns {bigint | undefined}
+*/
+function hashParquetValue(value, element) {
+	if (value === null || value === void 0) return void 0;
+	const { type, converted_type, logical_type } = element;
+	if (type === "BOOLEAN") {
+		if (typeof value !== "boolean") return void 0;
+		return xxhash64(new Uint8Array([value ? 1 : 0]));
+	}
+	if (type === "FLOAT") {
+		if (typeof value !== "number") return void 0;
+		const buf = /* @__PURE__ */ new ArrayBuffer(4);
+		new DataView(buf).setFloat32(0, value, true);
+		return xxhash64(new Uint8Array(buf));
+	}
+	if (type === "DOUBLE") {
+		if (typeof value !== "number") return void 0;
+		const buf = /* @__PURE__ */ new ArrayBuffer(8);
+		new DataView(buf).setFloat64(0, value, true);
+		return xxhash64(new Uint8Array(buf));
+	}
+	if (type === "INT32") {
+		if (converted_type === "DATE" || converted_type === "DECIMAL" || converted_type === "TIME_MILLIS") return void 0;
+		if (logical_type?.type === "DATE" || logical_type?.type === "TIME" || logical_type?.type === "DECIMAL") return void 0;
+		if (typeof value !== "number" || !Number.isInteger(value)) return void 0;
+		const buf = /* @__PURE__ */ new ArrayBuffer(4);
+		new DataView(buf).setInt32(0, value | 0, true);
+		return xxhash64(new Uint8Array(buf));
+	}
+	if (type === "INT64") {
+		if (converted_type === "TIMESTAMP_MILLIS" || converted_type === "TIMESTAMP_MICROS") return void 0;
+		if (converted_type === "TIME_MICROS" || converted_type === "DECIMAL") return void 0;
+		if (logical_type?.type === "TIMESTAMP" || logical_type?.type === "TIME" || logical_type?.type === "DECIMAL") return void 0;
+		let bigValue;
+		if (typeof value === "bigint") bigValue = value;
+		else if (typeof value === "number" && Number.isSafeInteger(value)) bigValue = BigInt(value);
+		else return void 0;
+		const buf = /* @__PURE__ */ new ArrayBuffer(8);
+		new DataView(buf).setBigUint64(0, BigInt.asUintN(64, bigValue), true);
+		return xxhash64(new Uint8Array(buf));
+	}
+	if (type === "BYTE_ARRAY") {
+		if (converted_type === "JSON" || converted_type === "BSON" || converted_type === "DECIMAL") return void 0;
+		if (logical_type?.type === "JSON" || logical_type?.type === "BSON" || logical_type?.type === "VARIANT") return void 0;
+		if (logical_type?.type === "GEOMETRY" || logical_type?.type === "GEOGRAPHY") return void 0;
+		if (typeof value === "string") return xxhash64(textEncoder$1.encode(value));
+		if (value instanceof Uint8Array) return xxhash64(value);
+		return;
+	}
+	if (type === "FIXED_LEN_BYTE_ARRAY") {
+		if (converted_type === "DECIMAL" || converted_type === "INTERVAL") return void 0;
+		if (logical_type?.type === "DECIMAL" || logical_type?.type === "UUID" || logical_type?.type === "FLOAT16") return void 0;
+		if (logical_type?.type === "GEOMETRY" || logical_type?.type === "GEOGRAPHY") return void 0;
+		if (value instanceof Uint8Array) return xxhash64(value);
+		return;
+	}
+}
+var textEncoder$1;
+var init_bloom$1 = __esmMin((() => {
+	init_xxhash();
+	textEncoder$1 = new TextEncoder();
+	new Uint32Array([
+		1203114875,
+		1150766481,
+		2284105051,
+		2729912477,
+		1884591559,
+		770785867,
+		2667333959,
+		1550580529
+	]);
+}));
+// node_modules/hyparquet-writer/src/thrift.js
+/**
+* Serialize a JS object in TCompactProtocol format.
+*
+* Expects keys named like "field_1", "field_2", etc. in ascending order.
+*
+* @param {Writer} writer
+* @param {{ [key: `field_${number}`]: any }} data
+*/
+function serializeTCompactProtocol(writer, data) {
+	writeElement(writer, STRUCT, data);
+}
+/**
+* Write a single value of a given compact type.
+*
+* @param {Writer} writer
+* @param {number} type
+* @param {ThriftType} value
+*/
+function writeElement(writer, type, value) {
+	if (type === TRUE) return;
+	if (type === FALSE) return;
+	if (type === BYTE && typeof value === "number") writer.appendUint8(value);
+	else if (type === I32 && typeof value === "number") writer.appendZigZag(value);
+	else if (type === I64 && typeof value === "bigint") writer.appendZigZag(value);
+	else if (type === 7 && typeof value === "number") writer.appendFloat64(value);
+	else if (type === BINARY && typeof value === "string") {
+		const bytes = new TextEncoder().encode(value);
+		writer.appendVarInt(bytes.length);
+		writer.appendBytes(bytes);
+	} else if (type === BINARY && value instanceof Uint8Array) {
+		writer.appendVarInt(value.byteLength);
+		writer.appendBytes(value);
+	} else if (type === LIST && Array.isArray(value)) {
+		const elemType = getCompactTypeForList(value);
+		if (value.length > 14) {
+			writer.appendUint8(240 | elemType);
+			writer.appendVarInt(value.length);
+		} else writer.appendUint8(value.length << 4 | elemType);
+		if (elemType === FALSE) for (const v of value) writer.appendUint8(v ? 1 : 0);
+		else for (const v of value) writeElement(writer, elemType, v);
+	} else if (type === STRUCT && value instanceof ThriftStruct) {
+		let lastFid = 0;
+		for (const [fid, fieldType, fieldValue] of value.fields) {
+			if (fieldValue === void 0) continue;
+			lastFid = writeStructField(writer, lastFid, fid, fieldType, fieldValue);
+		}
+		writer.appendUint8(STOP$2);
+	} else if (type === STRUCT && typeof value === "object") {
+		let lastFid = 0;
+		for (const [k, v] of Object.entries(value)) {
+			if (v === void 0) continue;
+			const fid = parseInt(k.replace(/^field_/, ""), 10);
+			if (Number.isNaN(fid)) throw new Error(`thrift invalid field name: ${k}. Expected "field_###"`);
+			const t = getCompactTypeForValue(v);
+			lastFid = writeStructField(writer, lastFid, fid, t, v);
+		}
+		writer.appendUint8(STOP$2);
+	} else throw new Error(`thrift invalid type ${type} for value ${value}`);
+}
+/**
+* @param {Writer} writer
+* @param {number} lastFid
+* @param {number} fid
+* @param {number} type
+* @param {ThriftType} value
+* @returns {number}
+*/
+function writeStructField(writer, lastFid, fid, type, value) {
+	const delta = fid - lastFid;
+	if (delta <= 0) throw new Error(`thrift non-monotonic field id: fid=${fid}, lastFid=${lastFid}`);
+	if (delta > 15) {
+		writer.appendUint8(type);
+		writer.appendZigZag(fid);
+	} else writer.appendUint8(delta << 4 | type);
+	writeElement(writer, type, value);
+	return fid;
+}
+/**
+* Infer type from JS value
+*
+* @param {any} value
+* @returns {number} CompactType
+*/
+function getCompactTypeForValue(value) {
+	if (value === true) return TRUE;
+	if (value === false) return FALSE;
+	if (Number.isInteger(value)) return I32;
+	if (typeof value === "number") return 7;
+	if (typeof value === "bigint") return I64;
+	if (typeof value === "string") return BINARY;
+	if (value instanceof Uint8Array) return BINARY;
+	if (Array.isArray(value)) return LIST;
+	if (value && typeof value === "object") return STRUCT;
+	throw new Error(`Cannot determine thrift compact type for: ${value}`);
+}
+/**
+* Infer type for list elements, expand types as needed
+*
+* @param {any[]} value
+* @returns {number} CompactType
+*/
+function getCompactTypeForList(value) {
+	let elemType = 0;
+	for (const v of value) {
+		let t = getCompactTypeForValue(v);
+		if (t === TRUE) t = FALSE;
+		if (!elemType) elemType = t;
+		if (elemType === 7 && t === I32) t = 7;
+		if (elemType === I32 && t === 7) elemType = 7;
+		if (t !== elemType) throw new Error(`thrift invalid type for list element: ${v} (expected type ${elemType})`);
+	}
+	return elemType ?? BYTE;
+}
+var STOP$2, TRUE, FALSE, BYTE, I32, I64, BINARY, LIST, STRUCT, ThriftStruct;
+var init_thrift = __esmMin((() => {
+	STOP$2 = 0;
+	TRUE = 1;
+	FALSE = 2;
+	BYTE = 3;
+	I32 = 5;
+	I64 = 6;
+	BINARY = 8;
+	LIST = 9;
+	STRUCT = 12;
+	ThriftStruct = class {
+		/**
+		* @param {ThriftField[]} fields
+		*/
+		constructor(fields) {
+			this.fields = fields;
+		}
+	};
+}));
+// node_modules/hyparquet-writer/src/bloom.js
+/**
+* Map the high 32 bits of a hash to a block index in [0, numBlocks).
+*
+* @param {bigint} hash
+* @param {number} numBlocks
+* @returns {number}
+*/
+function blockIndex(hash, numBlocks) {
+	return Number((hash >> 32n) * BigInt(numBlocks) >> 32n);
+}
+/**
+* Per-block mask: 8 uint32 words, each with a single bit set at position `(low32 * SALT[i]) >> 27`.
+*
+* @param {bigint} hash
+* @returns {Uint32Array}
+*/
+function blockMask(hash) {
+	const m = /* @__PURE__ */ new Uint32Array(8);
+	const low = Number(hash & 4294967295n) | 0;
+	for (let i = 0; i < 8; i++) m[i] = 1 << (Math.imul(low, SALT[i]) >>> 27);
+	return m;
+}
+/**
+* Insert a hash into a Split Block Bloom Filter.
+*
+* @param {Uint32Array} blocks bloom filter words (8 * numBlocks long)
+* @param {bigint} hash 64-bit xxhash of the parquet-plain-encoded value
+*/
+function sbbfInsert(blocks, hash) {
+	const offset = blockIndex(hash, blocks.length >> 3) << 3;
+	const m = blockMask(hash);
+	for (let i = 0; i < 8; i++) blocks[offset + i] |= m[i];
+}
+/**
+* Round up to the next power of two (32-bit).
+*
+* @param {number} n
+* @returns {number}
+*/
+function nextPowerOfTwo(n) {
+	let p = 1;
+	while (p < n) p <<= 1;
+	return p;
+}
+/**
+* Optimal SBBF size in bytes for a given number of distinct values and
+* target false-positive probability. Matches parquet-java's BlockSplitBloomFilter:
+* derives bits from m = -8 * ndv / ln(1 - p^(1/8)) and rounds up to a power of two
+* between one block and MAX_BYTES. Arrow C++ rejects a bitset that is not a power of two.
+*
+* @param {number} ndv expected number of distinct values
+* @param {number} fpp target false positive probability, in (0, 1)
+* @returns {number} bloom filter size in bytes (power of two, at least 32)
+*/
+function optimalNumBytes(ndv, fpp) {
+	if (!(fpp > 0 && fpp < 1)) throw new Error(`bloom filter fpp must be in (0, 1), got ${fpp}`);
+	if (!(ndv >= 0)) throw new Error(`bloom filter ndv must be >= 0, got ${ndv}`);
+	const m = -8 * ndv / Math.log(1 - fpp ** (1 / 8));
+	const numBytes = Math.ceil(m / 8);
+	if (!(numBytes <= MAX_BYTES)) return MAX_BYTES;
+	return nextPowerOfTwo(Math.max(numBytes, MIN_BYTES));
+}
+/**
+* Write a parquet bloom filter: BloomFilterHeader thrift struct followed by
+* the raw little-endian bytes of the SBBF blocks. Always uses BLOCK / XXHASH /
+* UNCOMPRESSED, the only variants parquet currently defines.
+*
+* @param {Writer} writer
+* @param {Uint32Array} blocks bloom filter words (8 * numBlocks long)
+*/
+function writeBloomFilter(writer, blocks) {
+	if (blocks.length % 8 !== 0) throw new Error(`bloom filter block count must be a multiple of 8 uint32 words, got ${blocks.length}`);
+	serializeTCompactProtocol(writer, {
+		field_1: blocks.byteLength,
+		field_2: { field_1: {} },
+		field_3: { field_1: {} },
+		field_4: { field_1: {} }
+	});
+	for (let i = 0; i < blocks.length; i++) writer.appendUint32(blocks[i]);
+}
+/**
+* Write all pending bloom filters in a contiguous block and patch each chunk's
+* meta_data.bloom_filter_offset / bloom_filter_length so readers can find them.
+* Clustering matches parquet-mr's tail placement: a reader fetching the footer
+* region can pull every bloom in one range request.
+*
+* @param {Writer} writer
+* @param {PageIndexes[]} pageIndexes
+*/
+function writeBlooms(writer, pageIndexes) {
+	for (const { chunk, bloomFilter } of pageIndexes) {
+		if (!bloomFilter || !chunk.meta_data) continue;
+		const offset = writer.offset;
+		writeBloomFilter(writer, bloomFilter);
+		chunk.meta_data.bloom_filter_offset = BigInt(offset);
+		chunk.meta_data.bloom_filter_length = writer.offset - offset;
+	}
+}
+var SALT, MIN_BYTES, MAX_BYTES, BloomBuilder;
+var init_bloom = __esmMin((() => {
+	init_bloom$1();
+	init_thrift();
+	SALT = new Uint32Array([
+		1203114875,
+		1150766481,
+		2284105051,
+		2729912477,
+		1884591559,
+		770785867,
+		2667333959,
+		1550580529
+	]);
+	MIN_BYTES = 32;
+	MAX_BYTES = 134217728;
+	BloomBuilder = class {
+		/**
+		* @param {SchemaElement} element
+		* @param {{ fpp?: number, maxBytes?: number }} [options]
+		*/
+		constructor(element, { fpp = .01, maxBytes = 1048576 } = {}) {
+			/** @type {SchemaElement} */
+			this.element = element;
+			this.fpp = fpp;
+			this.maxBytes = maxBytes;
+			/** @type {Set<bigint>} */
+			this.hashes = /* @__PURE__ */ new Set();
+			this.skipped = 0;
+		}
+		/** @param {any} value */
+		insert(value) {
+			if (value === null || value === void 0) return;
+			const h = hashParquetValue(value, this.element);
+			if (h === void 0) {
+				this.skipped++;
+				return;
+			}
+			this.hashes.add(h);
+		}
+		/** @returns {Uint32Array | undefined} */
+		finalize() {
+			if (this.skipped > 0 || this.hashes.size === 0) return void 0;
+			let numBytes = optimalNumBytes(this.hashes.size, this.fpp);
+			while (numBytes > this.maxBytes && numBytes > MIN_BYTES) numBytes >>= 1;
+			if (numBytes > this.maxBytes) return void 0;
+			const blocks = new Uint32Array(numBytes >> 2);
+			for (const h of this.hashes) sbbfInsert(blocks, h);
+			return blocks;
+		}
+	};
+}));
+// node_modules/hyparquet/src/constants.js
+var ParquetTypes, Encodings, FieldRepetitionTypes, ConvertedTypes, CompressionCodecs, PageTypes, BoundaryOrders, EdgeInterpolationAlgorithms;
+var init_constants = __esmMin((() => {
+	ParquetTypes = [
+		"BOOLEAN",
+		"INT32",
+		"INT64",
+		"INT96",
+		"FLOAT",
+		"DOUBLE",
+		"BYTE_ARRAY",
+		"FIXED_LEN_BYTE_ARRAY"
+	];
+	Encodings = [
+		"PLAIN",
+		"GROUP_VAR_INT",
+		"PLAIN_DICTIONARY",
+		"RLE",
+		"BIT_PACKED",
+		"DELTA_BINARY_PACKED",
+		"DELTA_LENGTH_BYTE_ARRAY",
+		"DELTA_BYTE_ARRAY",
+		"RLE_DICTIONARY",
+		"BYTE_STREAM_SPLIT"
+	];
+	FieldRepetitionTypes = [
+		"REQUIRED",
+		"OPTIONAL",
+		"REPEATED"
+	];
+	ConvertedTypes = [
+		"UTF8",
+		"MAP",
+		"MAP_KEY_VALUE",
+		"LIST",
+		"ENUM",
+		"DECIMAL",
+		"DATE",
+		"TIME_MILLIS",
+		"TIME_MICROS",
+		"TIMESTAMP_MILLIS",
+		"TIMESTAMP_MICROS",
+		"UINT_8",
+		"UINT_16",
+		"UINT_32",
+		"UINT_64",
+		"INT_8",
+		"INT_16",
+		"INT_32",
+		"INT_64",
+		"JSON",
+		"BSON",
+		"INTERVAL"
+	];
+	CompressionCodecs = [
+		"UNCOMPRESSED",
+		"SNAPPY",
+		"GZIP",
+		"LZO",
+		"BROTLI",
+		"LZ4",
+		"ZSTD",
+		"LZ4_RAW"
+	];
+	PageTypes = [
+		"DATA_PAGE",
+		"INDEX_PAGE",
+		"DICTIONARY_PAGE",
+		"DATA_PAGE_V2"
+	];
+	BoundaryOrders = [
+		"UNORDERED",
+		"ASCENDING",
+		"DESCENDING"
+	];
+	EdgeInterpolationAlgorithms = [
+		"SPHERICAL",
+		"VINCENTY",
+		"THOMAS",
+		"ANDOYER",
+		"KARNEY"
+	];
+}));
+// node_modules/hyparquet-writer/src/delta.js
+/**
+* Write values using delta binary packed encoding.
+* Deltas wrap around in two's complement at the width of the physical type.
+*
+* @param {Writer} writer
+* @param {DecodedArray} values
+* @param {'INT32' | 'INT64'} type
+*/
+function deltaBinaryPack(writer, values, type) {
+	if (values.length === 0) {
+		writer.appendVarInt(BLOCK_SIZE);
+		writer.appendVarInt(MINIBLOCKS_PER_BLOCK);
+		writer.appendVarInt(0);
+		writer.appendVarInt(0);
+		return;
+	}
+	if (typeof values[0] !== "number" && typeof values[0] !== "bigint") throw new Error("deltaBinaryPack only supports number or bigint arrays");
+	if (usesInt32NumberPath(values)) deltaBinaryPackInt32(writer, values, type === "INT32");
+	else deltaBinaryPackBigInt(writer, values, type === "INT32" ? 32 : 64);
+}
+/**
+* Return whether all values can use exact Number arithmetic. Unwrapped deltas
+* of int32 values can span 33 signed bits, but they and their adjusted deltas
+* remain exactly representable as JavaScript numbers.
+*
+* @param {DecodedArray} values
+* @returns {values is DecodedArray & ArrayLike<number>}
+*/
+function usesInt32NumberPath(values) {
+	if (values instanceof Int32Array) return true;
+	for (let i = 0; i < values.length; i++) {
+		const value = values[i];
+		if (typeof value !== "number" || value !== (value | 0)) return false;
+	}
+	return true;
+}
+/**
+* Write signed 32-bit values without allocating or operating on BigInts.
+*
+* @param {Writer} writer
+* @param {ArrayLike<number>} values
+* @param {boolean} wrap - wrap deltas to int32, for the INT32 physical type
+*/
+function deltaBinaryPackInt32(writer, values, wrap) {
+	const count = values.length;
+	writer.appendVarInt(BLOCK_SIZE);
+	writer.appendVarInt(MINIBLOCKS_PER_BLOCK);
+	writer.appendVarInt(count);
+	appendZigZagNumber(writer, values[0]);
+	/** @type {Array<Uint8Array | undefined>} */
+	const packedByBitWidth = [];
+	const blockDeltas = new Float64Array(BLOCK_SIZE);
+	const bitWidths = new Uint8Array(MINIBLOCKS_PER_BLOCK);
+	let index = 1;
+	while (index < count) {
+		const blockEnd = Math.min(index + BLOCK_SIZE, count);
+		const blockSize = blockEnd - index;
+		const firstDelta = wrap ? values[index] - values[index - 1] | 0 : values[index] - values[index - 1];
+		let previous = values[index];
+		let constantEnd = index + 1;
+		while (constantEnd < blockEnd) {
+			const value = values[constantEnd];
+			if ((wrap ? value - previous | 0 : value - previous) !== firstDelta) break;
+			previous = value;
+			constantEnd++;
+		}
+		if (constantEnd === blockEnd) {
+			appendZigZagNumber(writer, firstDelta);
+			writer.appendUint32(0);
+			index = blockEnd;
+			continue;
+		}
+		let minDelta = firstDelta;
+		blockDeltas[0] = minDelta;
+		for (let i = 1; i < blockSize; i++) {
+			const delta = wrap ? values[index + i] - values[index + i - 1] | 0 : values[index + i] - values[index + i - 1];
+			blockDeltas[i] = delta;
+			if (delta < minDelta) minDelta = delta;
+		}
+		appendZigZagNumber(writer, minDelta);
+		for (let mb = 0; mb < MINIBLOCKS_PER_BLOCK; mb++) {
+			const mbStart = mb * VALUES_PER_MINIBLOCK;
+			const mbEnd = Math.min(mbStart + VALUES_PER_MINIBLOCK, blockSize);
+			let maxAdjusted = 0;
+			for (let i = mbStart; i < mbEnd; i++) {
+				const adjusted = blockDeltas[i] - minDelta;
+				if (adjusted > maxAdjusted) maxAdjusted = adjusted;
+			}
+			bitWidths[mb] = bitWidthNumber(maxAdjusted);
+		}
+		writer.appendBytes(bitWidths);
+		for (let mb = 0; mb < MINIBLOCKS_PER_BLOCK; mb++) {
+			const bitWidth = bitWidths[mb];
+			if (bitWidth === 0) continue;
+			const mbStart = mb * VALUES_PER_MINIBLOCK;
+			const mbEnd = Math.min(mbStart + VALUES_PER_MINIBLOCK, blockSize);
+			const packed = packedByBitWidth[bitWidth] ??= new Uint8Array(bitWidth * 4);
+			let byteIndex = 0;
+			let buffer = 0;
+			let bitsUsed = 0;
+			if (bitWidth <= 25) for (let i = 0; i < VALUES_PER_MINIBLOCK; i++) {
+				const adjusted = mbStart + i < mbEnd ? blockDeltas[mbStart + i] - minDelta : 0;
+				buffer |= adjusted << bitsUsed;
+				bitsUsed += bitWidth;
+				while (bitsUsed >= 8) {
+					packed[byteIndex++] = buffer & 255;
+					buffer >>>= 8;
+					bitsUsed -= 8;
+				}
+			}
+			else for (let i = 0; i < VALUES_PER_MINIBLOCK; i++) {
+				const adjusted = mbStart + i < mbEnd ? blockDeltas[mbStart + i] - minDelta : 0;
+				buffer += adjusted * 2 ** bitsUsed;
+				bitsUsed += bitWidth;
+				while (bitsUsed >= 8) {
+					packed[byteIndex++] = buffer % 256;
+					buffer = Math.floor(buffer / 256);
+					bitsUsed -= 8;
+				}
+			}
+			writer.appendBytes(packed);
+		}
+		index = blockEnd;
+	}
+}
+/**
+* BigInt fallback for INT64 values and numeric input outside the INT32 range.
+*
+* @param {Writer} writer
+* @param {DecodedArray} values
+* @param {number} bits - physical type width that deltas wrap at
+*/
+function deltaBinaryPackBigInt(writer, values, bits) {
+	const count = values.length;
+	writer.appendVarInt(BLOCK_SIZE);
+	writer.appendVarInt(MINIBLOCKS_PER_BLOCK);
+	writer.appendVarInt(count);
+	writer.appendZigZag(BigInt.asIntN(bits, BigInt(values[0])));
+	const blockDeltas = new BigInt64Array(BLOCK_SIZE);
+	const bitWidths = new Uint8Array(MINIBLOCKS_PER_BLOCK);
+	let index = 1;
+	while (index < count) {
+		const blockEnd = Math.min(index + BLOCK_SIZE, count);
+		const blockSize = blockEnd - index;
+		let minDelta = 0n;
+		for (let i = 0; i < blockSize; i++) {
+			blockDeltas[i] = BigInt(values[index + i]) - BigInt(values[index + i - 1]);
+			if (bits === 32) blockDeltas[i] = BigInt.asIntN(32, blockDeltas[i]);
+			const delta = blockDeltas[i];
+			if (i === 0 || delta < minDelta) minDelta = delta;
+		}
+		writer.appendZigZag(minDelta);
+		for (let mb = 0; mb < MINIBLOCKS_PER_BLOCK; mb++) {
+			const mbStart = mb * VALUES_PER_MINIBLOCK;
+			const mbEnd = Math.min(mbStart + VALUES_PER_MINIBLOCK, blockSize);
+			let maxAdjusted = 0n;
+			for (let i = mbStart; i < mbEnd; i++) {
+				const adjusted = blockDeltas[i] - minDelta;
+				if (adjusted > maxAdjusted) maxAdjusted = adjusted;
+			}
+			bitWidths[mb] = bitWidth(maxAdjusted);
+		}
+		writer.appendBytes(bitWidths);
+		for (let mb = 0; mb < MINIBLOCKS_PER_BLOCK; mb++) {
+			const bitWidth = bitWidths[mb];
+			if (bitWidth === 0) continue;
+			const mbStart = mb * VALUES_PER_MINIBLOCK;
+			const mbEnd = Math.min(mbStart + VALUES_PER_MINIBLOCK, blockSize);
+			let buffer = 0n;
+			let bitsUsed = 0;
+			for (let i = 0; i < VALUES_PER_MINIBLOCK; i++) {
+				const adjusted = mbStart + i < mbEnd ? blockDeltas[mbStart + i] - minDelta : 0n;
+				buffer |= adjusted << BigInt(bitsUsed);
+				bitsUsed += bitWidth;
+				while (bitsUsed >= 8) {
+					writer.appendUint8(Number(buffer & 255n));
+					buffer >>= 8n;
+					bitsUsed -= 8;
+				}
+			}
+		}
+		index = blockEnd;
+	}
+}
+/**
+* Zigzag-encode an exactly represented integer and write it as a varint without
+* truncating through JavaScript's 32-bit bitwise operators.
+*
+* @param {Writer} writer
+* @param {number} value
+*/
+function appendZigZagNumber(writer, value) {
+	let encoded = value < 0 ? -value * 2 - 1 : value * 2;
+	while (encoded >= 128) {
+		writer.appendUint8(encoded % 128 + 128);
+		encoded = Math.floor(encoded / 128);
+	}
+	writer.appendUint8(encoded);
+}
+/**
+* Minimum bits needed to store an adjusted INT32 delta.
+*
+* @param {number} value
+* @returns {number}
+*/
+function bitWidthNumber(value) {
+	if (value === 0) return 0;
+	return value > 4294967295 ? 33 : 32 - Math.clz32(value);
+}
+/**
+* Write byte arrays using delta length encoding.
+* Encodes lengths using delta binary packed, then writes raw bytes.
+*
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function deltaLengthByteArray(writer, values) {
+	const lengths = new Int32Array(values.length);
+	for (let i = 0; i < values.length; i++) {
+		const value = values[i];
+		if (!(value instanceof Uint8Array)) throw new Error("deltaLengthByteArray expects Uint8Array values");
+		lengths[i] = value.length;
+	}
+	deltaBinaryPack(writer, lengths, "INT32");
+	for (const value of values) writer.appendBytes(value);
+}
+/**
+* Write byte arrays using delta encoding with prefix compression.
+* Stores common prefixes with previous value to improve compression.
+*
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function deltaByteArray(writer, values) {
+	if (values.length === 0) {
+		deltaBinaryPack(writer, [], "INT32");
+		deltaBinaryPack(writer, [], "INT32");
+		return;
+	}
+	const prefixLengths = new Int32Array(values.length);
+	const suffixLengths = new Int32Array(values.length);
+	const value = values[0];
+	if (!(value instanceof Uint8Array)) throw new Error("deltaByteArray expects Uint8Array values");
+	prefixLengths[0] = 0;
+	suffixLengths[0] = value.length;
+	for (let i = 1; i < values.length; i++) {
+		const prev = values[i - 1];
+		const curr = values[i];
+		let prefixLen;
+		if (curr === prev) prefixLen = curr.length;
+		else {
+			if (!(curr instanceof Uint8Array)) throw new Error("deltaByteArray expects Uint8Array values");
+			prefixLen = 0;
+			const maxPrefix = Math.min(prev.length, curr.length);
+			while (prefixLen < maxPrefix && prev[prefixLen] === curr[prefixLen]) prefixLen++;
+		}
+		prefixLengths[i] = prefixLen;
+		suffixLengths[i] = curr.length - prefixLen;
+	}
+	deltaBinaryPack(writer, prefixLengths, "INT32");
+	deltaBinaryPack(writer, suffixLengths, "INT32");
+	for (let i = 0; i < values.length; i++) if (suffixLengths[i] > 0) writer.appendBytes(values[i].subarray(prefixLengths[i]));
+}
+/**
+* Minimum bits needed to store value.
+*
+* @param {bigint} value
+* @returns {number}
+*/
+function bitWidth(value) {
+	if (value === 0n) return 0;
+	let bits = 0;
+	while (value > 0n) {
+		bits++;
+		value >>= 1n;
+	}
+	return bits;
+}
+var BLOCK_SIZE, MINIBLOCKS_PER_BLOCK, VALUES_PER_MINIBLOCK;
+var init_delta = __esmMin((() => {
+	BLOCK_SIZE = 128;
+	MINIBLOCKS_PER_BLOCK = 4;
+	VALUES_PER_MINIBLOCK = BLOCK_SIZE / MINIBLOCKS_PER_BLOCK;
+}));
+// node_modules/hyparquet-writer/src/encoding.js
+/**
+* @import {DecodedArray} from 'hyparquet'
+* @import {Writer} from '../src/types.js'
+*/
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+* @param {number} bitWidth
+* @returns {number} bytes written
+*/
+function writeRleBitPackedHybrid(writer, values, bitWidth) {
+	const offsetStart = writer.offset;
+	let pendingBitPackedGroups = 0;
+	let bitPackedStart = 0;
+	let i = 0;
+	while (i < values.length) {
+		let rleCount = 1;
+		const firstVal = values[i];
+		while (i + rleCount < values.length && values[i + rleCount] === firstVal) rleCount++;
+		if (rleCount >= 8) {
+			if (pendingBitPackedGroups) {
+				writeBitPackedGroups(writer, values, bitPackedStart, pendingBitPackedGroups, bitWidth);
+				pendingBitPackedGroups = 0;
+			}
+			writeRleRun(writer, firstVal, rleCount, bitWidth);
+			i += rleCount;
+		} else {
+			if (pendingBitPackedGroups === 0) bitPackedStart = i;
+			pendingBitPackedGroups++;
+			i += 8;
+		}
+	}
+	if (pendingBitPackedGroups) writeBitPackedGroups(writer, values, bitPackedStart, pendingBitPackedGroups, bitWidth);
+	return writer.offset - offsetStart;
+}
+/**
+* Write a single RLE run: a repeated value and its count.
+*
+* @param {Writer} writer
+* @param {number} value
+* @param {number} count
+* @param {number} bitWidth
+*/
+function writeRleRun(writer, value, count, bitWidth) {
+	writer.appendVarInt(count << 1);
+	const width = bitWidth + 7 >> 3;
+	for (let j = 0; j < width; j++) writer.appendUint8(value >> (j << 3) & 255);
+}
+/**
+* Write consecutive bit-packed groups of 8 values each.
+*
+* @param {Writer} writer
+* @param {DecodedArray} values
+* @param {number} start index of first value
+* @param {number} numGroups number of 8-value groups
+* @param {number} bitWidth
+*/
+function writeBitPackedGroups(writer, values, start, numGroups, bitWidth) {
+	writer.appendVarInt(numGroups << 1 | 1);
+	if (bitWidth === 0) return;
+	const mask = (1 << bitWidth) - 1;
+	let buffer = 0;
+	let bitsUsed = 0;
+	const totalValues = numGroups * 8;
+	for (let i = 0; i < totalValues; i++) {
+		const idx = start + i;
+		const v = idx < values.length ? values[idx] & mask : 0;
+		buffer |= v << bitsUsed;
+		bitsUsed += bitWidth;
+		while (bitsUsed >= 8) {
+			writer.appendUint8(buffer & 255);
+			buffer >>>= 8;
+			bitsUsed -= 8;
+		}
+	}
+	if (bitsUsed > 0) writer.appendUint8(buffer & 255);
+}
+var init_encoding = __esmMin((() => {}));
+// node_modules/hyparquet-writer/src/plain.js
+/**
+* @import {DecodedArray, ParquetType} from 'hyparquet'
+* @import {Writer} from '../src/types.js'
+* @param {Writer} writer
+* @param {DecodedArray} values
+* @param {ParquetType} type
+* @param {number | undefined} fixedLength
+*/
+function writePlain(writer, values, type, fixedLength) {
+	if (type === "BOOLEAN") writePlainBoolean(writer, values);
+	else if (type === "INT32") writePlainInt32(writer, values);
+	else if (type === "INT64") writePlainInt64(writer, values);
+	else if (type === "FLOAT") writePlainFloat(writer, values);
+	else if (type === "DOUBLE") writePlainDouble(writer, values);
+	else if (type === "BYTE_ARRAY") writePlainByteArray(writer, values);
+	else if (type === "FIXED_LEN_BYTE_ARRAY") {
+		if (!fixedLength) throw new Error("parquet FIXED_LEN_BYTE_ARRAY expected type_length");
+		writePlainByteArrayFixed(writer, values, fixedLength);
+	} else throw new Error(`parquet unsupported type: ${type}`);
+}
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function writePlainBoolean(writer, values) {
+	let currentByte = 0;
+	for (let i = 0; i < values.length; i++) {
+		const value = values[i];
+		if (typeof value !== "boolean") throw new Error("parquet expected boolean value, got " + value);
+		const bitOffset = i % 8;
+		if (value) currentByte |= 1 << bitOffset;
+		if (bitOffset === 7) {
+			writer.appendUint8(currentByte);
+			currentByte = 0;
+		}
+	}
+	if (values.length % 8) writer.appendUint8(currentByte);
+}
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function writePlainInt32(writer, values) {
+	for (const value of values) {
+		if (!Number.isSafeInteger(value)) throw new Error("parquet expected integer value, got " + value);
+		if (value < -2147483648 || value > 2147483647) throw new Error("parquet expected int32 value, got " + value);
+		writer.appendInt32(value);
+	}
+}
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function writePlainInt64(writer, values) {
+	for (const value of values) {
+		if (typeof value !== "bigint") throw new Error("parquet expected bigint value, got " + value);
+		writer.appendInt64(value);
+	}
+}
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function writePlainFloat(writer, values) {
+	for (const value of values) {
+		if (typeof value !== "number") throw new Error("parquet expected number value, got " + value);
+		writer.appendFloat32(value);
+	}
+}
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function writePlainDouble(writer, values) {
+	for (const value of values) {
+		if (typeof value !== "number") throw new Error("parquet expected number value, got " + value);
+		writer.appendFloat64(value);
+	}
+}
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+*/
+function writePlainByteArray(writer, values) {
+	for (const value of values) {
+		let bytes = value;
+		if (typeof bytes === "string") bytes = new TextEncoder().encode(value);
+		if (!(bytes instanceof Uint8Array)) throw new Error("parquet expected Uint8Array value, got " + typeof bytes);
+		writer.appendUint32(bytes.length);
+		writer.appendBytes(bytes);
+	}
+}
+/**
+* @param {Writer} writer
+* @param {DecodedArray} values
+* @param {number} fixedLength
+*/
+function writePlainByteArrayFixed(writer, values, fixedLength) {
+	for (const value of values) {
+		if (!(value instanceof Uint8Array)) throw new Error("parquet expected Uint8Array value, got " + typeof value);
+		if (value.length !== fixedLength) throw new Error(`parquet expected Uint8Array of length ${fixedLength}`);
+		writer.appendBytes(value);
+	}
+}
+var init_plain = __esmMin((() => {}));
+// node_modules/hyparquet/src/schema.js
+/**
+* Build a tree from the schema elements.
+*
+* @param {SchemaElement[]} schema
+* @param {number} rootIndex index of the root element
+* @param {string[]} path path to the element
+* @returns {SchemaTree} tree of schema elements
+*/
+function schemaTree(schema, rootIndex, path) {
+	const element = schema[rootIndex];
+	const children = [];
+	let count = 1;
+	if (element.num_children) while (children.length < element.num_children) {
+		const childElement = schema[rootIndex + count];
+		const child = schemaTree(schema, rootIndex + count, [...path, childElement.name]);
+		count += child.count;
+		children.push(child);
+	}
+	return {
+		count,
+		element,
+		children,
+		path
+	};
+}
+/**
+* Get schema elements from the root to the given element name.
+*
+* @param {SchemaElement[]} schema
+* @param {string[]} name path to the element
+* @returns {SchemaTree[]} list of schema elements
+*/
+function getSchemaPath(schema, name) {
+	return getTreePath(schemaTree(schema, 0, []), name);
+}
+/**
+* Get schema tree nodes from the root of a prebuilt tree to the given element name.
+*
+* @param {SchemaTree} tree root of the schema tree
+* @param {string[]} name path to the element
+* @returns {SchemaTree[]} list of schema elements
+*/
+function getTreePath(tree, name) {
+	const path = [tree];
+	for (const part of name) {
+		const child = tree.children.find((child) => child.element.name === part);
+		if (!child) throw new Error(`parquet schema element not found: ${name}`);
+		path.push(child);
+		tree = child;
+	}
+	return path;
+}
+/**
+* Get the max definition level for a given schema path.
+*
+* @param {SchemaTree[]} schemaPath
+* @returns {number} max definition level
+*/
+function getMaxDefinitionLevel(schemaPath) {
+	let maxLevel = 0;
+	for (const { element } of schemaPath.slice(1)) if (element.repetition_type !== "REQUIRED") maxLevel++;
+	return maxLevel;
+}
+/**
+* Check if a column is list-like.
+*
+* @param {SchemaTree} schema
+* @returns {boolean} true if list-like
+*/
+function isListLike(schema) {
+	if (!schema) return false;
+	if (schema.element.converted_type !== "LIST") return false;
+	if (schema.children.length > 1) return false;
+	const firstChild = schema.children[0];
+	if (firstChild.children.length > 1) return false;
+	if (firstChild.element.repetition_type !== "REPEATED") return false;
+	return true;
+}
+/**
+* Check if a column is map-like.
+*
+* @param {SchemaTree} schema
+* @returns {boolean} true if map-like
+*/
+function isMapLike(schema) {
+	if (!schema) return false;
+	if (schema.element.converted_type !== "MAP") return false;
+	if (schema.children.length > 1) return false;
+	const firstChild = schema.children[0];
+	if (firstChild.children.length !== 2) return false;
+	if (firstChild.element.repetition_type !== "REPEATED") return false;
+	if (firstChild.children.find((child) => child.element.name === "key")?.element.repetition_type === "REPEATED") return false;
+	if (firstChild.children.find((child) => child.element.name === "value")?.element.repetition_type === "REPEATED") return false;
+	return true;
+}
+var init_schema$2 = __esmMin((() => {}));
+/**
+* @import {SchemaElement, SchemaTree} from '../src/types.js'
+*/
+// node_modules/hyparquet/src/metadata.js
+/**
+* Return a tree of schema elements from parquet metadata.
+*
+* @param {{schema: SchemaElement[]}} metadata parquet metadata object
+* @returns {SchemaTree} tree of schema elements
+*/
+function parquetSchema({ schema }) {
+	return getSchemaPath(schema, [])[0];
+}
+var init_metadata$1 = __esmMin((() => {
+	init_schema$2();
+	new TextDecoder();
+}));
+// node_modules/hyparquet/src/utils.js
+/**
+* Replace bigint, date, etc with legal JSON types.
+*
+* @param {any} obj object to convert
+* @returns {unknown} converted object
+*/
+function toJson(obj) {
+	if (obj === void 0) return null;
+	if (typeof obj === "bigint") return Number(obj);
+	if (Object.is(obj, -0)) return 0;
+	if (Array.isArray(obj)) return obj.map(toJson);
+	if (obj instanceof Uint8Array) return Array.from(obj);
+	if (obj instanceof Date) return obj.toISOString();
+	if (obj instanceof Object) {
+		/** @type {Record<string, unknown>} */
+		const newObj = {};
+		for (const key of Object.keys(obj)) {
+			if (obj[key] === void 0) continue;
+			newObj[key] = toJson(obj[key]);
+		}
+		return newObj;
+	}
+	return obj;
+}
+var init_utils = __esmMin((() => {}));
+// node_modules/hyparquet/src/index.js
+var init_src$1 = __esmMin((() => {
+	init_constants();
+	init_metadata$1();
+	init_bloom$1();
+	init_utils();
+}));
+/**
+* Explicitly export types for use in downstream typescript projects through
+* `import { ParquetReadOptions } from 'hyparquet'` for example.
+*
+* @template {any} T
+* @typedef {import('../src/types.d.ts').Awaitable<T>} Awaitable<T>
+*/
+/**
+* @typedef {import('../src/types.d.ts').AsyncBuffer} AsyncBuffer
+* @typedef {import('../src/types.d.ts').AsyncRowGroup} AsyncRowGroup
+* @typedef {import('../src/types.d.ts').DataReader} DataReader
+* @typedef {import('../src/types.d.ts').FileMetaData} FileMetaData
+* @typedef {import('../src/types.d.ts').SchemaTree} SchemaTree
+* @typedef {import('../src/types.d.ts').SchemaElement} SchemaElement
+* @typedef {import('../src/types.d.ts').ParquetType} ParquetType
+* @typedef {import('../src/types.d.ts').FieldRepetitionType} FieldRepetitionType
+* @typedef {import('../src/types.d.ts').ConvertedType} ConvertedType
+* @typedef {import('../src/types.d.ts').TimeUnit} TimeUnit
+* @typedef {import('../src/types.d.ts').LogicalType} LogicalType
+* @typedef {import('../src/types.d.ts').RowGroup} RowGroup
+* @typedef {import('../src/types.d.ts').ColumnChunk} ColumnChunk
+* @typedef {import('../src/types.d.ts').ColumnMetaData} ColumnMetaData
+* @typedef {import('../src/types.d.ts').Encoding} Encoding
+* @typedef {import('../src/types.d.ts').CompressionCodec} CompressionCodec
+* @typedef {import('../src/types.d.ts').Compressors} Compressors
+* @typedef {import('../src/types.d.ts').KeyValue} KeyValue
+* @typedef {import('../src/types.d.ts').Statistics} Statistics
+* @typedef {import('../src/types.d.ts').GeospatialStatistics} GeospatialStatistics
+* @typedef {import('../src/types.d.ts').BoundingBox} BoundingBox
+* @typedef {import('../src/types.d.ts').PageType} PageType
+* @typedef {import('../src/types.d.ts').PageHeader} PageHeader
+* @typedef {import('../src/types.d.ts').DataPageHeader} DataPageHeader
+* @typedef {import('../src/types.d.ts').DictionaryPageHeader} DictionaryPageHeader
+* @typedef {import('../src/types.d.ts').DecodedArray} DecodedArray
+* @typedef {import('../src/types.d.ts').OffsetIndex} OffsetIndex
+* @typedef {import('../src/types.d.ts').ColumnIndex} ColumnIndex
+* @typedef {import('../src/types.d.ts').BoundaryOrder} BoundaryOrder
+* @typedef {import('../src/types.d.ts').ColumnData} ColumnData
+* @typedef {import('../src/types.d.ts').SubColumnData} SubColumnData
+* @typedef {import('../src/types.d.ts').ParquetReadOptions} ParquetReadOptions
+* @typedef {import('../src/types.d.ts').ParquetRow} ParquetRow
+* @typedef {import('../src/types.d.ts').ParquetRowRange} ParquetRowRange
+* @typedef {import('../src/types.d.ts').ParquetScan} ParquetScan
+* @typedef {import('../src/types.d.ts').ParquetScanColumnOptions} ParquetScanColumnOptions
+* @typedef {import('../src/types.d.ts').ParquetScanOptions} ParquetScanOptions
+* @typedef {import('../src/types.d.ts').MetadataOptions} MetadataOptions
+* @typedef {import('../src/types.d.ts').ParquetParsers} ParquetParsers
+* @typedef {import('../src/types.d.ts').ParquetQueryFilter} ParquetQueryFilter
+*/
+// node_modules/hyparquet/src/node.js
+/**
+* @import {AsyncBuffer} from '../src/types.js'
+*/
+var init_node$2 = __esmMin((() => {
+	init_src$1();
+}));
+// node_modules/hyparquet-writer/src/variant.js
+/**
+* Encode an array of arbitrary JS values into variant binary format.
+* Each row becomes { metadata, value } (or null for missing values).
+* When shredding is provided, produces { metadata, value, typed_value } per row.
+*
+* @import {BasicType, ShredType} from '../src/types.js'
+* @param {any[]} values
+* @param {ShredType | undefined} shredding
+* @param {{ name: string, required: boolean }} [column]
+* @returns {Array<Record<string, any> | null>}
+*/
+function encodeVariantColumn(values, shredding, column) {
+	if (column?.required) {
+		for (let i = 0; i < values.length; i++) if (values[i] === void 0) throw new Error(`required variant column ${column.name} has undefined value at index ${i}`);
+	}
+	/** @type {ByteWriter[]} */
+	const scratchWriters = [];
+	const shreddingConfig = shredding && normalizeShreddingConfig(shredding);
+	if (shreddingConfig) {
+		/** @type {Map<string, { metadata: Uint8Array, keyIndex: Map<string, number> }>} */
+		const metadataCache = /* @__PURE__ */ new Map();
+		return values.map((value) => {
+			if (value === void 0) return null;
+			/** @type {Set<string>} */
+			const keys = /* @__PURE__ */ new Set();
+			collectKeys(value, keys);
+			const { metadata, keyIndex } = getVariantRowMetadata(keys, metadataCache);
+			return {
+				metadata,
+				...encodeShredded(value, shreddingConfig, keyIndex, true, scratchWriters)
+			};
+		});
+	}
+	const dictionary = buildVariantDictionary(values);
+	const metadata = writeVariantMetadata(dictionary);
+	/** @type {Map<string, number>} */
+	const keyIndex = /* @__PURE__ */ new Map();
+	for (let i = 0; i < dictionary.length; i++) keyIndex.set(dictionary[i], i);
+	return values.map((value) => {
+		if (value === void 0) return null;
+		return {
+			metadata,
+			value: writeVariantValue(value, keyIndex, scratchWriters)
+		};
+	});
+}
+/**
+* Recursively encode a value against a shred type into a { value, typed_value }
+* shredded group (the metadata wrapper is added by the caller at the top level).
+*
+* Shape rules (per the Variant shredding spec):
+* - scalar: matches the type -> typed_value holds the value, value is null;
+*   otherwise fall back to a binary variant in value.
+* - object: shredded fields go into the typed_value struct (absent fields are
+*   omitted), remaining fields are packed into a binary value.
+* - array: each element is recursively shredded into the typed_value LIST, value
+*   is null. A non-array value falls back to a binary value.
+*
+* @param {any} value
+* @param {ShredType} shredType
+* @param {Map<string, number>} keyIndex
+* @param {boolean} allowPartialObjects
+* @param {ByteWriter[]} scratchWriters
+* @returns {{ value: Uint8Array | null, typed_value: any }}
+*/
+function encodeShredded(value, shredType, keyIndex, allowPartialObjects, scratchWriters) {
+	if (value === null || value === void 0) return {
+		value: VARIANT_NULL,
+		typed_value: null
+	};
+	if (Array.isArray(shredType)) {
+		if (!Array.isArray(value)) return {
+			value: writeVariantValue(value, keyIndex, scratchWriters),
+			typed_value: null
+		};
+		const elemShred = shredType[0];
+		return {
+			value: null,
+			typed_value: value.map((el) => encodeShredded(el, elemShred, keyIndex, false, scratchWriters))
+		};
+	}
+	if (typeof shredType === "object") {
+		if (typeof value !== "object" || Array.isArray(value) || value instanceof Date || value instanceof Uint8Array) return {
+			value: writeVariantValue(value, keyIndex, scratchWriters),
+			typed_value: null
+		};
+		/** @type {Record<string, any>} */
+		const remaining = {};
+		let hasRemaining = false;
+		for (const k of Object.keys(value)) {
+			if (k in shredType || value[k] === void 0) continue;
+			remaining[k] = value[k];
+			hasRemaining = true;
+		}
+		if (hasRemaining && !allowPartialObjects) return {
+			value: writeVariantValue(value, keyIndex, scratchWriters),
+			typed_value: null
+		};
+		const fieldNames = Object.keys(shredType);
+		if (fieldNames.some((fieldName) => (!Object.prototype.hasOwnProperty.call(value, fieldName) || value[fieldName] === void 0) && keyIndex.has(fieldName))) return {
+			value: writeVariantValue(value, keyIndex, scratchWriters),
+			typed_value: null
+		};
+		/** @type {Record<string, any>} */
+		const typedValue = {};
+		for (const fieldName of fieldNames) {
+			if (!Object.prototype.hasOwnProperty.call(value, fieldName) || value[fieldName] === void 0) continue;
+			typedValue[fieldName] = encodeShredded(value[fieldName], shredType[fieldName], keyIndex, false, scratchWriters);
+		}
+		return {
+			value: hasRemaining ? writeVariantValue(remaining, keyIndex, scratchWriters) : null,
+			typed_value: typedValue
+		};
+	}
+	if (matchesType(value, shredType)) return {
+		value: null,
+		typed_value: value
+	};
+	return {
+		value: writeVariantValue(value, keyIndex, scratchWriters),
+		typed_value: null
+	};
+}
+/**
+* Build metadata and keyIndex, sharing across rows with the same dictionary.
+*
+* @param {Set<string>} keys
+* @param {Map<string, { metadata: Uint8Array, keyIndex: Map<string, number> }>} metadataCache
+* @returns {{ metadata: Uint8Array, keyIndex: Map<string, number> }}
+*/
+function getVariantRowMetadata(keys, metadataCache) {
+	if (keys.size === 0) return {
+		metadata: EMPTY_METADATA,
+		keyIndex: EMPTY_KEY_INDEX
+	};
+	const dictionary = [...keys].sort();
+	const cacheKey = dictionary.join("\0");
+	const cached = metadataCache.get(cacheKey);
+	if (cached) return cached;
+	const metadata = writeVariantMetadata(dictionary);
+	const keyIndex = /* @__PURE__ */ new Map();
+	for (let i = 0; i < dictionary.length; i++) keyIndex.set(dictionary[i], i);
+	const rowMetadata = {
+		metadata,
+		keyIndex
+	};
+	metadataCache.set(cacheKey, rowMetadata);
+	return rowMetadata;
+}
+/**
+* Check if a JS value matches a BasicType for shredding.
+*
+* @param {any} value
+* @param {BasicType} type
+* @returns {boolean}
+*/
+function matchesType(value, type) {
+	if (value === null || value === void 0) return false;
+	switch (type) {
+		case "BOOLEAN": return typeof value === "boolean";
+		case "INT32": return typeof value === "number" && Number.isInteger(value) && value >= -2147483648 && value <= 2147483647;
+		case "INT64": return typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX;
+		case "FLOAT": return typeof value === "number";
+		case "DOUBLE": return typeof value === "number";
+		case "STRING": return typeof value === "string";
+		case "TIMESTAMP": return value instanceof Date;
+		default: return false;
+	}
+}
+/**
+* Auto-detect a shredding config by recursively analyzing values for consistent
+* structure. Detects scalar fields, nested objects, and arrays. Only structured
+* top-level values (objects/arrays) are shredded; a column of bare scalars is
+* left unshredded. Descent is bounded (see MAX_SHRED_DEPTH/MAX_SHRED_LEAVES) to
+* avoid exploding deeply nested variants into a column per leaf.
+*
+* @param {any[]} values
+* @returns {ShredType | undefined}
+*/
+function autoDetectShredding(values) {
+	const detected = detectShred(values, 0);
+	if (detected === void 0 || typeof detected !== "object") return void 0;
+	const normalized = normalizeShreddingConfig(detected);
+	if (normalized === void 0 || countShredLeaves(normalized) > MAX_SHRED_LEAVES) return void 0;
+	return normalized;
+}
+/**
+* Count the typed leaf columns a shred type expands into (per array element).
+*
+* @param {ShredType} shredType
+* @returns {number}
+*/
+function countShredLeaves(shredType) {
+	if (Array.isArray(shredType)) return shredType.length ? countShredLeaves(shredType[0]) : 0;
+	if (shredType && typeof shredType === "object") {
+		let leaves = 0;
+		for (const key of Object.keys(shredType)) leaves += countShredLeaves(shredType[key]);
+		return leaves;
+	}
+	return 1;
+}
+/**
+* Recursively detect a shred type from a pool of sample values at one position.
+* Returns undefined when the values are not consistently shreddable, or when a
+* container is nested deeper than MAX_SHRED_DEPTH (left as binary fallback).
+*
+* @param {any[]} values
+* @param {number} depth container nesting levels already descended
+* @returns {ShredType | undefined}
+*/
+function detectShred(values, depth) {
+	/** @type {any[]} */
+	const nonNull = [];
+	for (const v of values) if (v !== null && v !== void 0) nonNull.push(v);
+	if (!nonNull.length) return void 0;
+	if (nonNull.some(isPlainObject)) {
+		if (depth >= MAX_SHRED_DEPTH) return void 0;
+		/** @type {Map<string, any[]>} field name -> its present values */
+		const fieldValues = /* @__PURE__ */ new Map();
+		for (const v of nonNull) {
+			if (!isPlainObject(v)) continue;
+			for (const [key, fieldValue] of Object.entries(v)) {
+				if (fieldValue === void 0) continue;
+				const arr = fieldValues.get(key);
+				if (arr) arr.push(fieldValue);
+				else fieldValues.set(key, [fieldValue]);
+			}
+		}
+		/** @type {Record<string, ShredType>} */
+		const shredding = {};
+		for (const [key, vals] of fieldValues) {
+			const fieldShred = detectShred(vals, depth + 1);
+			if (fieldShred !== void 0) shredding[key] = fieldShred;
+		}
+		return Object.keys(shredding).length > 0 ? shredding : void 0;
+	}
+	if (nonNull.every(Array.isArray)) {
+		if (depth >= MAX_SHRED_DEPTH) return void 0;
+		/** @type {any[]} */
+		const elements = [];
+		for (const arr of nonNull) for (const el of arr) elements.push(el);
+		const elemShred = detectShred(elements, depth + 1);
+		return elemShred === void 0 ? void 0 : [elemShred];
+	}
+	/** @type {string | undefined} */
+	let jsType;
+	for (const v of nonNull) {
+		if (Array.isArray(v)) return void 0;
+		const t = v instanceof Date ? "date" : typeof v;
+		if (jsType === void 0) jsType = t;
+		else if (jsType !== t) return void 0;
+	}
+	return jsType ? jsTypeToBasicType(jsType) : void 0;
+}
+/**
+* True for plain objects (not null, array, Date, or Uint8Array).
+*
+* @param {any} v
+* @returns {boolean}
+*/
+function isPlainObject(v) {
+	return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date) && !(v instanceof Uint8Array);
+}
+/**
+* Recursively strip field names reserved by the shredded variant wrapper layout
+* (`value`, `typed_value`). Returns undefined when an object level empties out.
+*
+* @param {ShredType} shredding
+* @returns {ShredType | undefined}
+*/
+function normalizeShreddingConfig(shredding) {
+	if (Array.isArray(shredding)) {
+		const elem = shredding.length ? normalizeShreddingConfig(shredding[0]) : void 0;
+		return elem === void 0 ? void 0 : [elem];
+	}
+	if (typeof shredding === "object") {
+		/** @type {Record<string, ShredType>} */
+		const normalized = {};
+		for (const [key, type] of Object.entries(shredding)) {
+			if (RESERVED_SHREDDING_FIELDS.has(key)) continue;
+			const norm = normalizeShreddingConfig(type);
+			if (norm !== void 0) normalized[key] = norm;
+		}
+		return Object.keys(normalized).length > 0 ? normalized : void 0;
+	}
+	return shredding;
+}
+/**
+* Map a JS typeof string to a BasicType for shredding.
+*
+* @param {string} jsType
+* @returns {BasicType | undefined}
+*/
+function jsTypeToBasicType(jsType) {
+	switch (jsType) {
+		case "boolean": return "BOOLEAN";
+		case "string": return "STRING";
+		case "number": return "DOUBLE";
+		case "bigint": return "INT64";
+		case "date": return "TIMESTAMP";
+		default: return;
+	}
+}
+/**
+* Recursively collect all unique object keys from the column values.
+* Returns a sorted string array.
+*
+* @param {any[]} values
+* @returns {string[]}
+*/
+function buildVariantDictionary(values) {
+	/** @type {Set<string>} */
+	const keys = /* @__PURE__ */ new Set();
+	collectKeys(values, keys);
+	return [...keys].sort();
+}
+/**
+* @param {any} value
+* @param {Set<string>} keys
+*/
+function collectKeys(value, keys) {
+	if (value === null || value === void 0) return;
+	if (Array.isArray(value)) {
+		for (const item of value) collectKeys(item, keys);
+		return;
+	}
+	if (value instanceof Date || value instanceof Uint8Array) return;
+	if (typeof value === "object") for (const key of Object.keys(value)) {
+		keys.add(key);
+		collectKeys(value[key], keys);
+	}
+}
+/**
+* Encode variant metadata binary.
+* Format: header byte, dictionary size, offsets, UTF-8 string data.
+*
+* @param {string[]} dictionary sorted array of unique keys
+* @returns {Uint8Array}
+*/
+function writeVariantMetadata(dictionary) {
+	const n = dictionary.length;
+	/** @type {Uint8Array[]} */
+	const encoded = new Array(n);
+	let totalStringBytes = 0;
+	for (let i = 0; i < n; i++) {
+		const e = encoder.encode(dictionary[i]);
+		encoded[i] = e;
+		totalStringBytes += e.length;
+	}
+	const offsetSize = byteWidth(totalStringBytes);
+	const header = 17 | offsetSize - 1 << 6;
+	const totalSize = 1 + offsetSize + (n + 1) * offsetSize + totalStringBytes;
+	const bytes = new Uint8Array(totalSize);
+	let offset = 0;
+	bytes[offset++] = header;
+	for (let j = 0; j < offsetSize; j++) bytes[offset++] = n >> j * 8 & 255;
+	let strOffset = 0;
+	for (let i = 0; i < n; i++) {
+		for (let j = 0; j < offsetSize; j++) bytes[offset++] = strOffset >> j * 8 & 255;
+		strOffset += encoded[i].length;
+	}
+	for (let j = 0; j < offsetSize; j++) bytes[offset++] = strOffset >> j * 8 & 255;
+	for (let i = 0; i < n; i++) {
+		bytes.set(encoded[i], offset);
+		offset += encoded[i].length;
+	}
+	return bytes;
+}
+/**
+* Encode a single JS value to variant binary format.
+*
+* @param {any} value
+* @param {Map<string, number>} keyIndex map from key string to dictionary index
+* @param {ByteWriter[]} scratchWriters
+* @returns {Uint8Array}
+*/
+function writeVariantValue(value, keyIndex, scratchWriters) {
+	const writer = new ByteWriter(8);
+	writeValue(value, writer, keyIndex, scratchWriters);
+	return writer.getBytes();
+}
+/**
+* @param {any} val
+* @param {ByteWriter} writer
+* @param {Map<string, number>} keyIndex
+* @param {ByteWriter[]} scratchWriters
+*/
+function writeValue(val, writer, keyIndex, scratchWriters) {
+	if (val === null || val === void 0) {
+		writer.appendUint8(0);
+		return;
+	}
+	if (val === true) {
+		writer.appendUint8(4);
+		return;
+	}
+	if (val === false) {
+		writer.appendUint8(8);
+		return;
+	}
+	if (typeof val === "bigint") {
+		if (val < INT64_MIN || val > INT64_MAX) throw new RangeError(`variant bigint out of int64 range: ${val}`);
+		writer.appendUint8(24);
+		writer.appendInt64(val);
+		return;
+	}
+	if (typeof val === "number") {
+		if (Number.isInteger(val)) {
+			if (val >= -128 && val <= 127) {
+				writer.appendUint8(12);
+				writer.appendUint8(val & 255);
+				return;
+			}
+			if (val >= -32768 && val <= 32767) {
+				writer.appendUint8(16);
+				appendUnsignedLE(writer, val, 2);
+				return;
+			}
+			if (val >= -2147483648 && val <= 2147483647) {
+				writer.appendUint8(20);
+				writer.appendInt32(val);
+				return;
+			}
+		}
+		writer.appendUint8(28);
+		writer.appendFloat64(val);
+		return;
+	}
+	if (typeof val === "string") {
+		const strBytes = encoder.encode(val);
+		if (strBytes.length <= 63) {
+			writer.appendUint8(strBytes.length << 2 | 1);
+			writer.appendBytes(strBytes);
+		} else {
+			writer.appendUint8(64);
+			writer.appendUint32(strBytes.length);
+			writer.appendBytes(strBytes);
+		}
+		return;
+	}
+	if (val instanceof Date) {
+		writer.appendUint8(52);
+		writer.appendInt64(BigInt(val.getTime()) * 1000n);
+		return;
+	}
+	if (val instanceof Uint8Array) {
+		writer.appendUint8(60);
+		writer.appendUint32(val.length);
+		writer.appendBytes(val);
+		return;
+	}
+	if (Array.isArray(val)) {
+		writeVariantArray(val, writer, keyIndex, scratchWriters);
+		return;
+	}
+	if (typeof val === "object") {
+		writeVariantObject(val, writer, keyIndex, scratchWriters);
+		return;
+	}
+	throw new Error(`variant cannot encode value: ${val}`);
+}
+/**
+* @param {Record<string, any>} obj
+* @param {ByteWriter} writer
+* @param {Map<string, number>} keyIndex
+* @param {ByteWriter[]} scratchWriters
+*/
+function writeVariantObject(obj, writer, keyIndex, scratchWriters) {
+	const entries = Object.keys(obj).filter((key) => obj[key] !== void 0).map((key) => {
+		const id = keyIndex.get(key);
+		if (id === void 0) throw new Error(`variant key not in dictionary: ${key}`);
+		return {
+			id,
+			key
+		};
+	});
+	entries.sort((a, b) => a.id - b.id);
+	const numElements = entries.length;
+	const idWidth = byteWidth(numElements > 0 ? entries[numElements - 1].id : 0);
+	const scratch = scratchWriters.pop() ?? new ByteWriter(8);
+	const offsets = new Array(numElements + 1);
+	offsets[0] = 0;
+	for (let i = 0; i < numElements; i++) {
+		writeValue(obj[entries[i].key], scratch, keyIndex, scratchWriters);
+		offsets[i + 1] = scratch.index;
+	}
+	const offsetWidth = byteWidth(offsets[numElements]);
+	const isLarge = numElements > 255 ? 1 : 0;
+	writer.appendUint8((offsetWidth - 1 | idWidth - 1 << 2 | isLarge << 4) << 2 | 2);
+	if (isLarge) writer.appendUint32(numElements);
+	else writer.appendUint8(numElements);
+	for (const { id } of entries) appendUnsignedLE(writer, id, idWidth);
+	for (const off of offsets) appendUnsignedLE(writer, off, offsetWidth);
+	writer.appendBytes(scratch.getBytes());
+	scratch.index = 0;
+	scratch.offset = 0;
+	scratchWriters.push(scratch);
+}
+/**
+* @param {any[]} arr
+* @param {ByteWriter} writer
+* @param {Map<string, number>} keyIndex
+* @param {ByteWriter[]} scratchWriters
+*/
+function writeVariantArray(arr, writer, keyIndex, scratchWriters) {
+	const numElements = arr.length;
+	const scratch = scratchWriters.pop() ?? new ByteWriter(8);
+	const offsets = new Array(numElements + 1);
+	offsets[0] = 0;
+	for (let i = 0; i < numElements; i++) {
+		writeValue(arr[i], scratch, keyIndex, scratchWriters);
+		offsets[i + 1] = scratch.index;
+	}
+	const offsetWidth = byteWidth(offsets[numElements]);
+	const isLarge = numElements > 255 ? 1 : 0;
+	writer.appendUint8((offsetWidth - 1 | isLarge << 2) << 2 | 3);
+	if (isLarge) writer.appendUint32(numElements);
+	else writer.appendUint8(numElements);
+	for (const off of offsets) appendUnsignedLE(writer, off, offsetWidth);
+	writer.appendBytes(scratch.getBytes());
+	scratch.index = 0;
+	scratch.offset = 0;
+	scratchWriters.push(scratch);
+}
+/**
+* Determine the minimum byte width needed to represent a value.
+*
+* @param {number} maxValue
+* @returns {number} 1, 2, 3, or 4
+*/
+function byteWidth(maxValue) {
+	if (maxValue <= 255) return 1;
+	if (maxValue <= 65535) return 2;
+	if (maxValue <= 16777215) return 3;
+	return 4;
+}
+/**
+* Write an unsigned integer in little-endian format into a ByteWriter.
+*
+* @param {ByteWriter} writer
+* @param {number} value
+* @param {number} width byte width (1-4)
+*/
+function appendUnsignedLE(writer, value, width) {
+	for (let i = 0; i < width; i++) writer.appendUint8(value >> i * 8 & 255);
+}
+var encoder, INT64_MIN, INT64_MAX, VARIANT_NULL, RESERVED_SHREDDING_FIELDS, EMPTY_KEY_INDEX, EMPTY_METADATA, MAX_SHRED_DEPTH, MAX_SHRED_LEAVES;
+var init_variant = __esmMin((() => {
+	init_bytewriter();
+	encoder = new TextEncoder();
+	INT64_MIN = -(2n ** 63n);
+	INT64_MAX = 2n ** 63n - 1n;
+	VARIANT_NULL = new Uint8Array([0]);
+	RESERVED_SHREDDING_FIELDS = /* @__PURE__ */ new Set(["value", "typed_value"]);
+	EMPTY_KEY_INDEX = /* @__PURE__ */ new Map();
+	EMPTY_METADATA = writeVariantMetadata([]);
+	MAX_SHRED_DEPTH = 3;
+	MAX_SHRED_LEAVES = 256;
+}));
+// node_modules/hyparquet-writer/src/schema.js
+/**
+* @import {ConvertedType, DecodedArray, FieldRepetitionType, ParquetType, SchemaElement, SchemaTree} from 'hyparquet'
+* @import {BasicType, ColumnSource, ShredType} from '../src/types.js'
+*/
+/**
+* Infer a schema from column data.
+* Accepts optional schemaOverrides to override the type of columns by name.
+*
+* @param {object} options
+* @param {ColumnSource[]} options.columnData
+* @param {Record<string, SchemaElement>} [options.schemaOverrides]
+* @returns {SchemaElement[]}
+*/
+function schemaFromColumnData({ columnData, schemaOverrides }) {
+	/** @type {SchemaElement[]} */
+	const schema = [{
+		name: "root",
+		num_children: columnData.length
+	}];
+	for (const { name, data, type, nullable, shredding } of columnData) if (schemaOverrides?.[name]) {
+		const override = schemaOverrides[name];
+		if (type || nullable !== void 0) throw new Error(`cannot provide both type and schema override for column ${name}`);
+		if (override.name !== name) throw new Error(`schema override for column ${name} must have matching name, got ${override.name}`);
+		if (override.type === "FIXED_LEN_BYTE_ARRAY" && !override.type_length) throw new Error("schema override for FIXED_LEN_BYTE_ARRAY must include type_length");
+		if (override.num_children) throw new Error("schema override does not support nested types");
+		schema.push(override);
+	} else if (type === "VARIANT") {
+		const repetition_type = nullable === false ? "REQUIRED" : "OPTIONAL";
+		const shreddingConfig = shredding && shredding !== true ? normalizeShreddingConfig(shredding) : void 0;
+		if (shreddingConfig) schema.push({
+			name,
+			repetition_type,
+			num_children: 3,
+			logical_type: { type: "VARIANT" }
+		}, {
+			name: "metadata",
+			type: "BYTE_ARRAY",
+			repetition_type: "REQUIRED"
+		}, {
+			name: "value",
+			type: "BYTE_ARRAY",
+			repetition_type: "OPTIONAL"
+		}, ...buildVariantTypedValue(shreddingConfig));
+		else schema.push({
+			name,
+			repetition_type,
+			num_children: 2,
+			logical_type: { type: "VARIANT" }
+		}, {
+			name: "metadata",
+			type: "BYTE_ARRAY",
+			repetition_type: "REQUIRED"
+		}, {
+			name: "value",
+			type: "BYTE_ARRAY",
+			repetition_type: "OPTIONAL"
+		});
+	} else if (type) schema.push(basicTypeToSchemaElement(name, type, nullable));
+	else schema.push(autoSchemaElement(name, data.slice(0, 1e3)));
+	return schema;
+}
+/**
+* Build the flat preorder SchemaElement subtree for a shredded variant
+* `typed_value` node, recursively, from a shred type. The first returned element
+* is always named `typed_value`. Supports scalars, object structs, and LIST arrays.
+*
+* @param {ShredType} shredType
+* @returns {SchemaElement[]}
+*/
+function buildVariantTypedValue(shredType) {
+	if (Array.isArray(shredType)) return [
+		{
+			name: "typed_value",
+			repetition_type: "OPTIONAL",
+			converted_type: "LIST",
+			num_children: 1
+		},
+		{
+			name: "list",
+			repetition_type: "REPEATED",
+			num_children: 1
+		},
+		{
+			name: "element",
+			repetition_type: "REQUIRED",
+			num_children: 2
+		},
+		{
+			name: "value",
+			type: "BYTE_ARRAY",
+			repetition_type: "OPTIONAL"
+		},
+		...buildVariantTypedValue(shredType[0])
+	];
+	if (typeof shredType === "object") {
+		const fieldNames = Object.keys(shredType);
+		/** @type {SchemaElement[]} */
+		const elements = [{
+			name: "typed_value",
+			repetition_type: "OPTIONAL",
+			num_children: fieldNames.length
+		}];
+		for (const fieldName of fieldNames) elements.push({
+			name: fieldName,
+			repetition_type: "OPTIONAL",
+			num_children: 2
+		}, {
+			name: "value",
+			type: "BYTE_ARRAY",
+			repetition_type: "OPTIONAL"
+		}, ...buildVariantTypedValue(shredType[fieldName]));
+		return elements;
+	}
+	return [shreddedLeafElement(shredType)];
+}
+/**
+* Map a BasicType to the typed_value leaf SchemaElement for shredded scalars.
+*
+* @param {BasicType} type
+* @returns {SchemaElement}
+*/
+function shreddedLeafElement(type) {
+	switch (type) {
+		case "STRING": return {
+			name: "typed_value",
+			type: "BYTE_ARRAY",
+			converted_type: "UTF8",
+			repetition_type: "OPTIONAL"
+		};
+		case "INT32": return {
+			name: "typed_value",
+			type: "INT32",
+			repetition_type: "OPTIONAL"
+		};
+		case "INT64": return {
+			name: "typed_value",
+			type: "INT64",
+			repetition_type: "OPTIONAL"
+		};
+		case "DOUBLE": return {
+			name: "typed_value",
+			type: "DOUBLE",
+			repetition_type: "OPTIONAL"
+		};
+		case "FLOAT": return {
+			name: "typed_value",
+			type: "FLOAT",
+			repetition_type: "OPTIONAL"
+		};
+		case "BOOLEAN": return {
+			name: "typed_value",
+			type: "BOOLEAN",
+			repetition_type: "OPTIONAL"
+		};
+		case "TIMESTAMP": return {
+			name: "typed_value",
+			type: "INT64",
+			converted_type: "TIMESTAMP_MICROS",
+			repetition_type: "OPTIONAL"
+		};
+		default: throw new Error(`unsupported shredded field type: ${type}`);
+	}
+}
+/**
+* @param {string} name
+* @param {Exclude<BasicType, 'VARIANT'>} type
+* @param {boolean} [nullable]
+* @returns {SchemaElement}
+*/
+function basicTypeToSchemaElement(name, type, nullable) {
+	const repetition_type = nullable === false ? "REQUIRED" : "OPTIONAL";
+	if (type === "STRING") return {
+		name,
+		type: "BYTE_ARRAY",
+		converted_type: "UTF8",
+		repetition_type
+	};
+	if (type === "JSON") return {
+		name,
+		type: "BYTE_ARRAY",
+		converted_type: "JSON",
+		repetition_type
+	};
+	if (type === "TIMESTAMP") return {
+		name,
+		type: "INT64",
+		converted_type: "TIMESTAMP_MILLIS",
+		repetition_type
+	};
+	if (type === "UUID") return {
+		name,
+		type: "FIXED_LEN_BYTE_ARRAY",
+		type_length: 16,
+		logical_type: { type: "UUID" },
+		repetition_type
+	};
+	if (type === "FLOAT16") return {
+		name,
+		type: "FIXED_LEN_BYTE_ARRAY",
+		type_length: 2,
+		logical_type: { type: "FLOAT16" },
+		repetition_type
+	};
+	if (type === "GEOMETRY") return {
+		name,
+		type: "BYTE_ARRAY",
+		logical_type: { type: "GEOMETRY" },
+		repetition_type
+	};
+	if (type === "GEOGRAPHY") return {
+		name,
+		type: "BYTE_ARRAY",
+		logical_type: { type: "GEOGRAPHY" },
+		repetition_type
+	};
+	return {
+		name,
+		type,
+		repetition_type
+	};
+}
+/**
+* Automatically determine a SchemaElement from an array of values.
+*
+* @param {string} name the column name
+* @param {DecodedArray} values the column values
+* @returns {SchemaElement}
+*/
+function autoSchemaElement(name, values) {
+	/** @type {ParquetType | undefined} */
+	let type;
+	/** @type {FieldRepetitionType} */
+	let repetition_type = "REQUIRED";
+	/** @type {ConvertedType | undefined} */
+	let converted_type;
+	if (values instanceof Int32Array) return {
+		name,
+		type: "INT32",
+		repetition_type
+	};
+	if (values instanceof BigInt64Array) return {
+		name,
+		type: "INT64",
+		repetition_type
+	};
+	if (values instanceof Float32Array) return {
+		name,
+		type: "FLOAT",
+		repetition_type
+	};
+	if (values instanceof Float64Array) return {
+		name,
+		type: "DOUBLE",
+		repetition_type
+	};
+	for (const value of values) if (value === null || value === void 0) repetition_type = "OPTIONAL";
+	else {
+		/** @type {ParquetType} */
+		let valueType;
+		/** @type {ConvertedType | undefined} */
+		let valueConvertedType;
+		if (typeof value === "boolean") valueType = "BOOLEAN";
+		else if (typeof value === "bigint") valueType = "INT64";
+		else if (Number.isInteger(value)) valueType = "INT32";
+		else if (typeof value === "number") valueType = "DOUBLE";
+		else if (value instanceof Uint8Array) valueType = "BYTE_ARRAY";
+		else if (typeof value === "string") {
+			valueType = "BYTE_ARRAY";
+			valueConvertedType = "UTF8";
+		} else if (value instanceof Date) {
+			valueType = "INT64";
+			valueConvertedType = "TIMESTAMP_MILLIS";
+		} else if (typeof value === "object") {
+			valueType = "BYTE_ARRAY";
+			valueConvertedType = "JSON";
+		} else throw new Error(`cannot determine parquet type for: ${value}`);
+		if (type === void 0) {
+			type = valueType;
+			converted_type = valueConvertedType;
+		} else if (type === "INT32" && valueType === "DOUBLE") type = "DOUBLE";
+		else if (type === "DOUBLE" && valueType === "INT32") continue;
+		else if (type !== valueType || converted_type !== valueConvertedType) throw new Error(`parquet cannot write mixed types: ${converted_type ?? type} and ${valueConvertedType ?? valueType}`);
+	}
+	if (!type) {
+		type = "BYTE_ARRAY";
+		repetition_type = "OPTIONAL";
+	}
+	return {
+		name,
+		type,
+		repetition_type,
+		converted_type
+	};
+}
+/**
+* Get the max repetition level for a given schema path.
+*
+* @param {SchemaElement[]} schemaPath
+* @returns {number} max repetition level
+*/
+function getMaxRepetitionLevel(schemaPath) {
+	let maxLevel = 0;
+	for (const element of schemaPath) if (element.repetition_type === "REPEATED") maxLevel++;
+	return maxLevel;
+}
+/**
+* Create a function that resolves element paths against a schema.
+* The schema tree is built once, so resolving every column of a wide schema
+* costs O(columns) instead of the O(columns²) of calling getSchemaPath per column.
+*
+* @param {SchemaElement[]} schema
+* @returns {(path: string[]) => SchemaTree[]} schema elements from the root to the named element
+*/
+function schemaPathResolver(schema) {
+	const root = parquetSchema({ schema });
+	/** @type {Map<SchemaTree, Map<string, SchemaTree>>} */
+	const childrenByName = /* @__PURE__ */ new Map();
+	return (path) => {
+		let tree = root;
+		const schemaPath = [tree];
+		for (const part of path) {
+			let children = childrenByName.get(tree);
+			if (!children) {
+				children = /* @__PURE__ */ new Map();
+				for (const child of tree.children) if (!children.has(child.element.name)) children.set(child.element.name, child);
+				childrenByName.set(tree, children);
+			}
+			const child = children.get(part);
+			if (!child) throw new Error(`parquet schema element not found: ${path}`);
+			schemaPath.push(child);
+			tree = child;
+		}
+		return schemaPath;
+	};
+}
+var init_schema$1 = __esmMin((() => {
+	init_node$2();
+	init_variant();
+}));
+// node_modules/hyparquet-writer/src/splitstream.js
+/**
+* Write values using BYTE_STREAM_SPLIT encoding.
+* This encoding writes all first bytes of values, then all second bytes, etc.
+* Can improve compression for floating-point and fixed-width numeric data.
+*
+* @import {DecodedArray, ParquetType} from 'hyparquet'
+* @import {Writer} from '../src/types.js'
+* @param {Writer} writer
+* @param {DecodedArray} values
+* @param {ParquetType} type
+* @param {number | undefined} typeLength
+*/
+function writeByteStreamSplit(writer, values, type, typeLength) {
+	const count = values.length;
+	/** @type {Uint8Array} */
+	let bytes;
+	/** @type {number} */
+	let width;
+	if (type === "FLOAT") {
+		const typed = values instanceof Float32Array ? values : new Float32Array(numberArray(values));
+		bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+		width = 4;
+	} else if (type === "DOUBLE") {
+		const typed = values instanceof Float64Array ? values : new Float64Array(numberArray(values));
+		bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+		width = 8;
+	} else if (type === "INT32") {
+		const typed = values instanceof Int32Array ? values : new Int32Array(numberArray(values));
+		bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+		width = 4;
+	} else if (type === "INT64") {
+		const typed = bigIntArray(values);
+		bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+		width = 8;
+	} else if (type === "FIXED_LEN_BYTE_ARRAY") {
+		if (!typeLength) throw new Error("parquet byte_stream_split missing type_length");
+		width = typeLength;
+		bytes = new Uint8Array(count * width);
+		for (let i = 0; i < count; i++) bytes.set(values[i], i * width);
+	} else throw new Error(`parquet byte_stream_split unsupported type: ${type}`);
+	for (let b = 0; b < width; b++) for (let i = 0; i < count; i++) writer.appendUint8(bytes[i * width + b]);
+}
+/**
+* @param {DecodedArray} values
+* @returns {number[]}
+*/
+function numberArray(values) {
+	if (Array.isArray(values) && values.every((v) => typeof v === "number")) return values;
+	throw new Error("Expected number array for BYTE_STREAM_SPLIT encoding");
+}
+/**
+* @param {DecodedArray} values
+* @returns {BigInt64Array}
+*/
+function bigIntArray(values) {
+	if (values instanceof BigInt64Array) return values;
+	if (Array.isArray(values) && values.every((v) => typeof v === "bigint")) return new BigInt64Array(values);
+	throw new Error("Expected bigint array for BYTE_STREAM_SPLIT encoding");
+}
+var init_splitstream = __esmMin((() => {}));
+// node_modules/hyparquet-writer/src/datapage.js
+/**
+* @param {Object} options
+* @param {Writer} options.writer
+* @param {ColumnEncoder} options.column
+* @param {Encoding} options.encoding
+* @param {PageData} options.pageData
+* @returns {number} uncompressed page size including the header
+*/
+function writeDataPageV2({ writer, column, encoding, pageData }) {
+	const { columnName, element, codec, compressors } = column;
+	const { type, type_length, repetition_type } = element;
+	if (!type) throw new Error(`column ${columnName} cannot determine type`);
+	if (repetition_type === "REPEATED") throw new Error(`column ${columnName} repeated types not supported`);
+	const levelWriter = new ByteWriter();
+	const { definition_levels_byte_length, repetition_levels_byte_length, num_nulls, num_values, num_rows } = writeLevels(levelWriter, column, pageData);
+	const nonnull = num_nulls ? pageData.values.filter((v) => v !== null && v !== void 0) : pageData.values;
+	const page = new ByteWriter();
+	if (encoding === "PLAIN") writePlain(page, nonnull, type, type_length);
+	else if (encoding === "RLE") {
+		if (type !== "BOOLEAN") throw new Error("RLE encoding only supported for BOOLEAN type");
+		const rleData = new ByteWriter();
+		writeRleBitPackedHybrid(rleData, nonnull, 1);
+		page.appendUint32(rleData.offset);
+		page.appendBytes(rleData.getBytes());
+	} else if (encoding === "PLAIN_DICTIONARY" || encoding === "RLE_DICTIONARY") {
+		let maxValue = 0;
+		for (const v of nonnull) if (v > maxValue) maxValue = v;
+		const bitWidth = Math.ceil(Math.log2(maxValue + 1));
+		page.appendUint8(bitWidth);
+		writeRleBitPackedHybrid(page, nonnull, bitWidth);
+	} else if (encoding === "DELTA_BINARY_PACKED") {
+		if (type !== "INT32" && type !== "INT64") throw new Error("DELTA_BINARY_PACKED encoding only supported for INT32 and INT64 types");
+		deltaBinaryPack(page, nonnull, type);
+	} else if (encoding === "DELTA_LENGTH_BYTE_ARRAY") {
+		if (type !== "BYTE_ARRAY") throw new Error("DELTA_LENGTH_BYTE_ARRAY encoding only supported for BYTE_ARRAY type");
+		deltaLengthByteArray(page, nonnull);
+	} else if (encoding === "DELTA_BYTE_ARRAY") {
+		if (type !== "BYTE_ARRAY") throw new Error("DELTA_BYTE_ARRAY encoding only supported for BYTE_ARRAY type");
+		deltaByteArray(page, nonnull);
+	} else if (encoding === "BYTE_STREAM_SPLIT") writeByteStreamSplit(page, nonnull, type, type_length);
+	else throw new Error(`parquet unsupported encoding: ${encoding}`);
+	const pageBytes = page.getBytes();
+	const compressedBytes = compressors[codec]?.(pageBytes) ?? pageBytes;
+	const headerStart = writer.offset;
+	writePageHeader(writer, {
+		type: "DATA_PAGE_V2",
+		uncompressed_page_size: levelWriter.offset + page.offset,
+		compressed_page_size: levelWriter.offset + compressedBytes.length,
+		data_page_header_v2: {
+			num_values,
+			num_nulls,
+			num_rows,
+			encoding,
+			definition_levels_byte_length,
+			repetition_levels_byte_length,
+			is_compressed: !!codec
+		}
+	});
+	const headerSize = writer.offset - headerStart;
+	writer.appendBytes(levelWriter.getBytes());
+	writer.appendBytes(compressedBytes);
+	return headerSize + levelWriter.offset + page.offset;
+}
+/**
+* @param {Writer} writer
+* @param {PageHeader} header
+*/
+function writePageHeader(writer, header) {
+	serializeTCompactProtocol(writer, {
+		field_1: PageTypes.indexOf(header.type),
+		field_2: header.uncompressed_page_size,
+		field_3: header.compressed_page_size,
+		field_4: header.crc,
+		field_5: header.data_page_header && {
+			field_1: header.data_page_header.num_values,
+			field_2: Encodings.indexOf(header.data_page_header.encoding),
+			field_3: Encodings.indexOf(header.data_page_header.definition_level_encoding),
+			field_4: Encodings.indexOf(header.data_page_header.repetition_level_encoding)
+		},
+		field_7: header.dictionary_page_header && {
+			field_1: header.dictionary_page_header.num_values,
+			field_2: Encodings.indexOf(header.dictionary_page_header.encoding)
+		},
+		field_8: header.data_page_header_v2 && {
+			field_1: header.data_page_header_v2.num_values,
+			field_2: header.data_page_header_v2.num_nulls,
+			field_3: header.data_page_header_v2.num_rows,
+			field_4: Encodings.indexOf(header.data_page_header_v2.encoding),
+			field_5: header.data_page_header_v2.definition_levels_byte_length,
+			field_6: header.data_page_header_v2.repetition_levels_byte_length,
+			field_7: header.data_page_header_v2.is_compressed ? void 0 : false
+		}
+	});
+}
+/**
+* @import {DecodedArray, Encoding, PageHeader} from 'hyparquet'
+* @import {ColumnEncoder, PageData, ThriftObject, Writer} from '../src/types.js'
+* @param {Writer} writer
+* @param {ColumnEncoder} column
+* @param {PageData} dataPage
+* @returns {{
+*   definition_levels_byte_length: number
+*   repetition_levels_byte_length: number
+*   num_values: number
+*   num_nulls: number
+*   num_rows: number
+* }}
+*/
+function writeLevels(writer, column, dataPage) {
+	const { schemaPath } = column;
+	const { values, definitionLevels, repetitionLevels, maxDefinitionLevel } = dataPage;
+	const num_values = definitionLevels.length || values.length;
+	let num_nulls = 0;
+	let num_rows = 0;
+	if (repetitionLevels.length) {
+		for (let i = 0; i < repetitionLevels.length; i++) if (repetitionLevels[i] === 0) num_rows++;
+	} else num_rows = values.length;
+	if (definitionLevels.length) {
+		for (let i = 0; i < definitionLevels.length; i++) if (definitionLevels[i] < maxDefinitionLevel) num_nulls++;
+	}
+	const maxRepetitionLevel = getMaxRepetitionLevel(schemaPath);
+	let repetition_levels_byte_length = 0;
+	if (maxRepetitionLevel) repetition_levels_byte_length = writeRleBitPackedHybrid(writer, repetitionLevels, Math.ceil(Math.log2(maxRepetitionLevel + 1)));
+	let definition_levels_byte_length = 0;
+	if (maxDefinitionLevel) definition_levels_byte_length = writeRleBitPackedHybrid(writer, definitionLevels, Math.ceil(Math.log2(maxDefinitionLevel + 1)));
+	return {
+		definition_levels_byte_length,
+		repetition_levels_byte_length,
+		num_values,
+		num_nulls,
+		num_rows
+	};
+}
+var init_datapage = __esmMin((() => {
+	init_constants();
+	init_bytewriter();
+	init_delta();
+	init_encoding();
+	init_plain();
+	init_schema$1();
+	init_splitstream();
+	init_thrift();
+}));
+// node_modules/hyparquet-writer/src/dictionary.js
+/**
+* @import {DecodedArray, Encoding, ParquetType} from 'hyparquet'
+* @import {ColumnEncoder, Writer} from './types.js'
+*/
+/**
+* Estimate the byte size of a value for page size calculation.
+*
+* @param {any} value
+* @param {ParquetType} type
+* @param {number} [type_length]
+* @returns {number}
+*/
+function estimateValueSize(value, type, type_length) {
+	if (value === null || value === void 0) return 0;
+	if (type === "BOOLEAN") return .125;
+	if (type === "INT32" || type === "FLOAT") return 4;
+	if (type === "INT64" || type === "DOUBLE") return 8;
+	if (type === "INT96") return 12;
+	if (type === "FIXED_LEN_BYTE_ARRAY") return type_length ?? 0;
+	if (type === "BYTE_ARRAY") {
+		if (value instanceof Uint8Array) return value.byteLength;
+		if (typeof value === "string") return value.length;
+	}
+	return 0;
+}
+/**
+* FNV-1a hash of a byte array, used to bucket byte-array dictionary values
+* without allocating a string key per value.
+*
+* @param {Uint8Array} bytes
+* @returns {number}
+*/
+function hashBytes(bytes) {
+	let h = 2166136261;
+	for (let i = 0; i < bytes.length; i++) {
+		h ^= bytes[i];
+		h = Math.imul(h, 16777619);
+	}
+	return h >>> 0;
+}
+/**
+* @param {Uint8Array} a
+* @param {Uint8Array} b
+* @returns {boolean}
+*/
+function bytesEqual(a, b) {
+	if (a.length !== b.length) return false;
+	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+	return true;
+}
+/**
+* Decide whether to dictionary-encode a column, and if so build the dictionary
+* and per-row indexes. Returns {} to fall back to plain encoding.
+*
+* Sampling is spread across the complete column chunk and weighted by value
+* bytes. It only rejects columns whose sampled distinct bytes exceed 90% of
+* sampled value bytes. Other columns are built and kept when distinct-value
+* bytes are at most half the total value bytes, so dictionary encoding offers
+* a material win. There is no fixed size cap by default; a low-cardinality
+* column of large values is exactly where a big dictionary pays for itself,
+* and capping it at page size caused 20-100x file bloat (#35). Callers can
+* still impose a hard cap via `dictionarySize`.
+*
+* When `encoding` explicitly requests RLE_DICTIONARY, the dictionary is built
+* unconditionally (no sampling, no size or win checks), so the written pages
+* always match the requested encoding.
+*
+* @param {DecodedArray} values
+* @param {ParquetType} type
+* @param {number | undefined} type_length
+* @param {Encoding | undefined} encoding
+* @param {number} [dictionarySize] - optional hard cap on distinct-value bytes
+* @param {boolean} [required] - reject null or undefined values
+* @returns {{ dictionary?: any[], indexes?: number[] }}
+*/
+function useDictionary(values, type, type_length, encoding, dictionarySize, required) {
+	if (encoding && encoding !== "RLE_DICTIONARY") return {};
+	if (type === "BOOLEAN") return {};
+	const forced = encoding === "RLE_DICTIONARY";
+	const byteArrayPrefixSize = type === "BYTE_ARRAY" ? 4 : 0;
+	if (!forced) {
+		const sampleSize = Math.min(values.length, 1e3);
+		const sampleSizes = /* @__PURE__ */ new Map();
+		const sampleHashes = /* @__PURE__ */ new Map();
+		let sampleDictionarySize = 0;
+		let sampleTotalSize = 0;
+		for (let i = 0; i < sampleSize; i++) {
+			const value = values[sampleSize === 1 ? 0 : Math.floor(i * (values.length - 1) / (sampleSize - 1))];
+			let key = value;
+			if (value instanceof Uint8Array) {
+				key = sampleHashes.get(value);
+				if (key === void 0) {
+					key = hashBytes(value);
+					sampleHashes.set(value, key);
+				}
+			}
+			let valueSize = sampleSizes.get(key);
+			if (valueSize === void 0) {
+				valueSize = estimateValueSize(value, type, type_length) + (value === null || value === void 0 ? 0 : byteArrayPrefixSize);
+				sampleSizes.set(key, valueSize);
+				sampleDictionarySize += valueSize;
+			}
+			sampleTotalSize += valueSize;
+		}
+		if (!sampleTotalSize || sampleDictionarySize / sampleTotalSize > sampleRejectionRatio) return {};
+	}
+	/** @type {any[]} */
+	const dictionary = [];
+	/** @type {number[]} */
+	const indexes = new Array(values.length);
+	/** @type {Map<any, number>} */
+	const valueIndex = /* @__PURE__ */ new Map();
+	/** @type {number[]} */
+	const valueSizes = [];
+	/** @type {Map<number, number[]>} */
+	const hashBuckets = /* @__PURE__ */ new Map();
+	let dictSize = 0;
+	let physicalDictSize = 0;
+	let totalSize = 0;
+	let nonNullCount = 0;
+	for (let i = 0; i < values.length; i++) {
+		const value = values[i];
+		if (value === null || value === void 0) {
+			if (required) throw new Error("parquet required value is undefined");
+			continue;
+		}
+		nonNullCount++;
+		let index;
+		if (value instanceof Uint8Array) {
+			totalSize += value.byteLength;
+			index = valueIndex.get(value);
+			if (index !== void 0) {
+				indexes[i] = index;
+				continue;
+			}
+			const hash = hashBytes(value);
+			const bucket = hashBuckets.get(hash);
+			if (bucket) {
+				for (const j of bucket) if (bytesEqual(dictionary[j], value)) {
+					index = j;
+					break;
+				}
+			}
+			if (index === void 0) {
+				dictSize += value.byteLength;
+				if (!forced && dictionarySize) {
+					physicalDictSize += value.byteLength;
+					if (physicalDictSize > dictionarySize) return {};
+				}
+				index = dictionary.length;
+				dictionary.push(value);
+				if (bucket) bucket.push(index);
+				else hashBuckets.set(hash, [index]);
+			}
+			valueIndex.set(value, index);
+		} else {
+			index = valueIndex.get(value);
+			const valueSize = index === void 0 ? estimateValueSize(value, type, type_length) : valueSizes[index];
+			totalSize += valueSize;
+			if (index === void 0) {
+				dictSize += valueSize;
+				if (!forced && dictionarySize) {
+					physicalDictSize += typeof value === "string" ? textEncoder.encode(value).byteLength : valueSize;
+					if (physicalDictSize > dictionarySize) return {};
+				}
+				index = dictionary.length;
+				dictionary.push(value);
+				valueSizes[index] = valueSize;
+				valueIndex.set(value, index);
+			}
+		}
+		indexes[i] = index;
+	}
+	const bitWidth = Math.ceil(Math.log2(dictionary.length));
+	const indexSize = Math.ceil(nonNullCount * bitWidth / 8);
+	const plainSize = totalSize + nonNullCount * byteArrayPrefixSize;
+	const dictionaryValueSize = dictSize + dictionary.length * byteArrayPrefixSize;
+	if (!forced && 2 * (dictionaryValueSize + indexSize) > plainSize) return {};
+	return {
+		dictionary,
+		indexes
+	};
+}
+/**
+* @param {Writer} writer
+* @param {ColumnEncoder} column
+* @param {DecodedArray} dictionary
+* @returns {number} uncompressed page size including the header
+*/
+function writeDictionaryPage(writer, column, dictionary) {
+	const { element, codec, compressors } = column;
+	const { type, type_length } = element;
+	if (!type) throw new Error(`column ${column.columnName} cannot determine type`);
+	const dictionaryPage = new ByteWriter();
+	writePlain(dictionaryPage, dictionary, type, type_length);
+	const dictionaryBytes = dictionaryPage.getBytes();
+	const compressedBytes = compressors[codec]?.(dictionaryBytes) ?? dictionaryBytes;
+	const headerStart = writer.offset;
+	writePageHeader(writer, {
+		type: "DICTIONARY_PAGE",
+		uncompressed_page_size: dictionaryBytes.byteLength,
+		compressed_page_size: compressedBytes.byteLength,
+		dictionary_page_header: {
+			num_values: dictionary.length,
+			encoding: "PLAIN"
+		}
+	});
+	const headerSize = writer.offset - headerStart;
+	writer.appendBytes(compressedBytes);
+	return headerSize + dictionaryBytes.byteLength;
+}
+var textEncoder, sampleRejectionRatio;
+var init_dictionary = __esmMin((() => {
+	init_bytewriter();
+	init_datapage();
+	init_plain();
+	textEncoder = new TextEncoder();
+	sampleRejectionRatio = .9;
+}));
+// node_modules/hyparquet-writer/src/geospatial.js
+/**
+* Compute geospatial statistics for GEOMETRY and GEOGRAPHY columns.
+*
+* @import {BoundingBox, DecodedArray, Geometry, GeospatialStatistics} from 'hyparquet/src/types.js'
+* @param {DecodedArray} values
+* @returns {GeospatialStatistics | undefined}
+*/
+function geospatialStatistics(values) {
+	/** @type {Set<number>} */
+	const typeCodes = /* @__PURE__ */ new Set();
+	/** @type {Partial<BoundingBox> | undefined} */
+	let partial;
+	for (const value of values) {
+		if (value === null || value === void 0) continue;
+		if (typeof value !== "object") throw new Error("geospatial column expects GeoJSON geometries");
+		partial = extendBoundsFromGeometry(partial, value);
+		typeCodes.add(geometryTypeCodeWithDimension(value));
+	}
+	/** @type {BoundingBox | undefined} */
+	let bbox;
+	const { xmin, ymin, xmax, ymax } = partial ?? {};
+	if (xmin !== void 0 && ymin !== void 0 && xmax !== void 0 && ymax !== void 0) bbox = {
+		...partial,
+		xmin,
+		ymin,
+		xmax,
+		ymax
+	};
+	if (typeCodes.size || bbox) return {
+		bbox,
+		geospatial_types: typeCodes.size ? Array.from(typeCodes).sort((a, b) => a - b) : []
+	};
+}
+/**
+* @param {Partial<BoundingBox> | undefined} bbox
+* @param {Geometry} geometry
+* @returns {Partial<BoundingBox> | undefined}
+*/
+function extendBoundsFromGeometry(bbox, geometry) {
+	if (geometry.type === "GeometryCollection") {
+		for (const child of geometry.geometries || []) bbox = extendBoundsFromGeometry(bbox, child);
+		return bbox;
+	}
+	return extendBoundsFromCoordinates(bbox, geometry.coordinates);
+}
+/**
+* Recurse through nested coordinate arrays. At a leaf position [x,y,(z),(m)],
+* each dimension is filtered independently. NaN/non-finite values in one
+* dimension does not skip the others.
+* @param {Partial<BoundingBox> | undefined} bbox
+* @param {any[]} coordinates
+* @returns {Partial<BoundingBox> | undefined}
+*/
+function extendBoundsFromCoordinates(bbox, coordinates) {
+	if (typeof coordinates[0] === "number") {
+		bbox = updateAxis(bbox, "xmin", "xmax", coordinates[0]);
+		bbox = updateAxis(bbox, "ymin", "ymax", coordinates[1]);
+		if (coordinates.length > 2) bbox = updateAxis(bbox, "zmin", "zmax", coordinates[2]);
+		if (coordinates.length > 3) bbox = updateAxis(bbox, "mmin", "mmax", coordinates[3]);
+		return bbox;
+	}
+	for (const child of coordinates) bbox = extendBoundsFromCoordinates(bbox, child);
+	return bbox;
+}
+/**
+* @param {Partial<BoundingBox> | undefined} bbox
+* @param {'xmin' | 'ymin' | 'zmin' | 'mmin'} minKey
+* @param {'xmax' | 'ymax' | 'zmax' | 'mmax'} maxKey
+* @param {number | undefined} value
+* @returns {Partial<BoundingBox> | undefined}
+*/
+function updateAxis(bbox, minKey, maxKey, value) {
+	if (value === void 0 || !Number.isFinite(value)) return bbox;
+	if (!bbox) bbox = {};
+	const min = bbox[minKey];
+	const max = bbox[maxKey];
+	if (min === void 0 || value < min) bbox[minKey] = value;
+	if (max === void 0 || value > max) bbox[maxKey] = value;
+	return bbox;
+}
+/**
+* @param {Geometry} geometry
+* @returns {number}
+*/
+function geometryTypeCodeWithDimension(geometry) {
+	const base = geometryTypeCodes[geometry.type];
+	if (base === void 0) throw new Error(`unknown geometry type: ${geometry.type}`);
+	const dim = inferGeometryDimensions$1(geometry);
+	if (dim === 2) return base;
+	if (dim === 3) return base + 1e3;
+	if (dim === 4) return base + 3e3;
+	throw new Error(`unsupported geometry dimensions: ${dim}`);
+}
+/**
+* Determine the maximum coordinate dimensions for the geometry.
+* @param {Geometry} geometry
+* @returns {number}
+*/
+function inferGeometryDimensions$1(geometry) {
+	if (geometry.type === "GeometryCollection") {
+		let maxDim = 0;
+		for (const child of geometry.geometries || []) maxDim = Math.max(maxDim, inferGeometryDimensions$1(child));
+		return maxDim || 2;
+	}
+	return inferCoordinateDimensions$1(geometry.coordinates);
+}
+/**
+* @param {any[]} value
+* @returns {number}
+*/
+function inferCoordinateDimensions$1(value) {
+	if (!value.length) return 2;
+	if (typeof value[0] === "number") return value.length;
+	let maxDim = 0;
+	for (const item of value) maxDim = Math.max(maxDim, inferCoordinateDimensions$1(item));
+	return maxDim || 2;
+}
+var geometryTypeCodes;
+var init_geospatial = __esmMin((() => {
+	geometryTypeCodes = {
+		Point: 1,
+		LineString: 2,
+		Polygon: 3,
+		MultiPoint: 4,
+		MultiLineString: 5,
+		MultiPolygon: 6,
+		GeometryCollection: 7
+	};
+}));
+// node_modules/hyparquet-writer/src/wkb.js
+/**
+* @import {Geometry, Position} from 'hyparquet/src/types.js'
+*/
+/**
+* Serialize a GeoJSON geometry into ISO WKB.
+*
+* @param {Geometry} geometry
+* @returns {Uint8Array}
+*/
+function geojsonToWkb(geometry) {
+	const writer = new ByteWriter();
+	writeGeometry(writer, geometry);
+	return writer.getBytes();
+}
+/**
+* @param {ByteWriter} writer
+* @param {Geometry} geometry
+*/
+function writeGeometry(writer, geometry) {
+	if (typeof geometry !== "object") throw new Error("geometry values must be GeoJSON geometries");
+	const typeCode = geometryTypeCode(geometry.type);
+	const dim = inferGeometryDimensions(geometry);
+	let flag = 0;
+	if (dim === 3) flag = 1;
+	else if (dim === 4) flag = 3;
+	else if (dim > 4) throw new Error(`unsupported geometry dimensions: ${dim}`);
+	writer.appendUint8(1);
+	writer.appendUint32(typeCode + flag * 1e3);
+	if (geometry.type === "Point") writePosition(writer, geometry.coordinates, dim);
+	else if (geometry.type === "LineString") writeLine(writer, geometry.coordinates, dim);
+	else if (geometry.type === "Polygon") {
+		writer.appendUint32(geometry.coordinates.length);
+		for (const ring of geometry.coordinates) writeLine(writer, ring, dim);
+	} else if (geometry.type === "MultiPoint") {
+		writer.appendUint32(geometry.coordinates.length);
+		for (const coordinates of geometry.coordinates) writeGeometry(writer, {
+			type: "Point",
+			coordinates
+		});
+	} else if (geometry.type === "MultiLineString") {
+		writer.appendUint32(geometry.coordinates.length);
+		for (const coordinates of geometry.coordinates) writeGeometry(writer, {
+			type: "LineString",
+			coordinates
+		});
+	} else if (geometry.type === "MultiPolygon") {
+		writer.appendUint32(geometry.coordinates.length);
+		for (const coordinates of geometry.coordinates) writeGeometry(writer, {
+			type: "Polygon",
+			coordinates
+		});
+	} else if (geometry.type === "GeometryCollection") {
+		writer.appendUint32(geometry.geometries.length);
+		for (const child of geometry.geometries) writeGeometry(writer, child);
+	} else throw new Error("unsupported geometry type");
+}
+/**
+* @param {ByteWriter} writer
+* @param {Position} position
+* @param {number} dim
+*/
+function writePosition(writer, position, dim) {
+	if (position.length < dim) throw new Error("geometry position dimensions mismatch");
+	for (let i = 0; i < dim; i++) writer.appendFloat64(position[i]);
+}
+/**
+* @param {ByteWriter} writer
+* @param {Position[]} coordinates
+* @param {number} dim
+*/
+function writeLine(writer, coordinates, dim) {
+	writer.appendUint32(coordinates.length);
+	for (const position of coordinates) writePosition(writer, position, dim);
+}
+/**
+* @param {Geometry['type']} type
+* @returns {number}
+*/
+function geometryTypeCode(type) {
+	if (type === "Point") return 1;
+	if (type === "LineString") return 2;
+	if (type === "Polygon") return 3;
+	if (type === "MultiPoint") return 4;
+	if (type === "MultiLineString") return 5;
+	if (type === "MultiPolygon") return 6;
+	if (type === "GeometryCollection") return 7;
+	throw new Error(`unknown geometry type: ${type}`);
+}
+/**
+* Determine the maximum coordinate dimensions for the geometry.
+*
+* @param {Geometry} geometry
+* @returns {number}
+*/
+function inferGeometryDimensions(geometry) {
+	if (geometry.type === "GeometryCollection") {
+		let maxDim = 0;
+		for (const child of geometry.geometries) maxDim = Math.max(maxDim, inferGeometryDimensions(child));
+		return maxDim || 2;
+	}
+	return inferCoordinateDimensions(geometry.coordinates);
+}
+/**
+* @param {any} value
+* @returns {number}
+*/
+function inferCoordinateDimensions(value) {
+	if (!Array.isArray(value)) return 2;
+	if (!value.length) return 2;
+	if (typeof value[0] === "number") return value.length;
+	let maxDim = 0;
+	for (const item of value) maxDim = Math.max(maxDim, inferCoordinateDimensions(item));
+	return maxDim || 2;
+}
+var init_wkb = __esmMin((() => {
+	init_bytewriter();
+}));
+// node_modules/hyparquet-writer/src/unconvert.js
+/**
+* Convert values while reusing the result for repeated primitives or object
+* references. This prevents repeated logical values from retaining a separate
+* byte array for every row. The cache is released when conversion returns.
+*
+* @param {DecodedArray} values
+* @param {(value: any) => any} convert
+* @returns {any[]}
+*/
+function mapConverted(values, convert) {
+	const cache = /* @__PURE__ */ new Map();
+	return Array.from(values, (value) => {
+		if (cache.has(value)) return cache.get(value);
+		const result = convert(value);
+		cache.set(value, result);
+		return result;
+	});
+}
+/**
+* Convert from rich to primitive types.
+*
+* @param {SchemaElement} element
+* @param {DecodedArray} values
+* @returns {DecodedArray}
+*/
+function unconvert(element, values) {
+	const { type, converted_type: ctype, logical_type: ltype } = element;
+	if (ctype === "DECIMAL") {
+		const factor = 10 ** (element.scale || 0);
+		return Array.from(values, (v) => {
+			if (v === null || v === void 0) return v;
+			if (typeof v === "bigint") return unconvertDecimal(element, v);
+			if (typeof v !== "number") throw new Error("DECIMAL must be a number or bigint");
+			return unconvertDecimal(element, BigInt(Math.round(v * factor)));
+		});
+	}
+	if (ctype === "DATE") return Array.from(values).map((v) => {
+		if (v instanceof Date) return Math.floor(v.getTime() / dayMillis);
+		return v;
+	});
+	if (ctype === "TIMESTAMP_MILLIS") return Array.from(values).map((v) => {
+		if (v === null || v === void 0) return v;
+		if (v instanceof Date) return BigInt(v.getTime());
+		return BigInt(v);
+	});
+	if (ctype === "TIMESTAMP_MICROS") return Array.from(values).map((v) => {
+		if (v === null || v === void 0) return v;
+		if (v instanceof Date) return BigInt(v.getTime() * 1e3);
+		return BigInt(v);
+	});
+	if (ctype === "JSON") {
+		if (!Array.isArray(values)) throw new Error("JSON must be an array");
+		const encoder = new TextEncoder();
+		return mapConverted(values, (v) => v === null || v === void 0 ? v : encoder.encode(JSON.stringify(toJson(v))));
+	}
+	if (ctype === "UTF8") {
+		if (!Array.isArray(values)) throw new Error("strings must be an array");
+		const encoder = new TextEncoder();
+		return values.map((v) => typeof v === "string" ? encoder.encode(v) : v);
+	}
+	if (ctype === "UINT_32" || ltype?.type === "INTEGER" && ltype.bitWidth === 32 && !ltype.isSigned) {
+		if (values instanceof Uint32Array) return values;
+		if (values instanceof Int32Array) return new Uint32Array(values.buffer, values.byteOffset, values.length);
+		return Array.from(values).map((v) => {
+			if (v === null || v === void 0) return v;
+			if (!Number.isSafeInteger(v)) throw new Error("expected integer value, got " + v);
+			if (v < 0 || v > 4294967295) throw new Error("expected uint32 value, got " + v);
+			if (v > 2147483647) return v - 4294967296;
+			return v;
+		});
+	}
+	if (ltype?.type === "FLOAT16") {
+		if (type !== "FIXED_LEN_BYTE_ARRAY") throw new Error("FLOAT16 must be FIXED_LEN_BYTE_ARRAY type");
+		if (element.type_length !== 2) throw new Error("FLOAT16 expected type_length to be 2 bytes");
+		return Array.from(values).map(unconvertFloat16);
+	}
+	if (ltype?.type === "UUID") {
+		if (!Array.isArray(values)) throw new Error("UUID must be an array");
+		if (type !== "FIXED_LEN_BYTE_ARRAY") throw new Error("UUID must be FIXED_LEN_BYTE_ARRAY type");
+		if (element.type_length !== 16) throw new Error("UUID expected type_length to be 16 bytes");
+		return values.map(unconvertUuid);
+	}
+	if (ltype?.type === "TIMESTAMP") return Array.from(values).map((v) => {
+		if (v === null || v === void 0) return v;
+		if (v instanceof Date) {
+			const millis = BigInt(v.getTime());
+			if (ltype.unit === "NANOS") return millis * 1000000n;
+			if (ltype.unit === "MICROS") return millis * 1000n;
+			return millis;
+		}
+		return BigInt(v);
+	});
+	if (ltype?.type === "GEOMETRY" || ltype?.type === "GEOGRAPHY") {
+		if (!Array.isArray(values)) throw new Error("geometry must be an array");
+		return mapConverted(values, (v) => {
+			if (v === null || v === void 0) return v;
+			return geojsonToWkb(v);
+		});
+	}
+	return values;
+}
+/**
+* @param {Uint8Array | string | undefined} value
+* @returns {Uint8Array | undefined}
+*/
+function unconvertUuid(value) {
+	if (value === void 0 || value === null) return;
+	if (value instanceof Uint8Array) return value;
+	if (typeof value === "string") {
+		if (!/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(value)) throw new Error("UUID must be a valid UUID string");
+		value = value.replace(/-/g, "").toLowerCase();
+		const bytes = /* @__PURE__ */ new Uint8Array(16);
+		for (let i = 0; i < 16; i++) bytes[i] = parseInt(value.slice(i * 2, i * 2 + 2), 16);
+		return bytes;
+	}
+	throw new Error("UUID must be a string or Uint8Array");
+}
+/**
+* Truncate a byte-array statistic to at most `length` bytes.
+*
+* A prefix is a valid lower bound (min). A max is rounded up to a short value
+* that is still >= the original. STRING and ENUM bounds are cut on a code point
+* boundary so they stay valid UTF-8. A prefix of a JSON or BSON document is not
+* a valid document, so those bounds are kept whole. When no short upper bound
+* exists, the max is kept whole.
+*
+* @param {Uint8Array} bytes
+* @param {SchemaElement} element
+* @param {boolean} isMax
+* @param {number} length
+* @returns {Uint8Array}
+*/
+function truncateStatistic(bytes, element, isMax, length) {
+	if (bytes.length <= length || !isTruncatable(element)) return bytes;
+	return (isUtf8(element) ? truncateUtf8(bytes, isMax, length) : truncateBytes(bytes, isMax, length)) ?? bytes;
+}
+/**
+* @param {SchemaElement} element
+* @returns {boolean}
+*/
+function isTruncatable({ type, converted_type, logical_type }) {
+	if (type !== "BYTE_ARRAY") return false;
+	if (converted_type === "DECIMAL" || converted_type === "JSON" || converted_type === "BSON") return false;
+	return logical_type?.type !== "JSON" && logical_type?.type !== "BSON";
+}
+/**
+* @param {SchemaElement} element
+* @returns {boolean}
+*/
+function isUtf8({ converted_type, logical_type }) {
+	return converted_type === "UTF8" || converted_type === "ENUM" || logical_type?.type === "STRING" || logical_type?.type === "ENUM";
+}
+/**
+* Byte-wise truncation. A max increments the last byte that is < 0xFF after
+* dropping trailing 0xFF bytes.
+*
+* @param {Uint8Array} bytes
+* @param {boolean} isMax
+* @param {number} length
+* @returns {Uint8Array | undefined}
+*/
+function truncateBytes(bytes, isMax, length) {
+	const prefix = new Uint8Array(bytes.subarray(0, length));
+	if (!isMax) return prefix;
+	let i = prefix.length - 1;
+	while (i >= 0 && prefix[i] === 255) i--;
+	if (i < 0) return void 0;
+	const rounded = prefix.slice(0, i + 1);
+	rounded[i] += 1;
+	return rounded;
+}
+/**
+* UTF-8 truncation on a code point boundary. A max increments the last code
+* point that has a successor fitting the length, skipping surrogates.
+* Invalid UTF-8 falls back to byte-wise truncation.
+*
+* @param {Uint8Array} bytes
+* @param {boolean} isMax
+* @param {number} length
+* @returns {Uint8Array | undefined}
+*/
+function truncateUtf8(bytes, isMax, length) {
+	let end = length;
+	while (end > 0 && (bytes[end] & 192) === 128) end--;
+	if (!isMax) return new Uint8Array(bytes.subarray(0, end));
+	let text;
+	try {
+		text = utf8Decoder.decode(bytes.subarray(0, end));
+	} catch {
+		return truncateBytes(bytes, isMax, length);
+	}
+	const codePoints = Array.from(text, (c) => c.codePointAt(0) ?? 0);
+	const encoder = new TextEncoder();
+	for (let i = codePoints.length - 1; i >= 0; i--) {
+		end--;
+		while (end > 0 && (bytes[end] & 192) === 128) end--;
+		const code = codePoints[i];
+		if (code === 1114111) continue;
+		const next = code === 55295 ? 57344 : code + 1;
+		const suffix = encoder.encode(String.fromCodePoint(next));
+		if (end + suffix.length > length) continue;
+		const rounded = new Uint8Array(end + suffix.length);
+		rounded.set(bytes.subarray(0, end));
+		rounded.set(suffix, end);
+		return rounded;
+	}
+}
+/**
+* Returns false when a min/max value had to be truncated, otherwise undefined.
+*
+* We only emit the (optional) exactness flag when it is false; an absent flag
+* means the value is exact, which keeps the footer small for untruncated columns.
+*
+* @param {MinMaxType | undefined} value
+* @param {SchemaElement} element
+* @param {boolean} isMax
+* @param {number} length
+* @returns {boolean | undefined}
+*/
+function minMaxIsExact(value, element, isMax, length) {
+	if (value === void 0 || value === null) return void 0;
+	if (!isTruncatable(element)) return void 0;
+	const bytes = value instanceof Uint8Array ? value : new TextEncoder().encode(value.toString());
+	return truncateStatistic(bytes, element, isMax, length) === bytes ? void 0 : false;
+}
+/**
+* Uncovert from rich type to byte array for metadata statistics.
+*
+* @param {MinMaxType | undefined} value
+* @param {SchemaElement} element
+* @param {boolean} isMax whether this is a max value (rounds truncation up)
+* @param {number} [truncateLength] max bytes for a byte-array value
+* @returns {Uint8Array | undefined}
+*/
+function unconvertMinMax(value, element, isMax, truncateLength = STATS_TRUNCATE_LENGTH) {
+	if (value === void 0 || value === null) return void 0;
+	const { type, converted_type } = element;
+	if (type === "BOOLEAN") return new Uint8Array([value ? 1 : 0]);
+	if (element.logical_type?.type === "UUID" && (typeof value === "string" || value instanceof Uint8Array)) return unconvertUuid(value);
+	if (converted_type === "DECIMAL") {
+		if (typeof value !== "number" && typeof value !== "bigint") throw new Error("DECIMAL must be a number or bigint");
+		const factor = 10 ** (element.scale || 0);
+		const out = unconvertDecimal(element, typeof value === "bigint" ? value : BigInt(Math.round(value * factor)));
+		if (out instanceof Uint8Array) return out;
+		if (typeof out === "number") {
+			const buffer = /* @__PURE__ */ new ArrayBuffer(4);
+			new DataView(buffer).setInt32(0, out, true);
+			return new Uint8Array(buffer);
+		}
+		if (typeof out === "bigint") {
+			const buffer = /* @__PURE__ */ new ArrayBuffer(8);
+			new DataView(buffer).setBigInt64(0, out, true);
+			return new Uint8Array(buffer);
+		}
+	}
+	if (element.logical_type?.type === "FLOAT16" && typeof value === "number") return unconvertFloat16(value);
+	if (type === "BYTE_ARRAY" || type === "FIXED_LEN_BYTE_ARRAY") return truncateStatistic(value instanceof Uint8Array ? value : new TextEncoder().encode(value.toString()), element, isMax, truncateLength);
+	if (type === "FLOAT" && typeof value === "number") {
+		const buffer = /* @__PURE__ */ new ArrayBuffer(4);
+		new DataView(buffer).setFloat32(0, value, true);
+		return new Uint8Array(buffer);
+	}
+	if (type === "DOUBLE" && typeof value === "number") {
+		const buffer = /* @__PURE__ */ new ArrayBuffer(8);
+		new DataView(buffer).setFloat64(0, value, true);
+		return new Uint8Array(buffer);
+	}
+	if (type === "INT32" && typeof value === "number") {
+		const buffer = /* @__PURE__ */ new ArrayBuffer(4);
+		new DataView(buffer).setInt32(0, value, true);
+		return new Uint8Array(buffer);
+	}
+	if (type === "INT64" && (typeof value === "bigint" || typeof value === "number" && Number.isInteger(value))) {
+		const buffer = /* @__PURE__ */ new ArrayBuffer(8);
+		new DataView(buffer).setBigInt64(0, BigInt(value), true);
+		return new Uint8Array(buffer);
+	}
+	if (type === "INT32" && converted_type === "DATE" && value instanceof Date) {
+		const buffer = /* @__PURE__ */ new ArrayBuffer(4);
+		new DataView(buffer).setInt32(0, Math.floor(value.getTime() / dayMillis), true);
+		return new Uint8Array(buffer);
+	}
+	if (type === "INT64" && converted_type === "TIMESTAMP_MILLIS" && value instanceof Date) {
+		const buffer = /* @__PURE__ */ new ArrayBuffer(8);
+		new DataView(buffer).setBigInt64(0, BigInt(value.getTime()), true);
+		return new Uint8Array(buffer);
+	}
+	if (type === "INT64" && converted_type === "TIMESTAMP_MICROS" && value instanceof Date) {
+		const buffer = /* @__PURE__ */ new ArrayBuffer(8);
+		new DataView(buffer).setBigInt64(0, BigInt(value.getTime() * 1e3), true);
+		return new Uint8Array(buffer);
+	}
+	if (type === "INT64" && element.logical_type?.type === "TIMESTAMP" && value instanceof Date) {
+		const millis = BigInt(value.getTime());
+		const { unit } = element.logical_type;
+		let bigintValue = millis;
+		if (unit === "NANOS") bigintValue = millis * 1000000n;
+		else if (unit === "MICROS") bigintValue = millis * 1000n;
+		const buffer = /* @__PURE__ */ new ArrayBuffer(8);
+		new DataView(buffer).setBigInt64(0, bigintValue, true);
+		return new Uint8Array(buffer);
+	}
+	throw new Error(`unsupported type for statistics: ${type} with value ${value}`);
+}
+/**
+* @param {ChunkStatistics} stats
+* @param {SchemaElement} element
+* @param {number} [truncateLength] max bytes for a byte-array min/max
+* @returns {ThriftObject}
+*/
+function unconvertStatistics(stats, element, truncateLength = STATS_TRUNCATE_LENGTH) {
+	return {
+		field_1: unconvertMinMax(stats.max, element, true, truncateLength),
+		field_2: unconvertMinMax(stats.min, element, false, truncateLength),
+		field_3: stats.null_count,
+		field_4: stats.distinct_count,
+		field_5: unconvertMinMax(stats.max_value, element, true, truncateLength),
+		field_6: unconvertMinMax(stats.min_value, element, false, truncateLength),
+		field_7: stats.is_max_value_exact ?? minMaxIsExact(stats.max_value ?? stats.max, element, true, truncateLength),
+		field_8: stats.is_min_value_exact ?? minMaxIsExact(stats.min_value ?? stats.min, element, false, truncateLength),
+		field_9: stats.nan_count
+	};
+}
+/**
+* @param {SchemaElement} element
+* @param {bigint} value
+* @returns {number | bigint | Uint8Array}
+*/
+function unconvertDecimal({ type, type_length }, value) {
+	if (type === "INT32") return Number(value);
+	if (type === "INT64") return value;
+	if (type === "FIXED_LEN_BYTE_ARRAY" && !type_length) throw new Error("fixed length byte array type_length is required");
+	if (!type_length && !value) return /* @__PURE__ */ new Uint8Array();
+	const bytes = [];
+	while (true) {
+		const byte = Number(value & 255n);
+		bytes.unshift(byte);
+		value >>= 8n;
+		if (type_length) {
+			if (bytes.length >= type_length) break;
+		} else {
+			const sign = byte & 128;
+			if (!sign && value === 0n || sign && value === -1n) break;
+		}
+	}
+	return new Uint8Array(bytes);
+}
+/**
+* @param {number | undefined} value
+* @returns {Uint8Array | undefined}
+*/
+function unconvertFloat16(value) {
+	if (value === void 0 || value === null) return;
+	if (typeof value !== "number") throw new Error("parquet float16 expected number value");
+	if (Number.isNaN(value)) return new Uint8Array([0, 126]);
+	const sign = value < 0 || Object.is(value, -0) ? 1 : 0;
+	const abs = Math.abs(value);
+	if (!isFinite(abs)) return new Uint8Array([0, sign << 7 | 124]);
+	if (abs === 0) return new Uint8Array([0, sign << 7]);
+	if (abs >= 65520) return new Uint8Array([0, sign << 7 | 124]);
+	let exponent = -14;
+	if (abs >= 2 ** -14) {
+		const view = /* @__PURE__ */ new DataView(/* @__PURE__ */ new ArrayBuffer(8));
+		view.setFloat64(0, abs);
+		exponent = (view.getUint32(0) >>> 20 & 2047) - 1023;
+	}
+	const scaled = abs / 2 ** (exponent - 10);
+	let significand = Math.floor(scaled);
+	const remainder = scaled - significand;
+	if (remainder > .5 || remainder === .5 && significand % 2) significand++;
+	const magnitude = abs < 2 ** -14 ? significand : (exponent + 14) * 1024 + significand;
+	const bits16 = sign << 15 | magnitude;
+	return new Uint8Array([bits16 & 255, bits16 >> 8]);
+}
+var dayMillis, STATS_TRUNCATE_LENGTH, utf8Decoder;
+var init_unconvert = __esmMin((() => {
+	init_node$2();
+	init_wkb();
+	dayMillis = 864e5;
+	STATS_TRUNCATE_LENGTH = 16;
+	utf8Decoder = new TextDecoder("utf-8", {
+		fatal: true,
+		ignoreBOM: true
+	});
+}));
+// node_modules/hyparquet-writer/src/column.js
+/**
+* @import {ColumnChunk, DecodedArray, Encoding, OffsetIndex, ParquetType, SchemaElement} from 'hyparquet'
+* @import {PageEncodingStats} from 'hyparquet/src/types.js'
+* @import {ChunkStatistics, ColumnEncoder, PageColumnIndex, PageData, Writer} from '../src/types.js'
+*/
+/**
+* Write a column chunk to the writer.
+*
+* @param {object} options
+* @param {Writer} options.writer
+* @param {ColumnEncoder} options.column
+* @param {PageData} options.pageData
+* @returns {{ chunk: ColumnChunk, columnIndex?: PageColumnIndex, offsetIndex?: OffsetIndex, bloomFilter?: Uint32Array }}
+*/
+function writeColumn({ writer, column, pageData }) {
+	const { columnName, element, schemaPath, stats, pageSize, dictionarySize, encoding: userEncoding } = column;
+	const { type, type_length } = element;
+	if (!type) throw new Error(`column ${columnName} cannot determine type`);
+	const { values, definitionLevels, repetitionLevels, maxDefinitionLevel } = pageData;
+	const offsetStart = writer.offset;
+	let uncompressedSize = 0;
+	/** @type {Encoding[]} */
+	const encodings = [];
+	const isGeospatial = element?.logical_type?.type === "GEOMETRY" || element?.logical_type?.type === "GEOGRAPHY";
+	const geospatial_statistics = stats && isGeospatial ? geospatialStatistics(values) : void 0;
+	let bloomFilter;
+	if (column.bloomFilter) {
+		const opts = typeof column.bloomFilter === "object" ? column.bloomFilter : void 0;
+		const builder = new BloomBuilder(element, opts);
+		for (const v of values) builder.insert(v);
+		bloomFilter = builder.finalize();
+	}
+	/** @type {bigint | undefined} */
+	let dictionary_page_offset;
+	const selectPhysical = element.converted_type !== "UTF8";
+	const dictionaryValues = selectPhysical ? unconvert(element, values) : values;
+	if (type === "INT64") {
+		const unsigned = element.converted_type === "UINT_64" || element.logical_type?.type === "INTEGER" && !element.logical_type.isSigned;
+		const min = unsigned ? 0n : -(2n ** 63n);
+		const max = unsigned ? 2n ** 64n - 1n : 2n ** 63n - 1n;
+		for (const value of dictionaryValues) if (value !== null && value !== void 0 && (value < min || value > max)) throw new RangeError(`parquet INT64 value out of range: ${value}`);
+	}
+	const statisticsValues = element.converted_type === "JSON" ? dictionaryValues : values;
+	const statistics = stats ? getStatistics(statisticsValues, element) : void 0;
+	const { dictionary, indexes } = useDictionary(dictionaryValues, type, type_length, userEncoding, dictionarySize, maxDefinitionLevel === 0);
+	/** @type {Encoding} */
+	let encoding;
+	/** @type {DecodedArray} */
+	let writeValues;
+	let writeType = type;
+	if (dictionary && indexes) {
+		writeValues = indexes;
+		writeType = "INT32";
+		encoding = "RLE_DICTIONARY";
+		dictionary_page_offset = BigInt(writer.offset);
+		const unconverted = selectPhysical ? dictionary : unconvert(element, dictionary);
+		uncompressedSize += writeDictionaryPage(writer, column, unconverted);
+		encodings.push("PLAIN");
+	} else {
+		writeValues = selectPhysical ? dictionaryValues : unconvert(element, values);
+		encoding = userEncoding && userEncoding !== "RLE_DICTIONARY" ? userEncoding : type === "BOOLEAN" && values.length > 16 ? "RLE" : "PLAIN";
+	}
+	encodings.push(encoding);
+	const pageBoundaries = getPageBoundaries(writeValues, writeType, type_length, pageSize, repetitionLevels);
+	/** @type {PageColumnIndex | undefined} */
+	let columnIndex = column.columnIndex && pageBoundaries.length > 1 ? {
+		null_pages: [],
+		min_values: [],
+		max_values: [],
+		boundary_order: "UNORDERED",
+		null_counts: [],
+		nan_counts: isFloat(element) ? [] : void 0
+	} : void 0;
+	/** @type {OffsetIndex | undefined} */
+	const offsetIndex = column.offsetIndex && pageBoundaries.length > 1 ? { page_locations: [] } : void 0;
+	const data_page_offset = BigInt(writer.offset);
+	let first_row_index = 0n;
+	let prevStart = 0;
+	let prevMinValue;
+	let prevMaxValue;
+	let ascending = true;
+	let descending = true;
+	for (const { start, end } of pageBoundaries) {
+		const pageOffset = writer.offset;
+		const pageChunk = {
+			values: writeValues.slice(start, end),
+			definitionLevels: definitionLevels.slice(start, end),
+			repetitionLevels: repetitionLevels.slice(start, end),
+			maxDefinitionLevel
+		};
+		uncompressedSize += writeDataPageV2({
+			writer,
+			column,
+			encoding,
+			pageData: pageChunk
+		});
+		if (columnIndex) {
+			const { min_value, max_value, null_count = 0n, nan_count } = getStatistics(statisticsValues.slice(start, end), element);
+			const nullPage = null_count === BigInt(end - start);
+			const minBytes = unconvertMinMax(min_value, element, false, column.statisticsTruncateLength);
+			const maxBytes = unconvertMinMax(max_value, element, true, column.statisticsTruncateLength);
+			if (!nullPage && (!minBytes || !maxBytes)) columnIndex = void 0;
+			else {
+				columnIndex.null_pages.push(nullPage);
+				columnIndex.min_values.push(minBytes ?? /* @__PURE__ */ new Uint8Array());
+				columnIndex.max_values.push(maxBytes ?? /* @__PURE__ */ new Uint8Array());
+				columnIndex.null_counts?.push(null_count);
+				if (nan_count !== void 0) columnIndex.nan_counts?.push(nan_count);
+				if (prevMinValue !== void 0 && min_value !== void 0) {
+					const order = compareValues(prevMinValue, min_value);
+					if (order > 0) ascending = false;
+					if (order < 0) descending = false;
+				}
+				if (prevMaxValue !== void 0 && max_value !== void 0) {
+					const order = compareValues(prevMaxValue, max_value);
+					if (order > 0) ascending = false;
+					if (order < 0) descending = false;
+				}
+				prevMinValue = min_value;
+				prevMaxValue = max_value;
+			}
+		}
+		if (offsetIndex) {
+			if (repetitionLevels.length) {
+				for (let i = prevStart + 1; i <= start; i++) if (repetitionLevels[i] === 0) first_row_index++;
+			} else first_row_index = BigInt(start);
+			offsetIndex.page_locations.push({
+				offset: BigInt(pageOffset),
+				compressed_page_size: writer.offset - pageOffset,
+				first_row_index
+			});
+		}
+		prevStart = start;
+	}
+	if (columnIndex) {
+		if (ascending) columnIndex.boundary_order = "ASCENDING";
+		else if (descending) columnIndex.boundary_order = "DESCENDING";
+	}
+	/** @type {PageEncodingStats[] | undefined} */
+	let encoding_stats;
+	if (stats) {
+		encoding_stats = [];
+		if (dictionary_page_offset !== void 0) encoding_stats.push({
+			page_type: "DICTIONARY_PAGE",
+			encoding: "PLAIN",
+			count: 1
+		});
+		encoding_stats.push({
+			page_type: "DATA_PAGE_V2",
+			encoding,
+			count: pageBoundaries.length
+		});
+	}
+	return {
+		chunk: {
+			meta_data: {
+				type,
+				encodings,
+				path_in_schema: schemaPath.slice(1).map((s) => s.name),
+				codec: column.codec ?? "UNCOMPRESSED",
+				num_values: BigInt(values.length),
+				total_compressed_size: BigInt(writer.offset - offsetStart),
+				total_uncompressed_size: BigInt(uncompressedSize),
+				data_page_offset,
+				dictionary_page_offset,
+				statistics,
+				encoding_stats,
+				geospatial_statistics
+			},
+			file_offset: BigInt(offsetStart)
+		},
+		columnIndex,
+		offsetIndex,
+		bloomFilter
+	};
+}
+/**
+* Split values into pages by estimated byte size. A page can only begin at a
+* row boundary (repetition level 0), as data page v2 requires: a row never
+* spans pages, so a page may run past pageSize to reach the next row.
+*
+* @param {DecodedArray} values
+* @param {ParquetType} type
+* @param {number | undefined} type_length
+* @param {number} pageSize
+* @param {number[]} [repetitionLevels] empty for unrepeated columns
+* @returns {{start: number, end: number}[]}
+*/
+function getPageBoundaries(values, type, type_length, pageSize, repetitionLevels = []) {
+	if (!pageSize) return [{
+		start: 0,
+		end: values.length
+	}];
+	const boundaries = [];
+	let start = 0;
+	let accumulatedBytes = 0;
+	for (let i = 0; i < values.length; i++) {
+		const valueSize = estimateValueSize(values[i], type, type_length);
+		accumulatedBytes += valueSize;
+		const rowStart = !repetitionLevels.length || repetitionLevels[i] === 0;
+		if (accumulatedBytes >= pageSize && i > start && rowStart) {
+			boundaries.push({
+				start,
+				end: i
+			});
+			start = i;
+			accumulatedBytes = valueSize;
+		}
+	}
+	if (start < values.length) boundaries.push({
+		start,
+		end: values.length
+	});
+	return boundaries;
+}
+/**
+* @param {DecodedArray} values
+* @param {SchemaElement} element
+* @returns {ChunkStatistics}
+*/
+function getStatistics(values, element) {
+	let min_value = void 0;
+	let max_value = void 0;
+	let null_count = 0n;
+	let nan_count = isFloat(element) ? 0n : void 0;
+	for (const value of values) {
+		if (value === null || value === void 0) {
+			null_count++;
+			continue;
+		}
+		const statisticValue = physicalStatistic(value, element);
+		if (typeof statisticValue === "object" && !(statisticValue instanceof Uint8Array)) continue;
+		if (typeof statisticValue === "number" && Number.isNaN(statisticValue)) {
+			if (nan_count !== void 0) nan_count++;
+			continue;
+		}
+		if (min_value === void 0 || compareValues(statisticValue, min_value) < 0) min_value = statisticValue;
+		if (max_value === void 0 || compareValues(statisticValue, max_value) > 0) max_value = statisticValue;
+	}
+	if (min_value === 0) min_value = -0;
+	if (max_value === 0) max_value = 0;
+	return {
+		min_value,
+		max_value,
+		null_count,
+		nan_count
+	};
+}
+/**
+* @param {SchemaElement} element
+* @returns {boolean}
+*/
+function isFloat({ type, logical_type }) {
+	return type === "FLOAT" || type === "DOUBLE" || logical_type?.type === "FLOAT16";
+}
+/**
+* Normalize values that have more than one input representation, so that
+* statistics compare them as the physical values they are written as. DECIMAL
+* numbers are logical values while bigints are already unscaled, and a Date in
+* a DATE or TIMESTAMP column is stored in the column's unit.
+*
+* @param {any} value
+* @param {SchemaElement} element
+* @returns {any}
+*/
+function physicalStatistic(value, element) {
+	if (element.converted_type === "DECIMAL" && typeof value === "number") return BigInt(Math.round(value * 10 ** (element.scale || 0)));
+	if (value instanceof Date && (element.type === "INT32" || element.type === "INT64")) return unconvert(element, [value])[0];
+	return value;
+}
+/**
+* Compare primitive statistic values or Parquet byte arrays. Byte arrays use
+* unsigned lexicographic order, as required for BYTE_ARRAY min/max bounds.
+*
+* @param {any} left
+* @param {any} right
+* @returns {number}
+*/
+function compareValues(left, right) {
+	if (left instanceof Uint8Array && right instanceof Uint8Array) {
+		const length = Math.min(left.length, right.length);
+		for (let i = 0; i < length; i += 1) if (left[i] !== right[i]) return left[i] - right[i];
+		return left.length - right.length;
+	}
+	if (typeof left === "string" && typeof right === "string") return compareStrings(left, right);
+	if (left < right) return -1;
+	if (left > right) return 1;
+	return 0;
+}
+/**
+* Compare strings in UTF-8 byte order, which is code point order. JavaScript
+* `<` compares UTF-16 code units, which misorders supplementary characters
+* (surrogate pairs) against U+E000..U+FFFF. Lone surrogates compare as U+FFFD,
+* matching how TextEncoder writes them.
+*
+* @param {string} left
+* @param {string} right
+* @returns {number}
+*/
+function compareStrings(left, right) {
+	if (left === right) return 0;
+	const length = Math.min(left.length, right.length);
+	let i = 0;
+	while (i < length && left.charCodeAt(i) === right.charCodeAt(i)) i++;
+	if (i > 0) {
+		const prev = left.charCodeAt(i - 1);
+		if (prev >= 55296 && prev <= 56319) i--;
+	}
+	while (i < left.length && i < right.length) {
+		const a = codePointAt(left, i);
+		const b = codePointAt(right, i);
+		if (a !== b) return a - b;
+		i += a > 65535 ? 2 : 1;
+	}
+	return left.length - right.length;
+}
+/**
+* @param {string} str
+* @param {number} i
+* @returns {number}
+*/
+function codePointAt(str, i) {
+	const code = str.codePointAt(i) ?? 65533;
+	return code >= 55296 && code <= 57343 ? 65533 : code;
+}
+var init_column = __esmMin((() => {
+	init_bloom();
+	init_datapage();
+	init_dictionary();
+	init_geospatial();
+	init_unconvert();
+}));
+// node_modules/hyparquet-writer/src/dremel.js
+/**
+* @import {DecodedArray, SchemaElement, SchemaTree} from 'hyparquet'
+* @import {PageData} from '../src/types.js'
+*/
+/**
+* Encode column values into repetition and definition levels following the
+* Dremel algorithm. Returns page data for one subcolumn (leaf node in the schema).
+*
+* @param {SchemaTree[]} treePath schema tree nodes from root to leaf
+* @param {DecodedArray} rows top-level column data
+* @returns {PageData}
+*/
+function encodeNestedValues(treePath, rows) {
+	const schemaPath = treePath.map((n) => n.element);
+	if (treePath.length < 2) throw new Error("parquet schema path must include column");
+	/** @type {number[]} */
+	const definitionLevels = [];
+	/** @type {number[]} */
+	const repetitionLevels = [];
+	const maxDefinitionLevel = getMaxDefinitionLevel(treePath);
+	if (treePath.length === 2 && maxDefinitionLevel === 0) return {
+		values: rows,
+		definitionLevels,
+		repetitionLevels,
+		maxDefinitionLevel
+	};
+	if (treePath.length === 2 && maxDefinitionLevel === 1) {
+		const definitionLevels = new Array(rows.length);
+		for (let i = 0; i < rows.length; i++) definitionLevels[i] = rows[i] === null || rows[i] === void 0 ? 0 : 1;
+		return {
+			values: rows,
+			definitionLevels,
+			repetitionLevels,
+			maxDefinitionLevel
+		};
+	}
+	const repLevelPrior = new Array(treePath.length);
+	let repeatedCount = 0;
+	for (let i = 0; i < treePath.length; i++) {
+		repLevelPrior[i] = repeatedCount;
+		if (schemaPath[i].repetition_type === "REPEATED") repeatedCount++;
+	}
+	/** @type {any[]} */
+	const values = [];
+	for (const row of rows) visit(1, row, 0, 0, false);
+	return {
+		values,
+		definitionLevels,
+		repetitionLevels,
+		maxDefinitionLevel
+	};
+	/**
+	* Recursively walk the schema path, emitting definition/repetition pairs.
+	*
+	* @param {number} depth index into schemaPath
+	* @param {any} value value at the current depth
+	* @param {number} defLevel definition level accumulated so far
+	* @param {number} repLevel repetition level for the next emitted slot
+	* @param {boolean} allowNull whether the current value is allowed to be null
+	*/
+	function visit(depth, value, defLevel, repLevel, allowNull) {
+		const element = schemaPath[depth];
+		const repetition = element.repetition_type || "REQUIRED";
+		if (depth === treePath.length - 1) {
+			if (value === null || value === void 0) {
+				if (repetition === "REQUIRED" && !allowNull) throw new Error("parquet required value is undefined");
+				definitionLevels.push(defLevel);
+			} else definitionLevels.push(repetition === "REQUIRED" ? defLevel : defLevel + 1);
+			repetitionLevels.push(repLevel);
+			values.push(value);
+			return;
+		}
+		if (repetition === "REPEATED") {
+			if (value === null || value === void 0) {
+				if (!allowNull) throw new Error("parquet required value is undefined");
+				visit(depth + 1, void 0, defLevel, repLevel, true);
+				return;
+			}
+			if (!Array.isArray(value)) throw new Error(`parquet repeated field ${element.name} must be an array`);
+			if (!value.length) {
+				visit(depth + 1, void 0, defLevel, repLevel, true);
+				return;
+			}
+			const isMapEntry = isMapLike(treePath[depth - 1]);
+			const childElement = schemaPath[depth + 1];
+			for (let i = 0; i < value.length; i++) {
+				let childValue = value[i];
+				if (isMapEntry && childValue && typeof childValue === "object" && childElement) childValue = childValue[childElement.name];
+				const childRep = i === 0 ? repLevel : repLevelPrior[depth] + 1;
+				visit(depth + 1, childValue, defLevel + 1, childRep, false);
+			}
+			return;
+		}
+		if (repetition === "OPTIONAL") {
+			if (value === null || value === void 0) visit(depth + 1, void 0, defLevel, repLevel, true);
+			else {
+				const childValue = getChildValue(depth, value);
+				const childIsNull = childValue === null || childValue === void 0;
+				const isLogicalContainer = isListLike(treePath[depth]) || isMapLike(treePath[depth]);
+				const nextDef = element.num_children && !element.type && !isLogicalContainer || !childIsNull ? defLevel + 1 : defLevel;
+				visit(depth + 1, childValue, nextDef, repLevel, childIsNull);
+			}
+			return;
+		}
+		if (value === null || value === void 0) {
+			if (!allowNull) throw new Error("parquet required value is undefined");
+			visit(depth + 1, void 0, defLevel, repLevel, true);
+		} else visit(depth + 1, getChildValue(depth, value), defLevel, repLevel, false);
+	}
+	/**
+	* Select the child value for the next schema element in the path.
+	* Normalizes maps to {key, value} entries.
+	*
+	* @param {number} depth current schema depth
+	* @param {any} currentValue current value at this depth
+	* @returns {any}
+	*/
+	function getChildValue(depth, currentValue) {
+		if (currentValue === null || currentValue === void 0) return void 0;
+		const child = schemaPath[depth + 1];
+		if (!child) return void 0;
+		if (isListLike(treePath[depth])) return currentValue;
+		if (isMapLike(treePath[depth])) return normalizeMap(currentValue, schemaPath[depth]);
+		if (typeof currentValue === "object" && !Array.isArray(currentValue)) return currentValue[child.name];
+		throw new Error(`parquet expected struct, got ${currentValue}`);
+	}
+}
+/**
+* Normalize a map value to an array of {key, value} entries.
+* Accepts Map, plain object, array of [k, v] pairs, or array of {key, value}.
+*
+* @param {any} value
+* @param {SchemaElement} element
+* @returns {{key: any, value: any}[]}
+*/
+function normalizeMap(value, element) {
+	if (value instanceof Map) return Array.from(value.entries(), ([k, v]) => ({
+		key: k,
+		value: v
+	}));
+	if (Array.isArray(value)) return value.map((entry) => {
+		if (entry && typeof entry === "object" && "key" in entry && "value" in entry) return entry;
+		if (Array.isArray(entry) && entry.length === 2) return {
+			key: entry[0],
+			value: entry[1]
+		};
+		throw new Error("parquet map entry must provide key and value");
+	});
+	if (typeof value === "object") return Object.entries(value).map(([k, v]) => ({
+		key: k,
+		value: v
+	}));
+	throw new Error(`parquet map field ${element.name} must be Map, array, or object`);
+}
+var init_dremel = __esmMin((() => {
+	init_schema$2();
+}));
+// node_modules/hyparquet-writer/src/indexes.js
+/**
+* @import {ColumnChunk, OffsetIndex} from 'hyparquet'
+* @import {PageColumnIndex, PageIndexes, Writer} from '../src/types.js'
+*/
+/**
+* Write ColumnIndex and OffsetIndex for the given columns.
+*
+* @param {Writer} writer
+* @param {PageIndexes[]} pageIndexes
+*/
+function writeIndexes(writer, pageIndexes) {
+	for (const { chunk, columnIndex } of pageIndexes) writeColumnIndex(writer, chunk, columnIndex);
+	for (const { chunk, offsetIndex } of pageIndexes) writeOffsetIndex(writer, chunk, offsetIndex);
+}
+/**
+* @param {Writer} writer
+* @param {ColumnChunk} columnChunk
+* @param {PageColumnIndex} [columnIndex]
+*/
+function writeColumnIndex(writer, columnChunk, columnIndex) {
+	if (!columnIndex || columnIndex.min_values.length <= 1) return;
+	const columnIndexOffset = writer.offset;
+	serializeTCompactProtocol(writer, {
+		field_1: columnIndex.null_pages,
+		field_2: columnIndex.min_values,
+		field_3: columnIndex.max_values,
+		field_4: BoundaryOrders.indexOf(columnIndex.boundary_order),
+		field_5: columnIndex.null_counts,
+		field_8: columnIndex.nan_counts
+	});
+	columnChunk.column_index_offset = BigInt(columnIndexOffset);
+	columnChunk.column_index_length = writer.offset - columnIndexOffset;
+}
+/**
+* @param {Writer} writer
+* @param {ColumnChunk} columnChunk
+* @param {OffsetIndex} [offsetIndex]
+*/
+function writeOffsetIndex(writer, columnChunk, offsetIndex) {
+	if (!offsetIndex || offsetIndex.page_locations.length <= 1) return;
+	const offsetIndexOffset = writer.offset;
+	serializeTCompactProtocol(writer, { field_1: offsetIndex.page_locations.map((p) => ({
+		field_1: p.offset,
+		field_2: p.compressed_page_size,
+		field_3: p.first_row_index
+	})) });
+	columnChunk.offset_index_offset = BigInt(offsetIndexOffset);
+	columnChunk.offset_index_length = writer.offset - offsetIndexOffset;
+}
+var init_indexes = __esmMin((() => {
+	init_constants();
+	init_thrift();
+}));
+// node_modules/hyparquet-writer/src/metadata.js
+/**
+* @import {BoundingBox, FileMetaData, LogicalType, SchemaElement, TimeUnit} from 'hyparquet'
+* @import {PreconvertedThriftStruct, ThriftObject, Writer} from '../src/types.js'
+*/
+/**
+* Write Parquet file metadata as thrift.
+*
+* @param {Writer} writer
+* @param {FileMetaData} metadata
+* @param {number} [statisticsTruncateLength] max bytes for a byte-array min/max
+*/
+function writeMetadata(writer, metadata, statisticsTruncateLength) {
+	const resolveSchemaPath = schemaPathResolver(metadata.schema);
+	/** @type {ThriftObject} */
+	const compact = {
+		field_1: metadata.version,
+		field_2: metadata.schema.map((element) => ({
+			field_1: element.type && ParquetTypes.indexOf(element.type),
+			field_2: element.type_length,
+			field_3: element.repetition_type && FieldRepetitionTypes.indexOf(element.repetition_type),
+			field_4: element.name,
+			field_5: element.num_children,
+			field_6: element.converted_type && ConvertedTypes.indexOf(element.converted_type),
+			field_7: element.scale,
+			field_8: element.precision,
+			field_9: element.field_id,
+			field_10: logicalType(element.logical_type)
+		})),
+		field_3: metadata.num_rows,
+		field_4: metadata.row_groups.map((rg) => ({
+			field_1: rg.columns.map((c) => ({
+				field_1: c.file_path,
+				field_2: c.file_offset,
+				field_3: c.meta_data && {
+					field_1: ParquetTypes.indexOf(c.meta_data.type),
+					field_2: c.meta_data.encodings.map((e) => Encodings.indexOf(e)),
+					field_3: c.meta_data.path_in_schema,
+					field_4: CompressionCodecs.indexOf(c.meta_data.codec),
+					field_5: c.meta_data.num_values,
+					field_6: c.meta_data.total_uncompressed_size,
+					field_7: c.meta_data.total_compressed_size,
+					field_8: c.meta_data.key_value_metadata && c.meta_data.key_value_metadata.map((kv) => ({
+						field_1: kv.key,
+						field_2: kv.value
+					})),
+					field_9: c.meta_data.data_page_offset,
+					field_10: c.meta_data.index_page_offset,
+					field_11: c.meta_data.dictionary_page_offset,
+					field_12: c.meta_data.statistics && unconvertStatistics(c.meta_data.statistics, schemaElement(c.meta_data.path_in_schema), statisticsTruncateLength),
+					field_13: c.meta_data.encoding_stats && c.meta_data.encoding_stats.map((es) => ({
+						field_1: PageTypes.indexOf(es.page_type),
+						field_2: Encodings.indexOf(es.encoding),
+						field_3: es.count
+					})),
+					field_14: c.meta_data.bloom_filter_offset,
+					field_15: c.meta_data.bloom_filter_length,
+					field_16: c.meta_data.size_statistics && {
+						field_1: c.meta_data.size_statistics.unencoded_byte_array_data_bytes,
+						field_2: c.meta_data.size_statistics.repetition_level_histogram,
+						field_3: c.meta_data.size_statistics.definition_level_histogram
+					},
+					field_17: c.meta_data.geospatial_statistics && {
+						field_1: c.meta_data.geospatial_statistics.bbox && thriftBoundingBox(c.meta_data.geospatial_statistics.bbox),
+						field_2: c.meta_data.geospatial_statistics.geospatial_types
+					}
+				},
+				field_4: c.offset_index_offset,
+				field_5: c.offset_index_length,
+				field_6: c.column_index_offset,
+				field_7: c.column_index_length,
+				field_9: c.encrypted_column_metadata
+			})),
+			field_2: rg.total_byte_size,
+			field_3: rg.num_rows,
+			field_4: rg.sorting_columns && rg.sorting_columns.map((sc) => ({
+				field_1: sc.column_idx,
+				field_2: sc.descending,
+				field_3: sc.nulls_first
+			})),
+			field_5: rg.file_offset,
+			field_6: rg.total_compressed_size
+		})),
+		field_5: metadata.key_value_metadata && metadata.key_value_metadata.map((kv) => ({
+			field_1: kv.key,
+			field_2: kv.value
+		})),
+		field_6: metadata.created_by,
+		field_7: metadata.schema.filter((element) => element.type).map(() => ({ field_1: {} }))
+	};
+	const metadataStart = writer.offset;
+	serializeTCompactProtocol(writer, compact);
+	const metadataLength = writer.offset - metadataStart;
+	writer.appendUint32(metadataLength);
+	/**
+	* Resolve schema element for statistics using the stored path.
+	*
+	* @param {string[]} path
+	* @returns {SchemaElement}
+	*/
+	function schemaElement(path) {
+		const tree = resolveSchemaPath(path);
+		return tree[tree.length - 1].element;
+	}
+}
+/**
+* Convert bounds to a struct with explicitly typed DOUBLE fields.
+*
+* @param {BoundingBox} bbox
+* @returns {PreconvertedThriftStruct}
+*/
+function thriftBoundingBox(bbox) {
+	return new ThriftStruct([
+		[
+			1,
+			7,
+			bbox.xmin
+		],
+		[
+			2,
+			7,
+			bbox.xmax
+		],
+		[
+			3,
+			7,
+			bbox.ymin
+		],
+		[
+			4,
+			7,
+			bbox.ymax
+		],
+		[
+			5,
+			7,
+			bbox.zmin
+		],
+		[
+			6,
+			7,
+			bbox.zmax
+		],
+		[
+			7,
+			7,
+			bbox.mmin
+		],
+		[
+			8,
+			7,
+			bbox.mmax
+		]
+	]);
+}
+/**
+* @param {LogicalType | undefined} type
+* @returns {ThriftObject | undefined}
+*/
+function logicalType(type) {
+	if (!type) return;
+	if (type.type === "STRING") return { field_1: {} };
+	if (type.type === "MAP") return { field_2: {} };
+	if (type.type === "LIST") return { field_3: {} };
+	if (type.type === "ENUM") return { field_4: {} };
+	if (type.type === "DECIMAL") return { field_5: {
+		field_1: type.scale,
+		field_2: type.precision
+	} };
+	if (type.type === "DATE") return { field_6: {} };
+	if (type.type === "TIME") return { field_7: {
+		field_1: type.isAdjustedToUTC,
+		field_2: timeUnit(type.unit)
+	} };
+	if (type.type === "TIMESTAMP") return { field_8: {
+		field_1: type.isAdjustedToUTC,
+		field_2: timeUnit(type.unit)
+	} };
+	if (type.type === "INTEGER") return { field_10: {
+		field_1: type.bitWidth,
+		field_2: type.isSigned
+	} };
+	if (type.type === "NULL") return { field_11: {} };
+	if (type.type === "JSON") return { field_12: {} };
+	if (type.type === "BSON") return { field_13: {} };
+	if (type.type === "UUID") return { field_14: {} };
+	if (type.type === "FLOAT16") return { field_15: {} };
+	if (type.type === "VARIANT") return { field_16: {} };
+	if (type.type === "GEOMETRY") return { field_17: { field_1: type.crs } };
+	if (type.type === "GEOGRAPHY") return { field_18: {
+		field_1: type.crs,
+		field_2: type.algorithm && EdgeInterpolationAlgorithms.indexOf(type.algorithm)
+	} };
+}
+/**
+* @param {TimeUnit} unit
+* @returns {ThriftObject}
+*/
+function timeUnit(unit) {
+	if (unit === "NANOS") return { field_3: {} };
+	if (unit === "MICROS") return { field_2: {} };
+	return { field_1: {} };
+}
+var init_metadata = __esmMin((() => {
+	init_constants();
+	init_schema$1();
+	init_thrift();
+	init_unconvert();
+}));
+// node_modules/hyparquet-writer/src/snappy.js
+/**
+* Compress snappy data.
+* Returns Snappy-compressed bytes as Uint8Array.
+*
+* @param {Uint8Array} input - uncompressed data
+* @returns {Uint8Array}
+*/
+function snappyCompress(input) {
+	const writer = new ByteWriter();
+	writer.appendVarInt(input.length);
+	compressInput(writer, input);
+	return writer.getBytes();
+}
+/**
+* Hash function used in the reference implementation.
+*
+* @param {number} key
+* @param {number} hashFuncShift
+* @returns {number}
+*/
+function hashFunc(key, hashFuncShift) {
+	return Math.imul(key, 506832829) >>> hashFuncShift;
+}
+/**
+* Load a 32-bit little-endian integer from a byte array.
+*
+* @param {Uint8Array} array
+* @param {number} pos
+* @returns {number}
+*/
+function load32(array, pos) {
+	return array[pos] + (array[pos + 1] << 8) + (array[pos + 2] << 16) + (array[pos + 3] << 24);
+}
+/**
+* Compare two 32-bit sequences for equality.
+*
+* @param {Uint8Array} array
+* @param {number} pos1
+* @param {number} pos2
+* @returns {boolean}
+*/
+function equals32(array, pos1, pos2) {
+	return array[pos1] === array[pos2] && array[pos1 + 1] === array[pos2 + 1] && array[pos1 + 2] === array[pos2 + 2] && array[pos1 + 3] === array[pos2 + 3];
+}
+/**
+* Emit a literal chunk of data.
+* @param {Writer} writer
+* @param {Uint8Array} input
+* @param {number} ip
+* @param {number} len
+*/
+function emitLiteral(writer, input, ip, len) {
+	if (len <= 60) writer.appendUint8(len - 1 << 2);
+	else {
+		const value = len - 1;
+		const bytes = value < 256 ? 1 : value < 65536 ? 2 : value < 16777216 ? 3 : 4;
+		writer.appendUint8(59 + bytes << 2);
+		for (let i = 0; i < bytes; i++) writer.appendUint8(value >>> i * 8);
+	}
+	writer.appendBytes(input.subarray(ip, ip + len));
+}
+/**
+* Emit a copy of previous data.
+* @param {Writer} writer
+* @param {number} offset
+* @param {number} len
+*/
+function emitCopyLessThan64(writer, offset, len) {
+	if (len < 12 && offset < 2048) {
+		writer.appendUint8(1 + (len - 4 << 2) + (offset >>> 8 << 5));
+		writer.appendUint8(offset & 255);
+	} else {
+		writer.appendUint8(2 + (len - 1 << 2));
+		writer.appendUint8(offset & 255);
+		writer.appendUint8(offset >>> 8);
+	}
+}
+/**
+* Emit a copy of previous data.
+* @param {Writer} writer
+* @param {number} offset
+* @param {number} len
+*/
+function emitCopy(writer, offset, len) {
+	while (len >= 68) {
+		emitCopyLessThan64(writer, offset, 64);
+		len -= 64;
+	}
+	if (len > 64) {
+		emitCopyLessThan64(writer, offset, 60);
+		len -= 60;
+	}
+	emitCopyLessThan64(writer, offset, len);
+}
+/**
+* Compress input data.
+* @param {Writer} writer
+* @param {Uint8Array} input
+*/
+function compressInput(writer, input) {
+	const inputSize = input.length;
+	let hashTableBits = 1;
+	while (1 << hashTableBits <= inputSize && hashTableBits <= MAX_HASH_TABLE_BITS) hashTableBits++;
+	hashTableBits--;
+	const hashFuncShift = 32 - hashTableBits;
+	globalHashTables[hashTableBits] ??= new Uint32Array(1 << hashTableBits);
+	const hashTable = globalHashTables[hashTableBits];
+	hashTable.fill(0);
+	const ipEnd = inputSize;
+	let ipLimit;
+	let ip = 0;
+	let nextEmit = 0;
+	let hash, nextHash;
+	let nextIp, candidate, skip;
+	let bytesBetweenHashLookups;
+	let base, matched, offset;
+	let prevHash, curHash;
+	let flag = true;
+	const INPUT_MARGIN = 15;
+	if (inputSize >= INPUT_MARGIN) {
+		ipLimit = ipEnd - INPUT_MARGIN;
+		ip++;
+		nextHash = hashFunc(load32(input, ip), hashFuncShift);
+		while (flag) {
+			skip = 32;
+			nextIp = ip;
+			do {
+				ip = nextIp;
+				hash = nextHash;
+				bytesBetweenHashLookups = skip >>> 5;
+				skip++;
+				nextIp = ip + bytesBetweenHashLookups;
+				if (ip > ipLimit) {
+					flag = false;
+					break;
+				}
+				nextHash = hashFunc(load32(input, nextIp), hashFuncShift);
+				candidate = hashTable[hash];
+				hashTable[hash] = ip;
+			} while (ip - candidate > MAX_OFFSET || !equals32(input, ip, candidate));
+			if (!flag) break;
+			emitLiteral(writer, input, nextEmit, ip - nextEmit);
+			do {
+				base = ip;
+				matched = 4;
+				while (ip + matched < ipEnd && input[ip + matched] === input[candidate + matched]) matched++;
+				ip += matched;
+				offset = base - candidate;
+				emitCopy(writer, offset, matched);
+				nextEmit = ip;
+				if (ip >= ipLimit) {
+					flag = false;
+					break;
+				}
+				prevHash = hashFunc(load32(input, ip - 1), hashFuncShift);
+				hashTable[prevHash] = ip - 1;
+				curHash = hashFunc(load32(input, ip), hashFuncShift);
+				candidate = hashTable[curHash];
+				hashTable[curHash] = ip;
+			} while (ip - candidate <= MAX_OFFSET && equals32(input, ip, candidate));
+			if (!flag) break;
+			ip++;
+			nextHash = hashFunc(load32(input, ip), hashFuncShift);
+		}
+	}
+	if (nextEmit < ipEnd) emitLiteral(writer, input, nextEmit, ipEnd - nextEmit);
+}
+var MAX_HASH_TABLE_BITS, MAX_OFFSET, globalHashTables;
+var init_snappy = __esmMin((() => {
+	init_bytewriter();
+	MAX_HASH_TABLE_BITS = 14;
+	MAX_OFFSET = 65535;
+	globalHashTables = new Array(15);
+}));
+// node_modules/hyparquet-writer/src/parquet-writer.js
+/**
+* Target row count for the i-th row group. When rowGroupSize is an array, the
+* last entry repeats once the array is exhausted.
+*
+* @param {number | number[]} rowGroupSize - Size of each row group or an array of sizes
+* @param {number} i - zero-based group index
+* @returns {number}
+*/
+function groupSize(rowGroupSize, i) {
+	return Array.isArray(rowGroupSize) ? rowGroupSize[Math.min(i, rowGroupSize.length - 1)] : rowGroupSize;
+}
+/**
+* Create an iterator for row groups based on the specified row group size.
+* If rowGroupSize is an array, it will return groups based on the sizes in the array.
+* When the array runs out, it will continue with the last size.
+*
+* @param {object} options
+* @param {number} options.columnDataRows - Total number of rows in the column data
+* @param {number | number[]} options.rowGroupSize - Size of each row group or an array of sizes
+* @returns {Array<{groupStartIndex: number, groupSize: number}>}
+*/
+function groupIterator({ columnDataRows, rowGroupSize }) {
+	if (Array.isArray(rowGroupSize) && !rowGroupSize.length) throw new Error("rowGroupSize array cannot be empty");
+	const groups = [];
+	let groupIndex = 0;
+	let groupStartIndex = 0;
+	while (groupStartIndex < columnDataRows) {
+		const size = groupSize(rowGroupSize, groupIndex);
+		groups.push({
+			groupStartIndex,
+			groupSize: Math.min(size, columnDataRows - groupStartIndex)
+		});
+		groupStartIndex += size;
+		groupIndex++;
+	}
+	return groups;
+}
+/**
+* Expand a schema path to all primitive leaf nodes under the column.
+*
+* @param {SchemaTree[]} schemaPath
+* @returns {SchemaTree[][]}
+*/
+function getLeafSchemaPaths(schemaPath) {
+	/** @type {SchemaTree[][]} */
+	const leaves = [];
+	dfs(schemaPath);
+	return leaves;
+	/**
+	* @param {SchemaTree[]} path
+	*/
+	function dfs(path) {
+		const node = path[path.length - 1];
+		if (!node.children.length) {
+			leaves.push(path);
+			return;
+		}
+		for (const child of node.children) dfs([...path, child]);
+	}
+}
+var ParquetWriter;
+var init_parquet_writer = __esmMin((() => {
+	init_bloom();
+	init_column();
+	init_dremel();
+	init_indexes();
+	init_metadata();
+	init_schema$1();
+	init_snappy();
+	init_variant();
+	ParquetWriter = class {
+		/**
+		* @param {object} options
+		* @param {Writer} options.writer
+		* @param {SchemaElement[]} options.schema
+		* @param {CompressionCodec} [options.codec]
+		* @param {Compressors} [options.compressors]
+		* @param {boolean} [options.statistics]
+		* @param {number} [options.statisticsTruncateLength]
+		* @param {KeyValue[]} [options.kvMetadata]
+		* @param {string} [options.createdBy]
+		*/
+		constructor({ writer, schema, codec = "SNAPPY", compressors, statistics = true, statisticsTruncateLength, kvMetadata, createdBy = "hyparquet" }) {
+			if (statisticsTruncateLength !== void 0 && statisticsTruncateLength !== Infinity && !(Number.isInteger(statisticsTruncateLength) && statisticsTruncateLength > 0)) throw new Error("statisticsTruncateLength must be a positive integer or Infinity");
+			this.writer = writer;
+			/** @type {SchemaElement[]} */
+			this.schema = schema;
+			/** @type {CompressionCodec} */
+			this.codec = codec;
+			this.compressors = {
+				SNAPPY: snappyCompress,
+				...compressors
+			};
+			this.statistics = statistics;
+			this.statisticsTruncateLength = statisticsTruncateLength;
+			/** @type {KeyValue[] | undefined} */
+			this.kvMetadata = kvMetadata;
+			this.createdBy = createdBy;
+			/** @type {RowGroup[]} */
+			this.row_groups = [];
+			this.num_rows = 0n;
+			/** @type {PageIndexes[]} */
+			this.pendingIndexes = [];
+			this.writer.appendUint32(827474256);
+		}
+		/**
+		* Write data to the file.
+		* Will split data into row groups of the specified size.
+		* Calls writer.flush() (if defined) after each row group; if it returns a
+		* Promise, subsequent row groups await it before encoding more data.
+		*
+		* @param {object} options
+		* @param {ColumnSource[]} options.columnData
+		* @param {number | number[]} [options.rowGroupSize]
+		* @param {number} [options.pageSize]
+		* @param {number} [options.dictionarySize]
+		* @returns {void | Promise<void>}
+		*/
+		write({ columnData, rowGroupSize = [1e3, 1e5], pageSize = 1048576, dictionarySize }) {
+			for (const { codec = this.codec } of columnData) if (codec !== "UNCOMPRESSED" && !this.compressors[codec]) throw new Error(`parquet no compressor for codec ${codec}`);
+			const columnDataRows = columnData[0]?.data?.length || 0;
+			const resolveSchemaPath = schemaPathResolver(this.schema);
+			/** @type {Promise<void> | undefined} */
+			let pending;
+			for (const { groupStartIndex, groupSize } of groupIterator({
+				columnDataRows,
+				rowGroupSize
+			})) {
+				const writeGroup = () => {
+					const groupStartOffset = this.writer.offset;
+					/** @type {ColumnChunk[]} */
+					const columns = [];
+					for (let j = 0; j < columnData.length; j++) {
+						const { name, data, encoding, codec = this.codec, columnIndex = false, offsetIndex = true, shredding, bloomFilter, statistics = this.statistics } = columnData[j];
+						if (columnIndex && !offsetIndex) throw new Error("parquet ColumnIndex cannot be present without OffsetIndex");
+						if (data.length !== columnDataRows) throw new Error("parquet columns must have the same length");
+						const groupData = data.slice(groupStartIndex, groupStartIndex + groupSize);
+						const columnPath = resolveSchemaPath([name]);
+						const leafPaths = getLeafSchemaPaths(columnPath);
+						const columnElement = columnPath.at(-1)?.element;
+						const shreddingConfig = shredding && shredding !== true ? shredding : void 0;
+						const isVariant = columnElement?.logical_type?.type === "VARIANT";
+						const isRequired = columnElement?.repetition_type === "REQUIRED";
+						const rows = isVariant ? encodeVariantColumn(Array.from(groupData), shreddingConfig, {
+							name,
+							required: isRequired
+						}) : groupData;
+						for (const leafPath of leafPaths) {
+							const schemaPath = leafPath.map((node) => node.element);
+							/** @type {ColumnEncoder} */
+							const column = {
+								columnName: schemaPath.slice(1).map((s) => s.name).join("."),
+								element: schemaPath[schemaPath.length - 1],
+								schemaPath,
+								codec,
+								compressors: this.compressors,
+								stats: statistics,
+								statisticsTruncateLength: this.statisticsTruncateLength,
+								pageSize,
+								dictionarySize,
+								columnIndex,
+								offsetIndex,
+								encoding,
+								bloomFilter
+							};
+							const pageData = encodeNestedValues(leafPath, rows);
+							const result = writeColumn({
+								writer: this.writer,
+								column,
+								pageData
+							});
+							columns.push(result.chunk);
+							this.pendingIndexes.push(result);
+						}
+					}
+					let total_byte_size = 0n;
+					for (const { meta_data } of columns) total_byte_size += meta_data?.total_uncompressed_size ?? 0n;
+					this.num_rows += BigInt(groupSize);
+					this.row_groups.push({
+						columns,
+						total_byte_size,
+						num_rows: BigInt(groupSize),
+						total_compressed_size: BigInt(this.writer.offset - groupStartOffset)
+					});
+					return this.writer.flush?.();
+				};
+				if (pending) pending = pending.then(writeGroup);
+				else {
+					const r = writeGroup();
+					if (r) pending = Promise.resolve(r);
+				}
+			}
+			return pending;
+		}
+		/**
+		* Finish writing the file.
+		*
+		* @returns {void | Promise<void>}
+		*/
+		finish() {
+			writeIndexes(this.writer, this.pendingIndexes);
+			writeBlooms(this.writer, this.pendingIndexes);
+			/** @type {FileMetaData} */
+			const metadata = {
+				version: 2,
+				created_by: this.createdBy,
+				schema: this.schema,
+				num_rows: this.num_rows,
+				row_groups: this.row_groups,
+				metadata_length: 0,
+				key_value_metadata: this.kvMetadata
+			};
+			delete metadata.metadata_length;
+			writeMetadata(this.writer, metadata, this.statisticsTruncateLength);
+			this.writer.appendUint32(827474256);
+			return this.writer.finish();
+		}
+	};
+}));
+// node_modules/hyparquet-writer/src/write.js
+/**
+* @import {ParquetWriteOptions} from '../src/types.js'
+*/
+/**
+* Write data as parquet to a file or stream.
+*
+* @param {ParquetWriteOptions} options
+* @returns {void | Promise<void>}
+*/
+function parquetWrite({ writer, columnData, schema, codec = "SNAPPY", compressors, statistics = true, statisticsTruncateLength, rowGroupSize = [1e3, 1e5], kvMetadata, createdBy, pageSize = 1048576, dictionarySize }) {
+	columnData = columnData.map((col) => {
+		if (col.shredding === true && col.type === "VARIANT") {
+			const detected = autoDetectShredding(Array.from(col.data));
+			return detected ? {
+				...col,
+				shredding: detected
+			} : {
+				...col,
+				shredding: void 0
+			};
+		}
+		if (col.shredding !== void 0 && col.shredding !== true && col.type === "VARIANT") {
+			const shredding = normalizeShreddingConfig(col.shredding);
+			return shredding ? {
+				...col,
+				shredding
+			} : {
+				...col,
+				shredding: void 0
+			};
+		}
+		return col;
+	});
+	if (!schema) schema = schemaFromColumnData({ columnData });
+	else if (columnData.some(({ type }) => type)) throw new Error("cannot provide both schema and columnData type");
+	const pq = new ParquetWriter({
+		writer,
+		schema,
+		codec,
+		compressors,
+		statistics,
+		statisticsTruncateLength,
+		kvMetadata,
+		createdBy
+	});
+	const w = pq.write({
+		columnData,
+		rowGroupSize,
+		pageSize,
+		dictionarySize
+	});
+	return w ? w.then(() => pq.finish()) : pq.finish();
+}
+/**
+* Write data as parquet to an ArrayBuffer.
+*
+* @param {Omit<ParquetWriteOptions, 'writer'>} options
+* @returns {ArrayBuffer}
+*/
+function parquetWriteBuffer(options) {
+	const writer = new ByteWriter();
+	parquetWrite({
+		...options,
+		writer
+	});
+	return writer.getBuffer();
+}
+var init_write = __esmMin((() => {
+	init_bytewriter();
+	init_parquet_writer();
+	init_schema$1();
+	init_variant();
+}));
+// node_modules/hyparquet-writer/src/write-rows.js
+/**
+* @import {DecodedArray} from 'hyparquet'
+* @import {ColumnSource, ParquetWriteRowsOptions} from '../src/types.js'
+*/
+/**
+* Write row objects to parquet without first transposing the whole dataset into
+* columns, so peak memory is bounded by the row-group size, not the dataset.
+*
+* `rows` may be an array, any sync iterable (a generator, a Set), or an async
+* iterable (a DB cursor, a stream). With a lazy source the rows are pulled one
+* group at a time and never all held at once, so peak memory is independent of
+* the total row count.
+*
+* Return type: an async-iterable source always returns a promise, since its
+* rows can't be pulled synchronously. For an array or sync iterable it is
+* governed by the sink — an async `writer` (its `flush` returns a promise)
+* returns a promise, a fully synchronous sink returns void. Either way each
+* group's write settles before the next group is pulled, so the source and sink
+* stay within one group of each other (see drain / drainAsync below).
+*
+* `columns` is required and fixes the column names and order (same fields as
+* ColumnSource minus the data); per-column `type` is optional. A schema is
+* inferred from the first group's values unless one is supplied.
+*
+* Takes the same write options as {@link parquetWrite} (codec, compressors,
+* statistics, statisticsTruncateLength, rowGroupSize, pageSize, dictionarySize,
+* kvMetadata, createdBy, schema) at the top level,
+* minus `columnData`, since `rows` and `columns` describe the data instead.
+*
+* @param {ParquetWriteRowsOptions} options
+* @returns {void | Promise<void>}
+*/
+function parquetWriteRows({ writer, rows, columns, schema, rowGroupSize = [1e3, 1e5], pageSize, dictionarySize, ...options }) {
+	if (!Array.isArray(columns) || columns.length === 0) throw new Error("parquetWriteRows requires a non-empty columns array");
+	const isArray = Array.isArray(rows);
+	/** @type {any} */
+	const source = rows;
+	const isAsync = !isArray && source && typeof source[Symbol.asyncIterator] === "function";
+	const isSync = !isArray && source && typeof source[Symbol.iterator] === "function";
+	if (!isArray && !isAsync && !isSync) throw new Error("parquetWriteRows expects a rows array, iterable, or async iterable");
+	if (Array.isArray(rowGroupSize) && !rowGroupSize.length) throw new Error("rowGroupSize array cannot be empty");
+	const fields = columns.map((s) => s.name);
+	/** @type {ParquetWriter | undefined} */
+	let pq;
+	/**
+	* Yield successive row-group windows. For an array these index straight into
+	* `rows` with no buffering; for a lazy iterable each window is a freshly
+	* buffered batch, pulled from the source only when the consumer asks for the
+	* next window, so under backpressure the source is never read ahead of the
+	* writer.
+	* @yields {{ src: Record<string, any>[], start: number, size: number }}
+	*/
+	function* windows() {
+		if (isArray) {
+			let i = 0;
+			let g = 0;
+			while (i < rows.length) {
+				const size = Math.min(groupSize(rowGroupSize, g++), rows.length - i);
+				yield {
+					src: rows,
+					start: i,
+					size
+				};
+				i += size;
+			}
+		} else {
+			/** @type {Record<string, any>[]} */
+			let batch = [];
+			let g = 0;
+			let target = groupSize(rowGroupSize, 0);
+			for (const row of source) {
+				batch.push(row);
+				if (batch.length >= target) {
+					yield {
+						src: batch,
+						start: 0,
+						size: batch.length
+					};
+					batch = [];
+					target = groupSize(rowGroupSize, ++g);
+				}
+			}
+			if (batch.length) yield {
+				src: batch,
+				start: 0,
+				size: batch.length
+			};
+		}
+	}
+	/**
+	* Transpose one window of rows and write it as a single row group, lazily
+	* creating the writer (and inferring the schema from the first group) on the
+	* first call. Returns the writer's promise iff the sink flushed asynchronously.
+	* @param {Record<string, any>[]} src
+	* @param {number} start
+	* @param {number} size
+	* @returns {void | Promise<void>}
+	*/
+	function writeWindow(src, start, size) {
+		const cols = transposeWindow(src, fields, start, size);
+		/** @type {ColumnSource[]} */
+		const columnData = columns.map((spec, c) => ({
+			...spec,
+			data: cols[c]
+		}));
+		if (!pq) pq = new ParquetWriter({
+			writer,
+			schema: schema ?? schemaFromColumnData({ columnData }),
+			...options
+		});
+		return pq.write({
+			columnData,
+			rowGroupSize: size,
+			pageSize,
+			dictionarySize
+		});
+	}
+	const it = windows();
+	/**
+	* Pull, transpose, and write windows in order. Returns a promise iff a write
+	* was async, in which case it resumes the loop only after that write settles
+	* so the source can't run ahead of the writer.
+	* @returns {void | Promise<void>}
+	*/
+	function drain() {
+		for (let next = it.next(); !next.done; next = it.next()) {
+			const { src, start, size } = next.value;
+			const r = writeWindow(src, start, size);
+			if (r) return r.then(drain);
+		}
+	}
+	/**
+	* Async-source variant of {@link drain}: pull rows from an async iterable one
+	* group at a time, awaiting each group's write before pulling the next so the
+	* source (a cursor or stream) is never read ahead of the writer. Only ever
+	* one buffered batch plus its columnar copy is held, so peak memory stays
+	* bounded by the row-group size regardless of total row count.
+	* @returns {Promise<void>}
+	*/
+	async function drainAsync() {
+		/** @type {Record<string, any>[]} */
+		let batch = [];
+		let g = 0;
+		let target = groupSize(rowGroupSize, 0);
+		for await (const row of source) {
+			batch.push(row);
+			if (batch.length >= target) {
+				await writeWindow(batch, 0, batch.length);
+				batch = [];
+				target = groupSize(rowGroupSize, ++g);
+			}
+		}
+		if (batch.length) await writeWindow(batch, 0, batch.length);
+	}
+	/**
+	* Emit an empty file if no rows were written, then finish.
+	* @returns {void | Promise<void>}
+	*/
+	function finish() {
+		if (!pq) {
+			/** @type {ColumnSource[]} */
+			const columnData = columns.map((spec) => ({
+				...spec,
+				data: []
+			}));
+			pq = new ParquetWriter({
+				writer,
+				schema: schema ?? schemaFromColumnData({ columnData }),
+				...options
+			});
+			const w = pq.write({
+				columnData,
+				rowGroupSize,
+				pageSize,
+				dictionarySize
+			});
+			if (w) return w.then(() => pq?.finish());
+		}
+		return pq?.finish();
+	}
+	if (isAsync) return drainAsync().then(finish);
+	const drained = drain();
+	return drained ? drained.then(finish) : finish();
+}
+/**
+* Transpose a window of row objects into one array per field, in a single pass.
+*
+* @param {Record<string, any>[]} rows
+* @param {string[]} fields
+* @param {number} start
+* @param {number} size
+* @returns {DecodedArray[]}
+*/
+function transposeWindow(rows, fields, start, size) {
+	const width = fields.length;
+	const cols = new Array(width);
+	for (let c = 0; c < width; c++) cols[c] = new Array(size);
+	for (let k = 0; k < size; k++) {
+		const row = rows[start + k];
+		for (let c = 0; c < width; c++) cols[c][k] = row[fields[c]];
+	}
+	return cols;
+}
+var init_write_rows = __esmMin((() => {
+	init_parquet_writer();
+	init_schema$1();
+}));
+// node_modules/hyparquet-writer/src/index.js
+var init_src = __esmMin((() => {
+	init_write();
+	init_write_rows();
+	init_schema$1();
+	init_bytewriter();
+	init_parquet_writer();
+	init_wkb();
+}));
+/**
+* @typedef {import('hyparquet').KeyValue} KeyValue
+* @typedef {import('hyparquet').SchemaElement} SchemaElement
+* @typedef {import('../src/types.d.ts').BasicType} BasicType
+* @typedef {import('../src/types.d.ts').ColumnSource} ColumnSource
+* @typedef {import('../src/types.d.ts').ParquetWriteOptions} ParquetWriteOptions
+* @typedef {import('../src/types.d.ts').Writer} Writer
+*/
+// node_modules/hyparquet-writer/src/node.js
+var node_exports = /* @__PURE__ */ __exportAll$1({
+	ByteWriter: () => ByteWriter,
+	ParquetWriter: () => ParquetWriter,
+	autoSchemaElement: () => autoSchemaElement,
+	fileWriter: () => fileWriter,
+	geojsonToWkb: () => geojsonToWkb,
+	parquetWrite: () => parquetWrite,
+	parquetWriteBuffer: () => parquetWriteBuffer,
+	parquetWriteFile: () => parquetWriteFile,
+	parquetWriteRows: () => parquetWriteRows,
+	schemaFromColumnData: () => schemaFromColumnData
+});
+/**
+* @import {ParquetWriteOptions, Writer} from '../src/types.js'
+*/
+/**
+* Write data as parquet to a local file.
+*
+* @param {Omit<ParquetWriteOptions, 'writer'> & { filename: string }} options
+*/
+function parquetWriteFile(options) {
+	const { filename, ...rest } = options;
+	const writer = fileWriter(filename);
+	parquetWrite({
+		...rest,
+		writer
+	});
+}
+/**
+* Buffered file writer.
+* Writes data to a local file in chunks using node fs.
+*
+* @param {string} filename
+* @returns {Writer}
+*/
+function fileWriter(filename) {
+	const writer = new ByteWriter();
+	const chunkSize = 1e6;
+	fs.default.writeFileSync(filename, "", { flag: "w" });
+	function flush() {
+		const chunk = new Uint8Array(writer.buffer, 0, writer.index);
+		fs.default.writeFileSync(filename, chunk, { flag: "a" });
+		writer.index = 0;
+	}
+	/**
+	* Override the ensure method
+	* @param {number} size
+	*/
+	writer.ensure = function(size) {
+		if (writer.index > chunkSize) flush();
+		if (writer.index + size > writer.buffer.byteLength) {
+			const newSize = Math.max(writer.buffer.byteLength * 2, writer.index + size);
+			const newBuffer = new ArrayBuffer(newSize);
+			new Uint8Array(newBuffer).set(new Uint8Array(writer.buffer));
+			writer.buffer = newBuffer;
+			writer.view = new DataView(writer.buffer);
+		}
+	};
+	writer.getBuffer = function() {
+		throw new Error("getBuffer not supported for FileWriter");
+	};
+	writer.getBytes = function() {
+		throw new Error("getBytes not supported for FileWriter");
+	};
+	writer.finish = function() {
+		flush();
+	};
+	return writer;
+}
+var init_node$1 = __esmMin((() => {
+	init_bytewriter();
+	init_write();
+	init_src();
+}));
+// dist/engines/export/writers.js
+/** A buffered text writer into a file (atomic) or a stream. */
+function textWriter(out, encode) {
+	let buf = "";
+	let bytes = 0;
+	const file = "commit" in out ? out : void 0;
+	const flush = async () => {
+		if (!buf) return;
+		const chunk = buf;
+		buf = "";
+		bytes += Buffer.byteLength(chunk);
+		if (file) await file.write(chunk);
+		else out.write(chunk);
+	};
+	return {
+		get bytes() {
+			return bytes + Buffer.byteLength(buf);
+		},
+		async add(row) {
+			buf += encode(row);
+			if (buf.length > 65536) await flush();
+		},
+		async commit() {
+			await flush();
+			await file?.commit();
+		},
+		async abort() {
+			buf = "";
+			await file?.abort();
+		}
+	};
+}
+/** Open the writer of an export: `output` a path (by its extension), or a stream of text (JSONL or Markdown). */
+async function openWriter(output, container, format) {
+	const encode = container === "markdown" ? markdownEncoder() : jsonLine;
+	if (typeof output !== "string") return textWriter(output, encode);
+	const file = await openFileAtomic(output);
+	if (container === "parquet") return parquetWriter(file, format);
+	return textWriter(file, encode);
+}
+/** Markdown transcripts one after another, a rule between two. */
+function markdownEncoder() {
+	let first = true;
+	return (row) => {
+		const text = String(row);
+		const out = first ? text : `\n---\n\n${text}`;
+		first = false;
+		return out;
+	};
+}
+/** A column's Parquet schema elements (depth first), a list as the standard three-level LIST. */
+function elements(name, t) {
+	if (t === "string") return [{
+		name,
+		type: "BYTE_ARRAY",
+		converted_type: "UTF8",
+		repetition_type: "OPTIONAL"
+	}];
+	if (t === "int") return [{
+		name,
+		type: "INT64",
+		repetition_type: "OPTIONAL"
+	}];
+	if (t === "bool") return [{
+		name,
+		type: "BOOLEAN",
+		repetition_type: "OPTIONAL"
+	}];
+	if ("list" in t) return [
+		{
+			name,
+			repetition_type: "OPTIONAL",
+			converted_type: "LIST",
+			num_children: 1
+		},
+		{
+			name: "list",
+			repetition_type: "REPEATED",
+			num_children: 1
+		},
+		...elements("element", t.list)
+	];
+	return [{
+		name,
+		repetition_type: "OPTIONAL",
+		num_children: t.struct.length
+	}, ...t.struct.flatMap(([n, c]) => elements(n, c))];
+}
+/** A value as its column holds it: ints as bigints (INT64), what the schema has no place for dropped. */
+function columnValue(v, t) {
+	if (v === void 0 || v === null) return null;
+	if (t === "string") return typeof v === "string" ? v : stringifyJson(v);
+	if (t === "int") return typeof v === "bigint" ? v : Number.isFinite(Number(v)) ? BigInt(Math.trunc(Number(v))) : null;
+	if (t === "bool") return Boolean(v);
+	if ("list" in t) return Array.isArray(v) ? v.map((x) => columnValue(x, t.list)) : null;
+	if (typeof v !== "object") return null;
+	const o = {};
+	for (const [n, c] of t.struct) o[n] = columnValue(v[n], c);
+	return o;
+}
+async function parquetWriter(file, format) {
+	const { ByteWriter, ParquetWriter } = await Promise.resolve().then(() => (init_node$1(), node_exports));
+	const schema = [{
+		name: "root",
+		num_children: format.columns.length
+	}, ...format.columns.flatMap(([n, t]) => elements(n, t))];
+	const bytes = new ByteWriter();
+	let pending = Promise.resolve();
+	const drain = () => {
+		const chunk = new Uint8Array(bytes.buffer, 0, bytes.index).slice();
+		bytes.index = 0;
+		pending = pending.then(() => file.write(chunk));
+		return pending;
+	};
+	Object.assign(bytes, {
+		flush: drain,
+		finish: drain
+	});
+	const writer = new ParquetWriter({
+		writer: bytes,
+		schema,
+		createdBy: "ckpt export"
+	});
+	let rows = [];
+	let size = 0;
+	const writeGroup = async () => {
+		if (!rows.length) return;
+		const columnData = format.columns.map(([n, t]) => ({
+			name: n,
+			data: rows.map((r) => columnValue(r[n], t))
+		}));
+		rows = [];
+		size = 0;
+		await writer.write({
+			columnData,
+			rowGroupSize: Number.MAX_SAFE_INTEGER
+		});
+		await pending;
+	};
+	return {
+		get bytes() {
+			return file.bytes;
+		},
+		async add(row) {
+			const flat = format.flatten ? format.flatten(row) : row;
+			rows.push(flat);
+			size += (stringifyJson(flat) ?? "").length;
+			if (rows.length >= GROUP_ROWS || size >= GROUP_BYTES) await writeGroup();
+		},
+		async commit() {
+			await writeGroup();
+			await writer.finish();
+			await pending;
+			await file.commit();
+		},
+		async abort() {
+			await pending.catch(() => void 0);
+			await file.abort();
+		}
+	};
+}
+var jsonLine, GROUP_ROWS, GROUP_BYTES;
+var init_writers = __esmMin((() => {
+	init_atomic();
+	init_json$1();
+	jsonLine = (row) => `${stringifyJson(row)}\n`;
+	GROUP_ROWS = 1e3;
+	GROUP_BYTES = 32 << 20;
+}));
+// dist/engines/export/index.js
+var export_exports$1 = /* @__PURE__ */ __exportAll$1({
+	containerOf: () => containerOf,
+	exportThreadOf: () => exportThreadOf,
+	exportThreads: () => exportThreads,
+	formatFor: () => formatFor,
+	inWindow: () => inWindow,
+	storeThreads: () => storeThreads,
+	threadCount: () => threadCount
+});
+/** The container an output's name says: `.parquet`, `.md`/`.markdown`, else JSONL (`.jsonl`, `.ndjson`, `-`). */
+function containerOf(output, as) {
+	if (typeof output !== "string" || output === "-") return as === "markdown" ? "markdown" : "jsonl";
+	const ext = /\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase();
+	if (ext === "parquet") return "parquet";
+	if (ext === "md" || ext === "markdown") return "markdown";
+	if (ext === "jsonl" || ext === "ndjson") return "jsonl";
+	throw usageError(`-o ${output}: name the output by what it holds: .jsonl (or .ndjson), .parquet or .md, or - for standard output`);
+}
+/** The format an export writes: `as` checked against the container (Markdown only into .md or a stream). */
+function formatFor(container, as) {
+	if (as !== void 0 && !EXPORT_FORMATS.includes(as)) throw usageError(`--as ${as}: expected one of ${EXPORT_FORMATS.join(", ")}`);
+	if (container === "markdown") {
+		if (as !== void 0 && as !== "markdown") throw usageError(`--as ${as} is written as JSONL or Parquet: a .md output is a Markdown transcript`);
+		return "markdown";
+	}
+	if (as === "markdown") throw usageError("--as markdown is written to a .md file (or - for standard output)");
+	return as ?? "openai-chat";
+}
+/** Each source's threads in turn; stores opened here are closed when their threads are read (or the export stops). */
+async function* threadsOf(sources, o) {
+	for (const s of sources) if (typeof s === "string") {
+		const u = parseSaverUri(s, o.open?.env);
+		const engine = await engineOf(await openStore$1(u, {
+			...o.open,
+			readOnly: true
+		}));
+		try {
+			yield* storeThreads(engine, u.redacted, o);
+		} finally {
+			await engine.close();
+		}
+	} else if ("saver" in s && "caps" in s) yield* storeThreads(s, s.uri.redacted, o);
+	else if ("engine" in s && "select" in s) yield* storeThreads(s.engine, s.engine.uri.redacted, {
+		...s.select,
+		onUnreadable: o.onUnreadable
+	});
+	else yield* s;
+}
+/**
+* Export every thread of `sources` (the newest checkpoint of each, or every one with `allCheckpoints`) into
+* `options.output` in `options.as`. A file is written atomically: on any error nothing is left at its path.
+*/
+async function exportThreads(sources, options) {
+	const list = Array.isArray(sources) ? sources : [sources];
+	const container = containerOf(options.output, options.as);
+	const as = formatFor(container, options.as);
+	const format = exportFormats[as];
+	const loss = new ExportLoss();
+	const writer = await openWriter(options.output, container, format);
+	const summary = {
+		as,
+		container,
+		output: typeof options.output === "string" ? options.output : null,
+		threads: 0,
+		messages: 0,
+		rows: 0,
+		bytes: 0,
+		lost: [],
+		unreadable: []
+	};
+	const onUnreadable = options.skipUnreadable ? (thread, e) => summary.unreadable.push({
+		thread,
+		reason: e.message
+	}) : void 0;
+	try {
+		for await (let t of threadsOf(list, {
+			...options,
+			onUnreadable
+		})) {
+			if (options.signal?.aborted) throw new CkptError(ExitCode.INTERRUPTED, "interrupted", "interrupted: nothing was written");
+			for (const f of options.transforms ?? []) t = await f(t);
+			for (const row of format.rows(t, loss)) {
+				await options.inspect?.(row, t);
+				await writer.add(row);
+				summary.rows++;
+			}
+			summary.threads++;
+			summary.messages += t.checkpoint.messages.length;
+			options.onProgress?.({
+				threads: summary.threads,
+				rows: summary.rows,
+				bytes: writer.bytes
+			});
+		}
+		await writer.commit();
+	} catch (e) {
+		await writer.abort();
+		throw e;
+	}
+	summary.bytes = writer.bytes;
+	summary.lost = loss.list();
+	return summary;
+}
+var init_export$1 = __esmMin((() => {
+	init_errors();
+	init_export$2();
+	init_types();
+	init_savers();
+	init_engines();
+	init_threads();
+	init_writers();
+}));
+// dist/cli/commands/export.js
+var export_exports = /* @__PURE__ */ __exportAll$1({
+	exportCommand: () => exportCommand,
+	summaryText: () => summaryText
+});
+/** `--since`/`--until`: an ISO date or time, or a duration back from now (7d, 12h). */
+function timeOption(flag, v, now) {
+	if (v === void 0) return void 0;
+	if (/^\d+(?:\.\d+)?(ms|s|m|h|d|w)$/.test(v.trim())) {
+		const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(v.trim());
+		const unit = {
+			ms: 1,
+			s: 1e3,
+			m: 6e4,
+			h: 36e5,
+			d: 864e5,
+			w: 6048e5
+		}[m[2]];
+		return now - Number(m[1]) * unit;
+	}
+	const t = Date.parse(v);
+	if (Number.isNaN(t)) throw usageError(`${flag} ${v}: expected a date or time (2026-12-01, 2026-12-01T10:00Z) or a duration (7d, 12h)`);
+	return t;
+}
+/** `exporting [#####-----]  45%  450/1,000 threads · 2,300 rows · 12 MB` (TTY only). */
+function progressLine(threads, total, rows, bytes, columns) {
+	const tail = `${fmtInt(threads)}${total ? `/${fmtInt(total)}` : ""} threads · ${fmtInt(rows)} rows · ${(bytes / 1e6).toFixed(1)} MB`;
+	if (!total) return `exporting ${tail}`.slice(0, Math.max(20, columns - 1));
+	const frac = Math.min(1, threads / total);
+	const width = Math.max(10, Math.min(40, columns - tail.length - 20));
+	const done = Math.round(frac * width);
+	return `exporting [${"#".repeat(done)}${"-".repeat(width - done)}] ${String(Math.round(frac * 100)).padStart(3)}%  ${tail}`.slice(0, Math.max(20, columns - 1));
+}
+/** The summary on stderr: what was written, and what the format could not carry, per kind. */
+function summaryText(s, checkpoints) {
+	const what = checkpoints ? "checkpoint" : "thread";
+	const lines = [`exported ${pluralInt(s.threads, what)} (${pluralInt(s.messages, "message")}) as ${s.as}${s.container === "parquet" ? " (Parquet)" : ""}: ${pluralInt(s.rows, "row")}${s.output ? ` → ${s.output}` : ""}`];
+	for (const u of s.unreadable.slice(0, 10)) lines.push(`  left out (unreadable): ${printable(u.thread)}: ${printable(u.reason)}`);
+	if (s.unreadable.length > 10) lines.push(`  … and ${s.unreadable.length - 10} more unreadable threads left out`);
+	if (s.lost.length) {
+		lines.push(`${s.as} cannot carry (left out):`);
+		for (const l of s.lost) lines.push(l.count === l.threads && !l.first.includes("#") ? `  ${l.what}: ${plural$2(l.threads, what)} (e.g. ${printable(l.first)})` : `  ${l.what}: ${fmtInt(l.count)} in ${plural$2(l.threads, what)} (e.g. ${printable(l.first)})`);
+		if (s.as !== "ckpt") lines.push("  (--as ckpt keeps everything: the canonical checkpoints)");
+	}
+	return `${lines.join("\n")}\n`;
+}
+var exportCommand;
+var init_export = __esmMin((() => {
+	init_errors();
+	init_plural();
+	init_printable();
+	init_types();
+	init_command$1();
+	init_input();
+	exportCommand = {
+		command: "export <source..>",
+		describe: "Export every thread of stores, folders or files as JSONL (chat, training, audit), Parquet or Markdown",
+		builder: (y) => y.parserConfiguration({ "unknown-options-as-args": true }).positional("source", {
+			type: "string",
+			array: true,
+			default: void 0,
+			describe: "stores (sqlite:, postgres://, redis://, file:), folders, files, <store>#<thread>, or - for stdin"
+		}).option("output", {
+			alias: "o",
+			type: "string",
+			demandOption: true,
+			describe: "out.jsonl (or .ndjson), out.parquet, out.md, or - for JSONL on standard output"
+		}).option("as", {
+			type: "string",
+			choices: [...EXPORT_FORMATS],
+			describe: "the format (default: openai-chat; markdown for .md)"
+		}).option("thread", {
+			type: "string",
+			array: true,
+			describe: "only these threads"
+		}).option("match", {
+			type: "string",
+			array: true,
+			describe: "only threads whose id matches this glob"
+		}).option("since", {
+			type: "string",
+			describe: "only checkpoints written since (a date, or a duration: 7d)"
+		}).option("until", {
+			type: "string",
+			describe: "only checkpoints written before (a date, or a duration: 1d)"
+		}).option("all-checkpoints", {
+			type: "boolean",
+			default: false,
+			describe: "every checkpoint of each thread, oldest first (LangGraph stores keep a history), not the newest"
+		}).option("namespace", {
+			type: "string",
+			array: true,
+			describe: "ckpt's own stores: namespace(s) to export (default: all)"
+		}).option("skip-unreadable", {
+			type: "boolean",
+			default: false,
+			describe: "leave out (and name) threads no format reads, instead of stopping with nothing written"
+		}).option("json", {
+			type: "boolean",
+			default: false,
+			describe: "the summary as JSON on stdout"
+		}).example("ckpt export checkpoints.sqlite -o chats.jsonl", "every LangGraph thread as OpenAI chat JSONL").example("ckpt export mastra.db --as hf-messages -o train.parquet", "Mastra threads as a Hugging Face messages dataset in Parquet").example("ckpt export checkpoints.sqlite --as audit --all-checkpoints -o audit.jsonl", "an audit trail").example("ckpt export ./runs --match 'support-*' --since 7d -o week.md", "last week's support threads, readable"),
+		run: async (args, io) => {
+			const unknown = args.source.find((s) => s.startsWith("-") && s !== "-");
+			if (unknown !== void 0) throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
+			const now = Date.now();
+			const since = timeOption("--since", args.since, now);
+			const until = timeOption("--until", args.until, now);
+			const output = args.output === "" ? "-" : args.output;
+			if (output === "-" && args.json) throw usageError("--json prints the summary on stdout: give -o a file with it");
+			const { containerOf, exportThreadOf, exportThreads, formatFor, threadCount } = await Promise.resolve().then(() => (init_export$1(), export_exports$1));
+			const as = formatFor(containerOf(output, args.as), args.as);
+			const accept = await threadFilter(args);
+			const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
+			const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
+			const { requireCap } = await Promise.resolve().then(() => (init_engines(), engines_exports));
+			const { namespaceOf } = await Promise.resolve().then(() => (init_types$8(), types_exports));
+			const sel = {
+				accept,
+				since,
+				until,
+				allCheckpoints: args.allCheckpoints
+			};
+			const sources = args.source.map((s) => s === "" ? "-" : s);
+			if (sources.filter((s) => s === "-").length > 1) throw usageError("standard input (-) can be read once");
+			const tty = Boolean(io.stderr.isTTY) && output !== "-";
+			let total = 0;
+			const opened = [];
+			for (const spec of sources) {
+				if (spec === "-") {
+					opened.push((async function* () {
+						const text = decodeText(await readStdin(io.stdin), "<stdin>");
+						yield exportThreadOf("<stdin>", text, {
+							threadId: "stdin",
+							name: "<stdin>"
+						});
+					})());
+					total++;
+					continue;
+				}
+				const input = parseInput(spec, {
+					cwd: io.cwd,
+					env: io.env
+				});
+				if (input.kind === "address") {
+					const { engine } = await openStore(input.address.store, {
+						readOnly: true,
+						namespace: input.address.namespace,
+						env: io.env
+					});
+					const a = input.address;
+					opened.push((async function* () {
+						const doc = await readThread(engine, a);
+						const at = engine.caps.history ? doc.name.slice(doc.name.lastIndexOf("@") + 1) : void 0;
+						yield exportThreadOf(engine.uri.redacted, doc.text, {
+							threadId: doc.threadId,
+							namespace: a.namespace,
+							name: doc.name,
+							...at ? { checkpointId: at } : {}
+						});
+					})());
+					total++;
+					continue;
+				}
+				const { parseStore } = await Promise.resolve().then(() => (init_address(), address_exports));
+				const { engine } = await openStore(input.kind === "store" ? input.store : parseStore(spec, {
+					cwd: io.cwd,
+					env: io.env
+				}), {
+					readOnly: true,
+					env: io.env
+				});
+				const flagNs = args.namespace?.length === 1 ? args.namespace[0] : void 0;
+				const uriNs = namespaceOf(engine.uri, flagNs);
+				if (uriNs !== void 0 || args.namespace?.length) requireCap(engine, "namespaces");
+				const namespaces = uriNs !== void 0 ? [uriNs] : args.namespace;
+				const s = {
+					...sel,
+					...namespaces ? { namespaces } : {}
+				};
+				if (tty) total += await threadCount(engine, s);
+				opened.push({
+					engine,
+					select: s
+				});
+			}
+			let shown = 0;
+			const controller = new AbortController();
+			const interrupt = () => {
+				if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
+				controller.abort();
+			};
+			process.on("SIGINT", interrupt);
+			const summary = await exportThreads(opened, {
+				as,
+				signal: controller.signal,
+				skipUnreadable: args.skipUnreadable,
+				output: output === "-" ? io.stdout : output,
+				onProgress: tty ? (p) => {
+					const t = Date.now();
+					if (t - shown < 100) return;
+					shown = t;
+					io.stderr.write(`\r\x1b[2K${progressLine(p.threads, total, p.rows, p.bytes, io.stderr.columns ?? 100)}`);
+				} : void 0
+			}).finally(() => {
+				process.off("SIGINT", interrupt);
+				if (tty && shown) io.stderr.write("\r\x1B[2K");
+			});
+			if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+			else io.stderr.write(summaryText(summary, args.allCheckpoints));
+			return 0;
+		}
+	};
 }));
 // dist/core/replay/providers.js
 /** Check a parsed script file; errors name the JSON pointer of the bad reply. */
@@ -55675,7 +61488,7 @@ function parseArguments(s) {
 }
 var init_http = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 }));
 // dist/providers/openai.js
 var openai_exports = /* @__PURE__ */ __exportAll$1({
@@ -55839,7 +61652,7 @@ function createOpenAIProvider(opts) {
 var textOf, STOP$1;
 var init_openai = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_http();
 	textOf = (content) => content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 	STOP$1 = {
@@ -56059,7 +61872,7 @@ function createAnthropicProvider(opts) {
 var STOP;
 var init_anthropic = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_http();
 	STOP = {
 		end_turn: "stop",
@@ -56261,7 +62074,7 @@ var MODES, replayCommand;
 var init_replay = __esmMin((() => {
 	init_plural();
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_json$1();
 	init_formats();
 	init_providers();
@@ -56619,7 +62432,7 @@ var init_copy = __esmMin((() => {
 	init_errors();
 	init_plural();
 	init_printable();
-	init_redact$1();
+	init_redact();
 	copyCommand = {
 		command: "copy <from> <to>",
 		describe: "Copy a thread (or its history up to a checkpoint: a fork) into a new thread id, in this store or another",
@@ -56688,82 +62501,6 @@ var init_copy = __esmMin((() => {
 }));
 // dist/cli/commands/delete.js
 var delete_exports = /* @__PURE__ */ __exportAll$1({ deleteCommand: () => deleteCommand });
-/** The owner criteria given, checked (`--where key=value`); undefined: none (a thread is deleted). */
-function ownerOf(args) {
-	const o = {};
-	if (args.resource !== void 0) o.resource = String(args.resource);
-	if (args.user !== void 0) o.user = String(args.user);
-	if (args.match?.length) o.match = args.match.map(String);
-	if (args.where?.length) o.where = args.where.map((w) => {
-		const i = String(w).indexOf("=");
-		if (i <= 0) throw usageError(`--where ${w}: expected key=value (a checkpoint metadata key and its value)`);
-		return {
-			key: String(w).slice(0, i),
-			value: String(w).slice(i + 1)
-		};
-	});
-	return Object.keys(o).length ? o : void 0;
-}
-/** `ckpt delete <store> --resource|--user|--match|--where`: an erasure, and its record. */
-async function eraseOwner(args, owner, io) {
-	const { splitAddress, parseStore } = await Promise.resolve().then(() => (init_address(), address_exports));
-	if (splitAddress(args.address).fragment !== void 0) throw usageError(`'${args.address}': name the store alone with ${Object.keys(owner).map((k) => `--${k}`).join(", ")} (a thread is deleted with <store>#<thread> and no criteria)`);
-	const uri = parseStore(args.address, {
-		cwd: io.cwd,
-		env: io.env
-	});
-	const dryRun = !args.yes;
-	const at = (/* @__PURE__ */ new Date()).toISOString();
-	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
-	const { engine } = await openStore(uri, {
-		env: io.env,
-		readOnly: dryRun,
-		existing: true
-	});
-	const { requireCap, requireErasure } = await Promise.resolve().then(() => (init_engines(), engines_exports));
-	try {
-		requireCap(engine, "delete");
-		requireErasure(engine, owner);
-	} catch (e) {
-		await engine.close();
-		throw e;
-	}
-	const where = engine.uri.redacted;
-	let c;
-	try {
-		c = await engine.eraseOwner(owner, dryRun);
-	} finally {
-		await engine.close();
-	}
-	const said = describeOwner(owner);
-	if (!c) throw inputError("no-owner", `nothing in the store belongs to ${said}`, { file: where });
-	if (args.json) {
-		io.stdout.write(`${JSON.stringify({
-			uri: where,
-			dryRun,
-			criteria: owner,
-			at,
-			threads: c.threads ?? [],
-			tables: c.tables,
-			...c.notes ? { notes: c.notes } : {}
-		})}\n`);
-		return 0;
-	}
-	const rows = c.tables.reduce((n, t) => n + t.rows, 0);
-	const w = Math.max(...c.tables.map((t) => t.table.length));
-	const threads = c.threads ?? [];
-	io.stdout.write(`${dryRun ? "dry run: " : ""}erase ${said} in ${where} (${at})\n  ${plural$2(threads.length, "thread")}${threads.length ? `: ${threads.map((t) => printable(t)).join(", ")}` : ""}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(rows, "row")}:\n${c.tables.map((t) => `    ${t.table.padEnd(w)}  ${t.rows}\n`).join("")}${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`);
-	return 0;
-}
-/** The criteria in words: "resource 'alice'", "threads matching 'user-*' with metadata user_id=42". */
-function describeOwner(o) {
-	return [
-		...o.resource !== void 0 ? [`resource '${printable(o.resource)}'`] : [],
-		...o.user !== void 0 ? [`user '${printable(o.user)}'`] : [],
-		...o.match ? [`threads matching ${o.match.map((m) => `'${printable(m)}'`).join(" or ")}`] : [],
-		...o.where ? [`threads with metadata ${o.where.map((x) => `${printable(x.key)}=${printable(x.value)}`).join(" and ")}`] : []
-	].join(", ");
-}
 var mb, deleteCommand;
 var init_delete = __esmMin((() => {
 	init_errors();
@@ -56772,24 +62509,10 @@ var init_delete = __esmMin((() => {
 	mb = (b) => `${(b / 1e6).toFixed(2)} MB`;
 	deleteCommand = {
 		command: "delete <address>",
-		describe: "Delete one thread (every row of it), or erase everything of one user (--resource, --user, --match, --where); a dry run unless --yes",
+		describe: "Delete one thread (all its checkpoints, writes and blobs); a dry run unless --yes",
 		builder: (y) => y.positional("address", {
 			type: "string",
-			describe: "<store>#<thread>: the thread to delete; <store> with --resource, --user, --match or --where"
-		}).option("resource", {
-			type: "string",
-			describe: "Mastra: erase the resource: its row (working memory), every thread of it and every row of those, every row naming it"
-		}).option("user", {
-			type: "string",
-			describe: "Chat SDK template: erase the user: their chats with every row of them, their documents and suggestions, and the User row itself"
-		}).option("match", {
-			type: "string",
-			array: true,
-			describe: "LangGraph: erase every thread whose id matches this glob"
-		}).option("where", {
-			type: "string",
-			array: true,
-			describe: "LangGraph: erase every thread with a checkpoint whose metadata has key=value (e.g. user_id=42)"
+			describe: "<store>#<thread>: the thread to delete"
 		}).option("yes", {
 			type: "boolean",
 			default: false,
@@ -56797,13 +62520,11 @@ var init_delete = __esmMin((() => {
 		}).option("json", {
 			type: "boolean",
 			default: false,
-			describe: "what went (or would go) as JSON: with an owner, an erasure record (criteria, time, threads, tables)"
-		}).example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove").example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it").example("ckpt delete sqlite:mastra.db --resource user-42 --yes --json", "erase a Mastra resource, keep the record").example("ckpt delete sqlite:checkpoints.sqlite --where user_id=42", "what erasing user 42's LangGraph threads would remove"),
+			describe: "what went (or would go) as JSON"
+		}).example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove").example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it"),
 		run: async (args, io) => {
 			const { splitAddress, parseAddress } = await Promise.resolve().then(() => (init_address(), address_exports));
-			const owner = ownerOf(args);
-			if (owner) return eraseOwner(args, owner, io);
-			if (splitAddress(args.address).fragment === void 0) throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>, or whose data to erase: --resource, --user, --match, --where`);
+			if (splitAddress(args.address).fragment === void 0) throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>`);
 			const at = parseAddress(args.address, {
 				cwd: io.cwd,
 				env: io.env
@@ -58026,7 +63747,7 @@ var stats_exports = /* @__PURE__ */ __exportAll$1({ statsCommand: () => statsCom
 var statsCommand;
 var init_stats = __esmMin((() => {
 	init_command$1();
-	init_types$7();
+	init_types$8();
 	init_stores();
 	statsCommand = {
 		command: "stats <uri>",
@@ -58126,7 +63847,7 @@ var lsCommand;
 var init_ls = __esmMin((() => {
 	init_errors();
 	init_json$1();
-	init_types$7();
+	init_types$8();
 	init_command$1();
 	init_stores();
 	init_table();
@@ -61057,7 +66778,7 @@ function markTightParagraphs(state, idx) {
 		i += 2;
 	}
 }
-function list$1(state, startLine, endLine, silent) {
+function list(state, startLine, endLine, silent) {
 	let max, pos, start, token;
 	let nextLine = startLine;
 	let tight = true;
@@ -63051,7 +68772,7 @@ var init_markdown_it = __esmMin((() => {
 		],
 		[
 			"list",
-			list$1,
+			list,
 			[
 				"paragraph",
 				"reference",
@@ -63839,7 +69560,7 @@ var init_markdown = __esmMin((() => {
 }));
 // dist/view/langgraph.js
 /** The text of a LangChain message's content (string, or the text parts of a content list). */
-function contentText$1(c) {
+function contentText(c) {
 	if (typeof c === "string") return c;
 	if (Array.isArray(c)) return c.map((p) => typeof p === "string" ? p : isRecord(p) && typeof p.text === "string" ? p.text : "").filter(Boolean).join("\n");
 	return "";
@@ -63854,7 +69575,7 @@ function readable(v, depth = 0) {
 	if (!isRecord(v)) return v;
 	if (isLcMessage(v)) {
 		const k = v.kwargs;
-		const out = { [lcClass(v)]: contentText$1(k.content) };
+		const out = { [lcClass(v)]: contentText(k.content) };
 		if (Array.isArray(k.tool_calls) && k.tool_calls.length) out.tool_calls = k.tool_calls.map((c) => isRecord(c) ? {
 			name: c.name,
 			args: readable(c.args, depth + 1)
@@ -64013,7 +69734,7 @@ function markChanged(view, parent) {
 var obj, ValuePool, compareVersions;
 var init_langgraph = __esmMin((() => {
 	init_adapter();
-	init_types$8();
+	init_types$9();
 	obj = (v) => isRecord(v) ? v : {};
 	ValuePool = class {
 		vals = [];
@@ -64201,7 +69922,6 @@ function checkpointView(cp, pool, opts = {}) {
 	const it = cp.interrupt;
 	const lg = opts.values ? langGraphView(cp, opts.values) : void 0;
 	const state = stateView(cp.state);
-	const unreadable = unreadableParts(cp);
 	if (lg) state.other = {};
 	return {
 		threadId: String(cp.threadId),
@@ -64224,8 +69944,7 @@ function checkpointView(cp, pool, opts = {}) {
 			})) } : {}
 		} } : {},
 		meta,
-		...lg ? { lg } : {},
-		...unreadable.length ? { unreadable: unreadable.map(unreadableLine) } : {}
+		...lg ? { lg } : {}
 	};
 }
 var MessagePool, num, str, KNOWN_STATE;
@@ -64233,7 +69952,6 @@ var init_model = __esmMin((() => {
 	init_diff$2();
 	init_markdown();
 	init_langgraph();
-	init_formats();
 	MessagePool = class {
 		pool = [];
 		byKey = /* @__PURE__ */ new Map();
@@ -64320,13 +70038,10 @@ function renderTranscript(doc, format, opts) {
 		out.push(bold("todos"));
 		for (const t of todos) out.push(`  [${t.status}] ${t.id}: ${t.content}`);
 	}
-	const files = Object.entries(cp.state.files ?? langGraphFiles(cp) ?? {});
+	const files = Object.entries(cp.state.files ?? {});
 	if (files.length) {
 		out.push(bold("files"));
-		for (const [p, f] of files) {
-			const facts = [plural$2(Array.isArray(f.content) ? f.content.length : String(f.content).split("\n").length, "line"), ...f.modified_at ? [`modified ${f.modified_at}`] : []];
-			out.push(`  ${p} ${dim(`(${facts.join(", ")})`)}`);
-		}
+		for (const [p, f] of files) out.push(`  ${p} ${dim(`(${plural$2(f.content.length, "line")}, modified ${f.modified_at})`)}`);
 	}
 	for (const note of cp.state.scratchpad ?? []) out.push(`${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`);
 	const wm = cp.state.workingMemory;
@@ -64350,15 +70065,6 @@ function renderTranscript(doc, format, opts) {
 	}
 	return out.join("\n") + "\n";
 }
-/**
-* A LangGraph thread's deepagents `files` channel in the shape the canonical state does not take (FileData v2: content
-* as one string, with `encoding` or `mimeType`), kept in `ext.langgraph`: shown as the files they are.
-*/
-function langGraphFiles(cp) {
-	const files = (cp.ext?.langgraph)?.tuple?.checkpoint?.channel_values?.files;
-	if (typeof files !== "object" || files === null || Array.isArray(files) || !Object.values(files).every(isFileData)) return void 0;
-	return files;
-}
 var clip, indent, showCommand;
 var init_show = __esmMin((() => {
 	init_printable();
@@ -64367,10 +70073,8 @@ var init_show = __esmMin((() => {
 	init_time();
 	init_formats();
 	init_model();
-	init_delta$1();
 	init_input();
 	init_io();
-	init_unreadable();
 	clip = (s, max) => s.length > max ? s.slice(0, max - 1) + "…" : s;
 	indent = (s) => s.split("\n").map((l) => "    " + l).join("\n");
 	showCommand = {
@@ -64396,7 +70100,7 @@ var init_show = __esmMin((() => {
 		run: async (args, io) => {
 			const input = args.input === "" ? "-" : args.input;
 			const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
-			const doc = await readSource(parseInput(input, {
+			const { checkpoint, format } = readCheckpoint(await readSource(parseInput(input, {
 				cwd: io.cwd,
 				env: io.env,
 				namespace: args.namespace
@@ -64405,9 +70109,7 @@ var init_show = __esmMin((() => {
 				cwd: io.cwd,
 				env: io.env,
 				rowsMustRead: true
-			});
-			const { checkpoint, format } = readCheckpoint(doc, args.format);
-			const unreadable = warnUnreadable(io, doc.name, checkpoint, "shown without it");
+			}), args.format);
 			if (args.json) {
 				io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
 				return 0;
@@ -64419,7263 +70121,7 @@ var init_show = __esmMin((() => {
 				full: args.full,
 				chalk
 			}));
-			if (unreadable.length) {
-				const mark = (s) => chalk ? chalk.red(s) : s;
-				io.stdout.write(`${mark("unreadable")}\n${unreadable.map((p) => `  ${unreadableLine(p)}\n`).join("")}`);
-			}
 			return 0;
-		}
-	};
-}));
-// dist/cli/conversations.js
-var conversations_exports = /* @__PURE__ */ __exportAll$1({
-	conversationLabel: () => conversationLabel,
-	readConversations: () => readConversations
-});
-/** A LangGraph checkpoint's id, where the canonical checkpoint keeps it. */
-function checkpointIdOf(cp) {
-	const id = (cp.ext?.langgraph)?._layout?.store?.checkpointId;
-	return typeof id === "string" ? id : void 0;
-}
-async function asCheckpoint(name, text, format) {
-	const { readCheckpoint } = await Promise.resolve().then(() => (init_formats(), formats_exports));
-	return readCheckpoint({
-		name,
-		text
-	}, format);
-}
-/** Every conversation of the named sources, in the order named. */
-async function* readConversations(specs, io, o) {
-	const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
-	for (const spec of specs) {
-		let inputs;
-		try {
-			inputs = await expandInputs([parseInput(spec, {
-				cwd: io.cwd,
-				env: io.env,
-				namespace: o.namespace
-			})], io.cwd);
-		} catch (e) {
-			yield failure(redactUri(spec), e);
-			continue;
-		}
-		const walked = inputs.length > 1 || inputs.length === 1 && inputs[0].spec !== spec;
-		if (walked) inputs = [...inputs, ...(await sqliteFilesUnder(spec, io.cwd)).map((f) => parseInput(f, {
-			cwd: io.cwd,
-			env: io.env,
-			namespace: o.namespace
-		}))];
-		for (const input of inputs) if (input.kind === "store") yield* fromStore(input, io, o);
-		else for await (const r of fromDocument(input, io, o)) if (!r.ok && walked && r.error.reason === "unknown-format") o.passedOver?.(r.source);
-		else yield r;
-	}
-}
-/** The SQLite files under a folder (none when `spec` is no folder), sorted, skipping node_modules and .git. */
-async function sqliteFilesUnder(spec, cwd) {
-	const { promises: fsp } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:fs"), 1));
-	const { join, resolve } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:path"), 1));
-	const out = [];
-	const visit = async (full, label) => {
-		let entries;
-		try {
-			entries = await fsp.readdir(full, { withFileTypes: true });
-		} catch {
-			return;
-		}
-		entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-		for (const e of entries) {
-			const child = label.endsWith("/") ? label + e.name : `${label}/${e.name}`;
-			if (e.isDirectory() && e.name !== "node_modules" && e.name !== ".git") await visit(join(full, e.name), child);
-			else if (e.isFile() && SQLITE_NAMES.test(e.name)) out.push(child);
-		}
-	};
-	await visit(resolve(cwd, spec), spec);
-	return out;
-}
-/** One document, or one thread of a store (`<store>#<thread>[@<checkpoint>]`). */
-async function* fromDocument(input, io, o) {
-	const source = input.kind === "address" ? redactUri(input.spec) : input.spec;
-	try {
-		const doc = await readSource(input, {
-			stdin: () => io.stdin,
-			cwd: io.cwd,
-			env: io.env,
-			rowsMustRead: true
-		});
-		const { readCheckpoint } = await Promise.resolve().then(() => (init_formats(), formats_exports));
-		const { checkpoint, format } = readCheckpoint(doc, o.format);
-		const checkpointId = input.kind === "address" ? checkpointIdOf(checkpoint) : void 0;
-		yield {
-			ok: true,
-			value: {
-				source: input.kind === "address" ? redactUri(input.spec).replace(/#.*$/, "") : source,
-				threadId: doc.threadId ?? checkpoint.threadId,
-				...checkpointId ? { checkpointId } : {},
-				checkpoint,
-				format
-			}
-		};
-	} catch (e) {
-		yield failure(source, e);
-	}
-}
-/** Every thread of a store: its newest checkpoint (every checkpoint of a LangGraph thread with `allCheckpoints`). */
-async function* fromStore(input, io, o) {
-	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
-	let engine;
-	try {
-		engine = (await openStore(input.store, {
-			readOnly: true,
-			env: io.env,
-			namespace: input.namespace ?? "default"
-		})).engine;
-	} catch (e) {
-		yield failure(redactUri(input.spec), e);
-		return;
-	}
-	const source = engine.uri.redacted;
-	try {
-		if (engine.caps.history) {
-			yield* fromHistoryStore(engine, source, o);
-			return;
-		}
-		const asked = namespaceOf(input.store, o.namespace);
-		const spaces = asked !== void 0 ? [asked] : engine.caps.namespaces ? await engine.saver.namespaces() : [void 0];
-		for (const ns of spaces) for await (const batch of engine.saver.scan({
-			namespace: ns,
-			batchSize: 100
-		})) for (const r of batch) {
-			const name = `${source}#${r.threadId}`;
-			try {
-				const { checkpoint, format } = await asCheckpoint(r.source ?? name, r.text, o.format);
-				yield {
-					ok: true,
-					value: {
-						source,
-						threadId: r.threadId,
-						...engine.caps.namespaces ? { namespace: r.namespace } : {},
-						checkpoint,
-						format
-					}
-				};
-			} catch (e) {
-				yield failure(name, e);
-			}
-		}
-	} catch (e) {
-		yield failure(source, e);
-	} finally {
-		await engine.close();
-	}
-}
-/** A store that keeps every checkpoint (LangGraph): thread by thread, the newest root checkpoint or every one. */
-async function* fromHistoryStore(engine, source, o) {
-	const saver = engine.saver;
-	for await (const t of saver.list()) {
-		const name = `${source}#${t.threadId}`;
-		try {
-			if (!o.allCheckpoints) {
-				const text = await saver.load(t.threadId);
-				if (text === void 0) continue;
-				const { checkpoint, format } = await asCheckpoint(name, text, o.format);
-				const checkpointId = checkpointIdOf(checkpoint);
-				yield {
-					ok: true,
-					value: {
-						source,
-						threadId: t.threadId,
-						...checkpointId ? { checkpointId } : {},
-						checkpoint,
-						format
-					}
-				};
-				continue;
-			}
-			for await (const h of saver.history(t.threadId)) {
-				const at = `${name}@${h.checkpointId}`;
-				try {
-					const text = await saver.loadAt(t.threadId, h.checkpointId);
-					if (text === void 0) continue;
-					const { checkpoint, format } = await asCheckpoint(at, text, o.format);
-					yield {
-						ok: true,
-						value: {
-							source,
-							threadId: t.threadId,
-							checkpointId: h.checkpointId,
-							checkpoint,
-							format
-						}
-					};
-				} catch (e) {
-					yield failure(at, e);
-				}
-			}
-		} catch (e) {
-			yield failure(name, e);
-		}
-	}
-}
-/** How a conversation is named in output: `<store>#<thread>[@<checkpoint>]`, or the file (with its thread). */
-function conversationLabel(c) {
-	const ns = c.namespace && c.namespace !== "default" ? `?namespace=${encodeURIComponent(c.namespace)}` : "";
-	return `${c.source}${ns}#${c.threadId}${c.checkpointId ? `@${c.checkpointId}` : ""}`;
-}
-var failure, SQLITE_NAMES;
-var init_conversations = __esmMin((() => {
-	init_redact$1();
-	init_errors();
-	init_types$7();
-	init_input();
-	failure = (source, e) => {
-		if (e instanceof CkptError && e.exitCode !== ExitCode.BUG) return {
-			ok: false,
-			source,
-			error: e
-		};
-		throw e;
-	};
-	SQLITE_NAMES = /\.(db|sqlite|sqlite3)$/i;
-}));
-// dist/core/search.js
-var search_exports$1 = /* @__PURE__ */ __exportAll$1({
-	compileMatcher: () => compileMatcher,
-	fieldsOf: () => fieldsOf,
-	searchCheckpoint: () => searchCheckpoint
-});
-/** Compile a query's pattern (throws a SyntaxError for a bad regular expression). */
-function compileMatcher(q) {
-	if (!q.regex && !q.ignoreCase) {
-		const p = q.pattern;
-		return { find(s) {
-			const i = s.indexOf(p);
-			if (i < 0) return void 0;
-			let count = 1;
-			if (p.length) for (let j = s.indexOf(p, i + p.length); j >= 0; j = s.indexOf(p, j + p.length)) count++;
-			return {
-				start: i,
-				end: i + p.length,
-				count
-			};
-		} };
-	}
-	const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `g${q.ignoreCase ? "i" : ""}u`);
-	return { find(s) {
-		re.lastIndex = 0;
-		const m = re.exec(s);
-		if (!m) return void 0;
-		const first = {
-			start: m.index,
-			end: m.index + m[0].length
-		};
-		let count = 1;
-		if (m[0].length === 0) re.lastIndex++;
-		while (re.exec(s)) {
-			count++;
-			if (re.lastIndex === 0) break;
-		}
-		return {
-			...first,
-			count
-		};
-	} };
-}
-function contentText(c) {
-	if (c.type === "text") return c.text;
-	if (c.type === "thinking") return c.thinking;
-}
-/** The fields of a checkpoint, in order: messages (and their tool calls and results), then state keys. */
-function* fieldsOf(cp, scopes) {
-	const tools = scopes.has("tools");
-	const msgs = cp.messages;
-	for (let i = 0; i < msgs.length; i++) {
-		const m = msgs[i];
-		const role = roleOf$1(m);
-		if (m.role === "toolResult") {
-			if (!tools) continue;
-			const r = m;
-			const text = r.content.map((c) => contentText(c) ?? "").join("\n");
-			yield {
-				message: i,
-				role,
-				field: "toolResult",
-				tool: r.toolName,
-				text
-			};
-			continue;
-		}
-		const content = m.content;
-		if (!Array.isArray(content)) {
-			yield {
-				message: i,
-				role,
-				field: "data",
-				text: stringifyJson(m.data) ?? "null"
-			};
-			continue;
-		}
-		for (const c of content) {
-			const t = contentText(c);
-			if (t !== void 0) yield {
-				message: i,
-				role,
-				field: c.type,
-				text: t
-			};
-			else if (c.type === "toolCall" && tools) yield {
-				message: i,
-				role,
-				field: "toolCall",
-				tool: c.name,
-				text: typeof c.arguments === "string" ? c.arguments : stringifyJson(c.arguments) ?? ""
-			};
-		}
-	}
-	if (scopes.has("state")) {
-		for (const [key, v] of Object.entries(cp.state ?? {})) yield {
-			role: "state",
-			field: "state",
-			key,
-			text: typeof v === "string" ? v : stringifyJson(v) ?? "null"
-		};
-		if (cp.interrupt) yield {
-			role: "state",
-			field: "state",
-			key: "interrupt",
-			text: stringifyJson(cp.interrupt) ?? "null"
-		};
-	}
-}
-/** A match's surroundings on one line: `context` characters each side, newlines and tabs as spaces. */
-function cut(text, start, end, context) {
-	const from = Math.max(0, start - context);
-	const to = Math.min(text.length, end + context);
-	const pre = (from > 0 ? "…" : "") + text.slice(from, start);
-	const hit = text.slice(start, Math.min(end, start + 400));
-	const post = text.slice(end, to) + (to < text.length ? "…" : "");
-	const flat = (s) => s.replace(/[\r\n\t]/g, " ");
-	return {
-		snippet: flat(pre) + flat(hit) + flat(post),
-		match: [pre.length, pre.length + hit.length]
-	};
-}
-/** Every field of a checkpoint that matches the query (the first match of each, with the count). */
-function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
-	const scopes = /* @__PURE__ */ new Set([
-		"messages",
-		...q.in ?? [],
-		...q.tools?.length ? ["tools"] : []
-	]);
-	const roles = q.roles?.length ? new Set(q.roles) : void 0;
-	const tools = q.tools?.length ? new Set(q.tools) : void 0;
-	const context = q.context ?? 40;
-	const out = [];
-	for (const f of fieldsOf(cp, scopes)) {
-		if (roles && !roles.has(f.role)) continue;
-		if (tools && (f.tool === void 0 || !tools.has(f.tool))) continue;
-		const m = matcher.find(f.text);
-		if (!m) continue;
-		const { snippet, match } = cut(f.text, m.start, m.end, context);
-		out.push({
-			...f.message !== void 0 ? { message: f.message } : {},
-			role: f.role,
-			field: f.field,
-			...f.tool !== void 0 ? { tool: f.tool } : {},
-			...f.key !== void 0 ? { key: f.key } : {},
-			snippet,
-			match,
-			count: m.count
-		});
-	}
-	return out;
-}
-var escapeRegex, roleOf$1;
-var init_search$1 = __esmMin((() => {
-	init_json$1();
-	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
-}));
-// dist/cli/commands/search.js
-var search_exports = /* @__PURE__ */ __exportAll$1({ searchCommand: () => searchCommand });
-/** The query the flags ask for; a bad `--in` or regular expression is a usage error. */
-function queryOf(a) {
-	const scopes = list(a.in).flatMap((s) => s === "all" ? [...SCOPES] : [s]);
-	for (const s of scopes) if (!SCOPES.includes(s)) throw usageError(`--in ${s}: expected messages, tools, state or all (a comma-separated list)`);
-	if (a.pattern === "") throw usageError("the pattern is empty: give the text to look for");
-	return {
-		pattern: a.pattern,
-		regex: a.regex,
-		ignoreCase: a.ignoreCase,
-		in: scopes,
-		roles: list(a.role),
-		tools: list(a.tool)
-	};
-}
-/** One hit as a line: `<thread> #<message> <role>[ <tool>]: <snippet>`. */
-function hitLine(label, h, paint, dim) {
-	const where = h.message !== void 0 ? `#${h.message} ${h.role}${h.field === "thinking" ? " (thinking)" : ""}${h.tool ? ` ${h.field === "toolCall" ? "→ " : ""}${printable(h.tool)}` : ""}` : `state.${printable(h.key ?? "")}`;
-	const [s, e] = h.match;
-	const pre = printable(h.snippet.slice(0, s));
-	const hit = printable(h.snippet.slice(s, e));
-	const post = printable(h.snippet.slice(e));
-	return `${dim(printable(label))} ${where}: ${pre}${paint ? paint(hit) : hit}${post}\n`;
-}
-var SCOPES, list, searchCommand;
-var init_search = __esmMin((() => {
-	init_errors();
-	init_plural();
-	init_printable();
-	init_conversations();
-	init_io();
-	SCOPES = [
-		"messages",
-		"tools",
-		"state"
-	];
-	list = (v) => (v ?? []).flatMap((x) => String(x).split(",")).map((x) => x.trim()).filter(Boolean);
-	searchCommand = {
-		command: "search <pattern> <sources..>",
-		describe: "Find messages (and tool calls, results, state) matching a text or a regular expression, like grep",
-		builder: (y) => y.positional("pattern", {
-			type: "string",
-			describe: "the text to find (a regular expression with --regex)"
-		}).positional("sources", {
-			type: "string",
-			array: true,
-			describe: "files, folders, globs, - , stores (every thread) or <store>#<thread>"
-		}).option("regex", {
-			alias: "E",
-			type: "boolean",
-			default: false,
-			describe: "the pattern is a regular expression (JavaScript syntax)"
-		}).option("ignore-case", {
-			alias: "i",
-			type: "boolean",
-			default: false,
-			describe: "match upper and lower case alike"
-		}).option("in", {
-			type: "string",
-			array: true,
-			describe: "also search tool arguments and results (tools), the state (state), or all; messages are always searched"
-		}).option("role", {
-			type: "string",
-			array: true,
-			describe: "only messages of these roles (user, assistant, system, tool)"
-		}).option("tool", {
-			type: "string",
-			array: true,
-			describe: "only calls and results of these tools (implies --in tools)"
-		}).option("files-with-matches", {
-			alias: "l",
-			type: "boolean",
-			default: false,
-			describe: "print each matching thread once, nothing else"
-		}).option("all-checkpoints", {
-			type: "boolean",
-			default: false,
-			describe: "every checkpoint of a LangGraph thread (default: the newest)"
-		}).option("json", {
-			type: "boolean",
-			default: false,
-			describe: "one JSON object per match (JSON Lines)"
-		}).option("namespace", {
-			type: "string",
-			describe: "the namespace of a store that has them (default: every namespace)"
-		}).option("format", {
-			alias: "f",
-			type: "string",
-			describe: "input format of files (default: detected)"
-		}).example("ckpt search 'refund' sqlite:./checkpoints.db", "every thread of a LangGraph store: its newest checkpoint").example("ckpt search -i --regex 'order #\\d+' ./chats/ --role user", "what users wrote, in a folder of AI SDK chats").example("ckpt search 'api.example.com' mastra.db --in tools --tool fetch_url --json", "a tool's calls, as JSON Lines").example("ckpt search -l 'timeout' postgres://localhost/app", "only the ids of the threads that mention it"),
-		run: async (args, io) => {
-			const q = queryOf(args);
-			const { compileMatcher, searchCheckpoint } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
-			let matcher;
-			try {
-				matcher = compileMatcher(q);
-			} catch (e) {
-				throw usageError(`--regex ${JSON.stringify(args.pattern)}: ${e.message}`);
-			}
-			const { readConversations } = await Promise.resolve().then(() => (init_conversations(), conversations_exports));
-			const chalk = !args.json && useColor(io) ? new (await (Promise.resolve().then(() => (init_source(), source_exports)))).Chalk({ level: 1 }) : void 0;
-			const paint = chalk ? (s) => chalk.bold.red(s) : void 0;
-			const dim = chalk ? (s) => chalk.magenta(s) : (s) => s;
-			let found = 0;
-			let skipped = 0;
-			let failed;
-			let buf = "";
-			const listed = /* @__PURE__ */ new Set();
-			const flush = (force = false) => {
-				if (buf.length > 65536 || force && buf) io.stdout.write(buf), buf = "";
-			};
-			const reads = readConversations(args.sources, io, {
-				allCheckpoints: args.allCheckpoints,
-				namespace: args.namespace,
-				format: args.format,
-				passedOver: () => void skipped++
-			});
-			for await (const r of reads) {
-				if (!r.ok) {
-					failed ??= r.error;
-					flush(true);
-					io.stderr.write(`ckpt search: ${printable(r.error.format(), true)}\n`);
-					continue;
-				}
-				const c = r.value;
-				const hits = searchCheckpoint(c.checkpoint, q, matcher);
-				if (hits.length === 0) continue;
-				found += hits.length;
-				const label = conversationLabel(c);
-				if (args.filesWithMatches) {
-					const thread = conversationLabel({
-						...c,
-						checkpointId: void 0
-					});
-					if (!listed.has(thread)) buf += args.json ? `${JSON.stringify({
-						source: c.source,
-						thread: c.threadId
-					})}\n` : `${printable(thread)}\n`;
-					listed.add(thread);
-				} else if (args.json) for (const h of hits) buf += `${JSON.stringify({
-					source: c.source,
-					thread: c.threadId,
-					...c.checkpointId ? { checkpoint: c.checkpointId } : {},
-					...c.namespace ? { namespace: c.namespace } : {},
-					format: c.format,
-					...h
-				})}\n`;
-				else for (const h of hits) buf += hitLine(label, h, paint, dim);
-				flush();
-			}
-			flush(true);
-			if (skipped) io.stderr.write(`ckpt search: ${plural$2(skipped, "file")} in the folders named not read: not conversations\n`);
-			if (failed) return failed.exitCode;
-			return found ? 0 : 1;
-		}
-	};
-}));
-// node_modules/boundary/lib/index.js
-var require_lib = /* @__PURE__ */ __commonJSMin(((exports) => {
-	Object.defineProperty(exports, "__esModule", { value: true });
-	exports.binarySearch = exports.upperBound = exports.lowerBound = exports.compare = void 0;
-	function compare(v1, v2) {
-		return v1 < v2;
-	}
-	exports.compare = compare;
-	function upperBound(array, value, comp = compare) {
-		let len = array.length;
-		let i = 0;
-		while (len) {
-			let diff = len >>> 1;
-			let cursor = i + diff;
-			if (comp(value, array[cursor])) len = diff;
-			else {
-				i = cursor + 1;
-				len -= diff + 1;
-			}
-		}
-		return i;
-	}
-	exports.upperBound = upperBound;
-	function lowerBound(array, value, comp = compare) {
-		let len = array.length;
-		let i = 0;
-		while (len) {
-			let diff = len >>> 1;
-			let cursor = i + diff;
-			if (comp(array[cursor], value)) {
-				i = cursor + 1;
-				len -= diff + 1;
-			} else len = diff;
-		}
-		return i;
-	}
-	exports.lowerBound = lowerBound;
-	function binarySearch(array, value, comp = compare) {
-		let cursor = lowerBound(array, value, comp);
-		return cursor !== array.length && !comp(value, array[cursor]);
-	}
-	exports.binarySearch = binarySearch;
-}));
-// node_modules/structured-source/lib/structured-source.js
-var require_structured_source = /* @__PURE__ */ __commonJSMin(((exports) => {
-	Object.defineProperty(exports, "__esModule", { value: true });
-	exports.StructuredSource = void 0;
-	const boundary_1 = require_lib();
-	/**
-	* StructuredSource
-	*/
-	var StructuredSource = class {
-		/**
-		* @constructs StructuredSource
-		* @param {string} source - source code text.
-		*/
-		constructor(source) {
-			this.indice = [0];
-			let regexp = /[\r\n\u2028\u2029]/g;
-			const length = source.length;
-			regexp.lastIndex = 0;
-			while (true) {
-				let result = regexp.exec(source);
-				if (!result) break;
-				let index = result.index;
-				if (source.charCodeAt(index) === 13 && source.charCodeAt(index + 1) === 10) index += 1;
-				let nextIndex = index + 1;
-				if (length < nextIndex) break;
-				this.indice.push(nextIndex);
-				regexp.lastIndex = nextIndex;
-			}
-		}
-		get line() {
-			return this.indice.length;
-		}
-		/**
-		* @param {SourceLocation} loc - location indicator.
-		* @return {[ number, number ]} range.
-		*/
-		locationToRange(loc) {
-			return [this.positionToIndex(loc.start), this.positionToIndex(loc.end)];
-		}
-		/**
-		* @param {[ number, number ]} range - pair of indice.
-		* @return {SourceLocation} location.
-		*/
-		rangeToLocation(range) {
-			return {
-				start: this.indexToPosition(range[0]),
-				end: this.indexToPosition(range[1])
-			};
-		}
-		/**
-		* @param {SourcePosition} pos - position indicator.
-		* @return {number} index.
-		*/
-		positionToIndex(pos) {
-			return this.indice[pos.line - 1] + pos.column;
-		}
-		/**
-		* @param {number} index - index to the source code.
-		* @return {SourcePosition} position.
-		*/
-		indexToPosition(index) {
-			const startLine = (0, boundary_1.upperBound)(this.indice, index);
-			return {
-				line: startLine,
-				column: index - this.indice[startLine - 1]
-			};
-		}
-	};
-	exports.StructuredSource = StructuredSource;
-}));
-// node_modules/@secretlint/core/module/helper/invariant.js
-/**
-* Test if condition is truthy.
-* @param {any} expression to be evaluated
-* @param {string} error message to be shown
-* @returns {void}
-* @throws
-*/
-function invariant(condition, message) {
-	if (!condition) throw new Error(message);
-}
-var init_invariant = __esmMin((() => {}));
-// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
-var import_structured_source, SecretLintSourceCodeImpl;
-var init_SecretLintSourceCodeImpl = __esmMin((() => {
-	import_structured_source = require_structured_source();
-	init_invariant();
-	SecretLintSourceCodeImpl = class {
-		hasBOM;
-		content;
-		filePath;
-		physicalFilePath;
-		contentType;
-		ext;
-		structuredSource;
-		constructor({ content = "", ext, filePath, physicalFilePath, contentType }) {
-			invariant(ext || filePath, "should be set either of fileExt or filePath.");
-			this.hasBOM = content.charCodeAt(0) === 65279;
-			this.content = this.hasBOM ? content.slice(1) : content;
-			this.structuredSource = new import_structured_source.StructuredSource(this.content);
-			this.filePath = filePath;
-			this.physicalFilePath = physicalFilePath;
-			this.contentType = contentType;
-			this.ext = ext;
-		}
-		/**
-		* get file path
-		* This return `undefined` if the source code is created without file path.
-		* For example, use core API to create a source code directly.
-		*
-		* You can use this path to detect file type.
-		* However, if you want to read the file content, use `getPhysicalFilePath` instead.
-		* @returns {string|undefined}
-		*/
-		getFilePath() {
-			return this.filePath;
-		}
-		/**
-		* get physical file path
-		* This return `undefined` if the source code is not related to file.
-		* For example, the source code is given from the stdin.
-		*
-		* You can use this path to read the file content.
-		*/
-		getPhysicalFilePath() {
-			return this.physicalFilePath;
-		}
-		/**
-		* @param {SecretLintSourceNodeLocation} loc - location indicator.
-		* @return {[ number, number ]} range.
-		*/
-		locationToRange(loc) {
-			return this.structuredSource.locationToRange(loc);
-		}
-		/**
-		* @param {[ number, number ]} range - pair of indice.
-		* @return {SecretLintSourceNodeLocation} location.
-		*/
-		rangeToLocation(range) {
-			const location = this.structuredSource.rangeToLocation(range);
-			return {
-				start: {
-					line: location.start.line,
-					column: location.start.column
-				},
-				end: {
-					line: location.end.line,
-					column: location.end.column
-				}
-			};
-		}
-		/**
-		* @param {Position} pos - position indicator.
-		* @return {number} index.
-		*/
-		positionToIndex(pos) {
-			return this.structuredSource.positionToIndex(pos);
-		}
-		/**
-		* @param {number} index - index to the source code.
-		* @return {Position} position.
-		*/
-		indexToPosition(index) {
-			const position = this.structuredSource.indexToPosition(index);
-			return {
-				line: position.line,
-				column: position.column
-			};
-		}
-	};
-}));
-// node_modules/@secretlint/core/module/helper/promise-event-emitter.js
-var EventEmitter, PromiseEventEmitter;
-var init_promise_event_emitter = __esmMin((() => {
-	EventEmitter = class {
-		#listeners = /* @__PURE__ */ new Map();
-		on(type, listener) {
-			const listenerSet = this.#listeners.get(type) ?? /* @__PURE__ */ new Set();
-			listenerSet?.add(listener);
-			this.#listeners.set(type, listenerSet);
-		}
-		emit(type, ...args) {
-			const listenerSet = this.#listeners.get(type);
-			if (!listenerSet) return;
-			for (const listenerSetElement of listenerSet) listenerSetElement(...args);
-		}
-		off(type, listener) {
-			const listenerSet = this.#listeners.get(type);
-			if (!listenerSet) return;
-			for (const listenerSetElement of listenerSet) if (listenerSetElement === listener) listenerSet.delete(listener);
-		}
-		removeAllListeners() {
-			this.#listeners.clear();
-		}
-		listenerCount(type) {
-			return this.#listeners.get(type)?.size ?? 0;
-		}
-		listeners(type) {
-			return Array.from(this.#listeners.get(type) ?? []);
-		}
-	};
-	PromiseEventEmitter = class {
-		events;
-		constructor() {
-			this.events = new EventEmitter();
-		}
-		listenerCount(type) {
-			return this.events.listenerCount(type);
-		}
-		on(event, listener) {
-			return this.events.on(event, listener);
-		}
-		emit(event, ...args) {
-			const promises = [];
-			this.events.listeners(event).forEach((listener) => {
-				promises.push(listener(...args));
-			});
-			return Promise.all(promises);
-		}
-	};
-}));
-// node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
-var DEFAULT_LOCAL, formatMessage, getMatchedLocaleMessage, createTranslator;
-var init_SecretLintRuleMessageTranslator = __esmMin((() => {
-	DEFAULT_LOCAL = "en";
-	formatMessage = (messageHandler, props) => {
-		if (typeof props !== "object" || props === null) return messageHandler();
-		return messageHandler(props);
-	};
-	getMatchedLocaleMessage = (locale, locales) => {
-		const localKeys = Object.keys(locales);
-		const matchLocale = localKeys.find((key) => {
-			return key === locale;
-		});
-		if (matchLocale) return matchLocale;
-		const [lang] = locale.split("-");
-		if (!lang) return DEFAULT_LOCAL;
-		const fallbackMatchLocal = localKeys.find((key) => {
-			return key === lang;
-		});
-		if (fallbackMatchLocal) return fallbackMatchLocal;
-		return DEFAULT_LOCAL;
-	};
-	createTranslator = (messages, options) => {
-		return (messageId, props) => {
-			const messageHandler = messages[messageId];
-			if (!messageHandler) throw new Error(`messages:${String(messageId)} is missing in messages.`);
-			if (typeof messageHandler === "function") {
-				if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)} should be string`);
-				return {
-					message: formatMessage(messageHandler, props),
-					messageId,
-					data: props
-				};
-			}
-			const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
-			const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
-			const localizedMessage = messageHandler[locale];
-			if (!localizedMessage) {
-				if (messageHandler[DEFAULT_LOCAL]) throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
-				throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
-			}
-			if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
-			return {
-				message: formatMessage(localizedMessage, props),
-				messageId,
-				data: props
-			};
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/RuleContext.js
-var createContextEvents, createRuleContext;
-var init_RuleContext = __esmMin((() => {
-	init_promise_event_emitter();
-	init_SecretLintRuleMessageTranslator();
-	createContextEvents = () => {
-		const contextEvents = new EventEmitter();
-		const REPORT_SYMBOL = Symbol("report");
-		const IGNORE_SYMBOL = Symbol("ignore");
-		return {
-			report(descriptor) {
-				contextEvents.emit(REPORT_SYMBOL, descriptor);
-			},
-			onReport(handler) {
-				const listener = (descriptor) => {
-					handler(descriptor);
-				};
-				contextEvents.on(REPORT_SYMBOL, listener);
-				return () => {
-					contextEvents.off(REPORT_SYMBOL, listener);
-				};
-			},
-			ignore(descriptor) {
-				contextEvents.emit(IGNORE_SYMBOL, descriptor);
-			},
-			onIgnore(handler) {
-				const listener = (descriptor) => {
-					handler(descriptor);
-				};
-				contextEvents.on(IGNORE_SYMBOL, listener);
-				return () => {
-					contextEvents.off(IGNORE_SYMBOL, listener);
-				};
-			}
-		};
-	};
-	createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, contextEvents, sharedOptions, locale }) => {
-		return {
-			sharedOptions,
-			createTranslator: (messages) => {
-				return createTranslator(messages, { defaultLocale: locale });
-			},
-			ignore(descriptor) {
-				const { message } = descriptor.message;
-				contextEvents.ignore({
-					type: "ignore",
-					ruleId,
-					ruleParentId,
-					range: descriptor.range,
-					targetRuleId: descriptor.targetRuleId,
-					loc: sourceCode.rangeToLocation(descriptor.range),
-					message
-				});
-			},
-			report(descriptor) {
-				const { message, messageId, data } = descriptor.message;
-				const severityLevel = severity ?? "error";
-				if (ruleParentId) contextEvents.report({
-					...descriptor,
-					type: "message",
-					ruleId,
-					ruleParentId,
-					loc: sourceCode.rangeToLocation(descriptor.range),
-					severity: severityLevel,
-					message,
-					messageId,
-					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
-					data
-				});
-				else contextEvents.report({
-					...descriptor,
-					type: "message",
-					ruleId,
-					loc: sourceCode.rangeToLocation(descriptor.range),
-					severity: severityLevel,
-					message,
-					messageId,
-					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
-					data
-				});
-			}
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/SecretLintRuleImpl.js
-var SecretLintRule;
-var init_SecretLintRuleImpl = __esmMin((() => {
-	SecretLintRule = class {
-		ruleReportHandle;
-		ruleCreator;
-		descriptorRule;
-		constructor({ descriptorRule, context }) {
-			this.descriptorRule = descriptorRule;
-			this.ruleCreator = descriptorRule.rule;
-			const ruleCreatorOptions = descriptorRule.options || {};
-			this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
-		}
-		allowMessageIds() {
-			if (!this.descriptorRule.allowMessageIds) return [];
-			const ruleId = this.ruleCreator.meta.id;
-			return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
-				return {
-					messageId: allowMessageId,
-					ruleId
-				};
-			});
-		}
-		supportSourceCode(sourceCode) {
-			const contentType = sourceCode.contentType;
-			if (contentType === "unknown") return true;
-			if (this.ruleCreator.meta.supportedContentTypes.includes("all")) return true;
-			return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
-		}
-		async file(source) {
-			const file = this.ruleReportHandle.file;
-			if (!file) return;
-			return file(source);
-		}
-	};
-}));
-// node_modules/@secretlint/profiler/module/index.js
-var SecretLintProfiler;
-var init_module$2 = __esmMin((() => {
-	SecretLintProfiler = class {
-		perf;
-		entries = [];
-		measures = [];
-		executionPromises = [];
-		constructor(options) {
-			this.perf = options.perf;
-			const pattern = /(.*?)::end(\|\|.*)?/;
-			new options.PerformanceObserver((items) => {
-				items.getEntries().forEach((entry) => {
-					if (entry.entryType === "mark") {
-						const match = entry.name.match(pattern);
-						const endIdentifier = match ? match[1] : void 0;
-						const suffix = match && match[2] ? match[2] : "";
-						if (endIdentifier) {
-							const startIdentifier = `${endIdentifier}::start`;
-							this.entries.find((savedEntry) => {
-								return savedEntry.name === startIdentifier;
-							});
-							if (startIdentifier) this.executionPromises.push(Promise.resolve().then(() => {
-								this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
-							}));
-						}
-						this.entries.push(entry);
-					} else if (entry.entryType === "measure") this.measures.push(entry);
-				});
-			}).observe({ entryTypes: ["mark", "measure"] });
-		}
-		mark(marker) {
-			if ("id" in marker) this.perf.mark(`${marker.type}||${marker.id}`);
-			else this.perf.mark(marker.type);
-		}
-		waifForExecutionPromises = () => {
-			return Promise.all(this.executionPromises).finally(() => {
-				this.executionPromises.length = 0;
-			});
-		};
-		async getEntries() {
-			await this.waifForExecutionPromises();
-			return this.entries;
-		}
-		async getMeasures() {
-			await this.waifForExecutionPromises();
-			return this.measures;
-		}
-	};
-}));
-// node_modules/@secretlint/profiler/module/node.js
-var NullPerformanceObserver, secretLintProfiler;
-var init_node$1 = __esmMin((() => {
-	init_module$2();
-	NullPerformanceObserver = class {
-		disconnect() {}
-		observe(_options) {}
-	};
-	secretLintProfiler = new SecretLintProfiler({
-		perf: node_perf_hooks.default.performance,
-		PerformanceObserver: node_perf_hooks.default.PerformanceObserver ? node_perf_hooks.default.PerformanceObserver : NullPerformanceObserver
-	});
-}));
-// node_modules/@secretlint/core/module/RunningEvents.js
-var createRunningEvents;
-var init_RunningEvents = __esmMin((() => {
-	init_promise_event_emitter();
-	init_SecretLintRuleImpl();
-	init_node$1();
-	createRunningEvents = () => {
-		const contextEvents = new PromiseEventEmitter();
-		const registerSet = /* @__PURE__ */ new Set();
-		const LINT_HANDLE = Symbol("lint:start");
-		const rules = [];
-		return {
-			collectAllowMessageIds() {
-				const allowMessageIds = [];
-				rules.forEach((rule) => {
-					allowMessageIds.push(...rule.allowMessageIds());
-				});
-				return allowMessageIds;
-			},
-			/**
-			* Start to run linting
-			* @param options
-			*/
-			runLint(options) {
-				return contextEvents.emit(LINT_HANDLE, options);
-			},
-			registerRule({ descriptorRule, context }) {
-				if (registerSet.has(descriptorRule.id)) throw new Error(`rule.id:${descriptorRule.id} is already registered.
-                
-Duplicated rule.id is something wrong in .secretlintrc.                
-`);
-				registerSet.add(descriptorRule.id);
-				const rule = new SecretLintRule({
-					descriptorRule,
-					context
-				});
-				rules.push(rule);
-				contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
-					secretLintProfiler.mark({
-						type: "@core>rule-handler::start",
-						id: descriptorRule.rule.meta.id
-					});
-					if (rule.supportSourceCode(sourceCode)) await rule.file(sourceCode);
-					secretLintProfiler.mark({
-						type: "@core>rule-handler::end",
-						id: descriptorRule.rule.meta.id
-					});
-				});
-			},
-			registerRulePreset({ descriptorRulePreset, context }) {
-				const rulePresetCreatorOptions = descriptorRulePreset.options || [];
-				descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
-			},
-			isRegistered(ruleId) {
-				return registerSet.has(ruleId);
-			}
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/RulePresetContext.js
-var createRulePresetContext;
-var init_RulePresetContext = __esmMin((() => {
-	init_RuleContext();
-	createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale }) => {
-		const presetRules = configRulePreset.rules || [];
-		if (!Array.isArray(presetRules)) {
-			console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
-			throw new Error("preset's rules should be an array of rule definitions");
-		}
-		return {
-			sharedOptions,
-			registerRule(rule, defaultValue) {
-				const descriptorRule = presetRules.find((descriptorRule) => {
-					return descriptorRule.id === rule.meta.id;
-				});
-				const descriptorRuleOptions = descriptorRule ? descriptorRule.options : void 0;
-				const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : void 0;
-				const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : void 0;
-				const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : void 0;
-				const context = createRuleContext({
-					ruleId: rule.meta.id,
-					ruleParentId: configRulePreset.id,
-					meta: rule.meta,
-					severity: descriptorRuleSeverity,
-					sourceCode,
-					contextEvents,
-					sharedOptions,
-					locale
-				});
-				const defaultValueOfPreset = defaultValue ? defaultValue : {};
-				runningEvents.registerRule({
-					descriptorRule: {
-						...defaultValueOfPreset,
-						...descriptorRule,
-						id: rule.meta.id,
-						options: descriptorRuleOptions,
-						rule,
-						disabled: descriptorRuleDisabled,
-						allowMessageIds: descriptorAllowMessageIds,
-						severity: descriptorRuleSeverity
-					},
-					context
-				});
-			}
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/messages/filter-ignored-process.js
-/**
-* filter messages by ignore messages
-*/
-function filterIgnoredMessages(options) {
-	const reportedMessages = options.reportedMessages;
-	const ignoreMessages = options.ignoredMessages;
-	return reportedMessages.filter((message) => {
-		return !ignoreMessages.some((ignoreMessage) => {
-			const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) && isContainedRange(message.range[1], ignoreMessage.range);
-			if (isInIgnoringRange && ignoreMessage.targetRuleId) {
-				if (ignoreMessage.targetRuleId === "*") return true;
-				return message.ruleId === ignoreMessage.targetRuleId;
-			}
-			return isInIgnoringRange;
-		});
-	});
-}
-var isContainedRange;
-var init_filter_ignored_process = __esmMin((() => {
-	isContainedRange = (index, range) => {
-		const [start, end] = range;
-		return start <= index && index <= end;
-	};
-}));
-// node_modules/@secretlint/core/module/messages/MessageProcessManager.js
-var createMessageProcessor;
-var init_MessageProcessManager = __esmMin((() => {
-	createMessageProcessor = (processors) => {
-		return { 
-		/**
-		* process `messages` with registered processes
-		*/
-process(messages) {
-			const originalMessages = messages;
-			if (processors.length === 0) throw new Error("processors should be > 0");
-			return processors.reduce((messages, filter) => {
-				return filter(messages);
-			}, originalMessages);
-		} };
-	};
-}));
-// node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
-/**
-* filter duplicated messages
-*/
-function filterDuplicatedMessages(messages = []) {
-	return messages.filter((message, index) => {
-		return !messages.slice(index + 1).some((restMessage) => {
-			return isEqualMessage(message, restMessage);
-		});
-	});
-}
-var isEqualMessage;
-var init_filter_duplicated_process = __esmMin((() => {
-	isEqualMessage = (aMessage, bMessage) => {
-		return aMessage.range[0] === bMessage.range[0] && aMessage.range[1] === bMessage.range[1] && "severity" in aMessage && "severity" in bMessage && aMessage.severity === bMessage.severity && aMessage.message === bMessage.message;
-	};
-}));
-// node_modules/@secretlint/core/module/messages/sort-messages-process.js
-/**
-* sort messages by line and column
-*/
-function sortMessagesByLocation(messages) {
-	return messages.sort(function(a, b) {
-		const startIndexDiff = a.range[0] - b.range[0];
-		if (startIndexDiff === 0) return a.range[1] - b.range[1];
-		else return startIndexDiff;
-	});
-}
-var init_sort_messages_process = __esmMin((() => {}));
-// node_modules/@secretlint/core/module/messages/filter-message-id.js
-var filterByAllowMessageIds;
-var init_filter_message_id = __esmMin((() => {
-	filterByAllowMessageIds = (messages, allowMessageIds) => {
-		const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
-			return `${allowMessage.ruleId}--${allowMessage.messageId}`;
-		}));
-		return messages.filter((message) => {
-			return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
-		});
-	};
-}));
-// node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
-var deepMask, createMaskValue, maskWithValues, filterMaskSecretsData;
-var init_filter_mask_secrets = __esmMin((() => {
-	deepMask = (object, handler) => {
-		for (const key of Object.keys(object)) if (typeof object[key] === "object") object[key] = deepMask(object[key], handler);
-		else if (Array.isArray(object[key])) object[key] = object[key].map((item) => deepMask(item, handler));
-		else if (typeof object[key] === "string") object[key] = handler(object[key]);
-		return object;
-	};
-	createMaskValue = (value) => {
-		return "*".repeat(value.length);
-	};
-	maskWithValues = (str, maskedValues) => {
-		let result = str;
-		for (const maskValue of maskedValues) result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
-		return result;
-	};
-	filterMaskSecretsData = (messages = []) => {
-		return messages.map((message) => {
-			if (message.type !== "message") return message;
-			const maskedValues = [];
-			const maskedData = message.data ? deepMask(message.data, (value) => {
-				maskedValues.push(value);
-				return createMaskValue(value);
-			}) : void 0;
-			if (!maskedData) return message;
-			const maskedMessage = maskWithValues(message.message, maskedValues);
-			return {
-				...message,
-				message: maskedMessage,
-				data: maskedData
-			};
-		});
-	};
-}));
-// node_modules/@secretlint/core/module/messages/index.js
-var cleanupMessages;
-var init_messages = __esmMin((() => {
-	init_filter_ignored_process();
-	init_MessageProcessManager();
-	init_filter_duplicated_process();
-	init_sort_messages_process();
-	init_filter_message_id();
-	init_filter_mask_secrets();
-	cleanupMessages = (options) => {
-		const reportedMessages = filterIgnoredMessages(options);
-		const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
-		const filters = options.maskSecrets ? [filterDuplicatedMessages, filterMaskSecretsData] : [filterDuplicatedMessages];
-		return sortMessagesByLocation(createMessageProcessor(filters).process(reportedMessagesWithoutAllowMessageIds));
-	};
-}));
-// node_modules/@secretlint/core/module/index.js
-var module_exports$1 = /* @__PURE__ */ __exportAll$1({ lintSource: () => lintSource });
-var import_src, debug, lintSource, isRulePreset, isRule, registerRule;
-var init_module$1 = __esmMin((() => {
-	init_SecretLintSourceCodeImpl();
-	init_RuleContext();
-	init_RunningEvents();
-	init_node$1();
-	init_RulePresetContext();
-	init_messages();
-	import_src = /* @__PURE__ */ __toESM(require_src(), 1);
-	debug = (0, import_src.default)("@secretlint/core");
-	lintSource = ({ source, options }) => {
-		secretLintProfiler.mark({
-			type: "@core>lint::start",
-			id: source.filePath
-		});
-		debug(`source filePath: %O`, source.filePath);
-		debug(`options: %O`, options);
-		const rules = options.config.rules;
-		const locale = options.locale ?? "en";
-		const maskSecrets = options.maskSecrets ?? false;
-		const contextEvents = createContextEvents();
-		const runningEvents = createRunningEvents();
-		const reportedMessages = [];
-		const ignoredMessages = [];
-		contextEvents.onReport((message) => {
-			reportedMessages.push(message);
-		});
-		contextEvents.onIgnore((message) => {
-			ignoredMessages.push(message);
-		});
-		const sourceCode = new SecretLintSourceCodeImpl({
-			content: source.content,
-			filePath: source.filePath,
-			physicalFilePath: options.noPhysicFilePath ? void 0 : source.filePath,
-			ext: source.ext || "",
-			contentType: source.contentType
-		});
-		secretLintProfiler.mark({ type: "@core>setup-rules::start" });
-		rules.forEach((rule) => {
-			secretLintProfiler.mark({
-				type: "@core>setup-rule::start",
-				id: rule.rule.meta.id
-			});
-			registerRule({
-				sourceCode,
-				config: options.config,
-				descriptorRule: rule,
-				contextEvents,
-				runningEvents,
-				locale
-			});
-			secretLintProfiler.mark({
-				type: "@core>setup-rule::end",
-				id: rule.rule.meta.id
-			});
-		});
-		secretLintProfiler.mark({ type: "@core>setup-rules::end" });
-		return runningEvents.runLint({ sourceCode }).then(() => {
-			return {
-				filePath: source.filePath,
-				sourceContent: source.contentType === "text" ? source.content : void 0,
-				sourceContentType: source.contentType,
-				messages: cleanupMessages({
-					reportedMessages,
-					ignoredMessages,
-					allowMessageIds: runningEvents.collectAllowMessageIds(),
-					maskSecrets
-				})
-			};
-		}).finally(() => {
-			secretLintProfiler.mark({
-				type: "@core>lint::end",
-				id: source.filePath
-			});
-		});
-	};
-	isRulePreset = (ruleDescriptor) => {
-		return ruleDescriptor.rule.meta.type === "preset";
-	};
-	isRule = (ruleDescriptor) => {
-		return ruleDescriptor.rule.meta.type === "scanner";
-	};
-	registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runningEvents, locale }) => {
-		const ruleId = descriptorRule.id;
-		if (descriptorRule.disabled) {
-			debug("Skip registerRule %s, because it is disabled", ruleId);
-			return;
-		}
-		debug("registerRule %s", ruleId);
-		const sharedOptionsWithDefault = config.sharedOptions ?? {};
-		if (isRulePreset(descriptorRule)) {
-			const context = createRulePresetContext({
-				configRulePreset: descriptorRule,
-				sourceCode,
-				contextEvents,
-				runningEvents,
-				sharedOptions: sharedOptionsWithDefault,
-				locale
-			});
-			runningEvents.registerRulePreset({
-				descriptorRulePreset: descriptorRule,
-				context
-			});
-			return;
-		} else if (isRule(descriptorRule)) {
-			const context = createRuleContext({
-				ruleId,
-				severity: descriptorRule.severity,
-				meta: descriptorRule.rule.meta,
-				sourceCode,
-				contextEvents,
-				sharedOptions: sharedOptionsWithDefault,
-				locale
-			});
-			runningEvents.registerRule({
-				descriptorRule,
-				context
-			});
-			return;
-		}
-		throw new Error(`Unknown descriptor type: ${descriptorRule}`);
-	};
-}));
-// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
-var module_exports = /* @__PURE__ */ __exportAll$1({
-	creator: () => creator,
-	rules: () => rules
-});
-function requireLodash_uniq() {
-	if (hasRequiredLodash_uniq) return lodash_uniq;
-	hasRequiredLodash_uniq = 1;
-	/** Used as the size to enable large array optimizations. */
-	var LARGE_ARRAY_SIZE = 200;
-	/** Used to stand-in for `undefined` hash values. */
-	var HASH_UNDEFINED = "__lodash_hash_undefined__";
-	/** Used as references for various `Number` constants. */
-	var INFINITY = 1 / 0;
-	/** `Object#toString` result references. */
-	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
-	/**
-	* Used to match `RegExp`
-	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
-	*/
-	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
-	/** Used to detect host constructors (Safari). */
-	var reIsHostCtor = /^\[object .+?Constructor\]$/;
-	/** Detect free variable `global` from Node.js. */
-	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
-	/** Detect free variable `self`. */
-	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
-	/** Used as a reference to the global object. */
-	var root = freeGlobal || freeSelf || Function("return this")();
-	/**
-	* A specialized version of `_.includes` for arrays without support for
-	* specifying an index to search from.
-	*
-	* @private
-	* @param {Array} [array] The array to inspect.
-	* @param {*} target The value to search for.
-	* @returns {boolean} Returns `true` if `target` is found, else `false`.
-	*/
-	function arrayIncludes(array, value) {
-		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
-	}
-	/**
-	* The base implementation of `_.findIndex` and `_.findLastIndex` without
-	* support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} predicate The function invoked per iteration.
-	* @param {number} fromIndex The index to search from.
-	* @param {boolean} [fromRight] Specify iterating from right to left.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseFindIndex(array, predicate, fromIndex, fromRight) {
-		var length = array.length, index = fromIndex + -1;
-		while (++index < length) if (predicate(array[index], index, array)) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} value The value to search for.
-	* @param {number} fromIndex The index to search from.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseIndexOf(array, value, fromIndex) {
-		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
-		var index = fromIndex - 1, length = array.length;
-		while (++index < length) if (array[index] === value) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNaN` without support for number objects.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
-	*/
-	function baseIsNaN(value) {
-		return value !== value;
-	}
-	/**
-	* Checks if a cache value for `key` exists.
-	*
-	* @private
-	* @param {Object} cache The cache to query.
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function cacheHas(cache, key) {
-		return cache.has(key);
-	}
-	/**
-	* Gets the value at `key` of `object`.
-	*
-	* @private
-	* @param {Object} [object] The object to query.
-	* @param {string} key The key of the property to get.
-	* @returns {*} Returns the property value.
-	*/
-	function getValue(object, key) {
-		return object == null ? void 0 : object[key];
-	}
-	/**
-	* Checks if `value` is a host object in IE < 9.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
-	*/
-	function isHostObject(value) {
-		var result = false;
-		if (value != null && typeof value.toString != "function") try {
-			result = !!(value + "");
-		} catch (e) {}
-		return result;
-	}
-	/**
-	* Converts `set` to an array of its values.
-	*
-	* @private
-	* @param {Object} set The set to convert.
-	* @returns {Array} Returns the values.
-	*/
-	function setToArray(set) {
-		var index = -1, result = Array(set.size);
-		set.forEach(function(value) {
-			result[++index] = value;
-		});
-		return result;
-	}
-	/** Used for built-in method references. */
-	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
-	/** Used to detect overreaching core-js shims. */
-	var coreJsData = root["__core-js_shared__"];
-	/** Used to detect methods masquerading as native. */
-	var maskSrcKey = function() {
-		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
-		return uid ? "Symbol(src)_1." + uid : "";
-	}();
-	/** Used to resolve the decompiled source of functions. */
-	var funcToString = funcProto.toString;
-	/** Used to check objects for own properties. */
-	var hasOwnProperty = objectProto.hasOwnProperty;
-	/**
-	* Used to resolve the
-	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
-	* of values.
-	*/
-	var objectToString = objectProto.toString;
-	/** Used to detect if a method is native. */
-	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
-	/** Built-in value references. */
-	var splice = arrayProto.splice;
-	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
-	/**
-	* Creates a hash object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function Hash(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the hash.
-	*
-	* @private
-	* @name clear
-	* @memberOf Hash
-	*/
-	function hashClear() {
-		this.__data__ = nativeCreate ? nativeCreate(null) : {};
-	}
-	/**
-	* Removes `key` and its value from the hash.
-	*
-	* @private
-	* @name delete
-	* @memberOf Hash
-	* @param {Object} hash The hash to modify.
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function hashDelete(key) {
-		return this.has(key) && delete this.__data__[key];
-	}
-	/**
-	* Gets the hash value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf Hash
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function hashGet(key) {
-		var data = this.__data__;
-		if (nativeCreate) {
-			var result = data[key];
-			return result === HASH_UNDEFINED ? void 0 : result;
-		}
-		return hasOwnProperty.call(data, key) ? data[key] : void 0;
-	}
-	/**
-	* Checks if a hash value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf Hash
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function hashHas(key) {
-		var data = this.__data__;
-		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
-	}
-	/**
-	* Sets the hash `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf Hash
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the hash instance.
-	*/
-	function hashSet(key, value) {
-		var data = this.__data__;
-		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
-		return this;
-	}
-	Hash.prototype.clear = hashClear;
-	Hash.prototype["delete"] = hashDelete;
-	Hash.prototype.get = hashGet;
-	Hash.prototype.has = hashHas;
-	Hash.prototype.set = hashSet;
-	/**
-	* Creates an list cache object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function ListCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the list cache.
-	*
-	* @private
-	* @name clear
-	* @memberOf ListCache
-	*/
-	function listCacheClear() {
-		this.__data__ = [];
-	}
-	/**
-	* Removes `key` and its value from the list cache.
-	*
-	* @private
-	* @name delete
-	* @memberOf ListCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function listCacheDelete(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) return false;
-		if (index == data.length - 1) data.pop();
-		else splice.call(data, index, 1);
-		return true;
-	}
-	/**
-	* Gets the list cache value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf ListCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function listCacheGet(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		return index < 0 ? void 0 : data[index][1];
-	}
-	/**
-	* Checks if a list cache value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf ListCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function listCacheHas(key) {
-		return assocIndexOf(this.__data__, key) > -1;
-	}
-	/**
-	* Sets the list cache `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf ListCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the list cache instance.
-	*/
-	function listCacheSet(key, value) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) data.push([key, value]);
-		else data[index][1] = value;
-		return this;
-	}
-	ListCache.prototype.clear = listCacheClear;
-	ListCache.prototype["delete"] = listCacheDelete;
-	ListCache.prototype.get = listCacheGet;
-	ListCache.prototype.has = listCacheHas;
-	ListCache.prototype.set = listCacheSet;
-	/**
-	* Creates a map cache object to store key-value pairs.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function MapCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the map.
-	*
-	* @private
-	* @name clear
-	* @memberOf MapCache
-	*/
-	function mapCacheClear() {
-		this.__data__ = {
-			"hash": new Hash(),
-			"map": new (Map || ListCache)(),
-			"string": new Hash()
-		};
-	}
-	/**
-	* Removes `key` and its value from the map.
-	*
-	* @private
-	* @name delete
-	* @memberOf MapCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function mapCacheDelete(key) {
-		return getMapData(this, key)["delete"](key);
-	}
-	/**
-	* Gets the map value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf MapCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function mapCacheGet(key) {
-		return getMapData(this, key).get(key);
-	}
-	/**
-	* Checks if a map value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf MapCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function mapCacheHas(key) {
-		return getMapData(this, key).has(key);
-	}
-	/**
-	* Sets the map `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf MapCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the map cache instance.
-	*/
-	function mapCacheSet(key, value) {
-		getMapData(this, key).set(key, value);
-		return this;
-	}
-	MapCache.prototype.clear = mapCacheClear;
-	MapCache.prototype["delete"] = mapCacheDelete;
-	MapCache.prototype.get = mapCacheGet;
-	MapCache.prototype.has = mapCacheHas;
-	MapCache.prototype.set = mapCacheSet;
-	/**
-	*
-	* Creates an array cache object to store unique values.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [values] The values to cache.
-	*/
-	function SetCache(values) {
-		var index = -1, length = values ? values.length : 0;
-		this.__data__ = new MapCache();
-		while (++index < length) this.add(values[index]);
-	}
-	/**
-	* Adds `value` to the array cache.
-	*
-	* @private
-	* @name add
-	* @memberOf SetCache
-	* @alias push
-	* @param {*} value The value to cache.
-	* @returns {Object} Returns the cache instance.
-	*/
-	function setCacheAdd(value) {
-		this.__data__.set(value, HASH_UNDEFINED);
-		return this;
-	}
-	/**
-	* Checks if `value` is in the array cache.
-	*
-	* @private
-	* @name has
-	* @memberOf SetCache
-	* @param {*} value The value to search for.
-	* @returns {number} Returns `true` if `value` is found, else `false`.
-	*/
-	function setCacheHas(value) {
-		return this.__data__.has(value);
-	}
-	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
-	SetCache.prototype.has = setCacheHas;
-	/**
-	* Gets the index at which the `key` is found in `array` of key-value pairs.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} key The key to search for.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function assocIndexOf(array, key) {
-		var length = array.length;
-		while (length--) if (eq(array[length][0], key)) return length;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNative` without bad shim checks.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a native function,
-	*  else `false`.
-	*/
-	function baseIsNative(value) {
-		if (!isObject(value) || isMasked(value)) return false;
-		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
-	}
-	/**
-	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} [iteratee] The iteratee invoked per element.
-	* @param {Function} [comparator] The comparator invoked per element.
-	* @returns {Array} Returns the new duplicate free array.
-	*/
-	function baseUniq(array, iteratee, comparator) {
-		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
-		if (length >= LARGE_ARRAY_SIZE) {
-			var set = createSet(array);
-			if (set) return setToArray(set);
-			isCommon = false;
-			includes = cacheHas;
-			seen = new SetCache();
-		} else seen = result;
-		outer: while (++index < length) {
-			var value = array[index], computed = value;
-			value = value !== 0 ? value : 0;
-			if (isCommon && computed === computed) {
-				var seenIndex = seen.length;
-				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
-				result.push(value);
-			} else if (!includes(seen, computed, comparator)) {
-				if (seen !== result) seen.push(computed);
-				result.push(value);
-			}
-		}
-		return result;
-	}
-	/**
-	* Creates a set object of `values`.
-	*
-	* @private
-	* @param {Array} values The values to add to the set.
-	* @returns {Object} Returns the new set.
-	*/
-	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
-		return new Set(values);
-	};
-	/**
-	* Gets the data for `map`.
-	*
-	* @private
-	* @param {Object} map The map to query.
-	* @param {string} key The reference key.
-	* @returns {*} Returns the map data.
-	*/
-	function getMapData(map, key) {
-		var data = map.__data__;
-		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
-	}
-	/**
-	* Gets the native function at `key` of `object`.
-	*
-	* @private
-	* @param {Object} object The object to query.
-	* @param {string} key The key of the method to get.
-	* @returns {*} Returns the function if it's native, else `undefined`.
-	*/
-	function getNative(object, key) {
-		var value = getValue(object, key);
-		return baseIsNative(value) ? value : void 0;
-	}
-	/**
-	* Checks if `value` is suitable for use as unique object key.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
-	*/
-	function isKeyable(value) {
-		var type = typeof value;
-		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
-	}
-	/**
-	* Checks if `func` has its source masked.
-	*
-	* @private
-	* @param {Function} func The function to check.
-	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
-	*/
-	function isMasked(func) {
-		return !!maskSrcKey && maskSrcKey in func;
-	}
-	/**
-	* Converts `func` to its source code.
-	*
-	* @private
-	* @param {Function} func The function to process.
-	* @returns {string} Returns the source code.
-	*/
-	function toSource(func) {
-		if (func != null) {
-			try {
-				return funcToString.call(func);
-			} catch (e) {}
-			try {
-				return func + "";
-			} catch (e) {}
-		}
-		return "";
-	}
-	/**
-	* Creates a duplicate-free version of an array, using
-	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-	* for equality comparisons, in which only the first occurrence of each
-	* element is kept.
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Array
-	* @param {Array} array The array to inspect.
-	* @returns {Array} Returns the new duplicate free array.
-	* @example
-	*
-	* _.uniq([2, 1, 2]);
-	* // => [2, 1]
-	*/
-	function uniq(array) {
-		return array && array.length ? baseUniq(array) : [];
-	}
-	/**
-	* Performs a
-	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-	* comparison between two values to determine if they are equivalent.
-	*
-	* @static
-	* @memberOf _
-	* @since 4.0.0
-	* @category Lang
-	* @param {*} value The value to compare.
-	* @param {*} other The other value to compare.
-	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-	* @example
-	*
-	* var object = { 'a': 1 };
-	* var other = { 'a': 1 };
-	*
-	* _.eq(object, object);
-	* // => true
-	*
-	* _.eq(object, other);
-	* // => false
-	*
-	* _.eq('a', 'a');
-	* // => true
-	*
-	* _.eq('a', Object('a'));
-	* // => false
-	*
-	* _.eq(NaN, NaN);
-	* // => true
-	*/
-	function eq(value, other) {
-		return value === other || value !== value && other !== other;
-	}
-	/**
-	* Checks if `value` is classified as a `Function` object.
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
-	* @example
-	*
-	* _.isFunction(_);
-	* // => true
-	*
-	* _.isFunction(/abc/);
-	* // => false
-	*/
-	function isFunction(value) {
-		var tag = isObject(value) ? objectToString.call(value) : "";
-		return tag == funcTag || tag == genTag;
-	}
-	/**
-	* Checks if `value` is the
-	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
-	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
-	* @example
-	*
-	* _.isObject({});
-	* // => true
-	*
-	* _.isObject([1, 2, 3]);
-	* // => true
-	*
-	* _.isObject(_.noop);
-	* // => true
-	*
-	* _.isObject(null);
-	* // => false
-	*/
-	function isObject(value) {
-		var type = typeof value;
-		return !!value && (type == "object" || type == "function");
-	}
-	/**
-	* This method returns `undefined`.
-	*
-	* @static
-	* @memberOf _
-	* @since 2.3.0
-	* @category Util
-	* @example
-	*
-	* _.times(2, _.noop);
-	* // => [undefined, undefined]
-	*/
-	function noop() {}
-	lodash_uniq = uniq;
-	return lodash_uniq;
-}
-function requireLodash_uniqwith() {
-	if (hasRequiredLodash_uniqwith) return lodash_uniqwith;
-	hasRequiredLodash_uniqwith = 1;
-	/** Used as the size to enable large array optimizations. */
-	var LARGE_ARRAY_SIZE = 200;
-	/** Used to stand-in for `undefined` hash values. */
-	var HASH_UNDEFINED = "__lodash_hash_undefined__";
-	/** Used as references for various `Number` constants. */
-	var INFINITY = 1 / 0;
-	/** `Object#toString` result references. */
-	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
-	/**
-	* Used to match `RegExp`
-	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
-	*/
-	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
-	/** Used to detect host constructors (Safari). */
-	var reIsHostCtor = /^\[object .+?Constructor\]$/;
-	/** Detect free variable `global` from Node.js. */
-	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
-	/** Detect free variable `self`. */
-	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
-	/** Used as a reference to the global object. */
-	var root = freeGlobal || freeSelf || Function("return this")();
-	/**
-	* A specialized version of `_.includes` for arrays without support for
-	* specifying an index to search from.
-	*
-	* @private
-	* @param {Array} [array] The array to inspect.
-	* @param {*} target The value to search for.
-	* @returns {boolean} Returns `true` if `target` is found, else `false`.
-	*/
-	function arrayIncludes(array, value) {
-		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
-	}
-	/**
-	* This function is like `arrayIncludes` except that it accepts a comparator.
-	*
-	* @private
-	* @param {Array} [array] The array to inspect.
-	* @param {*} target The value to search for.
-	* @param {Function} comparator The comparator invoked per element.
-	* @returns {boolean} Returns `true` if `target` is found, else `false`.
-	*/
-	function arrayIncludesWith(array, value, comparator) {
-		var index = -1, length = array ? array.length : 0;
-		while (++index < length) if (comparator(value, array[index])) return true;
-		return false;
-	}
-	/**
-	* The base implementation of `_.findIndex` and `_.findLastIndex` without
-	* support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} predicate The function invoked per iteration.
-	* @param {number} fromIndex The index to search from.
-	* @param {boolean} [fromRight] Specify iterating from right to left.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseFindIndex(array, predicate, fromIndex, fromRight) {
-		var length = array.length, index = fromIndex + -1;
-		while (++index < length) if (predicate(array[index], index, array)) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} value The value to search for.
-	* @param {number} fromIndex The index to search from.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseIndexOf(array, value, fromIndex) {
-		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
-		var index = fromIndex - 1, length = array.length;
-		while (++index < length) if (array[index] === value) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNaN` without support for number objects.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
-	*/
-	function baseIsNaN(value) {
-		return value !== value;
-	}
-	/**
-	* Checks if a cache value for `key` exists.
-	*
-	* @private
-	* @param {Object} cache The cache to query.
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function cacheHas(cache, key) {
-		return cache.has(key);
-	}
-	/**
-	* Gets the value at `key` of `object`.
-	*
-	* @private
-	* @param {Object} [object] The object to query.
-	* @param {string} key The key of the property to get.
-	* @returns {*} Returns the property value.
-	*/
-	function getValue(object, key) {
-		return object == null ? void 0 : object[key];
-	}
-	/**
-	* Checks if `value` is a host object in IE < 9.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
-	*/
-	function isHostObject(value) {
-		var result = false;
-		if (value != null && typeof value.toString != "function") try {
-			result = !!(value + "");
-		} catch (e) {}
-		return result;
-	}
-	/**
-	* Converts `set` to an array of its values.
-	*
-	* @private
-	* @param {Object} set The set to convert.
-	* @returns {Array} Returns the values.
-	*/
-	function setToArray(set) {
-		var index = -1, result = Array(set.size);
-		set.forEach(function(value) {
-			result[++index] = value;
-		});
-		return result;
-	}
-	/** Used for built-in method references. */
-	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
-	/** Used to detect overreaching core-js shims. */
-	var coreJsData = root["__core-js_shared__"];
-	/** Used to detect methods masquerading as native. */
-	var maskSrcKey = function() {
-		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
-		return uid ? "Symbol(src)_1." + uid : "";
-	}();
-	/** Used to resolve the decompiled source of functions. */
-	var funcToString = funcProto.toString;
-	/** Used to check objects for own properties. */
-	var hasOwnProperty = objectProto.hasOwnProperty;
-	/**
-	* Used to resolve the
-	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
-	* of values.
-	*/
-	var objectToString = objectProto.toString;
-	/** Used to detect if a method is native. */
-	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
-	/** Built-in value references. */
-	var splice = arrayProto.splice;
-	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
-	/**
-	* Creates a hash object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function Hash(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the hash.
-	*
-	* @private
-	* @name clear
-	* @memberOf Hash
-	*/
-	function hashClear() {
-		this.__data__ = nativeCreate ? nativeCreate(null) : {};
-	}
-	/**
-	* Removes `key` and its value from the hash.
-	*
-	* @private
-	* @name delete
-	* @memberOf Hash
-	* @param {Object} hash The hash to modify.
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function hashDelete(key) {
-		return this.has(key) && delete this.__data__[key];
-	}
-	/**
-	* Gets the hash value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf Hash
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function hashGet(key) {
-		var data = this.__data__;
-		if (nativeCreate) {
-			var result = data[key];
-			return result === HASH_UNDEFINED ? void 0 : result;
-		}
-		return hasOwnProperty.call(data, key) ? data[key] : void 0;
-	}
-	/**
-	* Checks if a hash value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf Hash
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function hashHas(key) {
-		var data = this.__data__;
-		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
-	}
-	/**
-	* Sets the hash `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf Hash
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the hash instance.
-	*/
-	function hashSet(key, value) {
-		var data = this.__data__;
-		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
-		return this;
-	}
-	Hash.prototype.clear = hashClear;
-	Hash.prototype["delete"] = hashDelete;
-	Hash.prototype.get = hashGet;
-	Hash.prototype.has = hashHas;
-	Hash.prototype.set = hashSet;
-	/**
-	* Creates an list cache object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function ListCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the list cache.
-	*
-	* @private
-	* @name clear
-	* @memberOf ListCache
-	*/
-	function listCacheClear() {
-		this.__data__ = [];
-	}
-	/**
-	* Removes `key` and its value from the list cache.
-	*
-	* @private
-	* @name delete
-	* @memberOf ListCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function listCacheDelete(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) return false;
-		if (index == data.length - 1) data.pop();
-		else splice.call(data, index, 1);
-		return true;
-	}
-	/**
-	* Gets the list cache value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf ListCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function listCacheGet(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		return index < 0 ? void 0 : data[index][1];
-	}
-	/**
-	* Checks if a list cache value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf ListCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function listCacheHas(key) {
-		return assocIndexOf(this.__data__, key) > -1;
-	}
-	/**
-	* Sets the list cache `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf ListCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the list cache instance.
-	*/
-	function listCacheSet(key, value) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) data.push([key, value]);
-		else data[index][1] = value;
-		return this;
-	}
-	ListCache.prototype.clear = listCacheClear;
-	ListCache.prototype["delete"] = listCacheDelete;
-	ListCache.prototype.get = listCacheGet;
-	ListCache.prototype.has = listCacheHas;
-	ListCache.prototype.set = listCacheSet;
-	/**
-	* Creates a map cache object to store key-value pairs.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function MapCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the map.
-	*
-	* @private
-	* @name clear
-	* @memberOf MapCache
-	*/
-	function mapCacheClear() {
-		this.__data__ = {
-			"hash": new Hash(),
-			"map": new (Map || ListCache)(),
-			"string": new Hash()
-		};
-	}
-	/**
-	* Removes `key` and its value from the map.
-	*
-	* @private
-	* @name delete
-	* @memberOf MapCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function mapCacheDelete(key) {
-		return getMapData(this, key)["delete"](key);
-	}
-	/**
-	* Gets the map value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf MapCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function mapCacheGet(key) {
-		return getMapData(this, key).get(key);
-	}
-	/**
-	* Checks if a map value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf MapCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function mapCacheHas(key) {
-		return getMapData(this, key).has(key);
-	}
-	/**
-	* Sets the map `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf MapCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the map cache instance.
-	*/
-	function mapCacheSet(key, value) {
-		getMapData(this, key).set(key, value);
-		return this;
-	}
-	MapCache.prototype.clear = mapCacheClear;
-	MapCache.prototype["delete"] = mapCacheDelete;
-	MapCache.prototype.get = mapCacheGet;
-	MapCache.prototype.has = mapCacheHas;
-	MapCache.prototype.set = mapCacheSet;
-	/**
-	*
-	* Creates an array cache object to store unique values.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [values] The values to cache.
-	*/
-	function SetCache(values) {
-		var index = -1, length = values ? values.length : 0;
-		this.__data__ = new MapCache();
-		while (++index < length) this.add(values[index]);
-	}
-	/**
-	* Adds `value` to the array cache.
-	*
-	* @private
-	* @name add
-	* @memberOf SetCache
-	* @alias push
-	* @param {*} value The value to cache.
-	* @returns {Object} Returns the cache instance.
-	*/
-	function setCacheAdd(value) {
-		this.__data__.set(value, HASH_UNDEFINED);
-		return this;
-	}
-	/**
-	* Checks if `value` is in the array cache.
-	*
-	* @private
-	* @name has
-	* @memberOf SetCache
-	* @param {*} value The value to search for.
-	* @returns {number} Returns `true` if `value` is found, else `false`.
-	*/
-	function setCacheHas(value) {
-		return this.__data__.has(value);
-	}
-	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
-	SetCache.prototype.has = setCacheHas;
-	/**
-	* Gets the index at which the `key` is found in `array` of key-value pairs.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} key The key to search for.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function assocIndexOf(array, key) {
-		var length = array.length;
-		while (length--) if (eq(array[length][0], key)) return length;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNative` without bad shim checks.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a native function,
-	*  else `false`.
-	*/
-	function baseIsNative(value) {
-		if (!isObject(value) || isMasked(value)) return false;
-		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
-	}
-	/**
-	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} [iteratee] The iteratee invoked per element.
-	* @param {Function} [comparator] The comparator invoked per element.
-	* @returns {Array} Returns the new duplicate free array.
-	*/
-	function baseUniq(array, iteratee, comparator) {
-		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
-		if (comparator) {
-			isCommon = false;
-			includes = arrayIncludesWith;
-		} else if (length >= LARGE_ARRAY_SIZE) {
-			var set = createSet(array);
-			if (set) return setToArray(set);
-			isCommon = false;
-			includes = cacheHas;
-			seen = new SetCache();
-		} else seen = result;
-		outer: while (++index < length) {
-			var value = array[index], computed = value;
-			value = comparator || value !== 0 ? value : 0;
-			if (isCommon && computed === computed) {
-				var seenIndex = seen.length;
-				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
-				result.push(value);
-			} else if (!includes(seen, computed, comparator)) {
-				if (seen !== result) seen.push(computed);
-				result.push(value);
-			}
-		}
-		return result;
-	}
-	/**
-	* Creates a set object of `values`.
-	*
-	* @private
-	* @param {Array} values The values to add to the set.
-	* @returns {Object} Returns the new set.
-	*/
-	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
-		return new Set(values);
-	};
-	/**
-	* Gets the data for `map`.
-	*
-	* @private
-	* @param {Object} map The map to query.
-	* @param {string} key The reference key.
-	* @returns {*} Returns the map data.
-	*/
-	function getMapData(map, key) {
-		var data = map.__data__;
-		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
-	}
-	/**
-	* Gets the native function at `key` of `object`.
-	*
-	* @private
-	* @param {Object} object The object to query.
-	* @param {string} key The key of the method to get.
-	* @returns {*} Returns the function if it's native, else `undefined`.
-	*/
-	function getNative(object, key) {
-		var value = getValue(object, key);
-		return baseIsNative(value) ? value : void 0;
-	}
-	/**
-	* Checks if `value` is suitable for use as unique object key.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
-	*/
-	function isKeyable(value) {
-		var type = typeof value;
-		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
-	}
-	/**
-	* Checks if `func` has its source masked.
-	*
-	* @private
-	* @param {Function} func The function to check.
-	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
-	*/
-	function isMasked(func) {
-		return !!maskSrcKey && maskSrcKey in func;
-	}
-	/**
-	* Converts `func` to its source code.
-	*
-	* @private
-	* @param {Function} func The function to process.
-	* @returns {string} Returns the source code.
-	*/
-	function toSource(func) {
-		if (func != null) {
-			try {
-				return funcToString.call(func);
-			} catch (e) {}
-			try {
-				return func + "";
-			} catch (e) {}
-		}
-		return "";
-	}
-	/**
-	* This method is like `_.uniq` except that it accepts `comparator` which
-	* is invoked to compare elements of `array`. The comparator is invoked with
-	* two arguments: (arrVal, othVal).
-	*
-	* @static
-	* @memberOf _
-	* @since 4.0.0
-	* @category Array
-	* @param {Array} array The array to inspect.
-	* @param {Function} [comparator] The comparator invoked per element.
-	* @returns {Array} Returns the new duplicate free array.
-	* @example
-	*
-	* var objects = [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }, { 'x': 1, 'y': 2 }];
-	*
-	* _.uniqWith(objects, _.isEqual);
-	* // => [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }]
-	*/
-	function uniqWith(array, comparator) {
-		return array && array.length ? baseUniq(array, void 0, comparator) : [];
-	}
-	/**
-	* Performs a
-	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-	* comparison between two values to determine if they are equivalent.
-	*
-	* @static
-	* @memberOf _
-	* @since 4.0.0
-	* @category Lang
-	* @param {*} value The value to compare.
-	* @param {*} other The other value to compare.
-	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-	* @example
-	*
-	* var object = { 'a': 1 };
-	* var other = { 'a': 1 };
-	*
-	* _.eq(object, object);
-	* // => true
-	*
-	* _.eq(object, other);
-	* // => false
-	*
-	* _.eq('a', 'a');
-	* // => true
-	*
-	* _.eq('a', Object('a'));
-	* // => false
-	*
-	* _.eq(NaN, NaN);
-	* // => true
-	*/
-	function eq(value, other) {
-		return value === other || value !== value && other !== other;
-	}
-	/**
-	* Checks if `value` is classified as a `Function` object.
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
-	* @example
-	*
-	* _.isFunction(_);
-	* // => true
-	*
-	* _.isFunction(/abc/);
-	* // => false
-	*/
-	function isFunction(value) {
-		var tag = isObject(value) ? objectToString.call(value) : "";
-		return tag == funcTag || tag == genTag;
-	}
-	/**
-	* Checks if `value` is the
-	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
-	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
-	* @example
-	*
-	* _.isObject({});
-	* // => true
-	*
-	* _.isObject([1, 2, 3]);
-	* // => true
-	*
-	* _.isObject(_.noop);
-	* // => true
-	*
-	* _.isObject(null);
-	* // => false
-	*/
-	function isObject(value) {
-		var type = typeof value;
-		return !!value && (type == "object" || type == "function");
-	}
-	/**
-	* This method returns `undefined`.
-	*
-	* @static
-	* @memberOf _
-	* @since 2.3.0
-	* @category Util
-	* @example
-	*
-	* _.times(2, _.noop);
-	* // => [undefined, undefined]
-	*/
-	function noop() {}
-	lodash_uniqwith = uniqWith;
-	return lodash_uniqwith;
-}
-function requireLodash_sortby() {
-	if (hasRequiredLodash_sortby) return lodash_sortby.exports;
-	hasRequiredLodash_sortby = 1;
-	(function(module, exports$1) {
-		/** Used as the `TypeError` message for "Functions" methods. */
-		var FUNC_ERROR_TEXT = "Expected a function";
-		/** Used to stand-in for `undefined` hash values. */
-		var HASH_UNDEFINED = "__lodash_hash_undefined__";
-		/** Used to compose bitmasks for comparison styles. */
-		var UNORDERED_COMPARE_FLAG = 1, PARTIAL_COMPARE_FLAG = 2;
-		/** Used as references for various `Number` constants. */
-		var MAX_SAFE_INTEGER = 9007199254740991;
-		/** `Object#toString` result references. */
-		var argsTag = "[object Arguments]", arrayTag = "[object Array]", boolTag = "[object Boolean]", dateTag = "[object Date]", errorTag = "[object Error]", funcTag = "[object Function]", genTag = "[object GeneratorFunction]", mapTag = "[object Map]", numberTag = "[object Number]", objectTag = "[object Object]", promiseTag = "[object Promise]", regexpTag = "[object RegExp]", setTag = "[object Set]", stringTag = "[object String]", symbolTag = "[object Symbol]", weakMapTag = "[object WeakMap]";
-		var arrayBufferTag = "[object ArrayBuffer]", dataViewTag = "[object DataView]", float32Tag = "[object Float32Array]", float64Tag = "[object Float64Array]", int8Tag = "[object Int8Array]", int16Tag = "[object Int16Array]", int32Tag = "[object Int32Array]", uint8Tag = "[object Uint8Array]", uint8ClampedTag = "[object Uint8ClampedArray]", uint16Tag = "[object Uint16Array]", uint32Tag = "[object Uint32Array]";
-		/** Used to match property names within property paths. */
-		var reIsDeepProp = /\.|\[(?:[^[\]]*|(["'])(?:(?!\1)[^\\]|\\.)*?\1)\]/, reIsPlainProp = /^\w*$/, reLeadingDot = /^\./, rePropName = /[^.[\]]+|\[(?:(-?\d+(?:\.\d+)?)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]|(?=(?:\.|\[\])(?:\.|\[\]|$))/g;
-		/**
-		* Used to match `RegExp`
-		* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
-		*/
-		var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
-		/** Used to match backslashes in property paths. */
-		var reEscapeChar = /\\(\\)?/g;
-		/** Used to detect host constructors (Safari). */
-		var reIsHostCtor = /^\[object .+?Constructor\]$/;
-		/** Used to detect unsigned integer values. */
-		var reIsUint = /^(?:0|[1-9]\d*)$/;
-		/** Used to identify `toStringTag` values of typed arrays. */
-		var typedArrayTags = {};
-		typedArrayTags[float32Tag] = typedArrayTags[float64Tag] = typedArrayTags[int8Tag] = typedArrayTags[int16Tag] = typedArrayTags[int32Tag] = typedArrayTags[uint8Tag] = typedArrayTags[uint8ClampedTag] = typedArrayTags[uint16Tag] = typedArrayTags[uint32Tag] = true;
-		typedArrayTags[argsTag] = typedArrayTags[arrayTag] = typedArrayTags[arrayBufferTag] = typedArrayTags[boolTag] = typedArrayTags[dataViewTag] = typedArrayTags[dateTag] = typedArrayTags[errorTag] = typedArrayTags[funcTag] = typedArrayTags[mapTag] = typedArrayTags[numberTag] = typedArrayTags[objectTag] = typedArrayTags[regexpTag] = typedArrayTags[setTag] = typedArrayTags[stringTag] = typedArrayTags[weakMapTag] = false;
-		/** Detect free variable `global` from Node.js. */
-		var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
-		/** Detect free variable `self`. */
-		var freeSelf = typeof self == "object" && self && self.Object === Object && self;
-		/** Used as a reference to the global object. */
-		var root = freeGlobal || freeSelf || Function("return this")();
-		/** Detect free variable `exports`. */
-		var freeExports = exports$1 && !exports$1.nodeType && exports$1;
-		/** Detect free variable `module`. */
-		var freeModule = freeExports && module && !module.nodeType && module;
-		/** Detect free variable `process` from Node.js. */
-		var freeProcess = freeModule && freeModule.exports === freeExports && freeGlobal.process;
-		/** Used to access faster Node.js helpers. */
-		var nodeUtil = function() {
-			try {
-				return freeProcess && freeProcess.binding("util");
-			} catch (e) {}
-		}();
-		var nodeIsTypedArray = nodeUtil && nodeUtil.isTypedArray;
-		/**
-		* A faster alternative to `Function#apply`, this function invokes `func`
-		* with the `this` binding of `thisArg` and the arguments of `args`.
-		*
-		* @private
-		* @param {Function} func The function to invoke.
-		* @param {*} thisArg The `this` binding of `func`.
-		* @param {Array} args The arguments to invoke `func` with.
-		* @returns {*} Returns the result of `func`.
-		*/
-		function apply(func, thisArg, args) {
-			switch (args.length) {
-				case 0: return func.call(thisArg);
-				case 1: return func.call(thisArg, args[0]);
-				case 2: return func.call(thisArg, args[0], args[1]);
-				case 3: return func.call(thisArg, args[0], args[1], args[2]);
-			}
-			return func.apply(thisArg, args);
-		}
-		/**
-		* A specialized version of `_.map` for arrays without support for iteratee
-		* shorthands.
-		*
-		* @private
-		* @param {Array} [array] The array to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array} Returns the new mapped array.
-		*/
-		function arrayMap(array, iteratee) {
-			var index = -1, length = array ? array.length : 0, result = Array(length);
-			while (++index < length) result[index] = iteratee(array[index], index, array);
-			return result;
-		}
-		/**
-		* Appends the elements of `values` to `array`.
-		*
-		* @private
-		* @param {Array} array The array to modify.
-		* @param {Array} values The values to append.
-		* @returns {Array} Returns `array`.
-		*/
-		function arrayPush(array, values) {
-			var index = -1, length = values.length, offset = array.length;
-			while (++index < length) array[offset + index] = values[index];
-			return array;
-		}
-		/**
-		* A specialized version of `_.some` for arrays without support for iteratee
-		* shorthands.
-		*
-		* @private
-		* @param {Array} [array] The array to iterate over.
-		* @param {Function} predicate The function invoked per iteration.
-		* @returns {boolean} Returns `true` if any element passes the predicate check,
-		*  else `false`.
-		*/
-		function arraySome(array, predicate) {
-			var index = -1, length = array ? array.length : 0;
-			while (++index < length) if (predicate(array[index], index, array)) return true;
-			return false;
-		}
-		/**
-		* The base implementation of `_.property` without support for deep paths.
-		*
-		* @private
-		* @param {string} key The key of the property to get.
-		* @returns {Function} Returns the new accessor function.
-		*/
-		function baseProperty(key) {
-			return function(object) {
-				return object == null ? void 0 : object[key];
-			};
-		}
-		/**
-		* The base implementation of `_.sortBy` which uses `comparer` to define the
-		* sort order of `array` and replaces criteria objects with their corresponding
-		* values.
-		*
-		* @private
-		* @param {Array} array The array to sort.
-		* @param {Function} comparer The function to define sort order.
-		* @returns {Array} Returns `array`.
-		*/
-		function baseSortBy(array, comparer) {
-			var length = array.length;
-			array.sort(comparer);
-			while (length--) array[length] = array[length].value;
-			return array;
-		}
-		/**
-		* The base implementation of `_.times` without support for iteratee shorthands
-		* or max array length checks.
-		*
-		* @private
-		* @param {number} n The number of times to invoke `iteratee`.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array} Returns the array of results.
-		*/
-		function baseTimes(n, iteratee) {
-			var index = -1, result = Array(n);
-			while (++index < n) result[index] = iteratee(index);
-			return result;
-		}
-		/**
-		* The base implementation of `_.unary` without support for storing metadata.
-		*
-		* @private
-		* @param {Function} func The function to cap arguments for.
-		* @returns {Function} Returns the new capped function.
-		*/
-		function baseUnary(func) {
-			return function(value) {
-				return func(value);
-			};
-		}
-		/**
-		* Gets the value at `key` of `object`.
-		*
-		* @private
-		* @param {Object} [object] The object to query.
-		* @param {string} key The key of the property to get.
-		* @returns {*} Returns the property value.
-		*/
-		function getValue(object, key) {
-			return object == null ? void 0 : object[key];
-		}
-		/**
-		* Checks if `value` is a host object in IE < 9.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
-		*/
-		function isHostObject(value) {
-			var result = false;
-			if (value != null && typeof value.toString != "function") try {
-				result = !!(value + "");
-			} catch (e) {}
-			return result;
-		}
-		/**
-		* Converts `map` to its key-value pairs.
-		*
-		* @private
-		* @param {Object} map The map to convert.
-		* @returns {Array} Returns the key-value pairs.
-		*/
-		function mapToArray(map) {
-			var index = -1, result = Array(map.size);
-			map.forEach(function(value, key) {
-				result[++index] = [key, value];
-			});
-			return result;
-		}
-		/**
-		* Creates a unary function that invokes `func` with its argument transformed.
-		*
-		* @private
-		* @param {Function} func The function to wrap.
-		* @param {Function} transform The argument transform.
-		* @returns {Function} Returns the new function.
-		*/
-		function overArg(func, transform) {
-			return function(arg) {
-				return func(transform(arg));
-			};
-		}
-		/**
-		* Converts `set` to an array of its values.
-		*
-		* @private
-		* @param {Object} set The set to convert.
-		* @returns {Array} Returns the values.
-		*/
-		function setToArray(set) {
-			var index = -1, result = Array(set.size);
-			set.forEach(function(value) {
-				result[++index] = value;
-			});
-			return result;
-		}
-		/** Used for built-in method references. */
-		var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
-		/** Used to detect overreaching core-js shims. */
-		var coreJsData = root["__core-js_shared__"];
-		/** Used to detect methods masquerading as native. */
-		var maskSrcKey = function() {
-			var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
-			return uid ? "Symbol(src)_1." + uid : "";
-		}();
-		/** Used to resolve the decompiled source of functions. */
-		var funcToString = funcProto.toString;
-		/** Used to check objects for own properties. */
-		var hasOwnProperty = objectProto.hasOwnProperty;
-		/**
-		* Used to resolve the
-		* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
-		* of values.
-		*/
-		var objectToString = objectProto.toString;
-		/** Used to detect if a method is native. */
-		var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
-		/** Built-in value references. */
-		var Symbol = root.Symbol, Uint8Array = root.Uint8Array, propertyIsEnumerable = objectProto.propertyIsEnumerable, splice = arrayProto.splice, spreadableSymbol = Symbol ? Symbol.isConcatSpreadable : void 0;
-		var nativeKeys = overArg(Object.keys, Object), nativeMax = Math.max;
-		var DataView = getNative(root, "DataView"), Map = getNative(root, "Map"), Promise$1 = getNative(root, "Promise"), Set = getNative(root, "Set"), WeakMap = getNative(root, "WeakMap"), nativeCreate = getNative(Object, "create");
-		/** Used to detect maps, sets, and weakmaps. */
-		var dataViewCtorString = toSource(DataView), mapCtorString = toSource(Map), promiseCtorString = toSource(Promise$1), setCtorString = toSource(Set), weakMapCtorString = toSource(WeakMap);
-		/** Used to convert symbols to primitives and strings. */
-		var symbolProto = Symbol ? Symbol.prototype : void 0, symbolValueOf = symbolProto ? symbolProto.valueOf : void 0, symbolToString = symbolProto ? symbolProto.toString : void 0;
-		/**
-		* Creates a hash object.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function Hash(entries) {
-			var index = -1, length = entries ? entries.length : 0;
-			this.clear();
-			while (++index < length) {
-				var entry = entries[index];
-				this.set(entry[0], entry[1]);
-			}
-		}
-		/**
-		* Removes all key-value entries from the hash.
-		*
-		* @private
-		* @name clear
-		* @memberOf Hash
-		*/
-		function hashClear() {
-			this.__data__ = nativeCreate ? nativeCreate(null) : {};
-		}
-		/**
-		* Removes `key` and its value from the hash.
-		*
-		* @private
-		* @name delete
-		* @memberOf Hash
-		* @param {Object} hash The hash to modify.
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function hashDelete(key) {
-			return this.has(key) && delete this.__data__[key];
-		}
-		/**
-		* Gets the hash value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf Hash
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function hashGet(key) {
-			var data = this.__data__;
-			if (nativeCreate) {
-				var result = data[key];
-				return result === HASH_UNDEFINED ? void 0 : result;
-			}
-			return hasOwnProperty.call(data, key) ? data[key] : void 0;
-		}
-		/**
-		* Checks if a hash value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf Hash
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function hashHas(key) {
-			var data = this.__data__;
-			return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
-		}
-		/**
-		* Sets the hash `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf Hash
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the hash instance.
-		*/
-		function hashSet(key, value) {
-			var data = this.__data__;
-			data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
-			return this;
-		}
-		Hash.prototype.clear = hashClear;
-		Hash.prototype["delete"] = hashDelete;
-		Hash.prototype.get = hashGet;
-		Hash.prototype.has = hashHas;
-		Hash.prototype.set = hashSet;
-		/**
-		* Creates an list cache object.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function ListCache(entries) {
-			var index = -1, length = entries ? entries.length : 0;
-			this.clear();
-			while (++index < length) {
-				var entry = entries[index];
-				this.set(entry[0], entry[1]);
-			}
-		}
-		/**
-		* Removes all key-value entries from the list cache.
-		*
-		* @private
-		* @name clear
-		* @memberOf ListCache
-		*/
-		function listCacheClear() {
-			this.__data__ = [];
-		}
-		/**
-		* Removes `key` and its value from the list cache.
-		*
-		* @private
-		* @name delete
-		* @memberOf ListCache
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function listCacheDelete(key) {
-			var data = this.__data__, index = assocIndexOf(data, key);
-			if (index < 0) return false;
-			if (index == data.length - 1) data.pop();
-			else splice.call(data, index, 1);
-			return true;
-		}
-		/**
-		* Gets the list cache value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf ListCache
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function listCacheGet(key) {
-			var data = this.__data__, index = assocIndexOf(data, key);
-			return index < 0 ? void 0 : data[index][1];
-		}
-		/**
-		* Checks if a list cache value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf ListCache
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function listCacheHas(key) {
-			return assocIndexOf(this.__data__, key) > -1;
-		}
-		/**
-		* Sets the list cache `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf ListCache
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the list cache instance.
-		*/
-		function listCacheSet(key, value) {
-			var data = this.__data__, index = assocIndexOf(data, key);
-			if (index < 0) data.push([key, value]);
-			else data[index][1] = value;
-			return this;
-		}
-		ListCache.prototype.clear = listCacheClear;
-		ListCache.prototype["delete"] = listCacheDelete;
-		ListCache.prototype.get = listCacheGet;
-		ListCache.prototype.has = listCacheHas;
-		ListCache.prototype.set = listCacheSet;
-		/**
-		* Creates a map cache object to store key-value pairs.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function MapCache(entries) {
-			var index = -1, length = entries ? entries.length : 0;
-			this.clear();
-			while (++index < length) {
-				var entry = entries[index];
-				this.set(entry[0], entry[1]);
-			}
-		}
-		/**
-		* Removes all key-value entries from the map.
-		*
-		* @private
-		* @name clear
-		* @memberOf MapCache
-		*/
-		function mapCacheClear() {
-			this.__data__ = {
-				"hash": new Hash(),
-				"map": new (Map || ListCache)(),
-				"string": new Hash()
-			};
-		}
-		/**
-		* Removes `key` and its value from the map.
-		*
-		* @private
-		* @name delete
-		* @memberOf MapCache
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function mapCacheDelete(key) {
-			return getMapData(this, key)["delete"](key);
-		}
-		/**
-		* Gets the map value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf MapCache
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function mapCacheGet(key) {
-			return getMapData(this, key).get(key);
-		}
-		/**
-		* Checks if a map value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf MapCache
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function mapCacheHas(key) {
-			return getMapData(this, key).has(key);
-		}
-		/**
-		* Sets the map `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf MapCache
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the map cache instance.
-		*/
-		function mapCacheSet(key, value) {
-			getMapData(this, key).set(key, value);
-			return this;
-		}
-		MapCache.prototype.clear = mapCacheClear;
-		MapCache.prototype["delete"] = mapCacheDelete;
-		MapCache.prototype.get = mapCacheGet;
-		MapCache.prototype.has = mapCacheHas;
-		MapCache.prototype.set = mapCacheSet;
-		/**
-		*
-		* Creates an array cache object to store unique values.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [values] The values to cache.
-		*/
-		function SetCache(values) {
-			var index = -1, length = values ? values.length : 0;
-			this.__data__ = new MapCache();
-			while (++index < length) this.add(values[index]);
-		}
-		/**
-		* Adds `value` to the array cache.
-		*
-		* @private
-		* @name add
-		* @memberOf SetCache
-		* @alias push
-		* @param {*} value The value to cache.
-		* @returns {Object} Returns the cache instance.
-		*/
-		function setCacheAdd(value) {
-			this.__data__.set(value, HASH_UNDEFINED);
-			return this;
-		}
-		/**
-		* Checks if `value` is in the array cache.
-		*
-		* @private
-		* @name has
-		* @memberOf SetCache
-		* @param {*} value The value to search for.
-		* @returns {number} Returns `true` if `value` is found, else `false`.
-		*/
-		function setCacheHas(value) {
-			return this.__data__.has(value);
-		}
-		SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
-		SetCache.prototype.has = setCacheHas;
-		/**
-		* Creates a stack cache object to store key-value pairs.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function Stack(entries) {
-			this.__data__ = new ListCache(entries);
-		}
-		/**
-		* Removes all key-value entries from the stack.
-		*
-		* @private
-		* @name clear
-		* @memberOf Stack
-		*/
-		function stackClear() {
-			this.__data__ = new ListCache();
-		}
-		/**
-		* Removes `key` and its value from the stack.
-		*
-		* @private
-		* @name delete
-		* @memberOf Stack
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function stackDelete(key) {
-			return this.__data__["delete"](key);
-		}
-		/**
-		* Gets the stack value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf Stack
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function stackGet(key) {
-			return this.__data__.get(key);
-		}
-		/**
-		* Checks if a stack value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf Stack
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function stackHas(key) {
-			return this.__data__.has(key);
-		}
-		/**
-		* Sets the stack `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf Stack
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the stack cache instance.
-		*/
-		function stackSet(key, value) {
-			var cache = this.__data__;
-			if (cache instanceof ListCache) {
-				var pairs = cache.__data__;
-				if (!Map || pairs.length < 199) {
-					pairs.push([key, value]);
-					return this;
-				}
-				cache = this.__data__ = new MapCache(pairs);
-			}
-			cache.set(key, value);
-			return this;
-		}
-		Stack.prototype.clear = stackClear;
-		Stack.prototype["delete"] = stackDelete;
-		Stack.prototype.get = stackGet;
-		Stack.prototype.has = stackHas;
-		Stack.prototype.set = stackSet;
-		/**
-		* Creates an array of the enumerable property names of the array-like `value`.
-		*
-		* @private
-		* @param {*} value The value to query.
-		* @param {boolean} inherited Specify returning inherited property names.
-		* @returns {Array} Returns the array of property names.
-		*/
-		function arrayLikeKeys(value, inherited) {
-			var result = isArray(value) || isArguments(value) ? baseTimes(value.length, String) : [];
-			var length = result.length, skipIndexes = !!length;
-			for (var key in value) if (hasOwnProperty.call(value, key) && !(skipIndexes && (key == "length" || isIndex(key, length)))) result.push(key);
-			return result;
-		}
-		/**
-		* Gets the index at which the `key` is found in `array` of key-value pairs.
-		*
-		* @private
-		* @param {Array} array The array to inspect.
-		* @param {*} key The key to search for.
-		* @returns {number} Returns the index of the matched value, else `-1`.
-		*/
-		function assocIndexOf(array, key) {
-			var length = array.length;
-			while (length--) if (eq(array[length][0], key)) return length;
-			return -1;
-		}
-		/**
-		* The base implementation of `_.forEach` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array|Object} Returns `collection`.
-		*/
-		var baseEach = createBaseEach(baseForOwn);
-		/**
-		* The base implementation of `_.flatten` with support for restricting flattening.
-		*
-		* @private
-		* @param {Array} array The array to flatten.
-		* @param {number} depth The maximum recursion depth.
-		* @param {boolean} [predicate=isFlattenable] The function invoked per iteration.
-		* @param {boolean} [isStrict] Restrict to values that pass `predicate` checks.
-		* @param {Array} [result=[]] The initial result value.
-		* @returns {Array} Returns the new flattened array.
-		*/
-		function baseFlatten(array, depth, predicate, isStrict, result) {
-			var index = -1, length = array.length;
-			predicate || (predicate = isFlattenable);
-			result || (result = []);
-			while (++index < length) {
-				var value = array[index];
-				if (predicate(value)) arrayPush(result, value);
-				else result[result.length] = value;
-			}
-			return result;
-		}
-		/**
-		* The base implementation of `baseForOwn` which iterates over `object`
-		* properties returned by `keysFunc` and invokes `iteratee` for each property.
-		* Iteratee functions may exit iteration early by explicitly returning `false`.
-		*
-		* @private
-		* @param {Object} object The object to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @param {Function} keysFunc The function to get the keys of `object`.
-		* @returns {Object} Returns `object`.
-		*/
-		var baseFor = createBaseFor();
-		/**
-		* The base implementation of `_.forOwn` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Object} object The object to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Object} Returns `object`.
-		*/
-		function baseForOwn(object, iteratee) {
-			return object && baseFor(object, iteratee, keys);
-		}
-		/**
-		* The base implementation of `_.get` without support for default values.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path of the property to get.
-		* @returns {*} Returns the resolved value.
-		*/
-		function baseGet(object, path) {
-			path = isKey(path, object) ? [path] : castPath(path);
-			var index = 0, length = path.length;
-			while (object != null && index < length) object = object[toKey(path[index++])];
-			return index && index == length ? object : void 0;
-		}
-		/**
-		* The base implementation of `getTag`.
-		*
-		* @private
-		* @param {*} value The value to query.
-		* @returns {string} Returns the `toStringTag`.
-		*/
-		function baseGetTag(value) {
-			return objectToString.call(value);
-		}
-		/**
-		* The base implementation of `_.hasIn` without support for deep paths.
-		*
-		* @private
-		* @param {Object} [object] The object to query.
-		* @param {Array|string} key The key to check.
-		* @returns {boolean} Returns `true` if `key` exists, else `false`.
-		*/
-		function baseHasIn(object, key) {
-			return object != null && key in Object(object);
-		}
-		/**
-		* The base implementation of `_.isEqual` which supports partial comparisons
-		* and tracks traversed objects.
-		*
-		* @private
-		* @param {*} value The value to compare.
-		* @param {*} other The other value to compare.
-		* @param {Function} [customizer] The function to customize comparisons.
-		* @param {boolean} [bitmask] The bitmask of comparison flags.
-		*  The bitmask may be composed of the following flags:
-		*     1 - Unordered comparison
-		*     2 - Partial comparison
-		* @param {Object} [stack] Tracks traversed `value` and `other` objects.
-		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-		*/
-		function baseIsEqual(value, other, customizer, bitmask, stack) {
-			if (value === other) return true;
-			if (value == null || other == null || !isObject(value) && !isObjectLike(other)) return value !== value && other !== other;
-			return baseIsEqualDeep(value, other, baseIsEqual, customizer, bitmask, stack);
-		}
-		/**
-		* A specialized version of `baseIsEqual` for arrays and objects which performs
-		* deep comparisons and tracks traversed objects enabling objects with circular
-		* references to be compared.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} [customizer] The function to customize comparisons.
-		* @param {number} [bitmask] The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} [stack] Tracks traversed `object` and `other` objects.
-		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
-		*/
-		function baseIsEqualDeep(object, other, equalFunc, customizer, bitmask, stack) {
-			var objIsArr = isArray(object), othIsArr = isArray(other), objTag = arrayTag, othTag = arrayTag;
-			if (!objIsArr) {
-				objTag = getTag(object);
-				objTag = objTag == argsTag ? objectTag : objTag;
-			}
-			if (!othIsArr) {
-				othTag = getTag(other);
-				othTag = othTag == argsTag ? objectTag : othTag;
-			}
-			var objIsObj = objTag == objectTag && !isHostObject(object), othIsObj = othTag == objectTag && !isHostObject(other), isSameTag = objTag == othTag;
-			if (isSameTag && !objIsObj) {
-				stack || (stack = new Stack());
-				return objIsArr || isTypedArray(object) ? equalArrays(object, other, equalFunc, customizer, bitmask, stack) : equalByTag(object, other, objTag, equalFunc, customizer, bitmask, stack);
-			}
-			if (!(bitmask & PARTIAL_COMPARE_FLAG)) {
-				var objIsWrapped = objIsObj && hasOwnProperty.call(object, "__wrapped__"), othIsWrapped = othIsObj && hasOwnProperty.call(other, "__wrapped__");
-				if (objIsWrapped || othIsWrapped) {
-					var objUnwrapped = objIsWrapped ? object.value() : object, othUnwrapped = othIsWrapped ? other.value() : other;
-					stack || (stack = new Stack());
-					return equalFunc(objUnwrapped, othUnwrapped, customizer, bitmask, stack);
-				}
-			}
-			if (!isSameTag) return false;
-			stack || (stack = new Stack());
-			return equalObjects(object, other, equalFunc, customizer, bitmask, stack);
-		}
-		/**
-		* The base implementation of `_.isMatch` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Object} object The object to inspect.
-		* @param {Object} source The object of property values to match.
-		* @param {Array} matchData The property names, values, and compare flags to match.
-		* @param {Function} [customizer] The function to customize comparisons.
-		* @returns {boolean} Returns `true` if `object` is a match, else `false`.
-		*/
-		function baseIsMatch(object, source, matchData, customizer) {
-			var index = matchData.length, length = index;
-			if (object == null) return !length;
-			object = Object(object);
-			while (index--) {
-				var data = matchData[index];
-				if (data[2] ? data[1] !== object[data[0]] : !(data[0] in object)) return false;
-			}
-			while (++index < length) {
-				data = matchData[index];
-				var key = data[0], objValue = object[key], srcValue = data[1];
-				if (data[2]) {
-					if (objValue === void 0 && !(key in object)) return false;
-				} else {
-					var stack = new Stack();
-					var result;
-					if (!(result === void 0 ? baseIsEqual(srcValue, objValue, customizer, 3, stack) : result)) return false;
-				}
-			}
-			return true;
-		}
-		/**
-		* The base implementation of `_.isNative` without bad shim checks.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a native function,
-		*  else `false`.
-		*/
-		function baseIsNative(value) {
-			if (!isObject(value) || isMasked(value)) return false;
-			return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
-		}
-		/**
-		* The base implementation of `_.isTypedArray` without Node.js optimizations.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
-		*/
-		function baseIsTypedArray(value) {
-			return isObjectLike(value) && isLength(value.length) && !!typedArrayTags[objectToString.call(value)];
-		}
-		/**
-		* The base implementation of `_.iteratee`.
-		*
-		* @private
-		* @param {*} [value=_.identity] The value to convert to an iteratee.
-		* @returns {Function} Returns the iteratee.
-		*/
-		function baseIteratee(value) {
-			if (typeof value == "function") return value;
-			if (value == null) return identity;
-			if (typeof value == "object") return isArray(value) ? baseMatchesProperty(value[0], value[1]) : baseMatches(value);
-			return property(value);
-		}
-		/**
-		* The base implementation of `_.keys` which doesn't treat sparse arrays as dense.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @returns {Array} Returns the array of property names.
-		*/
-		function baseKeys(object) {
-			if (!isPrototype(object)) return nativeKeys(object);
-			var result = [];
-			for (var key in Object(object)) if (hasOwnProperty.call(object, key) && key != "constructor") result.push(key);
-			return result;
-		}
-		/**
-		* The base implementation of `_.map` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array} Returns the new mapped array.
-		*/
-		function baseMap(collection, iteratee) {
-			var index = -1, result = isArrayLike(collection) ? Array(collection.length) : [];
-			baseEach(collection, function(value, key, collection) {
-				result[++index] = iteratee(value, key, collection);
-			});
-			return result;
-		}
-		/**
-		* The base implementation of `_.matches` which doesn't clone `source`.
-		*
-		* @private
-		* @param {Object} source The object of property values to match.
-		* @returns {Function} Returns the new spec function.
-		*/
-		function baseMatches(source) {
-			var matchData = getMatchData(source);
-			if (matchData.length == 1 && matchData[0][2]) return matchesStrictComparable(matchData[0][0], matchData[0][1]);
-			return function(object) {
-				return object === source || baseIsMatch(object, source, matchData);
-			};
-		}
-		/**
-		* The base implementation of `_.matchesProperty` which doesn't clone `srcValue`.
-		*
-		* @private
-		* @param {string} path The path of the property to get.
-		* @param {*} srcValue The value to match.
-		* @returns {Function} Returns the new spec function.
-		*/
-		function baseMatchesProperty(path, srcValue) {
-			if (isKey(path) && isStrictComparable(srcValue)) return matchesStrictComparable(toKey(path), srcValue);
-			return function(object) {
-				var objValue = get(object, path);
-				return objValue === void 0 && objValue === srcValue ? hasIn(object, path) : baseIsEqual(srcValue, objValue, void 0, 3);
-			};
-		}
-		/**
-		* The base implementation of `_.orderBy` without param guards.
-		*
-		* @private
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {Function[]|Object[]|string[]} iteratees The iteratees to sort by.
-		* @param {string[]} orders The sort orders of `iteratees`.
-		* @returns {Array} Returns the new sorted array.
-		*/
-		function baseOrderBy(collection, iteratees, orders) {
-			var index = -1;
-			iteratees = arrayMap(iteratees.length ? iteratees : [identity], baseUnary(baseIteratee));
-			return baseSortBy(baseMap(collection, function(value, key, collection) {
-				return {
-					"criteria": arrayMap(iteratees, function(iteratee) {
-						return iteratee(value);
-					}),
-					"index": ++index,
-					"value": value
-				};
-			}), function(object, other) {
-				return compareMultiple(object, other, orders);
-			});
-		}
-		/**
-		* A specialized version of `baseProperty` which supports deep paths.
-		*
-		* @private
-		* @param {Array|string} path The path of the property to get.
-		* @returns {Function} Returns the new accessor function.
-		*/
-		function basePropertyDeep(path) {
-			return function(object) {
-				return baseGet(object, path);
-			};
-		}
-		/**
-		* The base implementation of `_.rest` which doesn't validate or coerce arguments.
-		*
-		* @private
-		* @param {Function} func The function to apply a rest parameter to.
-		* @param {number} [start=func.length-1] The start position of the rest parameter.
-		* @returns {Function} Returns the new function.
-		*/
-		function baseRest(func, start) {
-			start = nativeMax(start === void 0 ? func.length - 1 : start, 0);
-			return function() {
-				var args = arguments, index = -1, length = nativeMax(args.length - start, 0), array = Array(length);
-				while (++index < length) array[index] = args[start + index];
-				index = -1;
-				var otherArgs = Array(start + 1);
-				while (++index < start) otherArgs[index] = args[index];
-				otherArgs[start] = array;
-				return apply(func, this, otherArgs);
-			};
-		}
-		/**
-		* The base implementation of `_.toString` which doesn't convert nullish
-		* values to empty strings.
-		*
-		* @private
-		* @param {*} value The value to process.
-		* @returns {string} Returns the string.
-		*/
-		function baseToString(value) {
-			if (typeof value == "string") return value;
-			if (isSymbol(value)) return symbolToString ? symbolToString.call(value) : "";
-			var result = value + "";
-			return result == "0" && 1 / value == -Infinity ? "-0" : result;
-		}
-		/**
-		* Casts `value` to a path array if it's not one.
-		*
-		* @private
-		* @param {*} value The value to inspect.
-		* @returns {Array} Returns the cast property path array.
-		*/
-		function castPath(value) {
-			return isArray(value) ? value : stringToPath(value);
-		}
-		/**
-		* Compares values to sort them in ascending order.
-		*
-		* @private
-		* @param {*} value The value to compare.
-		* @param {*} other The other value to compare.
-		* @returns {number} Returns the sort order indicator for `value`.
-		*/
-		function compareAscending(value, other) {
-			if (value !== other) {
-				var valIsDefined = value !== void 0, valIsNull = value === null, valIsReflexive = value === value, valIsSymbol = isSymbol(value);
-				var othIsDefined = other !== void 0, othIsNull = other === null, othIsReflexive = other === other, othIsSymbol = isSymbol(other);
-				if (!othIsNull && !othIsSymbol && !valIsSymbol && value > other || valIsSymbol && othIsDefined && othIsReflexive && !othIsNull && !othIsSymbol || valIsNull && othIsDefined && othIsReflexive || !valIsDefined && othIsReflexive || !valIsReflexive) return 1;
-				if (!valIsNull && !valIsSymbol && !othIsSymbol && value < other || othIsSymbol && valIsDefined && valIsReflexive && !valIsNull && !valIsSymbol || othIsNull && valIsDefined && valIsReflexive || !othIsDefined && valIsReflexive || !othIsReflexive) return -1;
-			}
-			return 0;
-		}
-		/**
-		* Used by `_.orderBy` to compare multiple properties of a value to another
-		* and stable sort them.
-		*
-		* If `orders` is unspecified, all values are sorted in ascending order. Otherwise,
-		* specify an order of "desc" for descending or "asc" for ascending sort order
-		* of corresponding values.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {boolean[]|string[]} orders The order to sort by for each property.
-		* @returns {number} Returns the sort order indicator for `object`.
-		*/
-		function compareMultiple(object, other, orders) {
-			var index = -1, objCriteria = object.criteria, othCriteria = other.criteria, length = objCriteria.length, ordersLength = orders.length;
-			while (++index < length) {
-				var result = compareAscending(objCriteria[index], othCriteria[index]);
-				if (result) {
-					if (index >= ordersLength) return result;
-					return result * (orders[index] == "desc" ? -1 : 1);
-				}
-			}
-			return object.index - other.index;
-		}
-		/**
-		* Creates a `baseEach` or `baseEachRight` function.
-		*
-		* @private
-		* @param {Function} eachFunc The function to iterate over a collection.
-		* @param {boolean} [fromRight] Specify iterating from right to left.
-		* @returns {Function} Returns the new base function.
-		*/
-		function createBaseEach(eachFunc, fromRight) {
-			return function(collection, iteratee) {
-				if (collection == null) return collection;
-				if (!isArrayLike(collection)) return eachFunc(collection, iteratee);
-				var length = collection.length, index = -1, iterable = Object(collection);
-				while (++index < length) if (iteratee(iterable[index], index, iterable) === false) break;
-				return collection;
-			};
-		}
-		/**
-		* Creates a base function for methods like `_.forIn` and `_.forOwn`.
-		*
-		* @private
-		* @param {boolean} [fromRight] Specify iterating from right to left.
-		* @returns {Function} Returns the new base function.
-		*/
-		function createBaseFor(fromRight) {
-			return function(object, iteratee, keysFunc) {
-				var index = -1, iterable = Object(object), props = keysFunc(object), length = props.length;
-				while (length--) {
-					var key = props[++index];
-					if (iteratee(iterable[key], key, iterable) === false) break;
-				}
-				return object;
-			};
-		}
-		/**
-		* A specialized version of `baseIsEqualDeep` for arrays with support for
-		* partial deep comparisons.
-		*
-		* @private
-		* @param {Array} array The array to compare.
-		* @param {Array} other The other array to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} customizer The function to customize comparisons.
-		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} stack Tracks traversed `array` and `other` objects.
-		* @returns {boolean} Returns `true` if the arrays are equivalent, else `false`.
-		*/
-		function equalArrays(array, other, equalFunc, customizer, bitmask, stack) {
-			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, arrLength = array.length, othLength = other.length;
-			if (arrLength != othLength && !(isPartial && othLength > arrLength)) return false;
-			var stacked = stack.get(array);
-			if (stacked && stack.get(other)) return stacked == other;
-			var index = -1, result = true, seen = bitmask & UNORDERED_COMPARE_FLAG ? new SetCache() : void 0;
-			stack.set(array, other);
-			stack.set(other, array);
-			while (++index < arrLength) {
-				var arrValue = array[index], othValue = other[index];
-				if (customizer) var compared = isPartial ? customizer(othValue, arrValue, index, other, array, stack) : customizer(arrValue, othValue, index, array, other, stack);
-				if (compared !== void 0) {
-					if (compared) continue;
-					result = false;
-					break;
-				}
-				if (seen) {
-					if (!arraySome(other, function(othValue, othIndex) {
-						if (!seen.has(othIndex) && (arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) return seen.add(othIndex);
-					})) {
-						result = false;
-						break;
-					}
-				} else if (!(arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) {
-					result = false;
-					break;
-				}
-			}
-			stack["delete"](array);
-			stack["delete"](other);
-			return result;
-		}
-		/**
-		* A specialized version of `baseIsEqualDeep` for comparing objects of
-		* the same `toStringTag`.
-		*
-		* **Note:** This function only supports comparing values with tags of
-		* `Boolean`, `Date`, `Error`, `Number`, `RegExp`, or `String`.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {string} tag The `toStringTag` of the objects to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} customizer The function to customize comparisons.
-		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} stack Tracks traversed `object` and `other` objects.
-		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
-		*/
-		function equalByTag(object, other, tag, equalFunc, customizer, bitmask, stack) {
-			switch (tag) {
-				case dataViewTag:
-					if (object.byteLength != other.byteLength || object.byteOffset != other.byteOffset) return false;
-					object = object.buffer;
-					other = other.buffer;
-				case arrayBufferTag:
-					if (object.byteLength != other.byteLength || !equalFunc(new Uint8Array(object), new Uint8Array(other))) return false;
-					return true;
-				case boolTag:
-				case dateTag:
-				case numberTag: return eq(+object, +other);
-				case errorTag: return object.name == other.name && object.message == other.message;
-				case regexpTag:
-				case stringTag: return object == other + "";
-				case mapTag: var convert = mapToArray;
-				case setTag:
-					var isPartial = bitmask & PARTIAL_COMPARE_FLAG;
-					convert || (convert = setToArray);
-					if (object.size != other.size && !isPartial) return false;
-					var stacked = stack.get(object);
-					if (stacked) return stacked == other;
-					bitmask |= UNORDERED_COMPARE_FLAG;
-					stack.set(object, other);
-					var result = equalArrays(convert(object), convert(other), equalFunc, customizer, bitmask, stack);
-					stack["delete"](object);
-					return result;
-				case symbolTag: if (symbolValueOf) return symbolValueOf.call(object) == symbolValueOf.call(other);
-			}
-			return false;
-		}
-		/**
-		* A specialized version of `baseIsEqualDeep` for objects with support for
-		* partial deep comparisons.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} customizer The function to customize comparisons.
-		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} stack Tracks traversed `object` and `other` objects.
-		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
-		*/
-		function equalObjects(object, other, equalFunc, customizer, bitmask, stack) {
-			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, objProps = keys(object), objLength = objProps.length;
-			if (objLength != keys(other).length && !isPartial) return false;
-			var index = objLength;
-			while (index--) {
-				var key = objProps[index];
-				if (!(isPartial ? key in other : hasOwnProperty.call(other, key))) return false;
-			}
-			var stacked = stack.get(object);
-			if (stacked && stack.get(other)) return stacked == other;
-			var result = true;
-			stack.set(object, other);
-			stack.set(other, object);
-			var skipCtor = isPartial;
-			while (++index < objLength) {
-				key = objProps[index];
-				var objValue = object[key], othValue = other[key];
-				if (customizer) var compared = isPartial ? customizer(othValue, objValue, key, other, object, stack) : customizer(objValue, othValue, key, object, other, stack);
-				if (!(compared === void 0 ? objValue === othValue || equalFunc(objValue, othValue, customizer, bitmask, stack) : compared)) {
-					result = false;
-					break;
-				}
-				skipCtor || (skipCtor = key == "constructor");
-			}
-			if (result && !skipCtor) {
-				var objCtor = object.constructor, othCtor = other.constructor;
-				if (objCtor != othCtor && "constructor" in object && "constructor" in other && !(typeof objCtor == "function" && objCtor instanceof objCtor && typeof othCtor == "function" && othCtor instanceof othCtor)) result = false;
-			}
-			stack["delete"](object);
-			stack["delete"](other);
-			return result;
-		}
-		/**
-		* Gets the data for `map`.
-		*
-		* @private
-		* @param {Object} map The map to query.
-		* @param {string} key The reference key.
-		* @returns {*} Returns the map data.
-		*/
-		function getMapData(map, key) {
-			var data = map.__data__;
-			return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
-		}
-		/**
-		* Gets the property names, values, and compare flags of `object`.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @returns {Array} Returns the match data of `object`.
-		*/
-		function getMatchData(object) {
-			var result = keys(object), length = result.length;
-			while (length--) {
-				var key = result[length], value = object[key];
-				result[length] = [
-					key,
-					value,
-					isStrictComparable(value)
-				];
-			}
-			return result;
-		}
-		/**
-		* Gets the native function at `key` of `object`.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @param {string} key The key of the method to get.
-		* @returns {*} Returns the function if it's native, else `undefined`.
-		*/
-		function getNative(object, key) {
-			var value = getValue(object, key);
-			return baseIsNative(value) ? value : void 0;
-		}
-		/**
-		* Gets the `toStringTag` of `value`.
-		*
-		* @private
-		* @param {*} value The value to query.
-		* @returns {string} Returns the `toStringTag`.
-		*/
-		var getTag = baseGetTag;
-		if (DataView && getTag(new DataView(/* @__PURE__ */ new ArrayBuffer(1))) != dataViewTag || Map && getTag(new Map()) != mapTag || Promise$1 && getTag(Promise$1.resolve()) != promiseTag || Set && getTag(new Set()) != setTag || WeakMap && getTag(new WeakMap()) != weakMapTag) getTag = function(value) {
-			var result = objectToString.call(value), Ctor = result == objectTag ? value.constructor : void 0, ctorString = Ctor ? toSource(Ctor) : void 0;
-			if (ctorString) switch (ctorString) {
-				case dataViewCtorString: return dataViewTag;
-				case mapCtorString: return mapTag;
-				case promiseCtorString: return promiseTag;
-				case setCtorString: return setTag;
-				case weakMapCtorString: return weakMapTag;
-			}
-			return result;
-		};
-		/**
-		* Checks if `path` exists on `object`.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path to check.
-		* @param {Function} hasFunc The function to check properties.
-		* @returns {boolean} Returns `true` if `path` exists, else `false`.
-		*/
-		function hasPath(object, path, hasFunc) {
-			path = isKey(path, object) ? [path] : castPath(path);
-			var result, index = -1, length = path.length;
-			while (++index < length) {
-				var key = toKey(path[index]);
-				if (!(result = object != null && hasFunc(object, key))) break;
-				object = object[key];
-			}
-			if (result) return result;
-			var length = object ? object.length : 0;
-			return !!length && isLength(length) && isIndex(key, length) && (isArray(object) || isArguments(object));
-		}
-		/**
-		* Checks if `value` is a flattenable `arguments` object or array.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is flattenable, else `false`.
-		*/
-		function isFlattenable(value) {
-			return isArray(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
-		}
-		/**
-		* Checks if `value` is a valid array-like index.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @param {number} [length=MAX_SAFE_INTEGER] The upper bounds of a valid index.
-		* @returns {boolean} Returns `true` if `value` is a valid index, else `false`.
-		*/
-		function isIndex(value, length) {
-			length = length == null ? MAX_SAFE_INTEGER : length;
-			return !!length && (typeof value == "number" || reIsUint.test(value)) && value > -1 && value % 1 == 0 && value < length;
-		}
-		/**
-		* Checks if the given arguments are from an iteratee call.
-		*
-		* @private
-		* @param {*} value The potential iteratee value argument.
-		* @param {*} index The potential iteratee index or key argument.
-		* @param {*} object The potential iteratee object argument.
-		* @returns {boolean} Returns `true` if the arguments are from an iteratee call,
-		*  else `false`.
-		*/
-		function isIterateeCall(value, index, object) {
-			if (!isObject(object)) return false;
-			var type = typeof index;
-			if (type == "number" ? isArrayLike(object) && isIndex(index, object.length) : type == "string" && index in object) return eq(object[index], value);
-			return false;
-		}
-		/**
-		* Checks if `value` is a property name and not a property path.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @param {Object} [object] The object to query keys on.
-		* @returns {boolean} Returns `true` if `value` is a property name, else `false`.
-		*/
-		function isKey(value, object) {
-			if (isArray(value)) return false;
-			var type = typeof value;
-			if (type == "number" || type == "symbol" || type == "boolean" || value == null || isSymbol(value)) return true;
-			return reIsPlainProp.test(value) || !reIsDeepProp.test(value) || object != null && value in Object(object);
-		}
-		/**
-		* Checks if `value` is suitable for use as unique object key.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
-		*/
-		function isKeyable(value) {
-			var type = typeof value;
-			return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
-		}
-		/**
-		* Checks if `func` has its source masked.
-		*
-		* @private
-		* @param {Function} func The function to check.
-		* @returns {boolean} Returns `true` if `func` is masked, else `false`.
-		*/
-		function isMasked(func) {
-			return !!maskSrcKey && maskSrcKey in func;
-		}
-		/**
-		* Checks if `value` is likely a prototype object.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a prototype, else `false`.
-		*/
-		function isPrototype(value) {
-			var Ctor = value && value.constructor;
-			return value === (typeof Ctor == "function" && Ctor.prototype || objectProto);
-		}
-		/**
-		* Checks if `value` is suitable for strict equality comparisons, i.e. `===`.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` if suitable for strict
-		*  equality comparisons, else `false`.
-		*/
-		function isStrictComparable(value) {
-			return value === value && !isObject(value);
-		}
-		/**
-		* A specialized version of `matchesProperty` for source values suitable
-		* for strict equality comparisons, i.e. `===`.
-		*
-		* @private
-		* @param {string} key The key of the property to get.
-		* @param {*} srcValue The value to match.
-		* @returns {Function} Returns the new spec function.
-		*/
-		function matchesStrictComparable(key, srcValue) {
-			return function(object) {
-				if (object == null) return false;
-				return object[key] === srcValue && (srcValue !== void 0 || key in Object(object));
-			};
-		}
-		/**
-		* Converts `string` to a property path array.
-		*
-		* @private
-		* @param {string} string The string to convert.
-		* @returns {Array} Returns the property path array.
-		*/
-		var stringToPath = memoize(function(string) {
-			string = toString(string);
-			var result = [];
-			if (reLeadingDot.test(string)) result.push("");
-			string.replace(rePropName, function(match, number, quote, string) {
-				result.push(quote ? string.replace(reEscapeChar, "$1") : number || match);
-			});
-			return result;
-		});
-		/**
-		* Converts `value` to a string key if it's not a string or symbol.
-		*
-		* @private
-		* @param {*} value The value to inspect.
-		* @returns {string|symbol} Returns the key.
-		*/
-		function toKey(value) {
-			if (typeof value == "string" || isSymbol(value)) return value;
-			var result = value + "";
-			return result == "0" && 1 / value == -Infinity ? "-0" : result;
-		}
-		/**
-		* Converts `func` to its source code.
-		*
-		* @private
-		* @param {Function} func The function to process.
-		* @returns {string} Returns the source code.
-		*/
-		function toSource(func) {
-			if (func != null) {
-				try {
-					return funcToString.call(func);
-				} catch (e) {}
-				try {
-					return func + "";
-				} catch (e) {}
-			}
-			return "";
-		}
-		/**
-		* Creates an array of elements, sorted in ascending order by the results of
-		* running each element in a collection thru each iteratee. This method
-		* performs a stable sort, that is, it preserves the original sort order of
-		* equal elements. The iteratees are invoked with one argument: (value).
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Collection
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {...(Function|Function[])} [iteratees=[_.identity]]
-		*  The iteratees to sort by.
-		* @returns {Array} Returns the new sorted array.
-		* @example
-		*
-		* var users = [
-		*   { 'user': 'fred',   'age': 48 },
-		*   { 'user': 'barney', 'age': 36 },
-		*   { 'user': 'fred',   'age': 40 },
-		*   { 'user': 'barney', 'age': 34 }
-		* ];
-		*
-		* _.sortBy(users, function(o) { return o.user; });
-		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
-		*
-		* _.sortBy(users, ['user', 'age']);
-		* // => objects for [['barney', 34], ['barney', 36], ['fred', 40], ['fred', 48]]
-		*
-		* _.sortBy(users, 'user', function(o) {
-		*   return Math.floor(o.age / 10);
-		* });
-		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
-		*/
-		var sortBy = baseRest(function(collection, iteratees) {
-			if (collection == null) return [];
-			var length = iteratees.length;
-			if (length > 1 && isIterateeCall(collection, iteratees[0], iteratees[1])) iteratees = [];
-			else if (length > 2 && isIterateeCall(iteratees[0], iteratees[1], iteratees[2])) iteratees = [iteratees[0]];
-			return baseOrderBy(collection, baseFlatten(iteratees), []);
-		});
-		/**
-		* Creates a function that memoizes the result of `func`. If `resolver` is
-		* provided, it determines the cache key for storing the result based on the
-		* arguments provided to the memoized function. By default, the first argument
-		* provided to the memoized function is used as the map cache key. The `func`
-		* is invoked with the `this` binding of the memoized function.
-		*
-		* **Note:** The cache is exposed as the `cache` property on the memoized
-		* function. Its creation may be customized by replacing the `_.memoize.Cache`
-		* constructor with one whose instances implement the
-		* [`Map`](http://ecma-international.org/ecma-262/7.0/#sec-properties-of-the-map-prototype-object)
-		* method interface of `delete`, `get`, `has`, and `set`.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Function
-		* @param {Function} func The function to have its output memoized.
-		* @param {Function} [resolver] The function to resolve the cache key.
-		* @returns {Function} Returns the new memoized function.
-		* @example
-		*
-		* var object = { 'a': 1, 'b': 2 };
-		* var other = { 'c': 3, 'd': 4 };
-		*
-		* var values = _.memoize(_.values);
-		* values(object);
-		* // => [1, 2]
-		*
-		* values(other);
-		* // => [3, 4]
-		*
-		* object.a = 2;
-		* values(object);
-		* // => [1, 2]
-		*
-		* // Modify the result cache.
-		* values.cache.set(object, ['a', 'b']);
-		* values(object);
-		* // => ['a', 'b']
-		*
-		* // Replace `_.memoize.Cache`.
-		* _.memoize.Cache = WeakMap;
-		*/
-		function memoize(func, resolver) {
-			if (typeof func != "function" || resolver && typeof resolver != "function") throw new TypeError(FUNC_ERROR_TEXT);
-			var memoized = function() {
-				var args = arguments, key = resolver ? resolver.apply(this, args) : args[0], cache = memoized.cache;
-				if (cache.has(key)) return cache.get(key);
-				var result = func.apply(this, args);
-				memoized.cache = cache.set(key, result);
-				return result;
-			};
-			memoized.cache = new (memoize.Cache || MapCache)();
-			return memoized;
-		}
-		memoize.Cache = MapCache;
-		/**
-		* Performs a
-		* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-		* comparison between two values to determine if they are equivalent.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to compare.
-		* @param {*} other The other value to compare.
-		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-		* @example
-		*
-		* var object = { 'a': 1 };
-		* var other = { 'a': 1 };
-		*
-		* _.eq(object, object);
-		* // => true
-		*
-		* _.eq(object, other);
-		* // => false
-		*
-		* _.eq('a', 'a');
-		* // => true
-		*
-		* _.eq('a', Object('a'));
-		* // => false
-		*
-		* _.eq(NaN, NaN);
-		* // => true
-		*/
-		function eq(value, other) {
-			return value === other || value !== value && other !== other;
-		}
-		/**
-		* Checks if `value` is likely an `arguments` object.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an `arguments` object,
-		*  else `false`.
-		* @example
-		*
-		* _.isArguments(function() { return arguments; }());
-		* // => true
-		*
-		* _.isArguments([1, 2, 3]);
-		* // => false
-		*/
-		function isArguments(value) {
-			return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
-		}
-		/**
-		* Checks if `value` is classified as an `Array` object.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an array, else `false`.
-		* @example
-		*
-		* _.isArray([1, 2, 3]);
-		* // => true
-		*
-		* _.isArray(document.body.children);
-		* // => false
-		*
-		* _.isArray('abc');
-		* // => false
-		*
-		* _.isArray(_.noop);
-		* // => false
-		*/
-		var isArray = Array.isArray;
-		/**
-		* Checks if `value` is array-like. A value is considered array-like if it's
-		* not a function and has a `value.length` that's an integer greater than or
-		* equal to `0` and less than or equal to `Number.MAX_SAFE_INTEGER`.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is array-like, else `false`.
-		* @example
-		*
-		* _.isArrayLike([1, 2, 3]);
-		* // => true
-		*
-		* _.isArrayLike(document.body.children);
-		* // => true
-		*
-		* _.isArrayLike('abc');
-		* // => true
-		*
-		* _.isArrayLike(_.noop);
-		* // => false
-		*/
-		function isArrayLike(value) {
-			return value != null && isLength(value.length) && !isFunction(value);
-		}
-		/**
-		* This method is like `_.isArrayLike` except that it also checks if `value`
-		* is an object.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an array-like object,
-		*  else `false`.
-		* @example
-		*
-		* _.isArrayLikeObject([1, 2, 3]);
-		* // => true
-		*
-		* _.isArrayLikeObject(document.body.children);
-		* // => true
-		*
-		* _.isArrayLikeObject('abc');
-		* // => false
-		*
-		* _.isArrayLikeObject(_.noop);
-		* // => false
-		*/
-		function isArrayLikeObject(value) {
-			return isObjectLike(value) && isArrayLike(value);
-		}
-		/**
-		* Checks if `value` is classified as a `Function` object.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a function, else `false`.
-		* @example
-		*
-		* _.isFunction(_);
-		* // => true
-		*
-		* _.isFunction(/abc/);
-		* // => false
-		*/
-		function isFunction(value) {
-			var tag = isObject(value) ? objectToString.call(value) : "";
-			return tag == funcTag || tag == genTag;
-		}
-		/**
-		* Checks if `value` is a valid array-like length.
-		*
-		* **Note:** This method is loosely based on
-		* [`ToLength`](http://ecma-international.org/ecma-262/7.0/#sec-tolength).
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a valid length, else `false`.
-		* @example
-		*
-		* _.isLength(3);
-		* // => true
-		*
-		* _.isLength(Number.MIN_VALUE);
-		* // => false
-		*
-		* _.isLength(Infinity);
-		* // => false
-		*
-		* _.isLength('3');
-		* // => false
-		*/
-		function isLength(value) {
-			return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
-		}
-		/**
-		* Checks if `value` is the
-		* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
-		* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an object, else `false`.
-		* @example
-		*
-		* _.isObject({});
-		* // => true
-		*
-		* _.isObject([1, 2, 3]);
-		* // => true
-		*
-		* _.isObject(_.noop);
-		* // => true
-		*
-		* _.isObject(null);
-		* // => false
-		*/
-		function isObject(value) {
-			var type = typeof value;
-			return !!value && (type == "object" || type == "function");
-		}
-		/**
-		* Checks if `value` is object-like. A value is object-like if it's not `null`
-		* and has a `typeof` result of "object".
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is object-like, else `false`.
-		* @example
-		*
-		* _.isObjectLike({});
-		* // => true
-		*
-		* _.isObjectLike([1, 2, 3]);
-		* // => true
-		*
-		* _.isObjectLike(_.noop);
-		* // => false
-		*
-		* _.isObjectLike(null);
-		* // => false
-		*/
-		function isObjectLike(value) {
-			return !!value && typeof value == "object";
-		}
-		/**
-		* Checks if `value` is classified as a `Symbol` primitive or object.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a symbol, else `false`.
-		* @example
-		*
-		* _.isSymbol(Symbol.iterator);
-		* // => true
-		*
-		* _.isSymbol('abc');
-		* // => false
-		*/
-		function isSymbol(value) {
-			return typeof value == "symbol" || isObjectLike(value) && objectToString.call(value) == symbolTag;
-		}
-		/**
-		* Checks if `value` is classified as a typed array.
-		*
-		* @static
-		* @memberOf _
-		* @since 3.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
-		* @example
-		*
-		* _.isTypedArray(new Uint8Array);
-		* // => true
-		*
-		* _.isTypedArray([]);
-		* // => false
-		*/
-		var isTypedArray = nodeIsTypedArray ? baseUnary(nodeIsTypedArray) : baseIsTypedArray;
-		/**
-		* Converts `value` to a string. An empty string is returned for `null`
-		* and `undefined` values. The sign of `-0` is preserved.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to process.
-		* @returns {string} Returns the string.
-		* @example
-		*
-		* _.toString(null);
-		* // => ''
-		*
-		* _.toString(-0);
-		* // => '-0'
-		*
-		* _.toString([1, 2, 3]);
-		* // => '1,2,3'
-		*/
-		function toString(value) {
-			return value == null ? "" : baseToString(value);
-		}
-		/**
-		* Gets the value at `path` of `object`. If the resolved value is
-		* `undefined`, the `defaultValue` is returned in its place.
-		*
-		* @static
-		* @memberOf _
-		* @since 3.7.0
-		* @category Object
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path of the property to get.
-		* @param {*} [defaultValue] The value returned for `undefined` resolved values.
-		* @returns {*} Returns the resolved value.
-		* @example
-		*
-		* var object = { 'a': [{ 'b': { 'c': 3 } }] };
-		*
-		* _.get(object, 'a[0].b.c');
-		* // => 3
-		*
-		* _.get(object, ['a', '0', 'b', 'c']);
-		* // => 3
-		*
-		* _.get(object, 'a.b.c', 'default');
-		* // => 'default'
-		*/
-		function get(object, path, defaultValue) {
-			var result = object == null ? void 0 : baseGet(object, path);
-			return result === void 0 ? defaultValue : result;
-		}
-		/**
-		* Checks if `path` is a direct or inherited property of `object`.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Object
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path to check.
-		* @returns {boolean} Returns `true` if `path` exists, else `false`.
-		* @example
-		*
-		* var object = _.create({ 'a': _.create({ 'b': 2 }) });
-		*
-		* _.hasIn(object, 'a');
-		* // => true
-		*
-		* _.hasIn(object, 'a.b');
-		* // => true
-		*
-		* _.hasIn(object, ['a', 'b']);
-		* // => true
-		*
-		* _.hasIn(object, 'b');
-		* // => false
-		*/
-		function hasIn(object, path) {
-			return object != null && hasPath(object, path, baseHasIn);
-		}
-		/**
-		* Creates an array of the own enumerable property names of `object`.
-		*
-		* **Note:** Non-object values are coerced to objects. See the
-		* [ES spec](http://ecma-international.org/ecma-262/7.0/#sec-object.keys)
-		* for more details.
-		*
-		* @static
-		* @since 0.1.0
-		* @memberOf _
-		* @category Object
-		* @param {Object} object The object to query.
-		* @returns {Array} Returns the array of property names.
-		* @example
-		*
-		* function Foo() {
-		*   this.a = 1;
-		*   this.b = 2;
-		* }
-		*
-		* Foo.prototype.c = 3;
-		*
-		* _.keys(new Foo);
-		* // => ['a', 'b'] (iteration order is not guaranteed)
-		*
-		* _.keys('hi');
-		* // => ['0', '1']
-		*/
-		function keys(object) {
-			return isArrayLike(object) ? arrayLikeKeys(object) : baseKeys(object);
-		}
-		/**
-		* This method returns the first argument it receives.
-		*
-		* @static
-		* @since 0.1.0
-		* @memberOf _
-		* @category Util
-		* @param {*} value Any value.
-		* @returns {*} Returns `value`.
-		* @example
-		*
-		* var object = { 'a': 1 };
-		*
-		* console.log(_.identity(object) === object);
-		* // => true
-		*/
-		function identity(value) {
-			return value;
-		}
-		/**
-		* Creates a function that returns the value at `path` of a given object.
-		*
-		* @static
-		* @memberOf _
-		* @since 2.4.0
-		* @category Util
-		* @param {Array|string} path The path of the property to get.
-		* @returns {Function} Returns the new accessor function.
-		* @example
-		*
-		* var objects = [
-		*   { 'a': { 'b': 2 } },
-		*   { 'a': { 'b': 1 } }
-		* ];
-		*
-		* _.map(objects, _.property('a.b'));
-		* // => [2, 1]
-		*
-		* _.map(_.sortBy(objects, _.property(['a', 'b'])), 'a.b');
-		* // => [1, 2]
-		*/
-		function property(path) {
-			return isKey(path) ? baseProperty(toKey(path)) : basePropertyDeep(path);
-		}
-		module.exports = sortBy;
-	})(lodash_sortby, lodash_sortby.exports);
-	return lodash_sortby.exports;
-}
-function requireEscapeStringRegexp() {
-	if (hasRequiredEscapeStringRegexp) return escapeStringRegexp;
-	hasRequiredEscapeStringRegexp = 1;
-	escapeStringRegexp = (string) => {
-		if (typeof string !== "string") throw new TypeError("Expected a string");
-		return string.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
-	};
-	return escapeStringRegexp;
-}
-function requireRegexpParse() {
-	if (hasRequiredRegexpParse) return regexpParse;
-	hasRequiredRegexpParse = 1;
-	Object.defineProperty(regexpParse, "__esModule", { value: true });
-	regexpParse.isRegExpString = regexpParse.parseRegExpString = void 0;
-	var REGEXP_LITERAL_PATTERN = /^\/(.+)\/([guimysd]*)$/;
-	var parseRegExpString = function(str) {
-		var result = str.match(REGEXP_LITERAL_PATTERN);
-		if (!result) return null;
-		return {
-			source: result[1],
-			flagString: result[2]
-		};
-	};
-	regexpParse.parseRegExpString = parseRegExpString;
-	var isRegExpString = function(str) {
-		return REGEXP_LITERAL_PATTERN.test(str);
-	};
-	regexpParse.isRegExpString = isRegExpString;
-	return regexpParse;
-}
-function requireRegexpStringMatcher() {
-	if (hasRequiredRegexpStringMatcher) return regexpStringMatcher;
-	hasRequiredRegexpStringMatcher = 1;
-	(function(exports$1) {
-		var __importDefault = regexpStringMatcher && regexpStringMatcher.__importDefault || function(mod) {
-			return mod && mod.__esModule ? mod : { "default": mod };
-		};
-		Object.defineProperty(exports$1, "__esModule", { value: true });
-		exports$1.matchPatterns = exports$1.createRegExp = void 0;
-		var lodash_uniq_1 = __importDefault(requireLodash_uniq());
-		var lodash_uniqwith_1 = __importDefault(requireLodash_uniqwith());
-		var lodash_sortby_1 = __importDefault(requireLodash_sortby());
-		var escape_string_regexp_1 = __importDefault(requireEscapeStringRegexp());
-		var regexp_parse_1 = requireRegexpParse();
-		var DEFAULT_FLAGS = "ug";
-		var defaultFlags = function(flagsString) {
-			if (flagsString.length === 0) return DEFAULT_FLAGS;
-			return (0, lodash_uniq_1.default)((flagsString + DEFAULT_FLAGS).split("")).join("");
-		};
-		var createRegExp = function(patternString, defaultFlag) {
-			if (defaultFlag === void 0) defaultFlag = DEFAULT_FLAGS;
-			if (patternString.length === 0) throw new Error("Empty string can not handled");
-			if ((0, regexp_parse_1.isRegExpString)(patternString)) {
-				var regExpStructure = (0, regexp_parse_1.parseRegExpString)(patternString);
-				if (regExpStructure) return new RegExp(regExpStructure.source, defaultFlags(regExpStructure.flagString));
-				throw new Error("\"".concat(patternString, "\" can not parse as RegExp."));
-			} else return new RegExp((0, escape_string_regexp_1.default)(patternString), defaultFlag);
-		};
-		exports$1.createRegExp = createRegExp;
-		var isEqualMatchPatternResult = function(a, b) {
-			return a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.match === b.match;
-		};
-		/**
-		* Match regExpLikeStrings and return matchPatternResults
-		* @param text target text
-		* @param regExpLikeStrings an array of pattern string
-		*/
-		var matchPatterns = function(text, regExpLikeStrings) {
-			var matchPatternResults = [];
-			regExpLikeStrings.map(function(patternString) {
-				return (0, exports$1.createRegExp)(patternString);
-			}).forEach(function(regExp) {
-				var results = text.matchAll(regExp);
-				Array.from(results).forEach(function(result) {
-					if (result.index === void 0) return;
-					var match = result[0];
-					var index = result.index;
-					matchPatternResults.push({
-						match,
-						captures: result.slice(1),
-						startIndex: index,
-						endIndex: index + match.length
-					});
-				});
-			});
-			var uniqResults = (0, lodash_uniqwith_1.default)(matchPatternResults, isEqualMatchPatternResult);
-			return (0, lodash_sortby_1.default)(uniqResults, ["startIndex", "endIndex"]);
-		};
-		exports$1.matchPatterns = matchPatterns;
-	})(regexpStringMatcher);
-	return regexpStringMatcher;
-}
-function readTlv(buf, offset) {
-	if (offset + 2 > buf.length) throw new Error("PKCS12: truncated TLV header");
-	const tag = buf[offset];
-	const lenByte = buf[offset + 1];
-	let length;
-	let contentStart;
-	if (lenByte < 128) {
-		length = lenByte;
-		contentStart = offset + 2;
-	} else {
-		const lenBytes = lenByte & 127;
-		if (lenBytes === 0 || lenBytes > 4) throw new Error("PKCS12: unsupported ASN.1 length encoding");
-		if (offset + 2 + lenBytes > buf.length) throw new Error("PKCS12: truncated ASN.1 length");
-		length = 0;
-		for (let i = 0; i < lenBytes; i++) length = length * 256 + buf[offset + 2 + i];
-		contentStart = offset + 2 + lenBytes;
-	}
-	const end = contentStart + length;
-	if (end > buf.length) throw new Error("PKCS12: TLV extends past buffer");
-	return {
-		tag,
-		content: buf.subarray(contentStart, end),
-		end
-	};
-}
-function expectTag(tlv, tag, label) {
-	if (tlv.tag !== tag) throw new Error(`PKCS12: expected ${label} tag 0x${tag.toString(16)} but got 0x${tlv.tag.toString(16)}`);
-}
-function readInteger(tlv) {
-	expectTag(tlv, TAG_INTEGER, "INTEGER");
-	let value = 0;
-	for (const byte of tlv.content) value = value * 256 + byte;
-	return value;
-}
-function bytesEqual(a, b) {
-	if (a.length !== b.length) return false;
-	let diff = 0;
-	for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
-	return diff === 0;
-}
-function matchHash(oidBytes) {
-	for (const { oid, hash } of MAC_HASHES) if (bytesEqual(oidBytes, oid)) return hash;
-}
-function parsePkcs12(buf) {
-	const pfx = readTlv(buf, 0);
-	expectTag(pfx, TAG_SEQUENCE, "PFX SEQUENCE");
-	const version = readTlv(pfx.content, 0);
-	if (readInteger(version) !== 3) throw new Error("PKCS12: unsupported version");
-	const authSafeInfo = readTlv(pfx.content, version.end);
-	expectTag(authSafeInfo, TAG_SEQUENCE, "ContentInfo SEQUENCE");
-	const contentType = readTlv(authSafeInfo.content, 0);
-	expectTag(contentType, TAG_OID, "contentType OID");
-	if (!bytesEqual(contentType.content, OID_DATA)) throw new Error("PKCS12: unsupported authSafe contentType");
-	const explicit0 = readTlv(authSafeInfo.content, contentType.end);
-	expectTag(explicit0, TAG_CONTEXT_0, "[0] EXPLICIT");
-	const authSafeOctet = readTlv(explicit0.content, 0);
-	expectTag(authSafeOctet, TAG_OCTET_STRING, "authSafe OCTET STRING");
-	const macData = readTlv(pfx.content, authSafeInfo.end);
-	expectTag(macData, TAG_SEQUENCE, "MacData SEQUENCE");
-	const digestInfo = readTlv(macData.content, 0);
-	expectTag(digestInfo, TAG_SEQUENCE, "DigestInfo SEQUENCE");
-	const alg = readTlv(digestInfo.content, 0);
-	expectTag(alg, TAG_SEQUENCE, "AlgorithmIdentifier SEQUENCE");
-	const algOid = readTlv(alg.content, 0);
-	expectTag(algOid, TAG_OID, "algorithm OID");
-	const macHash = matchHash(algOid.content);
-	if (!macHash) throw new Error("PKCS12: unsupported MAC digest algorithm");
-	if (algOid.end < alg.content.length) {
-		if (readTlv(alg.content, algOid.end).tag !== TAG_NULL) throw new Error("PKCS12: unexpected MAC algorithm parameters");
-	}
-	const digest = readTlv(digestInfo.content, alg.end);
-	expectTag(digest, TAG_OCTET_STRING, "digest OCTET STRING");
-	const salt = readTlv(macData.content, digestInfo.end);
-	expectTag(salt, TAG_OCTET_STRING, "macSalt OCTET STRING");
-	let iterations = 1;
-	if (salt.end < macData.content.length) iterations = readInteger(readTlv(macData.content, salt.end));
-	if (iterations < 1 || iterations > MAX_MAC_ITERATIONS) throw new Error("PKCS12: MAC iteration count out of range");
-	return {
-		authSafe: authSafeOctet.content,
-		macHash,
-		macSalt: salt.content,
-		macDigest: digest.content,
-		iterations
-	};
-}
-function toBufferSource(data) {
-	const copy = new Uint8Array(data.length);
-	copy.set(data);
-	return copy;
-}
-async function digest(hash, data) {
-	return new Uint8Array(await globalThis.crypto.subtle.digest(hash.name, toBufferSource(data)));
-}
-function padToMultipleOf(src, blockSize) {
-	if (src.length === 0) return /* @__PURE__ */ new Uint8Array(0);
-	const padded = new Uint8Array(Math.ceil(src.length / blockSize) * blockSize);
-	for (let i = 0; i < padded.length; i++) padded[i] = src[i % src.length];
-	return padded;
-}
-function encodePasswordAsBmpString(password) {
-	if (password.length === 0) return /* @__PURE__ */ new Uint8Array(0);
-	const bytes = new Uint8Array(password.length * 2 + 2);
-	for (let i = 0; i < password.length; i++) {
-		const code = password.charCodeAt(i);
-		bytes[i * 2] = code >> 8 & 255;
-		bytes[i * 2 + 1] = code & 255;
-	}
-	return bytes;
-}
-/**
-* PKCS#12 key derivation (RFC 7292 Appendix B.2) for deriving the MAC key.
-*
-* Specialized for the case where the desired key length is at most the
-* hash output size (which is always true for HMAC keys here: 20 bytes for
-* SHA-1, 32 bytes for SHA-256). In that case only a single block A[1] is
-* produced, so the iterative I-update loop from the spec is unnecessary.
-*/
-async function deriveMacKey(hash, password, salt, iterations) {
-	const v = hash.blockSize;
-	const u = hash.outputSize;
-	const D = new Uint8Array(v).fill(3);
-	const P = padToMultipleOf(encodePasswordAsBmpString(password), v);
-	const S = padToMultipleOf(salt, v);
-	const DI = new Uint8Array(D.length + S.length + P.length);
-	DI.set(D, 0);
-	DI.set(S, D.length);
-	DI.set(P, D.length + S.length);
-	let A = await digest(hash, DI);
-	for (let i = 1; i < iterations; i++) A = await digest(hash, A);
-	return A.subarray(0, u);
-}
-/**
-* Verify a PKCS#12 PFX MAC using the supplied password.
-*
-* Returns `true` only when the file is a well-formed PKCS#12 v3 structure
-* with an unencrypted `data` authSafe, a recognized MAC digest algorithm
-* (SHA-1/256/384/512), and a MAC that matches the password. Any structural
-* or algorithmic mismatch yields `false`.
-*/
-async function verifyPkcs12Mac(pfxBytes, password) {
-	let parsed;
-	try {
-		parsed = parsePkcs12(pfxBytes);
-	} catch {
-		return false;
-	}
-	try {
-		const key = await deriveMacKey(parsed.macHash, password, parsed.macSalt, parsed.iterations);
-		const cryptoKey = await globalThis.crypto.subtle.importKey("raw", toBufferSource(key), {
-			name: "HMAC",
-			hash: parsed.macHash.name
-		}, false, ["sign"]);
-		return bytesEqual(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", cryptoKey, toBufferSource(parsed.authSafe))), parsed.macDigest);
-	} catch {
-		return false;
-	}
-}
-async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
-	if (!source.filePath) return;
-	try {
-		const fs = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:fs"), 1));
-		const path = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:path"), 1));
-		if (!await verifyPkcs12Mac(new Uint8Array(fs.readFileSync(source.filePath)), GCP_SERVICE_ACCOUNT_P12_PASSWORD)) return;
-		context.report({
-			message: t("PrivateKeyP12", { FILE_NAME: path.basename(source.filePath) }),
-			range: [0, source.content.length]
-		});
-	} catch {}
-}
-function reportIfFoundPrivateKeyJSONFormat({ source, context, t }) {
-	try {
-		const credentialObject = JSON.parse(source.content);
-		if (!("private_key_id" in credentialObject && "private_key" in credentialObject && /-----BEGIN\s?(DSA|RSA|EC|PGP|OPENSSH)?\s?PRIVATE KEY/gm.test(credentialObject["private_key"]))) return;
-		context.report({
-			message: t("PrivateKeyJSON", { FILE_NAME: source.filePath ? node_path.default.basename(source.filePath) : "" }),
-			range: [0, source.content.length]
-		});
-	} catch {}
-}
-function reportIfFoundXOauthGitHubToken({ source, options, context, t }) {
-	const results = source.content.matchAll(/https?:\/\/(.{1,256}):x-oauth-basic@github.com\//g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[1] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("PackageJSON_xOauthToken", { TOKEN: match }),
-			range
-		});
-	}
-}
-function reportIfFound_AuthTokenInNpmrc({ source, options, context, t }) {
-	const results = source.content.matchAll(/_authToken=([^$].*)/g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[1] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("Npmrc_authToken", { TOKEN: match }),
-			range
-		});
-	}
-}
-function reportIfFound_NPM_ACCESS_TOKEN({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("NPM_ACCESS_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-function reportIfFoundRawPrivateKey$1({ source, options, context, t }) {
-	const results = source.content.matchAll(/\b(?:xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-(?:\d-)?(?:[a-zA-Z0-9]{1,40}-)+[a-zA-Z0-9]{1,40}\b/g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("SLACK_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Report if found Incoming Webhooks
-* https://api.slack.com/messaging/webhooks
-* @param source
-* @param options
-* @param context
-* @param t
-*/
-function reportIfFoundIncomingWebhook({ source, options, context, t }) {
-	const results = source.content.matchAll(/https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9]{1,40}\/B[a-zA-Z0-9]{1,40}\/[a-zA-Z0-9]{1,40}/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("IncomingWebhook", { URL: match }),
-			range
-		});
-	}
-}
-/**
-* Check if the string contains variable-like patterns that indicate it's likely a template
-*/
-function isVariableLikeString$1(str) {
-	return [
-		/\$\{[^}]{1,50}\}/,
-		/\{\{[^}]{1,50}\}\}/,
-		/\{[^}]{1,50}\}/,
-		/%[A-Z_]{1,30}%/,
-		/\$[A-Z_]{1,30}/
-	].some((pattern) => pattern.test(str));
-}
-/**
-* Check if the username part looks like a real credential
-*/
-function isLikelyRealUsername(username) {
-	if (username.length < 2) return false;
-	if (isVariableLikeString$1(username)) return false;
-	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => username.toLowerCase().includes(pattern.toLowerCase()))) return false;
-	return true;
-}
-/**
-* Check if the password part looks like a real credential
-*/
-function isLikelyRealPassword$1(password) {
-	if (password.length < 4) return false;
-	if (isVariableLikeString$1(password)) return false;
-	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => password.toLowerCase().includes(pattern.toLowerCase()))) return false;
-	if (/^(.)\1{3,}$/.test(password)) return false;
-	return true;
-}
-function reportIfFoundBasicAuth({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<protocol>(?:https?|ftp|ftps)):\/\/(?<user>[-a-zA-Z0-9_]{1,256}):(?<password>[-a-zA-Z0-9_]{1,256})@[-a-zA-Z0-9%._+~#=]{1,256}\.[a-zA-Z0-9()]{1,6}\b/g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.user;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealUsername(username)) continue;
-		if (!isLikelyRealPassword$1(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("BasicAuth", { CREDENTIAL: match }),
-			range
-		});
-	}
-}
-function reportIfFoundToken({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})ntn_[0-9]{11}[A-Za-z0-9]{35}(?![A-Za-z0-9])/gu);
-	for (const result of results) {
-		const index = result.index ?? 0;
-		const match = result[0] ?? "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("NOTION_INTEGRATION_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Validate if the Base64 content is a real private key or a placeholder
-* Based on Base64 validation approach without decoding
-*
-* References:
-* - RFC 7468: Textual Encodings of PKIX, PKCS, and CMS Structures
-*   https://tools.ietf.org/html/rfc7468
-* - RFC 4648: The Base16, Base32, and Base64 Data Encodings
-*   https://datatracker.ietf.org/doc/html/rfc4648
-* - RFC 5208: PKCS #8: Private-Key Information Syntax v1.2
-*   https://datatracker.ietf.org/doc/html/rfc5208
-* - RFC 5958: Asymmetric Key Packages
-*   https://datatracker.ietf.org/doc/html/rfc5958
-* - RFC 3447: PKCS #1: RSA Cryptography Specifications v2.1
-*   https://datatracker.ietf.org/doc/html/rfc3447
-* - OpenSSH PROTOCOL.key
-*   https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key
-*
-* @param base64Content - The Base64-encoded key content (without PEM headers)
-* @returns true if it's likely a real private key, false if it's a placeholder
-*/
-function validateBase64KeyContent(base64Content) {
-	if (!/^[A-Za-z0-9+/]+=*$/.test(base64Content)) return false;
-	if (base64Content.length < 100) return false;
-	if (!/^(MI|b3BlbnNzaC1rZXktdjE)/.test(base64Content)) return false;
-	return true;
-}
-function reportIfFoundRawPrivateKey({ source, options, context, t }) {
-	const results = source.content.matchAll(PEM_CONTENT_PATTERN);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const base64Raw = result[1] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		if (!validateBase64KeyContent(base64Raw.replace(/\s|\\n/g, ""))) continue;
-		context.report({
-			message: t("PrivateKey", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFoundKey$3({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})SG\.\w{1,128}\.\w{1,128}([-_]?)\w{1,128}(?!\w)/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		if (match.length !== 69) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("SENDGRID_KEY", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFoundKey$2({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})(shppa|shpca|shpat|shpss)_[a-zA-Z0-9]{32,64}(?![a-zA-Z0-9])/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("SHOPIFY_KEY", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFoundKey$1({ pattern, source, options, context, t }) {
-	const results = source.content.matchAll(pattern);
-	for (const result of results) {
-		const index = result.index || 0;
-		const type = result.groups?.type;
-		const typeName = typeMap.get(type);
-		if (!typeName) throw new Error("Unknown type:" + typeName);
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("GITHUB_TOKEN", {
-				KEY: match,
-				typeName
-			}),
-			range
-		});
-	}
-}
-function reportIfFoundKey({ pattern, source, options, context, t }) {
-	const results = source.content.matchAll(pattern);
-	for (const result of results) {
-		const index = result.index ?? 0;
-		const match = result[0] ?? "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("GITLAB_PERSONAL_ACCESS_TOKEN", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFound({ pattern, messageId, source, options, context, t }) {
-	const results = source.content.matchAll(pattern);
-	for (const result of results) {
-		const index = result.index ?? 0;
-		const match = result[0] ?? "";
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		const range = [index, index + match.length];
-		context.report({
-			message: t(messageId, { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Check if the string contains variable-like patterns that indicate it's likely a template
-*/
-function isVariableLikeString(str) {
-	return [
-		/\$\{[^}]{1,50}\}/,
-		/\{\{[^}]{1,50}\}\}/,
-		/\{[^}]{1,50}\}/,
-		/%[A-Z_]{1,30}%/,
-		/\$[A-Z_]{1,30}/,
-		/\$\([^)]{1,50}\)/
-	].some((pattern) => pattern.test(str));
-}
-/**
-* Check if the password part looks like a real credential
-*/
-function isLikelyRealPassword(password) {
-	if (password.length < 4) return false;
-	if (isVariableLikeString(password)) return false;
-	const passwordLower = password.toLowerCase();
-	if (BUILTIN_IGNORED_PATTERNS.some((pattern) => passwordLower === pattern.toLowerCase())) return false;
-	if (/^(.)\1{3,}$/.test(password)) return false;
-	return true;
-}
-function reportMongoDBConnectionString({ source, options, context, t }) {
-	const results = source.content.matchAll(/mongodb(?:\+srv)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.username;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealPassword(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("MongoDBConnection", { URI: match }),
-			range
-		});
-	}
-}
-function reportMySQLConnectionString({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?:jdbc:)?mysql(?:x)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.username;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealPassword(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("MySQLConnection", { URI: match }),
-			range
-		});
-	}
-}
-function reportPostgreSQLConnectionString({ source, options, context, t }) {
-	const results = source.content.matchAll(/postgres(?:ql)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.username;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealPassword(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("PostgreSQLConnection", { URI: match }),
-			range
-		});
-	}
-}
-function reportIfFoundDockerPAT({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})dckr_pat_[a-zA-Z0-9_-]{27}(?![a-zA-Z0-9_-])/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("DOCKER_PERSONAL_ACCESS_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Parses a config of values separated by comma.
-*
-* secretlint-disable a,b,c => ["a", "b", "c"]
-* secretlint-disable -- comment　=> []
-*/
-function parseComment(options) {
-	if (!options) return [];
-	const commentStart = options.indexOf("--");
-	return (commentStart === -1 ? options : options.slice(0, commentStart)).split(/,/).map((arg) => arg.trim()).filter((arg) => arg !== "") ?? [];
-}
-var commonjsGlobal, regexpStringMatcher, lodash_uniq, hasRequiredLodash_uniq, lodash_uniqwith, hasRequiredLodash_uniqwith, lodash_sortby, hasRequiredLodash_sortby, escapeStringRegexp, hasRequiredEscapeStringRegexp, regexpParse, hasRequiredRegexpParse, hasRequiredRegexpStringMatcher, regexpStringMatcherExports, BUILTIN_IGNORED, messages$o, reportAWSAccessKey, reportAWSSecretAccessKey, reportAWSAccountID, creator$p, TAG_INTEGER, TAG_OCTET_STRING, TAG_NULL, TAG_OID, TAG_SEQUENCE, TAG_CONTEXT_0, OID_DATA, OID_SHA1, OID_SHA256, OID_SHA384, OID_SHA512, MAC_HASHES, MAX_MAC_ITERATIONS, GCP_SERVICE_ACCOUNT_P12_PASSWORD, messages$n, creator$o, messages$m, isPackageFile, isNpmrc, creator$n, messages$l, creator$m, messages$k, BUILTIN_IGNORED_PATTERNS$1, creator$l, messages$j, creator$k, messages$i, creator$j, messages$h, creator$i, messages$g, creator$h, messages$f, creator$g, messages$e, creator$f, messages$d, PEM_CONTENT_PATTERN, creator$e, messages$c, creator$d, messages$b, creator$c, messages$a, typeMap, creator$b, messages$9, creator$a, messages$8, creator$9, messages$7, is1PasswordServiceAccountToken, creator$8, messages$6, BUILTIN_IGNORED_PATTERNS, creator$7, messages$5, serviceTokenPattern, batchTokenPattern, recoveryTokenPattern, creator$6, messages$4, prefixToMessageId, creator$5, messages$3, creator$4, messages$2, creator$3, messages$1, creator$2, HTML_COMMENT_REGEXP, parseComments, CommentState, messages, rules, creator;
-var init_module = __esmMin((() => {
-	commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
-	regexpStringMatcher = {};
-	lodash_sortby = { exports: {} };
-	/**
-	* lodash (Custom Build) <https://lodash.com/>
-	* Build: `lodash modularize exports="npm" -o ./`
-	* Copyright jQuery Foundation and other contributors <https://jquery.org/>
-	* Released under MIT license <https://lodash.com/license>
-	* Based on Underscore.js 1.8.3 <http://underscorejs.org/LICENSE>
-	* Copyright Jeremy Ashkenas, DocumentCloud and Investigative Reporters & Editors
-	*/
-	lodash_sortby.exports;
-	regexpParse = {};
-	regexpStringMatcherExports = requireRegexpStringMatcher();
-	BUILTIN_IGNORED = {
-		AWSAccountID: ["AKIAIOSFODNN7EXAMPLE"],
-		AWSSecretAccessKey: ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]
-	};
-	messages$o = {
-		AWSAccountID: {
-			en: (props) => `found AWS Account ID: ${props.ID}`,
-			ja: (props) => `AWS Account ID: ${props.ID} がみつかりました`
-		},
-		AWSSecretAccessKey: {
-			en: (props) => `found AWS Secret Access Key: ${props.KEY}`,
-			ja: (props) => `AWS Secret Access Key: ${props.KEY} がみつかりました`
-		},
-		AWSAccessKeyID: {
-			en: (props) => `found AWS Access Key ID: ${props.ID}`,
-			ja: (props) => `AWS Access Key Id: ${props.ID} がみつかりました`
-		}
-	};
-	reportAWSAccessKey = ({ t, source, context, options }) => {
-		const results = source.content.matchAll(/\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g);
-		for (const result of results) {
-			const index = result.index || 0;
-			const match = result[0] || "";
-			const range = [index, index + match.length];
-			if (BUILTIN_IGNORED.AWSAccountID.includes(match)) continue;
-			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-			context.report({
-				message: t("AWSAccessKeyID", { ID: match }),
-				range
-			});
-		}
-	};
-	reportAWSSecretAccessKey = ({ t, source, context, options }) => {
-		const AWS = "(?:AWS|aws|Aws)?_?";
-		const QUOTE = `["']?`;
-		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)${QUOTE}${"\\s*(?::|=>|=)\\s*"}${QUOTE}([A-Za-z0-9/\+=]{40})${QUOTE}\b`, "g");
-		const results = source.content.matchAll(AWSSecretPatten);
-		for (const result of results) {
-			const index = result.index || 0;
-			const match = result[1] || "";
-			const range = [index, index + match.length];
-			if (BUILTIN_IGNORED.AWSSecretAccessKey.includes(match)) continue;
-			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-			context.report({
-				message: t("AWSSecretAccessKey", { KEY: match }),
-				range
-			});
-		}
-	};
-	reportAWSAccountID = ({ t, source, context, options }) => {
-		const AWS = "(AWS|aws|Aws)?_?";
-		const QUOTE = `("|')?`;
-		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(ACCOUNT|account|Account)_?(ID|id|Id)?${QUOTE}${"\\s*(:|=>|=)\\s*"}${QUOTE}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${QUOTE}\b`, "g");
-		const results = source.content.matchAll(AWSSecretPatten);
-		for (const result of results) {
-			const index = result.index || 0;
-			const match = result[0] || "";
-			const range = [index, index + match.length];
-			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-			context.report({
-				message: t("AWSAccountID", { ID: match }),
-				range
-			});
-		}
-	};
-	creator$p = {
-		messages: messages$o,
-		meta: {
-			id: "@secretlint/secretlint-rule-aws",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-aws/README.md" }
-		},
-		create(context, options) {
-			const normalizedOptions = {
-				allows: options.allows || [],
-				enableIDScanRule: options.enableIDScanRule ?? false
-			};
-			const t = context.createTranslator(messages$o);
-			return { file(source) {
-				if (normalizedOptions.enableIDScanRule) {
-					reportAWSAccessKey({
-						t,
-						source,
-						context,
-						options: normalizedOptions
-					});
-					reportAWSAccountID({
-						t,
-						source,
-						context,
-						options: normalizedOptions
-					});
-				}
-				reportAWSSecretAccessKey({
-					t,
-					source,
-					context,
-					options: normalizedOptions
-				});
-			} };
-		}
-	};
-	TAG_INTEGER = 2;
-	TAG_OCTET_STRING = 4;
-	TAG_NULL = 5;
-	TAG_OID = 6;
-	TAG_SEQUENCE = 48;
-	TAG_CONTEXT_0 = 160;
-	OID_DATA = new Uint8Array([
-		42,
-		134,
-		72,
-		134,
-		247,
-		13,
-		1,
-		7,
-		1
-	]);
-	OID_SHA1 = new Uint8Array([
-		43,
-		14,
-		3,
-		2,
-		26
-	]);
-	OID_SHA256 = new Uint8Array([
-		96,
-		134,
-		72,
-		1,
-		101,
-		3,
-		4,
-		2,
-		1
-	]);
-	OID_SHA384 = new Uint8Array([
-		96,
-		134,
-		72,
-		1,
-		101,
-		3,
-		4,
-		2,
-		2
-	]);
-	OID_SHA512 = new Uint8Array([
-		96,
-		134,
-		72,
-		1,
-		101,
-		3,
-		4,
-		2,
-		3
-	]);
-	MAC_HASHES = [
-		{
-			oid: OID_SHA1,
-			hash: {
-				name: "SHA-1",
-				outputSize: 20,
-				blockSize: 64
-			}
-		},
-		{
-			oid: OID_SHA256,
-			hash: {
-				name: "SHA-256",
-				outputSize: 32,
-				blockSize: 64
-			}
-		},
-		{
-			oid: OID_SHA384,
-			hash: {
-				name: "SHA-384",
-				outputSize: 48,
-				blockSize: 128
-			}
-		},
-		{
-			oid: OID_SHA512,
-			hash: {
-				name: "SHA-512",
-				outputSize: 64,
-				blockSize: 128
-			}
-		}
-	];
-	MAX_MAC_ITERATIONS = 1e6;
-	GCP_SERVICE_ACCOUNT_P12_PASSWORD = "notasecret";
-	messages$n = {
-		PrivateKeyP12: {
-			en: (props) => `found GCP Service Account's private key(p12): ${props.FILE_NAME}`,
-			ja: (props) => `GCPサービスアカウントの秘密鍵(p12) ${props.FILE_NAME} がみつかりました`
-		},
-		PrivateKeyJSON: {
-			en: (props) => `found GCP Service Account's private key(json): ${props.FILE_NAME}`,
-			ja: (props) => `GCPサービスアカウントの秘密鍵(json): ${props.FILE_NAME} がみつかりました`
-		}
-	};
-	creator$o = {
-		messages: messages$n,
-		meta: {
-			id: "@secretlint/secretlint-rule-gcp",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["all"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gcp/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$n);
-			options.allows;
-			return { file(source) {
-				if (source.ext === ".p12") return reportIfFoundPrivateKeyP12Format({
-					source,
-					context,
-					t
-				});
-				else if (source.ext === ".json") return reportIfFoundPrivateKeyJSONFormat({
-					source,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$m = {
-		PackageJSON_xOauthToken: {
-			en: (props) => `found GitHub Token: ${props.TOKEN}`,
-			ja: (props) => `GitHub Token: ${props.TOKEN} がみつかりました`
-		},
-		Npmrc_authToken: {
-			en: (props) => `found npmrc authToken: ${props.TOKEN}`,
-			ja: (props) => `npmrc authToken: ${props.TOKEN} がみつかりました`
-		},
-		NPM_ACCESS_TOKEN: {
-			en: (props) => `found npm access token: ${props.TOKEN}`,
-			ja: (props) => `npm access token: ${props.TOKEN} がみつかりました`
-		}
-	};
-	isPackageFile = (filePath) => {
-		if (!filePath) return true;
-		return filePath.endsWith("package.json") || filePath.endsWith("package-lock.json");
-	};
-	isNpmrc = (filePath) => {
-		if (!filePath) return true;
-		return filePath.endsWith(".npmrc");
-	};
-	creator$n = {
-		messages: messages$m,
-		meta: {
-			id: "@secretlint/secretlint-rule-npm",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-npm/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$m);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				if (isPackageFile(source.filePath)) reportIfFoundXOauthGitHubToken({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				else if (isNpmrc(source.filePath)) reportIfFound_AuthTokenInNpmrc({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportIfFound_NPM_ACCESS_TOKEN({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$l = {
-		SLACK_TOKEN: {
-			en: (props) => `found slack token: ${props.TOKEN}`,
-			ja: (props) => `Slackトークン: ${props.TOKEN} がみつかりました`
-		},
-		IncomingWebhook: {
-			en: (props) => `found Slack Incoming Webhook: ${props.URL}`,
-			ja: (props) => `SlackのIncoming Webhooks: ${props.TOKEN} がみつかりました`
-		}
-	};
-	creator$m = {
-		messages: messages$l,
-		meta: {
-			id: "@secretlint/secretlint-rule-slack",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-slack/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$l);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundRawPrivateKey$1({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportIfFoundIncomingWebhook({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$k = { BasicAuth: {
-		en: (props) => `found basic auth credential: ${props.CREDENTIAL}`,
-		ja: (props) => `ベーシック認証情報: ${props.CREDENTIAL} がみつかりました`
-	} };
-	BUILTIN_IGNORED_PATTERNS$1 = [
-		"localhost",
-		"127.0.0.1",
-		"password",
-		"mypassword",
-		"myusername",
-		"{password}",
-		"${password}",
-		"{{password}}",
-		"{username}",
-		"${username}",
-		"{{username}}",
-		"YOUR_PASSWORD",
-		"YOUR_USERNAME",
-		"REPLACE_WITH_PASSWORD",
-		"REPLACE_WITH_USERNAME"
-	];
-	creator$l = {
-		messages: messages$k,
-		meta: {
-			id: "@secretlint/secretlint-rule-basicauth",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-basicauth/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$k);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundBasicAuth({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$j = { OPENAI_TOKEN: {
-		en: (props) => `found OpenAI API token: ${props.TOKEN}`,
-		ja: (props) => `OpenAI API トークン: ${props.TOKEN} がみつかりました`
-	} };
-	creator$k = {
-		messages: messages$j,
-		meta: {
-			id: "@secretlint/secretlint-rule-openai",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-openai/README.md" }
-		},
-		create(context) {
-			const t = context.createTranslator(messages$j);
-			return { file(source) {
-				const matches = source.content.matchAll(/sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}/g);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("OPENAI_TOKEN", { TOKEN: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$i = { ANTHROPIC_API_KEY: {
-		en: (props) => `found Anthropic Claude API key: ${props.KEY}`,
-		ja: (props) => `Anthropic Claude API キー: ${props.KEY} がみつかりました`
-	} };
-	creator$j = {
-		messages: messages$i,
-		meta: {
-			id: "@secretlint/secretlint-rule-anthropic",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-anthropic/README.md" }
-		},
-		create(context) {
-			const t = context.createTranslator(messages$i);
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})sk-ant-api0\d-[A-Za-z0-9_-]{90,128}AA(?![A-Za-z0-9_-])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("ANTHROPIC_API_KEY", { KEY: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$h = { GROQ_API_KEY: {
-		en: (props) => `found Groq API key: ${props.KEY}`,
-		ja: (props) => `Groq API キー: ${props.KEY} がみつかりました`
-	} };
-	creator$i = {
-		messages: messages$h,
-		meta: {
-			id: "@secretlint/secretlint-rule-groq",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-groq/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$h);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})gsk_[a-zA-Z0-9]{52}(?![a-zA-Z0-9])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("GROQ_API_KEY", { KEY: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$g = { HUGGINGFACE_USER_ACCESS_TOKEN: {
-		en: (props) => `found Hugging Face User Access Token: ${props.TOKEN}`,
-		ja: (props) => `Hugging Face User Access Token: ${props.TOKEN} がみつかりました`
-	} };
-	creator$h = {
-		messages: messages$g,
-		meta: {
-			id: "@secretlint/secretlint-rule-huggingface",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-huggingface/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$g);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})hf_[a-zA-Z]{34}(?![a-zA-Z])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("HUGGINGFACE_USER_ACCESS_TOKEN", { TOKEN: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$f = { LINEAR_API_TOKEN: {
-		en: (props) => `found linear api token: ${props.ID}`,
-		ja: (props) => `linear api token: ${props.ID} がみつかりました`
-	} };
-	creator$g = {
-		messages: messages$f,
-		meta: {
-			id: "@secretlint/secretlint-rule-linear",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-linear/README.md" }
-		},
-		create(context) {
-			const t = context.createTranslator(messages$f);
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})lin_api_[a-zA-Z0-9_]{32,128}(?![a-zA-Z0-9_])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("LINEAR_API_TOKEN", { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$e = { NOTION_INTEGRATION_TOKEN: {
-		en: (props) => `found Notion integration token: ${props.TOKEN}`,
-		ja: (props) => `Notion integration トークン: ${props.TOKEN} がみつかりました`
-	} };
-	creator$f = {
-		messages: messages$e,
-		meta: {
-			id: "@secretlint/secretlint-rule-notion",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-notion/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$e);
-			const normalizedOptions = { allows: options.allows ?? [] };
-			return { file(source) {
-				reportIfFoundToken({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$d = { PrivateKey: {
-		en: (props) => `found private key: ${props.KEY}`,
-		ja: (props) => `秘密鍵: ${props.KEY} がみつかりました`
-	} };
-	PEM_CONTENT_PATTERN = /-----BEGIN[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----\n?([A-Za-z0-9+/=\s\\]{100,10000})\n?-----END[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----/gm;
-	creator$e = {
-		messages: messages$d,
-		meta: {
-			id: "@secretlint/secretlint-rule-privatekey",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-privatekey/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$d);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundRawPrivateKey({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$c = { SENDGRID_KEY: {
-		en: (props) => `found Sendgrid api key: ${props.KEY}`,
-		ja: (props) => `Sendgrid APIキーが見つかりました： ${props.KEY}`
-	} };
-	creator$d = {
-		messages: messages$c,
-		meta: {
-			id: "@secretlint/secretlint-rule-sendgrid",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-sendgrid/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$c);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundKey$3({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$b = { SHOPIFY_KEY: {
-		en: (props) => `found Shopify api key: ${props.KEY}`,
-		ja: (props) => `Shopify APIキーが見つかりました： ${props.KEY}`
-	} };
-	creator$c = {
-		messages: messages$b,
-		meta: {
-			id: "@secretlint/secretlint-rule-shopify",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-shopify/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$b);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundKey$2({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$a = { GITHUB_TOKEN: {
-		en: (props) => `found GitHub Token(${props.typeName}): ${props.KEY}`,
-		ja: (props) => `GitHub Token(${props.typeName})が見つかりました： ${props.KEY}`
-	} };
-	typeMap = /* @__PURE__ */ new Map([
-		["ghp", "GitHub personal access tokens"],
-		["gho", "OAuth access tokens"],
-		["ghu", "GitHub user-to-server tokens"],
-		["ghs", "GitHub server-to-server tokens"],
-		["ghr", "refresh tokens"],
-		["github_pat", "fine-grained personal access tokens"]
-	]);
-	creator$b = {
-		messages: messages$a,
-		meta: {
-			id: "@secretlint/secretlint-rule-github",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-github/README.md" }
-		},
-		create(context, options) {
-			const patterns = [/(?<!\p{L})(?<type>ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu, /(?<!\p{L})(?<type>github_pat)_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])/gu];
-			const t = context.createTranslator(messages$a);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				for (const pattern of patterns) reportIfFoundKey$1({
-					pattern,
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$9 = { GITLAB_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found GitLab Personal Access Token: ${props.KEY}`,
-		ja: (props) => `GitLab Personal Access Tokenが見つかりました: ${props.KEY}`
-	} };
-	creator$a = {
-		messages: messages$9,
-		meta: {
-			id: "@secretlint/secretlint-rule-gitlab",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gitlab/README.md" }
-		},
-		create(context, options) {
-			const patterns = [/(?<!\p{L})glpat-[A-Za-z0-9_-]{20,128}(?![A-Za-z0-9_-])/gu];
-			const t = context.createTranslator(messages$9);
-			const normalizedOptions = { allows: options.allows ?? [] };
-			return { file(source) {
-				for (const pattern of patterns) reportIfFoundKey({
-					pattern,
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$8 = {
-		GRAFANA_CLOUD_API_TOKEN: {
-			en: (props) => `found Grafana Cloud API token: ${props.TOKEN}`,
-			ja: (props) => `Grafana Cloud API トークン: ${props.TOKEN} がみつかりました`
-		},
-		GRAFANA_SERVICE_ACCOUNT_TOKEN: {
-			en: (props) => `found Grafana Service Account token: ${props.TOKEN}`,
-			ja: (props) => `Grafana Service Account トークン: ${props.TOKEN} がみつかりました`
-		}
-	};
-	creator$9 = {
-		messages: messages$8,
-		meta: {
-			id: "@secretlint/secretlint-rule-grafana",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-grafana/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$8);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			const GRAFANA_CLOUD_API_TOKEN_PATTERN = /(?<!\p{L})glc_[A-Za-z0-9+/]{32,400}={0,2}(?![A-Za-z0-9+/=])/gu;
-			const GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN = /(?<!\p{L})glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Fa-f0-9])/gu;
-			return { file(source) {
-				reportIfFound({
-					pattern: GRAFANA_CLOUD_API_TOKEN_PATTERN,
-					messageId: "GRAFANA_CLOUD_API_TOKEN",
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportIfFound({
-					pattern: GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN,
-					messageId: "GRAFANA_SERVICE_ACCOUNT_TOKEN",
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$7 = { OPS_TOKEN: {
-		en: (props) => `found 1Password Service Account token: ${props.TOKEN}`,
-		ja: (props) => `1Password Service Account: ${props.TOKEN} がみつかりました`
-	} };
-	is1PasswordServiceAccountToken = (base64String) => {
-		try {
-			const jsonString = atob(base64String.replace(/-/g, "+").replace(/_/g, "/"));
-			const json = JSON.parse(jsonString);
-			return typeof json === "object" && json !== null;
-		} catch (error) {
-			return false;
-		}
-	};
-	creator$8 = {
-		messages: messages$7,
-		meta: {
-			id: "@secretlint/secretlint-rule-1password",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-1password/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$7);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})ops_(ey[A-Za-z0-9+/=]{100,1280}fQ={0,2})(?![A-Za-z0-9+/=])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const base64String = match[1] ?? "";
-					if (!is1PasswordServiceAccountToken(base64String)) continue;
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("OPS_TOKEN", { TOKEN: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$6 = {
-		MongoDBConnection: {
-			en: (props) => `found MongoDB connection string: ${props.URI}`,
-			ja: (props) => `MongoDB接続文字列: ${props.URI} がみつかりました`
-		},
-		MySQLConnection: {
-			en: (props) => `found MySQL connection string: ${props.URI}`,
-			ja: (props) => `MySQL接続文字列: ${props.URI} がみつかりました`
-		},
-		PostgreSQLConnection: {
-			en: (props) => `found PostgreSQL connection string: ${props.URI}`,
-			ja: (props) => `PostgreSQL接続文字列: ${props.URI} がみつかりました`
-		}
-	};
-	BUILTIN_IGNORED_PATTERNS = [
-		"localhost",
-		"127.0.0.1",
-		"example.com",
-		"example.org",
-		"test.com",
-		"password",
-		"username",
-		"secret",
-		"mypassword",
-		"myusername",
-		"root",
-		"admin",
-		"user",
-		"pass",
-		"{password}",
-		"${password}",
-		"{{password}}",
-		"{username}",
-		"${username}",
-		"{{username}}",
-		"YOUR_PASSWORD",
-		"YOUR_USERNAME",
-		"REPLACE_WITH_PASSWORD"
-	];
-	creator$7 = {
-		messages: messages$6,
-		meta: {
-			id: "@secretlint/secretlint-rule-database-connection-string",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-database-connection-string/README.md" }
-		},
-		create(context, options) {
-			const normalizedOptions = { allows: options.allows || [] };
-			const t = context.createTranslator(messages$6);
-			return { file(source) {
-				reportMongoDBConnectionString({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportMySQLConnectionString({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportPostgreSQLConnectionString({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$5 = {
-		HASHICORP_VAULT_SERVICE_TOKEN: {
-			en: (props) => `found HashiCorp Vault service token: ${props.TOKEN}`,
-			ja: (props) => `HashiCorp Vault service token: ${props.TOKEN} がみつかりました`
-		},
-		HASHICORP_VAULT_BATCH_TOKEN: {
-			en: (props) => `found HashiCorp Vault batch token: ${props.TOKEN}`,
-			ja: (props) => `HashiCorp Vault batch token: ${props.TOKEN} がみつかりました`
-		},
-		HASHICORP_VAULT_RECOVERY_TOKEN: {
-			en: (props) => `found HashiCorp Vault recovery token: ${props.TOKEN}`,
-			ja: (props) => `HashiCorp Vault recovery token: ${props.TOKEN} がみつかりました`
-		}
-	};
-	serviceTokenPattern = /(?<!\p{L})hvs\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
-	batchTokenPattern = /(?<!\p{L})hvb\.[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])/gu;
-	recoveryTokenPattern = /(?<!\p{L})hvr\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
-	creator$6 = {
-		messages: messages$5,
-		meta: {
-			id: "@secretlint/secretlint-rule-hashicorp-vault",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-hashicorp-vault/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$5);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			const reportMatches = (source, pattern, messageId) => {
-				const matches = source.content.matchAll(pattern);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t(messageId, { TOKEN: matchString }),
-						range
-					});
-				}
-			};
-			return { file(source) {
-				reportMatches(source, serviceTokenPattern, "HASHICORP_VAULT_SERVICE_TOKEN");
-				reportMatches(source, batchTokenPattern, "HASHICORP_VAULT_BATCH_TOKEN");
-				reportMatches(source, recoveryTokenPattern, "HASHICORP_VAULT_RECOVERY_TOKEN");
-			} };
-		}
-	};
-	messages$4 = {
-		VERCEL_PERSONAL_ACCESS_TOKEN: {
-			en: (props) => `found Vercel personal access token: ${props.ID}`,
-			ja: (props) => `Vercel personal access token: ${props.ID} がみつかりました`
-		},
-		VERCEL_INTEGRATION_TOKEN: {
-			en: (props) => `found Vercel integration token: ${props.ID}`,
-			ja: (props) => `Vercel integration token: ${props.ID} がみつかりました`
-		},
-		VERCEL_APP_ACCESS_TOKEN: {
-			en: (props) => `found Vercel app access token: ${props.ID}`,
-			ja: (props) => `Vercel app access token: ${props.ID} がみつかりました`
-		},
-		VERCEL_APP_REFRESH_TOKEN: {
-			en: (props) => `found Vercel app refresh token: ${props.ID}`,
-			ja: (props) => `Vercel app refresh token: ${props.ID} がみつかりました`
-		},
-		VERCEL_AI_GATEWAY_API_KEY: {
-			en: (props) => `found Vercel AI Gateway API key: ${props.ID}`,
-			ja: (props) => `Vercel AI Gateway API key: ${props.ID} がみつかりました`
-		}
-	};
-	prefixToMessageId = {
-		vcp: "VERCEL_PERSONAL_ACCESS_TOKEN",
-		vci: "VERCEL_INTEGRATION_TOKEN",
-		vca: "VERCEL_APP_ACCESS_TOKEN",
-		vcr: "VERCEL_APP_REFRESH_TOKEN",
-		vck: "VERCEL_AI_GATEWAY_API_KEY"
-	};
-	creator$5 = {
-		messages: messages$4,
-		meta: {
-			id: "@secretlint/secretlint-rule-vercel",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-vercel/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$4);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})(?<prefix>vcp|vci|vca|vcr|vck)_[A-Za-z0-9]{20,60}(?![A-Za-z0-9])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const prefix = match.groups?.prefix;
-					const messageId = prefixToMessageId[prefix];
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t(messageId, { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$3 = { DATABRICKS_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found Databricks personal access token: ${props.ID}`,
-		ja: (props) => `Databricks personal access token: ${props.ID} がみつかりました`
-	} };
-	creator$4 = {
-		messages: messages$3,
-		meta: {
-			id: "@secretlint/secretlint-rule-databricks",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-databricks/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$3);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})dapi[A-Fa-f0-9]{32}(?:-[0-9])?(?![A-Fa-f0-9])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("DATABRICKS_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$2 = { DOCKER_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found Docker Personal Access Token: ${props.TOKEN}`,
-		ja: (props) => `Docker Personal Access Token: ${props.TOKEN} がみつかりました`
-	} };
-	creator$3 = {
-		messages: messages$2,
-		meta: {
-			id: "@secretlint/secretlint-rule-docker",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-docker/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$2);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundDockerPAT({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$1 = { FIGMA_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found Figma Personal Access Token: ${props.ID}`,
-		ja: (props) => `Figma Personal Access Token: ${props.ID} がみつかりました`
-	} };
-	creator$2 = {
-		messages: messages$1,
-		meta: {
-			id: "@secretlint/secretlint-rule-figma",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-figma/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$1);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})figd_[A-Za-z0-9_-]{40,200}(?![A-Za-z0-9_-])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("FIGMA_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	HTML_COMMENT_REGEXP = /(?<type>secretlint-(?:disable-next-line|disable-line|disable|enable))(?<options>.*)/g;
-	parseComments = (source) => {
-		const matches = source.content.matchAll(HTML_COMMENT_REGEXP);
-		return Array.from(matches).map((match) => {
-			const type = match.groups?.type;
-			const index = match.index;
-			if (type === "secretlint-disable-line") return {
-				type,
-				options: parseComment(match.groups?.options),
-				line: source.indexToPosition(index).line
-			};
-			if (type === "secretlint-disable-next-line") return {
-				type,
-				options: parseComment(match.groups?.options),
-				line: source.indexToPosition(index).line + 1
-			};
-			return {
-				type,
-				options: parseComment(match.groups?.options),
-				index
-			};
-		});
-	};
-	CommentState = class {
-		source;
-		reportingConfig;
-		endIndex;
-		constructor(source) {
-			this.source = source;
-			this.reportingConfig = [];
-			this.endIndex = source.content.length;
-		}
-		getIgnoringMessages() {
-			const isFilledMessage = (message) => {
-				return message.startIndex !== null && message.endIndex !== null && message.ruleId !== null;
-			};
-			return this.reportingConfig.map((reporting) => {
-				if (reporting.endIndex === null) reporting.endIndex = this.endIndex;
-				return reporting;
-			}).filter(isFilledMessage);
-		}
-		disableLine(lineNumber, rulesToDisable) {
-			const reportingConfig = this.reportingConfig;
-			const range = this.source.locationToRange({
-				start: {
-					line: lineNumber,
-					column: 0
-				},
-				end: {
-					line: lineNumber + 1,
-					column: 0
-				}
-			});
-			if (rulesToDisable.length) rulesToDisable.forEach((ruleId) => {
-				reportingConfig.push({
-					startIndex: range[0],
-					endIndex: range[1] - 1,
-					ruleId
-				});
-			});
-			else reportingConfig.push({
-				startIndex: range[0],
-				endIndex: range[1] - 1,
-				ruleId: "*"
-			});
-		}
-		/**
-		* Add data to reporting configuration to disable reporting for list of rules
-		* starting from start location
-		* @returns {void}
-		*/
-		disableReporting(startIndex, rulesToDisable) {
-			const reportingConfig = this.reportingConfig;
-			if (rulesToDisable.length) rulesToDisable.forEach(function(ruleId) {
-				reportingConfig.push({
-					startIndex,
-					endIndex: null,
-					ruleId
-				});
-			});
-			else reportingConfig.push({
-				startIndex,
-				endIndex: null,
-				ruleId: "*"
-			});
-		}
-		/**
-		* Add data to reporting configuration to enable reporting for list of rules
-		* starting from start location
-		*/
-		enableReporting(endIndex, rulesToEnable) {
-			const reportingConfig = this.reportingConfig;
-			if (rulesToEnable.length) rulesToEnable.forEach(function(ruleId) {
-				for (let i = reportingConfig.length - 1; i >= 0; i--) if (!reportingConfig[i].endIndex && reportingConfig[i].ruleId === ruleId) {
-					reportingConfig[i].endIndex = endIndex;
-					break;
-				}
-			});
-			else {
-				let prevStart;
-				for (let i = reportingConfig.length - 1; i >= 0; i--) {
-					if (prevStart && prevStart !== reportingConfig[i].startIndex) break;
-					if (!reportingConfig[i].endIndex) {
-						reportingConfig[i].endIndex = endIndex;
-						prevStart = reportingConfig[i].startIndex;
-					}
-				}
-			}
-		}
-	};
-	messages = { IGNORE_MESSAGE: { en: () => `disable by secretlint-disable comment` } };
-	rules = [
-		creator$p,
-		creator$o,
-		creator$e,
-		creator$n,
-		creator$l,
-		creator$m,
-		creator$d,
-		creator$c,
-		creator$b,
-		creator$a,
-		creator$9,
-		creator$k,
-		creator$j,
-		creator$i,
-		creator$h,
-		creator$g,
-		creator$f,
-		creator$8,
-		creator$7,
-		creator$6,
-		creator$5,
-		creator$4,
-		creator$3,
-		creator$2,
-		{
-			messages,
-			meta: {
-				id: "@secretlint/secretlint-rule-filter-comments",
-				recommended: true,
-				type: "scanner",
-				supportedContentTypes: ["text"],
-				docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-filter-comments/README.md" }
-			},
-			create(context) {
-				const t = context.createTranslator(messages);
-				return { file(source) {
-					const state = new CommentState(source);
-					const comments = parseComments(source);
-					for (const comment of comments) if (comment.type === "secretlint-disable") state.disableReporting(comment.index, comment.options);
-					else if (comment.type === "secretlint-enable") state.enableReporting(comment.index, comment.options);
-					else if (comment.type === "secretlint-disable-line") state.disableLine(comment.line, comment.options);
-					else if (comment.type === "secretlint-disable-next-line") state.disableLine(comment.line, comment.options);
-					state.getIgnoringMessages().forEach((message) => {
-						context.ignore({
-							message: t("IGNORE_MESSAGE"),
-							range: [message.startIndex, message.endIndex],
-							targetRuleId: message.ruleId
-						});
-					});
-				} };
-			}
-		}
-	];
-	creator = {
-		meta: {
-			id: "@secretlint/secretlint-rule-preset-recommend",
-			recommended: true,
-			type: "preset"
-		},
-		rules,
-		create(context, _options) {
-			rules.forEach((rule) => {
-				context.registerRule(rule);
-			});
-		}
-	};
-}));
-// dist/core/scan/detect.js
-/** A password in a URL's user-info (`scheme://user:password@host`): the password alone (what `redactUri` hides). */
-function urlPassword(m) {
-	const url = m[0];
-	const at = userinfoEnd(url);
-	if (at < 0) return void 0;
-	const start = url.indexOf("://") + 3;
-	const colon = url.indexOf(":", start);
-	if (colon < 0 || colon >= at || colon + 1 === at) return void 0;
-	return [m.index + colon + 1, m.index + at];
-}
-function luhn(digits) {
-	let sum = 0;
-	for (let i = 0; i < digits.length; i++) {
-		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-		if (i % 2 === 1) {
-			d *= 2;
-			if (d > 9) d -= 9;
-		}
-		sum += d;
-	}
-	return sum % 10 === 0;
-}
-/** Card numbers: a known issuer's prefix and length (Visa, Mastercard, Amex, Discover, Diners, JCB), Luhn-valid. */
-function card(m) {
-	const digits = m[0].replace(/[ -]/g, "");
-	return (/^4\d{12}(\d{3}){0,2}$/.test(digits) || /^(5[1-5]\d{14}|2(2[2-9]|[3-6]\d|7[01])\d{12}|27 20\d{12})$/.test(digits) || /^3[47]\d{13}$/.test(digits) || /^6(011|5\d\d)\d{12}$/.test(digits) || /^3(0[0-5]|[689]\d)\d{11}$/.test(digits) || /^35(2[89]|[3-8]\d)\d{12}$/.test(digits)) && luhn(digits) ? [m.index, m.index + m[0].length] : void 0;
-}
-/** Phone numbers: 9 to 15 digits in a phone's grouping (`+1 415-555-0134`, `(415) 555 0134`, `+44 20 7946 0958`). */
-function phone(m) {
-	const n = m[0].replace(/\D/g, "").length;
-	return n >= 9 && n <= 15 ? [m.index, m.index + m[0].length] : void 0;
-}
-/** IPv4 addresses other than loopback and 0.0.0.0 (not personal: every machine has them). */
-function ipv4(m) {
-	const parts = m[0].split(".").map(Number);
-	if (parts.some((p) => p > 255)) return void 0;
-	if (parts[0] === 127 || m[0] === "0.0.0.0" || m[0] === "255.255.255.255") return void 0;
-	return [m.index, m.index + m[0].length];
-}
-/** The user-name segment of a home-directory path (`/home/alice/…`, `/Users/alice/…`, `C:\Users\alice\…`). */
-function homeUser(m) {
-	const user = m[2];
-	if (/^(shared|public|default|all users|<[A-Z]+_\d+>)$/i.test(user)) return void 0;
-	const start = m.index + m[1].length;
-	return [start, start + user.length];
-}
-/** Findings of ckpt's own rules in one string. */
-function ownDetections(s) {
-	const out = [];
-	for (const r of OWN) {
-		r.re.lastIndex = 0;
-		for (let m = r.re.exec(s); m; m = r.re.exec(s)) {
-			const range = r.pick ? r.pick(m) : [m.index, m.index + m[0].length];
-			if (range) out.push({
-				kind: r.kind,
-				rule: r.rule,
-				start: range[0],
-				end: range[1],
-				wins: r.wins
-			});
-			if (m[0].length === 0) r.re.lastIndex++;
-		}
-	}
-	return out;
-}
-/** secretlint's recommended preset, loaded once (only scan and --redact load it). */
-function secretlint() {
-	lint ??= (async () => {
-		const [{ lintSource }, { creator }] = await Promise.all([Promise.resolve().then(() => (init_module$1(), module_exports$1)), Promise.resolve().then(() => (init_module(), module_exports))]);
-		const config = { rules: [{
-			id: "@secretlint/secretlint-rule-preset-recommend",
-			rule: creator,
-			rules: [{
-				id: "@secretlint/secretlint-rule-aws",
-				options: { enableIDScanRule: true }
-			}]
-		}] };
-		return async (texts) => {
-			const out = texts.map(() => []);
-			const content = texts.join(SEPARATOR);
-			if (content.length === 0) return out;
-			const starts = [];
-			let at = 0;
-			for (const t of texts) {
-				starts.push(at);
-				at += t.length + 3;
-			}
-			const r = await lintSource({
-				source: {
-					content,
-					filePath: "/conversation.txt",
-					ext: ".txt",
-					contentType: "text"
-				},
-				options: {
-					config,
-					noPhysicFilePath: true
-				}
-			});
-			for (const m of r.messages) {
-				let [s, e] = m.range;
-				const value = Object.values(m.data ?? {}).find((v) => typeof v === "string" && v.length >= 8 && content.slice(s, e) !== v);
-				if (value && !content.slice(s, e).includes(value)) {
-					const i = content.indexOf(value, s);
-					if (i >= 0 && i - s < 200) [s, e] = [i, i + value.length];
-				}
-				let lo = 0;
-				let hi = starts.length - 1;
-				while (lo < hi) {
-					const mid = lo + hi + 1 >> 1;
-					if (starts[mid] <= s) lo = mid;
-					else hi = mid - 1;
-				}
-				const base = starts[lo];
-				if (e - base > texts[lo].length) continue;
-				out[lo].push({
-					kind: "secrets",
-					rule: `${m.ruleId}/${m.messageId}`,
-					start: s - base,
-					end: e - base
-				});
-			}
-			return out;
-		};
-	})();
-	return lint;
-}
-/**
-* Every finding in each of `texts` (one array per text, sorted by start, without overlaps: where two rules find the
-* same place, the one that `wins` — a URL's password — or else the earlier, longer one is kept). `kinds`: only these.
-*/
-async function detectAll(texts, kinds = new Set(FINDING_KINDS)) {
-	const fromLint = kinds.has("secrets") ? await (await secretlint())(texts) : texts.map(() => []);
-	return texts.map((t, i) => {
-		return resolveOverlaps([...fromLint[i], ...ownDetections(t)].filter((d) => kinds.has(d.kind) && d.end > d.start));
-	});
-}
-function resolveOverlaps(all) {
-	all.sort((a, b) => Number(Boolean(b.wins)) - Number(Boolean(a.wins)) || a.start - b.start || b.end - a.end);
-	const kept = [];
-	for (const d of all) {
-		if (kept.some((k) => d.start < k.end && k.start < d.end)) continue;
-		kept.push({
-			kind: d.kind,
-			rule: d.rule,
-			start: d.start,
-			end: d.end
-		});
-	}
-	return kept.sort((a, b) => a.start - b.start);
-}
-/** A found value shown without giving it away: its first and last characters around asterisks. */
-function mask(value) {
-	const oneLine = value.replace(/\s+/g, " ");
-	if (oneLine.length <= 6) return "*".repeat(oneLine.length);
-	const keep = oneLine.length >= 16 ? 4 : 2;
-	return `${oneLine.slice(0, keep)}${"*".repeat(Math.min(12, oneLine.length - keep - 2))}${oneLine.slice(-2)}`;
-}
-var FINDING_KINDS, PLACEHOLDER, OWN, SEPARATOR, lint;
-var init_detect = __esmMin((() => {
-	init_redact$1();
-	FINDING_KINDS = [
-		"secrets",
-		"email",
-		"phone",
-		"ip",
-		"card",
-		"path"
-	];
-	PLACEHOLDER = {
-		secrets: "SECRET",
-		email: "EMAIL",
-		phone: "PHONE",
-		ip: "IP",
-		card: "CARD",
-		path: "USER"
-	};
-	OWN = [
-		{
-			kind: "secrets",
-			rule: "ckpt/google-api-key",
-			re: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g
-		},
-		{
-			kind: "secrets",
-			rule: "ckpt/stripe-secret-key",
-			re: /(?<![\w])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}(?!\w)/g
-		},
-		{
-			kind: "secrets",
-			rule: "ckpt/jwt",
-			re: /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![\w-])/g
-		},
-		{
-			kind: "secrets",
-			rule: "ckpt/url-password",
-			re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()`]+/gi,
-			pick: urlPassword,
-			wins: true
-		},
-		{
-			kind: "email",
-			rule: "ckpt/email",
-			re: /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])/g
-		},
-		{
-			kind: "phone",
-			rule: "ckpt/phone",
-			re: /(?<![\w+.-]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]\d{3,4}(?![\w-]|[ .]\d)/g,
-			pick: phone
-		},
-		{
-			kind: "ip",
-			rule: "ckpt/ipv4",
-			re: /(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\d)/g,
-			pick: ipv4
-		},
-		{
-			kind: "ip",
-			rule: "ckpt/ipv6",
-			re: /(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])/gi
-		},
-		{
-			kind: "card",
-			rule: "ckpt/card",
-			re: /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g,
-			pick: card
-		},
-		{
-			kind: "path",
-			rule: "ckpt/home-path",
-			re: /((?:^|(?<=[\s"'`=(:,[{]))(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2}))([A-Za-z0-9._-]+|[A-Za-z0-9._ -]+(?=\\))/g,
-			pick: homeUser
-		}
-	];
-	SEPARATOR = "\n\0\n";
-}));
-// dist/core/scan/redact.js
-var redact_exports = /* @__PURE__ */ __exportAll$1({
-	FINDING_KINDS: () => FINDING_KINDS,
-	Redactor: () => Redactor,
-	findIn: () => findIn,
-	mask: () => mask,
-	parseKinds: () => parseKinds,
-	stringsOf: () => stringsOf
-});
-/** Parse `--redact` / `--redact=secrets,email,…` (and `--kinds` of scan): the kinds chosen, or a message saying what is wrong. */
-function parseKinds(value) {
-	if (value === void 0 || value === false) return /* @__PURE__ */ new Set();
-	const items = (Array.isArray(value) ? value : [value]).flatMap((v) => v === true || v === "" ? ["all"] : String(v).split(","));
-	const out = /* @__PURE__ */ new Set();
-	for (const raw of items) {
-		const k = raw.trim().toLowerCase();
-		if (k === "all" || k === "true") FINDING_KINDS.forEach((x) => out.add(x));
-		else if (k === "secret") out.add("secrets");
-		else if (FINDING_KINDS.includes(k)) out.add(k);
-		else return `unknown kind '${raw}': expected all or a list of ${FINDING_KINDS.join(", ")}`;
-	}
-	return out;
-}
-function collect(v, out) {
-	if (typeof v === "string") out.push(v);
-	else if (Array.isArray(v)) for (const x of v) collect(x, out);
-	else if (v !== null && typeof v === "object") for (const x of Object.values(v)) collect(x, out);
-}
-function rebuild(v, next) {
-	if (typeof v === "string") return next();
-	if (Array.isArray(v)) return v.map((x) => rebuild(x, next));
-	if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-		const out = {};
-		for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, {
-			value: rebuild(x, next),
-			enumerable: true,
-			writable: true,
-			configurable: true
-		});
-		return out;
-	}
-	if (v !== null && typeof v === "object") return v;
-	return v;
-}
-/** Every finding in a set of places (one detection pass over all their strings). */
-async function findIn(places, kinds) {
-	const found = await detectAll(places.flatMap((p) => p.strings), kinds);
-	const out = [];
-	let i = 0;
-	for (const p of places) for (const s of p.strings) for (const d of found[i++]) out.push({
-		kind: d.kind,
-		rule: d.rule,
-		...p.message !== void 0 ? { message: p.message } : {},
-		...p.role ? { role: p.role } : {},
-		where: p.where,
-		masked: mask(s.slice(d.start, d.end))
-	});
-	return out;
-}
-/** The strings of a JSON value (tool arguments, a state channel), in order. */
-function stringsOf(v) {
-	const out = [];
-	collect(v, out);
-	return out;
-}
-var Redactor, STRING_TOKEN;
-var init_redact = __esmMin((() => {
-	init_detect();
-	Redactor = class {
-		kinds;
-		ids = /* @__PURE__ */ new Map();
-		next = {};
-		counts = {};
-		constructor(kinds = new Set(FINDING_KINDS)) {
-			this.kinds = kinds;
-		}
-		/** The placeholder of a value of a kind: the same one for the same value throughout the thread. */
-		placeholder(kind, value) {
-			const key = `${kind}\u0000${value}`;
-			let p = this.ids.get(key);
-			if (!p) {
-				const n = (this.next[kind] ?? 0) + 1;
-				this.next[kind] = n;
-				p = `<${PLACEHOLDER[kind]}_${n}>`;
-				this.ids.set(key, p);
-			}
-			this.counts[kind] = (this.counts[kind] ?? 0) + 1;
-			return p;
-		}
-		/** Each string with its findings replaced (the strings in one batch: one detection pass). */
-		async strings(texts) {
-			if (this.kinds.size === 0) return texts;
-			const found = await detectAll(texts, this.kinds);
-			return texts.map((t, i) => this.apply(t, found[i]));
-		}
-		apply(t, found) {
-			if (found.length === 0) return t;
-			let out = "";
-			let at = 0;
-			for (const d of found) {
-				out += t.slice(at, d.start) + this.placeholder(d.kind, t.slice(d.start, d.end));
-				at = d.end;
-			}
-			return out + t.slice(at);
-		}
-		/** A copy of any JSON value (a canonical checkpoint, a native document) with every string redacted. */
-		async value(v) {
-			const texts = [];
-			collect(v, texts);
-			const done = await this.strings(texts);
-			let i = 0;
-			return rebuild(v, () => done[i++]);
-		}
-		/**
-		* A JSON text with the findings in its strings replaced and every other character kept (the text is not
-		* re-serialized: only the string tokens that change are written anew, JSON-escaped). Works on JSON Lines too.
-		*/
-		async jsonText(text) {
-			const tokens = [];
-			STRING_TOKEN.lastIndex = 0;
-			for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) {
-				let value;
-				try {
-					value = JSON.parse(m[0]);
-				} catch {
-					continue;
-				}
-				tokens.push({
-					start: m.index,
-					end: m.index + m[0].length,
-					value
-				});
-			}
-			const done = await this.strings(tokens.map((t) => t.value));
-			let out = "";
-			let at = 0;
-			tokens.forEach((t, i) => {
-				if (done[i] === t.value) return;
-				out += text.slice(at, t.start) + JSON.stringify(done[i]);
-				at = t.end;
-			});
-			return at === 0 ? text : out + text.slice(at);
-		}
-	};
-	STRING_TOKEN = /"(?:[^"\\\n]|\\.)*"/g;
-}));
-// dist/core/scan/places.js
-var places_exports = /* @__PURE__ */ __exportAll$1({
-	placesOf: () => placesOf,
-	scanCheckpoint: () => scanCheckpoint
-});
-/** The places of a checkpoint holding strings. */
-function placesOf(cp) {
-	const out = [];
-	cp.messages.forEach((m, i) => {
-		const role = roleOf(m);
-		const content = m.content;
-		if (m.role === "toolResult") {
-			const r = m;
-			out.push({
-				message: i,
-				role,
-				where: `toolResult ${r.toolName}`,
-				strings: stringsOf(r.content)
-			});
-			return;
-		}
-		if (!Array.isArray(content)) {
-			out.push({
-				message: i,
-				role,
-				where: "data",
-				strings: stringsOf(m.data)
-			});
-			return;
-		}
-		for (const c of content) if (c.type === "text") out.push({
-			message: i,
-			role,
-			where: "text",
-			strings: [c.text]
-		});
-		else if (c.type === "thinking") out.push({
-			message: i,
-			role,
-			where: "thinking",
-			strings: [c.thinking]
-		});
-		else if (c.type === "toolCall") out.push({
-			message: i,
-			role,
-			where: `toolCall ${c.name}`,
-			strings: stringsOf(c.arguments)
-		});
-		else if (c.type === "image" || c.type === "file") out.push({
-			message: i,
-			role,
-			where: c.type,
-			strings: [c.url ?? "", c.filename ?? ""]
-		});
-		const err = m.errorMessage;
-		if (err) out.push({
-			message: i,
-			role,
-			where: "errorMessage",
-			strings: [err]
-		});
-	});
-	for (const [key, v] of Object.entries(cp.state ?? {})) out.push({
-		role: "state",
-		where: `state.${key}`,
-		strings: stringsOf(v)
-	});
-	if (cp.interrupt) out.push({
-		role: "state",
-		where: "interrupt",
-		strings: stringsOf(cp.interrupt)
-	});
-	return out.filter((p) => p.strings.some((s) => s.length > 0));
-}
-/** Every secret and piece of personal data in a canonical checkpoint, named by message and place. */
-function scanCheckpoint(cp, kinds) {
-	return findIn(placesOf(cp), kinds);
-}
-var roleOf;
-var init_places = __esmMin((() => {
-	init_redact();
-	roleOf = (m) => m.role === "toolResult" ? "tool" : m.role;
-}));
-// dist/cli/commands/scan.js
-var scan_exports = /* @__PURE__ */ __exportAll$1({ scanCommand: () => scanCommand });
-function findingLine(label, f) {
-	const at = f.message !== void 0 ? `#${f.message} ${f.role} ${f.where}` : f.where;
-	return `${printable(label)} ${printable(at)}: ${f.kind} (${f.rule}) ${printable(f.masked)}\n`;
-}
-var scanCommand;
-var init_scan = __esmMin((() => {
-	init_errors();
-	init_plural();
-	init_printable();
-	init_conversations();
-	scanCommand = {
-		command: "scan <sources..>",
-		describe: "List the secrets and personal data in conversations (keys, tokens, e-mails, phones, IPs, cards, home paths)",
-		builder: (y) => y.positional("sources", {
-			type: "string",
-			array: true,
-			describe: "files, folders, globs, - , stores (every thread) or <store>#<thread>"
-		}).option("kinds", {
-			type: "string",
-			array: true,
-			describe: "only these kinds: secrets, email, phone, ip, card, path (comma-separated; default: all)"
-		}).option("all-checkpoints", {
-			type: "boolean",
-			default: false,
-			describe: "every checkpoint of a LangGraph thread (default: the newest)"
-		}).option("json", {
-			type: "boolean",
-			default: false,
-			describe: "one JSON object per finding (JSON Lines)"
-		}).option("namespace", {
-			type: "string",
-			describe: "the namespace of a store that has them (default: every namespace)"
-		}).option("format", {
-			alias: "f",
-			type: "string",
-			describe: "input format of files (default: detected)"
-		}).example("ckpt scan sqlite:./checkpoints.db", "every thread of a store").example("ckpt scan ./chats/ --kinds secrets", "only API keys, tokens, private keys and passwords").example("ckpt scan mastra.db --json > findings.jsonl", "as JSON Lines, for a tool"),
-		run: async (args, io) => {
-			const { parseKinds } = await Promise.resolve().then(() => (init_redact(), redact_exports));
-			const kinds = args.kinds?.length ? parseKinds(args.kinds) : parseKinds("all");
-			if (typeof kinds === "string") throw usageError(`--kinds: ${kinds}`);
-			const { scanCheckpoint } = await Promise.resolve().then(() => (init_places(), places_exports));
-			const { readConversations } = await Promise.resolve().then(() => (init_conversations(), conversations_exports));
-			let failed;
-			const byKind = /* @__PURE__ */ new Map();
-			let total = 0;
-			let skipped = 0;
-			let threads = 0;
-			let scanned = 0;
-			for await (const r of readConversations(args.sources, io, {
-				allCheckpoints: args.allCheckpoints,
-				namespace: args.namespace,
-				format: args.format,
-				passedOver: () => void skipped++
-			})) {
-				if (!r.ok) {
-					failed ??= r.error;
-					io.stderr.write(`ckpt scan: ${printable(r.error.format(), true)}\n`);
-					continue;
-				}
-				scanned++;
-				const c = r.value;
-				const found = await scanCheckpoint(c.checkpoint, kinds);
-				if (found.length === 0) continue;
-				threads++;
-				total += found.length;
-				const label = conversationLabel(c);
-				let out = "";
-				for (const f of found) {
-					byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
-					out += args.json ? `${JSON.stringify({
-						source: c.source,
-						thread: c.threadId,
-						...c.checkpointId ? { checkpoint: c.checkpointId } : {},
-						...f
-					})}\n` : findingLine(label, f);
-				}
-				io.stdout.write(out);
-			}
-			if (!args.json) {
-				const kindsText = [...byKind].map(([k, n]) => `${k} ${n}`).join(", ");
-				io.stdout.write(total ? `${plural$2(total, "finding")} in ${plural$2(threads, "conversation")} of ${scanned} scanned (${kindsText})\n` : `clean: nothing found in ${plural$2(scanned, "conversation")}\n`);
-			}
-			if (skipped) io.stderr.write(`ckpt scan: ${plural$2(skipped, "file")} in the folders named not read: not conversations\n`);
-			if (failed) return failed.exitCode;
-			return total ? 1 : 0;
 		}
 	};
 }));
@@ -71712,7 +70158,6 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 	for await (const e of saver.history(threadId, namespace)) if (newestFirst.length < limit) newestFirst.push(e);
 	else omitted++;
 	const entries = [];
-	const unreadable = [];
 	for (const e of newestFirst.reverse()) {
 		const text = await saver.loadAt(threadId, e.checkpointId, namespace);
 		if (text === void 0) continue;
@@ -71720,11 +70165,6 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 			name: `${label}#${threadId}@${e.checkpointId}${namespace ? ` (namespace '${namespace}')` : ""}`,
 			text
 		}, "langgraph");
-		const part = unreadableParts(checkpoint)[0];
-		if (part) unreadable.push({
-			id: e.checkpointId,
-			line: unreadableLine(part)
-		});
 		const node = e.nodes.length ? e.nodes.join(", ") : e.source ?? void 0;
 		entries.push({
 			id: e.checkpointId,
@@ -71737,8 +70177,7 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 	}
 	return {
 		entries,
-		omitted,
-		unreadable
+		omitted
 	};
 }
 var init_view_history = __esmMin((() => {
@@ -71747,7 +70186,7 @@ var init_view_history = __esmMin((() => {
 // dist/view/client.cjs
 var require_client = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const m = { exports: {} };
-	new Function("exports", "module", "\"use strict\";\nObject.defineProperty(exports, \"__esModule\", { value: true });\nexports.el = el;\nexports.fmtNum = fmtNum;\nexports.fmtTime = fmtTime;\nexports.pretty = pretty;\nexports.main = main;\nexports.initTheme = initTheme;\nexports.toggleTheme = toggleTheme;\nexports.buildLayout = buildLayout;\nexports.buildTimeline = buildTimeline;\nexports.showCheckpoint = showCheckpoint;\nexports.diffSwitch = diffSwitch;\nexports.pairTools = pairTools;\nexports.buildTabs = buildTabs;\nexports.selectTab = selectTab;\nexports.renderTranscript = renderTranscript;\nexports.fillChunk = fillChunk;\nexports.renderMessage = renderMessage;\nexports.textBlock = textBlock;\nexports.htmlBlock = htmlBlock;\nexports.renderBlock = renderBlock;\nexports.renderCall = renderCall;\n/** el(\"div\", {class: \"x\"}, child, \"text\") — strings become text nodes, never markup. */\nfunction el(tag, attrs, ...kids) {\n    const e = document.createElement(tag);\n    if (attrs)\n        for (const k in attrs)\n            if (attrs[k] !== undefined)\n                e.setAttribute(k, attrs[k]);\n    for (const c of kids)\n        if (c !== null && c !== undefined)\n            e.append(typeof c === \"string\" ? document.createTextNode(c) : c);\n    return e;\n}\nfunction fmtNum(n) {\n    return String(n).replace(/\\B(?=(\\d{3})+$)/g, \",\");\n}\nfunction fmtTime(ts) {\n    if (ts === undefined || ts === \"\")\n        return \"\";\n    const d = new Date(ts);\n    return Number.isNaN(d.getTime())\n        ? String(ts)\n        : d\n            .toISOString()\n            .replace(\"T\", \" \")\n            .replace(/\\.000Z$/, \"Z\")\n            .replace(/Z$/, \" UTC\");\n}\nfunction pretty(v) {\n    if (typeof v === \"string\") {\n        try {\n            return JSON.stringify(JSON.parse(v), null, 2);\n        }\n        catch {\n            return v;\n        }\n    }\n    return JSON.stringify(v, null, 2) ?? String(v);\n}\nfunction main() {\n    const raw = document.getElementById(\"ckpt-data\").textContent;\n    const data = JSON.parse(raw);\n    S = {\n        data,\n        cur: 0,\n        cp: data.checkpoints[0],\n        msgs: [],\n        resultAt: new Map(),\n        callAt: new Map(),\n        filled: new Set(),\n        chunks: [],\n        lazy: [],\n        focus: -1,\n        hits: [],\n        hit: -1,\n        query: \"\",\n        // a graph without messages opens on its channels\n        tab: data.checkpoints.some((c) => c.lg) && data.checkpoints.every((c) => c.messages.length === 0) ? 1 : 0,\n        order: data.checkpoints.map((_, i) => i),\n    };\n    initTheme();\n    buildLayout();\n    if (data.kind === \"store\")\n        return;\n    bindKeys();\n    const start = data.start ?? (data.kind === \"history\" ? data.checkpoints.length - 1 : data.kind === \"diff\" ? 1 : 0);\n    showCheckpoint(start);\n    const m = /^#m(\\d+)$/.exec(location.hash);\n    if (m)\n        gotoMessage(Number(m[1]));\n    document.documentElement.setAttribute(\"data-ready\", \"1\");\n}\nfunction initTheme() {\n    let t = null;\n    try {\n        t = localStorage.getItem(\"ckpt-theme\");\n    }\n    catch {\n        t = null;\n    }\n    if (t !== \"light\" && t !== \"dark\")\n        t = matchMedia(\"(prefers-color-scheme: dark)\").matches ? \"dark\" : \"light\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n}\nfunction toggleTheme() {\n    const t = document.documentElement.getAttribute(\"data-theme\") === \"dark\" ? \"light\" : \"dark\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n    try {\n        localStorage.setItem(\"ckpt-theme\", t);\n    }\n    catch {\n        /* file:// pages may have no storage */\n    }\n    document.getElementById(\"theme\").setAttribute(\"aria-label\", `Switch to ${t === \"dark\" ? \"light\" : \"dark\"} theme`);\n}\nfunction buildLayout() {\n    const d = S.data;\n    const tools = el(\"div\", { class: \"tools\" });\n    if (d.kind !== \"store\") {\n        const q = el(\"input\", {\n            id: \"q\",\n            type: \"search\",\n            placeholder: \"Search messages  ( / )\",\n            \"aria-label\": \"Search messages\",\n            autocomplete: \"off\",\n        });\n        q.addEventListener(\"input\", () => search(q.value));\n        q.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\")\n                nextHit(e.shiftKey ? -1 : 1);\n            if (e.key === \"Escape\")\n                q.blur();\n        });\n        const go = el(\"input\", {\n            id: \"goto\",\n            type: \"number\",\n            min: \"0\",\n            placeholder: \"#\",\n            \"aria-label\": \"Jump to message number\",\n        });\n        go.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\" && go.value !== \"\")\n                gotoMessage(Number(go.value));\n        });\n        const prev = el(\"button\", { type: \"button\", \"aria-label\": \"Previous match\" }, \"↑\");\n        const next = el(\"button\", { type: \"button\", \"aria-label\": \"Next match\" }, \"↓\");\n        prev.addEventListener(\"click\", () => nextHit(-1));\n        next.addEventListener(\"click\", () => nextHit(1));\n        tools.append(q, el(\"span\", { id: \"qcount\", class: \"count\", \"aria-live\": \"polite\" }), prev, next, el(\"label\", null, \"Go to \", go));\n    }\n    const theme = el(\"button\", { id: \"theme\", type: \"button\", \"aria-label\": \"Switch theme\" }, \"◐ Theme\");\n    theme.addEventListener(\"click\", toggleTheme);\n    const help = el(\"button\", { id: \"help\", type: \"button\", \"aria-label\": \"Keyboard shortcuts\" }, \"?\");\n    help.addEventListener(\"click\", showHelp);\n    tools.append(theme, help);\n    const head = el(\"header\", { class: \"top\" });\n    if (d.back)\n        head.append(el(\"a\", { href: d.back }, \"← store\"));\n    head.append(el(\"h1\", null, d.title), el(\"span\", { id: \"sub\", class: \"sub\" }), tools);\n    const layout = el(\"div\", { class: \"layout\" });\n    if (d.kind === \"history\")\n        layout.append(buildTimeline());\n    const main = el(\"main\", { id: \"main\", tabindex: \"-1\" });\n    layout.append(main);\n    document.body.append(el(\"a\", { class: \"skip\", href: \"#main\" }, \"Skip to content\"), head, layout);\n    if (d.kind === \"store\")\n        renderStore(main);\n}\nfunction buildTimeline() {\n    const h = S.data.history;\n    const nav = el(\"nav\", { class: \"timeline\", \"aria-label\": \"Checkpoint history\" }, el(\"h2\", null, `History (${h.length} checkpoints)`));\n    if (S.data.omitted)\n        nav.append(el(\"p\", { class: \"empty\" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));\n    // a tree: children by parent; a checkpoint with several children is a fork, each child's line one branch\n    const kids = h.map(() => []);\n    const roots = [];\n    h.forEach((x, i) => (x.parent !== undefined && x.parent !== i ? kids[x.parent].push(i) : roots.push(i)));\n    const newest = new Set();\n    for (let i = h.length - 1; i !== undefined && !newest.has(i); i = h[i].parent)\n        newest.add(i);\n    S.order = [];\n    const item = (i) => {\n        const x = h[i];\n        const b = el(\"button\", { type: \"button\", \"data-i\": String(i) }, el(\"span\", null, `step ${x.step} `), el(\"span\", { class: \"node\" }, x.node ?? \"\"));\n        const marks = [];\n        if (x.source && x.source !== \"loop\") {\n            b.append(\" \", el(\"span\", { class: \"badge src\" }, x.source));\n            marks.push(`source ${x.source}`);\n        }\n        if (x.interrupt) {\n            const t = x.interrupt === \"pending\" ? \"interrupt pending\" : \"interrupted → resumed\";\n            b.append(\" \", el(\"span\", { class: `badge ${x.interrupt === \"pending\" ? \"warn\" : \"ok\"} int` }, t));\n            marks.push(t);\n        }\n        else if (x.resumed) {\n            b.append(\" \", el(\"span\", { class: \"badge ok int\" }, \"resumed\"));\n            marks.push(\"resumed\");\n        }\n        if (x.error) {\n            b.append(\" \", el(\"span\", { class: \"badge err\" }, \"error\"));\n            marks.push(\"error\");\n        }\n        if (x.changed?.length) {\n            const t = `changed: ${x.changed.slice(0, 4).join(\", \")}${x.changed.length > 4 ? ` +${x.changed.length - 4}` : \"\"}`;\n            b.append(el(\"span\", { class: \"chg\" }, t));\n            marks.push(t);\n        }\n        b.append(el(\"time\", null, fmtTime(x.time)));\n        b.setAttribute(\"aria-label\", [`step ${x.step}`, x.node ? `node ${x.node}` : \"\", ...marks].filter(Boolean).join(\", \"));\n        b.addEventListener(\"click\", () => {\n            showCheckpoint(i);\n            history.replaceState(null, \"\", `#c${i}`);\n        });\n        S.order.push(i);\n        return el(\"li\", null, b);\n    };\n    const seen = new Set();\n    const line = (start, ol) => {\n        for (let i = start; !seen.has(i);) {\n            seen.add(i);\n            ol.append(item(i));\n            const c = kids[i];\n            if (c.length === 1) {\n                i = c[0];\n                continue;\n            }\n            c.forEach((k, n) => {\n                const sub = el(\"ol\");\n                const li = el(\"li\", { class: \"branch\", \"data-from\": String(i) }, el(\"span\", { class: \"fork\" }, `↳ branch ${n + 1} of ${c.length} from step ${h[i].step}${newest.has(k) ? \" (newest)\" : \"\"}`), sub);\n                ol.append(li);\n                line(k, sub);\n            });\n            return;\n        }\n    };\n    const ol = el(\"ol\");\n    for (const r of roots)\n        line(r, ol);\n    // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest\n    h.forEach((_, i) => seen.has(i) || line(i, ol));\n    nav.append(ol);\n    return nav;\n}\n/** Show checkpoint i of the page: transcript, state, usage, metadata, and the changes that led to it. */\nfunction showCheckpoint(i) {\n    const d = S.data;\n    S.cur = i;\n    S.cp = d.checkpoints[i];\n    S.msgs = S.cp.messages.map((k) => d.pool[k]);\n    S.text = undefined;\n    S.focus = -1;\n    pairTools();\n    document\n        .querySelectorAll(\"nav.timeline button\")\n        .forEach((b) => b.setAttribute(\"aria-current\", String(b.getAttribute(\"data-i\") === String(i))));\n    const cp = S.cp;\n    const lg = cp.lg;\n    const state = lg?.channels.filter((c) => c.kind === \"state\").length ?? 0;\n    document.getElementById(\"sub\").textContent = [\n        cp.format,\n        `thread ${cp.threadId}`,\n        lg?.namespace ? `namespace ${lg.namespace}` : \"\",\n        `step ${lg?.step ?? cp.step}`,\n        d.history?.[i]?.node ? `node ${d.history[i].node}` : \"\",\n        lg && !lg.channels.some((c) => c.kind === \"messages\")\n            ? `${fmtNum(state)} channels`\n            : `${fmtNum(S.msgs.length)} messages`,\n    ]\n        .filter(Boolean)\n        .join(\" · \");\n    const main = document.getElementById(\"main\");\n    main.replaceChildren();\n    const diff = d.kind === \"diff\" ? d.diff : d.kind === \"history\" ? d.history[i].diff : undefined;\n    if (d.kind === \"diff\")\n        main.append(diffSwitch());\n    const from = d.history?.[i]?.from;\n    if (diff)\n        main.append(renderChanges(diff, d.kind === \"history\" && from !== undefined\n            ? `Changes since step ${d.history[from].step}${from !== i - 1 ? \" (its parent)\" : \"\"}`\n            : \"Changes\"));\n    else if (d.kind === \"history\")\n        main.append(el(\"section\", { class: \"changes\" }, el(\"h2\", null, \"First checkpoint of this thread\")));\n    if (cp.unreadable?.length)\n        main.append(el(\"aside\", { class: \"interrupt unreadable\", role: \"alert\" }, el(\"p\", null, el(\"strong\", null, \"Not read whole\"), \": shown without the parts below\"), ...cp.unreadable.map((t) => el(\"p\", null, t))));\n    if (lg)\n        renderLgInterrupts(main, lg);\n    main.append(buildTabs());\n    if (S.query)\n        search(S.query);\n}\nfunction diffSwitch() {\n    const nav = el(\"nav\", { class: \"pager\", \"aria-label\": \"Which side\" }, el(\"span\", null, \"Show:\"));\n    [\"before (a)\", \"after (b)\"].forEach((label, k) => {\n        const b = el(\"button\", { type: \"button\", \"aria-pressed\": String(S.cur === k) }, `${label}: ${S.data.sides?.[k] ?? \"\"}`);\n        b.addEventListener(\"click\", () => showCheckpoint(k));\n        nav.append(b);\n    });\n    return nav;\n}\nfunction pairTools() {\n    S.resultAt = new Map();\n    S.callAt = new Map();\n    const callPos = new Map();\n    S.msgs.forEach((m, p) => {\n        if (m.role === \"assistant\")\n            for (const b of m.blocks)\n                if (b.t === \"call\")\n                    callPos.set(b.id, p);\n        if (m.role === \"toolResult\" && m.toolCallId !== undefined) {\n            if (!S.resultAt.has(m.toolCallId))\n                S.resultAt.set(m.toolCallId, p);\n            const c = callPos.get(m.toolCallId);\n            if (c !== undefined)\n                S.callAt.set(p, c);\n        }\n    });\n}\nfunction buildTabs() {\n    const f = document.createDocumentFragment();\n    const lg = S.cp.lg;\n    const names = lg\n        ? [\"Transcript\", \"Channels\", \"Writes\", \"Usage\", \"Metadata\"]\n        : [\"Transcript\", \"State\", \"Usage\", \"Metadata\"];\n    const list = el(\"div\", { role: \"tablist\", \"aria-label\": \"Views\" });\n    const panels = names.map((n) => el(\"section\", { class: \"panel\", id: `panel-${n.toLowerCase()}`, role: \"tabpanel\", \"aria-label\": n }));\n    if (S.tab >= names.length)\n        S.tab = 0;\n    names.forEach((n, k) => {\n        const count = n === \"State\"\n            ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`\n            : n === \"Channels\"\n                ? ` (${lg.channels.filter((c) => c.kind !== \"plumbing\").length})`\n                : n === \"Writes\"\n                    ? ` (${lg.tasks.reduce((a, t) => a + t.writes.length, 0)})`\n                    : n === \"Transcript\"\n                        ? ` (${fmtNum(S.msgs.length)})`\n                        : \"\";\n        const t = el(\"button\", {\n            role: \"tab\",\n            id: `tab-${n.toLowerCase()}`,\n            type: \"button\",\n            \"aria-selected\": String(k === S.tab),\n            \"aria-controls\": `panel-${n.toLowerCase()}`,\n        }, n + count);\n        t.addEventListener(\"click\", () => selectTab(k));\n        list.append(t);\n        if (k !== S.tab)\n            panels[k].hidden = true;\n    });\n    f.append(list, ...panels);\n    renderTranscript(panels[0]);\n    // the other panels are built the first time they are shown (a long history's usage table costs time at load)\n    const later = lg\n        ? [undefined, (p) => renderChannels(p, S.cp), (p) => renderWrites(p, lg), renderUsage, renderMeta]\n        : [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];\n    panels.forEach((p, k) => {\n        if (!later[k])\n            return;\n        if (k === S.tab)\n            later[k](p);\n        else\n            p.setAttribute(\"data-lazy\", String(k));\n    });\n    S.lazy = later;\n    return f;\n}\nfunction selectTab(k) {\n    const panel = document.querySelectorAll(\"section.panel\")[k];\n    if (panel?.hasAttribute(\"data-lazy\")) {\n        panel.removeAttribute(\"data-lazy\");\n        S.lazy[k]?.(panel);\n    }\n    if (!panel)\n        return;\n    S.tab = k;\n    document.querySelectorAll(\"[role=tab]\").forEach((t, j) => t.setAttribute(\"aria-selected\", String(j === k)));\n    document.querySelectorAll(\"section.panel\").forEach((p, j) => (p.hidden = j !== k));\n}\nfunction renderTranscript(panel) {\n    S.observer?.disconnect();\n    S.filled = new Set();\n    S.chunks = [];\n    const box = el(\"div\", { id: \"msgs\" });\n    const n = S.msgs.length;\n    if (n === 0)\n        box.append(el(\"p\", { class: \"empty\" }, S.cp.lg && !S.cp.lg.channels.some((c) => c.kind === \"messages\")\n            ? \"No messages: this graph has no messages channel; its state is on the Channels tab.\"\n            : \"No messages.\"));\n    S.observer = new IntersectionObserver((entries) => {\n        for (const e of entries)\n            if (e.isIntersecting)\n                fillChunk(Number(e.target.dataset.c));\n    }, { rootMargin: \"2000px 0px\" });\n    for (let c = 0; c * CHUNK_SIZE < n; c++) {\n        const ch = el(\"div\", {\n            class: \"chunk\",\n            \"data-c\": String(c),\n            style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px`,\n        });\n        box.append(ch);\n        S.chunks.push(ch);\n        S.observer.observe(ch);\n    }\n    panel.append(box);\n    fillChunk(0); // the first messages at once; the rest as they come near the viewport\n    if (S.cp.interrupt && !S.cp.lg) {\n        const it = S.cp.interrupt;\n        // several tool calls may await approval at once: one note each\n        for (const a of [it, ...(it.more ?? [])])\n            panel.append(el(\"aside\", { class: \"interrupt\", role: \"note\" }, el(\"strong\", null, \"Interrupted: pending approval \"), el(\"code\", null, a.toolName), ` [${a.toolCallId}] at step ${it.step}`, a.args !== undefined ? el(\"pre\", null, pretty(a.args)) : null));\n    }\n}\nfunction fillChunk(c) {\n    if (S.filled.has(c))\n        return;\n    const ch = S.chunks[c];\n    if (!ch)\n        return;\n    S.filled.add(c);\n    const end = Math.min(S.msgs.length, (c + 1) * CHUNK_SIZE);\n    const f = document.createDocumentFragment();\n    for (let p = c * CHUNK_SIZE; p < end; p++)\n        f.append(renderMessage(p));\n    ch.append(f);\n    ch.style.minHeight = \"\";\n    if (S.query)\n        markHits(ch);\n}\nfunction renderMessage(p) {\n    const m = S.msgs[p];\n    const known = m.role === \"user\" || m.role === \"assistant\" || m.role === \"system\" || m.role === \"toolResult\";\n    const err = m.isError || m.error !== undefined || m.stop === \"error\" || m.stop === \"aborted\";\n    const a = el(\"article\", {\n        class: `msg role-${known ? m.role : \"ext\"}${known ? \"\" : \" ext\"}${err ? \" error\" : \"\"}`,\n        id: `m${p}`,\n        \"data-i\": String(p),\n        tabindex: \"-1\",\n        \"aria-label\": `message ${p}, ${m.role}`,\n    });\n    const h = el(\"header\", null, el(\"a\", { class: \"idx\", href: `#m${p}` }, `#${p}`), el(\"span\", { class: \"role\" }, m.role === \"toolResult\" ? \"tool result\" : m.role));\n    if (!known && m.kind)\n        h.append(el(\"span\", null, m.kind));\n    if (m.toolName)\n        h.append(el(\"code\", null, m.toolName));\n    if (m.model)\n        h.append(el(\"span\", null, m.model + (m.provider ? ` (${m.provider})` : \"\")));\n    if (m.ts !== undefined)\n        h.append(el(\"time\", { datetime: new Date(m.ts).toISOString() }, fmtTime(m.ts)));\n    if (m.usage)\n        h.append(el(\"span\", { title: \"input / output tokens\" }, `in ${fmtNum(m.usage[0])} · out ${fmtNum(m.usage[1])}`));\n    if (m.stop && m.stop !== \"stop\" && m.stop !== \"toolUse\")\n        h.append(el(\"span\", { class: `badge ${err ? \"err\" : \"warn\"}` }, m.stop));\n    if (m.isError)\n        h.append(el(\"span\", { class: \"badge err\" }, \"error\"));\n    const callAt = S.callAt.get(p);\n    if (callAt !== undefined)\n        h.append(el(\"a\", { href: `#m${callAt}`, \"data-goto\": String(callAt) }, `↑ call in #${callAt}`));\n    a.append(h);\n    const body = el(\"div\", { class: \"body\" });\n    if (m.error)\n        body.append(el(\"p\", { class: \"badge err\", role: \"alert\" }, `Error: ${m.error}`));\n    for (const b of m.blocks)\n        body.append(renderBlock(b, p));\n    if (!known)\n        body.append(el(\"pre\", null, pretty(m.data)));\n    a.append(body);\n    return a;\n}\nfunction textBlock(x, cls) {\n    const d = el(\"div\", { class: cls });\n    for (const para of x.split(/\\n{2,}/))\n        d.append(el(\"p\", null, para));\n    return d;\n}\nfunction htmlBlock(h) {\n    const d = el(\"div\", { class: \"md\" });\n    d.innerHTML = h; // rendered by markdown.ts with raw HTML disabled and link protocols filtered\n    return d;\n}\nfunction renderBlock(b, p) {\n    switch (b.t) {\n        case \"md\":\n            return htmlBlock(b.h);\n        case \"txt\":\n            return textBlock(b.x, \"txt\");\n        case \"pre\":\n            return el(\"pre\", { class: \"out\" }, b.x);\n        case \"think\": {\n            const body = b.h !== undefined ? htmlBlock(b.h) : textBlock(b.x ?? \"\", \"txt\");\n            return el(\"details\", { class: \"think\" }, el(\"summary\", null, b.redacted ? \"Reasoning (redacted)\" : `Reasoning (${fmtNum((b.x ?? b.h ?? \"\").length)} characters)`), body);\n        }\n        case \"call\":\n            return renderCall(b, p);\n        case \"img\":\n            return el(\"img\", { class: \"inline\", src: b.src, alt: `image (${b.mime})`, loading: \"lazy\" });\n        case \"ref\": {\n            const label = `[${b.kind}${b.name ? \" \" + b.name : \"\"} · ${b.mime}${b.bytes !== undefined ? \" · \" + fmtNum(b.bytes) + \" bytes\" : \"\"}]`;\n            return b.url\n                ? el(\"p\", null, el(\"a\", { href: b.url, rel: \"noopener noreferrer nofollow\", target: \"_blank\" }, label))\n                : el(\"p\", { class: \"empty\" }, label);\n        }\n    }\n}\nfunction renderCall(b, p) {\n    const r = S.resultAt.get(b.id);\n    const res = r !== undefined ? S.msgs[r] : undefined;\n    const argsText = pretty(b.args);\n    const preview = argsText.replace(/\\s+/g, \" \").slice(0, 120);\n    const status = res === undefined\n        ? el(\"span\", { class: \"badge warn\" }, b.state && !b.state.startsWith(\"output-\") ? b.state : \"no result\")\n        : res.isError\n            ? el(\"span\", { class: \"badge err\" }, \"error\")\n            : el(\"span\", { class: \"badge ok\" }, \"ok\");\n    const d = el(\"details\", { class: `tool${res?.isError ? \" error\" : \"\"}`, \"data-call\": b.id }, el(\"summary\", null, \"⚙ \", el(\"code\", { class: \"tool-name\" }, b.name), \" \", el(\"span\", { class: \"preview\" }, preview), \" \", status));\n    d.addEventListener(\"toggle\", () => {\n        if (!d.open || d.childElementCount > 1)\n            return;\n        d.append(el(\"h4\", null, `Arguments · call ${b.id}`), el(\"pre\", { class: \"args\" }, argsText));\n        if (res && r !== undefined) {\n            d.append(el(\"h4\", null, \"Result \", el(\"a\", { href: `#m${r}`, \"data-goto\": String(r) }, `(message #${r})`)));\n            for (const x of res.blocks)\n                d.append(renderBlock(x, p));\n        }\n        else\n            d.append(el(\"p\", { class: \"empty\" }, \"No result in this checkpoint.\"));\n    });\n    return d;\n}\n//# sourceMappingURL=client.cjs.map")(m.exports, m);
+	new Function("exports", "module", "\"use strict\";\nObject.defineProperty(exports, \"__esModule\", { value: true });\nexports.el = el;\nexports.fmtNum = fmtNum;\nexports.fmtTime = fmtTime;\nexports.pretty = pretty;\nexports.main = main;\nexports.initTheme = initTheme;\nexports.toggleTheme = toggleTheme;\nexports.buildLayout = buildLayout;\nexports.buildTimeline = buildTimeline;\nexports.showCheckpoint = showCheckpoint;\nexports.diffSwitch = diffSwitch;\nexports.pairTools = pairTools;\nexports.buildTabs = buildTabs;\nexports.selectTab = selectTab;\nexports.renderTranscript = renderTranscript;\nexports.fillChunk = fillChunk;\nexports.renderMessage = renderMessage;\nexports.textBlock = textBlock;\nexports.htmlBlock = htmlBlock;\nexports.renderBlock = renderBlock;\nexports.renderCall = renderCall;\n/** el(\"div\", {class: \"x\"}, child, \"text\") — strings become text nodes, never markup. */\nfunction el(tag, attrs, ...kids) {\n    const e = document.createElement(tag);\n    if (attrs)\n        for (const k in attrs)\n            if (attrs[k] !== undefined)\n                e.setAttribute(k, attrs[k]);\n    for (const c of kids)\n        if (c !== null && c !== undefined)\n            e.append(typeof c === \"string\" ? document.createTextNode(c) : c);\n    return e;\n}\nfunction fmtNum(n) {\n    return String(n).replace(/\\B(?=(\\d{3})+$)/g, \",\");\n}\nfunction fmtTime(ts) {\n    if (ts === undefined || ts === \"\")\n        return \"\";\n    const d = new Date(ts);\n    return Number.isNaN(d.getTime())\n        ? String(ts)\n        : d\n            .toISOString()\n            .replace(\"T\", \" \")\n            .replace(/\\.000Z$/, \"Z\")\n            .replace(/Z$/, \" UTC\");\n}\nfunction pretty(v) {\n    if (typeof v === \"string\") {\n        try {\n            return JSON.stringify(JSON.parse(v), null, 2);\n        }\n        catch {\n            return v;\n        }\n    }\n    return JSON.stringify(v, null, 2) ?? String(v);\n}\nfunction main() {\n    const raw = document.getElementById(\"ckpt-data\").textContent;\n    const data = JSON.parse(raw);\n    S = {\n        data,\n        cur: 0,\n        cp: data.checkpoints[0],\n        msgs: [],\n        resultAt: new Map(),\n        callAt: new Map(),\n        filled: new Set(),\n        chunks: [],\n        lazy: [],\n        focus: -1,\n        hits: [],\n        hit: -1,\n        query: \"\",\n        // a graph without messages opens on its channels\n        tab: data.checkpoints.some((c) => c.lg) && data.checkpoints.every((c) => c.messages.length === 0) ? 1 : 0,\n        order: data.checkpoints.map((_, i) => i),\n    };\n    initTheme();\n    buildLayout();\n    if (data.kind === \"store\")\n        return;\n    bindKeys();\n    const start = data.start ?? (data.kind === \"history\" ? data.checkpoints.length - 1 : data.kind === \"diff\" ? 1 : 0);\n    showCheckpoint(start);\n    const m = /^#m(\\d+)$/.exec(location.hash);\n    if (m)\n        gotoMessage(Number(m[1]));\n    document.documentElement.setAttribute(\"data-ready\", \"1\");\n}\nfunction initTheme() {\n    let t = null;\n    try {\n        t = localStorage.getItem(\"ckpt-theme\");\n    }\n    catch {\n        t = null;\n    }\n    if (t !== \"light\" && t !== \"dark\")\n        t = matchMedia(\"(prefers-color-scheme: dark)\").matches ? \"dark\" : \"light\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n}\nfunction toggleTheme() {\n    const t = document.documentElement.getAttribute(\"data-theme\") === \"dark\" ? \"light\" : \"dark\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n    try {\n        localStorage.setItem(\"ckpt-theme\", t);\n    }\n    catch {\n        /* file:// pages may have no storage */\n    }\n    document.getElementById(\"theme\").setAttribute(\"aria-label\", `Switch to ${t === \"dark\" ? \"light\" : \"dark\"} theme`);\n}\nfunction buildLayout() {\n    const d = S.data;\n    const tools = el(\"div\", { class: \"tools\" });\n    if (d.kind !== \"store\") {\n        const q = el(\"input\", {\n            id: \"q\",\n            type: \"search\",\n            placeholder: \"Search messages  ( / )\",\n            \"aria-label\": \"Search messages\",\n            autocomplete: \"off\",\n        });\n        q.addEventListener(\"input\", () => search(q.value));\n        q.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\")\n                nextHit(e.shiftKey ? -1 : 1);\n            if (e.key === \"Escape\")\n                q.blur();\n        });\n        const go = el(\"input\", {\n            id: \"goto\",\n            type: \"number\",\n            min: \"0\",\n            placeholder: \"#\",\n            \"aria-label\": \"Jump to message number\",\n        });\n        go.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\" && go.value !== \"\")\n                gotoMessage(Number(go.value));\n        });\n        const prev = el(\"button\", { type: \"button\", \"aria-label\": \"Previous match\" }, \"↑\");\n        const next = el(\"button\", { type: \"button\", \"aria-label\": \"Next match\" }, \"↓\");\n        prev.addEventListener(\"click\", () => nextHit(-1));\n        next.addEventListener(\"click\", () => nextHit(1));\n        tools.append(q, el(\"span\", { id: \"qcount\", class: \"count\", \"aria-live\": \"polite\" }), prev, next, el(\"label\", null, \"Go to \", go));\n    }\n    const theme = el(\"button\", { id: \"theme\", type: \"button\", \"aria-label\": \"Switch theme\" }, \"◐ Theme\");\n    theme.addEventListener(\"click\", toggleTheme);\n    const help = el(\"button\", { id: \"help\", type: \"button\", \"aria-label\": \"Keyboard shortcuts\" }, \"?\");\n    help.addEventListener(\"click\", showHelp);\n    tools.append(theme, help);\n    const head = el(\"header\", { class: \"top\" });\n    if (d.back)\n        head.append(el(\"a\", { href: d.back }, \"← store\"));\n    head.append(el(\"h1\", null, d.title), el(\"span\", { id: \"sub\", class: \"sub\" }), tools);\n    const layout = el(\"div\", { class: \"layout\" });\n    if (d.kind === \"history\")\n        layout.append(buildTimeline());\n    const main = el(\"main\", { id: \"main\", tabindex: \"-1\" });\n    layout.append(main);\n    document.body.append(el(\"a\", { class: \"skip\", href: \"#main\" }, \"Skip to content\"), head, layout);\n    if (d.kind === \"store\")\n        renderStore(main);\n}\nfunction buildTimeline() {\n    const h = S.data.history;\n    const nav = el(\"nav\", { class: \"timeline\", \"aria-label\": \"Checkpoint history\" }, el(\"h2\", null, `History (${h.length} checkpoints)`));\n    if (S.data.omitted)\n        nav.append(el(\"p\", { class: \"empty\" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));\n    // a tree: children by parent; a checkpoint with several children is a fork, each child's line one branch\n    const kids = h.map(() => []);\n    const roots = [];\n    h.forEach((x, i) => (x.parent !== undefined && x.parent !== i ? kids[x.parent].push(i) : roots.push(i)));\n    const newest = new Set();\n    for (let i = h.length - 1; i !== undefined && !newest.has(i); i = h[i].parent)\n        newest.add(i);\n    S.order = [];\n    const item = (i) => {\n        const x = h[i];\n        const b = el(\"button\", { type: \"button\", \"data-i\": String(i) }, el(\"span\", null, `step ${x.step} `), el(\"span\", { class: \"node\" }, x.node ?? \"\"));\n        const marks = [];\n        if (x.source && x.source !== \"loop\") {\n            b.append(\" \", el(\"span\", { class: \"badge src\" }, x.source));\n            marks.push(`source ${x.source}`);\n        }\n        if (x.interrupt) {\n            const t = x.interrupt === \"pending\" ? \"interrupt pending\" : \"interrupted → resumed\";\n            b.append(\" \", el(\"span\", { class: `badge ${x.interrupt === \"pending\" ? \"warn\" : \"ok\"} int` }, t));\n            marks.push(t);\n        }\n        else if (x.resumed) {\n            b.append(\" \", el(\"span\", { class: \"badge ok int\" }, \"resumed\"));\n            marks.push(\"resumed\");\n        }\n        if (x.error) {\n            b.append(\" \", el(\"span\", { class: \"badge err\" }, \"error\"));\n            marks.push(\"error\");\n        }\n        if (x.changed?.length) {\n            const t = `changed: ${x.changed.slice(0, 4).join(\", \")}${x.changed.length > 4 ? ` +${x.changed.length - 4}` : \"\"}`;\n            b.append(el(\"span\", { class: \"chg\" }, t));\n            marks.push(t);\n        }\n        b.append(el(\"time\", null, fmtTime(x.time)));\n        b.setAttribute(\"aria-label\", [`step ${x.step}`, x.node ? `node ${x.node}` : \"\", ...marks].filter(Boolean).join(\", \"));\n        b.addEventListener(\"click\", () => {\n            showCheckpoint(i);\n            history.replaceState(null, \"\", `#c${i}`);\n        });\n        S.order.push(i);\n        return el(\"li\", null, b);\n    };\n    const seen = new Set();\n    const line = (start, ol) => {\n        for (let i = start; !seen.has(i);) {\n            seen.add(i);\n            ol.append(item(i));\n            const c = kids[i];\n            if (c.length === 1) {\n                i = c[0];\n                continue;\n            }\n            c.forEach((k, n) => {\n                const sub = el(\"ol\");\n                const li = el(\"li\", { class: \"branch\", \"data-from\": String(i) }, el(\"span\", { class: \"fork\" }, `↳ branch ${n + 1} of ${c.length} from step ${h[i].step}${newest.has(k) ? \" (newest)\" : \"\"}`), sub);\n                ol.append(li);\n                line(k, sub);\n            });\n            return;\n        }\n    };\n    const ol = el(\"ol\");\n    for (const r of roots)\n        line(r, ol);\n    // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest\n    h.forEach((_, i) => seen.has(i) || line(i, ol));\n    nav.append(ol);\n    return nav;\n}\n/** Show checkpoint i of the page: transcript, state, usage, metadata, and the changes that led to it. */\nfunction showCheckpoint(i) {\n    const d = S.data;\n    S.cur = i;\n    S.cp = d.checkpoints[i];\n    S.msgs = S.cp.messages.map((k) => d.pool[k]);\n    S.text = undefined;\n    S.focus = -1;\n    pairTools();\n    document\n        .querySelectorAll(\"nav.timeline button\")\n        .forEach((b) => b.setAttribute(\"aria-current\", String(b.getAttribute(\"data-i\") === String(i))));\n    const cp = S.cp;\n    const lg = cp.lg;\n    const state = lg?.channels.filter((c) => c.kind === \"state\").length ?? 0;\n    document.getElementById(\"sub\").textContent = [\n        cp.format,\n        `thread ${cp.threadId}`,\n        lg?.namespace ? `namespace ${lg.namespace}` : \"\",\n        `step ${lg?.step ?? cp.step}`,\n        d.history?.[i]?.node ? `node ${d.history[i].node}` : \"\",\n        lg && !lg.channels.some((c) => c.kind === \"messages\")\n            ? `${fmtNum(state)} channels`\n            : `${fmtNum(S.msgs.length)} messages`,\n    ]\n        .filter(Boolean)\n        .join(\" · \");\n    const main = document.getElementById(\"main\");\n    main.replaceChildren();\n    const diff = d.kind === \"diff\" ? d.diff : d.kind === \"history\" ? d.history[i].diff : undefined;\n    if (d.kind === \"diff\")\n        main.append(diffSwitch());\n    const from = d.history?.[i]?.from;\n    if (diff)\n        main.append(renderChanges(diff, d.kind === \"history\" && from !== undefined\n            ? `Changes since step ${d.history[from].step}${from !== i - 1 ? \" (its parent)\" : \"\"}`\n            : \"Changes\"));\n    else if (d.kind === \"history\")\n        main.append(el(\"section\", { class: \"changes\" }, el(\"h2\", null, \"First checkpoint of this thread\")));\n    if (lg)\n        renderLgInterrupts(main, lg);\n    main.append(buildTabs());\n    if (S.query)\n        search(S.query);\n}\nfunction diffSwitch() {\n    const nav = el(\"nav\", { class: \"pager\", \"aria-label\": \"Which side\" }, el(\"span\", null, \"Show:\"));\n    [\"before (a)\", \"after (b)\"].forEach((label, k) => {\n        const b = el(\"button\", { type: \"button\", \"aria-pressed\": String(S.cur === k) }, `${label}: ${S.data.sides?.[k] ?? \"\"}`);\n        b.addEventListener(\"click\", () => showCheckpoint(k));\n        nav.append(b);\n    });\n    return nav;\n}\nfunction pairTools() {\n    S.resultAt = new Map();\n    S.callAt = new Map();\n    const callPos = new Map();\n    S.msgs.forEach((m, p) => {\n        if (m.role === \"assistant\")\n            for (const b of m.blocks)\n                if (b.t === \"call\")\n                    callPos.set(b.id, p);\n        if (m.role === \"toolResult\" && m.toolCallId !== undefined) {\n            if (!S.resultAt.has(m.toolCallId))\n                S.resultAt.set(m.toolCallId, p);\n            const c = callPos.get(m.toolCallId);\n            if (c !== undefined)\n                S.callAt.set(p, c);\n        }\n    });\n}\nfunction buildTabs() {\n    const f = document.createDocumentFragment();\n    const lg = S.cp.lg;\n    const names = lg\n        ? [\"Transcript\", \"Channels\", \"Writes\", \"Usage\", \"Metadata\"]\n        : [\"Transcript\", \"State\", \"Usage\", \"Metadata\"];\n    const list = el(\"div\", { role: \"tablist\", \"aria-label\": \"Views\" });\n    const panels = names.map((n) => el(\"section\", { class: \"panel\", id: `panel-${n.toLowerCase()}`, role: \"tabpanel\", \"aria-label\": n }));\n    if (S.tab >= names.length)\n        S.tab = 0;\n    names.forEach((n, k) => {\n        const count = n === \"State\"\n            ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`\n            : n === \"Channels\"\n                ? ` (${lg.channels.filter((c) => c.kind !== \"plumbing\").length})`\n                : n === \"Writes\"\n                    ? ` (${lg.tasks.reduce((a, t) => a + t.writes.length, 0)})`\n                    : n === \"Transcript\"\n                        ? ` (${fmtNum(S.msgs.length)})`\n                        : \"\";\n        const t = el(\"button\", {\n            role: \"tab\",\n            id: `tab-${n.toLowerCase()}`,\n            type: \"button\",\n            \"aria-selected\": String(k === S.tab),\n            \"aria-controls\": `panel-${n.toLowerCase()}`,\n        }, n + count);\n        t.addEventListener(\"click\", () => selectTab(k));\n        list.append(t);\n        if (k !== S.tab)\n            panels[k].hidden = true;\n    });\n    f.append(list, ...panels);\n    renderTranscript(panels[0]);\n    // the other panels are built the first time they are shown (a long history's usage table costs time at load)\n    const later = lg\n        ? [undefined, (p) => renderChannels(p, S.cp), (p) => renderWrites(p, lg), renderUsage, renderMeta]\n        : [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];\n    panels.forEach((p, k) => {\n        if (!later[k])\n            return;\n        if (k === S.tab)\n            later[k](p);\n        else\n            p.setAttribute(\"data-lazy\", String(k));\n    });\n    S.lazy = later;\n    return f;\n}\nfunction selectTab(k) {\n    const panel = document.querySelectorAll(\"section.panel\")[k];\n    if (panel?.hasAttribute(\"data-lazy\")) {\n        panel.removeAttribute(\"data-lazy\");\n        S.lazy[k]?.(panel);\n    }\n    if (!panel)\n        return;\n    S.tab = k;\n    document.querySelectorAll(\"[role=tab]\").forEach((t, j) => t.setAttribute(\"aria-selected\", String(j === k)));\n    document.querySelectorAll(\"section.panel\").forEach((p, j) => (p.hidden = j !== k));\n}\nfunction renderTranscript(panel) {\n    S.observer?.disconnect();\n    S.filled = new Set();\n    S.chunks = [];\n    const box = el(\"div\", { id: \"msgs\" });\n    const n = S.msgs.length;\n    if (n === 0)\n        box.append(el(\"p\", { class: \"empty\" }, S.cp.lg && !S.cp.lg.channels.some((c) => c.kind === \"messages\")\n            ? \"No messages: this graph has no messages channel; its state is on the Channels tab.\"\n            : \"No messages.\"));\n    S.observer = new IntersectionObserver((entries) => {\n        for (const e of entries)\n            if (e.isIntersecting)\n                fillChunk(Number(e.target.dataset.c));\n    }, { rootMargin: \"2000px 0px\" });\n    for (let c = 0; c * CHUNK_SIZE < n; c++) {\n        const ch = el(\"div\", {\n            class: \"chunk\",\n            \"data-c\": String(c),\n            style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px`,\n        });\n        box.append(ch);\n        S.chunks.push(ch);\n        S.observer.observe(ch);\n    }\n    panel.append(box);\n    fillChunk(0); // the first messages at once; the rest as they come near the viewport\n    if (S.cp.interrupt && !S.cp.lg) {\n        const it = S.cp.interrupt;\n        // several tool calls may await approval at once: one note each\n        for (const a of [it, ...(it.more ?? [])])\n            panel.append(el(\"aside\", { class: \"interrupt\", role: \"note\" }, el(\"strong\", null, \"Interrupted: pending approval \"), el(\"code\", null, a.toolName), ` [${a.toolCallId}] at step ${it.step}`, a.args !== undefined ? el(\"pre\", null, pretty(a.args)) : null));\n    }\n}\nfunction fillChunk(c) {\n    if (S.filled.has(c))\n        return;\n    const ch = S.chunks[c];\n    if (!ch)\n        return;\n    S.filled.add(c);\n    const end = Math.min(S.msgs.length, (c + 1) * CHUNK_SIZE);\n    const f = document.createDocumentFragment();\n    for (let p = c * CHUNK_SIZE; p < end; p++)\n        f.append(renderMessage(p));\n    ch.append(f);\n    ch.style.minHeight = \"\";\n    if (S.query)\n        markHits(ch);\n}\nfunction renderMessage(p) {\n    const m = S.msgs[p];\n    const known = m.role === \"user\" || m.role === \"assistant\" || m.role === \"system\" || m.role === \"toolResult\";\n    const err = m.isError || m.error !== undefined || m.stop === \"error\" || m.stop === \"aborted\";\n    const a = el(\"article\", {\n        class: `msg role-${known ? m.role : \"ext\"}${known ? \"\" : \" ext\"}${err ? \" error\" : \"\"}`,\n        id: `m${p}`,\n        \"data-i\": String(p),\n        tabindex: \"-1\",\n        \"aria-label\": `message ${p}, ${m.role}`,\n    });\n    const h = el(\"header\", null, el(\"a\", { class: \"idx\", href: `#m${p}` }, `#${p}`), el(\"span\", { class: \"role\" }, m.role === \"toolResult\" ? \"tool result\" : m.role));\n    if (!known && m.kind)\n        h.append(el(\"span\", null, m.kind));\n    if (m.toolName)\n        h.append(el(\"code\", null, m.toolName));\n    if (m.model)\n        h.append(el(\"span\", null, m.model + (m.provider ? ` (${m.provider})` : \"\")));\n    if (m.ts !== undefined)\n        h.append(el(\"time\", { datetime: new Date(m.ts).toISOString() }, fmtTime(m.ts)));\n    if (m.usage)\n        h.append(el(\"span\", { title: \"input / output tokens\" }, `in ${fmtNum(m.usage[0])} · out ${fmtNum(m.usage[1])}`));\n    if (m.stop && m.stop !== \"stop\" && m.stop !== \"toolUse\")\n        h.append(el(\"span\", { class: `badge ${err ? \"err\" : \"warn\"}` }, m.stop));\n    if (m.isError)\n        h.append(el(\"span\", { class: \"badge err\" }, \"error\"));\n    const callAt = S.callAt.get(p);\n    if (callAt !== undefined)\n        h.append(el(\"a\", { href: `#m${callAt}`, \"data-goto\": String(callAt) }, `↑ call in #${callAt}`));\n    a.append(h);\n    const body = el(\"div\", { class: \"body\" });\n    if (m.error)\n        body.append(el(\"p\", { class: \"badge err\", role: \"alert\" }, `Error: ${m.error}`));\n    for (const b of m.blocks)\n        body.append(renderBlock(b, p));\n    if (!known)\n        body.append(el(\"pre\", null, pretty(m.data)));\n    a.append(body);\n    return a;\n}\nfunction textBlock(x, cls) {\n    const d = el(\"div\", { class: cls });\n    for (const para of x.split(/\\n{2,}/))\n        d.append(el(\"p\", null, para));\n    return d;\n}\nfunction htmlBlock(h) {\n    const d = el(\"div\", { class: \"md\" });\n    d.innerHTML = h; // rendered by markdown.ts with raw HTML disabled and link protocols filtered\n    return d;\n}\nfunction renderBlock(b, p) {\n    switch (b.t) {\n        case \"md\":\n            return htmlBlock(b.h);\n        case \"txt\":\n            return textBlock(b.x, \"txt\");\n        case \"pre\":\n            return el(\"pre\", { class: \"out\" }, b.x);\n        case \"think\": {\n            const body = b.h !== undefined ? htmlBlock(b.h) : textBlock(b.x ?? \"\", \"txt\");\n            return el(\"details\", { class: \"think\" }, el(\"summary\", null, b.redacted ? \"Reasoning (redacted)\" : `Reasoning (${fmtNum((b.x ?? b.h ?? \"\").length)} characters)`), body);\n        }\n        case \"call\":\n            return renderCall(b, p);\n        case \"img\":\n            return el(\"img\", { class: \"inline\", src: b.src, alt: `image (${b.mime})`, loading: \"lazy\" });\n        case \"ref\": {\n            const label = `[${b.kind}${b.name ? \" \" + b.name : \"\"} · ${b.mime}${b.bytes !== undefined ? \" · \" + fmtNum(b.bytes) + \" bytes\" : \"\"}]`;\n            return b.url\n                ? el(\"p\", null, el(\"a\", { href: b.url, rel: \"noopener noreferrer nofollow\", target: \"_blank\" }, label))\n                : el(\"p\", { class: \"empty\" }, label);\n        }\n    }\n}\nfunction renderCall(b, p) {\n    const r = S.resultAt.get(b.id);\n    const res = r !== undefined ? S.msgs[r] : undefined;\n    const argsText = pretty(b.args);\n    const preview = argsText.replace(/\\s+/g, \" \").slice(0, 120);\n    const status = res === undefined\n        ? el(\"span\", { class: \"badge warn\" }, b.state && !b.state.startsWith(\"output-\") ? b.state : \"no result\")\n        : res.isError\n            ? el(\"span\", { class: \"badge err\" }, \"error\")\n            : el(\"span\", { class: \"badge ok\" }, \"ok\");\n    const d = el(\"details\", { class: `tool${res?.isError ? \" error\" : \"\"}`, \"data-call\": b.id }, el(\"summary\", null, \"⚙ \", el(\"code\", { class: \"tool-name\" }, b.name), \" \", el(\"span\", { class: \"preview\" }, preview), \" \", status));\n    d.addEventListener(\"toggle\", () => {\n        if (!d.open || d.childElementCount > 1)\n            return;\n        d.append(el(\"h4\", null, `Arguments · call ${b.id}`), el(\"pre\", { class: \"args\" }, argsText));\n        if (res && r !== undefined) {\n            d.append(el(\"h4\", null, \"Result \", el(\"a\", { href: `#m${r}`, \"data-goto\": String(r) }, `(message #${r})`)));\n            for (const x of res.blocks)\n                d.append(renderBlock(x, p));\n        }\n        else\n            d.append(el(\"p\", { class: \"empty\" }, \"No result in this checkpoint.\"));\n    });\n    return d;\n}\n//# sourceMappingURL=client.cjs.map")(m.exports, m);
 	module.exports = m.exports;
 }));
 // dist/view/client-panels.cjs
@@ -72243,7 +70682,7 @@ async function serve(input, args, io) {
 }
 var init_view_serve = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact();
 	init_formats();
 	init_langgraph$1();
 	init_view$1();
@@ -72321,8 +70760,7 @@ async function threadHistoryPage(engine, given, args) {
 			selected: checkpointId,
 			omitted: h.omitted
 		}),
-		threadId,
-		unreadable: h.unreadable
+		threadId
 	};
 }
 /** `historyPage` of what the user typed: undefined for anything but a store's thread (files, folders, '-'). */
@@ -72347,7 +70785,6 @@ var init_view = __esmMin((() => {
 	init_formats();
 	init_command$1();
 	init_input();
-	init_unreadable();
 	init_atomic();
 	init_view_input();
 	viewCommand = {
@@ -72417,7 +70854,6 @@ var init_view = __esmMin((() => {
 				const [ia, ib] = [parse(inputs[0]), parse(inputs[1])];
 				const a = await loadInput(ia, io, args.format);
 				const b = await loadInput(ib, io, args.format);
-				for (const side of [a, b]) warnUnreadable(io, side.name, side.checkpoint, "the page shows it as unreadable");
 				return writePage(renderDiffPage(a.checkpoint, b.checkpoint, {
 					names: [a.name, b.name],
 					...args.title ? { title: args.title } : {},
@@ -72431,17 +70867,12 @@ var init_view = __esmMin((() => {
 				const engine = await openAddress(input.address, io.env);
 				try {
 					const hist = await threadHistoryPage(engine, input.address, args);
-					if (hist) {
-						const n = hist.unreadable.length;
-						if (n) io.stderr.write(`ckpt: warning: ${engine.saver.uri}#${hist.threadId}: ${n === 1 ? "a checkpoint" : `${n} checkpoints`} of the page cannot be read whole (first, ${hist.unreadable[0].id}: ${hist.unreadable[0].line}); the page marks ${n === 1 ? "it" : "them"}\n`);
-						return writePage(hist.html, void 0, hist.threadId, args, io);
-					}
+					if (hist) return writePage(hist.html, void 0, hist.threadId, args, io);
 					x = loaded(await readThread(engine, input.address), args.format);
 				} finally {
 					await engine.close();
 				}
 			} else x = await loadInput(input, io, args.format);
-			warnUnreadable(io, x.name, x.checkpoint, "the page shows it as unreadable");
 			return writePage(renderCheckpointPage(x.checkpoint, {
 				title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
 				source: x.name
@@ -77786,7 +76217,7 @@ var init_help = __esmMin((() => {
 }));
 // dist/cli/main.js
 init_printable();
-init_redact$1();
+init_redact();
 init_errors();
 init_io();
 init_stores();
@@ -77812,6 +76243,10 @@ const commands = [
 	{
 		name: "convert",
 		load: async () => (await Promise.resolve().then(() => (init_convert(), convert_exports))).convertCommand
+	},
+	{
+		name: "export",
+		load: async () => (await Promise.resolve().then(() => (init_export(), export_exports))).exportCommand
 	},
 	{
 		name: "replay",
@@ -77844,14 +76279,6 @@ const commands = [
 	{
 		name: "show",
 		load: async () => (await Promise.resolve().then(() => (init_show(), show_exports))).showCommand
-	},
-	{
-		name: "search",
-		load: async () => (await Promise.resolve().then(() => (init_search(), search_exports))).searchCommand
-	},
-	{
-		name: "scan",
-		load: async () => (await Promise.resolve().then(() => (init_scan(), scan_exports))).scanCommand
 	},
 	{
 		name: "view",

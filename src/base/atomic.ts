@@ -101,3 +101,69 @@ export async function writeFilesAtomic(
 export function writeFileAtomic(path: string, text: string, options: AtomicOptions = {}): Promise<boolean> {
   return writeFilesAtomic([{ path, text }], options);
 }
+
+/** A file being written atomically, piece by piece (`openFileAtomic`): nothing is at its path until `commit`. */
+export interface AtomicFile {
+  readonly path: string;
+  /** bytes written so far */
+  readonly bytes: number;
+  write(chunk: string | Uint8Array): Promise<void>;
+  /** sync the temp file, rename it into place, sync the folder */
+  commit(): Promise<void>;
+  /** remove the temp file; the target stays as it was (safe to call after a failed write or commit) */
+  abort(): Promise<void>;
+}
+
+/**
+ * Open a temp file beside `path` to stream a large output into (an export of a whole store): written in pieces, then
+ * synced and renamed into place by `commit`, or removed by `abort`. A failure is a store error naming `path`.
+ */
+export async function openFileAtomic(path: string): Promise<AtomicFile> {
+  const tmp = ckptTemp(path);
+  let fh: Awaited<ReturnType<typeof fsp.open>> | undefined;
+  try {
+    await fsp.mkdir(dirname(path), { recursive: true });
+    fh = await fsp.open(tmp, "wx");
+  } catch (e) {
+    throw writeError(e, path);
+  }
+  const handle = fh;
+  let bytes = 0;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await handle.close();
+  };
+  return {
+    path,
+    get bytes() {
+      return bytes;
+    },
+    async write(chunk) {
+      try {
+        const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+        let off = 0;
+        while (off < buf.length) off += (await handle.write(buf, off, buf.length - off)).bytesWritten;
+        bytes += buf.length;
+      } catch (e) {
+        throw writeError(e, path);
+      }
+    },
+    async commit() {
+      try {
+        await handle.sync();
+        await close();
+        await fsp.rename(tmp, path);
+      } catch (e) {
+        await fsp.unlink(tmp).catch(() => undefined);
+        throw writeError(e, path);
+      }
+      await syncDir(dirname(path));
+    },
+    async abort() {
+      await close().catch(() => undefined);
+      await fsp.unlink(tmp).catch(() => undefined);
+    },
+  };
+}
