@@ -138,6 +138,25 @@ const TARGETS = [
     npm: ["--legacy-peer-deps"],
     rebuild: ["better-sqlite3"],
   })),
+  // ---- deepagents (JS) on LangGraph JS with its SQLite saver, its channels as DeltaChannels as Python deepagents
+  // declares them on langgraph >= 1.2 (scripts/fixtures-versions/deepagents.mjs)
+  {
+    lib: "deepagents",
+    version: "1.14",
+    deps: {
+      deepagents: "1.14.1",
+      langchain: "1.5.14",
+      langsmith: "0.9.0",
+      "@langchain/core": "1.4.0",
+      "@langchain/langgraph": "1.7.3",
+      "@langchain/langgraph-checkpoint": "1.2.2",
+      "@langchain/langgraph-sdk": "1.15.0",
+      "@langchain/langgraph-checkpoint-sqlite": "1.0.4",
+      zod: "4.6.7",
+    },
+    npm: ["--legacy-peer-deps"],
+    rebuild: ["better-sqlite3"],
+  },
 ];
 
 const args = process.argv.slice(2);

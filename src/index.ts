@@ -104,6 +104,25 @@ export {
 export { parseDuration, planThread, type PruneCriteria, type PruneHead, type ThreadPlan } from "./core/prune.js";
 export { prune, type PruneOptions, type PrunePlanEntry, type PruneSummary } from "./core/prune-run.js";
 
+// search and scan: grep over a canonical checkpoint; the secrets and personal data in one, and the redactor behind
+// --redact (one per thread: the same value gets the same placeholder every time)
+export {
+  compileMatcher,
+  searchCheckpoint as search,
+  type SearchHit,
+  type SearchQuery,
+  type SearchScope,
+} from "./core/search.js";
+export { scanCheckpoint as scan } from "./core/scan/places.js";
+export {
+  FINDING_KINDS,
+  parseKinds,
+  Redactor,
+  type Finding,
+  type FindingKind,
+  type RedactCounts,
+} from "./core/scan/redact.js";
+
 // replay through the headless agent loop
 export {
   continueCheckpoint,

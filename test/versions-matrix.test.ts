@@ -425,13 +425,14 @@ function lgEvents(messages: J[]): Event[] {
   return out;
 }
 
-describe.each(fixtures("langgraph"))(
-  "LangGraph $version (SqliteSaver, written by @langchain/langgraph $version)",
+// deepagents' store: LangGraph JS + SqliteSaver with DeltaChannel `files` and `messages` (test/deepagents-delta.test.ts)
+describe.each([...fixtures("langgraph"), ...fixtures("deepagents")])(
+  "$lib $version (SqliteSaver, written by the $lib $version release line)",
   (f) => {
     const threads = f.readback.threads as Array<J & { id: string; messages: J[]; checkpoints: number }>;
     let store: string;
     beforeAll(() => {
-      store = join(tmp, `langgraph-${f.version}.db`);
+      store = join(tmp, `${f.lib}-${f.version}.db`);
       copyFileSync(join(f.dir, "store.db"), store);
     });
 
@@ -460,7 +461,12 @@ describe.each(fixtures("langgraph"))(
         const mine = r.code === 0 ? canonicalEvents(JSON.parse(r.out) as J) : [`exit ${r.code}: ${r.err}`];
         if (JSON.stringify(mine) !== JSON.stringify(lgEvents(t.messages)))
           bad.push(`${t.id}: ckpt ${JSON.stringify(mine)} ≠ LangGraph ${JSON.stringify(lgEvents(t.messages))}`);
-        const v = await runCli(["view", `sqlite:${store}#${t.id}`, "-o", join(tmp, `lg-${f.version}-${t.id}.html`)]);
+        const v = await runCli([
+          "view",
+          `sqlite:${store}#${t.id}`,
+          "-o",
+          join(tmp, `${f.lib}-${f.version}-${t.id}.html`),
+        ]);
         if (v.code !== 0) views = false;
       }
       const v = await runCli(["validate", `sqlite:${store}`]);
@@ -472,8 +478,8 @@ describe.each(fixtures("langgraph"))(
     });
 
     it("migrates out (a copy) and back (a copy of the copy): diff finds the threads equal", async () => {
-      const out = join(tmp, `lg-${f.version}-out.db`);
-      const back = join(tmp, `lg-${f.version}-back.db`);
+      const out = join(tmp, `${f.lib}-${f.version}-out.db`);
+      const back = join(tmp, `${f.lib}-${f.version}-back.db`);
       const a = await runCli(["migrate", "--from", `sqlite:${store}`, "--to", `sqlite:${out}`]);
       const b = await runCli(["migrate", "--from", `sqlite:${out}`, "--to", `sqlite:${back}`]);
       let diffs = true;

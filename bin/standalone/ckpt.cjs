@@ -48,6 +48,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 var __toCommonJS = (mod) => __hasOwnProp.call(mod, "module.exports") ? mod["module.exports"] : __copyProps(__defProp$1({}, "__esModule", { value: true }), mod);
 let node_fs = require("node:fs");
 let node_path = require("node:path");
+node_path = __toESM(node_path, 1);
 let node_crypto = require("node:crypto");
 node_crypto = __toESM(node_crypto, 1);
 let node_os = require("node:os");
@@ -67,6 +68,8 @@ let node_process = require("node:process");
 node_process = __toESM(node_process, 1);
 let node_tty = require("node:tty");
 node_tty = __toESM(node_tty, 1);
+let node_perf_hooks = require("node:perf_hooks");
+node_perf_hooks = __toESM(node_perf_hooks, 1);
 let node_http = require("node:http");
 let url = require("url");
 // dist/base/printable.js
@@ -109,7 +112,7 @@ var init_printable = __esmMin((() => {
 	};
 }));
 // dist/base/redact.js
-var redact_exports = /* @__PURE__ */ __exportAll$1({
+var redact_exports$1 = /* @__PURE__ */ __exportAll$1({
 	redactText: () => redactText,
 	redactUri: () => redactUri,
 	userinfoEnd: () => userinfoEnd
@@ -188,7 +191,7 @@ function redactText(text) {
 	return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>()]+/gi, (m) => redactUri(m));
 }
 var SECRET_PARAM, TOKEN_USERINFO, HOST;
-var init_redact = __esmMin((() => {
+var init_redact$1 = __esmMin((() => {
 	SECRET_PARAM = /(pass|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|signature|^sig$|^key$)/i;
 	TOKEN_USERINFO = /^(rediss?|valkeys?)$/i;
 	HOST = /^(\[[0-9a-f:.]*\]|[a-z0-9._~%!$&'()*+,;=-]+)(:\d*)?$/i;
@@ -534,7 +537,7 @@ function parseSaverUri(uri, env = process.env) {
 var SAVER_SCHEMES, SCHEME_NAMES, OWN_PARAMS, EXPECTED, REDIS_PARAMS, PG_NAME_BYTES;
 var init_uri = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_nearest();
 	SAVER_SCHEMES = [
 		"memory:",
@@ -610,6 +613,24 @@ var init_types$9 = __esmMin((() => {
 	NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
 }));
 // dist/formats/langgraph/unreadable.js
+/**
+* A fatal decode issue that is ckpt's limit, not the store's damage: a DeltaChannel whose reducer ckpt does not know
+* (`delta-reducer`: the graph's own reducer is not stored), a pickle payload (ckpt does not unpickle), a serialization type ckpt does not know.
+*/
+function cannotRebuild(d) {
+	return d.fatal && (d.reason === "delta-reducer" || d.reason === "pickle" || d.reason === "unknown-type");
+}
+/**
+* The parts of a tuple that could not be read while the rest was: fatal issues of a channel value or of a pending
+* write (the checkpoint itself decoded, and nothing is encrypted without its key). Undefined when the tuple cannot be
+* shown at all (its checkpoint did not decode, or a key is missing) or when nothing is missing.
+*/
+function partialIssues(t) {
+	const bad = t.issues.filter((i) => i.fatal);
+	if (bad.length === 0) return void 0;
+	const part = (i) => i.reason !== "encrypted" && /^\/(checkpoint\/channel_values\/[^/]+|pendingWrites\/\d+\/value)$/.test(i.pointer);
+	return bad.every(part) ? bad : void 0;
+}
 /** One line naming the checkpoint, the rows that did not decode and why; undefined when nothing is missing. */
 function unreadableReport(t) {
 	const bad = fatalIssues(t);
@@ -630,8 +651,8 @@ function missingKeyReport(t) {
 	const type = /\(([^)]*\+[^)]*)\)/.exec(i.message)?.[1] ?? "+aes";
 	return i.message.includes("set LANGGRAPH_AES_KEY to the key (or pass --aes-key-file <file>)") ? `its rows are encrypted (${type}, LangGraph's EncryptedSerializer; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and no key was given: ${AES_KEY_HINT}` : `its rows are encrypted (${type}; first: thread '${t.threadId}', checkpoint ${t.checkpointId}) and ${i.message.slice(i.message.indexOf("the key ("))}`;
 }
-var rowName, fatalIssues;
-var init_unreadable = __esmMin((() => {
+var rowName, CANNOT_REBUILD, fatalIssues;
+var init_unreadable$1 = __esmMin((() => {
 	init_aes_key();
 	rowName = (r) => {
 		const parts = [r.table];
@@ -640,6 +661,7 @@ var init_unreadable = __esmMin((() => {
 		if (r.version !== void 0) parts.push(`version=${r.version}`);
 		return parts.join(" ");
 	};
+	CANNOT_REBUILD = "ckpt/cannot-rebuild";
 	fatalIssues = (t) => t.issues.filter((i) => i.fatal);
 }));
 // dist/savers/types.js
@@ -2943,9 +2965,9 @@ function langGraphSaver(store) {
 	const readOnly = () => {
 		throw storeError("langgraph-read-only", `${store.uri}: a LangGraph store is read-only here; write LangGraph stores with ckpt migrate`);
 	};
-	const docOf = (t) => {
+	const docOf = (t, partial = false) => {
 		const bad = t && unreadableReport(t);
-		if (bad) throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
+		if (bad && !(partial && partialIssues(t))) throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
 		return t && JSON.stringify(tupleDocument(t, store.uri));
 	};
 	const load = async (threadId, ns) => docOf(await store.getTuple(threadId, rootNs(ns)));
@@ -2990,7 +3012,7 @@ function langGraphSaver(store) {
 		namespaces: async () => [DEFAULT_NAMESPACE],
 		history: (threadId, ns) => store.history(threadId, rootNs(ns)),
 		async loadAt(threadId, checkpointId, ns) {
-			return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId));
+			return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId), true);
 		},
 		close: () => store.close()
 	};
@@ -2999,7 +3021,7 @@ var keyOf$1, counters, bytesOf$1, threadsOf$1, rangeOf, rootNs;
 var init_shared = __esmMin((() => {
 	init_errors();
 	init_types$9();
-	init_unreadable();
+	init_unreadable$1();
 	init_types$8();
 	keyOf$1 = (k) => `${k.threadId}\u0000${k.ns}\u0000${k.id}`;
 	counters = (v) => {
@@ -3396,7 +3418,7 @@ var init_types$7 = __esmMin((() => {
 	};
 }));
 // dist/savers/mastra/erase-sqlite.js
-function plan(db) {
+function plan$1(db) {
 	const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
 	const out = {
 		byColumn: [],
@@ -3404,18 +3426,8 @@ function plan(db) {
 	};
 	for (const t of tables) {
 		const cols = new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(t));
-		if (t === "mastra_threads") out.byColumn.push({
-			table: t,
-			column: "id"
-		});
-		else if (t.startsWith("mastra_") && cols.has("thread_id")) out.byColumn.push({
-			table: t,
-			column: "thread_id"
-		});
-		else if (t.startsWith("mastra_") && cols.has("threadId")) out.byColumn.push({
-			table: t,
-			column: "threadId"
-		});
+		const by = mastraColumns(t, cols);
+		if (by) out.byColumn.push(by);
 		else if (cols.has("vector_id") && cols.has("embedding") && cols.has("metadata")) {
 			const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'").all(t);
 			out.vectors.push({
@@ -3427,6 +3439,23 @@ function plan(db) {
 	}
 	return out;
 }
+/** A Mastra table's columns that name a thread or a resource (undefined: none, or not one of Mastra's tables). */
+function mastraColumns(table, cols) {
+	if (!table.startsWith("mastra_")) return void 0;
+	const thread = table === "mastra_threads" ? "id" : ["thread_id", "threadId"].find((c) => cols.has(c)) ?? void 0;
+	const resource = table === "mastra_resources" ? "id" : ["resourceId", "resource_id"].find((c) => cols.has(c)) ?? void 0;
+	if (!thread && !resource) return void 0;
+	return {
+		table,
+		...thread ? { thread } : {},
+		...resource ? { resource } : {}
+	};
+}
+/** Where a table's rows name the target: one of the thread ids (`threads`: their list) or the resource (`res`). */
+function whereNaming(by, resource, col, threads, res) {
+	const w = [...by.thread ? [`${col(by.thread)} IN ${threads}`] : [], ...by.resource && resource ? [`${col(by.resource)} = ${res}`] : []];
+	return w.length ? w.join(" OR ") : void 0;
+}
 /**
 * What the delete leaves of the embeddings: libSQL's DiskANN node keeps a copy of each neighbour's vector beside the
 * neighbour's rowid, so other rows' nodes in the shadow table can still hold the deleted embeddings. A VACUUM copies
@@ -3435,18 +3464,40 @@ function plan(db) {
 function neighbourNote(table, index, dryRun) {
 	return `${table}: the thread's rows and their graph nodes in ${index.name}_shadow ${dryRun ? "would be" : "are"} deleted, but other rows' nodes of the vector index ${index.name} can still hold copies of its embeddings (libSQL's DiskANN index stores each neighbour's vector, compressed if the index was made with compress_neighbors, in the node); VACUUM does not remove them. To drop them, rebuild the index with libSQL (plain SQLite cannot build it): DROP INDEX ${q$1(index.name)}; ${index.sql};`;
 }
-/** The thread's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: no thread. */
-function eraseThreadSqlite(db, threadId, dryRun) {
-	const p = plan(db);
-	const vectorRows = (t) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND json_extract(metadata, '$.thread_id') = ?`).pluck().all(threadId);
+/**
+* The target's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: nothing names
+* it. A resource: its row, every row naming it, and every row naming one of its threads.
+*/
+function eraseSqlite(db, target, dryRun) {
+	const p = plan$1(db);
+	const isResource = "resource" in target;
+	const threadsOf = () => isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ? ORDER BY id").pluck().all(target.resource) : [] : [target.thread];
+	const res = isResource ? target.resource : null;
+	const vectorRows = (t, threads) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.thread_id') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`).pluck().all(isResource ? {
+		threads,
+		res
+	} : { threads });
 	const run = () => {
-		const tables = p.byColumn.map(({ table, column }) => ({
+		const ids = threadsOf();
+		const threads = JSON.stringify(ids);
+		const wheres = p.byColumn.flatMap((b) => {
+			const w = whereNaming(b, isResource, q$1, "(SELECT value FROM json_each(@threads))", "@res");
+			return w ? [{
+				table: b.table,
+				where: w
+			}] : [];
+		});
+		const args = isResource ? {
+			threads,
+			res
+		} : { threads };
+		const tables = wheres.map(({ table, where }) => ({
 			table,
-			rows: Number(db.prepare(`SELECT count(*) FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).pluck().get(threadId))
+			rows: Number(db.prepare(`SELECT count(*) FROM ${q$1(table)} WHERE ${where}`).pluck().get(args))
 		}));
 		const hits = p.vectors.map((v) => ({
 			...v,
-			rowids: vectorRows(v.table)
+			rowids: vectorRows(v.table, threads)
 		}));
 		for (const v of hits) tables.push({
 			table: v.table,
@@ -3454,11 +3505,13 @@ function eraseThreadSqlite(db, threadId, dryRun) {
 		});
 		if (tables.every((t) => t.rows === 0)) return null;
 		const notes = hits.flatMap((v) => v.rowids.length ? v.indexes.map((i) => neighbourNote(v.table, i, dryRun)) : []);
-		if (dryRun) return notes.length ? {
+		const done = () => ({
+			...isResource ? { threads: ids } : {},
 			tables,
-			notes
-		} : { tables };
-		for (const { table, column } of p.byColumn) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${q$1(column)} = ?`).run(threadId);
+			...notes.length ? { notes } : {}
+		});
+		if (dryRun) return done();
+		for (const { table, where } of wheres) db.prepare(`DELETE FROM ${q$1(table)} WHERE ${where}`).run(args);
 		for (const v of hits) {
 			for (const s of v.shadows) {
 				const del = db.prepare(`DELETE FROM ${q$1(s)} WHERE index_key = ?`);
@@ -3467,10 +3520,7 @@ function eraseThreadSqlite(db, threadId, dryRun) {
 			const del = db.prepare(`DELETE FROM ${q$1(v.table)} WHERE rowid = ?`);
 			for (const r of v.rowids) del.run(r);
 		}
-		return notes.length ? {
-			tables,
-			notes
-		} : { tables };
+		return done();
 	};
 	if (dryRun) return db.transaction(run)();
 	const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);
@@ -3634,7 +3684,7 @@ function mastraSqlite(db, uri) {
 		},
 		write: async (batch, o) => void writeBatch$2(db, batch, o.overwrite),
 		add: async (batch) => writeBatch$2(db, batch, "add"),
-		eraseThread: async (threadId, dryRun) => eraseThreadSqlite(db, threadId, dryRun),
+		erase: async (target, dryRun) => eraseSqlite(db, target, dryRun),
 		async close() {
 			if (db.open) db.close();
 		}
@@ -13817,7 +13867,7 @@ var require_helper = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 // node_modules/pgpass/lib/index.js
-var require_lib$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
+var require_lib$3 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	require("path");
 	var fs = require("fs");
 	var helper = require_helper();
@@ -14026,7 +14076,7 @@ var require_client$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 			});
 			else if (this.password !== null) cb();
 			else try {
-				require_lib$2()(this.connectionParameters, (pass) => {
+				require_lib$3()(this.connectionParameters, (pass) => {
 					if (void 0 !== pass) {
 						pgPassDeprecationNotice();
 						this.connectionParameters.password = this.password = pass;
@@ -14463,7 +14513,7 @@ var require_pg_pool = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 			this.options.allowExitOnIdle = this.options.allowExitOnIdle || false;
 			this.options.maxLifetimeSeconds = this.options.maxLifetimeSeconds || 0;
 			this.log = this.options.log || function() {};
-			this.Client = this.options.Client || Client || require_lib$1().Client;
+			this.Client = this.options.Client || Client || require_lib$2().Client;
 			this.Promise = this.options.Promise || global.Promise;
 			if (typeof this.options.idleTimeoutMillis === "undefined") this.options.idleTimeoutMillis = 1e4;
 			this._clients = [];
@@ -15143,7 +15193,7 @@ var require_native = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = require_client$1();
 }));
 // node_modules/pg/lib/index.js
-var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
+var require_lib$2 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Client = require_client$2();
 	const defaults = require_defaults$1();
 	const Connection = require_connection();
@@ -15214,7 +15264,7 @@ var esm_exports = /* @__PURE__ */ __exportAll$1({
 });
 var import_lib, Client, Pool, Connection, types, Query, DatabaseError, escapeIdentifier, escapeLiteral, Result, TypeOverrides, defaults, esm_default$1;
 var init_esm$1 = __esmMin((() => {
-	import_lib = /* @__PURE__ */ __toESM(require_lib$1(), 1);
+	import_lib = /* @__PURE__ */ __toESM(require_lib$2(), 1);
 	Client = import_lib.default.Client;
 	Pool = import_lib.default.Pool;
 	Connection = import_lib.default.Connection;
@@ -15401,7 +15451,7 @@ var ident$1, SAVER_NAME$4, ignoreError, createPostgresSaver, UPSERT_ROWS, lookup
 var init_postgres$2 = __esmMin((() => {
 	init_digest();
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_common();
 	init_postgres_copy();
 	init_types$8();
@@ -15613,6 +15663,82 @@ var init_postgres$2 = __esmMin((() => {
 		}
 	};
 }));
+// dist/savers/mastra/erase-pg.js
+var erase_pg_exports = /* @__PURE__ */ __exportAll$1({ erasePg: () => erasePg });
+async function plan(c, schema) {
+	const r = await c.query("SELECT table_name AS t, array_agg(column_name::text) AS cols FROM information_schema.columns WHERE table_schema = $1 GROUP BY table_name ORDER BY table_name", [schema]);
+	const out = {
+		byColumn: [],
+		vectors: []
+	};
+	for (const { t, cols } of r.rows) {
+		const have = new Set(cols);
+		const by = mastraColumns(t, have);
+		if (by) out.byColumn.push(by);
+		else if (have.has("vector_id") && have.has("embedding") && have.has("metadata")) out.vectors.push(t);
+	}
+	out.byColumn.sort((a, b) => Number(a.table === "mastra_threads") - Number(b.table === "mastra_threads"));
+	return out;
+}
+/**
+* The target's rows per table (0 included), deleted in one transaction unless `dryRun` (then counted in one
+* read-only snapshot); null: nothing names it. `c` is the store's connection (a pool when opened to write).
+*/
+async function erasePg(conn, place, target, dryRun) {
+	const S = `${ident$2(place.schema)}.`;
+	const isResource = "resource" in target;
+	const pool = "totalCount" in conn ? conn : void 0;
+	const tx = pool ? await pool.connect() : void 0;
+	const c = tx ?? conn;
+	try {
+		await c.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
+		const p = await plan(c, place.schema);
+		const threads = !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
+		const args = isResource ? [threads, target.resource] : [threads];
+		const col = (x) => `${ident$2(x)}::text`;
+		const steps = [...p.vectors.map((t) => ({
+			table: t,
+			where: `metadata->>'thread_id' = ANY($1::text[])${isResource ? " OR metadata->>'resource_id' = $2" : ""}`
+		})), ...p.byColumn.flatMap((b) => {
+			const where = whereNaming(b, isResource, col, "(SELECT unnest($1::text[]))", "$2");
+			return where ? [{
+				table: b.table,
+				where
+			}] : [];
+		})];
+		const tables = [];
+		for (const { table, where } of steps) {
+			const sql = dryRun ? `SELECT count(*)::int AS n FROM ${S}${ident$2(table)} WHERE ${where}` : `DELETE FROM ${S}${ident$2(table)} WHERE ${where}`;
+			const r = !where.includes("$1") ? await c.query(sql.replaceAll("$2", "$1"), args.slice(1)) : await c.query(sql, where.includes("$2") ? args : args.slice(0, 1));
+			tables.push({
+				table,
+				rows: dryRun ? r.rows[0].n : r.rowCount ?? 0
+			});
+		}
+		tables.sort((a, b) => Number(p.vectors.includes(a.table)) - Number(p.vectors.includes(b.table)));
+		if (tables.every((t) => t.rows === 0)) {
+			await c.query("ROLLBACK");
+			return null;
+		}
+		await c.query(dryRun ? "ROLLBACK" : "COMMIT");
+		const notes = p.vectors.length ? [] : [`no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`];
+		return {
+			...isResource ? { threads } : {},
+			tables,
+			...notes.length ? { notes } : {}
+		};
+	} catch (e) {
+		await c.query("ROLLBACK").catch(() => void 0);
+		throw storeError("mastra-delete", `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : `thread '${target.thread}'`} failed: ${e.message}`, {}, e);
+	} finally {
+		tx?.release();
+	}
+}
+var init_erase_pg = __esmMin((() => {
+	init_errors();
+	init_erase_sqlite();
+	init_sql$1();
+}));
 // dist/savers/mastra/postgres.js
 var postgres_exports$1 = /* @__PURE__ */ __exportAll$1({
 	connectPg: () => connectPg,
@@ -15810,6 +15936,7 @@ function mastraPostgres(c, place) {
 		},
 		write: async (batch, o) => void await writeBatch$1(c, S, place.uri, batch, o.overwrite),
 		add: (batch) => writeBatch$1(c, S, place.uri, batch, "add"),
+		erase: async (target, dryRun) => (await Promise.resolve().then(() => (init_erase_pg(), erase_pg_exports))).erasePg(c, place, target, dryRun),
 		close: () => c.end()
 	};
 }
@@ -16470,6 +16597,7 @@ function aiChatbotStore(sql, uri) {
 		},
 		write: (batch) => writeBatch(sql, batch),
 		erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
+		eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
 		close: () => sql.close()
 	};
 }
@@ -16491,6 +16619,38 @@ async function eraseChat(sql, tables, count, chatId, dryRun) {
 		tables: erased,
 		notes
 	} : { tables: erased };
+}
+/**
+* `AiChatbotStore.eraseUser`: everything of one user, counted or deleted in one transaction — the rows of each of
+* their chats (as `eraseChat`), the chats, their documents with every suggestion on them (a suggestion names its
+* document: another user's on this user's document goes too), their own suggestions, and the `User` row (the email
+* and password hash are the user's data: an erasure that left them would not be one). null: nothing names the user.
+*/
+async function eraseUser(sql, tables, count, userId, dryRun) {
+	const pg = sql.kind === "postgres";
+	const have = await tables();
+	const text = pg ? "::text" : "";
+	const has = async (t, c) => have.has(t) && (await sql.columns(t)).has(c);
+	const chatsOf = `(SELECT "id"${text} FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "userId"${text} = $1)`;
+	const plan = [];
+	if (have.has(AI_CHATBOT_TABLES.chats)) {
+		for (const t of ERASE_CHILDREN) if (have.has(t)) plan.push([t, `"chatId"${text} IN ${chatsOf}`]);
+	}
+	if (await has(AI_CHATBOT_TABLES.chats, "userId")) plan.push([AI_CHATBOT_TABLES.chats, `"userId"${text} = $1`]);
+	const docs = await has("Document", "userId") ? `(SELECT "id"${text} FROM ${sql.t("Document")} WHERE "userId"${text} = $1)` : void 0;
+	if (await has("Suggestion", "userId")) plan.push(["Suggestion", `"userId"${text} = $1${docs && await has("Suggestion", "documentId") ? ` OR "documentId"${text} IN ${docs}` : ""}`]);
+	if (docs) plan.push(["Document", `"userId"${text} = $1`]);
+	if (have.has(AI_CHATBOT_TABLES.users)) plan.push([AI_CHATBOT_TABLES.users, `"id"${text} = $1`]);
+	const chats = have.has(AI_CHATBOT_TABLES.chats) && await has(AI_CHATBOT_TABLES.chats, "userId") ? (await sql.all(`SELECT "id"${text} AS id FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "userId"${text} = $1 ORDER BY 1`, [userId])).map((r) => String(r.id)) : [];
+	const rows = dryRun ? await Promise.all(plan.map(([t, w]) => count(t, ` WHERE ${w}`, [userId]))) : await sql.tx(plan.map(([t, w]) => [`DELETE FROM ${sql.t(t)} WHERE ${w}`, [userId]]));
+	if (rows.every((n) => n === 0)) return null;
+	return {
+		threads: chats,
+		tables: plan.map(([t], i) => ({
+			table: t,
+			rows: rows[i]
+		}))
+	};
 }
 var q, SQLITE_DDL, chatOf, REQUIRED, ERASE_CHILDREN;
 var init_store = __esmMin((() => {
@@ -21279,7 +21439,7 @@ function lintMessageOf(value) {
 	};
 }
 var isObj$13, EXT_ROLE, BASE, CLASS_OF, classOf, isMappedMessage, extOf$2, layoutOf$2, sameJson, DATA_URL, num$5, STOP$3, PLAIN_CLASS, FINISH;
-var init_messages$1 = __esmMin((() => {
+var init_messages$2 = __esmMin((() => {
 	isObj$13 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	EXT_ROLE = "langgraph";
 	BASE = {
@@ -21448,6 +21608,29 @@ function toCanonical$2(doc) {
 		tuple: rest,
 		_layout: layout
 	} };
+	const unreadable = unreadableOf(doc);
+	if (unreadable.length) out.ext.langgraph.unreadable = unreadable;
+	return out;
+}
+/**
+* The parts of a tuple read in part (savers/langgraph: `loadAt` keeps a tuple whose channel values or pending writes
+* did not all come back, `partialIssues`): each named, with why, and whose inability it is.
+*/
+function unreadableOf(doc) {
+	const out = [];
+	for (const i of Array.isArray(doc.issues) ? doc.issues : []) {
+		if (!i.fatal) continue;
+		const ch = /^\/checkpoint\/channel_values\/([^/]+)$/.exec(i.pointer);
+		const w = /^\/pendingWrites\/(\d+)\/value$/.exec(i.pointer);
+		const write = w ? doc.pendingWrites?.[Number(w[1])] : void 0;
+		const part = ch ? `channel '${ch[1].replace(/~1/g, "/").replace(/~0/g, "~")}'` : write ? `pending write of task ${write.taskId} to channel '${write.channel}'` : i.pointer;
+		out.push({
+			pointer: i.pointer,
+			part,
+			message: i.message,
+			cause: cannotRebuild(i) ? "ckpt" : "store"
+		});
+	}
 	return out;
 }
 function ordered(o, order) {
@@ -21590,8 +21773,9 @@ var TRIGGER, BOOK_DOC, BOOK_CP, isTodos, isFiles, STATE_SHAPES, ISO, langgraphAd
 var init_adapter = __esmMin((() => {
 	init_errors();
 	init_json$1();
+	init_unreadable$1();
 	init_envelope();
-	init_messages$1();
+	init_messages$2();
 	init_types$9();
 	TRIGGER = /^(__|branch:|join:|start:)/;
 	BOOK_DOC = [
@@ -21663,6 +21847,10 @@ var init_adapter = __esmMin((() => {
 			return v;
 		},
 		toCanonical: (native) => toCanonical$2(native),
+		unreadable: (cp) => {
+			const u = cp.ext?.langgraph?.unreadable;
+			return Array.isArray(u) ? u : [];
+		},
 		fromCanonical: (cp, { lossy }) => fromCanonical$1(cp, lossy),
 		/** toCanonical's roles, tool-call and tool-result ids, usage and interrupt, without converting content. */
 		lintView(native) {
@@ -23062,7 +23250,7 @@ function toCanonical$1(st, doc) {
 	return cp;
 }
 /** Loader-accepted states ckpt flags (warnings), each saying why. */
-function lint$1(st, doc) {
+function lint$2(st, doc) {
 	const out = [];
 	const loc = doc.text !== void 0 ? jsonLocator(doc.text) : void 0;
 	const warn = (pointer, rule, message) => {
@@ -23201,7 +23389,7 @@ var init_run_state = __esmMin((() => {
 			})) === said$1(cp)) return st;
 			return freshState(cp, lossy);
 		},
-		lint: lint$1,
+		lint: lint$2,
 		messagePointers(native) {
 			const ptrs = [];
 			const input = native.originalInput;
@@ -23722,8 +23910,8 @@ function describeError(e) {
 		};
 		case "enum": return {
 			pointer: at,
-			message: `expected one of ${list$1(p.allowedValues)}`,
-			expected: `one of ${list$1(p.allowedValues)}`
+			message: `expected one of ${list$2(p.allowedValues)}`,
+			expected: `one of ${list$2(p.allowedValues)}`
 		};
 		case "const": return {
 			pointer: at,
@@ -23814,7 +24002,7 @@ function article(t) {
 	if (t === "null") return "null";
 	return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
 }
-var DISCRIMINANTS, list$1;
+var DISCRIMINANTS, list$2;
 var init_issues = __esmMin((() => {
 	DISCRIMINANTS = /* @__PURE__ */ new Set([
 		"role",
@@ -23823,7 +24011,7 @@ var init_issues = __esmMin((() => {
 		"op",
 		"event"
 	]);
-	list$1 = (xs) => xs.map((x) => typeof x === "string" ? x : JSON.stringify(x)).join(", ");
+	list$2 = (xs) => xs.map((x) => typeof x === "string" ? x : JSON.stringify(x)).join(", ");
 }));
 // dist/schema/tags.js
 function at(value, pointer) {
@@ -25347,7 +25535,7 @@ function majorsLint(native, major, doc) {
 		message: mine ? `read as AI SDK ${major}, which accepts it; ${list} reject${others.length === 1 ? "s" : ""} it` : `read as AI SDK ${major}, which rejects it; ${list} accept${others.length === 1 ? "s" : ""} it (name the major with --ai-sdk-version)`
 	}];
 }
-function lint(native, doc) {
+function lint$1(native, doc) {
 	if (!Array.isArray(native)) return [];
 	const major = majorOf(native);
 	const issues = [];
@@ -25479,7 +25667,7 @@ var init_ai_sdk = __esmMin((() => {
 		},
 		toCanonical,
 		fromCanonical,
-		lint,
+		lint: lint$1,
 		pointerPrefix: (native) => listPrefix(native),
 		messagePointers(native) {
 			const out = [];
@@ -26140,6 +26328,24 @@ var init_python_session = __esmMin((() => {
 	};
 }));
 // dist/formats/index.js
+var formats_exports = /* @__PURE__ */ __exportAll$1({
+	FORMAT_CHOICES: () => FORMAT_CHOICES,
+	FORMAT_NAMES: () => FORMAT_NAMES,
+	adapters: () => adapters,
+	detectAll: () => detectAll$1,
+	detectFormat: () => detectFormat,
+	detectParsed: () => detectParsed,
+	firstNonSpace: () => firstNonSpace,
+	getAdapter: () => getAdapter,
+	isFormatName: () => isFormatName,
+	readCheckpoint: () => readCheckpoint,
+	readNative: () => readNative,
+	schemaFor: () => schemaFor,
+	splitFormat: () => splitFormat,
+	syntaxCheck: () => syntaxCheck,
+	unreadableLine: () => unreadableLine,
+	unreadableParts: () => unreadableParts
+});
 /** The schema a parsed value answers to: its version's when the format has one per version (ai-sdk). */
 function schemaFor(adapter, native) {
 	return adapter.schemaOf ? adapter.schemaOf(native) : adapter.schema;
@@ -26191,7 +26397,7 @@ function neededIn(text) {
 * all looked for in one scan) are not asked: a document is not scanned by detectors that cannot claim it. The answer
 * is the same as asking every adapter (test/detect-candidates.test.ts compares the two on every fixture and on edge cases).
 */
-function detectAll(doc) {
+function detectAll$1(doc) {
 	return detectParsed(doc).all;
 }
 /**
@@ -26265,6 +26471,17 @@ function readCheckpoint(given, format) {
 		checkpoint: adapter.toCanonical(native, doc),
 		format: name
 	};
+}
+/** One line naming an unreadable part and why it is missing. */
+function unreadableLine(p) {
+	const whose = p.cause === "ckpt" ? "ckpt cannot rebuild it; the library can" : "the stored data it needs is damaged or missing";
+	return `${p.part} cannot be read (${whose}): ${p.message}`;
+}
+/** The parts of a canonical checkpoint its source format could not read (`FormatAdapter.unreadable`); [] when none. */
+function unreadableParts(cp) {
+	const name = cp.origin?.format;
+	if (typeof name !== "string" || !isFormatName(name)) return [];
+	return getAdapter(name).unreadable?.(cp) ?? [];
 }
 /** Throw the JSON syntax error of a document (line by line for .jsonl files), if it has one. */
 function syntaxCheck(doc) {
@@ -26483,7 +26700,7 @@ function formatOfText(text, name) {
 	if (isBundleText(text)) return readBundle(text, name).format;
 	if (/^\s*\{\s*"schemaVersion"\s*:/.test(text.slice(0, 64))) return "ckpt";
 	if (/^\s*\{\s*"threadId"\s*:/.test(text.slice(0, 64))) return "deepagent";
-	return detectAll({
+	return detectAll$1({
 		name,
 		text
 	})[0]?.format;
@@ -26670,7 +26887,7 @@ function jsonlEntry(name, text, size, mtimeMs) {
 		mtimeMs,
 		byContent: false
 	};
-	if (detectAll(doc).some((d) => d.format === "yoagent-session")) return rec;
+	if (detectAll$1(doc).some((d) => d.format === "yoagent-session")) return rec;
 	const lines = text.split("\n").filter((l) => l.trim() !== "");
 	return lines.length > 0 && lines.every(parses) ? ignored(name, "JSON lines, but not a yoagent session") : rec;
 }
@@ -26715,7 +26932,7 @@ function textEntry(name, text) {
 		mtimeMs: 0,
 		byContent: contentId !== void 0
 	};
-	if (contentId !== void 0 || detectAll({
+	if (contentId !== void 0 || detectAll$1({
 		name,
 		text
 	}).length > 0 || SWARMER_FILE.test(name)) return rec;
@@ -26771,7 +26988,7 @@ function fileEntry(dir, name, full) {
 		mtimeMs,
 		byContent: false
 	};
-	if (detectAll({
+	if (detectAll$1({
 		name,
 		text
 	}).length > 0 || SWARMER_FILE.test(name)) return rec;
@@ -30950,7 +31167,7 @@ var require_redis_errors = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = process.version.charCodeAt(1) < 55 && process.version.charCodeAt(2) === 46 ? require_old() : require_modern();
 }));
 // node_modules/cluster-key-slot/lib/index.js
-var require_lib = /* @__PURE__ */ __commonJSMin(((exports, module) => {
+var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	var lookup = [
 		0,
 		4129,
@@ -32769,7 +32986,7 @@ var require_argumentParsers = /* @__PURE__ */ __commonJSMin(((exports) => {
 var require_Command = /* @__PURE__ */ __commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	const commands_1 = require_built$2();
-	const calculateSlot = require_lib();
+	const calculateSlot = require_lib$1();
 	const standard_as_callback_1 = require_built$1();
 	const utils_1 = require_utils();
 	const argumentParsers_1 = require_argumentParsers();
@@ -33200,7 +33417,7 @@ var require_autoPipelining = /* @__PURE__ */ __commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.executeWithAutoPipelining = exports.getFirstValueInFlattenedArray = exports.shouldUseAutoPipelining = exports.notAllowedAutoPipelineCommands = exports.kCallbacks = exports.kExec = void 0;
 	const lodash_1 = require_lodash();
-	const calculateSlot = require_lib();
+	const calculateSlot = require_lib$1();
 	const standard_as_callback_1 = require_built$1();
 	const commands_1 = require_built$2();
 	exports.kExec = Symbol("exec");
@@ -33455,7 +33672,7 @@ var require_Commander = /* @__PURE__ */ __commonJSMin(((exports) => {
 // node_modules/ioredis/built/Pipeline.js
 var require_Pipeline = /* @__PURE__ */ __commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
-	const calculateSlot = require_lib();
+	const calculateSlot = require_lib$1();
 	const commands_1 = require_built$2();
 	const standard_as_callback_1 = require_built$1();
 	const util_1 = require("util");
@@ -34832,7 +35049,7 @@ var require_ClusterSubscriberGroup = /* @__PURE__ */ __commonJSMin(((exports) =>
 	Object.defineProperty(exports, "__esModule", { value: true });
 	const utils_1 = require_utils();
 	const util_1 = require_util();
-	const calculateSlot = require_lib();
+	const calculateSlot = require_lib$1();
 	const ShardedSubscriber_1 = require_ShardedSubscriber();
 	const debug = (0, utils_1.Debug)("cluster:subscriberGroup");
 	/**
@@ -38058,7 +38275,7 @@ async function openRedisKv(location, uri, params) {
 * migrating or pruning `x` would then touch.
 */
 function badNamespace(ns) {
-	return ns.includes(SEPARATOR) ? `namespace ${JSON.stringify(ns)} holds Redis's key separator '${SEPARATOR}': its keys would read back as namespace ${JSON.stringify(ns.slice(0, ns.indexOf(SEPARATOR)))}` : void 0;
+	return ns.includes(SEPARATOR$1) ? `namespace ${JSON.stringify(ns)} holds Redis's key separator '${SEPARATOR$1}': its keys would read back as namespace ${JSON.stringify(ns.slice(0, ns.indexOf(SEPARATOR$1)))}` : void 0;
 }
 async function createRedisSaver(options) {
 	const { uri } = options;
@@ -38067,17 +38284,17 @@ async function createRedisSaver(options) {
 	const kv = await openRedisKv(options.location, uri, options.params);
 	return new RedisStore(kv, uri, options.namespace ?? "default", options.params?.get("prefix") ?? "", timeoutMs(options.params, uri));
 }
-var SAVER_NAME, globEscape, SEPARATOR, RedisStore;
+var SAVER_NAME, globEscape, SEPARATOR$1, RedisStore;
 var init_redis = __esmMin((() => {
 	init_digest();
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_common();
 	init_redis_kv();
 	init_types$8();
 	SAVER_NAME = "redis";
 	globEscape = (s) => s.replace(/[*?[\]\\]/g, (c) => "\\" + c);
-	SEPARATOR = ":checkpoints:";
+	SEPARATOR$1 = ":checkpoints:";
 	RedisStore = class {
 		kv;
 		uri;
@@ -39267,25 +39484,48 @@ function messagesDeltaReducer(state, writes, library) {
 	}
 	return result.filter((m) => m !== null);
 }
+/** deepagents' FileData: `{content: str | list[str], encoding?, created_at?, modified_at?}` (JS adds `mimeType`). */
+function isFileData(v) {
+	if (!isRecord(v)) return false;
+	const c = v.content;
+	if (typeof c !== "string" && !(Array.isArray(c) && c.every((x) => typeof x === "string"))) return false;
+	return Object.keys(v).every((k) => FILE_DATA_KEYS.has(k));
+}
+/** A write to deepagents' `files`: `{path: FileData | null}`. */
+function isFileDataUpdate(v) {
+	return isRecord(v) && !isDeltaSnapshot(v) && Object.values(v).every((x) => x === null || isFileData(x));
+}
+/** deepagents' `_file_data_delta_reducer`: each write merged in order, a null deleting its path. */
+function fileDataDeltaReducer(state, writes) {
+	const result = { ...state ?? {} };
+	for (const w of writes) for (const [path, data] of Object.entries(w)) if (data === null) delete result[path];
+	else result[path] = data;
+	return result;
+}
 /**
 * `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
-* `undefined` with a reason when the reducer is not one ckpt knows (the writes are not messages).
+* `{reason}` when the reducer is not one ckpt knows (see the module comment).
 */
-function replayDelta(seed, values, library) {
-	let base = seed === void 0 ? [] : seed;
+function replayDelta(seed, values, context) {
+	const ctx = typeof context === "string" ? { library: context } : context;
+	let base = seed;
 	let start = 0;
 	values.forEach((v, i) => {
 		const o = overwriteOf(v);
 		if (o) {
-			base = o.value ?? [];
+			base = o.value ?? void 0;
 			start = i + 1;
 		}
 	});
 	const rest = values.slice(start);
-	if (rest.length === 0) return { value: base };
 	const messages = (x) => Array.isArray(x) ? x.every(isMessageLike) : isMessageLike(x);
-	if (!Array.isArray(base) || !base.every(isMessageLike) || !rest.every(messages)) return { reason: "its writes are not LangChain messages, so its reducer is the graph's own (not stored): ckpt cannot rebuild it" };
-	return { value: messagesDeltaReducer(base, rest, library) };
+	const asFiles = isRecord(base) && !Array.isArray(base) ? Object.values(base).every(isFileData) : base === void 0;
+	if (rest.length > 0 && asFiles && rest.every(isFileDataUpdate)) return { value: fileDataDeltaReducer(base, rest) };
+	if (rest.length === 0 && isRecord(base)) return { value: base };
+	const list = base === void 0 ? [] : base;
+	if (rest.length === 0) return { value: list };
+	if (!Array.isArray(list) || !list.every(isMessageLike) || !rest.every(messages)) return { reason: UNKNOWN_REDUCER };
+	return { value: messagesDeltaReducer(list, rest, ctx.deepagents ? "js" : ctx.library) };
 }
 /** Set `t`'s value of `channel` from the walk (or report why it cannot be rebuilt, leaving the channel absent). */
 function applyDeltaWalk(t, channel, walk) {
@@ -39309,9 +39549,12 @@ function applyDeltaWalk(t, channel, walk) {
 		issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: its write task=${bad.taskId} idx=${bad.idx} did not decode`);
 		return;
 	}
-	const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), t.library);
+	const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), {
+		library: t.library,
+		deepagents: countedDeltaChannels(t).includes("files")
+	});
 	if ("reason" in r) {
-		issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
+		issue("delta-reducer", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
 		return;
 	}
 	t.checkpoint.channel_values[channel] = r.value;
@@ -39322,7 +39565,7 @@ function applyDeltaWalk(t, channel, walk) {
 		walked: walk.walked
 	};
 }
-var DELTA_COUNTERS, codePoints, LC_MESSAGE, MESSAGE_CLASS;
+var DELTA_COUNTERS, codePoints, LC_MESSAGE, MESSAGE_CLASS, FILE_DATA_KEYS, UNKNOWN_REDUCER;
 var init_delta$2 = __esmMin((() => {
 	init_types$9();
 	DELTA_COUNTERS = "counters_since_delta_snapshot";
@@ -39341,6 +39584,14 @@ var init_delta$2 = __esmMin((() => {
 	};
 	LC_MESSAGE = (v) => v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && isRecord(v.kwargs);
 	MESSAGE_CLASS = /(Message|MessageChunk)$/;
+	FILE_DATA_KEYS = /* @__PURE__ */ new Set([
+		"content",
+		"encoding",
+		"created_at",
+		"modified_at",
+		"mimeType"
+	]);
+	UNKNOWN_REDUCER = "its writes are neither LangChain messages nor deepagents' file updates, so its reducer is the graph's own (not stored) and ckpt does not know it";
 }));
 // dist/savers/langgraph/delta.js
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
@@ -39369,9 +39620,10 @@ function withDeltaChannels(inner) {
 	/** A summary with no message list at the head may be a delta head: the rebuilt head says (`chain`: prefetched). */
 	const summarize = async (s, chain) => {
 		const counted = s.deltaChannels?.includes("messages");
+		const deepagents = s.deltaChannels?.includes("files") ?? false;
 		delete s.deltaChannels;
 		if (s.messages === null && counted) {
-			const n = await d.headCount(s, chain?.length ? chain : void 0);
+			const n = await d.headCount(s, chain?.length ? chain : void 0, deepagents);
 			if (n !== void 0) {
 				s.messages = n;
 				return s;
@@ -39451,7 +39703,7 @@ var init_delta$1 = __esmMin((() => {
 	init_delta$2();
 	init_tuple();
 	init_serde();
-	init_unreadable();
+	init_unreadable$1();
 	init_errors();
 	init_types$9();
 	Bounded = class {
@@ -39563,7 +39815,7 @@ var init_delta$1 = __esmMin((() => {
 		* from one chain read starting at the head (its own writes are pending, not applied). Undefined when that does not
 		* settle it (no chain read, a broken chain, writes that do not replay): the caller rebuilds the whole tuple.
 		*/
-		async headCount(s, prefetched) {
+		async headCount(s, prefetched, deepagents = false) {
 			const chain = this.inner.deltaChain?.bind(this.inner);
 			if (!chain || s.newestId === null) return void 0;
 			const rows = prefetched ?? await chain(s.threadId, "", s.newestId, "messages", CHAIN_LIMIT);
@@ -39588,7 +39840,10 @@ var init_delta$1 = __esmMin((() => {
 			};
 			const walk = await this.chainWalk(t, "messages", rows.length > 1 ? rows.slice(1) : void 0);
 			if (!walk || walk.broken || walk.writes.some((w) => w.value === void 0)) return void 0;
-			const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), s.library);
+			const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), {
+				library: s.library,
+				deepagents
+			});
 			return "value" in r && Array.isArray(r.value) ? r.value.length : void 0;
 		}
 		rowOf(s) {
@@ -42732,7 +42987,7 @@ var init_savers = __esmMin((() => {
 	init_nearest();
 	init_shared();
 	init_sql_layouts();
-	init_redact();
+	init_redact$1();
 	init_common();
 	init_saver$1();
 	init_saver();
@@ -43243,7 +43498,11 @@ function convertCheckpoint$1(cp, to, options = {}) {
 		version: options.version,
 		lossy: log
 	});
-	const foreign = foreignExtLoss(cp, target.name);
+	const foreign = [...foreignExtLoss(cp, target.name), ...unreadableParts(cp).map((p, i) => ({
+		pointer: `/ext/${esc$1(String(cp.origin?.format))}/unreadable/${i}`,
+		field: p.part,
+		reason: `${p.part} of the source could not be read (${p.cause === "ckpt" ? "ckpt cannot rebuild it" : "the stored data it needs is damaged or missing"}): ${p.message}`
+	}))];
 	const lossLog = target.lossInPointerOrder === true && !foreign.length && !(target.integers && mayHoldBigInt) ? log : LossLog.of(completed(log, foreign, cp, target, mayHoldBigInt));
 	const bad = outputProblem(target, native, mayHoldBigInt);
 	if (bad) throw new CkptError(ExitCode.BUG, "invalid-output", `ckpt wrote a ${target.name} document that ${target.name} would reject at '${bad.pointer}': ${bad.message}`);
@@ -44647,7 +44906,7 @@ function audit$1(st, threadId, b, where) {
 	}
 }
 /** The messages of a list value (each element that is a LangChain message), hashed against the thread's earlier ones. */
-function messages(st, t, b, span, serde) {
+function messages$10(st, t, b, span, serde) {
 	const els = listElements(b, span, serde);
 	if (!els) return;
 	let set = st.seen.get(t.threadId);
@@ -44694,7 +44953,7 @@ function sqliteChannels(st, t, r) {
 			const acc = channel(st, c.channel);
 			acc.checkpointBytes += n;
 			acc.values++;
-			messages(st, t, b, c.span, serde);
+			messages$10(st, t, b, c.span, serde);
 		}
 		st.bookkeeping += r.checkpointBytes - inChannels;
 		return ts;
@@ -44759,7 +45018,7 @@ function blobRow(st, r) {
 		st.serdes[serde]++;
 		if (serde === "msgpack") audit$1(st, t.threadId, b, "blobs");
 		try {
-			messages(st, t, b, [0, b.length], serde);
+			messages$10(st, t, b, [0, b.length], serde);
 		} catch {
 			st.unreadable++;
 		}
@@ -44780,7 +45039,7 @@ function writeRow(st, r) {
 	if (serde && b) {
 		if (serde === "msgpack") audit$1(st, t.threadId, b, "writes");
 		try {
-			messages(st, t, b, [0, b.length], serde);
+			messages$10(st, t, b, [0, b.length], serde);
 		} catch {
 			st.unreadable++;
 		}
@@ -45643,6 +45902,35 @@ var init_ckpt = __esmMin((() => {
 	init_copy$3();
 	init_types$8();
 }));
+// dist/base/glob.js
+/** Globs over thread ids (`--match`: prune, stats, delete). */
+/**
+* A `--match` glob over thread ids, which are not paths: `*` is any run of characters (`/`, `:`, `#`, a leading `.`
+* included), `?` any one character, `[abc]` / `[a-z]` / `[!a]` one of a set; `\` makes the next character plain;
+* everything else stands for itself. The whole id must match. (`user*` matches `user:42/session#1`; `*` every id.)
+*/
+function idGlob(glob) {
+	let re = "";
+	for (let i = 0; i < glob.length; i++) {
+		const c = glob[i];
+		if (c === "\\" && i + 1 < glob.length) re += escapeRe(glob[++i]);
+		else if (c === "*") re += "[\\s\\S]*";
+		else if (c === "?") re += "[\\s\\S]";
+		else if (c === "[" && glob.indexOf("]", i + 2) > i) {
+			const end = glob.indexOf("]", i + 2);
+			let set = glob.slice(i + 1, end);
+			const negated = set[0] === "!" || set[0] === "^";
+			if (negated) set = set.slice(1);
+			re += `[${negated ? "^" : ""}${set.replace(/[\\\]^]/g, "\\$&")}]`;
+			i = end;
+		} else re += escapeRe(c);
+	}
+	return new RegExp(`^${re}$`, "u");
+}
+var escapeRe;
+var init_glob = __esmMin((() => {
+	escapeRe = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}));
 // dist/engines/langgraph/delete.js
 /** The whole thread planned and deleted (or counted) in one transaction (the prune's page with the thread whole). */
 async function deleteThreadRows(store, threadId, dryRun) {
@@ -45660,8 +45948,83 @@ async function deleteThreadRows(store, threadId, dryRun) {
 		doing: `deleting thread '${threadId}'`
 	});
 }
+/** Whether a checkpoint's metadata (JSON text) has every `key=value` (a non-string value as its JSON text). */
+function metadataHas(metadata, where) {
+	let m;
+	try {
+		m = JSON.parse(Buffer.from(metadata).toString("utf8"));
+	} catch {
+		return false;
+	}
+	if (!m || typeof m !== "object") return false;
+	return where.every(({ key, value }) => {
+		const v = m[key];
+		return v === value || v !== void 0 && typeof v !== "string" && JSON.stringify(v) === value;
+	});
+}
+/**
+* `ckpt delete --match/--where` of a LangGraph store: the threads whose id a glob matches and (with `--where`) that
+* hold a checkpoint whose metadata has every key=value, all their rows counted or deleted in one transaction (the
+* prune's page, every thread planned whole: only the checkpoints there when it read them go, so one a writer adds
+* meanwhile stays). null: no thread selected.
+*/
+async function eraseThreads(store, o, dryRun) {
+	const globs = (o.match ?? []).map(idGlob);
+	const byId = (t) => globs.length === 0 || globs.some((g) => g.test(t));
+	let threads = [];
+	for (let after;;) {
+		const page = await store.threadPage(after, 500);
+		if (page.length === 0) break;
+		after = page[page.length - 1];
+		threads.push(...page.filter(byId));
+	}
+	if (o.where && threads.length) {
+		const candidates = new Set(threads);
+		const hit = /* @__PURE__ */ new Set();
+		for await (const batch of store.scanRows(500, (t) => candidates.has(t) && !hit.has(t))) for (const cp of batch) if (!hit.has(cp.threadId) && metadataHas(cp.metadata, o.where)) hit.add(cp.threadId);
+		threads = threads.filter((t) => hit.has(t));
+	}
+	if (threads.length === 0) return null;
+	const startMark = await store.pruneStart?.();
+	const c = await store.prunePage(threads, (t, hs) => ({
+		threadId: t,
+		whole: true,
+		remove: hs,
+		keep: 0
+	}), {
+		startId: uuid6Floor(Date.now()),
+		startMark,
+		dryRun,
+		doing: `erasing ${threads.length} threads`
+	});
+	const tables = store.kind === "sqlite" ? [{
+		table: "checkpoints",
+		rows: c.checkpoints
+	}, {
+		table: "writes",
+		rows: c.writes + c.orphanWrites
+	}] : [
+		{
+			table: "checkpoints",
+			rows: c.checkpoints
+		},
+		{
+			table: "checkpoint_writes",
+			rows: c.writes + c.orphanWrites
+		},
+		{
+			table: "checkpoint_blobs",
+			rows: c.blobs
+		}
+	];
+	return {
+		threads,
+		tables
+	};
+}
 var init_delete$1 = __esmMin((() => {
 	init_prune$1();
+	init_glob();
 }));
 // dist/formats/langgraph/convert.js
 function convertCheckpoint(cp, to) {
@@ -46432,6 +46795,10 @@ function rowOfPointer(t, pointer) {
 /** Rule 13: payloads that did not decode with their tag (errors) or decoded lossily (warnings). */
 function decodeIssues(run, t) {
 	for (const d of t.issues) {
+		if (cannotRebuild(d)) {
+			run.add("warning", CANNOT_REBUILD, d.row, d.pointer, `ckpt cannot read this part (the library can): ${d.message}`);
+			continue;
+		}
 		if (d.reason.startsWith("delta-")) {
 			run.add("error", `langgraph/${d.reason}`, d.row, d.pointer, d.message);
 			continue;
@@ -46796,9 +47163,9 @@ var init_validate$3 = __esmMin((() => {
 	init_lint();
 	init_validate$4();
 	init_adapter();
-	init_messages$1();
+	init_messages$2();
 	init_serde();
-	init_unreadable();
+	init_unreadable$1();
 	init_types$9();
 	esc = (s) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 	PY_TAGS = /* @__PURE__ */ new Set([
@@ -46900,7 +47267,8 @@ var init_validate$3 = __esmMin((() => {
 			const same = sameAsBefore(this.memo, msgs);
 			const known = writtenBefore(this.memo, msgs, same);
 			const issues = schemaIssues(langgraphAdapter.schema, known ? withoutKnown(doc, msgs, known) : doc, "", void 0, false);
-			for (const i of issues) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
+			const undecoded = t.issues.some((d) => d.fatal && d.pointer === "/checkpoint");
+			for (const i of issues) if (!(undecoded && i.pointer.startsWith("/checkpoint/"))) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
 			envelopeRules(this, t);
 			writeRules(this, t);
 			versionRules(this, t);
@@ -47286,6 +47654,8 @@ function langGraphEngine(opened) {
 		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_run(), prune_run_exports))).pruneLangGraph(store, c, o),
 		copiesAs: "langgraph",
 		copyIn: async (c) => (await Promise.resolve().then(() => (init_copy$1(), copy_exports$1))).copyIntoLangGraph(store, c),
+		erasesBy: ["match", "where"],
+		eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
 		async deleteThread(threadId, dryRun) {
 			const c = await deleteThreadRows(store, threadId, dryRun);
 			return c && {
@@ -47931,7 +48301,7 @@ function mastraEngine(opened) {
 			shared: true,
 			parallelWriters: false,
 			prune: false,
-			delete: store.eraseThread !== void 0,
+			delete: true,
 			copy: false,
 			encrypted: false,
 			msgpack: false
@@ -47939,7 +48309,6 @@ function mastraEngine(opened) {
 		instead: {
 			namespaces: "its threads belong to resources",
 			prune: MIGRATE$1,
-			delete: "ckpt deletes Mastra threads in LibSQL stores only so far",
 			copy: MIGRATE$1,
 			msgpack: "a Mastra store holds JSON",
 			parallelWriters: "a Mastra target is written by one process"
@@ -47953,7 +48322,9 @@ function mastraEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$2(store, o.limit),
 		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
-		deleteThread: async (threadId, dryRun) => store.eraseThread ? store.eraseThread(threadId, dryRun) : null,
+		deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
+		erasesBy: ["resource"],
+		eraseOwner: (o, dryRun) => store.erase({ resource: o.resource }, dryRun),
 		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
 			top: o.top,
 			accept: o.accept,
@@ -48386,6 +48757,8 @@ function aiChatbotEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$1(store, o.limit),
 		deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
+		erasesBy: ["user"],
+		eraseOwner: (o, dryRun) => store.eraseUser(o.user, dryRun),
 		hasThread: async (threadId) => await store.chat(threadId) !== void 0,
 		validateThread: async (threadId, o) => (await Promise.resolve().then(() => (init_validate$1(), validate_exports$1))).validateChat(saver, threadId, o),
 		stats: (o) => saverStats(saver, {
@@ -48491,7 +48864,8 @@ var init_openai_agents = __esmMin((() => {
 var engines_exports = /* @__PURE__ */ __exportAll$1({
 	engineOf: () => engineOf,
 	openEngine: () => openEngine,
-	requireCap: () => requireCap
+	requireCap: () => requireCap,
+	requireErasure: () => requireErasure
 });
 /** The engine of a store `openStore` opened. */
 async function engineOf(opened) {
@@ -48510,7 +48884,18 @@ function requireCap(e, cap, what) {
 	const instead = e.instead[cap];
 	throw usageError(`${e.uri.redacted} is ${e.title}: it ${DOING[cap]}${what ? ` (${what})` : ""}${instead ? `; ${instead}` : ""}`);
 }
-var ENGINES, DOING;
+/**
+* The refusal of an erasure the layout cannot do (exit 2): a criterion of `o` it does not erase by, naming the ones
+* it does (or that it erases one thread at a time).
+*/
+function requireErasure(e, o) {
+	const by = e.erasesBy ?? [];
+	const missing = Object.keys(o).filter((k) => o[k] !== void 0).filter((k) => !by.includes(k));
+	if (missing.length === 0 && e.eraseOwner) return;
+	const can = by.length ? `it erases by ${by.map((k) => OWNER_FLAG[k]).join(" and ")}` : "delete its threads one at a time: <store>#<thread>";
+	throw usageError(`${e.uri.redacted} is ${e.title}: ${missing.map((k) => OWNER_FLAG[k]).join(", ")} ${missing.length > 1 ? "are" : "is"} not a way it can erase (${e.holds} name no such owner); ${can}`);
+}
+var ENGINES, DOING, OWNER_FLAG;
 var init_engines = __esmMin((() => {
 	init_errors();
 	init_savers();
@@ -48534,6 +48919,12 @@ var init_engines = __esmMin((() => {
 		copy: "cannot have threads copied by ckpt",
 		encrypted: "holds no encrypted values",
 		msgpack: "holds no msgpack values"
+	};
+	OWNER_FLAG = {
+		resource: "--resource",
+		user: "--user",
+		match: "--match",
+		where: "--where"
 	};
 }));
 // dist/cli/stores.js
@@ -48618,29 +49009,6 @@ function intOption(value, flag, min = 1, max = Number.MAX_SAFE_INTEGER) {
 	throw usageError(`${flag} expects ${want}, got ${value}`);
 }
 /**
-* A `--match` glob over thread ids, which are not paths: `*` is any run of characters (`/`, `:`, `#`, a leading `.`
-* included), `?` any one character, `[abc]` / `[a-z]` / `[!a]` one of a set; `\` makes the next character plain;
-* everything else stands for itself. The whole id must match. (`user*` matches `user:42/session#1`; `*` every id.)
-*/
-function idGlob(glob) {
-	let re = "";
-	for (let i = 0; i < glob.length; i++) {
-		const c = glob[i];
-		if (c === "\\" && i + 1 < glob.length) re += escapeRe(glob[++i]);
-		else if (c === "*") re += "[\\s\\S]*";
-		else if (c === "?") re += "[\\s\\S]";
-		else if (c === "[" && glob.indexOf("]", i + 2) > i) {
-			const end = glob.indexOf("]", i + 2);
-			let set = glob.slice(i + 1, end);
-			const negated = set[0] === "!" || set[0] === "^";
-			if (negated) set = set.slice(1);
-			re += `[${negated ? "^" : ""}${set.replace(/[\\\]^]/g, "\\$&")}]`;
-			i = end;
-		} else re += escapeRe(c);
-	}
-	return new RegExp(`^${re}$`, "u");
-}
-/**
 * The threads `--thread <id>…` and `--match <glob>…` select (prune, stats): an id given exactly, or one a glob
 * matches (idGlob); undefined when neither option is given (every thread).
 */
@@ -48650,11 +49018,10 @@ async function threadFilter(args) {
 	const globs = (args.match ?? []).map(idGlob);
 	return (t) => ids.has(t) || globs.some((g) => g.test(t));
 }
-var escapeRe;
 var init_command$1 = __esmMin((() => {
 	init_errors();
-	init_redact();
-	escapeRe = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+	init_redact$1();
+	init_glob();
 }));
 // dist/cli/quick.js
 init_io();
@@ -49215,7 +49582,7 @@ async function loadAddress(saver, given, where, o = {}) {
 var SELECTOR, STORE_SCHEME, SQLITE_FILE;
 var init_address = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_formats();
 	init_common();
 	init_shared();
@@ -49447,7 +49814,7 @@ async function expandInputs(inputs, cwd) {
 var AMACS_FILES, DOCUMENT_EXTENSIONS, SKIP_DIRS, MAX_DOCUMENT_BYTES, NAMESPACE_OPTION, GLOB_CHARS;
 var init_input = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_plural();
 	init_json$1();
 	init_types$8();
@@ -49833,7 +50200,7 @@ async function everyThread(input, engine, opts, results) {
 }
 var init_validate_store = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_document();
 	init_address();
 	init_langgraph$1();
@@ -50449,7 +50816,7 @@ var init_validate = __esmMin((() => {
 	init_atomic();
 	init_errors();
 	init_json$1();
-	init_redact();
+	init_redact$1();
 	init_lint();
 	init_formats();
 	init_document();
@@ -50608,6 +50975,16 @@ var init_validate = __esmMin((() => {
 			return validationExitCode(report);
 		}
 	};
+}));
+// dist/cli/unreadable.js
+/** The parts of `cp` that could not be read, each said on stderr (`what`: how the command goes on without them). */
+function warnUnreadable(io, name, cp, what) {
+	const parts = unreadableParts(cp);
+	for (const p of parts) io.stderr.write(`ckpt: warning: ${name}: ${unreadableLine(p)}; ${what}\n`);
+	return parts;
+}
+var init_unreadable = __esmMin((() => {
+	init_formats();
 }));
 // dist/core/diff/stable.js
 /**
@@ -52134,7 +52511,7 @@ function diffBlocks(ca, cb, base) {
 	out.sort((x, y) => x.pos - y.pos);
 	return out.map((x) => x.c);
 }
-var init_messages = __esmMin((() => {
+var init_messages$1 = __esmMin((() => {
 	init_align();
 	init_equal();
 	init_fields();
@@ -52754,7 +53131,7 @@ function usageWithoutFillIns(m, p, side, fill) {
 var init_diff$2 = __esmMin((() => {
 	init_fields();
 	init_ignore();
-	init_messages();
+	init_messages$1();
 	init_formats();
 	init_patch();
 	init_stable();
@@ -53016,6 +53393,7 @@ var OUTPUTS, isOutput, diffCommand;
 var init_diff = __esmMin((() => {
 	init_io();
 	init_input();
+	init_unreadable();
 	init_errors();
 	init_json$1();
 	init_validate$4();
@@ -53100,10 +53478,12 @@ var init_diff = __esmMin((() => {
 				const valid = nativeValid(n.adapter, n.native, n.doc);
 				const checkpoint = n.adapter.toCanonical(n.native, n.doc);
 				if (!valid) checkCanonical(checkpoint, doc, n.format);
+				const unreadable = warnUnreadable(io, doc.name, checkpoint, "compared without it");
 				return {
 					doc,
 					checkpoint,
-					format: n.format
+					format: n.format,
+					unreadable
 				};
 			};
 			const ra = await read(args.a);
@@ -53121,8 +53501,10 @@ var init_diff = __esmMin((() => {
 				format: r.format,
 				threadId: String(r.checkpoint.threadId),
 				...r.checkpoint.origin?.threadIdFrom ? { threadIdFrom: r.checkpoint.origin.threadIdFrom } : {},
-				messages: r.checkpoint.messages.length
+				messages: r.checkpoint.messages.length,
+				...r.unreadable.length ? { unreadable: r.unreadable } : {}
 			});
+			for (const [k, r] of [["a", ra], ["b", rb]]) for (const p of r.unreadable) d.notes.push(`${k}: ${unreadableLine(p)}; compared without it`);
 			const a = side(ra);
 			const b = side(rb);
 			if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");
@@ -53677,7 +54059,7 @@ var init_migrate = __esmMin((() => {
 	init_printable();
 	init_errors();
 	init_check_pool();
-	init_redact();
+	init_redact$1();
 	init_types$3();
 	init_formats();
 	init_ai_sdk();
@@ -54014,7 +54396,7 @@ function storeOutput(output, io) {
 async function convertIntoLangGraph(doc, ref, args, io) {
 	const { parseLibrary } = await Promise.resolve().then(() => (init_migrate$3(), migrate_exports$3));
 	const { documentToRow, threadTaken } = await Promise.resolve().then(() => (init_convert$1(), convert_exports$1));
-	const { redactUri: redact } = await Promise.resolve().then(() => (init_redact(), redact_exports));
+	const { redactUri: redact } = await Promise.resolve().then(() => (init_redact$1(), redact_exports$1));
 	if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);
 	const asked = parseLibrary(args.toLibrary);
 	const { keyOf } = await Promise.resolve().then(() => (init_shared(), shared_exports));
@@ -56384,7 +56766,7 @@ var init_src$1 = __esmMin((() => {
 /**
 * @import {AsyncBuffer} from '../src/types.js'
 */
-var init_node$2 = __esmMin((() => {
+var init_node$3 = __esmMin((() => {
 	init_src$1();
 }));
 // node_modules/hyparquet-writer/src/variant.js
@@ -57284,7 +57666,7 @@ function schemaPathResolver(schema) {
 	};
 }
 var init_schema$1 = __esmMin((() => {
-	init_node$2();
+	init_node$3();
 	init_variant();
 }));
 // node_modules/hyparquet-writer/src/splitstream.js
@@ -57538,7 +57920,7 @@ function hashBytes(bytes) {
 * @param {Uint8Array} b
 * @returns {boolean}
 */
-function bytesEqual(a, b) {
+function bytesEqual$1(a, b) {
 	if (a.length !== b.length) return false;
 	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
 	return true;
@@ -57631,7 +58013,7 @@ function useDictionary(values, type, type_length, encoding, dictionarySize, requ
 			const hash = hashBytes(value);
 			const bucket = hashBuckets.get(hash);
 			if (bucket) {
-				for (const j of bucket) if (bytesEqual(dictionary[j], value)) {
+				for (const j of bucket) if (bytesEqual$1(dictionary[j], value)) {
 					index = j;
 					break;
 				}
@@ -58337,7 +58719,7 @@ function unconvertFloat16(value) {
 }
 var dayMillis, STATS_TRUNCATE_LENGTH, utf8Decoder;
 var init_unconvert = __esmMin((() => {
-	init_node$2();
+	init_node$3();
 	init_wkb();
 	dayMillis = 864e5;
 	STATS_TRUNCATE_LENGTH = 16;
@@ -59864,7 +60246,7 @@ function fileWriter(filename) {
 	};
 	return writer;
 }
-var init_node$1 = __esmMin((() => {
+var init_node$2 = __esmMin((() => {
 	init_bytewriter();
 	init_write();
 	init_src();
@@ -59970,7 +60352,7 @@ function columnValue(v, t) {
 	return o;
 }
 async function parquetWriter(file, format) {
-	const { ByteWriter, ParquetWriter } = await Promise.resolve().then(() => (init_node$1(), node_exports));
+	const { ByteWriter, ParquetWriter } = await Promise.resolve().then(() => (init_node$2(), node_exports));
 	const schema = [{
 		name: "root",
 		num_children: format.columns.length
@@ -61488,7 +61870,7 @@ function parseArguments(s) {
 }
 var init_http = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 }));
 // dist/providers/openai.js
 var openai_exports = /* @__PURE__ */ __exportAll$1({
@@ -61652,7 +62034,7 @@ function createOpenAIProvider(opts) {
 var textOf, STOP$1;
 var init_openai = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_http();
 	textOf = (content) => content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 	STOP$1 = {
@@ -61872,7 +62254,7 @@ function createAnthropicProvider(opts) {
 var STOP;
 var init_anthropic = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_http();
 	STOP = {
 		end_turn: "stop",
@@ -62074,7 +62456,7 @@ var MODES, replayCommand;
 var init_replay = __esmMin((() => {
 	init_plural();
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_json$1();
 	init_formats();
 	init_providers();
@@ -62432,7 +62814,7 @@ var init_copy = __esmMin((() => {
 	init_errors();
 	init_plural();
 	init_printable();
-	init_redact();
+	init_redact$1();
 	copyCommand = {
 		command: "copy <from> <to>",
 		describe: "Copy a thread (or its history up to a checkpoint: a fork) into a new thread id, in this store or another",
@@ -62501,6 +62883,82 @@ var init_copy = __esmMin((() => {
 }));
 // dist/cli/commands/delete.js
 var delete_exports = /* @__PURE__ */ __exportAll$1({ deleteCommand: () => deleteCommand });
+/** The owner criteria given, checked (`--where key=value`); undefined: none (a thread is deleted). */
+function ownerOf(args) {
+	const o = {};
+	if (args.resource !== void 0) o.resource = String(args.resource);
+	if (args.user !== void 0) o.user = String(args.user);
+	if (args.match?.length) o.match = args.match.map(String);
+	if (args.where?.length) o.where = args.where.map((w) => {
+		const i = String(w).indexOf("=");
+		if (i <= 0) throw usageError(`--where ${w}: expected key=value (a checkpoint metadata key and its value)`);
+		return {
+			key: String(w).slice(0, i),
+			value: String(w).slice(i + 1)
+		};
+	});
+	return Object.keys(o).length ? o : void 0;
+}
+/** `ckpt delete <store> --resource|--user|--match|--where`: an erasure, and its record. */
+async function eraseOwner(args, owner, io) {
+	const { splitAddress, parseStore } = await Promise.resolve().then(() => (init_address(), address_exports));
+	if (splitAddress(args.address).fragment !== void 0) throw usageError(`'${args.address}': name the store alone with ${Object.keys(owner).map((k) => `--${k}`).join(", ")} (a thread is deleted with <store>#<thread> and no criteria)`);
+	const uri = parseStore(args.address, {
+		cwd: io.cwd,
+		env: io.env
+	});
+	const dryRun = !args.yes;
+	const at = (/* @__PURE__ */ new Date()).toISOString();
+	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
+	const { engine } = await openStore(uri, {
+		env: io.env,
+		readOnly: dryRun,
+		existing: true
+	});
+	const { requireCap, requireErasure } = await Promise.resolve().then(() => (init_engines(), engines_exports));
+	try {
+		requireCap(engine, "delete");
+		requireErasure(engine, owner);
+	} catch (e) {
+		await engine.close();
+		throw e;
+	}
+	const where = engine.uri.redacted;
+	let c;
+	try {
+		c = await engine.eraseOwner(owner, dryRun);
+	} finally {
+		await engine.close();
+	}
+	const said = describeOwner(owner);
+	if (!c) throw inputError("no-owner", `nothing in the store belongs to ${said}`, { file: where });
+	if (args.json) {
+		io.stdout.write(`${JSON.stringify({
+			uri: where,
+			dryRun,
+			criteria: owner,
+			at,
+			threads: c.threads ?? [],
+			tables: c.tables,
+			...c.notes ? { notes: c.notes } : {}
+		})}\n`);
+		return 0;
+	}
+	const rows = c.tables.reduce((n, t) => n + t.rows, 0);
+	const w = Math.max(...c.tables.map((t) => t.table.length));
+	const threads = c.threads ?? [];
+	io.stdout.write(`${dryRun ? "dry run: " : ""}erase ${said} in ${where} (${at})\n  ${plural$2(threads.length, "thread")}${threads.length ? `: ${threads.map((t) => printable(t)).join(", ")}` : ""}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(rows, "row")}:\n${c.tables.map((t) => `    ${t.table.padEnd(w)}  ${t.rows}\n`).join("")}${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`);
+	return 0;
+}
+/** The criteria in words: "resource 'alice'", "threads matching 'user-*' with metadata user_id=42". */
+function describeOwner(o) {
+	return [
+		...o.resource !== void 0 ? [`resource '${printable(o.resource)}'`] : [],
+		...o.user !== void 0 ? [`user '${printable(o.user)}'`] : [],
+		...o.match ? [`threads matching ${o.match.map((m) => `'${printable(m)}'`).join(" or ")}`] : [],
+		...o.where ? [`threads with metadata ${o.where.map((x) => `${printable(x.key)}=${printable(x.value)}`).join(" and ")}`] : []
+	].join(", ");
+}
 var mb, deleteCommand;
 var init_delete = __esmMin((() => {
 	init_errors();
@@ -62509,10 +62967,24 @@ var init_delete = __esmMin((() => {
 	mb = (b) => `${(b / 1e6).toFixed(2)} MB`;
 	deleteCommand = {
 		command: "delete <address>",
-		describe: "Delete one thread (all its checkpoints, writes and blobs); a dry run unless --yes",
+		describe: "Delete one thread (every row of it), or erase everything of one user (--resource, --user, --match, --where); a dry run unless --yes",
 		builder: (y) => y.positional("address", {
 			type: "string",
-			describe: "<store>#<thread>: the thread to delete"
+			describe: "<store>#<thread>: the thread to delete; <store> with --resource, --user, --match or --where"
+		}).option("resource", {
+			type: "string",
+			describe: "Mastra: erase the resource: its row (working memory), every thread of it and every row of those, every row naming it"
+		}).option("user", {
+			type: "string",
+			describe: "Chat SDK template: erase the user: their chats with every row of them, their documents and suggestions, and the User row itself"
+		}).option("match", {
+			type: "string",
+			array: true,
+			describe: "LangGraph: erase every thread whose id matches this glob"
+		}).option("where", {
+			type: "string",
+			array: true,
+			describe: "LangGraph: erase every thread with a checkpoint whose metadata has key=value (e.g. user_id=42)"
 		}).option("yes", {
 			type: "boolean",
 			default: false,
@@ -62520,11 +62992,13 @@ var init_delete = __esmMin((() => {
 		}).option("json", {
 			type: "boolean",
 			default: false,
-			describe: "what went (or would go) as JSON"
-		}).example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove").example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it"),
+			describe: "what went (or would go) as JSON: with an owner, an erasure record (criteria, time, threads, tables)"
+		}).example("ckpt delete sqlite:checkpoints.sqlite#thread-1", "what deleting thread-1 would remove").example("ckpt delete sqlite:checkpoints.sqlite#thread-1 --yes", "delete it").example("ckpt delete sqlite:mastra.db --resource user-42 --yes --json", "erase a Mastra resource, keep the record").example("ckpt delete sqlite:checkpoints.sqlite --where user_id=42", "what erasing user 42's LangGraph threads would remove"),
 		run: async (args, io) => {
 			const { splitAddress, parseAddress } = await Promise.resolve().then(() => (init_address(), address_exports));
-			if (splitAddress(args.address).fragment === void 0) throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>`);
+			const owner = ownerOf(args);
+			if (owner) return eraseOwner(args, owner, io);
+			if (splitAddress(args.address).fragment === void 0) throw usageError(`'${args.address}': name the thread to delete: <store>#<thread>, or whose data to erase: --resource, --user, --match, --where`);
 			const at = parseAddress(args.address, {
 				cwd: io.cwd,
 				env: io.env
@@ -66778,7 +67252,7 @@ function markTightParagraphs(state, idx) {
 		i += 2;
 	}
 }
-function list(state, startLine, endLine, silent) {
+function list$1(state, startLine, endLine, silent) {
 	let max, pos, start, token;
 	let nextLine = startLine;
 	let tight = true;
@@ -68772,7 +69246,7 @@ var init_markdown_it = __esmMin((() => {
 		],
 		[
 			"list",
-			list,
+			list$1,
 			[
 				"paragraph",
 				"reference",
@@ -69560,7 +70034,7 @@ var init_markdown = __esmMin((() => {
 }));
 // dist/view/langgraph.js
 /** The text of a LangChain message's content (string, or the text parts of a content list). */
-function contentText(c) {
+function contentText$1(c) {
 	if (typeof c === "string") return c;
 	if (Array.isArray(c)) return c.map((p) => typeof p === "string" ? p : isRecord(p) && typeof p.text === "string" ? p.text : "").filter(Boolean).join("\n");
 	return "";
@@ -69575,7 +70049,7 @@ function readable(v, depth = 0) {
 	if (!isRecord(v)) return v;
 	if (isLcMessage(v)) {
 		const k = v.kwargs;
-		const out = { [lcClass(v)]: contentText(k.content) };
+		const out = { [lcClass(v)]: contentText$1(k.content) };
 		if (Array.isArray(k.tool_calls) && k.tool_calls.length) out.tool_calls = k.tool_calls.map((c) => isRecord(c) ? {
 			name: c.name,
 			args: readable(c.args, depth + 1)
@@ -69922,6 +70396,7 @@ function checkpointView(cp, pool, opts = {}) {
 	const it = cp.interrupt;
 	const lg = opts.values ? langGraphView(cp, opts.values) : void 0;
 	const state = stateView(cp.state);
+	const unreadable = unreadableParts(cp);
 	if (lg) state.other = {};
 	return {
 		threadId: String(cp.threadId),
@@ -69944,7 +70419,8 @@ function checkpointView(cp, pool, opts = {}) {
 			})) } : {}
 		} } : {},
 		meta,
-		...lg ? { lg } : {}
+		...lg ? { lg } : {},
+		...unreadable.length ? { unreadable: unreadable.map(unreadableLine) } : {}
 	};
 }
 var MessagePool, num, str, KNOWN_STATE;
@@ -69952,6 +70428,7 @@ var init_model = __esmMin((() => {
 	init_diff$2();
 	init_markdown();
 	init_langgraph();
+	init_formats();
 	MessagePool = class {
 		pool = [];
 		byKey = /* @__PURE__ */ new Map();
@@ -70038,10 +70515,13 @@ function renderTranscript(doc, format, opts) {
 		out.push(bold("todos"));
 		for (const t of todos) out.push(`  [${t.status}] ${t.id}: ${t.content}`);
 	}
-	const files = Object.entries(cp.state.files ?? {});
+	const files = Object.entries(cp.state.files ?? langGraphFiles(cp) ?? {});
 	if (files.length) {
 		out.push(bold("files"));
-		for (const [p, f] of files) out.push(`  ${p} ${dim(`(${plural$2(f.content.length, "line")}, modified ${f.modified_at})`)}`);
+		for (const [p, f] of files) {
+			const facts = [plural$2(Array.isArray(f.content) ? f.content.length : String(f.content).split("\n").length, "line"), ...f.modified_at ? [`modified ${f.modified_at}`] : []];
+			out.push(`  ${p} ${dim(`(${facts.join(", ")})`)}`);
+		}
 	}
 	for (const note of cp.state.scratchpad ?? []) out.push(`${bold("note")} ${note.heading} ${dim(`[thread ${note.thread ?? "global"}, tick ${note.tick ?? "-"}]`)}\n${indent(clip(note.content, max))}`);
 	const wm = cp.state.workingMemory;
@@ -70065,6 +70545,15 @@ function renderTranscript(doc, format, opts) {
 	}
 	return out.join("\n") + "\n";
 }
+/**
+* A LangGraph thread's deepagents `files` channel in the shape the canonical state does not take (FileData v2: content
+* as one string, with `encoding` or `mimeType`), kept in `ext.langgraph`: shown as the files they are.
+*/
+function langGraphFiles(cp) {
+	const files = (cp.ext?.langgraph)?.tuple?.checkpoint?.channel_values?.files;
+	if (typeof files !== "object" || files === null || Array.isArray(files) || !Object.values(files).every(isFileData)) return void 0;
+	return files;
+}
 var clip, indent, showCommand;
 var init_show = __esmMin((() => {
 	init_printable();
@@ -70073,8 +70562,10 @@ var init_show = __esmMin((() => {
 	init_time();
 	init_formats();
 	init_model();
+	init_delta$2();
 	init_input();
 	init_io();
+	init_unreadable();
 	clip = (s, max) => s.length > max ? s.slice(0, max - 1) + "…" : s;
 	indent = (s) => s.split("\n").map((l) => "    " + l).join("\n");
 	showCommand = {
@@ -70100,7 +70591,7 @@ var init_show = __esmMin((() => {
 		run: async (args, io) => {
 			const input = args.input === "" ? "-" : args.input;
 			const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
-			const { checkpoint, format } = readCheckpoint(await readSource(parseInput(input, {
+			const doc = await readSource(parseInput(input, {
 				cwd: io.cwd,
 				env: io.env,
 				namespace: args.namespace
@@ -70109,7 +70600,9 @@ var init_show = __esmMin((() => {
 				cwd: io.cwd,
 				env: io.env,
 				rowsMustRead: true
-			}), args.format);
+			});
+			const { checkpoint, format } = readCheckpoint(doc, args.format);
+			const unreadable = warnUnreadable(io, doc.name, checkpoint, "shown without it");
 			if (args.json) {
 				io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
 				return 0;
@@ -70121,7 +70614,7263 @@ var init_show = __esmMin((() => {
 				full: args.full,
 				chalk
 			}));
+			if (unreadable.length) {
+				const mark = (s) => chalk ? chalk.red(s) : s;
+				io.stdout.write(`${mark("unreadable")}\n${unreadable.map((p) => `  ${unreadableLine(p)}\n`).join("")}`);
+			}
 			return 0;
+		}
+	};
+}));
+// dist/cli/conversations.js
+var conversations_exports = /* @__PURE__ */ __exportAll$1({
+	conversationLabel: () => conversationLabel,
+	readConversations: () => readConversations
+});
+/** A LangGraph checkpoint's id, where the canonical checkpoint keeps it. */
+function checkpointIdOf(cp) {
+	const id = (cp.ext?.langgraph)?._layout?.store?.checkpointId;
+	return typeof id === "string" ? id : void 0;
+}
+async function asCheckpoint(name, text, format) {
+	const { readCheckpoint } = await Promise.resolve().then(() => (init_formats(), formats_exports));
+	return readCheckpoint({
+		name,
+		text
+	}, format);
+}
+/** Every conversation of the named sources, in the order named. */
+async function* readConversations(specs, io, o) {
+	const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
+	for (const spec of specs) {
+		let inputs;
+		try {
+			inputs = await expandInputs([parseInput(spec, {
+				cwd: io.cwd,
+				env: io.env,
+				namespace: o.namespace
+			})], io.cwd);
+		} catch (e) {
+			yield failure(redactUri(spec), e);
+			continue;
+		}
+		const walked = inputs.length > 1 || inputs.length === 1 && inputs[0].spec !== spec;
+		if (walked) inputs = [...inputs, ...(await sqliteFilesUnder(spec, io.cwd)).map((f) => parseInput(f, {
+			cwd: io.cwd,
+			env: io.env,
+			namespace: o.namespace
+		}))];
+		for (const input of inputs) if (input.kind === "store") yield* fromStore(input, io, o);
+		else for await (const r of fromDocument(input, io, o)) if (!r.ok && walked && r.error.reason === "unknown-format") o.passedOver?.(r.source);
+		else yield r;
+	}
+}
+/** The SQLite files under a folder (none when `spec` is no folder), sorted, skipping node_modules and .git. */
+async function sqliteFilesUnder(spec, cwd) {
+	const { promises: fsp } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:fs"), 1));
+	const { join, resolve } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:path"), 1));
+	const out = [];
+	const visit = async (full, label) => {
+		let entries;
+		try {
+			entries = await fsp.readdir(full, { withFileTypes: true });
+		} catch {
+			return;
+		}
+		entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+		for (const e of entries) {
+			const child = label.endsWith("/") ? label + e.name : `${label}/${e.name}`;
+			if (e.isDirectory() && e.name !== "node_modules" && e.name !== ".git") await visit(join(full, e.name), child);
+			else if (e.isFile() && SQLITE_NAMES.test(e.name)) out.push(child);
+		}
+	};
+	await visit(resolve(cwd, spec), spec);
+	return out;
+}
+/** One document, or one thread of a store (`<store>#<thread>[@<checkpoint>]`). */
+async function* fromDocument(input, io, o) {
+	const source = input.kind === "address" ? redactUri(input.spec) : input.spec;
+	try {
+		const doc = await readSource(input, {
+			stdin: () => io.stdin,
+			cwd: io.cwd,
+			env: io.env,
+			rowsMustRead: true
+		});
+		const { readCheckpoint } = await Promise.resolve().then(() => (init_formats(), formats_exports));
+		const { checkpoint, format } = readCheckpoint(doc, o.format);
+		const checkpointId = input.kind === "address" ? checkpointIdOf(checkpoint) : void 0;
+		yield {
+			ok: true,
+			value: {
+				source: input.kind === "address" ? redactUri(input.spec).replace(/#.*$/, "") : source,
+				threadId: doc.threadId ?? checkpoint.threadId,
+				...checkpointId ? { checkpointId } : {},
+				checkpoint,
+				format
+			}
+		};
+	} catch (e) {
+		yield failure(source, e);
+	}
+}
+/** Every thread of a store: its newest checkpoint (every checkpoint of a LangGraph thread with `allCheckpoints`). */
+async function* fromStore(input, io, o) {
+	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
+	let engine;
+	try {
+		engine = (await openStore(input.store, {
+			readOnly: true,
+			env: io.env,
+			namespace: input.namespace ?? "default"
+		})).engine;
+	} catch (e) {
+		yield failure(redactUri(input.spec), e);
+		return;
+	}
+	const source = engine.uri.redacted;
+	try {
+		if (engine.caps.history) {
+			yield* fromHistoryStore(engine, source, o);
+			return;
+		}
+		const asked = namespaceOf(input.store, o.namespace);
+		const spaces = asked !== void 0 ? [asked] : engine.caps.namespaces ? await engine.saver.namespaces() : [void 0];
+		for (const ns of spaces) for await (const batch of engine.saver.scan({
+			namespace: ns,
+			batchSize: 100
+		})) for (const r of batch) {
+			const name = `${source}#${r.threadId}`;
+			try {
+				const { checkpoint, format } = await asCheckpoint(r.source ?? name, r.text, o.format);
+				yield {
+					ok: true,
+					value: {
+						source,
+						threadId: r.threadId,
+						...engine.caps.namespaces ? { namespace: r.namespace } : {},
+						checkpoint,
+						format
+					}
+				};
+			} catch (e) {
+				yield failure(name, e);
+			}
+		}
+	} catch (e) {
+		yield failure(source, e);
+	} finally {
+		await engine.close();
+	}
+}
+/** A store that keeps every checkpoint (LangGraph): thread by thread, the newest root checkpoint or every one. */
+async function* fromHistoryStore(engine, source, o) {
+	const saver = engine.saver;
+	for await (const t of saver.list()) {
+		const name = `${source}#${t.threadId}`;
+		try {
+			if (!o.allCheckpoints) {
+				const text = await saver.load(t.threadId);
+				if (text === void 0) continue;
+				const { checkpoint, format } = await asCheckpoint(name, text, o.format);
+				const checkpointId = checkpointIdOf(checkpoint);
+				yield {
+					ok: true,
+					value: {
+						source,
+						threadId: t.threadId,
+						...checkpointId ? { checkpointId } : {},
+						checkpoint,
+						format
+					}
+				};
+				continue;
+			}
+			for await (const h of saver.history(t.threadId)) {
+				const at = `${name}@${h.checkpointId}`;
+				try {
+					const text = await saver.loadAt(t.threadId, h.checkpointId);
+					if (text === void 0) continue;
+					const { checkpoint, format } = await asCheckpoint(at, text, o.format);
+					yield {
+						ok: true,
+						value: {
+							source,
+							threadId: t.threadId,
+							checkpointId: h.checkpointId,
+							checkpoint,
+							format
+						}
+					};
+				} catch (e) {
+					yield failure(at, e);
+				}
+			}
+		} catch (e) {
+			yield failure(name, e);
+		}
+	}
+}
+/** How a conversation is named in output: `<store>#<thread>[@<checkpoint>]`, or the file (with its thread). */
+function conversationLabel(c) {
+	const ns = c.namespace && c.namespace !== "default" ? `?namespace=${encodeURIComponent(c.namespace)}` : "";
+	return `${c.source}${ns}#${c.threadId}${c.checkpointId ? `@${c.checkpointId}` : ""}`;
+}
+var failure, SQLITE_NAMES;
+var init_conversations = __esmMin((() => {
+	init_redact$1();
+	init_errors();
+	init_types$8();
+	init_input();
+	failure = (source, e) => {
+		if (e instanceof CkptError && e.exitCode !== ExitCode.BUG) return {
+			ok: false,
+			source,
+			error: e
+		};
+		throw e;
+	};
+	SQLITE_NAMES = /\.(db|sqlite|sqlite3)$/i;
+}));
+// dist/core/search.js
+var search_exports$1 = /* @__PURE__ */ __exportAll$1({
+	compileMatcher: () => compileMatcher,
+	fieldsOf: () => fieldsOf,
+	searchCheckpoint: () => searchCheckpoint
+});
+/** Compile a query's pattern (throws a SyntaxError for a bad regular expression). */
+function compileMatcher(q) {
+	if (!q.regex && !q.ignoreCase) {
+		const p = q.pattern;
+		return { find(s) {
+			const i = s.indexOf(p);
+			if (i < 0) return void 0;
+			let count = 1;
+			if (p.length) for (let j = s.indexOf(p, i + p.length); j >= 0; j = s.indexOf(p, j + p.length)) count++;
+			return {
+				start: i,
+				end: i + p.length,
+				count
+			};
+		} };
+	}
+	const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `g${q.ignoreCase ? "i" : ""}u`);
+	return { find(s) {
+		re.lastIndex = 0;
+		const m = re.exec(s);
+		if (!m) return void 0;
+		const first = {
+			start: m.index,
+			end: m.index + m[0].length
+		};
+		let count = 1;
+		if (m[0].length === 0) re.lastIndex++;
+		while (re.exec(s)) {
+			count++;
+			if (re.lastIndex === 0) break;
+		}
+		return {
+			...first,
+			count
+		};
+	} };
+}
+function contentText(c) {
+	if (c.type === "text") return c.text;
+	if (c.type === "thinking") return c.thinking;
+}
+/** The fields of a checkpoint, in order: messages (and their tool calls and results), then state keys. */
+function* fieldsOf(cp, scopes) {
+	const tools = scopes.has("tools");
+	const msgs = cp.messages;
+	for (let i = 0; i < msgs.length; i++) {
+		const m = msgs[i];
+		const role = roleOf$1(m);
+		if (m.role === "toolResult") {
+			if (!tools) continue;
+			const r = m;
+			const text = r.content.map((c) => contentText(c) ?? "").join("\n");
+			yield {
+				message: i,
+				role,
+				field: "toolResult",
+				tool: r.toolName,
+				text
+			};
+			continue;
+		}
+		const content = m.content;
+		if (!Array.isArray(content)) {
+			yield {
+				message: i,
+				role,
+				field: "data",
+				text: stringifyJson(m.data) ?? "null"
+			};
+			continue;
+		}
+		for (const c of content) {
+			const t = contentText(c);
+			if (t !== void 0) yield {
+				message: i,
+				role,
+				field: c.type,
+				text: t
+			};
+			else if (c.type === "toolCall" && tools) yield {
+				message: i,
+				role,
+				field: "toolCall",
+				tool: c.name,
+				text: typeof c.arguments === "string" ? c.arguments : stringifyJson(c.arguments) ?? ""
+			};
+		}
+	}
+	if (scopes.has("state")) {
+		for (const [key, v] of Object.entries(cp.state ?? {})) yield {
+			role: "state",
+			field: "state",
+			key,
+			text: typeof v === "string" ? v : stringifyJson(v) ?? "null"
+		};
+		if (cp.interrupt) yield {
+			role: "state",
+			field: "state",
+			key: "interrupt",
+			text: stringifyJson(cp.interrupt) ?? "null"
+		};
+	}
+}
+/** A match's surroundings on one line: `context` characters each side, newlines and tabs as spaces. */
+function cut(text, start, end, context) {
+	const from = Math.max(0, start - context);
+	const to = Math.min(text.length, end + context);
+	const pre = (from > 0 ? "…" : "") + text.slice(from, start);
+	const hit = text.slice(start, Math.min(end, start + 400));
+	const post = text.slice(end, to) + (to < text.length ? "…" : "");
+	const flat = (s) => s.replace(/[\r\n\t]/g, " ");
+	return {
+		snippet: flat(pre) + flat(hit) + flat(post),
+		match: [pre.length, pre.length + hit.length]
+	};
+}
+/** Every field of a checkpoint that matches the query (the first match of each, with the count). */
+function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
+	const scopes = /* @__PURE__ */ new Set([
+		"messages",
+		...q.in ?? [],
+		...q.tools?.length ? ["tools"] : []
+	]);
+	const roles = q.roles?.length ? new Set(q.roles) : void 0;
+	const tools = q.tools?.length ? new Set(q.tools) : void 0;
+	const context = q.context ?? 40;
+	const out = [];
+	for (const f of fieldsOf(cp, scopes)) {
+		if (roles && !roles.has(f.role)) continue;
+		if (tools && (f.tool === void 0 || !tools.has(f.tool))) continue;
+		const m = matcher.find(f.text);
+		if (!m) continue;
+		const { snippet, match } = cut(f.text, m.start, m.end, context);
+		out.push({
+			...f.message !== void 0 ? { message: f.message } : {},
+			role: f.role,
+			field: f.field,
+			...f.tool !== void 0 ? { tool: f.tool } : {},
+			...f.key !== void 0 ? { key: f.key } : {},
+			snippet,
+			match,
+			count: m.count
+		});
+	}
+	return out;
+}
+var escapeRegex, roleOf$1;
+var init_search$1 = __esmMin((() => {
+	init_json$1();
+	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
+}));
+// dist/cli/commands/search.js
+var search_exports = /* @__PURE__ */ __exportAll$1({ searchCommand: () => searchCommand });
+/** The query the flags ask for; a bad `--in` or regular expression is a usage error. */
+function queryOf(a) {
+	const scopes = list(a.in).flatMap((s) => s === "all" ? [...SCOPES] : [s]);
+	for (const s of scopes) if (!SCOPES.includes(s)) throw usageError(`--in ${s}: expected messages, tools, state or all (a comma-separated list)`);
+	if (a.pattern === "") throw usageError("the pattern is empty: give the text to look for");
+	return {
+		pattern: a.pattern,
+		regex: a.regex,
+		ignoreCase: a.ignoreCase,
+		in: scopes,
+		roles: list(a.role),
+		tools: list(a.tool)
+	};
+}
+/** One hit as a line: `<thread> #<message> <role>[ <tool>]: <snippet>`. */
+function hitLine(label, h, paint, dim) {
+	const where = h.message !== void 0 ? `#${h.message} ${h.role}${h.field === "thinking" ? " (thinking)" : ""}${h.tool ? ` ${h.field === "toolCall" ? "→ " : ""}${printable(h.tool)}` : ""}` : `state.${printable(h.key ?? "")}`;
+	const [s, e] = h.match;
+	const pre = printable(h.snippet.slice(0, s));
+	const hit = printable(h.snippet.slice(s, e));
+	const post = printable(h.snippet.slice(e));
+	return `${dim(printable(label))} ${where}: ${pre}${paint ? paint(hit) : hit}${post}\n`;
+}
+var SCOPES, list, searchCommand;
+var init_search = __esmMin((() => {
+	init_errors();
+	init_plural();
+	init_printable();
+	init_conversations();
+	init_io();
+	SCOPES = [
+		"messages",
+		"tools",
+		"state"
+	];
+	list = (v) => (v ?? []).flatMap((x) => String(x).split(",")).map((x) => x.trim()).filter(Boolean);
+	searchCommand = {
+		command: "search <pattern> <sources..>",
+		describe: "Find messages (and tool calls, results, state) matching a text or a regular expression, like grep",
+		builder: (y) => y.positional("pattern", {
+			type: "string",
+			describe: "the text to find (a regular expression with --regex)"
+		}).positional("sources", {
+			type: "string",
+			array: true,
+			describe: "files, folders, globs, - , stores (every thread) or <store>#<thread>"
+		}).option("regex", {
+			alias: "E",
+			type: "boolean",
+			default: false,
+			describe: "the pattern is a regular expression (JavaScript syntax)"
+		}).option("ignore-case", {
+			alias: "i",
+			type: "boolean",
+			default: false,
+			describe: "match upper and lower case alike"
+		}).option("in", {
+			type: "string",
+			array: true,
+			describe: "also search tool arguments and results (tools), the state (state), or all; messages are always searched"
+		}).option("role", {
+			type: "string",
+			array: true,
+			describe: "only messages of these roles (user, assistant, system, tool)"
+		}).option("tool", {
+			type: "string",
+			array: true,
+			describe: "only calls and results of these tools (implies --in tools)"
+		}).option("files-with-matches", {
+			alias: "l",
+			type: "boolean",
+			default: false,
+			describe: "print each matching thread once, nothing else"
+		}).option("all-checkpoints", {
+			type: "boolean",
+			default: false,
+			describe: "every checkpoint of a LangGraph thread (default: the newest)"
+		}).option("json", {
+			type: "boolean",
+			default: false,
+			describe: "one JSON object per match (JSON Lines)"
+		}).option("namespace", {
+			type: "string",
+			describe: "the namespace of a store that has them (default: every namespace)"
+		}).option("format", {
+			alias: "f",
+			type: "string",
+			describe: "input format of files (default: detected)"
+		}).example("ckpt search 'refund' sqlite:./checkpoints.db", "every thread of a LangGraph store: its newest checkpoint").example("ckpt search -i --regex 'order #\\d+' ./chats/ --role user", "what users wrote, in a folder of AI SDK chats").example("ckpt search 'api.example.com' mastra.db --in tools --tool fetch_url --json", "a tool's calls, as JSON Lines").example("ckpt search -l 'timeout' postgres://localhost/app", "only the ids of the threads that mention it"),
+		run: async (args, io) => {
+			const q = queryOf(args);
+			const { compileMatcher, searchCheckpoint } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
+			let matcher;
+			try {
+				matcher = compileMatcher(q);
+			} catch (e) {
+				throw usageError(`--regex ${JSON.stringify(args.pattern)}: ${e.message}`);
+			}
+			const { readConversations } = await Promise.resolve().then(() => (init_conversations(), conversations_exports));
+			const chalk = !args.json && useColor(io) ? new (await (Promise.resolve().then(() => (init_source(), source_exports)))).Chalk({ level: 1 }) : void 0;
+			const paint = chalk ? (s) => chalk.bold.red(s) : void 0;
+			const dim = chalk ? (s) => chalk.magenta(s) : (s) => s;
+			let found = 0;
+			let skipped = 0;
+			let failed;
+			let buf = "";
+			const listed = /* @__PURE__ */ new Set();
+			const flush = (force = false) => {
+				if (buf.length > 65536 || force && buf) io.stdout.write(buf), buf = "";
+			};
+			const reads = readConversations(args.sources, io, {
+				allCheckpoints: args.allCheckpoints,
+				namespace: args.namespace,
+				format: args.format,
+				passedOver: () => void skipped++
+			});
+			for await (const r of reads) {
+				if (!r.ok) {
+					failed ??= r.error;
+					flush(true);
+					io.stderr.write(`ckpt search: ${printable(r.error.format(), true)}\n`);
+					continue;
+				}
+				const c = r.value;
+				const hits = searchCheckpoint(c.checkpoint, q, matcher);
+				if (hits.length === 0) continue;
+				found += hits.length;
+				const label = conversationLabel(c);
+				if (args.filesWithMatches) {
+					const thread = conversationLabel({
+						...c,
+						checkpointId: void 0
+					});
+					if (!listed.has(thread)) buf += args.json ? `${JSON.stringify({
+						source: c.source,
+						thread: c.threadId
+					})}\n` : `${printable(thread)}\n`;
+					listed.add(thread);
+				} else if (args.json) for (const h of hits) buf += `${JSON.stringify({
+					source: c.source,
+					thread: c.threadId,
+					...c.checkpointId ? { checkpoint: c.checkpointId } : {},
+					...c.namespace ? { namespace: c.namespace } : {},
+					format: c.format,
+					...h
+				})}\n`;
+				else for (const h of hits) buf += hitLine(label, h, paint, dim);
+				flush();
+			}
+			flush(true);
+			if (skipped) io.stderr.write(`ckpt search: ${plural$2(skipped, "file")} in the folders named not read: not conversations\n`);
+			if (failed) return failed.exitCode;
+			return found ? 0 : 1;
+		}
+	};
+}));
+// node_modules/boundary/lib/index.js
+var require_lib = /* @__PURE__ */ __commonJSMin(((exports) => {
+	Object.defineProperty(exports, "__esModule", { value: true });
+	exports.binarySearch = exports.upperBound = exports.lowerBound = exports.compare = void 0;
+	function compare(v1, v2) {
+		return v1 < v2;
+	}
+	exports.compare = compare;
+	function upperBound(array, value, comp = compare) {
+		let len = array.length;
+		let i = 0;
+		while (len) {
+			let diff = len >>> 1;
+			let cursor = i + diff;
+			if (comp(value, array[cursor])) len = diff;
+			else {
+				i = cursor + 1;
+				len -= diff + 1;
+			}
+		}
+		return i;
+	}
+	exports.upperBound = upperBound;
+	function lowerBound(array, value, comp = compare) {
+		let len = array.length;
+		let i = 0;
+		while (len) {
+			let diff = len >>> 1;
+			let cursor = i + diff;
+			if (comp(array[cursor], value)) {
+				i = cursor + 1;
+				len -= diff + 1;
+			} else len = diff;
+		}
+		return i;
+	}
+	exports.lowerBound = lowerBound;
+	function binarySearch(array, value, comp = compare) {
+		let cursor = lowerBound(array, value, comp);
+		return cursor !== array.length && !comp(value, array[cursor]);
+	}
+	exports.binarySearch = binarySearch;
+}));
+// node_modules/structured-source/lib/structured-source.js
+var require_structured_source = /* @__PURE__ */ __commonJSMin(((exports) => {
+	Object.defineProperty(exports, "__esModule", { value: true });
+	exports.StructuredSource = void 0;
+	const boundary_1 = require_lib();
+	/**
+	* StructuredSource
+	*/
+	var StructuredSource = class {
+		/**
+		* @constructs StructuredSource
+		* @param {string} source - source code text.
+		*/
+		constructor(source) {
+			this.indice = [0];
+			let regexp = /[\r\n\u2028\u2029]/g;
+			const length = source.length;
+			regexp.lastIndex = 0;
+			while (true) {
+				let result = regexp.exec(source);
+				if (!result) break;
+				let index = result.index;
+				if (source.charCodeAt(index) === 13 && source.charCodeAt(index + 1) === 10) index += 1;
+				let nextIndex = index + 1;
+				if (length < nextIndex) break;
+				this.indice.push(nextIndex);
+				regexp.lastIndex = nextIndex;
+			}
+		}
+		get line() {
+			return this.indice.length;
+		}
+		/**
+		* @param {SourceLocation} loc - location indicator.
+		* @return {[ number, number ]} range.
+		*/
+		locationToRange(loc) {
+			return [this.positionToIndex(loc.start), this.positionToIndex(loc.end)];
+		}
+		/**
+		* @param {[ number, number ]} range - pair of indice.
+		* @return {SourceLocation} location.
+		*/
+		rangeToLocation(range) {
+			return {
+				start: this.indexToPosition(range[0]),
+				end: this.indexToPosition(range[1])
+			};
+		}
+		/**
+		* @param {SourcePosition} pos - position indicator.
+		* @return {number} index.
+		*/
+		positionToIndex(pos) {
+			return this.indice[pos.line - 1] + pos.column;
+		}
+		/**
+		* @param {number} index - index to the source code.
+		* @return {SourcePosition} position.
+		*/
+		indexToPosition(index) {
+			const startLine = (0, boundary_1.upperBound)(this.indice, index);
+			return {
+				line: startLine,
+				column: index - this.indice[startLine - 1]
+			};
+		}
+	};
+	exports.StructuredSource = StructuredSource;
+}));
+// node_modules/@secretlint/core/module/helper/invariant.js
+/**
+* Test if condition is truthy.
+* @param {any} expression to be evaluated
+* @param {string} error message to be shown
+* @returns {void}
+* @throws
+*/
+function invariant(condition, message) {
+	if (!condition) throw new Error(message);
+}
+var init_invariant = __esmMin((() => {}));
+// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+var import_structured_source, SecretLintSourceCodeImpl;
+var init_SecretLintSourceCodeImpl = __esmMin((() => {
+	import_structured_source = require_structured_source();
+	init_invariant();
+	SecretLintSourceCodeImpl = class {
+		hasBOM;
+		content;
+		filePath;
+		physicalFilePath;
+		contentType;
+		ext;
+		structuredSource;
+		constructor({ content = "", ext, filePath, physicalFilePath, contentType }) {
+			invariant(ext || filePath, "should be set either of fileExt or filePath.");
+			this.hasBOM = content.charCodeAt(0) === 65279;
+			this.content = this.hasBOM ? content.slice(1) : content;
+			this.structuredSource = new import_structured_source.StructuredSource(this.content);
+			this.filePath = filePath;
+			this.physicalFilePath = physicalFilePath;
+			this.contentType = contentType;
+			this.ext = ext;
+		}
+		/**
+		* get file path
+		* This return `undefined` if the source code is created without file path.
+		* For example, use core API to create a source code directly.
+		*
+		* You can use this path to detect file type.
+		* However, if you want to read the file content, use `getPhysicalFilePath` instead.
+		* @returns {string|undefined}
+		*/
+		getFilePath() {
+			return this.filePath;
+		}
+		/**
+		* get physical file path
+		* This return `undefined` if the source code is not related to file.
+		* For example, the source code is given from the stdin.
+		*
+		* You can use this path to read the file content.
+		*/
+		getPhysicalFilePath() {
+			return this.physicalFilePath;
+		}
+		/**
+		* @param {SecretLintSourceNodeLocation} loc - location indicator.
+		* @return {[ number, number ]} range.
+		*/
+		locationToRange(loc) {
+			return this.structuredSource.locationToRange(loc);
+		}
+		/**
+		* @param {[ number, number ]} range - pair of indice.
+		* @return {SecretLintSourceNodeLocation} location.
+		*/
+		rangeToLocation(range) {
+			const location = this.structuredSource.rangeToLocation(range);
+			return {
+				start: {
+					line: location.start.line,
+					column: location.start.column
+				},
+				end: {
+					line: location.end.line,
+					column: location.end.column
+				}
+			};
+		}
+		/**
+		* @param {Position} pos - position indicator.
+		* @return {number} index.
+		*/
+		positionToIndex(pos) {
+			return this.structuredSource.positionToIndex(pos);
+		}
+		/**
+		* @param {number} index - index to the source code.
+		* @return {Position} position.
+		*/
+		indexToPosition(index) {
+			const position = this.structuredSource.indexToPosition(index);
+			return {
+				line: position.line,
+				column: position.column
+			};
+		}
+	};
+}));
+// node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+var EventEmitter, PromiseEventEmitter;
+var init_promise_event_emitter = __esmMin((() => {
+	EventEmitter = class {
+		#listeners = /* @__PURE__ */ new Map();
+		on(type, listener) {
+			const listenerSet = this.#listeners.get(type) ?? /* @__PURE__ */ new Set();
+			listenerSet?.add(listener);
+			this.#listeners.set(type, listenerSet);
+		}
+		emit(type, ...args) {
+			const listenerSet = this.#listeners.get(type);
+			if (!listenerSet) return;
+			for (const listenerSetElement of listenerSet) listenerSetElement(...args);
+		}
+		off(type, listener) {
+			const listenerSet = this.#listeners.get(type);
+			if (!listenerSet) return;
+			for (const listenerSetElement of listenerSet) if (listenerSetElement === listener) listenerSet.delete(listener);
+		}
+		removeAllListeners() {
+			this.#listeners.clear();
+		}
+		listenerCount(type) {
+			return this.#listeners.get(type)?.size ?? 0;
+		}
+		listeners(type) {
+			return Array.from(this.#listeners.get(type) ?? []);
+		}
+	};
+	PromiseEventEmitter = class {
+		events;
+		constructor() {
+			this.events = new EventEmitter();
+		}
+		listenerCount(type) {
+			return this.events.listenerCount(type);
+		}
+		on(event, listener) {
+			return this.events.on(event, listener);
+		}
+		emit(event, ...args) {
+			const promises = [];
+			this.events.listeners(event).forEach((listener) => {
+				promises.push(listener(...args));
+			});
+			return Promise.all(promises);
+		}
+	};
+}));
+// node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+var DEFAULT_LOCAL, formatMessage, getMatchedLocaleMessage, createTranslator;
+var init_SecretLintRuleMessageTranslator = __esmMin((() => {
+	DEFAULT_LOCAL = "en";
+	formatMessage = (messageHandler, props) => {
+		if (typeof props !== "object" || props === null) return messageHandler();
+		return messageHandler(props);
+	};
+	getMatchedLocaleMessage = (locale, locales) => {
+		const localKeys = Object.keys(locales);
+		const matchLocale = localKeys.find((key) => {
+			return key === locale;
+		});
+		if (matchLocale) return matchLocale;
+		const [lang] = locale.split("-");
+		if (!lang) return DEFAULT_LOCAL;
+		const fallbackMatchLocal = localKeys.find((key) => {
+			return key === lang;
+		});
+		if (fallbackMatchLocal) return fallbackMatchLocal;
+		return DEFAULT_LOCAL;
+	};
+	createTranslator = (messages, options) => {
+		return (messageId, props) => {
+			const messageHandler = messages[messageId];
+			if (!messageHandler) throw new Error(`messages:${String(messageId)} is missing in messages.`);
+			if (typeof messageHandler === "function") {
+				if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)} should be string`);
+				return {
+					message: formatMessage(messageHandler, props),
+					messageId,
+					data: props
+				};
+			}
+			const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
+			const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
+			const localizedMessage = messageHandler[locale];
+			if (!localizedMessage) {
+				if (messageHandler[DEFAULT_LOCAL]) throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
+				throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
+			}
+			if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
+			return {
+				message: formatMessage(localizedMessage, props),
+				messageId,
+				data: props
+			};
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/RuleContext.js
+var createContextEvents, createRuleContext;
+var init_RuleContext = __esmMin((() => {
+	init_promise_event_emitter();
+	init_SecretLintRuleMessageTranslator();
+	createContextEvents = () => {
+		const contextEvents = new EventEmitter();
+		const REPORT_SYMBOL = Symbol("report");
+		const IGNORE_SYMBOL = Symbol("ignore");
+		return {
+			report(descriptor) {
+				contextEvents.emit(REPORT_SYMBOL, descriptor);
+			},
+			onReport(handler) {
+				const listener = (descriptor) => {
+					handler(descriptor);
+				};
+				contextEvents.on(REPORT_SYMBOL, listener);
+				return () => {
+					contextEvents.off(REPORT_SYMBOL, listener);
+				};
+			},
+			ignore(descriptor) {
+				contextEvents.emit(IGNORE_SYMBOL, descriptor);
+			},
+			onIgnore(handler) {
+				const listener = (descriptor) => {
+					handler(descriptor);
+				};
+				contextEvents.on(IGNORE_SYMBOL, listener);
+				return () => {
+					contextEvents.off(IGNORE_SYMBOL, listener);
+				};
+			}
+		};
+	};
+	createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, contextEvents, sharedOptions, locale }) => {
+		return {
+			sharedOptions,
+			createTranslator: (messages) => {
+				return createTranslator(messages, { defaultLocale: locale });
+			},
+			ignore(descriptor) {
+				const { message } = descriptor.message;
+				contextEvents.ignore({
+					type: "ignore",
+					ruleId,
+					ruleParentId,
+					range: descriptor.range,
+					targetRuleId: descriptor.targetRuleId,
+					loc: sourceCode.rangeToLocation(descriptor.range),
+					message
+				});
+			},
+			report(descriptor) {
+				const { message, messageId, data } = descriptor.message;
+				const severityLevel = severity ?? "error";
+				if (ruleParentId) contextEvents.report({
+					...descriptor,
+					type: "message",
+					ruleId,
+					ruleParentId,
+					loc: sourceCode.rangeToLocation(descriptor.range),
+					severity: severityLevel,
+					message,
+					messageId,
+					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
+					data
+				});
+				else contextEvents.report({
+					...descriptor,
+					type: "message",
+					ruleId,
+					loc: sourceCode.rangeToLocation(descriptor.range),
+					severity: severityLevel,
+					message,
+					messageId,
+					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
+					data
+				});
+			}
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+var SecretLintRule;
+var init_SecretLintRuleImpl = __esmMin((() => {
+	SecretLintRule = class {
+		ruleReportHandle;
+		ruleCreator;
+		descriptorRule;
+		constructor({ descriptorRule, context }) {
+			this.descriptorRule = descriptorRule;
+			this.ruleCreator = descriptorRule.rule;
+			const ruleCreatorOptions = descriptorRule.options || {};
+			this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
+		}
+		allowMessageIds() {
+			if (!this.descriptorRule.allowMessageIds) return [];
+			const ruleId = this.ruleCreator.meta.id;
+			return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
+				return {
+					messageId: allowMessageId,
+					ruleId
+				};
+			});
+		}
+		supportSourceCode(sourceCode) {
+			const contentType = sourceCode.contentType;
+			if (contentType === "unknown") return true;
+			if (this.ruleCreator.meta.supportedContentTypes.includes("all")) return true;
+			return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
+		}
+		async file(source) {
+			const file = this.ruleReportHandle.file;
+			if (!file) return;
+			return file(source);
+		}
+	};
+}));
+// node_modules/@secretlint/profiler/module/index.js
+var SecretLintProfiler;
+var init_module$2 = __esmMin((() => {
+	SecretLintProfiler = class {
+		perf;
+		entries = [];
+		measures = [];
+		executionPromises = [];
+		constructor(options) {
+			this.perf = options.perf;
+			const pattern = /(.*?)::end(\|\|.*)?/;
+			new options.PerformanceObserver((items) => {
+				items.getEntries().forEach((entry) => {
+					if (entry.entryType === "mark") {
+						const match = entry.name.match(pattern);
+						const endIdentifier = match ? match[1] : void 0;
+						const suffix = match && match[2] ? match[2] : "";
+						if (endIdentifier) {
+							const startIdentifier = `${endIdentifier}::start`;
+							this.entries.find((savedEntry) => {
+								return savedEntry.name === startIdentifier;
+							});
+							if (startIdentifier) this.executionPromises.push(Promise.resolve().then(() => {
+								this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
+							}));
+						}
+						this.entries.push(entry);
+					} else if (entry.entryType === "measure") this.measures.push(entry);
+				});
+			}).observe({ entryTypes: ["mark", "measure"] });
+		}
+		mark(marker) {
+			if ("id" in marker) this.perf.mark(`${marker.type}||${marker.id}`);
+			else this.perf.mark(marker.type);
+		}
+		waifForExecutionPromises = () => {
+			return Promise.all(this.executionPromises).finally(() => {
+				this.executionPromises.length = 0;
+			});
+		};
+		async getEntries() {
+			await this.waifForExecutionPromises();
+			return this.entries;
+		}
+		async getMeasures() {
+			await this.waifForExecutionPromises();
+			return this.measures;
+		}
+	};
+}));
+// node_modules/@secretlint/profiler/module/node.js
+var NullPerformanceObserver, secretLintProfiler;
+var init_node$1 = __esmMin((() => {
+	init_module$2();
+	NullPerformanceObserver = class {
+		disconnect() {}
+		observe(_options) {}
+	};
+	secretLintProfiler = new SecretLintProfiler({
+		perf: node_perf_hooks.default.performance,
+		PerformanceObserver: node_perf_hooks.default.PerformanceObserver ? node_perf_hooks.default.PerformanceObserver : NullPerformanceObserver
+	});
+}));
+// node_modules/@secretlint/core/module/RunningEvents.js
+var createRunningEvents;
+var init_RunningEvents = __esmMin((() => {
+	init_promise_event_emitter();
+	init_SecretLintRuleImpl();
+	init_node$1();
+	createRunningEvents = () => {
+		const contextEvents = new PromiseEventEmitter();
+		const registerSet = /* @__PURE__ */ new Set();
+		const LINT_HANDLE = Symbol("lint:start");
+		const rules = [];
+		return {
+			collectAllowMessageIds() {
+				const allowMessageIds = [];
+				rules.forEach((rule) => {
+					allowMessageIds.push(...rule.allowMessageIds());
+				});
+				return allowMessageIds;
+			},
+			/**
+			* Start to run linting
+			* @param options
+			*/
+			runLint(options) {
+				return contextEvents.emit(LINT_HANDLE, options);
+			},
+			registerRule({ descriptorRule, context }) {
+				if (registerSet.has(descriptorRule.id)) throw new Error(`rule.id:${descriptorRule.id} is already registered.
+                
+Duplicated rule.id is something wrong in .secretlintrc.                
+`);
+				registerSet.add(descriptorRule.id);
+				const rule = new SecretLintRule({
+					descriptorRule,
+					context
+				});
+				rules.push(rule);
+				contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
+					secretLintProfiler.mark({
+						type: "@core>rule-handler::start",
+						id: descriptorRule.rule.meta.id
+					});
+					if (rule.supportSourceCode(sourceCode)) await rule.file(sourceCode);
+					secretLintProfiler.mark({
+						type: "@core>rule-handler::end",
+						id: descriptorRule.rule.meta.id
+					});
+				});
+			},
+			registerRulePreset({ descriptorRulePreset, context }) {
+				const rulePresetCreatorOptions = descriptorRulePreset.options || [];
+				descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
+			},
+			isRegistered(ruleId) {
+				return registerSet.has(ruleId);
+			}
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/RulePresetContext.js
+var createRulePresetContext;
+var init_RulePresetContext = __esmMin((() => {
+	init_RuleContext();
+	createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale }) => {
+		const presetRules = configRulePreset.rules || [];
+		if (!Array.isArray(presetRules)) {
+			console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
+			throw new Error("preset's rules should be an array of rule definitions");
+		}
+		return {
+			sharedOptions,
+			registerRule(rule, defaultValue) {
+				const descriptorRule = presetRules.find((descriptorRule) => {
+					return descriptorRule.id === rule.meta.id;
+				});
+				const descriptorRuleOptions = descriptorRule ? descriptorRule.options : void 0;
+				const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : void 0;
+				const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : void 0;
+				const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : void 0;
+				const context = createRuleContext({
+					ruleId: rule.meta.id,
+					ruleParentId: configRulePreset.id,
+					meta: rule.meta,
+					severity: descriptorRuleSeverity,
+					sourceCode,
+					contextEvents,
+					sharedOptions,
+					locale
+				});
+				const defaultValueOfPreset = defaultValue ? defaultValue : {};
+				runningEvents.registerRule({
+					descriptorRule: {
+						...defaultValueOfPreset,
+						...descriptorRule,
+						id: rule.meta.id,
+						options: descriptorRuleOptions,
+						rule,
+						disabled: descriptorRuleDisabled,
+						allowMessageIds: descriptorAllowMessageIds,
+						severity: descriptorRuleSeverity
+					},
+					context
+				});
+			}
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+/**
+* filter messages by ignore messages
+*/
+function filterIgnoredMessages(options) {
+	const reportedMessages = options.reportedMessages;
+	const ignoreMessages = options.ignoredMessages;
+	return reportedMessages.filter((message) => {
+		return !ignoreMessages.some((ignoreMessage) => {
+			const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) && isContainedRange(message.range[1], ignoreMessage.range);
+			if (isInIgnoringRange && ignoreMessage.targetRuleId) {
+				if (ignoreMessage.targetRuleId === "*") return true;
+				return message.ruleId === ignoreMessage.targetRuleId;
+			}
+			return isInIgnoringRange;
+		});
+	});
+}
+var isContainedRange;
+var init_filter_ignored_process = __esmMin((() => {
+	isContainedRange = (index, range) => {
+		const [start, end] = range;
+		return start <= index && index <= end;
+	};
+}));
+// node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+var createMessageProcessor;
+var init_MessageProcessManager = __esmMin((() => {
+	createMessageProcessor = (processors) => {
+		return { 
+		/**
+		* process `messages` with registered processes
+		*/
+process(messages) {
+			const originalMessages = messages;
+			if (processors.length === 0) throw new Error("processors should be > 0");
+			return processors.reduce((messages, filter) => {
+				return filter(messages);
+			}, originalMessages);
+		} };
+	};
+}));
+// node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+/**
+* filter duplicated messages
+*/
+function filterDuplicatedMessages(messages = []) {
+	return messages.filter((message, index) => {
+		return !messages.slice(index + 1).some((restMessage) => {
+			return isEqualMessage(message, restMessage);
+		});
+	});
+}
+var isEqualMessage;
+var init_filter_duplicated_process = __esmMin((() => {
+	isEqualMessage = (aMessage, bMessage) => {
+		return aMessage.range[0] === bMessage.range[0] && aMessage.range[1] === bMessage.range[1] && "severity" in aMessage && "severity" in bMessage && aMessage.severity === bMessage.severity && aMessage.message === bMessage.message;
+	};
+}));
+// node_modules/@secretlint/core/module/messages/sort-messages-process.js
+/**
+* sort messages by line and column
+*/
+function sortMessagesByLocation(messages) {
+	return messages.sort(function(a, b) {
+		const startIndexDiff = a.range[0] - b.range[0];
+		if (startIndexDiff === 0) return a.range[1] - b.range[1];
+		else return startIndexDiff;
+	});
+}
+var init_sort_messages_process = __esmMin((() => {}));
+// node_modules/@secretlint/core/module/messages/filter-message-id.js
+var filterByAllowMessageIds;
+var init_filter_message_id = __esmMin((() => {
+	filterByAllowMessageIds = (messages, allowMessageIds) => {
+		const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
+			return `${allowMessage.ruleId}--${allowMessage.messageId}`;
+		}));
+		return messages.filter((message) => {
+			return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
+		});
+	};
+}));
+// node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+var deepMask, createMaskValue, maskWithValues, filterMaskSecretsData;
+var init_filter_mask_secrets = __esmMin((() => {
+	deepMask = (object, handler) => {
+		for (const key of Object.keys(object)) if (typeof object[key] === "object") object[key] = deepMask(object[key], handler);
+		else if (Array.isArray(object[key])) object[key] = object[key].map((item) => deepMask(item, handler));
+		else if (typeof object[key] === "string") object[key] = handler(object[key]);
+		return object;
+	};
+	createMaskValue = (value) => {
+		return "*".repeat(value.length);
+	};
+	maskWithValues = (str, maskedValues) => {
+		let result = str;
+		for (const maskValue of maskedValues) result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
+		return result;
+	};
+	filterMaskSecretsData = (messages = []) => {
+		return messages.map((message) => {
+			if (message.type !== "message") return message;
+			const maskedValues = [];
+			const maskedData = message.data ? deepMask(message.data, (value) => {
+				maskedValues.push(value);
+				return createMaskValue(value);
+			}) : void 0;
+			if (!maskedData) return message;
+			const maskedMessage = maskWithValues(message.message, maskedValues);
+			return {
+				...message,
+				message: maskedMessage,
+				data: maskedData
+			};
+		});
+	};
+}));
+// node_modules/@secretlint/core/module/messages/index.js
+var cleanupMessages;
+var init_messages = __esmMin((() => {
+	init_filter_ignored_process();
+	init_MessageProcessManager();
+	init_filter_duplicated_process();
+	init_sort_messages_process();
+	init_filter_message_id();
+	init_filter_mask_secrets();
+	cleanupMessages = (options) => {
+		const reportedMessages = filterIgnoredMessages(options);
+		const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
+		const filters = options.maskSecrets ? [filterDuplicatedMessages, filterMaskSecretsData] : [filterDuplicatedMessages];
+		return sortMessagesByLocation(createMessageProcessor(filters).process(reportedMessagesWithoutAllowMessageIds));
+	};
+}));
+// node_modules/@secretlint/core/module/index.js
+var module_exports$1 = /* @__PURE__ */ __exportAll$1({ lintSource: () => lintSource });
+var import_src, debug, lintSource, isRulePreset, isRule, registerRule;
+var init_module$1 = __esmMin((() => {
+	init_SecretLintSourceCodeImpl();
+	init_RuleContext();
+	init_RunningEvents();
+	init_node$1();
+	init_RulePresetContext();
+	init_messages();
+	import_src = /* @__PURE__ */ __toESM(require_src(), 1);
+	debug = (0, import_src.default)("@secretlint/core");
+	lintSource = ({ source, options }) => {
+		secretLintProfiler.mark({
+			type: "@core>lint::start",
+			id: source.filePath
+		});
+		debug(`source filePath: %O`, source.filePath);
+		debug(`options: %O`, options);
+		const rules = options.config.rules;
+		const locale = options.locale ?? "en";
+		const maskSecrets = options.maskSecrets ?? false;
+		const contextEvents = createContextEvents();
+		const runningEvents = createRunningEvents();
+		const reportedMessages = [];
+		const ignoredMessages = [];
+		contextEvents.onReport((message) => {
+			reportedMessages.push(message);
+		});
+		contextEvents.onIgnore((message) => {
+			ignoredMessages.push(message);
+		});
+		const sourceCode = new SecretLintSourceCodeImpl({
+			content: source.content,
+			filePath: source.filePath,
+			physicalFilePath: options.noPhysicFilePath ? void 0 : source.filePath,
+			ext: source.ext || "",
+			contentType: source.contentType
+		});
+		secretLintProfiler.mark({ type: "@core>setup-rules::start" });
+		rules.forEach((rule) => {
+			secretLintProfiler.mark({
+				type: "@core>setup-rule::start",
+				id: rule.rule.meta.id
+			});
+			registerRule({
+				sourceCode,
+				config: options.config,
+				descriptorRule: rule,
+				contextEvents,
+				runningEvents,
+				locale
+			});
+			secretLintProfiler.mark({
+				type: "@core>setup-rule::end",
+				id: rule.rule.meta.id
+			});
+		});
+		secretLintProfiler.mark({ type: "@core>setup-rules::end" });
+		return runningEvents.runLint({ sourceCode }).then(() => {
+			return {
+				filePath: source.filePath,
+				sourceContent: source.contentType === "text" ? source.content : void 0,
+				sourceContentType: source.contentType,
+				messages: cleanupMessages({
+					reportedMessages,
+					ignoredMessages,
+					allowMessageIds: runningEvents.collectAllowMessageIds(),
+					maskSecrets
+				})
+			};
+		}).finally(() => {
+			secretLintProfiler.mark({
+				type: "@core>lint::end",
+				id: source.filePath
+			});
+		});
+	};
+	isRulePreset = (ruleDescriptor) => {
+		return ruleDescriptor.rule.meta.type === "preset";
+	};
+	isRule = (ruleDescriptor) => {
+		return ruleDescriptor.rule.meta.type === "scanner";
+	};
+	registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runningEvents, locale }) => {
+		const ruleId = descriptorRule.id;
+		if (descriptorRule.disabled) {
+			debug("Skip registerRule %s, because it is disabled", ruleId);
+			return;
+		}
+		debug("registerRule %s", ruleId);
+		const sharedOptionsWithDefault = config.sharedOptions ?? {};
+		if (isRulePreset(descriptorRule)) {
+			const context = createRulePresetContext({
+				configRulePreset: descriptorRule,
+				sourceCode,
+				contextEvents,
+				runningEvents,
+				sharedOptions: sharedOptionsWithDefault,
+				locale
+			});
+			runningEvents.registerRulePreset({
+				descriptorRulePreset: descriptorRule,
+				context
+			});
+			return;
+		} else if (isRule(descriptorRule)) {
+			const context = createRuleContext({
+				ruleId,
+				severity: descriptorRule.severity,
+				meta: descriptorRule.rule.meta,
+				sourceCode,
+				contextEvents,
+				sharedOptions: sharedOptionsWithDefault,
+				locale
+			});
+			runningEvents.registerRule({
+				descriptorRule,
+				context
+			});
+			return;
+		}
+		throw new Error(`Unknown descriptor type: ${descriptorRule}`);
+	};
+}));
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+var module_exports = /* @__PURE__ */ __exportAll$1({
+	creator: () => creator,
+	rules: () => rules
+});
+function requireLodash_uniq() {
+	if (hasRequiredLodash_uniq) return lodash_uniq;
+	hasRequiredLodash_uniq = 1;
+	/** Used as the size to enable large array optimizations. */
+	var LARGE_ARRAY_SIZE = 200;
+	/** Used to stand-in for `undefined` hash values. */
+	var HASH_UNDEFINED = "__lodash_hash_undefined__";
+	/** Used as references for various `Number` constants. */
+	var INFINITY = 1 / 0;
+	/** `Object#toString` result references. */
+	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+	/**
+	* Used to match `RegExp`
+	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+	*/
+	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+	/** Used to detect host constructors (Safari). */
+	var reIsHostCtor = /^\[object .+?Constructor\]$/;
+	/** Detect free variable `global` from Node.js. */
+	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+	/** Detect free variable `self`. */
+	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+	/** Used as a reference to the global object. */
+	var root = freeGlobal || freeSelf || Function("return this")();
+	/**
+	* A specialized version of `_.includes` for arrays without support for
+	* specifying an index to search from.
+	*
+	* @private
+	* @param {Array} [array] The array to inspect.
+	* @param {*} target The value to search for.
+	* @returns {boolean} Returns `true` if `target` is found, else `false`.
+	*/
+	function arrayIncludes(array, value) {
+		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
+	}
+	/**
+	* The base implementation of `_.findIndex` and `_.findLastIndex` without
+	* support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} predicate The function invoked per iteration.
+	* @param {number} fromIndex The index to search from.
+	* @param {boolean} [fromRight] Specify iterating from right to left.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseFindIndex(array, predicate, fromIndex, fromRight) {
+		var length = array.length, index = fromIndex + -1;
+		while (++index < length) if (predicate(array[index], index, array)) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} value The value to search for.
+	* @param {number} fromIndex The index to search from.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseIndexOf(array, value, fromIndex) {
+		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
+		var index = fromIndex - 1, length = array.length;
+		while (++index < length) if (array[index] === value) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNaN` without support for number objects.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
+	*/
+	function baseIsNaN(value) {
+		return value !== value;
+	}
+	/**
+	* Checks if a cache value for `key` exists.
+	*
+	* @private
+	* @param {Object} cache The cache to query.
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function cacheHas(cache, key) {
+		return cache.has(key);
+	}
+	/**
+	* Gets the value at `key` of `object`.
+	*
+	* @private
+	* @param {Object} [object] The object to query.
+	* @param {string} key The key of the property to get.
+	* @returns {*} Returns the property value.
+	*/
+	function getValue(object, key) {
+		return object == null ? void 0 : object[key];
+	}
+	/**
+	* Checks if `value` is a host object in IE < 9.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+	*/
+	function isHostObject(value) {
+		var result = false;
+		if (value != null && typeof value.toString != "function") try {
+			result = !!(value + "");
+		} catch (e) {}
+		return result;
+	}
+	/**
+	* Converts `set` to an array of its values.
+	*
+	* @private
+	* @param {Object} set The set to convert.
+	* @returns {Array} Returns the values.
+	*/
+	function setToArray(set) {
+		var index = -1, result = Array(set.size);
+		set.forEach(function(value) {
+			result[++index] = value;
+		});
+		return result;
+	}
+	/** Used for built-in method references. */
+	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+	/** Used to detect overreaching core-js shims. */
+	var coreJsData = root["__core-js_shared__"];
+	/** Used to detect methods masquerading as native. */
+	var maskSrcKey = function() {
+		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+		return uid ? "Symbol(src)_1." + uid : "";
+	}();
+	/** Used to resolve the decompiled source of functions. */
+	var funcToString = funcProto.toString;
+	/** Used to check objects for own properties. */
+	var hasOwnProperty = objectProto.hasOwnProperty;
+	/**
+	* Used to resolve the
+	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+	* of values.
+	*/
+	var objectToString = objectProto.toString;
+	/** Used to detect if a method is native. */
+	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
+	/** Built-in value references. */
+	var splice = arrayProto.splice;
+	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+	/**
+	* Creates a hash object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function Hash(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the hash.
+	*
+	* @private
+	* @name clear
+	* @memberOf Hash
+	*/
+	function hashClear() {
+		this.__data__ = nativeCreate ? nativeCreate(null) : {};
+	}
+	/**
+	* Removes `key` and its value from the hash.
+	*
+	* @private
+	* @name delete
+	* @memberOf Hash
+	* @param {Object} hash The hash to modify.
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function hashDelete(key) {
+		return this.has(key) && delete this.__data__[key];
+	}
+	/**
+	* Gets the hash value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf Hash
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function hashGet(key) {
+		var data = this.__data__;
+		if (nativeCreate) {
+			var result = data[key];
+			return result === HASH_UNDEFINED ? void 0 : result;
+		}
+		return hasOwnProperty.call(data, key) ? data[key] : void 0;
+	}
+	/**
+	* Checks if a hash value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf Hash
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function hashHas(key) {
+		var data = this.__data__;
+		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+	}
+	/**
+	* Sets the hash `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf Hash
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the hash instance.
+	*/
+	function hashSet(key, value) {
+		var data = this.__data__;
+		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+		return this;
+	}
+	Hash.prototype.clear = hashClear;
+	Hash.prototype["delete"] = hashDelete;
+	Hash.prototype.get = hashGet;
+	Hash.prototype.has = hashHas;
+	Hash.prototype.set = hashSet;
+	/**
+	* Creates an list cache object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function ListCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the list cache.
+	*
+	* @private
+	* @name clear
+	* @memberOf ListCache
+	*/
+	function listCacheClear() {
+		this.__data__ = [];
+	}
+	/**
+	* Removes `key` and its value from the list cache.
+	*
+	* @private
+	* @name delete
+	* @memberOf ListCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function listCacheDelete(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) return false;
+		if (index == data.length - 1) data.pop();
+		else splice.call(data, index, 1);
+		return true;
+	}
+	/**
+	* Gets the list cache value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf ListCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function listCacheGet(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		return index < 0 ? void 0 : data[index][1];
+	}
+	/**
+	* Checks if a list cache value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf ListCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function listCacheHas(key) {
+		return assocIndexOf(this.__data__, key) > -1;
+	}
+	/**
+	* Sets the list cache `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf ListCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the list cache instance.
+	*/
+	function listCacheSet(key, value) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) data.push([key, value]);
+		else data[index][1] = value;
+		return this;
+	}
+	ListCache.prototype.clear = listCacheClear;
+	ListCache.prototype["delete"] = listCacheDelete;
+	ListCache.prototype.get = listCacheGet;
+	ListCache.prototype.has = listCacheHas;
+	ListCache.prototype.set = listCacheSet;
+	/**
+	* Creates a map cache object to store key-value pairs.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function MapCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the map.
+	*
+	* @private
+	* @name clear
+	* @memberOf MapCache
+	*/
+	function mapCacheClear() {
+		this.__data__ = {
+			"hash": new Hash(),
+			"map": new (Map || ListCache)(),
+			"string": new Hash()
+		};
+	}
+	/**
+	* Removes `key` and its value from the map.
+	*
+	* @private
+	* @name delete
+	* @memberOf MapCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function mapCacheDelete(key) {
+		return getMapData(this, key)["delete"](key);
+	}
+	/**
+	* Gets the map value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf MapCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function mapCacheGet(key) {
+		return getMapData(this, key).get(key);
+	}
+	/**
+	* Checks if a map value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf MapCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function mapCacheHas(key) {
+		return getMapData(this, key).has(key);
+	}
+	/**
+	* Sets the map `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf MapCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the map cache instance.
+	*/
+	function mapCacheSet(key, value) {
+		getMapData(this, key).set(key, value);
+		return this;
+	}
+	MapCache.prototype.clear = mapCacheClear;
+	MapCache.prototype["delete"] = mapCacheDelete;
+	MapCache.prototype.get = mapCacheGet;
+	MapCache.prototype.has = mapCacheHas;
+	MapCache.prototype.set = mapCacheSet;
+	/**
+	*
+	* Creates an array cache object to store unique values.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [values] The values to cache.
+	*/
+	function SetCache(values) {
+		var index = -1, length = values ? values.length : 0;
+		this.__data__ = new MapCache();
+		while (++index < length) this.add(values[index]);
+	}
+	/**
+	* Adds `value` to the array cache.
+	*
+	* @private
+	* @name add
+	* @memberOf SetCache
+	* @alias push
+	* @param {*} value The value to cache.
+	* @returns {Object} Returns the cache instance.
+	*/
+	function setCacheAdd(value) {
+		this.__data__.set(value, HASH_UNDEFINED);
+		return this;
+	}
+	/**
+	* Checks if `value` is in the array cache.
+	*
+	* @private
+	* @name has
+	* @memberOf SetCache
+	* @param {*} value The value to search for.
+	* @returns {number} Returns `true` if `value` is found, else `false`.
+	*/
+	function setCacheHas(value) {
+		return this.__data__.has(value);
+	}
+	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+	SetCache.prototype.has = setCacheHas;
+	/**
+	* Gets the index at which the `key` is found in `array` of key-value pairs.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} key The key to search for.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function assocIndexOf(array, key) {
+		var length = array.length;
+		while (length--) if (eq(array[length][0], key)) return length;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNative` without bad shim checks.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a native function,
+	*  else `false`.
+	*/
+	function baseIsNative(value) {
+		if (!isObject(value) || isMasked(value)) return false;
+		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
+	}
+	/**
+	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} [iteratee] The iteratee invoked per element.
+	* @param {Function} [comparator] The comparator invoked per element.
+	* @returns {Array} Returns the new duplicate free array.
+	*/
+	function baseUniq(array, iteratee, comparator) {
+		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
+		if (length >= LARGE_ARRAY_SIZE) {
+			var set = createSet(array);
+			if (set) return setToArray(set);
+			isCommon = false;
+			includes = cacheHas;
+			seen = new SetCache();
+		} else seen = result;
+		outer: while (++index < length) {
+			var value = array[index], computed = value;
+			value = value !== 0 ? value : 0;
+			if (isCommon && computed === computed) {
+				var seenIndex = seen.length;
+				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
+				result.push(value);
+			} else if (!includes(seen, computed, comparator)) {
+				if (seen !== result) seen.push(computed);
+				result.push(value);
+			}
+		}
+		return result;
+	}
+	/**
+	* Creates a set object of `values`.
+	*
+	* @private
+	* @param {Array} values The values to add to the set.
+	* @returns {Object} Returns the new set.
+	*/
+	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
+		return new Set(values);
+	};
+	/**
+	* Gets the data for `map`.
+	*
+	* @private
+	* @param {Object} map The map to query.
+	* @param {string} key The reference key.
+	* @returns {*} Returns the map data.
+	*/
+	function getMapData(map, key) {
+		var data = map.__data__;
+		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+	}
+	/**
+	* Gets the native function at `key` of `object`.
+	*
+	* @private
+	* @param {Object} object The object to query.
+	* @param {string} key The key of the method to get.
+	* @returns {*} Returns the function if it's native, else `undefined`.
+	*/
+	function getNative(object, key) {
+		var value = getValue(object, key);
+		return baseIsNative(value) ? value : void 0;
+	}
+	/**
+	* Checks if `value` is suitable for use as unique object key.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+	*/
+	function isKeyable(value) {
+		var type = typeof value;
+		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+	}
+	/**
+	* Checks if `func` has its source masked.
+	*
+	* @private
+	* @param {Function} func The function to check.
+	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
+	*/
+	function isMasked(func) {
+		return !!maskSrcKey && maskSrcKey in func;
+	}
+	/**
+	* Converts `func` to its source code.
+	*
+	* @private
+	* @param {Function} func The function to process.
+	* @returns {string} Returns the source code.
+	*/
+	function toSource(func) {
+		if (func != null) {
+			try {
+				return funcToString.call(func);
+			} catch (e) {}
+			try {
+				return func + "";
+			} catch (e) {}
+		}
+		return "";
+	}
+	/**
+	* Creates a duplicate-free version of an array, using
+	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	* for equality comparisons, in which only the first occurrence of each
+	* element is kept.
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Array
+	* @param {Array} array The array to inspect.
+	* @returns {Array} Returns the new duplicate free array.
+	* @example
+	*
+	* _.uniq([2, 1, 2]);
+	* // => [2, 1]
+	*/
+	function uniq(array) {
+		return array && array.length ? baseUniq(array) : [];
+	}
+	/**
+	* Performs a
+	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	* comparison between two values to determine if they are equivalent.
+	*
+	* @static
+	* @memberOf _
+	* @since 4.0.0
+	* @category Lang
+	* @param {*} value The value to compare.
+	* @param {*} other The other value to compare.
+	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+	* @example
+	*
+	* var object = { 'a': 1 };
+	* var other = { 'a': 1 };
+	*
+	* _.eq(object, object);
+	* // => true
+	*
+	* _.eq(object, other);
+	* // => false
+	*
+	* _.eq('a', 'a');
+	* // => true
+	*
+	* _.eq('a', Object('a'));
+	* // => false
+	*
+	* _.eq(NaN, NaN);
+	* // => true
+	*/
+	function eq(value, other) {
+		return value === other || value !== value && other !== other;
+	}
+	/**
+	* Checks if `value` is classified as a `Function` object.
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
+	* @example
+	*
+	* _.isFunction(_);
+	* // => true
+	*
+	* _.isFunction(/abc/);
+	* // => false
+	*/
+	function isFunction(value) {
+		var tag = isObject(value) ? objectToString.call(value) : "";
+		return tag == funcTag || tag == genTag;
+	}
+	/**
+	* Checks if `value` is the
+	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
+	* @example
+	*
+	* _.isObject({});
+	* // => true
+	*
+	* _.isObject([1, 2, 3]);
+	* // => true
+	*
+	* _.isObject(_.noop);
+	* // => true
+	*
+	* _.isObject(null);
+	* // => false
+	*/
+	function isObject(value) {
+		var type = typeof value;
+		return !!value && (type == "object" || type == "function");
+	}
+	/**
+	* This method returns `undefined`.
+	*
+	* @static
+	* @memberOf _
+	* @since 2.3.0
+	* @category Util
+	* @example
+	*
+	* _.times(2, _.noop);
+	* // => [undefined, undefined]
+	*/
+	function noop() {}
+	lodash_uniq = uniq;
+	return lodash_uniq;
+}
+function requireLodash_uniqwith() {
+	if (hasRequiredLodash_uniqwith) return lodash_uniqwith;
+	hasRequiredLodash_uniqwith = 1;
+	/** Used as the size to enable large array optimizations. */
+	var LARGE_ARRAY_SIZE = 200;
+	/** Used to stand-in for `undefined` hash values. */
+	var HASH_UNDEFINED = "__lodash_hash_undefined__";
+	/** Used as references for various `Number` constants. */
+	var INFINITY = 1 / 0;
+	/** `Object#toString` result references. */
+	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+	/**
+	* Used to match `RegExp`
+	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+	*/
+	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+	/** Used to detect host constructors (Safari). */
+	var reIsHostCtor = /^\[object .+?Constructor\]$/;
+	/** Detect free variable `global` from Node.js. */
+	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+	/** Detect free variable `self`. */
+	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+	/** Used as a reference to the global object. */
+	var root = freeGlobal || freeSelf || Function("return this")();
+	/**
+	* A specialized version of `_.includes` for arrays without support for
+	* specifying an index to search from.
+	*
+	* @private
+	* @param {Array} [array] The array to inspect.
+	* @param {*} target The value to search for.
+	* @returns {boolean} Returns `true` if `target` is found, else `false`.
+	*/
+	function arrayIncludes(array, value) {
+		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
+	}
+	/**
+	* This function is like `arrayIncludes` except that it accepts a comparator.
+	*
+	* @private
+	* @param {Array} [array] The array to inspect.
+	* @param {*} target The value to search for.
+	* @param {Function} comparator The comparator invoked per element.
+	* @returns {boolean} Returns `true` if `target` is found, else `false`.
+	*/
+	function arrayIncludesWith(array, value, comparator) {
+		var index = -1, length = array ? array.length : 0;
+		while (++index < length) if (comparator(value, array[index])) return true;
+		return false;
+	}
+	/**
+	* The base implementation of `_.findIndex` and `_.findLastIndex` without
+	* support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} predicate The function invoked per iteration.
+	* @param {number} fromIndex The index to search from.
+	* @param {boolean} [fromRight] Specify iterating from right to left.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseFindIndex(array, predicate, fromIndex, fromRight) {
+		var length = array.length, index = fromIndex + -1;
+		while (++index < length) if (predicate(array[index], index, array)) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} value The value to search for.
+	* @param {number} fromIndex The index to search from.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseIndexOf(array, value, fromIndex) {
+		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
+		var index = fromIndex - 1, length = array.length;
+		while (++index < length) if (array[index] === value) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNaN` without support for number objects.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
+	*/
+	function baseIsNaN(value) {
+		return value !== value;
+	}
+	/**
+	* Checks if a cache value for `key` exists.
+	*
+	* @private
+	* @param {Object} cache The cache to query.
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function cacheHas(cache, key) {
+		return cache.has(key);
+	}
+	/**
+	* Gets the value at `key` of `object`.
+	*
+	* @private
+	* @param {Object} [object] The object to query.
+	* @param {string} key The key of the property to get.
+	* @returns {*} Returns the property value.
+	*/
+	function getValue(object, key) {
+		return object == null ? void 0 : object[key];
+	}
+	/**
+	* Checks if `value` is a host object in IE < 9.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+	*/
+	function isHostObject(value) {
+		var result = false;
+		if (value != null && typeof value.toString != "function") try {
+			result = !!(value + "");
+		} catch (e) {}
+		return result;
+	}
+	/**
+	* Converts `set` to an array of its values.
+	*
+	* @private
+	* @param {Object} set The set to convert.
+	* @returns {Array} Returns the values.
+	*/
+	function setToArray(set) {
+		var index = -1, result = Array(set.size);
+		set.forEach(function(value) {
+			result[++index] = value;
+		});
+		return result;
+	}
+	/** Used for built-in method references. */
+	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+	/** Used to detect overreaching core-js shims. */
+	var coreJsData = root["__core-js_shared__"];
+	/** Used to detect methods masquerading as native. */
+	var maskSrcKey = function() {
+		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+		return uid ? "Symbol(src)_1." + uid : "";
+	}();
+	/** Used to resolve the decompiled source of functions. */
+	var funcToString = funcProto.toString;
+	/** Used to check objects for own properties. */
+	var hasOwnProperty = objectProto.hasOwnProperty;
+	/**
+	* Used to resolve the
+	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+	* of values.
+	*/
+	var objectToString = objectProto.toString;
+	/** Used to detect if a method is native. */
+	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
+	/** Built-in value references. */
+	var splice = arrayProto.splice;
+	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+	/**
+	* Creates a hash object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function Hash(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the hash.
+	*
+	* @private
+	* @name clear
+	* @memberOf Hash
+	*/
+	function hashClear() {
+		this.__data__ = nativeCreate ? nativeCreate(null) : {};
+	}
+	/**
+	* Removes `key` and its value from the hash.
+	*
+	* @private
+	* @name delete
+	* @memberOf Hash
+	* @param {Object} hash The hash to modify.
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function hashDelete(key) {
+		return this.has(key) && delete this.__data__[key];
+	}
+	/**
+	* Gets the hash value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf Hash
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function hashGet(key) {
+		var data = this.__data__;
+		if (nativeCreate) {
+			var result = data[key];
+			return result === HASH_UNDEFINED ? void 0 : result;
+		}
+		return hasOwnProperty.call(data, key) ? data[key] : void 0;
+	}
+	/**
+	* Checks if a hash value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf Hash
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function hashHas(key) {
+		var data = this.__data__;
+		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+	}
+	/**
+	* Sets the hash `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf Hash
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the hash instance.
+	*/
+	function hashSet(key, value) {
+		var data = this.__data__;
+		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+		return this;
+	}
+	Hash.prototype.clear = hashClear;
+	Hash.prototype["delete"] = hashDelete;
+	Hash.prototype.get = hashGet;
+	Hash.prototype.has = hashHas;
+	Hash.prototype.set = hashSet;
+	/**
+	* Creates an list cache object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function ListCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the list cache.
+	*
+	* @private
+	* @name clear
+	* @memberOf ListCache
+	*/
+	function listCacheClear() {
+		this.__data__ = [];
+	}
+	/**
+	* Removes `key` and its value from the list cache.
+	*
+	* @private
+	* @name delete
+	* @memberOf ListCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function listCacheDelete(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) return false;
+		if (index == data.length - 1) data.pop();
+		else splice.call(data, index, 1);
+		return true;
+	}
+	/**
+	* Gets the list cache value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf ListCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function listCacheGet(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		return index < 0 ? void 0 : data[index][1];
+	}
+	/**
+	* Checks if a list cache value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf ListCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function listCacheHas(key) {
+		return assocIndexOf(this.__data__, key) > -1;
+	}
+	/**
+	* Sets the list cache `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf ListCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the list cache instance.
+	*/
+	function listCacheSet(key, value) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) data.push([key, value]);
+		else data[index][1] = value;
+		return this;
+	}
+	ListCache.prototype.clear = listCacheClear;
+	ListCache.prototype["delete"] = listCacheDelete;
+	ListCache.prototype.get = listCacheGet;
+	ListCache.prototype.has = listCacheHas;
+	ListCache.prototype.set = listCacheSet;
+	/**
+	* Creates a map cache object to store key-value pairs.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function MapCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the map.
+	*
+	* @private
+	* @name clear
+	* @memberOf MapCache
+	*/
+	function mapCacheClear() {
+		this.__data__ = {
+			"hash": new Hash(),
+			"map": new (Map || ListCache)(),
+			"string": new Hash()
+		};
+	}
+	/**
+	* Removes `key` and its value from the map.
+	*
+	* @private
+	* @name delete
+	* @memberOf MapCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function mapCacheDelete(key) {
+		return getMapData(this, key)["delete"](key);
+	}
+	/**
+	* Gets the map value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf MapCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function mapCacheGet(key) {
+		return getMapData(this, key).get(key);
+	}
+	/**
+	* Checks if a map value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf MapCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function mapCacheHas(key) {
+		return getMapData(this, key).has(key);
+	}
+	/**
+	* Sets the map `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf MapCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the map cache instance.
+	*/
+	function mapCacheSet(key, value) {
+		getMapData(this, key).set(key, value);
+		return this;
+	}
+	MapCache.prototype.clear = mapCacheClear;
+	MapCache.prototype["delete"] = mapCacheDelete;
+	MapCache.prototype.get = mapCacheGet;
+	MapCache.prototype.has = mapCacheHas;
+	MapCache.prototype.set = mapCacheSet;
+	/**
+	*
+	* Creates an array cache object to store unique values.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [values] The values to cache.
+	*/
+	function SetCache(values) {
+		var index = -1, length = values ? values.length : 0;
+		this.__data__ = new MapCache();
+		while (++index < length) this.add(values[index]);
+	}
+	/**
+	* Adds `value` to the array cache.
+	*
+	* @private
+	* @name add
+	* @memberOf SetCache
+	* @alias push
+	* @param {*} value The value to cache.
+	* @returns {Object} Returns the cache instance.
+	*/
+	function setCacheAdd(value) {
+		this.__data__.set(value, HASH_UNDEFINED);
+		return this;
+	}
+	/**
+	* Checks if `value` is in the array cache.
+	*
+	* @private
+	* @name has
+	* @memberOf SetCache
+	* @param {*} value The value to search for.
+	* @returns {number} Returns `true` if `value` is found, else `false`.
+	*/
+	function setCacheHas(value) {
+		return this.__data__.has(value);
+	}
+	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+	SetCache.prototype.has = setCacheHas;
+	/**
+	* Gets the index at which the `key` is found in `array` of key-value pairs.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} key The key to search for.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function assocIndexOf(array, key) {
+		var length = array.length;
+		while (length--) if (eq(array[length][0], key)) return length;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNative` without bad shim checks.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a native function,
+	*  else `false`.
+	*/
+	function baseIsNative(value) {
+		if (!isObject(value) || isMasked(value)) return false;
+		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
+	}
+	/**
+	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} [iteratee] The iteratee invoked per element.
+	* @param {Function} [comparator] The comparator invoked per element.
+	* @returns {Array} Returns the new duplicate free array.
+	*/
+	function baseUniq(array, iteratee, comparator) {
+		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
+		if (comparator) {
+			isCommon = false;
+			includes = arrayIncludesWith;
+		} else if (length >= LARGE_ARRAY_SIZE) {
+			var set = createSet(array);
+			if (set) return setToArray(set);
+			isCommon = false;
+			includes = cacheHas;
+			seen = new SetCache();
+		} else seen = result;
+		outer: while (++index < length) {
+			var value = array[index], computed = value;
+			value = comparator || value !== 0 ? value : 0;
+			if (isCommon && computed === computed) {
+				var seenIndex = seen.length;
+				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
+				result.push(value);
+			} else if (!includes(seen, computed, comparator)) {
+				if (seen !== result) seen.push(computed);
+				result.push(value);
+			}
+		}
+		return result;
+	}
+	/**
+	* Creates a set object of `values`.
+	*
+	* @private
+	* @param {Array} values The values to add to the set.
+	* @returns {Object} Returns the new set.
+	*/
+	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
+		return new Set(values);
+	};
+	/**
+	* Gets the data for `map`.
+	*
+	* @private
+	* @param {Object} map The map to query.
+	* @param {string} key The reference key.
+	* @returns {*} Returns the map data.
+	*/
+	function getMapData(map, key) {
+		var data = map.__data__;
+		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+	}
+	/**
+	* Gets the native function at `key` of `object`.
+	*
+	* @private
+	* @param {Object} object The object to query.
+	* @param {string} key The key of the method to get.
+	* @returns {*} Returns the function if it's native, else `undefined`.
+	*/
+	function getNative(object, key) {
+		var value = getValue(object, key);
+		return baseIsNative(value) ? value : void 0;
+	}
+	/**
+	* Checks if `value` is suitable for use as unique object key.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+	*/
+	function isKeyable(value) {
+		var type = typeof value;
+		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+	}
+	/**
+	* Checks if `func` has its source masked.
+	*
+	* @private
+	* @param {Function} func The function to check.
+	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
+	*/
+	function isMasked(func) {
+		return !!maskSrcKey && maskSrcKey in func;
+	}
+	/**
+	* Converts `func` to its source code.
+	*
+	* @private
+	* @param {Function} func The function to process.
+	* @returns {string} Returns the source code.
+	*/
+	function toSource(func) {
+		if (func != null) {
+			try {
+				return funcToString.call(func);
+			} catch (e) {}
+			try {
+				return func + "";
+			} catch (e) {}
+		}
+		return "";
+	}
+	/**
+	* This method is like `_.uniq` except that it accepts `comparator` which
+	* is invoked to compare elements of `array`. The comparator is invoked with
+	* two arguments: (arrVal, othVal).
+	*
+	* @static
+	* @memberOf _
+	* @since 4.0.0
+	* @category Array
+	* @param {Array} array The array to inspect.
+	* @param {Function} [comparator] The comparator invoked per element.
+	* @returns {Array} Returns the new duplicate free array.
+	* @example
+	*
+	* var objects = [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }, { 'x': 1, 'y': 2 }];
+	*
+	* _.uniqWith(objects, _.isEqual);
+	* // => [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }]
+	*/
+	function uniqWith(array, comparator) {
+		return array && array.length ? baseUniq(array, void 0, comparator) : [];
+	}
+	/**
+	* Performs a
+	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	* comparison between two values to determine if they are equivalent.
+	*
+	* @static
+	* @memberOf _
+	* @since 4.0.0
+	* @category Lang
+	* @param {*} value The value to compare.
+	* @param {*} other The other value to compare.
+	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+	* @example
+	*
+	* var object = { 'a': 1 };
+	* var other = { 'a': 1 };
+	*
+	* _.eq(object, object);
+	* // => true
+	*
+	* _.eq(object, other);
+	* // => false
+	*
+	* _.eq('a', 'a');
+	* // => true
+	*
+	* _.eq('a', Object('a'));
+	* // => false
+	*
+	* _.eq(NaN, NaN);
+	* // => true
+	*/
+	function eq(value, other) {
+		return value === other || value !== value && other !== other;
+	}
+	/**
+	* Checks if `value` is classified as a `Function` object.
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
+	* @example
+	*
+	* _.isFunction(_);
+	* // => true
+	*
+	* _.isFunction(/abc/);
+	* // => false
+	*/
+	function isFunction(value) {
+		var tag = isObject(value) ? objectToString.call(value) : "";
+		return tag == funcTag || tag == genTag;
+	}
+	/**
+	* Checks if `value` is the
+	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
+	* @example
+	*
+	* _.isObject({});
+	* // => true
+	*
+	* _.isObject([1, 2, 3]);
+	* // => true
+	*
+	* _.isObject(_.noop);
+	* // => true
+	*
+	* _.isObject(null);
+	* // => false
+	*/
+	function isObject(value) {
+		var type = typeof value;
+		return !!value && (type == "object" || type == "function");
+	}
+	/**
+	* This method returns `undefined`.
+	*
+	* @static
+	* @memberOf _
+	* @since 2.3.0
+	* @category Util
+	* @example
+	*
+	* _.times(2, _.noop);
+	* // => [undefined, undefined]
+	*/
+	function noop() {}
+	lodash_uniqwith = uniqWith;
+	return lodash_uniqwith;
+}
+function requireLodash_sortby() {
+	if (hasRequiredLodash_sortby) return lodash_sortby.exports;
+	hasRequiredLodash_sortby = 1;
+	(function(module, exports$1) {
+		/** Used as the `TypeError` message for "Functions" methods. */
+		var FUNC_ERROR_TEXT = "Expected a function";
+		/** Used to stand-in for `undefined` hash values. */
+		var HASH_UNDEFINED = "__lodash_hash_undefined__";
+		/** Used to compose bitmasks for comparison styles. */
+		var UNORDERED_COMPARE_FLAG = 1, PARTIAL_COMPARE_FLAG = 2;
+		/** Used as references for various `Number` constants. */
+		var MAX_SAFE_INTEGER = 9007199254740991;
+		/** `Object#toString` result references. */
+		var argsTag = "[object Arguments]", arrayTag = "[object Array]", boolTag = "[object Boolean]", dateTag = "[object Date]", errorTag = "[object Error]", funcTag = "[object Function]", genTag = "[object GeneratorFunction]", mapTag = "[object Map]", numberTag = "[object Number]", objectTag = "[object Object]", promiseTag = "[object Promise]", regexpTag = "[object RegExp]", setTag = "[object Set]", stringTag = "[object String]", symbolTag = "[object Symbol]", weakMapTag = "[object WeakMap]";
+		var arrayBufferTag = "[object ArrayBuffer]", dataViewTag = "[object DataView]", float32Tag = "[object Float32Array]", float64Tag = "[object Float64Array]", int8Tag = "[object Int8Array]", int16Tag = "[object Int16Array]", int32Tag = "[object Int32Array]", uint8Tag = "[object Uint8Array]", uint8ClampedTag = "[object Uint8ClampedArray]", uint16Tag = "[object Uint16Array]", uint32Tag = "[object Uint32Array]";
+		/** Used to match property names within property paths. */
+		var reIsDeepProp = /\.|\[(?:[^[\]]*|(["'])(?:(?!\1)[^\\]|\\.)*?\1)\]/, reIsPlainProp = /^\w*$/, reLeadingDot = /^\./, rePropName = /[^.[\]]+|\[(?:(-?\d+(?:\.\d+)?)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]|(?=(?:\.|\[\])(?:\.|\[\]|$))/g;
+		/**
+		* Used to match `RegExp`
+		* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+		*/
+		var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+		/** Used to match backslashes in property paths. */
+		var reEscapeChar = /\\(\\)?/g;
+		/** Used to detect host constructors (Safari). */
+		var reIsHostCtor = /^\[object .+?Constructor\]$/;
+		/** Used to detect unsigned integer values. */
+		var reIsUint = /^(?:0|[1-9]\d*)$/;
+		/** Used to identify `toStringTag` values of typed arrays. */
+		var typedArrayTags = {};
+		typedArrayTags[float32Tag] = typedArrayTags[float64Tag] = typedArrayTags[int8Tag] = typedArrayTags[int16Tag] = typedArrayTags[int32Tag] = typedArrayTags[uint8Tag] = typedArrayTags[uint8ClampedTag] = typedArrayTags[uint16Tag] = typedArrayTags[uint32Tag] = true;
+		typedArrayTags[argsTag] = typedArrayTags[arrayTag] = typedArrayTags[arrayBufferTag] = typedArrayTags[boolTag] = typedArrayTags[dataViewTag] = typedArrayTags[dateTag] = typedArrayTags[errorTag] = typedArrayTags[funcTag] = typedArrayTags[mapTag] = typedArrayTags[numberTag] = typedArrayTags[objectTag] = typedArrayTags[regexpTag] = typedArrayTags[setTag] = typedArrayTags[stringTag] = typedArrayTags[weakMapTag] = false;
+		/** Detect free variable `global` from Node.js. */
+		var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+		/** Detect free variable `self`. */
+		var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+		/** Used as a reference to the global object. */
+		var root = freeGlobal || freeSelf || Function("return this")();
+		/** Detect free variable `exports`. */
+		var freeExports = exports$1 && !exports$1.nodeType && exports$1;
+		/** Detect free variable `module`. */
+		var freeModule = freeExports && module && !module.nodeType && module;
+		/** Detect free variable `process` from Node.js. */
+		var freeProcess = freeModule && freeModule.exports === freeExports && freeGlobal.process;
+		/** Used to access faster Node.js helpers. */
+		var nodeUtil = function() {
+			try {
+				return freeProcess && freeProcess.binding("util");
+			} catch (e) {}
+		}();
+		var nodeIsTypedArray = nodeUtil && nodeUtil.isTypedArray;
+		/**
+		* A faster alternative to `Function#apply`, this function invokes `func`
+		* with the `this` binding of `thisArg` and the arguments of `args`.
+		*
+		* @private
+		* @param {Function} func The function to invoke.
+		* @param {*} thisArg The `this` binding of `func`.
+		* @param {Array} args The arguments to invoke `func` with.
+		* @returns {*} Returns the result of `func`.
+		*/
+		function apply(func, thisArg, args) {
+			switch (args.length) {
+				case 0: return func.call(thisArg);
+				case 1: return func.call(thisArg, args[0]);
+				case 2: return func.call(thisArg, args[0], args[1]);
+				case 3: return func.call(thisArg, args[0], args[1], args[2]);
+			}
+			return func.apply(thisArg, args);
+		}
+		/**
+		* A specialized version of `_.map` for arrays without support for iteratee
+		* shorthands.
+		*
+		* @private
+		* @param {Array} [array] The array to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array} Returns the new mapped array.
+		*/
+		function arrayMap(array, iteratee) {
+			var index = -1, length = array ? array.length : 0, result = Array(length);
+			while (++index < length) result[index] = iteratee(array[index], index, array);
+			return result;
+		}
+		/**
+		* Appends the elements of `values` to `array`.
+		*
+		* @private
+		* @param {Array} array The array to modify.
+		* @param {Array} values The values to append.
+		* @returns {Array} Returns `array`.
+		*/
+		function arrayPush(array, values) {
+			var index = -1, length = values.length, offset = array.length;
+			while (++index < length) array[offset + index] = values[index];
+			return array;
+		}
+		/**
+		* A specialized version of `_.some` for arrays without support for iteratee
+		* shorthands.
+		*
+		* @private
+		* @param {Array} [array] The array to iterate over.
+		* @param {Function} predicate The function invoked per iteration.
+		* @returns {boolean} Returns `true` if any element passes the predicate check,
+		*  else `false`.
+		*/
+		function arraySome(array, predicate) {
+			var index = -1, length = array ? array.length : 0;
+			while (++index < length) if (predicate(array[index], index, array)) return true;
+			return false;
+		}
+		/**
+		* The base implementation of `_.property` without support for deep paths.
+		*
+		* @private
+		* @param {string} key The key of the property to get.
+		* @returns {Function} Returns the new accessor function.
+		*/
+		function baseProperty(key) {
+			return function(object) {
+				return object == null ? void 0 : object[key];
+			};
+		}
+		/**
+		* The base implementation of `_.sortBy` which uses `comparer` to define the
+		* sort order of `array` and replaces criteria objects with their corresponding
+		* values.
+		*
+		* @private
+		* @param {Array} array The array to sort.
+		* @param {Function} comparer The function to define sort order.
+		* @returns {Array} Returns `array`.
+		*/
+		function baseSortBy(array, comparer) {
+			var length = array.length;
+			array.sort(comparer);
+			while (length--) array[length] = array[length].value;
+			return array;
+		}
+		/**
+		* The base implementation of `_.times` without support for iteratee shorthands
+		* or max array length checks.
+		*
+		* @private
+		* @param {number} n The number of times to invoke `iteratee`.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array} Returns the array of results.
+		*/
+		function baseTimes(n, iteratee) {
+			var index = -1, result = Array(n);
+			while (++index < n) result[index] = iteratee(index);
+			return result;
+		}
+		/**
+		* The base implementation of `_.unary` without support for storing metadata.
+		*
+		* @private
+		* @param {Function} func The function to cap arguments for.
+		* @returns {Function} Returns the new capped function.
+		*/
+		function baseUnary(func) {
+			return function(value) {
+				return func(value);
+			};
+		}
+		/**
+		* Gets the value at `key` of `object`.
+		*
+		* @private
+		* @param {Object} [object] The object to query.
+		* @param {string} key The key of the property to get.
+		* @returns {*} Returns the property value.
+		*/
+		function getValue(object, key) {
+			return object == null ? void 0 : object[key];
+		}
+		/**
+		* Checks if `value` is a host object in IE < 9.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+		*/
+		function isHostObject(value) {
+			var result = false;
+			if (value != null && typeof value.toString != "function") try {
+				result = !!(value + "");
+			} catch (e) {}
+			return result;
+		}
+		/**
+		* Converts `map` to its key-value pairs.
+		*
+		* @private
+		* @param {Object} map The map to convert.
+		* @returns {Array} Returns the key-value pairs.
+		*/
+		function mapToArray(map) {
+			var index = -1, result = Array(map.size);
+			map.forEach(function(value, key) {
+				result[++index] = [key, value];
+			});
+			return result;
+		}
+		/**
+		* Creates a unary function that invokes `func` with its argument transformed.
+		*
+		* @private
+		* @param {Function} func The function to wrap.
+		* @param {Function} transform The argument transform.
+		* @returns {Function} Returns the new function.
+		*/
+		function overArg(func, transform) {
+			return function(arg) {
+				return func(transform(arg));
+			};
+		}
+		/**
+		* Converts `set` to an array of its values.
+		*
+		* @private
+		* @param {Object} set The set to convert.
+		* @returns {Array} Returns the values.
+		*/
+		function setToArray(set) {
+			var index = -1, result = Array(set.size);
+			set.forEach(function(value) {
+				result[++index] = value;
+			});
+			return result;
+		}
+		/** Used for built-in method references. */
+		var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+		/** Used to detect overreaching core-js shims. */
+		var coreJsData = root["__core-js_shared__"];
+		/** Used to detect methods masquerading as native. */
+		var maskSrcKey = function() {
+			var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+			return uid ? "Symbol(src)_1." + uid : "";
+		}();
+		/** Used to resolve the decompiled source of functions. */
+		var funcToString = funcProto.toString;
+		/** Used to check objects for own properties. */
+		var hasOwnProperty = objectProto.hasOwnProperty;
+		/**
+		* Used to resolve the
+		* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+		* of values.
+		*/
+		var objectToString = objectProto.toString;
+		/** Used to detect if a method is native. */
+		var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
+		/** Built-in value references. */
+		var Symbol = root.Symbol, Uint8Array = root.Uint8Array, propertyIsEnumerable = objectProto.propertyIsEnumerable, splice = arrayProto.splice, spreadableSymbol = Symbol ? Symbol.isConcatSpreadable : void 0;
+		var nativeKeys = overArg(Object.keys, Object), nativeMax = Math.max;
+		var DataView = getNative(root, "DataView"), Map = getNative(root, "Map"), Promise$1 = getNative(root, "Promise"), Set = getNative(root, "Set"), WeakMap = getNative(root, "WeakMap"), nativeCreate = getNative(Object, "create");
+		/** Used to detect maps, sets, and weakmaps. */
+		var dataViewCtorString = toSource(DataView), mapCtorString = toSource(Map), promiseCtorString = toSource(Promise$1), setCtorString = toSource(Set), weakMapCtorString = toSource(WeakMap);
+		/** Used to convert symbols to primitives and strings. */
+		var symbolProto = Symbol ? Symbol.prototype : void 0, symbolValueOf = symbolProto ? symbolProto.valueOf : void 0, symbolToString = symbolProto ? symbolProto.toString : void 0;
+		/**
+		* Creates a hash object.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function Hash(entries) {
+			var index = -1, length = entries ? entries.length : 0;
+			this.clear();
+			while (++index < length) {
+				var entry = entries[index];
+				this.set(entry[0], entry[1]);
+			}
+		}
+		/**
+		* Removes all key-value entries from the hash.
+		*
+		* @private
+		* @name clear
+		* @memberOf Hash
+		*/
+		function hashClear() {
+			this.__data__ = nativeCreate ? nativeCreate(null) : {};
+		}
+		/**
+		* Removes `key` and its value from the hash.
+		*
+		* @private
+		* @name delete
+		* @memberOf Hash
+		* @param {Object} hash The hash to modify.
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function hashDelete(key) {
+			return this.has(key) && delete this.__data__[key];
+		}
+		/**
+		* Gets the hash value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf Hash
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function hashGet(key) {
+			var data = this.__data__;
+			if (nativeCreate) {
+				var result = data[key];
+				return result === HASH_UNDEFINED ? void 0 : result;
+			}
+			return hasOwnProperty.call(data, key) ? data[key] : void 0;
+		}
+		/**
+		* Checks if a hash value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf Hash
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function hashHas(key) {
+			var data = this.__data__;
+			return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+		}
+		/**
+		* Sets the hash `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf Hash
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the hash instance.
+		*/
+		function hashSet(key, value) {
+			var data = this.__data__;
+			data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+			return this;
+		}
+		Hash.prototype.clear = hashClear;
+		Hash.prototype["delete"] = hashDelete;
+		Hash.prototype.get = hashGet;
+		Hash.prototype.has = hashHas;
+		Hash.prototype.set = hashSet;
+		/**
+		* Creates an list cache object.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function ListCache(entries) {
+			var index = -1, length = entries ? entries.length : 0;
+			this.clear();
+			while (++index < length) {
+				var entry = entries[index];
+				this.set(entry[0], entry[1]);
+			}
+		}
+		/**
+		* Removes all key-value entries from the list cache.
+		*
+		* @private
+		* @name clear
+		* @memberOf ListCache
+		*/
+		function listCacheClear() {
+			this.__data__ = [];
+		}
+		/**
+		* Removes `key` and its value from the list cache.
+		*
+		* @private
+		* @name delete
+		* @memberOf ListCache
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function listCacheDelete(key) {
+			var data = this.__data__, index = assocIndexOf(data, key);
+			if (index < 0) return false;
+			if (index == data.length - 1) data.pop();
+			else splice.call(data, index, 1);
+			return true;
+		}
+		/**
+		* Gets the list cache value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf ListCache
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function listCacheGet(key) {
+			var data = this.__data__, index = assocIndexOf(data, key);
+			return index < 0 ? void 0 : data[index][1];
+		}
+		/**
+		* Checks if a list cache value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf ListCache
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function listCacheHas(key) {
+			return assocIndexOf(this.__data__, key) > -1;
+		}
+		/**
+		* Sets the list cache `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf ListCache
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the list cache instance.
+		*/
+		function listCacheSet(key, value) {
+			var data = this.__data__, index = assocIndexOf(data, key);
+			if (index < 0) data.push([key, value]);
+			else data[index][1] = value;
+			return this;
+		}
+		ListCache.prototype.clear = listCacheClear;
+		ListCache.prototype["delete"] = listCacheDelete;
+		ListCache.prototype.get = listCacheGet;
+		ListCache.prototype.has = listCacheHas;
+		ListCache.prototype.set = listCacheSet;
+		/**
+		* Creates a map cache object to store key-value pairs.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function MapCache(entries) {
+			var index = -1, length = entries ? entries.length : 0;
+			this.clear();
+			while (++index < length) {
+				var entry = entries[index];
+				this.set(entry[0], entry[1]);
+			}
+		}
+		/**
+		* Removes all key-value entries from the map.
+		*
+		* @private
+		* @name clear
+		* @memberOf MapCache
+		*/
+		function mapCacheClear() {
+			this.__data__ = {
+				"hash": new Hash(),
+				"map": new (Map || ListCache)(),
+				"string": new Hash()
+			};
+		}
+		/**
+		* Removes `key` and its value from the map.
+		*
+		* @private
+		* @name delete
+		* @memberOf MapCache
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function mapCacheDelete(key) {
+			return getMapData(this, key)["delete"](key);
+		}
+		/**
+		* Gets the map value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf MapCache
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function mapCacheGet(key) {
+			return getMapData(this, key).get(key);
+		}
+		/**
+		* Checks if a map value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf MapCache
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function mapCacheHas(key) {
+			return getMapData(this, key).has(key);
+		}
+		/**
+		* Sets the map `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf MapCache
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the map cache instance.
+		*/
+		function mapCacheSet(key, value) {
+			getMapData(this, key).set(key, value);
+			return this;
+		}
+		MapCache.prototype.clear = mapCacheClear;
+		MapCache.prototype["delete"] = mapCacheDelete;
+		MapCache.prototype.get = mapCacheGet;
+		MapCache.prototype.has = mapCacheHas;
+		MapCache.prototype.set = mapCacheSet;
+		/**
+		*
+		* Creates an array cache object to store unique values.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [values] The values to cache.
+		*/
+		function SetCache(values) {
+			var index = -1, length = values ? values.length : 0;
+			this.__data__ = new MapCache();
+			while (++index < length) this.add(values[index]);
+		}
+		/**
+		* Adds `value` to the array cache.
+		*
+		* @private
+		* @name add
+		* @memberOf SetCache
+		* @alias push
+		* @param {*} value The value to cache.
+		* @returns {Object} Returns the cache instance.
+		*/
+		function setCacheAdd(value) {
+			this.__data__.set(value, HASH_UNDEFINED);
+			return this;
+		}
+		/**
+		* Checks if `value` is in the array cache.
+		*
+		* @private
+		* @name has
+		* @memberOf SetCache
+		* @param {*} value The value to search for.
+		* @returns {number} Returns `true` if `value` is found, else `false`.
+		*/
+		function setCacheHas(value) {
+			return this.__data__.has(value);
+		}
+		SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+		SetCache.prototype.has = setCacheHas;
+		/**
+		* Creates a stack cache object to store key-value pairs.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function Stack(entries) {
+			this.__data__ = new ListCache(entries);
+		}
+		/**
+		* Removes all key-value entries from the stack.
+		*
+		* @private
+		* @name clear
+		* @memberOf Stack
+		*/
+		function stackClear() {
+			this.__data__ = new ListCache();
+		}
+		/**
+		* Removes `key` and its value from the stack.
+		*
+		* @private
+		* @name delete
+		* @memberOf Stack
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function stackDelete(key) {
+			return this.__data__["delete"](key);
+		}
+		/**
+		* Gets the stack value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf Stack
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function stackGet(key) {
+			return this.__data__.get(key);
+		}
+		/**
+		* Checks if a stack value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf Stack
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function stackHas(key) {
+			return this.__data__.has(key);
+		}
+		/**
+		* Sets the stack `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf Stack
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the stack cache instance.
+		*/
+		function stackSet(key, value) {
+			var cache = this.__data__;
+			if (cache instanceof ListCache) {
+				var pairs = cache.__data__;
+				if (!Map || pairs.length < 199) {
+					pairs.push([key, value]);
+					return this;
+				}
+				cache = this.__data__ = new MapCache(pairs);
+			}
+			cache.set(key, value);
+			return this;
+		}
+		Stack.prototype.clear = stackClear;
+		Stack.prototype["delete"] = stackDelete;
+		Stack.prototype.get = stackGet;
+		Stack.prototype.has = stackHas;
+		Stack.prototype.set = stackSet;
+		/**
+		* Creates an array of the enumerable property names of the array-like `value`.
+		*
+		* @private
+		* @param {*} value The value to query.
+		* @param {boolean} inherited Specify returning inherited property names.
+		* @returns {Array} Returns the array of property names.
+		*/
+		function arrayLikeKeys(value, inherited) {
+			var result = isArray(value) || isArguments(value) ? baseTimes(value.length, String) : [];
+			var length = result.length, skipIndexes = !!length;
+			for (var key in value) if (hasOwnProperty.call(value, key) && !(skipIndexes && (key == "length" || isIndex(key, length)))) result.push(key);
+			return result;
+		}
+		/**
+		* Gets the index at which the `key` is found in `array` of key-value pairs.
+		*
+		* @private
+		* @param {Array} array The array to inspect.
+		* @param {*} key The key to search for.
+		* @returns {number} Returns the index of the matched value, else `-1`.
+		*/
+		function assocIndexOf(array, key) {
+			var length = array.length;
+			while (length--) if (eq(array[length][0], key)) return length;
+			return -1;
+		}
+		/**
+		* The base implementation of `_.forEach` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array|Object} Returns `collection`.
+		*/
+		var baseEach = createBaseEach(baseForOwn);
+		/**
+		* The base implementation of `_.flatten` with support for restricting flattening.
+		*
+		* @private
+		* @param {Array} array The array to flatten.
+		* @param {number} depth The maximum recursion depth.
+		* @param {boolean} [predicate=isFlattenable] The function invoked per iteration.
+		* @param {boolean} [isStrict] Restrict to values that pass `predicate` checks.
+		* @param {Array} [result=[]] The initial result value.
+		* @returns {Array} Returns the new flattened array.
+		*/
+		function baseFlatten(array, depth, predicate, isStrict, result) {
+			var index = -1, length = array.length;
+			predicate || (predicate = isFlattenable);
+			result || (result = []);
+			while (++index < length) {
+				var value = array[index];
+				if (predicate(value)) arrayPush(result, value);
+				else result[result.length] = value;
+			}
+			return result;
+		}
+		/**
+		* The base implementation of `baseForOwn` which iterates over `object`
+		* properties returned by `keysFunc` and invokes `iteratee` for each property.
+		* Iteratee functions may exit iteration early by explicitly returning `false`.
+		*
+		* @private
+		* @param {Object} object The object to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @param {Function} keysFunc The function to get the keys of `object`.
+		* @returns {Object} Returns `object`.
+		*/
+		var baseFor = createBaseFor();
+		/**
+		* The base implementation of `_.forOwn` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Object} object The object to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Object} Returns `object`.
+		*/
+		function baseForOwn(object, iteratee) {
+			return object && baseFor(object, iteratee, keys);
+		}
+		/**
+		* The base implementation of `_.get` without support for default values.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path of the property to get.
+		* @returns {*} Returns the resolved value.
+		*/
+		function baseGet(object, path) {
+			path = isKey(path, object) ? [path] : castPath(path);
+			var index = 0, length = path.length;
+			while (object != null && index < length) object = object[toKey(path[index++])];
+			return index && index == length ? object : void 0;
+		}
+		/**
+		* The base implementation of `getTag`.
+		*
+		* @private
+		* @param {*} value The value to query.
+		* @returns {string} Returns the `toStringTag`.
+		*/
+		function baseGetTag(value) {
+			return objectToString.call(value);
+		}
+		/**
+		* The base implementation of `_.hasIn` without support for deep paths.
+		*
+		* @private
+		* @param {Object} [object] The object to query.
+		* @param {Array|string} key The key to check.
+		* @returns {boolean} Returns `true` if `key` exists, else `false`.
+		*/
+		function baseHasIn(object, key) {
+			return object != null && key in Object(object);
+		}
+		/**
+		* The base implementation of `_.isEqual` which supports partial comparisons
+		* and tracks traversed objects.
+		*
+		* @private
+		* @param {*} value The value to compare.
+		* @param {*} other The other value to compare.
+		* @param {Function} [customizer] The function to customize comparisons.
+		* @param {boolean} [bitmask] The bitmask of comparison flags.
+		*  The bitmask may be composed of the following flags:
+		*     1 - Unordered comparison
+		*     2 - Partial comparison
+		* @param {Object} [stack] Tracks traversed `value` and `other` objects.
+		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+		*/
+		function baseIsEqual(value, other, customizer, bitmask, stack) {
+			if (value === other) return true;
+			if (value == null || other == null || !isObject(value) && !isObjectLike(other)) return value !== value && other !== other;
+			return baseIsEqualDeep(value, other, baseIsEqual, customizer, bitmask, stack);
+		}
+		/**
+		* A specialized version of `baseIsEqual` for arrays and objects which performs
+		* deep comparisons and tracks traversed objects enabling objects with circular
+		* references to be compared.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} [customizer] The function to customize comparisons.
+		* @param {number} [bitmask] The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} [stack] Tracks traversed `object` and `other` objects.
+		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		*/
+		function baseIsEqualDeep(object, other, equalFunc, customizer, bitmask, stack) {
+			var objIsArr = isArray(object), othIsArr = isArray(other), objTag = arrayTag, othTag = arrayTag;
+			if (!objIsArr) {
+				objTag = getTag(object);
+				objTag = objTag == argsTag ? objectTag : objTag;
+			}
+			if (!othIsArr) {
+				othTag = getTag(other);
+				othTag = othTag == argsTag ? objectTag : othTag;
+			}
+			var objIsObj = objTag == objectTag && !isHostObject(object), othIsObj = othTag == objectTag && !isHostObject(other), isSameTag = objTag == othTag;
+			if (isSameTag && !objIsObj) {
+				stack || (stack = new Stack());
+				return objIsArr || isTypedArray(object) ? equalArrays(object, other, equalFunc, customizer, bitmask, stack) : equalByTag(object, other, objTag, equalFunc, customizer, bitmask, stack);
+			}
+			if (!(bitmask & PARTIAL_COMPARE_FLAG)) {
+				var objIsWrapped = objIsObj && hasOwnProperty.call(object, "__wrapped__"), othIsWrapped = othIsObj && hasOwnProperty.call(other, "__wrapped__");
+				if (objIsWrapped || othIsWrapped) {
+					var objUnwrapped = objIsWrapped ? object.value() : object, othUnwrapped = othIsWrapped ? other.value() : other;
+					stack || (stack = new Stack());
+					return equalFunc(objUnwrapped, othUnwrapped, customizer, bitmask, stack);
+				}
+			}
+			if (!isSameTag) return false;
+			stack || (stack = new Stack());
+			return equalObjects(object, other, equalFunc, customizer, bitmask, stack);
+		}
+		/**
+		* The base implementation of `_.isMatch` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Object} object The object to inspect.
+		* @param {Object} source The object of property values to match.
+		* @param {Array} matchData The property names, values, and compare flags to match.
+		* @param {Function} [customizer] The function to customize comparisons.
+		* @returns {boolean} Returns `true` if `object` is a match, else `false`.
+		*/
+		function baseIsMatch(object, source, matchData, customizer) {
+			var index = matchData.length, length = index;
+			if (object == null) return !length;
+			object = Object(object);
+			while (index--) {
+				var data = matchData[index];
+				if (data[2] ? data[1] !== object[data[0]] : !(data[0] in object)) return false;
+			}
+			while (++index < length) {
+				data = matchData[index];
+				var key = data[0], objValue = object[key], srcValue = data[1];
+				if (data[2]) {
+					if (objValue === void 0 && !(key in object)) return false;
+				} else {
+					var stack = new Stack();
+					var result;
+					if (!(result === void 0 ? baseIsEqual(srcValue, objValue, customizer, 3, stack) : result)) return false;
+				}
+			}
+			return true;
+		}
+		/**
+		* The base implementation of `_.isNative` without bad shim checks.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a native function,
+		*  else `false`.
+		*/
+		function baseIsNative(value) {
+			if (!isObject(value) || isMasked(value)) return false;
+			return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
+		}
+		/**
+		* The base implementation of `_.isTypedArray` without Node.js optimizations.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
+		*/
+		function baseIsTypedArray(value) {
+			return isObjectLike(value) && isLength(value.length) && !!typedArrayTags[objectToString.call(value)];
+		}
+		/**
+		* The base implementation of `_.iteratee`.
+		*
+		* @private
+		* @param {*} [value=_.identity] The value to convert to an iteratee.
+		* @returns {Function} Returns the iteratee.
+		*/
+		function baseIteratee(value) {
+			if (typeof value == "function") return value;
+			if (value == null) return identity;
+			if (typeof value == "object") return isArray(value) ? baseMatchesProperty(value[0], value[1]) : baseMatches(value);
+			return property(value);
+		}
+		/**
+		* The base implementation of `_.keys` which doesn't treat sparse arrays as dense.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @returns {Array} Returns the array of property names.
+		*/
+		function baseKeys(object) {
+			if (!isPrototype(object)) return nativeKeys(object);
+			var result = [];
+			for (var key in Object(object)) if (hasOwnProperty.call(object, key) && key != "constructor") result.push(key);
+			return result;
+		}
+		/**
+		* The base implementation of `_.map` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array} Returns the new mapped array.
+		*/
+		function baseMap(collection, iteratee) {
+			var index = -1, result = isArrayLike(collection) ? Array(collection.length) : [];
+			baseEach(collection, function(value, key, collection) {
+				result[++index] = iteratee(value, key, collection);
+			});
+			return result;
+		}
+		/**
+		* The base implementation of `_.matches` which doesn't clone `source`.
+		*
+		* @private
+		* @param {Object} source The object of property values to match.
+		* @returns {Function} Returns the new spec function.
+		*/
+		function baseMatches(source) {
+			var matchData = getMatchData(source);
+			if (matchData.length == 1 && matchData[0][2]) return matchesStrictComparable(matchData[0][0], matchData[0][1]);
+			return function(object) {
+				return object === source || baseIsMatch(object, source, matchData);
+			};
+		}
+		/**
+		* The base implementation of `_.matchesProperty` which doesn't clone `srcValue`.
+		*
+		* @private
+		* @param {string} path The path of the property to get.
+		* @param {*} srcValue The value to match.
+		* @returns {Function} Returns the new spec function.
+		*/
+		function baseMatchesProperty(path, srcValue) {
+			if (isKey(path) && isStrictComparable(srcValue)) return matchesStrictComparable(toKey(path), srcValue);
+			return function(object) {
+				var objValue = get(object, path);
+				return objValue === void 0 && objValue === srcValue ? hasIn(object, path) : baseIsEqual(srcValue, objValue, void 0, 3);
+			};
+		}
+		/**
+		* The base implementation of `_.orderBy` without param guards.
+		*
+		* @private
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {Function[]|Object[]|string[]} iteratees The iteratees to sort by.
+		* @param {string[]} orders The sort orders of `iteratees`.
+		* @returns {Array} Returns the new sorted array.
+		*/
+		function baseOrderBy(collection, iteratees, orders) {
+			var index = -1;
+			iteratees = arrayMap(iteratees.length ? iteratees : [identity], baseUnary(baseIteratee));
+			return baseSortBy(baseMap(collection, function(value, key, collection) {
+				return {
+					"criteria": arrayMap(iteratees, function(iteratee) {
+						return iteratee(value);
+					}),
+					"index": ++index,
+					"value": value
+				};
+			}), function(object, other) {
+				return compareMultiple(object, other, orders);
+			});
+		}
+		/**
+		* A specialized version of `baseProperty` which supports deep paths.
+		*
+		* @private
+		* @param {Array|string} path The path of the property to get.
+		* @returns {Function} Returns the new accessor function.
+		*/
+		function basePropertyDeep(path) {
+			return function(object) {
+				return baseGet(object, path);
+			};
+		}
+		/**
+		* The base implementation of `_.rest` which doesn't validate or coerce arguments.
+		*
+		* @private
+		* @param {Function} func The function to apply a rest parameter to.
+		* @param {number} [start=func.length-1] The start position of the rest parameter.
+		* @returns {Function} Returns the new function.
+		*/
+		function baseRest(func, start) {
+			start = nativeMax(start === void 0 ? func.length - 1 : start, 0);
+			return function() {
+				var args = arguments, index = -1, length = nativeMax(args.length - start, 0), array = Array(length);
+				while (++index < length) array[index] = args[start + index];
+				index = -1;
+				var otherArgs = Array(start + 1);
+				while (++index < start) otherArgs[index] = args[index];
+				otherArgs[start] = array;
+				return apply(func, this, otherArgs);
+			};
+		}
+		/**
+		* The base implementation of `_.toString` which doesn't convert nullish
+		* values to empty strings.
+		*
+		* @private
+		* @param {*} value The value to process.
+		* @returns {string} Returns the string.
+		*/
+		function baseToString(value) {
+			if (typeof value == "string") return value;
+			if (isSymbol(value)) return symbolToString ? symbolToString.call(value) : "";
+			var result = value + "";
+			return result == "0" && 1 / value == -Infinity ? "-0" : result;
+		}
+		/**
+		* Casts `value` to a path array if it's not one.
+		*
+		* @private
+		* @param {*} value The value to inspect.
+		* @returns {Array} Returns the cast property path array.
+		*/
+		function castPath(value) {
+			return isArray(value) ? value : stringToPath(value);
+		}
+		/**
+		* Compares values to sort them in ascending order.
+		*
+		* @private
+		* @param {*} value The value to compare.
+		* @param {*} other The other value to compare.
+		* @returns {number} Returns the sort order indicator for `value`.
+		*/
+		function compareAscending(value, other) {
+			if (value !== other) {
+				var valIsDefined = value !== void 0, valIsNull = value === null, valIsReflexive = value === value, valIsSymbol = isSymbol(value);
+				var othIsDefined = other !== void 0, othIsNull = other === null, othIsReflexive = other === other, othIsSymbol = isSymbol(other);
+				if (!othIsNull && !othIsSymbol && !valIsSymbol && value > other || valIsSymbol && othIsDefined && othIsReflexive && !othIsNull && !othIsSymbol || valIsNull && othIsDefined && othIsReflexive || !valIsDefined && othIsReflexive || !valIsReflexive) return 1;
+				if (!valIsNull && !valIsSymbol && !othIsSymbol && value < other || othIsSymbol && valIsDefined && valIsReflexive && !valIsNull && !valIsSymbol || othIsNull && valIsDefined && valIsReflexive || !othIsDefined && valIsReflexive || !othIsReflexive) return -1;
+			}
+			return 0;
+		}
+		/**
+		* Used by `_.orderBy` to compare multiple properties of a value to another
+		* and stable sort them.
+		*
+		* If `orders` is unspecified, all values are sorted in ascending order. Otherwise,
+		* specify an order of "desc" for descending or "asc" for ascending sort order
+		* of corresponding values.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {boolean[]|string[]} orders The order to sort by for each property.
+		* @returns {number} Returns the sort order indicator for `object`.
+		*/
+		function compareMultiple(object, other, orders) {
+			var index = -1, objCriteria = object.criteria, othCriteria = other.criteria, length = objCriteria.length, ordersLength = orders.length;
+			while (++index < length) {
+				var result = compareAscending(objCriteria[index], othCriteria[index]);
+				if (result) {
+					if (index >= ordersLength) return result;
+					return result * (orders[index] == "desc" ? -1 : 1);
+				}
+			}
+			return object.index - other.index;
+		}
+		/**
+		* Creates a `baseEach` or `baseEachRight` function.
+		*
+		* @private
+		* @param {Function} eachFunc The function to iterate over a collection.
+		* @param {boolean} [fromRight] Specify iterating from right to left.
+		* @returns {Function} Returns the new base function.
+		*/
+		function createBaseEach(eachFunc, fromRight) {
+			return function(collection, iteratee) {
+				if (collection == null) return collection;
+				if (!isArrayLike(collection)) return eachFunc(collection, iteratee);
+				var length = collection.length, index = -1, iterable = Object(collection);
+				while (++index < length) if (iteratee(iterable[index], index, iterable) === false) break;
+				return collection;
+			};
+		}
+		/**
+		* Creates a base function for methods like `_.forIn` and `_.forOwn`.
+		*
+		* @private
+		* @param {boolean} [fromRight] Specify iterating from right to left.
+		* @returns {Function} Returns the new base function.
+		*/
+		function createBaseFor(fromRight) {
+			return function(object, iteratee, keysFunc) {
+				var index = -1, iterable = Object(object), props = keysFunc(object), length = props.length;
+				while (length--) {
+					var key = props[++index];
+					if (iteratee(iterable[key], key, iterable) === false) break;
+				}
+				return object;
+			};
+		}
+		/**
+		* A specialized version of `baseIsEqualDeep` for arrays with support for
+		* partial deep comparisons.
+		*
+		* @private
+		* @param {Array} array The array to compare.
+		* @param {Array} other The other array to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} customizer The function to customize comparisons.
+		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} stack Tracks traversed `array` and `other` objects.
+		* @returns {boolean} Returns `true` if the arrays are equivalent, else `false`.
+		*/
+		function equalArrays(array, other, equalFunc, customizer, bitmask, stack) {
+			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, arrLength = array.length, othLength = other.length;
+			if (arrLength != othLength && !(isPartial && othLength > arrLength)) return false;
+			var stacked = stack.get(array);
+			if (stacked && stack.get(other)) return stacked == other;
+			var index = -1, result = true, seen = bitmask & UNORDERED_COMPARE_FLAG ? new SetCache() : void 0;
+			stack.set(array, other);
+			stack.set(other, array);
+			while (++index < arrLength) {
+				var arrValue = array[index], othValue = other[index];
+				if (customizer) var compared = isPartial ? customizer(othValue, arrValue, index, other, array, stack) : customizer(arrValue, othValue, index, array, other, stack);
+				if (compared !== void 0) {
+					if (compared) continue;
+					result = false;
+					break;
+				}
+				if (seen) {
+					if (!arraySome(other, function(othValue, othIndex) {
+						if (!seen.has(othIndex) && (arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) return seen.add(othIndex);
+					})) {
+						result = false;
+						break;
+					}
+				} else if (!(arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) {
+					result = false;
+					break;
+				}
+			}
+			stack["delete"](array);
+			stack["delete"](other);
+			return result;
+		}
+		/**
+		* A specialized version of `baseIsEqualDeep` for comparing objects of
+		* the same `toStringTag`.
+		*
+		* **Note:** This function only supports comparing values with tags of
+		* `Boolean`, `Date`, `Error`, `Number`, `RegExp`, or `String`.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {string} tag The `toStringTag` of the objects to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} customizer The function to customize comparisons.
+		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} stack Tracks traversed `object` and `other` objects.
+		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		*/
+		function equalByTag(object, other, tag, equalFunc, customizer, bitmask, stack) {
+			switch (tag) {
+				case dataViewTag:
+					if (object.byteLength != other.byteLength || object.byteOffset != other.byteOffset) return false;
+					object = object.buffer;
+					other = other.buffer;
+				case arrayBufferTag:
+					if (object.byteLength != other.byteLength || !equalFunc(new Uint8Array(object), new Uint8Array(other))) return false;
+					return true;
+				case boolTag:
+				case dateTag:
+				case numberTag: return eq(+object, +other);
+				case errorTag: return object.name == other.name && object.message == other.message;
+				case regexpTag:
+				case stringTag: return object == other + "";
+				case mapTag: var convert = mapToArray;
+				case setTag:
+					var isPartial = bitmask & PARTIAL_COMPARE_FLAG;
+					convert || (convert = setToArray);
+					if (object.size != other.size && !isPartial) return false;
+					var stacked = stack.get(object);
+					if (stacked) return stacked == other;
+					bitmask |= UNORDERED_COMPARE_FLAG;
+					stack.set(object, other);
+					var result = equalArrays(convert(object), convert(other), equalFunc, customizer, bitmask, stack);
+					stack["delete"](object);
+					return result;
+				case symbolTag: if (symbolValueOf) return symbolValueOf.call(object) == symbolValueOf.call(other);
+			}
+			return false;
+		}
+		/**
+		* A specialized version of `baseIsEqualDeep` for objects with support for
+		* partial deep comparisons.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} customizer The function to customize comparisons.
+		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} stack Tracks traversed `object` and `other` objects.
+		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		*/
+		function equalObjects(object, other, equalFunc, customizer, bitmask, stack) {
+			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, objProps = keys(object), objLength = objProps.length;
+			if (objLength != keys(other).length && !isPartial) return false;
+			var index = objLength;
+			while (index--) {
+				var key = objProps[index];
+				if (!(isPartial ? key in other : hasOwnProperty.call(other, key))) return false;
+			}
+			var stacked = stack.get(object);
+			if (stacked && stack.get(other)) return stacked == other;
+			var result = true;
+			stack.set(object, other);
+			stack.set(other, object);
+			var skipCtor = isPartial;
+			while (++index < objLength) {
+				key = objProps[index];
+				var objValue = object[key], othValue = other[key];
+				if (customizer) var compared = isPartial ? customizer(othValue, objValue, key, other, object, stack) : customizer(objValue, othValue, key, object, other, stack);
+				if (!(compared === void 0 ? objValue === othValue || equalFunc(objValue, othValue, customizer, bitmask, stack) : compared)) {
+					result = false;
+					break;
+				}
+				skipCtor || (skipCtor = key == "constructor");
+			}
+			if (result && !skipCtor) {
+				var objCtor = object.constructor, othCtor = other.constructor;
+				if (objCtor != othCtor && "constructor" in object && "constructor" in other && !(typeof objCtor == "function" && objCtor instanceof objCtor && typeof othCtor == "function" && othCtor instanceof othCtor)) result = false;
+			}
+			stack["delete"](object);
+			stack["delete"](other);
+			return result;
+		}
+		/**
+		* Gets the data for `map`.
+		*
+		* @private
+		* @param {Object} map The map to query.
+		* @param {string} key The reference key.
+		* @returns {*} Returns the map data.
+		*/
+		function getMapData(map, key) {
+			var data = map.__data__;
+			return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+		}
+		/**
+		* Gets the property names, values, and compare flags of `object`.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @returns {Array} Returns the match data of `object`.
+		*/
+		function getMatchData(object) {
+			var result = keys(object), length = result.length;
+			while (length--) {
+				var key = result[length], value = object[key];
+				result[length] = [
+					key,
+					value,
+					isStrictComparable(value)
+				];
+			}
+			return result;
+		}
+		/**
+		* Gets the native function at `key` of `object`.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @param {string} key The key of the method to get.
+		* @returns {*} Returns the function if it's native, else `undefined`.
+		*/
+		function getNative(object, key) {
+			var value = getValue(object, key);
+			return baseIsNative(value) ? value : void 0;
+		}
+		/**
+		* Gets the `toStringTag` of `value`.
+		*
+		* @private
+		* @param {*} value The value to query.
+		* @returns {string} Returns the `toStringTag`.
+		*/
+		var getTag = baseGetTag;
+		if (DataView && getTag(new DataView(/* @__PURE__ */ new ArrayBuffer(1))) != dataViewTag || Map && getTag(new Map()) != mapTag || Promise$1 && getTag(Promise$1.resolve()) != promiseTag || Set && getTag(new Set()) != setTag || WeakMap && getTag(new WeakMap()) != weakMapTag) getTag = function(value) {
+			var result = objectToString.call(value), Ctor = result == objectTag ? value.constructor : void 0, ctorString = Ctor ? toSource(Ctor) : void 0;
+			if (ctorString) switch (ctorString) {
+				case dataViewCtorString: return dataViewTag;
+				case mapCtorString: return mapTag;
+				case promiseCtorString: return promiseTag;
+				case setCtorString: return setTag;
+				case weakMapCtorString: return weakMapTag;
+			}
+			return result;
+		};
+		/**
+		* Checks if `path` exists on `object`.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path to check.
+		* @param {Function} hasFunc The function to check properties.
+		* @returns {boolean} Returns `true` if `path` exists, else `false`.
+		*/
+		function hasPath(object, path, hasFunc) {
+			path = isKey(path, object) ? [path] : castPath(path);
+			var result, index = -1, length = path.length;
+			while (++index < length) {
+				var key = toKey(path[index]);
+				if (!(result = object != null && hasFunc(object, key))) break;
+				object = object[key];
+			}
+			if (result) return result;
+			var length = object ? object.length : 0;
+			return !!length && isLength(length) && isIndex(key, length) && (isArray(object) || isArguments(object));
+		}
+		/**
+		* Checks if `value` is a flattenable `arguments` object or array.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is flattenable, else `false`.
+		*/
+		function isFlattenable(value) {
+			return isArray(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
+		}
+		/**
+		* Checks if `value` is a valid array-like index.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @param {number} [length=MAX_SAFE_INTEGER] The upper bounds of a valid index.
+		* @returns {boolean} Returns `true` if `value` is a valid index, else `false`.
+		*/
+		function isIndex(value, length) {
+			length = length == null ? MAX_SAFE_INTEGER : length;
+			return !!length && (typeof value == "number" || reIsUint.test(value)) && value > -1 && value % 1 == 0 && value < length;
+		}
+		/**
+		* Checks if the given arguments are from an iteratee call.
+		*
+		* @private
+		* @param {*} value The potential iteratee value argument.
+		* @param {*} index The potential iteratee index or key argument.
+		* @param {*} object The potential iteratee object argument.
+		* @returns {boolean} Returns `true` if the arguments are from an iteratee call,
+		*  else `false`.
+		*/
+		function isIterateeCall(value, index, object) {
+			if (!isObject(object)) return false;
+			var type = typeof index;
+			if (type == "number" ? isArrayLike(object) && isIndex(index, object.length) : type == "string" && index in object) return eq(object[index], value);
+			return false;
+		}
+		/**
+		* Checks if `value` is a property name and not a property path.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @param {Object} [object] The object to query keys on.
+		* @returns {boolean} Returns `true` if `value` is a property name, else `false`.
+		*/
+		function isKey(value, object) {
+			if (isArray(value)) return false;
+			var type = typeof value;
+			if (type == "number" || type == "symbol" || type == "boolean" || value == null || isSymbol(value)) return true;
+			return reIsPlainProp.test(value) || !reIsDeepProp.test(value) || object != null && value in Object(object);
+		}
+		/**
+		* Checks if `value` is suitable for use as unique object key.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+		*/
+		function isKeyable(value) {
+			var type = typeof value;
+			return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+		}
+		/**
+		* Checks if `func` has its source masked.
+		*
+		* @private
+		* @param {Function} func The function to check.
+		* @returns {boolean} Returns `true` if `func` is masked, else `false`.
+		*/
+		function isMasked(func) {
+			return !!maskSrcKey && maskSrcKey in func;
+		}
+		/**
+		* Checks if `value` is likely a prototype object.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a prototype, else `false`.
+		*/
+		function isPrototype(value) {
+			var Ctor = value && value.constructor;
+			return value === (typeof Ctor == "function" && Ctor.prototype || objectProto);
+		}
+		/**
+		* Checks if `value` is suitable for strict equality comparisons, i.e. `===`.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` if suitable for strict
+		*  equality comparisons, else `false`.
+		*/
+		function isStrictComparable(value) {
+			return value === value && !isObject(value);
+		}
+		/**
+		* A specialized version of `matchesProperty` for source values suitable
+		* for strict equality comparisons, i.e. `===`.
+		*
+		* @private
+		* @param {string} key The key of the property to get.
+		* @param {*} srcValue The value to match.
+		* @returns {Function} Returns the new spec function.
+		*/
+		function matchesStrictComparable(key, srcValue) {
+			return function(object) {
+				if (object == null) return false;
+				return object[key] === srcValue && (srcValue !== void 0 || key in Object(object));
+			};
+		}
+		/**
+		* Converts `string` to a property path array.
+		*
+		* @private
+		* @param {string} string The string to convert.
+		* @returns {Array} Returns the property path array.
+		*/
+		var stringToPath = memoize(function(string) {
+			string = toString(string);
+			var result = [];
+			if (reLeadingDot.test(string)) result.push("");
+			string.replace(rePropName, function(match, number, quote, string) {
+				result.push(quote ? string.replace(reEscapeChar, "$1") : number || match);
+			});
+			return result;
+		});
+		/**
+		* Converts `value` to a string key if it's not a string or symbol.
+		*
+		* @private
+		* @param {*} value The value to inspect.
+		* @returns {string|symbol} Returns the key.
+		*/
+		function toKey(value) {
+			if (typeof value == "string" || isSymbol(value)) return value;
+			var result = value + "";
+			return result == "0" && 1 / value == -Infinity ? "-0" : result;
+		}
+		/**
+		* Converts `func` to its source code.
+		*
+		* @private
+		* @param {Function} func The function to process.
+		* @returns {string} Returns the source code.
+		*/
+		function toSource(func) {
+			if (func != null) {
+				try {
+					return funcToString.call(func);
+				} catch (e) {}
+				try {
+					return func + "";
+				} catch (e) {}
+			}
+			return "";
+		}
+		/**
+		* Creates an array of elements, sorted in ascending order by the results of
+		* running each element in a collection thru each iteratee. This method
+		* performs a stable sort, that is, it preserves the original sort order of
+		* equal elements. The iteratees are invoked with one argument: (value).
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Collection
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {...(Function|Function[])} [iteratees=[_.identity]]
+		*  The iteratees to sort by.
+		* @returns {Array} Returns the new sorted array.
+		* @example
+		*
+		* var users = [
+		*   { 'user': 'fred',   'age': 48 },
+		*   { 'user': 'barney', 'age': 36 },
+		*   { 'user': 'fred',   'age': 40 },
+		*   { 'user': 'barney', 'age': 34 }
+		* ];
+		*
+		* _.sortBy(users, function(o) { return o.user; });
+		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
+		*
+		* _.sortBy(users, ['user', 'age']);
+		* // => objects for [['barney', 34], ['barney', 36], ['fred', 40], ['fred', 48]]
+		*
+		* _.sortBy(users, 'user', function(o) {
+		*   return Math.floor(o.age / 10);
+		* });
+		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
+		*/
+		var sortBy = baseRest(function(collection, iteratees) {
+			if (collection == null) return [];
+			var length = iteratees.length;
+			if (length > 1 && isIterateeCall(collection, iteratees[0], iteratees[1])) iteratees = [];
+			else if (length > 2 && isIterateeCall(iteratees[0], iteratees[1], iteratees[2])) iteratees = [iteratees[0]];
+			return baseOrderBy(collection, baseFlatten(iteratees), []);
+		});
+		/**
+		* Creates a function that memoizes the result of `func`. If `resolver` is
+		* provided, it determines the cache key for storing the result based on the
+		* arguments provided to the memoized function. By default, the first argument
+		* provided to the memoized function is used as the map cache key. The `func`
+		* is invoked with the `this` binding of the memoized function.
+		*
+		* **Note:** The cache is exposed as the `cache` property on the memoized
+		* function. Its creation may be customized by replacing the `_.memoize.Cache`
+		* constructor with one whose instances implement the
+		* [`Map`](http://ecma-international.org/ecma-262/7.0/#sec-properties-of-the-map-prototype-object)
+		* method interface of `delete`, `get`, `has`, and `set`.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Function
+		* @param {Function} func The function to have its output memoized.
+		* @param {Function} [resolver] The function to resolve the cache key.
+		* @returns {Function} Returns the new memoized function.
+		* @example
+		*
+		* var object = { 'a': 1, 'b': 2 };
+		* var other = { 'c': 3, 'd': 4 };
+		*
+		* var values = _.memoize(_.values);
+		* values(object);
+		* // => [1, 2]
+		*
+		* values(other);
+		* // => [3, 4]
+		*
+		* object.a = 2;
+		* values(object);
+		* // => [1, 2]
+		*
+		* // Modify the result cache.
+		* values.cache.set(object, ['a', 'b']);
+		* values(object);
+		* // => ['a', 'b']
+		*
+		* // Replace `_.memoize.Cache`.
+		* _.memoize.Cache = WeakMap;
+		*/
+		function memoize(func, resolver) {
+			if (typeof func != "function" || resolver && typeof resolver != "function") throw new TypeError(FUNC_ERROR_TEXT);
+			var memoized = function() {
+				var args = arguments, key = resolver ? resolver.apply(this, args) : args[0], cache = memoized.cache;
+				if (cache.has(key)) return cache.get(key);
+				var result = func.apply(this, args);
+				memoized.cache = cache.set(key, result);
+				return result;
+			};
+			memoized.cache = new (memoize.Cache || MapCache)();
+			return memoized;
+		}
+		memoize.Cache = MapCache;
+		/**
+		* Performs a
+		* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+		* comparison between two values to determine if they are equivalent.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to compare.
+		* @param {*} other The other value to compare.
+		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+		* @example
+		*
+		* var object = { 'a': 1 };
+		* var other = { 'a': 1 };
+		*
+		* _.eq(object, object);
+		* // => true
+		*
+		* _.eq(object, other);
+		* // => false
+		*
+		* _.eq('a', 'a');
+		* // => true
+		*
+		* _.eq('a', Object('a'));
+		* // => false
+		*
+		* _.eq(NaN, NaN);
+		* // => true
+		*/
+		function eq(value, other) {
+			return value === other || value !== value && other !== other;
+		}
+		/**
+		* Checks if `value` is likely an `arguments` object.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an `arguments` object,
+		*  else `false`.
+		* @example
+		*
+		* _.isArguments(function() { return arguments; }());
+		* // => true
+		*
+		* _.isArguments([1, 2, 3]);
+		* // => false
+		*/
+		function isArguments(value) {
+			return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
+		}
+		/**
+		* Checks if `value` is classified as an `Array` object.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an array, else `false`.
+		* @example
+		*
+		* _.isArray([1, 2, 3]);
+		* // => true
+		*
+		* _.isArray(document.body.children);
+		* // => false
+		*
+		* _.isArray('abc');
+		* // => false
+		*
+		* _.isArray(_.noop);
+		* // => false
+		*/
+		var isArray = Array.isArray;
+		/**
+		* Checks if `value` is array-like. A value is considered array-like if it's
+		* not a function and has a `value.length` that's an integer greater than or
+		* equal to `0` and less than or equal to `Number.MAX_SAFE_INTEGER`.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is array-like, else `false`.
+		* @example
+		*
+		* _.isArrayLike([1, 2, 3]);
+		* // => true
+		*
+		* _.isArrayLike(document.body.children);
+		* // => true
+		*
+		* _.isArrayLike('abc');
+		* // => true
+		*
+		* _.isArrayLike(_.noop);
+		* // => false
+		*/
+		function isArrayLike(value) {
+			return value != null && isLength(value.length) && !isFunction(value);
+		}
+		/**
+		* This method is like `_.isArrayLike` except that it also checks if `value`
+		* is an object.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an array-like object,
+		*  else `false`.
+		* @example
+		*
+		* _.isArrayLikeObject([1, 2, 3]);
+		* // => true
+		*
+		* _.isArrayLikeObject(document.body.children);
+		* // => true
+		*
+		* _.isArrayLikeObject('abc');
+		* // => false
+		*
+		* _.isArrayLikeObject(_.noop);
+		* // => false
+		*/
+		function isArrayLikeObject(value) {
+			return isObjectLike(value) && isArrayLike(value);
+		}
+		/**
+		* Checks if `value` is classified as a `Function` object.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a function, else `false`.
+		* @example
+		*
+		* _.isFunction(_);
+		* // => true
+		*
+		* _.isFunction(/abc/);
+		* // => false
+		*/
+		function isFunction(value) {
+			var tag = isObject(value) ? objectToString.call(value) : "";
+			return tag == funcTag || tag == genTag;
+		}
+		/**
+		* Checks if `value` is a valid array-like length.
+		*
+		* **Note:** This method is loosely based on
+		* [`ToLength`](http://ecma-international.org/ecma-262/7.0/#sec-tolength).
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a valid length, else `false`.
+		* @example
+		*
+		* _.isLength(3);
+		* // => true
+		*
+		* _.isLength(Number.MIN_VALUE);
+		* // => false
+		*
+		* _.isLength(Infinity);
+		* // => false
+		*
+		* _.isLength('3');
+		* // => false
+		*/
+		function isLength(value) {
+			return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
+		}
+		/**
+		* Checks if `value` is the
+		* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+		* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an object, else `false`.
+		* @example
+		*
+		* _.isObject({});
+		* // => true
+		*
+		* _.isObject([1, 2, 3]);
+		* // => true
+		*
+		* _.isObject(_.noop);
+		* // => true
+		*
+		* _.isObject(null);
+		* // => false
+		*/
+		function isObject(value) {
+			var type = typeof value;
+			return !!value && (type == "object" || type == "function");
+		}
+		/**
+		* Checks if `value` is object-like. A value is object-like if it's not `null`
+		* and has a `typeof` result of "object".
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is object-like, else `false`.
+		* @example
+		*
+		* _.isObjectLike({});
+		* // => true
+		*
+		* _.isObjectLike([1, 2, 3]);
+		* // => true
+		*
+		* _.isObjectLike(_.noop);
+		* // => false
+		*
+		* _.isObjectLike(null);
+		* // => false
+		*/
+		function isObjectLike(value) {
+			return !!value && typeof value == "object";
+		}
+		/**
+		* Checks if `value` is classified as a `Symbol` primitive or object.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a symbol, else `false`.
+		* @example
+		*
+		* _.isSymbol(Symbol.iterator);
+		* // => true
+		*
+		* _.isSymbol('abc');
+		* // => false
+		*/
+		function isSymbol(value) {
+			return typeof value == "symbol" || isObjectLike(value) && objectToString.call(value) == symbolTag;
+		}
+		/**
+		* Checks if `value` is classified as a typed array.
+		*
+		* @static
+		* @memberOf _
+		* @since 3.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
+		* @example
+		*
+		* _.isTypedArray(new Uint8Array);
+		* // => true
+		*
+		* _.isTypedArray([]);
+		* // => false
+		*/
+		var isTypedArray = nodeIsTypedArray ? baseUnary(nodeIsTypedArray) : baseIsTypedArray;
+		/**
+		* Converts `value` to a string. An empty string is returned for `null`
+		* and `undefined` values. The sign of `-0` is preserved.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to process.
+		* @returns {string} Returns the string.
+		* @example
+		*
+		* _.toString(null);
+		* // => ''
+		*
+		* _.toString(-0);
+		* // => '-0'
+		*
+		* _.toString([1, 2, 3]);
+		* // => '1,2,3'
+		*/
+		function toString(value) {
+			return value == null ? "" : baseToString(value);
+		}
+		/**
+		* Gets the value at `path` of `object`. If the resolved value is
+		* `undefined`, the `defaultValue` is returned in its place.
+		*
+		* @static
+		* @memberOf _
+		* @since 3.7.0
+		* @category Object
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path of the property to get.
+		* @param {*} [defaultValue] The value returned for `undefined` resolved values.
+		* @returns {*} Returns the resolved value.
+		* @example
+		*
+		* var object = { 'a': [{ 'b': { 'c': 3 } }] };
+		*
+		* _.get(object, 'a[0].b.c');
+		* // => 3
+		*
+		* _.get(object, ['a', '0', 'b', 'c']);
+		* // => 3
+		*
+		* _.get(object, 'a.b.c', 'default');
+		* // => 'default'
+		*/
+		function get(object, path, defaultValue) {
+			var result = object == null ? void 0 : baseGet(object, path);
+			return result === void 0 ? defaultValue : result;
+		}
+		/**
+		* Checks if `path` is a direct or inherited property of `object`.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Object
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path to check.
+		* @returns {boolean} Returns `true` if `path` exists, else `false`.
+		* @example
+		*
+		* var object = _.create({ 'a': _.create({ 'b': 2 }) });
+		*
+		* _.hasIn(object, 'a');
+		* // => true
+		*
+		* _.hasIn(object, 'a.b');
+		* // => true
+		*
+		* _.hasIn(object, ['a', 'b']);
+		* // => true
+		*
+		* _.hasIn(object, 'b');
+		* // => false
+		*/
+		function hasIn(object, path) {
+			return object != null && hasPath(object, path, baseHasIn);
+		}
+		/**
+		* Creates an array of the own enumerable property names of `object`.
+		*
+		* **Note:** Non-object values are coerced to objects. See the
+		* [ES spec](http://ecma-international.org/ecma-262/7.0/#sec-object.keys)
+		* for more details.
+		*
+		* @static
+		* @since 0.1.0
+		* @memberOf _
+		* @category Object
+		* @param {Object} object The object to query.
+		* @returns {Array} Returns the array of property names.
+		* @example
+		*
+		* function Foo() {
+		*   this.a = 1;
+		*   this.b = 2;
+		* }
+		*
+		* Foo.prototype.c = 3;
+		*
+		* _.keys(new Foo);
+		* // => ['a', 'b'] (iteration order is not guaranteed)
+		*
+		* _.keys('hi');
+		* // => ['0', '1']
+		*/
+		function keys(object) {
+			return isArrayLike(object) ? arrayLikeKeys(object) : baseKeys(object);
+		}
+		/**
+		* This method returns the first argument it receives.
+		*
+		* @static
+		* @since 0.1.0
+		* @memberOf _
+		* @category Util
+		* @param {*} value Any value.
+		* @returns {*} Returns `value`.
+		* @example
+		*
+		* var object = { 'a': 1 };
+		*
+		* console.log(_.identity(object) === object);
+		* // => true
+		*/
+		function identity(value) {
+			return value;
+		}
+		/**
+		* Creates a function that returns the value at `path` of a given object.
+		*
+		* @static
+		* @memberOf _
+		* @since 2.4.0
+		* @category Util
+		* @param {Array|string} path The path of the property to get.
+		* @returns {Function} Returns the new accessor function.
+		* @example
+		*
+		* var objects = [
+		*   { 'a': { 'b': 2 } },
+		*   { 'a': { 'b': 1 } }
+		* ];
+		*
+		* _.map(objects, _.property('a.b'));
+		* // => [2, 1]
+		*
+		* _.map(_.sortBy(objects, _.property(['a', 'b'])), 'a.b');
+		* // => [1, 2]
+		*/
+		function property(path) {
+			return isKey(path) ? baseProperty(toKey(path)) : basePropertyDeep(path);
+		}
+		module.exports = sortBy;
+	})(lodash_sortby, lodash_sortby.exports);
+	return lodash_sortby.exports;
+}
+function requireEscapeStringRegexp() {
+	if (hasRequiredEscapeStringRegexp) return escapeStringRegexp;
+	hasRequiredEscapeStringRegexp = 1;
+	escapeStringRegexp = (string) => {
+		if (typeof string !== "string") throw new TypeError("Expected a string");
+		return string.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
+	};
+	return escapeStringRegexp;
+}
+function requireRegexpParse() {
+	if (hasRequiredRegexpParse) return regexpParse;
+	hasRequiredRegexpParse = 1;
+	Object.defineProperty(regexpParse, "__esModule", { value: true });
+	regexpParse.isRegExpString = regexpParse.parseRegExpString = void 0;
+	var REGEXP_LITERAL_PATTERN = /^\/(.+)\/([guimysd]*)$/;
+	var parseRegExpString = function(str) {
+		var result = str.match(REGEXP_LITERAL_PATTERN);
+		if (!result) return null;
+		return {
+			source: result[1],
+			flagString: result[2]
+		};
+	};
+	regexpParse.parseRegExpString = parseRegExpString;
+	var isRegExpString = function(str) {
+		return REGEXP_LITERAL_PATTERN.test(str);
+	};
+	regexpParse.isRegExpString = isRegExpString;
+	return regexpParse;
+}
+function requireRegexpStringMatcher() {
+	if (hasRequiredRegexpStringMatcher) return regexpStringMatcher;
+	hasRequiredRegexpStringMatcher = 1;
+	(function(exports$1) {
+		var __importDefault = regexpStringMatcher && regexpStringMatcher.__importDefault || function(mod) {
+			return mod && mod.__esModule ? mod : { "default": mod };
+		};
+		Object.defineProperty(exports$1, "__esModule", { value: true });
+		exports$1.matchPatterns = exports$1.createRegExp = void 0;
+		var lodash_uniq_1 = __importDefault(requireLodash_uniq());
+		var lodash_uniqwith_1 = __importDefault(requireLodash_uniqwith());
+		var lodash_sortby_1 = __importDefault(requireLodash_sortby());
+		var escape_string_regexp_1 = __importDefault(requireEscapeStringRegexp());
+		var regexp_parse_1 = requireRegexpParse();
+		var DEFAULT_FLAGS = "ug";
+		var defaultFlags = function(flagsString) {
+			if (flagsString.length === 0) return DEFAULT_FLAGS;
+			return (0, lodash_uniq_1.default)((flagsString + DEFAULT_FLAGS).split("")).join("");
+		};
+		var createRegExp = function(patternString, defaultFlag) {
+			if (defaultFlag === void 0) defaultFlag = DEFAULT_FLAGS;
+			if (patternString.length === 0) throw new Error("Empty string can not handled");
+			if ((0, regexp_parse_1.isRegExpString)(patternString)) {
+				var regExpStructure = (0, regexp_parse_1.parseRegExpString)(patternString);
+				if (regExpStructure) return new RegExp(regExpStructure.source, defaultFlags(regExpStructure.flagString));
+				throw new Error("\"".concat(patternString, "\" can not parse as RegExp."));
+			} else return new RegExp((0, escape_string_regexp_1.default)(patternString), defaultFlag);
+		};
+		exports$1.createRegExp = createRegExp;
+		var isEqualMatchPatternResult = function(a, b) {
+			return a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.match === b.match;
+		};
+		/**
+		* Match regExpLikeStrings and return matchPatternResults
+		* @param text target text
+		* @param regExpLikeStrings an array of pattern string
+		*/
+		var matchPatterns = function(text, regExpLikeStrings) {
+			var matchPatternResults = [];
+			regExpLikeStrings.map(function(patternString) {
+				return (0, exports$1.createRegExp)(patternString);
+			}).forEach(function(regExp) {
+				var results = text.matchAll(regExp);
+				Array.from(results).forEach(function(result) {
+					if (result.index === void 0) return;
+					var match = result[0];
+					var index = result.index;
+					matchPatternResults.push({
+						match,
+						captures: result.slice(1),
+						startIndex: index,
+						endIndex: index + match.length
+					});
+				});
+			});
+			var uniqResults = (0, lodash_uniqwith_1.default)(matchPatternResults, isEqualMatchPatternResult);
+			return (0, lodash_sortby_1.default)(uniqResults, ["startIndex", "endIndex"]);
+		};
+		exports$1.matchPatterns = matchPatterns;
+	})(regexpStringMatcher);
+	return regexpStringMatcher;
+}
+function readTlv(buf, offset) {
+	if (offset + 2 > buf.length) throw new Error("PKCS12: truncated TLV header");
+	const tag = buf[offset];
+	const lenByte = buf[offset + 1];
+	let length;
+	let contentStart;
+	if (lenByte < 128) {
+		length = lenByte;
+		contentStart = offset + 2;
+	} else {
+		const lenBytes = lenByte & 127;
+		if (lenBytes === 0 || lenBytes > 4) throw new Error("PKCS12: unsupported ASN.1 length encoding");
+		if (offset + 2 + lenBytes > buf.length) throw new Error("PKCS12: truncated ASN.1 length");
+		length = 0;
+		for (let i = 0; i < lenBytes; i++) length = length * 256 + buf[offset + 2 + i];
+		contentStart = offset + 2 + lenBytes;
+	}
+	const end = contentStart + length;
+	if (end > buf.length) throw new Error("PKCS12: TLV extends past buffer");
+	return {
+		tag,
+		content: buf.subarray(contentStart, end),
+		end
+	};
+}
+function expectTag(tlv, tag, label) {
+	if (tlv.tag !== tag) throw new Error(`PKCS12: expected ${label} tag 0x${tag.toString(16)} but got 0x${tlv.tag.toString(16)}`);
+}
+function readInteger(tlv) {
+	expectTag(tlv, TAG_INTEGER, "INTEGER");
+	let value = 0;
+	for (const byte of tlv.content) value = value * 256 + byte;
+	return value;
+}
+function bytesEqual(a, b) {
+	if (a.length !== b.length) return false;
+	let diff = 0;
+	for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+	return diff === 0;
+}
+function matchHash(oidBytes) {
+	for (const { oid, hash } of MAC_HASHES) if (bytesEqual(oidBytes, oid)) return hash;
+}
+function parsePkcs12(buf) {
+	const pfx = readTlv(buf, 0);
+	expectTag(pfx, TAG_SEQUENCE, "PFX SEQUENCE");
+	const version = readTlv(pfx.content, 0);
+	if (readInteger(version) !== 3) throw new Error("PKCS12: unsupported version");
+	const authSafeInfo = readTlv(pfx.content, version.end);
+	expectTag(authSafeInfo, TAG_SEQUENCE, "ContentInfo SEQUENCE");
+	const contentType = readTlv(authSafeInfo.content, 0);
+	expectTag(contentType, TAG_OID, "contentType OID");
+	if (!bytesEqual(contentType.content, OID_DATA)) throw new Error("PKCS12: unsupported authSafe contentType");
+	const explicit0 = readTlv(authSafeInfo.content, contentType.end);
+	expectTag(explicit0, TAG_CONTEXT_0, "[0] EXPLICIT");
+	const authSafeOctet = readTlv(explicit0.content, 0);
+	expectTag(authSafeOctet, TAG_OCTET_STRING, "authSafe OCTET STRING");
+	const macData = readTlv(pfx.content, authSafeInfo.end);
+	expectTag(macData, TAG_SEQUENCE, "MacData SEQUENCE");
+	const digestInfo = readTlv(macData.content, 0);
+	expectTag(digestInfo, TAG_SEQUENCE, "DigestInfo SEQUENCE");
+	const alg = readTlv(digestInfo.content, 0);
+	expectTag(alg, TAG_SEQUENCE, "AlgorithmIdentifier SEQUENCE");
+	const algOid = readTlv(alg.content, 0);
+	expectTag(algOid, TAG_OID, "algorithm OID");
+	const macHash = matchHash(algOid.content);
+	if (!macHash) throw new Error("PKCS12: unsupported MAC digest algorithm");
+	if (algOid.end < alg.content.length) {
+		if (readTlv(alg.content, algOid.end).tag !== TAG_NULL) throw new Error("PKCS12: unexpected MAC algorithm parameters");
+	}
+	const digest = readTlv(digestInfo.content, alg.end);
+	expectTag(digest, TAG_OCTET_STRING, "digest OCTET STRING");
+	const salt = readTlv(macData.content, digestInfo.end);
+	expectTag(salt, TAG_OCTET_STRING, "macSalt OCTET STRING");
+	let iterations = 1;
+	if (salt.end < macData.content.length) iterations = readInteger(readTlv(macData.content, salt.end));
+	if (iterations < 1 || iterations > MAX_MAC_ITERATIONS) throw new Error("PKCS12: MAC iteration count out of range");
+	return {
+		authSafe: authSafeOctet.content,
+		macHash,
+		macSalt: salt.content,
+		macDigest: digest.content,
+		iterations
+	};
+}
+function toBufferSource(data) {
+	const copy = new Uint8Array(data.length);
+	copy.set(data);
+	return copy;
+}
+async function digest(hash, data) {
+	return new Uint8Array(await globalThis.crypto.subtle.digest(hash.name, toBufferSource(data)));
+}
+function padToMultipleOf(src, blockSize) {
+	if (src.length === 0) return /* @__PURE__ */ new Uint8Array(0);
+	const padded = new Uint8Array(Math.ceil(src.length / blockSize) * blockSize);
+	for (let i = 0; i < padded.length; i++) padded[i] = src[i % src.length];
+	return padded;
+}
+function encodePasswordAsBmpString(password) {
+	if (password.length === 0) return /* @__PURE__ */ new Uint8Array(0);
+	const bytes = new Uint8Array(password.length * 2 + 2);
+	for (let i = 0; i < password.length; i++) {
+		const code = password.charCodeAt(i);
+		bytes[i * 2] = code >> 8 & 255;
+		bytes[i * 2 + 1] = code & 255;
+	}
+	return bytes;
+}
+/**
+* PKCS#12 key derivation (RFC 7292 Appendix B.2) for deriving the MAC key.
+*
+* Specialized for the case where the desired key length is at most the
+* hash output size (which is always true for HMAC keys here: 20 bytes for
+* SHA-1, 32 bytes for SHA-256). In that case only a single block A[1] is
+* produced, so the iterative I-update loop from the spec is unnecessary.
+*/
+async function deriveMacKey(hash, password, salt, iterations) {
+	const v = hash.blockSize;
+	const u = hash.outputSize;
+	const D = new Uint8Array(v).fill(3);
+	const P = padToMultipleOf(encodePasswordAsBmpString(password), v);
+	const S = padToMultipleOf(salt, v);
+	const DI = new Uint8Array(D.length + S.length + P.length);
+	DI.set(D, 0);
+	DI.set(S, D.length);
+	DI.set(P, D.length + S.length);
+	let A = await digest(hash, DI);
+	for (let i = 1; i < iterations; i++) A = await digest(hash, A);
+	return A.subarray(0, u);
+}
+/**
+* Verify a PKCS#12 PFX MAC using the supplied password.
+*
+* Returns `true` only when the file is a well-formed PKCS#12 v3 structure
+* with an unencrypted `data` authSafe, a recognized MAC digest algorithm
+* (SHA-1/256/384/512), and a MAC that matches the password. Any structural
+* or algorithmic mismatch yields `false`.
+*/
+async function verifyPkcs12Mac(pfxBytes, password) {
+	let parsed;
+	try {
+		parsed = parsePkcs12(pfxBytes);
+	} catch {
+		return false;
+	}
+	try {
+		const key = await deriveMacKey(parsed.macHash, password, parsed.macSalt, parsed.iterations);
+		const cryptoKey = await globalThis.crypto.subtle.importKey("raw", toBufferSource(key), {
+			name: "HMAC",
+			hash: parsed.macHash.name
+		}, false, ["sign"]);
+		return bytesEqual(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", cryptoKey, toBufferSource(parsed.authSafe))), parsed.macDigest);
+	} catch {
+		return false;
+	}
+}
+async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
+	if (!source.filePath) return;
+	try {
+		const fs = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:fs"), 1));
+		const path = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:path"), 1));
+		if (!await verifyPkcs12Mac(new Uint8Array(fs.readFileSync(source.filePath)), GCP_SERVICE_ACCOUNT_P12_PASSWORD)) return;
+		context.report({
+			message: t("PrivateKeyP12", { FILE_NAME: path.basename(source.filePath) }),
+			range: [0, source.content.length]
+		});
+	} catch {}
+}
+function reportIfFoundPrivateKeyJSONFormat({ source, context, t }) {
+	try {
+		const credentialObject = JSON.parse(source.content);
+		if (!("private_key_id" in credentialObject && "private_key" in credentialObject && /-----BEGIN\s?(DSA|RSA|EC|PGP|OPENSSH)?\s?PRIVATE KEY/gm.test(credentialObject["private_key"]))) return;
+		context.report({
+			message: t("PrivateKeyJSON", { FILE_NAME: source.filePath ? node_path.default.basename(source.filePath) : "" }),
+			range: [0, source.content.length]
+		});
+	} catch {}
+}
+function reportIfFoundXOauthGitHubToken({ source, options, context, t }) {
+	const results = source.content.matchAll(/https?:\/\/(.{1,256}):x-oauth-basic@github.com\//g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[1] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("PackageJSON_xOauthToken", { TOKEN: match }),
+			range
+		});
+	}
+}
+function reportIfFound_AuthTokenInNpmrc({ source, options, context, t }) {
+	const results = source.content.matchAll(/_authToken=([^$].*)/g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[1] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("Npmrc_authToken", { TOKEN: match }),
+			range
+		});
+	}
+}
+function reportIfFound_NPM_ACCESS_TOKEN({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("NPM_ACCESS_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+function reportIfFoundRawPrivateKey$1({ source, options, context, t }) {
+	const results = source.content.matchAll(/\b(?:xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-(?:\d-)?(?:[a-zA-Z0-9]{1,40}-)+[a-zA-Z0-9]{1,40}\b/g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("SLACK_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Report if found Incoming Webhooks
+* https://api.slack.com/messaging/webhooks
+* @param source
+* @param options
+* @param context
+* @param t
+*/
+function reportIfFoundIncomingWebhook({ source, options, context, t }) {
+	const results = source.content.matchAll(/https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9]{1,40}\/B[a-zA-Z0-9]{1,40}\/[a-zA-Z0-9]{1,40}/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("IncomingWebhook", { URL: match }),
+			range
+		});
+	}
+}
+/**
+* Check if the string contains variable-like patterns that indicate it's likely a template
+*/
+function isVariableLikeString$1(str) {
+	return [
+		/\$\{[^}]{1,50}\}/,
+		/\{\{[^}]{1,50}\}\}/,
+		/\{[^}]{1,50}\}/,
+		/%[A-Z_]{1,30}%/,
+		/\$[A-Z_]{1,30}/
+	].some((pattern) => pattern.test(str));
+}
+/**
+* Check if the username part looks like a real credential
+*/
+function isLikelyRealUsername(username) {
+	if (username.length < 2) return false;
+	if (isVariableLikeString$1(username)) return false;
+	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => username.toLowerCase().includes(pattern.toLowerCase()))) return false;
+	return true;
+}
+/**
+* Check if the password part looks like a real credential
+*/
+function isLikelyRealPassword$1(password) {
+	if (password.length < 4) return false;
+	if (isVariableLikeString$1(password)) return false;
+	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => password.toLowerCase().includes(pattern.toLowerCase()))) return false;
+	if (/^(.)\1{3,}$/.test(password)) return false;
+	return true;
+}
+function reportIfFoundBasicAuth({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<protocol>(?:https?|ftp|ftps)):\/\/(?<user>[-a-zA-Z0-9_]{1,256}):(?<password>[-a-zA-Z0-9_]{1,256})@[-a-zA-Z0-9%._+~#=]{1,256}\.[a-zA-Z0-9()]{1,6}\b/g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.user;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealUsername(username)) continue;
+		if (!isLikelyRealPassword$1(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("BasicAuth", { CREDENTIAL: match }),
+			range
+		});
+	}
+}
+function reportIfFoundToken({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})ntn_[0-9]{11}[A-Za-z0-9]{35}(?![A-Za-z0-9])/gu);
+	for (const result of results) {
+		const index = result.index ?? 0;
+		const match = result[0] ?? "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("NOTION_INTEGRATION_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Validate if the Base64 content is a real private key or a placeholder
+* Based on Base64 validation approach without decoding
+*
+* References:
+* - RFC 7468: Textual Encodings of PKIX, PKCS, and CMS Structures
+*   https://tools.ietf.org/html/rfc7468
+* - RFC 4648: The Base16, Base32, and Base64 Data Encodings
+*   https://datatracker.ietf.org/doc/html/rfc4648
+* - RFC 5208: PKCS #8: Private-Key Information Syntax v1.2
+*   https://datatracker.ietf.org/doc/html/rfc5208
+* - RFC 5958: Asymmetric Key Packages
+*   https://datatracker.ietf.org/doc/html/rfc5958
+* - RFC 3447: PKCS #1: RSA Cryptography Specifications v2.1
+*   https://datatracker.ietf.org/doc/html/rfc3447
+* - OpenSSH PROTOCOL.key
+*   https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key
+*
+* @param base64Content - The Base64-encoded key content (without PEM headers)
+* @returns true if it's likely a real private key, false if it's a placeholder
+*/
+function validateBase64KeyContent(base64Content) {
+	if (!/^[A-Za-z0-9+/]+=*$/.test(base64Content)) return false;
+	if (base64Content.length < 100) return false;
+	if (!/^(MI|b3BlbnNzaC1rZXktdjE)/.test(base64Content)) return false;
+	return true;
+}
+function reportIfFoundRawPrivateKey({ source, options, context, t }) {
+	const results = source.content.matchAll(PEM_CONTENT_PATTERN);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const base64Raw = result[1] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		if (!validateBase64KeyContent(base64Raw.replace(/\s|\\n/g, ""))) continue;
+		context.report({
+			message: t("PrivateKey", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFoundKey$3({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})SG\.\w{1,128}\.\w{1,128}([-_]?)\w{1,128}(?!\w)/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		if (match.length !== 69) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("SENDGRID_KEY", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFoundKey$2({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})(shppa|shpca|shpat|shpss)_[a-zA-Z0-9]{32,64}(?![a-zA-Z0-9])/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("SHOPIFY_KEY", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFoundKey$1({ pattern, source, options, context, t }) {
+	const results = source.content.matchAll(pattern);
+	for (const result of results) {
+		const index = result.index || 0;
+		const type = result.groups?.type;
+		const typeName = typeMap.get(type);
+		if (!typeName) throw new Error("Unknown type:" + typeName);
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("GITHUB_TOKEN", {
+				KEY: match,
+				typeName
+			}),
+			range
+		});
+	}
+}
+function reportIfFoundKey({ pattern, source, options, context, t }) {
+	const results = source.content.matchAll(pattern);
+	for (const result of results) {
+		const index = result.index ?? 0;
+		const match = result[0] ?? "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("GITLAB_PERSONAL_ACCESS_TOKEN", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFound({ pattern, messageId, source, options, context, t }) {
+	const results = source.content.matchAll(pattern);
+	for (const result of results) {
+		const index = result.index ?? 0;
+		const match = result[0] ?? "";
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		const range = [index, index + match.length];
+		context.report({
+			message: t(messageId, { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Check if the string contains variable-like patterns that indicate it's likely a template
+*/
+function isVariableLikeString(str) {
+	return [
+		/\$\{[^}]{1,50}\}/,
+		/\{\{[^}]{1,50}\}\}/,
+		/\{[^}]{1,50}\}/,
+		/%[A-Z_]{1,30}%/,
+		/\$[A-Z_]{1,30}/,
+		/\$\([^)]{1,50}\)/
+	].some((pattern) => pattern.test(str));
+}
+/**
+* Check if the password part looks like a real credential
+*/
+function isLikelyRealPassword(password) {
+	if (password.length < 4) return false;
+	if (isVariableLikeString(password)) return false;
+	const passwordLower = password.toLowerCase();
+	if (BUILTIN_IGNORED_PATTERNS.some((pattern) => passwordLower === pattern.toLowerCase())) return false;
+	if (/^(.)\1{3,}$/.test(password)) return false;
+	return true;
+}
+function reportMongoDBConnectionString({ source, options, context, t }) {
+	const results = source.content.matchAll(/mongodb(?:\+srv)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.username;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealPassword(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("MongoDBConnection", { URI: match }),
+			range
+		});
+	}
+}
+function reportMySQLConnectionString({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?:jdbc:)?mysql(?:x)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.username;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealPassword(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("MySQLConnection", { URI: match }),
+			range
+		});
+	}
+}
+function reportPostgreSQLConnectionString({ source, options, context, t }) {
+	const results = source.content.matchAll(/postgres(?:ql)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.username;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealPassword(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("PostgreSQLConnection", { URI: match }),
+			range
+		});
+	}
+}
+function reportIfFoundDockerPAT({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})dckr_pat_[a-zA-Z0-9_-]{27}(?![a-zA-Z0-9_-])/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("DOCKER_PERSONAL_ACCESS_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Parses a config of values separated by comma.
+*
+* secretlint-disable a,b,c => ["a", "b", "c"]
+* secretlint-disable -- comment　=> []
+*/
+function parseComment(options) {
+	if (!options) return [];
+	const commentStart = options.indexOf("--");
+	return (commentStart === -1 ? options : options.slice(0, commentStart)).split(/,/).map((arg) => arg.trim()).filter((arg) => arg !== "") ?? [];
+}
+var commonjsGlobal, regexpStringMatcher, lodash_uniq, hasRequiredLodash_uniq, lodash_uniqwith, hasRequiredLodash_uniqwith, lodash_sortby, hasRequiredLodash_sortby, escapeStringRegexp, hasRequiredEscapeStringRegexp, regexpParse, hasRequiredRegexpParse, hasRequiredRegexpStringMatcher, regexpStringMatcherExports, BUILTIN_IGNORED, messages$o, reportAWSAccessKey, reportAWSSecretAccessKey, reportAWSAccountID, creator$p, TAG_INTEGER, TAG_OCTET_STRING, TAG_NULL, TAG_OID, TAG_SEQUENCE, TAG_CONTEXT_0, OID_DATA, OID_SHA1, OID_SHA256, OID_SHA384, OID_SHA512, MAC_HASHES, MAX_MAC_ITERATIONS, GCP_SERVICE_ACCOUNT_P12_PASSWORD, messages$n, creator$o, messages$m, isPackageFile, isNpmrc, creator$n, messages$l, creator$m, messages$k, BUILTIN_IGNORED_PATTERNS$1, creator$l, messages$j, creator$k, messages$i, creator$j, messages$h, creator$i, messages$g, creator$h, messages$f, creator$g, messages$e, creator$f, messages$d, PEM_CONTENT_PATTERN, creator$e, messages$c, creator$d, messages$b, creator$c, messages$a, typeMap, creator$b, messages$9, creator$a, messages$8, creator$9, messages$7, is1PasswordServiceAccountToken, creator$8, messages$6, BUILTIN_IGNORED_PATTERNS, creator$7, messages$5, serviceTokenPattern, batchTokenPattern, recoveryTokenPattern, creator$6, messages$4, prefixToMessageId, creator$5, messages$3, creator$4, messages$2, creator$3, messages$1, creator$2, HTML_COMMENT_REGEXP, parseComments, CommentState, messages, rules, creator;
+var init_module = __esmMin((() => {
+	commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+	regexpStringMatcher = {};
+	lodash_sortby = { exports: {} };
+	/**
+	* lodash (Custom Build) <https://lodash.com/>
+	* Build: `lodash modularize exports="npm" -o ./`
+	* Copyright jQuery Foundation and other contributors <https://jquery.org/>
+	* Released under MIT license <https://lodash.com/license>
+	* Based on Underscore.js 1.8.3 <http://underscorejs.org/LICENSE>
+	* Copyright Jeremy Ashkenas, DocumentCloud and Investigative Reporters & Editors
+	*/
+	lodash_sortby.exports;
+	regexpParse = {};
+	regexpStringMatcherExports = requireRegexpStringMatcher();
+	BUILTIN_IGNORED = {
+		AWSAccountID: ["AKIAIOSFODNN7EXAMPLE"],
+		AWSSecretAccessKey: ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]
+	};
+	messages$o = {
+		AWSAccountID: {
+			en: (props) => `found AWS Account ID: ${props.ID}`,
+			ja: (props) => `AWS Account ID: ${props.ID} がみつかりました`
+		},
+		AWSSecretAccessKey: {
+			en: (props) => `found AWS Secret Access Key: ${props.KEY}`,
+			ja: (props) => `AWS Secret Access Key: ${props.KEY} がみつかりました`
+		},
+		AWSAccessKeyID: {
+			en: (props) => `found AWS Access Key ID: ${props.ID}`,
+			ja: (props) => `AWS Access Key Id: ${props.ID} がみつかりました`
+		}
+	};
+	reportAWSAccessKey = ({ t, source, context, options }) => {
+		const results = source.content.matchAll(/\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g);
+		for (const result of results) {
+			const index = result.index || 0;
+			const match = result[0] || "";
+			const range = [index, index + match.length];
+			if (BUILTIN_IGNORED.AWSAccountID.includes(match)) continue;
+			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+			context.report({
+				message: t("AWSAccessKeyID", { ID: match }),
+				range
+			});
+		}
+	};
+	reportAWSSecretAccessKey = ({ t, source, context, options }) => {
+		const AWS = "(?:AWS|aws|Aws)?_?";
+		const QUOTE = `["']?`;
+		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)${QUOTE}${"\\s*(?::|=>|=)\\s*"}${QUOTE}([A-Za-z0-9/\+=]{40})${QUOTE}\b`, "g");
+		const results = source.content.matchAll(AWSSecretPatten);
+		for (const result of results) {
+			const index = result.index || 0;
+			const match = result[1] || "";
+			const range = [index, index + match.length];
+			if (BUILTIN_IGNORED.AWSSecretAccessKey.includes(match)) continue;
+			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+			context.report({
+				message: t("AWSSecretAccessKey", { KEY: match }),
+				range
+			});
+		}
+	};
+	reportAWSAccountID = ({ t, source, context, options }) => {
+		const AWS = "(AWS|aws|Aws)?_?";
+		const QUOTE = `("|')?`;
+		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(ACCOUNT|account|Account)_?(ID|id|Id)?${QUOTE}${"\\s*(:|=>|=)\\s*"}${QUOTE}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${QUOTE}\b`, "g");
+		const results = source.content.matchAll(AWSSecretPatten);
+		for (const result of results) {
+			const index = result.index || 0;
+			const match = result[0] || "";
+			const range = [index, index + match.length];
+			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+			context.report({
+				message: t("AWSAccountID", { ID: match }),
+				range
+			});
+		}
+	};
+	creator$p = {
+		messages: messages$o,
+		meta: {
+			id: "@secretlint/secretlint-rule-aws",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-aws/README.md" }
+		},
+		create(context, options) {
+			const normalizedOptions = {
+				allows: options.allows || [],
+				enableIDScanRule: options.enableIDScanRule ?? false
+			};
+			const t = context.createTranslator(messages$o);
+			return { file(source) {
+				if (normalizedOptions.enableIDScanRule) {
+					reportAWSAccessKey({
+						t,
+						source,
+						context,
+						options: normalizedOptions
+					});
+					reportAWSAccountID({
+						t,
+						source,
+						context,
+						options: normalizedOptions
+					});
+				}
+				reportAWSSecretAccessKey({
+					t,
+					source,
+					context,
+					options: normalizedOptions
+				});
+			} };
+		}
+	};
+	TAG_INTEGER = 2;
+	TAG_OCTET_STRING = 4;
+	TAG_NULL = 5;
+	TAG_OID = 6;
+	TAG_SEQUENCE = 48;
+	TAG_CONTEXT_0 = 160;
+	OID_DATA = new Uint8Array([
+		42,
+		134,
+		72,
+		134,
+		247,
+		13,
+		1,
+		7,
+		1
+	]);
+	OID_SHA1 = new Uint8Array([
+		43,
+		14,
+		3,
+		2,
+		26
+	]);
+	OID_SHA256 = new Uint8Array([
+		96,
+		134,
+		72,
+		1,
+		101,
+		3,
+		4,
+		2,
+		1
+	]);
+	OID_SHA384 = new Uint8Array([
+		96,
+		134,
+		72,
+		1,
+		101,
+		3,
+		4,
+		2,
+		2
+	]);
+	OID_SHA512 = new Uint8Array([
+		96,
+		134,
+		72,
+		1,
+		101,
+		3,
+		4,
+		2,
+		3
+	]);
+	MAC_HASHES = [
+		{
+			oid: OID_SHA1,
+			hash: {
+				name: "SHA-1",
+				outputSize: 20,
+				blockSize: 64
+			}
+		},
+		{
+			oid: OID_SHA256,
+			hash: {
+				name: "SHA-256",
+				outputSize: 32,
+				blockSize: 64
+			}
+		},
+		{
+			oid: OID_SHA384,
+			hash: {
+				name: "SHA-384",
+				outputSize: 48,
+				blockSize: 128
+			}
+		},
+		{
+			oid: OID_SHA512,
+			hash: {
+				name: "SHA-512",
+				outputSize: 64,
+				blockSize: 128
+			}
+		}
+	];
+	MAX_MAC_ITERATIONS = 1e6;
+	GCP_SERVICE_ACCOUNT_P12_PASSWORD = "notasecret";
+	messages$n = {
+		PrivateKeyP12: {
+			en: (props) => `found GCP Service Account's private key(p12): ${props.FILE_NAME}`,
+			ja: (props) => `GCPサービスアカウントの秘密鍵(p12) ${props.FILE_NAME} がみつかりました`
+		},
+		PrivateKeyJSON: {
+			en: (props) => `found GCP Service Account's private key(json): ${props.FILE_NAME}`,
+			ja: (props) => `GCPサービスアカウントの秘密鍵(json): ${props.FILE_NAME} がみつかりました`
+		}
+	};
+	creator$o = {
+		messages: messages$n,
+		meta: {
+			id: "@secretlint/secretlint-rule-gcp",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["all"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gcp/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$n);
+			options.allows;
+			return { file(source) {
+				if (source.ext === ".p12") return reportIfFoundPrivateKeyP12Format({
+					source,
+					context,
+					t
+				});
+				else if (source.ext === ".json") return reportIfFoundPrivateKeyJSONFormat({
+					source,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$m = {
+		PackageJSON_xOauthToken: {
+			en: (props) => `found GitHub Token: ${props.TOKEN}`,
+			ja: (props) => `GitHub Token: ${props.TOKEN} がみつかりました`
+		},
+		Npmrc_authToken: {
+			en: (props) => `found npmrc authToken: ${props.TOKEN}`,
+			ja: (props) => `npmrc authToken: ${props.TOKEN} がみつかりました`
+		},
+		NPM_ACCESS_TOKEN: {
+			en: (props) => `found npm access token: ${props.TOKEN}`,
+			ja: (props) => `npm access token: ${props.TOKEN} がみつかりました`
+		}
+	};
+	isPackageFile = (filePath) => {
+		if (!filePath) return true;
+		return filePath.endsWith("package.json") || filePath.endsWith("package-lock.json");
+	};
+	isNpmrc = (filePath) => {
+		if (!filePath) return true;
+		return filePath.endsWith(".npmrc");
+	};
+	creator$n = {
+		messages: messages$m,
+		meta: {
+			id: "@secretlint/secretlint-rule-npm",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-npm/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$m);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				if (isPackageFile(source.filePath)) reportIfFoundXOauthGitHubToken({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				else if (isNpmrc(source.filePath)) reportIfFound_AuthTokenInNpmrc({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportIfFound_NPM_ACCESS_TOKEN({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$l = {
+		SLACK_TOKEN: {
+			en: (props) => `found slack token: ${props.TOKEN}`,
+			ja: (props) => `Slackトークン: ${props.TOKEN} がみつかりました`
+		},
+		IncomingWebhook: {
+			en: (props) => `found Slack Incoming Webhook: ${props.URL}`,
+			ja: (props) => `SlackのIncoming Webhooks: ${props.TOKEN} がみつかりました`
+		}
+	};
+	creator$m = {
+		messages: messages$l,
+		meta: {
+			id: "@secretlint/secretlint-rule-slack",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-slack/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$l);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundRawPrivateKey$1({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportIfFoundIncomingWebhook({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$k = { BasicAuth: {
+		en: (props) => `found basic auth credential: ${props.CREDENTIAL}`,
+		ja: (props) => `ベーシック認証情報: ${props.CREDENTIAL} がみつかりました`
+	} };
+	BUILTIN_IGNORED_PATTERNS$1 = [
+		"localhost",
+		"127.0.0.1",
+		"password",
+		"mypassword",
+		"myusername",
+		"{password}",
+		"${password}",
+		"{{password}}",
+		"{username}",
+		"${username}",
+		"{{username}}",
+		"YOUR_PASSWORD",
+		"YOUR_USERNAME",
+		"REPLACE_WITH_PASSWORD",
+		"REPLACE_WITH_USERNAME"
+	];
+	creator$l = {
+		messages: messages$k,
+		meta: {
+			id: "@secretlint/secretlint-rule-basicauth",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-basicauth/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$k);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundBasicAuth({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$j = { OPENAI_TOKEN: {
+		en: (props) => `found OpenAI API token: ${props.TOKEN}`,
+		ja: (props) => `OpenAI API トークン: ${props.TOKEN} がみつかりました`
+	} };
+	creator$k = {
+		messages: messages$j,
+		meta: {
+			id: "@secretlint/secretlint-rule-openai",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-openai/README.md" }
+		},
+		create(context) {
+			const t = context.createTranslator(messages$j);
+			return { file(source) {
+				const matches = source.content.matchAll(/sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}/g);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("OPENAI_TOKEN", { TOKEN: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$i = { ANTHROPIC_API_KEY: {
+		en: (props) => `found Anthropic Claude API key: ${props.KEY}`,
+		ja: (props) => `Anthropic Claude API キー: ${props.KEY} がみつかりました`
+	} };
+	creator$j = {
+		messages: messages$i,
+		meta: {
+			id: "@secretlint/secretlint-rule-anthropic",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-anthropic/README.md" }
+		},
+		create(context) {
+			const t = context.createTranslator(messages$i);
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})sk-ant-api0\d-[A-Za-z0-9_-]{90,128}AA(?![A-Za-z0-9_-])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("ANTHROPIC_API_KEY", { KEY: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$h = { GROQ_API_KEY: {
+		en: (props) => `found Groq API key: ${props.KEY}`,
+		ja: (props) => `Groq API キー: ${props.KEY} がみつかりました`
+	} };
+	creator$i = {
+		messages: messages$h,
+		meta: {
+			id: "@secretlint/secretlint-rule-groq",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-groq/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$h);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})gsk_[a-zA-Z0-9]{52}(?![a-zA-Z0-9])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("GROQ_API_KEY", { KEY: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$g = { HUGGINGFACE_USER_ACCESS_TOKEN: {
+		en: (props) => `found Hugging Face User Access Token: ${props.TOKEN}`,
+		ja: (props) => `Hugging Face User Access Token: ${props.TOKEN} がみつかりました`
+	} };
+	creator$h = {
+		messages: messages$g,
+		meta: {
+			id: "@secretlint/secretlint-rule-huggingface",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-huggingface/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$g);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})hf_[a-zA-Z]{34}(?![a-zA-Z])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("HUGGINGFACE_USER_ACCESS_TOKEN", { TOKEN: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$f = { LINEAR_API_TOKEN: {
+		en: (props) => `found linear api token: ${props.ID}`,
+		ja: (props) => `linear api token: ${props.ID} がみつかりました`
+	} };
+	creator$g = {
+		messages: messages$f,
+		meta: {
+			id: "@secretlint/secretlint-rule-linear",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-linear/README.md" }
+		},
+		create(context) {
+			const t = context.createTranslator(messages$f);
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})lin_api_[a-zA-Z0-9_]{32,128}(?![a-zA-Z0-9_])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("LINEAR_API_TOKEN", { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$e = { NOTION_INTEGRATION_TOKEN: {
+		en: (props) => `found Notion integration token: ${props.TOKEN}`,
+		ja: (props) => `Notion integration トークン: ${props.TOKEN} がみつかりました`
+	} };
+	creator$f = {
+		messages: messages$e,
+		meta: {
+			id: "@secretlint/secretlint-rule-notion",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-notion/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$e);
+			const normalizedOptions = { allows: options.allows ?? [] };
+			return { file(source) {
+				reportIfFoundToken({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$d = { PrivateKey: {
+		en: (props) => `found private key: ${props.KEY}`,
+		ja: (props) => `秘密鍵: ${props.KEY} がみつかりました`
+	} };
+	PEM_CONTENT_PATTERN = /-----BEGIN[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----\n?([A-Za-z0-9+/=\s\\]{100,10000})\n?-----END[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----/gm;
+	creator$e = {
+		messages: messages$d,
+		meta: {
+			id: "@secretlint/secretlint-rule-privatekey",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-privatekey/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$d);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundRawPrivateKey({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$c = { SENDGRID_KEY: {
+		en: (props) => `found Sendgrid api key: ${props.KEY}`,
+		ja: (props) => `Sendgrid APIキーが見つかりました： ${props.KEY}`
+	} };
+	creator$d = {
+		messages: messages$c,
+		meta: {
+			id: "@secretlint/secretlint-rule-sendgrid",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-sendgrid/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$c);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundKey$3({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$b = { SHOPIFY_KEY: {
+		en: (props) => `found Shopify api key: ${props.KEY}`,
+		ja: (props) => `Shopify APIキーが見つかりました： ${props.KEY}`
+	} };
+	creator$c = {
+		messages: messages$b,
+		meta: {
+			id: "@secretlint/secretlint-rule-shopify",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-shopify/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$b);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundKey$2({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$a = { GITHUB_TOKEN: {
+		en: (props) => `found GitHub Token(${props.typeName}): ${props.KEY}`,
+		ja: (props) => `GitHub Token(${props.typeName})が見つかりました： ${props.KEY}`
+	} };
+	typeMap = /* @__PURE__ */ new Map([
+		["ghp", "GitHub personal access tokens"],
+		["gho", "OAuth access tokens"],
+		["ghu", "GitHub user-to-server tokens"],
+		["ghs", "GitHub server-to-server tokens"],
+		["ghr", "refresh tokens"],
+		["github_pat", "fine-grained personal access tokens"]
+	]);
+	creator$b = {
+		messages: messages$a,
+		meta: {
+			id: "@secretlint/secretlint-rule-github",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-github/README.md" }
+		},
+		create(context, options) {
+			const patterns = [/(?<!\p{L})(?<type>ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu, /(?<!\p{L})(?<type>github_pat)_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])/gu];
+			const t = context.createTranslator(messages$a);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				for (const pattern of patterns) reportIfFoundKey$1({
+					pattern,
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$9 = { GITLAB_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found GitLab Personal Access Token: ${props.KEY}`,
+		ja: (props) => `GitLab Personal Access Tokenが見つかりました: ${props.KEY}`
+	} };
+	creator$a = {
+		messages: messages$9,
+		meta: {
+			id: "@secretlint/secretlint-rule-gitlab",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gitlab/README.md" }
+		},
+		create(context, options) {
+			const patterns = [/(?<!\p{L})glpat-[A-Za-z0-9_-]{20,128}(?![A-Za-z0-9_-])/gu];
+			const t = context.createTranslator(messages$9);
+			const normalizedOptions = { allows: options.allows ?? [] };
+			return { file(source) {
+				for (const pattern of patterns) reportIfFoundKey({
+					pattern,
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$8 = {
+		GRAFANA_CLOUD_API_TOKEN: {
+			en: (props) => `found Grafana Cloud API token: ${props.TOKEN}`,
+			ja: (props) => `Grafana Cloud API トークン: ${props.TOKEN} がみつかりました`
+		},
+		GRAFANA_SERVICE_ACCOUNT_TOKEN: {
+			en: (props) => `found Grafana Service Account token: ${props.TOKEN}`,
+			ja: (props) => `Grafana Service Account トークン: ${props.TOKEN} がみつかりました`
+		}
+	};
+	creator$9 = {
+		messages: messages$8,
+		meta: {
+			id: "@secretlint/secretlint-rule-grafana",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-grafana/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$8);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			const GRAFANA_CLOUD_API_TOKEN_PATTERN = /(?<!\p{L})glc_[A-Za-z0-9+/]{32,400}={0,2}(?![A-Za-z0-9+/=])/gu;
+			const GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN = /(?<!\p{L})glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Fa-f0-9])/gu;
+			return { file(source) {
+				reportIfFound({
+					pattern: GRAFANA_CLOUD_API_TOKEN_PATTERN,
+					messageId: "GRAFANA_CLOUD_API_TOKEN",
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportIfFound({
+					pattern: GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN,
+					messageId: "GRAFANA_SERVICE_ACCOUNT_TOKEN",
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$7 = { OPS_TOKEN: {
+		en: (props) => `found 1Password Service Account token: ${props.TOKEN}`,
+		ja: (props) => `1Password Service Account: ${props.TOKEN} がみつかりました`
+	} };
+	is1PasswordServiceAccountToken = (base64String) => {
+		try {
+			const jsonString = atob(base64String.replace(/-/g, "+").replace(/_/g, "/"));
+			const json = JSON.parse(jsonString);
+			return typeof json === "object" && json !== null;
+		} catch (error) {
+			return false;
+		}
+	};
+	creator$8 = {
+		messages: messages$7,
+		meta: {
+			id: "@secretlint/secretlint-rule-1password",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-1password/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$7);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})ops_(ey[A-Za-z0-9+/=]{100,1280}fQ={0,2})(?![A-Za-z0-9+/=])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const base64String = match[1] ?? "";
+					if (!is1PasswordServiceAccountToken(base64String)) continue;
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("OPS_TOKEN", { TOKEN: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$6 = {
+		MongoDBConnection: {
+			en: (props) => `found MongoDB connection string: ${props.URI}`,
+			ja: (props) => `MongoDB接続文字列: ${props.URI} がみつかりました`
+		},
+		MySQLConnection: {
+			en: (props) => `found MySQL connection string: ${props.URI}`,
+			ja: (props) => `MySQL接続文字列: ${props.URI} がみつかりました`
+		},
+		PostgreSQLConnection: {
+			en: (props) => `found PostgreSQL connection string: ${props.URI}`,
+			ja: (props) => `PostgreSQL接続文字列: ${props.URI} がみつかりました`
+		}
+	};
+	BUILTIN_IGNORED_PATTERNS = [
+		"localhost",
+		"127.0.0.1",
+		"example.com",
+		"example.org",
+		"test.com",
+		"password",
+		"username",
+		"secret",
+		"mypassword",
+		"myusername",
+		"root",
+		"admin",
+		"user",
+		"pass",
+		"{password}",
+		"${password}",
+		"{{password}}",
+		"{username}",
+		"${username}",
+		"{{username}}",
+		"YOUR_PASSWORD",
+		"YOUR_USERNAME",
+		"REPLACE_WITH_PASSWORD"
+	];
+	creator$7 = {
+		messages: messages$6,
+		meta: {
+			id: "@secretlint/secretlint-rule-database-connection-string",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-database-connection-string/README.md" }
+		},
+		create(context, options) {
+			const normalizedOptions = { allows: options.allows || [] };
+			const t = context.createTranslator(messages$6);
+			return { file(source) {
+				reportMongoDBConnectionString({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportMySQLConnectionString({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportPostgreSQLConnectionString({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$5 = {
+		HASHICORP_VAULT_SERVICE_TOKEN: {
+			en: (props) => `found HashiCorp Vault service token: ${props.TOKEN}`,
+			ja: (props) => `HashiCorp Vault service token: ${props.TOKEN} がみつかりました`
+		},
+		HASHICORP_VAULT_BATCH_TOKEN: {
+			en: (props) => `found HashiCorp Vault batch token: ${props.TOKEN}`,
+			ja: (props) => `HashiCorp Vault batch token: ${props.TOKEN} がみつかりました`
+		},
+		HASHICORP_VAULT_RECOVERY_TOKEN: {
+			en: (props) => `found HashiCorp Vault recovery token: ${props.TOKEN}`,
+			ja: (props) => `HashiCorp Vault recovery token: ${props.TOKEN} がみつかりました`
+		}
+	};
+	serviceTokenPattern = /(?<!\p{L})hvs\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
+	batchTokenPattern = /(?<!\p{L})hvb\.[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])/gu;
+	recoveryTokenPattern = /(?<!\p{L})hvr\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
+	creator$6 = {
+		messages: messages$5,
+		meta: {
+			id: "@secretlint/secretlint-rule-hashicorp-vault",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-hashicorp-vault/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$5);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			const reportMatches = (source, pattern, messageId) => {
+				const matches = source.content.matchAll(pattern);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t(messageId, { TOKEN: matchString }),
+						range
+					});
+				}
+			};
+			return { file(source) {
+				reportMatches(source, serviceTokenPattern, "HASHICORP_VAULT_SERVICE_TOKEN");
+				reportMatches(source, batchTokenPattern, "HASHICORP_VAULT_BATCH_TOKEN");
+				reportMatches(source, recoveryTokenPattern, "HASHICORP_VAULT_RECOVERY_TOKEN");
+			} };
+		}
+	};
+	messages$4 = {
+		VERCEL_PERSONAL_ACCESS_TOKEN: {
+			en: (props) => `found Vercel personal access token: ${props.ID}`,
+			ja: (props) => `Vercel personal access token: ${props.ID} がみつかりました`
+		},
+		VERCEL_INTEGRATION_TOKEN: {
+			en: (props) => `found Vercel integration token: ${props.ID}`,
+			ja: (props) => `Vercel integration token: ${props.ID} がみつかりました`
+		},
+		VERCEL_APP_ACCESS_TOKEN: {
+			en: (props) => `found Vercel app access token: ${props.ID}`,
+			ja: (props) => `Vercel app access token: ${props.ID} がみつかりました`
+		},
+		VERCEL_APP_REFRESH_TOKEN: {
+			en: (props) => `found Vercel app refresh token: ${props.ID}`,
+			ja: (props) => `Vercel app refresh token: ${props.ID} がみつかりました`
+		},
+		VERCEL_AI_GATEWAY_API_KEY: {
+			en: (props) => `found Vercel AI Gateway API key: ${props.ID}`,
+			ja: (props) => `Vercel AI Gateway API key: ${props.ID} がみつかりました`
+		}
+	};
+	prefixToMessageId = {
+		vcp: "VERCEL_PERSONAL_ACCESS_TOKEN",
+		vci: "VERCEL_INTEGRATION_TOKEN",
+		vca: "VERCEL_APP_ACCESS_TOKEN",
+		vcr: "VERCEL_APP_REFRESH_TOKEN",
+		vck: "VERCEL_AI_GATEWAY_API_KEY"
+	};
+	creator$5 = {
+		messages: messages$4,
+		meta: {
+			id: "@secretlint/secretlint-rule-vercel",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-vercel/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$4);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})(?<prefix>vcp|vci|vca|vcr|vck)_[A-Za-z0-9]{20,60}(?![A-Za-z0-9])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const prefix = match.groups?.prefix;
+					const messageId = prefixToMessageId[prefix];
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t(messageId, { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$3 = { DATABRICKS_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found Databricks personal access token: ${props.ID}`,
+		ja: (props) => `Databricks personal access token: ${props.ID} がみつかりました`
+	} };
+	creator$4 = {
+		messages: messages$3,
+		meta: {
+			id: "@secretlint/secretlint-rule-databricks",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-databricks/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$3);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})dapi[A-Fa-f0-9]{32}(?:-[0-9])?(?![A-Fa-f0-9])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("DATABRICKS_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$2 = { DOCKER_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found Docker Personal Access Token: ${props.TOKEN}`,
+		ja: (props) => `Docker Personal Access Token: ${props.TOKEN} がみつかりました`
+	} };
+	creator$3 = {
+		messages: messages$2,
+		meta: {
+			id: "@secretlint/secretlint-rule-docker",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-docker/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$2);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundDockerPAT({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$1 = { FIGMA_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found Figma Personal Access Token: ${props.ID}`,
+		ja: (props) => `Figma Personal Access Token: ${props.ID} がみつかりました`
+	} };
+	creator$2 = {
+		messages: messages$1,
+		meta: {
+			id: "@secretlint/secretlint-rule-figma",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-figma/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$1);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})figd_[A-Za-z0-9_-]{40,200}(?![A-Za-z0-9_-])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("FIGMA_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	HTML_COMMENT_REGEXP = /(?<type>secretlint-(?:disable-next-line|disable-line|disable|enable))(?<options>.*)/g;
+	parseComments = (source) => {
+		const matches = source.content.matchAll(HTML_COMMENT_REGEXP);
+		return Array.from(matches).map((match) => {
+			const type = match.groups?.type;
+			const index = match.index;
+			if (type === "secretlint-disable-line") return {
+				type,
+				options: parseComment(match.groups?.options),
+				line: source.indexToPosition(index).line
+			};
+			if (type === "secretlint-disable-next-line") return {
+				type,
+				options: parseComment(match.groups?.options),
+				line: source.indexToPosition(index).line + 1
+			};
+			return {
+				type,
+				options: parseComment(match.groups?.options),
+				index
+			};
+		});
+	};
+	CommentState = class {
+		source;
+		reportingConfig;
+		endIndex;
+		constructor(source) {
+			this.source = source;
+			this.reportingConfig = [];
+			this.endIndex = source.content.length;
+		}
+		getIgnoringMessages() {
+			const isFilledMessage = (message) => {
+				return message.startIndex !== null && message.endIndex !== null && message.ruleId !== null;
+			};
+			return this.reportingConfig.map((reporting) => {
+				if (reporting.endIndex === null) reporting.endIndex = this.endIndex;
+				return reporting;
+			}).filter(isFilledMessage);
+		}
+		disableLine(lineNumber, rulesToDisable) {
+			const reportingConfig = this.reportingConfig;
+			const range = this.source.locationToRange({
+				start: {
+					line: lineNumber,
+					column: 0
+				},
+				end: {
+					line: lineNumber + 1,
+					column: 0
+				}
+			});
+			if (rulesToDisable.length) rulesToDisable.forEach((ruleId) => {
+				reportingConfig.push({
+					startIndex: range[0],
+					endIndex: range[1] - 1,
+					ruleId
+				});
+			});
+			else reportingConfig.push({
+				startIndex: range[0],
+				endIndex: range[1] - 1,
+				ruleId: "*"
+			});
+		}
+		/**
+		* Add data to reporting configuration to disable reporting for list of rules
+		* starting from start location
+		* @returns {void}
+		*/
+		disableReporting(startIndex, rulesToDisable) {
+			const reportingConfig = this.reportingConfig;
+			if (rulesToDisable.length) rulesToDisable.forEach(function(ruleId) {
+				reportingConfig.push({
+					startIndex,
+					endIndex: null,
+					ruleId
+				});
+			});
+			else reportingConfig.push({
+				startIndex,
+				endIndex: null,
+				ruleId: "*"
+			});
+		}
+		/**
+		* Add data to reporting configuration to enable reporting for list of rules
+		* starting from start location
+		*/
+		enableReporting(endIndex, rulesToEnable) {
+			const reportingConfig = this.reportingConfig;
+			if (rulesToEnable.length) rulesToEnable.forEach(function(ruleId) {
+				for (let i = reportingConfig.length - 1; i >= 0; i--) if (!reportingConfig[i].endIndex && reportingConfig[i].ruleId === ruleId) {
+					reportingConfig[i].endIndex = endIndex;
+					break;
+				}
+			});
+			else {
+				let prevStart;
+				for (let i = reportingConfig.length - 1; i >= 0; i--) {
+					if (prevStart && prevStart !== reportingConfig[i].startIndex) break;
+					if (!reportingConfig[i].endIndex) {
+						reportingConfig[i].endIndex = endIndex;
+						prevStart = reportingConfig[i].startIndex;
+					}
+				}
+			}
+		}
+	};
+	messages = { IGNORE_MESSAGE: { en: () => `disable by secretlint-disable comment` } };
+	rules = [
+		creator$p,
+		creator$o,
+		creator$e,
+		creator$n,
+		creator$l,
+		creator$m,
+		creator$d,
+		creator$c,
+		creator$b,
+		creator$a,
+		creator$9,
+		creator$k,
+		creator$j,
+		creator$i,
+		creator$h,
+		creator$g,
+		creator$f,
+		creator$8,
+		creator$7,
+		creator$6,
+		creator$5,
+		creator$4,
+		creator$3,
+		creator$2,
+		{
+			messages,
+			meta: {
+				id: "@secretlint/secretlint-rule-filter-comments",
+				recommended: true,
+				type: "scanner",
+				supportedContentTypes: ["text"],
+				docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-filter-comments/README.md" }
+			},
+			create(context) {
+				const t = context.createTranslator(messages);
+				return { file(source) {
+					const state = new CommentState(source);
+					const comments = parseComments(source);
+					for (const comment of comments) if (comment.type === "secretlint-disable") state.disableReporting(comment.index, comment.options);
+					else if (comment.type === "secretlint-enable") state.enableReporting(comment.index, comment.options);
+					else if (comment.type === "secretlint-disable-line") state.disableLine(comment.line, comment.options);
+					else if (comment.type === "secretlint-disable-next-line") state.disableLine(comment.line, comment.options);
+					state.getIgnoringMessages().forEach((message) => {
+						context.ignore({
+							message: t("IGNORE_MESSAGE"),
+							range: [message.startIndex, message.endIndex],
+							targetRuleId: message.ruleId
+						});
+					});
+				} };
+			}
+		}
+	];
+	creator = {
+		meta: {
+			id: "@secretlint/secretlint-rule-preset-recommend",
+			recommended: true,
+			type: "preset"
+		},
+		rules,
+		create(context, _options) {
+			rules.forEach((rule) => {
+				context.registerRule(rule);
+			});
+		}
+	};
+}));
+// dist/core/scan/detect.js
+/** A password in a URL's user-info (`scheme://user:password@host`): the password alone (what `redactUri` hides). */
+function urlPassword(m) {
+	const url = m[0];
+	const at = userinfoEnd(url);
+	if (at < 0) return void 0;
+	const start = url.indexOf("://") + 3;
+	const colon = url.indexOf(":", start);
+	if (colon < 0 || colon >= at || colon + 1 === at) return void 0;
+	return [m.index + colon + 1, m.index + at];
+}
+function luhn(digits) {
+	let sum = 0;
+	for (let i = 0; i < digits.length; i++) {
+		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+		if (i % 2 === 1) {
+			d *= 2;
+			if (d > 9) d -= 9;
+		}
+		sum += d;
+	}
+	return sum % 10 === 0;
+}
+/** Card numbers: a known issuer's prefix and length (Visa, Mastercard, Amex, Discover, Diners, JCB), Luhn-valid. */
+function card(m) {
+	const digits = m[0].replace(/[ -]/g, "");
+	return (/^4\d{12}(\d{3}){0,2}$/.test(digits) || /^(5[1-5]\d{14}|2(2[2-9]|[3-6]\d|7[01])\d{12}|27 20\d{12})$/.test(digits) || /^3[47]\d{13}$/.test(digits) || /^6(011|5\d\d)\d{12}$/.test(digits) || /^3(0[0-5]|[689]\d)\d{11}$/.test(digits) || /^35(2[89]|[3-8]\d)\d{12}$/.test(digits)) && luhn(digits) ? [m.index, m.index + m[0].length] : void 0;
+}
+/** Phone numbers: 9 to 15 digits in a phone's grouping (`+1 415-555-0134`, `(415) 555 0134`, `+44 20 7946 0958`). */
+function phone(m) {
+	const n = m[0].replace(/\D/g, "").length;
+	return n >= 9 && n <= 15 ? [m.index, m.index + m[0].length] : void 0;
+}
+/** IPv4 addresses other than loopback and 0.0.0.0 (not personal: every machine has them). */
+function ipv4(m) {
+	const parts = m[0].split(".").map(Number);
+	if (parts.some((p) => p > 255)) return void 0;
+	if (parts[0] === 127 || m[0] === "0.0.0.0" || m[0] === "255.255.255.255") return void 0;
+	return [m.index, m.index + m[0].length];
+}
+/** The user-name segment of a home-directory path (`/home/alice/…`, `/Users/alice/…`, `C:\Users\alice\…`). */
+function homeUser(m) {
+	const user = m[2];
+	if (/^(shared|public|default|all users|<[A-Z]+_\d+>)$/i.test(user)) return void 0;
+	const start = m.index + m[1].length;
+	return [start, start + user.length];
+}
+/** Findings of ckpt's own rules in one string. */
+function ownDetections(s) {
+	const out = [];
+	for (const r of OWN) {
+		r.re.lastIndex = 0;
+		for (let m = r.re.exec(s); m; m = r.re.exec(s)) {
+			const range = r.pick ? r.pick(m) : [m.index, m.index + m[0].length];
+			if (range) out.push({
+				kind: r.kind,
+				rule: r.rule,
+				start: range[0],
+				end: range[1],
+				wins: r.wins
+			});
+			if (m[0].length === 0) r.re.lastIndex++;
+		}
+	}
+	return out;
+}
+/** secretlint's recommended preset, loaded once (only scan and --redact load it). */
+function secretlint() {
+	lint ??= (async () => {
+		const [{ lintSource }, { creator }] = await Promise.all([Promise.resolve().then(() => (init_module$1(), module_exports$1)), Promise.resolve().then(() => (init_module(), module_exports))]);
+		const config = { rules: [{
+			id: "@secretlint/secretlint-rule-preset-recommend",
+			rule: creator,
+			rules: [{
+				id: "@secretlint/secretlint-rule-aws",
+				options: { enableIDScanRule: true }
+			}]
+		}] };
+		return async (texts) => {
+			const out = texts.map(() => []);
+			const content = texts.join(SEPARATOR);
+			if (content.length === 0) return out;
+			const starts = [];
+			let at = 0;
+			for (const t of texts) {
+				starts.push(at);
+				at += t.length + 3;
+			}
+			const r = await lintSource({
+				source: {
+					content,
+					filePath: "/conversation.txt",
+					ext: ".txt",
+					contentType: "text"
+				},
+				options: {
+					config,
+					noPhysicFilePath: true
+				}
+			});
+			for (const m of r.messages) {
+				let [s, e] = m.range;
+				const value = Object.values(m.data ?? {}).find((v) => typeof v === "string" && v.length >= 8 && content.slice(s, e) !== v);
+				if (value && !content.slice(s, e).includes(value)) {
+					const i = content.indexOf(value, s);
+					if (i >= 0 && i - s < 200) [s, e] = [i, i + value.length];
+				}
+				let lo = 0;
+				let hi = starts.length - 1;
+				while (lo < hi) {
+					const mid = lo + hi + 1 >> 1;
+					if (starts[mid] <= s) lo = mid;
+					else hi = mid - 1;
+				}
+				const base = starts[lo];
+				if (e - base > texts[lo].length) continue;
+				out[lo].push({
+					kind: "secrets",
+					rule: `${m.ruleId}/${m.messageId}`,
+					start: s - base,
+					end: e - base
+				});
+			}
+			return out;
+		};
+	})();
+	return lint;
+}
+/**
+* Every finding in each of `texts` (one array per text, sorted by start, without overlaps: where two rules find the
+* same place, the one that `wins` — a URL's password — or else the earlier, longer one is kept). `kinds`: only these.
+*/
+async function detectAll(texts, kinds = new Set(FINDING_KINDS)) {
+	const fromLint = kinds.has("secrets") ? await (await secretlint())(texts) : texts.map(() => []);
+	return texts.map((t, i) => {
+		return resolveOverlaps([...fromLint[i], ...ownDetections(t)].filter((d) => kinds.has(d.kind) && d.end > d.start));
+	});
+}
+function resolveOverlaps(all) {
+	all.sort((a, b) => Number(Boolean(b.wins)) - Number(Boolean(a.wins)) || a.start - b.start || b.end - a.end);
+	const kept = [];
+	for (const d of all) {
+		if (kept.some((k) => d.start < k.end && k.start < d.end)) continue;
+		kept.push({
+			kind: d.kind,
+			rule: d.rule,
+			start: d.start,
+			end: d.end
+		});
+	}
+	return kept.sort((a, b) => a.start - b.start);
+}
+/** A found value shown without giving it away: its first and last characters around asterisks. */
+function mask(value) {
+	const oneLine = value.replace(/\s+/g, " ");
+	if (oneLine.length <= 6) return "*".repeat(oneLine.length);
+	const keep = oneLine.length >= 16 ? 4 : 2;
+	return `${oneLine.slice(0, keep)}${"*".repeat(Math.min(12, oneLine.length - keep - 2))}${oneLine.slice(-2)}`;
+}
+var FINDING_KINDS, PLACEHOLDER, OWN, SEPARATOR, lint;
+var init_detect = __esmMin((() => {
+	init_redact$1();
+	FINDING_KINDS = [
+		"secrets",
+		"email",
+		"phone",
+		"ip",
+		"card",
+		"path"
+	];
+	PLACEHOLDER = {
+		secrets: "SECRET",
+		email: "EMAIL",
+		phone: "PHONE",
+		ip: "IP",
+		card: "CARD",
+		path: "USER"
+	};
+	OWN = [
+		{
+			kind: "secrets",
+			rule: "ckpt/google-api-key",
+			re: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g
+		},
+		{
+			kind: "secrets",
+			rule: "ckpt/stripe-secret-key",
+			re: /(?<![\w])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}(?!\w)/g
+		},
+		{
+			kind: "secrets",
+			rule: "ckpt/jwt",
+			re: /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![\w-])/g
+		},
+		{
+			kind: "secrets",
+			rule: "ckpt/url-password",
+			re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()`]+/gi,
+			pick: urlPassword,
+			wins: true
+		},
+		{
+			kind: "email",
+			rule: "ckpt/email",
+			re: /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])/g
+		},
+		{
+			kind: "phone",
+			rule: "ckpt/phone",
+			re: /(?<![\w+.-]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]\d{3,4}(?![\w-]|[ .]\d)/g,
+			pick: phone
+		},
+		{
+			kind: "ip",
+			rule: "ckpt/ipv4",
+			re: /(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\d)/g,
+			pick: ipv4
+		},
+		{
+			kind: "ip",
+			rule: "ckpt/ipv6",
+			re: /(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])/gi
+		},
+		{
+			kind: "card",
+			rule: "ckpt/card",
+			re: /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g,
+			pick: card
+		},
+		{
+			kind: "path",
+			rule: "ckpt/home-path",
+			re: /((?:^|(?<=[\s"'`=(:,[{]))(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2}))([A-Za-z0-9._-]+|[A-Za-z0-9._ -]+(?=\\))/g,
+			pick: homeUser
+		}
+	];
+	SEPARATOR = "\n\0\n";
+}));
+// dist/core/scan/redact.js
+var redact_exports = /* @__PURE__ */ __exportAll$1({
+	FINDING_KINDS: () => FINDING_KINDS,
+	Redactor: () => Redactor,
+	findIn: () => findIn,
+	mask: () => mask,
+	parseKinds: () => parseKinds,
+	stringsOf: () => stringsOf
+});
+/** Parse `--redact` / `--redact=secrets,email,…` (and `--kinds` of scan): the kinds chosen, or a message saying what is wrong. */
+function parseKinds(value) {
+	if (value === void 0 || value === false) return /* @__PURE__ */ new Set();
+	const items = (Array.isArray(value) ? value : [value]).flatMap((v) => v === true || v === "" ? ["all"] : String(v).split(","));
+	const out = /* @__PURE__ */ new Set();
+	for (const raw of items) {
+		const k = raw.trim().toLowerCase();
+		if (k === "all" || k === "true") FINDING_KINDS.forEach((x) => out.add(x));
+		else if (k === "secret") out.add("secrets");
+		else if (FINDING_KINDS.includes(k)) out.add(k);
+		else return `unknown kind '${raw}': expected all or a list of ${FINDING_KINDS.join(", ")}`;
+	}
+	return out;
+}
+function collect(v, out) {
+	if (typeof v === "string") out.push(v);
+	else if (Array.isArray(v)) for (const x of v) collect(x, out);
+	else if (v !== null && typeof v === "object") for (const x of Object.values(v)) collect(x, out);
+}
+function rebuild(v, next) {
+	if (typeof v === "string") return next();
+	if (Array.isArray(v)) return v.map((x) => rebuild(x, next));
+	if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+		const out = {};
+		for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, {
+			value: rebuild(x, next),
+			enumerable: true,
+			writable: true,
+			configurable: true
+		});
+		return out;
+	}
+	if (v !== null && typeof v === "object") return v;
+	return v;
+}
+/** Every finding in a set of places (one detection pass over all their strings). */
+async function findIn(places, kinds) {
+	const found = await detectAll(places.flatMap((p) => p.strings), kinds);
+	const out = [];
+	let i = 0;
+	for (const p of places) for (const s of p.strings) for (const d of found[i++]) out.push({
+		kind: d.kind,
+		rule: d.rule,
+		...p.message !== void 0 ? { message: p.message } : {},
+		...p.role ? { role: p.role } : {},
+		where: p.where,
+		masked: mask(s.slice(d.start, d.end))
+	});
+	return out;
+}
+/** The strings of a JSON value (tool arguments, a state channel), in order. */
+function stringsOf(v) {
+	const out = [];
+	collect(v, out);
+	return out;
+}
+var Redactor, STRING_TOKEN;
+var init_redact = __esmMin((() => {
+	init_detect();
+	Redactor = class {
+		kinds;
+		ids = /* @__PURE__ */ new Map();
+		next = {};
+		counts = {};
+		constructor(kinds = new Set(FINDING_KINDS)) {
+			this.kinds = kinds;
+		}
+		/** The placeholder of a value of a kind: the same one for the same value throughout the thread. */
+		placeholder(kind, value) {
+			const key = `${kind}\u0000${value}`;
+			let p = this.ids.get(key);
+			if (!p) {
+				const n = (this.next[kind] ?? 0) + 1;
+				this.next[kind] = n;
+				p = `<${PLACEHOLDER[kind]}_${n}>`;
+				this.ids.set(key, p);
+			}
+			this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+			return p;
+		}
+		/** Each string with its findings replaced (the strings in one batch: one detection pass). */
+		async strings(texts) {
+			if (this.kinds.size === 0) return texts;
+			const found = await detectAll(texts, this.kinds);
+			return texts.map((t, i) => this.apply(t, found[i]));
+		}
+		apply(t, found) {
+			if (found.length === 0) return t;
+			let out = "";
+			let at = 0;
+			for (const d of found) {
+				out += t.slice(at, d.start) + this.placeholder(d.kind, t.slice(d.start, d.end));
+				at = d.end;
+			}
+			return out + t.slice(at);
+		}
+		/** A copy of any JSON value (a canonical checkpoint, a native document) with every string redacted. */
+		async value(v) {
+			const texts = [];
+			collect(v, texts);
+			const done = await this.strings(texts);
+			let i = 0;
+			return rebuild(v, () => done[i++]);
+		}
+		/**
+		* A JSON text with the findings in its strings replaced and every other character kept (the text is not
+		* re-serialized: only the string tokens that change are written anew, JSON-escaped). Works on JSON Lines too.
+		*/
+		async jsonText(text) {
+			const tokens = [];
+			STRING_TOKEN.lastIndex = 0;
+			for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) {
+				let value;
+				try {
+					value = JSON.parse(m[0]);
+				} catch {
+					continue;
+				}
+				tokens.push({
+					start: m.index,
+					end: m.index + m[0].length,
+					value
+				});
+			}
+			const done = await this.strings(tokens.map((t) => t.value));
+			let out = "";
+			let at = 0;
+			tokens.forEach((t, i) => {
+				if (done[i] === t.value) return;
+				out += text.slice(at, t.start) + JSON.stringify(done[i]);
+				at = t.end;
+			});
+			return at === 0 ? text : out + text.slice(at);
+		}
+	};
+	STRING_TOKEN = /"(?:[^"\\\n]|\\.)*"/g;
+}));
+// dist/core/scan/places.js
+var places_exports = /* @__PURE__ */ __exportAll$1({
+	placesOf: () => placesOf,
+	scanCheckpoint: () => scanCheckpoint
+});
+/** The places of a checkpoint holding strings. */
+function placesOf(cp) {
+	const out = [];
+	cp.messages.forEach((m, i) => {
+		const role = roleOf(m);
+		const content = m.content;
+		if (m.role === "toolResult") {
+			const r = m;
+			out.push({
+				message: i,
+				role,
+				where: `toolResult ${r.toolName}`,
+				strings: stringsOf(r.content)
+			});
+			return;
+		}
+		if (!Array.isArray(content)) {
+			out.push({
+				message: i,
+				role,
+				where: "data",
+				strings: stringsOf(m.data)
+			});
+			return;
+		}
+		for (const c of content) if (c.type === "text") out.push({
+			message: i,
+			role,
+			where: "text",
+			strings: [c.text]
+		});
+		else if (c.type === "thinking") out.push({
+			message: i,
+			role,
+			where: "thinking",
+			strings: [c.thinking]
+		});
+		else if (c.type === "toolCall") out.push({
+			message: i,
+			role,
+			where: `toolCall ${c.name}`,
+			strings: stringsOf(c.arguments)
+		});
+		else if (c.type === "image" || c.type === "file") out.push({
+			message: i,
+			role,
+			where: c.type,
+			strings: [c.url ?? "", c.filename ?? ""]
+		});
+		const err = m.errorMessage;
+		if (err) out.push({
+			message: i,
+			role,
+			where: "errorMessage",
+			strings: [err]
+		});
+	});
+	for (const [key, v] of Object.entries(cp.state ?? {})) out.push({
+		role: "state",
+		where: `state.${key}`,
+		strings: stringsOf(v)
+	});
+	if (cp.interrupt) out.push({
+		role: "state",
+		where: "interrupt",
+		strings: stringsOf(cp.interrupt)
+	});
+	return out.filter((p) => p.strings.some((s) => s.length > 0));
+}
+/** Every secret and piece of personal data in a canonical checkpoint, named by message and place. */
+function scanCheckpoint(cp, kinds) {
+	return findIn(placesOf(cp), kinds);
+}
+var roleOf;
+var init_places = __esmMin((() => {
+	init_redact();
+	roleOf = (m) => m.role === "toolResult" ? "tool" : m.role;
+}));
+// dist/cli/commands/scan.js
+var scan_exports = /* @__PURE__ */ __exportAll$1({ scanCommand: () => scanCommand });
+function findingLine(label, f) {
+	const at = f.message !== void 0 ? `#${f.message} ${f.role} ${f.where}` : f.where;
+	return `${printable(label)} ${printable(at)}: ${f.kind} (${f.rule}) ${printable(f.masked)}\n`;
+}
+var scanCommand;
+var init_scan = __esmMin((() => {
+	init_errors();
+	init_plural();
+	init_printable();
+	init_conversations();
+	scanCommand = {
+		command: "scan <sources..>",
+		describe: "List the secrets and personal data in conversations (keys, tokens, e-mails, phones, IPs, cards, home paths)",
+		builder: (y) => y.positional("sources", {
+			type: "string",
+			array: true,
+			describe: "files, folders, globs, - , stores (every thread) or <store>#<thread>"
+		}).option("kinds", {
+			type: "string",
+			array: true,
+			describe: "only these kinds: secrets, email, phone, ip, card, path (comma-separated; default: all)"
+		}).option("all-checkpoints", {
+			type: "boolean",
+			default: false,
+			describe: "every checkpoint of a LangGraph thread (default: the newest)"
+		}).option("json", {
+			type: "boolean",
+			default: false,
+			describe: "one JSON object per finding (JSON Lines)"
+		}).option("namespace", {
+			type: "string",
+			describe: "the namespace of a store that has them (default: every namespace)"
+		}).option("format", {
+			alias: "f",
+			type: "string",
+			describe: "input format of files (default: detected)"
+		}).example("ckpt scan sqlite:./checkpoints.db", "every thread of a store").example("ckpt scan ./chats/ --kinds secrets", "only API keys, tokens, private keys and passwords").example("ckpt scan mastra.db --json > findings.jsonl", "as JSON Lines, for a tool"),
+		run: async (args, io) => {
+			const { parseKinds } = await Promise.resolve().then(() => (init_redact(), redact_exports));
+			const kinds = args.kinds?.length ? parseKinds(args.kinds) : parseKinds("all");
+			if (typeof kinds === "string") throw usageError(`--kinds: ${kinds}`);
+			const { scanCheckpoint } = await Promise.resolve().then(() => (init_places(), places_exports));
+			const { readConversations } = await Promise.resolve().then(() => (init_conversations(), conversations_exports));
+			let failed;
+			const byKind = /* @__PURE__ */ new Map();
+			let total = 0;
+			let skipped = 0;
+			let threads = 0;
+			let scanned = 0;
+			for await (const r of readConversations(args.sources, io, {
+				allCheckpoints: args.allCheckpoints,
+				namespace: args.namespace,
+				format: args.format,
+				passedOver: () => void skipped++
+			})) {
+				if (!r.ok) {
+					failed ??= r.error;
+					io.stderr.write(`ckpt scan: ${printable(r.error.format(), true)}\n`);
+					continue;
+				}
+				scanned++;
+				const c = r.value;
+				const found = await scanCheckpoint(c.checkpoint, kinds);
+				if (found.length === 0) continue;
+				threads++;
+				total += found.length;
+				const label = conversationLabel(c);
+				let out = "";
+				for (const f of found) {
+					byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
+					out += args.json ? `${JSON.stringify({
+						source: c.source,
+						thread: c.threadId,
+						...c.checkpointId ? { checkpoint: c.checkpointId } : {},
+						...f
+					})}\n` : findingLine(label, f);
+				}
+				io.stdout.write(out);
+			}
+			if (!args.json) {
+				const kindsText = [...byKind].map(([k, n]) => `${k} ${n}`).join(", ");
+				io.stdout.write(total ? `${plural$2(total, "finding")} in ${plural$2(threads, "conversation")} of ${scanned} scanned (${kindsText})\n` : `clean: nothing found in ${plural$2(scanned, "conversation")}\n`);
+			}
+			if (skipped) io.stderr.write(`ckpt scan: ${plural$2(skipped, "file")} in the folders named not read: not conversations\n`);
+			if (failed) return failed.exitCode;
+			return total ? 1 : 0;
 		}
 	};
 }));
@@ -70158,6 +77907,7 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 	for await (const e of saver.history(threadId, namespace)) if (newestFirst.length < limit) newestFirst.push(e);
 	else omitted++;
 	const entries = [];
+	const unreadable = [];
 	for (const e of newestFirst.reverse()) {
 		const text = await saver.loadAt(threadId, e.checkpointId, namespace);
 		if (text === void 0) continue;
@@ -70165,6 +77915,11 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 			name: `${label}#${threadId}@${e.checkpointId}${namespace ? ` (namespace '${namespace}')` : ""}`,
 			text
 		}, "langgraph");
+		const part = unreadableParts(checkpoint)[0];
+		if (part) unreadable.push({
+			id: e.checkpointId,
+			line: unreadableLine(part)
+		});
 		const node = e.nodes.length ? e.nodes.join(", ") : e.source ?? void 0;
 		entries.push({
 			id: e.checkpointId,
@@ -70177,7 +77932,8 @@ async function readHistory(saver, threadId, label, limit = 300, namespace) {
 	}
 	return {
 		entries,
-		omitted
+		omitted,
+		unreadable
 	};
 }
 var init_view_history = __esmMin((() => {
@@ -70186,7 +77942,7 @@ var init_view_history = __esmMin((() => {
 // dist/view/client.cjs
 var require_client = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const m = { exports: {} };
-	new Function("exports", "module", "\"use strict\";\nObject.defineProperty(exports, \"__esModule\", { value: true });\nexports.el = el;\nexports.fmtNum = fmtNum;\nexports.fmtTime = fmtTime;\nexports.pretty = pretty;\nexports.main = main;\nexports.initTheme = initTheme;\nexports.toggleTheme = toggleTheme;\nexports.buildLayout = buildLayout;\nexports.buildTimeline = buildTimeline;\nexports.showCheckpoint = showCheckpoint;\nexports.diffSwitch = diffSwitch;\nexports.pairTools = pairTools;\nexports.buildTabs = buildTabs;\nexports.selectTab = selectTab;\nexports.renderTranscript = renderTranscript;\nexports.fillChunk = fillChunk;\nexports.renderMessage = renderMessage;\nexports.textBlock = textBlock;\nexports.htmlBlock = htmlBlock;\nexports.renderBlock = renderBlock;\nexports.renderCall = renderCall;\n/** el(\"div\", {class: \"x\"}, child, \"text\") — strings become text nodes, never markup. */\nfunction el(tag, attrs, ...kids) {\n    const e = document.createElement(tag);\n    if (attrs)\n        for (const k in attrs)\n            if (attrs[k] !== undefined)\n                e.setAttribute(k, attrs[k]);\n    for (const c of kids)\n        if (c !== null && c !== undefined)\n            e.append(typeof c === \"string\" ? document.createTextNode(c) : c);\n    return e;\n}\nfunction fmtNum(n) {\n    return String(n).replace(/\\B(?=(\\d{3})+$)/g, \",\");\n}\nfunction fmtTime(ts) {\n    if (ts === undefined || ts === \"\")\n        return \"\";\n    const d = new Date(ts);\n    return Number.isNaN(d.getTime())\n        ? String(ts)\n        : d\n            .toISOString()\n            .replace(\"T\", \" \")\n            .replace(/\\.000Z$/, \"Z\")\n            .replace(/Z$/, \" UTC\");\n}\nfunction pretty(v) {\n    if (typeof v === \"string\") {\n        try {\n            return JSON.stringify(JSON.parse(v), null, 2);\n        }\n        catch {\n            return v;\n        }\n    }\n    return JSON.stringify(v, null, 2) ?? String(v);\n}\nfunction main() {\n    const raw = document.getElementById(\"ckpt-data\").textContent;\n    const data = JSON.parse(raw);\n    S = {\n        data,\n        cur: 0,\n        cp: data.checkpoints[0],\n        msgs: [],\n        resultAt: new Map(),\n        callAt: new Map(),\n        filled: new Set(),\n        chunks: [],\n        lazy: [],\n        focus: -1,\n        hits: [],\n        hit: -1,\n        query: \"\",\n        // a graph without messages opens on its channels\n        tab: data.checkpoints.some((c) => c.lg) && data.checkpoints.every((c) => c.messages.length === 0) ? 1 : 0,\n        order: data.checkpoints.map((_, i) => i),\n    };\n    initTheme();\n    buildLayout();\n    if (data.kind === \"store\")\n        return;\n    bindKeys();\n    const start = data.start ?? (data.kind === \"history\" ? data.checkpoints.length - 1 : data.kind === \"diff\" ? 1 : 0);\n    showCheckpoint(start);\n    const m = /^#m(\\d+)$/.exec(location.hash);\n    if (m)\n        gotoMessage(Number(m[1]));\n    document.documentElement.setAttribute(\"data-ready\", \"1\");\n}\nfunction initTheme() {\n    let t = null;\n    try {\n        t = localStorage.getItem(\"ckpt-theme\");\n    }\n    catch {\n        t = null;\n    }\n    if (t !== \"light\" && t !== \"dark\")\n        t = matchMedia(\"(prefers-color-scheme: dark)\").matches ? \"dark\" : \"light\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n}\nfunction toggleTheme() {\n    const t = document.documentElement.getAttribute(\"data-theme\") === \"dark\" ? \"light\" : \"dark\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n    try {\n        localStorage.setItem(\"ckpt-theme\", t);\n    }\n    catch {\n        /* file:// pages may have no storage */\n    }\n    document.getElementById(\"theme\").setAttribute(\"aria-label\", `Switch to ${t === \"dark\" ? \"light\" : \"dark\"} theme`);\n}\nfunction buildLayout() {\n    const d = S.data;\n    const tools = el(\"div\", { class: \"tools\" });\n    if (d.kind !== \"store\") {\n        const q = el(\"input\", {\n            id: \"q\",\n            type: \"search\",\n            placeholder: \"Search messages  ( / )\",\n            \"aria-label\": \"Search messages\",\n            autocomplete: \"off\",\n        });\n        q.addEventListener(\"input\", () => search(q.value));\n        q.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\")\n                nextHit(e.shiftKey ? -1 : 1);\n            if (e.key === \"Escape\")\n                q.blur();\n        });\n        const go = el(\"input\", {\n            id: \"goto\",\n            type: \"number\",\n            min: \"0\",\n            placeholder: \"#\",\n            \"aria-label\": \"Jump to message number\",\n        });\n        go.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\" && go.value !== \"\")\n                gotoMessage(Number(go.value));\n        });\n        const prev = el(\"button\", { type: \"button\", \"aria-label\": \"Previous match\" }, \"↑\");\n        const next = el(\"button\", { type: \"button\", \"aria-label\": \"Next match\" }, \"↓\");\n        prev.addEventListener(\"click\", () => nextHit(-1));\n        next.addEventListener(\"click\", () => nextHit(1));\n        tools.append(q, el(\"span\", { id: \"qcount\", class: \"count\", \"aria-live\": \"polite\" }), prev, next, el(\"label\", null, \"Go to \", go));\n    }\n    const theme = el(\"button\", { id: \"theme\", type: \"button\", \"aria-label\": \"Switch theme\" }, \"◐ Theme\");\n    theme.addEventListener(\"click\", toggleTheme);\n    const help = el(\"button\", { id: \"help\", type: \"button\", \"aria-label\": \"Keyboard shortcuts\" }, \"?\");\n    help.addEventListener(\"click\", showHelp);\n    tools.append(theme, help);\n    const head = el(\"header\", { class: \"top\" });\n    if (d.back)\n        head.append(el(\"a\", { href: d.back }, \"← store\"));\n    head.append(el(\"h1\", null, d.title), el(\"span\", { id: \"sub\", class: \"sub\" }), tools);\n    const layout = el(\"div\", { class: \"layout\" });\n    if (d.kind === \"history\")\n        layout.append(buildTimeline());\n    const main = el(\"main\", { id: \"main\", tabindex: \"-1\" });\n    layout.append(main);\n    document.body.append(el(\"a\", { class: \"skip\", href: \"#main\" }, \"Skip to content\"), head, layout);\n    if (d.kind === \"store\")\n        renderStore(main);\n}\nfunction buildTimeline() {\n    const h = S.data.history;\n    const nav = el(\"nav\", { class: \"timeline\", \"aria-label\": \"Checkpoint history\" }, el(\"h2\", null, `History (${h.length} checkpoints)`));\n    if (S.data.omitted)\n        nav.append(el(\"p\", { class: \"empty\" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));\n    // a tree: children by parent; a checkpoint with several children is a fork, each child's line one branch\n    const kids = h.map(() => []);\n    const roots = [];\n    h.forEach((x, i) => (x.parent !== undefined && x.parent !== i ? kids[x.parent].push(i) : roots.push(i)));\n    const newest = new Set();\n    for (let i = h.length - 1; i !== undefined && !newest.has(i); i = h[i].parent)\n        newest.add(i);\n    S.order = [];\n    const item = (i) => {\n        const x = h[i];\n        const b = el(\"button\", { type: \"button\", \"data-i\": String(i) }, el(\"span\", null, `step ${x.step} `), el(\"span\", { class: \"node\" }, x.node ?? \"\"));\n        const marks = [];\n        if (x.source && x.source !== \"loop\") {\n            b.append(\" \", el(\"span\", { class: \"badge src\" }, x.source));\n            marks.push(`source ${x.source}`);\n        }\n        if (x.interrupt) {\n            const t = x.interrupt === \"pending\" ? \"interrupt pending\" : \"interrupted → resumed\";\n            b.append(\" \", el(\"span\", { class: `badge ${x.interrupt === \"pending\" ? \"warn\" : \"ok\"} int` }, t));\n            marks.push(t);\n        }\n        else if (x.resumed) {\n            b.append(\" \", el(\"span\", { class: \"badge ok int\" }, \"resumed\"));\n            marks.push(\"resumed\");\n        }\n        if (x.error) {\n            b.append(\" \", el(\"span\", { class: \"badge err\" }, \"error\"));\n            marks.push(\"error\");\n        }\n        if (x.changed?.length) {\n            const t = `changed: ${x.changed.slice(0, 4).join(\", \")}${x.changed.length > 4 ? ` +${x.changed.length - 4}` : \"\"}`;\n            b.append(el(\"span\", { class: \"chg\" }, t));\n            marks.push(t);\n        }\n        b.append(el(\"time\", null, fmtTime(x.time)));\n        b.setAttribute(\"aria-label\", [`step ${x.step}`, x.node ? `node ${x.node}` : \"\", ...marks].filter(Boolean).join(\", \"));\n        b.addEventListener(\"click\", () => {\n            showCheckpoint(i);\n            history.replaceState(null, \"\", `#c${i}`);\n        });\n        S.order.push(i);\n        return el(\"li\", null, b);\n    };\n    const seen = new Set();\n    const line = (start, ol) => {\n        for (let i = start; !seen.has(i);) {\n            seen.add(i);\n            ol.append(item(i));\n            const c = kids[i];\n            if (c.length === 1) {\n                i = c[0];\n                continue;\n            }\n            c.forEach((k, n) => {\n                const sub = el(\"ol\");\n                const li = el(\"li\", { class: \"branch\", \"data-from\": String(i) }, el(\"span\", { class: \"fork\" }, `↳ branch ${n + 1} of ${c.length} from step ${h[i].step}${newest.has(k) ? \" (newest)\" : \"\"}`), sub);\n                ol.append(li);\n                line(k, sub);\n            });\n            return;\n        }\n    };\n    const ol = el(\"ol\");\n    for (const r of roots)\n        line(r, ol);\n    // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest\n    h.forEach((_, i) => seen.has(i) || line(i, ol));\n    nav.append(ol);\n    return nav;\n}\n/** Show checkpoint i of the page: transcript, state, usage, metadata, and the changes that led to it. */\nfunction showCheckpoint(i) {\n    const d = S.data;\n    S.cur = i;\n    S.cp = d.checkpoints[i];\n    S.msgs = S.cp.messages.map((k) => d.pool[k]);\n    S.text = undefined;\n    S.focus = -1;\n    pairTools();\n    document\n        .querySelectorAll(\"nav.timeline button\")\n        .forEach((b) => b.setAttribute(\"aria-current\", String(b.getAttribute(\"data-i\") === String(i))));\n    const cp = S.cp;\n    const lg = cp.lg;\n    const state = lg?.channels.filter((c) => c.kind === \"state\").length ?? 0;\n    document.getElementById(\"sub\").textContent = [\n        cp.format,\n        `thread ${cp.threadId}`,\n        lg?.namespace ? `namespace ${lg.namespace}` : \"\",\n        `step ${lg?.step ?? cp.step}`,\n        d.history?.[i]?.node ? `node ${d.history[i].node}` : \"\",\n        lg && !lg.channels.some((c) => c.kind === \"messages\")\n            ? `${fmtNum(state)} channels`\n            : `${fmtNum(S.msgs.length)} messages`,\n    ]\n        .filter(Boolean)\n        .join(\" · \");\n    const main = document.getElementById(\"main\");\n    main.replaceChildren();\n    const diff = d.kind === \"diff\" ? d.diff : d.kind === \"history\" ? d.history[i].diff : undefined;\n    if (d.kind === \"diff\")\n        main.append(diffSwitch());\n    const from = d.history?.[i]?.from;\n    if (diff)\n        main.append(renderChanges(diff, d.kind === \"history\" && from !== undefined\n            ? `Changes since step ${d.history[from].step}${from !== i - 1 ? \" (its parent)\" : \"\"}`\n            : \"Changes\"));\n    else if (d.kind === \"history\")\n        main.append(el(\"section\", { class: \"changes\" }, el(\"h2\", null, \"First checkpoint of this thread\")));\n    if (lg)\n        renderLgInterrupts(main, lg);\n    main.append(buildTabs());\n    if (S.query)\n        search(S.query);\n}\nfunction diffSwitch() {\n    const nav = el(\"nav\", { class: \"pager\", \"aria-label\": \"Which side\" }, el(\"span\", null, \"Show:\"));\n    [\"before (a)\", \"after (b)\"].forEach((label, k) => {\n        const b = el(\"button\", { type: \"button\", \"aria-pressed\": String(S.cur === k) }, `${label}: ${S.data.sides?.[k] ?? \"\"}`);\n        b.addEventListener(\"click\", () => showCheckpoint(k));\n        nav.append(b);\n    });\n    return nav;\n}\nfunction pairTools() {\n    S.resultAt = new Map();\n    S.callAt = new Map();\n    const callPos = new Map();\n    S.msgs.forEach((m, p) => {\n        if (m.role === \"assistant\")\n            for (const b of m.blocks)\n                if (b.t === \"call\")\n                    callPos.set(b.id, p);\n        if (m.role === \"toolResult\" && m.toolCallId !== undefined) {\n            if (!S.resultAt.has(m.toolCallId))\n                S.resultAt.set(m.toolCallId, p);\n            const c = callPos.get(m.toolCallId);\n            if (c !== undefined)\n                S.callAt.set(p, c);\n        }\n    });\n}\nfunction buildTabs() {\n    const f = document.createDocumentFragment();\n    const lg = S.cp.lg;\n    const names = lg\n        ? [\"Transcript\", \"Channels\", \"Writes\", \"Usage\", \"Metadata\"]\n        : [\"Transcript\", \"State\", \"Usage\", \"Metadata\"];\n    const list = el(\"div\", { role: \"tablist\", \"aria-label\": \"Views\" });\n    const panels = names.map((n) => el(\"section\", { class: \"panel\", id: `panel-${n.toLowerCase()}`, role: \"tabpanel\", \"aria-label\": n }));\n    if (S.tab >= names.length)\n        S.tab = 0;\n    names.forEach((n, k) => {\n        const count = n === \"State\"\n            ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`\n            : n === \"Channels\"\n                ? ` (${lg.channels.filter((c) => c.kind !== \"plumbing\").length})`\n                : n === \"Writes\"\n                    ? ` (${lg.tasks.reduce((a, t) => a + t.writes.length, 0)})`\n                    : n === \"Transcript\"\n                        ? ` (${fmtNum(S.msgs.length)})`\n                        : \"\";\n        const t = el(\"button\", {\n            role: \"tab\",\n            id: `tab-${n.toLowerCase()}`,\n            type: \"button\",\n            \"aria-selected\": String(k === S.tab),\n            \"aria-controls\": `panel-${n.toLowerCase()}`,\n        }, n + count);\n        t.addEventListener(\"click\", () => selectTab(k));\n        list.append(t);\n        if (k !== S.tab)\n            panels[k].hidden = true;\n    });\n    f.append(list, ...panels);\n    renderTranscript(panels[0]);\n    // the other panels are built the first time they are shown (a long history's usage table costs time at load)\n    const later = lg\n        ? [undefined, (p) => renderChannels(p, S.cp), (p) => renderWrites(p, lg), renderUsage, renderMeta]\n        : [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];\n    panels.forEach((p, k) => {\n        if (!later[k])\n            return;\n        if (k === S.tab)\n            later[k](p);\n        else\n            p.setAttribute(\"data-lazy\", String(k));\n    });\n    S.lazy = later;\n    return f;\n}\nfunction selectTab(k) {\n    const panel = document.querySelectorAll(\"section.panel\")[k];\n    if (panel?.hasAttribute(\"data-lazy\")) {\n        panel.removeAttribute(\"data-lazy\");\n        S.lazy[k]?.(panel);\n    }\n    if (!panel)\n        return;\n    S.tab = k;\n    document.querySelectorAll(\"[role=tab]\").forEach((t, j) => t.setAttribute(\"aria-selected\", String(j === k)));\n    document.querySelectorAll(\"section.panel\").forEach((p, j) => (p.hidden = j !== k));\n}\nfunction renderTranscript(panel) {\n    S.observer?.disconnect();\n    S.filled = new Set();\n    S.chunks = [];\n    const box = el(\"div\", { id: \"msgs\" });\n    const n = S.msgs.length;\n    if (n === 0)\n        box.append(el(\"p\", { class: \"empty\" }, S.cp.lg && !S.cp.lg.channels.some((c) => c.kind === \"messages\")\n            ? \"No messages: this graph has no messages channel; its state is on the Channels tab.\"\n            : \"No messages.\"));\n    S.observer = new IntersectionObserver((entries) => {\n        for (const e of entries)\n            if (e.isIntersecting)\n                fillChunk(Number(e.target.dataset.c));\n    }, { rootMargin: \"2000px 0px\" });\n    for (let c = 0; c * CHUNK_SIZE < n; c++) {\n        const ch = el(\"div\", {\n            class: \"chunk\",\n            \"data-c\": String(c),\n            style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px`,\n        });\n        box.append(ch);\n        S.chunks.push(ch);\n        S.observer.observe(ch);\n    }\n    panel.append(box);\n    fillChunk(0); // the first messages at once; the rest as they come near the viewport\n    if (S.cp.interrupt && !S.cp.lg) {\n        const it = S.cp.interrupt;\n        // several tool calls may await approval at once: one note each\n        for (const a of [it, ...(it.more ?? [])])\n            panel.append(el(\"aside\", { class: \"interrupt\", role: \"note\" }, el(\"strong\", null, \"Interrupted: pending approval \"), el(\"code\", null, a.toolName), ` [${a.toolCallId}] at step ${it.step}`, a.args !== undefined ? el(\"pre\", null, pretty(a.args)) : null));\n    }\n}\nfunction fillChunk(c) {\n    if (S.filled.has(c))\n        return;\n    const ch = S.chunks[c];\n    if (!ch)\n        return;\n    S.filled.add(c);\n    const end = Math.min(S.msgs.length, (c + 1) * CHUNK_SIZE);\n    const f = document.createDocumentFragment();\n    for (let p = c * CHUNK_SIZE; p < end; p++)\n        f.append(renderMessage(p));\n    ch.append(f);\n    ch.style.minHeight = \"\";\n    if (S.query)\n        markHits(ch);\n}\nfunction renderMessage(p) {\n    const m = S.msgs[p];\n    const known = m.role === \"user\" || m.role === \"assistant\" || m.role === \"system\" || m.role === \"toolResult\";\n    const err = m.isError || m.error !== undefined || m.stop === \"error\" || m.stop === \"aborted\";\n    const a = el(\"article\", {\n        class: `msg role-${known ? m.role : \"ext\"}${known ? \"\" : \" ext\"}${err ? \" error\" : \"\"}`,\n        id: `m${p}`,\n        \"data-i\": String(p),\n        tabindex: \"-1\",\n        \"aria-label\": `message ${p}, ${m.role}`,\n    });\n    const h = el(\"header\", null, el(\"a\", { class: \"idx\", href: `#m${p}` }, `#${p}`), el(\"span\", { class: \"role\" }, m.role === \"toolResult\" ? \"tool result\" : m.role));\n    if (!known && m.kind)\n        h.append(el(\"span\", null, m.kind));\n    if (m.toolName)\n        h.append(el(\"code\", null, m.toolName));\n    if (m.model)\n        h.append(el(\"span\", null, m.model + (m.provider ? ` (${m.provider})` : \"\")));\n    if (m.ts !== undefined)\n        h.append(el(\"time\", { datetime: new Date(m.ts).toISOString() }, fmtTime(m.ts)));\n    if (m.usage)\n        h.append(el(\"span\", { title: \"input / output tokens\" }, `in ${fmtNum(m.usage[0])} · out ${fmtNum(m.usage[1])}`));\n    if (m.stop && m.stop !== \"stop\" && m.stop !== \"toolUse\")\n        h.append(el(\"span\", { class: `badge ${err ? \"err\" : \"warn\"}` }, m.stop));\n    if (m.isError)\n        h.append(el(\"span\", { class: \"badge err\" }, \"error\"));\n    const callAt = S.callAt.get(p);\n    if (callAt !== undefined)\n        h.append(el(\"a\", { href: `#m${callAt}`, \"data-goto\": String(callAt) }, `↑ call in #${callAt}`));\n    a.append(h);\n    const body = el(\"div\", { class: \"body\" });\n    if (m.error)\n        body.append(el(\"p\", { class: \"badge err\", role: \"alert\" }, `Error: ${m.error}`));\n    for (const b of m.blocks)\n        body.append(renderBlock(b, p));\n    if (!known)\n        body.append(el(\"pre\", null, pretty(m.data)));\n    a.append(body);\n    return a;\n}\nfunction textBlock(x, cls) {\n    const d = el(\"div\", { class: cls });\n    for (const para of x.split(/\\n{2,}/))\n        d.append(el(\"p\", null, para));\n    return d;\n}\nfunction htmlBlock(h) {\n    const d = el(\"div\", { class: \"md\" });\n    d.innerHTML = h; // rendered by markdown.ts with raw HTML disabled and link protocols filtered\n    return d;\n}\nfunction renderBlock(b, p) {\n    switch (b.t) {\n        case \"md\":\n            return htmlBlock(b.h);\n        case \"txt\":\n            return textBlock(b.x, \"txt\");\n        case \"pre\":\n            return el(\"pre\", { class: \"out\" }, b.x);\n        case \"think\": {\n            const body = b.h !== undefined ? htmlBlock(b.h) : textBlock(b.x ?? \"\", \"txt\");\n            return el(\"details\", { class: \"think\" }, el(\"summary\", null, b.redacted ? \"Reasoning (redacted)\" : `Reasoning (${fmtNum((b.x ?? b.h ?? \"\").length)} characters)`), body);\n        }\n        case \"call\":\n            return renderCall(b, p);\n        case \"img\":\n            return el(\"img\", { class: \"inline\", src: b.src, alt: `image (${b.mime})`, loading: \"lazy\" });\n        case \"ref\": {\n            const label = `[${b.kind}${b.name ? \" \" + b.name : \"\"} · ${b.mime}${b.bytes !== undefined ? \" · \" + fmtNum(b.bytes) + \" bytes\" : \"\"}]`;\n            return b.url\n                ? el(\"p\", null, el(\"a\", { href: b.url, rel: \"noopener noreferrer nofollow\", target: \"_blank\" }, label))\n                : el(\"p\", { class: \"empty\" }, label);\n        }\n    }\n}\nfunction renderCall(b, p) {\n    const r = S.resultAt.get(b.id);\n    const res = r !== undefined ? S.msgs[r] : undefined;\n    const argsText = pretty(b.args);\n    const preview = argsText.replace(/\\s+/g, \" \").slice(0, 120);\n    const status = res === undefined\n        ? el(\"span\", { class: \"badge warn\" }, b.state && !b.state.startsWith(\"output-\") ? b.state : \"no result\")\n        : res.isError\n            ? el(\"span\", { class: \"badge err\" }, \"error\")\n            : el(\"span\", { class: \"badge ok\" }, \"ok\");\n    const d = el(\"details\", { class: `tool${res?.isError ? \" error\" : \"\"}`, \"data-call\": b.id }, el(\"summary\", null, \"⚙ \", el(\"code\", { class: \"tool-name\" }, b.name), \" \", el(\"span\", { class: \"preview\" }, preview), \" \", status));\n    d.addEventListener(\"toggle\", () => {\n        if (!d.open || d.childElementCount > 1)\n            return;\n        d.append(el(\"h4\", null, `Arguments · call ${b.id}`), el(\"pre\", { class: \"args\" }, argsText));\n        if (res && r !== undefined) {\n            d.append(el(\"h4\", null, \"Result \", el(\"a\", { href: `#m${r}`, \"data-goto\": String(r) }, `(message #${r})`)));\n            for (const x of res.blocks)\n                d.append(renderBlock(x, p));\n        }\n        else\n            d.append(el(\"p\", { class: \"empty\" }, \"No result in this checkpoint.\"));\n    });\n    return d;\n}\n//# sourceMappingURL=client.cjs.map")(m.exports, m);
+	new Function("exports", "module", "\"use strict\";\nObject.defineProperty(exports, \"__esModule\", { value: true });\nexports.el = el;\nexports.fmtNum = fmtNum;\nexports.fmtTime = fmtTime;\nexports.pretty = pretty;\nexports.main = main;\nexports.initTheme = initTheme;\nexports.toggleTheme = toggleTheme;\nexports.buildLayout = buildLayout;\nexports.buildTimeline = buildTimeline;\nexports.showCheckpoint = showCheckpoint;\nexports.diffSwitch = diffSwitch;\nexports.pairTools = pairTools;\nexports.buildTabs = buildTabs;\nexports.selectTab = selectTab;\nexports.renderTranscript = renderTranscript;\nexports.fillChunk = fillChunk;\nexports.renderMessage = renderMessage;\nexports.textBlock = textBlock;\nexports.htmlBlock = htmlBlock;\nexports.renderBlock = renderBlock;\nexports.renderCall = renderCall;\n/** el(\"div\", {class: \"x\"}, child, \"text\") — strings become text nodes, never markup. */\nfunction el(tag, attrs, ...kids) {\n    const e = document.createElement(tag);\n    if (attrs)\n        for (const k in attrs)\n            if (attrs[k] !== undefined)\n                e.setAttribute(k, attrs[k]);\n    for (const c of kids)\n        if (c !== null && c !== undefined)\n            e.append(typeof c === \"string\" ? document.createTextNode(c) : c);\n    return e;\n}\nfunction fmtNum(n) {\n    return String(n).replace(/\\B(?=(\\d{3})+$)/g, \",\");\n}\nfunction fmtTime(ts) {\n    if (ts === undefined || ts === \"\")\n        return \"\";\n    const d = new Date(ts);\n    return Number.isNaN(d.getTime())\n        ? String(ts)\n        : d\n            .toISOString()\n            .replace(\"T\", \" \")\n            .replace(/\\.000Z$/, \"Z\")\n            .replace(/Z$/, \" UTC\");\n}\nfunction pretty(v) {\n    if (typeof v === \"string\") {\n        try {\n            return JSON.stringify(JSON.parse(v), null, 2);\n        }\n        catch {\n            return v;\n        }\n    }\n    return JSON.stringify(v, null, 2) ?? String(v);\n}\nfunction main() {\n    const raw = document.getElementById(\"ckpt-data\").textContent;\n    const data = JSON.parse(raw);\n    S = {\n        data,\n        cur: 0,\n        cp: data.checkpoints[0],\n        msgs: [],\n        resultAt: new Map(),\n        callAt: new Map(),\n        filled: new Set(),\n        chunks: [],\n        lazy: [],\n        focus: -1,\n        hits: [],\n        hit: -1,\n        query: \"\",\n        // a graph without messages opens on its channels\n        tab: data.checkpoints.some((c) => c.lg) && data.checkpoints.every((c) => c.messages.length === 0) ? 1 : 0,\n        order: data.checkpoints.map((_, i) => i),\n    };\n    initTheme();\n    buildLayout();\n    if (data.kind === \"store\")\n        return;\n    bindKeys();\n    const start = data.start ?? (data.kind === \"history\" ? data.checkpoints.length - 1 : data.kind === \"diff\" ? 1 : 0);\n    showCheckpoint(start);\n    const m = /^#m(\\d+)$/.exec(location.hash);\n    if (m)\n        gotoMessage(Number(m[1]));\n    document.documentElement.setAttribute(\"data-ready\", \"1\");\n}\nfunction initTheme() {\n    let t = null;\n    try {\n        t = localStorage.getItem(\"ckpt-theme\");\n    }\n    catch {\n        t = null;\n    }\n    if (t !== \"light\" && t !== \"dark\")\n        t = matchMedia(\"(prefers-color-scheme: dark)\").matches ? \"dark\" : \"light\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n}\nfunction toggleTheme() {\n    const t = document.documentElement.getAttribute(\"data-theme\") === \"dark\" ? \"light\" : \"dark\";\n    document.documentElement.setAttribute(\"data-theme\", t);\n    try {\n        localStorage.setItem(\"ckpt-theme\", t);\n    }\n    catch {\n        /* file:// pages may have no storage */\n    }\n    document.getElementById(\"theme\").setAttribute(\"aria-label\", `Switch to ${t === \"dark\" ? \"light\" : \"dark\"} theme`);\n}\nfunction buildLayout() {\n    const d = S.data;\n    const tools = el(\"div\", { class: \"tools\" });\n    if (d.kind !== \"store\") {\n        const q = el(\"input\", {\n            id: \"q\",\n            type: \"search\",\n            placeholder: \"Search messages  ( / )\",\n            \"aria-label\": \"Search messages\",\n            autocomplete: \"off\",\n        });\n        q.addEventListener(\"input\", () => search(q.value));\n        q.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\")\n                nextHit(e.shiftKey ? -1 : 1);\n            if (e.key === \"Escape\")\n                q.blur();\n        });\n        const go = el(\"input\", {\n            id: \"goto\",\n            type: \"number\",\n            min: \"0\",\n            placeholder: \"#\",\n            \"aria-label\": \"Jump to message number\",\n        });\n        go.addEventListener(\"keydown\", (e) => {\n            if (e.key === \"Enter\" && go.value !== \"\")\n                gotoMessage(Number(go.value));\n        });\n        const prev = el(\"button\", { type: \"button\", \"aria-label\": \"Previous match\" }, \"↑\");\n        const next = el(\"button\", { type: \"button\", \"aria-label\": \"Next match\" }, \"↓\");\n        prev.addEventListener(\"click\", () => nextHit(-1));\n        next.addEventListener(\"click\", () => nextHit(1));\n        tools.append(q, el(\"span\", { id: \"qcount\", class: \"count\", \"aria-live\": \"polite\" }), prev, next, el(\"label\", null, \"Go to \", go));\n    }\n    const theme = el(\"button\", { id: \"theme\", type: \"button\", \"aria-label\": \"Switch theme\" }, \"◐ Theme\");\n    theme.addEventListener(\"click\", toggleTheme);\n    const help = el(\"button\", { id: \"help\", type: \"button\", \"aria-label\": \"Keyboard shortcuts\" }, \"?\");\n    help.addEventListener(\"click\", showHelp);\n    tools.append(theme, help);\n    const head = el(\"header\", { class: \"top\" });\n    if (d.back)\n        head.append(el(\"a\", { href: d.back }, \"← store\"));\n    head.append(el(\"h1\", null, d.title), el(\"span\", { id: \"sub\", class: \"sub\" }), tools);\n    const layout = el(\"div\", { class: \"layout\" });\n    if (d.kind === \"history\")\n        layout.append(buildTimeline());\n    const main = el(\"main\", { id: \"main\", tabindex: \"-1\" });\n    layout.append(main);\n    document.body.append(el(\"a\", { class: \"skip\", href: \"#main\" }, \"Skip to content\"), head, layout);\n    if (d.kind === \"store\")\n        renderStore(main);\n}\nfunction buildTimeline() {\n    const h = S.data.history;\n    const nav = el(\"nav\", { class: \"timeline\", \"aria-label\": \"Checkpoint history\" }, el(\"h2\", null, `History (${h.length} checkpoints)`));\n    if (S.data.omitted)\n        nav.append(el(\"p\", { class: \"empty\" }, `${fmtNum(S.data.omitted)} older checkpoints not shown`));\n    // a tree: children by parent; a checkpoint with several children is a fork, each child's line one branch\n    const kids = h.map(() => []);\n    const roots = [];\n    h.forEach((x, i) => (x.parent !== undefined && x.parent !== i ? kids[x.parent].push(i) : roots.push(i)));\n    const newest = new Set();\n    for (let i = h.length - 1; i !== undefined && !newest.has(i); i = h[i].parent)\n        newest.add(i);\n    S.order = [];\n    const item = (i) => {\n        const x = h[i];\n        const b = el(\"button\", { type: \"button\", \"data-i\": String(i) }, el(\"span\", null, `step ${x.step} `), el(\"span\", { class: \"node\" }, x.node ?? \"\"));\n        const marks = [];\n        if (x.source && x.source !== \"loop\") {\n            b.append(\" \", el(\"span\", { class: \"badge src\" }, x.source));\n            marks.push(`source ${x.source}`);\n        }\n        if (x.interrupt) {\n            const t = x.interrupt === \"pending\" ? \"interrupt pending\" : \"interrupted → resumed\";\n            b.append(\" \", el(\"span\", { class: `badge ${x.interrupt === \"pending\" ? \"warn\" : \"ok\"} int` }, t));\n            marks.push(t);\n        }\n        else if (x.resumed) {\n            b.append(\" \", el(\"span\", { class: \"badge ok int\" }, \"resumed\"));\n            marks.push(\"resumed\");\n        }\n        if (x.error) {\n            b.append(\" \", el(\"span\", { class: \"badge err\" }, \"error\"));\n            marks.push(\"error\");\n        }\n        if (x.changed?.length) {\n            const t = `changed: ${x.changed.slice(0, 4).join(\", \")}${x.changed.length > 4 ? ` +${x.changed.length - 4}` : \"\"}`;\n            b.append(el(\"span\", { class: \"chg\" }, t));\n            marks.push(t);\n        }\n        b.append(el(\"time\", null, fmtTime(x.time)));\n        b.setAttribute(\"aria-label\", [`step ${x.step}`, x.node ? `node ${x.node}` : \"\", ...marks].filter(Boolean).join(\", \"));\n        b.addEventListener(\"click\", () => {\n            showCheckpoint(i);\n            history.replaceState(null, \"\", `#c${i}`);\n        });\n        S.order.push(i);\n        return el(\"li\", null, b);\n    };\n    const seen = new Set();\n    const line = (start, ol) => {\n        for (let i = start; !seen.has(i);) {\n            seen.add(i);\n            ol.append(item(i));\n            const c = kids[i];\n            if (c.length === 1) {\n                i = c[0];\n                continue;\n            }\n            c.forEach((k, n) => {\n                const sub = el(\"ol\");\n                const li = el(\"li\", { class: \"branch\", \"data-from\": String(i) }, el(\"span\", { class: \"fork\" }, `↳ branch ${n + 1} of ${c.length} from step ${h[i].step}${newest.has(k) ? \" (newest)\" : \"\"}`), sub);\n                ol.append(li);\n                line(k, sub);\n            });\n            return;\n        }\n    };\n    const ol = el(\"ol\");\n    for (const r of roots)\n        line(r, ol);\n    // parent links that loop (a damaged store) leave checkpoints no root reaches: listed after the rest\n    h.forEach((_, i) => seen.has(i) || line(i, ol));\n    nav.append(ol);\n    return nav;\n}\n/** Show checkpoint i of the page: transcript, state, usage, metadata, and the changes that led to it. */\nfunction showCheckpoint(i) {\n    const d = S.data;\n    S.cur = i;\n    S.cp = d.checkpoints[i];\n    S.msgs = S.cp.messages.map((k) => d.pool[k]);\n    S.text = undefined;\n    S.focus = -1;\n    pairTools();\n    document\n        .querySelectorAll(\"nav.timeline button\")\n        .forEach((b) => b.setAttribute(\"aria-current\", String(b.getAttribute(\"data-i\") === String(i))));\n    const cp = S.cp;\n    const lg = cp.lg;\n    const state = lg?.channels.filter((c) => c.kind === \"state\").length ?? 0;\n    document.getElementById(\"sub\").textContent = [\n        cp.format,\n        `thread ${cp.threadId}`,\n        lg?.namespace ? `namespace ${lg.namespace}` : \"\",\n        `step ${lg?.step ?? cp.step}`,\n        d.history?.[i]?.node ? `node ${d.history[i].node}` : \"\",\n        lg && !lg.channels.some((c) => c.kind === \"messages\")\n            ? `${fmtNum(state)} channels`\n            : `${fmtNum(S.msgs.length)} messages`,\n    ]\n        .filter(Boolean)\n        .join(\" · \");\n    const main = document.getElementById(\"main\");\n    main.replaceChildren();\n    const diff = d.kind === \"diff\" ? d.diff : d.kind === \"history\" ? d.history[i].diff : undefined;\n    if (d.kind === \"diff\")\n        main.append(diffSwitch());\n    const from = d.history?.[i]?.from;\n    if (diff)\n        main.append(renderChanges(diff, d.kind === \"history\" && from !== undefined\n            ? `Changes since step ${d.history[from].step}${from !== i - 1 ? \" (its parent)\" : \"\"}`\n            : \"Changes\"));\n    else if (d.kind === \"history\")\n        main.append(el(\"section\", { class: \"changes\" }, el(\"h2\", null, \"First checkpoint of this thread\")));\n    if (cp.unreadable?.length)\n        main.append(el(\"aside\", { class: \"interrupt unreadable\", role: \"alert\" }, el(\"p\", null, el(\"strong\", null, \"Not read whole\"), \": shown without the parts below\"), ...cp.unreadable.map((t) => el(\"p\", null, t))));\n    if (lg)\n        renderLgInterrupts(main, lg);\n    main.append(buildTabs());\n    if (S.query)\n        search(S.query);\n}\nfunction diffSwitch() {\n    const nav = el(\"nav\", { class: \"pager\", \"aria-label\": \"Which side\" }, el(\"span\", null, \"Show:\"));\n    [\"before (a)\", \"after (b)\"].forEach((label, k) => {\n        const b = el(\"button\", { type: \"button\", \"aria-pressed\": String(S.cur === k) }, `${label}: ${S.data.sides?.[k] ?? \"\"}`);\n        b.addEventListener(\"click\", () => showCheckpoint(k));\n        nav.append(b);\n    });\n    return nav;\n}\nfunction pairTools() {\n    S.resultAt = new Map();\n    S.callAt = new Map();\n    const callPos = new Map();\n    S.msgs.forEach((m, p) => {\n        if (m.role === \"assistant\")\n            for (const b of m.blocks)\n                if (b.t === \"call\")\n                    callPos.set(b.id, p);\n        if (m.role === \"toolResult\" && m.toolCallId !== undefined) {\n            if (!S.resultAt.has(m.toolCallId))\n                S.resultAt.set(m.toolCallId, p);\n            const c = callPos.get(m.toolCallId);\n            if (c !== undefined)\n                S.callAt.set(p, c);\n        }\n    });\n}\nfunction buildTabs() {\n    const f = document.createDocumentFragment();\n    const lg = S.cp.lg;\n    const names = lg\n        ? [\"Transcript\", \"Channels\", \"Writes\", \"Usage\", \"Metadata\"]\n        : [\"Transcript\", \"State\", \"Usage\", \"Metadata\"];\n    const list = el(\"div\", { role: \"tablist\", \"aria-label\": \"Views\" });\n    const panels = names.map((n) => el(\"section\", { class: \"panel\", id: `panel-${n.toLowerCase()}`, role: \"tabpanel\", \"aria-label\": n }));\n    if (S.tab >= names.length)\n        S.tab = 0;\n    names.forEach((n, k) => {\n        const count = n === \"State\"\n            ? ` (${S.cp.state.todos.length} todos, ${Object.keys(S.cp.state.files).length} files)`\n            : n === \"Channels\"\n                ? ` (${lg.channels.filter((c) => c.kind !== \"plumbing\").length})`\n                : n === \"Writes\"\n                    ? ` (${lg.tasks.reduce((a, t) => a + t.writes.length, 0)})`\n                    : n === \"Transcript\"\n                        ? ` (${fmtNum(S.msgs.length)})`\n                        : \"\";\n        const t = el(\"button\", {\n            role: \"tab\",\n            id: `tab-${n.toLowerCase()}`,\n            type: \"button\",\n            \"aria-selected\": String(k === S.tab),\n            \"aria-controls\": `panel-${n.toLowerCase()}`,\n        }, n + count);\n        t.addEventListener(\"click\", () => selectTab(k));\n        list.append(t);\n        if (k !== S.tab)\n            panels[k].hidden = true;\n    });\n    f.append(list, ...panels);\n    renderTranscript(panels[0]);\n    // the other panels are built the first time they are shown (a long history's usage table costs time at load)\n    const later = lg\n        ? [undefined, (p) => renderChannels(p, S.cp), (p) => renderWrites(p, lg), renderUsage, renderMeta]\n        : [undefined, (p) => renderState(p, S.cp.state), renderUsage, renderMeta];\n    panels.forEach((p, k) => {\n        if (!later[k])\n            return;\n        if (k === S.tab)\n            later[k](p);\n        else\n            p.setAttribute(\"data-lazy\", String(k));\n    });\n    S.lazy = later;\n    return f;\n}\nfunction selectTab(k) {\n    const panel = document.querySelectorAll(\"section.panel\")[k];\n    if (panel?.hasAttribute(\"data-lazy\")) {\n        panel.removeAttribute(\"data-lazy\");\n        S.lazy[k]?.(panel);\n    }\n    if (!panel)\n        return;\n    S.tab = k;\n    document.querySelectorAll(\"[role=tab]\").forEach((t, j) => t.setAttribute(\"aria-selected\", String(j === k)));\n    document.querySelectorAll(\"section.panel\").forEach((p, j) => (p.hidden = j !== k));\n}\nfunction renderTranscript(panel) {\n    S.observer?.disconnect();\n    S.filled = new Set();\n    S.chunks = [];\n    const box = el(\"div\", { id: \"msgs\" });\n    const n = S.msgs.length;\n    if (n === 0)\n        box.append(el(\"p\", { class: \"empty\" }, S.cp.lg && !S.cp.lg.channels.some((c) => c.kind === \"messages\")\n            ? \"No messages: this graph has no messages channel; its state is on the Channels tab.\"\n            : \"No messages.\"));\n    S.observer = new IntersectionObserver((entries) => {\n        for (const e of entries)\n            if (e.isIntersecting)\n                fillChunk(Number(e.target.dataset.c));\n    }, { rootMargin: \"2000px 0px\" });\n    for (let c = 0; c * CHUNK_SIZE < n; c++) {\n        const ch = el(\"div\", {\n            class: \"chunk\",\n            \"data-c\": String(c),\n            style: `min-height:${Math.min(CHUNK_SIZE, n - c * CHUNK_SIZE) * 90}px`,\n        });\n        box.append(ch);\n        S.chunks.push(ch);\n        S.observer.observe(ch);\n    }\n    panel.append(box);\n    fillChunk(0); // the first messages at once; the rest as they come near the viewport\n    if (S.cp.interrupt && !S.cp.lg) {\n        const it = S.cp.interrupt;\n        // several tool calls may await approval at once: one note each\n        for (const a of [it, ...(it.more ?? [])])\n            panel.append(el(\"aside\", { class: \"interrupt\", role: \"note\" }, el(\"strong\", null, \"Interrupted: pending approval \"), el(\"code\", null, a.toolName), ` [${a.toolCallId}] at step ${it.step}`, a.args !== undefined ? el(\"pre\", null, pretty(a.args)) : null));\n    }\n}\nfunction fillChunk(c) {\n    if (S.filled.has(c))\n        return;\n    const ch = S.chunks[c];\n    if (!ch)\n        return;\n    S.filled.add(c);\n    const end = Math.min(S.msgs.length, (c + 1) * CHUNK_SIZE);\n    const f = document.createDocumentFragment();\n    for (let p = c * CHUNK_SIZE; p < end; p++)\n        f.append(renderMessage(p));\n    ch.append(f);\n    ch.style.minHeight = \"\";\n    if (S.query)\n        markHits(ch);\n}\nfunction renderMessage(p) {\n    const m = S.msgs[p];\n    const known = m.role === \"user\" || m.role === \"assistant\" || m.role === \"system\" || m.role === \"toolResult\";\n    const err = m.isError || m.error !== undefined || m.stop === \"error\" || m.stop === \"aborted\";\n    const a = el(\"article\", {\n        class: `msg role-${known ? m.role : \"ext\"}${known ? \"\" : \" ext\"}${err ? \" error\" : \"\"}`,\n        id: `m${p}`,\n        \"data-i\": String(p),\n        tabindex: \"-1\",\n        \"aria-label\": `message ${p}, ${m.role}`,\n    });\n    const h = el(\"header\", null, el(\"a\", { class: \"idx\", href: `#m${p}` }, `#${p}`), el(\"span\", { class: \"role\" }, m.role === \"toolResult\" ? \"tool result\" : m.role));\n    if (!known && m.kind)\n        h.append(el(\"span\", null, m.kind));\n    if (m.toolName)\n        h.append(el(\"code\", null, m.toolName));\n    if (m.model)\n        h.append(el(\"span\", null, m.model + (m.provider ? ` (${m.provider})` : \"\")));\n    if (m.ts !== undefined)\n        h.append(el(\"time\", { datetime: new Date(m.ts).toISOString() }, fmtTime(m.ts)));\n    if (m.usage)\n        h.append(el(\"span\", { title: \"input / output tokens\" }, `in ${fmtNum(m.usage[0])} · out ${fmtNum(m.usage[1])}`));\n    if (m.stop && m.stop !== \"stop\" && m.stop !== \"toolUse\")\n        h.append(el(\"span\", { class: `badge ${err ? \"err\" : \"warn\"}` }, m.stop));\n    if (m.isError)\n        h.append(el(\"span\", { class: \"badge err\" }, \"error\"));\n    const callAt = S.callAt.get(p);\n    if (callAt !== undefined)\n        h.append(el(\"a\", { href: `#m${callAt}`, \"data-goto\": String(callAt) }, `↑ call in #${callAt}`));\n    a.append(h);\n    const body = el(\"div\", { class: \"body\" });\n    if (m.error)\n        body.append(el(\"p\", { class: \"badge err\", role: \"alert\" }, `Error: ${m.error}`));\n    for (const b of m.blocks)\n        body.append(renderBlock(b, p));\n    if (!known)\n        body.append(el(\"pre\", null, pretty(m.data)));\n    a.append(body);\n    return a;\n}\nfunction textBlock(x, cls) {\n    const d = el(\"div\", { class: cls });\n    for (const para of x.split(/\\n{2,}/))\n        d.append(el(\"p\", null, para));\n    return d;\n}\nfunction htmlBlock(h) {\n    const d = el(\"div\", { class: \"md\" });\n    d.innerHTML = h; // rendered by markdown.ts with raw HTML disabled and link protocols filtered\n    return d;\n}\nfunction renderBlock(b, p) {\n    switch (b.t) {\n        case \"md\":\n            return htmlBlock(b.h);\n        case \"txt\":\n            return textBlock(b.x, \"txt\");\n        case \"pre\":\n            return el(\"pre\", { class: \"out\" }, b.x);\n        case \"think\": {\n            const body = b.h !== undefined ? htmlBlock(b.h) : textBlock(b.x ?? \"\", \"txt\");\n            return el(\"details\", { class: \"think\" }, el(\"summary\", null, b.redacted ? \"Reasoning (redacted)\" : `Reasoning (${fmtNum((b.x ?? b.h ?? \"\").length)} characters)`), body);\n        }\n        case \"call\":\n            return renderCall(b, p);\n        case \"img\":\n            return el(\"img\", { class: \"inline\", src: b.src, alt: `image (${b.mime})`, loading: \"lazy\" });\n        case \"ref\": {\n            const label = `[${b.kind}${b.name ? \" \" + b.name : \"\"} · ${b.mime}${b.bytes !== undefined ? \" · \" + fmtNum(b.bytes) + \" bytes\" : \"\"}]`;\n            return b.url\n                ? el(\"p\", null, el(\"a\", { href: b.url, rel: \"noopener noreferrer nofollow\", target: \"_blank\" }, label))\n                : el(\"p\", { class: \"empty\" }, label);\n        }\n    }\n}\nfunction renderCall(b, p) {\n    const r = S.resultAt.get(b.id);\n    const res = r !== undefined ? S.msgs[r] : undefined;\n    const argsText = pretty(b.args);\n    const preview = argsText.replace(/\\s+/g, \" \").slice(0, 120);\n    const status = res === undefined\n        ? el(\"span\", { class: \"badge warn\" }, b.state && !b.state.startsWith(\"output-\") ? b.state : \"no result\")\n        : res.isError\n            ? el(\"span\", { class: \"badge err\" }, \"error\")\n            : el(\"span\", { class: \"badge ok\" }, \"ok\");\n    const d = el(\"details\", { class: `tool${res?.isError ? \" error\" : \"\"}`, \"data-call\": b.id }, el(\"summary\", null, \"⚙ \", el(\"code\", { class: \"tool-name\" }, b.name), \" \", el(\"span\", { class: \"preview\" }, preview), \" \", status));\n    d.addEventListener(\"toggle\", () => {\n        if (!d.open || d.childElementCount > 1)\n            return;\n        d.append(el(\"h4\", null, `Arguments · call ${b.id}`), el(\"pre\", { class: \"args\" }, argsText));\n        if (res && r !== undefined) {\n            d.append(el(\"h4\", null, \"Result \", el(\"a\", { href: `#m${r}`, \"data-goto\": String(r) }, `(message #${r})`)));\n            for (const x of res.blocks)\n                d.append(renderBlock(x, p));\n        }\n        else\n            d.append(el(\"p\", { class: \"empty\" }, \"No result in this checkpoint.\"));\n    });\n    return d;\n}\n//# sourceMappingURL=client.cjs.map")(m.exports, m);
 	module.exports = m.exports;
 }));
 // dist/view/client-panels.cjs
@@ -70682,7 +78438,7 @@ async function serve(input, args, io) {
 }
 var init_view_serve = __esmMin((() => {
 	init_errors();
-	init_redact();
+	init_redact$1();
 	init_formats();
 	init_langgraph$1();
 	init_view$1();
@@ -70760,7 +78516,8 @@ async function threadHistoryPage(engine, given, args) {
 			selected: checkpointId,
 			omitted: h.omitted
 		}),
-		threadId
+		threadId,
+		unreadable: h.unreadable
 	};
 }
 /** `historyPage` of what the user typed: undefined for anything but a store's thread (files, folders, '-'). */
@@ -70785,6 +78542,7 @@ var init_view = __esmMin((() => {
 	init_formats();
 	init_command$1();
 	init_input();
+	init_unreadable();
 	init_atomic();
 	init_view_input();
 	viewCommand = {
@@ -70854,6 +78612,7 @@ var init_view = __esmMin((() => {
 				const [ia, ib] = [parse(inputs[0]), parse(inputs[1])];
 				const a = await loadInput(ia, io, args.format);
 				const b = await loadInput(ib, io, args.format);
+				for (const side of [a, b]) warnUnreadable(io, side.name, side.checkpoint, "the page shows it as unreadable");
 				return writePage(renderDiffPage(a.checkpoint, b.checkpoint, {
 					names: [a.name, b.name],
 					...args.title ? { title: args.title } : {},
@@ -70867,12 +78626,17 @@ var init_view = __esmMin((() => {
 				const engine = await openAddress(input.address, io.env);
 				try {
 					const hist = await threadHistoryPage(engine, input.address, args);
-					if (hist) return writePage(hist.html, void 0, hist.threadId, args, io);
+					if (hist) {
+						const n = hist.unreadable.length;
+						if (n) io.stderr.write(`ckpt: warning: ${engine.saver.uri}#${hist.threadId}: ${n === 1 ? "a checkpoint" : `${n} checkpoints`} of the page cannot be read whole (first, ${hist.unreadable[0].id}: ${hist.unreadable[0].line}); the page marks ${n === 1 ? "it" : "them"}\n`);
+						return writePage(hist.html, void 0, hist.threadId, args, io);
+					}
 					x = loaded(await readThread(engine, input.address), args.format);
 				} finally {
 					await engine.close();
 				}
 			} else x = await loadInput(input, io, args.format);
+			warnUnreadable(io, x.name, x.checkpoint, "the page shows it as unreadable");
 			return writePage(renderCheckpointPage(x.checkpoint, {
 				title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
 				source: x.name
@@ -76217,7 +83981,7 @@ var init_help = __esmMin((() => {
 }));
 // dist/cli/main.js
 init_printable();
-init_redact();
+init_redact$1();
 init_errors();
 init_io();
 init_stores();
@@ -76279,6 +84043,14 @@ const commands = [
 	{
 		name: "show",
 		load: async () => (await Promise.resolve().then(() => (init_show(), show_exports))).showCommand
+	},
+	{
+		name: "search",
+		load: async () => (await Promise.resolve().then(() => (init_search(), search_exports))).searchCommand
+	},
+	{
+		name: "scan",
+		load: async () => (await Promise.resolve().then(() => (init_scan(), scan_exports))).scanCommand
 	},
 	{
 		name: "view",

@@ -17,7 +17,7 @@ import { containsBigInt, hasLongDigitRun } from "../base/json.js";
 import { comparePointers } from "../base/pointer.js";
 import { schemaIssues } from "../schema/validate.js";
 import { loadDocument } from "./document.js";
-import { getAdapter, schemaFor } from "../formats/index.js";
+import { getAdapter, schemaFor, unreadableParts } from "../formats/index.js";
 import { LossLog, messageIndexOf } from "../formats/loss.js";
 import type { FormatAdapter, FormatName, LossyNote, SerializedDoc, SourceDoc } from "../formats/types.js";
 
@@ -187,7 +187,15 @@ export function convertCheckpoint(
   const target = getAdapter(to);
   const log = new LossLog();
   const native = target.fromCanonical(cp, { version: options.version, lossy: log });
-  const foreign = foreignExtLoss(cp, target.name);
+  // a part of the source ckpt could not read is not in the checkpoint: lost whatever the target
+  const foreign = [
+    ...foreignExtLoss(cp, target.name),
+    ...unreadableParts(cp).map((p, i) => ({
+      pointer: `/ext/${esc(String(cp.origin?.format))}/unreadable/${i}`,
+      field: p.part,
+      reason: `${p.part} of the source could not be read (${p.cause === "ckpt" ? "ckpt cannot rebuild it" : "the stored data it needs is damaged or missing"}): ${p.message}`,
+    })),
+  ];
   // an adapter that writes its notes in pointer order (deepagent: 60,000 of them for a long yoagent history) spares
   // the sort and the note objects, unless notes are to be added after its own
   const lossLog =

@@ -6,7 +6,7 @@
 import { usageError } from "../base/errors.js";
 import { type OpenedStore, type OpenOptions, openStore, parseSaverUri } from "../savers/index.js";
 import type { SaverUri } from "../savers/uri.js";
-import type { Capability, Engine, LayoutName } from "./types.js";
+import type { Capability, Engine, LayoutName, Owner, OwnerKey } from "./types.js";
 
 export type * from "./types.js";
 
@@ -57,5 +57,30 @@ export function requireCap(e: Engine, cap: Capability, what?: string): void {
   const instead = e.instead[cap];
   throw usageError(
     `${e.uri.redacted} is ${e.title}: it ${DOING[cap]}${what ? ` (${what})` : ""}${instead ? `; ${instead}` : ""}`,
+  );
+}
+
+/** The option each erasure criterion is given by. */
+const OWNER_FLAG: Record<OwnerKey, string> = {
+  resource: "--resource",
+  user: "--user",
+  match: "--match",
+  where: "--where",
+};
+
+/**
+ * The refusal of an erasure the layout cannot do (exit 2): a criterion of `o` it does not erase by, naming the ones
+ * it does (or that it erases one thread at a time).
+ */
+export function requireErasure(e: Engine, o: Owner): void {
+  const by = e.erasesBy ?? [];
+  const given = (Object.keys(o) as OwnerKey[]).filter((k) => o[k] !== undefined);
+  const missing = given.filter((k) => !by.includes(k));
+  if (missing.length === 0 && e.eraseOwner) return;
+  const can = by.length
+    ? `it erases by ${by.map((k) => OWNER_FLAG[k]).join(" and ")}`
+    : "delete its threads one at a time: <store>#<thread>";
+  throw usageError(
+    `${e.uri.redacted} is ${e.title}: ${missing.map((k) => OWNER_FLAG[k]).join(", ")} ${missing.length > 1 ? "are" : "is"} not a way it can erase (${e.holds} name no such owner); ${can}`,
   );
 }

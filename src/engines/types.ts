@@ -86,9 +86,24 @@ export interface Deleted {
  * the store holds that can name the thread, with its rows of it (0 included), and what was left and why (`notes`).
  */
 export interface Erased {
+  /** an erasure of one owner (`--resource`, `--user`, `--match`/`--where`): the threads (chats) it took */
+  threads?: string[];
   tables: Array<{ table: string; rows: number }>;
   notes?: string[];
 }
+
+/**
+ * Whose data `ckpt delete` erases besides one thread (GDPR erasure): a Mastra resource (`--resource`), a Chat SDK
+ * user (`--user`), or LangGraph threads by a glob on their id (`--match`) and checkpoint metadata (`--where k=v`).
+ * Criteria given together must all hold.
+ */
+export interface Owner {
+  resource?: string;
+  user?: string;
+  match?: string[];
+  where?: Array<{ key: string; value: string }>;
+}
+export type OwnerKey = keyof Owner;
 
 /** A thread to copy into a store (`ckpt copy`): its source, the checkpoint read, and the new thread id. */
 export interface CopyIn {
@@ -174,4 +189,11 @@ export interface Engine {
   copyIn?(c: CopyIn): Promise<Copied>;
   /** `ckpt delete`: the thread's rows, or null when it holds none (caps.delete) */
   deleteThread?(threadId: string, dryRun: boolean): Promise<Deleted | Erased | null>;
+  /** the `ckpt delete` criteria besides a thread (`Owner`) the layout erases by; none: refused, exit 2 */
+  readonly erasesBy?: readonly OwnerKey[];
+  /**
+   * `ckpt delete --resource/--user/--match/--where`: every row of what the owner criteria select, counted (dry run)
+   * or deleted in one transaction per store; `threads` lists the threads (chats) taken. null: nothing selected.
+   */
+  eraseOwner?(o: Owner, dryRun: boolean): Promise<Erased | null>;
 }

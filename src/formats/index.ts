@@ -207,7 +207,27 @@ export function readCheckpoint(given: SourceDoc, format?: string): { checkpoint:
   return { checkpoint: adapter.toCanonical(native, doc), format: name };
 }
 
-export { FORMAT_NAMES, type FormatName, type FormatAdapter, type SourceDoc } from "./types.js";
+export {
+  FORMAT_NAMES,
+  type FormatName,
+  type FormatAdapter,
+  type SourceDoc,
+  type UnreadablePart,
+} from "./types.js";
+
+/** One line naming an unreadable part and why it is missing. */
+export function unreadableLine(p: import("./types.js").UnreadablePart): string {
+  const whose =
+    p.cause === "ckpt" ? "ckpt cannot rebuild it; the library can" : "the stored data it needs is damaged or missing";
+  return `${p.part} cannot be read (${whose}): ${p.message}`;
+}
+
+/** The parts of a canonical checkpoint its source format could not read (`FormatAdapter.unreadable`); [] when none. */
+export function unreadableParts(cp: Checkpoint): import("./types.js").UnreadablePart[] {
+  const name = cp.origin?.format;
+  if (typeof name !== "string" || !isFormatName(name)) return [];
+  return getAdapter(name).unreadable?.(cp) ?? [];
+}
 
 /** Throw the JSON syntax error of a document (line by line for .jsonl files), if it has one. */
 export function syntaxCheck(doc: SourceDoc): void {

@@ -72,6 +72,18 @@ export interface DetectResult {
   parsed?: unknown;
 }
 
+/** A part of a checkpoint ckpt could not read (see `FormatAdapter.unreadable`). */
+export interface UnreadablePart {
+  /** where the part is in the source (a JSON pointer into its native document) */
+  pointer: string;
+  /** the part named for a reader: "channel 'files'", "pending write 2 (task …, channel 'messages')" */
+  part: string;
+  /** why it cannot be read */
+  message: string;
+  /** what kind of inability: ckpt's own (a reducer or serialization it does not know) or the stored value's damage */
+  cause: "ckpt" | "store";
+}
+
 export interface FormatAdapter<Native = unknown> {
   name: FormatName;
   /** one-line description for `ckpt formats` / help */
@@ -110,6 +122,12 @@ export interface FormatAdapter<Native = unknown> {
    * a conversion then keeps them as they are instead of sorting them (test/convert.test.ts checks it on every fixture).
    */
   lossInPointerOrder?: true;
+  /**
+   * The parts of a checkpoint this adapter read that ckpt could not rebuild while it read the rest (a LangGraph channel
+   * whose reducer ckpt does not know, a value that did not decode): shown as unreadable, reported as lost when
+   * converted. Absent or [] when the checkpoint was read whole.
+   */
+  unreadable?(cp: Checkpoint): UnreadablePart[];
   /**
    * Loader-accepted-but-wrong findings specific to this format (severity "warning"), or loader rejections the
    * schema cannot express (severity "error"). Pointers into the native value; file = doc.name (or member file).

@@ -335,6 +335,15 @@ export function showCheckpoint(i: number): void {
     );
   else if (d.kind === "history")
     main.append(el("section", { class: "changes" }, el("h2", null, "First checkpoint of this thread")));
+  if (cp.unreadable?.length)
+    main.append(
+      el(
+        "aside",
+        { class: "interrupt unreadable", role: "alert" },
+        el("p", null, el("strong", null, "Not read whole"), ": shown without the parts below"),
+        ...cp.unreadable.map((t) => el("p", null, t)),
+      ),
+    );
   if (lg) renderLgInterrupts(main, lg);
   main.append(buildTabs());
   if (S.query) search(S.query);

@@ -8,6 +8,7 @@ import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
 import { stableJson } from "../core/diff/index.js";
 import { isPlainText, renderMarkdown } from "./markdown.js";
 import { langGraphView, type LangGraphView, type ValuePool } from "./langgraph.js";
+import { unreadableLine, unreadableParts } from "../formats/index.js";
 
 /** A content block as the page shows it. */
 export type BlockView =
@@ -81,6 +82,8 @@ export interface CheckpointView {
   meta: Record<string, string>;
   /** a LangGraph checkpoint: its channels, scheduled nodes, pending writes per task, interrupts and resumes */
   lg?: LangGraphView;
+  /** the parts of the checkpoint that could not be read, one line each (the page says it is not whole) */
+  unreadable?: string[];
 }
 
 /** Builds the message pool: identical messages (same canonical JSON) share one entry. */
@@ -281,6 +284,7 @@ export function checkpointView(
   const it = cp.interrupt;
   const lg = opts.values ? langGraphView(cp, opts.values) : undefined;
   const state = stateView(cp.state);
+  const unreadable = unreadableParts(cp);
   if (lg) state.other = {}; // every channel is on the Channels panel, with its version and value
   return {
     threadId: String(cp.threadId),
@@ -312,5 +316,6 @@ export function checkpointView(
       : {}),
     meta,
     ...(lg ? { lg } : {}),
+    ...(unreadable.length ? { unreadable: unreadable.map(unreadableLine) } : {}),
   };
 }

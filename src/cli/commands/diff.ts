@@ -5,6 +5,7 @@
 import type { CommandDef } from "../command.js";
 import { useColor, type CliIO } from "../io.js";
 import { NAMESPACE_OPTION, readSource } from "../input.js";
+import { unreadableLine, warnUnreadable } from "../unreadable.js";
 import { ExitCode, inputError, usageError } from "../../base/errors.js";
 import { hasLongDigitRun, jsonLocator, stringifyJson, toPlainNumbers } from "../../base/json.js";
 import { getValidator } from "../../schema/validate.js";
@@ -119,7 +120,8 @@ export const diffCommand: CommandDef = {
       const valid = nativeValid(n.adapter, n.native, n.doc);
       const checkpoint = n.adapter.toCanonical(n.native, n.doc);
       if (!valid) checkCanonical(checkpoint, doc, n.format);
-      return { doc, checkpoint, format: n.format };
+      const unreadable = warnUnreadable(io, doc.name, checkpoint, "compared without it");
+      return { doc, checkpoint, format: n.format, unreadable };
     };
     const ra = await read(args.a);
     const rb = await read(args.b);
@@ -137,7 +139,13 @@ export const diffCommand: CommandDef = {
       threadId: String(r.checkpoint.threadId),
       ...(r.checkpoint.origin?.threadIdFrom ? { threadIdFrom: r.checkpoint.origin.threadIdFrom } : {}),
       messages: r.checkpoint.messages.length,
+      ...(r.unreadable.length ? { unreadable: r.unreadable } : {}),
     });
+    for (const [k, r] of [
+      ["a", ra],
+      ["b", rb],
+    ] as const)
+      for (const p of r.unreadable) d.notes.push(`${k}: ${unreadableLine(p)}; compared without it`);
     const a = side(ra);
     const b = side(rb);
     if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");

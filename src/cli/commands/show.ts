@@ -17,9 +17,11 @@ import { plural } from "../../base/plural.js";
 import { tableTime } from "../../base/time.js";
 import { FORMAT_CHOICES, readCheckpoint } from "../../formats/index.js";
 import { toolDenial, toolState } from "../../view/model.js";
+import { isFileData } from "../../formats/langgraph/delta.js";
 import type { CommandDef } from "../command.js";
 import { NAMESPACE_OPTION, readSource } from "../input.js";
 import { useColor, type CliIO } from "../io.js";
+import { unreadableLine, warnUnreadable } from "../unreadable.js";
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
 
@@ -99,11 +101,14 @@ export function renderTranscript(
     out.push(bold("todos"));
     for (const t of todos) out.push(`  [${t.status}] ${t.id}: ${t.content}`);
   }
-  const files = Object.entries(cp.state.files ?? {});
+  const files = Object.entries(cp.state.files ?? langGraphFiles(cp) ?? {});
   if (files.length) {
     out.push(bold("files"));
-    for (const [p, f] of files)
-      out.push(`  ${p} ${dim(`(${plural(f.content.length, "line")}, modified ${f.modified_at})`)}`);
+    for (const [p, f] of files) {
+      const lines = Array.isArray(f.content) ? f.content.length : String(f.content).split("\n").length;
+      const facts = [plural(lines, "line"), ...(f.modified_at ? [`modified ${f.modified_at}`] : [])];
+      out.push(`  ${p} ${dim(`(${facts.join(", ")})`)}`);
+    }
   }
   for (const note of cp.state.scratchpad ?? [])
     out.push(
@@ -137,6 +142,18 @@ export function renderTranscript(
       out.push(bold("pending approval: ") + `${tc.toolName} [${tc.toolCallId}] at step ${cp.interrupt.step}`);
   }
   return out.join("\n") + "\n";
+}
+
+/**
+ * A LangGraph thread's deepagents `files` channel in the shape the canonical state does not take (FileData v2: content
+ * as one string, with `encoding` or `mimeType`), kept in `ext.langgraph`: shown as the files they are.
+ */
+function langGraphFiles(cp: Checkpoint): Record<string, { content: unknown; modified_at?: string }> | undefined {
+  const lg = cp.ext?.langgraph as { tuple?: { checkpoint?: { channel_values?: Record<string, unknown> } } } | undefined;
+  const files = lg?.tuple?.checkpoint?.channel_values?.files;
+  if (typeof files !== "object" || files === null || Array.isArray(files) || !Object.values(files).every(isFileData))
+    return undefined;
+  return files as Record<string, { content: unknown; modified_at?: string }>;
 }
 
 const indent = (s: string) =>
@@ -177,6 +194,8 @@ export const showCommand: CommandDef = {
     const parsed = parseInput(input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
     const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env, rowsMustRead: true });
     const { checkpoint, format } = readCheckpoint(doc, args.format);
+    // a part that could not be read: shown without it, said on stderr, named in the output (--json: in ext)
+    const unreadable = warnUnreadable(io, doc.name, checkpoint, "shown without it");
     if (args.json) {
       io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
       return 0;
@@ -184,6 +203,10 @@ export const showCommand: CommandDef = {
     const color = useColor(io);
     const chalk = color ? new (await import("chalk")).Chalk({ level: 1 }) : undefined;
     io.stdout.write(renderTranscript(checkpoint, format, { color, full: args.full, chalk }));
+    if (unreadable.length) {
+      const mark = (s: string) => (chalk ? chalk.red(s) : s);
+      io.stdout.write(`${mark("unreadable")}\n${unreadable.map((p) => `  ${unreadableLine(p)}\n`).join("")}`);
+    }
     return 0;
   },
 };

@@ -4,7 +4,7 @@
  * the saver's history interface (newest first, streamed) and each decoded through the `langgraph` format into a
  * canonical checkpoint, oldest first, as the timeline shows them.
  */
-import { readCheckpoint } from "../../formats/index.js";
+import { readCheckpoint, unreadableLine, unreadableParts } from "../../formats/index.js";
 import type { LangGraphSaver } from "../../savers/langgraph/shared.js";
 import type { HistoryEntry } from "../../view/index.js";
 
@@ -15,6 +15,8 @@ export interface ThreadHistory {
   entries: HistoryEntry[];
   /** checkpoints of the thread left out (older than the newest `limit`) */
   omitted: number;
+  /** the checkpoints of the page read in part: each with its first unreadable part (the page marks them) */
+  unreadable: Array<{ id: string; line: string }>;
 }
 
 export async function readHistory(
@@ -31,11 +33,14 @@ export async function readHistory(
     else omitted++;
   }
   const entries: HistoryEntry[] = [];
+  const unreadable: ThreadHistory["unreadable"] = [];
   for (const e of newestFirst.reverse()) {
     const text = await saver.loadAt(threadId, e.checkpointId, namespace);
     if (text === undefined) continue; // removed between listing and reading
     const name = `${label}#${threadId}@${e.checkpointId}${namespace ? ` (namespace '${namespace}')` : ""}`;
     const { checkpoint } = readCheckpoint({ name, text }, "langgraph");
+    const part = unreadableParts(checkpoint)[0];
+    if (part) unreadable.push({ id: e.checkpointId, line: unreadableLine(part) });
     const node = e.nodes.length ? e.nodes.join(", ") : (e.source ?? undefined);
     entries.push({
       id: e.checkpointId,
@@ -46,5 +51,5 @@ export async function readHistory(
       checkpoint,
     });
   }
-  return { entries, omitted };
+  return { entries, omitted, unreadable };
 }

@@ -13,6 +13,7 @@ import { NAMESPACE_OPTION, openAddress, readThread } from "../input.js";
 import type { Address } from "../../savers/address.js";
 import type { Engine } from "../../engines/types.js";
 import type { CliIO } from "../io.js";
+import { warnUnreadable } from "../unreadable.js";
 import { writeFilesAtomic } from "../../base/atomic.js";
 import { type Loaded, loadInput, loaded, type ViewArgs } from "./view-input.js";
 
@@ -74,7 +75,7 @@ export async function threadHistoryPage(
   engine: Engine,
   given: Address,
   args: Pick<ViewArgs, "title" | "historyLimit">,
-): Promise<{ html: string; threadId: string } | undefined> {
+): Promise<{ html: string; threadId: string; unreadable: Array<{ id: string; line: string }> } | undefined> {
   const { keepsHistory } = await import("../../engines/langgraph/index.js");
   if (!keepsHistory(engine)) return undefined;
   const { locateAddress } = await import("../../savers/address.js");
@@ -91,7 +92,7 @@ export async function threadHistoryPage(
     selected: checkpointId,
     omitted: h.omitted,
   });
-  return { html, threadId };
+  return { html, threadId, unreadable: h.unreadable };
 }
 
 /** `historyPage` of what the user typed: undefined for anything but a store's thread (files, folders, '-'). */
@@ -99,7 +100,7 @@ export async function historyPage(
   spec: string,
   args: Pick<ViewArgs, "title" | "historyLimit" | "namespace">,
   io: CliIO,
-): Promise<{ html: string; threadId: string } | undefined> {
+): Promise<{ html: string; threadId: string; unreadable: Array<{ id: string; line: string }> } | undefined> {
   const { parseInput } = await import("../../savers/address.js");
   const input = parseInput(spec, { cwd: io.cwd, env: io.env, namespace: args.namespace });
   if (input.kind !== "address") return undefined;
@@ -185,6 +186,7 @@ export const viewCommand: CommandDef = {
       const [ia, ib] = [parse(inputs[0]!), parse(inputs[1]!)];
       const a = await loadInput(ia, io, args.format);
       const b = await loadInput(ib, io, args.format);
+      for (const side of [a, b]) warnUnreadable(io, side.name, side.checkpoint, "the page shows it as unreadable");
       const html = renderDiffPage(a.checkpoint, b.checkpoint, {
         names: [a.name, b.name],
         ...(args.title ? { title: args.title } : {}),
@@ -206,12 +208,20 @@ export const viewCommand: CommandDef = {
       const engine = await openAddress(input.address, io.env);
       try {
         const hist = await threadHistoryPage(engine, input.address, args);
-        if (hist) return writePage(hist.html, undefined, hist.threadId, args, io);
+        if (hist) {
+          const n = hist.unreadable.length;
+          if (n)
+            io.stderr.write(
+              `ckpt: warning: ${engine.saver.uri}#${hist.threadId}: ${n === 1 ? "a checkpoint" : `${n} checkpoints`} of the page cannot be read whole (first, ${hist.unreadable[0]!.id}: ${hist.unreadable[0]!.line}); the page marks ${n === 1 ? "it" : "them"}\n`,
+            );
+          return writePage(hist.html, undefined, hist.threadId, args, io);
+        }
         x = loaded(await readThread(engine, input.address), args.format);
       } finally {
         await engine.close();
       }
     } else x = await loadInput(input, io, args.format);
+    warnUnreadable(io, x.name, x.checkpoint, "the page shows it as unreadable");
     const html = renderCheckpointPage(x.checkpoint, {
       title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
       source: x.name,

@@ -33,6 +33,8 @@ export interface SideInfo {
   messages: number;
   /** "file-name": the thread id was derived from the file name, not read from the content */
   threadIdFrom?: "file-name";
+  /** parts of this side that could not be read (compared without them) */
+  unreadable?: Array<{ pointer: string; part: string; message: string; cause: string }>;
 }
 
 /** A short one-line rendering of a JSON value (bigints as digits). */

@@ -15,7 +15,7 @@ import { schemaIssues } from "../../schema/validate.js";
 import { langgraphAdapter, pendingInterrupts } from "../../formats/langgraph/adapter.js";
 import { lintMessageOf } from "../../formats/langgraph/messages.js";
 import { compareVersions } from "../../formats/langgraph/serde.js";
-import { missingKeyReport } from "../../formats/langgraph/unreadable.js";
+import { CANNOT_REBUILD, cannotRebuild, missingKeyReport } from "../../formats/langgraph/unreadable.js";
 import {
   isRecord,
   tupleDocument,
@@ -196,7 +196,11 @@ class Run {
       undefined,
       false,
     );
-    for (const i of issues) this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
+    // a checkpoint that did not decode is an empty stand-in: what its schema says of it is no finding of the store
+    const undecoded = t.issues.some((d) => d.fatal && d.pointer === "/checkpoint");
+    for (const i of issues)
+      if (!(undecoded && i.pointer.startsWith("/checkpoint/")))
+        this.add("error", i.rule, rowOfPointer(t, i.pointer), i.pointer, i.message);
     envelopeRules(this, t);
     writeRules(this, t);
     versionRules(this, t);
@@ -271,6 +275,18 @@ function rowOfPointer(t: LgCheckpointTuple, pointer: string): LgRowRef {
 /** Rule 13: payloads that did not decode with their tag (errors) or decoded lossily (warnings). */
 function decodeIssues(run: Run, t: LgCheckpointTuple): void {
   for (const d of t.issues) {
+    // what ckpt itself cannot read (a reducer it does not know, a serialization it does not decode) is not the
+    // store's fault: a warning of its own kind, never an error
+    if (cannotRebuild(d)) {
+      run.add(
+        "warning",
+        CANNOT_REBUILD,
+        d.row,
+        d.pointer,
+        `ckpt cannot read this part (the library can): ${d.message}`,
+      );
+      continue;
+    }
     // DeltaChannel values that cannot be rebuilt (formats/langgraph/delta.ts): rules of their own
     if (d.reason.startsWith("delta-")) {
       run.add("error", `langgraph/${d.reason}`, d.row, d.pointer, d.message);

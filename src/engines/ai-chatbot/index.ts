@@ -71,6 +71,9 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
     copiesAs: "ckpt",
     listing: async (o) => listing(store, o.limit),
     deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
+    // a user: their chats with every row of them, their documents and suggestions, the User row
+    erasesBy: ["user"],
+    eraseOwner: (o, dryRun) => store.eraseUser(o.user!, dryRun),
     hasThread: async (threadId) => (await store.chat(threadId)) !== undefined,
     validateThread: async (threadId, o) => (await import("./validate.js")).validateChat(saver, threadId, o),
     stats: (o) => saverStats(saver, { ...o, namespaces: undefined }),

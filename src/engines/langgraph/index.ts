@@ -11,7 +11,7 @@ import type { LangGraphStatsReport } from "../../generated/types.js";
 import type { LgThreadSummary } from "../../formats/langgraph/types.js";
 import type { OpenedStore } from "../../savers/index.js";
 import type { LangGraphSaver, LangGraphStore } from "../../savers/langgraph/shared.js";
-import { deleteThreadRows } from "./delete.js";
+import { deleteThreadRows, eraseThreads } from "./delete.js";
 import type { Engine, Listing, StatsOptions } from "../types.js";
 
 /** One checkpoint namespace of a thread (`ckpt ls <store>#<thread>`). */
@@ -182,6 +182,9 @@ export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgrap
     prune: async (c, o) => (await import("../../core/prune-run.js")).pruneLangGraph(store, c, o),
     copiesAs: "langgraph",
     copyIn: async (c) => (await import("./copy.js")).copyIntoLangGraph(store, c),
+    // threads by a glob on their id and by checkpoint metadata, every row of them in one transaction
+    erasesBy: ["match", "where"],
+    eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
     async deleteThread(threadId, dryRun) {
       const c = await deleteThreadRows(store, threadId, dryRun);
       return c && { checkpoints: c.checkpoints, writes: c.writes + c.orphanWrites, blobs: c.blobs, bytes: c.bytes };

@@ -54,7 +54,7 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
       shared: true,
       parallelWriters: false,
       prune: false,
-      delete: store.eraseThread !== undefined,
+      delete: true,
       copy: false,
       encrypted: false,
       msgpack: false,
@@ -62,7 +62,6 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
     instead: {
       namespaces: "its threads belong to resources",
       prune: MIGRATE,
-      delete: "ckpt deletes Mastra threads in LibSQL stores only so far",
       copy: MIGRATE,
       msgpack: "a Mastra store holds JSON",
       parallelWriters: "a Mastra target is written by one process",
@@ -78,7 +77,10 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
     listing: async (o) => listing(store, o.limit),
     hasThread: async (threadId) => (await store.thread(threadId)) !== undefined,
     // the thread, its messages, its rows in the other per-thread tables and its vector rows, in one transaction
-    deleteThread: async (threadId, dryRun) => (store.eraseThread ? store.eraseThread(threadId, dryRun) : null),
+    deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
+    // a resource: its row (working memory), its threads with every row of theirs, every row naming it
+    erasesBy: ["resource"],
+    eraseOwner: (o, dryRun) => store.erase({ resource: o.resource! }, dryRun),
     stats: async (o) =>
       (await import("../../core/mastra/stats.js")).mastraStats(store, {
         top: o.top,

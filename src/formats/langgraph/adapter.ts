@@ -21,7 +21,8 @@
 import type { AgentMessage, Checkpoint, InterruptData } from "../../generated/types.js";
 import { inputError } from "../../base/errors.js";
 import { parseJson, stringifyJson } from "../../base/json.js";
-import type { FormatAdapter, LossSink, SourceDoc } from "../types.js";
+import type { FormatAdapter, LossSink, SourceDoc, UnreadablePart } from "../types.js";
+import { cannotRebuild } from "./unreadable.js";
 import { envelopeTimes, isEnvelopeFillIn } from "../envelope.js";
 import {
   extOf,
@@ -193,6 +194,29 @@ function toCanonical(doc: LgTupleDocument): Checkpoint {
   }
   layout.docKeys = Object.keys(doc);
   out.ext = { langgraph: { tuple: rest, _layout: layout } };
+  const unreadable = unreadableOf(doc);
+  if (unreadable.length) (out.ext.langgraph as Obj).unreadable = unreadable;
+  return out;
+}
+
+/**
+ * The parts of a tuple read in part (savers/langgraph: `loadAt` keeps a tuple whose channel values or pending writes
+ * did not all come back, `partialIssues`): each named, with why, and whose inability it is.
+ */
+function unreadableOf(doc: LgTupleDocument): UnreadablePart[] {
+  const out: UnreadablePart[] = [];
+  for (const i of Array.isArray(doc.issues) ? doc.issues : []) {
+    if (!i.fatal) continue;
+    const ch = /^\/checkpoint\/channel_values\/([^/]+)$/.exec(i.pointer);
+    const w = /^\/pendingWrites\/(\d+)\/value$/.exec(i.pointer);
+    const write = w ? doc.pendingWrites?.[Number(w[1])] : undefined;
+    const part = ch
+      ? `channel '${ch[1]!.replace(/~1/g, "/").replace(/~0/g, "~")}'`
+      : write
+        ? `pending write of task ${write.taskId} to channel '${write.channel}'`
+        : i.pointer;
+    out.push({ pointer: i.pointer, part, message: i.message, cause: cannotRebuild(i) ? "ckpt" : "store" });
+  }
   return out;
 }
 
@@ -365,6 +389,10 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
     return v as unknown as LgTupleDocument;
   },
   toCanonical: (native) => toCanonical(native),
+  unreadable: (cp) => {
+    const u = (cp.ext?.langgraph as Obj | undefined)?.unreadable;
+    return Array.isArray(u) ? (u as UnreadablePart[]) : [];
+  },
   fromCanonical: (cp, { lossy }) => fromCanonical(cp, lossy),
   /** toCanonical's roles, tool-call and tool-result ids, usage and interrupt, without converting content. */
   lintView(native) {

@@ -22,8 +22,17 @@
  * (@langchain/langgraph 1.7.3) — flatten the writes one level; a message whose id is already there replaces it; a
  * RemoveMessage removes the message with its id (unknown ids are ignored); messages without an id are appended.
  * They differ on `RemoveMessage(id="__remove_all__")`: JS clears everything before it, Python 1.2.12 ignores it (its
- * docstring: "not full add_messages parity — REMOVE_ALL_MESSAGES … not handled"). A delta channel whose writes are
- * not messages has a reducer ckpt cannot know: it is reported, never guessed.
+ * docstring: "not full add_messages parity — REMOVE_ALL_MESSAGES … not handled").
+ *
+ * deepagents (Python ≥ 0.3 on langgraph ≥ 1.2, `deepagents/_delta_channel.py`, `middleware/filesystem.py`) declares two
+ * delta channels with reducers of its own, both public and stable:
+ * - `messages`: `deepagents._messages_reducer._messages_delta_reducer` — the messages reducer above, and it resets on
+ *   `__remove_all__` (everything before the last one goes) in Python too;
+ * - `files`: `_file_data_delta_reducer` — each write is a dict `{path: FileData | None}` merged into the value in order,
+ *   a `None` deleting the path (JS deepagents' `fileDataReducer`, applied write by write, is the same).
+ * A thread is deepagents' when its delta channels include `files` (`DeltaReplayContext.deepagents`). The file-data
+ * reducer is used only on writes of deepagents' shape (records of FileData or null): any other delta channel whose
+ * writes are not messages has a reducer ckpt cannot know — it is reported as ckpt's own inability, never guessed.
  */
 import type { LgCheckpointTuple, LgDecodeIssue, LgLibrary, LgPendingWrite } from "./types.js";
 import { isLc2Constructor, isRecord } from "./types.js";
@@ -200,33 +209,76 @@ export function messagesDeltaReducer(
   return result.filter((m) => m !== null);
 }
 
+/** What a replay knows of the thread beside the values: the writing library, and whether deepagents declared it. */
+export interface DeltaReplayContext {
+  library: LgLibrary;
+  /** the thread's delta channels include `files`: deepagents' (see the module comment) */
+  deepagents?: boolean;
+}
+
+const FILE_DATA_KEYS = new Set(["content", "encoding", "created_at", "modified_at", "mimeType"]);
+
+/** deepagents' FileData: `{content: str | list[str], encoding?, created_at?, modified_at?}` (JS adds `mimeType`). */
+export function isFileData(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  const c = v.content;
+  if (typeof c !== "string" && !(Array.isArray(c) && c.every((x) => typeof x === "string"))) return false;
+  return Object.keys(v).every((k) => FILE_DATA_KEYS.has(k));
+}
+
+/** A write to deepagents' `files`: `{path: FileData | null}`. */
+export function isFileDataUpdate(v: unknown): boolean {
+  return isRecord(v) && !isDeltaSnapshot(v) && Object.values(v).every((x) => x === null || isFileData(x));
+}
+
+/** deepagents' `_file_data_delta_reducer`: each write merged in order, a null deleting its path. */
+export function fileDataDeltaReducer(
+  state: Readonly<Record<string, unknown>> | undefined,
+  writes: readonly unknown[],
+): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...(state ?? {}) };
+  for (const w of writes)
+    for (const [path, data] of Object.entries(w as Record<string, unknown>)) {
+      if (data === null) delete result[path];
+      else result[path] = data;
+    }
+  return result;
+}
+
+/** Why a delta channel's value cannot be rebuilt by ckpt (its reducer is one ckpt does not know). */
+export const UNKNOWN_REDUCER =
+  "its writes are neither LangChain messages nor deepagents' file updates, so its reducer is the graph's own (not stored) and ckpt does not know it";
+
 /**
  * `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
- * `undefined` with a reason when the reducer is not one ckpt knows (the writes are not messages).
+ * `{reason}` when the reducer is not one ckpt knows (see the module comment).
  */
 export function replayDelta(
   seed: unknown,
   values: readonly unknown[],
-  library: LgLibrary,
+  context: LgLibrary | DeltaReplayContext,
 ): { value: unknown } | { reason: string } {
-  let base = seed === undefined ? [] : seed;
+  const ctx = typeof context === "string" ? { library: context } : context;
+  let base = seed;
   let start = 0;
   values.forEach((v, i) => {
     const o = overwriteOf(v);
     if (o) {
-      base = o.value ?? [];
+      base = o.value ?? undefined;
       start = i + 1;
     }
   });
   const rest = values.slice(start);
-  if (rest.length === 0) return { value: base };
   const messages = (x: unknown) => (Array.isArray(x) ? x.every(isMessageLike) : isMessageLike(x));
-  if (!Array.isArray(base) || !base.every(isMessageLike) || !rest.every(messages))
-    return {
-      reason:
-        "its writes are not LangChain messages, so its reducer is the graph's own (not stored): ckpt cannot rebuild it",
-    };
-  return { value: messagesDeltaReducer(base, rest, library) };
+  const asFiles = isRecord(base) && !Array.isArray(base) ? Object.values(base).every(isFileData) : base === undefined;
+  if (rest.length > 0 && asFiles && rest.every(isFileDataUpdate))
+    return { value: fileDataDeltaReducer(base as Record<string, unknown> | undefined, rest) };
+  if (rest.length === 0 && isRecord(base)) return { value: base };
+  const list = base === undefined ? [] : base;
+  if (rest.length === 0) return { value: list };
+  if (!Array.isArray(list) || !list.every(isMessageLike) || !rest.every(messages)) return { reason: UNKNOWN_REDUCER };
+  // deepagents' messages reducer resets on remove-all in Python too
+  return { value: messagesDeltaReducer(list, rest, ctx.deepagents ? "js" : ctx.library) };
 }
 
 // ---- the rebuild ------------------------------------------------------------------------------------------------
@@ -281,10 +333,10 @@ export function applyDeltaWalk(t: LgCheckpointTuple, channel: string, walk: Delt
   const r = replayDelta(
     walk.seed?.value,
     walk.writes.map((w) => w.value),
-    t.library,
+    { library: t.library, deepagents: countedDeltaChannels(t).includes("files") },
   );
   if ("reason" in r) {
-    issue("delta-replay", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
+    issue("delta-reducer", `DeltaChannel '${channel}' cannot be rebuilt: ${r.reason}`);
     return;
   }
   t.checkpoint.channel_values[channel] = r.value;

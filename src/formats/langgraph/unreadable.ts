@@ -13,6 +13,30 @@ const rowName = (r: LgRowRef): string => {
   return parts.join(" ");
 };
 
+/** The rule of ckpt's own inability to read a part of a checkpoint (`ckpt/…`: never the store's fault). */
+export const CANNOT_REBUILD = "ckpt/cannot-rebuild";
+
+/**
+ * A fatal decode issue that is ckpt's limit, not the store's damage: a DeltaChannel whose reducer ckpt does not know
+ * (`delta-reducer`: the graph's own reducer is not stored), a pickle payload (ckpt does not unpickle), a serialization type ckpt does not know.
+ */
+export function cannotRebuild(d: Pick<LgDecodeIssue, "reason" | "fatal">): boolean {
+  return d.fatal && (d.reason === "delta-reducer" || d.reason === "pickle" || d.reason === "unknown-type");
+}
+
+/**
+ * The parts of a tuple that could not be read while the rest was: fatal issues of a channel value or of a pending
+ * write (the checkpoint itself decoded, and nothing is encrypted without its key). Undefined when the tuple cannot be
+ * shown at all (its checkpoint did not decode, or a key is missing) or when nothing is missing.
+ */
+export function partialIssues(t: Pick<LgCheckpointTuple, "issues">): LgDecodeIssue[] | undefined {
+  const bad = t.issues.filter((i) => i.fatal);
+  if (bad.length === 0) return undefined;
+  const part = (i: LgDecodeIssue) =>
+    i.reason !== "encrypted" && /^\/(checkpoint\/channel_values\/[^/]+|pendingWrites\/\d+\/value)$/.test(i.pointer);
+  return bad.every(part) ? bad : undefined;
+}
+
 /** The fatal issues of a tuple (what it lacks), or [] when it decoded whole. */
 export const fatalIssues = (t: LgCheckpointTuple): LgDecodeIssue[] => t.issues.filter((i) => i.fatal);
 

@@ -434,6 +434,7 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
     },
     write: (batch) => writeBatch(sql, batch),
     erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
+    eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
     close: () => sql.close(),
   };
 }
@@ -470,3 +471,50 @@ async function eraseChat(
 
 /** The tables whose rows name a chat by `chatId`, where the store has them. */
 const ERASE_CHILDREN = ["Vote", "Vote_v2", "Message", "Message_v2", "Stream"];
+
+/**
+ * `AiChatbotStore.eraseUser`: everything of one user, counted or deleted in one transaction — the rows of each of
+ * their chats (as `eraseChat`), the chats, their documents with every suggestion on them (a suggestion names its
+ * document: another user's on this user's document goes too), their own suggestions, and the `User` row (the email
+ * and password hash are the user's data: an erasure that left them would not be one). null: nothing names the user.
+ */
+async function eraseUser(
+  sql: Sql,
+  tables: () => Promise<Set<string>>,
+  count: (table: string, where?: string, args?: unknown[]) => Promise<number>,
+  userId: string,
+  dryRun: boolean,
+): ReturnType<AiChatbotStore["eraseUser"]> {
+  const pg = sql.kind === "postgres";
+  const have: Set<string> = await tables();
+  const text = pg ? "::text" : "";
+  const has = async (t: string, c: string) => have.has(t) && (await sql.columns(t)).has(c);
+  const chatsOf = `(SELECT "id"${text} FROM ${sql.t(T.chats)} WHERE "userId"${text} = $1)`;
+  const plan: Array<[string, string]> = [];
+  if (have.has(T.chats))
+    for (const t of ERASE_CHILDREN) if (have.has(t)) plan.push([t, `"chatId"${text} IN ${chatsOf}`]);
+  if (await has(T.chats, "userId")) plan.push([T.chats, `"userId"${text} = $1`]);
+  const docs = (await has("Document", "userId"))
+    ? `(SELECT "id"${text} FROM ${sql.t("Document")} WHERE "userId"${text} = $1)`
+    : undefined;
+  if (await has("Suggestion", "userId"))
+    plan.push([
+      "Suggestion",
+      `"userId"${text} = $1${docs && (await has("Suggestion", "documentId")) ? ` OR "documentId"${text} IN ${docs}` : ""}`,
+    ]);
+  if (docs) plan.push(["Document", `"userId"${text} = $1`]);
+  if (have.has(T.users)) plan.push([T.users, `"id"${text} = $1`]);
+  const chats =
+    have.has(T.chats) && (await has(T.chats, "userId"))
+      ? (
+          await sql.all(`SELECT "id"${text} AS id FROM ${sql.t(T.chats)} WHERE "userId"${text} = $1 ORDER BY 1`, [
+            userId,
+          ])
+        ).map((r) => String(r.id))
+      : [];
+  const rows = dryRun
+    ? await Promise.all(plan.map(([t, w]) => count(t, ` WHERE ${w}`, [userId])))
+    : await sql.tx(plan.map(([t, w]): [string, unknown[]] => [`DELETE FROM ${sql.t(t)} WHERE ${w}`, [userId]]));
+  if (rows.every((n) => n === 0)) return null;
+  return { threads: chats, tables: plan.map(([t], i) => ({ table: t, rows: rows[i]! })) };
+}

@@ -114,6 +114,15 @@ export interface AiChatbotStore {
     chatId: string,
     dryRun: boolean,
   ): Promise<{ tables: Array<{ table: string; rows: number }>; notes?: string[] } | null>;
+  /**
+   * `ckpt delete --user`: the user's chats with every row of them (as `erase`), their documents and suggestions (and
+   * the suggestions on their documents), and the User row, counted or deleted in one transaction; null: nothing names
+   * the user. `threads`: the chats.
+   */
+  eraseUser(
+    userId: string,
+    dryRun: boolean,
+  ): Promise<{ threads: string[]; tables: Array<{ table: string; rows: number }>; notes?: string[] } | null>;
   close(): Promise<void>;
 }
 

@@ -125,7 +125,7 @@ class DeltaRebuilder {
    * from one chain read starting at the head (its own writes are pending, not applied). Undefined when that does not
    * settle it (no chain read, a broken chain, writes that do not replay): the caller rebuilds the whole tuple.
    */
-  async headCount(s: LgThreadSummary, prefetched?: DeltaChainRow[]): Promise<number | undefined> {
+  async headCount(s: LgThreadSummary, prefetched?: DeltaChainRow[], deepagents = false): Promise<number | undefined> {
     const chain = this.inner.deltaChain?.bind(this.inner);
     if (!chain || s.newestId === null) return undefined;
     const rows = prefetched ?? (await chain(s.threadId, "", s.newestId, "messages", CHAIN_LIMIT));
@@ -154,7 +154,7 @@ class DeltaRebuilder {
     const r = replayDelta(
       walk.seed?.value,
       walk.writes.map((w) => w.value),
-      s.library,
+      { library: s.library, deepagents },
     );
     return "value" in r && Array.isArray(r.value) ? r.value.length : undefined;
   }
@@ -267,9 +267,10 @@ export function withDeltaChannels(inner: LgReader): LgReader {
   /** A summary with no message list at the head may be a delta head: the rebuilt head says (`chain`: prefetched). */
   const summarize = async (s: LgThreadSummary, chain?: DeltaChainRow[]): Promise<LgThreadSummary> => {
     const counted = s.deltaChannels?.includes("messages");
+    const deepagents = s.deltaChannels?.includes("files") ?? false;
     delete s.deltaChannels;
     if (s.messages === null && counted) {
-      const n = await d.headCount(s, chain?.length ? chain : undefined);
+      const n = await d.headCount(s, chain?.length ? chain : undefined, deepagents);
       if (n !== undefined) {
         s.messages = n;
         return s;

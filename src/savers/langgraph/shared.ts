@@ -14,7 +14,7 @@ import {
   type LgReader,
   tupleDocument,
 } from "../../formats/langgraph/types.js";
-import { unreadableReport } from "../../formats/langgraph/unreadable.js";
+import { partialIssues, unreadableReport } from "../../formats/langgraph/unreadable.js";
 import { DEFAULT_NAMESPACE, type Saver, type ThreadInfo } from "../types.js";
 
 export interface CheckpointKey {
@@ -374,9 +374,12 @@ export function langGraphSaver(store: LangGraphStore): LangGraphSaver {
     );
   };
   // a checkpoint that did not decode whole is an input error naming its rows, never a shorter conversation
-  const docOf = (t: LgCheckpointTuple | undefined) => {
+  // `partial`: one checkpoint read to be shown (loadAt: show, view, diff, convert) keeps what did decode when only
+  // channel values or pending writes did not: the document names them (issues), the reader marks them unreadable
+  const docOf = (t: LgCheckpointTuple | undefined, partial = false) => {
     const bad = t && unreadableReport(t);
-    if (bad) throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
+    if (bad && !(partial && partialIssues(t)))
+      throw inputError("langgraph-undecodable", bad, { file: `${store.uri}#${t.threadId}` });
     return t && JSON.stringify(tupleDocument(t, store.uri));
   };
   const load = async (threadId: string, ns?: string) => docOf(await store.getTuple(threadId, rootNs(ns)));
@@ -417,7 +420,7 @@ export function langGraphSaver(store: LangGraphStore): LangGraphSaver {
     namespaces: async () => [DEFAULT_NAMESPACE],
     history: (threadId, ns) => store.history(threadId, rootNs(ns)),
     async loadAt(threadId, checkpointId, ns) {
-      return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId));
+      return docOf(await store.getTuple(threadId, rootNs(ns), checkpointId), true);
     },
     close: () => store.close(),
   };

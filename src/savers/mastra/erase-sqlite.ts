@@ -1,9 +1,11 @@
 /**
- * `ckpt delete` of a thread in a Mastra LibSQL store: every row that names it. The memory tables and every other
- * table a Mastra release keeps per thread are found by their column (`thread_id`, `threadId`: threads by `id`,
- * messages, observational memory, thread state, …, whatever the store's version has); the vector tables
- * `@mastra/libsql`'s LibSQLVector keeps beside them (`memory_messages_<dims>`: `vector_id`, `embedding`, `metadata`)
- * by the `thread_id` their metadata names.
+ * `ckpt delete` in a Mastra LibSQL store: every row that names a thread, or a resource and every thread of it
+ * (`--resource`). The memory tables and every other table a Mastra release keeps per thread or resource are found by
+ * their column (`thread_id`, `threadId`: threads by `id`, messages, observational memory, thread state, spans, …;
+ * `resourceId`, `resource_id`: resources by `id`, threads, messages, observational memory, workflow runs, …, whatever
+ * the store's version has); the vector tables `@mastra/libsql`'s LibSQLVector keeps beside them
+ * (`memory_messages_<dims>`: `vector_id`, `embedding`, `metadata`) by the `thread_id` or `resource_id` their metadata
+ * names.
  *
  * A vector table's index is libSQL's DiskANN (`libsql_vector_idx(embedding)`): its b-tree stays empty and the graph
  * lives in `<index>_shadow`, one node per row keyed by rowid. Plain SQLite cannot evaluate the index expression, so the
@@ -13,14 +15,14 @@
  * report says (`notes`) with how to rebuild the index.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import type { Erased } from "./types.js";
+import type { Erased, MastraEraseTarget } from "./types.js";
 
 type DB = BetterSqlite3.Database;
 const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 interface Plan {
-  /** tables with a thread column: which column */
-  byColumn: Array<{ table: string; column: string }>;
+  /** tables with a thread or resource column: which columns */
+  byColumn: Array<{ table: string; thread?: string; resource?: string }>;
   /** vector tables and the DiskANN shadow tables of their indexes */
   vectors: Array<{ table: string; shadows: string[]; indexes: Array<{ name: string; sql: string }> }>;
 }
@@ -30,9 +32,8 @@ function plan(db: DB): Plan {
   const out: Plan = { byColumn: [], vectors: [] };
   for (const t of tables) {
     const cols = new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(t) as string[]);
-    if (t === "mastra_threads") out.byColumn.push({ table: t, column: "id" });
-    else if (t.startsWith("mastra_") && cols.has("thread_id")) out.byColumn.push({ table: t, column: "thread_id" });
-    else if (t.startsWith("mastra_") && cols.has("threadId")) out.byColumn.push({ table: t, column: "threadId" });
+    const by = mastraColumns(t, cols);
+    if (by) out.byColumn.push(by);
     else if (cols.has("vector_id") && cols.has("embedding") && cols.has("metadata")) {
       const indexes = db
         .prepare(
@@ -49,6 +50,34 @@ function plan(db: DB): Plan {
   return out;
 }
 
+/** A Mastra table's columns that name a thread or a resource (undefined: none, or not one of Mastra's tables). */
+export function mastraColumns(
+  table: string,
+  cols: Set<string>,
+): { table: string; thread?: string; resource?: string } | undefined {
+  if (!table.startsWith("mastra_")) return undefined;
+  const thread = table === "mastra_threads" ? "id" : (["thread_id", "threadId"].find((c) => cols.has(c)) ?? undefined);
+  const resource =
+    table === "mastra_resources" ? "id" : (["resourceId", "resource_id"].find((c) => cols.has(c)) ?? undefined);
+  if (!thread && !resource) return undefined;
+  return { table, ...(thread ? { thread } : {}), ...(resource ? { resource } : {}) };
+}
+
+/** Where a table's rows name the target: one of the thread ids (`threads`: their list) or the resource (`res`). */
+export function whereNaming(
+  by: { thread?: string; resource?: string },
+  resource: boolean,
+  col: (c: string) => string,
+  threads: string,
+  res: string,
+): string | undefined {
+  const w = [
+    ...(by.thread ? [`${col(by.thread)} IN ${threads}`] : []),
+    ...(by.resource && resource ? [`${col(by.resource)} = ${res}`] : []),
+  ];
+  return w.length ? w.join(" OR ") : undefined;
+}
+
 /**
  * What the delete leaves of the embeddings: libSQL's DiskANN node keeps a copy of each neighbour's vector beside the
  * neighbour's rowid, so other rows' nodes in the shadow table can still hold the deleted embeddings. A VACUUM copies
@@ -58,31 +87,58 @@ function neighbourNote(table: string, index: { name: string; sql: string }, dryR
   return `${table}: the thread's rows and their graph nodes in ${index.name}_shadow ${dryRun ? "would be" : "are"} deleted, but other rows' nodes of the vector index ${index.name} can still hold copies of its embeddings (libSQL's DiskANN index stores each neighbour's vector, compressed if the index was made with compress_neighbors, in the node); VACUUM does not remove them. To drop them, rebuild the index with libSQL (plain SQLite cannot build it): DROP INDEX ${q(index.name)}; ${index.sql};`;
 }
 
-/** The thread's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: no thread. */
-export function eraseThreadSqlite(db: DB, threadId: string, dryRun: boolean): Erased | null {
+/**
+ * The target's rows per table (0 included), deleted in one IMMEDIATE transaction unless `dryRun`; null: nothing names
+ * it. A resource: its row, every row naming it, and every row naming one of its threads.
+ */
+export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean): Erased | null {
   const p = plan(db);
-  const vectorRows = (t: string) =>
+  const isResource = "resource" in target;
+  const threadsOf = () =>
+    isResource
+      ? p.byColumn.some((b) => b.table === "mastra_threads")
+        ? (db
+            .prepare('SELECT id FROM mastra_threads WHERE "resourceId" = ? ORDER BY id')
+            .pluck()
+            .all(target.resource) as string[])
+        : []
+      : [target.thread];
+  const res = isResource ? target.resource : null;
+  const vectorRows = (t: string, threads: string) =>
     db
-      .prepare(`SELECT rowid FROM ${q(t)} WHERE json_valid(metadata) AND json_extract(metadata, '$.thread_id') = ?`)
+      .prepare(
+        `SELECT rowid FROM ${q(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.thread_id') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`,
+      )
       .pluck()
-      .all(threadId) as number[];
+      .all(isResource ? { threads, res } : { threads }) as number[];
   const run = () => {
-    const tables: Erased["tables"] = p.byColumn.map(({ table, column }) => ({
+    const ids = threadsOf();
+    const threads = JSON.stringify(ids);
+    const wheres = p.byColumn.flatMap((b) => {
+      const w = whereNaming(b, isResource, q, "(SELECT value FROM json_each(@threads))", "@res");
+      return w ? [{ table: b.table, where: w }] : [];
+    });
+    const args = isResource ? { threads, res } : { threads };
+    const tables: Erased["tables"] = wheres.map(({ table, where }) => ({
       table,
       rows: Number(
         db
-          .prepare(`SELECT count(*) FROM ${q(table)} WHERE ${q(column)} = ?`)
+          .prepare(`SELECT count(*) FROM ${q(table)} WHERE ${where}`)
           .pluck()
-          .get(threadId),
+          .get(args),
       ),
     }));
-    const hits = p.vectors.map((v) => ({ ...v, rowids: vectorRows(v.table) }));
+    const hits = p.vectors.map((v) => ({ ...v, rowids: vectorRows(v.table, threads) }));
     for (const v of hits) tables.push({ table: v.table, rows: v.rowids.length });
     if (tables.every((t) => t.rows === 0)) return null;
     const notes = hits.flatMap((v) => (v.rowids.length ? v.indexes.map((i) => neighbourNote(v.table, i, dryRun)) : []));
-    if (dryRun) return notes.length ? { tables, notes } : { tables };
-    for (const { table, column } of p.byColumn)
-      db.prepare(`DELETE FROM ${q(table)} WHERE ${q(column)} = ?`).run(threadId);
+    const done = (): Erased => ({
+      ...(isResource ? { threads: ids } : {}),
+      tables,
+      ...(notes.length ? { notes } : {}),
+    });
+    if (dryRun) return done();
+    for (const { table, where } of wheres) db.prepare(`DELETE FROM ${q(table)} WHERE ${where}`).run(args);
     for (const v of hits) {
       for (const s of v.shadows) {
         const del = db.prepare(`DELETE FROM ${q(s)} WHERE index_key = ?`);
@@ -91,7 +147,7 @@ export function eraseThreadSqlite(db: DB, threadId: string, dryRun: boolean): Er
       const del = db.prepare(`DELETE FROM ${q(v.table)} WHERE rowid = ?`);
       for (const r of v.rowids) del.run(r);
     }
-    return notes.length ? { tables, notes } : { tables };
+    return done();
   };
   if (dryRun) return db.transaction(run)();
   const libsqlIndex = p.vectors.some((v) => v.shadows.length > 0);

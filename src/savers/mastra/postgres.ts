@@ -224,6 +224,7 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
     },
     write: async (batch, o) => void (await writeBatch(c, S, place.uri, batch, o.overwrite)),
     add: (batch) => writeBatch(c, S, place.uri, batch, "add"),
+    erase: async (target, dryRun) => (await import("./erase-pg.js")).erasePg(c, place, target, dryRun),
     close: () => c.end(),
   };
 }

@@ -19,7 +19,7 @@ import {
   type Unreadable,
 } from "./types.js";
 import { loadBetterSqlite3 } from "../better-sqlite3.js";
-import { eraseThreadSqlite } from "./erase-sqlite.js";
+import { eraseSqlite } from "./erase-sqlite.js";
 
 type DB = BetterSqlite3.Database;
 type Raw = Record<string, unknown> & { metadata: string | null; bad: number; mtype: string };
@@ -199,7 +199,7 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
     },
     write: async (batch, o) => void writeBatch(db, batch, o.overwrite),
     add: async (batch) => writeBatch(db, batch, "add"),
-    eraseThread: async (threadId, dryRun) => eraseThreadSqlite(db, threadId, dryRun),
+    erase: async (target, dryRun) => eraseSqlite(db, target, dryRun),
     async close() {
       if (db.open) db.close();
     },

@@ -85,8 +85,13 @@ export interface MastraTableSize {
   storedBytes: number | null;
 }
 
+/** What `ckpt delete` erases: one thread, or a resource with everything of it (its threads too). */
+export type MastraEraseTarget = { thread: string } | { resource: string };
+
 /** What an erasure removes (or would): each table's rows of it, 0 included (engines/types.ts `Erased`). */
 export interface Erased {
+  /** an erasure of one owner (`--resource`, `--user`, `--match`/`--where`): the threads (chats) it took */
+  threads?: string[];
   tables: Array<{ table: string; rows: number }>;
   notes?: string[];
 }
@@ -122,9 +127,10 @@ export interface MastraStore {
   add(batch: MastraBatch): Promise<Set<string>>;
   /**
    * `ckpt delete`: every row naming the thread (its thread, messages, the other per-thread tables of the store's
-   * version, its vector rows), counted and, unless `dryRun`, deleted in one transaction; null when none names it.
+   * version, its vector rows), or the resource and its threads, counted and, unless `dryRun`, deleted in one
+   * transaction; null when none names it.
    */
-  eraseThread?(threadId: string, dryRun: boolean): Promise<Erased | null>;
+  erase(target: MastraEraseTarget, dryRun: boolean): Promise<Erased | null>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,183 @@
+/**
+ * `ckpt search`: grep over a canonical checkpoint. A checkpoint is cut into fields — each message's text (and
+ * thinking), each tool call's arguments and tool result (`tools`), each state key (`state`) — and each field is
+ * matched against a literal (optionally case-insensitive) or a regular expression. A hit names the message as
+ * `ckpt show` numbers it, its role, the tool, and carries a snippet around the match. Pure: no I/O.
+ */
+import type { AgentMessage, Checkpoint, Content } from "../generated/types.js";
+import { stringifyJson } from "../base/json.js";
+
+/** What is searched besides the messages' text: tool arguments and results (`tools`), state (`state`). */
+export type SearchScope = "messages" | "tools" | "state";
+
+export interface SearchQuery {
+  pattern: string;
+  /** a regular expression (JavaScript syntax) rather than a literal */
+  regex?: boolean;
+  /** case-insensitive */
+  ignoreCase?: boolean;
+  /** where to look; messages' text is always searched @default ["messages"] */
+  in?: readonly SearchScope[];
+  /** only messages of these roles (`user`, `assistant`, `system`, `tool`, or an extension role) */
+  roles?: readonly string[];
+  /** only tool calls and results of these tools (implies `tools`) */
+  tools?: readonly string[];
+  /** characters of context on each side of a match in the snippet @default 40 */
+  context?: number;
+}
+
+/** One place of a checkpoint that matched. */
+export interface SearchHit {
+  /** the message's index (as `ckpt show` numbers them); absent for state */
+  message?: number;
+  /** `user`, `assistant`, `system`, `tool`, an extension message's role, or `state` */
+  role: string;
+  /** what matched: `text`, `thinking`, `toolCall`, `toolResult`, `data` (an extension message), `state` */
+  field: string;
+  /** the tool of a tool call or result */
+  tool?: string;
+  /** the state key */
+  key?: string;
+  /** the text around the first match of the field, on one line */
+  snippet: string;
+  /** where the match is in `snippet` ([start, end) offsets) */
+  match: [number, number];
+  /** matches in the field */
+  count: number;
+}
+
+/** A compiled query: finds the first match in a string and counts them. */
+export interface Matcher {
+  find(s: string): { start: number; end: number; count: number } | undefined;
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Compile a query's pattern (throws a SyntaxError for a bad regular expression). */
+export function compileMatcher(q: Pick<SearchQuery, "pattern" | "regex" | "ignoreCase">): Matcher {
+  if (!q.regex && !q.ignoreCase) {
+    const p = q.pattern;
+    return {
+      find(s) {
+        const i = s.indexOf(p);
+        if (i < 0) return undefined;
+        let count = 1;
+        if (p.length) for (let j = s.indexOf(p, i + p.length); j >= 0; j = s.indexOf(p, j + p.length)) count++;
+        return { start: i, end: i + p.length, count };
+      },
+    };
+  }
+  const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `g${q.ignoreCase ? "i" : ""}u`);
+  return {
+    find(s) {
+      re.lastIndex = 0;
+      const m = re.exec(s);
+      if (!m) return undefined;
+      const first = { start: m.index, end: m.index + m[0].length };
+      let count = 1;
+      if (m[0].length === 0) re.lastIndex++;
+      while (re.exec(s)) {
+        count++;
+        if (re.lastIndex === 0) break;
+      }
+      return { ...first, count };
+    },
+  };
+}
+
+/** A field of a checkpoint: one searchable text and what it belongs to. */
+export interface Field {
+  message?: number;
+  role: string;
+  field: string;
+  tool?: string;
+  key?: string;
+  text: string;
+}
+
+const roleOf = (m: AgentMessage) => (m.role === "toolResult" ? "tool" : m.role);
+
+function contentText(c: Content): string | undefined {
+  if (c.type === "text") return c.text;
+  if (c.type === "thinking") return c.thinking;
+  return undefined;
+}
+
+/** The fields of a checkpoint, in order: messages (and their tool calls and results), then state keys. */
+export function* fieldsOf(cp: Checkpoint, scopes: ReadonlySet<SearchScope>): Iterable<Field> {
+  const tools = scopes.has("tools");
+  const msgs = cp.messages;
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i]!;
+    const role = roleOf(m);
+    if (m.role === "toolResult") {
+      if (!tools) continue;
+      const r = m as Extract<AgentMessage, { role: "toolResult" }>;
+      const text = r.content.map((c) => contentText(c) ?? "").join("\n");
+      yield { message: i, role, field: "toolResult", tool: r.toolName, text };
+      continue;
+    }
+    const content = (m as { content?: unknown }).content;
+    if (!Array.isArray(content)) {
+      // an extension message: its data as JSON
+      yield { message: i, role, field: "data", text: stringifyJson((m as { data?: unknown }).data) ?? "null" };
+      continue;
+    }
+    for (const c of content as Content[]) {
+      const t = contentText(c);
+      if (t !== undefined) yield { message: i, role, field: c.type, text: t };
+      else if (c.type === "toolCall" && tools)
+        yield {
+          message: i,
+          role,
+          field: "toolCall",
+          tool: c.name,
+          text: typeof c.arguments === "string" ? c.arguments : (stringifyJson(c.arguments) ?? ""),
+        };
+    }
+  }
+  if (scopes.has("state")) {
+    for (const [key, v] of Object.entries(cp.state ?? {}))
+      yield { role: "state", field: "state", key, text: typeof v === "string" ? v : (stringifyJson(v) ?? "null") };
+    if (cp.interrupt)
+      yield { role: "state", field: "state", key: "interrupt", text: stringifyJson(cp.interrupt) ?? "null" };
+  }
+}
+
+/** A match's surroundings on one line: `context` characters each side, newlines and tabs as spaces. */
+function cut(text: string, start: number, end: number, context: number): { snippet: string; match: [number, number] } {
+  const from = Math.max(0, start - context);
+  const to = Math.min(text.length, end + context);
+  const pre = (from > 0 ? "…" : "") + text.slice(from, start);
+  const hit = text.slice(start, Math.min(end, start + 400));
+  const post = text.slice(end, to) + (to < text.length ? "…" : "");
+  const flat = (s: string) => s.replace(/[\r\n\t]/g, " ");
+  return { snippet: flat(pre) + flat(hit) + flat(post), match: [pre.length, pre.length + hit.length] };
+}
+
+/** Every field of a checkpoint that matches the query (the first match of each, with the count). */
+export function searchCheckpoint(cp: Checkpoint, q: SearchQuery, matcher: Matcher = compileMatcher(q)): SearchHit[] {
+  const scopes = new Set<SearchScope>(["messages", ...(q.in ?? []), ...(q.tools?.length ? (["tools"] as const) : [])]);
+  const roles = q.roles?.length ? new Set(q.roles) : undefined;
+  const tools = q.tools?.length ? new Set(q.tools) : undefined;
+  const context = q.context ?? 40;
+  const out: SearchHit[] = [];
+  for (const f of fieldsOf(cp, scopes)) {
+    if (roles && !roles.has(f.role)) continue;
+    if (tools && (f.tool === undefined || !tools.has(f.tool))) continue;
+    const m = matcher.find(f.text);
+    if (!m) continue;
+    const { snippet, match } = cut(f.text, m.start, m.end, context);
+    out.push({
+      ...(f.message !== undefined ? { message: f.message } : {}),
+      role: f.role,
+      field: f.field,
+      ...(f.tool !== undefined ? { tool: f.tool } : {}),
+      ...(f.key !== undefined ? { key: f.key } : {}),
+      snippet,
+      match,
+      count: m.count,
+    });
+  }
+  return out;
+}
