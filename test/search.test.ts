@@ -164,3 +164,33 @@ describe("ckpt search's options and exit codes", () => {
     expect(r.out).toMatch(/a-chat-1/);
   });
 });
+
+describe("the LangGraph reader search goes through", () => {
+  test("gives each thread's newest checkpoint exactly as show reads it (the tuple converted without a text round trip)", async () => {
+    const { readConversations } = await import("../src/cli/conversations.js");
+    const { cliIO } = await import("./helpers/cli-io.js");
+    const stores = [
+      resolve(ROOT, "fixtures/langgraph/python-a.sqlite"),
+      resolve(ROOT, "fixtures/langgraph/python-v1-persistence.sqlite"),
+      V("langgraph/1.7/store.db"),
+      V("langgraph/0.2/store.db"),
+      "/work/shared/formats/langgraph/from-repo/python-v4-human-in-the-loop.sqlite",
+    ];
+    let n = 0;
+    for (const s of stores) {
+      // read first: a CLI run in this process closes the stores the CLI opened when it ends
+      const read: Array<{ threadId: string; checkpoint: unknown }> = [];
+      for await (const r of readConversations([s], cliIO(), {})) {
+        expect(r.ok, r.ok ? "" : r.error.format()).toBe(true);
+        if (r.ok) read.push(r.value);
+      }
+      for (const c of read) {
+        const shown = await runCli(["show", `${s}#${c.threadId}`, "--json"]);
+        expect(shown.code, shown.err).toBe(0);
+        expect(JSON.parse(JSON.stringify(c.checkpoint)), `${s}#${c.threadId}`).toEqual(JSON.parse(shown.out));
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThanOrEqual(12);
+  });
+});

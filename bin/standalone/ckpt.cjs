@@ -573,6 +573,18 @@ var init_uri = __esmMin((() => {
 	PG_NAME_BYTES = 63;
 }));
 // dist/formats/langgraph/types.js
+var types_exports$1 = /* @__PURE__ */ __exportAll$1({
+	LG_DOCUMENT_FORMAT: () => LG_DOCUMENT_FORMAT,
+	NULL_TASK_ID: () => NULL_TASK_ID,
+	WRITES_IDX_MAP: () => WRITES_IDX_MAP,
+	interruptOf: () => interruptOf,
+	isLc2Constructor: () => isLc2Constructor,
+	isLcMessage: () => isLcMessage,
+	isRecord: () => isRecord,
+	lcClass: () => lcClass,
+	sendOf: () => sendOf,
+	tupleDocument: () => tupleDocument
+});
 function tupleDocument(t, store) {
 	const { issues, ...rest } = t;
 	return {
@@ -600,8 +612,20 @@ function interruptOf(v) {
 		value: v.value
 	};
 }
-var isRecord, lcClass, WRITES_IDX_MAP, NULL_TASK_ID;
+/** A Send packet (Python EXT 1 `Send` or JS `{node, args}`). */
+function sendOf(v) {
+	if (isLc2Constructor(v, "Send") && typeof v.args[0] === "string") return {
+		node: v.args[0],
+		args: v.args[1]
+	};
+	if (isRecord(v) && typeof v.node === "string" && "args" in v) return {
+		node: v.node,
+		args: v.args
+	};
+}
+var LG_DOCUMENT_FORMAT, isRecord, lcClass, WRITES_IDX_MAP, NULL_TASK_ID;
 var init_types$9 = __esmMin((() => {
+	LG_DOCUMENT_FORMAT = "langgraph";
 	isRecord = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	lcClass = (m) => m.id[m.id.length - 1];
 	WRITES_IDX_MAP = {
@@ -613,6 +637,14 @@ var init_types$9 = __esmMin((() => {
 	NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
 }));
 // dist/formats/langgraph/unreadable.js
+var unreadable_exports = /* @__PURE__ */ __exportAll$1({
+	CANNOT_REBUILD: () => CANNOT_REBUILD,
+	cannotRebuild: () => cannotRebuild,
+	fatalIssues: () => fatalIssues,
+	missingKeyReport: () => missingKeyReport,
+	partialIssues: () => partialIssues,
+	unreadableReport: () => unreadableReport
+});
 /**
 * A fatal decode issue that is ckpt's limit, not the store's damage: a DeltaChannel whose reducer ckpt does not know
 * (`delta-reducer`: the graph's own reducer is not stored), a pickle payload (ckpt does not unpickle), a serialization type ckpt does not know.
@@ -70622,6 +70654,193 @@ var init_show = __esmMin((() => {
 		}
 	};
 }));
+// dist/core/search.js
+var search_exports$1 = /* @__PURE__ */ __exportAll$1({
+	anyString: () => anyString,
+	compileMatcher: () => compileMatcher,
+	fieldsOf: () => fieldsOf,
+	prefilterOf: () => prefilterOf,
+	searchCheckpoint: () => searchCheckpoint
+});
+/** Compile a query's pattern (throws a SyntaxError for a bad regular expression). */
+function compileMatcher(q) {
+	if (!q.regex && !q.ignoreCase) {
+		const p = q.pattern;
+		return { find(s) {
+			const i = s.indexOf(p);
+			if (i < 0) return void 0;
+			let count = 1;
+			if (p.length) for (let j = s.indexOf(p, i + p.length); j >= 0; j = s.indexOf(p, j + p.length)) count++;
+			return {
+				start: i,
+				end: i + p.length,
+				count
+			};
+		} };
+	}
+	const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `g${q.ignoreCase ? "i" : ""}u`);
+	return { find(s) {
+		re.lastIndex = 0;
+		const m = re.exec(s);
+		if (!m) return void 0;
+		const first = {
+			start: m.index,
+			end: m.index + m[0].length
+		};
+		let count = 1;
+		if (m[0].length === 0) re.lastIndex++;
+		while (re.exec(s)) {
+			count++;
+			if (re.lastIndex === 0) break;
+		}
+		return {
+			...first,
+			count
+		};
+	} };
+}
+/**
+* A cheap test a store's raw strings can be put to before a checkpoint is converted at all: false means no field of
+* the checkpoint can match. Given only where that is sound — a literal (case-insensitive or not) without the
+* characters that could join two raw strings into one field (quotes, backslashes, JSON punctuation, line breaks):
+* every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. `text`: the same
+* test on a whole JSON text, sound for printable ASCII without `"`, `\` and `/` (which a JSON writer may escape).
+*/
+function prefilterOf(q) {
+	if (q.regex || q.pattern === "" || /["\\:,{}[\]\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(q.pattern)) return void 0;
+	const m = compileMatcher(q);
+	const test = (s) => m.find(s) !== void 0;
+	return {
+		string: test,
+		.../^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) ? { text: test } : {}
+	};
+}
+/** Whether any string in a JSON value passes `test` (keys too: a state key is searched as part of its JSON). */
+function anyString(v, test) {
+	if (typeof v === "string") return test(v);
+	if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return test(String(v));
+	if (v === null) return test("null");
+	if (Array.isArray(v)) return v.some((x) => anyString(x, test));
+	if (v !== null && typeof v === "object") {
+		for (const [k, x] of Object.entries(v)) if (test(k) || anyString(x, test)) return true;
+	}
+	return false;
+}
+function contentText(c) {
+	if (c.type === "text") return c.text;
+	if (c.type === "thinking") return c.thinking;
+}
+/** The fields of a checkpoint, in order: messages (and their tool calls and results), then state keys. */
+function* fieldsOf(cp, scopes) {
+	const tools = scopes.has("tools");
+	const msgs = cp.messages;
+	for (let i = 0; i < msgs.length; i++) {
+		const m = msgs[i];
+		const role = roleOf$1(m);
+		if (m.role === "toolResult") {
+			if (!tools) continue;
+			const r = m;
+			const text = r.content.map((c) => contentText(c) ?? "").join("\n");
+			yield {
+				message: i,
+				role,
+				field: "toolResult",
+				tool: r.toolName,
+				text
+			};
+			continue;
+		}
+		const content = m.content;
+		if (!Array.isArray(content)) {
+			yield {
+				message: i,
+				role,
+				field: "data",
+				text: stringifyJson(m.data) ?? "null"
+			};
+			continue;
+		}
+		for (const c of content) {
+			const t = contentText(c);
+			if (t !== void 0) yield {
+				message: i,
+				role,
+				field: c.type,
+				text: t
+			};
+			else if (c.type === "toolCall" && tools) yield {
+				message: i,
+				role,
+				field: "toolCall",
+				tool: c.name,
+				text: typeof c.arguments === "string" ? c.arguments : stringifyJson(c.arguments) ?? ""
+			};
+		}
+	}
+	if (scopes.has("state")) {
+		for (const [key, v] of Object.entries(cp.state ?? {})) yield {
+			role: "state",
+			field: "state",
+			key,
+			text: typeof v === "string" ? v : stringifyJson(v) ?? "null"
+		};
+		if (cp.interrupt) yield {
+			role: "state",
+			field: "state",
+			key: "interrupt",
+			text: stringifyJson(cp.interrupt) ?? "null"
+		};
+	}
+}
+/** A match's surroundings on one line: `context` characters each side, newlines and tabs as spaces. */
+function cut(text, start, end, context) {
+	const from = Math.max(0, start - context);
+	const to = Math.min(text.length, end + context);
+	const pre = (from > 0 ? "…" : "") + text.slice(from, start);
+	const hit = text.slice(start, Math.min(end, start + 400));
+	const post = text.slice(end, to) + (to < text.length ? "…" : "");
+	const flat = (s) => s.replace(/[\r\n\t]/g, " ");
+	return {
+		snippet: flat(pre) + flat(hit) + flat(post),
+		match: [pre.length, pre.length + hit.length]
+	};
+}
+/** Every field of a checkpoint that matches the query (the first match of each, with the count). */
+function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
+	const scopes = /* @__PURE__ */ new Set([
+		"messages",
+		...q.in ?? [],
+		...q.tools?.length ? ["tools"] : []
+	]);
+	const roles = q.roles?.length ? new Set(q.roles) : void 0;
+	const tools = q.tools?.length ? new Set(q.tools) : void 0;
+	const context = q.context ?? 40;
+	const out = [];
+	for (const f of fieldsOf(cp, scopes)) {
+		if (roles && !roles.has(f.role)) continue;
+		if (tools && (f.tool === void 0 || !tools.has(f.tool))) continue;
+		const m = matcher.find(f.text);
+		if (!m) continue;
+		const { snippet, match } = cut(f.text, m.start, m.end, context);
+		out.push({
+			...f.message !== void 0 ? { message: f.message } : {},
+			role: f.role,
+			field: f.field,
+			...f.tool !== void 0 ? { tool: f.tool } : {},
+			...f.key !== void 0 ? { key: f.key } : {},
+			snippet,
+			match,
+			count: m.count
+		});
+	}
+	return out;
+}
+var escapeRegex, roleOf$1;
+var init_search$1 = __esmMin((() => {
+	init_json$1();
+	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
+}));
 // dist/cli/conversations.js
 var conversations_exports = /* @__PURE__ */ __exportAll$1({
 	conversationLabel: () => conversationLabel,
@@ -70741,6 +70960,7 @@ async function* fromStore(input, io, o) {
 			batchSize: 100
 		})) for (const r of batch) {
 			const name = `${source}#${r.threadId}`;
+			if (o.prefilter?.text && !o.prefilter.text(r.text)) continue;
 			try {
 				const { checkpoint, format } = await asCheckpoint(r.source ?? name, r.text, o.format);
 				yield {
@@ -70766,6 +70986,10 @@ async function* fromStore(input, io, o) {
 /** A store that keeps every checkpoint (LangGraph): thread by thread, the newest root checkpoint or every one. */
 async function* fromHistoryStore(engine, source, o) {
 	const saver = engine.saver;
+	if (!o.allCheckpoints && "store" in engine) {
+		yield* newestOfEachThread(engine, source, o);
+		return;
+	}
 	for await (const t of saver.list()) {
 		const name = `${source}#${t.threadId}`;
 		try {
@@ -70811,6 +71035,46 @@ async function* fromHistoryStore(engine, source, o) {
 		}
 	}
 }
+/**
+* The newest root checkpoint of each thread of a LangGraph store, a page of thread ids at a time: each tuple is
+* decoded once, put to the prefilter as it is, and only a tuple that passes is made a document and converted (what
+* `ckpt show <store>#<thread>` reads, the same way).
+*/
+async function* newestOfEachThread(engine, source, o) {
+	const store = engine.store;
+	const [{ unreadableReport }, { tupleDocument }] = await Promise.all([Promise.resolve().then(() => (init_unreadable$1(), unreadable_exports)), Promise.resolve().then(() => (init_types$9(), types_exports$1))]);
+	const { anyString } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
+	const lg = (await Promise.resolve().then(() => (init_formats(), formats_exports))).adapters.langgraph;
+	for (let after;;) {
+		const page = await store.threadPage(after, 500);
+		for (const threadId of page) {
+			const name = `${source}#${threadId}`;
+			try {
+				const t = await store.getTuple(threadId, "");
+				if (!t) continue;
+				const bad = unreadableReport(t);
+				if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
+				const doc = tupleDocument(t, store.uri);
+				if (o.prefilter && !anyString(doc, o.prefilter.string)) continue;
+				const checkpoint = o.format ? (await asCheckpoint(name, JSON.stringify(doc), o.format)).checkpoint : lg.toCanonical(doc, { name });
+				yield {
+					ok: true,
+					value: {
+						source,
+						threadId,
+						checkpointId: t.checkpointId,
+						checkpoint,
+						format: "langgraph"
+					}
+				};
+			} catch (e) {
+				yield failure(name, e);
+			}
+		}
+		if (page.length < 500) return;
+		after = page[page.length - 1];
+	}
+}
 /** How a conversation is named in output: `<store>#<thread>[@<checkpoint>]`, or the file (with its thread). */
 function conversationLabel(c) {
 	const ns = c.namespace && c.namespace !== "default" ? `?namespace=${encodeURIComponent(c.namespace)}` : "";
@@ -70831,164 +71095,6 @@ var init_conversations = __esmMin((() => {
 		throw e;
 	};
 	SQLITE_NAMES = /\.(db|sqlite|sqlite3)$/i;
-}));
-// dist/core/search.js
-var search_exports$1 = /* @__PURE__ */ __exportAll$1({
-	compileMatcher: () => compileMatcher,
-	fieldsOf: () => fieldsOf,
-	searchCheckpoint: () => searchCheckpoint
-});
-/** Compile a query's pattern (throws a SyntaxError for a bad regular expression). */
-function compileMatcher(q) {
-	if (!q.regex && !q.ignoreCase) {
-		const p = q.pattern;
-		return { find(s) {
-			const i = s.indexOf(p);
-			if (i < 0) return void 0;
-			let count = 1;
-			if (p.length) for (let j = s.indexOf(p, i + p.length); j >= 0; j = s.indexOf(p, j + p.length)) count++;
-			return {
-				start: i,
-				end: i + p.length,
-				count
-			};
-		} };
-	}
-	const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `g${q.ignoreCase ? "i" : ""}u`);
-	return { find(s) {
-		re.lastIndex = 0;
-		const m = re.exec(s);
-		if (!m) return void 0;
-		const first = {
-			start: m.index,
-			end: m.index + m[0].length
-		};
-		let count = 1;
-		if (m[0].length === 0) re.lastIndex++;
-		while (re.exec(s)) {
-			count++;
-			if (re.lastIndex === 0) break;
-		}
-		return {
-			...first,
-			count
-		};
-	} };
-}
-function contentText(c) {
-	if (c.type === "text") return c.text;
-	if (c.type === "thinking") return c.thinking;
-}
-/** The fields of a checkpoint, in order: messages (and their tool calls and results), then state keys. */
-function* fieldsOf(cp, scopes) {
-	const tools = scopes.has("tools");
-	const msgs = cp.messages;
-	for (let i = 0; i < msgs.length; i++) {
-		const m = msgs[i];
-		const role = roleOf$1(m);
-		if (m.role === "toolResult") {
-			if (!tools) continue;
-			const r = m;
-			const text = r.content.map((c) => contentText(c) ?? "").join("\n");
-			yield {
-				message: i,
-				role,
-				field: "toolResult",
-				tool: r.toolName,
-				text
-			};
-			continue;
-		}
-		const content = m.content;
-		if (!Array.isArray(content)) {
-			yield {
-				message: i,
-				role,
-				field: "data",
-				text: stringifyJson(m.data) ?? "null"
-			};
-			continue;
-		}
-		for (const c of content) {
-			const t = contentText(c);
-			if (t !== void 0) yield {
-				message: i,
-				role,
-				field: c.type,
-				text: t
-			};
-			else if (c.type === "toolCall" && tools) yield {
-				message: i,
-				role,
-				field: "toolCall",
-				tool: c.name,
-				text: typeof c.arguments === "string" ? c.arguments : stringifyJson(c.arguments) ?? ""
-			};
-		}
-	}
-	if (scopes.has("state")) {
-		for (const [key, v] of Object.entries(cp.state ?? {})) yield {
-			role: "state",
-			field: "state",
-			key,
-			text: typeof v === "string" ? v : stringifyJson(v) ?? "null"
-		};
-		if (cp.interrupt) yield {
-			role: "state",
-			field: "state",
-			key: "interrupt",
-			text: stringifyJson(cp.interrupt) ?? "null"
-		};
-	}
-}
-/** A match's surroundings on one line: `context` characters each side, newlines and tabs as spaces. */
-function cut(text, start, end, context) {
-	const from = Math.max(0, start - context);
-	const to = Math.min(text.length, end + context);
-	const pre = (from > 0 ? "…" : "") + text.slice(from, start);
-	const hit = text.slice(start, Math.min(end, start + 400));
-	const post = text.slice(end, to) + (to < text.length ? "…" : "");
-	const flat = (s) => s.replace(/[\r\n\t]/g, " ");
-	return {
-		snippet: flat(pre) + flat(hit) + flat(post),
-		match: [pre.length, pre.length + hit.length]
-	};
-}
-/** Every field of a checkpoint that matches the query (the first match of each, with the count). */
-function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
-	const scopes = /* @__PURE__ */ new Set([
-		"messages",
-		...q.in ?? [],
-		...q.tools?.length ? ["tools"] : []
-	]);
-	const roles = q.roles?.length ? new Set(q.roles) : void 0;
-	const tools = q.tools?.length ? new Set(q.tools) : void 0;
-	const context = q.context ?? 40;
-	const out = [];
-	for (const f of fieldsOf(cp, scopes)) {
-		if (roles && !roles.has(f.role)) continue;
-		if (tools && (f.tool === void 0 || !tools.has(f.tool))) continue;
-		const m = matcher.find(f.text);
-		if (!m) continue;
-		const { snippet, match } = cut(f.text, m.start, m.end, context);
-		out.push({
-			...f.message !== void 0 ? { message: f.message } : {},
-			role: f.role,
-			field: f.field,
-			...f.tool !== void 0 ? { tool: f.tool } : {},
-			...f.key !== void 0 ? { key: f.key } : {},
-			snippet,
-			match,
-			count: m.count
-		});
-	}
-	return out;
-}
-var escapeRegex, roleOf$1;
-var init_search$1 = __esmMin((() => {
-	init_json$1();
-	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
 }));
 // dist/cli/commands/search.js
 var search_exports = /* @__PURE__ */ __exportAll$1({ searchCommand: () => searchCommand });
@@ -71083,7 +71189,7 @@ var init_search = __esmMin((() => {
 		}).example("ckpt search 'refund' sqlite:./checkpoints.db", "every thread of a LangGraph store: its newest checkpoint").example("ckpt search -i --regex 'order #\\d+' ./chats/ --role user", "what users wrote, in a folder of AI SDK chats").example("ckpt search 'api.example.com' mastra.db --in tools --tool fetch_url --json", "a tool's calls, as JSON Lines").example("ckpt search -l 'timeout' postgres://localhost/app", "only the ids of the threads that mention it"),
 		run: async (args, io) => {
 			const q = queryOf(args);
-			const { compileMatcher, searchCheckpoint } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
+			const { compileMatcher, prefilterOf, searchCheckpoint } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
 			let matcher;
 			try {
 				matcher = compileMatcher(q);
@@ -71106,6 +71212,7 @@ var init_search = __esmMin((() => {
 				allCheckpoints: args.allCheckpoints,
 				namespace: args.namespace,
 				format: args.format,
+				prefilter: prefilterOf(q),
 				passedOver: () => void skipped++
 			});
 			for await (const r of reads) {

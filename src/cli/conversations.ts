@@ -6,7 +6,8 @@
  * or file that cannot be read is yielded as its error, and the rest is read on.
  */
 import { redactUri } from "../base/redact.js";
-import { CkptError, ExitCode } from "../base/errors.js";
+import { CkptError, ExitCode, inputError } from "../base/errors.js";
+import type { LangGraphEngine } from "../engines/langgraph/index.js";
 import type { Checkpoint } from "../generated/types.js";
 import type { Engine } from "../engines/types.js";
 import type { Input } from "../savers/address.js";
@@ -32,6 +33,11 @@ export interface ReadOptions {
   allCheckpoints?: boolean;
   namespace?: string;
   format?: string;
+  /**
+   * a test of a store's raw strings (`string`) or JSON text (`text`) before a checkpoint is converted: false skips it
+   * (search's prefilter: sound only where it is given)
+   */
+  prefilter?: { string: (s: string) => boolean; text?: (s: string) => boolean };
   /** a file a folder's walk found that is no conversation (not read) */
   passedOver?: (file: string) => void;
 }
@@ -160,6 +166,7 @@ async function* fromStore(input: Extract<Input, { kind: "store" }>, io: CliIO, o
       for await (const batch of engine.saver.scan({ namespace: ns, batchSize: 100 })) {
         for (const r of batch) {
           const name = `${source}#${r.threadId}`;
+          if (o.prefilter?.text && !o.prefilter.text(r.text)) continue;
           try {
             const { checkpoint, format } = await asCheckpoint(r.source ?? name, r.text, o.format);
             yield {
@@ -191,6 +198,10 @@ async function* fromHistoryStore(engine: Engine, source: string, o: ReadOptions)
     history(t: string): AsyncIterable<{ checkpointId: string }>;
     loadAt(t: string, id: string): Promise<string | undefined>;
   };
+  if (!o.allCheckpoints && "store" in engine) {
+    yield* newestOfEachThread(engine as LangGraphEngine, source, o);
+    return;
+  }
   for await (const t of saver.list()) {
     const name = `${source}#${t.threadId}`;
     try {
@@ -219,6 +230,45 @@ async function* fromHistoryStore(engine: Engine, source: string, o: ReadOptions)
     } catch (e) {
       yield failure(name, e);
     }
+  }
+}
+
+/**
+ * The newest root checkpoint of each thread of a LangGraph store, a page of thread ids at a time: each tuple is
+ * decoded once, put to the prefilter as it is, and only a tuple that passes is made a document and converted (what
+ * `ckpt show <store>#<thread>` reads, the same way).
+ */
+async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: ReadOptions): AsyncIterable<Read> {
+  const store = engine.store;
+  const [{ unreadableReport }, { tupleDocument }] = await Promise.all([
+    import("../formats/langgraph/unreadable.js"),
+    import("../formats/langgraph/types.js"),
+  ]);
+  const { anyString } = await import("../core/search.js");
+  const lg = (await import("../formats/index.js")).adapters.langgraph;
+  for (let after: string | undefined; ; ) {
+    const page = await store.threadPage(after, 500);
+    for (const threadId of page) {
+      const name = `${source}#${threadId}`;
+      try {
+        const t = await store.getTuple(threadId, "");
+        if (!t) continue;
+        const bad = unreadableReport(t);
+        if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
+        const doc = tupleDocument(t, store.uri);
+        if (o.prefilter && !anyString(doc, o.prefilter.string)) continue;
+        // the tuple as it was decoded (JSON values already): converted as the document `show` reads, without
+        // writing it as text and parsing it again (test/search.test.ts checks the two give the same checkpoint)
+        const checkpoint = o.format
+          ? (await asCheckpoint(name, JSON.stringify(doc), o.format)).checkpoint
+          : lg.toCanonical(doc, { name });
+        yield { ok: true, value: { source, threadId, checkpointId: t.checkpointId, checkpoint, format: "langgraph" } };
+      } catch (e) {
+        yield failure(name, e);
+      }
+    }
+    if (page.length < 500) return;
+    after = page[page.length - 1];
   }
 }
 

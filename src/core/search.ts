@@ -85,6 +85,36 @@ export function compileMatcher(q: Pick<SearchQuery, "pattern" | "regex" | "ignor
   };
 }
 
+/**
+ * A cheap test a store's raw strings can be put to before a checkpoint is converted at all: false means no field of
+ * the checkpoint can match. Given only where that is sound — a literal (case-insensitive or not) without the
+ * characters that could join two raw strings into one field (quotes, backslashes, JSON punctuation, line breaks):
+ * every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. `text`: the same
+ * test on a whole JSON text, sound for printable ASCII without `"`, `\` and `/` (which a JSON writer may escape).
+ */
+export function prefilterOf(
+  q: Pick<SearchQuery, "pattern" | "regex" | "ignoreCase">,
+): { string: (s: string) => boolean; text?: (s: string) => boolean } | undefined {
+  if (q.regex || q.pattern === "" || /["\\:,{}[\]\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(q.pattern))
+    return undefined;
+  const m = compileMatcher(q);
+  const test = (s: string) => m.find(s) !== undefined;
+  return { string: test, ...(/^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) ? { text: test } : {}) };
+}
+
+/** Whether any string in a JSON value passes `test` (keys too: a state key is searched as part of its JSON). */
+export function anyString(v: unknown, test: (s: string) => boolean): boolean {
+  if (typeof v === "string") return test(v);
+  // a number or boolean is searched as its JSON (tool arguments and state are)
+  if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return test(String(v));
+  if (v === null) return test("null");
+  if (Array.isArray(v)) return v.some((x) => anyString(x, test));
+  if (v !== null && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) if (test(k) || anyString(x, test)) return true;
+  }
+  return false;
+}
+
 /** A field of a checkpoint: one searchable text and what it belongs to. */
 export interface Field {
   message?: number;

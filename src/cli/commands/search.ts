@@ -142,7 +142,7 @@ export const searchCommand: CommandDef = {
       .example("ckpt search -l 'timeout' postgres://localhost/app", "only the ids of the threads that mention it"),
   run: async (args: Args, io: CliIO) => {
     const q = queryOf(args);
-    const { compileMatcher, searchCheckpoint } = await import("../../core/search.js");
+    const { compileMatcher, prefilterOf, searchCheckpoint } = await import("../../core/search.js");
     let matcher;
     try {
       matcher = compileMatcher(q);
@@ -166,6 +166,7 @@ export const searchCommand: CommandDef = {
       allCheckpoints: args.allCheckpoints,
       namespace: args.namespace,
       format: args.format,
+      prefilter: prefilterOf(q),
       passedOver: () => void skipped++,
     });
     for await (const r of reads) {

@@ -1,0 +1,128 @@
+// `ckpt search` on the 200k-checkpoint LangGraph store (BENCH_LG_THREADS, default 10,000 threads × 20 checkpoints,
+// bench/lib/langgraph-store.mjs: the store bench/langgraph.mjs writes, cached under $BENCH_LG_DIR, default
+// <tmp>/ckpt-bench-langgraph) against the floor of reading and decoding what it searches: the newest root checkpoint of
+// every thread with its pending writes, selected with the same client library (better-sqlite3) in one query each,
+// every payload JSON.parse'd, and every message's text looked at for the pattern — no canonical model, no output, no
+// process start. The ratio is floor time / ckpt time (1.0: ckpt costs nothing over the floor; target ≥ 0.8).
+// Two patterns: a rare one (one thread's user turns) and a common one (a word of every thread's answers, printed as
+// JSON Lines to /dev/null). Run after `npm run build`: node bench/search.mjs   (BENCH_RUNS=3 runs each, median)
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { createRequire } from "node:module";
+import { makeSqlite, PER } from "./lib/langgraph-store.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(join(root, "package.json"));
+const THREADS = Number(process.env.BENCH_LG_THREADS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const DIR = process.env.BENCH_LG_DIR ?? join(tmpdir(), "ckpt-bench-langgraph");
+mkdirSync(DIR, { recursive: true });
+const file = join(DIR, `js-${THREADS}.sqlite`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const g0 = performance.now();
+await makeSqlite(THREADS, file);
+console.log(`store ready (${((performance.now() - g0) / 1000).toFixed(1)} s): ${THREADS}×${PER} checkpoints, ${file}`);
+
+/** The floor: newest root checkpoint of each thread and its writes, parsed; each message's text searched. */
+function floor(pattern) {
+  const Database = require("better-sqlite3");
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const td = new TextDecoder();
+  const heads =
+    "SELECT thread_id, max(checkpoint_id) AS id FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id";
+  let threads = 0;
+  let hits = 0;
+  const look = (m) => {
+    const c = m?.kwargs?.content;
+    if (typeof c === "string" && c.includes(pattern)) hits++;
+  };
+  for (const r of db
+    .prepare(
+      `SELECT c.checkpoint, c.metadata FROM checkpoints c JOIN (${heads}) h ON c.thread_id = h.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = h.id`,
+    )
+    .iterate()) {
+    const cp = JSON.parse(td.decode(r.checkpoint));
+    JSON.parse(td.decode(r.metadata));
+    for (const m of cp.channel_values?.messages ?? []) look(m);
+    threads++;
+  }
+  for (const r of db
+    .prepare(
+      `SELECT w.value FROM writes w JOIN (${heads}) h ON w.thread_id = h.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = h.id`,
+    )
+    .iterate()) {
+    const v = JSON.parse(td.decode(r.value));
+    if (Array.isArray(v)) for (const m of v) look(m);
+  }
+  db.close();
+  const c = process.cpuUsage(c0);
+  return { s: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6, threads, hits };
+}
+
+/** The whole `ckpt search` process, its output to /dev/null: wall seconds and peak RSS (KiB). */
+function ckpt(args) {
+  const out = openSync("/dev/null", "w");
+  const t0 = performance.now();
+  const hook = join(DIR, "search-rss-hook.cjs");
+  writeFileSync(
+    hook,
+    "process.on('exit', () => { const u = process.resourceUsage(); require('fs').writeSync(2, `\\n@@rss ${u.maxRSS} ${u.userCPUTime + u.systemCPUTime}\\n`); });",
+  );
+  const r = spawnSync(process.execPath, ["--require", hook, join(root, "bin/ckpt.js"), ...args], {
+    stdio: ["ignore", out, "pipe"],
+    encoding: "utf8",
+  });
+  closeSync(out);
+  const s = (performance.now() - t0) / 1000;
+  const m = /@@rss (\d+) (\d+)/.exec(r.stderr);
+  return { s, cpu: Number(m?.[2] ?? NaN) / 1e6, status: r.status, rss: Number(m?.[1] ?? NaN), err: r.stderr };
+}
+
+const cases = [
+  { name: "rare", pattern: "Thread 4242 turn", args: [] },
+  { name: "common", pattern: "umbrella", args: ["--json"] },
+];
+const rows = [];
+for (const c of cases) {
+  const floors = [];
+  const floorCpu = [];
+  const runs = [];
+  let f;
+  for (let i = 0; i < RUNS; i++) {
+    f = floor(c.pattern);
+    floors.push(f.s);
+    floorCpu.push(f.cpu);
+    const r = ckpt(["search", c.pattern, `sqlite:${file}`, ...c.args]);
+    if (r.status !== 0) throw new Error(`ckpt search exited ${r.status}: ${r.err}`);
+    runs.push(r);
+  }
+  const fl = median(floors);
+  const ck = median(runs.map((r) => r.s));
+  rows.push({
+    case: c.name,
+    pattern: c.pattern,
+    threads: f.threads,
+    floorS: +fl.toFixed(3),
+    ckptS: +ck.toFixed(3),
+    ratio: +(fl / ck).toFixed(2),
+    floorCpuS: +median(floorCpu).toFixed(3),
+    ckptCpuS: +median(runs.map((r) => r.cpu)).toFixed(3),
+    cpuRatio: +(median(floorCpu) / median(runs.map((r) => r.cpu))).toFixed(2),
+    rssMiB: +(Math.max(...runs.map((r) => r.rss)) / 1024).toFixed(0),
+  });
+}
+console.log(
+  "case    pattern            threads   floor s   ckpt s   ratio   floor cpu s   ckpt cpu s   cpu ratio   peak RSS",
+);
+for (const r of rows)
+  console.log(
+    `${r.case.padEnd(7)} ${JSON.stringify(r.pattern).padEnd(18)} ${String(r.threads).padStart(7)} ${r.floorS.toFixed(3).padStart(9)} ${r.ckptS.toFixed(3).padStart(8)} ${r.ratio.toFixed(2).padStart(7)} ${r.floorCpuS.toFixed(3).padStart(13)} ${r.ckptCpuS.toFixed(3).padStart(12)} ${r.cpuRatio.toFixed(2).padStart(11)} ${String(r.rssMiB).padStart(7)} MiB`,
+  );
+console.log(JSON.stringify({ bench: "search", threads: THREADS, checkpoints: THREADS * PER, results: rows }));
