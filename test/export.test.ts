@@ -503,6 +503,17 @@ describe("selection and outputs", () => {
     expect((await run(["export", join(dir, "missing.sqlite"), "-o", join(dir, "x.jsonl")])).code).toBe(3);
   });
 
+  test("a progress bar on a terminal's stderr (none when it is not one), cleared before the summary", async () => {
+    const { cliIO } = await import("./helpers/cli-io.js");
+    const { main } = await import("../src/cli/main.js");
+    const io = cliIO({ cwd: dir });
+    Object.assign(io.stderr, { isTTY: true, columns: 80 });
+    expect(await main(["export", lg, "-o", join(dir, "tty.jsonl")], io)).toBe(0);
+    expect(io.err()).toMatch(/\r\x1b\[2Kexporting \[[#-]+\] +\d+% +\d+\/8 threads/);
+    expect(io.err()).toMatch(/\r\x1b\[2Kexported 8 threads/);
+    expect((await run(["export", lg, "-o", join(dir, "tty.jsonl")])).err).not.toContain("exporting");
+  });
+
   test("stdin is one document", async () => {
     const r = await run(["export", "-", "-o", "-"], readFileSync(join(F, "ai-sdk/valid/v5-tools.json"), "utf8"));
     expect(r.code, r.err).toBe(0);
