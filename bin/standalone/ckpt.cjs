@@ -3503,9 +3503,10 @@ function neighbourNote(table, index, dryRun) {
 function eraseSqlite(db, target, dryRun) {
 	const p = plan$1(db);
 	const isResource = "resource" in target;
-	const threadsOf = () => isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ? ORDER BY id").pluck().all(target.resource) : [] : [target.thread];
+	const isMessages = "messages" in target;
+	const threadsOf = () => isMessages ? target.messages : isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ? ORDER BY id").pluck().all(target.resource) : [] : [target.thread];
 	const res = isResource ? target.resource : null;
-	const vectorRows = (t, threads) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.thread_id') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`).pluck().all(isResource ? {
+	const vectorRows = (t, threads) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.${isMessages ? "message_id" : "thread_id"}') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`).pluck().all(isResource ? {
 		threads,
 		res
 	} : { threads });
@@ -3513,6 +3514,10 @@ function eraseSqlite(db, target, dryRun) {
 		const ids = threadsOf();
 		const threads = JSON.stringify(ids);
 		const wheres = p.byColumn.flatMap((b) => {
+			if (isMessages) return b.table === "mastra_messages" ? [{
+				table: b.table,
+				where: "\"id\" IN (SELECT value FROM json_each(@threads))"
+			}] : [];
 			const w = whereNaming(b, isResource, q$1, "(SELECT value FROM json_each(@threads))", "@res");
 			return w ? [{
 				table: b.table,
@@ -3576,6 +3581,66 @@ function eraseSqlite(db, target, dryRun) {
 var q$1;
 var init_erase_sqlite = __esmMin((() => {
 	q$1 = (s) => `"${s.replace(/"/g, "\"\"")}"`;
+}));
+// dist/savers/vacuum.js
+/**
+* Giving a store's space back after a prune (`ckpt prune --vacuum`), every layout alike: SQLite `VACUUM` with the WAL
+* checkpointed before and after (sizes: the file with its WAL), PostgreSQL `VACUUM` of the layout's tables (sizes:
+* `pg_total_relation_size`, indexes and TOAST included).
+*/
+var vacuum_exports = /* @__PURE__ */ __exportAll$1({
+	pgVacuumTables: () => pgVacuumTables,
+	sqliteVacuum: () => sqliteVacuum,
+	wrapVacuum: () => wrapVacuum
+});
+/**
+* `VACUUM` of the file: the WAL (WAL mode) checkpointed and truncated first, so the copy starts from every committed
+* page, and again after, so the rewritten pages reach the file and the WAL is empty. Sizes are the file's plus its WAL's.
+*/
+function sqliteVacuum(db, path, dryRun) {
+	const size = () => fileSize(path) + fileSize(`${path}-wal`);
+	const before = size();
+	const page = db.pragma("page_size", { simple: true });
+	const freeNow = db.pragma("freelist_count", { simple: true }) * page;
+	if (!dryRun) {
+		const wal = db.pragma("journal_mode", { simple: true }) === "wal";
+		if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
+		db.exec("VACUUM");
+		if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
+	}
+	return {
+		parts: [{
+			name: (0, node_path.basename)(path),
+			before,
+			after: dryRun ? before : size()
+		}],
+		freeNow
+	};
+}
+function wrapVacuum(path, f) {
+	try {
+		return f();
+	} catch (e) {
+		throw storeError("sqlite-io", `vacuuming ${path}: ${e.message}`, {}, e);
+	}
+}
+/** `VACUUM` of `tables` of `schema` that exist, with their sizes before and after. */
+async function pgVacuumTables(query, schema, tables, dryRun) {
+	const q = (s) => `"${s.replace(/"/g, "\"\"")}"`;
+	const sizes = async () => new Map((await query("SELECT c.relname AS name, pg_total_relation_size(c.oid)::text AS size FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname = ANY($2::text[]) ORDER BY 1", [schema, tables])).rows.map((r) => [r.name, Number(r.size)]));
+	const before = await sizes();
+	if (!dryRun) for (const t of before.keys()) await query(`VACUUM ${q(schema)}.${q(t)}`);
+	const after = dryRun ? before : await sizes();
+	return { parts: [...before].map(([name, b]) => ({
+		name,
+		before: b,
+		after: after.get(name) ?? b
+	})) };
+}
+var fileSize;
+var init_vacuum = __esmMin((() => {
+	init_errors();
+	fileSize = (p) => (0, node_fs.existsSync)(p) ? (0, node_fs.statSync)(p).size : 0;
 }));
 // dist/savers/mastra/sqlite.js
 /**
@@ -3717,6 +3782,10 @@ function mastraSqlite(db, uri) {
 		write: async (batch, o) => void writeBatch$2(db, batch, o.overwrite),
 		add: async (batch) => writeBatch$2(db, batch, "add"),
 		erase: async (target, dryRun) => eraseSqlite(db, target, dryRun),
+		vacuum: async (o) => {
+			const { sqliteVacuum, wrapVacuum } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
+			return wrapVacuum(db.name, () => sqliteVacuum(db, db.name, o.dryRun));
+		},
 		async close() {
 			if (db.open) db.close();
 		}
@@ -15719,19 +15788,24 @@ async function plan(c, schema) {
 async function erasePg(conn, place, target, dryRun) {
 	const S = `${ident$2(place.schema)}.`;
 	const isResource = "resource" in target;
+	const isMessages = "messages" in target;
 	const pool = "totalCount" in conn ? conn : void 0;
 	const tx = pool ? await pool.connect() : void 0;
 	const c = tx ?? conn;
 	try {
 		await c.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
 		const p = await plan(c, place.schema);
-		const threads = !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
+		const threads = isMessages ? target.messages : !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
 		const args = isResource ? [threads, target.resource] : [threads];
 		const col = (x) => `${ident$2(x)}::text`;
 		const steps = [...p.vectors.map((t) => ({
 			table: t,
-			where: `metadata->>'thread_id' = ANY($1::text[])${isResource ? " OR metadata->>'resource_id' = $2" : ""}`
+			where: `metadata->>'${isMessages ? "message_id" : "thread_id"}' = ANY($1::text[])${isResource ? " OR metadata->>'resource_id' = $2" : ""}`
 		})), ...p.byColumn.flatMap((b) => {
+			if (isMessages) return b.table === "mastra_messages" ? [{
+				table: b.table,
+				where: `id::text = ANY($1::text[])`
+			}] : [];
 			const where = whereNaming(b, isResource, col, "(SELECT unnest($1::text[]))", "$2");
 			return where ? [{
 				table: b.table,
@@ -15753,7 +15827,7 @@ async function erasePg(conn, place, target, dryRun) {
 			return null;
 		}
 		await c.query(dryRun ? "ROLLBACK" : "COMMIT");
-		const notes = p.vectors.length ? [] : [`no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`];
+		const notes = p.vectors.length || isMessages ? [] : [`no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`];
 		return {
 			...isResource ? { threads } : {},
 			tables,
@@ -15761,7 +15835,7 @@ async function erasePg(conn, place, target, dryRun) {
 		};
 	} catch (e) {
 		await c.query("ROLLBACK").catch(() => void 0);
-		throw storeError("mastra-delete", `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : `thread '${target.thread}'`} failed: ${e.message}`, {}, e);
+		throw storeError("mastra-delete", `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : isMessages ? `${target.messages.length} messages` : `thread '${target.thread}'`} failed: ${e.message}`, {}, e);
 	} finally {
 		tx?.release();
 	}
@@ -15969,6 +16043,15 @@ function mastraPostgres(c, place) {
 		write: async (batch, o) => void await writeBatch$1(c, S, place.uri, batch, o.overwrite),
 		add: (batch) => writeBatch$1(c, S, place.uri, batch, "add"),
 		erase: async (target, dryRun) => (await Promise.resolve().then(() => (init_erase_pg(), erase_pg_exports))).erasePg(c, place, target, dryRun),
+		async vacuum(o) {
+			const { pgVacuumTables } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
+			const names = [...(await pgTables$1(c, place.schema)).values()].filter((t) => t.startsWith("mastra_") || /^memory_messages_\d+$/.test(t));
+			try {
+				return await pgVacuumTables((sql, args) => c.query(sql, args), place.schema, names, o.dryRun);
+			} catch (e) {
+				throw storeError("postgres-vacuum", `${place.uri}: vacuuming: ${e.message}`, {}, e);
+			}
+		},
 		close: () => c.end()
 	};
 }
@@ -16218,6 +16301,33 @@ async function openSessionSqlite(path, uri, params, write = false) {
 			});
 			return dryRun ? run() : run.immediate();
 		},
+		trim(sessionId, o) {
+			const m = `"${tables.messages}"`;
+			const created = have.messages.has("created_at") ? "created_at" : "NULL";
+			const run = db.transaction(() => {
+				const rows = db.prepare(`SELECT id, ${created} AS createdAt FROM ${m} WHERE session_id = ? ORDER BY id DESC`).all(sessionId);
+				const at = (r) => {
+					const iso = isoOf$3(r.createdAt);
+					const t = iso === null ? NaN : Date.parse(iso);
+					return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+				};
+				const gone = rows.filter((r) => at(r) < o.startedAt).slice(o.keep).filter((r) => at(r) < o.before);
+				if (gone.length === 0) return null;
+				if (!o.dryRun) {
+					const del = db.prepare(`DELETE FROM ${m} WHERE id = ?`);
+					for (const r of gone) del.run(r.id);
+				}
+				return [{
+					table: tables.messages,
+					rows: gone.length
+				}];
+			});
+			return o.dryRun ? run() : run.immediate();
+		},
+		async vacuum(o) {
+			const { sqliteVacuum, wrapVacuum } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
+			return wrapVacuum(db.name, () => sqliteVacuum(db, db.name, o.dryRun));
+		},
 		async close() {
 			if (db.open) db.close();
 		}
@@ -16358,6 +16468,10 @@ async function sqliteSql(path, uri, write) {
 			return new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table));
 		},
 		ddl: () => SQLITE_DDL,
+		async vacuum(_tables, dryRun) {
+			const { sqliteVacuum, wrapVacuum } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
+			return wrapVacuum(path, () => sqliteVacuum(db, path, dryRun));
+		},
 		async close() {
 			db.close();
 		}
@@ -16407,6 +16521,14 @@ async function postgresSql(url, uri, schema, write) {
 			return new Set(r.rows.map((x) => x.column_name));
 		},
 		ddl: () => pgDdl(schema),
+		async vacuum(tables, dryRun) {
+			const { pgVacuumTables } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
+			try {
+				return await pgVacuumTables((sql, args) => c.query(sql, args), schema, tables, dryRun);
+			} catch (e) {
+				return fail(e);
+			}
+		},
 		close: () => c.end()
 	};
 }
@@ -16630,6 +16752,31 @@ function aiChatbotStore(sql, uri) {
 		write: (batch) => writeBatch(sql, batch),
 		erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
 		eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
+		async activity(chatIds) {
+			const out = /* @__PURE__ */ new Map();
+			if (!chatIds.length) return out;
+			const have = await tables();
+			const bump = (id, at) => {
+				if (at === null || at === void 0) return;
+				const t = Date.parse(isoOf$2(at));
+				if (Number.isFinite(t) && t > (out.get(String(id)) ?? Number.NEGATIVE_INFINITY)) out.set(String(id), t);
+			};
+			const time = (c) => pg ? `to_char(max(${q(c)}), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `max(${q(c)})`;
+			for (const r of await sql.all(`SELECT "id", ${pg ? `to_char("createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : "\"createdAt\""} AS "at" FROM ${sql.t(AI_CHATBOT_TABLES.chats)} WHERE "id" ${idsIn(1)}`, [idsArg(chatIds)])) bump(r.id, r.at);
+			for (const t of [AI_CHATBOT_TABLES.messagesV2, AI_CHATBOT_TABLES.messagesV1].filter((x) => have.has(x))) for (const r of await sql.all(`SELECT "chatId" AS "id", ${time("createdAt")} AS "at" FROM ${sql.t(t)} WHERE "chatId" ${idsIn(1)} GROUP BY "chatId"`, [idsArg(chatIds)])) bump(r.id, r.at);
+			return out;
+		},
+		vacuum: async (o) => sql.vacuum([...await tables()].filter((t) => [
+			AI_CHATBOT_TABLES.chats,
+			AI_CHATBOT_TABLES.users,
+			AI_CHATBOT_TABLES.messagesV1,
+			AI_CHATBOT_TABLES.messagesV2,
+			"Vote",
+			"Vote_v2",
+			"Stream",
+			"Document",
+			"Suggestion"
+		].includes(t)), o.dryRun),
 		close: () => sql.close()
 	};
 }
@@ -40516,37 +40663,6 @@ function langGraphSqlite(db, path, uri, aesKey, layout) {
 		close: async () => void db.close()
 	};
 }
-/**
-* `VACUUM` of the file: the WAL (WAL mode) checkpointed and truncated first, so the copy starts from every committed
-* page, and again after, so the rewritten pages reach the file and the WAL is empty. Sizes are the file's plus its WAL's.
-*/
-function sqliteVacuum(db, path, dryRun) {
-	const size = () => fileSize(path) + fileSize(`${path}-wal`);
-	const before = size();
-	const page = db.pragma("page_size", { simple: true });
-	const freeNow = db.pragma("freelist_count", { simple: true }) * page;
-	if (!dryRun) {
-		const wal = db.pragma("journal_mode", { simple: true }) === "wal";
-		if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
-		db.exec("VACUUM");
-		if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
-	}
-	return {
-		parts: [{
-			name: (0, node_path.basename)(path),
-			before,
-			after: dryRun ? before : size()
-		}],
-		freeNow
-	};
-}
-function wrapVacuum(path, f) {
-	try {
-		return f();
-	} catch (e) {
-		throw storeError("sqlite-io", `vacuuming ${path}: ${e.message}`, {}, e);
-	}
-}
 /** Open an SQLite LangGraph store (the file's layout is the caller's business: see savers/index.ts). */
 async function openLangGraphSqlite(path, uri, o = {}) {
 	return langGraphSqlite(await openSqliteDb(path, uri, o), path, uri, o.aesKey);
@@ -41115,9 +41231,10 @@ async function* statRows(db, o, wrap) {
 		};
 	}
 }
-var TABLES$1, PAGE$1, fileSize, key3$1, toWrite, pruneStmts, toHead;
+var TABLES$1, PAGE$1, key3$1, toWrite, pruneStmts, toHead;
 var init_sqlite = __esmMin((() => {
 	init_errors();
+	init_vacuum();
 	init_rows$1();
 	init_serde();
 	init_delta$2();
@@ -41134,7 +41251,6 @@ var init_sqlite = __esmMin((() => {
 		writes: "writes"
 	};
 	PAGE$1 = 50;
-	fileSize = (p) => (0, node_fs.existsSync)(p) ? (0, node_fs.statSync)(p).size : 0;
 	key3$1 = (r) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 	toWrite = (r) => ({
 		taskId: r.task_id,
@@ -45550,7 +45666,8 @@ var prune_run_exports = /* @__PURE__ */ __exportAll$1({
 	VacuumError: () => VacuumError,
 	prune: () => prune$1,
 	pruneLangGraph: () => pruneLangGraph,
-	pruneSaver: () => pruneSaver
+	pruneSaver: () => pruneSaver,
+	vacuumSummary: () => vacuumSummary
 });
 function emptySummary(dryRun, now) {
 	return {
@@ -48099,6 +48216,90 @@ var init_migrate$2 = __esmMin((() => {
 		}
 	};
 }));
+// dist/core/prune-rows.js
+var prune_rows_exports = /* @__PURE__ */ __exportAll$1({ pruneRows: () => pruneRows });
+async function pruneRows(p, c, o = {}) {
+	const trims = c.keepLast !== void 0 || c.olderThanMs !== void 0;
+	if (trims && (!p.items || !p.trim)) throw usageError(`--keep-last and --older-than do not apply here: a ${p.thread} is pruned whole (--idle-for, --thread/--match)`);
+	const t0 = performance.now();
+	const dryRun = Boolean(o.dryRun);
+	const sizes = o.vacuum ? await p.vacuum({ dryRun: true }) : void 0;
+	const s = {
+		dryRun,
+		startedAt: new Date(c.now).toISOString(),
+		threads: 0,
+		wholeThreads: 0,
+		kept: 0,
+		checkpoints: 0,
+		writes: 0,
+		orphanWrites: 0,
+		blobs: 0,
+		bytes: 0,
+		elapsedMs: 0
+	};
+	const tables = /* @__PURE__ */ new Map();
+	const keep = Math.max(1, c.keepLast ?? 1);
+	const before = c.olderThanMs === void 0 ? Number.POSITIVE_INFINITY : c.now - c.olderThanMs;
+	for (let after;;) {
+		const page = await p.threadPage(after, o.batchSize ?? 100);
+		if (page.length === 0) break;
+		after = page[page.length - 1].id;
+		for (const t of page) {
+			if (o.filter && !o.filter(t.id)) continue;
+			s.threads++;
+			let whole = Boolean(c.wholeThreads);
+			if (!whole && c.idleForMs !== void 0) {
+				if (t.updatedAt === void 0) s.unknownTime = (s.unknownTime ?? 0) + 1;
+				else whole = c.now - t.updatedAt > c.idleForMs;
+			}
+			const e = whole ? await p.eraseThread(t.id, dryRun) : trims ? await p.trim(t.id, {
+				keep,
+				before,
+				startedAt: c.now,
+				dryRun
+			}) : null;
+			if (!e || e.tables.every((x) => x.rows === 0)) {
+				s.kept++;
+				continue;
+			}
+			if (whole) s.wholeThreads++;
+			else s.kept++;
+			add(tables, e);
+			o.onPlan?.({
+				threadId: t.id,
+				whole,
+				checkpoints: [],
+				rows: e.tables.filter((x) => x.rows > 0)
+			});
+		}
+	}
+	s.tables = [...tables].map(([table, rows]) => ({
+		table,
+		rows
+	}));
+	if (sizes) {
+		let end;
+		try {
+			end = await p.vacuum({ dryRun });
+		} catch (e) {
+			if (!(e instanceof CkptError)) throw e;
+			s.vacuumFailed = e.message;
+			s.elapsedMs = performance.now() - t0;
+			throw new VacuumError(s, e);
+		}
+		s.vacuum = vacuumSummary(sizes, end, p.kind, s);
+	}
+	s.elapsedMs = performance.now() - t0;
+	return s;
+}
+var add;
+var init_prune_rows = __esmMin((() => {
+	init_errors();
+	init_prune_run();
+	add = (into, e) => {
+		for (const t of e.tables) into.set(t.table, (into.get(t.table) ?? 0) + t.rows);
+	};
+}));
 // dist/core/mastra/stats.js
 var stats_exports$2 = /* @__PURE__ */ __exportAll$1({ mastraStats: () => mastraStats });
 /**
@@ -48282,6 +48483,41 @@ var init_stats$2 = __esmMin((() => {
 }));
 // dist/engines/mastra/index.js
 var mastra_exports = /* @__PURE__ */ __exportAll$1({ mastraEngine: () => mastraEngine });
+/** `ckpt prune` of a Mastra store: threads by their update time, messages by their creation time. */
+function mastraPruner(store) {
+	const ms = (iso) => {
+		const t = Date.parse(iso);
+		return Number.isNaN(t) ? void 0 : t;
+	};
+	return {
+		kind: store.kind,
+		thread: "thread",
+		items: "messages of a thread",
+		async threadPage(after, n) {
+			const out = [];
+			for await (const t of store.threads({
+				after,
+				limit: n
+			})) {
+				const at = ms(t.updatedAt);
+				out.push({
+					id: t.threadId,
+					...at === void 0 ? {} : { updatedAt: at }
+				});
+			}
+			return out;
+		},
+		eraseThread: (id, dryRun) => store.erase({ thread: id }, dryRun),
+		async trim(id, o) {
+			const gone = (await store.messages(id)).map((m) => ({
+				id: m.id,
+				at: ms(m.createdAt) ?? Number.NEGATIVE_INFINITY
+			})).filter((m) => m.at < o.startedAt).reverse().slice(o.keep).filter((m) => m.at < o.before);
+			return gone.length ? store.erase({ messages: gone.map((m) => m.id) }, o.dryRun) : null;
+		},
+		vacuum: (o) => store.vacuum(o)
+	};
+}
 /**
 * One row per thread (its resource, title, message rows, stored bytes of their contents, last update), streamed. The
 * count is of Mastra's message rows, as Mastra's own recall/listMessages count them (and as `--json`'s `messages`
@@ -48332,7 +48568,7 @@ function mastraEngine(opened) {
 			write: true,
 			shared: true,
 			parallelWriters: false,
-			prune: false,
+			prune: true,
 			delete: true,
 			copy: false,
 			encrypted: false,
@@ -48340,7 +48576,6 @@ function mastraEngine(opened) {
 		},
 		instead: {
 			namespaces: "its threads belong to resources",
-			prune: MIGRATE$1,
 			copy: MIGRATE$1,
 			msgpack: "a Mastra store holds JSON",
 			parallelWriters: "a Mastra target is written by one process"
@@ -48355,6 +48590,7 @@ function mastraEngine(opened) {
 		listing: async (o) => listing$2(store, o.limit),
 		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
 		deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
+		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows(mastraPruner(store), c, o),
 		erasesBy: ["resource"],
 		eraseOwner: (o, dryRun) => store.erase({ resource: o.resource }, dryRun),
 		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
@@ -48769,14 +49005,13 @@ function aiChatbotEngine(opened) {
 			write: true,
 			shared: true,
 			parallelWriters: false,
-			prune: false,
+			prune: true,
 			delete: true,
 			copy: false,
 			encrypted: false,
 			msgpack: false
 		},
 		instead: {
-			prune: MIGRATE,
 			copy: MIGRATE,
 			parallelWriters: "a Chat SDK target is written by one process"
 		},
@@ -48789,6 +49024,24 @@ function aiChatbotEngine(opened) {
 		copiesAs: "ckpt",
 		listing: async (o) => listing$1(store, o.limit),
 		deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
+		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows({
+			kind: store.kind,
+			thread: "chat",
+			async threadPage(after, n) {
+				const ids = [];
+				for await (const ch of store.chats({
+					after,
+					limit: n
+				})) ids.push(ch.id);
+				const at = await store.activity(ids);
+				return ids.map((id) => at.has(id) ? {
+					id,
+					updatedAt: at.get(id)
+				} : { id });
+			},
+			eraseThread: (id, dryRun) => store.erase(id, dryRun),
+			vacuum: (v) => store.vacuum(v)
+		}, c, o),
 		erasesBy: ["user"],
 		eraseOwner: (o, dryRun) => store.eraseUser(o.user, dryRun),
 		hasThread: async (threadId) => await store.chat(threadId) !== void 0,
@@ -48853,7 +49106,7 @@ function openAISessionEngine(opened) {
 			write: false,
 			shared: true,
 			parallelWriters: false,
-			prune: false,
+			prune: true,
 			delete: true,
 			copy: false,
 			encrypted: false,
@@ -48861,7 +49114,6 @@ function openAISessionEngine(opened) {
 		},
 		instead: {
 			write: READ_ONLY,
-			prune: READ_ONLY,
 			copy: READ_ONLY
 		},
 		uri,
@@ -48881,6 +49133,34 @@ function openAISessionEngine(opened) {
 			const tables = store.erase(threadId, dryRun);
 			return tables && { tables };
 		},
+		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows({
+			kind: "sqlite",
+			thread: "session",
+			items: "items of a session",
+			async threadPage(after, n) {
+				const out = [];
+				for await (const s of store.sessions({
+					after,
+					limit: n
+				})) {
+					const t = Date.parse(s.updatedAt ?? s.createdAt ?? "");
+					out.push({
+						id: s.sessionId,
+						...Number.isNaN(t) ? {} : { updatedAt: t }
+					});
+				}
+				return out;
+			},
+			eraseThread: async (id, dryRun) => {
+				const tables = store.erase(id, dryRun);
+				return tables && { tables };
+			},
+			trim: async (id, t) => {
+				const tables = store.trim(id, t);
+				return tables && { tables };
+			},
+			vacuum: (v) => store.vacuum(v)
+		}, c, o),
 		statsLabel: "an Agents SDK SQLiteSession store, one session per thread, read as its items"
 	};
 }
@@ -62704,15 +62984,20 @@ function output(io, args, uri) {
 	return {
 		plan: (p) => {
 			start();
+			if (p.rows) {
+				io.stdout.write(`  ${w} ${printable(p.threadId)}${p.whole ? " (whole thread)" : ""}: ${p.rows.map((r) => `${r.table} ${r.rows}`).join(", ")}\n`);
+				return;
+			}
 			const byNs = /* @__PURE__ */ new Map();
 			for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
 			io.stdout.write(`  ${w} ${printable(p.threadId)}${p.whole ? " (whole thread)" : ""}: ${[...byNs].map(([ns, k]) => `${plural$2(k, "checkpoint")}${ns ? ` in ${printable(ns)}` : ""}`).join(", ")}\n`);
 		},
 		end: (s) => {
 			start();
+			const rows = s.tables?.reduce((n, t) => n + t.rows, 0);
 			io.stdout.write([
-				`  ${plural$2(s.threads, "thread")} examined; ${w} ${plural$2(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural$2(s.wholeThreads, "whole thread")})` : ""}, ${plural$2(s.writes, "write")}, ${plural$2(s.orphanWrites, "orphan write")}, ${plural$2(s.blobs, "blob")}; kept ${plural$2(s.kept, "checkpoint")}`,
-				`  ${s.dryRun ? "would free" : "freed"} ${mb$1(s.bytes)} of row data in ${(s.elapsedMs / 1e3).toFixed(2)} s`,
+				s.tables ? `  ${plural$2(s.threads, "thread")} examined; ${w} ${plural$2(rows, "row")}${s.wholeThreads ? ` (${plural$2(s.wholeThreads, "whole thread")})` : ""}${s.tables.length ? `: ${s.tables.map((t) => `${t.table} ${t.rows}`).join(", ")}` : ""}; kept ${plural$2(s.kept, "thread")}` : `  ${plural$2(s.threads, "thread")} examined; ${w} ${plural$2(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural$2(s.wholeThreads, "whole thread")})` : ""}, ${plural$2(s.writes, "write")}, ${plural$2(s.orphanWrites, "orphan write")}, ${plural$2(s.blobs, "blob")}; kept ${plural$2(s.kept, "checkpoint")}`,
+				s.tables ? `  in ${(s.elapsedMs / 1e3).toFixed(2)} s` : `  ${s.dryRun ? "would free" : "freed"} ${mb$1(s.bytes)} of row data in ${(s.elapsedMs / 1e3).toFixed(2)} s`,
 				...s.vacuum ? [vacuumLine(s.vacuum, s.dryRun)] : [],
 				...s.vacuumFailed !== void 0 ? ["  vacuum: failed after the prune committed (the deletions above stand; nothing was given back)"] : [],
 				...s.unknownTime ? [`  kept ${plural$2(s.unknownTime, "thread")} whose last update is unknown (neither the store nor the document has an update time)`] : []
@@ -62749,19 +63034,19 @@ var init_prune = __esmMin((() => {
 	mb$1 = (b) => `${(b / 1e6).toFixed(2)} MB`;
 	pruneCommand = {
 		command: "prune <uri>",
-		describe: "Delete old checkpoints (LangGraph: keep the newest N, older than, idle threads); --dry-run lists what would go",
+		describe: "Delete old checkpoints, messages, items or idle threads (keep the newest N, older than, idle for); --dry-run lists what would go",
 		builder: (y) => y.positional("uri", {
 			type: "string",
-			describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>"
+			describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph, Mastra, Chat SDK template, SQLiteSession or ckpt's own), redis://…, file:<dir>"
 		}).option("keep-last", {
 			type: "number",
-			describe: "LangGraph: keep the newest N checkpoints of every thread and namespace"
+			describe: "keep the newest N checkpoints of every thread and namespace (LangGraph), messages of every thread (Mastra: the thread, its metadata and working memory stay), items of every session (SQLiteSession)"
 		}).option("older-than", {
 			type: "string",
-			describe: "LangGraph: delete checkpoints older than this (e.g. 30d); the newest of each namespace stays"
+			describe: "delete checkpoints (LangGraph), messages (Mastra) or items (SQLiteSession) older than this (e.g. 30d); the newest of each thread stays"
 		}).option("idle-for", {
 			type: "string",
-			describe: "delete whole threads whose newest checkpoint is older than this (e.g. 90d)"
+			describe: "delete whole threads (chats, sessions) whose last update is older than this (e.g. 90d)"
 		}).option("thread", {
 			type: "string",
 			array: true,
@@ -62777,7 +63062,7 @@ var init_prune = __esmMin((() => {
 		}).option("vacuum", {
 			type: "boolean",
 			default: false,
-			describe: "LangGraph: give the space back after the prune (SQLite VACUUM, the WAL checkpointed; PostgreSQL VACUUM of the tables), sizes before and after"
+			describe: "give the space back after the prune (SQLite VACUUM, the WAL checkpointed; PostgreSQL VACUUM of the layout's tables), sizes before and after"
 		}).option("batch-size", {
 			type: "number",
 			default: 200,

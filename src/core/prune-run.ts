@@ -38,6 +38,8 @@ export interface PrunePlanEntry {
   threadId: string;
   whole: boolean;
   checkpoints: Array<{ ns: string; id: string }>;
+  /** the layouts whose threads are rows (Mastra, Chat SDK, SQLiteSession): the thread's rows that go, per table */
+  rows?: Array<{ table: string; rows: number }>;
 }
 
 export interface PruneSummary extends PruneCounts {
@@ -50,6 +52,11 @@ export interface PruneSummary extends PruneCounts {
   /** `idleForMs` on ckpt's own savers: threads kept because neither the store nor the document says when they changed */
   unknownTime?: number;
   elapsedMs: number;
+  /**
+   * the layouts whose threads are rows (Mastra, Chat SDK, SQLiteSession): the rows deleted per table (the checkpoint
+   * counts are 0 there, and `kept` counts threads)
+   */
+  tables?: Array<{ table: string; rows: number }>;
   /** `vacuum`: the sizes before and after, and what was given back */
   vacuum?: VacuumSummary;
   /** `vacuum` failed after the prune committed (disk full, a lock): its error; the prune's figures stand */
@@ -151,7 +158,7 @@ export async function pruneLangGraph(
 }
 
 /** The sizes before the prune (`start`) and after the vacuum (`end`), and what was given back. */
-function vacuumSummary(
+export function vacuumSummary(
   start: VacuumReport,
   end: VacuumReport,
   kind: "sqlite" | "postgres",

@@ -56,6 +56,12 @@ function output(io: CliIO, args: Args, uri: string): Output {
   return {
     plan: (p) => {
       start();
+      if (p.rows) {
+        io.stdout.write(
+          `  ${w} ${printable(p.threadId)}${p.whole ? " (whole thread)" : ""}: ${p.rows.map((r) => `${r.table} ${r.rows}`).join(", ")}\n`,
+        );
+        return;
+      }
       const byNs = new Map<string, number>();
       for (const c of p.checkpoints) byNs.set(c.ns, (byNs.get(c.ns) ?? 0) + 1);
       io.stdout.write(
@@ -64,10 +70,15 @@ function output(io: CliIO, args: Args, uri: string): Output {
     },
     end: (s) => {
       start();
+      const rows = s.tables?.reduce((n, t) => n + t.rows, 0);
       io.stdout.write(
         [
-          `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
-          `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
+          s.tables
+            ? `  ${plural(s.threads, "thread")} examined; ${w} ${plural(rows!, "row")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}${s.tables.length ? `: ${s.tables.map((t) => `${t.table} ${t.rows}`).join(", ")}` : ""}; kept ${plural(s.kept, "thread")}`
+            : `  ${plural(s.threads, "thread")} examined; ${w} ${plural(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural(s.wholeThreads, "whole thread")})` : ""}, ${plural(s.writes, "write")}, ${plural(s.orphanWrites, "orphan write")}, ${plural(s.blobs, "blob")}; kept ${plural(s.kept, "checkpoint")}`,
+          s.tables
+            ? `  in ${(s.elapsedMs / 1000).toFixed(2)} s`
+            : `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
           ...(s.vacuum ? [vacuumLine(s.vacuum, s.dryRun)] : []),
           ...(s.vacuumFailed !== undefined
             ? ["  vacuum: failed after the prune committed (the deletions above stand; nothing was given back)"]
@@ -115,24 +126,27 @@ function vacuumLine(v: VacuumSummary, dryRun: boolean): string {
 export const pruneCommand: CommandDef = {
   command: "prune <uri>",
   describe:
-    "Delete old checkpoints (LangGraph: keep the newest N, older than, idle threads); --dry-run lists what would go",
+    "Delete old checkpoints, messages, items or idle threads (keep the newest N, older than, idle for); --dry-run lists what would go",
   builder: (y: Argv) =>
     y
       .positional("uri", {
         type: "string",
-        describe: "store URI: sqlite:<path>, postgres://…?schema= (LangGraph or ckpt's own), redis://…, file:<dir>",
+        describe:
+          "store URI: sqlite:<path>, postgres://…?schema= (LangGraph, Mastra, Chat SDK template, SQLiteSession or ckpt's own), redis://…, file:<dir>",
       })
       .option("keep-last", {
         type: "number",
-        describe: "LangGraph: keep the newest N checkpoints of every thread and namespace",
+        describe:
+          "keep the newest N checkpoints of every thread and namespace (LangGraph), messages of every thread (Mastra: the thread, its metadata and working memory stay), items of every session (SQLiteSession)",
       })
       .option("older-than", {
         type: "string",
-        describe: "LangGraph: delete checkpoints older than this (e.g. 30d); the newest of each namespace stays",
+        describe:
+          "delete checkpoints (LangGraph), messages (Mastra) or items (SQLiteSession) older than this (e.g. 30d); the newest of each thread stays",
       })
       .option("idle-for", {
         type: "string",
-        describe: "delete whole threads whose newest checkpoint is older than this (e.g. 90d)",
+        describe: "delete whole threads (chats, sessions) whose last update is older than this (e.g. 90d)",
       })
       .option("thread", { type: "string", array: true, describe: "only these threads (alone: delete them whole)" })
       .option("match", {
@@ -149,7 +163,7 @@ export const pruneCommand: CommandDef = {
         type: "boolean",
         default: false,
         describe:
-          "LangGraph: give the space back after the prune (SQLite VACUUM, the WAL checkpointed; PostgreSQL VACUUM of the tables), sizes before and after",
+          "give the space back after the prune (SQLite VACUUM, the WAL checkpointed; PostgreSQL VACUUM of the layout's tables), sizes before and after",
       })
       .option("batch-size", { type: "number", default: 200, describe: "threads per transaction" })
       .option("json", {

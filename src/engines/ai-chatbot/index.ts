@@ -50,14 +50,13 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
       write: true,
       shared: true,
       parallelWriters: false,
-      prune: false,
+      prune: true,
       delete: true,
       copy: false,
       encrypted: false,
       msgpack: false,
     },
     instead: {
-      prune: MIGRATE,
       copy: MIGRATE,
       parallelWriters: "a Chat SDK target is written by one process",
     },
@@ -71,6 +70,24 @@ export function aiChatbotEngine(opened: Extract<OpenedStore, { layout: "ai-chatb
     copiesAs: "ckpt",
     listing: async (o) => listing(store, o.limit),
     deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
+    // whole chats: idle ones (--idle-for: the newest of the chat's and its messages' times) or those named
+    prune: async (c, o) =>
+      (await import("../../core/prune-rows.js")).pruneRows(
+        {
+          kind: store.kind,
+          thread: "chat",
+          async threadPage(after, n) {
+            const ids: string[] = [];
+            for await (const ch of store.chats({ after, limit: n })) ids.push(ch.id);
+            const at = await store.activity(ids);
+            return ids.map((id) => (at.has(id) ? { id, updatedAt: at.get(id)! } : { id }));
+          },
+          eraseThread: (id, dryRun) => store.erase(id, dryRun),
+          vacuum: (v) => store.vacuum(v),
+        },
+        c,
+        o,
+      ),
     // a user: their chats with every row of them, their documents and suggestions, the User row
     erasesBy: ["user"],
     eraseOwner: (o, dryRun) => store.eraseUser(o.user!, dryRun),

@@ -7,7 +7,41 @@ import { tableTime } from "../../base/time.js";
 import type { OpenedStore } from "../../savers/index.js";
 import { DEFAULT_NAMESPACE, namespaceOf } from "../../savers/types.js";
 import type { MastraThreadSummary, MastraStore } from "../../savers/mastra/types.js";
+import type { RowPruner } from "../../core/prune-rows.js";
 import type { Engine, Listing } from "../types.js";
+
+/** `ckpt prune` of a Mastra store: threads by their update time, messages by their creation time. */
+function mastraPruner(store: MastraStore): RowPruner {
+  const ms = (iso: string) => {
+    const t = Date.parse(iso);
+    return Number.isNaN(t) ? undefined : t;
+  };
+  return {
+    kind: store.kind,
+    thread: "thread",
+    items: "messages of a thread",
+    async threadPage(after, n) {
+      const out: Array<{ id: string; updatedAt?: number }> = [];
+      for await (const t of store.threads({ after, limit: n })) {
+        const at = ms(t.updatedAt);
+        out.push({ id: t.threadId, ...(at === undefined ? {} : { updatedAt: at }) });
+      }
+      return out;
+    },
+    eraseThread: (id, dryRun) => store.erase({ thread: id }, dryRun),
+    async trim(id, o) {
+      // newest first (Mastra's order reversed): those written before the prune started beyond the newest `keep` and
+      // older than `before` go, by id (a message written meanwhile is never among them)
+      const old = (await store.messages(id))
+        .map((m) => ({ id: m.id, at: ms(m.createdAt) ?? Number.NEGATIVE_INFINITY }))
+        .filter((m) => m.at < o.startedAt)
+        .reverse();
+      const gone = old.slice(o.keep).filter((m) => m.at < o.before);
+      return gone.length ? store.erase({ messages: gone.map((m) => m.id) }, o.dryRun) : null;
+    },
+    vacuum: (o) => store.vacuum(o),
+  };
+}
 
 /**
  * One row per thread (its resource, title, message rows, stored bytes of their contents, last update), streamed. The
@@ -53,7 +87,7 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
       write: true,
       shared: true,
       parallelWriters: false,
-      prune: false,
+      prune: true,
       delete: true,
       copy: false,
       encrypted: false,
@@ -61,7 +95,6 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
     },
     instead: {
       namespaces: "its threads belong to resources",
-      prune: MIGRATE,
       copy: MIGRATE,
       msgpack: "a Mastra store holds JSON",
       parallelWriters: "a Mastra target is written by one process",
@@ -78,6 +111,9 @@ export function mastraEngine(opened: Extract<OpenedStore, { layout: "mastra" }>)
     hasThread: async (threadId) => (await store.thread(threadId)) !== undefined,
     // the thread, its messages, its rows in the other per-thread tables and its vector rows, in one transaction
     deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
+    // whole threads (--idle-for, --thread/--match) or their oldest messages (--keep-last, --older-than; the thread, its
+    // metadata and the resource's working memory stay), with the vector rows of what goes
+    prune: async (c, o) => (await import("../../core/prune-rows.js")).pruneRows(mastraPruner(store), c, o),
     // a resource: its row (working memory), its threads with every row of theirs, every row naming it
     erasesBy: ["resource"],
     eraseOwner: (o, dryRun) => store.erase({ resource: o.resource! }, dryRun),

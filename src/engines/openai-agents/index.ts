@@ -47,13 +47,13 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
       write: false,
       shared: true,
       parallelWriters: false,
-      prune: false,
+      prune: true,
       delete: true,
       copy: false,
       encrypted: false,
       msgpack: false,
     },
-    instead: { write: READ_ONLY, prune: READ_ONLY, copy: READ_ONLY },
+    instead: { write: READ_ONLY, copy: READ_ONLY },
     uri,
     saver,
     opened,
@@ -71,6 +71,34 @@ export function openAISessionEngine(opened: Extract<OpenedStore, { layout: "open
       const tables = store.erase(threadId, dryRun);
       return tables && { tables };
     },
+    // whole sessions (--idle-for, --thread/--match) or their oldest items (--keep-last, --older-than)
+    prune: async (c, o) =>
+      (await import("../../core/prune-rows.js")).pruneRows(
+        {
+          kind: "sqlite",
+          thread: "session",
+          items: "items of a session",
+          async threadPage(after, n) {
+            const out: Array<{ id: string; updatedAt?: number }> = [];
+            for await (const s of store.sessions({ after, limit: n })) {
+              const t = Date.parse(s.updatedAt ?? s.createdAt ?? "");
+              out.push({ id: s.sessionId, ...(Number.isNaN(t) ? {} : { updatedAt: t }) });
+            }
+            return out;
+          },
+          eraseThread: async (id, dryRun) => {
+            const tables = store.erase(id, dryRun);
+            return tables && { tables };
+          },
+          trim: async (id, t) => {
+            const tables = store.trim(id, t);
+            return tables && { tables };
+          },
+          vacuum: (v) => store.vacuum(v),
+        },
+        c,
+        o,
+      ),
     statsLabel: "an Agents SDK SQLiteSession store, one session per thread, read as its items",
   };
 }

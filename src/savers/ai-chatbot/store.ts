@@ -24,6 +24,7 @@ import {
   AI_CHATBOT_TABLES as T,
 } from "./types.js";
 import { loadBetterSqlite3 } from "../better-sqlite3.js";
+import type { VacuumReport } from "../langgraph/shared.js";
 
 type Raw = Record<string, unknown>;
 
@@ -40,6 +41,8 @@ interface Sql {
   columns(table: string): Promise<Set<string>>;
   /** the DDL of the four tables */
   ddl(): string;
+  /** `ckpt prune --vacuum`: VACUUM (SQLite: the file, WAL checkpointed; PostgreSQL: these tables) */
+  vacuum(tables: string[], dryRun: boolean): Promise<VacuumReport>;
   close(): Promise<void>;
 }
 
@@ -91,6 +94,10 @@ export async function sqliteSql(path: string, uri: string, write: boolean): Prom
       return new Set(db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table) as string[]);
     },
     ddl: () => SQLITE_DDL,
+    async vacuum(_tables, dryRun) {
+      const { sqliteVacuum, wrapVacuum } = await import("../vacuum.js");
+      return wrapVacuum(path, () => sqliteVacuum(db, path, dryRun));
+    },
     async close() {
       db.close();
     },
@@ -145,6 +152,14 @@ export async function postgresSql(url: string, uri: string, schema: string, writ
       return new Set(r.rows.map((x: { column_name: string }) => x.column_name));
     },
     ddl: () => pgDdl(schema),
+    async vacuum(tables, dryRun) {
+      const { pgVacuumTables } = await import("../vacuum.js");
+      try {
+        return await pgVacuumTables((sql, args) => c.query(sql, args), schema, tables, dryRun);
+      } catch (e) {
+        return fail(e);
+      }
+    },
     close: () => c.end(),
   };
 }
@@ -435,6 +450,47 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
     write: (batch) => writeBatch(sql, batch),
     erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
     eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
+    async activity(chatIds) {
+      // the newest of the chat's own time and its messages' (Message_v2, Message), as ms
+      const out = new Map<string, number>();
+      if (!chatIds.length) return out;
+      const have = await tables();
+      const bump = (id: unknown, at: unknown) => {
+        if (at === null || at === undefined) return;
+        const t = Date.parse(isoOf(at));
+        if (Number.isFinite(t) && t > (out.get(String(id)) ?? Number.NEGATIVE_INFINITY)) out.set(String(id), t);
+      };
+      const time = (c: string) => (pg ? `to_char(max(${q(c)}), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `max(${q(c)})`);
+      for (const r of await sql.all(
+        `SELECT "id", ${pg ? `to_char("createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : '"createdAt"'} AS "at" FROM ${sql.t(T.chats)} WHERE "id" ${idsIn(1)}`,
+        [idsArg(chatIds)],
+      ))
+        bump(r.id, r.at);
+      for (const t of [T.messagesV2, T.messagesV1].filter((x) => have.has(x)))
+        for (const r of await sql.all(
+          `SELECT "chatId" AS "id", ${time("createdAt")} AS "at" FROM ${sql.t(t)} WHERE "chatId" ${idsIn(1)} GROUP BY "chatId"`,
+          [idsArg(chatIds)],
+        ))
+          bump(r.id, r.at);
+      return out;
+    },
+    vacuum: async (o) =>
+      sql.vacuum(
+        [...(await tables())].filter((t) =>
+          [
+            T.chats,
+            T.users,
+            T.messagesV1,
+            T.messagesV2,
+            "Vote",
+            "Vote_v2",
+            "Stream",
+            "Document",
+            "Suggestion",
+          ].includes(t),
+        ),
+        o.dryRun,
+      ),
     close: () => sql.close(),
   };
 }

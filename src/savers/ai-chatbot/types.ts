@@ -123,6 +123,10 @@ export interface AiChatbotStore {
     userId: string,
     dryRun: boolean,
   ): Promise<{ threads: string[]; tables: Array<{ table: string; rows: number }>; notes?: string[] } | null>;
+  /** `ckpt prune --idle-for`: each chat's last activity (ms): the newest of its own time and its messages' */
+  activity(chatIds: string[]): Promise<Map<string, number>>;
+  /** `ckpt prune --vacuum`: VACUUM of the file (WAL checkpointed) or the template's tables; `dryRun`: measured only */
+  vacuum(o: { dryRun: boolean }): Promise<import("../langgraph/shared.js").VacuumReport>;
   close(): Promise<void>;
 }
 

@@ -6,11 +6,12 @@
  * created, never altered, no -wal/-shm files left by us. Every listing pages by the primary key.
  */
 import type { AesKey } from "../../formats/langgraph/aes-key.js";
-import { existsSync, mkdirSync, statSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { storeError } from "../../base/errors.js";
 import type { Library } from "../../formats/langgraph/encode.js";
+import { sqliteVacuum, wrapVacuum } from "../vacuum.js";
 import { type LgCheckpoint, type LgWrite, libraryOf, textOf } from "../../formats/langgraph/rows.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
 import { DELTA_COUNTERS } from "../../formats/langgraph/delta.js";
@@ -45,7 +46,6 @@ import {
   newestFirst,
   type PlanFn,
   type PruneCounts,
-  type VacuumReport,
   type PruneHead,
   rangeOf,
   type StatBatch,
@@ -136,34 +136,6 @@ export function langGraphSqlite(
     vacuum: async (o) => wrapVacuum(path, () => sqliteVacuum(db, path, o.dryRun)),
     close: async () => void db.close(),
   };
-}
-
-const fileSize = (p: string) => (existsSync(p) ? statSync(p).size : 0);
-
-/**
- * `VACUUM` of the file: the WAL (WAL mode) checkpointed and truncated first, so the copy starts from every committed
- * page, and again after, so the rewritten pages reach the file and the WAL is empty. Sizes are the file's plus its WAL's.
- */
-function sqliteVacuum(db: DB, path: string, dryRun: boolean): VacuumReport {
-  const size = () => fileSize(path) + fileSize(`${path}-wal`);
-  const before = size();
-  const page = db.pragma("page_size", { simple: true }) as number;
-  const freeNow = (db.pragma("freelist_count", { simple: true }) as number) * page;
-  if (!dryRun) {
-    const wal = db.pragma("journal_mode", { simple: true }) === "wal";
-    if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
-    db.exec("VACUUM");
-    if (wal) db.pragma("wal_checkpoint(TRUNCATE)");
-  }
-  return { parts: [{ name: basename(path), before, after: dryRun ? before : size() }], freeNow };
-}
-
-function wrapVacuum<T>(path: string, f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    throw storeError("sqlite-io", `vacuuming ${path}: ${(e as Error).message}`, {}, e);
-  }
 }
 
 /** Open an SQLite LangGraph store (the file's layout is the caller's business: see savers/index.ts). */

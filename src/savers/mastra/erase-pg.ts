@@ -52,30 +52,36 @@ export async function erasePg(
 ): Promise<Erased | null> {
   const S = `${ident(place.schema)}.`;
   const isResource = "resource" in target;
+  // a prune's messages: their rows in mastra_messages and their vector rows (by message_id), the ids as $1
+  const isMessages = "messages" in target;
   const pool = "totalCount" in conn ? (conn as unknown as pg.Pool) : undefined;
   const tx = pool ? await pool.connect() : undefined;
   const c: Queryable = tx ?? conn;
   try {
     await c.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
     const p = await plan(c, place.schema);
-    const threads = !isResource
-      ? [target.thread]
-      : p.byColumn.some((b) => b.table === "mastra_threads")
-        ? (
-            await c.query<{ id: string }>(
-              `SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`,
-              [target.resource],
-            )
-          ).rows.map((r) => r.id)
-        : [];
+    const threads = isMessages
+      ? target.messages
+      : !isResource
+        ? [(target as { thread: string }).thread]
+        : p.byColumn.some((b) => b.table === "mastra_threads")
+          ? (
+              await c.query<{ id: string }>(
+                `SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`,
+                [target.resource],
+              )
+            ).rows.map((r) => r.id)
+          : [];
     const args = isResource ? [threads, target.resource] : [threads];
     const col = (x: string) => `${ident(x)}::text`;
     const steps = [
       ...p.vectors.map((t) => ({
         table: t,
-        where: `metadata->>'thread_id' = ANY($1::text[])${isResource ? " OR metadata->>'resource_id' = $2" : ""}`,
+        where: `metadata->>'${isMessages ? "message_id" : "thread_id"}' = ANY($1::text[])${isResource ? " OR metadata->>'resource_id' = $2" : ""}`,
       })),
       ...p.byColumn.flatMap((b) => {
+        if (isMessages)
+          return b.table === "mastra_messages" ? [{ table: b.table, where: `id::text = ANY($1::text[])` }] : [];
         const where = whereNaming(b, isResource, col, "(SELECT unnest($1::text[]))", "$2");
         return where ? [{ table: b.table, where }] : [];
       }),
@@ -99,17 +105,18 @@ export async function erasePg(
       return null;
     }
     await c.query(dryRun ? "ROLLBACK" : "COMMIT");
-    const notes = p.vectors.length
-      ? []
-      : [
-          `no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`,
-        ];
+    const notes =
+      p.vectors.length || isMessages
+        ? []
+        : [
+            `no vector table (PgVector's memory_messages_<dims>) in schema ${place.schema}: if semantic recall keeps its embeddings in another schema or database (PgVector's own connection and schemaName), their rows there are not ${dryRun ? "counted" : "deleted"} here`,
+          ];
     return { ...(isResource ? { threads } : {}), tables, ...(notes.length ? { notes } : {}) };
   } catch (e) {
     await c.query("ROLLBACK").catch(() => undefined);
     throw storeError(
       "mastra-delete",
-      `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : `thread '${target.thread}'`} failed: ${(e as Error).message}`,
+      `${place.uri}: ${dryRun ? "counting" : "deleting"} the rows of ${isResource ? `resource '${target.resource}'` : isMessages ? `${target.messages.length} messages` : `thread '${target.thread}'`} failed: ${(e as Error).message}`,
       {},
       e,
     );

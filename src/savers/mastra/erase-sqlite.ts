@@ -94,20 +94,24 @@ function neighbourNote(table: string, index: { name: string; sql: string }, dryR
 export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean): Erased | null {
   const p = plan(db);
   const isResource = "resource" in target;
+  // a prune's messages: their rows in mastra_messages and their vector rows (by message_id), the ids in @threads
+  const isMessages = "messages" in target;
   const threadsOf = () =>
-    isResource
-      ? p.byColumn.some((b) => b.table === "mastra_threads")
-        ? (db
-            .prepare('SELECT id FROM mastra_threads WHERE "resourceId" = ? ORDER BY id')
-            .pluck()
-            .all(target.resource) as string[])
-        : []
-      : [target.thread];
+    isMessages
+      ? target.messages
+      : isResource
+        ? p.byColumn.some((b) => b.table === "mastra_threads")
+          ? (db
+              .prepare('SELECT id FROM mastra_threads WHERE "resourceId" = ? ORDER BY id')
+              .pluck()
+              .all(target.resource) as string[])
+          : []
+        : [(target as { thread: string }).thread];
   const res = isResource ? target.resource : null;
   const vectorRows = (t: string, threads: string) =>
     db
       .prepare(
-        `SELECT rowid FROM ${q(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.thread_id') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`,
+        `SELECT rowid FROM ${q(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.${isMessages ? "message_id" : "thread_id"}') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`,
       )
       .pluck()
       .all(isResource ? { threads, res } : { threads }) as number[];
@@ -115,6 +119,10 @@ export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean):
     const ids = threadsOf();
     const threads = JSON.stringify(ids);
     const wheres = p.byColumn.flatMap((b) => {
+      if (isMessages)
+        return b.table === "mastra_messages"
+          ? [{ table: b.table, where: '"id" IN (SELECT value FROM json_each(@threads))' }]
+          : [];
       const w = whereNaming(b, isResource, q, "(SELECT value FROM json_each(@threads))", "@res");
       return w ? [{ table: b.table, where: w }] : [];
     });

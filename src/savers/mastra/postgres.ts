@@ -225,6 +225,17 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
     write: async (batch, o) => void (await writeBatch(c, S, place.uri, batch, o.overwrite)),
     add: (batch) => writeBatch(c, S, place.uri, batch, "add"),
     erase: async (target, dryRun) => (await import("./erase-pg.js")).erasePg(c, place, target, dryRun),
+    async vacuum(o) {
+      const { pgVacuumTables } = await import("../vacuum.js");
+      // the memory tables and PgVector's tables beside them (what a prune deletes from)
+      const tables = (await pgTables(c, place.schema)).values();
+      const names = [...tables].filter((t) => t.startsWith("mastra_") || /^memory_messages_\d+$/.test(t));
+      try {
+        return await pgVacuumTables((sql, args) => c.query(sql, args), place.schema, names, o.dryRun);
+      } catch (e) {
+        throw storeError("postgres-vacuum", `${place.uri}: vacuuming: ${(e as Error).message}`, {}, e);
+      }
+    },
     close: () => c.end(),
   };
 }

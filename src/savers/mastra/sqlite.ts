@@ -200,6 +200,10 @@ export function mastraSqlite(db: DB, uri: string): MastraStore {
     write: async (batch, o) => void writeBatch(db, batch, o.overwrite),
     add: async (batch) => writeBatch(db, batch, "add"),
     erase: async (target, dryRun) => eraseSqlite(db, target, dryRun),
+    vacuum: async (o) => {
+      const { sqliteVacuum, wrapVacuum } = await import("../vacuum.js");
+      return wrapVacuum(db.name, () => sqliteVacuum(db, db.name, o.dryRun));
+    },
     async close() {
       if (db.open) db.close();
     },

@@ -86,7 +86,7 @@ export interface MastraTableSize {
 }
 
 /** What `ckpt delete` erases: one thread, or a resource with everything of it (its threads too). */
-export type MastraEraseTarget = { thread: string } | { resource: string };
+export type MastraEraseTarget = { thread: string } | { resource: string } | { messages: string[] };
 
 /** What an erasure removes (or would): each table's rows of it, 0 included (engines/types.ts `Erased`). */
 export interface Erased {
@@ -131,6 +131,11 @@ export interface MastraStore {
    * transaction; null when none names it.
    */
   erase(target: MastraEraseTarget, dryRun: boolean): Promise<Erased | null>;
+  /**
+   * `ckpt prune --vacuum`: SQLite VACUUM of the file (its WAL checkpointed before and after), PostgreSQL VACUUM of the
+   * schema's mastra_* and vector tables; the sizes before and after (`dryRun`: measured only).
+   */
+  vacuum(o: { dryRun: boolean }): Promise<import("../langgraph/shared.js").VacuumReport>;
   close(): Promise<void>;
 }
 

@@ -56,6 +56,13 @@ export interface OpenAISessionStore {
    * write transaction unless `dryRun` (a store opened to write); null when neither table holds the session.
    */
   erase(sessionId: string, dryRun: boolean): TableRows[] | null;
+  /**
+   * `ckpt prune --keep-last/--older-than`: the session's items written before `startedAt` beyond its newest `keep`
+   * and older than `before` (ms), counted, and deleted in one write transaction unless `dryRun`; null: none go.
+   */
+  trim(sessionId: string, o: { keep: number; before: number; startedAt: number; dryRun: boolean }): TableRows[] | null;
+  /** `ckpt prune --vacuum`: VACUUM of the file, its WAL checkpointed before and after (`dryRun`: measured only) */
+  vacuum(o: { dryRun: boolean }): Promise<import("../langgraph/shared.js").VacuumReport>;
   close(): Promise<void>;
 }
 
@@ -225,6 +232,35 @@ export async function openSessionSqlite(
         return rows;
       });
       return dryRun ? run() : run.immediate();
+    },
+    trim(sessionId, o) {
+      // the session's items by id, newest first: those written before the prune started beyond the newest `keep` of
+      // them and older than `before` go (an item without a time counts as old)
+      const m = `"${tables.messages}"`;
+      const created = have.messages.has("created_at") ? "created_at" : "NULL";
+      const run = db.transaction(() => {
+        const rows = db
+          .prepare(`SELECT id, ${created} AS createdAt FROM ${m} WHERE session_id = ? ORDER BY id DESC`)
+          .all(sessionId) as Array<{ id: number; createdAt: unknown }>;
+        const at = (r: { createdAt: unknown }) => {
+          const iso = isoOf(r.createdAt);
+          const t = iso === null ? Number.NaN : Date.parse(iso);
+          return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+        };
+        const old = rows.filter((r) => at(r) < o.startedAt);
+        const gone = old.slice(o.keep).filter((r) => at(r) < o.before);
+        if (gone.length === 0) return null;
+        if (!o.dryRun) {
+          const del = db.prepare(`DELETE FROM ${m} WHERE id = ?`);
+          for (const r of gone) del.run(r.id);
+        }
+        return [{ table: tables.messages, rows: gone.length }];
+      });
+      return o.dryRun ? run() : run.immediate();
+    },
+    async vacuum(o) {
+      const { sqliteVacuum, wrapVacuum } = await import("../vacuum.js");
+      return wrapVacuum(db.name, () => sqliteVacuum(db, db.name, o.dryRun));
     },
     async close() {
       if (db.open) db.close();
