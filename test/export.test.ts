@@ -9,8 +9,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { exportThreads } from "../src/index.js";
+import { fillSqliteRows, type Row } from "./helpers/ai-chatbot-db.js";
 import { runCli } from "./helpers/cli-io.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -460,6 +462,8 @@ describe("selection and outputs", () => {
       return lines(out).map((x) => x.threadId);
     };
     expect(await ids("--thread", "a-chat-2")).toEqual(["a-chat-2"]);
+    const typo = await run(["export", lg, "-o", join(dir, "sel.jsonl"), "--thread", "a-chat-9"]);
+    expect(typo.err).toContain("--thread a-chat-9: no source holds it");
     expect(await ids("--match", "a-hitl-*")).toEqual(["a-hitl-1", "a-hitl-2"]);
     expect(await ids("--since", "2026-11-23T08:43:38.040Z")).toEqual(["a-edited-1", "a-forked-1", "a-hitl-2"]);
     expect(await ids("--until", "2026-11-23T08:43:37.960Z")).toEqual(["a-chat-1"]);
@@ -518,6 +522,88 @@ describe("selection and outputs", () => {
     const r = await run(["export", "-", "-o", "-"], readFileSync(join(F, "ai-sdk/valid/v5-tools.json"), "utf8"));
     expect(r.code, r.err).toBe(0);
     checkOpenAIChat(JSON.parse(r.out));
+  });
+});
+
+describe("the other store layouts", () => {
+  test("an Agents SDK SQLiteSession store: each session's items as a conversation (function calls paired)", async () => {
+    const doc = JSON.parse(readFileSync(join(F, "openai-agents-session/valid/math.json"), "utf8")) as {
+      rows: Record<string, { createdAt: string; item: Record<string, unknown> }>;
+    };
+    const file = join(dir, "session.db");
+    const db = new Database(file);
+    db.exec(`CREATE TABLE agent_sessions (session_id TEXT PRIMARY KEY, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+      updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+      CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL,
+      created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, FOREIGN KEY (session_id) REFERENCES agent_sessions (session_id) ON DELETE CASCADE)`);
+    const items = Object.values(doc.rows).map((r) => r.item);
+    for (const sid of ["math", "math-2"]) {
+      db.prepare("INSERT INTO agent_sessions (session_id) VALUES (?)").run(sid);
+      for (const it of items)
+        db.prepare("INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)").run(sid, JSON.stringify(it));
+    }
+    db.close();
+    const out = join(dir, "session.jsonl");
+    const r = await run(["export", file, "-o", out]);
+    expect(r.code, r.err).toBe(0);
+    const rows = lines(out);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) checkOpenAIChat(row);
+    // the session's own items: each function call and its output, by call_id
+    const ms = rows[0]!.messages as Array<Record<string, unknown>>;
+    for (const it of items.filter((i) => i.type === "function_call")) {
+      const call = ms
+        .flatMap((m) => (m.tool_calls as Array<Record<string, unknown>>) ?? [])
+        .find((c) => c.id === it.call_id);
+      expect(call).toEqual({ id: it.call_id, type: "function", function: { name: it.name, arguments: it.arguments } });
+      const output = items.find((i) => i.type === "function_call_output" && i.call_id === it.call_id)!;
+      expect(ms.find((m) => m.tool_call_id === it.call_id)?.content).toBe(output.output);
+    }
+    expect(ms[0]).toEqual({ role: "user", content: items[0]!.content });
+  });
+
+  test("a Chat SDK template database: each chat's UI messages (AI SDK 5 parts) as a conversation", async () => {
+    const ui = JSON.parse(readFileSync(join(F, "versions/ai/5.0/tools.json"), "utf8")) as Array<{
+      id: string;
+      role: string;
+      parts: Array<Record<string, unknown>>;
+    }>;
+    const file = join(dir, "chat.db");
+    const user = "00000000-0000-4000-8000-000000000001";
+    const chat = "00000000-0000-4000-8000-000000000002";
+    fillSqliteRows(file, [
+      ["User", { id: user, email: "a@example.com", password: null }],
+      [
+        "Chat",
+        { id: chat, createdAt: "2026-12-01T10:00:00.000Z", userId: user, title: "Weather", visibility: "private" },
+      ],
+      ...ui.map(
+        (m, i): Row => [
+          "Message_v2",
+          {
+            id: `00000000-0000-4000-8000-00000000010${i}`,
+            chatId: chat,
+            role: m.role,
+            parts: m.parts,
+            attachments: [],
+            createdAt: `2026-12-01T10:00:0${i}.000Z`,
+          },
+        ],
+      ),
+    ]);
+    const out = join(dir, "chat.jsonl");
+    const r = await run(["export", file, "-o", out]);
+    expect(r.code, r.err).toBe(0);
+    const rows = lines(out);
+    expect(rows).toHaveLength(1);
+    checkOpenAIChat(rows[0]!);
+    const ms = rows[0]!.messages as Array<Record<string, unknown>>;
+    const texts = ui.flatMap((m) => m.parts.filter((p) => p.type === "text").map((p) => p.text));
+    expect(ms.filter((m) => m.role !== "tool" && m.content).map((m) => m.content)).toEqual(texts);
+    const calls = ui.flatMap((m) => m.parts).filter((p) => String(p.type).startsWith("tool-"));
+    expect(ms.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content as string))).toEqual(
+      calls.map((p) => p.output),
+    );
   });
 });
 

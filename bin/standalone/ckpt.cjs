@@ -60891,6 +60891,81 @@ function summaryText(s, checkpoints) {
 	}
 	return `${lines.join("\n")}\n`;
 }
+/**
+* Every source parsed (and every store opened, read-only) before anything is written, so that a mistyped one fails
+* first: `-` one document on stdin, `<store>#<thread>` one thread, else a store's threads with the selection. `total`
+* counts the threads for the progress bar (on a terminal only: counting costs a query per store).
+*/
+async function openSources(sources, args, io, sel, tty) {
+	const { exportThreadOf, threadCount } = await Promise.resolve().then(() => (init_export$1(), export_exports$1));
+	const { parseInput, parseStore } = await Promise.resolve().then(() => (init_address(), address_exports));
+	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
+	const { requireCap } = await Promise.resolve().then(() => (init_engines(), engines_exports));
+	const { namespaceOf } = await Promise.resolve().then(() => (init_types$8(), types_exports));
+	let total = 0;
+	const opened = [];
+	for (const spec of sources) {
+		if (spec === "-") {
+			opened.push((async function* () {
+				const text = decodeText(await readStdin(io.stdin), "<stdin>");
+				yield exportThreadOf("<stdin>", text, {
+					threadId: "stdin",
+					name: "<stdin>"
+				});
+			})());
+			total++;
+			continue;
+		}
+		const input = parseInput(spec, {
+			cwd: io.cwd,
+			env: io.env
+		});
+		if (input.kind === "address") {
+			const { engine } = await openStore(input.address.store, {
+				readOnly: true,
+				namespace: input.address.namespace,
+				env: io.env
+			});
+			const a = input.address;
+			opened.push((async function* () {
+				const doc = await readThread(engine, a);
+				const at = engine.caps.history ? doc.name.slice(doc.name.lastIndexOf("@") + 1) : void 0;
+				yield exportThreadOf(engine.uri.redacted, doc.text, {
+					threadId: doc.threadId,
+					namespace: a.namespace,
+					name: doc.name,
+					...at ? { checkpointId: at } : {}
+				});
+			})());
+			total++;
+			continue;
+		}
+		const { engine } = await openStore(input.kind === "store" ? input.store : parseStore(spec, {
+			cwd: io.cwd,
+			env: io.env
+		}), {
+			readOnly: true,
+			env: io.env
+		});
+		const flagNs = args.namespace?.length === 1 ? args.namespace[0] : void 0;
+		const uriNs = namespaceOf(engine.uri, flagNs);
+		if (uriNs !== void 0 || args.namespace?.length) requireCap(engine, "namespaces");
+		const namespaces = uriNs !== void 0 ? [uriNs] : args.namespace;
+		const s = {
+			...sel,
+			...namespaces ? { namespaces } : {}
+		};
+		if (tty) total += await threadCount(engine, s);
+		opened.push({
+			engine,
+			select: s
+		});
+	}
+	return {
+		opened,
+		total
+	};
+}
 var exportCommand;
 var init_export = __esmMin((() => {
 	init_errors();
@@ -60955,15 +61030,10 @@ var init_export = __esmMin((() => {
 			const until = timeOption("--until", args.until, now);
 			const output = args.output === "" ? "-" : args.output;
 			if (output === "-" && args.json) throw usageError("--json prints the summary on stdout: give -o a file with it");
-			const { containerOf, exportThreadOf, exportThreads, formatFor, threadCount } = await Promise.resolve().then(() => (init_export$1(), export_exports$1));
+			const { containerOf, exportThreads, formatFor } = await Promise.resolve().then(() => (init_export$1(), export_exports$1));
 			const as = formatFor(containerOf(output, args.as), args.as);
-			const accept = await threadFilter(args);
-			const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
-			const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
-			const { requireCap } = await Promise.resolve().then(() => (init_engines(), engines_exports));
-			const { namespaceOf } = await Promise.resolve().then(() => (init_types$8(), types_exports));
 			const sel = {
-				accept,
+				accept: await threadFilter(args),
 				since,
 				until,
 				allCheckpoints: args.allCheckpoints
@@ -60971,66 +61041,7 @@ var init_export = __esmMin((() => {
 			const sources = args.source.map((s) => s === "" ? "-" : s);
 			if (sources.filter((s) => s === "-").length > 1) throw usageError("standard input (-) can be read once");
 			const tty = Boolean(io.stderr.isTTY) && output !== "-";
-			let total = 0;
-			const opened = [];
-			for (const spec of sources) {
-				if (spec === "-") {
-					opened.push((async function* () {
-						const text = decodeText(await readStdin(io.stdin), "<stdin>");
-						yield exportThreadOf("<stdin>", text, {
-							threadId: "stdin",
-							name: "<stdin>"
-						});
-					})());
-					total++;
-					continue;
-				}
-				const input = parseInput(spec, {
-					cwd: io.cwd,
-					env: io.env
-				});
-				if (input.kind === "address") {
-					const { engine } = await openStore(input.address.store, {
-						readOnly: true,
-						namespace: input.address.namespace,
-						env: io.env
-					});
-					const a = input.address;
-					opened.push((async function* () {
-						const doc = await readThread(engine, a);
-						const at = engine.caps.history ? doc.name.slice(doc.name.lastIndexOf("@") + 1) : void 0;
-						yield exportThreadOf(engine.uri.redacted, doc.text, {
-							threadId: doc.threadId,
-							namespace: a.namespace,
-							name: doc.name,
-							...at ? { checkpointId: at } : {}
-						});
-					})());
-					total++;
-					continue;
-				}
-				const { parseStore } = await Promise.resolve().then(() => (init_address(), address_exports));
-				const { engine } = await openStore(input.kind === "store" ? input.store : parseStore(spec, {
-					cwd: io.cwd,
-					env: io.env
-				}), {
-					readOnly: true,
-					env: io.env
-				});
-				const flagNs = args.namespace?.length === 1 ? args.namespace[0] : void 0;
-				const uriNs = namespaceOf(engine.uri, flagNs);
-				if (uriNs !== void 0 || args.namespace?.length) requireCap(engine, "namespaces");
-				const namespaces = uriNs !== void 0 ? [uriNs] : args.namespace;
-				const s = {
-					...sel,
-					...namespaces ? { namespaces } : {}
-				};
-				if (tty) total += await threadCount(engine, s);
-				opened.push({
-					engine,
-					select: s
-				});
-			}
+			const { opened, total } = await openSources(sources, args, io, sel, tty);
 			let shown = 0;
 			const controller = new AbortController();
 			const interrupt = () => {
@@ -61038,8 +61049,10 @@ var init_export = __esmMin((() => {
 				controller.abort();
 			};
 			process.on("SIGINT", interrupt);
+			const seen = /* @__PURE__ */ new Set();
 			const summary = await exportThreads(opened, {
 				as,
+				transforms: args.thread?.length ? [(t) => (seen.add(t.threadId), t)] : [],
 				signal: controller.signal,
 				skipUnreadable: args.skipUnreadable,
 				output: output === "-" ? io.stdout : output,
@@ -61055,6 +61068,7 @@ var init_export = __esmMin((() => {
 			});
 			if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 			else io.stderr.write(summaryText(summary, args.allCheckpoints));
+			for (const id of args.thread ?? []) if (!seen.has(id)) io.stderr.write(`ckpt export: --thread ${printable(id)}: no source holds it${since ?? until ? " (or none of its checkpoints is in --since/--until)" : ""}\n`);
 			return 0;
 		}
 	};

@@ -10,7 +10,7 @@ import { ExitCode, usageError } from "../../base/errors.js";
 import { fmtInt, plural, pluralInt } from "../../base/plural.js";
 import { printable } from "../../base/printable.js";
 import { EXPORT_FORMATS, type ExportFormatName } from "../../core/export/types.js";
-import type { ExportSource, ExportSummary } from "../../engines/export/index.js";
+import type { ExportSource, ExportSummary, ThreadSelection } from "../../engines/export/index.js";
 import { threadFilter, type CommandDef } from "../command.js";
 import { decodeText, readStdin, readThread } from "../input.js";
 import type { CliIO } from "../io.js";
@@ -78,6 +78,72 @@ export function summaryText(s: ExportSummary, checkpoints: boolean): string {
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * Every source parsed (and every store opened, read-only) before anything is written, so that a mistyped one fails
+ * first: `-` one document on stdin, `<store>#<thread>` one thread, else a store's threads with the selection. `total`
+ * counts the threads for the progress bar (on a terminal only: counting costs a query per store).
+ */
+async function openSources(
+  sources: string[],
+  args: Args,
+  io: CliIO,
+  sel: ThreadSelection,
+  tty: boolean,
+): Promise<{ opened: ExportSource[]; total: number }> {
+  const { exportThreadOf, threadCount } = await import("../../engines/export/index.js");
+  const { parseInput, parseStore } = await import("../../savers/address.js");
+  const { openStore } = await import("../stores.js");
+  const { requireCap } = await import("../../engines/index.js");
+  const { namespaceOf } = await import("../../savers/types.js");
+  let total = 0;
+  const opened: ExportSource[] = [];
+  for (const spec of sources) {
+    if (spec === "-") {
+      opened.push(
+        (async function* () {
+          const text = decodeText(await readStdin(io.stdin), "<stdin>");
+          yield exportThreadOf("<stdin>", text, { threadId: "stdin", name: "<stdin>" });
+        })(),
+      );
+      total++;
+      continue;
+    }
+    const input = parseInput(spec, { cwd: io.cwd, env: io.env });
+    if (input.kind === "address") {
+      const { engine } = await openStore(input.address.store, {
+        readOnly: true,
+        namespace: input.address.namespace,
+        env: io.env,
+      });
+      const a = input.address;
+      opened.push(
+        (async function* () {
+          const doc = await readThread(engine, a);
+          const at = engine.caps.history ? doc.name.slice(doc.name.lastIndexOf("@") + 1) : undefined;
+          yield exportThreadOf(engine.uri.redacted, doc.text!, {
+            threadId: doc.threadId!,
+            namespace: a.namespace,
+            name: doc.name,
+            ...(at ? { checkpointId: at } : {}),
+          });
+        })(),
+      );
+      total++;
+      continue;
+    }
+    const u = input.kind === "store" ? input.store : parseStore(spec, { cwd: io.cwd, env: io.env });
+    const { engine } = await openStore(u, { readOnly: true, env: io.env });
+    const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
+    const uriNs = namespaceOf(engine.uri, flagNs);
+    if (uriNs !== undefined || args.namespace?.length) requireCap(engine, "namespaces");
+    const namespaces = uriNs !== undefined ? [uriNs] : args.namespace;
+    const s = { ...sel, ...(namespaces ? { namespaces } : {}) };
+    if (tty) total += await threadCount(engine, s);
+    opened.push({ engine, select: s });
+  }
+  return { opened, total };
+}
+
 export const exportCommand: CommandDef = {
   command: "export <source..>",
   describe: "Export every thread of stores, folders or files as JSONL (chat, training, audit), Parquet or Markdown",
@@ -139,68 +205,15 @@ export const exportCommand: CommandDef = {
     const until = timeOption("--until", args.until, now);
     const output = args.output === "" ? "-" : args.output;
     if (output === "-" && args.json) throw usageError("--json prints the summary on stdout: give -o a file with it");
-    const { containerOf, exportThreadOf, exportThreads, formatFor, threadCount } = await import(
-      "../../engines/export/index.js"
-    );
+    const { containerOf, exportThreads, formatFor } = await import("../../engines/export/index.js");
     const container = containerOf(output, args.as);
     const as = formatFor(container, args.as);
     const accept = await threadFilter(args);
-    const { parseInput } = await import("../../savers/address.js");
-    const { openStore } = await import("../stores.js");
-    const { requireCap } = await import("../../engines/index.js");
-    const { namespaceOf } = await import("../../savers/types.js");
     const sel = { accept, since, until, allCheckpoints: args.allCheckpoints };
     const sources = args.source.map((s) => (s === "" ? "-" : s));
     if (sources.filter((s) => s === "-").length > 1) throw usageError("standard input (-) can be read once");
     const tty = Boolean(io.stderr.isTTY) && output !== "-";
-    let total = 0;
-    // every source parsed (and every store opened) before anything is written: a mistyped one fails first
-    const opened: ExportSource[] = [];
-    for (const spec of sources) {
-      if (spec === "-") {
-        opened.push(
-          (async function* () {
-            const text = decodeText(await readStdin(io.stdin), "<stdin>");
-            yield exportThreadOf("<stdin>", text, { threadId: "stdin", name: "<stdin>" });
-          })(),
-        );
-        total++;
-        continue;
-      }
-      const input = parseInput(spec, { cwd: io.cwd, env: io.env });
-      if (input.kind === "address") {
-        const { engine } = await openStore(input.address.store, {
-          readOnly: true,
-          namespace: input.address.namespace,
-          env: io.env,
-        });
-        const a = input.address;
-        opened.push(
-          (async function* () {
-            const doc = await readThread(engine, a);
-            const at = engine.caps.history ? doc.name.slice(doc.name.lastIndexOf("@") + 1) : undefined;
-            yield exportThreadOf(engine.uri.redacted, doc.text!, {
-              threadId: doc.threadId!,
-              namespace: a.namespace,
-              name: doc.name,
-              ...(at ? { checkpointId: at } : {}),
-            });
-          })(),
-        );
-        total++;
-        continue;
-      }
-      const { parseStore } = await import("../../savers/address.js");
-      const u = input.kind === "store" ? input.store : parseStore(spec, { cwd: io.cwd, env: io.env });
-      const { engine } = await openStore(u, { readOnly: true, env: io.env });
-      const flagNs = args.namespace?.length === 1 ? args.namespace[0] : undefined;
-      const uriNs = namespaceOf(engine.uri, flagNs);
-      if (uriNs !== undefined || args.namespace?.length) requireCap(engine, "namespaces");
-      const namespaces = uriNs !== undefined ? [uriNs] : args.namespace;
-      const s = { ...sel, ...(namespaces ? { namespaces } : {}) };
-      if (tty) total += await threadCount(engine, s);
-      opened.push({ engine, select: s });
-    }
+    const { opened, total } = await openSources(sources, args, io, sel, tty);
     let shown = 0;
     // Ctrl-C: the export stops after the thread in flight and removes its temp file (exit 130); a second quits
     const controller = new AbortController();
@@ -209,8 +222,11 @@ export const exportCommand: CommandDef = {
       controller.abort();
     };
     process.on("SIGINT", interrupt);
+    // a --thread id no source holds is said (a typo exports nothing of it, never silently)
+    const seen = new Set<string>();
     const summary = await exportThreads(opened, {
       as,
+      transforms: args.thread?.length ? [(t) => (seen.add(t.threadId), t)] : [],
       signal: controller.signal,
       skipUnreadable: args.skipUnreadable,
       output: output === "-" ? io.stdout : output,
@@ -228,6 +244,11 @@ export const exportCommand: CommandDef = {
     });
     if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else io.stderr.write(summaryText(summary, args.allCheckpoints));
+    for (const id of args.thread ?? [])
+      if (!seen.has(id))
+        io.stderr.write(
+          `ckpt export: --thread ${printable(id)}: no source holds it${(since ?? until) ? " (or none of its checkpoints is in --since/--until)" : ""}\n`,
+        );
     return 0;
   },
 };
