@@ -500,6 +500,22 @@ describe("selection and outputs", () => {
     expect(readdirSync(dir).filter((f) => f.includes("ckpt-tmp"))).toEqual([]);
   });
 
+  test("--skip-unreadable: the others written, each left-out thread named (stderr and --json)", async () => {
+    const bad = mkdtempSync(join(dir, "skip-"));
+    writeFileSync(join(bad, "a.json"), readFileSync(join(F, "ai-sdk/valid/v5-tools.json")));
+    writeFileSync(join(bad, "b.json"), '{"messages": [');
+    const out = join(dir, "skip.parquet");
+    const r = await run(["export", bad, "-o", out, "--skip-unreadable"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/left out \(unreadable\): .*#b: invalid JSON/);
+    const read = await duck.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM read_parquet('${out}')`);
+    expect(read.getRowObjectsJS()).toEqual([{ n: 1 }]);
+    const j = await run(["export", bad, "-o", join(dir, "skip.jsonl"), "--skip-unreadable", "--json"]);
+    const summary = JSON.parse(j.out) as { threads: number; unreadable: Array<{ thread: string; reason: string }> };
+    expect(summary.threads).toBe(1);
+    expect(summary.unreadable.map((u) => u.thread.split("#")[1])).toEqual(["b"]);
+  });
+
   test("usage errors: exit 2", async () => {
     expect((await run(["export", lg, "-o", join(dir, "x.csv")])).code).toBe(2);
     expect((await run(["export", lg, "-o", join(dir, "x.md"), "--as", "audit"])).code).toBe(2);
