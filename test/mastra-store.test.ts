@@ -177,9 +177,7 @@ describe("writing commands on a Mastra store", () => {
     );
     tables.close();
     const before = createHash("sha256").update(readFileSync(copy)).digest("hex");
-    const runs = [
-      ["copy", `sqlite:${copy}#trip-1`, `sqlite:${copy}#trip-9`],
-    ];
+    const runs = [["copy", `sqlite:${copy}#trip-1`, `sqlite:${copy}#trip-9`]];
     for (const argv of runs) {
       const r = await runCli(argv);
       expect(r.code, `${argv.join(" ")}: ${r.err}`).toBe(2);

@@ -48238,6 +48238,7 @@ async function pruneRows(p, c, o = {}) {
 		elapsedMs: 0
 	};
 	const tables = /* @__PURE__ */ new Map();
+	const notes = /* @__PURE__ */ new Set();
 	const keep = Math.max(1, c.keepLast ?? 1);
 	const before = c.olderThanMs === void 0 ? Number.POSITIVE_INFINITY : c.now - c.olderThanMs;
 	for (let after;;) {
@@ -48265,6 +48266,7 @@ async function pruneRows(p, c, o = {}) {
 			if (whole) s.wholeThreads++;
 			else s.kept++;
 			add(tables, e);
+			for (const n of e.notes ?? []) notes.add(n);
 			o.onPlan?.({
 				threadId: t.id,
 				whole,
@@ -48277,6 +48279,7 @@ async function pruneRows(p, c, o = {}) {
 		table,
 		rows
 	}));
+	if (notes.size) s.notes = [...notes];
 	if (sizes) {
 		let end;
 		try {
@@ -63012,6 +63015,7 @@ function output(io, args, uri) {
 			io.stdout.write([
 				s.tables ? `  ${plural$2(s.threads, "thread")} examined; ${w} ${plural$2(rows, "row")}${s.wholeThreads ? ` (${plural$2(s.wholeThreads, "whole thread")})` : ""}${s.tables.length ? `: ${s.tables.map((t) => `${t.table} ${t.rows}`).join(", ")}` : ""}; kept ${plural$2(s.kept, "thread")}` : `  ${plural$2(s.threads, "thread")} examined; ${w} ${plural$2(s.checkpoints, "checkpoint")}${s.wholeThreads ? ` (${plural$2(s.wholeThreads, "whole thread")})` : ""}, ${plural$2(s.writes, "write")}, ${plural$2(s.orphanWrites, "orphan write")}, ${plural$2(s.blobs, "blob")}; kept ${plural$2(s.kept, "checkpoint")}`,
 				s.tables ? `  in ${(s.elapsedMs / 1e3).toFixed(2)} s` : `  ${s.dryRun ? "would free" : "freed"} ${mb$1(s.bytes)} of row data in ${(s.elapsedMs / 1e3).toFixed(2)} s`,
+				...(s.notes ?? []).map((n) => `  note: ${n}`),
 				...s.vacuum ? [vacuumLine(s.vacuum, s.dryRun)] : [],
 				...s.vacuumFailed !== void 0 ? ["  vacuum: failed after the prune committed (the deletions above stand; nothing was given back)"] : [],
 				...s.unknownTime ? [`  kept ${plural$2(s.unknownTime, "thread")} whose last update is unknown (neither the store nor the document has an update time)`] : []

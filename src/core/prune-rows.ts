@@ -59,6 +59,7 @@ export async function pruneRows(p: RowPruner, c: PruneCriteria, o: PruneOptions 
     elapsedMs: 0,
   };
   const tables = new Map<string, number>();
+  const notes = new Set<string>();
   const keep = Math.max(1, c.keepLast ?? 1);
   const before = c.olderThanMs === undefined ? Number.POSITIVE_INFINITY : c.now - c.olderThanMs;
   for (let after: string | undefined; ; ) {
@@ -85,10 +86,12 @@ export async function pruneRows(p: RowPruner, c: PruneCriteria, o: PruneOptions 
       if (whole) s.wholeThreads++;
       else s.kept++;
       add(tables, e);
+      for (const n of e.notes ?? []) notes.add(n);
       o.onPlan?.({ threadId: t.id, whole, checkpoints: [], rows: e.tables.filter((x) => x.rows > 0) });
     }
   }
   s.tables = [...tables].map(([table, rows]) => ({ table, rows }));
+  if (notes.size) s.notes = [...notes];
   if (sizes) {
     let end: VacuumReport;
     try {

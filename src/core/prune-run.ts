@@ -57,6 +57,8 @@ export interface PruneSummary extends PruneCounts {
    * counts are 0 there, and `kept` counts threads)
    */
   tables?: Array<{ table: string; rows: number }>;
+  /** what the deletions left and why (the row layouts: e.g. libSQL's vector index keeping neighbour copies) */
+  notes?: string[];
   /** `vacuum`: the sizes before and after, and what was given back */
   vacuum?: VacuumSummary;
   /** `vacuum` failed after the prune committed (disk full, a lock): its error; the prune's figures stand */

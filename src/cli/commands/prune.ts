@@ -79,6 +79,7 @@ function output(io: CliIO, args: Args, uri: string): Output {
           s.tables
             ? `  in ${(s.elapsedMs / 1000).toFixed(2)} s`
             : `  ${s.dryRun ? "would free" : "freed"} ${mb(s.bytes)} of row data in ${(s.elapsedMs / 1000).toFixed(2)} s`,
+          ...(s.notes ?? []).map((n) => `  note: ${n}`),
           ...(s.vacuum ? [vacuumLine(s.vacuum, s.dryRun)] : []),
           ...(s.vacuumFailed !== undefined
             ? ["  vacuum: failed after the prune committed (the deletions above stand; nothing was given back)"]
