@@ -532,6 +532,12 @@ describe("selection and outputs", () => {
     expect(io.err()).toMatch(/\r\x1b\[2Kexporting \[[#-]+\] +\d+% +\d+\/8 threads/);
     expect(io.err()).toMatch(/\r\x1b\[2Kexported 8 threads/);
     expect((await run(["export", lg, "-o", join(dir, "tty.jsonl")])).err).not.toContain("exporting");
+    // a filter's share of the store is not known beforehand: counts without a percentage
+    const filtered = cliIO({ cwd: dir });
+    Object.assign(filtered.stderr, { isTTY: true, columns: 80 });
+    expect(await main(["export", lg, "--match", "a-chat-*", "-o", join(dir, "tty.jsonl")], filtered)).toBe(0);
+    expect(filtered.err()).toMatch(/\r\x1b\[2Kexporting 1 thread · \d+ rows/);
+    expect(filtered.err()).not.toMatch(/%/);
   });
 
   test("stdin is one document", async () => {

@@ -60874,8 +60874,8 @@ function timeOption(flag, v, now) {
 }
 /** `exporting [#####-----]  45%  450/1,000 threads · 2,300 rows · 12 MB` (TTY only). */
 function progressLine(threads, total, rows, bytes, columns) {
-	const tail = `${fmtInt(threads)}${total ? `/${fmtInt(total)}` : ""} threads · ${fmtInt(rows)} rows · ${(bytes / 1e6).toFixed(1)} MB`;
-	if (!total) return `exporting ${tail}`.slice(0, Math.max(20, columns - 1));
+	const tail = `${fmtInt(threads)}${total >= threads ? `/${fmtInt(total)}` : ""} ${threads === 1 && !total ? "thread" : "threads"} · ${fmtInt(rows)} rows · ${(bytes / 1e6).toFixed(1)} MB`;
+	if (total < threads) return `exporting ${tail}`.slice(0, Math.max(20, columns - 1));
 	const frac = Math.min(1, threads / total);
 	const width = Math.max(10, Math.min(40, columns - tail.length - 20));
 	const done = Math.round(frac * width);
@@ -60958,7 +60958,7 @@ async function openSources(sources, args, io, sel, tty) {
 			...sel,
 			...namespaces ? { namespaces } : {}
 		};
-		if (tty) total += await threadCount(engine, s);
+		if (tty && !sel.accept && sel.since === void 0 && sel.until === void 0 && !sel.allCheckpoints) total += await threadCount(engine, s);
 		opened.push({
 			engine,
 			select: s

@@ -45,8 +45,8 @@ function timeOption(flag: string, v: string | undefined, now: number): number | 
 
 /** `exporting [#####-----]  45%  450/1,000 threads · 2,300 rows · 12 MB` (TTY only). */
 function progressLine(threads: number, total: number, rows: number, bytes: number, columns: number): string {
-  const tail = `${fmtInt(threads)}${total ? `/${fmtInt(total)}` : ""} threads · ${fmtInt(rows)} rows · ${(bytes / 1e6).toFixed(1)} MB`;
-  if (!total) return `exporting ${tail}`.slice(0, Math.max(20, columns - 1));
+  const tail = `${fmtInt(threads)}${total >= threads ? `/${fmtInt(total)}` : ""} ${threads === 1 && !total ? "thread" : "threads"} · ${fmtInt(rows)} rows · ${(bytes / 1e6).toFixed(1)} MB`;
+  if (total < threads) return `exporting ${tail}`.slice(0, Math.max(20, columns - 1));
   const frac = Math.min(1, threads / total);
   const width = Math.max(10, Math.min(40, columns - tail.length - 20));
   const done = Math.round(frac * width);
@@ -138,7 +138,10 @@ async function openSources(
     if (uriNs !== undefined || args.namespace?.length) requireCap(engine, "namespaces");
     const namespaces = uriNs !== undefined ? [uriNs] : args.namespace;
     const s = { ...sel, ...(namespaces ? { namespaces } : {}) };
-    if (tty) total += await threadCount(engine, s);
+    // a store's thread count is the bar's total only when each thread is one row of it (a filter's share, or a
+    // history's length, is not known beforehand: the bar then counts without a percentage)
+    if (tty && !sel.accept && sel.since === undefined && sel.until === undefined && !sel.allCheckpoints)
+      total += await threadCount(engine, s);
     opened.push({ engine, select: s });
   }
   return { opened, total };
