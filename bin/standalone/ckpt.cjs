@@ -45623,6 +45623,7 @@ function planThread(threadId, heads, c) {
 	const byNs = /* @__PURE__ */ new Map();
 	for (const x of old) (byNs.get(x.h.ns) ?? byNs.set(x.h.ns, []).get(x.h.ns)).push(x);
 	const remove = [];
+	let delta;
 	const keepN = Math.max(1, c.keepLast ?? 1);
 	const cutoff = c.olderThanMs === void 0 ? Infinity : c.now - c.olderThanMs;
 	for (const list of byNs.values()) {
@@ -45630,19 +45631,32 @@ function planThread(threadId, heads, c) {
 		const gone = /* @__PURE__ */ new Set();
 		for (let i = keepN; i < list.length; i++) if (list[i].t < cutoff) gone.add(list[i].h);
 		if (gone.size === 0) continue;
-		keepDeltaAncestors(list, gone);
+		const asked = list.length - gone.size;
+		const chain = keepDeltaAncestors(list, gone);
+		if (chain) (delta ??= []).push({
+			ns: list[0].h.ns,
+			asked,
+			kept: list.length - gone.size,
+			...chain
+		});
 		for (const x of list) if (gone.has(x.h)) remove.push(x.h);
 	}
 	return {
 		threadId,
 		whole: false,
 		remove,
-		keep: heads.length - remove.length
+		keep: heads.length - remove.length,
+		...delta ? { delta } : {}
 	};
 }
-/** DeltaChannel: a kept checkpoint with updates since its last snapshot needs its parent chain back to one. */
+/**
+* DeltaChannel: a kept checkpoint with updates since its last snapshot needs its parent chain back to one (its value
+* is rebuilt from that snapshot and the writes since, which hang off the checkpoints between). Rescues them from
+* `gone`; says how far the newest kept checkpoint's chain reaches (undefined when nothing had to be kept).
+*/
 function keepDeltaAncestors(list, gone) {
 	let byId;
+	let far;
 	for (const { h } of list) {
 		if (gone.has(h)) continue;
 		let cur = h;
@@ -45652,14 +45666,22 @@ function keepDeltaAncestors(list, gone) {
 			if (!parent || !gone.delete(parent)) break;
 			cur = parent;
 		}
+		if (cur && cur !== h && (!far || cur.id < far.reach)) far = {
+			from: h.id,
+			reach: cur.id,
+			snapshot: !hasPendingDelta(cur),
+			channels: pendingChannels(h)
+		};
 	}
+	return far;
 }
-var UUID_EPOCH_MS, UUID6, hasPendingDelta;
+var UUID_EPOCH_MS, UUID6, hasPendingDelta, pendingChannels;
 var init_prune$1 = __esmMin((() => {
 	init_errors();
 	UUID_EPOCH_MS = 0xb1d069b5400;
 	UUID6 = /^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}-/i;
 	hasPendingDelta = (h) => h.deltaCounters != null && Object.values(h.deltaCounters).some((c) => Array.isArray(c) ? c.some((x) => Number(x) > 0) : Number(c) > 0);
+	pendingChannels = (h) => Object.entries(h.deltaCounters ?? {}).filter(([, c]) => Array.isArray(c) ? c.some((x) => Number(x) > 0) : Number(c) > 0).map(([ch]) => ch);
 }));
 // dist/core/prune-run.js
 var prune_run_exports = /* @__PURE__ */ __exportAll$1({
@@ -45706,6 +45728,21 @@ async function pruneLangGraph(store, c, o = {}) {
 		s.threads++;
 		s.kept += p.keep;
 		if (p.whole) s.wholeThreads++;
+		if (p.delta) {
+			const d = s.deltaKept ??= {
+				checkpoints: 0,
+				threads: 0,
+				chains: []
+			};
+			d.threads++;
+			for (const k of p.delta) {
+				d.checkpoints += k.kept - k.asked;
+				if (d.chains.length < DELTA_CHAINS_LISTED) d.chains.push({
+					threadId: p.threadId,
+					...k
+				});
+			}
+		}
 		if (o.onPlan && (p.remove.length || p.whole)) o.onPlan({
 			threadId: p.threadId,
 			whole: p.whole,
@@ -45824,7 +45861,7 @@ function doomedOf(listed, c, s) {
 	}
 	return doomed;
 }
-var VacuumError;
+var VacuumError, DELTA_CHAINS_LISTED;
 var init_prune_run = __esmMin((() => {
 	init_errors();
 	init_common();
@@ -45838,6 +45875,7 @@ var init_prune_run = __esmMin((() => {
 			this.name = "VacuumError";
 		}
 	};
+	DELTA_CHAINS_LISTED = 100;
 }));
 // dist/engines/ckpt/index.js
 /**
@@ -63018,10 +63056,29 @@ function output(io, args, uri) {
 				...(s.notes ?? []).map((n) => `  note: ${n}`),
 				...s.vacuum ? [vacuumLine(s.vacuum, s.dryRun)] : [],
 				...s.vacuumFailed !== void 0 ? ["  vacuum: failed after the prune committed (the deletions above stand; nothing was given back)"] : [],
+				...deltaLines(s, w),
 				...s.unknownTime ? [`  kept ${plural$2(s.unknownTime, "thread")} whose last update is unknown (neither the store nor the document has an update time)`] : []
 			].join("\n") + "\n");
 		}
 	};
+}
+/** Why more was kept than asked: each DeltaChannel chain that reaches back past the checkpoints the criteria kept. */
+function deltaLines(s, w) {
+	const d = s.deltaKept;
+	if (!d) return [];
+	const shown = d.chains.slice(0, 10).map((k) => {
+		const where = `${printable(k.threadId)}${k.ns ? ` (namespace ${printable(k.ns)})` : ""}`;
+		const channels = k.channels.length ? ` (DeltaChannel ${k.channels.map((c) => `'${printable(c)}'`).join(", ")})` : "";
+		const back = k.snapshot ? `its snapshot at ${k.reach}` : `the thread's first checkpoint ${k.reach} (no snapshot since)`;
+		return `  kept ${k.kept} of ${where} where ${k.asked} ${k.asked === 1 ? "was" : "were"} asked: the delta chain of checkpoint ${k.from}${channels} reaches back to ${back}; ${k.channels.length > 1 ? "their values are" : "its value is"} rebuilt from there and the writes since`;
+	});
+	const listed = new Set(d.chains.slice(0, 10).map((k) => k.threadId)).size;
+	const more = d.threads - listed;
+	return [
+		`  kept ${plural$2(d.checkpoints, "more checkpoint")} than asked in ${plural$2(d.threads, "thread")}: DeltaChannel values are rebuilt from their snapshot and the writes since, which ${w === "deleted" ? "were" : "would be"} lost with them`,
+		...shown,
+		...more > 0 ? [`  … and ${plural$2(more, "more thread")} (--json lists ${d.chains.length} chains)`] : []
+	];
 }
 function criteria(args, filtered) {
 	intOption(args.keepLast, "--keep-last");

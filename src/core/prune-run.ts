@@ -9,7 +9,14 @@ import { updatedAtOf } from "../savers/common.js";
 import type { LangGraphStore, PruneCounts, VacuumReport } from "../savers/langgraph/shared.js";
 import { isLangGraphSaver } from "../savers/langgraph/shared.js";
 import type { Saver, ThreadInfo } from "../savers/types.js";
-import { planThread, uuid6Floor, type PruneCriteria, type PruneHead, type ThreadPlan } from "./prune.js";
+import {
+  planThread,
+  uuid6Floor,
+  type DeltaKept,
+  type PruneCriteria,
+  type PruneHead,
+  type ThreadPlan,
+} from "./prune.js";
 
 export interface PruneOptions {
   /** plan and report only */
@@ -59,6 +66,11 @@ export interface PruneSummary extends PruneCounts {
   tables?: Array<{ table: string; rows: number }>;
   /** what the deletions left and why (the row layouts: e.g. libSQL's vector index keeping neighbour copies) */
   notes?: string[];
+  /**
+   * DeltaChannel: checkpoints kept beyond what the criteria asked, because a kept checkpoint's value is rebuilt from
+   * them (its snapshot and the writes since); `chains` names the first threads' (each namespace's farthest chain)
+   */
+  deltaKept?: { checkpoints: number; threads: number; chains: Array<DeltaKept & { threadId: string }> };
   /** `vacuum`: the sizes before and after, and what was given back */
   vacuum?: VacuumSummary;
   /** `vacuum` failed after the prune committed (disk full, a lock): its error; the prune's figures stand */
@@ -109,6 +121,9 @@ export async function prune(
   return pruneSaver(store, criteria, options);
 }
 
+/** How many threads' delta chains the summary names (the counts cover them all). */
+const DELTA_CHAINS_LISTED = 100;
+
 /** A LangGraph store: pages of threads planned (planThread) and carried out by the store, one transaction a page. */
 export async function pruneLangGraph(
   store: LangGraphStore,
@@ -128,6 +143,14 @@ export async function pruneLangGraph(
     s.threads++;
     s.kept += p.keep;
     if (p.whole) s.wholeThreads++;
+    if (p.delta) {
+      const d = (s.deltaKept ??= { checkpoints: 0, threads: 0, chains: [] });
+      d.threads++;
+      for (const k of p.delta) {
+        d.checkpoints += k.kept - k.asked;
+        if (d.chains.length < DELTA_CHAINS_LISTED) d.chains.push({ threadId: p.threadId, ...k });
+      }
+    }
     if (o.onPlan && (p.remove.length || p.whole))
       o.onPlan({ threadId: p.threadId, whole: p.whole, checkpoints: p.remove.map((h) => ({ ns: h.ns, id: h.id })) });
     return p;

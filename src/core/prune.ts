@@ -7,9 +7,9 @@
  * Times come from the checkpoint ids (uuid6 timestamps, §2.3), so planning reads no payload.
  */
 import { usageError } from "../base/errors.js";
-import type { PruneHead, ThreadPlan } from "../savers/langgraph/shared.js";
+import type { DeltaKept, PruneHead, ThreadPlan } from "../savers/langgraph/shared.js";
 
-export type { PruneHead, ThreadPlan };
+export type { DeltaKept, PruneHead, ThreadPlan };
 
 export interface PruneCriteria {
   keepLast?: number;
@@ -83,6 +83,7 @@ export function planThread(threadId: string, heads: PruneHead[], c: PruneCriteri
   const byNs = new Map<string, Timed[]>();
   for (const x of old) (byNs.get(x.h.ns) ?? byNs.set(x.h.ns, []).get(x.h.ns)!).push(x);
   const remove: PruneHead[] = [];
+  let delta: DeltaKept[] | undefined;
   const keepN = Math.max(1, c.keepLast ?? 1);
   const cutoff = c.olderThanMs === undefined ? Infinity : c.now - c.olderThanMs;
   for (const list of byNs.values()) {
@@ -90,15 +91,31 @@ export function planThread(threadId: string, heads: PruneHead[], c: PruneCriteri
     const gone = new Set<PruneHead>();
     for (let i = keepN; i < list.length; i++) if (list[i]!.t < cutoff) gone.add(list[i]!.h);
     if (gone.size === 0) continue;
-    keepDeltaAncestors(list, gone);
+    const asked = list.length - gone.size;
+    const chain = keepDeltaAncestors(list, gone);
+    if (chain) (delta ??= []).push({ ns: list[0]!.h.ns, asked, kept: list.length - gone.size, ...chain });
     for (const x of list) if (gone.has(x.h)) remove.push(x.h);
   }
-  return { threadId, whole: false, remove, keep: heads.length - remove.length };
+  return { threadId, whole: false, remove, keep: heads.length - remove.length, ...(delta ? { delta } : {}) };
 }
 
-/** DeltaChannel: a kept checkpoint with updates since its last snapshot needs its parent chain back to one. */
-function keepDeltaAncestors(list: Timed[], gone: Set<PruneHead>): void {
+/** The channels a checkpoint's counters say have updates since their snapshot. */
+const pendingChannels = (h: PruneHead): string[] =>
+  Object.entries(h.deltaCounters ?? {})
+    .filter(([, c]) => (Array.isArray(c) ? c.some((x) => Number(x) > 0) : Number(c) > 0))
+    .map(([ch]) => ch);
+
+/**
+ * DeltaChannel: a kept checkpoint with updates since its last snapshot needs its parent chain back to one (its value
+ * is rebuilt from that snapshot and the writes since, which hang off the checkpoints between). Rescues them from
+ * `gone`; says how far the newest kept checkpoint's chain reaches (undefined when nothing had to be kept).
+ */
+function keepDeltaAncestors(
+  list: Timed[],
+  gone: Set<PruneHead>,
+): Pick<DeltaKept, "from" | "reach" | "snapshot" | "channels"> | undefined {
   let byId: Map<string, PruneHead> | undefined;
+  let far: Pick<DeltaKept, "from" | "reach" | "snapshot" | "channels"> | undefined;
   for (const { h } of list) {
     if (gone.has(h)) continue;
     let cur: PruneHead | undefined = h;
@@ -108,5 +125,9 @@ function keepDeltaAncestors(list: Timed[], gone: Set<PruneHead>): void {
       if (!parent || !gone.delete(parent)) break;
       cur = parent;
     }
+    // the chain that reaches back farthest (ids sort by time): where it ends, and why there
+    if (cur && cur !== h && (!far || cur.id < far.reach))
+      far = { from: h.id, reach: cur.id, snapshot: !hasPendingDelta(cur), channels: pendingChannels(h) };
   }
+  return far;
 }

@@ -84,6 +84,7 @@ function output(io: CliIO, args: Args, uri: string): Output {
           ...(s.vacuumFailed !== undefined
             ? ["  vacuum: failed after the prune committed (the deletions above stand; nothing was given back)"]
             : []),
+          ...deltaLines(s, w),
           ...(s.unknownTime
             ? [
                 `  kept ${plural(s.unknownTime, "thread")} whose last update is unknown (neither the store nor the document has an update time)`,
@@ -93,6 +94,29 @@ function output(io: CliIO, args: Args, uri: string): Output {
       );
     },
   };
+}
+
+/** Why more was kept than asked: each DeltaChannel chain that reaches back past the checkpoints the criteria kept. */
+function deltaLines(s: PruneSummary, w: string): string[] {
+  const d = s.deltaKept;
+  if (!d) return [];
+  const shown = d.chains.slice(0, 10).map((k) => {
+    const where = `${printable(k.threadId)}${k.ns ? ` (namespace ${printable(k.ns)})` : ""}`;
+    const channels = k.channels.length
+      ? ` (DeltaChannel ${k.channels.map((c) => `'${printable(c)}'`).join(", ")})`
+      : "";
+    const back = k.snapshot
+      ? `its snapshot at ${k.reach}`
+      : `the thread's first checkpoint ${k.reach} (no snapshot since)`;
+    return `  kept ${k.kept} of ${where} where ${k.asked} ${k.asked === 1 ? "was" : "were"} asked: the delta chain of checkpoint ${k.from}${channels} reaches back to ${back}; ${k.channels.length > 1 ? "their values are" : "its value is"} rebuilt from there and the writes since`;
+  });
+  const listed = new Set(d.chains.slice(0, 10).map((k) => k.threadId)).size;
+  const more = d.threads - listed;
+  return [
+    `  kept ${plural(d.checkpoints, "more checkpoint")} than asked in ${plural(d.threads, "thread")}: DeltaChannel values are rebuilt from their snapshot and the writes since, which ${w === "deleted" ? "were" : "would be"} lost with them`,
+    ...shown,
+    ...(more > 0 ? [`  … and ${plural(more, "more thread")} (--json lists ${d.chains.length} chains)`] : []),
+  ];
 }
 
 function criteria(args: Args, filtered: boolean): PruneCriteria {

@@ -129,6 +129,25 @@ export interface ThreadPlan {
   whole: boolean;
   remove: PruneHead[];
   keep: number;
+  /** namespaces where DeltaChannel kept more than asked (src/core/prune.ts keepDeltaAncestors) */
+  delta?: DeltaKept[];
+}
+
+/** A namespace whose kept checkpoints' DeltaChannel values need older checkpoints kept too (their snapshot, the writes since). */
+export interface DeltaKept {
+  ns: string;
+  /** checkpoints the criteria kept */
+  asked: number;
+  /** checkpoints kept: those and their delta chains */
+  kept: number;
+  /** the kept checkpoint whose chain reaches back farthest */
+  from: string;
+  /** the oldest checkpoint that chain reaches back to */
+  reach: string;
+  /** true: `reach` holds the snapshot; false: the chain reaches the thread's first checkpoint (no snapshot since) */
+  snapshot: boolean;
+  /** the delta channels with updates since their snapshot at `from` */
+  channels: string[];
 }
 
 /** What goes of one thread, given its checkpoints (prune planning, src/core/prune.ts). */
