@@ -236,6 +236,17 @@ describe.each(Object.entries(SAMPLES))("export of the %s samples", (system, give
     for (const row of rows) CHECK[as](row);
   });
 
+  test(".md: a transcript per thread, each message under its role", async () => {
+    const md = base("transcripts.md");
+    const r = await run(["export", ...sources, "-o", md, "--json"]);
+    expect(r.code, r.err).toBe(0);
+    const summary = JSON.parse(r.out) as { threads: number; messages: number; as: string };
+    expect(summary.as).toBe("markdown");
+    const text = readFileSync(md, "utf8");
+    expect(text.match(/^## /gm)?.length).toBe(summary.threads);
+    expect(text.match(/^### \d+ · /gm)?.length ?? 0).toBe(summary.messages);
+  });
+
   test("thread and message counts equal ckpt ls", async () => {
     for (const source of given) {
       // ls lists a document no format reads with its error (left out of the export, named in its summary)
