@@ -285,3 +285,39 @@ describe("SQLiteSession: --keep-last N items", () => {
     expect(items().math).toBeUndefined();
   });
 });
+
+describe("Mastra LibSQL beside a live writer", () => {
+  it("prune --keep-last 1 while an Agent keeps answering in a thread: what it writes after the prune started stays", async () => {
+    const file = join(dir, "live.db");
+    const spec = {
+      threads: Array.from({ length: 24 }, (_, i) => ({
+        id: `old-${String(i).padStart(2, "0")}`,
+        resource: "r",
+        turns: [{ user: "a" }, { user: "b" }],
+      })),
+    };
+    await writeMastra({ kind: "libsql", file }, spec);
+    const live = runPeer<{ turns: Array<{ start: number; end: number }>; messages: Array<{ createdAt: string }> }>(
+      "scripts/mastra-live.mjs",
+      { file, thread: "live", resource: "r", ms: 4000 },
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    const p = await runCli(["prune", `sqlite:${file}`, "--keep-last", "1", "--batch-size", "2", "--json"]);
+    expect(p.code, p.err).toBe(0);
+    const startedAt = Date.parse((JSON.parse(p.out) as { startedAt: string }).startedAt);
+    const w = (await live).out;
+    const after = w.turns.filter((t) => t.start > startedAt).length;
+    expect(w.turns.filter((t) => t.end < startedAt).length).toBeGreaterThan(0);
+    expect(after).toBeGreaterThan(0);
+    const back = await readMastra({ kind: "libsql", file });
+    const liveBack = back.find((t) => t.id === "live")!;
+    const newer = liveBack.messages.filter((m) => Date.parse(m.createdAt) >= startedAt).length;
+    // every message of a turn begun after the prune started is there (a turn under way then may have either)
+    expect(newer).toBeGreaterThanOrEqual(2 * after);
+    expect(newer).toBeLessThanOrEqual(2 * after + 2);
+    // of the older ones: the newest the prune saw, and those of the turn under way that it never saw (created before
+    // it started, committed after it read the thread: never deleted unseen)
+    expect(liveBack.messages.length - newer).toBeLessThanOrEqual(3);
+    for (const t of back.filter((x) => x.id !== "live")) expect(t.messages).toHaveLength(1);
+  }, 120_000);
+});
