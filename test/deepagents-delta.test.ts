@@ -14,6 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeJson } from "../src/formats/langgraph/serde.js";
 import { replayDelta } from "../src/formats/langgraph/delta.js";
 import { openLangGraph } from "./helpers/lg-open.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
+import { Annotation, DeltaChannel, END, messagesDeltaReducer, START, StateGraph } from "@langchain/langgraph";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { runCli } from "./helpers/cli-io.js";
 
 const DIR = join(import.meta.dirname, "../fixtures/versions/deepagents/1.14");
@@ -128,5 +132,76 @@ describe("a deepagents store (DeltaChannel files and messages)", () => {
       value: { "/b": f("2") },
     });
     expect(replayDelta({ n: 1 }, [{ n: 2 }], "python")).toHaveProperty("reason");
+  });
+});
+
+// ---- the same channels in PostgreSQL: LangGraph JS's PostgresSaver (snapshots in checkpoint_blobs) ----------------
+
+const pgs = pgTestSchemas("deepdelta");
+
+describe("deepagents' channels in a PostgresSaver store (real LangGraph JS)", () => {
+  it("validate passes; show prints the messages and the files getState gives, at the head and at every checkpoint", async () => {
+    const schema = pgs.schema("pg");
+    const saver = PostgresSaver.fromConnString(PG, { schema });
+    await saver.setup();
+    // deepagents' file-data reducer as its source states it (a null deletes the path), write by write
+    const fileData = (state: Record<string, unknown>, writes: Array<Record<string, unknown>>) => {
+      const out = { ...state };
+      for (const w of writes) for (const [k, v] of Object.entries(w)) v === null ? delete out[k] : (out[k] = v);
+      return out;
+    };
+    const State = Annotation.Root({
+      messages: new DeltaChannel(messagesDeltaReducer, { snapshotFrequency: 50 }),
+      files: new DeltaChannel(fileData, { snapshotFrequency: 3, initialValueFactory: () => ({}) }),
+    });
+    const graph = new StateGraph(State)
+      .addNode("agent", (s: { messages: unknown[] }) => {
+        const n = s.messages.length;
+        const at = new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString();
+        return {
+          messages: [new AIMessage({ id: `a-${n}`, content: `wrote note ${n}` })],
+          files:
+            n % 4 === 1
+              ? { [`/notes/${n - 2}.md`]: null }
+              : { [`/notes/${n}.md`]: { content: `# ${n}\nline`, encoding: "utf-8", created_at: at, modified_at: at } },
+        };
+      })
+      .addEdge(START, "agent")
+      .addEdge("agent", END)
+      .compile({ checkpointer: saver });
+    const cfg = { configurable: { thread_id: "pg-1" } };
+    for (let i = 1; i <= 8; i++)
+      await graph.invoke({ messages: [new HumanMessage({ id: `h-${i}`, content: `turn ${i}` })] }, cfg);
+    const history: Array<{ id: string; files: J }> = [];
+    for await (const s of graph.getStateHistory(cfg))
+      history.push({
+        id: String(s.config.configurable?.checkpoint_id),
+        files: (s.values as { files?: J }).files ?? {},
+      });
+    const head = (await graph.getState(cfg)).values as { messages: Array<{ content: string }>; files: J };
+    await saver.end();
+
+    // files were deleted on the way (oldest first: a checkpoint with fewer files than the one before it)
+    const counts = history.map((h) => Object.keys(h.files).length).reverse();
+    expect(counts.some((n, i) => i > 0 && n < counts[i - 1]!)).toBe(true);
+    const uri = `${PG}?schema=${schema}`;
+    const v = await runCli(["validate", uri]);
+    expect(v.code, v.out).toBe(0);
+    const r = await runCli(["show", `${uri}#pg-1`]);
+    expect(r.code, r.err).toBe(0);
+    for (const m of head.messages) expect(r.out).toContain(m.content);
+    expect(Object.keys(head.files).length).toBeGreaterThan(0);
+    for (const p of Object.keys(head.files)) expect(r.out).toContain(`  ${p} (2 lines, modified 2026-01-01T`);
+    expect(r.out.split("\n").filter((l) => l.startsWith("  /notes/")).length).toBe(Object.keys(head.files).length);
+    const reader = (await openLangGraph(uri))!;
+    try {
+      for (const h of history) {
+        const t = (await reader.getTuple("pg-1", "", h.id))!;
+        expect(t.issues.filter((i) => i.fatal)).toEqual([]);
+        expect(sorted(t.checkpoint.channel_values.files as J | undefined), h.id).toEqual(sorted(h.files));
+      }
+    } finally {
+      await reader.close();
+    }
   });
 });

@@ -40,7 +40,7 @@ function graphOn(file: string, snapshots: { messages: number; files: number }) {
       return {
         messages: [new AIMessage({ id: `a-${n}`, content: `answer ${n}` })],
         files:
-          n % 4 === 1 ? { [`/f${n - 4}.md`]: null } : { [`/f${n}.md`]: { content: `file ${n}`, encoding: "utf-8" } },
+          n % 4 === 1 ? { [`/f${n - 2}.md`]: null } : { [`/f${n}.md`]: { content: `file ${n}`, encoding: "utf-8" } },
       };
     })
     .addEdge(START, "agent")
