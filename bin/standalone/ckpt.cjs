@@ -3504,7 +3504,7 @@ function eraseSqlite(db, target, dryRun) {
 	const p = plan$1(db);
 	const isResource = "resource" in target;
 	const isMessages = "messages" in target;
-	const threadsOf = () => isMessages ? target.messages : isResource ? p.byColumn.some((b) => b.table === "mastra_threads") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ? ORDER BY id").pluck().all(target.resource) : [] : [target.thread];
+	const threadsOf = () => isMessages ? target.messages : isResource ? p.byColumn.some((b) => b.table === "mastra_threads" && b.resource === "resourceId") ? db.prepare("SELECT id FROM mastra_threads WHERE \"resourceId\" = ? ORDER BY id").pluck().all(target.resource) : [] : [target.thread];
 	const res = isResource ? target.resource : null;
 	const vectorRows = (t, threads) => db.prepare(`SELECT rowid FROM ${q$1(t)} WHERE json_valid(metadata) AND (json_extract(metadata, '$.${isMessages ? "message_id" : "thread_id"}') IN (SELECT value FROM json_each(@threads))${isResource ? " OR json_extract(metadata, '$.resource_id') = @res" : ""})`).pluck().all(isResource ? {
 		threads,
@@ -15795,7 +15795,7 @@ async function erasePg(conn, place, target, dryRun) {
 	try {
 		await c.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
 		const p = await plan(c, place.schema);
-		const threads = isMessages ? target.messages : !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
+		const threads = isMessages ? target.messages : !isResource ? [target.thread] : p.byColumn.some((b) => b.table === "mastra_threads" && b.resource === "resourceId") ? (await c.query(`SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`, [target.resource])).rows.map((r) => r.id) : [];
 		const args = isResource ? [threads, target.resource] : [threads];
 		const col = (x) => `${ident$2(x)}::text`;
 		const steps = [...p.vectors.map((t) => ({

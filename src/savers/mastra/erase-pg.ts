@@ -64,7 +64,7 @@ export async function erasePg(
       ? target.messages
       : !isResource
         ? [(target as { thread: string }).thread]
-        : p.byColumn.some((b) => b.table === "mastra_threads")
+        : p.byColumn.some((b) => b.table === "mastra_threads" && b.resource === "resourceId")
           ? (
               await c.query<{ id: string }>(
                 `SELECT id FROM ${S}mastra_threads WHERE "resourceId" = $1 ORDER BY id${dryRun ? "" : " FOR UPDATE"}`,

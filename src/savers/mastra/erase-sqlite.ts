@@ -100,7 +100,7 @@ export function eraseSqlite(db: DB, target: MastraEraseTarget, dryRun: boolean):
     isMessages
       ? target.messages
       : isResource
-        ? p.byColumn.some((b) => b.table === "mastra_threads")
+        ? p.byColumn.some((b) => b.table === "mastra_threads" && b.resource === "resourceId")
           ? (db
               .prepare('SELECT id FROM mastra_threads WHERE "resourceId" = ? ORDER BY id')
               .pluck()
