@@ -78,6 +78,8 @@ function checkOpenAIChat(row: Record<string, unknown>): void {
   const answered = new Set<string>();
   for (const m of messages) {
     expect(["system", "user", "assistant", "tool"]).toContain(m.role);
+    // the chat API's order: an assistant's calls are answered by tool messages right after it, before anything else
+    if (m.role !== "tool") expect([...open]).toEqual([]);
     if (m.role === "system" || m.role === "user") {
       keysIn(m, ["role", "content"]);
       expect(typeof m.content).toBe("string");
@@ -638,6 +640,43 @@ describe("the other store layouts", () => {
       calls.map((p) => p.output),
     );
   });
+});
+
+test("a tool result the store keeps after another message is moved up to right after its call (and counted)", async () => {
+  const text = (t: string) => [{ type: "text" as const, text: t }];
+  const thread = {
+    source: "memory",
+    threadId: "t1",
+    format: "ckpt",
+    checkpoint: {
+      schemaVersion: 1 as const,
+      threadId: "t1",
+      step: 2,
+      state: {},
+      messages: [
+        { role: "user" as const, content: text("refund order 7") },
+        {
+          role: "assistant" as const,
+          content: [{ type: "toolCall" as const, id: "c1", name: "refund", arguments: { order: 7 } }],
+        },
+        { role: "user" as const, content: text("and be quick") },
+        { role: "toolResult" as const, toolCallId: "c1", toolName: "refund", content: text("done"), isError: false },
+        { role: "assistant" as const, content: text("Refunded.") },
+      ],
+    },
+  };
+  let out = "";
+  const s = await exportThreads([[thread]], { output: { write: (t: string) => (out += t) } });
+  const row = JSON.parse(out) as Record<string, unknown>;
+  checkOpenAIChat(row);
+  expect((row.messages as Array<{ role: string }>).map((m) => m.role)).toEqual([
+    "user",
+    "assistant",
+    "tool",
+    "user",
+    "assistant",
+  ]);
+  expect(s.lost).toEqual([{ kind: "moved-result", what: expect.any(String), count: 1, threads: 1, first: "t1#3" }]);
 });
 
 test("library: exportThreads with a transform plugged in between reading and writing", async () => {

@@ -114,7 +114,35 @@ export function chatTurns(t: ExportThread, loss: ExportLoss): Turn[] {
     }
   });
   noteCheckpoint(t, loss);
-  return turns;
+  return answersAfterCalls(turns, loss, label);
+}
+
+/**
+ * The turns with each tool result right after the assistant turn that called it (the chat APIs' order: a call's
+ * answer comes before any other message). A result the store keeps later — a user message in between — is moved up
+ * and counted.
+ */
+function answersAfterCalls(turns: Turn[], loss: ExportLoss, label: string): Turn[] {
+  const out: Turn[] = [];
+  const placed = new Set<Turn>();
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i]!;
+    if (placed.has(t)) continue;
+    out.push(t);
+    if (t.role !== "assistant" || !t.calls.length) continue;
+    const ids = new Set(t.calls.map((c) => c.id));
+    let adjacent = true;
+    for (let j = i + 1; j < turns.length && ids.size; j++) {
+      const r = turns[j]!;
+      if (r.role === "tool" && ids.has(r.callId) && !placed.has(r)) {
+        if (!adjacent) loss.add("moved-result", "tool results moved up to right after their call", label, r.index);
+        out.push(r);
+        placed.add(r);
+        ids.delete(r.callId);
+      } else if (r.role !== "tool" || !placed.has(r)) adjacent = false;
+    }
+  }
+  return out;
 }
 
 /** What a conversation format leaves out of the checkpoint itself: its state and a pending interrupt. */
