@@ -63168,7 +63168,7 @@ var init_prune = __esmMin((() => {
 		}).option("batch-size", {
 			type: "number",
 			default: 200,
-			describe: "threads per transaction"
+			describe: "threads per transaction (LangGraph; Mastra, Chat SDK, SQLiteSession: per page read, one transaction a thread)"
 		}).option("json", {
 			type: "boolean",
 			default: false,

@@ -190,7 +190,12 @@ export const pruneCommand: CommandDef = {
         describe:
           "give the space back after the prune (SQLite VACUUM, the WAL checkpointed; PostgreSQL VACUUM of the layout's tables), sizes before and after",
       })
-      .option("batch-size", { type: "number", default: 200, describe: "threads per transaction" })
+      .option("batch-size", {
+        type: "number",
+        default: 200,
+        describe:
+          "threads per transaction (LangGraph; Mastra, Chat SDK, SQLiteSession: per page read, one transaction a thread)",
+      })
       .option("json", {
         type: "boolean",
         default: false,
