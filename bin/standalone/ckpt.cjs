@@ -113,7 +113,7 @@ var init_printable = __esmMin((() => {
 }));
 // dist/base/redact.js
 var redact_exports$1 = /* @__PURE__ */ __exportAll$1({
-	redactText: () => redactText,
+	redactText: () => redactText$1,
 	redactUri: () => redactUri,
 	userinfoEnd: () => userinfoEnd
 });
@@ -187,11 +187,11 @@ function redactUri(uri) {
 	return out;
 }
 /** Redact every URI inside a free text (an error message from a client library may quote the connection URL). */
-function redactText(text) {
+function redactText$1(text) {
 	return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>()]+/gi, (m) => redactUri(m));
 }
 var SECRET_PARAM, TOKEN_USERINFO, HOST;
-var init_redact$1 = __esmMin((() => {
+var init_redact$2 = __esmMin((() => {
 	SECRET_PARAM = /(pass|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|signature|^sig$|^key$)/i;
 	TOKEN_USERINFO = /^(rediss?|valkeys?)$/i;
 	HOST = /^(\[[0-9a-f:.]*\]|[a-z0-9._~%!$&'()*+,;=-]+)(:\d*)?$/i;
@@ -537,7 +537,7 @@ function parseSaverUri(uri, env = process.env) {
 var SAVER_SCHEMES, SCHEME_NAMES, OWN_PARAMS, EXPECTED, REDIS_PARAMS, PG_NAME_BYTES;
 var init_uri = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_nearest();
 	SAVER_SCHEMES = [
 		"memory:",
@@ -15406,7 +15406,7 @@ function guardPool(pool) {
 */
 function describePgError(e, uri) {
 	const err = e;
-	const msg = redactText(err.message);
+	const msg = redactText$1(err.message);
 	switch (err.code) {
 		case "ECONNREFUSED":
 		case "ENOENT": return {
@@ -15552,7 +15552,7 @@ var ident$1, SAVER_NAME$4, ignoreError, createPostgresSaver, UPSERT_ROWS, lookup
 var init_postgres$2 = __esmMin((() => {
 	init_digest();
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_common();
 	init_postgres_copy();
 	init_types$8();
@@ -15606,7 +15606,7 @@ var init_postgres$2 = __esmMin((() => {
 				return await f();
 			} catch (e) {
 				if (e.exitCode !== void 0) throw e;
-				throw storeError("postgres-io", `${what} (${this.uri}): ${redactText(e.message)}`, void 0, e);
+				throw storeError("postgres-io", `${what} (${this.uri}): ${redactText$1(e.message)}`, void 0, e);
 			}
 		}
 		query(text, values) {
@@ -38327,8 +38327,8 @@ function timeoutMs(params, uri) {
 }
 /** What a failed command or connection says, redacted, a time-out in words (ioredis says "Command timed out"). */
 function describe(e, ms) {
-	if (/command timed out|ETIMEDOUT|connection timed out/i.test(`${e.code ?? ""} ${e.message}`)) return `no answer within ${ms / 1e3} s (${redactText(e.message)}): the server is hung, paused or not Redis (?timeout=<seconds> sets the limit)`;
-	return redactText(e.message);
+	if (/command timed out|ETIMEDOUT|connection timed out/i.test(`${e.code ?? ""} ${e.message}`)) return `no answer within ${ms / 1e3} s (${redactText$1(e.message)}): the server is hung, paused or not Redis (?timeout=<seconds> sets the limit)`;
+	return redactText$1(e.message);
 }
 function connectError(uri, cause, ms) {
 	const refused = !/command timed out|ETIMEDOUT|connection timed out/i.test(`${cause.code ?? ""} ${cause.message}`) && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|connect|startup nodes/i.test(`${cause.code ?? ""} ${cause.message}`) && !/WRONGPASS|NOAUTH|NOPERM/.test(cause.message);
@@ -38467,7 +38467,7 @@ var SAVER_NAME, globEscape, SEPARATOR$1, RedisStore;
 var init_redis = __esmMin((() => {
 	init_digest();
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_common();
 	init_redis_kv();
 	init_types$8();
@@ -42951,7 +42951,7 @@ var savers_exports = /* @__PURE__ */ __exportAll$1({
 	openSaver: () => openSaver,
 	openStore: () => openStore$1,
 	parseSaverUri: () => parseSaverUri,
-	redactText: () => redactText,
+	redactText: () => redactText$1,
 	redactUri: () => redactUri
 });
 /** "did you mean" for a missing path: the nearest name in its folder, if one is close. */
@@ -43135,7 +43135,7 @@ var init_savers = __esmMin((() => {
 	init_nearest();
 	init_shared();
 	init_sql_layouts();
-	init_redact$1();
+	init_redact$2();
 	init_common();
 	init_saver$1();
 	init_saver();
@@ -49373,7 +49373,7 @@ async function threadFilter(args) {
 }
 var init_command$1 = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_glob();
 }));
 // dist/cli/quick.js
@@ -49935,7 +49935,7 @@ async function loadAddress(saver, given, where, o = {}) {
 var SELECTOR, STORE_SCHEME, SQLITE_FILE;
 var init_address = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_formats();
 	init_common();
 	init_shared();
@@ -50167,7 +50167,7 @@ async function expandInputs(inputs, cwd) {
 var AMACS_FILES, DOCUMENT_EXTENSIONS, SKIP_DIRS, MAX_DOCUMENT_BYTES, NAMESPACE_OPTION, GLOB_CHARS;
 var init_input = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_plural();
 	init_json$1();
 	init_types$8();
@@ -50553,7 +50553,7 @@ async function everyThread(input, engine, opts, results) {
 }
 var init_validate_store = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_document();
 	init_address();
 	init_langgraph$1();
@@ -51169,7 +51169,7 @@ var init_validate = __esmMin((() => {
 	init_atomic();
 	init_errors();
 	init_json$1();
-	init_redact$1();
+	init_redact$2();
 	init_lint();
 	init_formats();
 	init_document();
@@ -51238,7 +51238,7 @@ var init_validate = __esmMin((() => {
 			}
 			for (const f of this.files) {
 				f.file = redactUri(f.file);
-				if (f.fatal) f.fatal.message = redactText(f.fatal.message);
+				if (f.fatal) f.fatal.message = redactText$1(f.fatal.message);
 				for (const i of f.issues) if (i.file !== void 0) i.file = redactUri(i.file);
 			}
 			return {
@@ -53972,6 +53972,6689 @@ async function openCheckPool(opts = {}) {
 var init_check_pool = __esmMin((() => {
 	init_cores();
 }));
+// node_modules/boundary/lib/index.js
+var require_lib = /* @__PURE__ */ __commonJSMin(((exports) => {
+	Object.defineProperty(exports, "__esModule", { value: true });
+	exports.binarySearch = exports.upperBound = exports.lowerBound = exports.compare = void 0;
+	function compare(v1, v2) {
+		return v1 < v2;
+	}
+	exports.compare = compare;
+	function upperBound(array, value, comp = compare) {
+		let len = array.length;
+		let i = 0;
+		while (len) {
+			let diff = len >>> 1;
+			let cursor = i + diff;
+			if (comp(value, array[cursor])) len = diff;
+			else {
+				i = cursor + 1;
+				len -= diff + 1;
+			}
+		}
+		return i;
+	}
+	exports.upperBound = upperBound;
+	function lowerBound(array, value, comp = compare) {
+		let len = array.length;
+		let i = 0;
+		while (len) {
+			let diff = len >>> 1;
+			let cursor = i + diff;
+			if (comp(array[cursor], value)) {
+				i = cursor + 1;
+				len -= diff + 1;
+			} else len = diff;
+		}
+		return i;
+	}
+	exports.lowerBound = lowerBound;
+	function binarySearch(array, value, comp = compare) {
+		let cursor = lowerBound(array, value, comp);
+		return cursor !== array.length && !comp(value, array[cursor]);
+	}
+	exports.binarySearch = binarySearch;
+}));
+// node_modules/structured-source/lib/structured-source.js
+var require_structured_source = /* @__PURE__ */ __commonJSMin(((exports) => {
+	Object.defineProperty(exports, "__esModule", { value: true });
+	exports.StructuredSource = void 0;
+	const boundary_1 = require_lib();
+	/**
+	* StructuredSource
+	*/
+	var StructuredSource = class {
+		/**
+		* @constructs StructuredSource
+		* @param {string} source - source code text.
+		*/
+		constructor(source) {
+			this.indice = [0];
+			let regexp = /[\r\n\u2028\u2029]/g;
+			const length = source.length;
+			regexp.lastIndex = 0;
+			while (true) {
+				let result = regexp.exec(source);
+				if (!result) break;
+				let index = result.index;
+				if (source.charCodeAt(index) === 13 && source.charCodeAt(index + 1) === 10) index += 1;
+				let nextIndex = index + 1;
+				if (length < nextIndex) break;
+				this.indice.push(nextIndex);
+				regexp.lastIndex = nextIndex;
+			}
+		}
+		get line() {
+			return this.indice.length;
+		}
+		/**
+		* @param {SourceLocation} loc - location indicator.
+		* @return {[ number, number ]} range.
+		*/
+		locationToRange(loc) {
+			return [this.positionToIndex(loc.start), this.positionToIndex(loc.end)];
+		}
+		/**
+		* @param {[ number, number ]} range - pair of indice.
+		* @return {SourceLocation} location.
+		*/
+		rangeToLocation(range) {
+			return {
+				start: this.indexToPosition(range[0]),
+				end: this.indexToPosition(range[1])
+			};
+		}
+		/**
+		* @param {SourcePosition} pos - position indicator.
+		* @return {number} index.
+		*/
+		positionToIndex(pos) {
+			return this.indice[pos.line - 1] + pos.column;
+		}
+		/**
+		* @param {number} index - index to the source code.
+		* @return {SourcePosition} position.
+		*/
+		indexToPosition(index) {
+			const startLine = (0, boundary_1.upperBound)(this.indice, index);
+			return {
+				line: startLine,
+				column: index - this.indice[startLine - 1]
+			};
+		}
+	};
+	exports.StructuredSource = StructuredSource;
+}));
+// node_modules/@secretlint/core/module/helper/invariant.js
+/**
+* Test if condition is truthy.
+* @param {any} expression to be evaluated
+* @param {string} error message to be shown
+* @returns {void}
+* @throws
+*/
+function invariant(condition, message) {
+	if (!condition) throw new Error(message);
+}
+var init_invariant = __esmMin((() => {}));
+// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+var import_structured_source, SecretLintSourceCodeImpl;
+var init_SecretLintSourceCodeImpl = __esmMin((() => {
+	import_structured_source = require_structured_source();
+	init_invariant();
+	SecretLintSourceCodeImpl = class {
+		hasBOM;
+		content;
+		filePath;
+		physicalFilePath;
+		contentType;
+		ext;
+		structuredSource;
+		constructor({ content = "", ext, filePath, physicalFilePath, contentType }) {
+			invariant(ext || filePath, "should be set either of fileExt or filePath.");
+			this.hasBOM = content.charCodeAt(0) === 65279;
+			this.content = this.hasBOM ? content.slice(1) : content;
+			this.structuredSource = new import_structured_source.StructuredSource(this.content);
+			this.filePath = filePath;
+			this.physicalFilePath = physicalFilePath;
+			this.contentType = contentType;
+			this.ext = ext;
+		}
+		/**
+		* get file path
+		* This return `undefined` if the source code is created without file path.
+		* For example, use core API to create a source code directly.
+		*
+		* You can use this path to detect file type.
+		* However, if you want to read the file content, use `getPhysicalFilePath` instead.
+		* @returns {string|undefined}
+		*/
+		getFilePath() {
+			return this.filePath;
+		}
+		/**
+		* get physical file path
+		* This return `undefined` if the source code is not related to file.
+		* For example, the source code is given from the stdin.
+		*
+		* You can use this path to read the file content.
+		*/
+		getPhysicalFilePath() {
+			return this.physicalFilePath;
+		}
+		/**
+		* @param {SecretLintSourceNodeLocation} loc - location indicator.
+		* @return {[ number, number ]} range.
+		*/
+		locationToRange(loc) {
+			return this.structuredSource.locationToRange(loc);
+		}
+		/**
+		* @param {[ number, number ]} range - pair of indice.
+		* @return {SecretLintSourceNodeLocation} location.
+		*/
+		rangeToLocation(range) {
+			const location = this.structuredSource.rangeToLocation(range);
+			return {
+				start: {
+					line: location.start.line,
+					column: location.start.column
+				},
+				end: {
+					line: location.end.line,
+					column: location.end.column
+				}
+			};
+		}
+		/**
+		* @param {Position} pos - position indicator.
+		* @return {number} index.
+		*/
+		positionToIndex(pos) {
+			return this.structuredSource.positionToIndex(pos);
+		}
+		/**
+		* @param {number} index - index to the source code.
+		* @return {Position} position.
+		*/
+		indexToPosition(index) {
+			const position = this.structuredSource.indexToPosition(index);
+			return {
+				line: position.line,
+				column: position.column
+			};
+		}
+	};
+}));
+// node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+var EventEmitter, PromiseEventEmitter;
+var init_promise_event_emitter = __esmMin((() => {
+	EventEmitter = class {
+		#listeners = /* @__PURE__ */ new Map();
+		on(type, listener) {
+			const listenerSet = this.#listeners.get(type) ?? /* @__PURE__ */ new Set();
+			listenerSet?.add(listener);
+			this.#listeners.set(type, listenerSet);
+		}
+		emit(type, ...args) {
+			const listenerSet = this.#listeners.get(type);
+			if (!listenerSet) return;
+			for (const listenerSetElement of listenerSet) listenerSetElement(...args);
+		}
+		off(type, listener) {
+			const listenerSet = this.#listeners.get(type);
+			if (!listenerSet) return;
+			for (const listenerSetElement of listenerSet) if (listenerSetElement === listener) listenerSet.delete(listener);
+		}
+		removeAllListeners() {
+			this.#listeners.clear();
+		}
+		listenerCount(type) {
+			return this.#listeners.get(type)?.size ?? 0;
+		}
+		listeners(type) {
+			return Array.from(this.#listeners.get(type) ?? []);
+		}
+	};
+	PromiseEventEmitter = class {
+		events;
+		constructor() {
+			this.events = new EventEmitter();
+		}
+		listenerCount(type) {
+			return this.events.listenerCount(type);
+		}
+		on(event, listener) {
+			return this.events.on(event, listener);
+		}
+		emit(event, ...args) {
+			const promises = [];
+			this.events.listeners(event).forEach((listener) => {
+				promises.push(listener(...args));
+			});
+			return Promise.all(promises);
+		}
+	};
+}));
+// node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+var DEFAULT_LOCAL, formatMessage, getMatchedLocaleMessage, createTranslator;
+var init_SecretLintRuleMessageTranslator = __esmMin((() => {
+	DEFAULT_LOCAL = "en";
+	formatMessage = (messageHandler, props) => {
+		if (typeof props !== "object" || props === null) return messageHandler();
+		return messageHandler(props);
+	};
+	getMatchedLocaleMessage = (locale, locales) => {
+		const localKeys = Object.keys(locales);
+		const matchLocale = localKeys.find((key) => {
+			return key === locale;
+		});
+		if (matchLocale) return matchLocale;
+		const [lang] = locale.split("-");
+		if (!lang) return DEFAULT_LOCAL;
+		const fallbackMatchLocal = localKeys.find((key) => {
+			return key === lang;
+		});
+		if (fallbackMatchLocal) return fallbackMatchLocal;
+		return DEFAULT_LOCAL;
+	};
+	createTranslator = (messages, options) => {
+		return (messageId, props) => {
+			const messageHandler = messages[messageId];
+			if (!messageHandler) throw new Error(`messages:${String(messageId)} is missing in messages.`);
+			if (typeof messageHandler === "function") {
+				if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)} should be string`);
+				return {
+					message: formatMessage(messageHandler, props),
+					messageId,
+					data: props
+				};
+			}
+			const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
+			const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
+			const localizedMessage = messageHandler[locale];
+			if (!localizedMessage) {
+				if (messageHandler[DEFAULT_LOCAL]) throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
+				throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
+			}
+			if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
+			return {
+				message: formatMessage(localizedMessage, props),
+				messageId,
+				data: props
+			};
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/RuleContext.js
+var createContextEvents, createRuleContext;
+var init_RuleContext = __esmMin((() => {
+	init_promise_event_emitter();
+	init_SecretLintRuleMessageTranslator();
+	createContextEvents = () => {
+		const contextEvents = new EventEmitter();
+		const REPORT_SYMBOL = Symbol("report");
+		const IGNORE_SYMBOL = Symbol("ignore");
+		return {
+			report(descriptor) {
+				contextEvents.emit(REPORT_SYMBOL, descriptor);
+			},
+			onReport(handler) {
+				const listener = (descriptor) => {
+					handler(descriptor);
+				};
+				contextEvents.on(REPORT_SYMBOL, listener);
+				return () => {
+					contextEvents.off(REPORT_SYMBOL, listener);
+				};
+			},
+			ignore(descriptor) {
+				contextEvents.emit(IGNORE_SYMBOL, descriptor);
+			},
+			onIgnore(handler) {
+				const listener = (descriptor) => {
+					handler(descriptor);
+				};
+				contextEvents.on(IGNORE_SYMBOL, listener);
+				return () => {
+					contextEvents.off(IGNORE_SYMBOL, listener);
+				};
+			}
+		};
+	};
+	createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, contextEvents, sharedOptions, locale }) => {
+		return {
+			sharedOptions,
+			createTranslator: (messages) => {
+				return createTranslator(messages, { defaultLocale: locale });
+			},
+			ignore(descriptor) {
+				const { message } = descriptor.message;
+				contextEvents.ignore({
+					type: "ignore",
+					ruleId,
+					ruleParentId,
+					range: descriptor.range,
+					targetRuleId: descriptor.targetRuleId,
+					loc: sourceCode.rangeToLocation(descriptor.range),
+					message
+				});
+			},
+			report(descriptor) {
+				const { message, messageId, data } = descriptor.message;
+				const severityLevel = severity ?? "error";
+				if (ruleParentId) contextEvents.report({
+					...descriptor,
+					type: "message",
+					ruleId,
+					ruleParentId,
+					loc: sourceCode.rangeToLocation(descriptor.range),
+					severity: severityLevel,
+					message,
+					messageId,
+					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
+					data
+				});
+				else contextEvents.report({
+					...descriptor,
+					type: "message",
+					ruleId,
+					loc: sourceCode.rangeToLocation(descriptor.range),
+					severity: severityLevel,
+					message,
+					messageId,
+					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
+					data
+				});
+			}
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+var SecretLintRule;
+var init_SecretLintRuleImpl = __esmMin((() => {
+	SecretLintRule = class {
+		ruleReportHandle;
+		ruleCreator;
+		descriptorRule;
+		constructor({ descriptorRule, context }) {
+			this.descriptorRule = descriptorRule;
+			this.ruleCreator = descriptorRule.rule;
+			const ruleCreatorOptions = descriptorRule.options || {};
+			this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
+		}
+		allowMessageIds() {
+			if (!this.descriptorRule.allowMessageIds) return [];
+			const ruleId = this.ruleCreator.meta.id;
+			return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
+				return {
+					messageId: allowMessageId,
+					ruleId
+				};
+			});
+		}
+		supportSourceCode(sourceCode) {
+			const contentType = sourceCode.contentType;
+			if (contentType === "unknown") return true;
+			if (this.ruleCreator.meta.supportedContentTypes.includes("all")) return true;
+			return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
+		}
+		async file(source) {
+			const file = this.ruleReportHandle.file;
+			if (!file) return;
+			return file(source);
+		}
+	};
+}));
+// node_modules/@secretlint/profiler/module/index.js
+var SecretLintProfiler;
+var init_module$2 = __esmMin((() => {
+	SecretLintProfiler = class {
+		perf;
+		entries = [];
+		measures = [];
+		executionPromises = [];
+		constructor(options) {
+			this.perf = options.perf;
+			const pattern = /(.*?)::end(\|\|.*)?/;
+			new options.PerformanceObserver((items) => {
+				items.getEntries().forEach((entry) => {
+					if (entry.entryType === "mark") {
+						const match = entry.name.match(pattern);
+						const endIdentifier = match ? match[1] : void 0;
+						const suffix = match && match[2] ? match[2] : "";
+						if (endIdentifier) {
+							const startIdentifier = `${endIdentifier}::start`;
+							this.entries.find((savedEntry) => {
+								return savedEntry.name === startIdentifier;
+							});
+							if (startIdentifier) this.executionPromises.push(Promise.resolve().then(() => {
+								this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
+							}));
+						}
+						this.entries.push(entry);
+					} else if (entry.entryType === "measure") this.measures.push(entry);
+				});
+			}).observe({ entryTypes: ["mark", "measure"] });
+		}
+		mark(marker) {
+			if ("id" in marker) this.perf.mark(`${marker.type}||${marker.id}`);
+			else this.perf.mark(marker.type);
+		}
+		waifForExecutionPromises = () => {
+			return Promise.all(this.executionPromises).finally(() => {
+				this.executionPromises.length = 0;
+			});
+		};
+		async getEntries() {
+			await this.waifForExecutionPromises();
+			return this.entries;
+		}
+		async getMeasures() {
+			await this.waifForExecutionPromises();
+			return this.measures;
+		}
+	};
+}));
+// node_modules/@secretlint/profiler/module/node.js
+var NullPerformanceObserver, secretLintProfiler;
+var init_node$3 = __esmMin((() => {
+	init_module$2();
+	NullPerformanceObserver = class {
+		disconnect() {}
+		observe(_options) {}
+	};
+	secretLintProfiler = new SecretLintProfiler({
+		perf: node_perf_hooks.default.performance,
+		PerformanceObserver: node_perf_hooks.default.PerformanceObserver ? node_perf_hooks.default.PerformanceObserver : NullPerformanceObserver
+	});
+}));
+// node_modules/@secretlint/core/module/RunningEvents.js
+var createRunningEvents;
+var init_RunningEvents = __esmMin((() => {
+	init_promise_event_emitter();
+	init_SecretLintRuleImpl();
+	init_node$3();
+	createRunningEvents = () => {
+		const contextEvents = new PromiseEventEmitter();
+		const registerSet = /* @__PURE__ */ new Set();
+		const LINT_HANDLE = Symbol("lint:start");
+		const rules = [];
+		return {
+			collectAllowMessageIds() {
+				const allowMessageIds = [];
+				rules.forEach((rule) => {
+					allowMessageIds.push(...rule.allowMessageIds());
+				});
+				return allowMessageIds;
+			},
+			/**
+			* Start to run linting
+			* @param options
+			*/
+			runLint(options) {
+				return contextEvents.emit(LINT_HANDLE, options);
+			},
+			registerRule({ descriptorRule, context }) {
+				if (registerSet.has(descriptorRule.id)) throw new Error(`rule.id:${descriptorRule.id} is already registered.
+                
+Duplicated rule.id is something wrong in .secretlintrc.                
+`);
+				registerSet.add(descriptorRule.id);
+				const rule = new SecretLintRule({
+					descriptorRule,
+					context
+				});
+				rules.push(rule);
+				contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
+					secretLintProfiler.mark({
+						type: "@core>rule-handler::start",
+						id: descriptorRule.rule.meta.id
+					});
+					if (rule.supportSourceCode(sourceCode)) await rule.file(sourceCode);
+					secretLintProfiler.mark({
+						type: "@core>rule-handler::end",
+						id: descriptorRule.rule.meta.id
+					});
+				});
+			},
+			registerRulePreset({ descriptorRulePreset, context }) {
+				const rulePresetCreatorOptions = descriptorRulePreset.options || [];
+				descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
+			},
+			isRegistered(ruleId) {
+				return registerSet.has(ruleId);
+			}
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/RulePresetContext.js
+var createRulePresetContext;
+var init_RulePresetContext = __esmMin((() => {
+	init_RuleContext();
+	createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale }) => {
+		const presetRules = configRulePreset.rules || [];
+		if (!Array.isArray(presetRules)) {
+			console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
+			throw new Error("preset's rules should be an array of rule definitions");
+		}
+		return {
+			sharedOptions,
+			registerRule(rule, defaultValue) {
+				const descriptorRule = presetRules.find((descriptorRule) => {
+					return descriptorRule.id === rule.meta.id;
+				});
+				const descriptorRuleOptions = descriptorRule ? descriptorRule.options : void 0;
+				const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : void 0;
+				const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : void 0;
+				const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : void 0;
+				const context = createRuleContext({
+					ruleId: rule.meta.id,
+					ruleParentId: configRulePreset.id,
+					meta: rule.meta,
+					severity: descriptorRuleSeverity,
+					sourceCode,
+					contextEvents,
+					sharedOptions,
+					locale
+				});
+				const defaultValueOfPreset = defaultValue ? defaultValue : {};
+				runningEvents.registerRule({
+					descriptorRule: {
+						...defaultValueOfPreset,
+						...descriptorRule,
+						id: rule.meta.id,
+						options: descriptorRuleOptions,
+						rule,
+						disabled: descriptorRuleDisabled,
+						allowMessageIds: descriptorAllowMessageIds,
+						severity: descriptorRuleSeverity
+					},
+					context
+				});
+			}
+		};
+	};
+}));
+// node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+/**
+* filter messages by ignore messages
+*/
+function filterIgnoredMessages(options) {
+	const reportedMessages = options.reportedMessages;
+	const ignoreMessages = options.ignoredMessages;
+	return reportedMessages.filter((message) => {
+		return !ignoreMessages.some((ignoreMessage) => {
+			const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) && isContainedRange(message.range[1], ignoreMessage.range);
+			if (isInIgnoringRange && ignoreMessage.targetRuleId) {
+				if (ignoreMessage.targetRuleId === "*") return true;
+				return message.ruleId === ignoreMessage.targetRuleId;
+			}
+			return isInIgnoringRange;
+		});
+	});
+}
+var isContainedRange;
+var init_filter_ignored_process = __esmMin((() => {
+	isContainedRange = (index, range) => {
+		const [start, end] = range;
+		return start <= index && index <= end;
+	};
+}));
+// node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+var createMessageProcessor;
+var init_MessageProcessManager = __esmMin((() => {
+	createMessageProcessor = (processors) => {
+		return { 
+		/**
+		* process `messages` with registered processes
+		*/
+process(messages) {
+			const originalMessages = messages;
+			if (processors.length === 0) throw new Error("processors should be > 0");
+			return processors.reduce((messages, filter) => {
+				return filter(messages);
+			}, originalMessages);
+		} };
+	};
+}));
+// node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+/**
+* filter duplicated messages
+*/
+function filterDuplicatedMessages(messages = []) {
+	return messages.filter((message, index) => {
+		return !messages.slice(index + 1).some((restMessage) => {
+			return isEqualMessage(message, restMessage);
+		});
+	});
+}
+var isEqualMessage;
+var init_filter_duplicated_process = __esmMin((() => {
+	isEqualMessage = (aMessage, bMessage) => {
+		return aMessage.range[0] === bMessage.range[0] && aMessage.range[1] === bMessage.range[1] && "severity" in aMessage && "severity" in bMessage && aMessage.severity === bMessage.severity && aMessage.message === bMessage.message;
+	};
+}));
+// node_modules/@secretlint/core/module/messages/sort-messages-process.js
+/**
+* sort messages by line and column
+*/
+function sortMessagesByLocation(messages) {
+	return messages.sort(function(a, b) {
+		const startIndexDiff = a.range[0] - b.range[0];
+		if (startIndexDiff === 0) return a.range[1] - b.range[1];
+		else return startIndexDiff;
+	});
+}
+var init_sort_messages_process = __esmMin((() => {}));
+// node_modules/@secretlint/core/module/messages/filter-message-id.js
+var filterByAllowMessageIds;
+var init_filter_message_id = __esmMin((() => {
+	filterByAllowMessageIds = (messages, allowMessageIds) => {
+		const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
+			return `${allowMessage.ruleId}--${allowMessage.messageId}`;
+		}));
+		return messages.filter((message) => {
+			return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
+		});
+	};
+}));
+// node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+var deepMask, createMaskValue, maskWithValues, filterMaskSecretsData;
+var init_filter_mask_secrets = __esmMin((() => {
+	deepMask = (object, handler) => {
+		for (const key of Object.keys(object)) if (typeof object[key] === "object") object[key] = deepMask(object[key], handler);
+		else if (Array.isArray(object[key])) object[key] = object[key].map((item) => deepMask(item, handler));
+		else if (typeof object[key] === "string") object[key] = handler(object[key]);
+		return object;
+	};
+	createMaskValue = (value) => {
+		return "*".repeat(value.length);
+	};
+	maskWithValues = (str, maskedValues) => {
+		let result = str;
+		for (const maskValue of maskedValues) result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
+		return result;
+	};
+	filterMaskSecretsData = (messages = []) => {
+		return messages.map((message) => {
+			if (message.type !== "message") return message;
+			const maskedValues = [];
+			const maskedData = message.data ? deepMask(message.data, (value) => {
+				maskedValues.push(value);
+				return createMaskValue(value);
+			}) : void 0;
+			if (!maskedData) return message;
+			const maskedMessage = maskWithValues(message.message, maskedValues);
+			return {
+				...message,
+				message: maskedMessage,
+				data: maskedData
+			};
+		});
+	};
+}));
+// node_modules/@secretlint/core/module/messages/index.js
+var cleanupMessages;
+var init_messages = __esmMin((() => {
+	init_filter_ignored_process();
+	init_MessageProcessManager();
+	init_filter_duplicated_process();
+	init_sort_messages_process();
+	init_filter_message_id();
+	init_filter_mask_secrets();
+	cleanupMessages = (options) => {
+		const reportedMessages = filterIgnoredMessages(options);
+		const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
+		const filters = options.maskSecrets ? [filterDuplicatedMessages, filterMaskSecretsData] : [filterDuplicatedMessages];
+		return sortMessagesByLocation(createMessageProcessor(filters).process(reportedMessagesWithoutAllowMessageIds));
+	};
+}));
+// node_modules/@secretlint/core/module/index.js
+var module_exports$1 = /* @__PURE__ */ __exportAll$1({ lintSource: () => lintSource });
+var import_src, debug, lintSource, isRulePreset, isRule, registerRule;
+var init_module$1 = __esmMin((() => {
+	init_SecretLintSourceCodeImpl();
+	init_RuleContext();
+	init_RunningEvents();
+	init_node$3();
+	init_RulePresetContext();
+	init_messages();
+	import_src = /* @__PURE__ */ __toESM(require_src(), 1);
+	debug = (0, import_src.default)("@secretlint/core");
+	lintSource = ({ source, options }) => {
+		secretLintProfiler.mark({
+			type: "@core>lint::start",
+			id: source.filePath
+		});
+		debug(`source filePath: %O`, source.filePath);
+		debug(`options: %O`, options);
+		const rules = options.config.rules;
+		const locale = options.locale ?? "en";
+		const maskSecrets = options.maskSecrets ?? false;
+		const contextEvents = createContextEvents();
+		const runningEvents = createRunningEvents();
+		const reportedMessages = [];
+		const ignoredMessages = [];
+		contextEvents.onReport((message) => {
+			reportedMessages.push(message);
+		});
+		contextEvents.onIgnore((message) => {
+			ignoredMessages.push(message);
+		});
+		const sourceCode = new SecretLintSourceCodeImpl({
+			content: source.content,
+			filePath: source.filePath,
+			physicalFilePath: options.noPhysicFilePath ? void 0 : source.filePath,
+			ext: source.ext || "",
+			contentType: source.contentType
+		});
+		secretLintProfiler.mark({ type: "@core>setup-rules::start" });
+		rules.forEach((rule) => {
+			secretLintProfiler.mark({
+				type: "@core>setup-rule::start",
+				id: rule.rule.meta.id
+			});
+			registerRule({
+				sourceCode,
+				config: options.config,
+				descriptorRule: rule,
+				contextEvents,
+				runningEvents,
+				locale
+			});
+			secretLintProfiler.mark({
+				type: "@core>setup-rule::end",
+				id: rule.rule.meta.id
+			});
+		});
+		secretLintProfiler.mark({ type: "@core>setup-rules::end" });
+		return runningEvents.runLint({ sourceCode }).then(() => {
+			return {
+				filePath: source.filePath,
+				sourceContent: source.contentType === "text" ? source.content : void 0,
+				sourceContentType: source.contentType,
+				messages: cleanupMessages({
+					reportedMessages,
+					ignoredMessages,
+					allowMessageIds: runningEvents.collectAllowMessageIds(),
+					maskSecrets
+				})
+			};
+		}).finally(() => {
+			secretLintProfiler.mark({
+				type: "@core>lint::end",
+				id: source.filePath
+			});
+		});
+	};
+	isRulePreset = (ruleDescriptor) => {
+		return ruleDescriptor.rule.meta.type === "preset";
+	};
+	isRule = (ruleDescriptor) => {
+		return ruleDescriptor.rule.meta.type === "scanner";
+	};
+	registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runningEvents, locale }) => {
+		const ruleId = descriptorRule.id;
+		if (descriptorRule.disabled) {
+			debug("Skip registerRule %s, because it is disabled", ruleId);
+			return;
+		}
+		debug("registerRule %s", ruleId);
+		const sharedOptionsWithDefault = config.sharedOptions ?? {};
+		if (isRulePreset(descriptorRule)) {
+			const context = createRulePresetContext({
+				configRulePreset: descriptorRule,
+				sourceCode,
+				contextEvents,
+				runningEvents,
+				sharedOptions: sharedOptionsWithDefault,
+				locale
+			});
+			runningEvents.registerRulePreset({
+				descriptorRulePreset: descriptorRule,
+				context
+			});
+			return;
+		} else if (isRule(descriptorRule)) {
+			const context = createRuleContext({
+				ruleId,
+				severity: descriptorRule.severity,
+				meta: descriptorRule.rule.meta,
+				sourceCode,
+				contextEvents,
+				sharedOptions: sharedOptionsWithDefault,
+				locale
+			});
+			runningEvents.registerRule({
+				descriptorRule,
+				context
+			});
+			return;
+		}
+		throw new Error(`Unknown descriptor type: ${descriptorRule}`);
+	};
+}));
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+var module_exports = /* @__PURE__ */ __exportAll$1({
+	creator: () => creator,
+	rules: () => rules
+});
+function requireLodash_uniq() {
+	if (hasRequiredLodash_uniq) return lodash_uniq;
+	hasRequiredLodash_uniq = 1;
+	/** Used as the size to enable large array optimizations. */
+	var LARGE_ARRAY_SIZE = 200;
+	/** Used to stand-in for `undefined` hash values. */
+	var HASH_UNDEFINED = "__lodash_hash_undefined__";
+	/** Used as references for various `Number` constants. */
+	var INFINITY = 1 / 0;
+	/** `Object#toString` result references. */
+	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+	/**
+	* Used to match `RegExp`
+	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+	*/
+	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+	/** Used to detect host constructors (Safari). */
+	var reIsHostCtor = /^\[object .+?Constructor\]$/;
+	/** Detect free variable `global` from Node.js. */
+	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+	/** Detect free variable `self`. */
+	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+	/** Used as a reference to the global object. */
+	var root = freeGlobal || freeSelf || Function("return this")();
+	/**
+	* A specialized version of `_.includes` for arrays without support for
+	* specifying an index to search from.
+	*
+	* @private
+	* @param {Array} [array] The array to inspect.
+	* @param {*} target The value to search for.
+	* @returns {boolean} Returns `true` if `target` is found, else `false`.
+	*/
+	function arrayIncludes(array, value) {
+		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
+	}
+	/**
+	* The base implementation of `_.findIndex` and `_.findLastIndex` without
+	* support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} predicate The function invoked per iteration.
+	* @param {number} fromIndex The index to search from.
+	* @param {boolean} [fromRight] Specify iterating from right to left.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseFindIndex(array, predicate, fromIndex, fromRight) {
+		var length = array.length, index = fromIndex + -1;
+		while (++index < length) if (predicate(array[index], index, array)) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} value The value to search for.
+	* @param {number} fromIndex The index to search from.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseIndexOf(array, value, fromIndex) {
+		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
+		var index = fromIndex - 1, length = array.length;
+		while (++index < length) if (array[index] === value) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNaN` without support for number objects.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
+	*/
+	function baseIsNaN(value) {
+		return value !== value;
+	}
+	/**
+	* Checks if a cache value for `key` exists.
+	*
+	* @private
+	* @param {Object} cache The cache to query.
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function cacheHas(cache, key) {
+		return cache.has(key);
+	}
+	/**
+	* Gets the value at `key` of `object`.
+	*
+	* @private
+	* @param {Object} [object] The object to query.
+	* @param {string} key The key of the property to get.
+	* @returns {*} Returns the property value.
+	*/
+	function getValue(object, key) {
+		return object == null ? void 0 : object[key];
+	}
+	/**
+	* Checks if `value` is a host object in IE < 9.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+	*/
+	function isHostObject(value) {
+		var result = false;
+		if (value != null && typeof value.toString != "function") try {
+			result = !!(value + "");
+		} catch (e) {}
+		return result;
+	}
+	/**
+	* Converts `set` to an array of its values.
+	*
+	* @private
+	* @param {Object} set The set to convert.
+	* @returns {Array} Returns the values.
+	*/
+	function setToArray(set) {
+		var index = -1, result = Array(set.size);
+		set.forEach(function(value) {
+			result[++index] = value;
+		});
+		return result;
+	}
+	/** Used for built-in method references. */
+	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+	/** Used to detect overreaching core-js shims. */
+	var coreJsData = root["__core-js_shared__"];
+	/** Used to detect methods masquerading as native. */
+	var maskSrcKey = function() {
+		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+		return uid ? "Symbol(src)_1." + uid : "";
+	}();
+	/** Used to resolve the decompiled source of functions. */
+	var funcToString = funcProto.toString;
+	/** Used to check objects for own properties. */
+	var hasOwnProperty = objectProto.hasOwnProperty;
+	/**
+	* Used to resolve the
+	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+	* of values.
+	*/
+	var objectToString = objectProto.toString;
+	/** Used to detect if a method is native. */
+	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
+	/** Built-in value references. */
+	var splice = arrayProto.splice;
+	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+	/**
+	* Creates a hash object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function Hash(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the hash.
+	*
+	* @private
+	* @name clear
+	* @memberOf Hash
+	*/
+	function hashClear() {
+		this.__data__ = nativeCreate ? nativeCreate(null) : {};
+	}
+	/**
+	* Removes `key` and its value from the hash.
+	*
+	* @private
+	* @name delete
+	* @memberOf Hash
+	* @param {Object} hash The hash to modify.
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function hashDelete(key) {
+		return this.has(key) && delete this.__data__[key];
+	}
+	/**
+	* Gets the hash value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf Hash
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function hashGet(key) {
+		var data = this.__data__;
+		if (nativeCreate) {
+			var result = data[key];
+			return result === HASH_UNDEFINED ? void 0 : result;
+		}
+		return hasOwnProperty.call(data, key) ? data[key] : void 0;
+	}
+	/**
+	* Checks if a hash value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf Hash
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function hashHas(key) {
+		var data = this.__data__;
+		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+	}
+	/**
+	* Sets the hash `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf Hash
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the hash instance.
+	*/
+	function hashSet(key, value) {
+		var data = this.__data__;
+		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+		return this;
+	}
+	Hash.prototype.clear = hashClear;
+	Hash.prototype["delete"] = hashDelete;
+	Hash.prototype.get = hashGet;
+	Hash.prototype.has = hashHas;
+	Hash.prototype.set = hashSet;
+	/**
+	* Creates an list cache object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function ListCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the list cache.
+	*
+	* @private
+	* @name clear
+	* @memberOf ListCache
+	*/
+	function listCacheClear() {
+		this.__data__ = [];
+	}
+	/**
+	* Removes `key` and its value from the list cache.
+	*
+	* @private
+	* @name delete
+	* @memberOf ListCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function listCacheDelete(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) return false;
+		if (index == data.length - 1) data.pop();
+		else splice.call(data, index, 1);
+		return true;
+	}
+	/**
+	* Gets the list cache value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf ListCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function listCacheGet(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		return index < 0 ? void 0 : data[index][1];
+	}
+	/**
+	* Checks if a list cache value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf ListCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function listCacheHas(key) {
+		return assocIndexOf(this.__data__, key) > -1;
+	}
+	/**
+	* Sets the list cache `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf ListCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the list cache instance.
+	*/
+	function listCacheSet(key, value) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) data.push([key, value]);
+		else data[index][1] = value;
+		return this;
+	}
+	ListCache.prototype.clear = listCacheClear;
+	ListCache.prototype["delete"] = listCacheDelete;
+	ListCache.prototype.get = listCacheGet;
+	ListCache.prototype.has = listCacheHas;
+	ListCache.prototype.set = listCacheSet;
+	/**
+	* Creates a map cache object to store key-value pairs.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function MapCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the map.
+	*
+	* @private
+	* @name clear
+	* @memberOf MapCache
+	*/
+	function mapCacheClear() {
+		this.__data__ = {
+			"hash": new Hash(),
+			"map": new (Map || ListCache)(),
+			"string": new Hash()
+		};
+	}
+	/**
+	* Removes `key` and its value from the map.
+	*
+	* @private
+	* @name delete
+	* @memberOf MapCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function mapCacheDelete(key) {
+		return getMapData(this, key)["delete"](key);
+	}
+	/**
+	* Gets the map value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf MapCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function mapCacheGet(key) {
+		return getMapData(this, key).get(key);
+	}
+	/**
+	* Checks if a map value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf MapCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function mapCacheHas(key) {
+		return getMapData(this, key).has(key);
+	}
+	/**
+	* Sets the map `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf MapCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the map cache instance.
+	*/
+	function mapCacheSet(key, value) {
+		getMapData(this, key).set(key, value);
+		return this;
+	}
+	MapCache.prototype.clear = mapCacheClear;
+	MapCache.prototype["delete"] = mapCacheDelete;
+	MapCache.prototype.get = mapCacheGet;
+	MapCache.prototype.has = mapCacheHas;
+	MapCache.prototype.set = mapCacheSet;
+	/**
+	*
+	* Creates an array cache object to store unique values.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [values] The values to cache.
+	*/
+	function SetCache(values) {
+		var index = -1, length = values ? values.length : 0;
+		this.__data__ = new MapCache();
+		while (++index < length) this.add(values[index]);
+	}
+	/**
+	* Adds `value` to the array cache.
+	*
+	* @private
+	* @name add
+	* @memberOf SetCache
+	* @alias push
+	* @param {*} value The value to cache.
+	* @returns {Object} Returns the cache instance.
+	*/
+	function setCacheAdd(value) {
+		this.__data__.set(value, HASH_UNDEFINED);
+		return this;
+	}
+	/**
+	* Checks if `value` is in the array cache.
+	*
+	* @private
+	* @name has
+	* @memberOf SetCache
+	* @param {*} value The value to search for.
+	* @returns {number} Returns `true` if `value` is found, else `false`.
+	*/
+	function setCacheHas(value) {
+		return this.__data__.has(value);
+	}
+	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+	SetCache.prototype.has = setCacheHas;
+	/**
+	* Gets the index at which the `key` is found in `array` of key-value pairs.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} key The key to search for.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function assocIndexOf(array, key) {
+		var length = array.length;
+		while (length--) if (eq(array[length][0], key)) return length;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNative` without bad shim checks.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a native function,
+	*  else `false`.
+	*/
+	function baseIsNative(value) {
+		if (!isObject(value) || isMasked(value)) return false;
+		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
+	}
+	/**
+	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} [iteratee] The iteratee invoked per element.
+	* @param {Function} [comparator] The comparator invoked per element.
+	* @returns {Array} Returns the new duplicate free array.
+	*/
+	function baseUniq(array, iteratee, comparator) {
+		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
+		if (length >= LARGE_ARRAY_SIZE) {
+			var set = createSet(array);
+			if (set) return setToArray(set);
+			isCommon = false;
+			includes = cacheHas;
+			seen = new SetCache();
+		} else seen = result;
+		outer: while (++index < length) {
+			var value = array[index], computed = value;
+			value = value !== 0 ? value : 0;
+			if (isCommon && computed === computed) {
+				var seenIndex = seen.length;
+				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
+				result.push(value);
+			} else if (!includes(seen, computed, comparator)) {
+				if (seen !== result) seen.push(computed);
+				result.push(value);
+			}
+		}
+		return result;
+	}
+	/**
+	* Creates a set object of `values`.
+	*
+	* @private
+	* @param {Array} values The values to add to the set.
+	* @returns {Object} Returns the new set.
+	*/
+	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
+		return new Set(values);
+	};
+	/**
+	* Gets the data for `map`.
+	*
+	* @private
+	* @param {Object} map The map to query.
+	* @param {string} key The reference key.
+	* @returns {*} Returns the map data.
+	*/
+	function getMapData(map, key) {
+		var data = map.__data__;
+		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+	}
+	/**
+	* Gets the native function at `key` of `object`.
+	*
+	* @private
+	* @param {Object} object The object to query.
+	* @param {string} key The key of the method to get.
+	* @returns {*} Returns the function if it's native, else `undefined`.
+	*/
+	function getNative(object, key) {
+		var value = getValue(object, key);
+		return baseIsNative(value) ? value : void 0;
+	}
+	/**
+	* Checks if `value` is suitable for use as unique object key.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+	*/
+	function isKeyable(value) {
+		var type = typeof value;
+		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+	}
+	/**
+	* Checks if `func` has its source masked.
+	*
+	* @private
+	* @param {Function} func The function to check.
+	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
+	*/
+	function isMasked(func) {
+		return !!maskSrcKey && maskSrcKey in func;
+	}
+	/**
+	* Converts `func` to its source code.
+	*
+	* @private
+	* @param {Function} func The function to process.
+	* @returns {string} Returns the source code.
+	*/
+	function toSource(func) {
+		if (func != null) {
+			try {
+				return funcToString.call(func);
+			} catch (e) {}
+			try {
+				return func + "";
+			} catch (e) {}
+		}
+		return "";
+	}
+	/**
+	* Creates a duplicate-free version of an array, using
+	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	* for equality comparisons, in which only the first occurrence of each
+	* element is kept.
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Array
+	* @param {Array} array The array to inspect.
+	* @returns {Array} Returns the new duplicate free array.
+	* @example
+	*
+	* _.uniq([2, 1, 2]);
+	* // => [2, 1]
+	*/
+	function uniq(array) {
+		return array && array.length ? baseUniq(array) : [];
+	}
+	/**
+	* Performs a
+	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	* comparison between two values to determine if they are equivalent.
+	*
+	* @static
+	* @memberOf _
+	* @since 4.0.0
+	* @category Lang
+	* @param {*} value The value to compare.
+	* @param {*} other The other value to compare.
+	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+	* @example
+	*
+	* var object = { 'a': 1 };
+	* var other = { 'a': 1 };
+	*
+	* _.eq(object, object);
+	* // => true
+	*
+	* _.eq(object, other);
+	* // => false
+	*
+	* _.eq('a', 'a');
+	* // => true
+	*
+	* _.eq('a', Object('a'));
+	* // => false
+	*
+	* _.eq(NaN, NaN);
+	* // => true
+	*/
+	function eq(value, other) {
+		return value === other || value !== value && other !== other;
+	}
+	/**
+	* Checks if `value` is classified as a `Function` object.
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
+	* @example
+	*
+	* _.isFunction(_);
+	* // => true
+	*
+	* _.isFunction(/abc/);
+	* // => false
+	*/
+	function isFunction(value) {
+		var tag = isObject(value) ? objectToString.call(value) : "";
+		return tag == funcTag || tag == genTag;
+	}
+	/**
+	* Checks if `value` is the
+	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
+	* @example
+	*
+	* _.isObject({});
+	* // => true
+	*
+	* _.isObject([1, 2, 3]);
+	* // => true
+	*
+	* _.isObject(_.noop);
+	* // => true
+	*
+	* _.isObject(null);
+	* // => false
+	*/
+	function isObject(value) {
+		var type = typeof value;
+		return !!value && (type == "object" || type == "function");
+	}
+	/**
+	* This method returns `undefined`.
+	*
+	* @static
+	* @memberOf _
+	* @since 2.3.0
+	* @category Util
+	* @example
+	*
+	* _.times(2, _.noop);
+	* // => [undefined, undefined]
+	*/
+	function noop() {}
+	lodash_uniq = uniq;
+	return lodash_uniq;
+}
+function requireLodash_uniqwith() {
+	if (hasRequiredLodash_uniqwith) return lodash_uniqwith;
+	hasRequiredLodash_uniqwith = 1;
+	/** Used as the size to enable large array optimizations. */
+	var LARGE_ARRAY_SIZE = 200;
+	/** Used to stand-in for `undefined` hash values. */
+	var HASH_UNDEFINED = "__lodash_hash_undefined__";
+	/** Used as references for various `Number` constants. */
+	var INFINITY = 1 / 0;
+	/** `Object#toString` result references. */
+	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+	/**
+	* Used to match `RegExp`
+	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+	*/
+	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+	/** Used to detect host constructors (Safari). */
+	var reIsHostCtor = /^\[object .+?Constructor\]$/;
+	/** Detect free variable `global` from Node.js. */
+	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+	/** Detect free variable `self`. */
+	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+	/** Used as a reference to the global object. */
+	var root = freeGlobal || freeSelf || Function("return this")();
+	/**
+	* A specialized version of `_.includes` for arrays without support for
+	* specifying an index to search from.
+	*
+	* @private
+	* @param {Array} [array] The array to inspect.
+	* @param {*} target The value to search for.
+	* @returns {boolean} Returns `true` if `target` is found, else `false`.
+	*/
+	function arrayIncludes(array, value) {
+		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
+	}
+	/**
+	* This function is like `arrayIncludes` except that it accepts a comparator.
+	*
+	* @private
+	* @param {Array} [array] The array to inspect.
+	* @param {*} target The value to search for.
+	* @param {Function} comparator The comparator invoked per element.
+	* @returns {boolean} Returns `true` if `target` is found, else `false`.
+	*/
+	function arrayIncludesWith(array, value, comparator) {
+		var index = -1, length = array ? array.length : 0;
+		while (++index < length) if (comparator(value, array[index])) return true;
+		return false;
+	}
+	/**
+	* The base implementation of `_.findIndex` and `_.findLastIndex` without
+	* support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} predicate The function invoked per iteration.
+	* @param {number} fromIndex The index to search from.
+	* @param {boolean} [fromRight] Specify iterating from right to left.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseFindIndex(array, predicate, fromIndex, fromRight) {
+		var length = array.length, index = fromIndex + -1;
+		while (++index < length) if (predicate(array[index], index, array)) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} value The value to search for.
+	* @param {number} fromIndex The index to search from.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function baseIndexOf(array, value, fromIndex) {
+		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
+		var index = fromIndex - 1, length = array.length;
+		while (++index < length) if (array[index] === value) return index;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNaN` without support for number objects.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
+	*/
+	function baseIsNaN(value) {
+		return value !== value;
+	}
+	/**
+	* Checks if a cache value for `key` exists.
+	*
+	* @private
+	* @param {Object} cache The cache to query.
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function cacheHas(cache, key) {
+		return cache.has(key);
+	}
+	/**
+	* Gets the value at `key` of `object`.
+	*
+	* @private
+	* @param {Object} [object] The object to query.
+	* @param {string} key The key of the property to get.
+	* @returns {*} Returns the property value.
+	*/
+	function getValue(object, key) {
+		return object == null ? void 0 : object[key];
+	}
+	/**
+	* Checks if `value` is a host object in IE < 9.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+	*/
+	function isHostObject(value) {
+		var result = false;
+		if (value != null && typeof value.toString != "function") try {
+			result = !!(value + "");
+		} catch (e) {}
+		return result;
+	}
+	/**
+	* Converts `set` to an array of its values.
+	*
+	* @private
+	* @param {Object} set The set to convert.
+	* @returns {Array} Returns the values.
+	*/
+	function setToArray(set) {
+		var index = -1, result = Array(set.size);
+		set.forEach(function(value) {
+			result[++index] = value;
+		});
+		return result;
+	}
+	/** Used for built-in method references. */
+	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+	/** Used to detect overreaching core-js shims. */
+	var coreJsData = root["__core-js_shared__"];
+	/** Used to detect methods masquerading as native. */
+	var maskSrcKey = function() {
+		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+		return uid ? "Symbol(src)_1." + uid : "";
+	}();
+	/** Used to resolve the decompiled source of functions. */
+	var funcToString = funcProto.toString;
+	/** Used to check objects for own properties. */
+	var hasOwnProperty = objectProto.hasOwnProperty;
+	/**
+	* Used to resolve the
+	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+	* of values.
+	*/
+	var objectToString = objectProto.toString;
+	/** Used to detect if a method is native. */
+	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
+	/** Built-in value references. */
+	var splice = arrayProto.splice;
+	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+	/**
+	* Creates a hash object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function Hash(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the hash.
+	*
+	* @private
+	* @name clear
+	* @memberOf Hash
+	*/
+	function hashClear() {
+		this.__data__ = nativeCreate ? nativeCreate(null) : {};
+	}
+	/**
+	* Removes `key` and its value from the hash.
+	*
+	* @private
+	* @name delete
+	* @memberOf Hash
+	* @param {Object} hash The hash to modify.
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function hashDelete(key) {
+		return this.has(key) && delete this.__data__[key];
+	}
+	/**
+	* Gets the hash value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf Hash
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function hashGet(key) {
+		var data = this.__data__;
+		if (nativeCreate) {
+			var result = data[key];
+			return result === HASH_UNDEFINED ? void 0 : result;
+		}
+		return hasOwnProperty.call(data, key) ? data[key] : void 0;
+	}
+	/**
+	* Checks if a hash value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf Hash
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function hashHas(key) {
+		var data = this.__data__;
+		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+	}
+	/**
+	* Sets the hash `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf Hash
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the hash instance.
+	*/
+	function hashSet(key, value) {
+		var data = this.__data__;
+		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+		return this;
+	}
+	Hash.prototype.clear = hashClear;
+	Hash.prototype["delete"] = hashDelete;
+	Hash.prototype.get = hashGet;
+	Hash.prototype.has = hashHas;
+	Hash.prototype.set = hashSet;
+	/**
+	* Creates an list cache object.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function ListCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the list cache.
+	*
+	* @private
+	* @name clear
+	* @memberOf ListCache
+	*/
+	function listCacheClear() {
+		this.__data__ = [];
+	}
+	/**
+	* Removes `key` and its value from the list cache.
+	*
+	* @private
+	* @name delete
+	* @memberOf ListCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function listCacheDelete(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) return false;
+		if (index == data.length - 1) data.pop();
+		else splice.call(data, index, 1);
+		return true;
+	}
+	/**
+	* Gets the list cache value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf ListCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function listCacheGet(key) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		return index < 0 ? void 0 : data[index][1];
+	}
+	/**
+	* Checks if a list cache value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf ListCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function listCacheHas(key) {
+		return assocIndexOf(this.__data__, key) > -1;
+	}
+	/**
+	* Sets the list cache `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf ListCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the list cache instance.
+	*/
+	function listCacheSet(key, value) {
+		var data = this.__data__, index = assocIndexOf(data, key);
+		if (index < 0) data.push([key, value]);
+		else data[index][1] = value;
+		return this;
+	}
+	ListCache.prototype.clear = listCacheClear;
+	ListCache.prototype["delete"] = listCacheDelete;
+	ListCache.prototype.get = listCacheGet;
+	ListCache.prototype.has = listCacheHas;
+	ListCache.prototype.set = listCacheSet;
+	/**
+	* Creates a map cache object to store key-value pairs.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [entries] The key-value pairs to cache.
+	*/
+	function MapCache(entries) {
+		var index = -1, length = entries ? entries.length : 0;
+		this.clear();
+		while (++index < length) {
+			var entry = entries[index];
+			this.set(entry[0], entry[1]);
+		}
+	}
+	/**
+	* Removes all key-value entries from the map.
+	*
+	* @private
+	* @name clear
+	* @memberOf MapCache
+	*/
+	function mapCacheClear() {
+		this.__data__ = {
+			"hash": new Hash(),
+			"map": new (Map || ListCache)(),
+			"string": new Hash()
+		};
+	}
+	/**
+	* Removes `key` and its value from the map.
+	*
+	* @private
+	* @name delete
+	* @memberOf MapCache
+	* @param {string} key The key of the value to remove.
+	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+	*/
+	function mapCacheDelete(key) {
+		return getMapData(this, key)["delete"](key);
+	}
+	/**
+	* Gets the map value for `key`.
+	*
+	* @private
+	* @name get
+	* @memberOf MapCache
+	* @param {string} key The key of the value to get.
+	* @returns {*} Returns the entry value.
+	*/
+	function mapCacheGet(key) {
+		return getMapData(this, key).get(key);
+	}
+	/**
+	* Checks if a map value for `key` exists.
+	*
+	* @private
+	* @name has
+	* @memberOf MapCache
+	* @param {string} key The key of the entry to check.
+	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+	*/
+	function mapCacheHas(key) {
+		return getMapData(this, key).has(key);
+	}
+	/**
+	* Sets the map `key` to `value`.
+	*
+	* @private
+	* @name set
+	* @memberOf MapCache
+	* @param {string} key The key of the value to set.
+	* @param {*} value The value to set.
+	* @returns {Object} Returns the map cache instance.
+	*/
+	function mapCacheSet(key, value) {
+		getMapData(this, key).set(key, value);
+		return this;
+	}
+	MapCache.prototype.clear = mapCacheClear;
+	MapCache.prototype["delete"] = mapCacheDelete;
+	MapCache.prototype.get = mapCacheGet;
+	MapCache.prototype.has = mapCacheHas;
+	MapCache.prototype.set = mapCacheSet;
+	/**
+	*
+	* Creates an array cache object to store unique values.
+	*
+	* @private
+	* @constructor
+	* @param {Array} [values] The values to cache.
+	*/
+	function SetCache(values) {
+		var index = -1, length = values ? values.length : 0;
+		this.__data__ = new MapCache();
+		while (++index < length) this.add(values[index]);
+	}
+	/**
+	* Adds `value` to the array cache.
+	*
+	* @private
+	* @name add
+	* @memberOf SetCache
+	* @alias push
+	* @param {*} value The value to cache.
+	* @returns {Object} Returns the cache instance.
+	*/
+	function setCacheAdd(value) {
+		this.__data__.set(value, HASH_UNDEFINED);
+		return this;
+	}
+	/**
+	* Checks if `value` is in the array cache.
+	*
+	* @private
+	* @name has
+	* @memberOf SetCache
+	* @param {*} value The value to search for.
+	* @returns {number} Returns `true` if `value` is found, else `false`.
+	*/
+	function setCacheHas(value) {
+		return this.__data__.has(value);
+	}
+	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+	SetCache.prototype.has = setCacheHas;
+	/**
+	* Gets the index at which the `key` is found in `array` of key-value pairs.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {*} key The key to search for.
+	* @returns {number} Returns the index of the matched value, else `-1`.
+	*/
+	function assocIndexOf(array, key) {
+		var length = array.length;
+		while (length--) if (eq(array[length][0], key)) return length;
+		return -1;
+	}
+	/**
+	* The base implementation of `_.isNative` without bad shim checks.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a native function,
+	*  else `false`.
+	*/
+	function baseIsNative(value) {
+		if (!isObject(value) || isMasked(value)) return false;
+		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
+	}
+	/**
+	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
+	*
+	* @private
+	* @param {Array} array The array to inspect.
+	* @param {Function} [iteratee] The iteratee invoked per element.
+	* @param {Function} [comparator] The comparator invoked per element.
+	* @returns {Array} Returns the new duplicate free array.
+	*/
+	function baseUniq(array, iteratee, comparator) {
+		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
+		if (comparator) {
+			isCommon = false;
+			includes = arrayIncludesWith;
+		} else if (length >= LARGE_ARRAY_SIZE) {
+			var set = createSet(array);
+			if (set) return setToArray(set);
+			isCommon = false;
+			includes = cacheHas;
+			seen = new SetCache();
+		} else seen = result;
+		outer: while (++index < length) {
+			var value = array[index], computed = value;
+			value = comparator || value !== 0 ? value : 0;
+			if (isCommon && computed === computed) {
+				var seenIndex = seen.length;
+				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
+				result.push(value);
+			} else if (!includes(seen, computed, comparator)) {
+				if (seen !== result) seen.push(computed);
+				result.push(value);
+			}
+		}
+		return result;
+	}
+	/**
+	* Creates a set object of `values`.
+	*
+	* @private
+	* @param {Array} values The values to add to the set.
+	* @returns {Object} Returns the new set.
+	*/
+	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
+		return new Set(values);
+	};
+	/**
+	* Gets the data for `map`.
+	*
+	* @private
+	* @param {Object} map The map to query.
+	* @param {string} key The reference key.
+	* @returns {*} Returns the map data.
+	*/
+	function getMapData(map, key) {
+		var data = map.__data__;
+		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+	}
+	/**
+	* Gets the native function at `key` of `object`.
+	*
+	* @private
+	* @param {Object} object The object to query.
+	* @param {string} key The key of the method to get.
+	* @returns {*} Returns the function if it's native, else `undefined`.
+	*/
+	function getNative(object, key) {
+		var value = getValue(object, key);
+		return baseIsNative(value) ? value : void 0;
+	}
+	/**
+	* Checks if `value` is suitable for use as unique object key.
+	*
+	* @private
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+	*/
+	function isKeyable(value) {
+		var type = typeof value;
+		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+	}
+	/**
+	* Checks if `func` has its source masked.
+	*
+	* @private
+	* @param {Function} func The function to check.
+	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
+	*/
+	function isMasked(func) {
+		return !!maskSrcKey && maskSrcKey in func;
+	}
+	/**
+	* Converts `func` to its source code.
+	*
+	* @private
+	* @param {Function} func The function to process.
+	* @returns {string} Returns the source code.
+	*/
+	function toSource(func) {
+		if (func != null) {
+			try {
+				return funcToString.call(func);
+			} catch (e) {}
+			try {
+				return func + "";
+			} catch (e) {}
+		}
+		return "";
+	}
+	/**
+	* This method is like `_.uniq` except that it accepts `comparator` which
+	* is invoked to compare elements of `array`. The comparator is invoked with
+	* two arguments: (arrVal, othVal).
+	*
+	* @static
+	* @memberOf _
+	* @since 4.0.0
+	* @category Array
+	* @param {Array} array The array to inspect.
+	* @param {Function} [comparator] The comparator invoked per element.
+	* @returns {Array} Returns the new duplicate free array.
+	* @example
+	*
+	* var objects = [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }, { 'x': 1, 'y': 2 }];
+	*
+	* _.uniqWith(objects, _.isEqual);
+	* // => [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }]
+	*/
+	function uniqWith(array, comparator) {
+		return array && array.length ? baseUniq(array, void 0, comparator) : [];
+	}
+	/**
+	* Performs a
+	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+	* comparison between two values to determine if they are equivalent.
+	*
+	* @static
+	* @memberOf _
+	* @since 4.0.0
+	* @category Lang
+	* @param {*} value The value to compare.
+	* @param {*} other The other value to compare.
+	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+	* @example
+	*
+	* var object = { 'a': 1 };
+	* var other = { 'a': 1 };
+	*
+	* _.eq(object, object);
+	* // => true
+	*
+	* _.eq(object, other);
+	* // => false
+	*
+	* _.eq('a', 'a');
+	* // => true
+	*
+	* _.eq('a', Object('a'));
+	* // => false
+	*
+	* _.eq(NaN, NaN);
+	* // => true
+	*/
+	function eq(value, other) {
+		return value === other || value !== value && other !== other;
+	}
+	/**
+	* Checks if `value` is classified as a `Function` object.
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
+	* @example
+	*
+	* _.isFunction(_);
+	* // => true
+	*
+	* _.isFunction(/abc/);
+	* // => false
+	*/
+	function isFunction(value) {
+		var tag = isObject(value) ? objectToString.call(value) : "";
+		return tag == funcTag || tag == genTag;
+	}
+	/**
+	* Checks if `value` is the
+	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+	*
+	* @static
+	* @memberOf _
+	* @since 0.1.0
+	* @category Lang
+	* @param {*} value The value to check.
+	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
+	* @example
+	*
+	* _.isObject({});
+	* // => true
+	*
+	* _.isObject([1, 2, 3]);
+	* // => true
+	*
+	* _.isObject(_.noop);
+	* // => true
+	*
+	* _.isObject(null);
+	* // => false
+	*/
+	function isObject(value) {
+		var type = typeof value;
+		return !!value && (type == "object" || type == "function");
+	}
+	/**
+	* This method returns `undefined`.
+	*
+	* @static
+	* @memberOf _
+	* @since 2.3.0
+	* @category Util
+	* @example
+	*
+	* _.times(2, _.noop);
+	* // => [undefined, undefined]
+	*/
+	function noop() {}
+	lodash_uniqwith = uniqWith;
+	return lodash_uniqwith;
+}
+function requireLodash_sortby() {
+	if (hasRequiredLodash_sortby) return lodash_sortby.exports;
+	hasRequiredLodash_sortby = 1;
+	(function(module, exports$1) {
+		/** Used as the `TypeError` message for "Functions" methods. */
+		var FUNC_ERROR_TEXT = "Expected a function";
+		/** Used to stand-in for `undefined` hash values. */
+		var HASH_UNDEFINED = "__lodash_hash_undefined__";
+		/** Used to compose bitmasks for comparison styles. */
+		var UNORDERED_COMPARE_FLAG = 1, PARTIAL_COMPARE_FLAG = 2;
+		/** Used as references for various `Number` constants. */
+		var MAX_SAFE_INTEGER = 9007199254740991;
+		/** `Object#toString` result references. */
+		var argsTag = "[object Arguments]", arrayTag = "[object Array]", boolTag = "[object Boolean]", dateTag = "[object Date]", errorTag = "[object Error]", funcTag = "[object Function]", genTag = "[object GeneratorFunction]", mapTag = "[object Map]", numberTag = "[object Number]", objectTag = "[object Object]", promiseTag = "[object Promise]", regexpTag = "[object RegExp]", setTag = "[object Set]", stringTag = "[object String]", symbolTag = "[object Symbol]", weakMapTag = "[object WeakMap]";
+		var arrayBufferTag = "[object ArrayBuffer]", dataViewTag = "[object DataView]", float32Tag = "[object Float32Array]", float64Tag = "[object Float64Array]", int8Tag = "[object Int8Array]", int16Tag = "[object Int16Array]", int32Tag = "[object Int32Array]", uint8Tag = "[object Uint8Array]", uint8ClampedTag = "[object Uint8ClampedArray]", uint16Tag = "[object Uint16Array]", uint32Tag = "[object Uint32Array]";
+		/** Used to match property names within property paths. */
+		var reIsDeepProp = /\.|\[(?:[^[\]]*|(["'])(?:(?!\1)[^\\]|\\.)*?\1)\]/, reIsPlainProp = /^\w*$/, reLeadingDot = /^\./, rePropName = /[^.[\]]+|\[(?:(-?\d+(?:\.\d+)?)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]|(?=(?:\.|\[\])(?:\.|\[\]|$))/g;
+		/**
+		* Used to match `RegExp`
+		* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
+		*/
+		var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+		/** Used to match backslashes in property paths. */
+		var reEscapeChar = /\\(\\)?/g;
+		/** Used to detect host constructors (Safari). */
+		var reIsHostCtor = /^\[object .+?Constructor\]$/;
+		/** Used to detect unsigned integer values. */
+		var reIsUint = /^(?:0|[1-9]\d*)$/;
+		/** Used to identify `toStringTag` values of typed arrays. */
+		var typedArrayTags = {};
+		typedArrayTags[float32Tag] = typedArrayTags[float64Tag] = typedArrayTags[int8Tag] = typedArrayTags[int16Tag] = typedArrayTags[int32Tag] = typedArrayTags[uint8Tag] = typedArrayTags[uint8ClampedTag] = typedArrayTags[uint16Tag] = typedArrayTags[uint32Tag] = true;
+		typedArrayTags[argsTag] = typedArrayTags[arrayTag] = typedArrayTags[arrayBufferTag] = typedArrayTags[boolTag] = typedArrayTags[dataViewTag] = typedArrayTags[dateTag] = typedArrayTags[errorTag] = typedArrayTags[funcTag] = typedArrayTags[mapTag] = typedArrayTags[numberTag] = typedArrayTags[objectTag] = typedArrayTags[regexpTag] = typedArrayTags[setTag] = typedArrayTags[stringTag] = typedArrayTags[weakMapTag] = false;
+		/** Detect free variable `global` from Node.js. */
+		var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+		/** Detect free variable `self`. */
+		var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+		/** Used as a reference to the global object. */
+		var root = freeGlobal || freeSelf || Function("return this")();
+		/** Detect free variable `exports`. */
+		var freeExports = exports$1 && !exports$1.nodeType && exports$1;
+		/** Detect free variable `module`. */
+		var freeModule = freeExports && module && !module.nodeType && module;
+		/** Detect free variable `process` from Node.js. */
+		var freeProcess = freeModule && freeModule.exports === freeExports && freeGlobal.process;
+		/** Used to access faster Node.js helpers. */
+		var nodeUtil = function() {
+			try {
+				return freeProcess && freeProcess.binding("util");
+			} catch (e) {}
+		}();
+		var nodeIsTypedArray = nodeUtil && nodeUtil.isTypedArray;
+		/**
+		* A faster alternative to `Function#apply`, this function invokes `func`
+		* with the `this` binding of `thisArg` and the arguments of `args`.
+		*
+		* @private
+		* @param {Function} func The function to invoke.
+		* @param {*} thisArg The `this` binding of `func`.
+		* @param {Array} args The arguments to invoke `func` with.
+		* @returns {*} Returns the result of `func`.
+		*/
+		function apply(func, thisArg, args) {
+			switch (args.length) {
+				case 0: return func.call(thisArg);
+				case 1: return func.call(thisArg, args[0]);
+				case 2: return func.call(thisArg, args[0], args[1]);
+				case 3: return func.call(thisArg, args[0], args[1], args[2]);
+			}
+			return func.apply(thisArg, args);
+		}
+		/**
+		* A specialized version of `_.map` for arrays without support for iteratee
+		* shorthands.
+		*
+		* @private
+		* @param {Array} [array] The array to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array} Returns the new mapped array.
+		*/
+		function arrayMap(array, iteratee) {
+			var index = -1, length = array ? array.length : 0, result = Array(length);
+			while (++index < length) result[index] = iteratee(array[index], index, array);
+			return result;
+		}
+		/**
+		* Appends the elements of `values` to `array`.
+		*
+		* @private
+		* @param {Array} array The array to modify.
+		* @param {Array} values The values to append.
+		* @returns {Array} Returns `array`.
+		*/
+		function arrayPush(array, values) {
+			var index = -1, length = values.length, offset = array.length;
+			while (++index < length) array[offset + index] = values[index];
+			return array;
+		}
+		/**
+		* A specialized version of `_.some` for arrays without support for iteratee
+		* shorthands.
+		*
+		* @private
+		* @param {Array} [array] The array to iterate over.
+		* @param {Function} predicate The function invoked per iteration.
+		* @returns {boolean} Returns `true` if any element passes the predicate check,
+		*  else `false`.
+		*/
+		function arraySome(array, predicate) {
+			var index = -1, length = array ? array.length : 0;
+			while (++index < length) if (predicate(array[index], index, array)) return true;
+			return false;
+		}
+		/**
+		* The base implementation of `_.property` without support for deep paths.
+		*
+		* @private
+		* @param {string} key The key of the property to get.
+		* @returns {Function} Returns the new accessor function.
+		*/
+		function baseProperty(key) {
+			return function(object) {
+				return object == null ? void 0 : object[key];
+			};
+		}
+		/**
+		* The base implementation of `_.sortBy` which uses `comparer` to define the
+		* sort order of `array` and replaces criteria objects with their corresponding
+		* values.
+		*
+		* @private
+		* @param {Array} array The array to sort.
+		* @param {Function} comparer The function to define sort order.
+		* @returns {Array} Returns `array`.
+		*/
+		function baseSortBy(array, comparer) {
+			var length = array.length;
+			array.sort(comparer);
+			while (length--) array[length] = array[length].value;
+			return array;
+		}
+		/**
+		* The base implementation of `_.times` without support for iteratee shorthands
+		* or max array length checks.
+		*
+		* @private
+		* @param {number} n The number of times to invoke `iteratee`.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array} Returns the array of results.
+		*/
+		function baseTimes(n, iteratee) {
+			var index = -1, result = Array(n);
+			while (++index < n) result[index] = iteratee(index);
+			return result;
+		}
+		/**
+		* The base implementation of `_.unary` without support for storing metadata.
+		*
+		* @private
+		* @param {Function} func The function to cap arguments for.
+		* @returns {Function} Returns the new capped function.
+		*/
+		function baseUnary(func) {
+			return function(value) {
+				return func(value);
+			};
+		}
+		/**
+		* Gets the value at `key` of `object`.
+		*
+		* @private
+		* @param {Object} [object] The object to query.
+		* @param {string} key The key of the property to get.
+		* @returns {*} Returns the property value.
+		*/
+		function getValue(object, key) {
+			return object == null ? void 0 : object[key];
+		}
+		/**
+		* Checks if `value` is a host object in IE < 9.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
+		*/
+		function isHostObject(value) {
+			var result = false;
+			if (value != null && typeof value.toString != "function") try {
+				result = !!(value + "");
+			} catch (e) {}
+			return result;
+		}
+		/**
+		* Converts `map` to its key-value pairs.
+		*
+		* @private
+		* @param {Object} map The map to convert.
+		* @returns {Array} Returns the key-value pairs.
+		*/
+		function mapToArray(map) {
+			var index = -1, result = Array(map.size);
+			map.forEach(function(value, key) {
+				result[++index] = [key, value];
+			});
+			return result;
+		}
+		/**
+		* Creates a unary function that invokes `func` with its argument transformed.
+		*
+		* @private
+		* @param {Function} func The function to wrap.
+		* @param {Function} transform The argument transform.
+		* @returns {Function} Returns the new function.
+		*/
+		function overArg(func, transform) {
+			return function(arg) {
+				return func(transform(arg));
+			};
+		}
+		/**
+		* Converts `set` to an array of its values.
+		*
+		* @private
+		* @param {Object} set The set to convert.
+		* @returns {Array} Returns the values.
+		*/
+		function setToArray(set) {
+			var index = -1, result = Array(set.size);
+			set.forEach(function(value) {
+				result[++index] = value;
+			});
+			return result;
+		}
+		/** Used for built-in method references. */
+		var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+		/** Used to detect overreaching core-js shims. */
+		var coreJsData = root["__core-js_shared__"];
+		/** Used to detect methods masquerading as native. */
+		var maskSrcKey = function() {
+			var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+			return uid ? "Symbol(src)_1." + uid : "";
+		}();
+		/** Used to resolve the decompiled source of functions. */
+		var funcToString = funcProto.toString;
+		/** Used to check objects for own properties. */
+		var hasOwnProperty = objectProto.hasOwnProperty;
+		/**
+		* Used to resolve the
+		* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
+		* of values.
+		*/
+		var objectToString = objectProto.toString;
+		/** Used to detect if a method is native. */
+		var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
+		/** Built-in value references. */
+		var Symbol = root.Symbol, Uint8Array = root.Uint8Array, propertyIsEnumerable = objectProto.propertyIsEnumerable, splice = arrayProto.splice, spreadableSymbol = Symbol ? Symbol.isConcatSpreadable : void 0;
+		var nativeKeys = overArg(Object.keys, Object), nativeMax = Math.max;
+		var DataView = getNative(root, "DataView"), Map = getNative(root, "Map"), Promise$1 = getNative(root, "Promise"), Set = getNative(root, "Set"), WeakMap = getNative(root, "WeakMap"), nativeCreate = getNative(Object, "create");
+		/** Used to detect maps, sets, and weakmaps. */
+		var dataViewCtorString = toSource(DataView), mapCtorString = toSource(Map), promiseCtorString = toSource(Promise$1), setCtorString = toSource(Set), weakMapCtorString = toSource(WeakMap);
+		/** Used to convert symbols to primitives and strings. */
+		var symbolProto = Symbol ? Symbol.prototype : void 0, symbolValueOf = symbolProto ? symbolProto.valueOf : void 0, symbolToString = symbolProto ? symbolProto.toString : void 0;
+		/**
+		* Creates a hash object.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function Hash(entries) {
+			var index = -1, length = entries ? entries.length : 0;
+			this.clear();
+			while (++index < length) {
+				var entry = entries[index];
+				this.set(entry[0], entry[1]);
+			}
+		}
+		/**
+		* Removes all key-value entries from the hash.
+		*
+		* @private
+		* @name clear
+		* @memberOf Hash
+		*/
+		function hashClear() {
+			this.__data__ = nativeCreate ? nativeCreate(null) : {};
+		}
+		/**
+		* Removes `key` and its value from the hash.
+		*
+		* @private
+		* @name delete
+		* @memberOf Hash
+		* @param {Object} hash The hash to modify.
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function hashDelete(key) {
+			return this.has(key) && delete this.__data__[key];
+		}
+		/**
+		* Gets the hash value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf Hash
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function hashGet(key) {
+			var data = this.__data__;
+			if (nativeCreate) {
+				var result = data[key];
+				return result === HASH_UNDEFINED ? void 0 : result;
+			}
+			return hasOwnProperty.call(data, key) ? data[key] : void 0;
+		}
+		/**
+		* Checks if a hash value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf Hash
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function hashHas(key) {
+			var data = this.__data__;
+			return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+		}
+		/**
+		* Sets the hash `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf Hash
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the hash instance.
+		*/
+		function hashSet(key, value) {
+			var data = this.__data__;
+			data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+			return this;
+		}
+		Hash.prototype.clear = hashClear;
+		Hash.prototype["delete"] = hashDelete;
+		Hash.prototype.get = hashGet;
+		Hash.prototype.has = hashHas;
+		Hash.prototype.set = hashSet;
+		/**
+		* Creates an list cache object.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function ListCache(entries) {
+			var index = -1, length = entries ? entries.length : 0;
+			this.clear();
+			while (++index < length) {
+				var entry = entries[index];
+				this.set(entry[0], entry[1]);
+			}
+		}
+		/**
+		* Removes all key-value entries from the list cache.
+		*
+		* @private
+		* @name clear
+		* @memberOf ListCache
+		*/
+		function listCacheClear() {
+			this.__data__ = [];
+		}
+		/**
+		* Removes `key` and its value from the list cache.
+		*
+		* @private
+		* @name delete
+		* @memberOf ListCache
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function listCacheDelete(key) {
+			var data = this.__data__, index = assocIndexOf(data, key);
+			if (index < 0) return false;
+			if (index == data.length - 1) data.pop();
+			else splice.call(data, index, 1);
+			return true;
+		}
+		/**
+		* Gets the list cache value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf ListCache
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function listCacheGet(key) {
+			var data = this.__data__, index = assocIndexOf(data, key);
+			return index < 0 ? void 0 : data[index][1];
+		}
+		/**
+		* Checks if a list cache value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf ListCache
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function listCacheHas(key) {
+			return assocIndexOf(this.__data__, key) > -1;
+		}
+		/**
+		* Sets the list cache `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf ListCache
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the list cache instance.
+		*/
+		function listCacheSet(key, value) {
+			var data = this.__data__, index = assocIndexOf(data, key);
+			if (index < 0) data.push([key, value]);
+			else data[index][1] = value;
+			return this;
+		}
+		ListCache.prototype.clear = listCacheClear;
+		ListCache.prototype["delete"] = listCacheDelete;
+		ListCache.prototype.get = listCacheGet;
+		ListCache.prototype.has = listCacheHas;
+		ListCache.prototype.set = listCacheSet;
+		/**
+		* Creates a map cache object to store key-value pairs.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function MapCache(entries) {
+			var index = -1, length = entries ? entries.length : 0;
+			this.clear();
+			while (++index < length) {
+				var entry = entries[index];
+				this.set(entry[0], entry[1]);
+			}
+		}
+		/**
+		* Removes all key-value entries from the map.
+		*
+		* @private
+		* @name clear
+		* @memberOf MapCache
+		*/
+		function mapCacheClear() {
+			this.__data__ = {
+				"hash": new Hash(),
+				"map": new (Map || ListCache)(),
+				"string": new Hash()
+			};
+		}
+		/**
+		* Removes `key` and its value from the map.
+		*
+		* @private
+		* @name delete
+		* @memberOf MapCache
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function mapCacheDelete(key) {
+			return getMapData(this, key)["delete"](key);
+		}
+		/**
+		* Gets the map value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf MapCache
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function mapCacheGet(key) {
+			return getMapData(this, key).get(key);
+		}
+		/**
+		* Checks if a map value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf MapCache
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function mapCacheHas(key) {
+			return getMapData(this, key).has(key);
+		}
+		/**
+		* Sets the map `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf MapCache
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the map cache instance.
+		*/
+		function mapCacheSet(key, value) {
+			getMapData(this, key).set(key, value);
+			return this;
+		}
+		MapCache.prototype.clear = mapCacheClear;
+		MapCache.prototype["delete"] = mapCacheDelete;
+		MapCache.prototype.get = mapCacheGet;
+		MapCache.prototype.has = mapCacheHas;
+		MapCache.prototype.set = mapCacheSet;
+		/**
+		*
+		* Creates an array cache object to store unique values.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [values] The values to cache.
+		*/
+		function SetCache(values) {
+			var index = -1, length = values ? values.length : 0;
+			this.__data__ = new MapCache();
+			while (++index < length) this.add(values[index]);
+		}
+		/**
+		* Adds `value` to the array cache.
+		*
+		* @private
+		* @name add
+		* @memberOf SetCache
+		* @alias push
+		* @param {*} value The value to cache.
+		* @returns {Object} Returns the cache instance.
+		*/
+		function setCacheAdd(value) {
+			this.__data__.set(value, HASH_UNDEFINED);
+			return this;
+		}
+		/**
+		* Checks if `value` is in the array cache.
+		*
+		* @private
+		* @name has
+		* @memberOf SetCache
+		* @param {*} value The value to search for.
+		* @returns {number} Returns `true` if `value` is found, else `false`.
+		*/
+		function setCacheHas(value) {
+			return this.__data__.has(value);
+		}
+		SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+		SetCache.prototype.has = setCacheHas;
+		/**
+		* Creates a stack cache object to store key-value pairs.
+		*
+		* @private
+		* @constructor
+		* @param {Array} [entries] The key-value pairs to cache.
+		*/
+		function Stack(entries) {
+			this.__data__ = new ListCache(entries);
+		}
+		/**
+		* Removes all key-value entries from the stack.
+		*
+		* @private
+		* @name clear
+		* @memberOf Stack
+		*/
+		function stackClear() {
+			this.__data__ = new ListCache();
+		}
+		/**
+		* Removes `key` and its value from the stack.
+		*
+		* @private
+		* @name delete
+		* @memberOf Stack
+		* @param {string} key The key of the value to remove.
+		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
+		*/
+		function stackDelete(key) {
+			return this.__data__["delete"](key);
+		}
+		/**
+		* Gets the stack value for `key`.
+		*
+		* @private
+		* @name get
+		* @memberOf Stack
+		* @param {string} key The key of the value to get.
+		* @returns {*} Returns the entry value.
+		*/
+		function stackGet(key) {
+			return this.__data__.get(key);
+		}
+		/**
+		* Checks if a stack value for `key` exists.
+		*
+		* @private
+		* @name has
+		* @memberOf Stack
+		* @param {string} key The key of the entry to check.
+		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
+		*/
+		function stackHas(key) {
+			return this.__data__.has(key);
+		}
+		/**
+		* Sets the stack `key` to `value`.
+		*
+		* @private
+		* @name set
+		* @memberOf Stack
+		* @param {string} key The key of the value to set.
+		* @param {*} value The value to set.
+		* @returns {Object} Returns the stack cache instance.
+		*/
+		function stackSet(key, value) {
+			var cache = this.__data__;
+			if (cache instanceof ListCache) {
+				var pairs = cache.__data__;
+				if (!Map || pairs.length < 199) {
+					pairs.push([key, value]);
+					return this;
+				}
+				cache = this.__data__ = new MapCache(pairs);
+			}
+			cache.set(key, value);
+			return this;
+		}
+		Stack.prototype.clear = stackClear;
+		Stack.prototype["delete"] = stackDelete;
+		Stack.prototype.get = stackGet;
+		Stack.prototype.has = stackHas;
+		Stack.prototype.set = stackSet;
+		/**
+		* Creates an array of the enumerable property names of the array-like `value`.
+		*
+		* @private
+		* @param {*} value The value to query.
+		* @param {boolean} inherited Specify returning inherited property names.
+		* @returns {Array} Returns the array of property names.
+		*/
+		function arrayLikeKeys(value, inherited) {
+			var result = isArray(value) || isArguments(value) ? baseTimes(value.length, String) : [];
+			var length = result.length, skipIndexes = !!length;
+			for (var key in value) if (hasOwnProperty.call(value, key) && !(skipIndexes && (key == "length" || isIndex(key, length)))) result.push(key);
+			return result;
+		}
+		/**
+		* Gets the index at which the `key` is found in `array` of key-value pairs.
+		*
+		* @private
+		* @param {Array} array The array to inspect.
+		* @param {*} key The key to search for.
+		* @returns {number} Returns the index of the matched value, else `-1`.
+		*/
+		function assocIndexOf(array, key) {
+			var length = array.length;
+			while (length--) if (eq(array[length][0], key)) return length;
+			return -1;
+		}
+		/**
+		* The base implementation of `_.forEach` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array|Object} Returns `collection`.
+		*/
+		var baseEach = createBaseEach(baseForOwn);
+		/**
+		* The base implementation of `_.flatten` with support for restricting flattening.
+		*
+		* @private
+		* @param {Array} array The array to flatten.
+		* @param {number} depth The maximum recursion depth.
+		* @param {boolean} [predicate=isFlattenable] The function invoked per iteration.
+		* @param {boolean} [isStrict] Restrict to values that pass `predicate` checks.
+		* @param {Array} [result=[]] The initial result value.
+		* @returns {Array} Returns the new flattened array.
+		*/
+		function baseFlatten(array, depth, predicate, isStrict, result) {
+			var index = -1, length = array.length;
+			predicate || (predicate = isFlattenable);
+			result || (result = []);
+			while (++index < length) {
+				var value = array[index];
+				if (predicate(value)) arrayPush(result, value);
+				else result[result.length] = value;
+			}
+			return result;
+		}
+		/**
+		* The base implementation of `baseForOwn` which iterates over `object`
+		* properties returned by `keysFunc` and invokes `iteratee` for each property.
+		* Iteratee functions may exit iteration early by explicitly returning `false`.
+		*
+		* @private
+		* @param {Object} object The object to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @param {Function} keysFunc The function to get the keys of `object`.
+		* @returns {Object} Returns `object`.
+		*/
+		var baseFor = createBaseFor();
+		/**
+		* The base implementation of `_.forOwn` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Object} object The object to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Object} Returns `object`.
+		*/
+		function baseForOwn(object, iteratee) {
+			return object && baseFor(object, iteratee, keys);
+		}
+		/**
+		* The base implementation of `_.get` without support for default values.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path of the property to get.
+		* @returns {*} Returns the resolved value.
+		*/
+		function baseGet(object, path) {
+			path = isKey(path, object) ? [path] : castPath(path);
+			var index = 0, length = path.length;
+			while (object != null && index < length) object = object[toKey(path[index++])];
+			return index && index == length ? object : void 0;
+		}
+		/**
+		* The base implementation of `getTag`.
+		*
+		* @private
+		* @param {*} value The value to query.
+		* @returns {string} Returns the `toStringTag`.
+		*/
+		function baseGetTag(value) {
+			return objectToString.call(value);
+		}
+		/**
+		* The base implementation of `_.hasIn` without support for deep paths.
+		*
+		* @private
+		* @param {Object} [object] The object to query.
+		* @param {Array|string} key The key to check.
+		* @returns {boolean} Returns `true` if `key` exists, else `false`.
+		*/
+		function baseHasIn(object, key) {
+			return object != null && key in Object(object);
+		}
+		/**
+		* The base implementation of `_.isEqual` which supports partial comparisons
+		* and tracks traversed objects.
+		*
+		* @private
+		* @param {*} value The value to compare.
+		* @param {*} other The other value to compare.
+		* @param {Function} [customizer] The function to customize comparisons.
+		* @param {boolean} [bitmask] The bitmask of comparison flags.
+		*  The bitmask may be composed of the following flags:
+		*     1 - Unordered comparison
+		*     2 - Partial comparison
+		* @param {Object} [stack] Tracks traversed `value` and `other` objects.
+		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+		*/
+		function baseIsEqual(value, other, customizer, bitmask, stack) {
+			if (value === other) return true;
+			if (value == null || other == null || !isObject(value) && !isObjectLike(other)) return value !== value && other !== other;
+			return baseIsEqualDeep(value, other, baseIsEqual, customizer, bitmask, stack);
+		}
+		/**
+		* A specialized version of `baseIsEqual` for arrays and objects which performs
+		* deep comparisons and tracks traversed objects enabling objects with circular
+		* references to be compared.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} [customizer] The function to customize comparisons.
+		* @param {number} [bitmask] The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} [stack] Tracks traversed `object` and `other` objects.
+		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		*/
+		function baseIsEqualDeep(object, other, equalFunc, customizer, bitmask, stack) {
+			var objIsArr = isArray(object), othIsArr = isArray(other), objTag = arrayTag, othTag = arrayTag;
+			if (!objIsArr) {
+				objTag = getTag(object);
+				objTag = objTag == argsTag ? objectTag : objTag;
+			}
+			if (!othIsArr) {
+				othTag = getTag(other);
+				othTag = othTag == argsTag ? objectTag : othTag;
+			}
+			var objIsObj = objTag == objectTag && !isHostObject(object), othIsObj = othTag == objectTag && !isHostObject(other), isSameTag = objTag == othTag;
+			if (isSameTag && !objIsObj) {
+				stack || (stack = new Stack());
+				return objIsArr || isTypedArray(object) ? equalArrays(object, other, equalFunc, customizer, bitmask, stack) : equalByTag(object, other, objTag, equalFunc, customizer, bitmask, stack);
+			}
+			if (!(bitmask & PARTIAL_COMPARE_FLAG)) {
+				var objIsWrapped = objIsObj && hasOwnProperty.call(object, "__wrapped__"), othIsWrapped = othIsObj && hasOwnProperty.call(other, "__wrapped__");
+				if (objIsWrapped || othIsWrapped) {
+					var objUnwrapped = objIsWrapped ? object.value() : object, othUnwrapped = othIsWrapped ? other.value() : other;
+					stack || (stack = new Stack());
+					return equalFunc(objUnwrapped, othUnwrapped, customizer, bitmask, stack);
+				}
+			}
+			if (!isSameTag) return false;
+			stack || (stack = new Stack());
+			return equalObjects(object, other, equalFunc, customizer, bitmask, stack);
+		}
+		/**
+		* The base implementation of `_.isMatch` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Object} object The object to inspect.
+		* @param {Object} source The object of property values to match.
+		* @param {Array} matchData The property names, values, and compare flags to match.
+		* @param {Function} [customizer] The function to customize comparisons.
+		* @returns {boolean} Returns `true` if `object` is a match, else `false`.
+		*/
+		function baseIsMatch(object, source, matchData, customizer) {
+			var index = matchData.length, length = index;
+			if (object == null) return !length;
+			object = Object(object);
+			while (index--) {
+				var data = matchData[index];
+				if (data[2] ? data[1] !== object[data[0]] : !(data[0] in object)) return false;
+			}
+			while (++index < length) {
+				data = matchData[index];
+				var key = data[0], objValue = object[key], srcValue = data[1];
+				if (data[2]) {
+					if (objValue === void 0 && !(key in object)) return false;
+				} else {
+					var stack = new Stack();
+					var result;
+					if (!(result === void 0 ? baseIsEqual(srcValue, objValue, customizer, 3, stack) : result)) return false;
+				}
+			}
+			return true;
+		}
+		/**
+		* The base implementation of `_.isNative` without bad shim checks.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a native function,
+		*  else `false`.
+		*/
+		function baseIsNative(value) {
+			if (!isObject(value) || isMasked(value)) return false;
+			return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
+		}
+		/**
+		* The base implementation of `_.isTypedArray` without Node.js optimizations.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
+		*/
+		function baseIsTypedArray(value) {
+			return isObjectLike(value) && isLength(value.length) && !!typedArrayTags[objectToString.call(value)];
+		}
+		/**
+		* The base implementation of `_.iteratee`.
+		*
+		* @private
+		* @param {*} [value=_.identity] The value to convert to an iteratee.
+		* @returns {Function} Returns the iteratee.
+		*/
+		function baseIteratee(value) {
+			if (typeof value == "function") return value;
+			if (value == null) return identity;
+			if (typeof value == "object") return isArray(value) ? baseMatchesProperty(value[0], value[1]) : baseMatches(value);
+			return property(value);
+		}
+		/**
+		* The base implementation of `_.keys` which doesn't treat sparse arrays as dense.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @returns {Array} Returns the array of property names.
+		*/
+		function baseKeys(object) {
+			if (!isPrototype(object)) return nativeKeys(object);
+			var result = [];
+			for (var key in Object(object)) if (hasOwnProperty.call(object, key) && key != "constructor") result.push(key);
+			return result;
+		}
+		/**
+		* The base implementation of `_.map` without support for iteratee shorthands.
+		*
+		* @private
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {Function} iteratee The function invoked per iteration.
+		* @returns {Array} Returns the new mapped array.
+		*/
+		function baseMap(collection, iteratee) {
+			var index = -1, result = isArrayLike(collection) ? Array(collection.length) : [];
+			baseEach(collection, function(value, key, collection) {
+				result[++index] = iteratee(value, key, collection);
+			});
+			return result;
+		}
+		/**
+		* The base implementation of `_.matches` which doesn't clone `source`.
+		*
+		* @private
+		* @param {Object} source The object of property values to match.
+		* @returns {Function} Returns the new spec function.
+		*/
+		function baseMatches(source) {
+			var matchData = getMatchData(source);
+			if (matchData.length == 1 && matchData[0][2]) return matchesStrictComparable(matchData[0][0], matchData[0][1]);
+			return function(object) {
+				return object === source || baseIsMatch(object, source, matchData);
+			};
+		}
+		/**
+		* The base implementation of `_.matchesProperty` which doesn't clone `srcValue`.
+		*
+		* @private
+		* @param {string} path The path of the property to get.
+		* @param {*} srcValue The value to match.
+		* @returns {Function} Returns the new spec function.
+		*/
+		function baseMatchesProperty(path, srcValue) {
+			if (isKey(path) && isStrictComparable(srcValue)) return matchesStrictComparable(toKey(path), srcValue);
+			return function(object) {
+				var objValue = get(object, path);
+				return objValue === void 0 && objValue === srcValue ? hasIn(object, path) : baseIsEqual(srcValue, objValue, void 0, 3);
+			};
+		}
+		/**
+		* The base implementation of `_.orderBy` without param guards.
+		*
+		* @private
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {Function[]|Object[]|string[]} iteratees The iteratees to sort by.
+		* @param {string[]} orders The sort orders of `iteratees`.
+		* @returns {Array} Returns the new sorted array.
+		*/
+		function baseOrderBy(collection, iteratees, orders) {
+			var index = -1;
+			iteratees = arrayMap(iteratees.length ? iteratees : [identity], baseUnary(baseIteratee));
+			return baseSortBy(baseMap(collection, function(value, key, collection) {
+				return {
+					"criteria": arrayMap(iteratees, function(iteratee) {
+						return iteratee(value);
+					}),
+					"index": ++index,
+					"value": value
+				};
+			}), function(object, other) {
+				return compareMultiple(object, other, orders);
+			});
+		}
+		/**
+		* A specialized version of `baseProperty` which supports deep paths.
+		*
+		* @private
+		* @param {Array|string} path The path of the property to get.
+		* @returns {Function} Returns the new accessor function.
+		*/
+		function basePropertyDeep(path) {
+			return function(object) {
+				return baseGet(object, path);
+			};
+		}
+		/**
+		* The base implementation of `_.rest` which doesn't validate or coerce arguments.
+		*
+		* @private
+		* @param {Function} func The function to apply a rest parameter to.
+		* @param {number} [start=func.length-1] The start position of the rest parameter.
+		* @returns {Function} Returns the new function.
+		*/
+		function baseRest(func, start) {
+			start = nativeMax(start === void 0 ? func.length - 1 : start, 0);
+			return function() {
+				var args = arguments, index = -1, length = nativeMax(args.length - start, 0), array = Array(length);
+				while (++index < length) array[index] = args[start + index];
+				index = -1;
+				var otherArgs = Array(start + 1);
+				while (++index < start) otherArgs[index] = args[index];
+				otherArgs[start] = array;
+				return apply(func, this, otherArgs);
+			};
+		}
+		/**
+		* The base implementation of `_.toString` which doesn't convert nullish
+		* values to empty strings.
+		*
+		* @private
+		* @param {*} value The value to process.
+		* @returns {string} Returns the string.
+		*/
+		function baseToString(value) {
+			if (typeof value == "string") return value;
+			if (isSymbol(value)) return symbolToString ? symbolToString.call(value) : "";
+			var result = value + "";
+			return result == "0" && 1 / value == -Infinity ? "-0" : result;
+		}
+		/**
+		* Casts `value` to a path array if it's not one.
+		*
+		* @private
+		* @param {*} value The value to inspect.
+		* @returns {Array} Returns the cast property path array.
+		*/
+		function castPath(value) {
+			return isArray(value) ? value : stringToPath(value);
+		}
+		/**
+		* Compares values to sort them in ascending order.
+		*
+		* @private
+		* @param {*} value The value to compare.
+		* @param {*} other The other value to compare.
+		* @returns {number} Returns the sort order indicator for `value`.
+		*/
+		function compareAscending(value, other) {
+			if (value !== other) {
+				var valIsDefined = value !== void 0, valIsNull = value === null, valIsReflexive = value === value, valIsSymbol = isSymbol(value);
+				var othIsDefined = other !== void 0, othIsNull = other === null, othIsReflexive = other === other, othIsSymbol = isSymbol(other);
+				if (!othIsNull && !othIsSymbol && !valIsSymbol && value > other || valIsSymbol && othIsDefined && othIsReflexive && !othIsNull && !othIsSymbol || valIsNull && othIsDefined && othIsReflexive || !valIsDefined && othIsReflexive || !valIsReflexive) return 1;
+				if (!valIsNull && !valIsSymbol && !othIsSymbol && value < other || othIsSymbol && valIsDefined && valIsReflexive && !valIsNull && !valIsSymbol || othIsNull && valIsDefined && valIsReflexive || !othIsDefined && valIsReflexive || !othIsReflexive) return -1;
+			}
+			return 0;
+		}
+		/**
+		* Used by `_.orderBy` to compare multiple properties of a value to another
+		* and stable sort them.
+		*
+		* If `orders` is unspecified, all values are sorted in ascending order. Otherwise,
+		* specify an order of "desc" for descending or "asc" for ascending sort order
+		* of corresponding values.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {boolean[]|string[]} orders The order to sort by for each property.
+		* @returns {number} Returns the sort order indicator for `object`.
+		*/
+		function compareMultiple(object, other, orders) {
+			var index = -1, objCriteria = object.criteria, othCriteria = other.criteria, length = objCriteria.length, ordersLength = orders.length;
+			while (++index < length) {
+				var result = compareAscending(objCriteria[index], othCriteria[index]);
+				if (result) {
+					if (index >= ordersLength) return result;
+					return result * (orders[index] == "desc" ? -1 : 1);
+				}
+			}
+			return object.index - other.index;
+		}
+		/**
+		* Creates a `baseEach` or `baseEachRight` function.
+		*
+		* @private
+		* @param {Function} eachFunc The function to iterate over a collection.
+		* @param {boolean} [fromRight] Specify iterating from right to left.
+		* @returns {Function} Returns the new base function.
+		*/
+		function createBaseEach(eachFunc, fromRight) {
+			return function(collection, iteratee) {
+				if (collection == null) return collection;
+				if (!isArrayLike(collection)) return eachFunc(collection, iteratee);
+				var length = collection.length, index = -1, iterable = Object(collection);
+				while (++index < length) if (iteratee(iterable[index], index, iterable) === false) break;
+				return collection;
+			};
+		}
+		/**
+		* Creates a base function for methods like `_.forIn` and `_.forOwn`.
+		*
+		* @private
+		* @param {boolean} [fromRight] Specify iterating from right to left.
+		* @returns {Function} Returns the new base function.
+		*/
+		function createBaseFor(fromRight) {
+			return function(object, iteratee, keysFunc) {
+				var index = -1, iterable = Object(object), props = keysFunc(object), length = props.length;
+				while (length--) {
+					var key = props[++index];
+					if (iteratee(iterable[key], key, iterable) === false) break;
+				}
+				return object;
+			};
+		}
+		/**
+		* A specialized version of `baseIsEqualDeep` for arrays with support for
+		* partial deep comparisons.
+		*
+		* @private
+		* @param {Array} array The array to compare.
+		* @param {Array} other The other array to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} customizer The function to customize comparisons.
+		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} stack Tracks traversed `array` and `other` objects.
+		* @returns {boolean} Returns `true` if the arrays are equivalent, else `false`.
+		*/
+		function equalArrays(array, other, equalFunc, customizer, bitmask, stack) {
+			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, arrLength = array.length, othLength = other.length;
+			if (arrLength != othLength && !(isPartial && othLength > arrLength)) return false;
+			var stacked = stack.get(array);
+			if (stacked && stack.get(other)) return stacked == other;
+			var index = -1, result = true, seen = bitmask & UNORDERED_COMPARE_FLAG ? new SetCache() : void 0;
+			stack.set(array, other);
+			stack.set(other, array);
+			while (++index < arrLength) {
+				var arrValue = array[index], othValue = other[index];
+				if (customizer) var compared = isPartial ? customizer(othValue, arrValue, index, other, array, stack) : customizer(arrValue, othValue, index, array, other, stack);
+				if (compared !== void 0) {
+					if (compared) continue;
+					result = false;
+					break;
+				}
+				if (seen) {
+					if (!arraySome(other, function(othValue, othIndex) {
+						if (!seen.has(othIndex) && (arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) return seen.add(othIndex);
+					})) {
+						result = false;
+						break;
+					}
+				} else if (!(arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) {
+					result = false;
+					break;
+				}
+			}
+			stack["delete"](array);
+			stack["delete"](other);
+			return result;
+		}
+		/**
+		* A specialized version of `baseIsEqualDeep` for comparing objects of
+		* the same `toStringTag`.
+		*
+		* **Note:** This function only supports comparing values with tags of
+		* `Boolean`, `Date`, `Error`, `Number`, `RegExp`, or `String`.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {string} tag The `toStringTag` of the objects to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} customizer The function to customize comparisons.
+		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} stack Tracks traversed `object` and `other` objects.
+		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		*/
+		function equalByTag(object, other, tag, equalFunc, customizer, bitmask, stack) {
+			switch (tag) {
+				case dataViewTag:
+					if (object.byteLength != other.byteLength || object.byteOffset != other.byteOffset) return false;
+					object = object.buffer;
+					other = other.buffer;
+				case arrayBufferTag:
+					if (object.byteLength != other.byteLength || !equalFunc(new Uint8Array(object), new Uint8Array(other))) return false;
+					return true;
+				case boolTag:
+				case dateTag:
+				case numberTag: return eq(+object, +other);
+				case errorTag: return object.name == other.name && object.message == other.message;
+				case regexpTag:
+				case stringTag: return object == other + "";
+				case mapTag: var convert = mapToArray;
+				case setTag:
+					var isPartial = bitmask & PARTIAL_COMPARE_FLAG;
+					convert || (convert = setToArray);
+					if (object.size != other.size && !isPartial) return false;
+					var stacked = stack.get(object);
+					if (stacked) return stacked == other;
+					bitmask |= UNORDERED_COMPARE_FLAG;
+					stack.set(object, other);
+					var result = equalArrays(convert(object), convert(other), equalFunc, customizer, bitmask, stack);
+					stack["delete"](object);
+					return result;
+				case symbolTag: if (symbolValueOf) return symbolValueOf.call(object) == symbolValueOf.call(other);
+			}
+			return false;
+		}
+		/**
+		* A specialized version of `baseIsEqualDeep` for objects with support for
+		* partial deep comparisons.
+		*
+		* @private
+		* @param {Object} object The object to compare.
+		* @param {Object} other The other object to compare.
+		* @param {Function} equalFunc The function to determine equivalents of values.
+		* @param {Function} customizer The function to customize comparisons.
+		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
+		*  for more details.
+		* @param {Object} stack Tracks traversed `object` and `other` objects.
+		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
+		*/
+		function equalObjects(object, other, equalFunc, customizer, bitmask, stack) {
+			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, objProps = keys(object), objLength = objProps.length;
+			if (objLength != keys(other).length && !isPartial) return false;
+			var index = objLength;
+			while (index--) {
+				var key = objProps[index];
+				if (!(isPartial ? key in other : hasOwnProperty.call(other, key))) return false;
+			}
+			var stacked = stack.get(object);
+			if (stacked && stack.get(other)) return stacked == other;
+			var result = true;
+			stack.set(object, other);
+			stack.set(other, object);
+			var skipCtor = isPartial;
+			while (++index < objLength) {
+				key = objProps[index];
+				var objValue = object[key], othValue = other[key];
+				if (customizer) var compared = isPartial ? customizer(othValue, objValue, key, other, object, stack) : customizer(objValue, othValue, key, object, other, stack);
+				if (!(compared === void 0 ? objValue === othValue || equalFunc(objValue, othValue, customizer, bitmask, stack) : compared)) {
+					result = false;
+					break;
+				}
+				skipCtor || (skipCtor = key == "constructor");
+			}
+			if (result && !skipCtor) {
+				var objCtor = object.constructor, othCtor = other.constructor;
+				if (objCtor != othCtor && "constructor" in object && "constructor" in other && !(typeof objCtor == "function" && objCtor instanceof objCtor && typeof othCtor == "function" && othCtor instanceof othCtor)) result = false;
+			}
+			stack["delete"](object);
+			stack["delete"](other);
+			return result;
+		}
+		/**
+		* Gets the data for `map`.
+		*
+		* @private
+		* @param {Object} map The map to query.
+		* @param {string} key The reference key.
+		* @returns {*} Returns the map data.
+		*/
+		function getMapData(map, key) {
+			var data = map.__data__;
+			return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+		}
+		/**
+		* Gets the property names, values, and compare flags of `object`.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @returns {Array} Returns the match data of `object`.
+		*/
+		function getMatchData(object) {
+			var result = keys(object), length = result.length;
+			while (length--) {
+				var key = result[length], value = object[key];
+				result[length] = [
+					key,
+					value,
+					isStrictComparable(value)
+				];
+			}
+			return result;
+		}
+		/**
+		* Gets the native function at `key` of `object`.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @param {string} key The key of the method to get.
+		* @returns {*} Returns the function if it's native, else `undefined`.
+		*/
+		function getNative(object, key) {
+			var value = getValue(object, key);
+			return baseIsNative(value) ? value : void 0;
+		}
+		/**
+		* Gets the `toStringTag` of `value`.
+		*
+		* @private
+		* @param {*} value The value to query.
+		* @returns {string} Returns the `toStringTag`.
+		*/
+		var getTag = baseGetTag;
+		if (DataView && getTag(new DataView(/* @__PURE__ */ new ArrayBuffer(1))) != dataViewTag || Map && getTag(new Map()) != mapTag || Promise$1 && getTag(Promise$1.resolve()) != promiseTag || Set && getTag(new Set()) != setTag || WeakMap && getTag(new WeakMap()) != weakMapTag) getTag = function(value) {
+			var result = objectToString.call(value), Ctor = result == objectTag ? value.constructor : void 0, ctorString = Ctor ? toSource(Ctor) : void 0;
+			if (ctorString) switch (ctorString) {
+				case dataViewCtorString: return dataViewTag;
+				case mapCtorString: return mapTag;
+				case promiseCtorString: return promiseTag;
+				case setCtorString: return setTag;
+				case weakMapCtorString: return weakMapTag;
+			}
+			return result;
+		};
+		/**
+		* Checks if `path` exists on `object`.
+		*
+		* @private
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path to check.
+		* @param {Function} hasFunc The function to check properties.
+		* @returns {boolean} Returns `true` if `path` exists, else `false`.
+		*/
+		function hasPath(object, path, hasFunc) {
+			path = isKey(path, object) ? [path] : castPath(path);
+			var result, index = -1, length = path.length;
+			while (++index < length) {
+				var key = toKey(path[index]);
+				if (!(result = object != null && hasFunc(object, key))) break;
+				object = object[key];
+			}
+			if (result) return result;
+			var length = object ? object.length : 0;
+			return !!length && isLength(length) && isIndex(key, length) && (isArray(object) || isArguments(object));
+		}
+		/**
+		* Checks if `value` is a flattenable `arguments` object or array.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is flattenable, else `false`.
+		*/
+		function isFlattenable(value) {
+			return isArray(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
+		}
+		/**
+		* Checks if `value` is a valid array-like index.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @param {number} [length=MAX_SAFE_INTEGER] The upper bounds of a valid index.
+		* @returns {boolean} Returns `true` if `value` is a valid index, else `false`.
+		*/
+		function isIndex(value, length) {
+			length = length == null ? MAX_SAFE_INTEGER : length;
+			return !!length && (typeof value == "number" || reIsUint.test(value)) && value > -1 && value % 1 == 0 && value < length;
+		}
+		/**
+		* Checks if the given arguments are from an iteratee call.
+		*
+		* @private
+		* @param {*} value The potential iteratee value argument.
+		* @param {*} index The potential iteratee index or key argument.
+		* @param {*} object The potential iteratee object argument.
+		* @returns {boolean} Returns `true` if the arguments are from an iteratee call,
+		*  else `false`.
+		*/
+		function isIterateeCall(value, index, object) {
+			if (!isObject(object)) return false;
+			var type = typeof index;
+			if (type == "number" ? isArrayLike(object) && isIndex(index, object.length) : type == "string" && index in object) return eq(object[index], value);
+			return false;
+		}
+		/**
+		* Checks if `value` is a property name and not a property path.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @param {Object} [object] The object to query keys on.
+		* @returns {boolean} Returns `true` if `value` is a property name, else `false`.
+		*/
+		function isKey(value, object) {
+			if (isArray(value)) return false;
+			var type = typeof value;
+			if (type == "number" || type == "symbol" || type == "boolean" || value == null || isSymbol(value)) return true;
+			return reIsPlainProp.test(value) || !reIsDeepProp.test(value) || object != null && value in Object(object);
+		}
+		/**
+		* Checks if `value` is suitable for use as unique object key.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
+		*/
+		function isKeyable(value) {
+			var type = typeof value;
+			return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+		}
+		/**
+		* Checks if `func` has its source masked.
+		*
+		* @private
+		* @param {Function} func The function to check.
+		* @returns {boolean} Returns `true` if `func` is masked, else `false`.
+		*/
+		function isMasked(func) {
+			return !!maskSrcKey && maskSrcKey in func;
+		}
+		/**
+		* Checks if `value` is likely a prototype object.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a prototype, else `false`.
+		*/
+		function isPrototype(value) {
+			var Ctor = value && value.constructor;
+			return value === (typeof Ctor == "function" && Ctor.prototype || objectProto);
+		}
+		/**
+		* Checks if `value` is suitable for strict equality comparisons, i.e. `===`.
+		*
+		* @private
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` if suitable for strict
+		*  equality comparisons, else `false`.
+		*/
+		function isStrictComparable(value) {
+			return value === value && !isObject(value);
+		}
+		/**
+		* A specialized version of `matchesProperty` for source values suitable
+		* for strict equality comparisons, i.e. `===`.
+		*
+		* @private
+		* @param {string} key The key of the property to get.
+		* @param {*} srcValue The value to match.
+		* @returns {Function} Returns the new spec function.
+		*/
+		function matchesStrictComparable(key, srcValue) {
+			return function(object) {
+				if (object == null) return false;
+				return object[key] === srcValue && (srcValue !== void 0 || key in Object(object));
+			};
+		}
+		/**
+		* Converts `string` to a property path array.
+		*
+		* @private
+		* @param {string} string The string to convert.
+		* @returns {Array} Returns the property path array.
+		*/
+		var stringToPath = memoize(function(string) {
+			string = toString(string);
+			var result = [];
+			if (reLeadingDot.test(string)) result.push("");
+			string.replace(rePropName, function(match, number, quote, string) {
+				result.push(quote ? string.replace(reEscapeChar, "$1") : number || match);
+			});
+			return result;
+		});
+		/**
+		* Converts `value` to a string key if it's not a string or symbol.
+		*
+		* @private
+		* @param {*} value The value to inspect.
+		* @returns {string|symbol} Returns the key.
+		*/
+		function toKey(value) {
+			if (typeof value == "string" || isSymbol(value)) return value;
+			var result = value + "";
+			return result == "0" && 1 / value == -Infinity ? "-0" : result;
+		}
+		/**
+		* Converts `func` to its source code.
+		*
+		* @private
+		* @param {Function} func The function to process.
+		* @returns {string} Returns the source code.
+		*/
+		function toSource(func) {
+			if (func != null) {
+				try {
+					return funcToString.call(func);
+				} catch (e) {}
+				try {
+					return func + "";
+				} catch (e) {}
+			}
+			return "";
+		}
+		/**
+		* Creates an array of elements, sorted in ascending order by the results of
+		* running each element in a collection thru each iteratee. This method
+		* performs a stable sort, that is, it preserves the original sort order of
+		* equal elements. The iteratees are invoked with one argument: (value).
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Collection
+		* @param {Array|Object} collection The collection to iterate over.
+		* @param {...(Function|Function[])} [iteratees=[_.identity]]
+		*  The iteratees to sort by.
+		* @returns {Array} Returns the new sorted array.
+		* @example
+		*
+		* var users = [
+		*   { 'user': 'fred',   'age': 48 },
+		*   { 'user': 'barney', 'age': 36 },
+		*   { 'user': 'fred',   'age': 40 },
+		*   { 'user': 'barney', 'age': 34 }
+		* ];
+		*
+		* _.sortBy(users, function(o) { return o.user; });
+		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
+		*
+		* _.sortBy(users, ['user', 'age']);
+		* // => objects for [['barney', 34], ['barney', 36], ['fred', 40], ['fred', 48]]
+		*
+		* _.sortBy(users, 'user', function(o) {
+		*   return Math.floor(o.age / 10);
+		* });
+		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
+		*/
+		var sortBy = baseRest(function(collection, iteratees) {
+			if (collection == null) return [];
+			var length = iteratees.length;
+			if (length > 1 && isIterateeCall(collection, iteratees[0], iteratees[1])) iteratees = [];
+			else if (length > 2 && isIterateeCall(iteratees[0], iteratees[1], iteratees[2])) iteratees = [iteratees[0]];
+			return baseOrderBy(collection, baseFlatten(iteratees), []);
+		});
+		/**
+		* Creates a function that memoizes the result of `func`. If `resolver` is
+		* provided, it determines the cache key for storing the result based on the
+		* arguments provided to the memoized function. By default, the first argument
+		* provided to the memoized function is used as the map cache key. The `func`
+		* is invoked with the `this` binding of the memoized function.
+		*
+		* **Note:** The cache is exposed as the `cache` property on the memoized
+		* function. Its creation may be customized by replacing the `_.memoize.Cache`
+		* constructor with one whose instances implement the
+		* [`Map`](http://ecma-international.org/ecma-262/7.0/#sec-properties-of-the-map-prototype-object)
+		* method interface of `delete`, `get`, `has`, and `set`.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Function
+		* @param {Function} func The function to have its output memoized.
+		* @param {Function} [resolver] The function to resolve the cache key.
+		* @returns {Function} Returns the new memoized function.
+		* @example
+		*
+		* var object = { 'a': 1, 'b': 2 };
+		* var other = { 'c': 3, 'd': 4 };
+		*
+		* var values = _.memoize(_.values);
+		* values(object);
+		* // => [1, 2]
+		*
+		* values(other);
+		* // => [3, 4]
+		*
+		* object.a = 2;
+		* values(object);
+		* // => [1, 2]
+		*
+		* // Modify the result cache.
+		* values.cache.set(object, ['a', 'b']);
+		* values(object);
+		* // => ['a', 'b']
+		*
+		* // Replace `_.memoize.Cache`.
+		* _.memoize.Cache = WeakMap;
+		*/
+		function memoize(func, resolver) {
+			if (typeof func != "function" || resolver && typeof resolver != "function") throw new TypeError(FUNC_ERROR_TEXT);
+			var memoized = function() {
+				var args = arguments, key = resolver ? resolver.apply(this, args) : args[0], cache = memoized.cache;
+				if (cache.has(key)) return cache.get(key);
+				var result = func.apply(this, args);
+				memoized.cache = cache.set(key, result);
+				return result;
+			};
+			memoized.cache = new (memoize.Cache || MapCache)();
+			return memoized;
+		}
+		memoize.Cache = MapCache;
+		/**
+		* Performs a
+		* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
+		* comparison between two values to determine if they are equivalent.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to compare.
+		* @param {*} other The other value to compare.
+		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
+		* @example
+		*
+		* var object = { 'a': 1 };
+		* var other = { 'a': 1 };
+		*
+		* _.eq(object, object);
+		* // => true
+		*
+		* _.eq(object, other);
+		* // => false
+		*
+		* _.eq('a', 'a');
+		* // => true
+		*
+		* _.eq('a', Object('a'));
+		* // => false
+		*
+		* _.eq(NaN, NaN);
+		* // => true
+		*/
+		function eq(value, other) {
+			return value === other || value !== value && other !== other;
+		}
+		/**
+		* Checks if `value` is likely an `arguments` object.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an `arguments` object,
+		*  else `false`.
+		* @example
+		*
+		* _.isArguments(function() { return arguments; }());
+		* // => true
+		*
+		* _.isArguments([1, 2, 3]);
+		* // => false
+		*/
+		function isArguments(value) {
+			return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
+		}
+		/**
+		* Checks if `value` is classified as an `Array` object.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an array, else `false`.
+		* @example
+		*
+		* _.isArray([1, 2, 3]);
+		* // => true
+		*
+		* _.isArray(document.body.children);
+		* // => false
+		*
+		* _.isArray('abc');
+		* // => false
+		*
+		* _.isArray(_.noop);
+		* // => false
+		*/
+		var isArray = Array.isArray;
+		/**
+		* Checks if `value` is array-like. A value is considered array-like if it's
+		* not a function and has a `value.length` that's an integer greater than or
+		* equal to `0` and less than or equal to `Number.MAX_SAFE_INTEGER`.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is array-like, else `false`.
+		* @example
+		*
+		* _.isArrayLike([1, 2, 3]);
+		* // => true
+		*
+		* _.isArrayLike(document.body.children);
+		* // => true
+		*
+		* _.isArrayLike('abc');
+		* // => true
+		*
+		* _.isArrayLike(_.noop);
+		* // => false
+		*/
+		function isArrayLike(value) {
+			return value != null && isLength(value.length) && !isFunction(value);
+		}
+		/**
+		* This method is like `_.isArrayLike` except that it also checks if `value`
+		* is an object.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an array-like object,
+		*  else `false`.
+		* @example
+		*
+		* _.isArrayLikeObject([1, 2, 3]);
+		* // => true
+		*
+		* _.isArrayLikeObject(document.body.children);
+		* // => true
+		*
+		* _.isArrayLikeObject('abc');
+		* // => false
+		*
+		* _.isArrayLikeObject(_.noop);
+		* // => false
+		*/
+		function isArrayLikeObject(value) {
+			return isObjectLike(value) && isArrayLike(value);
+		}
+		/**
+		* Checks if `value` is classified as a `Function` object.
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a function, else `false`.
+		* @example
+		*
+		* _.isFunction(_);
+		* // => true
+		*
+		* _.isFunction(/abc/);
+		* // => false
+		*/
+		function isFunction(value) {
+			var tag = isObject(value) ? objectToString.call(value) : "";
+			return tag == funcTag || tag == genTag;
+		}
+		/**
+		* Checks if `value` is a valid array-like length.
+		*
+		* **Note:** This method is loosely based on
+		* [`ToLength`](http://ecma-international.org/ecma-262/7.0/#sec-tolength).
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a valid length, else `false`.
+		* @example
+		*
+		* _.isLength(3);
+		* // => true
+		*
+		* _.isLength(Number.MIN_VALUE);
+		* // => false
+		*
+		* _.isLength(Infinity);
+		* // => false
+		*
+		* _.isLength('3');
+		* // => false
+		*/
+		function isLength(value) {
+			return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
+		}
+		/**
+		* Checks if `value` is the
+		* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
+		* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
+		*
+		* @static
+		* @memberOf _
+		* @since 0.1.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is an object, else `false`.
+		* @example
+		*
+		* _.isObject({});
+		* // => true
+		*
+		* _.isObject([1, 2, 3]);
+		* // => true
+		*
+		* _.isObject(_.noop);
+		* // => true
+		*
+		* _.isObject(null);
+		* // => false
+		*/
+		function isObject(value) {
+			var type = typeof value;
+			return !!value && (type == "object" || type == "function");
+		}
+		/**
+		* Checks if `value` is object-like. A value is object-like if it's not `null`
+		* and has a `typeof` result of "object".
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is object-like, else `false`.
+		* @example
+		*
+		* _.isObjectLike({});
+		* // => true
+		*
+		* _.isObjectLike([1, 2, 3]);
+		* // => true
+		*
+		* _.isObjectLike(_.noop);
+		* // => false
+		*
+		* _.isObjectLike(null);
+		* // => false
+		*/
+		function isObjectLike(value) {
+			return !!value && typeof value == "object";
+		}
+		/**
+		* Checks if `value` is classified as a `Symbol` primitive or object.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a symbol, else `false`.
+		* @example
+		*
+		* _.isSymbol(Symbol.iterator);
+		* // => true
+		*
+		* _.isSymbol('abc');
+		* // => false
+		*/
+		function isSymbol(value) {
+			return typeof value == "symbol" || isObjectLike(value) && objectToString.call(value) == symbolTag;
+		}
+		/**
+		* Checks if `value` is classified as a typed array.
+		*
+		* @static
+		* @memberOf _
+		* @since 3.0.0
+		* @category Lang
+		* @param {*} value The value to check.
+		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
+		* @example
+		*
+		* _.isTypedArray(new Uint8Array);
+		* // => true
+		*
+		* _.isTypedArray([]);
+		* // => false
+		*/
+		var isTypedArray = nodeIsTypedArray ? baseUnary(nodeIsTypedArray) : baseIsTypedArray;
+		/**
+		* Converts `value` to a string. An empty string is returned for `null`
+		* and `undefined` values. The sign of `-0` is preserved.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Lang
+		* @param {*} value The value to process.
+		* @returns {string} Returns the string.
+		* @example
+		*
+		* _.toString(null);
+		* // => ''
+		*
+		* _.toString(-0);
+		* // => '-0'
+		*
+		* _.toString([1, 2, 3]);
+		* // => '1,2,3'
+		*/
+		function toString(value) {
+			return value == null ? "" : baseToString(value);
+		}
+		/**
+		* Gets the value at `path` of `object`. If the resolved value is
+		* `undefined`, the `defaultValue` is returned in its place.
+		*
+		* @static
+		* @memberOf _
+		* @since 3.7.0
+		* @category Object
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path of the property to get.
+		* @param {*} [defaultValue] The value returned for `undefined` resolved values.
+		* @returns {*} Returns the resolved value.
+		* @example
+		*
+		* var object = { 'a': [{ 'b': { 'c': 3 } }] };
+		*
+		* _.get(object, 'a[0].b.c');
+		* // => 3
+		*
+		* _.get(object, ['a', '0', 'b', 'c']);
+		* // => 3
+		*
+		* _.get(object, 'a.b.c', 'default');
+		* // => 'default'
+		*/
+		function get(object, path, defaultValue) {
+			var result = object == null ? void 0 : baseGet(object, path);
+			return result === void 0 ? defaultValue : result;
+		}
+		/**
+		* Checks if `path` is a direct or inherited property of `object`.
+		*
+		* @static
+		* @memberOf _
+		* @since 4.0.0
+		* @category Object
+		* @param {Object} object The object to query.
+		* @param {Array|string} path The path to check.
+		* @returns {boolean} Returns `true` if `path` exists, else `false`.
+		* @example
+		*
+		* var object = _.create({ 'a': _.create({ 'b': 2 }) });
+		*
+		* _.hasIn(object, 'a');
+		* // => true
+		*
+		* _.hasIn(object, 'a.b');
+		* // => true
+		*
+		* _.hasIn(object, ['a', 'b']);
+		* // => true
+		*
+		* _.hasIn(object, 'b');
+		* // => false
+		*/
+		function hasIn(object, path) {
+			return object != null && hasPath(object, path, baseHasIn);
+		}
+		/**
+		* Creates an array of the own enumerable property names of `object`.
+		*
+		* **Note:** Non-object values are coerced to objects. See the
+		* [ES spec](http://ecma-international.org/ecma-262/7.0/#sec-object.keys)
+		* for more details.
+		*
+		* @static
+		* @since 0.1.0
+		* @memberOf _
+		* @category Object
+		* @param {Object} object The object to query.
+		* @returns {Array} Returns the array of property names.
+		* @example
+		*
+		* function Foo() {
+		*   this.a = 1;
+		*   this.b = 2;
+		* }
+		*
+		* Foo.prototype.c = 3;
+		*
+		* _.keys(new Foo);
+		* // => ['a', 'b'] (iteration order is not guaranteed)
+		*
+		* _.keys('hi');
+		* // => ['0', '1']
+		*/
+		function keys(object) {
+			return isArrayLike(object) ? arrayLikeKeys(object) : baseKeys(object);
+		}
+		/**
+		* This method returns the first argument it receives.
+		*
+		* @static
+		* @since 0.1.0
+		* @memberOf _
+		* @category Util
+		* @param {*} value Any value.
+		* @returns {*} Returns `value`.
+		* @example
+		*
+		* var object = { 'a': 1 };
+		*
+		* console.log(_.identity(object) === object);
+		* // => true
+		*/
+		function identity(value) {
+			return value;
+		}
+		/**
+		* Creates a function that returns the value at `path` of a given object.
+		*
+		* @static
+		* @memberOf _
+		* @since 2.4.0
+		* @category Util
+		* @param {Array|string} path The path of the property to get.
+		* @returns {Function} Returns the new accessor function.
+		* @example
+		*
+		* var objects = [
+		*   { 'a': { 'b': 2 } },
+		*   { 'a': { 'b': 1 } }
+		* ];
+		*
+		* _.map(objects, _.property('a.b'));
+		* // => [2, 1]
+		*
+		* _.map(_.sortBy(objects, _.property(['a', 'b'])), 'a.b');
+		* // => [1, 2]
+		*/
+		function property(path) {
+			return isKey(path) ? baseProperty(toKey(path)) : basePropertyDeep(path);
+		}
+		module.exports = sortBy;
+	})(lodash_sortby, lodash_sortby.exports);
+	return lodash_sortby.exports;
+}
+function requireEscapeStringRegexp() {
+	if (hasRequiredEscapeStringRegexp) return escapeStringRegexp;
+	hasRequiredEscapeStringRegexp = 1;
+	escapeStringRegexp = (string) => {
+		if (typeof string !== "string") throw new TypeError("Expected a string");
+		return string.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
+	};
+	return escapeStringRegexp;
+}
+function requireRegexpParse() {
+	if (hasRequiredRegexpParse) return regexpParse;
+	hasRequiredRegexpParse = 1;
+	Object.defineProperty(regexpParse, "__esModule", { value: true });
+	regexpParse.isRegExpString = regexpParse.parseRegExpString = void 0;
+	var REGEXP_LITERAL_PATTERN = /^\/(.+)\/([guimysd]*)$/;
+	var parseRegExpString = function(str) {
+		var result = str.match(REGEXP_LITERAL_PATTERN);
+		if (!result) return null;
+		return {
+			source: result[1],
+			flagString: result[2]
+		};
+	};
+	regexpParse.parseRegExpString = parseRegExpString;
+	var isRegExpString = function(str) {
+		return REGEXP_LITERAL_PATTERN.test(str);
+	};
+	regexpParse.isRegExpString = isRegExpString;
+	return regexpParse;
+}
+function requireRegexpStringMatcher() {
+	if (hasRequiredRegexpStringMatcher) return regexpStringMatcher;
+	hasRequiredRegexpStringMatcher = 1;
+	(function(exports$1) {
+		var __importDefault = regexpStringMatcher && regexpStringMatcher.__importDefault || function(mod) {
+			return mod && mod.__esModule ? mod : { "default": mod };
+		};
+		Object.defineProperty(exports$1, "__esModule", { value: true });
+		exports$1.matchPatterns = exports$1.createRegExp = void 0;
+		var lodash_uniq_1 = __importDefault(requireLodash_uniq());
+		var lodash_uniqwith_1 = __importDefault(requireLodash_uniqwith());
+		var lodash_sortby_1 = __importDefault(requireLodash_sortby());
+		var escape_string_regexp_1 = __importDefault(requireEscapeStringRegexp());
+		var regexp_parse_1 = requireRegexpParse();
+		var DEFAULT_FLAGS = "ug";
+		var defaultFlags = function(flagsString) {
+			if (flagsString.length === 0) return DEFAULT_FLAGS;
+			return (0, lodash_uniq_1.default)((flagsString + DEFAULT_FLAGS).split("")).join("");
+		};
+		var createRegExp = function(patternString, defaultFlag) {
+			if (defaultFlag === void 0) defaultFlag = DEFAULT_FLAGS;
+			if (patternString.length === 0) throw new Error("Empty string can not handled");
+			if ((0, regexp_parse_1.isRegExpString)(patternString)) {
+				var regExpStructure = (0, regexp_parse_1.parseRegExpString)(patternString);
+				if (regExpStructure) return new RegExp(regExpStructure.source, defaultFlags(regExpStructure.flagString));
+				throw new Error("\"".concat(patternString, "\" can not parse as RegExp."));
+			} else return new RegExp((0, escape_string_regexp_1.default)(patternString), defaultFlag);
+		};
+		exports$1.createRegExp = createRegExp;
+		var isEqualMatchPatternResult = function(a, b) {
+			return a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.match === b.match;
+		};
+		/**
+		* Match regExpLikeStrings and return matchPatternResults
+		* @param text target text
+		* @param regExpLikeStrings an array of pattern string
+		*/
+		var matchPatterns = function(text, regExpLikeStrings) {
+			var matchPatternResults = [];
+			regExpLikeStrings.map(function(patternString) {
+				return (0, exports$1.createRegExp)(patternString);
+			}).forEach(function(regExp) {
+				var results = text.matchAll(regExp);
+				Array.from(results).forEach(function(result) {
+					if (result.index === void 0) return;
+					var match = result[0];
+					var index = result.index;
+					matchPatternResults.push({
+						match,
+						captures: result.slice(1),
+						startIndex: index,
+						endIndex: index + match.length
+					});
+				});
+			});
+			var uniqResults = (0, lodash_uniqwith_1.default)(matchPatternResults, isEqualMatchPatternResult);
+			return (0, lodash_sortby_1.default)(uniqResults, ["startIndex", "endIndex"]);
+		};
+		exports$1.matchPatterns = matchPatterns;
+	})(regexpStringMatcher);
+	return regexpStringMatcher;
+}
+function readTlv(buf, offset) {
+	if (offset + 2 > buf.length) throw new Error("PKCS12: truncated TLV header");
+	const tag = buf[offset];
+	const lenByte = buf[offset + 1];
+	let length;
+	let contentStart;
+	if (lenByte < 128) {
+		length = lenByte;
+		contentStart = offset + 2;
+	} else {
+		const lenBytes = lenByte & 127;
+		if (lenBytes === 0 || lenBytes > 4) throw new Error("PKCS12: unsupported ASN.1 length encoding");
+		if (offset + 2 + lenBytes > buf.length) throw new Error("PKCS12: truncated ASN.1 length");
+		length = 0;
+		for (let i = 0; i < lenBytes; i++) length = length * 256 + buf[offset + 2 + i];
+		contentStart = offset + 2 + lenBytes;
+	}
+	const end = contentStart + length;
+	if (end > buf.length) throw new Error("PKCS12: TLV extends past buffer");
+	return {
+		tag,
+		content: buf.subarray(contentStart, end),
+		end
+	};
+}
+function expectTag(tlv, tag, label) {
+	if (tlv.tag !== tag) throw new Error(`PKCS12: expected ${label} tag 0x${tag.toString(16)} but got 0x${tlv.tag.toString(16)}`);
+}
+function readInteger(tlv) {
+	expectTag(tlv, TAG_INTEGER, "INTEGER");
+	let value = 0;
+	for (const byte of tlv.content) value = value * 256 + byte;
+	return value;
+}
+function bytesEqual$1(a, b) {
+	if (a.length !== b.length) return false;
+	let diff = 0;
+	for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+	return diff === 0;
+}
+function matchHash(oidBytes) {
+	for (const { oid, hash } of MAC_HASHES) if (bytesEqual$1(oidBytes, oid)) return hash;
+}
+function parsePkcs12(buf) {
+	const pfx = readTlv(buf, 0);
+	expectTag(pfx, TAG_SEQUENCE, "PFX SEQUENCE");
+	const version = readTlv(pfx.content, 0);
+	if (readInteger(version) !== 3) throw new Error("PKCS12: unsupported version");
+	const authSafeInfo = readTlv(pfx.content, version.end);
+	expectTag(authSafeInfo, TAG_SEQUENCE, "ContentInfo SEQUENCE");
+	const contentType = readTlv(authSafeInfo.content, 0);
+	expectTag(contentType, TAG_OID, "contentType OID");
+	if (!bytesEqual$1(contentType.content, OID_DATA)) throw new Error("PKCS12: unsupported authSafe contentType");
+	const explicit0 = readTlv(authSafeInfo.content, contentType.end);
+	expectTag(explicit0, TAG_CONTEXT_0, "[0] EXPLICIT");
+	const authSafeOctet = readTlv(explicit0.content, 0);
+	expectTag(authSafeOctet, TAG_OCTET_STRING, "authSafe OCTET STRING");
+	const macData = readTlv(pfx.content, authSafeInfo.end);
+	expectTag(macData, TAG_SEQUENCE, "MacData SEQUENCE");
+	const digestInfo = readTlv(macData.content, 0);
+	expectTag(digestInfo, TAG_SEQUENCE, "DigestInfo SEQUENCE");
+	const alg = readTlv(digestInfo.content, 0);
+	expectTag(alg, TAG_SEQUENCE, "AlgorithmIdentifier SEQUENCE");
+	const algOid = readTlv(alg.content, 0);
+	expectTag(algOid, TAG_OID, "algorithm OID");
+	const macHash = matchHash(algOid.content);
+	if (!macHash) throw new Error("PKCS12: unsupported MAC digest algorithm");
+	if (algOid.end < alg.content.length) {
+		if (readTlv(alg.content, algOid.end).tag !== TAG_NULL) throw new Error("PKCS12: unexpected MAC algorithm parameters");
+	}
+	const digest = readTlv(digestInfo.content, alg.end);
+	expectTag(digest, TAG_OCTET_STRING, "digest OCTET STRING");
+	const salt = readTlv(macData.content, digestInfo.end);
+	expectTag(salt, TAG_OCTET_STRING, "macSalt OCTET STRING");
+	let iterations = 1;
+	if (salt.end < macData.content.length) iterations = readInteger(readTlv(macData.content, salt.end));
+	if (iterations < 1 || iterations > MAX_MAC_ITERATIONS) throw new Error("PKCS12: MAC iteration count out of range");
+	return {
+		authSafe: authSafeOctet.content,
+		macHash,
+		macSalt: salt.content,
+		macDigest: digest.content,
+		iterations
+	};
+}
+function toBufferSource(data) {
+	const copy = new Uint8Array(data.length);
+	copy.set(data);
+	return copy;
+}
+async function digest(hash, data) {
+	return new Uint8Array(await globalThis.crypto.subtle.digest(hash.name, toBufferSource(data)));
+}
+function padToMultipleOf(src, blockSize) {
+	if (src.length === 0) return /* @__PURE__ */ new Uint8Array(0);
+	const padded = new Uint8Array(Math.ceil(src.length / blockSize) * blockSize);
+	for (let i = 0; i < padded.length; i++) padded[i] = src[i % src.length];
+	return padded;
+}
+function encodePasswordAsBmpString(password) {
+	if (password.length === 0) return /* @__PURE__ */ new Uint8Array(0);
+	const bytes = new Uint8Array(password.length * 2 + 2);
+	for (let i = 0; i < password.length; i++) {
+		const code = password.charCodeAt(i);
+		bytes[i * 2] = code >> 8 & 255;
+		bytes[i * 2 + 1] = code & 255;
+	}
+	return bytes;
+}
+/**
+* PKCS#12 key derivation (RFC 7292 Appendix B.2) for deriving the MAC key.
+*
+* Specialized for the case where the desired key length is at most the
+* hash output size (which is always true for HMAC keys here: 20 bytes for
+* SHA-1, 32 bytes for SHA-256). In that case only a single block A[1] is
+* produced, so the iterative I-update loop from the spec is unnecessary.
+*/
+async function deriveMacKey(hash, password, salt, iterations) {
+	const v = hash.blockSize;
+	const u = hash.outputSize;
+	const D = new Uint8Array(v).fill(3);
+	const P = padToMultipleOf(encodePasswordAsBmpString(password), v);
+	const S = padToMultipleOf(salt, v);
+	const DI = new Uint8Array(D.length + S.length + P.length);
+	DI.set(D, 0);
+	DI.set(S, D.length);
+	DI.set(P, D.length + S.length);
+	let A = await digest(hash, DI);
+	for (let i = 1; i < iterations; i++) A = await digest(hash, A);
+	return A.subarray(0, u);
+}
+/**
+* Verify a PKCS#12 PFX MAC using the supplied password.
+*
+* Returns `true` only when the file is a well-formed PKCS#12 v3 structure
+* with an unencrypted `data` authSafe, a recognized MAC digest algorithm
+* (SHA-1/256/384/512), and a MAC that matches the password. Any structural
+* or algorithmic mismatch yields `false`.
+*/
+async function verifyPkcs12Mac(pfxBytes, password) {
+	let parsed;
+	try {
+		parsed = parsePkcs12(pfxBytes);
+	} catch {
+		return false;
+	}
+	try {
+		const key = await deriveMacKey(parsed.macHash, password, parsed.macSalt, parsed.iterations);
+		const cryptoKey = await globalThis.crypto.subtle.importKey("raw", toBufferSource(key), {
+			name: "HMAC",
+			hash: parsed.macHash.name
+		}, false, ["sign"]);
+		return bytesEqual$1(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", cryptoKey, toBufferSource(parsed.authSafe))), parsed.macDigest);
+	} catch {
+		return false;
+	}
+}
+async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
+	if (!source.filePath) return;
+	try {
+		const fs = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:fs"), 1));
+		const path = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:path"), 1));
+		if (!await verifyPkcs12Mac(new Uint8Array(fs.readFileSync(source.filePath)), GCP_SERVICE_ACCOUNT_P12_PASSWORD)) return;
+		context.report({
+			message: t("PrivateKeyP12", { FILE_NAME: path.basename(source.filePath) }),
+			range: [0, source.content.length]
+		});
+	} catch {}
+}
+function reportIfFoundPrivateKeyJSONFormat({ source, context, t }) {
+	try {
+		const credentialObject = JSON.parse(source.content);
+		if (!("private_key_id" in credentialObject && "private_key" in credentialObject && /-----BEGIN\s?(DSA|RSA|EC|PGP|OPENSSH)?\s?PRIVATE KEY/gm.test(credentialObject["private_key"]))) return;
+		context.report({
+			message: t("PrivateKeyJSON", { FILE_NAME: source.filePath ? node_path.default.basename(source.filePath) : "" }),
+			range: [0, source.content.length]
+		});
+	} catch {}
+}
+function reportIfFoundXOauthGitHubToken({ source, options, context, t }) {
+	const results = source.content.matchAll(/https?:\/\/(.{1,256}):x-oauth-basic@github.com\//g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[1] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("PackageJSON_xOauthToken", { TOKEN: match }),
+			range
+		});
+	}
+}
+function reportIfFound_AuthTokenInNpmrc({ source, options, context, t }) {
+	const results = source.content.matchAll(/_authToken=([^$].*)/g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[1] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("Npmrc_authToken", { TOKEN: match }),
+			range
+		});
+	}
+}
+function reportIfFound_NPM_ACCESS_TOKEN({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("NPM_ACCESS_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+function reportIfFoundRawPrivateKey$1({ source, options, context, t }) {
+	const results = source.content.matchAll(/\b(?:xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-(?:\d-)?(?:[a-zA-Z0-9]{1,40}-)+[a-zA-Z0-9]{1,40}\b/g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("SLACK_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Report if found Incoming Webhooks
+* https://api.slack.com/messaging/webhooks
+* @param source
+* @param options
+* @param context
+* @param t
+*/
+function reportIfFoundIncomingWebhook({ source, options, context, t }) {
+	const results = source.content.matchAll(/https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9]{1,40}\/B[a-zA-Z0-9]{1,40}\/[a-zA-Z0-9]{1,40}/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("IncomingWebhook", { URL: match }),
+			range
+		});
+	}
+}
+/**
+* Check if the string contains variable-like patterns that indicate it's likely a template
+*/
+function isVariableLikeString$1(str) {
+	return [
+		/\$\{[^}]{1,50}\}/,
+		/\{\{[^}]{1,50}\}\}/,
+		/\{[^}]{1,50}\}/,
+		/%[A-Z_]{1,30}%/,
+		/\$[A-Z_]{1,30}/
+	].some((pattern) => pattern.test(str));
+}
+/**
+* Check if the username part looks like a real credential
+*/
+function isLikelyRealUsername(username) {
+	if (username.length < 2) return false;
+	if (isVariableLikeString$1(username)) return false;
+	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => username.toLowerCase().includes(pattern.toLowerCase()))) return false;
+	return true;
+}
+/**
+* Check if the password part looks like a real credential
+*/
+function isLikelyRealPassword$1(password) {
+	if (password.length < 4) return false;
+	if (isVariableLikeString$1(password)) return false;
+	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => password.toLowerCase().includes(pattern.toLowerCase()))) return false;
+	if (/^(.)\1{3,}$/.test(password)) return false;
+	return true;
+}
+function reportIfFoundBasicAuth({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<protocol>(?:https?|ftp|ftps)):\/\/(?<user>[-a-zA-Z0-9_]{1,256}):(?<password>[-a-zA-Z0-9_]{1,256})@[-a-zA-Z0-9%._+~#=]{1,256}\.[a-zA-Z0-9()]{1,6}\b/g);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.user;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealUsername(username)) continue;
+		if (!isLikelyRealPassword$1(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("BasicAuth", { CREDENTIAL: match }),
+			range
+		});
+	}
+}
+function reportIfFoundToken({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})ntn_[0-9]{11}[A-Za-z0-9]{35}(?![A-Za-z0-9])/gu);
+	for (const result of results) {
+		const index = result.index ?? 0;
+		const match = result[0] ?? "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("NOTION_INTEGRATION_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Validate if the Base64 content is a real private key or a placeholder
+* Based on Base64 validation approach without decoding
+*
+* References:
+* - RFC 7468: Textual Encodings of PKIX, PKCS, and CMS Structures
+*   https://tools.ietf.org/html/rfc7468
+* - RFC 4648: The Base16, Base32, and Base64 Data Encodings
+*   https://datatracker.ietf.org/doc/html/rfc4648
+* - RFC 5208: PKCS #8: Private-Key Information Syntax v1.2
+*   https://datatracker.ietf.org/doc/html/rfc5208
+* - RFC 5958: Asymmetric Key Packages
+*   https://datatracker.ietf.org/doc/html/rfc5958
+* - RFC 3447: PKCS #1: RSA Cryptography Specifications v2.1
+*   https://datatracker.ietf.org/doc/html/rfc3447
+* - OpenSSH PROTOCOL.key
+*   https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key
+*
+* @param base64Content - The Base64-encoded key content (without PEM headers)
+* @returns true if it's likely a real private key, false if it's a placeholder
+*/
+function validateBase64KeyContent(base64Content) {
+	if (!/^[A-Za-z0-9+/]+=*$/.test(base64Content)) return false;
+	if (base64Content.length < 100) return false;
+	if (!/^(MI|b3BlbnNzaC1rZXktdjE)/.test(base64Content)) return false;
+	return true;
+}
+function reportIfFoundRawPrivateKey({ source, options, context, t }) {
+	const results = source.content.matchAll(PEM_CONTENT_PATTERN);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const base64Raw = result[1] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		if (!validateBase64KeyContent(base64Raw.replace(/\s|\\n/g, ""))) continue;
+		context.report({
+			message: t("PrivateKey", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFoundKey$3({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})SG\.\w{1,128}\.\w{1,128}([-_]?)\w{1,128}(?!\w)/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		if (match.length !== 69) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("SENDGRID_KEY", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFoundKey$2({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})(shppa|shpca|shpat|shpss)_[a-zA-Z0-9]{32,64}(?![a-zA-Z0-9])/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("SHOPIFY_KEY", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFoundKey$1({ pattern, source, options, context, t }) {
+	const results = source.content.matchAll(pattern);
+	for (const result of results) {
+		const index = result.index || 0;
+		const type = result.groups?.type;
+		const typeName = typeMap.get(type);
+		if (!typeName) throw new Error("Unknown type:" + typeName);
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("GITHUB_TOKEN", {
+				KEY: match,
+				typeName
+			}),
+			range
+		});
+	}
+}
+function reportIfFoundKey({ pattern, source, options, context, t }) {
+	const results = source.content.matchAll(pattern);
+	for (const result of results) {
+		const index = result.index ?? 0;
+		const match = result[0] ?? "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("GITLAB_PERSONAL_ACCESS_TOKEN", { KEY: match }),
+			range
+		});
+	}
+}
+function reportIfFound({ pattern, messageId, source, options, context, t }) {
+	const results = source.content.matchAll(pattern);
+	for (const result of results) {
+		const index = result.index ?? 0;
+		const match = result[0] ?? "";
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		const range = [index, index + match.length];
+		context.report({
+			message: t(messageId, { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Check if the string contains variable-like patterns that indicate it's likely a template
+*/
+function isVariableLikeString(str) {
+	return [
+		/\$\{[^}]{1,50}\}/,
+		/\{\{[^}]{1,50}\}\}/,
+		/\{[^}]{1,50}\}/,
+		/%[A-Z_]{1,30}%/,
+		/\$[A-Z_]{1,30}/,
+		/\$\([^)]{1,50}\)/
+	].some((pattern) => pattern.test(str));
+}
+/**
+* Check if the password part looks like a real credential
+*/
+function isLikelyRealPassword(password) {
+	if (password.length < 4) return false;
+	if (isVariableLikeString(password)) return false;
+	const passwordLower = password.toLowerCase();
+	if (BUILTIN_IGNORED_PATTERNS.some((pattern) => passwordLower === pattern.toLowerCase())) return false;
+	if (/^(.)\1{3,}$/.test(password)) return false;
+	return true;
+}
+function reportMongoDBConnectionString({ source, options, context, t }) {
+	const results = source.content.matchAll(/mongodb(?:\+srv)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.username;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealPassword(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("MongoDBConnection", { URI: match }),
+			range
+		});
+	}
+}
+function reportMySQLConnectionString({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?:jdbc:)?mysql(?:x)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.username;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealPassword(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("MySQLConnection", { URI: match }),
+			range
+		});
+	}
+}
+function reportPostgreSQLConnectionString({ source, options, context, t }) {
+	const results = source.content.matchAll(/postgres(?:ql)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const username = result.groups?.username;
+		const password = result.groups?.password;
+		if (!username || !password) continue;
+		if (!isLikelyRealPassword(password)) continue;
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("PostgreSQLConnection", { URI: match }),
+			range
+		});
+	}
+}
+function reportIfFoundDockerPAT({ source, options, context, t }) {
+	const results = source.content.matchAll(/(?<!\p{L})dckr_pat_[a-zA-Z0-9_-]{27}(?![a-zA-Z0-9_-])/gu);
+	for (const result of results) {
+		const index = result.index || 0;
+		const match = result[0] || "";
+		const range = [index, index + match.length];
+		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+		context.report({
+			message: t("DOCKER_PERSONAL_ACCESS_TOKEN", { TOKEN: match }),
+			range
+		});
+	}
+}
+/**
+* Parses a config of values separated by comma.
+*
+* secretlint-disable a,b,c => ["a", "b", "c"]
+* secretlint-disable -- comment　=> []
+*/
+function parseComment(options) {
+	if (!options) return [];
+	const commentStart = options.indexOf("--");
+	return (commentStart === -1 ? options : options.slice(0, commentStart)).split(/,/).map((arg) => arg.trim()).filter((arg) => arg !== "") ?? [];
+}
+var commonjsGlobal, regexpStringMatcher, lodash_uniq, hasRequiredLodash_uniq, lodash_uniqwith, hasRequiredLodash_uniqwith, lodash_sortby, hasRequiredLodash_sortby, escapeStringRegexp, hasRequiredEscapeStringRegexp, regexpParse, hasRequiredRegexpParse, hasRequiredRegexpStringMatcher, regexpStringMatcherExports, BUILTIN_IGNORED, messages$o, reportAWSAccessKey, reportAWSSecretAccessKey, reportAWSAccountID, creator$p, TAG_INTEGER, TAG_OCTET_STRING, TAG_NULL, TAG_OID, TAG_SEQUENCE, TAG_CONTEXT_0, OID_DATA, OID_SHA1, OID_SHA256, OID_SHA384, OID_SHA512, MAC_HASHES, MAX_MAC_ITERATIONS, GCP_SERVICE_ACCOUNT_P12_PASSWORD, messages$n, creator$o, messages$m, isPackageFile, isNpmrc, creator$n, messages$l, creator$m, messages$k, BUILTIN_IGNORED_PATTERNS$1, creator$l, messages$j, creator$k, messages$i, creator$j, messages$h, creator$i, messages$g, creator$h, messages$f, creator$g, messages$e, creator$f, messages$d, PEM_CONTENT_PATTERN, creator$e, messages$c, creator$d, messages$b, creator$c, messages$a, typeMap, creator$b, messages$9, creator$a, messages$8, creator$9, messages$7, is1PasswordServiceAccountToken, creator$8, messages$6, BUILTIN_IGNORED_PATTERNS, creator$7, messages$5, serviceTokenPattern, batchTokenPattern, recoveryTokenPattern, creator$6, messages$4, prefixToMessageId, creator$5, messages$3, creator$4, messages$2, creator$3, messages$1, creator$2, HTML_COMMENT_REGEXP, parseComments, CommentState, messages, rules, creator;
+var init_module = __esmMin((() => {
+	commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+	regexpStringMatcher = {};
+	lodash_sortby = { exports: {} };
+	/**
+	* lodash (Custom Build) <https://lodash.com/>
+	* Build: `lodash modularize exports="npm" -o ./`
+	* Copyright jQuery Foundation and other contributors <https://jquery.org/>
+	* Released under MIT license <https://lodash.com/license>
+	* Based on Underscore.js 1.8.3 <http://underscorejs.org/LICENSE>
+	* Copyright Jeremy Ashkenas, DocumentCloud and Investigative Reporters & Editors
+	*/
+	lodash_sortby.exports;
+	regexpParse = {};
+	regexpStringMatcherExports = requireRegexpStringMatcher();
+	BUILTIN_IGNORED = {
+		AWSAccountID: ["AKIAIOSFODNN7EXAMPLE"],
+		AWSSecretAccessKey: ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]
+	};
+	messages$o = {
+		AWSAccountID: {
+			en: (props) => `found AWS Account ID: ${props.ID}`,
+			ja: (props) => `AWS Account ID: ${props.ID} がみつかりました`
+		},
+		AWSSecretAccessKey: {
+			en: (props) => `found AWS Secret Access Key: ${props.KEY}`,
+			ja: (props) => `AWS Secret Access Key: ${props.KEY} がみつかりました`
+		},
+		AWSAccessKeyID: {
+			en: (props) => `found AWS Access Key ID: ${props.ID}`,
+			ja: (props) => `AWS Access Key Id: ${props.ID} がみつかりました`
+		}
+	};
+	reportAWSAccessKey = ({ t, source, context, options }) => {
+		const results = source.content.matchAll(/\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g);
+		for (const result of results) {
+			const index = result.index || 0;
+			const match = result[0] || "";
+			const range = [index, index + match.length];
+			if (BUILTIN_IGNORED.AWSAccountID.includes(match)) continue;
+			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+			context.report({
+				message: t("AWSAccessKeyID", { ID: match }),
+				range
+			});
+		}
+	};
+	reportAWSSecretAccessKey = ({ t, source, context, options }) => {
+		const AWS = "(?:AWS|aws|Aws)?_?";
+		const QUOTE = `["']?`;
+		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)${QUOTE}${"\\s*(?::|=>|=)\\s*"}${QUOTE}([A-Za-z0-9/\+=]{40})${QUOTE}\b`, "g");
+		const results = source.content.matchAll(AWSSecretPatten);
+		for (const result of results) {
+			const index = result.index || 0;
+			const match = result[1] || "";
+			const range = [index, index + match.length];
+			if (BUILTIN_IGNORED.AWSSecretAccessKey.includes(match)) continue;
+			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+			context.report({
+				message: t("AWSSecretAccessKey", { KEY: match }),
+				range
+			});
+		}
+	};
+	reportAWSAccountID = ({ t, source, context, options }) => {
+		const AWS = "(AWS|aws|Aws)?_?";
+		const QUOTE = `("|')?`;
+		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(ACCOUNT|account|Account)_?(ID|id|Id)?${QUOTE}${"\\s*(:|=>|=)\\s*"}${QUOTE}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${QUOTE}\b`, "g");
+		const results = source.content.matchAll(AWSSecretPatten);
+		for (const result of results) {
+			const index = result.index || 0;
+			const match = result[0] || "";
+			const range = [index, index + match.length];
+			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
+			context.report({
+				message: t("AWSAccountID", { ID: match }),
+				range
+			});
+		}
+	};
+	creator$p = {
+		messages: messages$o,
+		meta: {
+			id: "@secretlint/secretlint-rule-aws",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-aws/README.md" }
+		},
+		create(context, options) {
+			const normalizedOptions = {
+				allows: options.allows || [],
+				enableIDScanRule: options.enableIDScanRule ?? false
+			};
+			const t = context.createTranslator(messages$o);
+			return { file(source) {
+				if (normalizedOptions.enableIDScanRule) {
+					reportAWSAccessKey({
+						t,
+						source,
+						context,
+						options: normalizedOptions
+					});
+					reportAWSAccountID({
+						t,
+						source,
+						context,
+						options: normalizedOptions
+					});
+				}
+				reportAWSSecretAccessKey({
+					t,
+					source,
+					context,
+					options: normalizedOptions
+				});
+			} };
+		}
+	};
+	TAG_INTEGER = 2;
+	TAG_OCTET_STRING = 4;
+	TAG_NULL = 5;
+	TAG_OID = 6;
+	TAG_SEQUENCE = 48;
+	TAG_CONTEXT_0 = 160;
+	OID_DATA = new Uint8Array([
+		42,
+		134,
+		72,
+		134,
+		247,
+		13,
+		1,
+		7,
+		1
+	]);
+	OID_SHA1 = new Uint8Array([
+		43,
+		14,
+		3,
+		2,
+		26
+	]);
+	OID_SHA256 = new Uint8Array([
+		96,
+		134,
+		72,
+		1,
+		101,
+		3,
+		4,
+		2,
+		1
+	]);
+	OID_SHA384 = new Uint8Array([
+		96,
+		134,
+		72,
+		1,
+		101,
+		3,
+		4,
+		2,
+		2
+	]);
+	OID_SHA512 = new Uint8Array([
+		96,
+		134,
+		72,
+		1,
+		101,
+		3,
+		4,
+		2,
+		3
+	]);
+	MAC_HASHES = [
+		{
+			oid: OID_SHA1,
+			hash: {
+				name: "SHA-1",
+				outputSize: 20,
+				blockSize: 64
+			}
+		},
+		{
+			oid: OID_SHA256,
+			hash: {
+				name: "SHA-256",
+				outputSize: 32,
+				blockSize: 64
+			}
+		},
+		{
+			oid: OID_SHA384,
+			hash: {
+				name: "SHA-384",
+				outputSize: 48,
+				blockSize: 128
+			}
+		},
+		{
+			oid: OID_SHA512,
+			hash: {
+				name: "SHA-512",
+				outputSize: 64,
+				blockSize: 128
+			}
+		}
+	];
+	MAX_MAC_ITERATIONS = 1e6;
+	GCP_SERVICE_ACCOUNT_P12_PASSWORD = "notasecret";
+	messages$n = {
+		PrivateKeyP12: {
+			en: (props) => `found GCP Service Account's private key(p12): ${props.FILE_NAME}`,
+			ja: (props) => `GCPサービスアカウントの秘密鍵(p12) ${props.FILE_NAME} がみつかりました`
+		},
+		PrivateKeyJSON: {
+			en: (props) => `found GCP Service Account's private key(json): ${props.FILE_NAME}`,
+			ja: (props) => `GCPサービスアカウントの秘密鍵(json): ${props.FILE_NAME} がみつかりました`
+		}
+	};
+	creator$o = {
+		messages: messages$n,
+		meta: {
+			id: "@secretlint/secretlint-rule-gcp",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["all"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gcp/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$n);
+			options.allows;
+			return { file(source) {
+				if (source.ext === ".p12") return reportIfFoundPrivateKeyP12Format({
+					source,
+					context,
+					t
+				});
+				else if (source.ext === ".json") return reportIfFoundPrivateKeyJSONFormat({
+					source,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$m = {
+		PackageJSON_xOauthToken: {
+			en: (props) => `found GitHub Token: ${props.TOKEN}`,
+			ja: (props) => `GitHub Token: ${props.TOKEN} がみつかりました`
+		},
+		Npmrc_authToken: {
+			en: (props) => `found npmrc authToken: ${props.TOKEN}`,
+			ja: (props) => `npmrc authToken: ${props.TOKEN} がみつかりました`
+		},
+		NPM_ACCESS_TOKEN: {
+			en: (props) => `found npm access token: ${props.TOKEN}`,
+			ja: (props) => `npm access token: ${props.TOKEN} がみつかりました`
+		}
+	};
+	isPackageFile = (filePath) => {
+		if (!filePath) return true;
+		return filePath.endsWith("package.json") || filePath.endsWith("package-lock.json");
+	};
+	isNpmrc = (filePath) => {
+		if (!filePath) return true;
+		return filePath.endsWith(".npmrc");
+	};
+	creator$n = {
+		messages: messages$m,
+		meta: {
+			id: "@secretlint/secretlint-rule-npm",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-npm/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$m);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				if (isPackageFile(source.filePath)) reportIfFoundXOauthGitHubToken({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				else if (isNpmrc(source.filePath)) reportIfFound_AuthTokenInNpmrc({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportIfFound_NPM_ACCESS_TOKEN({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$l = {
+		SLACK_TOKEN: {
+			en: (props) => `found slack token: ${props.TOKEN}`,
+			ja: (props) => `Slackトークン: ${props.TOKEN} がみつかりました`
+		},
+		IncomingWebhook: {
+			en: (props) => `found Slack Incoming Webhook: ${props.URL}`,
+			ja: (props) => `SlackのIncoming Webhooks: ${props.TOKEN} がみつかりました`
+		}
+	};
+	creator$m = {
+		messages: messages$l,
+		meta: {
+			id: "@secretlint/secretlint-rule-slack",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-slack/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$l);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundRawPrivateKey$1({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportIfFoundIncomingWebhook({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$k = { BasicAuth: {
+		en: (props) => `found basic auth credential: ${props.CREDENTIAL}`,
+		ja: (props) => `ベーシック認証情報: ${props.CREDENTIAL} がみつかりました`
+	} };
+	BUILTIN_IGNORED_PATTERNS$1 = [
+		"localhost",
+		"127.0.0.1",
+		"password",
+		"mypassword",
+		"myusername",
+		"{password}",
+		"${password}",
+		"{{password}}",
+		"{username}",
+		"${username}",
+		"{{username}}",
+		"YOUR_PASSWORD",
+		"YOUR_USERNAME",
+		"REPLACE_WITH_PASSWORD",
+		"REPLACE_WITH_USERNAME"
+	];
+	creator$l = {
+		messages: messages$k,
+		meta: {
+			id: "@secretlint/secretlint-rule-basicauth",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-basicauth/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$k);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundBasicAuth({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$j = { OPENAI_TOKEN: {
+		en: (props) => `found OpenAI API token: ${props.TOKEN}`,
+		ja: (props) => `OpenAI API トークン: ${props.TOKEN} がみつかりました`
+	} };
+	creator$k = {
+		messages: messages$j,
+		meta: {
+			id: "@secretlint/secretlint-rule-openai",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-openai/README.md" }
+		},
+		create(context) {
+			const t = context.createTranslator(messages$j);
+			return { file(source) {
+				const matches = source.content.matchAll(/sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}/g);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("OPENAI_TOKEN", { TOKEN: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$i = { ANTHROPIC_API_KEY: {
+		en: (props) => `found Anthropic Claude API key: ${props.KEY}`,
+		ja: (props) => `Anthropic Claude API キー: ${props.KEY} がみつかりました`
+	} };
+	creator$j = {
+		messages: messages$i,
+		meta: {
+			id: "@secretlint/secretlint-rule-anthropic",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-anthropic/README.md" }
+		},
+		create(context) {
+			const t = context.createTranslator(messages$i);
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})sk-ant-api0\d-[A-Za-z0-9_-]{90,128}AA(?![A-Za-z0-9_-])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("ANTHROPIC_API_KEY", { KEY: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$h = { GROQ_API_KEY: {
+		en: (props) => `found Groq API key: ${props.KEY}`,
+		ja: (props) => `Groq API キー: ${props.KEY} がみつかりました`
+	} };
+	creator$i = {
+		messages: messages$h,
+		meta: {
+			id: "@secretlint/secretlint-rule-groq",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-groq/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$h);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})gsk_[a-zA-Z0-9]{52}(?![a-zA-Z0-9])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("GROQ_API_KEY", { KEY: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$g = { HUGGINGFACE_USER_ACCESS_TOKEN: {
+		en: (props) => `found Hugging Face User Access Token: ${props.TOKEN}`,
+		ja: (props) => `Hugging Face User Access Token: ${props.TOKEN} がみつかりました`
+	} };
+	creator$h = {
+		messages: messages$g,
+		meta: {
+			id: "@secretlint/secretlint-rule-huggingface",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-huggingface/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$g);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})hf_[a-zA-Z]{34}(?![a-zA-Z])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("HUGGINGFACE_USER_ACCESS_TOKEN", { TOKEN: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$f = { LINEAR_API_TOKEN: {
+		en: (props) => `found linear api token: ${props.ID}`,
+		ja: (props) => `linear api token: ${props.ID} がみつかりました`
+	} };
+	creator$g = {
+		messages: messages$f,
+		meta: {
+			id: "@secretlint/secretlint-rule-linear",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-linear/README.md" }
+		},
+		create(context) {
+			const t = context.createTranslator(messages$f);
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})lin_api_[a-zA-Z0-9_]{32,128}(?![a-zA-Z0-9_])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("LINEAR_API_TOKEN", { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$e = { NOTION_INTEGRATION_TOKEN: {
+		en: (props) => `found Notion integration token: ${props.TOKEN}`,
+		ja: (props) => `Notion integration トークン: ${props.TOKEN} がみつかりました`
+	} };
+	creator$f = {
+		messages: messages$e,
+		meta: {
+			id: "@secretlint/secretlint-rule-notion",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-notion/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$e);
+			const normalizedOptions = { allows: options.allows ?? [] };
+			return { file(source) {
+				reportIfFoundToken({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$d = { PrivateKey: {
+		en: (props) => `found private key: ${props.KEY}`,
+		ja: (props) => `秘密鍵: ${props.KEY} がみつかりました`
+	} };
+	PEM_CONTENT_PATTERN = /-----BEGIN[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----\n?([A-Za-z0-9+/=\s\\]{100,10000})\n?-----END[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----/gm;
+	creator$e = {
+		messages: messages$d,
+		meta: {
+			id: "@secretlint/secretlint-rule-privatekey",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-privatekey/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$d);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundRawPrivateKey({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$c = { SENDGRID_KEY: {
+		en: (props) => `found Sendgrid api key: ${props.KEY}`,
+		ja: (props) => `Sendgrid APIキーが見つかりました： ${props.KEY}`
+	} };
+	creator$d = {
+		messages: messages$c,
+		meta: {
+			id: "@secretlint/secretlint-rule-sendgrid",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-sendgrid/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$c);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundKey$3({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$b = { SHOPIFY_KEY: {
+		en: (props) => `found Shopify api key: ${props.KEY}`,
+		ja: (props) => `Shopify APIキーが見つかりました： ${props.KEY}`
+	} };
+	creator$c = {
+		messages: messages$b,
+		meta: {
+			id: "@secretlint/secretlint-rule-shopify",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-shopify/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$b);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundKey$2({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$a = { GITHUB_TOKEN: {
+		en: (props) => `found GitHub Token(${props.typeName}): ${props.KEY}`,
+		ja: (props) => `GitHub Token(${props.typeName})が見つかりました： ${props.KEY}`
+	} };
+	typeMap = /* @__PURE__ */ new Map([
+		["ghp", "GitHub personal access tokens"],
+		["gho", "OAuth access tokens"],
+		["ghu", "GitHub user-to-server tokens"],
+		["ghs", "GitHub server-to-server tokens"],
+		["ghr", "refresh tokens"],
+		["github_pat", "fine-grained personal access tokens"]
+	]);
+	creator$b = {
+		messages: messages$a,
+		meta: {
+			id: "@secretlint/secretlint-rule-github",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-github/README.md" }
+		},
+		create(context, options) {
+			const patterns = [/(?<!\p{L})(?<type>ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu, /(?<!\p{L})(?<type>github_pat)_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])/gu];
+			const t = context.createTranslator(messages$a);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				for (const pattern of patterns) reportIfFoundKey$1({
+					pattern,
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$9 = { GITLAB_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found GitLab Personal Access Token: ${props.KEY}`,
+		ja: (props) => `GitLab Personal Access Tokenが見つかりました: ${props.KEY}`
+	} };
+	creator$a = {
+		messages: messages$9,
+		meta: {
+			id: "@secretlint/secretlint-rule-gitlab",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gitlab/README.md" }
+		},
+		create(context, options) {
+			const patterns = [/(?<!\p{L})glpat-[A-Za-z0-9_-]{20,128}(?![A-Za-z0-9_-])/gu];
+			const t = context.createTranslator(messages$9);
+			const normalizedOptions = { allows: options.allows ?? [] };
+			return { file(source) {
+				for (const pattern of patterns) reportIfFoundKey({
+					pattern,
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$8 = {
+		GRAFANA_CLOUD_API_TOKEN: {
+			en: (props) => `found Grafana Cloud API token: ${props.TOKEN}`,
+			ja: (props) => `Grafana Cloud API トークン: ${props.TOKEN} がみつかりました`
+		},
+		GRAFANA_SERVICE_ACCOUNT_TOKEN: {
+			en: (props) => `found Grafana Service Account token: ${props.TOKEN}`,
+			ja: (props) => `Grafana Service Account トークン: ${props.TOKEN} がみつかりました`
+		}
+	};
+	creator$9 = {
+		messages: messages$8,
+		meta: {
+			id: "@secretlint/secretlint-rule-grafana",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-grafana/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$8);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			const GRAFANA_CLOUD_API_TOKEN_PATTERN = /(?<!\p{L})glc_[A-Za-z0-9+/]{32,400}={0,2}(?![A-Za-z0-9+/=])/gu;
+			const GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN = /(?<!\p{L})glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Fa-f0-9])/gu;
+			return { file(source) {
+				reportIfFound({
+					pattern: GRAFANA_CLOUD_API_TOKEN_PATTERN,
+					messageId: "GRAFANA_CLOUD_API_TOKEN",
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportIfFound({
+					pattern: GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN,
+					messageId: "GRAFANA_SERVICE_ACCOUNT_TOKEN",
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$7 = { OPS_TOKEN: {
+		en: (props) => `found 1Password Service Account token: ${props.TOKEN}`,
+		ja: (props) => `1Password Service Account: ${props.TOKEN} がみつかりました`
+	} };
+	is1PasswordServiceAccountToken = (base64String) => {
+		try {
+			const jsonString = atob(base64String.replace(/-/g, "+").replace(/_/g, "/"));
+			const json = JSON.parse(jsonString);
+			return typeof json === "object" && json !== null;
+		} catch (error) {
+			return false;
+		}
+	};
+	creator$8 = {
+		messages: messages$7,
+		meta: {
+			id: "@secretlint/secretlint-rule-1password",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-1password/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$7);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})ops_(ey[A-Za-z0-9+/=]{100,1280}fQ={0,2})(?![A-Za-z0-9+/=])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const base64String = match[1] ?? "";
+					if (!is1PasswordServiceAccountToken(base64String)) continue;
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("OPS_TOKEN", { TOKEN: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$6 = {
+		MongoDBConnection: {
+			en: (props) => `found MongoDB connection string: ${props.URI}`,
+			ja: (props) => `MongoDB接続文字列: ${props.URI} がみつかりました`
+		},
+		MySQLConnection: {
+			en: (props) => `found MySQL connection string: ${props.URI}`,
+			ja: (props) => `MySQL接続文字列: ${props.URI} がみつかりました`
+		},
+		PostgreSQLConnection: {
+			en: (props) => `found PostgreSQL connection string: ${props.URI}`,
+			ja: (props) => `PostgreSQL接続文字列: ${props.URI} がみつかりました`
+		}
+	};
+	BUILTIN_IGNORED_PATTERNS = [
+		"localhost",
+		"127.0.0.1",
+		"example.com",
+		"example.org",
+		"test.com",
+		"password",
+		"username",
+		"secret",
+		"mypassword",
+		"myusername",
+		"root",
+		"admin",
+		"user",
+		"pass",
+		"{password}",
+		"${password}",
+		"{{password}}",
+		"{username}",
+		"${username}",
+		"{{username}}",
+		"YOUR_PASSWORD",
+		"YOUR_USERNAME",
+		"REPLACE_WITH_PASSWORD"
+	];
+	creator$7 = {
+		messages: messages$6,
+		meta: {
+			id: "@secretlint/secretlint-rule-database-connection-string",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-database-connection-string/README.md" }
+		},
+		create(context, options) {
+			const normalizedOptions = { allows: options.allows || [] };
+			const t = context.createTranslator(messages$6);
+			return { file(source) {
+				reportMongoDBConnectionString({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportMySQLConnectionString({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+				reportPostgreSQLConnectionString({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$5 = {
+		HASHICORP_VAULT_SERVICE_TOKEN: {
+			en: (props) => `found HashiCorp Vault service token: ${props.TOKEN}`,
+			ja: (props) => `HashiCorp Vault service token: ${props.TOKEN} がみつかりました`
+		},
+		HASHICORP_VAULT_BATCH_TOKEN: {
+			en: (props) => `found HashiCorp Vault batch token: ${props.TOKEN}`,
+			ja: (props) => `HashiCorp Vault batch token: ${props.TOKEN} がみつかりました`
+		},
+		HASHICORP_VAULT_RECOVERY_TOKEN: {
+			en: (props) => `found HashiCorp Vault recovery token: ${props.TOKEN}`,
+			ja: (props) => `HashiCorp Vault recovery token: ${props.TOKEN} がみつかりました`
+		}
+	};
+	serviceTokenPattern = /(?<!\p{L})hvs\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
+	batchTokenPattern = /(?<!\p{L})hvb\.[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])/gu;
+	recoveryTokenPattern = /(?<!\p{L})hvr\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
+	creator$6 = {
+		messages: messages$5,
+		meta: {
+			id: "@secretlint/secretlint-rule-hashicorp-vault",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-hashicorp-vault/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$5);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			const reportMatches = (source, pattern, messageId) => {
+				const matches = source.content.matchAll(pattern);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t(messageId, { TOKEN: matchString }),
+						range
+					});
+				}
+			};
+			return { file(source) {
+				reportMatches(source, serviceTokenPattern, "HASHICORP_VAULT_SERVICE_TOKEN");
+				reportMatches(source, batchTokenPattern, "HASHICORP_VAULT_BATCH_TOKEN");
+				reportMatches(source, recoveryTokenPattern, "HASHICORP_VAULT_RECOVERY_TOKEN");
+			} };
+		}
+	};
+	messages$4 = {
+		VERCEL_PERSONAL_ACCESS_TOKEN: {
+			en: (props) => `found Vercel personal access token: ${props.ID}`,
+			ja: (props) => `Vercel personal access token: ${props.ID} がみつかりました`
+		},
+		VERCEL_INTEGRATION_TOKEN: {
+			en: (props) => `found Vercel integration token: ${props.ID}`,
+			ja: (props) => `Vercel integration token: ${props.ID} がみつかりました`
+		},
+		VERCEL_APP_ACCESS_TOKEN: {
+			en: (props) => `found Vercel app access token: ${props.ID}`,
+			ja: (props) => `Vercel app access token: ${props.ID} がみつかりました`
+		},
+		VERCEL_APP_REFRESH_TOKEN: {
+			en: (props) => `found Vercel app refresh token: ${props.ID}`,
+			ja: (props) => `Vercel app refresh token: ${props.ID} がみつかりました`
+		},
+		VERCEL_AI_GATEWAY_API_KEY: {
+			en: (props) => `found Vercel AI Gateway API key: ${props.ID}`,
+			ja: (props) => `Vercel AI Gateway API key: ${props.ID} がみつかりました`
+		}
+	};
+	prefixToMessageId = {
+		vcp: "VERCEL_PERSONAL_ACCESS_TOKEN",
+		vci: "VERCEL_INTEGRATION_TOKEN",
+		vca: "VERCEL_APP_ACCESS_TOKEN",
+		vcr: "VERCEL_APP_REFRESH_TOKEN",
+		vck: "VERCEL_AI_GATEWAY_API_KEY"
+	};
+	creator$5 = {
+		messages: messages$4,
+		meta: {
+			id: "@secretlint/secretlint-rule-vercel",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-vercel/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$4);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})(?<prefix>vcp|vci|vca|vcr|vck)_[A-Za-z0-9]{20,60}(?![A-Za-z0-9])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					const prefix = match.groups?.prefix;
+					const messageId = prefixToMessageId[prefix];
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t(messageId, { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$3 = { DATABRICKS_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found Databricks personal access token: ${props.ID}`,
+		ja: (props) => `Databricks personal access token: ${props.ID} がみつかりました`
+	} };
+	creator$4 = {
+		messages: messages$3,
+		meta: {
+			id: "@secretlint/secretlint-rule-databricks",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-databricks/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$3);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})dapi[A-Fa-f0-9]{32}(?:-[0-9])?(?![A-Fa-f0-9])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("DATABRICKS_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	messages$2 = { DOCKER_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found Docker Personal Access Token: ${props.TOKEN}`,
+		ja: (props) => `Docker Personal Access Token: ${props.TOKEN} がみつかりました`
+	} };
+	creator$3 = {
+		messages: messages$2,
+		meta: {
+			id: "@secretlint/secretlint-rule-docker",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-docker/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$2);
+			const normalizedOptions = { allows: options.allows || [] };
+			return { file(source) {
+				reportIfFoundDockerPAT({
+					source,
+					options: normalizedOptions,
+					context,
+					t
+				});
+			} };
+		}
+	};
+	messages$1 = { FIGMA_PERSONAL_ACCESS_TOKEN: {
+		en: (props) => `found Figma Personal Access Token: ${props.ID}`,
+		ja: (props) => `Figma Personal Access Token: ${props.ID} がみつかりました`
+	} };
+	creator$2 = {
+		messages: messages$1,
+		meta: {
+			id: "@secretlint/secretlint-rule-figma",
+			recommended: true,
+			type: "scanner",
+			supportedContentTypes: ["text"],
+			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-figma/README.md" }
+		},
+		create(context, options) {
+			const t = context.createTranslator(messages$1);
+			const normalizedOptions = { allows: options?.allows ?? [] };
+			return { file(source) {
+				const matches = source.content.matchAll(/(?<!\p{L})figd_[A-Za-z0-9_-]{40,200}(?![A-Za-z0-9_-])/gu);
+				for (const match of matches) {
+					const index = match.index ?? 0;
+					const matchString = match[0] ?? "";
+					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
+					const range = [index, index + matchString.length];
+					context.report({
+						message: t("FIGMA_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
+						range
+					});
+				}
+			} };
+		}
+	};
+	HTML_COMMENT_REGEXP = /(?<type>secretlint-(?:disable-next-line|disable-line|disable|enable))(?<options>.*)/g;
+	parseComments = (source) => {
+		const matches = source.content.matchAll(HTML_COMMENT_REGEXP);
+		return Array.from(matches).map((match) => {
+			const type = match.groups?.type;
+			const index = match.index;
+			if (type === "secretlint-disable-line") return {
+				type,
+				options: parseComment(match.groups?.options),
+				line: source.indexToPosition(index).line
+			};
+			if (type === "secretlint-disable-next-line") return {
+				type,
+				options: parseComment(match.groups?.options),
+				line: source.indexToPosition(index).line + 1
+			};
+			return {
+				type,
+				options: parseComment(match.groups?.options),
+				index
+			};
+		});
+	};
+	CommentState = class {
+		source;
+		reportingConfig;
+		endIndex;
+		constructor(source) {
+			this.source = source;
+			this.reportingConfig = [];
+			this.endIndex = source.content.length;
+		}
+		getIgnoringMessages() {
+			const isFilledMessage = (message) => {
+				return message.startIndex !== null && message.endIndex !== null && message.ruleId !== null;
+			};
+			return this.reportingConfig.map((reporting) => {
+				if (reporting.endIndex === null) reporting.endIndex = this.endIndex;
+				return reporting;
+			}).filter(isFilledMessage);
+		}
+		disableLine(lineNumber, rulesToDisable) {
+			const reportingConfig = this.reportingConfig;
+			const range = this.source.locationToRange({
+				start: {
+					line: lineNumber,
+					column: 0
+				},
+				end: {
+					line: lineNumber + 1,
+					column: 0
+				}
+			});
+			if (rulesToDisable.length) rulesToDisable.forEach((ruleId) => {
+				reportingConfig.push({
+					startIndex: range[0],
+					endIndex: range[1] - 1,
+					ruleId
+				});
+			});
+			else reportingConfig.push({
+				startIndex: range[0],
+				endIndex: range[1] - 1,
+				ruleId: "*"
+			});
+		}
+		/**
+		* Add data to reporting configuration to disable reporting for list of rules
+		* starting from start location
+		* @returns {void}
+		*/
+		disableReporting(startIndex, rulesToDisable) {
+			const reportingConfig = this.reportingConfig;
+			if (rulesToDisable.length) rulesToDisable.forEach(function(ruleId) {
+				reportingConfig.push({
+					startIndex,
+					endIndex: null,
+					ruleId
+				});
+			});
+			else reportingConfig.push({
+				startIndex,
+				endIndex: null,
+				ruleId: "*"
+			});
+		}
+		/**
+		* Add data to reporting configuration to enable reporting for list of rules
+		* starting from start location
+		*/
+		enableReporting(endIndex, rulesToEnable) {
+			const reportingConfig = this.reportingConfig;
+			if (rulesToEnable.length) rulesToEnable.forEach(function(ruleId) {
+				for (let i = reportingConfig.length - 1; i >= 0; i--) if (!reportingConfig[i].endIndex && reportingConfig[i].ruleId === ruleId) {
+					reportingConfig[i].endIndex = endIndex;
+					break;
+				}
+			});
+			else {
+				let prevStart;
+				for (let i = reportingConfig.length - 1; i >= 0; i--) {
+					if (prevStart && prevStart !== reportingConfig[i].startIndex) break;
+					if (!reportingConfig[i].endIndex) {
+						reportingConfig[i].endIndex = endIndex;
+						prevStart = reportingConfig[i].startIndex;
+					}
+				}
+			}
+		}
+	};
+	messages = { IGNORE_MESSAGE: { en: () => `disable by secretlint-disable comment` } };
+	rules = [
+		creator$p,
+		creator$o,
+		creator$e,
+		creator$n,
+		creator$l,
+		creator$m,
+		creator$d,
+		creator$c,
+		creator$b,
+		creator$a,
+		creator$9,
+		creator$k,
+		creator$j,
+		creator$i,
+		creator$h,
+		creator$g,
+		creator$f,
+		creator$8,
+		creator$7,
+		creator$6,
+		creator$5,
+		creator$4,
+		creator$3,
+		creator$2,
+		{
+			messages,
+			meta: {
+				id: "@secretlint/secretlint-rule-filter-comments",
+				recommended: true,
+				type: "scanner",
+				supportedContentTypes: ["text"],
+				docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-filter-comments/README.md" }
+			},
+			create(context) {
+				const t = context.createTranslator(messages);
+				return { file(source) {
+					const state = new CommentState(source);
+					const comments = parseComments(source);
+					for (const comment of comments) if (comment.type === "secretlint-disable") state.disableReporting(comment.index, comment.options);
+					else if (comment.type === "secretlint-enable") state.enableReporting(comment.index, comment.options);
+					else if (comment.type === "secretlint-disable-line") state.disableLine(comment.line, comment.options);
+					else if (comment.type === "secretlint-disable-next-line") state.disableLine(comment.line, comment.options);
+					state.getIgnoringMessages().forEach((message) => {
+						context.ignore({
+							message: t("IGNORE_MESSAGE"),
+							range: [message.startIndex, message.endIndex],
+							targetRuleId: message.ruleId
+						});
+					});
+				} };
+			}
+		}
+	];
+	creator = {
+		meta: {
+			id: "@secretlint/secretlint-rule-preset-recommend",
+			recommended: true,
+			type: "preset"
+		},
+		rules,
+		create(context, _options) {
+			rules.forEach((rule) => {
+				context.registerRule(rule);
+			});
+		}
+	};
+}));
+// dist/core/scan/detect.js
+var detect_exports = /* @__PURE__ */ __exportAll$1({
+	FINDING_KINDS: () => FINDING_KINDS,
+	PLACEHOLDER: () => PLACEHOLDER,
+	detectAll: () => detectAll,
+	mask: () => mask
+});
+/** A password in a URL's user-info (`scheme://user:password@host`): the password alone (what `redactUri` hides). */
+function urlPassword(m) {
+	const url = m[0];
+	const at = userinfoEnd(url);
+	if (at < 0) return void 0;
+	const start = url.indexOf("://") + 3;
+	const colon = url.indexOf(":", start);
+	if (colon < 0 || colon >= at || colon + 1 === at) return void 0;
+	return [m.index + colon + 1, m.index + at];
+}
+function luhn(digits) {
+	let sum = 0;
+	for (let i = 0; i < digits.length; i++) {
+		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+		if (i % 2 === 1) {
+			d *= 2;
+			if (d > 9) d -= 9;
+		}
+		sum += d;
+	}
+	return sum % 10 === 0;
+}
+/** Card numbers: a known issuer's prefix and length (Visa, Mastercard, Amex, Discover, Diners, JCB), Luhn-valid. */
+function card(m) {
+	const digits = m[0].replace(/[ -]/g, "");
+	return (/^4\d{12}(\d{3}){0,2}$/.test(digits) || /^(5[1-5]\d{14}|2(2[2-9]|[3-6]\d|7[01])\d{12}|27 20\d{12})$/.test(digits) || /^3[47]\d{13}$/.test(digits) || /^6(011|5\d\d)\d{12}$/.test(digits) || /^3(0[0-5]|[689]\d)\d{11}$/.test(digits) || /^35(2[89]|[3-8]\d)\d{12}$/.test(digits)) && luhn(digits) ? [m.index, m.index + m[0].length] : void 0;
+}
+/** Phone numbers: 9 to 15 digits in a phone's grouping (`+1 415-555-0134`, `(415) 555 0134`, `+44 20 7946 0958`). */
+function phone(m) {
+	const n = m[0].replace(/\D/g, "").length;
+	return n >= 9 && n <= 15 ? [m.index, m.index + m[0].length] : void 0;
+}
+/** IPv4 addresses other than loopback and 0.0.0.0 (not personal: every machine has them). */
+function ipv4(m) {
+	const parts = m[0].split(".").map(Number);
+	if (parts.some((p) => p > 255)) return void 0;
+	if (parts[0] === 127 || m[0] === "0.0.0.0" || m[0] === "255.255.255.255") return void 0;
+	return [m.index, m.index + m[0].length];
+}
+/** The user-name segment of a home-directory path (`/home/alice/…`, `/Users/alice/…`, `C:\Users\alice\…`). */
+function homeUser(m) {
+	const user = m[2];
+	if (/^(shared|public|default|all users|<[A-Z]+_\d+>)$/i.test(user)) return void 0;
+	const start = m.index + m[1].length;
+	return [start, start + user.length];
+}
+/** Findings of ckpt's own rules in one string. */
+function ownDetections(s) {
+	const out = [];
+	for (const r of OWN) {
+		r.re.lastIndex = 0;
+		for (let m = r.re.exec(s); m; m = r.re.exec(s)) {
+			const range = r.pick ? r.pick(m) : [m.index, m.index + m[0].length];
+			if (range) out.push({
+				kind: r.kind,
+				rule: r.rule,
+				start: range[0],
+				end: range[1],
+				wins: r.wins
+			});
+			if (m[0].length === 0) r.re.lastIndex++;
+		}
+	}
+	return out;
+}
+/** secretlint's recommended preset, loaded once (only scan and --redact load it). */
+function secretlint() {
+	lint ??= (async () => {
+		const [{ lintSource }, { creator }] = await Promise.all([Promise.resolve().then(() => (init_module$1(), module_exports$1)), Promise.resolve().then(() => (init_module(), module_exports))]);
+		const config = { rules: [{
+			id: "@secretlint/secretlint-rule-preset-recommend",
+			rule: creator,
+			rules: [{
+				id: "@secretlint/secretlint-rule-aws",
+				options: { enableIDScanRule: true }
+			}]
+		}] };
+		return async (texts) => {
+			const out = texts.map(() => []);
+			const content = texts.join(SEPARATOR);
+			if (content.length === 0) return out;
+			const starts = [];
+			let at = 0;
+			for (const t of texts) {
+				starts.push(at);
+				at += t.length + 3;
+			}
+			const r = await lintSource({
+				source: {
+					content,
+					filePath: "/conversation.txt",
+					ext: ".txt",
+					contentType: "text"
+				},
+				options: {
+					config,
+					noPhysicFilePath: true
+				}
+			});
+			for (const m of r.messages) {
+				let [s, e] = m.range;
+				const value = Object.values(m.data ?? {}).find((v) => typeof v === "string" && v.length >= 8 && content.slice(s, e) !== v);
+				if (value && !content.slice(s, e).includes(value)) {
+					const i = content.indexOf(value, s);
+					if (i >= 0 && i - s < 200) [s, e] = [i, i + value.length];
+				}
+				let lo = 0;
+				let hi = starts.length - 1;
+				while (lo < hi) {
+					const mid = lo + hi + 1 >> 1;
+					if (starts[mid] <= s) lo = mid;
+					else hi = mid - 1;
+				}
+				const base = starts[lo];
+				if (e - base > texts[lo].length) continue;
+				out[lo].push({
+					kind: "secrets",
+					rule: `${m.ruleId}/${m.messageId}`,
+					start: s - base,
+					end: e - base
+				});
+			}
+			return out;
+		};
+	})();
+	return lint;
+}
+/**
+* Every finding in each of `texts` (one array per text, sorted by start, without overlaps: where two rules find the
+* same place, the one that `wins` — a URL's password — or else the earlier, longer one is kept). `kinds`: only these.
+*/
+async function detectAll(texts, kinds = new Set(FINDING_KINDS)) {
+	const fromLint = kinds.has("secrets") ? await (await secretlint())(texts) : texts.map(() => []);
+	return texts.map((t, i) => {
+		return resolveOverlaps([...fromLint[i], ...ownDetections(t)].filter((d) => d.end > d.start && !redacted(t.slice(d.start, d.end)))).filter((d) => kinds.has(d.kind));
+	});
+}
+function resolveOverlaps(all) {
+	all.sort((a, b) => Number(Boolean(b.wins)) - Number(Boolean(a.wins)) || a.start - b.start || b.end - a.end);
+	const kept = [];
+	for (const d of all) {
+		if (kept.some((k) => d.start < k.end && k.start < d.end)) continue;
+		kept.push({
+			kind: d.kind,
+			rule: d.rule,
+			start: d.start,
+			end: d.end
+		});
+	}
+	return kept.sort((a, b) => a.start - b.start);
+}
+/** A found value shown without giving it away: its first and last characters around asterisks. */
+function mask(value) {
+	const oneLine = value.replace(/\s+/g, " ");
+	if (oneLine.length <= 6) return "*".repeat(oneLine.length);
+	const keep = oneLine.length >= 16 ? 4 : 2;
+	return `${oneLine.slice(0, keep)}${"*".repeat(Math.min(12, oneLine.length - keep - 2))}${oneLine.slice(-2)}`;
+}
+var FINDING_KINDS, PLACEHOLDER, OWN, SEPARATOR, lint, PLACEHOLDER_TEXT, redacted;
+var init_detect = __esmMin((() => {
+	init_redact$2();
+	FINDING_KINDS = [
+		"secrets",
+		"email",
+		"phone",
+		"ip",
+		"card",
+		"path"
+	];
+	PLACEHOLDER = {
+		secrets: "SECRET",
+		email: "EMAIL",
+		phone: "PHONE",
+		ip: "IP",
+		card: "CARD",
+		path: "USER"
+	};
+	OWN = [
+		{
+			kind: "secrets",
+			rule: "ckpt/google-api-key",
+			re: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g
+		},
+		{
+			kind: "secrets",
+			rule: "ckpt/stripe-secret-key",
+			re: /(?<![\w])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}(?!\w)/g
+		},
+		{
+			kind: "secrets",
+			rule: "ckpt/jwt",
+			re: /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![\w-])/g
+		},
+		{
+			kind: "secrets",
+			rule: "ckpt/url-password",
+			re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()`]+/gi,
+			pick: urlPassword,
+			wins: true
+		},
+		{
+			kind: "email",
+			rule: "ckpt/email",
+			re: /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])/g
+		},
+		{
+			kind: "phone",
+			rule: "ckpt/phone",
+			re: /(?<![\w+.-]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]\d{3,4}(?![\w-]|[ .]\d)/g,
+			pick: phone
+		},
+		{
+			kind: "ip",
+			rule: "ckpt/ipv4",
+			re: /(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\d)/g,
+			pick: ipv4
+		},
+		{
+			kind: "ip",
+			rule: "ckpt/ipv6",
+			re: /(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])/gi
+		},
+		{
+			kind: "card",
+			rule: "ckpt/card",
+			re: /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g,
+			pick: card
+		},
+		{
+			kind: "path",
+			rule: "ckpt/home-path",
+			re: /((?:^|(?<=[\s"'`=(:,[{]))(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2}))([A-Za-z0-9._-]+|[A-Za-z0-9._ -]+(?=\\))/g,
+			pick: homeUser
+		}
+	];
+	SEPARATOR = "\n\0\n";
+	PLACEHOLDER_TEXT = /^<[A-Z]+_\d+>$|:<[A-Z]+_\d+>@/;
+	redacted = (s) => PLACEHOLDER_TEXT.test(s);
+}));
+// dist/core/scan/redact.js
+var redact_exports = /* @__PURE__ */ __exportAll$1({
+	FINDING_KINDS: () => FINDING_KINDS,
+	Redactor: () => Redactor,
+	findIn: () => findIn,
+	mask: () => mask,
+	parseKinds: () => parseKinds,
+	stringsOf: () => stringsOf
+});
+/** Parse `--redact` / `--redact=secrets,email,…` (and `--kinds` of scan): the kinds chosen, or a message saying what is wrong. */
+function parseKinds(value) {
+	if (value === void 0 || value === false) return /* @__PURE__ */ new Set();
+	const items = (Array.isArray(value) ? value : [value]).flatMap((v) => v === true || v === "" ? ["all"] : String(v).split(","));
+	const out = /* @__PURE__ */ new Set();
+	for (const raw of items) {
+		const k = raw.trim().toLowerCase();
+		if (k === "all" || k === "true") FINDING_KINDS.forEach((x) => out.add(x));
+		else if (k === "secret") out.add("secrets");
+		else if (FINDING_KINDS.includes(k)) out.add(k);
+		else return `unknown kind '${raw}': expected all or a list of ${FINDING_KINDS.join(", ")}`;
+	}
+	return out;
+}
+function collect(v, out) {
+	if (typeof v === "string") out.push(v);
+	else if (Array.isArray(v)) for (const x of v) collect(x, out);
+	else if (v !== null && typeof v === "object") for (const x of Object.values(v)) collect(x, out);
+}
+function rebuild(v, next) {
+	if (typeof v === "string") return next();
+	if (Array.isArray(v)) return v.map((x) => rebuild(x, next));
+	if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+		const out = {};
+		for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, {
+			value: rebuild(x, next),
+			enumerable: true,
+			writable: true,
+			configurable: true
+		});
+		return out;
+	}
+	if (v !== null && typeof v === "object") return v;
+	return v;
+}
+/** Every finding in a set of places (one detection pass over all their strings). */
+async function findIn(places, kinds) {
+	const found = await detectAll(places.flatMap((p) => p.strings), kinds);
+	const out = [];
+	let i = 0;
+	for (const p of places) for (const s of p.strings) for (const d of found[i++]) out.push({
+		kind: d.kind,
+		rule: d.rule,
+		...p.message !== void 0 ? { message: p.message } : {},
+		...p.role ? { role: p.role } : {},
+		where: p.where,
+		masked: mask(s.slice(d.start, d.end))
+	});
+	return out;
+}
+/** The strings of a JSON value (tool arguments, a state channel), in order. */
+function stringsOf(v) {
+	const out = [];
+	collect(v, out);
+	return out;
+}
+var Redactor, STRING_TOKEN;
+var init_redact$1 = __esmMin((() => {
+	init_detect();
+	Redactor = class {
+		kinds;
+		ids = /* @__PURE__ */ new Map();
+		next = {};
+		counts = {};
+		constructor(kinds = new Set(FINDING_KINDS)) {
+			this.kinds = kinds;
+		}
+		/** The placeholder of a value of a kind: the same one for the same value throughout the thread. */
+		placeholder(kind, value) {
+			const key = `${kind}\u0000${value}`;
+			let p = this.ids.get(key);
+			if (!p) {
+				const n = (this.next[kind] ?? 0) + 1;
+				this.next[kind] = n;
+				p = `<${PLACEHOLDER[kind]}_${n}>`;
+				this.ids.set(key, p);
+			}
+			this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+			return p;
+		}
+		/** Each string with its findings replaced (the strings in one batch: one detection pass). */
+		async strings(texts) {
+			if (this.kinds.size === 0) return texts;
+			const found = await detectAll(texts, this.kinds);
+			return texts.map((t, i) => this.apply(t, found[i]));
+		}
+		apply(t, found) {
+			if (found.length === 0) return t;
+			let out = "";
+			let at = 0;
+			for (const d of found) {
+				out += t.slice(at, d.start) + this.placeholder(d.kind, t.slice(d.start, d.end));
+				at = d.end;
+			}
+			return out + t.slice(at);
+		}
+		/** A copy of any JSON value (a canonical checkpoint, a native document) with every string redacted. */
+		async value(v) {
+			const texts = [];
+			collect(v, texts);
+			const done = await this.strings(texts);
+			let i = 0;
+			return rebuild(v, () => done[i++]);
+		}
+		/**
+		* A JSON text with the findings in its strings replaced and every other character kept (the text is not
+		* re-serialized: only the string tokens that change are written anew, JSON-escaped). Works on JSON Lines too.
+		*/
+		async jsonText(text) {
+			const tokens = [];
+			STRING_TOKEN.lastIndex = 0;
+			for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) {
+				let value;
+				try {
+					value = JSON.parse(m[0]);
+				} catch {
+					continue;
+				}
+				tokens.push({
+					start: m.index,
+					end: m.index + m[0].length,
+					value
+				});
+			}
+			const done = await this.strings(tokens.map((t) => t.value));
+			let out = "";
+			let at = 0;
+			tokens.forEach((t, i) => {
+				if (done[i] === t.value) return;
+				out += text.slice(at, t.start) + JSON.stringify(done[i]);
+				at = t.end;
+			});
+			return at === 0 ? text : out + text.slice(at);
+		}
+	};
+	STRING_TOKEN = /"(?:[^"\\\n]|\\.)*"/g;
+}));
+// dist/cli/redact.js
+/** The kinds `--redact` asks for, or undefined without it (a bad kind is a usage error). */
+async function redactKinds(value) {
+	if (value === void 0 || value === false) return void 0;
+	const { parseKinds } = await Promise.resolve().then(() => (init_redact$1(), redact_exports));
+	const kinds = parseKinds(Array.isArray(value) ? value.map(String) : value === true ? "" : String(value));
+	if (typeof kinds === "string") throw usageError(`--redact: ${kinds}${/[/.:#]/.test(String(value)) ? ` ('${String(value)}' looks like an input: --redact takes an optional value, so write it after the inputs or as --redact=all)` : ""}`);
+	return kinds;
+}
+/** Counts added up over threads. */
+function addCounts(into, from) {
+	for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + (n ?? 0);
+}
+/** `redacted: 3 secrets, 2 email, 1 phone` (or that nothing was found). */
+function redactedLine(counts) {
+	const parts = Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`);
+	return parts.length ? `redacted: ${parts.join(", ")}` : "redacted: nothing found to redact";
+}
+/** A text with its findings replaced: a JSON (or JSON Lines) text keeps every character outside the strings changed. */
+async function redactText(text, r) {
+	return /^\s*[[{]/.test(text) ? r.jsonText(text) : (await r.strings([text]))[0];
+}
+/** A document as read (a JSON text, or a bundle of files: an amacs home) with its findings replaced. */
+async function redactDoc(doc, r) {
+	const out = { ...doc };
+	if (doc.text !== void 0) out.text = await redactText(doc.text, r);
+	if (doc.files) {
+		const files = {};
+		for (const [name, text] of Object.entries(doc.files)) files[name] = await redactText(text, r);
+		out.files = files;
+	}
+	return out;
+}
+/**
+* A store's Saver view whose documents come out redacted (each thread's document through its own redactor): what
+* `migrate --redact` reads its source through. Every other method is the store's own.
+*/
+function redactingSaver(saver, kinds, counts) {
+	const one = async (text) => {
+		if (text === void 0) return text;
+		const { Redactor } = await Promise.resolve().then(() => (init_redact$1(), redact_exports));
+		const r = new Redactor(kinds);
+		const out = await redactText(text, r);
+		addCounts(counts, r.counts);
+		return out;
+	};
+	return new Proxy(saver, { get(target, prop) {
+		const s = target;
+		if (prop === "scan") return async function* (o) {
+			for await (const batch of s.scan(o)) {
+				const out = [];
+				for (const { compact: _c, bytes: _b, ...r } of batch) out.push({
+					...r,
+					text: await one(r.text)
+				});
+				yield out;
+			}
+		};
+		if (prop === "load") return async (...a) => one(await s.load(...a));
+		if (prop === "loadMany") return async (keys) => Promise.all((await s.loadMany(keys)).map((t) => one(t)));
+		const v = Reflect.get(target, prop, target);
+		return typeof v === "function" ? v.bind(target) : v;
+	} });
+}
+/**
+* `export --redact`: a transform that redacts each thread (its checkpoint, thread id and source; one redactor per
+* thread, the checkpoints of one thread's history sharing it), and an inspection of every row before it is written
+* that stops the export — nothing written — when a scan of it still finds something, naming it.
+*/
+async function exportRedaction(value) {
+	const kinds = value instanceof Set ? value : await redactKinds(value);
+	if (!kinds) return void 0;
+	const { Redactor, mask } = await Promise.resolve().then(() => (init_redact$1(), redact_exports));
+	const { detectAll } = await Promise.resolve().then(() => (init_detect(), detect_exports));
+	const { stringsOf } = await Promise.resolve().then(() => (init_redact$1(), redact_exports));
+	const { CkptError, ExitCode } = await Promise.resolve().then(() => (init_errors(), errors_exports));
+	const all = [];
+	let key;
+	let r;
+	const api = {
+		async transform(t) {
+			const k = `${t.source}\u0000${t.namespace ?? ""}\u0000${t.threadId}`;
+			if (k !== key || !r) {
+				key = k;
+				r = new Redactor(kinds);
+				all.push(r.counts);
+			}
+			const [source, threadId] = await r.strings([t.source, t.threadId]);
+			return {
+				...t,
+				source,
+				threadId,
+				checkpoint: await r.value(t.checkpoint)
+			};
+		},
+		async inspect(row, t) {
+			const strings = stringsOf(row);
+			const found = await detectAll(strings, kinds);
+			for (let i = 0; i < found.length; i++) {
+				const d = found[i][0];
+				if (!d) continue;
+				throw new CkptError(ExitCode.NEGATIVE, "redact-leak", `--redact: the output of thread '${t.threadId}' still holds ${d.kind} (${d.rule}): ${mask(strings[i].slice(d.start, d.end))}; nothing written`);
+			}
+		},
+		counts() {
+			const out = {};
+			for (const c of all) addCounts(out, c);
+			return out;
+		}
+	};
+	return {
+		...api,
+		transforms: [api.transform]
+	};
+}
+var REDACT_OPTION;
+var init_redact = __esmMin((() => {
+	init_errors();
+	REDACT_OPTION = {
+		type: "string",
+		describe: "replace secrets and personal data in what is shown or written by placeholders (<EMAIL_1>, the same one for the same value in a thread); =secrets,email,phone,ip,card,path chooses kinds (default: all)"
+	};
+}));
 // dist/engines/migrate-endpoints.js
 /**
 * What `ckpt migrate` asks before and around its run: the layout a new target takes, the layout a target is known to
@@ -54310,6 +60993,9 @@ async function migrateLocked(args, io, journalPath, p) {
 		readOnly: true,
 		env: io.env
 	});
+	const kinds = await redactKinds(args.redact);
+	const redacted = {};
+	if (kinds && source.engine.caps.history) throw redactRowsError(source.engine.title);
 	const routeArgs = {
 		...args,
 		toNamespace: toNs,
@@ -54329,6 +61015,15 @@ async function migrateLocked(args, io, journalPath, p) {
 		await journal?.close();
 		if (journal && journal.committed() === 0) await journal.remove();
 		throw e;
+	}
+	if (kinds) {
+		if (ends.target.engine.caps.history) {
+			await ends.target.saver.close().catch(() => void 0);
+			await journal?.close();
+			if (journal && journal.committed() === 0) await journal.remove();
+			throw redactRowsError(ends.target.engine.title);
+		}
+		ends.source.saver = redactingSaver(ends.source.saver, kinds, redacted);
 	}
 	if (journal && !args.quiet && !args.json) io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
 	const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
@@ -54363,6 +61058,7 @@ async function migrateLocked(args, io, journalPath, p) {
 		await Promise.all(ends.writers.map((w) => w.close().catch(() => void 0)));
 		if (tty) io.stderr.write("\r\x1B[2K");
 	}
+	if (kinds && !args.json) io.stderr.write(`${redactedLine(redacted)}\n`);
 	return finish(summary, {
 		args,
 		io,
@@ -54382,7 +61078,7 @@ async function stopped(e, journal) {
 		if (e.exitCode !== ExitCode.STORE || !keep) return e;
 		return new CkptError(e.exitCode, e.reason, `migration stopped: ${e.message}${resumeHint}`, e.place, { cause: e });
 	}
-	return storeError("store-io", `migration stopped: ${redactText(e.message)}${resumeHint}`, void 0, e);
+	return storeError("store-io", `migration stopped: ${redactText$1(e.message)}${resumeHint}`, void 0, e);
 }
 async function finish(summary, c) {
 	const { args, io, from, to, journal } = c;
@@ -54407,16 +61103,17 @@ async function finish(summary, c) {
 	}
 	return code;
 }
-var defaultJobs, fmtNum, shortId, migrateCommand;
+var defaultJobs, fmtNum, shortId, migrateCommand, redactRowsError;
 var init_migrate = __esmMin((() => {
 	init_printable();
 	init_errors();
 	init_check_pool();
-	init_redact$1();
+	init_redact$2();
 	init_types$3();
 	init_formats();
 	init_ai_sdk();
 	init_command$1();
+	init_redact();
 	init_atomic();
 	init_plural();
 	init_types$8();
@@ -54522,13 +61219,14 @@ var init_migrate = __esmMin((() => {
 			type: "boolean",
 			default: false,
 			describe: "no progress, summary only"
-		}).example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys").example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying").example("ckpt migrate --from file:./threads --to sqlite:checkpoints.db --to-format langgraph --allow-lossy", "every thread (any format) → a LangGraph thread that LangGraph JS continues"),
+		}).option("redact", REDACT_OPTION).example("ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379", "deep-agent FileSaver → KeyValueStoreSaver keys").example("ckpt migrate --from sqlite:ckpt.db --to file:./out --to-format yoagent --allow-lossy", "convert while copying").example("ckpt migrate --from file:./threads --to sqlite:checkpoints.db --to-format langgraph --allow-lossy", "every thread (any format) → a LangGraph thread that LangGraph JS continues"),
 		run: (args, io) => runMigrate({
 			...args,
 			from: atCwd(args.from, io.cwd),
 			to: atCwd(args.to, io.cwd)
 		}, io)
 	};
+	redactRowsError = (title) => usageError(`--redact: a migration from or into ${title} moves its rows as they are, which ckpt does not rewrite; export the threads with ckpt export --redact, or convert one with ckpt convert … --redact`);
 }));
 // dist/cli/commands/convert.js
 /**
@@ -54749,7 +61447,7 @@ function storeOutput(output, io) {
 async function convertIntoLangGraph(doc, ref, args, io) {
 	const { parseLibrary } = await Promise.resolve().then(() => (init_migrate$3(), migrate_exports$3));
 	const { documentToRow, threadTaken } = await Promise.resolve().then(() => (init_convert$1(), convert_exports$1));
-	const { redactUri: redact } = await Promise.resolve().then(() => (init_redact$1(), redact_exports$1));
+	const { redactUri: redact } = await Promise.resolve().then(() => (init_redact$2(), redact_exports$1));
 	if (ref.threadId === "") throw usageError(`-o ${args.output}: the thread id after '#' is empty`);
 	const asked = parseLibrary(args.toLibrary);
 	const { keyOf } = await Promise.resolve().then(() => (init_shared(), shared_exports));
@@ -54832,6 +61530,7 @@ async function convertIntoLangGraph(doc, ref, args, io) {
 }
 var VERSIONLESS, convertCommand, INDEX, count;
 var init_convert = __esmMin((() => {
+	init_redact();
 	init_atomic();
 	init_input();
 	init_address();
@@ -54893,7 +61592,7 @@ var init_convert = __esmMin((() => {
 			type: "boolean",
 			default: false,
 			describe: "machine-readable report on stdout (needs -o or --dry-run)"
-		}).option("namespace", NAMESPACE_OPTION).option("verbose", {
+		}).option("namespace", NAMESPACE_OPTION).option("redact", REDACT_OPTION).option("verbose", {
 			alias: "v",
 			type: "boolean",
 			default: false,
@@ -54919,11 +61618,17 @@ var init_convert = __esmMin((() => {
 				env: io.env,
 				namespace: args.namespace
 			});
-			const doc = await readSource(input, {
+			let doc = await readSource(input, {
 				stdin: () => io.stdin,
 				cwd: io.cwd,
 				env: io.env
 			});
+			const kinds = await redactKinds(args.redact);
+			if (kinds) {
+				const r = new (await (Promise.resolve().then(() => (init_redact$1(), redact_exports)))).Redactor(kinds);
+				doc = await redactDoc(doc, r);
+				io.stderr.write(`${redactedLine(r.counts)}\n`);
+			}
 			if (into) return convertIntoLangGraph(doc, into, {
 				...args,
 				output: args.output
@@ -57146,7 +63851,7 @@ var init_src$1 = __esmMin((() => {
 /**
 * @import {AsyncBuffer} from '../src/types.js'
 */
-var init_node$3 = __esmMin((() => {
+var init_node$2 = __esmMin((() => {
 	init_src$1();
 }));
 // node_modules/hyparquet-writer/src/variant.js
@@ -58046,7 +64751,7 @@ function schemaPathResolver(schema) {
 	};
 }
 var init_schema$1 = __esmMin((() => {
-	init_node$3();
+	init_node$2();
 	init_variant();
 }));
 // node_modules/hyparquet-writer/src/splitstream.js
@@ -58300,7 +65005,7 @@ function hashBytes(bytes) {
 * @param {Uint8Array} b
 * @returns {boolean}
 */
-function bytesEqual$1(a, b) {
+function bytesEqual(a, b) {
 	if (a.length !== b.length) return false;
 	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
 	return true;
@@ -58393,7 +65098,7 @@ function useDictionary(values, type, type_length, encoding, dictionarySize, requ
 			const hash = hashBytes(value);
 			const bucket = hashBuckets.get(hash);
 			if (bucket) {
-				for (const j of bucket) if (bytesEqual$1(dictionary[j], value)) {
+				for (const j of bucket) if (bytesEqual(dictionary[j], value)) {
 					index = j;
 					break;
 				}
@@ -59099,7 +65804,7 @@ function unconvertFloat16(value) {
 }
 var dayMillis, STATS_TRUNCATE_LENGTH, utf8Decoder;
 var init_unconvert = __esmMin((() => {
-	init_node$3();
+	init_node$2();
 	init_wkb();
 	dayMillis = 864e5;
 	STATS_TRUNCATE_LENGTH = 16;
@@ -60626,7 +67331,7 @@ function fileWriter(filename) {
 	};
 	return writer;
 }
-var init_node$2 = __esmMin((() => {
+var init_node$1 = __esmMin((() => {
 	init_bytewriter();
 	init_write();
 	init_src();
@@ -60732,7 +67437,7 @@ function columnValue(v, t) {
 	return o;
 }
 async function parquetWriter(file, format) {
-	const { ByteWriter, ParquetWriter } = await Promise.resolve().then(() => (init_node$2(), node_exports));
+	const { ByteWriter, ParquetWriter } = await Promise.resolve().then(() => (init_node$1(), node_exports));
 	const schema = [{
 		name: "root",
 		num_children: format.columns.length
@@ -61034,6 +67739,27 @@ async function openSources(sources, args, io, sel, tty) {
 		total
 	};
 }
+/** Ctrl-C: the export stops after the thread in flight and removes its temp file (exit 130); a second quits. */
+function onCtrlC() {
+	const controller = new AbortController();
+	const interrupt = () => {
+		if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
+		controller.abort();
+	};
+	process.on("SIGINT", interrupt);
+	return {
+		controller,
+		interrupt
+	};
+}
+/** The summary: JSON on stdout (--json) or text on stderr, with what --redact replaced. */
+function report$1(summary, args, io, redacted) {
+	if (args.json) io.stdout.write(`${JSON.stringify(redacted ? {
+		...summary,
+		redacted
+	} : summary, null, 2)}\n`);
+	else io.stderr.write(summaryText(summary, args.allCheckpoints) + (redacted ? `${redactedLine(redacted)}\n` : ""));
+}
 var exportCommand;
 var init_export = __esmMin((() => {
 	init_errors();
@@ -61042,6 +67768,7 @@ var init_export = __esmMin((() => {
 	init_types();
 	init_command$1();
 	init_input();
+	init_redact();
 	exportCommand = {
 		command: "export <source..>",
 		describe: "Export every thread of stores, folders or files as JSONL (chat, training, audit), Parquet or Markdown",
@@ -61089,7 +67816,7 @@ var init_export = __esmMin((() => {
 			type: "boolean",
 			default: false,
 			describe: "the summary as JSON on stdout"
-		}).example("ckpt export checkpoints.sqlite -o chats.jsonl", "every LangGraph thread as OpenAI chat JSONL").example("ckpt export mastra.db --as hf-messages -o train.parquet", "Mastra threads as a Hugging Face messages dataset in Parquet").example("ckpt export checkpoints.sqlite --as audit --all-checkpoints -o audit.jsonl", "an audit trail").example("ckpt export ./runs --match 'support-*' --since 7d -o week.md", "last week's support threads, readable"),
+		}).option("redact", REDACT_OPTION).example("ckpt export checkpoints.sqlite -o chats.jsonl", "every LangGraph thread as OpenAI chat JSONL").example("ckpt export mastra.db --as hf-messages -o train.parquet", "Mastra threads as a Hugging Face messages dataset in Parquet").example("ckpt export checkpoints.sqlite --as audit --all-checkpoints -o audit.jsonl", "an audit trail").example("ckpt export ./runs --match 'support-*' --since 7d -o week.md", "last week's support threads, readable"),
 		run: async (args, io) => {
 			const unknown = args.source.find((s) => s.startsWith("-") && s !== "-");
 			if (unknown !== void 0) throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
@@ -61110,17 +67837,14 @@ var init_export = __esmMin((() => {
 			if (sources.filter((s) => s === "-").length > 1) throw usageError("standard input (-) can be read once");
 			const tty = Boolean(io.stderr.isTTY) && output !== "-";
 			const { opened, total } = await openSources(sources, args, io, sel, tty);
+			const redaction = await exportRedaction(args.redact);
 			let shown = 0;
-			const controller = new AbortController();
-			const interrupt = () => {
-				if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
-				controller.abort();
-			};
-			process.on("SIGINT", interrupt);
+			const { controller, interrupt } = onCtrlC();
 			const seen = /* @__PURE__ */ new Set();
-			const summary = await exportThreads(opened, {
+			report$1(await exportThreads(opened, {
 				as,
-				transforms: args.thread?.length ? [(t) => (seen.add(t.threadId), t)] : [],
+				transforms: [...args.thread?.length ? [(t) => (seen.add(t.threadId), t)] : [], ...redaction?.transforms ?? []],
+				inspect: redaction?.inspect,
 				signal: controller.signal,
 				skipUnreadable: args.skipUnreadable,
 				output: output === "-" ? io.stdout : output,
@@ -61133,9 +67857,7 @@ var init_export = __esmMin((() => {
 			}).finally(() => {
 				process.off("SIGINT", interrupt);
 				if (tty && shown) io.stderr.write("\r\x1B[2K");
-			});
-			if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-			else io.stderr.write(summaryText(summary, args.allCheckpoints));
+			}), args, io, redaction?.counts());
 			for (const id of args.thread ?? []) if (!seen.has(id)) io.stderr.write(`ckpt export: --thread ${printable(id)}: no source holds it${since ?? until ? " (or none of its checkpoints is in --since/--until)" : ""}\n`);
 			return 0;
 		}
@@ -62264,7 +68986,7 @@ function parseArguments(s) {
 }
 var init_http = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 }));
 // dist/providers/openai.js
 var openai_exports = /* @__PURE__ */ __exportAll$1({
@@ -62428,7 +69150,7 @@ function createOpenAIProvider(opts) {
 var textOf, STOP$1;
 var init_openai = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_http();
 	textOf = (content) => content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 	STOP$1 = {
@@ -62648,7 +69370,7 @@ function createAnthropicProvider(opts) {
 var STOP;
 var init_anthropic = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_http();
 	STOP = {
 		end_turn: "stop",
@@ -62734,7 +69456,7 @@ async function makeProvider(spec, args, io, cp) {
 			apiKey: io.env.ANTHROPIC_API_KEY
 		});
 	}
-	throw usageError(`unknown provider '${redactText(spec)}': expected recorded, script:<file>, openai:<base-url> or anthropic:<base-url>`);
+	throw usageError(`unknown provider '${redactText$1(spec)}': expected recorded, script:<file>, openai:<base-url> or anthropic:<base-url>`);
 }
 async function readInitialState(spec, io) {
 	const doc = await readSource(parseInput(spec, {
@@ -62850,7 +69572,7 @@ var MODES, replayCommand;
 var init_replay = __esmMin((() => {
 	init_plural();
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_json$1();
 	init_formats();
 	init_providers();
@@ -63233,7 +69955,8 @@ var init_copy = __esmMin((() => {
 	init_errors();
 	init_plural();
 	init_printable();
-	init_redact$1();
+	init_redact$2();
+	init_redact();
 	copyCommand = {
 		command: "copy <from> <to>",
 		describe: "Copy a thread (or its history up to a checkpoint: a fork) into a new thread id, in this store or another",
@@ -63255,9 +69978,10 @@ var init_copy = __esmMin((() => {
 			type: "boolean",
 			default: false,
 			describe: "what was (or would be) copied, as JSON"
-		}).example("ckpt copy sqlite:cp.sqlite#t1 sqlite:cp.sqlite#t1-copy", "the whole history under a new id").example("ckpt copy sqlite:cp.sqlite#t1@1f0a2b sqlite:cp.sqlite#t1-fork", "a fork at checkpoint 1f0a2b…"),
+		}).option("redact", REDACT_OPTION).example("ckpt copy sqlite:cp.sqlite#t1 sqlite:cp.sqlite#t1-copy", "the whole history under a new id").example("ckpt copy sqlite:cp.sqlite#t1@1f0a2b sqlite:cp.sqlite#t1-fork", "a fork at checkpoint 1f0a2b…"),
 		run: async (args, io) => {
 			const { from, to, newThread } = await parseEnds(args, io);
+			const kinds = await redactKinds(args.redact);
 			const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
 			const { loadAddress } = await Promise.resolve().then(() => (init_address(), address_exports));
 			const source = (await openStore(from.store, {
@@ -63278,10 +70002,17 @@ var init_copy = __esmMin((() => {
 			requireCap(target, "copy");
 			if (await target.hasThread(newThread, target.namespaceFor(void 0)) && !args.overwrite) throw threadTakenError(target.uri.redacted, newThread);
 			const upTo = forked ? doc.checkpointId : void 0;
+			let text = doc.text;
+			if (kinds) {
+				if (target.caps.history) throw usageError(`--redact: a thread copied into ${target.title} is copied row by row (its history), which ckpt does not rewrite; write a redacted thread with ckpt convert ${label} -t langgraph -o <store>#<thread> --redact (its newest checkpoint) or ckpt export --redact`);
+				const r = new (await (Promise.resolve().then(() => (init_redact$1(), redact_exports)))).Redactor(kinds);
+				text = await redactText(text, r);
+				io.stderr.write(`${redactedLine(r.counts)}\n`);
+			}
 			const copied = await target.copyIn({
 				source,
 				threadId: from.threadId,
-				text: doc.text,
+				text,
 				upTo,
 				to: newThread,
 				dryRun: args.dryRun,
@@ -70984,6 +77715,7 @@ var init_show = __esmMin((() => {
 	init_delta$2();
 	init_input();
 	init_io();
+	init_redact();
 	init_unreadable();
 	clip = (s, max) => s.length > max ? s.slice(0, max - 1) + "…" : s;
 	indent = (s) => s.split("\n").map((l) => "    " + l).join("\n");
@@ -71006,8 +77738,9 @@ var init_show = __esmMin((() => {
 			type: "boolean",
 			default: false,
 			describe: "print the canonical checkpoint as JSON"
-		}).option("namespace", NAMESPACE_OPTION).example("ckpt show fixtures/yoagent/valid/save_messages.v0.18.json", "a file (format detected)").example("ckpt show sqlite:./ckpt.db#thread-1 --full", "one thread of a store, long texts not shortened").example("ckpt show 'redis://127.0.0.1:6379#user-2' --namespace prod", "a thread in another namespace (or ?namespace=prod)").example("cat thread.json | ckpt show - --format deepagent --json", "stdin, as the canonical checkpoint in JSON"),
+		}).option("namespace", NAMESPACE_OPTION).option("redact", REDACT_OPTION).example("ckpt show fixtures/yoagent/valid/save_messages.v0.18.json", "a file (format detected)").example("ckpt show sqlite:./ckpt.db#thread-1 --full", "one thread of a store, long texts not shortened").example("ckpt show 'redis://127.0.0.1:6379#user-2' --namespace prod", "a thread in another namespace (or ?namespace=prod)").example("cat thread.json | ckpt show - --format deepagent --json", "stdin, as the canonical checkpoint in JSON").example("ckpt show mastra.db#trip-1 --redact=secrets,email", "keys, tokens and e-mail addresses replaced"),
 		run: async (args, io) => {
+			const kinds = await redactKinds(args.redact);
 			const input = args.input === "" ? "-" : args.input;
 			const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
 			const doc = await readSource(parseInput(input, {
@@ -71020,7 +77753,15 @@ var init_show = __esmMin((() => {
 				env: io.env,
 				rowsMustRead: true
 			});
-			const { checkpoint, format } = readCheckpoint(doc, args.format);
+			const read = readCheckpoint(doc, args.format);
+			const { format } = read;
+			let checkpoint = read.checkpoint;
+			if (kinds) {
+				const { Redactor } = await Promise.resolve().then(() => (init_redact$1(), redact_exports));
+				const r = new Redactor(kinds);
+				checkpoint = await r.value(checkpoint);
+				io.stderr.write(`${redactedLine(r.counts)}\n`);
+			}
 			const unreadable = warnUnreadable(io, doc.name, checkpoint, "shown without it");
 			if (args.json) {
 				io.stdout.write(stringifyJson(checkpoint, 2) + "\n");
@@ -71469,7 +78210,7 @@ function conversationLabel(c) {
 }
 var failure, SQLITE_NAMES;
 var init_conversations = __esmMin((() => {
-	init_redact$1();
+	init_redact$2();
 	init_errors();
 	init_types$8();
 	init_input();
@@ -71642,6558 +78383,6 @@ var init_search = __esmMin((() => {
 		}
 	};
 }));
-// node_modules/boundary/lib/index.js
-var require_lib = /* @__PURE__ */ __commonJSMin(((exports) => {
-	Object.defineProperty(exports, "__esModule", { value: true });
-	exports.binarySearch = exports.upperBound = exports.lowerBound = exports.compare = void 0;
-	function compare(v1, v2) {
-		return v1 < v2;
-	}
-	exports.compare = compare;
-	function upperBound(array, value, comp = compare) {
-		let len = array.length;
-		let i = 0;
-		while (len) {
-			let diff = len >>> 1;
-			let cursor = i + diff;
-			if (comp(value, array[cursor])) len = diff;
-			else {
-				i = cursor + 1;
-				len -= diff + 1;
-			}
-		}
-		return i;
-	}
-	exports.upperBound = upperBound;
-	function lowerBound(array, value, comp = compare) {
-		let len = array.length;
-		let i = 0;
-		while (len) {
-			let diff = len >>> 1;
-			let cursor = i + diff;
-			if (comp(array[cursor], value)) {
-				i = cursor + 1;
-				len -= diff + 1;
-			} else len = diff;
-		}
-		return i;
-	}
-	exports.lowerBound = lowerBound;
-	function binarySearch(array, value, comp = compare) {
-		let cursor = lowerBound(array, value, comp);
-		return cursor !== array.length && !comp(value, array[cursor]);
-	}
-	exports.binarySearch = binarySearch;
-}));
-// node_modules/structured-source/lib/structured-source.js
-var require_structured_source = /* @__PURE__ */ __commonJSMin(((exports) => {
-	Object.defineProperty(exports, "__esModule", { value: true });
-	exports.StructuredSource = void 0;
-	const boundary_1 = require_lib();
-	/**
-	* StructuredSource
-	*/
-	var StructuredSource = class {
-		/**
-		* @constructs StructuredSource
-		* @param {string} source - source code text.
-		*/
-		constructor(source) {
-			this.indice = [0];
-			let regexp = /[\r\n\u2028\u2029]/g;
-			const length = source.length;
-			regexp.lastIndex = 0;
-			while (true) {
-				let result = regexp.exec(source);
-				if (!result) break;
-				let index = result.index;
-				if (source.charCodeAt(index) === 13 && source.charCodeAt(index + 1) === 10) index += 1;
-				let nextIndex = index + 1;
-				if (length < nextIndex) break;
-				this.indice.push(nextIndex);
-				regexp.lastIndex = nextIndex;
-			}
-		}
-		get line() {
-			return this.indice.length;
-		}
-		/**
-		* @param {SourceLocation} loc - location indicator.
-		* @return {[ number, number ]} range.
-		*/
-		locationToRange(loc) {
-			return [this.positionToIndex(loc.start), this.positionToIndex(loc.end)];
-		}
-		/**
-		* @param {[ number, number ]} range - pair of indice.
-		* @return {SourceLocation} location.
-		*/
-		rangeToLocation(range) {
-			return {
-				start: this.indexToPosition(range[0]),
-				end: this.indexToPosition(range[1])
-			};
-		}
-		/**
-		* @param {SourcePosition} pos - position indicator.
-		* @return {number} index.
-		*/
-		positionToIndex(pos) {
-			return this.indice[pos.line - 1] + pos.column;
-		}
-		/**
-		* @param {number} index - index to the source code.
-		* @return {SourcePosition} position.
-		*/
-		indexToPosition(index) {
-			const startLine = (0, boundary_1.upperBound)(this.indice, index);
-			return {
-				line: startLine,
-				column: index - this.indice[startLine - 1]
-			};
-		}
-	};
-	exports.StructuredSource = StructuredSource;
-}));
-// node_modules/@secretlint/core/module/helper/invariant.js
-/**
-* Test if condition is truthy.
-* @param {any} expression to be evaluated
-* @param {string} error message to be shown
-* @returns {void}
-* @throws
-*/
-function invariant(condition, message) {
-	if (!condition) throw new Error(message);
-}
-var init_invariant = __esmMin((() => {}));
-// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
-var import_structured_source, SecretLintSourceCodeImpl;
-var init_SecretLintSourceCodeImpl = __esmMin((() => {
-	import_structured_source = require_structured_source();
-	init_invariant();
-	SecretLintSourceCodeImpl = class {
-		hasBOM;
-		content;
-		filePath;
-		physicalFilePath;
-		contentType;
-		ext;
-		structuredSource;
-		constructor({ content = "", ext, filePath, physicalFilePath, contentType }) {
-			invariant(ext || filePath, "should be set either of fileExt or filePath.");
-			this.hasBOM = content.charCodeAt(0) === 65279;
-			this.content = this.hasBOM ? content.slice(1) : content;
-			this.structuredSource = new import_structured_source.StructuredSource(this.content);
-			this.filePath = filePath;
-			this.physicalFilePath = physicalFilePath;
-			this.contentType = contentType;
-			this.ext = ext;
-		}
-		/**
-		* get file path
-		* This return `undefined` if the source code is created without file path.
-		* For example, use core API to create a source code directly.
-		*
-		* You can use this path to detect file type.
-		* However, if you want to read the file content, use `getPhysicalFilePath` instead.
-		* @returns {string|undefined}
-		*/
-		getFilePath() {
-			return this.filePath;
-		}
-		/**
-		* get physical file path
-		* This return `undefined` if the source code is not related to file.
-		* For example, the source code is given from the stdin.
-		*
-		* You can use this path to read the file content.
-		*/
-		getPhysicalFilePath() {
-			return this.physicalFilePath;
-		}
-		/**
-		* @param {SecretLintSourceNodeLocation} loc - location indicator.
-		* @return {[ number, number ]} range.
-		*/
-		locationToRange(loc) {
-			return this.structuredSource.locationToRange(loc);
-		}
-		/**
-		* @param {[ number, number ]} range - pair of indice.
-		* @return {SecretLintSourceNodeLocation} location.
-		*/
-		rangeToLocation(range) {
-			const location = this.structuredSource.rangeToLocation(range);
-			return {
-				start: {
-					line: location.start.line,
-					column: location.start.column
-				},
-				end: {
-					line: location.end.line,
-					column: location.end.column
-				}
-			};
-		}
-		/**
-		* @param {Position} pos - position indicator.
-		* @return {number} index.
-		*/
-		positionToIndex(pos) {
-			return this.structuredSource.positionToIndex(pos);
-		}
-		/**
-		* @param {number} index - index to the source code.
-		* @return {Position} position.
-		*/
-		indexToPosition(index) {
-			const position = this.structuredSource.indexToPosition(index);
-			return {
-				line: position.line,
-				column: position.column
-			};
-		}
-	};
-}));
-// node_modules/@secretlint/core/module/helper/promise-event-emitter.js
-var EventEmitter, PromiseEventEmitter;
-var init_promise_event_emitter = __esmMin((() => {
-	EventEmitter = class {
-		#listeners = /* @__PURE__ */ new Map();
-		on(type, listener) {
-			const listenerSet = this.#listeners.get(type) ?? /* @__PURE__ */ new Set();
-			listenerSet?.add(listener);
-			this.#listeners.set(type, listenerSet);
-		}
-		emit(type, ...args) {
-			const listenerSet = this.#listeners.get(type);
-			if (!listenerSet) return;
-			for (const listenerSetElement of listenerSet) listenerSetElement(...args);
-		}
-		off(type, listener) {
-			const listenerSet = this.#listeners.get(type);
-			if (!listenerSet) return;
-			for (const listenerSetElement of listenerSet) if (listenerSetElement === listener) listenerSet.delete(listener);
-		}
-		removeAllListeners() {
-			this.#listeners.clear();
-		}
-		listenerCount(type) {
-			return this.#listeners.get(type)?.size ?? 0;
-		}
-		listeners(type) {
-			return Array.from(this.#listeners.get(type) ?? []);
-		}
-	};
-	PromiseEventEmitter = class {
-		events;
-		constructor() {
-			this.events = new EventEmitter();
-		}
-		listenerCount(type) {
-			return this.events.listenerCount(type);
-		}
-		on(event, listener) {
-			return this.events.on(event, listener);
-		}
-		emit(event, ...args) {
-			const promises = [];
-			this.events.listeners(event).forEach((listener) => {
-				promises.push(listener(...args));
-			});
-			return Promise.all(promises);
-		}
-	};
-}));
-// node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
-var DEFAULT_LOCAL, formatMessage, getMatchedLocaleMessage, createTranslator;
-var init_SecretLintRuleMessageTranslator = __esmMin((() => {
-	DEFAULT_LOCAL = "en";
-	formatMessage = (messageHandler, props) => {
-		if (typeof props !== "object" || props === null) return messageHandler();
-		return messageHandler(props);
-	};
-	getMatchedLocaleMessage = (locale, locales) => {
-		const localKeys = Object.keys(locales);
-		const matchLocale = localKeys.find((key) => {
-			return key === locale;
-		});
-		if (matchLocale) return matchLocale;
-		const [lang] = locale.split("-");
-		if (!lang) return DEFAULT_LOCAL;
-		const fallbackMatchLocal = localKeys.find((key) => {
-			return key === lang;
-		});
-		if (fallbackMatchLocal) return fallbackMatchLocal;
-		return DEFAULT_LOCAL;
-	};
-	createTranslator = (messages, options) => {
-		return (messageId, props) => {
-			const messageHandler = messages[messageId];
-			if (!messageHandler) throw new Error(`messages:${String(messageId)} is missing in messages.`);
-			if (typeof messageHandler === "function") {
-				if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)} should be string`);
-				return {
-					message: formatMessage(messageHandler, props),
-					messageId,
-					data: props
-				};
-			}
-			const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
-			const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
-			const localizedMessage = messageHandler[locale];
-			if (!localizedMessage) {
-				if (messageHandler[DEFAULT_LOCAL]) throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
-				throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
-			}
-			if (typeof messageId !== "string") throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
-			return {
-				message: formatMessage(localizedMessage, props),
-				messageId,
-				data: props
-			};
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/RuleContext.js
-var createContextEvents, createRuleContext;
-var init_RuleContext = __esmMin((() => {
-	init_promise_event_emitter();
-	init_SecretLintRuleMessageTranslator();
-	createContextEvents = () => {
-		const contextEvents = new EventEmitter();
-		const REPORT_SYMBOL = Symbol("report");
-		const IGNORE_SYMBOL = Symbol("ignore");
-		return {
-			report(descriptor) {
-				contextEvents.emit(REPORT_SYMBOL, descriptor);
-			},
-			onReport(handler) {
-				const listener = (descriptor) => {
-					handler(descriptor);
-				};
-				contextEvents.on(REPORT_SYMBOL, listener);
-				return () => {
-					contextEvents.off(REPORT_SYMBOL, listener);
-				};
-			},
-			ignore(descriptor) {
-				contextEvents.emit(IGNORE_SYMBOL, descriptor);
-			},
-			onIgnore(handler) {
-				const listener = (descriptor) => {
-					handler(descriptor);
-				};
-				contextEvents.on(IGNORE_SYMBOL, listener);
-				return () => {
-					contextEvents.off(IGNORE_SYMBOL, listener);
-				};
-			}
-		};
-	};
-	createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, contextEvents, sharedOptions, locale }) => {
-		return {
-			sharedOptions,
-			createTranslator: (messages) => {
-				return createTranslator(messages, { defaultLocale: locale });
-			},
-			ignore(descriptor) {
-				const { message } = descriptor.message;
-				contextEvents.ignore({
-					type: "ignore",
-					ruleId,
-					ruleParentId,
-					range: descriptor.range,
-					targetRuleId: descriptor.targetRuleId,
-					loc: sourceCode.rangeToLocation(descriptor.range),
-					message
-				});
-			},
-			report(descriptor) {
-				const { message, messageId, data } = descriptor.message;
-				const severityLevel = severity ?? "error";
-				if (ruleParentId) contextEvents.report({
-					...descriptor,
-					type: "message",
-					ruleId,
-					ruleParentId,
-					loc: sourceCode.rangeToLocation(descriptor.range),
-					severity: severityLevel,
-					message,
-					messageId,
-					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
-					data
-				});
-				else contextEvents.report({
-					...descriptor,
-					type: "message",
-					ruleId,
-					loc: sourceCode.rangeToLocation(descriptor.range),
-					severity: severityLevel,
-					message,
-					messageId,
-					docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : void 0,
-					data
-				});
-			}
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/SecretLintRuleImpl.js
-var SecretLintRule;
-var init_SecretLintRuleImpl = __esmMin((() => {
-	SecretLintRule = class {
-		ruleReportHandle;
-		ruleCreator;
-		descriptorRule;
-		constructor({ descriptorRule, context }) {
-			this.descriptorRule = descriptorRule;
-			this.ruleCreator = descriptorRule.rule;
-			const ruleCreatorOptions = descriptorRule.options || {};
-			this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
-		}
-		allowMessageIds() {
-			if (!this.descriptorRule.allowMessageIds) return [];
-			const ruleId = this.ruleCreator.meta.id;
-			return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
-				return {
-					messageId: allowMessageId,
-					ruleId
-				};
-			});
-		}
-		supportSourceCode(sourceCode) {
-			const contentType = sourceCode.contentType;
-			if (contentType === "unknown") return true;
-			if (this.ruleCreator.meta.supportedContentTypes.includes("all")) return true;
-			return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
-		}
-		async file(source) {
-			const file = this.ruleReportHandle.file;
-			if (!file) return;
-			return file(source);
-		}
-	};
-}));
-// node_modules/@secretlint/profiler/module/index.js
-var SecretLintProfiler;
-var init_module$2 = __esmMin((() => {
-	SecretLintProfiler = class {
-		perf;
-		entries = [];
-		measures = [];
-		executionPromises = [];
-		constructor(options) {
-			this.perf = options.perf;
-			const pattern = /(.*?)::end(\|\|.*)?/;
-			new options.PerformanceObserver((items) => {
-				items.getEntries().forEach((entry) => {
-					if (entry.entryType === "mark") {
-						const match = entry.name.match(pattern);
-						const endIdentifier = match ? match[1] : void 0;
-						const suffix = match && match[2] ? match[2] : "";
-						if (endIdentifier) {
-							const startIdentifier = `${endIdentifier}::start`;
-							this.entries.find((savedEntry) => {
-								return savedEntry.name === startIdentifier;
-							});
-							if (startIdentifier) this.executionPromises.push(Promise.resolve().then(() => {
-								this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
-							}));
-						}
-						this.entries.push(entry);
-					} else if (entry.entryType === "measure") this.measures.push(entry);
-				});
-			}).observe({ entryTypes: ["mark", "measure"] });
-		}
-		mark(marker) {
-			if ("id" in marker) this.perf.mark(`${marker.type}||${marker.id}`);
-			else this.perf.mark(marker.type);
-		}
-		waifForExecutionPromises = () => {
-			return Promise.all(this.executionPromises).finally(() => {
-				this.executionPromises.length = 0;
-			});
-		};
-		async getEntries() {
-			await this.waifForExecutionPromises();
-			return this.entries;
-		}
-		async getMeasures() {
-			await this.waifForExecutionPromises();
-			return this.measures;
-		}
-	};
-}));
-// node_modules/@secretlint/profiler/module/node.js
-var NullPerformanceObserver, secretLintProfiler;
-var init_node$1 = __esmMin((() => {
-	init_module$2();
-	NullPerformanceObserver = class {
-		disconnect() {}
-		observe(_options) {}
-	};
-	secretLintProfiler = new SecretLintProfiler({
-		perf: node_perf_hooks.default.performance,
-		PerformanceObserver: node_perf_hooks.default.PerformanceObserver ? node_perf_hooks.default.PerformanceObserver : NullPerformanceObserver
-	});
-}));
-// node_modules/@secretlint/core/module/RunningEvents.js
-var createRunningEvents;
-var init_RunningEvents = __esmMin((() => {
-	init_promise_event_emitter();
-	init_SecretLintRuleImpl();
-	init_node$1();
-	createRunningEvents = () => {
-		const contextEvents = new PromiseEventEmitter();
-		const registerSet = /* @__PURE__ */ new Set();
-		const LINT_HANDLE = Symbol("lint:start");
-		const rules = [];
-		return {
-			collectAllowMessageIds() {
-				const allowMessageIds = [];
-				rules.forEach((rule) => {
-					allowMessageIds.push(...rule.allowMessageIds());
-				});
-				return allowMessageIds;
-			},
-			/**
-			* Start to run linting
-			* @param options
-			*/
-			runLint(options) {
-				return contextEvents.emit(LINT_HANDLE, options);
-			},
-			registerRule({ descriptorRule, context }) {
-				if (registerSet.has(descriptorRule.id)) throw new Error(`rule.id:${descriptorRule.id} is already registered.
-                
-Duplicated rule.id is something wrong in .secretlintrc.                
-`);
-				registerSet.add(descriptorRule.id);
-				const rule = new SecretLintRule({
-					descriptorRule,
-					context
-				});
-				rules.push(rule);
-				contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
-					secretLintProfiler.mark({
-						type: "@core>rule-handler::start",
-						id: descriptorRule.rule.meta.id
-					});
-					if (rule.supportSourceCode(sourceCode)) await rule.file(sourceCode);
-					secretLintProfiler.mark({
-						type: "@core>rule-handler::end",
-						id: descriptorRule.rule.meta.id
-					});
-				});
-			},
-			registerRulePreset({ descriptorRulePreset, context }) {
-				const rulePresetCreatorOptions = descriptorRulePreset.options || [];
-				descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
-			},
-			isRegistered(ruleId) {
-				return registerSet.has(ruleId);
-			}
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/RulePresetContext.js
-var createRulePresetContext;
-var init_RulePresetContext = __esmMin((() => {
-	init_RuleContext();
-	createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale }) => {
-		const presetRules = configRulePreset.rules || [];
-		if (!Array.isArray(presetRules)) {
-			console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
-			throw new Error("preset's rules should be an array of rule definitions");
-		}
-		return {
-			sharedOptions,
-			registerRule(rule, defaultValue) {
-				const descriptorRule = presetRules.find((descriptorRule) => {
-					return descriptorRule.id === rule.meta.id;
-				});
-				const descriptorRuleOptions = descriptorRule ? descriptorRule.options : void 0;
-				const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : void 0;
-				const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : void 0;
-				const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : void 0;
-				const context = createRuleContext({
-					ruleId: rule.meta.id,
-					ruleParentId: configRulePreset.id,
-					meta: rule.meta,
-					severity: descriptorRuleSeverity,
-					sourceCode,
-					contextEvents,
-					sharedOptions,
-					locale
-				});
-				const defaultValueOfPreset = defaultValue ? defaultValue : {};
-				runningEvents.registerRule({
-					descriptorRule: {
-						...defaultValueOfPreset,
-						...descriptorRule,
-						id: rule.meta.id,
-						options: descriptorRuleOptions,
-						rule,
-						disabled: descriptorRuleDisabled,
-						allowMessageIds: descriptorAllowMessageIds,
-						severity: descriptorRuleSeverity
-					},
-					context
-				});
-			}
-		};
-	};
-}));
-// node_modules/@secretlint/core/module/messages/filter-ignored-process.js
-/**
-* filter messages by ignore messages
-*/
-function filterIgnoredMessages(options) {
-	const reportedMessages = options.reportedMessages;
-	const ignoreMessages = options.ignoredMessages;
-	return reportedMessages.filter((message) => {
-		return !ignoreMessages.some((ignoreMessage) => {
-			const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) && isContainedRange(message.range[1], ignoreMessage.range);
-			if (isInIgnoringRange && ignoreMessage.targetRuleId) {
-				if (ignoreMessage.targetRuleId === "*") return true;
-				return message.ruleId === ignoreMessage.targetRuleId;
-			}
-			return isInIgnoringRange;
-		});
-	});
-}
-var isContainedRange;
-var init_filter_ignored_process = __esmMin((() => {
-	isContainedRange = (index, range) => {
-		const [start, end] = range;
-		return start <= index && index <= end;
-	};
-}));
-// node_modules/@secretlint/core/module/messages/MessageProcessManager.js
-var createMessageProcessor;
-var init_MessageProcessManager = __esmMin((() => {
-	createMessageProcessor = (processors) => {
-		return { 
-		/**
-		* process `messages` with registered processes
-		*/
-process(messages) {
-			const originalMessages = messages;
-			if (processors.length === 0) throw new Error("processors should be > 0");
-			return processors.reduce((messages, filter) => {
-				return filter(messages);
-			}, originalMessages);
-		} };
-	};
-}));
-// node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
-/**
-* filter duplicated messages
-*/
-function filterDuplicatedMessages(messages = []) {
-	return messages.filter((message, index) => {
-		return !messages.slice(index + 1).some((restMessage) => {
-			return isEqualMessage(message, restMessage);
-		});
-	});
-}
-var isEqualMessage;
-var init_filter_duplicated_process = __esmMin((() => {
-	isEqualMessage = (aMessage, bMessage) => {
-		return aMessage.range[0] === bMessage.range[0] && aMessage.range[1] === bMessage.range[1] && "severity" in aMessage && "severity" in bMessage && aMessage.severity === bMessage.severity && aMessage.message === bMessage.message;
-	};
-}));
-// node_modules/@secretlint/core/module/messages/sort-messages-process.js
-/**
-* sort messages by line and column
-*/
-function sortMessagesByLocation(messages) {
-	return messages.sort(function(a, b) {
-		const startIndexDiff = a.range[0] - b.range[0];
-		if (startIndexDiff === 0) return a.range[1] - b.range[1];
-		else return startIndexDiff;
-	});
-}
-var init_sort_messages_process = __esmMin((() => {}));
-// node_modules/@secretlint/core/module/messages/filter-message-id.js
-var filterByAllowMessageIds;
-var init_filter_message_id = __esmMin((() => {
-	filterByAllowMessageIds = (messages, allowMessageIds) => {
-		const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
-			return `${allowMessage.ruleId}--${allowMessage.messageId}`;
-		}));
-		return messages.filter((message) => {
-			return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
-		});
-	};
-}));
-// node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
-var deepMask, createMaskValue, maskWithValues, filterMaskSecretsData;
-var init_filter_mask_secrets = __esmMin((() => {
-	deepMask = (object, handler) => {
-		for (const key of Object.keys(object)) if (typeof object[key] === "object") object[key] = deepMask(object[key], handler);
-		else if (Array.isArray(object[key])) object[key] = object[key].map((item) => deepMask(item, handler));
-		else if (typeof object[key] === "string") object[key] = handler(object[key]);
-		return object;
-	};
-	createMaskValue = (value) => {
-		return "*".repeat(value.length);
-	};
-	maskWithValues = (str, maskedValues) => {
-		let result = str;
-		for (const maskValue of maskedValues) result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
-		return result;
-	};
-	filterMaskSecretsData = (messages = []) => {
-		return messages.map((message) => {
-			if (message.type !== "message") return message;
-			const maskedValues = [];
-			const maskedData = message.data ? deepMask(message.data, (value) => {
-				maskedValues.push(value);
-				return createMaskValue(value);
-			}) : void 0;
-			if (!maskedData) return message;
-			const maskedMessage = maskWithValues(message.message, maskedValues);
-			return {
-				...message,
-				message: maskedMessage,
-				data: maskedData
-			};
-		});
-	};
-}));
-// node_modules/@secretlint/core/module/messages/index.js
-var cleanupMessages;
-var init_messages = __esmMin((() => {
-	init_filter_ignored_process();
-	init_MessageProcessManager();
-	init_filter_duplicated_process();
-	init_sort_messages_process();
-	init_filter_message_id();
-	init_filter_mask_secrets();
-	cleanupMessages = (options) => {
-		const reportedMessages = filterIgnoredMessages(options);
-		const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
-		const filters = options.maskSecrets ? [filterDuplicatedMessages, filterMaskSecretsData] : [filterDuplicatedMessages];
-		return sortMessagesByLocation(createMessageProcessor(filters).process(reportedMessagesWithoutAllowMessageIds));
-	};
-}));
-// node_modules/@secretlint/core/module/index.js
-var module_exports$1 = /* @__PURE__ */ __exportAll$1({ lintSource: () => lintSource });
-var import_src, debug, lintSource, isRulePreset, isRule, registerRule;
-var init_module$1 = __esmMin((() => {
-	init_SecretLintSourceCodeImpl();
-	init_RuleContext();
-	init_RunningEvents();
-	init_node$1();
-	init_RulePresetContext();
-	init_messages();
-	import_src = /* @__PURE__ */ __toESM(require_src(), 1);
-	debug = (0, import_src.default)("@secretlint/core");
-	lintSource = ({ source, options }) => {
-		secretLintProfiler.mark({
-			type: "@core>lint::start",
-			id: source.filePath
-		});
-		debug(`source filePath: %O`, source.filePath);
-		debug(`options: %O`, options);
-		const rules = options.config.rules;
-		const locale = options.locale ?? "en";
-		const maskSecrets = options.maskSecrets ?? false;
-		const contextEvents = createContextEvents();
-		const runningEvents = createRunningEvents();
-		const reportedMessages = [];
-		const ignoredMessages = [];
-		contextEvents.onReport((message) => {
-			reportedMessages.push(message);
-		});
-		contextEvents.onIgnore((message) => {
-			ignoredMessages.push(message);
-		});
-		const sourceCode = new SecretLintSourceCodeImpl({
-			content: source.content,
-			filePath: source.filePath,
-			physicalFilePath: options.noPhysicFilePath ? void 0 : source.filePath,
-			ext: source.ext || "",
-			contentType: source.contentType
-		});
-		secretLintProfiler.mark({ type: "@core>setup-rules::start" });
-		rules.forEach((rule) => {
-			secretLintProfiler.mark({
-				type: "@core>setup-rule::start",
-				id: rule.rule.meta.id
-			});
-			registerRule({
-				sourceCode,
-				config: options.config,
-				descriptorRule: rule,
-				contextEvents,
-				runningEvents,
-				locale
-			});
-			secretLintProfiler.mark({
-				type: "@core>setup-rule::end",
-				id: rule.rule.meta.id
-			});
-		});
-		secretLintProfiler.mark({ type: "@core>setup-rules::end" });
-		return runningEvents.runLint({ sourceCode }).then(() => {
-			return {
-				filePath: source.filePath,
-				sourceContent: source.contentType === "text" ? source.content : void 0,
-				sourceContentType: source.contentType,
-				messages: cleanupMessages({
-					reportedMessages,
-					ignoredMessages,
-					allowMessageIds: runningEvents.collectAllowMessageIds(),
-					maskSecrets
-				})
-			};
-		}).finally(() => {
-			secretLintProfiler.mark({
-				type: "@core>lint::end",
-				id: source.filePath
-			});
-		});
-	};
-	isRulePreset = (ruleDescriptor) => {
-		return ruleDescriptor.rule.meta.type === "preset";
-	};
-	isRule = (ruleDescriptor) => {
-		return ruleDescriptor.rule.meta.type === "scanner";
-	};
-	registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runningEvents, locale }) => {
-		const ruleId = descriptorRule.id;
-		if (descriptorRule.disabled) {
-			debug("Skip registerRule %s, because it is disabled", ruleId);
-			return;
-		}
-		debug("registerRule %s", ruleId);
-		const sharedOptionsWithDefault = config.sharedOptions ?? {};
-		if (isRulePreset(descriptorRule)) {
-			const context = createRulePresetContext({
-				configRulePreset: descriptorRule,
-				sourceCode,
-				contextEvents,
-				runningEvents,
-				sharedOptions: sharedOptionsWithDefault,
-				locale
-			});
-			runningEvents.registerRulePreset({
-				descriptorRulePreset: descriptorRule,
-				context
-			});
-			return;
-		} else if (isRule(descriptorRule)) {
-			const context = createRuleContext({
-				ruleId,
-				severity: descriptorRule.severity,
-				meta: descriptorRule.rule.meta,
-				sourceCode,
-				contextEvents,
-				sharedOptions: sharedOptionsWithDefault,
-				locale
-			});
-			runningEvents.registerRule({
-				descriptorRule,
-				context
-			});
-			return;
-		}
-		throw new Error(`Unknown descriptor type: ${descriptorRule}`);
-	};
-}));
-// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
-var module_exports = /* @__PURE__ */ __exportAll$1({
-	creator: () => creator,
-	rules: () => rules
-});
-function requireLodash_uniq() {
-	if (hasRequiredLodash_uniq) return lodash_uniq;
-	hasRequiredLodash_uniq = 1;
-	/** Used as the size to enable large array optimizations. */
-	var LARGE_ARRAY_SIZE = 200;
-	/** Used to stand-in for `undefined` hash values. */
-	var HASH_UNDEFINED = "__lodash_hash_undefined__";
-	/** Used as references for various `Number` constants. */
-	var INFINITY = 1 / 0;
-	/** `Object#toString` result references. */
-	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
-	/**
-	* Used to match `RegExp`
-	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
-	*/
-	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
-	/** Used to detect host constructors (Safari). */
-	var reIsHostCtor = /^\[object .+?Constructor\]$/;
-	/** Detect free variable `global` from Node.js. */
-	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
-	/** Detect free variable `self`. */
-	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
-	/** Used as a reference to the global object. */
-	var root = freeGlobal || freeSelf || Function("return this")();
-	/**
-	* A specialized version of `_.includes` for arrays without support for
-	* specifying an index to search from.
-	*
-	* @private
-	* @param {Array} [array] The array to inspect.
-	* @param {*} target The value to search for.
-	* @returns {boolean} Returns `true` if `target` is found, else `false`.
-	*/
-	function arrayIncludes(array, value) {
-		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
-	}
-	/**
-	* The base implementation of `_.findIndex` and `_.findLastIndex` without
-	* support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} predicate The function invoked per iteration.
-	* @param {number} fromIndex The index to search from.
-	* @param {boolean} [fromRight] Specify iterating from right to left.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseFindIndex(array, predicate, fromIndex, fromRight) {
-		var length = array.length, index = fromIndex + -1;
-		while (++index < length) if (predicate(array[index], index, array)) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} value The value to search for.
-	* @param {number} fromIndex The index to search from.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseIndexOf(array, value, fromIndex) {
-		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
-		var index = fromIndex - 1, length = array.length;
-		while (++index < length) if (array[index] === value) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNaN` without support for number objects.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
-	*/
-	function baseIsNaN(value) {
-		return value !== value;
-	}
-	/**
-	* Checks if a cache value for `key` exists.
-	*
-	* @private
-	* @param {Object} cache The cache to query.
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function cacheHas(cache, key) {
-		return cache.has(key);
-	}
-	/**
-	* Gets the value at `key` of `object`.
-	*
-	* @private
-	* @param {Object} [object] The object to query.
-	* @param {string} key The key of the property to get.
-	* @returns {*} Returns the property value.
-	*/
-	function getValue(object, key) {
-		return object == null ? void 0 : object[key];
-	}
-	/**
-	* Checks if `value` is a host object in IE < 9.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
-	*/
-	function isHostObject(value) {
-		var result = false;
-		if (value != null && typeof value.toString != "function") try {
-			result = !!(value + "");
-		} catch (e) {}
-		return result;
-	}
-	/**
-	* Converts `set` to an array of its values.
-	*
-	* @private
-	* @param {Object} set The set to convert.
-	* @returns {Array} Returns the values.
-	*/
-	function setToArray(set) {
-		var index = -1, result = Array(set.size);
-		set.forEach(function(value) {
-			result[++index] = value;
-		});
-		return result;
-	}
-	/** Used for built-in method references. */
-	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
-	/** Used to detect overreaching core-js shims. */
-	var coreJsData = root["__core-js_shared__"];
-	/** Used to detect methods masquerading as native. */
-	var maskSrcKey = function() {
-		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
-		return uid ? "Symbol(src)_1." + uid : "";
-	}();
-	/** Used to resolve the decompiled source of functions. */
-	var funcToString = funcProto.toString;
-	/** Used to check objects for own properties. */
-	var hasOwnProperty = objectProto.hasOwnProperty;
-	/**
-	* Used to resolve the
-	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
-	* of values.
-	*/
-	var objectToString = objectProto.toString;
-	/** Used to detect if a method is native. */
-	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
-	/** Built-in value references. */
-	var splice = arrayProto.splice;
-	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
-	/**
-	* Creates a hash object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function Hash(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the hash.
-	*
-	* @private
-	* @name clear
-	* @memberOf Hash
-	*/
-	function hashClear() {
-		this.__data__ = nativeCreate ? nativeCreate(null) : {};
-	}
-	/**
-	* Removes `key` and its value from the hash.
-	*
-	* @private
-	* @name delete
-	* @memberOf Hash
-	* @param {Object} hash The hash to modify.
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function hashDelete(key) {
-		return this.has(key) && delete this.__data__[key];
-	}
-	/**
-	* Gets the hash value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf Hash
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function hashGet(key) {
-		var data = this.__data__;
-		if (nativeCreate) {
-			var result = data[key];
-			return result === HASH_UNDEFINED ? void 0 : result;
-		}
-		return hasOwnProperty.call(data, key) ? data[key] : void 0;
-	}
-	/**
-	* Checks if a hash value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf Hash
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function hashHas(key) {
-		var data = this.__data__;
-		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
-	}
-	/**
-	* Sets the hash `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf Hash
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the hash instance.
-	*/
-	function hashSet(key, value) {
-		var data = this.__data__;
-		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
-		return this;
-	}
-	Hash.prototype.clear = hashClear;
-	Hash.prototype["delete"] = hashDelete;
-	Hash.prototype.get = hashGet;
-	Hash.prototype.has = hashHas;
-	Hash.prototype.set = hashSet;
-	/**
-	* Creates an list cache object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function ListCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the list cache.
-	*
-	* @private
-	* @name clear
-	* @memberOf ListCache
-	*/
-	function listCacheClear() {
-		this.__data__ = [];
-	}
-	/**
-	* Removes `key` and its value from the list cache.
-	*
-	* @private
-	* @name delete
-	* @memberOf ListCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function listCacheDelete(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) return false;
-		if (index == data.length - 1) data.pop();
-		else splice.call(data, index, 1);
-		return true;
-	}
-	/**
-	* Gets the list cache value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf ListCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function listCacheGet(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		return index < 0 ? void 0 : data[index][1];
-	}
-	/**
-	* Checks if a list cache value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf ListCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function listCacheHas(key) {
-		return assocIndexOf(this.__data__, key) > -1;
-	}
-	/**
-	* Sets the list cache `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf ListCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the list cache instance.
-	*/
-	function listCacheSet(key, value) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) data.push([key, value]);
-		else data[index][1] = value;
-		return this;
-	}
-	ListCache.prototype.clear = listCacheClear;
-	ListCache.prototype["delete"] = listCacheDelete;
-	ListCache.prototype.get = listCacheGet;
-	ListCache.prototype.has = listCacheHas;
-	ListCache.prototype.set = listCacheSet;
-	/**
-	* Creates a map cache object to store key-value pairs.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function MapCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the map.
-	*
-	* @private
-	* @name clear
-	* @memberOf MapCache
-	*/
-	function mapCacheClear() {
-		this.__data__ = {
-			"hash": new Hash(),
-			"map": new (Map || ListCache)(),
-			"string": new Hash()
-		};
-	}
-	/**
-	* Removes `key` and its value from the map.
-	*
-	* @private
-	* @name delete
-	* @memberOf MapCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function mapCacheDelete(key) {
-		return getMapData(this, key)["delete"](key);
-	}
-	/**
-	* Gets the map value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf MapCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function mapCacheGet(key) {
-		return getMapData(this, key).get(key);
-	}
-	/**
-	* Checks if a map value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf MapCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function mapCacheHas(key) {
-		return getMapData(this, key).has(key);
-	}
-	/**
-	* Sets the map `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf MapCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the map cache instance.
-	*/
-	function mapCacheSet(key, value) {
-		getMapData(this, key).set(key, value);
-		return this;
-	}
-	MapCache.prototype.clear = mapCacheClear;
-	MapCache.prototype["delete"] = mapCacheDelete;
-	MapCache.prototype.get = mapCacheGet;
-	MapCache.prototype.has = mapCacheHas;
-	MapCache.prototype.set = mapCacheSet;
-	/**
-	*
-	* Creates an array cache object to store unique values.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [values] The values to cache.
-	*/
-	function SetCache(values) {
-		var index = -1, length = values ? values.length : 0;
-		this.__data__ = new MapCache();
-		while (++index < length) this.add(values[index]);
-	}
-	/**
-	* Adds `value` to the array cache.
-	*
-	* @private
-	* @name add
-	* @memberOf SetCache
-	* @alias push
-	* @param {*} value The value to cache.
-	* @returns {Object} Returns the cache instance.
-	*/
-	function setCacheAdd(value) {
-		this.__data__.set(value, HASH_UNDEFINED);
-		return this;
-	}
-	/**
-	* Checks if `value` is in the array cache.
-	*
-	* @private
-	* @name has
-	* @memberOf SetCache
-	* @param {*} value The value to search for.
-	* @returns {number} Returns `true` if `value` is found, else `false`.
-	*/
-	function setCacheHas(value) {
-		return this.__data__.has(value);
-	}
-	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
-	SetCache.prototype.has = setCacheHas;
-	/**
-	* Gets the index at which the `key` is found in `array` of key-value pairs.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} key The key to search for.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function assocIndexOf(array, key) {
-		var length = array.length;
-		while (length--) if (eq(array[length][0], key)) return length;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNative` without bad shim checks.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a native function,
-	*  else `false`.
-	*/
-	function baseIsNative(value) {
-		if (!isObject(value) || isMasked(value)) return false;
-		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
-	}
-	/**
-	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} [iteratee] The iteratee invoked per element.
-	* @param {Function} [comparator] The comparator invoked per element.
-	* @returns {Array} Returns the new duplicate free array.
-	*/
-	function baseUniq(array, iteratee, comparator) {
-		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
-		if (length >= LARGE_ARRAY_SIZE) {
-			var set = createSet(array);
-			if (set) return setToArray(set);
-			isCommon = false;
-			includes = cacheHas;
-			seen = new SetCache();
-		} else seen = result;
-		outer: while (++index < length) {
-			var value = array[index], computed = value;
-			value = value !== 0 ? value : 0;
-			if (isCommon && computed === computed) {
-				var seenIndex = seen.length;
-				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
-				result.push(value);
-			} else if (!includes(seen, computed, comparator)) {
-				if (seen !== result) seen.push(computed);
-				result.push(value);
-			}
-		}
-		return result;
-	}
-	/**
-	* Creates a set object of `values`.
-	*
-	* @private
-	* @param {Array} values The values to add to the set.
-	* @returns {Object} Returns the new set.
-	*/
-	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
-		return new Set(values);
-	};
-	/**
-	* Gets the data for `map`.
-	*
-	* @private
-	* @param {Object} map The map to query.
-	* @param {string} key The reference key.
-	* @returns {*} Returns the map data.
-	*/
-	function getMapData(map, key) {
-		var data = map.__data__;
-		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
-	}
-	/**
-	* Gets the native function at `key` of `object`.
-	*
-	* @private
-	* @param {Object} object The object to query.
-	* @param {string} key The key of the method to get.
-	* @returns {*} Returns the function if it's native, else `undefined`.
-	*/
-	function getNative(object, key) {
-		var value = getValue(object, key);
-		return baseIsNative(value) ? value : void 0;
-	}
-	/**
-	* Checks if `value` is suitable for use as unique object key.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
-	*/
-	function isKeyable(value) {
-		var type = typeof value;
-		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
-	}
-	/**
-	* Checks if `func` has its source masked.
-	*
-	* @private
-	* @param {Function} func The function to check.
-	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
-	*/
-	function isMasked(func) {
-		return !!maskSrcKey && maskSrcKey in func;
-	}
-	/**
-	* Converts `func` to its source code.
-	*
-	* @private
-	* @param {Function} func The function to process.
-	* @returns {string} Returns the source code.
-	*/
-	function toSource(func) {
-		if (func != null) {
-			try {
-				return funcToString.call(func);
-			} catch (e) {}
-			try {
-				return func + "";
-			} catch (e) {}
-		}
-		return "";
-	}
-	/**
-	* Creates a duplicate-free version of an array, using
-	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-	* for equality comparisons, in which only the first occurrence of each
-	* element is kept.
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Array
-	* @param {Array} array The array to inspect.
-	* @returns {Array} Returns the new duplicate free array.
-	* @example
-	*
-	* _.uniq([2, 1, 2]);
-	* // => [2, 1]
-	*/
-	function uniq(array) {
-		return array && array.length ? baseUniq(array) : [];
-	}
-	/**
-	* Performs a
-	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-	* comparison between two values to determine if they are equivalent.
-	*
-	* @static
-	* @memberOf _
-	* @since 4.0.0
-	* @category Lang
-	* @param {*} value The value to compare.
-	* @param {*} other The other value to compare.
-	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-	* @example
-	*
-	* var object = { 'a': 1 };
-	* var other = { 'a': 1 };
-	*
-	* _.eq(object, object);
-	* // => true
-	*
-	* _.eq(object, other);
-	* // => false
-	*
-	* _.eq('a', 'a');
-	* // => true
-	*
-	* _.eq('a', Object('a'));
-	* // => false
-	*
-	* _.eq(NaN, NaN);
-	* // => true
-	*/
-	function eq(value, other) {
-		return value === other || value !== value && other !== other;
-	}
-	/**
-	* Checks if `value` is classified as a `Function` object.
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
-	* @example
-	*
-	* _.isFunction(_);
-	* // => true
-	*
-	* _.isFunction(/abc/);
-	* // => false
-	*/
-	function isFunction(value) {
-		var tag = isObject(value) ? objectToString.call(value) : "";
-		return tag == funcTag || tag == genTag;
-	}
-	/**
-	* Checks if `value` is the
-	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
-	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
-	* @example
-	*
-	* _.isObject({});
-	* // => true
-	*
-	* _.isObject([1, 2, 3]);
-	* // => true
-	*
-	* _.isObject(_.noop);
-	* // => true
-	*
-	* _.isObject(null);
-	* // => false
-	*/
-	function isObject(value) {
-		var type = typeof value;
-		return !!value && (type == "object" || type == "function");
-	}
-	/**
-	* This method returns `undefined`.
-	*
-	* @static
-	* @memberOf _
-	* @since 2.3.0
-	* @category Util
-	* @example
-	*
-	* _.times(2, _.noop);
-	* // => [undefined, undefined]
-	*/
-	function noop() {}
-	lodash_uniq = uniq;
-	return lodash_uniq;
-}
-function requireLodash_uniqwith() {
-	if (hasRequiredLodash_uniqwith) return lodash_uniqwith;
-	hasRequiredLodash_uniqwith = 1;
-	/** Used as the size to enable large array optimizations. */
-	var LARGE_ARRAY_SIZE = 200;
-	/** Used to stand-in for `undefined` hash values. */
-	var HASH_UNDEFINED = "__lodash_hash_undefined__";
-	/** Used as references for various `Number` constants. */
-	var INFINITY = 1 / 0;
-	/** `Object#toString` result references. */
-	var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
-	/**
-	* Used to match `RegExp`
-	* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
-	*/
-	var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
-	/** Used to detect host constructors (Safari). */
-	var reIsHostCtor = /^\[object .+?Constructor\]$/;
-	/** Detect free variable `global` from Node.js. */
-	var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
-	/** Detect free variable `self`. */
-	var freeSelf = typeof self == "object" && self && self.Object === Object && self;
-	/** Used as a reference to the global object. */
-	var root = freeGlobal || freeSelf || Function("return this")();
-	/**
-	* A specialized version of `_.includes` for arrays without support for
-	* specifying an index to search from.
-	*
-	* @private
-	* @param {Array} [array] The array to inspect.
-	* @param {*} target The value to search for.
-	* @returns {boolean} Returns `true` if `target` is found, else `false`.
-	*/
-	function arrayIncludes(array, value) {
-		return !!(array ? array.length : 0) && baseIndexOf(array, value, 0) > -1;
-	}
-	/**
-	* This function is like `arrayIncludes` except that it accepts a comparator.
-	*
-	* @private
-	* @param {Array} [array] The array to inspect.
-	* @param {*} target The value to search for.
-	* @param {Function} comparator The comparator invoked per element.
-	* @returns {boolean} Returns `true` if `target` is found, else `false`.
-	*/
-	function arrayIncludesWith(array, value, comparator) {
-		var index = -1, length = array ? array.length : 0;
-		while (++index < length) if (comparator(value, array[index])) return true;
-		return false;
-	}
-	/**
-	* The base implementation of `_.findIndex` and `_.findLastIndex` without
-	* support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} predicate The function invoked per iteration.
-	* @param {number} fromIndex The index to search from.
-	* @param {boolean} [fromRight] Specify iterating from right to left.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseFindIndex(array, predicate, fromIndex, fromRight) {
-		var length = array.length, index = fromIndex + -1;
-		while (++index < length) if (predicate(array[index], index, array)) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.indexOf` without `fromIndex` bounds checks.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} value The value to search for.
-	* @param {number} fromIndex The index to search from.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function baseIndexOf(array, value, fromIndex) {
-		if (value !== value) return baseFindIndex(array, baseIsNaN, fromIndex);
-		var index = fromIndex - 1, length = array.length;
-		while (++index < length) if (array[index] === value) return index;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNaN` without support for number objects.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is `NaN`, else `false`.
-	*/
-	function baseIsNaN(value) {
-		return value !== value;
-	}
-	/**
-	* Checks if a cache value for `key` exists.
-	*
-	* @private
-	* @param {Object} cache The cache to query.
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function cacheHas(cache, key) {
-		return cache.has(key);
-	}
-	/**
-	* Gets the value at `key` of `object`.
-	*
-	* @private
-	* @param {Object} [object] The object to query.
-	* @param {string} key The key of the property to get.
-	* @returns {*} Returns the property value.
-	*/
-	function getValue(object, key) {
-		return object == null ? void 0 : object[key];
-	}
-	/**
-	* Checks if `value` is a host object in IE < 9.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
-	*/
-	function isHostObject(value) {
-		var result = false;
-		if (value != null && typeof value.toString != "function") try {
-			result = !!(value + "");
-		} catch (e) {}
-		return result;
-	}
-	/**
-	* Converts `set` to an array of its values.
-	*
-	* @private
-	* @param {Object} set The set to convert.
-	* @returns {Array} Returns the values.
-	*/
-	function setToArray(set) {
-		var index = -1, result = Array(set.size);
-		set.forEach(function(value) {
-			result[++index] = value;
-		});
-		return result;
-	}
-	/** Used for built-in method references. */
-	var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
-	/** Used to detect overreaching core-js shims. */
-	var coreJsData = root["__core-js_shared__"];
-	/** Used to detect methods masquerading as native. */
-	var maskSrcKey = function() {
-		var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
-		return uid ? "Symbol(src)_1." + uid : "";
-	}();
-	/** Used to resolve the decompiled source of functions. */
-	var funcToString = funcProto.toString;
-	/** Used to check objects for own properties. */
-	var hasOwnProperty = objectProto.hasOwnProperty;
-	/**
-	* Used to resolve the
-	* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
-	* of values.
-	*/
-	var objectToString = objectProto.toString;
-	/** Used to detect if a method is native. */
-	var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
-	/** Built-in value references. */
-	var splice = arrayProto.splice;
-	var Map = getNative(root, "Map"), Set = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
-	/**
-	* Creates a hash object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function Hash(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the hash.
-	*
-	* @private
-	* @name clear
-	* @memberOf Hash
-	*/
-	function hashClear() {
-		this.__data__ = nativeCreate ? nativeCreate(null) : {};
-	}
-	/**
-	* Removes `key` and its value from the hash.
-	*
-	* @private
-	* @name delete
-	* @memberOf Hash
-	* @param {Object} hash The hash to modify.
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function hashDelete(key) {
-		return this.has(key) && delete this.__data__[key];
-	}
-	/**
-	* Gets the hash value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf Hash
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function hashGet(key) {
-		var data = this.__data__;
-		if (nativeCreate) {
-			var result = data[key];
-			return result === HASH_UNDEFINED ? void 0 : result;
-		}
-		return hasOwnProperty.call(data, key) ? data[key] : void 0;
-	}
-	/**
-	* Checks if a hash value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf Hash
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function hashHas(key) {
-		var data = this.__data__;
-		return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
-	}
-	/**
-	* Sets the hash `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf Hash
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the hash instance.
-	*/
-	function hashSet(key, value) {
-		var data = this.__data__;
-		data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
-		return this;
-	}
-	Hash.prototype.clear = hashClear;
-	Hash.prototype["delete"] = hashDelete;
-	Hash.prototype.get = hashGet;
-	Hash.prototype.has = hashHas;
-	Hash.prototype.set = hashSet;
-	/**
-	* Creates an list cache object.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function ListCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the list cache.
-	*
-	* @private
-	* @name clear
-	* @memberOf ListCache
-	*/
-	function listCacheClear() {
-		this.__data__ = [];
-	}
-	/**
-	* Removes `key` and its value from the list cache.
-	*
-	* @private
-	* @name delete
-	* @memberOf ListCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function listCacheDelete(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) return false;
-		if (index == data.length - 1) data.pop();
-		else splice.call(data, index, 1);
-		return true;
-	}
-	/**
-	* Gets the list cache value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf ListCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function listCacheGet(key) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		return index < 0 ? void 0 : data[index][1];
-	}
-	/**
-	* Checks if a list cache value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf ListCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function listCacheHas(key) {
-		return assocIndexOf(this.__data__, key) > -1;
-	}
-	/**
-	* Sets the list cache `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf ListCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the list cache instance.
-	*/
-	function listCacheSet(key, value) {
-		var data = this.__data__, index = assocIndexOf(data, key);
-		if (index < 0) data.push([key, value]);
-		else data[index][1] = value;
-		return this;
-	}
-	ListCache.prototype.clear = listCacheClear;
-	ListCache.prototype["delete"] = listCacheDelete;
-	ListCache.prototype.get = listCacheGet;
-	ListCache.prototype.has = listCacheHas;
-	ListCache.prototype.set = listCacheSet;
-	/**
-	* Creates a map cache object to store key-value pairs.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [entries] The key-value pairs to cache.
-	*/
-	function MapCache(entries) {
-		var index = -1, length = entries ? entries.length : 0;
-		this.clear();
-		while (++index < length) {
-			var entry = entries[index];
-			this.set(entry[0], entry[1]);
-		}
-	}
-	/**
-	* Removes all key-value entries from the map.
-	*
-	* @private
-	* @name clear
-	* @memberOf MapCache
-	*/
-	function mapCacheClear() {
-		this.__data__ = {
-			"hash": new Hash(),
-			"map": new (Map || ListCache)(),
-			"string": new Hash()
-		};
-	}
-	/**
-	* Removes `key` and its value from the map.
-	*
-	* @private
-	* @name delete
-	* @memberOf MapCache
-	* @param {string} key The key of the value to remove.
-	* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-	*/
-	function mapCacheDelete(key) {
-		return getMapData(this, key)["delete"](key);
-	}
-	/**
-	* Gets the map value for `key`.
-	*
-	* @private
-	* @name get
-	* @memberOf MapCache
-	* @param {string} key The key of the value to get.
-	* @returns {*} Returns the entry value.
-	*/
-	function mapCacheGet(key) {
-		return getMapData(this, key).get(key);
-	}
-	/**
-	* Checks if a map value for `key` exists.
-	*
-	* @private
-	* @name has
-	* @memberOf MapCache
-	* @param {string} key The key of the entry to check.
-	* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-	*/
-	function mapCacheHas(key) {
-		return getMapData(this, key).has(key);
-	}
-	/**
-	* Sets the map `key` to `value`.
-	*
-	* @private
-	* @name set
-	* @memberOf MapCache
-	* @param {string} key The key of the value to set.
-	* @param {*} value The value to set.
-	* @returns {Object} Returns the map cache instance.
-	*/
-	function mapCacheSet(key, value) {
-		getMapData(this, key).set(key, value);
-		return this;
-	}
-	MapCache.prototype.clear = mapCacheClear;
-	MapCache.prototype["delete"] = mapCacheDelete;
-	MapCache.prototype.get = mapCacheGet;
-	MapCache.prototype.has = mapCacheHas;
-	MapCache.prototype.set = mapCacheSet;
-	/**
-	*
-	* Creates an array cache object to store unique values.
-	*
-	* @private
-	* @constructor
-	* @param {Array} [values] The values to cache.
-	*/
-	function SetCache(values) {
-		var index = -1, length = values ? values.length : 0;
-		this.__data__ = new MapCache();
-		while (++index < length) this.add(values[index]);
-	}
-	/**
-	* Adds `value` to the array cache.
-	*
-	* @private
-	* @name add
-	* @memberOf SetCache
-	* @alias push
-	* @param {*} value The value to cache.
-	* @returns {Object} Returns the cache instance.
-	*/
-	function setCacheAdd(value) {
-		this.__data__.set(value, HASH_UNDEFINED);
-		return this;
-	}
-	/**
-	* Checks if `value` is in the array cache.
-	*
-	* @private
-	* @name has
-	* @memberOf SetCache
-	* @param {*} value The value to search for.
-	* @returns {number} Returns `true` if `value` is found, else `false`.
-	*/
-	function setCacheHas(value) {
-		return this.__data__.has(value);
-	}
-	SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
-	SetCache.prototype.has = setCacheHas;
-	/**
-	* Gets the index at which the `key` is found in `array` of key-value pairs.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {*} key The key to search for.
-	* @returns {number} Returns the index of the matched value, else `-1`.
-	*/
-	function assocIndexOf(array, key) {
-		var length = array.length;
-		while (length--) if (eq(array[length][0], key)) return length;
-		return -1;
-	}
-	/**
-	* The base implementation of `_.isNative` without bad shim checks.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a native function,
-	*  else `false`.
-	*/
-	function baseIsNative(value) {
-		if (!isObject(value) || isMasked(value)) return false;
-		return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
-	}
-	/**
-	* The base implementation of `_.uniqBy` without support for iteratee shorthands.
-	*
-	* @private
-	* @param {Array} array The array to inspect.
-	* @param {Function} [iteratee] The iteratee invoked per element.
-	* @param {Function} [comparator] The comparator invoked per element.
-	* @returns {Array} Returns the new duplicate free array.
-	*/
-	function baseUniq(array, iteratee, comparator) {
-		var index = -1, includes = arrayIncludes, length = array.length, isCommon = true, result = [], seen = result;
-		if (comparator) {
-			isCommon = false;
-			includes = arrayIncludesWith;
-		} else if (length >= LARGE_ARRAY_SIZE) {
-			var set = createSet(array);
-			if (set) return setToArray(set);
-			isCommon = false;
-			includes = cacheHas;
-			seen = new SetCache();
-		} else seen = result;
-		outer: while (++index < length) {
-			var value = array[index], computed = value;
-			value = comparator || value !== 0 ? value : 0;
-			if (isCommon && computed === computed) {
-				var seenIndex = seen.length;
-				while (seenIndex--) if (seen[seenIndex] === computed) continue outer;
-				result.push(value);
-			} else if (!includes(seen, computed, comparator)) {
-				if (seen !== result) seen.push(computed);
-				result.push(value);
-			}
-		}
-		return result;
-	}
-	/**
-	* Creates a set object of `values`.
-	*
-	* @private
-	* @param {Array} values The values to add to the set.
-	* @returns {Object} Returns the new set.
-	*/
-	var createSet = !(Set && 1 / setToArray(new Set([, -0]))[1] == INFINITY) ? noop : function(values) {
-		return new Set(values);
-	};
-	/**
-	* Gets the data for `map`.
-	*
-	* @private
-	* @param {Object} map The map to query.
-	* @param {string} key The reference key.
-	* @returns {*} Returns the map data.
-	*/
-	function getMapData(map, key) {
-		var data = map.__data__;
-		return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
-	}
-	/**
-	* Gets the native function at `key` of `object`.
-	*
-	* @private
-	* @param {Object} object The object to query.
-	* @param {string} key The key of the method to get.
-	* @returns {*} Returns the function if it's native, else `undefined`.
-	*/
-	function getNative(object, key) {
-		var value = getValue(object, key);
-		return baseIsNative(value) ? value : void 0;
-	}
-	/**
-	* Checks if `value` is suitable for use as unique object key.
-	*
-	* @private
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
-	*/
-	function isKeyable(value) {
-		var type = typeof value;
-		return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
-	}
-	/**
-	* Checks if `func` has its source masked.
-	*
-	* @private
-	* @param {Function} func The function to check.
-	* @returns {boolean} Returns `true` if `func` is masked, else `false`.
-	*/
-	function isMasked(func) {
-		return !!maskSrcKey && maskSrcKey in func;
-	}
-	/**
-	* Converts `func` to its source code.
-	*
-	* @private
-	* @param {Function} func The function to process.
-	* @returns {string} Returns the source code.
-	*/
-	function toSource(func) {
-		if (func != null) {
-			try {
-				return funcToString.call(func);
-			} catch (e) {}
-			try {
-				return func + "";
-			} catch (e) {}
-		}
-		return "";
-	}
-	/**
-	* This method is like `_.uniq` except that it accepts `comparator` which
-	* is invoked to compare elements of `array`. The comparator is invoked with
-	* two arguments: (arrVal, othVal).
-	*
-	* @static
-	* @memberOf _
-	* @since 4.0.0
-	* @category Array
-	* @param {Array} array The array to inspect.
-	* @param {Function} [comparator] The comparator invoked per element.
-	* @returns {Array} Returns the new duplicate free array.
-	* @example
-	*
-	* var objects = [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }, { 'x': 1, 'y': 2 }];
-	*
-	* _.uniqWith(objects, _.isEqual);
-	* // => [{ 'x': 1, 'y': 2 }, { 'x': 2, 'y': 1 }]
-	*/
-	function uniqWith(array, comparator) {
-		return array && array.length ? baseUniq(array, void 0, comparator) : [];
-	}
-	/**
-	* Performs a
-	* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-	* comparison between two values to determine if they are equivalent.
-	*
-	* @static
-	* @memberOf _
-	* @since 4.0.0
-	* @category Lang
-	* @param {*} value The value to compare.
-	* @param {*} other The other value to compare.
-	* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-	* @example
-	*
-	* var object = { 'a': 1 };
-	* var other = { 'a': 1 };
-	*
-	* _.eq(object, object);
-	* // => true
-	*
-	* _.eq(object, other);
-	* // => false
-	*
-	* _.eq('a', 'a');
-	* // => true
-	*
-	* _.eq('a', Object('a'));
-	* // => false
-	*
-	* _.eq(NaN, NaN);
-	* // => true
-	*/
-	function eq(value, other) {
-		return value === other || value !== value && other !== other;
-	}
-	/**
-	* Checks if `value` is classified as a `Function` object.
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is a function, else `false`.
-	* @example
-	*
-	* _.isFunction(_);
-	* // => true
-	*
-	* _.isFunction(/abc/);
-	* // => false
-	*/
-	function isFunction(value) {
-		var tag = isObject(value) ? objectToString.call(value) : "";
-		return tag == funcTag || tag == genTag;
-	}
-	/**
-	* Checks if `value` is the
-	* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
-	* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
-	*
-	* @static
-	* @memberOf _
-	* @since 0.1.0
-	* @category Lang
-	* @param {*} value The value to check.
-	* @returns {boolean} Returns `true` if `value` is an object, else `false`.
-	* @example
-	*
-	* _.isObject({});
-	* // => true
-	*
-	* _.isObject([1, 2, 3]);
-	* // => true
-	*
-	* _.isObject(_.noop);
-	* // => true
-	*
-	* _.isObject(null);
-	* // => false
-	*/
-	function isObject(value) {
-		var type = typeof value;
-		return !!value && (type == "object" || type == "function");
-	}
-	/**
-	* This method returns `undefined`.
-	*
-	* @static
-	* @memberOf _
-	* @since 2.3.0
-	* @category Util
-	* @example
-	*
-	* _.times(2, _.noop);
-	* // => [undefined, undefined]
-	*/
-	function noop() {}
-	lodash_uniqwith = uniqWith;
-	return lodash_uniqwith;
-}
-function requireLodash_sortby() {
-	if (hasRequiredLodash_sortby) return lodash_sortby.exports;
-	hasRequiredLodash_sortby = 1;
-	(function(module, exports$1) {
-		/** Used as the `TypeError` message for "Functions" methods. */
-		var FUNC_ERROR_TEXT = "Expected a function";
-		/** Used to stand-in for `undefined` hash values. */
-		var HASH_UNDEFINED = "__lodash_hash_undefined__";
-		/** Used to compose bitmasks for comparison styles. */
-		var UNORDERED_COMPARE_FLAG = 1, PARTIAL_COMPARE_FLAG = 2;
-		/** Used as references for various `Number` constants. */
-		var MAX_SAFE_INTEGER = 9007199254740991;
-		/** `Object#toString` result references. */
-		var argsTag = "[object Arguments]", arrayTag = "[object Array]", boolTag = "[object Boolean]", dateTag = "[object Date]", errorTag = "[object Error]", funcTag = "[object Function]", genTag = "[object GeneratorFunction]", mapTag = "[object Map]", numberTag = "[object Number]", objectTag = "[object Object]", promiseTag = "[object Promise]", regexpTag = "[object RegExp]", setTag = "[object Set]", stringTag = "[object String]", symbolTag = "[object Symbol]", weakMapTag = "[object WeakMap]";
-		var arrayBufferTag = "[object ArrayBuffer]", dataViewTag = "[object DataView]", float32Tag = "[object Float32Array]", float64Tag = "[object Float64Array]", int8Tag = "[object Int8Array]", int16Tag = "[object Int16Array]", int32Tag = "[object Int32Array]", uint8Tag = "[object Uint8Array]", uint8ClampedTag = "[object Uint8ClampedArray]", uint16Tag = "[object Uint16Array]", uint32Tag = "[object Uint32Array]";
-		/** Used to match property names within property paths. */
-		var reIsDeepProp = /\.|\[(?:[^[\]]*|(["'])(?:(?!\1)[^\\]|\\.)*?\1)\]/, reIsPlainProp = /^\w*$/, reLeadingDot = /^\./, rePropName = /[^.[\]]+|\[(?:(-?\d+(?:\.\d+)?)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]|(?=(?:\.|\[\])(?:\.|\[\]|$))/g;
-		/**
-		* Used to match `RegExp`
-		* [syntax characters](http://ecma-international.org/ecma-262/7.0/#sec-patterns).
-		*/
-		var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
-		/** Used to match backslashes in property paths. */
-		var reEscapeChar = /\\(\\)?/g;
-		/** Used to detect host constructors (Safari). */
-		var reIsHostCtor = /^\[object .+?Constructor\]$/;
-		/** Used to detect unsigned integer values. */
-		var reIsUint = /^(?:0|[1-9]\d*)$/;
-		/** Used to identify `toStringTag` values of typed arrays. */
-		var typedArrayTags = {};
-		typedArrayTags[float32Tag] = typedArrayTags[float64Tag] = typedArrayTags[int8Tag] = typedArrayTags[int16Tag] = typedArrayTags[int32Tag] = typedArrayTags[uint8Tag] = typedArrayTags[uint8ClampedTag] = typedArrayTags[uint16Tag] = typedArrayTags[uint32Tag] = true;
-		typedArrayTags[argsTag] = typedArrayTags[arrayTag] = typedArrayTags[arrayBufferTag] = typedArrayTags[boolTag] = typedArrayTags[dataViewTag] = typedArrayTags[dateTag] = typedArrayTags[errorTag] = typedArrayTags[funcTag] = typedArrayTags[mapTag] = typedArrayTags[numberTag] = typedArrayTags[objectTag] = typedArrayTags[regexpTag] = typedArrayTags[setTag] = typedArrayTags[stringTag] = typedArrayTags[weakMapTag] = false;
-		/** Detect free variable `global` from Node.js. */
-		var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
-		/** Detect free variable `self`. */
-		var freeSelf = typeof self == "object" && self && self.Object === Object && self;
-		/** Used as a reference to the global object. */
-		var root = freeGlobal || freeSelf || Function("return this")();
-		/** Detect free variable `exports`. */
-		var freeExports = exports$1 && !exports$1.nodeType && exports$1;
-		/** Detect free variable `module`. */
-		var freeModule = freeExports && module && !module.nodeType && module;
-		/** Detect free variable `process` from Node.js. */
-		var freeProcess = freeModule && freeModule.exports === freeExports && freeGlobal.process;
-		/** Used to access faster Node.js helpers. */
-		var nodeUtil = function() {
-			try {
-				return freeProcess && freeProcess.binding("util");
-			} catch (e) {}
-		}();
-		var nodeIsTypedArray = nodeUtil && nodeUtil.isTypedArray;
-		/**
-		* A faster alternative to `Function#apply`, this function invokes `func`
-		* with the `this` binding of `thisArg` and the arguments of `args`.
-		*
-		* @private
-		* @param {Function} func The function to invoke.
-		* @param {*} thisArg The `this` binding of `func`.
-		* @param {Array} args The arguments to invoke `func` with.
-		* @returns {*} Returns the result of `func`.
-		*/
-		function apply(func, thisArg, args) {
-			switch (args.length) {
-				case 0: return func.call(thisArg);
-				case 1: return func.call(thisArg, args[0]);
-				case 2: return func.call(thisArg, args[0], args[1]);
-				case 3: return func.call(thisArg, args[0], args[1], args[2]);
-			}
-			return func.apply(thisArg, args);
-		}
-		/**
-		* A specialized version of `_.map` for arrays without support for iteratee
-		* shorthands.
-		*
-		* @private
-		* @param {Array} [array] The array to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array} Returns the new mapped array.
-		*/
-		function arrayMap(array, iteratee) {
-			var index = -1, length = array ? array.length : 0, result = Array(length);
-			while (++index < length) result[index] = iteratee(array[index], index, array);
-			return result;
-		}
-		/**
-		* Appends the elements of `values` to `array`.
-		*
-		* @private
-		* @param {Array} array The array to modify.
-		* @param {Array} values The values to append.
-		* @returns {Array} Returns `array`.
-		*/
-		function arrayPush(array, values) {
-			var index = -1, length = values.length, offset = array.length;
-			while (++index < length) array[offset + index] = values[index];
-			return array;
-		}
-		/**
-		* A specialized version of `_.some` for arrays without support for iteratee
-		* shorthands.
-		*
-		* @private
-		* @param {Array} [array] The array to iterate over.
-		* @param {Function} predicate The function invoked per iteration.
-		* @returns {boolean} Returns `true` if any element passes the predicate check,
-		*  else `false`.
-		*/
-		function arraySome(array, predicate) {
-			var index = -1, length = array ? array.length : 0;
-			while (++index < length) if (predicate(array[index], index, array)) return true;
-			return false;
-		}
-		/**
-		* The base implementation of `_.property` without support for deep paths.
-		*
-		* @private
-		* @param {string} key The key of the property to get.
-		* @returns {Function} Returns the new accessor function.
-		*/
-		function baseProperty(key) {
-			return function(object) {
-				return object == null ? void 0 : object[key];
-			};
-		}
-		/**
-		* The base implementation of `_.sortBy` which uses `comparer` to define the
-		* sort order of `array` and replaces criteria objects with their corresponding
-		* values.
-		*
-		* @private
-		* @param {Array} array The array to sort.
-		* @param {Function} comparer The function to define sort order.
-		* @returns {Array} Returns `array`.
-		*/
-		function baseSortBy(array, comparer) {
-			var length = array.length;
-			array.sort(comparer);
-			while (length--) array[length] = array[length].value;
-			return array;
-		}
-		/**
-		* The base implementation of `_.times` without support for iteratee shorthands
-		* or max array length checks.
-		*
-		* @private
-		* @param {number} n The number of times to invoke `iteratee`.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array} Returns the array of results.
-		*/
-		function baseTimes(n, iteratee) {
-			var index = -1, result = Array(n);
-			while (++index < n) result[index] = iteratee(index);
-			return result;
-		}
-		/**
-		* The base implementation of `_.unary` without support for storing metadata.
-		*
-		* @private
-		* @param {Function} func The function to cap arguments for.
-		* @returns {Function} Returns the new capped function.
-		*/
-		function baseUnary(func) {
-			return function(value) {
-				return func(value);
-			};
-		}
-		/**
-		* Gets the value at `key` of `object`.
-		*
-		* @private
-		* @param {Object} [object] The object to query.
-		* @param {string} key The key of the property to get.
-		* @returns {*} Returns the property value.
-		*/
-		function getValue(object, key) {
-			return object == null ? void 0 : object[key];
-		}
-		/**
-		* Checks if `value` is a host object in IE < 9.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a host object, else `false`.
-		*/
-		function isHostObject(value) {
-			var result = false;
-			if (value != null && typeof value.toString != "function") try {
-				result = !!(value + "");
-			} catch (e) {}
-			return result;
-		}
-		/**
-		* Converts `map` to its key-value pairs.
-		*
-		* @private
-		* @param {Object} map The map to convert.
-		* @returns {Array} Returns the key-value pairs.
-		*/
-		function mapToArray(map) {
-			var index = -1, result = Array(map.size);
-			map.forEach(function(value, key) {
-				result[++index] = [key, value];
-			});
-			return result;
-		}
-		/**
-		* Creates a unary function that invokes `func` with its argument transformed.
-		*
-		* @private
-		* @param {Function} func The function to wrap.
-		* @param {Function} transform The argument transform.
-		* @returns {Function} Returns the new function.
-		*/
-		function overArg(func, transform) {
-			return function(arg) {
-				return func(transform(arg));
-			};
-		}
-		/**
-		* Converts `set` to an array of its values.
-		*
-		* @private
-		* @param {Object} set The set to convert.
-		* @returns {Array} Returns the values.
-		*/
-		function setToArray(set) {
-			var index = -1, result = Array(set.size);
-			set.forEach(function(value) {
-				result[++index] = value;
-			});
-			return result;
-		}
-		/** Used for built-in method references. */
-		var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
-		/** Used to detect overreaching core-js shims. */
-		var coreJsData = root["__core-js_shared__"];
-		/** Used to detect methods masquerading as native. */
-		var maskSrcKey = function() {
-			var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
-			return uid ? "Symbol(src)_1." + uid : "";
-		}();
-		/** Used to resolve the decompiled source of functions. */
-		var funcToString = funcProto.toString;
-		/** Used to check objects for own properties. */
-		var hasOwnProperty = objectProto.hasOwnProperty;
-		/**
-		* Used to resolve the
-		* [`toStringTag`](http://ecma-international.org/ecma-262/7.0/#sec-object.prototype.tostring)
-		* of values.
-		*/
-		var objectToString = objectProto.toString;
-		/** Used to detect if a method is native. */
-		var reIsNative = RegExp("^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$");
-		/** Built-in value references. */
-		var Symbol = root.Symbol, Uint8Array = root.Uint8Array, propertyIsEnumerable = objectProto.propertyIsEnumerable, splice = arrayProto.splice, spreadableSymbol = Symbol ? Symbol.isConcatSpreadable : void 0;
-		var nativeKeys = overArg(Object.keys, Object), nativeMax = Math.max;
-		var DataView = getNative(root, "DataView"), Map = getNative(root, "Map"), Promise$1 = getNative(root, "Promise"), Set = getNative(root, "Set"), WeakMap = getNative(root, "WeakMap"), nativeCreate = getNative(Object, "create");
-		/** Used to detect maps, sets, and weakmaps. */
-		var dataViewCtorString = toSource(DataView), mapCtorString = toSource(Map), promiseCtorString = toSource(Promise$1), setCtorString = toSource(Set), weakMapCtorString = toSource(WeakMap);
-		/** Used to convert symbols to primitives and strings. */
-		var symbolProto = Symbol ? Symbol.prototype : void 0, symbolValueOf = symbolProto ? symbolProto.valueOf : void 0, symbolToString = symbolProto ? symbolProto.toString : void 0;
-		/**
-		* Creates a hash object.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function Hash(entries) {
-			var index = -1, length = entries ? entries.length : 0;
-			this.clear();
-			while (++index < length) {
-				var entry = entries[index];
-				this.set(entry[0], entry[1]);
-			}
-		}
-		/**
-		* Removes all key-value entries from the hash.
-		*
-		* @private
-		* @name clear
-		* @memberOf Hash
-		*/
-		function hashClear() {
-			this.__data__ = nativeCreate ? nativeCreate(null) : {};
-		}
-		/**
-		* Removes `key` and its value from the hash.
-		*
-		* @private
-		* @name delete
-		* @memberOf Hash
-		* @param {Object} hash The hash to modify.
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function hashDelete(key) {
-			return this.has(key) && delete this.__data__[key];
-		}
-		/**
-		* Gets the hash value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf Hash
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function hashGet(key) {
-			var data = this.__data__;
-			if (nativeCreate) {
-				var result = data[key];
-				return result === HASH_UNDEFINED ? void 0 : result;
-			}
-			return hasOwnProperty.call(data, key) ? data[key] : void 0;
-		}
-		/**
-		* Checks if a hash value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf Hash
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function hashHas(key) {
-			var data = this.__data__;
-			return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
-		}
-		/**
-		* Sets the hash `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf Hash
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the hash instance.
-		*/
-		function hashSet(key, value) {
-			var data = this.__data__;
-			data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
-			return this;
-		}
-		Hash.prototype.clear = hashClear;
-		Hash.prototype["delete"] = hashDelete;
-		Hash.prototype.get = hashGet;
-		Hash.prototype.has = hashHas;
-		Hash.prototype.set = hashSet;
-		/**
-		* Creates an list cache object.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function ListCache(entries) {
-			var index = -1, length = entries ? entries.length : 0;
-			this.clear();
-			while (++index < length) {
-				var entry = entries[index];
-				this.set(entry[0], entry[1]);
-			}
-		}
-		/**
-		* Removes all key-value entries from the list cache.
-		*
-		* @private
-		* @name clear
-		* @memberOf ListCache
-		*/
-		function listCacheClear() {
-			this.__data__ = [];
-		}
-		/**
-		* Removes `key` and its value from the list cache.
-		*
-		* @private
-		* @name delete
-		* @memberOf ListCache
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function listCacheDelete(key) {
-			var data = this.__data__, index = assocIndexOf(data, key);
-			if (index < 0) return false;
-			if (index == data.length - 1) data.pop();
-			else splice.call(data, index, 1);
-			return true;
-		}
-		/**
-		* Gets the list cache value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf ListCache
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function listCacheGet(key) {
-			var data = this.__data__, index = assocIndexOf(data, key);
-			return index < 0 ? void 0 : data[index][1];
-		}
-		/**
-		* Checks if a list cache value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf ListCache
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function listCacheHas(key) {
-			return assocIndexOf(this.__data__, key) > -1;
-		}
-		/**
-		* Sets the list cache `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf ListCache
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the list cache instance.
-		*/
-		function listCacheSet(key, value) {
-			var data = this.__data__, index = assocIndexOf(data, key);
-			if (index < 0) data.push([key, value]);
-			else data[index][1] = value;
-			return this;
-		}
-		ListCache.prototype.clear = listCacheClear;
-		ListCache.prototype["delete"] = listCacheDelete;
-		ListCache.prototype.get = listCacheGet;
-		ListCache.prototype.has = listCacheHas;
-		ListCache.prototype.set = listCacheSet;
-		/**
-		* Creates a map cache object to store key-value pairs.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function MapCache(entries) {
-			var index = -1, length = entries ? entries.length : 0;
-			this.clear();
-			while (++index < length) {
-				var entry = entries[index];
-				this.set(entry[0], entry[1]);
-			}
-		}
-		/**
-		* Removes all key-value entries from the map.
-		*
-		* @private
-		* @name clear
-		* @memberOf MapCache
-		*/
-		function mapCacheClear() {
-			this.__data__ = {
-				"hash": new Hash(),
-				"map": new (Map || ListCache)(),
-				"string": new Hash()
-			};
-		}
-		/**
-		* Removes `key` and its value from the map.
-		*
-		* @private
-		* @name delete
-		* @memberOf MapCache
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function mapCacheDelete(key) {
-			return getMapData(this, key)["delete"](key);
-		}
-		/**
-		* Gets the map value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf MapCache
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function mapCacheGet(key) {
-			return getMapData(this, key).get(key);
-		}
-		/**
-		* Checks if a map value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf MapCache
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function mapCacheHas(key) {
-			return getMapData(this, key).has(key);
-		}
-		/**
-		* Sets the map `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf MapCache
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the map cache instance.
-		*/
-		function mapCacheSet(key, value) {
-			getMapData(this, key).set(key, value);
-			return this;
-		}
-		MapCache.prototype.clear = mapCacheClear;
-		MapCache.prototype["delete"] = mapCacheDelete;
-		MapCache.prototype.get = mapCacheGet;
-		MapCache.prototype.has = mapCacheHas;
-		MapCache.prototype.set = mapCacheSet;
-		/**
-		*
-		* Creates an array cache object to store unique values.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [values] The values to cache.
-		*/
-		function SetCache(values) {
-			var index = -1, length = values ? values.length : 0;
-			this.__data__ = new MapCache();
-			while (++index < length) this.add(values[index]);
-		}
-		/**
-		* Adds `value` to the array cache.
-		*
-		* @private
-		* @name add
-		* @memberOf SetCache
-		* @alias push
-		* @param {*} value The value to cache.
-		* @returns {Object} Returns the cache instance.
-		*/
-		function setCacheAdd(value) {
-			this.__data__.set(value, HASH_UNDEFINED);
-			return this;
-		}
-		/**
-		* Checks if `value` is in the array cache.
-		*
-		* @private
-		* @name has
-		* @memberOf SetCache
-		* @param {*} value The value to search for.
-		* @returns {number} Returns `true` if `value` is found, else `false`.
-		*/
-		function setCacheHas(value) {
-			return this.__data__.has(value);
-		}
-		SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
-		SetCache.prototype.has = setCacheHas;
-		/**
-		* Creates a stack cache object to store key-value pairs.
-		*
-		* @private
-		* @constructor
-		* @param {Array} [entries] The key-value pairs to cache.
-		*/
-		function Stack(entries) {
-			this.__data__ = new ListCache(entries);
-		}
-		/**
-		* Removes all key-value entries from the stack.
-		*
-		* @private
-		* @name clear
-		* @memberOf Stack
-		*/
-		function stackClear() {
-			this.__data__ = new ListCache();
-		}
-		/**
-		* Removes `key` and its value from the stack.
-		*
-		* @private
-		* @name delete
-		* @memberOf Stack
-		* @param {string} key The key of the value to remove.
-		* @returns {boolean} Returns `true` if the entry was removed, else `false`.
-		*/
-		function stackDelete(key) {
-			return this.__data__["delete"](key);
-		}
-		/**
-		* Gets the stack value for `key`.
-		*
-		* @private
-		* @name get
-		* @memberOf Stack
-		* @param {string} key The key of the value to get.
-		* @returns {*} Returns the entry value.
-		*/
-		function stackGet(key) {
-			return this.__data__.get(key);
-		}
-		/**
-		* Checks if a stack value for `key` exists.
-		*
-		* @private
-		* @name has
-		* @memberOf Stack
-		* @param {string} key The key of the entry to check.
-		* @returns {boolean} Returns `true` if an entry for `key` exists, else `false`.
-		*/
-		function stackHas(key) {
-			return this.__data__.has(key);
-		}
-		/**
-		* Sets the stack `key` to `value`.
-		*
-		* @private
-		* @name set
-		* @memberOf Stack
-		* @param {string} key The key of the value to set.
-		* @param {*} value The value to set.
-		* @returns {Object} Returns the stack cache instance.
-		*/
-		function stackSet(key, value) {
-			var cache = this.__data__;
-			if (cache instanceof ListCache) {
-				var pairs = cache.__data__;
-				if (!Map || pairs.length < 199) {
-					pairs.push([key, value]);
-					return this;
-				}
-				cache = this.__data__ = new MapCache(pairs);
-			}
-			cache.set(key, value);
-			return this;
-		}
-		Stack.prototype.clear = stackClear;
-		Stack.prototype["delete"] = stackDelete;
-		Stack.prototype.get = stackGet;
-		Stack.prototype.has = stackHas;
-		Stack.prototype.set = stackSet;
-		/**
-		* Creates an array of the enumerable property names of the array-like `value`.
-		*
-		* @private
-		* @param {*} value The value to query.
-		* @param {boolean} inherited Specify returning inherited property names.
-		* @returns {Array} Returns the array of property names.
-		*/
-		function arrayLikeKeys(value, inherited) {
-			var result = isArray(value) || isArguments(value) ? baseTimes(value.length, String) : [];
-			var length = result.length, skipIndexes = !!length;
-			for (var key in value) if (hasOwnProperty.call(value, key) && !(skipIndexes && (key == "length" || isIndex(key, length)))) result.push(key);
-			return result;
-		}
-		/**
-		* Gets the index at which the `key` is found in `array` of key-value pairs.
-		*
-		* @private
-		* @param {Array} array The array to inspect.
-		* @param {*} key The key to search for.
-		* @returns {number} Returns the index of the matched value, else `-1`.
-		*/
-		function assocIndexOf(array, key) {
-			var length = array.length;
-			while (length--) if (eq(array[length][0], key)) return length;
-			return -1;
-		}
-		/**
-		* The base implementation of `_.forEach` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array|Object} Returns `collection`.
-		*/
-		var baseEach = createBaseEach(baseForOwn);
-		/**
-		* The base implementation of `_.flatten` with support for restricting flattening.
-		*
-		* @private
-		* @param {Array} array The array to flatten.
-		* @param {number} depth The maximum recursion depth.
-		* @param {boolean} [predicate=isFlattenable] The function invoked per iteration.
-		* @param {boolean} [isStrict] Restrict to values that pass `predicate` checks.
-		* @param {Array} [result=[]] The initial result value.
-		* @returns {Array} Returns the new flattened array.
-		*/
-		function baseFlatten(array, depth, predicate, isStrict, result) {
-			var index = -1, length = array.length;
-			predicate || (predicate = isFlattenable);
-			result || (result = []);
-			while (++index < length) {
-				var value = array[index];
-				if (predicate(value)) arrayPush(result, value);
-				else result[result.length] = value;
-			}
-			return result;
-		}
-		/**
-		* The base implementation of `baseForOwn` which iterates over `object`
-		* properties returned by `keysFunc` and invokes `iteratee` for each property.
-		* Iteratee functions may exit iteration early by explicitly returning `false`.
-		*
-		* @private
-		* @param {Object} object The object to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @param {Function} keysFunc The function to get the keys of `object`.
-		* @returns {Object} Returns `object`.
-		*/
-		var baseFor = createBaseFor();
-		/**
-		* The base implementation of `_.forOwn` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Object} object The object to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Object} Returns `object`.
-		*/
-		function baseForOwn(object, iteratee) {
-			return object && baseFor(object, iteratee, keys);
-		}
-		/**
-		* The base implementation of `_.get` without support for default values.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path of the property to get.
-		* @returns {*} Returns the resolved value.
-		*/
-		function baseGet(object, path) {
-			path = isKey(path, object) ? [path] : castPath(path);
-			var index = 0, length = path.length;
-			while (object != null && index < length) object = object[toKey(path[index++])];
-			return index && index == length ? object : void 0;
-		}
-		/**
-		* The base implementation of `getTag`.
-		*
-		* @private
-		* @param {*} value The value to query.
-		* @returns {string} Returns the `toStringTag`.
-		*/
-		function baseGetTag(value) {
-			return objectToString.call(value);
-		}
-		/**
-		* The base implementation of `_.hasIn` without support for deep paths.
-		*
-		* @private
-		* @param {Object} [object] The object to query.
-		* @param {Array|string} key The key to check.
-		* @returns {boolean} Returns `true` if `key` exists, else `false`.
-		*/
-		function baseHasIn(object, key) {
-			return object != null && key in Object(object);
-		}
-		/**
-		* The base implementation of `_.isEqual` which supports partial comparisons
-		* and tracks traversed objects.
-		*
-		* @private
-		* @param {*} value The value to compare.
-		* @param {*} other The other value to compare.
-		* @param {Function} [customizer] The function to customize comparisons.
-		* @param {boolean} [bitmask] The bitmask of comparison flags.
-		*  The bitmask may be composed of the following flags:
-		*     1 - Unordered comparison
-		*     2 - Partial comparison
-		* @param {Object} [stack] Tracks traversed `value` and `other` objects.
-		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-		*/
-		function baseIsEqual(value, other, customizer, bitmask, stack) {
-			if (value === other) return true;
-			if (value == null || other == null || !isObject(value) && !isObjectLike(other)) return value !== value && other !== other;
-			return baseIsEqualDeep(value, other, baseIsEqual, customizer, bitmask, stack);
-		}
-		/**
-		* A specialized version of `baseIsEqual` for arrays and objects which performs
-		* deep comparisons and tracks traversed objects enabling objects with circular
-		* references to be compared.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} [customizer] The function to customize comparisons.
-		* @param {number} [bitmask] The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} [stack] Tracks traversed `object` and `other` objects.
-		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
-		*/
-		function baseIsEqualDeep(object, other, equalFunc, customizer, bitmask, stack) {
-			var objIsArr = isArray(object), othIsArr = isArray(other), objTag = arrayTag, othTag = arrayTag;
-			if (!objIsArr) {
-				objTag = getTag(object);
-				objTag = objTag == argsTag ? objectTag : objTag;
-			}
-			if (!othIsArr) {
-				othTag = getTag(other);
-				othTag = othTag == argsTag ? objectTag : othTag;
-			}
-			var objIsObj = objTag == objectTag && !isHostObject(object), othIsObj = othTag == objectTag && !isHostObject(other), isSameTag = objTag == othTag;
-			if (isSameTag && !objIsObj) {
-				stack || (stack = new Stack());
-				return objIsArr || isTypedArray(object) ? equalArrays(object, other, equalFunc, customizer, bitmask, stack) : equalByTag(object, other, objTag, equalFunc, customizer, bitmask, stack);
-			}
-			if (!(bitmask & PARTIAL_COMPARE_FLAG)) {
-				var objIsWrapped = objIsObj && hasOwnProperty.call(object, "__wrapped__"), othIsWrapped = othIsObj && hasOwnProperty.call(other, "__wrapped__");
-				if (objIsWrapped || othIsWrapped) {
-					var objUnwrapped = objIsWrapped ? object.value() : object, othUnwrapped = othIsWrapped ? other.value() : other;
-					stack || (stack = new Stack());
-					return equalFunc(objUnwrapped, othUnwrapped, customizer, bitmask, stack);
-				}
-			}
-			if (!isSameTag) return false;
-			stack || (stack = new Stack());
-			return equalObjects(object, other, equalFunc, customizer, bitmask, stack);
-		}
-		/**
-		* The base implementation of `_.isMatch` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Object} object The object to inspect.
-		* @param {Object} source The object of property values to match.
-		* @param {Array} matchData The property names, values, and compare flags to match.
-		* @param {Function} [customizer] The function to customize comparisons.
-		* @returns {boolean} Returns `true` if `object` is a match, else `false`.
-		*/
-		function baseIsMatch(object, source, matchData, customizer) {
-			var index = matchData.length, length = index;
-			if (object == null) return !length;
-			object = Object(object);
-			while (index--) {
-				var data = matchData[index];
-				if (data[2] ? data[1] !== object[data[0]] : !(data[0] in object)) return false;
-			}
-			while (++index < length) {
-				data = matchData[index];
-				var key = data[0], objValue = object[key], srcValue = data[1];
-				if (data[2]) {
-					if (objValue === void 0 && !(key in object)) return false;
-				} else {
-					var stack = new Stack();
-					var result;
-					if (!(result === void 0 ? baseIsEqual(srcValue, objValue, customizer, 3, stack) : result)) return false;
-				}
-			}
-			return true;
-		}
-		/**
-		* The base implementation of `_.isNative` without bad shim checks.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a native function,
-		*  else `false`.
-		*/
-		function baseIsNative(value) {
-			if (!isObject(value) || isMasked(value)) return false;
-			return (isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor).test(toSource(value));
-		}
-		/**
-		* The base implementation of `_.isTypedArray` without Node.js optimizations.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
-		*/
-		function baseIsTypedArray(value) {
-			return isObjectLike(value) && isLength(value.length) && !!typedArrayTags[objectToString.call(value)];
-		}
-		/**
-		* The base implementation of `_.iteratee`.
-		*
-		* @private
-		* @param {*} [value=_.identity] The value to convert to an iteratee.
-		* @returns {Function} Returns the iteratee.
-		*/
-		function baseIteratee(value) {
-			if (typeof value == "function") return value;
-			if (value == null) return identity;
-			if (typeof value == "object") return isArray(value) ? baseMatchesProperty(value[0], value[1]) : baseMatches(value);
-			return property(value);
-		}
-		/**
-		* The base implementation of `_.keys` which doesn't treat sparse arrays as dense.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @returns {Array} Returns the array of property names.
-		*/
-		function baseKeys(object) {
-			if (!isPrototype(object)) return nativeKeys(object);
-			var result = [];
-			for (var key in Object(object)) if (hasOwnProperty.call(object, key) && key != "constructor") result.push(key);
-			return result;
-		}
-		/**
-		* The base implementation of `_.map` without support for iteratee shorthands.
-		*
-		* @private
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {Function} iteratee The function invoked per iteration.
-		* @returns {Array} Returns the new mapped array.
-		*/
-		function baseMap(collection, iteratee) {
-			var index = -1, result = isArrayLike(collection) ? Array(collection.length) : [];
-			baseEach(collection, function(value, key, collection) {
-				result[++index] = iteratee(value, key, collection);
-			});
-			return result;
-		}
-		/**
-		* The base implementation of `_.matches` which doesn't clone `source`.
-		*
-		* @private
-		* @param {Object} source The object of property values to match.
-		* @returns {Function} Returns the new spec function.
-		*/
-		function baseMatches(source) {
-			var matchData = getMatchData(source);
-			if (matchData.length == 1 && matchData[0][2]) return matchesStrictComparable(matchData[0][0], matchData[0][1]);
-			return function(object) {
-				return object === source || baseIsMatch(object, source, matchData);
-			};
-		}
-		/**
-		* The base implementation of `_.matchesProperty` which doesn't clone `srcValue`.
-		*
-		* @private
-		* @param {string} path The path of the property to get.
-		* @param {*} srcValue The value to match.
-		* @returns {Function} Returns the new spec function.
-		*/
-		function baseMatchesProperty(path, srcValue) {
-			if (isKey(path) && isStrictComparable(srcValue)) return matchesStrictComparable(toKey(path), srcValue);
-			return function(object) {
-				var objValue = get(object, path);
-				return objValue === void 0 && objValue === srcValue ? hasIn(object, path) : baseIsEqual(srcValue, objValue, void 0, 3);
-			};
-		}
-		/**
-		* The base implementation of `_.orderBy` without param guards.
-		*
-		* @private
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {Function[]|Object[]|string[]} iteratees The iteratees to sort by.
-		* @param {string[]} orders The sort orders of `iteratees`.
-		* @returns {Array} Returns the new sorted array.
-		*/
-		function baseOrderBy(collection, iteratees, orders) {
-			var index = -1;
-			iteratees = arrayMap(iteratees.length ? iteratees : [identity], baseUnary(baseIteratee));
-			return baseSortBy(baseMap(collection, function(value, key, collection) {
-				return {
-					"criteria": arrayMap(iteratees, function(iteratee) {
-						return iteratee(value);
-					}),
-					"index": ++index,
-					"value": value
-				};
-			}), function(object, other) {
-				return compareMultiple(object, other, orders);
-			});
-		}
-		/**
-		* A specialized version of `baseProperty` which supports deep paths.
-		*
-		* @private
-		* @param {Array|string} path The path of the property to get.
-		* @returns {Function} Returns the new accessor function.
-		*/
-		function basePropertyDeep(path) {
-			return function(object) {
-				return baseGet(object, path);
-			};
-		}
-		/**
-		* The base implementation of `_.rest` which doesn't validate or coerce arguments.
-		*
-		* @private
-		* @param {Function} func The function to apply a rest parameter to.
-		* @param {number} [start=func.length-1] The start position of the rest parameter.
-		* @returns {Function} Returns the new function.
-		*/
-		function baseRest(func, start) {
-			start = nativeMax(start === void 0 ? func.length - 1 : start, 0);
-			return function() {
-				var args = arguments, index = -1, length = nativeMax(args.length - start, 0), array = Array(length);
-				while (++index < length) array[index] = args[start + index];
-				index = -1;
-				var otherArgs = Array(start + 1);
-				while (++index < start) otherArgs[index] = args[index];
-				otherArgs[start] = array;
-				return apply(func, this, otherArgs);
-			};
-		}
-		/**
-		* The base implementation of `_.toString` which doesn't convert nullish
-		* values to empty strings.
-		*
-		* @private
-		* @param {*} value The value to process.
-		* @returns {string} Returns the string.
-		*/
-		function baseToString(value) {
-			if (typeof value == "string") return value;
-			if (isSymbol(value)) return symbolToString ? symbolToString.call(value) : "";
-			var result = value + "";
-			return result == "0" && 1 / value == -Infinity ? "-0" : result;
-		}
-		/**
-		* Casts `value` to a path array if it's not one.
-		*
-		* @private
-		* @param {*} value The value to inspect.
-		* @returns {Array} Returns the cast property path array.
-		*/
-		function castPath(value) {
-			return isArray(value) ? value : stringToPath(value);
-		}
-		/**
-		* Compares values to sort them in ascending order.
-		*
-		* @private
-		* @param {*} value The value to compare.
-		* @param {*} other The other value to compare.
-		* @returns {number} Returns the sort order indicator for `value`.
-		*/
-		function compareAscending(value, other) {
-			if (value !== other) {
-				var valIsDefined = value !== void 0, valIsNull = value === null, valIsReflexive = value === value, valIsSymbol = isSymbol(value);
-				var othIsDefined = other !== void 0, othIsNull = other === null, othIsReflexive = other === other, othIsSymbol = isSymbol(other);
-				if (!othIsNull && !othIsSymbol && !valIsSymbol && value > other || valIsSymbol && othIsDefined && othIsReflexive && !othIsNull && !othIsSymbol || valIsNull && othIsDefined && othIsReflexive || !valIsDefined && othIsReflexive || !valIsReflexive) return 1;
-				if (!valIsNull && !valIsSymbol && !othIsSymbol && value < other || othIsSymbol && valIsDefined && valIsReflexive && !valIsNull && !valIsSymbol || othIsNull && valIsDefined && valIsReflexive || !othIsDefined && valIsReflexive || !othIsReflexive) return -1;
-			}
-			return 0;
-		}
-		/**
-		* Used by `_.orderBy` to compare multiple properties of a value to another
-		* and stable sort them.
-		*
-		* If `orders` is unspecified, all values are sorted in ascending order. Otherwise,
-		* specify an order of "desc" for descending or "asc" for ascending sort order
-		* of corresponding values.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {boolean[]|string[]} orders The order to sort by for each property.
-		* @returns {number} Returns the sort order indicator for `object`.
-		*/
-		function compareMultiple(object, other, orders) {
-			var index = -1, objCriteria = object.criteria, othCriteria = other.criteria, length = objCriteria.length, ordersLength = orders.length;
-			while (++index < length) {
-				var result = compareAscending(objCriteria[index], othCriteria[index]);
-				if (result) {
-					if (index >= ordersLength) return result;
-					return result * (orders[index] == "desc" ? -1 : 1);
-				}
-			}
-			return object.index - other.index;
-		}
-		/**
-		* Creates a `baseEach` or `baseEachRight` function.
-		*
-		* @private
-		* @param {Function} eachFunc The function to iterate over a collection.
-		* @param {boolean} [fromRight] Specify iterating from right to left.
-		* @returns {Function} Returns the new base function.
-		*/
-		function createBaseEach(eachFunc, fromRight) {
-			return function(collection, iteratee) {
-				if (collection == null) return collection;
-				if (!isArrayLike(collection)) return eachFunc(collection, iteratee);
-				var length = collection.length, index = -1, iterable = Object(collection);
-				while (++index < length) if (iteratee(iterable[index], index, iterable) === false) break;
-				return collection;
-			};
-		}
-		/**
-		* Creates a base function for methods like `_.forIn` and `_.forOwn`.
-		*
-		* @private
-		* @param {boolean} [fromRight] Specify iterating from right to left.
-		* @returns {Function} Returns the new base function.
-		*/
-		function createBaseFor(fromRight) {
-			return function(object, iteratee, keysFunc) {
-				var index = -1, iterable = Object(object), props = keysFunc(object), length = props.length;
-				while (length--) {
-					var key = props[++index];
-					if (iteratee(iterable[key], key, iterable) === false) break;
-				}
-				return object;
-			};
-		}
-		/**
-		* A specialized version of `baseIsEqualDeep` for arrays with support for
-		* partial deep comparisons.
-		*
-		* @private
-		* @param {Array} array The array to compare.
-		* @param {Array} other The other array to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} customizer The function to customize comparisons.
-		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} stack Tracks traversed `array` and `other` objects.
-		* @returns {boolean} Returns `true` if the arrays are equivalent, else `false`.
-		*/
-		function equalArrays(array, other, equalFunc, customizer, bitmask, stack) {
-			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, arrLength = array.length, othLength = other.length;
-			if (arrLength != othLength && !(isPartial && othLength > arrLength)) return false;
-			var stacked = stack.get(array);
-			if (stacked && stack.get(other)) return stacked == other;
-			var index = -1, result = true, seen = bitmask & UNORDERED_COMPARE_FLAG ? new SetCache() : void 0;
-			stack.set(array, other);
-			stack.set(other, array);
-			while (++index < arrLength) {
-				var arrValue = array[index], othValue = other[index];
-				if (customizer) var compared = isPartial ? customizer(othValue, arrValue, index, other, array, stack) : customizer(arrValue, othValue, index, array, other, stack);
-				if (compared !== void 0) {
-					if (compared) continue;
-					result = false;
-					break;
-				}
-				if (seen) {
-					if (!arraySome(other, function(othValue, othIndex) {
-						if (!seen.has(othIndex) && (arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) return seen.add(othIndex);
-					})) {
-						result = false;
-						break;
-					}
-				} else if (!(arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) {
-					result = false;
-					break;
-				}
-			}
-			stack["delete"](array);
-			stack["delete"](other);
-			return result;
-		}
-		/**
-		* A specialized version of `baseIsEqualDeep` for comparing objects of
-		* the same `toStringTag`.
-		*
-		* **Note:** This function only supports comparing values with tags of
-		* `Boolean`, `Date`, `Error`, `Number`, `RegExp`, or `String`.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {string} tag The `toStringTag` of the objects to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} customizer The function to customize comparisons.
-		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} stack Tracks traversed `object` and `other` objects.
-		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
-		*/
-		function equalByTag(object, other, tag, equalFunc, customizer, bitmask, stack) {
-			switch (tag) {
-				case dataViewTag:
-					if (object.byteLength != other.byteLength || object.byteOffset != other.byteOffset) return false;
-					object = object.buffer;
-					other = other.buffer;
-				case arrayBufferTag:
-					if (object.byteLength != other.byteLength || !equalFunc(new Uint8Array(object), new Uint8Array(other))) return false;
-					return true;
-				case boolTag:
-				case dateTag:
-				case numberTag: return eq(+object, +other);
-				case errorTag: return object.name == other.name && object.message == other.message;
-				case regexpTag:
-				case stringTag: return object == other + "";
-				case mapTag: var convert = mapToArray;
-				case setTag:
-					var isPartial = bitmask & PARTIAL_COMPARE_FLAG;
-					convert || (convert = setToArray);
-					if (object.size != other.size && !isPartial) return false;
-					var stacked = stack.get(object);
-					if (stacked) return stacked == other;
-					bitmask |= UNORDERED_COMPARE_FLAG;
-					stack.set(object, other);
-					var result = equalArrays(convert(object), convert(other), equalFunc, customizer, bitmask, stack);
-					stack["delete"](object);
-					return result;
-				case symbolTag: if (symbolValueOf) return symbolValueOf.call(object) == symbolValueOf.call(other);
-			}
-			return false;
-		}
-		/**
-		* A specialized version of `baseIsEqualDeep` for objects with support for
-		* partial deep comparisons.
-		*
-		* @private
-		* @param {Object} object The object to compare.
-		* @param {Object} other The other object to compare.
-		* @param {Function} equalFunc The function to determine equivalents of values.
-		* @param {Function} customizer The function to customize comparisons.
-		* @param {number} bitmask The bitmask of comparison flags. See `baseIsEqual`
-		*  for more details.
-		* @param {Object} stack Tracks traversed `object` and `other` objects.
-		* @returns {boolean} Returns `true` if the objects are equivalent, else `false`.
-		*/
-		function equalObjects(object, other, equalFunc, customizer, bitmask, stack) {
-			var isPartial = bitmask & PARTIAL_COMPARE_FLAG, objProps = keys(object), objLength = objProps.length;
-			if (objLength != keys(other).length && !isPartial) return false;
-			var index = objLength;
-			while (index--) {
-				var key = objProps[index];
-				if (!(isPartial ? key in other : hasOwnProperty.call(other, key))) return false;
-			}
-			var stacked = stack.get(object);
-			if (stacked && stack.get(other)) return stacked == other;
-			var result = true;
-			stack.set(object, other);
-			stack.set(other, object);
-			var skipCtor = isPartial;
-			while (++index < objLength) {
-				key = objProps[index];
-				var objValue = object[key], othValue = other[key];
-				if (customizer) var compared = isPartial ? customizer(othValue, objValue, key, other, object, stack) : customizer(objValue, othValue, key, object, other, stack);
-				if (!(compared === void 0 ? objValue === othValue || equalFunc(objValue, othValue, customizer, bitmask, stack) : compared)) {
-					result = false;
-					break;
-				}
-				skipCtor || (skipCtor = key == "constructor");
-			}
-			if (result && !skipCtor) {
-				var objCtor = object.constructor, othCtor = other.constructor;
-				if (objCtor != othCtor && "constructor" in object && "constructor" in other && !(typeof objCtor == "function" && objCtor instanceof objCtor && typeof othCtor == "function" && othCtor instanceof othCtor)) result = false;
-			}
-			stack["delete"](object);
-			stack["delete"](other);
-			return result;
-		}
-		/**
-		* Gets the data for `map`.
-		*
-		* @private
-		* @param {Object} map The map to query.
-		* @param {string} key The reference key.
-		* @returns {*} Returns the map data.
-		*/
-		function getMapData(map, key) {
-			var data = map.__data__;
-			return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
-		}
-		/**
-		* Gets the property names, values, and compare flags of `object`.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @returns {Array} Returns the match data of `object`.
-		*/
-		function getMatchData(object) {
-			var result = keys(object), length = result.length;
-			while (length--) {
-				var key = result[length], value = object[key];
-				result[length] = [
-					key,
-					value,
-					isStrictComparable(value)
-				];
-			}
-			return result;
-		}
-		/**
-		* Gets the native function at `key` of `object`.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @param {string} key The key of the method to get.
-		* @returns {*} Returns the function if it's native, else `undefined`.
-		*/
-		function getNative(object, key) {
-			var value = getValue(object, key);
-			return baseIsNative(value) ? value : void 0;
-		}
-		/**
-		* Gets the `toStringTag` of `value`.
-		*
-		* @private
-		* @param {*} value The value to query.
-		* @returns {string} Returns the `toStringTag`.
-		*/
-		var getTag = baseGetTag;
-		if (DataView && getTag(new DataView(/* @__PURE__ */ new ArrayBuffer(1))) != dataViewTag || Map && getTag(new Map()) != mapTag || Promise$1 && getTag(Promise$1.resolve()) != promiseTag || Set && getTag(new Set()) != setTag || WeakMap && getTag(new WeakMap()) != weakMapTag) getTag = function(value) {
-			var result = objectToString.call(value), Ctor = result == objectTag ? value.constructor : void 0, ctorString = Ctor ? toSource(Ctor) : void 0;
-			if (ctorString) switch (ctorString) {
-				case dataViewCtorString: return dataViewTag;
-				case mapCtorString: return mapTag;
-				case promiseCtorString: return promiseTag;
-				case setCtorString: return setTag;
-				case weakMapCtorString: return weakMapTag;
-			}
-			return result;
-		};
-		/**
-		* Checks if `path` exists on `object`.
-		*
-		* @private
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path to check.
-		* @param {Function} hasFunc The function to check properties.
-		* @returns {boolean} Returns `true` if `path` exists, else `false`.
-		*/
-		function hasPath(object, path, hasFunc) {
-			path = isKey(path, object) ? [path] : castPath(path);
-			var result, index = -1, length = path.length;
-			while (++index < length) {
-				var key = toKey(path[index]);
-				if (!(result = object != null && hasFunc(object, key))) break;
-				object = object[key];
-			}
-			if (result) return result;
-			var length = object ? object.length : 0;
-			return !!length && isLength(length) && isIndex(key, length) && (isArray(object) || isArguments(object));
-		}
-		/**
-		* Checks if `value` is a flattenable `arguments` object or array.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is flattenable, else `false`.
-		*/
-		function isFlattenable(value) {
-			return isArray(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
-		}
-		/**
-		* Checks if `value` is a valid array-like index.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @param {number} [length=MAX_SAFE_INTEGER] The upper bounds of a valid index.
-		* @returns {boolean} Returns `true` if `value` is a valid index, else `false`.
-		*/
-		function isIndex(value, length) {
-			length = length == null ? MAX_SAFE_INTEGER : length;
-			return !!length && (typeof value == "number" || reIsUint.test(value)) && value > -1 && value % 1 == 0 && value < length;
-		}
-		/**
-		* Checks if the given arguments are from an iteratee call.
-		*
-		* @private
-		* @param {*} value The potential iteratee value argument.
-		* @param {*} index The potential iteratee index or key argument.
-		* @param {*} object The potential iteratee object argument.
-		* @returns {boolean} Returns `true` if the arguments are from an iteratee call,
-		*  else `false`.
-		*/
-		function isIterateeCall(value, index, object) {
-			if (!isObject(object)) return false;
-			var type = typeof index;
-			if (type == "number" ? isArrayLike(object) && isIndex(index, object.length) : type == "string" && index in object) return eq(object[index], value);
-			return false;
-		}
-		/**
-		* Checks if `value` is a property name and not a property path.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @param {Object} [object] The object to query keys on.
-		* @returns {boolean} Returns `true` if `value` is a property name, else `false`.
-		*/
-		function isKey(value, object) {
-			if (isArray(value)) return false;
-			var type = typeof value;
-			if (type == "number" || type == "symbol" || type == "boolean" || value == null || isSymbol(value)) return true;
-			return reIsPlainProp.test(value) || !reIsDeepProp.test(value) || object != null && value in Object(object);
-		}
-		/**
-		* Checks if `value` is suitable for use as unique object key.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is suitable, else `false`.
-		*/
-		function isKeyable(value) {
-			var type = typeof value;
-			return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
-		}
-		/**
-		* Checks if `func` has its source masked.
-		*
-		* @private
-		* @param {Function} func The function to check.
-		* @returns {boolean} Returns `true` if `func` is masked, else `false`.
-		*/
-		function isMasked(func) {
-			return !!maskSrcKey && maskSrcKey in func;
-		}
-		/**
-		* Checks if `value` is likely a prototype object.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a prototype, else `false`.
-		*/
-		function isPrototype(value) {
-			var Ctor = value && value.constructor;
-			return value === (typeof Ctor == "function" && Ctor.prototype || objectProto);
-		}
-		/**
-		* Checks if `value` is suitable for strict equality comparisons, i.e. `===`.
-		*
-		* @private
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` if suitable for strict
-		*  equality comparisons, else `false`.
-		*/
-		function isStrictComparable(value) {
-			return value === value && !isObject(value);
-		}
-		/**
-		* A specialized version of `matchesProperty` for source values suitable
-		* for strict equality comparisons, i.e. `===`.
-		*
-		* @private
-		* @param {string} key The key of the property to get.
-		* @param {*} srcValue The value to match.
-		* @returns {Function} Returns the new spec function.
-		*/
-		function matchesStrictComparable(key, srcValue) {
-			return function(object) {
-				if (object == null) return false;
-				return object[key] === srcValue && (srcValue !== void 0 || key in Object(object));
-			};
-		}
-		/**
-		* Converts `string` to a property path array.
-		*
-		* @private
-		* @param {string} string The string to convert.
-		* @returns {Array} Returns the property path array.
-		*/
-		var stringToPath = memoize(function(string) {
-			string = toString(string);
-			var result = [];
-			if (reLeadingDot.test(string)) result.push("");
-			string.replace(rePropName, function(match, number, quote, string) {
-				result.push(quote ? string.replace(reEscapeChar, "$1") : number || match);
-			});
-			return result;
-		});
-		/**
-		* Converts `value` to a string key if it's not a string or symbol.
-		*
-		* @private
-		* @param {*} value The value to inspect.
-		* @returns {string|symbol} Returns the key.
-		*/
-		function toKey(value) {
-			if (typeof value == "string" || isSymbol(value)) return value;
-			var result = value + "";
-			return result == "0" && 1 / value == -Infinity ? "-0" : result;
-		}
-		/**
-		* Converts `func` to its source code.
-		*
-		* @private
-		* @param {Function} func The function to process.
-		* @returns {string} Returns the source code.
-		*/
-		function toSource(func) {
-			if (func != null) {
-				try {
-					return funcToString.call(func);
-				} catch (e) {}
-				try {
-					return func + "";
-				} catch (e) {}
-			}
-			return "";
-		}
-		/**
-		* Creates an array of elements, sorted in ascending order by the results of
-		* running each element in a collection thru each iteratee. This method
-		* performs a stable sort, that is, it preserves the original sort order of
-		* equal elements. The iteratees are invoked with one argument: (value).
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Collection
-		* @param {Array|Object} collection The collection to iterate over.
-		* @param {...(Function|Function[])} [iteratees=[_.identity]]
-		*  The iteratees to sort by.
-		* @returns {Array} Returns the new sorted array.
-		* @example
-		*
-		* var users = [
-		*   { 'user': 'fred',   'age': 48 },
-		*   { 'user': 'barney', 'age': 36 },
-		*   { 'user': 'fred',   'age': 40 },
-		*   { 'user': 'barney', 'age': 34 }
-		* ];
-		*
-		* _.sortBy(users, function(o) { return o.user; });
-		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
-		*
-		* _.sortBy(users, ['user', 'age']);
-		* // => objects for [['barney', 34], ['barney', 36], ['fred', 40], ['fred', 48]]
-		*
-		* _.sortBy(users, 'user', function(o) {
-		*   return Math.floor(o.age / 10);
-		* });
-		* // => objects for [['barney', 36], ['barney', 34], ['fred', 48], ['fred', 40]]
-		*/
-		var sortBy = baseRest(function(collection, iteratees) {
-			if (collection == null) return [];
-			var length = iteratees.length;
-			if (length > 1 && isIterateeCall(collection, iteratees[0], iteratees[1])) iteratees = [];
-			else if (length > 2 && isIterateeCall(iteratees[0], iteratees[1], iteratees[2])) iteratees = [iteratees[0]];
-			return baseOrderBy(collection, baseFlatten(iteratees), []);
-		});
-		/**
-		* Creates a function that memoizes the result of `func`. If `resolver` is
-		* provided, it determines the cache key for storing the result based on the
-		* arguments provided to the memoized function. By default, the first argument
-		* provided to the memoized function is used as the map cache key. The `func`
-		* is invoked with the `this` binding of the memoized function.
-		*
-		* **Note:** The cache is exposed as the `cache` property on the memoized
-		* function. Its creation may be customized by replacing the `_.memoize.Cache`
-		* constructor with one whose instances implement the
-		* [`Map`](http://ecma-international.org/ecma-262/7.0/#sec-properties-of-the-map-prototype-object)
-		* method interface of `delete`, `get`, `has`, and `set`.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Function
-		* @param {Function} func The function to have its output memoized.
-		* @param {Function} [resolver] The function to resolve the cache key.
-		* @returns {Function} Returns the new memoized function.
-		* @example
-		*
-		* var object = { 'a': 1, 'b': 2 };
-		* var other = { 'c': 3, 'd': 4 };
-		*
-		* var values = _.memoize(_.values);
-		* values(object);
-		* // => [1, 2]
-		*
-		* values(other);
-		* // => [3, 4]
-		*
-		* object.a = 2;
-		* values(object);
-		* // => [1, 2]
-		*
-		* // Modify the result cache.
-		* values.cache.set(object, ['a', 'b']);
-		* values(object);
-		* // => ['a', 'b']
-		*
-		* // Replace `_.memoize.Cache`.
-		* _.memoize.Cache = WeakMap;
-		*/
-		function memoize(func, resolver) {
-			if (typeof func != "function" || resolver && typeof resolver != "function") throw new TypeError(FUNC_ERROR_TEXT);
-			var memoized = function() {
-				var args = arguments, key = resolver ? resolver.apply(this, args) : args[0], cache = memoized.cache;
-				if (cache.has(key)) return cache.get(key);
-				var result = func.apply(this, args);
-				memoized.cache = cache.set(key, result);
-				return result;
-			};
-			memoized.cache = new (memoize.Cache || MapCache)();
-			return memoized;
-		}
-		memoize.Cache = MapCache;
-		/**
-		* Performs a
-		* [`SameValueZero`](http://ecma-international.org/ecma-262/7.0/#sec-samevaluezero)
-		* comparison between two values to determine if they are equivalent.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to compare.
-		* @param {*} other The other value to compare.
-		* @returns {boolean} Returns `true` if the values are equivalent, else `false`.
-		* @example
-		*
-		* var object = { 'a': 1 };
-		* var other = { 'a': 1 };
-		*
-		* _.eq(object, object);
-		* // => true
-		*
-		* _.eq(object, other);
-		* // => false
-		*
-		* _.eq('a', 'a');
-		* // => true
-		*
-		* _.eq('a', Object('a'));
-		* // => false
-		*
-		* _.eq(NaN, NaN);
-		* // => true
-		*/
-		function eq(value, other) {
-			return value === other || value !== value && other !== other;
-		}
-		/**
-		* Checks if `value` is likely an `arguments` object.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an `arguments` object,
-		*  else `false`.
-		* @example
-		*
-		* _.isArguments(function() { return arguments; }());
-		* // => true
-		*
-		* _.isArguments([1, 2, 3]);
-		* // => false
-		*/
-		function isArguments(value) {
-			return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
-		}
-		/**
-		* Checks if `value` is classified as an `Array` object.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an array, else `false`.
-		* @example
-		*
-		* _.isArray([1, 2, 3]);
-		* // => true
-		*
-		* _.isArray(document.body.children);
-		* // => false
-		*
-		* _.isArray('abc');
-		* // => false
-		*
-		* _.isArray(_.noop);
-		* // => false
-		*/
-		var isArray = Array.isArray;
-		/**
-		* Checks if `value` is array-like. A value is considered array-like if it's
-		* not a function and has a `value.length` that's an integer greater than or
-		* equal to `0` and less than or equal to `Number.MAX_SAFE_INTEGER`.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is array-like, else `false`.
-		* @example
-		*
-		* _.isArrayLike([1, 2, 3]);
-		* // => true
-		*
-		* _.isArrayLike(document.body.children);
-		* // => true
-		*
-		* _.isArrayLike('abc');
-		* // => true
-		*
-		* _.isArrayLike(_.noop);
-		* // => false
-		*/
-		function isArrayLike(value) {
-			return value != null && isLength(value.length) && !isFunction(value);
-		}
-		/**
-		* This method is like `_.isArrayLike` except that it also checks if `value`
-		* is an object.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an array-like object,
-		*  else `false`.
-		* @example
-		*
-		* _.isArrayLikeObject([1, 2, 3]);
-		* // => true
-		*
-		* _.isArrayLikeObject(document.body.children);
-		* // => true
-		*
-		* _.isArrayLikeObject('abc');
-		* // => false
-		*
-		* _.isArrayLikeObject(_.noop);
-		* // => false
-		*/
-		function isArrayLikeObject(value) {
-			return isObjectLike(value) && isArrayLike(value);
-		}
-		/**
-		* Checks if `value` is classified as a `Function` object.
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a function, else `false`.
-		* @example
-		*
-		* _.isFunction(_);
-		* // => true
-		*
-		* _.isFunction(/abc/);
-		* // => false
-		*/
-		function isFunction(value) {
-			var tag = isObject(value) ? objectToString.call(value) : "";
-			return tag == funcTag || tag == genTag;
-		}
-		/**
-		* Checks if `value` is a valid array-like length.
-		*
-		* **Note:** This method is loosely based on
-		* [`ToLength`](http://ecma-international.org/ecma-262/7.0/#sec-tolength).
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a valid length, else `false`.
-		* @example
-		*
-		* _.isLength(3);
-		* // => true
-		*
-		* _.isLength(Number.MIN_VALUE);
-		* // => false
-		*
-		* _.isLength(Infinity);
-		* // => false
-		*
-		* _.isLength('3');
-		* // => false
-		*/
-		function isLength(value) {
-			return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
-		}
-		/**
-		* Checks if `value` is the
-		* [language type](http://www.ecma-international.org/ecma-262/7.0/#sec-ecmascript-language-types)
-		* of `Object`. (e.g. arrays, functions, objects, regexes, `new Number(0)`, and `new String('')`)
-		*
-		* @static
-		* @memberOf _
-		* @since 0.1.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is an object, else `false`.
-		* @example
-		*
-		* _.isObject({});
-		* // => true
-		*
-		* _.isObject([1, 2, 3]);
-		* // => true
-		*
-		* _.isObject(_.noop);
-		* // => true
-		*
-		* _.isObject(null);
-		* // => false
-		*/
-		function isObject(value) {
-			var type = typeof value;
-			return !!value && (type == "object" || type == "function");
-		}
-		/**
-		* Checks if `value` is object-like. A value is object-like if it's not `null`
-		* and has a `typeof` result of "object".
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is object-like, else `false`.
-		* @example
-		*
-		* _.isObjectLike({});
-		* // => true
-		*
-		* _.isObjectLike([1, 2, 3]);
-		* // => true
-		*
-		* _.isObjectLike(_.noop);
-		* // => false
-		*
-		* _.isObjectLike(null);
-		* // => false
-		*/
-		function isObjectLike(value) {
-			return !!value && typeof value == "object";
-		}
-		/**
-		* Checks if `value` is classified as a `Symbol` primitive or object.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a symbol, else `false`.
-		* @example
-		*
-		* _.isSymbol(Symbol.iterator);
-		* // => true
-		*
-		* _.isSymbol('abc');
-		* // => false
-		*/
-		function isSymbol(value) {
-			return typeof value == "symbol" || isObjectLike(value) && objectToString.call(value) == symbolTag;
-		}
-		/**
-		* Checks if `value` is classified as a typed array.
-		*
-		* @static
-		* @memberOf _
-		* @since 3.0.0
-		* @category Lang
-		* @param {*} value The value to check.
-		* @returns {boolean} Returns `true` if `value` is a typed array, else `false`.
-		* @example
-		*
-		* _.isTypedArray(new Uint8Array);
-		* // => true
-		*
-		* _.isTypedArray([]);
-		* // => false
-		*/
-		var isTypedArray = nodeIsTypedArray ? baseUnary(nodeIsTypedArray) : baseIsTypedArray;
-		/**
-		* Converts `value` to a string. An empty string is returned for `null`
-		* and `undefined` values. The sign of `-0` is preserved.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Lang
-		* @param {*} value The value to process.
-		* @returns {string} Returns the string.
-		* @example
-		*
-		* _.toString(null);
-		* // => ''
-		*
-		* _.toString(-0);
-		* // => '-0'
-		*
-		* _.toString([1, 2, 3]);
-		* // => '1,2,3'
-		*/
-		function toString(value) {
-			return value == null ? "" : baseToString(value);
-		}
-		/**
-		* Gets the value at `path` of `object`. If the resolved value is
-		* `undefined`, the `defaultValue` is returned in its place.
-		*
-		* @static
-		* @memberOf _
-		* @since 3.7.0
-		* @category Object
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path of the property to get.
-		* @param {*} [defaultValue] The value returned for `undefined` resolved values.
-		* @returns {*} Returns the resolved value.
-		* @example
-		*
-		* var object = { 'a': [{ 'b': { 'c': 3 } }] };
-		*
-		* _.get(object, 'a[0].b.c');
-		* // => 3
-		*
-		* _.get(object, ['a', '0', 'b', 'c']);
-		* // => 3
-		*
-		* _.get(object, 'a.b.c', 'default');
-		* // => 'default'
-		*/
-		function get(object, path, defaultValue) {
-			var result = object == null ? void 0 : baseGet(object, path);
-			return result === void 0 ? defaultValue : result;
-		}
-		/**
-		* Checks if `path` is a direct or inherited property of `object`.
-		*
-		* @static
-		* @memberOf _
-		* @since 4.0.0
-		* @category Object
-		* @param {Object} object The object to query.
-		* @param {Array|string} path The path to check.
-		* @returns {boolean} Returns `true` if `path` exists, else `false`.
-		* @example
-		*
-		* var object = _.create({ 'a': _.create({ 'b': 2 }) });
-		*
-		* _.hasIn(object, 'a');
-		* // => true
-		*
-		* _.hasIn(object, 'a.b');
-		* // => true
-		*
-		* _.hasIn(object, ['a', 'b']);
-		* // => true
-		*
-		* _.hasIn(object, 'b');
-		* // => false
-		*/
-		function hasIn(object, path) {
-			return object != null && hasPath(object, path, baseHasIn);
-		}
-		/**
-		* Creates an array of the own enumerable property names of `object`.
-		*
-		* **Note:** Non-object values are coerced to objects. See the
-		* [ES spec](http://ecma-international.org/ecma-262/7.0/#sec-object.keys)
-		* for more details.
-		*
-		* @static
-		* @since 0.1.0
-		* @memberOf _
-		* @category Object
-		* @param {Object} object The object to query.
-		* @returns {Array} Returns the array of property names.
-		* @example
-		*
-		* function Foo() {
-		*   this.a = 1;
-		*   this.b = 2;
-		* }
-		*
-		* Foo.prototype.c = 3;
-		*
-		* _.keys(new Foo);
-		* // => ['a', 'b'] (iteration order is not guaranteed)
-		*
-		* _.keys('hi');
-		* // => ['0', '1']
-		*/
-		function keys(object) {
-			return isArrayLike(object) ? arrayLikeKeys(object) : baseKeys(object);
-		}
-		/**
-		* This method returns the first argument it receives.
-		*
-		* @static
-		* @since 0.1.0
-		* @memberOf _
-		* @category Util
-		* @param {*} value Any value.
-		* @returns {*} Returns `value`.
-		* @example
-		*
-		* var object = { 'a': 1 };
-		*
-		* console.log(_.identity(object) === object);
-		* // => true
-		*/
-		function identity(value) {
-			return value;
-		}
-		/**
-		* Creates a function that returns the value at `path` of a given object.
-		*
-		* @static
-		* @memberOf _
-		* @since 2.4.0
-		* @category Util
-		* @param {Array|string} path The path of the property to get.
-		* @returns {Function} Returns the new accessor function.
-		* @example
-		*
-		* var objects = [
-		*   { 'a': { 'b': 2 } },
-		*   { 'a': { 'b': 1 } }
-		* ];
-		*
-		* _.map(objects, _.property('a.b'));
-		* // => [2, 1]
-		*
-		* _.map(_.sortBy(objects, _.property(['a', 'b'])), 'a.b');
-		* // => [1, 2]
-		*/
-		function property(path) {
-			return isKey(path) ? baseProperty(toKey(path)) : basePropertyDeep(path);
-		}
-		module.exports = sortBy;
-	})(lodash_sortby, lodash_sortby.exports);
-	return lodash_sortby.exports;
-}
-function requireEscapeStringRegexp() {
-	if (hasRequiredEscapeStringRegexp) return escapeStringRegexp;
-	hasRequiredEscapeStringRegexp = 1;
-	escapeStringRegexp = (string) => {
-		if (typeof string !== "string") throw new TypeError("Expected a string");
-		return string.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
-	};
-	return escapeStringRegexp;
-}
-function requireRegexpParse() {
-	if (hasRequiredRegexpParse) return regexpParse;
-	hasRequiredRegexpParse = 1;
-	Object.defineProperty(regexpParse, "__esModule", { value: true });
-	regexpParse.isRegExpString = regexpParse.parseRegExpString = void 0;
-	var REGEXP_LITERAL_PATTERN = /^\/(.+)\/([guimysd]*)$/;
-	var parseRegExpString = function(str) {
-		var result = str.match(REGEXP_LITERAL_PATTERN);
-		if (!result) return null;
-		return {
-			source: result[1],
-			flagString: result[2]
-		};
-	};
-	regexpParse.parseRegExpString = parseRegExpString;
-	var isRegExpString = function(str) {
-		return REGEXP_LITERAL_PATTERN.test(str);
-	};
-	regexpParse.isRegExpString = isRegExpString;
-	return regexpParse;
-}
-function requireRegexpStringMatcher() {
-	if (hasRequiredRegexpStringMatcher) return regexpStringMatcher;
-	hasRequiredRegexpStringMatcher = 1;
-	(function(exports$1) {
-		var __importDefault = regexpStringMatcher && regexpStringMatcher.__importDefault || function(mod) {
-			return mod && mod.__esModule ? mod : { "default": mod };
-		};
-		Object.defineProperty(exports$1, "__esModule", { value: true });
-		exports$1.matchPatterns = exports$1.createRegExp = void 0;
-		var lodash_uniq_1 = __importDefault(requireLodash_uniq());
-		var lodash_uniqwith_1 = __importDefault(requireLodash_uniqwith());
-		var lodash_sortby_1 = __importDefault(requireLodash_sortby());
-		var escape_string_regexp_1 = __importDefault(requireEscapeStringRegexp());
-		var regexp_parse_1 = requireRegexpParse();
-		var DEFAULT_FLAGS = "ug";
-		var defaultFlags = function(flagsString) {
-			if (flagsString.length === 0) return DEFAULT_FLAGS;
-			return (0, lodash_uniq_1.default)((flagsString + DEFAULT_FLAGS).split("")).join("");
-		};
-		var createRegExp = function(patternString, defaultFlag) {
-			if (defaultFlag === void 0) defaultFlag = DEFAULT_FLAGS;
-			if (patternString.length === 0) throw new Error("Empty string can not handled");
-			if ((0, regexp_parse_1.isRegExpString)(patternString)) {
-				var regExpStructure = (0, regexp_parse_1.parseRegExpString)(patternString);
-				if (regExpStructure) return new RegExp(regExpStructure.source, defaultFlags(regExpStructure.flagString));
-				throw new Error("\"".concat(patternString, "\" can not parse as RegExp."));
-			} else return new RegExp((0, escape_string_regexp_1.default)(patternString), defaultFlag);
-		};
-		exports$1.createRegExp = createRegExp;
-		var isEqualMatchPatternResult = function(a, b) {
-			return a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.match === b.match;
-		};
-		/**
-		* Match regExpLikeStrings and return matchPatternResults
-		* @param text target text
-		* @param regExpLikeStrings an array of pattern string
-		*/
-		var matchPatterns = function(text, regExpLikeStrings) {
-			var matchPatternResults = [];
-			regExpLikeStrings.map(function(patternString) {
-				return (0, exports$1.createRegExp)(patternString);
-			}).forEach(function(regExp) {
-				var results = text.matchAll(regExp);
-				Array.from(results).forEach(function(result) {
-					if (result.index === void 0) return;
-					var match = result[0];
-					var index = result.index;
-					matchPatternResults.push({
-						match,
-						captures: result.slice(1),
-						startIndex: index,
-						endIndex: index + match.length
-					});
-				});
-			});
-			var uniqResults = (0, lodash_uniqwith_1.default)(matchPatternResults, isEqualMatchPatternResult);
-			return (0, lodash_sortby_1.default)(uniqResults, ["startIndex", "endIndex"]);
-		};
-		exports$1.matchPatterns = matchPatterns;
-	})(regexpStringMatcher);
-	return regexpStringMatcher;
-}
-function readTlv(buf, offset) {
-	if (offset + 2 > buf.length) throw new Error("PKCS12: truncated TLV header");
-	const tag = buf[offset];
-	const lenByte = buf[offset + 1];
-	let length;
-	let contentStart;
-	if (lenByte < 128) {
-		length = lenByte;
-		contentStart = offset + 2;
-	} else {
-		const lenBytes = lenByte & 127;
-		if (lenBytes === 0 || lenBytes > 4) throw new Error("PKCS12: unsupported ASN.1 length encoding");
-		if (offset + 2 + lenBytes > buf.length) throw new Error("PKCS12: truncated ASN.1 length");
-		length = 0;
-		for (let i = 0; i < lenBytes; i++) length = length * 256 + buf[offset + 2 + i];
-		contentStart = offset + 2 + lenBytes;
-	}
-	const end = contentStart + length;
-	if (end > buf.length) throw new Error("PKCS12: TLV extends past buffer");
-	return {
-		tag,
-		content: buf.subarray(contentStart, end),
-		end
-	};
-}
-function expectTag(tlv, tag, label) {
-	if (tlv.tag !== tag) throw new Error(`PKCS12: expected ${label} tag 0x${tag.toString(16)} but got 0x${tlv.tag.toString(16)}`);
-}
-function readInteger(tlv) {
-	expectTag(tlv, TAG_INTEGER, "INTEGER");
-	let value = 0;
-	for (const byte of tlv.content) value = value * 256 + byte;
-	return value;
-}
-function bytesEqual(a, b) {
-	if (a.length !== b.length) return false;
-	let diff = 0;
-	for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
-	return diff === 0;
-}
-function matchHash(oidBytes) {
-	for (const { oid, hash } of MAC_HASHES) if (bytesEqual(oidBytes, oid)) return hash;
-}
-function parsePkcs12(buf) {
-	const pfx = readTlv(buf, 0);
-	expectTag(pfx, TAG_SEQUENCE, "PFX SEQUENCE");
-	const version = readTlv(pfx.content, 0);
-	if (readInteger(version) !== 3) throw new Error("PKCS12: unsupported version");
-	const authSafeInfo = readTlv(pfx.content, version.end);
-	expectTag(authSafeInfo, TAG_SEQUENCE, "ContentInfo SEQUENCE");
-	const contentType = readTlv(authSafeInfo.content, 0);
-	expectTag(contentType, TAG_OID, "contentType OID");
-	if (!bytesEqual(contentType.content, OID_DATA)) throw new Error("PKCS12: unsupported authSafe contentType");
-	const explicit0 = readTlv(authSafeInfo.content, contentType.end);
-	expectTag(explicit0, TAG_CONTEXT_0, "[0] EXPLICIT");
-	const authSafeOctet = readTlv(explicit0.content, 0);
-	expectTag(authSafeOctet, TAG_OCTET_STRING, "authSafe OCTET STRING");
-	const macData = readTlv(pfx.content, authSafeInfo.end);
-	expectTag(macData, TAG_SEQUENCE, "MacData SEQUENCE");
-	const digestInfo = readTlv(macData.content, 0);
-	expectTag(digestInfo, TAG_SEQUENCE, "DigestInfo SEQUENCE");
-	const alg = readTlv(digestInfo.content, 0);
-	expectTag(alg, TAG_SEQUENCE, "AlgorithmIdentifier SEQUENCE");
-	const algOid = readTlv(alg.content, 0);
-	expectTag(algOid, TAG_OID, "algorithm OID");
-	const macHash = matchHash(algOid.content);
-	if (!macHash) throw new Error("PKCS12: unsupported MAC digest algorithm");
-	if (algOid.end < alg.content.length) {
-		if (readTlv(alg.content, algOid.end).tag !== TAG_NULL) throw new Error("PKCS12: unexpected MAC algorithm parameters");
-	}
-	const digest = readTlv(digestInfo.content, alg.end);
-	expectTag(digest, TAG_OCTET_STRING, "digest OCTET STRING");
-	const salt = readTlv(macData.content, digestInfo.end);
-	expectTag(salt, TAG_OCTET_STRING, "macSalt OCTET STRING");
-	let iterations = 1;
-	if (salt.end < macData.content.length) iterations = readInteger(readTlv(macData.content, salt.end));
-	if (iterations < 1 || iterations > MAX_MAC_ITERATIONS) throw new Error("PKCS12: MAC iteration count out of range");
-	return {
-		authSafe: authSafeOctet.content,
-		macHash,
-		macSalt: salt.content,
-		macDigest: digest.content,
-		iterations
-	};
-}
-function toBufferSource(data) {
-	const copy = new Uint8Array(data.length);
-	copy.set(data);
-	return copy;
-}
-async function digest(hash, data) {
-	return new Uint8Array(await globalThis.crypto.subtle.digest(hash.name, toBufferSource(data)));
-}
-function padToMultipleOf(src, blockSize) {
-	if (src.length === 0) return /* @__PURE__ */ new Uint8Array(0);
-	const padded = new Uint8Array(Math.ceil(src.length / blockSize) * blockSize);
-	for (let i = 0; i < padded.length; i++) padded[i] = src[i % src.length];
-	return padded;
-}
-function encodePasswordAsBmpString(password) {
-	if (password.length === 0) return /* @__PURE__ */ new Uint8Array(0);
-	const bytes = new Uint8Array(password.length * 2 + 2);
-	for (let i = 0; i < password.length; i++) {
-		const code = password.charCodeAt(i);
-		bytes[i * 2] = code >> 8 & 255;
-		bytes[i * 2 + 1] = code & 255;
-	}
-	return bytes;
-}
-/**
-* PKCS#12 key derivation (RFC 7292 Appendix B.2) for deriving the MAC key.
-*
-* Specialized for the case where the desired key length is at most the
-* hash output size (which is always true for HMAC keys here: 20 bytes for
-* SHA-1, 32 bytes for SHA-256). In that case only a single block A[1] is
-* produced, so the iterative I-update loop from the spec is unnecessary.
-*/
-async function deriveMacKey(hash, password, salt, iterations) {
-	const v = hash.blockSize;
-	const u = hash.outputSize;
-	const D = new Uint8Array(v).fill(3);
-	const P = padToMultipleOf(encodePasswordAsBmpString(password), v);
-	const S = padToMultipleOf(salt, v);
-	const DI = new Uint8Array(D.length + S.length + P.length);
-	DI.set(D, 0);
-	DI.set(S, D.length);
-	DI.set(P, D.length + S.length);
-	let A = await digest(hash, DI);
-	for (let i = 1; i < iterations; i++) A = await digest(hash, A);
-	return A.subarray(0, u);
-}
-/**
-* Verify a PKCS#12 PFX MAC using the supplied password.
-*
-* Returns `true` only when the file is a well-formed PKCS#12 v3 structure
-* with an unencrypted `data` authSafe, a recognized MAC digest algorithm
-* (SHA-1/256/384/512), and a MAC that matches the password. Any structural
-* or algorithmic mismatch yields `false`.
-*/
-async function verifyPkcs12Mac(pfxBytes, password) {
-	let parsed;
-	try {
-		parsed = parsePkcs12(pfxBytes);
-	} catch {
-		return false;
-	}
-	try {
-		const key = await deriveMacKey(parsed.macHash, password, parsed.macSalt, parsed.iterations);
-		const cryptoKey = await globalThis.crypto.subtle.importKey("raw", toBufferSource(key), {
-			name: "HMAC",
-			hash: parsed.macHash.name
-		}, false, ["sign"]);
-		return bytesEqual(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", cryptoKey, toBufferSource(parsed.authSafe))), parsed.macDigest);
-	} catch {
-		return false;
-	}
-}
-async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
-	if (!source.filePath) return;
-	try {
-		const fs = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:fs"), 1));
-		const path = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:path"), 1));
-		if (!await verifyPkcs12Mac(new Uint8Array(fs.readFileSync(source.filePath)), GCP_SERVICE_ACCOUNT_P12_PASSWORD)) return;
-		context.report({
-			message: t("PrivateKeyP12", { FILE_NAME: path.basename(source.filePath) }),
-			range: [0, source.content.length]
-		});
-	} catch {}
-}
-function reportIfFoundPrivateKeyJSONFormat({ source, context, t }) {
-	try {
-		const credentialObject = JSON.parse(source.content);
-		if (!("private_key_id" in credentialObject && "private_key" in credentialObject && /-----BEGIN\s?(DSA|RSA|EC|PGP|OPENSSH)?\s?PRIVATE KEY/gm.test(credentialObject["private_key"]))) return;
-		context.report({
-			message: t("PrivateKeyJSON", { FILE_NAME: source.filePath ? node_path.default.basename(source.filePath) : "" }),
-			range: [0, source.content.length]
-		});
-	} catch {}
-}
-function reportIfFoundXOauthGitHubToken({ source, options, context, t }) {
-	const results = source.content.matchAll(/https?:\/\/(.{1,256}):x-oauth-basic@github.com\//g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[1] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("PackageJSON_xOauthToken", { TOKEN: match }),
-			range
-		});
-	}
-}
-function reportIfFound_AuthTokenInNpmrc({ source, options, context, t }) {
-	const results = source.content.matchAll(/_authToken=([^$].*)/g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[1] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("Npmrc_authToken", { TOKEN: match }),
-			range
-		});
-	}
-}
-function reportIfFound_NPM_ACCESS_TOKEN({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("NPM_ACCESS_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-function reportIfFoundRawPrivateKey$1({ source, options, context, t }) {
-	const results = source.content.matchAll(/\b(?:xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-(?:\d-)?(?:[a-zA-Z0-9]{1,40}-)+[a-zA-Z0-9]{1,40}\b/g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("SLACK_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Report if found Incoming Webhooks
-* https://api.slack.com/messaging/webhooks
-* @param source
-* @param options
-* @param context
-* @param t
-*/
-function reportIfFoundIncomingWebhook({ source, options, context, t }) {
-	const results = source.content.matchAll(/https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9]{1,40}\/B[a-zA-Z0-9]{1,40}\/[a-zA-Z0-9]{1,40}/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("IncomingWebhook", { URL: match }),
-			range
-		});
-	}
-}
-/**
-* Check if the string contains variable-like patterns that indicate it's likely a template
-*/
-function isVariableLikeString$1(str) {
-	return [
-		/\$\{[^}]{1,50}\}/,
-		/\{\{[^}]{1,50}\}\}/,
-		/\{[^}]{1,50}\}/,
-		/%[A-Z_]{1,30}%/,
-		/\$[A-Z_]{1,30}/
-	].some((pattern) => pattern.test(str));
-}
-/**
-* Check if the username part looks like a real credential
-*/
-function isLikelyRealUsername(username) {
-	if (username.length < 2) return false;
-	if (isVariableLikeString$1(username)) return false;
-	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => username.toLowerCase().includes(pattern.toLowerCase()))) return false;
-	return true;
-}
-/**
-* Check if the password part looks like a real credential
-*/
-function isLikelyRealPassword$1(password) {
-	if (password.length < 4) return false;
-	if (isVariableLikeString$1(password)) return false;
-	if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => password.toLowerCase().includes(pattern.toLowerCase()))) return false;
-	if (/^(.)\1{3,}$/.test(password)) return false;
-	return true;
-}
-function reportIfFoundBasicAuth({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<protocol>(?:https?|ftp|ftps)):\/\/(?<user>[-a-zA-Z0-9_]{1,256}):(?<password>[-a-zA-Z0-9_]{1,256})@[-a-zA-Z0-9%._+~#=]{1,256}\.[a-zA-Z0-9()]{1,6}\b/g);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.user;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealUsername(username)) continue;
-		if (!isLikelyRealPassword$1(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("BasicAuth", { CREDENTIAL: match }),
-			range
-		});
-	}
-}
-function reportIfFoundToken({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})ntn_[0-9]{11}[A-Za-z0-9]{35}(?![A-Za-z0-9])/gu);
-	for (const result of results) {
-		const index = result.index ?? 0;
-		const match = result[0] ?? "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("NOTION_INTEGRATION_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Validate if the Base64 content is a real private key or a placeholder
-* Based on Base64 validation approach without decoding
-*
-* References:
-* - RFC 7468: Textual Encodings of PKIX, PKCS, and CMS Structures
-*   https://tools.ietf.org/html/rfc7468
-* - RFC 4648: The Base16, Base32, and Base64 Data Encodings
-*   https://datatracker.ietf.org/doc/html/rfc4648
-* - RFC 5208: PKCS #8: Private-Key Information Syntax v1.2
-*   https://datatracker.ietf.org/doc/html/rfc5208
-* - RFC 5958: Asymmetric Key Packages
-*   https://datatracker.ietf.org/doc/html/rfc5958
-* - RFC 3447: PKCS #1: RSA Cryptography Specifications v2.1
-*   https://datatracker.ietf.org/doc/html/rfc3447
-* - OpenSSH PROTOCOL.key
-*   https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key
-*
-* @param base64Content - The Base64-encoded key content (without PEM headers)
-* @returns true if it's likely a real private key, false if it's a placeholder
-*/
-function validateBase64KeyContent(base64Content) {
-	if (!/^[A-Za-z0-9+/]+=*$/.test(base64Content)) return false;
-	if (base64Content.length < 100) return false;
-	if (!/^(MI|b3BlbnNzaC1rZXktdjE)/.test(base64Content)) return false;
-	return true;
-}
-function reportIfFoundRawPrivateKey({ source, options, context, t }) {
-	const results = source.content.matchAll(PEM_CONTENT_PATTERN);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const base64Raw = result[1] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		if (!validateBase64KeyContent(base64Raw.replace(/\s|\\n/g, ""))) continue;
-		context.report({
-			message: t("PrivateKey", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFoundKey$3({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})SG\.\w{1,128}\.\w{1,128}([-_]?)\w{1,128}(?!\w)/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		if (match.length !== 69) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("SENDGRID_KEY", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFoundKey$2({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})(shppa|shpca|shpat|shpss)_[a-zA-Z0-9]{32,64}(?![a-zA-Z0-9])/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("SHOPIFY_KEY", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFoundKey$1({ pattern, source, options, context, t }) {
-	const results = source.content.matchAll(pattern);
-	for (const result of results) {
-		const index = result.index || 0;
-		const type = result.groups?.type;
-		const typeName = typeMap.get(type);
-		if (!typeName) throw new Error("Unknown type:" + typeName);
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("GITHUB_TOKEN", {
-				KEY: match,
-				typeName
-			}),
-			range
-		});
-	}
-}
-function reportIfFoundKey({ pattern, source, options, context, t }) {
-	const results = source.content.matchAll(pattern);
-	for (const result of results) {
-		const index = result.index ?? 0;
-		const match = result[0] ?? "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("GITLAB_PERSONAL_ACCESS_TOKEN", { KEY: match }),
-			range
-		});
-	}
-}
-function reportIfFound({ pattern, messageId, source, options, context, t }) {
-	const results = source.content.matchAll(pattern);
-	for (const result of results) {
-		const index = result.index ?? 0;
-		const match = result[0] ?? "";
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		const range = [index, index + match.length];
-		context.report({
-			message: t(messageId, { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Check if the string contains variable-like patterns that indicate it's likely a template
-*/
-function isVariableLikeString(str) {
-	return [
-		/\$\{[^}]{1,50}\}/,
-		/\{\{[^}]{1,50}\}\}/,
-		/\{[^}]{1,50}\}/,
-		/%[A-Z_]{1,30}%/,
-		/\$[A-Z_]{1,30}/,
-		/\$\([^)]{1,50}\)/
-	].some((pattern) => pattern.test(str));
-}
-/**
-* Check if the password part looks like a real credential
-*/
-function isLikelyRealPassword(password) {
-	if (password.length < 4) return false;
-	if (isVariableLikeString(password)) return false;
-	const passwordLower = password.toLowerCase();
-	if (BUILTIN_IGNORED_PATTERNS.some((pattern) => passwordLower === pattern.toLowerCase())) return false;
-	if (/^(.)\1{3,}$/.test(password)) return false;
-	return true;
-}
-function reportMongoDBConnectionString({ source, options, context, t }) {
-	const results = source.content.matchAll(/mongodb(?:\+srv)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.username;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealPassword(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("MongoDBConnection", { URI: match }),
-			range
-		});
-	}
-}
-function reportMySQLConnectionString({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?:jdbc:)?mysql(?:x)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.username;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealPassword(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("MySQLConnection", { URI: match }),
-			range
-		});
-	}
-}
-function reportPostgreSQLConnectionString({ source, options, context, t }) {
-	const results = source.content.matchAll(/postgres(?:ql)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const username = result.groups?.username;
-		const password = result.groups?.password;
-		if (!username || !password) continue;
-		if (!isLikelyRealPassword(password)) continue;
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("PostgreSQLConnection", { URI: match }),
-			range
-		});
-	}
-}
-function reportIfFoundDockerPAT({ source, options, context, t }) {
-	const results = source.content.matchAll(/(?<!\p{L})dckr_pat_[a-zA-Z0-9_-]{27}(?![a-zA-Z0-9_-])/gu);
-	for (const result of results) {
-		const index = result.index || 0;
-		const match = result[0] || "";
-		const range = [index, index + match.length];
-		if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-		context.report({
-			message: t("DOCKER_PERSONAL_ACCESS_TOKEN", { TOKEN: match }),
-			range
-		});
-	}
-}
-/**
-* Parses a config of values separated by comma.
-*
-* secretlint-disable a,b,c => ["a", "b", "c"]
-* secretlint-disable -- comment　=> []
-*/
-function parseComment(options) {
-	if (!options) return [];
-	const commentStart = options.indexOf("--");
-	return (commentStart === -1 ? options : options.slice(0, commentStart)).split(/,/).map((arg) => arg.trim()).filter((arg) => arg !== "") ?? [];
-}
-var commonjsGlobal, regexpStringMatcher, lodash_uniq, hasRequiredLodash_uniq, lodash_uniqwith, hasRequiredLodash_uniqwith, lodash_sortby, hasRequiredLodash_sortby, escapeStringRegexp, hasRequiredEscapeStringRegexp, regexpParse, hasRequiredRegexpParse, hasRequiredRegexpStringMatcher, regexpStringMatcherExports, BUILTIN_IGNORED, messages$o, reportAWSAccessKey, reportAWSSecretAccessKey, reportAWSAccountID, creator$p, TAG_INTEGER, TAG_OCTET_STRING, TAG_NULL, TAG_OID, TAG_SEQUENCE, TAG_CONTEXT_0, OID_DATA, OID_SHA1, OID_SHA256, OID_SHA384, OID_SHA512, MAC_HASHES, MAX_MAC_ITERATIONS, GCP_SERVICE_ACCOUNT_P12_PASSWORD, messages$n, creator$o, messages$m, isPackageFile, isNpmrc, creator$n, messages$l, creator$m, messages$k, BUILTIN_IGNORED_PATTERNS$1, creator$l, messages$j, creator$k, messages$i, creator$j, messages$h, creator$i, messages$g, creator$h, messages$f, creator$g, messages$e, creator$f, messages$d, PEM_CONTENT_PATTERN, creator$e, messages$c, creator$d, messages$b, creator$c, messages$a, typeMap, creator$b, messages$9, creator$a, messages$8, creator$9, messages$7, is1PasswordServiceAccountToken, creator$8, messages$6, BUILTIN_IGNORED_PATTERNS, creator$7, messages$5, serviceTokenPattern, batchTokenPattern, recoveryTokenPattern, creator$6, messages$4, prefixToMessageId, creator$5, messages$3, creator$4, messages$2, creator$3, messages$1, creator$2, HTML_COMMENT_REGEXP, parseComments, CommentState, messages, rules, creator;
-var init_module = __esmMin((() => {
-	commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
-	regexpStringMatcher = {};
-	lodash_sortby = { exports: {} };
-	/**
-	* lodash (Custom Build) <https://lodash.com/>
-	* Build: `lodash modularize exports="npm" -o ./`
-	* Copyright jQuery Foundation and other contributors <https://jquery.org/>
-	* Released under MIT license <https://lodash.com/license>
-	* Based on Underscore.js 1.8.3 <http://underscorejs.org/LICENSE>
-	* Copyright Jeremy Ashkenas, DocumentCloud and Investigative Reporters & Editors
-	*/
-	lodash_sortby.exports;
-	regexpParse = {};
-	regexpStringMatcherExports = requireRegexpStringMatcher();
-	BUILTIN_IGNORED = {
-		AWSAccountID: ["AKIAIOSFODNN7EXAMPLE"],
-		AWSSecretAccessKey: ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]
-	};
-	messages$o = {
-		AWSAccountID: {
-			en: (props) => `found AWS Account ID: ${props.ID}`,
-			ja: (props) => `AWS Account ID: ${props.ID} がみつかりました`
-		},
-		AWSSecretAccessKey: {
-			en: (props) => `found AWS Secret Access Key: ${props.KEY}`,
-			ja: (props) => `AWS Secret Access Key: ${props.KEY} がみつかりました`
-		},
-		AWSAccessKeyID: {
-			en: (props) => `found AWS Access Key ID: ${props.ID}`,
-			ja: (props) => `AWS Access Key Id: ${props.ID} がみつかりました`
-		}
-	};
-	reportAWSAccessKey = ({ t, source, context, options }) => {
-		const results = source.content.matchAll(/\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g);
-		for (const result of results) {
-			const index = result.index || 0;
-			const match = result[0] || "";
-			const range = [index, index + match.length];
-			if (BUILTIN_IGNORED.AWSAccountID.includes(match)) continue;
-			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-			context.report({
-				message: t("AWSAccessKeyID", { ID: match }),
-				range
-			});
-		}
-	};
-	reportAWSSecretAccessKey = ({ t, source, context, options }) => {
-		const AWS = "(?:AWS|aws|Aws)?_?";
-		const QUOTE = `["']?`;
-		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)${QUOTE}${"\\s*(?::|=>|=)\\s*"}${QUOTE}([A-Za-z0-9/\+=]{40})${QUOTE}\b`, "g");
-		const results = source.content.matchAll(AWSSecretPatten);
-		for (const result of results) {
-			const index = result.index || 0;
-			const match = result[1] || "";
-			const range = [index, index + match.length];
-			if (BUILTIN_IGNORED.AWSSecretAccessKey.includes(match)) continue;
-			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-			context.report({
-				message: t("AWSSecretAccessKey", { KEY: match }),
-				range
-			});
-		}
-	};
-	reportAWSAccountID = ({ t, source, context, options }) => {
-		const AWS = "(AWS|aws|Aws)?_?";
-		const QUOTE = `("|')?`;
-		const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(ACCOUNT|account|Account)_?(ID|id|Id)?${QUOTE}${"\\s*(:|=>|=)\\s*"}${QUOTE}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${QUOTE}\b`, "g");
-		const results = source.content.matchAll(AWSSecretPatten);
-		for (const result of results) {
-			const index = result.index || 0;
-			const match = result[0] || "";
-			const range = [index, index + match.length];
-			if (regexpStringMatcherExports.matchPatterns(match, options.allows).length > 0) continue;
-			context.report({
-				message: t("AWSAccountID", { ID: match }),
-				range
-			});
-		}
-	};
-	creator$p = {
-		messages: messages$o,
-		meta: {
-			id: "@secretlint/secretlint-rule-aws",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-aws/README.md" }
-		},
-		create(context, options) {
-			const normalizedOptions = {
-				allows: options.allows || [],
-				enableIDScanRule: options.enableIDScanRule ?? false
-			};
-			const t = context.createTranslator(messages$o);
-			return { file(source) {
-				if (normalizedOptions.enableIDScanRule) {
-					reportAWSAccessKey({
-						t,
-						source,
-						context,
-						options: normalizedOptions
-					});
-					reportAWSAccountID({
-						t,
-						source,
-						context,
-						options: normalizedOptions
-					});
-				}
-				reportAWSSecretAccessKey({
-					t,
-					source,
-					context,
-					options: normalizedOptions
-				});
-			} };
-		}
-	};
-	TAG_INTEGER = 2;
-	TAG_OCTET_STRING = 4;
-	TAG_NULL = 5;
-	TAG_OID = 6;
-	TAG_SEQUENCE = 48;
-	TAG_CONTEXT_0 = 160;
-	OID_DATA = new Uint8Array([
-		42,
-		134,
-		72,
-		134,
-		247,
-		13,
-		1,
-		7,
-		1
-	]);
-	OID_SHA1 = new Uint8Array([
-		43,
-		14,
-		3,
-		2,
-		26
-	]);
-	OID_SHA256 = new Uint8Array([
-		96,
-		134,
-		72,
-		1,
-		101,
-		3,
-		4,
-		2,
-		1
-	]);
-	OID_SHA384 = new Uint8Array([
-		96,
-		134,
-		72,
-		1,
-		101,
-		3,
-		4,
-		2,
-		2
-	]);
-	OID_SHA512 = new Uint8Array([
-		96,
-		134,
-		72,
-		1,
-		101,
-		3,
-		4,
-		2,
-		3
-	]);
-	MAC_HASHES = [
-		{
-			oid: OID_SHA1,
-			hash: {
-				name: "SHA-1",
-				outputSize: 20,
-				blockSize: 64
-			}
-		},
-		{
-			oid: OID_SHA256,
-			hash: {
-				name: "SHA-256",
-				outputSize: 32,
-				blockSize: 64
-			}
-		},
-		{
-			oid: OID_SHA384,
-			hash: {
-				name: "SHA-384",
-				outputSize: 48,
-				blockSize: 128
-			}
-		},
-		{
-			oid: OID_SHA512,
-			hash: {
-				name: "SHA-512",
-				outputSize: 64,
-				blockSize: 128
-			}
-		}
-	];
-	MAX_MAC_ITERATIONS = 1e6;
-	GCP_SERVICE_ACCOUNT_P12_PASSWORD = "notasecret";
-	messages$n = {
-		PrivateKeyP12: {
-			en: (props) => `found GCP Service Account's private key(p12): ${props.FILE_NAME}`,
-			ja: (props) => `GCPサービスアカウントの秘密鍵(p12) ${props.FILE_NAME} がみつかりました`
-		},
-		PrivateKeyJSON: {
-			en: (props) => `found GCP Service Account's private key(json): ${props.FILE_NAME}`,
-			ja: (props) => `GCPサービスアカウントの秘密鍵(json): ${props.FILE_NAME} がみつかりました`
-		}
-	};
-	creator$o = {
-		messages: messages$n,
-		meta: {
-			id: "@secretlint/secretlint-rule-gcp",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["all"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gcp/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$n);
-			options.allows;
-			return { file(source) {
-				if (source.ext === ".p12") return reportIfFoundPrivateKeyP12Format({
-					source,
-					context,
-					t
-				});
-				else if (source.ext === ".json") return reportIfFoundPrivateKeyJSONFormat({
-					source,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$m = {
-		PackageJSON_xOauthToken: {
-			en: (props) => `found GitHub Token: ${props.TOKEN}`,
-			ja: (props) => `GitHub Token: ${props.TOKEN} がみつかりました`
-		},
-		Npmrc_authToken: {
-			en: (props) => `found npmrc authToken: ${props.TOKEN}`,
-			ja: (props) => `npmrc authToken: ${props.TOKEN} がみつかりました`
-		},
-		NPM_ACCESS_TOKEN: {
-			en: (props) => `found npm access token: ${props.TOKEN}`,
-			ja: (props) => `npm access token: ${props.TOKEN} がみつかりました`
-		}
-	};
-	isPackageFile = (filePath) => {
-		if (!filePath) return true;
-		return filePath.endsWith("package.json") || filePath.endsWith("package-lock.json");
-	};
-	isNpmrc = (filePath) => {
-		if (!filePath) return true;
-		return filePath.endsWith(".npmrc");
-	};
-	creator$n = {
-		messages: messages$m,
-		meta: {
-			id: "@secretlint/secretlint-rule-npm",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-npm/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$m);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				if (isPackageFile(source.filePath)) reportIfFoundXOauthGitHubToken({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				else if (isNpmrc(source.filePath)) reportIfFound_AuthTokenInNpmrc({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportIfFound_NPM_ACCESS_TOKEN({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$l = {
-		SLACK_TOKEN: {
-			en: (props) => `found slack token: ${props.TOKEN}`,
-			ja: (props) => `Slackトークン: ${props.TOKEN} がみつかりました`
-		},
-		IncomingWebhook: {
-			en: (props) => `found Slack Incoming Webhook: ${props.URL}`,
-			ja: (props) => `SlackのIncoming Webhooks: ${props.TOKEN} がみつかりました`
-		}
-	};
-	creator$m = {
-		messages: messages$l,
-		meta: {
-			id: "@secretlint/secretlint-rule-slack",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-slack/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$l);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundRawPrivateKey$1({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportIfFoundIncomingWebhook({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$k = { BasicAuth: {
-		en: (props) => `found basic auth credential: ${props.CREDENTIAL}`,
-		ja: (props) => `ベーシック認証情報: ${props.CREDENTIAL} がみつかりました`
-	} };
-	BUILTIN_IGNORED_PATTERNS$1 = [
-		"localhost",
-		"127.0.0.1",
-		"password",
-		"mypassword",
-		"myusername",
-		"{password}",
-		"${password}",
-		"{{password}}",
-		"{username}",
-		"${username}",
-		"{{username}}",
-		"YOUR_PASSWORD",
-		"YOUR_USERNAME",
-		"REPLACE_WITH_PASSWORD",
-		"REPLACE_WITH_USERNAME"
-	];
-	creator$l = {
-		messages: messages$k,
-		meta: {
-			id: "@secretlint/secretlint-rule-basicauth",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-basicauth/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$k);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundBasicAuth({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$j = { OPENAI_TOKEN: {
-		en: (props) => `found OpenAI API token: ${props.TOKEN}`,
-		ja: (props) => `OpenAI API トークン: ${props.TOKEN} がみつかりました`
-	} };
-	creator$k = {
-		messages: messages$j,
-		meta: {
-			id: "@secretlint/secretlint-rule-openai",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-openai/README.md" }
-		},
-		create(context) {
-			const t = context.createTranslator(messages$j);
-			return { file(source) {
-				const matches = source.content.matchAll(/sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}/g);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("OPENAI_TOKEN", { TOKEN: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$i = { ANTHROPIC_API_KEY: {
-		en: (props) => `found Anthropic Claude API key: ${props.KEY}`,
-		ja: (props) => `Anthropic Claude API キー: ${props.KEY} がみつかりました`
-	} };
-	creator$j = {
-		messages: messages$i,
-		meta: {
-			id: "@secretlint/secretlint-rule-anthropic",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-anthropic/README.md" }
-		},
-		create(context) {
-			const t = context.createTranslator(messages$i);
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})sk-ant-api0\d-[A-Za-z0-9_-]{90,128}AA(?![A-Za-z0-9_-])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("ANTHROPIC_API_KEY", { KEY: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$h = { GROQ_API_KEY: {
-		en: (props) => `found Groq API key: ${props.KEY}`,
-		ja: (props) => `Groq API キー: ${props.KEY} がみつかりました`
-	} };
-	creator$i = {
-		messages: messages$h,
-		meta: {
-			id: "@secretlint/secretlint-rule-groq",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-groq/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$h);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})gsk_[a-zA-Z0-9]{52}(?![a-zA-Z0-9])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("GROQ_API_KEY", { KEY: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$g = { HUGGINGFACE_USER_ACCESS_TOKEN: {
-		en: (props) => `found Hugging Face User Access Token: ${props.TOKEN}`,
-		ja: (props) => `Hugging Face User Access Token: ${props.TOKEN} がみつかりました`
-	} };
-	creator$h = {
-		messages: messages$g,
-		meta: {
-			id: "@secretlint/secretlint-rule-huggingface",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-huggingface/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$g);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})hf_[a-zA-Z]{34}(?![a-zA-Z])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("HUGGINGFACE_USER_ACCESS_TOKEN", { TOKEN: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$f = { LINEAR_API_TOKEN: {
-		en: (props) => `found linear api token: ${props.ID}`,
-		ja: (props) => `linear api token: ${props.ID} がみつかりました`
-	} };
-	creator$g = {
-		messages: messages$f,
-		meta: {
-			id: "@secretlint/secretlint-rule-linear",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-linear/README.md" }
-		},
-		create(context) {
-			const t = context.createTranslator(messages$f);
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})lin_api_[a-zA-Z0-9_]{32,128}(?![a-zA-Z0-9_])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("LINEAR_API_TOKEN", { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$e = { NOTION_INTEGRATION_TOKEN: {
-		en: (props) => `found Notion integration token: ${props.TOKEN}`,
-		ja: (props) => `Notion integration トークン: ${props.TOKEN} がみつかりました`
-	} };
-	creator$f = {
-		messages: messages$e,
-		meta: {
-			id: "@secretlint/secretlint-rule-notion",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-notion/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$e);
-			const normalizedOptions = { allows: options.allows ?? [] };
-			return { file(source) {
-				reportIfFoundToken({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$d = { PrivateKey: {
-		en: (props) => `found private key: ${props.KEY}`,
-		ja: (props) => `秘密鍵: ${props.KEY} がみつかりました`
-	} };
-	PEM_CONTENT_PATTERN = /-----BEGIN[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----\n?([A-Za-z0-9+/=\s\\]{100,10000})\n?-----END[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----/gm;
-	creator$e = {
-		messages: messages$d,
-		meta: {
-			id: "@secretlint/secretlint-rule-privatekey",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-privatekey/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$d);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundRawPrivateKey({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$c = { SENDGRID_KEY: {
-		en: (props) => `found Sendgrid api key: ${props.KEY}`,
-		ja: (props) => `Sendgrid APIキーが見つかりました： ${props.KEY}`
-	} };
-	creator$d = {
-		messages: messages$c,
-		meta: {
-			id: "@secretlint/secretlint-rule-sendgrid",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-sendgrid/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$c);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundKey$3({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$b = { SHOPIFY_KEY: {
-		en: (props) => `found Shopify api key: ${props.KEY}`,
-		ja: (props) => `Shopify APIキーが見つかりました： ${props.KEY}`
-	} };
-	creator$c = {
-		messages: messages$b,
-		meta: {
-			id: "@secretlint/secretlint-rule-shopify",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-shopify/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$b);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundKey$2({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$a = { GITHUB_TOKEN: {
-		en: (props) => `found GitHub Token(${props.typeName}): ${props.KEY}`,
-		ja: (props) => `GitHub Token(${props.typeName})が見つかりました： ${props.KEY}`
-	} };
-	typeMap = /* @__PURE__ */ new Map([
-		["ghp", "GitHub personal access tokens"],
-		["gho", "OAuth access tokens"],
-		["ghu", "GitHub user-to-server tokens"],
-		["ghs", "GitHub server-to-server tokens"],
-		["ghr", "refresh tokens"],
-		["github_pat", "fine-grained personal access tokens"]
-	]);
-	creator$b = {
-		messages: messages$a,
-		meta: {
-			id: "@secretlint/secretlint-rule-github",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-github/README.md" }
-		},
-		create(context, options) {
-			const patterns = [/(?<!\p{L})(?<type>ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu, /(?<!\p{L})(?<type>github_pat)_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])/gu];
-			const t = context.createTranslator(messages$a);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				for (const pattern of patterns) reportIfFoundKey$1({
-					pattern,
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$9 = { GITLAB_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found GitLab Personal Access Token: ${props.KEY}`,
-		ja: (props) => `GitLab Personal Access Tokenが見つかりました: ${props.KEY}`
-	} };
-	creator$a = {
-		messages: messages$9,
-		meta: {
-			id: "@secretlint/secretlint-rule-gitlab",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gitlab/README.md" }
-		},
-		create(context, options) {
-			const patterns = [/(?<!\p{L})glpat-[A-Za-z0-9_-]{20,128}(?![A-Za-z0-9_-])/gu];
-			const t = context.createTranslator(messages$9);
-			const normalizedOptions = { allows: options.allows ?? [] };
-			return { file(source) {
-				for (const pattern of patterns) reportIfFoundKey({
-					pattern,
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$8 = {
-		GRAFANA_CLOUD_API_TOKEN: {
-			en: (props) => `found Grafana Cloud API token: ${props.TOKEN}`,
-			ja: (props) => `Grafana Cloud API トークン: ${props.TOKEN} がみつかりました`
-		},
-		GRAFANA_SERVICE_ACCOUNT_TOKEN: {
-			en: (props) => `found Grafana Service Account token: ${props.TOKEN}`,
-			ja: (props) => `Grafana Service Account トークン: ${props.TOKEN} がみつかりました`
-		}
-	};
-	creator$9 = {
-		messages: messages$8,
-		meta: {
-			id: "@secretlint/secretlint-rule-grafana",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-grafana/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$8);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			const GRAFANA_CLOUD_API_TOKEN_PATTERN = /(?<!\p{L})glc_[A-Za-z0-9+/]{32,400}={0,2}(?![A-Za-z0-9+/=])/gu;
-			const GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN = /(?<!\p{L})glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Fa-f0-9])/gu;
-			return { file(source) {
-				reportIfFound({
-					pattern: GRAFANA_CLOUD_API_TOKEN_PATTERN,
-					messageId: "GRAFANA_CLOUD_API_TOKEN",
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportIfFound({
-					pattern: GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN,
-					messageId: "GRAFANA_SERVICE_ACCOUNT_TOKEN",
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$7 = { OPS_TOKEN: {
-		en: (props) => `found 1Password Service Account token: ${props.TOKEN}`,
-		ja: (props) => `1Password Service Account: ${props.TOKEN} がみつかりました`
-	} };
-	is1PasswordServiceAccountToken = (base64String) => {
-		try {
-			const jsonString = atob(base64String.replace(/-/g, "+").replace(/_/g, "/"));
-			const json = JSON.parse(jsonString);
-			return typeof json === "object" && json !== null;
-		} catch (error) {
-			return false;
-		}
-	};
-	creator$8 = {
-		messages: messages$7,
-		meta: {
-			id: "@secretlint/secretlint-rule-1password",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-1password/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$7);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})ops_(ey[A-Za-z0-9+/=]{100,1280}fQ={0,2})(?![A-Za-z0-9+/=])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const base64String = match[1] ?? "";
-					if (!is1PasswordServiceAccountToken(base64String)) continue;
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("OPS_TOKEN", { TOKEN: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$6 = {
-		MongoDBConnection: {
-			en: (props) => `found MongoDB connection string: ${props.URI}`,
-			ja: (props) => `MongoDB接続文字列: ${props.URI} がみつかりました`
-		},
-		MySQLConnection: {
-			en: (props) => `found MySQL connection string: ${props.URI}`,
-			ja: (props) => `MySQL接続文字列: ${props.URI} がみつかりました`
-		},
-		PostgreSQLConnection: {
-			en: (props) => `found PostgreSQL connection string: ${props.URI}`,
-			ja: (props) => `PostgreSQL接続文字列: ${props.URI} がみつかりました`
-		}
-	};
-	BUILTIN_IGNORED_PATTERNS = [
-		"localhost",
-		"127.0.0.1",
-		"example.com",
-		"example.org",
-		"test.com",
-		"password",
-		"username",
-		"secret",
-		"mypassword",
-		"myusername",
-		"root",
-		"admin",
-		"user",
-		"pass",
-		"{password}",
-		"${password}",
-		"{{password}}",
-		"{username}",
-		"${username}",
-		"{{username}}",
-		"YOUR_PASSWORD",
-		"YOUR_USERNAME",
-		"REPLACE_WITH_PASSWORD"
-	];
-	creator$7 = {
-		messages: messages$6,
-		meta: {
-			id: "@secretlint/secretlint-rule-database-connection-string",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-database-connection-string/README.md" }
-		},
-		create(context, options) {
-			const normalizedOptions = { allows: options.allows || [] };
-			const t = context.createTranslator(messages$6);
-			return { file(source) {
-				reportMongoDBConnectionString({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportMySQLConnectionString({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-				reportPostgreSQLConnectionString({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$5 = {
-		HASHICORP_VAULT_SERVICE_TOKEN: {
-			en: (props) => `found HashiCorp Vault service token: ${props.TOKEN}`,
-			ja: (props) => `HashiCorp Vault service token: ${props.TOKEN} がみつかりました`
-		},
-		HASHICORP_VAULT_BATCH_TOKEN: {
-			en: (props) => `found HashiCorp Vault batch token: ${props.TOKEN}`,
-			ja: (props) => `HashiCorp Vault batch token: ${props.TOKEN} がみつかりました`
-		},
-		HASHICORP_VAULT_RECOVERY_TOKEN: {
-			en: (props) => `found HashiCorp Vault recovery token: ${props.TOKEN}`,
-			ja: (props) => `HashiCorp Vault recovery token: ${props.TOKEN} がみつかりました`
-		}
-	};
-	serviceTokenPattern = /(?<!\p{L})hvs\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
-	batchTokenPattern = /(?<!\p{L})hvb\.[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])/gu;
-	recoveryTokenPattern = /(?<!\p{L})hvr\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])/gu;
-	creator$6 = {
-		messages: messages$5,
-		meta: {
-			id: "@secretlint/secretlint-rule-hashicorp-vault",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-hashicorp-vault/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$5);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			const reportMatches = (source, pattern, messageId) => {
-				const matches = source.content.matchAll(pattern);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t(messageId, { TOKEN: matchString }),
-						range
-					});
-				}
-			};
-			return { file(source) {
-				reportMatches(source, serviceTokenPattern, "HASHICORP_VAULT_SERVICE_TOKEN");
-				reportMatches(source, batchTokenPattern, "HASHICORP_VAULT_BATCH_TOKEN");
-				reportMatches(source, recoveryTokenPattern, "HASHICORP_VAULT_RECOVERY_TOKEN");
-			} };
-		}
-	};
-	messages$4 = {
-		VERCEL_PERSONAL_ACCESS_TOKEN: {
-			en: (props) => `found Vercel personal access token: ${props.ID}`,
-			ja: (props) => `Vercel personal access token: ${props.ID} がみつかりました`
-		},
-		VERCEL_INTEGRATION_TOKEN: {
-			en: (props) => `found Vercel integration token: ${props.ID}`,
-			ja: (props) => `Vercel integration token: ${props.ID} がみつかりました`
-		},
-		VERCEL_APP_ACCESS_TOKEN: {
-			en: (props) => `found Vercel app access token: ${props.ID}`,
-			ja: (props) => `Vercel app access token: ${props.ID} がみつかりました`
-		},
-		VERCEL_APP_REFRESH_TOKEN: {
-			en: (props) => `found Vercel app refresh token: ${props.ID}`,
-			ja: (props) => `Vercel app refresh token: ${props.ID} がみつかりました`
-		},
-		VERCEL_AI_GATEWAY_API_KEY: {
-			en: (props) => `found Vercel AI Gateway API key: ${props.ID}`,
-			ja: (props) => `Vercel AI Gateway API key: ${props.ID} がみつかりました`
-		}
-	};
-	prefixToMessageId = {
-		vcp: "VERCEL_PERSONAL_ACCESS_TOKEN",
-		vci: "VERCEL_INTEGRATION_TOKEN",
-		vca: "VERCEL_APP_ACCESS_TOKEN",
-		vcr: "VERCEL_APP_REFRESH_TOKEN",
-		vck: "VERCEL_AI_GATEWAY_API_KEY"
-	};
-	creator$5 = {
-		messages: messages$4,
-		meta: {
-			id: "@secretlint/secretlint-rule-vercel",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-vercel/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$4);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})(?<prefix>vcp|vci|vca|vcr|vck)_[A-Za-z0-9]{20,60}(?![A-Za-z0-9])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					const prefix = match.groups?.prefix;
-					const messageId = prefixToMessageId[prefix];
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t(messageId, { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$3 = { DATABRICKS_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found Databricks personal access token: ${props.ID}`,
-		ja: (props) => `Databricks personal access token: ${props.ID} がみつかりました`
-	} };
-	creator$4 = {
-		messages: messages$3,
-		meta: {
-			id: "@secretlint/secretlint-rule-databricks",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-databricks/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$3);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})dapi[A-Fa-f0-9]{32}(?:-[0-9])?(?![A-Fa-f0-9])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("DATABRICKS_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	messages$2 = { DOCKER_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found Docker Personal Access Token: ${props.TOKEN}`,
-		ja: (props) => `Docker Personal Access Token: ${props.TOKEN} がみつかりました`
-	} };
-	creator$3 = {
-		messages: messages$2,
-		meta: {
-			id: "@secretlint/secretlint-rule-docker",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-docker/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$2);
-			const normalizedOptions = { allows: options.allows || [] };
-			return { file(source) {
-				reportIfFoundDockerPAT({
-					source,
-					options: normalizedOptions,
-					context,
-					t
-				});
-			} };
-		}
-	};
-	messages$1 = { FIGMA_PERSONAL_ACCESS_TOKEN: {
-		en: (props) => `found Figma Personal Access Token: ${props.ID}`,
-		ja: (props) => `Figma Personal Access Token: ${props.ID} がみつかりました`
-	} };
-	creator$2 = {
-		messages: messages$1,
-		meta: {
-			id: "@secretlint/secretlint-rule-figma",
-			recommended: true,
-			type: "scanner",
-			supportedContentTypes: ["text"],
-			docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-figma/README.md" }
-		},
-		create(context, options) {
-			const t = context.createTranslator(messages$1);
-			const normalizedOptions = { allows: options?.allows ?? [] };
-			return { file(source) {
-				const matches = source.content.matchAll(/(?<!\p{L})figd_[A-Za-z0-9_-]{40,200}(?![A-Za-z0-9_-])/gu);
-				for (const match of matches) {
-					const index = match.index ?? 0;
-					const matchString = match[0] ?? "";
-					if (regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows).length > 0) continue;
-					const range = [index, index + matchString.length];
-					context.report({
-						message: t("FIGMA_PERSONAL_ACCESS_TOKEN", { ID: matchString }),
-						range
-					});
-				}
-			} };
-		}
-	};
-	HTML_COMMENT_REGEXP = /(?<type>secretlint-(?:disable-next-line|disable-line|disable|enable))(?<options>.*)/g;
-	parseComments = (source) => {
-		const matches = source.content.matchAll(HTML_COMMENT_REGEXP);
-		return Array.from(matches).map((match) => {
-			const type = match.groups?.type;
-			const index = match.index;
-			if (type === "secretlint-disable-line") return {
-				type,
-				options: parseComment(match.groups?.options),
-				line: source.indexToPosition(index).line
-			};
-			if (type === "secretlint-disable-next-line") return {
-				type,
-				options: parseComment(match.groups?.options),
-				line: source.indexToPosition(index).line + 1
-			};
-			return {
-				type,
-				options: parseComment(match.groups?.options),
-				index
-			};
-		});
-	};
-	CommentState = class {
-		source;
-		reportingConfig;
-		endIndex;
-		constructor(source) {
-			this.source = source;
-			this.reportingConfig = [];
-			this.endIndex = source.content.length;
-		}
-		getIgnoringMessages() {
-			const isFilledMessage = (message) => {
-				return message.startIndex !== null && message.endIndex !== null && message.ruleId !== null;
-			};
-			return this.reportingConfig.map((reporting) => {
-				if (reporting.endIndex === null) reporting.endIndex = this.endIndex;
-				return reporting;
-			}).filter(isFilledMessage);
-		}
-		disableLine(lineNumber, rulesToDisable) {
-			const reportingConfig = this.reportingConfig;
-			const range = this.source.locationToRange({
-				start: {
-					line: lineNumber,
-					column: 0
-				},
-				end: {
-					line: lineNumber + 1,
-					column: 0
-				}
-			});
-			if (rulesToDisable.length) rulesToDisable.forEach((ruleId) => {
-				reportingConfig.push({
-					startIndex: range[0],
-					endIndex: range[1] - 1,
-					ruleId
-				});
-			});
-			else reportingConfig.push({
-				startIndex: range[0],
-				endIndex: range[1] - 1,
-				ruleId: "*"
-			});
-		}
-		/**
-		* Add data to reporting configuration to disable reporting for list of rules
-		* starting from start location
-		* @returns {void}
-		*/
-		disableReporting(startIndex, rulesToDisable) {
-			const reportingConfig = this.reportingConfig;
-			if (rulesToDisable.length) rulesToDisable.forEach(function(ruleId) {
-				reportingConfig.push({
-					startIndex,
-					endIndex: null,
-					ruleId
-				});
-			});
-			else reportingConfig.push({
-				startIndex,
-				endIndex: null,
-				ruleId: "*"
-			});
-		}
-		/**
-		* Add data to reporting configuration to enable reporting for list of rules
-		* starting from start location
-		*/
-		enableReporting(endIndex, rulesToEnable) {
-			const reportingConfig = this.reportingConfig;
-			if (rulesToEnable.length) rulesToEnable.forEach(function(ruleId) {
-				for (let i = reportingConfig.length - 1; i >= 0; i--) if (!reportingConfig[i].endIndex && reportingConfig[i].ruleId === ruleId) {
-					reportingConfig[i].endIndex = endIndex;
-					break;
-				}
-			});
-			else {
-				let prevStart;
-				for (let i = reportingConfig.length - 1; i >= 0; i--) {
-					if (prevStart && prevStart !== reportingConfig[i].startIndex) break;
-					if (!reportingConfig[i].endIndex) {
-						reportingConfig[i].endIndex = endIndex;
-						prevStart = reportingConfig[i].startIndex;
-					}
-				}
-			}
-		}
-	};
-	messages = { IGNORE_MESSAGE: { en: () => `disable by secretlint-disable comment` } };
-	rules = [
-		creator$p,
-		creator$o,
-		creator$e,
-		creator$n,
-		creator$l,
-		creator$m,
-		creator$d,
-		creator$c,
-		creator$b,
-		creator$a,
-		creator$9,
-		creator$k,
-		creator$j,
-		creator$i,
-		creator$h,
-		creator$g,
-		creator$f,
-		creator$8,
-		creator$7,
-		creator$6,
-		creator$5,
-		creator$4,
-		creator$3,
-		creator$2,
-		{
-			messages,
-			meta: {
-				id: "@secretlint/secretlint-rule-filter-comments",
-				recommended: true,
-				type: "scanner",
-				supportedContentTypes: ["text"],
-				docs: { url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-filter-comments/README.md" }
-			},
-			create(context) {
-				const t = context.createTranslator(messages);
-				return { file(source) {
-					const state = new CommentState(source);
-					const comments = parseComments(source);
-					for (const comment of comments) if (comment.type === "secretlint-disable") state.disableReporting(comment.index, comment.options);
-					else if (comment.type === "secretlint-enable") state.enableReporting(comment.index, comment.options);
-					else if (comment.type === "secretlint-disable-line") state.disableLine(comment.line, comment.options);
-					else if (comment.type === "secretlint-disable-next-line") state.disableLine(comment.line, comment.options);
-					state.getIgnoringMessages().forEach((message) => {
-						context.ignore({
-							message: t("IGNORE_MESSAGE"),
-							range: [message.startIndex, message.endIndex],
-							targetRuleId: message.ruleId
-						});
-					});
-				} };
-			}
-		}
-	];
-	creator = {
-		meta: {
-			id: "@secretlint/secretlint-rule-preset-recommend",
-			recommended: true,
-			type: "preset"
-		},
-		rules,
-		create(context, _options) {
-			rules.forEach((rule) => {
-				context.registerRule(rule);
-			});
-		}
-	};
-}));
-// dist/core/scan/detect.js
-/** A password in a URL's user-info (`scheme://user:password@host`): the password alone (what `redactUri` hides). */
-function urlPassword(m) {
-	const url = m[0];
-	const at = userinfoEnd(url);
-	if (at < 0) return void 0;
-	const start = url.indexOf("://") + 3;
-	const colon = url.indexOf(":", start);
-	if (colon < 0 || colon >= at || colon + 1 === at) return void 0;
-	return [m.index + colon + 1, m.index + at];
-}
-function luhn(digits) {
-	let sum = 0;
-	for (let i = 0; i < digits.length; i++) {
-		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-		if (i % 2 === 1) {
-			d *= 2;
-			if (d > 9) d -= 9;
-		}
-		sum += d;
-	}
-	return sum % 10 === 0;
-}
-/** Card numbers: a known issuer's prefix and length (Visa, Mastercard, Amex, Discover, Diners, JCB), Luhn-valid. */
-function card(m) {
-	const digits = m[0].replace(/[ -]/g, "");
-	return (/^4\d{12}(\d{3}){0,2}$/.test(digits) || /^(5[1-5]\d{14}|2(2[2-9]|[3-6]\d|7[01])\d{12}|27 20\d{12})$/.test(digits) || /^3[47]\d{13}$/.test(digits) || /^6(011|5\d\d)\d{12}$/.test(digits) || /^3(0[0-5]|[689]\d)\d{11}$/.test(digits) || /^35(2[89]|[3-8]\d)\d{12}$/.test(digits)) && luhn(digits) ? [m.index, m.index + m[0].length] : void 0;
-}
-/** Phone numbers: 9 to 15 digits in a phone's grouping (`+1 415-555-0134`, `(415) 555 0134`, `+44 20 7946 0958`). */
-function phone(m) {
-	const n = m[0].replace(/\D/g, "").length;
-	return n >= 9 && n <= 15 ? [m.index, m.index + m[0].length] : void 0;
-}
-/** IPv4 addresses other than loopback and 0.0.0.0 (not personal: every machine has them). */
-function ipv4(m) {
-	const parts = m[0].split(".").map(Number);
-	if (parts.some((p) => p > 255)) return void 0;
-	if (parts[0] === 127 || m[0] === "0.0.0.0" || m[0] === "255.255.255.255") return void 0;
-	return [m.index, m.index + m[0].length];
-}
-/** The user-name segment of a home-directory path (`/home/alice/…`, `/Users/alice/…`, `C:\Users\alice\…`). */
-function homeUser(m) {
-	const user = m[2];
-	if (/^(shared|public|default|all users|<[A-Z]+_\d+>)$/i.test(user)) return void 0;
-	const start = m.index + m[1].length;
-	return [start, start + user.length];
-}
-/** Findings of ckpt's own rules in one string. */
-function ownDetections(s) {
-	const out = [];
-	for (const r of OWN) {
-		r.re.lastIndex = 0;
-		for (let m = r.re.exec(s); m; m = r.re.exec(s)) {
-			const range = r.pick ? r.pick(m) : [m.index, m.index + m[0].length];
-			if (range) out.push({
-				kind: r.kind,
-				rule: r.rule,
-				start: range[0],
-				end: range[1],
-				wins: r.wins
-			});
-			if (m[0].length === 0) r.re.lastIndex++;
-		}
-	}
-	return out;
-}
-/** secretlint's recommended preset, loaded once (only scan and --redact load it). */
-function secretlint() {
-	lint ??= (async () => {
-		const [{ lintSource }, { creator }] = await Promise.all([Promise.resolve().then(() => (init_module$1(), module_exports$1)), Promise.resolve().then(() => (init_module(), module_exports))]);
-		const config = { rules: [{
-			id: "@secretlint/secretlint-rule-preset-recommend",
-			rule: creator,
-			rules: [{
-				id: "@secretlint/secretlint-rule-aws",
-				options: { enableIDScanRule: true }
-			}]
-		}] };
-		return async (texts) => {
-			const out = texts.map(() => []);
-			const content = texts.join(SEPARATOR);
-			if (content.length === 0) return out;
-			const starts = [];
-			let at = 0;
-			for (const t of texts) {
-				starts.push(at);
-				at += t.length + 3;
-			}
-			const r = await lintSource({
-				source: {
-					content,
-					filePath: "/conversation.txt",
-					ext: ".txt",
-					contentType: "text"
-				},
-				options: {
-					config,
-					noPhysicFilePath: true
-				}
-			});
-			for (const m of r.messages) {
-				let [s, e] = m.range;
-				const value = Object.values(m.data ?? {}).find((v) => typeof v === "string" && v.length >= 8 && content.slice(s, e) !== v);
-				if (value && !content.slice(s, e).includes(value)) {
-					const i = content.indexOf(value, s);
-					if (i >= 0 && i - s < 200) [s, e] = [i, i + value.length];
-				}
-				let lo = 0;
-				let hi = starts.length - 1;
-				while (lo < hi) {
-					const mid = lo + hi + 1 >> 1;
-					if (starts[mid] <= s) lo = mid;
-					else hi = mid - 1;
-				}
-				const base = starts[lo];
-				if (e - base > texts[lo].length) continue;
-				out[lo].push({
-					kind: "secrets",
-					rule: `${m.ruleId}/${m.messageId}`,
-					start: s - base,
-					end: e - base
-				});
-			}
-			return out;
-		};
-	})();
-	return lint;
-}
-/**
-* Every finding in each of `texts` (one array per text, sorted by start, without overlaps: where two rules find the
-* same place, the one that `wins` — a URL's password — or else the earlier, longer one is kept). `kinds`: only these.
-*/
-async function detectAll(texts, kinds = new Set(FINDING_KINDS)) {
-	const fromLint = kinds.has("secrets") ? await (await secretlint())(texts) : texts.map(() => []);
-	return texts.map((t, i) => {
-		return resolveOverlaps([...fromLint[i], ...ownDetections(t)].filter((d) => kinds.has(d.kind) && d.end > d.start));
-	});
-}
-function resolveOverlaps(all) {
-	all.sort((a, b) => Number(Boolean(b.wins)) - Number(Boolean(a.wins)) || a.start - b.start || b.end - a.end);
-	const kept = [];
-	for (const d of all) {
-		if (kept.some((k) => d.start < k.end && k.start < d.end)) continue;
-		kept.push({
-			kind: d.kind,
-			rule: d.rule,
-			start: d.start,
-			end: d.end
-		});
-	}
-	return kept.sort((a, b) => a.start - b.start);
-}
-/** A found value shown without giving it away: its first and last characters around asterisks. */
-function mask(value) {
-	const oneLine = value.replace(/\s+/g, " ");
-	if (oneLine.length <= 6) return "*".repeat(oneLine.length);
-	const keep = oneLine.length >= 16 ? 4 : 2;
-	return `${oneLine.slice(0, keep)}${"*".repeat(Math.min(12, oneLine.length - keep - 2))}${oneLine.slice(-2)}`;
-}
-var FINDING_KINDS, PLACEHOLDER, OWN, SEPARATOR, lint;
-var init_detect = __esmMin((() => {
-	init_redact$1();
-	FINDING_KINDS = [
-		"secrets",
-		"email",
-		"phone",
-		"ip",
-		"card",
-		"path"
-	];
-	PLACEHOLDER = {
-		secrets: "SECRET",
-		email: "EMAIL",
-		phone: "PHONE",
-		ip: "IP",
-		card: "CARD",
-		path: "USER"
-	};
-	OWN = [
-		{
-			kind: "secrets",
-			rule: "ckpt/google-api-key",
-			re: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g
-		},
-		{
-			kind: "secrets",
-			rule: "ckpt/stripe-secret-key",
-			re: /(?<![\w])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}(?!\w)/g
-		},
-		{
-			kind: "secrets",
-			rule: "ckpt/jwt",
-			re: /(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![\w-])/g
-		},
-		{
-			kind: "secrets",
-			rule: "ckpt/url-password",
-			re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()`]+/gi,
-			pick: urlPassword,
-			wins: true
-		},
-		{
-			kind: "email",
-			rule: "ckpt/email",
-			re: /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])/g
-		},
-		{
-			kind: "phone",
-			rule: "ckpt/phone",
-			re: /(?<![\w+.-]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]\d{3,4}(?![\w-]|[ .]\d)/g,
-			pick: phone
-		},
-		{
-			kind: "ip",
-			rule: "ckpt/ipv4",
-			re: /(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\d)/g,
-			pick: ipv4
-		},
-		{
-			kind: "ip",
-			rule: "ckpt/ipv6",
-			re: /(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})(?![\w:])/gi
-		},
-		{
-			kind: "card",
-			rule: "ckpt/card",
-			re: /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g,
-			pick: card
-		},
-		{
-			kind: "path",
-			rule: "ckpt/home-path",
-			re: /((?:^|(?<=[\s"'`=(:,[{]))(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2}))([A-Za-z0-9._-]+|[A-Za-z0-9._ -]+(?=\\))/g,
-			pick: homeUser
-		}
-	];
-	SEPARATOR = "\n\0\n";
-}));
-// dist/core/scan/redact.js
-var redact_exports = /* @__PURE__ */ __exportAll$1({
-	FINDING_KINDS: () => FINDING_KINDS,
-	Redactor: () => Redactor,
-	findIn: () => findIn,
-	mask: () => mask,
-	parseKinds: () => parseKinds,
-	stringsOf: () => stringsOf
-});
-/** Parse `--redact` / `--redact=secrets,email,…` (and `--kinds` of scan): the kinds chosen, or a message saying what is wrong. */
-function parseKinds(value) {
-	if (value === void 0 || value === false) return /* @__PURE__ */ new Set();
-	const items = (Array.isArray(value) ? value : [value]).flatMap((v) => v === true || v === "" ? ["all"] : String(v).split(","));
-	const out = /* @__PURE__ */ new Set();
-	for (const raw of items) {
-		const k = raw.trim().toLowerCase();
-		if (k === "all" || k === "true") FINDING_KINDS.forEach((x) => out.add(x));
-		else if (k === "secret") out.add("secrets");
-		else if (FINDING_KINDS.includes(k)) out.add(k);
-		else return `unknown kind '${raw}': expected all or a list of ${FINDING_KINDS.join(", ")}`;
-	}
-	return out;
-}
-function collect(v, out) {
-	if (typeof v === "string") out.push(v);
-	else if (Array.isArray(v)) for (const x of v) collect(x, out);
-	else if (v !== null && typeof v === "object") for (const x of Object.values(v)) collect(x, out);
-}
-function rebuild(v, next) {
-	if (typeof v === "string") return next();
-	if (Array.isArray(v)) return v.map((x) => rebuild(x, next));
-	if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-		const out = {};
-		for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, {
-			value: rebuild(x, next),
-			enumerable: true,
-			writable: true,
-			configurable: true
-		});
-		return out;
-	}
-	if (v !== null && typeof v === "object") return v;
-	return v;
-}
-/** Every finding in a set of places (one detection pass over all their strings). */
-async function findIn(places, kinds) {
-	const found = await detectAll(places.flatMap((p) => p.strings), kinds);
-	const out = [];
-	let i = 0;
-	for (const p of places) for (const s of p.strings) for (const d of found[i++]) out.push({
-		kind: d.kind,
-		rule: d.rule,
-		...p.message !== void 0 ? { message: p.message } : {},
-		...p.role ? { role: p.role } : {},
-		where: p.where,
-		masked: mask(s.slice(d.start, d.end))
-	});
-	return out;
-}
-/** The strings of a JSON value (tool arguments, a state channel), in order. */
-function stringsOf(v) {
-	const out = [];
-	collect(v, out);
-	return out;
-}
-var Redactor, STRING_TOKEN;
-var init_redact = __esmMin((() => {
-	init_detect();
-	Redactor = class {
-		kinds;
-		ids = /* @__PURE__ */ new Map();
-		next = {};
-		counts = {};
-		constructor(kinds = new Set(FINDING_KINDS)) {
-			this.kinds = kinds;
-		}
-		/** The placeholder of a value of a kind: the same one for the same value throughout the thread. */
-		placeholder(kind, value) {
-			const key = `${kind}\u0000${value}`;
-			let p = this.ids.get(key);
-			if (!p) {
-				const n = (this.next[kind] ?? 0) + 1;
-				this.next[kind] = n;
-				p = `<${PLACEHOLDER[kind]}_${n}>`;
-				this.ids.set(key, p);
-			}
-			this.counts[kind] = (this.counts[kind] ?? 0) + 1;
-			return p;
-		}
-		/** Each string with its findings replaced (the strings in one batch: one detection pass). */
-		async strings(texts) {
-			if (this.kinds.size === 0) return texts;
-			const found = await detectAll(texts, this.kinds);
-			return texts.map((t, i) => this.apply(t, found[i]));
-		}
-		apply(t, found) {
-			if (found.length === 0) return t;
-			let out = "";
-			let at = 0;
-			for (const d of found) {
-				out += t.slice(at, d.start) + this.placeholder(d.kind, t.slice(d.start, d.end));
-				at = d.end;
-			}
-			return out + t.slice(at);
-		}
-		/** A copy of any JSON value (a canonical checkpoint, a native document) with every string redacted. */
-		async value(v) {
-			const texts = [];
-			collect(v, texts);
-			const done = await this.strings(texts);
-			let i = 0;
-			return rebuild(v, () => done[i++]);
-		}
-		/**
-		* A JSON text with the findings in its strings replaced and every other character kept (the text is not
-		* re-serialized: only the string tokens that change are written anew, JSON-escaped). Works on JSON Lines too.
-		*/
-		async jsonText(text) {
-			const tokens = [];
-			STRING_TOKEN.lastIndex = 0;
-			for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) {
-				let value;
-				try {
-					value = JSON.parse(m[0]);
-				} catch {
-					continue;
-				}
-				tokens.push({
-					start: m.index,
-					end: m.index + m[0].length,
-					value
-				});
-			}
-			const done = await this.strings(tokens.map((t) => t.value));
-			let out = "";
-			let at = 0;
-			tokens.forEach((t, i) => {
-				if (done[i] === t.value) return;
-				out += text.slice(at, t.start) + JSON.stringify(done[i]);
-				at = t.end;
-			});
-			return at === 0 ? text : out + text.slice(at);
-		}
-	};
-	STRING_TOKEN = /"(?:[^"\\\n]|\\.)*"/g;
-}));
 // dist/core/scan/places.js
 var places_exports = /* @__PURE__ */ __exportAll$1({
 	placesOf: () => placesOf,
@@ -78274,7 +78463,7 @@ function scanCheckpoint(cp, kinds) {
 }
 var roleOf;
 var init_places = __esmMin((() => {
-	init_redact();
+	init_redact$1();
 	roleOf = (m) => m.role === "toolResult" ? "tool" : m.role;
 }));
 // dist/cli/commands/scan.js
@@ -78317,7 +78506,7 @@ var init_scan = __esmMin((() => {
 			describe: "input format of files (default: detected)"
 		}).example("ckpt scan sqlite:./checkpoints.db", "every thread of a store").example("ckpt scan ./chats/ --kinds secrets", "only API keys, tokens, private keys and passwords").example("ckpt scan mastra.db --json > findings.jsonl", "as JSON Lines, for a tool"),
 		run: async (args, io) => {
-			const { parseKinds } = await Promise.resolve().then(() => (init_redact(), redact_exports));
+			const { parseKinds } = await Promise.resolve().then(() => (init_redact$1(), redact_exports));
 			const kinds = args.kinds?.length ? parseKinds(args.kinds) : parseKinds("all");
 			if (typeof kinds === "string") throw usageError(`--kinds: ${kinds}`);
 			const { scanCheckpoint } = await Promise.resolve().then(() => (init_places(), places_exports));
@@ -78932,7 +79121,7 @@ async function serve(input, args, io) {
 }
 var init_view_serve = __esmMin((() => {
 	init_errors();
-	init_redact$1();
+	init_redact$2();
 	init_formats();
 	init_langgraph$1();
 	init_view$1();
@@ -78993,7 +79182,7 @@ async function writePage(html, name, threadId, args, io) {
 * at the addressed checkpoint (found by its id: each checkpoint of the page is loaded once, by the history); undefined
 * for a store that keeps one checkpoint per thread (its thread is a checkpoint page).
 */
-async function threadHistoryPage(engine, given, args) {
+async function threadHistoryPage(engine, given, args, redactor) {
 	const { keepsHistory } = await Promise.resolve().then(() => (init_langgraph$1(), langgraph_exports));
 	if (!keepsHistory(engine)) return void 0;
 	const { locateAddress } = await Promise.resolve().then(() => (init_address(), address_exports));
@@ -79001,6 +79190,7 @@ async function threadHistoryPage(engine, given, args) {
 	const { threadId, checkpointId, namespace } = await locateAddress(saver, given, saver.uri);
 	const { readHistory } = await Promise.resolve().then(() => (init_view_history(), view_history_exports));
 	const h = await readHistory(saver, threadId, saver.uri, args.historyLimit, namespace);
+	if (redactor) for (const e of h.entries) e.checkpoint = await redactor.value(e.checkpoint);
 	const { renderHistoryPage } = await Promise.resolve().then(() => (init_view$1(), view_exports$1));
 	const label = `${saver.uri}#${threadId}${namespace ? ` (namespace '${namespace}')` : ""}`;
 	return {
@@ -79036,6 +79226,7 @@ var init_view = __esmMin((() => {
 	init_formats();
 	init_command$1();
 	init_input();
+	init_redact();
 	init_unreadable();
 	init_atomic();
 	init_view_input();
@@ -79077,7 +79268,7 @@ var init_view = __esmMin((() => {
 		}).option("namespace", NAMESPACE_OPTION).option("title", {
 			type: "string",
 			describe: "page title"
-		}).option("history-limit", {
+		}).option("redact", REDACT_OPTION).option("history-limit", {
 			type: "number",
 			describe: "LangGraph threads: at most this many of the newest checkpoints on the timeline (default 300)"
 		}).example("ckpt view thread.json --open", "write thread.html and open it").example("ckpt view --diff before.json after.json -o diff.html", "the diff of two checkpoints as a page").example("ckpt view 'checkpoints.sqlite#thread-1@~2'", "a LangGraph thread's timeline, opened two checkpoints back").example("ckpt view --serve sqlite:./checkpoints.db", "browse every thread of a store at http://127.0.0.1:<port>/"),
@@ -79095,17 +79286,26 @@ var init_view = __esmMin((() => {
 				if (args.diff) throw usageError("--serve and --diff cannot be combined");
 				if (args.output !== void 0) throw usageError("--serve writes no file: leave out -o");
 				if (inputs.length > 1) throw usageError("--serve takes at most one saver URI or file");
+				if (args.redact !== void 0) throw usageError("--redact writes redacted pages: leave out --serve (or export the store with --redact first)");
 				const { serve } = await Promise.resolve().then(() => (init_view_serve(), view_serve_exports));
 				return serve(parse(inputs[0] ?? "file:."), args, io);
 			}
 			if (args.port !== void 0) throw usageError("--port needs --serve");
+			const kinds = await redactKinds(args.redact);
+			const redactor = kinds && new (await (Promise.resolve().then(() => (init_redact$1(), redact_exports)))).Redactor(kinds);
+			const redact = async (x) => redactor ? {
+				...x,
+				checkpoint: await redactor.value(x.checkpoint)
+			} : x;
+			const said = () => redactor && io.stderr.write(`${redactedLine(redactor.counts)}\n`);
 			const { renderCheckpointPage, renderDiffPage } = await Promise.resolve().then(() => (init_view$1(), view_exports$1));
 			if (args.diff) {
 				if (inputs.length !== 2) throw usageError(`--diff needs two checkpoints, got ${inputs.length}`);
 				if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
 				const [ia, ib] = [parse(inputs[0]), parse(inputs[1])];
-				const a = await loadInput(ia, io, args.format);
-				const b = await loadInput(ib, io, args.format);
+				const a = await redact(await loadInput(ia, io, args.format));
+				const b = await redact(await loadInput(ib, io, args.format));
+				said();
 				for (const side of [a, b]) warnUnreadable(io, side.name, side.checkpoint, "the page shows it as unreadable");
 				return writePage(renderDiffPage(a.checkpoint, b.checkpoint, {
 					names: [a.name, b.name],
@@ -79119,8 +79319,9 @@ var init_view = __esmMin((() => {
 			if (input.kind === "address") {
 				const engine = await openAddress(input.address, io.env);
 				try {
-					const hist = await threadHistoryPage(engine, input.address, args);
+					const hist = await threadHistoryPage(engine, input.address, args, redactor);
 					if (hist) {
+						said();
 						const n = hist.unreadable.length;
 						if (n) io.stderr.write(`ckpt: warning: ${engine.saver.uri}#${hist.threadId}: ${n === 1 ? "a checkpoint" : `${n} checkpoints`} of the page cannot be read whole (first, ${hist.unreadable[0].id}: ${hist.unreadable[0].line}); the page marks ${n === 1 ? "it" : "them"}\n`);
 						return writePage(hist.html, void 0, hist.threadId, args, io);
@@ -79130,6 +79331,8 @@ var init_view = __esmMin((() => {
 					await engine.close();
 				}
 			} else x = await loadInput(input, io, args.format);
+			x = await redact(x);
+			said();
 			warnUnreadable(io, x.name, x.checkpoint, "the page shows it as unreadable");
 			return writePage(renderCheckpointPage(x.checkpoint, {
 				title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,
@@ -84475,7 +84678,7 @@ var init_help = __esmMin((() => {
 }));
 // dist/cli/main.js
 init_printable();
-init_redact$1();
+init_redact$2();
 init_errors();
 init_io();
 init_stores();
@@ -84667,7 +84870,7 @@ async function run(argv, io) {
 		});
 		if (usageFailure !== void 0) {
 			if (pending) await pending.catch(() => void 0);
-			io.stderr.write(`ckpt: ${redactText(usageFailure)}\nRun 'ckpt --help' for usage.\n`);
+			io.stderr.write(`ckpt: ${redactText$1(usageFailure)}\nRun 'ckpt --help' for usage.\n`);
 			return ExitCode.USAGE;
 		}
 		if (helpText) io.stdout.write(tidyHelp(helpText, width) + "\n");
@@ -84679,7 +84882,7 @@ async function run(argv, io) {
 }
 function reportError(e, io) {
 	if (e instanceof CkptError) {
-		io.stderr.write(`ckpt: ${printable(redactText(e.format()), true)}\n`);
+		io.stderr.write(`ckpt: ${printable(redactText$1(e.format()), true)}\n`);
 		return e.exitCode;
 	}
 	if (e instanceof RangeError && /call stack/i.test(e.message)) {
@@ -84687,7 +84890,7 @@ function reportError(e, io) {
 		return ExitCode.INPUT;
 	}
 	const err = e instanceof Error ? e : new Error(String(e));
-	io.stderr.write(`ckpt: internal error (this is a bug in ckpt, please report it with the command you ran):\n${redactText(err.stack ?? err.message)}\n`);
+	io.stderr.write(`ckpt: internal error (this is a bug in ckpt, please report it with the command you ran):\n${redactText$1(err.stack ?? err.message)}\n`);
 	return ExitCode.BUG;
 }
 // \0ckpt-standalone-entry

@@ -6,6 +6,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { CommandDef } from "../command.js";
+import { REDACT_OPTION, redactDoc, redactKinds, redactedLine } from "../redact.js";
 import type { CliIO } from "../io.js";
 import { writeFilesAtomic } from "../../base/atomic.js";
 import { NAMESPACE_OPTION, readSource } from "../input.js";
@@ -54,6 +55,7 @@ interface Args {
   json: boolean;
   namespace?: string;
   verbose: boolean;
+  redact?: string;
   toLibrary?: string;
   aiSdkVersion?: string;
 }
@@ -119,6 +121,7 @@ export const convertCommand: CommandDef = {
         describe: "machine-readable report on stdout (needs -o or --dry-run)",
       })
       .option("namespace", NAMESPACE_OPTION)
+      .option("redact", REDACT_OPTION)
       .option("verbose", {
         alias: "v",
         type: "boolean",
@@ -168,7 +171,14 @@ export const convertCommand: CommandDef = {
         "--to-library applies to -t langgraph into a LangGraph store (-o sqlite:<path>#<thread> or postgres://…#<thread>)",
       );
     const input = parseInput(args.input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
-    const doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
+    let doc = await readSource(input, { stdin: () => io.stdin, cwd: io.cwd, env: io.env });
+    const kinds = await redactKinds(args.redact);
+    if (kinds) {
+      // the document as read, its findings replaced: what is converted and written never held them
+      const r = new (await import("../../core/scan/redact.js")).Redactor(kinds);
+      doc = await redactDoc(doc, r);
+      io.stderr.write(`${redactedLine(r.counts)}\n`);
+    }
     if (into) return convertIntoLangGraph(doc, into, { ...args, output: args.output! }, io);
     const r = convertDocument(doc, { from: args.format, to: args.toFormat, version: args.formatVersion });
     const refused = r.lossLog.length > 0 && !args.allowLossy;

@@ -13,6 +13,7 @@ import { printable } from "../../base/printable.js";
 import { redactUri } from "../../base/redact.js";
 import type { CommandDef } from "../command.js";
 import type { CliIO } from "../io.js";
+import { REDACT_OPTION, redactKinds, redactText, redactedLine } from "../redact.js";
 
 interface Args {
   from: string;
@@ -20,6 +21,7 @@ interface Args {
   overwrite: boolean;
   dryRun: boolean;
   json: boolean;
+  redact?: string;
 }
 
 interface Copied {
@@ -56,10 +58,12 @@ export const copyCommand: CommandDef = {
       .option("overwrite", { type: "boolean", default: false, describe: "replace the new thread when it exists" })
       .option("dry-run", { type: "boolean", default: false, describe: "say what would be written; write nothing" })
       .option("json", { type: "boolean", default: false, describe: "what was (or would be) copied, as JSON" })
+      .option("redact", REDACT_OPTION)
       .example("ckpt copy sqlite:cp.sqlite#t1 sqlite:cp.sqlite#t1-copy", "the whole history under a new id")
       .example("ckpt copy sqlite:cp.sqlite#t1@1f0a2b sqlite:cp.sqlite#t1-fork", "a fork at checkpoint 1f0a2b…"),
   run: async (args: Args, io: CliIO) => {
     const { from, to, newThread } = await parseEnds(args, io);
+    const kinds = await redactKinds(args.redact);
     const { openStore } = await import("../stores.js");
     const { loadAddress } = await import("../../savers/address.js");
     const source = (await openStore(from.store, { env: io.env, readOnly: true })).engine;
@@ -81,10 +85,21 @@ export const copyCommand: CommandDef = {
     const there = await target.hasThread(newThread, target.namespaceFor(undefined));
     if (there && !args.overwrite) throw threadTakenError(target.uri.redacted, newThread);
     const upTo = forked ? doc.checkpointId : undefined;
+    let text = doc.text;
+    if (kinds) {
+      // a LangGraph history is copied as its rows (msgpack or JSON values, blobs, writes): not rewritten here
+      if (target.caps.history)
+        throw usageError(
+          `--redact: a thread copied into ${target.title} is copied row by row (its history), which ckpt does not rewrite; write a redacted thread with ckpt convert ${label} -t langgraph -o <store>#<thread> --redact (its newest checkpoint) or ckpt export --redact`,
+        );
+      const r = new (await import("../../core/scan/redact.js")).Redactor(kinds);
+      text = await redactText(text, r);
+      io.stderr.write(`${redactedLine(r.counts)}\n`);
+    }
     const copied = await target.copyIn!({
       source,
       threadId: from.threadId,
-      text: doc.text,
+      text,
       upTo,
       to: newThread,
       dryRun: args.dryRun,

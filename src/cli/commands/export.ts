@@ -11,9 +11,12 @@ import { fmtInt, plural, pluralInt } from "../../base/plural.js";
 import { printable } from "../../base/printable.js";
 import { EXPORT_FORMATS, type ExportFormatName } from "../../core/export/types.js";
 import type { ExportSource, ExportSummary, ThreadSelection } from "../../engines/export/index.js";
+import type { ExportThread } from "../../core/export/types.js";
 import { threadFilter, type CommandDef } from "../command.js";
 import { decodeText, readStdin, readThread } from "../input.js";
 import type { CliIO } from "../io.js";
+import type { RedactCounts } from "../../core/scan/redact.js";
+import { exportRedaction, REDACT_OPTION, redactedLine } from "../redact.js";
 
 interface Args {
   source: string[];
@@ -27,6 +30,7 @@ interface Args {
   skipUnreadable: boolean;
   namespace?: string[];
   json: boolean;
+  redact?: string;
 }
 
 /** `--since`/`--until`: an ISO date or time, or a duration back from now (7d, 12h). */
@@ -147,6 +151,23 @@ async function openSources(
   return { opened, total };
 }
 
+/** Ctrl-C: the export stops after the thread in flight and removes its temp file (exit 130); a second quits. */
+function onCtrlC() {
+  const controller = new AbortController();
+  const interrupt = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
+    controller.abort();
+  };
+  process.on("SIGINT", interrupt);
+  return { controller, interrupt };
+}
+
+/** The summary: JSON on stdout (--json) or text on stderr, with what --redact replaced. */
+function report(summary: ExportSummary, args: Args, io: CliIO, redacted: RedactCounts | undefined): void {
+  if (args.json) io.stdout.write(`${JSON.stringify(redacted ? { ...summary, redacted } : summary, null, 2)}\n`);
+  else io.stderr.write(summaryText(summary, args.allCheckpoints) + (redacted ? `${redactedLine(redacted)}\n` : ""));
+}
+
 export const exportCommand: CommandDef = {
   command: "export <source..>",
   describe: "Export every thread of stores, folders or files as JSONL (chat, training, audit), Parquet or Markdown",
@@ -192,6 +213,7 @@ export const exportCommand: CommandDef = {
         describe: "leave out (and name) threads no format reads, instead of stopping with nothing written",
       })
       .option("json", { type: "boolean", default: false, describe: "the summary as JSON on stdout" })
+      .option("redact", REDACT_OPTION)
       .example("ckpt export checkpoints.sqlite -o chats.jsonl", "every LangGraph thread as OpenAI chat JSONL")
       .example(
         "ckpt export mastra.db --as hf-messages -o train.parquet",
@@ -217,19 +239,19 @@ export const exportCommand: CommandDef = {
     if (sources.filter((s) => s === "-").length > 1) throw usageError("standard input (-) can be read once");
     const tty = Boolean(io.stderr.isTTY) && output !== "-";
     const { opened, total } = await openSources(sources, args, io, sel, tty);
+    const redaction = await exportRedaction(args.redact);
     let shown = 0;
-    // Ctrl-C: the export stops after the thread in flight and removes its temp file (exit 130); a second quits
-    const controller = new AbortController();
-    const interrupt = () => {
-      if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
-      controller.abort();
-    };
-    process.on("SIGINT", interrupt);
+    const { controller, interrupt } = onCtrlC();
     // a --thread id no source holds is said (a typo exports nothing of it, never silently)
     const seen = new Set<string>();
     const summary = await exportThreads(opened, {
       as,
-      transforms: args.thread?.length ? [(t) => (seen.add(t.threadId), t)] : [],
+      // the thread ids asked for seen before --redact replaces any
+      transforms: [
+        ...(args.thread?.length ? [(t: ExportThread) => (seen.add(t.threadId), t)] : []),
+        ...(redaction?.transforms ?? []),
+      ],
+      inspect: redaction?.inspect,
       signal: controller.signal,
       skipUnreadable: args.skipUnreadable,
       output: output === "-" ? io.stdout : output,
@@ -245,8 +267,7 @@ export const exportCommand: CommandDef = {
       process.off("SIGINT", interrupt);
       if (tty && shown) io.stderr.write("\r\x1b[2K");
     });
-    if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-    else io.stderr.write(summaryText(summary, args.allCheckpoints));
+    report(summary, args, io, redaction?.counts());
     for (const id of args.thread ?? [])
       if (!seen.has(id))
         io.stderr.write(

@@ -24,6 +24,8 @@ import { isFormatName, FORMAT_NAMES } from "../../formats/index.js";
 import { aiSdkMajor } from "../../formats/ai-sdk.js";
 import { intOption, type CommandDef } from "../command.js";
 import type { CliIO } from "../io.js";
+import type { RedactCounts } from "../../core/scan/redact.js";
+import { REDACT_OPTION, redactKinds, redactedLine, redactingSaver } from "../redact.js";
 import type { Saver } from "../../savers/types.js";
 import { writeFileAtomic } from "../../base/atomic.js";
 import { fmtInt } from "../../base/plural.js";
@@ -41,6 +43,7 @@ import {
 import { openStore, type OpenedWithEngine } from "../stores.js";
 
 interface Args {
+  redact?: string;
   from: string;
   to: string;
   namespace?: string[];
@@ -383,6 +386,7 @@ export const migrateCommand: CommandDef = {
         describe: "list every source entry that is not a checkpoint (ignored) with its reason",
       })
       .option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress, summary only" })
+      .option("redact", REDACT_OPTION)
       .example(
         "ckpt migrate --from file:./.checkpoints --to redis://127.0.0.1:6379",
         "deep-agent FileSaver → KeyValueStoreSaver keys",
@@ -491,6 +495,9 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
   const to = redactUri(args.to);
   if (!args.dryRun) checkJournal(journalPath, args.resume);
   const source = await openStore(fromU, { readOnly: true, env: io.env });
+  const kinds = await redactKinds(args.redact);
+  const redacted: RedactCounts = {};
+  if (kinds && source.engine.caps.history) throw redactRowsError(source.engine.title);
   // the options the target's route cannot honour, refused before the target is created when its layout is known
   // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
   const routeArgs = { ...args, toNamespace: toNs, namespace: fromNs !== undefined ? [fromNs] : args.namespace };
@@ -508,6 +515,16 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
     await journal?.close();
     if (journal && journal.committed() === 0) await journal.remove();
     throw e;
+  }
+  if (kinds) {
+    if (ends.target.engine.caps.history) {
+      await ends.target.saver.close().catch(() => undefined);
+      await journal?.close();
+      if (journal && journal.committed() === 0) await journal.remove();
+      throw redactRowsError(ends.target.engine.title);
+    }
+    // the source's documents read through the redactor: what is written (and verified) never held the findings
+    (ends.source as { saver: Saver }).saver = redactingSaver(ends.source.saver, kinds, redacted);
   }
   if (journal && !args.quiet && !args.json)
     io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
@@ -540,8 +557,15 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
     await Promise.all(ends.writers.map((w) => w.close().catch(() => undefined)));
     if (tty) io.stderr.write("\r\x1b[2K");
   }
+  if (kinds && !args.json) io.stderr.write(`${redactedLine(redacted)}\n`);
   return finish(summary, { args, io, from, to, journal, rejectPath });
 }
+
+/** `--redact` where a migration moves LangGraph rows (msgpack or JSON values, blobs, writes), which ckpt does not rewrite. */
+const redactRowsError = (title: string) =>
+  usageError(
+    `--redact: a migration from or into ${title} moves its rows as they are, which ckpt does not rewrite; export the threads with ckpt export --redact, or convert one with ckpt convert … --redact`,
+  );
 
 /** The error a run that stopped on a failure ends with; the journal is kept only when it has records to resume. */
 async function stopped(e: unknown, journal: FileJournal | undefined): Promise<CkptError> {

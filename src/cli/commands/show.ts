@@ -21,6 +21,7 @@ import { isFileData } from "../../formats/langgraph/delta.js";
 import type { CommandDef } from "../command.js";
 import { NAMESPACE_OPTION, readSource } from "../input.js";
 import { useColor, type CliIO } from "../io.js";
+import { REDACT_OPTION, redactKinds, redactedLine } from "../redact.js";
 import { unreadableLine, warnUnreadable } from "../unreadable.js";
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + "…" : s);
@@ -177,23 +178,35 @@ export const showCommand: CommandDef = {
       .option("full", { type: "boolean", default: false, describe: "do not shorten long texts" })
       .option("json", { type: "boolean", default: false, describe: "print the canonical checkpoint as JSON" })
       .option("namespace", NAMESPACE_OPTION)
+      .option("redact", REDACT_OPTION)
       .example("ckpt show fixtures/yoagent/valid/save_messages.v0.18.json", "a file (format detected)")
       .example("ckpt show sqlite:./ckpt.db#thread-1 --full", "one thread of a store, long texts not shortened")
       .example(
         "ckpt show 'redis://127.0.0.1:6379#user-2' --namespace prod",
         "a thread in another namespace (or ?namespace=prod)",
       )
-      .example("cat thread.json | ckpt show - --format deepagent --json", "stdin, as the canonical checkpoint in JSON"),
+      .example("cat thread.json | ckpt show - --format deepagent --json", "stdin, as the canonical checkpoint in JSON")
+      .example("ckpt show mastra.db#trip-1 --redact=secrets,email", "keys, tokens and e-mail addresses replaced"),
   run: async (
-    args: { input: string; format?: string; full: boolean; json: boolean; namespace?: string },
+    args: { input: string; format?: string; full: boolean; json: boolean; namespace?: string; redact?: string },
     io: CliIO,
   ) => {
+    const kinds = await redactKinds(args.redact);
     // yargs-parser reads a lone "-" positional as an empty string: that is the stdin spelling
     const input = args.input === "" ? "-" : args.input;
     const { parseInput } = await import("../../savers/address.js");
     const parsed = parseInput(input, { cwd: io.cwd, env: io.env, namespace: args.namespace });
     const doc = await readSource(parsed, { stdin: () => io.stdin, cwd: io.cwd, env: io.env, rowsMustRead: true });
-    const { checkpoint, format } = readCheckpoint(doc, args.format);
+    const read = readCheckpoint(doc, args.format);
+    const { format } = read;
+    let checkpoint = read.checkpoint;
+    if (kinds) {
+      // every string of the checkpoint (its thread id too), one redactor: one placeholder per value
+      const { Redactor } = await import("../../core/scan/redact.js");
+      const r = new Redactor(kinds);
+      checkpoint = await r.value(checkpoint);
+      io.stderr.write(`${redactedLine(r.counts)}\n`);
+    }
     // a part that could not be read: shown without it, said on stderr, named in the output (--json: in ext)
     const unreadable = warnUnreadable(io, doc.name, checkpoint, "shown without it");
     if (args.json) {

@@ -21,6 +21,7 @@ export interface ViewArgs {
   title?: string;
   historyLimit?: number;
   namespace?: string;
+  redact?: string;
 }
 
 export interface Loaded {

@@ -13,6 +13,8 @@ import { NAMESPACE_OPTION, openAddress, readThread } from "../input.js";
 import type { Address } from "../../savers/address.js";
 import type { Engine } from "../../engines/types.js";
 import type { CliIO } from "../io.js";
+import type { Redactor } from "../../core/scan/redact.js";
+import { REDACT_OPTION, redactKinds, redactedLine } from "../redact.js";
 import { warnUnreadable } from "../unreadable.js";
 import { writeFilesAtomic } from "../../base/atomic.js";
 import { type Loaded, loadInput, loaded, type ViewArgs } from "./view-input.js";
@@ -75,6 +77,7 @@ export async function threadHistoryPage(
   engine: Engine,
   given: Address,
   args: Pick<ViewArgs, "title" | "historyLimit">,
+  redactor?: Redactor,
 ): Promise<{ html: string; threadId: string; unreadable: Array<{ id: string; line: string }> } | undefined> {
   const { keepsHistory } = await import("../../engines/langgraph/index.js");
   if (!keepsHistory(engine)) return undefined;
@@ -84,6 +87,8 @@ export async function threadHistoryPage(
   const { threadId, checkpointId, namespace } = await locateAddress(saver, given, saver.uri);
   const { readHistory } = await import("./view-history.js");
   const h = await readHistory(saver, threadId, saver.uri, args.historyLimit, namespace);
+  // every checkpoint of the thread through one redactor: a value has one placeholder on the whole timeline
+  if (redactor) for (const e of h.entries) e.checkpoint = await redactor.value(e.checkpoint);
   const { renderHistoryPage } = await import("../../view/index.js");
   const label = `${saver.uri}#${threadId}${namespace ? ` (namespace '${namespace}')` : ""}`;
   const html = renderHistoryPage(h.entries, {
@@ -150,6 +155,7 @@ export const viewCommand: CommandDef = {
       })
       .option("namespace", NAMESPACE_OPTION)
       .option("title", { type: "string", describe: "page title" })
+      .option("redact", REDACT_OPTION)
       .option("history-limit", {
         type: "number",
         describe: "LangGraph threads: at most this many of the newest checkpoints on the timeline (default 300)",
@@ -175,17 +181,25 @@ export const viewCommand: CommandDef = {
       if (args.diff) throw usageError("--serve and --diff cannot be combined");
       if (args.output !== undefined) throw usageError("--serve writes no file: leave out -o");
       if (inputs.length > 1) throw usageError("--serve takes at most one saver URI or file");
+      if (args.redact !== undefined)
+        throw usageError("--redact writes redacted pages: leave out --serve (or export the store with --redact first)");
       const { serve } = await import("./view-serve.js");
       return serve(parse(inputs[0] ?? "file:."), args, io);
     }
     if (args.port !== undefined) throw usageError("--port needs --serve");
+    const kinds = await redactKinds(args.redact);
+    const redactor = kinds && new (await import("../../core/scan/redact.js")).Redactor(kinds);
+    const redact = async (x: Loaded): Promise<Loaded> =>
+      redactor ? { ...x, checkpoint: await redactor.value(x.checkpoint) } : x;
+    const said = () => redactor && io.stderr.write(`${redactedLine(redactor.counts)}\n`);
     const { renderCheckpointPage, renderDiffPage } = await import("../../view/index.js");
     if (args.diff) {
       if (inputs.length !== 2) throw usageError(`--diff needs two checkpoints, got ${inputs.length}`);
       if (inputs[0] === "-" && inputs[1] === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
       const [ia, ib] = [parse(inputs[0]!), parse(inputs[1]!)];
-      const a = await loadInput(ia, io, args.format);
-      const b = await loadInput(ib, io, args.format);
+      const a = await redact(await loadInput(ia, io, args.format));
+      const b = await redact(await loadInput(ib, io, args.format));
+      said();
       for (const side of [a, b]) warnUnreadable(io, side.name, side.checkpoint, "the page shows it as unreadable");
       const html = renderDiffPage(a.checkpoint, b.checkpoint, {
         names: [a.name, b.name],
@@ -207,8 +221,9 @@ export const viewCommand: CommandDef = {
       // the store opened once: a thread with a history is its history page, any other is its checkpoint's page
       const engine = await openAddress(input.address, io.env);
       try {
-        const hist = await threadHistoryPage(engine, input.address, args);
+        const hist = await threadHistoryPage(engine, input.address, args, redactor);
         if (hist) {
+          said();
           const n = hist.unreadable.length;
           if (n)
             io.stderr.write(
@@ -221,6 +236,8 @@ export const viewCommand: CommandDef = {
         await engine.close();
       }
     } else x = await loadInput(input, io, args.format);
+    x = await redact(x);
+    said();
     warnUnreadable(io, x.name, x.checkpoint, "the page shows it as unreadable");
     const html = renderCheckpointPage(x.checkpoint, {
       title: args.title ?? `${x.name} — thread ${x.checkpoint.threadId}`,

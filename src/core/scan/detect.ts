@@ -243,10 +243,21 @@ export async function detectAll(
 ): Promise<Detection[][]> {
   const fromLint = kinds.has("secrets") ? await (await secretlint())(texts) : texts.map(() => []);
   return texts.map((t, i) => {
-    const all = [...fromLint[i]!, ...ownDetections(t)].filter((d) => kinds.has(d.kind) && d.end > d.start);
-    return resolveOverlaps(all);
+    // overlaps are settled among every kind before the kinds asked for are kept: a URL's password is not an e-mail
+    // address (`admin:pw@db.example.com`) even when only e-mail addresses are asked for
+    const all = [...fromLint[i]!, ...ownDetections(t)].filter(
+      (d) => d.end > d.start && !redacted(t.slice(d.start, d.end)),
+    );
+    return resolveOverlaps(all).filter((d) => kinds.has(d.kind));
   });
 }
+
+/**
+ * What `--redact` wrote is no finding: a placeholder (`<SECRET_1>`), or a URL whose password is one (secretlint's
+ * connection-string and basic-auth rules match `postgres://admin:<SECRET_1>@db…` as a URL with a password).
+ */
+const PLACEHOLDER_TEXT = /^<[A-Z]+_\d+>$|:<[A-Z]+_\d+>@/;
+const redacted = (s: string) => PLACEHOLDER_TEXT.test(s);
 
 function resolveOverlaps(all: Array<Detection & { wins?: boolean }>): Detection[] {
   all.sort((a, b) => Number(Boolean(b.wins)) - Number(Boolean(a.wins)) || a.start - b.start || b.end - a.end);
