@@ -51462,6 +51462,65 @@ function compileIgnore(globs) {
 		throw usageError(`--ignore: malformed glob: ${e.message}`, e);
 	}
 }
+/**
+* When every glob is a plain pointer (the usual case: `diff` always leaves out /origin/threadIdFrom), the trie of
+* them, so that `prunePointers` removes them by walking only their paths instead of matching every pointer of both
+* documents against the globs (which on two 20k-message checkpoints took longer than the whole comparison). Else
+* undefined.
+*/
+function plainPointers(globs) {
+	if (globs.length === 0 || !globs.every((g) => PLAIN_POINTER.test(g))) return void 0;
+	const root = {
+		end: false,
+		next: /* @__PURE__ */ new Map()
+	};
+	for (const g of globs) {
+		let node = root;
+		for (const raw of g.slice(1).split("/")) {
+			const t = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+			let n = node.next.get(t);
+			if (!n) node.next.set(t, n = {
+				end: false,
+				next: /* @__PURE__ */ new Map()
+			});
+			node = n;
+		}
+		node.end = true;
+	}
+	return root;
+}
+/**
+* What `prune(v, compileIgnore(globs))` gives for plain-pointer globs (the same values removed, array elements
+* shifting the same way), without copying what they do not touch: untouched parts are shared, not copied.
+*/
+function prunePointers(v, trie) {
+	if (trie.next.size === 0) return v;
+	if (Array.isArray(v)) {
+		let hit = false;
+		for (const t of trie.next.keys()) if (/^(0|[1-9][0-9]*)$/.test(t) && Number(t) < v.length) hit = true;
+		if (!hit) return v;
+		const out = [];
+		for (let i = 0; i < v.length; i++) {
+			const n = trie.next.get(String(i));
+			if (!n) out.push(v[i]);
+			else if (!n.end) out.push(prunePointers(v[i], n));
+		}
+		return out;
+	}
+	if (isObject(v)) {
+		let out;
+		for (const [k, n] of trie.next) {
+			if (!Object.hasOwn(v, k)) continue;
+			if (n.end) delete (out ??= { ...v })[k];
+			else {
+				const x = prunePointers(v[k], n);
+				if (x !== v[k]) (out ??= { ...v })[k] = x;
+			}
+		}
+		return out ?? v;
+	}
+	return v;
+}
 /** A copy of `v` without the values whose pointer matches (array elements are removed, later ones shift). */
 function prune(v, match, pointer = "") {
 	if (Array.isArray(v)) {
@@ -51525,7 +51584,7 @@ function withoutLayout(o) {
 	else delete copy.ext;
 	return copy;
 }
-var micromatch$1, VOLATILE_GLOBS;
+var micromatch$1, VOLATILE_GLOBS, PLAIN_POINTER;
 var init_ignore = __esmMin((() => {
 	init_fields();
 	init_stable();
@@ -51540,6 +51599,7 @@ var init_ignore = __esmMin((() => {
 		"/state/files/*/created_at",
 		"/state/files/*/modified_at"
 	];
+	PLAIN_POINTER = /^(\/([A-Za-z0-9_-]|~[01])+)+$/;
 }));
 // dist/core/diff/align.js
 /**
@@ -53285,9 +53345,12 @@ function prepare(a, b, options) {
 		notes.push(`versions differ (${fa} ${va} vs ${vb}): the version and how each spelled the document (${kept.length ? kept.map((g) => g.replace(/^\/messages\/\*\//, "")).join(", ") : "origin.version"}) are not compared (--verbose compares them)`);
 	}
 	if (!options.bookkeeping) internal.push("/origin/threadIdFrom");
-	const m = compileIgnore([...globs, ...internal]);
-	const pa = m ? prune(a, m) : a;
-	let pb = m ? prune(b, m) : b;
+	const all = [...globs, ...internal];
+	const plain = plainPointers(all);
+	const m = plain ? void 0 : compileIgnore(all);
+	const cut = (x) => plain ? prunePointers(x, plain) : m ? prune(x, m) : x;
+	const pa = cut(a);
+	let pb = cut(b);
 	const named = nameDerivedThreadIds(a, b);
 	if (named) {
 		notes.push(named);

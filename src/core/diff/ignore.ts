@@ -42,6 +42,73 @@ export function compileIgnore(globs: readonly string[]): IgnoreMatcher | undefin
   }
 }
 
+/**
+ * A glob that is a plain pointer: no glob syntax, only letters, digits, `_`, `-` and the escapes `~0` `~1` in each
+ * segment. micromatch matches such a glob against exactly that pointer and nothing else.
+ */
+const PLAIN_POINTER = /^(\/([A-Za-z0-9_-]|~[01])+)+$/;
+
+/** A trie of plain pointers' (unescaped) tokens; `end` marks a pointer that ends at that node. */
+export interface PointerTrie {
+  end: boolean;
+  next: Map<string, PointerTrie>;
+}
+
+/**
+ * When every glob is a plain pointer (the usual case: `diff` always leaves out /origin/threadIdFrom), the trie of
+ * them, so that `prunePointers` removes them by walking only their paths instead of matching every pointer of both
+ * documents against the globs (which on two 20k-message checkpoints took longer than the whole comparison). Else
+ * undefined.
+ */
+export function plainPointers(globs: readonly string[]): PointerTrie | undefined {
+  if (globs.length === 0 || !globs.every((g) => PLAIN_POINTER.test(g))) return undefined;
+  const root: PointerTrie = { end: false, next: new Map() };
+  for (const g of globs) {
+    let node = root;
+    for (const raw of g.slice(1).split("/")) {
+      const t = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      let n = node.next.get(t);
+      if (!n) node.next.set(t, (n = { end: false, next: new Map() }));
+      node = n;
+    }
+    node.end = true;
+  }
+  return root;
+}
+
+/**
+ * What `prune(v, compileIgnore(globs))` gives for plain-pointer globs (the same values removed, array elements
+ * shifting the same way), without copying what they do not touch: untouched parts are shared, not copied.
+ */
+export function prunePointers(v: unknown, trie: PointerTrie): unknown {
+  if (trie.next.size === 0) return v;
+  if (Array.isArray(v)) {
+    let hit = false;
+    for (const t of trie.next.keys()) if (/^(0|[1-9][0-9]*)$/.test(t) && Number(t) < v.length) hit = true;
+    if (!hit) return v;
+    const out: unknown[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const n = trie.next.get(String(i));
+      if (!n) out.push(v[i]);
+      else if (!n.end) out.push(prunePointers(v[i], n));
+    }
+    return out;
+  }
+  if (isObject(v)) {
+    let out: Record<string, unknown> | undefined;
+    for (const [k, n] of trie.next) {
+      if (!Object.hasOwn(v, k)) continue;
+      if (n.end) delete (out ??= { ...v })[k];
+      else {
+        const x = prunePointers(v[k], n);
+        if (x !== v[k]) (out ??= { ...v })[k] = x;
+      }
+    }
+    return out ?? v;
+  }
+  return v;
+}
+
 /** A copy of `v` without the values whose pointer matches (array elements are removed, later ones shift). */
 export function prune(v: unknown, match: IgnoreMatcher, pointer = ""): unknown {
   if (Array.isArray(v)) {

@@ -4,7 +4,15 @@
  */
 import type { AgentMessage, Checkpoint } from "../../generated/types.js";
 import { fieldChanges } from "./fields.js";
-import { compileIgnore, prune, stripLayout, stripTopLayout, VOLATILE_GLOBS } from "./ignore.js";
+import {
+  compileIgnore,
+  plainPointers,
+  prune,
+  prunePointers,
+  stripLayout,
+  stripTopLayout,
+  VOLATILE_GLOBS,
+} from "./ignore.js";
 import { diffMessages, type FillInFilter } from "./messages.js";
 import { getAdapter, isFormatName } from "../../formats/index.js";
 import { fieldOps, messagesPatch, type PatchOp } from "./patch.js";
@@ -86,9 +94,12 @@ function prepare(
   // where a thread id came from (a file name, a store key) is how it was read, not content: a chat file and its copy
   // in a store differ there and nowhere else
   if (!options.bookkeeping) internal.push("/origin/threadIdFrom");
-  const m = compileIgnore([...globs, ...internal]);
-  const pa = m ? prune(a, m) : a;
-  let pb = m ? prune(b, m) : b;
+  const all = [...globs, ...internal];
+  const plain = plainPointers(all);
+  const m = plain ? undefined : compileIgnore(all);
+  const cut = (x: Checkpoint) => (plain ? prunePointers(x, plain) : m ? prune(x, m) : x);
+  const pa = cut(a);
+  let pb = cut(b);
   const named = nameDerivedThreadIds(a, b);
   if (named) {
     notes.push(named);
