@@ -5,7 +5,7 @@
  * getWorkingMemory, the template's queries, SQLiteSession.get_items' query) and the bytes given back are the
  * file's (with its WAL) or the tables' (pg_total_relation_size) sizes before and after, measured here.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -297,14 +297,32 @@ describe("Mastra LibSQL beside a live writer", () => {
       })),
     };
     await writeMastra({ kind: "libsql", file }, spec);
+    const stop = join(dir, "live.stop");
     const live = runPeer<{ turns: Array<{ start: number; end: number }>; messages: Array<{ createdAt: string }> }>(
       "scripts/mastra-live.mjs",
-      { file, thread: "live", resource: "r", ms: 4000 },
+      { file, thread: "live", resource: "r", stop, ms: 90_000 },
     );
-    await new Promise((r) => setTimeout(r, 2000));
+    // the writer's rows in the file (read aside, read-only), to start the prune while it writes and stop it after
+    const written = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return Number(db.prepare("SELECT count(*) FROM mastra_messages WHERE thread_id = 'live'").pluck().get());
+      } catch {
+        return 0;
+      } finally {
+        db.close();
+      }
+    };
+    const until = async (ok: () => boolean) => {
+      for (const t0 = Date.now(); !ok() && Date.now() - t0 < 60_000; ) await new Promise((r) => setTimeout(r, 50));
+    };
+    await until(() => written() >= 4);
     const p = await runCli(["prune", `sqlite:${file}`, "--keep-last", "1", "--batch-size", "2", "--json"]);
     expect(p.code, p.err).toBe(0);
     const startedAt = Date.parse((JSON.parse(p.out) as { startedAt: string }).startedAt);
+    const left = written();
+    await until(() => written() >= left + 4);
+    writeFileSync(stop, "");
     const w = (await live).out;
     const after = w.turns.filter((t) => t.start > startedAt).length;
     expect(w.turns.filter((t) => t.end < startedAt).length).toBeGreaterThan(0);

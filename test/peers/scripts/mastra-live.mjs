@@ -1,6 +1,8 @@
-// A live Mastra writer: an Agent with memory (LibSQL) answering turns in one thread for `ms` milliseconds, as an app
-// does while ckpt works on the same file. Input {file, thread, resource, ms}; output the messages it saved (Mastra's
+// A live Mastra writer: an Agent with memory (LibSQL) answering turns in one thread until the file `stop` exists (or
+// `ms` milliseconds have passed), as an app does while ckpt works on the same file. Input {file, thread, resource,
+// stop, ms}; output the messages it saved (Mastra's
 // recall of the thread at the end: ids and createdAt) and when each turn started and ended (ms).
+import { existsSync } from "node:fs";
 import { Agent } from "@mastra/core/agent";
 import { LibSQLStore } from "@mastra/libsql";
 import { Memory } from "@mastra/memory";
@@ -23,7 +25,7 @@ const model = new MockLanguageModelV2({
 const agent = new Agent({ id: "live", name: "live", instructions: "x", model, memory });
 const end = Date.now() + input.ms;
 const turns = [];
-while (Date.now() < end) {
+while (Date.now() < end && !existsSync(input.stop)) {
   const start = Date.now();
   await agent.generate(`turn ${turns.length}`, { memory: { thread: input.thread, resource: input.resource } });
   turns.push({ start, end: Date.now() });
