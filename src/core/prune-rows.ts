@@ -8,7 +8,7 @@
  * candidates or counted among the newest. One transaction per thread. `--vacuum` after, as LangGraph's.
  */
 import { CkptError, usageError } from "../base/errors.js";
-import type { Erased } from "../engines/types.js";
+import type { Erased } from "../savers/types.js";
 import type { VacuumReport } from "../savers/langgraph/shared.js";
 import type { PruneCriteria } from "./prune.js";
 import { type PruneOptions, type PruneSummary, VacuumError, vacuumSummary } from "./prune-run.js";

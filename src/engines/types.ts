@@ -13,6 +13,7 @@ import type { OpenedStore } from "../savers/index.js";
 import type { Saver } from "../savers/types.js";
 import type { SaverUri } from "../savers/uri.js";
 import type { MigrationRoute } from "./migrate-route.js";
+import type { Erased } from "../savers/types.js";
 
 /** What a layout is: the value of `ckpt ls --json`'s `layout` and of `?layout=`. */
 export type LayoutName = OpenedStore["layout"];
@@ -81,16 +82,8 @@ export interface Deleted {
   bytes: number;
 }
 
-/**
- * What `ckpt delete` removed (or would remove) from a foreign layout, as an erasure record: every table of the layout
- * the store holds that can name the thread, with its rows of it (0 included), and what was left and why (`notes`).
- */
-export interface Erased {
-  /** an erasure of one owner (`--resource`, `--user`, `--match`/`--where`): the threads (chats) it took */
-  threads?: string[];
-  tables: Array<{ table: string; rows: number }>;
-  notes?: string[];
-}
+/** What `ckpt delete` removed (or would remove) from a foreign layout: savers/types.ts `Erased`. */
+export type { Erased };
 
 /**
  * Whose data `ckpt delete` erases besides one thread (GDPR erasure): a Mastra resource (`--resource`), a Chat SDK

@@ -153,3 +153,14 @@ export function namespaceOf(u: { params: URLSearchParams }, flag: string | undef
     );
   return inUri ?? flag;
 }
+
+/**
+ * What `ckpt delete` removed (or would remove) from a foreign layout, as an erasure record: every table of the layout
+ * the store holds that can name the thread, with its rows of it (0 included), and what was left and why (`notes`).
+ */
+export interface Erased {
+  /** an erasure of one owner (`--resource`, `--user`, `--match`/`--where`): the threads (chats) it took */
+  threads?: string[];
+  tables: Array<{ table: string; rows: number }>;
+  notes?: string[];
+}
