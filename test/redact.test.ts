@@ -12,7 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "./helpers/cli-io.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 import { SEEDS, seededCheckpoint } from "./helpers/secret-corpus.js";
+
+const REDIS = "redis://127.0.0.1:6379";
+const PREFIX = `ckpt-redact-${process.pid}-${Date.now()}:`;
 
 let dir: string;
 const FORMATS = ["ai-sdk", "langgraph", "mastra", "openai-agents", "deepagent"] as const;
@@ -73,6 +77,8 @@ const sources: Array<{ name: string; spec: () => string; file?: () => string }> 
   })),
   { name: "LangGraph SQLite store", spec: () => join(dir, "lg.db"), file: () => join(dir, "lg.db") },
   { name: "ckpt SQLite store", spec: () => `sqlite:${join(dir, "ckpt.db")}`, file: () => join(dir, "ckpt.db") },
+  { name: "Mastra LibSQL store", spec: () => join(dir, "mastra.db"), file: () => join(dir, "mastra.db") },
+  { name: "ckpt Redis store", spec: () => `${REDIS}?prefix=${PREFIX}` },
 ];
 
 beforeAll(async () => {
@@ -102,13 +108,28 @@ beforeAll(async () => {
   expect(lg.code, lg.err).toBe(0);
   const ck = await runCli(["migrate", "--from", `file:${join(dir, "ckpt")}`, "--to", `sqlite:${join(dir, "ckpt.db")}`]);
   expect(ck.code, ck.err).toBe(0);
+  // a Mastra LibSQL store (the state does not go: Mastra keeps none) and ckpt's own Redis store
+  const ms = await runCli([
+    "migrate",
+    "--from",
+    `file:${join(dir, "ckpt")}`,
+    "--to",
+    `sqlite:${join(dir, "mastra.db")}?layout=mastra`,
+    "--allow-lossy",
+  ]);
+  expect(ms.code, ms.err).toBe(0);
+  const rd = await runCli(["migrate", "--from", `file:${join(dir, "ckpt")}`, "--to", `${REDIS}?prefix=${PREFIX}`]);
+  expect(rd.code, rd.err).toBe(0);
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await deleteRedisKeys(PREFIX);
+});
 
 describe("export --redact", () => {
   test("every source, every format: no seed in the output, every other character as without --redact, one placeholder per value", async () => {
     for (const s of sources) {
-      const before = hash(s.file!());
+      const before = s.file && hash(s.file());
       for (const as of ["ckpt", "openai-chat", "audit"]) {
         const plainOut = join(dir, `plain-${as}.jsonl`);
         const redOut = join(dir, `red-${as}.jsonl`);
@@ -131,7 +152,7 @@ describe("export --redact", () => {
           expect(sc.code, `${s.name}: ${sc.out}`).toBe(0);
         }
       }
-      expect(hash(s.file!()), `${s.name} unchanged`).toBe(before);
+      if (s.file) expect(hash(s.file()), `${s.name} unchanged`).toBe(before);
     }
   }, 120_000);
 

@@ -9,7 +9,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "./helpers/cli-io.js";
+import { deleteRedisKeys } from "./helpers/redis-keys.js";
 import { SEEDS, seededCheckpoint } from "./helpers/secret-corpus.js";
+
+const REDIS = "redis://127.0.0.1:6379";
+const PREFIX = `ckpt-scan-${process.pid}-${Date.now()}:`;
 
 const ROOT = resolve(import.meta.dirname, "..");
 let dir: string;
@@ -69,8 +73,23 @@ beforeAll(async () => {
   expect(lg.code, lg.err).toBe(0);
   const ck = await runCli(["migrate", "--from", `file:${join(dir, "ckpt")}`, "--to", `sqlite:${join(dir, "ckpt.db")}`]);
   expect(ck.code, ck.err).toBe(0);
+  // a Mastra LibSQL store (the state does not go: Mastra keeps none) and ckpt's own Redis store
+  const ms = await runCli([
+    "migrate",
+    "--from",
+    `file:${join(dir, "ckpt")}`,
+    "--to",
+    `sqlite:${join(dir, "mastra.db")}?layout=mastra`,
+    "--allow-lossy",
+  ]);
+  expect(ms.code, ms.err).toBe(0);
+  const rd = await runCli(["migrate", "--from", `file:${join(dir, "ckpt")}`, "--to", `${REDIS}?prefix=${PREFIX}`]);
+  expect(rd.code, rd.err).toBe(0);
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await deleteRedisKeys(PREFIX);
+});
 
 describe("ckpt scan finds every seed", () => {
   const sources = () => [
@@ -86,6 +105,12 @@ describe("ckpt scan finds every seed", () => {
     })),
     { name: "LangGraph SQLite store", spec: join(dir, "lg.db"), text: undefined },
     { name: "ckpt SQLite store", spec: `sqlite:${join(dir, "ckpt.db")}`, text: undefined },
+    {
+      name: "Mastra LibSQL store",
+      spec: join(dir, "mastra.db"),
+      text: readFileSync(join(dir, "seed.mastra.json"), "utf8"),
+    },
+    { name: "ckpt Redis store", spec: `${REDIS}?prefix=${PREFIX}`, text: undefined },
   ];
 
   test("in every document and store: each seed the data holds, of its kind; exit 1", async () => {
