@@ -50,13 +50,12 @@ let node_fs = require("node:fs");
 let node_path = require("node:path");
 node_path = __toESM(node_path, 1);
 let node_crypto = require("node:crypto");
-node_crypto = __toESM(node_crypto, 1);
 let node_os = require("node:os");
 node_os = __toESM(node_os, 1);
-let node_buffer = require("node:buffer");
 let node_module = require("node:module");
 let util = require("util");
 let path = require("path");
+let node_buffer = require("node:buffer");
 let assert = require("assert");
 let fs = require("fs");
 fs = __toESM(fs, 1);
@@ -4097,16 +4096,6 @@ var init_saver$1 = __esmMin((() => {
 	init_errors();
 	init_types$8();
 	isMastraSaver = (s) => s.mastra !== void 0;
-}));
-// dist/base/digest.js
-/**
-* Hex digests of text (UTF-8) or bytes, one call per value. Node ≥ 20.12 has the one-shot `crypto.hash`, about 3x faster than
-* `createHash(…).update(…).digest(…)` on checkpoint-sized texts (no Hash object per call); older Node 20 falls back.
-*/
-var oneShot, hexDigest;
-var init_digest = __esmMin((() => {
-	oneShot = node_crypto.hash;
-	hexDigest = oneShot ? (algorithm, data) => oneShot(algorithm, data, "hex") : (algorithm, data) => node_crypto.createHash(algorithm).update(data).digest("hex");
 }));
 // node_modules/jsonc-parser/lib/esm/impl/scanner.js
 /**
@@ -9663,12 +9652,25 @@ function lazyModule(id) {
 			case "jsonc-parser": return init_main(), __toCommonJS(main_exports);
 			case "lossless-json": return init_esm$2(), __toCommonJS(esm_exports$1);
 			case "micromatch": return require_micromatch();
+			case "node:crypto": return require("node:crypto");
 			default: throw new Error("standalone ckpt: no module " + id);
 		}
 	})(id);
 }
 var init_lazy = __esmMin((() => {
 	(0, node_module.createRequire)(__ckpt_import_meta_url);
+}));
+// dist/base/digest.js
+function pick$1() {
+	const c = crypto();
+	const oneShot = c.hash;
+	return oneShot ? (algorithm, data) => oneShot(algorithm, data, "hex") : (algorithm, data) => c.createHash(algorithm).update(data).digest("hex");
+}
+var crypto, digest$1, hexDigest;
+var init_digest = __esmMin((() => {
+	init_lazy();
+	crypto = lazyModule("node:crypto");
+	hexDigest = (algorithm, data) => (digest$1 ??= pick$1())(algorithm, data);
 }));
 // dist/base/json.js
 /**
