@@ -483,6 +483,12 @@ describe("selection and outputs", () => {
     expect((await run(["export", lg, "-o", join(dir, "x.jsonl"), "--since", "yesterday-ish"])).code).toBe(2);
   });
 
+  test("-o names a file from the command's folder", async () => {
+    const r = await run(["export", lg, "-o", "relative.jsonl"]);
+    expect(r.code, r.err).toBe(0);
+    expect(lines(join(dir, "relative.jsonl"))).toHaveLength(7);
+  });
+
   test("- writes JSONL to stdout (the same bytes as the file); .md a transcript per thread", async () => {
     const file = join(dir, "same.jsonl");
     expect((await run(["export", lg, "-o", file])).code).toBe(0);

@@ -67684,6 +67684,13 @@ var init_export$1 = __esmMin((() => {
 	init_writers();
 }));
 // dist/cli/commands/export.js
+/**
+* `ckpt export <source…> -o <out>`: every thread of any store, folder or file ckpt reads — the newest checkpoint of
+* each, or every checkpoint with --all-checkpoints — as JSONL (openai-chat, hf-messages, sharegpt, ckpt, audit),
+* Parquet (the same columns) or a Markdown transcript, streamed one thread at a time (engines/export/). What the
+* format cannot carry is reported per kind on stderr; a progress bar on a terminal; the file appears only when the
+* whole export worked.
+*/
 var export_exports = /* @__PURE__ */ __exportAll$1({
 	exportCommand: () => exportCommand,
 	summaryText: () => summaryText
@@ -67818,12 +67825,18 @@ function onCtrlC() {
 	};
 }
 /** The summary: JSON on stdout (--json) or text on stderr, with what --redact replaced. */
-function report$1(summary, args, io, redacted) {
+function report$1(summary, args, io, redacted, output) {
 	if (args.json) io.stdout.write(`${JSON.stringify(redacted ? {
 		...summary,
 		redacted
 	} : summary, null, 2)}\n`);
-	else io.stderr.write(summaryText(summary, args.allCheckpoints) + (redacted ? `${redactedLine(redacted)}\n` : ""));
+	else {
+		const shown = {
+			...summary,
+			output: summary.output && output
+		};
+		io.stderr.write(summaryText(shown, args.allCheckpoints) + (redacted ? `${redactedLine(redacted)}\n` : ""));
+	}
 }
 var exportCommand;
 var init_export = __esmMin((() => {
@@ -67912,7 +67925,7 @@ var init_export = __esmMin((() => {
 				inspect: redaction?.inspect,
 				signal: controller.signal,
 				skipUnreadable: args.skipUnreadable,
-				output: output === "-" ? io.stdout : output,
+				output: output === "-" ? io.stdout : (0, node_path.resolve)(io.cwd, output),
 				onProgress: tty ? (p) => {
 					const t = Date.now();
 					if (t - shown < 100) return;
@@ -67922,7 +67935,7 @@ var init_export = __esmMin((() => {
 			}).finally(() => {
 				process.off("SIGINT", interrupt);
 				if (tty && shown) io.stderr.write("\r\x1B[2K");
-			}), args, io, redaction?.counts());
+			}), args, io, redaction?.counts(), output);
 			for (const id of args.thread ?? []) if (!seen.has(id)) io.stderr.write(`ckpt export: --thread ${printable(id)}: no source holds it${since ?? until ? " (or none of its checkpoints is in --since/--until)" : ""}\n`);
 			return 0;
 		}

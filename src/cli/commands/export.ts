@@ -5,6 +5,7 @@
  * format cannot carry is reported per kind on stderr; a progress bar on a terminal; the file appears only when the
  * whole export worked.
  */
+import { resolve } from "node:path";
 import type { Argv } from "yargs";
 import { ExitCode, usageError } from "../../base/errors.js";
 import { fmtInt, plural, pluralInt } from "../../base/plural.js";
@@ -163,9 +164,19 @@ function onCtrlC() {
 }
 
 /** The summary: JSON on stdout (--json) or text on stderr, with what --redact replaced. */
-function report(summary: ExportSummary, args: Args, io: CliIO, redacted: RedactCounts | undefined): void {
+function report(
+  summary: ExportSummary,
+  args: Args,
+  io: CliIO,
+  redacted: RedactCounts | undefined,
+  output: string,
+): void {
   if (args.json) io.stdout.write(`${JSON.stringify(redacted ? { ...summary, redacted } : summary, null, 2)}\n`);
-  else io.stderr.write(summaryText(summary, args.allCheckpoints) + (redacted ? `${redactedLine(redacted)}\n` : ""));
+  else {
+    // the output named as the user named it
+    const shown = { ...summary, output: summary.output && output };
+    io.stderr.write(summaryText(shown, args.allCheckpoints) + (redacted ? `${redactedLine(redacted)}\n` : ""));
+  }
 }
 
 export const exportCommand: CommandDef = {
@@ -254,7 +265,7 @@ export const exportCommand: CommandDef = {
       inspect: redaction?.inspect,
       signal: controller.signal,
       skipUnreadable: args.skipUnreadable,
-      output: output === "-" ? io.stdout : output,
+      output: output === "-" ? io.stdout : resolve(io.cwd, output),
       onProgress: tty
         ? (p) => {
             const t = Date.now();
@@ -267,7 +278,7 @@ export const exportCommand: CommandDef = {
       process.off("SIGINT", interrupt);
       if (tty && shown) io.stderr.write("\r\x1b[2K");
     });
-    report(summary, args, io, redaction?.counts());
+    report(summary, args, io, redaction?.counts(), output);
     for (const id of args.thread ?? [])
       if (!seen.has(id))
         io.stderr.write(
