@@ -2897,7 +2897,7 @@ var shared_exports = /* @__PURE__ */ __exportAll$1({
 	newestFirst: () => newestFirst,
 	rangeOf: () => rangeOf,
 	statThreadPages: () => statThreadPages,
-	threadPages: () => threadPages,
+	threadPages: () => threadPages$1,
 	threadsOf: () => threadsOf$1
 });
 /** Thread pages: the store's threads in order (keyset), or the named ones; `accept` filters each page. */
@@ -2952,7 +2952,7 @@ async function* idPages(fetch) {
 	}
 }
 /** `ls` rows: pages of at most 500 threads after the last one seen, each row summarized (both backends' `threads`). */
-async function* threadPages(fetch, summary, options) {
+async function* threadPages$1(fetch, summary, options) {
 	let after = options.after;
 	let left = options.limit ?? Number.POSITIVE_INFINITY;
 	while (left > 0) {
@@ -3770,7 +3770,7 @@ function mastraSqlite(db, uri) {
 			};
 		},
 		scan: (batchSize) => scanSqlite(db, batchSize, h()),
-		tables: async () => tableSizes(db, h()),
+		tables: async () => tableSizes$1(db, h()),
 		async existing(table, ids) {
 			const found = /* @__PURE__ */ new Set();
 			if (table === "resources" && !h().resources) return found;
@@ -3868,7 +3868,7 @@ function writeBatch$2(db, batch, overwrite) {
 	return added;
 }
 /** Pages of each memory table and its indexes (`dbstat`, when the build has it), else the bytes of its values. */
-function tableSizes(db, h) {
+function tableSizes$1(db, h) {
 	const names = Object.values(MASTRA_TABLES).filter((t) => h.columns[t] !== void 0);
 	const rows = (t) => Number(db.prepare(`SELECT count(*) FROM ${t}`).pluck().get());
 	try {
@@ -15957,27 +15957,7 @@ function mastraPostgres(c, place) {
 			await c.query(pgSetup$1(place.schema));
 			reset();
 		},
-		async *threads(o = {}) {
-			let after = o.after ?? null;
-			let left = o.limit ?? Number.POSITIVE_INFINITY;
-			while (left > 0) {
-				const page = await rows(PG.threadPage(S), [after, Math.min(500, left)], MASTRA_TABLES.threads);
-				if (page.length === 0) return;
-				for (const r of page) {
-					left--;
-					yield {
-						threadId: r.id,
-						resourceId: r.resourceId,
-						title: r.title,
-						messages: Number(r.messages),
-						createdAt: r.createdAt,
-						updatedAt: r.updatedAt,
-						bytes: Number(r.bytes)
-					};
-				}
-				after = page[page.length - 1].id;
-			}
-		},
+		threads: (o = {}) => threadPages(rows, S, o),
 		async thread(id) {
 			const [r] = await rows(PG.thread(S), [id], MASTRA_TABLES.threads);
 			return r && threadOf$1(r);
@@ -15998,45 +15978,8 @@ function mastraPostgres(c, place) {
 				orphanMessages: r.orphanMessages
 			};
 		},
-		async *scan(batchSize) {
-			const n = Math.max(1, batchSize);
-			for (let after = null;;) {
-				const page = await rows(PG.threadRows(S), [after, n], MASTRA_TABLES.threads);
-				if (page.length === 0) break;
-				const threads = page.map(threadOf$1);
-				yield {
-					table: "threads",
-					threads,
-					messages: await messagesOf(threads.map((t) => t.id))
-				};
-				after = page[page.length - 1].id;
-			}
-			for (let after = null; await hasResources();) {
-				const page = await rows(PG.resourceRows(S), [after, n], MASTRA_TABLES.resources);
-				if (page.length === 0) break;
-				yield {
-					table: "resources",
-					resources: page.map(resourceOf)
-				};
-				after = page[page.length - 1].id;
-			}
-		},
-		async tables() {
-			const tables = [];
-			for (const t of Object.values(MASTRA_TABLES)) {
-				if ((await shape())[t] === void 0) continue;
-				const [r] = await rows(`SELECT (SELECT count(*)::int FROM ${S}${t}) AS n, pg_total_relation_size($1::regclass)::text AS b`, [`${S}${t}`]);
-				tables.push({
-					table: t,
-					rows: r.n,
-					storedBytes: Number(r.b)
-				});
-			}
-			return {
-				method: "pg_total_relation_size",
-				tables
-			};
-		},
+		scan: (batchSize) => scanRows$1(rows, S, batchSize, hasResources, messagesOf),
+		tables: () => tableSizes(rows, shape, S),
 		async existing(table, ids) {
 			if ((await shape())[MASTRA_TABLES[table]] === void 0) return /* @__PURE__ */ new Set();
 			const r = await rows(PG.existing(S, MASTRA_TABLES[table]), [ids]);
@@ -16045,17 +15988,82 @@ function mastraPostgres(c, place) {
 		write: async (batch, o) => void await writeBatch$1(c, S, place.uri, batch, o.overwrite),
 		add: (batch) => writeBatch$1(c, S, place.uri, batch, "add"),
 		erase: async (target, dryRun) => (await Promise.resolve().then(() => (init_erase_pg(), erase_pg_exports))).erasePg(c, place, target, dryRun),
-		async vacuum(o) {
-			const { pgVacuumTables } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
-			const names = [...(await pgTables$1(c, place.schema)).values()].filter((t) => t.startsWith("mastra_") || /^memory_messages_\d+$/.test(t));
-			try {
-				return await pgVacuumTables((sql, args) => c.query(sql, args), place.schema, names, o.dryRun);
-			} catch (e) {
-				throw storeError("postgres-vacuum", `${place.uri}: vacuuming: ${e.message}`, {}, e);
-			}
-		},
+		vacuum: (o) => vacuumPg(c, place, o.dryRun),
 		close: () => c.end()
 	};
+}
+/** `MastraStore.threads`: pages of 500 threads by id, with their message counts and sizes. */
+async function* threadPages(rows, S, o) {
+	let after = o.after ?? null;
+	let left = o.limit ?? Number.POSITIVE_INFINITY;
+	while (left > 0) {
+		const page = await rows(PG.threadPage(S), [after, Math.min(500, left)], MASTRA_TABLES.threads);
+		if (page.length === 0) return;
+		for (const r of page) {
+			left--;
+			yield {
+				threadId: r.id,
+				resourceId: r.resourceId,
+				title: r.title,
+				messages: Number(r.messages),
+				createdAt: r.createdAt,
+				updatedAt: r.updatedAt,
+				bytes: Number(r.bytes)
+			};
+		}
+		after = page[page.length - 1].id;
+	}
+}
+/** `MastraStore.scan`: the threads with their messages, then the resources, `batchSize` at a time. */
+async function* scanRows$1(rows, S, batchSize, hasResources, messagesOf) {
+	const n = Math.max(1, batchSize);
+	for (let after = null;;) {
+		const page = await rows(PG.threadRows(S), [after, n], MASTRA_TABLES.threads);
+		if (page.length === 0) break;
+		const threads = page.map(threadOf$1);
+		yield {
+			table: "threads",
+			threads,
+			messages: await messagesOf(threads.map((t) => t.id))
+		};
+		after = page[page.length - 1].id;
+	}
+	for (let after = null; await hasResources();) {
+		const page = await rows(PG.resourceRows(S), [after, n], MASTRA_TABLES.resources);
+		if (page.length === 0) break;
+		yield {
+			table: "resources",
+			resources: page.map(resourceOf)
+		};
+		after = page[page.length - 1].id;
+	}
+}
+/** `MastraStore.tables`: each memory table the schema holds, its rows and `pg_total_relation_size`. */
+async function tableSizes(rows, shape, S) {
+	const tables = [];
+	for (const t of Object.values(MASTRA_TABLES)) {
+		if ((await shape())[t] === void 0) continue;
+		const [r] = await rows(`SELECT (SELECT count(*)::int FROM ${S}${t}) AS n, pg_total_relation_size($1::regclass)::text AS b`, [`${S}${t}`]);
+		tables.push({
+			table: t,
+			rows: r.n,
+			storedBytes: Number(r.b)
+		});
+	}
+	return {
+		method: "pg_total_relation_size",
+		tables
+	};
+}
+/** `MastraStore.vacuum`: VACUUM of the memory tables and PgVector's tables beside them (what a prune deletes from). */
+async function vacuumPg(c, place, dryRun) {
+	const { pgVacuumTables } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
+	const names = [...(await pgTables$1(c, place.schema)).values()].filter((t) => t.startsWith("mastra_") || /^memory_messages_\d+$/.test(t));
+	try {
+		return await pgVacuumTables((sql, args) => c.query(sql, args), place.schema, names, dryRun);
+	} catch (e) {
+		throw storeError("postgres-vacuum", `${place.uri}: vacuuming: ${e.message}`, {}, e);
+	}
 }
 /**
 * One batch in one transaction (a pool's own client when the connection is a pool), as `@mastra/pg` writes rows;
@@ -16283,49 +16291,8 @@ async function openSessionSqlite(path, uri, params, write = false) {
 				orphanSessions: r.orphanSessions
 			};
 		},
-		erase(sessionId, dryRun) {
-			const per = [...have.sessions ? [{
-				table: tables.sessions,
-				col: "session_id"
-			}] : [], {
-				table: tables.messages,
-				col: "session_id"
-			}];
-			const count = () => per.map((t) => ({
-				table: t.table,
-				rows: Number(db.prepare(`SELECT COUNT(*) FROM "${t.table}" WHERE ${t.col} = ?`).pluck().get(sessionId))
-			}));
-			const run = db.transaction(() => {
-				const rows = count();
-				if (rows.every((r) => r.rows === 0)) return null;
-				if (!dryRun) for (const t of [...per].reverse()) db.prepare(`DELETE FROM "${t.table}" WHERE ${t.col} = ?`).run(sessionId);
-				return rows;
-			});
-			return dryRun ? run() : run.immediate();
-		},
-		trim(sessionId, o) {
-			const m = `"${tables.messages}"`;
-			const created = have.messages.has("created_at") ? "created_at" : "NULL";
-			const run = db.transaction(() => {
-				const rows = db.prepare(`SELECT id, ${created} AS createdAt FROM ${m} WHERE session_id = ? ORDER BY id DESC`).all(sessionId);
-				const at = (r) => {
-					const iso = isoOf$3(r.createdAt);
-					const t = iso === null ? NaN : Date.parse(iso);
-					return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
-				};
-				const gone = rows.filter((r) => at(r) < o.startedAt).slice(o.keep).filter((r) => at(r) < o.before);
-				if (gone.length === 0) return null;
-				if (!o.dryRun) {
-					const del = db.prepare(`DELETE FROM ${m} WHERE id = ?`);
-					for (const r of gone) del.run(r.id);
-				}
-				return [{
-					table: tables.messages,
-					rows: gone.length
-				}];
-			});
-			return o.dryRun ? run() : run.immediate();
-		},
+		erase: (sessionId, dryRun) => eraseSession(db, tables, have, sessionId, dryRun),
+		trim: (sessionId, o) => trimSession(db, tables, have, sessionId, o),
 		async vacuum(o) {
 			const { sqliteVacuum, wrapVacuum } = await Promise.resolve().then(() => (init_vacuum(), vacuum_exports));
 			return wrapVacuum(db.name, () => sqliteVacuum(db, db.name, o.dryRun));
@@ -16334,6 +16301,51 @@ async function openSessionSqlite(path, uri, params, write = false) {
 			if (db.open) db.close();
 		}
 	};
+}
+/** `OpenAISessionStore.erase`: the session's rows counted (dry run) or deleted in one IMMEDIATE transaction. */
+function eraseSession(db, tables, have, sessionId, dryRun) {
+	const per = [...have.sessions ? [{
+		table: tables.sessions,
+		col: "session_id"
+	}] : [], {
+		table: tables.messages,
+		col: "session_id"
+	}];
+	const count = () => per.map((t) => ({
+		table: t.table,
+		rows: Number(db.prepare(`SELECT COUNT(*) FROM "${t.table}" WHERE ${t.col} = ?`).pluck().get(sessionId))
+	}));
+	const run = db.transaction(() => {
+		const rows = count();
+		if (rows.every((r) => r.rows === 0)) return null;
+		if (!dryRun) for (const t of [...per].reverse()) db.prepare(`DELETE FROM "${t.table}" WHERE ${t.col} = ?`).run(sessionId);
+		return rows;
+	});
+	return dryRun ? run() : run.immediate();
+}
+/** `OpenAISessionStore.trim`: a session's older items beyond its newest `keep`, counted or deleted in one transaction. */
+function trimSession(db, tables, have, sessionId, o) {
+	const m = `"${tables.messages}"`;
+	const created = have.messages.has("created_at") ? "created_at" : "NULL";
+	const run = db.transaction(() => {
+		const rows = db.prepare(`SELECT id, ${created} AS createdAt FROM ${m} WHERE session_id = ? ORDER BY id DESC`).all(sessionId);
+		const at = (r) => {
+			const iso = isoOf$3(r.createdAt);
+			const t = iso === null ? NaN : Date.parse(iso);
+			return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+		};
+		const gone = rows.filter((r) => at(r) < o.startedAt).slice(o.keep).filter((r) => at(r) < o.before);
+		if (gone.length === 0) return null;
+		if (!o.dryRun) {
+			const del = db.prepare(`DELETE FROM ${m} WHERE id = ?`);
+			for (const r of gone) del.run(r.id);
+		}
+		return [{
+			table: tables.messages,
+			rows: gone.length
+		}];
+	});
+	return o.dryRun ? run() : run.immediate();
 }
 /** The file opened to write (never created: `ckpt delete` names a store that exists). */
 async function openSqliteWritable(path, uri) {
@@ -16686,8 +16698,8 @@ async function writeBatch(sql, batch) {
 	]]);
 	await sql.tx(st);
 }
-/** The store over either backend. */
-function aiChatbotStore(sql, uri) {
+/** What the store's methods share: the backend, its table shape and the SQL spellings that differ by backend. */
+function contextOf(sql, uri) {
 	const pg = sql.kind === "postgres";
 	const ts = (c) => pg ? `to_char(${q(c)}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${q(c)}` : q(c);
 	const js = (c) => pg ? `${q(c)}::text AS ${q(c)}` : q(c);
@@ -16698,6 +16710,25 @@ function aiChatbotStore(sql, uri) {
 	const idsIn = (n) => pg ? `= ANY($${n}::text[]::uuid[])` : `IN (SELECT value FROM json_each($${n}))`;
 	const idsArg = (ids) => pg ? ids : JSON.stringify(ids);
 	return {
+		sql,
+		pg,
+		ts,
+		js,
+		stored,
+		tables,
+		col,
+		reset,
+		visibility,
+		count,
+		idsIn,
+		idsArg
+	};
+}
+/** The store over either backend. */
+function aiChatbotStore(sql, uri) {
+	const c = contextOf(sql, uri);
+	const { tables, reset, count } = c;
+	return {
 		layout: "ai-chatbot",
 		kind: sql.kind,
 		uri,
@@ -16707,6 +16738,18 @@ function aiChatbotStore(sql, uri) {
 			await sql.tx(ddl.split(";\n").map((s) => [s, []]));
 			reset();
 		},
+		...readsOf(c),
+		write: (batch) => writeBatch(sql, batch),
+		erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
+		eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
+		...maintenanceOf(c),
+		close: () => sql.close()
+	};
+}
+/** The store's reads: chats, users, messages, counts. */
+function readsOf(c) {
+	const { sql, pg, ts, js, stored, tables, col, visibility, count, idsIn, idsArg } = c;
+	return {
 		chats: (o = {}) => listChats(sql, tables, o, () => visibility("c.")),
 		async chat(id) {
 			await tables();
@@ -16750,10 +16793,13 @@ function aiChatbotStore(sql, uri) {
 			if (!chatIds.length || !(await tables()).has(AI_CHATBOT_TABLES.messagesV2)) return /* @__PURE__ */ new Set();
 			const r = await sql.all(`SELECT DISTINCT "chatId" FROM ${sql.t(AI_CHATBOT_TABLES.messagesV2)} WHERE "chatId" ${idsIn(1)}`, [idsArg(chatIds)]);
 			return new Set(r.map((x) => String(x.chatId)));
-		},
-		write: (batch) => writeBatch(sql, batch),
-		erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
-		eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
+		}
+	};
+}
+/** The store's upkeep: each chat's last activity (prune) and VACUUM. */
+function maintenanceOf(c) {
+	const { sql, pg, tables, idsIn, idsArg } = c;
+	return {
 		async activity(chatIds) {
 			const out = /* @__PURE__ */ new Map();
 			if (!chatIds.length) return out;
@@ -16778,8 +16824,7 @@ function aiChatbotStore(sql, uri) {
 			"Stream",
 			"Document",
 			"Suggestion"
-		].includes(t)), o.dryRun),
-		close: () => sql.close()
+		].includes(t)), o.dryRun)
 	};
 }
 /** `AiChatbotStore.erase`: the chat's rows in the tables that name it, counted or deleted in one transaction. */
@@ -40841,7 +40886,7 @@ function readerOf$1(db, path, uri, aesKey) {
 		uri,
 		info: { store: "sqlite" },
 		aesKey,
-		threads: (options = {}) => threadPages(async (after, n) => wrap(() => q.threadPage.all(after ?? "", n)), (p) => summaryOf$1(p, aesKey), options),
+		threads: (options = {}) => threadPages$1(async (after, n) => wrap(() => q.threadPage.all(after ?? "", n)), (p) => summaryOf$1(p, aesKey), options),
 		list,
 		countThreads: async () => wrap(() => db.prepare(SQ_READ.countThreads).pluck().get()),
 		namespacesOf: async (threadId) => wrap(() => db.prepare(SQ_READ.namespaces).pluck().all(threadId)),
@@ -41961,7 +42006,7 @@ function readerOf(conns, S, info, uri, aesKey) {
 		uri,
 		info,
 		aesKey,
-		threads: (options = {}) => threadPages(threadPage, (p) => summaryOf(p, aesKey), options),
+		threads: (options = {}) => threadPages$1(threadPage, (p) => summaryOf(p, aesKey), options),
 		list,
 		countThreads: async () => Number((await q(PG_READ.countThreads(S)))[0].n),
 		namespacesOf: async (threadId) => (await q(PG_READ.namespaces(S), [threadId])).map((r) => r.checkpoint_ns),

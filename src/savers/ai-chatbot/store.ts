@@ -359,8 +359,8 @@ async function writeBatch(sql: Sql, batch: AiChatbotBatch): Promise<void> {
 
 // ------------------------------------------------------------------------------------------------------ the store
 
-/** The store over either backend. */
-export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
+/** What the store's methods share: the backend, its table shape and the SQL spellings that differ by backend. */
+function contextOf(sql: Sql, uri: string) {
   const pg = sql.kind === "postgres";
   // JSON columns and timestamps read as text on both backends; ties in createdAt in the order rows are stored
   const ts = (c: string) => (pg ? `to_char(${q(c)}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${q(c)}` : q(c));
@@ -374,6 +374,14 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
       : 0;
   const idsIn = (n: number) => (pg ? `= ANY($${n}::text[]::uuid[])` : `IN (SELECT value FROM json_each($${n}))`);
   const idsArg = (ids: string[]) => (pg ? ids : JSON.stringify(ids));
+  return { sql, pg, ts, js, stored, tables, col, reset, visibility, count, idsIn, idsArg };
+}
+type Ctx = ReturnType<typeof contextOf>;
+
+/** The store over either backend. */
+export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
+  const c = contextOf(sql, uri);
+  const { tables, reset, count } = c;
   return {
     layout: "ai-chatbot",
     kind: sql.kind,
@@ -384,6 +392,24 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
       await sql.tx(ddl.split(";\n").map((s): [string, unknown[]] => [s, []]));
       reset();
     },
+    ...readsOf(c),
+    write: (batch) => writeBatch(sql, batch),
+    erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
+    eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
+    ...maintenanceOf(c),
+    close: () => sql.close(),
+  };
+}
+
+/** The store's reads: chats, users, messages, counts. */
+function readsOf(
+  c: Ctx,
+): Pick<
+  AiChatbotStore,
+  "chats" | "chat" | "user" | "messagesV1" | "messagesV2" | "counts" | "existing" | "chatsWithV2"
+> {
+  const { sql, pg, ts, js, stored, tables, col, visibility, count, idsIn, idsArg } = c;
+  return {
     chats: (o = {}) => listChats(sql, tables, o, () => visibility("c.")),
     async chat(id) {
       await tables();
@@ -447,9 +473,13 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
       ]);
       return new Set(r.map((x) => String(x.chatId)));
     },
-    write: (batch) => writeBatch(sql, batch),
-    erase: (chatId, dryRun) => eraseChat(sql, tables, count, chatId, dryRun),
-    eraseUser: (userId, dryRun) => eraseUser(sql, tables, count, userId, dryRun),
+  };
+}
+
+/** The store's upkeep: each chat's last activity (prune) and VACUUM. */
+function maintenanceOf(c: Ctx): Pick<AiChatbotStore, "activity" | "vacuum"> {
+  const { sql, pg, tables, idsIn, idsArg } = c;
+  return {
     async activity(chatIds) {
       // the newest of the chat's own time and its messages' (Message_v2, Message), as ms
       const out = new Map<string, number>();
@@ -491,7 +521,6 @@ export function aiChatbotStore(sql: Sql, uri: string): AiChatbotStore {
         ),
         o.dryRun,
       ),
-    close: () => sql.close(),
   };
 }
 

@@ -146,27 +146,7 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
       await c.query(pgSetup(place.schema));
       reset();
     },
-    async *threads(o = {}) {
-      let after = o.after ?? null;
-      let left = o.limit ?? Number.POSITIVE_INFINITY;
-      while (left > 0) {
-        const page = await rows(PG.threadPage(S), [after, Math.min(500, left)], MASTRA_TABLES.threads);
-        if (page.length === 0) return;
-        for (const r of page) {
-          left--;
-          yield {
-            threadId: r.id as string,
-            resourceId: r.resourceId as string,
-            title: r.title as string,
-            messages: Number(r.messages),
-            createdAt: r.createdAt as string,
-            updatedAt: r.updatedAt as string,
-            bytes: Number(r.bytes),
-          };
-        }
-        after = page[page.length - 1]!.id as string;
-      }
-    },
+    threads: (o = {}) => threadPages(rows, S, o),
     async thread(id) {
       const [r] = await rows(PG.thread(S), [id], MASTRA_TABLES.threads);
       return r && threadOf(r);
@@ -189,34 +169,8 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
         orphanMessages: r!.orphanMessages!,
       };
     },
-    async *scan(batchSize) {
-      const n = Math.max(1, batchSize);
-      for (let after: string | null = null; ; ) {
-        const page = await rows(PG.threadRows(S), [after, n], MASTRA_TABLES.threads);
-        if (page.length === 0) break;
-        const threads = page.map(threadOf);
-        yield { table: "threads", threads, messages: await messagesOf(threads.map((t) => t.id)) };
-        after = page[page.length - 1]!.id as string;
-      }
-      for (let after: string | null = null; await hasResources(); ) {
-        const page = await rows(PG.resourceRows(S), [after, n], MASTRA_TABLES.resources);
-        if (page.length === 0) break;
-        yield { table: "resources", resources: page.map(resourceOf) };
-        after = page[page.length - 1]!.id as string;
-      }
-    },
-    async tables() {
-      const tables = [];
-      for (const t of Object.values(MASTRA_TABLES)) {
-        if ((await shape())[t] === undefined) continue;
-        const [r] = await rows<{ n: number; b: string }>(
-          `SELECT (SELECT count(*)::int FROM ${S}${t}) AS n, pg_total_relation_size($1::regclass)::text AS b`,
-          [`${S}${t}`],
-        );
-        tables.push({ table: t, rows: r!.n, storedBytes: Number(r!.b) });
-      }
-      return { method: "pg_total_relation_size" as const, tables };
-    },
+    scan: (batchSize) => scanRows(rows, S, batchSize, hasResources, messagesOf),
+    tables: () => tableSizes(rows, shape, S),
     async existing(table, ids) {
       if ((await shape())[MASTRA_TABLES[table]] === undefined) return new Set<string>();
       const r = await rows<{ id: string }>(PG.existing(S, MASTRA_TABLES[table]), [ids]);
@@ -225,19 +179,86 @@ export function mastraPostgres(c: Queryable, place: { uri: string; schema: strin
     write: async (batch, o) => void (await writeBatch(c, S, place.uri, batch, o.overwrite)),
     add: (batch) => writeBatch(c, S, place.uri, batch, "add"),
     erase: async (target, dryRun) => (await import("./erase-pg.js")).erasePg(c, place, target, dryRun),
-    async vacuum(o) {
-      const { pgVacuumTables } = await import("../vacuum.js");
-      // the memory tables and PgVector's tables beside them (what a prune deletes from)
-      const tables = (await pgTables(c, place.schema)).values();
-      const names = [...tables].filter((t) => t.startsWith("mastra_") || /^memory_messages_\d+$/.test(t));
-      try {
-        return await pgVacuumTables((sql, args) => c.query(sql, args), place.schema, names, o.dryRun);
-      } catch (e) {
-        throw storeError("postgres-vacuum", `${place.uri}: vacuuming: ${(e as Error).message}`, {}, e);
-      }
-    },
+    vacuum: (o) => vacuumPg(c, place, o.dryRun),
     close: () => c.end(),
   };
+}
+
+type Rows = ReturnType<typeof pgReader>["rows"];
+type Shape = ReturnType<typeof pgReader>["shape"];
+
+/** `MastraStore.threads`: pages of 500 threads by id, with their message counts and sizes. */
+async function* threadPages(rows: Rows, S: string, o: { after?: string; limit?: number }) {
+  let after = o.after ?? null;
+  let left = o.limit ?? Number.POSITIVE_INFINITY;
+  while (left > 0) {
+    const page = await rows(PG.threadPage(S), [after, Math.min(500, left)], MASTRA_TABLES.threads);
+    if (page.length === 0) return;
+    for (const r of page) {
+      left--;
+      yield {
+        threadId: r.id as string,
+        resourceId: r.resourceId as string,
+        title: r.title as string,
+        messages: Number(r.messages),
+        createdAt: r.createdAt as string,
+        updatedAt: r.updatedAt as string,
+        bytes: Number(r.bytes),
+      };
+    }
+    after = page[page.length - 1]!.id as string;
+  }
+}
+
+/** `MastraStore.scan`: the threads with their messages, then the resources, `batchSize` at a time. */
+async function* scanRows(
+  rows: Rows,
+  S: string,
+  batchSize: number,
+  hasResources: () => Promise<boolean>,
+  messagesOf: (ids: string[]) => Promise<MastraMessageRow[]>,
+): AsyncIterable<MastraBatch> {
+  const n = Math.max(1, batchSize);
+  for (let after: string | null = null; ; ) {
+    const page = await rows(PG.threadRows(S), [after, n], MASTRA_TABLES.threads);
+    if (page.length === 0) break;
+    const threads = page.map(threadOf);
+    yield { table: "threads", threads, messages: await messagesOf(threads.map((t) => t.id)) };
+    after = page[page.length - 1]!.id as string;
+  }
+  for (let after: string | null = null; await hasResources(); ) {
+    const page = await rows(PG.resourceRows(S), [after, n], MASTRA_TABLES.resources);
+    if (page.length === 0) break;
+    yield { table: "resources", resources: page.map(resourceOf) };
+    after = page[page.length - 1]!.id as string;
+  }
+}
+
+/** `MastraStore.tables`: each memory table the schema holds, its rows and `pg_total_relation_size`. */
+async function tableSizes(rows: Rows, shape: Shape, S: string) {
+  const tables = [];
+  for (const t of Object.values(MASTRA_TABLES)) {
+    if ((await shape())[t] === undefined) continue;
+    const [r] = await rows<{ n: number; b: string }>(
+      `SELECT (SELECT count(*)::int FROM ${S}${t}) AS n, pg_total_relation_size($1::regclass)::text AS b`,
+      [`${S}${t}`],
+    );
+    tables.push({ table: t, rows: r!.n, storedBytes: Number(r!.b) });
+  }
+  return { method: "pg_total_relation_size" as const, tables };
+}
+
+/** `MastraStore.vacuum`: VACUUM of the memory tables and PgVector's tables beside them (what a prune deletes from). */
+async function vacuumPg(c: Queryable, place: { uri: string; schema: string }, dryRun: boolean) {
+  const { pgVacuumTables } = await import("../vacuum.js");
+  // the memory tables and PgVector's tables beside them (what a prune deletes from)
+  const tables = (await pgTables(c, place.schema)).values();
+  const names = [...tables].filter((t) => t.startsWith("mastra_") || /^memory_messages_\d+$/.test(t));
+  try {
+    return await pgVacuumTables((sql, args) => c.query(sql, args), place.schema, names, dryRun);
+  } catch (e) {
+    throw storeError("postgres-vacuum", `${place.uri}: vacuuming: ${(e as Error).message}`, {}, e);
+  }
 }
 
 /**

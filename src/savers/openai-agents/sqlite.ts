@@ -213,51 +213,8 @@ export async function openSessionSqlite(
       const r = stmts.counts!.get() as Record<string, number>;
       return { sessions: r.sessions!, items: r.items!, orphanSessions: r.orphanSessions! };
     },
-    erase(sessionId, dryRun) {
-      const per = [
-        ...(have.sessions ? [{ table: tables.sessions, col: "session_id" }] : []),
-        { table: tables.messages, col: "session_id" },
-      ];
-      const count = () =>
-        per.map((t) => ({
-          table: t.table,
-          rows: Number(db.prepare(`SELECT COUNT(*) FROM "${t.table}" WHERE ${t.col} = ?`).pluck().get(sessionId)),
-        }));
-      // counted and deleted in one IMMEDIATE transaction: what a live writer commits after it is its own
-      const run = db.transaction(() => {
-        const rows = count();
-        if (rows.every((r) => r.rows === 0)) return null;
-        if (!dryRun)
-          for (const t of [...per].reverse()) db.prepare(`DELETE FROM "${t.table}" WHERE ${t.col} = ?`).run(sessionId);
-        return rows;
-      });
-      return dryRun ? run() : run.immediate();
-    },
-    trim(sessionId, o) {
-      // the session's items by id, newest first: those written before the prune started beyond the newest `keep` of
-      // them and older than `before` go (an item without a time counts as old)
-      const m = `"${tables.messages}"`;
-      const created = have.messages.has("created_at") ? "created_at" : "NULL";
-      const run = db.transaction(() => {
-        const rows = db
-          .prepare(`SELECT id, ${created} AS createdAt FROM ${m} WHERE session_id = ? ORDER BY id DESC`)
-          .all(sessionId) as Array<{ id: number; createdAt: unknown }>;
-        const at = (r: { createdAt: unknown }) => {
-          const iso = isoOf(r.createdAt);
-          const t = iso === null ? Number.NaN : Date.parse(iso);
-          return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
-        };
-        const old = rows.filter((r) => at(r) < o.startedAt);
-        const gone = old.slice(o.keep).filter((r) => at(r) < o.before);
-        if (gone.length === 0) return null;
-        if (!o.dryRun) {
-          const del = db.prepare(`DELETE FROM ${m} WHERE id = ?`);
-          for (const r of gone) del.run(r.id);
-        }
-        return [{ table: tables.messages, rows: gone.length }];
-      });
-      return o.dryRun ? run() : run.immediate();
-    },
+    erase: (sessionId, dryRun) => eraseSession(db, tables, have, sessionId, dryRun),
+    trim: (sessionId, o) => trimSession(db, tables, have, sessionId, o),
     async vacuum(o) {
       const { sqliteVacuum, wrapVacuum } = await import("../vacuum.js");
       return wrapVacuum(db.name, () => sqliteVacuum(db, db.name, o.dryRun));
@@ -266,6 +223,67 @@ export async function openSessionSqlite(
       if (db.open) db.close();
     },
   };
+}
+
+/** `OpenAISessionStore.erase`: the session's rows counted (dry run) or deleted in one IMMEDIATE transaction. */
+function eraseSession(
+  db: BetterSqlite3.Database,
+  tables: OpenAISessionStore["tables"],
+  have: Have,
+  sessionId: string,
+  dryRun: boolean,
+): ReturnType<OpenAISessionStore["erase"]> {
+  const per = [
+    ...(have.sessions ? [{ table: tables.sessions, col: "session_id" }] : []),
+    { table: tables.messages, col: "session_id" },
+  ];
+  const count = () =>
+    per.map((t) => ({
+      table: t.table,
+      rows: Number(db.prepare(`SELECT COUNT(*) FROM "${t.table}" WHERE ${t.col} = ?`).pluck().get(sessionId)),
+    }));
+  // counted and deleted in one IMMEDIATE transaction: what a live writer commits after it is its own
+  const run = db.transaction(() => {
+    const rows = count();
+    if (rows.every((r) => r.rows === 0)) return null;
+    if (!dryRun)
+      for (const t of [...per].reverse()) db.prepare(`DELETE FROM "${t.table}" WHERE ${t.col} = ?`).run(sessionId);
+    return rows;
+  });
+  return dryRun ? run() : run.immediate();
+}
+
+/** `OpenAISessionStore.trim`: a session's older items beyond its newest `keep`, counted or deleted in one transaction. */
+function trimSession(
+  db: BetterSqlite3.Database,
+  tables: OpenAISessionStore["tables"],
+  have: Have,
+  sessionId: string,
+  o: Parameters<OpenAISessionStore["trim"]>[1],
+): ReturnType<OpenAISessionStore["trim"]> {
+  // the session's items by id, newest first: those written before the prune started beyond the newest `keep` of
+  // them and older than `before` go (an item without a time counts as old)
+  const m = `"${tables.messages}"`;
+  const created = have.messages.has("created_at") ? "created_at" : "NULL";
+  const run = db.transaction(() => {
+    const rows = db
+      .prepare(`SELECT id, ${created} AS createdAt FROM ${m} WHERE session_id = ? ORDER BY id DESC`)
+      .all(sessionId) as Array<{ id: number; createdAt: unknown }>;
+    const at = (r: { createdAt: unknown }) => {
+      const iso = isoOf(r.createdAt);
+      const t = iso === null ? Number.NaN : Date.parse(iso);
+      return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+    };
+    const old = rows.filter((r) => at(r) < o.startedAt);
+    const gone = old.slice(o.keep).filter((r) => at(r) < o.before);
+    if (gone.length === 0) return null;
+    if (!o.dryRun) {
+      const del = db.prepare(`DELETE FROM ${m} WHERE id = ?`);
+      for (const r of gone) del.run(r.id);
+    }
+    return [{ table: tables.messages, rows: gone.length }];
+  });
+  return o.dryRun ? run() : run.immediate();
 }
 
 /** The file opened to write (never created: `ckpt delete` names a store that exists). */
