@@ -54567,6 +54567,10 @@ var init_module$2 = __esmMin((() => {
 	};
 }));
 // node_modules/@secretlint/profiler/module/node.js
+var node_exports$1 = /* @__PURE__ */ __exportAll$1({
+	SecretLintProfiler: () => SecretLintProfiler,
+	secretLintProfiler: () => secretLintProfiler
+});
 var NullPerformanceObserver, secretLintProfiler;
 var init_node$3 = __esmMin((() => {
 	init_module$2();
@@ -60325,7 +60329,12 @@ function ownDetections(s) {
 /** secretlint's recommended preset, loaded once (only scan and --redact load it). */
 function secretlint() {
 	lint ??= (async () => {
-		const [{ lintSource }, { creator }] = await Promise.all([Promise.resolve().then(() => (init_module$1(), module_exports$1)), Promise.resolve().then(() => (init_module(), module_exports))]);
+		const [{ lintSource }, { creator }, { secretLintProfiler }] = await Promise.all([
+			Promise.resolve().then(() => (init_module$1(), module_exports$1)),
+			Promise.resolve().then(() => (init_module(), module_exports)),
+			Promise.resolve().then(() => (init_node$3(), node_exports$1))
+		]);
+		secretLintProfiler.mark = () => void 0;
 		const config = { rules: [{
 			id: "@secretlint/secretlint-rule-preset-recommend",
 			rule: creator,

@@ -176,10 +176,15 @@ let lint: Promise<Lint> | undefined;
 /** secretlint's recommended preset, loaded once (only scan and --redact load it). */
 function secretlint(): Promise<Lint> {
   lint ??= (async () => {
-    const [{ lintSource }, { creator }] = await Promise.all([
+    const [{ lintSource }, { creator }, { secretLintProfiler }] = await Promise.all([
       import("@secretlint/core"),
       import("@secretlint/secretlint-rule-preset-recommend"),
+      import("@secretlint/profiler"),
     ]);
+    // @secretlint/core marks every lint in the process-wide performance timeline and its profiler keeps every entry
+    // (each new mark measured against all of them): lints slow down as they add up — an export --redact of 10,000
+    // conversations took over 10 minutes. ckpt never reads the profile: no marks.
+    secretLintProfiler.mark = () => undefined;
     const config = {
       rules: [
         {
