@@ -9,7 +9,8 @@
  * createIndex makes it (`id SERIAL, vector_id TEXT, embedding, metadata JSONB, namespace`), with `embedding` a
  * `real[]` instead of `vector(8)`, holding one row per message with the metadata @mastra/memory gives an embedding
  * (message_id, thread_id, resource_id, role, content, created_at): ckpt must delete the rows whose metadata names
- * what is erased, and the others must stay.
+ * what is erased, and the others must stay. test/erase/mastra-pgvector-delete.test.ts has @mastra/pg write them for real,
+ * with pgvector, on a PGlite server.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli-io.js";

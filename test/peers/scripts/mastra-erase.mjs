@@ -1,10 +1,14 @@
-// A Mastra LibSQL store written with semantic recall on (LibSQLVector beside the memory tables, a deterministic mock
-// embedder), then read back through Mastra's own APIs. Input: {op: "write" | "read", file, threads: [{id, resource,
-// turns: [text]}]}. Output: per thread getThreadById and recall (every message), and every vector row's thread_id a
-// vector query returns (the whole index, and filtered by each thread).
+// A Mastra store written with semantic recall on (a deterministic mock embedder): LibSQL (LibSQLVector beside the
+// memory tables) or, with `pg`, PostgreSQL (PostgresStore and PgVector in one schema), then read back through Mastra's
+// own APIs. Input: {op: "write" | "read", file | pg: {url, schema, max?}, threads: [{id, resource, turns: [text]}],
+// workingMemory?: {resource: text} (written with updateWorkingMemory), resources?: [id]} (`max`: the size of each of
+// the two pools). Output: per thread getThreadById and recall (every message), per resource asked getResourceById's
+// working memory (null: no resource), and every vector row's thread_id a vector query returns (the whole index, and
+// filtered by each thread).
 import { Agent } from "@mastra/core/agent";
 import { LibSQLStore, LibSQLVector } from "@mastra/libsql";
 import { Memory } from "@mastra/memory";
+import { PgVector, PostgresStore } from "@mastra/pg";
 import { MockEmbeddingModelV2, MockLanguageModelV2 } from "ai-v5/test";
 
 const input = JSON.parse(
@@ -14,10 +18,14 @@ const input = JSON.parse(
     process.stdin.on("end", () => r(s));
   }),
 );
-const url = `file:${input.file}`;
-const storage = new LibSQLStore({ id: "erase", url });
+const { pg } = input;
+const storage = pg
+  ? new PostgresStore({ id: "erase", connectionString: pg.url, schemaName: pg.schema, max: pg.max })
+  : new LibSQLStore({ id: "erase", url: `file:${input.file}` });
 await storage.init();
-const vector = new LibSQLVector({ id: "erase-v", url });
+const vector = pg
+  ? new PgVector({ id: "erase-v", connectionString: pg.url, schemaName: pg.schema, max: pg.max })
+  : new LibSQLVector({ id: "erase-v", url: `file:${input.file}` });
 const embed = (t) => {
   const v = new Array(8).fill(0.01);
   for (let i = 0; i < t.length; i++) v[i % 8] += t.charCodeAt(i) / 1000;
@@ -41,6 +49,10 @@ if (input.op === "write") {
   const agent = new Agent({ id: "erase", name: "erase", instructions: "x", model, memory });
   for (const t of input.threads)
     for (const turn of t.turns) await agent.generate(turn, { memory: { thread: t.id, resource: t.resource } });
+  for (const [resourceId, workingMemory] of Object.entries(input.workingMemory ?? {})) {
+    const threadId = input.threads.find((t) => t.resource === resourceId).id;
+    await memory.updateWorkingMemory({ threadId, resourceId, workingMemory });
+  }
   await memory.settled?.();
 }
 const out = { threads: {}, vectors: {} };
@@ -53,6 +65,14 @@ for (const t of input.threads) {
     resourceId: thread.resourceId,
     messages: messages.map((m) => ({ id: m.id, role: m.role, content: m.content })),
   };
+}
+if (input.resources) {
+  const store = await storage.getStore("memory");
+  out.resources = {};
+  for (const id of input.resources) {
+    const r = await store.getResourceById({ resourceId: id });
+    out.resources[id] = r ? { workingMemory: r.workingMemory ?? null } : null;
+  }
 }
 const indexes = await vector.listIndexes();
 for (const indexName of indexes) {
@@ -67,4 +87,5 @@ for (const indexName of indexes) {
   };
 }
 await storage.close?.();
+await vector.disconnect?.();
 process.stdout.write(JSON.stringify(out));
