@@ -156,3 +156,77 @@ export async function makeSqlite(threads, file, deltaEvery = 0) {
   spawnSync("mv", [file + ".tmp", file]);
   spawnSync("rm", ["-f", file + ".tmp-wal", file + ".tmp-shm"]);
 }
+
+/** The same threads in the LangGraph JS PostgresSaver layout (tables from its setup(), values split into
+ * checkpoint_blobs as the JS saver writes them), in `schema` of `base`; kept between runs (a `bench_done` table marks it). */
+export async function makePg(threads, schema, deltaEvery = 0, base = "postgres://postgres@127.0.0.1:5432/test") {
+  const pg = require("pg");
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  const done = await c.query(
+    "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'bench_done'",
+    [schema],
+  );
+  if (done.rowCount) return c.end();
+  await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  const { PostgresSaver } = require("@langchain/langgraph-checkpoint-postgres");
+  const saver = PostgresSaver.fromConnString(base, { schema });
+  await saver.setup(); // the library's migrations 0-4
+  await saver.end();
+  const S = `"${schema}"`;
+  const flush = async (table, cols, rows) => {
+    if (!rows.length) return;
+    const vals = [];
+    const ph = rows.map((r, i) => `(${r.map((_, j) => `$${i * r.length + j + 1}`).join(", ")})`);
+    for (const r of rows) vals.push(...r);
+    await c.query(`INSERT INTO ${S}.${table} (${cols}) VALUES ${ph.join(", ")}`, vals);
+  };
+  for (let t = 0; t < threads; t += 50) {
+    const cps = [];
+    const blobs = [];
+    const ws = [];
+    for (let u = t; u < Math.min(threads, t + 50); u++) {
+      for (const r of threadRows(u, deltaEvery)) {
+        const { channel_values, ...rest } = r.checkpoint; // JS PostgresSaver: every value to a blob row
+        cps.push([r.thread, "", r.id, r.parent, JSON.stringify(rest), JSON.stringify(r.metadata)]);
+        for (const [ch, v] of Object.entries(r.checkpoint.channel_versions)) {
+          if (ch === "__start__" && v === 2) continue; // written by the step -1 → 0 transition below
+          blobs.push([
+            r.thread,
+            "",
+            ch,
+            String(v),
+            ch in channel_values ? "json" : "empty",
+            ch in channel_values ? Buffer.from(JSON.stringify(channel_values[ch])) : null,
+          ]);
+        }
+        if (r.checkpoint.channel_versions.__start__ === 2 && r.metadata.step === 0)
+          blobs.push([r.thread, "", "__start__", "2", "empty", null]);
+        for (const w of r.writes)
+          ws.push([r.thread, "", r.id, w.task, w.idx, w.channel, "json", Buffer.from(JSON.stringify(w.value))]);
+      }
+    }
+    for (let i = 0; i < cps.length; i += 500)
+      await flush(
+        "checkpoints",
+        "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata",
+        cps.slice(i, i + 500),
+      );
+    for (let i = 0; i < blobs.length; i += 1000)
+      await flush(
+        "checkpoint_blobs",
+        "thread_id, checkpoint_ns, channel, version, type, blob",
+        blobs.slice(i, i + 1000),
+      );
+    for (let i = 0; i < ws.length; i += 1000)
+      await flush(
+        "checkpoint_writes",
+        "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob",
+        ws.slice(i, i + 1000),
+      );
+  }
+  await c.query(
+    `ANALYZE ${S}.checkpoints; ANALYZE ${S}.checkpoint_blobs; ANALYZE ${S}.checkpoint_writes; CREATE TABLE ${S}.bench_done (x int)`,
+  );
+  await c.end();
+}
