@@ -40447,6 +40447,8 @@ CREATE TABLE IF NOT EXISTS writes (
 		first: "SELECT * FROM checkpoints LIMIT 1",
 		count: "SELECT count(*) AS n FROM checkpoints",
 		scanFirst: "SELECT * FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?",
+		/** the first page from a thread on (scanRows' `only`) */
+		scanFrom: "SELECT * FROM checkpoints WHERE thread_id >= ? ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?",
 		scanNext: `SELECT * FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?)
     ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
 		/** the rest of a thread after a key: a page ends at a thread's end, read in the page's snapshot */
@@ -40572,6 +40574,7 @@ CREATE TABLE IF NOT EXISTS writes (
 		blobs: (S) => `SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM ${S}checkpoint_blobs
       WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
 		keysFirst: (S) => `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $1`,
+		keysFrom: (S) => `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints WHERE thread_id >= $1 ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $2`,
 		keysNext: (S) => `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > ($1, $2, $3) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $4`,
 		versionsOfOne: (S) => `SELECT checkpoint->'channel_versions' AS cv FROM ${S}checkpoints WHERE checkpoint->'channel_versions' <> '{}'::jsonb LIMIT 1`,
 		count: (S) => `SELECT count(*) AS n FROM ${S}checkpoints`,
@@ -40947,15 +40950,16 @@ function toCheckpoint(r) {
 * checkpoints and the rest of the last thread), each page read in one read transaction (a snapshot): a writer (prune)
 * committing between pages never leaves a hole in a thread's history.
 */
-async function* scanRows(db, wrap, batchSize, threads) {
+async function* scanRows(db, wrap, batchSize, threads, only) {
 	const first = db.prepare(SQ_ROWS.scanFirst);
+	const from = db.prepare(SQ_ROWS.scanFrom);
 	const page = db.prepare(SQ_ROWS.scanNext);
 	const rest = db.prepare(SQ_ROWS.threadRest);
 	const range = db.prepare(SQ_ROWS.writesRange);
 	let after;
 	for (;;) {
 		const read = db.transaction(() => {
-			const rows = after ? page.all(...after, batchSize) : first.all(batchSize);
+			const rows = after ? page.all(...after, batchSize) : only !== void 0 ? from.all(only, batchSize) : first.all(batchSize);
 			if (rows.length === batchSize) {
 				const last = rows[rows.length - 1];
 				for (const r of rest.iterate(last.thread_id, last.checkpoint_ns, last.checkpoint_id)) rows.push(r);
@@ -40987,7 +40991,7 @@ async function* scanRows(db, wrap, batchSize, threads) {
 			ns: w.checkpoint_ns,
 			id: w.checkpoint_id
 		}), toWrite(w)]));
-		if (rows.length < batchSize) return;
+		if (rows.length < batchSize || only !== void 0 && last.thread_id !== only) return;
 	}
 }
 /** Write checkpoints and their writes in one transaction (existing rows replaced with `overwrite`, else kept). */
@@ -41064,7 +41068,7 @@ function rowStoreOf$1(db, uri) {
 			});
 		},
 		count: async () => hasLayout() ? db.prepare(SQ_ROWS.count).get().n : 0,
-		scanRows: (batchSize, threads) => scanRows(db, wrap, batchSize, threads),
+		scanRows: (batchSize, threads, only) => scanRows(db, wrap, batchSize, threads, only),
 		load,
 		write: async (cps, o) => writeRows(db, wrap, cps, o),
 		async readBack(keys) {
@@ -42648,10 +42652,10 @@ function readBackForms(rows) {
 	return out;
 }
 /** Every checkpoint (assembled, with writes) in key order, in pages of `batchSize`, of the threads `threads` accepts. */
-async function* scanPgRows(pool, S, wrap, read, toCheckpoint, batchSize, threads) {
+async function* scanPgRows(pool, S, wrap, read, toCheckpoint, batchSize, threads, only) {
 	let after;
 	for (;;) {
-		const page = await wrap("reading checkpoints", async () => (after ? await pool.query(PG_ROWS.keysNext(S), [...after, batchSize]) : await pool.query(PG_ROWS.keysFirst(S), [batchSize])).rows);
+		const page = await wrap("reading checkpoints", async () => (after ? await pool.query(PG_ROWS.keysNext(S), [...after, batchSize]) : only !== void 0 ? await pool.query(PG_ROWS.keysFrom(S), [only, batchSize]) : await pool.query(PG_ROWS.keysFirst(S), [batchSize])).rows);
 		if (page.length === 0) return;
 		const last = page[page.length - 1];
 		after = [
@@ -42668,7 +42672,7 @@ async function* scanPgRows(pool, S, wrap, read, toCheckpoint, batchSize, threads
 			const { cps, blobMap, writes } = await wrap("reading checkpoints", () => read(keys));
 			yield attachWrites(cps.map((r) => toCheckpoint(r, blobMap)), writes);
 		}
-		if (page.length < batchSize) return;
+		if (page.length < batchSize || only !== void 0 && last.thread_id !== only) return;
 	}
 }
 function rowStoreOf(conns, S, place, aesKey) {
@@ -42698,10 +42702,10 @@ function rowStoreOf(conns, S, place, aesKey) {
 			copyOk = void 0;
 		}),
 		count: () => wrap("counting checkpoints", async () => await hasLayout() ? Number((await (await conns.rw()).query(PG_ROWS.count(S))).rows[0].n) : 0),
-		async *scanRows(batchSize, threads) {
+		async *scanRows(batchSize, threads, only) {
 			const fallback = await library() ?? "js";
 			const toCheckpoint = (r, m) => assemble(r, m, fallback, aesKey);
-			yield* scanPgRows(await conns.rw(), S, wrap, read, toCheckpoint, batchSize, threads);
+			yield* scanPgRows(await conns.rw(), S, wrap, read, toCheckpoint, batchSize, threads, only);
 		},
 		load: (keys, lib) => wrap("reading checkpoints", async () => {
 			const out = /* @__PURE__ */ new Map();
@@ -47635,7 +47639,7 @@ var copy_exports$2 = /* @__PURE__ */ __exportAll$1({
 /** Every row of one thread, in (namespace, checkpoint id) order. */
 async function threadRows(src, threadId) {
 	const out = [];
-	for await (const batch of src.scanRows(200, (t) => t === threadId)) for (const cp of batch) if (cp.threadId === threadId) out.push(cp);
+	for await (const batch of src.scanRows(200, (t) => t === threadId, threadId)) for (const cp of batch) if (cp.threadId === threadId) out.push(cp);
 	return out;
 }
 /** The history up to and including root checkpoint `upTo`: its ancestors by parent id, subgraphs no newer than it. */

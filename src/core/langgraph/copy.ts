@@ -13,7 +13,8 @@ import type { LgStore } from "../../savers/langgraph/shared.js";
 /** Every row of one thread, in (namespace, checkpoint id) order. */
 export async function threadRows(src: Pick<LgStore, "scanRows">, threadId: string): Promise<LgCheckpoint[]> {
   const out: LgCheckpoint[] = [];
-  for await (const batch of src.scanRows(200, (t) => t === threadId))
+  // from the thread's first key to its last: a store's other threads are not read
+  for await (const batch of src.scanRows(200, (t) => t === threadId, threadId))
     for (const cp of batch) if (cp.threadId === threadId) out.push(cp);
   return out;
 }

@@ -48,7 +48,8 @@ export interface LgStore {
   /** checkpoints held */
   count(): Promise<number>;
   /** every checkpoint with its writes, in (thread_id, checkpoint_ns, checkpoint_id) order, in batches (SQLite: whole threads, each page read in one snapshot) */
-  scanRows(batchSize: number, threads?: (id: string) => boolean): AsyncIterable<LgCheckpoint[]>;
+  /** `only`: one thread's rows, read from its first key on and stopped after its last (not the whole store) */
+  scanRows(batchSize: number, threads?: (id: string) => boolean, only?: string): AsyncIterable<LgCheckpoint[]>;
   /** the stored checkpoints among `keys` (what the store holds, in the SQLite layout), for conflicts */
   load(keys: CheckpointKey[], lib: Library): Promise<Map<string, LgCheckpoint>>;
   /** write checkpoints and their writes in one transaction */

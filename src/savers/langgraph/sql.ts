@@ -116,6 +116,8 @@ export const SQ_ROWS = {
   first: "SELECT * FROM checkpoints LIMIT 1",
   count: "SELECT count(*) AS n FROM checkpoints",
   scanFirst: "SELECT * FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?",
+  /** the first page from a thread on (scanRows' `only`) */
+  scanFrom: "SELECT * FROM checkpoints WHERE thread_id >= ? ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?",
   scanNext: `SELECT * FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?)
     ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
   /** the rest of a thread after a key: a page ends at a thread's end, read in the page's snapshot */
@@ -340,6 +342,8 @@ export const PG_ROWS = {
       WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
   keysFirst: (S: string) =>
     `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $1`,
+  keysFrom: (S: string) =>
+    `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints WHERE thread_id >= $1 ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $2`,
   keysNext: (S: string) =>
     `SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${S}checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > ($1, $2, $3) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT $4`,
   versionsOfOne: (S: string) =>

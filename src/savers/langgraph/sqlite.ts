@@ -514,15 +514,19 @@ async function* scanRows(
   wrap: RowWrap,
   batchSize: number,
   threads?: (id: string) => boolean,
+  only?: string,
 ): AsyncIterable<LgCheckpoint[]> {
   const first = db.prepare(SQ_ROWS.scanFirst);
+  const from = db.prepare(SQ_ROWS.scanFrom);
   const page = db.prepare(SQ_ROWS.scanNext);
   const rest = db.prepare(SQ_ROWS.threadRest);
   const range = db.prepare(SQ_ROWS.writesRange);
   let after: [string, string, string] | undefined;
   for (;;) {
     const read = db.transaction(() => {
-      const rows = (after ? page.all(...after, batchSize) : first.all(batchSize)) as CpRow[];
+      const rows = (
+        after ? page.all(...after, batchSize) : only !== undefined ? from.all(only, batchSize) : first.all(batchSize)
+      ) as CpRow[];
       if (rows.length === batchSize) {
         const last = rows[rows.length - 1]!;
         for (const r of rest.iterate(last.thread_id, last.checkpoint_ns, last.checkpoint_id) as Iterable<CpRow>)
@@ -553,7 +557,7 @@ async function* scanRows(
           (w) => [keyOf({ threadId: w.thread_id, ns: w.checkpoint_ns, id: w.checkpoint_id }), toWrite(w)] as const,
         ),
       );
-    if (rows.length < batchSize) return;
+    if (rows.length < batchSize || (only !== undefined && last.thread_id !== only)) return;
   }
 }
 
@@ -632,7 +636,7 @@ function rowStoreOf(db: DB, uri: string): Omit<LgStore, "close" | "vacuum"> {
       });
     },
     count: async () => (hasLayout() ? (db.prepare(SQ_ROWS.count).get() as { n: number }).n : 0),
-    scanRows: (batchSize, threads) => scanRows(db, wrap, batchSize, threads),
+    scanRows: (batchSize, threads, only) => scanRows(db, wrap, batchSize, threads, only),
     load,
     write: async (cps, o: WriteOptions) => writeRows(db, wrap, cps, o),
     async readBack(keys) {

@@ -156,6 +156,7 @@ async function* scanPgRows(
   toCheckpoint: (r: PgRows["cps"][number], blobMap: Map<string, BlobValue>) => LgCheckpoint,
   batchSize: number,
   threads?: (id: string) => boolean,
+  only?: string,
 ): AsyncIterable<LgCheckpoint[]> {
   let after: string[] | undefined;
   for (;;) {
@@ -164,7 +165,9 @@ async function* scanPgRows(
       async () =>
         (after
           ? await pool.query(PG_ROWS.keysNext(S), [...after, batchSize])
-          : await pool.query(PG_ROWS.keysFirst(S), [batchSize])
+          : only !== undefined
+            ? await pool.query(PG_ROWS.keysFrom(S), [only, batchSize])
+            : await pool.query(PG_ROWS.keysFirst(S), [batchSize])
         ).rows,
     );
     if (page.length === 0) return;
@@ -180,7 +183,7 @@ async function* scanPgRows(
         writes,
       );
     }
-    if (page.length < batchSize) return;
+    if (page.length < batchSize || (only !== undefined && last.thread_id !== only)) return;
   }
 }
 
@@ -234,10 +237,10 @@ export function rowStoreOf(
       wrap("counting checkpoints", async () =>
         (await hasLayout()) ? Number((await (await conns.rw()).query(PG_ROWS.count(S))).rows[0].n) : 0,
       ),
-    async *scanRows(batchSize, threads) {
+    async *scanRows(batchSize, threads, only) {
       const fallback = (await library()) ?? "js";
       const toCheckpoint = (r: PgRows["cps"][number], m: Map<string, BlobValue>) => assemble(r, m, fallback, aesKey);
-      yield* scanPgRows(await conns.rw(), S, wrap, read, toCheckpoint, batchSize, threads);
+      yield* scanPgRows(await conns.rw(), S, wrap, read, toCheckpoint, batchSize, threads, only);
     },
     load: (keys, lib) =>
       wrap("reading checkpoints", async () => {
