@@ -39909,6 +39909,11 @@ function withDeltaChannels(inner) {
 			if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : void 0);
 		},
 		getTuple: async (threadId, namespace, checkpointId) => maybe(await inner.getTuple(threadId, namespace, checkpointId)),
+		...inner.newestTuples ? { newestTuples: async (threadIds, namespace) => {
+			const ts = await inner.newestTuples(threadIds, namespace);
+			for (const [id, t] of ts) ts.set(id, async () => rebuild(await t()));
+			return ts;
+		} } : {},
 		async *scan(options) {
 			for await (const batch of inner.scan(options)) {
 				for (const t of batch) {
@@ -40357,7 +40362,7 @@ function pgThreadPageSql(S, paged, inSql) {
        AND m.version = c.checkpoint->'channel_versions'->>'messages'
   ORDER BY g.thread_id`;
 }
-var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
+var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, HEADS, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
 var init_sql = __esmMin((() => {
 	ident = (s) => `"${s.replace(/"/g, "\"\"")}"`;
 	SQLITE_SETUP = `CREATE TABLE IF NOT EXISTS checkpoints (
@@ -40394,10 +40399,15 @@ CREATE TABLE IF NOT EXISTS writes (
 	SQ_W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, CASE WHEN type = 'json' THEN CAST(value AS TEXT) ELSE value END AS value`;
 	RANGE = `(thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
        ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`;
+	HEADS = `h AS (SELECT p.value AS t, (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = p.value AND checkpoint_ns = @ns) AS id
+       FROM json_each(@ids) p)`;
 	SQ_READ = {
 		one: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
 		newest: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
 		writesOf: `SELECT ${SQ_W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`,
+		newestOf: `WITH ${HEADS} SELECT ${SQ_CP_COLS} FROM h JOIN checkpoints ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id`,
+		newestWritesOf: `WITH ${HEADS} SELECT ${SQ_W_COLS} FROM h JOIN writes ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id
+       ORDER BY thread_id, task_id, idx`,
 		sendsOf: `SELECT ${SQ_W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`,
 		scanFirst: `SELECT ${SQ_CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
 		scanNext: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
@@ -40823,9 +40833,26 @@ function tupleMaker(q, aesKey) {
 		}
 		return rows.map((r) => withSends(buildTuple("sqlite", TABLES$1, r, ws.get(key3$1(r)) ?? [], void 0, { aesKey })));
 	};
+	/** The newest checkpoint of each thread named, with its writes: two queries for the page, each row decoded when asked. */
+	const newestOf = (threadIds, ns, wrap) => {
+		const args = {
+			ids: JSON.stringify(threadIds),
+			ns
+		};
+		const ws = /* @__PURE__ */ new Map();
+		for (const w of q.newestWritesOf.all(args)) {
+			const list = ws.get(w.thread_id);
+			if (list) list.push(w);
+			else ws.set(w.thread_id, [w]);
+		}
+		const out = /* @__PURE__ */ new Map();
+		for (const r of q.newestOf.all(args)) out.set(r.thread_id, async () => wrap(() => withSends(buildTuple("sqlite", TABLES$1, r, ws.get(r.thread_id) ?? [], void 0, { aesKey }))));
+		return out;
+	};
 	return {
 		tuple,
-		tuplesOf
+		tuplesOf,
+		newestOf
 	};
 }
 /** LgReader.deltaChain over SQLite: the parent chain and the channel's writes along it, in one recursive query. */
@@ -40876,7 +40903,7 @@ function readerOf$1(db, path, uri, aesKey) {
 		}
 	};
 	const q = statements(db);
-	const { tuple, tuplesOf } = tupleMaker(q, aesKey);
+	const { tuple, tuplesOf, newestOf } = tupleMaker(q, aesKey);
 	const list = (options = {}) => {
 		const where = [];
 		const args = [];
@@ -40902,6 +40929,7 @@ function readerOf$1(db, path, uri, aesKey) {
 			const r = wrap(() => checkpointId === void 0 ? q.newest.get(threadId, namespace) : q.one.get(threadId, namespace, checkpointId));
 			return r ? wrap(() => tuple(r)) : void 0;
 		},
+		newestTuples: async (threadIds, namespace) => wrap(() => newestOf(threadIds, namespace, wrap)),
 		async *scan(options = {}) {
 			const size = Math.max(1, options.batchSize ?? PAGE$1);
 			let last;
@@ -78310,11 +78338,17 @@ async function* newestOfEachThread(engine, source, o) {
 	const { anyString } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
 	const lg = (await Promise.resolve().then(() => (init_formats(), formats_exports))).adapters.langgraph;
 	for (let after;;) {
-		const page = await store.threadPage(after, 500);
+		const page = await store.threadPage(after, PAGE_THREADS);
+		let heads;
+		try {
+			heads = await store.newestTuples?.(page, "");
+		} catch {
+			heads = void 0;
+		}
 		for (const threadId of page) {
 			const name = `${source}#${threadId}`;
 			try {
-				const t = await store.getTuple(threadId, "");
+				const t = heads ? await heads.get(threadId)?.() : await store.getTuple(threadId, "");
 				if (!t) continue;
 				const bad = unreadableReport(t);
 				if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
@@ -78335,7 +78369,7 @@ async function* newestOfEachThread(engine, source, o) {
 				yield failure(name, e);
 			}
 		}
-		if (page.length < 500) return;
+		if (page.length < PAGE_THREADS) return;
 		after = page[page.length - 1];
 	}
 }
@@ -78344,7 +78378,7 @@ function conversationLabel(c) {
 	const ns = c.namespace && c.namespace !== "default" ? `?namespace=${encodeURIComponent(c.namespace)}` : "";
 	return `${c.source}${ns}#${c.threadId}${c.checkpointId ? `@${c.checkpointId}` : ""}`;
 }
-var failure, SQLITE_NAMES;
+var failure, SQLITE_NAMES, PAGE_THREADS;
 var init_conversations = __esmMin((() => {
 	init_redact$2();
 	init_errors();
@@ -78359,6 +78393,7 @@ var init_conversations = __esmMin((() => {
 		throw e;
 	};
 	SQLITE_NAMES = /\.(db|sqlite|sqlite3)$/i;
+	PAGE_THREADS = 100;
 }));
 // dist/cli/commands/search.js
 var search_exports = /* @__PURE__ */ __exportAll$1({ searchCommand: () => searchCommand });

@@ -9,6 +9,7 @@ import { redactUri } from "../base/redact.js";
 import { CkptError, ExitCode, inputError } from "../base/errors.js";
 import type { LangGraphEngine } from "../engines/langgraph/index.js";
 import type { Checkpoint } from "../generated/types.js";
+import type { LgCheckpointTuple } from "../formats/langgraph/types.js";
 import type { Engine } from "../engines/types.js";
 import type { Input } from "../savers/address.js";
 import { DEFAULT_NAMESPACE, namespaceOf } from "../savers/types.js";
@@ -233,6 +234,9 @@ async function* fromHistoryStore(engine: Engine, source: string, o: ReadOptions)
   }
 }
 
+/** threads per page of a LangGraph store's newest checkpoints (their rows are held until the page is searched) */
+const PAGE_THREADS = 100;
+
 /**
  * The newest root checkpoint of each thread of a LangGraph store, a page of thread ids at a time: each tuple is
  * decoded once, put to the prefilter as it is, and only a tuple that passes is made a document and converted (what
@@ -247,11 +251,19 @@ async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: R
   const { anyString } = await import("../core/search.js");
   const lg = (await import("../formats/index.js")).adapters.langgraph;
   for (let after: string | undefined; ; ) {
-    const page = await store.threadPage(after, 500);
+    const page = await store.threadPage(after, PAGE_THREADS);
+    // the page's newest tuples in one round trip where the store can (a page that fails so is read thread by thread,
+    // each thread's failure then its own)
+    let heads: Map<string, () => Promise<LgCheckpointTuple>> | undefined;
+    try {
+      heads = await store.newestTuples?.(page, "");
+    } catch {
+      heads = undefined;
+    }
     for (const threadId of page) {
       const name = `${source}#${threadId}`;
       try {
-        const t = await store.getTuple(threadId, "");
+        const t = heads ? await heads.get(threadId)?.() : await store.getTuple(threadId, "");
         if (!t) continue;
         const bad = unreadableReport(t);
         if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
@@ -267,7 +279,7 @@ async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: R
         yield failure(name, e);
       }
     }
-    if (page.length < 500) return;
+    if (page.length < PAGE_THREADS) return;
     after = page[page.length - 1];
   }
 }

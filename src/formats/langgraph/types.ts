@@ -226,6 +226,15 @@ export interface LgReader {
   /** one checkpoint: the newest of (thread, namespace) when `checkpointId` is undefined */
   getTuple(threadId: string, namespace?: string, checkpointId?: string): Promise<LgCheckpointTuple | undefined>;
   /**
+   * Optional: the newest checkpoint of each of `threadIds` in `namespace` ("" the root graph), as `getTuple` gives
+   * it, the page's rows fetched in one round trip and each decoded only when its function is called (a thread
+   * without one is absent from the map)
+   */
+  newestTuples?(
+    threadIds: readonly string[],
+    namespace: string,
+  ): Promise<Map<string, () => Promise<LgCheckpointTuple>>>;
+  /**
    * every checkpoint of the store in (thread, namespace, id) order, for validate and migrate; batches of tuples.
    * Tuples of one (thread, namespace) may share the unchanged items of a list channel (PostgreSQL: a `messages` blob
    * that extends the previous checkpoint's holds the previous items themselves): values are read, never changed

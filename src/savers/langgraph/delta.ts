@@ -344,6 +344,15 @@ export function withDeltaChannels(inner: LgReader): LgReader {
     },
     getTuple: async (threadId, namespace, checkpointId) =>
       maybe(await inner.getTuple(threadId, namespace, checkpointId)),
+    ...(inner.newestTuples
+      ? {
+          newestTuples: async (threadIds: readonly string[], namespace: string) => {
+            const ts = await inner.newestTuples!(threadIds, namespace);
+            for (const [id, t] of ts) ts.set(id, async () => rebuild(await t()));
+            return ts;
+          },
+        }
+      : {}),
     async *scan(options) {
       for await (const batch of inner.scan(options)) {
         for (const t of batch) {

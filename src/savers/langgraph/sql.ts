@@ -52,11 +52,19 @@ const SQ_W_COLS = `thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channe
 const RANGE = `(thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (thread_id, checkpoint_ns, checkpoint_id) <= (?, ?, ?)
        ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`;
 
+/** `h(t, id)`: each thread of the JSON array `@ids` with its newest checkpoint id in namespace `@ns` (a primary-key seek each) */
+const HEADS = `h AS (SELECT p.value AS t, (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = p.value AND checkpoint_ns = @ns) AS id
+       FROM json_each(@ids) p)`;
+
 /** The reader's statements (keyset pages over the primary key everywhere). */
 export const SQ_READ = {
   one: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
   newest: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
   writesOf: `SELECT ${SQ_W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx`,
+  // the newest checkpoint of each thread named (@ids: a JSON array) in one namespace, and those checkpoints' writes
+  newestOf: `WITH ${HEADS} SELECT ${SQ_CP_COLS} FROM h JOIN checkpoints ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id`,
+  newestWritesOf: `WITH ${HEADS} SELECT ${SQ_W_COLS} FROM h JOIN writes ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id
+       ORDER BY thread_id, task_id, idx`,
   sendsOf: `SELECT ${SQ_W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`,
   scanFirst: `SELECT ${SQ_CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
   scanNext: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,

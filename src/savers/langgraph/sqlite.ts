@@ -315,7 +315,23 @@ function tupleMaker(q: ReturnType<typeof statements>, aesKey: AesKey | undefined
     }
     return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [], undefined, { aesKey })));
   };
-  return { tuple, tuplesOf };
+  /** The newest checkpoint of each thread named, with its writes: two queries for the page, each row decoded when asked. */
+  const newestOf = (threadIds: readonly string[], ns: string, wrap: Wrap) => {
+    const args = { ids: JSON.stringify(threadIds), ns };
+    const ws = new Map<string, RawWriteRow[]>();
+    for (const w of q.newestWritesOf.all(args) as WRow[]) {
+      const list = ws.get(w.thread_id);
+      if (list) list.push(w);
+      else ws.set(w.thread_id, [w]);
+    }
+    const out = new Map<string, () => Promise<LgCheckpointTuple>>();
+    for (const r of q.newestOf.all(args) as RawCheckpointRow[])
+      out.set(r.thread_id, async () =>
+        wrap(() => withSends(buildTuple("sqlite", TABLES, r, ws.get(r.thread_id) ?? [], undefined, { aesKey }))),
+      );
+    return out;
+  };
+  return { tuple, tuplesOf, newestOf };
 }
 
 /** LgReader.deltaChain over SQLite: the parent chain and the channel's writes along it, in one recursive query. */
@@ -367,7 +383,7 @@ function readerOf(db: DB, path: string, uri: string, aesKey: AesKey | undefined)
     }
   };
   const q = statements(db);
-  const { tuple, tuplesOf } = tupleMaker(q, aesKey);
+  const { tuple, tuplesOf, newestOf } = tupleMaker(q, aesKey);
   const list = (options: LgListOptions = {}) => {
     const where: string[] = [];
     const args: unknown[] = [];
@@ -418,6 +434,7 @@ function readerOf(db: DB, path: string, uri: string, aesKey: AesKey | undefined)
       );
       return r ? wrap(() => tuple(r)) : undefined;
     },
+    newestTuples: async (threadIds, namespace) => wrap(() => newestOf(threadIds, namespace, wrap)),
     async *scan(options = {}) {
       const size = Math.max(1, options.batchSize ?? PAGE);
       let last: RawCheckpointRow | undefined;
