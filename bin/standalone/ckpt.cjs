@@ -21429,11 +21429,8 @@ function messageToCanonical(v) {
 	const rest = without$1(kw, consumed);
 	if (rest) setExt(msg, "kwargs", rest);
 	if (cls !== CLASS_OF[role]) setExt(msg, "class", cls);
-	if (!sameJson(v.id, [
-		"langchain_core",
-		"messages",
-		cls
-	])) setExt(msg, "lcId", v.id);
+	const id = v.id;
+	if (!(Array.isArray(id) && id.length === 3 && id[0] === "langchain_core" && id[1] === "messages" && id[2] === cls)) setExt(msg, "lcId", v.id);
 	const back = messageFromCanonical(msg, "", []);
 	if (Object.keys(back.kwargs).join("\0") !== Object.keys(kw).join("\0")) setLayout(msg, "keys", Object.keys(kw));
 	return msg;
@@ -78539,10 +78536,17 @@ var init_search = __esmMin((() => {
 				} else if (args.json) for (const h of hits) buf += `${JSON.stringify({
 					source: c.source,
 					thread: c.threadId,
-					...c.checkpointId ? { checkpoint: c.checkpointId } : {},
-					...c.namespace ? { namespace: c.namespace } : {},
+					checkpoint: c.checkpointId || void 0,
+					namespace: c.namespace || void 0,
 					format: c.format,
-					...h
+					message: h.message,
+					role: h.role,
+					field: h.field,
+					tool: h.tool,
+					key: h.key,
+					snippet: h.snippet,
+					match: h.match,
+					count: h.count
 				})}\n`;
 				else for (const h of hits) buf += hitLine(label, h, paint, dim);
 				flush();

@@ -188,14 +188,22 @@ export const searchCommand: CommandDef = {
           buf += args.json ? `${JSON.stringify({ source: c.source, thread: c.threadId })}\n` : `${printable(thread)}\n`;
         listed.add(thread);
       } else if (args.json)
+        // the keys in this order; an undefined one is left out by JSON.stringify (no object spread per line)
         for (const h of hits)
           buf += `${JSON.stringify({
             source: c.source,
             thread: c.threadId,
-            ...(c.checkpointId ? { checkpoint: c.checkpointId } : {}),
-            ...(c.namespace ? { namespace: c.namespace } : {}),
+            checkpoint: c.checkpointId || undefined,
+            namespace: c.namespace || undefined,
             format: c.format,
-            ...h,
+            message: h.message,
+            role: h.role,
+            field: h.field,
+            tool: h.tool,
+            key: h.key,
+            snippet: h.snippet,
+            match: h.match,
+            count: h.count,
           })}\n`;
       else for (const h of hits) buf += hitLine(label, h, paint, dim);
       flush();

@@ -378,7 +378,10 @@ export function messageToCanonical(v: unknown): AgentMessage {
   const rest = without(kw, consumed);
   if (rest) setExt(msg, "kwargs", rest);
   if (cls !== CLASS_OF[role]) setExt(msg, "class", cls);
-  if (!sameJson(v.id, ["langchain_core", "messages", cls])) setExt(msg, "lcId", v.id);
+  // (what sameJson(v.id, [...]) says of decoded JSON, without writing both out for every message)
+  const id = v.id;
+  if (!(Array.isArray(id) && id.length === 3 && id[0] === "langchain_core" && id[1] === "messages" && id[2] === cls))
+    setExt(msg, "lcId", v.id);
   // key order: recorded only when writing the message back would not give the record's own order
   const back = messageFromCanonical(msg as AgentMessage, "", []) as LcRecord;
   if (Object.keys(back.kwargs).join("\0") !== Object.keys(kw).join("\0")) setLayout(msg, "keys", Object.keys(kw));
