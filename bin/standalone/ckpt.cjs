@@ -78009,9 +78009,13 @@ function anyString(v, test) {
 	if (typeof v === "string") return test(v);
 	if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return test(String(v));
 	if (v === null) return test("null");
-	if (Array.isArray(v)) return v.some((x) => anyString(x, test));
-	if (v !== null && typeof v === "object") {
-		for (const [k, x] of Object.entries(v)) if (test(k) || anyString(x, test)) return true;
+	if (Array.isArray(v)) {
+		for (let i = 0; i < v.length; i++) if (anyString(v[i], test)) return true;
+		return false;
+	}
+	if (typeof v === "object") {
+		const o = v;
+		for (const k in o) if (Object.hasOwn(o, k) && (test(k) || anyString(o[k], test))) return true;
 	}
 	return false;
 }

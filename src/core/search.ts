@@ -108,9 +108,14 @@ export function anyString(v: unknown, test: (s: string) => boolean): boolean {
   // a number or boolean is searched as its JSON (tool arguments and state are)
   if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return test(String(v));
   if (v === null) return test("null");
-  if (Array.isArray(v)) return v.some((x) => anyString(x, test));
-  if (v !== null && typeof v === "object") {
-    for (const [k, x] of Object.entries(v)) if (test(k) || anyString(x, test)) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (anyString(v[i], test)) return true;
+    return false;
+  }
+  if (typeof v === "object") {
+    // own enumerable keys, as Object.entries gives them, without an array of pairs per object
+    const o = v as Record<string, unknown>;
+    for (const k in o) if (Object.hasOwn(o, k) && (test(k) || anyString(o[k], test))) return true;
   }
   return false;
 }
