@@ -39870,41 +39870,14 @@ function withDeltaChannels(inner) {
 		get aesKey() {
 			return inner.aesKey;
 		},
-		async *threads(options) {
-			let page = [];
-			const settle = async function* () {
-				const heads = page.filter((s) => s.messages === null && s.newestId !== null && s.deltaChannels?.includes("messages"));
-				const chains = heads.length > 1 && inner.deltaChains ? await inner.deltaChains(heads.map((s) => ({
-					threadId: s.threadId,
-					fromId: s.newestId
-				})), "", "messages", CHAIN_LIMIT) : void 0;
-				for (const s of page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : void 0));
-				page = [];
-			};
-			for await (const s of inner.threads(options)) {
-				page.push(s);
-				if (page.length >= SUMMARY_PAGE) yield* settle();
-			}
-			yield* settle();
-		},
+		threads: (options) => summaryPages(inner, summarize, options),
 		async *list(options) {
 			for await (const t of inner.list(options)) yield await rebuild(t);
 		},
 		countThreads: () => inner.countThreads(),
 		namespacesOf: (threadId) => inner.namespacesOf(threadId),
 		checkpointIds: (threadId, namespace) => inner.checkpointIds(threadId, namespace),
-		async *history(threadId, namespace = "") {
-			let pending;
-			const fetch = (id) => reader.getTuple(threadId, namespace, id);
-			for await (const t of reader.list({
-				threadId,
-				namespace
-			})) {
-				if (pending) yield historyEntry(pending, pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : void 0);
-				pending = t;
-			}
-			if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : void 0);
-		},
+		history: (threadId, namespace = "") => historyOf$1(reader, threadId, namespace),
 		getTuple: async (threadId, namespace, checkpointId) => maybe(await inner.getTuple(threadId, namespace, checkpointId)),
 		...inner.newestTuples ? { newestTuples: async (threadIds, namespace) => {
 			const ts = await inner.newestTuples(threadIds, namespace);
@@ -39925,6 +39898,37 @@ function withDeltaChannels(inner) {
 		close: () => inner.close()
 	};
 	return reader;
+}
+/** `LgReader.threads` of a delta reader: a page of summaries at a time, their delta heads' chains in one round trip. */
+async function* summaryPages(inner, summarize, options) {
+	let page = [];
+	const settle = async function* () {
+		const heads = page.filter((s) => s.messages === null && s.newestId !== null && s.deltaChannels?.includes("messages"));
+		const chains = heads.length > 1 && inner.deltaChains ? await inner.deltaChains(heads.map((s) => ({
+			threadId: s.threadId,
+			fromId: s.newestId
+		})), "", "messages", CHAIN_LIMIT) : void 0;
+		for (const s of page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : void 0));
+		page = [];
+	};
+	for await (const s of inner.threads(options)) {
+		page.push(s);
+		if (page.length >= SUMMARY_PAGE) yield* settle();
+	}
+	yield* settle();
+}
+/** `LgReader.history` of a delta reader: each rebuilt checkpoint with its parent (the next listed, or fetched). */
+async function* historyOf$1(reader, threadId, namespace) {
+	let pending;
+	const fetch = (id) => reader.getTuple(threadId, namespace, id);
+	for await (const t of reader.list({
+		threadId,
+		namespace
+	})) {
+		if (pending) yield historyEntry(pending, pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : void 0);
+		pending = t;
+	}
+	if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : void 0);
 }
 var Bounded, key, DeltaRebuilder, CHAIN_LIMIT, SUMMARY_PAGE;
 var init_delta$1 = __esmMin((() => {
@@ -40891,6 +40895,18 @@ function deltaChainOf$1(q, wrap) {
 		return out;
 	});
 }
+/** `LgReader.scan`: every checkpoint in key order (or one thread's: its keys' range), `batchSize` at a time. */
+async function* scanPages(q, tuplesOf, wrap, options) {
+	const size = Math.max(1, options.batchSize ?? PAGE$1);
+	let last;
+	for (;;) {
+		const rows = wrap(() => options.threadId !== void 0 ? q.scanThread.all(options.threadId, last?.checkpoint_ns ?? "", last?.checkpoint_id ?? "", size) : last ? q.scanNext.all(last.thread_id, last.checkpoint_ns, last.checkpoint_id, size) : q.scanFirst.all(size));
+		if (rows.length === 0) return;
+		last = rows[rows.length - 1];
+		yield wrap(() => tuplesOf(rows));
+		if (rows.length < size) return;
+	}
+}
 function readerOf$1(db, path, uri, aesKey) {
 	const wrap = (f) => {
 		try {
@@ -40927,17 +40943,7 @@ function readerOf$1(db, path, uri, aesKey) {
 			return r ? wrap(() => tuple(r)) : void 0;
 		},
 		newestTuples: async (threadIds, namespace) => wrap(() => newestOf(threadIds, namespace, wrap)),
-		async *scan(options = {}) {
-			const size = Math.max(1, options.batchSize ?? PAGE$1);
-			let last;
-			for (;;) {
-				const rows = wrap(() => options.threadId !== void 0 ? q.scanThread.all(options.threadId, last?.checkpoint_ns ?? "", last?.checkpoint_id ?? "", size) : last ? q.scanNext.all(last.thread_id, last.checkpoint_ns, last.checkpoint_id, size) : q.scanFirst.all(size));
-				if (rows.length === 0) return;
-				last = rows[rows.length - 1];
-				yield wrap(() => tuplesOf(rows));
-				if (rows.length < size) return;
-			}
-		},
+		scan: (options = {}) => scanPages(q, tuplesOf, wrap, options),
 		async *orphanWrites() {
 			for (const w of wrap(() => q.orphans.iterate())) yield {
 				store: "sqlite",

@@ -298,50 +298,14 @@ export function withDeltaChannels(inner: LgReader): LgReader {
     get aesKey() {
       return inner.aesKey;
     },
-    async *threads(options) {
-      // a page of summaries at a time: the delta heads' chains of a page come in one round trip (deltaChains)
-      let page: LgThreadSummary[] = [];
-      const settle = async function* () {
-        const heads = page.filter(
-          (s) => s.messages === null && s.newestId !== null && s.deltaChannels?.includes("messages"),
-        );
-        const chains =
-          heads.length > 1 && inner.deltaChains
-            ? await inner.deltaChains(
-                heads.map((s) => ({ threadId: s.threadId, fromId: s.newestId! })),
-                "",
-                "messages",
-                CHAIN_LIMIT,
-              )
-            : undefined;
-        for (const s of page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : undefined));
-        page = [];
-      };
-      for await (const s of inner.threads(options)) {
-        page.push(s);
-        if (page.length >= SUMMARY_PAGE) yield* settle();
-      }
-      yield* settle();
-    },
+    threads: (options) => summaryPages(inner, summarize, options),
     async *list(options) {
       for await (const t of inner.list(options)) yield await rebuild(t);
     },
     countThreads: () => inner.countThreads(),
     namespacesOf: (threadId) => inner.namespacesOf(threadId),
     checkpointIds: (threadId, namespace) => inner.checkpointIds(threadId, namespace),
-    async *history(threadId, namespace = ""): AsyncIterable<LgHistoryEntry> {
-      let pending: LgCheckpointTuple | undefined;
-      const fetch = (id: string) => reader.getTuple(threadId, namespace, id);
-      for await (const t of reader.list({ threadId, namespace })) {
-        if (pending)
-          yield historyEntry(
-            pending,
-            pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined,
-          );
-        pending = t;
-      }
-      if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : undefined);
-    },
+    history: (threadId, namespace = "") => historyOf(reader, threadId, namespace),
     getTuple: async (threadId, namespace, checkpointId) =>
       maybe(await inner.getTuple(threadId, namespace, checkpointId)),
     ...(inner.newestTuples
@@ -367,6 +331,52 @@ export function withDeltaChannels(inner: LgReader): LgReader {
     close: () => inner.close(),
   };
   return reader;
+}
+
+/** `LgReader.threads` of a delta reader: a page of summaries at a time, their delta heads' chains in one round trip. */
+async function* summaryPages(
+  inner: LgReader,
+  summarize: (s: LgThreadSummary, chain?: DeltaChainRow[]) => Promise<LgThreadSummary>,
+  options: Parameters<LgReader["threads"]>[0],
+): AsyncIterable<LgThreadSummary> {
+  // a page of summaries at a time: the delta heads' chains of a page come in one round trip (deltaChains)
+  let page: LgThreadSummary[] = [];
+  const settle = async function* () {
+    const heads = page.filter(
+      (s) => s.messages === null && s.newestId !== null && s.deltaChannels?.includes("messages"),
+    );
+    const chains =
+      heads.length > 1 && inner.deltaChains
+        ? await inner.deltaChains(
+            heads.map((s) => ({ threadId: s.threadId, fromId: s.newestId! })),
+            "",
+            "messages",
+            CHAIN_LIMIT,
+          )
+        : undefined;
+    for (const s of page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : undefined));
+    page = [];
+  };
+  for await (const s of inner.threads(options)) {
+    page.push(s);
+    if (page.length >= SUMMARY_PAGE) yield* settle();
+  }
+  yield* settle();
+}
+
+/** `LgReader.history` of a delta reader: each rebuilt checkpoint with its parent (the next listed, or fetched). */
+async function* historyOf(reader: LgReader, threadId: string, namespace: string): AsyncIterable<LgHistoryEntry> {
+  let pending: LgCheckpointTuple | undefined;
+  const fetch = (id: string) => reader.getTuple(threadId, namespace, id);
+  for await (const t of reader.list({ threadId, namespace })) {
+    if (pending)
+      yield historyEntry(
+        pending,
+        pending.parentId === t.checkpointId ? t : pending.parentId ? await fetch(pending.parentId) : undefined,
+      );
+    pending = t;
+  }
+  if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : undefined);
 }
 
 type LgPendingWrite = LgCheckpointTuple["pendingWrites"][number];

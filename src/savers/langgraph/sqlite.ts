@@ -374,6 +374,31 @@ function deltaChainOf(
     });
 }
 
+/** `LgReader.scan`: every checkpoint in key order (or one thread's: its keys' range), `batchSize` at a time. */
+async function* scanPages(
+  q: ReturnType<typeof statements>,
+  tuplesOf: ReturnType<typeof tupleMaker>["tuplesOf"],
+  wrap: Wrap,
+  options: Parameters<LgReader["scan"]>[0] & object,
+) {
+  const size = Math.max(1, options.batchSize ?? PAGE);
+  let last: RawCheckpointRow | undefined;
+  for (;;) {
+    const rows = wrap(
+      () =>
+        (options.threadId !== undefined
+          ? q.scanThread.all(options.threadId, last?.checkpoint_ns ?? "", last?.checkpoint_id ?? "", size)
+          : last
+            ? q.scanNext.all(last.thread_id, last.checkpoint_ns, last.checkpoint_id, size)
+            : q.scanFirst.all(size)) as RawCheckpointRow[],
+    );
+    if (rows.length === 0) return;
+    last = rows[rows.length - 1];
+    yield wrap(() => tuplesOf(rows));
+    if (rows.length < size) return;
+  }
+}
+
 function readerOf(db: DB, path: string, uri: string, aesKey: AesKey | undefined): LgReader {
   const wrap: Wrap = (f) => {
     try {
@@ -435,24 +460,7 @@ function readerOf(db: DB, path: string, uri: string, aesKey: AesKey | undefined)
       return r ? wrap(() => tuple(r)) : undefined;
     },
     newestTuples: async (threadIds, namespace) => wrap(() => newestOf(threadIds, namespace, wrap)),
-    async *scan(options = {}) {
-      const size = Math.max(1, options.batchSize ?? PAGE);
-      let last: RawCheckpointRow | undefined;
-      for (;;) {
-        const rows = wrap(
-          () =>
-            (options.threadId !== undefined
-              ? q.scanThread.all(options.threadId, last?.checkpoint_ns ?? "", last?.checkpoint_id ?? "", size)
-              : last
-                ? q.scanNext.all(last.thread_id, last.checkpoint_ns, last.checkpoint_id, size)
-                : q.scanFirst.all(size)) as RawCheckpointRow[],
-        );
-        if (rows.length === 0) return;
-        last = rows[rows.length - 1];
-        yield wrap(() => tuplesOf(rows));
-        if (rows.length < size) return;
-      }
-    },
+    scan: (options = {}) => scanPages(q, tuplesOf, wrap, options),
     async *orphanWrites(): AsyncIterable<LgRowRef> {
       for (const w of wrap(() => q.orphans.iterate()) as Iterable<WRow>) {
         yield {
