@@ -45768,6 +45768,7 @@ var init_prune$1 = __esmMin((() => {
 // dist/core/prune-run.js
 var prune_run_exports = /* @__PURE__ */ __exportAll$1({
 	VacuumError: () => VacuumError,
+	finishPrune: () => finishPrune,
 	prune: () => prune$1,
 	pruneLangGraph: () => pruneLangGraph,
 	pruneSaver: () => pruneSaver,
@@ -45855,17 +45856,29 @@ async function pruneLangGraph(store, c, o = {}) {
 			"bytes"
 		]) s[k] += counts[k];
 	}
-	if (sizes) {
+	return finishPrune(s, t0, sizes && {
+		sizes,
+		vacuum: () => store.vacuum({ dryRun }),
+		kind: store.kind
+	});
+}
+/**
+* A prune's end: with `--vacuum`, VACUUM after every transaction (it cannot run inside one) and the sizes compared
+* with those before the prune; a vacuum that fails after the prune committed still gives the prune's summary
+* (`VacuumError` carries it). The summary's elapsed time.
+*/
+async function finishPrune(s, t0, v) {
+	if (v) {
 		let end;
 		try {
-			end = await store.vacuum({ dryRun });
+			end = await v.vacuum();
 		} catch (e) {
 			if (!(e instanceof CkptError)) throw e;
 			s.vacuumFailed = e.message;
 			s.elapsedMs = performance.now() - t0;
 			throw new VacuumError(s, e);
 		}
-		s.vacuum = vacuumSummary(sizes, end, store.kind, s);
+		s.vacuum = vacuumSummary(v.sizes, end, v.kind, s);
 	}
 	s.elapsedMs = performance.now() - t0;
 	return s;
@@ -48400,20 +48413,11 @@ async function pruneRows(p, c, o = {}) {
 		rows
 	}));
 	if (notes.size) s.notes = [...notes];
-	if (sizes) {
-		let end;
-		try {
-			end = await p.vacuum({ dryRun });
-		} catch (e) {
-			if (!(e instanceof CkptError)) throw e;
-			s.vacuumFailed = e.message;
-			s.elapsedMs = performance.now() - t0;
-			throw new VacuumError(s, e);
-		}
-		s.vacuum = vacuumSummary(sizes, end, p.kind, s);
-	}
-	s.elapsedMs = performance.now() - t0;
-	return s;
+	return finishPrune(s, t0, sizes && {
+		sizes,
+		vacuum: () => p.vacuum({ dryRun }),
+		kind: p.kind
+	});
 }
 var add;
 var init_prune_rows = __esmMin((() => {

@@ -7,11 +7,11 @@
  * `--older-than` deletes items older than it beyond the newest one; only items written before the prune started are
  * candidates or counted among the newest. One transaction per thread. `--vacuum` after, as LangGraph's.
  */
-import { CkptError, usageError } from "../base/errors.js";
+import { usageError } from "../base/errors.js";
 import type { Erased } from "../savers/types.js";
 import type { VacuumReport } from "../savers/langgraph/shared.js";
 import type { PruneCriteria } from "./prune.js";
-import { type PruneOptions, type PruneSummary, VacuumError, vacuumSummary } from "./prune-run.js";
+import { finishPrune, type PruneOptions, type PruneSummary } from "./prune-run.js";
 
 export interface RowPruner {
   readonly kind: "sqlite" | "postgres";
@@ -92,18 +92,5 @@ export async function pruneRows(p: RowPruner, c: PruneCriteria, o: PruneOptions 
   }
   s.tables = [...tables].map(([table, rows]) => ({ table, rows }));
   if (notes.size) s.notes = [...notes];
-  if (sizes) {
-    let end: VacuumReport;
-    try {
-      end = await p.vacuum({ dryRun });
-    } catch (e) {
-      if (!(e instanceof CkptError)) throw e;
-      s.vacuumFailed = e.message;
-      s.elapsedMs = performance.now() - t0;
-      throw new VacuumError(s, e);
-    }
-    s.vacuum = vacuumSummary(sizes, end, p.kind, s);
-  }
-  s.elapsedMs = performance.now() - t0;
-  return s;
+  return finishPrune(s, t0, sizes && { sizes, vacuum: () => p.vacuum({ dryRun }), kind: p.kind });
 }

@@ -166,17 +166,30 @@ export async function pruneLangGraph(
     for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
   }
   // after every page's transaction (VACUUM cannot run inside one), compared with the sizes before the prune
-  if (sizes) {
+  return finishPrune(s, t0, sizes && { sizes, vacuum: () => store.vacuum({ dryRun }), kind: store.kind });
+}
+
+/**
+ * A prune's end: with `--vacuum`, VACUUM after every transaction (it cannot run inside one) and the sizes compared
+ * with those before the prune; a vacuum that fails after the prune committed still gives the prune's summary
+ * (`VacuumError` carries it). The summary's elapsed time.
+ */
+export async function finishPrune(
+  s: PruneSummary,
+  t0: number,
+  v?: { sizes: VacuumReport; vacuum: () => Promise<VacuumReport>; kind: "sqlite" | "postgres" },
+): Promise<PruneSummary> {
+  if (v) {
     let end: VacuumReport;
     try {
-      end = await store.vacuum({ dryRun });
+      end = await v.vacuum();
     } catch (e) {
       if (!(e instanceof CkptError)) throw e;
       s.vacuumFailed = e.message;
       s.elapsedMs = performance.now() - t0;
       throw new VacuumError(s, e);
     }
-    s.vacuum = vacuumSummary(sizes, end, store.kind, s);
+    s.vacuum = vacuumSummary(v.sizes, end, v.kind, s);
   }
   s.elapsedMs = performance.now() - t0;
   return s;
