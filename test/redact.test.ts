@@ -7,19 +7,20 @@
  * refuses to write when a scan of its own output still finds something.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "./helpers/cli-io.js";
 import { deleteRedisKeys } from "./helpers/redis-keys.js";
 import { SEEDS, seededCheckpoint } from "./helpers/secret-corpus.js";
+import { SEED_FORMATS, writeSeededSources } from "./helpers/seeded-sources.js";
 
 const REDIS = "redis://127.0.0.1:6379";
 const PREFIX = `ckpt-redact-${process.pid}-${Date.now()}:`;
 
 let dir: string;
-const FORMATS = ["ai-sdk", "langgraph", "mastra", "openai-agents", "deepagent"] as const;
+const FORMATS = SEED_FORMATS;
 const hash = (f: string) => createHash("sha256").update(readFileSync(f)).digest("hex");
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A seed as it appears in a JSON text. */
@@ -83,43 +84,7 @@ const sources: Array<{ name: string; spec: () => string; file?: () => string }> 
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ckpt-redact-"));
-  mkdirSync(join(dir, "ckpt"));
-  writeFileSync(join(dir, "ckpt", "seed-1.json"), JSON.stringify(seededCheckpoint(), null, 2));
-  for (const f of FORMATS) {
-    const r = await runCli([
-      "convert",
-      join(dir, "ckpt", "seed-1.json"),
-      "-t",
-      f,
-      "-o",
-      join(dir, `seed.${f}.json`),
-      "--allow-lossy",
-    ]);
-    expect(r.code, r.err).toBe(0);
-  }
-  const lg = await runCli([
-    "convert",
-    join(dir, "ckpt", "seed-1.json"),
-    "-t",
-    "langgraph",
-    "-o",
-    `sqlite:${join(dir, "lg.db")}#seed-1`,
-  ]);
-  expect(lg.code, lg.err).toBe(0);
-  const ck = await runCli(["migrate", "--from", `file:${join(dir, "ckpt")}`, "--to", `sqlite:${join(dir, "ckpt.db")}`]);
-  expect(ck.code, ck.err).toBe(0);
-  // a Mastra LibSQL store (the state does not go: Mastra keeps none) and ckpt's own Redis store
-  const ms = await runCli([
-    "migrate",
-    "--from",
-    `file:${join(dir, "ckpt")}`,
-    "--to",
-    `sqlite:${join(dir, "mastra.db")}?layout=mastra`,
-    "--allow-lossy",
-  ]);
-  expect(ms.code, ms.err).toBe(0);
-  const rd = await runCli(["migrate", "--from", `file:${join(dir, "ckpt")}`, "--to", `${REDIS}?prefix=${PREFIX}`]);
-  expect(rd.code, rd.err).toBe(0);
+  await writeSeededSources(dir, `${REDIS}?prefix=${PREFIX}`);
 }, 60_000);
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
