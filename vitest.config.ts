@@ -13,7 +13,8 @@ export default defineConfig({
     // Redis), so a second file in parallel fills that wait: measured on the 2-core machine, interleaved runs of 40
     // files took 296/506 s with one worker against 266/404 s with two (#36's suite-time line).
     maxWorkers: 2,
-    // the engine conformance report (layout × test), printed at the end of a run that ran test/conformance/
-    globalSetup: ["test/conformance/report.ts"],
+    // one temporary folder per run, removed at its end (test/helpers/tmp-root.ts), and the engine conformance report
+    // (layout × test), printed at the end of a run that ran test/conformance/
+    globalSetup: ["test/helpers/tmp-root.ts", "test/conformance/report.ts"],
   },
 });
