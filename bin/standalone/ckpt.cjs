@@ -63,12 +63,12 @@ let node_fs_promises = require("node:fs/promises");
 let node_vm = require("node:vm");
 let node_url = require("node:url");
 let node_child_process = require("node:child_process");
+let node_perf_hooks = require("node:perf_hooks");
+node_perf_hooks = __toESM(node_perf_hooks, 1);
 let node_process = require("node:process");
 node_process = __toESM(node_process, 1);
 let node_tty = require("node:tty");
 node_tty = __toESM(node_tty, 1);
-let node_perf_hooks = require("node:perf_hooks");
-node_perf_hooks = __toESM(node_perf_hooks, 1);
 let node_http = require("node:http");
 let url = require("url");
 // dist/base/printable.js
@@ -2449,7 +2449,7 @@ function decodeMsgpack(data) {
 }
 /** Decode a JSON payload (text or UTF-8 bytes) into normal form (throws on malformed data). */
 function decodeJson(data) {
-	const text = typeof data === "string" ? data : utf8$4.decode(data);
+	const text = typeof data === "string" ? data : utf8$5.decode(data);
 	const v = JSON.parse(text);
 	return text.includes("\"lc\"") && (OLD_LC1.test(text) || text.includes("\"undefined\"")) ? normalizeJsonValue(v) : v;
 }
@@ -2573,13 +2573,13 @@ function compareVersions$1(a, b) {
 	const y = String(b);
 	return x < y ? -1 : x > y ? 1 : 0;
 }
-var import_dist_cjs$6, utf8$4, MESSAGE_MODULES, MESSAGE_CLASS$1, isUndefinedRecord, OLD_LC1, sink, codec, decoders, depth, normalizes;
+var import_dist_cjs$6, utf8$5, MESSAGE_MODULES, MESSAGE_CLASS$1, isUndefinedRecord, OLD_LC1, sink, codec, decoders, depth, normalizes;
 var init_serde = __esmMin((() => {
 	import_dist_cjs$6 = require_dist_cjs();
 	init_types$9();
 	init_aes_key();
 	init_eax();
-	utf8$4 = new TextDecoder("utf-8", { fatal: true });
+	utf8$5 = new TextDecoder("utf-8", { fatal: true });
 	MESSAGE_MODULES = /^langchain_core\.messages(\.|$)/;
 	MESSAGE_CLASS$1 = /^[A-Z][A-Za-z]*Message(Chunk)?$/;
 	isUndefinedRecord = (v) => isRecord(v) && v.lc === 2 && v.type === "undefined";
@@ -2693,7 +2693,7 @@ function decodeWrites(ref, table, writes, issues, aesKey) {
 			channel: w.channel,
 			type: w.type,
 			value,
-			bytes: size(w.value)
+			bytes: size$1(w.value)
 		};
 		if (w.task_path !== void 0) out.taskPath = w.task_path;
 		return out;
@@ -2737,7 +2737,7 @@ function reassemble(cp, ref, tables, blobs, issues, o) {
 			};
 			const { value, bytes } = o.lists ? o.lists.decode(row, channel, b, sink) : {
 				value: decodeTyped(b.type, b.blob, sink),
-				bytes: size(b.blob)
+				bytes: size$1(b.blob)
 			};
 			if (value !== void 0) cp.channel_values[channel] = value;
 			sources.push({
@@ -2876,12 +2876,12 @@ function historyEntry(t, parent) {
 		interrupted: t.pendingWrites.some((w) => w.channel === "__interrupt__")
 	};
 }
-var esc$2, size, TASKS$1;
+var esc$2, size$1, TASKS$1;
 var init_tuple = __esmMin((() => {
 	init_types$9();
 	init_serde();
 	esc$2 = (s) => s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s;
-	size = (v) => v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.byteLength;
+	size$1 = (v) => v == null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.byteLength;
 	TASKS$1 = "__pregel_tasks";
 }));
 // dist/savers/langgraph/shared.js
@@ -38738,20 +38738,20 @@ function skip(b, p) {
 			break;
 		case 197:
 		case 218:
-			end = p + 3 + u16$1(b, p + 1);
+			end = p + 3 + u16$2(b, p + 1);
 			break;
 		case 198:
 		case 219:
-			end = p + 5 + u32$1(b, p + 1);
+			end = p + 5 + u32$2(b, p + 1);
 			break;
 		case 199:
 			end = p + 3 + b[p + 1];
 			break;
 		case 200:
-			end = p + 4 + u16$1(b, p + 1);
+			end = p + 4 + u16$2(b, p + 1);
 			break;
 		case 201:
-			end = p + 6 + u32$1(b, p + 1);
+			end = p + 6 + u32$2(b, p + 1);
 			break;
 		case 202:
 			end = p + 5;
@@ -38791,16 +38791,16 @@ function skip(b, p) {
 			end = p + 18;
 			break;
 		case 220:
-			end = skipN(b, p + 3, u16$1(b, p + 1));
+			end = skipN(b, p + 3, u16$2(b, p + 1));
 			break;
 		case 221:
-			end = skipN(b, p + 5, u32$1(b, p + 1));
+			end = skipN(b, p + 5, u32$2(b, p + 1));
 			break;
 		case 222:
-			end = skipN(b, p + 3, u16$1(b, p + 1) * 2);
+			end = skipN(b, p + 3, u16$2(b, p + 1) * 2);
 			break;
 		case 223:
-			end = skipN(b, p + 5, u32$1(b, p + 1) * 2);
+			end = skipN(b, p + 5, u32$2(b, p + 1) * 2);
 			break;
 		default: throw inputError("msgpack", `byte 0x${t.toString(16)} at offset ${p} starts no msgpack value`);
 	}
@@ -38844,8 +38844,8 @@ function splitMap(b, p) {
 	let n;
 	let q;
 	if (t >= 128 && t <= 143) [n, q] = [t & 15, p + 1];
-	else if (t === 222) [n, q] = [u16$1(b, p + 1), p + 3];
-	else if (t === 223) [n, q] = [u32$1(b, p + 1), p + 5];
+	else if (t === 222) [n, q] = [u16$2(b, p + 1), p + 3];
+	else if (t === 223) [n, q] = [u32$2(b, p + 1), p + 5];
 	else throw inputError("msgpack", "expected a msgpack map");
 	const out = [];
 	const buf = asBuffer$1(b);
@@ -38867,8 +38867,8 @@ function arrayItems(b) {
 	let q;
 	if (t === void 0) return void 0;
 	if (t >= 144 && t <= 159) [n, q] = [t & 15, 1];
-	else if (t === 220) [n, q] = [u16$1(b, 1), 3];
-	else if (t === 221) [n, q] = [u32$1(b, 1), 5];
+	else if (t === 220) [n, q] = [u16$2(b, 1), 3];
+	else if (t === 221) [n, q] = [u32$2(b, 1), 5];
 	else return void 0;
 	const out = [];
 	for (let i = 0; i < n; i++) {
@@ -38958,15 +38958,15 @@ function readMap(b, start, p, n) {
 	}
 	return [out, p];
 }
-var import_dist_cjs$5, plain$2, mpDecode$1, asBuffer$1, u16$1, u32$1, recent, need;
+var import_dist_cjs$5, plain$2, mpDecode$1, asBuffer$1, u16$2, u32$2, recent, need;
 var init_msgpack = __esmMin((() => {
 	import_dist_cjs$5 = require_dist_cjs();
 	init_errors();
 	plain$2 = new import_dist_cjs$5.Decoder();
 	mpDecode$1 = (b) => plain$2.decode(b);
 	asBuffer$1 = (b) => Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-	u16$1 = (b, p) => b[p] << 8 | b[p + 1];
-	u32$1 = (b, p) => (b[p] << 24 >>> 0) + (b[p + 1] << 16 | b[p + 2] << 8 | b[p + 3]);
+	u16$2 = (b, p) => b[p] << 8 | b[p + 1];
+	u32$2 = (b, p) => (b[p] << 24 >>> 0) + (b[p + 1] << 16 | b[p + 2] << 8 | b[p + 3]);
 	recent = [void 0, void 0];
 	need = (b, end) => end <= b.length ? true : truncated();
 }));
@@ -39572,7 +39572,7 @@ function jsBlobText(b) {
 	if (b.type === "null") return "null";
 	throw inputError("langgraph-blob", `a checkpoint_blobs row has serde type '${b.type}', which a JS checkpoint cannot hold`);
 }
-var import_dist_cjs$3, name, NON_ASCII, keyTexts, keyText, utf8$3, textOf$2, metadataForPostgres, metadataForSqlite, holdsExt;
+var import_dist_cjs$3, name, NON_ASCII, keyTexts, keyText, utf8$4, textOf$2, metadataForPostgres, metadataForSqlite, holdsExt;
 var init_rows$1 = __esmMin((() => {
 	import_dist_cjs$3 = require_dist_cjs();
 	init_errors();
@@ -39591,8 +39591,8 @@ var init_rows$1 = __esmMin((() => {
 		}
 		return t;
 	};
-	utf8$3 = new TextDecoder("utf-8", { fatal: false });
-	textOf$2 = (b) => utf8$3.decode(b);
+	utf8$4 = new TextDecoder("utf-8", { fatal: false });
+	textOf$2 = (b) => utf8$4.decode(b);
 	metadataForPostgres = (meta) => jsonbText(JSON.parse(textOf$2(meta) || "{}"));
 	metadataForSqlite = (jsonb, lib) => Buffer.from(lib === "python" ? pythonJsonDumps(jsonb) : JSON.stringify(jsonb));
 	holdsExt = (v) => v instanceof import_dist_cjs$3.ExtData || v instanceof Uint8Array || typeof v === "object" && v !== null && Object.values(v).some(holdsExt);
@@ -44744,7 +44744,7 @@ function jsonEntries(b, p = jsonWs(b, 0)) {
 	for (;;) {
 		if (b[i] !== 34) bad(i, "JSON object key expected");
 		const kEnd = skipString(b, i);
-		const key = JSON.parse(utf8$2.decode(b.subarray(i, kEnd)));
+		const key = JSON.parse(utf8$3.decode(b.subarray(i, kEnd)));
 		i = jsonWs(b, kEnd);
 		if (b[i] !== 58) bad(i, "':' expected");
 		const vs = jsonWs(b, i + 1);
@@ -44803,7 +44803,7 @@ function extData(b, p) {
 function messageClassAt(b, s, e, serde) {
 	if (serde === "json") {
 		if (b[s] !== 123) return void 0;
-		const head = utf8$2.decode(b.subarray(s, Math.min(e, s + 400)));
+		const head = utf8$3.decode(b.subarray(s, Math.min(e, s + 400)));
 		if (!head.includes("\"lc\"")) return void 0;
 		return MESSAGE_ID.exec(head)?.[1];
 	}
@@ -44835,7 +44835,7 @@ function checkpointChannels(b, serde) {
 			ts
 		};
 	}
-	for (const [k, [s, e]] of jsonEntries(b)) if (k === "ts" && b[s] === 34) ts = JSON.parse(utf8$2.decode(b.subarray(s, e)));
+	for (const [k, [s, e]] of jsonEntries(b)) if (k === "ts" && b[s] === 34) ts = JSON.parse(utf8$3.decode(b.subarray(s, e)));
 	else if (k === "channel_values" && b[s] === 123) for (const [ch, span] of jsonEntries(b, s)) channels.push({
 		channel: ch,
 		span
@@ -44850,13 +44850,13 @@ function listElements(b, span, serde) {
 	if (serde === "json") return b[span[0]] === 91 ? jsonElements(b, span[0]) : void 0;
 	return msgpackElements(b, span[0]);
 }
-var import_dist_cjs$2, WS, utf8$2, MESSAGE_ID;
+var import_dist_cjs$2, WS, utf8$3, MESSAGE_ID;
 var init_spans = __esmMin((() => {
 	import_dist_cjs$2 = require_dist_cjs();
 	init_errors();
 	init_msgpack();
 	WS = (c) => c === 32 || c === 10 || c === 13 || c === 9;
-	utf8$2 = new TextDecoder();
+	utf8$3 = new TextDecoder();
 	MESSAGE_ID = /"id"\s*:\s*\[\s*"(?:langchain_core|langchain)"[^\]]*?"([A-Z][A-Za-z]*Message(?:Chunk)?)"\s*\]/;
 }));
 // dist/formats/langgraph/msgpack-audit.js
@@ -44872,17 +44872,17 @@ function strAt(b, p) {
 	let n;
 	if (t >= 160 && t <= 191) s = p + 1, n = t & 31;
 	else if (t === 217) s = p + 2, n = b[p + 1];
-	else if (t === 218) s = p + 3, n = u16(b, p + 1);
-	else if (t === 219) s = p + 5, n = u32(b, p + 1);
+	else if (t === 218) s = p + 3, n = u16$1(b, p + 1);
+	else if (t === 219) s = p + 5, n = u32$1(b, p + 1);
 	else return void 0;
-	return [utf8$1.decode(b.subarray(s, s + n)), s + n];
+	return [utf8$2.decode(b.subarray(s, s + n)), s + n];
 }
 /** The element count and first element's offset of the array at `p`, or undefined when it is not an array. */
 function arrayAt(b, p) {
 	const t = b[p];
 	if (t >= 144 && t <= 159) return [t & 15, p + 1];
-	if (t === 220) return [u16(b, p + 1), p + 3];
-	if (t === 221) return [u32(b, p + 1), p + 5];
+	if (t === 220) return [u16$1(b, p + 1), p + 3];
+	if (t === 221) return [u32$1(b, p + 1), p + 5];
 }
 /** The (module, name[, method]) of a gated ext's payload. */
 function payloadType(ext, data) {
@@ -44914,10 +44914,10 @@ function walk(b, p, visit) {
 	let q = p;
 	if (t >= 128 && t <= 143) n = (t & 15) * 2, q = p + 1;
 	else if (t >= 144 && t <= 159) n = t & 15, q = p + 1;
-	else if (t === 220) n = u16(b, p + 1), q = p + 3;
-	else if (t === 221) n = u32(b, p + 1), q = p + 5;
-	else if (t === 222) n = u16(b, p + 1) * 2, q = p + 3;
-	else if (t === 223) n = u32(b, p + 1) * 2, q = p + 5;
+	else if (t === 220) n = u16$1(b, p + 1), q = p + 3;
+	else if (t === 221) n = u32$1(b, p + 1), q = p + 5;
+	else if (t === 222) n = u16$1(b, p + 1) * 2, q = p + 3;
+	else if (t === 223) n = u32$1(b, p + 1) * 2, q = p + 5;
 	if (n >= 0) {
 		for (let i = 0; i < n; i++) q = walk(b, q, visit);
 		return q;
@@ -44956,12 +44956,12 @@ function extAt(b, p) {
 	if (t === 200) return [
 		code(p + 3),
 		p + 4,
-		u16(b, p + 1)
+		u16$1(b, p + 1)
 	];
 	if (t === 201) return [
 		code(p + 5),
 		p + 6,
-		u32(b, p + 1)
+		u32$1(b, p + 1)
 	];
 }
 /** A Python literal for `JsonPlusSerializer(allowed_msgpack_modules=…)` listing `types` (sorted, unique). */
@@ -44974,7 +44974,7 @@ function allowlistLiteral(types) {
 	});
 	return items.length === 0 ? "[]" : `[\n${items.map((i) => `    ${i},`).join("\n")}\n]`;
 }
-var MSGPACK_ALLOWLIST_SOURCE, SAFE_TYPES, SAFE_METHODS, GATED_EXT, u16, u32, utf8$1;
+var MSGPACK_ALLOWLIST_SOURCE, SAFE_TYPES, SAFE_METHODS, GATED_EXT, u16$1, u32$1, utf8$2;
 var init_msgpack_audit = __esmMin((() => {
 	init_msgpack();
 	MSGPACK_ALLOWLIST_SOURCE = "langgraph-checkpoint 4.2.0 (langgraph 1.2.12)";
@@ -45038,9 +45038,9 @@ var init_msgpack_audit = __esmMin((() => {
 		4: "pydantic v1 model",
 		5: "pydantic v2 model"
 	};
-	u16 = (b, p) => b[p] << 8 | b[p + 1];
-	u32 = (b, p) => (b[p] << 24 >>> 0) + (b[p + 1] << 16 | b[p + 2] << 8 | b[p + 3]);
-	utf8$1 = new TextDecoder();
+	u16$1 = (b, p) => b[p] << 8 | b[p + 1];
+	u32$1 = (b, p) => (b[p] << 24 >>> 0) + (b[p + 1] << 16 | b[p + 2] << 8 | b[p + 3]);
+	utf8$2 = new TextDecoder();
 }));
 // dist/core/langgraph/stats.js
 /**
@@ -46776,6 +46776,7 @@ function lgRowsEndpoint(source, t, threads) {
 		bytesRead: (raw) => sizeOf(raw),
 		stage(batch, done) {
 			const staged = batch.map((raw) => {
+				if (raw.refused !== void 0) return done(raw) ? void 0 : t.reject(raw, raw.refused);
 				let cp;
 				try {
 					cp = t.converted(raw);
@@ -47712,6414 +47713,233 @@ function copySource(rows, to, library) {
 	};
 }
 var init_copy$2 = __esmMin((() => {}));
-// dist/engines/langgraph/copy.js
-var copy_exports$1 = /* @__PURE__ */ __exportAll$1({ copyIntoLangGraph: () => copyIntoLangGraph });
-/** The checkpoints not written as read, each named by its id in the source thread (at most 5, then how many more). */
-function notWritten(s, to, source) {
-	const all = [
-		...s.rejectedRecords.map((r) => ({
-			...r,
-			why: r.reason
-		})),
-		...s.mismatches.map((m) => ({
-			...m,
-			why: `it read back ${m.got === null ? "missing" : "different"}`
-		})),
-		...s.conflicts.map((c) => ({
-			...c,
-			why: c.reason
-		}))
-	];
-	const id = (label) => label.startsWith(`${to}@`) ? label.slice(to.length + 1) : label;
-	const named = all.slice(0, 5).map((r) => `checkpoint ${printable(id(r.threadId))}${r.namespace ? ` (namespace '${printable(r.namespace)}')` : ""}: ${r.why}`);
-	return `${all.length} checkpoint(s) of ${source} cannot be written as read — ${named.join("; ")}${all.length > 5 ? `; and ${all.length - 5} more` : ""}`;
-}
-async function copyIntoLangGraph(target, c) {
-	const source = c.source;
-	if (!source.caps.history || source.store === void 0 || !("heads" in source.store)) throw usageError(`${target.uri} is a LangGraph store and ${source.uri.redacted} is not: a document becomes a LangGraph thread with ckpt migrate --to-format langgraph`);
-	const { threadRows, forkRows, copySource } = await Promise.resolve().then(() => (init_copy$2(), copy_exports$2));
-	const all = await threadRows(source.store, c.threadId);
-	const rows = c.upTo ? forkRows(all, c.upTo) : all;
-	const out = {
-		checkpoints: rows.length,
-		writes: rows.reduce((n, r) => n + r.writes.length, 0)
+// dist/formats/langgraph/msgpack-strings.js
+/** The value at `p`: a string, array, map or ext with where its body starts and its length (items for containers). */
+function head(b, p) {
+	const t = b[p];
+	if (t === void 0) throw inputError("msgpack", "msgpack value cut short");
+	if (t >= 160 && t <= 191) return {
+		kind: "str",
+		body: p + 1,
+		n: t & 31,
+		ext: 0
+	};
+	if (t >= 144 && t <= 159) return {
+		kind: "array",
+		body: p + 1,
+		n: t & 15
+	};
+	if (t >= 128 && t <= 143) return {
+		kind: "map",
+		body: p + 1,
+		n: (t & 15) * 2
 	};
-	const held = async (s) => await s.hasLayout() && ((await s.heads([c.to])).get(c.to) ?? []).length > 0;
-	if (c.dryRun) return {
-		...out,
-		replaced: await held(target)
-	};
-	const library = await source.store.library() ?? "js";
-	if (!await target.hasLayout()) await target.setup(library);
-	const { migrateLangGraph } = await Promise.resolve().then(() => (init_migrate$3(), migrate_exports$3));
-	const replaced = await target.atomically(`copy:${c.to}`, async (tx) => {
-		const there = await held(tx);
-		if (there && !c.overwrite) throw threadTakenError(target.uri, c.to);
-		if (there) await deleteThreadRows(tx, c.to, false);
-		const s = await migrateLangGraph(copySource(rows, c.to, async () => library), tx, { verify: true });
-		const into = `copy into ${target.uri}#${printable(c.to)}`;
-		if (s.mismatches.length + s.rejectedRecords.length + s.conflicts.length) throw new CkptError(s.mismatches.length + s.conflicts.length ? ExitCode.STORE : ExitCode.INPUT, "copy-failed", `${into}: ${notWritten(s, c.to, `${source.uri.redacted}#${printable(c.threadId)}`)}; nothing was written`);
-		if (s.aborted) throw storeError("copy-failed", `${into}: ${s.aborted}; nothing was written`);
-		return there;
-	});
-	return {
-		...out,
-		replaced
-	};
-}
-var init_copy$1 = __esmMin((() => {
-	init_errors();
-	init_printable();
-	init_copy$3();
-	init_delete$1();
-}));
-// dist/engines/langgraph/index.js
-var langgraph_exports = /* @__PURE__ */ __exportAll$1({
-	keepsHistory: () => keepsHistory,
-	langGraphEngine: () => langGraphEngine
-});
-/**
-* One row per thread (root-namespace checkpoints, newest step, messages of the newest checkpoint, stored bytes incl.
-* writes and blobs, last update, subgraph namespaces), as the store streams them: memory does not grow with the number
-* of threads or checkpoints.
-*/
-function listing$3(saver, limit) {
-	return {
-		head: [
-			"THREAD",
-			"CHECKPOINTS",
-			"STEP",
-			"MESSAGES",
-			"SIZE",
-			"UPDATED",
-			"SUBGRAPHS",
-			"WRITER"
-		],
-		right: /* @__PURE__ */ new Set([
-			1,
-			2,
-			3,
-			4
-		]),
-		rows: saver.langgraph.threads({ limit }),
-		json: (t) => ({
-			layout: "langgraph",
-			...t
-		}),
-		cells: (t) => [
-			t.threadId,
-			String(t.checkpoints),
-			t.newestStep === null ? "-" : String(t.newestStep),
-			t.messages === null ? "-" : String(t.messages),
-			`${t.bytes} B`,
-			tableTime(t.updatedAt),
-			t.namespaces ? `${t.namespaces} ns, ${t.subgraphCheckpoints} cp` : "-",
-			t.library
-		],
-		footer: async (n) => n ? `${plural$2(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)` : `${saver.uri}: no threads`
-	};
-}
-async function threadNamespaces(saver, threadId, namespace) {
-	const lg = saver.langgraph;
-	const spaces = await lg.namespacesOf(threadId);
-	if (spaces.length === 0) throw new CkptError(ExitCode.INPUT, "no-thread", `no checkpoint for thread '${threadId}'`, { file: saver.uri });
-	const asked = namespace === "default" ? "" : namespace;
-	if (asked !== void 0 && !spaces.includes(asked)) throw new CkptError(ExitCode.INPUT, "no-namespace", `thread '${threadId}' has no checkpoint namespace '${asked}'; its namespaces: ${spaces.map((n) => `'${n}'`).join(", ")}`, { file: saver.uri });
-	async function* rows() {
-		for (const ns of asked !== void 0 ? [asked] : spaces) {
-			let checkpoints = 0;
-			for await (const _ of lg.checkpointIds(threadId, ns)) checkpoints++;
-			const newest = await first(saver.history(threadId, ns));
-			yield {
-				namespace: ns,
-				checkpoints,
-				newestId: newest?.checkpointId ?? null,
-				newestStep: newest?.step ?? null,
-				messages: newest?.messages ?? null,
-				updatedAt: newest?.ts ?? null,
-				interrupted: newest?.interrupted ?? false
-			};
-		}
-	}
-	return {
-		head: [
-			"NAMESPACE",
-			"CHECKPOINTS",
-			"STEP",
-			"MESSAGES",
-			"UPDATED",
-			"INTERRUPTED"
-		],
-		right: /* @__PURE__ */ new Set([
-			1,
-			2,
-			3
-		]),
-		rows: rows(),
-		json: (r) => r,
-		cells: (r) => [
-			r.namespace === "" ? "'' (root)" : r.namespace,
-			String(r.checkpoints),
-			r.newestStep === null ? "-" : String(r.newestStep),
-			r.messages === null ? "-" : String(r.messages),
-			tableTime(r.updatedAt),
-			r.interrupted ? "yes" : "-"
-		],
-		footer: async (n) => `${plural$2(n, "namespace")} of thread '${printable(threadId)}'`
-	};
-}
-async function first(it) {
-	for await (const x of it) return x;
-}
-/** A LangGraph store's stats: its rows a page of threads at a time, then its tables' sizes. */
-async function stats(src, o) {
-	const { createLgStats } = await Promise.resolve().then(() => (init_stats$3(), stats_exports$3));
-	const t0 = performance.now();
-	const acc = createLgStats({
-		top: o.top,
-		store: src.kind,
-		uri: src.uri,
-		storedMethod: src.storedMethod,
-		filter: {
-			threads: o.thread,
-			match: o.match
-		},
-		aesKey: src.aesKey
-	});
-	const only = o.thread?.length && !o.match?.length ? o.thread : void 0;
-	for await (const batch of src.rows({
-		accept: o.accept,
-		only
-	})) acc.add(batch);
-	const report = acc.report(await src.tables(), performance.now() - t0);
-	const files = src.files?.();
-	return files ? {
-		...report,
-		files
-	} : report;
-}
-function langGraphEngine(opened) {
-	const { saver, store, uri } = opened;
-	return {
-		layout: "langgraph",
-		title: `a LangGraph ${store.kind === "sqlite" ? "SQLite" : "PostgreSQL"} store`,
-		holds: "LangGraph's tables",
-		caps: {
-			history: true,
-			namespaces: false,
-			subgraphs: true,
-			write: true,
-			shared: true,
-			parallelWriters: false,
-			prune: true,
-			delete: true,
-			copy: true,
-			encrypted: true,
-			msgpack: true
-		},
-		instead: {
-			namespaces: "a LangGraph store's namespaces are a thread's subgraphs ('<node>:<task id>'): 'ckpt ls <store>#<thread>' lists a thread's, and show, view, diff, log and validate read one with --namespace",
-			parallelWriters: "a LangGraph target is written by one process (its rows are verified in order)"
-		},
-		uri,
-		saver,
-		store,
-		opened,
-		migration: async () => (await Promise.resolve().then(() => (init_migrate$3(), migrate_exports$3))).route,
-		close: () => store.close(),
-		namespaceFor: (flag) => flag,
-		listing: async (o) => listing$3(saver, o.limit),
-		threadNamespaces: (threadId, ns) => threadNamespaces(saver, threadId, ns),
-		hasThread: async (threadId) => await store.hasLayout() && ((await store.heads([threadId])).get(threadId) ?? []).length > 0,
-		validateStore: async (o) => (await Promise.resolve().then(() => (init_validate$2(), validate_exports$2))).validateStore(store, o),
-		stats: (o) => stats(store, o),
-		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_run(), prune_run_exports))).pruneLangGraph(store, c, o),
-		copiesAs: "langgraph",
-		copyIn: async (c) => (await Promise.resolve().then(() => (init_copy$1(), copy_exports$1))).copyIntoLangGraph(store, c),
-		erasesBy: ["match", "where"],
-		eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
-		async deleteThread(threadId, dryRun) {
-			const c = await deleteThreadRows(store, threadId, dryRun);
-			return c && {
-				checkpoints: c.checkpoints,
-				writes: c.writes + c.orphanWrites,
-				blobs: c.blobs,
-				bytes: c.bytes
-			};
-		}
-	};
-}
-var keepsHistory;
-var init_langgraph$1 = __esmMin((() => {
-	init_errors();
-	init_plural();
-	init_printable();
-	init_time();
-	init_delete$1();
-	keepsHistory = (e) => e.caps.history && "store" in e && "saver" in e;
-}));
-// dist/engines/mastra/migrate.js
-var migrate_exports$2 = /* @__PURE__ */ __exportAll$1({
-	migrateDocumentsToMastra: () => migrateDocumentsToMastra,
-	migrateMastra: () => migrateMastra,
-	resourceForm: () => resourceForm,
-	route: () => route$1,
-	rowsOfDocument: () => rowsOfDocument,
-	threadForm: () => threadForm
-});
-/** A JSON value with its object keys sorted (PostgreSQL's jsonb keeps its own key order). */
-function sorted$1(v) {
-	if (Array.isArray(v)) return v.map(sorted$1);
-	if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted$1(v[k])]));
-	return v;
-}
-/** The comparable form of a thread record: what Mastra reads of it, backend spellings aside. */
-function threadForm(r) {
-	const t = r.thread;
-	return stringifyJson([
-		t.id,
-		t.resourceId,
-		t.title,
-		sorted$1(t.metadata),
-		instant(t.createdAt),
-		instant(t.updatedAt),
-		r.messages.map((m) => [
-			m.id,
-			m.threadId,
-			m.role,
-			m.type,
-			instant(m.createdAt),
-			m.resourceId,
-			m.content
-		]).sort((a, b) => String(a[0]).localeCompare(String(b[0])))
-	]);
-}
-function resourceForm(r) {
-	return stringifyJson([
-		r.id,
-		r.workingMemory,
-		sorted$1(r.metadata),
-		instant(r.createdAt),
-		instant(r.updatedAt)
-	]);
-}
-/** A record as an item, or why Mastra cannot be given it faithfully (a column that did not decode). */
-function staged(r) {
-	const id = idOf(r);
-	const bad = (r.table === "threads" ? r.thread : r.resource).unreadable?.[0];
-	if (bad) return { reject: `${r.table === "threads" ? "thread" : "resource"} '${id}': ${bad.column} does not decode (${bad.reason})` };
-	const form = formOf(r);
-	return { ok: {
-		namespace: r.table,
-		threadId: id,
-		key: keyOf(r),
-		hash: hexDigest("sha256", form),
-		bytes: bytesOf(r),
-		rec: r,
-		form
-	} };
-}
-/** The rows of one `mastra` document (formats/mastra.ts): its thread, its messages (contents as JSON text), its resource. */
-function rowsOfDocument(d) {
-	const t = d.thread;
-	const thread = {
-		id: t.id,
-		resourceId: t.resourceId,
-		title: t.title,
-		metadata: t.metadata ?? null,
-		createdAt: t.createdAt,
-		updatedAt: t.updatedAt
-	};
-	const messages = d.messages.map((m) => ({
-		id: m.id,
-		threadId: t.id,
-		content: JSON.stringify(m.content),
-		role: m.role,
-		type: m.type,
-		createdAt: m.createdAt,
-		resourceId: m.resourceId === void 0 ? t.resourceId : m.resourceId
-	}));
-	const r = d.resource;
-	const resource = r ? {
-		id: r.id,
-		workingMemory: r.workingMemory,
-		metadata: r.metadata ?? null,
-		createdAt: r.createdAt,
-		updatedAt: r.updatedAt
-	} : void 0;
-	return {
-		thread,
-		messages,
-		...resource ? { resource } : {}
-	};
-}
-/** A Mastra store's memory as records: each thread with its messages, then each resource. */
-function mastraEndpoint(source, t) {
-	return {
-		parts: async () => [""],
-		async count() {
-			const c = await source.counts();
-			return c.threads + c.resources;
-		},
-		async *scan(_part, size) {
-			for await (const b of source.scan(size)) {
-				if (b.table === "resources") {
-					yield b.resources.map((resource) => ({
-						table: "resources",
-						resource
-					}));
-					continue;
-				}
-				const by = /* @__PURE__ */ new Map();
-				for (const m of b.messages) (by.get(m.threadId) ?? by.set(m.threadId, []).get(m.threadId)).push(m);
-				yield b.threads.map((thread) => ({
-					table: "threads",
-					thread,
-					messages: by.get(thread.id) ?? []
-				}));
-			}
-		},
-		labelOf: (r) => ({
-			namespace: r.table,
-			threadId: idOf(r)
-		}),
-		keyOf,
-		bytesRead: (r) => bytesOf(r),
-		stage(batch, done) {
-			const out = batch.map((r) => done(r) ? void 0 : staged(r));
-			return async () => out;
-		},
-		held: (rows) => t.held(rows),
-		begin: async (s, dryRun) => t.begin(s, dryRun, (await source.counts()).orphanMessages),
-		...t.side()
-	};
-}
-/**
-* Documents of any format into Mastra memory: each converted to a `mastra` thread through the canonical model, then
-* the resources the threads name (the first thread's working memory for a resource wins; one that a later thread
-* gives otherwise is rejected with its thread).
-*/
-function documentsEndpoint(saver, namespaces, t, allowLossy) {
-	const resources = /* @__PURE__ */ new Map();
-	const label = (r) => "doc" in r ? {
-		namespace: r.doc.namespace,
-		threadId: r.doc.threadId
-	} : {
-		namespace: "resources",
-		threadId: r.resource.id
-	};
-	const convert = (rec) => {
-		const name = `${rec.namespace}#${rec.threadId}`;
-		const r = checkRecord(name, rec.text, {
-			toFormat: "mastra",
-			allowLossy
-		}, rec.threadId);
-		if (!r.ok) return { reject: r.reason };
-		const rows = rowsOfDocument(r.value);
-		const had = rows.resource && resources.get(rows.resource.id);
-		if (rows.resource && had && resourceForm(had) !== resourceForm(rows.resource)) return { reject: `${name}: its resource '${rows.resource.id}' has other working memory than an earlier thread's` };
-		if (rows.resource && !had) resources.set(rows.resource.id, rows.resource);
-		return staged({
-			table: "threads",
-			thread: rows.thread,
-			messages: rows.messages
-		});
-	};
-	return {
-		parts: async () => [...namespaces, RESOURCES],
-		count: async (ns) => ns === RESOURCES ? 0 : saver.count(ns),
-		async *scan(ns, size) {
-			if (ns !== RESOURCES) {
-				for await (const b of saver.scan({
-					namespace: ns,
-					batchSize: size
-				})) yield b.map((doc) => ({ doc }));
-				return;
-			}
-			const all = [...resources.values()];
-			for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size).map((resource) => ({ resource }));
-		},
-		labelOf: (r) => ({
-			...label(r),
-			..."doc" in r ? { file: r.doc.source ?? `${r.doc.namespace}#${r.doc.threadId}` } : {}
-		}),
-		keyOf: (r) => "doc" in r ? `threads\u0000${r.doc.threadId}` : `resources\u0000${r.resource.id}`,
-		bytesRead: (r) => "doc" in r ? Buffer.byteLength(r.doc.text) : 0,
-		stage(batch, done) {
-			const out = batch.map((r) => done(r) ? void 0 : "doc" in r ? convert(r.doc) : staged({
-				table: "resources",
-				resource: r.resource
-			}));
-			return async () => out;
-		},
-		held: (rows) => t.held(rows.map((r) => "doc" in r ? {
-			table: "threads",
-			thread: { id: r.doc.threadId },
-			messages: []
-		} : {
-			table: "resources",
-			resource: r.resource
-		})),
-		begin: (s, dryRun) => t.begin(s, dryRun, 0),
-		...t.side()
-	};
-}
-/** Copy a Mastra store's memory into another Mastra store (see the module comment). */
-async function migrateMastra(source, target, o = {}) {
-	return await runMigration(mastraEndpoint(source, new MastraTarget(target)), o);
-}
-/** Every thread of a store of documents (the namespaces given, else all) into a Mastra store. */
-async function migrateDocumentsToMastra(saver, target, o) {
-	return await runMigration(documentsEndpoint(saver, o.namespaces ?? await saver.namespaces(), new MastraTarget(target), o.allowLossy), o);
-}
-var instant, idOf, keyOf, bytesOf, formOf, MastraTarget, RESOURCES, mastraStore, route$1;
-var init_migrate$2 = __esmMin((() => {
-	init_digest();
-	init_json$1();
-	init_plural();
-	init_check();
-	init_pipeline();
-	init_errors();
-	init_migrate_route();
-	instant = (s) => {
-		const t = Date.parse(s);
-		return Number.isFinite(t) ? t : s;
-	};
-	idOf = (r) => r.table === "threads" ? r.thread.id : r.resource.id;
-	keyOf = (r) => `${r.table}\u0000${idOf(r)}`;
-	bytesOf = (r) => r.table === "threads" ? r.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0) : Buffer.byteLength(r.resource.workingMemory ?? "");
-	formOf = (r) => r.table === "threads" ? threadForm(r) : resourceForm(r.resource);
-	MastraTarget = class {
-		store;
-		had = false;
-		s;
-		constructor(store) {
-			this.store = store;
-		}
-		async begin(s, dryRun, orphanMessages) {
-			this.s = Object.assign(s, {
-				layout: "mastra",
-				rows: {
-					threads: 0,
-					messages: 0,
-					resources: 0
-				}
-			});
-			if (orphanMessages) {
-				s.ignored += orphanMessages;
-				s.ignoredFiles.push({
-					namespace: "default",
-					file: "mastra_messages",
-					reason: `${orphanMessages} message(s) name a thread the store does not hold: Mastra never lists them; not copied`
-				});
-			}
-			this.had = await this.store.hasLayout();
-			if (!this.had && !dryRun) await this.store.setup();
-		}
-		/** The record the target holds under `r`'s id, read back. */
-		async read(r) {
-			if (r.table === "resources") {
-				const there = await this.store.resource(r.resource.id);
-				return there && {
-					form: resourceForm(there),
-					updatedAt: there.updatedAt
-				};
-			}
-			const thread = await this.store.thread(r.thread.id);
-			return thread && {
-				form: threadForm({
-					thread,
-					messages: await this.store.messages(r.thread.id)
-				}),
-				updatedAt: thread.updatedAt
-			};
-		}
-		/** Per record: whether the target holds its id (nothing when it had no tables). */
-		async held(recs) {
-			if (!this.had || !recs.length) return recs.map(() => false);
-			const out = /* @__PURE__ */ new Map();
-			for (const table of ["threads", "resources"]) {
-				const ids = recs.filter((r) => r.table === table).map(idOf);
-				if (!ids.length) continue;
-				const there = await this.store.existing(table, ids);
-				for (const id of ids) out.set(`${table}\u0000${id}`, there.has(id));
-			}
-			return recs.map((r) => out.get(keyOf(r)) ?? false);
-		}
-		writer() {
-			const store = this.store;
-			return {
-				lookup: async (items) => {
-					const recs = items.map((i) => i.rec);
-					const held = await this.held(recs);
-					const out = [];
-					for (const [k, r] of recs.entries()) out.push(held[k] ? await this.read(r) : void 0);
-					const fresh = recs.flatMap((r, k) => r.table === "threads" && !held[k] ? r.messages.map((m) => m.id) : []);
-					const taken = this.had && fresh.length ? await store.existing("messages", fresh) : /* @__PURE__ */ new Set();
-					if (taken.size) recs.forEach((r, k) => {
-						const id = r.table === "threads" ? r.messages.find((m) => taken.has(m.id))?.id : void 0;
-						if (id !== void 0) out[k] = { form: `message '${id}' of another thread` };
-					});
-					return out;
-				},
-				async write(items, overwrite) {
-					const threads = items.flatMap((i) => i.rec.table === "threads" ? [i.rec] : []);
-					const resources = items.flatMap((i) => i.rec.table === "resources" ? [i.rec.resource] : []);
-					if (threads.length) await store.write({
-						table: "threads",
-						threads: threads.map((r) => r.thread),
-						messages: threads.flatMap((r) => r.messages)
-					}, { overwrite });
-					if (resources.length) await store.write({
-						table: "resources",
-						resources
-					}, { overwrite });
-				},
-				async add(items) {
-					const threads = items.flatMap((i) => i.rec.table === "threads" ? [i.rec] : []);
-					const resources = items.flatMap((i) => i.rec.table === "resources" ? [i.rec.resource] : []);
-					const added = /* @__PURE__ */ new Set();
-					const put = (ids, table) => ids.forEach((id) => added.add(`${table}\u0000${id}`));
-					if (threads.length) put(await store.add({
-						table: "threads",
-						threads: threads.map((r) => r.thread),
-						messages: threads.flatMap((r) => r.messages)
-					}), "threads");
-					if (resources.length) put(await store.add({
-						table: "resources",
-						resources
-					}), "resources");
-					return items.map((i) => added.has(keyOf(i.rec)));
-				},
-				verify: async (written) => {
-					const out = [];
-					for (const i of written) {
-						const got = (await this.read(i.rec))?.form ?? null;
-						out.push(got === i.form ? void 0 : {
-							expected: i.hash,
-							got: got === null ? null : hexDigest("sha256", got)
-						});
-					}
-					return out;
-				}
-			};
-		}
-		counted(items) {
-			const rows = this.s.rows;
-			for (const { rec } of items) if (rec.table === "threads") rows.threads++, rows.messages += rec.messages.length;
-			else rows.resources++;
-		}
-		async end(s) {
-			const rows = this.s?.rows;
-			if (rows) s.figures = `Mastra memory ${s.dryRun ? "to write" : "written"}: ${fmtInt(rows.threads)} thread(s) with ${fmtInt(rows.messages)} message(s), ${fmtInt(rows.resources)} resource(s) with working memory`;
-		}
-		side() {
-			return {
-				writers: [this.writer()],
-				same: (i, h) => i.form === h.form,
-				/** whether the record's `updatedAt` is later than the target's (a missing one counts as earlier) */
-				newer: (i, h) => h.updatedAt === void 0 || Date.parse(i.rec.table === "threads" ? i.rec.thread.updatedAt : i.rec.resource.updatedAt) > Date.parse(h.updatedAt),
-				counted: (items) => this.counted(items),
-				end: (s) => this.end(s)
-			};
-		}
-	};
-	RESOURCES = "\0resources";
-	mastraStore = (o) => o.store;
-	route$1 = {
-		parallelWriters: () => false,
-		oneWriter: (to) => `a Mastra target (${to}) takes one writer`,
-		refuseAsTarget(args, _source, to) {
-			if (args.toNamespace !== void 0) throw usageError(`--to-namespace ${args.toNamespace}: a Mastra target (${to}) has no namespaces (threads belong to resources)`);
-			if (args.toFormat !== void 0 && args.toFormat !== "mastra") throw usageError(`--to-format ${args.toFormat}: a Mastra target (${to}) holds Mastra threads only`);
-			if (args.toLibrary !== void 0) throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, not to Mastra stores`);
-			if (args.thread?.length) throw usageError("--thread: picks threads of LangGraph routes; a Mastra migration copies the whole store");
-		},
-		refuseAsSource(target, to) {
-			if (target === "langgraph") throw usageError(`--to ${to}: a Mastra store goes to a Mastra store, or as documents to a ckpt store or folder (--to-format); LangGraph targets take documents from ckpt stores`);
-		},
-		async run(source, target, args, hooks) {
-			const o = runOptions(args, hooks);
-			if (source.layout === target.layout) return migrateMastra(mastraStore(source), mastraStore(target), o);
-			return migrateDocumentsToMastra(source.saver, mastraStore(target), {
-				...o,
-				namespaces: hooks.namespaces,
-				allowLossy: args.allowLossy
-			});
-		}
-	};
-}));
-// dist/core/prune-rows.js
-var prune_rows_exports = /* @__PURE__ */ __exportAll$1({ pruneRows: () => pruneRows });
-async function pruneRows(p, c, o = {}) {
-	const trims = c.keepLast !== void 0 || c.olderThanMs !== void 0;
-	if (trims && (!p.items || !p.trim)) throw usageError(`--keep-last and --older-than do not apply here: a ${p.thread} is pruned whole (--idle-for, --thread/--match)`);
-	const t0 = performance.now();
-	const dryRun = Boolean(o.dryRun);
-	const sizes = o.vacuum ? await p.vacuum({ dryRun: true }) : void 0;
-	const s = {
-		dryRun,
-		startedAt: new Date(c.now).toISOString(),
-		threads: 0,
-		wholeThreads: 0,
-		kept: 0,
-		checkpoints: 0,
-		writes: 0,
-		orphanWrites: 0,
-		blobs: 0,
-		bytes: 0,
-		elapsedMs: 0
-	};
-	const tables = /* @__PURE__ */ new Map();
-	const notes = /* @__PURE__ */ new Set();
-	const keep = Math.max(1, c.keepLast ?? 1);
-	const before = c.olderThanMs === void 0 ? Number.POSITIVE_INFINITY : c.now - c.olderThanMs;
-	for (let after;;) {
-		const page = await p.threadPage(after, o.batchSize ?? 100);
-		if (page.length === 0) break;
-		after = page[page.length - 1].id;
-		for (const t of page) {
-			if (o.filter && !o.filter(t.id)) continue;
-			s.threads++;
-			let whole = Boolean(c.wholeThreads);
-			if (!whole && c.idleForMs !== void 0) {
-				if (t.updatedAt === void 0) s.unknownTime = (s.unknownTime ?? 0) + 1;
-				else whole = c.now - t.updatedAt > c.idleForMs;
-			}
-			const e = whole ? await p.eraseThread(t.id, dryRun) : trims ? await p.trim(t.id, {
-				keep,
-				before,
-				startedAt: c.now,
-				dryRun
-			}) : null;
-			if (!e || e.tables.every((x) => x.rows === 0)) {
-				s.kept++;
-				continue;
-			}
-			if (whole) s.wholeThreads++;
-			else s.kept++;
-			add(tables, e);
-			for (const n of e.notes ?? []) notes.add(n);
-			o.onPlan?.({
-				threadId: t.id,
-				whole,
-				checkpoints: [],
-				rows: e.tables.filter((x) => x.rows > 0)
-			});
-		}
-	}
-	s.tables = [...tables].map(([table, rows]) => ({
-		table,
-		rows
-	}));
-	if (notes.size) s.notes = [...notes];
-	return finishPrune(s, t0, sizes && {
-		sizes,
-		vacuum: () => p.vacuum({ dryRun }),
-		kind: p.kind
-	});
-}
-var add;
-var init_prune_rows = __esmMin((() => {
-	init_errors();
-	init_prune_run();
-	add = (into, e) => {
-		for (const t of e.tables) into.set(t.table, (into.get(t.table) ?? 0) + t.rows);
-	};
-}));
-// dist/core/mastra/stats.js
-var stats_exports$2 = /* @__PURE__ */ __exportAll$1({ mastraStats: () => mastraStats });
-/**
-* One message into the tallies by role, part type and tool; false when its content is neither format 2 nor format 1
-* (Mastra < 0.10, `type` other than "v2": a string content as it is, or an AI SDK 4 part array).
-*/
-function tallyMessage(role, type, text, roles, parts, tools) {
-	bump(roles, role, utf8(text));
-	let c;
-	try {
-		c = JSON.parse(text);
-	} catch {
-		return type !== "v2";
-	}
-	if (type !== "v2" && (typeof c === "string" || Array.isArray(c))) {
-		for (const part of Array.isArray(c) ? c : [{ type: "text" }]) {
-			if (!isObj$2(part)) continue;
-			bump(parts, String(part.type), utf8(JSON.stringify(part)));
-			const name = String(part.toolName);
-			if (part.type !== "tool-call" && part.type !== "tool-result") continue;
-			const t = tools.get(name) ?? tools.set(name, {
-				calls: 0,
-				results: 0,
-				resultBytes: 0
-			}).get(name);
-			if (part.type === "tool-call") t.calls++;
-			else {
-				t.results++;
-				t.resultBytes += utf8(JSON.stringify(part.result) ?? "");
-			}
-		}
-		return true;
-	}
-	if (!isObj$2(c) || c.format !== 2 || !Array.isArray(c.parts)) return false;
-	for (const part of c.parts) {
-		if (!isObj$2(part)) continue;
-		bump(parts, String(part.type), utf8(JSON.stringify(part)));
-		const inv = part.type === "tool-invocation" && isObj$2(part.toolInvocation) ? part.toolInvocation : void 0;
-		if (!inv) continue;
-		const name = String(inv.toolName);
-		const t = tools.get(name) ?? tools.set(name, {
-			calls: 0,
-			results: 0,
-			resultBytes: 0
-		}).get(name);
-		t.calls++;
-		if ("result" in inv) {
-			t.results++;
-			t.resultBytes += utf8(JSON.stringify(inv.result) ?? "");
-		}
-	}
-	return true;
-}
-/** Measure `store` (threads `accept` takes, all when omitted). */
-async function mastraStats(store, o) {
-	const t0 = performance.now();
-	const roles = /* @__PURE__ */ new Map();
-	const parts = /* @__PURE__ */ new Map();
-	const tools = /* @__PURE__ */ new Map();
-	const resources = /* @__PURE__ */ new Map();
-	const threads = [];
-	const totals = {
-		threads: 0,
-		messages: 0,
-		contentBytes: 0,
-		damagedMessages: 0
-	};
-	for await (const batch of store.scan(200)) {
-		if (batch.table !== "threads") continue;
-		const per = /* @__PURE__ */ new Map();
-		for (const m of batch.messages) {
-			const b = utf8(m.content);
-			const p = per.get(m.threadId) ?? per.set(m.threadId, {
-				messages: 0,
-				bytes: 0
-			}).get(m.threadId);
-			p.messages++;
-			p.bytes += b;
-		}
-		for (const t of batch.threads) {
-			if (o.accept && !o.accept(t.id)) continue;
-			const p = per.get(t.id) ?? {
-				messages: 0,
-				bytes: 0
-			};
-			totals.threads++;
-			totals.messages += p.messages;
-			totals.contentBytes += p.bytes;
-			const r = resources.get(t.resourceId) ?? resources.set(t.resourceId, {
-				threads: 0,
-				messages: 0,
-				contentBytes: 0
-			}).get(t.resourceId);
-			r.threads++;
-			r.messages += p.messages;
-			r.contentBytes += p.bytes;
-			threads.push({
-				threadId: t.id,
-				resourceId: t.resourceId,
-				title: t.title,
-				messages: p.messages,
-				bytes: p.bytes,
-				updatedAt: t.updatedAt
-			});
-			threads.sort((a, b) => b.bytes - a.bytes || a.threadId.localeCompare(b.threadId));
-			if (threads.length > o.top) threads.pop();
-		}
-		for (const m of batch.messages) if (!o.accept || o.accept(m.threadId)) {
-			if (!tallyMessage(m.role, m.type, m.content, roles, parts, tools)) totals.damagedMessages++;
-		}
-	}
-	let workingMemoryBytes = 0;
-	const res = [...resources.entries()].map(([resourceId, r]) => ({
-		resourceId,
-		...r,
-		workingMemoryBytes: 0
-	}));
-	for (const r of res) {
-		const row = await store.resource(r.resourceId);
-		r.workingMemoryBytes = row?.workingMemory ? utf8(row.workingMemory) : 0;
-		workingMemoryBytes += r.workingMemoryBytes;
-	}
-	const counts = await store.counts();
-	const { method, tables } = await store.tables();
-	const byBytes = (a) => a.sort((x, y) => y.bytes - x.bytes);
-	const filtered = Boolean(o.filter?.threads?.length || o.filter?.match?.length);
-	const top = threads[0];
-	const summary = totals.threads === 0 ? `${store.uri}: no threads${filtered ? " match the filter" : ""}` : `${humanBytes(totals.contentBytes)} of message contents in ${totals.threads} thread(s) of ${res.length} resource(s) (${totals.messages} messages)${top ? `; the largest thread, ${top.threadId}, holds ${Math.round(100 * top.bytes / Math.max(1, totals.contentBytes))}%` : ""}${totals.damagedMessages ? `; ${totals.damagedMessages} damaged message(s) (ckpt validate names them)` : ""}`;
-	return {
-		kind: "mastra",
-		store: store.kind,
-		uri: store.uri,
-		filter: filtered ? {
-			threads: o.filter?.threads ?? [],
-			match: o.filter?.match ?? []
-		} : null,
-		summary,
-		storedMethod: method,
-		tables,
-		totals: {
-			threads: totals.threads,
-			messages: totals.messages,
-			resources: counts.resources,
-			orphanMessages: counts.orphanMessages,
-			contentBytes: totals.contentBytes,
-			workingMemoryBytes,
-			damagedMessages: totals.damagedMessages
-		},
-		roles: byBytes([...roles].map(([role, t]) => ({
-			role,
-			messages: t.count,
-			bytes: t.bytes
-		}))),
-		parts: byBytes([...parts].map(([type, t]) => ({
-			type,
-			count: t.count,
-			bytes: t.bytes
-		}))),
-		tools: [...tools].map(([name, t]) => ({
-			name,
-			...t
-		})).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
-		resources: res.sort((a, b) => b.contentBytes - a.contentBytes || a.resourceId.localeCompare(b.resourceId)).slice(0, o.top),
-		topThreads: threads,
-		elapsedMs: performance.now() - t0
-	};
-}
-var isObj$2, utf8, bump;
-var init_stats$2 = __esmMin((() => {
-	init_stats$3();
-	isObj$2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-	utf8 = (s) => Buffer.byteLength(s);
-	bump = (m, k, bytes) => {
-		const t = m.get(k) ?? m.set(k, {
-			count: 0,
-			bytes: 0
-		}).get(k);
-		t.count++;
-		t.bytes += bytes;
-	};
-}));
-// dist/engines/mastra/index.js
-var mastra_exports = /* @__PURE__ */ __exportAll$1({ mastraEngine: () => mastraEngine });
-/** `ckpt prune` of a Mastra store: threads by their update time, messages by their creation time. */
-function mastraPruner(store) {
-	const ms = (iso) => {
-		const t = Date.parse(iso);
-		return Number.isNaN(t) ? void 0 : t;
-	};
-	return {
-		kind: store.kind,
-		thread: "thread",
-		items: "messages of a thread",
-		async threadPage(after, n) {
-			const out = [];
-			for await (const t of store.threads({
-				after,
-				limit: n
-			})) {
-				const at = ms(t.updatedAt);
-				out.push({
-					id: t.threadId,
-					...at === void 0 ? {} : { updatedAt: at }
-				});
-			}
-			return out;
-		},
-		eraseThread: (id, dryRun) => store.erase({ thread: id }, dryRun),
-		async trim(id, o) {
-			const gone = (await store.messages(id)).map((m) => ({
-				id: m.id,
-				at: ms(m.createdAt) ?? Number.NEGATIVE_INFINITY
-			})).filter((m) => m.at < o.startedAt).reverse().slice(o.keep).filter((m) => m.at < o.before);
-			return gone.length ? store.erase({ messages: gone.map((m) => m.id) }, o.dryRun) : null;
-		},
-		vacuum: (o) => store.vacuum(o)
-	};
-}
-/**
-* One row per thread (its resource, title, message rows, stored bytes of their contents, last update), streamed. The
-* count is of Mastra's message rows, as Mastra's own recall/listMessages count them (and as `--json`'s `messages`
-* gives it): one row holds an assistant turn with its tool calls and their results, which `show` splits into
-* messages of their own (a thread with tool calls: 4 rows, 7 messages), so the column says ROWS, not MESSAGES.
-*/
-function listing$2(store, limit) {
-	return {
-		head: [
-			"THREAD",
-			"RESOURCE",
-			"TITLE",
-			"ROWS",
-			"SIZE",
-			"UPDATED"
-		],
-		right: /* @__PURE__ */ new Set([3, 4]),
-		rows: store.threads({ limit }),
-		json: (t) => ({
-			layout: "mastra",
-			...t
-		}),
-		cells: (t) => [
-			t.threadId,
-			t.resourceId,
-			t.title || "-",
-			String(t.messages),
-			`${t.bytes} B`,
-			tableTime(t.updatedAt)
-		],
-		async footer(n) {
-			if (!n) return `${store.uri}: no threads`;
-			const c = await store.counts();
-			return `${plural$2(n, "thread")} (Mastra ${store.kind === "sqlite" ? "LibSQL" : "PostgreSQL"} store: ${plural$2(c.messages, "message row")}, ${plural$2(c.resources, "resource")}; ROWS: Mastra's message rows, show splits a row's tool calls and results into messages)${c.orphanMessages ? `; ${plural$2(c.orphanMessages, "message")} of no thread (Mastra never lists them)` : ""}`;
-		}
-	};
-}
-function mastraEngine(opened) {
-	const { saver, store, uri } = opened;
-	return {
-		layout: "mastra",
-		title: "a Mastra store",
-		holds: "Mastra's memory tables",
-		caps: {
-			history: false,
-			namespaces: false,
-			subgraphs: false,
-			write: true,
-			shared: true,
-			parallelWriters: false,
-			prune: true,
-			delete: true,
-			copy: false,
-			encrypted: false,
-			msgpack: false
-		},
-		instead: {
-			namespaces: "its threads belong to resources",
-			copy: MIGRATE$1,
-			msgpack: "a Mastra store holds JSON",
-			parallelWriters: "a Mastra target is written by one process"
-		},
-		uri,
-		saver,
-		opened,
-		migration: async () => (await Promise.resolve().then(() => (init_migrate$2(), migrate_exports$2))).route,
-		close: () => store.close(),
-		namespaceFor: (flag) => namespaceOf(uri, flag) ?? "default",
-		copiesAs: "ckpt",
-		listing: async (o) => listing$2(store, o.limit),
-		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
-		deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
-		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows(mastraPruner(store), c, o),
-		erasesBy: ["resource"],
-		eraseOwner: (o, dryRun) => store.erase({ resource: o.resource }, dryRun),
-		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
-			top: o.top,
-			accept: o.accept,
-			filter: {
-				threads: o.thread,
-				match: o.match
-			}
-		})
-	};
-}
-var MIGRATE$1;
-var init_mastra = __esmMin((() => {
-	init_plural();
-	init_time();
-	init_types$8();
-	MIGRATE$1 = "ckpt writes Mastra memory with ckpt migrate only (--to '<store>?layout=mastra')";
-}));
-// dist/engines/ai-chatbot/validate.js
-var validate_exports$1 = /* @__PURE__ */ __exportAll$1({
-	nameChatRows: () => nameChatRows,
-	validateChat: () => validateChat
-});
-/** Name the rows behind `r`'s issues, and add the rows' damage. */
-function nameChatRows(at, r) {
-	for (const i of r.issues) {
-		const m = /^\/(\d+)(\/[^/]*)?(.*)$/.exec(i.pointer);
-		const ref = m ? at.rows[Number(m[1])] : void 0;
-		if (!ref) continue;
-		const column = m[2]?.slice(1);
-		const inside = ref.table === "Message_v2" && (column === "parts" || column === "attachments") ? `, column ${column} at ${m[3] || "/"}` : "";
-		const rows = ref.also?.length ? `rows ${[ref.id, ...ref.also].join(", ")}` : `row ${ref.id}`;
-		i.message += ` (${ref.table} ${rows}${inside})`;
-		delete i.line;
-		delete i.column;
-	}
-	for (const d of at.damage) {
-		r.issues.push({
-			severity: d.severity,
-			rule: "store/ai-chatbot-row",
-			message: `${d.table} row ${d.row}, column ${d.column}: ${d.reason}`,
-			pointer: d.pointer,
-			file: r.file
-		});
-		if (d.severity === "error") r.valid = false;
-	}
-}
-/** One chat of the store validated: undefined when the store holds no such chat. */
-async function validateChat(saver, threadId, o) {
-	const rows = await saver.chatRows(threadId);
-	const text = rows && (o.text ?? await saver.load(threadId));
-	if (!rows || text === void 0) return void 0;
-	const r = validateDocument({
-		name: o.name,
-		text,
-		threadId
-	}, { format: o.format ?? rows.format });
-	nameChatRows(rows, r);
-	return r;
-}
-var init_validate$1 = __esmMin((() => {
-	init_document();
-}));
-// dist/engines/ai-chatbot/migrate.js
-var migrate_exports$1 = /* @__PURE__ */ __exportAll$1({
-	TEMPLATE_MAJOR: () => "6",
-	migrateChatbot: () => migrateChatbot,
-	route: () => route,
-	rowsForm: () => rowsForm
-});
-/** A JSON value with its object keys sorted (PostgreSQL's json keeps the text, SQLite too; compared as values). */
-function sorted(v) {
-	if (Array.isArray(v)) return v.map(sorted);
-	if (isObj$1(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
-	return v;
-}
-/** What the rows say that a Message_v2 row has no place for, with the rows' damage: lost unless allowed. */
-function lossesOf(doc, v6) {
-	const fatal = doc.damage.filter((d) => d.severity === "error").map((d) => `${d.table} row ${d.row}: ${d.reason}`);
-	const lost = doc.damage.filter((d) => d.severity === "warning").map((d) => `${d.table} row ${d.row}, column ${d.column}: ${d.reason}`);
-	v6.forEach((m, i) => {
-		for (const k of Object.keys(m)) if (![
-			"id",
-			"role",
-			"parts",
-			"metadata"
-		].includes(k)) lost.push(`/${i}/${k}: Message_v2 has no column for it`);
-		if (isObj$1(m.metadata)) {
-			for (const k of Object.keys(m.metadata)) if (k !== "createdAt") lost.push(`/${i}/metadata/${k}: Message_v2 keeps no metadata but createdAt`);
-		}
-	});
-	return {
-		fatal,
-		lost
-	};
-}
-/** A Message chat converted to Message_v2 rows (see the module comment). */
-function convertChat(chat, doc, allowLossy) {
-	const name = `Chat ${chat.id}`;
-	const r = checkRecord(name, JSON.stringify(doc.messages), {
-		toFormat: "ai-sdk",
-		toFormatVersion: "6",
-		allowLossy
-	}, chat.id);
-	if (!r.ok) return {
-		ok: false,
-		reason: r.reason
-	};
-	const v6 = r.value;
-	const { fatal, lost } = lossesOf(doc, v6);
-	if (fatal.length) return {
-		ok: false,
-		reason: `${name}: ${fatal.join("; ")}`
-	};
-	if (lost.length && !allowLossy) return {
-		ok: false,
-		reason: `${name}: would drop ${lost.slice(0, 3).join("; ")}${lost.length > 3 ? "; …" : ""} (use --allow-lossy)`
-	};
-	const at = new Map(doc.messages.map((m) => [String(m.id), String(m.createdAt)]));
-	const altered = [];
-	let prev = Number.NEGATIVE_INFINITY;
-	return {
-		ok: true,
-		rows: v6.map((m) => {
-			const given = at.get(String(m.id)) ?? (isObj$1(m.metadata) ? String(m.metadata.createdAt) : chat.createdAt);
-			let t = Date.parse(given);
-			if (!(t > prev)) {
-				t = Number.isFinite(prev) ? prev + 1 : Date.parse(chat.createdAt);
-				altered.push(`message ${String(m.id)}: createdAt ${given} → ${new Date(t).toISOString()} (the template orders by it alone)`);
-			}
-			prev = t;
-			return {
-				id: String(m.id),
-				chatId: chat.id,
-				role: String(m.role),
-				parts: m.parts,
-				attachments: [],
-				createdAt: new Date(t).toISOString()
-			};
-		}),
-		converted: true,
-		altered
-	};
-}
-/** What a source chat becomes in Message_v2. */
-async function planChat(source, chat, allowLossy) {
-	const v2 = await source.messagesV2(chat.id);
-	if (v2.length) {
-		const bad = v2.find((r) => r.unreadable?.length);
-		if (bad) return {
-			ok: false,
-			reason: `Chat ${chat.id}: Message_v2 row ${bad.id}, column ${bad.unreadable[0].column}: ${bad.unreadable[0].reason}`
-		};
-		const doc = {
-			chat,
-			table: "Message_v2",
-			...v2Messages(v2)
-		};
-		const r = validateDocument({
-			name: `Chat ${chat.id}`,
-			text: JSON.stringify(doc.messages),
-			threadId: chat.id
-		}, { format: `ai-sdk@6` });
-		nameChatRows(doc, r);
-		const errors = r.issues.filter((i) => i.severity === "error");
-		if (errors.length) return {
-			ok: false,
-			reason: `Chat ${chat.id}: ${errors.slice(0, 3).map((i) => `${i.pointer ? `${i.pointer}: ` : ""}${i.message}`).join("; ")}${errors.length > 3 ? "; …" : ""} (ckpt validate lists every finding)`
-		};
-		return {
-			ok: true,
-			rows: v2.map(({ unreadable: _u, ...r }) => r),
-			converted: false,
-			altered: []
-		};
-	}
-	const v1 = await source.messagesV1(chat.id);
-	if (!v1.length) return {
-		ok: true,
-		rows: [],
-		converted: false,
-		altered: []
-	};
-	return convertChat(chat, {
-		chat,
-		table: "Message",
-		...v1Messages(v1)
-	}, allowLossy);
-}
-/** Read a written chat back as the template does and compare; a converted chat must pass the ai-sdk@6 validator. */
-async function verifyChat(target, w) {
-	const back = await target.messagesV2(w.chat.id);
-	const got = rowsForm(back);
-	if (got === w.form && (!w.converted || validateDocument({
-		name: `Message_v2#${w.chat.id}`,
-		text: JSON.stringify(v2Messages(back).messages),
-		threadId: w.chat.id
-	}, { format: `ai-sdk@6` }).valid)) return void 0;
-	return {
-		expected: `${w.rows.length} row(s) the ai-sdk@6 validator accepts`,
-		got: got === w.form ? "rows it rejects" : `${back.length} other row(s)`
-	};
-}
-/** The target's one writer: lookups of Message_v2 rows, a batch of chats (with their users) in one transaction. */
-function chatbotWriter(source, target) {
-	return {
-		async lookup(items) {
-			const there = await target.chatsWithV2(items.map((i) => i.chat.id));
-			return Promise.all(items.map(async (i) => {
-				if (there.has(i.chat.id)) return rowsForm(await target.messagesV2(i.chat.id));
-				const taken = await target.existing("Message_v2", i.rows.map((r) => r.id));
-				return taken.size ? `Message_v2 row ${[...taken][0]} of another chat` : void 0;
-			}));
-		},
-		async write(items) {
-			const users = [];
-			for (const id of new Set(items.map((w) => w.chat.userId))) {
-				const u = await source.user(id);
-				if (u) users.push(u);
-			}
-			await target.write({
-				users,
-				chats: items.map((w) => w.chat),
-				messages: items.flatMap((w) => w.rows)
-			});
-		},
-		async verify(written) {
-			const out = [];
-			for (const w of written) out.push(await verifyChat(target, w));
-			return out;
-		}
-	};
-}
-/** Chats of `source` into `target`'s Message_v2 (see the module comment). */
-function chatbotEndpoint(source, target, allowLossy) {
-	let s;
-	return {
-		parts: async () => [""],
-		count: async () => (await source.counts()).chats,
-		async *scan(_part, size) {
-			let batch = [];
-			for await (const c of source.chats()) {
-				batch.push(c);
-				if (batch.length < size) continue;
-				yield batch;
-				batch = [];
-			}
-			if (batch.length) yield batch;
-		},
-		labelOf: (c) => ({
-			namespace: "",
-			threadId: c.id
-		}),
-		keyOf: (c) => journalKeyOf(c.id),
-		bytesRead: (_c, staged) => staged && "ok" in staged ? staged.ok.bytes : 0,
-		stage(batch, done) {
-			const planned = Promise.all(batch.map(async (chat) => {
-				if (done(chat)) return void 0;
-				const plan = await planChat(source, chat, allowLossy);
-				if (!plan.ok) return { reject: plan.reason };
-				const { rows, converted, altered } = plan;
-				const bytes = Buffer.byteLength(JSON.stringify(rows));
-				const form = rowsForm(rows);
-				return { ok: {
-					namespace: "",
-					threadId: chat.id,
-					key: journalKeyOf(chat.id),
-					hash: hexDigest("sha256", form),
-					bytes,
-					chat,
-					rows,
-					converted,
-					altered,
-					form
-				} };
-			}));
-			planned.catch(() => void 0);
-			return () => planned;
-		},
-		writers: [chatbotWriter(source, target)],
-		async held(chats) {
-			const there = await target.chatsWithV2(chats.map((c) => c.id));
-			return chats.map((c) => there.has(c.id));
-		},
-		same: (i, held) => i.form === held,
-		newer: () => false,
-		async begin(summary, dryRun) {
-			s = Object.assign(summary, {
-				layout: "ai-chatbot",
-				chatbotRows: {
-					chats: 0,
-					messages: 0,
-					converted: 0
-				}
-			});
-			const has = await target.tables();
-			if (!dryRun && !(has.has("Chat") && has.has("Message_v2") && has.has("User"))) await target.setup();
-		},
-		counted(items) {
-			if (!s) return;
-			for (const w of items) {
-				for (const what of w.altered) (s.altered ??= []).push({
-					namespace: "",
-					threadId: w.chat.id,
-					what
-				});
-				s.chatbotRows.chats++;
-				s.chatbotRows.messages += w.rows.length;
-				if (w.converted) s.chatbotRows.converted++;
-			}
-		},
-		async end(summary) {
-			const r = s?.chatbotRows;
-			if (r) summary.figures = `Message_v2 ${summary.dryRun ? "to write" : "written"}: ${fmtInt(r.chats)} chat(s) with ${fmtInt(r.messages)} row(s), ${fmtInt(r.converted)} of the chats converted from Message (AI SDK 4 → 6)`;
-		}
-	};
-}
-/** Move every chat of `source` into `target`'s Message_v2 (see the module comment). */
-async function migrateChatbot(source, target, o = {}) {
-	return await runMigration(chatbotEndpoint(source, target, Boolean(o.allowLossy)), o);
-}
-var isObj$1, rowsForm, journalKeyOf, chatbotStore, route;
-var init_migrate$1 = __esmMin((() => {
-	init_digest();
-	init_plural();
-	init_json$1();
-	init_check();
-	init_document();
-	init_pipeline();
-	init_saver();
-	init_errors();
-	init_validate$1();
-	init_migrate_route();
-	isObj$1 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-	rowsForm = (rows) => stringifyJson(rows.map((r) => [
-		r.id,
-		r.role,
-		sorted(r.parts),
-		sorted(r.attachments),
-		Date.parse(r.createdAt)
-	]));
-	journalKeyOf = (chatId) => `ai-chatbot\u0000${chatId}`;
-	chatbotStore = (o) => o.store;
-	route = {
-		parallelWriters: () => false,
-		oneWriter: (to) => `a Chat SDK target (${to}) takes one writer`,
-		refuseAsTarget(args, source, to) {
-			if (source !== "ai-chatbot") throw usageError(`--to ${to}: a Chat SDK template store takes the chats of another Chat SDK template database (its Message and Message_v2 tables)`);
-			if (args.toNamespace !== void 0) throw usageError(`--to-namespace ${args.toNamespace}: a Chat SDK target (${to}) has no namespaces`);
-			if (args.toFormat !== void 0 && args.toFormat !== "ai-sdk") throw usageError(`--to-format ${args.toFormat}: a Chat SDK target (${to}) holds Message_v2 rows (the AI SDK major the template pins)`);
-			if (args.aiSdkVersion !== void 0 && args.aiSdkVersion !== "6") throw usageError(`--to-format ai-sdk@${args.aiSdkVersion}: a Chat SDK target (${to}) holds Message_v2 rows of AI SDK 6, the major the template pins`);
-			if (args.onConflict !== "default" && args.onConflict !== "skip") throw usageError(`--on-conflict ${args.onConflict}: a Chat SDK target's rows are never replaced; a chat whose Message_v2 rows differ is reported and left alone`);
-			if (args.toLibrary !== void 0) throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, not to Chat SDK stores`);
-			if (args.thread?.length) throw usageError("--thread: picks threads of LangGraph routes; a Chat SDK migration moves every chat");
-		},
-		refuseAsSource(target, to) {
-			if (target === "langgraph" || target === "mastra") throw usageError(`--to ${to}: a Chat SDK template database goes to a Chat SDK template store, or as documents to a ckpt store or folder`);
-		},
-		run: (source, target, args, hooks) => migrateChatbot(chatbotStore(source), chatbotStore(target), {
-			...runOptions(args, hooks),
-			allowLossy: args.allowLossy
-		})
-	};
-}));
-// dist/engines/ai-chatbot/index.js
-var ai_chatbot_exports = /* @__PURE__ */ __exportAll$1({ aiChatbotEngine: () => aiChatbotEngine });
-/** One row per chat (title, user, visibility, its rows in Message and Message_v2), streamed. */
-function listing$1(store, limit) {
-	return {
-		head: [
-			"CHAT",
-			"TITLE",
-			"USER",
-			"VISIBILITY",
-			"MESSAGE",
-			"MESSAGE_V2",
-			"CREATED"
-		],
-		right: /* @__PURE__ */ new Set([4, 5]),
-		rows: store.chats({ limit }),
-		json: (c) => ({
-			layout: "ai-chatbot",
-			...c
-		}),
-		cells: (c) => [
-			c.id,
-			c.title || "-",
-			c.email ?? c.userId,
-			c.visibility,
-			String(c.messages),
-			String(c.messagesV2),
-			tableTime(c.createdAt)
-		],
-		async footer(count) {
-			if (!count) return `${store.uri}: no chats`;
-			const n = await store.counts();
-			return `${plural$2(count, "chat")} (Chat SDK template, ${store.kind === "sqlite" ? "SQLite" : "PostgreSQL"}: ${plural$2(n.messagesV2, "row")} in Message_v2, ${plural$2(n.messages, "row")} in Message, ${plural$2(n.users, "user")})`;
-		}
-	};
-}
-function aiChatbotEngine(opened) {
-	const { saver, store, uri } = opened;
-	return {
-		layout: "ai-chatbot",
-		title: "a Chat SDK store",
-		holds: "the Chat SDK template's tables",
-		caps: {
-			history: false,
-			namespaces: false,
-			subgraphs: false,
-			write: true,
-			shared: true,
-			parallelWriters: false,
-			prune: true,
-			delete: true,
-			copy: false,
-			encrypted: false,
-			msgpack: false
-		},
-		instead: {
-			copy: MIGRATE,
-			parallelWriters: "a Chat SDK target is written by one process"
-		},
-		uri,
-		saver,
-		opened,
-		migration: async () => (await Promise.resolve().then(() => (init_migrate$1(), migrate_exports$1))).route,
-		close: () => store.close(),
-		namespaceFor: (flag) => namespaceOf(uri, flag) ?? "default",
-		copiesAs: "ckpt",
-		listing: async (o) => listing$1(store, o.limit),
-		deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
-		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows({
-			kind: store.kind,
-			thread: "chat",
-			async threadPage(after, n) {
-				const ids = [];
-				for await (const ch of store.chats({
-					after,
-					limit: n
-				})) ids.push(ch.id);
-				const at = await store.activity(ids);
-				return ids.map((id) => at.has(id) ? {
-					id,
-					updatedAt: at.get(id)
-				} : { id });
-			},
-			eraseThread: (id, dryRun) => store.erase(id, dryRun),
-			vacuum: (v) => store.vacuum(v)
-		}, c, o),
-		erasesBy: ["user"],
-		eraseOwner: (o, dryRun) => store.eraseUser(o.user, dryRun),
-		hasThread: async (threadId) => await store.chat(threadId) !== void 0,
-		validateThread: async (threadId, o) => (await Promise.resolve().then(() => (init_validate$1(), validate_exports$1))).validateChat(saver, threadId, o),
-		stats: (o) => saverStats(saver, {
-			...o,
-			namespaces: void 0
-		}),
-		statsLabel: "a Chat SDK store (the template's tables), one chat per thread, read as its UI messages"
-	};
-}
-var MIGRATE;
-var init_ai_chatbot = __esmMin((() => {
-	init_plural();
-	init_time();
-	init_types$8();
-	init_saver_stats();
-	MIGRATE = "ckpt writes Chat SDK tables with ckpt migrate only (chats from Message into Message_v2)";
-}));
-// dist/engines/openai-agents/index.js
-var openai_agents_exports = /* @__PURE__ */ __exportAll$1({ openAISessionEngine: () => openAISessionEngine });
-/** One row per session (items, stored bytes, created, updated), streamed. */
-function listing(store, limit) {
-	return {
-		head: [
-			"SESSION",
-			"ITEMS",
-			"SIZE",
-			"CREATED",
-			"UPDATED"
-		],
-		right: /* @__PURE__ */ new Set([1, 2]),
-		rows: store.sessions({ limit }),
-		json: (s) => ({
-			layout: "openai-agents-session",
-			...s
-		}),
-		cells: (s) => [
-			s.sessionId,
-			String(s.items),
-			`${s.bytes} B`,
-			s.createdAt ? tableTime(s.createdAt) : "-",
-			s.updatedAt ? tableTime(s.updatedAt) : "-"
-		],
-		async footer(n) {
-			if (!n) return `${store.uri}: no sessions`;
-			const c = store.counts();
-			return `${plural$2(n, "session")} (Agents SDK SQLiteSession: ${plural$2(c.items, "item")} in ${store.tables.messages})${c.orphanSessions ? `; ${plural$2(c.orphanSessions, "session")} only in ${store.tables.messages} (no ${store.tables.sessions} row)` : ""}`;
-		}
-	};
-}
-function openAISessionEngine(opened) {
-	const { saver, store, uri } = opened;
-	return {
-		layout: "openai-agents-session",
-		title: "an Agents SDK SQLiteSession store",
-		holds: "the Agents SDK's SQLiteSession tables",
-		caps: {
-			history: false,
-			namespaces: false,
-			subgraphs: false,
-			write: false,
-			shared: true,
-			parallelWriters: false,
-			prune: true,
-			delete: true,
-			copy: false,
-			encrypted: false,
-			msgpack: false
-		},
-		instead: {
-			write: READ_ONLY,
-			copy: READ_ONLY
-		},
-		uri,
-		saver,
-		opened,
-		migration: async () => (await Promise.resolve().then(() => (init_migrate$4(), migrate_exports$4))).route,
-		close: () => store.close(),
-		namespaceFor: (flag) => namespaceOf(uri, flag) ?? "default",
-		copiesAs: "ckpt",
-		listing: async (o) => listing(store, o.limit),
-		hasThread: async (threadId) => store.document(threadId) !== void 0,
-		stats: (o) => saverStats(saver, {
-			...o,
-			namespaces: void 0
-		}),
-		deleteThread: async (threadId, dryRun) => {
-			const tables = store.erase(threadId, dryRun);
-			return tables && { tables };
-		},
-		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows({
-			kind: "sqlite",
-			thread: "session",
-			items: "items of a session",
-			async threadPage(after, n) {
-				const out = [];
-				for await (const s of store.sessions({
-					after,
-					limit: n
-				})) {
-					const t = Date.parse(s.updatedAt ?? s.createdAt ?? "");
-					out.push({
-						id: s.sessionId,
-						...Number.isNaN(t) ? {} : { updatedAt: t }
-					});
-				}
-				return out;
-			},
-			eraseThread: async (id, dryRun) => {
-				const tables = store.erase(id, dryRun);
-				return tables && { tables };
-			},
-			trim: async (id, t) => {
-				const tables = store.trim(id, t);
-				return tables && { tables };
-			},
-			vacuum: (v) => store.vacuum(v)
-		}, c, o),
-		statsLabel: "an Agents SDK SQLiteSession store, one session per thread, read as its items"
-	};
-}
-var READ_ONLY;
-var init_openai_agents = __esmMin((() => {
-	init_plural();
-	init_time();
-	init_types$8();
-	init_saver_stats();
-	READ_ONLY = "an Agents SDK SQLiteSession store is read here, never written: migrate from it";
-}));
-// dist/engines/index.js
-var engines_exports = /* @__PURE__ */ __exportAll$1({
-	engineOf: () => engineOf,
-	openEngine: () => openEngine,
-	requireCap: () => requireCap,
-	requireErasure: () => requireErasure
-});
-/** The engine of a store `openStore` opened. */
-async function engineOf(opened) {
-	return (await ENGINES[opened.layout]())(opened);
-}
-/** Open a store (its URI, as typed or parsed) and give its engine. */
-async function openEngine(uri, opts = {}) {
-	return engineOf(await openStore$1(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, opts));
-}
-/**
-* The one refusal: an operation the store's layout cannot do is a usage error (exit 2) of one shape — the store, its
-* layout, what it cannot do, and what to use instead.
-*/
-function requireCap(e, cap, what) {
-	if (e.caps[cap]) return;
-	const instead = e.instead[cap];
-	throw usageError(`${e.uri.redacted} is ${e.title}: it ${DOING[cap]}${what ? ` (${what})` : ""}${instead ? `; ${instead}` : ""}`);
-}
-/**
-* The refusal of an erasure the layout cannot do (exit 2): a criterion of `o` it does not erase by, naming the ones
-* it does (or that it erases one thread at a time).
-*/
-function requireErasure(e, o) {
-	const by = e.erasesBy ?? [];
-	const missing = Object.keys(o).filter((k) => o[k] !== void 0).filter((k) => !by.includes(k));
-	if (missing.length === 0 && e.eraseOwner) return;
-	const can = by.length ? `it erases by ${by.map((k) => OWNER_FLAG[k]).join(" and ")}` : "delete its threads one at a time: <store>#<thread>";
-	throw usageError(`${e.uri.redacted} is ${e.title}: ${missing.map((k) => OWNER_FLAG[k]).join(", ")} ${missing.length > 1 ? "are" : "is"} not a way it can erase (${e.holds} name no such owner); ${can}`);
-}
-var ENGINES, DOING, OWNER_FLAG;
-var init_engines = __esmMin((() => {
-	init_errors();
-	init_savers();
-	ENGINES = {
-		ckpt: async () => (await Promise.resolve().then(() => (init_ckpt(), ckpt_exports))).ckptEngine,
-		folder: async () => (await Promise.resolve().then(() => (init_ckpt(), ckpt_exports))).ckptEngine,
-		langgraph: async () => (await Promise.resolve().then(() => (init_langgraph$1(), langgraph_exports))).langGraphEngine,
-		mastra: async () => (await Promise.resolve().then(() => (init_mastra(), mastra_exports))).mastraEngine,
-		"ai-chatbot": async () => (await Promise.resolve().then(() => (init_ai_chatbot(), ai_chatbot_exports))).aiChatbotEngine,
-		"openai-agents-session": async () => (await Promise.resolve().then(() => (init_openai_agents(), openai_agents_exports))).openAISessionEngine
-	};
-	DOING = {
-		history: "keeps one checkpoint per thread (no history)",
-		namespaces: "has no namespaces",
-		subgraphs: "has no checkpoint namespaces (subgraphs)",
-		write: "is read here, never written",
-		shared: "lives in this process only (no other process opens it)",
-		parallelWriters: "takes one writer at a time (no --jobs)",
-		prune: "cannot be pruned by ckpt",
-		delete: "cannot have threads deleted by ckpt",
-		copy: "cannot have threads copied by ckpt",
-		encrypted: "holds no encrypted values",
-		msgpack: "holds no msgpack values"
-	};
-	OWNER_FLAG = {
-		resource: "--resource",
-		user: "--user",
-		match: "--match",
-		where: "--where"
-	};
-}));
-// dist/cli/stores.js
-var stores_exports = /* @__PURE__ */ __exportAll$1({
-	closeStores: () => closeStores,
-	openStore: () => openStore,
-	openStoreCount: () => openStoreCount,
-	useAesKey: () => useAesKey
-});
-/** The key the run's stores are opened with (main: read once at the start; undefined when the command ends). */
-function useAesKey(k) {
-	aesKey = k;
-}
-/** Open a store (a URI as typed, or parsed) with its engine, and register it to be closed when the command ends. */
-async function openStore(uri, opts) {
-	const { openStore: openAt, parseSaverUri } = await Promise.resolve().then(() => (init_savers(), savers_exports));
-	const { engineOf } = await Promise.resolve().then(() => (init_engines(), engines_exports));
-	const opened = await openAt(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, {
-		aesKey,
-		...opts
-	});
-	const closable = "store" in opened ? opened.store : opened.saver;
-	const close = closable.close.bind(closable);
-	let closing;
-	closable.close = () => {
-		open$1.delete(closable);
-		closing ??= close();
-		return closing;
-	};
-	open$1.add(closable);
-	return Object.assign(opened, { engine: await engineOf(opened) });
-}
-/** Close every store still open (errors while closing are not the command's result: they are ignored). */
-async function closeStores() {
-	await Promise.all([...open$1].map((s) => s.close().catch(() => void 0)));
-}
-var open$1, aesKey, openStoreCount;
-var init_stores = __esmMin((() => {
-	open$1 = /* @__PURE__ */ new Set();
-	openStoreCount = () => open$1.size;
-}));
-// dist/cli/command.js
-/**
-* yargs turns `--limit abc` of a number option into NaN. A middleware (main.ts) calls this with the parsed
-* options and the command line: the first option holding NaN is a usage error that names it as the user wrote
-* it and quotes what was given.
-*/
-function notANumber(args, argv) {
-	const isNaNAt = (name) => typeof args[name] === "number" && Number.isNaN(args[name]);
-	for (let i = 0; i < argv.length; i++) {
-		const m = /^--?([^=]+)(?:=([\s\S]*))?$/.exec(argv[i]);
-		if (m && isNaNAt(m[1])) return `${m[1].length === 1 ? "-" : "--"}${m[1]} expects a number, got ${JSON.stringify(m[2] ?? argv[i + 1] ?? "")}`;
-		if (argv[i] === "--") break;
-	}
-	const key = Object.keys(args).find(isNaNAt);
-	return key === void 0 ? void 0 : `--${key} expects a number`;
-}
-/**
-* An option that takes one value given more than once (`--to a --to b`, which yargs turns into an array that nothing
-* downstream expects): the message naming it and its values (redacted: they may be URIs with passwords).
-*/
-function givenTwice(args, options) {
-	const arrays = new Set(options.array ?? []);
-	for (const key of [
-		...options.string ?? [],
-		...options.number ?? [],
-		...options.boolean ?? []
-	]) {
-		const v = args[key];
-		if (arrays.has(key) || !Array.isArray(v)) continue;
-		return `${key.length === 1 ? `-${key}` : `--${key}`} given ${v.length} times (${v.map((x) => JSON.stringify(redactUri(String(x)))).join(", ")}): it takes one value`;
-	}
-}
-/**
-* A whole-number option, checked: its value, or undefined when it was not given; a usage error (exit 2) naming the
-* option when it is not an integer from `min` to `max`.
-*/
-function intOption(value, flag, min = 1, max = Number.MAX_SAFE_INTEGER) {
-	if (value === void 0) return void 0;
-	if (Number.isInteger(value) && value >= min && value <= max) return value;
-	const want = max < Number.MAX_SAFE_INTEGER ? `an integer from ${min} to ${max}` : min === 1 ? "a positive integer" : min === 0 ? "a non-negative integer" : `an integer of at least ${min}`;
-	throw usageError(`${flag} expects ${want}, got ${value}`);
-}
-/**
-* The threads `--thread <id>…` and `--match <glob>…` select (prune, stats): an id given exactly, or one a glob
-* matches (idGlob); undefined when neither option is given (every thread).
-*/
-async function threadFilter(args) {
-	if (!args.thread?.length && !args.match?.length) return void 0;
-	const ids = new Set(args.thread ?? []);
-	const globs = (args.match ?? []).map(idGlob);
-	return (t) => ids.has(t) || globs.some((g) => g.test(t));
-}
-var init_command$1 = __esmMin((() => {
-	init_errors();
-	init_redact$2();
-	init_glob();
-}));
-// dist/cli/quick.js
-init_io();
-init_stores();
-init_command$1();
-/** Option keys the quick parser honours; a builder using any other key sends its command lines to yargs. */
-const PLAIN_KEYS = /* @__PURE__ */ new Set([
-	"type",
-	"alias",
-	"default",
-	"describe",
-	"description",
-	"choices",
-	"array",
-	"hidden",
-	"defaultDescription",
-	"group",
-	"demandOption"
-]);
-/** Builder calls that only document; any other call (check, conflicts, coerce, middleware…) means "use yargs". */
-const DOC_CALLS = /* @__PURE__ */ new Set([
-	"example",
-	"epilogue",
-	"epilog",
-	"usage",
-	"wrap"
-]);
-function record(def) {
-	const r = {
-		positionals: /* @__PURE__ */ new Map(),
-		options: /* @__PURE__ */ new Map(),
-		supported: true
-	};
-	const plain = (spec) => typeof spec === "object" && spec !== null && Object.keys(spec).every((k) => PLAIN_KEYS.has(k));
-	const recorder = new Proxy({}, { get(_t, prop) {
-		return (...a) => {
-			if (prop === "positional" && plain(a[1])) r.positionals.set(String(a[0]), a[1]);
-			else if (prop === "option" && typeof a[0] === "string" && plain(a[1])) r.options.set(a[0], a[1]);
-			else if (!DOC_CALLS.has(String(prop))) r.supported = false;
-			return recorder;
-		};
-	} });
-	try {
-		def.builder(recorder);
-	} catch {
-		r.supported = false;
-	}
-	return r;
-}
-const camel = (s) => s.replace(/-([a-z])/g, (_m, c) => c.toUpperCase());
-/** The command's positionals from its usage string: `<a>` required, `[a]` optional, `..` variadic. */
-function positionalsOf(command) {
-	const out = [];
-	for (const m of command.split(/\s+/).slice(1)) {
-		const p = /^([<[])([\w-]+)(\.\.)?[>\]]$/.exec(m);
-		if (!p) return void 0;
-		out.push({
-			name: p[2],
-			required: p[1] === "<",
-			variadic: Boolean(p[3])
-		});
-	}
-	return out;
-}
-/** Choices that are all words yargs keeps as strings (not numbers, not true/false). */
-const wordChoices = (spec) => Array.isArray(spec.choices) && spec.choices.length > 0 && spec.choices.every((c) => typeof c === "string" && /^[A-Za-z][\w-]*$/.test(c) && c !== "true" && c !== "false");
-function value(spec, raw) {
-	if (spec.type === "string") return spec.choices && !spec.choices.includes(raw) ? { ok: false } : {
-		ok: true,
-		v: raw
-	};
-	if (spec.type === "number") return /^-?\d+(\.\d+)?$/.test(raw) && (!spec.choices || spec.choices.includes(Number(raw))) ? {
-		ok: true,
-		v: Number(raw)
-	} : { ok: false };
-	return { ok: false };
-}
-/** yargs' arguments for `argv` (which starts with the command name), or undefined when yargs must parse it. */
-function quickArgs(def, argv) {
-	if (typeof def.command !== "string") return void 0;
-	const name = def.command.split(/\s+/)[0];
-	const pos = positionalsOf(def.command);
-	if (!pos || argv[0] !== name) return void 0;
-	const rec = record(def);
-	if (!rec.supported) return void 0;
-	const byName = /* @__PURE__ */ new Map();
-	for (const [key, s] of rec.options) {
-		const spec = s.type === void 0 && wordChoices(s) ? {
-			...s,
-			type: "string"
-		} : s;
-		rec.options.set(key, spec);
-		if (spec.type !== "string" && spec.type !== "number" && spec.type !== "boolean") return void 0;
-		if (spec.array && spec.type === "boolean") return void 0;
-		byName.set(key.length === 1 ? `-${key}` : `--${key}`, [key, spec]);
-		for (const a of [].concat(spec.alias ?? [])) byName.set(a.length === 1 ? `-${a}` : `--${a}`, [key, spec]);
-	}
-	for (const p of pos) if (rec.positionals.get(p.name)?.type !== "string") return void 0;
-	const given = /* @__PURE__ */ new Map();
-	const rest = [];
-	for (let i = 1; i < argv.length; i++) {
-		const tok = argv[i];
-		if (tok === "-" || tok === "--" || tok === "") return void 0;
-		if (!tok.startsWith("-")) {
-			rest.push(tok);
-			continue;
-		}
-		const eq = tok.startsWith("--") ? tok.indexOf("=") : -1;
-		const flag = eq > 0 ? tok.slice(0, eq) : tok;
-		const hit = byName.get(flag);
-		const negated = !hit && eq < 0 && flag.startsWith("--no-") ? byName.get(`--${flag.slice(5)}`) : void 0;
-		if (negated && negated[1].type === "boolean" && negated[0] === flag.slice(5)) {
-			if (given.has(negated[0])) return void 0;
-			given.set(negated[0], false);
-			continue;
-		}
-		if (!hit) return void 0;
-		const [key, spec] = hit;
-		if (spec.type === "boolean") {
-			if (eq > 0 || given.has(key)) return void 0;
-			given.set(key, true);
-			continue;
-		}
-		const raw = eq > 0 ? tok.slice(eq + 1) : argv[++i];
-		if (raw === void 0 || eq < 0 && raw.startsWith("-")) return void 0;
-		const v = value(spec, raw);
-		if (!v.ok) return void 0;
-		if (spec.array) {
-			const next = argv[i + 1];
-			if (next !== void 0 && !next.startsWith("-")) return void 0;
-			given.set(key, [...given.get(key) ?? [], v.v]);
-		} else {
-			if (given.has(key)) return void 0;
-			given.set(key, v.v);
-		}
-	}
-	const args = {
-		_: [name],
-		$0: "ckpt"
-	};
-	let k = 0;
-	for (const p of pos) if (p.variadic) {
-		const vs = rest.slice(k);
-		k = rest.length;
-		if (p.required && vs.length === 0) return void 0;
-		if (vs.length) args[p.name] = vs;
-	} else if (k < rest.length) args[p.name] = rest[k++];
-	else if (p.required) return void 0;
-	if (k < rest.length) return void 0;
-	for (const [key, spec] of rec.options) {
-		if (spec.demandOption && !given.has(key)) return void 0;
-		const v = given.has(key) ? given.get(key) : spec.default;
-		if (v === void 0) continue;
-		for (const n of [key, ...[].concat(spec.alias ?? [])]) {
-			args[n] = v;
-			args[camel(n)] = v;
-		}
-	}
-	for (const p of pos) {
-		const v = args[p.name];
-		if (v === void 0) continue;
-		const choices = rec.positionals.get(p.name)?.choices;
-		if (choices && !(Array.isArray(v) ? v : [v]).every((x) => choices.includes(x))) return void 0;
-		args[camel(p.name)] = v;
-	}
-	return args;
-}
-// dist/cli/version.js
-/**
-* ckpt's own version: the "version" of the package.json beside src/ and dist/ (two folders up from this module in
-* src/cli/, dist/cli/ and dist/bundle/). Never yargs' guess, which reads the package.json nearest the working
-* directory or the entry script and so printed the host project's version from an installed ckpt (issue #38).
-*/
-function ckptVersion() {
-	cached ??= JSON.parse((0, node_fs.readFileSync)(new URL("../../package.json", __ckpt_import_meta_url), "utf8")).version;
-	return cached;
-}
-var cached;
-var init_version = __esmMin((() => {}));
-// dist/savers/address.js
-/**
-* Checkpoint addresses: `<saver-uri>#<thread>[@<checkpoint>]`, where `<checkpoint>` is a checkpoint id or a unique
-* prefix of one, `latest` (the default: the newest checkpoint of the root namespace), or `~N` (N steps back along
-* the parent chain from the newest). The thread id is percent-decoded. A thread id that itself holds an `@` followed
-* by something selector-like (`user@cafe`) still works: when the part before the `@` names no thread but the whole
-* fragment does, the whole fragment is the thread (`%40` for the `@` makes it explicit).
-*
-* Every saver has a history: a LangGraph store's is its checkpoints; ckpt's own stores keep one document per
-* thread, so their history is that one document (its id: the first 16 hex digits of its content hash).
-*
-* This module is the one parser of what the user types as an input or a store (`parseInput`, `parseAddress`,
-* `parseStore`, `parseTarget`): commands parse once, where the command line is read, and pass the parsed value down.
-* Loading an address loads its checkpoint once (`loadAddress`); finding it (`settleAddress`, `locateAddress`) loads
-* none.
-*/
-var address_exports = /* @__PURE__ */ __exportAll$1({
-	atCwd: () => atCwd,
-	formatSelector: () => formatSelector,
-	historyOf: () => historyOf,
-	lgNamespace: () => lgNamespace,
-	loadAddress: () => loadAddress,
-	locateAddress: () => locateAddress,
-	namesStore: () => namesStore,
-	parseAddress: () => parseAddress,
-	parseFragment: () => parseFragment,
-	parseInput: () => parseInput,
-	parseStore: () => parseStore,
-	parseTarget: () => parseTarget,
-	settleAddress: () => settleAddress,
-	splitAddress: () => splitAddress
-});
-function decode$1(s) {
-	try {
-		return decodeURIComponent(s);
-	} catch {
-		return s;
-	}
-}
-/**
-* Split `<store>#<thread>[@<checkpoint>]`. One rule, for every command: the **first** `#` ends the store (thread ids
-* may hold `#`, deep-agent's `user:42/session#1`; a store path holding `#` is named with `%23`); the last `@`
-* starts a selector when what follows is one.
-*/
-function splitAddress(spec) {
-	const hash = spec.indexOf("#", userinfoEnd(spec) + 1);
-	return hash < 0 ? { store: spec } : {
-		store: spec.slice(0, hash),
-		fragment: spec.slice(hash + 1)
-	};
-}
-/** The thread and checkpoint of an address's fragment (what follows the first `#`). */
-function parseFragment(frag, spec) {
-	const at = frag.lastIndexOf("@");
-	let thread = frag;
-	let selector = { kind: "latest" };
-	if (at >= 0 && SELECTOR.test(frag.slice(at + 1))) {
-		thread = frag.slice(0, at);
-		const sel = frag.slice(at + 1);
-		selector = sel === "latest" ? { kind: "latest" } : sel.startsWith("~") ? {
-			kind: "back",
-			n: Number(sel.slice(1))
-		} : {
-			kind: "id",
-			prefix: sel.toLowerCase()
-		};
-	}
-	const threadId = decode$1(thread);
-	if (!threadId) throw usageError(`'${redactUri(spec)}': the thread id after '#' is empty`);
-	return thread === frag ? {
-		threadId,
-		selector
-	} : {
-		threadId,
-		selector,
-		literal: decode$1(frag)
-	};
-}
-/** Parse `<store>#<thread>[@<checkpoint>]` into an Address (the store URI parsed here, once). */
-function parseAddress(spec, o = {}) {
-	const { store: part, fragment } = splitAddress(spec);
-	if (fragment === void 0) {
-		parseSaverUri(atCwd(part, o.cwd), o.env);
-		throw usageError(`'${redactUri(spec)}': a checkpoint address is <store>#<thread>[@<checkpoint>|@latest|@~N]`);
-	}
-	const at = parseFragment(fragment, spec);
-	const store = parseSaverUri(atCwd(part, o.cwd), o.env);
-	const namespace = namespaceOf(store, o.namespace);
-	return {
-		store,
-		...at,
-		...namespace !== void 0 ? { namespace } : {}
-	};
-}
-/**
-* A store URI or path with its relative local path (`file:`, `sqlite:`, a bare path) taken from `cwd`, the folder the
-* command runs in. Unchanged when that is the process's own folder (so every message shows the path as typed), for
-* absolute paths, remote stores, `memory:` and `sqlite::memory:`.
-*/
-function atCwd(spec, cwd) {
-	if (cwd === void 0 || (0, node_path.resolve)(cwd) === process.cwd()) return spec;
-	const scheme = /^(file:(\/\/(?=\/))?|sqlite:(\/\/)?)/i.exec(spec)?.[0] ?? "";
-	if (!scheme && /^[a-z][a-z0-9+.-]*:/i.test(spec)) return spec;
-	const rest = spec.slice(scheme.length);
-	const end = rest.search(/[?#]/);
-	const path = end < 0 ? rest : rest.slice(0, end);
-	if (path === "" || path === ":memory:" || (0, node_path.isAbsolute)(path)) return spec;
-	return scheme + (0, node_path.resolve)(cwd, path) + (end < 0 ? "" : rest.slice(end));
-}
-function isDirectory(path) {
-	try {
-		return (0, node_fs.statSync)(path).isDirectory();
-	} catch {
-		return false;
-	}
-}
-/**
-* The one parser of what the user typed as an input: `-`, a store URI or a bare SQLite path (with or without a
-* `#thread`), a folder with a `#thread` (a folder store), else a file or folder path. Relative local paths are taken
-* from the command's folder; the store URI is parsed here, once (a misspelt scheme is a usage error).
-*/
-function parseInput(spec, o = {}) {
-	if (spec === "-") return {
-		kind: "stdin",
-		spec
-	};
-	const { store: head, fragment } = splitAddress(spec);
-	const scheme = STORE_SCHEME.test(head);
-	if (fragment !== void 0) {
-		const folder = !scheme && !SQLITE_FILE.test(head) && isDirectory((0, node_path.resolve)(o.cwd ?? ".", head));
-		if (scheme || folder || SQLITE_FILE.test(head)) {
-			const at = parseFragment(fragment, spec);
-			const store = parseSaverUri(folder ? (0, node_path.resolve)(o.cwd ?? ".", head) : atCwd(head, o.cwd), o.env);
-			const namespace = namespaceOf(store, o.namespace);
-			return {
-				kind: "address",
-				spec,
-				address: {
-					store,
-					...at,
-					...namespace !== void 0 ? { namespace } : {}
-				}
-			};
-		}
-		return {
-			kind: "path",
-			spec,
-			path: (0, node_path.resolve)(o.cwd ?? ".", spec)
-		};
-	}
-	if (/^file:/i.test(head)) {
-		const store = parseSaverUri(atCwd(spec, o.cwd), o.env);
-		const path = (0, node_path.resolve)(o.cwd ?? ".", store.location);
-		if (!isDirectory(path)) return {
-			kind: "path",
-			spec,
-			path
-		};
-		const namespace = namespaceOf(store, o.namespace);
-		return {
-			kind: "store",
-			spec,
-			store,
-			bare: false,
-			...namespace !== void 0 ? { namespace } : {}
-		};
-	}
-	if (scheme || SQLITE_FILE.test(head)) {
-		const store = parseSaverUri(atCwd(spec, o.cwd), o.env);
-		const namespace = namespaceOf(store, o.namespace);
-		return {
-			kind: "store",
-			spec,
-			store,
-			bare: !scheme,
-			...namespace !== void 0 ? { namespace } : {}
-		};
-	}
-	return {
-		kind: "path",
-		spec,
-		path: (0, node_path.resolve)(o.cwd ?? ".", spec)
-	};
-}
-/** A store named where a store is expected (ls, stats, prune, log, copy, delete, migrate): parsed once, from `cwd`. */
-function parseStore(spec, o = {}) {
-	return parseSaverUri(atCwd(spec, o.cwd), o.env);
-}
-/**
-* A store with an optional thread (`convert -o`, `replay --save-to`, `ls <store>#<thread>`): the store part parsed
-* (relative paths from `cwd`), `#<thread>` percent-decoded.
-*/
-function parseTarget(spec, o = {}) {
-	const { store: head, fragment } = splitAddress(spec);
-	return {
-		store: parseStore(head, o),
-		bare: !STORE_SCHEME.test(head),
-		...fragment !== void 0 ? { threadId: decode$1(fragment) } : {}
-	};
-}
-/** Whether `spec` names a store (a store URI or a bare SQLite path, with or without a thread) rather than a file. */
-function namesStore(spec) {
-	const { store: head } = splitAddress(spec);
-	return STORE_SCHEME.test(head) || SQLITE_FILE.test(head);
-}
-function formatSelector(s) {
-	return s.kind === "latest" ? "latest" : s.kind === "back" ? `~${s.n}` : s.prefix;
-}
-/** History of a thread, newest first (LangGraph: every checkpoint; ckpt's own stores: the one document). */
-async function* historyOf(saver, threadId, namespace) {
-	if (isLangGraphSaver(saver)) {
-		yield* saver.history(threadId, namespace);
-		return;
-	}
-	const text = await saver.load(threadId, namespace);
-	if (text === void 0) return;
-	let step = null;
-	let messages = null;
-	let ts = null;
-	try {
-		const { checkpoint } = readCheckpoint({
-			name: `${saver.uri}#${threadId}`,
-			text,
-			threadId
-		});
-		step = typeof checkpoint.step === "number" ? checkpoint.step : Number(checkpoint.step);
-		messages = checkpoint.messages.length;
-		ts = checkpoint.updatedAt ?? null;
-	} catch {}
-	yield {
-		threadId,
-		namespace: namespace ?? "",
-		checkpointId: contentHash(text).slice(0, 16),
-		parentId: null,
-		step,
-		source: null,
-		ts,
-		nodes: [],
-		messages,
-		bytes: Buffer.byteLength(text),
-		pendingWrites: 0,
-		interrupted: false
-	};
-}
-/**
-* The checkpoint namespace a LangGraph address names: the one given (`?namespace=` or `--namespace`; `default`, ckpt's
-* name for a store's default namespace, is the root graph `""`), else undefined (the root graph, but `@<id>` is
-* looked for in every namespace).
-*/
-function lgNamespace(a) {
-	return a.namespace === "default" ? "" : a.namespace;
-}
-/** `'' (the root graph), 'research:…'`: a thread's namespaces as an error lists them. */
-function listNamespaces(spaces) {
-	return `${spaces.slice(0, 8).map((n) => n === "" ? "'' (the root graph)" : `'${n}'`).join(", ")}${spaces.length > 8 ? `, … (${spaces.length} in all)` : ""}`;
-}
-/**
-* The checkpoint a LangGraph address names, with its namespace, found from the store's checkpoint ids (no checkpoint
-* is loaded); throws an input error naming the address when there is none or several.
-*/
-async function resolveLangGraph(saver, a, where) {
-	const lg = saver.langgraph;
-	const ids = [];
-	const spaces = await lg.namespacesOf(a.threadId);
-	if (spaces.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
-	const asked = lgNamespace(a);
-	if (asked !== void 0 && !spaces.includes(asked)) throw inputError("no-namespace", `thread '${a.threadId}' has no checkpoint namespace '${asked}'; its namespaces: ${listNamespaces(spaces)}`, { file: where });
-	if (a.selector.kind === "id") {
-		const hits = [];
-		for (const ns of asked !== void 0 ? [asked] : spaces) for await (const r of lg.checkpointIds(a.threadId, ns)) if (r.checkpointId.toLowerCase().startsWith(a.selector.prefix)) hits.push({
-			checkpointId: r.checkpointId,
-			namespace: ns
-		});
-		if (hits.length === 1) return hits[0];
-		if (hits.length === 0) throw inputError("no-checkpoint", `thread '${a.threadId}' has no checkpoint whose id starts with '${a.selector.prefix}'${asked !== void 0 ? ` in namespace '${asked}'` : ""} (ckpt log lists them)`, { file: where });
-		throw inputError("ambiguous-checkpoint", `'${a.selector.prefix}' matches ${hits.length} checkpoints of thread '${a.threadId}' (${hits.slice(0, 3).map((h) => h.checkpointId + (h.namespace ? ` in '${h.namespace}'` : "")).join(", ")}${hits.length > 3 ? ", …" : ""}): give more of the id`, { file: where });
-	}
-	const ns = asked ?? "";
-	const parent = /* @__PURE__ */ new Map();
-	for await (const r of lg.checkpointIds(a.threadId, ns)) {
-		ids.push(r);
-		parent.set(r.checkpointId, r.parentId);
-		if (a.selector.kind === "latest") break;
-	}
-	if (ids.length === 0) throw inputError("no-checkpoint", `thread '${a.threadId}' has no checkpoint in the root graph; its namespaces: ${listNamespaces(spaces)}`, { file: where });
-	let id = ids[0].checkpointId;
-	const seen = /* @__PURE__ */ new Set([id]);
-	for (let i = 0; a.selector.kind === "back" && i < a.selector.n; i++) {
-		const p = parent.get(id);
-		if (p && seen.has(p)) throw inputError("parent-cycle", `thread '${a.threadId}': the parent chain loops (checkpoint ${p} is its own ancestor), so @~${a.selector.n} has no answer (ckpt validate reports the loop)`, { file: where });
-		if (p) seen.add(p);
-		if (!p) throw inputError("no-checkpoint", `thread '${a.threadId}' has only ${i + 1} checkpoint(s) on its newest chain: @~${a.selector.n} is before the first`, { file: where });
-		id = p;
-	}
-	return {
-		checkpointId: id,
-		namespace: ns
-	};
-}
-/**
-* The one checkpoint of a thread of a store that keeps one per thread (ckpt's own stores, foreign layouts): its id is
-* the first 16 hex digits of its content hash, so the selector is checked against the text loaded (once).
-*/
-function checkOnly(a, text, where) {
-	const only = contentHash(text).slice(0, 16);
-	if (a.selector.kind === "back" && a.selector.n > 0) throw inputError("no-checkpoint", `thread '${a.threadId}' keeps one checkpoint (this store has no history): @~${a.selector.n} is before it`, { file: where });
-	if (a.selector.kind === "id" && !only.startsWith(a.selector.prefix)) throw inputError("no-checkpoint", `thread '${a.threadId}' has one checkpoint, ${only}: '${a.selector.prefix}' does not name it`, { file: where });
-	return only;
-}
-/** Does the thread have a checkpoint (in the namespace; a LangGraph store: in its checkpoint namespace)? Loads none. */
-async function hasThread(saver, threadId, namespace) {
-	if (isLangGraphSaver(saver)) return (await saver.langgraph.namespacesOf(threadId)).includes(lgNamespace({ namespace }) ?? "");
-	return saver.exists(threadId, namespace);
-}
-/**
-* `#<thread>@zzzz`, where `zzzz` is no selector (so the whole fragment was taken for the thread id): when the store
-* has no thread of that name but has the thread before the last `@`, say that the thread exists and the checkpoint
-* does not, instead of "no checkpoint for thread '<thread>@zzzz'".
-*/
-async function refuseNoSuchCheckpoint(saver, threadId, namespace, where) {
-	const at = threadId.lastIndexOf("@");
-	if (at <= 0) return;
-	const thread = threadId.slice(0, at);
-	if (await hasThread(saver, threadId, namespace) || !await hasThread(saver, thread, namespace)) return;
-	throw inputError("no-checkpoint", `thread '${thread}' exists, but it has no checkpoint '${threadId.slice(at + 1)}': a checkpoint is named by its id or a prefix of it (hex digits), @latest or @~N (ckpt log lists them)`, { file: where });
-}
-/**
-* The address as meant: when the part before the last `@` names no thread but the whole fragment does (a thread id
-* such as `user@cafe`), the whole fragment is the thread, at its newest checkpoint. Loads nothing.
-*/
-async function settleAddress(saver, a, namespace, where) {
-	if (a.literal === void 0) {
-		if (where !== void 0) await refuseNoSuchCheckpoint(saver, a.threadId, namespace, where);
-		return a;
-	}
-	if (await hasThread(saver, a.threadId, namespace)) return a;
-	if (!await hasThread(saver, a.literal, namespace)) return a;
-	const { literal, ...rest } = a;
-	return {
-		...rest,
-		threadId: literal,
-		selector: { kind: "latest" }
-	};
-}
-/** Where a LangGraph address points: the thread (settled), the checkpoint id and its namespace. Loads no checkpoint. */
-async function locateAddress(saver, given, where) {
-	const a = await settleAddress(saver, given, void 0, where);
-	return {
-		threadId: a.threadId,
-		...await resolveLangGraph(saver, a, where)
-	};
-}
-/**
-* The document an address names, loaded once, with its resolved checkpoint id and, in a LangGraph store, its checkpoint
-* namespace. `missing` makes the error for a thread the store does not hold (default: "no checkpoint for thread").
-*/
-async function loadAddress(saver, given, where, o = {}) {
-	const missing = o.missing ?? (async (threadId) => inputError("no-thread", `no checkpoint for thread '${threadId}'`, { file: where }));
-	if (isLangGraphSaver(saver)) {
-		const { threadId, checkpointId, namespace } = await locateAddress(saver, given, where);
-		const text = await saver.loadAt(threadId, checkpointId, namespace);
-		if (text === void 0) throw await missing(threadId);
-		return {
-			threadId,
-			text,
-			checkpointId,
-			namespace
-		};
-	}
-	const a = await settleAddress(saver, given, o.namespace, where);
-	const text = await saver.load(a.threadId, o.namespace);
-	if (text === void 0) throw await missing(a.threadId);
-	return {
-		threadId: a.threadId,
-		text,
-		checkpointId: checkOnly(a, text, where)
-	};
-}
-var SELECTOR, STORE_SCHEME, SQLITE_FILE;
-var init_address = __esmMin((() => {
-	init_errors();
-	init_redact$2();
-	init_formats();
-	init_common();
-	init_shared();
-	init_types$8();
-	init_uri();
-	SELECTOR = /^(latest|~\d+|[0-9a-fA-F][0-9a-fA-F-]*)$/;
-	STORE_SCHEME = /^(memory:|file:|sqlite:|rediss?:|postgres(ql)?:)/i;
-	SQLITE_FILE = /\.(sqlite3?|db)$/i;
-}));
-// dist/cli/input.js
-/**
-* Reading what the user names into SourceDocs: a file, `-` (stdin), an amacs folder, or `<saver-uri>#<threadId>`.
-* Every failure is a CkptError with the path and a documented exit code (3 input, 4 store).
-*/
-async function readStdin(stdin) {
-	const chunks = [];
-	for await (const c of stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : c);
-	return Buffer.concat(chunks);
-}
-/** Decode bytes as UTF-8 text; refuse binary data and invalid UTF-8 with the byte offset. */
-function decodeText(buf, name) {
-	if (buf.length === 0) throw inputError("empty", "empty file: expected a checkpoint document", { file: name });
-	if (buf.length > MAX_TEXT_BYTES) throw inputError("too-large", tooLargeText(buf.length), { file: name });
-	const probe = buf.subarray(0, 8192);
-	if (probe.includes(0)) throw inputError("binary", `binary data (a NUL byte at offset ${probe.indexOf(0)}): expected a UTF-8 text document`, { file: name });
-	try {
-		return new TextDecoder("utf-8", { fatal: true }).decode(buf);
-	} catch {
-		const at = buf.toString("utf8").indexOf("�");
-		throw inputError("encoding", `not valid UTF-8${at >= 0 ? ` (near character ${at})` : ""}: expected a UTF-8 text document`, { file: name });
-	}
-}
-/**
-* "No thread X in namespace N", naming the namespace(s) where the thread does exist (one rule for show, validate,
-* diff, view, convert, replay and log).
-*/
-async function noThreadError(saver, threadId, namespace) {
-	const elsewhere = [];
-	for (const ns of await saver.namespaces()) if (ns !== namespace && await saver.exists(threadId, ns)) elsewhere.push(ns);
-	const hint = elsewhere.length ? `; it is in namespace ${elsewhere.map((n) => `'${n}'`).join(", ")}: add ?namespace=${encodeURIComponent(elsewhere[0])} to the URI or pass --namespace ${elsewhere[0]}` : "";
-	return inputError("no-thread", `no thread '${threadId}' in namespace '${namespace}'${hint}`, { file: saver.uri });
-}
-/**
-* One thread (or, in a LangGraph store, one checkpoint: `#thread@id|@latest|@~N`) of an opened store, loaded once. A
-* thread that lives only in another namespace is named as such.
-*/
-async function readThread(engine, given) {
-	const saver = engine.saver;
-	const namespace = given.namespace ?? "default";
-	const history = engine.caps.history;
-	const { threadId, text, checkpointId, namespace: ns } = await loadAddress(saver, given, saver.uri, {
-		...history ? {} : { namespace },
-		missing: async (t) => history ? inputError("no-thread", `no checkpoint for thread '${t}'`, { file: saver.uri }) : noThreadError(saver, t, namespace)
-	});
-	return {
-		name: `${ns && !engine.uri.params.has("namespace") ? `${saver.uri}${saver.uri.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(ns)}` : saver.uri}#${threadId}${history ? `@${checkpointId}` : ""}`,
-		text,
-		threadId
-	};
-}
-/** A thread whose rows hold errors (its layout validates threads by their rows): exit 3, naming them as validate does. */
-async function refuseBadRows(engine, doc) {
-	if (!engine.validateThread || doc.threadId === void 0 || doc.text === void 0) return;
-	const errors = (await engine.validateThread(doc.threadId, {
-		name: doc.name,
-		text: doc.text
-	}))?.issues.filter((i) => i.severity === "error") ?? [];
-	if (!errors.length) return;
-	const shown = errors.slice(0, 3).map((i) => `${i.pointer ? `${i.pointer}: ` : ""}${i.message}`);
-	throw inputError("invalid-rows", `its rows do not read as a chat (${plural$2(errors.length, "error")}): ${shown.join("; ")}${errors.length > 3 ? "; …" : ""} (ckpt validate lists every finding)`, { file: doc.name });
-}
-/** Open the store of an address (read-only, in its namespace) with its engine. */
-async function openAddress(a, env) {
-	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
-	const { engine } = await openStore(a.store, {
-		readOnly: true,
-		namespace: a.namespace ?? "default",
-		env
-	});
-	return engine;
-}
-/** A store named where one checkpoint is read (show, diff, convert, replay): say how to name one of its threads. */
-function storeWithoutThread(spec, uri) {
-	return inputError("store-without-thread", `a store, not one checkpoint: name a thread as '${redactUri(spec)}#<thread>' ('ckpt ls ${redactUri(uri)}' lists them)`, { file: redactUri(spec) });
-}
-/** Read one input, parsed by `parseInput`, into a SourceDoc (a store's thread: the store opened, the checkpoint loaded once). */
-async function readSource(input, opts) {
-	const spec = input.spec;
-	if (input.kind === "stdin") return {
-		name: "<stdin>",
-		text: decodeText(await readStdin(opts.stdin()), "<stdin>")
-	};
-	if (input.kind === "address") {
-		const engine = await openAddress(input.address, opts.env);
-		try {
-			const doc = await readThread(engine, input.address);
-			if (opts.rowsMustRead) await refuseBadRows(engine, doc);
-			return doc;
-		} finally {
-			await engine.close();
-		}
-	}
-	if (input.kind === "store" && input.store.kind !== "file" && !input.bare) throw storeWithoutThread(spec, spec);
-	const full = input.kind === "store" ? (0, node_path.resolve)(opts.cwd ?? ".", input.store.location) : input.path;
-	let st;
-	try {
-		st = (0, node_fs.statSync)(full);
-	} catch (e) {
-		const code = e.code;
-		if (code === "ENOENT") throw inputError("missing", "no such file or directory", { file: spec });
-		if (code === "EACCES") throw inputError("unreadable", "permission denied", { file: spec }, e);
-		throw inputError("unreadable", `cannot read: ${e.message}`, { file: spec }, e);
-	}
-	if (st.isDirectory()) {
-		const names = await node_fs.promises.readdir(full);
-		const org = AMACS_FILES.filter((n) => names.includes(n));
-		if (org.length === 0 && input.kind === "store") throw storeWithoutThread(spec, spec);
-		if (org.length === 0) throw inputError("directory", "is a directory: expected a file (or an amacs folder with agent-chat.org / scratchpad.org)", { file: spec });
-		const files = {};
-		for (const n of org) files[n] = decodeText(await node_fs.promises.readFile((0, node_path.join)(full, n)), (0, node_path.join)(spec, n));
-		return {
-			name: spec,
-			files
-		};
-	}
-	if (!st.isFile()) throw inputError("not-a-file", "not a regular file", { file: spec });
-	if (st.size > MAX_DOCUMENT_BYTES) throw inputError("too-large", tooLargeText(st.size), { file: spec });
-	let fast;
-	try {
-		fast = (0, node_fs.readFileSync)(full, "utf8");
-	} catch {
-		fast = void 0;
-	}
-	if (fast !== void 0 && fast.length > 0 && !fast.includes("�") && !fast.slice(0, 8192).includes("\0")) return {
-		name: spec,
-		text: fast.charCodeAt(0) === 65279 ? fast.slice(1) : fast
-	};
-	let buf;
-	try {
-		buf = (0, node_fs.readFileSync)(full);
-	} catch (e) {
-		throw inputError("unreadable", `cannot read: ${e.message}`, { file: spec }, e);
-	}
-	if (buf.subarray(0, 16).toString("latin1") === "SQLite format 3\0") throw storeWithoutThread(spec, `sqlite:${spec}`);
-	return {
-		name: spec,
-		text: decodeText(buf, spec)
-	};
-}
-async function isAmacsFolder(dir) {
-	try {
-		const names = await node_fs.promises.readdir(dir);
-		return AMACS_FILES.some((n) => names.includes(n));
-	} catch {
-		return false;
-	}
-}
-/** Every document under a directory: files with DOCUMENT_EXTENSIONS (except fixture `*.expect.json` files) and amacs folders, sorted, skipping node_modules/.git. */
-async function walkDocuments(dir, shown) {
-	const out = [];
-	const visit = async (full, label) => {
-		if (await isAmacsFolder(full)) {
-			out.push(label);
-			return;
-		}
-		let entries;
-		try {
-			entries = await node_fs.promises.readdir(full, { withFileTypes: true });
-		} catch (e) {
-			throw inputError("unreadable", `cannot list directory: ${e.code ?? e.message}`, { file: label });
-		}
-		entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-		for (const e of entries) {
-			const childLabel = label.endsWith("/") || label.endsWith(node_path.sep) ? label + e.name : `${label}/${e.name}`;
-			if (e.isDirectory()) {
-				if (!SKIP_DIRS.has(e.name)) await visit((0, node_path.join)(full, e.name), childLabel);
-			} else if (e.isFile() && DOCUMENT_EXTENSIONS.some((x) => e.name.endsWith(x)) && !e.name.endsWith(".expect.json")) out.push(childLabel);
-		}
-	};
-	await visit(dir, shown);
-	return out;
-}
-/**
-* Expand what the user named into the documents to read: `-`, stores and their threads as they are, directories
-* walked (an amacs folder is one document), globs matched against a walk of their literal base directory.
-* A glob or directory that yields nothing is an input error (exit 3); a missing path is reported by readSource.
-*/
-async function expandInputs(inputs, cwd) {
-	const out = [];
-	const paths = (labels) => labels.map((spec) => ({
-		kind: "path",
-		spec,
-		path: (0, node_path.resolve)(cwd, spec)
-	}));
-	for (const input of inputs) {
-		if (input.kind !== "path") {
-			out.push(input);
-			continue;
-		}
-		const spec = input.spec;
-		if (GLOB_CHARS.test(spec)) {
-			const { default: micromatch } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require_micromatch(), 1));
-			const scan = micromatch.scan(spec);
-			const base = scan.base === "" ? "." : scan.base;
-			let found = [];
-			try {
-				if ((await node_fs.promises.stat((0, node_path.resolve)(cwd, base))).isDirectory()) found = await walkDocuments((0, node_path.resolve)(cwd, base), base);
-			} catch {}
-			const matches = found.filter((f) => micromatch.isMatch((0, node_path.relative)(".", f).split(node_path.sep).join("/"), spec.replace(/^\.\//, ""), { dot: false }) || micromatch.isMatch(f, spec));
-			if (matches.length === 0) throw inputError("no-match", "the pattern matches no checkpoint documents (.json, .jsonl, .pkl, amacs folders)", { file: spec });
-			out.push(...paths(matches));
-			continue;
-		}
-		let st;
-		try {
-			st = (0, node_fs.statSync)(input.path);
-		} catch {
-			out.push(input);
-			continue;
-		}
-		if (st.isDirectory() && !await isAmacsFolder(input.path)) {
-			const docs = await walkDocuments(input.path, spec);
-			if (docs.length === 0) throw inputError("empty-directory", "directory holds nothing to validate: expected .json, .jsonl or .pkl files or amacs folders", { file: spec });
-			out.push(...paths(docs));
-		} else out.push(input);
-	}
-	return out;
-}
-var AMACS_FILES, DOCUMENT_EXTENSIONS, SKIP_DIRS, MAX_DOCUMENT_BYTES, NAMESPACE_OPTION, GLOB_CHARS;
-var init_input = __esmMin((() => {
-	init_errors();
-	init_redact$2();
-	init_plural();
-	init_json$1();
-	init_types$8();
-	init_address();
-	AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
-	DOCUMENT_EXTENSIONS = [
-		".json",
-		".jsonl",
-		".pkl"
-	];
-	SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git"]);
-	MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES;
-	NAMESPACE_OPTION = {
-		type: "string",
-		describe: "namespace of <saver-uri>#<thread> inputs, when the URI has no ?namespace= (default: 'default')"
-	};
-	GLOB_CHARS = /[*?[\]{}]/;
-}));
-// dist/core/validation.js
-/** Summarise per-file results. */
-function summarize$1(files) {
-	const s = {
-		files: files.length,
-		valid: 0,
-		invalid: 0,
-		unreadable: 0,
-		errors: 0,
-		warnings: 0
-	};
-	for (const f of files) {
-		if (f.fatal) s.unreadable++;
-		else if (f.valid) s.valid++;
-		else s.invalid++;
-		for (const i of f.issues) i.severity === "error" ? s.errors++ : s.warnings++;
-		if (f.fatal) s.errors++;
-	}
-	return s;
-}
-/**
-* The exit code a validation answers with: 4 when a store could not be read, 3 when a document could not be
-* read, 1 when one is invalid (or, with strict, has a warning), else 0.
-*/
-function validationExitCode(report) {
-	if (report.files.some((f) => f.fatal && f.fatalExit === ExitCode.STORE)) return ExitCode.STORE;
-	if (report.summary.unreadable > 0) return ExitCode.INPUT;
-	if (report.summary.errors > 0) return ExitCode.NEGATIVE;
-	if (report.strict && report.summary.warnings > 0) return ExitCode.NEGATIVE;
-	return ExitCode.OK;
-}
-var init_validation$1 = __esmMin((() => {
-	init_errors();
-}));
-// dist/cli/render/reporters/types.js
-/**
-* What a run validated, counted as the user named it: `3 files`, `4 threads` (a Mastra or Chat SDK store is judged
-* thread by thread), `1 store` (a LangGraph store is judged as a whole), or several kinds (`2 files, 4 threads`).
-*/
-function validatedUnits(files) {
-	const n = {
-		file: 0,
-		thread: 0,
-		store: 0
-	};
-	for (const f of files) n[f.unit ?? "file"]++;
-	const parts = [
-		"file",
-		"thread",
-		"store"
-	].filter((k) => n[k]).map((k) => plural$2(n[k], k));
-	return parts.length ? parts.join(", ") : plural$2(0, "file");
-}
-var init_types$2 = __esmMin((() => {
-	init_plural();
-	init_validation$1();
-}));
-// dist/cli/render/reporters/text.js
-/** The "fits A and B; validated as A" note for a document several formats claim. */
-function ambiguityNote(f) {
-	if (!f.format || f.alternatives.length === 0) return void 0;
-	const name = (fmt, v) => v ? `${fmt} (${v})` : fmt;
-	const others = f.alternatives.map((a) => `${name(a.format, a.version)} [${a.errors === 0 ? "valid" : plural$2(a.errors, "error")}]`);
-	return `fits ${[name(f.format, f.formatVersion), ...others].join(" and ")}; validated as ${f.format}; use --format to choose`;
-}
-var where$1, id, plain$1, textReporter;
-var init_text$1 = __esmMin((() => {
-	init_printable();
-	init_types$2();
-	where$1 = (file, line, column) => printable(file) + (line !== void 0 ? `:${line}:${column ?? 1}` : "");
-	id = (s) => s;
-	plain$1 = {
-		red: id,
-		yellow: id,
-		green: id,
-		blue: id,
-		cyan: id,
-		dim: id
-	};
-	textReporter = (report, opts) => {
-		const c = opts.color && opts.chalk ? opts.chalk : plain$1;
-		const lines = [];
-		const issueLine = (i) => {
-			const sev = i.severity === "error" ? c.red("error") : c.yellow("warning");
-			const ptr = i.pointer ? ` ${c.cyan(i.pointer)}` : "";
-			return `${where$1(i.file, i.line, i.column)}: ${sev}${ptr}: ${printable(i.message)} ${c.dim(i.rule)}`;
-		};
-		for (const f of report.files) {
-			if (f.fatal) {
-				lines.push(`${where$1(f.file, f.fatal.line, f.fatal.column)}: ${c.red("error")}${f.fatal.pointer ? ` ${c.cyan(f.fatal.pointer)}` : ""}: ${printable(f.fatal.message)} ${c.dim(`input/${f.fatal.reason}`)}`);
-				continue;
-			}
-			const note = ambiguityNote(f);
-			if (note && !opts.quiet) lines.push(`${printable(f.file)}: ${c.blue("note")}: ${note}`);
-			for (const i of f.issues) if (!opts.quiet || i.severity === "error") lines.push(issueLine(i));
-			if (!opts.quiet && f.issues.length === 0) lines.push(`${printable(f.file)}: ${c.green("ok")} ${c.dim(f.format + (f.formatVersion ? ` ${f.formatVersion}` : ""))}`);
-		}
-		if (report.stoppedEarly) lines.push(c.yellow(report.stoppedEarly));
-		const s = report.summary;
-		const parts = [
-			validatedUnits(report.files),
-			`${s.valid} valid`,
-			`${s.invalid} invalid`
-		];
-		if (s.unreadable) parts.push(`${s.unreadable} unreadable`);
-		const head = parts.join(", ");
-		const tail = `${plural$2(s.errors, "error")}, ${plural$2(s.warnings, "warning")}`;
-		const bad = s.errors > 0 || report.strict && s.warnings > 0;
-		lines.push((bad ? c.red : c.green)(`${head}: ${tail}`));
-		return lines.join("\n") + "\n";
-	};
-}));
-// dist/cli/render/reporters/json.js
-var jsonReporter;
-var init_json = __esmMin((() => {
-	jsonReporter = (report) => JSON.stringify({
-		version: 1,
-		files: report.files.map((f) => ({
-			file: f.file,
-			format: f.format ?? null,
-			formatVersion: f.formatVersion ?? null,
-			alternatives: f.alternatives,
-			valid: !f.fatal && f.valid,
-			issues: f.issues,
-			...f.fatal ? { error: f.fatal } : {}
-		})),
-		summary: report.summary,
-		...report.stoppedEarly ? { stoppedEarly: report.stoppedEarly } : {}
-	}, null, 2) + "\n";
-}));
-// dist/cli/render/reporters/junit.js
-/** Escape text for XML attribute values and character data; drop characters XML 1.0 cannot carry. */
-function xmlEscape(s) {
-	return s.replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "�").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
-}
-var junitReporter;
-var init_junit = __esmMin((() => {
-	junitReporter = (report) => {
-		const s = report.summary;
-		const cases = [];
-		let failures = 0;
-		let errors = 0;
-		for (const f of report.files) {
-			const name = xmlEscape(f.file);
-			const cls = xmlEscape(`ckpt.validate.${f.format ?? "unknown"}`);
-			if (f.fatal) {
-				errors++;
-				const loc = f.fatal.line !== void 0 ? `${f.file}:${f.fatal.line}:${f.fatal.column ?? 1}` : f.file;
-				cases.push(`    <testcase name="${name}" classname="${cls}">\n      <error type="input/${xmlEscape(f.fatal.reason)}" message="${xmlEscape(f.fatal.message)}">${xmlEscape(`${loc}: ${f.fatal.message}`)}</error>\n    </testcase>`);
-				continue;
-			}
-			const failing = f.issues.filter((i) => i.severity === "error" || report.strict);
-			if (failing.length === 0) {
-				cases.push(`    <testcase name="${name}" classname="${cls}"/>`);
-				continue;
-			}
-			failures++;
-			const body = failing.map((i) => `${i.file}:${i.line ?? 1}:${i.column ?? 1}: ${i.severity} ${i.pointer}: ${i.message} [${i.rule}]`).join("\n");
-			const first = failing[0];
-			cases.push(`    <testcase name="${name}" classname="${cls}">\n      <failure type="${xmlEscape(first.rule)}" message="${xmlEscape(`${failing.length} issue(s); first: ${first.pointer}: ${first.message}`)}">${xmlEscape(body)}</failure>\n    </testcase>`);
-		}
-		return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="ckpt validate" tests="${s.files}" failures="${failures}" errors="${errors}">\n  <testsuite name="ckpt validate" tests="${s.files}" failures="${failures}" errors="${errors}" skipped="0">\n` + cases.join("\n") + (cases.length ? "\n" : "") + `  </testsuite>\n</testsuites>\n`;
-	};
-}));
-// dist/cli/render/reporters/github.js
-var escapeData, escapeProperty, githubReporter;
-var init_github = __esmMin((() => {
-	init_types$2();
-	escapeData = (s) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-	escapeProperty = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-	githubReporter = (report) => {
-		const out = [];
-		const cmd = (level, file, line, col, title, msg) => {
-			const props = [`file=${escapeProperty(file)}`];
-			if (line !== void 0) props.push(`line=${line}`);
-			if (col !== void 0) props.push(`col=${col}`);
-			props.push(`title=${escapeProperty(title)}`);
-			out.push(`::${level} ${props.join(",")}::${escapeData(msg)}`);
-		};
-		for (const f of report.files) {
-			if (f.fatal) cmd("error", f.file, f.fatal.line, f.fatal.column, `input/${f.fatal.reason}`, f.fatal.message);
-			for (const i of f.issues) cmd(i.severity === "error" || report.strict ? "error" : "warning", i.file, i.line, i.column, i.rule, `${i.pointer ? i.pointer + ": " : ""}${i.message}`);
-		}
-		const s = report.summary;
-		out.push(`ckpt validate: ${validatedUnits(report.files)}, ${s.valid} valid, ${s.invalid} invalid, ${s.unreadable} unreadable: ${plural$2(s.errors, "error")}, ${plural$2(s.warnings, "warning")}`);
-		return out.join("\n") + "\n";
-	};
-}));
-// dist/cli/render/reporters/sarif.js
-/** A file name as a SARIF artifact URI (relative paths stay relative; spaces and the like percent-encoded). */
-function artifactUri(file) {
-	return file.split(/[\\/]/).map(encodeURIComponent).join("/");
-}
-function describeRule(id) {
-	const [kind, name] = id.split("/");
-	if (kind === "schema") return `JSON Schema '${name}' check failed`;
-	if (kind === "loader") return `the system's loader rejects this (${name})`;
-	if (kind === "input") return `unreadable input (${name})`;
-	return `lint: ${(name ?? id).replace(/-/g, " ")}`;
-}
-var SARIF_SCHEMA, sarifReporter;
-var init_sarif = __esmMin((() => {
-	init_version();
-	SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
-	sarifReporter = (report) => {
-		const rules = /* @__PURE__ */ new Map();
-		const results = [];
-		const add = (ruleId, level, message, file, line, column, pointer) => {
-			if (!rules.has(ruleId)) rules.set(ruleId, {
-				id: ruleId,
-				shortDescription: { text: describeRule(ruleId) },
-				defaultConfiguration: { level }
-			});
-			const physicalLocation = { artifactLocation: { uri: artifactUri(file) } };
-			if (line !== void 0) physicalLocation.region = {
-				startLine: line,
-				startColumn: column ?? 1
-			};
-			results.push({
-				ruleId,
-				ruleIndex: [...rules.keys()].indexOf(ruleId),
-				level,
-				message: { text: pointer ? `${pointer}: ${message}` : message },
-				locations: [{
-					physicalLocation,
-					...pointer ? { logicalLocations: [{
-						fullyQualifiedName: pointer,
-						kind: "member"
-					}] } : {}
-				}]
-			});
-		};
-		for (const f of report.files) {
-			if (f.fatal) add(`input/${f.fatal.reason}`, "error", f.fatal.message, f.file, f.fatal.line, f.fatal.column, f.fatal.pointer);
-			for (const i of f.issues) add(i.rule, i.severity === "error" || report.strict ? "error" : "warning", i.message, i.file, i.line, i.column, i.pointer);
-		}
-		const log = {
-			$schema: SARIF_SCHEMA,
-			version: "2.1.0",
-			runs: [{
-				tool: { driver: {
-					name: "ckpt",
-					version: ckptVersion(),
-					informationUri: "https://ckpt.dev",
-					rules: [...rules.values()]
-				} },
-				results
-			}]
-		};
-		return JSON.stringify(log, null, 2) + "\n";
-	};
-}));
-// dist/cli/render/reporters/index.js
-var REPORTERS, REPORTER_NAMES;
-var init_reporters = __esmMin((() => {
-	init_text$1();
-	init_json();
-	init_junit();
-	init_github();
-	init_sarif();
-	init_types$2();
-	REPORTERS = {
-		text: textReporter,
-		json: jsonReporter,
-		junit: junitReporter,
-		github: githubReporter,
-		sarif: sarifReporter
-	};
-	REPORTER_NAMES = Object.keys(REPORTERS);
-}));
-// dist/cli/commands/validate-store.js
-var validate_store_exports = /* @__PURE__ */ __exportAll$1({ validateInStore: () => validateInStore });
-/** Validate a store or one of its threads, the store opened once (by the caller: `open`). */
-async function validateInStore(input, engine, io, opts, results) {
-	const rows = opts.format === void 0 || opts.format === "langgraph" ? engine.validateStore : void 0;
-	if (rows) return results.take({
-		...await rows(await storeValidation(input, engine, opts)),
-		unit: input.kind === "address" ? "thread" : "store"
-	});
-	if (input.kind === "address") {
-		const name = input.spec;
-		if (engine.validateThread) {
-			const r = await engine.validateThread(input.address.threadId, {
-				name,
-				format: opts.format
-			});
-			if (!r) throw inputError("missing-thread", `no chat '${input.address.threadId}' in the store`, { file: redactUri(name) });
-			return results.take({
-				...r,
-				unit: "thread"
-			});
-		}
-		return results.take({
-			...validateDocument(await readThread(engine, input.address), { format: opts.format }),
-			unit: "thread"
-		});
-	}
-	if (input.bare) {
-		await readSource(input, {
-			stdin: () => io.stdin,
-			cwd: io.cwd
-		});
-		return;
-	}
-	return everyThread(input, engine, opts, results);
-}
-/** What a LangGraph store is asked: all of it, one thread, or one checkpoint (resolved like every other command). */
-async function storeValidation(input, engine, opts) {
-	const head = splitAddress(input.spec).store;
-	const base = {
-		label: redactUri(head) + (input.kind === "address" ? input.spec.slice(head.length) : ""),
-		uriLabel: redactUri(head),
-		...opts.maxErrors !== void 0 ? { maxErrors: opts.maxErrors } : {},
-		...opts.library !== void 0 ? { library: opts.library } : {},
-		verbose: opts.verbose
-	};
-	if (input.kind === "store") return base;
-	const a = input.address;
-	let checkpointId;
-	if (keepsHistory(engine)) {
-		const saver = engine.saver;
-		if (a.selector.kind !== "latest" || a.literal !== void 0 || a.namespace !== void 0) {
-			const at = await locateAddress(saver, a, base.label);
-			if (a.selector.kind !== "latest" || a.literal !== void 0) checkpointId = at.checkpointId;
-		} else if (!await engine.hasThread(a.threadId)) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: base.uriLabel });
-	}
-	return {
-		...base,
-		threadId: a.threadId,
-		...checkpointId ? { checkpointId } : {},
-		...a.namespace !== void 0 ? { namespace: a.namespace } : {}
-	};
-}
-/**
-* Every checkpoint of a store (all namespaces, or the one named by ?namespace= / --namespace), read one batch at a
-* time, each validated as `<uri>#<thread>` (with ?namespace= when it is not the default one), the address `ckpt show`
-* takes. A store that holds none is an input error, as an empty folder is.
-*/
-async function everyThread(input, engine, opts, results) {
-	const saver = engine.saver;
-	const namespace = input.namespace;
-	const label = input.store.kind === "sqlite" || input.store.kind === "file" ? input.spec : saver.uri;
-	let seen = 0;
-	for (const space of namespace !== void 0 ? [namespace] : await saver.namespaces()) for await (const batch of saver.scan({
-		namespace: space,
-		batchSize: 200
-	})) for (const r of batch) {
-		if (results.full(": the rest of the store was not validated")) return;
-		seen++;
-		const name = `${label}${r.namespace === "default" || input.store.params.has("namespace") ? "" : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`}#${r.threadId}`;
-		const result = await engine.validateThread?.(r.threadId, {
-			name,
-			format: opts.format,
-			text: r.text
-		}) ?? validateDocument({
-			name,
-			text: r.text
-		}, { format: opts.format });
-		results.take({
-			...result,
-			unit: "thread"
-		});
-	}
-	if (seen === 0) throw inputError("empty-store", `the store holds no checkpoints${namespace !== void 0 ? ` in namespace '${namespace}'` : ""}`, { file: label });
-}
-var init_validate_store = __esmMin((() => {
-	init_errors();
-	init_redact$2();
-	init_document();
-	init_address();
-	init_langgraph$1();
-	init_types$8();
-	init_input();
-}));
-// node_modules/chalk/source/vendor/ansi-styles/index.js
-function assembleStyles$1() {
-	const codes = /* @__PURE__ */ new Map();
-	for (const [groupName, group] of Object.entries(styles$2)) {
-		for (const [styleName, style] of Object.entries(group)) {
-			styles$2[styleName] = {
-				open: `\u001B[${style[0]}m`,
-				close: `\u001B[${style[1]}m`
-			};
-			group[styleName] = styles$2[styleName];
-			codes.set(style[0], style[1]);
-		}
-		Object.defineProperty(styles$2, groupName, {
-			value: group,
-			enumerable: false
-		});
-	}
-	Object.defineProperty(styles$2, "codes", {
-		value: codes,
-		enumerable: false
-	});
-	styles$2.color.close = "\x1B[39m";
-	styles$2.bgColor.close = "\x1B[49m";
-	styles$2.color.ansi = wrapAnsi16$1();
-	styles$2.color.ansi256 = wrapAnsi256$1();
-	styles$2.color.ansi16m = wrapAnsi16m$1();
-	styles$2.bgColor.ansi = wrapAnsi16$1(ANSI_BACKGROUND_OFFSET$1);
-	styles$2.bgColor.ansi256 = wrapAnsi256$1(ANSI_BACKGROUND_OFFSET$1);
-	styles$2.bgColor.ansi16m = wrapAnsi16m$1(ANSI_BACKGROUND_OFFSET$1);
-	Object.defineProperties(styles$2, {
-		rgbToAnsi256: {
-			value(red, green, blue) {
-				if (red === green && green === blue) {
-					if (red < 8) return 16;
-					if (red > 248) return 231;
-					return Math.round((red - 8) / 247 * 24) + 232;
-				}
-				return 16 + 36 * Math.round(red / 255 * 5) + 6 * Math.round(green / 255 * 5) + Math.round(blue / 255 * 5);
-			},
-			enumerable: false
-		},
-		hexToRgb: {
-			value(hex) {
-				const matches = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex.toString(16));
-				if (!matches) return [
-					0,
-					0,
-					0
-				];
-				let [colorString] = matches;
-				if (colorString.length === 3) colorString = [...colorString].map((character) => character + character).join("");
-				const integer = Number.parseInt(colorString, 16);
-				return [
-					integer >> 16 & 255,
-					integer >> 8 & 255,
-					integer & 255
-				];
-			},
-			enumerable: false
-		},
-		hexToAnsi256: {
-			value: (hex) => styles$2.rgbToAnsi256(...styles$2.hexToRgb(hex)),
-			enumerable: false
-		},
-		ansi256ToAnsi: {
-			value(code) {
-				if (code < 8) return 30 + code;
-				if (code < 16) return 90 + (code - 8);
-				let red;
-				let green;
-				let blue;
-				if (code >= 232) {
-					red = ((code - 232) * 10 + 8) / 255;
-					green = red;
-					blue = red;
-				} else {
-					code -= 16;
-					const remainder = code % 36;
-					red = Math.floor(code / 36) / 5;
-					green = Math.floor(remainder / 6) / 5;
-					blue = remainder % 6 / 5;
-				}
-				const value = Math.max(red, green, blue) * 2;
-				if (value === 0) return 30;
-				let result = 30 + (Math.round(blue) << 2 | Math.round(green) << 1 | Math.round(red));
-				if (value === 2) result += 60;
-				return result;
-			},
-			enumerable: false
-		},
-		rgbToAnsi: {
-			value: (red, green, blue) => styles$2.ansi256ToAnsi(styles$2.rgbToAnsi256(red, green, blue)),
-			enumerable: false
-		},
-		hexToAnsi: {
-			value: (hex) => styles$2.ansi256ToAnsi(styles$2.hexToAnsi256(hex)),
-			enumerable: false
-		}
-	});
-	return styles$2;
-}
-var ANSI_BACKGROUND_OFFSET$1, wrapAnsi16$1, wrapAnsi256$1, wrapAnsi16m$1, styles$2, modifierNames$1, foregroundColorNames$1, backgroundColorNames$1, colorNames$1, ansiStyles$1;
-var init_ansi_styles$1 = __esmMin((() => {
-	ANSI_BACKGROUND_OFFSET$1 = 10;
-	wrapAnsi16$1 = (offset = 0) => (code) => `\u001B[${code + offset}m`;
-	wrapAnsi256$1 = (offset = 0) => (code) => `\u001B[${38 + offset};5;${code}m`;
-	wrapAnsi16m$1 = (offset = 0) => (red, green, blue) => `\u001B[${38 + offset};2;${red};${green};${blue}m`;
-	styles$2 = {
-		modifier: {
-			reset: [0, 0],
-			bold: [1, 22],
-			dim: [2, 22],
-			italic: [3, 23],
-			underline: [4, 24],
-			overline: [53, 55],
-			inverse: [7, 27],
-			hidden: [8, 28],
-			strikethrough: [9, 29]
-		},
-		color: {
-			black: [30, 39],
-			red: [31, 39],
-			green: [32, 39],
-			yellow: [33, 39],
-			blue: [34, 39],
-			magenta: [35, 39],
-			cyan: [36, 39],
-			white: [37, 39],
-			blackBright: [90, 39],
-			gray: [90, 39],
-			grey: [90, 39],
-			redBright: [91, 39],
-			greenBright: [92, 39],
-			yellowBright: [93, 39],
-			blueBright: [94, 39],
-			magentaBright: [95, 39],
-			cyanBright: [96, 39],
-			whiteBright: [97, 39]
-		},
-		bgColor: {
-			bgBlack: [40, 49],
-			bgRed: [41, 49],
-			bgGreen: [42, 49],
-			bgYellow: [43, 49],
-			bgBlue: [44, 49],
-			bgMagenta: [45, 49],
-			bgCyan: [46, 49],
-			bgWhite: [47, 49],
-			bgBlackBright: [100, 49],
-			bgGray: [100, 49],
-			bgGrey: [100, 49],
-			bgRedBright: [101, 49],
-			bgGreenBright: [102, 49],
-			bgYellowBright: [103, 49],
-			bgBlueBright: [104, 49],
-			bgMagentaBright: [105, 49],
-			bgCyanBright: [106, 49],
-			bgWhiteBright: [107, 49]
-		}
-	};
-	modifierNames$1 = Object.keys(styles$2.modifier);
-	foregroundColorNames$1 = Object.keys(styles$2.color);
-	backgroundColorNames$1 = Object.keys(styles$2.bgColor);
-	colorNames$1 = [...foregroundColorNames$1, ...backgroundColorNames$1];
-	ansiStyles$1 = assembleStyles$1();
-}));
-// node_modules/chalk/source/vendor/supports-color/index.js
-function hasFlag(flag, argv = globalThis.Deno ? globalThis.Deno.args : node_process.default.argv) {
-	const prefix = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
-	const position = argv.indexOf(prefix + flag);
-	const terminatorPosition = argv.indexOf("--");
-	return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
-}
-function envForceColor() {
-	if ("FORCE_COLOR" in env$1) {
-		if (env$1.FORCE_COLOR === "true") return 1;
-		if (env$1.FORCE_COLOR === "false") return 0;
-		return env$1.FORCE_COLOR.length === 0 ? 1 : Math.min(Number.parseInt(env$1.FORCE_COLOR, 10), 3);
-	}
-}
-function translateLevel(level) {
-	if (level === 0) return false;
-	return {
-		level,
-		hasBasic: true,
-		has256: level >= 2,
-		has16m: level >= 3
-	};
-}
-function _supportsColor(haveStream, { streamIsTTY, sniffFlags = true } = {}) {
-	const noFlagForceColor = envForceColor();
-	if (noFlagForceColor !== void 0) flagForceColor = noFlagForceColor;
-	const forceColor = sniffFlags ? flagForceColor : noFlagForceColor;
-	if (forceColor === 0) return 0;
-	if (sniffFlags) {
-		if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) return 3;
-		if (hasFlag("color=256")) return 2;
-	}
-	if ("TF_BUILD" in env$1 && "AGENT_NAME" in env$1) return 1;
-	if (haveStream && !streamIsTTY && forceColor === void 0) return 0;
-	const min = forceColor || 0;
-	if (env$1.TERM === "dumb") return min;
-	if (node_process.default.platform === "win32") {
-		const osRelease = node_os.default.release().split(".");
-		if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) return Number(osRelease[2]) >= 14931 ? 3 : 2;
-		return 1;
-	}
-	if ("CI" in env$1) {
-		if ([
-			"GITHUB_ACTIONS",
-			"GITEA_ACTIONS",
-			"CIRCLECI"
-		].some((key) => key in env$1)) return 3;
-		if ([
-			"TRAVIS",
-			"APPVEYOR",
-			"GITLAB_CI",
-			"BUILDKITE",
-			"DRONE"
-		].some((sign) => sign in env$1) || env$1.CI_NAME === "codeship") return 1;
-		return min;
-	}
-	if ("TEAMCITY_VERSION" in env$1) return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env$1.TEAMCITY_VERSION) ? 1 : 0;
-	if (env$1.COLORTERM === "truecolor") return 3;
-	if (env$1.TERM === "xterm-kitty") return 3;
-	if (env$1.TERM === "xterm-ghostty") return 3;
-	if (env$1.TERM === "wezterm") return 3;
-	if ("TERM_PROGRAM" in env$1) {
-		const version = Number.parseInt((env$1.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
-		switch (env$1.TERM_PROGRAM) {
-			case "iTerm.app": return version >= 3 ? 3 : 2;
-			case "Apple_Terminal": return 2;
-		}
-	}
-	if (/-256(color)?$/i.test(env$1.TERM)) return 2;
-	if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env$1.TERM)) return 1;
-	if ("COLORTERM" in env$1) return 1;
-	return min;
-}
-function createSupportsColor(stream, options = {}) {
-	return translateLevel(_supportsColor(stream, {
-		streamIsTTY: stream && stream.isTTY,
-		...options
-	}));
-}
-var env$1, flagForceColor, supportsColor;
-var init_supports_color = __esmMin((() => {
-	({env: env$1} = node_process.default);
-	if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) flagForceColor = 0;
-	else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) flagForceColor = 1;
-	supportsColor = {
-		stdout: createSupportsColor({ isTTY: node_tty.default.isatty(1) }),
-		stderr: createSupportsColor({ isTTY: node_tty.default.isatty(2) })
-	};
-}));
-// node_modules/chalk/source/utilities.js
-function stringReplaceAll(string, substring, replacer) {
-	let index = string.indexOf(substring);
-	if (index === -1) return string;
-	const substringLength = substring.length;
-	let endIndex = 0;
-	let returnValue = "";
-	do {
-		returnValue += string.slice(endIndex, index) + substring + replacer;
-		endIndex = index + substringLength;
-		index = string.indexOf(substring, endIndex);
-	} while (index !== -1);
-	returnValue += string.slice(endIndex);
-	return returnValue;
-}
-function stringEncaseCRLFWithFirstIndex(string, prefix, postfix, index) {
-	let endIndex = 0;
-	let returnValue = "";
-	do {
-		const gotCR = string[index - 1] === "\r";
-		returnValue += string.slice(endIndex, gotCR ? index - 1 : index) + prefix + (gotCR ? "\r\n" : "\n") + postfix;
-		endIndex = index + 1;
-		index = string.indexOf("\n", endIndex);
-	} while (index !== -1);
-	returnValue += string.slice(endIndex);
-	return returnValue;
-}
-var init_utilities$1 = __esmMin((() => {}));
-// node_modules/chalk/source/index.js
-var source_exports = /* @__PURE__ */ __exportAll$1({
-	Chalk: () => Chalk,
-	backgroundColorNames: () => backgroundColorNames$1,
-	backgroundColors: () => backgroundColorNames$1,
-	chalkStderr: () => chalkStderr,
-	colorNames: () => colorNames$1,
-	colors: () => colorNames$1,
-	default: () => chalk,
-	foregroundColorNames: () => foregroundColorNames$1,
-	foregroundColors: () => foregroundColorNames$1,
-	modifierNames: () => modifierNames$1,
-	modifiers: () => modifierNames$1,
-	supportsColor: () => stdoutColor,
-	supportsColorStderr: () => stderrColor
-});
-function createChalk(options) {
-	return chalkFactory(options);
-}
-var stdoutColor, stderrColor, GENERATOR, STYLER, IS_EMPTY, levelMapping, styles$1, applyOptions, Chalk, chalkFactory, getModelAnsi, proto, createStyler, createBuilder, applyStyle, chalk, chalkStderr;
-var init_source = __esmMin((() => {
-	init_ansi_styles$1();
-	init_supports_color();
-	init_utilities$1();
-	({stdout: stdoutColor, stderr: stderrColor} = supportsColor);
-	GENERATOR = Symbol("GENERATOR");
-	STYLER = Symbol("STYLER");
-	IS_EMPTY = Symbol("IS_EMPTY");
-	levelMapping = [
-		"ansi",
-		"ansi",
-		"ansi256",
-		"ansi16m"
-	];
-	styles$1 = Object.create(null);
-	applyOptions = (object, options = {}) => {
-		if (options.level && !(Number.isInteger(options.level) && options.level >= 0 && options.level <= 3)) throw new Error("The `level` option should be an integer from 0 to 3");
-		const colorLevel = stdoutColor ? stdoutColor.level : 0;
-		object.level = options.level === void 0 ? colorLevel : options.level;
-	};
-	Chalk = class {
-		constructor(options) {
-			return chalkFactory(options);
-		}
-	};
-	chalkFactory = (options) => {
-		const chalk = (...strings) => strings.join(" ");
-		applyOptions(chalk, options);
-		Object.setPrototypeOf(chalk, createChalk.prototype);
-		return chalk;
-	};
-	Object.setPrototypeOf(createChalk.prototype, Function.prototype);
-	for (const [styleName, style] of Object.entries(ansiStyles$1)) styles$1[styleName] = { get() {
-		const builder = createBuilder(this, createStyler(style.open, style.close, this[STYLER]), this[IS_EMPTY]);
-		Object.defineProperty(this, styleName, { value: builder });
-		return builder;
-	} };
-	styles$1.visible = { get() {
-		const builder = createBuilder(this, this[STYLER], true);
-		Object.defineProperty(this, "visible", { value: builder });
-		return builder;
-	} };
-	getModelAnsi = (model, level, type, ...arguments_) => {
-		if (model === "rgb") {
-			if (level === "ansi16m") return ansiStyles$1[type].ansi16m(...arguments_);
-			if (level === "ansi256") return ansiStyles$1[type].ansi256(ansiStyles$1.rgbToAnsi256(...arguments_));
-			return ansiStyles$1[type].ansi(ansiStyles$1.rgbToAnsi(...arguments_));
-		}
-		if (model === "hex") return getModelAnsi("rgb", level, type, ...ansiStyles$1.hexToRgb(...arguments_));
-		return ansiStyles$1[type][model](...arguments_);
-	};
-	for (const model of [
-		"rgb",
-		"hex",
-		"ansi256"
-	]) {
-		styles$1[model] = { get() {
-			const { level } = this;
-			return function(...arguments_) {
-				const styler = createStyler(getModelAnsi(model, levelMapping[level], "color", ...arguments_), ansiStyles$1.color.close, this[STYLER]);
-				return createBuilder(this, styler, this[IS_EMPTY]);
-			};
-		} };
-		const bgModel = "bg" + model[0].toUpperCase() + model.slice(1);
-		styles$1[bgModel] = { get() {
-			const { level } = this;
-			return function(...arguments_) {
-				const styler = createStyler(getModelAnsi(model, levelMapping[level], "bgColor", ...arguments_), ansiStyles$1.bgColor.close, this[STYLER]);
-				return createBuilder(this, styler, this[IS_EMPTY]);
-			};
-		} };
-	}
-	proto = Object.defineProperties(() => {}, {
-		...styles$1,
-		level: {
-			enumerable: true,
-			get() {
-				return this[GENERATOR].level;
-			},
-			set(level) {
-				this[GENERATOR].level = level;
-			}
-		}
-	});
-	createStyler = (open, close, parent) => {
-		let openAll;
-		let closeAll;
-		if (parent === void 0) {
-			openAll = open;
-			closeAll = close;
-		} else {
-			openAll = parent.openAll + open;
-			closeAll = close + parent.closeAll;
-		}
-		return {
-			open,
-			close,
-			openAll,
-			closeAll,
-			parent
-		};
-	};
-	createBuilder = (self, _styler, _isEmpty) => {
-		const builder = (...arguments_) => applyStyle(builder, arguments_.length === 1 ? "" + arguments_[0] : arguments_.join(" "));
-		Object.setPrototypeOf(builder, proto);
-		builder[GENERATOR] = self;
-		builder[STYLER] = _styler;
-		builder[IS_EMPTY] = _isEmpty;
-		return builder;
-	};
-	applyStyle = (self, string) => {
-		if (self.level <= 0 || !string) return self[IS_EMPTY] ? "" : string;
-		let styler = self[STYLER];
-		if (styler === void 0) return string;
-		const { openAll, closeAll } = styler;
-		if (string.includes("\x1B")) while (styler !== void 0) {
-			string = stringReplaceAll(string, styler.close, styler.open);
-			styler = styler.parent;
-		}
-		const lfIndex = string.indexOf("\n");
-		if (lfIndex !== -1) string = stringEncaseCRLFWithFirstIndex(string, closeAll, openAll, lfIndex);
-		return openAll + string + closeAll;
-	};
-	Object.defineProperties(createChalk.prototype, styles$1);
-	chalk = createChalk();
-	chalkStderr = createChalk({ level: stderrColor ? stderrColor.level : 0 });
-}));
-// dist/cli/commands/validate.js
-/**
-* `ckpt validate <paths|globs|->…`: detect each document's format (or take --format), check it against the
-* native schema, run the adapter's and the generic lints, and report with one or more reporters.
-*
-* Exit: 0 valid (warnings allowed), 1 any error (or any warning with --strict), 2 usage, 3 when any input is
-* unreadable, unparseable or of unknown format — 3 wins over 1 because the answer is incomplete: a batch with
-* an unreadable input cannot be called "just invalid"; 4 when a store failed (cannot connect, I/O), over 3 and 1
-* for the same reason. 70 is a bug.
-*/
-var validate_exports = /* @__PURE__ */ __exportAll$1({
-	parseReporters: () => parseReporters,
-	quickValidateArgs: () => quickValidateArgs,
-	runValidation: () => runValidation,
-	validateCommand: () => validateCommand,
-	withAiSdkVersion: () => withAiSdkVersion
-});
-/** Parse `--reporter name[=path]` values. At most one reporter may write to stdout. */
-function parseReporters(values, json) {
-	const out = values.map((v) => {
-		const i = v.indexOf("=");
-		const name = i < 0 ? v : v.slice(0, i);
-		const path = i < 0 ? void 0 : v.slice(i + 1);
-		if (!REPORTERS[name]) throw usageError(`unknown reporter '${name}': expected one of ${REPORTER_NAMES.join(", ")} (optionally name=path)`);
-		if (path === "") throw usageError(`--reporter ${name}=: the path after '=' is empty`);
-		return path === void 0 ? { name } : {
-			name,
-			path
-		};
-	});
-	if (json) out.push({ name: "json" });
-	if (!out.some((t) => t.path === void 0)) out.unshift({ name: "text" });
-	const toStdout = out.filter((t) => t.path === void 0);
-	if (toStdout.length > 1) throw usageError(`only one reporter can write to stdout (got ${toStdout.map((t) => t.name).join(", ")}): send the others to files with name=path`);
-	return out;
-}
-/** Validate every input; stops after `maxErrors` errors. */
-async function runValidation(specs, io, opts = {}) {
-	const run = new Run(opts.maxErrors ?? Infinity);
-	const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
-	const parsed = [];
-	for (const spec of specs) try {
-		parsed.push(parseInput(spec, {
-			cwd: io.cwd,
-			env: io.env,
-			namespace: opts.namespace
-		}));
-	} catch (e) {
-		if (!(e instanceof CkptError) || e.reason === "namespace-twice") throw e;
-		parsed.push(e);
-	}
-	const queue = [];
-	for (let i = 0; i < specs.length; i++) {
-		const input = parsed[i];
-		if (input instanceof CkptError) {
-			queue.push({
-				spec: specs[i],
-				input,
-				inFolder: false
-			});
-			continue;
-		}
-		try {
-			const found = await expandInputs([input], io.cwd);
-			const folder = found.length > 1 || found.length === 1 && found[0] !== input;
-			for (const f of found) queue.push({
-				spec: f.spec,
-				input: f,
-				inFolder: folder && f.kind === "path"
-			});
-		} catch (e) {
-			if (!(e instanceof CkptError)) throw e;
-			run.files.push(fatalResult(input.spec, e));
-		}
-	}
-	for (let n = 0; n < queue.length && !run.full(`: ${queue.length - n} input(s) not validated`); n++) {
-		const { spec, input, inFolder } = queue[n];
-		try {
-			if (input instanceof CkptError) throw input;
-			if (input.kind === "store" || input.kind === "address") {
-				const limit = run.limit === Infinity ? void 0 : run.limit - run.errors;
-				const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
-				const { engine } = await openStore(input.kind === "store" ? input.store : input.address.store, {
-					readOnly: true,
-					env: io.env,
-					namespace: input.kind === "store" ? input.namespace : input.address.namespace ?? "default"
-				});
-				try {
-					const { validateInStore } = await Promise.resolve().then(() => (init_validate_store(), validate_store_exports));
-					await validateInStore(input, engine, io, {
-						...opts,
-						maxErrors: limit
-					}, run);
-				} finally {
-					await engine.close();
-				}
-				continue;
-			}
-			const doc = await readSource(input, {
-				stdin: () => io.stdin,
-				cwd: io.cwd,
-				env: io.env
-			});
-			run.take(validateDocument(doc, { format: opts.format }), inFolder ? doc.text : void 0);
-		} catch (e) {
-			if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
-			run.take(fatalResult(spec, e));
-		}
-	}
-	return run.report(Boolean(opts.strict));
-}
-function fatalResult(spec, e) {
-	const f = {
-		file: e.place.file ?? spec,
-		alternatives: [],
-		valid: false,
-		issues: [],
-		fatal: {
-			reason: e.reason,
-			message: e.message
-		}
-	};
-	if (e.place.line !== void 0) f.fatal.line = e.place.line;
-	if (e.place.column !== void 0) f.fatal.column = e.place.column;
-	if (e.exitCode === ExitCode.STORE) f.fatalExit = ExitCode.STORE;
-	return f;
-}
-/** `--ai-sdk-version N`: the format ai-sdk@N (a usage error with another --format, or another major). */
-function withAiSdkVersion(format, major) {
-	if (major === void 0) return format;
-	if (format === void 0 || format === "ai-sdk" || format === `ai-sdk@${major}`) return `ai-sdk@${major}`;
-	throw usageError(`--ai-sdk-version ${major} reads AI SDK chats: it does not go with --format ${format}`);
-}
-/** The exit code of a report (see the module comment). */
-/**
-* The arguments of a plain `ckpt validate …` command line, read without yargs (loading and running yargs is
-* about half of a one-file validation's start-up time). Only the common, unambiguous forms are read here:
-* inputs that do not start with '-', `--strict`, `--quiet`/`-q`, `--json`, `--format`/`-f NAME` (a known
-* format) and `--max-errors N` (digits), each at most once. Anything else — help, `-` (stdin), reporters,
-* `=` forms, negations, repeats, unknown options, no input — returns undefined and goes through yargs, which
-* gives the same arguments for every form accepted here (test/validate-cli.test.ts compares the two).
-*/
-function quickValidateArgs(argv) {
-	const args = {
-		inputs: [],
-		strict: false,
-		quiet: false,
-		json: false
-	};
-	const seen = /* @__PURE__ */ new Set();
-	for (let i = 0; i < argv.length; i++) {
-		const a = argv[i];
-		if (!a.startsWith("-")) {
-			args.inputs.push(a);
-			continue;
-		}
-		const name = a === "-q" ? "--quiet" : a === "-f" ? "--format" : a;
-		if (seen.has(name)) return void 0;
-		seen.add(name);
-		if (name === "--strict") args.strict = true;
-		else if (name === "--quiet") args.quiet = true;
-		else if (name === "--json") args.json = true;
-		else if (name === "--format") {
-			const v = argv[++i];
-			if (v === void 0 || !FORMAT_CHOICES.includes(v)) return void 0;
-			args.format = v;
-		} else if (name === "--max-errors") {
-			const v = argv[++i];
-			if (v === void 0 || !/^[0-9]{1,9}$/.test(v)) return void 0;
-			args.maxErrors = Number(v);
-		} else return void 0;
-	}
-	return args.inputs.length > 0 ? args : void 0;
-}
-var Run, validateCommand;
-var init_validate = __esmMin((() => {
-	init_atomic();
-	init_errors();
-	init_json$1();
-	init_redact$2();
-	init_lint();
-	init_formats();
-	init_document();
-	init_input();
-	init_types$8();
-	init_reporters();
-	init_validation$1();
-	Run = class {
-		limit;
-		files = [];
-		errors = 0;
-		stoppedEarly;
-		threadIds = [];
-		constructor(limit) {
-			this.limit = limit;
-		}
-		/** Whether --max-errors is reached (and then why the run stopped, with `rest` saying what was left). */
-		full(rest) {
-			if (this.errors < this.limit) return false;
-			this.stoppedEarly = `stopped after ${this.limit} error${this.limit === 1 ? "" : "s"} (--max-errors)${rest}`;
-			return true;
-		}
-		/** One input's result; `folderText`: the text of a document read out of a folder (FileSaver's thread-id rule). */
-		take(r, folderText) {
-			if (r.fatal) this.errors++;
-			for (let i = 0; i < r.issues.length; i++) {
-				if (r.issues[i].severity !== "error") continue;
-				if (this.full("")) {
-					r.issues = r.issues.slice(0, i).concat(r.issues.slice(i).filter((x) => x.severity !== "error"));
-					break;
-				}
-				this.errors++;
-			}
-			if (r.format === "deepagent" && r.threadId !== void 0 && !r.fatal && folderText !== void 0) {
-				const at = jsonLocator(folderText).locate("/threadId");
-				this.threadIds.push({
-					file: r.file,
-					threadId: r.threadId,
-					pointer: "/threadId",
-					...at ? {
-						line: at.line,
-						column: at.column
-					} : {}
-				});
-			}
-			this.files.push(r);
-		}
-		report(strict) {
-			if (this.threadIds.length > 0) {
-				const pos = new Map(this.threadIds.map((t) => [t.file, t]));
-				const extra = fileSaverLint(this.threadIds, (file, pointer, message) => {
-					const t = pos.get(file);
-					return {
-						severity: "warning",
-						rule: "lint/filesaver-id-collision",
-						message,
-						pointer,
-						file,
-						...t?.line !== void 0 ? {
-							line: t.line,
-							column: t.column
-						} : {}
-					};
-				});
-				for (const i of extra) this.files.find((f) => f.file === i.file)?.issues.push(i);
-			}
-			for (const f of this.files) {
-				f.file = redactUri(f.file);
-				if (f.fatal) f.fatal.message = redactText$1(f.fatal.message);
-				for (const i of f.issues) if (i.file !== void 0) i.file = redactUri(i.file);
-			}
-			return {
-				files: this.files,
-				summary: summarize$1(this.files),
-				strict,
-				...this.stoppedEarly ? { stoppedEarly: this.stoppedEarly } : {}
-			};
-		}
-	};
-	validateCommand = {
-		command: "validate <inputs..>",
-		describe: "Check checkpoints against their format's schema and lint rules",
-		builder: (y) => y.parserConfiguration({ "unknown-options-as-args": true }).positional("inputs", {
-			type: "string",
-			array: true,
-			default: void 0,
-			describe: "files, directories, globs, - (stdin), <saver-uri> (every checkpoint of the store) or <saver-uri>#<threadId>"
-		}).option("format", {
-			alias: "f",
-			type: "string",
-			choices: [...FORMAT_CHOICES],
-			describe: "validate as this format instead of detecting it (ai-sdk@N: an AI SDK chat of major N)"
-		}).option("ai-sdk-version", {
-			type: "string",
-			choices: [
-				"4",
-				"5",
-				"6",
-				"7"
-			],
-			describe: "AI SDK chats: read them as this major instead of detecting it (same as --format ai-sdk@N)"
-		}).option("strict", {
-			type: "boolean",
-			default: false,
-			describe: "warnings fail too (exit 1)"
-		}).option("max-errors", {
-			type: "number",
-			describe: "stop reporting and validating after N errors"
-		}).option("quiet", {
-			alias: "q",
-			type: "boolean",
-			default: false,
-			describe: "text reporter: print only errors and the summary"
-		}).option("reporter", {
-			alias: "r",
-			type: "string",
-			array: true,
-			describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)`
-		}).option("json", {
-			type: "boolean",
-			default: false,
-			describe: "same as --reporter json"
-		}).option("verbose", {
-			type: "boolean",
-			default: false,
-			describe: "LangGraph stores: every finding (default: a warning found in many threads is one line, the first few named)"
-		}).option("library", {
-			type: "string",
-			choices: ["python", "js"],
-			describe: "LangGraph stores: the library that will read the store (cross-library warnings for it only)"
-		}).option("namespace", NAMESPACE_OPTION).example("ckpt validate fixtures/yoagent/valid", "every document under a folder").example("ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml", "text on stdout, JUnit to a file").example("cat conv.json | ckpt validate - --format yoagent", "stdin, format forced"),
-		run: async (args, io) => {
-			const unknown = args.inputs.find((s) => s.startsWith("-") && s !== "-");
-			if (unknown !== void 0) throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
-			const targets = parseReporters(args.reporter ?? [], args.json);
-			intOption(args.maxErrors, "--max-errors");
-			const report = await runValidation(args.inputs, io, {
-				format: withAiSdkVersion(args.format, args.aiSdkVersion),
-				maxErrors: args.maxErrors,
-				strict: args.strict,
-				namespace: args.namespace,
-				verbose: args.verbose,
-				library: args.library
-			});
-			for (const t of targets) {
-				const color = t.path === void 0 ? useColor(io, io.stdout) : false;
-				const chalk = color ? new (await (Promise.resolve().then(() => (init_source(), source_exports)))).Chalk({ level: 1 }) : void 0;
-				const text = REPORTERS[t.name](report, {
-					color,
-					quiet: args.quiet,
-					...chalk ? { chalk } : {}
-				});
-				if (t.path === void 0) io.stdout.write(text);
-				else await writeFileAtomic((0, node_path.resolve)(io.cwd, t.path), text);
-			}
-			return validationExitCode(report);
-		}
-	};
-}));
-// dist/cli/unreadable.js
-/** The parts of `cp` that could not be read, each said on stderr (`what`: how the command goes on without them). */
-function warnUnreadable(io, name, cp, what) {
-	const parts = unreadableParts(cp);
-	for (const p of parts) io.stderr.write(`ckpt: warning: ${name}: ${unreadableLine(p)}; ${what}\n`);
-	return parts;
-}
-var init_unreadable = __esmMin((() => {
-	init_formats();
-}));
-// dist/core/diff/stable.js
-/**
-* Stable JSON text (sorted object keys, bigints as digits) and structural equality — the identity of a value
-* for alignment and change detection. Pure.
-*/
-/** Canonical text of a JSON value: object keys sorted, no whitespace, bigints written as their digits. */
-function stableJson(v) {
-	if (v === null || v === void 0) return "null";
-	switch (typeof v) {
-		case "string": return JSON.stringify(v);
-		case "number":
-		case "boolean": return JSON.stringify(v);
-		case "bigint": return v.toString();
-		case "object": {
-			if (Array.isArray(v)) {
-				let s = "[";
-				for (let i = 0; i < v.length; i++) s += (i ? "," : "") + stableJson(v[i]);
-				return s + "]";
-			}
-			const o = v;
-			const keys = Object.keys(o).filter((k) => o[k] !== void 0).sort();
-			let s = "{";
-			for (let i = 0; i < keys.length; i++) s += (i ? "," : "") + JSON.stringify(keys[i]) + ":" + stableJson(o[keys[i]]);
-			return s + "}";
-		}
-		default: return "null";
-	}
-}
-/** Structural equality of two JSON values (object key order ignored; a bigint equals the number with the same value). */
-function jsonEqual(a, b) {
-	if (a === b) return true;
-	if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
-		if (typeof a === "bigint" || typeof b === "bigint") return (typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number") && String(a) === String(b);
-		return false;
-	}
-	if (Array.isArray(a)) {
-		if (!Array.isArray(b) || a.length !== b.length) return false;
-		for (let i = 0; i < a.length; i++) {
-			const v = a[i];
-			const w = b[i];
-			if (v !== w && !jsonEqual(v, w)) return false;
-		}
-		return true;
-	}
-	if (Array.isArray(b)) return false;
-	const ao = a;
-	const bo = b;
-	let na = 0;
-	for (const k in ao) {
-		const v = ao[k];
-		if (v === void 0) continue;
-		na++;
-		const w = bo[k];
-		if (v !== w && !jsonEqual(v, w)) return false;
-	}
-	let nb = 0;
-	for (const _k in bo) nb++;
-	if (nb === na) return true;
-	nb = 0;
-	for (const k in bo) if (bo[k] !== void 0) nb++;
-	return na === nb;
-}
-/** Is `v` a plain JSON object (not an array, not null)? */
-function isObject(v) {
-	return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-var init_stable = __esmMin((() => {}));
-// dist/core/diff/fields.js
-/** Escape one RFC 6901 reference token. */
-function escapeToken(k) {
-	return String(k).replace(/~/g, "~0").replace(/\//g, "~1");
-}
-/** Append the changes turning `a` into `b` (at `pointer`) to `out`. `undefined` means "absent". */
-function fieldChanges(a, b, pointer, out = []) {
-	if (a === void 0 && b === void 0) return out;
-	if (a === void 0) {
-		out.push({
-			pointer,
-			after: b
-		});
-		return out;
-	}
-	if (b === void 0) {
-		out.push({
-			pointer,
-			before: a
-		});
-		return out;
-	}
-	if (isObject(a) && isObject(b)) {
-		for (const k of Object.keys(a)) fieldChanges(a[k], b[k], `${pointer}/${escapeToken(k)}`, out);
-		for (const k of Object.keys(b)) if (a[k] === void 0 && b[k] !== void 0) out.push({
-			pointer: `${pointer}/${escapeToken(k)}`,
-			after: b[k]
-		});
-		return out;
-	}
-	if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-		for (let i = 0; i < a.length; i++) fieldChanges(a[i], b[i], `${pointer}/${i}`, out);
-		return out;
-	}
-	if (!jsonEqual(a, b)) out.push({
-		pointer,
-		before: a,
-		after: b
-	});
-	return out;
-}
-var init_fields = __esmMin((() => {
-	init_stable();
-}));
-// dist/core/diff/ignore.js
-/** Compile globs (each must start with "/", like a pointer). Throws a usage error on a malformed glob. */
-function compileIgnore(globs) {
-	if (globs.length === 0) return void 0;
-	for (const g of globs) if (!g.startsWith("/") || g.startsWith("/**") && g !== "/**" && !g.startsWith("/**/")) throw usageError(`--ignore '${g}': expected a pointer glob starting with '/', e.g. /messages/*/timestamp or /state/files/**`);
-	try {
-		const m = micromatch$1().matcher(globs.length === 1 ? globs[0] : `{${globs.join(",")}}`, { dot: true });
-		return (p) => m(p);
-	} catch (e) {
-		throw usageError(`--ignore: malformed glob: ${e.message}`, e);
-	}
-}
-/**
-* When every glob is a plain pointer (the usual case: `diff` always leaves out /origin/threadIdFrom), the trie of
-* them, so that `prunePointers` removes them by walking only their paths instead of matching every pointer of both
-* documents against the globs (which on two 20k-message checkpoints took longer than the whole comparison). Else
-* undefined.
-*/
-function plainPointers(globs) {
-	if (globs.length === 0 || !globs.every((g) => PLAIN_POINTER.test(g))) return void 0;
-	const root = {
-		end: false,
-		next: /* @__PURE__ */ new Map()
-	};
-	for (const g of globs) {
-		let node = root;
-		for (const raw of g.slice(1).split("/")) {
-			const t = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-			let n = node.next.get(t);
-			if (!n) node.next.set(t, n = {
-				end: false,
-				next: /* @__PURE__ */ new Map()
-			});
-			node = n;
-		}
-		node.end = true;
-	}
-	return root;
-}
-/**
-* What `prune(v, compileIgnore(globs))` gives for plain-pointer globs (the same values removed, array elements
-* shifting the same way), without copying what they do not touch: untouched parts are shared, not copied.
-*/
-function prunePointers(v, trie) {
-	if (trie.next.size === 0) return v;
-	if (Array.isArray(v)) {
-		let hit = false;
-		for (const t of trie.next.keys()) if (/^(0|[1-9][0-9]*)$/.test(t) && Number(t) < v.length) hit = true;
-		if (!hit) return v;
-		const out = [];
-		for (let i = 0; i < v.length; i++) {
-			const n = trie.next.get(String(i));
-			if (!n) out.push(v[i]);
-			else if (!n.end) out.push(prunePointers(v[i], n));
-		}
-		return out;
-	}
-	if (isObject(v)) {
-		let out;
-		for (const [k, n] of trie.next) {
-			if (!Object.hasOwn(v, k)) continue;
-			if (n.end) delete (out ??= { ...v })[k];
-			else {
-				const x = prunePointers(v[k], n);
-				if (x !== v[k]) (out ??= { ...v })[k] = x;
-			}
-		}
-		return out ?? v;
-	}
-	return v;
-}
-/** A copy of `v` without the values whose pointer matches (array elements are removed, later ones shift). */
-function prune(v, match, pointer = "") {
-	if (Array.isArray(v)) {
-		const out = [];
-		for (let i = 0; i < v.length; i++) {
-			const p = `${pointer}/${i}`;
-			if (!match(p)) out.push(prune(v[i], match, p));
-		}
-		return out;
-	}
-	if (isObject(v)) {
-		const out = {};
-		for (const k of Object.keys(v)) {
-			const p = `${pointer}/${escapeToken(k)}`;
-			if (!match(p)) out[k] = prune(v[k], match, p);
-		}
-		return out;
-	}
-	return v;
-}
-/** The checkpoint-level part of `stripLayout`: its own `ext.<format>._layout` only; messages are left as they are. */
-function stripTopLayout(cp) {
-	return isObject(cp) ? withoutLayout(cp) : cp;
-}
-/** One message without presentation records (its own and its content blocks'); `m` itself when it has none. */
-function stripMessage(m) {
-	if (!isObject(m)) return m;
-	let x = withoutLayout(m);
-	const content = m.content;
-	if (Array.isArray(content)) {
-		let cc;
-		for (let k = 0; k < content.length; k++) {
-			const b = content[k];
-			const y = isObject(b) ? withoutLayout(b) : b;
-			if (y !== b) (cc ??= content.slice())[k] = y;
-		}
-		if (cc) x = {
-			...x,
-			content: cc
-		};
-	}
-	return x;
-}
-/** `o` without `ext.<format>._layout` (and without `ext` when that empties it); `o` itself when there is none. */
-function withoutLayout(o) {
-	const ext = o.ext;
-	if (!isObject(ext)) return o;
-	let next;
-	for (const f in ext) {
-		const e = ext[f];
-		if (isObject(e) && "_layout" in e) {
-			const { _layout: _l, ...rest } = e;
-			next ??= { ...ext };
-			if (Object.keys(rest).length) next[f] = rest;
-			else delete next[f];
-		}
-	}
-	if (!next) return o;
-	const copy = { ...o };
-	if (Object.keys(next).length) copy.ext = next;
-	else delete copy.ext;
-	return copy;
-}
-var micromatch$1, VOLATILE_GLOBS, PLAIN_POINTER;
-var init_ignore = __esmMin((() => {
-	init_fields();
-	init_stable();
-	init_errors();
-	init_lazy();
-	micromatch$1 = lazyModule("micromatch");
-	VOLATILE_GLOBS = [
-		"/createdAt",
-		"/updatedAt",
-		"/messages/*/timestamp",
-		"/messages/*/usage",
-		"/state/files/*/created_at",
-		"/state/files/*/modified_at"
-	];
-	PLAIN_POINTER = /^(\/([A-Za-z0-9_-]|~[01])+)+$/;
-}));
-// dist/core/diff/align.js
-/**
-* Sequence alignment by identity, linear in the usual cases: the common prefix and suffix (equal items) are
-* trimmed first; in the middle, keys that occur once on each side are matched with a hash map and a longest
-* increasing subsequence over their positions separates the items that kept their relative order (anchors) from
-* the minimal set that moved (as in patience diff); repeated keys are then matched inside each gap between
-* anchors (k-th occurrence with k-th occurrence, again split by an LIS). Pure.
-*/
-/**
-* Align sequences of lengths `n` and `m`. `eq(i, j)` tells whether a[i] and b[j] are identical (used for the
-* prefix/suffix trim); `keyA`/`keyB` give what makes two items "the same item" even when edited (an id, or the
-* content) and are asked for only for the middle items.
-*/
-function align$1(n, m, eq, keyA, keyB) {
-	let pre = 0;
-	while (pre < n && pre < m && eq(pre, pre)) pre++;
-	let suf = 0;
-	while (suf < n - pre && suf < m - pre && eq(n - 1 - suf, m - 1 - suf)) suf++;
-	const keysA = new Array(Math.max(0, n - suf - pre));
-	const keysB = new Array(Math.max(0, m - suf - pre));
-	const onceA = /* @__PURE__ */ new Map();
-	const onceB = /* @__PURE__ */ new Map();
-	for (let i = pre; i < n - suf; i++) {
-		const k = keysA[i - pre] = keyA(i);
-		onceA.set(k, onceA.has(k) ? -1 : i);
-	}
-	for (let j = pre; j < m - suf; j++) {
-		const k = keysB[j - pre] = keyB(j);
-		onceB.set(k, onceB.has(k) ? -1 : j);
-	}
-	const usedA = new Uint8Array(n);
-	const usedB = new Uint8Array(m);
-	const unique = [];
-	for (let j = pre; j < m - suf; j++) {
-		const k = keysB[j - pre];
-		const i = onceA.get(k);
-		if (i !== void 0 && i >= 0 && onceB.get(k) === j) unique.push([i, j]);
-	}
-	const anchors = [];
-	const moved = [];
-	splitByLis(unique, anchors, moved, usedA, usedB);
-	const fence = [
-		[pre - 1, pre - 1],
-		...anchors,
-		[n - suf, m - suf]
-	];
-	const gapPairs = [];
-	for (let g = 0; g + 1 < fence.length; g++) {
-		const [a0, b0] = fence[g];
-		const [a1, b1] = fence[g + 1];
-		if (a1 - a0 <= 1 || b1 - b0 <= 1) continue;
-		const queues = /* @__PURE__ */ new Map();
-		for (let i = a0 + 1; i < a1; i++) {
-			if (usedA[i]) continue;
-			const k = keysA[i - pre];
-			const q = queues.get(k);
-			if (q) q.push(i);
-			else queues.set(k, [i]);
-		}
-		if (queues.size === 0) continue;
-		const pairs = [];
-		for (let j = b0 + 1; j < b1; j++) {
-			if (usedB[j]) continue;
-			const q = queues.get(keysB[j - pre]);
-			if (q?.length) pairs.push([q.shift(), j]);
-		}
-		splitByLis(pairs, gapPairs, moved, usedA, usedB);
-	}
-	if (gapPairs.length) {
-		anchors.push(...gapPairs);
-		anchors.sort((x, y) => x[0] - y[0]);
-	}
-	moved.sort((x, y) => x[1] - y[1]);
-	const removed = [];
-	for (let i = pre; i < n - suf; i++) if (!usedA[i]) removed.push(i);
-	const inserted = [];
-	for (let j = pre; j < m - suf; j++) if (!usedB[j]) inserted.push(j);
-	return {
-		pre,
-		suf,
-		n,
-		m,
-		anchors,
-		moved,
-		removed,
-		inserted
-	};
-}
-/** Pairs (ascending in b) on one LIS of their a indices go to `inOrder`, the others to `moved`; all are marked used. */
-function splitByLis(pairs, inOrder, moved, usedA, usedB) {
-	const onLis = lis(pairs.map((p) => p[0]));
-	for (let t = 0; t < pairs.length; t++) {
-		const p = pairs[t];
-		(onLis[t] ? inOrder : moved).push(p);
-		usedA[p[0]] = 1;
-		usedB[p[1]] = 1;
-	}
-}
-/** Align two arrays of small items by structural text (`hash`) and a key (default: the hash). */
-function alignBy(a, b, hash, key) {
-	const ha = a.map(hash);
-	const hb = b.map(hash);
-	return {
-		al: align$1(a.length, b.length, (i, j) => ha[i] === hb[j], key ? (i) => key(a[i], ha[i]) : (i) => ha[i], key ? (j) => key(b[j], hb[j]) : (j) => hb[j]),
-		ha,
-		hb
-	};
-}
-/** All in-order pairs: the prefix, the middle anchors and the suffix, ascending. */
-function allAnchors(al) {
-	const out = [];
-	for (let i = 0; i < al.pre; i++) out.push([i, i]);
-	out.push(...al.anchors);
-	for (let s = al.suf; s > 0; s--) out.push([al.n - s, al.m - s]);
-	return out;
-}
-/** Marks the members of one longest strictly increasing subsequence of `xs` (patience sorting, O(n log n)). */
-function lis(xs) {
-	const out = new Uint8Array(xs.length);
-	if (xs.length === 0) return out;
-	const prev = new Int32Array(xs.length).fill(-1);
-	for (let i = patience(xs, prev); i >= 0; i = prev[i]) out[i] = 1;
-	return out;
-}
-/**
-* The patience pass of `lis`: links each element to its predecessor on the best subsequence ending there (`prev`)
-* and returns where the longest one ends. Its own function, with nothing after the loop but the return: V8 compiles
-* a long first run's loop on the fly (OSR) and keeps that code for later calls, which then enter it too; code after
-* the loop that had not run yet when it was compiled made every later call fall back to the interpreter there (a
-* diff of two 20,000-message files did so about 300 times).
-*/
-function patience(xs, prev) {
-	const tailIdx = [];
-	let last = -1;
-	for (let i = 0; i < xs.length; i++) {
-		const x = xs[i];
-		let lo = 0;
-		let hi = tailIdx.length;
-		while (lo < hi) {
-			const mid = lo + hi >> 1;
-			if (xs[tailIdx[mid]] < x) lo = mid + 1;
-			else hi = mid;
-		}
-		if (lo > 0) prev[i] = tailIdx[lo - 1];
-		if (lo >= tailIdx.length - 1) last = i;
-		tailIdx[lo] = i;
-	}
-	return last;
-}
-var init_align = __esmMin((() => {}));
-// dist/core/diff/equal.js
-/** Number of enumerable keys (as for-in sees them, like jsonEqual). */
-function keyCount(o) {
-	let c = 0;
-	for (const _k in o) c++;
-	return c;
-}
-/**
-* `n` known keys of `x` were compared equal with those of `y` (so `y` holds the same known keys): the objects are
-* equal when neither has another key; otherwise the generic walk decides (unknown keys, keys holding undefined).
-*/
-function rest(x, y, n) {
-	return keyCount(x) === n && keyCount(y) === n || jsonEqual(x, y);
-}
-/** Equality of two canonical messages (any values: non-messages fall back to `jsonEqual`). */
-function messageEqual(x, y) {
-	if (x === y) return true;
-	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
-	const r = x.role;
-	if (r !== y.role) return false;
-	switch (r) {
-		case "user":
-		case "system": return userEqual(x, y);
-		case "assistant": return assistantEqual(x, y);
-		case "toolResult": return toolResultEqual(x, y);
-		default: return jsonEqual(x, y);
-	}
-}
-function userEqual(x, y) {
-	let n = 1;
-	let v = x.timestamp;
-	const w = y.timestamp;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.content;
-	if (v !== void 0) n++;
-	if (!contentEqual(v, y.content)) return false;
-	v = x.ext;
-	if (v !== void 0) n++;
-	if (!extEqual(v, y.ext)) return false;
-	return rest(x, y, n);
-}
-function assistantEqual(x, y) {
-	let n = 1;
-	let v = x.timestamp;
-	let w = y.timestamp;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.stopReason;
-	w = y.stopReason;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.model;
-	w = y.model;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.provider;
-	w = y.provider;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.errorMessage;
-	w = y.errorMessage;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.usage;
-	if (v !== void 0) n++;
-	if (!usageEqual(v, y.usage)) return false;
-	v = x.content;
-	if (v !== void 0) n++;
-	if (!contentEqual(v, y.content)) return false;
-	v = x.ext;
-	if (v !== void 0) n++;
-	if (!extEqual(v, y.ext)) return false;
-	return rest(x, y, n);
-}
-function toolResultEqual(x, y) {
-	let n = 1;
-	let v = x.timestamp;
-	let w = y.timestamp;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.toolCallId;
-	w = y.toolCallId;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.toolName;
-	w = y.toolName;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.isError;
-	w = y.isError;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.content;
-	if (v !== void 0) n++;
-	if (!contentEqual(v, y.content)) return false;
-	v = x.ext;
-	if (v !== void 0) n++;
-	if (!extEqual(v, y.ext)) return false;
-	return rest(x, y, n);
-}
-function usageEqual(x, y) {
-	if (x === y) return true;
-	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
-	let n = 0;
-	let v = x.input;
-	let w = y.input;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.output;
-	w = y.output;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.cacheRead;
-	w = y.cacheRead;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.cacheWrite;
-	w = y.cacheWrite;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.totalTokens;
-	w = y.totalTokens;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	v = x.reasoning;
-	w = y.reasoning;
-	if (v !== void 0) n++;
-	if (v !== w && !jsonEqual(v, w)) return false;
-	return rest(x, y, n);
-}
-/** `ext` objects: keyed by format name, each value compared generically. */
-function extEqual(x, y) {
-	if (x === y) return true;
-	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
-	let n = 0;
-	for (const k in x) {
-		const v = x[k];
-		if (v === void 0) return jsonEqual(x, y);
-		n++;
-		const w = y[k];
-		if (v !== w && !jsonEqual(v, w)) return false;
-	}
-	return keyCount(y) === n || jsonEqual(x, y);
-}
-/** Content arrays, block by block. */
-function contentEqual(x, y) {
-	if (x === y) return true;
-	if (!Array.isArray(x) || !Array.isArray(y)) return jsonEqual(x, y);
-	const len = x.length;
-	if (len !== y.length) return false;
-	for (let i = 0; i < len; i++) if (!blockEqual(x[i], y[i])) return false;
-	return true;
-}
-/** One content block, by type. */
-function blockEqual(x, y) {
-	if (x === y) return true;
-	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
-	const t = x.type;
-	if (t !== y.type) return false;
-	let n = 1;
-	let v;
-	let w;
 	switch (t) {
-		case "text":
-			v = x.text;
-			w = y.text;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			break;
-		case "thinking":
-			v = x.thinking;
-			w = y.thinking;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			v = x.signature;
-			w = y.signature;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			break;
-		case "toolCall":
-			v = x.id;
-			w = y.id;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			v = x.name;
-			w = y.name;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			v = x.arguments;
-			w = y.arguments;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			v = x.providerMetadata;
-			w = y.providerMetadata;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			break;
-		case "image":
-		case "file":
-			v = x.data;
-			w = y.data;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			v = x.url;
-			w = y.url;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			v = x.mimeType;
-			w = y.mimeType;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			v = x.filename;
-			w = y.filename;
-			if (v !== void 0) n++;
-			if (v !== w && !jsonEqual(v, w)) return false;
-			break;
-		default: return jsonEqual(x, y);
-	}
-	v = x.ext;
-	if (v !== void 0) n++;
-	if (!extEqual(v, y.ext)) return false;
-	return rest(x, y, n);
-}
-var isObj;
-var init_equal = __esmMin((() => {
-	init_stable();
-	isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-}));
-// node_modules/diff/libesm/diff/base.js
-var Diff;
-var init_base = __esmMin((() => {
-	Diff = class {
-		diff(oldStr, newStr, options = {}) {
-			let callback;
-			if (typeof options === "function") {
-				callback = options;
-				options = {};
-			} else if ("callback" in options) callback = options.callback;
-			const oldString = this.castInput(oldStr, options);
-			const newString = this.castInput(newStr, options);
-			const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
-			const newTokens = this.removeEmpty(this.tokenize(newString, options));
-			return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
-		}
-		diffWithOptionsObj(oldTokens, newTokens, options, callback) {
-			var _a;
-			const done = (value) => {
-				value = this.postProcess(value, options);
-				if (callback) {
-					setTimeout(function() {
-						callback(value);
-					}, 0);
-					return;
-				} else return value;
-			};
-			const newLen = newTokens.length, oldLen = oldTokens.length;
-			let editLength = 1;
-			let maxEditLength = newLen + oldLen;
-			if (options.maxEditLength != null) maxEditLength = Math.min(maxEditLength, options.maxEditLength);
-			const maxExecutionTime = (_a = options.timeout) !== null && _a !== void 0 ? _a : Infinity;
-			const abortAfterTimestamp = Date.now() + maxExecutionTime;
-			const bestPath = [{
-				oldPos: -1,
-				lastComponent: void 0
-			}];
-			let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
-			if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
-			let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
-			const execEditLength = () => {
-				for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
-					let basePath;
-					const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
-					if (removePath) bestPath[diagonalPath - 1] = void 0;
-					let canAdd = false;
-					if (addPath) {
-						const addPathNewPos = addPath.oldPos - diagonalPath;
-						canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
-					}
-					const canRemove = removePath && removePath.oldPos + 1 < oldLen;
-					if (!canAdd && !canRemove) {
-						bestPath[diagonalPath] = void 0;
-						continue;
-					}
-					if (!canRemove || canAdd && removePath.oldPos < addPath.oldPos) basePath = this.addToPath(addPath, true, false, 0, options);
-					else basePath = this.addToPath(removePath, false, true, 1, options);
-					newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
-					if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
-					else {
-						bestPath[diagonalPath] = basePath;
-						if (basePath.oldPos + 1 >= oldLen) maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
-						if (newPos + 1 >= newLen) minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
-					}
-				}
-				editLength++;
-			};
-			if (callback) (function exec() {
-				setTimeout(function() {
-					if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) return callback(void 0);
-					if (!execEditLength()) exec();
-				}, 0);
-			})();
-			else while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
-				const ret = execEditLength();
-				if (ret) return ret;
-			}
-		}
-		addToPath(path, added, removed, oldPosInc, options) {
-			const last = path.lastComponent;
-			if (last && !options.oneChangePerToken && last.added === added && last.removed === removed) return {
-				oldPos: path.oldPos + oldPosInc,
-				lastComponent: {
-					count: last.count + 1,
-					added,
-					removed,
-					previousComponent: last.previousComponent
-				}
-			};
-			else return {
-				oldPos: path.oldPos + oldPosInc,
-				lastComponent: {
-					count: 1,
-					added,
-					removed,
-					previousComponent: last
-				}
-			};
-		}
-		extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
-			const newLen = newTokens.length, oldLen = oldTokens.length;
-			let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
-			while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
-				newPos++;
-				oldPos++;
-				commonCount++;
-				if (options.oneChangePerToken) basePath.lastComponent = {
-					count: 1,
-					previousComponent: basePath.lastComponent,
-					added: false,
-					removed: false
-				};
-			}
-			if (commonCount && !options.oneChangePerToken) basePath.lastComponent = {
-				count: commonCount,
-				previousComponent: basePath.lastComponent,
-				added: false,
-				removed: false
-			};
-			basePath.oldPos = oldPos;
-			return newPos;
-		}
-		equals(left, right, options) {
-			if (options.comparator) return options.comparator(left, right);
-			else return left === right || !!options.ignoreCase && left.toLowerCase() === right.toLowerCase();
-		}
-		removeEmpty(array) {
-			const ret = [];
-			for (let i = 0; i < array.length; i++) if (array[i]) ret.push(array[i]);
-			return ret;
-		}
-		castInput(value, options) {
-			return value;
-		}
-		tokenize(value, options) {
-			return Array.from(value);
-		}
-		join(chars) {
-			return chars.join("");
-		}
-		postProcess(changeObjects, options) {
-			return changeObjects;
-		}
-		get useLongestToken() {
-			return false;
-		}
-		buildValues(lastComponent, newTokens, oldTokens) {
-			const components = [];
-			let nextComponent;
-			while (lastComponent) {
-				components.push(lastComponent);
-				nextComponent = lastComponent.previousComponent;
-				delete lastComponent.previousComponent;
-				lastComponent = nextComponent;
-			}
-			components.reverse();
-			const componentLen = components.length;
-			let componentPos = 0, newPos = 0, oldPos = 0;
-			for (; componentPos < componentLen; componentPos++) {
-				const component = components[componentPos];
-				if (!component.removed) {
-					if (!component.added && this.useLongestToken) {
-						let value = newTokens.slice(newPos, newPos + component.count);
-						value = value.map(function(value, i) {
-							const oldValue = oldTokens[oldPos + i];
-							return oldValue.length > value.length ? oldValue : value;
-						});
-						component.value = this.join(value);
-					} else component.value = this.join(newTokens.slice(newPos, newPos + component.count));
-					newPos += component.count;
-					if (!component.added) oldPos += component.count;
-				} else {
-					component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
-					oldPos += component.count;
-				}
-			}
-			return components;
-		}
-	};
-}));
-// node_modules/diff/libesm/util/string.js
-function longestCommonPrefix(str1, str2) {
-	let i = 0;
-	for (; i < str1.length && i < str2.length; i++) if (str1[i] != str2[i]) return str1.slice(0, i);
-	return str1.slice(0, i);
-}
-function longestCommonSuffix(str1, str2) {
-	let i;
-	if (!str1 || !str2 || str1[str1.length - 1] != str2[str2.length - 1]) return "";
-	for (i = 0; i < str1.length && i < str2.length; i++) if (str1[str1.length - (i + 1)] != str2[str2.length - (i + 1)]) return str1.slice(-i);
-	return str1.slice(-i);
-}
-function replacePrefix(string, oldPrefix, newPrefix) {
-	if (string.slice(0, oldPrefix.length) != oldPrefix) throw Error(`string ${JSON.stringify(string)} doesn't start with prefix ${JSON.stringify(oldPrefix)}; this is a bug`);
-	return newPrefix + string.slice(oldPrefix.length);
-}
-function replaceSuffix(string, oldSuffix, newSuffix) {
-	if (!oldSuffix) return string + newSuffix;
-	if (string.slice(-oldSuffix.length) != oldSuffix) throw Error(`string ${JSON.stringify(string)} doesn't end with suffix ${JSON.stringify(oldSuffix)}; this is a bug`);
-	return string.slice(0, -oldSuffix.length) + newSuffix;
-}
-function removePrefix(string, oldPrefix) {
-	return replacePrefix(string, oldPrefix, "");
-}
-function removeSuffix(string, oldSuffix) {
-	return replaceSuffix(string, oldSuffix, "");
-}
-function maximumOverlap(string1, string2) {
-	return string2.slice(0, overlapCount(string1, string2));
-}
-function overlapCount(a, b) {
-	let startA = 0;
-	if (a.length > b.length) startA = a.length - b.length;
-	let endB = b.length;
-	if (a.length < b.length) endB = a.length;
-	const map = Array(endB);
-	let k = 0;
-	map[0] = 0;
-	for (let j = 1; j < endB; j++) {
-		if (b[j] == b[k]) map[j] = map[k];
-		else map[j] = k;
-		while (k > 0 && b[j] != b[k]) k = map[k];
-		if (b[j] == b[k]) k++;
-	}
-	k = 0;
-	for (let i = startA; i < a.length; i++) {
-		while (k > 0 && a[i] != b[k]) k = map[k];
-		if (a[i] == b[k]) k++;
-	}
-	return k;
-}
-/**
-* Split a string into segments using a word segmenter, merging consecutive
-* segments if they are both whitespace segments. Whitespace segments can
-* appear adjacent to one another for two reasons:
-* - newlines always get their own segment
-* - where a diacritic is attached to a whitespace character in the text, the
-*   segment ends after the diacritic, so e.g. " \u0300 " becomes two segments.
-* This function therefore runs the segmenter's .segment() method and then
-* merges consecutive segments of whitespace into a single part.
-*/
-function segment(string, segmenter) {
-	const parts = [];
-	for (const segmentObj of Array.from(segmenter.segment(string))) {
-		const segment = segmentObj.segment;
-		if (parts.length && /\s/.test(parts[parts.length - 1]) && /\s/.test(segment)) parts[parts.length - 1] += segment;
-		else parts.push(segment);
-	}
-	return parts;
-}
-function trailingWs(string, segmenter) {
-	if (segmenter) return leadingAndTrailingWs(string, segmenter)[1];
-	let i;
-	for (i = string.length - 1; i >= 0; i--) if (!string[i].match(/\s/)) break;
-	return string.substring(i + 1);
-}
-function leadingWs(string, segmenter) {
-	if (segmenter) return leadingAndTrailingWs(string, segmenter)[0];
-	const match = string.match(/^\s*/);
-	return match ? match[0] : "";
-}
-function leadingAndTrailingWs(string, segmenter) {
-	if (!segmenter) return [leadingWs(string), trailingWs(string)];
-	if (segmenter.resolvedOptions().granularity != "word") throw new Error("The segmenter passed must have a granularity of \"word\"");
-	const segments = segment(string, segmenter);
-	const firstSeg = segments[0];
-	const lastSeg = segments[segments.length - 1];
-	return [/\s/.test(firstSeg) ? firstSeg : "", /\s/.test(lastSeg) ? lastSeg : ""];
-}
-var init_string = __esmMin((() => {}));
-// node_modules/diff/libesm/diff/word.js
-function dedupeWhitespaceInChangeObjects(startKeep, deletion, insertion, endKeep, segmenter) {
-	if (deletion && insertion) {
-		const [oldWsPrefix, oldWsSuffix] = leadingAndTrailingWs(deletion.value, segmenter);
-		const [newWsPrefix, newWsSuffix] = leadingAndTrailingWs(insertion.value, segmenter);
-		if (startKeep) {
-			const commonWsPrefix = longestCommonPrefix(oldWsPrefix, newWsPrefix);
-			startKeep.value = replaceSuffix(startKeep.value, newWsPrefix, commonWsPrefix);
-			deletion.value = removePrefix(deletion.value, commonWsPrefix);
-			insertion.value = removePrefix(insertion.value, commonWsPrefix);
-		}
-		if (endKeep) {
-			const commonWsSuffix = longestCommonSuffix(oldWsSuffix, newWsSuffix);
-			endKeep.value = replacePrefix(endKeep.value, newWsSuffix, commonWsSuffix);
-			deletion.value = removeSuffix(deletion.value, commonWsSuffix);
-			insertion.value = removeSuffix(insertion.value, commonWsSuffix);
-		}
-	} else if (insertion) {
-		if (startKeep) {
-			const ws = leadingWs(insertion.value, segmenter);
-			insertion.value = insertion.value.substring(ws.length);
-		}
-		if (endKeep) {
-			const ws = leadingWs(endKeep.value, segmenter);
-			endKeep.value = endKeep.value.substring(ws.length);
-		}
-	} else if (startKeep && endKeep) {
-		const newWsFull = leadingWs(endKeep.value, segmenter), [delWsStart, delWsEnd] = leadingAndTrailingWs(deletion.value, segmenter);
-		const newWsStart = longestCommonPrefix(newWsFull, delWsStart);
-		deletion.value = removePrefix(deletion.value, newWsStart);
-		const newWsEnd = longestCommonSuffix(removePrefix(newWsFull, newWsStart), delWsEnd);
-		deletion.value = removeSuffix(deletion.value, newWsEnd);
-		endKeep.value = replacePrefix(endKeep.value, newWsFull, newWsEnd);
-		startKeep.value = replaceSuffix(startKeep.value, newWsFull, newWsFull.slice(0, newWsFull.length - newWsEnd.length));
-	} else if (endKeep) {
-		const endKeepWsPrefix = leadingWs(endKeep.value, segmenter);
-		const overlap = maximumOverlap(trailingWs(deletion.value, segmenter), endKeepWsPrefix);
-		deletion.value = removeSuffix(deletion.value, overlap);
-	} else if (startKeep) {
-		const overlap = maximumOverlap(trailingWs(startKeep.value, segmenter), leadingWs(deletion.value, segmenter));
-		deletion.value = removePrefix(deletion.value, overlap);
-	}
-}
-function diffWordsWithSpace(oldStr, newStr, options) {
-	return wordsWithSpaceDiff.diff(oldStr, newStr, options);
-}
-var extendedWordChars, tokenizeIncludingWhitespace, WordDiff, WordsWithSpaceDiff, wordsWithSpaceDiff;
-var init_word = __esmMin((() => {
-	init_base();
-	init_string();
-	extendedWordChars = "a-zA-Z0-9_\\u{AD}\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2C6}\\u{2C8}-\\u{2D7}\\u{2DE}-\\u{2FF}\\u{1E00}-\\u{1EFF}";
-	tokenizeIncludingWhitespace = new RegExp(`[${extendedWordChars}]+|\\s+|[^${extendedWordChars}]`, "ug");
-	WordDiff = class extends Diff {
-		equals(left, right, options) {
-			if (options.ignoreCase) {
-				left = left.toLowerCase();
-				right = right.toLowerCase();
-			}
-			return left.trim() === right.trim();
-		}
-		tokenize(value, options = {}) {
-			let parts;
-			if (options.intlSegmenter) {
-				const segmenter = options.intlSegmenter;
-				if (segmenter.resolvedOptions().granularity != "word") throw new Error("The segmenter passed must have a granularity of \"word\"");
-				parts = segment(value, segmenter);
-			} else parts = value.match(tokenizeIncludingWhitespace) || [];
-			const tokens = [];
-			let prevPart = null;
-			parts.forEach((part) => {
-				if (/\s/.test(part)) {
-					if (prevPart == null) tokens.push(part);
-					else tokens.push(tokens.pop() + part);
-				} else if (prevPart != null && /\s/.test(prevPart)) {
-					if (tokens[tokens.length - 1] == prevPart) tokens.push(tokens.pop() + part);
-					else tokens.push(prevPart + part);
-				} else tokens.push(part);
-				prevPart = part;
-			});
-			return tokens;
-		}
-		join(tokens) {
-			return tokens.map((token, i) => {
-				if (i == 0) return token;
-				else return token.replace(/^\s+/, "");
-			}).join("");
-		}
-		postProcess(changes, options) {
-			if (!changes || options.oneChangePerToken) return changes;
-			let lastKeep = null;
-			let insertion = null;
-			let deletion = null;
-			changes.forEach((change) => {
-				if (change.added) insertion = change;
-				else if (change.removed) deletion = change;
-				else {
-					if (insertion || deletion) dedupeWhitespaceInChangeObjects(lastKeep, deletion, insertion, change, options.intlSegmenter);
-					lastKeep = change;
-					insertion = null;
-					deletion = null;
-				}
-			});
-			if (insertion || deletion) dedupeWhitespaceInChangeObjects(lastKeep, deletion, insertion, null, options.intlSegmenter);
-			return changes;
-		}
-	};
-	new WordDiff();
-	WordsWithSpaceDiff = class extends Diff {
-		tokenize(value) {
-			const regex = new RegExp(`(\\r?\\n)|[${extendedWordChars}]+|[^\\S\\n\\r]+|[^${extendedWordChars}]`, "ug");
-			return value.match(regex) || [];
-		}
-	};
-	wordsWithSpaceDiff = new WordsWithSpaceDiff();
-}));
-// node_modules/diff/libesm/diff/line.js
-function diffLines(oldStr, newStr, options) {
-	return lineDiff.diff(oldStr, newStr, options);
-}
-function tokenize(value, options) {
-	if (options.stripTrailingCr) value = value.replace(/\r\n/g, "\n");
-	const retLines = [], linesAndNewlines = value.split(/(\n|\r\n)/);
-	if (!linesAndNewlines[linesAndNewlines.length - 1]) linesAndNewlines.pop();
-	for (let i = 0; i < linesAndNewlines.length; i++) {
-		const line = linesAndNewlines[i];
-		if (i % 2 && !options.newlineIsToken) retLines[retLines.length - 1] += line;
-		else retLines.push(line);
-	}
-	return retLines;
-}
-var LineDiff, lineDiff;
-var init_line = __esmMin((() => {
-	init_base();
-	LineDiff = class extends Diff {
-		constructor() {
-			super(...arguments);
-			this.tokenize = tokenize;
-		}
-		equals(left, right, options) {
-			if (options.ignoreWhitespace) {
-				if (!options.newlineIsToken || !left.includes("\n")) left = left.trim();
-				if (!options.newlineIsToken || !right.includes("\n")) right = right.trim();
-			} else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
-				if (left.endsWith("\n")) left = left.slice(0, -1);
-				if (right.endsWith("\n")) right = right.slice(0, -1);
-			}
-			return super.equals(left, right, options);
-		}
-	};
-	lineDiff = new LineDiff();
-}));
-// node_modules/diff/libesm/patch/create.js
-function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
-	let optionsObj;
-	if (!options) optionsObj = {};
-	else if (typeof options === "function") optionsObj = { callback: options };
-	else optionsObj = options;
-	if (typeof optionsObj.context === "undefined") optionsObj.context = 4;
-	const context = optionsObj.context;
-	if (optionsObj.newlineIsToken) throw new Error("newlineIsToken may not be used with patch-generation functions, only with diffing functions");
-	if (!optionsObj.callback) return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
-	else {
-		const { callback } = optionsObj;
-		diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
-			const patch = diffLinesResultToPatch(diff);
-			callback(patch);
-		} }));
-	}
-	function diffLinesResultToPatch(diff) {
-		if (!diff) return;
-		diff.push({
-			value: "",
-			lines: []
-		});
-		function contextLines(lines) {
-			return lines.map(function(entry) {
-				return " " + entry;
-			});
-		}
-		const hunks = [];
-		let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
-		for (let i = 0; i < diff.length; i++) {
-			const current = diff[i], lines = current.lines || splitLines(current.value);
-			current.lines = lines;
-			if (current.added || current.removed) {
-				if (!oldRangeStart) {
-					const prev = diff[i - 1];
-					oldRangeStart = oldLine;
-					newRangeStart = newLine;
-					if (prev) {
-						curRange = context > 0 ? contextLines(prev.lines.slice(-context)) : [];
-						oldRangeStart -= curRange.length;
-						newRangeStart -= curRange.length;
-					}
-				}
-				for (const line of lines) curRange.push((current.added ? "+" : "-") + line);
-				if (current.added) newLine += lines.length;
-				else oldLine += lines.length;
-			} else {
-				if (oldRangeStart) {
-					if (lines.length <= context * 2 && i < diff.length - 2) for (const line of contextLines(lines)) curRange.push(line);
-					else {
-						const contextSize = Math.min(lines.length, context);
-						for (const line of contextLines(lines.slice(0, contextSize))) curRange.push(line);
-						const hunk = {
-							oldStart: oldRangeStart,
-							oldLines: oldLine - oldRangeStart + contextSize,
-							newStart: newRangeStart,
-							newLines: newLine - newRangeStart + contextSize,
-							lines: curRange
-						};
-						hunks.push(hunk);
-						oldRangeStart = 0;
-						newRangeStart = 0;
-						curRange = [];
-					}
-				}
-				oldLine += lines.length;
-				newLine += lines.length;
-			}
-		}
-		for (const hunk of hunks) for (let i = 0; i < hunk.lines.length; i++) if (hunk.lines[i].endsWith("\n")) hunk.lines[i] = hunk.lines[i].slice(0, -1);
-		else {
-			hunk.lines.splice(i + 1, 0, "\\ No newline at end of file");
-			i++;
-		}
-		return {
-			oldFileName,
-			newFileName,
-			oldHeader,
-			newHeader,
-			hunks
+		case 217: return {
+			kind: "str",
+			body: p + 2,
+			n: b[p + 1],
+			ext: 0
 		};
-	}
-}
-/**
-* creates a unified diff patch.
-* @param patch either a single structured patch object (as returned by `structuredPatch`) or an array of them (as returned by `parsePatch`)
-*/
-function formatPatch(patch, headerOptions) {
-	if (!headerOptions) headerOptions = INCLUDE_HEADERS;
-	if (Array.isArray(patch)) {
-		if (patch.length > 1 && !headerOptions.includeFileHeaders) throw new Error("Cannot omit file headers on a multi-file patch. (The result would be unparseable; how would a tool trying to apply the patch know which changes are to which file?)");
-		return patch.map((p) => formatPatch(p, headerOptions)).join("\n");
-	}
-	const ret = [];
-	if (headerOptions.includeIndex && patch.oldFileName == patch.newFileName) ret.push("Index: " + patch.oldFileName);
-	if (headerOptions.includeUnderline) ret.push("===================================================================");
-	if (headerOptions.includeFileHeaders) {
-		ret.push("--- " + patch.oldFileName + (typeof patch.oldHeader === "undefined" ? "" : "	" + patch.oldHeader));
-		ret.push("+++ " + patch.newFileName + (typeof patch.newHeader === "undefined" ? "" : "	" + patch.newHeader));
-	}
-	for (let i = 0; i < patch.hunks.length; i++) {
-		const hunk = patch.hunks[i];
-		if (hunk.oldLines === 0) hunk.oldStart -= 1;
-		if (hunk.newLines === 0) hunk.newStart -= 1;
-		ret.push("@@ -" + hunk.oldStart + "," + hunk.oldLines + " +" + hunk.newStart + "," + hunk.newLines + " @@");
-		for (const line of hunk.lines) ret.push(line);
-	}
-	return ret.join("\n") + "\n";
-}
-function createTwoFilesPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
-	if (typeof options === "function") options = { callback: options };
-	if (!(options === null || options === void 0 ? void 0 : options.callback)) {
-		const patchObj = structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options);
-		if (!patchObj) return;
-		return formatPatch(patchObj, options === null || options === void 0 ? void 0 : options.headerOptions);
-	} else {
-		const { callback } = options;
-		structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, Object.assign(Object.assign({}, options), { callback: (patchObj) => {
-			if (!patchObj) callback(void 0);
-			else callback(formatPatch(patchObj, options.headerOptions));
-		} }));
-	}
-}
-/**
-* Split `text` into an array of lines, including the trailing newline character (where present)
-*/
-function splitLines(text) {
-	const hasTrailingNl = text.endsWith("\n");
-	const result = text.split("\n").map((line) => line + "\n");
-	if (hasTrailingNl) result.pop();
-	else result.push(result.pop().slice(0, -1));
-	return result;
-}
-var INCLUDE_HEADERS;
-var init_create = __esmMin((() => {
-	init_line();
-	INCLUDE_HEADERS = {
-		includeIndex: true,
-		includeUnderline: true,
-		includeFileHeaders: true
-	};
-}));
-// dist/core/diff/text.js
-/** The difference between two texts: words for short text, lines (unified, 3 lines of context) for long text. */
-function textDiff(a, b) {
-	if (a.length + b.length <= 800 && lineCount(a) <= 4 && lineCount(b) <= 4) return {
-		mode: "words",
-		parts: diffWordsWithSpace(a, b).map((p) => ({
-			value: p.value,
-			...p.added ? { added: true } : {},
-			...p.removed ? { removed: true } : {}
-		}))
-	};
-	return {
-		mode: "lines",
-		patch: unifiedBody(createTwoFilesPatch("a", "b", withEol(a), withEol(b), "", "", { context: 3 }))
-	};
-}
-/** A unified diff of two line lists (FileData.content) with the given file labels; plus +/− line counts. */
-function linesPatch(path, a, b) {
-	const at = a.length ? a.join("\n") + "\n" : "";
-	const bt = b.length ? b.join("\n") + "\n" : "";
-	if (at === bt) return {
-		patch: "",
-		added: 0,
-		removed: 0
-	};
-	const sp = structuredPatch(`a${path}`, `b${path}`, at, bt, "", "", { context: 3 });
-	let added = 0;
-	let removed = 0;
-	for (const h of sp.hunks) for (const l of h.lines) l[0] === "+" ? added++ : l[0] === "-" && removed++;
-	return {
-		patch: unifiedBody(createTwoFilesPatch(`a${path}`, `b${path}`, at, bt, "", "", { context: 3 })),
-		added,
-		removed
-	};
-}
-/** Drop the "===" separator line createTwoFilesPatch puts first; keep ---/+++ and the hunks. */
-function unifiedBody(p) {
-	return p.replace(/^=+\n/, "").replace(/^(---|\+\+\+) (.*)\t$/gm, "$1 $2");
-}
-var lineCount, withEol;
-var init_text = __esmMin((() => {
-	init_word();
-	init_create();
-	lineCount = (s) => (s.match(/\n/g)?.length ?? 0) + 1;
-	withEol = (s) => s.endsWith("\n") ? s : s + "\n";
-}));
-// dist/core/diff/messages.js
-/**
-* The identity of a message across saves: a phi-core nodeId, its tool call ids (assistant) or answered call id
-* (tool result), else a content key — role, timestamp and the text of its blocks. A content key is cheap (no
-* serialization of the whole message); two different messages that share one are still compared field by field,
-* so a collision can only make the explanation less minimal, never wrong. A nodeId that is a safe integer (as a
-* number, a bigint or a string of digits) is the number itself — no string is built, and 5, 5n and "5" agree; every
-* other key is a string.
-*/
-function messageKey(m, withTime = true) {
-	const ext = m.ext;
-	const phi = ext && isObject(ext["phi-core"]) ? ext["phi-core"] : void 0;
-	if (phi) {
-		const id = phi.nodeId;
-		if (typeof id === "number" && Number.isSafeInteger(id)) return id;
-		if (typeof id === "number" || typeof id === "bigint" || typeof id === "string") {
-			const s = String(id);
-			const v = Number(s);
-			return Number.isSafeInteger(v) && String(v) === s ? v : `n:${s}`;
-		}
-	}
-	if (m.role === "toolResult" && typeof m.toolCallId === "string") return `r:${m.toolCallId}`;
-	const content = m.content;
-	if (m.role === "assistant" && Array.isArray(content)) {
-		let ids = "";
-		for (const b of content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
-		if (ids) return `c:${ids}`;
-	}
-	return `h:${contentKey(m, withTime)}`;
-}
-function contentKey(m, withTime) {
-	const r = m;
-	let k = withTime ? `${m.role}|${String(r.timestamp ?? "")}` : `${m.role}|`;
-	const content = r.content;
-	if (Array.isArray(content)) for (const b of content) {
-		if (!isObject(b)) continue;
-		if (b.type === "text") k += `|t:${String(b.text)}`;
-		else if (b.type === "thinking") k += `|r:${String(b.thinking)}`;
-		else k += `|${String(b.type)}:${typeof b.data === "string" ? b.data.length : String(b.url ?? "")}`;
-	}
-	else k += `|${String(r.kind)}:${stableJson(r.data)}`;
-	return k;
-}
-/** A one-line preview of a message: its role and the start of its first text (or the tool called / answered). */
-function preview(m, max = 60) {
-	const content = m.content;
-	let s = "";
-	if (m.role === "toolResult") s = `${m.toolName ?? "?"}: `;
-	if (Array.isArray(content)) for (const b of content) {
-		if (b.type === "text") s += b.text;
-		else if (b.type === "thinking") s += `(thinking) ${b.thinking}`;
-		else if (b.type === "toolCall") s += `${b.name}(${clip$2(stableJson(b.arguments), 30)})`;
-		else s += `[${b.type}]`;
-		if (s.length >= max) break;
-		s += " ";
-	}
-	else if ("kind" in m) s = `${m.kind}: ${stableJson(m.data)}`;
-	return clip$2(s.replace(/\s+/g, " ").trim(), max);
-}
-function clip$2(s, max) {
-	return s.length > max ? s.slice(0, max - 1) + "…" : s;
-}
-/** Index of the first element of sorted `xs` ≥ x. */
-function lowerBound(xs, x) {
-	let lo = 0;
-	let hi = xs.length;
-	while (lo < hi) {
-		const mid = lo + hi >> 1;
-		if (xs[mid] < x) lo = mid + 1;
-		else hi = mid;
-	}
-	return lo;
-}
-/**
-* Pair unmatched items that sit in the same gap between anchors and look like the same item (`same`), in order:
-* they are edits rather than a removal plus an insertion.
-*/
-function pairEdits(al, same) {
-	if (al.removed.length === 0 || al.inserted.length === 0) return [];
-	const anchA = Int32Array.from(al.anchors, (p) => p[0]);
-	const anchB = Int32Array.from(al.anchors, (p) => p[1]);
-	const byGap = /* @__PURE__ */ new Map();
-	for (const j of al.inserted) {
-		const g = lowerBound(anchB, j);
-		const l = byGap.get(g);
-		if (l) l.push(j);
-		else byGap.set(g, [j]);
-	}
-	const pairs = [];
-	const next = /* @__PURE__ */ new Map();
-	for (const i of al.removed) {
-		const g = lowerBound(anchA, i);
-		const cand = byGap.get(g);
-		if (!cand) continue;
-		for (let q = next.get(g) ?? 0; q < cand.length; q++) if (same(i, cand[q])) {
-			pairs.push([i, cand[q]]);
-			next.set(g, q + 1);
-			break;
-		}
-	}
-	return pairs;
-}
-function sameKind(a, b) {
-	if (a.role !== b.role) return false;
-	if (a.role === "toolResult") return a.toolName === b.toolName;
-	if ("kind" in a || "kind" in b) return a.kind === b.kind;
-	return true;
-}
-/**
-* Compare two message lists: prefix/suffix trimmed by structural equality, the middle aligned by identity key.
-* The messages may still carry adapters' presentation records (`ext.<format>._layout`): they are left out of the
-* comparison, but only messages that differ as given are copied without them (`at`/`bt`) — the common, unchanged
-* run of a long history is compared in place, never copied, keyed or serialized.
-*/
-function diffMessages(a, b, fillIn, across = false) {
-	const strippedA = /* @__PURE__ */ new Map();
-	const strippedB = /* @__PURE__ */ new Map();
-	const at = (i) => {
-		let x = strippedA.get(i);
-		if (x === void 0) strippedA.set(i, x = stripMessage(a[i]));
-		return x;
-	};
-	const bt = (j) => {
-		let y = strippedB.get(j);
-		if (y === void 0) strippedB.set(j, y = stripMessage(b[j]));
-		return y;
-	};
-	const eq = (i, j) => {
-		const x = a[i];
-		const y = b[j];
-		if (messageEqual(x, y)) return true;
-		const x2 = at(i);
-		const y2 = bt(j);
-		return (x2 !== x || y2 !== y) && messageEqual(x2, y2);
-	};
-	const al = align$1(a.length, b.length, eq, (i) => messageKey(a[i], !across), (j) => messageKey(b[j], !across));
-	const edits = pairEdits(al, (i, j) => sameKind(a[i], b[j]));
-	const sourceOf = new Int32Array(b.length).fill(-1);
-	const same = new Uint8Array(b.length);
-	for (let j = 0; j < al.pre; j++) {
-		sourceOf[j] = j;
-		same[j] = 1;
-	}
-	for (let s = 1; s <= al.suf; s++) {
-		sourceOf[b.length - s] = a.length - s;
-		same[b.length - s] = 1;
-	}
-	const anchors = al.anchors;
-	for (let t = 0; t < anchors.length; t++) sourceOf[anchors[t][1]] = anchors[t][0];
-	for (const [i, j] of al.moved) sourceOf[j] = i;
-	for (const [i, j] of edits) sourceOf[j] = i;
-	const changes = [];
-	/** the record of a matched pair, or undefined when it is identical and in order */
-	const pair = (i, j, op) => {
-		const equal = eq(i, j);
-		if (equal) {
-			same[j] = 1;
-			if (op === "edited") return void 0;
-		}
-		const c = {
-			kind: "message",
-			op,
-			role: b[j].role,
-			a: i,
-			b: j,
-			preview: preview(b[j])
+		case 218: return {
+			kind: "str",
+			body: p + 3,
+			n: u16(b, p + 1),
+			ext: 0
 		};
-		if (!equal) {
-			const d = messageDetail(at(i), bt(j), j, fillIn);
-			if (fillIn && op === "edited" && !d.blocks && !d.fields) return void 0;
-			Object.assign(c, d);
-		}
-		return c;
-	};
-	const swapped = swappedAnchors(al, sourceOf);
-	for (let t = 0; t < anchors.length; t++) {
-		const j = anchors[t][1];
-		const c = pair(anchors[t][0], j, swapped?.has(j) ? "moved" : "edited");
-		if (c) changes.push({
-			pos: j,
-			c
-		});
-	}
-	for (const [i, j] of edits) {
-		const c = pair(i, j, "edited");
-		if (c) changes.push({
-			pos: j,
-			c
-		});
-	}
-	for (const [i, j] of al.moved) changes.push({
-		pos: j,
-		c: pair(i, j, "moved")
-	});
-	let lastKept = -1;
-	for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j] >= 0) {
-		lastKept = j;
-		break;
-	}
-	const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
-	const orderA = al.removed.length ? Int32Array.from(inOrder, (p) => p[0]) : /* @__PURE__ */ new Int32Array(0);
-	const editedA = new Set(edits.map((p) => p[0]));
-	const removed = [];
-	for (const i of al.removed) {
-		if (editedA.has(i)) continue;
-		removed.push(i);
-		const t = lowerBound(orderA, i);
-		const pos = t > 0 ? inOrder[t - 1][1] + .5 : al.pre - .5;
-		changes.push({
-			pos,
-			c: {
-				kind: "message",
-				op: "removed",
-				role: a[i].role,
-				a: i,
-				preview: preview(a[i])
-			}
-		});
-	}
-	for (const j of al.inserted) {
-		if (sourceOf[j] !== -1) continue;
-		changes.push({
-			pos: j,
-			c: {
-				kind: "message",
-				op: j > lastKept ? "appended" : "inserted",
-				role: b[j].role,
-				b: j,
-				preview: preview(b[j])
-			}
-		});
-	}
-	changes.sort((x, y) => x.pos - y.pos);
-	return {
-		changes: changes.map((x) => x.c),
-		sourceOf,
-		movedB: new Set(al.moved.map((p) => p[1])),
-		pre: al.pre,
-		suf: al.suf,
-		removed,
-		same,
-		at,
-		bt
-	};
-}
-/**
-* b indices of in-order messages that traded places with a neighbour: when two adjacent messages are swapped,
-* either one can be called "the one that moved", and naming only one (possibly an extension message the user
-* never touched) misleads. Both are reported as moved.
-*/
-function swappedAnchors(al, sourceOf) {
-	let out;
-	for (const [i, j] of al.moved) if (Math.abs(i - j) === 1 && i < sourceOf.length && sourceOf[i] === j) (out ??= /* @__PURE__ */ new Set()).add(i);
-	return out;
-}
-/** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
-function messageDetail(ma, mb, j, fillIn) {
-	const out = {};
-	const { content: ca, ...ra } = ma;
-	const { content: cb, ...rb } = mb;
-	let fields = fieldChanges(ra, rb, `/messages/${j}`);
-	if (fillIn) {
-		const base = `/messages/${j}/`.length;
-		fields = fields.filter((f) => f.before === void 0 ? !fillIn("b", f.pointer.slice(base), f.after, mb) : f.after === void 0 ? !fillIn("a", f.pointer.slice(base), f.before, ma) : true);
-	}
-	if (Array.isArray(ca) && Array.isArray(cb)) {
-		const blocks = diffBlocks(ca, cb, `/messages/${j}/content`);
-		if (blocks.length) out.blocks = blocks;
-	} else fieldChanges(ca, cb, `/messages/${j}/content`, fields);
-	if (fields.length) out.fields = fields;
-	return out;
-}
-/** Which content blocks changed between two content arrays. */
-function diffBlocks(ca, cb, base) {
-	const key = (c, h) => c.type === "toolCall" && typeof c.id === "string" ? `c:${c.id}` : `h:${h}`;
-	const { al, ha, hb } = alignBy(ca, cb, stableJson, key);
-	const edits = pairEdits(al, (i, j) => ca[i].type === cb[j].type);
-	const out = [];
-	const changed = (i, j) => {
-		if (ha[i] === hb[j]) return;
-		const x = ca[i];
-		const y = cb[j];
-		const c = {
-			op: "changed",
-			a: i,
-			b: j,
-			type: cb[j].type
+		case 219: return {
+			kind: "str",
+			body: p + 5,
+			n: u32(b, p + 1),
+			ext: 0
 		};
-		const textKey = x.type === "text" ? "text" : x.type === "thinking" ? "thinking" : void 0;
-		if (textKey && typeof x[textKey] === "string" && typeof y[textKey] === "string" && x[textKey] !== y[textKey]) {
-			c.text = textDiff(x[textKey], y[textKey]);
-			const { [textKey]: _x, ...rx } = x;
-			const { [textKey]: _y, ...ry } = y;
-			const f = fieldChanges(rx, ry, `${base}/${j}`);
-			if (f.length) c.fields = f;
-		} else c.fields = fieldChanges(x, y, `${base}/${j}`);
-		out.push({
-			pos: j,
-			c
-		});
-	};
-	for (const [i, j] of allAnchors(al)) changed(i, j);
-	for (const [i, j] of al.moved) if (ha[i] === hb[j]) out.push({
-		pos: j,
-		c: {
-			op: "moved",
-			a: i,
-			b: j,
-			type: cb[j].type
-		}
-	});
-	else changed(i, j);
-	for (const [i, j] of edits) changed(i, j);
-	const ea = new Set(edits.map((p) => p[0]));
-	const eb = new Set(edits.map((p) => p[1]));
-	for (const i of al.removed) if (!ea.has(i)) out.push({
-		pos: i - .5,
-		c: {
-			op: "removed",
-			a: i,
-			type: ca[i].type
-		}
-	});
-	for (const j of al.inserted) if (!eb.has(j)) out.push({
-		pos: j,
-		c: {
-			op: "added",
-			b: j,
-			type: cb[j].type
-		}
-	});
-	out.sort((x, y) => x.pos - y.pos);
-	return out.map((x) => x.c);
-}
-var init_messages$1 = __esmMin((() => {
-	init_align();
-	init_equal();
-	init_fields();
-	init_ignore();
-	init_stable();
-	init_text();
-}));
-// dist/core/diff/patch.js
-/** Field changes → patch operations. */
-function fieldOps(changes, out = []) {
-	for (const c of changes) if (c.before === void 0) out.push({
-		op: "add",
-		path: c.pointer,
-		value: c.after
-	});
-	else if (c.after === void 0) out.push({
-		op: "remove",
-		path: c.pointer
-	});
-	else out.push({
-		op: "replace",
-		path: c.pointer,
-		value: c.after
-	});
-	return out;
-}
-/**
-* The patch turning message list `a` (length `n`, compared forms `at(i)`) into `b` (length `m`, `bt(j)`), given for
-* each b index its source index in a (−1 = new), the set of b indices whose message moved (out of order with the
-* rest) and which b messages are identical to their source (`same`, optional: those need no field-level walk).
-* Three passes: remove what is gone (from the end), move each moved message to just after its predecessor in b
-* (one `move` each), add the new ones in b order; then field-level edits of the kept messages that changed.
-*/
-function messagesPatch(n, m, at, bt, sourceOf, movedB, same) {
-	const ops = [];
-	const kept = new Uint8Array(n);
-	for (let j = 0; j < m; j++) if (sourceOf[j] >= 0) kept[sourceOf[j]] = 1;
-	for (let i = n - 1; i >= 0; i--) if (!kept[i]) ops.push({
-		op: "remove",
-		path: `/messages/${i}`
-	});
-	const cur = [];
-	for (let i = 0; i < n; i++) if (kept[i]) cur.push(i);
-	let pred = -1;
-	for (let j = 0; j < m; j++) {
-		const src = sourceOf[j];
-		if (src < 0) continue;
-		if (movedB.has(j)) {
-			const from = cur.indexOf(src);
-			cur.splice(from, 1);
-			const to = pred < 0 ? 0 : cur.indexOf(pred) + 1;
-			cur.splice(to, 0, src);
-			if (from !== to) ops.push({
-				op: "move",
-				from: `/messages/${from}`,
-				path: `/messages/${to}`
-			});
-		}
-		pred = src;
-	}
-	for (let j = 0; j < m; j++) {
-		if (sourceOf[j] >= 0) continue;
-		ops.push({
-			op: "add",
-			path: j === cur.length ? "/messages/-" : `/messages/${j}`,
-			value: bt(j)
-		});
-		cur.splice(j, 0, -1);
-	}
-	for (let j = 0; j < m; j++) {
-		const src = sourceOf[j];
-		if (src < 0 || same?.[j]) continue;
-		const x = at(src);
-		const y = bt(j);
-		if (x !== y) fieldOps(fieldChanges(x, y, `/messages/${j}`), ops);
-	}
-	return ops;
-}
-var init_patch = __esmMin((() => {
-	init_fields();
-}));
-// dist/core/diff/state.js
-/** Todos matched by id; a status change is called out ("todo 2 pending → completed"). */
-function diffTodos(a, b) {
-	const { al, ha, hb } = alignBy(a, b, stableJson, (t) => `id:${String(t.id)}`);
-	const out = [];
-	const pair = (i, j, moved) => {
-		if (ha[i] === hb[j] && !moved) return;
-		const x = a[i];
-		const y = b[j];
-		const { status: sx, ...rx } = x;
-		const { status: sy, ...ry } = y;
-		const fields = fieldChanges(rx, ry, `/state/todos/${j}`);
-		const c = {
-			kind: "todo",
-			op: sx !== sy ? "status" : "edited",
-			id: String(y.id),
-			content: String(y.content)
+		case 220: return {
+			kind: "array",
+			body: p + 3,
+			n: u16(b, p + 1)
 		};
-		if (sx !== sy) Object.assign(c, {
-			before: sx,
-			after: sy
-		});
-		if (fields.length) c.fields = fields;
-		if (moved && ha[i] === hb[j]) c.fields = [{
-			pointer: `/state/todos/${j}`,
-			before: `position ${i + 1}`,
-			after: `position ${j + 1}`
-		}];
-		out.push({
-			pos: j,
-			c
-		});
-	};
-	for (const [i, j] of allAnchors(al)) pair(i, j, false);
-	for (const [i, j] of al.moved) pair(i, j, true);
-	for (const i of al.removed) out.push({
-		pos: i - .5,
-		c: {
-			kind: "todo",
-			op: "removed",
-			id: String(a[i].id),
-			content: String(a[i].content),
-			before: a[i].status
-		}
-	});
-	for (const j of al.inserted) out.push({
-		pos: j,
-		c: {
-			kind: "todo",
-			op: "added",
-			id: String(b[j].id),
-			content: String(b[j].content),
-			after: b[j].status
-		}
-	});
-	out.sort((x, y) => x.pos - y.pos);
-	return out.map((x) => x.c);
-}
-/** Files by path: a unified diff of the content lines and the metadata changes. */
-function diffFiles(a, b) {
-	const out = [];
-	const paths = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-	for (const path of paths) {
-		const x = a[path];
-		const y = b[path];
-		const base = `/state/files/${escapeToken(path)}`;
-		const lines = (f) => f && Array.isArray(f.content) ? f.content.map(String) : [];
-		if (x && y && jsonEqual(x, y)) continue;
-		const p = linesPatch(path.startsWith("/") ? path : `/${path}`, lines(x), lines(y));
-		const c = {
-			kind: "file",
-			op: !x ? "added" : !y ? "removed" : "edited",
-			path,
-			...p
+		case 221: return {
+			kind: "array",
+			body: p + 5,
+			n: u32(b, p + 1)
 		};
-		if (x && y) {
-			const { content: _a, ...rx } = x;
-			const { content: _b, ...ry } = y;
-			const f = fieldChanges(rx, ry, base);
-			if (!Array.isArray(x.content) || !Array.isArray(y.content)) fieldChanges(x.content, y.content, `${base}/content`, f);
-			if (f.length) c.fields = f;
-		}
-		out.push(c);
-	}
-	return out;
-}
-/** Scratchpad notes matched by heading (and thread), in file order. */
-function diffScratchpad(a, b) {
-	const { al, ha, hb } = alignBy(a, b, stableJson, (n) => `${n.heading}\u0000${String(n.thread ?? "")}`);
-	const out = [];
-	const pair = (i, j, moved) => {
-		if (ha[i] === hb[j] && !moved) return;
-		const x = a[i];
-		const y = b[j];
-		const c = {
-			kind: "scratchpad",
-			op: moved ? "moved" : "edited",
-			heading: y.heading,
-			a: i,
-			b: j
+		case 222: return {
+			kind: "map",
+			body: p + 3,
+			n: u16(b, p + 1) * 2
 		};
-		if (x.content !== y.content) c.text = textDiff(String(x.content), String(y.content));
-		const { content: _x, ...rx } = x;
-		const { content: _y, ...ry } = y;
-		const f = fieldChanges(rx, ry, `/state/scratchpad/${j}`);
-		if (f.length) c.fields = f;
-		out.push({
-			pos: j,
-			c
-		});
-	};
-	for (const [i, j] of allAnchors(al)) pair(i, j, false);
-	for (const [i, j] of al.moved) pair(i, j, true);
-	for (const i of al.removed) out.push({
-		pos: i - .5,
-		c: {
-			kind: "scratchpad",
-			op: "removed",
-			heading: a[i].heading,
-			a: i
-		}
-	});
-	for (const j of al.inserted) out.push({
-		pos: j,
-		c: {
-			kind: "scratchpad",
-			op: "added",
-			heading: b[j].heading,
-			b: j
-		}
-	});
-	out.sort((x, y) => x.pos - y.pos);
-	return out.map((x) => x.c);
-}
-/** Swarmer contexts by class name. */
-function diffContexts(a, b) {
-	const out = [];
-	for (const name of [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])]) {
-		const x = a[name];
-		const y = b[name];
-		if (x === void 0) out.push({
-			kind: "context",
-			op: "added",
-			name
-		});
-		else if (y === void 0) out.push({
-			kind: "context",
-			op: "removed",
-			name
-		});
-		else if (!jsonEqual(x, y)) out.push({
-			kind: "context",
-			op: "edited",
-			name,
-			fields: fieldChanges(x, y, `/state/contexts/${escapeToken(name)}`)
-		});
-	}
-	return out;
-}
-/** All state changes: the four known keys get their own records; any other key is compared field by field. */
-function diffState(a, b) {
-	const out = [];
-	const arr = (v) => Array.isArray(v) ? v : [];
-	const obj = (v) => isObject(v) ? v : {};
-	const known = (k, ok) => (a[k] === void 0 || ok(a[k])) && (b[k] === void 0 || ok(b[k]));
-	const handled = /* @__PURE__ */ new Set();
-	if (known("todos", Array.isArray)) {
-		handled.add("todos");
-		out.push(...diffTodos(arr(a.todos), arr(b.todos)));
-	}
-	if (known("files", isObject)) {
-		handled.add("files");
-		out.push(...diffFiles(obj(a.files), obj(b.files)));
-	}
-	if (known("scratchpad", Array.isArray)) {
-		handled.add("scratchpad");
-		out.push(...diffScratchpad(arr(a.scratchpad), arr(b.scratchpad)));
-	}
-	if (known("contexts", isObject)) {
-		handled.add("contexts");
-		out.push(...diffContexts(obj(a.contexts), obj(b.contexts)));
-	}
-	for (const k of [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])]) {
-		if (handled.has(k)) {
-			const x = a[k];
-			const y = b[k];
-			const empty = (v) => Array.isArray(v) ? v.length === 0 : isObject(v) && Object.keys(v).length === 0;
-			if (x === void 0 !== (y === void 0) && empty(x ?? y)) out.push({
-				kind: "field",
-				pointer: `/state/${k}`,
-				...x === void 0 ? { after: y } : { before: x }
-			});
-			continue;
-		}
-		for (const f of fieldChanges(a[k], b[k], `/state/${escapeToken(k)}`)) out.push({
-			kind: "field",
-			...f
-		});
-	}
-	return out;
-}
-var init_state = __esmMin((() => {
-	init_align();
-	init_fields();
-	init_stable();
-	init_text();
-}));
-// dist/core/diff/summary.js
-/** Sum of each usage field over the assistant messages. */
-function usageTotals(ms) {
-	const t = {
-		input: 0,
-		output: 0,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 0,
-		reasoning: 0
-	};
-	for (let i = 0; i < ms.length; i++) addUsage(t, ms[i], 1);
-	return t;
-}
-/** Add (sign 1) or subtract (sign −1) the usage of one message (assistant messages only) to `t`. */
-function addUsage(t, m, sign) {
-	if (m.role !== "assistant") return;
-	const u = m.usage;
-	if (u === void 0 || u === null || typeof u !== "object") return;
-	t.input += sign * num$3(u.input);
-	t.output += sign * num$3(u.output);
-	t.cacheRead += sign * num$3(u.cacheRead);
-	t.cacheWrite += sign * num$3(u.cacheWrite);
-	t.totalTokens += sign * num$3(u.totalTokens);
-	t.reasoning += sign * num$3(u.reasoning);
-}
-/** Counts and the summary paragraph. */
-function summarize(changes, na, nb) {
-	const m = {
-		a: na,
-		b: nb,
-		appended: 0,
-		inserted: 0,
-		removed: 0,
-		edited: 0,
-		moved: 0,
-		toolResultsChanged: 0
-	};
-	const parts = [];
-	const other = [];
-	let otherFields = 0;
-	for (const c of changes) if (c.kind === "message") {
-		if (c.op === "edited" && c.role === "toolResult") m.toolResultsChanged++;
-		else m[c.op]++;
-	}
-	const msg = (n, verb) => n && parts.push(`${pluralInt(n, "message")} ${verb}`);
-	msg(m.appended, "appended");
-	msg(m.inserted, "inserted");
-	msg(m.removed, "removed");
-	msg(m.edited, "edited");
-	msg(m.moved, "moved");
-	if (m.toolResultsChanged) parts.push(`${pluralInt(m.toolResultsChanged, "tool result")} changed`);
-	for (const c of changes) switch (c.kind) {
-		case "usage":
-			for (const k of USAGE_KEYS) if (c.delta[k] !== 0 && (k !== "totalTokens" || c.delta.input === 0 && c.delta.output === 0)) parts.push(`${signed$1(c.delta[k])} ${USAGE_WORDS[k]}`);
-			break;
-		case "model":
-			parts.push(`${c.field} ${show$1(c.before)} → ${show$1(c.after)}`);
-			break;
-		case "todo":
-			parts.push(c.op === "status" ? `todo ${c.id} ${c.before} → ${c.after}` : `todo ${c.id} ${c.op}`);
-			break;
-		case "file":
-			parts.push(`file ${c.path} ${c.op}${c.op === "edited" && (c.added || c.removed) ? ` (+${c.added} −${c.removed})` : ""}`);
-			break;
-		case "scratchpad":
-			parts.push(`scratchpad note "${c.heading}" ${c.op}`);
-			break;
-		case "context":
-			parts.push(`context ${c.name} ${c.op}`);
-			break;
-		case "field": if (c.pointer === "/step") parts.push(`step ${show$1(c.before)} → ${show$1(c.after)}`);
-		else if (c.pointer === "/threadId") parts.push(`thread ${show$1(c.before)} → ${show$1(c.after)}`);
-		else if (c.pointer === "/createdAt" || c.pointer === "/updatedAt") other.push(`${c.pointer.slice(1)} changed`);
-		else otherFields++;
-	}
-	parts.push(...other);
-	if (otherFields) parts.push(`${pluralInt(otherFields, "other field")} changed`);
-	return {
-		messages: m,
-		text: parts.length === 0 ? "Identical" : capital(parts.join(", "))
-	};
-}
-var USAGE_KEYS, USAGE_WORDS, num$3, signed$1, show$1, capital;
-var init_summary = __esmMin((() => {
-	init_plural();
-	USAGE_KEYS = [
-		"input",
-		"output",
-		"cacheRead",
-		"cacheWrite",
-		"totalTokens",
-		"reasoning"
-	];
-	USAGE_WORDS = {
-		input: "input tokens",
-		output: "output tokens",
-		cacheRead: "cache-read tokens",
-		cacheWrite: "cache-write tokens",
-		totalTokens: "total tokens",
-		reasoning: "reasoning tokens"
-	};
-	num$3 = (v) => typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0;
-	signed$1 = (n) => n > 0 ? `+${fmtInt(n)}` : `−${fmtInt(-n)}`;
-	show$1 = (v) => typeof v === "string" ? v : v === void 0 ? "(none)" : JSON.stringify(typeof v === "bigint" ? v.toString() : v);
-	capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-}));
-// dist/core/diff/types.js
-var init_types$1 = __esmMin((() => {}));
-// dist/core/diff/index.js
-/**
-* `comparable` except for the messages, which keep their presentation records: `diffMessages` leaves those out
-* itself, copying only the messages that differ. Without ignore rules (and with one format) nothing is copied.
-*/
-function prepare(a, b, options) {
-	const globs = [...options.ignore ?? []];
-	const notes = [];
-	const internal = [];
-	if (options.ignoreVolatile) globs.push(...VOLATILE_GLOBS);
-	const fa = a.origin?.format;
-	const fb = b.origin?.format;
-	const va = a.origin?.version;
-	const vb = b.origin?.version;
-	if (fa && fb && fa !== fb && !options.bookkeeping) {
-		internal.push("/origin", "/**/ext");
-		notes.push(`formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared (--verbose compares them)`);
-	} else if (fa && fa === fb && va !== void 0 && vb !== void 0 && va !== vb && !options.bookkeeping) {
-		const kept = isFormatName(fa) ? getAdapter(fa).versionBookkeeping ?? [] : [];
-		internal.push("/origin/version", ...kept);
-		notes.push(`versions differ (${fa} ${va} vs ${vb}): the version and how each spelled the document (${kept.length ? kept.map((g) => g.replace(/^\/messages\/\*\//, "")).join(", ") : "origin.version"}) are not compared (--verbose compares them)`);
-	}
-	if (!options.bookkeeping) internal.push("/origin/threadIdFrom");
-	const all = [...globs, ...internal];
-	const plain = plainPointers(all);
-	const m = plain ? void 0 : compileIgnore(all);
-	const cut = (x) => plain ? prunePointers(x, plain) : m ? prune(x, m) : x;
-	const pa = cut(a);
-	let pb = cut(b);
-	const named = nameDerivedThreadIds(a, b);
-	if (named) {
-		notes.push(named);
-		if (isObject(pa) && isObject(pb) && "threadId" in pa) pb = {
-			...pb,
-			threadId: pa.threadId
+		case 223: return {
+			kind: "map",
+			body: p + 5,
+			n: u32(b, p + 1) * 2
 		};
-	}
-	const fills = fa && fb && fa !== fb ? fillIns(a, b) : void 0;
-	const ca = fills ? fills.envelope("a", pa, pb) : pa;
-	const cb = fills ? fills.envelope("b", pb, pa) : pb;
-	return {
-		a: stripTopLayout(ca),
-		b: stripTopLayout(cb),
-		notes,
-		fills
-	};
-}
-function fillIns(a, b) {
-	const of = (cp) => cp.origin && isFormatName(cp.origin.format) ? getAdapter(cp.origin.format).fillIns : void 0;
-	const own = {
-		a: of(a),
-		b: of(b)
-	};
-	if (!own.a && !own.b) return void 0;
-	const source = {
-		a: b,
-		b: a
-	};
-	const seen = {
-		a: /* @__PURE__ */ new Map(),
-		b: /* @__PURE__ */ new Map()
-	};
-	const count = (side, what) => seen[side].set(what, (seen[side].get(what) ?? 0) + 1);
-	const is = (side, path, value, m) => own[side]?.message?.(path, value, m, source[side]) ?? false;
-	return {
-		is,
-		message(side, path, value, m) {
-			const hit = is(side, path, value, m);
-			if (hit) count(side, path.split("/")[0]);
-			return hit;
-		},
-		envelope(side, x, y) {
-			const f = own[side]?.checkpoint;
-			if (!f || !isObject(x)) return x;
-			let out;
-			for (const k of [
-				"createdAt",
-				"updatedAt",
-				"interrupt"
-			]) if (x[k] !== void 0 && y[k] === void 0 && f(`/${k}`, x[k], source[side])) {
-				delete (out ??= { ...x })[k];
-				count(side, k);
-			}
-			const sx = isObject(x.state) ? x.state : void 0;
-			const sy = isObject(y.state) ? y.state : {};
-			if (sx) {
-				let st;
-				for (const k of Object.keys(sx)) if (sy[k] === void 0 && f(`/state/${k}`, sx[k], source[side])) {
-					delete (st ??= { ...sx })[k];
-					count(side, `state.${k}`);
-				}
-				if (st) (out ??= { ...x }).state = st;
-			}
-			return out ?? x;
-		},
-		note() {
-			const parts = [];
-			for (const side of ["a", "b"]) {
-				const m = seen[side];
-				if (m.size === 0) continue;
-				const n = [...m.values()].reduce((s, v) => s + v, 0);
-				const what = [...m].map(([k, v]) => v > 1 ? `${k} ×${v}` : k).join(", ");
-				parts.push(`${side} (${(side === "a" ? a : b).origin.format}): ${n} value${n === 1 ? "" : "s"} (${what})`);
-			}
-			return parts.length ? `conversion defaults not compared — values a format writes where it has none, absent on the other side: ${parts.join("; ")}` : void 0;
-		}
-	};
-}
-/**
-* A thread id a format derived from the file (or folder) name, or a store's thread key, is not content: when the two thread ids differ and
-* either side's is such a name, they are not compared, and this note says so (undefined otherwise).
-*/
-function nameDerivedThreadIds(a, b) {
-	if (a.threadId === b.threadId) return void 0;
-	const sides = [["a", a], ["b", b]].filter(([, cp]) => cp.origin?.threadIdFrom === "file-name");
-	if (sides.length === 0) return void 0;
-	return `thread id not compared: ${sides.map(([s, cp]) => `${s}'s '${String(cp.threadId)}' (${cp.origin.format})`).join(" and ")} ${sides.length === 1 ? "is" : "are"} derived from the file name or store key, not content`;
-}
-/** Compare two canonical checkpoints. */
-function diffCheckpoints(a0, b0, options = {}) {
-	const { a, b, notes, fills } = prepare(a0, b0, options);
-	const ma = Array.isArray(a.messages) ? a.messages : [];
-	const mb = Array.isArray(b.messages) ? b.messages : [];
-	const fa = a0.origin?.format;
-	const fb = b0.origin?.format;
-	const plan = diffMessages(ma, mb, fills?.message, Boolean(fa && fb && fa !== fb));
-	const changes = [...plan.changes];
-	const delta = {
-		input: 0,
-		output: 0,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 0,
-		reasoning: 0
-	};
-	for (let j = plan.pre; j < mb.length - plan.suf; j++) {
-		if (plan.same[j]) continue;
-		const i = plan.sourceOf[j];
-		if (fills && i >= 0) {
-			addUsage(delta, usageWithoutFillIns(mb[j], ma[i], "b", fills.is), 1);
-			addUsage(delta, usageWithoutFillIns(ma[i], mb[j], "a", fills.is), -1);
-			continue;
-		}
-		addUsage(delta, mb[j], 1);
-		if (i >= 0) addUsage(delta, ma[i], -1);
-	}
-	for (const i of plan.removed) addUsage(delta, ma[i], -1);
-	if (Object.values(delta).some((d) => d !== 0)) changes.push({
-		kind: "usage",
-		before: usageTotals(ma),
-		after: usageTotals(mb),
-		delta
-	});
-	for (const field of ["model", "provider"]) {
-		const x = lastAssistant(ma, field, fills && ((v, m) => fills.is("a", field, v, m)));
-		const y = lastAssistant(mb, field, fills && ((v, m) => fills.is("b", field, v, m)));
-		if (x !== y) changes.push({
-			kind: "model",
-			field,
-			...x !== void 0 ? { before: x } : {},
-			...y !== void 0 ? { after: y } : {}
-		});
-	}
-	const sa = isObject(a.state) ? a.state : {};
-	const sb = isObject(b.state) ? b.state : {};
-	changes.push(...diffState(sa, sb));
-	const { messages: _ma, state: _sa, ...ra } = a;
-	const { messages: _mb, state: _sb, ...rb } = b;
-	const top = fieldChanges(ra, rb, "");
-	if (a.state === void 0 !== (b.state === void 0)) fieldChanges(a.state, b.state, "/state", top);
-	for (const f of top) changes.push({
-		kind: "field",
-		...f
-	});
-	const filled = fills?.note();
-	if (filled) notes.push(filled);
-	const out = {
-		identical: changes.length === 0,
-		summary: summarize(changes, ma.length, mb.length),
-		changes,
-		a: side(a0),
-		b: side(b0),
-		notes
-	};
-	if (options.patch) {
-		const ops = messagesPatch(ma.length, mb.length, plan.at, plan.bt, plan.sourceOf, plan.movedB, plan.same);
-		if (a.state !== void 0 && b.state !== void 0) fieldOps(fieldChanges(a.state, b.state, "/state"), ops);
-		fieldOps(top, ops);
-		out.patch = ops;
-	}
-	return out;
-}
-function side(cp) {
-	return {
-		threadId: String(cp.threadId),
-		...cp.origin?.format ? { format: cp.origin.format } : {},
-		...cp.origin?.threadIdFrom ? { threadIdFrom: cp.origin.threadIdFrom } : {}
-	};
-}
-/** The model or provider of the last assistant message that names one (conversion defaults, `skip`, do not count). */
-function lastAssistant(ms, field, skip) {
-	for (let i = ms.length - 1; i >= 0; i--) {
-		const m = ms[i];
-		if (m.role === "assistant") {
-			const v = m[field];
-			if (typeof v === "string" && !skip?.(v, m)) return v;
-		}
+		case 212:
+		case 213:
+		case 214:
+		case 215:
+		case 216: return {
+			kind: "ext",
+			body: p + 2,
+			n: 1 << t - 212,
+			ext: i8(b[p + 1])
+		};
+		case 199: return {
+			kind: "ext",
+			body: p + 3,
+			n: b[p + 1],
+			ext: i8(b[p + 2])
+		};
+		case 200: return {
+			kind: "ext",
+			body: p + 4,
+			n: u16(b, p + 1),
+			ext: i8(b[p + 3])
+		};
+		case 201: return {
+			kind: "ext",
+			body: p + 6,
+			n: u32(b, p + 1),
+			ext: i8(b[p + 5])
+		};
+		default: return { kind: "scalar" };
 	}
 }
-/** `m` with the usage counts that are its format's fill-ins and absent from its partner `p` left out. */
-function usageWithoutFillIns(m, p, side, fill) {
-	const u = m.usage;
-	if (!isObject(u)) return m;
-	const pu = p.usage;
-	const other = isObject(pu) ? pu : {};
-	let out;
-	for (const k of Object.keys(u)) if (other[k] === void 0 && fill(side, `usage/${k}`, u[k], m)) delete (out ??= { ...u })[k];
-	return out ? {
-		...m,
-		usage: out
-	} : m;
+function nestedEnd(b, h, inner) {
+	if (inner !== h.body + h.n) throw inputError("msgpack", `msgpack ext ${h.ext} payload at byte ${h.body} is not one msgpack value (LangGraph's serde packs one there)`);
 }
-var init_diff$2 = __esmMin((() => {
-	init_fields();
-	init_ignore();
-	init_messages$1();
-	init_formats();
-	init_patch();
-	init_stable();
-	init_state();
-	init_summary();
-	init_types$1();
-}));
-// dist/cli/render/diff.js
-/** A short one-line rendering of a JSON value (bigints as digits). */
-function showValue(v, max = 80) {
-	if (v === void 0) return "(absent)";
-	const s = typeof v === "string" ? JSON.stringify(v) : stringifyJson(v);
-	return s.length > max ? s.slice(0, max - 1) + "…" : s;
-}
-function where(c) {
-	if (c.op === "moved") return `[${c.a} → ${c.b}]`;
-	if (c.op === "removed") return `[${c.a}]`;
-	if (c.op === "edited" && c.a !== c.b) return `[${c.a} → ${c.b}]`;
-	return `[${c.b}]`;
-}
-/** Colored (or plain) text: header, summary paragraph, then detail unless `stat`. */
-function renderText(d, a, b, opts) {
-	const k = new Chalk({ level: opts.color ? 1 : 0 });
-	const out = [];
-	out.push(k.bold(`--- a: ${a.name} (${a.format}, thread ${a.threadId}, ${plural$1(a.messages, "message")})`));
-	out.push(k.bold(`+++ b: ${b.name} (${b.format}, thread ${b.threadId}, ${plural$1(b.messages, "message")})`));
-	for (const n of d.notes) out.push(k.dim(`note: ${n}`));
-	out.push("", `${d.summary.text}.`);
-	if (opts.stat || d.identical) return out.join("\n") + "\n";
-	const section = (title, lines) => {
-		if (lines.length) out.push("", k.bold.underline(title), ...lines);
-	};
-	const by = (kind) => d.changes.filter((c) => c.kind === kind);
-	const msgColor = (op) => op === "removed" ? k.red : op === "edited" ? k.yellow : op === "moved" ? k.cyan : k.green;
-	const msgs = [];
-	for (const c of by("message")) {
-		msgs.push(msgColor(c.op)(`${OP_MARK[c.op]} ${where(c)} ${c.op} ${c.role}: ${c.preview}`));
-		for (const bl of c.blocks ?? []) msgs.push(...blockText(bl, k));
-		for (const f of c.fields ?? []) msgs.push("    " + fieldText(f, k));
-	}
-	section("Messages", msgs);
-	const other = [];
-	for (const c of by("usage")) for (const key of Object.keys(c.delta)) if (c.delta[key] !== 0) other.push(`  ${TOKEN_LABEL[key]} tokens: ${fmtInt(c.before[key])} → ${fmtInt(c.after[key])} (${signed(c.delta[key])})`);
-	for (const c of by("model")) other.push(`  ${c.field}: ${c.before ?? "(none)"} → ${c.after ?? "(none)"}`);
-	section("Usage and model", other);
-	section("Todos", by("todo").map((c) => {
-		const color = c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow;
-		const tail = c.op === "status" ? `${c.before} → ${c.after}` : c.op;
-		const fields = (c.fields ?? []).map((f) => "\n    " + fieldText(f, k)).join("");
-		return color(`  todo ${c.id} "${c.content}": ${tail}`) + fields;
-	}));
-	const files = [];
-	for (const c of by("file")) {
-		files.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} ${c.path} (+${c.added} −${c.removed})`));
-		if (c.patch) files.push(...colorPatch(c.patch, k).map((l) => "    " + l));
-		for (const f of c.fields ?? []) files.push("    " + fieldText(f, k));
-	}
-	section("Files", files);
-	const notes = [];
-	for (const c of by("scratchpad")) {
-		notes.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} "${c.heading}"${c.op === "moved" ? ` [${c.a} → ${c.b}]` : ""}`));
-		if (c.text) notes.push(...textDiffLines(c.text, k).map((l) => "    " + l));
-		for (const f of c.fields ?? []) notes.push("    " + fieldText(f, k));
-	}
-	section("Scratchpad", notes);
-	const ctx = [];
-	for (const c of by("context")) {
-		ctx.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} ${c.name}`));
-		for (const f of c.fields ?? []) ctx.push("    " + fieldText(f, k));
-	}
-	section("Contexts", ctx);
-	section("Other fields", by("field").map((f) => "  " + fieldText(f, k)));
-	return out.join("\n") + "\n";
-}
-function blockText(bl, k) {
-	const at = bl.op === "removed" ? `block ${bl.a}` : bl.op === "added" ? `block ${bl.b}` : bl.a === bl.b ? `block ${bl.b}` : `block ${bl.a} → ${bl.b}`;
-	const lines = [(bl.op === "added" ? k.green : bl.op === "removed" ? k.red : bl.op === "moved" ? k.cyan : k.yellow)(`    ${at} (${bl.type}) ${bl.op}`)];
-	if (bl.text) lines.push(...textDiffLines(bl.text, k).map((l) => "      " + l));
-	for (const f of bl.fields ?? []) lines.push("      " + fieldText(f, k));
-	return lines;
-}
-function fieldText(f, k) {
-	if (f.before === void 0) return `${f.pointer}: ${k.green("added " + showValue(f.after))}`;
-	if (f.after === void 0) return `${f.pointer}: ${k.red("removed " + showValue(f.before))}`;
-	return `${f.pointer}: ${k.red(showValue(f.before))} → ${k.green(showValue(f.after))}`;
-}
-/** A text diff as lines: words inline ([-old-]{+new+} without colour), or a colored unified patch. */
-function textDiffLines(t, k) {
-	if (t.mode === "lines") return colorPatch(t.patch, k);
-	const plain = k.level === 0;
-	return t.parts.map((p) => p.added ? plain ? `{+${p.value}+}` : k.green.underline(p.value) : p.removed ? plain ? `[-${p.value}-]` : k.red.strikethrough(p.value) : p.value).join("").split("\n");
-}
-function colorPatch(patch, k) {
-	return patch.replace(/\n$/, "").split("\n").map((l) => l.startsWith("+++") || l.startsWith("---") ? k.bold(l) : l.startsWith("@@") ? k.cyan(l) : l.startsWith("+") ? k.green(l) : l.startsWith("-") ? k.red(l) : l);
-}
-/** Markdown for a pull-request comment: summary, a table of message changes, fenced diffs. */
-function renderMarkdown$1(d, a, b, opts) {
-	const out = [];
-	out.push(`### ckpt diff: \`${a.name}\` → \`${b.name}\``, "");
-	out.push(d.identical ? "**Identical.**" : `**Summary:** ${d.summary.text}.`, "");
-	out.push(`a: ${a.format}, thread \`${a.threadId}\`, ${plural$1(a.messages, "message")} · b: ${b.format}, thread \`${b.threadId}\`, ${plural$1(b.messages, "message")}`);
-	for (const n of d.notes) out.push("", `> ${n}`);
-	if (opts.stat || d.identical) return out.join("\n") + "\n";
-	const msgs = d.changes.filter((c) => c.kind === "message");
-	if (msgs.length) {
-		out.push("", "#### Messages", "", "| change | a | b | role | message |", "|---|---:|---:|---|---|");
-		for (const c of msgs) out.push(`| ${c.op} | ${c.a ?? ""} | ${c.b ?? ""} | ${c.role} | ${cell(c.preview)} |`);
-		const edited = msgs.filter((c) => c.blocks?.length || c.fields?.length);
-		for (const c of edited) {
-			const body = [];
-			for (const bl of c.blocks ?? []) {
-				body.push(`# block ${bl.b ?? bl.a} (${bl.type}) ${bl.op}`);
-				if (bl.text) body.push(...mdText(bl.text));
-				for (const f of bl.fields ?? []) body.push(...mdField(f));
-			}
-			for (const f of c.fields ?? []) body.push(...mdField(f));
-			const fc = fence$1(body);
-			out.push("", `<details><summary>message ${c.b} (${c.role}) ${c.op}</summary>`, "", fc + "diff", ...body, fc, "", "</details>");
-		}
-	}
-	const rows = [];
-	for (const c of d.changes) if (c.kind === "usage") {
-		for (const key of Object.keys(c.delta)) if (c.delta[key] !== 0) rows.push(`| ${TOKEN_LABEL[key]} tokens | ${fmtInt(c.before[key])} | ${fmtInt(c.after[key])} |`);
-	} else if (c.kind === "model") rows.push(`| ${c.field} | ${cell(c.before ?? "")} | ${cell(c.after ?? "")} |`);
-	else if (c.kind === "todo") rows.push(`| todo ${cell(c.id)} (${cell(c.content)}) | ${c.before ?? (c.op === "added" ? "—" : "")} | ${c.after ?? (c.op === "removed" ? "—" : c.op)} |`);
-	else if (c.kind === "context") rows.push(`| context ${cell(c.name)} | ${c.op === "added" ? "—" : ""} | ${c.op} |`);
-	else if (c.kind === "field") rows.push(`| \`${cell(c.pointer)}\` | ${cell(showValue(c.before))} | ${cell(showValue(c.after))} |`);
-	if (rows.length) out.push("", "#### State and fields", "", "| what | a | b |", "|---|---|---|", ...rows);
-	for (const c of d.changes) if (c.kind === "file") {
-		out.push("", `#### File \`${c.path}\` ${c.op} (+${c.added} −${c.removed})`);
-		if (c.patch) {
-			const body = c.patch.replace(/\n$/, "").split("\n");
-			const fc = fence$1(body);
-			out.push("", fc + "diff", ...body, fc);
-		}
-		for (const f of c.fields ?? []) out.push("", `- \`${f.pointer}\`: ${showValue(f.before)} → ${showValue(f.after)}`);
-	} else if (c.kind === "scratchpad") {
-		out.push("", `#### Scratchpad note "${c.heading}" ${c.op}`);
-		if (c.text) {
-			const body = mdText(c.text);
-			const fc = fence$1(body);
-			out.push("", fc + "diff", ...body, fc);
-		}
-	}
-	return out.join("\n") + "\n";
-}
-function mdText(t) {
-	if (t.mode === "lines") return t.patch.replace(/\n$/, "").split("\n");
-	const before = t.parts.filter((p) => !p.added).map((p) => p.value).join("");
-	const after = t.parts.filter((p) => !p.removed).map((p) => p.value).join("");
-	return [...before.split("\n").map((l) => "- " + l), ...after.split("\n").map((l) => "+ " + l)];
-}
-function mdField(f) {
-	const o = [];
-	if (f.before !== void 0) o.push(`- ${f.pointer}: ${showValue(f.before, 200)}`);
-	if (f.after !== void 0) o.push(`+ ${f.pointer}: ${showValue(f.after, 200)}`);
-	return o;
-}
-/** A code fence longer than any backtick run in `lines`, so fenced text cannot close it early. */
-function fence$1(lines) {
-	let longest = 0;
-	for (const l of lines) for (const m of l.match(/`+/g) ?? []) longest = Math.max(longest, m.length);
-	return "`".repeat(Math.max(3, longest + 1));
-}
-/** The `--json` document: sides, identical, summary, change records, notes. */
-function renderJson(d, a, b, opts) {
-	return stringifyJson({
-		a,
-		b,
-		identical: d.identical,
-		summary: d.summary,
-		notes: d.notes,
-		...opts.stat ? {} : { changes: d.changes }
-	}, 2) + "\n";
-}
-var TOKEN_LABEL, OP_MARK, plural$1, signed, cell;
-var init_diff$1 = __esmMin((() => {
-	init_source();
-	init_json$1();
-	init_plural();
-	TOKEN_LABEL = {
-		input: "input",
-		output: "output",
-		cacheRead: "cache-read",
-		cacheWrite: "cache-write",
-		totalTokens: "total",
-		reasoning: "reasoning"
-	};
-	OP_MARK = {
-		appended: "+",
-		inserted: "+",
-		removed: "-",
-		edited: "~",
-		moved: "↕"
-	};
-	plural$1 = (n, w) => pluralInt(n, w);
-	signed = (n) => n > 0 ? `+${fmtInt(n)}` : `−${fmtInt(-n)}`;
-	cell = (s) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}));
-// dist/cli/commands/diff.js
-var diff_exports = /* @__PURE__ */ __exportAll$1({ diffCommand: () => diffCommand });
-/**
-* `--format` is the input format, as in validate, convert, show and replay; the output is `--reporter` (or `--json`).
-* `--format <output name>` — what it meant before — still selects the output, with a one-line warning.
-*/
-function outputAndInput(args, io) {
-	let reporter = args.reporter;
-	let inputFormat = args.inputFormat;
-	if (isOutput(args.format)) {
-		io.stderr.write(`ckpt diff: --format ${args.format} is deprecated for the output: use --reporter ${args.format} (--format names the input format, as in the other commands)\n`);
-		if (reporter && reporter !== args.format) throw usageError(`--format ${args.format} (the deprecated output spelling) conflicts with --reporter ${reporter}`);
-		reporter = args.format;
-	} else if (args.format !== void 0) {
-		if (inputFormat && inputFormat !== args.format) throw usageError(`--format ${args.format} conflicts with --input-format ${inputFormat}`);
-		inputFormat = args.format;
-	}
-	if (args.json && reporter && reporter !== "json") throw usageError(`--json conflicts with --reporter ${reporter}`);
-	return {
-		output: args.json ? "json" : reporter ?? "text",
-		inputFormat
-	};
-}
-/**
-* The native document fits its format's schema: then its canonical form is a valid checkpoint (the
-* formats-conformance tests check every adapter's output) and is not validated again, as in convert. Checking the
-* native document costs about half of checking the canonical one (no ext/layout objects, smaller validators).
-*/
-function nativeValid(adapter, native, doc) {
-	return getValidator(schemaFor(adapter, native))?.(doc.text !== void 0 && !hasLongDigitRun(doc.text) ? native : toPlainNumbers(native)) === true;
-}
-/**
-* The diff works on canonical checkpoints: refuse one that is not (exit 3), naming the place. Asked only when the
-* native document does not fit its format's schema: the error is the canonical one, as before. For a ckpt document
-* the pointer is into the file itself and gets a line:column.
-*/
-function checkCanonical(cp, doc, format) {
-	const validate = getValidator("Checkpoint");
-	if (validate(doc.text !== void 0 && !hasLongDigitRun(doc.text) ? cp : toPlainNumbers(cp))) return;
-	const e = validate.errors[0];
-	const pointer = e.instancePath;
-	const params = e.params;
-	let expected = e.message ?? "a valid value";
-	if (e.keyword === "type") expected = `${String(params.type)}`;
-	else if (e.keyword === "enum") expected = `one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
-	else if (e.keyword === "const") expected = JSON.stringify(params.allowedValue);
-	else if (e.keyword === "required") expected = `a '${e.params.missingProperty}' property`;
-	else if (e.keyword === "additionalProperties") expected = `no property '${e.params.additionalProperty}'`;
-	const place = format === "ckpt" && doc.text !== void 0 ? jsonLocator(doc.text).locate(pointer) : void 0;
-	throw inputError(`schema/${e.keyword}`, format === "ckpt" ? `not a valid ckpt checkpoint: expected ${expected}` : `its ${format} content does not map to a valid checkpoint at canonical ${pointer || "/"}: expected ${expected}`, {
-		file: doc.name,
-		...format === "ckpt" ? { pointer } : {},
-		...place ? {
-			line: place.line,
-			column: place.column
-		} : {}
-	});
-}
-var OUTPUTS, isOutput, diffCommand;
-var init_diff = __esmMin((() => {
-	init_io();
-	init_input();
-	init_unreadable();
-	init_errors();
-	init_json$1();
-	init_validate$4();
-	init_diff$2();
-	init_formats();
-	init_diff$1();
-	OUTPUTS = [
-		"text",
-		"json",
-		"json-patch",
-		"markdown"
-	];
-	isOutput = (v) => OUTPUTS.includes(v ?? "");
-	diffCommand = {
-		command: "diff <a> <b>",
-		describe: "Show what changed between two checkpoints (any formats): messages, state, usage",
-		builder: (y) => y.positional("a", {
-			type: "string",
-			describe: "first checkpoint: file, amacs folder, '-' for stdin, or <saver-uri>#<threadId>"
-		}).positional("b", {
-			type: "string",
-			describe: "second checkpoint (same forms)"
-		}).option("ignore", {
-			type: "string",
-			array: true,
-			describe: "leave out values whose canonical pointer matches this glob (repeatable): '*' one segment, '**' any, e.g. /messages/*/timestamp, /state/files/**"
-		}).option("ignore-volatile", {
-			type: "boolean",
-			default: false,
-			describe: `ignore timestamps, createdAt/updatedAt, usage and file times (${VOLATILE_GLOBS.join(" ")})`
-		}).option("stat", {
-			type: "boolean",
-			default: false,
-			describe: "print the summary only"
-		}).option("verbose", {
-			type: "boolean",
-			default: false,
-			describe: "also compare origin and ext (each format's bookkeeping) when the formats or their versions differ, e.g. an AI SDK 4 chat and its AI SDK 6 conversion"
-		}).option("quiet", {
-			alias: "q",
-			type: "boolean",
-			default: false,
-			describe: "print nothing; the exit code says whether they differ"
-		}).option("json", {
-			type: "boolean",
-			default: false,
-			describe: "change records as JSON (same as --reporter json)"
-		}).option("namespace", NAMESPACE_OPTION).option("reporter", {
-			alias: "r",
-			type: "string",
-			choices: [...OUTPUTS],
-			describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown"
-		}).option("format", {
-			alias: "f",
-			type: "string",
-			choices: [...FORMAT_CHOICES, ...OUTPUTS],
-			describe: `format of both inputs, as in validate/convert/show/replay (detected when omitted). Formerly the output: an output name (${OUTPUTS.join(", ")}) still works as --reporter, with a warning`
-		}).option("input-format", {
-			alias: "F",
-			type: "string",
-			choices: [...FORMAT_CHOICES],
-			describe: "same as --format (the input format)"
-		}).example("ckpt diff before.json after.json", "what changed between two saves").example("ckpt diff conversation.json thread.json --ignore-volatile", "compare a yoagent history with a deep-agent checkpoint, ignoring times and usage").example("ckpt diff a.json b.json --reporter markdown > comment.md", "a pull-request comment").example("ckpt diff a.json b.json --reporter json-patch", "an RFC 6902 patch from canonical a to canonical b").example("ckpt diff old.json new.json --format phi-core", "read both inputs as phi-core (a snake_case array fits yoagent < 0.13 too)"),
-		run: async (args, io) => {
-			for (const k of ["a", "b"]) if (args[k] === "" || args[k] === true) args[k] = "-";
-			if (typeof args.a !== "string" || typeof args.b !== "string") return ExitCode.USAGE;
-			if (args.a === "-" && args.b === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
-			const { output, inputFormat } = outputAndInput(args, io);
-			if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
-			const read = async (spec) => {
-				const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
-				const doc = await readSource(parseInput(spec, {
-					cwd: io.cwd,
-					env: io.env,
-					namespace: args.namespace
-				}), {
-					stdin: () => io.stdin,
-					cwd: io.cwd,
-					env: io.env
-				});
-				const n = readNative(doc, inputFormat);
-				const valid = nativeValid(n.adapter, n.native, n.doc);
-				const checkpoint = n.adapter.toCanonical(n.native, n.doc);
-				if (!valid) checkCanonical(checkpoint, doc, n.format);
-				const unreadable = warnUnreadable(io, doc.name, checkpoint, "compared without it");
-				return {
-					doc,
-					checkpoint,
-					format: n.format,
-					unreadable
-				};
-			};
-			const ra = await read(args.a);
-			const rb = await read(args.b);
-			const d = diffCheckpoints(ra.checkpoint, rb.checkpoint, {
-				ignore: (args.ignore ?? []).map(String),
-				ignoreVolatile: args.ignoreVolatile,
-				patch: output === "json-patch" && !args.quiet,
-				bookkeeping: args.verbose
-			});
-			const code = d.identical ? ExitCode.OK : ExitCode.NEGATIVE;
-			if (args.quiet) return code;
-			const side = (r) => ({
-				name: r.doc.name,
-				format: r.format,
-				threadId: String(r.checkpoint.threadId),
-				...r.checkpoint.origin?.threadIdFrom ? { threadIdFrom: r.checkpoint.origin.threadIdFrom } : {},
-				messages: r.checkpoint.messages.length,
-				...r.unreadable.length ? { unreadable: r.unreadable } : {}
-			});
-			for (const [k, r] of [["a", ra], ["b", rb]]) for (const p of r.unreadable) d.notes.push(`${k}: ${unreadableLine(p)}; compared without it`);
-			const a = side(ra);
-			const b = side(rb);
-			if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");
-			else if (output === "json") io.stdout.write(renderJson(d, a, b, { stat: args.stat }));
-			else if (output === "markdown") io.stdout.write(renderMarkdown$1(d, a, b, { stat: args.stat }));
-			else io.stdout.write(renderText(d, a, b, {
-				color: useColor(io),
-				stat: args.stat
-			}));
-			return code;
-		}
-	};
-}));
-// dist/cli/check-pool.js
-/**
-* One worker thread that checks batches for `migrate` (check-worker.ts). Used only where the compiled worker file
-* exists next to this module (the built package; not when the TypeScript sources run under a test runner) and worker
-* threads can start; otherwise `open` returns undefined and checks run in the calling thread.
-*
-* When migrate asks on its own (`auto`), the worker is started only if two cores are idle (checkWorkerMayStart): the
-* checks then run beside the reads and writes. On a machine whose cores are all busy a worker cannot run beside
-* anything; it only adds its start-up (~0.1 s of CPU loading the validators) and the copy of every text to it and back,
-* which were measured to cost more than the checks it takes over (bench/migrate under load: CPU per 10,000 records
-* ~400 ms with the worker, ~280 ms without).
-*/
-/**
-* Whether migrate may start the worker on its own: two cores idle, one for the worker and one for what else runs
-* beside the main thread — a folder source's reader (savers/folder-read-ahead.ts, started when one core is idle) or the
-* target's server on this machine (PostgreSQL, Redis). With one idle core the helpers take turns on it with the main
-* thread, and the worker (a fresh thread per migration: its modules loaded, its code not yet optimized) costs more
-* than it takes over. bench/migrate on 2 quiet cores (ratio to a raw copy, file → redis / sqlite / postgres): worker
-* and reader 0.64 / 0.57 / 0.53, the reader alone 0.77 / 0.75 / 0.61; in-process file → sqlite, warm, 10,000
-* records: worker alone 505–517 ms (CPU ~650 ms), checks on the main thread 385 ms (~340 ms).
-*/
-function checkWorkerMayStart(load, cores) {
-	return idleCores(2, load, cores);
-}
-async function openCheckPool(opts = {}) {
-	if (opts.auto && !checkWorkerMayStart()) return void 0;
-	const url = new URL("./check-worker.js", __ckpt_import_meta_url);
-	if (url.protocol !== "file:" || !(0, node_fs.existsSync)((0, node_url.fileURLToPath)(url))) return void 0;
-	let worker;
-	const readyFlag = new Int32Array(new SharedArrayBuffer(4));
+/** A string's text; undefined when its bytes are not UTF-8 (such a string is kept as it is). */
+function text$1(b, start, end) {
 	try {
-		const { Worker } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:worker_threads"), 1));
-		worker = new Worker(url, { workerData: { ready: readyFlag.buffer } });
+		return strict.decode(b.subarray(start, end));
 	} catch {
 		return;
 	}
-	worker.unref();
-	let nextId = 0;
-	const pending = /* @__PURE__ */ new Map();
-	let failed;
-	const failAll = (e) => {
-		failed ??= e;
-		for (const p of pending.values()) p.reject(e);
-		pending.clear();
+}
+function collect$1(b, p, out) {
+	const h = head(b, p);
+	if (h.kind === "scalar") return skip(b, p);
+	if (h.kind === "str") {
+		if (h.body + h.n > b.length) throw inputError("msgpack", "msgpack value cut short");
+		out.push(text$1(b, h.body, h.body + h.n) ?? "");
+		return h.body + h.n;
+	}
+	if (h.kind === "ext") {
+		if (nests(h.ext)) nestedEnd(b, h, collect$1(b, h.body, out));
+		return h.body + h.n;
+	}
+	let q = h.body;
+	for (let i = 0; i < h.n; i++) q = collect$1(b, q, out);
+	return q;
+}
+/** Every string of the msgpack value `b` (one value, wholly), in order: keys, values, and inside serde ext payloads. */
+function msgpackStrings(b) {
+	const out = [];
+	const end = collect$1(b, 0, out);
+	if (end !== b.length) throw inputError("msgpack", `msgpack value ends at byte ${end} of ${b.length}`);
+	return out;
+}
+function strHeader(n) {
+	if (n < 32) return Uint8Array.of(160 | n);
+	if (n < 256) return Uint8Array.of(217, n);
+	if (n < 65536) return Uint8Array.of(218, n >> 8, n & 255);
+	return Uint8Array.of(219, n >>> 24, n >> 16 & 255, n >> 8 & 255, n & 255);
+}
+function extHeader(n, ext) {
+	const t = ext & 255;
+	const fixed = [
+		1,
+		2,
+		4,
+		8,
+		16
+	].indexOf(n);
+	if (fixed >= 0) return Uint8Array.of(212 + fixed, t);
+	if (n < 256) return Uint8Array.of(199, n, t);
+	if (n < 65536) return Uint8Array.of(200, n >> 8, n & 255, t);
+	return Uint8Array.of(201, n >>> 24, n >> 16 & 255, n >> 8 & 255, n & 255, t);
+}
+/** The value at `p` rewritten: its end, and its new bytes (null: unchanged, its stored bytes stand). */
+function rewrite(b, p, c) {
+	const h = head(b, p);
+	if (h.kind === "scalar") return {
+		end: skip(b, p),
+		parts: null
 	};
-	worker.on("message", (m) => {
-		const p = pending.get(m.id);
-		if (!p) return;
-		pending.delete(m.id);
-		if (m.error !== void 0) p.reject(/* @__PURE__ */ new Error(`check worker: ${m.error}`));
-		else p.resolve(m.results);
-	});
-	worker.on("error", (e) => failAll(e));
-	worker.on("exit", (code) => failAll(/* @__PURE__ */ new Error(`check worker exited (code ${code})`)));
+	if (h.kind === "str") {
+		const i = c.i++;
+		const end = h.body + h.n;
+		if (c.after[i] === c.before[i]) return {
+			end,
+			parts: null
+		};
+		const bytes = utf8$1.encode(c.after[i]);
+		return {
+			end,
+			parts: [strHeader(bytes.length), bytes]
+		};
+	}
+	if (h.kind === "ext") {
+		const end = h.body + h.n;
+		if (!nests(h.ext)) return {
+			end,
+			parts: null
+		};
+		const inner = rewrite(b, h.body, c);
+		nestedEnd(b, h, inner.end);
+		if (!inner.parts) return {
+			end,
+			parts: null
+		};
+		return {
+			end,
+			parts: [extHeader(size(inner.parts), h.ext), ...inner.parts]
+		};
+	}
+	let q = h.body;
+	const items = [];
+	for (let i = 0; i < h.n; i++) {
+		const r = rewrite(b, q, c);
+		items.push({
+			start: q,
+			...r
+		});
+		q = r.end;
+	}
+	if (items.every((x) => x.parts === null)) return {
+		end: q,
+		parts: null
+	};
+	const parts = [b.subarray(p, h.body)];
+	for (const x of items) parts.push(...x.parts ?? [b.subarray(x.start, x.end)]);
 	return {
-		get ready() {
-			return Atomics.load(readyFlag, 0) === 1 && !failed;
-		},
-		async whenReady() {
-			const waitAsync = Atomics.waitAsync;
-			const exited = new Promise((_, reject) => worker.once("exit", () => reject(failed ?? /* @__PURE__ */ new Error("check worker exited"))));
-			exited.catch(() => void 0);
-			worker.ref();
-			try {
-				const w = waitAsync(readyFlag, 0, 0);
-				if (w.async) await Promise.race([w.value, exited]);
-			} finally {
-				worker.unref();
-			}
-			if (failed) throw failed;
-		},
-		check(names, texts, opts, wants, threadIds) {
-			if (failed) return Promise.reject(failed);
-			const id = nextId++;
-			return new Promise((resolve, reject) => {
-				pending.set(id, {
-					resolve,
-					reject
-				});
-				worker.ref();
-				worker.postMessage({
-					id,
-					opts,
-					wants,
-					names,
-					texts,
-					threadIds
-				});
-			}).finally(() => {
-				if (pending.size === 0) worker.unref();
-			});
-		},
-		async close() {
-			worker.removeAllListeners("exit");
-			await worker.terminate();
-		}
+		end: q,
+		parts
 	};
 }
-var init_check_pool = __esmMin((() => {
-	init_cores();
+/**
+* `b` with its strings replaced: `after[i]` for the i-th string of `msgpackStrings(b)` (`before`). The same bytes
+* (the same array) when nothing changed.
+*/
+function replaceMsgpackStrings(b, before, after) {
+	const r = rewrite(b, 0, {
+		before,
+		after,
+		i: 0
+	});
+	if (!r.parts) return b;
+	return new Uint8Array(Buffer.concat(r.parts));
+}
+var strict, utf8$1, u16, u32, i8, nests, size;
+var init_msgpack_strings = __esmMin((() => {
+	init_errors();
+	init_msgpack();
+	strict = new TextDecoder("utf-8", { fatal: true });
+	utf8$1 = new TextEncoder();
+	u16 = (b, p) => b[p] << 8 | b[p + 1];
+	u32 = (b, p) => (b[p] << 24 >>> 0) + (b[p + 1] << 16 | b[p + 2] << 8 | b[p + 3]);
+	i8 = (x) => x << 24 >> 24;
+	nests = (ext) => ext >= 0 && ext <= 7;
+	size = (parts) => parts.reduce((n, x) => n + x.length, 0);
 }));
 // node_modules/boundary/lib/index.js
 var require_lib = /* @__PURE__ */ __commonJSMin(((exports) => {
@@ -54849,7 +48669,7 @@ var init_filter_mask_secrets = __esmMin((() => {
 }));
 // node_modules/@secretlint/core/module/messages/index.js
 var cleanupMessages;
-var init_messages = __esmMin((() => {
+var init_messages$1 = __esmMin((() => {
 	init_filter_ignored_process();
 	init_MessageProcessManager();
 	init_filter_duplicated_process();
@@ -54872,7 +48692,7 @@ var init_module$1 = __esmMin((() => {
 	init_RunningEvents();
 	init_node$3();
 	init_RulePresetContext();
-	init_messages();
+	init_messages$1();
 	import_src = /* @__PURE__ */ __toESM(require_src(), 1);
 	debug = (0, import_src.default)("@secretlint/core");
 	lintSource = ({ source, options }) => {
@@ -60690,6 +54510,6512 @@ var init_redact$1 = __esmMin((() => {
 	};
 	STRING_TOKEN = /"(?:[^"\\\n]|\\.)*"/g;
 }));
+// dist/core/langgraph/redact-rows.js
+var redact_rows_exports = /* @__PURE__ */ __exportAll$1({
+	redactRow: () => redactRow,
+	redactingRows: () => redactingRows
+});
+/** The payload with its findings replaced (the same array when nothing changed). */
+async function payload(type, data, r, what) {
+	const t = type ?? "json";
+	if (t === "null" || t === "empty" || t === "bytes" || t === "bytearray") return data;
+	if (t === "json") {
+		const text = td.decode(data);
+		const out = await r.jsonText(text);
+		return out === text ? data : te.encode(out);
+	}
+	if (t === "msgpack") {
+		let before;
+		try {
+			before = msgpackStrings(data);
+		} catch (e) {
+			throw new Unrewritable(`--redact: ${what} does not decode as msgpack (${e.message})`);
+		}
+		return replaceMsgpackStrings(data, before, await r.strings(before));
+	}
+	if (t.includes("+")) throw new Unrewritable(`--redact: ${what} is encrypted (${t}), which ckpt does not rewrite`);
+	throw new Unrewritable(`--redact: ${what} is a '${t}' payload, which ckpt cannot rewrite`);
+}
+/** Metadata: JSON text (SQLite, PostgreSQL's JSONB), else a msgpack payload under the checkpoint's tag. */
+async function metadata(cp, r) {
+	const first = cp.metadata.find((c) => c !== 32 && c !== 10 && c !== 13 && c !== 9);
+	return payload(first === 123 || first === 91 || first === 34 || first === 110 ? "json" : cp.type, cp.metadata, r, "its metadata");
+}
+/** One checkpoint of a thread with its payloads redacted through the thread's redactor. */
+async function redactRow(cp, r) {
+	try {
+		const checkpoint = await payload(cp.type, cp.checkpoint, r, "its checkpoint");
+		const meta = await metadata(cp, r);
+		const writes = [];
+		for (const w of cp.writes) {
+			const value = await payload(w.type, w.value, r, `its pending write ${w.taskId}/${w.idx}`);
+			writes.push(value === w.value ? w : {
+				...w,
+				value
+			});
+		}
+		return {
+			...cp,
+			checkpoint,
+			metadata: meta,
+			writes
+		};
+	} catch (e) {
+		if (e instanceof Unrewritable) return {
+			...cp,
+			refused: e.message
+		};
+		throw e;
+	}
+}
+/**
+* A row source whose rows come out redacted (one redactor per thread, counts added into `counts`): what `copy` and
+* `migrate --redact` read a LangGraph history through. Rows of one thread arrive together (scanRows' key order).
+*/
+function redactingRows(source, kinds, counts) {
+	let thread;
+	let r;
+	const add = () => {
+		for (const [k, n] of Object.entries(r?.counts ?? {})) counts[k] = (counts[k] ?? 0) + (n ?? 0);
+	};
+	const scanRows = async function* (batchSize, threads, only) {
+		const { Redactor } = await Promise.resolve().then(() => (init_redact$1(), redact_exports));
+		for await (const batch of source.scanRows(batchSize, threads, only)) {
+			const out = [];
+			for (const cp of batch) {
+				if (cp.threadId !== thread || !r) {
+					add();
+					[thread, r] = [cp.threadId, new Redactor(kinds)];
+				}
+				out.push(await redactRow(cp, r));
+			}
+			yield out;
+		}
+		add();
+		r = void 0;
+	};
+	return new Proxy(source, { get: (target, prop) => {
+		if (prop === "scanRows") return scanRows;
+		const v = Reflect.get(target, prop, target);
+		return typeof v === "function" ? v.bind(target) : v;
+	} });
+}
+var td, te, Unrewritable;
+var init_redact_rows = __esmMin((() => {
+	init_msgpack_strings();
+	td = new TextDecoder();
+	te = new TextEncoder();
+	Unrewritable = class extends Error {};
+}));
+// dist/engines/langgraph/copy.js
+var copy_exports$1 = /* @__PURE__ */ __exportAll$1({ copyIntoLangGraph: () => copyIntoLangGraph });
+/** The checkpoints not written as read, each named by its id in the source thread (at most 5, then how many more). */
+function notWritten(s, to, source) {
+	const all = [
+		...s.rejectedRecords.map((r) => ({
+			...r,
+			why: r.reason
+		})),
+		...s.mismatches.map((m) => ({
+			...m,
+			why: `it read back ${m.got === null ? "missing" : "different"}`
+		})),
+		...s.conflicts.map((c) => ({
+			...c,
+			why: c.reason
+		}))
+	];
+	const id = (label) => label.startsWith(`${to}@`) ? label.slice(to.length + 1) : label;
+	const named = all.slice(0, 5).map((r) => `checkpoint ${printable(id(r.threadId))}${r.namespace ? ` (namespace '${printable(r.namespace)}')` : ""}: ${r.why}`);
+	return `${all.length} checkpoint(s) of ${source} cannot be written as read — ${named.join("; ")}${all.length > 5 ? `; and ${all.length - 5} more` : ""}`;
+}
+async function copyIntoLangGraph(target, c) {
+	const source = c.source;
+	if (!source.caps.history || source.store === void 0 || !("heads" in source.store)) throw usageError(`${target.uri} is a LangGraph store and ${source.uri.redacted} is not: a document becomes a LangGraph thread with ckpt migrate --to-format langgraph`);
+	const { threadRows, forkRows, copySource } = await Promise.resolve().then(() => (init_copy$2(), copy_exports$2));
+	const all = await threadRows(c.redact ? (await Promise.resolve().then(() => (init_redact_rows(), redact_rows_exports))).redactingRows(source.store, c.redact.kinds, c.redact.counts) : source.store, c.threadId);
+	const rows = c.upTo ? forkRows(all, c.upTo) : all;
+	const out = {
+		checkpoints: rows.length,
+		writes: rows.reduce((n, r) => n + r.writes.length, 0)
+	};
+	const held = async (s) => await s.hasLayout() && ((await s.heads([c.to])).get(c.to) ?? []).length > 0;
+	if (c.dryRun) return {
+		...out,
+		replaced: await held(target)
+	};
+	const library = await source.store.library() ?? "js";
+	if (!await target.hasLayout()) await target.setup(library);
+	const { migrateLangGraph } = await Promise.resolve().then(() => (init_migrate$3(), migrate_exports$3));
+	const replaced = await target.atomically(`copy:${c.to}`, async (tx) => {
+		const there = await held(tx);
+		if (there && !c.overwrite) throw threadTakenError(target.uri, c.to);
+		if (there) await deleteThreadRows(tx, c.to, false);
+		const s = await migrateLangGraph(copySource(rows, c.to, async () => library), tx, { verify: true });
+		const into = `copy into ${target.uri}#${printable(c.to)}`;
+		if (s.mismatches.length + s.rejectedRecords.length + s.conflicts.length) throw new CkptError(s.mismatches.length + s.conflicts.length ? ExitCode.STORE : ExitCode.INPUT, "copy-failed", `${into}: ${notWritten(s, c.to, `${source.uri.redacted}#${printable(c.threadId)}`)}; nothing was written`);
+		if (s.aborted) throw storeError("copy-failed", `${into}: ${s.aborted}; nothing was written`);
+		return there;
+	});
+	return {
+		...out,
+		replaced
+	};
+}
+var init_copy$1 = __esmMin((() => {
+	init_errors();
+	init_printable();
+	init_copy$3();
+	init_delete$1();
+}));
+// dist/engines/langgraph/index.js
+var langgraph_exports = /* @__PURE__ */ __exportAll$1({
+	keepsHistory: () => keepsHistory,
+	langGraphEngine: () => langGraphEngine
+});
+/**
+* One row per thread (root-namespace checkpoints, newest step, messages of the newest checkpoint, stored bytes incl.
+* writes and blobs, last update, subgraph namespaces), as the store streams them: memory does not grow with the number
+* of threads or checkpoints.
+*/
+function listing$3(saver, limit) {
+	return {
+		head: [
+			"THREAD",
+			"CHECKPOINTS",
+			"STEP",
+			"MESSAGES",
+			"SIZE",
+			"UPDATED",
+			"SUBGRAPHS",
+			"WRITER"
+		],
+		right: /* @__PURE__ */ new Set([
+			1,
+			2,
+			3,
+			4
+		]),
+		rows: saver.langgraph.threads({ limit }),
+		json: (t) => ({
+			layout: "langgraph",
+			...t
+		}),
+		cells: (t) => [
+			t.threadId,
+			String(t.checkpoints),
+			t.newestStep === null ? "-" : String(t.newestStep),
+			t.messages === null ? "-" : String(t.messages),
+			`${t.bytes} B`,
+			tableTime(t.updatedAt),
+			t.namespaces ? `${t.namespaces} ns, ${t.subgraphCheckpoints} cp` : "-",
+			t.library
+		],
+		footer: async (n) => n ? `${plural$2(n, "thread")} (LangGraph ${saver.langgraph.info.store} store)` : `${saver.uri}: no threads`
+	};
+}
+async function threadNamespaces(saver, threadId, namespace) {
+	const lg = saver.langgraph;
+	const spaces = await lg.namespacesOf(threadId);
+	if (spaces.length === 0) throw new CkptError(ExitCode.INPUT, "no-thread", `no checkpoint for thread '${threadId}'`, { file: saver.uri });
+	const asked = namespace === "default" ? "" : namespace;
+	if (asked !== void 0 && !spaces.includes(asked)) throw new CkptError(ExitCode.INPUT, "no-namespace", `thread '${threadId}' has no checkpoint namespace '${asked}'; its namespaces: ${spaces.map((n) => `'${n}'`).join(", ")}`, { file: saver.uri });
+	async function* rows() {
+		for (const ns of asked !== void 0 ? [asked] : spaces) {
+			let checkpoints = 0;
+			for await (const _ of lg.checkpointIds(threadId, ns)) checkpoints++;
+			const newest = await first(saver.history(threadId, ns));
+			yield {
+				namespace: ns,
+				checkpoints,
+				newestId: newest?.checkpointId ?? null,
+				newestStep: newest?.step ?? null,
+				messages: newest?.messages ?? null,
+				updatedAt: newest?.ts ?? null,
+				interrupted: newest?.interrupted ?? false
+			};
+		}
+	}
+	return {
+		head: [
+			"NAMESPACE",
+			"CHECKPOINTS",
+			"STEP",
+			"MESSAGES",
+			"UPDATED",
+			"INTERRUPTED"
+		],
+		right: /* @__PURE__ */ new Set([
+			1,
+			2,
+			3
+		]),
+		rows: rows(),
+		json: (r) => r,
+		cells: (r) => [
+			r.namespace === "" ? "'' (root)" : r.namespace,
+			String(r.checkpoints),
+			r.newestStep === null ? "-" : String(r.newestStep),
+			r.messages === null ? "-" : String(r.messages),
+			tableTime(r.updatedAt),
+			r.interrupted ? "yes" : "-"
+		],
+		footer: async (n) => `${plural$2(n, "namespace")} of thread '${printable(threadId)}'`
+	};
+}
+async function first(it) {
+	for await (const x of it) return x;
+}
+/** A LangGraph store's stats: its rows a page of threads at a time, then its tables' sizes. */
+async function stats(src, o) {
+	const { createLgStats } = await Promise.resolve().then(() => (init_stats$3(), stats_exports$3));
+	const t0 = performance.now();
+	const acc = createLgStats({
+		top: o.top,
+		store: src.kind,
+		uri: src.uri,
+		storedMethod: src.storedMethod,
+		filter: {
+			threads: o.thread,
+			match: o.match
+		},
+		aesKey: src.aesKey
+	});
+	const only = o.thread?.length && !o.match?.length ? o.thread : void 0;
+	for await (const batch of src.rows({
+		accept: o.accept,
+		only
+	})) acc.add(batch);
+	const report = acc.report(await src.tables(), performance.now() - t0);
+	const files = src.files?.();
+	return files ? {
+		...report,
+		files
+	} : report;
+}
+function langGraphEngine(opened) {
+	const { saver, store, uri } = opened;
+	return {
+		layout: "langgraph",
+		title: `a LangGraph ${store.kind === "sqlite" ? "SQLite" : "PostgreSQL"} store`,
+		holds: "LangGraph's tables",
+		caps: {
+			history: true,
+			namespaces: false,
+			subgraphs: true,
+			write: true,
+			shared: true,
+			parallelWriters: false,
+			prune: true,
+			delete: true,
+			copy: true,
+			encrypted: true,
+			msgpack: true
+		},
+		instead: {
+			namespaces: "a LangGraph store's namespaces are a thread's subgraphs ('<node>:<task id>'): 'ckpt ls <store>#<thread>' lists a thread's, and show, view, diff, log and validate read one with --namespace",
+			parallelWriters: "a LangGraph target is written by one process (its rows are verified in order)"
+		},
+		uri,
+		saver,
+		store,
+		opened,
+		migration: async () => (await Promise.resolve().then(() => (init_migrate$3(), migrate_exports$3))).route,
+		close: () => store.close(),
+		namespaceFor: (flag) => flag,
+		listing: async (o) => listing$3(saver, o.limit),
+		threadNamespaces: (threadId, ns) => threadNamespaces(saver, threadId, ns),
+		hasThread: async (threadId) => await store.hasLayout() && ((await store.heads([threadId])).get(threadId) ?? []).length > 0,
+		validateStore: async (o) => (await Promise.resolve().then(() => (init_validate$2(), validate_exports$2))).validateStore(store, o),
+		stats: (o) => stats(store, o),
+		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_run(), prune_run_exports))).pruneLangGraph(store, c, o),
+		copiesAs: "langgraph",
+		copyIn: async (c) => (await Promise.resolve().then(() => (init_copy$1(), copy_exports$1))).copyIntoLangGraph(store, c),
+		erasesBy: ["match", "where"],
+		eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
+		async deleteThread(threadId, dryRun) {
+			const c = await deleteThreadRows(store, threadId, dryRun);
+			return c && {
+				checkpoints: c.checkpoints,
+				writes: c.writes + c.orphanWrites,
+				blobs: c.blobs,
+				bytes: c.bytes
+			};
+		}
+	};
+}
+var keepsHistory;
+var init_langgraph$1 = __esmMin((() => {
+	init_errors();
+	init_plural();
+	init_printable();
+	init_time();
+	init_delete$1();
+	keepsHistory = (e) => e.caps.history && "store" in e && "saver" in e;
+}));
+// dist/engines/mastra/migrate.js
+var migrate_exports$2 = /* @__PURE__ */ __exportAll$1({
+	migrateDocumentsToMastra: () => migrateDocumentsToMastra,
+	migrateMastra: () => migrateMastra,
+	resourceForm: () => resourceForm,
+	route: () => route$1,
+	rowsOfDocument: () => rowsOfDocument,
+	threadForm: () => threadForm
+});
+/** A JSON value with its object keys sorted (PostgreSQL's jsonb keeps its own key order). */
+function sorted$1(v) {
+	if (Array.isArray(v)) return v.map(sorted$1);
+	if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted$1(v[k])]));
+	return v;
+}
+/** The comparable form of a thread record: what Mastra reads of it, backend spellings aside. */
+function threadForm(r) {
+	const t = r.thread;
+	return stringifyJson([
+		t.id,
+		t.resourceId,
+		t.title,
+		sorted$1(t.metadata),
+		instant(t.createdAt),
+		instant(t.updatedAt),
+		r.messages.map((m) => [
+			m.id,
+			m.threadId,
+			m.role,
+			m.type,
+			instant(m.createdAt),
+			m.resourceId,
+			m.content
+		]).sort((a, b) => String(a[0]).localeCompare(String(b[0])))
+	]);
+}
+function resourceForm(r) {
+	return stringifyJson([
+		r.id,
+		r.workingMemory,
+		sorted$1(r.metadata),
+		instant(r.createdAt),
+		instant(r.updatedAt)
+	]);
+}
+/** A record as an item, or why Mastra cannot be given it faithfully (a column that did not decode). */
+function staged(r) {
+	const id = idOf(r);
+	const bad = (r.table === "threads" ? r.thread : r.resource).unreadable?.[0];
+	if (bad) return { reject: `${r.table === "threads" ? "thread" : "resource"} '${id}': ${bad.column} does not decode (${bad.reason})` };
+	const form = formOf(r);
+	return { ok: {
+		namespace: r.table,
+		threadId: id,
+		key: keyOf(r),
+		hash: hexDigest("sha256", form),
+		bytes: bytesOf(r),
+		rec: r,
+		form
+	} };
+}
+/** The rows of one `mastra` document (formats/mastra.ts): its thread, its messages (contents as JSON text), its resource. */
+function rowsOfDocument(d) {
+	const t = d.thread;
+	const thread = {
+		id: t.id,
+		resourceId: t.resourceId,
+		title: t.title,
+		metadata: t.metadata ?? null,
+		createdAt: t.createdAt,
+		updatedAt: t.updatedAt
+	};
+	const messages = d.messages.map((m) => ({
+		id: m.id,
+		threadId: t.id,
+		content: JSON.stringify(m.content),
+		role: m.role,
+		type: m.type,
+		createdAt: m.createdAt,
+		resourceId: m.resourceId === void 0 ? t.resourceId : m.resourceId
+	}));
+	const r = d.resource;
+	const resource = r ? {
+		id: r.id,
+		workingMemory: r.workingMemory,
+		metadata: r.metadata ?? null,
+		createdAt: r.createdAt,
+		updatedAt: r.updatedAt
+	} : void 0;
+	return {
+		thread,
+		messages,
+		...resource ? { resource } : {}
+	};
+}
+/** A Mastra store's memory as records: each thread with its messages, then each resource. */
+function mastraEndpoint(source, t) {
+	return {
+		parts: async () => [""],
+		async count() {
+			const c = await source.counts();
+			return c.threads + c.resources;
+		},
+		async *scan(_part, size) {
+			for await (const b of source.scan(size)) {
+				if (b.table === "resources") {
+					yield b.resources.map((resource) => ({
+						table: "resources",
+						resource
+					}));
+					continue;
+				}
+				const by = /* @__PURE__ */ new Map();
+				for (const m of b.messages) (by.get(m.threadId) ?? by.set(m.threadId, []).get(m.threadId)).push(m);
+				yield b.threads.map((thread) => ({
+					table: "threads",
+					thread,
+					messages: by.get(thread.id) ?? []
+				}));
+			}
+		},
+		labelOf: (r) => ({
+			namespace: r.table,
+			threadId: idOf(r)
+		}),
+		keyOf,
+		bytesRead: (r) => bytesOf(r),
+		stage(batch, done) {
+			const out = batch.map((r) => done(r) ? void 0 : staged(r));
+			return async () => out;
+		},
+		held: (rows) => t.held(rows),
+		begin: async (s, dryRun) => t.begin(s, dryRun, (await source.counts()).orphanMessages),
+		...t.side()
+	};
+}
+/**
+* Documents of any format into Mastra memory: each converted to a `mastra` thread through the canonical model, then
+* the resources the threads name (the first thread's working memory for a resource wins; one that a later thread
+* gives otherwise is rejected with its thread).
+*/
+function documentsEndpoint(saver, namespaces, t, allowLossy) {
+	const resources = /* @__PURE__ */ new Map();
+	const label = (r) => "doc" in r ? {
+		namespace: r.doc.namespace,
+		threadId: r.doc.threadId
+	} : {
+		namespace: "resources",
+		threadId: r.resource.id
+	};
+	const convert = (rec) => {
+		const name = `${rec.namespace}#${rec.threadId}`;
+		const r = checkRecord(name, rec.text, {
+			toFormat: "mastra",
+			allowLossy
+		}, rec.threadId);
+		if (!r.ok) return { reject: r.reason };
+		const rows = rowsOfDocument(r.value);
+		const had = rows.resource && resources.get(rows.resource.id);
+		if (rows.resource && had && resourceForm(had) !== resourceForm(rows.resource)) return { reject: `${name}: its resource '${rows.resource.id}' has other working memory than an earlier thread's` };
+		if (rows.resource && !had) resources.set(rows.resource.id, rows.resource);
+		return staged({
+			table: "threads",
+			thread: rows.thread,
+			messages: rows.messages
+		});
+	};
+	return {
+		parts: async () => [...namespaces, RESOURCES],
+		count: async (ns) => ns === RESOURCES ? 0 : saver.count(ns),
+		async *scan(ns, size) {
+			if (ns !== RESOURCES) {
+				for await (const b of saver.scan({
+					namespace: ns,
+					batchSize: size
+				})) yield b.map((doc) => ({ doc }));
+				return;
+			}
+			const all = [...resources.values()];
+			for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size).map((resource) => ({ resource }));
+		},
+		labelOf: (r) => ({
+			...label(r),
+			..."doc" in r ? { file: r.doc.source ?? `${r.doc.namespace}#${r.doc.threadId}` } : {}
+		}),
+		keyOf: (r) => "doc" in r ? `threads\u0000${r.doc.threadId}` : `resources\u0000${r.resource.id}`,
+		bytesRead: (r) => "doc" in r ? Buffer.byteLength(r.doc.text) : 0,
+		stage(batch, done) {
+			const out = batch.map((r) => done(r) ? void 0 : "doc" in r ? convert(r.doc) : staged({
+				table: "resources",
+				resource: r.resource
+			}));
+			return async () => out;
+		},
+		held: (rows) => t.held(rows.map((r) => "doc" in r ? {
+			table: "threads",
+			thread: { id: r.doc.threadId },
+			messages: []
+		} : {
+			table: "resources",
+			resource: r.resource
+		})),
+		begin: (s, dryRun) => t.begin(s, dryRun, 0),
+		...t.side()
+	};
+}
+/** Copy a Mastra store's memory into another Mastra store (see the module comment). */
+async function migrateMastra(source, target, o = {}) {
+	return await runMigration(mastraEndpoint(source, new MastraTarget(target)), o);
+}
+/** Every thread of a store of documents (the namespaces given, else all) into a Mastra store. */
+async function migrateDocumentsToMastra(saver, target, o) {
+	return await runMigration(documentsEndpoint(saver, o.namespaces ?? await saver.namespaces(), new MastraTarget(target), o.allowLossy), o);
+}
+var instant, idOf, keyOf, bytesOf, formOf, MastraTarget, RESOURCES, mastraStore, route$1;
+var init_migrate$2 = __esmMin((() => {
+	init_digest();
+	init_json$1();
+	init_plural();
+	init_check();
+	init_pipeline();
+	init_errors();
+	init_migrate_route();
+	instant = (s) => {
+		const t = Date.parse(s);
+		return Number.isFinite(t) ? t : s;
+	};
+	idOf = (r) => r.table === "threads" ? r.thread.id : r.resource.id;
+	keyOf = (r) => `${r.table}\u0000${idOf(r)}`;
+	bytesOf = (r) => r.table === "threads" ? r.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0) : Buffer.byteLength(r.resource.workingMemory ?? "");
+	formOf = (r) => r.table === "threads" ? threadForm(r) : resourceForm(r.resource);
+	MastraTarget = class {
+		store;
+		had = false;
+		s;
+		constructor(store) {
+			this.store = store;
+		}
+		async begin(s, dryRun, orphanMessages) {
+			this.s = Object.assign(s, {
+				layout: "mastra",
+				rows: {
+					threads: 0,
+					messages: 0,
+					resources: 0
+				}
+			});
+			if (orphanMessages) {
+				s.ignored += orphanMessages;
+				s.ignoredFiles.push({
+					namespace: "default",
+					file: "mastra_messages",
+					reason: `${orphanMessages} message(s) name a thread the store does not hold: Mastra never lists them; not copied`
+				});
+			}
+			this.had = await this.store.hasLayout();
+			if (!this.had && !dryRun) await this.store.setup();
+		}
+		/** The record the target holds under `r`'s id, read back. */
+		async read(r) {
+			if (r.table === "resources") {
+				const there = await this.store.resource(r.resource.id);
+				return there && {
+					form: resourceForm(there),
+					updatedAt: there.updatedAt
+				};
+			}
+			const thread = await this.store.thread(r.thread.id);
+			return thread && {
+				form: threadForm({
+					thread,
+					messages: await this.store.messages(r.thread.id)
+				}),
+				updatedAt: thread.updatedAt
+			};
+		}
+		/** Per record: whether the target holds its id (nothing when it had no tables). */
+		async held(recs) {
+			if (!this.had || !recs.length) return recs.map(() => false);
+			const out = /* @__PURE__ */ new Map();
+			for (const table of ["threads", "resources"]) {
+				const ids = recs.filter((r) => r.table === table).map(idOf);
+				if (!ids.length) continue;
+				const there = await this.store.existing(table, ids);
+				for (const id of ids) out.set(`${table}\u0000${id}`, there.has(id));
+			}
+			return recs.map((r) => out.get(keyOf(r)) ?? false);
+		}
+		writer() {
+			const store = this.store;
+			return {
+				lookup: async (items) => {
+					const recs = items.map((i) => i.rec);
+					const held = await this.held(recs);
+					const out = [];
+					for (const [k, r] of recs.entries()) out.push(held[k] ? await this.read(r) : void 0);
+					const fresh = recs.flatMap((r, k) => r.table === "threads" && !held[k] ? r.messages.map((m) => m.id) : []);
+					const taken = this.had && fresh.length ? await store.existing("messages", fresh) : /* @__PURE__ */ new Set();
+					if (taken.size) recs.forEach((r, k) => {
+						const id = r.table === "threads" ? r.messages.find((m) => taken.has(m.id))?.id : void 0;
+						if (id !== void 0) out[k] = { form: `message '${id}' of another thread` };
+					});
+					return out;
+				},
+				async write(items, overwrite) {
+					const threads = items.flatMap((i) => i.rec.table === "threads" ? [i.rec] : []);
+					const resources = items.flatMap((i) => i.rec.table === "resources" ? [i.rec.resource] : []);
+					if (threads.length) await store.write({
+						table: "threads",
+						threads: threads.map((r) => r.thread),
+						messages: threads.flatMap((r) => r.messages)
+					}, { overwrite });
+					if (resources.length) await store.write({
+						table: "resources",
+						resources
+					}, { overwrite });
+				},
+				async add(items) {
+					const threads = items.flatMap((i) => i.rec.table === "threads" ? [i.rec] : []);
+					const resources = items.flatMap((i) => i.rec.table === "resources" ? [i.rec.resource] : []);
+					const added = /* @__PURE__ */ new Set();
+					const put = (ids, table) => ids.forEach((id) => added.add(`${table}\u0000${id}`));
+					if (threads.length) put(await store.add({
+						table: "threads",
+						threads: threads.map((r) => r.thread),
+						messages: threads.flatMap((r) => r.messages)
+					}), "threads");
+					if (resources.length) put(await store.add({
+						table: "resources",
+						resources
+					}), "resources");
+					return items.map((i) => added.has(keyOf(i.rec)));
+				},
+				verify: async (written) => {
+					const out = [];
+					for (const i of written) {
+						const got = (await this.read(i.rec))?.form ?? null;
+						out.push(got === i.form ? void 0 : {
+							expected: i.hash,
+							got: got === null ? null : hexDigest("sha256", got)
+						});
+					}
+					return out;
+				}
+			};
+		}
+		counted(items) {
+			const rows = this.s.rows;
+			for (const { rec } of items) if (rec.table === "threads") rows.threads++, rows.messages += rec.messages.length;
+			else rows.resources++;
+		}
+		async end(s) {
+			const rows = this.s?.rows;
+			if (rows) s.figures = `Mastra memory ${s.dryRun ? "to write" : "written"}: ${fmtInt(rows.threads)} thread(s) with ${fmtInt(rows.messages)} message(s), ${fmtInt(rows.resources)} resource(s) with working memory`;
+		}
+		side() {
+			return {
+				writers: [this.writer()],
+				same: (i, h) => i.form === h.form,
+				/** whether the record's `updatedAt` is later than the target's (a missing one counts as earlier) */
+				newer: (i, h) => h.updatedAt === void 0 || Date.parse(i.rec.table === "threads" ? i.rec.thread.updatedAt : i.rec.resource.updatedAt) > Date.parse(h.updatedAt),
+				counted: (items) => this.counted(items),
+				end: (s) => this.end(s)
+			};
+		}
+	};
+	RESOURCES = "\0resources";
+	mastraStore = (o) => o.store;
+	route$1 = {
+		parallelWriters: () => false,
+		oneWriter: (to) => `a Mastra target (${to}) takes one writer`,
+		refuseAsTarget(args, _source, to) {
+			if (args.toNamespace !== void 0) throw usageError(`--to-namespace ${args.toNamespace}: a Mastra target (${to}) has no namespaces (threads belong to resources)`);
+			if (args.toFormat !== void 0 && args.toFormat !== "mastra") throw usageError(`--to-format ${args.toFormat}: a Mastra target (${to}) holds Mastra threads only`);
+			if (args.toLibrary !== void 0) throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, not to Mastra stores`);
+			if (args.thread?.length) throw usageError("--thread: picks threads of LangGraph routes; a Mastra migration copies the whole store");
+		},
+		refuseAsSource(target, to) {
+			if (target === "langgraph") throw usageError(`--to ${to}: a Mastra store goes to a Mastra store, or as documents to a ckpt store or folder (--to-format); LangGraph targets take documents from ckpt stores`);
+		},
+		async run(source, target, args, hooks) {
+			const o = runOptions(args, hooks);
+			if (source.layout === target.layout) return migrateMastra(mastraStore(source), mastraStore(target), o);
+			return migrateDocumentsToMastra(source.saver, mastraStore(target), {
+				...o,
+				namespaces: hooks.namespaces,
+				allowLossy: args.allowLossy
+			});
+		}
+	};
+}));
+// dist/core/prune-rows.js
+var prune_rows_exports = /* @__PURE__ */ __exportAll$1({ pruneRows: () => pruneRows });
+async function pruneRows(p, c, o = {}) {
+	const trims = c.keepLast !== void 0 || c.olderThanMs !== void 0;
+	if (trims && (!p.items || !p.trim)) throw usageError(`--keep-last and --older-than do not apply here: a ${p.thread} is pruned whole (--idle-for, --thread/--match)`);
+	const t0 = performance.now();
+	const dryRun = Boolean(o.dryRun);
+	const sizes = o.vacuum ? await p.vacuum({ dryRun: true }) : void 0;
+	const s = {
+		dryRun,
+		startedAt: new Date(c.now).toISOString(),
+		threads: 0,
+		wholeThreads: 0,
+		kept: 0,
+		checkpoints: 0,
+		writes: 0,
+		orphanWrites: 0,
+		blobs: 0,
+		bytes: 0,
+		elapsedMs: 0
+	};
+	const tables = /* @__PURE__ */ new Map();
+	const notes = /* @__PURE__ */ new Set();
+	const keep = Math.max(1, c.keepLast ?? 1);
+	const before = c.olderThanMs === void 0 ? Number.POSITIVE_INFINITY : c.now - c.olderThanMs;
+	for (let after;;) {
+		const page = await p.threadPage(after, o.batchSize ?? 100);
+		if (page.length === 0) break;
+		after = page[page.length - 1].id;
+		for (const t of page) {
+			if (o.filter && !o.filter(t.id)) continue;
+			s.threads++;
+			let whole = Boolean(c.wholeThreads);
+			if (!whole && c.idleForMs !== void 0) {
+				if (t.updatedAt === void 0) s.unknownTime = (s.unknownTime ?? 0) + 1;
+				else whole = c.now - t.updatedAt > c.idleForMs;
+			}
+			const e = whole ? await p.eraseThread(t.id, dryRun) : trims ? await p.trim(t.id, {
+				keep,
+				before,
+				startedAt: c.now,
+				dryRun
+			}) : null;
+			if (!e || e.tables.every((x) => x.rows === 0)) {
+				s.kept++;
+				continue;
+			}
+			if (whole) s.wholeThreads++;
+			else s.kept++;
+			add(tables, e);
+			for (const n of e.notes ?? []) notes.add(n);
+			o.onPlan?.({
+				threadId: t.id,
+				whole,
+				checkpoints: [],
+				rows: e.tables.filter((x) => x.rows > 0)
+			});
+		}
+	}
+	s.tables = [...tables].map(([table, rows]) => ({
+		table,
+		rows
+	}));
+	if (notes.size) s.notes = [...notes];
+	return finishPrune(s, t0, sizes && {
+		sizes,
+		vacuum: () => p.vacuum({ dryRun }),
+		kind: p.kind
+	});
+}
+var add;
+var init_prune_rows = __esmMin((() => {
+	init_errors();
+	init_prune_run();
+	add = (into, e) => {
+		for (const t of e.tables) into.set(t.table, (into.get(t.table) ?? 0) + t.rows);
+	};
+}));
+// dist/core/mastra/stats.js
+var stats_exports$2 = /* @__PURE__ */ __exportAll$1({ mastraStats: () => mastraStats });
+/**
+* One message into the tallies by role, part type and tool; false when its content is neither format 2 nor format 1
+* (Mastra < 0.10, `type` other than "v2": a string content as it is, or an AI SDK 4 part array).
+*/
+function tallyMessage(role, type, text, roles, parts, tools) {
+	bump(roles, role, utf8(text));
+	let c;
+	try {
+		c = JSON.parse(text);
+	} catch {
+		return type !== "v2";
+	}
+	if (type !== "v2" && (typeof c === "string" || Array.isArray(c))) {
+		for (const part of Array.isArray(c) ? c : [{ type: "text" }]) {
+			if (!isObj$2(part)) continue;
+			bump(parts, String(part.type), utf8(JSON.stringify(part)));
+			const name = String(part.toolName);
+			if (part.type !== "tool-call" && part.type !== "tool-result") continue;
+			const t = tools.get(name) ?? tools.set(name, {
+				calls: 0,
+				results: 0,
+				resultBytes: 0
+			}).get(name);
+			if (part.type === "tool-call") t.calls++;
+			else {
+				t.results++;
+				t.resultBytes += utf8(JSON.stringify(part.result) ?? "");
+			}
+		}
+		return true;
+	}
+	if (!isObj$2(c) || c.format !== 2 || !Array.isArray(c.parts)) return false;
+	for (const part of c.parts) {
+		if (!isObj$2(part)) continue;
+		bump(parts, String(part.type), utf8(JSON.stringify(part)));
+		const inv = part.type === "tool-invocation" && isObj$2(part.toolInvocation) ? part.toolInvocation : void 0;
+		if (!inv) continue;
+		const name = String(inv.toolName);
+		const t = tools.get(name) ?? tools.set(name, {
+			calls: 0,
+			results: 0,
+			resultBytes: 0
+		}).get(name);
+		t.calls++;
+		if ("result" in inv) {
+			t.results++;
+			t.resultBytes += utf8(JSON.stringify(inv.result) ?? "");
+		}
+	}
+	return true;
+}
+/** Measure `store` (threads `accept` takes, all when omitted). */
+async function mastraStats(store, o) {
+	const t0 = performance.now();
+	const roles = /* @__PURE__ */ new Map();
+	const parts = /* @__PURE__ */ new Map();
+	const tools = /* @__PURE__ */ new Map();
+	const resources = /* @__PURE__ */ new Map();
+	const threads = [];
+	const totals = {
+		threads: 0,
+		messages: 0,
+		contentBytes: 0,
+		damagedMessages: 0
+	};
+	for await (const batch of store.scan(200)) {
+		if (batch.table !== "threads") continue;
+		const per = /* @__PURE__ */ new Map();
+		for (const m of batch.messages) {
+			const b = utf8(m.content);
+			const p = per.get(m.threadId) ?? per.set(m.threadId, {
+				messages: 0,
+				bytes: 0
+			}).get(m.threadId);
+			p.messages++;
+			p.bytes += b;
+		}
+		for (const t of batch.threads) {
+			if (o.accept && !o.accept(t.id)) continue;
+			const p = per.get(t.id) ?? {
+				messages: 0,
+				bytes: 0
+			};
+			totals.threads++;
+			totals.messages += p.messages;
+			totals.contentBytes += p.bytes;
+			const r = resources.get(t.resourceId) ?? resources.set(t.resourceId, {
+				threads: 0,
+				messages: 0,
+				contentBytes: 0
+			}).get(t.resourceId);
+			r.threads++;
+			r.messages += p.messages;
+			r.contentBytes += p.bytes;
+			threads.push({
+				threadId: t.id,
+				resourceId: t.resourceId,
+				title: t.title,
+				messages: p.messages,
+				bytes: p.bytes,
+				updatedAt: t.updatedAt
+			});
+			threads.sort((a, b) => b.bytes - a.bytes || a.threadId.localeCompare(b.threadId));
+			if (threads.length > o.top) threads.pop();
+		}
+		for (const m of batch.messages) if (!o.accept || o.accept(m.threadId)) {
+			if (!tallyMessage(m.role, m.type, m.content, roles, parts, tools)) totals.damagedMessages++;
+		}
+	}
+	let workingMemoryBytes = 0;
+	const res = [...resources.entries()].map(([resourceId, r]) => ({
+		resourceId,
+		...r,
+		workingMemoryBytes: 0
+	}));
+	for (const r of res) {
+		const row = await store.resource(r.resourceId);
+		r.workingMemoryBytes = row?.workingMemory ? utf8(row.workingMemory) : 0;
+		workingMemoryBytes += r.workingMemoryBytes;
+	}
+	const counts = await store.counts();
+	const { method, tables } = await store.tables();
+	const byBytes = (a) => a.sort((x, y) => y.bytes - x.bytes);
+	const filtered = Boolean(o.filter?.threads?.length || o.filter?.match?.length);
+	const top = threads[0];
+	const summary = totals.threads === 0 ? `${store.uri}: no threads${filtered ? " match the filter" : ""}` : `${humanBytes(totals.contentBytes)} of message contents in ${totals.threads} thread(s) of ${res.length} resource(s) (${totals.messages} messages)${top ? `; the largest thread, ${top.threadId}, holds ${Math.round(100 * top.bytes / Math.max(1, totals.contentBytes))}%` : ""}${totals.damagedMessages ? `; ${totals.damagedMessages} damaged message(s) (ckpt validate names them)` : ""}`;
+	return {
+		kind: "mastra",
+		store: store.kind,
+		uri: store.uri,
+		filter: filtered ? {
+			threads: o.filter?.threads ?? [],
+			match: o.filter?.match ?? []
+		} : null,
+		summary,
+		storedMethod: method,
+		tables,
+		totals: {
+			threads: totals.threads,
+			messages: totals.messages,
+			resources: counts.resources,
+			orphanMessages: counts.orphanMessages,
+			contentBytes: totals.contentBytes,
+			workingMemoryBytes,
+			damagedMessages: totals.damagedMessages
+		},
+		roles: byBytes([...roles].map(([role, t]) => ({
+			role,
+			messages: t.count,
+			bytes: t.bytes
+		}))),
+		parts: byBytes([...parts].map(([type, t]) => ({
+			type,
+			count: t.count,
+			bytes: t.bytes
+		}))),
+		tools: [...tools].map(([name, t]) => ({
+			name,
+			...t
+		})).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+		resources: res.sort((a, b) => b.contentBytes - a.contentBytes || a.resourceId.localeCompare(b.resourceId)).slice(0, o.top),
+		topThreads: threads,
+		elapsedMs: performance.now() - t0
+	};
+}
+var isObj$2, utf8, bump;
+var init_stats$2 = __esmMin((() => {
+	init_stats$3();
+	isObj$2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	utf8 = (s) => Buffer.byteLength(s);
+	bump = (m, k, bytes) => {
+		const t = m.get(k) ?? m.set(k, {
+			count: 0,
+			bytes: 0
+		}).get(k);
+		t.count++;
+		t.bytes += bytes;
+	};
+}));
+// dist/engines/mastra/index.js
+var mastra_exports = /* @__PURE__ */ __exportAll$1({ mastraEngine: () => mastraEngine });
+/** `ckpt prune` of a Mastra store: threads by their update time, messages by their creation time. */
+function mastraPruner(store) {
+	const ms = (iso) => {
+		const t = Date.parse(iso);
+		return Number.isNaN(t) ? void 0 : t;
+	};
+	return {
+		kind: store.kind,
+		thread: "thread",
+		items: "messages of a thread",
+		async threadPage(after, n) {
+			const out = [];
+			for await (const t of store.threads({
+				after,
+				limit: n
+			})) {
+				const at = ms(t.updatedAt);
+				out.push({
+					id: t.threadId,
+					...at === void 0 ? {} : { updatedAt: at }
+				});
+			}
+			return out;
+		},
+		eraseThread: (id, dryRun) => store.erase({ thread: id }, dryRun),
+		async trim(id, o) {
+			const gone = (await store.messages(id)).map((m) => ({
+				id: m.id,
+				at: ms(m.createdAt) ?? Number.NEGATIVE_INFINITY
+			})).filter((m) => m.at < o.startedAt).reverse().slice(o.keep).filter((m) => m.at < o.before);
+			return gone.length ? store.erase({ messages: gone.map((m) => m.id) }, o.dryRun) : null;
+		},
+		vacuum: (o) => store.vacuum(o)
+	};
+}
+/**
+* One row per thread (its resource, title, message rows, stored bytes of their contents, last update), streamed. The
+* count is of Mastra's message rows, as Mastra's own recall/listMessages count them (and as `--json`'s `messages`
+* gives it): one row holds an assistant turn with its tool calls and their results, which `show` splits into
+* messages of their own (a thread with tool calls: 4 rows, 7 messages), so the column says ROWS, not MESSAGES.
+*/
+function listing$2(store, limit) {
+	return {
+		head: [
+			"THREAD",
+			"RESOURCE",
+			"TITLE",
+			"ROWS",
+			"SIZE",
+			"UPDATED"
+		],
+		right: /* @__PURE__ */ new Set([3, 4]),
+		rows: store.threads({ limit }),
+		json: (t) => ({
+			layout: "mastra",
+			...t
+		}),
+		cells: (t) => [
+			t.threadId,
+			t.resourceId,
+			t.title || "-",
+			String(t.messages),
+			`${t.bytes} B`,
+			tableTime(t.updatedAt)
+		],
+		async footer(n) {
+			if (!n) return `${store.uri}: no threads`;
+			const c = await store.counts();
+			return `${plural$2(n, "thread")} (Mastra ${store.kind === "sqlite" ? "LibSQL" : "PostgreSQL"} store: ${plural$2(c.messages, "message row")}, ${plural$2(c.resources, "resource")}; ROWS: Mastra's message rows, show splits a row's tool calls and results into messages)${c.orphanMessages ? `; ${plural$2(c.orphanMessages, "message")} of no thread (Mastra never lists them)` : ""}`;
+		}
+	};
+}
+function mastraEngine(opened) {
+	const { saver, store, uri } = opened;
+	return {
+		layout: "mastra",
+		title: "a Mastra store",
+		holds: "Mastra's memory tables",
+		caps: {
+			history: false,
+			namespaces: false,
+			subgraphs: false,
+			write: true,
+			shared: true,
+			parallelWriters: false,
+			prune: true,
+			delete: true,
+			copy: false,
+			encrypted: false,
+			msgpack: false
+		},
+		instead: {
+			namespaces: "its threads belong to resources",
+			copy: MIGRATE$1,
+			msgpack: "a Mastra store holds JSON",
+			parallelWriters: "a Mastra target is written by one process"
+		},
+		uri,
+		saver,
+		opened,
+		migration: async () => (await Promise.resolve().then(() => (init_migrate$2(), migrate_exports$2))).route,
+		close: () => store.close(),
+		namespaceFor: (flag) => namespaceOf(uri, flag) ?? "default",
+		copiesAs: "ckpt",
+		listing: async (o) => listing$2(store, o.limit),
+		hasThread: async (threadId) => await store.thread(threadId) !== void 0,
+		deleteThread: (threadId, dryRun) => store.erase({ thread: threadId }, dryRun),
+		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows(mastraPruner(store), c, o),
+		erasesBy: ["resource"],
+		eraseOwner: (o, dryRun) => store.erase({ resource: o.resource }, dryRun),
+		stats: async (o) => (await Promise.resolve().then(() => (init_stats$2(), stats_exports$2))).mastraStats(store, {
+			top: o.top,
+			accept: o.accept,
+			filter: {
+				threads: o.thread,
+				match: o.match
+			}
+		})
+	};
+}
+var MIGRATE$1;
+var init_mastra = __esmMin((() => {
+	init_plural();
+	init_time();
+	init_types$8();
+	MIGRATE$1 = "ckpt writes Mastra memory with ckpt migrate only (--to '<store>?layout=mastra')";
+}));
+// dist/engines/ai-chatbot/validate.js
+var validate_exports$1 = /* @__PURE__ */ __exportAll$1({
+	nameChatRows: () => nameChatRows,
+	validateChat: () => validateChat
+});
+/** Name the rows behind `r`'s issues, and add the rows' damage. */
+function nameChatRows(at, r) {
+	for (const i of r.issues) {
+		const m = /^\/(\d+)(\/[^/]*)?(.*)$/.exec(i.pointer);
+		const ref = m ? at.rows[Number(m[1])] : void 0;
+		if (!ref) continue;
+		const column = m[2]?.slice(1);
+		const inside = ref.table === "Message_v2" && (column === "parts" || column === "attachments") ? `, column ${column} at ${m[3] || "/"}` : "";
+		const rows = ref.also?.length ? `rows ${[ref.id, ...ref.also].join(", ")}` : `row ${ref.id}`;
+		i.message += ` (${ref.table} ${rows}${inside})`;
+		delete i.line;
+		delete i.column;
+	}
+	for (const d of at.damage) {
+		r.issues.push({
+			severity: d.severity,
+			rule: "store/ai-chatbot-row",
+			message: `${d.table} row ${d.row}, column ${d.column}: ${d.reason}`,
+			pointer: d.pointer,
+			file: r.file
+		});
+		if (d.severity === "error") r.valid = false;
+	}
+}
+/** One chat of the store validated: undefined when the store holds no such chat. */
+async function validateChat(saver, threadId, o) {
+	const rows = await saver.chatRows(threadId);
+	const text = rows && (o.text ?? await saver.load(threadId));
+	if (!rows || text === void 0) return void 0;
+	const r = validateDocument({
+		name: o.name,
+		text,
+		threadId
+	}, { format: o.format ?? rows.format });
+	nameChatRows(rows, r);
+	return r;
+}
+var init_validate$1 = __esmMin((() => {
+	init_document();
+}));
+// dist/engines/ai-chatbot/migrate.js
+var migrate_exports$1 = /* @__PURE__ */ __exportAll$1({
+	TEMPLATE_MAJOR: () => "6",
+	migrateChatbot: () => migrateChatbot,
+	route: () => route,
+	rowsForm: () => rowsForm
+});
+/** A JSON value with its object keys sorted (PostgreSQL's json keeps the text, SQLite too; compared as values). */
+function sorted(v) {
+	if (Array.isArray(v)) return v.map(sorted);
+	if (isObj$1(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
+	return v;
+}
+/** What the rows say that a Message_v2 row has no place for, with the rows' damage: lost unless allowed. */
+function lossesOf(doc, v6) {
+	const fatal = doc.damage.filter((d) => d.severity === "error").map((d) => `${d.table} row ${d.row}: ${d.reason}`);
+	const lost = doc.damage.filter((d) => d.severity === "warning").map((d) => `${d.table} row ${d.row}, column ${d.column}: ${d.reason}`);
+	v6.forEach((m, i) => {
+		for (const k of Object.keys(m)) if (![
+			"id",
+			"role",
+			"parts",
+			"metadata"
+		].includes(k)) lost.push(`/${i}/${k}: Message_v2 has no column for it`);
+		if (isObj$1(m.metadata)) {
+			for (const k of Object.keys(m.metadata)) if (k !== "createdAt") lost.push(`/${i}/metadata/${k}: Message_v2 keeps no metadata but createdAt`);
+		}
+	});
+	return {
+		fatal,
+		lost
+	};
+}
+/** A Message chat converted to Message_v2 rows (see the module comment). */
+function convertChat(chat, doc, allowLossy) {
+	const name = `Chat ${chat.id}`;
+	const r = checkRecord(name, JSON.stringify(doc.messages), {
+		toFormat: "ai-sdk",
+		toFormatVersion: "6",
+		allowLossy
+	}, chat.id);
+	if (!r.ok) return {
+		ok: false,
+		reason: r.reason
+	};
+	const v6 = r.value;
+	const { fatal, lost } = lossesOf(doc, v6);
+	if (fatal.length) return {
+		ok: false,
+		reason: `${name}: ${fatal.join("; ")}`
+	};
+	if (lost.length && !allowLossy) return {
+		ok: false,
+		reason: `${name}: would drop ${lost.slice(0, 3).join("; ")}${lost.length > 3 ? "; …" : ""} (use --allow-lossy)`
+	};
+	const at = new Map(doc.messages.map((m) => [String(m.id), String(m.createdAt)]));
+	const altered = [];
+	let prev = Number.NEGATIVE_INFINITY;
+	return {
+		ok: true,
+		rows: v6.map((m) => {
+			const given = at.get(String(m.id)) ?? (isObj$1(m.metadata) ? String(m.metadata.createdAt) : chat.createdAt);
+			let t = Date.parse(given);
+			if (!(t > prev)) {
+				t = Number.isFinite(prev) ? prev + 1 : Date.parse(chat.createdAt);
+				altered.push(`message ${String(m.id)}: createdAt ${given} → ${new Date(t).toISOString()} (the template orders by it alone)`);
+			}
+			prev = t;
+			return {
+				id: String(m.id),
+				chatId: chat.id,
+				role: String(m.role),
+				parts: m.parts,
+				attachments: [],
+				createdAt: new Date(t).toISOString()
+			};
+		}),
+		converted: true,
+		altered
+	};
+}
+/** What a source chat becomes in Message_v2. */
+async function planChat(source, chat, allowLossy) {
+	const v2 = await source.messagesV2(chat.id);
+	if (v2.length) {
+		const bad = v2.find((r) => r.unreadable?.length);
+		if (bad) return {
+			ok: false,
+			reason: `Chat ${chat.id}: Message_v2 row ${bad.id}, column ${bad.unreadable[0].column}: ${bad.unreadable[0].reason}`
+		};
+		const doc = {
+			chat,
+			table: "Message_v2",
+			...v2Messages(v2)
+		};
+		const r = validateDocument({
+			name: `Chat ${chat.id}`,
+			text: JSON.stringify(doc.messages),
+			threadId: chat.id
+		}, { format: `ai-sdk@6` });
+		nameChatRows(doc, r);
+		const errors = r.issues.filter((i) => i.severity === "error");
+		if (errors.length) return {
+			ok: false,
+			reason: `Chat ${chat.id}: ${errors.slice(0, 3).map((i) => `${i.pointer ? `${i.pointer}: ` : ""}${i.message}`).join("; ")}${errors.length > 3 ? "; …" : ""} (ckpt validate lists every finding)`
+		};
+		return {
+			ok: true,
+			rows: v2.map(({ unreadable: _u, ...r }) => r),
+			converted: false,
+			altered: []
+		};
+	}
+	const v1 = await source.messagesV1(chat.id);
+	if (!v1.length) return {
+		ok: true,
+		rows: [],
+		converted: false,
+		altered: []
+	};
+	return convertChat(chat, {
+		chat,
+		table: "Message",
+		...v1Messages(v1)
+	}, allowLossy);
+}
+/** Read a written chat back as the template does and compare; a converted chat must pass the ai-sdk@6 validator. */
+async function verifyChat(target, w) {
+	const back = await target.messagesV2(w.chat.id);
+	const got = rowsForm(back);
+	if (got === w.form && (!w.converted || validateDocument({
+		name: `Message_v2#${w.chat.id}`,
+		text: JSON.stringify(v2Messages(back).messages),
+		threadId: w.chat.id
+	}, { format: `ai-sdk@6` }).valid)) return void 0;
+	return {
+		expected: `${w.rows.length} row(s) the ai-sdk@6 validator accepts`,
+		got: got === w.form ? "rows it rejects" : `${back.length} other row(s)`
+	};
+}
+/** The target's one writer: lookups of Message_v2 rows, a batch of chats (with their users) in one transaction. */
+function chatbotWriter(source, target) {
+	return {
+		async lookup(items) {
+			const there = await target.chatsWithV2(items.map((i) => i.chat.id));
+			return Promise.all(items.map(async (i) => {
+				if (there.has(i.chat.id)) return rowsForm(await target.messagesV2(i.chat.id));
+				const taken = await target.existing("Message_v2", i.rows.map((r) => r.id));
+				return taken.size ? `Message_v2 row ${[...taken][0]} of another chat` : void 0;
+			}));
+		},
+		async write(items) {
+			const users = [];
+			for (const id of new Set(items.map((w) => w.chat.userId))) {
+				const u = await source.user(id);
+				if (u) users.push(u);
+			}
+			await target.write({
+				users,
+				chats: items.map((w) => w.chat),
+				messages: items.flatMap((w) => w.rows)
+			});
+		},
+		async verify(written) {
+			const out = [];
+			for (const w of written) out.push(await verifyChat(target, w));
+			return out;
+		}
+	};
+}
+/** Chats of `source` into `target`'s Message_v2 (see the module comment). */
+function chatbotEndpoint(source, target, allowLossy) {
+	let s;
+	return {
+		parts: async () => [""],
+		count: async () => (await source.counts()).chats,
+		async *scan(_part, size) {
+			let batch = [];
+			for await (const c of source.chats()) {
+				batch.push(c);
+				if (batch.length < size) continue;
+				yield batch;
+				batch = [];
+			}
+			if (batch.length) yield batch;
+		},
+		labelOf: (c) => ({
+			namespace: "",
+			threadId: c.id
+		}),
+		keyOf: (c) => journalKeyOf(c.id),
+		bytesRead: (_c, staged) => staged && "ok" in staged ? staged.ok.bytes : 0,
+		stage(batch, done) {
+			const planned = Promise.all(batch.map(async (chat) => {
+				if (done(chat)) return void 0;
+				const plan = await planChat(source, chat, allowLossy);
+				if (!plan.ok) return { reject: plan.reason };
+				const { rows, converted, altered } = plan;
+				const bytes = Buffer.byteLength(JSON.stringify(rows));
+				const form = rowsForm(rows);
+				return { ok: {
+					namespace: "",
+					threadId: chat.id,
+					key: journalKeyOf(chat.id),
+					hash: hexDigest("sha256", form),
+					bytes,
+					chat,
+					rows,
+					converted,
+					altered,
+					form
+				} };
+			}));
+			planned.catch(() => void 0);
+			return () => planned;
+		},
+		writers: [chatbotWriter(source, target)],
+		async held(chats) {
+			const there = await target.chatsWithV2(chats.map((c) => c.id));
+			return chats.map((c) => there.has(c.id));
+		},
+		same: (i, held) => i.form === held,
+		newer: () => false,
+		async begin(summary, dryRun) {
+			s = Object.assign(summary, {
+				layout: "ai-chatbot",
+				chatbotRows: {
+					chats: 0,
+					messages: 0,
+					converted: 0
+				}
+			});
+			const has = await target.tables();
+			if (!dryRun && !(has.has("Chat") && has.has("Message_v2") && has.has("User"))) await target.setup();
+		},
+		counted(items) {
+			if (!s) return;
+			for (const w of items) {
+				for (const what of w.altered) (s.altered ??= []).push({
+					namespace: "",
+					threadId: w.chat.id,
+					what
+				});
+				s.chatbotRows.chats++;
+				s.chatbotRows.messages += w.rows.length;
+				if (w.converted) s.chatbotRows.converted++;
+			}
+		},
+		async end(summary) {
+			const r = s?.chatbotRows;
+			if (r) summary.figures = `Message_v2 ${summary.dryRun ? "to write" : "written"}: ${fmtInt(r.chats)} chat(s) with ${fmtInt(r.messages)} row(s), ${fmtInt(r.converted)} of the chats converted from Message (AI SDK 4 → 6)`;
+		}
+	};
+}
+/** Move every chat of `source` into `target`'s Message_v2 (see the module comment). */
+async function migrateChatbot(source, target, o = {}) {
+	return await runMigration(chatbotEndpoint(source, target, Boolean(o.allowLossy)), o);
+}
+var isObj$1, rowsForm, journalKeyOf, chatbotStore, route;
+var init_migrate$1 = __esmMin((() => {
+	init_digest();
+	init_plural();
+	init_json$1();
+	init_check();
+	init_document();
+	init_pipeline();
+	init_saver();
+	init_errors();
+	init_validate$1();
+	init_migrate_route();
+	isObj$1 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+	rowsForm = (rows) => stringifyJson(rows.map((r) => [
+		r.id,
+		r.role,
+		sorted(r.parts),
+		sorted(r.attachments),
+		Date.parse(r.createdAt)
+	]));
+	journalKeyOf = (chatId) => `ai-chatbot\u0000${chatId}`;
+	chatbotStore = (o) => o.store;
+	route = {
+		parallelWriters: () => false,
+		oneWriter: (to) => `a Chat SDK target (${to}) takes one writer`,
+		refuseAsTarget(args, source, to) {
+			if (source !== "ai-chatbot") throw usageError(`--to ${to}: a Chat SDK template store takes the chats of another Chat SDK template database (its Message and Message_v2 tables)`);
+			if (args.toNamespace !== void 0) throw usageError(`--to-namespace ${args.toNamespace}: a Chat SDK target (${to}) has no namespaces`);
+			if (args.toFormat !== void 0 && args.toFormat !== "ai-sdk") throw usageError(`--to-format ${args.toFormat}: a Chat SDK target (${to}) holds Message_v2 rows (the AI SDK major the template pins)`);
+			if (args.aiSdkVersion !== void 0 && args.aiSdkVersion !== "6") throw usageError(`--to-format ai-sdk@${args.aiSdkVersion}: a Chat SDK target (${to}) holds Message_v2 rows of AI SDK 6, the major the template pins`);
+			if (args.onConflict !== "default" && args.onConflict !== "skip") throw usageError(`--on-conflict ${args.onConflict}: a Chat SDK target's rows are never replaced; a chat whose Message_v2 rows differ is reported and left alone`);
+			if (args.toLibrary !== void 0) throw usageError(`--to-library ${args.toLibrary}: applies to LangGraph targets, not to Chat SDK stores`);
+			if (args.thread?.length) throw usageError("--thread: picks threads of LangGraph routes; a Chat SDK migration moves every chat");
+		},
+		refuseAsSource(target, to) {
+			if (target === "langgraph" || target === "mastra") throw usageError(`--to ${to}: a Chat SDK template database goes to a Chat SDK template store, or as documents to a ckpt store or folder`);
+		},
+		run: (source, target, args, hooks) => migrateChatbot(chatbotStore(source), chatbotStore(target), {
+			...runOptions(args, hooks),
+			allowLossy: args.allowLossy
+		})
+	};
+}));
+// dist/engines/ai-chatbot/index.js
+var ai_chatbot_exports = /* @__PURE__ */ __exportAll$1({ aiChatbotEngine: () => aiChatbotEngine });
+/** One row per chat (title, user, visibility, its rows in Message and Message_v2), streamed. */
+function listing$1(store, limit) {
+	return {
+		head: [
+			"CHAT",
+			"TITLE",
+			"USER",
+			"VISIBILITY",
+			"MESSAGE",
+			"MESSAGE_V2",
+			"CREATED"
+		],
+		right: /* @__PURE__ */ new Set([4, 5]),
+		rows: store.chats({ limit }),
+		json: (c) => ({
+			layout: "ai-chatbot",
+			...c
+		}),
+		cells: (c) => [
+			c.id,
+			c.title || "-",
+			c.email ?? c.userId,
+			c.visibility,
+			String(c.messages),
+			String(c.messagesV2),
+			tableTime(c.createdAt)
+		],
+		async footer(count) {
+			if (!count) return `${store.uri}: no chats`;
+			const n = await store.counts();
+			return `${plural$2(count, "chat")} (Chat SDK template, ${store.kind === "sqlite" ? "SQLite" : "PostgreSQL"}: ${plural$2(n.messagesV2, "row")} in Message_v2, ${plural$2(n.messages, "row")} in Message, ${plural$2(n.users, "user")})`;
+		}
+	};
+}
+function aiChatbotEngine(opened) {
+	const { saver, store, uri } = opened;
+	return {
+		layout: "ai-chatbot",
+		title: "a Chat SDK store",
+		holds: "the Chat SDK template's tables",
+		caps: {
+			history: false,
+			namespaces: false,
+			subgraphs: false,
+			write: true,
+			shared: true,
+			parallelWriters: false,
+			prune: true,
+			delete: true,
+			copy: false,
+			encrypted: false,
+			msgpack: false
+		},
+		instead: {
+			copy: MIGRATE,
+			parallelWriters: "a Chat SDK target is written by one process"
+		},
+		uri,
+		saver,
+		opened,
+		migration: async () => (await Promise.resolve().then(() => (init_migrate$1(), migrate_exports$1))).route,
+		close: () => store.close(),
+		namespaceFor: (flag) => namespaceOf(uri, flag) ?? "default",
+		copiesAs: "ckpt",
+		listing: async (o) => listing$1(store, o.limit),
+		deleteThread: (threadId, dryRun) => store.erase(threadId, dryRun),
+		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows({
+			kind: store.kind,
+			thread: "chat",
+			async threadPage(after, n) {
+				const ids = [];
+				for await (const ch of store.chats({
+					after,
+					limit: n
+				})) ids.push(ch.id);
+				const at = await store.activity(ids);
+				return ids.map((id) => at.has(id) ? {
+					id,
+					updatedAt: at.get(id)
+				} : { id });
+			},
+			eraseThread: (id, dryRun) => store.erase(id, dryRun),
+			vacuum: (v) => store.vacuum(v)
+		}, c, o),
+		erasesBy: ["user"],
+		eraseOwner: (o, dryRun) => store.eraseUser(o.user, dryRun),
+		hasThread: async (threadId) => await store.chat(threadId) !== void 0,
+		validateThread: async (threadId, o) => (await Promise.resolve().then(() => (init_validate$1(), validate_exports$1))).validateChat(saver, threadId, o),
+		stats: (o) => saverStats(saver, {
+			...o,
+			namespaces: void 0
+		}),
+		statsLabel: "a Chat SDK store (the template's tables), one chat per thread, read as its UI messages"
+	};
+}
+var MIGRATE;
+var init_ai_chatbot = __esmMin((() => {
+	init_plural();
+	init_time();
+	init_types$8();
+	init_saver_stats();
+	MIGRATE = "ckpt writes Chat SDK tables with ckpt migrate only (chats from Message into Message_v2)";
+}));
+// dist/engines/openai-agents/index.js
+var openai_agents_exports = /* @__PURE__ */ __exportAll$1({ openAISessionEngine: () => openAISessionEngine });
+/** One row per session (items, stored bytes, created, updated), streamed. */
+function listing(store, limit) {
+	return {
+		head: [
+			"SESSION",
+			"ITEMS",
+			"SIZE",
+			"CREATED",
+			"UPDATED"
+		],
+		right: /* @__PURE__ */ new Set([1, 2]),
+		rows: store.sessions({ limit }),
+		json: (s) => ({
+			layout: "openai-agents-session",
+			...s
+		}),
+		cells: (s) => [
+			s.sessionId,
+			String(s.items),
+			`${s.bytes} B`,
+			s.createdAt ? tableTime(s.createdAt) : "-",
+			s.updatedAt ? tableTime(s.updatedAt) : "-"
+		],
+		async footer(n) {
+			if (!n) return `${store.uri}: no sessions`;
+			const c = store.counts();
+			return `${plural$2(n, "session")} (Agents SDK SQLiteSession: ${plural$2(c.items, "item")} in ${store.tables.messages})${c.orphanSessions ? `; ${plural$2(c.orphanSessions, "session")} only in ${store.tables.messages} (no ${store.tables.sessions} row)` : ""}`;
+		}
+	};
+}
+function openAISessionEngine(opened) {
+	const { saver, store, uri } = opened;
+	return {
+		layout: "openai-agents-session",
+		title: "an Agents SDK SQLiteSession store",
+		holds: "the Agents SDK's SQLiteSession tables",
+		caps: {
+			history: false,
+			namespaces: false,
+			subgraphs: false,
+			write: false,
+			shared: true,
+			parallelWriters: false,
+			prune: true,
+			delete: true,
+			copy: false,
+			encrypted: false,
+			msgpack: false
+		},
+		instead: {
+			write: READ_ONLY,
+			copy: READ_ONLY
+		},
+		uri,
+		saver,
+		opened,
+		migration: async () => (await Promise.resolve().then(() => (init_migrate$4(), migrate_exports$4))).route,
+		close: () => store.close(),
+		namespaceFor: (flag) => namespaceOf(uri, flag) ?? "default",
+		copiesAs: "ckpt",
+		listing: async (o) => listing(store, o.limit),
+		hasThread: async (threadId) => store.document(threadId) !== void 0,
+		stats: (o) => saverStats(saver, {
+			...o,
+			namespaces: void 0
+		}),
+		deleteThread: async (threadId, dryRun) => {
+			const tables = store.erase(threadId, dryRun);
+			return tables && { tables };
+		},
+		prune: async (c, o) => (await Promise.resolve().then(() => (init_prune_rows(), prune_rows_exports))).pruneRows({
+			kind: "sqlite",
+			thread: "session",
+			items: "items of a session",
+			async threadPage(after, n) {
+				const out = [];
+				for await (const s of store.sessions({
+					after,
+					limit: n
+				})) {
+					const t = Date.parse(s.updatedAt ?? s.createdAt ?? "");
+					out.push({
+						id: s.sessionId,
+						...Number.isNaN(t) ? {} : { updatedAt: t }
+					});
+				}
+				return out;
+			},
+			eraseThread: async (id, dryRun) => {
+				const tables = store.erase(id, dryRun);
+				return tables && { tables };
+			},
+			trim: async (id, t) => {
+				const tables = store.trim(id, t);
+				return tables && { tables };
+			},
+			vacuum: (v) => store.vacuum(v)
+		}, c, o),
+		statsLabel: "an Agents SDK SQLiteSession store, one session per thread, read as its items"
+	};
+}
+var READ_ONLY;
+var init_openai_agents = __esmMin((() => {
+	init_plural();
+	init_time();
+	init_types$8();
+	init_saver_stats();
+	READ_ONLY = "an Agents SDK SQLiteSession store is read here, never written: migrate from it";
+}));
+// dist/engines/index.js
+var engines_exports = /* @__PURE__ */ __exportAll$1({
+	engineOf: () => engineOf,
+	openEngine: () => openEngine,
+	requireCap: () => requireCap,
+	requireErasure: () => requireErasure
+});
+/** The engine of a store `openStore` opened. */
+async function engineOf(opened) {
+	return (await ENGINES[opened.layout]())(opened);
+}
+/** Open a store (its URI, as typed or parsed) and give its engine. */
+async function openEngine(uri, opts = {}) {
+	return engineOf(await openStore$1(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, opts));
+}
+/**
+* The one refusal: an operation the store's layout cannot do is a usage error (exit 2) of one shape — the store, its
+* layout, what it cannot do, and what to use instead.
+*/
+function requireCap(e, cap, what) {
+	if (e.caps[cap]) return;
+	const instead = e.instead[cap];
+	throw usageError(`${e.uri.redacted} is ${e.title}: it ${DOING[cap]}${what ? ` (${what})` : ""}${instead ? `; ${instead}` : ""}`);
+}
+/**
+* The refusal of an erasure the layout cannot do (exit 2): a criterion of `o` it does not erase by, naming the ones
+* it does (or that it erases one thread at a time).
+*/
+function requireErasure(e, o) {
+	const by = e.erasesBy ?? [];
+	const missing = Object.keys(o).filter((k) => o[k] !== void 0).filter((k) => !by.includes(k));
+	if (missing.length === 0 && e.eraseOwner) return;
+	const can = by.length ? `it erases by ${by.map((k) => OWNER_FLAG[k]).join(" and ")}` : "delete its threads one at a time: <store>#<thread>";
+	throw usageError(`${e.uri.redacted} is ${e.title}: ${missing.map((k) => OWNER_FLAG[k]).join(", ")} ${missing.length > 1 ? "are" : "is"} not a way it can erase (${e.holds} name no such owner); ${can}`);
+}
+var ENGINES, DOING, OWNER_FLAG;
+var init_engines = __esmMin((() => {
+	init_errors();
+	init_savers();
+	ENGINES = {
+		ckpt: async () => (await Promise.resolve().then(() => (init_ckpt(), ckpt_exports))).ckptEngine,
+		folder: async () => (await Promise.resolve().then(() => (init_ckpt(), ckpt_exports))).ckptEngine,
+		langgraph: async () => (await Promise.resolve().then(() => (init_langgraph$1(), langgraph_exports))).langGraphEngine,
+		mastra: async () => (await Promise.resolve().then(() => (init_mastra(), mastra_exports))).mastraEngine,
+		"ai-chatbot": async () => (await Promise.resolve().then(() => (init_ai_chatbot(), ai_chatbot_exports))).aiChatbotEngine,
+		"openai-agents-session": async () => (await Promise.resolve().then(() => (init_openai_agents(), openai_agents_exports))).openAISessionEngine
+	};
+	DOING = {
+		history: "keeps one checkpoint per thread (no history)",
+		namespaces: "has no namespaces",
+		subgraphs: "has no checkpoint namespaces (subgraphs)",
+		write: "is read here, never written",
+		shared: "lives in this process only (no other process opens it)",
+		parallelWriters: "takes one writer at a time (no --jobs)",
+		prune: "cannot be pruned by ckpt",
+		delete: "cannot have threads deleted by ckpt",
+		copy: "cannot have threads copied by ckpt",
+		encrypted: "holds no encrypted values",
+		msgpack: "holds no msgpack values"
+	};
+	OWNER_FLAG = {
+		resource: "--resource",
+		user: "--user",
+		match: "--match",
+		where: "--where"
+	};
+}));
+// dist/cli/stores.js
+var stores_exports = /* @__PURE__ */ __exportAll$1({
+	closeStores: () => closeStores,
+	openStore: () => openStore,
+	openStoreCount: () => openStoreCount,
+	useAesKey: () => useAesKey
+});
+/** The key the run's stores are opened with (main: read once at the start; undefined when the command ends). */
+function useAesKey(k) {
+	aesKey = k;
+}
+/** Open a store (a URI as typed, or parsed) with its engine, and register it to be closed when the command ends. */
+async function openStore(uri, opts) {
+	const { openStore: openAt, parseSaverUri } = await Promise.resolve().then(() => (init_savers(), savers_exports));
+	const { engineOf } = await Promise.resolve().then(() => (init_engines(), engines_exports));
+	const opened = await openAt(typeof uri === "string" ? parseSaverUri(uri, opts.env) : uri, {
+		aesKey,
+		...opts
+	});
+	const closable = "store" in opened ? opened.store : opened.saver;
+	const close = closable.close.bind(closable);
+	let closing;
+	closable.close = () => {
+		open$1.delete(closable);
+		closing ??= close();
+		return closing;
+	};
+	open$1.add(closable);
+	return Object.assign(opened, { engine: await engineOf(opened) });
+}
+/** Close every store still open (errors while closing are not the command's result: they are ignored). */
+async function closeStores() {
+	await Promise.all([...open$1].map((s) => s.close().catch(() => void 0)));
+}
+var open$1, aesKey, openStoreCount;
+var init_stores = __esmMin((() => {
+	open$1 = /* @__PURE__ */ new Set();
+	openStoreCount = () => open$1.size;
+}));
+// dist/cli/command.js
+/**
+* yargs turns `--limit abc` of a number option into NaN. A middleware (main.ts) calls this with the parsed
+* options and the command line: the first option holding NaN is a usage error that names it as the user wrote
+* it and quotes what was given.
+*/
+function notANumber(args, argv) {
+	const isNaNAt = (name) => typeof args[name] === "number" && Number.isNaN(args[name]);
+	for (let i = 0; i < argv.length; i++) {
+		const m = /^--?([^=]+)(?:=([\s\S]*))?$/.exec(argv[i]);
+		if (m && isNaNAt(m[1])) return `${m[1].length === 1 ? "-" : "--"}${m[1]} expects a number, got ${JSON.stringify(m[2] ?? argv[i + 1] ?? "")}`;
+		if (argv[i] === "--") break;
+	}
+	const key = Object.keys(args).find(isNaNAt);
+	return key === void 0 ? void 0 : `--${key} expects a number`;
+}
+/**
+* An option that takes one value given more than once (`--to a --to b`, which yargs turns into an array that nothing
+* downstream expects): the message naming it and its values (redacted: they may be URIs with passwords).
+*/
+function givenTwice(args, options) {
+	const arrays = new Set(options.array ?? []);
+	for (const key of [
+		...options.string ?? [],
+		...options.number ?? [],
+		...options.boolean ?? []
+	]) {
+		const v = args[key];
+		if (arrays.has(key) || !Array.isArray(v)) continue;
+		return `${key.length === 1 ? `-${key}` : `--${key}`} given ${v.length} times (${v.map((x) => JSON.stringify(redactUri(String(x)))).join(", ")}): it takes one value`;
+	}
+}
+/**
+* A whole-number option, checked: its value, or undefined when it was not given; a usage error (exit 2) naming the
+* option when it is not an integer from `min` to `max`.
+*/
+function intOption(value, flag, min = 1, max = Number.MAX_SAFE_INTEGER) {
+	if (value === void 0) return void 0;
+	if (Number.isInteger(value) && value >= min && value <= max) return value;
+	const want = max < Number.MAX_SAFE_INTEGER ? `an integer from ${min} to ${max}` : min === 1 ? "a positive integer" : min === 0 ? "a non-negative integer" : `an integer of at least ${min}`;
+	throw usageError(`${flag} expects ${want}, got ${value}`);
+}
+/**
+* The threads `--thread <id>…` and `--match <glob>…` select (prune, stats): an id given exactly, or one a glob
+* matches (idGlob); undefined when neither option is given (every thread).
+*/
+async function threadFilter(args) {
+	if (!args.thread?.length && !args.match?.length) return void 0;
+	const ids = new Set(args.thread ?? []);
+	const globs = (args.match ?? []).map(idGlob);
+	return (t) => ids.has(t) || globs.some((g) => g.test(t));
+}
+var init_command$1 = __esmMin((() => {
+	init_errors();
+	init_redact$2();
+	init_glob();
+}));
+// dist/cli/quick.js
+init_io();
+init_stores();
+init_command$1();
+/** Option keys the quick parser honours; a builder using any other key sends its command lines to yargs. */
+const PLAIN_KEYS = /* @__PURE__ */ new Set([
+	"type",
+	"alias",
+	"default",
+	"describe",
+	"description",
+	"choices",
+	"array",
+	"hidden",
+	"defaultDescription",
+	"group",
+	"demandOption"
+]);
+/** Builder calls that only document; any other call (check, conflicts, coerce, middleware…) means "use yargs". */
+const DOC_CALLS = /* @__PURE__ */ new Set([
+	"example",
+	"epilogue",
+	"epilog",
+	"usage",
+	"wrap"
+]);
+function record(def) {
+	const r = {
+		positionals: /* @__PURE__ */ new Map(),
+		options: /* @__PURE__ */ new Map(),
+		supported: true
+	};
+	const plain = (spec) => typeof spec === "object" && spec !== null && Object.keys(spec).every((k) => PLAIN_KEYS.has(k));
+	const recorder = new Proxy({}, { get(_t, prop) {
+		return (...a) => {
+			if (prop === "positional" && plain(a[1])) r.positionals.set(String(a[0]), a[1]);
+			else if (prop === "option" && typeof a[0] === "string" && plain(a[1])) r.options.set(a[0], a[1]);
+			else if (!DOC_CALLS.has(String(prop))) r.supported = false;
+			return recorder;
+		};
+	} });
+	try {
+		def.builder(recorder);
+	} catch {
+		r.supported = false;
+	}
+	return r;
+}
+const camel = (s) => s.replace(/-([a-z])/g, (_m, c) => c.toUpperCase());
+/** The command's positionals from its usage string: `<a>` required, `[a]` optional, `..` variadic. */
+function positionalsOf(command) {
+	const out = [];
+	for (const m of command.split(/\s+/).slice(1)) {
+		const p = /^([<[])([\w-]+)(\.\.)?[>\]]$/.exec(m);
+		if (!p) return void 0;
+		out.push({
+			name: p[2],
+			required: p[1] === "<",
+			variadic: Boolean(p[3])
+		});
+	}
+	return out;
+}
+/** Choices that are all words yargs keeps as strings (not numbers, not true/false). */
+const wordChoices = (spec) => Array.isArray(spec.choices) && spec.choices.length > 0 && spec.choices.every((c) => typeof c === "string" && /^[A-Za-z][\w-]*$/.test(c) && c !== "true" && c !== "false");
+function value(spec, raw) {
+	if (spec.type === "string") return spec.choices && !spec.choices.includes(raw) ? { ok: false } : {
+		ok: true,
+		v: raw
+	};
+	if (spec.type === "number") return /^-?\d+(\.\d+)?$/.test(raw) && (!spec.choices || spec.choices.includes(Number(raw))) ? {
+		ok: true,
+		v: Number(raw)
+	} : { ok: false };
+	return { ok: false };
+}
+/** yargs' arguments for `argv` (which starts with the command name), or undefined when yargs must parse it. */
+function quickArgs(def, argv) {
+	if (typeof def.command !== "string") return void 0;
+	const name = def.command.split(/\s+/)[0];
+	const pos = positionalsOf(def.command);
+	if (!pos || argv[0] !== name) return void 0;
+	const rec = record(def);
+	if (!rec.supported) return void 0;
+	const byName = /* @__PURE__ */ new Map();
+	for (const [key, s] of rec.options) {
+		const spec = s.type === void 0 && wordChoices(s) ? {
+			...s,
+			type: "string"
+		} : s;
+		rec.options.set(key, spec);
+		if (spec.type !== "string" && spec.type !== "number" && spec.type !== "boolean") return void 0;
+		if (spec.array && spec.type === "boolean") return void 0;
+		byName.set(key.length === 1 ? `-${key}` : `--${key}`, [key, spec]);
+		for (const a of [].concat(spec.alias ?? [])) byName.set(a.length === 1 ? `-${a}` : `--${a}`, [key, spec]);
+	}
+	for (const p of pos) if (rec.positionals.get(p.name)?.type !== "string") return void 0;
+	const given = /* @__PURE__ */ new Map();
+	const rest = [];
+	for (let i = 1; i < argv.length; i++) {
+		const tok = argv[i];
+		if (tok === "-" || tok === "--" || tok === "") return void 0;
+		if (!tok.startsWith("-")) {
+			rest.push(tok);
+			continue;
+		}
+		const eq = tok.startsWith("--") ? tok.indexOf("=") : -1;
+		const flag = eq > 0 ? tok.slice(0, eq) : tok;
+		const hit = byName.get(flag);
+		const negated = !hit && eq < 0 && flag.startsWith("--no-") ? byName.get(`--${flag.slice(5)}`) : void 0;
+		if (negated && negated[1].type === "boolean" && negated[0] === flag.slice(5)) {
+			if (given.has(negated[0])) return void 0;
+			given.set(negated[0], false);
+			continue;
+		}
+		if (!hit) return void 0;
+		const [key, spec] = hit;
+		if (spec.type === "boolean") {
+			if (eq > 0 || given.has(key)) return void 0;
+			given.set(key, true);
+			continue;
+		}
+		const raw = eq > 0 ? tok.slice(eq + 1) : argv[++i];
+		if (raw === void 0 || eq < 0 && raw.startsWith("-")) return void 0;
+		const v = value(spec, raw);
+		if (!v.ok) return void 0;
+		if (spec.array) {
+			const next = argv[i + 1];
+			if (next !== void 0 && !next.startsWith("-")) return void 0;
+			given.set(key, [...given.get(key) ?? [], v.v]);
+		} else {
+			if (given.has(key)) return void 0;
+			given.set(key, v.v);
+		}
+	}
+	const args = {
+		_: [name],
+		$0: "ckpt"
+	};
+	let k = 0;
+	for (const p of pos) if (p.variadic) {
+		const vs = rest.slice(k);
+		k = rest.length;
+		if (p.required && vs.length === 0) return void 0;
+		if (vs.length) args[p.name] = vs;
+	} else if (k < rest.length) args[p.name] = rest[k++];
+	else if (p.required) return void 0;
+	if (k < rest.length) return void 0;
+	for (const [key, spec] of rec.options) {
+		if (spec.demandOption && !given.has(key)) return void 0;
+		const v = given.has(key) ? given.get(key) : spec.default;
+		if (v === void 0) continue;
+		for (const n of [key, ...[].concat(spec.alias ?? [])]) {
+			args[n] = v;
+			args[camel(n)] = v;
+		}
+	}
+	for (const p of pos) {
+		const v = args[p.name];
+		if (v === void 0) continue;
+		const choices = rec.positionals.get(p.name)?.choices;
+		if (choices && !(Array.isArray(v) ? v : [v]).every((x) => choices.includes(x))) return void 0;
+		args[camel(p.name)] = v;
+	}
+	return args;
+}
+// dist/cli/version.js
+/**
+* ckpt's own version: the "version" of the package.json beside src/ and dist/ (two folders up from this module in
+* src/cli/, dist/cli/ and dist/bundle/). Never yargs' guess, which reads the package.json nearest the working
+* directory or the entry script and so printed the host project's version from an installed ckpt (issue #38).
+*/
+function ckptVersion() {
+	cached ??= JSON.parse((0, node_fs.readFileSync)(new URL("../../package.json", __ckpt_import_meta_url), "utf8")).version;
+	return cached;
+}
+var cached;
+var init_version = __esmMin((() => {}));
+// dist/savers/address.js
+/**
+* Checkpoint addresses: `<saver-uri>#<thread>[@<checkpoint>]`, where `<checkpoint>` is a checkpoint id or a unique
+* prefix of one, `latest` (the default: the newest checkpoint of the root namespace), or `~N` (N steps back along
+* the parent chain from the newest). The thread id is percent-decoded. A thread id that itself holds an `@` followed
+* by something selector-like (`user@cafe`) still works: when the part before the `@` names no thread but the whole
+* fragment does, the whole fragment is the thread (`%40` for the `@` makes it explicit).
+*
+* Every saver has a history: a LangGraph store's is its checkpoints; ckpt's own stores keep one document per
+* thread, so their history is that one document (its id: the first 16 hex digits of its content hash).
+*
+* This module is the one parser of what the user types as an input or a store (`parseInput`, `parseAddress`,
+* `parseStore`, `parseTarget`): commands parse once, where the command line is read, and pass the parsed value down.
+* Loading an address loads its checkpoint once (`loadAddress`); finding it (`settleAddress`, `locateAddress`) loads
+* none.
+*/
+var address_exports = /* @__PURE__ */ __exportAll$1({
+	atCwd: () => atCwd,
+	formatSelector: () => formatSelector,
+	historyOf: () => historyOf,
+	lgNamespace: () => lgNamespace,
+	loadAddress: () => loadAddress,
+	locateAddress: () => locateAddress,
+	namesStore: () => namesStore,
+	parseAddress: () => parseAddress,
+	parseFragment: () => parseFragment,
+	parseInput: () => parseInput,
+	parseStore: () => parseStore,
+	parseTarget: () => parseTarget,
+	settleAddress: () => settleAddress,
+	splitAddress: () => splitAddress
+});
+function decode$1(s) {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return s;
+	}
+}
+/**
+* Split `<store>#<thread>[@<checkpoint>]`. One rule, for every command: the **first** `#` ends the store (thread ids
+* may hold `#`, deep-agent's `user:42/session#1`; a store path holding `#` is named with `%23`); the last `@`
+* starts a selector when what follows is one.
+*/
+function splitAddress(spec) {
+	const hash = spec.indexOf("#", userinfoEnd(spec) + 1);
+	return hash < 0 ? { store: spec } : {
+		store: spec.slice(0, hash),
+		fragment: spec.slice(hash + 1)
+	};
+}
+/** The thread and checkpoint of an address's fragment (what follows the first `#`). */
+function parseFragment(frag, spec) {
+	const at = frag.lastIndexOf("@");
+	let thread = frag;
+	let selector = { kind: "latest" };
+	if (at >= 0 && SELECTOR.test(frag.slice(at + 1))) {
+		thread = frag.slice(0, at);
+		const sel = frag.slice(at + 1);
+		selector = sel === "latest" ? { kind: "latest" } : sel.startsWith("~") ? {
+			kind: "back",
+			n: Number(sel.slice(1))
+		} : {
+			kind: "id",
+			prefix: sel.toLowerCase()
+		};
+	}
+	const threadId = decode$1(thread);
+	if (!threadId) throw usageError(`'${redactUri(spec)}': the thread id after '#' is empty`);
+	return thread === frag ? {
+		threadId,
+		selector
+	} : {
+		threadId,
+		selector,
+		literal: decode$1(frag)
+	};
+}
+/** Parse `<store>#<thread>[@<checkpoint>]` into an Address (the store URI parsed here, once). */
+function parseAddress(spec, o = {}) {
+	const { store: part, fragment } = splitAddress(spec);
+	if (fragment === void 0) {
+		parseSaverUri(atCwd(part, o.cwd), o.env);
+		throw usageError(`'${redactUri(spec)}': a checkpoint address is <store>#<thread>[@<checkpoint>|@latest|@~N]`);
+	}
+	const at = parseFragment(fragment, spec);
+	const store = parseSaverUri(atCwd(part, o.cwd), o.env);
+	const namespace = namespaceOf(store, o.namespace);
+	return {
+		store,
+		...at,
+		...namespace !== void 0 ? { namespace } : {}
+	};
+}
+/**
+* A store URI or path with its relative local path (`file:`, `sqlite:`, a bare path) taken from `cwd`, the folder the
+* command runs in. Unchanged when that is the process's own folder (so every message shows the path as typed), for
+* absolute paths, remote stores, `memory:` and `sqlite::memory:`.
+*/
+function atCwd(spec, cwd) {
+	if (cwd === void 0 || (0, node_path.resolve)(cwd) === process.cwd()) return spec;
+	const scheme = /^(file:(\/\/(?=\/))?|sqlite:(\/\/)?)/i.exec(spec)?.[0] ?? "";
+	if (!scheme && /^[a-z][a-z0-9+.-]*:/i.test(spec)) return spec;
+	const rest = spec.slice(scheme.length);
+	const end = rest.search(/[?#]/);
+	const path = end < 0 ? rest : rest.slice(0, end);
+	if (path === "" || path === ":memory:" || (0, node_path.isAbsolute)(path)) return spec;
+	return scheme + (0, node_path.resolve)(cwd, path) + (end < 0 ? "" : rest.slice(end));
+}
+function isDirectory(path) {
+	try {
+		return (0, node_fs.statSync)(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
+/**
+* The one parser of what the user typed as an input: `-`, a store URI or a bare SQLite path (with or without a
+* `#thread`), a folder with a `#thread` (a folder store), else a file or folder path. Relative local paths are taken
+* from the command's folder; the store URI is parsed here, once (a misspelt scheme is a usage error).
+*/
+function parseInput(spec, o = {}) {
+	if (spec === "-") return {
+		kind: "stdin",
+		spec
+	};
+	const { store: head, fragment } = splitAddress(spec);
+	const scheme = STORE_SCHEME.test(head);
+	if (fragment !== void 0) {
+		const folder = !scheme && !SQLITE_FILE.test(head) && isDirectory((0, node_path.resolve)(o.cwd ?? ".", head));
+		if (scheme || folder || SQLITE_FILE.test(head)) {
+			const at = parseFragment(fragment, spec);
+			const store = parseSaverUri(folder ? (0, node_path.resolve)(o.cwd ?? ".", head) : atCwd(head, o.cwd), o.env);
+			const namespace = namespaceOf(store, o.namespace);
+			return {
+				kind: "address",
+				spec,
+				address: {
+					store,
+					...at,
+					...namespace !== void 0 ? { namespace } : {}
+				}
+			};
+		}
+		return {
+			kind: "path",
+			spec,
+			path: (0, node_path.resolve)(o.cwd ?? ".", spec)
+		};
+	}
+	if (/^file:/i.test(head)) {
+		const store = parseSaverUri(atCwd(spec, o.cwd), o.env);
+		const path = (0, node_path.resolve)(o.cwd ?? ".", store.location);
+		if (!isDirectory(path)) return {
+			kind: "path",
+			spec,
+			path
+		};
+		const namespace = namespaceOf(store, o.namespace);
+		return {
+			kind: "store",
+			spec,
+			store,
+			bare: false,
+			...namespace !== void 0 ? { namespace } : {}
+		};
+	}
+	if (scheme || SQLITE_FILE.test(head)) {
+		const store = parseSaverUri(atCwd(spec, o.cwd), o.env);
+		const namespace = namespaceOf(store, o.namespace);
+		return {
+			kind: "store",
+			spec,
+			store,
+			bare: !scheme,
+			...namespace !== void 0 ? { namespace } : {}
+		};
+	}
+	return {
+		kind: "path",
+		spec,
+		path: (0, node_path.resolve)(o.cwd ?? ".", spec)
+	};
+}
+/** A store named where a store is expected (ls, stats, prune, log, copy, delete, migrate): parsed once, from `cwd`. */
+function parseStore(spec, o = {}) {
+	return parseSaverUri(atCwd(spec, o.cwd), o.env);
+}
+/**
+* A store with an optional thread (`convert -o`, `replay --save-to`, `ls <store>#<thread>`): the store part parsed
+* (relative paths from `cwd`), `#<thread>` percent-decoded.
+*/
+function parseTarget(spec, o = {}) {
+	const { store: head, fragment } = splitAddress(spec);
+	return {
+		store: parseStore(head, o),
+		bare: !STORE_SCHEME.test(head),
+		...fragment !== void 0 ? { threadId: decode$1(fragment) } : {}
+	};
+}
+/** Whether `spec` names a store (a store URI or a bare SQLite path, with or without a thread) rather than a file. */
+function namesStore(spec) {
+	const { store: head } = splitAddress(spec);
+	return STORE_SCHEME.test(head) || SQLITE_FILE.test(head);
+}
+function formatSelector(s) {
+	return s.kind === "latest" ? "latest" : s.kind === "back" ? `~${s.n}` : s.prefix;
+}
+/** History of a thread, newest first (LangGraph: every checkpoint; ckpt's own stores: the one document). */
+async function* historyOf(saver, threadId, namespace) {
+	if (isLangGraphSaver(saver)) {
+		yield* saver.history(threadId, namespace);
+		return;
+	}
+	const text = await saver.load(threadId, namespace);
+	if (text === void 0) return;
+	let step = null;
+	let messages = null;
+	let ts = null;
+	try {
+		const { checkpoint } = readCheckpoint({
+			name: `${saver.uri}#${threadId}`,
+			text,
+			threadId
+		});
+		step = typeof checkpoint.step === "number" ? checkpoint.step : Number(checkpoint.step);
+		messages = checkpoint.messages.length;
+		ts = checkpoint.updatedAt ?? null;
+	} catch {}
+	yield {
+		threadId,
+		namespace: namespace ?? "",
+		checkpointId: contentHash(text).slice(0, 16),
+		parentId: null,
+		step,
+		source: null,
+		ts,
+		nodes: [],
+		messages,
+		bytes: Buffer.byteLength(text),
+		pendingWrites: 0,
+		interrupted: false
+	};
+}
+/**
+* The checkpoint namespace a LangGraph address names: the one given (`?namespace=` or `--namespace`; `default`, ckpt's
+* name for a store's default namespace, is the root graph `""`), else undefined (the root graph, but `@<id>` is
+* looked for in every namespace).
+*/
+function lgNamespace(a) {
+	return a.namespace === "default" ? "" : a.namespace;
+}
+/** `'' (the root graph), 'research:…'`: a thread's namespaces as an error lists them. */
+function listNamespaces(spaces) {
+	return `${spaces.slice(0, 8).map((n) => n === "" ? "'' (the root graph)" : `'${n}'`).join(", ")}${spaces.length > 8 ? `, … (${spaces.length} in all)` : ""}`;
+}
+/**
+* The checkpoint a LangGraph address names, with its namespace, found from the store's checkpoint ids (no checkpoint
+* is loaded); throws an input error naming the address when there is none or several.
+*/
+async function resolveLangGraph(saver, a, where) {
+	const lg = saver.langgraph;
+	const ids = [];
+	const spaces = await lg.namespacesOf(a.threadId);
+	if (spaces.length === 0) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: where });
+	const asked = lgNamespace(a);
+	if (asked !== void 0 && !spaces.includes(asked)) throw inputError("no-namespace", `thread '${a.threadId}' has no checkpoint namespace '${asked}'; its namespaces: ${listNamespaces(spaces)}`, { file: where });
+	if (a.selector.kind === "id") {
+		const hits = [];
+		for (const ns of asked !== void 0 ? [asked] : spaces) for await (const r of lg.checkpointIds(a.threadId, ns)) if (r.checkpointId.toLowerCase().startsWith(a.selector.prefix)) hits.push({
+			checkpointId: r.checkpointId,
+			namespace: ns
+		});
+		if (hits.length === 1) return hits[0];
+		if (hits.length === 0) throw inputError("no-checkpoint", `thread '${a.threadId}' has no checkpoint whose id starts with '${a.selector.prefix}'${asked !== void 0 ? ` in namespace '${asked}'` : ""} (ckpt log lists them)`, { file: where });
+		throw inputError("ambiguous-checkpoint", `'${a.selector.prefix}' matches ${hits.length} checkpoints of thread '${a.threadId}' (${hits.slice(0, 3).map((h) => h.checkpointId + (h.namespace ? ` in '${h.namespace}'` : "")).join(", ")}${hits.length > 3 ? ", …" : ""}): give more of the id`, { file: where });
+	}
+	const ns = asked ?? "";
+	const parent = /* @__PURE__ */ new Map();
+	for await (const r of lg.checkpointIds(a.threadId, ns)) {
+		ids.push(r);
+		parent.set(r.checkpointId, r.parentId);
+		if (a.selector.kind === "latest") break;
+	}
+	if (ids.length === 0) throw inputError("no-checkpoint", `thread '${a.threadId}' has no checkpoint in the root graph; its namespaces: ${listNamespaces(spaces)}`, { file: where });
+	let id = ids[0].checkpointId;
+	const seen = /* @__PURE__ */ new Set([id]);
+	for (let i = 0; a.selector.kind === "back" && i < a.selector.n; i++) {
+		const p = parent.get(id);
+		if (p && seen.has(p)) throw inputError("parent-cycle", `thread '${a.threadId}': the parent chain loops (checkpoint ${p} is its own ancestor), so @~${a.selector.n} has no answer (ckpt validate reports the loop)`, { file: where });
+		if (p) seen.add(p);
+		if (!p) throw inputError("no-checkpoint", `thread '${a.threadId}' has only ${i + 1} checkpoint(s) on its newest chain: @~${a.selector.n} is before the first`, { file: where });
+		id = p;
+	}
+	return {
+		checkpointId: id,
+		namespace: ns
+	};
+}
+/**
+* The one checkpoint of a thread of a store that keeps one per thread (ckpt's own stores, foreign layouts): its id is
+* the first 16 hex digits of its content hash, so the selector is checked against the text loaded (once).
+*/
+function checkOnly(a, text, where) {
+	const only = contentHash(text).slice(0, 16);
+	if (a.selector.kind === "back" && a.selector.n > 0) throw inputError("no-checkpoint", `thread '${a.threadId}' keeps one checkpoint (this store has no history): @~${a.selector.n} is before it`, { file: where });
+	if (a.selector.kind === "id" && !only.startsWith(a.selector.prefix)) throw inputError("no-checkpoint", `thread '${a.threadId}' has one checkpoint, ${only}: '${a.selector.prefix}' does not name it`, { file: where });
+	return only;
+}
+/** Does the thread have a checkpoint (in the namespace; a LangGraph store: in its checkpoint namespace)? Loads none. */
+async function hasThread(saver, threadId, namespace) {
+	if (isLangGraphSaver(saver)) return (await saver.langgraph.namespacesOf(threadId)).includes(lgNamespace({ namespace }) ?? "");
+	return saver.exists(threadId, namespace);
+}
+/**
+* `#<thread>@zzzz`, where `zzzz` is no selector (so the whole fragment was taken for the thread id): when the store
+* has no thread of that name but has the thread before the last `@`, say that the thread exists and the checkpoint
+* does not, instead of "no checkpoint for thread '<thread>@zzzz'".
+*/
+async function refuseNoSuchCheckpoint(saver, threadId, namespace, where) {
+	const at = threadId.lastIndexOf("@");
+	if (at <= 0) return;
+	const thread = threadId.slice(0, at);
+	if (await hasThread(saver, threadId, namespace) || !await hasThread(saver, thread, namespace)) return;
+	throw inputError("no-checkpoint", `thread '${thread}' exists, but it has no checkpoint '${threadId.slice(at + 1)}': a checkpoint is named by its id or a prefix of it (hex digits), @latest or @~N (ckpt log lists them)`, { file: where });
+}
+/**
+* The address as meant: when the part before the last `@` names no thread but the whole fragment does (a thread id
+* such as `user@cafe`), the whole fragment is the thread, at its newest checkpoint. Loads nothing.
+*/
+async function settleAddress(saver, a, namespace, where) {
+	if (a.literal === void 0) {
+		if (where !== void 0) await refuseNoSuchCheckpoint(saver, a.threadId, namespace, where);
+		return a;
+	}
+	if (await hasThread(saver, a.threadId, namespace)) return a;
+	if (!await hasThread(saver, a.literal, namespace)) return a;
+	const { literal, ...rest } = a;
+	return {
+		...rest,
+		threadId: literal,
+		selector: { kind: "latest" }
+	};
+}
+/** Where a LangGraph address points: the thread (settled), the checkpoint id and its namespace. Loads no checkpoint. */
+async function locateAddress(saver, given, where) {
+	const a = await settleAddress(saver, given, void 0, where);
+	return {
+		threadId: a.threadId,
+		...await resolveLangGraph(saver, a, where)
+	};
+}
+/**
+* The document an address names, loaded once, with its resolved checkpoint id and, in a LangGraph store, its checkpoint
+* namespace. `missing` makes the error for a thread the store does not hold (default: "no checkpoint for thread").
+*/
+async function loadAddress(saver, given, where, o = {}) {
+	const missing = o.missing ?? (async (threadId) => inputError("no-thread", `no checkpoint for thread '${threadId}'`, { file: where }));
+	if (isLangGraphSaver(saver)) {
+		const { threadId, checkpointId, namespace } = await locateAddress(saver, given, where);
+		const text = await saver.loadAt(threadId, checkpointId, namespace);
+		if (text === void 0) throw await missing(threadId);
+		return {
+			threadId,
+			text,
+			checkpointId,
+			namespace
+		};
+	}
+	const a = await settleAddress(saver, given, o.namespace, where);
+	const text = await saver.load(a.threadId, o.namespace);
+	if (text === void 0) throw await missing(a.threadId);
+	return {
+		threadId: a.threadId,
+		text,
+		checkpointId: checkOnly(a, text, where)
+	};
+}
+var SELECTOR, STORE_SCHEME, SQLITE_FILE;
+var init_address = __esmMin((() => {
+	init_errors();
+	init_redact$2();
+	init_formats();
+	init_common();
+	init_shared();
+	init_types$8();
+	init_uri();
+	SELECTOR = /^(latest|~\d+|[0-9a-fA-F][0-9a-fA-F-]*)$/;
+	STORE_SCHEME = /^(memory:|file:|sqlite:|rediss?:|postgres(ql)?:)/i;
+	SQLITE_FILE = /\.(sqlite3?|db)$/i;
+}));
+// dist/cli/input.js
+/**
+* Reading what the user names into SourceDocs: a file, `-` (stdin), an amacs folder, or `<saver-uri>#<threadId>`.
+* Every failure is a CkptError with the path and a documented exit code (3 input, 4 store).
+*/
+async function readStdin(stdin) {
+	const chunks = [];
+	for await (const c of stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : c);
+	return Buffer.concat(chunks);
+}
+/** Decode bytes as UTF-8 text; refuse binary data and invalid UTF-8 with the byte offset. */
+function decodeText(buf, name) {
+	if (buf.length === 0) throw inputError("empty", "empty file: expected a checkpoint document", { file: name });
+	if (buf.length > MAX_TEXT_BYTES) throw inputError("too-large", tooLargeText(buf.length), { file: name });
+	const probe = buf.subarray(0, 8192);
+	if (probe.includes(0)) throw inputError("binary", `binary data (a NUL byte at offset ${probe.indexOf(0)}): expected a UTF-8 text document`, { file: name });
+	try {
+		return new TextDecoder("utf-8", { fatal: true }).decode(buf);
+	} catch {
+		const at = buf.toString("utf8").indexOf("�");
+		throw inputError("encoding", `not valid UTF-8${at >= 0 ? ` (near character ${at})` : ""}: expected a UTF-8 text document`, { file: name });
+	}
+}
+/**
+* "No thread X in namespace N", naming the namespace(s) where the thread does exist (one rule for show, validate,
+* diff, view, convert, replay and log).
+*/
+async function noThreadError(saver, threadId, namespace) {
+	const elsewhere = [];
+	for (const ns of await saver.namespaces()) if (ns !== namespace && await saver.exists(threadId, ns)) elsewhere.push(ns);
+	const hint = elsewhere.length ? `; it is in namespace ${elsewhere.map((n) => `'${n}'`).join(", ")}: add ?namespace=${encodeURIComponent(elsewhere[0])} to the URI or pass --namespace ${elsewhere[0]}` : "";
+	return inputError("no-thread", `no thread '${threadId}' in namespace '${namespace}'${hint}`, { file: saver.uri });
+}
+/**
+* One thread (or, in a LangGraph store, one checkpoint: `#thread@id|@latest|@~N`) of an opened store, loaded once. A
+* thread that lives only in another namespace is named as such.
+*/
+async function readThread(engine, given) {
+	const saver = engine.saver;
+	const namespace = given.namespace ?? "default";
+	const history = engine.caps.history;
+	const { threadId, text, checkpointId, namespace: ns } = await loadAddress(saver, given, saver.uri, {
+		...history ? {} : { namespace },
+		missing: async (t) => history ? inputError("no-thread", `no checkpoint for thread '${t}'`, { file: saver.uri }) : noThreadError(saver, t, namespace)
+	});
+	return {
+		name: `${ns && !engine.uri.params.has("namespace") ? `${saver.uri}${saver.uri.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(ns)}` : saver.uri}#${threadId}${history ? `@${checkpointId}` : ""}`,
+		text,
+		threadId
+	};
+}
+/** A thread whose rows hold errors (its layout validates threads by their rows): exit 3, naming them as validate does. */
+async function refuseBadRows(engine, doc) {
+	if (!engine.validateThread || doc.threadId === void 0 || doc.text === void 0) return;
+	const errors = (await engine.validateThread(doc.threadId, {
+		name: doc.name,
+		text: doc.text
+	}))?.issues.filter((i) => i.severity === "error") ?? [];
+	if (!errors.length) return;
+	const shown = errors.slice(0, 3).map((i) => `${i.pointer ? `${i.pointer}: ` : ""}${i.message}`);
+	throw inputError("invalid-rows", `its rows do not read as a chat (${plural$2(errors.length, "error")}): ${shown.join("; ")}${errors.length > 3 ? "; …" : ""} (ckpt validate lists every finding)`, { file: doc.name });
+}
+/** Open the store of an address (read-only, in its namespace) with its engine. */
+async function openAddress(a, env) {
+	const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
+	const { engine } = await openStore(a.store, {
+		readOnly: true,
+		namespace: a.namespace ?? "default",
+		env
+	});
+	return engine;
+}
+/** A store named where one checkpoint is read (show, diff, convert, replay): say how to name one of its threads. */
+function storeWithoutThread(spec, uri) {
+	return inputError("store-without-thread", `a store, not one checkpoint: name a thread as '${redactUri(spec)}#<thread>' ('ckpt ls ${redactUri(uri)}' lists them)`, { file: redactUri(spec) });
+}
+/** Read one input, parsed by `parseInput`, into a SourceDoc (a store's thread: the store opened, the checkpoint loaded once). */
+async function readSource(input, opts) {
+	const spec = input.spec;
+	if (input.kind === "stdin") return {
+		name: "<stdin>",
+		text: decodeText(await readStdin(opts.stdin()), "<stdin>")
+	};
+	if (input.kind === "address") {
+		const engine = await openAddress(input.address, opts.env);
+		try {
+			const doc = await readThread(engine, input.address);
+			if (opts.rowsMustRead) await refuseBadRows(engine, doc);
+			return doc;
+		} finally {
+			await engine.close();
+		}
+	}
+	if (input.kind === "store" && input.store.kind !== "file" && !input.bare) throw storeWithoutThread(spec, spec);
+	const full = input.kind === "store" ? (0, node_path.resolve)(opts.cwd ?? ".", input.store.location) : input.path;
+	let st;
+	try {
+		st = (0, node_fs.statSync)(full);
+	} catch (e) {
+		const code = e.code;
+		if (code === "ENOENT") throw inputError("missing", "no such file or directory", { file: spec });
+		if (code === "EACCES") throw inputError("unreadable", "permission denied", { file: spec }, e);
+		throw inputError("unreadable", `cannot read: ${e.message}`, { file: spec }, e);
+	}
+	if (st.isDirectory()) {
+		const names = await node_fs.promises.readdir(full);
+		const org = AMACS_FILES.filter((n) => names.includes(n));
+		if (org.length === 0 && input.kind === "store") throw storeWithoutThread(spec, spec);
+		if (org.length === 0) throw inputError("directory", "is a directory: expected a file (or an amacs folder with agent-chat.org / scratchpad.org)", { file: spec });
+		const files = {};
+		for (const n of org) files[n] = decodeText(await node_fs.promises.readFile((0, node_path.join)(full, n)), (0, node_path.join)(spec, n));
+		return {
+			name: spec,
+			files
+		};
+	}
+	if (!st.isFile()) throw inputError("not-a-file", "not a regular file", { file: spec });
+	if (st.size > MAX_DOCUMENT_BYTES) throw inputError("too-large", tooLargeText(st.size), { file: spec });
+	let fast;
+	try {
+		fast = (0, node_fs.readFileSync)(full, "utf8");
+	} catch {
+		fast = void 0;
+	}
+	if (fast !== void 0 && fast.length > 0 && !fast.includes("�") && !fast.slice(0, 8192).includes("\0")) return {
+		name: spec,
+		text: fast.charCodeAt(0) === 65279 ? fast.slice(1) : fast
+	};
+	let buf;
+	try {
+		buf = (0, node_fs.readFileSync)(full);
+	} catch (e) {
+		throw inputError("unreadable", `cannot read: ${e.message}`, { file: spec }, e);
+	}
+	if (buf.subarray(0, 16).toString("latin1") === "SQLite format 3\0") throw storeWithoutThread(spec, `sqlite:${spec}`);
+	return {
+		name: spec,
+		text: decodeText(buf, spec)
+	};
+}
+async function isAmacsFolder(dir) {
+	try {
+		const names = await node_fs.promises.readdir(dir);
+		return AMACS_FILES.some((n) => names.includes(n));
+	} catch {
+		return false;
+	}
+}
+/** Every document under a directory: files with DOCUMENT_EXTENSIONS (except fixture `*.expect.json` files) and amacs folders, sorted, skipping node_modules/.git. */
+async function walkDocuments(dir, shown) {
+	const out = [];
+	const visit = async (full, label) => {
+		if (await isAmacsFolder(full)) {
+			out.push(label);
+			return;
+		}
+		let entries;
+		try {
+			entries = await node_fs.promises.readdir(full, { withFileTypes: true });
+		} catch (e) {
+			throw inputError("unreadable", `cannot list directory: ${e.code ?? e.message}`, { file: label });
+		}
+		entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+		for (const e of entries) {
+			const childLabel = label.endsWith("/") || label.endsWith(node_path.sep) ? label + e.name : `${label}/${e.name}`;
+			if (e.isDirectory()) {
+				if (!SKIP_DIRS.has(e.name)) await visit((0, node_path.join)(full, e.name), childLabel);
+			} else if (e.isFile() && DOCUMENT_EXTENSIONS.some((x) => e.name.endsWith(x)) && !e.name.endsWith(".expect.json")) out.push(childLabel);
+		}
+	};
+	await visit(dir, shown);
+	return out;
+}
+/**
+* Expand what the user named into the documents to read: `-`, stores and their threads as they are, directories
+* walked (an amacs folder is one document), globs matched against a walk of their literal base directory.
+* A glob or directory that yields nothing is an input error (exit 3); a missing path is reported by readSource.
+*/
+async function expandInputs(inputs, cwd) {
+	const out = [];
+	const paths = (labels) => labels.map((spec) => ({
+		kind: "path",
+		spec,
+		path: (0, node_path.resolve)(cwd, spec)
+	}));
+	for (const input of inputs) {
+		if (input.kind !== "path") {
+			out.push(input);
+			continue;
+		}
+		const spec = input.spec;
+		if (GLOB_CHARS.test(spec)) {
+			const { default: micromatch } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require_micromatch(), 1));
+			const scan = micromatch.scan(spec);
+			const base = scan.base === "" ? "." : scan.base;
+			let found = [];
+			try {
+				if ((await node_fs.promises.stat((0, node_path.resolve)(cwd, base))).isDirectory()) found = await walkDocuments((0, node_path.resolve)(cwd, base), base);
+			} catch {}
+			const matches = found.filter((f) => micromatch.isMatch((0, node_path.relative)(".", f).split(node_path.sep).join("/"), spec.replace(/^\.\//, ""), { dot: false }) || micromatch.isMatch(f, spec));
+			if (matches.length === 0) throw inputError("no-match", "the pattern matches no checkpoint documents (.json, .jsonl, .pkl, amacs folders)", { file: spec });
+			out.push(...paths(matches));
+			continue;
+		}
+		let st;
+		try {
+			st = (0, node_fs.statSync)(input.path);
+		} catch {
+			out.push(input);
+			continue;
+		}
+		if (st.isDirectory() && !await isAmacsFolder(input.path)) {
+			const docs = await walkDocuments(input.path, spec);
+			if (docs.length === 0) throw inputError("empty-directory", "directory holds nothing to validate: expected .json, .jsonl or .pkl files or amacs folders", { file: spec });
+			out.push(...paths(docs));
+		} else out.push(input);
+	}
+	return out;
+}
+var AMACS_FILES, DOCUMENT_EXTENSIONS, SKIP_DIRS, MAX_DOCUMENT_BYTES, NAMESPACE_OPTION, GLOB_CHARS;
+var init_input = __esmMin((() => {
+	init_errors();
+	init_redact$2();
+	init_plural();
+	init_json$1();
+	init_types$8();
+	init_address();
+	AMACS_FILES = ["agent-chat.org", "scratchpad.org"];
+	DOCUMENT_EXTENSIONS = [
+		".json",
+		".jsonl",
+		".pkl"
+	];
+	SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git"]);
+	MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES;
+	NAMESPACE_OPTION = {
+		type: "string",
+		describe: "namespace of <saver-uri>#<thread> inputs, when the URI has no ?namespace= (default: 'default')"
+	};
+	GLOB_CHARS = /[*?[\]{}]/;
+}));
+// dist/core/validation.js
+/** Summarise per-file results. */
+function summarize$1(files) {
+	const s = {
+		files: files.length,
+		valid: 0,
+		invalid: 0,
+		unreadable: 0,
+		errors: 0,
+		warnings: 0
+	};
+	for (const f of files) {
+		if (f.fatal) s.unreadable++;
+		else if (f.valid) s.valid++;
+		else s.invalid++;
+		for (const i of f.issues) i.severity === "error" ? s.errors++ : s.warnings++;
+		if (f.fatal) s.errors++;
+	}
+	return s;
+}
+/**
+* The exit code a validation answers with: 4 when a store could not be read, 3 when a document could not be
+* read, 1 when one is invalid (or, with strict, has a warning), else 0.
+*/
+function validationExitCode(report) {
+	if (report.files.some((f) => f.fatal && f.fatalExit === ExitCode.STORE)) return ExitCode.STORE;
+	if (report.summary.unreadable > 0) return ExitCode.INPUT;
+	if (report.summary.errors > 0) return ExitCode.NEGATIVE;
+	if (report.strict && report.summary.warnings > 0) return ExitCode.NEGATIVE;
+	return ExitCode.OK;
+}
+var init_validation$1 = __esmMin((() => {
+	init_errors();
+}));
+// dist/cli/render/reporters/types.js
+/**
+* What a run validated, counted as the user named it: `3 files`, `4 threads` (a Mastra or Chat SDK store is judged
+* thread by thread), `1 store` (a LangGraph store is judged as a whole), or several kinds (`2 files, 4 threads`).
+*/
+function validatedUnits(files) {
+	const n = {
+		file: 0,
+		thread: 0,
+		store: 0
+	};
+	for (const f of files) n[f.unit ?? "file"]++;
+	const parts = [
+		"file",
+		"thread",
+		"store"
+	].filter((k) => n[k]).map((k) => plural$2(n[k], k));
+	return parts.length ? parts.join(", ") : plural$2(0, "file");
+}
+var init_types$2 = __esmMin((() => {
+	init_plural();
+	init_validation$1();
+}));
+// dist/cli/render/reporters/text.js
+/** The "fits A and B; validated as A" note for a document several formats claim. */
+function ambiguityNote(f) {
+	if (!f.format || f.alternatives.length === 0) return void 0;
+	const name = (fmt, v) => v ? `${fmt} (${v})` : fmt;
+	const others = f.alternatives.map((a) => `${name(a.format, a.version)} [${a.errors === 0 ? "valid" : plural$2(a.errors, "error")}]`);
+	return `fits ${[name(f.format, f.formatVersion), ...others].join(" and ")}; validated as ${f.format}; use --format to choose`;
+}
+var where$1, id, plain$1, textReporter;
+var init_text$1 = __esmMin((() => {
+	init_printable();
+	init_types$2();
+	where$1 = (file, line, column) => printable(file) + (line !== void 0 ? `:${line}:${column ?? 1}` : "");
+	id = (s) => s;
+	plain$1 = {
+		red: id,
+		yellow: id,
+		green: id,
+		blue: id,
+		cyan: id,
+		dim: id
+	};
+	textReporter = (report, opts) => {
+		const c = opts.color && opts.chalk ? opts.chalk : plain$1;
+		const lines = [];
+		const issueLine = (i) => {
+			const sev = i.severity === "error" ? c.red("error") : c.yellow("warning");
+			const ptr = i.pointer ? ` ${c.cyan(i.pointer)}` : "";
+			return `${where$1(i.file, i.line, i.column)}: ${sev}${ptr}: ${printable(i.message)} ${c.dim(i.rule)}`;
+		};
+		for (const f of report.files) {
+			if (f.fatal) {
+				lines.push(`${where$1(f.file, f.fatal.line, f.fatal.column)}: ${c.red("error")}${f.fatal.pointer ? ` ${c.cyan(f.fatal.pointer)}` : ""}: ${printable(f.fatal.message)} ${c.dim(`input/${f.fatal.reason}`)}`);
+				continue;
+			}
+			const note = ambiguityNote(f);
+			if (note && !opts.quiet) lines.push(`${printable(f.file)}: ${c.blue("note")}: ${note}`);
+			for (const i of f.issues) if (!opts.quiet || i.severity === "error") lines.push(issueLine(i));
+			if (!opts.quiet && f.issues.length === 0) lines.push(`${printable(f.file)}: ${c.green("ok")} ${c.dim(f.format + (f.formatVersion ? ` ${f.formatVersion}` : ""))}`);
+		}
+		if (report.stoppedEarly) lines.push(c.yellow(report.stoppedEarly));
+		const s = report.summary;
+		const parts = [
+			validatedUnits(report.files),
+			`${s.valid} valid`,
+			`${s.invalid} invalid`
+		];
+		if (s.unreadable) parts.push(`${s.unreadable} unreadable`);
+		const head = parts.join(", ");
+		const tail = `${plural$2(s.errors, "error")}, ${plural$2(s.warnings, "warning")}`;
+		const bad = s.errors > 0 || report.strict && s.warnings > 0;
+		lines.push((bad ? c.red : c.green)(`${head}: ${tail}`));
+		return lines.join("\n") + "\n";
+	};
+}));
+// dist/cli/render/reporters/json.js
+var jsonReporter;
+var init_json = __esmMin((() => {
+	jsonReporter = (report) => JSON.stringify({
+		version: 1,
+		files: report.files.map((f) => ({
+			file: f.file,
+			format: f.format ?? null,
+			formatVersion: f.formatVersion ?? null,
+			alternatives: f.alternatives,
+			valid: !f.fatal && f.valid,
+			issues: f.issues,
+			...f.fatal ? { error: f.fatal } : {}
+		})),
+		summary: report.summary,
+		...report.stoppedEarly ? { stoppedEarly: report.stoppedEarly } : {}
+	}, null, 2) + "\n";
+}));
+// dist/cli/render/reporters/junit.js
+/** Escape text for XML attribute values and character data; drop characters XML 1.0 cannot carry. */
+function xmlEscape(s) {
+	return s.replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "�").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+}
+var junitReporter;
+var init_junit = __esmMin((() => {
+	junitReporter = (report) => {
+		const s = report.summary;
+		const cases = [];
+		let failures = 0;
+		let errors = 0;
+		for (const f of report.files) {
+			const name = xmlEscape(f.file);
+			const cls = xmlEscape(`ckpt.validate.${f.format ?? "unknown"}`);
+			if (f.fatal) {
+				errors++;
+				const loc = f.fatal.line !== void 0 ? `${f.file}:${f.fatal.line}:${f.fatal.column ?? 1}` : f.file;
+				cases.push(`    <testcase name="${name}" classname="${cls}">\n      <error type="input/${xmlEscape(f.fatal.reason)}" message="${xmlEscape(f.fatal.message)}">${xmlEscape(`${loc}: ${f.fatal.message}`)}</error>\n    </testcase>`);
+				continue;
+			}
+			const failing = f.issues.filter((i) => i.severity === "error" || report.strict);
+			if (failing.length === 0) {
+				cases.push(`    <testcase name="${name}" classname="${cls}"/>`);
+				continue;
+			}
+			failures++;
+			const body = failing.map((i) => `${i.file}:${i.line ?? 1}:${i.column ?? 1}: ${i.severity} ${i.pointer}: ${i.message} [${i.rule}]`).join("\n");
+			const first = failing[0];
+			cases.push(`    <testcase name="${name}" classname="${cls}">\n      <failure type="${xmlEscape(first.rule)}" message="${xmlEscape(`${failing.length} issue(s); first: ${first.pointer}: ${first.message}`)}">${xmlEscape(body)}</failure>\n    </testcase>`);
+		}
+		return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="ckpt validate" tests="${s.files}" failures="${failures}" errors="${errors}">\n  <testsuite name="ckpt validate" tests="${s.files}" failures="${failures}" errors="${errors}" skipped="0">\n` + cases.join("\n") + (cases.length ? "\n" : "") + `  </testsuite>\n</testsuites>\n`;
+	};
+}));
+// dist/cli/render/reporters/github.js
+var escapeData, escapeProperty, githubReporter;
+var init_github = __esmMin((() => {
+	init_types$2();
+	escapeData = (s) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+	escapeProperty = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+	githubReporter = (report) => {
+		const out = [];
+		const cmd = (level, file, line, col, title, msg) => {
+			const props = [`file=${escapeProperty(file)}`];
+			if (line !== void 0) props.push(`line=${line}`);
+			if (col !== void 0) props.push(`col=${col}`);
+			props.push(`title=${escapeProperty(title)}`);
+			out.push(`::${level} ${props.join(",")}::${escapeData(msg)}`);
+		};
+		for (const f of report.files) {
+			if (f.fatal) cmd("error", f.file, f.fatal.line, f.fatal.column, `input/${f.fatal.reason}`, f.fatal.message);
+			for (const i of f.issues) cmd(i.severity === "error" || report.strict ? "error" : "warning", i.file, i.line, i.column, i.rule, `${i.pointer ? i.pointer + ": " : ""}${i.message}`);
+		}
+		const s = report.summary;
+		out.push(`ckpt validate: ${validatedUnits(report.files)}, ${s.valid} valid, ${s.invalid} invalid, ${s.unreadable} unreadable: ${plural$2(s.errors, "error")}, ${plural$2(s.warnings, "warning")}`);
+		return out.join("\n") + "\n";
+	};
+}));
+// dist/cli/render/reporters/sarif.js
+/** A file name as a SARIF artifact URI (relative paths stay relative; spaces and the like percent-encoded). */
+function artifactUri(file) {
+	return file.split(/[\\/]/).map(encodeURIComponent).join("/");
+}
+function describeRule(id) {
+	const [kind, name] = id.split("/");
+	if (kind === "schema") return `JSON Schema '${name}' check failed`;
+	if (kind === "loader") return `the system's loader rejects this (${name})`;
+	if (kind === "input") return `unreadable input (${name})`;
+	return `lint: ${(name ?? id).replace(/-/g, " ")}`;
+}
+var SARIF_SCHEMA, sarifReporter;
+var init_sarif = __esmMin((() => {
+	init_version();
+	SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
+	sarifReporter = (report) => {
+		const rules = /* @__PURE__ */ new Map();
+		const results = [];
+		const add = (ruleId, level, message, file, line, column, pointer) => {
+			if (!rules.has(ruleId)) rules.set(ruleId, {
+				id: ruleId,
+				shortDescription: { text: describeRule(ruleId) },
+				defaultConfiguration: { level }
+			});
+			const physicalLocation = { artifactLocation: { uri: artifactUri(file) } };
+			if (line !== void 0) physicalLocation.region = {
+				startLine: line,
+				startColumn: column ?? 1
+			};
+			results.push({
+				ruleId,
+				ruleIndex: [...rules.keys()].indexOf(ruleId),
+				level,
+				message: { text: pointer ? `${pointer}: ${message}` : message },
+				locations: [{
+					physicalLocation,
+					...pointer ? { logicalLocations: [{
+						fullyQualifiedName: pointer,
+						kind: "member"
+					}] } : {}
+				}]
+			});
+		};
+		for (const f of report.files) {
+			if (f.fatal) add(`input/${f.fatal.reason}`, "error", f.fatal.message, f.file, f.fatal.line, f.fatal.column, f.fatal.pointer);
+			for (const i of f.issues) add(i.rule, i.severity === "error" || report.strict ? "error" : "warning", i.message, i.file, i.line, i.column, i.pointer);
+		}
+		const log = {
+			$schema: SARIF_SCHEMA,
+			version: "2.1.0",
+			runs: [{
+				tool: { driver: {
+					name: "ckpt",
+					version: ckptVersion(),
+					informationUri: "https://ckpt.dev",
+					rules: [...rules.values()]
+				} },
+				results
+			}]
+		};
+		return JSON.stringify(log, null, 2) + "\n";
+	};
+}));
+// dist/cli/render/reporters/index.js
+var REPORTERS, REPORTER_NAMES;
+var init_reporters = __esmMin((() => {
+	init_text$1();
+	init_json();
+	init_junit();
+	init_github();
+	init_sarif();
+	init_types$2();
+	REPORTERS = {
+		text: textReporter,
+		json: jsonReporter,
+		junit: junitReporter,
+		github: githubReporter,
+		sarif: sarifReporter
+	};
+	REPORTER_NAMES = Object.keys(REPORTERS);
+}));
+// dist/cli/commands/validate-store.js
+var validate_store_exports = /* @__PURE__ */ __exportAll$1({ validateInStore: () => validateInStore });
+/** Validate a store or one of its threads, the store opened once (by the caller: `open`). */
+async function validateInStore(input, engine, io, opts, results) {
+	const rows = opts.format === void 0 || opts.format === "langgraph" ? engine.validateStore : void 0;
+	if (rows) return results.take({
+		...await rows(await storeValidation(input, engine, opts)),
+		unit: input.kind === "address" ? "thread" : "store"
+	});
+	if (input.kind === "address") {
+		const name = input.spec;
+		if (engine.validateThread) {
+			const r = await engine.validateThread(input.address.threadId, {
+				name,
+				format: opts.format
+			});
+			if (!r) throw inputError("missing-thread", `no chat '${input.address.threadId}' in the store`, { file: redactUri(name) });
+			return results.take({
+				...r,
+				unit: "thread"
+			});
+		}
+		return results.take({
+			...validateDocument(await readThread(engine, input.address), { format: opts.format }),
+			unit: "thread"
+		});
+	}
+	if (input.bare) {
+		await readSource(input, {
+			stdin: () => io.stdin,
+			cwd: io.cwd
+		});
+		return;
+	}
+	return everyThread(input, engine, opts, results);
+}
+/** What a LangGraph store is asked: all of it, one thread, or one checkpoint (resolved like every other command). */
+async function storeValidation(input, engine, opts) {
+	const head = splitAddress(input.spec).store;
+	const base = {
+		label: redactUri(head) + (input.kind === "address" ? input.spec.slice(head.length) : ""),
+		uriLabel: redactUri(head),
+		...opts.maxErrors !== void 0 ? { maxErrors: opts.maxErrors } : {},
+		...opts.library !== void 0 ? { library: opts.library } : {},
+		verbose: opts.verbose
+	};
+	if (input.kind === "store") return base;
+	const a = input.address;
+	let checkpointId;
+	if (keepsHistory(engine)) {
+		const saver = engine.saver;
+		if (a.selector.kind !== "latest" || a.literal !== void 0 || a.namespace !== void 0) {
+			const at = await locateAddress(saver, a, base.label);
+			if (a.selector.kind !== "latest" || a.literal !== void 0) checkpointId = at.checkpointId;
+		} else if (!await engine.hasThread(a.threadId)) throw inputError("no-thread", `no checkpoint for thread '${a.threadId}'`, { file: base.uriLabel });
+	}
+	return {
+		...base,
+		threadId: a.threadId,
+		...checkpointId ? { checkpointId } : {},
+		...a.namespace !== void 0 ? { namespace: a.namespace } : {}
+	};
+}
+/**
+* Every checkpoint of a store (all namespaces, or the one named by ?namespace= / --namespace), read one batch at a
+* time, each validated as `<uri>#<thread>` (with ?namespace= when it is not the default one), the address `ckpt show`
+* takes. A store that holds none is an input error, as an empty folder is.
+*/
+async function everyThread(input, engine, opts, results) {
+	const saver = engine.saver;
+	const namespace = input.namespace;
+	const label = input.store.kind === "sqlite" || input.store.kind === "file" ? input.spec : saver.uri;
+	let seen = 0;
+	for (const space of namespace !== void 0 ? [namespace] : await saver.namespaces()) for await (const batch of saver.scan({
+		namespace: space,
+		batchSize: 200
+	})) for (const r of batch) {
+		if (results.full(": the rest of the store was not validated")) return;
+		seen++;
+		const name = `${label}${r.namespace === "default" || input.store.params.has("namespace") ? "" : `${label.includes("?") ? "&" : "?"}namespace=${encodeURIComponent(r.namespace)}`}#${r.threadId}`;
+		const result = await engine.validateThread?.(r.threadId, {
+			name,
+			format: opts.format,
+			text: r.text
+		}) ?? validateDocument({
+			name,
+			text: r.text
+		}, { format: opts.format });
+		results.take({
+			...result,
+			unit: "thread"
+		});
+	}
+	if (seen === 0) throw inputError("empty-store", `the store holds no checkpoints${namespace !== void 0 ? ` in namespace '${namespace}'` : ""}`, { file: label });
+}
+var init_validate_store = __esmMin((() => {
+	init_errors();
+	init_redact$2();
+	init_document();
+	init_address();
+	init_langgraph$1();
+	init_types$8();
+	init_input();
+}));
+// node_modules/chalk/source/vendor/ansi-styles/index.js
+function assembleStyles$1() {
+	const codes = /* @__PURE__ */ new Map();
+	for (const [groupName, group] of Object.entries(styles$2)) {
+		for (const [styleName, style] of Object.entries(group)) {
+			styles$2[styleName] = {
+				open: `\u001B[${style[0]}m`,
+				close: `\u001B[${style[1]}m`
+			};
+			group[styleName] = styles$2[styleName];
+			codes.set(style[0], style[1]);
+		}
+		Object.defineProperty(styles$2, groupName, {
+			value: group,
+			enumerable: false
+		});
+	}
+	Object.defineProperty(styles$2, "codes", {
+		value: codes,
+		enumerable: false
+	});
+	styles$2.color.close = "\x1B[39m";
+	styles$2.bgColor.close = "\x1B[49m";
+	styles$2.color.ansi = wrapAnsi16$1();
+	styles$2.color.ansi256 = wrapAnsi256$1();
+	styles$2.color.ansi16m = wrapAnsi16m$1();
+	styles$2.bgColor.ansi = wrapAnsi16$1(ANSI_BACKGROUND_OFFSET$1);
+	styles$2.bgColor.ansi256 = wrapAnsi256$1(ANSI_BACKGROUND_OFFSET$1);
+	styles$2.bgColor.ansi16m = wrapAnsi16m$1(ANSI_BACKGROUND_OFFSET$1);
+	Object.defineProperties(styles$2, {
+		rgbToAnsi256: {
+			value(red, green, blue) {
+				if (red === green && green === blue) {
+					if (red < 8) return 16;
+					if (red > 248) return 231;
+					return Math.round((red - 8) / 247 * 24) + 232;
+				}
+				return 16 + 36 * Math.round(red / 255 * 5) + 6 * Math.round(green / 255 * 5) + Math.round(blue / 255 * 5);
+			},
+			enumerable: false
+		},
+		hexToRgb: {
+			value(hex) {
+				const matches = /[a-f\d]{6}|[a-f\d]{3}/i.exec(hex.toString(16));
+				if (!matches) return [
+					0,
+					0,
+					0
+				];
+				let [colorString] = matches;
+				if (colorString.length === 3) colorString = [...colorString].map((character) => character + character).join("");
+				const integer = Number.parseInt(colorString, 16);
+				return [
+					integer >> 16 & 255,
+					integer >> 8 & 255,
+					integer & 255
+				];
+			},
+			enumerable: false
+		},
+		hexToAnsi256: {
+			value: (hex) => styles$2.rgbToAnsi256(...styles$2.hexToRgb(hex)),
+			enumerable: false
+		},
+		ansi256ToAnsi: {
+			value(code) {
+				if (code < 8) return 30 + code;
+				if (code < 16) return 90 + (code - 8);
+				let red;
+				let green;
+				let blue;
+				if (code >= 232) {
+					red = ((code - 232) * 10 + 8) / 255;
+					green = red;
+					blue = red;
+				} else {
+					code -= 16;
+					const remainder = code % 36;
+					red = Math.floor(code / 36) / 5;
+					green = Math.floor(remainder / 6) / 5;
+					blue = remainder % 6 / 5;
+				}
+				const value = Math.max(red, green, blue) * 2;
+				if (value === 0) return 30;
+				let result = 30 + (Math.round(blue) << 2 | Math.round(green) << 1 | Math.round(red));
+				if (value === 2) result += 60;
+				return result;
+			},
+			enumerable: false
+		},
+		rgbToAnsi: {
+			value: (red, green, blue) => styles$2.ansi256ToAnsi(styles$2.rgbToAnsi256(red, green, blue)),
+			enumerable: false
+		},
+		hexToAnsi: {
+			value: (hex) => styles$2.ansi256ToAnsi(styles$2.hexToAnsi256(hex)),
+			enumerable: false
+		}
+	});
+	return styles$2;
+}
+var ANSI_BACKGROUND_OFFSET$1, wrapAnsi16$1, wrapAnsi256$1, wrapAnsi16m$1, styles$2, modifierNames$1, foregroundColorNames$1, backgroundColorNames$1, colorNames$1, ansiStyles$1;
+var init_ansi_styles$1 = __esmMin((() => {
+	ANSI_BACKGROUND_OFFSET$1 = 10;
+	wrapAnsi16$1 = (offset = 0) => (code) => `\u001B[${code + offset}m`;
+	wrapAnsi256$1 = (offset = 0) => (code) => `\u001B[${38 + offset};5;${code}m`;
+	wrapAnsi16m$1 = (offset = 0) => (red, green, blue) => `\u001B[${38 + offset};2;${red};${green};${blue}m`;
+	styles$2 = {
+		modifier: {
+			reset: [0, 0],
+			bold: [1, 22],
+			dim: [2, 22],
+			italic: [3, 23],
+			underline: [4, 24],
+			overline: [53, 55],
+			inverse: [7, 27],
+			hidden: [8, 28],
+			strikethrough: [9, 29]
+		},
+		color: {
+			black: [30, 39],
+			red: [31, 39],
+			green: [32, 39],
+			yellow: [33, 39],
+			blue: [34, 39],
+			magenta: [35, 39],
+			cyan: [36, 39],
+			white: [37, 39],
+			blackBright: [90, 39],
+			gray: [90, 39],
+			grey: [90, 39],
+			redBright: [91, 39],
+			greenBright: [92, 39],
+			yellowBright: [93, 39],
+			blueBright: [94, 39],
+			magentaBright: [95, 39],
+			cyanBright: [96, 39],
+			whiteBright: [97, 39]
+		},
+		bgColor: {
+			bgBlack: [40, 49],
+			bgRed: [41, 49],
+			bgGreen: [42, 49],
+			bgYellow: [43, 49],
+			bgBlue: [44, 49],
+			bgMagenta: [45, 49],
+			bgCyan: [46, 49],
+			bgWhite: [47, 49],
+			bgBlackBright: [100, 49],
+			bgGray: [100, 49],
+			bgGrey: [100, 49],
+			bgRedBright: [101, 49],
+			bgGreenBright: [102, 49],
+			bgYellowBright: [103, 49],
+			bgBlueBright: [104, 49],
+			bgMagentaBright: [105, 49],
+			bgCyanBright: [106, 49],
+			bgWhiteBright: [107, 49]
+		}
+	};
+	modifierNames$1 = Object.keys(styles$2.modifier);
+	foregroundColorNames$1 = Object.keys(styles$2.color);
+	backgroundColorNames$1 = Object.keys(styles$2.bgColor);
+	colorNames$1 = [...foregroundColorNames$1, ...backgroundColorNames$1];
+	ansiStyles$1 = assembleStyles$1();
+}));
+// node_modules/chalk/source/vendor/supports-color/index.js
+function hasFlag(flag, argv = globalThis.Deno ? globalThis.Deno.args : node_process.default.argv) {
+	const prefix = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
+	const position = argv.indexOf(prefix + flag);
+	const terminatorPosition = argv.indexOf("--");
+	return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
+}
+function envForceColor() {
+	if ("FORCE_COLOR" in env$1) {
+		if (env$1.FORCE_COLOR === "true") return 1;
+		if (env$1.FORCE_COLOR === "false") return 0;
+		return env$1.FORCE_COLOR.length === 0 ? 1 : Math.min(Number.parseInt(env$1.FORCE_COLOR, 10), 3);
+	}
+}
+function translateLevel(level) {
+	if (level === 0) return false;
+	return {
+		level,
+		hasBasic: true,
+		has256: level >= 2,
+		has16m: level >= 3
+	};
+}
+function _supportsColor(haveStream, { streamIsTTY, sniffFlags = true } = {}) {
+	const noFlagForceColor = envForceColor();
+	if (noFlagForceColor !== void 0) flagForceColor = noFlagForceColor;
+	const forceColor = sniffFlags ? flagForceColor : noFlagForceColor;
+	if (forceColor === 0) return 0;
+	if (sniffFlags) {
+		if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) return 3;
+		if (hasFlag("color=256")) return 2;
+	}
+	if ("TF_BUILD" in env$1 && "AGENT_NAME" in env$1) return 1;
+	if (haveStream && !streamIsTTY && forceColor === void 0) return 0;
+	const min = forceColor || 0;
+	if (env$1.TERM === "dumb") return min;
+	if (node_process.default.platform === "win32") {
+		const osRelease = node_os.default.release().split(".");
+		if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) return Number(osRelease[2]) >= 14931 ? 3 : 2;
+		return 1;
+	}
+	if ("CI" in env$1) {
+		if ([
+			"GITHUB_ACTIONS",
+			"GITEA_ACTIONS",
+			"CIRCLECI"
+		].some((key) => key in env$1)) return 3;
+		if ([
+			"TRAVIS",
+			"APPVEYOR",
+			"GITLAB_CI",
+			"BUILDKITE",
+			"DRONE"
+		].some((sign) => sign in env$1) || env$1.CI_NAME === "codeship") return 1;
+		return min;
+	}
+	if ("TEAMCITY_VERSION" in env$1) return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env$1.TEAMCITY_VERSION) ? 1 : 0;
+	if (env$1.COLORTERM === "truecolor") return 3;
+	if (env$1.TERM === "xterm-kitty") return 3;
+	if (env$1.TERM === "xterm-ghostty") return 3;
+	if (env$1.TERM === "wezterm") return 3;
+	if ("TERM_PROGRAM" in env$1) {
+		const version = Number.parseInt((env$1.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+		switch (env$1.TERM_PROGRAM) {
+			case "iTerm.app": return version >= 3 ? 3 : 2;
+			case "Apple_Terminal": return 2;
+		}
+	}
+	if (/-256(color)?$/i.test(env$1.TERM)) return 2;
+	if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env$1.TERM)) return 1;
+	if ("COLORTERM" in env$1) return 1;
+	return min;
+}
+function createSupportsColor(stream, options = {}) {
+	return translateLevel(_supportsColor(stream, {
+		streamIsTTY: stream && stream.isTTY,
+		...options
+	}));
+}
+var env$1, flagForceColor, supportsColor;
+var init_supports_color = __esmMin((() => {
+	({env: env$1} = node_process.default);
+	if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) flagForceColor = 0;
+	else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) flagForceColor = 1;
+	supportsColor = {
+		stdout: createSupportsColor({ isTTY: node_tty.default.isatty(1) }),
+		stderr: createSupportsColor({ isTTY: node_tty.default.isatty(2) })
+	};
+}));
+// node_modules/chalk/source/utilities.js
+function stringReplaceAll(string, substring, replacer) {
+	let index = string.indexOf(substring);
+	if (index === -1) return string;
+	const substringLength = substring.length;
+	let endIndex = 0;
+	let returnValue = "";
+	do {
+		returnValue += string.slice(endIndex, index) + substring + replacer;
+		endIndex = index + substringLength;
+		index = string.indexOf(substring, endIndex);
+	} while (index !== -1);
+	returnValue += string.slice(endIndex);
+	return returnValue;
+}
+function stringEncaseCRLFWithFirstIndex(string, prefix, postfix, index) {
+	let endIndex = 0;
+	let returnValue = "";
+	do {
+		const gotCR = string[index - 1] === "\r";
+		returnValue += string.slice(endIndex, gotCR ? index - 1 : index) + prefix + (gotCR ? "\r\n" : "\n") + postfix;
+		endIndex = index + 1;
+		index = string.indexOf("\n", endIndex);
+	} while (index !== -1);
+	returnValue += string.slice(endIndex);
+	return returnValue;
+}
+var init_utilities$1 = __esmMin((() => {}));
+// node_modules/chalk/source/index.js
+var source_exports = /* @__PURE__ */ __exportAll$1({
+	Chalk: () => Chalk,
+	backgroundColorNames: () => backgroundColorNames$1,
+	backgroundColors: () => backgroundColorNames$1,
+	chalkStderr: () => chalkStderr,
+	colorNames: () => colorNames$1,
+	colors: () => colorNames$1,
+	default: () => chalk,
+	foregroundColorNames: () => foregroundColorNames$1,
+	foregroundColors: () => foregroundColorNames$1,
+	modifierNames: () => modifierNames$1,
+	modifiers: () => modifierNames$1,
+	supportsColor: () => stdoutColor,
+	supportsColorStderr: () => stderrColor
+});
+function createChalk(options) {
+	return chalkFactory(options);
+}
+var stdoutColor, stderrColor, GENERATOR, STYLER, IS_EMPTY, levelMapping, styles$1, applyOptions, Chalk, chalkFactory, getModelAnsi, proto, createStyler, createBuilder, applyStyle, chalk, chalkStderr;
+var init_source = __esmMin((() => {
+	init_ansi_styles$1();
+	init_supports_color();
+	init_utilities$1();
+	({stdout: stdoutColor, stderr: stderrColor} = supportsColor);
+	GENERATOR = Symbol("GENERATOR");
+	STYLER = Symbol("STYLER");
+	IS_EMPTY = Symbol("IS_EMPTY");
+	levelMapping = [
+		"ansi",
+		"ansi",
+		"ansi256",
+		"ansi16m"
+	];
+	styles$1 = Object.create(null);
+	applyOptions = (object, options = {}) => {
+		if (options.level && !(Number.isInteger(options.level) && options.level >= 0 && options.level <= 3)) throw new Error("The `level` option should be an integer from 0 to 3");
+		const colorLevel = stdoutColor ? stdoutColor.level : 0;
+		object.level = options.level === void 0 ? colorLevel : options.level;
+	};
+	Chalk = class {
+		constructor(options) {
+			return chalkFactory(options);
+		}
+	};
+	chalkFactory = (options) => {
+		const chalk = (...strings) => strings.join(" ");
+		applyOptions(chalk, options);
+		Object.setPrototypeOf(chalk, createChalk.prototype);
+		return chalk;
+	};
+	Object.setPrototypeOf(createChalk.prototype, Function.prototype);
+	for (const [styleName, style] of Object.entries(ansiStyles$1)) styles$1[styleName] = { get() {
+		const builder = createBuilder(this, createStyler(style.open, style.close, this[STYLER]), this[IS_EMPTY]);
+		Object.defineProperty(this, styleName, { value: builder });
+		return builder;
+	} };
+	styles$1.visible = { get() {
+		const builder = createBuilder(this, this[STYLER], true);
+		Object.defineProperty(this, "visible", { value: builder });
+		return builder;
+	} };
+	getModelAnsi = (model, level, type, ...arguments_) => {
+		if (model === "rgb") {
+			if (level === "ansi16m") return ansiStyles$1[type].ansi16m(...arguments_);
+			if (level === "ansi256") return ansiStyles$1[type].ansi256(ansiStyles$1.rgbToAnsi256(...arguments_));
+			return ansiStyles$1[type].ansi(ansiStyles$1.rgbToAnsi(...arguments_));
+		}
+		if (model === "hex") return getModelAnsi("rgb", level, type, ...ansiStyles$1.hexToRgb(...arguments_));
+		return ansiStyles$1[type][model](...arguments_);
+	};
+	for (const model of [
+		"rgb",
+		"hex",
+		"ansi256"
+	]) {
+		styles$1[model] = { get() {
+			const { level } = this;
+			return function(...arguments_) {
+				const styler = createStyler(getModelAnsi(model, levelMapping[level], "color", ...arguments_), ansiStyles$1.color.close, this[STYLER]);
+				return createBuilder(this, styler, this[IS_EMPTY]);
+			};
+		} };
+		const bgModel = "bg" + model[0].toUpperCase() + model.slice(1);
+		styles$1[bgModel] = { get() {
+			const { level } = this;
+			return function(...arguments_) {
+				const styler = createStyler(getModelAnsi(model, levelMapping[level], "bgColor", ...arguments_), ansiStyles$1.bgColor.close, this[STYLER]);
+				return createBuilder(this, styler, this[IS_EMPTY]);
+			};
+		} };
+	}
+	proto = Object.defineProperties(() => {}, {
+		...styles$1,
+		level: {
+			enumerable: true,
+			get() {
+				return this[GENERATOR].level;
+			},
+			set(level) {
+				this[GENERATOR].level = level;
+			}
+		}
+	});
+	createStyler = (open, close, parent) => {
+		let openAll;
+		let closeAll;
+		if (parent === void 0) {
+			openAll = open;
+			closeAll = close;
+		} else {
+			openAll = parent.openAll + open;
+			closeAll = close + parent.closeAll;
+		}
+		return {
+			open,
+			close,
+			openAll,
+			closeAll,
+			parent
+		};
+	};
+	createBuilder = (self, _styler, _isEmpty) => {
+		const builder = (...arguments_) => applyStyle(builder, arguments_.length === 1 ? "" + arguments_[0] : arguments_.join(" "));
+		Object.setPrototypeOf(builder, proto);
+		builder[GENERATOR] = self;
+		builder[STYLER] = _styler;
+		builder[IS_EMPTY] = _isEmpty;
+		return builder;
+	};
+	applyStyle = (self, string) => {
+		if (self.level <= 0 || !string) return self[IS_EMPTY] ? "" : string;
+		let styler = self[STYLER];
+		if (styler === void 0) return string;
+		const { openAll, closeAll } = styler;
+		if (string.includes("\x1B")) while (styler !== void 0) {
+			string = stringReplaceAll(string, styler.close, styler.open);
+			styler = styler.parent;
+		}
+		const lfIndex = string.indexOf("\n");
+		if (lfIndex !== -1) string = stringEncaseCRLFWithFirstIndex(string, closeAll, openAll, lfIndex);
+		return openAll + string + closeAll;
+	};
+	Object.defineProperties(createChalk.prototype, styles$1);
+	chalk = createChalk();
+	chalkStderr = createChalk({ level: stderrColor ? stderrColor.level : 0 });
+}));
+// dist/cli/commands/validate.js
+/**
+* `ckpt validate <paths|globs|->…`: detect each document's format (or take --format), check it against the
+* native schema, run the adapter's and the generic lints, and report with one or more reporters.
+*
+* Exit: 0 valid (warnings allowed), 1 any error (or any warning with --strict), 2 usage, 3 when any input is
+* unreadable, unparseable or of unknown format — 3 wins over 1 because the answer is incomplete: a batch with
+* an unreadable input cannot be called "just invalid"; 4 when a store failed (cannot connect, I/O), over 3 and 1
+* for the same reason. 70 is a bug.
+*/
+var validate_exports = /* @__PURE__ */ __exportAll$1({
+	parseReporters: () => parseReporters,
+	quickValidateArgs: () => quickValidateArgs,
+	runValidation: () => runValidation,
+	validateCommand: () => validateCommand,
+	withAiSdkVersion: () => withAiSdkVersion
+});
+/** Parse `--reporter name[=path]` values. At most one reporter may write to stdout. */
+function parseReporters(values, json) {
+	const out = values.map((v) => {
+		const i = v.indexOf("=");
+		const name = i < 0 ? v : v.slice(0, i);
+		const path = i < 0 ? void 0 : v.slice(i + 1);
+		if (!REPORTERS[name]) throw usageError(`unknown reporter '${name}': expected one of ${REPORTER_NAMES.join(", ")} (optionally name=path)`);
+		if (path === "") throw usageError(`--reporter ${name}=: the path after '=' is empty`);
+		return path === void 0 ? { name } : {
+			name,
+			path
+		};
+	});
+	if (json) out.push({ name: "json" });
+	if (!out.some((t) => t.path === void 0)) out.unshift({ name: "text" });
+	const toStdout = out.filter((t) => t.path === void 0);
+	if (toStdout.length > 1) throw usageError(`only one reporter can write to stdout (got ${toStdout.map((t) => t.name).join(", ")}): send the others to files with name=path`);
+	return out;
+}
+/** Validate every input; stops after `maxErrors` errors. */
+async function runValidation(specs, io, opts = {}) {
+	const run = new Run(opts.maxErrors ?? Infinity);
+	const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
+	const parsed = [];
+	for (const spec of specs) try {
+		parsed.push(parseInput(spec, {
+			cwd: io.cwd,
+			env: io.env,
+			namespace: opts.namespace
+		}));
+	} catch (e) {
+		if (!(e instanceof CkptError) || e.reason === "namespace-twice") throw e;
+		parsed.push(e);
+	}
+	const queue = [];
+	for (let i = 0; i < specs.length; i++) {
+		const input = parsed[i];
+		if (input instanceof CkptError) {
+			queue.push({
+				spec: specs[i],
+				input,
+				inFolder: false
+			});
+			continue;
+		}
+		try {
+			const found = await expandInputs([input], io.cwd);
+			const folder = found.length > 1 || found.length === 1 && found[0] !== input;
+			for (const f of found) queue.push({
+				spec: f.spec,
+				input: f,
+				inFolder: folder && f.kind === "path"
+			});
+		} catch (e) {
+			if (!(e instanceof CkptError)) throw e;
+			run.files.push(fatalResult(input.spec, e));
+		}
+	}
+	for (let n = 0; n < queue.length && !run.full(`: ${queue.length - n} input(s) not validated`); n++) {
+		const { spec, input, inFolder } = queue[n];
+		try {
+			if (input instanceof CkptError) throw input;
+			if (input.kind === "store" || input.kind === "address") {
+				const limit = run.limit === Infinity ? void 0 : run.limit - run.errors;
+				const { openStore } = await Promise.resolve().then(() => (init_stores(), stores_exports));
+				const { engine } = await openStore(input.kind === "store" ? input.store : input.address.store, {
+					readOnly: true,
+					env: io.env,
+					namespace: input.kind === "store" ? input.namespace : input.address.namespace ?? "default"
+				});
+				try {
+					const { validateInStore } = await Promise.resolve().then(() => (init_validate_store(), validate_store_exports));
+					await validateInStore(input, engine, io, {
+						...opts,
+						maxErrors: limit
+					}, run);
+				} finally {
+					await engine.close();
+				}
+				continue;
+			}
+			const doc = await readSource(input, {
+				stdin: () => io.stdin,
+				cwd: io.cwd,
+				env: io.env
+			});
+			run.take(validateDocument(doc, { format: opts.format }), inFolder ? doc.text : void 0);
+		} catch (e) {
+			if (!(e instanceof CkptError) || e.exitCode === ExitCode.BUG) throw e;
+			run.take(fatalResult(spec, e));
+		}
+	}
+	return run.report(Boolean(opts.strict));
+}
+function fatalResult(spec, e) {
+	const f = {
+		file: e.place.file ?? spec,
+		alternatives: [],
+		valid: false,
+		issues: [],
+		fatal: {
+			reason: e.reason,
+			message: e.message
+		}
+	};
+	if (e.place.line !== void 0) f.fatal.line = e.place.line;
+	if (e.place.column !== void 0) f.fatal.column = e.place.column;
+	if (e.exitCode === ExitCode.STORE) f.fatalExit = ExitCode.STORE;
+	return f;
+}
+/** `--ai-sdk-version N`: the format ai-sdk@N (a usage error with another --format, or another major). */
+function withAiSdkVersion(format, major) {
+	if (major === void 0) return format;
+	if (format === void 0 || format === "ai-sdk" || format === `ai-sdk@${major}`) return `ai-sdk@${major}`;
+	throw usageError(`--ai-sdk-version ${major} reads AI SDK chats: it does not go with --format ${format}`);
+}
+/** The exit code of a report (see the module comment). */
+/**
+* The arguments of a plain `ckpt validate …` command line, read without yargs (loading and running yargs is
+* about half of a one-file validation's start-up time). Only the common, unambiguous forms are read here:
+* inputs that do not start with '-', `--strict`, `--quiet`/`-q`, `--json`, `--format`/`-f NAME` (a known
+* format) and `--max-errors N` (digits), each at most once. Anything else — help, `-` (stdin), reporters,
+* `=` forms, negations, repeats, unknown options, no input — returns undefined and goes through yargs, which
+* gives the same arguments for every form accepted here (test/validate-cli.test.ts compares the two).
+*/
+function quickValidateArgs(argv) {
+	const args = {
+		inputs: [],
+		strict: false,
+		quiet: false,
+		json: false
+	};
+	const seen = /* @__PURE__ */ new Set();
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		if (!a.startsWith("-")) {
+			args.inputs.push(a);
+			continue;
+		}
+		const name = a === "-q" ? "--quiet" : a === "-f" ? "--format" : a;
+		if (seen.has(name)) return void 0;
+		seen.add(name);
+		if (name === "--strict") args.strict = true;
+		else if (name === "--quiet") args.quiet = true;
+		else if (name === "--json") args.json = true;
+		else if (name === "--format") {
+			const v = argv[++i];
+			if (v === void 0 || !FORMAT_CHOICES.includes(v)) return void 0;
+			args.format = v;
+		} else if (name === "--max-errors") {
+			const v = argv[++i];
+			if (v === void 0 || !/^[0-9]{1,9}$/.test(v)) return void 0;
+			args.maxErrors = Number(v);
+		} else return void 0;
+	}
+	return args.inputs.length > 0 ? args : void 0;
+}
+var Run, validateCommand;
+var init_validate = __esmMin((() => {
+	init_atomic();
+	init_errors();
+	init_json$1();
+	init_redact$2();
+	init_lint();
+	init_formats();
+	init_document();
+	init_input();
+	init_types$8();
+	init_reporters();
+	init_validation$1();
+	Run = class {
+		limit;
+		files = [];
+		errors = 0;
+		stoppedEarly;
+		threadIds = [];
+		constructor(limit) {
+			this.limit = limit;
+		}
+		/** Whether --max-errors is reached (and then why the run stopped, with `rest` saying what was left). */
+		full(rest) {
+			if (this.errors < this.limit) return false;
+			this.stoppedEarly = `stopped after ${this.limit} error${this.limit === 1 ? "" : "s"} (--max-errors)${rest}`;
+			return true;
+		}
+		/** One input's result; `folderText`: the text of a document read out of a folder (FileSaver's thread-id rule). */
+		take(r, folderText) {
+			if (r.fatal) this.errors++;
+			for (let i = 0; i < r.issues.length; i++) {
+				if (r.issues[i].severity !== "error") continue;
+				if (this.full("")) {
+					r.issues = r.issues.slice(0, i).concat(r.issues.slice(i).filter((x) => x.severity !== "error"));
+					break;
+				}
+				this.errors++;
+			}
+			if (r.format === "deepagent" && r.threadId !== void 0 && !r.fatal && folderText !== void 0) {
+				const at = jsonLocator(folderText).locate("/threadId");
+				this.threadIds.push({
+					file: r.file,
+					threadId: r.threadId,
+					pointer: "/threadId",
+					...at ? {
+						line: at.line,
+						column: at.column
+					} : {}
+				});
+			}
+			this.files.push(r);
+		}
+		report(strict) {
+			if (this.threadIds.length > 0) {
+				const pos = new Map(this.threadIds.map((t) => [t.file, t]));
+				const extra = fileSaverLint(this.threadIds, (file, pointer, message) => {
+					const t = pos.get(file);
+					return {
+						severity: "warning",
+						rule: "lint/filesaver-id-collision",
+						message,
+						pointer,
+						file,
+						...t?.line !== void 0 ? {
+							line: t.line,
+							column: t.column
+						} : {}
+					};
+				});
+				for (const i of extra) this.files.find((f) => f.file === i.file)?.issues.push(i);
+			}
+			for (const f of this.files) {
+				f.file = redactUri(f.file);
+				if (f.fatal) f.fatal.message = redactText$1(f.fatal.message);
+				for (const i of f.issues) if (i.file !== void 0) i.file = redactUri(i.file);
+			}
+			return {
+				files: this.files,
+				summary: summarize$1(this.files),
+				strict,
+				...this.stoppedEarly ? { stoppedEarly: this.stoppedEarly } : {}
+			};
+		}
+	};
+	validateCommand = {
+		command: "validate <inputs..>",
+		describe: "Check checkpoints against their format's schema and lint rules",
+		builder: (y) => y.parserConfiguration({ "unknown-options-as-args": true }).positional("inputs", {
+			type: "string",
+			array: true,
+			default: void 0,
+			describe: "files, directories, globs, - (stdin), <saver-uri> (every checkpoint of the store) or <saver-uri>#<threadId>"
+		}).option("format", {
+			alias: "f",
+			type: "string",
+			choices: [...FORMAT_CHOICES],
+			describe: "validate as this format instead of detecting it (ai-sdk@N: an AI SDK chat of major N)"
+		}).option("ai-sdk-version", {
+			type: "string",
+			choices: [
+				"4",
+				"5",
+				"6",
+				"7"
+			],
+			describe: "AI SDK chats: read them as this major instead of detecting it (same as --format ai-sdk@N)"
+		}).option("strict", {
+			type: "boolean",
+			default: false,
+			describe: "warnings fail too (exit 1)"
+		}).option("max-errors", {
+			type: "number",
+			describe: "stop reporting and validating after N errors"
+		}).option("quiet", {
+			alias: "q",
+			type: "boolean",
+			default: false,
+			describe: "text reporter: print only errors and the summary"
+		}).option("reporter", {
+			alias: "r",
+			type: "string",
+			array: true,
+			describe: `${REPORTER_NAMES.join("|")}[=path], repeatable (default text to stdout)`
+		}).option("json", {
+			type: "boolean",
+			default: false,
+			describe: "same as --reporter json"
+		}).option("verbose", {
+			type: "boolean",
+			default: false,
+			describe: "LangGraph stores: every finding (default: a warning found in many threads is one line, the first few named)"
+		}).option("library", {
+			type: "string",
+			choices: ["python", "js"],
+			describe: "LangGraph stores: the library that will read the store (cross-library warnings for it only)"
+		}).option("namespace", NAMESPACE_OPTION).example("ckpt validate fixtures/yoagent/valid", "every document under a folder").example("ckpt validate 'runs/**/*.json' --reporter text --reporter junit=out/junit.xml", "text on stdout, JUnit to a file").example("cat conv.json | ckpt validate - --format yoagent", "stdin, format forced"),
+		run: async (args, io) => {
+			const unknown = args.inputs.find((s) => s.startsWith("-") && s !== "-");
+			if (unknown !== void 0) throw usageError(`unknown option '${unknown}' (a file whose name starts with '-' can be given as ./${unknown})`);
+			const targets = parseReporters(args.reporter ?? [], args.json);
+			intOption(args.maxErrors, "--max-errors");
+			const report = await runValidation(args.inputs, io, {
+				format: withAiSdkVersion(args.format, args.aiSdkVersion),
+				maxErrors: args.maxErrors,
+				strict: args.strict,
+				namespace: args.namespace,
+				verbose: args.verbose,
+				library: args.library
+			});
+			for (const t of targets) {
+				const color = t.path === void 0 ? useColor(io, io.stdout) : false;
+				const chalk = color ? new (await (Promise.resolve().then(() => (init_source(), source_exports)))).Chalk({ level: 1 }) : void 0;
+				const text = REPORTERS[t.name](report, {
+					color,
+					quiet: args.quiet,
+					...chalk ? { chalk } : {}
+				});
+				if (t.path === void 0) io.stdout.write(text);
+				else await writeFileAtomic((0, node_path.resolve)(io.cwd, t.path), text);
+			}
+			return validationExitCode(report);
+		}
+	};
+}));
+// dist/cli/unreadable.js
+/** The parts of `cp` that could not be read, each said on stderr (`what`: how the command goes on without them). */
+function warnUnreadable(io, name, cp, what) {
+	const parts = unreadableParts(cp);
+	for (const p of parts) io.stderr.write(`ckpt: warning: ${name}: ${unreadableLine(p)}; ${what}\n`);
+	return parts;
+}
+var init_unreadable = __esmMin((() => {
+	init_formats();
+}));
+// dist/core/diff/stable.js
+/**
+* Stable JSON text (sorted object keys, bigints as digits) and structural equality — the identity of a value
+* for alignment and change detection. Pure.
+*/
+/** Canonical text of a JSON value: object keys sorted, no whitespace, bigints written as their digits. */
+function stableJson(v) {
+	if (v === null || v === void 0) return "null";
+	switch (typeof v) {
+		case "string": return JSON.stringify(v);
+		case "number":
+		case "boolean": return JSON.stringify(v);
+		case "bigint": return v.toString();
+		case "object": {
+			if (Array.isArray(v)) {
+				let s = "[";
+				for (let i = 0; i < v.length; i++) s += (i ? "," : "") + stableJson(v[i]);
+				return s + "]";
+			}
+			const o = v;
+			const keys = Object.keys(o).filter((k) => o[k] !== void 0).sort();
+			let s = "{";
+			for (let i = 0; i < keys.length; i++) s += (i ? "," : "") + JSON.stringify(keys[i]) + ":" + stableJson(o[keys[i]]);
+			return s + "}";
+		}
+		default: return "null";
+	}
+}
+/** Structural equality of two JSON values (object key order ignored; a bigint equals the number with the same value). */
+function jsonEqual(a, b) {
+	if (a === b) return true;
+	if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
+		if (typeof a === "bigint" || typeof b === "bigint") return (typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number") && String(a) === String(b);
+		return false;
+	}
+	if (Array.isArray(a)) {
+		if (!Array.isArray(b) || a.length !== b.length) return false;
+		for (let i = 0; i < a.length; i++) {
+			const v = a[i];
+			const w = b[i];
+			if (v !== w && !jsonEqual(v, w)) return false;
+		}
+		return true;
+	}
+	if (Array.isArray(b)) return false;
+	const ao = a;
+	const bo = b;
+	let na = 0;
+	for (const k in ao) {
+		const v = ao[k];
+		if (v === void 0) continue;
+		na++;
+		const w = bo[k];
+		if (v !== w && !jsonEqual(v, w)) return false;
+	}
+	let nb = 0;
+	for (const _k in bo) nb++;
+	if (nb === na) return true;
+	nb = 0;
+	for (const k in bo) if (bo[k] !== void 0) nb++;
+	return na === nb;
+}
+/** Is `v` a plain JSON object (not an array, not null)? */
+function isObject(v) {
+	return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+var init_stable = __esmMin((() => {}));
+// dist/core/diff/fields.js
+/** Escape one RFC 6901 reference token. */
+function escapeToken(k) {
+	return String(k).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+/** Append the changes turning `a` into `b` (at `pointer`) to `out`. `undefined` means "absent". */
+function fieldChanges(a, b, pointer, out = []) {
+	if (a === void 0 && b === void 0) return out;
+	if (a === void 0) {
+		out.push({
+			pointer,
+			after: b
+		});
+		return out;
+	}
+	if (b === void 0) {
+		out.push({
+			pointer,
+			before: a
+		});
+		return out;
+	}
+	if (isObject(a) && isObject(b)) {
+		for (const k of Object.keys(a)) fieldChanges(a[k], b[k], `${pointer}/${escapeToken(k)}`, out);
+		for (const k of Object.keys(b)) if (a[k] === void 0 && b[k] !== void 0) out.push({
+			pointer: `${pointer}/${escapeToken(k)}`,
+			after: b[k]
+		});
+		return out;
+	}
+	if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+		for (let i = 0; i < a.length; i++) fieldChanges(a[i], b[i], `${pointer}/${i}`, out);
+		return out;
+	}
+	if (!jsonEqual(a, b)) out.push({
+		pointer,
+		before: a,
+		after: b
+	});
+	return out;
+}
+var init_fields = __esmMin((() => {
+	init_stable();
+}));
+// dist/core/diff/ignore.js
+/** Compile globs (each must start with "/", like a pointer). Throws a usage error on a malformed glob. */
+function compileIgnore(globs) {
+	if (globs.length === 0) return void 0;
+	for (const g of globs) if (!g.startsWith("/") || g.startsWith("/**") && g !== "/**" && !g.startsWith("/**/")) throw usageError(`--ignore '${g}': expected a pointer glob starting with '/', e.g. /messages/*/timestamp or /state/files/**`);
+	try {
+		const m = micromatch$1().matcher(globs.length === 1 ? globs[0] : `{${globs.join(",")}}`, { dot: true });
+		return (p) => m(p);
+	} catch (e) {
+		throw usageError(`--ignore: malformed glob: ${e.message}`, e);
+	}
+}
+/**
+* When every glob is a plain pointer (the usual case: `diff` always leaves out /origin/threadIdFrom), the trie of
+* them, so that `prunePointers` removes them by walking only their paths instead of matching every pointer of both
+* documents against the globs (which on two 20k-message checkpoints took longer than the whole comparison). Else
+* undefined.
+*/
+function plainPointers(globs) {
+	if (globs.length === 0 || !globs.every((g) => PLAIN_POINTER.test(g))) return void 0;
+	const root = {
+		end: false,
+		next: /* @__PURE__ */ new Map()
+	};
+	for (const g of globs) {
+		let node = root;
+		for (const raw of g.slice(1).split("/")) {
+			const t = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+			let n = node.next.get(t);
+			if (!n) node.next.set(t, n = {
+				end: false,
+				next: /* @__PURE__ */ new Map()
+			});
+			node = n;
+		}
+		node.end = true;
+	}
+	return root;
+}
+/**
+* What `prune(v, compileIgnore(globs))` gives for plain-pointer globs (the same values removed, array elements
+* shifting the same way), without copying what they do not touch: untouched parts are shared, not copied.
+*/
+function prunePointers(v, trie) {
+	if (trie.next.size === 0) return v;
+	if (Array.isArray(v)) {
+		let hit = false;
+		for (const t of trie.next.keys()) if (/^(0|[1-9][0-9]*)$/.test(t) && Number(t) < v.length) hit = true;
+		if (!hit) return v;
+		const out = [];
+		for (let i = 0; i < v.length; i++) {
+			const n = trie.next.get(String(i));
+			if (!n) out.push(v[i]);
+			else if (!n.end) out.push(prunePointers(v[i], n));
+		}
+		return out;
+	}
+	if (isObject(v)) {
+		let out;
+		for (const [k, n] of trie.next) {
+			if (!Object.hasOwn(v, k)) continue;
+			if (n.end) delete (out ??= { ...v })[k];
+			else {
+				const x = prunePointers(v[k], n);
+				if (x !== v[k]) (out ??= { ...v })[k] = x;
+			}
+		}
+		return out ?? v;
+	}
+	return v;
+}
+/** A copy of `v` without the values whose pointer matches (array elements are removed, later ones shift). */
+function prune(v, match, pointer = "") {
+	if (Array.isArray(v)) {
+		const out = [];
+		for (let i = 0; i < v.length; i++) {
+			const p = `${pointer}/${i}`;
+			if (!match(p)) out.push(prune(v[i], match, p));
+		}
+		return out;
+	}
+	if (isObject(v)) {
+		const out = {};
+		for (const k of Object.keys(v)) {
+			const p = `${pointer}/${escapeToken(k)}`;
+			if (!match(p)) out[k] = prune(v[k], match, p);
+		}
+		return out;
+	}
+	return v;
+}
+/** The checkpoint-level part of `stripLayout`: its own `ext.<format>._layout` only; messages are left as they are. */
+function stripTopLayout(cp) {
+	return isObject(cp) ? withoutLayout(cp) : cp;
+}
+/** One message without presentation records (its own and its content blocks'); `m` itself when it has none. */
+function stripMessage(m) {
+	if (!isObject(m)) return m;
+	let x = withoutLayout(m);
+	const content = m.content;
+	if (Array.isArray(content)) {
+		let cc;
+		for (let k = 0; k < content.length; k++) {
+			const b = content[k];
+			const y = isObject(b) ? withoutLayout(b) : b;
+			if (y !== b) (cc ??= content.slice())[k] = y;
+		}
+		if (cc) x = {
+			...x,
+			content: cc
+		};
+	}
+	return x;
+}
+/** `o` without `ext.<format>._layout` (and without `ext` when that empties it); `o` itself when there is none. */
+function withoutLayout(o) {
+	const ext = o.ext;
+	if (!isObject(ext)) return o;
+	let next;
+	for (const f in ext) {
+		const e = ext[f];
+		if (isObject(e) && "_layout" in e) {
+			const { _layout: _l, ...rest } = e;
+			next ??= { ...ext };
+			if (Object.keys(rest).length) next[f] = rest;
+			else delete next[f];
+		}
+	}
+	if (!next) return o;
+	const copy = { ...o };
+	if (Object.keys(next).length) copy.ext = next;
+	else delete copy.ext;
+	return copy;
+}
+var micromatch$1, VOLATILE_GLOBS, PLAIN_POINTER;
+var init_ignore = __esmMin((() => {
+	init_fields();
+	init_stable();
+	init_errors();
+	init_lazy();
+	micromatch$1 = lazyModule("micromatch");
+	VOLATILE_GLOBS = [
+		"/createdAt",
+		"/updatedAt",
+		"/messages/*/timestamp",
+		"/messages/*/usage",
+		"/state/files/*/created_at",
+		"/state/files/*/modified_at"
+	];
+	PLAIN_POINTER = /^(\/([A-Za-z0-9_-]|~[01])+)+$/;
+}));
+// dist/core/diff/align.js
+/**
+* Sequence alignment by identity, linear in the usual cases: the common prefix and suffix (equal items) are
+* trimmed first; in the middle, keys that occur once on each side are matched with a hash map and a longest
+* increasing subsequence over their positions separates the items that kept their relative order (anchors) from
+* the minimal set that moved (as in patience diff); repeated keys are then matched inside each gap between
+* anchors (k-th occurrence with k-th occurrence, again split by an LIS). Pure.
+*/
+/**
+* Align sequences of lengths `n` and `m`. `eq(i, j)` tells whether a[i] and b[j] are identical (used for the
+* prefix/suffix trim); `keyA`/`keyB` give what makes two items "the same item" even when edited (an id, or the
+* content) and are asked for only for the middle items.
+*/
+function align$1(n, m, eq, keyA, keyB) {
+	let pre = 0;
+	while (pre < n && pre < m && eq(pre, pre)) pre++;
+	let suf = 0;
+	while (suf < n - pre && suf < m - pre && eq(n - 1 - suf, m - 1 - suf)) suf++;
+	const keysA = new Array(Math.max(0, n - suf - pre));
+	const keysB = new Array(Math.max(0, m - suf - pre));
+	const onceA = /* @__PURE__ */ new Map();
+	const onceB = /* @__PURE__ */ new Map();
+	for (let i = pre; i < n - suf; i++) {
+		const k = keysA[i - pre] = keyA(i);
+		onceA.set(k, onceA.has(k) ? -1 : i);
+	}
+	for (let j = pre; j < m - suf; j++) {
+		const k = keysB[j - pre] = keyB(j);
+		onceB.set(k, onceB.has(k) ? -1 : j);
+	}
+	const usedA = new Uint8Array(n);
+	const usedB = new Uint8Array(m);
+	const unique = [];
+	for (let j = pre; j < m - suf; j++) {
+		const k = keysB[j - pre];
+		const i = onceA.get(k);
+		if (i !== void 0 && i >= 0 && onceB.get(k) === j) unique.push([i, j]);
+	}
+	const anchors = [];
+	const moved = [];
+	splitByLis(unique, anchors, moved, usedA, usedB);
+	const fence = [
+		[pre - 1, pre - 1],
+		...anchors,
+		[n - suf, m - suf]
+	];
+	const gapPairs = [];
+	for (let g = 0; g + 1 < fence.length; g++) {
+		const [a0, b0] = fence[g];
+		const [a1, b1] = fence[g + 1];
+		if (a1 - a0 <= 1 || b1 - b0 <= 1) continue;
+		const queues = /* @__PURE__ */ new Map();
+		for (let i = a0 + 1; i < a1; i++) {
+			if (usedA[i]) continue;
+			const k = keysA[i - pre];
+			const q = queues.get(k);
+			if (q) q.push(i);
+			else queues.set(k, [i]);
+		}
+		if (queues.size === 0) continue;
+		const pairs = [];
+		for (let j = b0 + 1; j < b1; j++) {
+			if (usedB[j]) continue;
+			const q = queues.get(keysB[j - pre]);
+			if (q?.length) pairs.push([q.shift(), j]);
+		}
+		splitByLis(pairs, gapPairs, moved, usedA, usedB);
+	}
+	if (gapPairs.length) {
+		anchors.push(...gapPairs);
+		anchors.sort((x, y) => x[0] - y[0]);
+	}
+	moved.sort((x, y) => x[1] - y[1]);
+	const removed = [];
+	for (let i = pre; i < n - suf; i++) if (!usedA[i]) removed.push(i);
+	const inserted = [];
+	for (let j = pre; j < m - suf; j++) if (!usedB[j]) inserted.push(j);
+	return {
+		pre,
+		suf,
+		n,
+		m,
+		anchors,
+		moved,
+		removed,
+		inserted
+	};
+}
+/** Pairs (ascending in b) on one LIS of their a indices go to `inOrder`, the others to `moved`; all are marked used. */
+function splitByLis(pairs, inOrder, moved, usedA, usedB) {
+	const onLis = lis(pairs.map((p) => p[0]));
+	for (let t = 0; t < pairs.length; t++) {
+		const p = pairs[t];
+		(onLis[t] ? inOrder : moved).push(p);
+		usedA[p[0]] = 1;
+		usedB[p[1]] = 1;
+	}
+}
+/** Align two arrays of small items by structural text (`hash`) and a key (default: the hash). */
+function alignBy(a, b, hash, key) {
+	const ha = a.map(hash);
+	const hb = b.map(hash);
+	return {
+		al: align$1(a.length, b.length, (i, j) => ha[i] === hb[j], key ? (i) => key(a[i], ha[i]) : (i) => ha[i], key ? (j) => key(b[j], hb[j]) : (j) => hb[j]),
+		ha,
+		hb
+	};
+}
+/** All in-order pairs: the prefix, the middle anchors and the suffix, ascending. */
+function allAnchors(al) {
+	const out = [];
+	for (let i = 0; i < al.pre; i++) out.push([i, i]);
+	out.push(...al.anchors);
+	for (let s = al.suf; s > 0; s--) out.push([al.n - s, al.m - s]);
+	return out;
+}
+/** Marks the members of one longest strictly increasing subsequence of `xs` (patience sorting, O(n log n)). */
+function lis(xs) {
+	const out = new Uint8Array(xs.length);
+	if (xs.length === 0) return out;
+	const prev = new Int32Array(xs.length).fill(-1);
+	for (let i = patience(xs, prev); i >= 0; i = prev[i]) out[i] = 1;
+	return out;
+}
+/**
+* The patience pass of `lis`: links each element to its predecessor on the best subsequence ending there (`prev`)
+* and returns where the longest one ends. Its own function, with nothing after the loop but the return: V8 compiles
+* a long first run's loop on the fly (OSR) and keeps that code for later calls, which then enter it too; code after
+* the loop that had not run yet when it was compiled made every later call fall back to the interpreter there (a
+* diff of two 20,000-message files did so about 300 times).
+*/
+function patience(xs, prev) {
+	const tailIdx = [];
+	let last = -1;
+	for (let i = 0; i < xs.length; i++) {
+		const x = xs[i];
+		let lo = 0;
+		let hi = tailIdx.length;
+		while (lo < hi) {
+			const mid = lo + hi >> 1;
+			if (xs[tailIdx[mid]] < x) lo = mid + 1;
+			else hi = mid;
+		}
+		if (lo > 0) prev[i] = tailIdx[lo - 1];
+		if (lo >= tailIdx.length - 1) last = i;
+		tailIdx[lo] = i;
+	}
+	return last;
+}
+var init_align = __esmMin((() => {}));
+// dist/core/diff/equal.js
+/** Number of enumerable keys (as for-in sees them, like jsonEqual). */
+function keyCount(o) {
+	let c = 0;
+	for (const _k in o) c++;
+	return c;
+}
+/**
+* `n` known keys of `x` were compared equal with those of `y` (so `y` holds the same known keys): the objects are
+* equal when neither has another key; otherwise the generic walk decides (unknown keys, keys holding undefined).
+*/
+function rest(x, y, n) {
+	return keyCount(x) === n && keyCount(y) === n || jsonEqual(x, y);
+}
+/** Equality of two canonical messages (any values: non-messages fall back to `jsonEqual`). */
+function messageEqual(x, y) {
+	if (x === y) return true;
+	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
+	const r = x.role;
+	if (r !== y.role) return false;
+	switch (r) {
+		case "user":
+		case "system": return userEqual(x, y);
+		case "assistant": return assistantEqual(x, y);
+		case "toolResult": return toolResultEqual(x, y);
+		default: return jsonEqual(x, y);
+	}
+}
+function userEqual(x, y) {
+	let n = 1;
+	let v = x.timestamp;
+	const w = y.timestamp;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.content;
+	if (v !== void 0) n++;
+	if (!contentEqual(v, y.content)) return false;
+	v = x.ext;
+	if (v !== void 0) n++;
+	if (!extEqual(v, y.ext)) return false;
+	return rest(x, y, n);
+}
+function assistantEqual(x, y) {
+	let n = 1;
+	let v = x.timestamp;
+	let w = y.timestamp;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.stopReason;
+	w = y.stopReason;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.model;
+	w = y.model;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.provider;
+	w = y.provider;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.errorMessage;
+	w = y.errorMessage;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.usage;
+	if (v !== void 0) n++;
+	if (!usageEqual(v, y.usage)) return false;
+	v = x.content;
+	if (v !== void 0) n++;
+	if (!contentEqual(v, y.content)) return false;
+	v = x.ext;
+	if (v !== void 0) n++;
+	if (!extEqual(v, y.ext)) return false;
+	return rest(x, y, n);
+}
+function toolResultEqual(x, y) {
+	let n = 1;
+	let v = x.timestamp;
+	let w = y.timestamp;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.toolCallId;
+	w = y.toolCallId;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.toolName;
+	w = y.toolName;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.isError;
+	w = y.isError;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.content;
+	if (v !== void 0) n++;
+	if (!contentEqual(v, y.content)) return false;
+	v = x.ext;
+	if (v !== void 0) n++;
+	if (!extEqual(v, y.ext)) return false;
+	return rest(x, y, n);
+}
+function usageEqual(x, y) {
+	if (x === y) return true;
+	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
+	let n = 0;
+	let v = x.input;
+	let w = y.input;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.output;
+	w = y.output;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.cacheRead;
+	w = y.cacheRead;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.cacheWrite;
+	w = y.cacheWrite;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.totalTokens;
+	w = y.totalTokens;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	v = x.reasoning;
+	w = y.reasoning;
+	if (v !== void 0) n++;
+	if (v !== w && !jsonEqual(v, w)) return false;
+	return rest(x, y, n);
+}
+/** `ext` objects: keyed by format name, each value compared generically. */
+function extEqual(x, y) {
+	if (x === y) return true;
+	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
+	let n = 0;
+	for (const k in x) {
+		const v = x[k];
+		if (v === void 0) return jsonEqual(x, y);
+		n++;
+		const w = y[k];
+		if (v !== w && !jsonEqual(v, w)) return false;
+	}
+	return keyCount(y) === n || jsonEqual(x, y);
+}
+/** Content arrays, block by block. */
+function contentEqual(x, y) {
+	if (x === y) return true;
+	if (!Array.isArray(x) || !Array.isArray(y)) return jsonEqual(x, y);
+	const len = x.length;
+	if (len !== y.length) return false;
+	for (let i = 0; i < len; i++) if (!blockEqual(x[i], y[i])) return false;
+	return true;
+}
+/** One content block, by type. */
+function blockEqual(x, y) {
+	if (x === y) return true;
+	if (!isObj(x) || !isObj(y)) return jsonEqual(x, y);
+	const t = x.type;
+	if (t !== y.type) return false;
+	let n = 1;
+	let v;
+	let w;
+	switch (t) {
+		case "text":
+			v = x.text;
+			w = y.text;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			break;
+		case "thinking":
+			v = x.thinking;
+			w = y.thinking;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			v = x.signature;
+			w = y.signature;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			break;
+		case "toolCall":
+			v = x.id;
+			w = y.id;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			v = x.name;
+			w = y.name;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			v = x.arguments;
+			w = y.arguments;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			v = x.providerMetadata;
+			w = y.providerMetadata;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			break;
+		case "image":
+		case "file":
+			v = x.data;
+			w = y.data;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			v = x.url;
+			w = y.url;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			v = x.mimeType;
+			w = y.mimeType;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			v = x.filename;
+			w = y.filename;
+			if (v !== void 0) n++;
+			if (v !== w && !jsonEqual(v, w)) return false;
+			break;
+		default: return jsonEqual(x, y);
+	}
+	v = x.ext;
+	if (v !== void 0) n++;
+	if (!extEqual(v, y.ext)) return false;
+	return rest(x, y, n);
+}
+var isObj;
+var init_equal = __esmMin((() => {
+	init_stable();
+	isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+}));
+// node_modules/diff/libesm/diff/base.js
+var Diff;
+var init_base = __esmMin((() => {
+	Diff = class {
+		diff(oldStr, newStr, options = {}) {
+			let callback;
+			if (typeof options === "function") {
+				callback = options;
+				options = {};
+			} else if ("callback" in options) callback = options.callback;
+			const oldString = this.castInput(oldStr, options);
+			const newString = this.castInput(newStr, options);
+			const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
+			const newTokens = this.removeEmpty(this.tokenize(newString, options));
+			return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
+		}
+		diffWithOptionsObj(oldTokens, newTokens, options, callback) {
+			var _a;
+			const done = (value) => {
+				value = this.postProcess(value, options);
+				if (callback) {
+					setTimeout(function() {
+						callback(value);
+					}, 0);
+					return;
+				} else return value;
+			};
+			const newLen = newTokens.length, oldLen = oldTokens.length;
+			let editLength = 1;
+			let maxEditLength = newLen + oldLen;
+			if (options.maxEditLength != null) maxEditLength = Math.min(maxEditLength, options.maxEditLength);
+			const maxExecutionTime = (_a = options.timeout) !== null && _a !== void 0 ? _a : Infinity;
+			const abortAfterTimestamp = Date.now() + maxExecutionTime;
+			const bestPath = [{
+				oldPos: -1,
+				lastComponent: void 0
+			}];
+			let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
+			if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
+			let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
+			const execEditLength = () => {
+				for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
+					let basePath;
+					const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
+					if (removePath) bestPath[diagonalPath - 1] = void 0;
+					let canAdd = false;
+					if (addPath) {
+						const addPathNewPos = addPath.oldPos - diagonalPath;
+						canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
+					}
+					const canRemove = removePath && removePath.oldPos + 1 < oldLen;
+					if (!canAdd && !canRemove) {
+						bestPath[diagonalPath] = void 0;
+						continue;
+					}
+					if (!canRemove || canAdd && removePath.oldPos < addPath.oldPos) basePath = this.addToPath(addPath, true, false, 0, options);
+					else basePath = this.addToPath(removePath, false, true, 1, options);
+					newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
+					if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
+					else {
+						bestPath[diagonalPath] = basePath;
+						if (basePath.oldPos + 1 >= oldLen) maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
+						if (newPos + 1 >= newLen) minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
+					}
+				}
+				editLength++;
+			};
+			if (callback) (function exec() {
+				setTimeout(function() {
+					if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) return callback(void 0);
+					if (!execEditLength()) exec();
+				}, 0);
+			})();
+			else while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
+				const ret = execEditLength();
+				if (ret) return ret;
+			}
+		}
+		addToPath(path, added, removed, oldPosInc, options) {
+			const last = path.lastComponent;
+			if (last && !options.oneChangePerToken && last.added === added && last.removed === removed) return {
+				oldPos: path.oldPos + oldPosInc,
+				lastComponent: {
+					count: last.count + 1,
+					added,
+					removed,
+					previousComponent: last.previousComponent
+				}
+			};
+			else return {
+				oldPos: path.oldPos + oldPosInc,
+				lastComponent: {
+					count: 1,
+					added,
+					removed,
+					previousComponent: last
+				}
+			};
+		}
+		extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
+			const newLen = newTokens.length, oldLen = oldTokens.length;
+			let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
+			while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
+				newPos++;
+				oldPos++;
+				commonCount++;
+				if (options.oneChangePerToken) basePath.lastComponent = {
+					count: 1,
+					previousComponent: basePath.lastComponent,
+					added: false,
+					removed: false
+				};
+			}
+			if (commonCount && !options.oneChangePerToken) basePath.lastComponent = {
+				count: commonCount,
+				previousComponent: basePath.lastComponent,
+				added: false,
+				removed: false
+			};
+			basePath.oldPos = oldPos;
+			return newPos;
+		}
+		equals(left, right, options) {
+			if (options.comparator) return options.comparator(left, right);
+			else return left === right || !!options.ignoreCase && left.toLowerCase() === right.toLowerCase();
+		}
+		removeEmpty(array) {
+			const ret = [];
+			for (let i = 0; i < array.length; i++) if (array[i]) ret.push(array[i]);
+			return ret;
+		}
+		castInput(value, options) {
+			return value;
+		}
+		tokenize(value, options) {
+			return Array.from(value);
+		}
+		join(chars) {
+			return chars.join("");
+		}
+		postProcess(changeObjects, options) {
+			return changeObjects;
+		}
+		get useLongestToken() {
+			return false;
+		}
+		buildValues(lastComponent, newTokens, oldTokens) {
+			const components = [];
+			let nextComponent;
+			while (lastComponent) {
+				components.push(lastComponent);
+				nextComponent = lastComponent.previousComponent;
+				delete lastComponent.previousComponent;
+				lastComponent = nextComponent;
+			}
+			components.reverse();
+			const componentLen = components.length;
+			let componentPos = 0, newPos = 0, oldPos = 0;
+			for (; componentPos < componentLen; componentPos++) {
+				const component = components[componentPos];
+				if (!component.removed) {
+					if (!component.added && this.useLongestToken) {
+						let value = newTokens.slice(newPos, newPos + component.count);
+						value = value.map(function(value, i) {
+							const oldValue = oldTokens[oldPos + i];
+							return oldValue.length > value.length ? oldValue : value;
+						});
+						component.value = this.join(value);
+					} else component.value = this.join(newTokens.slice(newPos, newPos + component.count));
+					newPos += component.count;
+					if (!component.added) oldPos += component.count;
+				} else {
+					component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
+					oldPos += component.count;
+				}
+			}
+			return components;
+		}
+	};
+}));
+// node_modules/diff/libesm/util/string.js
+function longestCommonPrefix(str1, str2) {
+	let i = 0;
+	for (; i < str1.length && i < str2.length; i++) if (str1[i] != str2[i]) return str1.slice(0, i);
+	return str1.slice(0, i);
+}
+function longestCommonSuffix(str1, str2) {
+	let i;
+	if (!str1 || !str2 || str1[str1.length - 1] != str2[str2.length - 1]) return "";
+	for (i = 0; i < str1.length && i < str2.length; i++) if (str1[str1.length - (i + 1)] != str2[str2.length - (i + 1)]) return str1.slice(-i);
+	return str1.slice(-i);
+}
+function replacePrefix(string, oldPrefix, newPrefix) {
+	if (string.slice(0, oldPrefix.length) != oldPrefix) throw Error(`string ${JSON.stringify(string)} doesn't start with prefix ${JSON.stringify(oldPrefix)}; this is a bug`);
+	return newPrefix + string.slice(oldPrefix.length);
+}
+function replaceSuffix(string, oldSuffix, newSuffix) {
+	if (!oldSuffix) return string + newSuffix;
+	if (string.slice(-oldSuffix.length) != oldSuffix) throw Error(`string ${JSON.stringify(string)} doesn't end with suffix ${JSON.stringify(oldSuffix)}; this is a bug`);
+	return string.slice(0, -oldSuffix.length) + newSuffix;
+}
+function removePrefix(string, oldPrefix) {
+	return replacePrefix(string, oldPrefix, "");
+}
+function removeSuffix(string, oldSuffix) {
+	return replaceSuffix(string, oldSuffix, "");
+}
+function maximumOverlap(string1, string2) {
+	return string2.slice(0, overlapCount(string1, string2));
+}
+function overlapCount(a, b) {
+	let startA = 0;
+	if (a.length > b.length) startA = a.length - b.length;
+	let endB = b.length;
+	if (a.length < b.length) endB = a.length;
+	const map = Array(endB);
+	let k = 0;
+	map[0] = 0;
+	for (let j = 1; j < endB; j++) {
+		if (b[j] == b[k]) map[j] = map[k];
+		else map[j] = k;
+		while (k > 0 && b[j] != b[k]) k = map[k];
+		if (b[j] == b[k]) k++;
+	}
+	k = 0;
+	for (let i = startA; i < a.length; i++) {
+		while (k > 0 && a[i] != b[k]) k = map[k];
+		if (a[i] == b[k]) k++;
+	}
+	return k;
+}
+/**
+* Split a string into segments using a word segmenter, merging consecutive
+* segments if they are both whitespace segments. Whitespace segments can
+* appear adjacent to one another for two reasons:
+* - newlines always get their own segment
+* - where a diacritic is attached to a whitespace character in the text, the
+*   segment ends after the diacritic, so e.g. " \u0300 " becomes two segments.
+* This function therefore runs the segmenter's .segment() method and then
+* merges consecutive segments of whitespace into a single part.
+*/
+function segment(string, segmenter) {
+	const parts = [];
+	for (const segmentObj of Array.from(segmenter.segment(string))) {
+		const segment = segmentObj.segment;
+		if (parts.length && /\s/.test(parts[parts.length - 1]) && /\s/.test(segment)) parts[parts.length - 1] += segment;
+		else parts.push(segment);
+	}
+	return parts;
+}
+function trailingWs(string, segmenter) {
+	if (segmenter) return leadingAndTrailingWs(string, segmenter)[1];
+	let i;
+	for (i = string.length - 1; i >= 0; i--) if (!string[i].match(/\s/)) break;
+	return string.substring(i + 1);
+}
+function leadingWs(string, segmenter) {
+	if (segmenter) return leadingAndTrailingWs(string, segmenter)[0];
+	const match = string.match(/^\s*/);
+	return match ? match[0] : "";
+}
+function leadingAndTrailingWs(string, segmenter) {
+	if (!segmenter) return [leadingWs(string), trailingWs(string)];
+	if (segmenter.resolvedOptions().granularity != "word") throw new Error("The segmenter passed must have a granularity of \"word\"");
+	const segments = segment(string, segmenter);
+	const firstSeg = segments[0];
+	const lastSeg = segments[segments.length - 1];
+	return [/\s/.test(firstSeg) ? firstSeg : "", /\s/.test(lastSeg) ? lastSeg : ""];
+}
+var init_string = __esmMin((() => {}));
+// node_modules/diff/libesm/diff/word.js
+function dedupeWhitespaceInChangeObjects(startKeep, deletion, insertion, endKeep, segmenter) {
+	if (deletion && insertion) {
+		const [oldWsPrefix, oldWsSuffix] = leadingAndTrailingWs(deletion.value, segmenter);
+		const [newWsPrefix, newWsSuffix] = leadingAndTrailingWs(insertion.value, segmenter);
+		if (startKeep) {
+			const commonWsPrefix = longestCommonPrefix(oldWsPrefix, newWsPrefix);
+			startKeep.value = replaceSuffix(startKeep.value, newWsPrefix, commonWsPrefix);
+			deletion.value = removePrefix(deletion.value, commonWsPrefix);
+			insertion.value = removePrefix(insertion.value, commonWsPrefix);
+		}
+		if (endKeep) {
+			const commonWsSuffix = longestCommonSuffix(oldWsSuffix, newWsSuffix);
+			endKeep.value = replacePrefix(endKeep.value, newWsSuffix, commonWsSuffix);
+			deletion.value = removeSuffix(deletion.value, commonWsSuffix);
+			insertion.value = removeSuffix(insertion.value, commonWsSuffix);
+		}
+	} else if (insertion) {
+		if (startKeep) {
+			const ws = leadingWs(insertion.value, segmenter);
+			insertion.value = insertion.value.substring(ws.length);
+		}
+		if (endKeep) {
+			const ws = leadingWs(endKeep.value, segmenter);
+			endKeep.value = endKeep.value.substring(ws.length);
+		}
+	} else if (startKeep && endKeep) {
+		const newWsFull = leadingWs(endKeep.value, segmenter), [delWsStart, delWsEnd] = leadingAndTrailingWs(deletion.value, segmenter);
+		const newWsStart = longestCommonPrefix(newWsFull, delWsStart);
+		deletion.value = removePrefix(deletion.value, newWsStart);
+		const newWsEnd = longestCommonSuffix(removePrefix(newWsFull, newWsStart), delWsEnd);
+		deletion.value = removeSuffix(deletion.value, newWsEnd);
+		endKeep.value = replacePrefix(endKeep.value, newWsFull, newWsEnd);
+		startKeep.value = replaceSuffix(startKeep.value, newWsFull, newWsFull.slice(0, newWsFull.length - newWsEnd.length));
+	} else if (endKeep) {
+		const endKeepWsPrefix = leadingWs(endKeep.value, segmenter);
+		const overlap = maximumOverlap(trailingWs(deletion.value, segmenter), endKeepWsPrefix);
+		deletion.value = removeSuffix(deletion.value, overlap);
+	} else if (startKeep) {
+		const overlap = maximumOverlap(trailingWs(startKeep.value, segmenter), leadingWs(deletion.value, segmenter));
+		deletion.value = removePrefix(deletion.value, overlap);
+	}
+}
+function diffWordsWithSpace(oldStr, newStr, options) {
+	return wordsWithSpaceDiff.diff(oldStr, newStr, options);
+}
+var extendedWordChars, tokenizeIncludingWhitespace, WordDiff, WordsWithSpaceDiff, wordsWithSpaceDiff;
+var init_word = __esmMin((() => {
+	init_base();
+	init_string();
+	extendedWordChars = "a-zA-Z0-9_\\u{AD}\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2C6}\\u{2C8}-\\u{2D7}\\u{2DE}-\\u{2FF}\\u{1E00}-\\u{1EFF}";
+	tokenizeIncludingWhitespace = new RegExp(`[${extendedWordChars}]+|\\s+|[^${extendedWordChars}]`, "ug");
+	WordDiff = class extends Diff {
+		equals(left, right, options) {
+			if (options.ignoreCase) {
+				left = left.toLowerCase();
+				right = right.toLowerCase();
+			}
+			return left.trim() === right.trim();
+		}
+		tokenize(value, options = {}) {
+			let parts;
+			if (options.intlSegmenter) {
+				const segmenter = options.intlSegmenter;
+				if (segmenter.resolvedOptions().granularity != "word") throw new Error("The segmenter passed must have a granularity of \"word\"");
+				parts = segment(value, segmenter);
+			} else parts = value.match(tokenizeIncludingWhitespace) || [];
+			const tokens = [];
+			let prevPart = null;
+			parts.forEach((part) => {
+				if (/\s/.test(part)) {
+					if (prevPart == null) tokens.push(part);
+					else tokens.push(tokens.pop() + part);
+				} else if (prevPart != null && /\s/.test(prevPart)) {
+					if (tokens[tokens.length - 1] == prevPart) tokens.push(tokens.pop() + part);
+					else tokens.push(prevPart + part);
+				} else tokens.push(part);
+				prevPart = part;
+			});
+			return tokens;
+		}
+		join(tokens) {
+			return tokens.map((token, i) => {
+				if (i == 0) return token;
+				else return token.replace(/^\s+/, "");
+			}).join("");
+		}
+		postProcess(changes, options) {
+			if (!changes || options.oneChangePerToken) return changes;
+			let lastKeep = null;
+			let insertion = null;
+			let deletion = null;
+			changes.forEach((change) => {
+				if (change.added) insertion = change;
+				else if (change.removed) deletion = change;
+				else {
+					if (insertion || deletion) dedupeWhitespaceInChangeObjects(lastKeep, deletion, insertion, change, options.intlSegmenter);
+					lastKeep = change;
+					insertion = null;
+					deletion = null;
+				}
+			});
+			if (insertion || deletion) dedupeWhitespaceInChangeObjects(lastKeep, deletion, insertion, null, options.intlSegmenter);
+			return changes;
+		}
+	};
+	new WordDiff();
+	WordsWithSpaceDiff = class extends Diff {
+		tokenize(value) {
+			const regex = new RegExp(`(\\r?\\n)|[${extendedWordChars}]+|[^\\S\\n\\r]+|[^${extendedWordChars}]`, "ug");
+			return value.match(regex) || [];
+		}
+	};
+	wordsWithSpaceDiff = new WordsWithSpaceDiff();
+}));
+// node_modules/diff/libesm/diff/line.js
+function diffLines(oldStr, newStr, options) {
+	return lineDiff.diff(oldStr, newStr, options);
+}
+function tokenize(value, options) {
+	if (options.stripTrailingCr) value = value.replace(/\r\n/g, "\n");
+	const retLines = [], linesAndNewlines = value.split(/(\n|\r\n)/);
+	if (!linesAndNewlines[linesAndNewlines.length - 1]) linesAndNewlines.pop();
+	for (let i = 0; i < linesAndNewlines.length; i++) {
+		const line = linesAndNewlines[i];
+		if (i % 2 && !options.newlineIsToken) retLines[retLines.length - 1] += line;
+		else retLines.push(line);
+	}
+	return retLines;
+}
+var LineDiff, lineDiff;
+var init_line = __esmMin((() => {
+	init_base();
+	LineDiff = class extends Diff {
+		constructor() {
+			super(...arguments);
+			this.tokenize = tokenize;
+		}
+		equals(left, right, options) {
+			if (options.ignoreWhitespace) {
+				if (!options.newlineIsToken || !left.includes("\n")) left = left.trim();
+				if (!options.newlineIsToken || !right.includes("\n")) right = right.trim();
+			} else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
+				if (left.endsWith("\n")) left = left.slice(0, -1);
+				if (right.endsWith("\n")) right = right.slice(0, -1);
+			}
+			return super.equals(left, right, options);
+		}
+	};
+	lineDiff = new LineDiff();
+}));
+// node_modules/diff/libesm/patch/create.js
+function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+	let optionsObj;
+	if (!options) optionsObj = {};
+	else if (typeof options === "function") optionsObj = { callback: options };
+	else optionsObj = options;
+	if (typeof optionsObj.context === "undefined") optionsObj.context = 4;
+	const context = optionsObj.context;
+	if (optionsObj.newlineIsToken) throw new Error("newlineIsToken may not be used with patch-generation functions, only with diffing functions");
+	if (!optionsObj.callback) return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
+	else {
+		const { callback } = optionsObj;
+		diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
+			const patch = diffLinesResultToPatch(diff);
+			callback(patch);
+		} }));
+	}
+	function diffLinesResultToPatch(diff) {
+		if (!diff) return;
+		diff.push({
+			value: "",
+			lines: []
+		});
+		function contextLines(lines) {
+			return lines.map(function(entry) {
+				return " " + entry;
+			});
+		}
+		const hunks = [];
+		let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
+		for (let i = 0; i < diff.length; i++) {
+			const current = diff[i], lines = current.lines || splitLines(current.value);
+			current.lines = lines;
+			if (current.added || current.removed) {
+				if (!oldRangeStart) {
+					const prev = diff[i - 1];
+					oldRangeStart = oldLine;
+					newRangeStart = newLine;
+					if (prev) {
+						curRange = context > 0 ? contextLines(prev.lines.slice(-context)) : [];
+						oldRangeStart -= curRange.length;
+						newRangeStart -= curRange.length;
+					}
+				}
+				for (const line of lines) curRange.push((current.added ? "+" : "-") + line);
+				if (current.added) newLine += lines.length;
+				else oldLine += lines.length;
+			} else {
+				if (oldRangeStart) {
+					if (lines.length <= context * 2 && i < diff.length - 2) for (const line of contextLines(lines)) curRange.push(line);
+					else {
+						const contextSize = Math.min(lines.length, context);
+						for (const line of contextLines(lines.slice(0, contextSize))) curRange.push(line);
+						const hunk = {
+							oldStart: oldRangeStart,
+							oldLines: oldLine - oldRangeStart + contextSize,
+							newStart: newRangeStart,
+							newLines: newLine - newRangeStart + contextSize,
+							lines: curRange
+						};
+						hunks.push(hunk);
+						oldRangeStart = 0;
+						newRangeStart = 0;
+						curRange = [];
+					}
+				}
+				oldLine += lines.length;
+				newLine += lines.length;
+			}
+		}
+		for (const hunk of hunks) for (let i = 0; i < hunk.lines.length; i++) if (hunk.lines[i].endsWith("\n")) hunk.lines[i] = hunk.lines[i].slice(0, -1);
+		else {
+			hunk.lines.splice(i + 1, 0, "\\ No newline at end of file");
+			i++;
+		}
+		return {
+			oldFileName,
+			newFileName,
+			oldHeader,
+			newHeader,
+			hunks
+		};
+	}
+}
+/**
+* creates a unified diff patch.
+* @param patch either a single structured patch object (as returned by `structuredPatch`) or an array of them (as returned by `parsePatch`)
+*/
+function formatPatch(patch, headerOptions) {
+	if (!headerOptions) headerOptions = INCLUDE_HEADERS;
+	if (Array.isArray(patch)) {
+		if (patch.length > 1 && !headerOptions.includeFileHeaders) throw new Error("Cannot omit file headers on a multi-file patch. (The result would be unparseable; how would a tool trying to apply the patch know which changes are to which file?)");
+		return patch.map((p) => formatPatch(p, headerOptions)).join("\n");
+	}
+	const ret = [];
+	if (headerOptions.includeIndex && patch.oldFileName == patch.newFileName) ret.push("Index: " + patch.oldFileName);
+	if (headerOptions.includeUnderline) ret.push("===================================================================");
+	if (headerOptions.includeFileHeaders) {
+		ret.push("--- " + patch.oldFileName + (typeof patch.oldHeader === "undefined" ? "" : "	" + patch.oldHeader));
+		ret.push("+++ " + patch.newFileName + (typeof patch.newHeader === "undefined" ? "" : "	" + patch.newHeader));
+	}
+	for (let i = 0; i < patch.hunks.length; i++) {
+		const hunk = patch.hunks[i];
+		if (hunk.oldLines === 0) hunk.oldStart -= 1;
+		if (hunk.newLines === 0) hunk.newStart -= 1;
+		ret.push("@@ -" + hunk.oldStart + "," + hunk.oldLines + " +" + hunk.newStart + "," + hunk.newLines + " @@");
+		for (const line of hunk.lines) ret.push(line);
+	}
+	return ret.join("\n") + "\n";
+}
+function createTwoFilesPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+	if (typeof options === "function") options = { callback: options };
+	if (!(options === null || options === void 0 ? void 0 : options.callback)) {
+		const patchObj = structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options);
+		if (!patchObj) return;
+		return formatPatch(patchObj, options === null || options === void 0 ? void 0 : options.headerOptions);
+	} else {
+		const { callback } = options;
+		structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, Object.assign(Object.assign({}, options), { callback: (patchObj) => {
+			if (!patchObj) callback(void 0);
+			else callback(formatPatch(patchObj, options.headerOptions));
+		} }));
+	}
+}
+/**
+* Split `text` into an array of lines, including the trailing newline character (where present)
+*/
+function splitLines(text) {
+	const hasTrailingNl = text.endsWith("\n");
+	const result = text.split("\n").map((line) => line + "\n");
+	if (hasTrailingNl) result.pop();
+	else result.push(result.pop().slice(0, -1));
+	return result;
+}
+var INCLUDE_HEADERS;
+var init_create = __esmMin((() => {
+	init_line();
+	INCLUDE_HEADERS = {
+		includeIndex: true,
+		includeUnderline: true,
+		includeFileHeaders: true
+	};
+}));
+// dist/core/diff/text.js
+/** The difference between two texts: words for short text, lines (unified, 3 lines of context) for long text. */
+function textDiff(a, b) {
+	if (a.length + b.length <= 800 && lineCount(a) <= 4 && lineCount(b) <= 4) return {
+		mode: "words",
+		parts: diffWordsWithSpace(a, b).map((p) => ({
+			value: p.value,
+			...p.added ? { added: true } : {},
+			...p.removed ? { removed: true } : {}
+		}))
+	};
+	return {
+		mode: "lines",
+		patch: unifiedBody(createTwoFilesPatch("a", "b", withEol(a), withEol(b), "", "", { context: 3 }))
+	};
+}
+/** A unified diff of two line lists (FileData.content) with the given file labels; plus +/− line counts. */
+function linesPatch(path, a, b) {
+	const at = a.length ? a.join("\n") + "\n" : "";
+	const bt = b.length ? b.join("\n") + "\n" : "";
+	if (at === bt) return {
+		patch: "",
+		added: 0,
+		removed: 0
+	};
+	const sp = structuredPatch(`a${path}`, `b${path}`, at, bt, "", "", { context: 3 });
+	let added = 0;
+	let removed = 0;
+	for (const h of sp.hunks) for (const l of h.lines) l[0] === "+" ? added++ : l[0] === "-" && removed++;
+	return {
+		patch: unifiedBody(createTwoFilesPatch(`a${path}`, `b${path}`, at, bt, "", "", { context: 3 })),
+		added,
+		removed
+	};
+}
+/** Drop the "===" separator line createTwoFilesPatch puts first; keep ---/+++ and the hunks. */
+function unifiedBody(p) {
+	return p.replace(/^=+\n/, "").replace(/^(---|\+\+\+) (.*)\t$/gm, "$1 $2");
+}
+var lineCount, withEol;
+var init_text = __esmMin((() => {
+	init_word();
+	init_create();
+	lineCount = (s) => (s.match(/\n/g)?.length ?? 0) + 1;
+	withEol = (s) => s.endsWith("\n") ? s : s + "\n";
+}));
+// dist/core/diff/messages.js
+/**
+* The identity of a message across saves: a phi-core nodeId, its tool call ids (assistant) or answered call id
+* (tool result), else a content key — role, timestamp and the text of its blocks. A content key is cheap (no
+* serialization of the whole message); two different messages that share one are still compared field by field,
+* so a collision can only make the explanation less minimal, never wrong. A nodeId that is a safe integer (as a
+* number, a bigint or a string of digits) is the number itself — no string is built, and 5, 5n and "5" agree; every
+* other key is a string.
+*/
+function messageKey(m, withTime = true) {
+	const ext = m.ext;
+	const phi = ext && isObject(ext["phi-core"]) ? ext["phi-core"] : void 0;
+	if (phi) {
+		const id = phi.nodeId;
+		if (typeof id === "number" && Number.isSafeInteger(id)) return id;
+		if (typeof id === "number" || typeof id === "bigint" || typeof id === "string") {
+			const s = String(id);
+			const v = Number(s);
+			return Number.isSafeInteger(v) && String(v) === s ? v : `n:${s}`;
+		}
+	}
+	if (m.role === "toolResult" && typeof m.toolCallId === "string") return `r:${m.toolCallId}`;
+	const content = m.content;
+	if (m.role === "assistant" && Array.isArray(content)) {
+		let ids = "";
+		for (const b of content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
+		if (ids) return `c:${ids}`;
+	}
+	return `h:${contentKey(m, withTime)}`;
+}
+function contentKey(m, withTime) {
+	const r = m;
+	let k = withTime ? `${m.role}|${String(r.timestamp ?? "")}` : `${m.role}|`;
+	const content = r.content;
+	if (Array.isArray(content)) for (const b of content) {
+		if (!isObject(b)) continue;
+		if (b.type === "text") k += `|t:${String(b.text)}`;
+		else if (b.type === "thinking") k += `|r:${String(b.thinking)}`;
+		else k += `|${String(b.type)}:${typeof b.data === "string" ? b.data.length : String(b.url ?? "")}`;
+	}
+	else k += `|${String(r.kind)}:${stableJson(r.data)}`;
+	return k;
+}
+/** A one-line preview of a message: its role and the start of its first text (or the tool called / answered). */
+function preview(m, max = 60) {
+	const content = m.content;
+	let s = "";
+	if (m.role === "toolResult") s = `${m.toolName ?? "?"}: `;
+	if (Array.isArray(content)) for (const b of content) {
+		if (b.type === "text") s += b.text;
+		else if (b.type === "thinking") s += `(thinking) ${b.thinking}`;
+		else if (b.type === "toolCall") s += `${b.name}(${clip$2(stableJson(b.arguments), 30)})`;
+		else s += `[${b.type}]`;
+		if (s.length >= max) break;
+		s += " ";
+	}
+	else if ("kind" in m) s = `${m.kind}: ${stableJson(m.data)}`;
+	return clip$2(s.replace(/\s+/g, " ").trim(), max);
+}
+function clip$2(s, max) {
+	return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+/** Index of the first element of sorted `xs` ≥ x. */
+function lowerBound(xs, x) {
+	let lo = 0;
+	let hi = xs.length;
+	while (lo < hi) {
+		const mid = lo + hi >> 1;
+		if (xs[mid] < x) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
+}
+/**
+* Pair unmatched items that sit in the same gap between anchors and look like the same item (`same`), in order:
+* they are edits rather than a removal plus an insertion.
+*/
+function pairEdits(al, same) {
+	if (al.removed.length === 0 || al.inserted.length === 0) return [];
+	const anchA = Int32Array.from(al.anchors, (p) => p[0]);
+	const anchB = Int32Array.from(al.anchors, (p) => p[1]);
+	const byGap = /* @__PURE__ */ new Map();
+	for (const j of al.inserted) {
+		const g = lowerBound(anchB, j);
+		const l = byGap.get(g);
+		if (l) l.push(j);
+		else byGap.set(g, [j]);
+	}
+	const pairs = [];
+	const next = /* @__PURE__ */ new Map();
+	for (const i of al.removed) {
+		const g = lowerBound(anchA, i);
+		const cand = byGap.get(g);
+		if (!cand) continue;
+		for (let q = next.get(g) ?? 0; q < cand.length; q++) if (same(i, cand[q])) {
+			pairs.push([i, cand[q]]);
+			next.set(g, q + 1);
+			break;
+		}
+	}
+	return pairs;
+}
+function sameKind(a, b) {
+	if (a.role !== b.role) return false;
+	if (a.role === "toolResult") return a.toolName === b.toolName;
+	if ("kind" in a || "kind" in b) return a.kind === b.kind;
+	return true;
+}
+/**
+* Compare two message lists: prefix/suffix trimmed by structural equality, the middle aligned by identity key.
+* The messages may still carry adapters' presentation records (`ext.<format>._layout`): they are left out of the
+* comparison, but only messages that differ as given are copied without them (`at`/`bt`) — the common, unchanged
+* run of a long history is compared in place, never copied, keyed or serialized.
+*/
+function diffMessages(a, b, fillIn, across = false) {
+	const strippedA = /* @__PURE__ */ new Map();
+	const strippedB = /* @__PURE__ */ new Map();
+	const at = (i) => {
+		let x = strippedA.get(i);
+		if (x === void 0) strippedA.set(i, x = stripMessage(a[i]));
+		return x;
+	};
+	const bt = (j) => {
+		let y = strippedB.get(j);
+		if (y === void 0) strippedB.set(j, y = stripMessage(b[j]));
+		return y;
+	};
+	const eq = (i, j) => {
+		const x = a[i];
+		const y = b[j];
+		if (messageEqual(x, y)) return true;
+		const x2 = at(i);
+		const y2 = bt(j);
+		return (x2 !== x || y2 !== y) && messageEqual(x2, y2);
+	};
+	const al = align$1(a.length, b.length, eq, (i) => messageKey(a[i], !across), (j) => messageKey(b[j], !across));
+	const edits = pairEdits(al, (i, j) => sameKind(a[i], b[j]));
+	const sourceOf = new Int32Array(b.length).fill(-1);
+	const same = new Uint8Array(b.length);
+	for (let j = 0; j < al.pre; j++) {
+		sourceOf[j] = j;
+		same[j] = 1;
+	}
+	for (let s = 1; s <= al.suf; s++) {
+		sourceOf[b.length - s] = a.length - s;
+		same[b.length - s] = 1;
+	}
+	const anchors = al.anchors;
+	for (let t = 0; t < anchors.length; t++) sourceOf[anchors[t][1]] = anchors[t][0];
+	for (const [i, j] of al.moved) sourceOf[j] = i;
+	for (const [i, j] of edits) sourceOf[j] = i;
+	const changes = [];
+	/** the record of a matched pair, or undefined when it is identical and in order */
+	const pair = (i, j, op) => {
+		const equal = eq(i, j);
+		if (equal) {
+			same[j] = 1;
+			if (op === "edited") return void 0;
+		}
+		const c = {
+			kind: "message",
+			op,
+			role: b[j].role,
+			a: i,
+			b: j,
+			preview: preview(b[j])
+		};
+		if (!equal) {
+			const d = messageDetail(at(i), bt(j), j, fillIn);
+			if (fillIn && op === "edited" && !d.blocks && !d.fields) return void 0;
+			Object.assign(c, d);
+		}
+		return c;
+	};
+	const swapped = swappedAnchors(al, sourceOf);
+	for (let t = 0; t < anchors.length; t++) {
+		const j = anchors[t][1];
+		const c = pair(anchors[t][0], j, swapped?.has(j) ? "moved" : "edited");
+		if (c) changes.push({
+			pos: j,
+			c
+		});
+	}
+	for (const [i, j] of edits) {
+		const c = pair(i, j, "edited");
+		if (c) changes.push({
+			pos: j,
+			c
+		});
+	}
+	for (const [i, j] of al.moved) changes.push({
+		pos: j,
+		c: pair(i, j, "moved")
+	});
+	let lastKept = -1;
+	for (let j = b.length - 1; j >= 0; j--) if (sourceOf[j] >= 0) {
+		lastKept = j;
+		break;
+	}
+	const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
+	const orderA = al.removed.length ? Int32Array.from(inOrder, (p) => p[0]) : /* @__PURE__ */ new Int32Array(0);
+	const editedA = new Set(edits.map((p) => p[0]));
+	const removed = [];
+	for (const i of al.removed) {
+		if (editedA.has(i)) continue;
+		removed.push(i);
+		const t = lowerBound(orderA, i);
+		const pos = t > 0 ? inOrder[t - 1][1] + .5 : al.pre - .5;
+		changes.push({
+			pos,
+			c: {
+				kind: "message",
+				op: "removed",
+				role: a[i].role,
+				a: i,
+				preview: preview(a[i])
+			}
+		});
+	}
+	for (const j of al.inserted) {
+		if (sourceOf[j] !== -1) continue;
+		changes.push({
+			pos: j,
+			c: {
+				kind: "message",
+				op: j > lastKept ? "appended" : "inserted",
+				role: b[j].role,
+				b: j,
+				preview: preview(b[j])
+			}
+		});
+	}
+	changes.sort((x, y) => x.pos - y.pos);
+	return {
+		changes: changes.map((x) => x.c),
+		sourceOf,
+		movedB: new Set(al.moved.map((p) => p[1])),
+		pre: al.pre,
+		suf: al.suf,
+		removed,
+		same,
+		at,
+		bt
+	};
+}
+/**
+* b indices of in-order messages that traded places with a neighbour: when two adjacent messages are swapped,
+* either one can be called "the one that moved", and naming only one (possibly an extension message the user
+* never touched) misleads. Both are reported as moved.
+*/
+function swappedAnchors(al, sourceOf) {
+	let out;
+	for (const [i, j] of al.moved) if (Math.abs(i - j) === 1 && i < sourceOf.length && sourceOf[i] === j) (out ??= /* @__PURE__ */ new Set()).add(i);
+	return out;
+}
+/** Block-level and field-level detail of an edited message (pointers relative to b's message j). */
+function messageDetail(ma, mb, j, fillIn) {
+	const out = {};
+	const { content: ca, ...ra } = ma;
+	const { content: cb, ...rb } = mb;
+	let fields = fieldChanges(ra, rb, `/messages/${j}`);
+	if (fillIn) {
+		const base = `/messages/${j}/`.length;
+		fields = fields.filter((f) => f.before === void 0 ? !fillIn("b", f.pointer.slice(base), f.after, mb) : f.after === void 0 ? !fillIn("a", f.pointer.slice(base), f.before, ma) : true);
+	}
+	if (Array.isArray(ca) && Array.isArray(cb)) {
+		const blocks = diffBlocks(ca, cb, `/messages/${j}/content`);
+		if (blocks.length) out.blocks = blocks;
+	} else fieldChanges(ca, cb, `/messages/${j}/content`, fields);
+	if (fields.length) out.fields = fields;
+	return out;
+}
+/** Which content blocks changed between two content arrays. */
+function diffBlocks(ca, cb, base) {
+	const key = (c, h) => c.type === "toolCall" && typeof c.id === "string" ? `c:${c.id}` : `h:${h}`;
+	const { al, ha, hb } = alignBy(ca, cb, stableJson, key);
+	const edits = pairEdits(al, (i, j) => ca[i].type === cb[j].type);
+	const out = [];
+	const changed = (i, j) => {
+		if (ha[i] === hb[j]) return;
+		const x = ca[i];
+		const y = cb[j];
+		const c = {
+			op: "changed",
+			a: i,
+			b: j,
+			type: cb[j].type
+		};
+		const textKey = x.type === "text" ? "text" : x.type === "thinking" ? "thinking" : void 0;
+		if (textKey && typeof x[textKey] === "string" && typeof y[textKey] === "string" && x[textKey] !== y[textKey]) {
+			c.text = textDiff(x[textKey], y[textKey]);
+			const { [textKey]: _x, ...rx } = x;
+			const { [textKey]: _y, ...ry } = y;
+			const f = fieldChanges(rx, ry, `${base}/${j}`);
+			if (f.length) c.fields = f;
+		} else c.fields = fieldChanges(x, y, `${base}/${j}`);
+		out.push({
+			pos: j,
+			c
+		});
+	};
+	for (const [i, j] of allAnchors(al)) changed(i, j);
+	for (const [i, j] of al.moved) if (ha[i] === hb[j]) out.push({
+		pos: j,
+		c: {
+			op: "moved",
+			a: i,
+			b: j,
+			type: cb[j].type
+		}
+	});
+	else changed(i, j);
+	for (const [i, j] of edits) changed(i, j);
+	const ea = new Set(edits.map((p) => p[0]));
+	const eb = new Set(edits.map((p) => p[1]));
+	for (const i of al.removed) if (!ea.has(i)) out.push({
+		pos: i - .5,
+		c: {
+			op: "removed",
+			a: i,
+			type: ca[i].type
+		}
+	});
+	for (const j of al.inserted) if (!eb.has(j)) out.push({
+		pos: j,
+		c: {
+			op: "added",
+			b: j,
+			type: cb[j].type
+		}
+	});
+	out.sort((x, y) => x.pos - y.pos);
+	return out.map((x) => x.c);
+}
+var init_messages = __esmMin((() => {
+	init_align();
+	init_equal();
+	init_fields();
+	init_ignore();
+	init_stable();
+	init_text();
+}));
+// dist/core/diff/patch.js
+/** Field changes → patch operations. */
+function fieldOps(changes, out = []) {
+	for (const c of changes) if (c.before === void 0) out.push({
+		op: "add",
+		path: c.pointer,
+		value: c.after
+	});
+	else if (c.after === void 0) out.push({
+		op: "remove",
+		path: c.pointer
+	});
+	else out.push({
+		op: "replace",
+		path: c.pointer,
+		value: c.after
+	});
+	return out;
+}
+/**
+* The patch turning message list `a` (length `n`, compared forms `at(i)`) into `b` (length `m`, `bt(j)`), given for
+* each b index its source index in a (−1 = new), the set of b indices whose message moved (out of order with the
+* rest) and which b messages are identical to their source (`same`, optional: those need no field-level walk).
+* Three passes: remove what is gone (from the end), move each moved message to just after its predecessor in b
+* (one `move` each), add the new ones in b order; then field-level edits of the kept messages that changed.
+*/
+function messagesPatch(n, m, at, bt, sourceOf, movedB, same) {
+	const ops = [];
+	const kept = new Uint8Array(n);
+	for (let j = 0; j < m; j++) if (sourceOf[j] >= 0) kept[sourceOf[j]] = 1;
+	for (let i = n - 1; i >= 0; i--) if (!kept[i]) ops.push({
+		op: "remove",
+		path: `/messages/${i}`
+	});
+	const cur = [];
+	for (let i = 0; i < n; i++) if (kept[i]) cur.push(i);
+	let pred = -1;
+	for (let j = 0; j < m; j++) {
+		const src = sourceOf[j];
+		if (src < 0) continue;
+		if (movedB.has(j)) {
+			const from = cur.indexOf(src);
+			cur.splice(from, 1);
+			const to = pred < 0 ? 0 : cur.indexOf(pred) + 1;
+			cur.splice(to, 0, src);
+			if (from !== to) ops.push({
+				op: "move",
+				from: `/messages/${from}`,
+				path: `/messages/${to}`
+			});
+		}
+		pred = src;
+	}
+	for (let j = 0; j < m; j++) {
+		if (sourceOf[j] >= 0) continue;
+		ops.push({
+			op: "add",
+			path: j === cur.length ? "/messages/-" : `/messages/${j}`,
+			value: bt(j)
+		});
+		cur.splice(j, 0, -1);
+	}
+	for (let j = 0; j < m; j++) {
+		const src = sourceOf[j];
+		if (src < 0 || same?.[j]) continue;
+		const x = at(src);
+		const y = bt(j);
+		if (x !== y) fieldOps(fieldChanges(x, y, `/messages/${j}`), ops);
+	}
+	return ops;
+}
+var init_patch = __esmMin((() => {
+	init_fields();
+}));
+// dist/core/diff/state.js
+/** Todos matched by id; a status change is called out ("todo 2 pending → completed"). */
+function diffTodos(a, b) {
+	const { al, ha, hb } = alignBy(a, b, stableJson, (t) => `id:${String(t.id)}`);
+	const out = [];
+	const pair = (i, j, moved) => {
+		if (ha[i] === hb[j] && !moved) return;
+		const x = a[i];
+		const y = b[j];
+		const { status: sx, ...rx } = x;
+		const { status: sy, ...ry } = y;
+		const fields = fieldChanges(rx, ry, `/state/todos/${j}`);
+		const c = {
+			kind: "todo",
+			op: sx !== sy ? "status" : "edited",
+			id: String(y.id),
+			content: String(y.content)
+		};
+		if (sx !== sy) Object.assign(c, {
+			before: sx,
+			after: sy
+		});
+		if (fields.length) c.fields = fields;
+		if (moved && ha[i] === hb[j]) c.fields = [{
+			pointer: `/state/todos/${j}`,
+			before: `position ${i + 1}`,
+			after: `position ${j + 1}`
+		}];
+		out.push({
+			pos: j,
+			c
+		});
+	};
+	for (const [i, j] of allAnchors(al)) pair(i, j, false);
+	for (const [i, j] of al.moved) pair(i, j, true);
+	for (const i of al.removed) out.push({
+		pos: i - .5,
+		c: {
+			kind: "todo",
+			op: "removed",
+			id: String(a[i].id),
+			content: String(a[i].content),
+			before: a[i].status
+		}
+	});
+	for (const j of al.inserted) out.push({
+		pos: j,
+		c: {
+			kind: "todo",
+			op: "added",
+			id: String(b[j].id),
+			content: String(b[j].content),
+			after: b[j].status
+		}
+	});
+	out.sort((x, y) => x.pos - y.pos);
+	return out.map((x) => x.c);
+}
+/** Files by path: a unified diff of the content lines and the metadata changes. */
+function diffFiles(a, b) {
+	const out = [];
+	const paths = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+	for (const path of paths) {
+		const x = a[path];
+		const y = b[path];
+		const base = `/state/files/${escapeToken(path)}`;
+		const lines = (f) => f && Array.isArray(f.content) ? f.content.map(String) : [];
+		if (x && y && jsonEqual(x, y)) continue;
+		const p = linesPatch(path.startsWith("/") ? path : `/${path}`, lines(x), lines(y));
+		const c = {
+			kind: "file",
+			op: !x ? "added" : !y ? "removed" : "edited",
+			path,
+			...p
+		};
+		if (x && y) {
+			const { content: _a, ...rx } = x;
+			const { content: _b, ...ry } = y;
+			const f = fieldChanges(rx, ry, base);
+			if (!Array.isArray(x.content) || !Array.isArray(y.content)) fieldChanges(x.content, y.content, `${base}/content`, f);
+			if (f.length) c.fields = f;
+		}
+		out.push(c);
+	}
+	return out;
+}
+/** Scratchpad notes matched by heading (and thread), in file order. */
+function diffScratchpad(a, b) {
+	const { al, ha, hb } = alignBy(a, b, stableJson, (n) => `${n.heading}\u0000${String(n.thread ?? "")}`);
+	const out = [];
+	const pair = (i, j, moved) => {
+		if (ha[i] === hb[j] && !moved) return;
+		const x = a[i];
+		const y = b[j];
+		const c = {
+			kind: "scratchpad",
+			op: moved ? "moved" : "edited",
+			heading: y.heading,
+			a: i,
+			b: j
+		};
+		if (x.content !== y.content) c.text = textDiff(String(x.content), String(y.content));
+		const { content: _x, ...rx } = x;
+		const { content: _y, ...ry } = y;
+		const f = fieldChanges(rx, ry, `/state/scratchpad/${j}`);
+		if (f.length) c.fields = f;
+		out.push({
+			pos: j,
+			c
+		});
+	};
+	for (const [i, j] of allAnchors(al)) pair(i, j, false);
+	for (const [i, j] of al.moved) pair(i, j, true);
+	for (const i of al.removed) out.push({
+		pos: i - .5,
+		c: {
+			kind: "scratchpad",
+			op: "removed",
+			heading: a[i].heading,
+			a: i
+		}
+	});
+	for (const j of al.inserted) out.push({
+		pos: j,
+		c: {
+			kind: "scratchpad",
+			op: "added",
+			heading: b[j].heading,
+			b: j
+		}
+	});
+	out.sort((x, y) => x.pos - y.pos);
+	return out.map((x) => x.c);
+}
+/** Swarmer contexts by class name. */
+function diffContexts(a, b) {
+	const out = [];
+	for (const name of [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])]) {
+		const x = a[name];
+		const y = b[name];
+		if (x === void 0) out.push({
+			kind: "context",
+			op: "added",
+			name
+		});
+		else if (y === void 0) out.push({
+			kind: "context",
+			op: "removed",
+			name
+		});
+		else if (!jsonEqual(x, y)) out.push({
+			kind: "context",
+			op: "edited",
+			name,
+			fields: fieldChanges(x, y, `/state/contexts/${escapeToken(name)}`)
+		});
+	}
+	return out;
+}
+/** All state changes: the four known keys get their own records; any other key is compared field by field. */
+function diffState(a, b) {
+	const out = [];
+	const arr = (v) => Array.isArray(v) ? v : [];
+	const obj = (v) => isObject(v) ? v : {};
+	const known = (k, ok) => (a[k] === void 0 || ok(a[k])) && (b[k] === void 0 || ok(b[k]));
+	const handled = /* @__PURE__ */ new Set();
+	if (known("todos", Array.isArray)) {
+		handled.add("todos");
+		out.push(...diffTodos(arr(a.todos), arr(b.todos)));
+	}
+	if (known("files", isObject)) {
+		handled.add("files");
+		out.push(...diffFiles(obj(a.files), obj(b.files)));
+	}
+	if (known("scratchpad", Array.isArray)) {
+		handled.add("scratchpad");
+		out.push(...diffScratchpad(arr(a.scratchpad), arr(b.scratchpad)));
+	}
+	if (known("contexts", isObject)) {
+		handled.add("contexts");
+		out.push(...diffContexts(obj(a.contexts), obj(b.contexts)));
+	}
+	for (const k of [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])]) {
+		if (handled.has(k)) {
+			const x = a[k];
+			const y = b[k];
+			const empty = (v) => Array.isArray(v) ? v.length === 0 : isObject(v) && Object.keys(v).length === 0;
+			if (x === void 0 !== (y === void 0) && empty(x ?? y)) out.push({
+				kind: "field",
+				pointer: `/state/${k}`,
+				...x === void 0 ? { after: y } : { before: x }
+			});
+			continue;
+		}
+		for (const f of fieldChanges(a[k], b[k], `/state/${escapeToken(k)}`)) out.push({
+			kind: "field",
+			...f
+		});
+	}
+	return out;
+}
+var init_state = __esmMin((() => {
+	init_align();
+	init_fields();
+	init_stable();
+	init_text();
+}));
+// dist/core/diff/summary.js
+/** Sum of each usage field over the assistant messages. */
+function usageTotals(ms) {
+	const t = {
+		input: 0,
+		output: 0,
+		cacheRead: 0,
+		cacheWrite: 0,
+		totalTokens: 0,
+		reasoning: 0
+	};
+	for (let i = 0; i < ms.length; i++) addUsage(t, ms[i], 1);
+	return t;
+}
+/** Add (sign 1) or subtract (sign −1) the usage of one message (assistant messages only) to `t`. */
+function addUsage(t, m, sign) {
+	if (m.role !== "assistant") return;
+	const u = m.usage;
+	if (u === void 0 || u === null || typeof u !== "object") return;
+	t.input += sign * num$3(u.input);
+	t.output += sign * num$3(u.output);
+	t.cacheRead += sign * num$3(u.cacheRead);
+	t.cacheWrite += sign * num$3(u.cacheWrite);
+	t.totalTokens += sign * num$3(u.totalTokens);
+	t.reasoning += sign * num$3(u.reasoning);
+}
+/** Counts and the summary paragraph. */
+function summarize(changes, na, nb) {
+	const m = {
+		a: na,
+		b: nb,
+		appended: 0,
+		inserted: 0,
+		removed: 0,
+		edited: 0,
+		moved: 0,
+		toolResultsChanged: 0
+	};
+	const parts = [];
+	const other = [];
+	let otherFields = 0;
+	for (const c of changes) if (c.kind === "message") {
+		if (c.op === "edited" && c.role === "toolResult") m.toolResultsChanged++;
+		else m[c.op]++;
+	}
+	const msg = (n, verb) => n && parts.push(`${pluralInt(n, "message")} ${verb}`);
+	msg(m.appended, "appended");
+	msg(m.inserted, "inserted");
+	msg(m.removed, "removed");
+	msg(m.edited, "edited");
+	msg(m.moved, "moved");
+	if (m.toolResultsChanged) parts.push(`${pluralInt(m.toolResultsChanged, "tool result")} changed`);
+	for (const c of changes) switch (c.kind) {
+		case "usage":
+			for (const k of USAGE_KEYS) if (c.delta[k] !== 0 && (k !== "totalTokens" || c.delta.input === 0 && c.delta.output === 0)) parts.push(`${signed$1(c.delta[k])} ${USAGE_WORDS[k]}`);
+			break;
+		case "model":
+			parts.push(`${c.field} ${show$1(c.before)} → ${show$1(c.after)}`);
+			break;
+		case "todo":
+			parts.push(c.op === "status" ? `todo ${c.id} ${c.before} → ${c.after}` : `todo ${c.id} ${c.op}`);
+			break;
+		case "file":
+			parts.push(`file ${c.path} ${c.op}${c.op === "edited" && (c.added || c.removed) ? ` (+${c.added} −${c.removed})` : ""}`);
+			break;
+		case "scratchpad":
+			parts.push(`scratchpad note "${c.heading}" ${c.op}`);
+			break;
+		case "context":
+			parts.push(`context ${c.name} ${c.op}`);
+			break;
+		case "field": if (c.pointer === "/step") parts.push(`step ${show$1(c.before)} → ${show$1(c.after)}`);
+		else if (c.pointer === "/threadId") parts.push(`thread ${show$1(c.before)} → ${show$1(c.after)}`);
+		else if (c.pointer === "/createdAt" || c.pointer === "/updatedAt") other.push(`${c.pointer.slice(1)} changed`);
+		else otherFields++;
+	}
+	parts.push(...other);
+	if (otherFields) parts.push(`${pluralInt(otherFields, "other field")} changed`);
+	return {
+		messages: m,
+		text: parts.length === 0 ? "Identical" : capital(parts.join(", "))
+	};
+}
+var USAGE_KEYS, USAGE_WORDS, num$3, signed$1, show$1, capital;
+var init_summary = __esmMin((() => {
+	init_plural();
+	USAGE_KEYS = [
+		"input",
+		"output",
+		"cacheRead",
+		"cacheWrite",
+		"totalTokens",
+		"reasoning"
+	];
+	USAGE_WORDS = {
+		input: "input tokens",
+		output: "output tokens",
+		cacheRead: "cache-read tokens",
+		cacheWrite: "cache-write tokens",
+		totalTokens: "total tokens",
+		reasoning: "reasoning tokens"
+	};
+	num$3 = (v) => typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0;
+	signed$1 = (n) => n > 0 ? `+${fmtInt(n)}` : `−${fmtInt(-n)}`;
+	show$1 = (v) => typeof v === "string" ? v : v === void 0 ? "(none)" : JSON.stringify(typeof v === "bigint" ? v.toString() : v);
+	capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+}));
+// dist/core/diff/types.js
+var init_types$1 = __esmMin((() => {}));
+// dist/core/diff/index.js
+/**
+* `comparable` except for the messages, which keep their presentation records: `diffMessages` leaves those out
+* itself, copying only the messages that differ. Without ignore rules (and with one format) nothing is copied.
+*/
+function prepare(a, b, options) {
+	const globs = [...options.ignore ?? []];
+	const notes = [];
+	const internal = [];
+	if (options.ignoreVolatile) globs.push(...VOLATILE_GLOBS);
+	const fa = a.origin?.format;
+	const fb = b.origin?.format;
+	const va = a.origin?.version;
+	const vb = b.origin?.version;
+	if (fa && fb && fa !== fb && !options.bookkeeping) {
+		internal.push("/origin", "/**/ext");
+		notes.push(`formats differ (${fa} vs ${fb}): origin and ext (format-specific extras) are not compared (--verbose compares them)`);
+	} else if (fa && fa === fb && va !== void 0 && vb !== void 0 && va !== vb && !options.bookkeeping) {
+		const kept = isFormatName(fa) ? getAdapter(fa).versionBookkeeping ?? [] : [];
+		internal.push("/origin/version", ...kept);
+		notes.push(`versions differ (${fa} ${va} vs ${vb}): the version and how each spelled the document (${kept.length ? kept.map((g) => g.replace(/^\/messages\/\*\//, "")).join(", ") : "origin.version"}) are not compared (--verbose compares them)`);
+	}
+	if (!options.bookkeeping) internal.push("/origin/threadIdFrom");
+	const all = [...globs, ...internal];
+	const plain = plainPointers(all);
+	const m = plain ? void 0 : compileIgnore(all);
+	const cut = (x) => plain ? prunePointers(x, plain) : m ? prune(x, m) : x;
+	const pa = cut(a);
+	let pb = cut(b);
+	const named = nameDerivedThreadIds(a, b);
+	if (named) {
+		notes.push(named);
+		if (isObject(pa) && isObject(pb) && "threadId" in pa) pb = {
+			...pb,
+			threadId: pa.threadId
+		};
+	}
+	const fills = fa && fb && fa !== fb ? fillIns(a, b) : void 0;
+	const ca = fills ? fills.envelope("a", pa, pb) : pa;
+	const cb = fills ? fills.envelope("b", pb, pa) : pb;
+	return {
+		a: stripTopLayout(ca),
+		b: stripTopLayout(cb),
+		notes,
+		fills
+	};
+}
+function fillIns(a, b) {
+	const of = (cp) => cp.origin && isFormatName(cp.origin.format) ? getAdapter(cp.origin.format).fillIns : void 0;
+	const own = {
+		a: of(a),
+		b: of(b)
+	};
+	if (!own.a && !own.b) return void 0;
+	const source = {
+		a: b,
+		b: a
+	};
+	const seen = {
+		a: /* @__PURE__ */ new Map(),
+		b: /* @__PURE__ */ new Map()
+	};
+	const count = (side, what) => seen[side].set(what, (seen[side].get(what) ?? 0) + 1);
+	const is = (side, path, value, m) => own[side]?.message?.(path, value, m, source[side]) ?? false;
+	return {
+		is,
+		message(side, path, value, m) {
+			const hit = is(side, path, value, m);
+			if (hit) count(side, path.split("/")[0]);
+			return hit;
+		},
+		envelope(side, x, y) {
+			const f = own[side]?.checkpoint;
+			if (!f || !isObject(x)) return x;
+			let out;
+			for (const k of [
+				"createdAt",
+				"updatedAt",
+				"interrupt"
+			]) if (x[k] !== void 0 && y[k] === void 0 && f(`/${k}`, x[k], source[side])) {
+				delete (out ??= { ...x })[k];
+				count(side, k);
+			}
+			const sx = isObject(x.state) ? x.state : void 0;
+			const sy = isObject(y.state) ? y.state : {};
+			if (sx) {
+				let st;
+				for (const k of Object.keys(sx)) if (sy[k] === void 0 && f(`/state/${k}`, sx[k], source[side])) {
+					delete (st ??= { ...sx })[k];
+					count(side, `state.${k}`);
+				}
+				if (st) (out ??= { ...x }).state = st;
+			}
+			return out ?? x;
+		},
+		note() {
+			const parts = [];
+			for (const side of ["a", "b"]) {
+				const m = seen[side];
+				if (m.size === 0) continue;
+				const n = [...m.values()].reduce((s, v) => s + v, 0);
+				const what = [...m].map(([k, v]) => v > 1 ? `${k} ×${v}` : k).join(", ");
+				parts.push(`${side} (${(side === "a" ? a : b).origin.format}): ${n} value${n === 1 ? "" : "s"} (${what})`);
+			}
+			return parts.length ? `conversion defaults not compared — values a format writes where it has none, absent on the other side: ${parts.join("; ")}` : void 0;
+		}
+	};
+}
+/**
+* A thread id a format derived from the file (or folder) name, or a store's thread key, is not content: when the two thread ids differ and
+* either side's is such a name, they are not compared, and this note says so (undefined otherwise).
+*/
+function nameDerivedThreadIds(a, b) {
+	if (a.threadId === b.threadId) return void 0;
+	const sides = [["a", a], ["b", b]].filter(([, cp]) => cp.origin?.threadIdFrom === "file-name");
+	if (sides.length === 0) return void 0;
+	return `thread id not compared: ${sides.map(([s, cp]) => `${s}'s '${String(cp.threadId)}' (${cp.origin.format})`).join(" and ")} ${sides.length === 1 ? "is" : "are"} derived from the file name or store key, not content`;
+}
+/** Compare two canonical checkpoints. */
+function diffCheckpoints(a0, b0, options = {}) {
+	const { a, b, notes, fills } = prepare(a0, b0, options);
+	const ma = Array.isArray(a.messages) ? a.messages : [];
+	const mb = Array.isArray(b.messages) ? b.messages : [];
+	const fa = a0.origin?.format;
+	const fb = b0.origin?.format;
+	const plan = diffMessages(ma, mb, fills?.message, Boolean(fa && fb && fa !== fb));
+	const changes = [...plan.changes];
+	const delta = {
+		input: 0,
+		output: 0,
+		cacheRead: 0,
+		cacheWrite: 0,
+		totalTokens: 0,
+		reasoning: 0
+	};
+	for (let j = plan.pre; j < mb.length - plan.suf; j++) {
+		if (plan.same[j]) continue;
+		const i = plan.sourceOf[j];
+		if (fills && i >= 0) {
+			addUsage(delta, usageWithoutFillIns(mb[j], ma[i], "b", fills.is), 1);
+			addUsage(delta, usageWithoutFillIns(ma[i], mb[j], "a", fills.is), -1);
+			continue;
+		}
+		addUsage(delta, mb[j], 1);
+		if (i >= 0) addUsage(delta, ma[i], -1);
+	}
+	for (const i of plan.removed) addUsage(delta, ma[i], -1);
+	if (Object.values(delta).some((d) => d !== 0)) changes.push({
+		kind: "usage",
+		before: usageTotals(ma),
+		after: usageTotals(mb),
+		delta
+	});
+	for (const field of ["model", "provider"]) {
+		const x = lastAssistant(ma, field, fills && ((v, m) => fills.is("a", field, v, m)));
+		const y = lastAssistant(mb, field, fills && ((v, m) => fills.is("b", field, v, m)));
+		if (x !== y) changes.push({
+			kind: "model",
+			field,
+			...x !== void 0 ? { before: x } : {},
+			...y !== void 0 ? { after: y } : {}
+		});
+	}
+	const sa = isObject(a.state) ? a.state : {};
+	const sb = isObject(b.state) ? b.state : {};
+	changes.push(...diffState(sa, sb));
+	const { messages: _ma, state: _sa, ...ra } = a;
+	const { messages: _mb, state: _sb, ...rb } = b;
+	const top = fieldChanges(ra, rb, "");
+	if (a.state === void 0 !== (b.state === void 0)) fieldChanges(a.state, b.state, "/state", top);
+	for (const f of top) changes.push({
+		kind: "field",
+		...f
+	});
+	const filled = fills?.note();
+	if (filled) notes.push(filled);
+	const out = {
+		identical: changes.length === 0,
+		summary: summarize(changes, ma.length, mb.length),
+		changes,
+		a: side(a0),
+		b: side(b0),
+		notes
+	};
+	if (options.patch) {
+		const ops = messagesPatch(ma.length, mb.length, plan.at, plan.bt, plan.sourceOf, plan.movedB, plan.same);
+		if (a.state !== void 0 && b.state !== void 0) fieldOps(fieldChanges(a.state, b.state, "/state"), ops);
+		fieldOps(top, ops);
+		out.patch = ops;
+	}
+	return out;
+}
+function side(cp) {
+	return {
+		threadId: String(cp.threadId),
+		...cp.origin?.format ? { format: cp.origin.format } : {},
+		...cp.origin?.threadIdFrom ? { threadIdFrom: cp.origin.threadIdFrom } : {}
+	};
+}
+/** The model or provider of the last assistant message that names one (conversion defaults, `skip`, do not count). */
+function lastAssistant(ms, field, skip) {
+	for (let i = ms.length - 1; i >= 0; i--) {
+		const m = ms[i];
+		if (m.role === "assistant") {
+			const v = m[field];
+			if (typeof v === "string" && !skip?.(v, m)) return v;
+		}
+	}
+}
+/** `m` with the usage counts that are its format's fill-ins and absent from its partner `p` left out. */
+function usageWithoutFillIns(m, p, side, fill) {
+	const u = m.usage;
+	if (!isObject(u)) return m;
+	const pu = p.usage;
+	const other = isObject(pu) ? pu : {};
+	let out;
+	for (const k of Object.keys(u)) if (other[k] === void 0 && fill(side, `usage/${k}`, u[k], m)) delete (out ??= { ...u })[k];
+	return out ? {
+		...m,
+		usage: out
+	} : m;
+}
+var init_diff$2 = __esmMin((() => {
+	init_fields();
+	init_ignore();
+	init_messages();
+	init_formats();
+	init_patch();
+	init_stable();
+	init_state();
+	init_summary();
+	init_types$1();
+}));
+// dist/cli/render/diff.js
+/** A short one-line rendering of a JSON value (bigints as digits). */
+function showValue(v, max = 80) {
+	if (v === void 0) return "(absent)";
+	const s = typeof v === "string" ? JSON.stringify(v) : stringifyJson(v);
+	return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+function where(c) {
+	if (c.op === "moved") return `[${c.a} → ${c.b}]`;
+	if (c.op === "removed") return `[${c.a}]`;
+	if (c.op === "edited" && c.a !== c.b) return `[${c.a} → ${c.b}]`;
+	return `[${c.b}]`;
+}
+/** Colored (or plain) text: header, summary paragraph, then detail unless `stat`. */
+function renderText(d, a, b, opts) {
+	const k = new Chalk({ level: opts.color ? 1 : 0 });
+	const out = [];
+	out.push(k.bold(`--- a: ${a.name} (${a.format}, thread ${a.threadId}, ${plural$1(a.messages, "message")})`));
+	out.push(k.bold(`+++ b: ${b.name} (${b.format}, thread ${b.threadId}, ${plural$1(b.messages, "message")})`));
+	for (const n of d.notes) out.push(k.dim(`note: ${n}`));
+	out.push("", `${d.summary.text}.`);
+	if (opts.stat || d.identical) return out.join("\n") + "\n";
+	const section = (title, lines) => {
+		if (lines.length) out.push("", k.bold.underline(title), ...lines);
+	};
+	const by = (kind) => d.changes.filter((c) => c.kind === kind);
+	const msgColor = (op) => op === "removed" ? k.red : op === "edited" ? k.yellow : op === "moved" ? k.cyan : k.green;
+	const msgs = [];
+	for (const c of by("message")) {
+		msgs.push(msgColor(c.op)(`${OP_MARK[c.op]} ${where(c)} ${c.op} ${c.role}: ${c.preview}`));
+		for (const bl of c.blocks ?? []) msgs.push(...blockText(bl, k));
+		for (const f of c.fields ?? []) msgs.push("    " + fieldText(f, k));
+	}
+	section("Messages", msgs);
+	const other = [];
+	for (const c of by("usage")) for (const key of Object.keys(c.delta)) if (c.delta[key] !== 0) other.push(`  ${TOKEN_LABEL[key]} tokens: ${fmtInt(c.before[key])} → ${fmtInt(c.after[key])} (${signed(c.delta[key])})`);
+	for (const c of by("model")) other.push(`  ${c.field}: ${c.before ?? "(none)"} → ${c.after ?? "(none)"}`);
+	section("Usage and model", other);
+	section("Todos", by("todo").map((c) => {
+		const color = c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow;
+		const tail = c.op === "status" ? `${c.before} → ${c.after}` : c.op;
+		const fields = (c.fields ?? []).map((f) => "\n    " + fieldText(f, k)).join("");
+		return color(`  todo ${c.id} "${c.content}": ${tail}`) + fields;
+	}));
+	const files = [];
+	for (const c of by("file")) {
+		files.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} ${c.path} (+${c.added} −${c.removed})`));
+		if (c.patch) files.push(...colorPatch(c.patch, k).map((l) => "    " + l));
+		for (const f of c.fields ?? []) files.push("    " + fieldText(f, k));
+	}
+	section("Files", files);
+	const notes = [];
+	for (const c of by("scratchpad")) {
+		notes.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} "${c.heading}"${c.op === "moved" ? ` [${c.a} → ${c.b}]` : ""}`));
+		if (c.text) notes.push(...textDiffLines(c.text, k).map((l) => "    " + l));
+		for (const f of c.fields ?? []) notes.push("    " + fieldText(f, k));
+	}
+	section("Scratchpad", notes);
+	const ctx = [];
+	for (const c of by("context")) {
+		ctx.push((c.op === "added" ? k.green : c.op === "removed" ? k.red : k.yellow)(`  ${c.op} ${c.name}`));
+		for (const f of c.fields ?? []) ctx.push("    " + fieldText(f, k));
+	}
+	section("Contexts", ctx);
+	section("Other fields", by("field").map((f) => "  " + fieldText(f, k)));
+	return out.join("\n") + "\n";
+}
+function blockText(bl, k) {
+	const at = bl.op === "removed" ? `block ${bl.a}` : bl.op === "added" ? `block ${bl.b}` : bl.a === bl.b ? `block ${bl.b}` : `block ${bl.a} → ${bl.b}`;
+	const lines = [(bl.op === "added" ? k.green : bl.op === "removed" ? k.red : bl.op === "moved" ? k.cyan : k.yellow)(`    ${at} (${bl.type}) ${bl.op}`)];
+	if (bl.text) lines.push(...textDiffLines(bl.text, k).map((l) => "      " + l));
+	for (const f of bl.fields ?? []) lines.push("      " + fieldText(f, k));
+	return lines;
+}
+function fieldText(f, k) {
+	if (f.before === void 0) return `${f.pointer}: ${k.green("added " + showValue(f.after))}`;
+	if (f.after === void 0) return `${f.pointer}: ${k.red("removed " + showValue(f.before))}`;
+	return `${f.pointer}: ${k.red(showValue(f.before))} → ${k.green(showValue(f.after))}`;
+}
+/** A text diff as lines: words inline ([-old-]{+new+} without colour), or a colored unified patch. */
+function textDiffLines(t, k) {
+	if (t.mode === "lines") return colorPatch(t.patch, k);
+	const plain = k.level === 0;
+	return t.parts.map((p) => p.added ? plain ? `{+${p.value}+}` : k.green.underline(p.value) : p.removed ? plain ? `[-${p.value}-]` : k.red.strikethrough(p.value) : p.value).join("").split("\n");
+}
+function colorPatch(patch, k) {
+	return patch.replace(/\n$/, "").split("\n").map((l) => l.startsWith("+++") || l.startsWith("---") ? k.bold(l) : l.startsWith("@@") ? k.cyan(l) : l.startsWith("+") ? k.green(l) : l.startsWith("-") ? k.red(l) : l);
+}
+/** Markdown for a pull-request comment: summary, a table of message changes, fenced diffs. */
+function renderMarkdown$1(d, a, b, opts) {
+	const out = [];
+	out.push(`### ckpt diff: \`${a.name}\` → \`${b.name}\``, "");
+	out.push(d.identical ? "**Identical.**" : `**Summary:** ${d.summary.text}.`, "");
+	out.push(`a: ${a.format}, thread \`${a.threadId}\`, ${plural$1(a.messages, "message")} · b: ${b.format}, thread \`${b.threadId}\`, ${plural$1(b.messages, "message")}`);
+	for (const n of d.notes) out.push("", `> ${n}`);
+	if (opts.stat || d.identical) return out.join("\n") + "\n";
+	const msgs = d.changes.filter((c) => c.kind === "message");
+	if (msgs.length) {
+		out.push("", "#### Messages", "", "| change | a | b | role | message |", "|---|---:|---:|---|---|");
+		for (const c of msgs) out.push(`| ${c.op} | ${c.a ?? ""} | ${c.b ?? ""} | ${c.role} | ${cell(c.preview)} |`);
+		const edited = msgs.filter((c) => c.blocks?.length || c.fields?.length);
+		for (const c of edited) {
+			const body = [];
+			for (const bl of c.blocks ?? []) {
+				body.push(`# block ${bl.b ?? bl.a} (${bl.type}) ${bl.op}`);
+				if (bl.text) body.push(...mdText(bl.text));
+				for (const f of bl.fields ?? []) body.push(...mdField(f));
+			}
+			for (const f of c.fields ?? []) body.push(...mdField(f));
+			const fc = fence$1(body);
+			out.push("", `<details><summary>message ${c.b} (${c.role}) ${c.op}</summary>`, "", fc + "diff", ...body, fc, "", "</details>");
+		}
+	}
+	const rows = [];
+	for (const c of d.changes) if (c.kind === "usage") {
+		for (const key of Object.keys(c.delta)) if (c.delta[key] !== 0) rows.push(`| ${TOKEN_LABEL[key]} tokens | ${fmtInt(c.before[key])} | ${fmtInt(c.after[key])} |`);
+	} else if (c.kind === "model") rows.push(`| ${c.field} | ${cell(c.before ?? "")} | ${cell(c.after ?? "")} |`);
+	else if (c.kind === "todo") rows.push(`| todo ${cell(c.id)} (${cell(c.content)}) | ${c.before ?? (c.op === "added" ? "—" : "")} | ${c.after ?? (c.op === "removed" ? "—" : c.op)} |`);
+	else if (c.kind === "context") rows.push(`| context ${cell(c.name)} | ${c.op === "added" ? "—" : ""} | ${c.op} |`);
+	else if (c.kind === "field") rows.push(`| \`${cell(c.pointer)}\` | ${cell(showValue(c.before))} | ${cell(showValue(c.after))} |`);
+	if (rows.length) out.push("", "#### State and fields", "", "| what | a | b |", "|---|---|---|", ...rows);
+	for (const c of d.changes) if (c.kind === "file") {
+		out.push("", `#### File \`${c.path}\` ${c.op} (+${c.added} −${c.removed})`);
+		if (c.patch) {
+			const body = c.patch.replace(/\n$/, "").split("\n");
+			const fc = fence$1(body);
+			out.push("", fc + "diff", ...body, fc);
+		}
+		for (const f of c.fields ?? []) out.push("", `- \`${f.pointer}\`: ${showValue(f.before)} → ${showValue(f.after)}`);
+	} else if (c.kind === "scratchpad") {
+		out.push("", `#### Scratchpad note "${c.heading}" ${c.op}`);
+		if (c.text) {
+			const body = mdText(c.text);
+			const fc = fence$1(body);
+			out.push("", fc + "diff", ...body, fc);
+		}
+	}
+	return out.join("\n") + "\n";
+}
+function mdText(t) {
+	if (t.mode === "lines") return t.patch.replace(/\n$/, "").split("\n");
+	const before = t.parts.filter((p) => !p.added).map((p) => p.value).join("");
+	const after = t.parts.filter((p) => !p.removed).map((p) => p.value).join("");
+	return [...before.split("\n").map((l) => "- " + l), ...after.split("\n").map((l) => "+ " + l)];
+}
+function mdField(f) {
+	const o = [];
+	if (f.before !== void 0) o.push(`- ${f.pointer}: ${showValue(f.before, 200)}`);
+	if (f.after !== void 0) o.push(`+ ${f.pointer}: ${showValue(f.after, 200)}`);
+	return o;
+}
+/** A code fence longer than any backtick run in `lines`, so fenced text cannot close it early. */
+function fence$1(lines) {
+	let longest = 0;
+	for (const l of lines) for (const m of l.match(/`+/g) ?? []) longest = Math.max(longest, m.length);
+	return "`".repeat(Math.max(3, longest + 1));
+}
+/** The `--json` document: sides, identical, summary, change records, notes. */
+function renderJson(d, a, b, opts) {
+	return stringifyJson({
+		a,
+		b,
+		identical: d.identical,
+		summary: d.summary,
+		notes: d.notes,
+		...opts.stat ? {} : { changes: d.changes }
+	}, 2) + "\n";
+}
+var TOKEN_LABEL, OP_MARK, plural$1, signed, cell;
+var init_diff$1 = __esmMin((() => {
+	init_source();
+	init_json$1();
+	init_plural();
+	TOKEN_LABEL = {
+		input: "input",
+		output: "output",
+		cacheRead: "cache-read",
+		cacheWrite: "cache-write",
+		totalTokens: "total",
+		reasoning: "reasoning"
+	};
+	OP_MARK = {
+		appended: "+",
+		inserted: "+",
+		removed: "-",
+		edited: "~",
+		moved: "↕"
+	};
+	plural$1 = (n, w) => pluralInt(n, w);
+	signed = (n) => n > 0 ? `+${fmtInt(n)}` : `−${fmtInt(-n)}`;
+	cell = (s) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}));
+// dist/cli/commands/diff.js
+var diff_exports = /* @__PURE__ */ __exportAll$1({ diffCommand: () => diffCommand });
+/**
+* `--format` is the input format, as in validate, convert, show and replay; the output is `--reporter` (or `--json`).
+* `--format <output name>` — what it meant before — still selects the output, with a one-line warning.
+*/
+function outputAndInput(args, io) {
+	let reporter = args.reporter;
+	let inputFormat = args.inputFormat;
+	if (isOutput(args.format)) {
+		io.stderr.write(`ckpt diff: --format ${args.format} is deprecated for the output: use --reporter ${args.format} (--format names the input format, as in the other commands)\n`);
+		if (reporter && reporter !== args.format) throw usageError(`--format ${args.format} (the deprecated output spelling) conflicts with --reporter ${reporter}`);
+		reporter = args.format;
+	} else if (args.format !== void 0) {
+		if (inputFormat && inputFormat !== args.format) throw usageError(`--format ${args.format} conflicts with --input-format ${inputFormat}`);
+		inputFormat = args.format;
+	}
+	if (args.json && reporter && reporter !== "json") throw usageError(`--json conflicts with --reporter ${reporter}`);
+	return {
+		output: args.json ? "json" : reporter ?? "text",
+		inputFormat
+	};
+}
+/**
+* The native document fits its format's schema: then its canonical form is a valid checkpoint (the
+* formats-conformance tests check every adapter's output) and is not validated again, as in convert. Checking the
+* native document costs about half of checking the canonical one (no ext/layout objects, smaller validators).
+*/
+function nativeValid(adapter, native, doc) {
+	return getValidator(schemaFor(adapter, native))?.(doc.text !== void 0 && !hasLongDigitRun(doc.text) ? native : toPlainNumbers(native)) === true;
+}
+/**
+* The diff works on canonical checkpoints: refuse one that is not (exit 3), naming the place. Asked only when the
+* native document does not fit its format's schema: the error is the canonical one, as before. For a ckpt document
+* the pointer is into the file itself and gets a line:column.
+*/
+function checkCanonical(cp, doc, format) {
+	const validate = getValidator("Checkpoint");
+	if (validate(doc.text !== void 0 && !hasLongDigitRun(doc.text) ? cp : toPlainNumbers(cp))) return;
+	const e = validate.errors[0];
+	const pointer = e.instancePath;
+	const params = e.params;
+	let expected = e.message ?? "a valid value";
+	if (e.keyword === "type") expected = `${String(params.type)}`;
+	else if (e.keyword === "enum") expected = `one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+	else if (e.keyword === "const") expected = JSON.stringify(params.allowedValue);
+	else if (e.keyword === "required") expected = `a '${e.params.missingProperty}' property`;
+	else if (e.keyword === "additionalProperties") expected = `no property '${e.params.additionalProperty}'`;
+	const place = format === "ckpt" && doc.text !== void 0 ? jsonLocator(doc.text).locate(pointer) : void 0;
+	throw inputError(`schema/${e.keyword}`, format === "ckpt" ? `not a valid ckpt checkpoint: expected ${expected}` : `its ${format} content does not map to a valid checkpoint at canonical ${pointer || "/"}: expected ${expected}`, {
+		file: doc.name,
+		...format === "ckpt" ? { pointer } : {},
+		...place ? {
+			line: place.line,
+			column: place.column
+		} : {}
+	});
+}
+var OUTPUTS, isOutput, diffCommand;
+var init_diff = __esmMin((() => {
+	init_io();
+	init_input();
+	init_unreadable();
+	init_errors();
+	init_json$1();
+	init_validate$4();
+	init_diff$2();
+	init_formats();
+	init_diff$1();
+	OUTPUTS = [
+		"text",
+		"json",
+		"json-patch",
+		"markdown"
+	];
+	isOutput = (v) => OUTPUTS.includes(v ?? "");
+	diffCommand = {
+		command: "diff <a> <b>",
+		describe: "Show what changed between two checkpoints (any formats): messages, state, usage",
+		builder: (y) => y.positional("a", {
+			type: "string",
+			describe: "first checkpoint: file, amacs folder, '-' for stdin, or <saver-uri>#<threadId>"
+		}).positional("b", {
+			type: "string",
+			describe: "second checkpoint (same forms)"
+		}).option("ignore", {
+			type: "string",
+			array: true,
+			describe: "leave out values whose canonical pointer matches this glob (repeatable): '*' one segment, '**' any, e.g. /messages/*/timestamp, /state/files/**"
+		}).option("ignore-volatile", {
+			type: "boolean",
+			default: false,
+			describe: `ignore timestamps, createdAt/updatedAt, usage and file times (${VOLATILE_GLOBS.join(" ")})`
+		}).option("stat", {
+			type: "boolean",
+			default: false,
+			describe: "print the summary only"
+		}).option("verbose", {
+			type: "boolean",
+			default: false,
+			describe: "also compare origin and ext (each format's bookkeeping) when the formats or their versions differ, e.g. an AI SDK 4 chat and its AI SDK 6 conversion"
+		}).option("quiet", {
+			alias: "q",
+			type: "boolean",
+			default: false,
+			describe: "print nothing; the exit code says whether they differ"
+		}).option("json", {
+			type: "boolean",
+			default: false,
+			describe: "change records as JSON (same as --reporter json)"
+		}).option("namespace", NAMESPACE_OPTION).option("reporter", {
+			alias: "r",
+			type: "string",
+			choices: [...OUTPUTS],
+			describe: "output: text (default), json, json-patch (RFC 6902 from canonical a to canonical b), markdown"
+		}).option("format", {
+			alias: "f",
+			type: "string",
+			choices: [...FORMAT_CHOICES, ...OUTPUTS],
+			describe: `format of both inputs, as in validate/convert/show/replay (detected when omitted). Formerly the output: an output name (${OUTPUTS.join(", ")}) still works as --reporter, with a warning`
+		}).option("input-format", {
+			alias: "F",
+			type: "string",
+			choices: [...FORMAT_CHOICES],
+			describe: "same as --format (the input format)"
+		}).example("ckpt diff before.json after.json", "what changed between two saves").example("ckpt diff conversation.json thread.json --ignore-volatile", "compare a yoagent history with a deep-agent checkpoint, ignoring times and usage").example("ckpt diff a.json b.json --reporter markdown > comment.md", "a pull-request comment").example("ckpt diff a.json b.json --reporter json-patch", "an RFC 6902 patch from canonical a to canonical b").example("ckpt diff old.json new.json --format phi-core", "read both inputs as phi-core (a snake_case array fits yoagent < 0.13 too)"),
+		run: async (args, io) => {
+			for (const k of ["a", "b"]) if (args[k] === "" || args[k] === true) args[k] = "-";
+			if (typeof args.a !== "string" || typeof args.b !== "string") return ExitCode.USAGE;
+			if (args.a === "-" && args.b === "-") throw usageError("only one of the two inputs can be '-' (stdin)");
+			const { output, inputFormat } = outputAndInput(args, io);
+			if (args.stat && output === "json-patch") throw usageError("--stat has no meaning with --reporter json-patch");
+			const read = async (spec) => {
+				const { parseInput } = await Promise.resolve().then(() => (init_address(), address_exports));
+				const doc = await readSource(parseInput(spec, {
+					cwd: io.cwd,
+					env: io.env,
+					namespace: args.namespace
+				}), {
+					stdin: () => io.stdin,
+					cwd: io.cwd,
+					env: io.env
+				});
+				const n = readNative(doc, inputFormat);
+				const valid = nativeValid(n.adapter, n.native, n.doc);
+				const checkpoint = n.adapter.toCanonical(n.native, n.doc);
+				if (!valid) checkCanonical(checkpoint, doc, n.format);
+				const unreadable = warnUnreadable(io, doc.name, checkpoint, "compared without it");
+				return {
+					doc,
+					checkpoint,
+					format: n.format,
+					unreadable
+				};
+			};
+			const ra = await read(args.a);
+			const rb = await read(args.b);
+			const d = diffCheckpoints(ra.checkpoint, rb.checkpoint, {
+				ignore: (args.ignore ?? []).map(String),
+				ignoreVolatile: args.ignoreVolatile,
+				patch: output === "json-patch" && !args.quiet,
+				bookkeeping: args.verbose
+			});
+			const code = d.identical ? ExitCode.OK : ExitCode.NEGATIVE;
+			if (args.quiet) return code;
+			const side = (r) => ({
+				name: r.doc.name,
+				format: r.format,
+				threadId: String(r.checkpoint.threadId),
+				...r.checkpoint.origin?.threadIdFrom ? { threadIdFrom: r.checkpoint.origin.threadIdFrom } : {},
+				messages: r.checkpoint.messages.length,
+				...r.unreadable.length ? { unreadable: r.unreadable } : {}
+			});
+			for (const [k, r] of [["a", ra], ["b", rb]]) for (const p of r.unreadable) d.notes.push(`${k}: ${unreadableLine(p)}; compared without it`);
+			const a = side(ra);
+			const b = side(rb);
+			if (output === "json-patch") io.stdout.write(stringifyJson(d.patch ?? [], 2) + "\n");
+			else if (output === "json") io.stdout.write(renderJson(d, a, b, { stat: args.stat }));
+			else if (output === "markdown") io.stdout.write(renderMarkdown$1(d, a, b, { stat: args.stat }));
+			else io.stdout.write(renderText(d, a, b, {
+				color: useColor(io),
+				stat: args.stat
+			}));
+			return code;
+		}
+	};
+}));
+// dist/cli/check-pool.js
+/**
+* One worker thread that checks batches for `migrate` (check-worker.ts). Used only where the compiled worker file
+* exists next to this module (the built package; not when the TypeScript sources run under a test runner) and worker
+* threads can start; otherwise `open` returns undefined and checks run in the calling thread.
+*
+* When migrate asks on its own (`auto`), the worker is started only if two cores are idle (checkWorkerMayStart): the
+* checks then run beside the reads and writes. On a machine whose cores are all busy a worker cannot run beside
+* anything; it only adds its start-up (~0.1 s of CPU loading the validators) and the copy of every text to it and back,
+* which were measured to cost more than the checks it takes over (bench/migrate under load: CPU per 10,000 records
+* ~400 ms with the worker, ~280 ms without).
+*/
+/**
+* Whether migrate may start the worker on its own: two cores idle, one for the worker and one for what else runs
+* beside the main thread — a folder source's reader (savers/folder-read-ahead.ts, started when one core is idle) or the
+* target's server on this machine (PostgreSQL, Redis). With one idle core the helpers take turns on it with the main
+* thread, and the worker (a fresh thread per migration: its modules loaded, its code not yet optimized) costs more
+* than it takes over. bench/migrate on 2 quiet cores (ratio to a raw copy, file → redis / sqlite / postgres): worker
+* and reader 0.64 / 0.57 / 0.53, the reader alone 0.77 / 0.75 / 0.61; in-process file → sqlite, warm, 10,000
+* records: worker alone 505–517 ms (CPU ~650 ms), checks on the main thread 385 ms (~340 ms).
+*/
+function checkWorkerMayStart(load, cores) {
+	return idleCores(2, load, cores);
+}
+async function openCheckPool(opts = {}) {
+	if (opts.auto && !checkWorkerMayStart()) return void 0;
+	const url = new URL("./check-worker.js", __ckpt_import_meta_url);
+	if (url.protocol !== "file:" || !(0, node_fs.existsSync)((0, node_url.fileURLToPath)(url))) return void 0;
+	let worker;
+	const readyFlag = new Int32Array(new SharedArrayBuffer(4));
+	try {
+		const { Worker } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:worker_threads"), 1));
+		worker = new Worker(url, { workerData: { ready: readyFlag.buffer } });
+	} catch {
+		return;
+	}
+	worker.unref();
+	let nextId = 0;
+	const pending = /* @__PURE__ */ new Map();
+	let failed;
+	const failAll = (e) => {
+		failed ??= e;
+		for (const p of pending.values()) p.reject(e);
+		pending.clear();
+	};
+	worker.on("message", (m) => {
+		const p = pending.get(m.id);
+		if (!p) return;
+		pending.delete(m.id);
+		if (m.error !== void 0) p.reject(/* @__PURE__ */ new Error(`check worker: ${m.error}`));
+		else p.resolve(m.results);
+	});
+	worker.on("error", (e) => failAll(e));
+	worker.on("exit", (code) => failAll(/* @__PURE__ */ new Error(`check worker exited (code ${code})`)));
+	return {
+		get ready() {
+			return Atomics.load(readyFlag, 0) === 1 && !failed;
+		},
+		async whenReady() {
+			const waitAsync = Atomics.waitAsync;
+			const exited = new Promise((_, reject) => worker.once("exit", () => reject(failed ?? /* @__PURE__ */ new Error("check worker exited"))));
+			exited.catch(() => void 0);
+			worker.ref();
+			try {
+				const w = waitAsync(readyFlag, 0, 0);
+				if (w.async) await Promise.race([w.value, exited]);
+			} finally {
+				worker.unref();
+			}
+			if (failed) throw failed;
+		},
+		check(names, texts, opts, wants, threadIds) {
+			if (failed) return Promise.reject(failed);
+			const id = nextId++;
+			return new Promise((resolve, reject) => {
+				pending.set(id, {
+					resolve,
+					reject
+				});
+				worker.ref();
+				worker.postMessage({
+					id,
+					opts,
+					wants,
+					names,
+					texts,
+					threadIds
+				});
+			}).finally(() => {
+				if (pending.size === 0) worker.unref();
+			});
+		},
+		async close() {
+			worker.removeAllListeners("exit");
+			await worker.terminate();
+		}
+	};
+}
+var init_check_pool = __esmMin((() => {
+	init_cores();
+}));
 // dist/cli/redact.js
 /** The kinds `--redact` asks for, or undefined without it (a bad kind is a usage error). */
 async function redactKinds(value) {
@@ -61153,7 +61479,6 @@ async function migrateLocked(args, io, journalPath, p) {
 	});
 	const kinds = await redactKinds(args.redact);
 	const redacted = {};
-	if (kinds && source.engine.caps.history) throw redactRowsError(source.engine.title);
 	const routeArgs = {
 		...args,
 		toNamespace: toNs,
@@ -61175,13 +61500,10 @@ async function migrateLocked(args, io, journalPath, p) {
 		throw e;
 	}
 	if (kinds) {
-		if (ends.target.engine.caps.history) {
-			await ends.target.saver.close().catch(() => void 0);
-			await journal?.close();
-			if (journal && journal.committed() === 0) await journal.remove();
-			throw redactRowsError(ends.target.engine.title);
-		}
-		ends.source.saver = redactingSaver(ends.source.saver, kinds, redacted);
+		const { redactingRows } = await Promise.resolve().then(() => (init_redact_rows(), redact_rows_exports));
+		const s = ends.source;
+		if (source.engine.caps.history && s.store) s.store = redactingRows(s.store, kinds, redacted);
+		else s.saver = redactingSaver(s.saver, kinds, redacted);
 	}
 	if (journal && !args.quiet && !args.json) io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
 	const tty = Boolean(io.stderr.isTTY) && !args.json && !args.quiet;
@@ -61261,7 +61583,7 @@ async function finish(summary, c) {
 	}
 	return code;
 }
-var defaultJobs, fmtNum, shortId, migrateCommand, redactRowsError;
+var defaultJobs, fmtNum, shortId, migrateCommand;
 var init_migrate = __esmMin((() => {
 	init_printable();
 	init_errors();
@@ -61384,7 +61706,6 @@ var init_migrate = __esmMin((() => {
 			to: atCwd(args.to, io.cwd)
 		}, io)
 	};
-	redactRowsError = (title) => usageError(`--redact: a migration from or into ${title} moves its rows as they are, which ckpt does not rewrite; export the threads with ckpt export --redact, or convert one with ckpt convert … --redact`);
 }));
 // dist/cli/commands/convert.js
 /**
@@ -70174,11 +70495,11 @@ var init_copy = __esmMin((() => {
 			if (await target.hasThread(newThread, target.namespaceFor(void 0)) && !args.overwrite) throw threadTakenError(target.uri.redacted, newThread);
 			const upTo = forked ? doc.checkpointId : void 0;
 			let text = doc.text;
-			if (kinds) {
-				if (target.caps.history) throw usageError(`--redact: a thread copied into ${target.title} is copied row by row (its history), which ckpt does not rewrite; write a redacted thread with ckpt convert ${label} -t langgraph -o <store>#<thread> --redact (its newest checkpoint) or ckpt export --redact`);
+			const counts = {};
+			if (kinds && !target.caps.history) {
 				const r = new (await (Promise.resolve().then(() => (init_redact$1(), redact_exports)))).Redactor(kinds);
 				text = await redactText(text, r);
-				io.stderr.write(`${redactedLine(r.counts)}\n`);
+				Object.assign(counts, r.counts);
 			}
 			const copied = await target.copyIn({
 				source,
@@ -70187,8 +70508,13 @@ var init_copy = __esmMin((() => {
 				upTo,
 				to: newThread,
 				dryRun: args.dryRun,
-				overwrite: args.overwrite
+				overwrite: args.overwrite,
+				...kinds ? { redact: {
+					kinds,
+					counts
+				} } : {}
 			});
+			if (kinds) io.stderr.write(`${redactedLine(counts)}\n`);
 			const c = {
 				from: args.from,
 				to: newThread,

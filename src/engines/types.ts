@@ -14,6 +14,7 @@ import type { Saver } from "../savers/types.js";
 import type { SaverUri } from "../savers/uri.js";
 import type { MigrationRoute } from "./migrate-route.js";
 import type { Erased } from "../savers/types.js";
+import type { FindingKind, RedactCounts } from "../core/scan/redact.js";
 
 /** What a layout is: the value of `ckpt ls --json`'s `layout` and of `?layout=`. */
 export type LayoutName = OpenedStore["layout"];
@@ -114,6 +115,11 @@ export interface CopyIn {
    * write) is replaced; without it the copy is refused (exit 2, `threadTakenError`) having written nothing
    */
   overwrite: boolean;
+  /**
+   * --redact of a copy that moves rows (a LangGraph history): the kinds to replace, and the counts of what was
+   * replaced, filled in by the copy (a document copy is given its text redacted already)
+   */
+  redact?: { kinds: ReadonlySet<FindingKind>; counts: RedactCounts };
 }
 export interface Copied {
   checkpoints: number;

@@ -13,6 +13,7 @@ import { printable } from "../../base/printable.js";
 import { redactUri } from "../../base/redact.js";
 import type { CommandDef } from "../command.js";
 import type { CliIO } from "../io.js";
+import type { RedactCounts } from "../../core/scan/redact.js";
 import { REDACT_OPTION, redactKinds, redactText, redactedLine } from "../redact.js";
 
 interface Args {
@@ -86,15 +87,12 @@ export const copyCommand: CommandDef = {
     if (there && !args.overwrite) throw threadTakenError(target.uri.redacted, newThread);
     const upTo = forked ? doc.checkpointId : undefined;
     let text = doc.text;
-    if (kinds) {
-      // a LangGraph history is copied as its rows (msgpack or JSON values, blobs, writes): not rewritten here
-      if (target.caps.history)
-        throw usageError(
-          `--redact: a thread copied into ${target.title} is copied row by row (its history), which ckpt does not rewrite; write a redacted thread with ckpt convert ${label} -t langgraph -o <store>#<thread> --redact (its newest checkpoint) or ckpt export --redact`,
-        );
+    const counts: RedactCounts = {};
+    // a LangGraph history is copied as its rows: the engine rewrites each row's payloads (core/langgraph/redact-rows.ts)
+    if (kinds && !target.caps.history) {
       const r = new (await import("../../core/scan/redact.js")).Redactor(kinds);
       text = await redactText(text, r);
-      io.stderr.write(`${redactedLine(r.counts)}\n`);
+      Object.assign(counts, r.counts);
     }
     const copied = await target.copyIn!({
       source,
@@ -104,7 +102,9 @@ export const copyCommand: CommandDef = {
       to: newThread,
       dryRun: args.dryRun,
       overwrite: args.overwrite,
+      ...(kinds ? { redact: { kinds, counts } } : {}),
     });
+    if (kinds) io.stderr.write(`${redactedLine(counts)}\n`);
     const c: Copied = {
       from: args.from,
       to: newThread,

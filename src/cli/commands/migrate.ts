@@ -497,7 +497,6 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
   const source = await openStore(fromU, { readOnly: true, env: io.env });
   const kinds = await redactKinds(args.redact);
   const redacted: RedactCounts = {};
-  if (kinds && source.engine.caps.history) throw redactRowsError(source.engine.title);
   // the options the target's route cannot honour, refused before the target is created when its layout is known
   // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
   const routeArgs = { ...args, toNamespace: toNs, namespace: fromNs !== undefined ? [fromNs] : args.namespace };
@@ -517,14 +516,12 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
     throw e;
   }
   if (kinds) {
-    if (ends.target.engine.caps.history) {
-      await ends.target.saver.close().catch(() => undefined);
-      await journal?.close();
-      if (journal && journal.committed() === 0) await journal.remove();
-      throw redactRowsError(ends.target.engine.title);
-    }
-    // the source's documents read through the redactor: what is written (and verified) never held the findings
-    (ends.source as { saver: Saver }).saver = redactingSaver(ends.source.saver, kinds, redacted);
+    // what is written (and verified) never held the findings: a LangGraph history's rows are rewritten as they are
+    // read (core/langgraph/redact-rows.ts), any other store's documents read through the redactor
+    const { redactingRows } = await import("../../core/langgraph/redact-rows.js");
+    const s = ends.source as { saver: Saver; store?: Parameters<typeof redactingRows>[0] };
+    if (source.engine.caps.history && s.store) s.store = redactingRows(s.store, kinds, redacted);
+    else s.saver = redactingSaver(s.saver, kinds, redacted);
   }
   if (journal && !args.quiet && !args.json)
     io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
@@ -560,12 +557,6 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
   if (kinds && !args.json) io.stderr.write(`${redactedLine(redacted)}\n`);
   return finish(summary, { args, io, from, to, journal, rejectPath });
 }
-
-/** `--redact` where a migration moves LangGraph rows (msgpack or JSON values, blobs, writes), which ckpt does not rewrite. */
-const redactRowsError = (title: string) =>
-  usageError(
-    `--redact: a migration from or into ${title} moves its rows as they are, which ckpt does not rewrite; export the threads with ckpt export --redact, or convert one with ckpt convert … --redact`,
-  );
 
 /** The error a run that stopped on a failure ends with; the journal is kept only when it has records to resume. */
 async function stopped(e: unknown, journal: FileJournal | undefined): Promise<CkptError> {

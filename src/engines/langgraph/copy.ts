@@ -43,7 +43,10 @@ export async function copyIntoLangGraph(target: LangGraphStore, c: CopyIn): Prom
       `${target.uri} is a LangGraph store and ${source.uri.redacted} is not: a document becomes a LangGraph thread with ckpt migrate --to-format langgraph`,
     );
   const { threadRows, forkRows, copySource } = await import("../../core/langgraph/copy.js");
-  const all = await threadRows(source.store, c.threadId);
+  const rowsOf = c.redact
+    ? (await import("../../core/langgraph/redact-rows.js")).redactingRows(source.store, c.redact.kinds, c.redact.counts)
+    : source.store;
+  const all = await threadRows(rowsOf, c.threadId);
   const rows = c.upTo ? forkRows(all, c.upTo) : all;
   const out = { checkpoints: rows.length, writes: rows.reduce((n, r) => n + r.writes.length, 0) };
   const held = async (s: { hasLayout(): Promise<boolean>; heads: LangGraphStore["heads"] }) =>

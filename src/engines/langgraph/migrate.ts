@@ -245,6 +245,7 @@ export function lgRowsEndpoint(
     bytesRead: (raw) => sizeOf(raw),
     stage(batch, done) {
       const staged = batch.map((raw): Staged<LgItem> | undefined => {
+        if (raw.refused !== undefined) return done(raw) ? undefined : t.reject(raw, raw.refused);
         let cp: LgCheckpoint;
         try {
           cp = t.converted(raw);

@@ -44,6 +44,11 @@ export interface LgCheckpoint {
   /** metadata as JSON text (what SQLite stores) */
   metadata: Uint8Array;
   writes: LgWrite[];
+  /**
+   * why this checkpoint must not be written as read (set by a transform of the rows: `--redact` that cannot rewrite
+   * one of its payloads); the migration rejects it, and its descendants with it
+   */
+  refused?: string;
 }
 
 export interface PgCheckpointRow {
