@@ -153,17 +153,19 @@ function checkHfMessages(row: Record<string, unknown>): void {
 }
 
 /**
- * ShareGPT (as LLaMA-Factory reads it): `conversations` of `{from, value}` with from human, gpt, function_call (a
- * JSON call: name and arguments, or a list of them) or observation (right after a function_call); `system` and
- * `tools` (a JSON array) as strings where present.
+ * ShareGPT as LLaMA-Factory reads it (src/llamafactory/data/converter.py, SharegptDatasetConverter, read at 02e2fb3):
+ * `conversations` of `{from, value}` with a user-side tag (human, observation) at every even position and an
+ * assistant-side one (gpt, function_call) at every odd one, and an even count, else it skips the example whole;
+ * function_call a JSON call (name and arguments, or a list of them); `system` and `tools` (a JSON array) as strings.
  */
 function checkShareGpt(row: Record<string, unknown>): void {
   keysIn(row, ["conversations", "system", "tools"]);
   const turns = row.conversations as Array<Record<string, unknown>>;
   expect(turns.length).toBeGreaterThan(0);
+  expect(turns.length % 2, "an even count of turns").toBe(0);
   turns.forEach((t, i) => {
     keysIn(t, ["from", "value"]);
-    expect(["human", "gpt", "function_call", "observation"]).toContain(t.from);
+    expect(i % 2 === 0 ? ["human", "observation"] : ["gpt", "function_call"], `turn ${i}`).toContain(t.from);
     expect(typeof t.value).toBe("string");
     if (t.from === "function_call") {
       const v = JSON.parse(t.value as string) as unknown;

@@ -62410,7 +62410,31 @@ function hfArguments(args) {
 		return args;
 	}
 }
-var S$2, TOOL_CALL, openAIChat, hfMessages, shareGpt;
+/**
+* The turns in the order LLaMA-Factory's ShareGPT reader accepts (data/converter.py, SharegptDatasetConverter): a
+* user-side turn (human, observation) at every even position, an assistant-side one (gpt, function_call) at every
+* odd one, and an even count — it skips any other example whole. Two user messages in a row, or two assistant texts,
+* are joined (a blank line between); the rest that cannot stand where it is is left out and counted: assistant turns
+* before the first user turn, a turn of the same side as the one before it that cannot be joined to it, and a last
+* turn the assistant did not answer.
+*/
+function alternating(items, t, loss) {
+	const label = threadLabel(t);
+	const out = [];
+	for (const it of items) if (USER_SIDE.has(it.from) === (out.length % 2 === 0)) out.push(it);
+	else if (out.length === 0) loss.add("sharegpt-lead", "assistant turns before the first user turn (ShareGPT starts with the user)", label, it.index);
+	else if (out.at(-1).from === it.from && (it.from === "human" || it.from === "gpt")) out[out.length - 1] = {
+		...out.at(-1),
+		value: `${out.at(-1).value}\n\n${it.value}`
+	};
+	else loss.add("sharegpt-order", "turns following one of the same side that ShareGPT cannot hold there (a user message right after a tool's result, a text after a tool call)", label, it.index);
+	if (out.length % 2 === 1) loss.add("sharegpt-unanswered", "last turns the assistant did not answer (ShareGPT ends with the assistant)", label, out.pop().index);
+	return out.map(({ from, value }) => ({
+		from,
+		value
+	}));
+}
+var S$2, TOOL_CALL, openAIChat, hfMessages, USER_SIDE, shareGpt;
 var init_chat_formats = __esmMin((() => {
 	init_turns();
 	S$2 = "string";
@@ -62471,6 +62495,7 @@ var init_chat_formats = __esmMin((() => {
 			};
 		}
 	};
+	USER_SIDE = /* @__PURE__ */ new Set(["human", "observation"]);
 	shareGpt = {
 		name: "sharegpt",
 		row: "conversation",
@@ -62478,37 +62503,47 @@ var init_chat_formats = __esmMin((() => {
 			const turns = chatTurns(t, loss);
 			if (!conversation(turns, t, loss)) return [];
 			const system = [];
-			const conversations = [];
+			const items = [];
 			for (let i = 0; i < turns.length; i++) {
 				const turn = turns[i];
+				const index = turn.index;
 				if (turn.role === "system") system.push(turn.text);
-				else if (turn.role === "user") conversations.push({
+				else if (turn.role === "user") items.push({
 					from: "human",
-					value: turn.text
+					value: turn.text,
+					index
 				});
 				else if (turn.role === "assistant") {
-					if (turn.text) conversations.push({
-						from: "gpt",
-						value: turn.text
-					});
 					if (turn.calls.length) {
+						if (turn.text) loss.add("sharegpt-call-text", "assistant texts said beside a tool call (the call is kept)", threadLabel(t), index);
 						const calls = turn.calls.map((c) => ({
 							name: c.name,
 							arguments: hfArguments(c.args)
 						}));
-						conversations.push({
+						items.push({
 							from: "function_call",
-							value: JSON.stringify(calls.length === 1 ? calls[0] : calls)
+							value: JSON.stringify(calls.length === 1 ? calls[0] : calls),
+							index
 						});
-					}
+					} else if (turn.text) items.push({
+						from: "gpt",
+						value: turn.text,
+						index
+					});
 				} else {
 					const results = [turn.text];
 					while (turns[i + 1]?.role === "tool") results.push(turns[++i].text);
-					conversations.push({
+					items.push({
 						from: "observation",
-						value: results.length === 1 ? results[0] : JSON.stringify(results)
+						value: results.length === 1 ? results[0] : JSON.stringify(results),
+						index
 					});
 				}
+			}
+			const conversations = alternating(items, t, loss);
+			if (conversations.length === 0) {
+				loss.add("empty", "threads without a chat message (no row written)", threadLabel(t));
+				return [];
 			}
 			const names = toolNames(turns);
 			const row = { conversations };
