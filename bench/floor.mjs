@@ -2,7 +2,8 @@
 // `node bin/ckpt.js …` process and its floor take turns (floor, ckpt, floor, ckpt, …; the first pair warms the page
 // cache and is not counted); each figure is the median over the pairs, and each ratio the median of the per-pair
 // ratios, so a load change on a shared machine between pairs cancels out. Run after `npm run build`:
-//   npm run bench -- floor          (BENCH_RUNS pairs per row, default 11; BENCH_TURNS turns per file, default 10000)
+//   npm run bench -- floor          (BENCH_RUNS pairs per row, default 11; BENCH_TURNS turns per file, default 10000;
+//                                    BENCH_ROWS=diff,convert runs only the rows whose name starts with one of these)
 // Rows:
 //   - `ckpt validate` of a tiny deep-agent checkpoint (fixtures/deepagent/valid/user_42_session_1.json) vs `node -e 0`;
 //   - `ckpt validate a.json`, a 5.4 MB deep-agent checkpoint of 10,000 user/assistant turns (20,000 messages), vs
@@ -131,22 +132,26 @@ function row(name, args, floorArgs, floorName, target, okCodes = [0]) {
   };
 }
 
+const only = process.env.BENCH_ROWS?.split(",").filter(Boolean);
+const wanted = (name) => !only || only.some((w) => name.startsWith(w));
 const load0 = loadavg()[0];
 const readParse = (files) =>
   `const fs=require("fs");` +
   files.map((f, k) => `const d${k}=JSON.parse(fs.readFileSync(${JSON.stringify(f)},"utf8"));`).join("");
 const rows = [
-  row("validate tiny.json", [bin, "validate", small], ["-e", "0"], "node -e 0", 1.3),
-  row("validate a.json", [bin, "validate", A], ["-e", readParse([A])], "read + parse", 1.5),
-  row("diff a.json b.json", [bin, "diff", A, B], ["-e", readParse([A, B])], "read + parse both", 2, [0, 1]),
-  row(
+  ["validate tiny.json", [bin, "validate", small], ["-e", "0"], "node -e 0", 1.3],
+  ["validate a.json", [bin, "validate", A], ["-e", readParse([A])], "read + parse", 1.5],
+  ["diff a.json b.json", [bin, "diff", A, B], ["-e", readParse([A, B])], "read + parse both", 2, [0, 1]],
+  [
     "convert a.json -t ckpt",
     [bin, "convert", A, "-t", "ckpt", "-o", OUT],
     ["-e", `${readParse([A])}fs.writeFileSync(${JSON.stringify(`${OUT}.floor`)},JSON.stringify(d0,null,2))`],
     "read + parse + write",
     1.5,
-  ),
-];
+  ],
+]
+  .filter(([name]) => wanted(name))
+  .map((r) => row(...r));
 // Instructions counted by valgrind's callgrind (one run each, when valgrind is installed and BENCH_INSTRUCTIONS is not
 // 0): unlike time, unaffected by the load of a shared machine.
 function instructions(args) {

@@ -70,6 +70,17 @@ export interface ParseOptions {
  * Throws CkptError (exit 3) with file, line:column and the expectation on malformed input.
  */
 export function parseJson(text: string, opts: ParseOptions = {}): unknown {
+  // inside parsingOnce: the document's text, parsed already (strings of different lengths compare in one step)
+  if (once !== undefined && once.parsed && once.text === text) return once.value;
+  const value = parseText(text, opts);
+  if (once !== undefined && once.text === text) {
+    once.parsed = true;
+    once.value = value;
+  }
+  return value;
+}
+
+function parseText(text: string, opts: ParseOptions): unknown {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     if (!hasLongDigitRun(text)) return JSON.parse(text);
@@ -80,6 +91,25 @@ export function parseJson(text: string, opts: ParseOptions = {}): unknown {
     return lossless().parse(text, null, parseNumberLossless);
   } catch (e) {
     throw syntaxError(text, opts.file, e);
+  }
+}
+
+/** Inside `parsingOnce`: the document's text, and its value once parsed. */
+let once: { text: string; parsed: boolean; value?: unknown } | undefined;
+
+/**
+ * Run `fn`, in which `parseJson(text)` parses `text` (a whole document) once: the first call's value is given
+ * again to every later one, so that the format detectors that look inside a document and then its adapter's parse
+ * share one parse. For code that only reads that value until the last parse (the detectors, then the adapter's
+ * parse); other texts are parsed as always. A nested call runs inside the outer one's memo. Dropped on return.
+ */
+export function parsingOnce<T>(text: string | undefined, fn: () => T): T {
+  if (once !== undefined || text === undefined) return fn();
+  once = { text, parsed: false };
+  try {
+    return fn();
+  } finally {
+    once = undefined;
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Checkpoint } from "../generated/types.js";
 import { CkptError, inputError, usageError } from "../base/errors.js";
-import { parseJson } from "../base/json.js";
+import { parseJson, parsingOnce } from "../base/json.js";
 import { FORMAT_NAMES, type FormatAdapter, type FormatName, type SourceDoc } from "./types.js";
 import { ckptAdapter } from "./ckpt.js";
 import { yoagentAdapter } from "./yoagent.js";
@@ -195,10 +195,13 @@ export function readNative(
   let doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
   const named = format ? splitFormat(format) : undefined;
   if (named?.version !== undefined) doc = { ...doc, formatVersion: named.version };
-  const detected = named ? undefined : detectFormat(doc);
-  const name = named ? named.name : detected!.format;
-  const adapter = adapters[name];
-  return { adapter, native: adapter.parse(doc, detected?.parsed), doc, format: name };
+  // the detectors that look inside a JSON document and then its adapter's parse share one parse of the text
+  return parsingOnce(doc.text, () => {
+    const detected = named ? undefined : detectFormat(doc);
+    const name = named ? named.name : detected!.format;
+    const adapter = adapters[name];
+    return { adapter, native: adapter.parse(doc, detected?.parsed), doc, format: name };
+  });
 }
 
 /** Read any supported document into the canonical model. */

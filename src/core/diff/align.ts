@@ -39,47 +39,127 @@ export function align(
   keyA: (i: number) => Key,
   keyB: (j: number) => Key,
 ): Alignment {
+  const { pre, suf } = trim(n, m, eq);
+  // the keys are numbered (equal keys, equal numbers): the matching below works on arrays of integers
+  const ids = new Map<Key, number>();
+  const number = (k: Key): number => {
+    let id = ids.get(k);
+    if (id === undefined) ids.set(k, (id = ids.size));
+    return id;
+  };
+  const idsA = new Int32Array(Math.max(0, n - suf - pre));
+  const idsB = new Int32Array(Math.max(0, m - suf - pre));
+  for (let i = 0; i < idsA.length; i++) idsA[i] = number(keyA(pre + i));
+  for (let j = 0; j < idsB.length; j++) idsB[j] = number(keyB(pre + j));
+  return alignMiddle(pre, suf, n, m, idsA, idsB, ids.size);
+}
+
+/** The common prefix and suffix of two sequences of lengths `n` and `m` (items equal by `eq`), not overlapping. */
+export function trim(n: number, m: number, eq: (i: number, j: number) => boolean): { pre: number; suf: number } {
   let pre = 0;
   while (pre < n && pre < m && eq(pre, pre)) pre++;
   let suf = 0;
   while (suf < n - pre && suf < m - pre && eq(n - 1 - suf, m - 1 - suf)) suf++;
+  return { pre, suf };
+}
 
+/**
+ * `align` once the prefix and suffix are known and the middle items' keys are numbered: `idsA[k]` is the key of
+ * a[pre + k] (and `idsB` likewise), each in [0, `count`); equal keys have equal numbers.
+ */
+export function alignMiddle(
+  pre: number,
+  suf: number,
+  n: number,
+  m: number,
+  idsA: Int32Array,
+  idsB: Int32Array,
+  count: number,
+): Alignment {
   // 1. keys that occur exactly once on each side are matched; an LIS over them gives the in-order anchors
-  const keysA: Key[] = new Array(Math.max(0, n - suf - pre));
-  const keysB: Key[] = new Array(Math.max(0, m - suf - pre));
-  const onceA = new Map<Key, number>(); // key → its index, or −1 when repeated
-  const onceB = new Map<Key, number>();
-  for (let i = pre; i < n - suf; i++) {
-    const k = (keysA[i - pre] = keyA(i));
-    onceA.set(k, onceA.has(k) ? -1 : i);
-  }
-  for (let j = pre; j < m - suf; j++) {
-    const k = (keysB[j - pre] = keyB(j));
-    onceB.set(k, onceB.has(k) ? -1 : j);
-  }
+  const onceA = onceIndex(idsA, pre, count); // key → its index, −1 when repeated, −2 when absent
+  const onceB = onceIndex(idsB, pre, count);
   const usedA = new Uint8Array(n);
   const usedB = new Uint8Array(m);
-  const unique: Array<[number, number]> = [];
-  for (let j = pre; j < m - suf; j++) {
-    const k = keysB[j - pre]!;
-    const i = onceA.get(k);
-    if (i !== undefined && i >= 0 && onceB.get(k) === j) unique.push([i, j]);
-  }
   const anchors: Array<[number, number]> = [];
   const moved: Array<[number, number]> = [];
-  splitByLis(unique, anchors, moved, usedA, usedB);
+  splitByLis(uniquePairs(pre, idsB, onceA, onceB), anchors, moved, usedA, usedB);
 
   // 2. the rest (repeated keys) are matched inside each gap between anchors, k-th occurrence with k-th occurrence
-  const fence = [[pre - 1, pre - 1] as [number, number], ...anchors, [n - suf, m - suf] as [number, number]];
+  const gapPairs = matchInGaps(pre, suf, n, m, idsA, idsB, anchors, moved, usedA, usedB);
+  if (gapPairs.length) {
+    anchors.push(...gapPairs);
+    anchors.sort((x, y) => x[0] - y[0]);
+  }
+  moved.sort((x, y) => x[1] - y[1]);
+  return {
+    pre,
+    suf,
+    n,
+    m,
+    anchors,
+    moved,
+    removed: unused(usedA, pre, n - suf),
+    inserted: unused(usedB, pre, m - suf),
+  };
+}
+
+// The loops over every middle item are functions of their own, each with nothing after its loop: V8 compiles a
+// long loop on the fly (OSR), and code after it that had not run yet when it was compiled sends the function back
+// to the interpreter there (see `patience`).
+
+/** The pairs [i, j] of items whose key occurs once on each side (ascending in j). */
+function uniquePairs(pre: number, idsB: Int32Array, onceA: Int32Array, onceB: Int32Array): Array<[number, number]> {
+  const unique: Array<[number, number]> = [];
+  for (let k = 0; k < idsB.length; k++) {
+    const id = idsB[k]!;
+    const i = onceA[id]!;
+    if (i >= 0 && onceB[id] === pre + k) unique.push([i, pre + k]);
+  }
+  return unique;
+}
+
+/** The indices in [from, to) not marked in `used`. */
+function unused(used: Uint8Array, from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i < to; i++) if (!used[i]) out.push(i);
+  return out;
+}
+
+/** For each key number: the index (offset by `pre`) of its only occurrence in `ids`, −1 when repeated, −2 when absent. */
+function onceIndex(ids: Int32Array, pre: number, count: number): Int32Array {
+  const once = new Int32Array(count).fill(-2);
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k]!;
+    once[id] = once[id] === -2 ? pre + k : -1;
+  }
+  return once;
+}
+
+/** Step 2 of `alignMiddle`: the unused items of each gap between anchors, matched by key (returns the in-order pairs). */
+function matchInGaps(
+  pre: number,
+  suf: number,
+  n: number,
+  m: number,
+  idsA: Int32Array,
+  idsB: Int32Array,
+  anchors: Array<[number, number]>,
+  moved: Array<[number, number]>,
+  usedA: Uint8Array,
+  usedB: Uint8Array,
+): Array<[number, number]> {
   const gapPairs: Array<[number, number]> = [];
-  for (let g = 0; g + 1 < fence.length; g++) {
-    const [a0, b0] = fence[g]!;
-    const [a1, b1] = fence[g + 1]!;
+  const fence = (g: number): readonly [number, number] =>
+    g === 0 ? [pre - 1, pre - 1] : g > anchors.length ? [n - suf, m - suf] : anchors[g - 1]!;
+  for (let g = 0; g <= anchors.length; g++) {
+    const [a0, b0] = fence(g);
+    const [a1, b1] = fence(g + 1);
     if (a1 - a0 <= 1 || b1 - b0 <= 1) continue;
-    const queues = new Map<Key, number[]>();
+    const queues = new Map<number, number[]>();
     for (let i = a0 + 1; i < a1; i++) {
       if (usedA[i]) continue;
-      const k = keysA[i - pre]!;
+      const k = idsA[i - pre]!;
       const q = queues.get(k);
       if (q) q.push(i);
       else queues.set(k, [i]);
@@ -88,21 +168,12 @@ export function align(
     const pairs: Array<[number, number]> = [];
     for (let j = b0 + 1; j < b1; j++) {
       if (usedB[j]) continue;
-      const q = queues.get(keysB[j - pre]!);
+      const q = queues.get(idsB[j - pre]!);
       if (q?.length) pairs.push([q.shift()!, j]);
     }
     splitByLis(pairs, gapPairs, moved, usedA, usedB);
   }
-  if (gapPairs.length) {
-    anchors.push(...gapPairs);
-    anchors.sort((x, y) => x[0] - y[0]);
-  }
-  moved.sort((x, y) => x[1] - y[1]);
-  const removed: number[] = [];
-  for (let i = pre; i < n - suf; i++) if (!usedA[i]) removed.push(i);
-  const inserted: number[] = [];
-  for (let j = pre; j < m - suf; j++) if (!usedB[j]) inserted.push(j);
-  return { pre, suf, n, m, anchors, moved, removed, inserted };
+  return gapPairs;
 }
 
 /** Pairs (ascending in b) on one LIS of their a indices go to `inOrder`, the others to `moved`; all are marked used. */

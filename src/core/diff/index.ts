@@ -290,7 +290,9 @@ function lastAssistant(
   for (let i = ms.length - 1; i >= 0; i--) {
     const m = ms[i]!;
     if (m.role === "assistant") {
-      const v = (m as unknown as Record<string, unknown>)[field];
+      // named loads (one field name per load site): a keyed load by a name that changes between calls is slow
+      const r = m as unknown as { model?: unknown; provider?: unknown };
+      const v = field === "model" ? r.model : r.provider;
       if (typeof v === "string" && !skip?.(v, m)) return v;
     }
   }

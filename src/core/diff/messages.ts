@@ -2,7 +2,7 @@
  * Message-level comparison: identity keys, alignment, edit pairing and block-level detail. Pure.
  */
 import type { AgentMessage, Content } from "../../generated/types.js";
-import { align, alignBy, allAnchors, type Alignment, type Key } from "./align.js";
+import { alignBy, alignMiddle, allAnchors, trim, type Alignment, type Key } from "./align.js";
 import { messageEqual } from "./equal.js";
 import { fieldChanges, type FieldChange } from "./fields.js";
 import { stripMessage } from "./ignore.js";
@@ -44,7 +44,7 @@ export interface MessagePlan {
  * number, a bigint or a string of digits) is the number itself — no string is built, and 5, 5n and "5" agree; every
  * other key is a string.
  */
-export function messageKey(m: AgentMessage, withTime = true): Key {
+export function messageKey(m: AgentMessage, withTime = true, textNumber?: (t: string) => number): Key {
   const ext = (m as { ext?: Record<string, unknown> }).ext;
   const phi = ext && isObject(ext["phi-core"]) ? (ext["phi-core"] as Record<string, unknown>) : undefined;
   if (phi) {
@@ -65,22 +65,72 @@ export function messageKey(m: AgentMessage, withTime = true): Key {
       if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
     if (ids) return `c:${ids}`;
   }
-  return `h:${contentKey(m, withTime)}`;
+  return `h:${contentKey(m, withTime, textNumber)}`;
 }
 
-function contentKey(m: AgentMessage, withTime: boolean): string {
+function contentKey(m: AgentMessage, withTime: boolean, textNumber?: (t: string) => number): string {
   const r = m as unknown as Record<string, unknown>;
   let k = withTime ? `${m.role}|${String(r.timestamp ?? "")}` : `${m.role}|`;
   const content = r.content;
   if (Array.isArray(content)) {
     for (const b of content) {
       if (!isObject(b)) continue;
-      if (b.type === "text") k += `|t:${String(b.text)}`;
-      else if (b.type === "thinking") k += `|r:${String(b.thinking)}`;
+      if (b.type === "text")
+        k += textNumber && typeof b.text === "string" ? `|t#${textNumber(b.text)}` : `|t:${String(b.text)}`;
+      else if (b.type === "thinking")
+        k += textNumber && typeof b.thinking === "string" ? `|r#${textNumber(b.thinking)}` : `|r:${String(b.thinking)}`;
       else k += `|${String(b.type)}:${typeof b.data === "string" ? b.data.length : String(b.url ?? "")}`;
     }
   } else k += `|${String(r.kind)}:${stableJson(r.data)}`;
   return k;
+}
+
+const ROLE_CODE: Readonly<Record<string, number>> = { user: 0, assistant: 1, system: 2, toolResult: 3 };
+
+/**
+ * Message identities as integers: two messages get the same id exactly when their `messageKey`s are equal (except
+ * where two different contents happen to spell one key, as a text holding "|t:" can: those now differ). No key
+ * text is built for the usual message: its texts are numbered through one map (a text parsed from JSON is hashed
+ * once, where it lies), and a message that is one text block with no time — and no id that `messageKey` would take
+ * first — is identified by its text's number and its role alone. Every other message is keyed by `messageKey`,
+ * with each text replaced by its number. Ids are below `count`.
+ */
+export class MessageIds {
+  /** texts and the other keys are numbered from one counter (`atoms`); an id is an atom × 4 + a role code */
+  private readonly texts = new Map<string, number>();
+  private readonly keys = new Map<Key, number>();
+  private atoms = 0;
+  private readonly textNumber = (t: string): number => {
+    let x = this.texts.get(t);
+    if (x === undefined) this.texts.set(t, (x = this.atoms++));
+    return x;
+  };
+  constructor(private readonly withTime: boolean) {}
+  get count(): number {
+    return this.atoms * 4;
+  }
+  id(m: AgentMessage): number {
+    const r = m as unknown as Record<string, unknown>;
+    const content = r.content;
+    const code = ROLE_CODE[m.role];
+    if (code !== undefined && Array.isArray(content) && content.length === 1) {
+      const b = content[0];
+      const ext = r.ext;
+      if (
+        isObject(b) &&
+        b.type === "text" &&
+        typeof b.text === "string" &&
+        !(isObject(ext) && isObject(ext["phi-core"])) &&
+        !(code === 3 && typeof r.toolCallId === "string") &&
+        (!this.withTime || r.timestamp === undefined || r.timestamp === null || r.timestamp === "")
+      )
+        return this.textNumber(b.text) * 4 + code;
+    }
+    const k = messageKey(m, this.withTime, this.textNumber);
+    let x = this.keys.get(k);
+    if (x === undefined) this.keys.set(k, (x = this.atoms++));
+    return x * 4;
+  }
 }
 
 /** A one-line preview of a message: its role and the start of its first text (or the tool called / answered). */
@@ -117,6 +167,13 @@ function lowerBound(xs: ArrayLike<number>, x: number): number {
   return lo;
 }
 
+/** One side of a list of index pairs (a loop: `Int32Array.from` with a mapping function is several times slower). */
+function column(pairs: ReadonlyArray<readonly [number, number]>, side: 0 | 1): Int32Array {
+  const out = new Int32Array(pairs.length);
+  for (let t = 0; t < pairs.length; t++) out[t] = pairs[t]![side];
+  return out;
+}
+
 /**
  * Pair unmatched items that sit in the same gap between anchors and look like the same item (`same`), in order:
  * they are edits rather than a removal plus an insertion.
@@ -124,8 +181,8 @@ function lowerBound(xs: ArrayLike<number>, x: number): number {
 export function pairEdits(al: Alignment, same: (i: number, j: number) => boolean): Array<[number, number]> {
   if (al.removed.length === 0 || al.inserted.length === 0) return [];
   // removed/inserted items all lie in the middle, so the middle anchors delimit the gaps
-  const anchA = Int32Array.from(al.anchors, (p) => p[0]);
-  const anchB = Int32Array.from(al.anchors, (p) => p[1]);
+  const anchA = column(al.anchors, 0);
+  const anchB = column(al.anchors, 1);
   const byGap = new Map<number, number[]>();
   for (const j of al.inserted) {
     const g = lowerBound(anchB, j);
@@ -192,13 +249,13 @@ export function diffMessages(
   };
   // identity keys are not affected by presentation records: computed on the messages as given
   // across formats, times are often absent, rounded or filled in on one side: the content alone says which is which
-  const al = align(
-    a.length,
-    b.length,
-    eq,
-    (i) => messageKey(a[i]!, !across),
-    (j) => messageKey(b[j]!, !across),
-  );
+  const { pre, suf } = trim(a.length, b.length, eq);
+  const ids = new MessageIds(!across);
+  const idsA = new Int32Array(Math.max(0, a.length - suf - pre));
+  const idsB = new Int32Array(Math.max(0, b.length - suf - pre));
+  for (let k = 0; k < idsA.length; k++) idsA[k] = ids.id(a[pre + k]!);
+  for (let k = 0; k < idsB.length; k++) idsB[k] = ids.id(b[pre + k]!);
+  const al = alignMiddle(pre, suf, a.length, b.length, idsA, idsB, ids.count);
   const edits = pairEdits(al, (i, j) => sameKind(a[i]!, b[j]!));
 
   const sourceOf = new Int32Array(b.length).fill(-1);
@@ -253,7 +310,7 @@ export function diffMessages(
     }
   // a removed message is shown after the b position of the nearest earlier a message that is still in order
   const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
-  const orderA = al.removed.length ? Int32Array.from(inOrder, (p) => p[0]) : new Int32Array(0);
+  const orderA = al.removed.length ? column(inOrder, 0) : new Int32Array(0);
   const editedA = new Set(edits.map((p) => p[0]));
   const removed: number[] = [];
   for (const i of al.removed) {
