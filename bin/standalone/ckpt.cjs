@@ -9703,6 +9703,15 @@ function hasLongDigitRun(text) {
 * Throws CkptError (exit 3) with file, line:column and the expectation on malformed input.
 */
 function parseJson(text, opts = {}) {
+	if (once !== void 0 && once.parsed && once.text === text) return once.value;
+	const value = parseText(text, opts);
+	if (once !== void 0 && once.text === text) {
+		once.parsed = true;
+		once.value = value;
+	}
+	return value;
+}
+function parseText(text, opts) {
 	if (text.charCodeAt(0) === 65279) text = text.slice(1);
 	try {
 		if (!hasLongDigitRun(text)) return JSON.parse(text);
@@ -9713,6 +9722,24 @@ function parseJson(text, opts = {}) {
 		return lossless().parse(text, null, parseNumberLossless);
 	} catch (e) {
 		throw syntaxError(text, opts.file, e);
+	}
+}
+/**
+* Run `fn`, in which `parseJson(text)` parses `text` (a whole document) once: the first call's value is given
+* again to every later one, so that the format detectors that look inside a document and then its adapter's parse
+* share one parse. For code that only reads that value until the last parse (the detectors, then the adapter's
+* parse); other texts are parsed as always. A nested call runs inside the outer one's memo. Dropped on return.
+*/
+function parsingOnce(text, fn) {
+	if (once !== void 0 || text === void 0) return fn();
+	once = {
+		text,
+		parsed: false
+	};
+	try {
+		return fn();
+	} finally {
+		once = void 0;
 	}
 }
 function parseNumberLossless(s) {
@@ -10027,7 +10054,7 @@ function nestingBeyond(text, max = MAX_NESTING) {
 		i++;
 	}
 }
-var lossless, jsoncParser, MAX_TEXT_BYTES, tooLargeText, isDigit, lastDigitRunText, lastDigitRun, toSafe, isJsonInt, syntaxMessages, MAX_NESTING, nestingReason;
+var lossless, jsoncParser, MAX_TEXT_BYTES, tooLargeText, isDigit, lastDigitRunText, lastDigitRun, once, toSafe, isJsonInt, syntaxMessages, MAX_NESTING, nestingReason;
 var init_json$1 = __esmMin((() => {
 	init_errors();
 	init_lazy();
@@ -19413,15 +19440,15 @@ function parseChat(text) {
 			human = p ? p[1] : human;
 			const t = /^\*\*\* Think\n([\s\S]*?)(?=\n\n(?!\n)|$)/m.exec(agent);
 			if (t) {
-				think = trim(t[1]);
+				think = trim$1(t[1]);
 				agent = agent.slice(0, t.index) + agent.slice(t.index + t[0].length);
 			}
 		}
 		const ex = {
 			tick: Number(m[1]),
 			timestamp: ts,
-			human: trim(human),
-			agent: trim(agent),
+			human: trim$1(human),
+			agent: trim$1(agent),
 			line: lineAt(text, start)
 		};
 		if (think !== void 0) ex.think = think;
@@ -19461,7 +19488,7 @@ function parsePad(text) {
 			heading: h[1],
 			thread,
 			tick,
-			content: trim(body),
+			content: trim$1(body),
 			line: lineAt(text, h.index)
 		});
 	});
@@ -19517,13 +19544,13 @@ function escapeOrg(text, pointer, lossy) {
 		return line;
 	}).join("\n");
 }
-var CHAT, PAD, trim, lineAt, isLineBreak, digitAt, scratchpadOnLine, TITLE, hasTickHeading, isoToMs, msToIso, extOf$5, textOf$5, amacsAdapter;
+var CHAT, PAD, trim$1, lineAt, isLineBreak, digitAt, scratchpadOnLine, TITLE, hasTickHeading, isoToMs, msToIso, extOf$5, textOf$5, amacsAdapter;
 var init_amacs = __esmMin((() => {
 	init_errors();
 	init_pointer();
 	CHAT = "agent-chat.org";
 	PAD = "scratchpad.org";
-	trim = (s) => s.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, "");
+	trim$1 = (s) => s.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, "");
 	lineAt = (text, offset) => text.slice(0, offset).split("\n").length;
 	isLineBreak = (c) => c === 10 || c === 13 || c === 8232 || c === 8233;
 	digitAt = (t, at) => at < t.length && t.charCodeAt(at) >= 48 && t.charCodeAt(at) <= 57;
@@ -26677,15 +26704,17 @@ function readNative(given, format) {
 		...doc,
 		formatVersion: named.version
 	};
-	const detected = named ? void 0 : detectFormat(doc);
-	const name = named ? named.name : detected.format;
-	const adapter = adapters[name];
-	return {
-		adapter,
-		native: adapter.parse(doc, detected?.parsed),
-		doc,
-		format: name
-	};
+	return parsingOnce(doc.text, () => {
+		const detected = named ? void 0 : detectFormat(doc);
+		const name = named ? named.name : detected.format;
+		const adapter = adapters[name];
+		return {
+			adapter,
+			native: adapter.parse(doc, detected?.parsed),
+			doc,
+			format: name
+		};
+	});
 }
 /** Read any supported document into the canonical model. */
 function readCheckpoint(given, format) {
@@ -58596,47 +58625,96 @@ var init_ignore = __esmMin((() => {
 * content) and are asked for only for the middle items.
 */
 function align$1(n, m, eq, keyA, keyB) {
+	const { pre, suf } = trim(n, m, eq);
+	const ids = /* @__PURE__ */ new Map();
+	const number = (k) => {
+		let id = ids.get(k);
+		if (id === void 0) ids.set(k, id = ids.size);
+		return id;
+	};
+	const idsA = new Int32Array(Math.max(0, n - suf - pre));
+	const idsB = new Int32Array(Math.max(0, m - suf - pre));
+	for (let i = 0; i < idsA.length; i++) idsA[i] = number(keyA(pre + i));
+	for (let j = 0; j < idsB.length; j++) idsB[j] = number(keyB(pre + j));
+	return alignMiddle(pre, suf, n, m, idsA, idsB, ids.size);
+}
+/** The common prefix and suffix of two sequences of lengths `n` and `m` (items equal by `eq`), not overlapping. */
+function trim(n, m, eq) {
 	let pre = 0;
 	while (pre < n && pre < m && eq(pre, pre)) pre++;
 	let suf = 0;
 	while (suf < n - pre && suf < m - pre && eq(n - 1 - suf, m - 1 - suf)) suf++;
-	const keysA = new Array(Math.max(0, n - suf - pre));
-	const keysB = new Array(Math.max(0, m - suf - pre));
-	const onceA = /* @__PURE__ */ new Map();
-	const onceB = /* @__PURE__ */ new Map();
-	for (let i = pre; i < n - suf; i++) {
-		const k = keysA[i - pre] = keyA(i);
-		onceA.set(k, onceA.has(k) ? -1 : i);
-	}
-	for (let j = pre; j < m - suf; j++) {
-		const k = keysB[j - pre] = keyB(j);
-		onceB.set(k, onceB.has(k) ? -1 : j);
-	}
+	return {
+		pre,
+		suf
+	};
+}
+/**
+* `align` once the prefix and suffix are known and the middle items' keys are numbered: `idsA[k]` is the key of
+* a[pre + k] (and `idsB` likewise), each in [0, `count`); equal keys have equal numbers.
+*/
+function alignMiddle(pre, suf, n, m, idsA, idsB, count) {
+	const onceA = onceIndex(idsA, pre, count);
+	const onceB = onceIndex(idsB, pre, count);
 	const usedA = new Uint8Array(n);
 	const usedB = new Uint8Array(m);
-	const unique = [];
-	for (let j = pre; j < m - suf; j++) {
-		const k = keysB[j - pre];
-		const i = onceA.get(k);
-		if (i !== void 0 && i >= 0 && onceB.get(k) === j) unique.push([i, j]);
-	}
 	const anchors = [];
 	const moved = [];
-	splitByLis(unique, anchors, moved, usedA, usedB);
-	const fence = [
-		[pre - 1, pre - 1],
-		...anchors,
-		[n - suf, m - suf]
-	];
+	splitByLis(uniquePairs(pre, idsB, onceA, onceB), anchors, moved, usedA, usedB);
+	const gapPairs = matchInGaps(pre, suf, n, m, idsA, idsB, anchors, moved, usedA, usedB);
+	if (gapPairs.length) {
+		anchors.push(...gapPairs);
+		anchors.sort((x, y) => x[0] - y[0]);
+	}
+	moved.sort((x, y) => x[1] - y[1]);
+	return {
+		pre,
+		suf,
+		n,
+		m,
+		anchors,
+		moved,
+		removed: unused(usedA, pre, n - suf),
+		inserted: unused(usedB, pre, m - suf)
+	};
+}
+/** The pairs [i, j] of items whose key occurs once on each side (ascending in j). */
+function uniquePairs(pre, idsB, onceA, onceB) {
+	const unique = [];
+	for (let k = 0; k < idsB.length; k++) {
+		const id = idsB[k];
+		const i = onceA[id];
+		if (i >= 0 && onceB[id] === pre + k) unique.push([i, pre + k]);
+	}
+	return unique;
+}
+/** The indices in [from, to) not marked in `used`. */
+function unused(used, from, to) {
+	const out = [];
+	for (let i = from; i < to; i++) if (!used[i]) out.push(i);
+	return out;
+}
+/** For each key number: the index (offset by `pre`) of its only occurrence in `ids`, −1 when repeated, −2 when absent. */
+function onceIndex(ids, pre, count) {
+	const once = new Int32Array(count).fill(-2);
+	for (let k = 0; k < ids.length; k++) {
+		const id = ids[k];
+		once[id] = once[id] === -2 ? pre + k : -1;
+	}
+	return once;
+}
+/** Step 2 of `alignMiddle`: the unused items of each gap between anchors, matched by key (returns the in-order pairs). */
+function matchInGaps(pre, suf, n, m, idsA, idsB, anchors, moved, usedA, usedB) {
 	const gapPairs = [];
-	for (let g = 0; g + 1 < fence.length; g++) {
-		const [a0, b0] = fence[g];
-		const [a1, b1] = fence[g + 1];
+	const fence = (g) => g === 0 ? [pre - 1, pre - 1] : g > anchors.length ? [n - suf, m - suf] : anchors[g - 1];
+	for (let g = 0; g <= anchors.length; g++) {
+		const [a0, b0] = fence(g);
+		const [a1, b1] = fence(g + 1);
 		if (a1 - a0 <= 1 || b1 - b0 <= 1) continue;
 		const queues = /* @__PURE__ */ new Map();
 		for (let i = a0 + 1; i < a1; i++) {
 			if (usedA[i]) continue;
-			const k = keysA[i - pre];
+			const k = idsA[i - pre];
 			const q = queues.get(k);
 			if (q) q.push(i);
 			else queues.set(k, [i]);
@@ -58645,30 +58723,12 @@ function align$1(n, m, eq, keyA, keyB) {
 		const pairs = [];
 		for (let j = b0 + 1; j < b1; j++) {
 			if (usedB[j]) continue;
-			const q = queues.get(keysB[j - pre]);
+			const q = queues.get(idsB[j - pre]);
 			if (q?.length) pairs.push([q.shift(), j]);
 		}
 		splitByLis(pairs, gapPairs, moved, usedA, usedB);
 	}
-	if (gapPairs.length) {
-		anchors.push(...gapPairs);
-		anchors.sort((x, y) => x[0] - y[0]);
-	}
-	moved.sort((x, y) => x[1] - y[1]);
-	const removed = [];
-	for (let i = pre; i < n - suf; i++) if (!usedA[i]) removed.push(i);
-	const inserted = [];
-	for (let j = pre; j < m - suf; j++) if (!usedB[j]) inserted.push(j);
-	return {
-		pre,
-		suf,
-		n,
-		m,
-		anchors,
-		moved,
-		removed,
-		inserted
-	};
+	return gapPairs;
 }
 /** Pairs (ascending in b) on one LIS of their a indices go to `inOrder`, the others to `moved`; all are marked used. */
 function splitByLis(pairs, inOrder, moved, usedA, usedB) {
@@ -59580,7 +59640,7 @@ var init_text = __esmMin((() => {
 * number, a bigint or a string of digits) is the number itself — no string is built, and 5, 5n and "5" agree; every
 * other key is a string.
 */
-function messageKey(m, withTime = true) {
+function messageKey(m, withTime = true, textNumber) {
 	const ext = m.ext;
 	const phi = ext && isObject(ext["phi-core"]) ? ext["phi-core"] : void 0;
 	if (phi) {
@@ -59599,16 +59659,16 @@ function messageKey(m, withTime = true) {
 		for (const b of content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids += (ids ? "," : "") + b.id;
 		if (ids) return `c:${ids}`;
 	}
-	return `h:${contentKey(m, withTime)}`;
+	return `h:${contentKey(m, withTime, textNumber)}`;
 }
-function contentKey(m, withTime) {
+function contentKey(m, withTime, textNumber) {
 	const r = m;
 	let k = withTime ? `${m.role}|${String(r.timestamp ?? "")}` : `${m.role}|`;
 	const content = r.content;
 	if (Array.isArray(content)) for (const b of content) {
 		if (!isObject(b)) continue;
-		if (b.type === "text") k += `|t:${String(b.text)}`;
-		else if (b.type === "thinking") k += `|r:${String(b.thinking)}`;
+		if (b.type === "text") k += textNumber && typeof b.text === "string" ? `|t#${textNumber(b.text)}` : `|t:${String(b.text)}`;
+		else if (b.type === "thinking") k += textNumber && typeof b.thinking === "string" ? `|r#${textNumber(b.thinking)}` : `|r:${String(b.thinking)}`;
 		else k += `|${String(b.type)}:${typeof b.data === "string" ? b.data.length : String(b.url ?? "")}`;
 	}
 	else k += `|${String(r.kind)}:${stableJson(r.data)}`;
@@ -59644,14 +59704,20 @@ function lowerBound(xs, x) {
 	}
 	return lo;
 }
+/** One side of a list of index pairs (a loop: `Int32Array.from` with a mapping function is several times slower). */
+function column(pairs, side) {
+	const out = new Int32Array(pairs.length);
+	for (let t = 0; t < pairs.length; t++) out[t] = pairs[t][side];
+	return out;
+}
 /**
 * Pair unmatched items that sit in the same gap between anchors and look like the same item (`same`), in order:
 * they are edits rather than a removal plus an insertion.
 */
 function pairEdits(al, same) {
 	if (al.removed.length === 0 || al.inserted.length === 0) return [];
-	const anchA = Int32Array.from(al.anchors, (p) => p[0]);
-	const anchB = Int32Array.from(al.anchors, (p) => p[1]);
+	const anchA = column(al.anchors, 0);
+	const anchB = column(al.anchors, 1);
 	const byGap = /* @__PURE__ */ new Map();
 	for (const j of al.inserted) {
 		const g = lowerBound(anchB, j);
@@ -59706,7 +59772,13 @@ function diffMessages(a, b, fillIn, across = false) {
 		const y2 = bt(j);
 		return (x2 !== x || y2 !== y) && messageEqual(x2, y2);
 	};
-	const al = align$1(a.length, b.length, eq, (i) => messageKey(a[i], !across), (j) => messageKey(b[j], !across));
+	const { pre, suf } = trim(a.length, b.length, eq);
+	const ids = new MessageIds(!across);
+	const idsA = new Int32Array(Math.max(0, a.length - suf - pre));
+	const idsB = new Int32Array(Math.max(0, b.length - suf - pre));
+	for (let k = 0; k < idsA.length; k++) idsA[k] = ids.id(a[pre + k]);
+	for (let k = 0; k < idsB.length; k++) idsB[k] = ids.id(b[pre + k]);
+	const al = alignMiddle(pre, suf, a.length, b.length, idsA, idsB, ids.count);
 	const edits = pairEdits(al, (i, j) => sameKind(a[i], b[j]));
 	const sourceOf = new Int32Array(b.length).fill(-1);
 	const same = new Uint8Array(b.length);
@@ -59771,7 +59843,7 @@ function diffMessages(a, b, fillIn, across = false) {
 		break;
 	}
 	const inOrder = edits.length ? [...al.anchors, ...edits].sort((x, y) => x[0] - y[0]) : al.anchors;
-	const orderA = al.removed.length ? Int32Array.from(inOrder, (p) => p[0]) : /* @__PURE__ */ new Int32Array(0);
+	const orderA = al.removed.length ? column(inOrder, 0) : /* @__PURE__ */ new Int32Array(0);
 	const editedA = new Set(edits.map((p) => p[0]));
 	const removed = [];
 	for (const i of al.removed) {
@@ -59905,6 +59977,7 @@ function diffBlocks(ca, cb, base) {
 	out.sort((x, y) => x.pos - y.pos);
 	return out.map((x) => x.c);
 }
+var ROLE_CODE, MessageIds;
 var init_messages = __esmMin((() => {
 	init_align();
 	init_equal();
@@ -59912,6 +59985,44 @@ var init_messages = __esmMin((() => {
 	init_ignore();
 	init_stable();
 	init_text();
+	ROLE_CODE = {
+		user: 0,
+		assistant: 1,
+		system: 2,
+		toolResult: 3
+	};
+	MessageIds = class {
+		withTime;
+		/** texts and the other keys are numbered from one counter (`atoms`); an id is an atom × 4 + a role code */
+		texts = /* @__PURE__ */ new Map();
+		keys = /* @__PURE__ */ new Map();
+		atoms = 0;
+		textNumber = (t) => {
+			let x = this.texts.get(t);
+			if (x === void 0) this.texts.set(t, x = this.atoms++);
+			return x;
+		};
+		constructor(withTime) {
+			this.withTime = withTime;
+		}
+		get count() {
+			return this.atoms * 4;
+		}
+		id(m) {
+			const r = m;
+			const content = r.content;
+			const code = ROLE_CODE[m.role];
+			if (code !== void 0 && Array.isArray(content) && content.length === 1) {
+				const b = content[0];
+				const ext = r.ext;
+				if (isObject(b) && b.type === "text" && typeof b.text === "string" && !(isObject(ext) && isObject(ext["phi-core"])) && !(code === 3 && typeof r.toolCallId === "string") && (!this.withTime || r.timestamp === void 0 || r.timestamp === null || r.timestamp === "")) return this.textNumber(b.text) * 4 + code;
+			}
+			const k = messageKey(m, this.withTime, this.textNumber);
+			let x = this.keys.get(k);
+			if (x === void 0) this.keys.set(k, x = this.atoms++);
+			return x * 4;
+		}
+	};
 }));
 // dist/core/diff/patch.js
 /** Field changes → patch operations. */
@@ -60507,7 +60618,8 @@ function lastAssistant(ms, field, skip) {
 	for (let i = ms.length - 1; i >= 0; i--) {
 		const m = ms[i];
 		if (m.role === "assistant") {
-			const v = m[field];
+			const r = m;
+			const v = field === "model" ? r.model : r.provider;
 			if (typeof v === "string" && !skip?.(v, m)) return v;
 		}
 	}
