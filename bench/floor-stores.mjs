@@ -3,6 +3,7 @@
 // turns (floor, ckpt, floor, ckpt, …; each ratio the median of the per-pair ratios); then the throughput of `export`,
 // `prune` and `copy` on the 200,000-checkpoint LangGraph store. Run after `npm run build`:
 //   npm run bench -- floor-stores        (BENCH_RUNS pairs per row, default 3; BENCH_PG base URL)
+//   BENCH_ROWS=migrate,delta,sqlite      only these rows (comma-separated; default all, and the throughput only then)
 // Rows:
 //   - `ckpt migrate --from file:<10,000 deep-agent files> --to postgres://…?schema=…` (checked, verified, the CLI's
 //     default --jobs) vs a raw copy: read every file, binary COPY FROM STDIN per 500 rows in one transaction (the
@@ -39,6 +40,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PG = process.env.BENCH_PG ?? "postgres://postgres@127.0.0.1:5432/test";
 const LG_DIR = process.env.BENCH_LG_DIR ?? join(tmpdir(), "ckpt-bench-langgraph");
 const THREADS = 10_000;
+const ONLY = process.env.BENCH_ROWS ? new Set(process.env.BENCH_ROWS.split(",").map((x) => x.trim())) : undefined;
+const wants = (name) => ONLY === undefined || ONLY.has(name);
 const N = 10_000; // deep-agent files migrated
 const dir = mkdtempSync(join(tmpdir(), "ckpt-bench-floor-stores-"));
 const run = Math.random().toString(36).slice(2, 8);
@@ -126,13 +129,13 @@ function row(name, ckptArgs, floorArgs, floorName, target, o = {}) {
 // ---------------------------------------------------------------------------------------------------------- stores
 const coldOk = dropCaches();
 const sqlite200k = join(LG_DIR, `js-${THREADS}.sqlite`); // bench/langgraph.mjs's store, same name
-await makeSqlite(THREADS, sqlite200k);
+if (wants("sqlite")) await makeSqlite(THREADS, sqlite200k);
 const deltaSchema = `lgbench_delta100_${THREADS}`; // bench/langgraph.mjs's DeltaChannel store, same name
-await makePg(THREADS, deltaSchema, 100, PG);
+if (wants("delta")) await makePg(THREADS, deltaSchema, 100, PG);
 const sample = JSON.parse(readFileSync(join(root, "fixtures", "deepagent", "valid", "user_42_session_1.json"), "utf8"));
 const src = join(dir, "src");
 mkdirSync(src);
-for (let i = 0; i < N; i++)
+for (let i = 0; wants("migrate") && i < N; i++)
   writeFileSync(
     join(src, `thread-${i}.json`),
     JSON.stringify({ ...sample, threadId: `thread-${i}`, step: i }, null, 2),
@@ -224,55 +227,60 @@ const load0 = loadavg()[0];
 const rows = [];
 const cleanup = [];
 try {
-  rows.push(
-    row(
-      `migrate ${N} → PostgreSQL, checked + verified`,
-      (i) => {
-        const schema = `bench_fs_${run}_${i}`;
-        cleanup.push(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        return [
-          bin,
-          "migrate",
-          "--from",
-          `file:${src}`,
-          "--to",
-          `${PG}?schema=${schema}`,
-          "--journal",
-          join(dir, `j${i}`),
-        ];
-      },
-      (i) => {
-        const table = `bench_fs_raw_${run}_${i}`;
-        cleanup.push(`DROP TABLE IF EXISTS ${table}`);
-        return [rawCopy, src, table];
-      },
-      "raw binary COPY",
-      0.7,
-      { higherBetter: true },
-    ),
-  );
-  rows.push(
-    row(
-      "ls 10k-thread DeltaChannel store, PostgreSQL",
-      [bin, "ls", `${PG}?schema=${deltaSchema}`],
-      [deltaFloor],
-      "the rebuild's reads",
-      1.6,
-    ),
-  );
-  rows.push(
-    row(
-      `ls 200k-checkpoint LangGraph SQLite store${coldOk ? ", cold cache" : ""}`,
-      [bin, "ls", `sqlite:${sqlite200k}`],
-      [lsFloor, sqlite200k],
-      "heads + their writes read",
-      1,
-      { cold: coldOk },
-    ),
-  );
+  if (wants("migrate"))
+    rows.push(
+      row(
+        `migrate ${N} → PostgreSQL, checked + verified`,
+        (i) => {
+          const schema = `bench_fs_${run}_${i}`;
+          cleanup.push(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          return [
+            bin,
+            "migrate",
+            "--from",
+            `file:${src}`,
+            "--to",
+            `${PG}?schema=${schema}`,
+            "--journal",
+            join(dir, `j${i}`),
+          ];
+        },
+        (i) => {
+          const table = `bench_fs_raw_${run}_${i}`;
+          cleanup.push(`DROP TABLE IF EXISTS ${table}`);
+          return [rawCopy, src, table];
+        },
+        "raw binary COPY",
+        0.7,
+        { higherBetter: true },
+      ),
+    );
+  if (wants("delta"))
+    rows.push(
+      row(
+        "ls 10k-thread DeltaChannel store, PostgreSQL",
+        [bin, "ls", `${PG}?schema=${deltaSchema}`],
+        [deltaFloor],
+        "the rebuild's reads",
+        1.6,
+      ),
+    );
+  if (wants("sqlite"))
+    rows.push(
+      row(
+        `ls 200k-checkpoint LangGraph SQLite store${coldOk ? ", cold cache" : ""}`,
+        [bin, "ls", `sqlite:${sqlite200k}`],
+        [lsFloor, sqlite200k],
+        "heads + their writes read",
+        1,
+        { cold: coldOk },
+      ),
+    );
   // the ≤ 1 s target is absolute: met only when ckpt's wall time is within it
-  rows[rows.length - 1].met = rows[rows.length - 1].wallMs <= 1000;
-  rows[rows.length - 1].target = "≤ 1 s";
+  if (wants("sqlite")) {
+    rows[rows.length - 1].met = rows[rows.length - 1].wallMs <= 1000;
+    rows[rows.length - 1].target = "≤ 1 s";
+  }
 } finally {
   const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: PG });
@@ -282,64 +290,66 @@ try {
 }
 
 // ---------------------------------------------------------------------------------------------------------- throughput
-const storeMB = statSync(sqlite200k).size / 1e6;
-const work = join(dir, "work.sqlite");
 const tp = [];
-const through = (name, args, units, unitName, bytes) => {
-  const load = loadavg()[0];
-  const r = once(args);
-  const mb = typeof bytes === "function" ? bytes() : bytes;
-  tp.push({
-    name,
-    load: +load.toFixed(1),
-    wallMs: Math.round(r.wall),
-    cpuMs: r.cpu === undefined ? undefined : Math.round(r.cpu),
-    rssMB: r.rss === undefined ? undefined : Math.round(r.rss),
-    units,
-    unitName,
-    perSecond: Math.round(units / (r.wall / 1000)),
-    mb: +mb.toFixed(1),
-    mbPerSecond: +(mb / (r.wall / 1000)).toFixed(1),
-  });
-  return r;
-};
-const out = join(dir, "out.jsonl");
-const size = (f) => () => statSync(f).size / 1e6;
-through(
-  "export 10k threads (newest checkpoint) → JSONL",
-  [bin, "export", `sqlite:${sqlite200k}`, "-o", out],
-  THREADS,
-  "threads",
-  size(out),
-);
-through(
-  "export 200k checkpoints (--all-checkpoints, audit) → JSONL",
-  [bin, "export", `sqlite:${sqlite200k}`, "--as", "audit", "--all-checkpoints", "-o", out],
-  THREADS * 20,
-  "checkpoints",
-  size(out),
-);
-copyFileSync(sqlite200k, work);
-const copies = 20;
-const t0 = tp.length;
-for (let k = 0; k < copies; k++)
+const storeMB = existsSync(sqlite200k) ? statSync(sqlite200k).size / 1e6 : 0;
+if (ONLY === undefined) {
+  const work = join(dir, "work.sqlite");
+  const through = (name, args, units, unitName, bytes) => {
+    const load = loadavg()[0];
+    const r = once(args);
+    const mb = typeof bytes === "function" ? bytes() : bytes;
+    tp.push({
+      name,
+      load: +load.toFixed(1),
+      wallMs: Math.round(r.wall),
+      cpuMs: r.cpu === undefined ? undefined : Math.round(r.cpu),
+      rssMB: r.rss === undefined ? undefined : Math.round(r.rss),
+      units,
+      unitName,
+      perSecond: Math.round(units / (r.wall / 1000)),
+      mb: +mb.toFixed(1),
+      mbPerSecond: +(mb / (r.wall / 1000)).toFixed(1),
+    });
+    return r;
+  };
+  const out = join(dir, "out.jsonl");
+  const size = (f) => () => statSync(f).size / 1e6;
   through(
-    "copy one thread (20 checkpoints + writes) within the store",
-    [bin, "copy", `sqlite:${work}#thread-${String(k * 37).padStart(6, "0")}`, `sqlite:${work}#copy-${k}`],
-    20,
-    "checkpoints",
-    0,
+    "export 10k threads (newest checkpoint) → JSONL",
+    [bin, "export", `sqlite:${sqlite200k}`, "-o", out],
+    THREADS,
+    "threads",
+    size(out),
   );
-const copyRuns = tp.splice(t0);
-const mid = copyRuns.find((r) => r.wallMs === median(copyRuns.map((x) => x.wallMs)));
-tp.push({ ...mid, name: `${mid.name} (median of ${copies} processes)` });
-through(
-  "prune --keep-last 1 of the 200k (10k threads)",
-  [bin, "prune", `sqlite:${work}`, "--keep-last", "1"],
-  THREADS * 19 + copies * 19,
-  "checkpoints deleted",
-  storeMB,
-);
+  through(
+    "export 200k checkpoints (--all-checkpoints, audit) → JSONL",
+    [bin, "export", `sqlite:${sqlite200k}`, "--as", "audit", "--all-checkpoints", "-o", out],
+    THREADS * 20,
+    "checkpoints",
+    size(out),
+  );
+  copyFileSync(sqlite200k, work);
+  const copies = 20;
+  const t0 = tp.length;
+  for (let k = 0; k < copies; k++)
+    through(
+      "copy one thread (20 checkpoints + writes) within the store",
+      [bin, "copy", `sqlite:${work}#thread-${String(k * 37).padStart(6, "0")}`, `sqlite:${work}#copy-${k}`],
+      20,
+      "checkpoints",
+      0,
+    );
+  const copyRuns = tp.splice(t0);
+  const mid = copyRuns.find((r) => r.wallMs === median(copyRuns.map((x) => x.wallMs)));
+  tp.push({ ...mid, name: `${mid.name} (median of ${copies} processes)` });
+  through(
+    "prune --keep-last 1 of the 200k (10k threads)",
+    [bin, "prune", `sqlite:${work}`, "--keep-last", "1"],
+    THREADS * 19 + copies * 19,
+    "checkpoints deleted",
+    storeMB,
+  );
+}
 const load1 = loadavg()[0];
 rmSync(dir, { recursive: true, force: true });
 
@@ -356,7 +366,10 @@ for (const r of rows)
   console.log(
     `${r.name.padEnd(48)}${r.floor.padEnd(28)}${`${f0(r.wallMs)}/${f0(r.floorWallMs)}`.padStart(14)}${f2(r.wallRatio).padStart(7)}${`${f0(r.cpuMs)}/${f0(r.floorCpuMs)}`.padStart(14)}${f2(r.cpuRatio).padStart(7)}${`${f0(r.rssMB)}/${f0(r.floorRssMB)}`.padStart(12)}${r.load.toFixed(1).padStart(6)}  ${r.target}  ${r.met ? "yes" : "no"}`,
   );
-console.log(`\nthroughput on the 200k-checkpoint LangGraph SQLite store (${storeMB.toFixed(0)} MB), one process each`);
+if (tp.length)
+  console.log(
+    `\nthroughput on the 200k-checkpoint LangGraph SQLite store (${storeMB.toFixed(0)} MB), one process each`,
+  );
 for (const r of tp)
   console.log(
     `${r.name.padEnd(70)} ${String(r.wallMs).padStart(7)} ms  ${String(r.perSecond).padStart(8)} ${r.unitName}/s  ${r.mb ? `${r.mbPerSecond} MB/s (${r.mb} MB)` : ""}  peak ${r.rssMB} MB  load ${r.load}`,

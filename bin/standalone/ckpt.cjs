@@ -2953,16 +2953,24 @@ async function* idPages(fetch) {
 }
 /** `ls` rows: pages of at most 500 threads after the last one seen, each row summarized (both backends' `threads`). */
 async function* threadPages$1(fetch, summary, options) {
-	let after = options.after;
 	let left = options.limit ?? Number.POSITIVE_INFINITY;
-	while (left > 0) {
-		const page = await fetch(after, Math.min(500, left));
-		if (page.length === 0) return;
+	const ask = (after, n) => {
+		const p = fetch(after, n);
+		p.catch(() => void 0);
+		return {
+			p,
+			n
+		};
+	};
+	let next = left > 0 ? ask(options.after, Math.min(500, left)) : void 0;
+	while (next) {
+		const page = await next.p;
+		const rest = left - page.length;
+		next = page.length === next.n && rest > 0 ? ask(page[page.length - 1].thread_id, Math.min(500, rest)) : void 0;
 		for (const p of page) {
 			yield summary(p);
 			left--;
 		}
-		after = page[page.length - 1].thread_id;
 	}
 }
 /**
@@ -39928,23 +39936,48 @@ function withDeltaChannels(inner) {
 	};
 	return reader;
 }
-/** `LgReader.threads` of a delta reader: a page of summaries at a time, their delta heads' chains in one round trip. */
+/**
+* `LgReader.threads` of a delta reader: a page of summaries at a time, their delta heads' chains in one read
+* (`deltaChains`). One page ahead: the next page's summaries and chains are asked for before this page's heads are
+* rebuilt, so the store reads them while this process decodes (memory: two pages).
+*/
 async function* summaryPages(inner, summarize, options) {
-	let page = [];
-	const settle = async function* () {
+	const chainsOf = (page) => {
 		const heads = page.filter((s) => s.messages === null && s.newestId !== null && s.deltaChannels?.includes("messages"));
-		const chains = heads.length > 1 && inner.deltaChains ? await inner.deltaChains(heads.map((s) => ({
+		if (!(heads.length > 1 && inner.deltaChains)) return Promise.resolve(void 0);
+		const p = inner.deltaChains(heads.map((s) => ({
 			threadId: s.threadId,
-			fromId: s.newestId
-		})), "", "messages", CHAIN_LIMIT) : void 0;
-		for (const s of page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : void 0));
-		page = [];
+			fromId: s.newestId,
+			checkpoints: s.checkpoints
+		})), "", "messages", CHAIN_LIMIT);
+		p.catch(() => void 0);
+		return p;
 	};
-	for await (const s of inner.threads(options)) {
-		page.push(s);
-		if (page.length >= SUMMARY_PAGE) yield* settle();
+	const it = inner.threads(options)[Symbol.asyncIterator]();
+	const nextPage = async () => {
+		const page = [];
+		while (page.length < SUMMARY_PAGE) {
+			const r = await it.next();
+			if (r.done) break;
+			page.push(r.value);
+		}
+		return {
+			page,
+			chains: chainsOf(page)
+		};
+	};
+	try {
+		let cur = await nextPage();
+		while (cur.page.length) {
+			const next = cur.page.length < SUMMARY_PAGE ? void 0 : await nextPage();
+			const chains = await cur.chains;
+			for (const s of cur.page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : void 0));
+			if (!next) break;
+			cur = next;
+		}
+	} finally {
+		await it.return?.();
 	}
-	yield* settle();
 }
 /** `LgReader.history` of a delta reader: each rebuilt checkpoint with its parent (the next listed, or fetched). */
 async function* historyOf$1(reader, threadId, namespace) {
@@ -40578,6 +40611,21 @@ CREATE TABLE IF NOT EXISTS writes (
                 w.task_id, w.idx, w.type AS wtype, w.blob AS wvalue, ${taskPath ? "w.task_path" : "''"} AS task_path
          FROM chain LEFT JOIN ${S}checkpoint_writes w ON w.thread_id = chain.thread AND w.checkpoint_ns = $3
               AND w.checkpoint_id = chain.id AND w.channel = $4`,
+		chainFacts: (S) => `SELECT c.thread_id, c.checkpoint_id, c.parent_checkpoint_id, c.checkpoint -> 'channel_versions' ->> $3 AS version,
+            coalesce(c.checkpoint -> 'channel_values' ? $3, false) AS has_inline
+     FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT thread_id, checkpoint_id, parent_checkpoint_id, checkpoint
+       FROM ${S}checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = $2 OFFSET 0) c`,
+		chainBlobFacts: (S) => `SELECT b.thread_id, b.version, b.type FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT thread_id, version, type
+       FROM ${S}checkpoint_blobs b WHERE b.thread_id = t.id AND b.checkpoint_ns = $2 AND b.channel = $3 AND b.type <> 'empty' OFFSET 0) b`,
+		chainWrites: (S, taskPath) => `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type, w.blob, ${taskPath ? "w.task_path" : "''"} AS task_path
+     FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
+       FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
+		/** the blob rows the chains end at: threads $1 and versions $4, namespace $2, channel $3 */
+		chainBlobs: (S) => `SELECT b.thread_id, b.version, b.blob FROM unnest($1::text[], $4::text[]) AS k(t, v)
+     JOIN ${S}checkpoint_blobs b ON b.thread_id = k.t AND b.checkpoint_ns = $2 AND b.channel = $3 AND b.version = k.v`,
+		/** the inline values the chains end at: threads $1 and checkpoint ids $4, namespace $2, channel $3 */
+		chainInline: (S) => `SELECT c.thread_id, c.checkpoint_id, c.checkpoint -> 'channel_values' -> $3 AS inline FROM unnest($1::text[], $4::text[]) AS k(t, id)
+     JOIN ${S}checkpoints c ON c.thread_id = k.t AND c.checkpoint_ns = $2 AND c.checkpoint_id = k.id`,
 		blobs: (S, cols) => `SELECT ${cols} FROM ${S}checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
 		writes: (S, taskPath) => `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob AS value${taskPath ? ", task_path" : ""}
          FROM ${S}checkpoint_writes WHERE (thread_id, checkpoint_ns, checkpoint_id) IN (${PG_KEYS}) ORDER BY task_id, idx`,
@@ -41736,6 +41784,208 @@ var init_list_decode = __esmMin((() => {
 		}
 	};
 }));
+// dist/savers/langgraph/postgres/chains.js
+/** Chain rows (one per checkpoint and write, in chain order) grouped back into checkpoints. */
+function chainRowsOf(rows, channel) {
+	const out = [];
+	for (const r of rows) {
+		let last = out[out.length - 1];
+		if (last?.checkpointId !== r.id) {
+			last = {
+				checkpointId: r.id,
+				parentId: r.parent,
+				value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
+				...r.btype !== null ? { stored: {
+					type: r.btype,
+					data: r.blob
+				} } : {},
+				writes: []
+			};
+			out.push(last);
+		}
+		if (r.task_id !== null) last.writes.push({
+			task_id: r.task_id,
+			idx: r.idx,
+			channel,
+			type: r.wtype,
+			value: r.wvalue,
+			task_path: r.task_path
+		});
+	}
+	return out;
+}
+function deltaChainOf(q, S, info) {
+	return async (threadId, namespace, fromId, channel, limit) => chainRowsOf(await q(PG_READ.deltaChain(S, Boolean(info.taskPath)), [
+		threadId,
+		namespace,
+		fromId,
+		channel,
+		limit
+	]), channel);
+}
+/** Many threads' chains by the recursive query, one round trip. */
+function recursiveChains(q, S, info) {
+	return async (starts, namespace, channel, limit) => {
+		const rows = await q(PG_READ.deltaChains(S, Boolean(info.taskPath)), [
+			starts.map((s) => s.threadId),
+			starts.map((s) => s.fromId),
+			namespace,
+			channel,
+			limit
+		]);
+		const byThread = /* @__PURE__ */ new Map();
+		for (const r of rows) (byThread.get(r.thread) ?? byThread.set(r.thread, []).get(r.thread)).push(r);
+		return new Map([...byThread].map(([t, rs]) => [t, chainRowsOf(rs.sort((a, b) => a.depth - b.depth || cmpTask(a.task_id, b.task_id) || a.idx - b.idx), channel)]));
+	};
+}
+/** `rows` by thread id, then by `key` (rows of one key keep their order). */
+function byThreadAnd(rows, key) {
+	const m = /* @__PURE__ */ new Map();
+	let t;
+	let inner;
+	for (const r of rows) {
+		if (r.thread_id !== t) {
+			t = r.thread_id;
+			inner = m.get(t);
+			if (!inner) m.set(t, inner = /* @__PURE__ */ new Map());
+		}
+		const k = key(r);
+		const g = inner.get(k);
+		if (g) g.push(r);
+		else inner.set(k, [r]);
+	}
+	return m;
+}
+/** writes in (task_id, idx) order: as the server sent them when they are (the primary key's order), else sorted */
+function inTaskOrder(ws) {
+	for (let i = 1; i < ws.length; i++) {
+		const a = ws[i - 1];
+		const b = ws[i];
+		if ((cmpTask(a.task_id, b.task_id) || a.idx - b.idx) > 0) return [...ws].sort((x, y) => cmpTask(x.task_id, y.task_id) || x.idx - y.idx);
+	}
+	return ws;
+}
+/**
+* The steps of one chain, as the recursive query takes them: from `fromId` to its parent while the checkpoint is found,
+* stores no value (blob row or inline) and fewer than `limit` are taken (a cycle is walked round to the limit, as the
+* query does: the caller says it is one).
+*/
+function walkChain(cps, blobType, fromId, limit) {
+	const steps = [];
+	let cur = fromId;
+	while (cur !== null && steps.length < limit) {
+		const cp = cps.get(cur)?.[0];
+		if (!cp) break;
+		const btype = cp.version === null ? null : blobType.get(k2(cp.thread_id, cp.version)) ?? null;
+		steps.push({
+			cp,
+			btype
+		});
+		if (btype !== null || cp.has_inline) break;
+		cur = cp.parent_checkpoint_id;
+	}
+	return steps;
+}
+/** The stored values the chains end at: blob rows' payloads and inline values, by thread\0checkpoint id. */
+async function seedValues(q, S, namespace, channel, ends) {
+	const stored = ends.filter((e) => e.btype !== null);
+	const inl = ends.filter((e) => e.btype === null && e.cp.has_inline);
+	const b = stored.length ? await q(PG_READ.chainBlobs(S), [
+		stored.map((e) => e.cp.thread_id),
+		namespace,
+		channel,
+		stored.map((e) => e.cp.version)
+	]) : [];
+	const i = inl.length ? await q(PG_READ.chainInline(S), [
+		inl.map((e) => e.cp.thread_id),
+		namespace,
+		channel,
+		inl.map((e) => e.cp.checkpoint_id)
+	]) : [];
+	const byVersion = new Map(b.map((r) => [k2(r.thread_id, r.version), r.blob]));
+	return {
+		blobs: new Map(stored.map((e) => [k2(e.cp.thread_id, e.cp.checkpoint_id), byVersion.get(k2(e.cp.thread_id, e.cp.version)) ?? null])),
+		inline: new Map(i.map((r) => [k2(r.thread_id, r.checkpoint_id), r.inline]))
+	};
+}
+/** Many threads' chains by key range, walked here (threads with few root checkpoints: see the module comment). */
+function rangeChains(q, S, info) {
+	return async (starts, namespace, channel, limit) => {
+		const threads = [...new Set(starts.map((s) => s.threadId))];
+		const cpRowsP = q(PG_READ.chainFacts(S), [
+			threads,
+			namespace,
+			channel
+		]);
+		const blobRowsP = q(PG_READ.chainBlobFacts(S), [
+			threads,
+			namespace,
+			channel
+		]);
+		const writeRowsP = q(PG_READ.chainWrites(S, Boolean(info.taskPath)), [
+			threads,
+			namespace,
+			channel
+		]);
+		for (const p of [blobRowsP, writeRowsP]) p.catch(() => void 0);
+		const byThread = byThreadAnd(await cpRowsP, (r) => r.checkpoint_id);
+		const blobType = new Map((await blobRowsP).map((r) => [k2(r.thread_id, r.version), r.type]));
+		const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
+		const walks = starts.map((s) => ({
+			s,
+			steps: walkChain(byThread.get(s.threadId) ?? /* @__PURE__ */ new Map(), blobType, s.fromId, limit)
+		}));
+		const seeds = await seedValues(q, S, namespace, channel, walks.flatMap((w) => w.steps.slice(-1)));
+		const out = /* @__PURE__ */ new Map();
+		for (const { s, steps } of walks) {
+			if (!steps.length) continue;
+			out.set(s.threadId, steps.map(({ cp, btype }) => {
+				const at = k2(cp.thread_id, cp.checkpoint_id);
+				const ws = inTaskOrder(writes.get(cp.thread_id)?.get(cp.checkpoint_id) ?? []);
+				return {
+					checkpointId: cp.checkpoint_id,
+					parentId: cp.parent_checkpoint_id,
+					value: btype === null && cp.has_inline ? JSON.stringify(seeds.inline.get(at)) ?? null : null,
+					...btype !== null ? { stored: {
+						type: btype,
+						data: seeds.blobs.get(at) ?? null
+					} } : {},
+					writes: ws.map((w) => ({
+						task_id: w.task_id,
+						idx: w.idx,
+						channel,
+						type: w.type,
+						value: w.blob,
+						task_path: w.task_path
+					}))
+				};
+			}));
+		}
+		return out;
+	};
+}
+/**
+* Many threads' chains (`ls` of a DeltaChannel store: a page of heads at a time): the threads whose root checkpoints
+* are few (`checkpoints`, from the summary) by key range, the others by the recursive query.
+*/
+function deltaChainsOf(q, S, info) {
+	const recursive = recursiveChains(q, S, info);
+	const ranged = rangeChains(q, S, info);
+	return async (starts, namespace, channel, limit) => {
+		const small = starts.filter((s) => s.checkpoints !== void 0 && s.checkpoints <= 128);
+		const big = starts.filter((s) => !(s.checkpoints !== void 0 && s.checkpoints <= 128));
+		const a = small.length ? await ranged(small, namespace, channel, limit) : /* @__PURE__ */ new Map();
+		const b = big.length ? await recursive(big, namespace, channel, limit) : /* @__PURE__ */ new Map();
+		for (const [t, rows] of b) a.set(t, rows);
+		return a;
+	};
+}
+var cmpTask, k2;
+var init_chains = __esmMin((() => {
+	init_sql();
+	cmpTask = (a, b) => a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
+	k2 = (a, b) => `${a}\u0000${b}`;
+}));
 // dist/savers/langgraph/postgres/read.js
 function summaryOf(p, aesKey) {
 	let messages = p.mcount;
@@ -41948,105 +42198,65 @@ async function* scanTuples(q, S, build, options) {
 	}
 }
 /** json blobs as text (PG_TEXT_COLS) when the server and the connection speak UTF-8; undefined when the server refuses a page's text */
-function textQuery(c, q, uri) {
+function textQuery(inTurn, q, uri) {
 	let utf8;
 	return async (sql, args) => {
 		utf8 ??= q(PG_READ.utf8).then((r) => r[0]?.ok === true);
 		if (!await utf8) return void 0;
-		try {
-			return (await (await c()).query(sql, args)).rows;
-		} catch (e) {
-			const code = e.code;
-			if (code === "22021" || code === "22P05") return void 0;
-			throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${e.message}`, {}, e);
-		}
-	};
-}
-/** Chain rows (one per checkpoint and write, in chain order) grouped back into checkpoints. */
-function chainRowsOf(rows, channel) {
-	const out = [];
-	for (const r of rows) {
-		let last = out[out.length - 1];
-		if (last?.checkpointId !== r.id) {
-			last = {
-				checkpointId: r.id,
-				parentId: r.parent,
-				value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
-				...r.btype !== null ? { stored: {
-					type: r.btype,
-					data: r.blob
-				} } : {},
-				writes: []
-			};
-			out.push(last);
-		}
-		if (r.task_id !== null) last.writes.push({
-			task_id: r.task_id,
-			idx: r.idx,
-			channel,
-			type: r.wtype,
-			value: r.wvalue,
-			task_path: r.task_path
+		return inTurn(async (c) => {
+			try {
+				return (await c.query(sql, args)).rows;
+			} catch (e) {
+				const code = e.code;
+				if (code === "22021" || code === "22P05") return void 0;
+				throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${e.message}`, {}, e);
+			}
 		});
-	}
-	return out;
-}
-function deltaChainOf(q, S, info) {
-	return async (threadId, namespace, fromId, channel, limit) => chainRowsOf(await q(PG_READ.deltaChain(S, Boolean(info.taskPath)), [
-		threadId,
-		namespace,
-		fromId,
-		channel,
-		limit
-	]), channel);
-}
-/** Many threads' chains in one round trip (`ls` of a DeltaChannel store: one query a page of threads). */
-function deltaChainsOf(q, S, info) {
-	return async (starts, namespace, channel, limit) => {
-		const rows = await q(PG_READ.deltaChains(S, Boolean(info.taskPath)), [
-			starts.map((s) => s.threadId),
-			starts.map((s) => s.fromId),
-			namespace,
-			channel,
-			limit
-		]);
-		const byThread = /* @__PURE__ */ new Map();
-		for (const r of rows) (byThread.get(r.thread) ?? byThread.set(r.thread, []).get(r.thread)).push(r);
-		const cmp = (a, b) => a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
-		return new Map([...byThread].map(([t, rs]) => [t, chainRowsOf(rs.sort((a, b) => a.depth - b.depth || cmp(a.task_id, b.task_id) || a.idx - b.idx), channel)]));
 	};
 }
-/** The reader's queries on the read-only connection: reading errors name the store. */
+/**
+* The reader's queries on the read-only connection: reading errors name the store. They run in turn, in the order
+* asked (`inTurn`): a reader may ask for the next page before it has worked through this one (`ls`), and the
+* connection takes one query at a time.
+*/
 function readQueries(conns, S, uri) {
 	const fail = (e) => storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${e.message}`, {}, e);
-	const q = async (sql, args = []) => {
-		const c = await conns.ro();
+	let tail = Promise.resolve();
+	/** `f` on the connection once the queries asked before it are done (`f` must not wait for another of them) */
+	const inTurn = (f) => {
+		const p = tail.then(async () => f(await conns.ro()));
+		tail = p.catch(() => void 0);
+		return p;
+	};
+	const q = (sql, args = []) => inTurn(async (c) => {
 		try {
 			return (await c.query(sql, args)).rows;
 		} catch (e) {
 			throw fail(e);
 		}
-	};
+	});
 	/** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
 	const threadPage = async (after, n) => {
 		const args = after === void 0 ? [n] : [n, after];
-		const c = await conns.ro();
-		try {
-			return (await c.query(pgThreadPageSql(S, after !== void 0, true), args)).rows;
-		} catch (e) {
-			const code = e.code;
-			if (code !== "22P02" && code !== "22021" && code !== "22P05") throw fail(e);
-			return q(pgThreadPageSql(S, after !== void 0, false), args);
-		}
+		return await inTurn(async (c) => {
+			try {
+				return (await c.query(pgThreadPageSql(S, after !== void 0, true), args)).rows;
+			} catch (e) {
+				const code = e.code;
+				if (code !== "22P02" && code !== "22021" && code !== "22P05") throw fail(e);
+				return;
+			}
+		}) ?? q(pgThreadPageSql(S, after !== void 0, false), args);
 	};
 	return {
 		q,
-		threadPage
+		threadPage,
+		inTurn
 	};
 }
 function readerOf(conns, S, info, uri, aesKey) {
-	const { q, threadPage } = readQueries(conns, S, uri);
-	const build = tupleBuilder(q, S, info, aesKey, textQuery(conns.ro, q, uri));
+	const { q, threadPage, inTurn } = readQueries(conns, S, uri);
+	const build = tupleBuilder(q, S, info, aesKey, textQuery(inTurn, q, uri));
 	const orphans = orphanQueries(q, S);
 	let second;
 	const side = async (sql) => {
@@ -42121,6 +42331,7 @@ var init_read = __esmMin((() => {
 	init_tuple();
 	init_shared();
 	init_sql();
+	init_chains();
 	PAGE = 200;
 	DECODE_CHUNK = 20;
 	TABLES = {

@@ -262,7 +262,8 @@ export interface LgReader {
    * (a thread whose start checkpoint is not found has none). For `ls` of a store over the network.
    */
   deltaChains?(
-    starts: Array<{ threadId: string; fromId: string }>,
+    /** `checkpoints`: the thread's root checkpoints, when known (how the store reads them may depend on it) */
+    starts: Array<{ threadId: string; fromId: string; checkpoints?: number }>,
     namespace: string,
     channel: string,
     limit: number,

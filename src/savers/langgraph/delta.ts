@@ -333,35 +333,52 @@ export function withDeltaChannels(inner: LgReader): LgReader {
   return reader;
 }
 
-/** `LgReader.threads` of a delta reader: a page of summaries at a time, their delta heads' chains in one round trip. */
+/**
+ * `LgReader.threads` of a delta reader: a page of summaries at a time, their delta heads' chains in one read
+ * (`deltaChains`). One page ahead: the next page's summaries and chains are asked for before this page's heads are
+ * rebuilt, so the store reads them while this process decodes (memory: two pages).
+ */
 async function* summaryPages(
   inner: LgReader,
   summarize: (s: LgThreadSummary, chain?: DeltaChainRow[]) => Promise<LgThreadSummary>,
   options: Parameters<LgReader["threads"]>[0],
 ): AsyncIterable<LgThreadSummary> {
-  // a page of summaries at a time: the delta heads' chains of a page come in one round trip (deltaChains)
-  let page: LgThreadSummary[] = [];
-  const settle = async function* () {
+  const chainsOf = (page: LgThreadSummary[]): Promise<Map<string, DeltaChainRow[]> | undefined> => {
     const heads = page.filter(
       (s) => s.messages === null && s.newestId !== null && s.deltaChannels?.includes("messages"),
     );
-    const chains =
-      heads.length > 1 && inner.deltaChains
-        ? await inner.deltaChains(
-            heads.map((s) => ({ threadId: s.threadId, fromId: s.newestId! })),
-            "",
-            "messages",
-            CHAIN_LIMIT,
-          )
-        : undefined;
-    for (const s of page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : undefined));
-    page = [];
+    if (!(heads.length > 1 && inner.deltaChains)) return Promise.resolve(undefined);
+    const p = inner.deltaChains(
+      heads.map((s) => ({ threadId: s.threadId, fromId: s.newestId!, checkpoints: s.checkpoints })),
+      "",
+      "messages",
+      CHAIN_LIMIT,
+    );
+    p.catch(() => undefined); // awaited in turn; a listing stopped early must not leave it unhandled
+    return p;
   };
-  for await (const s of inner.threads(options)) {
-    page.push(s);
-    if (page.length >= SUMMARY_PAGE) yield* settle();
+  const it = inner.threads(options)[Symbol.asyncIterator]();
+  const nextPage = async () => {
+    const page: LgThreadSummary[] = [];
+    while (page.length < SUMMARY_PAGE) {
+      const r = await it.next();
+      if (r.done) break;
+      page.push(r.value);
+    }
+    return { page, chains: chainsOf(page) };
+  };
+  try {
+    let cur = await nextPage();
+    while (cur.page.length) {
+      const next = cur.page.length < SUMMARY_PAGE ? undefined : await nextPage();
+      const chains = await cur.chains;
+      for (const s of cur.page) yield await summarize(s, chains?.get(s.threadId) ?? (chains ? [] : undefined));
+      if (!next) break;
+      cur = next;
+    }
+  } finally {
+    await it.return?.();
   }
-  yield* settle();
 }
 
 /** `LgReader.history` of a delta reader: each rebuilt checkpoint with its parent (the next listed, or fetched). */

@@ -324,16 +324,23 @@ export async function* threadPages<R extends { thread_id: string }, S>(
   summary: (row: R) => S,
   options: { after?: string; limit?: number },
 ): AsyncIterable<S> {
-  let after = options.after;
   let left = options.limit ?? Number.POSITIVE_INFINITY;
-  while (left > 0) {
-    const page = await fetch(after, Math.min(500, left));
-    if (page.length === 0) return;
+  const ask = (after: string | undefined, n: number) => {
+    const p = fetch(after, n);
+    p.catch(() => undefined); // awaited in turn; a listing stopped early must not leave it unhandled
+    return { p, n };
+  };
+  // the next page is asked for as soon as a page arrives (a full one: a short page is the last), before its rows are
+  // handed on: the store reads it while the caller works on these
+  let next: { p: Promise<R[]>; n: number } | undefined = left > 0 ? ask(options.after, Math.min(500, left)) : undefined;
+  while (next) {
+    const page = await next.p;
+    const rest = left - page.length;
+    next = page.length === next.n && rest > 0 ? ask(page[page.length - 1]!.thread_id, Math.min(500, rest)) : undefined;
     for (const p of page) {
       yield summary(p);
       left--;
     }
-    after = page[page.length - 1]!.thread_id;
   }
 }
 

@@ -295,6 +295,28 @@ export const PG_READ = {
                 w.task_id, w.idx, w.type AS wtype, w.blob AS wvalue, ${taskPath ? "w.task_path" : "''"} AS task_path
          FROM chain LEFT JOIN ${S}checkpoint_writes w ON w.thread_id = chain.thread AND w.checkpoint_ns = $3
               AND w.checkpoint_id = chain.id AND w.channel = $4`,
+  // a page of `ls` heads' chains by key range (savers/langgraph/postgres/chains.ts): threads $1, namespace $2, channel
+  // $3; each thread's rows by one index range scan (the OFFSET 0 keeps the lateral subquery a per-thread range)
+  chainFacts: (S: string) =>
+    `SELECT c.thread_id, c.checkpoint_id, c.parent_checkpoint_id, c.checkpoint -> 'channel_versions' ->> $3 AS version,
+            coalesce(c.checkpoint -> 'channel_values' ? $3, false) AS has_inline
+     FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT thread_id, checkpoint_id, parent_checkpoint_id, checkpoint
+       FROM ${S}checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = $2 OFFSET 0) c`,
+  chainBlobFacts: (S: string) =>
+    `SELECT b.thread_id, b.version, b.type FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT thread_id, version, type
+       FROM ${S}checkpoint_blobs b WHERE b.thread_id = t.id AND b.checkpoint_ns = $2 AND b.channel = $3 AND b.type <> 'empty' OFFSET 0) b`,
+  chainWrites: (S: string, taskPath: boolean) =>
+    `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type, w.blob, ${taskPath ? "w.task_path" : "''"} AS task_path
+     FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
+       FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
+  /** the blob rows the chains end at: threads $1 and versions $4, namespace $2, channel $3 */
+  chainBlobs: (S: string) =>
+    `SELECT b.thread_id, b.version, b.blob FROM unnest($1::text[], $4::text[]) AS k(t, v)
+     JOIN ${S}checkpoint_blobs b ON b.thread_id = k.t AND b.checkpoint_ns = $2 AND b.channel = $3 AND b.version = k.v`,
+  /** the inline values the chains end at: threads $1 and checkpoint ids $4, namespace $2, channel $3 */
+  chainInline: (S: string) =>
+    `SELECT c.thread_id, c.checkpoint_id, c.checkpoint -> 'channel_values' -> $3 AS inline FROM unnest($1::text[], $4::text[]) AS k(t, id)
+     JOIN ${S}checkpoints c ON c.thread_id = k.t AND c.checkpoint_ns = $2 AND c.checkpoint_id = k.id`,
   blobs: (S: string, cols: string) =>
     `SELECT ${cols} FROM ${S}checkpoint_blobs WHERE (thread_id, checkpoint_ns, channel, version) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]))`,
   writes: (S: string, taskPath: boolean) =>

@@ -14,7 +14,6 @@ import {
   type RawWriteRow,
 } from "../../../formats/langgraph/tuple.js";
 import type {
-  DeltaChainRow,
   LgCheckpointTuple,
   LgLibrary,
   LgListOptions,
@@ -25,6 +24,7 @@ import type {
 } from "../../../formats/langgraph/types.js";
 import { historyFrom, idPages, newestFirst, threadPages } from "../shared.js";
 import { PG_BLOB_COLS, PG_READ, PG_TEXT_COLS, pgThreadPageSql } from "../sql.js";
+import { deltaChainOf, deltaChainsOf } from "./chains.js";
 import type { Client, Connections } from "./connect.js";
 
 const PAGE = 200;
@@ -318,128 +318,63 @@ async function* scanTuples(
 }
 
 /** json blobs as text (PG_TEXT_COLS) when the server and the connection speak UTF-8; undefined when the server refuses a page's text */
-function textQuery(c: () => Promise<Client>, q: Query, uri: string): TextQuery {
+function textQuery(inTurn: <T>(f: (c: Client) => Promise<T>) => Promise<T>, q: Query, uri: string): TextQuery {
   let utf8: Promise<boolean> | undefined;
   return async <R>(sql: string, args: unknown[]) => {
     utf8 ??= q<{ ok: boolean }>(PG_READ.utf8).then((r) => r[0]?.ok === true);
     if (!(await utf8)) return undefined;
-    try {
-      return (await (await c()).query(sql, args)).rows as R[];
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
-      if (code === "22021" || code === "22P05") return undefined;
-      throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
-    }
+    return inTurn(async (c) => {
+      try {
+        return (await c.query(sql, args)).rows as R[];
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
+        if (code === "22021" || code === "22P05") return undefined;
+        throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
+      }
+    });
   };
 }
 
 /**
- * A DeltaChannel's parent chain (LgReader.deltaChain) in one round trip: to the first checkpoint that stores the
- * channel, its blob row at the checkpoint's version (not `empty`), or an inline JSONB value (Python keeps a
- * snapshot's sentinel `true` inline, the blob beside it), with the channel's writes of each checkpoint.
+ * The reader's queries on the read-only connection: reading errors name the store. They run in turn, in the order
+ * asked (`inTurn`): a reader may ask for the next page before it has worked through this one (`ls`), and the
+ * connection takes one query at a time.
  */
-interface PgChainRow {
-  thread?: string;
-  id: string;
-  parent: string | null;
-  btype: string | null;
-  blob: Uint8Array | null;
-  inline: unknown;
-  has_inline: boolean;
-  task_id: string | null;
-  idx: number;
-  wtype: string | null;
-  wvalue: Uint8Array | null;
-  task_path: string;
-}
-
-/** Chain rows (one per checkpoint and write, in chain order) grouped back into checkpoints. */
-function chainRowsOf(rows: PgChainRow[], channel: string): DeltaChainRow[] {
-  const out: DeltaChainRow[] = [];
-  for (const r of rows) {
-    let last = out[out.length - 1];
-    if (last?.checkpointId !== r.id) {
-      last = {
-        checkpointId: r.id,
-        parentId: r.parent,
-        // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
-        value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
-        ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
-        writes: [],
-      };
-      out.push(last);
-    }
-    if (r.task_id !== null)
-      last.writes.push({
-        task_id: r.task_id,
-        idx: r.idx,
-        channel,
-        type: r.wtype,
-        value: r.wvalue,
-        task_path: r.task_path,
-      });
-  }
-  return out;
-}
-
-function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
-  return async (threadId, namespace, fromId, channel, limit) =>
-    chainRowsOf(
-      await q<PgChainRow>(PG_READ.deltaChain(S, Boolean(info.taskPath)), [threadId, namespace, fromId, channel, limit]),
-      channel,
-    );
-}
-
-/** Many threads' chains in one round trip (`ls` of a DeltaChannel store: one query a page of threads). */
-function deltaChainsOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
-  return async (starts, namespace, channel, limit) => {
-    const rows = await q<PgChainRow & { thread: string; depth: number }>(
-      PG_READ.deltaChains(S, Boolean(info.taskPath)),
-      [starts.map((s) => s.threadId), starts.map((s) => s.fromId), namespace, channel, limit],
-    );
-    const byThread = new Map<string, Array<PgChainRow & { depth: number }>>();
-    for (const r of rows) (byThread.get(r.thread) ?? byThread.set(r.thread, []).get(r.thread)!).push(r);
-    const cmp = (a: string | null, b: string | null) =>
-      a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
-    return new Map(
-      [...byThread].map(([t, rs]) => [
-        t,
-        chainRowsOf(
-          rs.sort((a, b) => a.depth - b.depth || cmp(a.task_id, b.task_id) || a.idx - b.idx),
-          channel,
-        ),
-      ]),
-    );
-  };
-}
-
-/** The reader's queries on the read-only connection: reading errors name the store. */
 function readQueries(conns: Connections, S: string, uri: string) {
   const fail = (e: unknown) =>
     storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
-  const q: Query = async <R>(sql: string, args: unknown[] = []): Promise<R[]> => {
-    const c = await conns.ro();
-    try {
-      return (await c.query(sql, args)).rows as R[];
-    } catch (e) {
-      throw fail(e);
-    }
+  let tail: Promise<unknown> = Promise.resolve();
+  /** `f` on the connection once the queries asked before it are done (`f` must not wait for another of them) */
+  const inTurn = <T>(f: (c: Client) => Promise<T>): Promise<T> => {
+    const p = tail.then(async () => f(await conns.ro()));
+    tail = p.catch(() => undefined);
+    return p;
   };
+  const q: Query = <R>(sql: string, args: unknown[] = []): Promise<R[]> =>
+    inTurn(async (c) => {
+      try {
+        return (await c.query(sql, args)).rows as R[];
+      } catch (e) {
+        throw fail(e);
+      }
+    });
   /** a page of `ls` rows: message counts by the server, or (a JSON blob it cannot parse) by JS */
   const threadPage = async (after: string | undefined, n: number): Promise<PgThreadRow[]> => {
     const args: unknown[] = after === undefined ? [n] : [n, after];
-    const c = await conns.ro();
-    try {
-      return (await c.query(pgThreadPageSql(S, after !== undefined, true), args)).rows as PgThreadRow[];
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
-      if (code !== "22P02" && code !== "22021" && code !== "22P05") throw fail(e);
-      return q<PgThreadRow>(pgThreadPageSql(S, after !== undefined, false), args);
-    }
+    const first = await inTurn(async (c) => {
+      try {
+        return (await c.query(pgThreadPageSql(S, after !== undefined, true), args)).rows as PgThreadRow[];
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        // 22P02 invalid JSON text, 22021 invalid UTF-8, 22P05 untranslatable character: JS decodes this page
+        if (code !== "22P02" && code !== "22021" && code !== "22P05") throw fail(e);
+        return undefined;
+      }
+    });
+    return first ?? q<PgThreadRow>(pgThreadPageSql(S, after !== undefined, false), args);
   };
-  return { q, threadPage };
+  return { q, threadPage, inTurn };
 }
 
 export function readerOf(
@@ -449,8 +384,8 @@ export function readerOf(
   uri: string,
   aesKey: AesKey | undefined,
 ): LgReader {
-  const { q, threadPage } = readQueries(conns, S, uri);
-  const build = tupleBuilder(q, S, info, aesKey, textQuery(conns.ro, q, uri));
+  const { q, threadPage, inTurn } = readQueries(conns, S, uri);
+  const build = tupleBuilder(q, S, info, aesKey, textQuery(inTurn, q, uri));
   const orphans = orphanQueries(q, S);
   let second: Promise<Client | undefined> | undefined;
   const side: SideQuery = async (sql) => {

@@ -1,0 +1,276 @@
+/**
+ * DeltaChannel parent chains of a LangGraph PostgreSQL store (LgReader.deltaChain, deltaChains): to the first
+ * checkpoint that stores the channel — its blob row at the checkpoint's version (not `empty`), or an inline JSONB
+ * value (Python keeps a snapshot's sentinel `true` inline, the blob beside it) — with the channel's writes of each
+ * checkpoint. One thread's chain is one recursive query; the chains of a page of `ls` heads are read by key range (the
+ * threads' root checkpoints' ids, parents and channel versions, the channel's non-empty blob rows and its writes, in
+ * ordered index range scans) and walked here, which reads each row once in index order instead of an index probe per
+ * step; threads with long histories (more root checkpoints than RANGE_MAX) keep the recursive query, which reads only
+ * as far as the chain goes.
+ */
+import type { DeltaChainRow, LgReader, LgStoreInfo } from "../../../formats/langgraph/types.js";
+import { PG_READ } from "../sql.js";
+
+type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
+
+/** One checkpoint of a chain and one of its writes (none: write columns null), as the recursive queries give them. */
+interface PgChainRow {
+  thread?: string;
+  id: string;
+  parent: string | null;
+  btype: string | null;
+  blob: Uint8Array | null;
+  inline: unknown;
+  has_inline: boolean;
+  task_id: string | null;
+  idx: number;
+  wtype: string | null;
+  wvalue: Uint8Array | null;
+  task_path: string;
+}
+
+/** Chain rows (one per checkpoint and write, in chain order) grouped back into checkpoints. */
+function chainRowsOf(rows: PgChainRow[], channel: string): DeltaChainRow[] {
+  const out: DeltaChainRow[] = [];
+  for (const r of rows) {
+    let last = out[out.length - 1];
+    if (last?.checkpointId !== r.id) {
+      last = {
+        checkpointId: r.id,
+        parentId: r.parent,
+        // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
+        value: r.btype === null && r.has_inline ? JSON.stringify(r.inline) : null,
+        ...(r.btype !== null ? { stored: { type: r.btype, data: r.blob } } : {}),
+        writes: [],
+      };
+      out.push(last);
+    }
+    if (r.task_id !== null)
+      last.writes.push({
+        task_id: r.task_id,
+        idx: r.idx,
+        channel,
+        type: r.wtype,
+        value: r.wvalue,
+        task_path: r.task_path,
+      });
+  }
+  return out;
+}
+
+export function deltaChainOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChain"]> {
+  return async (threadId, namespace, fromId, channel, limit) =>
+    chainRowsOf(
+      await q<PgChainRow>(PG_READ.deltaChain(S, Boolean(info.taskPath)), [threadId, namespace, fromId, channel, limit]),
+      channel,
+    );
+}
+
+/** task ids in code-unit order, null first (the order the chain rows' writes are given in) */
+const cmpTask = (a: string | null, b: string | null) =>
+  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
+
+/** Many threads' chains by the recursive query, one round trip. */
+function recursiveChains(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
+  return async (starts, namespace, channel, limit) => {
+    const rows = await q<PgChainRow & { thread: string; depth: number }>(
+      PG_READ.deltaChains(S, Boolean(info.taskPath)),
+      [starts.map((s) => s.threadId), starts.map((s) => s.fromId), namespace, channel, limit],
+    );
+    const byThread = new Map<string, Array<PgChainRow & { depth: number }>>();
+    for (const r of rows) (byThread.get(r.thread) ?? byThread.set(r.thread, []).get(r.thread)!).push(r);
+    return new Map(
+      [...byThread].map(([t, rs]) => [
+        t,
+        chainRowsOf(
+          rs.sort((a, b) => a.depth - b.depth || cmpTask(a.task_id, b.task_id) || a.idx - b.idx),
+          channel,
+        ),
+      ]),
+    );
+  };
+}
+
+/** Threads with at most this many root checkpoints have their chains read by key range (see the module comment). */
+export const RANGE_MAX = 128;
+
+interface CpFact {
+  thread_id: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  /** `checkpoint -> 'channel_versions' ->> channel` */
+  version: string | null;
+  has_inline: boolean;
+}
+interface BlobFact {
+  thread_id: string;
+  version: string;
+  type: string;
+}
+interface WriteRow {
+  thread_id: string;
+  checkpoint_id: string;
+  task_id: string;
+  idx: number;
+  type: string | null;
+  blob: Uint8Array;
+  task_path: string;
+}
+
+const k2 = (a: string, b: string) => `${a}\u0000${b}`;
+
+/** `rows` by thread id, then by `key` (rows of one key keep their order). */
+function byThreadAnd<R extends { thread_id: string }>(rows: R[], key: (r: R) => string): Map<string, Map<string, R[]>> {
+  const m = new Map<string, Map<string, R[]>>();
+  let t: string | undefined;
+  let inner: Map<string, R[]> | undefined;
+  for (const r of rows) {
+    if (r.thread_id !== t) {
+      t = r.thread_id;
+      inner = m.get(t);
+      if (!inner) m.set(t, (inner = new Map()));
+    }
+    const k = key(r);
+    const g = inner!.get(k);
+    if (g) g.push(r);
+    else inner!.set(k, [r]);
+  }
+  return m;
+}
+
+/** writes in (task_id, idx) order: as the server sent them when they are (the primary key's order), else sorted */
+function inTaskOrder(ws: WriteRow[]): WriteRow[] {
+  for (let i = 1; i < ws.length; i++) {
+    const a = ws[i - 1]!;
+    const b = ws[i]!;
+    if ((cmpTask(a.task_id, b.task_id) || a.idx - b.idx) > 0)
+      return [...ws].sort((x, y) => cmpTask(x.task_id, y.task_id) || x.idx - y.idx);
+  }
+  return ws;
+}
+
+/**
+ * The steps of one chain, as the recursive query takes them: from `fromId` to its parent while the checkpoint is found,
+ * stores no value (blob row or inline) and fewer than `limit` are taken (a cycle is walked round to the limit, as the
+ * query does: the caller says it is one).
+ */
+function walkChain(
+  cps: Map<string, CpFact[]>,
+  blobType: Map<string, string>,
+  fromId: string,
+  limit: number,
+): Array<{ cp: CpFact; btype: string | null }> {
+  const steps: Array<{ cp: CpFact; btype: string | null }> = [];
+  let cur: string | null = fromId;
+  while (cur !== null && steps.length < limit) {
+    const cp: CpFact | undefined = cps.get(cur)?.[0];
+    if (!cp) break;
+    const btype = cp.version === null ? null : (blobType.get(k2(cp.thread_id, cp.version)) ?? null);
+    steps.push({ cp, btype });
+    if (btype !== null || cp.has_inline) break;
+    cur = cp.parent_checkpoint_id;
+  }
+  return steps;
+}
+
+/** The stored values the chains end at: blob rows' payloads and inline values, by thread\0checkpoint id. */
+async function seedValues(
+  q: Query,
+  S: string,
+  namespace: string,
+  channel: string,
+  ends: Array<{ cp: CpFact; btype: string | null }>,
+): Promise<{ blobs: Map<string, Uint8Array | null>; inline: Map<string, unknown> }> {
+  const stored = ends.filter((e) => e.btype !== null);
+  const inl = ends.filter((e) => e.btype === null && e.cp.has_inline);
+  const b = stored.length
+    ? await q<{ thread_id: string; version: string; blob: Uint8Array | null }>(PG_READ.chainBlobs(S), [
+        stored.map((e) => e.cp.thread_id),
+        namespace,
+        channel,
+        stored.map((e) => e.cp.version),
+      ])
+    : [];
+  const i = inl.length
+    ? await q<{ thread_id: string; checkpoint_id: string; inline: unknown }>(PG_READ.chainInline(S), [
+        inl.map((e) => e.cp.thread_id),
+        namespace,
+        channel,
+        inl.map((e) => e.cp.checkpoint_id),
+      ])
+    : [];
+  const byVersion = new Map(b.map((r) => [k2(r.thread_id, r.version), r.blob]));
+  return {
+    blobs: new Map(
+      stored.map((e) => [
+        k2(e.cp.thread_id, e.cp.checkpoint_id),
+        byVersion.get(k2(e.cp.thread_id, e.cp.version!)) ?? null,
+      ]),
+    ),
+    inline: new Map(i.map((r) => [k2(r.thread_id, r.checkpoint_id), r.inline])),
+  };
+}
+
+/** Many threads' chains by key range, walked here (threads with few root checkpoints: see the module comment). */
+function rangeChains(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
+  return async (starts, namespace, channel, limit) => {
+    const threads = [...new Set(starts.map((s) => s.threadId))];
+    // asked for together: the reader runs them in turn, the next while this process reads the one before
+    const cpRowsP = q<CpFact>(PG_READ.chainFacts(S), [threads, namespace, channel]);
+    const blobRowsP = q<BlobFact>(PG_READ.chainBlobFacts(S), [threads, namespace, channel]);
+    const writeRowsP = q<WriteRow>(PG_READ.chainWrites(S, Boolean(info.taskPath)), [threads, namespace, channel]);
+    for (const p of [blobRowsP, writeRowsP]) p.catch(() => undefined); // awaited below, after the first
+    const byThread = byThreadAnd(await cpRowsP, (r) => r.checkpoint_id);
+    const blobType = new Map((await blobRowsP).map((r) => [k2(r.thread_id, r.version), r.type]));
+    const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
+    const walks = starts.map((s) => ({
+      s,
+      steps: walkChain(byThread.get(s.threadId) ?? new Map(), blobType, s.fromId, limit),
+    }));
+    const ends = walks.flatMap((w) => w.steps.slice(-1));
+    const seeds = await seedValues(q, S, namespace, channel, ends);
+    const out = new Map<string, DeltaChainRow[]>();
+    for (const { s, steps } of walks) {
+      if (!steps.length) continue;
+      out.set(
+        s.threadId,
+        steps.map(({ cp, btype }) => {
+          const at = k2(cp.thread_id, cp.checkpoint_id);
+          const ws = inTaskOrder(writes.get(cp.thread_id)?.get(cp.checkpoint_id) ?? []);
+          return {
+            checkpointId: cp.checkpoint_id,
+            parentId: cp.parent_checkpoint_id,
+            value: btype === null && cp.has_inline ? (JSON.stringify(seeds.inline.get(at)) ?? null) : null,
+            ...(btype !== null ? { stored: { type: btype, data: seeds.blobs.get(at) ?? null } } : {}),
+            writes: ws.map((w) => ({
+              task_id: w.task_id,
+              idx: w.idx,
+              channel,
+              type: w.type,
+              value: w.blob,
+              task_path: w.task_path,
+            })),
+          };
+        }),
+      );
+    }
+    return out;
+  };
+}
+
+/**
+ * Many threads' chains (`ls` of a DeltaChannel store: a page of heads at a time): the threads whose root checkpoints
+ * are few (`checkpoints`, from the summary) by key range, the others by the recursive query.
+ */
+export function deltaChainsOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
+  const recursive = recursiveChains(q, S, info);
+  const ranged = rangeChains(q, S, info);
+  return async (starts, namespace, channel, limit) => {
+    const small = starts.filter((s) => s.checkpoints !== undefined && s.checkpoints <= RANGE_MAX);
+    const big = starts.filter((s) => !(s.checkpoints !== undefined && s.checkpoints <= RANGE_MAX));
+    const a = small.length ? await ranged(small, namespace, channel, limit) : new Map<string, DeltaChainRow[]>();
+    const b = big.length ? await recursive(big, namespace, channel, limit) : new Map<string, DeltaChainRow[]>();
+    for (const [t, rows] of b) a.set(t, rows);
+    return a;
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * #41: `ls` of a PostgreSQL store whose `messages` is a DeltaChannel reads a page of heads' parent chains together —
+ * by key range for threads with few checkpoints, by the recursive query for long ones (savers/langgraph/postgres/
+ * chains.ts). Threads written here by the REAL LangGraph JS library (DeltaChannel + messagesDeltaReducer, PostgresSaver):
+ * snapshots in the chain (a blob row the walk stops at), none at all, a fork (checkpoints off the head's chain in the
+ * thread's range), a message replaced, removed, everything removed, and one thread longer than the range reads take.
+ * Every thread's MESSAGES must be what the library's own getState() gives at its head.
+ */
+import { describe, expect, it } from "vitest";
+import { Annotation, DeltaChannel, END, messagesDeltaReducer, START, StateGraph } from "@langchain/langgraph";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
+import { RANGE_MAX } from "../src/savers/langgraph/postgres/chains.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
+import { runCli } from "./helpers/cli-io.js";
+
+const pgs = pgTestSchemas("lgdls");
+
+/** A graph over `saver` whose messages channel snapshots every `every` updates; "edit", "forget", "reset" inputs reshape. */
+function graphOf(saver: PostgresSaver, every: number) {
+  const State = Annotation.Root({ messages: new DeltaChannel(messagesDeltaReducer, { snapshotFrequency: every }) });
+  let turn = 0;
+  return new StateGraph(State)
+    .addNode("agent", (s: { messages: Array<{ id?: string; content: unknown }> }) => {
+      turn++;
+      const text = String(s.messages[s.messages.length - 1]!.content);
+      if (text === "edit") return { messages: [new AIMessage({ id: "a-1", content: "answer one, edited" })] };
+      if (text === "forget")
+        return { messages: [new RemoveMessage({ id: "h-2" }), new AIMessage({ id: `a-${turn}`, content: "forgot" })] };
+      if (text === "reset")
+        return {
+          messages: [new RemoveMessage({ id: "__remove_all__" }), new AIMessage({ id: `a-${turn}`, content: "fresh" })],
+        };
+      return { messages: [new AIMessage({ id: `a-${turn}`, content: `answer ${turn}` })] };
+    })
+    .addEdge(START, "agent")
+    .addEdge("agent", END)
+    .compile({ checkpointer: saver });
+}
+
+describe("ls of a PostgreSQL DeltaChannel store (real LangGraph JS)", () => {
+  it("every thread's message count equals getState() at its head: snapshots, none, a fork, removals, a long thread", async () => {
+    const schema = pgs.schema("ls");
+    const saver = PostgresSaver.fromConnString(PG, { schema });
+    await saver.setup();
+    const expected = new Map<string, number>();
+    const run = async (thread: string, every: number, inputs: string[], fork = false) => {
+      const graph = graphOf(saver, every);
+      const cfg = { configurable: { thread_id: thread } };
+      let n = 0;
+      for (const x of inputs) await graph.invoke({ messages: [new HumanMessage({ id: `h-${++n}`, content: x })] }, cfg);
+      if (fork) {
+        // one more turn from the checkpoint that ended the 3rd turn: the head's chain leaves the later checkpoints out
+        const history = [];
+        for await (const s of graph.getStateHistory(cfg)) history.push(s);
+        const third = history.filter((s) => s.metadata?.source === "loop" && s.next.length === 0).reverse()[2]!;
+        await graph.invoke({ messages: [new HumanMessage({ id: "h-fork", content: "fork" })] }, third.config);
+      }
+      expected.set(thread, ((await graph.getState(cfg)).values as { messages: unknown[] }).messages.length);
+    };
+    const shaped = ["one", "two", "three", "edit", "four", "forget", "five", "reset", "six", "seven"];
+    await run("t-snap", 3, shaped);
+    await run("t-nosnap", 1000, shaped);
+    await run("t-fork", 1000, shaped, true);
+    await run("t-fork-snap", 2, shaped, true);
+    await run("t-short", 1000, ["one"]);
+    // longer than RANGE_MAX root checkpoints (three a turn): read by the recursive query
+    const turns = Math.ceil((RANGE_MAX + 3) / 3);
+    await run(
+      "t-long",
+      1000,
+      Array.from({ length: turns }, (_, i) => (i === 5 ? "forget" : `turn ${i}`)),
+    );
+    await saver.end();
+
+    const r = await runCli(["ls", `${PG}?schema=${schema}`, "--json"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toBe("");
+    const rows = JSON.parse(r.out) as Array<{
+      threadId?: string;
+      thread?: string;
+      checkpoints: number;
+      messages: number;
+    }>;
+    const got = new Map(rows.map((x) => [x.threadId ?? x.thread!, x.messages]));
+    expect(Object.fromEntries(got)).toEqual(Object.fromEntries(expected));
+    const long = rows.find((x) => (x.threadId ?? x.thread) === "t-long")!;
+    expect(long.checkpoints).toBeGreaterThan(RANGE_MAX);
+  }, 120_000);
+});
