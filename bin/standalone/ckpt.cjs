@@ -26639,15 +26639,21 @@ function firstNonSpace(text) {
 	for (let i = 0; i < text.length; i++) if (!isSpace$1(text.charCodeAt(i))) return text.charAt(i);
 	return "";
 }
-/** The strings of NEEDED a text holds (overlapping occurrences included: the scan goes on one character after each). */
+/**
+* The strings of NEEDED_STRINGS a text holds. One scan: after each match it goes on one character later (overlapping
+* occurrences count) looking only for the strings not found yet, so a string met 20,000 times costs one match.
+*/
 function neededIn(text) {
-	const found = [];
-	NEEDED.lastIndex = 0;
-	for (let m = NEEDED.exec(text); m !== null; m = NEEDED.exec(text)) {
-		found.push(m[0]);
-		NEEDED.lastIndex = m.index + 1;
+	const found = /* @__PURE__ */ new Set();
+	let pattern = NEEDED;
+	let from = 0;
+	for (;;) {
+		pattern.lastIndex = from;
+		const m = pattern.exec(text);
+		if (m === null || found.add(m[0]).size === NEEDED_STRINGS.length) return found;
+		from = m.index + 1;
+		pattern = patternOf(NEEDED_STRINGS.filter((s) => !found.has(s)));
 	}
-	return found;
 }
 /**
 * Every format that claims the document, most confident first (equal confidence: in FORMAT_NAMES order). Adapters
@@ -26667,7 +26673,7 @@ function detectParsed(doc) {
 	let found;
 	const out = [];
 	for (const c of CANDIDATES[first === "{" || first === "[" ? first : ""]) {
-		if (c.anyOf && !c.anyOf.some((s) => (found ??= neededIn(doc.text)).includes(s))) continue;
+		if (c.anyOf && !c.anyOf.some((s) => (found ??= neededIn(doc.text)).has(s))) continue;
 		const r = adapters[c.format].detect(doc);
 		if (r.confidence > 0) out.push({
 			format: c.format,
@@ -26767,7 +26773,7 @@ function syntaxCheck(doc) {
 		start = end + 1;
 	}
 }
-var adapters, FORMAT_CHOICES, escapeRe$1, NEEDED, CANDIDATES;
+var adapters, FORMAT_CHOICES, escapeRe$1, NEEDED_STRINGS, patternOf, NEEDED, CANDIDATES;
 var init_formats = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -26813,7 +26819,9 @@ var init_formats = __esmMin((() => {
 		"ai-sdk@7"
 	];
 	escapeRe$1 = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-	NEEDED = new RegExp([...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))].map(escapeRe$1).join("|") || "(?!)", "g");
+	NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))];
+	patternOf = (list) => new RegExp(list.map(escapeRe$1).join("|") || "(?!)", "g");
+	NEEDED = patternOf(NEEDED_STRINGS);
 	CANDIDATES = Object.fromEntries([
 		"{",
 		"[",
@@ -43676,7 +43684,11 @@ var init_lint = __esmMin((() => {
 * claims (exit 3; its JSON syntax error when it is not even well-formed), a malformed document (exit 3).
 */
 function parseDocument(given, format) {
-	let doc = unbundle(given);
+	const doc = unbundle(given);
+	return parsingOnce(doc.text, () => detectAndParse(doc, format));
+}
+function detectAndParse(unbundled, format) {
+	let doc = unbundled;
 	if (format) {
 		const named = splitFormat(format);
 		if (named.version !== void 0) doc = {

@@ -3,7 +3,7 @@
  * (canonical lints only when the schema passed). Pure: the caller reads the document and prints the result.
  */
 import { CkptError, inputError } from "../base/errors.js";
-import { jsonLocator, type Locator } from "../base/json.js";
+import { jsonLocator, parsingOnce, type Locator } from "../base/json.js";
 import { canonicalLint, mayHoldBigInt, mayNeedNativeLint, nativeLint } from "../schema/lint.js";
 import { adapters, detectParsed, schemaFor, splitFormat, syntaxCheck, type Detection } from "../formats/index.js";
 import { unbundle, type Bundle } from "../formats/bundle.js";
@@ -61,7 +61,13 @@ export interface ParsedDocument {
  * claims (exit 3; its JSON syntax error when it is not even well-formed), a malformed document (exit 3).
  */
 export function parseDocument(given: SourceDoc, format?: string): ParsedDocument {
-  let doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
+  const doc = unbundle(given); // a file bundle from a store: the amacs home or JSONL file it holds
+  // the detectors that look inside a JSON document and then its adapter's parse share one parse of the text
+  return parsingOnce(doc.text, () => detectAndParse(doc, format));
+}
+
+function detectAndParse(unbundled: SourceDoc & { bundle?: Bundle }, format?: string): ParsedDocument {
+  let doc = unbundled;
   if (format) {
     const named = splitFormat(format); // `ai-sdk@5`: read as that version
     if (named.version !== undefined) doc = { ...doc, formatVersion: named.version };

@@ -100,21 +100,27 @@ export function firstNonSpace(text: string | undefined): string {
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-/** Every string some adapter's detection needs (`detectNeeds.anyOf`), as one pattern: one scan of a text finds which it holds. */
-const NEEDED = new RegExp(
-  [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))].map(escapeRe).join("|") || "(?!)",
-  "g",
-);
+/** Every string some adapter's detection needs (`detectNeeds.anyOf`). */
+const NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))];
+/** Strings as one pattern: one scan of a text finds which it holds. */
+const patternOf = (list: readonly string[]) => new RegExp(list.map(escapeRe).join("|") || "(?!)", "g");
+const NEEDED = patternOf(NEEDED_STRINGS);
 
-/** The strings of NEEDED a text holds (overlapping occurrences included: the scan goes on one character after each). */
-function neededIn(text: string): string[] {
-  const found: string[] = [];
-  NEEDED.lastIndex = 0;
-  for (let m = NEEDED.exec(text); m !== null; m = NEEDED.exec(text)) {
-    found.push(m[0]);
-    NEEDED.lastIndex = m.index + 1;
+/**
+ * The strings of NEEDED_STRINGS a text holds. One scan: after each match it goes on one character later (overlapping
+ * occurrences count) looking only for the strings not found yet, so a string met 20,000 times costs one match.
+ */
+function neededIn(text: string): Set<string> {
+  const found = new Set<string>();
+  let pattern = NEEDED;
+  let from = 0;
+  for (;;) {
+    pattern.lastIndex = from;
+    const m = pattern.exec(text);
+    if (m === null || found.add(m[0]).size === NEEDED_STRINGS.length) return found;
+    from = m.index + 1;
+    pattern = patternOf(NEEDED_STRINGS.filter((s) => !found.has(s)));
   }
-  return found;
 }
 
 interface Candidate {
@@ -148,10 +154,10 @@ export function detectAll(doc: SourceDoc): Detection[] {
  */
 export function detectParsed(doc: SourceDoc): { all: Detection[]; parsed?: unknown } {
   const first = firstNonSpace(doc.text);
-  let found: string[] | undefined;
+  let found: Set<string> | undefined;
   const out: Array<Detection & { parsed?: unknown }> = [];
   for (const c of CANDIDATES[first === "{" || first === "[" ? first : ""]!) {
-    if (c.anyOf && !c.anyOf.some((s) => (found ??= neededIn(doc.text!)).includes(s))) continue;
+    if (c.anyOf && !c.anyOf.some((s) => (found ??= neededIn(doc.text!)).has(s))) continue;
     const r = adapters[c.format].detect(doc);
     if (r.confidence > 0)
       out.push({ format: c.format, confidence: r.confidence, version: r.version, parsed: r.parsed });
