@@ -3,14 +3,21 @@
 // CommonJS (bin/package.json), like the bundle it requires: a run that never loads an ES module never starts
 // Node's ES module loader, which costs a cold start ~10 ms on Node 20 (issue #13).
 "use strict";
-const { existsSync } = require("node:fs");
+const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
 
-// Node >= 22.1 can keep V8's compiled code of ckpt's modules between runs (faster cold start); older Node
-// has no such API and runs as before.
-require("node:module").enableCompileCache?.();
-// The bundled CLI (npm run build, scripts/bundle.mjs) starts faster; tsc's ES modules when there is no bundle.
+// Node >= 22.1 can keep V8's compiled code of ckpt's modules between runs (faster cold start); on older Node,
+// bin/code-cache.js keeps it for the bundle and the schema validators (most of a short run was compiling them).
 const bundled = join(__dirname, "..", "dist", "bundle", "main.js");
+if (!require("node:module").enableCompileCache?.() && existsSync(bundled)) {
+  const dist = join(__dirname, "..", "dist");
+  const { version } = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8"));
+  require("./code-cache.js").useCodeCache(
+    [join(dist, "bundle", ""), join(dist, "generated", "validators", "")],
+    version,
+  );
+}
+// The bundled CLI (npm run build, scripts/bundle.mjs) starts faster; tsc's ES modules when there is no bundle.
 const cli = existsSync(bundled) ? Promise.resolve(require(bundled)) : import("../dist/cli/main.js");
 cli
   .then(({ main }) => main(process.argv.slice(2)))

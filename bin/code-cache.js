@@ -1,0 +1,105 @@
+// V8's compiled code of the bundled CLI (dist/bundle/) and of the schema validators (dist/generated/validators/),
+// kept between runs: most of a short run's start-up is V8 compiling these files (issue #41). Node >= 22.1 does it
+// itself (module.enableCompileCache, bin/ckpt.js); on Node 20 this file does the same for those two folders only.
+//
+// Safety: a cache file is used only when it was made from the same text (its name holds the file's name, length
+// and CRC-32, and the folder ckpt's version and Node's), V8 refuses data made by another V8 or with other flags (the
+// file is then made again), the folder must be the user's own (mode 700, not a link), and any failure to read or
+// write the cache is ignored: a read-only install, a full disk or a missing folder only cost the compile time.
+// CKPT_CODE_CACHE=0 turns it off; CKPT_CODE_CACHE=<folder> puts the cache there.
+"use strict";
+const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } = require("node:fs");
+const { dirname, join, sep } = require("node:path");
+
+/** The cache folder for this ckpt version and Node, created (mode 700) if needed; undefined when unusable. */
+function cacheFolder(version) {
+  const setting = process.env.CKPT_CODE_CACHE;
+  if (setting === "0" || setting === "false" || setting === "off") return undefined;
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  const base = setting || join(require("node:os").tmpdir(), `ckpt-code-cache${uid === undefined ? "" : `-${uid}`}`);
+  const dir = join(base, `${version}-node${process.versions.node}-${process.arch}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const d of [base, dir]) {
+      const st = lstatSync(d);
+      // the user's own folder that no one else can write to: a cache file is code that will run
+      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return undefined;
+    }
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compile the CommonJS files under `roots` through V8's code cache (see above). Everything else is compiled by Node
+ * as always. Returns false when no cache could be set up (nothing changed then).
+ */
+function useCodeCache(roots, version) {
+  const { crc32 } = require("node:zlib");
+  if (typeof crc32 !== "function") return false; // Node < 20.15
+  const dir = cacheFolder(version);
+  if (dir === undefined) return false;
+  const Module = require("node:module");
+  const vm = require("node:vm");
+  const { isAscii } = require("node:buffer");
+  const pending = [];
+  /** Node's require() of a file under `roots`, compiled with its cached code when there is some. */
+  function load(mod, filename) {
+    const bytes = readFileSync(filename);
+    // an ASCII file (the bundle is) becomes a one-byte string without decoding UTF-8
+    const content = isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.toString("utf8");
+    const key = join(
+      dir,
+      `${filename.slice(filename.lastIndexOf(sep) + 1)}-${bytes.length}-${crc32(bytes).toString(16)}`,
+    );
+    let cachedData;
+    try {
+      cachedData = readFileSync(key);
+    } catch {}
+    const script = new vm.Script(Module.wrap(content), {
+      filename,
+      cachedData,
+      importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    });
+    if (cachedData === undefined || script.cachedDataRejected) pending.push({ key, script });
+    const fn = script.runInThisContext({ displayErrors: true });
+    const req = function require(id) {
+      return mod.require(id);
+    };
+    req.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+    req.resolve.paths = (request) => Module._resolveLookupPaths(request, mod);
+    req.main = process.mainModule;
+    req.extensions = Module._extensions;
+    req.cache = Module._cache;
+    fn.call(mod.exports, mod.exports, req, mod, filename, dirname(filename));
+  }
+  const original = Module._extensions[".js"];
+  Module._extensions[".js"] = function js(mod, filename, ...rest) {
+    if (!roots.some((r) => filename.startsWith(r))) return original.call(this, mod, filename, ...rest);
+    return load(mod, filename);
+  };
+  // written as the process ends, so the data holds the functions this run compiled, not only the top level
+  process.once("exit", () => {
+    for (const { key, script } of pending) {
+      const tmp = `${key}.${process.pid}.tmp`;
+      try {
+        const data = script.createCachedData();
+        const fd = openSync(tmp, "wx", 0o600);
+        try {
+          writeSync(fd, data);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(tmp, key);
+      } catch {
+        try {
+          require("node:fs").rmSync(tmp, { force: true });
+        } catch {}
+      }
+    }
+  });
+  return true;
+}
+
+module.exports = { useCodeCache };
