@@ -19891,7 +19891,7 @@ function pythonCompact(v) {
 	if (Array.isArray(v)) return "[" + v.map(pythonCompact).join(", ") + "]";
 	return "{" + Object.entries(v).map(([k, x]) => pythonDumps(k) + ": " + pythonCompact(x)).join(", ") + "}";
 }
-function toCanonicalMessage(m, model) {
+function toCanonicalMessage$1(m, model) {
 	const role = String(m.role);
 	const text = typeof m.content === "string" ? m.content : void 0;
 	const content = text !== void 0 ? [{
@@ -20106,7 +20106,7 @@ var init_swarmer = __esmMin((() => {
 		},
 		toCanonical(native, doc) {
 			const model = typeof native.model === "string" ? native.model : "unknown";
-			const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj$15).map((m) => toCanonicalMessage(m, model));
+			const messages = (Array.isArray(native.message_log) ? native.message_log : []).filter(isObj$15).map((m) => toCanonicalMessage$1(m, model));
 			const id = threadIdOf(native, doc);
 			const extra = Object.keys(native).filter((k) => ![
 				"identity",
@@ -21435,10 +21435,21 @@ function plainMessageRecord(v) {
 }
 /** One LangChain value of a message list → canonical message. */
 function messageToCanonical(v) {
+	return toCanonicalMessage(v, false);
+}
+/**
+* messageToCanonical without most of what only writing the message back needs (in its `ext`: the kwargs it does not map, the
+* class, the id, the key order, the usage and response metadata as stored): role, content, tool calls, tool result,
+* usage, model and stop reason are the same. For `ckpt search`, which reads the text and drops the message.
+*/
+function messageToCanonicalLean(v) {
+	return toCanonicalMessage(v, true);
+}
+function toCanonicalMessage(v, lean) {
 	if (!isMappedMessage(v)) {
 		const rec = plainMessageRecord(v);
 		if (rec) {
-			const m = messageToCanonical(rec);
+			const m = toCanonicalMessage(rec, lean);
 			setLayout(m, "plain", v);
 			return m;
 		}
@@ -21459,8 +21470,9 @@ function messageToCanonical(v) {
 	const consumed = ["content"];
 	for (const k of ["additional_kwargs", "response_metadata"]) if (!(k in kw)) setLayout(msg, `no_${k}`, true);
 	for (const k of ["additional_kwargs", "response_metadata"]) if (isObj$13(kw[k]) && Object.keys(kw[k]).length === 0) consumed.push(k);
-	if (role === "assistant") assistantFields(kw, msg, consumed);
+	if (role === "assistant") assistantFields(kw, msg, consumed, lean);
 	if (role === "toolResult") toolFields(kw, msg, consumed);
+	if (lean) return msg;
 	const rest = without$1(kw, consumed);
 	if (rest) setExt(msg, "kwargs", rest);
 	if (cls !== CLASS_OF[role]) setExt(msg, "class", cls);
@@ -21470,7 +21482,7 @@ function messageToCanonical(v) {
 	if (Object.keys(back.kwargs).join("\0") !== Object.keys(kw).join("\0")) setLayout(msg, "keys", Object.keys(kw));
 	return msg;
 }
-function assistantFields(kw, msg, consumed) {
+function assistantFields(kw, msg, consumed, lean = false) {
 	const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : void 0;
 	if (calls?.every((c) => isObj$13(c) && typeof c.id === "string" && typeof c.name === "string")) {
 		consumed.push("tool_calls");
@@ -21513,7 +21525,7 @@ function assistantFields(kw, msg, consumed) {
 		if (usage) {
 			msg.usage = usage;
 			consumed.push("usage_metadata");
-			if (!sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
+			if (!lean && !sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
 		}
 	}
 	const rm = isObj$13(kw.response_metadata) ? kw.response_metadata : void 0;
@@ -21759,6 +21771,13 @@ var init_messages$2 = __esmMin((() => {
 	};
 }));
 // dist/formats/langgraph/adapter.js
+var adapter_exports = /* @__PURE__ */ __exportAll$1({
+	isPlumbing: () => isPlumbing,
+	langgraphAdapter: () => langgraphAdapter,
+	pendingInterrupts: () => pendingInterrupts,
+	searchView: () => searchView,
+	uuid6For: () => uuid6For
+});
 /** Channels that are graph plumbing rather than state: trigger channels, and (v < 3) node channels. */
 function isPlumbing(channel, cp) {
 	if (TRIGGER.test(channel)) return true;
@@ -21814,13 +21833,39 @@ function canonicalInterrupt(i, messages, step) {
 		step
 	};
 }
+/**
+* What `ckpt search` reads of a tuple when it searches messages only (their text, tool calls and results): the
+* canonical checkpoint's thread, step and messages — each message converted as toCanonical converts it (without the
+* `ext` only writing it back reads: messageToCanonicalLean), at its index — without the state and the rest of the
+* tuple. A message record `keep` rejects (search's prefilter: nothing
+* in it can match) is not converted: an empty user message stands in its place, so every other keeps its number.
+* Undefined when `keep` rejects every message.
+*/
+function searchView(t, keep) {
+	const cv = isObj$13(t.checkpoint) && isObj$13(t.checkpoint.channel_values) ? t.checkpoint.channel_values : {};
+	const list = Array.isArray(cv.messages) ? cv.messages : [];
+	const messages = new Array(list.length);
+	let kept = !keep;
+	for (let i = 0; i < list.length; i++) if (keep && !keep(list[i])) messages[i] = {
+		role: "user",
+		content: []
+	};
+	else messages[i] = messageToCanonicalLean(list[i]), kept = true;
+	if (!kept) return void 0;
+	return {
+		schemaVersion: 1,
+		threadId: String(t.threadId),
+		step: stepOf(t.metadata),
+		messages,
+		state: {}
+	};
+}
 function toCanonical$2(doc) {
 	const cp = isObj$13(doc.checkpoint) ? doc.checkpoint : {};
 	const cv = isObj$13(cp.channel_values) ? cp.channel_values : {};
 	const list = cv.messages;
 	const messages = Array.isArray(list) ? list.map(messageToCanonical) : [];
-	const rawStep = isObj$13(doc.metadata) && typeof doc.metadata.step === "number" ? doc.metadata.step : 0;
-	const step = Math.max(0, Math.trunc(rawStep));
+	const step = stepOf(doc.metadata);
 	const state = {};
 	const stateKeys = stateChannels(cp);
 	for (const k of stateKeys) state[k] = cv[k];
@@ -22027,7 +22072,7 @@ function interruptWrites(cp, writes) {
 		bytes: 0
 	}];
 }
-var TRIGGER, BOOK_DOC, BOOK_CP, isTodos, isFiles, STATE_SHAPES, ISO, langgraphAdapter;
+var TRIGGER, BOOK_DOC, BOOK_CP, isTodos, isFiles, STATE_SHAPES, ISO, stepOf, langgraphAdapter;
 var init_adapter = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -22069,6 +22114,7 @@ var init_adapter = __esmMin((() => {
 		contexts: () => false
 	};
 	ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+	stepOf = (metadata) => Math.max(0, Math.trunc(isObj$13(metadata) && typeof metadata.step === "number" ? metadata.step : 0));
 	langgraphAdapter = {
 		name: "langgraph",
 		title: "LangGraph checkpoint (one decoded checkpoint tuple of a SQLite or PostgreSQL store; Python or JS)",
@@ -39924,8 +39970,8 @@ function withDeltaChannels(inner) {
 		checkpointIds: (threadId, namespace) => inner.checkpointIds(threadId, namespace),
 		history: (threadId, namespace = "") => historyOf$1(reader, threadId, namespace),
 		getTuple: async (threadId, namespace, checkpointId) => maybe(await inner.getTuple(threadId, namespace, checkpointId)),
-		...inner.newestTuples ? { newestTuples: async (threadIds, namespace) => {
-			const ts = await inner.newestTuples(threadIds, namespace);
+		...inner.newestTuples ? { newestTuples: async (threadIds, namespace, o) => {
+			const ts = await inner.newestTuples(threadIds, namespace, o);
 			for (const [id, t] of ts) ts.set(id, async () => rebuild(await t()));
 			return ts;
 		} } : {},
@@ -40433,7 +40479,7 @@ function pgThreadPageSql(S, paged, inSql) {
        AND m.version = c.checkpoint->'channel_versions'->>'messages'
   ORDER BY g.thread_id`;
 }
-var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, HEADS, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
+var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, HEADS, X, MAP_OK, SOUND, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
 var init_sql = __esmMin((() => {
 	ident = (s) => `"${s.replace(/"/g, "\"\"")}"`;
 	SQLITE_SETUP = `CREATE TABLE IF NOT EXISTS checkpoints (
@@ -40472,6 +40518,14 @@ CREATE TABLE IF NOT EXISTS writes (
        ORDER BY thread_id, checkpoint_ns, checkpoint_id, task_id, idx`;
 	HEADS = `h AS (SELECT p.value AS t, (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = p.value AND checkpoint_ns = @ns) AS id
        FROM json_each(@ids) p)`;
+	X = "CAST(c.checkpoint AS TEXT)";
+	MAP_OK = (k) => `ifnull(json_type(${X}, '$.${k}'), 'object') = 'object'`;
+	SOUND = `(c.type IS NULL OR c.type = 'json') AND json_valid(${X}) AND json_type(${X}) = 'object'
+  AND ${MAP_OK("channel_values")} AND ${MAP_OK("channel_versions")} AND ${MAP_OK("versions_seen")}
+  AND (c.metadata IS NULL OR json_valid(CAST(c.metadata AS TEXT)))
+  AND (c.parent_checkpoint_id IS NULL OR json_extract(${X}, '$.v') >= 4)
+  AND NOT EXISTS (SELECT 1 FROM writes w WHERE w.thread_id = h.t AND w.checkpoint_ns = @ns AND w.checkpoint_id = h.id
+    AND (w.type IS NOT 'json' OR w.value IS NULL OR NOT json_valid(CAST(w.value AS TEXT))))`;
 	SQ_READ = {
 		one: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
 		newest: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
@@ -40479,6 +40533,8 @@ CREATE TABLE IF NOT EXISTS writes (
 		newestOf: `WITH ${HEADS} SELECT ${SQ_CP_COLS} FROM h JOIN checkpoints ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id`,
 		newestWritesOf: `WITH ${HEADS} SELECT ${SQ_W_COLS} FROM h JOIN writes ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id
        ORDER BY thread_id, task_id, idx`,
+		newestSound: `WITH ${HEADS} SELECT h.t AS thread_id, h.id AS checkpoint_id FROM h JOIN checkpoints c
+       ON c.thread_id = h.t AND c.checkpoint_ns = @ns AND c.checkpoint_id = h.id WHERE ${SOUND}`,
 		sendsOf: `SELECT ${SQ_W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`,
 		scanFirst: `SELECT ${SQ_CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
 		scanNext: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
@@ -40746,6 +40802,97 @@ CREATE TABLE IF NOT EXISTS writes (
 		writes: (S) => `SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${S}checkpoint_writes WHERE thread_id = ANY($1::text[])`
 	};
 }));
+// dist/savers/langgraph/sqlite-tuples.js
+/**
+* Whether a newest checkpoint and its writes may be ruled out by their JSON text: every one a JSON text, the
+* checkpoint not a DeltaChannel's (whose values are rebuilt from other rows: its metadata names no delta counters and
+* has no `\u` escape that could hide them), and `text` (the caller's test of a JSON text; false: nothing of it can be
+* found) false for each. Only a candidate: whether the rows decode whole is SQLite's to say (`newestSound`), as a row
+* that does not must be reported, not passed over.
+*/
+function textRulesOut(r, writes, text) {
+	if (r.type !== null && r.type !== "json" || typeof r.checkpoint !== "string") return false;
+	const md = r.metadata;
+	if (md !== null && (typeof md !== "string" || md.includes("\\u") || md.includes("counters_since_delta_snapshot"))) return false;
+	for (const w of writes) if (w.type !== "json" || typeof w.value !== "string") return false;
+	if (text(r.checkpoint)) return false;
+	for (const w of writes) if (text(w.value)) return false;
+	return true;
+}
+/** Checkpoint rows → tuples, one by one or (a key-ordered page) with the page's writes in one range query. */
+function tupleMaker(q, aesKey) {
+	/** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
+	const withSends = (t) => {
+		if (t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4 && (t.serde.checkpoint === "json" || t.serde.checkpoint === null)) applyPendingSends(t, q.sendsOf.all(t.threadId, t.namespace, t.parentId), TABLES$1.writes, aesKey);
+		return t;
+	};
+	const tuple = (r) => withSends(buildTuple("sqlite", TABLES$1, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id), void 0, { aesKey }));
+	/** A page of checkpoint rows in key order with their writes, fetched in one range query. */
+	const tuplesOf = (rows) => {
+		if (rows.length === 0) return [];
+		const a = rows[0];
+		const b = rows[rows.length - 1];
+		const ws = /* @__PURE__ */ new Map();
+		for (const w of q.writesRange.all(a.thread_id, a.checkpoint_ns, a.checkpoint_id, b.thread_id, b.checkpoint_ns, b.checkpoint_id)) {
+			const k = key3$1(w);
+			const list = ws.get(k);
+			if (list) list.push(w);
+			else ws.set(k, [w]);
+		}
+		return rows.map((r) => withSends(buildTuple("sqlite", TABLES$1, r, ws.get(key3$1(r)) ?? [], void 0, { aesKey })));
+	};
+	/**
+	* The newest checkpoint of each thread named, with its writes: two queries for the page, each row decoded when
+	* asked. With `text`, a thread whose rows it rules out (textRulesOut) and that SQLite finds sound is left out of
+	* the map, undecoded (a third query, for those threads only).
+	*/
+	const newestOf = (threadIds, ns, wrap, text) => {
+		const args = {
+			ids: JSON.stringify(threadIds),
+			ns
+		};
+		const ws = /* @__PURE__ */ new Map();
+		for (const w of q.newestWritesOf.all(args)) {
+			const list = ws.get(w.thread_id);
+			if (list) list.push(w);
+			else ws.set(w.thread_id, [w]);
+		}
+		const rows = q.newestOf.all(args);
+		const out = /* @__PURE__ */ new Map();
+		const skip = text ? ruledOut(rows, ws, ns, text) : void 0;
+		for (const r of rows) {
+			if (skip?.has(`${r.thread_id}\u0000${r.checkpoint_id}`)) continue;
+			out.set(r.thread_id, async () => wrap(() => withSends(buildTuple("sqlite", TABLES$1, r, ws.get(r.thread_id) ?? [], void 0, { aesKey }))));
+		}
+		return out;
+	};
+	/** The rows text rules out that SQLite finds sound: their thread and checkpoint ids, NUL-joined. */
+	const ruledOut = (rows, ws, ns, text) => {
+		const candidates = rows.filter((r) => textRulesOut(r, ws.get(r.thread_id) ?? [], text)).map((r) => r.thread_id);
+		const out = /* @__PURE__ */ new Set();
+		if (candidates.length === 0) return out;
+		for (const s of q.newestSound.all({
+			ids: JSON.stringify(candidates),
+			ns
+		})) out.add(`${s.thread_id}\u0000${s.checkpoint_id}`);
+		return out;
+	};
+	return {
+		tuple,
+		tuplesOf,
+		newestOf
+	};
+}
+var TABLES$1, key3$1;
+var init_sqlite_tuples = __esmMin((() => {
+	init_delta$2();
+	init_tuple();
+	TABLES$1 = {
+		checkpoints: "checkpoints",
+		writes: "writes"
+	};
+	key3$1 = (r) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
+}));
 // dist/savers/langgraph/sqlite.js
 var sqlite_exports = /* @__PURE__ */ __exportAll$1({
 	isLangGraphSqlite: () => isLangGraphSqlite,
@@ -40897,50 +41044,6 @@ function statements(db) {
 function* lazily(rows, f) {
 	for (const r of rows) yield f(r);
 }
-/** Checkpoint rows → tuples, one by one or (a key-ordered page) with the page's writes in one range query. */
-function tupleMaker(q, aesKey) {
-	/** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
-	const withSends = (t) => {
-		if (t.parentId && typeof t.checkpoint.v === "number" && t.checkpoint.v < 4 && (t.serde.checkpoint === "json" || t.serde.checkpoint === null)) applyPendingSends(t, q.sendsOf.all(t.threadId, t.namespace, t.parentId), TABLES$1.writes, aesKey);
-		return t;
-	};
-	const tuple = (r) => withSends(buildTuple("sqlite", TABLES$1, r, q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id), void 0, { aesKey }));
-	/** A page of checkpoint rows in key order with their writes, fetched in one range query. */
-	const tuplesOf = (rows) => {
-		if (rows.length === 0) return [];
-		const a = rows[0];
-		const b = rows[rows.length - 1];
-		const ws = /* @__PURE__ */ new Map();
-		for (const w of q.writesRange.all(a.thread_id, a.checkpoint_ns, a.checkpoint_id, b.thread_id, b.checkpoint_ns, b.checkpoint_id)) {
-			const k = key3$1(w);
-			const list = ws.get(k);
-			if (list) list.push(w);
-			else ws.set(k, [w]);
-		}
-		return rows.map((r) => withSends(buildTuple("sqlite", TABLES$1, r, ws.get(key3$1(r)) ?? [], void 0, { aesKey })));
-	};
-	/** The newest checkpoint of each thread named, with its writes: two queries for the page, each row decoded when asked. */
-	const newestOf = (threadIds, ns, wrap) => {
-		const args = {
-			ids: JSON.stringify(threadIds),
-			ns
-		};
-		const ws = /* @__PURE__ */ new Map();
-		for (const w of q.newestWritesOf.all(args)) {
-			const list = ws.get(w.thread_id);
-			if (list) list.push(w);
-			else ws.set(w.thread_id, [w]);
-		}
-		const out = /* @__PURE__ */ new Map();
-		for (const r of q.newestOf.all(args)) out.set(r.thread_id, async () => wrap(() => withSends(buildTuple("sqlite", TABLES$1, r, ws.get(r.thread_id) ?? [], void 0, { aesKey }))));
-		return out;
-	};
-	return {
-		tuple,
-		tuplesOf,
-		newestOf
-	};
-}
 /** LgReader.deltaChain over SQLite: the parent chain and the channel's writes along it, in one recursive query. */
 function deltaChainOf$1(q, wrap) {
 	return async (threadId, namespace, fromId, channel, limit) => wrap(() => {
@@ -41027,7 +41130,7 @@ function readerOf$1(db, path, uri, aesKey) {
 			const r = wrap(() => checkpointId === void 0 ? q.newest.get(threadId, namespace) : q.one.get(threadId, namespace, checkpointId));
 			return r ? wrap(() => tuple(r)) : void 0;
 		},
-		newestTuples: async (threadIds, namespace) => wrap(() => newestOf(threadIds, namespace, wrap)),
+		newestTuples: async (threadIds, namespace, o) => wrap(() => newestOf(threadIds, namespace, wrap, o?.text)),
 		scan: (options = {}) => scanPages(q, tuplesOf, wrap, options),
 		async *orphanWrites() {
 			for (const w of wrap(() => q.orphans.iterate())) yield {
@@ -41398,7 +41501,7 @@ async function* statRows(db, o, wrap) {
 		};
 	}
 }
-var TABLES$1, PAGE$1, key3$1, toWrite, pruneStmts, toHead;
+var PAGE$1, toWrite, pruneStmts, toHead;
 var init_sqlite = __esmMin((() => {
 	init_errors();
 	init_vacuum();
@@ -41413,12 +41516,8 @@ var init_sqlite = __esmMin((() => {
 	init_sqlite_layout();
 	init_sql();
 	init_better_sqlite3();
-	TABLES$1 = {
-		checkpoints: "checkpoints",
-		writes: "writes"
-	};
+	init_sqlite_tuples();
 	PAGE$1 = 50;
-	key3$1 = (r) => `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
 	toWrite = (r) => ({
 		taskId: r.task_id,
 		idx: r.idx,
@@ -68219,7 +68318,7 @@ function textWriter(out, encode) {
 }
 /** Open the writer of an export: `output` a path (by its extension), or a stream of text (JSONL or Markdown). */
 async function openWriter(output, container, format) {
-	const encode = container === "markdown" ? markdownEncoder() : jsonLine;
+	const encode = container === "markdown" ? markdownEncoder() : jsonLine$1;
 	if (typeof output !== "string") return textWriter(output, encode);
 	const file = await openFileAtomic(output);
 	if (container === "parquet") return parquetWriter(file, format);
@@ -68346,11 +68445,11 @@ async function parquetWriter(file, format) {
 		}
 	};
 }
-var jsonLine, GROUP_ROWS, GROUP_BYTES;
+var jsonLine$1, GROUP_ROWS, GROUP_BYTES;
 var init_writers = __esmMin((() => {
 	init_atomic();
 	init_json$1();
-	jsonLine = (row) => `${stringifyJson(row)}\n`;
+	jsonLine$1 = (row) => `${stringifyJson(row)}\n`;
 	GROUP_ROWS = 1e3;
 	GROUP_BYTES = 32 << 20;
 }));
@@ -78698,17 +78797,32 @@ function compileMatcher(q) {
 * A cheap test a store's raw strings can be put to before a checkpoint is converted at all: false means no field of
 * the checkpoint can match. Given only where that is sound — a literal (case-insensitive or not) without the
 * characters that could join two raw strings into one field (quotes, backslashes, JSON punctuation, line breaks):
-* every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. `text`: the same
-* test on a whole JSON text, sound for printable ASCII without `"`, `\` and `/` (which a JSON writer may escape).
+* every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. Not for `--in
+* state`: the canonical interrupt is JSON with keys and values of its own (`toolCallId`, `toolName`, `interrupt`,
+* `step`) that no raw string holds.
+*
+* `text`: the same test on a whole JSON text, sound where every match in a decoded string shows in the text as it is:
+* a pattern of printable ASCII without `"`, `\` and `/` (the characters a JSON writer escapes besides control
+* characters), that no number could hold (a number's text changes when it is parsed and written again: `1E2` is
+* `100`), in a text without `\u` escapes (one could hide any character, or a case-insensitive match's non-ASCII
+* counterpart: `K` matches U+212A): a text that has one passes.
 */
 function prefilterOf(q) {
-	if (q.regex || q.pattern === "" || /["\\:,{}[\]\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(q.pattern)) return void 0;
-	const m = compileMatcher(q);
-	const test = (s) => m.find(s) !== void 0;
+	if (q.regex || q.pattern === "" || q.in?.includes("state") || /["\\:,{}[\]\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(q.pattern)) return void 0;
+	const test = testerOf(q);
 	return {
 		string: test,
-		.../^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) ? { text: test } : {}
+		.../^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) && !NUMBERISH.test(q.pattern) ? { text: (s) => s.includes("\\u") || test(s) } : {}
 	};
+}
+/** Whether a string holds a match (what compileMatcher's `find` finds, without counting or a result object). */
+function testerOf(q) {
+	if (!q.regex && !q.ignoreCase) {
+		const p = q.pattern;
+		return (s) => s.includes(p);
+	}
+	const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `${q.ignoreCase ? "i" : ""}u`);
+	return (s) => re.test(s);
 }
 /** Whether any string in a JSON value passes `test` (keys too: a state key is searched as part of its JSON). */
 function anyString(v, test) {
@@ -78798,7 +78912,6 @@ function cut(text, start, end, context) {
 	const pre = (from > 0 ? "…" : "") + text.slice(from, start);
 	const hit = text.slice(start, Math.min(end, start + 400));
 	const post = text.slice(end, to) + (to < text.length ? "…" : "");
-	const flat = (s) => s.replace(/[\r\n\t]/g, " ");
 	return {
 		snippet: flat(pre) + flat(hit) + flat(post),
 		match: [pre.length, pre.length + hit.length]
@@ -78821,24 +78934,28 @@ function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
 		const m = matcher.find(f.text);
 		if (!m) continue;
 		const { snippet, match } = cut(f.text, m.start, m.end, context);
-		out.push({
-			...f.message !== void 0 ? { message: f.message } : {},
-			role: f.role,
-			field: f.field,
-			...f.tool !== void 0 ? { tool: f.tool } : {},
-			...f.key !== void 0 ? { key: f.key } : {},
-			snippet,
-			match,
-			count: m.count
-		});
+		const hit = f.message !== void 0 ? {
+			message: f.message,
+			role: f.role
+		} : { role: f.role };
+		hit.field = f.field;
+		if (f.tool !== void 0) hit.tool = f.tool;
+		if (f.key !== void 0) hit.key = f.key;
+		hit.snippet = snippet;
+		hit.match = match;
+		hit.count = m.count;
+		out.push(hit);
 	}
 	return out;
 }
-var escapeRegex, roleOf$1;
+var escapeRegex, NUMBERISH, roleOf$1, BREAKS, flat;
 var init_search$1 = __esmMin((() => {
 	init_json$1();
 	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	NUMBERISH = /^[-+.0-9eE]+$/;
 	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
+	BREAKS = /[\r\n\t]/g;
+	flat = (s) => /[\r\n\t]/.test(s) ? s.replace(BREAKS, " ") : s;
 }));
 // dist/cli/conversations.js
 var conversations_exports = /* @__PURE__ */ __exportAll$1({
@@ -79037,18 +79154,24 @@ async function* fromHistoryStore(engine, source, o) {
 /**
 * The newest root checkpoint of each thread of a LangGraph store, a page of thread ids at a time: each tuple is
 * decoded once, put to the prefilter as it is, and only a tuple that passes is made a document and converted (what
-* `ckpt show <store>#<thread>` reads, the same way).
+* `ckpt show <store>#<thread>` reads, the same way). The store may rule a thread out by its rows' JSON text before
+* decoding them (the prefilter's `text`); with `messagesOnly`, only the messages the prefilter lets pass are
+* converted (the adapter's searchView), each at its index.
 */
 async function* newestOfEachThread(engine, source, o) {
 	const store = engine.store;
 	const [{ unreadableReport }, { tupleDocument }] = await Promise.all([Promise.resolve().then(() => (init_unreadable$1(), unreadable_exports)), Promise.resolve().then(() => (init_types$9(), types_exports$1))]);
 	const { anyString } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
 	const lg = (await Promise.resolve().then(() => (init_formats(), formats_exports))).adapters.langgraph;
+	const { searchView } = await Promise.resolve().then(() => (init_adapter(), adapter_exports));
+	const test = o.prefilter?.string;
+	const keep = test ? (m) => anyString(m, test) : void 0;
+	const text = o.prefilter?.text;
 	for (let after;;) {
 		const page = await store.threadPage(after, PAGE_THREADS);
 		let heads;
 		try {
-			heads = await store.newestTuples?.(page, "");
+			heads = await store.newestTuples?.(page, "", { text });
 		} catch {
 			heads = void 0;
 		}
@@ -79059,6 +79182,20 @@ async function* newestOfEachThread(engine, source, o) {
 				if (!t) continue;
 				const bad = unreadableReport(t);
 				if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
+				if (o.messagesOnly && !o.format) {
+					const checkpoint = searchView(t, keep);
+					if (checkpoint) yield {
+						ok: true,
+						value: {
+							source,
+							threadId,
+							checkpointId: t.checkpointId,
+							checkpoint,
+							format: "langgraph"
+						}
+					};
+					continue;
+				}
 				const doc = tupleDocument(t, store.uri);
 				if (o.prefilter && !anyString(doc, o.prefilter.string)) continue;
 				const checkpoint = o.format ? (await asCheckpoint(name, JSON.stringify(doc), o.format)).checkpoint : lg.toCanonical(doc, { name });
@@ -79127,7 +79264,7 @@ function hitLine(label, h, paint, dim) {
 	const post = printable(h.snippet.slice(e));
 	return `${dim(printable(label))} ${where}: ${pre}${paint ? paint(hit) : hit}${post}\n`;
 }
-var SCOPES, list, searchCommand;
+var SCOPES, list, jsonHead, jsonLine, searchCommand;
 var init_search = __esmMin((() => {
 	init_errors();
 	init_plural();
@@ -79140,6 +79277,14 @@ var init_search = __esmMin((() => {
 		"state"
 	];
 	list = (v) => (v ?? []).flatMap((x) => String(x).split(",")).map((x) => x.trim()).filter(Boolean);
+	jsonHead = (c) => JSON.stringify({
+		source: c.source,
+		thread: c.threadId,
+		checkpoint: c.checkpointId || void 0,
+		namespace: c.namespace || void 0,
+		format: c.format
+	}).slice(0, -1);
+	jsonLine = (head, h) => `${head}${h.message !== void 0 ? `,"message":${JSON.stringify(h.message)}` : ""},"role":${JSON.stringify(h.role)},"field":${JSON.stringify(h.field)}${h.tool !== void 0 ? `,"tool":${JSON.stringify(h.tool)}` : ""}${h.key !== void 0 ? `,"key":${JSON.stringify(h.key)}` : ""},"snippet":${JSON.stringify(h.snippet)},"match":${JSON.stringify(h.match)},"count":${JSON.stringify(h.count)}}\n`;
 	searchCommand = {
 		command: "search <pattern> <sources..>",
 		describe: "Find messages (and tool calls, results, state) matching a text or a regular expression, like grep",
@@ -79219,6 +79364,7 @@ var init_search = __esmMin((() => {
 				namespace: args.namespace,
 				format: args.format,
 				prefilter: prefilterOf(q),
+				messagesOnly: !q.in?.includes("state"),
 				passedOver: () => void skipped++
 			});
 			for await (const r of reads) {
@@ -79243,22 +79389,10 @@ var init_search = __esmMin((() => {
 						thread: c.threadId
 					})}\n` : `${printable(thread)}\n`;
 					listed.add(thread);
-				} else if (args.json) for (const h of hits) buf += `${JSON.stringify({
-					source: c.source,
-					thread: c.threadId,
-					checkpoint: c.checkpointId || void 0,
-					namespace: c.namespace || void 0,
-					format: c.format,
-					message: h.message,
-					role: h.role,
-					field: h.field,
-					tool: h.tool,
-					key: h.key,
-					snippet: h.snippet,
-					match: h.match,
-					count: h.count
-				})}\n`;
-				else for (const h of hits) buf += hitLine(label, h, paint, dim);
+				} else if (args.json) {
+					const head = jsonHead(c);
+					for (const h of hits) buf += jsonLine(head, h);
+				} else for (const h of hits) buf += hitLine(label, h, paint, dim);
 				flush();
 			}
 			flush(true);

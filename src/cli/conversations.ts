@@ -39,6 +39,11 @@ export interface ReadOptions {
    * (search's prefilter: sound only where it is given)
    */
   prefilter?: { string: (s: string) => boolean; text?: (s: string) => boolean };
+  /**
+   * only the messages will be read (search without `--in state`): a LangGraph store's checkpoint may then be its
+   * messages alone (the langgraph adapter's `searchView`: no state, no ext; those the prefilter rules out empty)
+   */
+  messagesOnly?: boolean;
   /** a file a folder's walk found that is no conversation (not read) */
   passedOver?: (file: string) => void;
 }
@@ -240,7 +245,9 @@ const PAGE_THREADS = 100;
 /**
  * The newest root checkpoint of each thread of a LangGraph store, a page of thread ids at a time: each tuple is
  * decoded once, put to the prefilter as it is, and only a tuple that passes is made a document and converted (what
- * `ckpt show <store>#<thread>` reads, the same way).
+ * `ckpt show <store>#<thread>` reads, the same way). The store may rule a thread out by its rows' JSON text before
+ * decoding them (the prefilter's `text`); with `messagesOnly`, only the messages the prefilter lets pass are
+ * converted (the adapter's searchView), each at its index.
  */
 async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: ReadOptions): AsyncIterable<Read> {
   const store = engine.store;
@@ -250,13 +257,17 @@ async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: R
   ]);
   const { anyString } = await import("../core/search.js");
   const lg = (await import("../formats/index.js")).adapters.langgraph;
+  const { searchView } = await import("../formats/langgraph/adapter.js");
+  const test = o.prefilter?.string;
+  const keep = test ? (m: unknown) => anyString(m, test) : undefined;
+  const text = o.prefilter?.text;
   for (let after: string | undefined; ; ) {
     const page = await store.threadPage(after, PAGE_THREADS);
     // the page's newest tuples in one round trip where the store can (a page that fails so is read thread by thread,
     // each thread's failure then its own)
     let heads: Map<string, () => Promise<LgCheckpointTuple>> | undefined;
     try {
-      heads = await store.newestTuples?.(page, "");
+      heads = await store.newestTuples?.(page, "", { text });
     } catch {
       heads = undefined;
     }
@@ -267,6 +278,15 @@ async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: R
         if (!t) continue;
         const bad = unreadableReport(t);
         if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
+        if (o.messagesOnly && !o.format) {
+          const checkpoint = searchView(t, keep);
+          if (checkpoint)
+            yield {
+              ok: true,
+              value: { source, threadId, checkpointId: t.checkpointId, checkpoint, format: "langgraph" },
+            };
+          continue;
+        }
         const doc = tupleDocument(t, store.uri);
         if (o.prefilter && !anyString(doc, o.prefilter.string)) continue;
         // the tuple as it was decoded (JSON values already): converted as the document `show` reads, without

@@ -89,18 +89,43 @@ export function compileMatcher(q: Pick<SearchQuery, "pattern" | "regex" | "ignor
  * A cheap test a store's raw strings can be put to before a checkpoint is converted at all: false means no field of
  * the checkpoint can match. Given only where that is sound — a literal (case-insensitive or not) without the
  * characters that could join two raw strings into one field (quotes, backslashes, JSON punctuation, line breaks):
- * every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. `text`: the same
- * test on a whole JSON text, sound for printable ASCII without `"`, `\` and `/` (which a JSON writer may escape).
+ * every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. Not for `--in
+ * state`: the canonical interrupt is JSON with keys and values of its own (`toolCallId`, `toolName`, `interrupt`,
+ * `step`) that no raw string holds.
+ *
+ * `text`: the same test on a whole JSON text, sound where every match in a decoded string shows in the text as it is:
+ * a pattern of printable ASCII without `"`, `\` and `/` (the characters a JSON writer escapes besides control
+ * characters), that no number could hold (a number's text changes when it is parsed and written again: `1E2` is
+ * `100`), in a text without `\u` escapes (one could hide any character, or a case-insensitive match's non-ASCII
+ * counterpart: `K` matches U+212A): a text that has one passes.
  */
 export function prefilterOf(
-  q: Pick<SearchQuery, "pattern" | "regex" | "ignoreCase">,
+  q: Pick<SearchQuery, "pattern" | "regex" | "ignoreCase" | "in">,
 ): { string: (s: string) => boolean; text?: (s: string) => boolean } | undefined {
-  if (q.regex || q.pattern === "" || /["\\:,{}[\]\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(q.pattern))
+  if (
+    q.regex ||
+    q.pattern === "" ||
+    q.in?.includes("state") ||
+    /["\\:,{}[\]\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(q.pattern)
+  )
     return undefined;
-  const m = compileMatcher(q);
-  const test = (s: string) => m.find(s) !== undefined;
-  return { string: test, ...(/^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) ? { text: test } : {}) };
+  const test = testerOf(q);
+  const text = /^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) && !NUMBERISH.test(q.pattern);
+  return { string: test, ...(text ? { text: (s: string) => s.includes("\\u") || test(s) } : {}) };
 }
+
+/** Whether a string holds a match (what compileMatcher's `find` finds, without counting or a result object). */
+function testerOf(q: Pick<SearchQuery, "pattern" | "regex" | "ignoreCase">): (s: string) => boolean {
+  if (!q.regex && !q.ignoreCase) {
+    const p = q.pattern;
+    return (s) => s.includes(p);
+  }
+  const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `${q.ignoreCase ? "i" : ""}u`);
+  return (s) => re.test(s);
+}
+
+/** a pattern that could lie in the text of a JSON number (digits, sign, point, exponent) */
+const NUMBERISH = /^[-+.0-9eE]+$/;
 
 /** Whether any string in a JSON value passes `test` (keys too: a state key is searched as part of its JSON). */
 export function anyString(v: unknown, test: (s: string) => boolean): boolean {
@@ -186,9 +211,12 @@ function cut(text: string, start: number, end: number, context: number): { snipp
   const pre = (from > 0 ? "…" : "") + text.slice(from, start);
   const hit = text.slice(start, Math.min(end, start + 400));
   const post = text.slice(end, to) + (to < text.length ? "…" : "");
-  const flat = (s: string) => s.replace(/[\r\n\t]/g, " ");
   return { snippet: flat(pre) + flat(hit) + flat(post), match: [pre.length, pre.length + hit.length] };
 }
+
+const BREAKS = /[\r\n\t]/g;
+/** newlines and tabs as spaces (the test first: most snippets have none, and a test allocates nothing) */
+const flat = (s: string) => (/[\r\n\t]/.test(s) ? s.replace(BREAKS, " ") : s);
 
 /** Every field of a checkpoint that matches the query (the first match of each, with the count). */
 export function searchCheckpoint(cp: Checkpoint, q: SearchQuery, matcher: Matcher = compileMatcher(q)): SearchHit[] {
@@ -203,16 +231,15 @@ export function searchCheckpoint(cp: Checkpoint, q: SearchQuery, matcher: Matche
     const m = matcher.find(f.text);
     if (!m) continue;
     const { snippet, match } = cut(f.text, m.start, m.end, context);
-    out.push({
-      ...(f.message !== undefined ? { message: f.message } : {}),
-      role: f.role,
-      field: f.field,
-      ...(f.tool !== undefined ? { tool: f.tool } : {}),
-      ...(f.key !== undefined ? { key: f.key } : {}),
-      snippet,
-      match,
-      count: m.count,
-    });
+    // the keys in this order, an absent one left out (no object spread per hit)
+    const hit = (f.message !== undefined ? { message: f.message, role: f.role } : { role: f.role }) as SearchHit;
+    hit.field = f.field;
+    if (f.tool !== undefined) hit.tool = f.tool;
+    if (f.key !== undefined) hit.key = f.key;
+    hit.snippet = snippet;
+    hit.match = match;
+    hit.count = m.count;
+    out.push(hit);
   }
   return out;
 }

@@ -71,6 +71,20 @@ function hitLine(label: string, h: SearchHit, paint: ((s: string) => string) | u
   return `${dim(printable(label))} ${where}: ${pre}${paint ? paint(hit) : hit}${post}\n`;
 }
 
+/** The conversation's keys of a JSON Lines hit, as JSON without its closing brace (an undefined one left out). */
+const jsonHead = (c: Conversation) =>
+  JSON.stringify({
+    source: c.source,
+    thread: c.threadId,
+    checkpoint: c.checkpointId || undefined,
+    namespace: c.namespace || undefined,
+    format: c.format,
+  }).slice(0, -1);
+
+/** One hit as a JSON Lines line: the conversation's keys, then the hit's in this order (an undefined one left out). */
+const jsonLine = (head: string, h: SearchHit) =>
+  `${head}${h.message !== undefined ? `,"message":${JSON.stringify(h.message)}` : ""},"role":${JSON.stringify(h.role)},"field":${JSON.stringify(h.field)}${h.tool !== undefined ? `,"tool":${JSON.stringify(h.tool)}` : ""}${h.key !== undefined ? `,"key":${JSON.stringify(h.key)}` : ""},"snippet":${JSON.stringify(h.snippet)},"match":${JSON.stringify(h.match)},"count":${JSON.stringify(h.count)}}\n`;
+
 export const searchCommand: CommandDef = {
   command: "search <pattern> <sources..>",
   describe: "Find messages (and tool calls, results, state) matching a text or a regular expression, like grep",
@@ -167,6 +181,7 @@ export const searchCommand: CommandDef = {
       namespace: args.namespace,
       format: args.format,
       prefilter: prefilterOf(q),
+      messagesOnly: !q.in?.includes("state"),
       passedOver: () => void skipped++,
     });
     for await (const r of reads) {
@@ -187,25 +202,10 @@ export const searchCommand: CommandDef = {
         if (!listed.has(thread))
           buf += args.json ? `${JSON.stringify({ source: c.source, thread: c.threadId })}\n` : `${printable(thread)}\n`;
         listed.add(thread);
-      } else if (args.json)
-        // the keys in this order; an undefined one is left out by JSON.stringify (no object spread per line)
-        for (const h of hits)
-          buf += `${JSON.stringify({
-            source: c.source,
-            thread: c.threadId,
-            checkpoint: c.checkpointId || undefined,
-            namespace: c.namespace || undefined,
-            format: c.format,
-            message: h.message,
-            role: h.role,
-            field: h.field,
-            tool: h.tool,
-            key: h.key,
-            snippet: h.snippet,
-            match: h.match,
-            count: h.count,
-          })}\n`;
-      else for (const h of hits) buf += hitLine(label, h, paint, dim);
+      } else if (args.json) {
+        const head = jsonHead(c);
+        for (const h of hits) buf += jsonLine(head, h);
+      } else for (const h of hits) buf += hitLine(label, h, paint, dim);
       flush();
     }
     flush(true);

@@ -31,6 +31,7 @@ import {
   lintMessageOf,
   messageFromCanonical,
   messageToCanonical,
+  messageToCanonicalLean,
   plainMessageRecord,
 } from "./messages.js";
 import { interruptOf, NULL_TASK_ID, type LgCheckpoint, type LgPendingWrite, type LgTupleDocument } from "./types.js";
@@ -150,13 +151,40 @@ function canonicalInterrupt(
 
 // ---- native → canonical ---------------------------------------------------------------------------------------
 
+/** The canonical step of a tuple's metadata (−1, the input checkpoint, reads as 0). */
+const stepOf = (metadata: unknown) =>
+  Math.max(0, Math.trunc(isObj(metadata) && typeof metadata.step === "number" ? metadata.step : 0));
+
+/**
+ * What `ckpt search` reads of a tuple when it searches messages only (their text, tool calls and results): the
+ * canonical checkpoint's thread, step and messages — each message converted as toCanonical converts it (without the
+ * `ext` only writing it back reads: messageToCanonicalLean), at its index — without the state and the rest of the
+ * tuple. A message record `keep` rejects (search's prefilter: nothing
+ * in it can match) is not converted: an empty user message stands in its place, so every other keeps its number.
+ * Undefined when `keep` rejects every message.
+ */
+export function searchView(
+  t: { threadId: unknown; checkpoint: unknown; metadata: unknown },
+  keep?: (record: unknown) => boolean,
+): Checkpoint | undefined {
+  const cv = isObj(t.checkpoint) && isObj(t.checkpoint.channel_values) ? t.checkpoint.channel_values : {};
+  const list = Array.isArray(cv.messages) ? (cv.messages as unknown[]) : [];
+  const messages: AgentMessage[] = new Array(list.length);
+  let kept = !keep;
+  for (let i = 0; i < list.length; i++) {
+    if (keep && !keep(list[i])) messages[i] = { role: "user", content: [] };
+    else (messages[i] = messageToCanonicalLean(list[i])), (kept = true);
+  }
+  if (!kept) return undefined;
+  return { schemaVersion: 1, threadId: String(t.threadId), step: stepOf(t.metadata), messages, state: {} };
+}
+
 function toCanonical(doc: LgTupleDocument): Checkpoint {
   const cp = isObj(doc.checkpoint) ? (doc.checkpoint as LgCheckpoint) : ({} as LgCheckpoint);
   const cv = isObj(cp.channel_values) ? cp.channel_values : {};
   const list = cv.messages;
   const messages = Array.isArray(list) ? list.map(messageToCanonical) : [];
-  const rawStep = isObj(doc.metadata) && typeof doc.metadata.step === "number" ? doc.metadata.step : 0;
-  const step = Math.max(0, Math.trunc(rawStep));
+  const step = stepOf(doc.metadata);
   const state: Checkpoint["state"] = {};
   const stateKeys = stateChannels(cp);
   for (const k of stateKeys) state[k] = cv[k];

@@ -353,11 +353,24 @@ export function plainMessageRecord(v: unknown): LcRecord | undefined {
 
 /** One LangChain value of a message list → canonical message. */
 export function messageToCanonical(v: unknown): AgentMessage {
+  return toCanonicalMessage(v, false);
+}
+
+/**
+ * messageToCanonical without most of what only writing the message back needs (in its `ext`: the kwargs it does not map, the
+ * class, the id, the key order, the usage and response metadata as stored): role, content, tool calls, tool result,
+ * usage, model and stop reason are the same. For `ckpt search`, which reads the text and drops the message.
+ */
+export function messageToCanonicalLean(v: unknown): AgentMessage {
+  return toCanonicalMessage(v, true);
+}
+
+function toCanonicalMessage(v: unknown, lean: boolean): AgentMessage {
   if (!isMappedMessage(v)) {
     const rec = plainMessageRecord(v);
     if (rec) {
       // read as the message LangChain makes of it; the stored value itself is what is written back
-      const m = messageToCanonical(rec);
+      const m = toCanonicalMessage(rec, lean);
       setLayout(m as { ext?: Ext }, "plain", v);
       return m;
     }
@@ -373,8 +386,9 @@ export function messageToCanonical(v: unknown): AgentMessage {
   for (const k of ["additional_kwargs", "response_metadata"]) if (!(k in kw)) setLayout(msg, `no_${k}`, true);
   for (const k of ["additional_kwargs", "response_metadata"])
     if (isObj(kw[k]) && Object.keys(kw[k] as Obj).length === 0) consumed.push(k);
-  if (role === "assistant") assistantFields(kw, msg as AssistantMessage, consumed);
+  if (role === "assistant") assistantFields(kw, msg as AssistantMessage, consumed, lean);
   if (role === "toolResult") toolFields(kw, msg as ToolResultMessage, consumed);
+  if (lean) return msg as AgentMessage;
   const rest = without(kw, consumed);
   if (rest) setExt(msg, "kwargs", rest);
   if (cls !== CLASS_OF[role]) setExt(msg, "class", cls);
@@ -388,7 +402,7 @@ export function messageToCanonical(v: unknown): AgentMessage {
   return msg as AgentMessage;
 }
 
-function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[]): void {
+function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[], lean = false): void {
   const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : undefined;
   if (calls?.every((c) => isObj(c) && typeof c.id === "string" && typeof c.name === "string")) {
     consumed.push("tool_calls");
@@ -418,7 +432,7 @@ function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[]): vo
     if (usage) {
       msg.usage = usage;
       consumed.push("usage_metadata");
-      if (!sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
+      if (!lean && !sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
     }
   }
   const rm = isObj(kw.response_metadata) ? kw.response_metadata : undefined;

@@ -228,11 +228,13 @@ export interface LgReader {
   /**
    * Optional: the newest checkpoint of each of `threadIds` in `namespace` ("" the root graph), as `getTuple` gives
    * it, the page's rows fetched in one round trip and each decoded only when its function is called (a thread
-   * without one is absent from the map)
+   * without one is absent from the map). `text`: a test of a JSON text (false: nothing searched for is in it); a
+   * thread whose rows are JSON texts that decode and that it rules out may be left out undecoded (SQLite)
    */
   newestTuples?(
     threadIds: readonly string[],
     namespace: string,
+    o?: { text?: (s: string) => boolean },
   ): Promise<Map<string, () => Promise<LgCheckpointTuple>>>;
   /**
    * every checkpoint of the store in (thread, namespace, id) order, for validate and migrate; batches of tuples.

@@ -310,8 +310,12 @@ export function withDeltaChannels(inner: LgReader): LgReader {
       maybe(await inner.getTuple(threadId, namespace, checkpointId)),
     ...(inner.newestTuples
       ? {
-          newestTuples: async (threadIds: readonly string[], namespace: string) => {
-            const ts = await inner.newestTuples!(threadIds, namespace);
+          newestTuples: async (
+            threadIds: readonly string[],
+            namespace: string,
+            o?: { text?: (s: string) => boolean },
+          ) => {
+            const ts = await inner.newestTuples!(threadIds, namespace, o);
             for (const [id, t] of ts) ts.set(id, async () => rebuild(await t()));
             return ts;
           },

@@ -56,6 +56,21 @@ const RANGE = `(thread_id, checkpoint_ns, checkpoint_id) >= (?, ?, ?) AND (threa
 const HEADS = `h AS (SELECT p.value AS t, (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = p.value AND checkpoint_ns = @ns) AS id
        FROM json_each(@ids) p)`;
 
+/**
+ * `sound`: a JSON row the reader would decode without a fatal issue (sqlite-tuples.ts may then rule it out by its
+ * text alone): the checkpoint an object whose maps are objects where present (tuple.ts shapeCheckpoint), the metadata
+ * JSON or NULL, no v<4 pending-sends migration to apply (no parent, or v ≥ 4), and every write JSON. SQLite parses
+ * each text once.
+ */
+const X = "CAST(c.checkpoint AS TEXT)";
+const MAP_OK = (k: string) => `ifnull(json_type(${X}, '$.${k}'), 'object') = 'object'`;
+const SOUND = `(c.type IS NULL OR c.type = 'json') AND json_valid(${X}) AND json_type(${X}) = 'object'
+  AND ${MAP_OK("channel_values")} AND ${MAP_OK("channel_versions")} AND ${MAP_OK("versions_seen")}
+  AND (c.metadata IS NULL OR json_valid(CAST(c.metadata AS TEXT)))
+  AND (c.parent_checkpoint_id IS NULL OR json_extract(${X}, '$.v') >= 4)
+  AND NOT EXISTS (SELECT 1 FROM writes w WHERE w.thread_id = h.t AND w.checkpoint_ns = @ns AND w.checkpoint_id = h.id
+    AND (w.type IS NOT 'json' OR w.value IS NULL OR NOT json_valid(CAST(w.value AS TEXT))))`;
+
 /** The reader's statements (keyset pages over the primary key everywhere). */
 export const SQ_READ = {
   one: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
@@ -65,6 +80,9 @@ export const SQ_READ = {
   newestOf: `WITH ${HEADS} SELECT ${SQ_CP_COLS} FROM h JOIN checkpoints ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id`,
   newestWritesOf: `WITH ${HEADS} SELECT ${SQ_W_COLS} FROM h JOIN writes ON thread_id = h.t AND checkpoint_ns = @ns AND checkpoint_id = h.id
        ORDER BY thread_id, task_id, idx`,
+  // the newest checkpoint of each thread named whose rows are all sound (above): its id
+  newestSound: `WITH ${HEADS} SELECT h.t AS thread_id, h.id AS checkpoint_id FROM h JOIN checkpoints c
+       ON c.thread_id = h.t AND c.checkpoint_ns = @ns AND c.checkpoint_id = h.id WHERE ${SOUND}`,
   sendsOf: `SELECT ${SQ_W_COLS} FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '__pregel_tasks' ORDER BY task_id, idx`,
   scanFirst: `SELECT ${SQ_CP_COLS} FROM checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,
   scanNext: `SELECT ${SQ_CP_COLS} FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id) > (?, ?, ?) ORDER BY thread_id, checkpoint_ns, checkpoint_id LIMIT ?`,

@@ -15,15 +15,9 @@ import { sqliteVacuum, wrapVacuum } from "../vacuum.js";
 import { type LgCheckpoint, type LgWrite, libraryOf, textOf } from "../../formats/langgraph/rows.js";
 import { messageCount } from "../../formats/langgraph/serde.js";
 import { DELTA_COUNTERS } from "../../formats/langgraph/delta.js";
-import {
-  applyPendingSends,
-  buildTuple,
-  type RawCheckpointRow,
-  type RawWriteRow,
-} from "../../formats/langgraph/tuple.js";
+import { buildTuple, type RawCheckpointRow } from "../../formats/langgraph/tuple.js";
 import type {
   DeltaChainRow,
-  LgCheckpointTuple,
   LgLibrary,
   LgListOptions,
   LgReader,
@@ -60,9 +54,9 @@ import {
 import { legacyViews, lgSqliteLayout, type LgSqliteLayout } from "./sqlite-layout.js";
 import { SQ_PRUNE, SQ_READ, SQ_ROWS, SQ_STATS, SQLITE_SETUP, SQLITE_TABLES } from "./sql.js";
 import { loadBetterSqlite3 } from "../better-sqlite3.js";
+import { TABLES, tupleMaker, type Wrap, type WRow } from "./sqlite-tuples.js";
 
 type DB = BetterSqlite3.Database;
-const TABLES = { checkpoints: "checkpoints", writes: "writes" };
 const PAGE = 50;
 
 export interface LangGraphSqliteOptions {
@@ -238,10 +232,6 @@ function summaryOf(p: ThreadRow, aesKey: AesKey | undefined): LgThreadSummary {
   };
 }
 
-type WRow = RawWriteRow & { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
-const key3 = (r: { thread_id: string; checkpoint_ns: string; checkpoint_id: string }) =>
-  `${r.thread_id}\u0000${r.checkpoint_ns}\u0000${r.checkpoint_id}`;
-
 type ReadStatement =
   | Exclude<keyof typeof SQ_READ, "ids" | "list" | "countThreads" | "namespaces">
   | "idsFirst"
@@ -262,76 +252,9 @@ function statements(db: DB): Record<ReadStatement, BetterSqlite3.Statement> {
   return q;
 }
 
-type Wrap = <T>(f: () => T) => T;
-
 /** Each row converted as it is consumed (a reader that stops early decodes no more). */
 function* lazily<R, T>(rows: R[], f: (r: R) => T): Iterable<T> {
   for (const r of rows) yield f(r);
-}
-
-/** Checkpoint rows → tuples, one by one or (a key-ordered page) with the page's writes in one range query. */
-function tupleMaker(q: ReturnType<typeof statements>, aesKey: AesKey | undefined) {
-  /** JS SqliteSaver's v<4 migration (on every JSON row older than v4 with a parent; Python's SqliteSaver has none) */
-  const withSends = (t: LgCheckpointTuple): LgCheckpointTuple => {
-    if (
-      t.parentId &&
-      typeof t.checkpoint.v === "number" &&
-      t.checkpoint.v < 4 &&
-      (t.serde.checkpoint === "json" || t.serde.checkpoint === null)
-    ) {
-      applyPendingSends(t, q.sendsOf.all(t.threadId, t.namespace, t.parentId) as RawWriteRow[], TABLES.writes, aesKey);
-    }
-    return t;
-  };
-  const tuple = (r: RawCheckpointRow) =>
-    withSends(
-      buildTuple(
-        "sqlite",
-        TABLES,
-        r,
-        q.writesOf.all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as RawWriteRow[],
-        undefined,
-        { aesKey },
-      ),
-    );
-  /** A page of checkpoint rows in key order with their writes, fetched in one range query. */
-  const tuplesOf = (rows: RawCheckpointRow[]): LgCheckpointTuple[] => {
-    if (rows.length === 0) return [];
-    const a = rows[0]!;
-    const b = rows[rows.length - 1]!;
-    const ws = new Map<string, RawWriteRow[]>();
-    for (const w of q.writesRange.all(
-      a.thread_id,
-      a.checkpoint_ns,
-      a.checkpoint_id,
-      b.thread_id,
-      b.checkpoint_ns,
-      b.checkpoint_id,
-    ) as WRow[]) {
-      const k = key3(w);
-      const list = ws.get(k);
-      if (list) list.push(w);
-      else ws.set(k, [w]);
-    }
-    return rows.map((r) => withSends(buildTuple("sqlite", TABLES, r, ws.get(key3(r)) ?? [], undefined, { aesKey })));
-  };
-  /** The newest checkpoint of each thread named, with its writes: two queries for the page, each row decoded when asked. */
-  const newestOf = (threadIds: readonly string[], ns: string, wrap: Wrap) => {
-    const args = { ids: JSON.stringify(threadIds), ns };
-    const ws = new Map<string, RawWriteRow[]>();
-    for (const w of q.newestWritesOf.all(args) as WRow[]) {
-      const list = ws.get(w.thread_id);
-      if (list) list.push(w);
-      else ws.set(w.thread_id, [w]);
-    }
-    const out = new Map<string, () => Promise<LgCheckpointTuple>>();
-    for (const r of q.newestOf.all(args) as RawCheckpointRow[])
-      out.set(r.thread_id, async () =>
-        wrap(() => withSends(buildTuple("sqlite", TABLES, r, ws.get(r.thread_id) ?? [], undefined, { aesKey }))),
-      );
-    return out;
-  };
-  return { tuple, tuplesOf, newestOf };
 }
 
 /** LgReader.deltaChain over SQLite: the parent chain and the channel's writes along it, in one recursive query. */
@@ -459,7 +382,7 @@ function readerOf(db: DB, path: string, uri: string, aesKey: AesKey | undefined)
       );
       return r ? wrap(() => tuple(r)) : undefined;
     },
-    newestTuples: async (threadIds, namespace) => wrap(() => newestOf(threadIds, namespace, wrap)),
+    newestTuples: async (threadIds, namespace, o) => wrap(() => newestOf(threadIds, namespace, wrap, o?.text)),
     scan: (options = {}) => scanPages(q, tuplesOf, wrap, options),
     async *orphanWrites(): AsyncIterable<LgRowRef> {
       for (const w of wrap(() => q.orphans.iterate()) as Iterable<WRow>) {
