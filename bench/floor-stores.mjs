@@ -16,7 +16,8 @@
 //     these columns reads: each thread's count and newest id (the primary-key index), the newest checkpoint and its
 //     metadata (parsed) and the size of its writes, with the same client (better-sqlite3);
 //   - throughput on a copy of that store: `export` of every thread (newest checkpoint) and of every checkpoint
-//     (--all-checkpoints), `prune --keep-last 1`, `copy` of one thread (20 checkpoints) within the store.
+//     (--all-checkpoints), `prune --keep-last 1`, `copy` of one thread (20 checkpoints) within the store; with
+//     BENCH_TP_MILLION=1 the same on a 1,000,000-checkpoint store (50,000 threads, ~5 GB; BENCH_ROWS=throughput: this part alone).
 // Wall time, CPU time and peak RSS per process from GNU time (/usr/bin/time). The load average is printed.
 import { spawnSync } from "node:child_process";
 import {
@@ -290,65 +291,78 @@ try {
 }
 
 // ---------------------------------------------------------------------------------------------------------- throughput
+// On the 200k store always (the table's store), and on a 1,000,000-checkpoint one (50,000 threads × 20, ~5 GB, made
+// once under $BENCH_LG_DIR) with BENCH_TP_MILLION=1; BENCH_ROWS=throughput runs this part alone.
 const tp = [];
-const storeMB = existsSync(sqlite200k) ? statSync(sqlite200k).size / 1e6 : 0;
-if (ONLY === undefined) {
+const through = (name, args, units, unitName, bytes) => {
+  const load = loadavg()[0];
+  const r = once(args);
+  const mb = typeof bytes === "function" ? bytes() : bytes;
+  tp.push({
+    name,
+    load: +load.toFixed(1),
+    wallMs: Math.round(r.wall),
+    cpuMs: r.cpu === undefined ? undefined : Math.round(r.cpu),
+    rssMB: r.rss === undefined ? undefined : Math.round(r.rss),
+    units,
+    unitName,
+    perSecond: Math.round(units / (r.wall / 1000)),
+    mb: +mb.toFixed(1),
+    mbPerSecond: +(mb / (r.wall / 1000)).toFixed(1),
+  });
+  return r;
+};
+const k = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
+
+/** export (newest, every checkpoint), copy of one thread, prune on a copy of the store of `threads` × 20 checkpoints. */
+async function throughputOn(threads, file) {
+  await makeSqlite(threads, file);
+  const mbOf = statSync(file).size / 1e6;
   const work = join(dir, "work.sqlite");
-  const through = (name, args, units, unitName, bytes) => {
-    const load = loadavg()[0];
-    const r = once(args);
-    const mb = typeof bytes === "function" ? bytes() : bytes;
-    tp.push({
-      name,
-      load: +load.toFixed(1),
-      wallMs: Math.round(r.wall),
-      cpuMs: r.cpu === undefined ? undefined : Math.round(r.cpu),
-      rssMB: r.rss === undefined ? undefined : Math.round(r.rss),
-      units,
-      unitName,
-      perSecond: Math.round(units / (r.wall / 1000)),
-      mb: +mb.toFixed(1),
-      mbPerSecond: +(mb / (r.wall / 1000)).toFixed(1),
-    });
-    return r;
-  };
   const out = join(dir, "out.jsonl");
   const size = (f) => () => statSync(f).size / 1e6;
+  const at = `${k(threads * 20)} store, ${mbOf.toFixed(0)} MB`;
   through(
-    "export 10k threads (newest checkpoint) → JSONL",
-    [bin, "export", `sqlite:${sqlite200k}`, "-o", out],
-    THREADS,
+    `export ${k(threads)} threads (newest checkpoint) → JSONL [${at}]`,
+    [bin, "export", `sqlite:${file}`, "-o", out],
+    threads,
     "threads",
     size(out),
   );
   through(
-    "export 200k checkpoints (--all-checkpoints, audit) → JSONL",
-    [bin, "export", `sqlite:${sqlite200k}`, "--as", "audit", "--all-checkpoints", "-o", out],
-    THREADS * 20,
+    `export ${k(threads * 20)} checkpoints (--all-checkpoints, audit) → JSONL [${at}]`,
+    [bin, "export", `sqlite:${file}`, "--as", "audit", "--all-checkpoints", "-o", out],
+    threads * 20,
     "checkpoints",
     size(out),
   );
-  copyFileSync(sqlite200k, work);
+  rmSync(out, { force: true });
+  copyFileSync(file, work);
   const copies = 20;
   const t0 = tp.length;
-  for (let k = 0; k < copies; k++)
+  for (let c = 0; c < copies; c++)
     through(
-      "copy one thread (20 checkpoints + writes) within the store",
-      [bin, "copy", `sqlite:${work}#thread-${String(k * 37).padStart(6, "0")}`, `sqlite:${work}#copy-${k}`],
+      `copy one thread (20 checkpoints + writes) within the store [${at}]`,
+      [bin, "copy", `sqlite:${work}#thread-${String(c * 37).padStart(6, "0")}`, `sqlite:${work}#copy-${c}`],
       20,
       "checkpoints",
       0,
     );
   const copyRuns = tp.splice(t0);
   const mid = copyRuns.find((r) => r.wallMs === median(copyRuns.map((x) => x.wallMs)));
-  tp.push({ ...mid, name: `${mid.name} (median of ${copies} processes)` });
+  tp.push({ ...mid, name: mid.name.replace(" [", ` (median of ${copies} processes) [`) });
   through(
-    "prune --keep-last 1 of the 200k (10k threads)",
+    `prune --keep-last 1 (${k(threads)} threads) [${at}]`,
     [bin, "prune", `sqlite:${work}`, "--keep-last", "1"],
-    THREADS * 19 + copies * 19,
+    threads * 19 + copies * 19,
     "checkpoints deleted",
-    storeMB,
+    mbOf,
   );
+  rmSync(work, { force: true });
+}
+if (ONLY === undefined || ONLY.has("throughput")) {
+  await throughputOn(THREADS, sqlite200k);
+  if (process.env.BENCH_TP_MILLION === "1") await throughputOn(50_000, join(LG_DIR, "js-50000.sqlite"));
 }
 const load1 = loadavg()[0];
 rmSync(dir, { recursive: true, force: true });
@@ -368,7 +382,7 @@ for (const r of rows)
   );
 if (tp.length)
   console.log(
-    `\nthroughput on the 200k-checkpoint LangGraph SQLite store (${storeMB.toFixed(0)} MB), one process each`,
+    `\nthroughput on the LangGraph SQLite stores (10,000 or 50,000 threads × 20 checkpoints), one process each`,
   );
 for (const r of tp)
   console.log(
