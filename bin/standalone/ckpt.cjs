@@ -15520,10 +15520,14 @@ function upsertRows(c, T, chunk, update = true) {
 * Insert `records` as new rows, all or nothing, on one client: a COPY (a plain INSERT below COPY_MIN_ROWS), in one
 * transaction when they are more than UPSERT_ROWS. False, with nothing written, when one of them exists.
 */
-async function insertNew(pool, T, records) {
+async function insertNew(pool, T, records, relaxed) {
 	if (records.length === 0) return true;
 	const single = records.length <= UPSERT_ROWS;
 	return onBatchClient(pool, !single, async (c) => {
+		if (!relaxed.has(c)) {
+			await c.query("SET synchronous_commit = off");
+			relaxed.add(c);
+		}
 		if (records.length < 16) try {
 			await upsertRows(c, T, records, false);
 			return true;
@@ -15758,9 +15762,22 @@ var init_postgres$2 = __esmMin((() => {
 			for (const r of records) checkThreadId(r.threadId, r.namespace);
 			await this.wrap("cannot write", () => upsert(this.pool, this.T, records));
 		}
+		/** the connections whose commits do not wait for the WAL flush (insertNew's), and whether any wrote */
+		relaxed = /* @__PURE__ */ new WeakSet();
+		relaxedWrites = false;
 		async insertNew(records) {
 			for (const r of records) checkThreadId(r.threadId, r.namespace);
-			return this.wrap("cannot write", () => insertNew(this.pool, this.T, records));
+			this.relaxedWrites = true;
+			return this.wrap("cannot write", () => insertNew(this.pool, this.T, records, this.relaxed));
+		}
+		/**
+		* insertNew's commits made durable: a transaction given an id (txid_current) commits with synchronous_commit on,
+		* which flushes the WAL up to its commit record — every commit before it, of any session, included.
+		*/
+		async durable() {
+			if (!this.relaxedWrites) return;
+			await this.wrap("cannot write", () => this.pool.query("BEGIN; SET LOCAL synchronous_commit = on; SELECT txid_current(); COMMIT"));
+			this.relaxedWrites = false;
 		}
 		/**
 		* `ON CONFLICT DO NOTHING … RETURNING` per UPSERT_ROWS records: the rows that came back are the ones written. The
@@ -44982,8 +44999,10 @@ function documentsEndpoint$2(source, target, opts) {
 	};
 }
 /** Run a migration of documents. Throws CkptError(4) for store failures; everything else ends up in the summary. */
-function migrate(source, target, opts = {}) {
-	return runMigration(documentsEndpoint$2(source, target, opts), opts);
+async function migrate(source, target, opts = {}) {
+	const s = await runMigration(documentsEndpoint$2(source, target, opts), opts);
+	for (const w of [target, ...opts.writers ?? []]) await w.durable?.();
+	return s;
 }
 var checkName, PreparedRecord, route$3;
 var init_migrate$4 = __esmMin((() => {

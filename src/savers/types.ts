@@ -94,6 +94,13 @@ export interface Saver {
    */
   insertNew?(records: SaverRecord[]): Promise<boolean>;
   /**
+   * Optional: make every write so far durable. A store whose `insertNew` commits without waiting for its log to reach
+   * the disk (PostgreSQL: synchronous_commit off for those batches, each still atomic; a server crash may lose the
+   * last ones, which a resumed migration finds missing and writes again) waits for that here, once; a migration calls
+   * it before it reports what it wrote.
+   */
+  durable?(): Promise<void>;
+  /**
    * Optional: write each record the store does not hold yet and leave every one it holds as it is (PostgreSQL:
    * `ON CONFLICT DO NOTHING`; SQLite: `ON CONFLICT DO NOTHING`; Redis: `SET … NX`; folders: a file created exclusively,
    * a phi-core session checked under its lock). Per record, whether it was written. A migration writes the records its

@@ -242,8 +242,11 @@ export function documentsEndpoint(
 }
 
 /** Run a migration of documents. Throws CkptError(4) for store failures; everything else ends up in the summary. */
-export function migrate(source: Saver, target: Saver, opts: MigrateOptions = {}): Promise<MigrateSummary> {
-  return runMigration(documentsEndpoint(source, target, opts), opts);
+export async function migrate(source: Saver, target: Saver, opts: MigrateOptions = {}): Promise<MigrateSummary> {
+  const s = await runMigration(documentsEndpoint(source, target, opts), opts);
+  // what was written is on disk before the summary says so (writers that did not wait for it: Saver.durable)
+  for (const w of [target, ...(opts.writers ?? [])]) await w.durable?.();
+  return s;
 }
 
 /**
