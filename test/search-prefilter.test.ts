@@ -6,9 +6,12 @@
  * converted whole, as `show` converts it). The store holds what could fool a text test — `\u` escapes (also of a
  * case-insensitive match's non-ASCII counterpart), a number written `1E2`, a DeltaChannel thread (the messages in
  * other rows' writes), a msgpack row, rows that do not decode — written by the real LangGraph JS SqliteSaver (a chat
- * graph, a DeltaChannel graph) and, for the rows a writer would not make, put in its tables by hand.
+ * graph, a DeltaChannel graph) and, for the rows a writer would not make, put in its tables by hand. A PostgreSQL
+ * store's newest checkpoints are read a page at a time (one query for the rows, one for their blobs, one for their
+ * writes): each thread read so is what `show` reads of it, one thread at a time.
  */
-import { mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { encode } from "@msgpack/msgpack";
@@ -18,7 +21,8 @@ import { Annotation, DeltaChannel, END, messagesDeltaReducer, START, StateGraph 
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { prefilterOf } from "../src/core/search.js";
-import { runCli } from "./helpers/cli-io.js";
+import { cliIO, runCli } from "./helpers/cli-io.js";
+import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const lc = (cls: string, kwargs: Record<string, unknown>) => ({
@@ -218,5 +222,37 @@ describe("search's prefilter and message view never change what it finds", () =>
     expect(f.text!('{"a":"a z\\u0065bra"}')).toBe(true);
     expect(f.text!('{"a":"\\u00e9"}')).toBe(true);
     expect(prefilterOf({ pattern: "KELVIN", ignoreCase: true })!.string("\u212aelvin")).toBe(true);
+  });
+});
+
+describe("a PostgreSQL store's newest checkpoints, a page at a time", () => {
+  const pgdb = pgTestSchemas("search_pf");
+  test("each thread as show reads it (js-a, python-a dumps), and search finds the same", async () => {
+    const { readConversations } = await import("../src/cli/conversations.js");
+    let n = 0;
+    for (const dump of ["js-a", "python-a"]) {
+      const s = pgdb.schema(dump.replace("-", ""));
+      execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", PG], {
+        input: readFileSync(resolve(ROOT, "fixtures/langgraph", `${dump}.pg.sql`), "utf8").replaceAll("__SCHEMA__", s),
+        stdio: ["pipe", "ignore", "inherit"],
+      });
+      const uri = `${PG}?schema=${s}`;
+      const read: Array<{ threadId: string; checkpointId?: string; checkpoint: unknown }> = [];
+      for await (const r of readConversations([uri], cliIO(), {})) {
+        expect(r.ok, r.ok ? "" : r.error.format()).toBe(true);
+        if (r.ok) read.push(r.value);
+      }
+      expect(read.length).toBeGreaterThanOrEqual(2);
+      for (const c of read) {
+        const shown = await runCli(["show", `${uri}#${c.threadId}`, "--json"]);
+        expect(shown.code, shown.err).toBe(0);
+        expect(JSON.parse(JSON.stringify(c.checkpoint)), `${dump}#${c.threadId}`).toEqual(JSON.parse(shown.out));
+        const hit = await runCli(["search", "-l", "--json", "a", `${uri}#${c.threadId}`]);
+        const all = await runCli(["search", "-l", "--json", "a", uri]);
+        expect(all.out).toContain(hit.out.trim());
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThanOrEqual(4);
   });
 });

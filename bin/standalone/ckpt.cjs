@@ -40728,6 +40728,8 @@ CREATE TABLE IF NOT EXISTS writes (
 		ids: (S, before) => `SELECT checkpoint_id, parent_checkpoint_id FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ${before ? "AND checkpoint_id < $4" : ""}
            ORDER BY checkpoint_id DESC LIMIT $3`,
 		newest: (S) => `SELECT ${PG_CP_COLS} FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
+		newestOf: (S) => `SELECT c.* FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT ${PG_CP_COLS} FROM ${S}checkpoints
+       WHERE thread_id = t.id AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1) c`,
 		one: (S) => `SELECT ${PG_CP_COLS} FROM ${S}checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`
 	};
 	PG_ROWS = {
@@ -42429,6 +42431,11 @@ function readerOf(conns, S, info, uri, aesKey) {
 				checkpointId
 			]);
 			return (await build.tuplesOf(rows))[0];
+		},
+		async newestTuples(threadIds, namespace) {
+			const rows = await q(PG_READ.newestOf(S), [threadIds, namespace]);
+			const tuples = await build.tuplesOf(rows);
+			return new Map(tuples.map((t) => [t.threadId, async () => t]));
 		},
 		scan(options = {}) {
 			if (!second) {

@@ -434,6 +434,12 @@ export function readerOf(
           : await q<RawCheckpointRow>(PG_READ.one(S), [threadId, namespace, checkpointId]);
       return (await build.tuplesOf(rows))[0];
     },
+    // a page's newest checkpoints in three round trips (rows, their blobs, their writes), not three per thread
+    async newestTuples(threadIds, namespace) {
+      const rows = await q<RawCheckpointRow>(PG_READ.newestOf(S), [threadIds, namespace]);
+      const tuples = await build.tuplesOf(rows);
+      return new Map(tuples.map((t) => [t.threadId, async () => t]));
+    },
     scan(options = {}) {
       if (!second) {
         second = conns.another().catch(() => undefined);
