@@ -71,6 +71,16 @@ describe("ls of a PostgreSQL DeltaChannel store (real LangGraph JS)", () => {
       1000,
       Array.from({ length: turns }, (_, i) => (i === 5 ? "forget" : `turn ${i}`)),
     );
+    // a byte order mark before one write's JSON (read as text by the server for ls, as bytes elsewhere): the library's
+    // own reading (TextDecoder) drops it, and so must ls
+    await pgs.query(
+      `UPDATE ${schema}.checkpoint_writes SET blob = '\\xefbbbf'::bytea || blob
+       WHERE (thread_id, checkpoint_id, task_id, idx) = (SELECT thread_id, checkpoint_id, task_id, idx FROM ${schema}.checkpoint_writes
+         WHERE thread_id = 't-nosnap' AND channel = 'messages' ORDER BY checkpoint_id LIMIT 1 OFFSET 3)`,
+    );
+    const reread = graphOf(saver, 1000);
+    const cfg = { configurable: { thread_id: "t-nosnap" } };
+    expected.set("t-nosnap", ((await reread.getState(cfg)).values as { messages: unknown[] }).messages.length);
     await saver.end();
 
     const r = await runCli(["ls", `${PG}?schema=${schema}`, "--json"]);

@@ -40701,6 +40701,13 @@ CREATE TABLE IF NOT EXISTS writes (
 		chainWrites: (S, taskPath) => `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type, w.blob, ${taskPath ? "w.task_path" : "''"} AS task_path
      FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
        FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
+		/** chainWrites with json payloads as text (see PG_TEXT_COLS): no hex to decode, nothing to decode as UTF-8 here */
+		chainWritesText: (S, taskPath) => `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type,
+            CASE WHEN w.type IS NULL OR w.type = 'json' THEN NULL ELSE w.blob END AS blob,
+            CASE WHEN w.type IS NULL OR w.type = 'json' THEN convert_from(w.blob, 'UTF8') END AS text,
+            ${taskPath ? "w.task_path" : "''"} AS task_path
+     FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
+       FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
 		/** the blob rows the chains end at: threads $1 and versions $4, namespace $2, channel $3 */
 		chainBlobs: (S) => `SELECT b.thread_id, b.version, b.blob FROM unnest($1::text[], $4::text[]) AS k(t, v)
      JOIN ${S}checkpoint_blobs b ON b.thread_id = k.t AND b.checkpoint_ns = $2 AND b.channel = $3 AND b.version = k.v`,
@@ -41964,6 +41971,16 @@ function recursiveChains(q, S, info) {
 		return new Map([...byThread].map(([t, rs]) => [t, chainRowsOf(rs.sort((a, b) => a.depth - b.depth || cmpTask(a.task_id, b.task_id) || a.idx - b.idx), channel)]));
 	};
 }
+/**
+* A page's writes: json payloads as text where the server can convert them (UTF-8, no NUL), else every payload as
+* bytes. A text is what the UTF-8 decoding of its bytes gives (a leading byte order mark dropped, as TextDecoder does).
+*/
+async function writesOf(q, qText, S, taskPath, args) {
+	const text = qText && await qText(PG_READ.chainWritesText(S, taskPath), args);
+	if (!text) return q(PG_READ.chainWrites(S, taskPath), args);
+	for (const w of text) if (w.text != null && w.text.charCodeAt(0) === 65279) w.text = w.text.slice(1);
+	return text;
+}
 /** `rows` by thread id, then by `key` (rows of one key keep their order). */
 function byThreadAnd(rows, key) {
 	const m = /* @__PURE__ */ new Map();
@@ -42035,7 +42052,7 @@ async function seedValues(q, S, namespace, channel, ends) {
 	};
 }
 /** Many threads' chains by key range, walked here (threads with few root checkpoints: see the module comment). */
-function rangeChains(q, S, info) {
+function rangeChains(q, S, info, qText) {
 	return async (starts, namespace, channel, limit) => {
 		const threads = [...new Set(starts.map((s) => s.threadId))];
 		const cpRowsP = q(PG_READ.chainFacts(S), [
@@ -42048,7 +42065,7 @@ function rangeChains(q, S, info) {
 			namespace,
 			channel
 		]);
-		const writeRowsP = q(PG_READ.chainWrites(S, Boolean(info.taskPath)), [
+		const writeRowsP = writesOf(q, qText, S, Boolean(info.taskPath), [
 			threads,
 			namespace,
 			channel
@@ -42081,7 +42098,7 @@ function rangeChains(q, S, info) {
 						idx: w.idx,
 						channel,
 						type: w.type,
-						value: w.blob,
+						value: w.text ?? w.blob,
 						task_path: w.task_path
 					}))
 				};
@@ -42094,9 +42111,9 @@ function rangeChains(q, S, info) {
 * Many threads' chains (`ls` of a DeltaChannel store: a page of heads at a time): the threads whose root checkpoints
 * are few (`checkpoints`, from the summary) by key range, the others by the recursive query.
 */
-function deltaChainsOf(q, S, info) {
+function deltaChainsOf(q, S, info, qText) {
 	const recursive = recursiveChains(q, S, info);
-	const ranged = rangeChains(q, S, info);
+	const ranged = rangeChains(q, S, info, qText);
 	return async (starts, namespace, channel, limit) => {
 		const small = starts.filter((s) => s.checkpoints !== void 0 && s.checkpoints <= 128);
 		const big = starts.filter((s) => !(s.checkpoints !== void 0 && s.checkpoints <= 128));
@@ -42380,10 +42397,39 @@ function readQueries(conns, S, uri) {
 		inTurn
 	};
 }
+/**
+* `deltaChains` on a read-only connection of its own, opened on first use (the reader's own when another cannot be
+* opened): `ls` reads a page's chains there while its own connection reads the next page of threads, two server
+* processes at work beside this one.
+*/
+function chainsOnTheirOwn(conns, S, info, uri, own) {
+	let opened;
+	let chains;
+	const open = async () => {
+		const c = await (opened ??= conns.another().catch(() => void 0));
+		if (!c) return deltaChainsOf(own.q, S, info, own.qText);
+		const mine = readQueries({
+			...conns,
+			ro: async () => c
+		}, S, uri);
+		return deltaChainsOf(mine.q, S, info, textQuery(mine.inTurn, mine.q, uri));
+	};
+	return {
+		deltaChains: async (starts, namespace, channel, limit) => (await (chains ??= open()))(starts, namespace, channel, limit),
+		async close() {
+			await (await opened)?.end().catch(() => void 0);
+		}
+	};
+}
 function readerOf(conns, S, info, uri, aesKey) {
 	const { q, threadPage, inTurn } = readQueries(conns, S, uri);
-	const build = tupleBuilder(q, S, info, aesKey, textQuery(inTurn, q, uri));
+	const qText = textQuery(inTurn, q, uri);
+	const build = tupleBuilder(q, S, info, aesKey, qText);
 	const orphans = orphanQueries(q, S);
+	const chains = chainsOnTheirOwn(conns, S, info, uri, {
+		q,
+		qText
+	});
 	let second;
 	const side = async (sql) => {
 		return (await second)?.query(sql).then((r) => r.rows, () => void 0);
@@ -42445,11 +42491,12 @@ function readerOf(conns, S, info, uri, aesKey) {
 			return scanTuples(q, S, build, options);
 		},
 		deltaChain: deltaChainOf(q, S, info),
-		deltaChains: deltaChainsOf(q, S, info),
+		deltaChains: chains.deltaChains,
 		orphanWrites: () => orphans.orphanWrites(),
 		orphanBlobs: () => orphans.orphanBlobs(),
 		async close() {
 			await (await second)?.end().catch(() => void 0);
+			await chains.close();
 		}
 	};
 	return reader;

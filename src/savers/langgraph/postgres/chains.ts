@@ -12,6 +12,8 @@ import type { DeltaChainRow, LgReader, LgStoreInfo } from "../../../formats/lang
 import { PG_READ } from "../sql.js";
 
 type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
+/** A query whose text conversion the server may refuse (invalid UTF-8, NUL): undefined then. */
+type TextQuery = <R>(sql: string, args: unknown[]) => Promise<R[] | undefined>;
 
 /** One checkpoint of a chain and one of its writes (none: write columns null), as the recursive queries give them. */
 interface PgChainRow {
@@ -113,8 +115,28 @@ interface WriteRow {
   task_id: string;
   idx: number;
   type: string | null;
-  blob: Uint8Array;
+  /** the payload (null when the server gave it as `text`) */
+  blob: Uint8Array | null;
+  /** a json payload as text (chainWritesText) */
+  text?: string | null;
   task_path: string;
+}
+
+/**
+ * A page's writes: json payloads as text where the server can convert them (UTF-8, no NUL), else every payload as
+ * bytes. A text is what the UTF-8 decoding of its bytes gives (a leading byte order mark dropped, as TextDecoder does).
+ */
+async function writesOf(
+  q: Query,
+  qText: TextQuery | undefined,
+  S: string,
+  taskPath: boolean,
+  args: unknown[],
+): Promise<WriteRow[]> {
+  const text = qText && (await qText<WriteRow>(PG_READ.chainWritesText(S, taskPath), args));
+  if (!text) return q<WriteRow>(PG_READ.chainWrites(S, taskPath), args);
+  for (const w of text) if (w.text != null && w.text.charCodeAt(0) === 0xfeff) w.text = w.text.slice(1);
+  return text;
 }
 
 const k2 = (a: string, b: string) => `${a}\u0000${b}`;
@@ -212,13 +234,18 @@ async function seedValues(
 }
 
 /** Many threads' chains by key range, walked here (threads with few root checkpoints: see the module comment). */
-function rangeChains(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
+function rangeChains(
+  q: Query,
+  S: string,
+  info: LgStoreInfo,
+  qText: TextQuery | undefined,
+): NonNullable<LgReader["deltaChains"]> {
   return async (starts, namespace, channel, limit) => {
     const threads = [...new Set(starts.map((s) => s.threadId))];
     // asked for together: the reader runs them in turn, the next while this process reads the one before
     const cpRowsP = q<CpFact>(PG_READ.chainFacts(S), [threads, namespace, channel]);
     const blobRowsP = q<BlobFact>(PG_READ.chainBlobFacts(S), [threads, namespace, channel]);
-    const writeRowsP = q<WriteRow>(PG_READ.chainWrites(S, Boolean(info.taskPath)), [threads, namespace, channel]);
+    const writeRowsP = writesOf(q, qText, S, Boolean(info.taskPath), [threads, namespace, channel]);
     for (const p of [blobRowsP, writeRowsP]) p.catch(() => undefined); // awaited below, after the first
     const byThread = byThreadAnd(await cpRowsP, (r) => r.checkpoint_id);
     const blobType = new Map((await blobRowsP).map((r) => [k2(r.thread_id, r.version), r.type]));
@@ -247,7 +274,7 @@ function rangeChains(q: Query, S: string, info: LgStoreInfo): NonNullable<LgRead
               idx: w.idx,
               channel,
               type: w.type,
-              value: w.blob,
+              value: w.text ?? w.blob,
               task_path: w.task_path,
             })),
           };
@@ -262,9 +289,14 @@ function rangeChains(q: Query, S: string, info: LgStoreInfo): NonNullable<LgRead
  * Many threads' chains (`ls` of a DeltaChannel store: a page of heads at a time): the threads whose root checkpoints
  * are few (`checkpoints`, from the summary) by key range, the others by the recursive query.
  */
-export function deltaChainsOf(q: Query, S: string, info: LgStoreInfo): NonNullable<LgReader["deltaChains"]> {
+export function deltaChainsOf(
+  q: Query,
+  S: string,
+  info: LgStoreInfo,
+  qText?: TextQuery,
+): NonNullable<LgReader["deltaChains"]> {
   const recursive = recursiveChains(q, S, info);
-  const ranged = rangeChains(q, S, info);
+  const ranged = rangeChains(q, S, info, qText);
   return async (starts, namespace, channel, limit) => {
     const small = starts.filter((s) => s.checkpoints !== undefined && s.checkpoints <= RANGE_MAX);
     const big = starts.filter((s) => !(s.checkpoints !== undefined && s.checkpoints <= RANGE_MAX));

@@ -377,6 +377,36 @@ function readQueries(conns: Connections, S: string, uri: string) {
   return { q, threadPage, inTurn };
 }
 
+/**
+ * `deltaChains` on a read-only connection of its own, opened on first use (the reader's own when another cannot be
+ * opened): `ls` reads a page's chains there while its own connection reads the next page of threads, two server
+ * processes at work beside this one.
+ */
+function chainsOnTheirOwn(
+  conns: Connections,
+  S: string,
+  info: LgStoreInfo,
+  uri: string,
+  own: { q: Query; qText: TextQuery },
+): { deltaChains: NonNullable<LgReader["deltaChains"]>; close(): Promise<void> } {
+  let opened: Promise<Client | undefined> | undefined;
+  let chains: Promise<NonNullable<LgReader["deltaChains"]>> | undefined;
+  const open = async () => {
+    const c = await (opened ??= conns.another().catch(() => undefined));
+    if (!c) return deltaChainsOf(own.q, S, info, own.qText);
+    const mine = readQueries({ ...conns, ro: async () => c }, S, uri);
+    return deltaChainsOf(mine.q, S, info, textQuery(mine.inTurn, mine.q, uri));
+  };
+  return {
+    deltaChains: async (starts, namespace, channel, limit) =>
+      (await (chains ??= open()))(starts, namespace, channel, limit),
+    async close() {
+      const c = await opened;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}
+
 export function readerOf(
   conns: Connections,
   S: string,
@@ -385,8 +415,10 @@ export function readerOf(
   aesKey: AesKey | undefined,
 ): LgReader {
   const { q, threadPage, inTurn } = readQueries(conns, S, uri);
-  const build = tupleBuilder(q, S, info, aesKey, textQuery(inTurn, q, uri));
+  const qText = textQuery(inTurn, q, uri);
+  const build = tupleBuilder(q, S, info, aesKey, qText);
   const orphans = orphanQueries(q, S);
+  const chains = chainsOnTheirOwn(conns, S, info, uri, { q, qText });
   let second: Promise<Client | undefined> | undefined;
   const side: SideQuery = async (sql) => {
     const c2 = await second;
@@ -448,12 +480,13 @@ export function readerOf(
       return scanTuples(q, S, build, options);
     },
     deltaChain: deltaChainOf(q, S, info),
-    deltaChains: deltaChainsOf(q, S, info),
+    deltaChains: chains.deltaChains,
     orphanWrites: () => orphans.orphanWrites(),
     orphanBlobs: () => orphans.orphanBlobs(),
     async close() {
       const c2 = await second;
       await c2?.end().catch(() => undefined);
+      await chains.close();
     },
   };
   return reader;
