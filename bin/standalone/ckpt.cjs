@@ -20886,7 +20886,7 @@ function stemOf$1(name) {
 	const base = name.split(/[\\/]/).pop() ?? name;
 	return base.replace(/\.[^.]*$/, "") || base;
 }
-var isObj$14, URLISH$1, MESSAGE_KEYS, PART_KEYS, PART_TYPES, NO_EXT$1, extOf$3, assistantLoss, ERROR_MESSAGE_LOSS, MODEL_LOSS, PROVIDER_LOSS, STOP_REASON_LOSS, USAGE_LOSS, TIMESTAMP_LOSS, byPointer, ZOD_VERSIONS_RULE, ZOD_VERSIONS_NO_INPUT, BINARY_IN, deepagentAdapter;
+var isObj$14, URLISH$1, MESSAGE_KEYS, PART_KEYS, PART_TYPES, TEXT_ONLY, NO_EXT$1, extOf$3, assistantLoss, ERROR_MESSAGE_LOSS, MODEL_LOSS, PROVIDER_LOSS, STOP_REASON_LOSS, USAGE_LOSS, TIMESTAMP_LOSS, byPointer, ZOD_VERSIONS_RULE, ZOD_VERSIONS_NO_INPUT, BINARY_IN, deepagentAdapter;
 var init_deepagent = __esmMin((() => {
 	init_json$1();
 	init_errors();
@@ -20964,6 +20964,14 @@ var init_deepagent = __esmMin((() => {
 		["image", "image"],
 		["file", "file"]
 	]);
+	TEXT_ONLY = Object.fromEntries([
+		"system",
+		"user",
+		"assistant"
+	].map((role) => [role, Object.freeze({
+		role,
+		content: Object.freeze([Object.freeze({ type: "text" })])
+	})]));
 	NO_EXT$1 = Object.freeze({});
 	extOf$3 = (x) => isObj$14(x?.ext?.deepagent) ? x.ext.deepagent : NO_EXT$1;
 	assistantLoss = (f) => `deep-agent checkpoints do not store an assistant message's ${f}`;
@@ -21140,9 +21148,13 @@ var init_deepagent = __esmMin((() => {
 					if (parts.length === 0) messages.push({ role: "deepagent" });
 					continue;
 				}
+				const lintRole = role === "system" || role === "user" || role === "assistant" ? role : "user";
+				if (typeof m.content === "string") {
+					messages.push(TEXT_ONLY[lintRole]);
+					continue;
+				}
 				const content = [];
-				if (typeof m.content === "string") content.push({ type: "text" });
-				else if (Array.isArray(m.content)) for (const p of m.content) {
+				if (Array.isArray(m.content)) for (const p of m.content) {
 					if (!isObj$14(p)) continue;
 					if (p.type === "tool-call") content.push({
 						type: "toolCall",
@@ -21151,7 +21163,7 @@ var init_deepagent = __esmMin((() => {
 					else if (PART_TYPES.has(p.type)) content.push({ type: PART_TYPES.get(p.type) });
 				}
 				messages.push({
-					role: role === "system" || role === "user" || role === "assistant" ? role : "user",
+					role: lintRole,
 					content
 				});
 			}

@@ -89,6 +89,13 @@ function setExt(target: { ext?: Ext }, key: string, v: unknown): void {
   const mine = (ext.deepagent ??= {}) as Obj;
   mine[key] = v;
 }
+/** lintView's message with text content only, per role: shared and frozen (the lints only read it). */
+const TEXT_ONLY: Readonly<Record<string, LintMessage>> = Object.fromEntries(
+  ["system", "user", "assistant"].map((role) => [
+    role,
+    Object.freeze({ role, content: Object.freeze([Object.freeze({ type: "text" })]) }),
+  ]),
+);
 /** What extOf gives for a value with no ext.deepagent: one shared, frozen object (read only), not one per message. */
 const NO_EXT: Obj = Object.freeze({});
 const extOf = (x: { ext?: Ext } | undefined): Obj => (isObj(x?.ext?.deepagent) ? (x!.ext!.deepagent as Obj) : NO_EXT);
@@ -680,16 +687,21 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
         if (parts.length === 0) messages.push({ role: "deepagent" });
         continue;
       }
+      const lintRole = role === "system" || role === "user" || role === "assistant" ? role : "user";
+      if (typeof m.content === "string") {
+        // the lints only read the view: one shared message per role for the common text-only message
+        messages.push(TEXT_ONLY[lintRole]!);
+        continue;
+      }
       const content: Array<{ type: string; id?: string }> = [];
-      if (typeof m.content === "string") content.push({ type: "text" });
-      else if (Array.isArray(m.content)) {
+      if (Array.isArray(m.content)) {
         for (const p of m.content as unknown[]) {
           if (!isObj(p)) continue;
           if (p.type === "tool-call") content.push({ type: "toolCall", id: String(p.toolCallId) });
           else if (PART_TYPES.has(p.type)) content.push({ type: PART_TYPES.get(p.type)! });
         }
       }
-      messages.push({ role: role === "system" || role === "user" || role === "assistant" ? role : "user", content });
+      messages.push({ role: lintRole, content });
     }
     return {
       threadId: typeof native.threadId === "string" ? native.threadId : (doc.threadId ?? stemOf(doc.name)),
