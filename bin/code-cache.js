@@ -12,12 +12,17 @@ const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, wri
 const { dirname, join, sep } = require("node:path");
 
 /** The cache folder for this ckpt version and Node, created (mode 700) if needed; undefined when unusable. */
-function cacheFolder(version) {
+function cacheFolder(version, crc32) {
   const setting = process.env.CKPT_CODE_CACHE;
   if (setting === "0" || setting === "false" || setting === "off") return undefined;
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   const base = setting || join(require("node:os").tmpdir(), `ckpt-code-cache${uid === undefined ? "" : `-${uid}`}`);
-  const dir = join(base, `${version}-node${process.versions.node}-${process.arch}`);
+  // V8 refuses code made under other flags: runs with other flags (NODE_OPTIONS, node --…) keep their own folder
+  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ").trim();
+  const dir = join(
+    base,
+    `${version}-node${process.versions.node}-${process.arch}${flags ? `-${crc32(flags).toString(16)}` : ""}`,
+  );
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const d of [base, dir]) {
@@ -38,7 +43,7 @@ function cacheFolder(version) {
 function useCodeCache(roots, version) {
   const { crc32 } = require("node:zlib");
   if (typeof crc32 !== "function") return false; // Node < 20.15
-  const dir = cacheFolder(version);
+  const dir = cacheFolder(version, crc32);
   if (dir === undefined) return false;
   const Module = require("node:module");
   const vm = require("node:vm");
