@@ -4,7 +4,8 @@
  * chains.ts). Threads written here by the REAL LangGraph JS library (DeltaChannel + messagesDeltaReducer, PostgresSaver):
  * snapshots in the chain (a blob row the walk stops at), none at all, a fork (checkpoints off the head's chain in the
  * thread's range), a message replaced, removed, everything removed, and one thread longer than the range reads take.
- * Every thread's MESSAGES must be what the library's own getState() gives at its head.
+ * Every thread's MESSAGES must be what the library's own getState() gives at its head — as `ls` counts them, and as
+ * search reads them (a page of heads' chains read together, savers/langgraph/delta.ts pageChains).
  */
 import { describe, expect, it } from "vitest";
 import { Annotation, DeltaChannel, END, messagesDeltaReducer, START, StateGraph } from "@langchain/langgraph";
@@ -12,7 +13,7 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { RANGE_MAX } from "../src/savers/langgraph/postgres/chains.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
-import { runCli } from "./helpers/cli-io.js";
+import { cliIO, runCli } from "./helpers/cli-io.js";
 
 const pgs = pgTestSchemas("lgdls");
 
@@ -44,6 +45,7 @@ describe("ls of a PostgreSQL DeltaChannel store (real LangGraph JS)", () => {
     const saver = PostgresSaver.fromConnString(PG, { schema });
     await saver.setup();
     const expected = new Map<string, number>();
+    const contents = new Map<string, unknown[]>();
     const run = async (thread: string, every: number, inputs: string[], fork = false) => {
       const graph = graphOf(saver, every);
       const cfg = { configurable: { thread_id: thread } };
@@ -56,7 +58,12 @@ describe("ls of a PostgreSQL DeltaChannel store (real LangGraph JS)", () => {
         const third = history.filter((s) => s.metadata?.source === "loop" && s.next.length === 0).reverse()[2]!;
         await graph.invoke({ messages: [new HumanMessage({ id: "h-fork", content: "fork" })] }, third.config);
       }
-      expected.set(thread, ((await graph.getState(cfg)).values as { messages: unknown[] }).messages.length);
+      const head = ((await graph.getState(cfg)).values as { messages: Array<{ content: unknown }> }).messages;
+      expected.set(thread, head.length);
+      contents.set(
+        thread,
+        head.map((m) => m.content),
+      );
     };
     const shaped = ["one", "two", "three", "edit", "four", "forget", "five", "reset", "six", "seven"];
     await run("t-snap", 3, shaped);
@@ -96,5 +103,27 @@ describe("ls of a PostgreSQL DeltaChannel store (real LangGraph JS)", () => {
     expect(Object.fromEntries(got)).toEqual(Object.fromEntries(expected));
     const long = rows.find((x) => (x.threadId ?? x.thread) === "t-long")!;
     expect(long.checkpoints).toBeGreaterThan(RANGE_MAX);
+
+    // search's reading of every thread (the heads of a page together, their parent chains in one round trip per
+    // channel: delta.ts pageChains): each thread's messages are getState()'s, and the checkpoint is show's
+    const { readConversations } = await import("../src/cli/conversations.js");
+    const read = new Map<string, unknown>();
+    for await (const c of readConversations([`${PG}?schema=${schema}`], cliIO(), {})) {
+      expect(c.ok, c.ok ? "" : c.error.format()).toBe(true);
+      if (!c.ok) continue;
+      const texts = c.value.checkpoint.messages.map((m) =>
+        ((m as { content: Array<{ type: string; text?: string }> }).content ?? [])
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join(""),
+      );
+      expect(texts, c.value.threadId).toEqual(contents.get(c.value.threadId));
+      read.set(c.value.threadId, JSON.parse(JSON.stringify(c.value.checkpoint)));
+    }
+    expect([...read.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [thread, cp] of read) {
+      const shown = await runCli(["show", `${PG}?schema=${schema}#${thread}`, "--json"]);
+      expect(cp, thread).toEqual(JSON.parse(shown.out));
+    }
   }, 120_000);
 });

@@ -40001,7 +40001,8 @@ function withDeltaChannels(inner) {
 		getTuple: async (threadId, namespace, checkpointId) => maybe(await inner.getTuple(threadId, namespace, checkpointId)),
 		...inner.newestTuples ? { newestTuples: async (threadIds, namespace, o) => {
 			const ts = await inner.newestTuples(threadIds, namespace, o);
-			for (const [id, t] of ts) ts.set(id, async () => rebuild(await t()));
+			const chains = inner.deltaChains ? await pageChains(inner, ts, namespace) : void 0;
+			for (const [id, t] of ts) ts.set(id, async () => d.rebuild(await t(), chains?.get(id)));
 			return ts;
 		} } : {},
 		async *scan(options) {
@@ -40074,6 +40075,35 @@ async function* historyOf$1(reader, threadId, namespace) {
 		pending = t;
 	}
 	if (pending) yield historyEntry(pending, pending.parentId ? await fetch(pending.parentId) : void 0);
+}
+/**
+* The parent chains the delta heads of a page of newest tuples replay from, one `deltaChains` round trip per
+* channel (a store over the network: not one chain read per thread): thread → channel → chain from the parent. The
+* tuples are decoded to see which are delta heads (a tuple that fails is left to fail when asked for); undefined when
+* the read fails (each walk then reads its own chain).
+*/
+async function pageChains(inner, ts, namespace) {
+	const byChannel = /* @__PURE__ */ new Map();
+	for (const [id, get] of ts) {
+		const t = await get().catch(() => void 0);
+		if (!t) continue;
+		ts.set(id, async () => t);
+		if (t.parentId === null || unreadableReport(t)) continue;
+		for (const ch of deltaChannelsToReplay(t)) (byChannel.get(ch) ?? byChannel.set(ch, []).get(ch)).push({
+			threadId: id,
+			fromId: t.parentId
+		});
+	}
+	const out = /* @__PURE__ */ new Map();
+	try {
+		for (const [ch, starts] of byChannel) {
+			if (starts.length < 2) continue;
+			for (const [id, rows] of await inner.deltaChains(starts, namespace, ch, CHAIN_LIMIT)) (out.get(id) ?? out.set(id, /* @__PURE__ */ new Map()).get(id)).set(ch, rows);
+		}
+	} catch {
+		return;
+	}
+	return out;
 }
 var Bounded, key, DeltaRebuilder, CHAIN_LIMIT, SUMMARY_PAGE;
 var init_delta$1 = __esmMin((() => {
@@ -40232,10 +40262,13 @@ var init_delta$1 = __esmMin((() => {
 				checkpointId: s.newestId ?? void 0
 			};
 		}
-		/** Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way. */
-		async walk(t, ch) {
+		/**
+		* Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way
+		* (`first`: the chain from the parent, already read).
+		*/
+		async walk(t, ch, first) {
 			if (!(t.parentId !== null ? this.values.get(key(t, t.parentId, ch)) : void 0)) {
-				const fast = await this.chainWalk(t, ch);
+				const fast = await this.chainWalk(t, ch, first);
 				if (fast) return fast;
 			}
 			const writes = [];
@@ -40296,8 +40329,8 @@ var init_delta$1 = __esmMin((() => {
 		seen(t) {
 			if (t.delta || countedDeltaChannels(t).length > 0) this.raw.set(key(t, t.checkpointId), t);
 		}
-		/** `t` with its snapshots unwrapped and its delta channels rebuilt (in place). */
-		async rebuild(t) {
+		/** `t` with its snapshots unwrapped and its delta channels rebuilt (in place; `chains`: by channel, read already). */
+		async rebuild(t, chains) {
 			const cv = t.checkpoint.channel_values;
 			for (const ch of countedDeltaChannels(t)) {
 				if (cv[ch] !== true || t.row.store !== "postgres") continue;
@@ -40312,7 +40345,8 @@ var init_delta$1 = __esmMin((() => {
 			}
 			for (const ch of unwrapSnapshots(t)) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
 			for (const ch of deltaChannelsToReplay(t)) {
-				applyDeltaWalk(t, ch, await this.walk(t, ch));
+				const first = chains?.get(ch);
+				applyDeltaWalk(t, ch, await this.walk(t, ch, first?.length ? first : void 0));
 				if (ch in cv) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
 			}
 			return t;

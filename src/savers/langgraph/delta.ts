@@ -169,12 +169,15 @@ class DeltaRebuilder {
     };
   }
 
-  /** Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way. */
-  private async walk(t: LgCheckpointTuple, ch: string): Promise<DeltaWalk> {
+  /**
+   * Walk `t`'s parents for `ch` to the nearest stored (or already rebuilt) value, collecting the writes on the way
+   * (`first`: the chain from the parent, already read).
+   */
+  private async walk(t: LgCheckpointTuple, ch: string, first?: DeltaChainRow[]): Promise<DeltaWalk> {
     // a scan has the parent's value already: no read at all
     const parentValue = t.parentId !== null ? this.values.get(key(t, t.parentId, ch)) : undefined;
     if (!parentValue) {
-      const fast = await this.chainWalk(t, ch);
+      const fast = await this.chainWalk(t, ch, first);
       if (fast) return fast;
     }
     const writes: LgPendingWrite[][] = [];
@@ -215,8 +218,8 @@ class DeltaRebuilder {
     if (t.delta || countedDeltaChannels(t).length > 0) this.raw.set(key(t, t.checkpointId), t);
   }
 
-  /** `t` with its snapshots unwrapped and its delta channels rebuilt (in place). */
-  async rebuild(t: LgCheckpointTuple): Promise<LgCheckpointTuple> {
+  /** `t` with its snapshots unwrapped and its delta channels rebuilt (in place; `chains`: by channel, read already). */
+  async rebuild(t: LgCheckpointTuple, chains?: Map<string, DeltaChainRow[]>): Promise<LgCheckpointTuple> {
     const cv = t.checkpoint.channel_values;
     for (const ch of countedDeltaChannels(t)) {
       if (cv[ch] !== true || t.row.store !== "postgres") continue;
@@ -232,7 +235,8 @@ class DeltaRebuilder {
     }
     for (const ch of unwrapSnapshots(t)) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
     for (const ch of deltaChannelsToReplay(t)) {
-      applyDeltaWalk(t, ch, await this.walk(t, ch));
+      const first = chains?.get(ch);
+      applyDeltaWalk(t, ch, await this.walk(t, ch, first?.length ? first : undefined));
       if (ch in cv) this.values.set(key(t, t.checkpointId, ch), { value: cv[ch] });
     }
     return t;
@@ -316,7 +320,8 @@ export function withDeltaChannels(inner: LgReader): LgReader {
             o?: { text?: (s: string) => boolean },
           ) => {
             const ts = await inner.newestTuples!(threadIds, namespace, o);
-            for (const [id, t] of ts) ts.set(id, async () => rebuild(await t()));
+            const chains = inner.deltaChains ? await pageChains(inner, ts, namespace) : undefined;
+            for (const [id, t] of ts) ts.set(id, async () => d.rebuild(await t(), chains?.get(id)));
             return ts;
           },
         }
@@ -401,3 +406,36 @@ async function* historyOf(reader: LgReader, threadId: string, namespace: string)
 }
 
 type LgPendingWrite = LgCheckpointTuple["pendingWrites"][number];
+
+/**
+ * The parent chains the delta heads of a page of newest tuples replay from, one `deltaChains` round trip per
+ * channel (a store over the network: not one chain read per thread): thread → channel → chain from the parent. The
+ * tuples are decoded to see which are delta heads (a tuple that fails is left to fail when asked for); undefined when
+ * the read fails (each walk then reads its own chain).
+ */
+async function pageChains(
+  inner: LgReader,
+  ts: Map<string, () => Promise<LgCheckpointTuple>>,
+  namespace: string,
+): Promise<Map<string, Map<string, DeltaChainRow[]>> | undefined> {
+  const byChannel = new Map<string, Array<{ threadId: string; fromId: string }>>();
+  for (const [id, get] of ts) {
+    const t = await get().catch(() => undefined);
+    if (!t) continue;
+    ts.set(id, async () => t);
+    if (t.parentId === null || unreadableReport(t)) continue;
+    for (const ch of deltaChannelsToReplay(t))
+      (byChannel.get(ch) ?? byChannel.set(ch, []).get(ch)!).push({ threadId: id, fromId: t.parentId });
+  }
+  const out = new Map<string, Map<string, DeltaChainRow[]>>();
+  try {
+    for (const [ch, starts] of byChannel) {
+      if (starts.length < 2) continue;
+      for (const [id, rows] of await inner.deltaChains!(starts, namespace, ch, CHAIN_LIMIT))
+        (out.get(id) ?? out.set(id, new Map()).get(id)!).set(ch, rows);
+    }
+  } catch {
+    return undefined;
+  }
+  return out;
+}
