@@ -42022,10 +42022,14 @@ function recursiveChains(q, S, info) {
 * bytes. A text is what the UTF-8 decoding of its bytes gives (a leading byte order mark dropped, as TextDecoder does).
 */
 async function writesOf(q, qText, S, taskPath, args) {
-	const text = qText && await qText(PG_READ.chainWritesText(S, taskPath), args);
-	if (!text) return q(PG_READ.chainWrites(S, taskPath), args);
-	for (const w of text) if (w.text != null && w.text.charCodeAt(0) === 65279) w.text = w.text.slice(1);
-	return text;
+	const channel = args[2];
+	const rows = (qText && await qText(PG_READ.chainWritesText(S, taskPath), args)) ?? await q(PG_READ.chainWrites(S, taskPath), args);
+	for (const w of rows) {
+		w.channel = channel;
+		const t = w.text;
+		w.value = t == null ? w.blob : t.charCodeAt(0) === 65279 ? t.slice(1) : t;
+	}
+	return rows;
 }
 /** `rows` by thread id, then by `key` (rows of one key keep their order). */
 function byThreadAnd(rows, key) {
@@ -42054,6 +42058,21 @@ function inTaskOrder(ws) {
 	}
 	return ws;
 }
+/** checkpoint facts by thread id, then checkpoint id */
+function factsByThread(rows) {
+	const m = /* @__PURE__ */ new Map();
+	let t;
+	let ids;
+	for (const r of rows) {
+		if (r.thread_id !== t) {
+			t = r.thread_id;
+			ids = m.get(t);
+			if (!ids) m.set(t, ids = /* @__PURE__ */ new Map());
+		}
+		ids.set(r.checkpoint_id, r);
+	}
+	return m;
+}
 /**
 * The steps of one chain, as the recursive query takes them: from `fromId` to its parent while the checkpoint is found,
 * stores no value (blob row or inline) and fewer than `limit` are taken (a cycle is walked round to the limit, as the
@@ -42063,7 +42082,7 @@ function walkChain(cps, blobType, fromId, limit) {
 	const steps = [];
 	let cur = fromId;
 	while (cur !== null && steps.length < limit) {
-		const cp = cps.get(cur)?.[0];
+		const cp = cps.get(cur);
 		if (!cp) break;
 		const btype = cp.version === null ? null : blobType.get(k2(cp.thread_id, cp.version)) ?? null;
 		steps.push({
@@ -42117,7 +42136,7 @@ function rangeChains(q, S, info, qText) {
 			channel
 		]);
 		for (const p of [blobRowsP, writeRowsP]) p.catch(() => void 0);
-		const byThread = byThreadAnd(await cpRowsP, (r) => r.checkpoint_id);
+		const byThread = factsByThread(await cpRowsP);
 		const blobType = new Map((await blobRowsP).map((r) => [k2(r.thread_id, r.version), r.type]));
 		const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
 		const walks = starts.map((s) => ({
@@ -42129,25 +42148,19 @@ function rangeChains(q, S, info, qText) {
 		for (const { s, steps } of walks) {
 			if (!steps.length) continue;
 			out.set(s.threadId, steps.map(({ cp, btype }) => {
-				const at = k2(cp.thread_id, cp.checkpoint_id);
 				const ws = inTaskOrder(writes.get(cp.thread_id)?.get(cp.checkpoint_id) ?? []);
-				return {
+				const row = {
 					checkpointId: cp.checkpoint_id,
 					parentId: cp.parent_checkpoint_id,
-					value: btype === null && cp.has_inline ? JSON.stringify(seeds.inline.get(at)) ?? null : null,
-					...btype !== null ? { stored: {
-						type: btype,
-						data: seeds.blobs.get(at) ?? null
-					} } : {},
-					writes: ws.map((w) => ({
-						task_id: w.task_id,
-						idx: w.idx,
-						channel,
-						type: w.type,
-						value: w.text ?? w.blob,
-						task_path: w.task_path
-					}))
+					value: null,
+					writes: ws
 				};
+				if (btype !== null) row.stored = {
+					type: btype,
+					data: seeds.blobs.get(k2(cp.thread_id, cp.checkpoint_id)) ?? null
+				};
+				else if (cp.has_inline) row.value = JSON.stringify(seeds.inline.get(k2(cp.thread_id, cp.checkpoint_id))) ?? null;
+				return row;
 			}));
 		}
 		return out;

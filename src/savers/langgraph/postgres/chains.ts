@@ -120,6 +120,9 @@ interface WriteRow {
   /** a json payload as text (chainWritesText) */
   text?: string | null;
   task_path: string;
+  /** set here (the row is handed on as a chain row's write, not copied): the channel, and `text ?? blob` */
+  channel: string;
+  value: Uint8Array | string | null;
 }
 
 /**
@@ -133,10 +136,15 @@ async function writesOf(
   taskPath: boolean,
   args: unknown[],
 ): Promise<WriteRow[]> {
+  const channel = args[2] as string;
   const text = qText && (await qText<WriteRow>(PG_READ.chainWritesText(S, taskPath), args));
-  if (!text) return q<WriteRow>(PG_READ.chainWrites(S, taskPath), args);
-  for (const w of text) if (w.text != null && w.text.charCodeAt(0) === 0xfeff) w.text = w.text.slice(1);
-  return text;
+  const rows = text ?? (await q<WriteRow>(PG_READ.chainWrites(S, taskPath), args));
+  for (const w of rows) {
+    w.channel = channel;
+    const t = w.text;
+    w.value = t == null ? w.blob : t.charCodeAt(0) === 0xfeff ? t.slice(1) : t;
+  }
+  return rows;
 }
 
 const k2 = (a: string, b: string) => `${a}\u0000${b}`;
@@ -171,13 +179,29 @@ function inTaskOrder(ws: WriteRow[]): WriteRow[] {
   return ws;
 }
 
+/** checkpoint facts by thread id, then checkpoint id */
+function factsByThread(rows: CpFact[]): Map<string, Map<string, CpFact>> {
+  const m = new Map<string, Map<string, CpFact>>();
+  let t: string | undefined;
+  let ids: Map<string, CpFact> | undefined;
+  for (const r of rows) {
+    if (r.thread_id !== t) {
+      t = r.thread_id;
+      ids = m.get(t);
+      if (!ids) m.set(t, (ids = new Map()));
+    }
+    ids!.set(r.checkpoint_id, r);
+  }
+  return m;
+}
+
 /**
  * The steps of one chain, as the recursive query takes them: from `fromId` to its parent while the checkpoint is found,
  * stores no value (blob row or inline) and fewer than `limit` are taken (a cycle is walked round to the limit, as the
  * query does: the caller says it is one).
  */
 function walkChain(
-  cps: Map<string, CpFact[]>,
+  cps: Map<string, CpFact>,
   blobType: Map<string, string>,
   fromId: string,
   limit: number,
@@ -185,7 +209,7 @@ function walkChain(
   const steps: Array<{ cp: CpFact; btype: string | null }> = [];
   let cur: string | null = fromId;
   while (cur !== null && steps.length < limit) {
-    const cp: CpFact | undefined = cps.get(cur)?.[0];
+    const cp = cps.get(cur);
     if (!cp) break;
     const btype = cp.version === null ? null : (blobType.get(k2(cp.thread_id, cp.version)) ?? null);
     steps.push({ cp, btype });
@@ -247,7 +271,7 @@ function rangeChains(
     const blobRowsP = q<BlobFact>(PG_READ.chainBlobFacts(S), [threads, namespace, channel]);
     const writeRowsP = writesOf(q, qText, S, Boolean(info.taskPath), [threads, namespace, channel]);
     for (const p of [blobRowsP, writeRowsP]) p.catch(() => undefined); // awaited below, after the first
-    const byThread = byThreadAnd(await cpRowsP, (r) => r.checkpoint_id);
+    const byThread = factsByThread(await cpRowsP);
     const blobType = new Map((await blobRowsP).map((r) => [k2(r.thread_id, r.version), r.type]));
     const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
     const walks = starts.map((s) => ({
@@ -261,23 +285,20 @@ function rangeChains(
       if (!steps.length) continue;
       out.set(
         s.threadId,
-        steps.map(({ cp, btype }) => {
-          const at = k2(cp.thread_id, cp.checkpoint_id);
+        steps.map(({ cp, btype }): DeltaChainRow => {
           const ws = inTaskOrder(writes.get(cp.thread_id)?.get(cp.checkpoint_id) ?? []);
-          return {
+          const row: DeltaChainRow = {
             checkpointId: cp.checkpoint_id,
             parentId: cp.parent_checkpoint_id,
-            value: btype === null && cp.has_inline ? (JSON.stringify(seeds.inline.get(at)) ?? null) : null,
-            ...(btype !== null ? { stored: { type: btype, data: seeds.blobs.get(at) ?? null } } : {}),
-            writes: ws.map((w) => ({
-              task_id: w.task_id,
-              idx: w.idx,
-              channel,
-              type: w.type,
-              value: w.text ?? w.blob,
-              task_path: w.task_path,
-            })),
+            value: null,
+            writes: ws,
           };
+          if (btype !== null)
+            row.stored = { type: btype, data: seeds.blobs.get(k2(cp.thread_id, cp.checkpoint_id)) ?? null };
+          // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
+          else if (cp.has_inline)
+            row.value = JSON.stringify(seeds.inline.get(k2(cp.thread_id, cp.checkpoint_id))) ?? null;
+          return row;
         }),
       );
     }
