@@ -7,8 +7,8 @@
 // better-sqlite3, reads, decodes, looks; the same process-start costs on both sides); the same floor measured inside
 // this process (no start, better-sqlite3 already loaded) is printed beside it, the figure earlier runs reported.
 // The ratio is floor time / ckpt time (1.0: ckpt costs nothing over the floor; target ≥ 0.8); floor and ckpt take
-// turns. Two patterns: a rare one (one thread's user turns) and a common one (a word of every thread's user turns and
-// of half its answers, 90,000 hits printed as JSON Lines to /dev/null: output the floor does not write).
+// turns. Two patterns: a rare one (one thread's user turns) and a common one (a word of every user turn and every
+// answer, 90,000 hits printed as JSON Lines to /dev/null: output the floor does not write).
 // Run after `npm run build`: node bench/search.mjs   (BENCH_RUNS=3 runs each, median)
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
