@@ -3,26 +3,37 @@
 // itself (module.enableCompileCache, bin/ckpt.js); on Node 20 this file does the same for those two folders only.
 //
 // Safety: a cache file is used only when it was made from the same text (its name holds the file's name, length
-// and CRC-32, and the folder ckpt's version and Node's), V8 refuses data made by another V8 or with other flags (the
-// file is then made again), the folder must be the user's own (mode 700, not a link), and any failure to read or
-// write the cache is ignored: a read-only install, a full disk or a missing folder only cost the compile time.
-// CKPT_CODE_CACHE=0 turns it off; CKPT_CODE_CACHE=<folder> puts the cache there.
+// and CRC-32; V8 itself checks only the length), in a folder of its own per ckpt version, Node, install location and
+// V8 flags (V8 refuses data made by another V8 or with other flags: the file is then made again); the folder must be
+// the user's own (mode 700, not writable by others), and any failure to read or write the cache is ignored: a
+// read-only install, a full disk or a missing folder only cost the compile time. A run that writes new data removes
+// what it replaces and what was made from files that are gone (a rebuild's old chunks), so the folder holds one
+// entry per file at most. CKPT_CODE_CACHE=0 turns it off; CKPT_CODE_CACHE=<folder> puts the cache there.
 "use strict";
-const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } = require("node:fs");
+const {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} = require("node:fs");
 const { dirname, join, sep } = require("node:path");
 
-/** The cache folder for this ckpt version and Node, created (mode 700) if needed; undefined when unusable. */
-function cacheFolder(version, crc32) {
+/** The cache folder for this ckpt version, Node, install and flags, created (mode 700) if needed; undefined when unusable. */
+function cacheFolder(version, roots, crc32) {
   const setting = process.env.CKPT_CODE_CACHE;
   if (setting === "0" || setting === "false" || setting === "off") return undefined;
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   const base = setting || join(require("node:os").tmpdir(), `ckpt-code-cache${uid === undefined ? "" : `-${uid}`}`);
-  // V8 refuses code made under other flags: runs with other flags (NODE_OPTIONS, node --…) keep their own folder
-  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ").trim();
-  const dir = join(
-    base,
-    `${version}-node${process.versions.node}-${process.arch}${flags ? `-${crc32(flags).toString(16)}` : ""}`,
-  );
+  // V8 refuses code made under other flags: runs with other flags (NODE_OPTIONS, node --…) keep their own folder,
+  // and so does each install (two copies of one version may hold other files)
+  const where = [...roots, ...process.execArgv, process.env.NODE_OPTIONS ?? ""].join("\n");
+  const dir = join(base, `${version}-node${process.versions.node}-${process.arch}-${crc32(where).toString(16)}`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const d of [base, dir]) {
@@ -43,7 +54,7 @@ function cacheFolder(version, crc32) {
 function useCodeCache(roots, version) {
   const { crc32 } = require("node:zlib");
   if (typeof crc32 !== "function") return false; // Node < 20.15
-  const dir = cacheFolder(version, crc32);
+  const dir = cacheFolder(version, roots, crc32);
   if (dir === undefined) return false;
   const Module = require("node:module");
   const vm = require("node:vm");
@@ -54,10 +65,8 @@ function useCodeCache(roots, version) {
     const bytes = readFileSync(filename);
     // an ASCII file (the bundle is) becomes a one-byte string without decoding UTF-8
     const content = isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.toString("utf8");
-    const key = join(
-      dir,
-      `${filename.slice(filename.lastIndexOf(sep) + 1)}-${bytes.length}-${crc32(bytes).toString(16)}`,
-    );
+    const name = filename.slice(filename.lastIndexOf(sep) + 1);
+    const key = join(dir, `${name}-${bytes.length}-${crc32(bytes).toString(16)}`);
     let cachedData;
     try {
       cachedData = readFileSync(key);
@@ -67,7 +76,7 @@ function useCodeCache(roots, version) {
       cachedData,
       importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
-    if (cachedData === undefined || script.cachedDataRejected) pending.push({ key, script });
+    if (cachedData === undefined || script.cachedDataRejected) pending.push({ name, key, script });
     const fn = script.runInThisContext({ displayErrors: true });
     const req = function require(id) {
       return mod.require(id);
@@ -86,6 +95,7 @@ function useCodeCache(roots, version) {
   };
   // written as the process ends, so the data holds the functions this run compiled, not only the top level
   process.once("exit", () => {
+    if (pending.length === 0) return;
     for (const { key, script } of pending) {
       const tmp = `${key}.${process.pid}.tmp`;
       try {
@@ -99,12 +109,27 @@ function useCodeCache(roots, version) {
         renameSync(tmp, key);
       } catch {
         try {
-          require("node:fs").rmSync(tmp, { force: true });
+          rmSync(tmp, { force: true });
         } catch {}
       }
     }
+    prune(dir, roots, new Map(pending.map((p) => [p.name, p.key])));
   });
   return true;
+}
+
+/** Remove the entries that `written` replaced (same file, other text) and those of files no longer in `roots`. */
+function prune(dir, roots, written) {
+  try {
+    for (const entry of readdirSync(dir)) {
+      const m = /^(.*)-\d+-[0-9a-f]+$/.exec(entry);
+      if (!m) continue; // another run's temporary file
+      const name = m[1];
+      const kept = written.get(name);
+      const stale = kept !== undefined ? join(dir, entry) !== kept : !roots.some((r) => existsSync(join(r, name)));
+      if (stale) rmSync(join(dir, entry), { force: true });
+    }
+  } catch {}
 }
 
 module.exports = { useCodeCache };

@@ -124,9 +124,34 @@ describe.runIf(node20)("V8 code cache of the bundle (Node 20)", () => {
     const text = readFileSync(chunk, "utf8");
     writeFileSync(chunk, text.replace("} invalid`", "} INVALID`"));
     expect(readFileSync(chunk).length).toBe(Buffer.byteLength(text));
+    const before = [...cacheFiles(dir).keys()];
+    const name = chunk.slice(chunk.lastIndexOf("/") + 1);
+    expect(before.filter((k) => k.includes(`/${name}-`))).toHaveLength(1);
     const changed = run(pkgBin, dir);
     expect(changed.code).toBe(0);
     expect(changed.out).toContain("0 INVALID");
     expect(changed.out.replace("INVALID", "invalid")).toBe(plain.out);
+    // the entry made from the old text is replaced, not kept beside the new one
+    const after = [...cacheFiles(dir).keys()].filter((k) => k.includes(`/${name}-`));
+    expect(after).toHaveLength(1);
+    expect(before).not.toContain(after[0]);
+    // another install (this checkout) keeps a folder of its own
+    expect(run(bin, dir)).toEqual(plain);
+    expect(new Set([...cacheFiles(dir).keys()].map((k) => k.split("/")[0])).size).toBe(2);
+  });
+
+  it("a run that writes new data removes the entries of files that are gone (a rebuild's old chunks)", () => {
+    const dir = join(tmp, "d");
+    run(bin, dir);
+    const [folder] = new Set([...cacheFiles(dir).keys()].map((k) => k.split("/")[0]));
+    const gone = join(dir, folder!, "formats-0ld0ld0l.js-1234-abcd");
+    writeFileSync(gone, "old");
+    // a run that finds everything cached writes nothing and leaves the folder as it is
+    run(bin, dir);
+    expect(cacheFiles(dir).has(`${folder}/formats-0ld0ld0l.js-1234-abcd`)).toBe(true);
+    // a run that loads a chunk not cached yet writes it, and prunes
+    expect(run(bin, dir, ["convert", "--help"]).code).toBe(0);
+    expect(cacheFiles(dir).has(`${folder}/formats-0ld0ld0l.js-1234-abcd`)).toBe(false);
+    expect(cacheFiles(dir).size).toBeGreaterThan(10);
   });
 });
