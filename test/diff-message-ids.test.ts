@@ -96,8 +96,8 @@ const eqOf = (a: AgentMessage[], b: AgentMessage[]) => (i: number, j: number) =>
 function byIds(a: AgentMessage[], b: AgentMessage[], withTime: boolean) {
   const { pre, suf } = trim(a.length, b.length, eqOf(a, b));
   const ids = new MessageIds(withTime);
-  const idsA = Int32Array.from(a.slice(pre, a.length - suf), (m) => ids.id(m));
-  const idsB = Int32Array.from(b.slice(pre, b.length - suf), (m) => ids.id(m));
+  const idsA = ids.ids(a, pre, a.length - suf - pre);
+  const idsB = ids.ids(b, pre, b.length - suf - pre);
   return alignMiddle(pre, suf, a.length, b.length, idsA, idsB, ids.count);
 }
 

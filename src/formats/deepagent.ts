@@ -279,13 +279,11 @@ function messageToCanonical(m: Obj, index: number | string): AgentMessage[] {
     if (extra) setExt(out[0]!, "extra", extra);
     return out;
   }
-  const content: Content[] = [];
+  // a string content is one text block: an array literal (an empty array grown by push reserves 17 slots)
+  const stringContent = typeof m.content === "string";
+  const content: Content[] = stringContent ? [{ type: "text", text: m.content as string }] : [];
   const rawParts: Array<{ index: number; part: Obj }> = [];
-  let stringContent = false;
-  if (typeof m.content === "string") {
-    content.push({ type: "text", text: m.content });
-    stringContent = true;
-  } else if (Array.isArray(m.content)) {
+  if (!stringContent && Array.isArray(m.content)) {
     (m.content as Obj[]).forEach((p, k) => {
       const c = isObj(p) ? partToContent(p) : undefined;
       if (c) content.push(c);

@@ -83,10 +83,14 @@ export function alignMiddle(
   const usedB = new Uint8Array(m);
   const anchors: Array<[number, number]> = [];
   const moved: Array<[number, number]> = [];
-  splitByLis(uniquePairs(pre, idsB, onceA, onceB), anchors, moved, usedA, usedB);
+  const unique = uniquePairs(pre, idsB, onceA, onceB);
+  splitColumns(unique.ia, unique.jb, anchors, moved, usedA, usedB);
 
-  // 2. the rest (repeated keys) are matched inside each gap between anchors, k-th occurrence with k-th occurrence
-  const gapPairs = matchInGaps(pre, suf, n, m, idsA, idsB, anchors, moved, usedA, usedB);
+  // 2. the rest (repeated keys) are matched inside each gap between anchors, k-th occurrence with k-th occurrence;
+  // only a key repeated on one side and present on the other can pair anything there
+  const gapPairs = sharedRepeat(onceA, onceB)
+    ? matchInGaps(pre, suf, n, m, idsA, idsB, anchors, moved, usedA, usedB)
+    : [];
   if (gapPairs.length) {
     anchors.push(...gapPairs);
     anchors.sort((x, y) => x[0] - y[0]);
@@ -108,15 +112,54 @@ export function alignMiddle(
 // long loop on the fly (OSR), and code after it that had not run yet when it was compiled sends the function back
 // to the interpreter there (see `patience`).
 
-/** The pairs [i, j] of items whose key occurs once on each side (ascending in j). */
-function uniquePairs(pre: number, idsB: Int32Array, onceA: Int32Array, onceB: Int32Array): Array<[number, number]> {
-  const unique: Array<[number, number]> = [];
+/** The pairs (i, j) of items whose key occurs once on each side, ascending in j, as two columns. */
+function uniquePairs(
+  pre: number,
+  idsB: Int32Array,
+  onceA: Int32Array,
+  onceB: Int32Array,
+): { ia: Int32Array; jb: Int32Array } {
+  const ia = new Int32Array(idsB.length);
+  const jb = new Int32Array(idsB.length);
+  let t = 0;
   for (let k = 0; k < idsB.length; k++) {
     const id = idsB[k]!;
     const i = onceA[id]!;
-    if (i >= 0 && onceB[id] === pre + k) unique.push([i, pre + k]);
+    if (i >= 0 && onceB[id] === pre + k) {
+      ia[t] = i;
+      jb[t++] = pre + k;
+    }
   }
-  return unique;
+  return { ia: ia.subarray(0, t), jb: jb.subarray(0, t) };
+}
+
+/** `splitByLis` of pairs given as two columns. */
+function splitColumns(
+  ia: Int32Array,
+  jb: Int32Array,
+  inOrder: Array<[number, number]>,
+  moved: Array<[number, number]>,
+  usedA: Uint8Array,
+  usedB: Uint8Array,
+): void {
+  const onLis = lis(ia);
+  for (let t = 0; t < ia.length; t++) {
+    const i = ia[t]!;
+    const j = jb[t]!;
+    (onLis[t] ? inOrder : moved).push([i, j]);
+    usedA[i] = 1;
+    usedB[j] = 1;
+  }
+}
+
+/** Is some key repeated on one side and present on the other (`onceIndex` arrays)? */
+function sharedRepeat(onceA: Int32Array, onceB: Int32Array): boolean {
+  for (let k = 0; k < onceA.length; k++) {
+    const x = onceA[k]!;
+    const y = onceB[k]!;
+    if ((x === -1 && y !== -2) || (y === -1 && x !== -2)) return true;
+  }
+  return false;
 }
 
 /** The indices in [from, to) not marked in `used`. */
@@ -222,7 +265,7 @@ export function allAnchors(al: Alignment): Array<[number, number]> {
 }
 
 /** Marks the members of one longest strictly increasing subsequence of `xs` (patience sorting, O(n log n)). */
-export function lis(xs: readonly number[]): Uint8Array {
+export function lis(xs: ArrayLike<number>): Uint8Array {
   const out = new Uint8Array(xs.length);
   if (xs.length === 0) return out;
   const prev = new Int32Array(xs.length).fill(-1);
@@ -237,7 +280,7 @@ export function lis(xs: readonly number[]): Uint8Array {
  * the loop that had not run yet when it was compiled made every later call fall back to the interpreter there (a
  * diff of two 20,000-message files did so about 300 times).
  */
-function patience(xs: readonly number[], prev: Int32Array): number {
+function patience(xs: ArrayLike<number>, prev: Int32Array): number {
   const tailIdx: number[] = [];
   let last = -1;
   for (let i = 0; i < xs.length; i++) {

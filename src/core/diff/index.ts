@@ -233,9 +233,11 @@ export function diffCheckpoints(a0: Checkpoint, b0: Checkpoint, options: DiffOpt
   for (const i of plan.removed) addUsage(delta, ma[i]!, -1);
   if (Object.values(delta).some((d) => d !== 0))
     changes.push({ kind: "usage", before: usageTotals(ma), after: usageTotals(mb), delta });
+  const lastA = lastAssistant(ma, fills && ((field, v, m) => fills.is("a", field, v, m)));
+  const lastB = lastAssistant(mb, fills && ((field, v, m) => fills.is("b", field, v, m)));
   for (const field of ["model", "provider"] as const) {
-    const x = lastAssistant(ma, field, fills && ((v, m) => fills.is("a", field, v, m)));
-    const y = lastAssistant(mb, field, fills && ((v, m) => fills.is("b", field, v, m)));
+    const x = lastA[field];
+    const y = lastB[field];
     if (x !== y)
       changes.push({
         kind: "model",
@@ -281,22 +283,25 @@ function side(cp: Checkpoint): DiffResult["a"] {
   };
 }
 
-/** The model or provider of the last assistant message that names one (conversion defaults, `skip`, do not count). */
+/**
+ * The model and the provider of the last assistant message that names each (conversion defaults, `skip`, do not
+ * count): one walk back for both.
+ */
 function lastAssistant(
   ms: readonly AgentMessage[],
-  field: "model" | "provider",
-  skip?: (v: string, m: AgentMessage) => boolean,
-): string | undefined {
-  for (let i = ms.length - 1; i >= 0; i--) {
+  skip?: (field: "model" | "provider", v: string, m: AgentMessage) => boolean,
+): { model?: string; provider?: string } {
+  let model: string | undefined;
+  let provider: string | undefined;
+  for (let i = ms.length - 1; i >= 0 && (model === undefined || provider === undefined); i--) {
     const m = ms[i]!;
-    if (m.role === "assistant") {
-      // named loads (one field name per load site): a keyed load by a name that changes between calls is slow
-      const r = m as unknown as { model?: unknown; provider?: unknown };
-      const v = field === "model" ? r.model : r.provider;
-      if (typeof v === "string" && !skip?.(v, m)) return v;
-    }
+    if (m.role !== "assistant") continue;
+    const r = m as unknown as { model?: unknown; provider?: unknown };
+    if (model === undefined && typeof r.model === "string" && !skip?.("model", r.model, m)) model = r.model;
+    if (provider === undefined && typeof r.provider === "string" && !skip?.("provider", r.provider, m))
+      provider = r.provider;
   }
-  return undefined;
+  return { model, provider };
 }
 
 /** `m` with the usage counts that are its format's fill-ins and absent from its partner `p` left out. */

@@ -109,27 +109,36 @@ export class MessageIds {
   get count(): number {
     return this.atoms * 4;
   }
-  id(m: AgentMessage): number {
+  /** The text of a message identified by its text and role alone (one text block, no time, no other id), or undefined. */
+  private oneText(m: AgentMessage): string | undefined {
     const r = m as unknown as Record<string, unknown>;
     const content = r.content;
+    if (!Array.isArray(content) || content.length !== 1) return undefined;
+    const b = content[0];
+    const ext = r.ext;
+    return isObject(b) &&
+      b.type === "text" &&
+      typeof b.text === "string" &&
+      !(isObject(ext) && isObject(ext["phi-core"])) &&
+      !(m.role === "toolResult" && typeof r.toolCallId === "string") &&
+      (!this.withTime || r.timestamp === undefined || r.timestamp === null || r.timestamp === "")
+      ? b.text
+      : undefined;
+  }
+  id(m: AgentMessage): number {
     const code = ROLE_CODE[m.role];
-    if (code !== undefined && Array.isArray(content) && content.length === 1) {
-      const b = content[0];
-      const ext = r.ext;
-      if (
-        isObject(b) &&
-        b.type === "text" &&
-        typeof b.text === "string" &&
-        !(isObject(ext) && isObject(ext["phi-core"])) &&
-        !(code === 3 && typeof r.toolCallId === "string") &&
-        (!this.withTime || r.timestamp === undefined || r.timestamp === null || r.timestamp === "")
-      )
-        return this.textNumber(b.text) * 4 + code;
-    }
+    const text = code === undefined ? undefined : this.oneText(m);
+    if (text !== undefined) return this.textNumber(text) * 4 + code!;
     const k = messageKey(m, this.withTime, this.textNumber);
     let x = this.keys.get(k);
     if (x === undefined) this.keys.set(k, (x = this.atoms++));
     return x * 4;
+  }
+  /** The ids of `count` messages from `from` on. */
+  ids(ms: readonly AgentMessage[], from: number, count: number): Int32Array {
+    const out = new Int32Array(count);
+    for (let k = 0; k < count; k++) out[k] = this.id(ms[from + k]!);
+    return out;
   }
 }
 
@@ -251,10 +260,8 @@ export function diffMessages(
   // across formats, times are often absent, rounded or filled in on one side: the content alone says which is which
   const { pre, suf } = trim(a.length, b.length, eq);
   const ids = new MessageIds(!across);
-  const idsA = new Int32Array(Math.max(0, a.length - suf - pre));
-  const idsB = new Int32Array(Math.max(0, b.length - suf - pre));
-  for (let k = 0; k < idsA.length; k++) idsA[k] = ids.id(a[pre + k]!);
-  for (let k = 0; k < idsB.length; k++) idsB[k] = ids.id(b[pre + k]!);
+  const idsA = ids.ids(a, pre, Math.max(0, a.length - suf - pre));
+  const idsB = ids.ids(b, pre, Math.max(0, b.length - suf - pre));
   const al = alignMiddle(pre, suf, a.length, b.length, idsA, idsB, ids.count);
   const edits = pairEdits(al, (i, j) => sameKind(a[i]!, b[j]!));
 
