@@ -20648,16 +20648,13 @@ function messageToCanonical$1(m, index) {
 		if (extra) setExt$1(out[0], "extra", extra);
 		return out;
 	}
-	const content = [];
+	const stringContent = typeof m.content === "string";
+	const content = stringContent ? [{
+		type: "text",
+		text: m.content
+	}] : [];
 	const rawParts = [];
-	let stringContent = false;
-	if (typeof m.content === "string") {
-		content.push({
-			type: "text",
-			text: m.content
-		});
-		stringContent = true;
-	} else if (Array.isArray(m.content)) m.content.forEach((p, k) => {
+	if (!stringContent && Array.isArray(m.content)) m.content.forEach((p, k) => {
 		const c = isObj$14(p) ? partToContent(p) : void 0;
 		if (c) content.push(c);
 		else rawParts.push({
@@ -59114,8 +59111,9 @@ function alignMiddle(pre, suf, n, m, idsA, idsB, count) {
 	const usedB = new Uint8Array(m);
 	const anchors = [];
 	const moved = [];
-	splitByLis(uniquePairs(pre, idsB, onceA, onceB), anchors, moved, usedA, usedB);
-	const gapPairs = matchInGaps(pre, suf, n, m, idsA, idsB, anchors, moved, usedA, usedB);
+	const unique = uniquePairs(pre, idsB, onceA, onceB);
+	splitColumns(unique.ia, unique.jb, anchors, moved, usedA, usedB);
+	const gapPairs = sharedRepeat(onceA, onceB) ? matchInGaps(pre, suf, n, m, idsA, idsB, anchors, moved, usedA, usedB) : [];
 	if (gapPairs.length) {
 		anchors.push(...gapPairs);
 		anchors.sort((x, y) => x[0] - y[0]);
@@ -59132,15 +59130,43 @@ function alignMiddle(pre, suf, n, m, idsA, idsB, count) {
 		inserted: unused(usedB, pre, m - suf)
 	};
 }
-/** The pairs [i, j] of items whose key occurs once on each side (ascending in j). */
+/** The pairs (i, j) of items whose key occurs once on each side, ascending in j, as two columns. */
 function uniquePairs(pre, idsB, onceA, onceB) {
-	const unique = [];
+	const ia = new Int32Array(idsB.length);
+	const jb = new Int32Array(idsB.length);
+	let t = 0;
 	for (let k = 0; k < idsB.length; k++) {
 		const id = idsB[k];
 		const i = onceA[id];
-		if (i >= 0 && onceB[id] === pre + k) unique.push([i, pre + k]);
+		if (i >= 0 && onceB[id] === pre + k) {
+			ia[t] = i;
+			jb[t++] = pre + k;
+		}
 	}
-	return unique;
+	return {
+		ia: ia.subarray(0, t),
+		jb: jb.subarray(0, t)
+	};
+}
+/** `splitByLis` of pairs given as two columns. */
+function splitColumns(ia, jb, inOrder, moved, usedA, usedB) {
+	const onLis = lis(ia);
+	for (let t = 0; t < ia.length; t++) {
+		const i = ia[t];
+		const j = jb[t];
+		(onLis[t] ? inOrder : moved).push([i, j]);
+		usedA[i] = 1;
+		usedB[j] = 1;
+	}
+}
+/** Is some key repeated on one side and present on the other (`onceIndex` arrays)? */
+function sharedRepeat(onceA, onceB) {
+	for (let k = 0; k < onceA.length; k++) {
+		const x = onceA[k];
+		const y = onceB[k];
+		if (x === -1 && y !== -2 || y === -1 && x !== -2) return true;
+	}
+	return false;
 }
 /** The indices in [from, to) not marked in `used`. */
 function unused(used, from, to) {
@@ -60228,10 +60254,8 @@ function diffMessages(a, b, fillIn, across = false) {
 	};
 	const { pre, suf } = trim(a.length, b.length, eq);
 	const ids = new MessageIds(!across);
-	const idsA = new Int32Array(Math.max(0, a.length - suf - pre));
-	const idsB = new Int32Array(Math.max(0, b.length - suf - pre));
-	for (let k = 0; k < idsA.length; k++) idsA[k] = ids.id(a[pre + k]);
-	for (let k = 0; k < idsB.length; k++) idsB[k] = ids.id(b[pre + k]);
+	const idsA = ids.ids(a, pre, Math.max(0, a.length - suf - pre));
+	const idsB = ids.ids(b, pre, Math.max(0, b.length - suf - pre));
 	const al = alignMiddle(pre, suf, a.length, b.length, idsA, idsB, ids.count);
 	const edits = pairEdits(al, (i, j) => sameKind(a[i], b[j]));
 	const sourceOf = new Int32Array(b.length).fill(-1);
@@ -60462,19 +60486,29 @@ var init_messages = __esmMin((() => {
 		get count() {
 			return this.atoms * 4;
 		}
-		id(m) {
+		/** The text of a message identified by its text and role alone (one text block, no time, no other id), or undefined. */
+		oneText(m) {
 			const r = m;
 			const content = r.content;
+			if (!Array.isArray(content) || content.length !== 1) return void 0;
+			const b = content[0];
+			const ext = r.ext;
+			return isObject(b) && b.type === "text" && typeof b.text === "string" && !(isObject(ext) && isObject(ext["phi-core"])) && !(m.role === "toolResult" && typeof r.toolCallId === "string") && (!this.withTime || r.timestamp === void 0 || r.timestamp === null || r.timestamp === "") ? b.text : void 0;
+		}
+		id(m) {
 			const code = ROLE_CODE[m.role];
-			if (code !== void 0 && Array.isArray(content) && content.length === 1) {
-				const b = content[0];
-				const ext = r.ext;
-				if (isObject(b) && b.type === "text" && typeof b.text === "string" && !(isObject(ext) && isObject(ext["phi-core"])) && !(code === 3 && typeof r.toolCallId === "string") && (!this.withTime || r.timestamp === void 0 || r.timestamp === null || r.timestamp === "")) return this.textNumber(b.text) * 4 + code;
-			}
+			const text = code === void 0 ? void 0 : this.oneText(m);
+			if (text !== void 0) return this.textNumber(text) * 4 + code;
 			const k = messageKey(m, this.withTime, this.textNumber);
 			let x = this.keys.get(k);
 			if (x === void 0) this.keys.set(k, x = this.atoms++);
 			return x * 4;
+		}
+		/** The ids of `count` messages from `from` on. */
+		ids(ms, from, count) {
+			const out = new Int32Array(count);
+			for (let k = 0; k < count; k++) out[k] = this.id(ms[from + k]);
+			return out;
 		}
 	};
 }));
@@ -61021,9 +61055,11 @@ function diffCheckpoints(a0, b0, options = {}) {
 		after: usageTotals(mb),
 		delta
 	});
+	const lastA = lastAssistant(ma, fills && ((field, v, m) => fills.is("a", field, v, m)));
+	const lastB = lastAssistant(mb, fills && ((field, v, m) => fills.is("b", field, v, m)));
 	for (const field of ["model", "provider"]) {
-		const x = lastAssistant(ma, field, fills && ((v, m) => fills.is("a", field, v, m)));
-		const y = lastAssistant(mb, field, fills && ((v, m) => fills.is("b", field, v, m)));
+		const x = lastA[field];
+		const y = lastB[field];
 		if (x !== y) changes.push({
 			kind: "model",
 			field,
@@ -61067,16 +61103,24 @@ function side(cp) {
 		...cp.origin?.threadIdFrom ? { threadIdFrom: cp.origin.threadIdFrom } : {}
 	};
 }
-/** The model or provider of the last assistant message that names one (conversion defaults, `skip`, do not count). */
-function lastAssistant(ms, field, skip) {
-	for (let i = ms.length - 1; i >= 0; i--) {
+/**
+* The model and the provider of the last assistant message that names each (conversion defaults, `skip`, do not
+* count): one walk back for both.
+*/
+function lastAssistant(ms, skip) {
+	let model;
+	let provider;
+	for (let i = ms.length - 1; i >= 0 && (model === void 0 || provider === void 0); i--) {
 		const m = ms[i];
-		if (m.role === "assistant") {
-			const r = m;
-			const v = field === "model" ? r.model : r.provider;
-			if (typeof v === "string" && !skip?.(v, m)) return v;
-		}
+		if (m.role !== "assistant") continue;
+		const r = m;
+		if (model === void 0 && typeof r.model === "string" && !skip?.("model", r.model, m)) model = r.model;
+		if (provider === void 0 && typeof r.provider === "string" && !skip?.("provider", r.provider, m)) provider = r.provider;
 	}
+	return {
+		model,
+		provider
+	};
 }
 /** `m` with the usage counts that are its format's fill-ins and absent from its partner `p` left out. */
 function usageWithoutFillIns(m, p, side, fill) {
