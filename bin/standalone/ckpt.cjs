@@ -48284,7 +48284,7 @@ function head(b, p) {
 		default: return { kind: "scalar" };
 	}
 }
-function nestedEnd(b, h, inner) {
+function nestedEnd(h, inner) {
 	if (inner !== h.body + h.n) throw inputError("msgpack", `msgpack ext ${h.ext} payload at byte ${h.body} is not one msgpack value (LangGraph's serde packs one there)`);
 }
 /** A string's text; undefined when its bytes are not UTF-8 (such a string is kept as it is). */
@@ -48304,7 +48304,7 @@ function collect$1(b, p, out) {
 		return h.body + h.n;
 	}
 	if (h.kind === "ext") {
-		if (nests(h.ext)) nestedEnd(b, h, collect$1(b, h.body, out));
+		if (nests(h.ext)) nestedEnd(h, collect$1(b, h.body, out));
 		return h.body + h.n;
 	}
 	let q = h.body;
@@ -48365,7 +48365,7 @@ function rewrite(b, p, c) {
 			parts: null
 		};
 		const inner = rewrite(b, h.body, c);
-		nestedEnd(b, h, inner.end);
+		nestedEnd(h, inner.end);
 		if (!inner.parts) return {
 			end,
 			parts: null

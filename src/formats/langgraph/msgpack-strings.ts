@@ -62,7 +62,7 @@ function head(b: Uint8Array, p: number): Head {
 /** Ext codes whose payload is msgpack (Python serde's constructors, pydantic models, numpy arrays, delta snapshots). */
 const nests = (ext: number) => ext >= 0 && ext <= 7;
 
-function nestedEnd(b: Uint8Array, h: { body: number; n: number; ext: number }, inner: number): void {
+function nestedEnd(h: { body: number; n: number; ext: number }, inner: number): void {
   if (inner !== h.body + h.n)
     throw inputError(
       "msgpack",
@@ -88,7 +88,7 @@ function collect(b: Uint8Array, p: number, out: string[]): number {
     return h.body + h.n;
   }
   if (h.kind === "ext") {
-    if (nests(h.ext)) nestedEnd(b, h, collect(b, h.body, out));
+    if (nests(h.ext)) nestedEnd(h, collect(b, h.body, out));
     return h.body + h.n;
   }
   let q = h.body;
@@ -143,7 +143,7 @@ function rewrite(b: Uint8Array, p: number, c: Cursor): { end: number; parts: Uin
     const end = h.body + h.n;
     if (!nests(h.ext)) return { end, parts: null };
     const inner = rewrite(b, h.body, c);
-    nestedEnd(b, h, inner.end);
+    nestedEnd(h, inner.end);
     if (!inner.parts) return { end, parts: null };
     return { end, parts: [extHeader(size(inner.parts), h.ext), ...inner.parts] };
   }
