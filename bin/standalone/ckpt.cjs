@@ -39936,19 +39936,19 @@ var init_delta$2 = __esmMin((() => {
 // dist/savers/langgraph/delta.js
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
 function decodeChainWrites(t, r, aesKey) {
-	const issues = [];
+	const sink = {
+		row: t.row,
+		pointer: "/pendingWrites",
+		issues: [],
+		aesKey
+	};
 	const ws = r.writes.map((w) => ({
 		taskPath: w.task_path,
 		taskId: w.task_id,
 		idx: w.idx,
 		channel: w.channel,
 		type: w.type,
-		value: decodeTyped(w.type, w.value, {
-			row: t.row,
-			pointer: "/pendingWrites",
-			issues,
-			aesKey
-		}),
+		value: decodeTyped(w.type, w.value, sink),
 		bytes: 0
 	}));
 	return channelWrites(ws, ws[0]?.channel ?? "");
@@ -40119,6 +40119,9 @@ var init_delta$1 = __esmMin((() => {
 		get(k) {
 			return this.m.get(k);
 		}
+		get size() {
+			return this.m.size;
+		}
 		set(k, v) {
 			this.m.delete(k);
 			this.m.set(k, v);
@@ -40179,15 +40182,15 @@ var init_delta$1 = __esmMin((() => {
 					seen.add(r.checkpointId);
 					walked++;
 					writes.push(decodeChainWrites(t, r, this.inner.aesKey));
-					const sink = {
+					const sink = () => ({
 						row: t.row,
 						pointer: "/checkpoint",
 						issues: [],
 						aesKey: this.inner.aesKey
-					};
-					let stored = r.value !== null ? { value: decodeJson(r.value) } : r.stored ? { value: decodeTyped(r.stored.type, r.stored.data, sink) } : void 0;
+					});
+					let stored = r.value !== null ? { value: decodeJson(r.value) } : r.stored ? { value: decodeTyped(r.stored.type, r.stored.data, sink()) } : void 0;
 					if (!stored && r.raw) {
-						const cp = decodeTyped(r.raw.type, r.raw.checkpoint, sink);
+						const cp = decodeTyped(r.raw.type, r.raw.checkpoint, sink());
 						const cv = isRecord(cp) && isRecord(cp.channel_values) ? cp.channel_values : {};
 						if (ch in cv) stored = { value: cv[ch] };
 					}
@@ -40204,7 +40207,7 @@ var init_delta$1 = __esmMin((() => {
 							}
 						});
 					}
-					const known = this.values.get(key(t, r.checkpointId, ch));
+					const known = this.values.size ? this.values.get(key(t, r.checkpointId, ch)) : void 0;
 					if (known) return done({
 						seed: known,
 						seedId: r.checkpointId

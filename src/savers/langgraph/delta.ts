@@ -41,6 +41,9 @@ class Bounded<V> {
   get(k: string): V | undefined {
     return this.m.get(k);
   }
+  get size(): number {
+    return this.m.size;
+  }
   set(k: string, v: V): void {
     this.m.delete(k);
     this.m.set(k, v);
@@ -93,15 +96,20 @@ class DeltaRebuilder {
         seen.add(r.checkpointId);
         walked++;
         writes.push(decodeChainWrites(t, r, this.inner.aesKey));
-        const sink = { row: t.row, pointer: "/checkpoint", issues: [] as LgDecodeIssue[], aesKey: this.inner.aesKey };
+        const sink = () => ({
+          row: t.row,
+          pointer: "/checkpoint",
+          issues: [] as LgDecodeIssue[],
+          aesKey: this.inner.aesKey,
+        });
         let stored =
           r.value !== null
             ? { value: decodeJson(r.value) }
             : r.stored
-              ? { value: decodeTyped(r.stored.type, r.stored.data, sink) }
+              ? { value: decodeTyped(r.stored.type, r.stored.data, sink()) }
               : undefined;
         if (!stored && r.raw) {
-          const cp = decodeTyped(r.raw.type, r.raw.checkpoint, sink);
+          const cp = decodeTyped(r.raw.type, r.raw.checkpoint, sink());
           const cv = isRecord(cp) && isRecord(cp.channel_values) ? cp.channel_values : {};
           if (ch in cv) stored = { value: cv[ch] };
         }
@@ -111,7 +119,8 @@ class DeltaRebuilder {
             ? done({ seed, seedId: r.checkpointId })
             : done({ seedId: r.checkpointId, broken: { kind: "missing-snapshot", id: r.checkpointId } });
         }
-        const known = this.values.get(key(t, r.checkpointId, ch));
+        // (nothing rebuilt yet, as in an `ls`: no key to build per step)
+        const known = this.values.size ? this.values.get(key(t, r.checkpointId, ch)) : undefined;
         if (known) return done({ seed: known, seedId: r.checkpointId });
       }
       const last = rows[rows.length - 1]!;
@@ -245,14 +254,14 @@ class DeltaRebuilder {
 
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
 function decodeChainWrites(t: LgCheckpointTuple, r: DeltaChainRow, aesKey: AesKey | undefined): LgPendingWrite[] {
-  const issues: LgDecodeIssue[] = [];
+  const sink = { row: t.row, pointer: "/pendingWrites", issues: [] as LgDecodeIssue[], aesKey };
   const ws = r.writes.map((w) => ({
     taskPath: w.task_path,
     taskId: w.task_id,
     idx: w.idx,
     channel: w.channel,
     type: w.type,
-    value: decodeTyped(w.type, w.value, { row: t.row, pointer: "/pendingWrites", issues, aesKey }),
+    value: decodeTyped(w.type, w.value, sink),
     bytes: 0,
   }));
   return channelWrites(ws, ws[0]?.channel ?? "");
