@@ -195,36 +195,26 @@ function upsertRows(c: PoolClient, T: string, chunk: SaverRecord[], update = tru
 /**
  * Insert `records` as new rows, all or nothing, on one client: a COPY (a plain INSERT below COPY_MIN_ROWS), in one
  * transaction when they are more than UPSERT_ROWS. False, with nothing written, when one of them exists.
+ * `deferFlush` (a migration's batches): the batch is one transaction whose commit does not wait for the WAL flush
+ * (SET LOCAL: that transaction only, the connection goes back to the pool as it came); PostgresStore.durable waits
+ * for it once at the migration's end. 50 batches of 200 waited ~5 ms each for the disk.
  */
-async function insertNew(
-  pool: Pool,
-  T: string,
-  records: SaverRecord[],
-  relaxed: WeakSet<PoolClient>,
-): Promise<boolean> {
+async function insertNew(pool: Pool, T: string, records: SaverRecord[], deferFlush: boolean): Promise<boolean> {
   if (records.length === 0) return true;
-  const single = records.length <= UPSERT_ROWS;
-  return onBatchClient(pool, !single, async (c) => {
-    // a migration's batches commit without waiting for the WAL flush (each as atomic as before); it waits once at
-    // its end (PostgresStore.durable). 50 batches of 200 waited ~5 ms each for the disk.
-    if (!relaxed.has(c)) {
-      await c.query("SET synchronous_commit = off");
-      relaxed.add(c);
-    }
+  const transaction = deferFlush || records.length > UPSERT_ROWS;
+  return onBatchClient(pool, transaction, async (c) => {
+    if (transaction) await c.query(deferFlush ? "BEGIN; SET LOCAL synchronous_commit = off" : "BEGIN");
+    let written = true;
     if (records.length < COPY_MIN_ROWS) {
       try {
         await upsertRows(c, T, records, false);
-        return true;
       } catch (e) {
-        if ((e as { code?: string }).code === "23505") return false;
-        throw e;
+        if ((e as { code?: string }).code !== "23505") throw e;
+        written = false;
       }
-    }
-    if (single) return await copyNew(c, T, records, false);
-    await c.query("BEGIN");
-    const copied = await copyNew(c, T, records, true);
-    await c.query(copied ? "COMMIT" : "ROLLBACK");
-    return copied;
+    } else written = await copyNew(c, T, records, false);
+    if (transaction) await c.query(written ? "COMMIT" : "ROLLBACK");
+    return written;
   });
 }
 
@@ -440,14 +430,14 @@ class PostgresStore implements Saver {
     await this.wrap("cannot write", () => upsert(this.pool, this.T, records));
   }
 
-  /** the connections whose commits do not wait for the WAL flush (insertNew's), and whether any wrote */
-  private readonly relaxed = new WeakSet<PoolClient>();
-  private relaxedWrites = false;
+  /** whether an insertNew with deferFlush wrote since the last durable() */
+  private deferredWrites = false;
 
-  async insertNew(records: SaverRecord[]): Promise<boolean> {
+  async insertNew(records: SaverRecord[], opts?: { deferFlush?: boolean }): Promise<boolean> {
     for (const r of records) checkThreadId(r.threadId, r.namespace);
-    this.relaxedWrites = true;
-    return this.wrap("cannot write", () => insertNew(this.pool, this.T, records, this.relaxed));
+    const deferFlush = opts?.deferFlush === true;
+    if (deferFlush) this.deferredWrites = true;
+    return this.wrap("cannot write", () => insertNew(this.pool, this.T, records, deferFlush));
   }
 
   /**
@@ -455,11 +445,11 @@ class PostgresStore implements Saver {
    * which flushes the WAL up to its commit record — every commit before it, of any session, included.
    */
   async durable(): Promise<void> {
-    if (!this.relaxedWrites) return;
+    if (!this.deferredWrites) return;
     await this.wrap("cannot write", () =>
       this.pool.query("BEGIN; SET LOCAL synchronous_commit = on; SELECT txid_current(); COMMIT"),
     );
-    this.relaxedWrites = false;
+    this.deferredWrites = false;
   }
 
   /**

@@ -91,13 +91,15 @@ export interface Saver {
    * written; false when any of them already exists, and then nothing was written. A migration tries this first and
    * looks up what the target holds (conflicts) only when it says false: the store's own key check is the conflict
    * check, made in the same step as the write. Throws a RecordError for a record no store can hold, as saveMany does.
+   * `deferFlush` (a migration's batches): the store may commit without waiting for its log to reach the disk, until
+   * `durable()`; every other write of the store, and insertNew without it, is as durable as the store makes it.
    */
-  insertNew?(records: SaverRecord[]): Promise<boolean>;
+  insertNew?(records: SaverRecord[], opts?: { deferFlush?: boolean }): Promise<boolean>;
   /**
-   * Optional: make every write so far durable. A store whose `insertNew` commits without waiting for its log to reach
-   * the disk (PostgreSQL: synchronous_commit off for those batches, each still atomic; a server crash may lose the
-   * last ones, which a resumed migration finds missing and writes again) waits for that here, once; a migration calls
-   * it before it reports what it wrote.
+   * Optional: make every write so far durable. A store whose `insertNew` with deferFlush commits without waiting for
+   * its log to reach the disk (PostgreSQL: synchronous_commit off for those batches' transactions, each still atomic;
+   * a server crash may lose the last ones, which a resumed migration finds missing and writes again) waits for that
+   * here, once; a migration calls it before it reports what it wrote.
    */
   durable?(): Promise<void>;
   /**

@@ -114,7 +114,8 @@ function saverWriter(w: Saver): TargetWriter<PreparedRecord, string> {
     lookup: (items) => w.loadMany(items),
     write: (items) => w.saveMany(items),
     ...(w.addMany ? { add: (items: PreparedRecord[]) => w.addMany!(items) } : {}),
-    ...(w.insertNew ? { insertNew: (items: PreparedRecord[]) => w.insertNew!(items) } : {}),
+    // its commits may skip the wait for the disk: migrate() makes them durable (w.durable) before it reports them
+    ...(w.insertNew ? { insertNew: (items: PreparedRecord[]) => w.insertNew!(items, { deferFlush: true }) } : {}),
     /**
      * A store that can compare in place (`verifyMany`: SQLite compares the stored bytes with the text in SQL) says
      * which hold exactly what was written; only the others are read back and compared by content hash.
