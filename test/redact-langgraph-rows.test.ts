@@ -301,6 +301,26 @@ describe("copy and migrate --redact of a LangGraph history", () => {
     expect(rows(red)).toEqual(rows(plain));
   });
 
+  test("channel versions are the saver's tokens, not findings: a real Python store's are copied as they were", async () => {
+    // LangGraph Python's versions are f"{counter:032}.{random.random():016}": the random part is 15-17 digits, which
+    // the card rule takes for a card number about once in a hundred (python-a.sqlite has 6 such versions, e.g.
+    // 00000000000000000000000000000001.0.5499803729423867, "54…" a Mastercard prefix, Luhn-valid). python-a's
+    // messages hold no email, key, card, phone, address or home path.
+    const src = join(dir, "python-a.sqlite");
+    copyFileSync(join(LG_FIXTURES, "python-a.sqlite"), src);
+    const plain = join(dir, "python-a-plain.db");
+    const red = join(dir, "python-a-red.db");
+    await ok(["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${plain}`, "-q"]);
+    const m = await ok(["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${red}`, "-q", "--redact"]);
+    expect(m.err).toMatch(/^redacted: nothing found to redact$/m);
+    const rows = (f: string) =>
+      new Database(f, { readonly: true })
+        .prepare("SELECT thread_id, checkpoint_id, checkpoint, metadata FROM checkpoints ORDER BY 1, 2")
+        .all();
+    expect(rows(red)).toEqual(rows(plain));
+    expect(readFileSync(red).includes("0.5499803729423867")).toBe(true);
+  });
+
   test("encrypted rows cannot be rewritten: not written, and the run says which and why", async () => {
     const src = join(dir, "aes.sqlite");
     copyFileSync(join(LG_FIXTURES, "python-c-aes.sqlite"), src);

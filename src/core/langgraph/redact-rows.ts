@@ -16,6 +16,13 @@ import type { FindingKind, RedactCounts, Redactor } from "../scan/redact.js";
 const td = new TextDecoder();
 const te = new TextEncoder();
 
+/**
+ * A channel version of LangGraph Python (and of a JS saver that writes strings): `f"{counter:032}.{random():016}"`,
+ * the saver's token, not content. Its random part is 15-17 digits, which the card rule takes for a card number about
+ * once in a hundred versions; kept as it is.
+ */
+const isVersion = (s: string) => s.length > 33 && /^\d{32}\.\d+(?:\.\d+)?(?:e-\d+)?$/.test(s);
+
 /** A payload that `--redact` cannot rewrite: the reason, said in the checkpoint's rejection. */
 class Unrewritable extends Error {}
 
@@ -25,7 +32,7 @@ async function payload(type: string | null, data: Uint8Array, r: Redactor, what:
   if (t === "null" || t === "empty" || t === "bytes" || t === "bytearray") return data;
   if (t === "json") {
     const text = td.decode(data);
-    const out = await r.jsonText(text);
+    const out = await r.jsonText(text, isVersion);
     return out === text ? data : te.encode(out);
   }
   if (t === "msgpack") {
@@ -35,7 +42,7 @@ async function payload(type: string | null, data: Uint8Array, r: Redactor, what:
     } catch (e) {
       throw new Unrewritable(`--redact: ${what} does not decode as msgpack (${(e as Error).message})`);
     }
-    return replaceMsgpackStrings(data, before, await r.strings(before));
+    return replaceMsgpackStrings(data, before, await r.strings(before, isVersion));
   }
   if (t.includes("+")) throw new Unrewritable(`--redact: ${what} is encrypted (${t}), which ckpt does not rewrite`);
   throw new Unrewritable(`--redact: ${what} is a '${t}' payload, which ckpt cannot rewrite`);

@@ -49,10 +49,13 @@ export class Redactor {
     return p;
   }
 
-  /** Each string with its findings replaced (the strings in one batch: one detection pass). */
-  async strings(texts: string[]): Promise<string[]> {
+  /**
+   * Each string with its findings replaced (the strings in one batch: one detection pass); those `keep` names (a
+   * store's own tokens, not content) as they are.
+   */
+  async strings(texts: string[], keep?: (s: string) => boolean): Promise<string[]> {
     if (this.kinds.size === 0) return texts;
-    const found = await detectAll(texts, this.kinds);
+    const found = await detectAll(keep ? texts.map((t) => (keep(t) ? "" : t)) : texts, this.kinds);
     return texts.map((t, i) => this.apply(t, found[i]!));
   }
 
@@ -79,8 +82,9 @@ export class Redactor {
   /**
    * A JSON text with the findings in its strings replaced and every other character kept (the text is not
    * re-serialized: only the string tokens that change are written anew, JSON-escaped). Works on JSON Lines too.
+   * `keep`: as for `strings`.
    */
-  async jsonText(text: string): Promise<string> {
+  async jsonText(text: string, keep?: (s: string) => boolean): Promise<string> {
     const tokens: Array<{ start: number; end: number; value: string }> = [];
     STRING_TOKEN.lastIndex = 0;
     for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) {
@@ -92,7 +96,10 @@ export class Redactor {
       }
       tokens.push({ start: m.index, end: m.index + m[0].length, value });
     }
-    const done = await this.strings(tokens.map((t) => t.value));
+    const done = await this.strings(
+      tokens.map((t) => t.value),
+      keep,
+    );
     let out = "";
     let at = 0;
     tokens.forEach((t, i) => {
