@@ -54934,10 +54934,13 @@ var init_redact$1 = __esmMin((() => {
 			this.counts[kind] = (this.counts[kind] ?? 0) + 1;
 			return p;
 		}
-		/** Each string with its findings replaced (the strings in one batch: one detection pass). */
-		async strings(texts) {
+		/**
+		* Each string with its findings replaced (the strings in one batch: one detection pass); those `keep` names (a
+		* store's own tokens, not content) as they are.
+		*/
+		async strings(texts, keep) {
 			if (this.kinds.size === 0) return texts;
-			const found = await detectAll(texts, this.kinds);
+			const found = await detectAll(keep ? texts.map((t) => keep(t) ? "" : t) : texts, this.kinds);
 			return texts.map((t, i) => this.apply(t, found[i]));
 		}
 		apply(t, found) {
@@ -54961,8 +54964,9 @@ var init_redact$1 = __esmMin((() => {
 		/**
 		* A JSON text with the findings in its strings replaced and every other character kept (the text is not
 		* re-serialized: only the string tokens that change are written anew, JSON-escaped). Works on JSON Lines too.
+		* `keep`: as for `strings`.
 		*/
-		async jsonText(text) {
+		async jsonText(text, keep) {
 			const tokens = [];
 			STRING_TOKEN.lastIndex = 0;
 			for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) {
@@ -54978,7 +54982,7 @@ var init_redact$1 = __esmMin((() => {
 					value
 				});
 			}
-			const done = await this.strings(tokens.map((t) => t.value));
+			const done = await this.strings(tokens.map((t) => t.value), keep);
 			let out = "";
 			let at = 0;
 			tokens.forEach((t, i) => {
@@ -55002,7 +55006,7 @@ async function payload(type, data, r, what) {
 	if (t === "null" || t === "empty" || t === "bytes" || t === "bytearray") return data;
 	if (t === "json") {
 		const text = td.decode(data);
-		const out = await r.jsonText(text);
+		const out = await r.jsonText(text, isVersion);
 		return out === text ? data : te.encode(out);
 	}
 	if (t === "msgpack") {
@@ -55012,7 +55016,7 @@ async function payload(type, data, r, what) {
 		} catch (e) {
 			throw new Unrewritable(`--redact: ${what} does not decode as msgpack (${e.message})`);
 		}
-		return replaceMsgpackStrings(data, before, await r.strings(before));
+		return replaceMsgpackStrings(data, before, await r.strings(before, isVersion));
 	}
 	if (t.includes("+")) throw new Unrewritable(`--redact: ${what} is encrypted (${t}), which ckpt does not rewrite`);
 	throw new Unrewritable(`--redact: ${what} is a '${t}' payload, which ckpt cannot rewrite`);
@@ -55081,11 +55085,12 @@ function redactingRows(source, kinds, counts) {
 		return typeof v === "function" ? v.bind(target) : v;
 	} });
 }
-var td, te, Unrewritable;
+var td, te, isVersion, Unrewritable;
 var init_redact_rows = __esmMin((() => {
 	init_msgpack_strings();
 	td = new TextDecoder();
 	te = new TextEncoder();
+	isVersion = (s) => s.length > 33 && /^\d{32}\.\d+(?:\.\d+)?(?:e-\d+)?$/.test(s);
 	Unrewritable = class extends Error {};
 }));
 // dist/engines/langgraph/copy.js
