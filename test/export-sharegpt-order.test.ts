@@ -51,6 +51,28 @@ describe("sharegpt turn order", () => {
     });
   });
 
+  test("a tool call in a message of its own after the assistant's text: the call is kept, not its result alone", () => {
+    // the same turn as text beside a call in one message (the case above): the call and its result stand, the text is
+    // counted. Keeping the text and leaving out the call made the result an observation no function_call asked for.
+    const loss = new ExportLoss();
+    const t = thread();
+    (t.checkpoint as unknown as { messages: unknown[] }).messages = [
+      { role: "user", content: text("Weather in Paris?") },
+      { role: "assistant", content: text("Let me check.") },
+      { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "weather", arguments: { city: "Paris" } }] },
+      { role: "toolResult", toolCallId: "c1", toolName: "weather", content: text("18°C, sunny"), isError: false },
+      { role: "assistant", content: text("18°C and sunny.") },
+    ];
+    const [row] = shareGpt.rows(t, loss) as Array<{ conversations: Array<{ from: string; value: string }> }>;
+    expect(row!.conversations).toEqual([
+      { from: "human", value: "Weather in Paris?" },
+      { from: "function_call", value: JSON.stringify({ name: "weather", arguments: { city: "Paris" } }) },
+      { from: "observation", value: "18°C, sunny" },
+      { from: "gpt", value: "18°C and sunny." },
+    ]);
+    expect(loss.list().map((k) => [k.kind, k.count])).toEqual([["sharegpt-call-text", 1]]);
+  });
+
   test("a thread of one unanswered user message gives no row, counted as empty", () => {
     const loss = new ExportLoss();
     const t = thread();
