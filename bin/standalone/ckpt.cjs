@@ -63030,7 +63030,8 @@ function hfArguments(args) {
 * The turns in the order LLaMA-Factory's ShareGPT reader accepts (data/converter.py, SharegptDatasetConverter): a
 * user-side turn (human, observation) at every even position, an assistant-side one (gpt, function_call) at every
 * odd one, and an even count — it skips any other example whole. Two user messages in a row, or two assistant texts,
-* are joined (a blank line between); the rest that cannot stand where it is is left out and counted: assistant turns
+* are joined (a blank line between), a tool call right after an assistant text takes its place (the text counted, as
+* beside a call in one message); the rest that cannot stand where it is is left out and counted: assistant turns
 * before the first user turn, a turn of the same side as the one before it that cannot be joined to it, and a last
 * turn the assistant did not answer.
 */
@@ -63043,7 +63044,10 @@ function alternating(items, t, loss) {
 		...out.at(-1),
 		value: `${out.at(-1).value}\n\n${it.value}`
 	};
-	else loss.add("sharegpt-order", "turns following one of the same side that ShareGPT cannot hold there (a user message right after a tool's result, a text after a tool call)", label, it.index);
+	else if (it.from === "function_call" && out.at(-1).from === "gpt") {
+		loss.add("sharegpt-call-text", "assistant texts said beside a tool call (the call is kept)", label, out.at(-1).index);
+		out[out.length - 1] = it;
+	} else loss.add("sharegpt-order", "turns following one of the same side that ShareGPT cannot hold there (a user message right after a tool's result, a text after a tool call)", label, it.index);
 	if (out.length % 2 === 1) loss.add("sharegpt-unanswered", "last turns the assistant did not answer (ShareGPT ends with the assistant)", label, out.pop().index);
 	return out.map(({ from, value }) => ({
 		from,
