@@ -217,6 +217,18 @@ describe("bundled CLI", () => {
     const folder = modules(["validate", fx("yoagent", "valid")]);
     expect(folder.list).toContain("NativeModule internal/fs/promises");
   });
+
+  it("the bundle and the validators it requires are ASCII: V8 takes them as one-byte text, no UTF-8 decoding (#41)", () => {
+    const files = [
+      ...readdirSync(join(root, "dist", "bundle")).map((f) => join(root, "dist", "bundle", f)),
+      ...readdirSync(join(root, "dist", "generated", "validators")).map((f) =>
+        join(root, "dist", "generated", "validators", f),
+      ),
+    ].filter((f) => /\.c?js$/.test(f));
+    expect(files.length).toBeGreaterThan(20);
+    const notAscii = files.filter((f) => readFileSync(f).some((b) => b > 0x7f));
+    expect(notAscii).toEqual([]);
+  });
 });
 
 describe("a reader that stops early (`ckpt … | head`)", () => {
