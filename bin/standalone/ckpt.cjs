@@ -62138,7 +62138,7 @@ async function migrateLocked(args, io, journalPath, p) {
 		};
 		summary = await runRoute(ends.source.engine, ends.target.engine, routeArgs, {
 			journal,
-			onProgress,
+			...args.json || tty ? { onProgress } : {},
 			signal: controller.signal,
 			namespaces: routeArgs.namespace?.length ? routeArgs.namespace : void 0,
 			toNamespace: toNs,

@@ -28,7 +28,8 @@ export interface RouteArgs {
 /** What the command gives every run: the journal, progress, Ctrl-C, the check pool and more target connections. */
 export interface RouteHooks {
   journal?: Journal;
-  onProgress: (p: MigrateProgress) => void;
+  /** absent: no progress is reported (and no source is counted for a total) */
+  onProgress?: (p: MigrateProgress) => void;
   signal: AbortSignal;
   /** the source namespaces to copy (the URI's, else --namespace; undefined: all) */
   namespaces?: string[];

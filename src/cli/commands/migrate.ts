@@ -538,7 +538,8 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
     };
     summary = await runRoute(ends.source.engine, ends.target.engine, routeArgs, {
       journal,
-      onProgress,
+      // without a progress line to draw or events to write, no progress (nor the source counted for its total first)
+      ...(args.json || tty ? { onProgress } : {}),
       signal: controller.signal,
       namespaces: routeArgs.namespace?.length ? routeArgs.namespace : undefined,
       toNamespace: toNs,
