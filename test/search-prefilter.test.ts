@@ -95,6 +95,18 @@ async function makeStore(): Promise<string> {
     ),
   );
   put(db, "slash", cp([lc("HumanMessage", { content: 'and/or "zebra"' })]));
+  // a tool call's argument with a line break: its field is the arguments' JSON, where the break is written \n
+  put(
+    db,
+    "newline",
+    cp([
+      lc("AIMessage", {
+        content: "",
+        tool_calls: [{ id: "c1", name: "run", args: { code: "x = 1\nprint(x)" }, type: "tool_call" }],
+        invalid_tool_calls: [],
+      }),
+    ]),
+  );
   // an interrupt: the canonical one is JSON with keys of its own (toolName), searched with --in state
   put(db, "interrupt", cp([lc("HumanMessage", { content: "refund it" })]), {
     writes: [{ channel: "__interrupt__", value: '[{"id":"int-1","value":"approve the refund?"}]' }],
@@ -161,6 +173,9 @@ describe("search's prefilter and message view never change what it finds", () =>
       ["100", ["--in", "tools"], ["number"]],
       ["reply number 2", [], ["delta"]],
       ["and/or", [], ["slash"]],
+      // found in the arguments' JSON text, "x = 1\\nprint(x)" (the raw string holds a line break, no "n" there)
+      ["nprint", ["--in", "tools"], ["newline"]],
+      ["NPRINT", ["--in", "tools", "-i"], ["newline"]],
       ["toolName", ["--in", "state"], ["interrupt"]],
       ["approve the refund", ["--in", "state"], ["interrupt"]],
       ["no such words anywhere", [], []],
@@ -222,6 +237,10 @@ describe("search's prefilter and message view never change what it finds", () =>
     expect(f.text!('{"a":"a z\\u0065bra"}')).toBe(true);
     expect(f.text!('{"a":"\\u00e9"}')).toBe(true);
     expect(prefilterOf({ pattern: "KELVIN", ignoreCase: true })!.string("\u212aelvin")).toBe(true);
+    // a field written as JSON (tool arguments, state, an extension's data) shows a string's line break as \n
+    expect(prefilterOf({ pattern: "nprint" })!.string("x\nprint")).toBe(true);
+    expect(prefilterOf({ pattern: "u0001a" })!.string("\u0001a")).toBe(true);
+    expect(prefilterOf({ pattern: "zebra" })!.string("x\nzebr")).toBe(false);
   });
 });
 

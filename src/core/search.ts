@@ -89,7 +89,8 @@ export function compileMatcher(q: Pick<SearchQuery, "pattern" | "regex" | "ignor
  * A cheap test a store's raw strings can be put to before a checkpoint is converted at all: false means no field of
  * the checkpoint can match. Given only where that is sound — a literal (case-insensitive or not) without the
  * characters that could join two raw strings into one field (quotes, backslashes, JSON punctuation, line breaks):
- * every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. Not for `--in
+ * every field is then a raw string or the JSON of raw strings, and a match lies inside one of them (or inside the
+ * JSON of one, which `string` tests too where an escape could hold the start of a match). Not for `--in
  * state`: the canonical interrupt is JSON with keys and values of its own (`toolCallId`, `toolName`, `interrupt`,
  * `step`) that no raw string holds.
  *
@@ -111,8 +112,17 @@ export function prefilterOf(
     return undefined;
   const test = testerOf(q);
   const text = /^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) && !NUMBERISH.test(q.pattern);
-  return { string: test, ...(text ? { text: (s: string) => s.includes("\\u") || test(s) } : {}) };
+  // a field written as JSON (tool arguments, state, an extension message's data) shows a line break, another control
+  // character or a lone surrogate as an escape (`\n`, `\u0001`): a pattern that can begin inside one ("nprint" in
+  // "1\nprint"; JSON.stringify writes them in lower case) is also tested on the JSON of a string that holds one
+  const string = (q.ignoreCase ? /^[bfnrtu0-9a-f]/i : /^[bfnrtu0-9a-f]/).test(q.pattern)
+    ? (s: string) => test(s) || (JSON_ESCAPED.test(s) && test(JSON.stringify(s)))
+    : test;
+  return { string, ...(text ? { text: (s: string) => s.includes("\\u") || test(s) } : {}) };
 }
+
+/** the characters JSON.stringify writes as an escape besides `"` and `\` (which a prefiltered pattern never holds) */
+const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 
 /** Whether a string holds a match (what compileMatcher's `find` finds, without counting or a result object). */
 function testerOf(q: Pick<SearchQuery, "pattern" | "regex" | "ignoreCase">): (s: string) => boolean {
