@@ -78983,7 +78983,8 @@ function compileMatcher(q) {
 * A cheap test a store's raw strings can be put to before a checkpoint is converted at all: false means no field of
 * the checkpoint can match. Given only where that is sound — a literal (case-insensitive or not) without the
 * characters that could join two raw strings into one field (quotes, backslashes, JSON punctuation, line breaks):
-* every field is then a raw string or the JSON of raw strings, and a match lies inside one of them. Not for `--in
+* every field is then a raw string or the JSON of raw strings, and a match lies inside one of them (or inside the
+* JSON of one, which `string` tests too where an escape could hold the start of a match). Not for `--in
 * state`: the canonical interrupt is JSON with keys and values of its own (`toolCallId`, `toolName`, `interrupt`,
 * `step`) that no raw string holds.
 *
@@ -78996,9 +78997,10 @@ function compileMatcher(q) {
 function prefilterOf(q) {
 	if (q.regex || q.pattern === "" || q.in?.includes("state") || /["\\:,{}[\]\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(q.pattern)) return void 0;
 	const test = testerOf(q);
+	const text = /^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) && !NUMBERISH.test(q.pattern);
 	return {
-		string: test,
-		.../^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) && !NUMBERISH.test(q.pattern) ? { text: (s) => s.includes("\\u") || test(s) } : {}
+		string: (q.ignoreCase ? /^[bfnrtu0-9a-f]/i : /^[bfnrtu0-9a-f]/).test(q.pattern) ? (s) => test(s) || JSON_ESCAPED.test(s) && test(JSON.stringify(s)) : test,
+		...text ? { text: (s) => s.includes("\\u") || test(s) } : {}
 	};
 }
 /** Whether a string holds a match (what compileMatcher's `find` finds, without counting or a result object). */
@@ -79134,10 +79136,11 @@ function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
 	}
 	return out;
 }
-var escapeRegex, NUMBERISH, roleOf$1, BREAKS, flat;
+var escapeRegex, JSON_ESCAPED, NUMBERISH, roleOf$1, BREAKS, flat;
 var init_search$1 = __esmMin((() => {
 	init_json$1();
 	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 	NUMBERISH = /^[-+.0-9eE]+$/;
 	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
 	BREAKS = /[\r\n\t]/g;
