@@ -32,40 +32,12 @@ const g0 = performance.now();
 await makeSqlite(THREADS, file);
 console.log(`store ready (${((performance.now() - g0) / 1000).toFixed(1)} s): ${THREADS}×${PER} checkpoints, ${file}`);
 
-/** The floor: newest root checkpoint of each thread and its writes, parsed; each message's text searched. */
+/** The floor in this process: bench/lib/search-floor.cjs's reads and parses, without a process start. */
 function floor(pattern) {
-  const Database = require("better-sqlite3");
+  const { searchFloor } = require(join(root, "bench", "lib", "search-floor.cjs"));
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  const td = new TextDecoder();
-  const heads =
-    "SELECT thread_id, max(checkpoint_id) AS id FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id";
-  let threads = 0;
-  let hits = 0;
-  const look = (m) => {
-    const c = m?.kwargs?.content;
-    if (typeof c === "string" && c.includes(pattern)) hits++;
-  };
-  for (const r of db
-    .prepare(
-      `SELECT c.checkpoint, c.metadata FROM checkpoints c JOIN (${heads}) h ON c.thread_id = h.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = h.id`,
-    )
-    .iterate()) {
-    const cp = JSON.parse(td.decode(r.checkpoint));
-    JSON.parse(td.decode(r.metadata));
-    for (const m of cp.channel_values?.messages ?? []) look(m);
-    threads++;
-  }
-  for (const r of db
-    .prepare(
-      `SELECT w.value FROM writes w JOIN (${heads}) h ON w.thread_id = h.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = h.id`,
-    )
-    .iterate()) {
-    const v = JSON.parse(td.decode(r.value));
-    if (Array.isArray(v)) for (const m of v) look(m);
-  }
-  db.close();
+  const { threads, hits } = searchFloor(file, pattern);
   const c = process.cpuUsage(c0);
   return { s: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6, threads, hits };
 }

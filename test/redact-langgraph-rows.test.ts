@@ -23,13 +23,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { msgpackStrings, replaceMsgpackStrings } from "../src/formats/langgraph/msgpack-strings.js";
 import { runCli } from "./helpers/cli-io.js";
 import { LG_FIXTURES } from "./helpers/langgraph-tuples.js";
+import { expectNoSeed, expectOnlySeedsChanged } from "./helpers/seed-checks.js";
 import { SEEDS, seededCheckpoint } from "./helpers/secret-corpus.js";
 
 const PG = "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = `ckpt_redact_rows_${process.pid}_${Date.now().toString(36)}`;
 let dir: string;
 const hash = (f: string) => createHash("sha256").update(readFileSync(f)).digest("hex");
-const inJson = (v: string) => JSON.stringify(v).slice(1, -1);
 
 // ------------------------------------------------------------------------------------------- independent decoder
 type Ext = { ext: number; value: unknown };
@@ -153,49 +153,6 @@ async function pgText(schema: string): Promise<string> {
   }
 }
 
-function expectNoSeed(text: string, what: string) {
-  for (const s of SEEDS) {
-    if (s.kind === "path") expect(text, `${what}: ${s.name}`).not.toMatch(/\/home\/alice\b/);
-    else {
-      expect(text.includes(s.value), `${what}: ${s.name}`).toBe(false);
-      expect(text.includes(inJson(s.value)), `${what}: ${s.name} (JSON-escaped)`).toBe(false);
-    }
-  }
-}
-
-/** `ckpt show --json` of a redacted thread is the plain one's with only the seeds replaced by placeholders. */
-function expectOnlySeedsChanged(plain: string, redacted: string, what: string) {
-  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const NAME: Record<string, string> = {
-    secrets: "SECRET",
-    email: "EMAIL",
-    phone: "PHONE",
-    ip: "IP",
-    card: "CARD",
-    path: "USER",
-  };
-  const cuts: Array<[number, number, string]> = [];
-  for (const s of [...SEEDS].sort((a, b) => b.value.length - a.value.length)) {
-    const forms = s.kind === "path" ? [] : [...new Set([s.value, inJson(s.value)])];
-    for (const f of forms)
-      for (let i = plain.indexOf(f); i >= 0; i = plain.indexOf(f, i + 1))
-        if (!cuts.some(([a, b]) => i < b && a < i + f.length)) cuts.push([i, i + f.length, s.kind]);
-    if (s.kind === "path")
-      for (let i = plain.indexOf("/home/alice"); i >= 0; i = plain.indexOf("/home/alice", i + 1))
-        cuts.push([i + 6, i + 11, "path"]);
-  }
-  cuts.sort((a, b) => a[0] - b[0]);
-  let re = "^";
-  let at = 0;
-  for (const [a, b, kind] of cuts) {
-    re += `${esc(plain.slice(at, a))}<${NAME[kind]}_\\d+>`;
-    at = b;
-  }
-  re += `${esc(plain.slice(at))}$`;
-  expect(cuts.length, what).toBeGreaterThan(SEEDS.length);
-  expect(new RegExp(re).test(redacted), `${what}: only the seeds changed`).toBe(true);
-}
-
 /** `ckpt show --json` of a thread, the store's name and the payload's size (which the placeholders change) left out. */
 async function show(file: string, thread: string): Promise<string> {
   const out = (await ok(["show", `sqlite:${file}#${thread}`, "--json"])).out;
@@ -237,7 +194,7 @@ describe("copy and migrate --redact of a LangGraph history", () => {
       expectNoSeed(sqliteText(redCopy), `copy --redact (${lib}): the target's bytes`);
       const plain = await show(plainCopy, "seed-x");
       const red = await show(redCopy, "seed-x");
-      expectOnlySeedsChanged(plain, red, `copy --redact (${lib})`);
+      expectOnlySeedsChanged(plain, red, `copy --redact (${lib})`, SEEDS.length + 1);
 
       const plainMig = join(dir, `${lib}-plain-mig.db`);
       const redMig = join(dir, `${lib}-red-mig.db`);
@@ -250,7 +207,7 @@ describe("copy and migrate --redact of a LangGraph history", () => {
       for (const t of ["seed-1", "seed-2", "seed-3"]) {
         const p = await show(plainMig, t);
         const r = await show(redMig, t);
-        expectOnlySeedsChanged(p, r, `migrate --redact (${lib}) ${t}`);
+        expectOnlySeedsChanged(p, r, `migrate --redact (${lib}) ${t}`, SEEDS.length + 1);
         expect(new Set(r.match(/<EMAIL_\d+>/g)), t).toEqual(new Set(["<EMAIL_1>"]));
       }
       expect(hash(src)).toBe(before);
@@ -286,11 +243,12 @@ describe("copy and migrate --redact of a LangGraph history", () => {
     }
   });
 
-  test("a real Python store with nothing to find is copied as it was", async () => {
-    const src = join(dir, "chat.sqlite");
-    copyFileSync(join(LG_FIXTURES, "python-v4-chat.sqlite"), src);
-    const plain = join(dir, "chat-plain.db");
-    const red = join(dir, "chat-red.db");
+  /** A real store migrated with --redact where nothing is to be found: the target's rows are a plain migration's. */
+  async function migratesAsPlain(fixture: string): Promise<string> {
+    const src = join(dir, fixture);
+    copyFileSync(join(LG_FIXTURES, fixture), src);
+    const plain = join(dir, `${fixture}-plain.db`);
+    const red = join(dir, `${fixture}-red.db`);
     await ok(["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${plain}`, "-q"]);
     const m = await ok(["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${red}`, "-q", "--redact"]);
     expect(m.err).toMatch(/^redacted: nothing found to redact$/m);
@@ -299,6 +257,11 @@ describe("copy and migrate --redact of a LangGraph history", () => {
         .prepare("SELECT thread_id, checkpoint_id, checkpoint, metadata FROM checkpoints ORDER BY 1, 2")
         .all();
     expect(rows(red)).toEqual(rows(plain));
+    return red;
+  }
+
+  test("a real Python store with nothing to find is copied as it was", async () => {
+    await migratesAsPlain("python-v4-chat.sqlite");
   });
 
   test("channel versions are the saver's tokens, not findings: a real Python store's are copied as they were", async () => {
@@ -306,18 +269,7 @@ describe("copy and migrate --redact of a LangGraph history", () => {
     // the card rule takes for a card number about once in a hundred (python-a.sqlite has 6 such versions, e.g.
     // 00000000000000000000000000000001.0.5499803729423867, "54…" a Mastercard prefix, Luhn-valid). python-a's
     // messages hold no email, key, card, phone, address or home path.
-    const src = join(dir, "python-a.sqlite");
-    copyFileSync(join(LG_FIXTURES, "python-a.sqlite"), src);
-    const plain = join(dir, "python-a-plain.db");
-    const red = join(dir, "python-a-red.db");
-    await ok(["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${plain}`, "-q"]);
-    const m = await ok(["migrate", "--from", `sqlite:${src}`, "--to", `sqlite:${red}`, "-q", "--redact"]);
-    expect(m.err).toMatch(/^redacted: nothing found to redact$/m);
-    const rows = (f: string) =>
-      new Database(f, { readonly: true })
-        .prepare("SELECT thread_id, checkpoint_id, checkpoint, metadata FROM checkpoints ORDER BY 1, 2")
-        .all();
-    expect(rows(red)).toEqual(rows(plain));
+    const red = await migratesAsPlain("python-a.sqlite");
     expect(readFileSync(red).includes("0.5499803729423867")).toBe(true);
   });
 

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "./helpers/cli-io.js";
 import { deleteRedisKeys } from "./helpers/redis-keys.js";
+import { expectNoSeed, expectOnlySeedsChanged, inJson } from "./helpers/seed-checks.js";
 import { SEEDS, seededCheckpoint } from "./helpers/secret-corpus.js";
 import { SEED_FORMATS, writeSeededSources } from "./helpers/seeded-sources.js";
 
@@ -22,52 +23,6 @@ const PREFIX = `ckpt-redact-${process.pid}-${Date.now()}:`;
 let dir: string;
 const FORMATS = SEED_FORMATS;
 const hash = (f: string) => createHash("sha256").update(readFileSync(f)).digest("hex");
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-/** A seed as it appears in a JSON text. */
-const inJson = (v: string) => JSON.stringify(v).slice(1, -1);
-
-/** No seed in a text (as written raw, or JSON-escaped). */
-function expectNoSeed(text: string, what: string) {
-  for (const s of SEEDS) {
-    if (s.kind === "path") expect(text, `${what}: ${s.name}`).not.toMatch(/\/home\/alice\b/);
-    else {
-      expect(text.includes(s.value), `${what}: ${s.name}`).toBe(false);
-      expect(text.includes(inJson(s.value)), `${what}: ${s.name} (JSON-escaped)`).toBe(false);
-    }
-  }
-}
-
-/**
- * `redacted` is `plain` with each seed replaced by a placeholder of its kind, and nothing else changed: `plain` with
- * the seeds cut out as a pattern, placeholders allowed where they were.
- */
-function expectOnlySeedsChanged(plain: string, redacted: string, what: string) {
-  const seeds = [...SEEDS].sort((a, b) => b.value.length - a.value.length);
-  const cuts: Array<[number, number, string]> = [];
-  for (const s of seeds) {
-    const forms = s.kind === "path" ? [] : [s.value, inJson(s.value)];
-    for (const f of new Set(forms))
-      for (let i = plain.indexOf(f); i >= 0; i = plain.indexOf(f, i + 1))
-        if (!cuts.some(([a, b]) => i < b && a < i + f.length)) cuts.push([i, i + f.length, s.kind]);
-    if (s.kind === "path")
-      for (let i = plain.indexOf("/home/alice"); i >= 0; i = plain.indexOf("/home/alice", i + 1))
-        cuts.push([i + 6, i + 11, "path"]);
-  }
-  cuts.sort((a, b) => a[0] - b[0]);
-  const NAME = { secrets: "SECRET", email: "EMAIL", phone: "PHONE", ip: "IP", card: "CARD", path: "USER" } as Record<
-    string,
-    string
-  >;
-  let re = "^";
-  let at = 0;
-  for (const [a, b, kind] of cuts) {
-    re += esc(plain.slice(at, a)) + `<${NAME[kind]}_\\d+>`;
-    at = b;
-  }
-  re += `${esc(plain.slice(at))}$`;
-  expect(cuts.length, what).toBeGreaterThan(0);
-  expect(new RegExp(re).test(redacted), `${what}: only the seeds changed`).toBe(true);
-}
 
 const sources: Array<{ name: string; spec: () => string; file?: () => string }> = [
   { name: "ckpt document", spec: () => join(dir, "ckpt", "seed-1.json"), file: () => join(dir, "ckpt", "seed-1.json") },
