@@ -288,3 +288,39 @@ describe("copy and migrate --redact of a LangGraph history", () => {
     expect(there.out).not.toMatch(/\bx\b/);
   });
 });
+
+describe("what --redact cannot read as text is counted, not passed as clean", () => {
+  test("binary values, non-UTF-8 strings and bytes writes: kept as stored, counted; the summary says so", async () => {
+    const { redactRow } = await import("../src/core/langgraph/redact-rows.js");
+    const { Redactor } = await import("../src/core/scan/redact.js");
+    const { redactedLine } = await import("../src/cli/redact.js");
+    const { encode } = await import("@msgpack/msgpack");
+    // {"blob": <bin 3 bytes>, "note": "mail alice.smith@example.com"} by @msgpack/msgpack; {"k": <str ff fe>} by hand
+    const checkpoint = encode({ blob: Uint8Array.of(1, 2, 3), note: "mail alice.smith@example.com" });
+    const badStr = Uint8Array.of(0x81, 0xa1, 0x6b, 0xa2, 0xff, 0xfe);
+    const cp = {
+      threadId: "t",
+      ns: "",
+      id: "1",
+      parentId: null,
+      type: "msgpack",
+      checkpoint,
+      metadata: new TextEncoder().encode("{}"),
+      writes: [
+        { taskId: "a", idx: 0, channel: "c", type: "msgpack", value: badStr, taskPath: "" },
+        { taskId: "a", idx: 1, channel: "d", type: "bytes", value: Uint8Array.of(9, 9), taskPath: "" },
+      ],
+    };
+    const seen = { values: 0 };
+    const r = new Redactor();
+    const out = await redactRow(cp, r, seen);
+    expect(seen.values).toBe(3);
+    expect(new Decoder().decode(out.checkpoint)).toEqual({ blob: Uint8Array.of(1, 2, 3), note: "mail <EMAIL_1>" });
+    expect(out.writes[0]!.value).toBe(badStr);
+    expect(out.writes[1]!.value).toBe(cp.writes[1]!.value);
+    expect(redactedLine(r.counts, seen.values)).toBe(
+      "redacted: 1 email; 3 binary or non-UTF-8 values copied as stored, not scanned",
+    );
+    expect(redactedLine({}, 0)).toBe("redacted: nothing found to redact");
+  });
+});

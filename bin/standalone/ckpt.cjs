@@ -48296,26 +48296,36 @@ function text$1(b, start, end) {
 		return;
 	}
 }
-function collect$1(b, p, out) {
+function collect$1(b, p, out, seen) {
 	const h = head(b, p);
-	if (h.kind === "scalar") return skip(b, p);
+	if (h.kind === "scalar") {
+		const t = b[p];
+		if (t === 196 || t === 197 || t === 198) seen.values++;
+		return skip(b, p);
+	}
 	if (h.kind === "str") {
 		if (h.body + h.n > b.length) throw inputError("msgpack", "msgpack value cut short");
-		out.push(text$1(b, h.body, h.body + h.n) ?? "");
+		const t = text$1(b, h.body, h.body + h.n);
+		if (t === void 0) seen.values++;
+		out.push(t ?? "");
 		return h.body + h.n;
 	}
 	if (h.kind === "ext") {
-		if (nests(h.ext)) nestedEnd(h, collect$1(b, h.body, out));
+		if (nests(h.ext)) nestedEnd(h, collect$1(b, h.body, out, seen));
+		else seen.values++;
 		return h.body + h.n;
 	}
 	let q = h.body;
-	for (let i = 0; i < h.n; i++) q = collect$1(b, q, out);
+	for (let i = 0; i < h.n; i++) q = collect$1(b, q, out, seen);
 	return q;
 }
-/** Every string of the msgpack value `b` (one value, wholly), in order: keys, values, and inside serde ext payloads. */
-function msgpackStrings(b) {
+/**
+* Every string of the msgpack value `b` (one value, wholly), in order: keys, values, and inside serde ext payloads.
+* What is not read as text (binary values, strings that are not UTF-8, other ext codes) is counted in `seen`.
+*/
+function msgpackStrings(b, seen = { values: 0 }) {
 	const out = [];
-	const end = collect$1(b, 0, out);
+	const end = collect$1(b, 0, out, seen);
 	if (end !== b.length) throw inputError("msgpack", `msgpack value ends at byte ${end} of ${b.length}`);
 	return out;
 }
@@ -55001,9 +55011,13 @@ var redact_rows_exports = /* @__PURE__ */ __exportAll$1({
 	redactingRows: () => redactingRows
 });
 /** The payload with its findings replaced (the same array when nothing changed). */
-async function payload(type, data, r, what) {
+async function payload(type, data, r, what, seen) {
 	const t = type ?? "json";
-	if (t === "null" || t === "empty" || t === "bytes" || t === "bytearray") return data;
+	if (t === "null" || t === "empty") return data;
+	if (t === "bytes" || t === "bytearray") {
+		if (data.length) seen.values++;
+		return data;
+	}
 	if (t === "json") {
 		const text = td.decode(data);
 		const out = await r.jsonText(text, isVersion);
@@ -55012,7 +55026,7 @@ async function payload(type, data, r, what) {
 	if (t === "msgpack") {
 		let before;
 		try {
-			before = msgpackStrings(data);
+			before = msgpackStrings(data, seen);
 		} catch (e) {
 			throw new Unrewritable(`--redact: ${what} does not decode as msgpack (${e.message})`);
 		}
@@ -55022,18 +55036,21 @@ async function payload(type, data, r, what) {
 	throw new Unrewritable(`--redact: ${what} is a '${t}' payload, which ckpt cannot rewrite`);
 }
 /** Metadata: JSON text (SQLite, PostgreSQL's JSONB), else a msgpack payload under the checkpoint's tag. */
-async function metadata(cp, r) {
+async function metadata(cp, r, seen) {
 	const first = cp.metadata.find((c) => c !== 32 && c !== 10 && c !== 13 && c !== 9);
-	return payload(first === 123 || first === 91 || first === 34 || first === 110 ? "json" : cp.type, cp.metadata, r, "its metadata");
+	return payload(first === 123 || first === 91 || first === 34 || first === 110 ? "json" : cp.type, cp.metadata, r, "its metadata", seen);
 }
-/** One checkpoint of a thread with its payloads redacted through the thread's redactor. */
-async function redactRow(cp, r) {
+/**
+* One checkpoint of a thread with its payloads redacted through the thread's redactor; the values kept as stored
+* without being read as text (binary values, strings that are not UTF-8) are counted in `seen`.
+*/
+async function redactRow(cp, r, seen = { values: 0 }) {
 	try {
-		const checkpoint = await payload(cp.type, cp.checkpoint, r, "its checkpoint");
-		const meta = await metadata(cp, r);
+		const checkpoint = await payload(cp.type, cp.checkpoint, r, "its checkpoint", seen);
+		const meta = await metadata(cp, r, seen);
 		const writes = [];
 		for (const w of cp.writes) {
-			const value = await payload(w.type, w.value, r, `its pending write ${w.taskId}/${w.idx}`);
+			const value = await payload(w.type, w.value, r, `its pending write ${w.taskId}/${w.idx}`, seen);
 			writes.push(value === w.value ? w : {
 				...w,
 				value
@@ -55057,7 +55074,7 @@ async function redactRow(cp, r) {
 * A row source whose rows come out redacted (one redactor per thread, counts added into `counts`): what `copy` and
 * `migrate --redact` read a LangGraph history through. Rows of one thread arrive together (scanRows' key order).
 */
-function redactingRows(source, kinds, counts) {
+function redactingRows(source, kinds, counts, seen = { values: 0 }) {
 	let thread;
 	let r;
 	const add = () => {
@@ -55072,7 +55089,7 @@ function redactingRows(source, kinds, counts) {
 					add();
 					[thread, r] = [cp.threadId, new Redactor(kinds)];
 				}
-				out.push(await redactRow(cp, r));
+				out.push(await redactRow(cp, r, seen));
 			}
 			yield out;
 		}
@@ -55119,7 +55136,7 @@ async function copyIntoLangGraph(target, c) {
 	const source = c.source;
 	if (!source.caps.history || source.store === void 0 || !("heads" in source.store)) throw usageError(`${target.uri} is a LangGraph store and ${source.uri.redacted} is not: a document becomes a LangGraph thread with ckpt migrate --to-format langgraph`);
 	const { threadRows, forkRows, copySource } = await Promise.resolve().then(() => (init_copy$2(), copy_exports$2));
-	const all = await threadRows(c.redact ? (await Promise.resolve().then(() => (init_redact_rows(), redact_rows_exports))).redactingRows(source.store, c.redact.kinds, c.redact.counts) : source.store, c.threadId);
+	const all = await threadRows(c.redact ? (await Promise.resolve().then(() => (init_redact_rows(), redact_rows_exports))).redactingRows(source.store, c.redact.kinds, c.redact.counts, c.redact.unscanned) : source.store, c.threadId);
 	const rows = c.upTo ? forkRows(all, c.upTo) : all;
 	const out = {
 		checkpoints: rows.length,
@@ -61646,9 +61663,10 @@ function addCounts(into, from) {
 	for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + (n ?? 0);
 }
 /** `redacted: 3 secrets, 2 email, 1 phone` (or that nothing was found). */
-function redactedLine(counts) {
+function redactedLine(counts, unscanned = 0) {
 	const parts = Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`);
-	return parts.length ? `redacted: ${parts.join(", ")}` : "redacted: nothing found to redact";
+	const line = parts.length ? `redacted: ${parts.join(", ")}` : "redacted: nothing found to redact";
+	return unscanned ? `${line}; ${unscanned} binary or non-UTF-8 value${unscanned === 1 ? "" : "s"} copied as stored, not scanned` : line;
 }
 /** A text with its findings replaced: a JSON (or JSON Lines) text keeps every character outside the strings changed. */
 async function redactText(text, r) {
@@ -62095,6 +62113,7 @@ async function migrateLocked(args, io, journalPath, p) {
 	});
 	const kinds = await redactKinds(args.redact);
 	const redacted = {};
+	const unscanned = { values: 0 };
 	const routeArgs = {
 		...args,
 		toNamespace: toNs,
@@ -62118,7 +62137,7 @@ async function migrateLocked(args, io, journalPath, p) {
 	if (kinds) {
 		const { redactingRows } = await Promise.resolve().then(() => (init_redact_rows(), redact_rows_exports));
 		const s = ends.source;
-		if (source.engine.caps.history && s.store) s.store = redactingRows(s.store, kinds, redacted);
+		if (source.engine.caps.history && s.store) s.store = redactingRows(s.store, kinds, redacted, unscanned);
 		else s.saver = redactingSaver(s.saver, kinds, redacted);
 	}
 	if (journal && !args.quiet && !args.json) io.stderr.write(`journal: ${journal.path} (removed when the migration finishes)\n`);
@@ -62154,7 +62173,7 @@ async function migrateLocked(args, io, journalPath, p) {
 		await Promise.all(ends.writers.map((w) => w.close().catch(() => void 0)));
 		if (tty) io.stderr.write("\r\x1B[2K");
 	}
-	if (kinds && !args.json) io.stderr.write(`${redactedLine(redacted)}\n`);
+	if (kinds && !args.json) io.stderr.write(`${redactedLine(redacted, unscanned.values)}\n`);
 	return finish(summary, {
 		args,
 		io,
@@ -71151,6 +71170,7 @@ var init_copy = __esmMin((() => {
 			const upTo = forked ? doc.checkpointId : void 0;
 			let text = doc.text;
 			const counts = {};
+			const unscanned = { values: 0 };
 			if (kinds && !target.caps.history) {
 				const r = new (await (Promise.resolve().then(() => (init_redact$1(), redact_exports)))).Redactor(kinds);
 				text = await redactText(text, r);
@@ -71166,10 +71186,11 @@ var init_copy = __esmMin((() => {
 				overwrite: args.overwrite,
 				...kinds ? { redact: {
 					kinds,
-					counts
+					counts,
+					unscanned
 				} } : {}
 			});
-			if (kinds) io.stderr.write(`${redactedLine(counts)}\n`);
+			if (kinds) io.stderr.write(`${redactedLine(counts, unscanned.values)}\n`);
 			const c = {
 				from: args.from,
 				to: newThread,

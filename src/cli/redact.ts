@@ -32,11 +32,15 @@ export function addCounts(into: RedactCounts, from: RedactCounts): void {
 }
 
 /** `redacted: 3 secrets, 2 email, 1 phone` (or that nothing was found). */
-export function redactedLine(counts: RedactCounts): string {
+export function redactedLine(counts: RedactCounts, unscanned = 0): string {
   const parts = Object.entries(counts)
     .filter(([, n]) => n)
     .map(([k, n]) => `${n} ${k}`);
-  return parts.length ? `redacted: ${parts.join(", ")}` : "redacted: nothing found to redact";
+  const line = parts.length ? `redacted: ${parts.join(", ")}` : "redacted: nothing found to redact";
+  // values copied as stored without being read as text: not scanned, so not said to be clean
+  return unscanned
+    ? `${line}; ${unscanned} binary or non-UTF-8 value${unscanned === 1 ? "" : "s"} copied as stored, not scanned`
+    : line;
 }
 
 /** A text with its findings replaced: a JSON (or JSON Lines) text keeps every character outside the strings changed. */

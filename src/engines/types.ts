@@ -119,7 +119,7 @@ export interface CopyIn {
    * --redact of a copy that moves rows (a LangGraph history): the kinds to replace, and the counts of what was
    * replaced, filled in by the copy (a document copy is given its text redacted already)
    */
-  redact?: { kinds: ReadonlySet<FindingKind>; counts: RedactCounts };
+  redact?: { kinds: ReadonlySet<FindingKind>; counts: RedactCounts; unscanned?: { values: number } };
 }
 export interface Copied {
   checkpoints: number;

@@ -88,6 +88,7 @@ export const copyCommand: CommandDef = {
     const upTo = forked ? doc.checkpointId : undefined;
     let text = doc.text;
     const counts: RedactCounts = {};
+    const unscanned = { values: 0 };
     // a LangGraph history is copied as its rows: the engine rewrites each row's payloads (core/langgraph/redact-rows.ts)
     if (kinds && !target.caps.history) {
       const r = new (await import("../../core/scan/redact.js")).Redactor(kinds);
@@ -102,9 +103,9 @@ export const copyCommand: CommandDef = {
       to: newThread,
       dryRun: args.dryRun,
       overwrite: args.overwrite,
-      ...(kinds ? { redact: { kinds, counts } } : {}),
+      ...(kinds ? { redact: { kinds, counts, unscanned } } : {}),
     });
-    if (kinds) io.stderr.write(`${redactedLine(counts)}\n`);
+    if (kinds) io.stderr.write(`${redactedLine(counts, unscanned.values)}\n`);
     const c: Copied = {
       from: args.from,
       to: newThread,

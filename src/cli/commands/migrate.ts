@@ -497,6 +497,7 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
   const source = await openStore(fromU, { readOnly: true, env: io.env });
   const kinds = await redactKinds(args.redact);
   const redacted: RedactCounts = {};
+  const unscanned = { values: 0 };
   // the options the target's route cannot honour, refused before the target is created when its layout is known
   // already: asked for (a LangGraph history, --to-format langgraph, --to-library) or the only one its kind holds
   const routeArgs = { ...args, toNamespace: toNs, namespace: fromNs !== undefined ? [fromNs] : args.namespace };
@@ -520,7 +521,7 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
     // read (core/langgraph/redact-rows.ts), any other store's documents read through the redactor
     const { redactingRows } = await import("../../core/langgraph/redact-rows.js");
     const s = ends.source as { saver: Saver; store?: Parameters<typeof redactingRows>[0] };
-    if (source.engine.caps.history && s.store) s.store = redactingRows(s.store, kinds, redacted);
+    if (source.engine.caps.history && s.store) s.store = redactingRows(s.store, kinds, redacted, unscanned);
     else s.saver = redactingSaver(s.saver, kinds, redacted);
   }
   if (journal && !args.quiet && !args.json)
@@ -555,7 +556,7 @@ async function migrateLocked(args: Args, io: CliIO, journalPath: string, p: Pars
     await Promise.all(ends.writers.map((w) => w.close().catch(() => undefined)));
     if (tty) io.stderr.write("\r\x1b[2K");
   }
-  if (kinds && !args.json) io.stderr.write(`${redactedLine(redacted)}\n`);
+  if (kinds && !args.json) io.stderr.write(`${redactedLine(redacted, unscanned.values)}\n`);
   return finish(summary, { args, io, from, to, journal, rejectPath });
 }
 

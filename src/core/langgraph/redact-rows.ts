@@ -8,7 +8,7 @@
  * pickled, of a type ckpt does not know, or not decodable — is not written: the row carries `refused`, which the
  * migration turns into a rejection of the checkpoint (and of its descendants), so that no row goes out unredacted.
  */
-import { msgpackStrings, replaceMsgpackStrings } from "../../formats/langgraph/msgpack-strings.js";
+import { msgpackStrings, replaceMsgpackStrings, type Unscanned } from "../../formats/langgraph/msgpack-strings.js";
 import type { LgCheckpoint, LgWrite } from "../../formats/langgraph/rows.js";
 import type { LgStore } from "../../savers/langgraph/shared.js";
 import type { FindingKind, RedactCounts, Redactor } from "../scan/redact.js";
@@ -27,9 +27,19 @@ const isVersion = (s: string) => s.length > 33 && /^\d{32}\.\d+(?:\.\d+)?(?:e-\d
 class Unrewritable extends Error {}
 
 /** The payload with its findings replaced (the same array when nothing changed). */
-async function payload(type: string | null, data: Uint8Array, r: Redactor, what: string): Promise<Uint8Array> {
+async function payload(
+  type: string | null,
+  data: Uint8Array,
+  r: Redactor,
+  what: string,
+  seen: Unscanned,
+): Promise<Uint8Array> {
   const t = type ?? "json"; // legacy JS rows have no type: JSON
-  if (t === "null" || t === "empty" || t === "bytes" || t === "bytearray") return data;
+  if (t === "null" || t === "empty") return data;
+  if (t === "bytes" || t === "bytearray") {
+    if (data.length) seen.values++; // raw bytes: kept as stored, not read as text (counted, said in the summary)
+    return data;
+  }
   if (t === "json") {
     const text = td.decode(data);
     const out = await r.jsonText(text, isVersion);
@@ -38,7 +48,7 @@ async function payload(type: string | null, data: Uint8Array, r: Redactor, what:
   if (t === "msgpack") {
     let before: string[];
     try {
-      before = msgpackStrings(data);
+      before = msgpackStrings(data, seen);
     } catch (e) {
       throw new Unrewritable(`--redact: ${what} does not decode as msgpack (${(e as Error).message})`);
     }
@@ -49,20 +59,23 @@ async function payload(type: string | null, data: Uint8Array, r: Redactor, what:
 }
 
 /** Metadata: JSON text (SQLite, PostgreSQL's JSONB), else a msgpack payload under the checkpoint's tag. */
-async function metadata(cp: LgCheckpoint, r: Redactor): Promise<Uint8Array> {
+async function metadata(cp: LgCheckpoint, r: Redactor, seen: Unscanned): Promise<Uint8Array> {
   const first = cp.metadata.find((c) => c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09);
   const json = first === 0x7b || first === 0x5b || first === 0x22 || first === 0x6e; // { [ " n(ull)
-  return payload(json ? "json" : cp.type, cp.metadata, r, "its metadata");
+  return payload(json ? "json" : cp.type, cp.metadata, r, "its metadata", seen);
 }
 
-/** One checkpoint of a thread with its payloads redacted through the thread's redactor. */
-export async function redactRow(cp: LgCheckpoint, r: Redactor): Promise<LgCheckpoint> {
+/**
+ * One checkpoint of a thread with its payloads redacted through the thread's redactor; the values kept as stored
+ * without being read as text (binary values, strings that are not UTF-8) are counted in `seen`.
+ */
+export async function redactRow(cp: LgCheckpoint, r: Redactor, seen: Unscanned = { values: 0 }): Promise<LgCheckpoint> {
   try {
-    const checkpoint = await payload(cp.type, cp.checkpoint, r, "its checkpoint");
-    const meta = await metadata(cp, r);
+    const checkpoint = await payload(cp.type, cp.checkpoint, r, "its checkpoint", seen);
+    const meta = await metadata(cp, r, seen);
     const writes: LgWrite[] = [];
     for (const w of cp.writes) {
-      const value = await payload(w.type, w.value, r, `its pending write ${w.taskId}/${w.idx}`);
+      const value = await payload(w.type, w.value, r, `its pending write ${w.taskId}/${w.idx}`, seen);
       writes.push(value === w.value ? w : { ...w, value });
     }
     return { ...cp, checkpoint, metadata: meta, writes };
@@ -80,6 +93,7 @@ export function redactingRows<S extends Pick<LgStore, "scanRows">>(
   source: S,
   kinds: ReadonlySet<FindingKind>,
   counts: RedactCounts,
+  seen: Unscanned = { values: 0 },
 ): S {
   let thread: string | undefined;
   let r: Redactor | undefined;
@@ -96,7 +110,7 @@ export function redactingRows<S extends Pick<LgStore, "scanRows">>(
           add();
           [thread, r] = [cp.threadId, new Redactor(kinds)];
         }
-        out.push(await redactRow(cp, r));
+        out.push(await redactRow(cp, r, seen));
       }
       yield out;
     }

@@ -44,7 +44,12 @@ export async function copyIntoLangGraph(target: LangGraphStore, c: CopyIn): Prom
     );
   const { threadRows, forkRows, copySource } = await import("../../core/langgraph/copy.js");
   const rowsOf = c.redact
-    ? (await import("../../core/langgraph/redact-rows.js")).redactingRows(source.store, c.redact.kinds, c.redact.counts)
+    ? (await import("../../core/langgraph/redact-rows.js")).redactingRows(
+        source.store,
+        c.redact.kinds,
+        c.redact.counts,
+        c.redact.unscanned,
+      )
     : source.store;
   const all = await threadRows(rowsOf, c.threadId);
   const rows = c.upTo ? forkRows(all, c.upTo) : all;

@@ -79,27 +79,42 @@ function text(b: Uint8Array, start: number, end: number): string | undefined {
   }
 }
 
-function collect(b: Uint8Array, p: number, out: string[]): number {
+/** Values `msgpackStrings` keeps as stored without reading them as text: binary values, strings that are not UTF-8. */
+export interface Unscanned {
+  values: number;
+}
+
+function collect(b: Uint8Array, p: number, out: string[], seen: Unscanned): number {
   const h = head(b, p);
-  if (h.kind === "scalar") return skip(b, p);
+  if (h.kind === "scalar") {
+    const t = b[p]!;
+    if (t === 0xc4 || t === 0xc5 || t === 0xc6) seen.values++; // bin 8/16/32
+    return skip(b, p);
+  }
   if (h.kind === "str") {
     if (h.body + h.n > b.length) throw inputError("msgpack", "msgpack value cut short");
-    out.push(text(b, h.body, h.body + h.n) ?? "");
+    const t = text(b, h.body, h.body + h.n);
+    if (t === undefined) seen.values++;
+    out.push(t ?? "");
     return h.body + h.n;
   }
   if (h.kind === "ext") {
-    if (nests(h.ext)) nestedEnd(h, collect(b, h.body, out));
+    if (nests(h.ext)) nestedEnd(h, collect(b, h.body, out, seen));
+    else seen.values++;
     return h.body + h.n;
   }
   let q = h.body;
-  for (let i = 0; i < h.n; i++) q = collect(b, q, out);
+  for (let i = 0; i < h.n; i++) q = collect(b, q, out, seen);
   return q;
 }
 
-/** Every string of the msgpack value `b` (one value, wholly), in order: keys, values, and inside serde ext payloads. */
-export function msgpackStrings(b: Uint8Array): string[] {
+/**
+ * Every string of the msgpack value `b` (one value, wholly), in order: keys, values, and inside serde ext payloads.
+ * What is not read as text (binary values, strings that are not UTF-8, other ext codes) is counted in `seen`.
+ */
+export function msgpackStrings(b: Uint8Array, seen: Unscanned = { values: 0 }): string[] {
   const out: string[] = [];
-  const end = collect(b, 0, out);
+  const end = collect(b, 0, out, seen);
   if (end !== b.length) throw inputError("msgpack", `msgpack value ends at byte ${end} of ${b.length}`);
   return out;
 }
