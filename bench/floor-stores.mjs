@@ -7,7 +7,9 @@
 // Rows:
 //   - `ckpt migrate --from file:<10,000 deep-agent files> --to postgres://…?schema=…` (checked, verified, the CLI's
 //     default --jobs) vs a raw copy: read every file, binary COPY FROM STDIN per 500 rows in one transaction (the
-//     bytes as given, as bench/migrate.mjs's raw copy); ratio = raw time / ckpt time (target ≥ 0.7);
+//     bytes as given, as bench/migrate.mjs's raw copy); ratio = raw time / ckpt time (target ≥ 0.7); beside it a
+//     second floor, the least a checked and verified copy does: read + JSON.parse + the same compiled schema check +
+//     the same binary COPY + each batch read back and compared (its ratio printed on the line below the row);
 //   - `ckpt ls` of the 10,000-thread DeltaChannel store on PostgreSQL (bench/langgraph.mjs's store: no snapshot in a
 //     20-checkpoint thread, so every head is rebuilt from its writes) vs the reads of that rebuild (every root
 //     checkpoint's chain facts and every `messages` write, keyset pages of 5,000, each parsed);
@@ -92,22 +94,40 @@ function once(args, { cold = false, okCodes = [0] } = {}) {
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
-/** Interleaved pairs; `before(i)` prepares each process (a fresh target). ratio: floor/ckpt when `higherBetter`. */
+/**
+ * Interleaved pairs; `before(i)` prepares each process (a fresh target). ratio: floor/ckpt when `higherBetter`.
+ * `o.floor2` ({ args, name }): a second floor run in each turn too (floor, second floor, ckpt), reported beside the first.
+ */
 function row(name, ckptArgs, floorArgs, floorName, target, o = {}) {
   const xs = [];
   const fs = [];
+  const f2s = [];
   const loads = [];
   for (let i = 0; i < RUNS; i++) {
     loads.push(loadavg()[0]);
     const fArgs = typeof floorArgs === "function" ? floorArgs(i) : floorArgs;
     const cArgs = typeof ckptArgs === "function" ? ckptArgs(i) : ckptArgs;
     fs.push(once(fArgs, o));
+    if (o.floor2) f2s.push(once(o.floor2.args(i), o));
     xs.push(once(cArgs, o));
   }
   const med = (list, k) => (list[0][k] === undefined ? undefined : median(list.map((r) => r[k])));
-  const ratio = (k) =>
-    xs[0][k] === undefined ? undefined : median(xs.map((x, i) => (o.higherBetter ? fs[i][k] / x[k] : x[k] / fs[i][k])));
+  const ratioTo = (floors, k) =>
+    xs[0][k] === undefined
+      ? undefined
+      : median(xs.map((x, i) => (o.higherBetter ? floors[i][k] / x[k] : x[k] / floors[i][k])));
+  const ratio = (k) => ratioTo(fs, k);
+  const second = o.floor2 && {
+    floor2: o.floor2.name,
+    floor2WallMs: med(f2s, "wall"),
+    floor2CpuMs: med(f2s, "cpu"),
+    floor2RssMB: med(f2s, "rss"),
+    wallRatio2: ratioTo(f2s, "wall"),
+    cpuRatio2: ratioTo(f2s, "cpu"),
+    allFloor2WallMs: f2s.map((x) => Math.round(x.wall)),
+  };
   return {
+    ...second,
     name,
     floor: floorName,
     target: `${o.higherBetter ? "≥" : "≤"} ${target}`,
@@ -182,6 +202,53 @@ const { from } = require(${JSON.stringify(join(nodeModules, "pg-copy-streams"))}
   await c.end();
 })();`,
 );
+// the least any checked and verified copy does (#41): read every file, JSON.parse, the same compiled schema check as
+// ckpt's (the deep-agent validator of dist/generated/validators/), binary COPY per 500 rows in one transaction, then
+// each batch read back and compared with the text written — no detection, no journal, no conflict lookup
+const checkedCopy = script(
+  "checked-copy.cjs",
+  `const { readdirSync, readFileSync } = require("fs");
+const { join } = require("path");
+const pg = require(${JSON.stringify(join(nodeModules, "pg"))});
+const { from } = require(${JSON.stringify(join(nodeModules, "pg-copy-streams"))});
+const { v_formats_deepagent_checkpoint: valid } = require(${JSON.stringify(join(root, "dist", "generated", "validators", "formats-deepagent.cjs"))});
+(async () => {
+  const [dir, table] = process.argv.slice(2);
+  const c = new pg.Client({ connectionString: ${JSON.stringify(PG)} });
+  await c.connect();
+  await c.query(\`CREATE TABLE \${table} (namespace text, thread_id text COLLATE "C", doc text NOT NULL, bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))\`);
+  const files = readdirSync(dir);
+  await c.query("BEGIN");
+  let bad = 0;
+  for (let i = 0; i < files.length; i += 500) {
+    const parts = [Buffer.from("PGCOPY\\n\\xff\\r\\n\\0\\0\\0\\0\\0\\0\\0\\0\\0", "latin1")];
+    const field = (b) => { const h = Buffer.allocUnsafe(4); h.writeInt32BE(b.length); parts.push(h, b); };
+    const ids = [];
+    const texts = [];
+    for (const f of files.slice(i, i + 500)) {
+      const text = readFileSync(join(dir, f), "utf8");
+      if (!valid(JSON.parse(text))) throw new Error(f + ": not a deep-agent checkpoint");
+      const doc = Buffer.from(text);
+      const id = f.slice(0, -5);
+      ids.push(id);
+      texts.push(text);
+      const n = Buffer.allocUnsafe(2); n.writeInt16BE(4); parts.push(n);
+      field(Buffer.from("default")); field(Buffer.from(id)); field(doc);
+      const b = Buffer.allocUnsafe(4); b.writeInt32BE(doc.length); field(b);
+    }
+    const end = Buffer.allocUnsafe(2); end.writeInt16BE(-1); parts.push(end);
+    const s = c.query(from(\`COPY \${table} (namespace, thread_id, doc, bytes) FROM STDIN (FORMAT binary)\`));
+    const done = new Promise((ok, ko) => (s.on("finish", ok), s.on("error", ko)));
+    s.end(Buffer.concat(parts));
+    await done;
+    const { rows } = await c.query(\`SELECT k.n, (SELECT doc FROM \${table} WHERE namespace = 'default' AND thread_id = k.id) AS doc FROM unnest($1::text[]) WITH ORDINALITY AS k(id, n)\`, [ids]);
+    for (const r of rows) if (r.doc !== texts[Number(r.n) - 1]) bad++;
+  }
+  await c.query("COMMIT");
+  await c.end();
+  if (bad) throw new Error(bad + " rows read back differently");
+})();`,
+);
 // the reads of a DeltaChannel ls's rebuild (bench/langgraph.mjs's deltaFloorPg, as a process)
 const deltaFloor = script(
   "delta-floor.cjs",
@@ -253,7 +320,17 @@ try {
         },
         "raw binary COPY",
         0.7,
-        { higherBetter: true },
+        {
+          higherBetter: true,
+          floor2: {
+            name: "checked + verified COPY",
+            args: (i) => {
+              const table = `bench_fs_checked_${run}_${i}`;
+              cleanup.push(`DROP TABLE IF EXISTS ${table}`);
+              return [checkedCopy, src, table];
+            },
+          },
+        },
       ),
     );
   if (wants("delta"))
@@ -376,10 +453,16 @@ console.log(
 console.log(
   `${"row".padEnd(48)}${"floor".padEnd(28)}${"wall ms".padStart(14)}${"ratio".padStart(7)}${"cpu ms".padStart(14)}${"ratio".padStart(7)}${"peak MB".padStart(12)}${"load".padStart(6)}  target  met`,
 );
-for (const r of rows)
+for (const r of rows) {
   console.log(
     `${r.name.padEnd(48)}${r.floor.padEnd(28)}${`${f0(r.wallMs)}/${f0(r.floorWallMs)}`.padStart(14)}${f2(r.wallRatio).padStart(7)}${`${f0(r.cpuMs)}/${f0(r.floorCpuMs)}`.padStart(14)}${f2(r.cpuRatio).padStart(7)}${`${f0(r.rssMB)}/${f0(r.floorRssMB)}`.padStart(12)}${r.load.toFixed(1).padStart(6)}  ${r.target}  ${r.met ? "yes" : "no"}`,
   );
+  // the second floor of the row (migrate: the least a checked and verified copy does), same columns
+  if (r.floor2)
+    console.log(
+      `${"  the same".padEnd(48)}${r.floor2.padEnd(28)}${`${f0(r.wallMs)}/${f0(r.floor2WallMs)}`.padStart(14)}${f2(r.wallRatio2).padStart(7)}${`${f0(r.cpuMs)}/${f0(r.floor2CpuMs)}`.padStart(14)}${f2(r.cpuRatio2).padStart(7)}${`${f0(r.rssMB)}/${f0(r.floor2RssMB)}`.padStart(12)}`,
+    );
+}
 if (tp.length)
   console.log(
     `\nthroughput on the LangGraph SQLite stores (10,000 or 50,000 threads × 20 checkpoints), one process each`,
