@@ -104,7 +104,23 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))];
 /** Strings as one pattern: one scan of a text finds which it holds. */
 const patternOf = (list: readonly string[]) => new RegExp(list.map(escapeRe).join("|") || "(?!)", "g");
-const NEEDED = patternOf(NEEDED_STRINGS);
+/**
+ * The pattern of the strings not found yet, by the set found (a bit per NEEDED_STRINGS index), made once per set: a
+ * migration of 10,000 documents met the same few sets 10,000 times, and built (and compiled) a RegExp each time.
+ */
+const patternsLeft = new Map<number, RegExp>([[0, patternOf(NEEDED_STRINGS)]]);
+const NEEDED_BIT = new Map(NEEDED_STRINGS.map((s, i) => [s, 2 ** i]));
+// a bit each in a 31-bit integer (there are 11)
+if (NEEDED_STRINGS.length > 30) throw new Error("formats: more than 30 detectNeeds strings; widen neededIn's set key");
+
+function patternLeft(foundBits: number): RegExp {
+  let p = patternsLeft.get(foundBits);
+  if (p === undefined) {
+    p = patternOf(NEEDED_STRINGS.filter((s) => (foundBits & NEEDED_BIT.get(s)!) === 0));
+    patternsLeft.set(foundBits, p);
+  }
+  return p;
+}
 
 /**
  * The strings of NEEDED_STRINGS a text holds. One scan: after each match it goes on one character later (overlapping
@@ -112,14 +128,16 @@ const NEEDED = patternOf(NEEDED_STRINGS);
  */
 function neededIn(text: string): Set<string> {
   const found = new Set<string>();
-  let pattern = NEEDED;
+  let bits = 0;
+  let pattern = patternLeft(0);
   let from = 0;
   for (;;) {
     pattern.lastIndex = from;
     const m = pattern.exec(text);
     if (m === null || found.add(m[0]).size === NEEDED_STRINGS.length) return found;
     from = m.index + 1;
-    pattern = patternOf(NEEDED_STRINGS.filter((s) => !found.has(s)));
+    bits |= NEEDED_BIT.get(m[0])!;
+    pattern = patternLeft(bits);
   }
 }
 
