@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,6 +95,17 @@ describe("migrate: Ctrl-C", () => {
       .split("\n")
       .filter((l) => l.startsWith('{"k":')).length;
     expect(committed).toBe(summary.written);
+    // each line's hash is the sha256 of the document as read (its file's bytes), each key one of the source's threads
+    for (const line of readFileSync(journal, "utf8").trim().split("\n").slice(1)) {
+      const e = JSON.parse(line) as { k: string; h: string };
+      const [ns, id] = e.k.split("\u0000");
+      expect(ns).toBe("default");
+      expect(e.h, e.k).toBe(
+        createHash("sha256")
+          .update(readFileSync(join(src, `${id}.json`)))
+          .digest("hex"),
+      );
+    }
     const partial = await openSaver(`sqlite:${db}`);
     expect(await partial.count()).toBe(summary.written);
     await partial.close();

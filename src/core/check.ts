@@ -79,15 +79,19 @@ export const sha256 = (s: string) => hexDigest("sha256", s);
 
 /**
  * What a worker sends back for one record: a failure, or the checked text (only when conversion changed it), its
- * compact JSON and content hash (sha256 of the compact text) — the parsed value itself stays in the worker.
+ * compact JSON and the hash of the checked text (sha256 of its UTF-8: what the journal records) — the parsed value
+ * itself stays in the worker.
  */
 export type WireResult = { ok: false; reason: string } | { ok: true; text?: string; compact?: string; hash?: string };
 
-/** What the caller will need besides the verdict (each costs a serialization or a hash per record). */
+/** What the caller will need besides the verdict (a serialization, a hash per record). */
 export interface WireWants {
   /** the compact JSON (a store that keeps compact text) */
   compact: boolean;
-  /** the content hash (a journal records it) */
+  /**
+   * the sha256 of the checked text as it is (a journal records it): of the bytes read, or of the conversion — not of
+   * a second serialization of the parsed value
+   */
   hash: boolean;
 }
 
@@ -102,11 +106,8 @@ export function checkForWire(
   if (!r.ok) return r;
   const out: WireResult = { ok: true };
   if (r.text !== text) out.text = r.text;
-  if (wants.compact || wants.hash) {
-    const compact = stringifyJson(r.value);
-    if (wants.compact) out.compact = compact;
-    if (wants.hash) out.hash = sha256(compact);
-  }
+  if (wants.compact) out.compact = stringifyJson(r.value);
+  if (wants.hash) out.hash = sha256(r.text);
   return out;
 }
 

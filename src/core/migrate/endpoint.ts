@@ -14,7 +14,10 @@ export interface Item {
   readonly threadId: string;
   /** its journal key */
   readonly key: string;
-  /** its content hash (sha256), kept in the journal ("" where the layout verifies row by row: LangGraph) */
+  /**
+   * what the journal keeps beside its key: a hash of what was written (documents: the sha256 of the document's text as checked, the bytes read or its conversion;
+   * "" where the layout verifies row by row: LangGraph). A resume reads the keys only; the hash is a record of it.
+   */
   readonly hash: string;
   /** the bytes it writes */
   readonly bytes: number;

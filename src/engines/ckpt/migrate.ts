@@ -59,14 +59,16 @@ const checkName = (r: SaverRecord) => r.source ?? `${r.namespace}#${r.threadId}`
 
 /**
  * A checked record on its way to the target: the text to store, and — when the target or the journal needs them —
- * its compact text and content hash (sha256 of the compact text, what `contentHash(text)` gives), worked out by the
- * check (in the worker, or here) while the parsed value was at hand. The parsed value itself is not kept: a batch in
- * flight holds texts only. A store that keeps the text as given and reads it back identical never needs either; a
- * conflict or a mismatch parses the text again (rare).
+ * its compact text (worked out by the check, in the worker or here, while the parsed value was at hand) and the hash
+ * the journal records (`hash`: sha256 of the text as it is, no second serialization). The parsed value itself is not
+ * kept: a batch in flight holds texts only. A store that keeps the text as given and reads it back identical never
+ * needs the compact text nor the content hash (`contentHash`: sha256 of the compact text, what `contentHash(text)`
+ * gives, which a conflict or a mismatch compares; it parses the text again, rare).
  */
 class PreparedRecord implements SaverRecord, Item {
   #compact: string | undefined;
   #hash: string | undefined;
+  #contentHash: string | undefined;
   #bytes: number | undefined;
   constructor(
     readonly namespace: string,
@@ -84,8 +86,13 @@ class PreparedRecord implements SaverRecord, Item {
   get compact(): string {
     return (this.#compact ??= stringifyJson(parseJson(this.text)));
   }
+  /** what the journal records: the sha256 of the text (UTF-8) as checked — the bytes read, or the conversion */
   get hash(): string {
-    return (this.#hash ??= sha256(this.compact));
+    return (this.#hash ??= sha256(this.text));
+  }
+  /** sha256 of the compact text: the same for any layout of the same JSON (what a read-back is compared by) */
+  get contentHash(): string {
+    return (this.#contentHash ??= sha256(this.compact));
   }
   /** the text's UTF-8 size, worked out once (the counts and a PostgreSQL COPY row need it) */
   get bytes(): number {
@@ -93,7 +100,7 @@ class PreparedRecord implements SaverRecord, Item {
   }
   /** whether `other` has this record's content: the same text (or compact text), else the same content hash */
   sameContent(other: string): boolean {
-    return other === this.text || other === this.compact || contentHash(other) === this.hash;
+    return other === this.text || other === this.compact || contentHash(other) === this.contentHash;
   }
 }
 
@@ -130,7 +137,7 @@ function saverWriter(w: Saver): TargetWriter<PreparedRecord, string> {
         // contentHash is a function of the text, so a read-back identical to the text (or the compact text) has the
         // expected hash; anything else (a store that reformats) is hashed and compared.
         if (b === undefined || !p.sameContent(b))
-          misread.set(p, { expected: p.hash, got: b === undefined ? null : contentHash(b) });
+          misread.set(p, { expected: p.contentHash, got: b === undefined ? null : contentHash(b) });
       });
       return written.map((p) => misread.get(p));
     },
