@@ -14,6 +14,7 @@ import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId, compareIds } from "./common.js";
 import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
+import { importPg } from "./pg-module.js";
 import {
   DEFAULT_NAMESPACE,
   type ListOptions,
@@ -147,7 +148,7 @@ export const createPostgresSaver: SaverFactory = async ({
   readOnly = false,
   params,
 }) => {
-  const pg = (await import("pg")).default;
+  const pg = await importPg();
   const schema = params?.get("schema") ?? "public";
   const table = params?.get("table") ?? "ckpt_checkpoints";
   const T = `${ident(schema)}.${ident(table)}`;

@@ -7,6 +7,7 @@
 import type pg from "pg";
 import { inputError, storeError } from "../../base/errors.js";
 import { describePgError, guardPool } from "../postgres.js";
+import { importPg } from "../pg-module.js";
 import { ident, PG, pgSetup } from "./sql.js";
 import {
   MASTRA_TABLES,
@@ -23,7 +24,7 @@ type Raw = Record<string, unknown>;
 
 /** Connect to read (one read-only session) or to write (a pool of 2); a server that does not answer is a store error. */
 export async function connectPg(url: string, uri: string, write: boolean): Promise<Queryable> {
-  const { default: pgm } = await import("pg");
+  const pgm = await importPg();
   const c = write
     ? guardPool(new pgm.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 }))
     : new pgm.Client({

@@ -8,6 +8,7 @@ import type { Library } from "../../../formats/langgraph/encode.js";
 import { libraryOfVersions } from "../../../formats/langgraph/rows.js";
 import type { LgStoreInfo } from "../../../formats/langgraph/types.js";
 import { describePgError, guardPool } from "../../postgres.js";
+import { importPg } from "../../pg-module.js";
 import { ident, migrations, PG_LG_TABLES, PG_ROWS, PG_SCHEMA_COLUMNS, pgMaxMigration } from "../sql.js";
 
 export type Client = pg.Client;
@@ -22,7 +23,7 @@ export interface PgPlace {
 
 /** Connect read-only. */
 export async function connectReadOnly(url: string, uri: string): Promise<Client> {
-  const pgm = (await import("pg")).default;
+  const pgm = await importPg();
   const c = new pgm.Client({
     connectionString: url,
     connectionTimeoutMillis: 5000,
@@ -49,7 +50,7 @@ export async function connectReadOnly(url: string, uri: string): Promise<Client>
  * the millions and compiles each one, ~0.4 s a statement, more than the work.
  */
 export async function connectPool(url: string, uri: string): Promise<pg.Pool> {
-  const { default: pgm } = await import("pg");
+  const pgm = await importPg();
   const options = [process.env.PGOPTIONS, "-c jit=off"].filter(Boolean).join(" ");
   const pool = guardPool(new pgm.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, options }));
   try {
