@@ -86,13 +86,25 @@ async function openWriters(
 ): Promise<Saver[]> {
   const n = target.engine.caps.parallelWriters ? (jobs ?? defaultJobs()) : 1;
   const writers: Saver[] = [];
+  // the target's layout is decided (opening it asked the database for its tables): the others open that layout
+  // without asking again (a PostgreSQL store: one connection each, not three)
+  const uri = sameLayout(target);
   try {
-    for (let i = 1; i < n; i++) writers.push((await openStore(target.uri, { readOnly: false, env })).saver);
+    for (let i = 1; i < n; i++) writers.push((await openStore(uri, { readOnly: false, env })).saver);
   } catch (e) {
     await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
     throw e;
   }
   return writers;
+}
+
+/** The target's URI with its layout named (`?layout=ckpt`) where it is ckpt's own in a database: no second probe. */
+function sameLayout(target: OpenedWithEngine): SaverUri {
+  const u = target.uri;
+  if (target.layout !== "ckpt" || (u.kind !== "postgres" && u.kind !== "sqlite") || u.params.has("layout")) return u;
+  const params = new URLSearchParams(u.params);
+  params.set("layout", "ckpt");
+  return { ...u, params };
 }
 
 type FileJournal = Journal & { path: string; committed(): number; close(): Promise<void>; remove(): Promise<void> };
