@@ -41,6 +41,7 @@ import {
   targetWant,
 } from "../../engines/migrate-endpoints.js";
 import { openStore, type OpenedWithEngine } from "../stores.js";
+import { uriOfLayout } from "../../savers/layout-uri.js";
 
 interface Args {
   redact?: string;
@@ -88,7 +89,7 @@ async function openWriters(
   const writers: Saver[] = [];
   // the target's layout is decided (opening it asked the database for its tables): the others open that layout
   // without asking again (a PostgreSQL store: one connection each, not three)
-  const uri = sameLayout(target);
+  const uri = uriOfLayout(target);
   try {
     for (let i = 1; i < n; i++) writers.push((await openStore(uri, { readOnly: false, env })).saver);
   } catch (e) {
@@ -96,15 +97,6 @@ async function openWriters(
     throw e;
   }
   return writers;
-}
-
-/** The target's URI with its layout named (`?layout=ckpt`) where it is ckpt's own in a database: no second probe. */
-function sameLayout(target: OpenedWithEngine): SaverUri {
-  const u = target.uri;
-  if (target.layout !== "ckpt" || (u.kind !== "postgres" && u.kind !== "sqlite") || u.params.has("layout")) return u;
-  const params = new URLSearchParams(u.params);
-  params.set("layout", "ckpt");
-  return { ...u, params };
 }
 
 type FileJournal = Journal & { path: string; committed(): number; close(): Promise<void>; remove(): Promise<void> };
