@@ -15416,6 +15416,26 @@ var init_esm$1 = __esmMin((() => {
 	defaults = import_lib.default.defaults;
 	esm_default$1 = import_lib.default;
 }));
+// dist/savers/pg-module.js
+function importPg() {
+	return loading ??= load();
+}
+async function load() {
+	const own = Object.getOwnPropertyDescriptor(globalThis, "Response");
+	const hide = own?.get !== void 0 && own.configurable === true;
+	if (hide) Object.defineProperty(globalThis, "Response", {
+		value: void 0,
+		configurable: true,
+		writable: true
+	});
+	try {
+		return (await Promise.resolve().then(() => (init_esm$1(), esm_exports))).default;
+	} finally {
+		if (hide) Object.defineProperty(globalThis, "Response", own);
+	}
+}
+var loading;
+var init_pg_module = __esmMin((() => {}));
 // dist/savers/postgres.js
 var postgres_exports$2 = /* @__PURE__ */ __exportAll$1({
 	PG_SCHEMA_VERSION: () => 1,
@@ -15594,12 +15614,13 @@ var init_postgres$2 = __esmMin((() => {
 	init_redact$2();
 	init_common();
 	init_postgres_copy();
+	init_pg_module();
 	init_types$8();
 	ident$1 = (s) => "\"" + s.replace(/"/g, "\"\"") + "\"";
 	SAVER_NAME$4 = "postgres";
 	ignoreError = () => void 0;
 	createPostgresSaver = async ({ location: url, uri, namespace, readOnly = false, params }) => {
-		const pg = (await Promise.resolve().then(() => (init_esm$1(), esm_exports))).default;
+		const pg = await importPg();
 		const schema = params?.get("schema") ?? "public";
 		const table = params?.get("table") ?? "ckpt_checkpoints";
 		const T = `${ident$1(schema)}.${ident$1(table)}`;
@@ -15905,7 +15926,7 @@ var postgres_exports$1 = /* @__PURE__ */ __exportAll$1({
 });
 /** Connect to read (one read-only session) or to write (a pool of 2); a server that does not answer is a store error. */
 async function connectPg(url, uri, write) {
-	const { default: pgm } = await Promise.resolve().then(() => (init_esm$1(), esm_exports));
+	const pgm = await importPg();
 	const c = write ? guardPool(new pgm.Pool({
 		connectionString: url,
 		max: 2,
@@ -16174,6 +16195,7 @@ var threadOf$1, resourceOf, json$1;
 var init_postgres$1 = __esmMin((() => {
 	init_errors();
 	init_postgres$2();
+	init_pg_module();
 	init_sql$1();
 	init_types$7();
 	threadOf$1 = (r) => ({
@@ -26709,20 +26731,30 @@ function firstNonSpace(text) {
 	for (let i = 0; i < text.length; i++) if (!isSpace$1(text.charCodeAt(i))) return text.charAt(i);
 	return "";
 }
+function patternLeft(foundBits) {
+	let p = patternsLeft.get(foundBits);
+	if (p === void 0) {
+		p = patternOf(NEEDED_STRINGS.filter((s) => (foundBits & NEEDED_BIT.get(s)) === 0));
+		patternsLeft.set(foundBits, p);
+	}
+	return p;
+}
 /**
 * The strings of NEEDED_STRINGS a text holds. One scan: after each match it goes on one character later (overlapping
 * occurrences count) looking only for the strings not found yet, so a string met 20,000 times costs one match.
 */
 function neededIn(text) {
 	const found = /* @__PURE__ */ new Set();
-	let pattern = NEEDED;
+	let bits = 0;
+	let pattern = patternLeft(0);
 	let from = 0;
 	for (;;) {
 		pattern.lastIndex = from;
 		const m = pattern.exec(text);
 		if (m === null || found.add(m[0]).size === NEEDED_STRINGS.length) return found;
 		from = m.index + 1;
-		pattern = patternOf(NEEDED_STRINGS.filter((s) => !found.has(s)));
+		bits |= NEEDED_BIT.get(m[0]);
+		pattern = patternLeft(bits);
 	}
 }
 /**
@@ -26843,7 +26875,7 @@ function syntaxCheck(doc) {
 		start = end + 1;
 	}
 }
-var adapters, FORMAT_CHOICES, escapeRe$1, NEEDED_STRINGS, patternOf, NEEDED, CANDIDATES;
+var adapters, FORMAT_CHOICES, escapeRe$1, NEEDED_STRINGS, patternOf, patternsLeft, NEEDED_BIT, CANDIDATES;
 var init_formats = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -26891,7 +26923,9 @@ var init_formats = __esmMin((() => {
 	escapeRe$1 = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 	NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))];
 	patternOf = (list) => new RegExp(list.map(escapeRe$1).join("|") || "(?!)", "g");
-	NEEDED = patternOf(NEEDED_STRINGS);
+	patternsLeft = /* @__PURE__ */ new Map([[0, patternOf(NEEDED_STRINGS)]]);
+	NEEDED_BIT = new Map(NEEDED_STRINGS.map((s, i) => [s, 2 ** i]));
+	if (NEEDED_STRINGS.length > 30) throw new Error("formats: more than 30 detectNeeds strings; widen neededIn's set key");
 	CANDIDATES = Object.fromEntries([
 		"{",
 		"[",
@@ -41608,7 +41642,7 @@ var init_sqlite = __esmMin((() => {
 // dist/savers/langgraph/postgres/connect.js
 /** Connect read-only. */
 async function connectReadOnly(url, uri) {
-	const c = new (await (Promise.resolve().then(() => (init_esm$1(), esm_exports)))).default.Client({
+	const c = new (await (importPg())).Client({
 		connectionString: url,
 		connectionTimeoutMillis: 5e3,
 		options: "-c default_transaction_read_only=on"
@@ -41631,7 +41665,7 @@ async function connectReadOnly(url, uri) {
 * the millions and compiles each one, ~0.4 s a statement, more than the work.
 */
 async function connectPool(url, uri) {
-	const { default: pgm } = await Promise.resolve().then(() => (init_esm$1(), esm_exports));
+	const pgm = await importPg();
 	const options = [process.env.PGOPTIONS, "-c jit=off"].filter(Boolean).join(" ");
 	const pool = guardPool(new pgm.Pool({
 		connectionString: url,
@@ -41804,6 +41838,7 @@ var init_connect = __esmMin((() => {
 	init_errors();
 	init_rows$1();
 	init_postgres$2();
+	init_pg_module();
 	init_sql();
 	PG_REQUIRED = {
 		checkpoints: [
@@ -44467,11 +44502,8 @@ function checkForWire(name, text, opts, wants, threadId) {
 	if (!r.ok) return r;
 	const out = { ok: true };
 	if (r.text !== text) out.text = r.text;
-	if (wants.compact || wants.hash) {
-		const compact = stringifyJson(r.value);
-		if (wants.compact) out.compact = compact;
-		if (wants.hash) out.hash = sha256(compact);
-	}
+	if (wants.compact) out.compact = stringifyJson(r.value);
+	if (wants.hash) out.hash = sha256(r.text);
 	return out;
 }
 var sha256;
@@ -45005,7 +45037,7 @@ function saverWriter(w) {
 			toRead.forEach((p, i) => {
 				const b = back[i];
 				if (b === void 0 || !p.sameContent(b)) misread.set(p, {
-					expected: p.hash,
+					expected: p.contentHash,
 					got: b === void 0 ? null : contentHash(b)
 				});
 			});
@@ -45131,6 +45163,7 @@ var init_migrate$4 = __esmMin((() => {
 		text;
 		#compact;
 		#hash;
+		#contentHash;
 		#bytes;
 		constructor(namespace, threadId, text, compact, hash) {
 			this.namespace = namespace;
@@ -45145,8 +45178,13 @@ var init_migrate$4 = __esmMin((() => {
 		get compact() {
 			return this.#compact ??= stringifyJson(parseJson(this.text));
 		}
+		/** what the journal records: the sha256 of the text (UTF-8) as checked — the bytes read, or the conversion */
 		get hash() {
-			return this.#hash ??= sha256(this.compact);
+			return this.#hash ??= sha256(this.text);
+		}
+		/** sha256 of the compact text: the same for any layout of the same JSON (what a read-back is compared by) */
+		get contentHash() {
+			return this.#contentHash ??= sha256(this.compact);
 		}
 		/** the text's UTF-8 size, worked out once (the counts and a PostgreSQL COPY row need it) */
 		get bytes() {
@@ -45154,7 +45192,7 @@ var init_migrate$4 = __esmMin((() => {
 		}
 		/** whether `other` has this record's content: the same text (or compact text), else the same content hash */
 		sameContent(other) {
-			return other === this.text || other === this.compact || contentHash(other) === this.hash;
+			return other === this.text || other === this.compact || contentHash(other) === this.contentHash;
 		}
 	};
 	route$3 = {
@@ -61867,6 +61905,23 @@ var init_migrate_endpoints = __esmMin((() => {
 	};
 	isDb = (u) => u.kind === "sqlite" || u.kind === "postgres";
 }));
+// dist/savers/layout-uri.js
+/**
+* The URI of an opened store with the layout it was found to hold named (`?layout=ckpt` on a database of ckpt's own),
+* so that opening it again (migrate's extra writers) does not ask the database for its tables again: a PostgreSQL
+* store opens on one connection instead of three. Any other store's URI is returned as it is.
+*/
+function uriOfLayout(o) {
+	const u = o.uri;
+	if (o.layout !== "ckpt" || u.kind !== "postgres" && u.kind !== "sqlite" || u.params.has("layout")) return u;
+	const params = new URLSearchParams(u.params);
+	params.set("layout", "ckpt");
+	return {
+		...u,
+		params
+	};
+}
+var init_layout_uri = __esmMin((() => {}));
 // dist/cli/commands/migrate.js
 var migrate_exports = /* @__PURE__ */ __exportAll$1({
 	defaultJobs: () => defaultJobs,
@@ -61882,8 +61937,9 @@ var migrate_exports = /* @__PURE__ */ __exportAll$1({
 async function openWriters(target, jobs, env) {
 	const n = target.engine.caps.parallelWriters ? jobs ?? defaultJobs() : 1;
 	const writers = [];
+	const uri = uriOfLayout(target);
 	try {
-		for (let i = 1; i < n; i++) writers.push((await openStore(target.uri, {
+		for (let i = 1; i < n; i++) writers.push((await openStore(uri, {
 			readOnly: false,
 			env
 		})).saver);
@@ -62235,6 +62291,7 @@ var init_migrate = __esmMin((() => {
 	init_address();
 	init_engines();
 	init_migrate_endpoints();
+	init_layout_uri();
 	defaultJobs = () => Math.max(2, Math.min(8, (0, node_os.availableParallelism)()));
 	fmtNum = fmtInt;
 	shortId = (id) => id.length > 64 ? `${id.slice(0, 48)}… (${fmtNum(id.length)} characters)` : id;
