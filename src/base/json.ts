@@ -420,6 +420,8 @@ function pastString(text: string, i: number): number {
  * and no recursion, so it answers for texts every recursive walker fails on.
  */
 export function nestingBeyond(text: string, max = MAX_NESTING): string | undefined {
+  // going past `max` levels takes more than `max` opening brackets: a text no longer than that cannot (no scan)
+  if (text.length <= max) return undefined;
   let depth = 0;
   let deep = false;
   for (let i = 0; i < text.length; ) {
