@@ -10009,6 +10009,7 @@ function pastString(text, i) {
 * and no recursion, so it answers for texts every recursive walker fails on.
 */
 function nestingBeyond(text, max = MAX_NESTING) {
+	if (text.length <= max) return void 0;
 	let depth = 0;
 	let deep = false;
 	for (let i = 0; i < text.length;) {
