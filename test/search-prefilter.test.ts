@@ -107,6 +107,18 @@ async function makeStore(): Promise<string> {
       }),
     ]),
   );
+  // a tool call's argument with a control character: written \u0001 in the arguments' JSON
+  put(
+    db,
+    "control",
+    cp([
+      lc("AIMessage", {
+        content: "",
+        tool_calls: [{ id: "c2", name: "run", args: { code: "\u0001mb" }, type: "tool_call" }],
+        invalid_tool_calls: [],
+      }),
+    ]),
+  );
   // an interrupt: the canonical one is JSON with keys of its own (toolName), searched with --in state
   put(db, "interrupt", cp([lc("HumanMessage", { content: "refund it" })]), {
     writes: [{ channel: "__interrupt__", value: '[{"id":"int-1","value":"approve the refund?"}]' }],
@@ -176,6 +188,10 @@ describe("search's prefilter and message view never change what it finds", () =>
       // found in the arguments' JSON text, "x = 1\\nprint(x)" (the raw string holds a line break, no "n" there)
       ["nprint", ["--in", "tools"], ["newline"]],
       ["NPRINT", ["--in", "tools", "-i"], ["newline"]],
+      // in the arguments' JSON text, "\u0001mb": a pattern that begins at the escape's u
+      ["u0001mb", ["--in", "tools"], ["control"]],
+      ["U0001MB", ["--in", "tools", "-i"], ["control"]],
+      ["umbx", ["--in", "tools"], []],
       ["toolName", ["--in", "state"], ["interrupt"]],
       ["approve the refund", ["--in", "state"], ["interrupt"]],
       ["no such words anywhere", [], []],
@@ -241,6 +257,10 @@ describe("search's prefilter and message view never change what it finds", () =>
     expect(prefilterOf({ pattern: "nprint" })!.string("x\nprint")).toBe(true);
     expect(prefilterOf({ pattern: "u0001a" })!.string("\u0001a")).toBe(true);
     expect(prefilterOf({ pattern: "zebra" })!.string("x\nzebr")).toBe(false);
+    // "u" then a hex digit begins inside "\u0001"; "u" then anything else cannot ("\u0001mb" holds no "umb")
+    for (const p of ["u", "u0", "u000", "U0001", "u0001mb", "1mb"])
+      expect(prefilterOf({ pattern: p, ignoreCase: true })!.string("\u0001mb"), p).toBe(true);
+    for (const p of ["umb", "u0z", "u001z"]) expect(prefilterOf({ pattern: p })!.string("\u0001mb"), p).toBe(false);
   });
 });
 

@@ -301,9 +301,39 @@ function useColor(io, stream = io.stdout) {
 	if (io.env.FORCE_COLOR !== void 0 && io.env.FORCE_COLOR !== "0") return true;
 	return Boolean(stream.isTTY);
 }
-var guarded;
+/**
+* Many lines to one stream, each encoded as UTF-8 straight into a 1 MiB buffer and handed to the stream as a slice of
+* it at `flush` — no string of the output grows, and no second pass measures a string before encoding it (for a
+* search that prints 90,000 matches, a tenth of its time). A slice handed over is never written again (the stream may
+* hold it until the descriptor takes it): a full buffer is replaced, not reused. A line longer than a buffer can
+* hold goes to the stream as it is.
+*/
+function lineWriter(out) {
+	let b = Buffer.allocUnsafe(CHUNK);
+	let start = 0;
+	let n = 0;
+	const flush = () => {
+		if (n > start) out.write(b.subarray(start, n));
+		start = n;
+	};
+	return {
+		line(s) {
+			if (n + s.length * 3 > CHUNK) {
+				flush();
+				b = Buffer.allocUnsafe(CHUNK);
+				start = n = 0;
+				if (s.length * 3 > CHUNK) return void out.write(s);
+			}
+			n += b.write(s, n);
+		},
+		pending: () => n - start,
+		flush
+	};
+}
+var guarded, CHUNK;
 var init_io = __esmMin((() => {
 	guarded = /* @__PURE__ */ new WeakSet();
+	CHUNK = 1 << 20;
 }));
 // dist/formats/langgraph/aes-key.js
 /**
@@ -79078,7 +79108,7 @@ function prefilterOf(q) {
 	const test = testerOf(q);
 	const text = /^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) && !NUMBERISH.test(q.pattern);
 	return {
-		string: (q.ignoreCase ? /^[bfnrtu0-9a-f]/i : /^[bfnrtu0-9a-f]/).test(q.pattern) ? (s) => test(s) || JSON_ESCAPED.test(s) && test(JSON.stringify(s)) : test,
+		string: (q.ignoreCase ? new RegExp(IN_ESCAPE.source, "i") : IN_ESCAPE).test(q.pattern) ? (s) => test(s) || JSON_ESCAPED.test(s) && test(JSON.stringify(s)) : test,
 		...text ? { text: (s) => s.includes("\\u") || test(s) } : {}
 	};
 }
@@ -79086,10 +79116,13 @@ function prefilterOf(q) {
 function testerOf(q) {
 	if (!q.regex && !q.ignoreCase) {
 		const p = q.pattern;
-		return (s) => s.includes(p);
+		const min = p.length;
+		return (s) => s.length >= min && s.includes(p);
 	}
 	const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `${q.ignoreCase ? "i" : ""}u`);
-	return (s) => re.test(s);
+	if (q.regex) return (s) => re.test(s);
+	const min = [...q.pattern].length;
+	return (s) => s.length >= min && re.test(s);
 }
 /** Whether any string in a JSON value passes `test` (keys too: a state key is searched as part of its JSON). */
 function anyString(v, test) {
@@ -79215,10 +79248,11 @@ function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
 	}
 	return out;
 }
-var escapeRegex, JSON_ESCAPED, NUMBERISH, roleOf$1, BREAKS, flat;
+var escapeRegex, IN_ESCAPE, JSON_ESCAPED, NUMBERISH, roleOf$1, BREAKS, flat;
 var init_search$1 = __esmMin((() => {
 	init_json$1();
 	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	IN_ESCAPE = /^(?:[bfnrt0-9a-f]|u(?:[0-9a-f]{4}|[0-9a-f]{0,3}$))/;
 	JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 	NUMBERISH = /^[-+.0-9eE]+$/;
 	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
@@ -79532,7 +79566,7 @@ function hitLine(label, h, paint, dim) {
 	const post = printable(h.snippet.slice(e));
 	return `${dim(printable(label))} ${where}: ${pre}${paint ? paint(hit) : hit}${post}\n`;
 }
-var SCOPES, list, jsonHead, jsonLine, searchCommand;
+var SCOPES, list, jsonHead, quoted, quote, jsonLine, searchCommand;
 var init_search = __esmMin((() => {
 	init_errors();
 	init_plural();
@@ -79552,7 +79586,16 @@ var init_search = __esmMin((() => {
 		namespace: c.namespace || void 0,
 		format: c.format
 	}).slice(0, -1);
-	jsonLine = (head, h) => `${head}${h.message !== void 0 ? `,"message":${JSON.stringify(h.message)}` : ""},"role":${JSON.stringify(h.role)},"field":${JSON.stringify(h.field)}${h.tool !== void 0 ? `,"tool":${JSON.stringify(h.tool)}` : ""}${h.key !== void 0 ? `,"key":${JSON.stringify(h.key)}` : ""},"snippet":${JSON.stringify(h.snippet)},"match":${JSON.stringify(h.match)},"count":${JSON.stringify(h.count)}}\n`;
+	quoted = /* @__PURE__ */ new Map();
+	quote = (s) => {
+		let q = quoted.get(s);
+		if (q === void 0) {
+			q = JSON.stringify(s);
+			if (quoted.size < 64) quoted.set(s, q);
+		}
+		return q;
+	};
+	jsonLine = (head, h) => `${head}${h.message !== void 0 ? `,"message":${h.message}` : ""},"role":${quote(h.role)},"field":${quote(h.field)}${h.tool !== void 0 ? `,"tool":${quote(h.tool)}` : ""}${h.key !== void 0 ? `,"key":${JSON.stringify(h.key)}` : ""},"snippet":${JSON.stringify(h.snippet)},"match":[${h.match[0]},${h.match[1]}],"count":${h.count}}\n`;
 	searchCommand = {
 		command: "search <pattern> <sources..>",
 		describe: "Find messages (and tool calls, results, state) matching a text or a regular expression, like grep",
@@ -79622,11 +79665,8 @@ var init_search = __esmMin((() => {
 			let found = 0;
 			let skipped = 0;
 			let failed;
-			let buf = "";
+			const out = lineWriter(io.stdout);
 			const listed = /* @__PURE__ */ new Set();
-			const flush = (force = false) => {
-				if (buf.length > 65536 || force && buf) io.stdout.write(buf), buf = "";
-			};
 			const reads = readConversations(args.sources, io, {
 				allCheckpoints: args.allCheckpoints,
 				namespace: args.namespace,
@@ -79638,7 +79678,7 @@ var init_search = __esmMin((() => {
 			for await (const r of reads) {
 				if (!r.ok) {
 					failed ??= r.error;
-					flush(true);
+					out.flush();
 					io.stderr.write(`ckpt search: ${printable(r.error.format(), true)}\n`);
 					continue;
 				}
@@ -79652,18 +79692,18 @@ var init_search = __esmMin((() => {
 						...c,
 						checkpointId: void 0
 					});
-					if (!listed.has(thread)) buf += args.json ? `${JSON.stringify({
+					if (!listed.has(thread)) out.line(args.json ? `${JSON.stringify({
 						source: c.source,
 						thread: c.threadId
-					})}\n` : `${printable(thread)}\n`;
+					})}\n` : `${printable(thread)}\n`);
 					listed.add(thread);
 				} else if (args.json) {
 					const head = jsonHead(c);
-					for (const h of hits) buf += jsonLine(head, h);
-				} else for (const h of hits) buf += hitLine(label, h, paint, dim);
-				flush();
+					for (const h of hits) out.line(jsonLine(head, h));
+				} else for (const h of hits) out.line(hitLine(label, h, paint, dim));
+				if (out.pending() > 65536) out.flush();
 			}
-			flush(true);
+			out.flush();
 			if (skipped) io.stderr.write(`ckpt search: ${plural$2(skipped, "file")} in the folders named not read: not conversations\n`);
 			if (failed) return failed.exitCode;
 			return found ? 0 : 1;

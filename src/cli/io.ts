@@ -2,7 +2,8 @@
 import type { Readable } from "node:stream";
 
 export interface Out {
-  write(chunk: string): unknown;
+  /** a string, or UTF-8 bytes (lineWriter's chunks) */
+  write(chunk: string | Uint8Array): unknown;
   /** true when this stream is an interactive terminal */
   isTTY?: boolean;
   /** terminal width, when this stream is a terminal */
@@ -56,4 +57,46 @@ export function useColor(io: CliIO, stream: Out = io.stdout): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== "") return false;
   if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== "0") return true;
   return Boolean(stream.isTTY);
+}
+
+/** What lineWriter gives: `line` adds a line (its own `\n` included); `flush` hands what was added to the stream. */
+export interface LineWriter {
+  line(s: string): void;
+  /** bytes added since the last flush */
+  pending(): number;
+  flush(): void;
+}
+
+/** the size of lineWriter's buffers */
+const CHUNK = 1 << 20;
+
+/**
+ * Many lines to one stream, each encoded as UTF-8 straight into a 1 MiB buffer and handed to the stream as a slice of
+ * it at `flush` — no string of the output grows, and no second pass measures a string before encoding it (for a
+ * search that prints 90,000 matches, a tenth of its time). A slice handed over is never written again (the stream may
+ * hold it until the descriptor takes it): a full buffer is replaced, not reused. A line longer than a buffer can
+ * hold goes to the stream as it is.
+ */
+export function lineWriter(out: Out): LineWriter {
+  let b = Buffer.allocUnsafe(CHUNK);
+  let start = 0;
+  let n = 0;
+  const flush = () => {
+    if (n > start) out.write(b.subarray(start, n));
+    start = n;
+  };
+  return {
+    line(s) {
+      // at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2)
+      if (n + s.length * 3 > CHUNK) {
+        flush();
+        b = Buffer.allocUnsafe(CHUNK);
+        start = n = 0;
+        if (s.length * 3 > CHUNK) return void out.write(s);
+      }
+      n += b.write(s, n);
+    },
+    pending: () => n - start,
+    flush,
+  };
 }

@@ -115,23 +115,36 @@ export function prefilterOf(
   // a field written as JSON (tool arguments, state, an extension message's data) shows a line break, another control
   // character or a lone surrogate as an escape (`\n`, `\u0001`): a pattern that can begin inside one ("nprint" in
   // "1\nprint"; JSON.stringify writes them in lower case) is also tested on the JSON of a string that holds one
-  const string = (q.ignoreCase ? /^[bfnrtu0-9a-f]/i : /^[bfnrtu0-9a-f]/).test(q.pattern)
+  const string = (q.ignoreCase ? new RegExp(IN_ESCAPE.source, "i") : IN_ESCAPE).test(q.pattern)
     ? (s: string) => test(s) || (JSON_ESCAPED.test(s) && test(JSON.stringify(s)))
     : test;
   return { string, ...(text ? { text: (s: string) => s.includes("\\u") || test(s) } : {}) };
 }
+
+/**
+ * A pattern that can begin inside an escape JSON.stringify writes: at the letter of `\b` `\f` `\n` `\r` `\t` (anything
+ * may follow it), at a hex digit of `\uXXXX` (the last digit may be followed by anything), or at its `u` — then
+ * followed by four hex digits, or by fewer and nothing else ("u00", not "umbrella").
+ */
+const IN_ESCAPE = /^(?:[bfnrt0-9a-f]|u(?:[0-9a-f]{4}|[0-9a-f]{0,3}$))/;
 
 /** the characters JSON.stringify writes as an escape besides `"` and `\` (which a prefiltered pattern never holds) */
 const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 
 /** Whether a string holds a match (what compileMatcher's `find` finds, without counting or a result object). */
 function testerOf(q: Pick<SearchQuery, "pattern" | "regex" | "ignoreCase">): (s: string) => boolean {
+  // a string shorter than any match is ruled out by its length (most keys and tags of a message record are), without
+  // a call into the string search: a literal's match is as long as the literal; case-insensitively, each of the
+  // pattern's code points matches one code point, at least one UTF-16 unit
   if (!q.regex && !q.ignoreCase) {
     const p = q.pattern;
-    return (s) => s.includes(p);
+    const min = p.length;
+    return (s) => s.length >= min && s.includes(p);
   }
   const re = new RegExp(q.regex ? q.pattern : escapeRegex(q.pattern), `${q.ignoreCase ? "i" : ""}u`);
-  return (s) => re.test(s);
+  if (q.regex) return (s) => re.test(s);
+  const min = [...q.pattern].length;
+  return (s) => s.length >= min && re.test(s);
 }
 
 /** a pattern that could lie in the text of a JSON number (digits, sign, point, exponent) */

@@ -16,7 +16,7 @@ import { printable } from "../../base/printable.js";
 import type { SearchHit, SearchQuery, SearchScope } from "../../core/search.js";
 import type { CommandDef } from "../command.js";
 import { type Conversation, conversationLabel } from "../conversations.js";
-import { type CliIO, useColor } from "../io.js";
+import { type CliIO, lineWriter, useColor } from "../io.js";
 
 interface Args {
   pattern: string;
@@ -81,9 +81,23 @@ const jsonHead = (c: Conversation) =>
     format: c.format,
   }).slice(0, -1);
 
-/** One hit as a JSON Lines line: the conversation's keys, then the hit's in this order (an undefined one left out). */
+/** a string as JSON, the few that recur (roles, fields) looked up rather than written again for every hit */
+const quoted = new Map<string, string>();
+const quote = (s: string) => {
+  let q = quoted.get(s);
+  if (q === undefined) {
+    q = JSON.stringify(s);
+    if (quoted.size < 64) quoted.set(s, q);
+  }
+  return q;
+};
+
+/**
+ * One hit as a JSON Lines line: the conversation's keys, then the hit's in this order (an undefined one left out).
+ * The message index, offsets and count are integers, written as JSON writes them.
+ */
 const jsonLine = (head: string, h: SearchHit) =>
-  `${head}${h.message !== undefined ? `,"message":${JSON.stringify(h.message)}` : ""},"role":${JSON.stringify(h.role)},"field":${JSON.stringify(h.field)}${h.tool !== undefined ? `,"tool":${JSON.stringify(h.tool)}` : ""}${h.key !== undefined ? `,"key":${JSON.stringify(h.key)}` : ""},"snippet":${JSON.stringify(h.snippet)},"match":${JSON.stringify(h.match)},"count":${JSON.stringify(h.count)}}\n`;
+  `${head}${h.message !== undefined ? `,"message":${h.message}` : ""},"role":${quote(h.role)},"field":${quote(h.field)}${h.tool !== undefined ? `,"tool":${quote(h.tool)}` : ""}${h.key !== undefined ? `,"key":${JSON.stringify(h.key)}` : ""},"snippet":${JSON.stringify(h.snippet)},"match":[${h.match[0]},${h.match[1]}],"count":${h.count}}\n`;
 
 export const searchCommand: CommandDef = {
   command: "search <pattern> <sources..>",
@@ -171,11 +185,8 @@ export const searchCommand: CommandDef = {
     let found = 0;
     let skipped = 0;
     let failed: CkptError | undefined;
-    let buf = "";
+    const out = lineWriter(io.stdout);
     const listed = new Set<string>();
-    const flush = (force = false) => {
-      if (buf.length > 65536 || (force && buf)) io.stdout.write(buf), (buf = "");
-    };
     const reads = readConversations(args.sources, io, {
       allCheckpoints: args.allCheckpoints,
       namespace: args.namespace,
@@ -187,7 +198,7 @@ export const searchCommand: CommandDef = {
     for await (const r of reads) {
       if (!r.ok) {
         failed ??= r.error;
-        flush(true);
+        out.flush();
         io.stderr.write(`ckpt search: ${printable(r.error.format(), true)}\n`);
         continue;
       }
@@ -200,15 +211,18 @@ export const searchCommand: CommandDef = {
         // each thread once (every checkpoint of it may match)
         const thread = conversationLabel({ ...c, checkpointId: undefined });
         if (!listed.has(thread))
-          buf += args.json ? `${JSON.stringify({ source: c.source, thread: c.threadId })}\n` : `${printable(thread)}\n`;
+          out.line(
+            args.json ? `${JSON.stringify({ source: c.source, thread: c.threadId })}\n` : `${printable(thread)}\n`,
+          );
         listed.add(thread);
       } else if (args.json) {
         const head = jsonHead(c);
-        for (const h of hits) buf += jsonLine(head, h);
-      } else for (const h of hits) buf += hitLine(label, h, paint, dim);
-      flush();
+        for (const h of hits) out.line(jsonLine(head, h));
+      } else for (const h of hits) out.line(hitLine(label, h, paint, dim));
+      // what a conversation found goes out once 64 KiB are waiting (a terminal sees matches as they come)
+      if (out.pending() > 65536) out.flush();
     }
-    flush(true);
+    out.flush();
     if (skipped)
       io.stderr.write(`ckpt search: ${plural(skipped, "file")} in the folders named not read: not conversations\n`);
     if (failed) return failed.exitCode;
