@@ -209,6 +209,42 @@ describe("search's prefilter and message view never change what it finds", () =>
     }
   });
 
+  test("a common word (most messages hold it, so the per-message test is dropped after the first thousand): the same as the full way", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "search-prefilter-common-")), "store.sqlite");
+    // the real saver creates its tables; the rows are put in them by hand
+    const saver = SqliteSaver.fromConnString(file);
+    await saver.getTuple({ configurable: { thread_id: "none" } });
+    const db = (saver as unknown as { db: Database.Database }).db;
+    // 80 threads × 16 messages: 12 hold the word in their text, a tool call holds it in its arguments only, its
+    // result holds it, and two hold it nowhere — 1,280 messages, three quarters let through
+    let want = 0;
+    for (let t = 0; t < 80; t++) {
+      const ms: unknown[] = [];
+      for (let i = 0; i < 12; i++) {
+        ms.push(lc(i % 2 ? "AIMessage" : "HumanMessage", { content: `turn ${i} of ${t}: an umbrella\tor two` }));
+        want++;
+      }
+      ms.push(
+        lc("AIMessage", {
+          content: "",
+          tool_calls: [{ id: `c${t}`, name: "shop", args: { item: "umbrella" }, type: "tool_call" }],
+          invalid_tool_calls: [],
+        }),
+      );
+      ms.push(lc("ToolMessage", { content: "one umbrella bought", tool_call_id: `c${t}`, name: "shop" }));
+      ms.push(lc("HumanMessage", { content: "thanks" }), lc("AIMessage", { content: "you are welcome" }));
+      put(db, `t${String(t).padStart(3, "0")}`, cp(ms));
+    }
+    db.close();
+    for (const flags of [[], ["--in", "tools"], ["-i"]]) {
+      const { fast, full } = await both("umbrella", file, flags);
+      expect(fast.code, fast.err).toBe(0);
+      expect(fast.out, `${flags}`).toBe(full.out);
+      // every text that holds it (and with --in tools each call's arguments and each result too)
+      expect(fast.out.trim().split("\n").length, `${flags}`).toBe(flags[0] === "--in" ? want + 160 : want);
+    }
+  });
+
   test("the fixture and version-matrix stores (Python msgpack, JS, interrupts): the same as the full way", async () => {
     const stores = [
       "fixtures/langgraph/python-a.sqlite",

@@ -79212,8 +79212,9 @@ function cut(text, start, end, context) {
 	const pre = (from > 0 ? "…" : "") + text.slice(from, start);
 	const hit = text.slice(start, Math.min(end, start + 400));
 	const post = text.slice(end, to) + (to < text.length ? "…" : "");
+	const snippet = pre + hit + post;
 	return {
-		snippet: flat(pre) + flat(hit) + flat(post),
+		snippet: HAS_BREAK.test(snippet) ? snippet.replace(BREAKS, " ") : snippet,
 		match: [pre.length, pre.length + hit.length]
 	};
 }
@@ -79248,7 +79249,7 @@ function searchCheckpoint(cp, q, matcher = compileMatcher(q)) {
 	}
 	return out;
 }
-var escapeRegex, IN_ESCAPE, JSON_ESCAPED, NUMBERISH, roleOf$1, BREAKS, flat;
+var escapeRegex, IN_ESCAPE, JSON_ESCAPED, NUMBERISH, roleOf$1, HAS_BREAK, BREAKS;
 var init_search$1 = __esmMin((() => {
 	init_json$1();
 	escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -79256,8 +79257,8 @@ var init_search$1 = __esmMin((() => {
 	JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 	NUMBERISH = /^[-+.0-9eE]+$/;
 	roleOf$1 = (m) => m.role === "toolResult" ? "tool" : m.role;
+	HAS_BREAK = /[\r\n\t]/;
 	BREAKS = /[\r\n\t]/g;
-	flat = (s) => /[\r\n\t]/.test(s) ? s.replace(BREAKS, " ") : s;
 }));
 // dist/cli/conversations.js
 var conversations_exports = /* @__PURE__ */ __exportAll$1({
@@ -79467,7 +79468,15 @@ async function* newestOfEachThread(engine, source, o) {
 	const lg = (await Promise.resolve().then(() => (init_formats(), formats_exports))).adapters.langgraph;
 	const { searchView } = await Promise.resolve().then(() => (init_adapter(), adapter_exports));
 	const test = o.prefilter?.string;
-	const keep = test ? (m) => anyString(m, test) : void 0;
+	let seen = 0;
+	let passed = 0;
+	const keep = test ? (m) => {
+		seen++;
+		if (!anyString(m, test)) return false;
+		passed++;
+		return true;
+	} : void 0;
+	const useful = () => seen < 1e3 || passed < seen * .6;
 	const text = o.prefilter?.text;
 	for (let after;;) {
 		const page = await store.threadPage(after, PAGE_THREADS);
@@ -79485,7 +79494,7 @@ async function* newestOfEachThread(engine, source, o) {
 				const bad = unreadableReport(t);
 				if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
 				if (o.messagesOnly && !o.format) {
-					const checkpoint = searchView(t, keep);
+					const checkpoint = searchView(t, keep && useful() ? keep : void 0);
 					if (checkpoint) yield {
 						ok: true,
 						value: {

@@ -259,7 +259,20 @@ async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: R
   const lg = (await import("../formats/index.js")).adapters.langgraph;
   const { searchView } = await import("../formats/langgraph/adapter.js");
   const test = o.prefilter?.string;
-  const keep = test ? (m: unknown) => anyString(m, test) : undefined;
+  // the test pays only where it rules messages out: once it has let most of the first thousand through (a common
+  // word), the rest are converted and searched without it — what it would have ruled out cannot match, so the same
+  // lines come out, without walking every key and value of every message first
+  let seen = 0;
+  let passed = 0;
+  const keep = test
+    ? (m: unknown) => {
+        seen++;
+        if (!anyString(m, test)) return false;
+        passed++;
+        return true;
+      }
+    : undefined;
+  const useful = () => seen < 1000 || passed < seen * 0.6;
   const text = o.prefilter?.text;
   for (let after: string | undefined; ; ) {
     const page = await store.threadPage(after, PAGE_THREADS);
@@ -279,7 +292,7 @@ async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: R
         const bad = unreadableReport(t);
         if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
         if (o.messagesOnly && !o.format) {
-          const checkpoint = searchView(t, keep);
+          const checkpoint = searchView(t, keep && useful() ? keep : undefined);
           if (checkpoint)
             yield {
               ok: true,

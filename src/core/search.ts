@@ -234,12 +234,16 @@ function cut(text: string, start: number, end: number, context: number): { snipp
   const pre = (from > 0 ? "…" : "") + text.slice(from, start);
   const hit = text.slice(start, Math.min(end, start + 400));
   const post = text.slice(end, to) + (to < text.length ? "…" : "");
-  return { snippet: flat(pre) + flat(hit) + flat(post), match: [pre.length, pre.length + hit.length] };
+  // newlines and tabs as spaces (one test of the whole span first: most snippets have none)
+  const snippet = pre + hit + post;
+  return {
+    snippet: HAS_BREAK.test(snippet) ? snippet.replace(BREAKS, " ") : snippet,
+    match: [pre.length, pre.length + hit.length],
+  };
 }
 
+const HAS_BREAK = /[\r\n\t]/;
 const BREAKS = /[\r\n\t]/g;
-/** newlines and tabs as spaces (the test first: most snippets have none, and a test allocates nothing) */
-const flat = (s: string) => (/[\r\n\t]/.test(s) ? s.replace(BREAKS, " ") : s);
 
 /** Every field of a checkpoint that matches the query (the first match of each, with the count). */
 export function searchCheckpoint(cp: Checkpoint, q: SearchQuery, matcher: Matcher = compileMatcher(q)): SearchHit[] {
