@@ -187,8 +187,16 @@ async function openSqliteLangGraph(u: SaverUri, forced: string | undefined, o: O
   }
 }
 
-/** A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). */
-async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o: OpenOptions) {
+/**
+ * A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). `tables`: the schema's tables as
+ * the foreign probe just read them — without one of LangGraph's, and no LangGraph layout forced or wanted, the answer
+ * is undefined without a connection of its own to ask again.
+ */
+async function openPostgresLangGraph(u: SaverUri, forced: string | undefined, o: OpenOptions, tables?: Set<string>) {
+  if (tables && forced === undefined && o.want !== "langgraph") {
+    const { PG_LG_TABLES } = await import("./langgraph/sql.js");
+    if (!PG_LG_TABLES.some((t) => tables.has(t))) return undefined;
+  }
   const m = await import("./langgraph/postgres/index.js");
   const place = { url: u.location, uri: u.redacted, schema: u.params.get("schema") ?? "public" };
   const conn = o.readOnly
@@ -233,14 +241,17 @@ export async function openStore(u: SaverUri, opts: OpenOptions = {}): Promise<Op
   if (u.kind === "sqlite" && u.location === ":memory:") {
     if (readOnly) throw usageError("sqlite::memory: is always empty: there is nothing to read");
   } else checkPath(u, readOnly);
+  const seen: { tables?: Set<string> } = {};
   if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt" && forced !== "langgraph") {
     // a foreign layout (Mastra's tables, …): forced by ?layout=, or found in the store's tables
-    const foreign = await openForeign(u, { readOnly, want: opts.want, dryRun: opts.dryRun });
+    const foreign = await openForeign(u, { readOnly, want: opts.want, dryRun: opts.dryRun, seen });
     if (foreign) return foreign;
   }
   if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt") {
     const lg =
-      u.kind === "sqlite" ? await openSqliteLangGraph(u, forced, opts) : await openPostgresLangGraph(u, forced, opts);
+      u.kind === "sqlite"
+        ? await openSqliteLangGraph(u, forced, opts)
+        : await openPostgresLangGraph(u, forced, opts, seen.tables);
     if (lg) return { layout: "langgraph", uri: u, store: lg, saver: langGraphSaver(lg) };
   }
   const create = await FACTORIES[u.kind]();

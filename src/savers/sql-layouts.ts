@@ -125,6 +125,8 @@ export interface ForeignOpenOptions {
   want?: string;
   /** opened for a dry run: an SQLite file that does not exist yet is planned against an empty database in memory */
   dryRun?: boolean;
+  /** filled with the tables the probe read (when it read them): the next opener need not ask for them again */
+  seen?: { tables?: Set<string> };
 }
 
 /** The tables of an SQLite file (read-only, closed again), or of a PostgreSQL schema. */
@@ -184,6 +186,7 @@ export async function openForeign(u: SaverUri, o: ForeignOpenOptions): Promise<O
   let tables: Set<string>;
   try {
     tables = missingFile ? new Set<string>() : await tablesOf(u, schema);
+    if (o.seen) o.seen.tables = tables;
   } catch (e) {
     if (probeOnly) return undefined;
     throw e;
