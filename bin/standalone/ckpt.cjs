@@ -17419,6 +17419,7 @@ async function openForeign(u, o) {
 	let tables;
 	try {
 		tables = missingFile ? /* @__PURE__ */ new Set() : await tablesOf(u, schema);
+		if (o.seen) o.seen.tables = tables;
 	} catch (e) {
 		if (probeOnly) return void 0;
 		throw e;
@@ -40560,6 +40561,28 @@ var init_sqlite_layout = __esmMin((() => {
 	missingIn = (have, want) => want.filter((c) => !have.has(c));
 }));
 // dist/savers/langgraph/sql.js
+var sql_exports = /* @__PURE__ */ __exportAll$1({
+	PG_BLOB_COLS: () => PG_BLOB_COLS,
+	PG_CP_COLS: () => PG_CP_COLS,
+	PG_KEYS: () => PG_KEYS,
+	PG_LG_TABLES: () => PG_LG_TABLES,
+	PG_PRUNE: () => PG_PRUNE,
+	PG_READ: () => PG_READ,
+	PG_ROWS: () => PG_ROWS,
+	PG_SCHEMA_COLUMNS: () => PG_SCHEMA_COLUMNS,
+	PG_STATS: () => PG_STATS,
+	PG_TEXT_COLS: () => PG_TEXT_COLS,
+	SQLITE_SETUP: () => SQLITE_SETUP,
+	SQLITE_TABLES: () => SQLITE_TABLES,
+	SQ_PRUNE: () => SQ_PRUNE,
+	SQ_READ: () => SQ_READ,
+	SQ_ROWS: () => SQ_ROWS,
+	SQ_STATS: () => SQ_STATS,
+	ident: () => ident,
+	migrations: () => migrations,
+	pgMaxMigration: () => pgMaxMigration,
+	pgThreadPageSql: () => pgThreadPageSql
+});
 /** The migrations of the libraries, in order (py:pg/base.py:43-91; js:pg/migrations.ts:7-45); `S.` = the schema. */
 function migrations(lib, S) {
 	const common = [
@@ -40605,7 +40628,7 @@ function pgThreadPageSql(S, paged, inSql) {
        AND m.version = c.checkpoint->'channel_versions'->>'messages'
   ORDER BY g.thread_id`;
 }
-var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, HEADS, X, MAP_OK, SOUND, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
+var ident, SQLITE_SETUP, SQLITE_TABLES, JSON_TYPE, SQ_CP_COLS, JSON_OK, MSGS, SQ_W_COLS, RANGE, HEADS, X, MAP_OK, SOUND, SQ_READ, SQ_ROWS, PLANNED, ORPHANS, SQ_PRUNE, SQ_STATS, PG_SCHEMA_COLUMNS, PG_LG_TABLES, pgMaxMigration, VERSIONS, PG_KEYS, PG_CP_COLS, PG_BLOB_COLS, PG_TEXT_COLS, PG_READ, PG_ROWS, PG_IN_KEYS, PG_PRUNE, PG_STATS;
 var init_sql = __esmMin((() => {
 	ident = (s) => `"${s.replace(/"/g, "\"\"")}"`;
 	SQLITE_SETUP = `CREATE TABLE IF NOT EXISTS checkpoints (
@@ -40761,6 +40784,8 @@ CREATE TABLE IF NOT EXISTS writes (
 	VERSIONS = "CASE WHEN jsonb_typeof(c.checkpoint->'channel_versions') = 'object' THEN c.checkpoint->'channel_versions' ELSE '{}'::jsonb END";
 	PG_KEYS = "SELECT * FROM unnest($1::text[], $2::text[], $3::text[])";
 	PG_CP_COLS = `thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, pg_column_size(checkpoint) + pg_column_size(metadata) AS bytes`;
+	PG_BLOB_COLS = "thread_id, checkpoint_ns, channel, version, type, blob";
+	PG_TEXT_COLS = "thread_id, checkpoint_ns, channel, version, type, CASE WHEN type = 'json' THEN NULL ELSE blob END AS blob, CASE WHEN type = 'json' THEN convert_from(blob, 'UTF8') END AS text";
 	PG_READ = {
 		/** a DeltaChannel's parent chain ($3 on, channel $4) with the channel's writes of each checkpoint, a row per write */
 		deltaChain: (S, taskPath) => `WITH RECURSIVE chain(id, parent, btype, blob, inline, has_inline, depth) AS (
@@ -43670,8 +43695,16 @@ async function openSqliteLangGraph(u, forced, o) {
 		throw e;
 	}
 }
-/** A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). */
-async function openPostgresLangGraph(u, forced, o) {
+/**
+* A PostgreSQL schema as a LangGraph store, or undefined (ckpt's own saver opens it). `tables`: the schema's tables as
+* the foreign probe just read them — without one of LangGraph's, and no LangGraph layout forced or wanted, the answer
+* is undefined without a connection of its own to ask again.
+*/
+async function openPostgresLangGraph(u, forced, o, tables) {
+	if (tables && forced === void 0 && o.want !== "langgraph") {
+		const { PG_LG_TABLES } = await Promise.resolve().then(() => (init_sql(), sql_exports));
+		if (!PG_LG_TABLES.some((t) => tables.has(t))) return void 0;
+	}
 	const m = await Promise.resolve().then(() => (init_postgres(), postgres_exports));
 	const place = {
 		url: u.location,
@@ -43716,16 +43749,18 @@ async function openStore$1(u, opts = {}) {
 	if (u.kind === "sqlite" && u.location === ":memory:") {
 		if (readOnly) throw usageError("sqlite::memory: is always empty: there is nothing to read");
 	} else checkPath(u, readOnly);
+	const seen = {};
 	if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt" && forced !== "langgraph") {
 		const foreign = await openForeign(u, {
 			readOnly,
 			want: opts.want,
-			dryRun: opts.dryRun
+			dryRun: opts.dryRun,
+			seen
 		});
 		if (foreign) return foreign;
 	}
 	if ((u.kind === "sqlite" || u.kind === "postgres") && forced !== "ckpt") {
-		const lg = u.kind === "sqlite" ? await openSqliteLangGraph(u, forced, opts) : await openPostgresLangGraph(u, forced, opts);
+		const lg = u.kind === "sqlite" ? await openSqliteLangGraph(u, forced, opts) : await openPostgresLangGraph(u, forced, opts, seen.tables);
 		if (lg) return {
 			layout: "langgraph",
 			uri: u,
