@@ -20485,7 +20485,7 @@ var init_loss = __esmMin((() => {
 // dist/formats/deepagent.js
 function extrasOf(o, known) {
 	let out;
-	for (const k of Object.keys(o)) if (!known.includes(k)) (out ??= {})[k] = o[k];
+	for (const k in o) if (Object.hasOwn(o, k) && !known.includes(k)) (out ??= {})[k] = o[k];
 	return out;
 }
 /** Put `v` under ext.deepagent[key] (creating the ext objects as needed). */
@@ -20653,12 +20653,9 @@ function toolGroupKey(m, index) {
 }
 function messageToCanonical$1(m, index) {
 	const role = String(m.role);
-	const extra = extrasOf(m, MESSAGE_KEYS[role] ?? [
-		"role",
-		"content",
-		"providerOptions"
-	]);
-	if (role === "tool") {
+	const extra = extrasOf(m, MESSAGE_KEYS[role] ?? OTHER_MESSAGE_KEYS);
+	if (role !== "tool") return [chatMessageToCanonical(m, role, extra)];
+	{
 		const parts = Array.isArray(m.content) ? m.content : [];
 		const out = [];
 		parts.forEach((p, k) => {
@@ -20700,13 +20697,26 @@ function messageToCanonical$1(m, index) {
 		if (extra) setExt$1(out[0], "extra", extra);
 		return out;
 	}
-	const stringContent = typeof m.content === "string";
-	const content = stringContent ? [{
-		type: "text",
-		text: m.content
-	}] : [];
+}
+/** A system, user or assistant message (any role but tool): one canonical message. */
+function chatMessageToCanonical(m, role, extra) {
+	const canonicalRole = role === "system" || role === "user" || role === "assistant" ? role : "user";
+	if (typeof m.content === "string") {
+		const mine = { stringContent: true };
+		if (m.providerOptions !== void 0) mine.providerOptions = m.providerOptions;
+		if (extra) mine.extra = extra;
+		return {
+			role: canonicalRole,
+			content: [{
+				type: "text",
+				text: m.content
+			}],
+			ext: { deepagent: mine }
+		};
+	}
+	const content = [];
 	const rawParts = [];
-	if (!stringContent && Array.isArray(m.content)) m.content.forEach((p, k) => {
+	if (Array.isArray(m.content)) m.content.forEach((p, k) => {
 		const c = isObj$14(p) ? partToContent(p) : void 0;
 		if (c) content.push(c);
 		else rawParts.push({
@@ -20715,14 +20725,13 @@ function messageToCanonical$1(m, index) {
 		});
 	});
 	const msg = {
-		role: role === "system" || role === "user" || role === "assistant" ? role : "user",
+		role: canonicalRole,
 		content
 	};
-	if (stringContent) setExt$1(msg, "stringContent", true);
 	if (rawParts.length) setExt$1(msg, "rawParts", rawParts);
 	if (m.providerOptions !== void 0) setExt$1(msg, "providerOptions", m.providerOptions);
 	if (extra) setExt$1(msg, "extra", extra);
-	return [msg];
+	return msg;
 }
 /** Block `k` of message `i` as an AI SDK part; notes under /messages/<i>/content/<k> what it drops. */
 function contentToPart(c, role, i, k, lossy) {
@@ -20935,7 +20944,7 @@ function stemOf$1(name) {
 	const base = name.split(/[\\/]/).pop() ?? name;
 	return base.replace(/\.[^.]*$/, "") || base;
 }
-var isObj$14, URLISH$1, MESSAGE_KEYS, PART_KEYS, PART_TYPES, TEXT_ONLY, NO_EXT$1, extOf$3, assistantLoss, ERROR_MESSAGE_LOSS, MODEL_LOSS, PROVIDER_LOSS, STOP_REASON_LOSS, USAGE_LOSS, TIMESTAMP_LOSS, byPointer, ZOD_VERSIONS_RULE, ZOD_VERSIONS_NO_INPUT, BINARY_IN, deepagentAdapter;
+var isObj$14, URLISH$1, MESSAGE_KEYS, OTHER_MESSAGE_KEYS, PART_KEYS, PART_TYPES, TEXT_ONLY, NO_EXT$1, extOf$3, assistantLoss, ERROR_MESSAGE_LOSS, MODEL_LOSS, PROVIDER_LOSS, STOP_REASON_LOSS, USAGE_LOSS, TIMESTAMP_LOSS, byPointer, ZOD_VERSIONS_RULE, ZOD_VERSIONS_NO_INPUT, BINARY_IN, deepagentAdapter;
 var init_deepagent = __esmMin((() => {
 	init_json$1();
 	init_errors();
@@ -20966,6 +20975,11 @@ var init_deepagent = __esmMin((() => {
 			"providerOptions"
 		]
 	};
+	OTHER_MESSAGE_KEYS = [
+		"role",
+		"content",
+		"providerOptions"
+	];
 	PART_KEYS = {
 		text: [
 			"type",
@@ -21073,16 +21087,24 @@ var init_deepagent = __esmMin((() => {
 		toCanonical(native, doc) {
 			const messages = [];
 			let prevGroup;
-			(Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
-				if (!isObj$14(m)) return;
+			const list = Array.isArray(native.messages) ? native.messages : [];
+			for (let i = 0; i < list.length; i++) {
+				const m = list[i];
+				if (!isObj$14(m)) continue;
+				const role = String(m.role);
+				if (role !== "tool") {
+					prevGroup = void 0;
+					messages.push(chatMessageToCanonical(m, role, extrasOf(m, MESSAGE_KEYS[role] ?? OTHER_MESSAGE_KEYS)));
+					continue;
+				}
 				let group;
 				if (m.role === "tool") {
 					group = toolGroupKey(m, i);
 					if (group === prevGroup) group = i;
 				}
 				prevGroup = group;
-				messages.push(...messageToCanonical$1(m, group ?? i));
-			});
+				for (const x of messageToCanonical$1(m, group ?? i)) messages.push(x);
+			}
 			const state = { ...native.state };
 			const cp = {
 				schemaVersion: 1,

@@ -56,6 +56,7 @@ const MESSAGE_KEYS: Record<string, string[]> = {
   assistant: ["role", "content", "providerOptions"],
   tool: ["role", "content", "providerOptions"],
 };
+const OTHER_MESSAGE_KEYS = ["role", "content", "providerOptions"];
 const PART_KEYS: Record<string, string[]> = {
   text: ["type", "text", "providerOptions"],
   image: ["type", "image", "mediaType", "providerOptions"],
@@ -76,8 +77,9 @@ const PART_TYPES = new Map<unknown, string>([
 
 function extrasOf(o: Obj, known: string[]): Obj | undefined {
   let out: Obj | undefined;
-  for (const k of Object.keys(o)) {
-    if (!known.includes(k)) (out ??= {})[k] = o[k];
+  // own keys in Object.keys order, without the array of keys (once per message of a 20,000-message history)
+  for (const k in o) {
+    if (Object.hasOwn(o, k) && !known.includes(k)) (out ??= {})[k] = o[k];
   }
   return out;
 }
@@ -243,8 +245,9 @@ function toolGroupKey(m: Obj, index: number): string | number {
 
 function messageToCanonical(m: Obj, index: number | string): AgentMessage[] {
   const role = String(m.role);
-  const extra = extrasOf(m, MESSAGE_KEYS[role] ?? ["role", "content", "providerOptions"]);
-  if (role === "tool") {
+  const extra = extrasOf(m, MESSAGE_KEYS[role] ?? OTHER_MESSAGE_KEYS);
+  if (role !== "tool") return [chatMessageToCanonical(m, role, extra)];
+  {
     const parts = Array.isArray(m.content) ? (m.content as Obj[]) : [];
     const out: AgentMessage[] = [];
     parts.forEach((p, k) => {
@@ -279,26 +282,37 @@ function messageToCanonical(m: Obj, index: number | string): AgentMessage[] {
     if (extra) setExt(out[0]!, "extra", extra);
     return out;
   }
-  // a string content is one text block: an array literal (an empty array grown by push reserves 17 slots)
-  const stringContent = typeof m.content === "string";
-  const content: Content[] = stringContent ? [{ type: "text", text: m.content as string }] : [];
+}
+
+/** A system, user or assistant message (any role but tool): one canonical message. */
+function chatMessageToCanonical(m: Obj, role: string, extra: Obj | undefined): AgentMessage {
+  const canonicalRole = role === "system" || role === "user" || role === "assistant" ? role : "user";
+  if (typeof m.content === "string") {
+    // the common case, built as literals in the key order below (stringContent, providerOptions, extra): a string
+    // content is one text block (an array literal: an empty array grown by push reserves 17 slots)
+    const mine: Obj = { stringContent: true };
+    if (m.providerOptions !== undefined) mine.providerOptions = m.providerOptions;
+    if (extra) mine.extra = extra;
+    return {
+      role: canonicalRole,
+      content: [{ type: "text", text: m.content }],
+      ext: { deepagent: mine },
+    } as AgentMessage;
+  }
+  const content: Content[] = [];
   const rawParts: Array<{ index: number; part: Obj }> = [];
-  if (!stringContent && Array.isArray(m.content)) {
+  if (Array.isArray(m.content)) {
     (m.content as Obj[]).forEach((p, k) => {
       const c = isObj(p) ? partToContent(p) : undefined;
       if (c) content.push(c);
       else rawParts.push({ index: k, part: p });
     });
   }
-  const msg = {
-    role: role === "system" || role === "user" || role === "assistant" ? role : "user",
-    content,
-  } as AgentMessage & { ext?: Ext };
-  if (stringContent) setExt(msg, "stringContent", true);
+  const msg = { role: canonicalRole, content } as AgentMessage & { ext?: Ext };
   if (rawParts.length) setExt(msg, "rawParts", rawParts);
   if (m.providerOptions !== undefined) setExt(msg, "providerOptions", m.providerOptions);
   if (extra) setExt(msg, "extra", extra);
-  return [msg];
+  return msg;
 }
 
 // ---- canonical → native -----------------------------------------------------------------------------------
@@ -568,16 +582,26 @@ export const deepagentAdapter: FormatAdapter<DeepagentCheckpoint> = {
   toCanonical(native, doc) {
     const messages: AgentMessage[] = [];
     let prevGroup: string | number | undefined;
-    (Array.isArray(native.messages) ? native.messages : []).forEach((m, i) => {
-      if (!isObj(m)) return;
+    const list: unknown[] = Array.isArray(native.messages) ? native.messages : [];
+    // a plain loop, and a chat message pushed as it is (no array per message spread into the list): 20,000 messages
+    // in a process that runs this once
+    for (let i = 0; i < list.length; i++) {
+      const m = list[i]; // a hole is undefined here (forEach skipped it)
+      if (!isObj(m)) continue;
+      const role = String(m.role);
+      if (role !== "tool") {
+        prevGroup = undefined;
+        messages.push(chatMessageToCanonical(m, role, extrasOf(m, MESSAGE_KEYS[role] ?? OTHER_MESSAGE_KEYS)));
+        continue;
+      }
       let group: string | number | undefined;
       if (m.role === "tool") {
         group = toolGroupKey(m, i);
         if (group === prevGroup) group = i; // two adjacent tool messages must stay apart
       }
       prevGroup = group;
-      messages.push(...messageToCanonical(m, group ?? i));
-    });
+      for (const x of messageToCanonical(m, group ?? i)) messages.push(x);
+    }
     const state: Checkpoint["state"] = { ...native.state };
     const cp: Checkpoint = {
       schemaVersion: 1,
