@@ -21567,12 +21567,16 @@ function toCanonicalMessage(v, lean) {
 		content: []
 	};
 	msg.content = contentToCanonical(kw.content, msg);
+	if (lean) {
+		if (role === "assistant") assistantFieldsLean(kw, msg);
+		if (role === "toolResult") toolFields(kw, msg, []);
+		return msg;
+	}
 	const consumed = ["content"];
 	for (const k of ["additional_kwargs", "response_metadata"]) if (!(k in kw)) setLayout(msg, `no_${k}`, true);
 	for (const k of ["additional_kwargs", "response_metadata"]) if (isObj$13(kw[k]) && Object.keys(kw[k]).length === 0) consumed.push(k);
-	if (role === "assistant") assistantFields(kw, msg, consumed, lean);
+	if (role === "assistant") assistantFields(kw, msg, consumed);
 	if (role === "toolResult") toolFields(kw, msg, consumed);
-	if (lean) return msg;
 	const rest = without$1(kw, consumed);
 	if (rest) setExt(msg, "kwargs", rest);
 	if (cls !== CLASS_OF[role]) setExt(msg, "class", cls);
@@ -21582,7 +21586,33 @@ function toCanonicalMessage(v, lean) {
 	if (Object.keys(back.kwargs).join("\0") !== Object.keys(kw).join("\0")) setLayout(msg, "keys", Object.keys(kw));
 	return msg;
 }
-function assistantFields(kw, msg, consumed, lean = false) {
+/**
+* What assistantFields reads into the message itself — tool calls, usage, model, provider, stop reason — without what
+* only writing it back needs (the layout and ext records, the kwargs consumed).
+*/
+function assistantFieldsLean(kw, msg) {
+	const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : void 0;
+	if (calls?.every((c) => isObj$13(c) && typeof c.id === "string" && typeof c.name === "string")) for (const c of calls) msg.content.push({
+		type: "toolCall",
+		id: c.id,
+		name: c.name,
+		arguments: c.args
+	});
+	if (isObj$13(kw.usage_metadata)) {
+		const usage = usageOf$1(kw.usage_metadata);
+		if (usage) msg.usage = usage;
+	}
+	const rm = isObj$13(kw.response_metadata) ? kw.response_metadata : void 0;
+	if (rm) modelFields(rm, msg);
+}
+/** The model, provider and stop reason a message's response metadata names. */
+function modelFields(rm, msg) {
+	if (typeof rm.model_name === "string") msg.model = rm.model_name;
+	if (typeof rm.model_provider === "string") msg.provider = rm.model_provider;
+	const reason = typeof rm.finish_reason === "string" ? rm.finish_reason : typeof rm.stop_reason === "string" ? rm.stop_reason : void 0;
+	if (reason !== void 0 && STOP$3[reason]) msg.stopReason = STOP$3[reason];
+}
+function assistantFields(kw, msg, consumed) {
 	const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : void 0;
 	if (calls?.every((c) => isObj$13(c) && typeof c.id === "string" && typeof c.name === "string")) {
 		consumed.push("tool_calls");
@@ -21625,15 +21655,12 @@ function assistantFields(kw, msg, consumed, lean = false) {
 		if (usage) {
 			msg.usage = usage;
 			consumed.push("usage_metadata");
-			if (!lean && !sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
+			if (!sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
 		}
 	}
 	const rm = isObj$13(kw.response_metadata) ? kw.response_metadata : void 0;
 	if (rm && Object.keys(rm).length > 0) {
-		if (typeof rm.model_name === "string") msg.model = rm.model_name;
-		if (typeof rm.model_provider === "string") msg.provider = rm.model_provider;
-		const reason = typeof rm.finish_reason === "string" ? rm.finish_reason : typeof rm.stop_reason === "string" ? rm.stop_reason : void 0;
-		if (reason !== void 0 && STOP$3[reason]) msg.stopReason = STOP$3[reason];
+		modelFields(rm, msg);
 		consumed.push("response_metadata");
 		setExt(msg, "response_metadata", rm);
 	}

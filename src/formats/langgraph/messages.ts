@@ -381,14 +381,18 @@ function toCanonicalMessage(v: unknown, lean: boolean): AgentMessage {
   const kw = v.kwargs;
   const msg = { role, content: [] } as unknown as AgentMessage & { content: Content[]; ext?: Ext };
   msg.content = contentToCanonical(kw.content, msg);
+  if (lean) {
+    if (role === "assistant") assistantFieldsLean(kw, msg as AssistantMessage);
+    if (role === "toolResult") toolFields(kw, msg as ToolResultMessage, []);
+    return msg as AgentMessage;
+  }
   const consumed = ["content"];
   // additional_kwargs / response_metadata: `{}` is the default both libraries write; recorded only when absent
   for (const k of ["additional_kwargs", "response_metadata"]) if (!(k in kw)) setLayout(msg, `no_${k}`, true);
   for (const k of ["additional_kwargs", "response_metadata"])
     if (isObj(kw[k]) && Object.keys(kw[k] as Obj).length === 0) consumed.push(k);
-  if (role === "assistant") assistantFields(kw, msg as AssistantMessage, consumed, lean);
+  if (role === "assistant") assistantFields(kw, msg as AssistantMessage, consumed);
   if (role === "toolResult") toolFields(kw, msg as ToolResultMessage, consumed);
-  if (lean) return msg as AgentMessage;
   const rest = without(kw, consumed);
   if (rest) setExt(msg, "kwargs", rest);
   if (cls !== CLASS_OF[role]) setExt(msg, "class", cls);
@@ -402,7 +406,37 @@ function toCanonicalMessage(v: unknown, lean: boolean): AgentMessage {
   return msg as AgentMessage;
 }
 
-function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[], lean = false): void {
+/**
+ * What assistantFields reads into the message itself — tool calls, usage, model, provider, stop reason — without what
+ * only writing it back needs (the layout and ext records, the kwargs consumed).
+ */
+function assistantFieldsLean(kw: Obj, msg: AssistantMessage): void {
+  const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : undefined;
+  if (calls?.every((c) => isObj(c) && typeof c.id === "string" && typeof c.name === "string"))
+    for (const c of calls as Obj[])
+      msg.content.push({ type: "toolCall", id: c.id as string, name: c.name as string, arguments: c.args } as Content);
+  if (isObj(kw.usage_metadata)) {
+    const usage = usageOf(kw.usage_metadata);
+    if (usage) msg.usage = usage;
+  }
+  const rm = isObj(kw.response_metadata) ? kw.response_metadata : undefined;
+  if (rm) modelFields(rm, msg);
+}
+
+/** The model, provider and stop reason a message's response metadata names. */
+function modelFields(rm: Obj, msg: AssistantMessage): void {
+  if (typeof rm.model_name === "string") msg.model = rm.model_name;
+  if (typeof rm.model_provider === "string") msg.provider = rm.model_provider;
+  const reason =
+    typeof rm.finish_reason === "string"
+      ? rm.finish_reason
+      : typeof rm.stop_reason === "string"
+        ? rm.stop_reason
+        : undefined;
+  if (reason !== undefined && STOP[reason]) msg.stopReason = STOP[reason];
+}
+
+function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[]): void {
   const calls = Array.isArray(kw.tool_calls) ? kw.tool_calls : undefined;
   if (calls?.every((c) => isObj(c) && typeof c.id === "string" && typeof c.name === "string")) {
     consumed.push("tool_calls");
@@ -432,20 +466,12 @@ function assistantFields(kw: Obj, msg: AssistantMessage, consumed: string[], lea
     if (usage) {
       msg.usage = usage;
       consumed.push("usage_metadata");
-      if (!lean && !sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
+      if (!sameJson(usageFrom(usage), kw.usage_metadata)) setExt(msg, "usage_metadata", kw.usage_metadata);
     }
   }
   const rm = isObj(kw.response_metadata) ? kw.response_metadata : undefined;
   if (rm && Object.keys(rm).length > 0) {
-    if (typeof rm.model_name === "string") msg.model = rm.model_name;
-    if (typeof rm.model_provider === "string") msg.provider = rm.model_provider;
-    const reason =
-      typeof rm.finish_reason === "string"
-        ? rm.finish_reason
-        : typeof rm.stop_reason === "string"
-          ? rm.stop_reason
-          : undefined;
-    if (reason !== undefined && STOP[reason]) msg.stopReason = STOP[reason];
+    modelFields(rm, msg);
     consumed.push("response_metadata");
     setExt(msg, "response_metadata", rm); // the whole object (key order, provider fields); reused while it agrees
   }
