@@ -2815,13 +2815,11 @@ function buildTuple(store, tables, raw, writes, blobs, o = {}) {
 		channelSources = reassemble(checkpoint, ref, tables, blobs, issues, o);
 		for (const s of channelSources) bytes += s.bytes ?? 0;
 	}
-	const pendingWrites = decodeWrites(ref, tables.writes, writes, issues, o.aesKey);
-	for (const w of pendingWrites) bytes += w.bytes;
-	const serdeTags = [
-		type,
-		...writes.map((w) => w.type),
-		...(blobs ?? []).map((b) => b.type)
-	];
+	const pendingWrites = writes.length ? decodeWrites(ref, tables.writes, writes, issues, o.aesKey) : [];
+	for (let i = 0; i < pendingWrites.length; i++) bytes += pendingWrites[i].bytes;
+	const serdeTags = [type];
+	for (let i = 0; i < writes.length; i++) serdeTags.push(writes[i].type);
+	if (blobs) for (let i = 0; i < blobs.length; i++) serdeTags.push(blobs[i].type);
 	const t = {
 		threadId: raw.thread_id,
 		namespace: raw.checkpoint_ns,
@@ -79573,7 +79571,9 @@ async function* newestOfEachThread(engine, source, o) {
 		for (const threadId of page) {
 			const name = `${source}#${threadId}`;
 			try {
-				const t = heads ? await heads.get(threadId)?.() : await store.getTuple(threadId, "");
+				const head = heads?.get(threadId);
+				heads?.delete(threadId);
+				const t = heads ? await head?.() : await store.getTuple(threadId, "");
 				if (!t) continue;
 				const bad = unreadableReport(t);
 				if (bad) throw inputError("langgraph-undecodable", bad, { file: name });

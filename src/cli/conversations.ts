@@ -287,7 +287,10 @@ async function* newestOfEachThread(engine: LangGraphEngine, source: string, o: R
     for (const threadId of page) {
       const name = `${source}#${threadId}`;
       try {
-        const t = heads ? await heads.get(threadId)?.() : await store.getTuple(threadId, "");
+        const head = heads?.get(threadId);
+        // the row goes with its thread (the page's rows are not all held until its last thread is searched)
+        heads?.delete(threadId);
+        const t = heads ? await head?.() : await store.getTuple(threadId, "");
         if (!t) continue;
         const bad = unreadableReport(t);
         if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
