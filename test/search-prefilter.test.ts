@@ -1,6 +1,6 @@
 /**
  * `ckpt search`'s shortcuts never change what it finds. A LangGraph SQLite thread may be ruled out by its rows' JSON
- * text before they are decoded, and only the messages that may match are converted (core/search.ts prefilterOf,
+ * text before they are decoded, and only the messages are converted, leanly (core/search.ts prefilterOf,
  * savers/langgraph/sqlite-tuples.ts, the langgraph adapter's searchView); each search here is compared with the
  * same search the full way: `--regex` with the pattern escaped (no prefilter) and `--format langgraph` (every tuple
  * converted whole, as `show` converts it). The store holds what could fool a text test — `\u` escapes (also of a
@@ -209,7 +209,7 @@ describe("search's prefilter and message view never change what it finds", () =>
     }
   });
 
-  test("a common word (most messages hold it, so the per-message test is dropped after the first thousand): the same as the full way", async () => {
+  test("a common word in most messages, tool calls and results, and a tab in each text: the same as the full way", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "search-prefilter-common-")), "store.sqlite");
     // the real saver creates its tables; the rows are put in them by hand
     const saver = SqliteSaver.fromConnString(file);

@@ -21960,23 +21960,14 @@ function canonicalInterrupt(i, messages, step) {
 }
 /**
 * What `ckpt search` reads of a tuple when it searches messages only (their text, tool calls and results): the
-* canonical checkpoint's thread, step and messages — each message converted as toCanonical converts it (without the
-* `ext` only writing it back reads: messageToCanonicalLean), at its index — without the state and the rest of the
-* tuple. A message record `keep` rejects (search's prefilter: nothing
-* in it can match) is not converted: an empty user message stands in its place, so every other keeps its number.
-* Undefined when `keep` rejects every message.
+* canonical checkpoint's thread, step and messages — each message converted as toCanonical converts it, without the
+* `ext` only writing it back reads (messageToCanonicalLean) — without the state and the rest of the tuple.
 */
-function searchView(t, keep) {
+function searchView(t) {
 	const cv = isObj$13(t.checkpoint) && isObj$13(t.checkpoint.channel_values) ? t.checkpoint.channel_values : {};
 	const list = Array.isArray(cv.messages) ? cv.messages : [];
 	const messages = new Array(list.length);
-	let kept = !keep;
-	for (let i = 0; i < list.length; i++) if (keep && !keep(list[i])) messages[i] = {
-		role: "user",
-		content: []
-	};
-	else messages[i] = messageToCanonicalLean(list[i]), kept = true;
-	if (!kept) return void 0;
+	for (let i = 0; i < list.length; i++) messages[i] = messageToCanonicalLean(list[i]);
 	return {
 		schemaVersion: 1,
 		threadId: String(t.threadId),
@@ -79540,8 +79531,8 @@ async function* fromHistoryStore(engine, source, o) {
 * The newest root checkpoint of each thread of a LangGraph store, a page of thread ids at a time: each tuple is
 * decoded once, put to the prefilter as it is, and only a tuple that passes is made a document and converted (what
 * `ckpt show <store>#<thread>` reads, the same way). The store may rule a thread out by its rows' JSON text before
-* decoding them (the prefilter's `text`); with `messagesOnly`, only the messages the prefilter lets pass are
-* converted (the adapter's searchView), each at its index.
+* decoding them (the prefilter's `text`); with `messagesOnly`, only the messages are converted (the adapter's
+* searchView).
 */
 async function* newestOfEachThread(engine, source, o) {
 	const store = engine.store;
@@ -79549,16 +79540,6 @@ async function* newestOfEachThread(engine, source, o) {
 	const { anyString } = await Promise.resolve().then(() => (init_search$1(), search_exports$1));
 	const lg = (await Promise.resolve().then(() => (init_formats(), formats_exports))).adapters.langgraph;
 	const { searchView } = await Promise.resolve().then(() => (init_adapter(), adapter_exports));
-	const test = o.prefilter?.string;
-	let seen = 0;
-	let passed = 0;
-	const keep = test ? (m) => {
-		seen++;
-		if (!anyString(m, test)) return false;
-		passed++;
-		return true;
-	} : void 0;
-	const useful = () => seen < 1e3 || passed < seen * .6;
 	const text = o.prefilter?.text;
 	for (let after;;) {
 		const page = await store.threadPage(after, PAGE_THREADS);
@@ -79578,8 +79559,8 @@ async function* newestOfEachThread(engine, source, o) {
 				const bad = unreadableReport(t);
 				if (bad) throw inputError("langgraph-undecodable", bad, { file: name });
 				if (o.messagesOnly && !o.format) {
-					const checkpoint = searchView(t, keep && useful() ? keep : void 0);
-					if (checkpoint) yield {
+					const checkpoint = searchView(t);
+					yield {
 						ok: true,
 						value: {
 							source,

@@ -157,25 +157,14 @@ const stepOf = (metadata: unknown) =>
 
 /**
  * What `ckpt search` reads of a tuple when it searches messages only (their text, tool calls and results): the
- * canonical checkpoint's thread, step and messages — each message converted as toCanonical converts it (without the
- * `ext` only writing it back reads: messageToCanonicalLean), at its index — without the state and the rest of the
- * tuple. A message record `keep` rejects (search's prefilter: nothing
- * in it can match) is not converted: an empty user message stands in its place, so every other keeps its number.
- * Undefined when `keep` rejects every message.
+ * canonical checkpoint's thread, step and messages — each message converted as toCanonical converts it, without the
+ * `ext` only writing it back reads (messageToCanonicalLean) — without the state and the rest of the tuple.
  */
-export function searchView(
-  t: { threadId: unknown; checkpoint: unknown; metadata: unknown },
-  keep?: (record: unknown) => boolean,
-): Checkpoint | undefined {
+export function searchView(t: { threadId: unknown; checkpoint: unknown; metadata: unknown }): Checkpoint {
   const cv = isObj(t.checkpoint) && isObj(t.checkpoint.channel_values) ? t.checkpoint.channel_values : {};
   const list = Array.isArray(cv.messages) ? (cv.messages as unknown[]) : [];
   const messages: AgentMessage[] = new Array(list.length);
-  let kept = !keep;
-  for (let i = 0; i < list.length; i++) {
-    if (keep && !keep(list[i])) messages[i] = { role: "user", content: [] };
-    else (messages[i] = messageToCanonicalLean(list[i])), (kept = true);
-  }
-  if (!kept) return undefined;
+  for (let i = 0; i < list.length; i++) messages[i] = messageToCanonicalLean(list[i]);
   return { schemaVersion: 1, threadId: String(t.threadId), step: stepOf(t.metadata), messages, state: {} };
 }
 
