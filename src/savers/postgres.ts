@@ -115,15 +115,16 @@ async function prepare(
       await c.query("BEGIN");
       try {
         await c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`ckpt:prepare:${names.T}`]);
-        await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)}`);
-        await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
-          bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
-        await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
+        // the rest in one round trip (a simple query of several statements: names quoted as identifiers, the
+        // version a number, no parameters), not five: every migration into PostgreSQL opens the target twice
         await c.query(
-          `INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`,
-          [String(PG_SCHEMA_VERSION)],
+          `CREATE SCHEMA IF NOT EXISTS ${ident(names.schema)};
+          CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
+            bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id));
+          CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text);
+          INSERT INTO ${names.M} (key, value) VALUES ('schema_version', '${Number(PG_SCHEMA_VERSION)}') ON CONFLICT (key) DO NOTHING;
+          COMMIT`,
         );
-        await c.query("COMMIT");
       } catch (e) {
         await c.query("ROLLBACK").catch(() => undefined);
         throw e;
