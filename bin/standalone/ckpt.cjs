@@ -15538,12 +15538,12 @@ async function prepare$1(pool, names, uri, readOnly) {
 			await c.query("BEGIN");
 			try {
 				await c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`ckpt:prepare:${names.T}`]);
-				await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident$1(names.schema)}`);
-				await c.query(`CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
-          bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id))`);
-				await c.query(`CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text)`);
-				await c.query(`INSERT INTO ${names.M} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(1)]);
-				await c.query("COMMIT");
+				await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident$1(names.schema)};
+          CREATE TABLE IF NOT EXISTS ${names.T} (namespace text NOT NULL, thread_id text COLLATE "C" NOT NULL, doc text NOT NULL,
+            bytes integer NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, thread_id));
+          CREATE TABLE IF NOT EXISTS ${names.M} (key text PRIMARY KEY, value text);
+          INSERT INTO ${names.M} (key, value) VALUES ('schema_version', '1') ON CONFLICT (key) DO NOTHING;
+          COMMIT`);
 			} catch (e) {
 				await c.query("ROLLBACK").catch(() => void 0);
 				throw e;
