@@ -2481,7 +2481,7 @@ function decodeMsgpack(data) {
 function decodeJson(data) {
 	const text = typeof data === "string" ? data : utf8$5.decode(data);
 	const v = JSON.parse(text);
-	return text.includes("\"lc\"") && (OLD_LC1.test(text) || text.includes("\"undefined\"")) ? normalizeJsonValue(v) : v;
+	return text.includes("\"lc\"") && NEEDS_NORMALIZING.test(text) ? normalizeJsonValue(v) : v;
 }
 function jsonTextFacts(text) {
 	return {
@@ -2603,7 +2603,7 @@ function compareVersions$1(a, b) {
 	const y = String(b);
 	return x < y ? -1 : x > y ? 1 : 0;
 }
-var import_dist_cjs$6, utf8$5, MESSAGE_MODULES, MESSAGE_CLASS$1, isUndefinedRecord, OLD_LC1, sink, codec, decoders, depth, normalizes;
+var import_dist_cjs$6, utf8$5, MESSAGE_MODULES, MESSAGE_CLASS$1, isUndefinedRecord, OLD_LC1, NEEDS_NORMALIZING, sink, codec, decoders, depth, normalizes;
 var init_serde = __esmMin((() => {
 	import_dist_cjs$6 = require_dist_cjs();
 	init_types$9();
@@ -2614,6 +2614,7 @@ var init_serde = __esmMin((() => {
 	MESSAGE_CLASS$1 = /^[A-Z][A-Za-z]*Message(Chunk)?$/;
 	isUndefinedRecord = (v) => isRecord(v) && v.lc === 2 && v.type === "undefined";
 	OLD_LC1 = /"id"\s*:\s*\[\s*"langchain"\s*,|"langchain_core"\s*,\s*"messages"\s*,\s*"[a-z]/;
+	NEEDS_NORMALIZING = new RegExp(`"undefined"|${OLD_LC1.source}`);
 	codec = new import_dist_cjs$6.ExtensionCodec();
 	decoders = [];
 	depth = 0;
