@@ -79442,6 +79442,10 @@ async function* fromStore(input, io, o) {
 	}
 	const source = engine.uri.redacted;
 	try {
+		if (engine.caps.history && !o.allCheckpoints && "store" in engine) {
+			yield* newestOfEachThread(engine, source, o);
+			return;
+		}
 		if (engine.caps.history) {
 			yield* fromHistoryStore(engine, source, o);
 			return;
@@ -79479,10 +79483,6 @@ async function* fromStore(input, io, o) {
 /** A store that keeps every checkpoint (LangGraph): thread by thread, the newest root checkpoint or every one. */
 async function* fromHistoryStore(engine, source, o) {
 	const saver = engine.saver;
-	if (!o.allCheckpoints && "store" in engine) {
-		yield* newestOfEachThread(engine, source, o);
-		return;
-	}
 	for await (const t of saver.list()) {
 		const name = `${source}#${t.threadId}`;
 		try {
