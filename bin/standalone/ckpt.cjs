@@ -9735,6 +9735,15 @@ function hasLongDigitRun(text) {
 	lastDigitRun = found;
 	return found;
 }
+/** What `hasLongDigitRun` knows of `text` already: its answer, or undefined when it was not asked about that text. */
+function knownDigitRun(text) {
+	return text === lastDigitRunText ? lastDigitRun : void 0;
+}
+/** Tell `hasLongDigitRun` its answer for `text`, found by another full scan of it (the formats' detection). */
+function rememberDigitRun(text, found) {
+	lastDigitRunText = text;
+	lastDigitRun = found;
+}
 /**
 * Parse JSON text. Integers outside the safe range become `bigint`; everything else is what JSON.parse gives.
 * Throws CkptError (exit 3) with file, line:column and the expectation on malformed input.
@@ -26802,30 +26811,45 @@ function firstNonSpace(text) {
 	for (let i = 0; i < text.length; i++) if (!isSpace$1(text.charCodeAt(i))) return text.charAt(i);
 	return "";
 }
-function patternLeft(foundBits) {
-	let p = patternsLeft.get(foundBits);
+function patternLeft(foundBits, digits) {
+	const key = digits ? foundBits + DIGITS_BIT : foundBits;
+	let p = patternsLeft.get(key);
 	if (p === void 0) {
-		p = patternOf(NEEDED_STRINGS.filter((s) => (foundBits & NEEDED_BIT.get(s)) === 0));
-		patternsLeft.set(foundBits, p);
+		p = patternOf(NEEDED_STRINGS.filter((s) => (foundBits & NEEDED_BIT.get(s)) === 0), digits);
+		patternsLeft.set(key, p);
 	}
 	return p;
 }
 /**
 * The strings of NEEDED_STRINGS a text holds. One scan: after each match it goes on one character later (overlapping
-* occurrences count) looking only for the strings not found yet, so a string met 20,000 times costs one match.
+* occurrences count) looking only for the strings not found yet, so a string met 20,000 times costs one match. While
+* `hasLongDigitRun` has no answer for the text, the scan also looks for a run of 16 digits (none of the strings holds
+* a digit) and gives it the answer: a run when it met one, none when it ran to the end of the text without.
 */
 function neededIn(text) {
 	const found = /* @__PURE__ */ new Set();
 	let bits = 0;
-	let pattern = patternLeft(0);
+	let digits = knownDigitRun(text) === void 0;
+	let pattern = patternLeft(0, digits);
 	let from = 0;
 	for (;;) {
 		pattern.lastIndex = from;
 		const m = pattern.exec(text);
-		if (m === null || found.add(m[0]).size === NEEDED_STRINGS.length) return found;
+		if (m === null) {
+			if (digits) rememberDigitRun(text, false);
+			return found;
+		}
 		from = m.index + 1;
-		bits |= NEEDED_BIT.get(m[0]);
-		pattern = patternLeft(bits);
+		const s = m[0];
+		const c = s.charCodeAt(0);
+		if (c >= 48 && c <= 57) {
+			rememberDigitRun(text, true);
+			digits = false;
+		} else {
+			if (found.add(s).size === NEEDED_STRINGS.length) return found;
+			bits |= NEEDED_BIT.get(s);
+		}
+		pattern = patternLeft(bits, digits);
 	}
 }
 /**
@@ -26946,7 +26970,7 @@ function syntaxCheck(doc) {
 		start = end + 1;
 	}
 }
-var adapters, FORMAT_CHOICES, escapeRe$1, NEEDED_STRINGS, patternOf, patternsLeft, NEEDED_BIT, CANDIDATES;
+var adapters, FORMAT_CHOICES, escapeRe$1, NEEDED_STRINGS, patternOf, patternsLeft, NEEDED_BIT, DIGITS_BIT, CANDIDATES;
 var init_formats = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -26993,9 +27017,10 @@ var init_formats = __esmMin((() => {
 	];
 	escapeRe$1 = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 	NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))];
-	patternOf = (list) => new RegExp(list.map(escapeRe$1).join("|") || "(?!)", "g");
-	patternsLeft = /* @__PURE__ */ new Map([[0, patternOf(NEEDED_STRINGS)]]);
+	patternOf = (list, digits) => new RegExp([...list.map(escapeRe$1), ...digits ? ["\\d{16}"] : []].join("|") || "(?!)", "g");
+	patternsLeft = /* @__PURE__ */ new Map();
 	NEEDED_BIT = new Map(NEEDED_STRINGS.map((s, i) => [s, 2 ** i]));
+	DIGITS_BIT = 2 ** 30;
 	if (NEEDED_STRINGS.length > 30) throw new Error("formats: more than 30 detectNeeds strings; widen neededIn's set key");
 	CANDIDATES = Object.fromEntries([
 		"{",

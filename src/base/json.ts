@@ -60,6 +60,17 @@ export function hasLongDigitRun(text: string): boolean {
   return found;
 }
 
+/** What `hasLongDigitRun` knows of `text` already: its answer, or undefined when it was not asked about that text. */
+export function knownDigitRun(text: string): boolean | undefined {
+  return text === lastDigitRunText ? lastDigitRun : undefined;
+}
+
+/** Tell `hasLongDigitRun` its answer for `text`, found by another full scan of it (the formats' detection). */
+export function rememberDigitRun(text: string, found: boolean): void {
+  lastDigitRunText = text;
+  lastDigitRun = found;
+}
+
 export interface ParseOptions {
   /** name shown in errors */
   file?: string;

@@ -4,7 +4,7 @@
  */
 import type { Checkpoint } from "../generated/types.js";
 import { CkptError, inputError, usageError } from "../base/errors.js";
-import { parseJson, parsingOnce } from "../base/json.js";
+import { knownDigitRun, parseJson, parsingOnce, rememberDigitRun } from "../base/json.js";
 import { FORMAT_NAMES, type FormatAdapter, type FormatName, type SourceDoc } from "./types.js";
 import { ckptAdapter } from "./ckpt.js";
 import { yoagentAdapter } from "./yoagent.js";
@@ -102,42 +102,66 @@ export function firstNonSpace(text: string | undefined): string {
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** Every string some adapter's detection needs (`detectNeeds.anyOf`). */
 const NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))];
-/** Strings as one pattern: one scan of a text finds which it holds. */
-const patternOf = (list: readonly string[]) => new RegExp(list.map(escapeRe).join("|") || "(?!)", "g");
 /**
- * The pattern of the strings not found yet, by the set found (a bit per NEEDED_STRINGS index), made once per set: a
- * migration of 10,000 documents met the same few sets 10,000 times, and built (and compiled) a RegExp each time.
+ * Strings as one pattern: one scan of a text finds which it holds; with `digits`, also a run of 16 digits (what
+ * `hasLongDigitRun` looks for: the same scan answers it, rather than a second pass over a 5 MB text).
  */
-const patternsLeft = new Map<number, RegExp>([[0, patternOf(NEEDED_STRINGS)]]);
+const patternOf = (list: readonly string[], digits: boolean) =>
+  new RegExp([...list.map(escapeRe), ...(digits ? ["\\d{16}"] : [])].join("|") || "(?!)", "g");
+/**
+ * The pattern of the strings not found yet, by the set found (a bit per NEEDED_STRINGS index, and DIGITS_BIT when it
+ * looks for a digit run too), made once per set: a migration of 10,000 documents met the same few sets 10,000 times,
+ * and built (and compiled) a RegExp each time.
+ */
+const patternsLeft = new Map<number, RegExp>();
 const NEEDED_BIT = new Map(NEEDED_STRINGS.map((s, i) => [s, 2 ** i]));
-// a bit each in a 31-bit integer (there are 11)
+const DIGITS_BIT = 2 ** 30;
+// a bit each in a 31-bit integer (there are 11), and DIGITS_BIT
 if (NEEDED_STRINGS.length > 30) throw new Error("formats: more than 30 detectNeeds strings; widen neededIn's set key");
 
-function patternLeft(foundBits: number): RegExp {
-  let p = patternsLeft.get(foundBits);
+function patternLeft(foundBits: number, digits: boolean): RegExp {
+  const key = digits ? foundBits + DIGITS_BIT : foundBits;
+  let p = patternsLeft.get(key);
   if (p === undefined) {
-    p = patternOf(NEEDED_STRINGS.filter((s) => (foundBits & NEEDED_BIT.get(s)!) === 0));
-    patternsLeft.set(foundBits, p);
+    p = patternOf(
+      NEEDED_STRINGS.filter((s) => (foundBits & NEEDED_BIT.get(s)!) === 0),
+      digits,
+    );
+    patternsLeft.set(key, p);
   }
   return p;
 }
 
 /**
  * The strings of NEEDED_STRINGS a text holds. One scan: after each match it goes on one character later (overlapping
- * occurrences count) looking only for the strings not found yet, so a string met 20,000 times costs one match.
+ * occurrences count) looking only for the strings not found yet, so a string met 20,000 times costs one match. While
+ * `hasLongDigitRun` has no answer for the text, the scan also looks for a run of 16 digits (none of the strings holds
+ * a digit) and gives it the answer: a run when it met one, none when it ran to the end of the text without.
  */
 function neededIn(text: string): Set<string> {
   const found = new Set<string>();
   let bits = 0;
-  let pattern = patternLeft(0);
+  let digits = knownDigitRun(text) === undefined;
+  let pattern = patternLeft(0, digits);
   let from = 0;
   for (;;) {
     pattern.lastIndex = from;
     const m = pattern.exec(text);
-    if (m === null || found.add(m[0]).size === NEEDED_STRINGS.length) return found;
+    if (m === null) {
+      if (digits) rememberDigitRun(text, false);
+      return found;
+    }
     from = m.index + 1;
-    bits |= NEEDED_BIT.get(m[0])!;
-    pattern = patternLeft(bits);
+    const s = m[0];
+    const c = s.charCodeAt(0);
+    if (c >= 48 && c <= 57) {
+      rememberDigitRun(text, true);
+      digits = false;
+    } else {
+      if (found.add(s).size === NEEDED_STRINGS.length) return found;
+      bits |= NEEDED_BIT.get(s)!;
+    }
+    pattern = patternLeft(bits, digits);
   }
 }
 
