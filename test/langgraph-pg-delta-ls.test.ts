@@ -12,6 +12,9 @@ import { Annotation, DeltaChannel, END, messagesDeltaReducer, START, StateGraph 
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { RANGE_MAX } from "../src/savers/langgraph/postgres/chains.js";
+import { connections, connectReadOnly, inspectPgSchema } from "../src/savers/langgraph/postgres/connect.js";
+import { readerOf } from "../src/savers/langgraph/postgres/read.js";
+import { ident } from "../src/savers/langgraph/sql.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 import { cliIO, runCli } from "./helpers/cli-io.js";
 
@@ -80,11 +83,15 @@ describe("ls of a PostgreSQL DeltaChannel store (real LangGraph JS)", () => {
     );
     // a byte order mark before one write's JSON (read as text by the server for ls, as bytes elsewhere): the library's
     // own reading (TextDecoder) drops it, and so must ls
-    await pgs.query(
-      `UPDATE ${schema}.checkpoint_writes SET blob = '\\xefbbbf'::bytea || blob
+    const bom = (
+      await pgs.query<{ checkpoint_id: string; task_id: string; idx: number; blob: Buffer }>(
+        `UPDATE ${schema}.checkpoint_writes SET blob = '\\xefbbbf'::bytea || blob
        WHERE (thread_id, checkpoint_id, task_id, idx) = (SELECT thread_id, checkpoint_id, task_id, idx FROM ${schema}.checkpoint_writes
-         WHERE thread_id = 't-nosnap' AND channel = 'messages' ORDER BY checkpoint_id LIMIT 1 OFFSET 3)`,
-    );
+         WHERE thread_id = 't-nosnap' AND channel = 'messages' ORDER BY checkpoint_id LIMIT 1 OFFSET 3)
+       RETURNING checkpoint_id, task_id, idx, blob`,
+      )
+    ).rows[0]!;
+    expect([...bom.blob.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const reread = graphOf(saver, 1000);
     const cfg = { configurable: { thread_id: "t-nosnap" } };
     expected.set("t-nosnap", ((await reread.getState(cfg)).values as { messages: unknown[] }).messages.length);
@@ -103,6 +110,31 @@ describe("ls of a PostgreSQL DeltaChannel store (real LangGraph JS)", () => {
     expect(Object.fromEntries(got)).toEqual(Object.fromEntries(expected));
     const long = rows.find((x) => (x.threadId ?? x.thread) === "t-long")!;
     expect(long.checkpoints).toBeGreaterThan(RANGE_MAX);
+
+    // the count above would be right even if ls kept the mark (the write would not parse, and ls would rebuild the
+    // head the slow way, whose bytes TextDecoder reads): the chain read ls counts from must itself give the text
+    // without it, as TextDecoder does
+    const ro = await connectReadOnly(PG, PG);
+    const info = (await inspectPgSchema(ro, schema)).langgraph!;
+    const inner = readerOf(connections({ url: PG, uri: PG, schema }, { ro }), `${ident(schema)}.`, info, PG, undefined);
+    const head = (
+      await pgs.query<{ id: string }>(
+        `SELECT max(checkpoint_id) AS id FROM ${schema}.checkpoints WHERE thread_id = 't-nosnap' AND checkpoint_ns = ''`,
+      )
+    ).rows[0]!.id;
+    // with the other threads: a page of heads is read by key range (one thread alone would be too)
+    const starts = [...expected.keys()]
+      .filter((t) => t !== "t-long")
+      .map((t) => ({ threadId: t, fromId: t === "t-nosnap" ? head : "none", checkpoints: 1 }));
+    const chain = (await inner.deltaChains!(starts, "", "messages", 1000)).get("t-nosnap")!;
+    const w = chain
+      .find((c) => c.checkpointId === bom.checkpoint_id)
+      ?.writes.find((x) => x.task_id === bom.task_id && x.idx === bom.idx);
+    expect(typeof w?.value).toBe("string");
+    expect(w!.value).toBe(new TextDecoder().decode(bom.blob));
+    expect((w!.value as string).charCodeAt(0)).not.toBe(0xfeff);
+    await inner.close();
+    await ro.end();
 
     // search's reading of every thread (the heads of a page together, their parent chains in one round trip per
     // channel: delta.ts pageChains): each thread's messages are getState()'s, and the checkpoint is show's

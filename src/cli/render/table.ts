@@ -5,10 +5,17 @@
  * escaped) before they are measured, and measured by their width on a terminal (string-width: a CJK character or an
  * emoji takes two columns), not by their UTF-16 length.
  */
-import stringWidth from "string-width";
+import terminalWidth from "string-width";
 import { printable } from "../../base/printable.js";
 
 export { tableTime } from "../../base/time.js";
+
+/**
+ * Printable ASCII takes as many columns as it has characters: answered here (string-width answers the same after its
+ * own tests, each of which costs more than this one for the ASCII cells that are nearly all of an `ls`).
+ */
+const ASCII = /^[\u0020-\u007e]*$/;
+const stringWidth = (s: string): number => (ASCII.test(s) ? s.length : terminalWidth(s));
 
 /** `s` padded with spaces on the right to `width` terminal columns. */
 export function padEndCols(s: string, width: number): string {

@@ -209,6 +209,41 @@ export function messagesDeltaReducer(
   return result.filter((m) => m !== null);
 }
 
+/**
+ * `messagesDeltaReducer(state, writes, library).length`, counted: the same walk over the same messages, keeping only
+ * the ids present and how many messages there are. The reducer's list holds one message per id in its index (a
+ * replaced message keeps its slot, a removed one leaves it) and every message without an id; its index maps an id
+ * to one slot, so a removal takes exactly one message, once. test/langgraph-delta-count.test.ts holds the two equal.
+ */
+export function messagesDeltaCount(state: readonly unknown[], writes: readonly unknown[], library: LgLibrary): number {
+  let n = state.length;
+  const ids = new Set<string>();
+  for (const m of state) {
+    const id = messageId(m);
+    if (id !== undefined) ids.add(id);
+  }
+  const one = (m: unknown) => {
+    const id = messageId(m);
+    const remove = isRemoveMessage(m);
+    if (remove && id === REMOVE_ALL_MESSAGES && library !== "python") {
+      n = 0;
+      ids.clear();
+    } else if (id === undefined) n++;
+    else if (remove) {
+      if (ids.delete(id)) n--;
+    } else if (!ids.has(id)) {
+      ids.add(id);
+      n++;
+    }
+  };
+  for (const w of writes) {
+    if (Array.isArray(w) && !(w.length === 2 && typeof w[0] === "string" && typeof w[1] === "string"))
+      for (const m of w) one(m);
+    else one(w);
+  }
+  return n;
+}
+
 /** What a replay knows of the thread beside the values: the writing library, and whether deepagents declared it. */
 export interface DeltaReplayContext {
   library: LgLibrary;
@@ -249,15 +284,14 @@ export function fileDataDeltaReducer(
 export const UNKNOWN_REDUCER =
   "its writes are neither LangChain messages nor deepagents' file updates, so its reducer is the graph's own (not stored) and ckpt does not know it";
 
-/**
- * `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
- * `{reason}` when the reducer is not one ckpt knows (see the module comment).
- */
-export function replayDelta(
-  seed: unknown,
-  values: readonly unknown[],
-  context: LgLibrary | DeltaReplayContext,
-): { value: unknown } | { reason: string } {
+/** How `replayDelta` settles a replay: a value as it is, a reason, or one of the two reducers on a base. */
+type ReplayPlan =
+  | { value: unknown }
+  | { reason: string }
+  | { files: Record<string, unknown> | undefined; rest: unknown[] }
+  | { messages: unknown[]; rest: unknown[]; library: LgLibrary };
+
+function replayPlan(seed: unknown, values: readonly unknown[], context: LgLibrary | DeltaReplayContext): ReplayPlan {
   const ctx = typeof context === "string" ? { library: context } : context;
   let base = seed;
   let start = 0;
@@ -268,17 +302,46 @@ export function replayDelta(
       start = i + 1;
     }
   });
-  const rest = values.slice(start);
+  const rest = start === 0 ? (values as unknown[]) : values.slice(start);
   const messages = (x: unknown) => (Array.isArray(x) ? x.every(isMessageLike) : isMessageLike(x));
   const asFiles = isRecord(base) && !Array.isArray(base) ? Object.values(base).every(isFileData) : base === undefined;
   if (rest.length > 0 && asFiles && rest.every(isFileDataUpdate))
-    return { value: fileDataDeltaReducer(base as Record<string, unknown> | undefined, rest) };
+    return { files: base as Record<string, unknown> | undefined, rest };
   if (rest.length === 0 && isRecord(base)) return { value: base };
   const list = base === undefined ? [] : base;
   if (rest.length === 0) return { value: list };
   if (!Array.isArray(list) || !list.every(isMessageLike) || !rest.every(messages)) return { reason: UNKNOWN_REDUCER };
   // deepagents' messages reducer resets on remove-all in Python too
-  return { value: messagesDeltaReducer(list, rest, ctx.deepagents ? "js" : ctx.library) };
+  return { messages: list, rest, library: ctx.deepagents ? "js" : ctx.library };
+}
+
+/**
+ * `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
+ * `{reason}` when the reducer is not one ckpt knows (see the module comment).
+ */
+export function replayDelta(
+  seed: unknown,
+  values: readonly unknown[],
+  context: LgLibrary | DeltaReplayContext,
+): { value: unknown } | { reason: string } {
+  const p = replayPlan(seed, values, context);
+  if ("files" in p) return { value: fileDataDeltaReducer(p.files, p.rest) };
+  if ("messages" in p) return { value: messagesDeltaReducer(p.messages, p.rest, p.library) };
+  return p;
+}
+
+/**
+ * The length of the list `replayDelta` gives (undefined: it gives a reason or a value that is not a list), without
+ * building the list: `messagesDeltaCount` for the messages reducer.
+ */
+export function replayDeltaCount(
+  seed: unknown,
+  values: readonly unknown[],
+  context: LgLibrary | DeltaReplayContext,
+): number | undefined {
+  const p = replayPlan(seed, values, context);
+  if ("messages" in p) return messagesDeltaCount(p.messages, p.rest, p.library);
+  return "value" in p && Array.isArray(p.value) ? p.value.length : undefined;
 }
 
 // ---- the rebuild ------------------------------------------------------------------------------------------------

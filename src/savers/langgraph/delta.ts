@@ -10,7 +10,7 @@
  */
 import {
   applyDeltaWalk,
-  replayDelta,
+  replayDeltaCount,
   channelWrites,
   countedDeltaChannels,
   deltaChannelsToReplay,
@@ -83,7 +83,7 @@ class DeltaRebuilder {
     let walked = 0;
     const done = (w: Omit<DeltaWalk, "writes" | "walked">): DeltaWalk => ({
       ...w,
-      writes: writes.reverse().flat(),
+      writes: oldestFirst(writes),
       walked,
     });
     let cursor = t.parentId;
@@ -160,12 +160,11 @@ class DeltaRebuilder {
     } as LgCheckpointTuple;
     const walk = await this.chainWalk(t, "messages", rows.length > 1 ? rows.slice(1) : undefined);
     if (!walk || walk.broken || walk.writes.some((w) => w.value === undefined)) return undefined;
-    const r = replayDelta(
+    return replayDeltaCount(
       walk.seed?.value,
       walk.writes.map((w) => w.value),
       { library: s.library, deepagents },
     );
-    return "value" in r && Array.isArray(r.value) ? r.value.length : undefined;
   }
 
   private rowOf(s: LgThreadSummary): LgRowRef {
@@ -250,6 +249,13 @@ class DeltaRebuilder {
     }
     return t;
   }
+}
+
+/** The writes of a walk (newest checkpoint first) in one list, oldest first. */
+function oldestFirst(writes: LgPendingWrite[][]): LgPendingWrite[] {
+  const out: LgPendingWrite[] = [];
+  for (let i = writes.length - 1; i >= 0; i--) for (const w of writes[i]!) out.push(w);
+  return out;
 }
 
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */

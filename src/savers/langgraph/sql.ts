@@ -324,15 +324,14 @@ export const PG_READ = {
     `SELECT b.thread_id, b.version, b.type FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT thread_id, version, type
        FROM ${S}checkpoint_blobs b WHERE b.thread_id = t.id AND b.checkpoint_ns = $2 AND b.channel = $3 AND b.type <> 'empty' OFFSET 0) b`,
   chainWrites: (S: string, taskPath: boolean) =>
-    `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type, w.blob, ${taskPath ? "w.task_path" : "''"} AS task_path
+    `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type, w.blob${taskPath ? ", w.task_path" : ""}
      FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
        FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
   /** chainWrites with json payloads as text (see PG_TEXT_COLS): no hex to decode, nothing to decode as UTF-8 here */
   chainWritesText: (S: string, taskPath: boolean) =>
     `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type,
             CASE WHEN w.type IS NULL OR w.type = 'json' THEN NULL ELSE w.blob END AS blob,
-            CASE WHEN w.type IS NULL OR w.type = 'json' THEN convert_from(w.blob, 'UTF8') END AS text,
-            ${taskPath ? "w.task_path" : "''"} AS task_path
+            CASE WHEN w.type IS NULL OR w.type = 'json' THEN convert_from(w.blob, 'UTF8') END AS text${taskPath ? ", w.task_path" : ""}
      FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
        FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
   /** the blob rows the chains end at: threads $1 and versions $4, namespace $2, channel $3 */

@@ -11,9 +11,10 @@
 import type { DeltaChainRow, LgReader, LgStoreInfo } from "../../../formats/langgraph/types.js";
 import { PG_READ } from "../sql.js";
 
-type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
+/** `arrays`: each row as an array of its columns (pg's `rowMode: "array"`) */
+type Query = <R>(sql: string, args?: unknown[], arrays?: boolean) => Promise<R[]>;
 /** A query whose text conversion the server may refuse (invalid UTF-8, NUL): undefined then. */
-type TextQuery = <R>(sql: string, args: unknown[]) => Promise<R[] | undefined>;
+type TextQuery = <R>(sql: string, args: unknown[], arrays?: boolean) => Promise<R[] | undefined>;
 
 /** One checkpoint of a chain and one of its writes (none: write columns null), as the recursive queries give them. */
 interface PgChainRow {
@@ -104,30 +105,26 @@ interface CpFact {
   version: string | null;
   has_inline: boolean;
 }
-interface BlobFact {
-  thread_id: string;
-  version: string;
-  type: string;
-}
+/** One write of a chain, as a chain row hands it on. */
 interface WriteRow {
   thread_id: string;
   checkpoint_id: string;
   task_id: string;
   idx: number;
   type: string | null;
-  /** the payload (null when the server gave it as `text`) */
-  blob: Uint8Array | null;
-  /** a json payload as text (chainWritesText) */
-  text?: string | null;
-  task_path: string;
-  /** set here (the row is handed on as a chain row's write, not copied): the channel, and `text ?? blob` */
   channel: string;
+  /** the payload: a json payload's text where the server gave it (chainWritesText), else its bytes */
   value: Uint8Array | string | null;
+  task_path: string;
 }
+
+/** chainWrites' and chainWritesText's columns, as arrays: thread, checkpoint, task, idx, type, bytes, text[, task_path] */
+type WriteCols = [string, string, string, number, string | null, Uint8Array | null, (string | null)?, string?];
 
 /**
  * A page's writes: json payloads as text where the server can convert them (UTF-8, no NUL), else every payload as
  * bytes. A text is what the UTF-8 decoding of its bytes gives (a leading byte order mark dropped, as TextDecoder does).
+ * The rows come as arrays (no row object per write from pg): each is made into the chain row's write here.
  */
 async function writesOf(
   q: Query,
@@ -137,14 +134,25 @@ async function writesOf(
   args: unknown[],
 ): Promise<WriteRow[]> {
   const channel = args[2] as string;
-  const text = qText && (await qText<WriteRow>(PG_READ.chainWritesText(S, taskPath), args));
-  const rows = text ?? (await q<WriteRow>(PG_READ.chainWrites(S, taskPath), args));
-  for (const w of rows) {
-    w.channel = channel;
-    const t = w.text;
-    w.value = t == null ? w.blob : t.charCodeAt(0) === 0xfeff ? t.slice(1) : t;
+  const text = qText && (await qText<WriteCols>(PG_READ.chainWritesText(S, taskPath), args, true));
+  const rows = text ?? (await q<WriteCols>(PG_READ.chainWrites(S, taskPath), args, true));
+  const p = text ? 7 : 6; // the task_path column, when there is one
+  const out: WriteRow[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    const t = text ? r[6] : null;
+    out[i] = {
+      thread_id: r[0],
+      checkpoint_id: r[1],
+      task_id: r[2],
+      idx: r[3],
+      type: r[4],
+      channel,
+      value: t == null ? r[5] : t.charCodeAt(0) === 0xfeff ? t.slice(1) : t,
+      task_path: taskPath ? (r[p] as string) : "",
+    };
   }
-  return rows;
+  return out;
 }
 
 const k2 = (a: string, b: string) => `${a}\u0000${b}`;
@@ -179,18 +187,27 @@ function inTaskOrder(ws: WriteRow[]): WriteRow[] {
   return ws;
 }
 
+/** chainFacts' columns, as arrays: thread, checkpoint, parent, version, has_inline */
+type FactCols = [string, string, string | null, string | null, boolean];
+
 /** checkpoint facts by thread id, then checkpoint id */
-function factsByThread(rows: CpFact[]): Map<string, Map<string, CpFact>> {
+function factsByThread(rows: FactCols[]): Map<string, Map<string, CpFact>> {
   const m = new Map<string, Map<string, CpFact>>();
   let t: string | undefined;
   let ids: Map<string, CpFact> | undefined;
   for (const r of rows) {
-    if (r.thread_id !== t) {
-      t = r.thread_id;
+    if (r[0] !== t) {
+      t = r[0];
       ids = m.get(t);
       if (!ids) m.set(t, (ids = new Map()));
     }
-    ids!.set(r.checkpoint_id, r);
+    ids!.set(r[1], {
+      thread_id: r[0],
+      checkpoint_id: r[1],
+      parent_checkpoint_id: r[2],
+      version: r[3],
+      has_inline: r[4],
+    });
   }
   return m;
 }
@@ -211,7 +228,8 @@ function walkChain(
   while (cur !== null && steps.length < limit) {
     const cp = cps.get(cur);
     if (!cp) break;
-    const btype = cp.version === null ? null : (blobType.get(k2(cp.thread_id, cp.version)) ?? null);
+    const btype =
+      cp.version === null || blobType.size === 0 ? null : (blobType.get(k2(cp.thread_id, cp.version)) ?? null);
     steps.push({ cp, btype });
     if (btype !== null || cp.has_inline) break;
     cur = cp.parent_checkpoint_id;
@@ -267,12 +285,12 @@ function rangeChains(
   return async (starts, namespace, channel, limit) => {
     const threads = [...new Set(starts.map((s) => s.threadId))];
     // asked for together: the reader runs them in turn, the next while this process reads the one before
-    const cpRowsP = q<CpFact>(PG_READ.chainFacts(S), [threads, namespace, channel]);
-    const blobRowsP = q<BlobFact>(PG_READ.chainBlobFacts(S), [threads, namespace, channel]);
+    const cpRowsP = q<FactCols>(PG_READ.chainFacts(S), [threads, namespace, channel], true);
+    const blobRowsP = q<[string, string, string]>(PG_READ.chainBlobFacts(S), [threads, namespace, channel], true);
     const writeRowsP = writesOf(q, qText, S, Boolean(info.taskPath), [threads, namespace, channel]);
     for (const p of [blobRowsP, writeRowsP]) p.catch(() => undefined); // awaited below, after the first
     const byThread = factsByThread(await cpRowsP);
-    const blobType = new Map((await blobRowsP).map((r) => [k2(r.thread_id, r.version), r.type]));
+    const blobType = new Map((await blobRowsP).map(([thread, version, type]) => [k2(thread, version), type]));
     const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
     const walks = starts.map((s) => ({
       s,

@@ -2,6 +2,7 @@
  * The reader of a LangGraph PostgreSQL store (LgReader: `ls` rows, lists, tuples, the scan, orphan rows) and its
  * DeltaChannel chains, on the read-only connection. Every listing pages by key (no server-side state).
  */
+import type pg from "pg";
 import { storeError } from "../../../base/errors.js";
 import type { AesKey } from "../../../formats/langgraph/aes-key.js";
 import { ListDecoder } from "../../../formats/langgraph/list-decode.js";
@@ -90,11 +91,12 @@ const key2 = (t: string, n: string) => `${t}\u0000${n}`;
 
 const ORPHAN_PAGE = 1000;
 
-type Query = <R>(sql: string, args?: unknown[]) => Promise<R[]>;
+/** `arrays`: each row as an array of its columns (pg's `rowMode: "array"`), not an object */
+type Query = <R>(sql: string, args?: unknown[], arrays?: boolean) => Promise<R[]>;
 /** a query on the second connection: undefined when it (or the connection) failed */
 type SideQuery = <R>(sql: string) => Promise<R[] | undefined>;
 /** A query whose text conversion the server may refuse (invalid UTF-8, NUL): undefined then. */
-type TextQuery = <R>(sql: string, args: unknown[]) => Promise<R[] | undefined>;
+type TextQuery = <R>(sql: string, args: unknown[], arrays?: boolean) => Promise<R[] | undefined>;
 
 /**
  * Every row of an orphan query, in keyset pages over `cols` (its primary key, the query's ORDER BY): complete however
@@ -317,15 +319,18 @@ async function* scanTuples(
   }
 }
 
+const queryOf = (text: string, values: unknown[], arrays?: boolean): pg.QueryConfig =>
+  arrays ? ({ text, values, rowMode: "array" } as pg.QueryArrayConfig) : { text, values };
+
 /** json blobs as text (PG_TEXT_COLS) when the server and the connection speak UTF-8; undefined when the server refuses a page's text */
 function textQuery(inTurn: <T>(f: (c: Client) => Promise<T>) => Promise<T>, q: Query, uri: string): TextQuery {
   let utf8: Promise<boolean> | undefined;
-  return async <R>(sql: string, args: unknown[]) => {
+  return async <R>(sql: string, args: unknown[], arrays?: boolean) => {
     utf8 ??= q<{ ok: boolean }>(PG_READ.utf8).then((r) => r[0]?.ok === true);
     if (!(await utf8)) return undefined;
     return inTurn(async (c) => {
       try {
-        return (await c.query(sql, args)).rows as R[];
+        return (await c.query(queryOf(sql, args, arrays))).rows as R[];
       } catch (e) {
         const code = (e as { code?: string }).code;
         // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
@@ -351,10 +356,10 @@ function readQueries(conns: Connections, S: string, uri: string) {
     tail = p.catch(() => undefined);
     return p;
   };
-  const q: Query = <R>(sql: string, args: unknown[] = []): Promise<R[]> =>
+  const q: Query = <R>(sql: string, args: unknown[] = [], arrays?: boolean): Promise<R[]> =>
     inTurn(async (c) => {
       try {
-        return (await c.query(sql, args)).rows as R[];
+        return (await c.query(queryOf(sql, args, arrays))).rows as R[];
       } catch (e) {
         throw fail(e);
       }
