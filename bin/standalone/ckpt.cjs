@@ -39952,6 +39952,37 @@ function messagesDeltaReducer(state, writes, library) {
 	}
 	return result.filter((m) => m !== null);
 }
+/**
+* `messagesDeltaReducer(state, writes, library).length`, counted: the same walk over the same messages, keeping only
+* the ids present and how many messages there are. The reducer's list holds one message per id in its index (a
+* replaced message keeps its slot, a removed one leaves it) and every message without an id; its index maps an id
+* to one slot, so a removal takes exactly one message, once. test/langgraph-delta-count.test.ts holds the two equal.
+*/
+function messagesDeltaCount(state, writes, library) {
+	let n = state.length;
+	const ids = /* @__PURE__ */ new Set();
+	for (const m of state) {
+		const id = messageId(m);
+		if (id !== void 0) ids.add(id);
+	}
+	const one = (m) => {
+		const id = messageId(m);
+		const remove = isRemoveMessage(m);
+		if (remove && id === "__remove_all__" && library !== "python") {
+			n = 0;
+			ids.clear();
+		} else if (id === void 0) n++;
+		else if (remove) {
+			if (ids.delete(id)) n--;
+		} else if (!ids.has(id)) {
+			ids.add(id);
+			n++;
+		}
+	};
+	for (const w of writes) if (Array.isArray(w) && !(w.length === 2 && typeof w[0] === "string" && typeof w[1] === "string")) for (const m of w) one(m);
+	else one(w);
+	return n;
+}
 /** deepagents' FileData: `{content: str | list[str], encoding?, created_at?, modified_at?}` (JS adds `mimeType`). */
 function isFileData(v) {
 	if (!isRecord(v)) return false;
@@ -39970,11 +40001,7 @@ function fileDataDeltaReducer(state, writes) {
 	else result[path] = data;
 	return result;
 }
-/**
-* `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
-* `{reason}` when the reducer is not one ckpt knows (see the module comment).
-*/
-function replayDelta(seed, values, context) {
+function replayPlan(seed, values, context) {
 	const ctx = typeof context === "string" ? { library: context } : context;
 	let base = seed;
 	let start = 0;
@@ -39985,15 +40012,41 @@ function replayDelta(seed, values, context) {
 			start = i + 1;
 		}
 	});
-	const rest = values.slice(start);
+	const rest = start === 0 ? values : values.slice(start);
 	const messages = (x) => Array.isArray(x) ? x.every(isMessageLike) : isMessageLike(x);
 	const asFiles = isRecord(base) && !Array.isArray(base) ? Object.values(base).every(isFileData) : base === void 0;
-	if (rest.length > 0 && asFiles && rest.every(isFileDataUpdate)) return { value: fileDataDeltaReducer(base, rest) };
+	if (rest.length > 0 && asFiles && rest.every(isFileDataUpdate)) return {
+		files: base,
+		rest
+	};
 	if (rest.length === 0 && isRecord(base)) return { value: base };
 	const list = base === void 0 ? [] : base;
 	if (rest.length === 0) return { value: list };
 	if (!Array.isArray(list) || !list.every(isMessageLike) || !rest.every(messages)) return { reason: UNKNOWN_REDUCER };
-	return { value: messagesDeltaReducer(list, rest, ctx.deepagents ? "js" : ctx.library) };
+	return {
+		messages: list,
+		rest,
+		library: ctx.deepagents ? "js" : ctx.library
+	};
+}
+/**
+* `DeltaChannel.replay_writes`: the write values applied to the seed in one reducer call, from the last Overwrite on.
+* `{reason}` when the reducer is not one ckpt knows (see the module comment).
+*/
+function replayDelta(seed, values, context) {
+	const p = replayPlan(seed, values, context);
+	if ("files" in p) return { value: fileDataDeltaReducer(p.files, p.rest) };
+	if ("messages" in p) return { value: messagesDeltaReducer(p.messages, p.rest, p.library) };
+	return p;
+}
+/**
+* The length of the list `replayDelta` gives (undefined: it gives a reason or a value that is not a list), without
+* building the list: `messagesDeltaCount` for the messages reducer.
+*/
+function replayDeltaCount(seed, values, context) {
+	const p = replayPlan(seed, values, context);
+	if ("messages" in p) return messagesDeltaCount(p.messages, p.rest, p.library);
+	return "value" in p && Array.isArray(p.value) ? p.value.length : void 0;
 }
 /** Set `t`'s value of `channel` from the walk (or report why it cannot be rebuilt, leaving the channel absent). */
 function applyDeltaWalk(t, channel, walk) {
@@ -40062,6 +40115,12 @@ var init_delta$2 = __esmMin((() => {
 	UNKNOWN_REDUCER = "its writes are neither LangChain messages nor deepagents' file updates, so its reducer is the graph's own (not stored) and ckpt does not know it";
 }));
 // dist/savers/langgraph/delta.js
+/** The writes of a walk (newest checkpoint first) in one list, oldest first. */
+function oldestFirst(writes) {
+	const out = [];
+	for (let i = writes.length - 1; i >= 0; i--) for (const w of writes[i]) out.push(w);
+	return out;
+}
 /** A chain row's writes as pending writes (a value that does not decode stays undefined: the replay reports it). */
 function decodeChainWrites(t, r, aesKey) {
 	const sink = {
@@ -40285,7 +40344,7 @@ var init_delta$1 = __esmMin((() => {
 			let walked = 0;
 			const done = (w) => ({
 				...w,
-				writes: writes.reverse().flat(),
+				writes: oldestFirst(writes),
 				walked
 			});
 			let cursor = t.parentId;
@@ -40375,11 +40434,10 @@ var init_delta$1 = __esmMin((() => {
 			};
 			const walk = await this.chainWalk(t, "messages", rows.length > 1 ? rows.slice(1) : void 0);
 			if (!walk || walk.broken || walk.writes.some((w) => w.value === void 0)) return void 0;
-			const r = replayDelta(walk.seed?.value, walk.writes.map((w) => w.value), {
+			return replayDeltaCount(walk.seed?.value, walk.writes.map((w) => w.value), {
 				library: s.library,
 				deepagents
 			});
-			return "value" in r && Array.isArray(r.value) ? r.value.length : void 0;
 		}
 		rowOf(s) {
 			return {
@@ -40896,14 +40954,13 @@ CREATE TABLE IF NOT EXISTS writes (
        FROM ${S}checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = $2 OFFSET 0) c`,
 		chainBlobFacts: (S) => `SELECT b.thread_id, b.version, b.type FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT thread_id, version, type
        FROM ${S}checkpoint_blobs b WHERE b.thread_id = t.id AND b.checkpoint_ns = $2 AND b.channel = $3 AND b.type <> 'empty' OFFSET 0) b`,
-		chainWrites: (S, taskPath) => `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type, w.blob, ${taskPath ? "w.task_path" : "''"} AS task_path
+		chainWrites: (S, taskPath) => `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type, w.blob${taskPath ? ", w.task_path" : ""}
      FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
        FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
 		/** chainWrites with json payloads as text (see PG_TEXT_COLS): no hex to decode, nothing to decode as UTF-8 here */
 		chainWritesText: (S, taskPath) => `SELECT w.thread_id, w.checkpoint_id, w.task_id, w.idx, w.type,
             CASE WHEN w.type IS NULL OR w.type = 'json' THEN NULL ELSE w.blob END AS blob,
-            CASE WHEN w.type IS NULL OR w.type = 'json' THEN convert_from(w.blob, 'UTF8') END AS text,
-            ${taskPath ? "w.task_path" : "''"} AS task_path
+            CASE WHEN w.type IS NULL OR w.type = 'json' THEN convert_from(w.blob, 'UTF8') END AS text${taskPath ? ", w.task_path" : ""}
      FROM unnest($1::text[]) AS t(id) CROSS JOIN LATERAL (SELECT *
        FROM ${S}checkpoint_writes w WHERE w.thread_id = t.id AND w.checkpoint_ns = $2 AND w.channel = $3 OFFSET 0) w`,
 		/** the blob rows the chains end at: threads $1 and versions $4, namespace $2, channel $3 */
@@ -42173,16 +42230,29 @@ function recursiveChains(q, S, info) {
 /**
 * A page's writes: json payloads as text where the server can convert them (UTF-8, no NUL), else every payload as
 * bytes. A text is what the UTF-8 decoding of its bytes gives (a leading byte order mark dropped, as TextDecoder does).
+* The rows come as arrays (no row object per write from pg): each is made into the chain row's write here.
 */
 async function writesOf(q, qText, S, taskPath, args) {
 	const channel = args[2];
-	const rows = (qText && await qText(PG_READ.chainWritesText(S, taskPath), args)) ?? await q(PG_READ.chainWrites(S, taskPath), args);
-	for (const w of rows) {
-		w.channel = channel;
-		const t = w.text;
-		w.value = t == null ? w.blob : t.charCodeAt(0) === 65279 ? t.slice(1) : t;
+	const text = qText && await qText(PG_READ.chainWritesText(S, taskPath), args, true);
+	const rows = text ?? await q(PG_READ.chainWrites(S, taskPath), args, true);
+	const p = text ? 7 : 6;
+	const out = new Array(rows.length);
+	for (let i = 0; i < rows.length; i++) {
+		const r = rows[i];
+		const t = text ? r[6] : null;
+		out[i] = {
+			thread_id: r[0],
+			checkpoint_id: r[1],
+			task_id: r[2],
+			idx: r[3],
+			type: r[4],
+			channel,
+			value: t == null ? r[5] : t.charCodeAt(0) === 65279 ? t.slice(1) : t,
+			task_path: taskPath ? r[p] : ""
+		};
 	}
-	return rows;
+	return out;
 }
 /** `rows` by thread id, then by `key` (rows of one key keep their order). */
 function byThreadAnd(rows, key) {
@@ -42217,12 +42287,18 @@ function factsByThread(rows) {
 	let t;
 	let ids;
 	for (const r of rows) {
-		if (r.thread_id !== t) {
-			t = r.thread_id;
+		if (r[0] !== t) {
+			t = r[0];
 			ids = m.get(t);
 			if (!ids) m.set(t, ids = /* @__PURE__ */ new Map());
 		}
-		ids.set(r.checkpoint_id, r);
+		ids.set(r[1], {
+			thread_id: r[0],
+			checkpoint_id: r[1],
+			parent_checkpoint_id: r[2],
+			version: r[3],
+			has_inline: r[4]
+		});
 	}
 	return m;
 }
@@ -42237,7 +42313,7 @@ function walkChain(cps, blobType, fromId, limit) {
 	while (cur !== null && steps.length < limit) {
 		const cp = cps.get(cur);
 		if (!cp) break;
-		const btype = cp.version === null ? null : blobType.get(k2(cp.thread_id, cp.version)) ?? null;
+		const btype = cp.version === null || blobType.size === 0 ? null : blobType.get(k2(cp.thread_id, cp.version)) ?? null;
 		steps.push({
 			cp,
 			btype
@@ -42277,12 +42353,12 @@ function rangeChains(q, S, info, qText) {
 			threads,
 			namespace,
 			channel
-		]);
+		], true);
 		const blobRowsP = q(PG_READ.chainBlobFacts(S), [
 			threads,
 			namespace,
 			channel
-		]);
+		], true);
 		const writeRowsP = writesOf(q, qText, S, Boolean(info.taskPath), [
 			threads,
 			namespace,
@@ -42290,7 +42366,7 @@ function rangeChains(q, S, info, qText) {
 		]);
 		for (const p of [blobRowsP, writeRowsP]) p.catch(() => void 0);
 		const byThread = factsByThread(await cpRowsP);
-		const blobType = new Map((await blobRowsP).map((r) => [k2(r.thread_id, r.version), r.type]));
+		const blobType = new Map((await blobRowsP).map(([thread, version, type]) => [k2(thread, version), type]));
 		const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
 		const walks = starts.map((s) => ({
 			s,
@@ -42555,12 +42631,12 @@ async function* scanTuples(q, S, build, options) {
 /** json blobs as text (PG_TEXT_COLS) when the server and the connection speak UTF-8; undefined when the server refuses a page's text */
 function textQuery(inTurn, q, uri) {
 	let utf8;
-	return async (sql, args) => {
+	return async (sql, args, arrays) => {
 		utf8 ??= q(PG_READ.utf8).then((r) => r[0]?.ok === true);
 		if (!await utf8) return void 0;
 		return inTurn(async (c) => {
 			try {
-				return (await c.query(sql, args)).rows;
+				return (await c.query(queryOf$1(sql, args, arrays))).rows;
 			} catch (e) {
 				const code = e.code;
 				if (code === "22021" || code === "22P05") return void 0;
@@ -42583,9 +42659,9 @@ function readQueries(conns, S, uri) {
 		tail = p.catch(() => void 0);
 		return p;
 	};
-	const q = (sql, args = []) => inTurn(async (c) => {
+	const q = (sql, args = [], arrays) => inTurn(async (c) => {
 		try {
-			return (await c.query(sql, args)).rows;
+			return (await c.query(queryOf$1(sql, args, arrays))).rows;
 		} catch (e) {
 			throw fail(e);
 		}
@@ -42713,7 +42789,7 @@ function readerOf(conns, S, info, uri, aesKey) {
 	};
 	return reader;
 }
-var PAGE, DECODE_CHUNK, TABLES, versionsOf, key3, key2, ORPHAN_PAGE, firstPage;
+var PAGE, DECODE_CHUNK, TABLES, versionsOf, key3, key2, ORPHAN_PAGE, firstPage, queryOf$1;
 var init_read = __esmMin((() => {
 	init_errors();
 	init_list_decode();
@@ -42737,6 +42813,14 @@ var init_read = __esmMin((() => {
 	key2 = (t, n) => `${t}\u0000${n}`;
 	ORPHAN_PAGE = 1e3;
 	firstPage = (sql) => `${sql(() => "")} LIMIT ${ORPHAN_PAGE}`;
+	queryOf$1 = (text, values, arrays) => arrays ? {
+		text,
+		values,
+		rowMode: "array"
+	} : {
+		text,
+		values
+	};
 }));
 // dist/savers/langgraph/postgres/prune.js
 /** `VACUUM` of the three tables (each outside a transaction, as VACUUM must run), with their sizes before and after. */
@@ -72315,7 +72399,7 @@ function trailingWidth(visibleSegment, eastAsianWidthOptions) {
 	}
 	return extra;
 }
-function stringWidth$2(input, options = {}) {
+function stringWidth$3(input, options = {}) {
 	if (typeof input !== "string" || input.length === 0) return 0;
 	const { ambiguousIsNarrow = true, countAnsiEscapeCodes = false } = options;
 	let string = input;
@@ -72404,11 +72488,13 @@ function streamTable(head, right, write, sample = 1e3) {
 		}
 	};
 }
-var displayWidth;
+var ASCII, stringWidth$2, displayWidth;
 var init_table = __esmMin((() => {
 	init_string_width$2();
 	init_printable();
 	init_time();
+	ASCII = /^[\u0020-\u007e]*$/;
+	stringWidth$2 = (s) => ASCII.test(s) ? s.length : stringWidth$3(s);
 	displayWidth = (s) => stringWidth$2(s);
 }));
 // dist/cli/render/stats.js
@@ -83061,7 +83147,7 @@ var init_esm = __esmMin((() => {
 			const callerFile = (0, import_get_caller_file.default)(3);
 			return callerFile.match(/^file:\/\//) ? (0, url.fileURLToPath)(callerFile) : callerFile;
 		},
-		stringWidth: stringWidth$2,
+		stringWidth: stringWidth$3,
 		y18n: y18n({
 			directory: (0, path.resolve)(__dirname$1, "../../../locales"),
 			updateFiles: false
