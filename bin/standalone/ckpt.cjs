@@ -62259,10 +62259,13 @@ async function openJournal(path, resume, header) {
 		done,
 		committed: () => committed + done.size,
 		async commit(entries) {
-			await fh.write(entries.map((e) => JSON.stringify({
+			let text = "";
+			for (const e of entries) text += `${JSON.stringify({
 				k: e.key,
 				h: e.hash
-			})).join("\n") + "\n");
+			})}\n`;
+			const data = Buffer.from(text);
+			for (let at = 0; at < data.length;) at += (0, node_fs.writeSync)(fh.fd, data, at);
 			committed += entries.length;
 		},
 		close: () => fh.close(),
