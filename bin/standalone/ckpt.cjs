@@ -2369,7 +2369,7 @@ function messageFromDump(cls, dump) {
 function normalizeLc1(v) {
 	const id = v.id;
 	const cls = id[id.length - 1];
-	if (typeof cls !== "string" || !MESSAGE_CLASS$1.test(cls) || id[0] !== "langchain" && id[0] !== "langchain_core") return v;
+	if (typeof cls !== "string" || !MESSAGE_CLASS.test(cls) || id[0] !== "langchain" && id[0] !== "langchain_core") return v;
 	if (id.length === 3 && id[0] === "langchain_core" && id[1] === "messages") return v;
 	const kwargs = isRecord(v.kwargs) ? { ...v.kwargs } : {};
 	delete kwargs.type;
@@ -2429,7 +2429,7 @@ function ctor(ext, payload) {
 		case 4: return rec(null, [], isRecord(payload[2]) ? payload[2] : {});
 		case 3: return rec(typeof payload[3] === "string" ? payload[3] : null, [payload[2]], {});
 		default:
-			if (MESSAGE_MODULES.test(module) && isRecord(payload[2]) && MESSAGE_CLASS$1.test(name)) return messageFromDump(name, payload[2]);
+			if (MESSAGE_MODULES.test(module) && isRecord(payload[2]) && MESSAGE_CLASS.test(name)) return messageFromDump(name, payload[2]);
 			return rec(typeof payload[3] === "string" ? payload[3] : null, [], isRecord(payload[2]) ? payload[2] : {});
 	}
 }
@@ -2603,7 +2603,7 @@ function compareVersions$1(a, b) {
 	const y = String(b);
 	return x < y ? -1 : x > y ? 1 : 0;
 }
-var import_dist_cjs$6, utf8$5, MESSAGE_MODULES, MESSAGE_CLASS$1, isUndefinedRecord, OLD_LC1, NEEDS_NORMALIZING, sink, codec, decoders, depth, normalizes;
+var import_dist_cjs$6, utf8$5, MESSAGE_MODULES, MESSAGE_CLASS, isUndefinedRecord, OLD_LC1, NEEDS_NORMALIZING, sink, codec, decoders, depth, normalizes;
 var init_serde = __esmMin((() => {
 	import_dist_cjs$6 = require_dist_cjs();
 	init_types$9();
@@ -2611,7 +2611,7 @@ var init_serde = __esmMin((() => {
 	init_eax();
 	utf8$5 = new TextDecoder("utf-8", { fatal: true });
 	MESSAGE_MODULES = /^langchain_core\.messages(\.|$)/;
-	MESSAGE_CLASS$1 = /^[A-Z][A-Za-z]*Message(Chunk)?$/;
+	MESSAGE_CLASS = /^[A-Z][A-Za-z]*Message(Chunk)?$/;
 	isUndefinedRecord = (v) => isRecord(v) && v.lc === 2 && v.type === "undefined";
 	OLD_LC1 = /"id"\s*:\s*\[\s*"langchain"\s*,|"langchain_core"\s*,\s*"messages"\s*,\s*"[a-z]/;
 	NEEDS_NORMALIZING = new RegExp(`"undefined"|${OLD_LC1.source}`);
@@ -39904,7 +39904,7 @@ function isMessageLike(v) {
 	if (typeof v === "string") return true;
 	if (Array.isArray(v)) return v.length === 2 && typeof v[0] === "string";
 	if (!isRecord(v)) return false;
-	if (LC_MESSAGE(v)) return MESSAGE_CLASS.test(String(v.id[v.id.length - 1]));
+	if (LC_MESSAGE(v)) return isMessageClass(String(v.id[v.id.length - 1]));
 	return typeof v.role === "string" || typeof v.type === "string";
 }
 function messageId(m) {
@@ -40086,7 +40086,7 @@ function applyDeltaWalk(t, channel, walk) {
 		walked: walk.walked
 	};
 }
-var DELTA_COUNTERS, codePoints, LC_MESSAGE, MESSAGE_CLASS, FILE_DATA_KEYS, UNKNOWN_REDUCER;
+var DELTA_COUNTERS, codePoints, LC_MESSAGE, isMessageClass, FILE_DATA_KEYS, UNKNOWN_REDUCER;
 var init_delta$2 = __esmMin((() => {
 	init_types$9();
 	DELTA_COUNTERS = "counters_since_delta_snapshot";
@@ -40104,7 +40104,7 @@ var init_delta$2 = __esmMin((() => {
 		return i >= a.length ? j >= b.length ? 0 : -1 : 1;
 	};
 	LC_MESSAGE = (v) => v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && isRecord(v.kwargs);
-	MESSAGE_CLASS = /(Message|MessageChunk)$/;
+	isMessageClass = (name) => name.endsWith("Message") || name.endsWith("MessageChunk");
 	FILE_DATA_KEYS = /* @__PURE__ */ new Set([
 		"content",
 		"encoding",
@@ -42292,20 +42292,14 @@ function factsByThread(rows) {
 			ids = m.get(t);
 			if (!ids) m.set(t, ids = /* @__PURE__ */ new Map());
 		}
-		ids.set(r[1], {
-			thread_id: r[0],
-			checkpoint_id: r[1],
-			parent_checkpoint_id: r[2],
-			version: r[3],
-			has_inline: r[4]
-		});
+		ids.set(r[1], r);
 	}
 	return m;
 }
 /**
 * The steps of one chain, as the recursive query takes them: from `fromId` to its parent while the checkpoint is found,
 * stores no value (blob row or inline) and fewer than `limit` are taken (a cycle is walked round to the limit, as the
-* query does: the caller says it is one).
+* query does: the caller says it is one). Only the last step can store a value.
 */
 function walkChain(cps, blobType, fromId, limit) {
 	const steps = [];
@@ -42313,35 +42307,45 @@ function walkChain(cps, blobType, fromId, limit) {
 	while (cur !== null && steps.length < limit) {
 		const cp = cps.get(cur);
 		if (!cp) break;
-		const btype = cp.version === null || blobType.size === 0 ? null : blobType.get(k2(cp.thread_id, cp.version)) ?? null;
-		steps.push({
-			cp,
+		const version = cp[3];
+		const btype = version === null || blobType.size === 0 ? null : blobType.get(k2(cp[0], version)) ?? null;
+		steps.push(cp);
+		if (btype !== null) return {
+			steps,
 			btype
-		});
-		if (btype !== null || cp.has_inline) break;
-		cur = cp.parent_checkpoint_id;
+		};
+		if (cp[4]) break;
+		cur = cp[2];
 	}
-	return steps;
+	return {
+		steps,
+		btype: null
+	};
 }
 /** The stored values the chains end at: blob rows' payloads and inline values, by thread\0checkpoint id. */
-async function seedValues(q, S, namespace, channel, ends) {
-	const stored = ends.filter((e) => e.btype !== null);
-	const inl = ends.filter((e) => e.btype === null && e.cp.has_inline);
+async function seedValues(q, S, namespace, channel, walks) {
+	const stored = [];
+	const inl = [];
+	for (const w of walks) {
+		const end = w.steps[w.steps.length - 1];
+		if (end && w.btype !== null) stored.push(end);
+		else if (end?.[4]) inl.push(end);
+	}
 	const b = stored.length ? await q(PG_READ.chainBlobs(S), [
-		stored.map((e) => e.cp.thread_id),
+		stored.map((e) => e[0]),
 		namespace,
 		channel,
-		stored.map((e) => e.cp.version)
+		stored.map((e) => e[3])
 	]) : [];
 	const i = inl.length ? await q(PG_READ.chainInline(S), [
-		inl.map((e) => e.cp.thread_id),
+		inl.map((e) => e[0]),
 		namespace,
 		channel,
-		inl.map((e) => e.cp.checkpoint_id)
+		inl.map((e) => e[1])
 	]) : [];
 	const byVersion = new Map(b.map((r) => [k2(r.thread_id, r.version), r.blob]));
 	return {
-		blobs: new Map(stored.map((e) => [k2(e.cp.thread_id, e.cp.checkpoint_id), byVersion.get(k2(e.cp.thread_id, e.cp.version)) ?? null])),
+		blobs: new Map(stored.map((e) => [k2(e[0], e[1]), byVersion.get(k2(e[0], e[3])) ?? null])),
 		inline: new Map(i.map((r) => [k2(r.thread_id, r.checkpoint_id), r.inline]))
 	};
 }
@@ -42368,29 +42372,33 @@ function rangeChains(q, S, info, qText) {
 		const byThread = factsByThread(await cpRowsP);
 		const blobType = new Map((await blobRowsP).map(([thread, version, type]) => [k2(thread, version), type]));
 		const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
-		const walks = starts.map((s) => ({
-			s,
-			steps: walkChain(byThread.get(s.threadId) ?? /* @__PURE__ */ new Map(), blobType, s.fromId, limit)
-		}));
-		const seeds = await seedValues(q, S, namespace, channel, walks.flatMap((w) => w.steps.slice(-1)));
+		const none = /* @__PURE__ */ new Map();
+		const walks = starts.map((s) => walkChain(byThread.get(s.threadId) ?? none, blobType, s.fromId, limit));
+		const seeds = await seedValues(q, S, namespace, channel, walks);
 		const out = /* @__PURE__ */ new Map();
-		for (const { s, steps } of walks) {
+		for (let k = 0; k < starts.length; k++) {
+			const { steps, btype } = walks[k];
 			if (!steps.length) continue;
-			out.set(s.threadId, steps.map(({ cp, btype }) => {
-				const ws = inTaskOrder(writes.get(cp.thread_id)?.get(cp.checkpoint_id) ?? []);
+			const last = steps.length - 1;
+			const thread = writes.get(starts[k].threadId);
+			const rows = new Array(steps.length);
+			for (let j = 0; j <= last; j++) {
+				const cp = steps[j];
+				const id = cp[1];
 				const row = {
-					checkpointId: cp.checkpoint_id,
-					parentId: cp.parent_checkpoint_id,
+					checkpointId: id,
+					parentId: cp[2],
 					value: null,
-					writes: ws
+					writes: inTaskOrder(thread?.get(id) ?? [])
 				};
-				if (btype !== null) row.stored = {
+				if (j === last && btype !== null) row.stored = {
 					type: btype,
-					data: seeds.blobs.get(k2(cp.thread_id, cp.checkpoint_id)) ?? null
+					data: seeds.blobs.get(k2(cp[0], id)) ?? null
 				};
-				else if (cp.has_inline) row.value = JSON.stringify(seeds.inline.get(k2(cp.thread_id, cp.checkpoint_id))) ?? null;
-				return row;
-			}));
+				else if (cp[4]) row.value = JSON.stringify(seeds.inline.get(k2(cp[0], id))) ?? null;
+				rows[j] = row;
+			}
+			out.set(starts[k].threadId, rows);
 		}
 		return out;
 	};

@@ -144,14 +144,15 @@ export function overwriteOf(v: unknown): { value: unknown } | undefined {
 
 const LC_MESSAGE = (v: Record<string, unknown>) =>
   v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && isRecord(v.kwargs);
-const MESSAGE_CLASS = /(Message|MessageChunk)$/;
+/** `/(Message|MessageChunk)$/`, as two tests of the end (no regular expression run per message) */
+const isMessageClass = (name: string) => name.endsWith("Message") || name.endsWith("MessageChunk");
 
 /** A value LangChain's `convert_to_messages` takes as one message (a record, a role/type dict, a string, a pair). */
 export function isMessageLike(v: unknown): boolean {
   if (typeof v === "string") return true;
   if (Array.isArray(v)) return v.length === 2 && typeof v[0] === "string";
   if (!isRecord(v)) return false;
-  if (LC_MESSAGE(v)) return MESSAGE_CLASS.test(String((v.id as unknown[])[(v.id as unknown[]).length - 1]));
+  if (LC_MESSAGE(v)) return isMessageClass(String((v.id as unknown[])[(v.id as unknown[]).length - 1]));
   return typeof v.role === "string" || typeof v.type === "string";
 }
 

@@ -97,14 +97,11 @@ function recursiveChains(q: Query, S: string, info: LgStoreInfo): NonNullable<Lg
 /** Threads with at most this many root checkpoints have their chains read by key range (see the module comment). */
 export const RANGE_MAX = 128;
 
-interface CpFact {
-  thread_id: string;
-  checkpoint_id: string;
-  parent_checkpoint_id: string | null;
-  /** `checkpoint -> 'channel_versions' ->> channel` */
-  version: string | null;
-  has_inline: boolean;
-}
+/**
+ * A checkpoint's facts: chainFacts' row as pg gives it in array mode (no object made per checkpoint) — thread,
+ * checkpoint id, parent id, `checkpoint -> 'channel_versions' ->> channel`, whether `channel_values` holds the channel.
+ */
+type CpFact = readonly [thread: string, id: string, parent: string | null, version: string | null, inline: boolean];
 /** One write of a chain, as a chain row hands it on. */
 interface WriteRow {
   thread_id: string;
@@ -187,11 +184,8 @@ function inTaskOrder(ws: WriteRow[]): WriteRow[] {
   return ws;
 }
 
-/** chainFacts' columns, as arrays: thread, checkpoint, parent, version, has_inline */
-type FactCols = [string, string, string | null, string | null, boolean];
-
 /** checkpoint facts by thread id, then checkpoint id */
-function factsByThread(rows: FactCols[]): Map<string, Map<string, CpFact>> {
+function factsByThread(rows: CpFact[]): Map<string, Map<string, CpFact>> {
   const m = new Map<string, Map<string, CpFact>>();
   let t: string | undefined;
   let ids: Map<string, CpFact> | undefined;
@@ -201,40 +195,36 @@ function factsByThread(rows: FactCols[]): Map<string, Map<string, CpFact>> {
       ids = m.get(t);
       if (!ids) m.set(t, (ids = new Map()));
     }
-    ids!.set(r[1], {
-      thread_id: r[0],
-      checkpoint_id: r[1],
-      parent_checkpoint_id: r[2],
-      version: r[3],
-      has_inline: r[4],
-    });
+    ids!.set(r[1], r);
   }
   return m;
+}
+
+/** A walked chain: its checkpoints from the first, and the type of the blob row the last one stores (if it does). */
+interface Walk {
+  steps: CpFact[];
+  btype: string | null;
 }
 
 /**
  * The steps of one chain, as the recursive query takes them: from `fromId` to its parent while the checkpoint is found,
  * stores no value (blob row or inline) and fewer than `limit` are taken (a cycle is walked round to the limit, as the
- * query does: the caller says it is one).
+ * query does: the caller says it is one). Only the last step can store a value.
  */
-function walkChain(
-  cps: Map<string, CpFact>,
-  blobType: Map<string, string>,
-  fromId: string,
-  limit: number,
-): Array<{ cp: CpFact; btype: string | null }> {
-  const steps: Array<{ cp: CpFact; btype: string | null }> = [];
+function walkChain(cps: Map<string, CpFact>, blobType: Map<string, string>, fromId: string, limit: number): Walk {
+  const steps: CpFact[] = [];
   let cur: string | null = fromId;
   while (cur !== null && steps.length < limit) {
     const cp = cps.get(cur);
     if (!cp) break;
-    const btype =
-      cp.version === null || blobType.size === 0 ? null : (blobType.get(k2(cp.thread_id, cp.version)) ?? null);
-    steps.push({ cp, btype });
-    if (btype !== null || cp.has_inline) break;
-    cur = cp.parent_checkpoint_id;
+    const version = cp[3];
+    const btype = version === null || blobType.size === 0 ? null : (blobType.get(k2(cp[0], version)) ?? null);
+    steps.push(cp);
+    if (btype !== null) return { steps, btype };
+    if (cp[4]) break;
+    cur = cp[2];
   }
-  return steps;
+  return { steps, btype: null };
 }
 
 /** The stored values the chains end at: blob rows' payloads and inline values, by thread\0checkpoint id. */
@@ -243,34 +233,34 @@ async function seedValues(
   S: string,
   namespace: string,
   channel: string,
-  ends: Array<{ cp: CpFact; btype: string | null }>,
+  walks: Walk[],
 ): Promise<{ blobs: Map<string, Uint8Array | null>; inline: Map<string, unknown> }> {
-  const stored = ends.filter((e) => e.btype !== null);
-  const inl = ends.filter((e) => e.btype === null && e.cp.has_inline);
+  const stored: CpFact[] = [];
+  const inl: CpFact[] = [];
+  for (const w of walks) {
+    const end = w.steps[w.steps.length - 1];
+    if (end && w.btype !== null) stored.push(end);
+    else if (end?.[4]) inl.push(end);
+  }
   const b = stored.length
     ? await q<{ thread_id: string; version: string; blob: Uint8Array | null }>(PG_READ.chainBlobs(S), [
-        stored.map((e) => e.cp.thread_id),
+        stored.map((e) => e[0]),
         namespace,
         channel,
-        stored.map((e) => e.cp.version),
+        stored.map((e) => e[3]),
       ])
     : [];
   const i = inl.length
     ? await q<{ thread_id: string; checkpoint_id: string; inline: unknown }>(PG_READ.chainInline(S), [
-        inl.map((e) => e.cp.thread_id),
+        inl.map((e) => e[0]),
         namespace,
         channel,
-        inl.map((e) => e.cp.checkpoint_id),
+        inl.map((e) => e[1]),
       ])
     : [];
   const byVersion = new Map(b.map((r) => [k2(r.thread_id, r.version), r.blob]));
   return {
-    blobs: new Map(
-      stored.map((e) => [
-        k2(e.cp.thread_id, e.cp.checkpoint_id),
-        byVersion.get(k2(e.cp.thread_id, e.cp.version!)) ?? null,
-      ]),
-    ),
+    blobs: new Map(stored.map((e) => [k2(e[0], e[1]), byVersion.get(k2(e[0], e[3]!)) ?? null])),
     inline: new Map(i.map((r) => [k2(r.thread_id, r.checkpoint_id), r.inline])),
   };
 }
@@ -285,40 +275,38 @@ function rangeChains(
   return async (starts, namespace, channel, limit) => {
     const threads = [...new Set(starts.map((s) => s.threadId))];
     // asked for together: the reader runs them in turn, the next while this process reads the one before
-    const cpRowsP = q<FactCols>(PG_READ.chainFacts(S), [threads, namespace, channel], true);
+    const cpRowsP = q<CpFact>(PG_READ.chainFacts(S), [threads, namespace, channel], true);
     const blobRowsP = q<[string, string, string]>(PG_READ.chainBlobFacts(S), [threads, namespace, channel], true);
     const writeRowsP = writesOf(q, qText, S, Boolean(info.taskPath), [threads, namespace, channel]);
     for (const p of [blobRowsP, writeRowsP]) p.catch(() => undefined); // awaited below, after the first
     const byThread = factsByThread(await cpRowsP);
     const blobType = new Map((await blobRowsP).map(([thread, version, type]) => [k2(thread, version), type]));
     const writes = byThreadAnd(await writeRowsP, (w) => w.checkpoint_id);
-    const walks = starts.map((s) => ({
-      s,
-      steps: walkChain(byThread.get(s.threadId) ?? new Map(), blobType, s.fromId, limit),
-    }));
-    const ends = walks.flatMap((w) => w.steps.slice(-1));
-    const seeds = await seedValues(q, S, namespace, channel, ends);
+    const none = new Map<string, CpFact>();
+    const walks = starts.map((s) => walkChain(byThread.get(s.threadId) ?? none, blobType, s.fromId, limit));
+    const seeds = await seedValues(q, S, namespace, channel, walks);
     const out = new Map<string, DeltaChainRow[]>();
-    for (const { s, steps } of walks) {
+    for (let k = 0; k < starts.length; k++) {
+      const { steps, btype } = walks[k]!;
       if (!steps.length) continue;
-      out.set(
-        s.threadId,
-        steps.map(({ cp, btype }): DeltaChainRow => {
-          const ws = inTaskOrder(writes.get(cp.thread_id)?.get(cp.checkpoint_id) ?? []);
-          const row: DeltaChainRow = {
-            checkpointId: cp.checkpoint_id,
-            parentId: cp.parent_checkpoint_id,
-            value: null,
-            writes: ws,
-          };
-          if (btype !== null)
-            row.stored = { type: btype, data: seeds.blobs.get(k2(cp.thread_id, cp.checkpoint_id)) ?? null };
-          // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
-          else if (cp.has_inline)
-            row.value = JSON.stringify(seeds.inline.get(k2(cp.thread_id, cp.checkpoint_id))) ?? null;
-          return row;
-        }),
-      );
+      const last = steps.length - 1;
+      const thread = writes.get(starts[k]!.threadId);
+      const rows: DeltaChainRow[] = new Array(steps.length);
+      for (let j = 0; j <= last; j++) {
+        const cp = steps[j]!;
+        const id = cp[1];
+        const row: DeltaChainRow = {
+          checkpointId: id,
+          parentId: cp[2],
+          value: null,
+          writes: inTaskOrder(thread?.get(id) ?? []),
+        };
+        if (j === last && btype !== null) row.stored = { type: btype, data: seeds.blobs.get(k2(cp[0], id)) ?? null };
+        // the sentinel `true` with no blob row is a snapshot that is missing (the caller says so)
+        else if (cp[4]) row.value = JSON.stringify(seeds.inline.get(k2(cp[0], id))) ?? null;
+        rows[j] = row;
+      }
+      out.set(starts[k]!.threadId, rows);
     }
     return out;
   };
