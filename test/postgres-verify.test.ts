@@ -47,6 +47,21 @@ describe("postgres read-back", () => {
     }
   });
 
+  it("thread ids an array literal must quote (quote, backslash, comma, braces, space, NULL, empty-looking): loadMany, existsMany and verifyMany find each", async () => {
+    const s = await openSaver(`${PG}?schema=${schema}&table=tricky`);
+    try {
+      const ids = ['a"b', "a\\b", "a,b", "{a}", "a b", "NULL", "null", "é-ü", "x:y/z#1", '"', "\\"];
+      const recs = ids.map((threadId, i) => ({ namespace: 'n,"1', threadId, text: doc(i) }));
+      await s.saveMany(recs.slice(0, -1));
+      const missing = recs.length - 1;
+      expect(await s.loadMany(recs)).toEqual(recs.map((r, i) => (i === missing ? undefined : r.text)));
+      expect(await s.existsMany!(recs)).toEqual(recs.map((_, i) => i !== missing));
+      expect(await s.verifyMany!(recs)).toEqual(recs.map((_, i) => i !== missing));
+    } finally {
+      await s.close();
+    }
+  });
+
   it("a migration into a table whose trigger changes two documents: those two are mismatches, the rest verified", async () => {
     const src = join(dir, "src");
     mkdirSync(src);

@@ -15475,6 +15475,24 @@ async function load() {
 }
 var loading;
 var init_pg_module = __esmMin((() => {}));
+// dist/savers/pg-array.js
+function element(s) {
+	if (PLAIN.test(s) && (s.length !== 4 || !/^null$/i.test(s))) return s;
+	return "\"" + (/["\\]/.test(s) ? s.replace(/["\\]/g, "\\$&") : s) + "\"";
+}
+/** The literal of a text[] (pass it as the parameter of `$n::text[]`). */
+function textArray(values) {
+	const parts = new Array(values.length);
+	for (let i = 0; i < values.length; i++) {
+		const v = values[i];
+		parts[i] = v === null || v === void 0 ? "NULL" : element(v);
+	}
+	return "{" + parts.join(",") + "}";
+}
+var PLAIN;
+var init_pg_array = __esmMin((() => {
+	PLAIN = /^[\w.:~@+\-/|#=]+$/;
+}));
 // dist/savers/postgres.js
 var postgres_exports$2 = /* @__PURE__ */ __exportAll$1({
 	PG_SCHEMA_VERSION: () => 1,
@@ -15654,6 +15672,7 @@ var init_postgres$2 = __esmMin((() => {
 	init_common();
 	init_postgres_copy();
 	init_pg_module();
+	init_pg_array();
 	init_types$8();
 	ident$1 = (s) => "\"" + s.replace(/"/g, "\"\"") + "\"";
 	SAVER_NAME$4 = "postgres";
@@ -15723,7 +15742,7 @@ var init_postgres$2 = __esmMin((() => {
 			return this.wrap("cannot read", async () => {
 				const out = keys.map(() => void 0);
 				for (const [ns, at] of byNamespace(keys)) {
-					const res = await this.query(lookupSql(this.T), [ns, at.map((i) => keys[i].threadId)]);
+					const res = await this.query(lookupSql(this.T), [ns, textArray(at.map((i) => keys[i].threadId))]);
 					for (const r of res.rows) if (r.doc !== null) out[at[Number(r.n) - 1]] = r.doc;
 				}
 				return out;
@@ -15745,8 +15764,8 @@ var init_postgres$2 = __esmMin((() => {
 					const res = await this.query(`SELECT k.n FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)
            WHERE (SELECT md5(doc) FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id LIMIT 1) IS DISTINCT FROM k.h`, [
 						ns,
-						ids,
-						sums
+						textArray(ids),
+						textArray(sums)
 					]);
 					for (const r of res.rows) out[at[Number(r.n) - 1]] = false;
 				}
@@ -15865,7 +15884,7 @@ var init_postgres$2 = __esmMin((() => {
 				const out = keys.map(() => false);
 				for (const [ns, at] of byNamespace(keys)) {
 					const res = await this.query(`SELECT k.n FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)
-           WHERE EXISTS (SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id)`, [ns, at.map((i) => keys[i].threadId)]);
+           WHERE EXISTS (SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id)`, [ns, textArray(at.map((i) => keys[i].threadId))]);
 					for (const r of res.rows) out[at[Number(r.n) - 1]] = true;
 				}
 				return out;
@@ -42922,24 +42941,6 @@ var init_prune$2 = __esmMin((() => {
 		bytes: x[4] ?? 0,
 		deltaCounters: counters(x[5])
 	});
-}));
-// dist/savers/pg-array.js
-function element(s) {
-	if (PLAIN.test(s) && (s.length !== 4 || !/^null$/i.test(s))) return s;
-	return "\"" + (/["\\]/.test(s) ? s.replace(/["\\]/g, "\\$&") : s) + "\"";
-}
-/** The literal of a text[] (pass it as the parameter of `$n::text[]`). */
-function textArray(values) {
-	const parts = new Array(values.length);
-	for (let i = 0; i < values.length; i++) {
-		const v = values[i];
-		parts[i] = v === null || v === void 0 ? "NULL" : element(v);
-	}
-	return "{" + parts.join(",") + "}";
-}
-var PLAIN;
-var init_pg_array = __esmMin((() => {
-	PLAIN = /^[\w.:~@+\-/|#=]+$/;
 }));
 // dist/savers/langgraph/postgres/verify.js
 function blobValueForm(b) {

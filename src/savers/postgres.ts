@@ -15,6 +15,7 @@ import { redactText } from "../base/redact.js";
 import { checkThreadId, compareIds } from "./common.js";
 import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
 import { importPg } from "./pg-module.js";
+import { textArray } from "./pg-array.js";
 import {
   DEFAULT_NAMESPACE,
   type ListOptions,
@@ -316,7 +317,7 @@ class PostgresStore implements Saver {
     return this.wrap("cannot read", async () => {
       const out: Array<string | undefined> = keys.map(() => undefined);
       for (const [ns, at] of byNamespace(keys)) {
-        const res = await this.query(lookupSql(this.T), [ns, at.map((i) => keys[i]!.threadId)]);
+        const res = await this.query(lookupSql(this.T), [ns, textArray(at.map((i) => keys[i]!.threadId))]);
         for (const r of res.rows) if (r.doc !== null) out[at[Number(r.n) - 1]!] = r.doc;
       }
       return out;
@@ -339,7 +340,7 @@ class PostgresStore implements Saver {
         const res = await this.query(
           `SELECT k.n FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)
            WHERE (SELECT md5(doc) FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id LIMIT 1) IS DISTINCT FROM k.h`,
-          [ns, ids, sums],
+          [ns, textArray(ids), textArray(sums)],
         );
         for (const r of res.rows) out[at[Number(r.n) - 1]!] = false;
       }
@@ -490,7 +491,7 @@ class PostgresStore implements Saver {
         const res = await this.query(
           `SELECT k.n FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)
            WHERE EXISTS (SELECT 1 FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id)`,
-          [ns, at.map((i) => keys[i]!.threadId)],
+          [ns, textArray(at.map((i) => keys[i]!.threadId))],
         );
         for (const r of res.rows) out[at[Number(r.n) - 1]!] = true;
       }
