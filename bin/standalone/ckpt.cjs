@@ -28417,16 +28417,20 @@ var init_file = __esmMin((() => {
 			}
 			const out = [];
 			let other = false;
-			for await (const d of handle) {
-				const n = d.name;
-				let isDir = d.isDirectory();
-				try {
-					if (d.isSymbolicLink()) isDir = (0, node_fs.statSync)((0, node_path.join)(this.location, n)).isDirectory();
-				} catch {
-					continue;
+			try {
+				for (let d = handle.readSync(); d !== null; d = handle.readSync()) {
+					const n = d.name;
+					let isDir = d.isDirectory();
+					try {
+						if (d.isSymbolicLink()) isDir = (0, node_fs.statSync)((0, node_path.join)(this.location, n)).isDirectory();
+					} catch {
+						continue;
+					}
+					if (isDir && dirEntries(this.location, n)[0]?.kind === "namespace") out.push(n);
+					else other = true;
 				}
-				if (isDir && dirEntries(this.location, n)[0]?.kind === "namespace") out.push(n);
-				else other = true;
+			} finally {
+				handle.closeSync();
 			}
 			if (other) out.push(DEFAULT_NAMESPACE);
 			return out.sort(compareIds);
