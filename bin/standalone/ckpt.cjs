@@ -16275,12 +16275,12 @@ var init_postgres$1 = __esmMin((() => {
 }));
 // dist/savers/openai-agents/sqlite.js
 var sqlite_exports$2 = /* @__PURE__ */ __exportAll$1({
-	isoOf: () => isoOf$3,
+	isoOf: () => isoOf$4,
 	openSessionSqlite: () => openSessionSqlite,
 	openaiSessionSaver: () => openaiSessionSaver
 });
 /** Python's CURRENT_TIMESTAMP text ("YYYY-MM-DD HH:MM:SS", UTC) as ISO 8601; anything else as stored. */
-function isoOf$3(v) {
+function isoOf$4(v) {
 	if (v === null || v === void 0) return null;
 	const s = String(v);
 	return /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(s) ? `${s.replace(" ", "T")}Z` : s;
@@ -16330,7 +16330,7 @@ function haveOf(db, t, uri) {
 }
 /** A stored message_data value as a row: parsed as Python's json.loads would, else kept as text. */
 function rowOf$1(r) {
-	const base = { createdAt: isoOf$3(r.createdAt) };
+	const base = { createdAt: isoOf$4(r.createdAt) };
 	const text = typeof r.data === "string" ? r.data : Buffer.isBuffer(r.data) ? r.data.toString("utf8") : String(r.data);
 	if (typeof r.data !== "string") return {
 		...base,
@@ -16389,8 +16389,8 @@ async function openSessionSqlite(path, uri, params, write = false) {
 						sessionId: String(r.id),
 						items: Number(r.items),
 						bytes: Number(r.bytes),
-						createdAt: isoOf$3(r.createdAt),
-						updatedAt: isoOf$3(r.updatedAt)
+						createdAt: isoOf$4(r.createdAt),
+						updatedAt: isoOf$4(r.updatedAt)
 					};
 				}
 				after = String(page[page.length - 1].id);
@@ -16405,8 +16405,8 @@ async function openSessionSqlite(path, uri, params, write = false) {
 			return {
 				session: s ? {
 					id: String(s.id),
-					createdAt: isoOf$3(s.createdAt),
-					updatedAt: isoOf$3(s.updatedAt)
+					createdAt: isoOf$4(s.createdAt),
+					updatedAt: isoOf$4(s.updatedAt)
 				} : null,
 				...s ? {} : { sessionId },
 				rows,
@@ -16460,7 +16460,7 @@ function trimSession(db, tables, have, sessionId, o) {
 	const run = db.transaction(() => {
 		const rows = db.prepare(`SELECT id, ${created} AS createdAt FROM ${m} WHERE session_id = ? ORDER BY id DESC`).all(sessionId);
 		const at = (r) => {
-			const iso = isoOf$3(r.createdAt);
+			const iso = isoOf$4(r.createdAt);
 			const t = iso === null ? NaN : Date.parse(iso);
 			return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
 		};
@@ -16693,7 +16693,7 @@ CREATE TABLE IF NOT EXISTS ${s}"Message_v2" ("id" uuid PRIMARY KEY DEFAULT gen_r
   "attachments" json NOT NULL, "createdAt" timestamp NOT NULL);`;
 }
 /** A timestamp column as ISO 8601 UTC text: PostgreSQL's (read as text, UTC), SQLite's text or epoch ms. */
-function isoOf$2(v) {
+function isoOf$3(v) {
 	if (typeof v === "number") return new Date(v).toISOString();
 	if (v instanceof Date) return v.toISOString();
 	const s = String(v);
@@ -16720,7 +16720,7 @@ function v1Of(r) {
 		chatId: String(r.chatId),
 		role: String(r.role),
 		content: jsonOf(r.content, "content", bad),
-		createdAt: isoOf$2(r.createdAt)
+		createdAt: isoOf$3(r.createdAt)
 	};
 	if (bad.length) m.unreadable = bad;
 	return m;
@@ -16733,7 +16733,7 @@ function v2Of(r) {
 		role: String(r.role),
 		parts: jsonOf(r.parts, "parts", bad),
 		attachments: jsonOf(r.attachments, "attachments", bad),
-		createdAt: isoOf$2(r.createdAt)
+		createdAt: isoOf$3(r.createdAt)
 	};
 	if (bad.length) m.unreadable = bad;
 	return m;
@@ -16936,7 +16936,7 @@ function maintenanceOf(c) {
 			const have = await tables();
 			const bump = (id, at) => {
 				if (at === null || at === void 0) return;
-				const t = Date.parse(isoOf$2(at));
+				const t = Date.parse(isoOf$3(at));
 				if (Number.isFinite(t) && t > (out.get(String(id)) ?? Number.NEGATIVE_INFINITY)) out.set(String(id), t);
 			};
 			const time = (c) => pg ? `to_char(max(${q(c)}), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `max(${q(c)})`;
@@ -17024,7 +17024,7 @@ CREATE TABLE IF NOT EXISTS "Message_v2" ("id" TEXT PRIMARY KEY NOT NULL, "chatId
   "role" TEXT NOT NULL, "parts" TEXT NOT NULL, "attachments" TEXT NOT NULL, "createdAt" TEXT NOT NULL);`;
 	chatOf = (r) => ({
 		id: String(r.id),
-		createdAt: isoOf$2(r.createdAt),
+		createdAt: isoOf$3(r.createdAt),
 		title: String(r.title),
 		userId: String(r.userId),
 		visibility: String(r.visibility)
@@ -19272,10 +19272,10 @@ function envelopeTimes(cp) {
 		if (t < min) min = t;
 		if (t > max) max = t;
 	}
-	const createdAt = cp.createdAt ?? (min !== Infinity ? isoOf$1(min) : void 0) ?? cp.updatedAt;
+	const createdAt = cp.createdAt ?? (min !== Infinity ? isoOf$2(min) : void 0) ?? cp.updatedAt;
 	return {
 		createdAt,
-		updatedAt: cp.updatedAt ?? (max !== -Infinity ? isoOf$1(max) : void 0) ?? createdAt ?? createdAt
+		updatedAt: cp.updatedAt ?? (max !== -Infinity ? isoOf$2(max) : void 0) ?? createdAt ?? createdAt
 	};
 }
 /** Whether `value` is the same instant as `iso` (ISO strings of one instant can be spelled differently). */
@@ -19290,15 +19290,15 @@ function isEnvelopeFillIn(pointer, value, source) {
 	const t = envelopeTimes(source);
 	return sameInstant(value, pointer === "/createdAt" ? t.createdAt : t.updatedAt) || sameInstant(value, (/* @__PURE__ */ new Date(0)).toISOString());
 }
-var isoOf$1;
+var isoOf$2;
 var init_envelope = __esmMin((() => {
-	isoOf$1 = (ms) => {
+	isoOf$2 = (ms) => {
 		const d = new Date(ms);
 		return Number.isFinite(d.getTime()) ? d.toISOString() : void 0;
 	};
 }));
 // dist/formats/phi-core-session.js
-function isoOf(ms) {
+function isoOf$1(ms) {
 	const d = new Date(Number(ms));
 	return Number.isFinite(d.getTime()) ? d.toISOString() : (/* @__PURE__ */ new Date(0)).toISOString();
 }
@@ -19450,7 +19450,7 @@ var init_phi_core_session = __esmMin((() => {
 			}
 			const messages = phiMessagesFromCanonical(cp, options.lossy);
 			const times = envelopeTimes(cp);
-			const created = times.createdAt ?? isoOf(defaultTimestampOf(cp));
+			const created = times.createdAt ?? isoOf$1(defaultTimestampOf(cp));
 			const updated = times.updatedAt ?? created;
 			const agent = "ckpt";
 			const assistant = messages.find((m) => m.role === "assistant");
@@ -19508,7 +19508,7 @@ var init_phi_core_session = __esmMin((() => {
 		/** the Rust message defaults, and created_at / last_active_at derived from the messages when the source has none */
 		fillIns: {
 			message: RUST_FILL_INS.message,
-			checkpoint: (pointer, value, source) => isEnvelopeFillIn(pointer, value, source) || (pointer === "/createdAt" || pointer === "/updatedAt") && sameInstant(value, isoOf(defaultTimestampOf(source)))
+			checkpoint: (pointer, value, source) => isEnvelopeFillIn(pointer, value, source) || (pointer === "/createdAt" || pointer === "/updatedAt") && sameInstant(value, isoOf$1(defaultTimestampOf(source)))
 		},
 		serialize: (native) => ({ text: stringifyJson(native, 2) })
 	};
@@ -22824,7 +22824,13 @@ function groupToRow(g, cp, lossy) {
 	if (first.role === "toolResult") return void 0;
 	const role = e?.role === "signal" ? "signal" : first.role;
 	const ts = first.timestamp;
-	const when = typeof e?.createdAt === "string" ? e.createdAt : new Date(Number(ts ?? Date.parse(envelopeTimes(cp).createdAt ?? "") ?? 0) || 0).toISOString();
+	const fallback = isoOf(Date.parse(envelopeTimes(cp).createdAt ?? "") || 0) ?? EPOCH;
+	let when = typeof e?.createdAt === "string" ? e.createdAt : fallback;
+	if (typeof e?.createdAt !== "string" && ts !== void 0) {
+		const iso = isoOf(Number(ts) || 0);
+		if (iso === void 0) noteAt(lossy, g.start, "/timestamp", "timestamp", `timestamp ${ts} is outside the dates a Mastra row can hold`);
+		when = iso ?? fallback;
+	}
 	const text = parts.filter((p) => p.type === "text").map((p) => p.text);
 	const rest = e ? e.rest ?? {} : text.length ? { content: text.join("") } : {};
 	return {
@@ -22841,7 +22847,7 @@ function groupToRow(g, cp, lossy) {
 		...e?.extra
 	};
 }
-var isObj$11, MX, mext, withExt$3, without, timeOf$1, URLISH, stampOf, Steps, ASSISTANT_LOST, mastraAdapter;
+var isObj$11, MX, mext, withExt$3, without, timeOf$1, URLISH, stampOf, Steps, ASSISTANT_LOST, EPOCH, isoOf, mastraAdapter;
 var init_mastra$1 = __esmMin((() => {
 	init_errors();
 	init_json$1();
@@ -22932,6 +22938,11 @@ var init_mastra$1 = __esmMin((() => {
 		["stopReason", "Mastra memory keeps no stop reason"],
 		["usage", "Mastra memory keeps no token usage"]
 	];
+	EPOCH = (/* @__PURE__ */ new Date(0)).toISOString();
+	isoOf = (ms) => {
+		const d = new Date(ms);
+		return Number.isNaN(d.getTime()) ? void 0 : d.toISOString();
+	};
 	mastraAdapter = {
 		name: "mastra",
 		title: "Mastra memory thread (mastra_threads / mastra_messages / mastra_resources rows; content format 2)",
@@ -23014,7 +23025,7 @@ var init_mastra$1 = __esmMin((() => {
 				const row = groupToRow(g, cp, lossy);
 				if (!row) continue;
 				const t = Date.parse(row.createdAt);
-				if (mext(g.items[0]) === void 0 && Number.isFinite(t) && t <= last) row.createdAt = new Date(last + 1).toISOString();
+				if (mext(g.items[0]) === void 0 && Number.isFinite(t) && t <= last) row.createdAt = isoOf(last + 1) ?? row.createdAt;
 				last = Math.max(last, Date.parse(row.createdAt));
 				messages.push(row);
 			}

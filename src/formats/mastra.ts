@@ -464,6 +464,13 @@ const ASSISTANT_LOST: Array<[keyof AssistantMessage, string]> = [
   ["usage", "Mastra memory keeps no token usage"],
 ];
 
+const EPOCH = new Date(0).toISOString();
+/** A time in milliseconds as ISO 8601, or undefined past the range of a JavaScript Date. */
+const isoOf = (ms: number): string | undefined => {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+};
+
 function groupToRow(g: Group, cp: Checkpoint, lossy: LossSink): MastraRow | undefined {
   const first = g.items[0]!;
   const e = mext(first);
@@ -495,10 +502,15 @@ function groupToRow(g: Group, cp: Checkpoint, lossy: LossSink): MastraRow | unde
   if (first.role === "toolResult") return undefined; // a result without its call: noted by toolResultInto
   const role = e?.role === "signal" ? "signal" : first.role;
   const ts = (first as { timestamp?: number }).timestamp;
-  const when =
-    typeof e?.createdAt === "string"
-      ? e.createdAt
-      : new Date(Number(ts ?? Date.parse(envelopeTimes(cp).createdAt ?? "") ?? 0) || 0).toISOString();
+  const fallback = isoOf(Date.parse(envelopeTimes(cp).createdAt ?? "") || 0) ?? EPOCH;
+  let when = typeof e?.createdAt === "string" ? e.createdAt : fallback;
+  if (typeof e?.createdAt !== "string" && ts !== undefined) {
+    const iso = isoOf(Number(ts) || 0);
+    // a time past what a JavaScript Date holds (±8.64e15 ms: ±275,760 years) cannot be a row's createdAt
+    if (iso === undefined)
+      noteAt(lossy, g.start, "/timestamp", "timestamp", `timestamp ${ts} is outside the dates a Mastra row can hold`);
+    when = iso ?? fallback;
+  }
   const text = parts.filter((p) => p.type === "text").map((p) => p.text as string);
   // Mastra's own `content` string: the row's as it was, else (another format) the text, as Mastra writes it
   const rest = e ? ((e.rest as Obj | undefined) ?? {}) : text.length ? { content: text.join("") } : {};
@@ -596,7 +608,7 @@ export const mastraAdapter: FormatAdapter<MastraDocument> = {
       if (!row) continue;
       const t = Date.parse(row.createdAt);
       if (mext(g.items[0]) === undefined && Number.isFinite(t) && t <= last)
-        row.createdAt = new Date(last + 1).toISOString();
+        row.createdAt = isoOf(last + 1) ?? row.createdAt;
       last = Math.max(last, Date.parse(row.createdAt));
       messages.push(row);
     }

@@ -5,7 +5,8 @@
 // were made by the code before those changes: `node test/helpers/convert-golden.mjs <root with dist/> > file`.
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /** Every fixture document: a file, or an amacs folder (its .org files). */
 export function fixtureDocs(root) {
@@ -60,8 +61,8 @@ export function goldenOf(root, convertDocument, targets) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const root = process.argv[2];
-  const { convertDocument } = await import(join(root, "dist", "core", "convert.js"));
-  const { FORMAT_NAMES } = await import(join(root, "dist", "formats", "index.js"));
+  const root = resolve(process.argv[2] ?? ".");
+  const { convertDocument } = await import(pathToFileURL(join(root, "dist", "core", "convert.js")).href);
+  const { FORMAT_NAMES } = await import(pathToFileURL(join(root, "dist", "formats", "index.js")).href);
   process.stdout.write(`${JSON.stringify(goldenOf(process.cwd(), convertDocument, FORMAT_NAMES), null, 2)}\n`);
 }
