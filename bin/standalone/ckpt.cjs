@@ -79321,7 +79321,7 @@ function prefilterOf(q) {
 	const text = /^[\x20-\x7e]*$/.test(q.pattern) && !/[/]/.test(q.pattern) && !NUMBERISH.test(q.pattern);
 	return {
 		string: (q.ignoreCase ? new RegExp(IN_ESCAPE.source, "i") : IN_ESCAPE).test(q.pattern) ? (s) => test(s) || JSON_ESCAPED.test(s) && test(JSON.stringify(s)) : test,
-		...text ? { text: (s) => s.includes("\\u") || test(s) } : {}
+		...text ? { text: (s) => test(s) || s.includes("\\u") } : {}
 	};
 }
 /** Whether a string holds a match (what compileMatcher's `find` finds, without counting or a result object). */

@@ -118,7 +118,7 @@ export function prefilterOf(
   const string = (q.ignoreCase ? new RegExp(IN_ESCAPE.source, "i") : IN_ESCAPE).test(q.pattern)
     ? (s: string) => test(s) || (JSON_ESCAPED.test(s) && test(JSON.stringify(s)))
     : test;
-  return { string, ...(text ? { text: (s: string) => s.includes("\\u") || test(s) } : {}) };
+  return { string, ...(text ? { text: (s: string) => test(s) || s.includes("\\u") } : {}) };
 }
 
 /**
