@@ -10959,6 +10959,7 @@ var postgres_copy_exports = /* @__PURE__ */ __exportAll$1({
 	copyBytea: () => copyBytea,
 	copyEscape: () => copyEscape,
 	copyNew: () => copyNew,
+	copyNewCommitted: () => copyNewCommitted,
 	copyText: () => copyText,
 	copyTextValue: () => copyTextValue
 });
@@ -11006,7 +11007,29 @@ async function copyBinary(c, target, data) {
 	stream.end(data);
 	await done;
 }
-var copyEscape, copyBytea, copyTextValue, CopyBinary;
+/**
+* `rows` COPYed as new rows in a transaction of their own, in one round trip: one simple query
+* (`BEGIN; <setup>; COPY … FROM STDIN (FORMAT binary); COMMIT`) with the COPY's data written right behind it, not after
+* the server's CopyInResponse (the protocol allows it: a server that fails the COPY before it reads the data ignores
+* the copy messages that follow). Instead of BEGIN, COPY (two round trips) and COMMIT one after another: a migration's
+* batch costs one round trip instead of four. True when they were loaded and committed; false when one of them already
+* existed (unique violation, 23505: nothing kept, the transaction is left aborted for the caller's ROLLBACK). Other
+* errors are thrown (the transaction may be open: the caller rolls back).
+*/
+async function copyNewCommitted(c, table, rows, setup) {
+	const data = new CopyBinary();
+	for (const r of rows) data.row(4).text(r.namespace).text(r.threadId).text(r.text).int4(r.bytes ?? Buffer.byteLength(r.text));
+	const q = new PipelinedCopy(`BEGIN; ${setup ? `${setup}; ` : ""}COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN (FORMAT binary); COMMIT`, data.done());
+	c.query(q);
+	const { error, tags } = await q.result;
+	if (error) {
+		if (error.code === "23505") return false;
+		throw error;
+	}
+	if (tags[tags.length - 1] !== "COMMIT") throw new Error(`COPY batch: expected COMMIT, the server said ${tags.join(", ")}`);
+	return true;
+}
+var copyEscape, copyBytea, copyTextValue, CopyBinary, PipelinedCopy;
 var init_postgres_copy = __esmMin((() => {
 	copyEscape = (s) => /[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => c === "\\" ? "\\\\" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t") : s;
 	copyBytea = (b) => b === null ? "\\N" : `\\\\x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex")}`;
@@ -11083,6 +11106,53 @@ var init_postgres_copy = __esmMin((() => {
 			this.b.writeInt16BE(-1, this.n);
 			return this.b.subarray(0, this.n + 2);
 		}
+	};
+	PipelinedCopy = class {
+		text;
+		data;
+		settle;
+		result = new Promise((resolve) => {
+			this.settle = resolve;
+		});
+		tags = [];
+		constructor(text, data) {
+			this.text = text;
+			this.data = data;
+		}
+		submit(connection) {
+			connection.query(this.text);
+			const head = Buffer.allocUnsafe(5);
+			head[0] = 100;
+			head.writeUInt32BE(this.data.length + 4, 1);
+			connection.stream.write(head);
+			connection.stream.write(this.data);
+			connection.stream.write(Buffer.from([
+				99,
+				0,
+				0,
+				0,
+				4
+			]));
+		}
+		/** node-postgres replaces it with its timeout hook when query_timeout is set */
+		callback() {}
+		handleCopyInResponse() {}
+		handleCommandComplete(msg) {
+			this.tags.push(String(msg?.text ?? ""));
+		}
+		/** node-postgres drops the query at an error (the ReadyForQuery that follows goes to the client) */
+		handleError(e) {
+			this.callback();
+			this.settle({
+				error: e,
+				tags: this.tags
+			});
+		}
+		handleReadyForQuery() {
+			this.callback();
+			this.settle({ tags: this.tags });
+		}
+		handleEmptyQuery() {}
 	};
 }));
 // node_modules/postgres-array/index.js
@@ -15603,8 +15673,14 @@ function upsertRows(c, T, chunk, update = true) {
 async function insertNew(pool, T, records, deferFlush) {
 	if (records.length === 0) return true;
 	const transaction = deferFlush || records.length > UPSERT_ROWS;
+	const setup = deferFlush ? "SET LOCAL synchronous_commit = off" : void 0;
 	return onBatchClient(pool, transaction, async (c) => {
-		if (transaction) await c.query(deferFlush ? "BEGIN; SET LOCAL synchronous_commit = off" : "BEGIN");
+		if (transaction && records.length >= 16) {
+			const written = await copyNewCommitted(c, T, records, setup);
+			if (!written) await c.query("ROLLBACK");
+			return written;
+		}
+		if (transaction) await c.query(setup ? `BEGIN; ${setup}` : "BEGIN");
 		let written = true;
 		if (records.length < 16) try {
 			await upsertRows(c, T, records, false);

@@ -173,3 +173,81 @@ export async function copyBinary(c: PoolClient, target: string, data: Buffer): P
   stream.end(data);
   await done;
 }
+
+/**
+ * `rows` COPYed as new rows in a transaction of their own, in one round trip: one simple query
+ * (`BEGIN; <setup>; COPY … FROM STDIN (FORMAT binary); COMMIT`) with the COPY's data written right behind it, not after
+ * the server's CopyInResponse (the protocol allows it: a server that fails the COPY before it reads the data ignores
+ * the copy messages that follow). Instead of BEGIN, COPY (two round trips) and COMMIT one after another: a migration's
+ * batch costs one round trip instead of four. True when they were loaded and committed; false when one of them already
+ * existed (unique violation, 23505: nothing kept, the transaction is left aborted for the caller's ROLLBACK). Other
+ * errors are thrown (the transaction may be open: the caller rolls back).
+ */
+export async function copyNewCommitted(
+  c: PoolClient,
+  table: string,
+  rows: CopyRow[],
+  setup?: string,
+): Promise<boolean> {
+  const data = new CopyBinary();
+  for (const r of rows)
+    data
+      .row(4)
+      .text(r.namespace)
+      .text(r.threadId)
+      .text(r.text)
+      .int4(r.bytes ?? Buffer.byteLength(r.text));
+  const q = new PipelinedCopy(
+    `BEGIN; ${setup ? `${setup}; ` : ""}COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN (FORMAT binary); COMMIT`,
+    data.done(),
+  );
+  // a submittable (node-postgres queues it like a query and hands it the server's messages)
+  c.query(q as unknown as string);
+  const { error, tags } = await q.result;
+  if (error) {
+    if ((error as { code?: string }).code === "23505") return false;
+    throw error;
+  }
+  if (tags[tags.length - 1] !== "COMMIT")
+    throw new Error(`COPY batch: expected COMMIT, the server said ${tags.join(", ")}`);
+  return true;
+}
+
+/** A simple query with COPY data sent behind it at once (see copyNewCommitted): the command tags, or the error. */
+class PipelinedCopy {
+  private settle!: (r: { error?: Error; tags: string[] }) => void;
+  readonly result = new Promise<{ error?: Error; tags: string[] }>((resolve) => {
+    this.settle = resolve;
+  });
+  private readonly tags: string[] = [];
+  constructor(
+    readonly text: string,
+    private readonly data: Buffer,
+  ) {}
+
+  submit(connection: { query(text: string): void; stream: { write(b: Buffer): boolean } }): void {
+    connection.query(this.text);
+    const head = Buffer.allocUnsafe(5);
+    head[0] = 0x64; // CopyData
+    head.writeUInt32BE(this.data.length + 4, 1);
+    connection.stream.write(head);
+    connection.stream.write(this.data);
+    connection.stream.write(Buffer.from([0x63, 0, 0, 0, 4])); // CopyDone
+  }
+  /** node-postgres replaces it with its timeout hook when query_timeout is set */
+  callback(): void {}
+  handleCopyInResponse(): void {}
+  handleCommandComplete(msg: { text?: string }): void {
+    this.tags.push(String(msg?.text ?? ""));
+  }
+  /** node-postgres drops the query at an error (the ReadyForQuery that follows goes to the client) */
+  handleError(e: Error): void {
+    this.callback();
+    this.settle({ error: e, tags: this.tags });
+  }
+  handleReadyForQuery(): void {
+    this.callback();
+    this.settle({ tags: this.tags });
+  }
+  handleEmptyQuery(): void {}
+}

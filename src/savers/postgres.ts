@@ -13,7 +13,7 @@ import { hexDigest } from "../base/digest.js";
 import { inputError, storeError } from "../base/errors.js";
 import { redactText } from "../base/redact.js";
 import { checkThreadId, compareIds } from "./common.js";
-import { COPY_MIN_ROWS, copyNew } from "./postgres-copy.js";
+import { COPY_MIN_ROWS, copyNew, copyNewCommitted } from "./postgres-copy.js";
 import { importPg } from "./pg-module.js";
 import { textArray } from "./pg-array.js";
 import {
@@ -205,8 +205,15 @@ function upsertRows(c: PoolClient, T: string, chunk: SaverRecord[], update = tru
 async function insertNew(pool: Pool, T: string, records: SaverRecord[], deferFlush: boolean): Promise<boolean> {
   if (records.length === 0) return true;
   const transaction = deferFlush || records.length > UPSERT_ROWS;
+  const setup = deferFlush ? "SET LOCAL synchronous_commit = off" : undefined;
   return onBatchClient(pool, transaction, async (c) => {
-    if (transaction) await c.query(deferFlush ? "BEGIN; SET LOCAL synchronous_commit = off" : "BEGIN");
+    if (transaction && records.length >= COPY_MIN_ROWS) {
+      // BEGIN, the COPY and COMMIT in one round trip; a record that exists leaves the transaction aborted
+      const written = await copyNewCommitted(c, T, records, setup);
+      if (!written) await c.query("ROLLBACK");
+      return written;
+    }
+    if (transaction) await c.query(setup ? `BEGIN; ${setup}` : "BEGIN");
     let written = true;
     if (records.length < COPY_MIN_ROWS) {
       try {
