@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { runCli } from "./helpers/cli-io.js";
 import { PG, pgTestSchemas } from "./helpers/pg-schemas.js";
 import { uuid6Time } from "../src/core/prune.js";
@@ -247,48 +248,65 @@ describe("prune criteria on SQLite", () => {
   });
 });
 
+/** The store below in PostgreSQL schema `s`: every checkpoint names its own `messages` blob and a `shared` one. */
+async function fillPg(s: string) {
+  const store = (await openLangGraph(`${PG}?schema=${s}`, { write: true }))!;
+  try {
+    await store.setup("js");
+  } finally {
+    await store.close();
+  }
+  const { rows, name, orphans } = build();
+  for (const r of rows) {
+    await pgdb.query(
+      `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [r.thread, r.ns, r.id, r.parentId, { v: 1, channel_versions: { messages: `v-${r.name}`, shared: "1" } }, r.meta],
+    );
+    await pgdb.query(
+      `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, $2, 'messages', $3, 'json', $4)`,
+      [r.thread, r.ns, `v-${r.name}`, Buffer.alloc(10)],
+    );
+    for (let i = 0; i < r.writes; i++)
+      await pgdb.query(
+        `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ($1, $2, $3, 'task', $4, 'messages', 'json', $5)`,
+        [r.thread, r.ns, r.id, i, Buffer.alloc(10)],
+      );
+  }
+  for (const t of ["t-old", "t-live", "t-delta"])
+    await pgdb.query(
+      `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, '', 'shared', '1', 'json', $2)`,
+      [t, Buffer.alloc(5)],
+    );
+  for (const o of orphans)
+    await pgdb.query(
+      `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ('t-live', '', $1, $2, 0, 'messages', 'json', $3)`,
+      [o.id, o.task, Buffer.alloc(10)],
+    );
+  return name;
+}
+
+/** --keep-last 1 of the store above: these checkpoints go, and with them the `messages` blob each names */
+const GONE = ["old0", "old1", "old2", "live0", "live1", "live2", "sub0", "d0"];
+const blobOf = (k: string) => `${k.split("/")[0]}/v-${k.split("/")[2]}`;
+const KEPT_BLOBS = [
+  ...ALL.filter((k) => !GONE.includes(k.split("/")[2]!)).map(blobOf),
+  "t-delta/1",
+  "t-live/1",
+  "t-old/1",
+].sort();
+const GONE_BLOBS = ALL.filter((k) => GONE.includes(k.split("/")[2]!)).map(blobOf);
+
+const blobsIn = async (s: string) =>
+  (await pgdb.query(`SELECT thread_id || '/' || version v FROM ${s}.checkpoint_blobs`)).rows.map((x) => x.v).sort();
+
 describe("prune criteria on PostgreSQL", () => {
-  it("--keep-last 1: the same sets as in SQLite; blobs named by a kept checkpoint stay, the rest go", async () => {
+  // A blob no remaining checkpoint names goes only when its row is older than every transaction open on the server
+  // when the prune started (a writer may be about to name a newer one); any session of the server holding one (another
+  // test file, psql) keeps them, and the prune counts them as blobsKept. So: deleted + kept = the 8 blobs of the
+  // deleted checkpoints, whatever else runs on the server.
+  it("--keep-last 1: the same sets as in SQLite; blobs named by a kept checkpoint stay, the rest go (or are counted as kept)", async () => {
     const s = pgdb.schema("keep1");
-    const store = (await openLangGraph(`${PG}?schema=${s}`, { write: true }))!;
-    try {
-      await store.setup("js");
-    } finally {
-      await store.close();
-    }
-    const { rows, name, orphans } = build();
-    for (const r of rows) {
-      await pgdb.query(
-        `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [
-          r.thread,
-          r.ns,
-          r.id,
-          r.parentId,
-          { v: 1, channel_versions: { messages: `v-${r.name}`, shared: "1" } },
-          r.meta,
-        ],
-      );
-      await pgdb.query(
-        `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, $2, 'messages', $3, 'json', $4)`,
-        [r.thread, r.ns, `v-${r.name}`, Buffer.alloc(10)],
-      );
-      for (let i = 0; i < r.writes; i++)
-        await pgdb.query(
-          `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ($1, $2, $3, 'task', $4, 'messages', 'json', $5)`,
-          [r.thread, r.ns, r.id, i, Buffer.alloc(10)],
-        );
-    }
-    for (const t of ["t-old", "t-live", "t-delta"])
-      await pgdb.query(
-        `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, '', 'shared', '1', 'json', $2)`,
-        [t, Buffer.alloc(5)],
-      );
-    for (const o of orphans)
-      await pgdb.query(
-        `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ('t-live', '', $1, $2, 0, 'messages', 'json', $3)`,
-        [o.id, o.task, Buffer.alloc(10)],
-      );
+    const name = await fillPg(s);
     const dry = await ckpt(
       "prune",
       `${PG}?schema=${s}`,
@@ -300,38 +318,76 @@ describe("prune criteria on PostgreSQL", () => {
       "2",
     );
     expect(dry.code, dry.err).toBe(0);
-    expect(JSON.parse(dry.out)).toMatchObject({ dryRun: true, checkpoints: 8, writes: 9, orphanWrites: 1, blobs: 8 });
+    const d = JSON.parse(dry.out);
+    expect(d).toMatchObject({ dryRun: true, checkpoints: 8, writes: 9, orphanWrites: 1 });
+    expect(d.blobs + d.blobsKept).toBe(8);
     const r = await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "1", "--json", "--batch-size", "2");
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({
-      threads: 3,
-      checkpoints: 8,
-      writes: 9,
-      orphanWrites: 1,
-      blobs: 8,
-      kept: 7,
-    });
-    const gone = ["old0", "old1", "old2", "live0", "live1", "live2", "sub0", "d0"];
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ threads: 3, checkpoints: 8, writes: 9, orphanWrites: 1, kept: 7 });
+    expect(j.blobs + j.blobsKept).toBe(8);
+    if (j.blobsKept) expect(j.notes.join("\n")).toContain(`kept ${j.blobsKept} orphan blob`);
+    else expect(j.notes).toBeUndefined();
     const cps = (await pgdb.query(`SELECT thread_id t, checkpoint_ns ns, checkpoint_id id FROM ${s}.checkpoints`)).rows
       .map((x) => `${x.t}/${x.ns}/${name.get(x.id)}`)
       .sort();
-    expect(cps).toEqual(without(...gone));
-    const blobs = (await pgdb.query(`SELECT thread_id || '/' || version v FROM ${s}.checkpoint_blobs`)).rows
-      .map((x) => x.v)
-      .sort();
-    expect(blobs).toEqual(
-      [
-        ...ALL.filter((k) => !gone.includes(k.split("/")[2]!)).map((k) => `${k.split("/")[0]}/v-${k.split("/")[2]}`),
-        "t-delta/1",
-        "t-live/1",
-        "t-old/1",
-      ].sort(),
-    );
+    expect(cps).toEqual(without(...GONE));
+    const blobs = await blobsIn(s);
+    const left = blobs.filter((b) => !KEPT_BLOBS.includes(b));
+    expect(blobs.filter((b) => KEPT_BLOBS.includes(b))).toEqual(KEPT_BLOBS);
+    expect(left.length, "the blobs left beyond the expected set are the ones reported kept").toBe(j.blobsKept);
+    expect(left.every((b) => GONE_BLOBS.includes(b))).toBe(true);
     const orphanTasks = (
       await pgdb.query(
         `SELECT task_id FROM ${s}.checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE (c.thread_id, c.checkpoint_ns, c.checkpoint_id) = (w.thread_id, w.checkpoint_ns, w.checkpoint_id))`,
       )
     ).rows.map((x) => x.task_id);
     expect(orphanTasks).toEqual(["orphan-new"]);
+  });
+
+  it("a transaction open on another connection since before the blobs were written: all 8 kept, counted and explained (dry run and real run alike); a prune after it ends removes them", async () => {
+    const s = pgdb.schema("held");
+    const held = new pg.Client({ connectionString: PG });
+    await held.connect();
+    let open = true;
+    try {
+      await held.query("BEGIN");
+      const xid = (await held.query("SELECT txid_current()::text AS x")).rows[0].x as string;
+      const pid = (await held.query("SELECT pg_backend_pid() AS p")).rows[0].p as number;
+      await fillPg(s);
+      // the held transaction is the oldest open one unless another session's is older (then the note names that one)
+      const oldest = (await pgdb.query("SELECT txid_snapshot_xmin(txid_current_snapshot())::text AS x")).rows[0].x;
+      const who = oldest === xid ? `pid ${pid} in database test, open since ` : "pid ";
+      const runs = [
+        await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "1", "--dry-run", "--json"),
+        await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "1", "--json"),
+      ];
+      for (const [i, r] of runs.entries()) {
+        expect(r.code, r.err).toBe(0);
+        const j = JSON.parse(r.out);
+        expect(j).toMatchObject({ checkpoints: 8, blobs: 0, blobsKept: 8 });
+        expect(j.notes).toEqual([
+          expect.stringContaining(
+            `${i === 0 ? "would keep" : "kept"} 8 orphan blobs (no remaining checkpoint names them): a transaction older than this run was still open (${who}`,
+          ),
+        ]);
+        expect(j.notes[0]).toContain(
+          "a prune looks for orphan blobs only in threads it deletes checkpoints of, so these go when a prune started after that deletes more checkpoints of their 3 threads ('t-delta', 't-live', 't-old')",
+        );
+        expect(j.blobsKeptThreads).toEqual(["t-delta", "t-live", "t-old"]);
+      }
+      expect((await blobsIn(s)).length).toBe(KEPT_BLOBS.length + 8);
+      const text = await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "1", "--dry-run");
+      expect(text.out).toContain("would delete 0 checkpoints");
+      await held.query("COMMIT");
+      open = false;
+      // as the note says: a rerun that deletes no checkpoint of those threads does not look at their blobs
+      const again = JSON.parse((await ckpt("prune", `${PG}?schema=${s}`, "--keep-last", "1", "--json")).out);
+      expect(again).toMatchObject({ checkpoints: 0, blobs: 0, blobsKept: 0 });
+      expect((await blobsIn(s)).length).toBe(KEPT_BLOBS.length + 8);
+    } finally {
+      if (open) await held.query("ROLLBACK").catch(() => undefined);
+      await held.end();
+    }
   });
 });

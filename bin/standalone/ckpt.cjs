@@ -2916,6 +2916,7 @@ var init_tuple = __esmMin((() => {
 // dist/savers/langgraph/shared.js
 var shared_exports = /* @__PURE__ */ __exportAll$1({
 	attachWrites: () => attachWrites,
+	blobsKeptNote: () => blobsKeptNote,
 	bytesOf: () => bytesOf$1,
 	counters: () => counters,
 	historyFrom: () => historyFrom,
@@ -2926,9 +2927,23 @@ var shared_exports = /* @__PURE__ */ __exportAll$1({
 	newestFirst: () => newestFirst,
 	rangeOf: () => rangeOf,
 	statThreadPages: () => statThreadPages,
+	threadList: () => threadList,
 	threadPages: () => threadPages$1,
 	threadsOf: () => threadsOf$1
 });
+/** Thread ids for a sentence: the first ten quoted, then how many more. */
+function threadList(ids) {
+	const shown = ids.slice(0, 10).map((t) => `'${t}'`);
+	return ids.length > 10 ? `${shown.join(", ")} and ${ids.length - 10} more` : shown.join(", ");
+}
+/**
+* The sentence for orphan blobs a prune or delete kept because of its start mark (none: undefined); `remedy` says how
+* they can go later (the caller knows what will find them again).
+*/
+function blobsKeptNote(kept, mark, dryRun, remedy) {
+	if (!kept) return void 0;
+	return `${`${dryRun ? "would keep" : "kept"} ${kept} orphan ${kept === 1 ? "blob" : "blobs"} (no remaining checkpoint names ${kept === 1 ? "it" : "them"})`}: ${mark?.heldBy ? `a transaction older than this run was still open (${mark.heldBy}), and a blob written after it began may belong to a checkpoint a writer has not committed yet` : "written by a transaction running when this run started or a later one, so a writer may be about to name them in a checkpoint"}; ${remedy}`;
+}
 /** Thread pages: the store's threads in order (keyset), or the named ones; `accept` filters each page. */
 async function* statThreadPages(next, o) {
 	const n = Math.max(1, o.pageThreads ?? 200);
@@ -41178,8 +41193,26 @@ CREATE TABLE IF NOT EXISTS writes (
      WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname IN ('checkpoints', 'checkpoint_blobs', 'checkpoint_writes')
      ORDER BY c.relname`,
 		vacuum: (S, table) => `VACUUM ${S}${table}`,
-		/** the oldest transaction still running (or the next one), as a 32-bit xid: what deleteOrphanBlobs's $2 compares */
-		pruneStartMark: "SELECT (txid_snapshot_xmin(txid_current_snapshot()) % 4294967296)::text AS x"
+		/**
+		* the oldest transaction still running (or the next one), as a 32-bit xid: what deleteOrphanBlobs's $2 compares;
+		* `held`: some transaction was running (the prune's own statement has no xid), and who: its backend (pid, database,
+		* start) or prepared transaction, read in the same statement (null when it ended in between)
+		*/
+		pruneStartMark: `SELECT (txid_snapshot_xmin(s) % 4294967296)::text AS x, txid_snapshot_xmin(s) < txid_snapshot_xmax(s) AS held,
+       h.pid, h.db, h.since, h.gid
+     FROM txid_current_snapshot() AS s LEFT JOIN LATERAL (
+       SELECT a.pid, a.datname::text AS db, a.xact_start AS since, NULL::text AS gid FROM pg_stat_activity a
+         WHERE a.backend_xid::text = (txid_snapshot_xmin(s) % 4294967296)::text
+       UNION ALL
+       SELECT NULL, p.database::text, p.prepared, p.gid FROM pg_prepared_xacts p
+         WHERE p.transaction::text = (txid_snapshot_xmin(s) % 4294967296)::text
+       LIMIT 1) h ON true`,
+		/** the orphan blobs of threads $1 deleteOrphanBlobs keeps because of the mark $2 (at or after it, modulo 2^32) */
+		keptOrphanBlobs: (S) => `SELECT bl.thread_id AS t, count(*)::int AS n FROM ${S}checkpoint_blobs bl WHERE bl.thread_id = ANY($1::text[])
+         AND mod(bl.xmin::text::bigint - $2::bigint + 4294967296, 4294967296) < 2147483648
+         AND NOT EXISTS
+         (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = bl.thread_id AND c.checkpoint_ns = bl.checkpoint_ns AND c.checkpoint->'channel_versions'->>bl.channel = bl.version OFFSET 0)
+       GROUP BY bl.thread_id ORDER BY bl.thread_id`
 	};
 	PG_STATS = {
 		exists: "SELECT to_regclass($1) AS r",
@@ -42972,6 +43005,16 @@ async function pgHeads(pool, S, threads) {
 * Every delete deletes planned checkpoints by id (never "the thread"), so a checkpoint written after the prune started
 * is never touched; orphan writes count only below the start id.
 */
+/** The store's start mark (PG_PRUNE.pruneStartMark) and, when another transaction set it, which one. */
+async function pgPruneStart(pool) {
+	const r = (await pool.query(PG_PRUNE.pruneStartMark)).rows[0];
+	const mark = { mark: String(r.x) };
+	if (!r.held) return mark;
+	const since = r.since ? `, open since ${new Date(r.since).toISOString()}` : "";
+	const db = r.db ? ` in database ${r.db}` : "";
+	mark.heldBy = r.gid !== null && r.gid !== void 0 ? `prepared transaction '${r.gid}'${db}${since}` : r.pid !== null && r.pid !== void 0 ? `pid ${r.pid}${db}${since}` : "a transaction that ended right after";
+	return mark;
+}
 async function pgPrunePage(pool, S, threads, plan, o) {
 	const c = {
 		checkpoints: 0,
@@ -42980,6 +43023,7 @@ async function pgPrunePage(pool, S, threads, plan, o) {
 		blobs: 0,
 		bytes: 0
 	};
+	if (o.startMark !== void 0) c.blobsKept = 0;
 	const heads = await pgHeads(pool, S, threads);
 	const kt = [];
 	const kn = [];
@@ -43011,6 +43055,11 @@ async function pgPrunePage(pool, S, threads, plan, o) {
 		c.checkpoints += await counted(PG_PRUNE.deleteCheckpoints(S), param);
 		c.orphanWrites += await counted(PG_PRUNE.deleteOrphanWrites(S), [touched, o.startId]);
 		c.blobs += await counted(PG_PRUNE.deleteOrphanBlobs(S), [touched, o.startMark ?? null]);
+		if (o.startMark !== void 0) {
+			const kept = (await client.query(PG_PRUNE.keptOrphanBlobs(S), [touched, o.startMark])).rows;
+			for (const k of kept) c.blobsKept += k.n;
+			if (kept.length) c.blobsKeptThreads = kept.map((k) => k.t);
+		}
 		await client.query(o.dryRun ? "ROLLBACK" : "COMMIT");
 	} catch (e) {
 		broken = e;
@@ -43584,7 +43633,7 @@ function rowStoreOf(conns, S, place, aesKey) {
 		threadPage: (after, limit) => wrap("listing threads", async () => await hasLayout() ? pgThreadPage(await conns.rw(), S, after, limit) : []),
 		heads: (threads) => wrap("reading checkpoints", async () => pgHeads(await conns.rw(), S, threads)),
 		prunePage: (threads, plan, o) => wrap(o.doing ?? "pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
-		pruneStart: () => wrap("pruning", async () => String((await (await conns.rw()).query(PG_PRUNE.pruneStartMark)).rows[0].x)),
+		pruneStart: () => wrap("pruning", async () => pgPruneStart(await conns.rw())),
 		vacuum: (o) => wrap("vacuuming", async () => pgVacuum(await conns.rw(), S, schema, o.dryRun))
 	};
 }
@@ -46637,8 +46686,10 @@ async function pruneLangGraph(store, c, o = {}) {
 	const dryRun = Boolean(o.dryRun);
 	const sizes = o.vacuum ? await store.vacuum({ dryRun: true }) : void 0;
 	const startId = uuid6Floor(c.now);
-	const startMark = await store.pruneStart?.();
+	const mark = await store.pruneStart?.();
 	const s = emptySummary(dryRun, c.now);
+	const keptIn = [];
+	if (mark) s.blobsKept = 0;
 	const plan = (t, heads) => {
 		const p = planThread(t, heads, c);
 		s.threads++;
@@ -46678,7 +46729,7 @@ async function pruneLangGraph(store, c, o = {}) {
 		if (threads.length === 0) continue;
 		const counts = await store.prunePage(threads, plan, {
 			startId,
-			startMark,
+			startMark: mark?.mark,
 			dryRun
 		});
 		for (const k of [
@@ -46688,6 +46739,13 @@ async function pruneLangGraph(store, c, o = {}) {
 			"blobs",
 			"bytes"
 		]) s[k] += counts[k];
+		if (counts.blobsKept) s.blobsKept = (s.blobsKept ?? 0) + counts.blobsKept;
+		if (counts.blobsKeptThreads) keptIn.push(...counts.blobsKeptThreads);
+	}
+	const kept = blobsKeptNote(s.blobsKept, mark, dryRun, `a prune looks for orphan blobs only in threads it deletes checkpoints of, so these go when a prune started after that deletes more checkpoints of their ${keptIn.length === 1 ? "thread" : `${keptIn.length} threads`} (${threadList(keptIn)})`);
+	if (kept) {
+		s.notes = [...s.notes ?? [], kept];
+		s.blobsKeptThreads = keptIn.slice(0, KEPT_THREADS_LISTED);
 	}
 	return finishPrune(s, t0, sizes && {
 		sizes,
@@ -46789,7 +46847,7 @@ function doomedOf(listed, c, s) {
 	}
 	return doomed;
 }
-var VacuumError, DELTA_CHAINS_LISTED;
+var VacuumError, KEPT_THREADS_LISTED, DELTA_CHAINS_LISTED;
 var init_prune_run = __esmMin((() => {
 	init_errors();
 	init_common();
@@ -46803,6 +46861,7 @@ var init_prune_run = __esmMin((() => {
 			this.name = "VacuumError";
 		}
 	};
+	KEPT_THREADS_LISTED = 100;
 	DELTA_CHAINS_LISTED = 100;
 }));
 // dist/engines/ckpt/index.js
@@ -47050,18 +47109,31 @@ var init_glob = __esmMin((() => {
 /** The whole thread planned and deleted (or counted) in one transaction (the prune's page with the thread whole). */
 async function deleteThreadRows(store, threadId, dryRun) {
 	if (((await store.heads([threadId])).get(threadId) ?? []).length === 0) return null;
-	const startMark = await store.pruneStart?.();
-	return store.prunePage([threadId], (t, hs) => ({
+	const mark = await store.pruneStart?.();
+	const c = await store.prunePage([threadId], (t, hs) => ({
 		threadId: t,
 		whole: true,
 		remove: hs,
 		keep: 0
 	}), {
 		startId: uuid6Floor(Date.now()),
-		startMark,
+		startMark: mark?.mark,
 		dryRun,
 		doing: `deleting thread '${threadId}'`
 	});
+	const kept = keptNote(c, mark, dryRun);
+	return kept ? {
+		...c,
+		notes: [kept]
+	} : c;
+}
+/**
+* Orphan blobs the delete's start mark kept (they may hold the thread's data): said, with how to remove them — ckpt
+* finds threads by their checkpoints, and these threads have none left.
+*/
+function keptNote(c, mark, dryRun) {
+	const ts = c.blobsKept ? threadList(c.blobsKeptThreads ?? []) : "";
+	return blobsKeptNote(c.blobsKept, mark, dryRun, `they may hold the deleted threads' data, and ckpt finds a thread by its checkpoints, which are gone: once that transaction has ended, delete the rows of checkpoint_blobs whose thread_id is ${ts} and that no checkpoint names`);
 }
 /** Whether a checkpoint's metadata (JSON text) has every `key=value` (a non-string value as its JSON text). */
 function metadataHas(metadata, where) {
@@ -47100,7 +47172,7 @@ async function eraseThreads(store, o, dryRun) {
 		threads = threads.filter((t) => hit.has(t));
 	}
 	if (threads.length === 0) return null;
-	const startMark = await store.pruneStart?.();
+	const mark = await store.pruneStart?.();
 	const c = await store.prunePage(threads, (t, hs) => ({
 		threadId: t,
 		whole: true,
@@ -47108,7 +47180,7 @@ async function eraseThreads(store, o, dryRun) {
 		keep: 0
 	}), {
 		startId: uuid6Floor(Date.now()),
-		startMark,
+		startMark: mark?.mark,
 		dryRun,
 		doing: `erasing ${threads.length} threads`
 	});
@@ -47132,7 +47204,16 @@ async function eraseThreads(store, o, dryRun) {
 			rows: c.blobs
 		}
 	];
-	return {
+	const kept = keptNote(c, mark, dryRun);
+	return kept ? {
+		threads,
+		tables,
+		kept: [{
+			table: "checkpoint_blobs",
+			rows: c.blobsKept
+		}],
+		notes: [kept]
+	} : {
 		threads,
 		tables
 	};
@@ -47140,6 +47221,7 @@ async function eraseThreads(store, o, dryRun) {
 var init_delete$1 = __esmMin((() => {
 	init_prune$1();
 	init_glob();
+	init_shared();
 }));
 // dist/formats/langgraph/convert.js
 function convertCheckpoint(cp, to) {
@@ -55690,11 +55772,17 @@ function langGraphEngine(opened) {
 		eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
 		async deleteThread(threadId, dryRun) {
 			const c = await deleteThreadRows(store, threadId, dryRun);
-			return c && {
+			if (!c) return null;
+			const d = {
 				checkpoints: c.checkpoints,
 				writes: c.writes + c.orphanWrites,
 				blobs: c.blobs,
 				bytes: c.bytes
+			};
+			return c.blobsKept === void 0 ? d : {
+				...d,
+				blobsKept: c.blobsKept,
+				...c.notes ? { notes: c.notes } : {}
 			};
 		}
 	};
@@ -71637,6 +71725,7 @@ async function eraseOwner(args, owner, io) {
 			at,
 			threads: c.threads ?? [],
 			tables: c.tables,
+			...c.kept ? { kept: c.kept } : {},
 			...c.notes ? { notes: c.notes } : {}
 		})}\n`);
 		return 0;
@@ -71727,7 +71816,7 @@ var init_delete = __esmMin((() => {
 				const rows = c.tables.reduce((n, t) => n + t.rows, 0);
 				const w = Math.max(...c.tables.map((t) => t.table.length));
 				io.stdout.write(`${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(rows, "row")}:\n${c.tables.map((t) => `    ${t.table.padEnd(w)}  ${t.rows}\n`).join("")}${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`);
-			} else io.stdout.write(`${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(c.checkpoints, "checkpoint")}, ${plural$2(c.writes, "write")}, ${plural$2(c.blobs, "blob")}: ${mb(c.bytes)} of row data${dryRun ? "\n  run again with --yes to delete" : ""}\n`);
+			} else io.stdout.write(`${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural$2(c.checkpoints, "checkpoint")}, ${plural$2(c.writes, "write")}, ${plural$2(c.blobs, "blob")}: ${mb(c.bytes)} of row data\n${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`);
 			return 0;
 		}
 	};

@@ -7,7 +7,7 @@
 import { CkptError, usageError } from "../base/errors.js";
 import { updatedAtOf } from "../savers/common.js";
 import type { LangGraphStore, PruneCounts, VacuumReport } from "../savers/langgraph/shared.js";
-import { isLangGraphSaver } from "../savers/langgraph/shared.js";
+import { blobsKeptNote, isLangGraphSaver, threadList } from "../savers/langgraph/shared.js";
 import type { Saver, ThreadInfo } from "../savers/types.js";
 import {
   planThread,
@@ -64,7 +64,10 @@ export interface PruneSummary extends PruneCounts {
    * counts are 0 there, and `kept` counts threads)
    */
   tables?: Array<{ table: string; rows: number }>;
-  /** what the deletions left and why (the row layouts: e.g. libSQL's vector index keeping neighbour copies) */
+  /**
+   * what the deletions left and why (the row layouts: e.g. libSQL's vector index keeping neighbour copies; PostgreSQL
+   * LangGraph stores: the orphan blobs `blobsKept` counts)
+   */
   notes?: string[];
   /**
    * DeltaChannel: checkpoints kept beyond what the criteria asked, because a kept checkpoint's value is rebuilt from
@@ -121,6 +124,9 @@ export async function prune(
   return pruneSaver(store, criteria, options);
 }
 
+/** How many threads of kept orphan blobs the summary names (`blobsKept` counts them all). */
+const KEPT_THREADS_LISTED = 100;
+
 /** How many threads' delta chains the summary names (the counts cover them all). */
 const DELTA_CHAINS_LISTED = 100;
 
@@ -136,8 +142,10 @@ export async function pruneLangGraph(
   const startId = uuid6Floor(c.now);
   // PostgreSQL's blobs carry no checkpoint id: they are dated by the transactions running when the prune starts
   // (#27 item 4: a writer that commits a blob before its checkpoint row never loses it to this prune)
-  const startMark = await store.pruneStart?.();
+  const mark = await store.pruneStart?.();
   const s = emptySummary(dryRun, c.now);
+  const keptIn: string[] = [];
+  if (mark) s.blobsKept = 0;
   const plan = (t: string, heads: PruneHead[]): ThreadPlan => {
     const p = planThread(t, heads, c);
     s.threads++;
@@ -162,8 +170,22 @@ export async function pruneLangGraph(
     after = page[page.length - 1];
     const threads = o.filter ? page.filter(o.filter) : page;
     if (threads.length === 0) continue;
-    const counts = await store.prunePage(threads, plan, { startId, startMark, dryRun });
+    const counts = await store.prunePage(threads, plan, { startId, startMark: mark?.mark, dryRun });
     for (const k of ["checkpoints", "writes", "orphanWrites", "blobs", "bytes"] as const) s[k] += counts[k];
+    if (counts.blobsKept) s.blobsKept = (s.blobsKept ?? 0) + counts.blobsKept;
+    if (counts.blobsKeptThreads) keptIn.push(...counts.blobsKeptThreads);
+  }
+  // a prune looks for orphan blobs only in the threads it deletes checkpoints of: those kept here go with a later
+  // prune's (started after the mark's transaction ended) next deletion in their thread, not with a rerun as such
+  const kept = blobsKeptNote(
+    s.blobsKept,
+    mark,
+    dryRun,
+    `a prune looks for orphan blobs only in threads it deletes checkpoints of, so these go when a prune started after that deletes more checkpoints of their ${keptIn.length === 1 ? "thread" : `${keptIn.length} threads`} (${threadList(keptIn)})`,
+  );
+  if (kept) {
+    s.notes = [...(s.notes ?? []), kept];
+    s.blobsKeptThreads = keptIn.slice(0, KEPT_THREADS_LISTED);
   }
   // after every page's transaction (VACUUM cannot run inside one), compared with the sizes before the prune
   return finishPrune(s, t0, sizes && { sizes, vacuum: () => store.vacuum({ dryRun }), kind: store.kind });

@@ -81,6 +81,9 @@ export interface Deleted {
   writes: number;
   blobs: number;
   bytes: number;
+  /** PostgreSQL: orphan blobs of the thread kept by the delete's start mark (`notes` says why) */
+  blobsKept?: number;
+  notes?: string[];
 }
 
 /** What `ckpt delete` removed (or would remove) from a foreign layout: savers/types.ts `Erased`. */

@@ -171,5 +171,7 @@ export interface Erased {
   /** an erasure of one owner (`--resource`, `--user`, `--match`/`--where`): the threads (chats) it took */
   threads?: string[];
   tables: Array<{ table: string; rows: number }>;
+  /** rows of the owner's threads the erasure had to leave (PostgreSQL LangGraph blobs, see `notes`), per table */
+  kept?: Array<{ table: string; rows: number }>;
   notes?: string[];
 }

@@ -102,7 +102,7 @@ export const deleteCommand: CommandDef = {
       );
     } else
       io.stdout.write(
-        `${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural(c.checkpoints, "checkpoint")}, ${plural(c.writes, "write")}, ${plural(c.blobs, "blob")}: ${mb(c.bytes)} of row data${dryRun ? "\n  run again with --yes to delete" : ""}\n`,
+        `${dryRun ? "dry run: " : ""}delete ${where}\n  ${dryRun ? "would delete" : "deleted"} ${plural(c.checkpoints, "checkpoint")}, ${plural(c.writes, "write")}, ${plural(c.blobs, "blob")}: ${mb(c.bytes)} of row data\n${(c.notes ?? []).map((n) => `  note: ${n}\n`).join("")}${dryRun ? "  run again with --yes to delete\n" : ""}`,
       );
     return 0;
   },
@@ -156,7 +156,7 @@ async function eraseOwner(args: Args, owner: Owner, io: CliIO): Promise<number> 
   if (!c) throw inputError("no-owner", `nothing in the store belongs to ${said}`, { file: where });
   if (args.json) {
     io.stdout.write(
-      `${JSON.stringify({ uri: where, dryRun, criteria: owner, at, threads: c.threads ?? [], tables: c.tables, ...(c.notes ? { notes: c.notes } : {}) })}\n`,
+      `${JSON.stringify({ uri: where, dryRun, criteria: owner, at, threads: c.threads ?? [], tables: c.tables, ...(c.kept ? { kept: c.kept } : {}), ...(c.notes ? { notes: c.notes } : {}) })}\n`,
     );
     return 0;
   }

@@ -1,20 +1,46 @@
 /** `ckpt delete` of a LangGraph thread: every row of it, in the prune's page transaction with the thread planned whole. */
 import { uuid6Floor } from "../../core/prune.js";
 import { idGlob } from "../../base/glob.js";
-import type { LgStore, PruneCounts } from "../../savers/langgraph/shared.js";
+import {
+  blobsKeptNote,
+  type LgStore,
+  type PruneCounts,
+  type PruneMark,
+  threadList,
+} from "../../savers/langgraph/shared.js";
 import type { Erased, Owner } from "../types.js";
 
 /** The whole thread planned and deleted (or counted) in one transaction (the prune's page with the thread whole). */
-export async function deleteThreadRows(store: LgStore, threadId: string, dryRun: boolean): Promise<PruneCounts | null> {
+export async function deleteThreadRows(
+  store: LgStore,
+  threadId: string,
+  dryRun: boolean,
+): Promise<(PruneCounts & { notes?: string[] }) | null> {
   const heads = (await store.heads([threadId])).get(threadId) ?? [];
   if (heads.length === 0) return null;
-  const startMark = await store.pruneStart?.();
-  return store.prunePage([threadId], (t, hs) => ({ threadId: t, whole: true, remove: hs, keep: 0 }), {
+  const mark = await store.pruneStart?.();
+  const c = await store.prunePage([threadId], (t, hs) => ({ threadId: t, whole: true, remove: hs, keep: 0 }), {
     startId: uuid6Floor(Date.now()),
-    startMark,
+    startMark: mark?.mark,
     dryRun,
     doing: `deleting thread '${threadId}'`,
   });
+  const kept = keptNote(c, mark, dryRun);
+  return kept ? { ...c, notes: [kept] } : c;
+}
+
+/**
+ * Orphan blobs the delete's start mark kept (they may hold the thread's data): said, with how to remove them — ckpt
+ * finds threads by their checkpoints, and these threads have none left.
+ */
+function keptNote(c: PruneCounts, mark: PruneMark | undefined, dryRun: boolean): string | undefined {
+  const ts = c.blobsKept ? threadList(c.blobsKeptThreads ?? []) : "";
+  return blobsKeptNote(
+    c.blobsKept,
+    mark,
+    dryRun,
+    `they may hold the deleted threads' data, and ckpt finds a thread by its checkpoints, which are gone: once that transaction has ended, delete the rows of checkpoint_blobs whose thread_id is ${ts} and that no checkpoint names`,
+  );
 }
 
 /** Whether a checkpoint's metadata (JSON text) has every `key=value` (a non-string value as its JSON text). */
@@ -56,10 +82,10 @@ export async function eraseThreads(store: LgStore, o: Owner, dryRun: boolean): P
     threads = threads.filter((t) => hit.has(t));
   }
   if (threads.length === 0) return null;
-  const startMark = await store.pruneStart?.();
+  const mark = await store.pruneStart?.();
   const c = await store.prunePage(threads, (t, hs) => ({ threadId: t, whole: true, remove: hs, keep: 0 }), {
     startId: uuid6Floor(Date.now()),
-    startMark,
+    startMark: mark?.mark,
     dryRun,
     doing: `erasing ${threads.length} threads`,
   });
@@ -74,5 +100,9 @@ export async function eraseThreads(store: LgStore, o: Owner, dryRun: boolean): P
           { table: "checkpoint_writes", rows: c.writes + c.orphanWrites },
           { table: "checkpoint_blobs", rows: c.blobs },
         ];
-  return { threads, tables };
+  // an erasure that leaves rows of the owner's threads says so in its record (they may hold the owner's data)
+  const kept = keptNote(c, mark, dryRun);
+  return kept
+    ? { threads, tables, kept: [{ table: "checkpoint_blobs", rows: c.blobsKept! }], notes: [kept] }
+    : { threads, tables };
 }

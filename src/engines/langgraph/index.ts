@@ -187,7 +187,9 @@ export function langGraphEngine(opened: Extract<OpenedStore, { layout: "langgrap
     eraseOwner: (o, dryRun) => eraseThreads(store, o, dryRun),
     async deleteThread(threadId, dryRun) {
       const c = await deleteThreadRows(store, threadId, dryRun);
-      return c && { checkpoints: c.checkpoints, writes: c.writes + c.orphanWrites, blobs: c.blobs, bytes: c.bytes };
+      if (!c) return null;
+      const d = { checkpoints: c.checkpoints, writes: c.writes + c.orphanWrites, blobs: c.blobs, bytes: c.bytes };
+      return c.blobsKept === undefined ? d : { ...d, blobsKept: c.blobsKept, ...(c.notes ? { notes: c.notes } : {}) };
     },
   };
 }

@@ -75,8 +75,8 @@ export interface LgStore {
   /**
    * Prune a page of threads in one transaction: each thread's checkpoints (without payloads) go to `plan`; the
    * checkpoints its plan names are deleted with their writes, then orphan writes (no checkpoint, written before
-   * `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names (written before `startMark`).
-   * Only planned ids are deleted. `dryRun` counts the same without changing anything. `doing` names the work in a
+   * `startId`) and, in PostgreSQL, blobs no remaining checkpoint of the thread names (written before `startMark`;
+   * those written at or after it are counted as `blobsKept`). Only planned ids are deleted. `dryRun` counts the same without changing anything. `doing` names the work in a
    * store error (default "pruning"; `ckpt delete` says what it deletes).
    */
   prunePage(
@@ -87,9 +87,9 @@ export interface LgStore {
   /**
    * Optional: a mark of the moment a prune starts, for rows the store cannot date by a checkpoint id (PostgreSQL's
    * blobs: a writer may commit a blob before the checkpoint that names it, as Python's autocommit put does). Rows
-   * written after the mark are never pruned as orphans; `prunePage` takes it as `startMark`.
+   * written after the mark are never pruned as orphans; `prunePage` takes its `mark` as `startMark`.
    */
-  pruneStart?(): Promise<string>;
+  pruneStart?(): Promise<PruneMark>;
   /**
    * Give the space of deleted rows back (after a prune, outside its transactions): SQLite `VACUUM` (the WAL
    * checkpointed and truncated before and after), PostgreSQL `VACUUM` of the three tables. `dryRun` measures only.
@@ -160,6 +160,48 @@ export interface PruneCounts {
   orphanWrites: number;
   blobs: number;
   bytes: number;
+  /**
+   * PostgreSQL (a prune with a start mark): orphan blobs of the page's threads that were not deleted because their row
+   * is not older than the mark (a writer may be about to name them); a later prune removes them once it is
+   */
+  blobsKept?: number;
+  /** the threads of those blobs */
+  blobsKeptThreads?: string[];
+}
+
+/**
+ * A prune's start mark (`pruneStart`): `mark` is what `prunePage` compares (PostgreSQL: the oldest transaction open
+ * when the prune started, as a 32-bit xid; with none open, the next one). `heldBy`: a transaction other than the
+ * prune's own was open then and set the mark (its pid or prepared name, database and start): every blob written
+ * after it began — not only those of writers racing this prune — is kept until a prune starts after it has ended.
+ */
+export interface PruneMark {
+  mark: string;
+  heldBy?: string;
+}
+
+/** Thread ids for a sentence: the first ten quoted, then how many more. */
+export function threadList(ids: string[]): string {
+  const shown = ids.slice(0, 10).map((t) => `'${t}'`);
+  return ids.length > 10 ? `${shown.join(", ")} and ${ids.length - 10} more` : shown.join(", ");
+}
+
+/**
+ * The sentence for orphan blobs a prune or delete kept because of its start mark (none: undefined); `remedy` says how
+ * they can go later (the caller knows what will find them again).
+ */
+export function blobsKeptNote(
+  kept: number | undefined,
+  mark: PruneMark | undefined,
+  dryRun: boolean,
+  remedy: string,
+): string | undefined {
+  if (!kept) return undefined;
+  const n = `${dryRun ? "would keep" : "kept"} ${kept} orphan ${kept === 1 ? "blob" : "blobs"} (no remaining checkpoint names ${kept === 1 ? "it" : "them"})`;
+  const why = mark?.heldBy
+    ? `a transaction older than this run was still open (${mark.heldBy}), and a blob written after it began may belong to a checkpoint a writer has not committed yet`
+    : "written by a transaction running when this run started or a later one, so a writer may be about to name them in a checkpoint";
+  return `${n}: ${why}; ${remedy}`;
 }
 
 /** metadata.counters_since_delta_snapshot as stored (JSON text in SQLite, a JSONB value in PostgreSQL). */

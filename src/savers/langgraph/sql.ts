@@ -493,8 +493,27 @@ export const PG_PRUNE = {
      WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname IN ('checkpoints', 'checkpoint_blobs', 'checkpoint_writes')
      ORDER BY c.relname`,
   vacuum: (S: string, table: string) => `VACUUM ${S}${table}`,
-  /** the oldest transaction still running (or the next one), as a 32-bit xid: what deleteOrphanBlobs's $2 compares */
-  pruneStartMark: "SELECT (txid_snapshot_xmin(txid_current_snapshot()) % 4294967296)::text AS x",
+  /**
+   * the oldest transaction still running (or the next one), as a 32-bit xid: what deleteOrphanBlobs's $2 compares;
+   * `held`: some transaction was running (the prune's own statement has no xid), and who: its backend (pid, database,
+   * start) or prepared transaction, read in the same statement (null when it ended in between)
+   */
+  pruneStartMark: `SELECT (txid_snapshot_xmin(s) % 4294967296)::text AS x, txid_snapshot_xmin(s) < txid_snapshot_xmax(s) AS held,
+       h.pid, h.db, h.since, h.gid
+     FROM txid_current_snapshot() AS s LEFT JOIN LATERAL (
+       SELECT a.pid, a.datname::text AS db, a.xact_start AS since, NULL::text AS gid FROM pg_stat_activity a
+         WHERE a.backend_xid::text = (txid_snapshot_xmin(s) % 4294967296)::text
+       UNION ALL
+       SELECT NULL, p.database::text, p.prepared, p.gid FROM pg_prepared_xacts p
+         WHERE p.transaction::text = (txid_snapshot_xmin(s) % 4294967296)::text
+       LIMIT 1) h ON true`,
+  /** the orphan blobs of threads $1 deleteOrphanBlobs keeps because of the mark $2 (at or after it, modulo 2^32) */
+  keptOrphanBlobs: (S: string) =>
+    `SELECT bl.thread_id AS t, count(*)::int AS n FROM ${S}checkpoint_blobs bl WHERE bl.thread_id = ANY($1::text[])
+         AND mod(bl.xmin::text::bigint - $2::bigint + 4294967296, 4294967296) < 2147483648
+         AND NOT EXISTS
+         (SELECT 1 FROM ${S}checkpoints c WHERE c.thread_id = bl.thread_id AND c.checkpoint_ns = bl.checkpoint_ns AND c.checkpoint->'channel_versions'->>bl.channel = bl.version OFFSET 0)
+       GROUP BY bl.thread_id ORDER BY bl.thread_id`,
 };
 
 /** Stats statements (`$1`: the page's threads). */

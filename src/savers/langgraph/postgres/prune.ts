@@ -3,7 +3,14 @@
  * checkpoints deleted in one transaction (with their orphan writes and blobs), and VACUUM.
  */
 import type pg from "pg";
-import { counters, type PlanFn, type PruneCounts, type PruneHead, type VacuumReport } from "../shared.js";
+import {
+  counters,
+  type PlanFn,
+  type PruneCounts,
+  type PruneHead,
+  type PruneMark,
+  type VacuumReport,
+} from "../shared.js";
 import { PG_PRUNE } from "../sql.js";
 
 /** `VACUUM` of the three tables (each outside a transaction, as VACUUM must run), with their sizes before and after. */
@@ -57,6 +64,22 @@ export async function pgHeads(pool: pg.Pool, S: string, threads: string[]): Prom
  * Every delete deletes planned checkpoints by id (never "the thread"), so a checkpoint written after the prune started
  * is never touched; orphan writes count only below the start id.
  */
+/** The store's start mark (PG_PRUNE.pruneStartMark) and, when another transaction set it, which one. */
+export async function pgPruneStart(pool: pg.Pool): Promise<PruneMark> {
+  const r = (await pool.query(PG_PRUNE.pruneStartMark)).rows[0];
+  const mark: PruneMark = { mark: String(r.x) };
+  if (!r.held) return mark;
+  const since = r.since ? `, open since ${new Date(r.since).toISOString()}` : "";
+  const db = r.db ? ` in database ${r.db}` : "";
+  mark.heldBy =
+    r.gid !== null && r.gid !== undefined
+      ? `prepared transaction '${r.gid}'${db}${since}`
+      : r.pid !== null && r.pid !== undefined
+        ? `pid ${r.pid}${db}${since}`
+        : "a transaction that ended right after";
+  return mark;
+}
+
 export async function pgPrunePage(
   pool: pg.Pool,
   S: string,
@@ -65,6 +88,7 @@ export async function pgPrunePage(
   o: { startId: string; startMark?: string; dryRun: boolean },
 ): Promise<PruneCounts> {
   const c: PruneCounts = { checkpoints: 0, writes: 0, orphanWrites: 0, blobs: 0, bytes: 0 };
+  if (o.startMark !== undefined) c.blobsKept = 0;
   const heads = await pgHeads(pool, S, threads);
   const kt: string[] = [];
   const kn: string[] = [];
@@ -95,6 +119,12 @@ export async function pgPrunePage(
     c.checkpoints += await counted(PG_PRUNE.deleteCheckpoints(S), param);
     c.orphanWrites += await counted(PG_PRUNE.deleteOrphanWrites(S), [touched, o.startId]);
     c.blobs += await counted(PG_PRUNE.deleteOrphanBlobs(S), [touched, o.startMark ?? null]);
+    // never silently: the orphans the mark kept are counted (the summary says why and that a later prune takes them)
+    if (o.startMark !== undefined) {
+      const kept = (await client.query(PG_PRUNE.keptOrphanBlobs(S), [touched, o.startMark])).rows;
+      for (const k of kept) c.blobsKept! += k.n as number;
+      if (kept.length) c.blobsKeptThreads = kept.map((k) => k.t as string);
+    }
     await client.query(o.dryRun ? "ROLLBACK" : "COMMIT");
   } catch (e) {
     broken = e as Error;

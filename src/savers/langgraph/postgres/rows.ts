@@ -15,9 +15,9 @@ import {
   libraryOfVersions,
 } from "../../../formats/langgraph/rows.js";
 import { attachWrites, keyOf, type LgStore, type WriteOptions } from "../shared.js";
-import { PG_PRUNE, PG_ROWS } from "../sql.js";
+import { PG_ROWS } from "../sql.js";
 import { type Connections, type PgPlace, pgLibrary, pgSetup, pinnedPool } from "./connect.js";
-import { pgHeads, pgPrunePage, pgThreadPage, pgVacuum } from "./prune.js";
+import { pgHeads, pgPrunePage, pgPruneStart, pgThreadPage, pgVacuum } from "./prune.js";
 import { type PgForm, pgForm, sameValue, verifyWritten } from "./verify.js";
 import { blobWriter, copyTypesOk, insertAll, makeStager } from "./write.js";
 
@@ -293,8 +293,7 @@ export function rowStoreOf(
     heads: (threads) => wrap("reading checkpoints", async () => pgHeads(await conns.rw(), S, threads)),
     prunePage: (threads, plan, o) =>
       wrap(o.doing ?? "pruning", async () => pgPrunePage(await conns.rw(), S, threads, plan, o)),
-    pruneStart: () =>
-      wrap("pruning", async () => String((await (await conns.rw()).query(PG_PRUNE.pruneStartMark)).rows[0].x)),
+    pruneStart: () => wrap("pruning", async () => pgPruneStart(await conns.rw())),
     vacuum: (o) => wrap("vacuuming", async () => pgVacuum(await conns.rw(), S, schema, o.dryRun)),
   };
 }
