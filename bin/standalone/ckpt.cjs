@@ -10978,6 +10978,12 @@ var postgres_copy_exports = /* @__PURE__ */ __exportAll$1({
 	copyText: () => copyText,
 	copyTextValue: () => copyTextValue
 });
+/** ckpt's rows (namespace, thread_id, doc, bytes) as PostgreSQL's binary COPY data. */
+function copyRows(rows) {
+	const data = new CopyBinary();
+	for (const r of rows) data.row(4).text(r.namespace).text(r.threadId).text(r.text).int4(r.bytes ?? Buffer.byteLength(r.text));
+	return data.done();
+}
 /**
 * COPY `rows` into `table` (namespace, thread_id, doc, bytes; updated_at takes its default, now()) in COPY's binary
 * format: each text goes as its UTF-8 bytes with their length, so nothing is escaped here (a pretty-printed document's
@@ -10989,9 +10995,7 @@ var postgres_copy_exports = /* @__PURE__ */ __exportAll$1({
 async function copyNew(c, table, rows, inTransaction = true) {
 	if (inTransaction) await c.query("SAVEPOINT ckpt_copy");
 	try {
-		const data = new CopyBinary();
-		for (const r of rows) data.row(4).text(r.namespace).text(r.threadId).text(r.text).int4(r.bytes ?? Buffer.byteLength(r.text));
-		await copyBinary(c, `${table} (namespace, thread_id, doc, bytes)`, data.done());
+		await copyBinary(c, `${table} (namespace, thread_id, doc, bytes)`, copyRows(rows));
 		if (inTransaction) await c.query("RELEASE SAVEPOINT ckpt_copy");
 		return true;
 	} catch (e) {
@@ -11032,9 +11036,7 @@ async function copyBinary(c, target, data) {
 * errors are thrown (the transaction may be open: the caller rolls back).
 */
 async function copyNewCommitted(c, table, rows, setup) {
-	const data = new CopyBinary();
-	for (const r of rows) data.row(4).text(r.namespace).text(r.threadId).text(r.text).int4(r.bytes ?? Buffer.byteLength(r.text));
-	const q = new PipelinedCopy(`BEGIN; ${setup ? `${setup}; ` : ""}COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN (FORMAT binary); COMMIT`, data.done());
+	const q = new PipelinedCopy(`BEGIN; ${setup ? `${setup}; ` : ""}COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN (FORMAT binary); COMMIT`, copyRows(rows));
 	c.query(q);
 	const { error, tags } = await q.result;
 	if (error) {

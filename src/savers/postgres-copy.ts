@@ -25,6 +25,19 @@ export interface CopyRow {
   readonly bytes?: number;
 }
 
+/** ckpt's rows (namespace, thread_id, doc, bytes) as PostgreSQL's binary COPY data. */
+function copyRows(rows: CopyRow[]): Buffer {
+  const data = new CopyBinary();
+  for (const r of rows)
+    data
+      .row(4)
+      .text(r.namespace)
+      .text(r.threadId)
+      .text(r.text)
+      .int4(r.bytes ?? Buffer.byteLength(r.text));
+  return data.done();
+}
+
 /**
  * COPY `rows` into `table` (namespace, thread_id, doc, bytes; updated_at takes its default, now()) in COPY's binary
  * format: each text goes as its UTF-8 bytes with their length, so nothing is escaped here (a pretty-printed document's
@@ -36,15 +49,7 @@ export interface CopyRow {
 export async function copyNew(c: PoolClient, table: string, rows: CopyRow[], inTransaction = true): Promise<boolean> {
   if (inTransaction) await c.query("SAVEPOINT ckpt_copy");
   try {
-    const data = new CopyBinary();
-    for (const r of rows)
-      data
-        .row(4)
-        .text(r.namespace)
-        .text(r.threadId)
-        .text(r.text)
-        .int4(r.bytes ?? Buffer.byteLength(r.text));
-    await copyBinary(c, `${table} (namespace, thread_id, doc, bytes)`, data.done());
+    await copyBinary(c, `${table} (namespace, thread_id, doc, bytes)`, copyRows(rows));
     if (inTransaction) await c.query("RELEASE SAVEPOINT ckpt_copy");
     return true;
   } catch (e) {
@@ -189,17 +194,9 @@ export async function copyNewCommitted(
   rows: CopyRow[],
   setup?: string,
 ): Promise<boolean> {
-  const data = new CopyBinary();
-  for (const r of rows)
-    data
-      .row(4)
-      .text(r.namespace)
-      .text(r.threadId)
-      .text(r.text)
-      .int4(r.bytes ?? Buffer.byteLength(r.text));
   const q = new PipelinedCopy(
     `BEGIN; ${setup ? `${setup}; ` : ""}COPY ${table} (namespace, thread_id, doc, bytes) FROM STDIN (FORMAT binary); COMMIT`,
-    data.done(),
+    copyRows(rows),
   );
   // a submittable (node-postgres queues it like a query and hands it the server's messages)
   c.query(q as unknown as string);
