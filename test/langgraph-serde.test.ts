@@ -202,4 +202,49 @@ describe("langgraph serde on hand-built payloads", () => {
       '{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"x","tool_calls":[]}}';
     expect(decodeTyped("json", Buffer.from(js), sinkOf())).toEqual(JSON.parse(js));
   });
+
+  it("the same ids and records are normalized however the JSON text is spaced (the fast pre-test misses none)", () => {
+    const oldIds = {
+      messages: [
+        {
+          lc: 1,
+          type: "constructor",
+          id: ["langchain", "schema", "messages", "HumanMessage"],
+          kwargs: { content: "h" },
+        },
+        { lc: 1, type: "constructor", id: ["langchain_core", "messages", "ai", "AIMessage"], kwargs: { content: "a" } },
+        {
+          lc: 1,
+          type: "constructor",
+          id: ["langchain_core", "messages", "ToolMessage"],
+          kwargs: { content: "r", artifact: { lc: 2, type: "undefined" }, tool_call_id: "c" },
+        },
+      ],
+    };
+    // what LangChain's own readers make of these messages (normalized ids, the undefined record gone), written by hand
+    const expected = {
+      messages: [
+        { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "h" } },
+        { lc: 1, type: "constructor", id: ["langchain_core", "messages", "AIMessage"], kwargs: { content: "a" } },
+        {
+          lc: 1,
+          type: "constructor",
+          id: ["langchain_core", "messages", "ToolMessage"],
+          kwargs: { content: "r", tool_call_id: "c" },
+        },
+      ],
+    };
+    // compact (JS), Python's json.dumps spacing (", " and ": "), and indented
+    const texts = [
+      JSON.stringify(oldIds),
+      JSON.stringify(oldIds).replace(/,"/g, ', "').replace(/":/g, '": '),
+      JSON.stringify(oldIds, null, 2),
+    ];
+    for (const text of texts) expect(decodeTyped("json", Buffer.from(text), sinkOf())).toEqual(expected);
+    // each kind alone, spaced the Python way
+    for (const m of oldIds.messages) {
+      const text = JSON.stringify([m]).replace(/,"/g, ', "').replace(/":/g, '": ');
+      expect(decodeTyped("json", Buffer.from(text), sinkOf())).toEqual([expected.messages[oldIds.messages.indexOf(m)]]);
+    }
+  });
 });

@@ -2481,13 +2481,14 @@ function decodeMsgpack(data) {
 function decodeJson(data) {
 	const text = typeof data === "string" ? data : utf8$5.decode(data);
 	const v = JSON.parse(text);
-	return text.includes("\"lc\"") && NEEDS_NORMALIZING.test(text) ? normalizeJsonValue(v) : v;
+	return text.includes("\"lc\"") && MAY_NEED_NORMALIZING.test(text) && NEEDS_NORMALIZING.test(text) ? normalizeJsonValue(v) : v;
 }
 function jsonTextFacts(text) {
+	const may = MAY_NEED_NORMALIZING.test(text);
 	return {
 		lc: text.includes("\"lc\""),
-		old: OLD_LC1.test(text),
-		undef: text.includes("\"undefined\"")
+		old: may && OLD_LC1.test(text),
+		undef: may && text.includes("\"undefined\"")
 	};
 }
 /** Normalize a value that arrived already parsed (Postgres JSONB). */
@@ -2603,7 +2604,7 @@ function compareVersions$1(a, b) {
 	const y = String(b);
 	return x < y ? -1 : x > y ? 1 : 0;
 }
-var import_dist_cjs$6, utf8$5, MESSAGE_MODULES, MESSAGE_CLASS, isUndefinedRecord, OLD_LC1, NEEDS_NORMALIZING, sink, codec, decoders, depth, normalizes;
+var import_dist_cjs$6, utf8$5, MESSAGE_MODULES, MESSAGE_CLASS, isUndefinedRecord, OLD_LC1, NEEDS_NORMALIZING, MAY_NEED_NORMALIZING, sink, codec, decoders, depth, normalizes;
 var init_serde = __esmMin((() => {
 	import_dist_cjs$6 = require_dist_cjs();
 	init_types$9();
@@ -2615,6 +2616,7 @@ var init_serde = __esmMin((() => {
 	isUndefinedRecord = (v) => isRecord(v) && v.lc === 2 && v.type === "undefined";
 	OLD_LC1 = /"id"\s*:\s*\[\s*"langchain"\s*,|"langchain_core"\s*,\s*"messages"\s*,\s*"[a-z]/;
 	NEEDS_NORMALIZING = new RegExp(`"undefined"|${OLD_LC1.source}`);
+	MAY_NEED_NORMALIZING = /undefined"|langchain"\s*,|langchain_core"\s*,\s*"messages"\s*,\s*"[a-z]/;
 	codec = new import_dist_cjs$6.ExtensionCodec();
 	decoders = [];
 	depth = 0;

@@ -97,6 +97,14 @@ const OLD_LC1 = /"id"\s*:\s*\[\s*"langchain"\s*,|"langchain_core"\s*,\s*"message
  * ~1.0 ms a megabyte of the search bench's checkpoints).
  */
 const NEEDS_NORMALIZING = new RegExp(`"undefined"|${OLD_LC1.source}`);
+/**
+ * A looser pattern that matches wherever NEEDS_NORMALIZING (or OLD_LC1) does — each of its alternatives is a part of
+ * one of theirs — without their leading quote: the regular expression engine then tries a match at each `u` or `l`
+ * that starts one of its literals, not at every `"` of the text. Tested first, it rules out a text that needs nothing
+ * in less than half the time (the search bench's 71 MB of checkpoints: ~22 ms against ~52 ms); a text it passes is
+ * then tested with the exact pattern, so what is normalized does not change.
+ */
+const MAY_NEED_NORMALIZING = /undefined"|langchain"\s*,|langchain_core"\s*,\s*"messages"\s*,\s*"[a-z]/;
 
 // ---------------------------------------------------------------------------------------------------------------
 // msgpack (Python ormsgpack + ext codes 0–7)
@@ -236,7 +244,9 @@ export function decodeMsgpack(data: Uint8Array): unknown {
 export function decodeJson(data: Uint8Array | string): unknown {
   const text = typeof data === "string" ? data : utf8.decode(data);
   const v = JSON.parse(text);
-  return text.includes('"lc"') && NEEDS_NORMALIZING.test(text) ? normalizeJsonValue(v) : v;
+  return text.includes('"lc"') && MAY_NEED_NORMALIZING.test(text) && NEEDS_NORMALIZING.test(text)
+    ? normalizeJsonValue(v)
+    : v;
 }
 
 /**
@@ -251,7 +261,8 @@ export interface JsonTextFacts {
 }
 
 export function jsonTextFacts(text: string): JsonTextFacts {
-  return { lc: text.includes('"lc"'), old: OLD_LC1.test(text), undef: text.includes('"undefined"') };
+  const may = MAY_NEED_NORMALIZING.test(text);
+  return { lc: text.includes('"lc"'), old: may && OLD_LC1.test(text), undef: may && text.includes('"undefined"') };
 }
 
 export const normalizes = (f: JsonTextFacts): boolean => f.lc && (f.old || f.undef);
