@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point: run the CLI and set the process exit code from its result. Nothing else lives here.
+// Entry point: run the CLI and exit with the code of its result. Nothing else lives here.
 // CommonJS (bin/package.json), like the bundle it requires: a run that never loads an ES module never starts
 // Node's ES module loader, which costs a cold start ~10 ms on Node 20 (issue #13).
 "use strict";
@@ -19,8 +19,5 @@ if (!require("node:module").enableCompileCache?.() && existsSync(bundled)) {
 }
 // The bundled CLI (npm run build, scripts/bundle.mjs) starts faster; tsc's ES modules when there is no bundle.
 const cli = existsSync(bundled) ? Promise.resolve(require(bundled)) : import("../dist/cli/main.js");
-cli
-  .then(({ main }) => main(process.argv.slice(2)))
-  .then((code) => {
-    process.exitCode = code;
-  });
+// exitAfterRun: exit once the output is written, not after V8's leftover background work (src/cli/main.ts)
+cli.then(({ main, exitAfterRun }) => main(process.argv.slice(2)).then(exitAfterRun));

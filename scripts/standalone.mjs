@@ -113,8 +113,8 @@ async function bundle(outFile) {
         resolveId: (id) => (id === ENTRY ? id : null),
         load: (id) =>
           id === ENTRY
-            ? `import { main } from ${JSON.stringify(posix(relative(root, join(dist, "cli", "main.js"))).replace(/^/, "./"))};\n` +
-              "main(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n"
+            ? `import { exitAfterRun, main } from ${JSON.stringify(posix(relative(root, join(dist, "cli", "main.js"))).replace(/^/, "./"))};\n` +
+              "main(process.argv.slice(2)).then(exitAfterRun);\n"
             : null,
       },
       {

@@ -39,17 +39,34 @@ export function processIO(): CliIO {
 }
 
 const guarded = new WeakSet<NodeJS.WriteStream>();
+/** the process's streams created so far (through processIO: all of ckpt's output goes through it) */
+const opened: NodeJS.WriteStream[] = [];
 
 /** `ckpt … | head` closes the pipe early: that ends the run with its exit code so far, it is not an error. */
 function pipeSafe(s: NodeJS.WriteStream): NodeJS.WriteStream {
   if (!guarded.has(s)) {
     guarded.add(s);
+    opened.push(s);
     s.on("error", (e: NodeJS.ErrnoException) => {
       if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
       throw e;
     });
   }
   return s;
+}
+
+/**
+ * Call `done` once everything written so far to the process's streams has been handed to the system: at once where
+ * writes are synchronous (files, and on Linux pipes and terminals), after the pending chunks elsewhere (pipes on
+ * macOS). A stream not created yet is not created for this.
+ */
+export function whenWritten(done: () => void): void {
+  let left = opened.length + 1;
+  const one = () => {
+    if (--left === 0) done();
+  };
+  for (const s of opened) s.write("", one);
+  one();
 }
 
 /** Colour on when the stream is a TTY and NO_COLOR is unset (https://no-color.org), or FORCE_COLOR is set. */
