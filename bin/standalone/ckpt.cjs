@@ -86532,11 +86532,13 @@ async function main(argv, io = processIO()) {
 * still do before a natural exit is V8's leftover work on a heap about to be dropped — finishing an incremental
 * marking, background compile jobs — which after a diff of two 5 MB checkpoints was ~280 M instructions
 * (callgrind, --single-threaded), 13 % of the run. Never called in-process (tests, the library): main itself
-* does not exit.
+* does not exit. A child process's stdio pipes are PipeWraps too, but a child comes with its ProcessWrap.
 */
 function exitAfterRun(code) {
 	process.exitCode = code;
-	whenWritten(() => process.exit(code));
+	process.nextTick(() => {
+		if (process.getActiveResourcesInfo().every((r) => r === "TTYWrap" || r === "PipeWrap")) whenWritten(() => process.exit(code));
+	});
 }
 /**
 * The key of LangGraph's encrypted rows, read once: `--aes-key-file` (read here, a trailing newline dropped), else the

@@ -88,11 +88,17 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
  * still do before a natural exit is V8's leftover work on a heap about to be dropped — finishing an incremental
  * marking, background compile jobs — which after a diff of two 5 MB checkpoints was ~280 M instructions
  * (callgrind, --single-threaded), 13 % of the run. Never called in-process (tests, the library): main itself
- * does not exit.
+ * does not exit. A child process's stdio pipes are PipeWraps too, but a child comes with its ProcessWrap.
  */
 export function exitAfterRun(code: number): void {
   process.exitCode = code;
-  whenWritten(() => process.exit(code));
+  // after what the run left on the tick queue (a browser opener that cannot start reports it so), and only when
+  // nothing but the standard streams is still active (no timer, socket, child, file request: else the process ends as
+  // it always did, when they are done)
+  process.nextTick(() => {
+    if (process.getActiveResourcesInfo().every((r) => r === "TTYWrap" || r === "PipeWrap"))
+      whenWritten(() => process.exit(code));
+  });
 }
 
 /**
