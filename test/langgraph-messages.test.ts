@@ -207,6 +207,16 @@ describe("LangChain messages → canonical (hand-derived expectations)", () => {
     expect(plain(chat.canonical)).toEqual({ role: "langgraph", kind: "ChatMessage", data: chat.record });
   });
 
+  it("a record whose class is a name every object inherits (toString, constructor) is no message class", () => {
+    // not a class @langchain/core loads as a message: kept whole as an extension message, written back unchanged
+    for (const cls of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+      const record = { lc: 1, type: "constructor", id: ["langchain_core", "messages", cls], kwargs: { content: "x" } };
+      const canonical = messageToCanonical(record);
+      expect(plain(canonical)).toEqual({ role: "langgraph", kind: cls, data: record });
+      expect(messageFromCanonical(canonical, "/messages/0", [])).toEqual(record);
+    }
+  });
+
   it("a Python-normalized record (kwargs from model_dump, ids, names) round-trips exactly, key order included", () => {
     const record = {
       lc: 1,

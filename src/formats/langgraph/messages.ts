@@ -45,16 +45,30 @@ export interface LcRecord {
 }
 
 export const EXT_ROLE = "langgraph";
-const BASE: Record<string, "user" | "system" | "assistant" | "toolResult"> = {
-  HumanMessage: "user",
-  HumanMessageChunk: "user",
-  SystemMessage: "system",
-  SystemMessageChunk: "system",
-  AIMessage: "assistant",
-  AIMessageChunk: "assistant",
-  ToolMessage: "toolResult",
-  ToolMessageChunk: "toolResult",
-};
+type MappedRole = "user" | "system" | "assistant" | "toolResult";
+/**
+ * The canonical role of a LangChain message class ckpt maps; undefined for any other name. A switch rather than a
+ * lookup in an object: no name inherited from Object.prototype (`toString`, `constructor`) passes for a class, and
+ * each message's class name (a new string from JSON.parse) needs no hashing for a property lookup.
+ */
+function roleOfClass(cls: string): MappedRole | undefined {
+  switch (cls) {
+    case "HumanMessage":
+    case "HumanMessageChunk":
+      return "user";
+    case "SystemMessage":
+    case "SystemMessageChunk":
+      return "system";
+    case "AIMessage":
+    case "AIMessageChunk":
+      return "assistant";
+    case "ToolMessage":
+    case "ToolMessageChunk":
+      return "toolResult";
+    default:
+      return undefined;
+  }
+}
 const CLASS_OF: Record<string, string> = {
   user: "HumanMessage",
   system: "SystemMessage",
@@ -69,10 +83,13 @@ export function isLcRecord(v: unknown): v is LcRecord {
 }
 
 /** The class name of a record (last element of its id path). */
-export const classOf = (r: LcRecord): string => String(r.id[r.id.length - 1]);
+export const classOf = (r: LcRecord): string => {
+  const last = r.id[r.id.length - 1];
+  return typeof last === "string" ? last : String(last);
+};
 
 /** True when `v` is a LangChain message record ckpt maps to a canonical LLM message. */
-export const isMappedMessage = (v: unknown): v is LcRecord => isLcRecord(v) && classOf(v) in BASE;
+export const isMappedMessage = (v: unknown): v is LcRecord => isLcRecord(v) && roleOfClass(classOf(v)) !== undefined;
 
 function setExt(target: { ext?: Ext }, key: string, v: unknown): void {
   if (v === undefined) return;
@@ -377,7 +394,7 @@ function toCanonicalMessage(v: unknown, lean: boolean): AgentMessage {
     return { role: EXT_ROLE, kind: isLcRecord(v) ? classOf(v) : "value", data: v } as ExtensionMessage;
   }
   const cls = classOf(v);
-  const role = BASE[cls]!;
+  const role = roleOfClass(cls)!;
   const kw = v.kwargs;
   const msg = { role, content: [] } as unknown as AgentMessage & { content: Content[]; ext?: Ext };
   msg.content = contentToCanonical(kw.content, msg);
@@ -628,7 +645,7 @@ export function lintMessageOf(value: unknown): {
 } {
   const v = isMappedMessage(value) ? value : plainMessageRecord(value);
   if (!v) return { role: EXT_ROLE };
-  const role = BASE[classOf(v)]!;
+  const role = roleOfClass(classOf(v))!;
   const kw = v.kwargs;
   if (role === "toolResult") return { role, toolCallId: typeof kw.tool_call_id === "string" ? kw.tool_call_id : "" };
   if (role !== "assistant") return { role };
