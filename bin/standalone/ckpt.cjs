@@ -21403,6 +21403,24 @@ var init_deepagent = __esmMin((() => {
 	};
 }));
 // dist/formats/langgraph/messages.js
+/**
+* The canonical role of a LangChain message class ckpt maps; undefined for any other name. A switch rather than a
+* lookup in an object: no name inherited from Object.prototype (`toString`, `constructor`) passes for a class, and
+* each message's class name (a new string from JSON.parse) needs no hashing for a property lookup.
+*/
+function roleOfClass(cls) {
+	switch (cls) {
+		case "HumanMessage":
+		case "HumanMessageChunk": return "user";
+		case "SystemMessage":
+		case "SystemMessageChunk": return "system";
+		case "AIMessage":
+		case "AIMessageChunk": return "assistant";
+		case "ToolMessage":
+		case "ToolMessageChunk": return "toolResult";
+		default: return;
+	}
+}
 function isLcRecord(v) {
 	return isObj$13(v) && v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) && v.id.length > 0 && isObj$13(v.kwargs);
 }
@@ -21697,7 +21715,7 @@ function toCanonicalMessage(v, lean) {
 		};
 	}
 	const cls = classOf(v);
-	const role = BASE[cls];
+	const role = roleOfClass(cls);
 	const kw = v.kwargs;
 	const msg = {
 		role,
@@ -21943,7 +21961,7 @@ function assistantBack(m, kw, e, lay, ptr, lossy) {
 function lintMessageOf(value) {
 	const v = isMappedMessage(value) ? value : plainMessageRecord(value);
 	if (!v) return { role: EXT_ROLE };
-	const role = BASE[classOf(v)];
+	const role = roleOfClass(classOf(v));
 	const kw = v.kwargs;
 	if (role === "toolResult") return {
 		role,
@@ -21972,28 +21990,21 @@ function lintMessageOf(value) {
 		content
 	};
 }
-var isObj$13, EXT_ROLE, BASE, CLASS_OF, classOf, isMappedMessage, extOf$2, layoutOf$2, sameJson, DATA_URL, num$5, STOP$3, PLAIN_CLASS, FINISH;
+var isObj$13, EXT_ROLE, CLASS_OF, classOf, isMappedMessage, extOf$2, layoutOf$2, sameJson, DATA_URL, num$5, STOP$3, PLAIN_CLASS, FINISH;
 var init_messages$2 = __esmMin((() => {
 	isObj$13 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 	EXT_ROLE = "langgraph";
-	BASE = {
-		HumanMessage: "user",
-		HumanMessageChunk: "user",
-		SystemMessage: "system",
-		SystemMessageChunk: "system",
-		AIMessage: "assistant",
-		AIMessageChunk: "assistant",
-		ToolMessage: "toolResult",
-		ToolMessageChunk: "toolResult"
-	};
 	CLASS_OF = {
 		user: "HumanMessage",
 		system: "SystemMessage",
 		assistant: "AIMessage",
 		toolResult: "ToolMessage"
 	};
-	classOf = (r) => String(r.id[r.id.length - 1]);
-	isMappedMessage = (v) => isLcRecord(v) && classOf(v) in BASE;
+	classOf = (r) => {
+		const last = r.id[r.id.length - 1];
+		return typeof last === "string" ? last : String(last);
+	};
+	isMappedMessage = (v) => isLcRecord(v) && roleOfClass(classOf(v)) !== void 0;
 	extOf$2 = (x) => isObj$13(x?.ext?.langgraph) ? x.ext.langgraph : {};
 	layoutOf$2 = (x) => {
 		const e = extOf$2(x);
