@@ -8,8 +8,12 @@ const { join } = require("node:path");
 
 // Node >= 22.1 can keep V8's compiled code of ckpt's modules between runs (faster cold start); on older Node,
 // bin/code-cache.js keeps it for the bundle and the schema validators (most of a short run was compiling them).
+// node:module is required only where it has enableCompileCache: on Node 20 loading it also loads the ES module
+// loader, ~2 ms of a short run (issue #41).
 const bundled = join(__dirname, "..", "dist", "bundle", "main.js");
-if (!require("node:module").enableCompileCache?.() && existsSync(bundled)) {
+const [major, minor] = process.versions.node.split(".").map(Number);
+const compileCache = major > 22 || (major === 22 && minor >= 1);
+if (!(compileCache && require("node:module").enableCompileCache?.()) && existsSync(bundled)) {
   const dist = join(__dirname, "..", "dist");
   const { version } = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8"));
   require("./code-cache.js").useCodeCache(

@@ -34,12 +34,19 @@ function fnv1a(text) {
   return h >>> 0;
 }
 
+/** os.tmpdir() without loading node:os on POSIX (a short run's every module counts): the same rule as Node's. */
+function tmpdir() {
+  if (process.platform === "win32") return require("node:os").tmpdir();
+  const path = process.env.TMPDIR || process.env.TMP || process.env.TEMP || "/tmp";
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
 /** The cache folder for this ckpt version, Node, install and flags, created (mode 700) if needed; undefined when unusable. */
 function cacheFolder(version, roots) {
   const setting = process.env.CKPT_CODE_CACHE;
   if (setting === "0" || setting === "false" || setting === "off") return undefined;
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-  const base = setting || join(require("node:os").tmpdir(), `ckpt-code-cache${uid === undefined ? "" : `-${uid}`}`);
+  const base = setting || join(tmpdir(), `ckpt-code-cache${uid === undefined ? "" : `-${uid}`}`);
   // V8 refuses code made under other flags: runs with other flags (NODE_OPTIONS, node --…) keep their own folder,
   // and so does each install (two copies of one version may hold other files)
   const where = [...roots, ...process.execArgv, process.env.NODE_OPTIONS ?? ""].join("\n");
@@ -64,7 +71,8 @@ function cacheFolder(version, roots) {
 function useCodeCache(roots, version) {
   const dir = cacheFolder(version, roots);
   if (dir === undefined) return false;
-  const Module = require("node:module");
+  // node:module's Module, without loading node:module (on Node 20 that loads the ES module loader too)
+  const Module = module.constructor;
   const vm = require("node:vm");
   const { isAscii } = require("node:buffer");
   const pending = [];
