@@ -265,6 +265,7 @@ var init_errors = __esmMin((() => {
 	};
 }));
 // dist/cli/io.js
+/** The CLI's view of the process: streams and environment, injectable for tests. Only cli/ prints. */
 /**
 * The real process. Its streams are created on first use, as Node's own `process.stdout` getters do: creating one
 * loads stream modules and costs a few milliseconds at start-up, and most runs never read stdin or write stderr.
@@ -272,7 +273,7 @@ var init_errors = __esmMin((() => {
 function processIO() {
 	return {
 		get stdout() {
-			return pipeSafe(process.stdout);
+			return fileStdout() ?? pipeSafe(process.stdout);
 		},
 		get stderr() {
 			return pipeSafe(process.stderr);
@@ -283,6 +284,29 @@ function processIO() {
 		env: process.env,
 		cwd: process.cwd()
 	};
+}
+/**
+* Standard output when it is a regular file or /dev/null, written with fs.writeSync as Node's own stream for a file
+* does (SyncWriteStream), without creating process.stdout: that loads Node's ~20 stream modules, a tenth of what a
+* tiny `ckpt validate > out.txt` added to Node's own start-up (issue #41). Terminals, pipes and sockets get
+* process.stdout (colour, columns, a closed pipe ending the run). Undefined for those, and on Windows.
+*/
+function fileStdout() {
+	if (stdoutFile === void 0) {
+		stdoutFile = null;
+		if (process.platform !== "win32") try {
+			const st = (0, node_fs.fstatSync)(1);
+			if (st.isFile() || st.isCharacterDevice() && st.rdev === (0, node_fs.statSync)("/dev/null").rdev) stdoutFile = {
+				isTTY: false,
+				write(chunk) {
+					if (typeof chunk === "string") (0, node_fs.writeSync)(1, chunk);
+					else (0, node_fs.writeSync)(1, chunk);
+					return true;
+				}
+			};
+		} catch {}
+	}
+	return stdoutFile ?? void 0;
 }
 /** `ckpt … | head` closes the pipe early: that ends the run with its exit code so far, it is not an error. */
 function pipeSafe(s) {
@@ -344,7 +368,7 @@ function lineWriter(out) {
 		flush
 	};
 }
-var guarded, opened, CHUNK;
+var stdoutFile, guarded, opened, CHUNK;
 var init_io = __esmMin((() => {
 	guarded = /* @__PURE__ */ new WeakSet();
 	opened = [];

@@ -1,4 +1,5 @@
 /** The CLI's view of the process: streams and environment, injectable for tests. Only cli/ prints. */
+import { fstatSync, statSync, writeSync } from "node:fs";
 import type { Readable } from "node:stream";
 
 export interface Out {
@@ -25,7 +26,7 @@ export interface CliIO {
 export function processIO(): CliIO {
   return {
     get stdout() {
-      return pipeSafe(process.stdout);
+      return fileStdout() ?? pipeSafe(process.stdout);
     },
     get stderr() {
       return pipeSafe(process.stderr);
@@ -36,6 +37,38 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+let stdoutFile: Out | null | undefined;
+
+/**
+ * Standard output when it is a regular file or /dev/null, written with fs.writeSync as Node's own stream for a file
+ * does (SyncWriteStream), without creating process.stdout: that loads Node's ~20 stream modules, a tenth of what a
+ * tiny `ckpt validate > out.txt` added to Node's own start-up (issue #41). Terminals, pipes and sockets get
+ * process.stdout (colour, columns, a closed pipe ending the run). Undefined for those, and on Windows.
+ */
+function fileStdout(): Out | undefined {
+  if (stdoutFile === undefined) {
+    stdoutFile = null;
+    if (process.platform !== "win32") {
+      try {
+        const st = fstatSync(1);
+        if (st.isFile() || (st.isCharacterDevice() && st.rdev === statSync("/dev/null").rdev)) {
+          stdoutFile = {
+            isTTY: false,
+            write(chunk) {
+              if (typeof chunk === "string") writeSync(1, chunk);
+              else writeSync(1, chunk);
+              return true;
+            },
+          };
+        }
+      } catch {
+        // no standard output to look at: process.stdout decides, as before
+      }
+    }
+  }
+  return stdoutFile ?? undefined;
 }
 
 const guarded = new WeakSet<NodeJS.WriteStream>();
