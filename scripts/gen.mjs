@@ -89,6 +89,112 @@ for (const [g, members] of groups) {
   );
 }
 
+// ---- quick validators ---------------------------------------------------------------------------
+// The validators above report every error with its place: what `ckpt validate` prints. Most documents are valid,
+// and for those only the verdict matters: a quick validator per schema (validators/<group>.quick.cjs) answers
+// that alone, and the full one runs only when it says "invalid" (src/schema/validate.ts). On a 20,000-message
+// deep-agent checkpoint the full one cost ~150M instructions, the quick one ~60M (issue #41), from:
+// - small functions: ajv inlines a schema's subschemas into one function, which for a message schema is ~90 KB of
+//   bytecode, beyond what V8 ever optimizes (60 KB): the schema the quick code is made from has its large
+//   subschemas (over QUICK_HOIST characters of JSON) moved to $defs, each its own function (inlineRefs: false);
+// - no error objects: the first error ends the run (allErrors: false), without messages, and the errors a failing
+//   oneOf/anyOf branch records (an object and an instance path per message) are not built (quickCode);
+// - no per-call options object: a validator is called with the value only.
+// The verdict is the same as the full validator's: the same keywords check the same values (a $ref to a moved
+// subschema validates as the subschema did), and the error counter the generated code decides with still counts
+// up on every error; test/schema-quick.test.ts compares both on every fixture and on broken copies of them.
+const QUICK_HOIST = 1000;
+/** Keywords whose value is a schema, an array of schemas or a map of schemas (not data like const or enum). */
+const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]);
+const SUBSCHEMAS = new Set(["oneOf", "anyOf", "allOf", "prefixItems"]);
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
+/** A copy of `schema` whose large subschemas are `{$ref}`s to its $defs (their base URI stays the document's). */
+function hoisted(schema) {
+  const defs = {};
+  let n = 0;
+  const lift = (sub) => {
+    const s = visit(sub);
+    // a subschema that sets its own base URI or anchors stays where it is (a $ref inside it would resolve elsewhere)
+    if (!s || typeof s !== "object" || JSON.stringify(s).length < QUICK_HOIST) return s;
+    if (/"\$(id|anchor|dynamicAnchor|dynamicRef|recursiveAnchor|recursiveRef)"\s*:/.test(JSON.stringify(s))) return s;
+    const name = `__quick${n++}`;
+    defs[name] = s;
+    return { $ref: `#/$defs/${name}` };
+  };
+  const visit = (x) => {
+    if (!x || typeof x !== "object" || Array.isArray(x)) return x;
+    const out = {};
+    for (const [k, v] of Object.entries(x)) {
+      if (SUBSCHEMA.has(k) && v && typeof v === "object" && !Array.isArray(v)) out[k] = lift(v);
+      else if (SUBSCHEMAS.has(k) && Array.isArray(v)) out[k] = v.map(lift);
+      else if (SCHEMA_MAPS.has(k) && v && typeof v === "object")
+        out[k] = Object.fromEntries(
+          Object.entries(v).map(([name, sub]) => [name, k === "$defs" ? visit(sub) : lift(sub)]),
+        );
+      else out[k] = v;
+    }
+    return out;
+  };
+  const out = visit(schema);
+  if (n) {
+    if (Object.keys(out.$defs ?? {}).some((k) => k.startsWith("__quick")))
+      throw new Error(`gen: ${schema.$id}: $defs/__quick*`);
+    out.$defs = { ...(out.$defs ?? {}), ...defs };
+  }
+  return out;
+}
+const quickAjv = new Ajv2020({
+  ...ajv.opts,
+  allErrors: false,
+  messages: false,
+  inlineRefs: false,
+  strictTypes: false, // a moved subschema no longer sees its parent's `type` (a schema-authoring check, done above)
+  code: { source: true, esm: false, lines: false },
+});
+quickAjv.opts.unevaluated = ajv.opts.unevaluated;
+quickAjv.addKeyword({ keyword: "x-ckpt", schemaType: "object" });
+quickAjv.addKeyword({ keyword: "tsType", schemaType: "string" });
+addFormats(quickAjv);
+for (const s of schemas) quickAjv.addSchema(hoisted(s.schema), s.schema.$id);
+
+/**
+ * ajv's standalone code, made to compute the verdict only: the error objects recorded and then dropped (a failing
+ * branch of a oneOf) are not built, a callee's errors are counted as one, and the validators take the value alone.
+ * The error counter still goes up on each error and back to its mark where ajv resets it, so every decision the
+ * code takes on it is the same. Anything of ajv's error machinery left (a newer ajv writing it another way) is an
+ * error here, not a slower or different validator.
+ */
+function quickCode(code) {
+  const out = code
+    .replace(
+      /const (err\d+) = \{[^;]*?\};if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}/g,
+      "",
+    )
+    .replace(
+      /vErrors = vErrors === null \? ((?:validate|wrapper)\d+(?:\.validate)?)\.errors : vErrors\.concat\(\1\.errors\);errors = vErrors\.length;/g,
+      "errors++;",
+    )
+    .replace(
+      /, \{instancePath(?::[^{};]*?)?,parentData(?::[^{};]*?)?,parentDataProperty(?::[^{};]*?)?,rootData,dynamicAnchors\}\)/g,
+      ")",
+    )
+    .replace(
+      /\(data, \{instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors=\{\}\}=\{\}\)\{/g,
+      '(data){const instancePath="";',
+    );
+  for (const left of ["vErrors.push", "vErrors.concat", "parentData", "rootData", "dynamicAnchors", "= vErrors.length"])
+    if (out.includes(left)) throw new Error(`gen: quick validators: ajv's code still has '${left}' (ajv changed?)`);
+  return out;
+}
+for (const [g, members] of groups) {
+  const refs = {};
+  for (const s of members) refs[identOf(s.name)] = s.schema.$id;
+  groupFiles[`validators/${g}.quick.cjs`] = asciiOnly(
+    "// GENERATED by scripts/gen.mjs from schemas/ - do not edit. Run `npm run gen`.\n" +
+      quickCode(standaloneCode(quickAjv, refs)),
+  );
+}
+
 /**
  * The validators' code in ASCII: V8 reads an ASCII file as one-byte text without decoding UTF-8 (bin/code-cache.js),
  * which a short run's start-up feels (issue #41). The non-ASCII characters (schema descriptions, patterns) must all
@@ -128,6 +234,15 @@ const validatorsJs =
         `  ${JSON.stringify(s.name)}: { enumerable: true, get: () => group(${JSON.stringify(groupOf(s.name))}).${identOf(s.name)} },`,
     )
     .join("\n") +
+  "\n}));\n" +
+  "// The same schemas' quick validators: the verdict only (no errors), from validators/<group>.quick.cjs.\n" +
+  "export const quickValidators = Object.freeze(Object.defineProperties({}, {\n" +
+  schemas
+    .map(
+      (s) =>
+        `  ${JSON.stringify(s.name)}: { enumerable: true, get: () => group(${JSON.stringify(`${groupOf(s.name)}.quick`)}).${identOf(s.name)} },`,
+    )
+    .join("\n") +
   "\n}));\n";
 const validatorsDts =
   "// GENERATED by scripts/gen.mjs from schemas/ — do not edit. Run `npm run gen`.\n" +
@@ -135,6 +250,10 @@ const validatorsDts =
   "export interface CompiledValidator {\n  (data: unknown): boolean;\n  errors?: ErrorObject[] | null;\n}\n" +
   "export declare const validators: {\n" +
   schemas.map((s) => `  ${JSON.stringify(s.name)}: CompiledValidator;`).join("\n") +
+  "\n};\n" +
+  "/** The verdict only: true exactly when the validator of the same name returns true; no errors. */\n" +
+  "export declare const quickValidators: {\n" +
+  schemas.map((s) => `  ${JSON.stringify(s.name)}: (data: unknown) => boolean;`).join("\n") +
   "\n};\n";
 
 // ---- schema index (ids, titles, descriptions; used by `ckpt schema`) ----------------------------

@@ -24234,7 +24234,7 @@ function loadGroup(g) {
 	run(module.exports, groupRequire, module, file, (0, node_path.dirname)(file));
 	return module.exports;
 }
-var groupsFolder, groupRequire, loaded$1, group, validators;
+var groupsFolder, groupRequire, loaded$1, group, validators, quickValidators;
 var init_validators = __esmMin((() => {
 	groupsFolder = new URL("../../src/generated/validators/", __ckpt_import_meta_url);
 	groupRequire = (id) => ((id) => {
@@ -24418,6 +24418,176 @@ var init_validators = __esmMin((() => {
 		"formats/yoagent-session/entries": {
 			enumerable: true,
 			get: () => group("formats-yoagent-session").v_formats_yoagent_session_entries
+		}
+	}));
+	quickValidators = Object.freeze(Object.defineProperties({}, {
+		"AgentMessage": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_AgentMessage
+		},
+		"CacheConfig": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_CacheConfig
+		},
+		"Checkpoint": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_Checkpoint
+		},
+		"CheckpointState": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_CheckpointState
+		},
+		"Content": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_Content
+		},
+		"ContextConfig": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_ContextConfig
+		},
+		"ExecutionLimits": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_ExecutionLimits
+		},
+		"Ext": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_Ext
+		},
+		"ExtensionMessage": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_ExtensionMessage
+		},
+		"FileData": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_FileData
+		},
+		"InterruptData": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_InterruptData
+		},
+		"Message": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_Message
+		},
+		"ScratchpadNote": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_ScratchpadNote
+		},
+		"StatsReport": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_StatsReport
+		},
+		"StopReason": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_StopReason
+		},
+		"TodoItem": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_TodoItem
+		},
+		"ToolExecutionStrategy": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_ToolExecutionStrategy
+		},
+		"Usage": {
+			enumerable: true,
+			get: () => group("canonical.quick").v_Usage
+		},
+		"formats/ai-sdk/v4": {
+			enumerable: true,
+			get: () => group("formats-ai-sdk.quick").v_formats_ai_sdk_v4
+		},
+		"formats/ai-sdk/v5": {
+			enumerable: true,
+			get: () => group("formats-ai-sdk.quick").v_formats_ai_sdk_v5
+		},
+		"formats/ai-sdk/v6": {
+			enumerable: true,
+			get: () => group("formats-ai-sdk.quick").v_formats_ai_sdk_v6
+		},
+		"formats/ai-sdk/v7": {
+			enumerable: true,
+			get: () => group("formats-ai-sdk.quick").v_formats_ai_sdk_v7
+		},
+		"formats/amacs/document": {
+			enumerable: true,
+			get: () => group("formats-amacs.quick").v_formats_amacs_document
+		},
+		"formats/deepagent/checkpoint": {
+			enumerable: true,
+			get: () => group("formats-deepagent.quick").v_formats_deepagent_checkpoint
+		},
+		"formats/deepagent/model-message": {
+			enumerable: true,
+			get: () => group("formats-deepagent.quick").v_formats_deepagent_model_message
+		},
+		"formats/langgraph/checkpoint": {
+			enumerable: true,
+			get: () => group("formats-langgraph.quick").v_formats_langgraph_checkpoint
+		},
+		"formats/langgraph/message": {
+			enumerable: true,
+			get: () => group("formats-langgraph.quick").v_formats_langgraph_message
+		},
+		"formats/langgraph/metadata": {
+			enumerable: true,
+			get: () => group("formats-langgraph.quick").v_formats_langgraph_metadata
+		},
+		"formats/langgraph/pending-write": {
+			enumerable: true,
+			get: () => group("formats-langgraph.quick").v_formats_langgraph_pending_write
+		},
+		"formats/langgraph/tuple": {
+			enumerable: true,
+			get: () => group("formats-langgraph.quick").v_formats_langgraph_tuple
+		},
+		"formats/mastra/message-content": {
+			enumerable: true,
+			get: () => group("formats-mastra.quick").v_formats_mastra_message_content
+		},
+		"formats/mastra/thread": {
+			enumerable: true,
+			get: () => group("formats-mastra.quick").v_formats_mastra_thread
+		},
+		"formats/openai-agents/items": {
+			enumerable: true,
+			get: () => group("formats-openai-agents.quick").v_formats_openai_agents_items
+		},
+		"formats/openai-agents/responses-items": {
+			enumerable: true,
+			get: () => group("formats-openai-agents.quick").v_formats_openai_agents_responses_items
+		},
+		"formats/openai-agents/run-state": {
+			enumerable: true,
+			get: () => group("formats-openai-agents.quick").v_formats_openai_agents_run_state
+		},
+		"formats/openai-agents/sdk-run-state": {
+			enumerable: true,
+			get: () => group("formats-openai-agents.quick").v_formats_openai_agents_sdk_run_state
+		},
+		"formats/openai-agents/session": {
+			enumerable: true,
+			get: () => group("formats-openai-agents.quick").v_formats_openai_agents_session
+		},
+		"formats/phi-core/messages": {
+			enumerable: true,
+			get: () => group("formats-phi-core.quick").v_formats_phi_core_messages
+		},
+		"formats/phi-core-session/session": {
+			enumerable: true,
+			get: () => group("formats-phi-core-session.quick").v_formats_phi_core_session_session
+		},
+		"formats/swarmer/agent-state": {
+			enumerable: true,
+			get: () => group("formats-swarmer.quick").v_formats_swarmer_agent_state
+		},
+		"formats/yoagent/messages": {
+			enumerable: true,
+			get: () => group("formats-yoagent.quick").v_formats_yoagent_messages
+		},
+		"formats/yoagent-session/entries": {
+			enumerable: true,
+			get: () => group("formats-yoagent-session.quick").v_formats_yoagent_session_entries
 		}
 	}));
 }));
@@ -24775,9 +24945,11 @@ function getValidator(name) {
 * double (pass `mayHoldBigInt = false` when the caller already knows there is none). Every issue is an error with rule `schema/<ajv keyword>`.
 */
 function schemaIssues(schemaName, value, file, locate, mayHoldBigInt = true) {
-	const v = getValidator(schemaName);
-	if (!v) throw new Error(`no compiled validator named '${schemaName}' (run npm run gen)`);
+	const quick = quickValidators[schemaName];
+	if (!quick) throw new Error(`no compiled validator named '${schemaName}' (run npm run gen)`);
 	const plain = mayHoldBigInt && containsBigInt(value) ? toPlainNumbers(value) : value;
+	if (quick(plain)) return [];
+	const v = getValidator(schemaName);
 	if (v(plain)) return [];
 	return explainUnknownTags(schemaName, plain, pruneErrors(v.errors ?? [])).map((e) => {
 		const d = describeError(e);

@@ -1,7 +1,7 @@
 /**
  * Run a precompiled schema validator on a parsed value and report clear, positioned Issues.
  */
-import { validators } from "../generated/validators.js";
+import { quickValidators, validators } from "../generated/validators.js";
 import type { CompiledValidator } from "../generated/validators.js";
 import { containsBigInt, toPlainNumbers } from "../base/json.js";
 import type { Issue } from "./types.js";
@@ -27,9 +27,12 @@ export function schemaIssues(
   locate?: Locate,
   mayHoldBigInt = true,
 ): Issue[] {
-  const v = getValidator(schemaName);
-  if (!v) throw new Error(`no compiled validator named '${schemaName}' (run npm run gen)`);
+  const quick = (quickValidators as Record<string, (data: unknown) => boolean>)[schemaName];
+  if (!quick) throw new Error(`no compiled validator named '${schemaName}' (run npm run gen)`);
   const plain = mayHoldBigInt && containsBigInt(value) ? toPlainNumbers(value) : value;
+  // the quick validator's verdict is the full one's; the full one (loaded only then) runs for its errors
+  if (quick(plain)) return [];
+  const v = getValidator(schemaName)!;
   if (v(plain)) return [];
   return explainUnknownTags(schemaName, plain, pruneErrors(v.errors ?? [])).map((e) => {
     const d = describeError(e);
