@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL read-back of a migration compares in the database (md5 of each stored document against md5 of the
- * text written), so the documents are not sent back: a document the server changed on the way in (a trigger, here)
+ * The PostgreSQL read-back of a migration compares in the database (sha256 of each stored document's UTF-8 against the
+ * sha256 of the text written, which a migration's journal has already), so the documents are not sent back: a document the server changed on the way in (a trigger, here)
  * is caught record by record with the hash of what it holds; the others verify.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -42,6 +42,21 @@ describe("postgres read-back", () => {
       await c.query(`UPDATE "${schema}".direct SET doc = doc || ' ' WHERE thread_id = 't-1'`);
       await c.end();
       expect(await s.verifyMany!(recs)).toEqual([true, false, false]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("verifyMany hashes the UTF-8 the server holds (non-ASCII text verifies) and compares with the hash the caller gives", async () => {
+    const s = await openSaver(`${PG}?schema=${schema}&table=hashes`);
+    try {
+      const text = JSON.stringify({ ...base, threadId: "u", note: "é — ü 😀" }, null, 2);
+      const sha = (t: string) => createHash("sha256").update(t, "utf8").digest("hex");
+      await s.saveMany([{ namespace: "n", threadId: "u", text }]);
+      // no hash given: ckpt hashes the text; the right one given: used as is; a wrong one: a mismatch (so it is used)
+      expect(await s.verifyMany!([{ namespace: "n", threadId: "u", text }])).toEqual([true]);
+      expect(await s.verifyMany!([{ namespace: "n", threadId: "u", text, hash: sha(text) }])).toEqual([true]);
+      expect(await s.verifyMany!([{ namespace: "n", threadId: "u", text, hash: sha(`${text} `) }])).toEqual([false]);
     } finally {
       await s.close();
     }

@@ -15798,7 +15798,7 @@ function byNamespace(keys) {
 	});
 	return byNs;
 }
-var ident$1, SAVER_NAME$4, ignoreError, createPostgresSaver, UPSERT_ROWS, lookupSql, PostgresStore;
+var ident$1, SAVER_NAME$4, ignoreError, createPostgresSaver, UPSERT_ROWS, verifySql, lookupSql, PostgresStore;
 var init_postgres$2 = __esmMin((() => {
 	init_digest();
 	init_errors();
@@ -15840,6 +15840,9 @@ var init_postgres$2 = __esmMin((() => {
 		return new PostgresStore(pool, T, uri, namespace ?? "default");
 	};
 	UPSERT_ROWS = 500;
+	verifySql = (T, sum) => `SELECT k.n FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)
+   WHERE (SELECT ${sum === "sha256" ? "encode(sha256(convert_to(doc, 'UTF8')), 'hex')" : "md5(doc)"} FROM ${T}
+          WHERE namespace = $1 AND thread_id = k.id LIMIT 1) IS DISTINCT FROM k.h`;
 	lookupSql = (T) => `SELECT k.n, (SELECT doc FROM ${T} WHERE namespace = $1 AND thread_id = k.id) AS doc FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)`;
 	PostgresStore = class {
 		pool;
@@ -15883,29 +15886,45 @@ var init_postgres$2 = __esmMin((() => {
 			});
 		}
 		/**
-		* Compared in PostgreSQL: md5 of each stored document against md5 of the text written, one query per namespace in
-		* the batch; only the places of the documents that differ (or are missing) come back, not the documents. A point
-		* lookup per id (a subquery per row of the id list, LIMIT 1 so that it is a plain index scan, not a bitmap scan per
-		* id), whatever the planner's statistics. Where the server's encoding is not UTF-8 the sums differ and the caller
-		* reads the rows back.
+		* Compared in PostgreSQL: the sha256 of each stored document's UTF-8 against the sha256 of the text written (what a
+		* migration's journal records already, `SaverRecord.hash`: no hashing here then), one query per namespace in the
+		* batch; only the places of the documents that differ (or are missing) come back, not the documents. A point lookup
+		* per id (a subquery per row of the id list, LIMIT 1 so that it is a plain index scan, not a bitmap scan per id),
+		* whatever the planner's statistics. A server before PostgreSQL 11 has no sha256(): md5 of the text in the server's
+		* encoding then (where that is not UTF-8 the sums differ and the caller reads the rows back).
 		*/
 		verifyMany(records) {
 			return this.wrap("cannot read", async () => {
 				const out = records.map(() => true);
 				for (const [ns, at] of byNamespace(records)) {
-					const ids = at.map((i) => records[i].threadId);
-					const sums = at.map((i) => hexDigest("md5", records[i].text));
-					const res = await this.query(`SELECT k.n FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)
-           WHERE (SELECT md5(doc) FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id LIMIT 1) IS DISTINCT FROM k.h`, [
-						ns,
-						textArray(ids),
-						textArray(sums)
-					]);
-					for (const r of res.rows) out[at[Number(r.n) - 1]] = false;
+					const ids = textArray(at.map((i) => records[i].threadId));
+					let rows;
+					if (!this.noSha256) try {
+						const sums = at.map((i) => records[i].hash ?? hexDigest("sha256", records[i].text));
+						rows = (await this.query(verifySql(this.T, "sha256"), [
+							ns,
+							ids,
+							textArray(sums)
+						])).rows;
+					} catch (e) {
+						if (e.code !== "42883") throw e;
+						this.noSha256 = true;
+					}
+					if (rows === void 0) {
+						const sums = at.map((i) => hexDigest("md5", records[i].text));
+						rows = (await this.query(verifySql(this.T, "md5"), [
+							ns,
+							ids,
+							textArray(sums)
+						])).rows;
+					}
+					for (const r of rows) out[at[Number(r.n) - 1]] = false;
 				}
 				return out;
 			});
 		}
+		/** the server has no sha256() (PostgreSQL 10): verifyMany compares md5 sums */
+		noSha256 = false;
 		async save(threadId, text, ns) {
 			checkThreadId(threadId);
 			await this.wrap("cannot write", () => upsert(this.pool, this.T, [{

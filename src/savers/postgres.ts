@@ -268,6 +268,15 @@ async function upsert(pool: Pool, T: string, records: SaverRecord[]): Promise<vo
   });
 }
 
+/**
+ * verifyMany's query (namespace $1, thread ids $2, their sums $3): the 1-based places whose stored document's sum is not
+ * the one given (or that have no row).
+ */
+const verifySql = (T: string, sum: "sha256" | "md5") =>
+  `SELECT k.n FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)
+   WHERE (SELECT ${sum === "sha256" ? "encode(sha256(convert_to(doc, 'UTF8')), 'hex')" : "md5(doc)"} FROM ${T}
+          WHERE namespace = $1 AND thread_id = k.id LIMIT 1) IS DISTINCT FROM k.h`;
+
 /** The batched lookup (namespace $1, thread ids $2): rows (n, doc), n the 1-based place in $2, doc null where missing. */
 export const lookupSql = (T: string) =>
   `SELECT k.n, (SELECT doc FROM ${T} WHERE namespace = $1 AND thread_id = k.id) AS doc FROM unnest($2::text[]) WITH ORDINALITY AS k(id, n)`;
@@ -332,28 +341,40 @@ class PostgresStore implements Saver {
   }
 
   /**
-   * Compared in PostgreSQL: md5 of each stored document against md5 of the text written, one query per namespace in
-   * the batch; only the places of the documents that differ (or are missing) come back, not the documents. A point
-   * lookup per id (a subquery per row of the id list, LIMIT 1 so that it is a plain index scan, not a bitmap scan per
-   * id), whatever the planner's statistics. Where the server's encoding is not UTF-8 the sums differ and the caller
-   * reads the rows back.
+   * Compared in PostgreSQL: the sha256 of each stored document's UTF-8 against the sha256 of the text written (what a
+   * migration's journal records already, `SaverRecord.hash`: no hashing here then), one query per namespace in the
+   * batch; only the places of the documents that differ (or are missing) come back, not the documents. A point lookup
+   * per id (a subquery per row of the id list, LIMIT 1 so that it is a plain index scan, not a bitmap scan per id),
+   * whatever the planner's statistics. A server before PostgreSQL 11 has no sha256(): md5 of the text in the server's
+   * encoding then (where that is not UTF-8 the sums differ and the caller reads the rows back).
    */
   verifyMany(records: SaverRecord[]): Promise<boolean[]> {
     return this.wrap("cannot read", async () => {
       const out = records.map(() => true);
       for (const [ns, at] of byNamespace(records)) {
-        const ids = at.map((i) => records[i]!.threadId);
-        const sums = at.map((i) => hexDigest("md5", records[i]!.text));
-        const res = await this.query(
-          `SELECT k.n FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(id, h, n)
-           WHERE (SELECT md5(doc) FROM ${this.T} WHERE namespace = $1 AND thread_id = k.id LIMIT 1) IS DISTINCT FROM k.h`,
-          [ns, textArray(ids), textArray(sums)],
-        );
-        for (const r of res.rows) out[at[Number(r.n) - 1]!] = false;
+        const ids = textArray(at.map((i) => records[i]!.threadId));
+        let rows: Array<{ n: string | number }> | undefined;
+        if (!this.noSha256)
+          try {
+            const sums = at.map((i) => records[i]!.hash ?? hexDigest("sha256", records[i]!.text));
+            rows = (await this.query(verifySql(this.T, "sha256"), [ns, ids, textArray(sums)])).rows;
+          } catch (e) {
+            // 42883: undefined_function (sha256() came with PostgreSQL 11)
+            if ((e as { code?: string }).code !== "42883") throw e;
+            this.noSha256 = true;
+          }
+        if (rows === undefined) {
+          const sums = at.map((i) => hexDigest("md5", records[i]!.text));
+          rows = (await this.query(verifySql(this.T, "md5"), [ns, ids, textArray(sums)])).rows;
+        }
+        for (const r of rows) out[at[Number(r.n) - 1]!] = false;
       }
       return out;
     });
   }
+
+  /** the server has no sha256() (PostgreSQL 10): verifyMany compares md5 sums */
+  private noSha256 = false;
 
   async save(threadId: string, text: string, ns?: string): Promise<void> {
     checkThreadId(threadId);

@@ -30,6 +30,11 @@ export interface SaverRecord {
   readonly bytes?: number;
   /** where the record came from, for messages (a folder store's file or amacs home) */
   source?: string;
+  /**
+   * the sha256 (hex) of the text's UTF-8, when the caller already has it (a migration's journal records it): savers that
+   * verify by hash on the server (PostgreSQL) compare with it instead of hashing the text again
+   */
+  readonly hash?: string;
 }
 
 /** An entry a folder store's scan did not turn into a record: not a checkpoint (ignored), or a second file for one thread (rejected). */
