@@ -7,7 +7,6 @@
  * Node has no flock(2); the lock is held by util-linux `flock(1)` in a child process for exactly as long as the
  * write takes (the child waits on its stdin; closing it — or this process dying — releases the lock).
  */
-import { spawn } from "node:child_process";
 import { writeFileAtomic } from "../base/atomic.js";
 import { CkptError, ExitCode, storeError } from "../base/errors.js";
 
@@ -17,6 +16,9 @@ const LOCKED = 75;
 
 /** Run `fn` holding the exclusive flock on `lockPath` (created if missing, as phi-core does); refuse after `waitMs`. */
 export async function withFlock<T>(lockPath: string, waitMs: number, what: string, fn: () => Promise<T>): Promise<T> {
+  // loaded here, not with the file store: node:child_process brings net and the stream stack with it (a few ms of
+  // every run that reads files), and only a write into a phi-core folder takes the lock
+  const { spawn } = await import("node:child_process");
   const child = spawn(
     "flock",
     ["-x", "-w", String(waitMs / 1000), "-E", String(LOCKED), lockPath, "sh", "-c", "echo locked; exec cat >/dev/null"],
