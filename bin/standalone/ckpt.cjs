@@ -28166,18 +28166,10 @@ var init_folder_read_ahead = __esmMin((() => {
 	entriesHere = (dir, l) => l.dir ? dirEntries(dir, l.name) : [fileEntry(dir, l.name, true)];
 }));
 // dist/savers/phi-lock.js
-/**
-* phi-core's session lock protocol (FORMATS.md §2.2): `FileSystemSessionStore::save` takes an exclusive advisory
-* lock (fs2, i.e. flock(2) on Unix) on `<session_id>.json.lock`, waiting up to 5 s before giving up with
-* `SessionError::Locked`, then writes `<session_id>.json.tmp.<pid>.<nanos>`, fsyncs it and renames it into place.
-* ckpt writes a session the same way, so it never writes a session that a phi-core process holds locked.
-*
-* Node has no flock(2); the lock is held by util-linux `flock(1)` in a child process for exactly as long as the
-* write takes (the child waits on its stdin; closing it — or this process dying — releases the lock).
-*/
 /** Run `fn` holding the exclusive flock on `lockPath` (created if missing, as phi-core does); refuse after `waitMs`. */
 async function withFlock(lockPath, waitMs, what, fn) {
-	const child = (0, node_child_process.spawn)("flock", [
+	const { spawn } = await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require("node:child_process"), 1));
+	const child = spawn("flock", [
 		"-x",
 		"-w",
 		String(waitMs / 1e3),
