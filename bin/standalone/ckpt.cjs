@@ -27177,6 +27177,15 @@ function firstNonSpace(text) {
 	for (let i = 0; i < text.length; i++) if (!isSpace$1(text.charCodeAt(i))) return text.charAt(i);
 	return "";
 }
+/**
+* The strings' alternatives, their common leading `"` (every string is a JSON key or value) written once: `"(?:a"|b")`
+* matches what `"a"|"b"` matches, and irregexp scans a 5 MB text for it in ~20% fewer instructions (issue #41).
+*/
+function quoted$1(list) {
+	if (list.length === 0) return [];
+	if (!list.every((s) => s.length > 1 && s.startsWith("\""))) return list.map(escapeRe$1);
+	return [`"(?:${list.map((s) => escapeRe$1(s.slice(1))).join("|")})`];
+}
 function patternLeft(foundBits, digits) {
 	const key = digits ? foundBits + DIGITS_BIT : foundBits;
 	let p = patternsLeft.get(key);
@@ -27383,7 +27392,7 @@ var init_formats = __esmMin((() => {
 	];
 	escapeRe$1 = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 	NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detectNeeds?.anyOf ?? []))];
-	patternOf = (list, digits) => new RegExp([...list.map(escapeRe$1), ...digits ? ["\\d{16}"] : []].join("|") || "(?!)", "g");
+	patternOf = (list, digits) => new RegExp([...quoted$1(list), ...digits ? ["\\d{16}"] : []].join("|") || "(?!)", "g");
 	patternsLeft = /* @__PURE__ */ new Map();
 	NEEDED_BIT = new Map(NEEDED_STRINGS.map((s, i) => [s, 2 ** i]));
 	DIGITS_BIT = 2 ** 30;

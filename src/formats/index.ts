@@ -107,7 +107,16 @@ const NEEDED_STRINGS = [...new Set(FORMAT_NAMES.flatMap((n) => adapters[n].detec
  * `hasLongDigitRun` looks for: the same scan answers it, rather than a second pass over a 5 MB text).
  */
 const patternOf = (list: readonly string[], digits: boolean) =>
-  new RegExp([...list.map(escapeRe), ...(digits ? ["\\d{16}"] : [])].join("|") || "(?!)", "g");
+  new RegExp([...quoted(list), ...(digits ? ["\\d{16}"] : [])].join("|") || "(?!)", "g");
+/**
+ * The strings' alternatives, their common leading `"` (every string is a JSON key or value) written once: `"(?:a"|b")`
+ * matches what `"a"|"b"` matches, and irregexp scans a 5 MB text for it in ~20% fewer instructions (issue #41).
+ */
+function quoted(list: readonly string[]): string[] {
+  if (list.length === 0) return [];
+  if (!list.every((s) => s.length > 1 && s.startsWith('"'))) return list.map(escapeRe);
+  return [`"(?:${list.map((s) => escapeRe(s.slice(1))).join("|")})`];
+}
 /**
  * The pattern of the strings not found yet, by the set found (a bit per NEEDED_STRINGS index, and DIGITS_BIT when it
  * looks for a digit run too), made once per set: a migration of 10,000 documents met the same few sets 10,000 times,
