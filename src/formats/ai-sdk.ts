@@ -404,7 +404,7 @@ export const aiSdkAdapter: FormatAdapter<Native> = {
     "/messages/*/ext/ai-sdk/order",
     "/messages/*/content/*/ext/ai-sdk/order",
   ],
-  detectNeeds: { first: ["[", "{"], anyOf: ['"content"', '"parts"', '"toolInvocations"'] }, // "content" first: most chats hold it early
+  detectNeeds: { first: ["[", "{"], anyOf: ['"parts"', '"content"', '"toolInvocations"'] },
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined) return { confidence: 0 };

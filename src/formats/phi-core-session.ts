@@ -81,8 +81,8 @@ export const phiCoreSessionAdapter: FormatAdapter<Native> = {
     "system messages (kept as extension messages of kind 'ckpt.system')",
   ],
   schema: "formats/phi-core-session/session",
-  // no strings to look for first: the detection reads the first 64 kB only, less than a search of a long text for them
-  detectNeeds: { first: "{" },
+  // sessionConfidence: without `"loops"` the first missing session key (session_id first) is the second miss
+  detectNeeds: { first: "{", anyOf: ['"loops"', '"session_id"'] },
   detect(doc: SourceDoc) {
     const head = doc.text?.slice(0, 64 * 1024);
     if (head === undefined || !/^\uFEFF?\s*\{/.test(head)) return { confidence: 0 };

@@ -385,8 +385,7 @@ export const langgraphAdapter: FormatAdapter<LgTupleDocument> = {
     "origin and ext of other formats",
   ],
   schema: "formats/langgraph/tuple",
-  // no strings to look for first: the detection reads the first 512 characters (the whole text only when it claims it)
-  detectNeeds: { first: "{" },
+  detectNeeds: { first: "{", anyOf: ['"langgraph"'] },
   detect(doc: SourceDoc) {
     const t = doc.text;
     if (t === undefined || !/^\s*\{/.test(t)) return { confidence: 0 };

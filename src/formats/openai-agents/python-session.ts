@@ -85,8 +85,7 @@ export const openaiAgentsSessionAdapter: FormatAdapter<PythonSessionDocument> = 
     "step (read back as the number of assistant messages)",
   ],
   schema: "formats/openai-agents/session",
-  // no strings to look for first: the detection reads the first 4 kB only
-  detectNeeds: { first: "{" },
+  detectNeeds: { first: "{", anyOf: ['"rows"'] },
   detect(doc: SourceDoc) {
     const head = doc.text?.slice(0, 4096);
     if (head === undefined || !/^\s*\{/.test(head)) return { confidence: 0 };
