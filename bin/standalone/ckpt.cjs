@@ -15621,6 +15621,23 @@ var PLAIN;
 var init_pg_array = __esmMin((() => {
 	PLAIN = /^[\w.:~@+\-/|#=]+$/;
 }));
+// dist/savers/pg-errors.js
+function pgErrorText(e) {
+	const err = e;
+	const message = String(err?.message ?? e);
+	return typeof err?.code === "string" && LOST.has(err.code) ? `the connection to PostgreSQL was lost (${message})` : message;
+}
+var LOST;
+var init_pg_errors = __esmMin((() => {
+	LOST = /* @__PURE__ */ new Set([
+		"EPIPE",
+		"ECONNRESET",
+		"ECONNABORTED",
+		"ETIMEDOUT",
+		"EHOSTUNREACH",
+		"ENETUNREACH"
+	]);
+}));
 // dist/savers/postgres.js
 var postgres_exports$2 = /* @__PURE__ */ __exportAll$1({
 	PG_SCHEMA_VERSION: () => 1,
@@ -15808,6 +15825,7 @@ var init_postgres$2 = __esmMin((() => {
 	init_pg_module();
 	init_pg_array();
 	init_types$8();
+	init_pg_errors();
 	ident$1 = (s) => "\"" + s.replace(/"/g, "\"\"") + "\"";
 	SAVER_NAME$4 = "postgres";
 	ignoreError = () => void 0;
@@ -15861,7 +15879,7 @@ var init_postgres$2 = __esmMin((() => {
 				return await f();
 			} catch (e) {
 				if (e.exitCode !== void 0) throw e;
-				throw storeError("postgres-io", `${what} (${this.uri}): ${redactText$1(e.message)}`, void 0, e);
+				throw storeError("postgres-io", `${what} (${this.uri}): ${redactText$1(pgErrorText(e))}`, void 0, e);
 			}
 		}
 		query(text, values) {
@@ -16212,7 +16230,7 @@ function pgReader(c, place) {
 		try {
 			return (await c.query(text, args)).rows;
 		} catch (e) {
-			throw storeError("postgres-query", `${place.uri}: ${e.message}`, {}, e);
+			throw storeError("postgres-query", `${place.uri}: ${pgErrorText(e)}`, {}, e);
 		}
 	};
 	return {
@@ -16397,7 +16415,7 @@ async function writeBatch$1(c, S, uri, batch, overwrite) {
 		return added;
 	} catch (e) {
 		await q.query("ROLLBACK").catch(() => void 0);
-		throw storeError("mastra-write", `${uri}: writing Mastra rows failed: ${e.message}`, {}, e);
+		throw storeError("mastra-write", `${uri}: writing Mastra rows failed: ${pgErrorText(e)}`, {}, e);
 	} finally {
 		tx?.release();
 	}
@@ -16409,6 +16427,7 @@ var init_postgres$1 = __esmMin((() => {
 	init_pg_module();
 	init_sql$1();
 	init_types$7();
+	init_pg_errors();
 	threadOf$1 = (r) => ({
 		id: r.id,
 		resourceId: r.resourceId,
@@ -16780,7 +16799,7 @@ async function postgresSql(url, uri, schema, write) {
 	const c = await connectPg(url, uri, write);
 	const S = `${q(schema)}.`;
 	const fail = (e) => {
-		throw storeError("postgres-query", `${uri}: ${e.message}`, {}, e);
+		throw storeError("postgres-query", `${uri}: ${pgErrorText(e)}`, {}, e);
 	};
 	return {
 		kind: "postgres",
@@ -17167,6 +17186,7 @@ var init_store = __esmMin((() => {
 	init_sqlite_open();
 	init_types$5();
 	init_better_sqlite3();
+	init_pg_errors();
 	q = (s) => `"${s.replaceAll("\"", "\"\"")}"`;
 	SQLITE_DDL = `CREATE TABLE IF NOT EXISTS "User" ("id" TEXT PRIMARY KEY NOT NULL, "email" TEXT NOT NULL, "password" TEXT);
 CREATE TABLE IF NOT EXISTS "Chat" ("id" TEXT PRIMARY KEY NOT NULL, "createdAt" TEXT NOT NULL,
@@ -43037,7 +43057,7 @@ function textQuery(inTurn, q, uri) {
 			} catch (e) {
 				const code = e.code;
 				if (code === "22021" || code === "22P05") return void 0;
-				throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${e.message}`, {}, e);
+				throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${pgErrorText(e)}`, {}, e);
 			}
 		});
 	};
@@ -43048,7 +43068,7 @@ function textQuery(inTurn, q, uri) {
 * connection takes one query at a time.
 */
 function readQueries(conns, S, uri) {
-	const fail = (e) => storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${e.message}`, {}, e);
+	const fail = (e) => storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${pgErrorText(e)}`, {}, e);
 	let tail = Promise.resolve();
 	/** `f` on the connection once the queries asked before it are done (`f` must not wait for another of them) */
 	const inTurn = (f) => {
@@ -43195,6 +43215,7 @@ var init_read = __esmMin((() => {
 	init_shared();
 	init_sql();
 	init_chains();
+	init_pg_errors();
 	PAGE = 200;
 	DECODE_CHUNK = 20;
 	TABLES = {
@@ -43928,12 +43949,13 @@ var init_rows = __esmMin((() => {
 	init_prune$2();
 	init_verify();
 	init_write$1();
+	init_pg_errors();
 	pgWrap = (uri) => async (what, f) => {
 		try {
 			return await f();
 		} catch (e) {
 			if (e.exitCode !== void 0) throw e;
-			throw storeError("postgres-io", `${what} (${uri}): ${e.message}`, {}, e);
+			throw storeError("postgres-io", `${what} (${uri}): ${pgErrorText(e)}`, {}, e);
 		}
 	};
 }));
@@ -43947,7 +43969,7 @@ function statsOf(conns, S, uri) {
 		try {
 			return await f();
 		} catch (e) {
-			throw storeError("postgres-io", `${what} (${uri}): ${e.message}`, {}, e);
+			throw storeError("postgres-io", `${what} (${uri}): ${pgErrorText(e)}`, {}, e);
 		}
 	};
 	let snapshot;
@@ -44075,6 +44097,7 @@ var init_stats$4 = __esmMin((() => {
 	init_errors();
 	init_shared();
 	init_sql();
+	init_pg_errors();
 }));
 // dist/savers/langgraph/postgres/index.js
 var postgres_exports = /* @__PURE__ */ __exportAll$1({

@@ -26,6 +26,7 @@ import {
   type ScanOptions,
   type ThreadInfo,
 } from "./types.js";
+import { pgErrorText } from "./pg-errors.js";
 
 export const PG_SCHEMA_VERSION = 1;
 const ident = (s: string) => '"' + s.replace(/"/g, '""') + '"';
@@ -307,7 +308,7 @@ class PostgresStore implements Saver {
       return await f();
     } catch (e) {
       if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
-      throw storeError("postgres-io", `${what} (${this.uri}): ${redactText((e as Error).message)}`, undefined, e);
+      throw storeError("postgres-io", `${what} (${this.uri}): ${redactText(pgErrorText(e))}`, undefined, e);
     }
   }
 

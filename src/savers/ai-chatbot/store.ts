@@ -25,6 +25,7 @@ import {
 } from "./types.js";
 import { loadBetterSqlite3 } from "../better-sqlite3.js";
 import type { VacuumReport } from "../langgraph/shared.js";
+import { pgErrorText } from "../pg-errors.js";
 
 type Raw = Record<string, unknown>;
 
@@ -110,7 +111,7 @@ export async function postgresSql(url: string, uri: string, schema: string, writ
   const c = await connectPg(url, uri, write);
   const S = `${q(schema)}.`;
   const fail = (e: unknown): never => {
-    throw storeError("postgres-query", `${uri}: ${(e as Error).message}`, {}, e);
+    throw storeError("postgres-query", `${uri}: ${pgErrorText(e)}`, {}, e);
   };
   return {
     kind: "postgres",

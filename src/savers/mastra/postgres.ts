@@ -18,6 +18,7 @@ import {
   type MastraThreadRow,
   type Unreadable,
 } from "./types.js";
+import { pgErrorText } from "../pg-errors.js";
 
 type Queryable = Pick<pg.Client, "query"> & { end(): Promise<void> };
 type Raw = Record<string, unknown>;
@@ -123,7 +124,7 @@ function pgReader(c: Queryable, place: { uri: string; schema: string }) {
       return (await c.query(text, args)).rows as T[];
     } catch (e) {
       // a schema none of Mastra's releases wrote (a column dropped, a type changed): the store's error, never a crash
-      throw storeError("postgres-query", `${place.uri}: ${(e as Error).message}`, {}, e);
+      throw storeError("postgres-query", `${place.uri}: ${pgErrorText(e)}`, {}, e);
     }
   };
   return { rows, shape, reset: () => void (cols = undefined) };
@@ -321,7 +322,7 @@ async function writeBatch(
     return added;
   } catch (e) {
     await q.query("ROLLBACK").catch(() => undefined);
-    throw storeError("mastra-write", `${uri}: writing Mastra rows failed: ${(e as Error).message}`, {}, e);
+    throw storeError("mastra-write", `${uri}: writing Mastra rows failed: ${pgErrorText(e)}`, {}, e);
   } finally {
     tx?.release();
   }

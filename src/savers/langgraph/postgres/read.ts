@@ -27,6 +27,7 @@ import { historyFrom, idPages, newestFirst, threadPages } from "../shared.js";
 import { PG_BLOB_COLS, PG_READ, PG_TEXT_COLS, pgThreadPageSql } from "../sql.js";
 import { deltaChainOf, deltaChainsOf } from "./chains.js";
 import type { Client, Connections } from "./connect.js";
+import { pgErrorText } from "../../pg-errors.js";
 
 const PAGE = 200;
 /** scan: tuples decoded and yielded at a time (see scan) */
@@ -335,7 +336,7 @@ function textQuery(inTurn: <T>(f: (c: Client) => Promise<T>) => Promise<T>, q: Q
         const code = (e as { code?: string }).code;
         // 22021 invalid UTF-8 (or a NUL), 22P05 untranslatable character: the page is read as bytes
         if (code === "22021" || code === "22P05") return undefined;
-        throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
+        throw storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${pgErrorText(e)}`, {}, e);
       }
     });
   };
@@ -348,7 +349,7 @@ function textQuery(inTurn: <T>(f: (c: Client) => Promise<T>) => Promise<T>, q: Q
  */
 function readQueries(conns: Connections, S: string, uri: string) {
   const fail = (e: unknown) =>
-    storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${(e as Error).message}`, {}, e);
+    storeError("postgres-io", `cannot read the LangGraph store (${uri}): ${pgErrorText(e)}`, {}, e);
   let tail: Promise<unknown> = Promise.resolve();
   /** `f` on the connection once the queries asked before it are done (`f` must not wait for another of them) */
   const inTurn = <T>(f: (c: Client) => Promise<T>): Promise<T> => {

@@ -20,6 +20,7 @@ import { type Connections, type PgPlace, pgLibrary, pgSetup, pinnedPool } from "
 import { pgHeads, pgPrunePage, pgPruneStart, pgThreadPage, pgVacuum } from "./prune.js";
 import { type PgForm, pgForm, sameValue, verifyWritten } from "./verify.js";
 import { blobWriter, copyTypesOk, insertAll, makeStager } from "./write.js";
+import { pgErrorText } from "../../pg-errors.js";
 
 export type CpKey = { threadId: string; ns: string; id: string };
 export type Wrap = <R>(what: string, f: () => Promise<R>) => Promise<R>;
@@ -195,7 +196,7 @@ const pgWrap =
       return await f();
     } catch (e) {
       if ((e as { exitCode?: number }).exitCode !== undefined) throw e;
-      throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
+      throw storeError("postgres-io", `${what} (${uri}): ${pgErrorText(e)}`, {}, e);
     }
   };
 

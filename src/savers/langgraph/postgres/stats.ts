@@ -10,6 +10,7 @@ import {
 } from "../shared.js";
 import { ident, PG_STATS } from "../sql.js";
 import type { Client, Connections } from "./connect.js";
+import { pgErrorText } from "../../pg-errors.js";
 
 /**
  * The stats source: one snapshot for the whole report (a read-only REPEATABLE READ transaction on the read-only
@@ -20,7 +21,7 @@ export function statsOf(conns: Connections, S: string, uri: string): LgStats & {
     try {
       return await f();
     } catch (e) {
-      throw storeError("postgres-io", `${what} (${uri}): ${(e as Error).message}`, {}, e);
+      throw storeError("postgres-io", `${what} (${uri}): ${pgErrorText(e)}`, {}, e);
     }
   };
   let snapshot: Promise<Client> | undefined;
