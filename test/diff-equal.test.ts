@@ -9,18 +9,7 @@ import { blockEqual, contentEqual, messageEqual } from "../src/core/diff/equal.j
 import { jsonEqual, stableJson } from "../src/core/diff/stable.js";
 import { diffCheckpoints, type MessageChange } from "../src/core/diff/index.js";
 import type { Checkpoint } from "../src/generated/types.js";
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./helpers/rng.js";
 
 type R = () => number;
 const pick = <T>(r: R, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;

@@ -7,18 +7,7 @@ import { alignMiddle, trim } from "../src/core/diff/align.js";
 import { messageEqual } from "../src/core/diff/equal.js";
 import { MessageIds, messageKey } from "../src/core/diff/messages.js";
 import type { AgentMessage, Checkpoint } from "../src/generated/types.js";
-
-/** A small seeded PRNG (mulberry32): the same pairs on every run. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./helpers/rng.js";
 
 /** Messages of every keying kind: plain texts (some repeated), timed, tool calls and results, phi ids, thinking. */
 function message(r: () => number, k: number, repeats: boolean, plain = false): AgentMessage {

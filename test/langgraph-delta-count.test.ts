@@ -14,18 +14,7 @@ import {
   REMOVE_ALL_MESSAGES,
 } from "../src/formats/langgraph/delta.js";
 import type { LgLibrary } from "../src/formats/langgraph/types.js";
-
-/** a small deterministic generator (mulberry32) */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./helpers/rng.js";
 
 const lc = (cls: string, id?: unknown) => ({
   lc: 1,

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { quickValidators, validators } from "../src/generated/validators.js";
+import { rng } from "./helpers/rng.js";
 
 const root = join(import.meta.dirname, "..", "fixtures");
 const full = validators as unknown as Record<string, (v: unknown) => boolean>;
@@ -30,18 +31,6 @@ for (const file of walk(root)) {
   } catch {
     // not JSON (a garbage fixture): nothing to validate
   }
-}
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Every container (object or array) in the value, with its parent chain left out: the places a mutation can hit. */
